@@ -1,0 +1,58 @@
+"""Command line: ``transformer-theory [COMMAND] [options]`` (also ``python -m transformer_theory``).
+
+Thin by design: each command lives in its own module ``transformer_theory/cli/<name>.py`` with
+``add_arguments(parser)`` and ``run(args) -> int``; this file only dispatches. With no command,
+the default job runs on its built-in defaults.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# name -> (module, one-line help). Modules are imported lazily so `--help` stays fast.
+COMMANDS = {
+    "verify": ("transformer_theory.cli.verify", "batch-verify Definition 3 and Propositions 7-10 (the main job)"),
+    "certify": ("transformer_theory.cli.certify", "certify that no one-layer model classifies a user's dataset"),
+    "construct": ("transformer_theory.cli.construct", "build and exhaustively check the constructions of Theorems 1, 3, 5, 6"),
+    "train": ("transformer_theory.cli.train", "train depth experiments (Flax NNX + Optax)"),
+    "plot": ("transformer_theory.cli.plot", "plot the metrics of a training output directory"),
+    "demo": ("transformer_theory.cli.demo", "a small tour of the core"),
+}
+DEFAULT_COMMAND = "verify"
+
+
+def _available():
+    out = {}
+    for name, (mod, help_) in COMMANDS.items():
+        try:
+            out[name] = (importlib.import_module(mod), help_)
+        except ModuleNotFoundError as e:  # a command whose module is not written yet
+            if e.name != mod:
+                raise
+    return out
+
+
+def build_parser(commands) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="transformer-theory", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command")
+    for name, (mod, help_) in commands.items():
+        p = sub.add_parser(name, help=help_, description=(mod.__doc__ or help_).strip().splitlines()[0])
+        mod.add_arguments(p)
+    return parser
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    commands = _available()
+    default = DEFAULT_COMMAND if DEFAULT_COMMAND in commands else "demo"
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
+        argv = [default] + argv
+    args = build_parser(commands).parse_args(argv)
+    mod = commands[args.command][0]
+    return int(mod.run(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+"""Attention weights from scores, one example at a time.
+
+Shape glossary: ``Q`` query positions, ``K`` key positions, ``D`` width.
+Scores are laid out ``scores_QxK[i, j]`` = score of query ``i`` for key ``j``; weights are
+normalized (where the kind normalizes) over keys, the last axis. Masks are boolean
+``mask_QxK`` with True = may attend. A fully masked row gives all-zero weights, never NaN.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import jax
+import jax.numpy as jnp
+
+from transformer_theory import _validate as V
+
+
+def _apply_mask_default(mask_QxK, scores_QxK):
+    if mask_QxK is None:
+        return jnp.ones(scores_QxK.shape, bool)
+    V.check_shape("mask_QxK", mask_QxK, scores_QxK.shape)
+    return mask_QxK.astype(bool)
+
+
+def scale_scores(scores_QxK: jax.Array, key_dim: int) -> jax.Array:
+    """The ``1/sqrt(k)`` scaling of scaled dot-product attention (seed 002 §1.2)."""
+    V.check_positive("key_dim", key_dim)
+    return scores_QxK / jnp.sqrt(jnp.asarray(key_dim, scores_QxK.dtype))
+
+
+def softmax_weights(scores_QxK: jax.Array, mask_QxK: Optional[jax.Array] = None) -> jax.Array:
+    """Row softmax over allowed keys; a row with no allowed key is all zeros.
+
+    Args:
+      scores_QxK: float scores, query rows.
+      mask_QxK: optional boolean mask, True where query ``i`` may attend to key ``j``.
+    Returns:
+      ``weights_QxK``, each allowed row summing to 1.
+    """
+    V.check_ndim("scores_QxK", scores_QxK, 2)
+    V.check_float("scores_QxK", scores_QxK)
+    mask = _apply_mask_default(mask_QxK, scores_QxK)
+    neg = jnp.finfo(scores_QxK.dtype).min
+    masked = jnp.where(mask, scores_QxK, neg)
+    row_max = jnp.max(masked, axis=-1, keepdims=True)
+    row_max = jax.lax.stop_gradient(jnp.where(jnp.any(mask, axis=-1, keepdims=True), row_max, 0.0))
+    e = jnp.where(mask, jnp.exp(masked - row_max), 0.0)
+    z = jnp.sum(e, axis=-1, keepdims=True)
+    return e / jnp.where(z > 0, z, 1.0)
+
+
+def softmax_normalizer(scores_QxK: jax.Array, mask_QxK: Optional[jax.Array] = None) -> jax.Array:
+    """``Z_i = sum_j exp(s_ij)`` over allowed keys (seed 003 Prop. 9's ``sum_j sigma'(x_j, x_{n-1})``)."""
+    V.check_ndim("scores_QxK", scores_QxK, 2)
+    mask = _apply_mask_default(mask_QxK, scores_QxK)
+    return jnp.sum(jnp.where(mask, jnp.exp(scores_QxK), 0.0), axis=-1)
+
+
+def relu_weights(scores_QxK: jax.Array, mask_QxK: Optional[jax.Array] = None) -> jax.Array:
+    """Unnormalized ReLU attention ``sigma(z) = max(0, z)`` of seed 003 eq. 2; masked entries are 0."""
+    V.check_ndim("scores_QxK", scores_QxK, 2)
+    V.check_float("scores_QxK", scores_QxK)
+    mask = _apply_mask_default(mask_QxK, scores_QxK)
+    return jnp.where(mask, jax.nn.relu(scores_QxK), 0.0)
+
+
+def hard_weights(
+    scores_QxK: jax.Array, mask_QxK: Optional[jax.Array] = None, *, mode: str = "average"
+) -> jax.Array:
+    """Hard attention (seed 001's table): all weight on the maximizing keys.
+
+    Args:
+      scores_QxK: float scores.
+      mask_QxK: optional boolean mask.
+      mode: ``"leftmost"`` -- one-hot on the first (smallest-index) maximizer (unique hard attention);
+        ``"average"`` -- uniform over all exact maximizers (average-hard attention).
+    Returns:
+      ``weights_QxK``; fully masked rows are zero.
+    """
+    V.check_ndim("scores_QxK", scores_QxK, 2)
+    V.check_choice("mode", mode, ("leftmost", "average"))
+    mask = _apply_mask_default(mask_QxK, scores_QxK)
+    neg = jnp.finfo(scores_QxK.dtype).min
+    masked = jnp.where(mask, scores_QxK, neg)
+    is_max = (masked == jnp.max(masked, axis=-1, keepdims=True)) & mask
+    if mode == "leftmost":
+        first = jnp.argmax(is_max, axis=-1)
+        w = jax.nn.one_hot(first, scores_QxK.shape[-1], dtype=scores_QxK.dtype)
+        return jnp.where(jnp.any(mask, axis=-1, keepdims=True), w, 0.0)
+    cnt = jnp.sum(is_max, axis=-1, keepdims=True)
+    return is_max.astype(scores_QxK.dtype) / jnp.maximum(cnt, 1).astype(scores_QxK.dtype)
+
+
+def attention_weights(scores_QxK: jax.Array, kind: str, mask_QxK: Optional[jax.Array] = None) -> jax.Array:
+    """Dispatch on ``kind`` in ``{"relu", "softmax", "hard_leftmost", "hard_average"}``."""
+    if kind == "relu":
+        return relu_weights(scores_QxK, mask_QxK)
+    if kind == "softmax":
+        return softmax_weights(scores_QxK, mask_QxK)
+    if kind == "hard_leftmost":
+        return hard_weights(scores_QxK, mask_QxK, mode="leftmost")
+    if kind == "hard_average":
+        return hard_weights(scores_QxK, mask_QxK, mode="average")
+    raise ValueError(f"kind: expected one of ['relu', 'softmax', 'hard_leftmost', 'hard_average'], got {kind!r}")

@@ -1,0 +1,93 @@
+"""Layers on one sequence ``H_NxD`` (row-major; seed 003 writes ``H: (d', n)``).
+
+- :func:`attention_scores`: ``scores_HxNxN[h, i, j]`` = score of query ``i`` for key ``j`` in head ``h``.
+- :func:`attention_layer`: seed 003 eq. 2 -- ``H + (1/m) sum_h sigma(scores_h) V_h`` -- generalized
+  with seed 000's Pre-LN pieces: ``norm1`` applied to the stream before attention, and an MLP
+  ``psi`` after ``norm2`` with its own residual: ``z = H + attn(norm1(H))``, ``out = z + psi(norm2(z))``.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import jax
+import jax.numpy as jnp
+
+from transformer_theory import _validate as V
+from transformer_theory.core import attention as A
+from transformer_theory.core import masks as M
+from transformer_theory.core import norms, positional
+from transformer_theory.params import LayerParams, MLPParams, ModelConfig
+
+
+def mlp(p: MLPParams, x_NxD: jax.Array, activation: str = "relu") -> jax.Array:
+    """``psi(x) = W2 act(W1 x + b1) + b2`` applied token-wise."""
+    act = jax.nn.relu if activation == "relu" else jax.nn.gelu
+    return act(x_NxD @ p.w1.T + p.b1) @ p.w2.T + p.b2
+
+
+def attention_scores(layer: LayerParams, h_NxD: jax.Array, config: ModelConfig) -> jax.Array:
+    """Scores ``(H, N, N)`` of every head, before masking and the attention nonlinearity.
+
+    With ``w_qk`` (seed 003): ``s[h, i, j] = h_j^T W_QK[h] h_i``. With ``w_q, w_k``:
+    ``s[h, i, j] = (W_Q h_i) . (W_K h_j)``, RoPE-rotated when ``config.relative == "rope"``.
+    ALiBi adds ``-slope_h |i - j|``; ``scale_scores`` divides by ``sqrt(K)``.
+    """
+    a = layer.attn
+    n = h_NxD.shape[0]
+    if config.qk_dim is None:
+        scores = jnp.einsum("id,hed,je->hij", h_NxD, a.w_qk, h_NxD)
+        key_dim = config.width
+    else:
+        q = jnp.einsum("hkd,nd->hnk", a.w_q, h_NxD)
+        k = jnp.einsum("hkd,nd->hnk", a.w_k, h_NxD)
+        if config.relative == "rope":
+            pos = jnp.arange(n)
+            q = jax.vmap(lambda x: positional.rope(x, pos))(q)
+            k = jax.vmap(lambda x: positional.rope(x, pos))(k)
+        scores = jnp.einsum("hik,hjk->hij", q, k)
+        key_dim = config.qk_dim
+    if config.scale_scores:
+        scores = scores / jnp.sqrt(jnp.asarray(key_dim, scores.dtype))
+    if config.relative == "alibi":
+        slopes = positional.alibi_slopes(scores.shape[0], scores.dtype)
+        scores = scores + jax.vmap(lambda s: positional.alibi_bias(n, s, scores.dtype))(slopes)
+    return scores
+
+
+def attention_layer(
+    layer: LayerParams,
+    h_NxD: jax.Array,
+    config: ModelConfig,
+    mask_NxN: Optional[jax.Array] = None,
+) -> tuple[jax.Array, jax.Array]:
+    """One layer: seed 003 eq. 2 plus optional Pre-LN ``norm1`` / MLP (seed 000).
+
+    Args:
+      layer: this layer's parameters (one model, no batch axis).
+      h_NxD: the residual stream.
+      config: the model's config.
+      mask_NxN: optional boolean mask (True = may attend), combined with ``config.causal``.
+    Returns:
+      ``(h_out_NxD, weights_HxNxN)`` -- the new stream and each head's attention weights.
+    """
+    V.check_ndim("h_NxD", h_NxD, 2)
+    n = h_NxD.shape[0]
+    x = h_NxD
+    if layer.norm1 is not None:
+        x = norms.apply_norm(config.norm1, x, layer.norm1.scale, layer.norm1.bias, config.norm_eps)
+    scores = attention_scores(layer, x, config)
+    mask = mask_NxN
+    if config.causal:
+        mask = M.causal_mask(n) if mask is None else (mask & M.causal_mask(n))
+    weights = jax.vmap(lambda s: A.attention_weights(s, config.attention, mask))(scores)
+    values = jnp.einsum("hed,nd->hne", layer.attn.w_v, x)
+    heads_out = jnp.einsum("hij,hjd->hid", weights, values)
+    combined = jnp.mean(heads_out, axis=0) if config.head_mean else jnp.sum(heads_out, axis=0)
+    z = h_NxD + combined
+    if layer.mlp is not None:
+        u = z
+        if layer.norm2 is not None:
+            u = norms.apply_norm(config.norm2, u, layer.norm2.scale, layer.norm2.bias, config.norm_eps)
+        z = z + mlp(layer.mlp, u, config.mlp_activation)
+    return z, weights

@@ -1,0 +1,122 @@
+"""Positional encodings and the seed 003 embedding.
+
+- :func:`embed_tokens`: seed 003 eq. 3 -- ``[one-hot token (d); positional code (p); zeros]`` to
+  width ``d'``, in the library's row-major layout ``H_NxD`` (the paper writes ``H: (d', n)``
+  with tokens as columns; this module is the one place that layout is converted).
+- :func:`onehot_positions`: ``p_i = e_i`` (seed 003).
+- :func:`sinusoidal`: seed 002 eq. 1, ``PE(t, 2i) = sin(t / N^{2i/d})``, ``PE(t, 2i+1) = cos(...)``.
+- :func:`svete_cotterell`: seed 001's ``(sqrt(1/t), sqrt(1 - 1/t))`` code for positions ``t = 1..n``
+  (1-based, as in the slides), whose dot products peak at equal positions.
+- :func:`rope`: rotary embedding of a query or key vector at a position.
+- :func:`alibi_bias`: ALiBi-style relative bias ``-slope * |i - j|``.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from transformer_theory import _validate as V
+
+
+def code_dim(kind: str, n: int) -> int:
+    """Width of the absolute code of ``kind`` for length ``n`` (``onehot``: n; ``sinusoidal``: even >= 2)."""
+    V.check_choice("positional", kind, ("onehot", "sinusoidal", "svete", "none"))
+    return {"onehot": n, "sinusoidal": max(2, n + n % 2), "svete": 2, "none": 0}[kind]
+
+
+def onehot_positions(n: int, dtype=jnp.float32) -> jax.Array:
+    """``P_NxN = I``: one-hot position ``p_i`` of seed 003 §3.1."""
+    V.check_positive("n", n)
+    return jnp.eye(n, dtype=dtype)
+
+
+def sinusoidal(n: int, dim: int, base: float = 10000.0, dtype=jnp.float32) -> jax.Array:
+    """Sinusoidal code ``PE_NxDim`` of seed 002 eq. 1 (positions ``0..n-1``).
+
+    ``PE[t, 2i] = sin(t / base^(2i/dim))`` and ``PE[t, 2i+1] = cos(t / base^(2i/dim))``.
+    """
+    V.check_positive("n", n)
+    V.check_positive("dim", dim)
+    if dim % 2:
+        raise ValueError(f"dim: the sinusoidal code pairs sin/cos and needs an even dim, got {dim}")
+    V.check_positive("base", base)
+    t = jnp.arange(n, dtype=dtype)[:, None]
+    i = jnp.arange(dim // 2, dtype=dtype)[None, :]
+    angle = t / jnp.power(jnp.asarray(base, dtype), 2 * i / dim)
+    pe = jnp.zeros((n, dim), dtype)
+    pe = pe.at[:, 0::2].set(jnp.sin(angle))
+    return pe.at[:, 1::2].set(jnp.cos(angle))
+
+
+def svete_cotterell(n: int, dtype=jnp.float32) -> jax.Array:
+    """Seed 001's code ``(sqrt(1/t), sqrt(1 - 1/t))`` for ``t = 1..n`` as rows of ``(n, 2)``."""
+    V.check_positive("n", n)
+    t = jnp.arange(1, n + 1, dtype=dtype)
+    return jnp.stack([jnp.sqrt(1.0 / t), jnp.sqrt(1.0 - 1.0 / t)], axis=-1)
+
+
+def positional_code(kind: str, n: int, dtype=jnp.float32) -> jax.Array:
+    """The absolute code ``(n, code_dim(kind, n))`` for ``kind`` in onehot/sinusoidal/svete/none."""
+    p = code_dim(kind, n)
+    if kind == "onehot":
+        return onehot_positions(n, dtype)
+    if kind == "sinusoidal":
+        return sinusoidal(n, p, dtype=dtype)
+    if kind == "svete":
+        return svete_cotterell(n, dtype)
+    return jnp.zeros((n, 0), dtype)
+
+
+def embed_tokens(tokens_N: jax.Array, vocab_size: int, width: int, positional: str = "onehot", dtype=jnp.float32) -> jax.Array:
+    """Seed 003 eq. 3 embedding ``H_NxD = [onehot(x_i) ; p_i ; 0]`` (row-major: one row per token).
+
+    Args:
+      tokens_N: integer token ids in ``[0, vocab_size)``.
+      vocab_size: ``d``.
+      width: ``d'``, at least ``d + code_dim(positional, n)``.
+      positional: which absolute code fills the ``p_i`` block.
+    """
+    V.check_ndim("tokens_N", tokens_N, 1)
+    V.check_token_ids("tokens_N", tokens_N, vocab_size)
+    n = tokens_N.shape[0]
+    pos = positional_code(positional, n, dtype)
+    need = vocab_size + pos.shape[1]
+    if width < need:
+        raise ValueError(f"width: d' must be at least d + p = {vocab_size} + {pos.shape[1]} = {need}, got {width}")
+    tok = jax.nn.one_hot(tokens_N, vocab_size, dtype=dtype)
+    pad = jnp.zeros((n, width - need), dtype)
+    return jnp.concatenate([tok, pos, pad], axis=-1)
+
+
+def rope(x_NxK: jax.Array, positions_N: jax.Array, base: float = 10000.0) -> jax.Array:
+    """Rotary embedding: rotate coordinate pairs ``(2i, 2i+1)`` of row ``t`` by ``t * base^(-2i/K)``.
+
+    ``rope(q, i) . rope(k, j)`` depends on ``i - j`` only (relative-position invariance).
+    """
+    V.check_ndim("x_NxK", x_NxK, 2)
+    K = x_NxK.shape[-1]
+    if K % 2:
+        raise ValueError(f"x_NxK: RoPE needs an even last dimension, got {K}")
+    V.check_shape("positions_N", positions_N, (x_NxK.shape[0],))
+    dtype = x_NxK.dtype
+    inv = jnp.power(jnp.asarray(base, dtype), -2.0 * jnp.arange(K // 2, dtype=dtype) / K)
+    ang = positions_N.astype(dtype)[:, None] * inv[None, :]
+    c, s = jnp.cos(ang), jnp.sin(ang)
+    x0, x1 = x_NxK[:, 0::2], x_NxK[:, 1::2]
+    out = jnp.stack([x0 * c - x1 * s, x0 * s + x1 * c], axis=-1)
+    return out.reshape(x_NxK.shape)
+
+
+def alibi_slopes(num_heads: int, dtype=jnp.float32) -> jax.Array:
+    """Per-head ALiBi slopes ``2^(-8 h / H)`` for ``h = 1..H``."""
+    V.check_positive("num_heads", num_heads)
+    h = jnp.arange(1, num_heads + 1, dtype=dtype)
+    return jnp.power(jnp.asarray(2.0, dtype), -8.0 * h / num_heads)
+
+
+def alibi_bias(n: int, slope, dtype=jnp.float32) -> jax.Array:
+    """Relative bias ``B_NxN[i, j] = -slope * |i - j|``, added to scores."""
+    V.check_positive("n", n)
+    idx = jnp.arange(n)
+    return -jnp.asarray(slope, dtype) * jnp.abs(idx[:, None] - idx[None, :]).astype(dtype)
