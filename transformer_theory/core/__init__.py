@@ -2,8 +2,39 @@
 
 ``vmap`` and ``jit`` happen at the call site. Layout: row-major ``H_NxD`` (one row per token);
 seed 003 writes the transpose ``H: (d', n)``.
+
+Modules: :mod:`attention` (weights from scores, general kernel attention), :mod:`kernels` (score
+kernels ``k(q, k, p_ij)`` and feature maps), :mod:`masks` (causal, padding, sparse, constrained),
+:mod:`linear` (linear attention, Taylor, Linformer), :mod:`norms`, :mod:`positional`,
+:mod:`layers` and :mod:`forward` (seed 003 / seed 000 model), :mod:`encdec` (seed 002 Post-LN blocks).
 """
 
-from transformer_theory.core import attention, masks, norms, positional  # noqa: F401
+from transformer_theory.core import attention, encdec, kernels, linear, masks, norms, positional  # noqa: F401
+from transformer_theory.core.attention import (  # noqa: F401
+    attention_weights,
+    dot_product_attention,
+    hard_weights,
+    kernel_attention,
+    relu_weights,
+    softmax_jacobian,
+    softmax_weights,
+)
+from transformer_theory.core.encdec import (  # noqa: F401
+    DecoderBlockParams,
+    EncoderBlockParams,
+    MultiHeadParams,
+    decoder_block,
+    encoder_block,
+    init_decoder_block,
+    init_encoder_block,
+    multi_head_attention,
+)
 from transformer_theory.core.forward import ForwardTrace, embed, forward, forward_trace, last_hidden, predict  # noqa: F401
+from transformer_theory.core.kernels import AlibiKernel, DotKernel, RelativeBiasKernel, RopeKernel, kernel_scores  # noqa: F401
 from transformer_theory.core.layers import attention_layer, attention_scores  # noqa: F401
+from transformer_theory.core.linear import (  # noqa: F401
+    linear_attention,
+    linear_attention_quadratic,
+    linformer_attention,
+    taylor_attention,
+)

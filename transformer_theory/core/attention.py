@@ -14,6 +14,7 @@ import jax
 import jax.numpy as jnp
 
 from transformer_theory import _validate as V
+from transformer_theory.core import kernels as Kn
 
 
 def _apply_mask_default(mask_QxK, scores_QxK):
@@ -103,3 +104,69 @@ def attention_weights(scores_QxK: jax.Array, kind: str, mask_QxK: Optional[jax.A
     if kind == "hard_average":
         return hard_weights(scores_QxK, mask_QxK, mode="average")
     raise ValueError(f"kind: expected one of ['relu', 'softmax', 'hard_leftmost', 'hard_average'], got {kind!r}")
+
+
+def kernel_attention(
+    q_QxE: jax.Array,
+    k_KxE: jax.Array,
+    v_KxD: jax.Array,
+    kernel=None,
+    rel_pos: Optional[jax.Array] = None,
+    mask_QxK: Optional[jax.Array] = None,
+    *,
+    kind: str = "softmax",
+) -> tuple[jax.Array, jax.Array]:
+    """General score-kernel attention of seed 000: ``out_i = sum_j alpha_ij v_j``.
+
+    ``alpha_ij = exp(k(q_i, k_j, p_ij)) / sum_w exp(k(q_i, k_w, p_iw))`` over the keys ``j`` that
+    ``mask_QxK`` allows (seed 000 uses the causal mask ``j <= i``; seed 002 eq. 10 and §2.1.1's
+    sparse patterns are other masks). Queries and keys may differ in number (cross-attention,
+    seed 002 §1.2.5). ``kind`` swaps the softmax for ReLU or hard attention.
+
+    Args:
+      q_QxE: queries.
+      k_KxE: keys (same width ``E`` as the queries).
+      v_KxD: values, one row per key.
+      kernel: ``k(q_E, k_E, p) -> scalar``; default the plain dot product
+        (see :mod:`transformer_theory.core.kernels`).
+      rel_pos: ``(Q, K, ...)`` relative positional information ``p_ij``, or None.
+      mask_QxK: boolean, True = may attend; a fully masked query row gets zero weights and output.
+      kind: ``"softmax"``, ``"relu"``, ``"hard_leftmost"`` or ``"hard_average"``.
+    Returns:
+      ``(out_QxD, weights_QxK)``.
+    """
+    V.check_ndim("v_KxD", v_KxD, 2)
+    V.check_float("v_KxD", v_KxD)
+    if v_KxD.shape[0] != jnp.shape(k_KxE)[0]:
+        raise ValueError(f"v_KxD: expected one value row per key ({jnp.shape(k_KxE)[0]}), got shape {v_KxD.shape}")
+    scores = Kn.kernel_scores(q_QxE, k_KxE, Kn.DotKernel() if kernel is None else kernel, rel_pos)
+    weights = attention_weights(scores, kind, mask_QxK)
+    return weights @ v_KxD, weights
+
+
+def dot_product_attention(
+    q_QxE: jax.Array,
+    k_KxE: jax.Array,
+    v_KxD: jax.Array,
+    mask_QxK: Optional[jax.Array] = None,
+    *,
+    scale: bool = True,
+) -> tuple[jax.Array, jax.Array]:
+    """``softmax(Q K^T / sqrt(E) + M) V`` (seed 002 eq. 5 and the masked eq. 10).
+
+    Seed 002 prints eq. 5-6 (and Linformer's eq. 17) with ``/k``; §1.2.2's definition and the
+    variance argument of §1.2.3 use ``1/sqrt(k)``, which is what ``scale=True`` applies. The mask
+    is the boolean form of the additive ``M`` (0 / -inf). Returns ``(out_QxD, weights_QxK)``.
+    """
+    return kernel_attention(q_QxE, k_KxE, v_KxD, Kn.DotKernel(scale=True if scale else None), None, mask_QxK)
+
+
+def softmax_jacobian(s_K: jax.Array) -> jax.Array:
+    """The analytic Jacobian ``d s / d z = diag(s) - s s^T`` of ``s = softmax(z)`` (seed 002 §1.2.3).
+
+    Seed 002 prints the diagonal of rows 2..n as ``-s_i (1 - s_i)``; the derivation just above it
+    gives ``+s_i (1 - s_i)`` for every ``i``, which is what this returns.
+    """
+    V.check_ndim("s_K", s_K, 1)
+    V.check_float("s_K", s_K)
+    return jnp.diag(s_K) - s_K[:, None] * s_K[None, :]

@@ -120,3 +120,48 @@ def alibi_bias(n: int, slope, dtype=jnp.float32) -> jax.Array:
     V.check_positive("n", n)
     idx = jnp.arange(n)
     return -jnp.asarray(slope, dtype) * jnp.abs(idx[:, None] - idx[None, :]).astype(dtype)
+
+
+def relative_positions(num_queries: int, num_keys: int | None = None) -> jax.Array:
+    """Integer ``P_QxK[i, j] = i - j``: the relative position ``p_ij`` of seed 000's kernel ``k(q, k, p_ij)``."""
+    V.check_positive("num_queries", num_queries)
+    nk = num_queries if num_keys is None else num_keys
+    V.check_positive("num_keys", nk)
+    return jnp.arange(num_queries)[:, None] - jnp.arange(nk)[None, :]
+
+
+def sinusoidal_shift(s, dim: int, base: float = 10000.0, dtype=jnp.float32) -> jax.Array:
+    """The fixed linear map ``R(s)`` with ``PE(t + s) = R(s) PE(t)`` for every ``t`` (seed 002 §1.2.1).
+
+    ``R(s)`` is block-diagonal with one ``2 x 2`` block per frequency ``w_k = base^(-2k/dim)``:
+    on ``(sin(w_k t), cos(w_k t))`` it acts as ``[[cos(w_k s), sin(w_k s)], [-sin(w_k s), cos(w_k s)]]``.
+    Seed 002 writes ``f(t + s)^(2k) = a sin(w_k t) + b`` with constants ``a, b``; that affine form in
+    ``sin(w_k t)`` alone is not right -- the ``b`` term is ``sin(w_k s) cos(w_k t)`` and depends on
+    ``t``. The correct statement is this rotation, which mixes the sin and cos coordinates.
+
+    Returns:
+      ``R_DxD`` (``dim x dim``) acting on column vectors ``PE(t)``; on rows: ``PE(t + s) = PE(t) @ R.T``.
+    """
+    V.check_positive("dim", dim)
+    if dim % 2:
+        raise ValueError(f"dim: the sinusoidal code pairs sin/cos and needs an even dim, got {dim}")
+    k = jnp.arange(dim // 2, dtype=dtype)
+    w = jnp.power(jnp.asarray(base, dtype), -2 * k / dim)
+    a = jnp.asarray(s, dtype) * w
+    c, sn = jnp.cos(a), jnp.sin(a)
+    blocks = jnp.stack([jnp.stack([c, sn], -1), jnp.stack([-sn, c], -1)], -2)  # (dim/2, 2, 2)
+    return jax.scipy.linalg.block_diag(*[blocks[i] for i in range(dim // 2)])
+
+
+def svete_cotterell_offsets(n: int, num_offsets: int, dtype=jnp.float32) -> jax.Array:
+    """Seed 001's n-gram code: ``(sqrt(1/(t+h)), sqrt(1 - 1/(t+h)))`` for ``h = 0..num_offsets-1``.
+
+    Row ``t-1`` (``t = 1..n``) stacks the ``num_offsets`` pairs, shape ``(n, num_offsets, 2)``. Head
+    ``h`` uses the query ``Q(t) = code[t, 0]`` and the key ``K_h(j) = code[j, h]``; their dot product
+    ``sqrt(1/t) sqrt(1/(j+h)) + sqrt(1-1/t) sqrt(1-1/(j+h))`` is the cosine of the angle between two
+    unit vectors and equals 1 exactly when ``j = t - h``, so hardmax attends to position ``t - h``.
+    """
+    V.check_positive("n", n)
+    V.check_positive("num_offsets", num_offsets)
+    t = jnp.arange(1, n + 1, dtype=dtype)[:, None] + jnp.arange(num_offsets, dtype=dtype)[None, :]
+    return jnp.stack([jnp.sqrt(1.0 / t), jnp.sqrt(1.0 - 1.0 / t)], axis=-1)

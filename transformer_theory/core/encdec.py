@@ -1,0 +1,246 @@
+"""The Post-LN encoder and decoder blocks of seed 002 (§1.2.2, §1.2.4, §1.2.5), one sequence at a time.
+
+Shape glossary: ``N`` source (encoder) positions, ``M`` target (decoder) positions, ``D`` model
+width ``d``, ``H`` heads, ``K`` head width ``k``, ``F`` feed-forward width ``m``.
+
+Encoder block (seed 002 §1.2.2), row-major ``X: (N, D)``::
+
+    u'_i = sum_h W_{c,h}^T sum_j alpha^h_ij V^h(x_j),   alpha^h_i = softmax_j(Q^h(x_i) . K^h(x_j) / sqrt(k))
+    u_i  = LayerNorm(x_i + u'_i)                          (Post-LN: the norm comes after the residual)
+    z_i  = LayerNorm(u_i + W_2^T ReLU(W_1^T u_i + b_1) + b_2)
+
+with ``Q^h(x) = W_{h,q}^T x`` etc., ``W_{h,q}: (d, k)`` stored as ``w_q[h]`` so that ``Q = X @ w_q[h]``.
+LayerNorm is seed 002 eq. 2, ``gamma (z - mu) / (sigma + eps) + beta`` with ``eps = 1e-6``
+(``norm="layernorm"`` selects the ``sqrt(var + eps)`` form instead). Seed 002 writes ``b_1, b_2 in R``;
+they are vectors of the hidden and model widths, as the shapes of ``W_1, W_2`` require.
+
+Decoder block (seed 002 §1.2.5): masked (causal, eq. 10) self-attention, then cross-attention with
+queries from the decoder and keys/values from the encoder output ``Z``, then the feed-forward, each
+followed by residual + LayerNorm. Seed 002 prints cross-attention as ``softmax(X Z^T / sqrt(k)) Z``
+without projections; as in the encoder's multi-head form, the block applies ``W_q`` to ``X`` and
+``W_k, W_v`` to ``Z``.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import flax.struct
+import jax
+import jax.numpy as jnp
+
+from transformer_theory import _validate as V
+from transformer_theory.core import attention as A
+from transformer_theory.core import masks as M
+from transformer_theory.core import norms
+from transformer_theory.core.layers import mlp
+from transformer_theory.params import MLPParams, NormParams
+
+SEED002_EPS = 1e-6
+
+
+@flax.struct.dataclass
+class MultiHeadParams:
+    """Seed 002's multi-head attention: ``w_q, w_k, w_v: (H, D, K)`` and the output ``w_c: (H, K, D)``."""
+
+    w_q: jax.Array
+    w_k: jax.Array
+    w_v: jax.Array
+    w_c: jax.Array
+
+
+@flax.struct.dataclass
+class EncoderBlockParams:
+    """Self-attention, norm after it, feed-forward, norm after it."""
+
+    attn: MultiHeadParams
+    norm1: NormParams
+    ffn: MLPParams
+    norm2: NormParams
+
+
+@flax.struct.dataclass
+class DecoderBlockParams:
+    """Masked self-attention, cross-attention and feed-forward, each followed by its norm."""
+
+    self_attn: MultiHeadParams
+    norm1: NormParams
+    cross_attn: MultiHeadParams
+    norm2: NormParams
+    ffn: MLPParams
+    norm3: NormParams
+
+
+def init_multi_head(key: jax.Array, width: int, num_heads: int, head_dim: Optional[int] = None, *, dtype=jnp.float32) -> MultiHeadParams:
+    """Random ``MultiHeadParams``: entries ``N(0, 1/fan_in)``; ``head_dim`` defaults to ``width // num_heads``.
+
+    Seed 002 splits ``W_q: (d, d)`` into ``H = d / k`` column blocks (eq. 3), so the default needs
+    ``num_heads`` to divide ``width``.
+    """
+    V.check_positive("width", width)
+    V.check_positive("num_heads", num_heads)
+    if head_dim is None:
+        if width % num_heads:
+            raise ValueError(f"num_heads: must divide width = {width} when head_dim is not given, got {num_heads}")
+        head_dim = width // num_heads
+    V.check_positive("head_dim", head_dim)
+    kq, kk, kv, kc = jax.random.split(key, 4)
+    shape = (num_heads, width, head_dim)
+
+    def normal(k, s, fan_in):
+        return (jax.random.normal(k, s) / jnp.sqrt(fan_in)).astype(dtype)
+
+    return MultiHeadParams(
+        w_q=normal(kq, shape, width),
+        w_k=normal(kk, shape, width),
+        w_v=normal(kv, shape, width),
+        w_c=normal(kc, (num_heads, head_dim, width), num_heads * head_dim),
+    )
+
+
+def _init_ffn(key, width, hidden, dtype):
+    V.check_positive("ffn_hidden", hidden)
+    k1, k2, k3, k4 = jax.random.split(key, 4)
+    return MLPParams(
+        w1=(jax.random.normal(k1, (hidden, width)) / jnp.sqrt(width)).astype(dtype),
+        b1=(0.1 * jax.random.normal(k2, (hidden,))).astype(dtype),
+        w2=(jax.random.normal(k3, (width, hidden)) / jnp.sqrt(hidden)).astype(dtype),
+        b2=(0.1 * jax.random.normal(k4, (width,))).astype(dtype),
+    )
+
+
+def _init_norm(key, width, dtype):
+    # Random (not 1/0) gains and biases so that tests see every parameter act.
+    k1, k2 = jax.random.split(key)
+    return NormParams(
+        scale=(1.0 + 0.1 * jax.random.normal(k1, (width,))).astype(dtype),
+        bias=(0.1 * jax.random.normal(k2, (width,))).astype(dtype),
+    )
+
+
+def init_encoder_block(
+    key: jax.Array, width: int, num_heads: int, ffn_hidden: int, head_dim: Optional[int] = None, *, dtype=jnp.float32
+) -> EncoderBlockParams:
+    """Random parameters of one Post-LN encoder block (seed 002 §1.2.2: d=512, k=64, m=2048, H=8)."""
+    ka, kn1, kf, kn2 = jax.random.split(key, 4)
+    return EncoderBlockParams(
+        attn=init_multi_head(ka, width, num_heads, head_dim, dtype=dtype),
+        norm1=_init_norm(kn1, width, dtype),
+        ffn=_init_ffn(kf, width, ffn_hidden, dtype),
+        norm2=_init_norm(kn2, width, dtype),
+    )
+
+
+def init_decoder_block(
+    key: jax.Array, width: int, num_heads: int, ffn_hidden: int, head_dim: Optional[int] = None, *, dtype=jnp.float32
+) -> DecoderBlockParams:
+    """Random parameters of one Post-LN decoder block (seed 002 §1.2.5)."""
+    ks, kn1, kc, kn2, kf, kn3 = jax.random.split(key, 6)
+    return DecoderBlockParams(
+        self_attn=init_multi_head(ks, width, num_heads, head_dim, dtype=dtype),
+        norm1=_init_norm(kn1, width, dtype),
+        cross_attn=init_multi_head(kc, width, num_heads, head_dim, dtype=dtype),
+        norm2=_init_norm(kn2, width, dtype),
+        ffn=_init_ffn(kf, width, ffn_hidden, dtype),
+        norm3=_init_norm(kn3, width, dtype),
+    )
+
+
+def multi_head_attention(
+    p: MultiHeadParams, x_QxD: jax.Array, z_KxD: Optional[jax.Array] = None, mask_QxK: Optional[jax.Array] = None
+) -> tuple[jax.Array, jax.Array]:
+    """``u'_i = sum_h W_{c,h}^T sum_j alpha^h_ij V^h(z_j)`` with scaled-softmax ``alpha`` (seed 002 §1.2.2).
+
+    Args:
+      p: the head weights.
+      x_QxD: the stream the queries come from.
+      z_KxD: the stream keys and values come from; ``None`` = ``x_QxD`` (self-attention).
+      mask_QxK: optional boolean mask (True = may attend).
+    Returns:
+      ``(out_QxD, weights_HxQxK)``.
+    """
+    z = x_QxD if z_KxD is None else z_KxD
+    V.check_ndim("x_QxD", x_QxD, 2)
+    V.check_ndim("z_KxD", z, 2)
+    H, D, _ = p.w_q.shape
+    for name, x in (("x_QxD", x_QxD), ("z_KxD", z)):
+        V.check_float(name, x)
+        if x.shape[1] != D:
+            raise ValueError(f"{name}: expected width {D} (the heads' input width), got shape {x.shape}")
+    q = jnp.einsum("qd,hdk->hqk", x_QxD, p.w_q)
+    k = jnp.einsum("nd,hdk->hnk", z, p.w_k)
+    v = jnp.einsum("nd,hdk->hnk", z, p.w_v)
+    heads, weights = jax.vmap(lambda qh, kh, vh: A.dot_product_attention(qh, kh, vh, mask_QxK))(q, k, v)
+    return jnp.einsum("hqk,hkd->qd", heads, p.w_c), weights
+
+
+def _norm(kind, x, n: NormParams, eps):
+    return norms.apply_norm(kind, x, n.scale, n.bias, eps)
+
+
+def encoder_block(
+    p: EncoderBlockParams,
+    x_NxD: jax.Array,
+    mask_NxN: Optional[jax.Array] = None,
+    *,
+    norm: str = "layernorm_sigma",
+    eps: float = SEED002_EPS,
+    activation: str = "relu",
+) -> tuple[jax.Array, jax.Array]:
+    """One Post-LN encoder block ``Z = f_theta(X)`` (seed 002 §1.2.2). Returns ``(z_NxD, weights_HxNxN)``."""
+    V.check_choice("norm", norm, ("layernorm", "layernorm_sigma", "rmsnorm"))
+    attn, w = multi_head_attention(p.attn, x_NxD, None, mask_NxN)
+    u = _norm(norm, x_NxD + attn, p.norm1, eps)
+    z = _norm(norm, u + mlp(p.ffn, u, activation), p.norm2, eps)
+    return z, w
+
+
+def decoder_block(
+    p: DecoderBlockParams,
+    y_MxD: jax.Array,
+    z_NxD: jax.Array,
+    self_mask_MxM: Optional[jax.Array] = None,
+    cross_mask_MxN: Optional[jax.Array] = None,
+    *,
+    norm: str = "layernorm_sigma",
+    eps: float = SEED002_EPS,
+    activation: str = "relu",
+) -> tuple[jax.Array, tuple[jax.Array, jax.Array]]:
+    """One Post-LN decoder block (seed 002 §1.2.5).
+
+    Args:
+      p: block parameters.
+      y_MxD: the decoder's input stream (shifted target embeddings).
+      z_NxD: the encoder's output (keys and values of the cross-attention).
+      self_mask_MxM: extra self-attention mask, combined with the causal mask of eq. 10 (always on).
+      cross_mask_MxN: optional cross-attention mask (e.g. source padding).
+    Returns:
+      ``(out_MxD, (self_weights_HxMxM, cross_weights_HxMxN))``.
+    """
+    V.check_choice("norm", norm, ("layernorm", "layernorm_sigma", "rmsnorm"))
+    V.check_ndim("y_MxD", y_MxD, 2)
+    m = y_MxD.shape[0]
+    causal = M.causal_mask(m)
+    if self_mask_MxM is not None:
+        V.check_shape("self_mask_MxM", self_mask_MxM, (m, m))
+        causal = causal & jnp.asarray(self_mask_MxM, bool)
+    sa, w_self = multi_head_attention(p.self_attn, y_MxD, None, causal)
+    u = _norm(norm, y_MxD + sa, p.norm1, eps)
+    ca, w_cross = multi_head_attention(p.cross_attn, u, z_NxD, cross_mask_MxN)
+    u2 = _norm(norm, u + ca, p.norm2, eps)
+    out = _norm(norm, u2 + mlp(p.ffn, u2, activation), p.norm3, eps)
+    return out, (w_self, w_cross)
+
+
+def encode(blocks: tuple[EncoderBlockParams, ...], x_NxD: jax.Array, mask_NxN: Optional[jax.Array] = None, **kwargs) -> jax.Array:
+    """``f_{theta_L} o ... o f_{theta_1}(X)``: a stack of encoder blocks (seed 002 §1.2.2)."""
+    for b in blocks:
+        x_NxD, _ = encoder_block(b, x_NxD, mask_NxN, **kwargs)
+    return x_NxD
+
+
+def decode(blocks: tuple[DecoderBlockParams, ...], y_MxD: jax.Array, z_NxD: jax.Array, cross_mask_MxN=None, **kwargs) -> jax.Array:
+    """A stack of decoder blocks, each attending to the same encoder output ``z_NxD``."""
+    for b in blocks:
+        y_MxD, _ = decoder_block(b, y_MxD, z_NxD, None, cross_mask_MxN, **kwargs)
+    return y_MxD
