@@ -9,3 +9,5 @@ pretty-printer :meth:`Task.describe` shows them 1-based as in seed 003 Table 1.
 from transformer_theory.tasks._base import Task, describe_tokens  # noqa: F401
 from transformer_theory.tasks.in_context_qa import InContextQA  # noqa: F401
 from transformer_theory.tasks.sequence_classification import SequenceClassification  # noqa: F401
+from transformer_theory.tasks.template_matching import TemplateMatching, all_templates, canonical  # noqa: F401
+from transformer_theory.tasks.in_context_template_matching import InContextTemplateMatching, ictm_size  # noqa: F401
