@@ -1,0 +1,8 @@
+"""Theory: dependence (seed 003 Definitions 2-3), the Proposition 7-10 checks, certificates, witnesses.
+
+- :mod:`transformer_theory.theory.dependence`: exact dependence finder/checker and generators.
+- :mod:`transformer_theory.theory.checks`: batched float64 residual checks of Props. 7-10 and controls.
+- ``certificates`` / ``witness``: LP/MIP impossibility certificates and witness search.
+
+Submodules are imported on demand (``from transformer_theory.theory import dependence``).
+"""
