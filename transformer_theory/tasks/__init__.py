@@ -11,3 +11,4 @@ from transformer_theory.tasks.in_context_qa import InContextQA  # noqa: F401
 from transformer_theory.tasks.sequence_classification import SequenceClassification  # noqa: F401
 from transformer_theory.tasks.template_matching import TemplateMatching, all_templates, canonical  # noqa: F401
 from transformer_theory.tasks.in_context_template_matching import InContextTemplateMatching, ictm_size  # noqa: F401
+from transformer_theory.tasks import toy  # noqa: F401
