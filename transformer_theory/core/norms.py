@@ -30,10 +30,12 @@ def _check(x, scale, bias, eps):
 
 
 def _affine(y, scale, bias):
+    # Broadcast the (D,) gain and bias explicitly: the suite runs with rank promotion = "raise".
+    lead = (1,) * (y.ndim - 1)
     if scale is not None:
-        y = y * scale
+        y = y * jnp.reshape(scale, lead + (-1,))
     if bias is not None:
-        y = y + bias
+        y = y + jnp.reshape(bias, lead + (-1,))
     return y
 
 
