@@ -1,0 +1,50 @@
+"""Figure 2 of seed 003 (§6.1): depth 1, 2, 3 and 4 (one head per layer) on each of the four tasks.
+
+Held-out accuracy and loss against training steps, per task and depth, over several seeds.
+
+Command (quick, 2 CPU cores; 4 tasks x 4 depths x 3 seeds = 48 runs, each well under a minute)::
+
+    transformer-theory train --experiment fig2_depth --size quick --seeds 0 1 2 --out results/fig2_quick
+
+Writes ``results/fig2_quick/<task>_heads<h>_seed<s>/metrics.{csv,json}``, ``summary.csv`` (final
+held-out accuracy per run), ``aggregate.csv`` (mean, std, min, max over seeds) and ``fig2_depth.png``.
+``transformer-theory plot results/fig2_quick`` redraws the figure.
+
+Expected (paper's claim, §6.1): memorization reaches 1.0 at every depth; reasoning and
+generalization stay at chance with one layer and reach 1.0 with two or more; contextual
+generalization stays at chance with one and two layers and succeeds with three or four.
+Measured with this quick config (see the README table): memorization 1.0 at every depth;
+reasoning 1 layer at chance (~0.17), >= 2 layers 1.0; generalization 1 layer ~0.7 (ABOVE chance
+0.2, below 1.0 -- Theorem 4 only forbids perfect accuracy), >= 2 layers 1.0; contextual: see README.
+
+Paper sizes (§9.1; hours on a CPU, use an accelerator)::
+
+    transformer-theory train --experiment fig2_depth --size paper --seeds 0 1 2 --out results/fig2_paper
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from experiments import _common as C
+
+NAME = "fig2_depth"
+DEPTHS = (1, 2, 3, 4)
+
+
+def runs(size: str = "quick", seeds: Sequence[int] = (0, 1, 2), tasks: Optional[Sequence[str]] = None,
+         steps: Optional[int] = None) -> list[C.RunSpec]:
+    """Every (task, depth, seed) run of the figure."""
+    tasks = tuple(tasks or C.TASK_NAMES)
+    return [C.RunSpec(task, (1,) * depth, seed, size, steps) for task in tasks for depth in DEPTHS for seed in seeds]
+
+
+def run(out: str, size: str = "quick", seeds: Sequence[int] = (0, 1, 2), tasks: Optional[Sequence[str]] = None,
+        steps: Optional[int] = None, progress: bool = True) -> list[dict]:
+    rows = C.sweep(NAME, runs(size, seeds, tasks, steps), out, progress)
+    plot(out)
+    return rows
+
+
+def plot(out: str) -> list[str]:
+    return [C.plot_curves(out, "fig2_depth.png", "seed 003 Figure 2: depth (one head per layer)")]

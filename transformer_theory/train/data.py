@@ -1,0 +1,115 @@
+"""Training and held-out data drawn from a task of :mod:`transformer_theory.tasks`.
+
+A task is any object with ``size``, ``all(limit=...)``, ``sample(key, num)`` (the tasks API).
+
+- Small datasets (``size <= max_materialize``) are materialized once and split by a seeded random
+  permutation into a held-out set (``holdout`` fraction, at most ``eval_size`` examples) and a
+  training set; training batches are drawn uniformly (with replacement) from the training set
+  inside the jitted sampler. With ``eval_on_train`` (memorization, seed 003 §4.1: the labels are
+  random, so the only meaningful accuracy is on the memorized set) the held-out set IS the
+  training set.
+- Large datasets (paper sizes) are never materialized: batches come from ``task.sample`` with the
+  per-step key and the held-out set is a fixed sample with its own key. Overlap between the two is
+  possible but negligible (at most ``steps * batch / size`` of the held-out set in expectation).
+
+Shape glossary: ``B`` batch, ``N`` sequence length, ``E`` held-out examples, ``T`` training examples.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Optional
+
+import jax
+import jax.numpy as jnp
+
+
+@dataclasses.dataclass(frozen=True)
+class DataConfig:
+    """How to split a task into training and held-out data.
+
+    Attributes:
+      eval_on_train: evaluate on the training set (memorization).
+      holdout: fraction of a materialized dataset held out (capped by ``eval_size``).
+      eval_size: maximum number of held-out examples.
+      max_materialize: datasets up to this size are materialized and split exactly.
+    """
+
+    eval_on_train: bool = False
+    holdout: float = 0.2
+    eval_size: int = 1024
+    max_materialize: int = 200_000
+
+    def __post_init__(self):
+        if not 0.0 < self.holdout < 1.0:
+            raise ValueError(f"holdout: expected a fraction in (0, 1), got {self.holdout}")
+        if self.eval_size <= 0:
+            raise ValueError(f"eval_size: expected a positive count, got {self.eval_size}")
+
+
+class TaskData:
+    """Training batches and a fixed held-out set of ``task`` (see the module docstring).
+
+    Args:
+      task: a task object of the tasks API.
+      key: PRNG key of the split / held-out sample.
+      config: the :class:`DataConfig`.
+
+    Attributes:
+      eval_tokens_ExN, eval_labels_E: the held-out set.
+      train_tokens_TxN, train_labels_T: the training set when materialized, else None.
+    """
+
+    def __init__(self, task: Any, key: jax.Array, config: DataConfig = DataConfig()):
+        self.task = task
+        self.config = config
+        size = int(task.size)
+        if size <= 0:
+            raise ValueError(f"task: empty dataset (size {size})")
+        self.size = size
+        self.materialized = size <= config.max_materialize
+        if self.materialized:
+            tokens, labels = task.all(limit=config.max_materialize)
+            tokens, labels = jnp.asarray(tokens, jnp.int32), jnp.asarray(labels, jnp.int32)
+            if config.eval_on_train:
+                self.train_tokens_TxN, self.train_labels_T = tokens, labels
+                self.eval_tokens_ExN, self.eval_labels_E = tokens, labels
+            else:
+                if size < 2:
+                    raise ValueError("task: need at least 2 examples to hold one out")
+                n_eval = max(1, min(config.eval_size, int(round(config.holdout * size))))
+                perm = jax.random.permutation(key, size)
+                ev, tr = perm[:n_eval], perm[n_eval:]
+                self.eval_tokens_ExN, self.eval_labels_E = tokens[ev], labels[ev]
+                self.train_tokens_TxN, self.train_labels_T = tokens[tr], labels[tr]
+        else:
+            self.train_tokens_TxN = self.train_labels_T = None
+            tokens, labels = task.sample(key, config.eval_size)
+            self.eval_tokens_ExN, self.eval_labels_E = jnp.asarray(tokens, jnp.int32), jnp.asarray(labels, jnp.int32)
+
+    @property
+    def num_train(self) -> Optional[int]:
+        return None if self.train_labels_T is None else int(self.train_labels_T.shape[0])
+
+    def batch(self, key: jax.Array, batch_size: int) -> tuple[jax.Array, jax.Array]:
+        """A training batch ``(tokens_BxN, labels_B)`` for this step's ``key``.
+
+        The whole training set (in order) when it has at most ``batch_size`` examples -- full-batch
+        gradient descent, as for the paper's memorization sets -- else ``batch_size`` uniform draws.
+        """
+        if batch_size <= 0:
+            raise ValueError(f"batch_size: expected a positive size, got {batch_size}")
+        if not self.materialized:
+            tokens, labels = self.task.sample(key, batch_size)
+            return jnp.asarray(tokens, jnp.int32), jnp.asarray(labels, jnp.int32)
+        if self.num_train <= batch_size:
+            return self.train_tokens_TxN, self.train_labels_T
+        return _draw(key, self.train_tokens_TxN, self.train_labels_T, batch_size)
+
+
+def _draw_impl(key, tokens_TxN, labels_T, batch_size):
+    idx = jax.random.randint(key, (batch_size,), 0, labels_T.shape[0])
+    return tokens_TxN[idx], labels_T[idx]
+
+
+_draw = jax.jit(_draw_impl, static_argnames=("batch_size",))

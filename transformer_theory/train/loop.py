@@ -1,0 +1,240 @@
+"""The Optax training loop: cross-entropy on the last position (seed 003 §9.1), SGD or Adam.
+
+The step is jit-compiled through Flax NNX's functional loop (``nnx.split -> jax.jit -> nnx.merge``):
+the model's ``nnx.State`` and the optimizer state are plain pytrees passed in and out of one
+jitted function. Batch keys come from ``fold_in(data_key, step)``, so step ``s`` sees the same
+batch whether or not the run was interrupted; with checkpoints every ``checkpoint_every`` steps a
+killed run resumes from the last one and reproduces the uninterrupted run bit for bit (on CPU).
+
+Outputs in ``out_dir``: ``metrics.csv`` and ``metrics.json`` (one row per logging step: step,
+train batch loss/accuracy, held-out loss/accuracy, seconds), ``checkpoints/`` (Orbax).
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import os
+import sys
+import time
+from typing import Any, Optional
+
+import jax
+import jax.numpy as jnp
+import optax
+from flax import nnx
+from tqdm.auto import tqdm
+
+from transformer_theory import _validate as V
+from transformer_theory.nn import Transformer, from_params, to_params
+from transformer_theory.params import ModelParams
+from transformer_theory.train.checkpoint import Checkpointer
+from transformer_theory.train.data import TaskData
+
+METRIC_FIELDS = ("step", "train_loss", "train_acc", "eval_loss", "eval_acc", "seconds")
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainConfig:
+    """Optimization settings (hashable).
+
+    Attributes:
+      steps: number of parameter updates.
+      batch_size: examples per step (the whole training set if it is smaller: full-batch GD).
+      learning_rate: step size.
+      optimizer: ``"sgd"`` (seed 003 §9.1) or ``"adam"``.
+      momentum: SGD momentum (0 = plain SGD).
+      grad_clip: clip the global gradient norm to this value (None = off).
+      log_every: evaluate and write a metrics row every this many steps (and at step 0 and the end).
+      checkpoint_every: checkpoint every this many steps (and at the end).
+      seed: the run's seed; the batch key of step ``s`` is ``fold_in(fold_in(key(seed), 1), s)``.
+    """
+
+    steps: int = 1000
+    batch_size: int = 64
+    learning_rate: float = 0.1
+    optimizer: str = "sgd"
+    momentum: float = 0.0
+    grad_clip: Optional[float] = None
+    log_every: int = 50
+    checkpoint_every: int = 500
+    seed: int = 0
+
+    def __post_init__(self):
+        for name in ("steps", "batch_size", "log_every", "checkpoint_every"):
+            V.check_positive(name, getattr(self, name))
+        V.check_choice("optimizer", self.optimizer, ("sgd", "adam"))
+        if not self.learning_rate > 0:
+            raise ValueError(f"learning_rate: expected a positive step size, got {self.learning_rate}")
+
+    def replace(self, **changes) -> "TrainConfig":
+        return dataclasses.replace(self, **changes)
+
+
+@dataclasses.dataclass
+class TrainResult:
+    """What :func:`train` returns: the final parameters, the metric rows, steps done, compile seconds."""
+
+    params: ModelParams
+    metrics: list[dict]
+    steps_done: int
+    compile_seconds: float
+
+
+def make_optimizer(config: TrainConfig) -> optax.GradientTransformation:
+    """SGD (optionally with momentum) or Adam, optionally after global-norm clipping."""
+    if config.optimizer == "sgd":
+        tx = optax.sgd(config.learning_rate, momentum=config.momentum or None)
+    else:
+        tx = optax.adam(config.learning_rate)
+    if config.grad_clip is not None:
+        tx = optax.chain(optax.clip_by_global_norm(config.grad_clip), tx)
+    return tx
+
+
+def cross_entropy(logits_BxC: jax.Array, labels_B: jax.Array) -> jax.Array:
+    """Mean of seed 003 §9.1's ``-log softmax(o)[y]`` over the batch."""
+    return optax.softmax_cross_entropy_with_integer_labels(logits_BxC, labels_B).mean()
+
+
+def make_steps(graphdef, tx: optax.GradientTransformation):
+    """``(train_step, eval_step)`` jitted through NNX's functional loop for the model ``graphdef``.
+
+    ``train_step(state, opt_state, tokens_BxN, labels_B) -> (state, opt_state, loss, acc)`` (loss and
+    accuracy of the batch BEFORE the update); ``eval_step(state, tokens_BxN, labels_B) -> (loss, acc)``.
+    """
+
+    def loss_fn(state, tokens, labels):
+        model = nnx.merge(graphdef, state)
+        logits = model(tokens)
+        acc = jnp.mean((jnp.argmax(logits, axis=-1) == labels).astype(jnp.float32))
+        return cross_entropy(logits, labels), acc
+
+    @jax.jit
+    def train_step(state, opt_state, tokens, labels):
+        (loss, acc), grads = jax.value_and_grad(loss_fn, has_aux=True)(state, tokens, labels)
+        updates, opt_state = tx.update(grads, opt_state, state)
+        return optax.apply_updates(state, updates), opt_state, loss, acc
+
+    eval_step = jax.jit(loss_fn)
+    return train_step, eval_step
+
+
+def _write_metrics(out_dir: str, rows: list[dict], meta: dict) -> None:
+    with open(os.path.join(out_dir, "metrics.json.tmp"), "w") as f:
+        json.dump({"meta": meta, "rows": rows}, f, indent=1)
+    os.replace(os.path.join(out_dir, "metrics.json.tmp"), os.path.join(out_dir, "metrics.json"))
+    with open(os.path.join(out_dir, "metrics.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=METRIC_FIELDS)
+        w.writeheader()
+        w.writerows(rows)
+
+
+def _read_rows(out_dir: str) -> list[dict]:
+    path = os.path.join(out_dir, "metrics.json")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return json.load(f)["rows"]
+
+
+def train(
+    model: Transformer | ModelParams,
+    data: TaskData,
+    config: TrainConfig,
+    out_dir: Optional[str] = None,
+    *,
+    meta: Optional[dict] = None,
+    stop_after: Optional[int] = None,
+    progress: bool = True,
+) -> TrainResult:
+    """Train ``model`` on ``data`` with cross-entropy on the last position (seed 003 §9.1).
+
+    Args:
+      model: a :class:`~transformer_theory.nn.Transformer` or a ``ModelParams`` (e.g. a construction).
+      data: training batches and the held-out set.
+      config: optimization settings.
+      out_dir: where metrics and checkpoints go; if it holds checkpoints, training RESUMES from the
+        latest one (same seed => the same metrics as an uninterrupted run). None: nothing written.
+      meta: extra JSON-able information stored with the metrics (task, heads, ...).
+      stop_after: stop (after checkpointing) once this many steps are done -- simulates a killed run.
+      progress: show a tqdm bar (only on a terminal).
+
+    Returns:
+      A :class:`TrainResult` with the final ``ModelParams`` and the metric rows.
+    """
+    if isinstance(model, ModelParams):
+        model = from_params(model)
+    if not isinstance(model, Transformer):
+        raise ValueError(f"model: expected a Transformer or ModelParams, got {type(model).__name__}")
+    if not isinstance(data, TaskData):
+        raise ValueError(f"data: expected a TaskData, got {type(data).__name__}")
+    cfg_model = model.config
+    if data.eval_tokens_ExN.shape[1] != cfg_model.seq_len:
+        raise ValueError(f"data: sequences of length {data.eval_tokens_ExN.shape[1]} but the model expects {cfg_model.seq_len}")
+    graphdef, state = nnx.split(model)
+    tx = make_optimizer(config)
+    opt_state = tx.init(state)
+    train_step, eval_step = make_steps(graphdef, tx)
+    data_key = jax.random.fold_in(jax.random.key(config.seed), 1)
+    meta = dict(meta or {}, train_config=dataclasses.asdict(config))
+
+    start, rows = 0, []
+    ckpt = None
+    if out_dir is not None:
+        os.makedirs(out_dir, exist_ok=True)
+        ckpt = Checkpointer(os.path.join(out_dir, "checkpoints"), every=config.checkpoint_every)
+        last = ckpt.latest_step()
+        if last is not None:
+            state, opt_state = ckpt.restore(last, (state, opt_state))
+            start = int(last)
+            rows = [r for r in _read_rows(out_dir) if r["step"] <= start]
+
+    t0 = time.perf_counter()
+    compile_seconds = 0.0
+
+    def evaluate(step, train_loss, train_acc):
+        ev_loss, ev_acc = eval_step(state, data.eval_tokens_ExN, data.eval_labels_E)
+        rows.append(
+            dict(
+                step=int(step),
+                train_loss=None if train_loss is None else float(train_loss),
+                train_acc=None if train_acc is None else float(train_acc),
+                eval_loss=float(ev_loss),
+                eval_acc=float(ev_acc),
+                seconds=round(time.perf_counter() - t0, 3),
+            )
+        )
+
+    try:
+        if start == 0:
+            evaluate(0, None, None)
+        end = config.steps if stop_after is None else min(config.steps, int(stop_after))
+        bar = tqdm(total=config.steps, initial=start, disable=not (progress and sys.stderr.isatty()), desc=meta.get("name", "train"))
+        for step in range(start, end):
+            tokens, labels = data.batch(jax.random.fold_in(data_key, step), config.batch_size)
+            if step == start:
+                tc = time.perf_counter()
+                state, opt_state, loss, acc = train_step(state, opt_state, tokens, labels)
+                jax.block_until_ready(loss)
+                compile_seconds = time.perf_counter() - tc
+            else:
+                state, opt_state, loss, acc = train_step(state, opt_state, tokens, labels)
+            done = step + 1
+            bar.update(1)
+            if done % config.log_every == 0 or done == config.steps:
+                evaluate(done, loss, acc)
+                bar.set_postfix(loss=f"{rows[-1]['train_loss']:.3g}", eval_acc=f"{rows[-1]['eval_acc']:.3f}")
+            if ckpt is not None and (ckpt.should_save(done) or done == config.steps or done == end):
+                ckpt.save(done, (state, opt_state))
+                _write_metrics(out_dir, rows, meta)
+        bar.close()
+        steps_done = max(start, end)
+    finally:
+        if ckpt is not None:
+            ckpt.close()
+    if out_dir is not None:
+        _write_metrics(out_dir, rows, meta)
+    final = nnx.merge(graphdef, state)
+    return TrainResult(params=to_params(final), metrics=rows, steps_done=steps_done, compile_seconds=compile_seconds)
