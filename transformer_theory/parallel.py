@@ -1,0 +1,70 @@
+"""Sharding the verifier's batches over all local devices (``jax.sharding``: Mesh + NamedSharding).
+
+The verifier's work is embarrassingly parallel over two axes: models (``M``) and sequences. A 2-D
+mesh ``("models", "data")`` over ``jax.local_devices()`` takes the largest factor of the device
+count that divides ``M`` for the model axis and the rest for the data axis; model batches are
+sharded on their leading axis, token chunks on theirs (chunk sizes are rounded up to a multiple
+of the data axis). ``jit`` then runs each device's block independently: every (model, sequence)
+output is computed by exactly the same per-example program as on one device.
+
+Several hosts: call ``jax.distributed.initialize()`` (coordinator address, process count and id,
+or auto-detected on TPU pods / SLURM) before anything else on every host, and build the mesh over
+``jax.devices()`` (all hosts) with ``make_mesh(num_models, devices=jax.devices())``; each host then
+feeds its own slice of the data axis (``jax.make_array_from_process_local_data``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional, Sequence
+
+import jax
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+from transformer_theory import _validate as V
+
+
+def make_mesh(num_models: int, devices: Optional[Sequence] = None) -> Mesh:
+    """A ``("models", "data")`` mesh: ``gcd(num_models, #devices)`` devices on the model axis.
+
+    Args:
+      num_models: ``M``, the size of the model batch to shard.
+      devices: defaults to ``jax.local_devices()``.
+    """
+    V.check_positive("num_models", num_models)
+    devs = list(jax.local_devices() if devices is None else devices)
+    n = len(devs)
+    a = math.gcd(int(num_models), n)
+    return Mesh(np.asarray(devs, dtype=object).reshape(a, n // a), ("models", "data"))
+
+
+def model_size(mesh: Mesh) -> int:
+    return int(mesh.shape["models"])
+
+
+def data_size(mesh: Mesh) -> int:
+    return int(mesh.shape["data"])
+
+
+def round_up(x: int, multiple: int) -> int:
+    """Smallest multiple of ``multiple`` that is ``>= x``."""
+    return -(-int(x) // int(multiple)) * int(multiple)
+
+
+def shard_models(params_M, mesh: Mesh):
+    """Place a model batch (any pytree with a leading model axis) sharded over ``"models"``."""
+    lead = {x.shape[0] for x in jax.tree.leaves(params_M)}
+    if len(lead) != 1:
+        raise ValueError(f"params_M: every leaf needs the same leading model axis, got sizes {sorted(lead)}")
+    (m,) = lead
+    if m % model_size(mesh):
+        raise ValueError(f"params_M: {m} models do not split over the mesh's {model_size(mesh)} model shards")
+    return jax.tree.map(lambda x: jax.device_put(x, NamedSharding(mesh, P("models"))), params_M)
+
+
+def shard_data(x, mesh: Mesh):
+    """Place an array sharded over ``"data"`` on its leading axis (replicated over ``"models"``)."""
+    if x.shape[0] % data_size(mesh):
+        raise ValueError(f"x: leading size {x.shape[0]} does not split over the mesh's {data_size(mesh)} data shards")
+    return jax.device_put(x, NamedSharding(mesh, P("data")))
