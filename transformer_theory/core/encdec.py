@@ -28,6 +28,7 @@ from typing import Optional
 import flax.struct
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from transformer_theory import _validate as V
 from transformer_theory.core import attention as A
@@ -71,12 +72,18 @@ class DecoderBlockParams:
     norm3: NormParams
 
 
-def init_multi_head(key: jax.Array, width: int, num_heads: int, head_dim: Optional[int] = None, *, dtype=jnp.float32) -> MultiHeadParams:
-    """Random ``MultiHeadParams``: entries ``N(0, 1/fan_in)``; ``head_dim`` defaults to ``width // num_heads``.
+def _draw_normals(key: jax.Array, shapes: dict, dtype) -> dict:
+    """Standard normals for several shapes from ONE draw (one PRNG kernel to compile, not one per shape)."""
+    sizes = [int(np.prod(s)) for s in shapes.values()]
+    flat = jax.random.normal(key, (sum(sizes),)).astype(dtype)
+    out, start = {}, 0
+    for (name, shape), size in zip(shapes.items(), sizes):
+        out[name] = flat[start:start + size].reshape(shape)
+        start += size
+    return out
 
-    Seed 002 splits ``W_q: (d, d)`` into ``H = d / k`` column blocks (eq. 3), so the default needs
-    ``num_heads`` to divide ``width``.
-    """
+
+def _head_dim(width: int, num_heads: int, head_dim: Optional[int]) -> int:
     V.check_positive("width", width)
     V.check_positive("num_heads", num_heads)
     if head_dim is None:
@@ -84,50 +91,64 @@ def init_multi_head(key: jax.Array, width: int, num_heads: int, head_dim: Option
             raise ValueError(f"num_heads: must divide width = {width} when head_dim is not given, got {num_heads}")
         head_dim = width // num_heads
     V.check_positive("head_dim", head_dim)
-    kq, kk, kv, kc = jax.random.split(key, 4)
-    shape = (num_heads, width, head_dim)
+    return head_dim
 
-    def normal(k, s, fan_in):
-        return (jax.random.normal(k, s) / jnp.sqrt(fan_in)).astype(dtype)
 
+def _mha_from(z: dict, prefix: str, width: int, heads_x_dim: int) -> MultiHeadParams:
+    # Entries N(0, 1/fan_in): keeps O(1) activations at any width.
     return MultiHeadParams(
-        w_q=normal(kq, shape, width),
-        w_k=normal(kk, shape, width),
-        w_v=normal(kv, shape, width),
-        w_c=normal(kc, (num_heads, head_dim, width), num_heads * head_dim),
+        w_q=z[prefix + "q"] / jnp.sqrt(width),
+        w_k=z[prefix + "k"] / jnp.sqrt(width),
+        w_v=z[prefix + "v"] / jnp.sqrt(width),
+        w_c=z[prefix + "c"] / jnp.sqrt(heads_x_dim),
     )
 
 
-def _init_ffn(key, width, hidden, dtype):
+def _mha_shapes(prefix: str, width: int, num_heads: int, head_dim: int) -> dict:
+    s = (num_heads, width, head_dim)
+    return {prefix + "q": s, prefix + "k": s, prefix + "v": s, prefix + "c": (num_heads, head_dim, width)}
+
+
+def _ffn_shapes(width: int, hidden: int) -> dict:
     V.check_positive("ffn_hidden", hidden)
-    k1, k2, k3, k4 = jax.random.split(key, 4)
-    return MLPParams(
-        w1=(jax.random.normal(k1, (hidden, width)) / jnp.sqrt(width)).astype(dtype),
-        b1=(0.1 * jax.random.normal(k2, (hidden,))).astype(dtype),
-        w2=(jax.random.normal(k3, (width, hidden)) / jnp.sqrt(hidden)).astype(dtype),
-        b2=(0.1 * jax.random.normal(k4, (width,))).astype(dtype),
-    )
+    return {"w1": (hidden, width), "b1": (hidden,), "w2": (width, hidden), "b2": (width,)}
 
 
-def _init_norm(key, width, dtype):
-    # Random (not 1/0) gains and biases so that tests see every parameter act.
-    k1, k2 = jax.random.split(key)
-    return NormParams(
-        scale=(1.0 + 0.1 * jax.random.normal(k1, (width,))).astype(dtype),
-        bias=(0.1 * jax.random.normal(k2, (width,))).astype(dtype),
-    )
+def _ffn_from(z: dict, width: int, hidden: int) -> MLPParams:
+    # Small random biases (not zeros) so that tests see every parameter act.
+    return MLPParams(w1=z["w1"] / jnp.sqrt(width), b1=0.1 * z["b1"], w2=z["w2"] / jnp.sqrt(hidden), b2=0.1 * z["b2"])
+
+
+def _norm_from(z: dict, name: str) -> NormParams:
+    # Random gains near 1 and biases near 0 (not exactly 1/0) so that tests see them act.
+    return NormParams(scale=1.0 + 0.1 * z[name + "_g"], bias=0.1 * z[name + "_b"])
+
+
+def init_multi_head(key: jax.Array, width: int, num_heads: int, head_dim: Optional[int] = None, *, dtype=jnp.float32) -> MultiHeadParams:
+    """Random ``MultiHeadParams``: entries ``N(0, 1/fan_in)``; ``head_dim`` defaults to ``width // num_heads``.
+
+    Seed 002 splits ``W_q: (d, d)`` into ``H = d / k`` column blocks (eq. 3), so the default needs
+    ``num_heads`` to divide ``width``.
+    """
+    k = _head_dim(width, num_heads, head_dim)
+    z = _draw_normals(key, _mha_shapes("", width, num_heads, k), dtype)
+    return _mha_from(z, "", width, num_heads * k)
 
 
 def init_encoder_block(
     key: jax.Array, width: int, num_heads: int, ffn_hidden: int, head_dim: Optional[int] = None, *, dtype=jnp.float32
 ) -> EncoderBlockParams:
     """Random parameters of one Post-LN encoder block (seed 002 §1.2.2: d=512, k=64, m=2048, H=8)."""
-    ka, kn1, kf, kn2 = jax.random.split(key, 4)
+    k = _head_dim(width, num_heads, head_dim)
+    shapes = {**_mha_shapes("a", width, num_heads, k), **_ffn_shapes(width, ffn_hidden)}
+    for nm in ("n1", "n2"):
+        shapes.update({nm + "_g": (width,), nm + "_b": (width,)})
+    z = _draw_normals(key, shapes, dtype)
     return EncoderBlockParams(
-        attn=init_multi_head(ka, width, num_heads, head_dim, dtype=dtype),
-        norm1=_init_norm(kn1, width, dtype),
-        ffn=_init_ffn(kf, width, ffn_hidden, dtype),
-        norm2=_init_norm(kn2, width, dtype),
+        attn=_mha_from(z, "a", width, num_heads * k),
+        norm1=_norm_from(z, "n1"),
+        ffn=_ffn_from(z, width, ffn_hidden),
+        norm2=_norm_from(z, "n2"),
     )
 
 
@@ -135,14 +156,18 @@ def init_decoder_block(
     key: jax.Array, width: int, num_heads: int, ffn_hidden: int, head_dim: Optional[int] = None, *, dtype=jnp.float32
 ) -> DecoderBlockParams:
     """Random parameters of one Post-LN decoder block (seed 002 §1.2.5)."""
-    ks, kn1, kc, kn2, kf, kn3 = jax.random.split(key, 6)
+    k = _head_dim(width, num_heads, head_dim)
+    shapes = {**_mha_shapes("s", width, num_heads, k), **_mha_shapes("c", width, num_heads, k), **_ffn_shapes(width, ffn_hidden)}
+    for nm in ("n1", "n2", "n3"):
+        shapes.update({nm + "_g": (width,), nm + "_b": (width,)})
+    z = _draw_normals(key, shapes, dtype)
     return DecoderBlockParams(
-        self_attn=init_multi_head(ks, width, num_heads, head_dim, dtype=dtype),
-        norm1=_init_norm(kn1, width, dtype),
-        cross_attn=init_multi_head(kc, width, num_heads, head_dim, dtype=dtype),
-        norm2=_init_norm(kn2, width, dtype),
-        ffn=_init_ffn(kf, width, ffn_hidden, dtype),
-        norm3=_init_norm(kn3, width, dtype),
+        self_attn=_mha_from(z, "s", width, num_heads * k),
+        norm1=_norm_from(z, "n1"),
+        cross_attn=_mha_from(z, "c", width, num_heads * k),
+        norm2=_norm_from(z, "n2"),
+        ffn=_ffn_from(z, width, ffn_hidden),
+        norm3=_norm_from(z, "n3"),
     )
 
 

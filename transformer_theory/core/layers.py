@@ -23,7 +23,8 @@ from transformer_theory.params import LayerParams, MLPParams, ModelConfig
 def mlp(p: MLPParams, x_NxD: jax.Array, activation: str = "relu") -> jax.Array:
     """``psi(x) = W2 act(W1 x + b1) + b2`` applied token-wise."""
     act = jax.nn.relu if activation == "relu" else jax.nn.gelu
-    return act(x_NxD @ p.w1.T + p.b1) @ p.w2.T + p.b2
+    # Explicit [None, :]: the suite runs with rank promotion = "raise".
+    return act(x_NxD @ p.w1.T + p.b1[None, :]) @ p.w2.T + p.b2[None, :]
 
 
 def attention_scores(layer: LayerParams, h_NxD: jax.Array, config: ModelConfig) -> jax.Array:
