@@ -93,17 +93,19 @@ class Task:
             ``2**62`` examples or more (use :meth:`sample` there).
         """
         idx = U.as_index_array("indices", indices, self.size)
+        fn = self._jit_unrank  # cached per task: eager callers pay one compile per batch shape, not op-by-op dispatch
         if idx.ndim == 0:
-            return self._unrank_one(idx)
-        return jax.vmap(self._unrank_one)(idx)
+            tokens, labels = fn(idx[None])
+            return tokens[0], labels[0]
+        return fn(idx)
 
-    @functools.cached_property
+    @property
     def _jit_unrank(self):
-        return jax.jit(jax.vmap(self._unrank_one))
+        return _compiled(self, "unrank")
 
-    @functools.cached_property
+    @property
     def _jit_sample(self):
-        return jax.jit(self._sample, static_argnums=1)
+        return _compiled(self, "sample")
 
     def chunks(self, chunk_size: int, start: int = 0, stop: Optional[int] = None, *, progress: bool = False) -> Iterator:
         """Iterate ``(tokens_BxN, labels_B)`` over examples ``start .. stop-1`` of the exhaustive dataset.
@@ -196,6 +198,14 @@ class Task:
 
     def __str__(self) -> str:
         return self.summary()
+
+
+@functools.lru_cache(maxsize=128)
+def _compiled(task: Task, which: str):
+    """Jitted batch unranking / sampling, shared by all equal tasks (tasks are hashable dataclasses)."""
+    if which == "unrank":
+        return jax.jit(jax.vmap(task._unrank_one))
+    return jax.jit(task._sample, static_argnums=1)
 
 
 def check_int_arg(name: str, value, minimum: int = 1) -> int:

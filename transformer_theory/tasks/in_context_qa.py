@@ -92,8 +92,8 @@ class InContextQA(Task):
     def _decode(self, block, digits_D):
         del block  # a single block
         k = self.k
-        q_K = U.unrank_injection(digits_D[:k], jnp.ones((self.n_q,), bool))
-        a_K = U.unrank_injection(digits_D[k : 2 * k], jnp.ones((self.n_a,), bool))
+        q_K = U.unrank_injection(digits_D[:k])
+        a_K = U.unrank_injection(digits_D[k : 2 * k])
         c = digits_D[2 * k]
         return self._assemble(q_K, a_K, c)
 

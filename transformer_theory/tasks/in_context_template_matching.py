@@ -187,13 +187,13 @@ class InContextTemplateMatching(Task):
         for i in range(k):
             t = U.nth_free(free_T & (group_of_T == gamma_K[i]), digits_D[i])
             tpl.append(t)
-            free_T = free_T.at[t].set(False)
-        a_K = U.unrank_injection(digits_D[k : 2 * k], jnp.ones((self.n_a,), bool))
+            free_T = U.take_out(free_T, t)
+        a_K = U.unrank_injection(digits_D[k : 2 * k])
         r = jnp.full((1,), self.response_token, jnp.int32)
         parts = []
         for i in range(k + 1):
             lo = 2 * k + i * width
-            s_W = U.unrank_injection(digits_D[lo : lo + width], jnp.ones((x,), bool))
+            s_W = U.unrank_injection(digits_D[lo : lo + width])
             t = tpl[i] if i < k else jnp.stack(tpl)[c]
             parts.append(s_W[canon_TxL[t]])
             parts.append(r)

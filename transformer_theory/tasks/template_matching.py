@@ -145,7 +145,7 @@ class TemplateMatching(Task):
         return np.array([canonical(t) for t in self.templates], np.int32)
 
     def _decode(self, block, digits_D):
-        s_W = U.unrank_injection(digits_D, jnp.ones((self.alphabet_size,), bool))
+        s_W = U.unrank_injection(digits_D)
         seq_L = s_W[jnp.asarray(self._canon_TxL)[block]]
         tokens = jnp.concatenate([seq_L, jnp.full((1,), self.alphabet_size, jnp.int32)])
         return tokens, jnp.asarray(np.array(self.labels, np.int32))[block]
