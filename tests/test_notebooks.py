@@ -1,0 +1,54 @@
+"""Execute every notebook in ``notebooks/`` with nbclient (notebooks nobody runs rot).
+
+Each notebook runs in a fresh kernel with ``TT_NOTEBOOK_SMOKE=1`` in its environment (notebooks read
+it to pick small configs) and must finish within ``NOTEBOOK_TIMEOUT_S`` seconds in total: the
+deadline is enforced per cell through nbclient's ``timeout_func`` as the time left. A cell that
+raises fails the test with the cell's traceback. New notebooks are picked up automatically.
+"""
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+
+NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+# A smoke-sized notebook needs ~10-30 s (kernel start, JAX import, a few compiles); 300 s leaves room
+# for a loaded 2-core CI machine without letting a runaway notebook stall the suite.
+NOTEBOOK_TIMEOUT_S = 300
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_executes(path, monkeypatch):
+    monkeypatch.setenv("TT_NOTEBOOK_SMOKE", "1")
+    monkeypatch.setenv("MPLBACKEND", "Agg")  # headless: figures render, nothing opens a window
+    nb = nbformat.read(path, as_version=4)
+    deadline = time.monotonic() + NOTEBOOK_TIMEOUT_S
+
+    def time_left(_cell):
+        left = int(deadline - time.monotonic())
+        if left <= 0:
+            pytest.fail(f"{path.name}: exceeded the {NOTEBOOK_TIMEOUT_S} s notebook budget")
+        return left
+
+    client = nbclient.NotebookClient(
+        nb,
+        timeout_func=time_left,
+        kernel_name="python3",
+        startup_timeout=120,
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    try:
+        client.execute()
+    except nbclient.exceptions.CellTimeoutError:
+        pytest.fail(f"{path.name}: exceeded the {NOTEBOOK_TIMEOUT_S} s notebook budget")
+
+
+def test_notebooks_found():
+    """The glob is not silently empty (a moved folder would otherwise pass vacuously)."""
+    assert NOTEBOOKS, f"no notebooks under {NOTEBOOK_DIR}"
+    assert os.path.isdir(NOTEBOOK_DIR)
