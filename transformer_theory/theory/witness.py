@@ -1,0 +1,359 @@
+"""Witness search: models OUTSIDE a theorem's scope that classify a set the certificate rules out.
+
+Seed 003 proves (Theorem 2, §13.1; Props. 9-10, §16) that no one-layer ReLU model with any number
+of heads, and no one-layer single-head softmax model, classifies all four sequences of the §13.1
+toy set; :mod:`transformer_theory.theory.certificates` certifies this exactly. The paper leaves
+several softmax heads open ("extending to multiple head case is left for future study"), and says
+nothing of a one-layer model with an MLP. A *witness* settles such a case positively: parameters,
+in the library's :class:`~transformer_theory.params.ModelParams` format, whose float64 outputs put
+every example on the right side of every margin.
+
+:func:`search_witness` runs Adam (Optax) on the mean cross-entropy, for several restarts at once
+(restart ``r`` starts from ``init_params(fold_in(key, r), config)``; the restarts are a vmapped
+batch of models and the whole run is one ``jit``-compiled ``lax.scan``). The best restart is then
+re-evaluated in float64 with :func:`transformer_theory.core.forward` and its minimum margin
+``min_i (o_i[y_i] - max_{c != y_i} o_i[c])`` is reported. A witness counts as found only if that
+margin exceeds ``margin_tol * max(1, max |o|)`` (default ``1e-8``: float64 evaluation of these
+small models is accurate to ~1e-14 relative, so a margin above the tolerance is not a rounding
+artefact). A failed search is evidence, never proof: the record says how many restarts and
+steps were tried and nothing more.
+
+Witnesses are saved with :func:`save_witness` (``np.savez`` of the flattened pytree plus the
+config as JSON) and read back with :func:`load_witness`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import os
+import time
+from typing import Optional
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from transformer_theory import _validate as V
+from transformer_theory.core.forward import forward
+from transformer_theory.params import ModelConfig, ModelParams, cast_params, init_params, validate_params
+
+_CONFIG_KEY = "__config__"
+
+
+@dataclasses.dataclass
+class WitnessRecord:
+    """Outcome of :func:`search_witness`.
+
+    Attributes:
+      family: a short description of the searched family (e.g. ``"softmax, 1 layer, 2 heads"``).
+      found: every float64 margin exceeds the tolerance.
+      min_margin: the float64 minimum margin of the best restart (negative: a misclassified example).
+      tolerance: the margin a witness had to exceed.
+      accuracy: float64 accuracy of the best restart on the dataset.
+      steps: Adam steps per restart; restarts: restarts run; best_restart: index of the one kept.
+      params_path: where the witness was saved (only when found and a path was given).
+      in_scope: True if a theorem says no model of this family can succeed (then ``found`` would
+        contradict the theory: a bug, or a discovery).
+      config: the model config as a dictionary.
+    """
+
+    family: str
+    found: bool
+    min_margin: float
+    tolerance: float
+    accuracy: float
+    steps: int
+    restarts: int
+    best_restart: int
+    num_examples: int
+    seconds: float
+    config: dict
+    params_path: Optional[str] = None
+    in_scope: bool = False
+    message: str = ""
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["kind"] = "witness"
+        return d
+
+
+def _config_dict(config: ModelConfig) -> dict:
+    d = dataclasses.asdict(config)
+    d["heads"] = list(d["heads"])
+    return d
+
+
+def describe_family(config: ModelConfig) -> str:
+    """``"softmax, 1 layer, 2 heads"``-style description of a config (plus MLP / norms)."""
+    layers = config.depth
+    heads = config.heads[0] if len(set(config.heads)) == 1 else "/".join(map(str, config.heads))
+    s = f"{config.attention}, {layers} layer{'s' if layers > 1 else ''}, {heads} head{'s' if heads != 1 else ''}"
+    if config.mlp_hidden is not None:
+        s += f", MLP({config.mlp_hidden})"
+    if config.final_norm is not None:
+        s += f", final {config.final_norm}"
+    return s
+
+
+def in_certificate_scope(config: ModelConfig) -> bool:
+    """True if seed 003's one-layer theorems (and hence the certificate's LP) cover ``config``.
+
+    One layer, no MLP, no final norm, and ReLU attention with any heads or softmax with one head.
+    """
+    if config.depth != 1 or config.mlp_hidden is not None or config.final_norm is not None:
+        return False
+    return config.attention == "relu" or (config.attention == "softmax" and config.heads[0] == 1)
+
+
+def _check_inputs(tokens_BxN, labels_B, config: ModelConfig):
+    if not isinstance(config, ModelConfig):
+        raise ValueError(f"config: expected a ModelConfig, got {type(config).__name__}")
+    tokens = np.asarray(tokens_BxN)
+    labels = np.asarray(labels_B)
+    V.check_ndim("tokens_BxN", tokens, 2)
+    V.check_ndim("labels_B", labels, 1)
+    V.check_token_ids("tokens_BxN", tokens, config.vocab_size)
+    V.check_int("labels_B", labels)
+    if tokens.shape[0] == 0:
+        raise ValueError("tokens_BxN: expected at least one example")
+    if tokens.shape[1] != config.seq_len:
+        raise ValueError(f"tokens_BxN: sequences of length {tokens.shape[1]} but config.seq_len = {config.seq_len}")
+    if labels.shape[0] != tokens.shape[0]:
+        raise ValueError(f"labels_B: expected {tokens.shape[0]} labels, got {labels.shape[0]}")
+    if labels.min() < 0 or labels.max() >= config.num_classes:
+        raise ValueError(f"labels_B: labels must lie in [0, {config.num_classes}), got {labels.min()}..{labels.max()}")
+    return tokens.astype(np.int32), labels.astype(np.int32)
+
+
+def margins(params: ModelParams, tokens_BxN, labels_B) -> jax.Array:
+    """Per-example margins ``o_i[y_i] - max_{c != y_i} o_i[c]`` (positive = correct), in the params' dtype."""
+    logits = jax.vmap(lambda t: forward(params, t))(jnp.asarray(tokens_BxN))
+    true = jnp.take_along_axis(logits, jnp.asarray(labels_B)[:, None], axis=1)[:, 0]
+    others = jnp.where(jax.nn.one_hot(labels_B, logits.shape[1], dtype=bool), -jnp.inf, logits)
+    return true - jnp.max(others, axis=1)
+
+
+def _margins_and_scale(params, tokens, labels):
+    logits = jax.vmap(lambda t: forward(params, t))(tokens)
+    return margins(params, tokens, labels), jnp.max(jnp.abs(logits))
+
+
+@functools.partial(jax.jit, static_argnames=("config", "steps", "restarts", "learning_rate", "init_scale"))
+def _train(config, key, tokens, labels, steps, restarts, learning_rate, init_scale):
+    """Adam on the mean cross-entropy, ``restarts`` models at once (one compiled program).
+
+    Returns the batched parameters and each restart's float margins ``(R, B)`` and logit scale ``(R,)``.
+    """
+    keys = jax.vmap(lambda r: jax.random.fold_in(key, r))(jnp.arange(restarts))
+    params = jax.vmap(lambda k: init_params(k, config, dtype=jnp.float64, scale=init_scale))(keys)
+    opt = optax.adam(learning_rate)
+
+    def loss_one(p):
+        logits = jax.vmap(lambda t: forward(p, t))(tokens)
+        return jnp.mean(optax.softmax_cross_entropy_with_integer_labels(logits, labels))
+
+    def total(pb):  # restarts are independent: the sum's gradient is each restart's own gradient
+        return jnp.sum(jax.vmap(loss_one)(pb))
+
+    def step(carry, _):
+        p, s = carry
+        g = jax.grad(total)(p)
+        upd, s = opt.update(g, s, p)
+        return (optax.apply_updates(p, upd), s), None
+
+    (params, _), _ = jax.lax.scan(step, (params, opt.init(params)), None, length=steps)
+    m_RxB, scale_R = jax.vmap(lambda p: _margins_and_scale(p, tokens, labels))(params)
+    return params, m_RxB, scale_R
+
+
+_COMPILED: dict = {}
+# XLA's backend optimizations cost most of the compile time of the training scan (about 4x on
+# CPU) and buy little for models this small; the search then runs in seconds end to end.
+_FAST_COMPILE = {"xla_backend_optimization_level": 0}
+
+
+def _compiled_train(static, tokens, labels):
+    """The compiled training program for ``static = (config, steps, restarts, lr, init_scale)``, cached."""
+    cache_key = (static, tokens.shape, labels.shape)
+    if cache_key not in _COMPILED:
+        config, steps, restarts, lr, scale = static
+        lowered = _train.lower(config, jax.random.PRNGKey(0), tokens, labels, steps, restarts, lr, scale)
+        try:
+            _COMPILED[cache_key] = lowered.compile(compiler_options=_FAST_COMPILE)
+        except Exception:  # noqa: BLE001 -- a backend without this option: compile normally
+            _COMPILED[cache_key] = lowered.compile()
+    return _COMPILED[cache_key]
+
+
+def search_witness(
+    tokens_BxN,
+    labels_B,
+    config: ModelConfig,
+    key: jax.Array,
+    steps: int = 500,
+    *,
+    restarts: int = 8,
+    learning_rate: float = 0.02,
+    init_scale: float = 1.0,
+    margin_tol: float = 1e-8,
+    save_path: Optional[str] = None,
+) -> WitnessRecord:
+    """Search for parameters of ``config`` that classify every example, and verify them in float64.
+
+    Args:
+      tokens_BxN: integer token ids, ``N == config.seq_len``.
+      labels_B: labels in ``[0, config.num_classes)``.
+      config: the family searched (any :class:`ModelConfig`; typically one outside the certificate's
+        scope: several softmax heads, an MLP, two layers).
+      key: PRNG key; restart ``r`` uses ``fold_in(key, r)``.
+      steps: Adam steps per restart.
+      restarts: independent restarts, trained together as a vmapped batch.
+      learning_rate: Adam step size.
+      init_scale: ``init_params(..., scale=init_scale)``.
+      margin_tol: relative margin a witness must exceed (times ``max(1, max |o|)``).
+      save_path: if given and a witness is found, save it there (``.npz``) with :func:`save_witness`.
+
+    Returns:
+      A :class:`WitnessRecord` (``found``, float64 ``min_margin``, accuracy, the path if saved).
+    """
+    tokens, labels = _check_inputs(tokens_BxN, labels_B, config)
+    V.check_positive("steps", steps)
+    V.check_positive("restarts", restarts)
+    V.check_positive("learning_rate", learning_rate)
+    V.check_positive("margin_tol", margin_tol)
+    t0 = time.perf_counter()
+    # float64 throughout: the verification must be float64, and these models are tiny.
+    with jax.enable_x64(True):
+        tok, lab = jnp.asarray(tokens), jnp.asarray(labels)
+        static = (config, int(steps), int(restarts), float(learning_rate), float(init_scale))
+        batch, m_RxB, scale_R = _compiled_train(static, tok, lab)(key, tok, lab)
+        m_RxB = np.asarray(m_RxB)
+        rel = m_RxB.min(axis=1) / np.maximum(1.0, np.asarray(scale_R))
+        best = int(np.nanargmax(np.where(np.isnan(rel), -np.inf, rel)))
+        params = cast_params(jax.tree.map(lambda x: x[best], batch), jnp.float64)
+        # Re-evaluated outside the training program, one model at a time, as a user would.
+        m_B, scale = jax.jit(_margins_and_scale)(params, tok, lab)
+        m_B, scale = np.asarray(m_B, np.float64), float(scale)
+    min_margin = float(m_B.min())
+    tol = margin_tol * max(1.0, scale)
+    found = bool(np.isfinite(min_margin) and min_margin > tol)
+    path = None
+    if found and save_path is not None:
+        path = save_witness(save_path, params)
+    family = describe_family(config)
+    scope = in_certificate_scope(config)
+    if found:
+        msg = f"witness found for {family}: every example correct, float64 min margin {min_margin:.3e} > {tol:.1e}"
+        if scope:
+            msg += " -- CONTRADICTS the one-layer theorem (bug or discovery)"
+    else:
+        msg = (
+            f"no witness found for {family} after {restarts} restarts x {steps} Adam steps "
+            f"(best float64 min margin {min_margin:.3e}); evidence, not proof"
+        )
+    return WitnessRecord(
+        family=family,
+        found=found,
+        min_margin=min_margin,
+        tolerance=tol,
+        accuracy=float(np.mean(m_B > 0)),
+        steps=int(steps),
+        restarts=int(restarts),
+        best_restart=best,
+        num_examples=int(len(labels)),
+        seconds=time.perf_counter() - t0,
+        config=_config_dict(config),
+        params_path=path,
+        in_scope=scope,
+        message=msg,
+    )
+
+
+def save_witness(path: str, params: ModelParams) -> str:
+    """Save one model as ``.npz``: every leaf under its pytree path, plus the config as JSON.
+
+    Returns the path written (``.npz`` appended if missing).
+    """
+    validate_params(params)
+    if params.batch_shape:
+        raise ValueError(f"params: save one model, got a batch of shape {params.batch_shape}")
+    path = str(path)
+    if not path.endswith(".npz"):
+        path += ".npz"
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    leaves = jax.tree_util.tree_flatten_with_path(params)[0]
+    arrays = {jax.tree_util.keystr(p): np.asarray(x) for p, x in leaves}
+    arrays[_CONFIG_KEY] = np.array(json.dumps(_config_dict(params.config)))
+    np.savez(path, **arrays)
+    return path
+
+
+def load_witness(path: str) -> ModelParams:
+    """Load a model written by :func:`save_witness` (dtype as saved; float64 needs ``jax_enable_x64``).
+
+    Raises:
+      ValueError: the file is missing, is not a witness file, or its arrays do not fit its config.
+    """
+    if not os.path.exists(path):
+        raise ValueError(f"path: no such file {path!r}")
+    try:
+        data = np.load(path, allow_pickle=False)
+    except Exception as err:  # noqa: BLE001 -- any unreadable file is the user's error
+        raise ValueError(f"path: {path!r} is not a readable .npz file ({err})") from err
+    with data:
+        if _CONFIG_KEY not in data.files:
+            raise ValueError(f"path: {path!r} has no {_CONFIG_KEY} entry; not written by save_witness")
+        try:
+            config = ModelConfig(**json.loads(str(data[_CONFIG_KEY])))
+        except (TypeError, json.JSONDecodeError) as err:
+            raise ValueError(f"path: the config stored in {path!r} is invalid ({err})") from err
+        template = init_params(jax.random.PRNGKey(0), config)
+        paths, treedef = jax.tree_util.tree_flatten_with_path(template)
+        leaves = []
+        for p, x in paths:
+            name = jax.tree_util.keystr(p)
+            if name not in data.files:
+                raise ValueError(f"path: {path!r} lacks the array {name!r} that the config requires")
+            arr = data[name]
+            if arr.shape != x.shape:
+                raise ValueError(f"path: array {name!r} has shape {arr.shape}, the config needs {x.shape}")
+            leaves.append(jnp.asarray(arr))
+    return jax.tree_util.tree_unflatten(treedef, leaves)
+
+
+# Families of the issue's default run on Theorem 2's toy set: (name, config overrides).
+DEFAULT_FAMILIES = (
+    ("softmax, 1 layer, 1 head (in scope: must fail)", dict(heads=(1,), attention="softmax")),
+    ("softmax, 1 layer, 2 heads", dict(heads=(2,), attention="softmax")),
+    ("softmax, 1 layer, 4 heads", dict(heads=(4,), attention="softmax")),
+    ("relu, 1 layer + MLP", dict(heads=(1,), attention="relu", mlp_hidden=16)),
+    ("relu, 2 layers", dict(heads=(1, 1), attention="relu")),
+)
+
+
+def default_witness_searches(key: jax.Array, steps: int = 500, restarts: int = 8, out_dir: Optional[str] = None):
+    """Witness searches on Theorem 2's toy set (§13.1) for the default families.
+
+    The toy set is ``tasks.toy.toy_icl()`` (layout of ``InContextQA(2, 2, 2)``, ``d' = d + n``).
+    The first family is in scope (one softmax head): a found witness there would contradict
+    Prop. 10, so it is a control. Returns a list of :class:`WitnessRecord`; witnesses are saved
+    under ``out_dir`` when given.
+    """
+    from transformer_theory.tasks import toy
+
+    tokens, labels = toy.toy_icl()
+    task = toy.TABLE1_REASONING_TASK
+    records = []
+    for i, (name, over) in enumerate(DEFAULT_FAMILIES):
+        cfg = task.model_config(**over)
+        path = None
+        if out_dir is not None:
+            slug = "".join(ch if ch.isalnum() else "_" for ch in describe_family(cfg)).strip("_")
+            path = os.path.join(out_dir, f"witness_{slug}.npz")
+        rec = search_witness(tokens, labels, cfg, jax.random.fold_in(key, i), steps, restarts=restarts, save_path=path)
+        records.append(rec)
+    return records
