@@ -105,9 +105,51 @@ def test_sample_at_the_papers_sizes():
         assert tuple(first.setdefault(v, len(first)) for v in t[:4]) == pats[y]
 
     ictm = InContextTemplateMatching(100, 100, all_templates(5), 4)
-    tok, lab = ictm.sample(key, 128)
-    assert tok.shape == (128, 7 * 4 + 6) and bool(jnp.all(tok[:, -1] == 200))
-    assert bool(jnp.all((lab >= 0) & (lab < 100)))
+    tok, lab = map(np.asarray, ictm.sample(key, 128))
+    assert tok.shape == (128, 7 * 4 + 6)
+    for t, y in zip(tok, lab):  # 4 blocks of 7 (5 symbols, r, answer), then the query and r
+        blocks = [t[7 * i : 7 * i + 5] for i in range(4)]
+        pat = [tuple(list(dict.fromkeys(b)).index(v) for v in b) for b in blocks]
+        query = tuple(list(dict.fromkeys(t[28:33])).index(v) for v in t[28:33])
+        assert len(set(pat)) == 4 and (t[5:28:7] == 200).all() and t[33] == 200
+        assert y == t[7 * pat.index(query) + 6] - 100
+
+
+def lex_unrank(rank, n, k):
+    """The rank-th k-permutation of range(n) in lexicographic order (independent Python reference)."""
+    pool, out = list(range(n)), []
+    for i in range(k):
+        block = math.perm(n - i - 1, k - i - 1)
+        out.append(pool.pop(rank // block))
+        rank %= block
+    return out
+
+
+def test_unranking_at_64_bit_indices():
+    """Indices far beyond int32 decode as the documented order says (lexicographic, template by template)."""
+    rng = np.random.default_rng(0)
+    qa = InContextQA(100, 100, 3)
+    idx = [int(v) for v in rng.integers(0, qa.size, 5)] + [2**31 + 5, qa.size - 1]
+    tokens, labels = map(np.asarray, qa.tokens_and_labels(jnp.array(idx, jnp.int64)))
+    a = math.perm(100, 3)
+    for i, t, y in zip(idx, tokens, labels):
+        rest, c = divmod(i, 3)
+        rq, ra = divmod(rest, a)
+        q, ans = lex_unrank(rq, 100, 3), lex_unrank(ra, 100, 3)
+        assert t.tolist() == [q[0], 200, 100 + ans[0], q[1], 200, 100 + ans[1], q[2], 200, 100 + ans[2], q[c], 200]
+        assert y == ans[c]
+    tm = TemplateMatching(210, all_templates(4))
+    sizes = [math.perm(210, len(set(p))) for p in all_templates(4)]
+    idx = [int(v) for v in rng.integers(0, tm.size, 5)] + [tm.size - 1, sizes[0]]
+    tokens, labels = map(np.asarray, tm.tokens_and_labels(jnp.array(idx, jnp.int64)))
+    for i, t, y in zip(idx, tokens, labels):
+        b = 0
+        while i >= sizes[b]:
+            i -= sizes[b]
+            b += 1
+        pat = all_templates(4)[b]
+        s = lex_unrank(i, 210, len(set(pat)))
+        assert t.tolist() == [s[w] for w in pat] + [210] and y == b
 
 
 def test_huge_datasets_refuse_exhaustive_access():
@@ -132,6 +174,17 @@ def test_model_config_and_forward():
     params = init_params(jax.random.key(0), cfg, dtype=jnp.float64)
     tokens = QA.all()[0][:5]
     assert jax.vmap(lambda t: forward(params, t))(tokens).shape == (5, 3)
+
+
+def test_embed_is_eq3():
+    tokens = np.asarray(ICTM.all()[0][17])
+    d, n = ICTM.vocab_size, ICTM.seq_len
+    want = np.zeros((n, d + n + 3))  # columns of the paper's (d', n) matrix, as rows
+    for i, t in enumerate(tokens):
+        want[i, t] = 1.0
+        want[i, d + i] = 1.0
+    np.testing.assert_array_equal(ICTM.embed(jnp.asarray(tokens), width=d + n + 3, dtype=jnp.float64), want)
+    assert ICTM.embed(jnp.asarray(tokens)).shape == (n, d + n)
 
 
 def test_describe_table1_notation():

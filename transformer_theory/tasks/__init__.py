@@ -4,6 +4,17 @@ contextual generalization), exhaustive by index (chunks produced independently o
 Token layout of every task: symbols / questions first, then answer tokens (in-context tasks), and the
 response sign / CLS ``r`` always LAST (``vocab_size - 1``). Labels are 0-based class indices; the
 pretty-printer :meth:`Task.describe` shows them 1-based as in seed 003 Table 1.
+
+Every task (a frozen, hashable dataclass) has ``vocab_size``, ``seq_len``, ``num_classes``, the exact
+``size`` (a Python int), ``tokens_and_labels(indices_B)`` (jit/vmap-traceable unranking),
+``chunks(chunk_size, start, stop)``, ``all(limit)``, ``sample(key, num)``, ``model_config(heads, width)``,
+``embed(tokens_N)`` (seed 003 eq. 3), ``describe(tokens_N, label)`` and ``summary()`` / ``str()``.
+
+- :class:`SequenceClassification` — memorization, §4.1
+- :class:`InContextQA` — reasoning, §4.2, ``A(n_q,k)·A(n_a,k)·k`` examples
+- :class:`TemplateMatching` — generalization, §4.3 / Definition 1; :func:`all_templates`
+- :class:`InContextTemplateMatching` — contextual generalization, §4.4 (made precise in its module)
+- :mod:`~transformer_theory.tasks.toy` — the fixed toy sets of §8 Table 1, §11 and §13.1
 """
 
 from transformer_theory.tasks._base import Task, describe_tokens  # noqa: F401

@@ -171,6 +171,17 @@ class Task:
             heads=tuple(heads), **overrides,
         )
 
+    def embed(self, tokens_N, width: Optional[int] = None, dtype=jnp.float32) -> jax.Array:
+        """Seed 003 eq. 3 / §9.1 input ``H_NxD = [onehot(x_i) (d) ; onehot(i) (n) ; 0 (d' - d - n)]``, row-major.
+
+        ``width`` defaults to ``d' = d + n``. Use ``jax.vmap`` for a batch.
+        """
+        from transformer_theory.core.positional import embed_tokens
+
+        V.check_shape("tokens_N", tokens_N, (self.seq_len,))
+        width = self.vocab_size + self.seq_len if width is None else width
+        return embed_tokens(tokens_N, self.vocab_size, width, "onehot", dtype=dtype)
+
     # --- notation ----------------------------------------------------------------------------
     def describe(self, tokens_N, label=None) -> str:
         """One example in seed 003 Table 1 notation, e.g. ``a → 1 b → 2 a →`` (``label`` appended 1-based)."""

@@ -130,7 +130,11 @@ class TemplateMatching(Task):
         return sum(U.num_injections(self.alphabet_size, w) for w in self.wildcard_counts)
 
     def _size_formula(self) -> str:
-        return " + ".join(f"A({self.alphabet_size},{w})" for w in self.wildcard_counts)
+        counts = self.wildcard_counts
+        return " + ".join(
+            (f"{counts.count(w)}·" if counts.count(w) > 1 else "") + f"A({self.alphabet_size},{w})"
+            for w in sorted(set(counts))
+        )
 
     @functools.cached_property
     def _space(self) -> U.BlockRadix:
