@@ -124,11 +124,12 @@ class Certificate:
         """The contradiction in words, with the relations spelled out."""
         lines = [
             f"{len(self.examples)} examples ending with token {self.last_token}: {list(self.examples)}",
-            "relations (each a dependence, Def. 3, so sum_i lambda_i o_i[k] = 0 for a one-layer model):",
+            "relations (each a dependence, Def. 3, so sum_i lambda_i o_i[k] = 0 for a one-layer ReLU model;"
+            " read Z_i o_i for o_i with one softmax head, Prop. 10):",
         ]
         for k, coeffs in sorted(self.relations.items()):
-            terms = " ".join(f"{c:+d}*o[{e}]" for e, c in zip(self.examples, coeffs) if c)
-            lines.append(f"  class {k}: {terms}[{k}] = 0")
+            terms = " ".join(f"{c:+d}*o_{e}[{k}]" for e, c in zip(self.examples, coeffs) if c)
+            lines.append(f"  class {k}: {terms} = 0")
         total = sum(w for _, _, w in self.duals)
         lines.append(
             "adding them gives sum u_ic (o_i[y_i] - o_i[c]) = 0 with u = "
