@@ -4,7 +4,6 @@ References are written here from seed 003 (§4, §8 Table 1, §11, §13.1), not 
 The tasks reuse the sizes of test_tasks_enumeration.py so compiled functions are shared.
 """
 
-import itertools
 import math
 from collections import Counter
 

@@ -50,7 +50,7 @@ def qa_reference(n_q, n_a, k):
     return rows
 
 
-@pytest.mark.parametrize("n_q,n_a,k", [(1, 1, 1), (2, 2, 2), (3, 3, 2), (2, 4, 1), (4, 3, 3)])
+@pytest.mark.parametrize("n_q,n_a,k", [(2, 2, 2), (3, 3, 2), (2, 4, 1), (4, 3, 3)])
 def test_in_context_qa_equals_itertools(n_q, n_a, k):
     task = InContextQA(n_q, n_a, k)
     got, want = rows_of(task), qa_reference(n_q, n_a, k)

@@ -17,7 +17,6 @@ import dataclasses
 import functools
 from typing import Sequence
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 

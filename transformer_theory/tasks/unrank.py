@@ -21,8 +21,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from typing import Sequence
-
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -189,10 +187,3 @@ def as_index_array(name: str, indices, size: int) -> jax.Array:
             raise ValueError(f"{name}: indices must lie in [0, {size}), got min {arr.min()} and max {arr.max()}")
     return jnp.asarray(indices).astype(index_dtype())
 
-
-def digits_to_mixed_radix(digits: Sequence[int], radices: Sequence[int]) -> int:
-    """Inverse of the digit split (Python ints): used by tests and by the ranking helpers."""
-    out = 0
-    for d, r in zip(digits, radices):
-        out = out * r + d
-    return out
