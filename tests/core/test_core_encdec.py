@@ -133,3 +133,33 @@ def test_encdec_bad_inputs():
         jax.jit(ED.decoder_block)(dec, jnp.zeros((3, 4)), jnp.zeros((2, 3)))
     with pytest.raises(ValueError, match="self_mask_MxM"):
         jax.jit(ED.decoder_block)(dec, jnp.zeros((3, 4)), jnp.zeros((2, 4)), jnp.ones((2, 2), bool))
+
+
+def test_seq2seq_embed_matches_seed002():
+    rng = np.random.default_rng(4)
+    W = rng.normal(size=(5, 6))
+    toks = np.array([4, 0, 2])
+    pe = np.array([[np.sin(t / 10000 ** (2 * (i // 2) / 6)) if i % 2 == 0 else np.cos(t / 10000 ** (2 * (i // 2) / 6))
+                    for i in range(6)] for t in range(3)])
+    assert_close(ED.seq2seq_embed(jnp.asarray(W), jnp.asarray(toks)), W[toks] * np.sqrt(6) + pe)
+
+
+def test_greedy_decode_equals_growing_prefix_loop():
+    """The fixed-buffer decoder (one compile) equals true autoregression on growing prefixes."""
+    params = jax.jit(ED.init_seq2seq, static_argnums=(1, 2, 3, 4, 5), static_argnames="dtype")(
+        jax.random.PRNGKey(6), 7, 8, 2, 12, 1, dtype=jnp.float64)
+    src = jnp.array([1, 5, 2, 6, 3])
+    bos, length = 0, 4
+    got = np.asarray(jax.jit(ED.greedy_decode, static_argnums=(2, 3))(params, src, bos, length))
+    logits = jax.jit(ED.seq2seq_logits)
+    prefix = [bos]
+    for _ in range(length):
+        prefix.append(int(np.argmax(np.asarray(logits(params, src, jnp.asarray(prefix)))[-1])))
+    np.testing.assert_array_equal(got, prefix[1:])
+    assert got.dtype == np.int32
+    with pytest.raises(ValueError, match="bos"):
+        ED.greedy_decode(params, src, 9, 3)
+    with pytest.raises(ValueError, match="src_N"):
+        ED.greedy_decode(params, jnp.array([0, 7]), 0, 3)
+    with pytest.raises(ValueError, match="width"):
+        ED.init_seq2seq(jax.random.PRNGKey(0), 5, 7, 1, 4)

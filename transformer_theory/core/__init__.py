@@ -23,11 +23,15 @@ from transformer_theory.core.encdec import (  # noqa: F401
     DecoderBlockParams,
     EncoderBlockParams,
     MultiHeadParams,
+    Seq2SeqParams,
     decoder_block,
     encoder_block,
+    greedy_decode,
     init_decoder_block,
     init_encoder_block,
+    init_seq2seq,
     multi_head_attention,
+    seq2seq_logits,
 )
 from transformer_theory.core.forward import ForwardTrace, embed, forward, forward_trace, last_hidden, predict  # noqa: F401
 from transformer_theory.core.kernels import AlibiKernel, DotKernel, RelativeBiasKernel, RopeKernel, kernel_scores  # noqa: F401

@@ -14,6 +14,9 @@ LayerNorm is seed 002 eq. 2, ``gamma (z - mu) / (sigma + eps) + beta`` with ``ep
 (``norm="layernorm"`` selects the ``sqrt(var + eps)`` form instead). Seed 002 writes ``b_1, b_2 in R``;
 they are vectors of the hidden and model widths, as the shapes of ``W_1, W_2`` require.
 
+Whole model: :class:`Seq2SeqParams`, :func:`seq2seq_logits` and :func:`greedy_decode` (token
+embedding ``X W^E sqrt(d) + P`` with the sinusoidal ``P`` of eq. 1, output ``Y P``, argmax decoding).
+
 Decoder block (seed 002 §1.2.5): masked (causal, eq. 10) self-attention, then cross-attention with
 queries from the decoder and keys/values from the encoder output ``Z``, then the feed-forward, each
 followed by residual + LayerNorm. Seed 002 prints cross-attention as ``softmax(X Z^T / sqrt(k)) Z``
@@ -33,7 +36,7 @@ import numpy as np
 from transformer_theory import _validate as V
 from transformer_theory.core import attention as A
 from transformer_theory.core import masks as M
-from transformer_theory.core import norms
+from transformer_theory.core import norms, positional
 from transformer_theory.core.layers import mlp
 from transformer_theory.params import MLPParams, NormParams
 
@@ -269,3 +272,76 @@ def decode(blocks: tuple[DecoderBlockParams, ...], y_MxD: jax.Array, z_NxD: jax.
     for b in blocks:
         y_MxD, _ = decoder_block(b, y_MxD, z_NxD, None, cross_mask_MxN, **kwargs)
     return y_MxD
+
+
+@flax.struct.dataclass
+class Seq2SeqParams:
+    """A whole encoder-decoder (seed 002 Fig. 2): ``embed: (l, d)`` = ``W^E`` (shared by source and
+    target), encoder and decoder block stacks, and the output projection ``w_p: (d, l)`` = ``P``."""
+
+    embed: jax.Array
+    encoder: tuple[EncoderBlockParams, ...]
+    decoder: tuple[DecoderBlockParams, ...]
+    w_p: jax.Array
+
+
+def init_seq2seq(
+    key: jax.Array, vocab_size: int, width: int, num_heads: int, ffn_hidden: int, num_layers: int = 1, *, dtype=jnp.float32
+) -> Seq2SeqParams:
+    """Random :class:`Seq2SeqParams` with ``num_layers`` encoder and decoder blocks (seed 002: L = 6)."""
+    V.check_positive("vocab_size", vocab_size)
+    V.check_positive("num_layers", num_layers)
+    if width % 2:
+        raise ValueError(f"width: the sinusoidal code of seed 002 eq. 1 needs an even width, got {width}")
+    ke, kenc, kdec, kp = jax.random.split(key, 4)
+    z = _draw_normals(ke, {"e": (vocab_size, width), "p": (width, vocab_size)}, dtype)
+    return Seq2SeqParams(
+        embed=z["e"] / jnp.sqrt(width),
+        encoder=tuple(init_encoder_block(k, width, num_heads, ffn_hidden, dtype=dtype) for k in jax.random.split(kenc, num_layers)),
+        decoder=tuple(init_decoder_block(k, width, num_heads, ffn_hidden, dtype=dtype) for k in jax.random.split(kdec, num_layers)),
+        w_p=z["p"] / jnp.sqrt(width),
+    )
+
+
+def seq2seq_embed(w_e_VxD: jax.Array, tokens_N: jax.Array) -> jax.Array:
+    """Seed 002 §1.2: ``X W^E * sqrt(d) + P[:n]`` with the sinusoidal ``P`` of eq. 1 (dropout omitted)."""
+    V.check_ndim("w_e_VxD", w_e_VxD, 2)
+    V.check_ndim("tokens_N", tokens_N, 1)
+    V.check_token_ids("tokens_N", tokens_N, w_e_VxD.shape[0])
+    d = w_e_VxD.shape[1]
+    pe = positional.sinusoidal(tokens_N.shape[0], d, dtype=w_e_VxD.dtype)
+    return w_e_VxD[tokens_N] * jnp.sqrt(jnp.asarray(d, w_e_VxD.dtype)) + pe
+
+
+def seq2seq_logits(params: Seq2SeqParams, src_N: jax.Array, tgt_M: jax.Array, **kwargs) -> jax.Array:
+    """Next-token logits ``(M, l)``: row ``t`` scores the target token after ``tgt_M[: t + 1]`` (``Y P``)."""
+    z = encode(params.encoder, seq2seq_embed(params.embed, src_N), **kwargs)
+    y = decode(params.decoder, seq2seq_embed(params.embed, tgt_M), z, **kwargs)
+    return y @ params.w_p
+
+
+def greedy_decode(params: Seq2SeqParams, src_N: jax.Array, bos: int, length: int, **kwargs) -> jax.Array:
+    """Greedy decoding (seed 002 §1.2.5): repeatedly append the argmax token, ``length`` times.
+
+    The decoder runs on a fixed buffer ``[bos, y_0, ..., y_{length-2}]``; because its self-attention
+    is causal, the not-yet-written slots cannot change the logits at the current step, so one shape
+    serves every step (jit-friendly, one compile). No end-of-sequence stop: callers truncate.
+
+    Returns:
+      ``tokens_L`` (int32): the ``length`` generated tokens, ``bos`` excluded.
+    """
+    vocab = params.embed.shape[0]
+    V.check_positive("length", length)
+    if not 0 <= bos < vocab:
+        raise ValueError(f"bos: expected a token id in [0, {vocab}), got {bos}")
+    V.check_ndim("src_N", src_N, 1)
+    V.check_token_ids("src_N", src_N, vocab)
+    z = encode(params.encoder, seq2seq_embed(params.embed, src_N), **kwargs)
+
+    def step(t, buf):
+        y = decode(params.decoder, seq2seq_embed(params.embed, buf[:length]), z, **kwargs)
+        tok = jnp.argmax(y[t] @ params.w_p).astype(jnp.int32)
+        return buf.at[t + 1].set(tok)
+
+    buf = jax.lax.fori_loop(0, length, step, jnp.full((length + 1,), bos, jnp.int32))
+    return buf[1:]
