@@ -84,7 +84,7 @@ def run(out: str, size: str = "quick", seeds: Sequence[int] = (0,), tasks=None, 
     setup = C.task_setup("reasoning", size)
     config = task.model_config(heads=(1, 1))
     root = jax.random.key(seed)
-    params = paper_init(jax.random.fold_in(root, 0), config, task, w_v=setup.w_v)
+    params = paper_init(jax.random.fold_in(root, 0), config, task, w_v=setup.w_v, later_qk_scale=setup.later_qk_scale)
     data = TaskData(task, jax.random.fold_in(root, 2), setup.data)
     tc = setup.train.replace(seed=seed)
     if steps is not None:

@@ -123,6 +123,7 @@ def paper_init(
     *,
     w_v: str = "ones",
     pattern: bool = True,
+    later_qk_scale: float = 1.0,
     dtype=jnp.float32,
 ) -> ModelParams:
     """Seed 003 §9.1's initialization for ``task``.
@@ -130,7 +131,9 @@ def paper_init(
     Every ``W_QK`` and the classifier uniform in ``[0, 1)`` (``init_params(scheme="paper")``); then
     for the reasoning/generalization tasks every head of the first layer gets
     :func:`first_layer_pattern` (``pattern=True``). ``w_v``: ``"ones"`` (all-ones, the literal
-    reading) or ``"identity"`` (see the module docstring).
+    reading) or ``"identity"`` (see the module docstring). ``later_qk_scale`` multiplies the
+    ``W_QK`` of layers 2.. (§9.1 leaves them unspecified for the pattern-initialized tasks; uniform
+    ``[0, 1)`` makes 4-layer ReLU streams overflow float32).
     """
     V.check_choice("w_v", w_v, ("ones", "identity"))
     if config.qk_dim is not None:
@@ -147,6 +150,8 @@ def paper_init(
         first = layers[0]
         w_qk = jnp.broadcast_to(jnp.asarray(pat, dtype), first.attn.w_qk.shape)
         layers[0] = first.replace(attn=AttentionParams(w_v=first.attn.w_v, w_qk=w_qk))
+    if later_qk_scale != 1.0:
+        layers[1:] = [l.replace(attn=l.attn.replace(w_qk=l.attn.w_qk * later_qk_scale)) for l in layers[1:]]
     return params.replace(layers=tuple(layers))
 
 

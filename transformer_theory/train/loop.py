@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import functools
 import json
 import os
 import sys
@@ -98,6 +99,14 @@ def cross_entropy(logits_BxC: jax.Array, labels_B: jax.Array) -> jax.Array:
     return optax.softmax_cross_entropy_with_integer_labels(logits_BxC, labels_B).mean()
 
 
+@functools.lru_cache(maxsize=32)
+def cached_steps(graphdef, optimizer: str, learning_rate: float, momentum: float, grad_clip: Optional[float]):
+    """:func:`make_steps` memoized on the (hashable) graph definition and optimizer settings, so
+    repeated :func:`train` calls in one process (seeds, resumes, sweeps) reuse the compiled steps."""
+    cfg = TrainConfig(optimizer=optimizer, learning_rate=learning_rate, momentum=momentum, grad_clip=grad_clip)
+    return make_steps(graphdef, make_optimizer(cfg))
+
+
 def make_steps(graphdef, tx: optax.GradientTransformation):
     """``(train_step, eval_step)`` jitted through NNX's functional loop for the model ``graphdef``.
 
@@ -176,7 +185,7 @@ def train(
     graphdef, state = nnx.split(model)
     tx = make_optimizer(config)
     opt_state = tx.init(state)
-    train_step, eval_step = make_steps(graphdef, tx)
+    train_step, eval_step = cached_steps(graphdef, config.optimizer, config.learning_rate, config.momentum, config.grad_clip)
     data_key = jax.random.fold_in(jax.random.key(config.seed), 1)
     meta = dict(meta or {}, train_config=dataclasses.asdict(config))
 
