@@ -142,7 +142,7 @@ def _margins_and_scale(params, tokens, labels):
     return margins(params, tokens, labels), jnp.max(jnp.abs(logits))
 
 
-@functools.partial(jax.jit, static_argnames=("config", "steps", "restarts", "learning_rate", "init_scale"))
+@functools.partial(jax.jit, static_argnames=("config", "steps", "restarts"))
 def _train(config, key, tokens, labels, steps, restarts, learning_rate, init_scale):
     """Adam on the mean cross-entropy, ``restarts`` models at once (one compiled program).
 
@@ -177,11 +177,11 @@ _FAST_COMPILE = {"xla_backend_optimization_level": 0}
 
 
 def _compiled_train(static, tokens, labels):
-    """The compiled training program for ``static = (config, steps, restarts, lr, init_scale)``, cached."""
+    """The compiled training program for ``static = (config, steps, restarts)``, cached."""
     cache_key = (static, tokens.shape, labels.shape)
     if cache_key not in _COMPILED:
-        config, steps, restarts, lr, scale = static
-        lowered = _train.lower(config, jax.random.PRNGKey(0), tokens, labels, steps, restarts, lr, scale)
+        config, steps, restarts = static
+        lowered = _train.lower(config, jax.random.PRNGKey(0), tokens, labels, steps, restarts, 0.0, 0.0)
         try:
             _COMPILED[cache_key] = lowered.compile(compiler_options=_FAST_COMPILE)
         except Exception:  # noqa: BLE001 -- a backend without this option: compile normally
@@ -197,7 +197,7 @@ def search_witness(
     steps: int = 500,
     *,
     restarts: int = 8,
-    learning_rate: float = 0.02,
+    learning_rate: float = 0.01,
     init_scale: float = 1.0,
     margin_tol: float = 1e-8,
     save_path: Optional[str] = None,
@@ -229,8 +229,9 @@ def search_witness(
     # float64 throughout: the verification must be float64, and these models are tiny.
     with jax.enable_x64(True):
         tok, lab = jnp.asarray(tokens), jnp.asarray(labels)
-        static = (config, int(steps), int(restarts), float(learning_rate), float(init_scale))
-        batch, m_RxB, scale_R = _compiled_train(static, tok, lab)(key, tok, lab)
+        static = (config, int(steps), int(restarts))
+        lr, sc = jnp.asarray(learning_rate, jnp.float64), jnp.asarray(init_scale, jnp.float64)
+        batch, m_RxB, scale_R = _compiled_train(static, tok, lab)(key, tok, lab, lr, sc)
         m_RxB = np.asarray(m_RxB)
         rel = m_RxB.min(axis=1) / np.maximum(1.0, np.asarray(scale_R))
         best = int(np.nanargmax(np.where(np.isnan(rel), -np.inf, rel)))
