@@ -247,3 +247,20 @@ def test_kernel_attention_bad_inputs_raise():
         A.kernel_attention(q, q, q, kind="sigmoid")
     with pytest.raises(ValueError, match="s_K"):
         A.softmax_jacobian(jnp.zeros((2, 2)))
+
+
+@pytest.mark.parametrize("kind", ["softmax", "relu", "hard_average"])
+def test_kernel_attention_masked_rows_finite_gradients_under_vmap(kind):
+    """Fully masked rows give zero outputs and finite gradients; vmap over heads works."""
+    rng = np.random.default_rng(7)
+    q, k, v = (jnp.asarray(rng.normal(size=(3, 4, 2)) * 30) for _ in range(3))  # 3 heads, big scores
+    mask = jnp.asarray(np.array([[1, 1, 0, 0], [0, 0, 0, 0], [0, 1, 1, 1], [1, 0, 0, 1]], bool))
+    rel = P.relative_positions(4)
+
+    def loss(q, k, v):
+        out, _ = jax.vmap(lambda a, b, c: A.kernel_attention(a, b, c, Kn.AlibiKernel(0.5), rel, mask, kind=kind))(q, k, v)
+        return jnp.sum(out ** 2), out
+
+    (val, out), grads = jax.jit(jax.value_and_grad(loss, argnums=(0, 1, 2), has_aux=True))(q, k, v)
+    np.testing.assert_array_equal(np.asarray(out)[:, 1], 0.0)
+    assert all(np.isfinite(np.asarray(g)).all() for g in grads) and np.isfinite(float(val))

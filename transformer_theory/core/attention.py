@@ -1,4 +1,10 @@
-"""Attention weights from scores, one example at a time.
+"""Attention weights from scores, and general kernel attention, one example at a time.
+
+- Weights: :func:`softmax_weights` (optionally after :func:`scale_scores`' ``1/sqrt(k)``, seed 002),
+  :func:`relu_weights` (seed 003 eq. 2, unnormalized), :func:`hard_weights` (seed 001's leftmost /
+  average-hard), dispatched by :func:`attention_weights`; :func:`softmax_jacobian` (seed 002 §1.2.3).
+- Outputs: :func:`kernel_attention` -- seed 000's ``alpha_ij ~ exp k(q_i, k_j, p_ij)`` with any score
+  kernel of :mod:`transformer_theory.core.kernels` -- and :func:`dot_product_attention` (seed 002 eq. 5/10).
 
 Shape glossary: ``Q`` query positions, ``K`` key positions, ``D`` width.
 Scores are laid out ``scores_QxK[i, j]`` = score of query ``i`` for key ``j``; weights are
