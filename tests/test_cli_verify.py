@@ -1,0 +1,42 @@
+"""Smoke test of ``transformer-theory verify`` (the default command) in its quick mode."""
+
+import csv
+import json
+import os
+
+from transformer_theory.cli import main
+from transformer_theory.theory import checks
+
+
+def test_default_command_quick_writes_outputs(tmp_path, capsys):
+    out = str(tmp_path / "v")
+    # no command name: verify is the default
+    assert main(["--quick", "--out", out]) == 0
+    text = capsys.readouterr().out
+    assert "max_resid" in text and "tolerance" in text and "0 in-scope failures" in text
+    for ext in ("json", "csv", "png"):
+        assert os.path.getsize(os.path.join(out, f"verify.{ext}")) > 0
+    records = json.load(open(os.path.join(out, "verify.json")))
+    props = [r for r in records if r["kind"] == "proposition"]
+    assert {r["family"] for r in props} == set(checks.FAMILIES)
+    assert all(r["holds"] == r["expected"] for r in props)
+    assert any(not r["expected"] for r in props)  # controls are reported too
+    kinds = {r["kind"] for r in records}
+    assert {"certificate", "accuracy_bound"} <= kinds
+    bound = next(r for r in records if r["kind"] == "accuracy_bound" and r["dataset"] == "theorem2 toy set")
+    assert bound["upper_bound_fraction"] == "3/4"
+    rows = list(csv.DictReader(open(os.path.join(out, "verify.csv"))))
+    assert len(rows) == len(props) and "max_residual" in rows[0]
+
+
+def test_exit_status_nonzero_when_an_in_scope_relation_fails(tmp_path, monkeypatch, capsys):
+    # Declare a control (MLP after attention) in scope: its relation does not hold -> exit 1.
+    monkeypatch.setattr(checks.Family, "in_scope", lambda self, prop: True)
+    code = main(["verify", "--quick", "--families", "relu-mlp", "--no-certificates", "--out", str(tmp_path)])
+    assert code == 1
+    assert "FAILURE" in capsys.readouterr().err
+
+
+def test_bad_family_is_a_usage_error(tmp_path, capsys):
+    assert main(["verify", "--families", "nope", "--out", str(tmp_path)]) == 2
+    assert "nope" in capsys.readouterr().err
