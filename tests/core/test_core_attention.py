@@ -215,6 +215,8 @@ def test_svete_cotterell_hardmax_attends_to_t_minus_h():
     """Seed 001: <Q(t), K_h(j)> with the (sqrt(1/t), sqrt(1-1/t)) code peaks exactly at j = t - h."""
     n, H = 9, 3
     code = np.asarray(P.svete_cotterell_offsets(n, H, jnp.float64))
+    ref = np.array([[[np.sqrt(1 / (t + h)), np.sqrt(1 - 1 / (t + h))] for h in range(H)] for t in range(1, n + 1)])
+    assert_close(code, ref)
     assert_close(code[:, 0], np.asarray(P.svete_cotterell(n, jnp.float64)))
     for h in range(H):
         q = code[:, 0]  # Q(t) = (sqrt(1/t), sqrt(1 - 1/t)), t = 1..n

@@ -174,3 +174,17 @@ def test_linear_bad_inputs():
         L.linear_attention_quadratic(q, jnp.zeros((5, 2)), jnp.zeros((5, 2)), causal=True)
     with pytest.raises(ValueError, match="q_NxE"):
         L.linear_attention(jnp.zeros((4, 2), int), q, q)
+
+
+def test_feature_maps_match_numpy():
+    x = np.random.default_rng(8).normal(size=(4, 3))
+    x[2] = 0.0
+    assert_close(Kn.elu_plus_one(jnp.asarray(x)), np_elu1(x))
+    unit = np.zeros_like(x)
+    for i in range(4):
+        nrm = np.sqrt((x[i] ** 2).sum())
+        unit[i] = x[i] / nrm if nrm > 0 else 0.0
+    assert_close(Kn.l2_normalize(jnp.asarray(x)), unit)
+    assert_close(Kn.taylor_feature_map(jnp.asarray(x)), np.concatenate([np.ones((4, 1)), unit], 1))
+    g = jax.grad(lambda a: jnp.sum(Kn.l2_normalize(a) * jnp.arange(12.0).reshape(4, 3)))(jnp.asarray(x))
+    assert np.isfinite(np.asarray(g)).all()

@@ -135,3 +135,13 @@ def test_bad_mask_arguments_raise():
         M.constrained_w_pp(jnp.ones((2, 3), bool), 10.0)
     with pytest.raises(ValueError, match="segment_ids_N"):
         M.block_mask(jnp.zeros((2, 2), int))
+
+
+def test_causal_padding_masks_and_vmap_over_keys():
+    n = 5
+    np.testing.assert_array_equal(M.causal_mask(n), [[j <= i for j in range(n)] for i in range(n)])
+    valid = np.array([True, True, False, True, False])
+    np.testing.assert_array_equal(M.padding_mask(jnp.asarray(valid)), [[valid[j] for j in range(n)] for i in range(n)])
+    keys = jax.random.split(jax.random.PRNGKey(9), 4)
+    batched = jax.vmap(lambda k: M.random_mask(k, n, 2))(keys)
+    np.testing.assert_array_equal(batched, np.stack([np.asarray(M.random_mask(k, n, 2)) for k in keys]))
