@@ -16,16 +16,9 @@ import textwrap
 
 import numpy as np
 
-from transformer_theory.theory import checks as K
-from transformer_theory.theory import dependence as D
-
-SCRIPT = textwrap.dedent(
+# One definition of the run, executed here (one device) and in the 4-device subprocess.
+RUN = textwrap.dedent(
     """
-    import json, sys
-    import jax
-    jax.config.update("jax_enable_x64", True)
-    import numpy as np
-    from transformer_theory import parallel
     from transformer_theory.theory import checks as K, dependence as D
     from transformer_theory.tasks import InContextQA
 
@@ -39,7 +32,18 @@ SCRIPT = textwrap.dedent(
             for v in K.check_family(fam, params, sets, task, chunk_size=32, mesh=mesh):
                 out[f"{name}/{v.proposition}"] = [v.max_residual, v.tolerance, v.holds]
         return out
+    """
+)
 
+SCRIPT = textwrap.dedent(
+    """
+    import json
+    import jax
+    jax.config.update("jax_enable_x64", True)
+    from transformer_theory import parallel
+    """
+) + RUN + textwrap.dedent(
+    """
     mesh = parallel.make_mesh(2)
     print(json.dumps({"devices": jax.local_device_count(), "mesh": dict(mesh.shape),
                       "sharded": run(mesh), "single": run(None)}))
@@ -48,17 +52,9 @@ SCRIPT = textwrap.dedent(
 
 
 def single_device():
-    from transformer_theory.tasks import InContextQA
-
-    task = InContextQA(3, 3, 2)
-    sets = D.icqa_example_sets(3, 3, 2, num_sets=5) + D.random_dependent_sets(1, 5, 3, task.seq_len, task.vocab_size)
-    out = {}
-    for name in ("relu-3h", "softmax-3h"):
-        fam = K.FAMILIES[name]
-        params = K.random_models(fam, task.vocab_size, task.seq_len, task.num_classes, 7, 2)
-        for v in K.check_family(fam, params, sets, task, chunk_size=32):
-            out[f"{name}/{v.proposition}"] = [v.max_residual, v.tolerance, v.holds]
-    return out
+    ns = {}
+    exec(RUN, ns)
+    return ns["run"](None)
 
 
 def test_four_devices_match_one_device():
