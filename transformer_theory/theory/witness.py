@@ -312,7 +312,8 @@ def load_witness(path: str) -> ModelParams:
             config = ModelConfig(**json.loads(str(data[_CONFIG_KEY])))
         except (TypeError, json.JSONDecodeError) as err:
             raise ValueError(f"path: the config stored in {path!r} is invalid ({err})") from err
-        template = init_params(jax.random.PRNGKey(0), config)
+        # Only the structure and shapes are needed: eval_shape traces init without computing it.
+        template = jax.eval_shape(lambda: init_params(jax.random.PRNGKey(0), config))
         paths, treedef = jax.tree_util.tree_flatten_with_path(template)
         leaves = []
         for p, x in paths:
