@@ -92,6 +92,8 @@ FAMILIES = {
 _SUPPORT_RTOL = 1e-9  # entries of an LP solution below this fraction of its largest are zero
 _MAX_MAP_BITS = 60  # largest power-of-two denominator tried when rationalizing a separating map
 _MAX_SEED_TRIES = 8  # seeded LPs tried when shrinking a core found without a seed
+_DENSE_MAX_ENTRIES = 2_000_000  # above this, the LP matrices stay sparse
+_WINDOW = 256  # sound bound: examples per window of the first packing pass
 _DELETION_MIN = 2  # cores of at most this many examples skip the deletion filter
 
 
@@ -359,8 +361,18 @@ class _Group:
             )
         else:
             self.E = sp.csc_matrix(shape, dtype=np.int64)
-        # Dense float copy for the LPs (small programs: slicing and HiGHS setup are cheaper dense).
-        self.dense = self.E.toarray().astype(np.float64)
+        # Dense float copy for the LPs when small (slicing and HiGHS setup are cheaper dense);
+        # large groups stay sparse so memory follows the number of nonzeros.
+        small = self.E.shape[0] * self.E.shape[1] <= _DENSE_MAX_ENTRIES
+        self.dense = self.E.toarray().astype(np.float64) if small else None
+
+    def columns(self, cols):
+        """``E[:, cols]`` without all-zero rows, as float64 (dense or sparse)."""
+        if self.dense is not None:
+            E = self.dense[:, cols]
+            return E[np.any(E != 0, axis=1)]
+        E = self.E[:, cols].tocsr().astype(np.float64)
+        return E[np.unique(E.nonzero()[0])] if E.nnz else E
 
     def pair_mask(self, local_subset):
         keep = np.zeros(len(self.y), bool)
@@ -526,15 +538,14 @@ def _solve_farkas(group: _Group, local_subset, seed: Optional[int] = None):
     cols = np.flatnonzero(group.pair_mask(local_subset))
     if len(cols) == 0:
         return None
-    E = group.dense[:, cols]
-    E = E[np.any(E != 0, axis=1)]
+    E = group.columns(cols)
     if seed is None:
         norm, cost = np.ones(len(cols)), np.zeros(len(cols))
     else:
         norm, cost = (group.pair_example[cols] == seed).astype(np.float64), np.ones(len(cols))
         if not norm.any():
             return None
-    A_eq = np.vstack([E, norm[None, :]])
+    A_eq = np.vstack([E, norm[None, :]]) if isinstance(E, np.ndarray) else sp.vstack([E, sp.csr_matrix(norm[None, :])]).tocsc()
     b_eq = np.zeros(A_eq.shape[0])
     b_eq[-1] = 1.0
     # Dual simplex returns a vertex, whose support is small and exactly recoverable.
@@ -788,7 +799,16 @@ def accuracy_upper_bound(
             continue
         cores: list[list[int]] = []
         if method == "sound":
-            end = _pack_cores(g, t, tokens, labels, vocab_size, range(n), cores, minimize, deadline)
+            if n > _WINDOW:
+                # Large groups: pack inside windows of lexicographically sorted sequences first
+                # (small LPs; related sequences sit close), then over everything that is left.
+                order = np.lexsort(tokens[g.indices].T[::-1])
+                for start in range(0, n, _WINDOW):
+                    if _pack_cores(g, t, tokens, labels, vocab_size, order[start : start + _WINDOW], cores, minimize, deadline) == "timeout":
+                        break
+            used = {i for c in cores for i in c}
+            rest = [i for i in range(n) if i not in used]
+            end = _pack_cores(g, t, tokens, labels, vocab_size, rest, cores, minimize, deadline)
             total_bound += n - len(cores)
             # Without any core the whole group is separable: then the bound is attained.
             exact_g = end == "feasible" and not cores
