@@ -73,8 +73,15 @@ def test_set_residual_matches_numpy_formula():
 
 @pytest.mark.parametrize("name", list(K.FAMILIES))
 def test_every_family_in_scope_holds_and_controls_fail_clearly(name):
+    from transformer_theory.core.forward import forward_trace
+
     fam = K.FAMILIES[name]
     params = K.random_models(fam, 3, 3, 2, 11, 3)
+    # model_outputs evaluates one-layer models at the last query only: pin it to core.forward_trace
+    s1, lo, _ = K.model_outputs(params, jnp.asarray(TOY))
+    tr = jax.jit(jax.vmap(jax.vmap(forward_trace, in_axes=(None, 0)), in_axes=(0, None)))(params, jnp.asarray(TOY))
+    assert_close(s1, tr.streams_LxNxD[:, :, 1, -1])
+    assert_close(lo, tr.logits_C)
     verdicts = K.check_family(fam, params, toy_sets(), TOY, dataset="toy")
     assert {v.proposition for v in verdicts} == set(fam.propositions())
     for v in verdicts:
@@ -180,3 +187,4 @@ def test_errors_name_the_argument():
     bad[0, -1] = 0
     with pytest.raises(ValueError, match="data"):
         K.affine_residuals(params, bad)
+

@@ -56,9 +56,9 @@ import numpy as np
 
 from transformer_theory import _validate as V
 from transformer_theory.core import attention as A
-from transformer_theory.core import norms
-from transformer_theory.core.forward import forward_trace
-from transformer_theory.core.layers import attention_scores
+from transformer_theory.core import norms, positional
+from transformer_theory.core.forward import embed, forward_trace
+from transformer_theory.core.layers import mlp
 from transformer_theory.params import ModelConfig, ModelParams, init_params_batch
 from transformer_theory.theory import dependence as dep
 
@@ -164,22 +164,69 @@ FAMILIES = {
 # --------------------------------------------------------------------------------------------
 # Outputs of a batch of models on a batch of sequences
 # --------------------------------------------------------------------------------------------
+def _last_query_layer(layer, h_NxD: jax.Array, cfg: ModelConfig):
+    """One layer at the LAST query only: ``(h'_{n-1} (D,), scores_HxN)``.
+
+    The same mathematics as ``core.layers.attention_layer`` restricted to query ``n-1`` (the only
+    one Props. 7-10 and a one-layer classifier read): scores ``x_j^T W_QK x_{n-1}`` or
+    ``(W_Q x_{n-1}) . (W_K x_j)`` (RoPE-rotated at positions ``n-1`` and ``j``), ALiBi's
+    ``-slope |n-1-j|``, the attention nonlinearity over keys, and ``W_V`` applied once to the
+    weighted key sum (``sum_j w_j W_V x_j = W_V sum_j w_j x_j``); the MLP and norms are token-wise.
+    Costs ``O(H D^2 + H N D)`` instead of ``O(H N D^2 + H N^2 D)``; a test pins it to ``forward_trace``.
+    """
+    a = layer.attn
+    n = h_NxD.shape[0]
+    x = h_NxD
+    if layer.norm1 is not None:
+        x = norms.apply_norm(cfg.norm1, x, layer.norm1.scale, layer.norm1.bias, cfg.norm_eps)
+    if cfg.qk_dim is None:
+        s = jnp.einsum("hed,d->he", a.w_qk, x[-1]) @ x.T  # s[h, j] = x_j^T W_QK[h] x_{n-1}
+        key_dim = cfg.width
+    else:
+        q = jnp.einsum("hkd,d->hk", a.w_q, x[-1])
+        k = jnp.einsum("hkd,nd->hnk", a.w_k, x)
+        if cfg.relative == "rope":
+            q = jax.vmap(lambda v: positional.rope(v[None, :], jnp.asarray([n - 1]))[0])(q)
+            k = jax.vmap(lambda m: positional.rope(m, jnp.arange(n)))(k)
+        s = jnp.einsum("hk,hnk->hn", q, k)
+        key_dim = cfg.qk_dim
+    if cfg.scale_scores:
+        s = s / jnp.sqrt(jnp.asarray(key_dim, s.dtype))
+    if cfg.relative == "alibi":
+        slopes = positional.alibi_slopes(s.shape[0], s.dtype)
+        s = s + jax.vmap(lambda sl: positional.alibi_bias(n, sl, s.dtype)[-1])(slopes)
+    # The last query attends to every key, also under a causal mask: no mask needed.
+    w = jax.vmap(lambda row: A.attention_weights(row[None, :], cfg.attention)[0])(s)
+    heads = jnp.einsum("hed,hd->he", a.w_v, w @ x)  # W_V[h] (sum_j w_hj x_j)
+    z = h_NxD[-1] + (jnp.mean(heads, axis=0) if cfg.head_mean else jnp.sum(heads, axis=0))
+    if layer.mlp is not None:
+        u = z
+        if layer.norm2 is not None:
+            u = norms.apply_norm(cfg.norm2, u, layer.norm2.scale, layer.norm2.bias, cfg.norm_eps)
+        z = z + mlp(layer.mlp, u[None, :], cfg.mlp_activation)[0]
+    return z, s
+
+
 def _outputs_one(params: ModelParams, tokens_N: jax.Array):
     """``(stream1_D, logits_C, z_H)`` for one model and one sequence.
 
-    ``z_H[h]`` is head ``h``'s softmax denominator at the last query of the FIRST layer,
-    ``sum_j exp(s_{n-1, j})`` (Prop. 9's ``sum_j sigma'(x_j, x_{n-1})``).
+    ``stream1`` is ``TF_1(X)[n-1]`` (after the first layer); ``z_H[h]`` is head ``h``'s softmax
+    denominator at the last query of the FIRST layer, ``sum_j exp(s_{n-1, j})`` (Prop. 9's
+    ``sum_j sigma'(x_j, x_{n-1})``). One-layer models are evaluated at the last query only;
+    deeper ones run ``core.forward`` for the logits.
     """
     cfg = params.config
-    tr = forward_trace(params, tokens_N)
-    layer = params.layers[0]
-    x = tr.streams_LxNxD[0]
-    if layer.norm1 is not None:
-        x = norms.apply_norm(cfg.norm1, x, layer.norm1.scale, layer.norm1.bias, cfg.norm_eps)
-    last_scores_Hx1xN = attention_scores(layer, x, cfg)[:, -1:, :]
-    # The last query attends to every key (also under a causal mask), so no mask is needed.
-    z_H = jax.vmap(lambda s: A.softmax_normalizer(s)[0])(last_scores_Hx1xN)
-    return tr.streams_LxNxD[1, -1], tr.logits_C, z_H
+    h0 = embed(params, tokens_N)
+    stream1, scores_HxN = _last_query_layer(params.layers[0], h0, cfg)
+    z_H = jax.vmap(lambda row: A.softmax_normalizer(row[None, :])[0])(scores_HxN)
+    if cfg.depth == 1:
+        last = stream1
+        if params.final_norm is not None:
+            last = norms.apply_norm(cfg.final_norm, last, params.final_norm.scale, params.final_norm.bias, cfg.norm_eps)
+        logits = params.w_o @ last
+    else:
+        logits = forward_trace(params, tokens_N).logits_C
+    return stream1, logits, z_H
 
 
 @jax.jit
