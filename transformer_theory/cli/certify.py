@@ -25,7 +25,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--bound", choices=("exact", "sound", "none"), default="exact",
         help="accuracy upper bound: exact (hitting-set MILP, small sets), sound (disjoint cores), or none",
     )
-    p.add_argument("--time-limit", type=float, default=60.0, help="seconds for the bound (exact falls back to sound)")
+    p.add_argument("--time-limit", type=float, default=60.0, help="seconds for the bound (when exhausted, the best sound bound found so far is reported)")
     p.add_argument("--out", default=os.path.join("results", "certify"), help="output directory for certify.json")
     p.add_argument("--no-minimize", action="store_true", help="keep the LP's first certificate instead of shrinking it")
 

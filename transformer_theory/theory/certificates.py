@@ -56,8 +56,9 @@ implicit-hitting-set loop instead: a MILP (``scipy.optimize.milp``, 0/1 variable
 data, no big-M) finds a minimum set ``H`` hitting every core found so far; if ``P_t`` on the rest
 is feasible (the separating ``M_t`` is verified exactly in rationals) the optimum is reached,
 otherwise new cores are extracted from the rest and the loop repeats. Every intermediate value is
-already a sound upper bound. The sound method (``method="sound"``) packs disjoint cores greedily:
-``k`` disjoint certified cores force ``k`` errors. Both bound what a model of the family can
+already a sound upper bound. The sound method (``method="sound"``) packs disjoint cores greedily
+(each example seeds an L1-minimal Farkas LP; large groups are packed inside windows of sorted
+sequences first): ``k`` disjoint certified cores force ``k`` errors. Both bound what a model of the family can
 reach; "exact" means exact for the relaxation, which may exceed what the family really attains.
 
 Shape glossary: ``B`` examples, ``N`` sequence length, ``V`` vocabulary size, ``P = N*V`` count
