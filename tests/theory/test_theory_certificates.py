@@ -261,6 +261,14 @@ def test_certificate_with_wrong_labels_fails():
     assert not CT.check_certificate(TOY_TOKENS, np.array([0, 1, 1, 1]), 5, d)[0]
 
 
+def test_unverifiable_dual_is_reported_as_no_certificate(monkeypatch):
+    """If the LP's dual cannot be made exact, the verdict is honest: no certificate, group undecided."""
+    monkeypatch.setattr(CT, "_exact_certificate", lambda *a, **k: None)
+    rec = CT.certify_dataset(TOY_TOKENS, TOY_LABELS, 5)
+    assert rec.verdict == "no certificate" and not rec.verified_exactly and rec.certificate is None
+    assert [g.status for g in rec.groups] == ["undecided"] and "undecided" in rec.message
+
+
 def test_certificate_json_round_trip():
     cert = CT.certify_dataset(TOY_TOKENS, TOY_LABELS, 5).certificate
     assert CT.Certificate.from_dict(cert.to_dict()) == cert

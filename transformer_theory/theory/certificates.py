@@ -528,13 +528,14 @@ def _verify_map_exactly(group: _Group, local_subset, x_float) -> bool:
 # ----------------------------------------------------------------------------- linear programs
 
 
-def _solve_farkas(group: _Group, local_subset, seed: Optional[int] = None):
+def _solve_farkas(group: _Group, local_subset, seed: Optional[int] = None, tight: bool = False):
     """Farkas LP on ``local_subset``: ``(pair_ids, float u)`` if ``P_t`` is infeasible there, else None.
 
     Without ``seed``: ``E u = 0, sum u = 1, u >= 0``. With ``seed`` (a local example index):
     ``E u = 0, sum_c u_{seed,c} = 1, u >= 0`` minimizing ``sum u`` -- an L1 objective, which
     favours the lightest (usually smallest) certificate through that example; infeasible means no
-    certificate inside ``local_subset`` uses ``seed`` at all.
+    certificate inside ``local_subset`` uses ``seed`` at all. ``tight`` re-solves with feasibility
+    tolerances 1e-10 (instead of HiGHS's 1e-7) for a vertex whose support is recovered exactly.
     """
     cols = np.flatnonzero(group.pair_mask(local_subset))
     if len(cols) == 0:
@@ -550,7 +551,8 @@ def _solve_farkas(group: _Group, local_subset, seed: Optional[int] = None):
     b_eq = np.zeros(A_eq.shape[0])
     b_eq[-1] = 1.0
     # Dual simplex returns a vertex, whose support is small and exactly recoverable.
-    res = so.linprog(cost, A_eq=A_eq, b_eq=b_eq, bounds=(0, None), method="highs-ds")
+    options = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10} if tight else None
+    res = so.linprog(cost, A_eq=A_eq, b_eq=b_eq, bounds=(0, None), method="highs-ds", options=options)
     if res.status == 2:  # infeasible Farkas system <=> feasible P_t (or: seed in no certificate)
         return None
     if res.status != 0:
@@ -599,8 +601,11 @@ def _find_core(group: _Group, last_token, labels, local_subset, minimize: bool, 
     if sol is None:
         return None, None
     cert = _exact_certificate(group, last_token, labels, *sol)
-    if cert is None:
-        return None, "undecided"
+    if cert is None:  # rounding failed: one tighter solve, then give up honestly
+        sol = _solve_farkas(group, local_subset, seed, tight=True)
+        cert = None if sol is None else _exact_certificate(group, last_token, labels, *sol)
+        if cert is None:
+            return None, "undecided"
     core = _core_of(group, sol)
     if not minimize:
         return core, cert
