@@ -84,8 +84,8 @@ def test_train_reasoning_pattern_is_theorem3_copy_map():
     p = paper_init(jax.random.key(0), config.replace(heads=(1,)), task, w_v="identity")
     tokens, _ = task.sample(jax.random.key(3), 4)
     maps = jax.jit(jax.vmap(lambda t: forward_trace(p, t).attention[0][0]))(tokens)
-    for w in np.asarray(maps):
-        np.testing.assert_array_equal(w, alpha.T)
+    for map_NxN in np.asarray(maps):
+        np.testing.assert_array_equal(map_NxN, alpha.T)
     try:
         from transformer_theory.constructions.reasoning import theorem3
     except ImportError:
