@@ -831,7 +831,9 @@ def accuracy_upper_bound(
                 hit = set(_min_hitting_set(cores, n))
                 rest = [i for i in range(n) if i not in hit]
                 before = len(cores)
-                end = _pack_cores(g, t, tokens, labels, vocab_size, rest, cores, minimize, deadline)
+                # One LP first: when the rest is already separable, no seed needs trying.
+                separable = _solve_farkas(g, rest) is None
+                end = "feasible" if separable else _pack_cores(g, t, tokens, labels, vocab_size, rest, cores, minimize, deadline)
                 if end != "feasible" or len(cores) == before:
                     # No new core: the rest is separable, so the hitting set is optimal.
                     x = _solve_primal(g, np.asarray(rest)) if end == "feasible" else None
