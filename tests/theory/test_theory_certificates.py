@@ -236,6 +236,10 @@ def _tamper_example(d):
     d["examples"][0] = 7
 
 
+def _tamper_class(d):
+    d["duals"][0][1] = -1
+
+
 def _tamper_zero(d):
     d["duals"] = []
 
@@ -245,7 +249,7 @@ def _tamper_negative(d):
         t[2] = -t[2]
 
 
-@pytest.mark.parametrize("tamper", [_tamper_weight, _tamper_both, _tamper_true_class, _tamper_example, _tamper_zero, _tamper_negative])
+@pytest.mark.parametrize("tamper", [_tamper_weight, _tamper_both, _tamper_true_class, _tamper_example, _tamper_class, _tamper_zero, _tamper_negative])
 def test_tampered_certificate_fails_the_exact_check(tamper):
     d = _toy_cert()
     assert CT.check_certificate(TOY_TOKENS, TOY_LABELS, 5, d)[0]

@@ -450,7 +450,9 @@ def _certificate_from_pairs(group: _Group, last_token, labels, pair_ids, weights
     )
 
 
-def check_certificate(tokens_BxN, labels_B, vocab_size: int, certificate: Certificate) -> tuple[bool, str]:
+def check_certificate(
+    tokens_BxN, labels_B, vocab_size: int, certificate: Certificate, num_classes: Optional[int] = None
+) -> tuple[bool, str]:
     """Re-verify a certificate in exact integer arithmetic, independently of any LP.
 
     Checks: every example exists and ends with ``certificate.last_token``; every multiplier is a
@@ -465,13 +467,14 @@ def check_certificate(tokens_BxN, labels_B, vocab_size: int, certificate: Certif
       labels_B: its labels.
       vocab_size: ``V``.
       certificate: the :class:`Certificate` (or its ``to_dict()``).
+      num_classes: ``C`` (default ``max(labels) + 1``); every wrong class must lie in ``[0, C)``.
 
     Returns:
       ``(ok, reason)``; ``reason`` names the first failed condition.
     """
     if isinstance(certificate, dict):
         certificate = Certificate.from_dict(certificate)
-    tokens, labels, _ = _check_dataset(tokens_BxN, labels_B, vocab_size, None, "relu_any_heads")
+    tokens, labels, C = _check_dataset(tokens_BxN, labels_B, vocab_size, num_classes, "relu_any_heads")
     B = tokens.shape[0]
     ex = list(certificate.examples)
     if not ex:
@@ -489,6 +492,8 @@ def check_certificate(tokens_BxN, labels_B, vocab_size: int, certificate: Certif
             return False, f"multiplier on example {e}, which is not among the certificate's examples"
         if not (isinstance(w, (int, np.integer)) and w > 0):
             return False, f"multiplier u[{e},{c}] = {w} is not a positive integer"
+        if not 0 <= c < C:
+            return False, f"multiplier u[{e},{c}] is on class {c}, outside [0, {C})"
         if c == int(labels[e]):
             return False, f"multiplier u[{e},{c}] is on the true class of example {e}"
         G.setdefault(int(labels[e]), [0] * len(ex))[pos[e]] += int(w)
@@ -671,7 +676,7 @@ def certify_dataset(
         if len(g.classes) > 1:
             core, cert = _find_core(g, t, labels, np.arange(len(g.y)), minimize)
             if isinstance(cert, Certificate):
-                ok, why = check_certificate(tokens, labels, vocab_size, cert)
+                ok, why = check_certificate(tokens, labels, vocab_size, cert, C)
                 res.status, res.certificate, res.verified_exactly = "infeasible", cert, ok
                 res.note = why
             elif cert == "undecided":
