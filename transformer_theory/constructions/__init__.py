@@ -1,0 +1,22 @@
+"""Explicit weights from the proofs of seed 003 (§10, §12-§15), each a ``ModelParams`` with ReLU,
+bidirectional attention and eq. 2's head mean, plus an exhaustive / sampled checker.
+
+- :mod:`.attention`: Lemma 1 (instructive attention), Lemma 2 (constrained attention).
+- :mod:`.classifier`: Lemma 3 (incremental linear classifier).
+- :mod:`.memorization`: Lemma 4 and Theorem 1 (one layer, ``n`` heads).
+- :mod:`.reasoning`: Theorem 3 (in-context QA, two layers, one head).
+- :mod:`.templates`: Theorem 5 (template matching, two layers; single-head and ``n``-head).
+- :mod:`.contextual`: Theorem 6 (in-context template matching, three layers, ``2l`` heads).
+- :mod:`.check`: :func:`check_construction`.
+
+Where the printed proofs are wrong (PDF extraction or typos), the modules implement the corrected
+construction, say what changed, and keep the literal version as ``*_as_printed``.
+"""
+
+from transformer_theory.constructions.attention import constrained_attention, instructive_attention, masking_magnitude  # noqa: F401
+from transformer_theory.constructions.check import check_construction, margins  # noqa: F401
+from transformer_theory.constructions.classifier import lemma3_classifier, scores_margins  # noqa: F401
+from transformer_theory.constructions.contextual import theorem6, theorem6_as_printed  # noqa: F401
+from transformer_theory.constructions.memorization import lemma4_layer, theorem1  # noqa: F401
+from transformer_theory.constructions.reasoning import theorem3, theorem3_as_printed, theorem3_printed_classifier  # noqa: F401
+from transformer_theory.constructions.templates import theorem5, theorem5_as_printed  # noqa: F401

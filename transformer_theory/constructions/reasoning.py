@@ -1,0 +1,90 @@
+"""Seed 003 §13.2, Theorem 3: two layers, one head, ``d' = d + n`` answer in-context questions.
+
+Layout (``InContextQA``): questions ``[0, n_q)``, answers ``[n_q, n_q + n_a)``, response sign
+``r = d - 1``; ``n = 3k + 2`` positions ``q r a  q r a ...  q_c r``.
+
+- Layer 1 (copy within each question-answer block): Lemma 1 with
+  ``alpha1 = blockdiag(A3, ..., A3, A2)``, ``A3 = 1 - I_3``, ``A2 = 1 - I_2``; ``W_V = I``. Every
+  position of block ``b`` then holds ``q_b + r + a_b`` (plus positions); the last two hold
+  ``q_c + r``.
+- Layer 2 (match): ``W_QK = I`` on the question block; the last position attends with weight 1
+  to the three positions of the block whose question equals ``q_c`` and to the last two, so
+  ``h_{n-1} = [6 q_c; 3 a_c; 6 r; 3 p_{3k,3k+1} + 3 p_block]`` (the paper's formula).
+- ``W_O`` reads the answer block: ``o = 3 e_{answer}``, margin exactly 3.
+
+Corrections to the printed §13.2 (see :func:`theorem3_as_printed`): the classifier is printed as
+``W_O = [0_{d2 x (d1+1)}, I_{d2}, 0_{d2 x (n - (d1+d2+1))}]^T``, which has ``n`` columns and is
+transposed, i.e. shape ``(n, d2)`` instead of ``(C, d') = (d2, d + n)``: the trailing block must
+be ``d' - d = n`` wide and there is no transpose. The printed conclusion ``TF(H) = a_1`` for the
+example with ``r = 0`` is a typo: the model outputs ``a_0``, the answer of the matched block.
+(The printed offset ``d1 + 1`` reflects the paper's token order ``q, r, a``; here answers follow
+the questions directly, so the offset is ``n_q``.)
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+
+from transformer_theory.constructions._common import assemble, check_task, construction_config
+from transformer_theory.constructions.attention import instructive_attention
+from transformer_theory.params import ModelParams
+
+
+def _sizes(task):
+    n_q, n_a, k = task.n_q, task.n_a, task.k
+    check_task("task", task, vocab_size=n_q + n_a + 1, seq_len=3 * k + 2, num_classes=n_a)
+    return n_q, n_a, k
+
+
+def theorem3_layers(n_q: int, n_a: int, k: int) -> tuple[list, int, int]:
+    """The two attention layers of Theorem 3 as ``[(w_qk_1xDxD, w_v_1xDxD)] * 2`` plus ``(d, n)``."""
+    d, n = n_q + n_a + 1, 3 * k + 2
+    D = d + n
+    alpha = np.zeros((n, n))
+    for b in range(k):
+        alpha[3 * b : 3 * b + 3, 3 * b : 3 * b + 3] = 1.0 - np.eye(3)
+    alpha[n - 2 :, n - 2 :] = 1.0 - np.eye(2)
+    w_qk1 = instructive_attention(alpha, d, D)
+    w_qk2 = np.zeros((D, D))
+    w_qk2[:n_q, :n_q] = np.eye(n_q)
+    eye = np.eye(D)
+    return [(w_qk1[None], eye[None]), (w_qk2[None], eye[None])], d, n
+
+
+def theorem3(task, *, dtype=jnp.float64) -> ModelParams:
+    """Theorem 3's two-layer, one-head model for an ``InContextQA(n_q, n_a, k)`` task.
+
+    Returns:
+      ``ModelParams`` with ``heads=(1, 1)``, ``width = d + n``, ``num_classes = n_a``; on every
+      example the correct answer's logit is 3 and every other logit 0.
+    """
+    n_q, n_a, k = _sizes(task)
+    layers, d, n = theorem3_layers(n_q, n_a, k)
+    D = d + n
+    w_o = np.zeros((n_a, D))
+    w_o[:, n_q : n_q + n_a] = np.eye(n_a)
+    return assemble(construction_config(d, n, D, n_a, (1, 1)), layers, w_o, dtype)
+
+
+def theorem3_printed_classifier(task) -> np.ndarray:
+    """The classifier exactly as printed in §13.2, in the paper's token order (``d1 + 1`` offset):
+    ``[0_{d2 x (d1+1)}, I_{d2}, 0_{d2 x (n-(d1+d2+1))}]^T`` -- shape ``(n, d2)``. When ``n`` is smaller
+    than ``d1 + d2 + 1`` the printed trailing block has negative width and is taken as empty."""
+    n_q, n_a, k = _sizes(task)
+    n = 3 * k + 2
+    trailing = max(n - (n_q + n_a + 1), 0)
+    block = np.concatenate([np.zeros((n_a, n_q + 1)), np.eye(n_a), np.zeros((n_a, trailing))], axis=1)
+    return block.T
+
+
+def theorem3_as_printed(task, *, dtype=jnp.float64) -> ModelParams:
+    """Theorem 3 with the printed ``W_O`` (see :func:`theorem3_printed_classifier`), unvalidated.
+
+    The attention layers are the paper's (they are right); ``w_o`` is the printed matrix, whose
+    shape ``(n, d2)`` (or ``(d1 + d2 + 1, d2)``) cannot be a ``(C, d')`` classifier: ``validate_params``
+    rejects it and ``forward`` cannot apply it.
+    """
+    n_q, n_a, k = _sizes(task)
+    good = theorem3(task, dtype=dtype)
+    return ModelParams(layers=good.layers, w_o=jnp.asarray(theorem3_printed_classifier(task), dtype), config=good.config)
