@@ -159,7 +159,8 @@ def test_affine_residual_matches_lstsq_and_is_chunk_invariant():
     res = K.affine_residuals(params, task, chunk_size=16)
     X = np.concatenate([np.ones((72, 1)), D.position_counts(toks, task.vocab_size)], axis=1)
     assert res.rank == np.linalg.matrix_rank(X)
-    assert res.residual_M.max() <= K.affine_tolerance(jnp.float64, params.config, res.rank)
+    assert res.num_chunks == 5  # 72 sequences in chunks of 16
+    assert res.residual_M.max() <= K.affine_tolerance(jnp.float64, params.config, res.rank, res.num_chunks)
 
 
 def test_float32_precision_uses_float32_tolerance():
