@@ -95,7 +95,8 @@ def task_setup(name: str, size: str) -> TaskSetup:
         make = (lambda: T.TemplateMatching(10, T.all_templates(3))) if quick else (lambda: T.TemplateMatching(210, T.all_templates(4)))
         tc = sgd.replace(steps=2000 if quick else 20000, batch_size=64 if quick else 256, log_every=50 if quick else 500,
                          checkpoint_every=500 if quick else 5000)
-        return TaskSetup(name, make, DataConfig(holdout=0.2, eval_size=1024), tc)
+        # Class-balanced: the all-distinct template owns 72% (quick) / >97% (paper) of the sequences.
+        return TaskSetup(name, make, DataConfig(holdout=0.2, eval_size=1024, balance_classes=True), tc)
     # contextual generalization.
     # quick: 6 symbols, 4 answers, the 2 patterns of length 2, k = 2 (155520 sequences, 1024 held out);
     # width d + n + l + 2 as in Theorem 6 (without the l + 2 spare dims 3 layers stall at 1/k).

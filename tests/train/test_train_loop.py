@@ -133,3 +133,21 @@ def test_train_rejects_mismatched_data():
         train(params, TaskData(other, jax.random.key(0)), TrainConfig(steps=1), progress=False)
     with pytest.raises(ValueError, match="model"):
         train("params", data, TrainConfig(steps=1), progress=False)
+
+
+def test_train_balanced_template_data_puts_chance_at_one_over_classes():
+    """Template matching is dominated by the all-distinct template (720 of 1000 sequences here); with
+    balance_classes every class weighs 1/C, so a constant guess scores exactly 1/C on the held-out set."""
+    task = T.TemplateMatching(10, T.all_templates(3))
+    plain = TaskData(task, jax.random.key(0), DataConfig(holdout=0.2))
+    bal = TaskData(task, jax.random.key(0), DataConfig(holdout=0.2, balance_classes=True))
+    labels, w = np.asarray(bal.eval_labels_E), np.asarray(bal.eval_weights_E, np.float64)
+    np.testing.assert_array_equal(labels, np.asarray(plain.eval_labels_E))  # same split
+    assert abs(w.sum() - 1.0) < 1e-6
+    majority = np.bincount(labels).argmax()
+    assert np.mean(labels == majority) > 0.6  # unbalanced: the constant guess looks good
+    for c in range(5):
+        assert abs(w[labels == c].sum() - 0.2) < 1e-6  # balanced: it scores 1/5
+    tokens, batch_labels = bal.batch(jax.random.key(3), 2000)
+    counts = np.bincount(np.asarray(batch_labels), minlength=5)
+    assert counts.min() > 300 and counts.max() < 500  # ~400 each (binomial sd ~18)

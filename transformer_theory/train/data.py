@@ -12,6 +12,13 @@ A task is any object with ``size``, ``all(limit=...)``, ``sample(key, num)`` (th
   per-step key and the held-out set is a fixed sample with its own key. Overlap between the two is
   possible but negligible (at most ``steps * batch / size`` of the held-out set in expectation).
 
+Class balance (``balance_classes``, used for template matching): the template task's classes are
+very unequal in size -- ``abc``-like templates with many distinct wildcards own most sequences
+(72% of ``TemplateMatching(10, all_templates(3))``, >97% at §9.1's 210 symbols) -- so uniform
+sequences would let a constant "majority template" answer score 0.72-0.97. Balanced, training
+batches draw a class uniformly and then a sequence of that class, and held-out loss/accuracy are
+class-balanced means (each class weighs ``1/C``), so chance is ``1/C`` as in seed 003 Figure 2.
+
 Shape glossary: ``B`` batch, ``N`` sequence length, ``E`` held-out examples, ``T`` training examples.
 """
 
@@ -22,6 +29,7 @@ from typing import Any, Optional
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,9 +41,12 @@ class DataConfig:
       holdout: fraction of a materialized dataset held out (capped by ``eval_size``).
       eval_size: maximum number of held-out examples.
       max_materialize: datasets up to this size are materialized and split exactly.
+      balance_classes: sample training batches class-uniformly and weight held-out metrics by
+        ``1/(C * count(class))`` (see the module docstring).
     """
 
     eval_on_train: bool = False
+    balance_classes: bool = False
     holdout: float = 0.2
     eval_size: int = 1024
     max_materialize: int = 200_000
@@ -57,6 +68,7 @@ class TaskData:
 
     Attributes:
       eval_tokens_ExN, eval_labels_E: the held-out set.
+      eval_weights_E: weights of the held-out examples in the metrics (sum 1; uniform unless balanced).
       train_tokens_TxN, train_labels_T: the training set when materialized, else None.
     """
 
@@ -84,8 +96,32 @@ class TaskData:
                 self.train_tokens_TxN, self.train_labels_T = tokens[tr], labels[tr]
         else:
             self.train_tokens_TxN = self.train_labels_T = None
-            tokens, labels = task.sample(key, config.eval_size)
+            tokens, labels = self._sample_large(key, config.eval_size)
             self.eval_tokens_ExN, self.eval_labels_E = jnp.asarray(tokens, jnp.int32), jnp.asarray(labels, jnp.int32)
+        self.eval_weights_E = _weights(self.eval_labels_E, config.balance_classes)
+        self.train_probs_T = None
+        if self.materialized and config.balance_classes:
+            self.train_probs_T = _weights(self.train_labels_T, True)
+
+    def _sample_large(self, key, num):
+        """Uniform draws from a dataset too large to materialize; class-balanced for template tasks."""
+        if not self.config.balance_classes:
+            return self.task.sample(key, num)
+        templates = getattr(self.task, "templates", None)
+        if templates is None or not hasattr(self.task, "labels"):
+            raise ValueError("config.balance_classes: balanced sampling of unmaterialized data needs a TemplateMatching task")
+        # One sub-task per template (same symbols, one template): draw the template uniformly, then a sequence.
+        subs = [dataclasses.replace(self.task, templates=(t,), labels=(y,)) for t, y in zip(templates, self.task.labels)]
+        which = np.asarray(jax.random.randint(jax.random.fold_in(key, 0), (num,), 0, len(subs)))
+        toks, labs = [], []
+        for i, sub in enumerate(subs):
+            m = int(np.sum(which == i))
+            if m:
+                t, l = sub.sample(jax.random.fold_in(key, i + 1), m)
+                toks.append(np.asarray(t))
+                labs.append(np.asarray(l))
+        perm = np.asarray(jax.random.permutation(jax.random.fold_in(key, len(subs) + 1), num))
+        return np.concatenate(toks)[perm], np.concatenate(labs)[perm]
 
     @property
     def num_train(self) -> Optional[int]:
@@ -100,8 +136,10 @@ class TaskData:
         if batch_size <= 0:
             raise ValueError(f"batch_size: expected a positive size, got {batch_size}")
         if not self.materialized:
-            tokens, labels = self.task.sample(key, batch_size)
+            tokens, labels = self._sample_large(key, batch_size)
             return jnp.asarray(tokens, jnp.int32), jnp.asarray(labels, jnp.int32)
+        if self.train_probs_T is not None:
+            return _draw_weighted(key, self.train_tokens_TxN, self.train_labels_T, self.train_probs_T, batch_size)
         if self.num_train <= batch_size:
             return self.train_tokens_TxN, self.train_labels_T
         return _draw(key, self.train_tokens_TxN, self.train_labels_T, batch_size)
@@ -113,3 +151,20 @@ def _draw_impl(key, tokens_TxN, labels_T, batch_size):
 
 
 _draw = jax.jit(_draw_impl, static_argnames=("batch_size",))
+
+
+def _draw_weighted_impl(key, tokens_TxN, labels_T, probs_T, batch_size):
+    idx = jax.random.choice(key, labels_T.shape[0], (batch_size,), replace=True, p=probs_T)
+    return tokens_TxN[idx], labels_T[idx]
+
+
+_draw_weighted = jax.jit(_draw_weighted_impl, static_argnames=("batch_size",))
+
+
+def _weights(labels, balanced: bool) -> jax.Array:
+    """Per-example weights summing to 1: uniform, or ``1 / (classes present * count(class))``."""
+    labels = np.asarray(labels)
+    if not balanced:
+        return jnp.full(labels.shape, 1.0 / len(labels), jnp.float32)
+    classes, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
+    return jnp.asarray(1.0 / (len(classes) * counts[inverse]), jnp.float32)

@@ -111,7 +111,8 @@ def make_steps(graphdef, tx: optax.GradientTransformation):
     """``(train_step, eval_step)`` jitted through NNX's functional loop for the model ``graphdef``.
 
     ``train_step(state, opt_state, tokens_BxN, labels_B) -> (state, opt_state, loss, acc)`` (loss and
-    accuracy of the batch BEFORE the update); ``eval_step(state, tokens_BxN, labels_B) -> (loss, acc)``.
+    accuracy of the batch BEFORE the update); ``eval_step(state, tokens_BxN, labels_B, weights_B) -> (loss, acc)``
+    (weighted means; weights sum to 1).
     """
 
     def loss_fn(state, tokens, labels):
@@ -120,13 +121,19 @@ def make_steps(graphdef, tx: optax.GradientTransformation):
         acc = jnp.mean((jnp.argmax(logits, axis=-1) == labels).astype(jnp.float32))
         return cross_entropy(logits, labels), acc
 
+    def weighted_eval(state, tokens, labels, weights):
+        logits = nnx.merge(graphdef, state)(tokens)
+        losses = optax.softmax_cross_entropy_with_integer_labels(logits, labels)
+        hits = (jnp.argmax(logits, axis=-1) == labels).astype(weights.dtype)
+        return jnp.sum(weights * losses), jnp.sum(weights * hits)
+
     @jax.jit
     def train_step(state, opt_state, tokens, labels):
         (loss, acc), grads = jax.value_and_grad(loss_fn, has_aux=True)(state, tokens, labels)
         updates, opt_state = tx.update(grads, opt_state, state)
         return optax.apply_updates(state, updates), opt_state, loss, acc
 
-    eval_step = jax.jit(loss_fn)
+    eval_step = jax.jit(weighted_eval)
     return train_step, eval_step
 
 
@@ -204,7 +211,7 @@ def train(
     compile_seconds = 0.0
 
     def evaluate(step, train_loss, train_acc):
-        ev_loss, ev_acc = eval_step(state, data.eval_tokens_ExN, data.eval_labels_E)
+        ev_loss, ev_acc = eval_step(state, data.eval_tokens_ExN, data.eval_labels_E, data.eval_weights_E)
         rows.append(
             dict(
                 step=int(step),
