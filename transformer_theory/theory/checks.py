@@ -402,7 +402,7 @@ def _design(tokens_BxN: np.ndarray, vocab_size: int, cols: np.ndarray) -> np.nda
     return X[:, cols]
 
 
-def independent_columns(data, vocab_size: int, *, chunk_size: int = 4096) -> tuple[np.ndarray, int]:
+def independent_columns(data, vocab_size: int, *, chunk_size: int = 4096, progress: bool = False) -> tuple[np.ndarray, int]:
     """Pass 1, exact: the pivot columns of ``X = [1, C]`` over the whole dataset.
 
     Accumulates the integer Gram matrix ``G = X^T X`` chunk by chunk (exact: integer counts below 2^53 in float64 BLAS; memory
@@ -418,7 +418,12 @@ def independent_columns(data, vocab_size: int, *, chunk_size: int = 4096) -> tup
 
     G = None
     total = 0
-    for tok in _iter_token_chunks(data, chunk_size):
+    chunks = _iter_token_chunks(data, chunk_size)
+    if progress:
+        from tqdm.auto import tqdm
+
+        chunks = tqdm(chunks, desc="pass 1 (exact counts)", unit="chunk", leave=False)
+    for tok in chunks:
         # float64 BLAS on 0/1 entries: every partial sum is an integer < 2^53, hence exact.
         X = _design(np.asarray(tok), vocab_size, slice(None)).astype(np.float64)
         g = X.T @ X
@@ -512,7 +517,9 @@ def affine_residuals(
     cfg = _check_params(params_M)
     V.check_choice("target", target, ("stream1", "logits"))
     V.check_positive("chunk_size", chunk_size)
-    cols, total = independent_columns(data, cfg.vocab_size, chunk_size=chunk_size) if columns is None else columns
+    if columns is None:
+        columns = independent_columns(data, cfg.vocab_size, chunk_size=chunk_size, progress=progress)
+    cols, total = columns
     W = _chunk_width(total, chunk_size, mesh) if width is None else int(width)
     dtype = params_M.w_o.dtype
     M = params_M.batch_shape[0]
