@@ -11,7 +11,7 @@ from transformer_theory.theory import checks
 def test_default_command_quick_writes_outputs(tmp_path, capsys):
     out = str(tmp_path / "v")
     # no command name: verify is the default
-    assert main(["--quick", "--out", out]) == 0
+    assert main(["--quick", "--icqa", "2,2,2", "--out", out]) == 0
     text = capsys.readouterr().out
     assert "max_resid" in text and "tolerance" in text and "0 in-scope failures" in text
     for ext in ("json", "csv", "png"):
