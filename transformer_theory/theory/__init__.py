@@ -2,6 +2,7 @@
 
 - :mod:`transformer_theory.theory.dependence`: exact dependence finder/checker and generators.
 - :mod:`transformer_theory.theory.checks`: batched float64 residual checks of Props. 7-10 and controls.
+- :mod:`transformer_theory.theory.suite`: the built-in suite behind ``transformer-theory verify``.
 - ``certificates`` / ``witness``: LP/MIP impossibility certificates and witness search.
 
 Submodules are imported on demand (``from transformer_theory.theory import dependence``).
