@@ -40,7 +40,10 @@ the residual streams ``(L+1) b N D``, the attention maps ``b N^2 sum_l H_l`` (tw
 weights) and the QR workspace ``(p + K + b)(p + K)``, all in 8-byte floats, so peak bytes ~
 ``8 M [b ((L+1) N D + 2 N^2 sum_l H_l) + (p + K + b)(p + K)] + 8 (p+1)^2``, independent of the
 dataset size (for ``M = 8, b = 4096, N = 12, D = 24, H = 4, p + K = 140``: ~ 0.2 GB; 10^7
-sequences stream through the same buffers). The exact pass 1 keeps only the ``(p+1)^2`` Gram counts.
+sequences stream through the same buffers). This is an upper bound: one-layer models are evaluated
+at the last query only (``b (N D + H N)`` per model). Pass 1 keeps the ``(p+1)^2`` Gram counts and one
+``b x (N V + 1)`` design block. Measured (``experiments/verify_10m.py --limit 1000000``, M = 2,
+b = 8192, N = 14, V = 17): peak resident memory 0.52 GB for the whole process, JAX included.
 
 Shape glossary: ``M`` models, ``S`` sets, ``B`` sequences, ``N`` length, ``D`` width ``d'``,
 ``C`` classes, ``K`` the target's width (``D`` or ``C``), ``P = N V`` one-hot columns, ``p`` independent ones.
