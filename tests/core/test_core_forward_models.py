@@ -129,12 +129,13 @@ def test_model_variants_through_forward_match_numpy(extra):
     params = perturb_norms(init_params(jax.random.PRNGKey(0), cfg, dtype=jnp.float64), jax.random.PRNGKey(1))
     f = jax.jit(forward)
     rng = np.random.default_rng(0)
-    for _ in range(3):
+    for _ in range(2):
         toks = rng.integers(0, 4, size=5)
         assert_close(f(params, jnp.asarray(toks)), np_forward(params, toks))
-    p32 = jax.tree.map(lambda x: x.astype(jnp.float32), params)
-    # float32: a few LayerNorms and softmaxes of O(1) values; 1e-4 covers eps32 * condition ~ 1e3.
-    assert_close(f(p32, jnp.asarray(toks)), np_forward(params, toks), dtype="float32", rtol=1e-4, atol=1e-4)
+    if cfg.norm1 is not None:  # float32 once per norm family (each check is one more compile)
+        p32 = jax.tree.map(lambda x: x.astype(jnp.float32), params)
+        # float32: a few LayerNorms and softmaxes of O(1) values; 1e-4 covers eps32 * condition ~ 1e3.
+        assert_close(f(p32, jnp.asarray(toks)), np_forward(params, toks), dtype="float32", rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize("attention", ["softmax", "relu"])
@@ -149,6 +150,8 @@ def test_causal_model_has_zero_gradient_into_the_future(attention):
     for i in range(4):
         np.testing.assert_array_equal(jac[i, :, i + 1:], 0.0)
         assert np.abs(jac[i, :, : i + 1]).max() > 0
+    if attention == "relu":
+        return
     # The same model without the causal flag does look ahead (the check can fail).
     bi = jax.tree.map(lambda x: x, params).replace(config=cfg.replace(causal=False))
     jac_bi = np.asarray(jax.jit(jax.jacobian(lambda e: forward_trace(bi, e).streams_LxNxD[-1]))(emb))
