@@ -14,6 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from transformer_theory.core.forward import last_hidden
 from transformer_theory.params import AttentionParams, LayerParams, ModelConfig, ModelParams
 
 
@@ -28,8 +29,10 @@ def check_dtype(dtype) -> None:
         )
 
 
-def check_task(name: str, task, **expected) -> None:
-    """``ValueError`` naming ``name`` unless ``task`` has every attribute in ``expected`` with that value."""
+def check_task(name: str, task, kind: type, **expected) -> None:
+    """``ValueError`` naming ``name`` unless ``task`` is a ``kind`` with every attribute in ``expected``."""
+    if not isinstance(task, kind):
+        raise ValueError(f"{name}: expected a {kind.__name__}, got {type(task).__name__}")
     for attr, want in expected.items():
         got = getattr(task, attr, None)
         if got != want:
@@ -59,3 +62,12 @@ def construction_config(vocab_size: int, seq_len: int, width: int, num_classes: 
         head_mean=True,
         positional="onehot",
     )
+
+
+# One compiled function for all constructions (jit caches on the params' config and shapes).
+_last_streams = jax.jit(jax.vmap(last_hidden, in_axes=(None, 0)))
+
+
+def last_streams(params: ModelParams, tokens_BxN) -> np.ndarray:
+    """Float64 last-token streams ``h^(L)_{n-1}`` of a batch (the features Lemma 3 is fit on)."""
+    return np.asarray(_last_streams(params, jnp.asarray(tokens_BxN)))

@@ -65,7 +65,9 @@ def lemma3_classifier(
       ``(w_DxC, margins_N)`` in float64; ``margins_N[i] = (x_i W)[y_i] - max_{c != y_i} (x_i W)[c] > 0``.
     Raises:
       ValueError: naming the argument, for bad shapes, repeated or out-of-range labels, parallel
-        vectors, or (never expected) a non-positive margin after the construction.
+        vectors, or (never expected) a non-positive margin after the construction. The hypothesis
+        is checked on every pair the procedure solves for, and the result by its margins (an
+        anti-parallel pair, outside the hypothesis, may still be separated and is then accepted).
     """
     x = np.asarray(x_NxD, np.float64)
     V.check_ndim("x_NxD", x, 2)

@@ -57,14 +57,16 @@ import numpy as np
 
 from transformer_theory.constructions._common import assemble, check_task, construction_config
 from transformer_theory.constructions.attention import constrained_attention, instructive_attention
+from transformer_theory.tasks import InContextTemplateMatching
 from transformer_theory.params import ModelParams
 
 
 def _layout(task):
+    check_task("task", task, InContextTemplateMatching)
     A, n_a, k = task.alphabet_size, task.n_a, task.k
     l = len(task.templates[0])
     d, n = A + n_a + 1, k * (l + 2) + l + 1
-    check_task("task", task, vocab_size=d, seq_len=n, num_classes=n_a)
+    check_task("task", task, InContextTemplateMatching, vocab_size=d, seq_len=n, num_classes=n_a)
     block = np.minimum(np.arange(n) // (l + 2), k)  # the query block is block k
     rel = np.arange(n) - block * (l + 2)
     return A, n_a, k, l, d, n, block, rel

@@ -19,15 +19,14 @@ differ; the copy needs ``k d`` coordinates and the embedding ``d + n``, so Theor
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
-from transformer_theory.constructions._common import assemble, check_task, construction_config
+from transformer_theory.constructions._common import assemble, check_task, construction_config, last_streams
 from transformer_theory.constructions.attention import instructive_attention
 from transformer_theory.constructions.classifier import lemma3_classifier
 from transformer_theory import _validate as V
-from transformer_theory.core.forward import last_hidden
+from transformer_theory.tasks import SequenceClassification
 
 
 def lemma4_layer(vocab_size: int, seq_len: int, width: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -69,8 +68,8 @@ def theorem1(task, *, dtype=jnp.float64, progress: bool = False):
     Returns:
       ``ModelParams`` with config ``heads=(n,)``, ``width=max{nd, d+n}``, ``num_classes`` of the task.
     """
+    check_task("task", task, SequenceClassification)
     d, n = task.vocab_size, task.seq_len
-    check_task("task", task, seq_len=getattr(task, "length", n - 1) + 1)
     tokens, labels = task.all()
     tokens = np.asarray(tokens)
     labels = np.asarray(labels)
@@ -81,6 +80,6 @@ def theorem1(task, *, dtype=jnp.float64, progress: bool = False):
     cfg = construction_config(d, n, D, task.num_classes, (n,))
     # Lemma 3 is fit on the layer's actual last-token streams (not on the formula), in float64.
     layer_only = assemble(cfg, [(w_qk, w_v)], np.zeros((task.num_classes, D)), jnp.float64)
-    feats = np.asarray(jax.jit(jax.vmap(lambda t: last_hidden(layer_only, t)))(jnp.asarray(tokens)))
+    feats = last_streams(layer_only, tokens)
     w, _ = lemma3_classifier(feats, labels, task.num_classes, progress=progress)
     return assemble(cfg, [(w_qk, w_v)], w.T, dtype)

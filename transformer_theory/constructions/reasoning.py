@@ -28,12 +28,14 @@ import numpy as np
 
 from transformer_theory.constructions._common import assemble, check_task, construction_config
 from transformer_theory.constructions.attention import instructive_attention
+from transformer_theory.tasks import InContextQA
 from transformer_theory.params import ModelParams
 
 
 def _sizes(task):
+    check_task("task", task, InContextQA)
     n_q, n_a, k = task.n_q, task.n_a, task.k
-    check_task("task", task, vocab_size=n_q + n_a + 1, seq_len=3 * k + 2, num_classes=n_a)
+    check_task("task", task, InContextQA, vocab_size=n_q + n_a + 1, seq_len=3 * k + 2, num_classes=n_a)
     return n_q, n_a, k
 
 

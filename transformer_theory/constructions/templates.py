@@ -53,13 +53,12 @@ from __future__ import annotations
 
 from typing import Optional
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
-from transformer_theory.constructions._common import assemble, check_task, construction_config
+from transformer_theory.constructions._common import assemble, check_task, construction_config, last_streams
 from transformer_theory.constructions.classifier import lemma3_classifier
-from transformer_theory.core.forward import last_hidden
+from transformer_theory.tasks import TemplateMatching
 from transformer_theory.params import ModelParams
 from transformer_theory.tasks.template_matching import canonical
 
@@ -68,6 +67,7 @@ SINGLE, MULTI = "single", "multi"
 
 def _template_task(task) -> tuple[int, tuple, np.ndarray]:
     """``(A, templates, labels)`` of a ``TemplateMatching`` task, validated for Theorem 5."""
+    check_task("task", task, TemplateMatching)
     A = task.alphabet_size
     templates = tuple(tuple(t) for t in task.templates)
     if not templates:
@@ -75,7 +75,7 @@ def _template_task(task) -> tuple[int, tuple, np.ndarray]:
     l = len(templates[0])
     if any(len(t) != l for t in templates):
         raise ValueError("task.templates: all templates must have the same length")
-    check_task("task", task, vocab_size=A + 1, seq_len=l + 1)
+    check_task("task", task, TemplateMatching, vocab_size=A + 1, seq_len=l + 1)
     if len({canonical(t) for t in templates}) != len(templates):
         raise ValueError("task.templates: two templates have the same equality pattern, so they generate the same sequences")
     labels = getattr(task, "labels", None)
@@ -122,7 +122,7 @@ def _fit_classifier(cfg, layers, reps_TxN, labels, num_classes, dtype) -> ModelP
     """Lemma 3 on the last-token streams of one representative per template."""
     D = cfg.width
     probe = assemble(cfg, layers, np.zeros((num_classes, D)), jnp.float64)
-    feats = np.asarray(jax.jit(jax.vmap(lambda t: last_hidden(probe, t)))(jnp.asarray(reps_TxN)))
+    feats = last_streams(probe, reps_TxN)
     w, _ = lemma3_classifier(feats, labels, num_classes)
     return assemble(cfg, layers, w.T, dtype)
 
