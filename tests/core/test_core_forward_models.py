@@ -116,11 +116,10 @@ PRE_LN = dict(attention="softmax", causal=True, norm1="layernorm", mlp_hidden=6,
     [
         PRE_LN,
         {**PRE_LN, "norm1": "layernorm_sigma", "norm2": "rmsnorm", "final_norm": "layernorm_sigma", "heads": (2, 1)},
-        dict(attention="softmax", relative="alibi", scale_scores=True, heads=(3,)),
-        dict(attention="softmax", relative="rope", qk_dim=4, causal=True, heads=(2,)),
-        dict(attention="relu", relative="rope", qk_dim=2, norm1="rmsnorm", heads=(1, 2)),
+        dict(attention="relu", relative="alibi", scale_scores=True, heads=(3,)),
+        dict(attention="softmax", relative="rope", qk_dim=4, causal=True, norm1="rmsnorm", heads=(2,)),
     ],
-    ids=["preln", "preln-sigma-rms-2layers", "alibi", "rope-causal", "rope-relu"],
+    ids=["preln", "preln-sigma-rms-2layers", "alibi-relu", "rope-causal-softmax"],
 )
 def test_model_variants_through_forward_match_numpy(extra):
     kw = dict(vocab_size=4, seq_len=5, width=11, num_classes=3, heads=(2,))
@@ -132,14 +131,13 @@ def test_model_variants_through_forward_match_numpy(extra):
     for _ in range(2):
         toks = rng.integers(0, 4, size=5)
         assert_close(f(params, jnp.asarray(toks)), np_forward(params, toks))
-    if cfg.norm1 is not None:  # float32 once per norm family (each check is one more compile)
+    if cfg.norm1 == "layernorm" or cfg.relative is not None:  # float32 on a subset: each is one more compile
         p32 = jax.tree.map(lambda x: x.astype(jnp.float32), params)
         # float32: a few LayerNorms and softmaxes of O(1) values; 1e-4 covers eps32 * condition ~ 1e3.
         assert_close(f(p32, jnp.asarray(toks)), np_forward(params, toks), dtype="float32", rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("attention", ["softmax", "relu"])
-def test_causal_model_has_zero_gradient_into_the_future(attention):
+def test_causal_model_has_zero_gradient_into_the_future(attention="softmax"):
     """nanodo-style causality: d stream^(L)_i / d embedding_j == 0 exactly for j > i."""
     cfg = ModelConfig(vocab_size=3, seq_len=4, width=8, num_classes=2, heads=(2, 2), attention=attention, causal=True,
                       norm1="layernorm", mlp_hidden=5, norm2="rmsnorm", final_norm="layernorm")
@@ -150,8 +148,6 @@ def test_causal_model_has_zero_gradient_into_the_future(attention):
     for i in range(4):
         np.testing.assert_array_equal(jac[i, :, i + 1:], 0.0)
         assert np.abs(jac[i, :, : i + 1]).max() > 0
-    if attention == "relu":
-        return
     # The same model without the causal flag does look ahead (the check can fail).
     bi = jax.tree.map(lambda x: x, params).replace(config=cfg.replace(causal=False))
     jac_bi = np.asarray(jax.jit(jax.jacobian(lambda e: forward_trace(bi, e).streams_LxNxD[-1]))(emb))
