@@ -16,9 +16,9 @@ Command (quick, about half a minute on 2 CPU cores)::
 
 Writes ``fig3_attention_maps.png`` and ``fig3_attention.json`` (plus the run's metrics).
 
-Expected (measured, seed 0): the trained model answers both inputs correctly; about 90% of its
+Expected (measured, seed 0): the trained model answers both inputs correctly; about 84-90% of its
 layer-1 mass lies on the copy blocks (it starts from the constructed copy pattern, §9.1, so this
-part is inherited, not discovered) and about 53-57% of its layer-2 last row lies on the matching
+part is inherited, not discovered) and about 50-57% of its layer-2 last row lies on the matching
 block (uniform attention would put 3/8), mostly on that block's response sign. The construction's
 shares are 1.0 and 3/5 (its last row also reads its own final ``q r`` pair with weight 1 each).
 """
