@@ -84,14 +84,14 @@ CELLS = [
         "# Many models at once: a batch of ModelParams (leading model axis), vmapped over models and sequences.\n"
         "outputs = jax.jit(jax.vmap(jax.vmap(forward, in_axes=(None, 0)), in_axes=(0, None)))\n"
         "rows = []\n"
-        "for heads in [(1,), (3,), (2, 2)]:\n"
+        "for heads in [(2,), (2, 2)]:  # (one layer, two heads), (two layers)\n"
         "    cfg = ModelConfig(vocab_size=3, seq_len=3, width=8, num_classes=3, heads=heads)\n"
         "    o = outputs(init_params_batch(jax.random.PRNGKey(0), cfg, N_MODELS, dtype=jnp.float64), seqs)  # (M, 4, C)\n"
         "    resid = jnp.abs(o[:, 0] + o[:, 1] - o[:, 2] - o[:, 3]).max(-1) / jnp.abs(o).max((1, 2))\n"
         "    rows.append((heads, float(resid.max())))\n"
         "    print(f'heads per layer {heads}: max relative |o0 + o1 - o2 - o3| over {N_MODELS} models = {rows[-1][1]:.2e}')\n"
-        "assert rows[0][1] < 1e-12 and rows[1][1] < 1e-12   # one layer: the relation holds exactly\n"
-        "assert rows[2][1] > 1e-6                          # two layers: it does not"
+        "assert rows[0][1] < 1e-12   # one layer: the relation holds exactly\n"
+        "assert rows[1][1] > 1e-6    # two layers: it does not"
     ),
 ]
 
