@@ -147,7 +147,7 @@ def pairs_mask(n: int, pairs: Sequence[tuple[int, int]], *, allow: bool = True) 
 
     Args:
       n: sequence length.
-      pairs: ``(i, j)`` pairs.
+      pairs: ``(i, j)`` pairs (concrete Python ints: the mask is built on the host).
       allow: True -- only the listed pairs may attend; False -- all pairs except the listed ones.
     """
     V.check_positive("n", n)
