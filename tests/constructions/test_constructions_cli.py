@@ -27,3 +27,18 @@ def test_construct_cli_sampled_and_bad_sizes(tmp_path, capsys):
     # k larger than the number of answers cannot form a context: a clear error, exit code 2.
     rc = main(["construct", "--theorem", "3", "--n-q", "2", "--n-a", "2", "-k", "3", "--out", str(tmp_path)])
     assert rc == 2 and "error:" in capsys.readouterr().err
+
+
+def test_paper_sizes_experiment_smoke(tmp_path, capsys):
+    """``experiments/constructions_paper_sizes.py --smoke``: every row exact, JSON written."""
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[2] / "experiments" / "constructions_paper_sizes.py"
+    spec = importlib.util.spec_from_file_location("constructions_paper_sizes", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--smoke", "--out", str(tmp_path)]) == 0
+    rows = json.loads((tmp_path / "construct.json").read_text())["rows"]
+    assert [r["theorem"] for r in rows] == ["1", "3", "5 (1 head)", "5 (n heads)", "6"]
+    assert all(r["accuracy"] == 1.0 and r["min_margin"] > 0 for r in rows)
