@@ -33,13 +33,13 @@ from transformer_theory.params import ModelParams
 
 
 def _sizes(task):
-    check_task("task", task, InContextQA)
+    check_task("task", task, InContextQA)  # before reading n_q etc. off an arbitrary object
     n_q, n_a, k = task.n_q, task.n_a, task.k
     check_task("task", task, InContextQA, vocab_size=n_q + n_a + 1, seq_len=3 * k + 2, num_classes=n_a)
     return n_q, n_a, k
 
 
-def theorem3_layers(n_q: int, n_a: int, k: int) -> tuple[list, int, int]:
+def _layers(n_q: int, n_a: int, k: int) -> tuple[list, int, int]:
     """The two attention layers of Theorem 3 as ``[(w_qk_1xDxD, w_v_1xDxD)] * 2`` plus ``(d, n)``."""
     d, n = n_q + n_a + 1, 3 * k + 2
     D = d + n
@@ -62,7 +62,7 @@ def theorem3(task, *, dtype=jnp.float64) -> ModelParams:
       example the correct answer's logit is 3 and every other logit 0.
     """
     n_q, n_a, k = _sizes(task)
-    layers, d, n = theorem3_layers(n_q, n_a, k)
+    layers, d, n = _layers(n_q, n_a, k)
     D = d + n
     w_o = np.zeros((n_a, D))
     w_o[:, n_q : n_q + n_a] = np.eye(n_a)
@@ -87,6 +87,5 @@ def theorem3_as_printed(task, *, dtype=jnp.float64) -> ModelParams:
     shape ``(n, d2)`` (or ``(d1 + d2 + 1, d2)``) cannot be a ``(C, d')`` classifier: ``validate_params``
     rejects it and ``forward`` cannot apply it.
     """
-    n_q, n_a, k = _sizes(task)
     good = theorem3(task, dtype=dtype)
     return ModelParams(layers=good.layers, w_o=jnp.asarray(theorem3_printed_classifier(task), dtype), config=good.config)
