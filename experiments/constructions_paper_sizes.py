@@ -45,6 +45,22 @@ def paper_sizes(smoke: bool):
     ]
 
 
+def exhaustive_grid(smoke: bool):
+    """Sizes past the unit tests' grid, checked on EVERY example (tens of thousands each)."""
+    from transformer_theory.constructions.report import Sizes
+
+    if smoke:
+        return [(3, Sizes(n_q=3, n_a=3, k=2))]
+    return [
+        (3, Sizes(n_q=6, n_a=6, k=3)),
+        (3, Sizes(n_q=5, n_a=6, k=3)),
+        (5, Sizes(alphabet=5, template_length=5)),
+        (5, Sizes(alphabet=6, template_length=6)),
+        (6, Sizes(alphabet=3, n_a=3, ictm_template_length=3, k=2)),
+        (6, Sizes(alphabet=5, n_a=3, ictm_template_length=2, k=2)),
+    ]
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--samples", type=int, default=100_000)
@@ -52,23 +68,29 @@ def main(argv=None) -> int:
     p.add_argument("--chunk-size", type=int, default=2048)
     p.add_argument("--out", default=os.path.join("results", "constructions_paper_sizes"))
     p.add_argument("--smoke", action="store_true", help="tiny sizes, a few hundred samples")
+    p.add_argument("--part", choices=("paper", "grid", "all"), default="all",
+                   help="paper: §9.1 sizes, sampled; grid: larger small sizes, exhaustive")
     args = p.parse_args(argv)
     jax.config.update("jax_enable_x64", True)
     from transformer_theory.constructions.report import construction_rows, format_table
 
     samples = 300 if args.smoke else args.samples
-    sizes_list = paper_sizes(args.smoke)
+    plan = []
+    if args.part in ("paper", "all"):
+        plan += [(t, s, samples) for t, s in paper_sizes(args.smoke)]
+    if args.part in ("grid", "all"):
+        plan += [(t, s, None) for t, s in exhaustive_grid(args.smoke)]
     os.makedirs(args.out, exist_ok=True)
-    path = os.path.join(args.out, "construct.json")
+    path = os.path.join(args.out, f"construct_{args.part}.json")
     rows = []
-    for theorem, sizes in sizes_list:
-        new = construction_rows([theorem], sizes, samples=samples, seed=args.seed, chunk_size=args.chunk_size,
+    for theorem, sizes, n_samples in plan:
+        new = construction_rows([theorem], sizes, samples=n_samples, seed=args.seed, chunk_size=args.chunk_size,
                                 progress=sys.stderr.isatty())
         rows += new
         print("\n".join(format_table(new).splitlines()[2:]), flush=True)
         with open(path, "w") as f:  # rewritten after each theorem: partial results survive an interruption
             json.dump(dict(samples=samples, seed=args.seed, rows=rows,
-                           sizes=[dict(theorem=t, **dataclasses.asdict(s)) for t, s in sizes_list]), f, indent=2)
+                           sizes=[dict(theorem=t, **dataclasses.asdict(s)) for t, s, _ in plan]), f, indent=2)
     print()
     print(format_table(rows))
     print(f"wrote {path}")

@@ -39,6 +39,7 @@ def test_paper_sizes_experiment_smoke(tmp_path, capsys):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.main(["--smoke", "--out", str(tmp_path)]) == 0
-    rows = json.loads((tmp_path / "construct.json").read_text())["rows"]
-    assert [r["theorem"] for r in rows] == ["3", "5 (1 head)", "5 (n heads)", "6", "1"]
+    rows = json.loads((tmp_path / "construct_all.json").read_text())["rows"]
+    assert [r["theorem"] for r in rows] == ["3", "5 (1 head)", "5 (n heads)", "6", "1", "3"]
+    assert rows[-1]["mode"] == "exhaustive" and rows[0]["mode"] == "sampled"
     assert all(r["accuracy"] == 1.0 and r["min_margin"] > 0 for r in rows)
