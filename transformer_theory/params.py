@@ -22,6 +22,7 @@ Shape glossary: ``L`` layers, ``H`` heads in a layer, ``D`` width ``d'``, ``K`` 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Optional, Sequence
 
 import flax.struct
@@ -209,6 +210,15 @@ def init_params(
     V.check_choice("scheme", scheme, ("normal", "paper"))
     if not jnp.issubdtype(dtype, jnp.floating):
         raise ValueError(f"dtype: expected a floating dtype, got {dtype}")
+    if not isinstance(config, ModelConfig):
+        raise ValueError(f"config: expected a ModelConfig, got {type(config).__name__}")
+    # One compiled program per (config, dtype, scheme): eager jax.random calls compile once per
+    # shape, which made model creation the slowest step of short scripts and tests.
+    return _init_params_jit(key, config, jnp.dtype(dtype), scheme, scale)
+
+
+@functools.partial(jax.jit, static_argnums=(1, 2, 3))
+def _init_params_jit(key, config: ModelConfig, dtype, scheme: str, scale) -> ModelParams:
     D, C = config.width, config.num_classes
     std = scale / jnp.sqrt(D)
 
