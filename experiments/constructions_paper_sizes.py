@@ -37,7 +37,7 @@ Expected: accuracy 1.000000 on every row; the margins are exact properties of th
 differs from the query's in one pair of positions keeps ``1 - 1/l`` of its answer), and the
 Lemma 3 margins of Theorems 1 and 5. Theorem 5's margin is a function of the template alone
 (layer 1's output is token-invariant); uniform sampling over sequences almost never draws
-templates with few wildcards (``ααααα`` has 210 of the ~3.9e11 sequences), so the sampled minimum
+templates with few wildcards (``ααααα`` has 210 of the 4.1e11 sequences), so the sampled minimum
 is over the templates drawn; the exhaustive grid rows cover every template.
 """
 
