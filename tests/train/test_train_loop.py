@@ -86,10 +86,8 @@ def test_train_reasoning_pattern_is_theorem3_copy_map():
     maps = jax.jit(jax.vmap(lambda t: forward_trace(p, t).attention[0][0]))(tokens)
     for map_NxN in np.asarray(maps):
         np.testing.assert_array_equal(map_NxN, alpha.T)
-    try:
-        from transformer_theory.constructions.reasoning import theorem3
-    except ImportError:
-        return
+    from transformer_theory.constructions.reasoning import theorem3
+
     np.testing.assert_array_equal(np.asarray(theorem3(task).layers[0].attn.w_qk[0]), w)
 
 

@@ -15,6 +15,8 @@ import numpy as np
 from transformer_theory import tasks as T
 from transformer_theory.core.forward import forward
 from transformer_theory.params import cast_params, stack_params
+from transformer_theory.theory.certificates import accuracy_upper_bound
+from transformer_theory.theory.checks import affine_residuals
 from transformer_theory.train import DataConfig, TaskData, TrainConfig, paper_init, train
 
 
@@ -40,12 +42,7 @@ def _affine_residual_numpy(params, tokens):
 def test_train_one_layer_models_obey_prop7_and_the_certificate_bound():
     task = T.InContextQA(2, 2, 2)
     tokens, labels = (np.asarray(x) for x in task.all())
-    try:
-        from transformer_theory.theory.certificates import accuracy_upper_bound
-
-        bound = accuracy_upper_bound(tokens, labels, task.vocab_size, task.num_classes).max_correct
-    except ImportError:  # the theory module is written by another helper; Theorem 2's 3/4 is the fallback
-        bound = int(0.75 * len(labels))
+    bound = accuracy_upper_bound(tokens, labels, task.vocab_size, task.num_classes).max_correct
     assert bound < len(labels)  # a non-trivial certificate: not every example can be right
     for heads in [(2,)]:  # Theorem 2 holds for any number of heads; one multi-head case keeps the test fast
         res = _trained(task, heads)
@@ -55,10 +52,6 @@ def test_train_one_layer_models_obey_prop7_and_the_certificate_bound():
         assert correct <= bound, (heads, correct, bound)
         # Props. 7/8, stronger form; float64 rounding of O(10)-sized logits => 1e-9 relative is generous.
         assert _affine_residual_numpy(p64, tokens) < 1e-9
-        try:
-            from transformer_theory.theory.checks import affine_residuals
-        except ImportError:
-            continue
         r = affine_residuals(stack_params([p64]), tokens)
         assert float(r.residual_M[0]) < 1e-9
     control = cast_params(_trained(task, (1, 1)).params, jnp.float64)
