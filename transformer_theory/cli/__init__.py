@@ -11,7 +11,7 @@ import argparse
 import importlib
 import sys
 
-# name -> (module, one-line help). Modules are imported lazily so `--help` stays fast.
+# name -> (module, one-line help).
 COMMANDS = {
     "verify": ("transformer_theory.cli.verify", "batch-verify Definition 3 and Propositions 7-10 (the main job)"),
     "certify": ("transformer_theory.cli.certify", "certify that no one-layer model classifies a user's dataset"),
@@ -24,14 +24,7 @@ DEFAULT_COMMAND = "verify"
 
 
 def _available():
-    out = {}
-    for name, (mod, help_) in COMMANDS.items():
-        try:
-            out[name] = (importlib.import_module(mod), help_)
-        except ModuleNotFoundError as e:  # a command whose module is not written yet
-            if e.name != mod:
-                raise
-    return out
+    return {name: (importlib.import_module(mod), help_) for name, (mod, help_) in COMMANDS.items()}
 
 
 def build_parser(commands) -> argparse.ArgumentParser:
@@ -46,9 +39,8 @@ def build_parser(commands) -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     commands = _available()
-    default = DEFAULT_COMMAND if DEFAULT_COMMAND in commands else "demo"
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
-        argv = [default] + argv
+        argv = [DEFAULT_COMMAND] + argv
     args = build_parser(commands).parse_args(argv)
     mod = commands[args.command][0]
     return int(mod.run(args) or 0)

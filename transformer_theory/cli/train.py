@@ -18,9 +18,13 @@ def import_experiments():
     try:
         import experiments  # noqa: F401
     except ModuleNotFoundError:
-        repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        if not os.path.isdir(os.path.join(repo, "experiments")):
-            raise SystemExit("experiments/: not found; run from the repository root (editable install)")
+        # An editable install finds the checkout next to the package; a plain `pip install .` run
+        # from the repository root finds it in the working directory (console scripts do not put
+        # the working directory on sys.path).
+        here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        repo = next((d for d in (here, os.getcwd()) if os.path.isfile(os.path.join(d, "experiments", "__init__.py"))), None)
+        if repo is None:
+            raise SystemExit("experiments/: not found; run `transformer-theory train` from the repository root")
         sys.path.insert(0, repo)
     import experiments
 

@@ -9,7 +9,7 @@ Runs, on the paper's datasets at small sizes:
    toy set, Theorem 4's two templates and the whole in-context QA dataset;
 3. witness searches (:mod:`transformer_theory.theory.witness`) on Theorem 2's toy set.
 
-Parts 2-3 are imported lazily: when those modules are missing the suite says so and goes on.
+Parts 2-3 import their modules (SciPy's HiGHS, Optax) only when they run.
 Outputs: :func:`write_outputs` writes ``verify.json`` (all records, each with a ``kind``),
 ``verify.csv`` (the proposition verdicts) and ``verify.png`` (residuals per family, log scale).
 """
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import importlib
 import itertools
 import json
 import os
@@ -122,20 +121,9 @@ def run_checks(
     return out
 
 
-def _optional(module: str):
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as e:
-        if e.name != module:
-            raise
-        return None
-
-
 def run_certificates(icqa=(3, 3, 2), on_step=None, time_limit: float = 30.0) -> tuple[list[dict], str]:
     """Certificates + accuracy bounds: Theorem 2's toy set (3/4), Theorem 4's two templates, whole IC-QA."""
-    C = _optional("transformer_theory.theory.certificates")
-    if C is None:
-        return [], "certificates: transformer_theory.theory.certificates is not available"
+    from transformer_theory.theory import certificates as C
     from transformer_theory.tasks import InContextQA, TemplateMatching, toy
 
     jobs = []
@@ -163,9 +151,8 @@ def run_certificates(icqa=(3, 3, 2), on_step=None, time_limit: float = 30.0) -> 
 
 def run_witnesses(seed: int = 0, steps: int = 300, restarts: int = 4, out_dir: Optional[str] = None, on_step=None) -> tuple[list[dict], str]:
     """Witness searches on Theorem 2's toy set for the out-of-scope families (and the in-scope control)."""
-    W = _optional("transformer_theory.theory.witness")
-    if W is None:
-        return [], "witnesses: transformer_theory.theory.witness is not available"
+    from transformer_theory.theory import witness as W
+
     recs = W.default_witness_searches(jax.random.PRNGKey(seed), steps=steps, restarts=restarts, out_dir=out_dir)
     if on_step is not None:
         on_step("witnesses")
