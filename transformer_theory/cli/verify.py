@@ -78,16 +78,13 @@ def run(args) -> int:
     verdicts = suite.run_checks(
         datasets, families, num_models=args.models, dtype=dtype, seed=args.seed, chunk_size=args.chunk_size, mesh=mesh, on_step=step
     )
-    extra, notes = [], []
+    extra = []
     if not args.no_certificates:
-        recs, note = suite.run_certificates(icqa=args.icqa, on_step=step)
-        extra += recs
-        notes += [note] if note else []
+        extra += suite.run_certificates(icqa=args.icqa, on_step=step)
     witness_fail = False
     if not args.no_witnesses:
-        recs, note = suite.run_witnesses(args.seed, args.witness_steps, args.witness_restarts, out_dir=args.out, on_step=step)
+        recs = suite.run_witnesses(args.seed, args.witness_steps, args.witness_restarts, out_dir=args.out, on_step=step)
         extra += recs
-        notes += [note] if note else []
         witness_fail = any(r.get("found") and r.get("in_scope") for r in recs)
     bar.close()
 
@@ -99,8 +96,6 @@ def run(args) -> int:
             print(f"[bound] {r['dataset']}: {r['family']} accuracy <= {r['upper_bound_fraction']} ({r['method']}, exact={r['exact']})")
         elif r.get("kind") == "witness":
             print(f"[witness] {r['message']}")
-    for n in notes:
-        print(f"[note] {n}")
     paths = suite.write_outputs(args.out, verdicts, extra)
     failed = [v for v in verdicts if v.failed]
     n_in = sum(v.expected for v in verdicts)

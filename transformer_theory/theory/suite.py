@@ -121,7 +121,7 @@ def run_checks(
     return out
 
 
-def run_certificates(icqa=(3, 3, 2), on_step=None, time_limit: float = 30.0) -> tuple[list[dict], str]:
+def run_certificates(icqa=(3, 3, 2), on_step=None, time_limit: float = 30.0) -> list[dict]:
     """Certificates + accuracy bounds: Theorem 2's toy set (3/4), Theorem 4's two templates, whole IC-QA."""
     from transformer_theory.theory import certificates as C
     from transformer_theory.tasks import InContextQA, TemplateMatching, toy
@@ -146,17 +146,17 @@ def run_certificates(icqa=(3, 3, 2), on_step=None, time_limit: float = 30.0) -> 
         out.append(b)
         if on_step is not None:
             on_step(f"certificate {name}")
-    return out, ""
+    return out
 
 
-def run_witnesses(seed: int = 0, steps: int = 300, restarts: int = 4, out_dir: Optional[str] = None, on_step=None) -> tuple[list[dict], str]:
+def run_witnesses(seed: int = 0, steps: int = 300, restarts: int = 4, out_dir: Optional[str] = None, on_step=None) -> list[dict]:
     """Witness searches on Theorem 2's toy set for the out-of-scope families (and the in-scope control)."""
     from transformer_theory.theory import witness as W
 
     recs = W.default_witness_searches(jax.random.PRNGKey(seed), steps=steps, restarts=restarts, out_dir=out_dir)
     if on_step is not None:
         on_step("witnesses")
-    return [r.to_dict() for r in recs], ""
+    return [r.to_dict() for r in recs]
 
 
 # -------------------------------------------------------------------------------- output
