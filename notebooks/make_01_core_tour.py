@@ -11,12 +11,15 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+SETUP_NOTE = ('\n\n*Set-up:* run from a checkout with the package installed (`pip install .` in the repository root). In Colab: clone the repository, `%cd` into it and `%pip install .`, then restart the runtime. The cells run on CPU, GPU or TPU; the float64 checks need `jax_enable_x64`, set in the first code cell.')
+
 CELLS = [
     new_markdown_cell(
         "# A tour of `transformer_theory.core`\n\n"
         "Pure functions, one example at a time: a random model and its attention maps, the sparse masks "
         "of seed 002, linear attention, and seed 003's four dependent sequences, for which every one-layer "
         "ReLU model satisfies `o0 + o1 = o2 + o3` (Prop. 8) while a two-layer model does not."
+        + SETUP_NOTE
     ),
     new_code_cell(
         "import os\n"
