@@ -120,11 +120,27 @@ class RunSpec:
     size: str = "quick"
     steps: Optional[int] = None
     init: str = "paper"  # "paper" (seed 003 §9.1) or "random"
+    optimizer: Optional[str] = None  # overrides the setup's ("sgd" | "adam")
+    learning_rate: Optional[float] = None  # overrides the setup's
 
     @property
     def name(self) -> str:
         h = "-".join(str(x) for x in self.heads)
-        return f"{self.task}_heads{h}_seed{self.seed}"
+        opt = "" if self.optimizer is None else f"_{self.optimizer}"
+        lr = "" if self.learning_rate is None else f"_lr{self.learning_rate:g}"
+        return f"{self.task}_heads{h}_seed{self.seed}{opt}{lr}"
+
+
+def override_train(tc: TrainConfig, steps: Optional[int] = None, optimizer: Optional[str] = None,
+                   learning_rate: Optional[float] = None) -> TrainConfig:
+    """``tc`` with the command line's overrides (``None`` keeps the setup's value)."""
+    if steps is not None:
+        tc = tc.replace(steps=steps, log_every=min(tc.log_every, steps), checkpoint_every=min(tc.checkpoint_every, steps))
+    if optimizer is not None:
+        tc = tc.replace(optimizer=optimizer)
+    if learning_rate is not None:
+        tc = tc.replace(learning_rate=learning_rate)
+    return tc
 
 
 def build_run(spec: RunSpec):
@@ -141,11 +157,9 @@ def build_run(spec: RunSpec):
     else:
         raise ValueError(f"init: expected 'paper' or 'random', got {spec.init!r}")
     data = TaskData(task, data_key, setup.data)
-    tc = setup.train.replace(seed=spec.seed)
-    if spec.steps is not None:
-        tc = tc.replace(steps=spec.steps, log_every=min(tc.log_every, spec.steps), checkpoint_every=min(tc.checkpoint_every, spec.steps))
+    tc = override_train(setup.train.replace(seed=spec.seed), spec.steps, spec.optimizer, spec.learning_rate)
     meta = dict(name=spec.name, task=spec.task, heads=list(spec.heads), depth=len(spec.heads), seed=spec.seed,
-                size=spec.size, init=spec.init, w_v=setup.w_v, task_repr=repr(task), chance=1.0 / task.num_classes)
+                size=spec.size, init=spec.init, optimizer=tc.optimizer, learning_rate=tc.learning_rate, w_v=setup.w_v, task_repr=repr(task), chance=1.0 / task.num_classes)
     return params, data, tc, meta
 
 

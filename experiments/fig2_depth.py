@@ -37,15 +37,16 @@ DEPTHS = (1, 2, 3, 4)
 
 
 def runs(size: str = "quick", seeds: Sequence[int] = (0, 1, 2), tasks: Optional[Sequence[str]] = None,
-         steps: Optional[int] = None) -> list[C.RunSpec]:
+         steps: Optional[int] = None, optimizer: Optional[str] = None, learning_rate: Optional[float] = None) -> list[C.RunSpec]:
     """Every (task, depth, seed) run of the figure."""
     tasks = tuple(tasks or C.TASK_NAMES)
-    return [C.RunSpec(task, (1,) * depth, seed, size, steps) for task in tasks for depth in DEPTHS for seed in seeds]
+    return [C.RunSpec(task, (1,) * depth, seed, size, steps, optimizer=optimizer, learning_rate=learning_rate) for task in tasks for depth in DEPTHS for seed in seeds]
 
 
 def run(out: str, size: str = "quick", seeds: Sequence[int] = (0, 1, 2), tasks: Optional[Sequence[str]] = None,
-        steps: Optional[int] = None, progress: bool = True) -> list[dict]:
-    rows = C.sweep(NAME, runs(size, seeds, tasks, steps), out, progress)
+        steps: Optional[int] = None, progress: bool = True, optimizer: Optional[str] = None,
+        learning_rate: Optional[float] = None) -> list[dict]:
+    rows = C.sweep(NAME, runs(size, seeds, tasks, steps, optimizer, learning_rate), out, progress)
     plot(out)
     return rows
 

@@ -80,7 +80,7 @@ def match_support(tokens: np.ndarray, k: int) -> np.ndarray:
 
 
 def run(out: str, size: str = "quick", seeds: Sequence[int] = (0,), tasks=None, steps: Optional[int] = None,
-        progress: bool = True) -> list[dict]:
+        progress: bool = True, optimizer: Optional[str] = None, learning_rate: Optional[float] = None) -> list[dict]:
     seed = int(seeds[0])
     task = make_task(size)
     setup = C.task_setup("reasoning", size)
@@ -88,9 +88,7 @@ def run(out: str, size: str = "quick", seeds: Sequence[int] = (0,), tasks=None, 
     root = jax.random.key(seed)
     params = paper_init(jax.random.fold_in(root, 0), config, task, w_v=setup.w_v, later_qk_scale=setup.later_qk_scale)
     data = TaskData(task, jax.random.fold_in(root, 2), setup.data)
-    tc = setup.train.replace(seed=seed)
-    if steps is not None:
-        tc = tc.replace(steps=steps, log_every=min(tc.log_every, steps), checkpoint_every=min(tc.checkpoint_every, steps))
+    tc = C.override_train(setup.train.replace(seed=seed), steps, optimizer, learning_rate)
     name = f"reasoning_k2_heads1-1_seed{seed}"
     meta = dict(name=name, task="reasoning", heads=[1, 1], depth=2, seed=seed, size=size, chance=1.0 / task.num_classes)
     os.makedirs(out, exist_ok=True)

@@ -32,14 +32,15 @@ HEADS = {
 
 
 def runs(size: str = "quick", seeds: Sequence[int] = (0, 1), tasks: Optional[Sequence[str]] = None,
-         steps: Optional[int] = None) -> list[C.RunSpec]:
+         steps: Optional[int] = None, optimizer: Optional[str] = None, learning_rate: Optional[float] = None) -> list[C.RunSpec]:
     tasks = tuple(tasks or C.TASK_NAMES)
-    return [C.RunSpec(task, heads, seed, size, steps) for task in tasks for heads in HEADS[task] for seed in seeds]
+    return [C.RunSpec(task, heads, seed, size, steps, optimizer=optimizer, learning_rate=learning_rate) for task in tasks for heads in HEADS[task] for seed in seeds]
 
 
 def run(out: str, size: str = "quick", seeds: Sequence[int] = (0, 1), tasks: Optional[Sequence[str]] = None,
-        steps: Optional[int] = None, progress: bool = True) -> list[dict]:
-    rows = C.sweep(NAME, runs(size, seeds, tasks, steps), out, progress)
+        steps: Optional[int] = None, progress: bool = True, optimizer: Optional[str] = None,
+        learning_rate: Optional[float] = None) -> list[dict]:
+    rows = C.sweep(NAME, runs(size, seeds, tasks, steps, optimizer, learning_rate), out, progress)
     plot(out)
     return rows
 

@@ -53,3 +53,18 @@ def test_experiments_cli_train_and_plot_fig3(tmp_path):
     os.remove(os.path.join(out, "fig3_attention_maps.png"))
     assert cli_main(["plot", out]) == 0
     assert os.path.exists(os.path.join(out, "fig3_attention_maps.png"))
+
+
+def test_experiments_cli_optimizer_override_reaches_the_run(tmp_path):
+    """``--optimizer adam --lr 0.01`` changes the run's TrainConfig and its directory name (so it never
+    resumes an SGD run's checkpoint); a non-positive learning rate is refused by name."""
+    out = str(tmp_path / "fig2")
+    argv = ["train", "--experiment", "fig2_depth", "--tasks", "memorization", "--seeds", "0", "--steps", "1", "--no-progress"]
+    assert cli_main(argv + ["--optimizer", "adam", "--lr", "0.01", "--out", out]) == 0
+    with open(os.path.join(out, "memorization_heads1_seed0_adam_lr0.01", "metrics.json")) as f:
+        meta = json.load(f)["meta"]
+    assert (meta["optimizer"], meta["learning_rate"]) == ("adam", 0.01)
+    params, data, tc, _ = C.build_run(C.RunSpec("memorization", (1,), 0, steps=1, optimizer="adam", learning_rate=0.01))
+    assert (tc.optimizer, tc.learning_rate, tc.steps) == ("adam", 0.01, 1)
+    with pytest.raises(ValueError, match="learning_rate"):
+        C.build_run(C.RunSpec("memorization", (1,), 0, learning_rate=-1.0))

@@ -37,6 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--tasks", nargs="+", default=None, help="subset of memorization reasoning generalization contextual")
     parser.add_argument("--steps", type=int, default=None, help="override every run's step count (smoke tests)")
+    parser.add_argument("--optimizer", default=None, choices=("sgd", "adam"), help="override the configs' optimizer (default: SGD, §9.1)")
+    parser.add_argument("--lr", type=float, default=None, help="override the configs' learning rate")
     parser.add_argument("--out", default=None, help="output directory (default results/<experiment>_<size>)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
 
@@ -45,6 +47,7 @@ def run(args) -> int:
     exps = import_experiments()
     mod = exps.get(args.experiment)
     out = args.out or os.path.join("results", f"{args.experiment}_{args.size}")
-    rows = mod.run(out, size=args.size, seeds=args.seeds, tasks=args.tasks, steps=args.steps, progress=not args.no_progress)
+    rows = mod.run(out, size=args.size, seeds=args.seeds, tasks=args.tasks, steps=args.steps, progress=not args.no_progress,
+                   optimizer=args.optimizer, learning_rate=args.lr)
     print(f"{len(rows)} run(s) done; outputs in {out}")
     return 0
