@@ -24,6 +24,11 @@ one of the two in-context answers), 3 layers 0.99 [0.98, 1], 4 layers 1.0. Every
 Paper sizes (§9.1; hours on a CPU, use an accelerator)::
 
     transformer-theory train --experiment fig2_depth --size paper --seeds 0 1 2 --out results/fig2_paper
+
+Measured at paper size, reasoning only (InContextQA(100, 100, 3), chance 0.01, 2 CPU cores): with
+the default SGD (lr 0.1) 1 layer ends at 0.007 and 2 layers plateau at 0.35 (loss ~ln 3: one of the
+k context answers, not the right one) after 20,000 steps (5 and 13 min); with
+``--optimizer adam --lr 1e-3`` 1 layer stays at 0.007 and 2 layers reach 1.00 by step 500 (seeds 0, 1, 2).
 """
 
 from __future__ import annotations
