@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from transformer_theory import tasks as T
+from transformer_theory.constructions.reasoning import theorem3
 from transformer_theory.core.forward import forward_trace
 from transformer_theory.train import DataConfig, TaskData, TrainConfig, first_layer_pattern, paper_init, train
 
@@ -86,8 +87,6 @@ def test_train_reasoning_pattern_is_theorem3_copy_map():
     maps = jax.jit(jax.vmap(lambda t: forward_trace(p, t).attention[0][0]))(tokens)
     for map_NxN in np.asarray(maps):
         np.testing.assert_array_equal(map_NxN, alpha.T)
-    from transformer_theory.constructions.reasoning import theorem3
-
     np.testing.assert_array_equal(np.asarray(theorem3(task).layers[0].attn.w_qk[0]), w)
 
 

@@ -23,7 +23,7 @@ COMMANDS = {
 DEFAULT_COMMAND = "verify"
 
 
-def _available():
+def _load_commands():
     return {name: (importlib.import_module(mod), help_) for name, (mod, help_) in COMMANDS.items()}
 
 
@@ -38,7 +38,7 @@ def build_parser(commands) -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    commands = _available()
+    commands = _load_commands()
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
         argv = [DEFAULT_COMMAND] + argv
     args = build_parser(commands).parse_args(argv)
