@@ -14,8 +14,8 @@ Command (CPU, float64)::
     python experiments/constructions_paper_sizes.py --out results/constructions_paper_sizes
 
 ``--part paper`` / ``--part grid`` run one half; results go to ``construct_<part>.json``; ``--smoke``
-runs tiny sizes in seconds (used by the tests). Measured on 2 shared CPU cores (about 16 minutes
-for the paper part, Theorem 6 alone 12 minutes; 2 minutes for the grid), seed 0:
+runs tiny sizes in seconds (used by the tests). Measured on 2 CPU cores, seed 0: the paper part
+6.4 minutes idle (16 under load, Theorem 6 the bulk), the grid 15 s idle (2 minutes under load):
 
     theorem      task                       sizes                                     L  heads   d'    examples  mode        accuracy  min margin
     3            InContextQA                n_q=100 n_a=100 k=5                       2  1/1     218   100,000   sampled     1.000000  3
