@@ -35,7 +35,9 @@ def measure(task: str, depth: int, steps: int) -> dict:
     params, data, tc, meta = C.build_run(C.RunSpec(task, (1,) * depth, 0, "quick"))
     graphdef, state = nnx.split(from_params(params))
     opt_state = make_optimizer(tc).init(state)
-    train_step, _ = cached_steps(graphdef, tc.optimizer, tc.learning_rate, tc.momentum, tc.grad_clip)
+    train_step, _ = cached_steps(
+        graphdef, tc.optimizer, tc.learning_rate, tc.momentum, tc.grad_clip
+    )
     key = jax.random.key(0)
     tokens, labels = data.batch(jax.random.fold_in(key, 0), tc.batch_size)
     t0 = time.perf_counter()
@@ -49,8 +51,16 @@ def measure(task: str, depth: int, steps: int) -> dict:
     jax.block_until_ready(loss)
     dt = time.perf_counter() - t0
     batch = int(labels.shape[0])
-    return dict(task=task, depth=depth, batch=batch, seq_len=int(tokens.shape[1]), width=params.config.width,
-                compile_s=round(compile_s, 3), steps_per_s=round(steps / dt, 1), examples_per_s=round(steps * batch / dt, 0))
+    return dict(
+        task=task,
+        depth=depth,
+        batch=batch,
+        seq_len=int(tokens.shape[1]),
+        width=params.config.width,
+        compile_s=round(compile_s, 3),
+        steps_per_s=round(steps / dt, 1),
+        examples_per_s=round(steps * batch / dt, 0),
+    )
 
 
 def main(argv=None) -> int:
@@ -63,7 +73,11 @@ def main(argv=None) -> int:
     rows = [measure(t, d, args.steps) for t in args.tasks for d in args.depths]
     device = f"{jax.devices()[0].platform} x{jax.device_count()}, load {os.getloadavg()[0]:.1f}"
     cols = list(rows[0])
-    lines = [f"device: {device}; {args.steps} timed steps per row", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines = [
+        f"device: {device}; {args.steps} timed steps per row",
+        "| " + " | ".join(cols) + " |",
+        "|" + "---|" * len(cols),
+    ]
     lines += ["| " + " | ".join(str(r[c]) for c in cols) + " |" for r in rows]
     print("\n".join(lines))
     os.makedirs(args.out, exist_ok=True)

@@ -56,7 +56,9 @@ def main():
     ap.add_argument("--models", type=int, default=16)
     ap.add_argument("--seqs", type=int, default=4096)
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--numpy-evals", type=int, default=400, help="evaluations timed for the NumPy loop")
+    ap.add_argument(
+        "--numpy-evals", type=int, default=400, help="evaluations timed for the NumPy loop"
+    )
     args = ap.parse_args()
 
     V, N, C = 7, 8, 3
@@ -84,7 +86,9 @@ def main():
     t = time.perf_counter()
     for e in range(n_np):
         m, i = divmod(e, S * B)
-        numpy_outputs(wqk[m % args.models], wv[m % args.models], wo[m % args.models], tokens[i % (S * B)], V)
+        numpy_outputs(
+            wqk[m % args.models], wv[m % args.models], wo[m % args.models], tokens[i % (S * B)], V
+        )
     rate_numpy = n_np / (time.perf_counter() - t)
 
     n = 1024
@@ -100,9 +104,15 @@ def main():
     gflops_check = rate_batched * flops_per_eval / 1e9
 
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    print(f"verify throughput -- {when}; {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"jax {jax.__version__} ({jax.default_backend()}), float64")
-    print(f"one-layer ReLU, 2 heads, V={V} N={N} D={params.config.width} C={C}; {args.models} models x {S * B} sequences per call")
+    print(
+        f"verify throughput -- {when}; {platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} cores, "
+        f"jax {jax.__version__} ({jax.default_backend()}), float64"
+    )
+    print(
+        f"one-layer ReLU, 2 heads, V={V} N={N} D={params.config.width} C={C}; "
+        f"{args.models} models x {S * B} sequences per call"
+    )
     rows = [
         ("batched check (jit+vmap)", f"{rate_batched:,.0f}", f"{gflops_check:.2f}"),
         ("per-example NumPy loop", f"{rate_numpy:,.0f}", ""),

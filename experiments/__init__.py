@@ -1,6 +1,7 @@
-"""Training experiments reproducing seed 003's figures, one module per figure.
+"""Training experiments reproducing Chen & Zou's figures, one module per figure.
 
-Each module defines ``NAME``, ``run(out, size="quick", seeds=..., tasks=None, steps=None, progress=True)``
+Each module defines ``NAME``, ``run(out, size="quick", seeds=..., tasks=None, steps=None,
+progress=True)``
 (returns summary rows, writes metrics/CSV/JSON/PNG under ``out``) and ``plot(out)``; its docstring
 gives the exact command and the expected result. Run them with
 ``transformer-theory train --experiment NAME`` and redraw with ``transformer-theory plot DIR``.

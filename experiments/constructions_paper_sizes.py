@@ -1,4 +1,4 @@
-"""The seed 003 constructions (Theorems 1, 3, 5, 6) checked at the paper's §9.1 sizes.
+"""The Chen & Zou 2024 constructions (Theorems 1, 3, 5, 6) checked at the paper's §9.1 sizes.
 
 §9.1: memorization d1 = 500 symbols, length 6; reasoning 100 questions, 100 answers;
 generalization 210 symbols; contextual generalization 100 symbols, 100 answers, templates of
@@ -13,24 +13,39 @@ Command (CPU, float64)::
 
     python experiments/constructions_paper_sizes.py --out results/constructions_paper_sizes
 
-``--part paper`` / ``--part grid`` run one half; results go to ``construct_<part>.json``; ``--smoke``
+``--part paper`` / ``--part grid`` run one half; results go to ``construct_<part>.json``;
+``--smoke``
 runs tiny sizes in seconds (used by the tests). Measured on 2 CPU cores, seed 0: the paper part
 6.4 minutes idle (16 under load, Theorem 6 the bulk), the grid 15 s idle (2 minutes under load):
 
-    theorem      task                       sizes                                     L  heads   d'    examples  mode        accuracy  min margin
-    3            InContextQA                n_q=100 n_a=100 k=5                       2  1/1     218   100,000   sampled     1.000000  3
-    5 (1 head)   TemplateMatching           symbols=210 l=5 templates=52              2  1/1     217   100,000   sampled     1.000000  0.272551
-    5 (n heads)  TemplateMatching           symbols=210 l=5 templates=52              2  1/6     217   100,000   sampled     1.000000  0.223338
-    6            InContextTemplateMatching  symbols=100 n_a=100 l=5 templates=52 k=3  3  1/1/10  235   100,000   sampled     1.000000  0.2
-    1            SequenceClassification     symbols=500 length=6 N=500                1  7       3507  500       exhaustive  1.000000  0.75
-    3            InContextQA                n_q=6 n_a=6 k=3                           2  1/1     24    43,200    exhaustive  1.000000  3
-    3            InContextQA                n_q=5 n_a=6 k=3                           2  1/1     23    21,600    exhaustive  1.000000  3
-    5 (1 head)   TemplateMatching           symbols=5 l=5 templates=52                2  1/1     12    3,125     exhaustive  1.000000  0.24027
-    5 (n heads)  TemplateMatching           symbols=5 l=5 templates=52                2  1/6     36    3,125     exhaustive  1.000000  0.223338
-    5 (1 head)   TemplateMatching           symbols=6 l=6 templates=203               2  1/1     14    46,656    exhaustive  1.000000  0.116966
-    5 (n heads)  TemplateMatching           symbols=6 l=6 templates=203               2  1/7     49    46,656    exhaustive  1.000000  0.0948419
-    6            InContextTemplateMatching  symbols=3 n_a=3 l=3 templates=5 k=2       3  1/1/6   26    38,880    exhaustive  1.000000  0.333333
-    6            InContextTemplateMatching  symbols=5 n_a=3 l=2 templates=2 k=2       3  1/1/4   24    30,000    exhaustive  1.000000  0.5
+    theorem      task                       sizes                                     L  heads   d'
+    examples  mode        accuracy  min margin
+    3            InContextQA                n_q=100 n_a=100 k=5                       2  1/1     218
+    100,000   sampled     1.000000  3
+    5 (1 head)   TemplateMatching           symbols=210 l=5 templates=52              2  1/1     217
+    100,000   sampled     1.000000  0.272551
+    5 (n heads)  TemplateMatching           symbols=210 l=5 templates=52              2  1/6     217
+    100,000   sampled     1.000000  0.223338
+    6            InContextTemplateMatching  symbols=100 n_a=100 l=5 templates=52 k=3  3  1/1/10  235
+    100,000   sampled     1.000000  0.2
+    1            SequenceClassification     symbols=500 length=6 N=500                1  7
+    3507  500       exhaustive  1.000000  0.75
+    3            InContextQA                n_q=6 n_a=6 k=3                           2  1/1     24
+    43,200    exhaustive  1.000000  3
+    3            InContextQA                n_q=5 n_a=6 k=3                           2  1/1     23
+    21,600    exhaustive  1.000000  3
+    5 (1 head)   TemplateMatching           symbols=5 l=5 templates=52                2  1/1     12
+    3,125     exhaustive  1.000000  0.24027
+    5 (n heads)  TemplateMatching           symbols=5 l=5 templates=52                2  1/6     36
+    3,125     exhaustive  1.000000  0.223338
+    5 (1 head)   TemplateMatching           symbols=6 l=6 templates=203               2  1/1     14
+    46,656    exhaustive  1.000000  0.116966
+    5 (n heads)  TemplateMatching           symbols=6 l=6 templates=203               2  1/7     49
+    46,656    exhaustive  1.000000  0.0948419
+    6            InContextTemplateMatching  symbols=3 n_a=3 l=3 templates=5 k=2       3  1/1/6   26
+    38,880    exhaustive  1.000000  0.333333
+    6            InContextTemplateMatching  symbols=5 n_a=3 l=2 templates=2 k=2       3  1/1/4   24
+    30,000    exhaustive  1.000000  0.5
 
 Expected: accuracy 1.000000 on every row; the margins are exact properties of the constructions:
 3 for Theorem 3 (``o = 3 e_answer``), ``1/l`` for Theorem 6 (a context block whose template
@@ -56,8 +71,12 @@ def paper_sizes(smoke: bool):
     from transformer_theory.constructions.report import Sizes
 
     if smoke:
-        return [(3, Sizes(n_q=5, n_a=5, k=2)), (5, Sizes(alphabet=6, template_length=3)),
-                (6, Sizes(alphabet=4, n_a=4, ictm_template_length=2, k=2)), (1, Sizes(alphabet=5, length=3, num_sequences=20))]
+        return [
+            (3, Sizes(n_q=5, n_a=5, k=2)),
+            (5, Sizes(alphabet=6, template_length=3)),
+            (6, Sizes(alphabet=4, n_a=4, ictm_template_length=2, k=2)),
+            (1, Sizes(alphabet=5, length=3, num_sequences=20)),
+        ]
     return [  # Theorem 1 last: its d' = max{nd, d+n} = 3507 makes it the slowest per example
         (3, Sizes(n_q=100, n_a=100, k=5)),
         (5, Sizes(alphabet=210, template_length=5)),
@@ -89,8 +108,12 @@ def main(argv=None) -> int:
     p.add_argument("--chunk-size", type=int, default=2048)
     p.add_argument("--out", default=os.path.join("results", "constructions_paper_sizes"))
     p.add_argument("--smoke", action="store_true", help="tiny sizes, a few hundred samples")
-    p.add_argument("--part", choices=("paper", "grid", "all"), default="all",
-                   help="paper: §9.1 sizes, sampled; grid: larger small sizes, exhaustive")
+    p.add_argument(
+        "--part",
+        choices=("paper", "grid", "all"),
+        default="all",
+        help="paper: §9.1 sizes, sampled; grid: larger small sizes, exhaustive",
+    )
     args = p.parse_args(argv)
     jax.config.update("jax_enable_x64", True)
     from transformer_theory.constructions.report import construction_rows, format_table
@@ -105,13 +128,29 @@ def main(argv=None) -> int:
     path = os.path.join(args.out, f"construct_{args.part}.json")
     rows = []
     for theorem, sizes, n_samples in plan:
-        new = construction_rows([theorem], sizes, samples=n_samples, seed=args.seed, chunk_size=args.chunk_size,
-                                progress=sys.stderr.isatty())
+        new = construction_rows(
+            [theorem],
+            sizes,
+            samples=n_samples,
+            seed=args.seed,
+            chunk_size=args.chunk_size,
+            progress=sys.stderr.isatty(),
+        )
         rows += new
         print("\n".join(format_table(new).splitlines()[2:]), flush=True)
-        with open(path, "w") as f:  # rewritten after each theorem: partial results survive an interruption
-            json.dump(dict(samples=samples, seed=args.seed, rows=rows,
-                           sizes=[dict(theorem=t, **dataclasses.asdict(s)) for t, s, _ in plan]), f, indent=2)
+        with open(
+            path, "w"
+        ) as f:  # rewritten after each theorem: partial results survive an interruption
+            json.dump(
+                dict(
+                    samples=samples,
+                    seed=args.seed,
+                    rows=rows,
+                    sizes=[dict(theorem=t, **dataclasses.asdict(s)) for t, s, _ in plan],
+                ),
+                f,
+                indent=2,
+            )
     print()
     print(format_table(rows))
     print(f"wrote {path}")

@@ -1,4 +1,4 @@
-"""Figure 3 of seed 003 (§6.2): attention maps of a trained two-layer model on in-context QA
+"""Figure 3 of Chen & Zou 2024 (§6.2): attention maps of a trained two-layer model on in-context QA
 inputs ``A=1B=2A=`` and ``A=1B=2B=``, next to the maps of Theorem 3's constructed model (§13.2).
 
 Trains one two-layer, one-head model on ``InContextQA(n_q, n_a, k=2)`` (quick: 6 questions and 6
@@ -12,7 +12,8 @@ falls on those positions.
 
 Command (quick, about half a minute on 2 CPU cores)::
 
-    transformer-theory train --experiment fig3_attention_maps --size quick --seeds 0 --out results/fig3_quick
+    transformer-theory train --experiment fig3_attention_maps --size quick --seeds 0 --out
+    results/fig3_quick
 
 Writes ``fig3_attention_maps.png`` and ``fig3_attention.json`` (plus the run's metrics).
 
@@ -27,14 +28,14 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from experiments import _common as C
-from transformer_theory import tasks as T
+from experiments import _common
+from transformer_theory import tasks as tasklib
 from transformer_theory.core.forward import forward_trace
 from transformer_theory.train import TaskData, paper_init, train
 
@@ -42,11 +43,12 @@ NAME = "fig3_attention_maps"
 
 
 def make_task(size: str):
-    return T.InContextQA(6, 6, 2) if size == "quick" else T.InContextQA(100, 100, 2)
+    return tasklib.InContextQA(6, 6, 2) if size == "quick" else tasklib.InContextQA(100, 100, 2)
 
 
 def example_inputs(task) -> dict[str, np.ndarray]:
-    """Token ids of ``A=1B=2A=`` and ``A=1B=2B=`` (A, B = questions 0, 1; 1, 2 = answers 0, 1; ``=`` is r)."""
+    """Token ids of ``A=1B=2A=`` and ``A=1B=2B=`` (A, B = questions 0, 1; 1, 2 = answers 0, 1; ``=``
+    is r)."""
     r, a0 = task.vocab_size - 1, task.n_q
     A, B, one, two = 0, 1, a0, a0 + 1
     return {
@@ -79,28 +81,64 @@ def match_support(tokens: np.ndarray, k: int) -> np.ndarray:
     return s
 
 
-def run(out: str, size: str = "quick", seeds: Sequence[int] = (0,), tasks=None, steps: Optional[int] = None,
-        progress: bool = True, optimizer: Optional[str] = None, learning_rate: Optional[float] = None) -> list[dict]:
+def run(
+    out: str,
+    size: str = "quick",
+    seeds: Sequence[int] = (0,),
+    tasks=None,
+    steps: int | None = None,
+    progress: bool = True,
+    optimizer: str | None = None,
+    learning_rate: float | None = None,
+) -> list[dict]:
     seed = int(seeds[0])
     task = make_task(size)
-    setup = C.task_setup("reasoning", size)
+    setup = _common.task_setup("reasoning", size)
     config = task.model_config(heads=(1, 1))
     root = jax.random.key(seed)
-    params = paper_init(jax.random.fold_in(root, 0), config, task, w_v=setup.w_v, later_qk_scale=setup.later_qk_scale)
+    params = paper_init(
+        jax.random.fold_in(root, 0),
+        config,
+        task,
+        w_v=setup.w_v,
+        later_qk_scale=setup.later_qk_scale,
+    )
     data = TaskData(task, jax.random.fold_in(root, 2), setup.data)
-    tc = C.override_train(setup.train.replace(seed=seed), steps, optimizer, learning_rate)
+    tc = _common.override_train(setup.train.replace(seed=seed), steps, optimizer, learning_rate)
     name = f"reasoning_k2_heads1-1_seed{seed}"
-    meta = dict(name=name, task="reasoning", heads=[1, 1], depth=2, seed=seed, size=size, chance=1.0 / task.num_classes)
+    meta = dict(
+        name=name,
+        task="reasoning",
+        heads=[1, 1],
+        depth=2,
+        seed=seed,
+        size=size,
+        chance=1.0 / task.num_classes,
+    )
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "experiment.json"), "w") as f:
         json.dump({"experiment": NAME, "size": size, "seed": seed}, f)
     res = train(params, data, tc, os.path.join(out, name), meta=meta, progress=progress)
-    np.savez(os.path.join(out, "trained_params.npz"), **{
-        f"layer{i}_{k}": np.asarray(getattr(l.attn, k)) for i, l in enumerate(res.params.layers) for k in ("w_qk", "w_v")
-    }, w_o=np.asarray(res.params.w_o))
+    np.savez(
+        os.path.join(out, "trained_params.npz"),
+        **{
+            f"layer{i}_{k}": np.asarray(getattr(l.attn, k))
+            for i, l in enumerate(res.params.layers)
+            for k in ("w_qk", "w_v")
+        },
+        w_o=np.asarray(res.params.w_o),
+    )
     summary = analyse(out, task, res.params)
-    row = dict(run=name, task="reasoning", heads="1-1", depth=2, seed=seed, final_eval_acc=res.metrics[-1]["eval_acc"],
-               chance=meta["chance"], **summary)
+    row = dict(
+        run=name,
+        task="reasoning",
+        heads="1-1",
+        depth=2,
+        seed=seed,
+        final_eval_acc=res.metrics[-1]["eval_acc"],
+        chance=meta["chance"],
+        **summary,
+    )
     return [row]
 
 
@@ -123,8 +161,13 @@ def analyse(out: str, task, trained) -> dict:
         tr_trace = forward_trace(trained, jnp.asarray(toks))
         co_trace = forward_trace(built, jnp.asarray(toks))
         supports = [copy_support(k), match_support(toks, k)]
-        info = dict(trained_prediction=int(jnp.argmax(tr_trace.logits_C)), constructed_prediction=int(jnp.argmax(co_trace.logits_C)),
-                    answer=int(toks[3 * [b for b in range(k) if toks[3 * b] == toks[-2]][0] + 2] - task.n_q))
+        info = dict(
+            trained_prediction=int(jnp.argmax(tr_trace.logits_C)),
+            constructed_prediction=int(jnp.argmax(co_trace.logits_C)),
+            answer=int(
+                toks[3 * [b for b in range(k) if toks[3 * b] == toks[-2]][0] + 2] - task.n_q
+            ),
+        )
         for col, (who, trace) in enumerate((("trained", tr_trace), ("constructed", co_trace))):
             for layer in range(2):
                 w = np.asarray(trace.attention[layer][0])
@@ -132,7 +175,9 @@ def analyse(out: str, task, trained) -> dict:
                 rows_used = slice(None) if layer == 0 else slice(-1, None)
                 mass = w[rows_used].sum()
                 share = float(w[sup].sum() / mass) if mass > 0 else float("nan")
-                info[f"{who}_layer{layer + 1}_share_on_{'copy' if layer == 0 else 'match'}"] = round(share, 4)
+                info[f"{who}_layer{layer + 1}_share_on_{'copy' if layer == 0 else 'match'}"] = (
+                    round(share, 4)
+                )
                 ax = axes[row, 2 * col + layer]
                 ax.imshow(w, cmap="viridis")
                 ticks = list(text)
@@ -140,11 +185,18 @@ def analyse(out: str, task, trained) -> dict:
                 ax.set_yticks(range(len(ticks)), ticks)
                 ax.set_xlabel("key position")
                 ax.set_ylabel("query position")
-                ax.set_title(f"{who}, layer {layer + 1} ({'copy' if layer == 0 else 'match'} marked)\n{text}", fontsize=9)
+                ax.set_title(
+                    f"{who}, layer {layer + 1} ({'copy' if layer == 0 else 'match'} "
+                    f"marked)\n{text}",
+                    fontsize=9,
+                )
                 for i, j in zip(*np.nonzero(sup)):
                     ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec="red", lw=1.3))
         summary[text] = info
-    fig.suptitle("seed 003 Figure 3: trained two-layer model vs Theorem 3's construction (red: copy / match positions)")
+    fig.suptitle(
+        "Chen & Zou 2024, Figure 3: trained two-layer model vs Theorem 3's construction "
+        "(red: copy / match positions)"
+    )
     fig.tight_layout()
     fig.savefig(os.path.join(out, "fig3_attention_maps.png"), dpi=110)
     plt.close(fig)
@@ -166,8 +218,14 @@ def plot(out: str) -> list[str]:
     config = task.model_config(heads=(1, 1))
     from transformer_theory.params import AttentionParams, LayerParams, ModelParams
 
-    layers = tuple(LayerParams(attn=AttentionParams(w_v=jnp.asarray(z[f"layer{i}_w_v"]), w_qk=jnp.asarray(z[f"layer{i}_w_qk"])))
-                   for i in range(2))
+    layers = tuple(
+        LayerParams(
+            attn=AttentionParams(
+                w_v=jnp.asarray(z[f"layer{i}_w_v"]), w_qk=jnp.asarray(z[f"layer{i}_w_qk"])
+            )
+        )
+        for i in range(2)
+    )
     trained = ModelParams(layers=layers, w_o=jnp.asarray(z["w_o"]), config=config)
     analyse(out, task, trained)
     return [os.path.join(out, "fig3_attention_maps.png")]

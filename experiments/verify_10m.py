@@ -50,18 +50,29 @@ def main():
     task = InContextQA(args.n_q, args.n_a, args.k)
     data = task if args.limit is None else Prefix(task, args.limit)
     fam = K.FAMILIES[args.family]
-    params = K.random_models(fam, task.vocab_size, task.seq_len, task.num_classes, args.seed, args.models)
+    params = K.random_models(
+        fam, task.vocab_size, task.seq_len, task.num_classes, args.seed, args.models
+    )
     t0 = time.perf_counter()
-    res = K.affine_residuals(params, data, weighted=fam.weighted("affine"), chunk_size=args.chunk_size, progress=True)
+    res = K.affine_residuals(
+        params, data, weighted=fam.weighted("affine"), chunk_size=args.chunk_size, progress=True
+    )
     dt = time.perf_counter() - t0
     tol = K.affine_tolerance(params.w_o.dtype, params.config, res.rank, res.num_chunks)
     rss_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     print(
-        f"{args.family} on InContextQA{(args.n_q, args.n_a, args.k)}: {res.num_sequences:,} sequences, "
+        f"{args.family} on InContextQA{(args.n_q, args.n_a, args.k)}: "
+        f"{res.num_sequences:,} sequences, "
         f"rank {res.rank}, {res.relations:,} independent dependences tested at once"
     )
-    print(f"max residual {res.residual_M.max():.3e} (tolerance {tol:.2e}, in scope: {fam.in_scope('affine')})")
-    print(f"{dt:.1f}s ({args.models * res.num_sequences / dt:,.0f} model*sequence evals/s incl. pass 1); peak RSS {rss_gb:.2f} GB")
+    print(
+        f"max residual {res.residual_M.max():.3e} (tolerance {tol:.2e}, in scope: "
+        f"{fam.in_scope('affine')})"
+    )
+    print(
+        f"{dt:.1f}s ({args.models * res.num_sequences / dt:,.0f} model*sequence evals/s "
+        f"incl. pass 1); peak RSS {rss_gb:.2f} GB"
+    )
 
 
 if __name__ == "__main__":

@@ -22,4 +22,6 @@ def assert_close(actual, expected, *, dtype="float64", rtol=None, atol=None, err
     la, lb = jax.tree.leaves(actual), jax.tree.leaves(expected)
     assert len(la) == len(lb), f"pytree structures differ: {len(la)} vs {len(lb)} leaves"
     for a, b in zip(la, lb):
-        np.testing.assert_allclose(np.asarray(a, np.float64), np.asarray(b, np.float64), rtol=rt, atol=at, err_msg=err_msg)
+        np.testing.assert_allclose(
+            np.asarray(a, np.float64), np.asarray(b, np.float64), rtol=rt, atol=at, err_msg=err_msg
+        )

@@ -17,7 +17,8 @@ nbclient = pytest.importorskip("nbclient")
 
 NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
-# A smoke-sized notebook needs ~10-30 s (kernel start, JAX import, a few compiles); 300 s leaves room
+# A smoke-sized notebook needs ~10-30 s (kernel start, JAX import, a few compiles); 300 s leaves
+# room
 # for a loaded 2-core CI machine without letting a runaway notebook stall the suite.
 NOTEBOOK_TIMEOUT_S = 300
 
@@ -46,6 +47,18 @@ def test_notebook_executes(path, monkeypatch):
         client.execute()
     except nbclient.exceptions.CellTimeoutError:
         pytest.fail(f"{path.name}: exceeded the {NOTEBOOK_TIMEOUT_S} s notebook budget")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_is_paired_with_its_percent_script(path):
+    """Each notebook is kept as a jupytext percent script paired with its ``.ipynb``; the two must
+    hold the same cells (``jupytext --sync notebooks/*.py`` after editing either)."""
+    jupytext = pytest.importorskip("jupytext")
+    script = path.with_suffix(".py")
+    assert script.exists(), f"{path.name} has no paired percent script {script.name}"
+    a = [(c.cell_type, c.source.strip()) for c in nbformat.read(path, as_version=4).cells]
+    b = [(c.cell_type, c.source.strip()) for c in jupytext.read(script).cells]
+    assert a == b, f"{path.name} and {script.name} differ: run jupytext --sync {script}"
 
 
 def test_notebooks_found():

@@ -1,4 +1,5 @@
-"""Input validation shared by the public API: every check raises a ``ValueError`` naming the argument.
+"""Input validation shared by the public API: every check raises a ``ValueError`` naming the
+argument.
 
 These run at trace time on static shapes and dtypes only, so they cost nothing under ``jit``.
 Token-id range checks need concrete values; :func:`check_token_ids` skips them for tracers.
@@ -6,7 +7,7 @@ Token-id range checks need concrete values; :func:`check_token_ids` skips them f
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import jax
 import jax.numpy as jnp
@@ -17,7 +18,10 @@ def check_ndim(name: str, x, ndim: int | Sequence[int]) -> None:
     """Raise if ``x`` does not have ``ndim`` dimensions (or one of several)."""
     allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
     if jnp.ndim(x) not in allowed:
-        raise ValueError(f"{name}: expected {' or '.join(map(str, allowed))} dimensions, got shape {jnp.shape(x)}")
+        raise ValueError(
+            f"{name}: expected {' or '.join(map(str, allowed))} dimensions, got shape "
+            f"{jnp.shape(x)}"
+        )
 
 
 def check_shape(name: str, x, shape: Sequence[int | None]) -> None:
@@ -41,21 +45,25 @@ def check_int(name: str, x) -> None:
 
 
 def check_token_ids(name: str, tokens, vocab_size: int) -> None:
-    """Raise if concrete token ids fall outside ``[0, vocab_size)``; tracers are only dtype-checked."""
+    """Raise if concrete token ids fall outside ``[0, vocab_size)``; tracers are only
+    dtype-checked."""
     check_int(name, tokens)
     if isinstance(tokens, jax.core.Tracer):
         return
     arr = np.asarray(tokens)
     if arr.size and (arr.min() < 0 or arr.max() >= vocab_size):
         raise ValueError(
-            f"{name}: token ids must lie in [0, {vocab_size}), got min {arr.min()} and max {arr.max()}"
+            f"{name}: token ids must lie in [0, {vocab_size}), got min {arr.min()} and "
+            f"max {arr.max()}"
         )
 
 
 def check_positive(name: str, value, *, allow_zero: bool = False) -> None:
     """Raise unless ``value`` is a positive (or non-negative) number."""
     if value is None or (value < 0 if allow_zero else value <= 0):
-        raise ValueError(f"{name}: expected a {'non-negative' if allow_zero else 'positive'} value, got {value}")
+        raise ValueError(
+            f"{name}: expected a {'non-negative' if allow_zero else 'positive'} value, got {value}"
+        )
 
 
 def check_choice(name: str, value, choices: Sequence) -> None:

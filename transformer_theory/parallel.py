@@ -16,23 +16,23 @@ feeds its own slice of the data axis (``jax.make_array_from_process_local_data``
 from __future__ import annotations
 
 import math
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import jax
 import numpy as np
-from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from transformer_theory import _validate as V
+from transformer_theory import _validate
 
 
-def make_mesh(num_models: int, devices: Optional[Sequence] = None) -> Mesh:
+def make_mesh(num_models: int, devices: Sequence | None = None) -> Mesh:
     """A ``("models", "data")`` mesh: ``gcd(num_models, #devices)`` devices on the model axis.
 
     Args:
       num_models: ``M``, the size of the model batch to shard.
       devices: defaults to ``jax.local_devices()``.
     """
-    V.check_positive("num_models", num_models)
+    _validate.check_positive("num_models", num_models)
     devs = list(jax.local_devices() if devices is None else devices)
     n = len(devs)
     a = math.gcd(int(num_models), n)
@@ -56,15 +56,24 @@ def shard_models(params_M, mesh: Mesh):
     """Place a model batch (any pytree with a leading model axis) sharded over ``"models"``."""
     lead = {x.shape[0] for x in jax.tree.leaves(params_M)}
     if len(lead) != 1:
-        raise ValueError(f"params_M: every leaf needs the same leading model axis, got sizes {sorted(lead)}")
+        raise ValueError(
+            f"params_M: every leaf needs the same leading model axis, got sizes {sorted(lead)}"
+        )
     (m,) = lead
     if m % model_size(mesh):
-        raise ValueError(f"params_M: {m} models do not split over the mesh's {model_size(mesh)} model shards")
-    return jax.tree.map(lambda x: jax.device_put(x, NamedSharding(mesh, P("models"))), params_M)
+        raise ValueError(
+            f"params_M: {m} models do not split over the mesh's {model_size(mesh)} model shards"
+        )
+    return jax.tree.map(
+        lambda x: jax.device_put(x, NamedSharding(mesh, PartitionSpec("models"))), params_M
+    )
 
 
 def shard_data(x, mesh: Mesh):
     """Place an array sharded over ``"data"`` on its leading axis (replicated over ``"models"``)."""
     if x.shape[0] % data_size(mesh):
-        raise ValueError(f"x: leading size {x.shape[0]} does not split over the mesh's {data_size(mesh)} data shards")
-    return jax.device_put(x, NamedSharding(mesh, P("data")))
+        raise ValueError(
+            f"x: leading size {x.shape[0]} does not split over the mesh's "
+            f"{data_size(mesh)} data shards"
+        )
+    return jax.device_put(x, NamedSharding(mesh, PartitionSpec("data")))

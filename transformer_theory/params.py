@@ -1,11 +1,11 @@
 """The one parameter format: a pytree every model maker produces and every consumer reads.
 
-Random initialization (:func:`init_params`), the constructions of seed 003, trained Flax NNX
+Random initialization (:func:`init_params`), the constructions of Chen & Zou 2024, trained Flax NNX
 modules and the verifier all speak :class:`ModelParams`. A batch of ``M`` models is the same
 pytree with a leading axis of size ``M`` on every array leaf (see :func:`stack_params`), so
 ``jax.vmap(forward, in_axes=(0, None))`` evaluates many models at once.
 
-Conventions (seed 003 §3.1, eq. 2), in the library's row-major layout ``H: (n, D)``:
+Conventions (Chen & Zou 2024, §3.1, eq. 2), in the library's row-major layout ``H: (n, D)``:
 
 - ``w_qk[h]`` is the paper's ``W_QK`` of head ``h``: the score of query position ``i`` for key
   position ``j`` is ``h_j^T W_QK h_i`` (the paper's ``sigma(H^T W_QK H)[j, i]``, whose column ``i``
@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import flax.struct
 import jax
 import jax.numpy as jnp
 
-from transformer_theory import _validate as V
+from transformer_theory import _validate
 
 ATTENTION_KINDS = ("relu", "softmax", "hard_leftmost", "hard_average")
 NORM_KINDS = (None, "layernorm", "layernorm_sigma", "rmsnorm")
@@ -43,23 +43,30 @@ class ModelConfig:
     """Static description of a model; hashable, so it can be a ``static_argnames`` of ``jit``.
 
     Attributes:
-      vocab_size: ``d``, the number of token ids (seed 003 counts the response sign among them).
+      vocab_size: ``d``, the number of token ids (Chen & Zou 2024 counts the response sign among
+        them).
       seq_len: ``n``, the sequence length the positional encoding is laid out for.
-      width: ``d'``, the residual-stream width; must hold the token one-hot plus the positional code.
+      width: ``d'``, the residual-stream width; must hold the token one-hot plus the positional
+        code.
       num_classes: ``C``, the classifier size.
-      heads: heads per layer, e.g. ``(1, 1)`` for two single-head layers; ``len(heads)`` is the depth.
-      attention: ``"relu"`` (seed 003 eq. 2), ``"softmax"``, ``"hard_leftmost"``/``"hard_average"``
-        (seed 001), applied over keys for each query.
-      scale_scores: multiply scores by ``1/sqrt(K)`` (seed 002); off in seed 003.
-      causal: restrict query ``i`` to keys ``j <= i``. Seed 003's layer is bidirectional (False).
-      head_mean: seed 003 averages heads (``1/m`` sum); False sums them.
-      positional: the absolute code written into the embedding (``"onehot"`` is seed 003 eq. 3).
+      heads: heads per layer, e.g. ``(1, 1)`` for two single-head layers; ``len(heads)`` is the
+        depth.
+      attention: ``"relu"`` (Chen & Zou 2024, eq. 2), ``"softmax"``,
+        ``"hard_leftmost"``/``"hard_average"``
+        (Strobl et al. 2024), applied over keys for each query.
+      scale_scores: multiply scores by ``1/sqrt(K)`` (Conti 2024); off in Chen & Zou 2024.
+      causal: restrict query ``i`` to keys ``j <= i``. Chen & Zou's layer is bidirectional (False).
+      head_mean: Chen & Zou 2024 averages heads (``1/m`` sum); False sums them.
+      positional: the absolute code written into the embedding (``"onehot"`` is Chen & Zou 2024, eq.
+        3).
       relative: an extra relative-position term: ALiBi bias or RoPE (RoPE needs ``qk_dim``).
       qk_dim: if set, queries and keys are factored (``w_q, w_k: (H, K, D)``) instead of ``w_qk``.
-      norm1: token-wise norm applied to the stream before attention (seed 000's ``norm1``, Pre-LN).
-      mlp_hidden: if set, an MLP ``psi`` after ``norm2`` with this hidden width (seed 000).
+      norm1: token-wise norm applied to the stream before attention (Barbero et al.'s ``norm1``,
+        Pre-LN).
+      mlp_hidden: if set, an MLP ``psi`` after ``norm2`` with this hidden width (Barbero et al.
+        2024).
       norm2: norm before the MLP.
-      final_norm: seed 000's ``norm3`` before the classifier.
+      final_norm: Barbero et al.'s ``norm3`` before the classifier.
       mlp_activation: ``"relu"`` or ``"gelu"``.
       norm_eps: epsilon of every norm.
     """
@@ -74,38 +81,42 @@ class ModelConfig:
     causal: bool = False
     head_mean: bool = True
     positional: str = "onehot"
-    relative: Optional[str] = None
-    qk_dim: Optional[int] = None
-    norm1: Optional[str] = None
-    mlp_hidden: Optional[int] = None
-    norm2: Optional[str] = None
-    final_norm: Optional[str] = None
+    relative: str | None = None
+    qk_dim: int | None = None
+    norm1: str | None = None
+    mlp_hidden: int | None = None
+    norm2: str | None = None
+    final_norm: str | None = None
     mlp_activation: str = "relu"
     norm_eps: float = 1e-5
 
     def __post_init__(self):
         object.__setattr__(self, "heads", tuple(int(h) for h in self.heads))
         for name in ("vocab_size", "seq_len", "width", "num_classes"):
-            V.check_positive(name, getattr(self, name))
+            _validate.check_positive(name, getattr(self, name))
         if not self.heads:
             raise ValueError("heads: expected at least one layer, got an empty list")
         for h in self.heads:
-            V.check_positive("heads", h)
-        V.check_choice("attention", self.attention, ATTENTION_KINDS)
-        V.check_choice("positional", self.positional, POSITIONAL_KINDS)
-        V.check_choice("relative", self.relative, RELATIVE_KINDS)
+            _validate.check_positive("heads", h)
+        _validate.check_choice("attention", self.attention, ATTENTION_KINDS)
+        _validate.check_choice("positional", self.positional, POSITIONAL_KINDS)
+        _validate.check_choice("relative", self.relative, RELATIVE_KINDS)
         for name in ("norm1", "norm2", "final_norm"):
-            V.check_choice(name, getattr(self, name), NORM_KINDS)
-        V.check_choice("mlp_activation", self.mlp_activation, MLP_ACTIVATIONS)
+            _validate.check_choice(name, getattr(self, name), NORM_KINDS)
+        _validate.check_choice("mlp_activation", self.mlp_activation, MLP_ACTIVATIONS)
         if self.qk_dim is not None:
-            V.check_positive("qk_dim", self.qk_dim)
+            _validate.check_positive("qk_dim", self.qk_dim)
         if self.relative == "rope" and (self.qk_dim is None or self.qk_dim % 2):
-            raise ValueError(f"qk_dim: RoPE rotates pairs of query/key coordinates and needs an even qk_dim, got {self.qk_dim}")
+            raise ValueError(
+                "qk_dim: RoPE rotates pairs of query/key coordinates and needs an even "
+                f"qk_dim, got {self.qk_dim}"
+            )
         if self.mlp_hidden is not None:
-            V.check_positive("mlp_hidden", self.mlp_hidden)
+            _validate.check_positive("mlp_hidden", self.mlp_hidden)
         if self.width < self.embed_dim:
             raise ValueError(
-                f"width: d' must be at least d + p = {self.vocab_size} + {self.pos_dim} = {self.embed_dim} "
+                f"width: d' must be at least d + p = {self.vocab_size} + {self.pos_dim} "
+                f"= {self.embed_dim} "
                 f"(tokens, then the {self.positional!r} positional code), got {self.width}"
             )
 
@@ -124,7 +135,7 @@ class ModelConfig:
     def embed_dim(self) -> int:
         return self.vocab_size + self.pos_dim
 
-    def replace(self, **changes) -> "ModelConfig":
+    def replace(self, **changes) -> ModelConfig:
         return dataclasses.replace(self, **changes)
 
 
@@ -138,7 +149,8 @@ class NormParams:
 
 @flax.struct.dataclass
 class MLPParams:
-    """``psi(x) = w2 act(w1 x + b1) + b2`` with ``w1: (F, D)``, ``b1: (F,)``, ``w2: (D, F)``, ``b2: (D,)``."""
+    """``psi(x) = w2 act(w1 x + b1) + b2`` with ``w1: (F, D)``, ``b1: (F,)``, ``w2: (D, F)``, ``b2:
+    (D,)``."""
 
     w1: jax.Array
     b1: jax.Array
@@ -148,20 +160,21 @@ class MLPParams:
 
 @flax.struct.dataclass
 class AttentionParams:
-    """One multi-head attention layer. Either ``w_qk: (H, D, D)`` or ``w_q, w_k: (H, K, D)``; ``w_v: (H, D, D)``."""
+    """One multi-head attention layer. Either ``w_qk: (H, D, D)`` or ``w_q, w_k: (H, K, D)``; ``w_v:
+    (H, D, D)``."""
 
     w_v: jax.Array
-    w_qk: Optional[jax.Array] = None
-    w_q: Optional[jax.Array] = None
-    w_k: Optional[jax.Array] = None
+    w_qk: jax.Array | None = None
+    w_q: jax.Array | None = None
+    w_k: jax.Array | None = None
 
 
 @flax.struct.dataclass
 class LayerParams:
     attn: AttentionParams
-    norm1: Optional[NormParams] = None
-    norm2: Optional[NormParams] = None
-    mlp: Optional[MLPParams] = None
+    norm1: NormParams | None = None
+    norm2: NormParams | None = None
+    mlp: MLPParams | None = None
 
 
 @flax.struct.dataclass
@@ -170,12 +183,13 @@ class ModelParams:
 
     layers: tuple[LayerParams, ...]
     w_o: jax.Array
-    final_norm: Optional[NormParams] = None
+    final_norm: NormParams | None = None
     config: ModelConfig = flax.struct.field(pytree_node=False, default=None)
 
     @property
     def batch_shape(self) -> tuple[int, ...]:
-        """Leading axes shared by all leaves beyond a single model's shapes (``()`` for one model)."""
+        """Leading axes shared by all leaves beyond a single model's shapes (``()`` for one
+        model)."""
         return tuple(self.w_o.shape[:-2])
 
 
@@ -200,14 +214,15 @@ def init_params(
       config: the model description.
       dtype: float32 or float64 (needs ``jax_enable_x64``).
       scheme: ``"normal"`` -- entries ``N(0, scale^2 / D)``, a generic random model;
-        ``"paper"`` -- seed 003 §9.1: every ``W_QK`` and ``W_O`` uniform in ``[0, 1)`` and every
+        ``"paper"`` -- Chen & Zou 2024, §9.1: every ``W_QK`` and ``W_O`` uniform in ``[0, 1)`` and
+        every
         ``W_V`` equal to the all-ones matrix ("initialize W_V ... with a value of 1").
       scale: standard-deviation multiplier for ``"normal"``.
 
     Returns:
       A :class:`ModelParams` for one model.
     """
-    V.check_choice("scheme", scheme, ("normal", "paper"))
+    _validate.check_choice("scheme", scheme, ("normal", "paper"))
     if not jnp.issubdtype(dtype, jnp.floating):
         raise ValueError(f"dtype: expected a floating dtype, got {dtype}")
     if not isinstance(config, ModelConfig):
@@ -262,13 +277,18 @@ def _init_params_jit(key, config: ModelConfig, dtype, scheme: str, scale) -> Mod
         )
     w_o = uniform(keys[-1], (C, D)) if scheme == "paper" else normal(keys[-1], (C, D))
     return ModelParams(
-        layers=tuple(layers), w_o=w_o, final_norm=_norm_init(config.final_norm, D, dtype), config=config
+        layers=tuple(layers),
+        w_o=w_o,
+        final_norm=_norm_init(config.final_norm, D, dtype),
+        config=config,
     )
 
 
-def init_params_batch(key: jax.Array, config: ModelConfig, num_models: int, **kwargs) -> ModelParams:
+def init_params_batch(
+    key: jax.Array, config: ModelConfig, num_models: int, **kwargs
+) -> ModelParams:
     """``num_models`` independent random models stacked on a leading axis (vmap-ready)."""
-    V.check_positive("num_models", num_models)
+    _validate.check_positive("num_models", num_models)
     keys = jax.random.split(key, num_models)
     return jax.vmap(lambda k: init_params(k, config, **kwargs))(keys)
 
@@ -279,14 +299,18 @@ def stack_params(models: Sequence[ModelParams]) -> ModelParams:
         raise ValueError("models: expected at least one model")
     configs = {m.config for m in models}
     if len(configs) != 1:
-        raise ValueError(f"models: all models must share one ModelConfig, got {len(configs)} different ones")
+        raise ValueError(
+            f"models: all models must share one ModelConfig, got {len(configs)} different ones"
+        )
     return jax.tree.map(lambda *xs: jnp.stack(xs), *models)
 
 
 def unstack_params(batch: ModelParams) -> list[ModelParams]:
     """Inverse of :func:`stack_params`."""
     if not batch.batch_shape:
-        raise ValueError("batch: expected a batch of models with a leading axis, got a single model")
+        raise ValueError(
+            "batch: expected a batch of models with a leading axis, got a single model"
+        )
     m = batch.batch_shape[0]
     return [jax.tree.map(lambda x, i=i: x[i], batch) for i in range(m)]
 
@@ -303,25 +327,37 @@ def validate_params(params: ModelParams) -> None:
         raise ValueError("params.config: a ModelParams must carry its ModelConfig")
     bs = params.batch_shape
     D, C = cfg.width, cfg.num_classes
-    V.check_shape("params.w_o", params.w_o, (*bs, C, D))
+    _validate.check_shape("params.w_o", params.w_o, (*bs, C, D))
     if len(params.layers) != cfg.depth:
-        raise ValueError(f"params.layers: config has depth {cfg.depth}, params have {len(params.layers)} layers")
+        raise ValueError(
+            f"params.layers: config has depth {cfg.depth}, params have {len(params.layers)} layers"
+        )
     for li, (layer, H) in enumerate(zip(params.layers, cfg.heads)):
         a = layer.attn
-        V.check_shape(f"params.layers[{li}].attn.w_v", a.w_v, (*bs, H, D, D))
+        _validate.check_shape(f"params.layers[{li}].attn.w_v", a.w_v, (*bs, H, D, D))
         if cfg.qk_dim is None:
             if a.w_qk is None:
-                raise ValueError(f"params.layers[{li}].attn.w_qk: required when config.qk_dim is None")
-            V.check_shape(f"params.layers[{li}].attn.w_qk", a.w_qk, (*bs, H, D, D))
+                raise ValueError(
+                    f"params.layers[{li}].attn.w_qk: required when config.qk_dim is None"
+                )
+            _validate.check_shape(f"params.layers[{li}].attn.w_qk", a.w_qk, (*bs, H, D, D))
         else:
             for nm in ("w_q", "w_k"):
                 w = getattr(a, nm)
                 if w is None:
-                    raise ValueError(f"params.layers[{li}].attn.{nm}: required when config.qk_dim is set")
-                V.check_shape(f"params.layers[{li}].attn.{nm}", w, (*bs, H, cfg.qk_dim, D))
+                    raise ValueError(
+                        f"params.layers[{li}].attn.{nm}: required when config.qk_dim is set"
+                    )
+                _validate.check_shape(f"params.layers[{li}].attn.{nm}", w, (*bs, H, cfg.qk_dim, D))
         if (layer.mlp is None) != (cfg.mlp_hidden is None):
-            raise ValueError(f"params.layers[{li}].mlp: presence must match config.mlp_hidden={cfg.mlp_hidden}")
+            raise ValueError(
+                f"params.layers[{li}].mlp: presence must match config.mlp_hidden={cfg.mlp_hidden}"
+            )
         if (layer.norm1 is None) != (cfg.norm1 is None):
-            raise ValueError(f"params.layers[{li}].norm1: presence must match config.norm1={cfg.norm1!r}")
+            raise ValueError(
+                f"params.layers[{li}].norm1: presence must match config.norm1={cfg.norm1!r}"
+            )
     if (params.final_norm is None) != (cfg.final_norm is None):
-        raise ValueError(f"params.final_norm: presence must match config.final_norm={cfg.final_norm!r}")
+        raise ValueError(
+            f"params.final_norm: presence must match config.final_norm={cfg.final_norm!r}"
+        )

@@ -1,4 +1,5 @@
-"""The functional forward pass equals seed 003 eq. 2 written in the paper's column convention.
+"""The functional forward pass equals Chen & Zou 2024, eq. 2 written in the paper's column
+convention.
 
 The reference below is an independent float64 NumPy transcription of eq. 2-3 with H: (d', n),
 tokens as columns: H1 = H0 + (1/m) sum_i W_V_i H0 relu(H0^T W_QK_i H0), o = W_O H1[:, n-1].
@@ -9,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from helpers import assert_close
+from tests.helpers import assert_close
 from transformer_theory import ModelConfig, forward, init_params
 from transformer_theory.core import forward_trace
 
@@ -39,17 +40,22 @@ def paper_forward(tokens, vocab, width, w_qk, w_v, w_o, act="relu"):
 @pytest.mark.parametrize("heads", [(1,), (3,), (2, 1)])
 def test_forward_matches_paper_eq2(act, heads):
     vocab, n, width = 5, 4, 11
-    cfg = ModelConfig(vocab_size=vocab, seq_len=n, width=width, num_classes=3, heads=heads, attention=act)
+    cfg = ModelConfig(
+        vocab_size=vocab, seq_len=n, width=width, num_classes=3, heads=heads, attention=act
+    )
     params = init_params(jax.random.PRNGKey(1), cfg, dtype=jnp.float64)
     rng = np.random.default_rng(0)
     f = jax.jit(forward)
     for _ in range(5):
         tokens = rng.integers(0, vocab, size=n)
         ref = paper_forward(
-            tokens, vocab, width,
+            tokens,
+            vocab,
+            width,
             [np.asarray(l.attn.w_qk) for l in params.layers],
             [np.asarray(l.attn.w_v) for l in params.layers],
-            np.asarray(params.w_o), act,
+            np.asarray(params.w_o),
+            act,
         )
         assert_close(f(params, jnp.asarray(tokens)), ref)
 

@@ -32,7 +32,9 @@ def test_experiments_fig4_7_and_registry(tmp_path):
     assert {s.heads for s in specs if s.task == "contextual"} == set(mod.HEADS["contextual"])
     one = [s for s in specs if s.task == "memorization" and s.heads == (2, 2)]
     C.sweep("fig4_7_heads", one, str(tmp_path), progress=False)
-    assert mod.plot(str(tmp_path))[0].endswith(".png") and os.path.exists(tmp_path / "fig4_7_heads.png")
+    assert mod.plot(str(tmp_path))[0].endswith(".png") and os.path.exists(
+        tmp_path / "fig4_7_heads.png"
+    )
     with pytest.raises(ValueError, match="experiment"):
         experiments.get("fig99")
     with pytest.raises(ValueError, match="size"):
@@ -41,8 +43,29 @@ def test_experiments_fig4_7_and_registry(tmp_path):
 
 def test_experiments_cli_train_and_plot_fig3(tmp_path):
     out = str(tmp_path / "fig3")
-    assert cli_main(["train", "--experiment", "fig3_attention_maps", "--seeds", "0", "--steps", "2", "--out", out, "--no-progress"]) == 0
-    for name in ("fig3_attention_maps.png", "fig3_attention.json", "trained_params.npz", "experiment.json"):
+    assert (
+        cli_main(
+            [
+                "train",
+                "--experiment",
+                "fig3_attention_maps",
+                "--seeds",
+                "0",
+                "--steps",
+                "2",
+                "--out",
+                out,
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
+    for name in (
+        "fig3_attention_maps.png",
+        "fig3_attention.json",
+        "trained_params.npz",
+        "experiment.json",
+    ):
         assert os.path.exists(os.path.join(out, name)), name
     with open(os.path.join(out, "fig3_attention.json")) as f:
         info = json.load(f)
@@ -56,15 +79,29 @@ def test_experiments_cli_train_and_plot_fig3(tmp_path):
 
 
 def test_experiments_cli_optimizer_override_reaches_the_run(tmp_path):
-    """``--optimizer adam --lr 0.01`` changes the run's TrainConfig and its directory name (so it never
+    """``--optimizer adam --lr 0.01`` changes the run's TrainConfig and its directory name (so it
+    never
     resumes an SGD run's checkpoint); a non-positive learning rate is refused by name."""
     out = str(tmp_path / "fig2")
-    argv = ["train", "--experiment", "fig2_depth", "--tasks", "memorization", "--seeds", "0", "--steps", "1", "--no-progress"]
+    argv = [
+        "train",
+        "--experiment",
+        "fig2_depth",
+        "--tasks",
+        "memorization",
+        "--seeds",
+        "0",
+        "--steps",
+        "1",
+        "--no-progress",
+    ]
     assert cli_main(argv + ["--optimizer", "adam", "--lr", "0.01", "--out", out]) == 0
     with open(os.path.join(out, "memorization_heads1_seed0_adam_lr0.01", "metrics.json")) as f:
         meta = json.load(f)["meta"]
     assert (meta["optimizer"], meta["learning_rate"]) == ("adam", 0.01)
-    params, data, tc, _ = C.build_run(C.RunSpec("memorization", (1,), 0, steps=1, optimizer="adam", learning_rate=0.01))
+    params, data, tc, _ = C.build_run(
+        C.RunSpec("memorization", (1,), 0, steps=1, optimizer="adam", learning_rate=0.01)
+    )
     assert (tc.optimizer, tc.learning_rate, tc.steps) == ("adam", 0.01, 1)
     with pytest.raises(ValueError, match="learning_rate"):
         C.build_run(C.RunSpec("memorization", (1,), 0, learning_rate=-1.0))

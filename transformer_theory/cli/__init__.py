@@ -13,9 +13,18 @@ import sys
 
 # name -> (module, one-line help).
 COMMANDS = {
-    "verify": ("transformer_theory.cli.verify", "batch-verify Definition 3 and Propositions 7-10 (the main job)"),
-    "certify": ("transformer_theory.cli.certify", "certify that no one-layer model classifies a user's dataset"),
-    "construct": ("transformer_theory.cli.construct", "build and exhaustively check the constructions of Theorems 1, 3, 5, 6"),
+    "verify": (
+        "transformer_theory.cli.verify",
+        "batch-verify Definition 3 and Propositions 7-10 (the main job)",
+    ),
+    "certify": (
+        "transformer_theory.cli.certify",
+        "certify that no one-layer model classifies a user's dataset",
+    ),
+    "construct": (
+        "transformer_theory.cli.construct",
+        "build and exhaustively check the constructions of Theorems 1, 3, 5, 6",
+    ),
     "train": ("transformer_theory.cli.train", "train depth experiments (Flax NNX + Optax)"),
     "plot": ("transformer_theory.cli.plot", "plot the metrics of a training output directory"),
     "demo": ("transformer_theory.cli.demo", "a small tour of the core"),
@@ -31,7 +40,9 @@ def build_parser(commands) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="transformer-theory", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command")
     for name, (mod, help_) in commands.items():
-        p = sub.add_parser(name, help=help_, description=(mod.__doc__ or help_).strip().splitlines()[0])
+        p = sub.add_parser(
+            name, help=help_, description=(mod.__doc__ or help_).strip().splitlines()[0]
+        )
         mod.add_arguments(p)
     return parser
 

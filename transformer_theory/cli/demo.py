@@ -1,6 +1,7 @@
 """A small tour of the core: a random one-layer ReLU model on the paper's four dependent sequences.
 
-Seed 003 §11: (a,b,r), (b,a,r), (a,a,r), (b,b,r) satisfy o0 + o1 = o2 + o3 for every one-layer
+Chen & Zou 2024, §11: (a,b,r), (b,a,r), (a,a,r), (b,b,r) satisfy o0 + o1 = o2 + o3 for every
+one-layer
 model (Prop. 8); a two-layer model breaks the relation.
 """
 
@@ -26,7 +27,9 @@ def run(args) -> int:
     for depth in (1, 2):
         cfg = ModelConfig(vocab_size=3, seq_len=3, width=8, num_classes=3, heads=(2,) * depth)
         params = init_params(jax.random.PRNGKey(args.seed), cfg, dtype=jnp.float64)
-        o = jax.jit(jax.vmap(lambda t: forward(params, t)))(seqs)
-        resid = float(jnp.linalg.norm(o[0] + o[1] - o[2] - o[3]) / jnp.sum(jnp.linalg.norm(o, axis=1)))
+        o = jax.jit(jax.vmap(lambda t, p=params: forward(p, t)))(seqs)
+        resid = float(
+            jnp.linalg.norm(o[0] + o[1] - o[2] - o[3]) / jnp.sum(jnp.linalg.norm(o, axis=1))
+        )
         print(f"depth {depth}: relative residual of o0 + o1 - o2 - o3 = {resid:.3e}")
     return 0

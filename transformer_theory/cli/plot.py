@@ -1,4 +1,5 @@
-"""Plot a training output directory: ``transformer-theory plot DIR`` (written by ``transformer-theory train``).
+"""Plot a training output directory: ``transformer-theory plot DIR`` (written by
+``transformer-theory train``).
 
 Reads ``DIR/experiment.json`` to find which experiment wrote it and calls that experiment's
 ``plot``; prints the PNG paths.
@@ -18,7 +19,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     path = os.path.join(args.dir, "experiment.json")
     if not os.path.exists(path):
-        raise SystemExit(f"dir: {args.dir} has no experiment.json; is it an output of `transformer-theory train`?")
+        raise SystemExit(
+            f"dir: {args.dir} has no experiment.json; is it an output of "
+            "`transformer-theory train`?"
+        )
     with open(path) as f:
         name = json.load(f)["experiment"]
     from transformer_theory.cli.train import import_experiments

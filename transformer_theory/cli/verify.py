@@ -1,4 +1,5 @@
-"""Batch-verify seed 003's Definition 3 and Propositions 7-10 (with controls), certificates and witnesses.
+"""Batch-verify Chen & Zou's Definition 3 and Propositions 7-10 (with controls), certificates and
+witnesses.
 
 ``transformer-theory verify`` (the default command; also ``python -m transformer_theory``) runs
 every model family of ``theory.checks.FAMILIES`` on random models against the paper's dependent
@@ -18,26 +19,52 @@ def _ints(text: str) -> tuple[int, ...]:
     try:
         return tuple(int(x) for x in text.split(","))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated integers, got {text!r}"
+        ) from None
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--out", default="./results/verify", help="output directory (default ./results/verify)")
-    p.add_argument("--datasets", default="toy,icqa,templates", help="comma list of toy, icqa, templates")
-    p.add_argument("--families", default="all", help="comma list of checks.FAMILIES names, or 'all'")
-    p.add_argument("--icqa", type=_ints, default=(3, 3, 2), metavar="NQ,NA,K", help="in-context QA sizes (default 3,3,2)")
-    p.add_argument("--templates", type=_ints, default=(4, 3), metavar="ALPHABET,L", help="template task sizes (default 4,3)")
+    p.add_argument(
+        "--out", default="./results/verify", help="output directory (default ./results/verify)"
+    )
+    p.add_argument(
+        "--datasets", default="toy,icqa,templates", help="comma list of toy, icqa, templates"
+    )
+    p.add_argument(
+        "--families", default="all", help="comma list of checks.FAMILIES names, or 'all'"
+    )
+    p.add_argument(
+        "--icqa",
+        type=_ints,
+        default=(3, 3, 2),
+        metavar="NQ,NA,K",
+        help="in-context QA sizes (default 3,3,2)",
+    )
+    p.add_argument(
+        "--templates",
+        type=_ints,
+        default=(4, 3),
+        metavar="ALPHABET,L",
+        help="template task sizes (default 4,3)",
+    )
     p.add_argument("--random-sets", type=int, default=8, help="random dependent sets per dataset")
     p.add_argument("--models", type=int, default=4, help="random models per family and dataset")
     p.add_argument("--precision", choices=("float64", "float32"), default="float64")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--chunk-size", type=int, default=4096, help="sequences per device call (memory bound)")
-    p.add_argument("--no-certificates", action="store_true", help="skip certificates and accuracy bounds")
+    p.add_argument(
+        "--chunk-size", type=int, default=4096, help="sequences per device call (memory bound)"
+    )
+    p.add_argument(
+        "--no-certificates", action="store_true", help="skip certificates and accuracy bounds"
+    )
     p.add_argument("--no-witnesses", action="store_true", help="skip witness searches")
     p.add_argument("--witness-steps", type=int, default=300)
     p.add_argument("--witness-restarts", type=int, default=4)
     p.add_argument("--no-shard", action="store_true", help="do not shard over local devices")
-    p.add_argument("--quick", action="store_true", help="smoke mode: toy dataset, 2 models, no witnesses (CI)")
+    p.add_argument(
+        "--quick", action="store_true", help="smoke mode: toy dataset, 2 models, no witnesses (CI)"
+    )
 
 
 def run(args) -> int:
@@ -52,14 +79,28 @@ def run(args) -> int:
 
     if args.quick:
         args.datasets, args.models, args.no_witnesses, args.random_sets = "toy", 2, True, 4
-    families = list(checks.FAMILIES) if args.families == "all" else [f.strip() for f in args.families.split(",") if f.strip()]
+    families = (
+        list(checks.FAMILIES)
+        if args.families == "all"
+        else [f.strip() for f in args.families.split(",") if f.strip()]
+    )
     for f in families:
         if f not in checks.FAMILIES:
-            print(f"error: --families: unknown family {f!r}; choose from {', '.join(checks.FAMILIES)}", file=sys.stderr)
+            print(
+                f"error: --families: unknown family {f!r}; "
+                f"choose from {', '.join(checks.FAMILIES)}",
+                file=sys.stderr,
+            )
             return 2
     names = [d.strip() for d in args.datasets.split(",") if d.strip()]
     try:
-        datasets = suite.build_datasets(names, icqa=args.icqa, templates=args.templates, num_random=args.random_sets, seed=args.seed)
+        datasets = suite.build_datasets(
+            names,
+            icqa=args.icqa,
+            templates=args.templates,
+            num_random=args.random_sets,
+            seed=args.seed,
+        )
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -68,7 +109,11 @@ def run(args) -> int:
     if not args.no_shard and jax.local_device_count() > 1:
         mesh = parallel.make_mesh(args.models)
     t0 = time.perf_counter()
-    total = len(datasets) * len(families) + (0 if args.no_certificates else 3) + (0 if args.no_witnesses else 1)
+    total = (
+        len(datasets) * len(families)
+        + (0 if args.no_certificates else 3)
+        + (0 if args.no_witnesses else 1)
+    )
     bar = tqdm(total=total, desc="verify", unit="job", disable=None)
 
     def step(label):
@@ -76,14 +121,23 @@ def run(args) -> int:
         bar.update(1)
 
     verdicts = suite.run_checks(
-        datasets, families, num_models=args.models, dtype=dtype, seed=args.seed, chunk_size=args.chunk_size, mesh=mesh, on_step=step
+        datasets,
+        families,
+        num_models=args.models,
+        dtype=dtype,
+        seed=args.seed,
+        chunk_size=args.chunk_size,
+        mesh=mesh,
+        on_step=step,
     )
     extra = []
     if not args.no_certificates:
         extra += suite.run_certificates(icqa=args.icqa, on_step=step)
     witness_fail = False
     if not args.no_witnesses:
-        recs = suite.run_witnesses(args.seed, args.witness_steps, args.witness_restarts, out_dir=args.out, on_step=step)
+        recs = suite.run_witnesses(
+            args.seed, args.witness_steps, args.witness_restarts, out_dir=args.out, on_step=step
+        )
         extra += recs
         witness_fail = any(r.get("found") and r.get("in_scope") for r in recs)
     bar.close()
@@ -93,17 +147,26 @@ def run(args) -> int:
         if r.get("kind") == "certificate":
             print(f"[certificate] {r['dataset']}: {r['message']}")
         elif r.get("kind") == "accuracy_bound":
-            print(f"[bound] {r['dataset']}: {r['family']} accuracy <= {r['upper_bound_fraction']} ({r['method']}, exact={r['exact']})")
+            print(
+                f"[bound] {r['dataset']}: {r['family']} accuracy <= "
+                f"{r['upper_bound_fraction']} ({r['method']}, exact={r['exact']})"
+            )
         elif r.get("kind") == "witness":
             print(f"[witness] {r['message']}")
     paths = suite.write_outputs(args.out, verdicts, extra)
     failed = [v for v in verdicts if v.failed]
     n_in = sum(v.expected for v in verdicts)
     print(
-        f"{len(verdicts)} verdicts ({n_in} in scope, {len(verdicts) - n_in} controls), {len(failed)} in-scope failures; "
-        f"devices {jax.local_device_count()}; {time.perf_counter() - t0:.1f}s; wrote {', '.join(paths)}"
+        f"{len(verdicts)} verdicts ({n_in} in scope, {len(verdicts) - n_in} controls), "
+        f"{len(failed)} in-scope failures; "
+        f"devices {jax.local_device_count()}; {time.perf_counter() - t0:.1f}s; "
+        f"wrote {', '.join(paths)}"
     )
     if failed or witness_fail:
-        print("FAILURE: an in-scope relation does not hold (or a witness exists inside a theorem's scope): a bug or a discovery", file=sys.stderr)
+        print(
+            "FAILURE: an in-scope relation does not hold (or a witness exists inside a "
+            "theorem's scope): a bug or a discovery",
+            file=sys.stderr,
+        )
         return 1
     return 0

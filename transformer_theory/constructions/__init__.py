@@ -1,4 +1,5 @@
-"""Explicit weights from the proofs of seed 003 (§10, §12-§15), each a ``ModelParams`` with ReLU,
+"""Explicit weights from the proofs of Chen & Zou 2024 (§10, §12-§15), each a ``ModelParams`` with
+ReLU,
 bidirectional attention and eq. 2's head mean, plus an exhaustive / sampled checker.
 
 - :mod:`.attention`: Lemma 1 (instructive attention), Lemma 2 (constrained attention).
@@ -13,10 +14,18 @@ Where the printed proofs are wrong (PDF extraction or typos), the modules implem
 construction, say what changed, and keep the literal version as ``*_as_printed``.
 """
 
-from transformer_theory.constructions.attention import constrained_attention, instructive_attention, masking_magnitude  # noqa: F401
+from transformer_theory.constructions.attention import (  # noqa: F401
+    constrained_attention,
+    instructive_attention,
+    masking_magnitude,
+)
 from transformer_theory.constructions.check import check_construction, margins  # noqa: F401
 from transformer_theory.constructions.classifier import lemma3_classifier, scores_margins  # noqa: F401
 from transformer_theory.constructions.contextual import theorem6, theorem6_as_printed  # noqa: F401
 from transformer_theory.constructions.memorization import lemma4_layer, theorem1  # noqa: F401
-from transformer_theory.constructions.reasoning import theorem3, theorem3_as_printed, theorem3_printed_classifier  # noqa: F401
+from transformer_theory.constructions.reasoning import (  # noqa: F401
+    theorem3,
+    theorem3_as_printed,
+    theorem3_printed_classifier,
+)
 from transformer_theory.constructions.templates import theorem5, theorem5_as_printed  # noqa: F401

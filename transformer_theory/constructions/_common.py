@@ -1,14 +1,16 @@
-"""Shared plumbing of the constructions: embedding offsets, dtype checks, assembling ``ModelParams``.
+"""Shared plumbing of the constructions: embedding offsets, dtype checks, assembling
+``ModelParams``.
 
 Every construction writes its matrices in float64 NumPy in the paper's convention
 (``W_QK[key coordinate, query coordinate]``, ``W_V[out, in]``, ``W_O[class, coordinate]``) and
-converts once here. The residual stream of seed 003 eq. 3 has the token one-hot in coordinates
+converts once here. The residual stream of Chen & Zou 2024, eq. 3 has the token one-hot in
+coordinates
 ``[0, d)``, the one-hot position in ``[d, d + n)`` and zero padding in ``[d + n, d')``.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import jax
 import jax.numpy as jnp
@@ -24,32 +26,45 @@ def check_dtype(dtype) -> None:
         raise ValueError(f"dtype: expected a floating dtype, got {dtype}")
     if jnp.dtype(dtype) == jnp.float64 and not jax.config.jax_enable_x64:
         raise ValueError(
-            "dtype: float64 needs jax.config.update('jax_enable_x64', True) before building a construction "
+            "dtype: float64 needs jax.config.update('jax_enable_x64', True) before "
+            "building a construction "
             "(the constructions are verified with exact-looking float64 margins)"
         )
 
 
 def check_task(name: str, task, kind: type, **expected) -> None:
-    """``ValueError`` naming ``name`` unless ``task`` is a ``kind`` with every attribute in ``expected``."""
+    """``ValueError`` naming ``name`` unless ``task`` is a ``kind`` with every attribute in
+    ``expected``."""
     if not isinstance(task, kind):
         raise ValueError(f"{name}: expected a {kind.__name__}, got {type(task).__name__}")
     for attr, want in expected.items():
         got = getattr(task, attr, None)
         if got != want:
-            raise ValueError(f"{name}.{attr}: the construction expects {want} for this task layout, got {got}")
+            raise ValueError(
+                f"{name}.{attr}: the construction expects {want} for this task layout, got {got}"
+            )
 
 
-def assemble(config: ModelConfig, layers: Sequence[tuple[np.ndarray, np.ndarray]], w_o: np.ndarray, dtype) -> ModelParams:
+def assemble(
+    config: ModelConfig, layers: Sequence[tuple[np.ndarray, np.ndarray]], w_o: np.ndarray, dtype
+) -> ModelParams:
     """``ModelParams`` from per-layer ``(w_qk_HxDxD, w_v_HxDxD)`` NumPy arrays and ``w_o_CxD``."""
     check_dtype(dtype)
     out = []
     for w_qk, w_v in layers:
-        out.append(LayerParams(attn=AttentionParams(w_v=jnp.asarray(w_v, dtype), w_qk=jnp.asarray(w_qk, dtype))))
+        out.append(
+            LayerParams(
+                attn=AttentionParams(w_v=jnp.asarray(w_v, dtype), w_qk=jnp.asarray(w_qk, dtype))
+            )
+        )
     return ModelParams(layers=tuple(out), w_o=jnp.asarray(w_o, dtype), config=config)
 
 
-def construction_config(vocab_size: int, seq_len: int, width: int, num_classes: int, heads: Sequence[int]) -> ModelConfig:
-    """The architecture of every seed 003 construction: ReLU attention, bidirectional, one-hot
+def construction_config(
+    vocab_size: int, seq_len: int, width: int, num_classes: int, heads: Sequence[int]
+) -> ModelConfig:
+    """The architecture of every Chen & Zou 2024 construction: ReLU attention, bidirectional,
+    one-hot
     positions, heads averaged (eq. 2's ``1/m``), no norms, no MLP."""
     return ModelConfig(
         vocab_size=vocab_size,

@@ -1,4 +1,4 @@
-"""Seed 003 §10: instructive attention (Lemma 1) and constrained attention (Lemma 2).
+"""Chen & Zou 2024, §10: instructive attention (Lemma 1) and constrained attention (Lemma 2).
 
 Both act through the position block ``W_pp`` of ``W_QK`` (coordinates ``[d, d + n)`` of the
 eq. 3 stream). In the paper's layout the score matrix is ``S = H^T W_QK H`` with ``S[j, i]`` =
@@ -9,14 +9,12 @@ same ``[key, query]`` layout (the library's attention weights are the transpose,
 
 from __future__ import annotations
 
-from typing import Optional
-
 import numpy as np
 
-from transformer_theory import _validate as V
+from transformer_theory import _validate
 
 
-def _check_square(name: str, a, n: Optional[int] = None) -> np.ndarray:
+def _check_square(name: str, a, n: int | None = None) -> np.ndarray:
     a = np.asarray(a)
     if a.ndim != 2 or a.shape[0] != a.shape[1] or (n is not None and a.shape[0] != n):
         want = f"({n}, {n})" if n is not None else "(n, n)"
@@ -25,10 +23,12 @@ def _check_square(name: str, a, n: Optional[int] = None) -> np.ndarray:
 
 
 def _check_layout(vocab_size: int, seq_len: int, width: int) -> None:
-    V.check_positive("vocab_size", vocab_size)
-    V.check_positive("seq_len", seq_len)
+    _validate.check_positive("vocab_size", vocab_size)
+    _validate.check_positive("seq_len", seq_len)
     if width < vocab_size + seq_len:
-        raise ValueError(f"width: d' must be at least d + n = {vocab_size} + {seq_len}, got {width}")
+        raise ValueError(
+            f"width: d' must be at least d + n = {vocab_size} + {seq_len}, got {width}"
+        )
 
 
 def instructive_attention(alpha_NxN, vocab_size: int, width: int) -> np.ndarray:
@@ -49,7 +49,9 @@ def instructive_attention(alpha_NxN, vocab_size: int, width: int) -> np.ndarray:
     n = alpha.shape[0]
     _check_layout(vocab_size, n, width)
     if not np.all(np.isfinite(alpha)) or alpha.min() < 0:
-        raise ValueError("alpha_NxN: Lemma 1 needs a finite non-negative map (ReLU clips negative scores)")
+        raise ValueError(
+            "alpha_NxN: Lemma 1 needs a finite non-negative map (ReLU clips negative scores)"
+        )
     w = np.zeros((width, width))
     w[vocab_size : vocab_size + n, vocab_size : vocab_size + n] = alpha
     return w
@@ -80,9 +82,10 @@ def constrained_attention(
     vocab_size: int,
     width: int,
     w_qk_DxD=None,
-    magnitude: Optional[float] = None,
+    magnitude: float | None = None,
 ) -> np.ndarray:
-    """Lemma 2: add ``-magnitude`` to ``W_pp[j, i]`` wherever key ``j`` must be hidden from query ``i``.
+    """Lemma 2: add ``-magnitude`` to ``W_pp[j, i]`` wherever key ``j`` must be hidden from query
+    ``i``.
 
     Args:
       allowed_NxN: boolean ``[key, query]``; False entries are masked.
@@ -114,7 +117,8 @@ def constrained_attention(
         magnitude = need + 1.0
     elif not np.isfinite(magnitude) or magnitude < need:
         raise ValueError(
-            f"magnitude: a masked score can reach {need:g} on some input, so the mask needs magnitude >= {need:g}, got {magnitude}"
+            f"magnitude: a masked score can reach {need:g} on some input, so the mask "
+            f"needs magnitude >= {need:g}, got {magnitude}"
         )
     d = vocab_size
     w[d : d + n, d : d + n] -= magnitude * masked

@@ -7,22 +7,20 @@ the model classifies the example iff the margin is positive (ties count as error
 
 from __future__ import annotations
 
-from typing import Optional
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 from tqdm.auto import tqdm
 
-from transformer_theory import _validate as V
+from transformer_theory import _validate
 from transformer_theory.core.forward import forward
 from transformer_theory.params import ModelParams, validate_params
 
 
 def margins(params: ModelParams, tokens_BxN, labels_B) -> jax.Array:
     """Per-example margins ``o[y] - max_{c != y} o[c]`` (jit it at the call site for speed)."""
-    V.check_ndim("tokens_BxN", tokens_BxN, 2)
-    V.check_shape("labels_B", labels_B, (tokens_BxN.shape[0],))
+    _validate.check_ndim("tokens_BxN", tokens_BxN, 2)
+    _validate.check_shape("labels_B", labels_B, (tokens_BxN.shape[0],))
     logits = jax.vmap(forward, in_axes=(None, 0))(params, tokens_BxN)
     correct = jnp.take_along_axis(logits, labels_B[:, None], axis=1)[:, 0]
     wrong = jnp.where(jax.nn.one_hot(labels_B, logits.shape[1], dtype=bool), -jnp.inf, logits)
@@ -40,8 +38,8 @@ def check_construction(
     task,
     chunk_size: int = 4096,
     *,
-    samples: Optional[int] = None,
-    key: Optional[jax.Array] = None,
+    samples: int | None = None,
+    key: jax.Array | None = None,
     progress: bool = False,
 ) -> dict:
     """Accuracy and minimum margin of ``params`` on ``task``.
@@ -61,9 +59,15 @@ def check_construction(
     if params.batch_shape:
         raise ValueError(f"params: expected one model, got a batch of shape {params.batch_shape}")
     cfg = params.config
-    for attr, want in (("vocab_size", cfg.vocab_size), ("seq_len", cfg.seq_len), ("num_classes", cfg.num_classes)):
+    for attr, want in (
+        ("vocab_size", cfg.vocab_size),
+        ("seq_len", cfg.seq_len),
+        ("num_classes", cfg.num_classes),
+    ):
         if getattr(task, attr) != want:
-            raise ValueError(f"task: {attr} = {getattr(task, attr)} does not match params.config.{attr} = {want}")
+            raise ValueError(
+                f"task: {attr} = {getattr(task, attr)} does not match params.config.{attr} = {want}"
+            )
     if not isinstance(chunk_size, (int, np.integer)) or chunk_size <= 0:
         raise ValueError(f"chunk_size: expected a positive int, got {chunk_size!r}")
     if samples is None:
@@ -80,7 +84,9 @@ def check_construction(
         mode = "sampled"
     n_chunks = -(-total // chunk_size)
     correct, min_margin = 0, np.inf
-    for tokens, labels in tqdm(chunks, total=n_chunks, disable=not progress, desc="check", leave=False):
+    for tokens, labels in tqdm(
+        chunks, total=n_chunks, disable=not progress, desc="check", leave=False
+    ):
         c, m = _chunk_stats(params, jnp.asarray(tokens, jnp.int32), jnp.asarray(labels, jnp.int32))
         correct += int(c)
         min_margin = min(min_margin, float(m))

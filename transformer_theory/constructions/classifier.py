@@ -1,8 +1,10 @@
-"""Seed 003 Lemma 3: a linear classifier for pairwise linearly independent vectors with distinct labels.
+"""Chen & Zou 2024, Lemma 3: a linear classifier for pairwise linearly independent vectors with
+distinct labels.
 
 The paper's incremental procedure (§12), rows ``x_i`` and columns ``w_c`` of ``W: (D, C)``:
 
-1. relabel so that ``x_i`` has class ``i``; for ``N = 2`` solve ``[x_0; x_1] [w_0 w_1] = I`` (eq. 11);
+1. relabel so that ``x_i`` has class ``i``; for ``N = 2`` solve ``[x_0; x_1] [w_0 w_1] = I`` (eq.
+  11);
 2. for ``k = 2, 3, ...``: let ``i_k = argmax_{c<k} x_k . w_c``; solve ``x_{i_k} . dw = -1``,
    ``x_k . dw = 1`` (possible because ``x_{i_k}``, ``x_k`` are linearly independent); shrink
    ``dw <- dw / M`` until ``x_j . dw < eps`` for every earlier ``j != i_k``, with
@@ -18,12 +20,10 @@ geometrically with ``N``.) Everything is float64 NumPy.
 
 from __future__ import annotations
 
-from typing import Optional
-
 import numpy as np
 from tqdm.auto import tqdm
 
-from transformer_theory import _validate as V
+from transformer_theory import _validate
 
 
 def _solve_pair(xa: np.ndarray, xb: np.ndarray, ia: int, ib: int) -> np.ndarray:
@@ -31,7 +31,10 @@ def _solve_pair(xa: np.ndarray, xb: np.ndarray, ia: int, ib: int) -> np.ndarray:
     g = np.array([[xa @ xa, xa @ xb], [xb @ xa, xb @ xb]])
     # Pairwise linear independence <=> the 2x2 Gram matrix is non-singular (Cauchy-Schwarz).
     if abs(np.linalg.det(g)) <= 1e-12 * g[0, 0] * g[1, 1]:
-        raise ValueError(f"x_NxD: rows {ia} and {ib} are parallel; Lemma 3 needs pairwise linearly independent vectors")
+        raise ValueError(
+            f"x_NxD: rows {ia} and {ib} are parallel; Lemma 3 needs pairwise linearly "
+            "independent vectors"
+        )
     c = np.linalg.solve(g, np.array([-1.0, 1.0]))
     return c[0] * xa + c[1] * xb
 
@@ -49,10 +52,11 @@ def scores_margins(x_NxD, labels_N, w_DxC) -> np.ndarray:
 def lemma3_classifier(
     x_NxD,
     labels_N,
-    num_classes: Optional[int] = None,
+    num_classes: int | None = None,
     progress: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Lemma 3's ``W`` with ``argmax_c (x_i W)[c] = y_i`` for every ``i``, by the incremental procedure.
+    """Lemma 3's ``W`` with ``argmax_c (x_i W)[c] = y_i`` for every ``i``, by the incremental
+    procedure.
 
     Args:
       x_NxD: ``N`` pairwise linearly independent vectors (rows).
@@ -62,7 +66,8 @@ def lemma3_classifier(
         once the used columns separate (``N >= 2``).
       progress: show a tqdm bar over the ``N`` steps.
     Returns:
-      ``(w_DxC, margins_N)`` in float64; ``margins_N[i] = (x_i W)[y_i] - max_{c != y_i} (x_i W)[c] > 0``.
+      ``(w_DxC, margins_N)`` in float64; ``margins_N[i] = (x_i W)[y_i] - max_{c != y_i} (x_i W)[c] >
+      0``.
     Raises:
       ValueError: naming the argument, for bad shapes, repeated or out-of-range labels, parallel
         vectors, or (never expected) a non-positive margin after the construction. The hypothesis
@@ -70,21 +75,25 @@ def lemma3_classifier(
         anti-parallel pair, outside the hypothesis, may still be separated and is then accepted).
     """
     x = np.asarray(x_NxD, np.float64)
-    V.check_ndim("x_NxD", x, 2)
+    _validate.check_ndim("x_NxD", x, 2)
     y = np.asarray(labels_N)
     if y.ndim != 1 or y.shape[0] != x.shape[0]:
         raise ValueError(f"labels_N: expected shape ({x.shape[0]},), got {y.shape}")
     if not np.issubdtype(y.dtype, np.integer):
         raise ValueError(f"labels_N: expected integer labels, got dtype {y.dtype}")
     n = x.shape[0]
-    V.check_positive("x_NxD rows", n)
+    _validate.check_positive("x_NxD rows", n)
     C = n if num_classes is None else int(num_classes)
     if C < n:
-        raise ValueError(f"num_classes: need at least N = {n} classes for N distinct labels, got {C}")
+        raise ValueError(
+            f"num_classes: need at least N = {n} classes for N distinct labels, got {C}"
+        )
     if len(np.unique(y)) != n:
         raise ValueError("labels_N: Lemma 3 needs distinct labels")
     if y.min() < 0 or y.max() >= C:
-        raise ValueError(f"labels_N: labels must lie in [0, {C}), got min {y.min()} and max {y.max()}")
+        raise ValueError(
+            f"labels_N: labels must lie in [0, {C}), got min {y.min()} and max {y.max()}"
+        )
     if not np.all(np.isfinite(x)):
         raise ValueError("x_NxD: entries must be finite")
     norms = np.linalg.norm(x, axis=1)
@@ -109,8 +118,12 @@ def lemma3_classifier(
             others = np.arange(k) != ik
             gap = (o[np.arange(k), np.arange(k)] - o[:k, ik])[others]  # eq. 12's eps, row by row
             if not gap.min() > 0:
-                raise ValueError("x_NxD: an earlier vector lost its margin (numerical breakdown of Lemma 3)")
-            shift = np.maximum(x[:k][others] @ dw, 0.0)  # only upward shifts can overtake a row's class
+                raise ValueError(
+                    "x_NxD: an earlier vector lost its margin (numerical breakdown of Lemma 3)"
+                )
+            shift = np.maximum(
+                x[:k][others] @ dw, 0.0
+            )  # only upward shifts can overtake a row's class
             m = max(1.0, 2.0 * float(np.max(shift / gap)))
             w[:, k] = w[:, ik] + dw / m
             o[:, k] = x @ w[:, k]
@@ -122,5 +135,7 @@ def lemma3_classifier(
         full[:, unused] = (w.mean(axis=1) if n > 1 else np.zeros(D))[:, None]
     margins = scores_margins(x, y, full)
     if not margins.min() > 0:
-        raise ValueError(f"x_NxD: Lemma 3 produced a non-positive margin {margins.min():g} (numerical breakdown)")
+        raise ValueError(
+            f"x_NxD: Lemma 3 produced a non-positive margin {margins.min():g} (numerical breakdown)"
+        )
     return full, margins

@@ -1,4 +1,5 @@
-"""Seed 003 §15, Theorem 6: three layers, ``2l`` heads, ``d' = d + n + l + 2`` -- parse, copy, match.
+"""Chen & Zou 2024, §15, Theorem 6: three layers, ``2l`` heads, ``d' = d + n + l + 2`` -- parse,
+copy, match.
 
 Layout (``InContextTemplateMatching``): symbols ``[0, A)``, answers ``[A, A + n_a)``, response sign
 ``r = d - 1``. Context block ``b < k`` starts at ``s_b = b (l + 2)``: question ``s_b + u``
@@ -32,7 +33,8 @@ Corrections to the printed §15 (see :func:`theorem6_as_printed`):
 
 1. ``W_QK^(1)``'s first term is printed as ``[[I_{d1}, 0], [I_{(d'-d1) x d1}, 0]]``; the
    rectangular identity lets a key's answer/sign/position coordinates match query symbols. Only
-   the symbol block ``I_{d1}`` is meant ("each token only focuses on the position of the same token").
+   the symbol block ``I_{d1}`` is meant ("each token only focuses on the position of the same
+   token").
 2. ``alpha^(2)``'s second term is printed with ``0_{(l+2) x (d-(l+1))}``; it is an ``n x n`` map,
    so the block is ``(l+2) x (n - (l+1))``.
 3. As printed, the final ``r`` attends only to its own block in layer 2, so it never collects the
@@ -43,22 +45,21 @@ Corrections to the printed §15 (see :func:`theorem6_as_printed`):
    would attend to itself and subtract the collected ``sum_b a_b`` uniformly.
    With its padding zero, the final ``r`` queries layer 3 through its sign coordinate (constant 1)
    instead of its padding.
-4. Layer 3's ``M_i`` is printed on the *last* ``l`` coordinates of ``d'``, i.e. ``rel = 2 .. l + 1``;
+4. Layer 3's ``M_i`` is printed on the *last* ``l`` coordinates of ``d'``, i.e. ``rel = 2 .. l +
+  1``;
    the template rows live in ``rel = 0 .. l - 1`` (``rel = l, l + 1`` are the ``r``/answer slots,
    always zero).
 """
 
 from __future__ import annotations
 
-from typing import Optional
-
 import jax.numpy as jnp
 import numpy as np
 
 from transformer_theory.constructions._common import assemble, check_task, construction_config
 from transformer_theory.constructions.attention import constrained_attention, instructive_attention
-from transformer_theory.tasks import InContextTemplateMatching
 from transformer_theory.params import ModelParams
+from transformer_theory.tasks import InContextTemplateMatching
 
 
 def _layout(task):
@@ -131,7 +132,7 @@ def _build(task, magnitude, dtype, repairs) -> ModelParams:
     return assemble(cfg, [layer1, layer2, (w_qk3, w_v3)], _answer_readout(A, n_a, D), dtype)
 
 
-def theorem6(task, *, magnitude: Optional[float] = None, dtype=jnp.float64) -> ModelParams:
+def theorem6(task, *, magnitude: float | None = None, dtype=jnp.float64) -> ModelParams:
     """Theorem 6's three-layer model for an ``InContextTemplateMatching`` task (corrected §15).
 
     Args:
@@ -145,13 +146,17 @@ def theorem6(task, *, magnitude: Optional[float] = None, dtype=jnp.float64) -> M
     return _build(task, magnitude, dtype, PRINTED_REPAIRS)
 
 
-def theorem6_as_printed(task, *, repair=(), magnitude: Optional[float] = None, dtype=jnp.float64) -> ModelParams:
+def theorem6_as_printed(
+    task, *, repair=(), magnitude: float | None = None, dtype=jnp.float64
+) -> ModelParams:
     """§15 as printed: ``W_QK^(1) = [[I_{d1}, 0], [I_{(d'-d1) x d1}, 0]] + W_pp`` (Lemma 2 mask),
-    ``alpha^(2)`` with the final ``r`` attending to its own block, layer 3's ``M_i`` on the last ``l``
+    ``alpha^(2)`` with the final ``r`` attending to its own block, layer 3's ``M_i`` on the last
+    ``l``
     coordinates (query side: the final ``r``'s padding), ``W_V^(3) = -I``.
 
     ``W_O`` is the intended answer readout (the printed block sizes ``(d' - d x d2)`` are not well
-    formed) and ``alpha^(2)``'s second term is ``n`` wide (correction 2; as printed it has no shape).
+    formed) and ``alpha^(2)``'s second term is ``n`` wide (correction 2; as printed it has no
+    shape).
 
     Args:
       repair: any of ``"w_qk1"``, ``"m_coords"``, ``"final_r"`` (corrections 1, 4, 3 of the module
@@ -159,5 +164,7 @@ def theorem6_as_printed(task, *, repair=(), magnitude: Optional[float] = None, d
     """
     bad = set(repair) - set(PRINTED_REPAIRS)
     if bad:
-        raise ValueError(f"repair: unknown repairs {sorted(bad)}; expected a subset of {PRINTED_REPAIRS}")
+        raise ValueError(
+            f"repair: unknown repairs {sorted(bad)}; expected a subset of {PRINTED_REPAIRS}"
+        )
     return _build(task, magnitude, dtype, tuple(repair))

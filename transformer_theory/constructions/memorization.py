@@ -1,4 +1,5 @@
-"""Seed 003 §12: Lemma 4 and Theorem 1 -- one layer, ``n`` heads, ``d' = max{nd, d+n}`` memorizes.
+"""Chen & Zou 2024, §12: Lemma 4 and Theorem 1 -- one layer, ``n`` heads, ``d' = max{nd, d+n}``
+memorizes.
 
 Lemma 4 (layer). Sequence ``x_0 .. x_{k-1}, c`` of length ``n = k + 1`` (``c`` the CLS / response
 sign, the last token id ``d - 1``). Head ``i < k`` attends from the last position to key ``i`` only
@@ -22,14 +23,21 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from transformer_theory.constructions._common import assemble, check_task, construction_config, last_streams
+from transformer_theory import _validate
+from transformer_theory.constructions._common import (
+    assemble,
+    check_task,
+    construction_config,
+    last_streams,
+)
 from transformer_theory.constructions.attention import instructive_attention
 from transformer_theory.constructions.classifier import lemma3_classifier
-from transformer_theory import _validate as V
 from transformer_theory.tasks import SequenceClassification
 
 
-def lemma4_layer(vocab_size: int, seq_len: int, width: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def lemma4_layer(
+    vocab_size: int, seq_len: int, width: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Lemma 4's one layer: ``(w_qk_HxDxD, w_v_HxDxD)`` with ``H = n`` heads, in float64.
 
     Args:
@@ -37,8 +45,8 @@ def lemma4_layer(vocab_size: int, seq_len: int, width: int | None = None) -> tup
       seq_len: ``n = k + 1``.
       width: ``d'``; default and minimum ``max{n d, d + n}`` (Theorem 1).
     """
-    V.check_positive("vocab_size", vocab_size)
-    V.check_positive("seq_len", seq_len)
+    _validate.check_positive("vocab_size", vocab_size)
+    _validate.check_positive("seq_len", seq_len)
     d, n = vocab_size, seq_len
     need = max(n * d, d + n)
     D = need if width is None else int(width)
@@ -59,14 +67,17 @@ def lemma4_layer(vocab_size: int, seq_len: int, width: int | None = None) -> tup
 
 
 def theorem1(task, *, dtype=jnp.float64, progress: bool = False):
-    """Theorem 1: a one-layer, ``n``-head ReLU transformer that classifies every sequence of ``task``.
+    """Theorem 1: a one-layer, ``n``-head ReLU transformer that classifies every sequence of
+    ``task``.
 
     Args:
-      task: a ``SequenceClassification`` (token ids ``[0, d-1)`` then CLS ``d - 1``, distinct labels).
+      task: a ``SequenceClassification`` (token ids ``[0, d-1)`` then CLS ``d - 1``, distinct
+        labels).
       dtype: parameter dtype (float64 by default; needs ``jax_enable_x64``).
       progress: tqdm bar for Lemma 3.
     Returns:
-      ``ModelParams`` with config ``heads=(n,)``, ``width=max{nd, d+n}``, ``num_classes`` of the task.
+      ``ModelParams`` with config ``heads=(n,)``, ``width=max{nd, d+n}``, ``num_classes`` of the
+      task.
     """
     check_task("task", task, SequenceClassification)
     d, n = task.vocab_size, task.seq_len

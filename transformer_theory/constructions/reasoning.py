@@ -1,4 +1,5 @@
-"""Seed 003 §13.2, Theorem 3: two layers, one head, ``d' = d + n`` answer in-context questions.
+"""Chen & Zou 2024, §13.2, Theorem 3: two layers, one head, ``d' = d + n`` answer in-context
+questions.
 
 Layout (``InContextQA``): questions ``[0, n_q)``, answers ``[n_q, n_q + n_a)``, response sign
 ``r = d - 1``; ``n = 3k + 2`` positions ``q r a  q r a ...  q_c r``.
@@ -28,19 +29,22 @@ import numpy as np
 
 from transformer_theory.constructions._common import assemble, check_task, construction_config
 from transformer_theory.constructions.attention import instructive_attention
-from transformer_theory.tasks import InContextQA
 from transformer_theory.params import ModelParams
+from transformer_theory.tasks import InContextQA
 
 
 def _sizes(task):
     check_task("task", task, InContextQA)  # before reading n_q etc. off an arbitrary object
     n_q, n_a, k = task.n_q, task.n_a, task.k
-    check_task("task", task, InContextQA, vocab_size=n_q + n_a + 1, seq_len=3 * k + 2, num_classes=n_a)
+    check_task(
+        "task", task, InContextQA, vocab_size=n_q + n_a + 1, seq_len=3 * k + 2, num_classes=n_a
+    )
     return n_q, n_a, k
 
 
 def _layers(n_q: int, n_a: int, k: int) -> tuple[list, int, int]:
-    """The two attention layers of Theorem 3 as ``[(w_qk_1xDxD, w_v_1xDxD)] * 2`` plus ``(d, n)``."""
+    """The two attention layers of Theorem 3 as ``[(w_qk_1xDxD, w_v_1xDxD)] * 2`` plus ``(d,
+    n)``."""
     d, n = n_q + n_a + 1, 3 * k + 2
     D = d + n
     alpha = np.zeros((n, n))
@@ -71,12 +75,15 @@ def theorem3(task, *, dtype=jnp.float64) -> ModelParams:
 
 def theorem3_printed_classifier(task) -> np.ndarray:
     """The classifier exactly as printed in §13.2, in the paper's token order (``d1 + 1`` offset):
-    ``[0_{d2 x (d1+1)}, I_{d2}, 0_{d2 x (n-(d1+d2+1))}]^T`` -- shape ``(n, d2)``. When ``n`` is smaller
+    ``[0_{d2 x (d1+1)}, I_{d2}, 0_{d2 x (n-(d1+d2+1))}]^T`` -- shape ``(n, d2)``. When ``n`` is
+    smaller
     than ``d1 + d2 + 1`` the printed trailing block has negative width and is taken as empty."""
     n_q, n_a, k = _sizes(task)
     n = 3 * k + 2
     trailing = max(n - (n_q + n_a + 1), 0)
-    block = np.concatenate([np.zeros((n_a, n_q + 1)), np.eye(n_a), np.zeros((n_a, trailing))], axis=1)
+    block = np.concatenate(
+        [np.zeros((n_a, n_q + 1)), np.eye(n_a), np.zeros((n_a, trailing))], axis=1
+    )
     return block.T
 
 
@@ -84,8 +91,13 @@ def theorem3_as_printed(task, *, dtype=jnp.float64) -> ModelParams:
     """Theorem 3 with the printed ``W_O`` (see :func:`theorem3_printed_classifier`), unvalidated.
 
     The attention layers are the paper's (they are right); ``w_o`` is the printed matrix, whose
-    shape ``(n, d2)`` (or ``(d1 + d2 + 1, d2)``) cannot be a ``(C, d')`` classifier: ``validate_params``
+    shape ``(n, d2)`` (or ``(d1 + d2 + 1, d2)``) cannot be a ``(C, d')`` classifier:
+    ``validate_params``
     rejects it and ``forward`` cannot apply it.
     """
     good = theorem3(task, dtype=dtype)
-    return ModelParams(layers=good.layers, w_o=jnp.asarray(theorem3_printed_classifier(task), dtype), config=good.config)
+    return ModelParams(
+        layers=good.layers,
+        w_o=jnp.asarray(theorem3_printed_classifier(task), dtype),
+        config=good.config,
+    )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import jax
 
@@ -18,7 +18,13 @@ from transformer_theory.constructions.contextual import theorem6
 from transformer_theory.constructions.memorization import theorem1
 from transformer_theory.constructions.reasoning import theorem3
 from transformer_theory.constructions.templates import theorem5
-from transformer_theory.tasks import InContextQA, InContextTemplateMatching, SequenceClassification, TemplateMatching, all_templates
+from transformer_theory.tasks import (
+    InContextQA,
+    InContextTemplateMatching,
+    SequenceClassification,
+    TemplateMatching,
+    all_templates,
+)
 
 THEOREMS = (1, 3, 5, 6)
 
@@ -51,7 +57,9 @@ def _builds(theorem: int, s: Sizes):
     """``[(label, task, builder)]`` for one theorem."""
     if theorem == 1:
         task = SequenceClassification(s.alphabet, s.length, s.num_sequences)
-        return [("1", task, theorem1, f"symbols={s.alphabet} length={s.length} N={s.num_sequences}")]
+        return [
+            ("1", task, theorem1, f"symbols={s.alphabet} length={s.length} N={s.num_sequences}")
+        ]
     if theorem == 3:
         task = InContextQA(s.n_q, s.n_a, s.k)
         return [("3", task, theorem3, f"n_q={s.n_q} n_a={s.n_a} k={s.k}")]
@@ -65,7 +73,15 @@ def _builds(theorem: int, s: Sizes):
     if theorem == 6:
         templates = all_templates(s.ictm_template_length)
         task = InContextTemplateMatching(s.alphabet, s.n_a, templates, s.k)
-        return [("6", task, theorem6, f"symbols={s.alphabet} n_a={s.n_a} l={s.ictm_template_length} templates={len(templates)} k={s.k}")]
+        return [
+            (
+                "6",
+                task,
+                theorem6,
+                f"symbols={s.alphabet} n_a={s.n_a} l={s.ictm_template_length} "
+                f"templates={len(templates)} k={s.k}",
+            )
+        ]
     raise ValueError(f"theorem: expected one of {THEOREMS}, got {theorem}")
 
 
@@ -73,7 +89,7 @@ def construction_rows(
     theorems: Sequence[int],
     sizes: Sizes,
     *,
-    samples: Optional[int] = None,
+    samples: int | None = None,
     seed: int = 0,
     chunk_size: int = 4096,
     progress: bool = False,
@@ -90,16 +106,28 @@ def construction_rows(
             params = build(task)
             sampled = samples is not None and task.size > samples
             res = check_construction(
-                params, task, chunk_size, samples=samples if sampled else None,
-                key=jax.random.PRNGKey(seed), progress=progress,
+                params,
+                task,
+                chunk_size,
+                samples=samples if sampled else None,
+                key=jax.random.PRNGKey(seed),
+                progress=progress,
             )
             cfg = params.config
             rows.append(
                 dict(
-                    theorem=label, task=type(task).__name__, sizes=sz, dataset_size=str(task.size),
-                    layers=cfg.depth, heads="/".join(map(str, cfg.heads)), width=cfg.width,
-                    examples=res["examples"], mode=res["mode"], accuracy=res["accuracy"],
-                    min_margin=res["min_margin"], seconds=round(time.perf_counter() - t0, 2),
+                    theorem=label,
+                    task=type(task).__name__,
+                    sizes=sz,
+                    dataset_size=str(task.size),
+                    layers=cfg.depth,
+                    heads="/".join(map(str, cfg.heads)),
+                    width=cfg.width,
+                    examples=res["examples"],
+                    mode=res["mode"],
+                    accuracy=res["accuracy"],
+                    min_margin=res["min_margin"],
+                    seconds=round(time.perf_counter() - t0, 2),
                 )
             )
     return rows
@@ -107,8 +135,18 @@ def construction_rows(
 
 def format_table(rows: Sequence[dict]) -> str:
     """A plain-text table of :func:`construction_rows` output."""
-    cols = [("theorem", "theorem"), ("task", "task"), ("sizes", "sizes"), ("layers", "L"), ("heads", "heads"),
-            ("width", "d'"), ("examples", "examples"), ("mode", "mode"), ("accuracy", "accuracy"), ("min_margin", "min margin")]
+    cols = [
+        ("theorem", "theorem"),
+        ("task", "task"),
+        ("sizes", "sizes"),
+        ("layers", "L"),
+        ("heads", "heads"),
+        ("width", "d'"),
+        ("examples", "examples"),
+        ("mode", "mode"),
+        ("accuracy", "accuracy"),
+        ("min_margin", "min margin"),
+    ]
 
     def fmt(key, v):
         if key == "accuracy":
@@ -120,7 +158,10 @@ def format_table(rows: Sequence[dict]) -> str:
         return str(v)
 
     cells = [[fmt(k, r[k]) for k, _ in cols] for r in rows]
-    widths = [max(len(h), *(len(c[i]) for c in cells)) if cells else len(h) for i, (_, h) in enumerate(cols)]
+    widths = [
+        max(len(h), *(len(c[i]) for c in cells)) if cells else len(h)
+        for i, (_, h) in enumerate(cols)
+    ]
     lines = ["  ".join(h.ljust(w) for (_, h), w in zip(cols, widths))]
     lines.append("  ".join("-" * w for w in widths))
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in cells]

@@ -1,4 +1,5 @@
-"""Seed 003 §14.2, Theorem 5: two layers parse a sequence into its template, then map it to its label.
+"""Chen & Zou 2024, §14.2, Theorem 5: two layers parse a sequence into its template, then map it to
+its label.
 
 Layout (``TemplateMatching``): symbols ``[0, A)``, CLS ``A = d - 1``; ``n = l + 1``.
 Notation: for a template ``t`` of length ``l`` let ``E[r, j] = [t_r = t_j]`` (diagonal 1),
@@ -51,15 +52,18 @@ applies them one at a time):
 
 from __future__ import annotations
 
-from typing import Optional
-
 import jax.numpy as jnp
 import numpy as np
 
-from transformer_theory.constructions._common import assemble, check_task, construction_config, last_streams
+from transformer_theory.constructions._common import (
+    assemble,
+    check_task,
+    construction_config,
+    last_streams,
+)
 from transformer_theory.constructions.classifier import lemma3_classifier
-from transformer_theory.tasks import TemplateMatching
 from transformer_theory.params import ModelParams
+from transformer_theory.tasks import TemplateMatching
 from transformer_theory.tasks.template_matching import canonical
 
 SINGLE, MULTI = "single", "multi"
@@ -77,21 +81,30 @@ def _template_task(task) -> tuple[int, tuple, np.ndarray]:
         raise ValueError("task.templates: all templates must have the same length")
     check_task("task", task, TemplateMatching, vocab_size=A + 1, seq_len=l + 1)
     if len({canonical(t) for t in templates}) != len(templates):
-        raise ValueError("task.templates: two templates have the same equality pattern, so they generate the same sequences")
+        raise ValueError(
+            "task.templates: two templates have the same equality pattern, so they "
+            "generate the same sequences"
+        )
     labels = getattr(task, "labels", None)
     labels = np.arange(len(templates)) if labels is None else np.asarray(labels)
     if len(np.unique(labels)) != len(labels):
-        raise ValueError("task.labels: Theorem 5's classifier (Lemma 3) needs a distinct label per template")
+        raise ValueError(
+            "task.labels: Theorem 5's classifier (Lemma 3) needs a distinct label per template"
+        )
     return A, templates, labels
 
 
 def _representatives(templates, A: int) -> np.ndarray:
-    """One sequence per template (wildcards -> symbols 0, 1, ... in order of appearance), CLS ``A`` appended."""
+    """One sequence per template (wildcards -> symbols 0, 1, ... in order of appearance), CLS ``A``
+    appended."""
     return np.array([canonical(t) + (A,) for t in templates], dtype=np.int32)
 
 
-def _parse_layer(A: int, n: int, D: int, *, printed_w_v1: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Layer 1: ``W_QK = I`` on the symbols; ``W_V = -I`` on tokens + ``I_n`` into the position block,
+def _parse_layer(
+    A: int, n: int, D: int, *, printed_w_v1: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """Layer 1: ``W_QK = I`` on the symbols; ``W_V = -I`` on tokens + ``I_n`` into the position
+    block,
     read from the position block (corrected) or, as printed, from coordinates ``[0, n)``."""
     d = A + 1
     w_qk = np.zeros((D, D))
@@ -103,8 +116,11 @@ def _parse_layer(A: int, n: int, D: int, *, printed_w_v1: bool = False) -> tuple
     return w_qk[None], w_v[None]
 
 
-def _digit_head(A: int, l: int, D: int, base: float, *, printed_w_v2: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Single-head layer 2: weights ``(R g)_j`` with ``g_r = base^{l-1-r}``; ``W_V`` = positions only
+def _digit_head(
+    A: int, l: int, D: int, base: float, *, printed_w_v2: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """Single-head layer 2: weights ``(R g)_j`` with ``g_r = base^{l-1-r}``; ``W_V`` = positions
+    only
     (corrected) or ``I`` (printed)."""
     d, n = A + 1, l + 1
     w_qk = np.zeros((D, D))
@@ -127,11 +143,14 @@ def _fit_classifier(cfg, layers, reps_TxN, labels, num_classes, dtype) -> ModelP
     return assemble(cfg, layers, w.T, dtype)
 
 
-def theorem5(task, *, version: str = SINGLE, base: Optional[int] = None, dtype=jnp.float64) -> ModelParams:
+def theorem5(
+    task, *, version: str = SINGLE, base: int | None = None, dtype=jnp.float64
+) -> ModelParams:
     """Theorem 5's two-layer model for a ``TemplateMatching`` task.
 
     Args:
-      task: templates of one length ``l`` with pairwise different equality patterns and distinct labels.
+      task: templates of one length ``l`` with pairwise different equality patterns and distinct
+        labels.
       version: ``"single"`` -- one head per layer, ``d' = d + n`` (§14.2's ternary construction,
         corrected); ``"multi"`` -- ``n`` heads in layer 2 (Lemma 4 on the parsed sequence),
         ``d' = max{n^2, d + n}``.
@@ -169,7 +188,9 @@ def theorem5(task, *, version: str = SINGLE, base: Optional[int] = None, dtype=j
         heads = (1, n)
     layers = [_parse_layer(A, n, D), layer2]
     cfg = construction_config(d, n, D, task.num_classes, heads)
-    return _fit_classifier(cfg, layers, _representatives(templates, A), labels, task.num_classes, dtype)
+    return _fit_classifier(
+        cfg, layers, _representatives(templates, A), labels, task.num_classes, dtype
+    )
 
 
 PRINTED_REPAIRS = ("w_v1", "w_v2")
@@ -178,12 +199,14 @@ PRINTED_REPAIRS = ("w_v1", "w_v2")
 def theorem5_as_printed(task, *, repair=(), dtype=jnp.float64) -> ModelParams:
     """§14.2's single-head construction as printed (Lemma 3 fit on one sequence per template).
 
-    ``W_QK^(1) = I`` on the ``A`` symbol coordinates (the paper's ``d``); ``W_V^(1) = -I_{A+1}`` plus
+    ``W_QK^(1) = I`` on the ``A`` symbol coordinates (the paper's ``d``); ``W_V^(1) = -I_{A+1}``
+    plus
     ``I_n`` placed in rows ``[A+1, A+1+n)`` and columns ``[0, n)``; layer 2 is Lemma 1 with
     ``alpha[:, n-1] = (3^{l-1}, ..., 3^0, 0)`` and ``W_V^(2) = I``.
 
     Args:
-      repair: any of ``"w_v1"`` (the second term of ``W_V^(1)`` reads the position block, correction 1)
+      repair: any of ``"w_v1"`` (the second term of ``W_V^(1)`` reads the position block, correction
+        1)
         and ``"w_v2"`` (``W_V^(2)`` restricted to the position block, correction 3), to show which
         correction each failure needs.
     Raises:
@@ -191,11 +214,18 @@ def theorem5_as_printed(task, *, repair=(), dtype=jnp.float64) -> ModelParams:
     """
     bad = set(repair) - set(PRINTED_REPAIRS)
     if bad:
-        raise ValueError(f"repair: unknown repairs {sorted(bad)}; expected a subset of {PRINTED_REPAIRS}")
+        raise ValueError(
+            f"repair: unknown repairs {sorted(bad)}; expected a subset of {PRINTED_REPAIRS}"
+        )
     A, templates, labels = _template_task(task)
     l = len(templates[0])
     d, n = A + 1, l + 1
     D = d + n
-    layers = [_parse_layer(A, n, D, printed_w_v1="w_v1" not in repair), _digit_head(A, l, D, 3, printed_w_v2="w_v2" not in repair)]
+    layers = [
+        _parse_layer(A, n, D, printed_w_v1="w_v1" not in repair),
+        _digit_head(A, l, D, 3, printed_w_v2="w_v2" not in repair),
+    ]
     cfg = construction_config(d, n, D, task.num_classes, (1, 1))
-    return _fit_classifier(cfg, layers, _representatives(templates, A), labels, task.num_classes, dtype)
+    return _fit_classifier(
+        cfg, layers, _representatives(templates, A), labels, task.num_classes, dtype
+    )

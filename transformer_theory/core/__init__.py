@@ -1,12 +1,13 @@
 """Pure math on one example: attention weights and masks, norms, positional codes, layers, forward.
 
 ``vmap`` and ``jit`` happen at the call site. Layout: row-major ``H_NxD`` (one row per token);
-seed 003 writes the transpose ``H: (d', n)``.
+Chen & Zou 2024 writes the transpose ``H: (d', n)``.
 
 Modules: :mod:`attention` (weights from scores, general kernel attention), :mod:`kernels` (score
 kernels ``k(q, k, p_ij)`` and feature maps), :mod:`masks` (causal, padding, sparse, constrained),
 :mod:`linear` (linear attention, Taylor, Linformer), :mod:`norms`, :mod:`positional`,
-:mod:`layers` and :mod:`forward` (seed 003 / seed 000 model), :mod:`encdec` (seed 002 Post-LN blocks).
+:mod:`layers` and :mod:`forward` (Chen & Zou 2024 / Barbero et al. 2024 model), :mod:`encdec` (Conti
+2024 Post-LN blocks).
 """
 
 from transformer_theory.core import attention, encdec, kernels, linear, masks, norms, positional  # noqa: F401
@@ -33,8 +34,21 @@ from transformer_theory.core.encdec import (  # noqa: F401
     multi_head_attention,
     seq2seq_logits,
 )
-from transformer_theory.core.forward import ForwardTrace, embed, forward, forward_trace, last_hidden, predict  # noqa: F401
-from transformer_theory.core.kernels import AlibiKernel, DotKernel, RelativeBiasKernel, RopeKernel, kernel_scores  # noqa: F401
+from transformer_theory.core.forward import (  # noqa: F401
+    ForwardTrace,
+    embed,
+    forward,
+    forward_trace,
+    last_hidden,
+    predict,
+)
+from transformer_theory.core.kernels import (  # noqa: F401
+    AlibiKernel,
+    DotKernel,
+    RelativeBiasKernel,
+    RopeKernel,
+    kernel_scores,
+)
 from transformer_theory.core.layers import attention_layer, attention_scores  # noqa: F401
 from transformer_theory.core.linear import (  # noqa: F401
     linear_attention,

@@ -1,10 +1,15 @@
 """Attention weights from scores, and general kernel attention, one example at a time.
 
-- Weights: :func:`softmax_weights` (optionally after :func:`scale_scores`' ``1/sqrt(k)``, seed 002),
-  :func:`relu_weights` (seed 003 eq. 2, unnormalized), :func:`hard_weights` (seed 001's leftmost /
-  average-hard), dispatched by :func:`attention_weights`; :func:`softmax_jacobian` (seed 002 §1.2.3).
-- Outputs: :func:`kernel_attention` -- seed 000's ``alpha_ij ~ exp k(q_i, k_j, p_ij)`` with any score
-  kernel of :mod:`transformer_theory.core.kernels` -- and :func:`dot_product_attention` (seed 002 eq. 5/10).
+- Weights: :func:`softmax_weights` (optionally after :func:`scale_scores`' ``1/sqrt(k)``, Conti
+  2024),
+  :func:`relu_weights` (Chen & Zou 2024, eq. 2, unnormalized), :func:`hard_weights` (Strobl et al.
+  (2024)'s leftmost /
+  average-hard), dispatched by :func:`attention_weights`; :func:`softmax_jacobian` (Conti 2024,
+  §1.2.3).
+- Outputs: :func:`kernel_attention` -- Barbero et al.'s ``alpha_ij ~ exp k(q_i, k_j, p_ij)`` with
+  any score
+  kernel of :mod:`transformer_theory.core.kernels` -- and :func:`dot_product_attention` (Conti 2024,
+  eq. 5/10).
 
 Shape glossary: ``Q`` query positions, ``K`` key positions, ``D`` width.
 Scores are laid out ``scores_QxK[i, j]`` = score of query ``i`` for key ``j``; weights are
@@ -14,29 +19,27 @@ normalized (where the kind normalizes) over keys, the last axis. Masks are boole
 
 from __future__ import annotations
 
-from typing import Optional
-
 import jax
 import jax.numpy as jnp
 
-from transformer_theory import _validate as V
-from transformer_theory.core import kernels as Kn
+from transformer_theory import _validate
+from transformer_theory.core import kernels
 
 
 def _apply_mask_default(mask_QxK, scores_QxK):
     if mask_QxK is None:
         return jnp.ones(scores_QxK.shape, bool)
-    V.check_shape("mask_QxK", mask_QxK, scores_QxK.shape)
+    _validate.check_shape("mask_QxK", mask_QxK, scores_QxK.shape)
     return mask_QxK.astype(bool)
 
 
 def scale_scores(scores_QxK: jax.Array, key_dim: int) -> jax.Array:
-    """The ``1/sqrt(k)`` scaling of scaled dot-product attention (seed 002 §1.2)."""
-    V.check_positive("key_dim", key_dim)
+    """The ``1/sqrt(k)`` scaling of scaled dot-product attention (Conti 2024, §1.2)."""
+    _validate.check_positive("key_dim", key_dim)
     return scores_QxK / jnp.sqrt(jnp.asarray(key_dim, scores_QxK.dtype))
 
 
-def softmax_weights(scores_QxK: jax.Array, mask_QxK: Optional[jax.Array] = None) -> jax.Array:
+def softmax_weights(scores_QxK: jax.Array, mask_QxK: jax.Array | None = None) -> jax.Array:
     """Row softmax over allowed keys; a row with no allowed key is all zeros.
 
     Args:
@@ -45,8 +48,8 @@ def softmax_weights(scores_QxK: jax.Array, mask_QxK: Optional[jax.Array] = None)
     Returns:
       ``weights_QxK``, each allowed row summing to 1.
     """
-    V.check_ndim("scores_QxK", scores_QxK, 2)
-    V.check_float("scores_QxK", scores_QxK)
+    _validate.check_ndim("scores_QxK", scores_QxK, 2)
+    _validate.check_float("scores_QxK", scores_QxK)
     mask = _apply_mask_default(mask_QxK, scores_QxK)
     neg = jnp.finfo(scores_QxK.dtype).min
     masked = jnp.where(mask, scores_QxK, neg)
@@ -57,36 +60,39 @@ def softmax_weights(scores_QxK: jax.Array, mask_QxK: Optional[jax.Array] = None)
     return e / jnp.where(z > 0, z, 1.0)
 
 
-def softmax_normalizer(scores_QxK: jax.Array, mask_QxK: Optional[jax.Array] = None) -> jax.Array:
-    """``Z_i = sum_j exp(s_ij)`` over allowed keys (seed 003 Prop. 9's ``sum_j sigma'(x_j, x_{n-1})``)."""
-    V.check_ndim("scores_QxK", scores_QxK, 2)
+def softmax_normalizer(scores_QxK: jax.Array, mask_QxK: jax.Array | None = None) -> jax.Array:
+    """``Z_i = sum_j exp(s_ij)`` over allowed keys (Chen & Zou 2024, Prop. 9's ``sum_j sigma'(x_j,
+    x_{n-1})``)."""
+    _validate.check_ndim("scores_QxK", scores_QxK, 2)
     mask = _apply_mask_default(mask_QxK, scores_QxK)
     return jnp.sum(jnp.where(mask, jnp.exp(scores_QxK), 0.0), axis=-1)
 
 
-def relu_weights(scores_QxK: jax.Array, mask_QxK: Optional[jax.Array] = None) -> jax.Array:
-    """Unnormalized ReLU attention ``sigma(z) = max(0, z)`` of seed 003 eq. 2; masked entries are 0."""
-    V.check_ndim("scores_QxK", scores_QxK, 2)
-    V.check_float("scores_QxK", scores_QxK)
+def relu_weights(scores_QxK: jax.Array, mask_QxK: jax.Array | None = None) -> jax.Array:
+    """Unnormalized ReLU attention ``sigma(z) = max(0, z)`` of Chen & Zou 2024, eq. 2; masked
+    entries are 0."""
+    _validate.check_ndim("scores_QxK", scores_QxK, 2)
+    _validate.check_float("scores_QxK", scores_QxK)
     mask = _apply_mask_default(mask_QxK, scores_QxK)
     return jnp.where(mask, jax.nn.relu(scores_QxK), 0.0)
 
 
 def hard_weights(
-    scores_QxK: jax.Array, mask_QxK: Optional[jax.Array] = None, *, mode: str = "average"
+    scores_QxK: jax.Array, mask_QxK: jax.Array | None = None, *, mode: str = "average"
 ) -> jax.Array:
-    """Hard attention (seed 001's table): all weight on the maximizing keys.
+    """Hard attention (the table of Strobl et al. 2024): all weight on the maximizing keys.
 
     Args:
       scores_QxK: float scores.
       mask_QxK: optional boolean mask.
-      mode: ``"leftmost"`` -- one-hot on the first (smallest-index) maximizer (unique hard attention);
+      mode: ``"leftmost"`` -- one-hot on the first (smallest-index) maximizer (unique hard
+        attention);
         ``"average"`` -- uniform over all exact maximizers (average-hard attention).
     Returns:
       ``weights_QxK``; fully masked rows are zero.
     """
-    V.check_ndim("scores_QxK", scores_QxK, 2)
-    V.check_choice("mode", mode, ("leftmost", "average"))
+    _validate.check_ndim("scores_QxK", scores_QxK, 2)
+    _validate.check_choice("mode", mode, ("leftmost", "average"))
     mask = _apply_mask_default(mask_QxK, scores_QxK)
     neg = jnp.finfo(scores_QxK.dtype).min
     masked = jnp.where(mask, scores_QxK, neg)
@@ -99,7 +105,9 @@ def hard_weights(
     return is_max.astype(scores_QxK.dtype) / jnp.maximum(cnt, 1).astype(scores_QxK.dtype)
 
 
-def attention_weights(scores_QxK: jax.Array, kind: str, mask_QxK: Optional[jax.Array] = None) -> jax.Array:
+def attention_weights(
+    scores_QxK: jax.Array, kind: str, mask_QxK: jax.Array | None = None
+) -> jax.Array:
     """Dispatch on ``kind`` in ``{"relu", "softmax", "hard_leftmost", "hard_average"}``."""
     if kind == "relu":
         return relu_weights(scores_QxK, mask_QxK)
@@ -109,7 +117,9 @@ def attention_weights(scores_QxK: jax.Array, kind: str, mask_QxK: Optional[jax.A
         return hard_weights(scores_QxK, mask_QxK, mode="leftmost")
     if kind == "hard_average":
         return hard_weights(scores_QxK, mask_QxK, mode="average")
-    raise ValueError(f"kind: expected one of ['relu', 'softmax', 'hard_leftmost', 'hard_average'], got {kind!r}")
+    raise ValueError(
+        f"kind: expected one of ['relu', 'softmax', 'hard_leftmost', 'hard_average'], got {kind!r}"
+    )
 
 
 def kernel_attention(
@@ -117,17 +127,18 @@ def kernel_attention(
     k_KxE: jax.Array,
     v_KxD: jax.Array,
     kernel=None,
-    rel_pos: Optional[jax.Array] = None,
-    mask_QxK: Optional[jax.Array] = None,
+    rel_pos: jax.Array | None = None,
+    mask_QxK: jax.Array | None = None,
     *,
     kind: str = "softmax",
 ) -> tuple[jax.Array, jax.Array]:
-    """General score-kernel attention of seed 000: ``out_i = sum_j alpha_ij v_j``.
+    """General score-kernel attention of Barbero et al. 2024: ``out_i = sum_j alpha_ij v_j``.
 
     ``alpha_ij = exp(k(q_i, k_j, p_ij)) / sum_w exp(k(q_i, k_w, p_iw))`` over the keys ``j`` that
-    ``mask_QxK`` allows (seed 000 uses the causal mask ``j <= i``; seed 002 eq. 10 and §2.1.1's
+    ``mask_QxK`` allows (Barbero et al. 2024 uses the causal mask ``j <= i``; Conti 2024, eq. 10 and
+    §2.1.1's
     sparse patterns are other masks). Queries and keys may differ in number (cross-attention,
-    seed 002 §1.2.5). ``kind`` swaps the softmax for ReLU or hard attention.
+    Conti 2024, §1.2.5). ``kind`` swaps the softmax for ReLU or hard attention.
 
     Args:
       q_QxE: queries.
@@ -141,11 +152,16 @@ def kernel_attention(
     Returns:
       ``(out_QxD, weights_QxK)``.
     """
-    V.check_ndim("v_KxD", v_KxD, 2)
-    V.check_float("v_KxD", v_KxD)
+    _validate.check_ndim("v_KxD", v_KxD, 2)
+    _validate.check_float("v_KxD", v_KxD)
     if v_KxD.shape[0] != jnp.shape(k_KxE)[0]:
-        raise ValueError(f"v_KxD: expected one value row per key ({jnp.shape(k_KxE)[0]}), got shape {v_KxD.shape}")
-    scores = Kn.kernel_scores(q_QxE, k_KxE, Kn.DotKernel() if kernel is None else kernel, rel_pos)
+        raise ValueError(
+            f"v_KxD: expected one value row per key ({jnp.shape(k_KxE)[0]}), got shape "
+            f"{v_KxD.shape}"
+        )
+    scores = kernels.kernel_scores(
+        q_QxE, k_KxE, kernels.DotKernel() if kernel is None else kernel, rel_pos
+    )
     weights = attention_weights(scores, kind, mask_QxK)
     return weights @ v_KxD, weights
 
@@ -154,25 +170,28 @@ def dot_product_attention(
     q_QxE: jax.Array,
     k_KxE: jax.Array,
     v_KxD: jax.Array,
-    mask_QxK: Optional[jax.Array] = None,
+    mask_QxK: jax.Array | None = None,
     *,
     scale: bool = True,
 ) -> tuple[jax.Array, jax.Array]:
-    """``softmax(Q K^T / sqrt(E) + M) V`` (seed 002 eq. 5 and the masked eq. 10).
+    """``softmax(Q K^T / sqrt(E) + M) V`` (Conti 2024, eq. 5 and the masked eq. 10).
 
-    Seed 002 prints eq. 5-6 (and Linformer's eq. 17) with ``/k``; §1.2.2's definition and the
+    Conti 2024 prints eq. 5-6 (and Linformer's eq. 17) with ``/k``; §1.2.2's definition and the
     variance argument of §1.2.3 use ``1/sqrt(k)``, which is what ``scale=True`` applies. The mask
     is the boolean form of the additive ``M`` (0 / -inf). Returns ``(out_QxD, weights_QxK)``.
     """
-    return kernel_attention(q_QxE, k_KxE, v_KxD, Kn.DotKernel(scale=True if scale else None), None, mask_QxK)
+    return kernel_attention(
+        q_QxE, k_KxE, v_KxD, kernels.DotKernel(scale=True if scale else None), None, mask_QxK
+    )
 
 
 def softmax_jacobian(s_K: jax.Array) -> jax.Array:
-    """The analytic Jacobian ``d s / d z = diag(s) - s s^T`` of ``s = softmax(z)`` (seed 002 §1.2.3).
+    """The analytic Jacobian ``d s / d z = diag(s) - s s^T`` of ``s = softmax(z)`` (Conti 2024,
+    §1.2.3).
 
-    Seed 002 prints the diagonal of rows 2..n as ``-s_i (1 - s_i)``; the derivation just above it
+    Conti 2024 prints the diagonal of rows 2..n as ``-s_i (1 - s_i)``; the derivation just above it
     gives ``+s_i (1 - s_i)`` for every ``i``, which is what this returns.
     """
-    V.check_ndim("s_K", s_K, 1)
-    V.check_float("s_K", s_K)
+    _validate.check_ndim("s_K", s_K, 1)
+    _validate.check_float("s_K", s_K)
     return jnp.diag(s_K) - s_K[:, None] * s_K[None, :]

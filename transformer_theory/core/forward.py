@@ -1,18 +1,20 @@
-"""The functional forward pass of the attention-only transformer (seed 003 eq. 1-3) for ONE sequence.
+"""The functional forward pass of the attention-only transformer (Chen & Zou 2024, eq. 1-3) for ONE
+sequence.
 
 ``forward(params, tokens_N)`` embeds (eq. 3), runs every layer, applies the optional final norm
-(seed 000's ``norm3``) and returns the classifier output ``o = W_O h_{n-1}`` (seed 003 §3.1).
+(Barbero et al.'s ``norm3``) and returns the classifier output ``o = W_O h_{n-1}`` (Chen & Zou 2024,
+§3.1).
 Batch over sequences or models with ``jax.vmap`` at the call site; jit at the call site too.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 
-from transformer_theory import _validate as V
+from transformer_theory import _validate
 from transformer_theory.core import norms
 from transformer_theory.core.layers import attention_layer
 from transformer_theory.core.positional import embed_tokens
@@ -34,7 +36,7 @@ class ForwardTrace(NamedTuple):
 
 
 def embed(params: ModelParams, tokens_N: jax.Array) -> jax.Array:
-    """The seed 003 eq. 3 embedding for ``params.config`` in the params' dtype."""
+    """The Chen & Zou 2024, eq. 3 embedding for ``params.config`` in the params' dtype."""
     cfg = params.config
     return embed_tokens(tokens_N, cfg.vocab_size, cfg.width, cfg.positional, dtype=params.w_o.dtype)
 
@@ -49,16 +51,20 @@ def _inputs_to_stream(params: ModelParams, inputs) -> jax.Array:
             "use jax.vmap(forward, in_axes=(0, None)) for many models"
         )
     if jnp.issubdtype(jnp.result_type(inputs), jnp.integer):
-        V.check_ndim("inputs", inputs, 1)
+        _validate.check_ndim("inputs", inputs, 1)
         return embed(params, inputs)
-    V.check_float("inputs", inputs)
-    V.check_ndim("inputs", inputs, 2)
+    _validate.check_float("inputs", inputs)
+    _validate.check_ndim("inputs", inputs, 2)
     if inputs.shape[-1] != cfg.width:
-        raise ValueError(f"inputs: embeddings must have width d' = {cfg.width}, got shape {inputs.shape}")
+        raise ValueError(
+            f"inputs: embeddings must have width d' = {cfg.width}, got shape {inputs.shape}"
+        )
     return inputs.astype(params.w_o.dtype)
 
 
-def forward_trace(params: ModelParams, inputs: jax.Array, mask_NxN: Optional[jax.Array] = None) -> ForwardTrace:
+def forward_trace(
+    params: ModelParams, inputs: jax.Array, mask_NxN: jax.Array | None = None
+) -> ForwardTrace:
     """Run the model and return logits, all residual streams and all attention maps.
 
     Args:
@@ -75,18 +81,21 @@ def forward_trace(params: ModelParams, inputs: jax.Array, mask_NxN: Optional[jax
         maps.append(w)
     last = h[-1]
     if params.final_norm is not None:
-        last = norms.apply_norm(cfg.final_norm, last, params.final_norm.scale, params.final_norm.bias, cfg.norm_eps)
+        last = norms.apply_norm(
+            cfg.final_norm, last, params.final_norm.scale, params.final_norm.bias, cfg.norm_eps
+        )
     logits = params.w_o @ last
     return ForwardTrace(logits, jnp.stack(streams), tuple(maps))
 
 
-def forward(params: ModelParams, inputs: jax.Array, mask_NxN: Optional[jax.Array] = None) -> jax.Array:
-    """Classifier output ``o_C = W_O h^(L)_{n-1}`` (seed 003 §3.1) for one sequence."""
+def forward(params: ModelParams, inputs: jax.Array, mask_NxN: jax.Array | None = None) -> jax.Array:
+    """Classifier output ``o_C = W_O h^(L)_{n-1}`` (Chen & Zou 2024, §3.1) for one sequence."""
     return forward_trace(params, inputs, mask_NxN).logits_C
 
 
-def last_hidden(params: ModelParams, inputs: jax.Array, layer: Optional[int] = None) -> jax.Array:
-    """The last-token stream ``h^(l)_{n-1}`` after ``layer`` layers (default: all, before the final norm)."""
+def last_hidden(params: ModelParams, inputs: jax.Array, layer: int | None = None) -> jax.Array:
+    """The last-token stream ``h^(l)_{n-1}`` after ``layer`` layers (default: all, before the final
+    norm)."""
     tr = forward_trace(params, inputs)
     idx = params.config.depth if layer is None else layer
     if not 0 <= idx <= params.config.depth:
@@ -96,5 +105,5 @@ def last_hidden(params: ModelParams, inputs: jax.Array, layer: Optional[int] = N
 
 def predict(params: ModelParams, tokens_BxN: jax.Array) -> jax.Array:
     """``argmax`` predictions for a batch of sequences (vmapped; jit it at the call site)."""
-    V.check_ndim("tokens_BxN", tokens_BxN, 2)
+    _validate.check_ndim("tokens_BxN", tokens_BxN, 2)
     return jnp.argmax(jax.vmap(lambda t: forward(params, t))(tokens_BxN), axis=-1)

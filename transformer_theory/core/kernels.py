@@ -1,40 +1,46 @@
-"""Score kernels ``k(q, k, p_ij)`` (seed 000) and kernel feature maps ``phi`` (seed 002 §2.1.2).
+"""Score kernels ``k(q, k, p_ij)`` (Barbero et al. 2024) and kernel feature maps ``phi`` (Conti
+2024, §2.1.2).
 
-Seed 000 writes the attention weight of query ``i`` on key ``j`` as
-``alpha_ij = exp(k(q_i, k_j, p_ij)) / sum_{w <= i} exp(k(q_i, k_w, p_iw))`` for a scalar kernel ``k``
+Barbero et al. 2024 writes the attention weight of query ``i`` on key ``j`` as
+``alpha_ij = exp(k(q_i, k_j, p_ij)) / sum_{w <= i} exp(k(q_i, k_w, p_iw))`` for a scalar kernel
+``k``
 of the query, the key and the relative positional information ``p_ij``. A kernel here is a frozen
 (hashable, so ``jit``-static) dataclass called on ONE pair: ``kernel(q_E, k_E, p) -> scalar``,
 where ``p = rel_pos[i, j]`` has whatever trailing shape the caller's ``rel_pos`` has.
-:func:`kernel_scores` vmaps it over all pairs; :func:`transformer_theory.core.attention.kernel_attention`
+:func:`kernel_scores` vmaps it over all pairs;
+:func:`transformer_theory.core.attention.kernel_attention`
 turns the scores into weights and outputs.
 
-Built-in kernels (``scale=None`` means no scaling; ``scale=True`` means ``1/sqrt(E)``, seed 002 §1.2.3):
+Built-in kernels (``scale=None`` means no scaling; ``scale=True`` means ``1/sqrt(E)``, Conti 2024,
+§1.2.3):
 
 - :class:`DotKernel`: ``q . k`` (ignores ``p``).
 - :class:`RelativeBiasKernel`: ``q . k + p`` with a scalar additive bias ``p_ij`` (T5-style table).
 - :class:`AlibiKernel`: ``q . k - slope |p|`` with ``p_ij = i - j`` (ALiBi).
-- :class:`RopeKernel`: ``rope(q, i) . rope(k, j) = q^T R((j - i) theta) k``, a function of ``p_ij = i - j``
+- :class:`RopeKernel`: ``rope(q, i) . rope(k, j) = q^T R((j - i) theta) k``, a function of ``p_ij =
+  i - j``
   only, computed here as ``rope(q, p_ij) . k``.
 
-Feature maps (``sim(a, b) = phi(a) . phi(b)``, seed 002 eq. 14) for linear attention:
+Feature maps (``sim(a, b) = phi(a) . phi(b)``, Conti 2024, eq. 14) for linear attention:
 
-- :func:`elu_plus_one`: ``phi(x) = elu(x) + 1 > 0`` (Katharopoulos et al., seed 002 ref. [10]).
+- :func:`elu_plus_one`: ``phi(x) = elu(x) + 1 > 0`` (Katharopoulos et al., Conti 2024 ref. [10]).
 - :func:`taylor_feature_map`: ``phi(x) = [1, x / ||x||]`` so that ``phi(q) . phi(k) = 1 + q^ . k^``,
-  the first-order Taylor form of seed 002 §2.1.2, non-negative because ``|q^ . k^| <= 1``.
+  the first-order Taylor form of Conti 2024, §2.1.2, non-negative because ``|q^ . k^| <= 1``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Optional, Union
+from collections.abc import Callable
+from typing import Union
 
 import jax
 import jax.numpy as jnp
 
-from transformer_theory import _validate as V
+from transformer_theory import _validate
 from transformer_theory.core import positional
 
-Scale = Union[None, bool, float]
+Scale = Union[None, bool, float]  # noqa: UP007 (a runtime alias: `|` needs Python 3.10 types)
 
 
 def _scale_factor(scale: Scale, dim: int, dtype) -> jax.Array:
@@ -47,7 +53,10 @@ def _scale_factor(scale: Scale, dim: int, dtype) -> jax.Array:
 
 def _need_rel_pos(kernel, p) -> None:
     if p is None:
-        raise ValueError(f"rel_pos: {type(kernel).__name__} needs relative positions p_ij (e.g. positional.relative_positions(n))")
+        raise ValueError(
+            f"rel_pos: {type(kernel).__name__} needs relative positions p_ij (e.g. "
+            "positional.relative_positions(n))"
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,7 +77,9 @@ class RelativeBiasKernel:
 
     def __call__(self, q_E, k_E, p):
         _need_rel_pos(self, p)
-        return _scale_factor(self.scale, q_E.shape[-1], q_E.dtype) * jnp.dot(q_E, k_E) + jnp.asarray(p, q_E.dtype)
+        return _scale_factor(self.scale, q_E.shape[-1], q_E.dtype) * jnp.dot(
+            q_E, k_E
+        ) + jnp.asarray(p, q_E.dtype)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -107,9 +118,13 @@ Kernel = Callable[..., jax.Array]
 
 
 def kernel_scores(
-    q_QxE: jax.Array, k_KxE: jax.Array, kernel: Kernel = DotKernel(), rel_pos: Optional[jax.Array] = None
+    q_QxE: jax.Array,
+    k_KxE: jax.Array,
+    kernel: Kernel = DotKernel(),
+    rel_pos: jax.Array | None = None,
 ) -> jax.Array:
-    """Scores ``s_QxK[i, j] = kernel(q_i, k_j, rel_pos[i, j])`` (seed 000's ``k(q_i, k_j, p_ij)``).
+    """Scores ``s_QxK[i, j] = kernel(q_i, k_j, rel_pos[i, j])`` (Barbero et al.'s ``k(q_i, k_j,
+    p_ij)``).
 
     Args:
       q_QxE: queries, one row per query position.
@@ -119,12 +134,14 @@ def kernel_scores(
     Returns:
       ``scores_QxK``.
     """
-    V.check_ndim("q_QxE", q_QxE, 2)
-    V.check_ndim("k_KxE", k_KxE, 2)
-    V.check_float("q_QxE", q_QxE)
-    V.check_float("k_KxE", k_KxE)
+    _validate.check_ndim("q_QxE", q_QxE, 2)
+    _validate.check_ndim("k_KxE", k_KxE, 2)
+    _validate.check_float("q_QxE", q_QxE)
+    _validate.check_float("k_KxE", k_KxE)
     if q_QxE.shape[1] != k_KxE.shape[1]:
-        raise ValueError(f"k_KxE: keys must have the queries' width {q_QxE.shape[1]}, got shape {k_KxE.shape}")
+        raise ValueError(
+            f"k_KxE: keys must have the queries' width {q_QxE.shape[1]}, got shape {k_KxE.shape}"
+        )
     if not callable(kernel):
         raise ValueError(f"kernel: expected a callable k(q, k, p), got {kernel!r}")
     Q, K = q_QxE.shape[0], k_KxE.shape[0]
@@ -138,14 +155,14 @@ def kernel_scores(
 
 
 def elu_plus_one(x: jax.Array) -> jax.Array:
-    """``phi(x) = elu(x) + 1``: a positive feature map (seed 002 §2.1.2, ref. [10])."""
-    V.check_float("x", x)
+    """``phi(x) = elu(x) + 1``: a positive feature map (Conti 2024, §2.1.2, ref. [10])."""
+    _validate.check_float("x", x)
     return jax.nn.elu(x) + 1.0
 
 
 def l2_normalize(x_NxE: jax.Array) -> jax.Array:
     """Rows divided by their l2 norm; a zero row stays zero (and has finite gradients)."""
-    V.check_float("x_NxE", x_NxE)
+    _validate.check_float("x_NxE", x_NxE)
     sq = jnp.sum(jnp.square(x_NxE), axis=-1, keepdims=True)
     # Double-where: the gradient of sqrt at 0 is infinite, so never evaluate it there.
     safe = jnp.where(sq > 0, sq, 1.0)
@@ -153,11 +170,14 @@ def l2_normalize(x_NxE: jax.Array) -> jax.Array:
 
 
 def taylor_feature_map(x_NxE: jax.Array) -> jax.Array:
-    """``phi(x) = [1, x / ||x||_2]`` (width ``E + 1``): ``phi(q) . phi(k) = 1 + q^ . k^`` in ``[0, 2]``.
+    """``phi(x) = [1, x / ||x||_2]`` (width ``E + 1``): ``phi(q) . phi(k) = 1 + q^ . k^`` in ``[0,
+    2]``.
 
-    This is the first-order Taylor kernel ``exp(q . k) ~ 1 + q . k`` of seed 002 §2.1.2 with ``q, k``
-    l2-normalized so that ``1 + q^ . k^ >= 0``. A zero row maps to ``[1, 0, ...]`` (weight 1 to all).
+    This is the first-order Taylor kernel ``exp(q . k) ~ 1 + q . k`` of Conti 2024, §2.1.2 with ``q,
+    k``
+    l2-normalized so that ``1 + q^ . k^ >= 0``. A zero row maps to ``[1, 0, ...]`` (weight 1 to
+    all).
     """
-    V.check_ndim("x_NxE", x_NxE, 2)
+    _validate.check_ndim("x_NxE", x_NxE, 2)
     ones = jnp.ones((x_NxE.shape[0], 1), x_NxE.dtype)
     return jnp.concatenate([ones, l2_normalize(x_NxE)], axis=-1)

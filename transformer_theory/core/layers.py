@@ -1,22 +1,21 @@
-"""Layers on one sequence ``H_NxD`` (row-major; seed 003 writes ``H: (d', n)``).
+"""Layers on one sequence ``H_NxD`` (row-major; Chen & Zou 2024 writes ``H: (d', n)``).
 
-- :func:`attention_scores`: ``scores_HxNxN[h, i, j]`` = score of query ``i`` for key ``j`` in head ``h``.
-- :func:`attention_layer`: seed 003 eq. 2 -- ``H + (1/m) sum_h sigma(scores_h) V_h`` -- generalized
-  with seed 000's Pre-LN pieces: ``norm1`` applied to the stream before attention, and an MLP
-  ``psi`` after ``norm2`` with its own residual: ``z = H + attn(norm1(H))``, ``out = z + psi(norm2(z))``.
+- :func:`attention_scores`: ``scores_HxNxN[h, i, j]`` = score of query ``i`` for key ``j`` in head
+  ``h``.
+- :func:`attention_layer`: Chen & Zou 2024, eq. 2 -- ``H + (1/m) sum_h sigma(scores_h) V_h`` --
+  generalized
+  with Barbero et al.'s Pre-LN pieces: ``norm1`` applied to the stream before attention, and an MLP
+  ``psi`` after ``norm2`` with its own residual: ``z = H + attn(norm1(H))``, ``out = z +
+  psi(norm2(z))``.
 """
 
 from __future__ import annotations
 
-from typing import Optional
-
 import jax
 import jax.numpy as jnp
 
-from transformer_theory import _validate as V
-from transformer_theory.core import attention as A
-from transformer_theory.core import masks as M
-from transformer_theory.core import norms, positional
+from transformer_theory import _validate
+from transformer_theory.core import attention, masks, norms, positional
 from transformer_theory.params import LayerParams, MLPParams, ModelConfig
 
 
@@ -30,7 +29,7 @@ def mlp(p: MLPParams, x_NxD: jax.Array, activation: str = "relu") -> jax.Array:
 def attention_scores(layer: LayerParams, h_NxD: jax.Array, config: ModelConfig) -> jax.Array:
     """Scores ``(H, N, N)`` of every head, before masking and the attention nonlinearity.
 
-    With ``w_qk`` (seed 003): ``s[h, i, j] = h_j^T W_QK[h] h_i``. With ``w_q, w_k``:
+    With ``w_qk`` (Chen & Zou 2024): ``s[h, i, j] = h_j^T W_QK[h] h_i``. With ``w_q, w_k``:
     ``s[h, i, j] = (W_Q h_i) . (W_K h_j)``, RoPE-rotated when ``config.relative == "rope"``.
     ALiBi adds ``-slope_h |i - j|``; ``scale_scores`` divides by ``sqrt(K)``.
     """
@@ -60,9 +59,9 @@ def attention_layer(
     layer: LayerParams,
     h_NxD: jax.Array,
     config: ModelConfig,
-    mask_NxN: Optional[jax.Array] = None,
+    mask_NxN: jax.Array | None = None,
 ) -> tuple[jax.Array, jax.Array]:
-    """One layer: seed 003 eq. 2 plus optional Pre-LN ``norm1`` / MLP (seed 000).
+    """One layer: Chen & Zou 2024, eq. 2 plus optional Pre-LN ``norm1`` / MLP (Barbero et al. 2024).
 
     Args:
       layer: this layer's parameters (one model, no batch axis).
@@ -72,7 +71,7 @@ def attention_layer(
     Returns:
       ``(h_out_NxD, weights_HxNxN)`` -- the new stream and each head's attention weights.
     """
-    V.check_ndim("h_NxD", h_NxD, 2)
+    _validate.check_ndim("h_NxD", h_NxD, 2)
     n = h_NxD.shape[0]
     x = h_NxD
     if layer.norm1 is not None:
@@ -80,8 +79,8 @@ def attention_layer(
     scores = attention_scores(layer, x, config)
     mask = mask_NxN
     if config.causal:
-        mask = M.causal_mask(n) if mask is None else (mask & M.causal_mask(n))
-    weights = jax.vmap(lambda s: A.attention_weights(s, config.attention, mask))(scores)
+        mask = masks.causal_mask(n) if mask is None else (mask & masks.causal_mask(n))
+    weights = jax.vmap(lambda s: attention.attention_weights(s, config.attention, mask))(scores)
     values = jnp.einsum("hed,nd->hne", layer.attn.w_v, x)
     heads_out = jnp.einsum("hij,hjd->hid", weights, values)
     combined = jnp.mean(heads_out, axis=0) if config.head_mean else jnp.sum(heads_out, axis=0)
@@ -89,6 +88,8 @@ def attention_layer(
     if layer.mlp is not None:
         u = z
         if layer.norm2 is not None:
-            u = norms.apply_norm(config.norm2, u, layer.norm2.scale, layer.norm2.bias, config.norm_eps)
+            u = norms.apply_norm(
+                config.norm2, u, layer.norm2.scale, layer.norm2.bias, config.norm_eps
+            )
         z = z + mlp(layer.mlp, u, config.mlp_activation)
     return z, weights

@@ -1,30 +1,28 @@
 """Token-wise normalizations over the last axis (the width), each with gain and bias.
 
 - :func:`layer_norm`: ``g * (x - mean) / sqrt(var + eps) + b`` (standard LayerNorm).
-- :func:`layer_norm_sigma`: seed 002's form ``g * (x - mean) / (sigma + eps) + b`` with
+- :func:`layer_norm_sigma`: Conti's form ``g * (x - mean) / (sigma + eps) + b`` with
   ``sigma = sqrt(var)`` (population variance).
 - :func:`rms_norm`: ``g * x / sqrt(mean(x^2) + eps) + b``.
 """
 
 from __future__ import annotations
 
-from typing import Optional
-
 import jax
 import jax.numpy as jnp
 
-from transformer_theory import _validate as V
+from transformer_theory import _validate
 
 
 def _check(x, scale, bias, eps):
-    V.check_float("x", x)
+    _validate.check_float("x", x)
     if jnp.ndim(x) < 1:
         raise ValueError(f"x: expected at least 1 dimension, got shape {jnp.shape(x)}")
     D = x.shape[-1]
     if scale is not None:
-        V.check_shape("scale", scale, (D,))
+        _validate.check_shape("scale", scale, (D,))
     if bias is not None:
-        V.check_shape("bias", bias, (D,))
+        _validate.check_shape("bias", bias, (D,))
     if eps < 0:
         raise ValueError(f"eps: expected a non-negative value, got {eps}")
 
@@ -39,7 +37,9 @@ def _affine(y, scale, bias):
     return y
 
 
-def layer_norm(x: jax.Array, scale: Optional[jax.Array] = None, bias: Optional[jax.Array] = None, eps: float = 1e-5):
+def layer_norm(
+    x: jax.Array, scale: jax.Array | None = None, bias: jax.Array | None = None, eps: float = 1e-5
+):
     """LayerNorm ``(x - mu) / sqrt(var + eps)`` over the last axis, then gain and bias."""
     _check(x, scale, bias, eps)
     mu = jnp.mean(x, axis=-1, keepdims=True)
@@ -47,8 +47,10 @@ def layer_norm(x: jax.Array, scale: Optional[jax.Array] = None, bias: Optional[j
     return _affine((x - mu) * jax.lax.rsqrt(var + eps), scale, bias)
 
 
-def layer_norm_sigma(x: jax.Array, scale: Optional[jax.Array] = None, bias: Optional[jax.Array] = None, eps: float = 1e-5):
-    """Seed 002's LayerNorm ``(x - mu) / (sigma + eps)``, sigma the population standard deviation."""
+def layer_norm_sigma(
+    x: jax.Array, scale: jax.Array | None = None, bias: jax.Array | None = None, eps: float = 1e-5
+):
+    """Conti's LayerNorm ``(x - mu) / (sigma + eps)``, sigma the population standard deviation."""
     _check(x, scale, bias, eps)
     mu = jnp.mean(x, axis=-1, keepdims=True)
     var = jnp.mean(jnp.square(x - mu), axis=-1, keepdims=True)
@@ -57,15 +59,20 @@ def layer_norm_sigma(x: jax.Array, scale: Optional[jax.Array] = None, bias: Opti
     return _affine((x - mu) / (sigma + eps), scale, bias)
 
 
-def rms_norm(x: jax.Array, scale: Optional[jax.Array] = None, bias: Optional[jax.Array] = None, eps: float = 1e-6):
+def rms_norm(
+    x: jax.Array, scale: jax.Array | None = None, bias: jax.Array | None = None, eps: float = 1e-6
+):
     """RMSNorm ``x / sqrt(mean(x^2) + eps)``, then gain and bias."""
     _check(x, scale, bias, eps)
     ms = jnp.mean(jnp.square(x), axis=-1, keepdims=True)
     return _affine(x * jax.lax.rsqrt(ms + eps), scale, bias)
 
 
-def apply_norm(kind: Optional[str], x: jax.Array, scale=None, bias=None, eps: float = 1e-5) -> jax.Array:
-    """Dispatch on ``kind`` in ``{None, "layernorm", "layernorm_sigma", "rmsnorm"}`` (None = identity)."""
+def apply_norm(
+    kind: str | None, x: jax.Array, scale=None, bias=None, eps: float = 1e-5
+) -> jax.Array:
+    """Dispatch on ``kind`` in ``{None, "layernorm", "layernorm_sigma", "rmsnorm"}`` (None =
+    identity)."""
     if kind is None:
         return x
     if kind == "layernorm":
@@ -74,4 +81,6 @@ def apply_norm(kind: Optional[str], x: jax.Array, scale=None, bias=None, eps: fl
         return layer_norm_sigma(x, scale, bias, eps)
     if kind == "rmsnorm":
         return rms_norm(x, scale, bias, eps)
-    raise ValueError(f"kind: expected one of [None, 'layernorm', 'layernorm_sigma', 'rmsnorm'], got {kind!r}")
+    raise ValueError(
+        f"kind: expected one of [None, 'layernorm', 'layernorm_sigma', 'rmsnorm'], got {kind!r}"
+    )

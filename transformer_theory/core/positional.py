@@ -1,11 +1,14 @@
-"""Positional encodings and the seed 003 embedding.
+"""Positional encodings and the Chen & Zou 2024 embedding.
 
-- :func:`embed_tokens`: seed 003 eq. 3 -- ``[one-hot token (d); positional code (p); zeros]`` to
+- :func:`embed_tokens`: Chen & Zou 2024, eq. 3 -- ``[one-hot token (d); positional code (p);
+  zeros]`` to
   width ``d'``, in the library's row-major layout ``H_NxD`` (the paper writes ``H: (d', n)``
   with tokens as columns; this module is the one place that layout is converted).
-- :func:`onehot_positions`: ``p_i = e_i`` (seed 003).
-- :func:`sinusoidal`: seed 002 eq. 1, ``PE(t, 2i) = sin(t / N^{2i/d})``, ``PE(t, 2i+1) = cos(...)``.
-- :func:`svete_cotterell`: seed 001's ``(sqrt(1/t), sqrt(1 - 1/t))`` code for positions ``t = 1..n``
+- :func:`onehot_positions`: ``p_i = e_i`` (Chen & Zou 2024).
+- :func:`sinusoidal`: Conti 2024, eq. 1, ``PE(t, 2i) = sin(t / N^{2i/d})``, ``PE(t, 2i+1) =
+  cos(...)``.
+- :func:`svete_cotterell`: Svete & Cotterell's (2024) ``(sqrt(1/t), sqrt(1 - 1/t))`` code for
+  positions ``t = 1..n``
   (1-based, as in the slides), whose dot products peak at equal positions.
 - :func:`rope`: rotary embedding of a query or key vector at a position.
 - :func:`alibi_bias`: ALiBi-style relative bias ``-slope * |i - j|``.
@@ -16,31 +19,32 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from transformer_theory import _validate as V
+from transformer_theory import _validate
 
 
 def code_dim(kind: str, n: int) -> int:
-    """Width of the absolute code of ``kind`` for length ``n`` (``onehot``: n; ``sinusoidal``: even >= 2)."""
-    V.check_choice("positional", kind, ("onehot", "sinusoidal", "svete", "none"))
+    """Width of the absolute code of ``kind`` for length ``n`` (``onehot``: n; ``sinusoidal``: even
+    >= 2)."""
+    _validate.check_choice("positional", kind, ("onehot", "sinusoidal", "svete", "none"))
     return {"onehot": n, "sinusoidal": max(2, n + n % 2), "svete": 2, "none": 0}[kind]
 
 
 def onehot_positions(n: int, dtype=jnp.float32) -> jax.Array:
-    """``P_NxN = I``: one-hot position ``p_i`` of seed 003 §3.1."""
-    V.check_positive("n", n)
+    """``P_NxN = I``: one-hot position ``p_i`` of Chen & Zou 2024, §3.1."""
+    _validate.check_positive("n", n)
     return jnp.eye(n, dtype=dtype)
 
 
 def sinusoidal(n: int, dim: int, base: float = 10000.0, dtype=jnp.float32) -> jax.Array:
-    """Sinusoidal code ``PE_NxDim`` of seed 002 eq. 1 (positions ``0..n-1``).
+    """Sinusoidal code ``PE_NxDim`` of Conti 2024, eq. 1 (positions ``0..n-1``).
 
     ``PE[t, 2i] = sin(t / base^(2i/dim))`` and ``PE[t, 2i+1] = cos(t / base^(2i/dim))``.
     """
-    V.check_positive("n", n)
-    V.check_positive("dim", dim)
+    _validate.check_positive("n", n)
+    _validate.check_positive("dim", dim)
     if dim % 2:
         raise ValueError(f"dim: the sinusoidal code pairs sin/cos and needs an even dim, got {dim}")
-    V.check_positive("base", base)
+    _validate.check_positive("base", base)
     t = jnp.arange(n, dtype=dtype)[:, None]
     i = jnp.arange(dim // 2, dtype=dtype)[None, :]
     angle = t / jnp.power(jnp.asarray(base, dtype), 2 * i / dim)
@@ -50,8 +54,9 @@ def sinusoidal(n: int, dim: int, base: float = 10000.0, dtype=jnp.float32) -> ja
 
 
 def svete_cotterell(n: int, dtype=jnp.float32) -> jax.Array:
-    """Seed 001's code ``(sqrt(1/t), sqrt(1 - 1/t))`` for ``t = 1..n`` as rows of ``(n, 2)``."""
-    V.check_positive("n", n)
+    """Svete & Cotterell's (2024) code ``(sqrt(1/t), sqrt(1 - 1/t))`` for ``t = 1..n`` as rows of
+    ``(n, 2)``."""
+    _validate.check_positive("n", n)
     t = jnp.arange(1, n + 1, dtype=dtype)
     return jnp.stack([jnp.sqrt(1.0 / t), jnp.sqrt(1.0 - 1.0 / t)], axis=-1)
 
@@ -68,8 +73,11 @@ def positional_code(kind: str, n: int, dtype=jnp.float32) -> jax.Array:
     return jnp.zeros((n, 0), dtype)
 
 
-def embed_tokens(tokens_N: jax.Array, vocab_size: int, width: int, positional: str = "onehot", dtype=jnp.float32) -> jax.Array:
-    """Seed 003 eq. 3 embedding ``H_NxD = [onehot(x_i) ; p_i ; 0]`` (row-major: one row per token).
+def embed_tokens(
+    tokens_N: jax.Array, vocab_size: int, width: int, positional: str = "onehot", dtype=jnp.float32
+) -> jax.Array:
+    """Chen & Zou 2024, eq. 3 embedding ``H_NxD = [onehot(x_i) ; p_i ; 0]`` (row-major: one row per
+    token).
 
     Args:
       tokens_N: integer token ids in ``[0, vocab_size)``.
@@ -77,28 +85,32 @@ def embed_tokens(tokens_N: jax.Array, vocab_size: int, width: int, positional: s
       width: ``d'``, at least ``d + code_dim(positional, n)``.
       positional: which absolute code fills the ``p_i`` block.
     """
-    V.check_ndim("tokens_N", tokens_N, 1)
-    V.check_token_ids("tokens_N", tokens_N, vocab_size)
+    _validate.check_ndim("tokens_N", tokens_N, 1)
+    _validate.check_token_ids("tokens_N", tokens_N, vocab_size)
     n = tokens_N.shape[0]
     pos = positional_code(positional, n, dtype)
     need = vocab_size + pos.shape[1]
     if width < need:
-        raise ValueError(f"width: d' must be at least d + p = {vocab_size} + {pos.shape[1]} = {need}, got {width}")
+        raise ValueError(
+            f"width: d' must be at least d + p = {vocab_size} + {pos.shape[1]} = {need}, "
+            f"got {width}"
+        )
     tok = jax.nn.one_hot(tokens_N, vocab_size, dtype=dtype)
     pad = jnp.zeros((n, width - need), dtype)
     return jnp.concatenate([tok, pos, pad], axis=-1)
 
 
 def rope(x_NxK: jax.Array, positions_N: jax.Array, base: float = 10000.0) -> jax.Array:
-    """Rotary embedding: rotate coordinate pairs ``(2i, 2i+1)`` of row ``t`` by ``t * base^(-2i/K)``.
+    """Rotary embedding: rotate coordinate pairs ``(2i, 2i+1)`` of row ``t`` by ``t *
+    base^(-2i/K)``.
 
     ``rope(q, i) . rope(k, j)`` depends on ``i - j`` only (relative-position invariance).
     """
-    V.check_ndim("x_NxK", x_NxK, 2)
+    _validate.check_ndim("x_NxK", x_NxK, 2)
     K = x_NxK.shape[-1]
     if K % 2:
         raise ValueError(f"x_NxK: RoPE needs an even last dimension, got {K}")
-    V.check_shape("positions_N", positions_N, (x_NxK.shape[0],))
+    _validate.check_shape("positions_N", positions_N, (x_NxK.shape[0],))
     dtype = x_NxK.dtype
     inv = jnp.power(jnp.asarray(base, dtype), -2.0 * jnp.arange(K // 2, dtype=dtype) / K)
     ang = positions_N.astype(dtype)[:, None] * inv[None, :]
@@ -110,39 +122,44 @@ def rope(x_NxK: jax.Array, positions_N: jax.Array, base: float = 10000.0) -> jax
 
 def alibi_slopes(num_heads: int, dtype=jnp.float32) -> jax.Array:
     """Per-head ALiBi slopes ``2^(-8 h / H)`` for ``h = 1..H``."""
-    V.check_positive("num_heads", num_heads)
+    _validate.check_positive("num_heads", num_heads)
     h = jnp.arange(1, num_heads + 1, dtype=dtype)
     return jnp.power(jnp.asarray(2.0, dtype), -8.0 * h / num_heads)
 
 
 def alibi_bias(n: int, slope, dtype=jnp.float32) -> jax.Array:
     """Relative bias ``B_NxN[i, j] = -slope * |i - j|``, added to scores."""
-    V.check_positive("n", n)
+    _validate.check_positive("n", n)
     idx = jnp.arange(n)
     return -jnp.asarray(slope, dtype) * jnp.abs(idx[:, None] - idx[None, :]).astype(dtype)
 
 
 def relative_positions(num_queries: int, num_keys: int | None = None) -> jax.Array:
-    """Integer ``P_QxK[i, j] = i - j``: the relative position ``p_ij`` of seed 000's kernel ``k(q, k, p_ij)``."""
-    V.check_positive("num_queries", num_queries)
+    """Integer ``P_QxK[i, j] = i - j``: the relative position ``p_ij`` of Barbero et al.'s kernel
+    ``k(q, k, p_ij)``."""
+    _validate.check_positive("num_queries", num_queries)
     nk = num_queries if num_keys is None else num_keys
-    V.check_positive("num_keys", nk)
+    _validate.check_positive("num_keys", nk)
     return jnp.arange(num_queries)[:, None] - jnp.arange(nk)[None, :]
 
 
 def sinusoidal_shift(s, dim: int, base: float = 10000.0, dtype=jnp.float32) -> jax.Array:
-    """The fixed linear map ``R(s)`` with ``PE(t + s) = R(s) PE(t)`` for every ``t`` (seed 002 §1.2.1).
+    """The fixed linear map ``R(s)`` with ``PE(t + s) = R(s) PE(t)`` for every ``t`` (Conti 2024,
+    §1.2.1).
 
     ``R(s)`` is block-diagonal with one ``2 x 2`` block per frequency ``w_k = base^(-2k/dim)``:
-    on ``(sin(w_k t), cos(w_k t))`` it acts as ``[[cos(w_k s), sin(w_k s)], [-sin(w_k s), cos(w_k s)]]``.
-    Seed 002 writes ``f(t + s)^(2k) = a sin(w_k t) + b`` with constants ``a, b``; that affine form in
+    on ``(sin(w_k t), cos(w_k t))`` it acts as ``[[cos(w_k s), sin(w_k s)], [-sin(w_k s), cos(w_k
+    s)]]``.
+    Conti 2024 writes ``f(t + s)^(2k) = a sin(w_k t) + b`` with constants ``a, b``; that affine form
+    in
     ``sin(w_k t)`` alone is not right -- the ``b`` term is ``sin(w_k s) cos(w_k t)`` and depends on
     ``t``. The correct statement is this rotation, which mixes the sin and cos coordinates.
 
     Returns:
-      ``R_DxD`` (``dim x dim``) acting on column vectors ``PE(t)``; on rows: ``PE(t + s) = PE(t) @ R.T``.
+      ``R_DxD`` (``dim x dim``) acting on column vectors ``PE(t)``; on rows: ``PE(t + s) = PE(t) @
+      R.T``.
     """
-    V.check_positive("dim", dim)
+    _validate.check_positive("dim", dim)
     if dim % 2:
         raise ValueError(f"dim: the sinusoidal code pairs sin/cos and needs an even dim, got {dim}")
     k = jnp.arange(dim // 2, dtype=dtype)
@@ -154,14 +171,16 @@ def sinusoidal_shift(s, dim: int, base: float = 10000.0, dtype=jnp.float32) -> j
 
 
 def svete_cotterell_offsets(n: int, num_offsets: int, dtype=jnp.float32) -> jax.Array:
-    """Seed 001's n-gram code: ``(sqrt(1/(t+h)), sqrt(1 - 1/(t+h)))`` for ``h = 0..num_offsets-1``.
+    """Svete & Cotterell's (2024) n-gram code: ``(sqrt(1/(t+h)), sqrt(1 - 1/(t+h)))`` for ``h =
+    0..num_offsets-1``.
 
     Row ``t-1`` (``t = 1..n``) stacks the ``num_offsets`` pairs, shape ``(n, num_offsets, 2)``. Head
-    ``h`` uses the query ``Q(t) = code[t, 0]`` and the key ``K_h(j) = code[j, h]``; their dot product
+    ``h`` uses the query ``Q(t) = code[t, 0]`` and the key ``K_h(j) = code[j, h]``; their dot
+    product
     ``sqrt(1/t) sqrt(1/(j+h)) + sqrt(1-1/t) sqrt(1-1/(j+h))`` is the cosine of the angle between two
     unit vectors and equals 1 exactly when ``j = t - h``, so hardmax attends to position ``t - h``.
     """
-    V.check_positive("n", n)
-    V.check_positive("num_offsets", num_offsets)
+    _validate.check_positive("n", n)
+    _validate.check_positive("num_offsets", num_offsets)
     t = jnp.arange(1, n + 1, dtype=dtype)[:, None] + jnp.arange(num_offsets, dtype=dtype)[None, :]
     return jnp.stack([jnp.sqrt(1.0 / t), jnp.sqrt(1.0 - 1.0 / t)], axis=-1)

@@ -1,4 +1,4 @@
-"""The attention-only transformer of seed 003 (eq. 1-3) as a Flax NNX module.
+"""The attention-only transformer of Chen & Zou 2024 (eq. 1-3) as a Flax NNX module.
 
 The module stores exactly the arrays of :class:`~transformer_theory.params.ModelParams` (same names,
 same shapes, same dtypes) as ``nnx.Param`` leaves, plus the static, hashable
@@ -13,13 +13,11 @@ Shape glossary: ``B`` batch, ``N`` sequence length, ``D`` width ``d'``, ``H`` he
 
 from __future__ import annotations
 
-from typing import Optional
-
 import jax
 import jax.numpy as jnp
 from flax import nnx
 
-from transformer_theory import _validate as V
+from transformer_theory import _validate
 from transformer_theory.core.forward import ForwardTrace, forward, forward_trace
 from transformer_theory.params import (
     AttentionParams,
@@ -45,7 +43,8 @@ class AttentionLayer(nnx.Module):
     """One layer's trainable arrays, named as in :class:`~transformer_theory.params.LayerParams`.
 
     ``w_v (H,D,D)``; ``w_qk (H,D,D)`` or ``w_q, w_k (H,K,D)``; optional ``norm1_scale/bias (D,)``,
-    ``norm2_scale/bias (D,)`` and MLP ``w1 (F,D), b1 (F,), w2 (D,F), b2 (D,)``. Absent parts are None.
+    ``norm2_scale/bias (D,)`` and MLP ``w1 (F,D), b1 (F,), w2 (D,F), b2 (D,)``. Absent parts are
+    None.
     """
 
     def __init__(self, layer: LayerParams):
@@ -70,9 +69,19 @@ class AttentionLayer(nnx.Module):
 
         mlp = None
         if self.mlp_w1 is not None:
-            mlp = MLPParams(w1=_value(self.mlp_w1), b1=_value(self.mlp_b1), w2=_value(self.mlp_w2), b2=_value(self.mlp_b2))
+            mlp = MLPParams(
+                w1=_value(self.mlp_w1),
+                b1=_value(self.mlp_b1),
+                w2=_value(self.mlp_w2),
+                b2=_value(self.mlp_b2),
+            )
         return LayerParams(
-            attn=AttentionParams(w_v=_value(self.w_v), w_qk=_value(self.w_qk), w_q=_value(self.w_q), w_k=_value(self.w_k)),
+            attn=AttentionParams(
+                w_v=_value(self.w_v),
+                w_qk=_value(self.w_qk),
+                w_q=_value(self.w_q),
+                w_k=_value(self.w_k),
+            ),
             norm1=norm(self.norm1_scale, self.norm1_bias),
             norm2=norm(self.norm2_scale, self.norm2_bias),
             mlp=mlp,
@@ -80,7 +89,7 @@ class AttentionLayer(nnx.Module):
 
 
 class Transformer(nnx.Module):
-    """Seed 003's attention-only transformer ``TF = f_cls o TF_L o ... o TF_1`` (eq. 1).
+    """Chen & Zou's attention-only transformer ``TF = f_cls o TF_L o ... o TF_1`` (eq. 1).
 
     Build it from a config and a key (``Transformer(config, rngs=nnx.Rngs(0), scheme="paper")``) or
     from existing parameters (``Transformer(config, params=p)``, same as :func:`from_params`).
@@ -89,7 +98,7 @@ class Transformer(nnx.Module):
       config: the static model description (depth = ``len(config.heads)``).
       rngs: random streams; ``rngs.params()`` seeds :func:`~transformer_theory.params.init_params`.
       params: use these parameters instead of a random draw (their config must equal ``config``).
-      scheme: ``"normal"`` or ``"paper"`` (seed 003 §9.1), passed to ``init_params``.
+      scheme: ``"normal"`` or ``"paper"`` (Chen & Zou 2024, §9.1), passed to ``init_params``.
       dtype: parameter dtype for a random draw.
     """
 
@@ -97,8 +106,8 @@ class Transformer(nnx.Module):
         self,
         config: ModelConfig,
         *,
-        rngs: Optional[nnx.Rngs] = None,
-        params: Optional[ModelParams] = None,
+        rngs: nnx.Rngs | None = None,
+        params: ModelParams | None = None,
         scheme: str = "normal",
         dtype=jnp.float32,
     ):
@@ -112,7 +121,9 @@ class Transformer(nnx.Module):
             raise ValueError(f"params: their config {params.config} differs from config {config}")
         validate_params(params)
         if params.batch_shape:
-            raise ValueError(f"params: expected ONE model, got a batch of shape {params.batch_shape}")
+            raise ValueError(
+                f"params: expected ONE model, got a batch of shape {params.batch_shape}"
+            )
         self.config = config
         self.layers = nnx.List([AttentionLayer(layer) for layer in params.layers])
         self.w_o = nnx.Param(jnp.asarray(params.w_o))
@@ -121,8 +132,9 @@ class Transformer(nnx.Module):
         self.final_norm_bias = _param(None if fn is None else fn.bias)
 
     def __call__(self, tokens_BxN: jax.Array) -> jax.Array:
-        """Logits ``(B, C)``: ``o = W_O h^(L)_{n-1}`` for every sequence (seed 003 §3.1), via ``core.forward``."""
-        V.check_ndim("tokens_BxN", tokens_BxN, 2)
+        """Logits ``(B, C)``: ``o = W_O h^(L)_{n-1}`` for every sequence (Chen & Zou 2024, §3.1),
+        via ``core.forward``."""
+        _validate.check_ndim("tokens_BxN", tokens_BxN, 2)
         params = to_params(self)
         return jax.vmap(lambda t: forward(params, t))(tokens_BxN)
 
@@ -132,7 +144,8 @@ class Transformer(nnx.Module):
 
 
 def to_params(module: Transformer) -> ModelParams:
-    """The :class:`ModelParams` view of ``module``: the same arrays (no copy), its config attached."""
+    """The :class:`ModelParams` view of ``module``: the same arrays (no copy), its config
+    attached."""
     if not isinstance(module, Transformer):
         raise ValueError(f"module: expected a Transformer, got {type(module).__name__}")
     fn = None
@@ -147,7 +160,8 @@ def to_params(module: Transformer) -> ModelParams:
 
 
 def from_params(params: ModelParams) -> Transformer:
-    """A :class:`Transformer` holding exactly ``params``' arrays (e.g. a construction, to train from)."""
+    """A :class:`Transformer` holding exactly ``params``' arrays (e.g. a construction, to train
+    from)."""
     if not isinstance(params, ModelParams):
         raise ValueError(f"params: expected a ModelParams, got {type(params).__name__}")
     if params.config is None:

@@ -1,9 +1,13 @@
-"""What every task shares: index validation, chunked exhaustive iteration, sampling, configs, notation.
+"""What every task shares: index validation, chunked exhaustive iteration, sampling, configs,
+notation.
 
 A task is a frozen dataclass of Python ints (hashable, cheap to pass around) that subclasses
-:class:`Task`. It supplies ``vocab_size``, ``seq_len``, ``num_classes``, ``size`` and the layout of its
-token ids (``num_symbols`` letters first, then ``num_answers`` answer tokens at ``answer_start``, the
-response sign / CLS ``r`` always last), plus either a :class:`~transformer_theory.tasks.unrank.BlockRadix`
+:class:`Task`. It supplies ``vocab_size``, ``seq_len``, ``num_classes``, ``size`` and the layout of
+its
+token ids (``num_symbols`` letters first, then ``num_answers`` answer tokens at ``answer_start``,
+the
+response sign / CLS ``r`` always last), plus either a
+:class:`~transformer_theory.tasks.unrank.BlockRadix`
 index space with a ``_decode(block, digits_D)`` (the default path) or its own ``_unrank_one`` /
 ``_sample``. Everything else lives here.
 """
@@ -11,28 +15,32 @@ index space with a ``_decode(block, digits_D)`` (the default path) or its own ``
 from __future__ import annotations
 
 import functools
-from typing import Iterator, Optional, Sequence
+from collections.abc import Iterator, Sequence
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from transformer_theory import _validate as V
+from transformer_theory import _validate
 from transformer_theory.params import ModelConfig
-from transformer_theory.tasks import unrank as U
+from transformer_theory.tasks import unrank
 
 RESPONSE_SIGN = "→"
 
 
 def symbol_name(i: int, num_symbols: int) -> str:
-    """Table 1 name of symbol/question ``i``: ``a``..``z``, then ``a0, a1, ...`` for ids 26, 27, ..."""
+    """Table 1 name of symbol/question ``i``: ``a``..``z``, then ``a0, a1, ...`` for ids 26, 27,
+    ..."""
     return chr(ord("a") + i) if i < 26 else f"a{i - 26}"
 
 
-def describe_tokens(tokens, *, num_symbols: int, answer_start: int, num_answers: int, vocab_size: int, label=None) -> str:
-    """Render token ids in seed 003 Table 1 notation (§8).
+def describe_tokens(
+    tokens, *, num_symbols: int, answer_start: int, num_answers: int, vocab_size: int, label=None
+) -> str:
+    """Render token ids in Chen & Zou 2024, Table 1 notation (§8).
 
-    Symbols/questions are letters (``a, b, ...``; ids from 26 on are ``a0, a1, ...``), answers are the
+    Symbols/questions are letters (``a, b, ...``; ids from 26 on are ``a0, a1, ...``), answers are
+    the
     paper's 1-based digits (answer index ``j`` prints as ``j + 1``), the response sign / CLS (id
     ``vocab_size - 1``) is ``→``. Consecutive symbols form one word (``aa``, ``ab``) as in Table 1;
     when some symbol name has several characters they are separated by spaces instead so the text
@@ -92,8 +100,10 @@ class Task:
           ValueError: non-integer dtype, wrong rank, concrete indices out of range, or a dataset of
             ``2**62`` examples or more (use :meth:`sample` there).
         """
-        idx = U.as_index_array("indices", indices, self.size)
-        fn = self._jit_unrank  # cached per task: eager callers pay one compile per batch shape, not op-by-op dispatch
+        idx = unrank.as_index_array("indices", indices, self.size)
+        fn = (
+            self._jit_unrank
+        )  # cached per task: eager callers pay one compile per batch shape, not op-by-op dispatch
         if idx.ndim == 0:
             tokens, labels = fn(idx[None])
             return tokens[0], labels[0]
@@ -107,24 +117,33 @@ class Task:
     def _jit_sample(self):
         return _compiled(self, "sample")
 
-    def chunks(self, chunk_size: int, start: int = 0, stop: Optional[int] = None, *, progress: bool = False) -> Iterator:
-        """Iterate ``(tokens_BxN, labels_B)`` over examples ``start .. stop-1`` of the exhaustive dataset.
+    def chunks(
+        self, chunk_size: int, start: int = 0, stop: int | None = None, *, progress: bool = False
+    ) -> Iterator:
+        """Iterate ``(tokens_BxN, labels_B)`` over examples ``start .. stop-1`` of the exhaustive
+        dataset.
 
         Every chunk has ``chunk_size`` rows except possibly the last; all chunks run through ONE
         compiled function (the last is padded, then cut), so a chunk costs one device call.
         """
-        U.check_index_space(self.size)
+        unrank.check_index_space(self.size)
         if not isinstance(chunk_size, (int, np.integer)) or chunk_size <= 0:
             raise ValueError(f"chunk_size: expected a positive int, got {chunk_size!r}")
         stop = self.size if stop is None else stop
-        if not (isinstance(start, (int, np.integer)) and isinstance(stop, (int, np.integer))) or not 0 <= start <= stop <= self.size:
-            raise ValueError(f"start, stop: expected 0 <= start <= stop <= size = {self.size}, got {start}, {stop}")
+        if (
+            not (isinstance(start, (int, np.integer)) and isinstance(stop, (int, np.integer)))
+            or not 0 <= start <= stop <= self.size
+        ):
+            raise ValueError(
+                f"start, stop: expected 0 <= start <= stop <= size = {self.size}, got "
+                f"{start}, {stop}"
+            )
         return self._chunk_iter(int(chunk_size), int(start), int(stop), progress)
 
     def _chunk_iter(self, chunk_size, start, stop, progress):
         width = min(chunk_size, max(stop - start, 1))
         fn = self._jit_unrank
-        dt = U.index_dtype()
+        dt = unrank.index_dtype()
         starts = range(start, stop, width)
         if progress:
             from tqdm.auto import tqdm
@@ -137,14 +156,19 @@ class Task:
             yield (tokens, labels) if m == width else (tokens[:m], labels[:m])
 
     def all(self, limit: int = 10**6):
-        """The whole dataset ``(tokens_SxN, labels_S)`` in index order; ``ValueError`` if ``size > limit``."""
+        """The whole dataset ``(tokens_SxN, labels_S)`` in index order; ``ValueError`` if ``size >
+        limit``."""
         if self.size > limit:
-            raise ValueError(f"limit: the dataset has {self.size} examples, more than limit={limit}; use chunks() or sample()")
+            raise ValueError(
+                f"limit: the dataset has {self.size} examples, more than limit={limit}; "
+                "use chunks() or sample()"
+            )
         parts = list(self.chunks(min(self.size, 1 << 16)))
         return jnp.concatenate([p[0] for p in parts]), jnp.concatenate([p[1] for p in parts])
 
     def sample(self, key: jax.Array, num: int):
-        """``num`` examples drawn uniformly from the dataset (with replacement), reproducible by ``key``.
+        """``num`` examples drawn uniformly from the dataset (with replacement), reproducible by
+        ``key``.
 
         Draws the permutations / maps directly (independent uniform Lehmer digits), so it works at
         sizes far beyond what an index can address (e.g. the paper's §9.1 sizes).
@@ -156,10 +180,14 @@ class Task:
         return self._jit_sample(key, int(num))
 
     # --- models ------------------------------------------------------------------------------
-    def model_config(self, heads: Sequence[int] = (1,), width: Optional[int] = None, **overrides) -> ModelConfig:
-        """A :class:`ModelConfig` for this task: ``d = vocab_size``, ``n = seq_len``, ``C = num_classes``.
+    def model_config(
+        self, heads: Sequence[int] = (1,), width: int | None = None, **overrides
+    ) -> ModelConfig:
+        """A :class:`ModelConfig` for this task: ``d = vocab_size``, ``n = seq_len``, ``C =
+        num_classes``.
 
-        ``width`` defaults to seed 003's ``d' = d + n`` (eq. 3: token one-hot, one-hot position, no
+        ``width`` defaults to Chen & Zou's ``d' = d + n`` (eq. 3: token one-hot, one-hot position,
+        no
         padding), or ``d`` plus the positional code's width when ``positional`` is overridden.
         """
         from transformer_theory.core.positional import code_dim
@@ -167,32 +195,42 @@ class Task:
         if width is None:
             width = self.vocab_size + code_dim(overrides.get("positional", "onehot"), self.seq_len)
         return ModelConfig(
-            vocab_size=self.vocab_size, seq_len=self.seq_len, width=width, num_classes=self.num_classes,
-            heads=tuple(heads), **overrides,
+            vocab_size=self.vocab_size,
+            seq_len=self.seq_len,
+            width=width,
+            num_classes=self.num_classes,
+            heads=tuple(heads),
+            **overrides,
         )
 
-    def embed(self, tokens_N, width: Optional[int] = None, dtype=jnp.float32) -> jax.Array:
-        """Seed 003 eq. 3 / §9.1 input ``H_NxD = [onehot(x_i) (d) ; onehot(i) (n) ; 0 (d' - d - n)]``, row-major.
+    def embed(self, tokens_N, width: int | None = None, dtype=jnp.float32) -> jax.Array:
+        """Chen & Zou 2024, eq. 3 / §9.1 input ``H_NxD = [onehot(x_i) (d) ; onehot(i) (n) ; 0 (d' -
+        d - n)]``, row-major.
 
         ``width`` defaults to ``d' = d + n``. Use ``jax.vmap`` for a batch.
         """
         from transformer_theory.core.positional import embed_tokens
 
-        V.check_shape("tokens_N", tokens_N, (self.seq_len,))
+        _validate.check_shape("tokens_N", tokens_N, (self.seq_len,))
         width = self.vocab_size + self.seq_len if width is None else width
         return embed_tokens(tokens_N, self.vocab_size, width, "onehot", dtype=dtype)
 
     # --- notation ----------------------------------------------------------------------------
     def describe(self, tokens_N, label=None) -> str:
-        """One example in seed 003 Table 1 notation, e.g. ``a → 1 b → 2 a →`` (``label`` appended 1-based)."""
-        V.check_ndim("tokens_N", tokens_N, 1)
-        V.check_shape("tokens_N", tokens_N, (self.seq_len,))
-        V.check_token_ids("tokens_N", tokens_N, self.vocab_size)
+        """One example in Chen & Zou 2024, Table 1 notation, e.g. ``a → 1 b → 2 a →`` (``label``
+        appended 1-based)."""
+        _validate.check_ndim("tokens_N", tokens_N, 1)
+        _validate.check_shape("tokens_N", tokens_N, (self.seq_len,))
+        _validate.check_token_ids("tokens_N", tokens_N, self.vocab_size)
         if label is not None and not 0 <= int(label) < self.num_classes:
             raise ValueError(f"label: expected a class in [0, {self.num_classes}), got {label}")
         return describe_tokens(
-            tokens_N, num_symbols=self.num_symbols, answer_start=self.answer_start,
-            num_answers=self.num_answers, vocab_size=self.vocab_size, label=label,
+            tokens_N,
+            num_symbols=self.num_symbols,
+            answer_start=self.answer_start,
+            num_answers=self.num_answers,
+            vocab_size=self.vocab_size,
+            label=label,
         )
 
     def _size_formula(self) -> str:
@@ -213,7 +251,8 @@ class Task:
 
 @functools.lru_cache(maxsize=128)
 def _compiled(task: Task, which: str):
-    """Jitted batch unranking / sampling, shared by all equal tasks (tasks are hashable dataclasses)."""
+    """Jitted batch unranking / sampling, shared by all equal tasks (tasks are hashable
+    dataclasses)."""
     if which == "unrank":
         return jax.jit(jax.vmap(task._unrank_one))
     return jax.jit(task._sample, static_argnums=1)

@@ -1,8 +1,9 @@
-"""In-context question answering, the reasoning task of seed 003 §4.2.
+"""In-context question answering, the reasoning task of Chen & Zou 2024, §4.2.
 
 Token ids: questions ``q_0..q_{n_q-1}`` are ``[0, n_q)``, answers ``a_0..a_{n_a-1}`` are
 ``[n_q, n_q + n_a)``, the response sign ``r`` is ``n_q + n_a`` (last). An example is
-``E^(pi,pi')(c) = (q_{pi_0}, r, a_{pi'_0}, ..., q_{pi_{k-1}}, r, a_{pi'_{k-1}}, q_{pi_c}, r)`` of length
+``E^(pi,pi')(c) = (q_{pi_0}, r, a_{pi'_0}, ..., q_{pi_{k-1}}, r, a_{pi'_{k-1}}, q_{pi_c}, r)`` of
+length
 ``n = 3k + 2`` with label ``pi'_c`` (the answer's index in ``[0, n_a)``), where ``pi`` and ``pi'``
 are ``k``-permutations (ordered selections without repetition) of the questions and answers and
 ``c in [k]``. The dataset has exactly ``A(n_q,k) · A(n_a,k) · k`` examples (§4.2).
@@ -15,18 +16,19 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Sequence
+from collections.abc import Sequence
 
 import jax.numpy as jnp
 import numpy as np
 
-from transformer_theory.tasks import unrank as U
+from transformer_theory.tasks import unrank
 from transformer_theory.tasks._base import Task, check_int_arg
 
 
 @dataclasses.dataclass(frozen=True)
 class InContextQA(Task):
-    """The dataset ``D_IC-QA^(k)`` of seed 003 §4.2 (reasoning), exhaustive by index or sampled.
+    """The dataset ``D_IC-QA^(k)`` of Chen & Zou 2024, §4.2 (reasoning), exhaustive by index or
+    sampled.
 
     Attributes:
       n_q: number of question tokens.
@@ -42,9 +44,13 @@ class InContextQA(Task):
         for name in ("n_q", "n_a", "k"):
             object.__setattr__(self, name, check_int_arg(name, getattr(self, name)))
         if self.k > self.n_q:
-            raise ValueError(f"k: the context needs k distinct questions, but k={self.k} > n_q={self.n_q}")
+            raise ValueError(
+                f"k: the context needs k distinct questions, but k={self.k} > n_q={self.n_q}"
+            )
         if self.k > self.n_a:
-            raise ValueError(f"k: the context needs k distinct answers, but k={self.k} > n_a={self.n_a}")
+            raise ValueError(
+                f"k: the context needs k distinct answers, but k={self.k} > n_a={self.n_a}"
+            )
 
     # layout
     @property
@@ -77,22 +83,28 @@ class InContextQA(Task):
 
     @property
     def size(self) -> int:
-        return U.num_injections(self.n_q, self.k) * U.num_injections(self.n_a, self.k) * self.k
+        return (
+            unrank.num_injections(self.n_q, self.k)
+            * unrank.num_injections(self.n_a, self.k)
+            * self.k
+        )
 
     def _size_formula(self) -> str:
         return f"A({self.n_q},{self.k}) · A({self.n_a},{self.k}) · {self.k}"
 
     @functools.cached_property
-    def _space(self) -> U.BlockRadix:
+    def _space(self) -> unrank.BlockRadix:
         k = self.k
-        radices = tuple(self.n_q - i for i in range(k)) + tuple(self.n_a - i for i in range(k)) + (k,)
-        return U.BlockRadix((radices,))
+        radices = (
+            tuple(self.n_q - i for i in range(k)) + tuple(self.n_a - i for i in range(k)) + (k,)
+        )
+        return unrank.BlockRadix((radices,))
 
     def _decode(self, block, digits_D):
         del block  # a single block
         k = self.k
-        q_K = U.unrank_injection(digits_D[:k])
-        a_K = U.unrank_injection(digits_D[k : 2 * k])
+        q_K = unrank.unrank_injection(digits_D[:k])
+        a_K = unrank.unrank_injection(digits_D[k : 2 * k])
         c = digits_D[2 * k]
         return self._assemble(q_K, a_K, c)
 
@@ -104,15 +116,23 @@ class InContextQA(Task):
         return tokens.astype(jnp.int32), a_K[c].astype(jnp.int32)
 
     def example(self, questions: Sequence[int], answers: Sequence[int], c: int):
-        """The example ``E^(pi,pi')(c)`` for explicit ``pi = questions``, ``pi' = answers`` (0-based indices).
+        """The example ``E^(pi,pi')(c)`` for explicit ``pi = questions``, ``pi' = answers`` (0-based
+        indices).
 
-        Returns ``(tokens_N int32, label int32)``; raises ``ValueError`` unless both are ``k`` distinct
+        Returns ``(tokens_N int32, label int32)``; raises ``ValueError`` unless both are ``k``
+        distinct
         in-range indices and ``c in [k]``.
         """
         for name, xs, n in (("questions", questions, self.n_q), ("answers", answers, self.n_a)):
             xs = list(xs)
             if len(xs) != self.k or len(set(xs)) != self.k or not all(0 <= int(x) < n for x in xs):
-                raise ValueError(f"{name}: expected {self.k} distinct indices in [0, {n}), got {xs}")
+                raise ValueError(
+                    f"{name}: expected {self.k} distinct indices in [0, {n}), got {xs}"
+                )
         if not 0 <= int(c) < self.k:
             raise ValueError(f"c: expected a context position in [0, {self.k}), got {c}")
-        return self._assemble(jnp.asarray(np.array(questions), jnp.int32), jnp.asarray(np.array(answers), jnp.int32), int(c))
+        return self._assemble(
+            jnp.asarray(np.array(questions), jnp.int32),
+            jnp.asarray(np.array(answers), jnp.int32),
+            int(c),
+        )

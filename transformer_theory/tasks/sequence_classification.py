@@ -1,11 +1,14 @@
-"""Sequence classification, the memorization task of seed 003 §4.1.
+"""Sequence classification, the memorization task of Chen & Zou 2024, §4.1.
 
-Token ids: symbols ``[0, alphabet_size)``, CLS ``alphabet_size`` (last), appended to every sequence, so
-``seq_len = length + 1``. The dataset is ``num_sequences`` distinct sequences of ``length`` symbols with
+Token ids: symbols ``[0, alphabet_size)``, CLS ``alphabet_size`` (last), appended to every sequence,
+  so
+``seq_len = length + 1``. The dataset is ``num_sequences`` distinct sequences of ``length`` symbols
+with
 pairwise distinct labels: a random permutation of ``range(num_sequences)`` (§9.1: "randomly choose e
 examples and assign them with random permuted e distinct labels"). If ``num_sequences`` equals
 ``alphabet_size**length`` the sequences are all of them, in lexicographic order; otherwise they are
-drawn without replacement with ``numpy.random.default_rng(seed)``. Both are fixed by ``seed`` and stored
+drawn without replacement with ``numpy.random.default_rng(seed)``. Both are fixed by ``seed`` and
+stored
 (``num_sequences <= 10**7``), so unranking an index is a table lookup.
 """
 
@@ -25,7 +28,7 @@ MAX_STORED_SEQUENCES = 10**7
 
 @dataclasses.dataclass(frozen=True)
 class SequenceClassification(Task):
-    """The dataset ``D_SC`` of seed 003 §4.1 (memorization).
+    """The dataset ``D_SC`` of Chen & Zou 2024, §4.1 (memorization).
 
     Attributes:
       alphabet_size: number of word symbols (§9.1 uses 500).
@@ -46,10 +49,14 @@ class SequenceClassification(Task):
         total = self.alphabet_size**self.length
         if self.num_sequences > total:
             raise ValueError(
-                f"num_sequences: only alphabet_size**length = {total} distinct sequences exist, got {self.num_sequences}"
+                f"num_sequences: only alphabet_size**length = {total} distinct sequences "
+                f"exist, got {self.num_sequences}"
             )
         if self.num_sequences > MAX_STORED_SEQUENCES:
-            raise ValueError(f"num_sequences: at most {MAX_STORED_SEQUENCES} sequences are stored, got {self.num_sequences}")
+            raise ValueError(
+                f"num_sequences: at most {MAX_STORED_SEQUENCES} sequences are stored, "
+                f"got {self.num_sequences}"
+            )
 
     @property
     def num_symbols(self) -> int:
@@ -84,7 +91,8 @@ class SequenceClassification(Task):
         if num == total:
             seqs = _digits(np.arange(total, dtype=np.int64), x, n)
         elif total < 2**63:
-            # Floyd / hash-set sampling inside numpy: never materializes the total range when num << total.
+            # Floyd / hash-set sampling inside numpy: never materializes the total range when num <<
+            # total.
             seqs = _digits(rng.choice(total, size=num, replace=False).astype(np.int64), x, n)
         else:  # more sequences than an int64 can number: rejection on whole rows
             seen: dict[tuple, None] = {}

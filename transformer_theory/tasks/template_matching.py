@@ -1,16 +1,20 @@
-"""Template matching, the generalization task of seed 003 §4.3 (Definition 1).
+"""Template matching, the generalization task of Chen & Zou 2024, §4.3 (Definition 1).
 
 A template ``t`` is a string of ``l`` wildcards; a substitution map ``s`` is an injection from the
-template's wildcards to the symbols ``[0, alphabet_size)``, and ``sub(t, s)_i = s(t_i)``. The dataset
-is every ``(sub(t, s), f(t))`` for ``t`` in the template set and ``s`` every injective map of ``t``'s
+template's wildcards to the symbols ``[0, alphabet_size)``, and ``sub(t, s)_i = s(t_i)``. The
+dataset
+is every ``(sub(t, s), f(t))`` for ``t`` in the template set and ``s`` every injective map of
+``t``'s
 wildcards, so a template with ``w`` distinct wildcards contributes ``A(alphabet_size, w)`` distinct
 sequences and ``size = sum_t A(alphabet_size, w_t)``. (Maps that differ only on wildcards a template
 does not use give the same sequence; counting them, as a literal reading of §4.3's ``n_map`` maps
-would, only repeats rows.) Token ids: symbols ``[0, alphabet_size)``, CLS ``alphabet_size`` appended,
+would, only repeats rows.) Token ids: symbols ``[0, alphabet_size)``, CLS ``alphabet_size``
+appended,
 ``seq_len = l + 1``.
 
 Two templates with the same equality pattern (e.g. ``(0, 1)`` and ``(1, 0)``) produce the same
-sequences, so they are rejected. Templates are decoded through their canonical form (wildcards renamed
+sequences, so they are rejected. Templates are decoded through their canonical form (wildcards
+renamed
 ``0, 1, ...`` by first occurrence, a restricted growth string); the map's Lehmer digits give the
 symbols of wildcards ``0, 1, ...`` in that order.
 
@@ -22,17 +26,18 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import jax.numpy as jnp
 import numpy as np
 
-from transformer_theory.tasks import unrank as U
+from transformer_theory.tasks import unrank
 from transformer_theory.tasks._base import Task, check_int_arg
 
 
 def canonical(template: Sequence[int]) -> tuple[int, ...]:
-    """Rename wildcards ``0, 1, ...`` in order of first occurrence: the template's equality pattern."""
+    """Rename wildcards ``0, 1, ...`` in order of first occurrence: the template's equality
+    pattern."""
     names: dict = {}
     return tuple(names.setdefault(w, len(names)) for w in template)
 
@@ -40,7 +45,8 @@ def canonical(template: Sequence[int]) -> tuple[int, ...]:
 def all_templates(length: int) -> tuple[tuple[int, ...], ...]:
     """Every equality pattern of ``length`` wildcards (restricted growth strings), lexicographic.
 
-    There are Bell(``length``) of them: 1, 2, 5, 15, 52, ... ``all_templates(2) == ((0, 0), (0, 1))``,
+    There are Bell(``length``) of them: 1, 2, 5, 15, 52, ... ``all_templates(2) == ((0, 0), (0,
+    1))``,
     Table 1's ``αα`` and ``αβ``.
     """
     length = check_int_arg("length", length)
@@ -51,29 +57,41 @@ def all_templates(length: int) -> tuple[tuple[int, ...], ...]:
 
 
 def normalize_templates(templates, alphabet_size: int) -> tuple[tuple[int, ...], ...]:
-    """Validate a template set (shared with the in-context task) and return it as a tuple of int tuples."""
+    """Validate a template set (shared with the in-context task) and return it as a tuple of int
+    tuples."""
     try:
         tpls = tuple(tuple(int(w) for w in t) for t in templates)
     except TypeError as err:
-        raise ValueError(f"templates: expected a sequence of wildcard tuples, got {templates!r}") from err
+        raise ValueError(
+            f"templates: expected a sequence of wildcard tuples, got {templates!r}"
+        ) from err
     if not tpls or any(len(t) == 0 for t in tpls):
         raise ValueError(f"templates: expected at least one non-empty template, got {templates!r}")
     if len({len(t) for t in tpls}) != 1:
-        raise ValueError(f"templates: all templates must have the same length, got lengths {[len(t) for t in tpls]}")
+        raise ValueError(
+            "templates: all templates must have the same length, "
+            f"got lengths {[len(t) for t in tpls]}"
+        )
     seen: dict = {}
     for i, t in enumerate(tpls):
         j = seen.setdefault(canonical(t), i)
         if j != i:
-            raise ValueError(f"templates: templates {j} {tpls[j]} and {i} {t} have the same equality pattern")
+            raise ValueError(
+                f"templates: templates {j} {tpls[j]} and {i} {t} have the same equality pattern"
+            )
     need = max(len(set(t)) for t in tpls)
     if alphabet_size < need:
-        raise ValueError(f"alphabet_size: a template has {need} distinct wildcards, so at least {need} symbols are needed, got {alphabet_size}")
+        raise ValueError(
+            f"alphabet_size: a template has {need} distinct wildcards, so at least "
+            f"{need} symbols are needed, got {alphabet_size}"
+        )
     return tpls
 
 
 @dataclasses.dataclass(frozen=True)
 class TemplateMatching(Task):
-    """The dataset ``D_tm`` of seed 003 §4.3 (generalization) with every injective substitution map.
+    """The dataset ``D_tm`` of Chen & Zou 2024, §4.3 (generalization) with every injective
+    substitution map.
 
     Attributes:
       alphabet_size: number of word symbols (§9.1 uses 210).
@@ -85,20 +103,27 @@ class TemplateMatching(Task):
 
     alphabet_size: int
     templates: tuple
-    labels: Optional[tuple] = None
+    labels: tuple | None = None
 
     all_templates = staticmethod(all_templates)
 
     def __post_init__(self):
-        object.__setattr__(self, "alphabet_size", check_int_arg("alphabet_size", self.alphabet_size))
-        object.__setattr__(self, "templates", normalize_templates(self.templates, self.alphabet_size))
+        object.__setattr__(
+            self, "alphabet_size", check_int_arg("alphabet_size", self.alphabet_size)
+        )
+        object.__setattr__(
+            self, "templates", normalize_templates(self.templates, self.alphabet_size)
+        )
         labels = tuple(range(len(self.templates))) if self.labels is None else self.labels
         try:
             labels = tuple(check_int_arg("labels", y, minimum=0) for y in labels)
         except TypeError as err:
             raise ValueError(f"labels: expected a sequence of ints, got {self.labels!r}") from err
         if len(labels) != len(self.templates):
-            raise ValueError(f"labels: expected one label per template ({len(self.templates)}), got {len(labels)}")
+            raise ValueError(
+                f"labels: expected one label per template ({len(self.templates)}), got "
+                f"{len(labels)}"
+            )
         object.__setattr__(self, "labels", labels)
 
     @property
@@ -127,7 +152,7 @@ class TemplateMatching(Task):
 
     @property
     def size(self) -> int:
-        return sum(U.num_injections(self.alphabet_size, w) for w in self.wildcard_counts)
+        return sum(unrank.num_injections(self.alphabet_size, w) for w in self.wildcard_counts)
 
     def _size_formula(self) -> str:
         counts = self.wildcard_counts
@@ -137,19 +162,19 @@ class TemplateMatching(Task):
         )
 
     @functools.cached_property
-    def _space(self) -> U.BlockRadix:
+    def _space(self) -> unrank.BlockRadix:
         width = max(self.wildcard_counts)
         x = self.alphabet_size
-        return U.BlockRadix(tuple(
-            tuple(x - i for i in range(w)) + (1,) * (width - w) for w in self.wildcard_counts
-        ))
+        return unrank.BlockRadix(
+            tuple(tuple(x - i for i in range(w)) + (1,) * (width - w) for w in self.wildcard_counts)
+        )
 
     @functools.cached_property
     def _canon_TxL(self) -> np.ndarray:
         return np.array([canonical(t) for t in self.templates], np.int32)
 
     def _decode(self, block, digits_D):
-        s_W = U.unrank_injection(digits_D)
+        s_W = unrank.unrank_injection(digits_D)
         seq_L = s_W[jnp.asarray(self._canon_TxL)[block]]
         tokens = jnp.concatenate([seq_L, jnp.full((1,), self.alphabet_size, jnp.int32)])
         return tokens, jnp.asarray(np.array(self.labels, np.int32))[block]

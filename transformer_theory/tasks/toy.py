@@ -1,4 +1,4 @@
-"""The paper's fixed toy sets (seed 003 §8 Table 1, §11, §13.1) as token ids.
+"""The paper's fixed toy sets (Chen & Zou 2024, §8 Table 1, §11, §13.1) as token ids.
 
 Each function returns ``int32`` arrays in the token layout of the matching task class, so the task's
 ``describe`` prints them in Table 1 notation and its ``model_config`` fits them. The dependence
@@ -27,11 +27,14 @@ TOY_ICL_LAMBDAS = (1, 1, -1, -1)
 TABLE1_MEMORIZATION_VOCAB = 4  # a, b, c, → (a SequenceClassification(3, 2, 9) layout)
 TABLE1_REASONING_TASK = InContextQA(n_q=2, n_a=2, k=2)
 TABLE1_GENERALIZATION_TASK = TemplateMatching(alphabet_size=3, templates=all_templates(2))
-TABLE1_CONTEXTUAL_TASK = InContextTemplateMatching(alphabet_size=2, n_a=2, templates=all_templates(2), k=2)
+TABLE1_CONTEXTUAL_TASK = InContextTemplateMatching(
+    alphabet_size=2, n_a=2, templates=all_templates(2), k=2
+)
 
 
 def dependent_toy() -> jnp.ndarray:
-    """§11's dependent sequences ``(a,b,r), (b,a,r), (a,a,r), (b,b,r)``, vocabulary ``{a: 0, b: 1, r: 2}``.
+    """§11's dependent sequences ``(a,b,r), (b,a,r), (a,a,r), (b,b,r)``, vocabulary ``{a: 0, b: 1,
+    r: 2}``.
 
     Returns ``tokens_4x3`` int32; coefficients :data:`DEPENDENT_TOY_LAMBDAS`.
     """
@@ -44,10 +47,12 @@ def _qa(rows):
 
 
 def table1_reasoning():
-    """Table 1's four reasoning examples in :data:`TABLE1_REASONING_TASK`'s layout (``InContextQA(2, 2, 2)``).
+    """Table 1's four reasoning examples in :data:`TABLE1_REASONING_TASK`'s layout (``InContextQA(2,
+    2, 2)``).
 
     Row-major as printed: ``a → 1 b → 2 a → 1``, ``b → 1 a → 2 a → 2``, ``a → 1 b → 2 b → 2``,
-    ``b → 1 a → 2 b → 1``. Ids: questions ``a=0, b=1``, answers ``1 -> 2, 2 -> 3``, ``→ = 4``; labels are
+    ``b → 1 a → 2 b → 1``. Ids: questions ``a=0, b=1``, answers ``1 -> 2, 2 -> 3``, ``→ = 4``;
+    labels are
     answer indices (``0`` prints as ``1``). They are dependent with :data:`TABLE1_REASONING_LAMBDAS`
     (rows 0 and 3 hold, per position, the same tokens as rows 1 and 2) while rows 0, 3 answer ``1``
     and rows 1, 2 answer ``2``: §13.1's contradiction applies to them as to ``D_toy-icl``.
@@ -58,15 +63,27 @@ def table1_reasoning():
 
 
 def toy_icl():
-    """§13.1's ``D_toy-icl`` (questions ``a, b``, answers ``x, y``, ``=`` the response sign) in the same layout.
+    """§13.1's ``D_toy-icl`` (questions ``a, b``, answers ``x, y``, ``=`` the response sign) in the
+    same layout.
 
-    ``a=x b=y a= → x``, ``a=y b=x b= → x``, ``a=y b=x a= → y``, ``a=x b=y b= → y`` with ``x``/``y`` the
+    ``a=x b=y a= → x``, ``a=y b=x b= → x``, ``a=y b=x a= → y``, ``a=x b=y b= → y`` with ``x``/``y``
+    the
     answers ``1``/``2``. Dependent with :data:`TOY_ICL_LAMBDAS`. Returns ``(tokens_4x8, labels_4)``.
     """
     return _qa([((0, 1), (0, 1), 0), ((0, 1), (1, 0), 1), ((0, 1), (1, 0), 0), ((0, 1), (0, 1), 1)])
 
 
-_TABLE1_PAIRS = ((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1))  # aa bb cc ab ac ba bc ca cb
+_TABLE1_PAIRS = (
+    (0, 0),
+    (1, 1),
+    (2, 2),
+    (0, 1),
+    (0, 2),
+    (1, 0),
+    (1, 2),
+    (2, 0),
+    (2, 1),
+)  # aa bb cc ab ac ba bc ca cb
 
 
 def table1_memorization():
@@ -79,7 +96,8 @@ def table1_memorization():
 
 
 def table1_generalization():
-    """Table 1's generalization row: the same nine sequences, ``αα → 1`` and ``αβ → 2`` (labels 0 / 1).
+    """Table 1's generalization row: the same nine sequences, ``αα → 1`` and ``αβ → 2`` (labels 0 /
+    1).
 
     Layout of :data:`TABLE1_GENERALIZATION_TASK`. Returns ``(tokens_9x3, labels_9)``.
     """
@@ -90,7 +108,8 @@ def table1_generalization():
 def table1_contextual():
     """Table 1's contextual-generalization examples in :data:`TABLE1_CONTEXTUAL_TASK`'s layout.
 
-    ``aa → 1 ab → 2 bb → 1``, ``aa → 1 ab → 2 ba → 2``, ``aa → 1 ab → 2 aa → 1``, ``aa → 1 ab → 2 ab → 2``.
+    ``aa → 1 ab → 2 bb → 1``, ``aa → 1 ab → 2 ba → 2``, ``aa → 1 ab → 2 aa → 1``, ``aa → 1 ab → 2 ab
+    → 2``.
     Ids: ``a=0, b=1``, answers ``1 -> 2, 2 -> 3``, ``→ = 4``. Returns ``(tokens_4x11, labels_4)``.
     """
     ctx = [0, 0, 4, 2, 0, 1, 4, 3]

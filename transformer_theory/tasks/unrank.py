@@ -1,15 +1,18 @@
 """Unranking: example index -> (block, mixed-radix digits) -> permutations and injective maps.
 
-Every exhaustive dataset here is a disjoint union of *blocks*; inside a block an example is a tuple of
+Every exhaustive dataset here is a disjoint union of *blocks*; inside a block an example is a tuple
+of
 digits ``d_j in [0, r_j)`` read most-significant first (a mixed-radix number). A task chooses the
 blocks so that each block's radices are fixed (e.g. one block per template in template matching,
 because templates with more wildcards have more substitution maps). Permutations and injective maps
-are Lehmer codes: digit ``d_i`` in ``[0, n - i)`` picks the ``d_i``-th smallest element not used yet,
+are Lehmer codes: digit ``d_i`` in ``[0, n - i)`` picks the ``d_i``-th smallest element not used
+  yet,
 so the digits of all ``k``-permutations of ``[n]`` in lexicographic order count up in mixed radix
 ``(n, n-1, ..., n-k+1)``, and ``A(n, k) = n!/(n-k)!`` codes give ``A(n, k)`` distinct injections.
 Selections from a masked pool (templates of one group) use :func:`nth_free` instead.
 
-Everything on device is pure ``jnp`` on static tables, so it traces under ``jit`` and ``vmap``, and any
+Everything on device is pure ``jnp`` on static tables, so it traces under ``jit`` and ``vmap``, and
+any
 index range is produced independently of the rest. Sizes are exact Python ints.
 
 Shape glossary: ``B`` blocks, ``D`` digits per example (short blocks are padded with radix 1),
@@ -21,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -30,17 +34,20 @@ MAX_EXHAUSTIVE_SIZE = 2**62
 
 
 def num_injections(n: int, k: int) -> int:
-    """``A(n, k) = n!/(n-k)!``: ordered selections of ``k`` distinct items out of ``n`` (0 if ``k > n``)."""
+    """``A(n, k) = n!/(n-k)!``: ordered selections of ``k`` distinct items out of ``n`` (0 if ``k >
+    n``)."""
     return math.perm(n, k) if 0 <= k <= n else 0
 
 
 def index_dtype():
-    """int64 when ``jax_enable_x64`` is on, else int32: the widest integer the device computes in."""
+    """int64 when ``jax_enable_x64`` is on, else int32: the widest integer the device computes
+    in."""
     return jnp.int64 if jax.config.jax_enable_x64 else jnp.int32
 
 
 def nth_free(free_n: jax.Array, d: jax.Array) -> jax.Array:
-    """Position of the ``d``-th (0-based) True entry of the boolean ``free_n`` (the Lehmer-code step)."""
+    """Position of the ``d``-th (0-based) True entry of the boolean ``free_n`` (the Lehmer-code
+    step)."""
     # cumsum is non-decreasing and first reaches d + 1 at the answer p, so p = #{j : cumsum_j <= d}
     # (a plain sum: cheaper to compile than an argmax).
     rank_n = jnp.cumsum(free_n.astype(jnp.int32))
@@ -48,15 +55,18 @@ def nth_free(free_n: jax.Array, d: jax.Array) -> jax.Array:
 
 
 def take_out(free_n: jax.Array, v: jax.Array) -> jax.Array:
-    """``free_n`` with entry ``v`` cleared; a compare instead of a scatter, which compiles much faster under vmap."""
+    """``free_n`` with entry ``v`` cleared; a compare instead of a scatter, which compiles much
+    faster under vmap."""
     return free_n & (jnp.arange(free_n.shape[0], dtype=jnp.int32) != v)
 
 
 def unrank_injection(digits_W: jax.Array) -> jax.Array:
-    """Decode a Lehmer code: ``out[i]`` = the ``digits_W[i]``-th element of ``[n]`` not among ``out[:i]``.
+    """Decode a Lehmer code: ``out[i]`` = the ``digits_W[i]``-th element of ``[n]`` not among
+    ``out[:i]``.
 
     The classic right-to-left conversion: start from the digits and, for ``i`` from the back, bump
-    every later value ``>= out[i]`` by one. ``W - 1`` vector steps on length-``W`` arrays, independent
+    every later value ``>= out[i]`` by one. ``W - 1`` vector steps on length-``W`` arrays,
+    independent
     of the pool size ``n`` (with ``digits_W[i] < n - i`` the values land in ``[n]``).
 
     Args:
@@ -86,7 +96,9 @@ class BlockRadix:
     def __post_init__(self):
         object.__setattr__(self, "radices", tuple(tuple(int(r) for r in rs) for rs in self.radices))
         if not self.radices or len({len(r) for r in self.radices}) != 1:
-            raise ValueError("radices: expected at least one block, all with the same number of digits")
+            raise ValueError(
+                "radices: expected at least one block, all with the same number of digits"
+            )
         if any(r < 1 for rs in self.radices for r in rs):
             raise ValueError("radices: every radix must be >= 1 (drop empty blocks instead)")
 
@@ -124,7 +136,9 @@ class BlockRadix:
             offsets_B = jnp.asarray(np.array(offsets, dtype=np.int64), dt)
             # compare_all is one vectorized compare (no while loop) while the table is small
             method = "compare_all" if len(offsets) <= 1024 else "scan"
-            block = (jnp.searchsorted(offsets_B, index, side="right", method=method) - 1).astype(jnp.int32)
+            block = (jnp.searchsorted(offsets_B, index, side="right", method=method) - 1).astype(
+                jnp.int32
+            )
             local = index - offsets_B[block]
         radix_D = jnp.asarray(radix, dt)[block]
         div_D = jnp.asarray(div, dt)[block]
@@ -146,7 +160,9 @@ class BlockRadix:
         else:
             total = self.size
             logw = np.array([_log_ratio(s, total) for s in self.block_sizes])
-            block = jax.random.categorical(k_block, jnp.asarray(logw), shape=(num,)).astype(jnp.int32)
+            block = jax.random.categorical(k_block, jnp.asarray(logw), shape=(num,)).astype(
+                jnp.int32
+            )
         radix_MxD = jnp.asarray(radix, jnp.int32)[block]
         digits = jax.random.randint(k_digit, radix_MxD.shape, 0, radix_MxD, dtype=jnp.int32)
         return block, digits
@@ -169,21 +185,30 @@ def check_index_space(size: int) -> None:
         )
     if size > 2**31 - 1 and not jax.config.jax_enable_x64:
         raise ValueError(
-            f"size: the dataset has {size} >= 2**31 examples; enable jax_enable_x64 for 64-bit indices"
+            f"size: the dataset has {size} >= 2**31 examples; enable jax_enable_x64 for "
+            "64-bit indices"
         )
 
 
 def as_index_array(name: str, indices, size: int) -> jax.Array:
-    """Validate example indices (integer dtype; in ``[0, size)`` when concrete) and cast to ``index_dtype()``."""
+    """Validate example indices (integer dtype; in ``[0, size)`` when concrete) and cast to
+    ``index_dtype()``."""
     check_index_space(size)
-    dtype = jnp.result_type(indices) if not isinstance(indices, (int, np.integer)) else np.dtype(np.int64)
+    dtype = (
+        jnp.result_type(indices)
+        if not isinstance(indices, (int, np.integer))
+        else np.dtype(np.int64)
+    )
     if not jnp.issubdtype(dtype, jnp.integer):
         raise ValueError(f"{name}: expected an integer dtype (example indices), got {dtype}")
     if jnp.ndim(indices) not in (0, 1):
-        raise ValueError(f"{name}: expected a scalar or 1-D array of indices, got shape {jnp.shape(indices)}")
+        raise ValueError(
+            f"{name}: expected a scalar or 1-D array of indices, got shape {jnp.shape(indices)}"
+        )
     if not isinstance(indices, jax.core.Tracer):
         arr = np.asarray(indices)
         if arr.size and (int(arr.min()) < 0 or int(arr.max()) >= size):
-            raise ValueError(f"{name}: indices must lie in [0, {size}), got min {arr.min()} and max {arr.max()}")
+            raise ValueError(
+                f"{name}: indices must lie in [0, {size}), got min {arr.min()} and max {arr.max()}"
+            )
     return jnp.asarray(indices).astype(index_dtype())
-

@@ -1,7 +1,9 @@
-"""Theory: dependence (seed 003 Definitions 2-3), the Proposition 7-10 checks, certificates, witnesses.
+"""Theory: dependence (Chen & Zou 2024, Definitions 2-3), the Proposition 7-10 checks, certificates,
+witnesses.
 
 - :mod:`transformer_theory.theory.dependence`: exact dependence finder/checker and generators.
-- :mod:`transformer_theory.theory.checks`: batched float64 residual checks of Props. 7-10 and controls.
+- :mod:`transformer_theory.theory.checks`: batched float64 residual checks of Props. 7-10 and
+  controls.
 - :mod:`transformer_theory.theory.suite`: the built-in suite behind ``transformer-theory verify``.
 - ``certificates`` / ``witness``: LP/MIP impossibility certificates and witness search.
 

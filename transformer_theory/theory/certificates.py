@@ -1,6 +1,7 @@
 """Certificates that no one-layer model classifies a finite labelled dataset, and accuracy bounds.
 
-Seed 003 §11 (Definition 3, Propositions 7-8), §13.1 (Theorem 2), §14.1 (Theorem 4, Lemma 6) and
+Chen & Zou 2024, §11 (Definition 3, Propositions 7-8), §13.1 (Theorem 2), §14.1 (Theorem 4, Lemma 6)
+and
 §16 (Propositions 9-10) all rest on one fact, which this module turns into a linear program.
 
 **Why a linear program.** Fix the last token ``t`` shared by a group of sequences and write
@@ -28,7 +29,8 @@ Therefore, if some model of the family classifies every example (``o_i[y_i] > o_
 
     P_t:  find M_t  with  (e_{y_i} - e_c)^T M_t c_i >= 1   for every i in group t, c != y_i.
 
-This is the issue's ``{o_i[y_i] >= o_i[c] + 1; sum_i lambda_i o_i = 0 for every dependence lambda}``
+This is the linear program ``{o_i[y_i] >= o_i[c] + 1; sum_i lambda_i o_i = 0 for every dependence
+lambda}``
 in the parametrization ``o_i = M_t c_i``: the outputs satisfying every dependence are exactly the
 column space of ``C_t``. Groups with different last tokens share no constraint (the query differs),
 so the program splits by group. Classes that never label an example of a group are dropped there
@@ -58,7 +60,8 @@ is feasible (the separating ``M_t`` is verified exactly in rationals) the optimu
 otherwise new cores are extracted from the rest and the loop repeats. Every intermediate value is
 already a sound upper bound. The sound method (``method="sound"``) packs disjoint cores greedily
 (each example seeds an L1-minimal Farkas LP; large groups are packed inside windows of sorted
-sequences first): ``k`` disjoint certified cores force ``k`` errors. Both bound what a model of the family can
+sequences first): ``k`` disjoint certified cores force ``k`` errors. Both bound what a model of the
+family can
 reach; "exact" means exact for the relaxation, which may exceed what the family really attains.
 
 Shape glossary: ``B`` examples, ``N`` sequence length, ``V`` vocabulary size, ``P = N*V`` count
@@ -70,22 +73,23 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Optional, Sequence
 
 import numpy as np
 import scipy.optimize as so
 import scipy.sparse as sp
 
-from transformer_theory import _validate as V
+from transformer_theory import _validate
 
 FAMILIES = {
     "relu_any_heads": (
-        "one attention layer, ReLU attention, any number of heads (seed 003 eq. 2, Prop. 7-8), "
+        "one attention layer, ReLU attention, any number of heads (Chen & Zou 2024, eq. "
+        "2, Prop. 7-8), "
         "plus the linear classifier"
     ),
     "softmax_one_head": (
-        "one attention layer, softmax attention, one head (seed 003 §16, Prop. 9-10), "
+        "one attention layer, softmax attention, one head (Chen & Zou 2024, §16, Prop. 9-10), "
         "plus the linear classifier"
     ),
 }
@@ -126,8 +130,10 @@ class Certificate:
     def explain(self) -> str:
         """The contradiction in words, with the relations spelled out."""
         lines = [
-            f"{len(self.examples)} examples ending with token {self.last_token}: {list(self.examples)}",
-            "relations (each a dependence, Def. 3, so sum_i lambda_i o_i[k] = 0 for a one-layer ReLU model;"
+            f"{len(self.examples)} examples ending with token {self.last_token}: "
+            f"{list(self.examples)}",
+            "relations (each a dependence, Def. 3, so sum_i lambda_i o_i[k] = 0 for a "
+            "one-layer ReLU model;"
             " read Z_i o_i for o_i with one softmax head, Prop. 10):",
         ]
         for k, coeffs in sorted(self.relations.items()):
@@ -150,7 +156,7 @@ class Certificate:
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Certificate":
+    def from_dict(cls, d: dict) -> Certificate:
         """Inverse of :meth:`to_dict` (JSON round trip)."""
         try:
             return cls(
@@ -171,8 +177,10 @@ class GroupResult:
     num_examples: int
     classes: tuple[int, ...]
     status: str  # "infeasible" | "feasible" | "trivial" (one class) | "undecided"
-    certificate: Optional[Certificate] = None
-    verified_exactly: bool = False  # certificate (infeasible) or separating map (feasible) checked exactly
+    certificate: Certificate | None = None
+    verified_exactly: bool = (
+        False  # certificate (infeasible) or separating map (feasible) checked exactly
+    )
     note: str = ""
 
     def to_dict(self) -> dict:
@@ -208,9 +216,11 @@ class CertificateRecord:
     message: str
 
     @property
-    def certificate(self) -> Optional[Certificate]:
+    def certificate(self) -> Certificate | None:
         """The smallest exactly verified certificate, if any."""
-        certs = [g.certificate for g in self.groups if g.certificate is not None and g.verified_exactly]
+        certs = [
+            g.certificate for g in self.groups if g.certificate is not None and g.verified_exactly
+        ]
         return min(certs, key=lambda c: c.size) if certs else None
 
     def to_dict(self) -> dict:
@@ -239,7 +249,8 @@ class BoundRecord:
     Attributes:
       max_correct: the bound (an integer); ``upper_bound = max_correct / num_examples``.
       exact: True when the bound is attained by the relaxation (a per-group linear map verified
-        exactly in rationals classifies ``max_correct`` examples), i.e. it is the relaxation's optimum.
+        exactly in rationals classifies ``max_correct`` examples), i.e. it is the relaxation's
+        optimum.
       lower_bound: examples the relaxation provably classifies (``max_correct`` when exact).
       cores: the exactly certified infeasible subsets (global indices) the bound rests on.
     """
@@ -249,7 +260,7 @@ class BoundRecord:
     num_examples: int
     max_correct: int
     exact: bool
-    lower_bound: Optional[int]
+    lower_bound: int | None
     cores: list
     iterations: int
     seconds: float
@@ -291,22 +302,28 @@ def _check_dataset(tokens_BxN, labels_B, vocab_size, num_classes, family):
         raise ValueError(f"family: expected one of {list(FAMILIES)}, got {family!r}")
     tokens = np.asarray(tokens_BxN)
     labels = np.asarray(labels_B)
-    V.check_ndim("tokens_BxN", tokens, 2)
-    V.check_ndim("labels_B", labels, 1)
+    _validate.check_ndim("tokens_BxN", tokens, 2)
+    _validate.check_ndim("labels_B", labels, 1)
     if tokens.shape[0] == 0 or tokens.shape[1] == 0:
-        raise ValueError(f"tokens_BxN: expected at least one example of length >= 1, got shape {tokens.shape}")
+        raise ValueError(
+            f"tokens_BxN: expected at least one example of length >= 1, got shape {tokens.shape}"
+        )
     if labels.shape[0] != tokens.shape[0]:
-        raise ValueError(f"labels_B: expected {tokens.shape[0]} labels (one per sequence), got {labels.shape[0]}")
+        raise ValueError(
+            f"labels_B: expected {tokens.shape[0]} labels (one per sequence), got {labels.shape[0]}"
+        )
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, (int, np.integer)):
         raise ValueError(f"vocab_size: expected an integer, got {vocab_size!r}")
-    V.check_positive("vocab_size", vocab_size)
-    V.check_token_ids("tokens_BxN", tokens, int(vocab_size))
-    V.check_int("labels_B", labels)
+    _validate.check_positive("vocab_size", vocab_size)
+    _validate.check_token_ids("tokens_BxN", tokens, int(vocab_size))
+    _validate.check_int("labels_B", labels)
     if labels.min() < 0:
-        raise ValueError(f"labels_B: labels must be non-negative class indices, got min {labels.min()}")
+        raise ValueError(
+            f"labels_B: labels must be non-negative class indices, got min {labels.min()}"
+        )
     if num_classes is None:
         num_classes = int(labels.max()) + 1
-    V.check_positive("num_classes", num_classes)
+    _validate.check_positive("num_classes", num_classes)
     if labels.max() >= num_classes:
         raise ValueError(f"labels_B: labels must lie in [0, {num_classes}), got max {labels.max()}")
     return tokens.astype(np.int64), labels.astype(np.int64), int(num_classes)
@@ -358,7 +375,9 @@ class _Group:
         shape = (P * K, len(pairs))
         if pairs:
             self.E = sp.csc_matrix(
-                (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=shape, dtype=np.int64
+                (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                shape=shape,
+                dtype=np.int64,
             )
         else:
             self.E = sp.csc_matrix(shape, dtype=np.int64)
@@ -420,7 +439,11 @@ def _rational_nullvector(E_int, support, u_float):
         sub = E_int[:, support].tocsr()
         # Exact integer product with Python ints (no int64 overflow).
         ok = all(
-            sum(int(sub.data[k]) * v[int(sub.indices[k])] for k in range(sub.indptr[r], sub.indptr[r + 1])) == 0
+            sum(
+                int(sub.data[k]) * v[int(sub.indices[k])]
+                for k in range(sub.indptr[r], sub.indptr[r + 1])
+            )
+            == 0
             for r in range(sub.shape[0])
         )
         if ok:
@@ -451,7 +474,7 @@ def _certificate_from_pairs(group: _Group, last_token, labels, pair_ids, weights
 
 
 def check_certificate(
-    tokens_BxN, labels_B, vocab_size: int, certificate: Certificate, num_classes: Optional[int] = None
+    tokens_BxN, labels_B, vocab_size: int, certificate: Certificate, num_classes: int | None = None
 ) -> tuple[bool, str]:
     """Re-verify a certificate in exact integer arithmetic, independently of any LP.
 
@@ -474,7 +497,9 @@ def check_certificate(
     """
     if isinstance(certificate, dict):
         certificate = Certificate.from_dict(certificate)
-    tokens, labels, C = _check_dataset(tokens_BxN, labels_B, vocab_size, num_classes, "relu_any_heads")
+    tokens, labels, C = _check_dataset(
+        tokens_BxN, labels_B, vocab_size, num_classes, "relu_any_heads"
+    )
     B = tokens.shape[0]
     ex = list(certificate.examples)
     if not ex:
@@ -489,7 +514,10 @@ def check_certificate(
     G = {}
     for e, c, w in certificate.duals:
         if e not in pos:
-            return False, f"multiplier on example {e}, which is not among the certificate's examples"
+            return (
+                False,
+                f"multiplier on example {e}, which is not among the certificate's examples",
+            )
         if not (isinstance(w, (int, np.integer)) and w > 0):
             return False, f"multiplier u[{e},{c}] = {w} is not a positive integer"
         if not 0 <= c < C:
@@ -507,8 +535,15 @@ def check_certificate(
     sub = tokens[np.asarray(ex)]
     for k, lam in sorted(nonzero.items()):
         if not _dep().is_dependence(sub, lam, vocab_size):
-            return False, f"the relation of class {k} is not a dependence (per-position token counts differ)"
-    return True, "verified exactly: every relation is a dependence and the multipliers are positive integers"
+            return (
+                False,
+                f"the relation of class {k} is not a dependence (per-position token counts differ)",
+            )
+    return (
+        True,
+        "verified exactly: every relation is a dependence and the multipliers are "
+        "positive integers",
+    )
 
 
 def _verify_map_exactly(group: _Group, local_subset, x_float) -> bool:
@@ -521,7 +556,10 @@ def _verify_map_exactly(group: _Group, local_subset, x_float) -> bool:
         X = [int(v) for v in np.round(np.asarray(x_float, np.float64) * 2.0**bits)]
         ok = True
         for r in range(Et.shape[0]):
-            s = sum(int(Et.data[k]) * X[int(Et.indices[k])] for k in range(Et.indptr[r], Et.indptr[r + 1]))
+            s = sum(
+                int(Et.data[k]) * X[int(Et.indices[k])]
+                for k in range(Et.indptr[r], Et.indptr[r + 1])
+            )
             if s <= 0:
                 ok = False
                 break
@@ -533,8 +571,9 @@ def _verify_map_exactly(group: _Group, local_subset, x_float) -> bool:
 # ----------------------------------------------------------------------------- linear programs
 
 
-def _solve_farkas(group: _Group, local_subset, seed: Optional[int] = None, tight: bool = False):
-    """Farkas LP on ``local_subset``: ``(pair_ids, float u)`` if ``P_t`` is infeasible there, else None.
+def _solve_farkas(group: _Group, local_subset, seed: int | None = None, tight: bool = False):
+    """Farkas LP on ``local_subset``: ``(pair_ids, float u)`` if ``P_t`` is infeasible there, else
+    None.
 
     Without ``seed``: ``E u = 0, sum u = 1, u >= 0``. With ``seed`` (a local example index):
     ``E u = 0, sum_c u_{seed,c} = 1, u >= 0`` minimizing ``sum u`` -- an L1 objective, which
@@ -552,12 +591,22 @@ def _solve_farkas(group: _Group, local_subset, seed: Optional[int] = None, tight
         norm, cost = (group.pair_example[cols] == seed).astype(np.float64), np.ones(len(cols))
         if not norm.any():
             return None
-    A_eq = np.vstack([E, norm[None, :]]) if isinstance(E, np.ndarray) else sp.vstack([E, sp.csr_matrix(norm[None, :])]).tocsc()
+    A_eq = (
+        np.vstack([E, norm[None, :]])
+        if isinstance(E, np.ndarray)
+        else sp.vstack([E, sp.csr_matrix(norm[None, :])]).tocsc()
+    )
     b_eq = np.zeros(A_eq.shape[0])
     b_eq[-1] = 1.0
     # Dual simplex returns a vertex, whose support is small and exactly recoverable.
-    options = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10} if tight else None
-    res = so.linprog(cost, A_eq=A_eq, b_eq=b_eq, bounds=(0, None), method="highs-ds", options=options)
+    options = (
+        {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+        if tight
+        else None
+    )
+    res = so.linprog(
+        cost, A_eq=A_eq, b_eq=b_eq, bounds=(0, None), method="highs-ds", options=options
+    )
     if res.status == 2:  # infeasible Farkas system <=> feasible P_t (or: seed in no certificate)
         return None
     if res.status != 0:
@@ -568,13 +617,18 @@ def _solve_farkas(group: _Group, local_subset, seed: Optional[int] = None, tight
 
 
 def _solve_primal(group: _Group, local_subset):
-    """A separating map ``x`` with ``E^T x >= 1`` on ``local_subset``, or None if HiGHS finds none."""
+    """A separating map ``x`` with ``E^T x >= 1`` on ``local_subset``, or None if HiGHS finds
+    none."""
     mask = group.pair_mask(local_subset)
     if not mask.any():
         return np.zeros(group.E.shape[0])
     A = -group.E[:, mask].T.astype(np.float64)
     res = so.linprog(
-        np.zeros(group.E.shape[0]), A_ub=A, b_ub=-np.ones(A.shape[0]), bounds=(None, None), method="highs"
+        np.zeros(group.E.shape[0]),
+        A_ub=A,
+        b_ub=-np.ones(A.shape[0]),
+        bounds=(None, None),
+        method="highs",
     )
     return np.asarray(res.x) if res.status == 0 else None
 
@@ -593,7 +647,9 @@ def _core_of(group: _Group, sol):
     return sorted({int(group.pair_example[j]) for j in sol[0]})
 
 
-def _find_core(group: _Group, last_token, labels, local_subset, minimize: bool, seed: Optional[int] = None):
+def _find_core(
+    group: _Group, last_token, labels, local_subset, minimize: bool, seed: int | None = None
+):
     """A certified infeasible subset of ``local_subset`` (local indices) and its certificate.
 
     Returns ``(core_local, certificate)``; ``(None, None)`` if there is none (through ``seed``,
@@ -644,12 +700,13 @@ def certify_dataset(
     tokens_BxN,
     labels_B,
     vocab_size: int,
-    num_classes: Optional[int] = None,
+    num_classes: int | None = None,
     family: str = "relu_any_heads",
     *,
     minimize: bool = True,
 ) -> CertificateRecord:
-    """Decide with a linear program whether a one-layer model of ``family`` could classify every example.
+    """Decide with a linear program whether a one-layer model of ``family`` could classify every
+    example.
 
     Solves the relaxation ``P_t`` (module docstring) of every last-token group with HiGHS. For an
     infeasible group it returns the Farkas certificate -- one dependence per class and positive
@@ -672,7 +729,9 @@ def certify_dataset(
     tokens, labels, C = _check_dataset(tokens_BxN, labels_B, vocab_size, num_classes, family)
     results = []
     for t, g in _prepare(tokens, labels, int(vocab_size)):
-        res = GroupResult(last_token=t, num_examples=len(g.indices), classes=g.classes, status="trivial")
+        res = GroupResult(
+            last_token=t, num_examples=len(g.indices), classes=g.classes, status="trivial"
+        )
         if len(g.classes) > 1:
             core, cert = _find_core(g, t, labels, np.arange(len(g.y)), minimize)
             if isinstance(cert, Certificate):
@@ -680,13 +739,23 @@ def certify_dataset(
                 res.status, res.certificate, res.verified_exactly = "infeasible", cert, ok
                 res.note = why
             elif cert == "undecided":
-                res.status, res.note = "undecided", "HiGHS reports infeasible but no exact certificate was found"
+                res.status, res.note = (
+                    "undecided",
+                    "HiGHS reports infeasible but no exact certificate was found",
+                )
             else:
                 x = _solve_primal(g, np.arange(len(g.y)))
                 res.status = "feasible"
-                res.verified_exactly = x is not None and _verify_map_exactly(g, np.arange(len(g.y)), x)
-                res.note = "a linear map of the counts separates this group (checked exactly)" if res.verified_exactly else (
-                    "the Farkas system is infeasible; the separating map could not be checked exactly"
+                res.verified_exactly = x is not None and _verify_map_exactly(
+                    g, np.arange(len(g.y)), x
+                )
+                res.note = (
+                    "a linear map of the counts separates this group (checked exactly)"
+                    if res.verified_exactly
+                    else (
+                        "the Farkas system is infeasible; the separating map could not "
+                        "be checked exactly"
+                    )
                 )
         else:
             res.verified_exactly, res.note = True, "one class only: nothing to separate"
@@ -694,10 +763,14 @@ def certify_dataset(
     impossible = any(r.status == "infeasible" and r.verified_exactly for r in results)
     if impossible:
         verdict = "impossible"
-        best = min((r.certificate for r in results if r.status == "infeasible" and r.verified_exactly), key=lambda c: c.size)
+        best = min(
+            (r.certificate for r in results if r.status == "infeasible" and r.verified_exactly),
+            key=lambda c: c.size,
+        )
         msg = (
             f"IMPOSSIBLE for {family}: no such model classifies all {len(labels)} examples; "
-            f"certificate on {best.size} examples (ending with token {best.last_token}), re-verified exactly."
+            f"certificate on {best.size} examples (ending with token {best.last_token}), "
+            "re-verified exactly."
         )
     else:
         verdict = "no certificate"
@@ -739,7 +812,9 @@ def _min_hitting_set(cores: Sequence[Sequence[int]], n: int) -> list[int]:
     return [int(i) for i in np.flatnonzero(np.round(res.x) > 0.5)]
 
 
-def _pack_cores(group, t, tokens, labels, vocab_size, local_subset, cores, minimize, deadline) -> str:
+def _pack_cores(
+    group, t, tokens, labels, vocab_size, local_subset, cores, minimize, deadline
+) -> str:
     """Append disjoint certified cores found inside ``local_subset`` to ``cores``.
 
     Every example is tried as the seed of an L1 Farkas LP until no core through it remains in
@@ -768,7 +843,7 @@ def accuracy_upper_bound(
     tokens_BxN,
     labels_B,
     vocab_size: int,
-    num_classes: Optional[int] = None,
+    num_classes: int | None = None,
     family: str = "relu_any_heads",
     *,
     method: str = "exact",
@@ -794,9 +869,9 @@ def accuracy_upper_bound(
     Returns:
       A :class:`BoundRecord`; e.g. Theorem 2's toy set gives ``max_correct = 3`` of 4.
     """
-    V.check_choice("method", method, ("exact", "sound"))
-    V.check_positive("max_iterations", max_iterations)
-    V.check_positive("time_limit", time_limit)
+    _validate.check_choice("method", method, ("exact", "sound"))
+    _validate.check_positive("max_iterations", max_iterations)
+    _validate.check_positive("time_limit", time_limit)
     t0 = time.perf_counter()
     deadline = t0 + time_limit
     tokens, labels, _ = _check_dataset(tokens_BxN, labels_B, vocab_size, num_classes, family)
@@ -815,7 +890,20 @@ def accuracy_upper_bound(
                 # (small LPs; related sequences sit close), then over everything that is left.
                 order = np.lexsort(tokens[g.indices].T[::-1])
                 for start in range(0, n, _WINDOW):
-                    if _pack_cores(g, t, tokens, labels, vocab_size, order[start : start + _WINDOW], cores, minimize, deadline) == "timeout":
+                    if (
+                        _pack_cores(
+                            g,
+                            t,
+                            tokens,
+                            labels,
+                            vocab_size,
+                            order[start : start + _WINDOW],
+                            cores,
+                            minimize,
+                            deadline,
+                        )
+                        == "timeout"
+                    ):
                         break
             used = {i for c in cores for i in c}
             rest = [i for i in range(n) if i not in used]
@@ -838,7 +926,13 @@ def accuracy_upper_bound(
                 before = len(cores)
                 # One LP first: when the rest is already separable, no seed needs trying.
                 separable = _solve_farkas(g, rest) is None
-                end = "feasible" if separable else _pack_cores(g, t, tokens, labels, vocab_size, rest, cores, minimize, deadline)
+                end = (
+                    "feasible"
+                    if separable
+                    else _pack_cores(
+                        g, t, tokens, labels, vocab_size, rest, cores, minimize, deadline
+                    )
+                )
                 if end != "feasible" or len(cores) == before:
                     # No new core: the rest is separable, so the hitting set is optimal.
                     x = _solve_primal(g, np.asarray(rest)) if end == "feasible" else None
@@ -854,9 +948,14 @@ def accuracy_upper_bound(
     B = len(labels)
     lower = total_lower if exact else None
     msg = (
-        f"at most {total_bound}/{B} = {total_bound / B:.4f} of the examples can be classified correctly by "
+        f"at most {total_bound}/{B} = {total_bound / B:.4f} of the examples can be "
+        "classified correctly by "
         f"{family} ({len(all_cores)} certified infeasible subsets"
-        + ("; exact: the relaxation attains it" if exact else "; a sound upper bound, perhaps not tight")
+        + (
+            "; exact: the relaxation attains it"
+            if exact
+            else "; a sound upper bound, perhaps not tight"
+        )
         + ")"
     )
     return BoundRecord(

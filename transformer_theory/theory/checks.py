@@ -1,4 +1,5 @@
-"""Batched float64 checks of seed 003's Propositions 7-10, their stronger affine form, and controls.
+"""Batched float64 checks of Chen & Zou's Propositions 7-10, their stronger affine form, and
+controls.
 
 For a batch of ``M`` models (one :class:`~transformer_theory.params.ModelParams` with a leading
 model axis: random, constructed or trained) and dependent sets or a whole dataset:
@@ -7,8 +8,10 @@ model axis: random, constructed or trained) and dependent sets or a whole datase
   the first attention layer (Prop. 7, ``TF_1(X)[n-1]``) or the classifier output ``o_i`` (Prop. 8).
 - **Props. 9 / 10** (§16): the same with ``lambda'_i = Z_i lambda_i``, ``Z_i`` the softmax
   denominator of the first layer's (only) head at the last query (eq. 18:
-  ``sum_j sigma'(x_j, x_{n-1})``), computed from the model with ``core.attention.softmax_normalizer``.
-- **Affine form** (DESIGN.md): in scope, ``w_i t_i = a + M c_i`` with ``c_i`` the flattened one-hot
+  ``sum_j sigma'(x_j, x_{n-1})``), computed from the model with
+  ``core.attention.softmax_normalizer``.
+- **Affine form** (the library's strengthening of Prop. 7): in scope, ``w_i t_i = a + M c_i`` with
+  ``c_i`` the flattened one-hot
   sequence (``w_i = 1`` for ReLU, ``Z_i`` for one softmax head). One least-squares fit of all
   ``w_i t_i`` on ``[1, c_i]`` over the whole dataset tests every dependence ``lambda`` at once;
   its residual ``||W T - X beta||_F / ||W T||_F`` is ~ machine epsilon exactly when the form holds.
@@ -19,7 +22,8 @@ The statistic for a set is the relative residual ``||sum_i w_i t_i|| / sum_i |w_
 Why the scope is what it is (§11 proof): in ONE attention layer the contribution of key ``j`` to the
 last query depends only on ``(token_j, j)`` and the shared last token, provided the last query's
 score for key ``j`` depends on ``j`` alone besides the tokens (one-hot, sinusoidal absolute, ALiBi,
-RoPE) and any norm before attention is token-wise (seed 000's ``norm1``). An MLP after attention, a
+RoPE) and any norm before attention is token-wise (Barbero et al.'s ``norm1``). An MLP after
+attention, a
 final LayerNorm, a second layer or several softmax heads (each with its own ``Z``) break it: these
 are the *controls*, reported beside the in-scope families with their residuals.
 
@@ -27,41 +31,46 @@ Tolerances (printed with each verdict), for unit roundoff ``eps`` of the dtype:
 
 - sets: ``tol = 16 * eps * (D + N + C)``. Each ``t_i`` is a sum of ``N`` weighted values, each a
   ``D``-long dot product, then a ``D``-long classifier row: the forward error is at most
-  ``~(D + N + D) eps`` times the sum of the absolute terms (Higham's ``gamma_k`` bound), and that sum
+  ``~(D + N + D) eps`` times the sum of the absolute terms (Higham's ``gamma_k`` bound), and that
+  sum
   is within a small factor of ``||t_i||`` for generic models; 16 is the headroom for that factor.
 - affine: ``tol = 16 * eps * (D + N + C + p) * sqrt(s)`` with ``p`` the number of independent
   columns of ``[1, C]`` and ``s`` the number of streamed chunks: the same data error plus
   Householder QR's backward error ``~ p eps`` per TSQR step, accumulating like a random walk
-  (measured: 3.8e-14 after 123 chunks of 8192 on 10^6 sequences, tolerance 4.2e-12). Measured in-scope
-  residuals (float64, random models) are 1e-16 .. 5e-16, ~200x below both; controls sit at 1e-3 .. 1.
+  (measured: 3.8e-14 after 123 chunks of 8192 on 10^6 sequences, tolerance 4.2e-12). Measured
+  in-scope
+  residuals (float64, random models) are 1e-16 .. 5e-16, ~200x below both; controls sit at 1e-3 ..
+  1.
 
-Memory (streamed): the dataset goes through in chunks of ``b`` sequences; one chunk holds, per model,
+Memory (streamed): the dataset goes through in chunks of ``b`` sequences; one chunk holds, per
+model,
 the residual streams ``(L+1) b N D``, the attention maps ``b N^2 sum_l H_l`` (twice: scores and
 weights) and the QR workspace ``(p + K + b)(p + K)``, all in 8-byte floats, so peak bytes ~
 ``8 M [b ((L+1) N D + 2 N^2 sum_l H_l) + (p + K + b)(p + K)] + 8 (p+1)^2``, independent of the
 dataset size (for ``M = 8, b = 4096, N = 12, D = 24, H = 4, p + K = 140``: ~ 0.2 GB; 10^7
 sequences stream through the same buffers). This is an upper bound: one-layer models are evaluated
-at the last query only (``b (N D + H N)`` per model). Pass 1 keeps the ``(p+1)^2`` Gram counts and one
+at the last query only (``b (N D + H N)`` per model). Pass 1 keeps the ``(p+1)^2`` Gram counts and
+one
 ``b x (N V + 1)`` design block. Measured (``experiments/verify_10m.py --limit 1000000``, M = 2,
 b = 8192, N = 14, V = 17): peak resident memory 0.52 GB for the whole process, JAX included.
 
 Shape glossary: ``M`` models, ``S`` sets, ``B`` sequences, ``N`` length, ``D`` width ``d'``,
-``C`` classes, ``K`` the target's width (``D`` or ``C``), ``P = N V`` one-hot columns, ``p`` independent ones.
+``C`` classes, ``K`` the target's width (``D`` or ``C``), ``P = N V`` one-hot columns, ``p``
+independent ones.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Iterable, Optional, Sequence
+from collections.abc import Iterable, Sequence
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from transformer_theory import _validate as V
-from transformer_theory.core import attention as A
-from transformer_theory.core import norms, positional
+from transformer_theory import _validate
+from transformer_theory.core import attention, norms, positional
 from transformer_theory.core.forward import embed, forward_trace
 from transformer_theory.core.layers import mlp
 from transformer_theory.params import ModelConfig, ModelParams, init_params_batch
@@ -89,15 +98,22 @@ class Family:
     attention: str = "relu"
     heads: tuple = (1,)
     positional: str = "onehot"
-    relative: Optional[str] = None
-    qk_dim: Optional[int] = None
-    norm1: Optional[str] = None
-    mlp_hidden: Optional[int] = None
-    final_norm: Optional[str] = None
+    relative: str | None = None
+    qk_dim: int | None = None
+    norm1: str | None = None
+    mlp_hidden: int | None = None
+    final_norm: str | None = None
 
     def config(self, vocab_size: int, seq_len: int, num_classes: int) -> ModelConfig:
-        """The :class:`ModelConfig` of this family for a dataset (width = embedding + 2 spare dims)."""
-        base = ModelConfig(vocab_size=vocab_size, seq_len=seq_len, width=10**6, num_classes=num_classes, positional=self.positional)
+        """The :class:`ModelConfig` of this family for a dataset (width = embedding + 2 spare
+        dims)."""
+        base = ModelConfig(
+            vocab_size=vocab_size,
+            seq_len=seq_len,
+            width=10**6,
+            num_classes=num_classes,
+            positional=self.positional,
+        )
         return ModelConfig(
             vocab_size=vocab_size,
             seq_len=seq_len,
@@ -114,12 +130,14 @@ class Family:
         )
 
     def propositions(self) -> tuple[str, ...]:
-        """Which statistics to report: ReLU -> 7, 8, affine; softmax -> 8 (plain lambda, a control), 9, 10, affine."""
+        """Which statistics to report: ReLU -> 7, 8, affine; softmax -> 8 (plain lambda, a control),
+        9, 10, affine."""
         return ("7", "8", "affine") if self.attention == "relu" else ("8", "9", "10", "affine")
 
     def in_scope(self, prop: str) -> bool:
-        """Whether seed 003 (as corrected in the module docstring) predicts the relation to hold."""
-        V.check_choice("prop", prop, PROPOSITIONS)
+        """Whether Chen & Zou 2024 (as corrected in the module docstring) predicts the relation to
+        hold."""
+        _validate.check_choice("prop", prop, PROPOSITIONS)
         relu, soft = self.attention == "relu", self.attention == "softmax"
         first_attention_only = self.mlp_hidden is None
         one_layer = len(self.heads) == 1 and first_attention_only and self.final_norm is None
@@ -155,7 +173,9 @@ FAMILIES = {
         Family("relu-rope", heads=(2,), positional="none", relative="rope", qk_dim=4),
         Family("relu-norm1", heads=(2,), norm1="layernorm"),
         Family("softmax-1h", attention="softmax"),
-        Family("softmax-rope-1h", attention="softmax", positional="none", relative="rope", qk_dim=4),
+        Family(
+            "softmax-rope-1h", attention="softmax", positional="none", relative="rope", qk_dim=4
+        ),
         Family("softmax-norm1-1h", attention="softmax", norm1="rmsnorm"),
         # controls (partly in scope: Prop. 7 still holds for the first layer of a deep model)
         Family("relu-2layer", heads=(2, 2)),
@@ -177,7 +197,8 @@ def _last_query_layer(layer, h_NxD: jax.Array, cfg: ModelConfig):
     ``(W_Q x_{n-1}) . (W_K x_j)`` (RoPE-rotated at positions ``n-1`` and ``j``), ALiBi's
     ``-slope |n-1-j|``, the attention nonlinearity over keys, and ``W_V`` applied once to the
     weighted key sum (``sum_j w_j W_V x_j = W_V sum_j w_j x_j``); the MLP and norms are token-wise.
-    Costs ``O(H D^2 + H N D)`` instead of ``O(H N D^2 + H N^2 D)``; a test pins it to ``forward_trace``.
+    Costs ``O(H D^2 + H N D)`` instead of ``O(H N D^2 + H N^2 D)``; a test pins it to
+    ``forward_trace``.
     """
     a = layer.attn
     n = h_NxD.shape[0]
@@ -201,7 +222,7 @@ def _last_query_layer(layer, h_NxD: jax.Array, cfg: ModelConfig):
         slopes = positional.alibi_slopes(s.shape[0], s.dtype)
         s = s + jax.vmap(lambda sl: positional.alibi_bias(n, sl, s.dtype)[-1])(slopes)
     # The last query attends to every key, also under a causal mask: no mask needed.
-    w = jax.vmap(lambda row: A.attention_weights(row[None, :], cfg.attention)[0])(s)
+    w = jax.vmap(lambda row: attention.attention_weights(row[None, :], cfg.attention)[0])(s)
     heads = jnp.einsum("hed,hd->he", a.w_v, w @ x)  # W_V[h] (sum_j w_hj x_j)
     z = h_NxD[-1] + (jnp.mean(heads, axis=0) if cfg.head_mean else jnp.sum(heads, axis=0))
     if layer.mlp is not None:
@@ -223,11 +244,13 @@ def _outputs_one(params: ModelParams, tokens_N: jax.Array):
     cfg = params.config
     h0 = embed(params, tokens_N)
     stream1, scores_HxN = _last_query_layer(params.layers[0], h0, cfg)
-    z_H = jax.vmap(lambda row: A.softmax_normalizer(row[None, :])[0])(scores_HxN)
+    z_H = jax.vmap(lambda row: attention.softmax_normalizer(row[None, :])[0])(scores_HxN)
     if cfg.depth == 1:
         last = stream1
         if params.final_norm is not None:
-            last = norms.apply_norm(cfg.final_norm, last, params.final_norm.scale, params.final_norm.bias, cfg.norm_eps)
+            last = norms.apply_norm(
+                cfg.final_norm, last, params.final_norm.scale, params.final_norm.bias, cfg.norm_eps
+            )
         logits = params.w_o @ last
     else:
         logits = forward_trace(params, tokens_N).logits_C
@@ -271,23 +294,27 @@ def _check_params(params_M: ModelParams) -> ModelConfig:
     if not isinstance(params_M, ModelParams):
         raise ValueError(f"params_M: expected a ModelParams batch, got {type(params_M).__name__}")
     if len(params_M.batch_shape) != 1:
-        raise ValueError(f"params_M: expected ONE leading model axis, got batch shape {params_M.batch_shape}")
+        raise ValueError(
+            f"params_M: expected ONE leading model axis, got batch shape {params_M.batch_shape}"
+        )
     return params_M.config
 
 
 def _check_sets(cfg: ModelConfig, tokens_SxBxN, lam_SxB):
     tok = np.asarray(tokens_SxBxN)
-    V.check_ndim("tokens_SxBxN", tok, 3)
-    V.check_token_ids("tokens_SxBxN", tok, cfg.vocab_size)
+    _validate.check_ndim("tokens_SxBxN", tok, 3)
+    _validate.check_token_ids("tokens_SxBxN", tok, cfg.vocab_size)
     if tok.shape[2] != cfg.seq_len:
-        raise ValueError(f"tokens_SxBxN: sequences must have length n = {cfg.seq_len}, got shape {tok.shape}")
+        raise ValueError(
+            f"tokens_SxBxN: sequences must have length n = {cfg.seq_len}, got shape {tok.shape}"
+        )
     lam = np.asarray(lam_SxB, np.float64)
-    V.check_shape("lam_SxB", lam, tok.shape[:2])
+    _validate.check_shape("lam_SxB", lam, tok.shape[:2])
     return tok, lam
 
 
 def _chunk_width(num_rows: int, chunk_size: int, mesh) -> int:
-    V.check_positive("chunk_size", chunk_size)
+    _validate.check_positive("chunk_size", chunk_size)
     w = max(1, min(int(chunk_size), int(num_rows)))
     if mesh is not None:
         from transformer_theory import parallel
@@ -318,10 +345,11 @@ def set_residuals_multi(
     specs: Sequence[tuple[str, bool]],
     *,
     chunk_size: int = 4096,
-    width: Optional[int] = None,
+    width: int | None = None,
     mesh=None,
 ) -> list[np.ndarray]:
-    """:func:`set_residuals` for several ``(target, weighted)`` specs from ONE pass of model outputs.
+    """:func:`set_residuals` for several ``(target, weighted)`` specs from ONE pass of model
+    outputs.
 
     ``width`` fixes the padded rows per device call (so one compiled program serves the sets and a
     dataset of the same models); default ``min(chunk_size, S*B)``.
@@ -329,7 +357,7 @@ def set_residuals_multi(
     cfg = _check_params(params_M)
     tok, lam = _check_sets(cfg, tokens_SxBxN, lam_SxB)
     for target, _ in specs:
-        V.check_choice("target", target, ("stream1", "logits"))
+        _validate.check_choice("target", target, ("stream1", "logits"))
     S, B, N = tok.shape
     W = _chunk_width(S * B, chunk_size, mesh) if width is None else int(width)
     if W < B:
@@ -347,7 +375,9 @@ def set_residuals_multi(
         if s < per:  # pad with copies of the last set (cut below): one compiled shape
             t_sets = np.concatenate([t_sets, np.repeat(t_sets[-1:], per - s, axis=0)])
             l_sets = np.concatenate([l_sets, np.repeat(l_sets[-1:], per - s, axis=0)])
-        outputs = model_outputs(params_M, _put_tokens(_pad_rows(t_sets.reshape(per * B, N), W), mesh))
+        outputs = model_outputs(
+            params_M, _put_tokens(_pad_rows(t_sets.reshape(per * B, N), W), mesh)
+        )
         lam_j = jnp.asarray(l_sets, dtype)
         for k, (target, weighted) in enumerate(specs):
             t, w = _select(outputs, target, weighted)
@@ -382,7 +412,9 @@ def set_residuals(
     Returns:
       float array ``(M, S)`` in the params' dtype.
     """
-    return set_residuals_multi(params_M, tokens_SxBxN, lam_SxB, [(target, weighted)], chunk_size=chunk_size, mesh=mesh)[0]
+    return set_residuals_multi(
+        params_M, tokens_SxBxN, lam_SxB, [(target, weighted)], chunk_size=chunk_size, mesh=mesh
+    )[0]
 
 
 # --------------------------------------------------------------------------------------------
@@ -405,17 +437,21 @@ def _design(tokens_BxN: np.ndarray, vocab_size: int, cols: np.ndarray) -> np.nda
     return X[:, cols]
 
 
-def independent_columns(data, vocab_size: int, *, chunk_size: int = 4096, progress: bool = False) -> tuple[np.ndarray, int]:
+def independent_columns(
+    data, vocab_size: int, *, chunk_size: int = 4096, progress: bool = False
+) -> tuple[np.ndarray, int]:
     """Pass 1, exact: the pivot columns of ``X = [1, C]`` over the whole dataset.
 
-    Accumulates the integer Gram matrix ``G = X^T X`` chunk by chunk (exact: integer counts below 2^53 in float64 BLAS; memory
+    Accumulates the integer Gram matrix ``G = X^T X`` chunk by chunk (exact: integer counts below
+    2^53 in float64 BLAS; memory
     ``(P+1)^2``), then finds its pivot columns with an exact rational row reduction (python-flint).
     ``G`` and ``X`` have the same null space, hence the same pivot columns; keeping only those makes
     the least-squares problem of pass 2 full rank, so the QR residual is exactly the distance to
     the affine span.
 
     Returns:
-      ``(cols, B)``: int array of column indices into ``[1, C]`` (0 = intercept) and the dataset size.
+      ``(cols, B)``: int array of column indices into ``[1, C]`` (0 = intercept) and the dataset
+      size.
     """
     import flint
 
@@ -452,6 +488,7 @@ def independent_columns(data, vocab_size: int, *, chunk_size: int = 4096, progre
 @jax.jit
 def _qr_update(R_MxQxQ, X_bxp, T_MxbxK, w_Mxb, valid_b):
     """One TSQR step per model: ``R <- R-factor of [R; [X | w T]]`` (Householder, stable)."""
+
     def one(R, T, w):
         A_ = jnp.concatenate([X_bxp, w[:, None] * T], axis=1) * valid_b[:, None]
         stacked = jnp.concatenate([R, A_], axis=0)
@@ -495,8 +532,8 @@ def affine_residuals(
     target: str = "logits",
     weighted: bool = False,
     chunk_size: int = 4096,
-    width: Optional[int] = None,
-    columns: Optional[tuple[np.ndarray, int]] = None,
+    width: int | None = None,
+    columns: tuple[np.ndarray, int] | None = None,
     mesh=None,
     progress: bool = False,
 ) -> AffineResult:
@@ -504,24 +541,29 @@ def affine_residuals(
 
     Two streamed passes: :func:`independent_columns` (exact, tokens only), then the models'
     outputs chunk by chunk into a per-model TSQR of ``[X_sub | W T]``; the trailing ``K x K`` block
-    of the final R factor holds the least-squares residual (its Frobenius norm), with no cancellation.
+    of the final R factor holds the least-squares residual (its Frobenius norm), with no
+    cancellation.
     Requires all sequences to share their last token (Definition 3's setting).
 
     Args:
       params_M: ``M`` models.
-      data: token ids ``(B, N)`` or a task with ``.chunks(chunk_size)`` (e.g. ``tasks.InContextQA``).
+      data: token ids ``(B, N)`` or a task with ``.chunks(chunk_size)`` (e.g.
+        ``tasks.InContextQA``).
       target, weighted: as in :func:`set_residuals`.
       chunk_size: sequences per device call; memory is independent of the dataset size.
-      width: padded rows per device call (default ``min(chunk_size, B)``), see :func:`set_residuals_multi`.
+      width: padded rows per device call (default ``min(chunk_size, B)``), see
+        :func:`set_residuals_multi`.
       columns: a precomputed :func:`independent_columns` result for ``data`` (saves pass 1).
       mesh: optional mesh; models are sharded over ``"models"``, chunks over ``"data"``.
       progress: show a tqdm bar over chunks.
     """
     cfg = _check_params(params_M)
-    V.check_choice("target", target, ("stream1", "logits"))
-    V.check_positive("chunk_size", chunk_size)
+    _validate.check_choice("target", target, ("stream1", "logits"))
+    _validate.check_positive("chunk_size", chunk_size)
     if columns is None:
-        columns = independent_columns(data, cfg.vocab_size, chunk_size=chunk_size, progress=progress)
+        columns = independent_columns(
+            data, cfg.vocab_size, chunk_size=chunk_size, progress=progress
+        )
     cols, total = columns
     W = _chunk_width(total, chunk_size, mesh) if width is None else int(width)
     dtype = params_M.w_o.dtype
@@ -548,12 +590,14 @@ def affine_residuals(
         if last is None:
             last = tok[0, -1]
         if np.any(tok[:, -1] != last):
-            raise ValueError("data: the affine form relates sequences sharing their last token (Definition 3)")
+            raise ValueError(
+                "data: the affine form relates sequences sharing their last token (Definition 3)"
+            )
         b = len(tok)
         valid = np.zeros(W, bool)
         valid[:b] = True
         tok = _pad_rows(tok, W)  # one compiled shape: padded rows are masked out by `valid`
-        V.check_token_ids("data", tok, cfg.vocab_size)
+        _validate.check_token_ids("data", tok, cfg.vocab_size)
         X = jnp.asarray(_design(tok, cfg.vocab_size, cols), dtype)
         t, w = _select(model_outputs(params_M, _put_tokens(tok, mesh)), target, weighted)
         vj = jnp.asarray(valid, dtype)
@@ -576,7 +620,12 @@ def affine_tolerance(dtype, config: ModelConfig, rank: int, num_chunks: int = 1)
     """``16 * eps * (D + N + C + p) * sqrt(s)``: the set tolerance plus Householder QR's ``~p eps``
     backward error per TSQR step, the ``s`` steps' errors adding like a random walk."""
     eps = float(jnp.finfo(dtype).eps)
-    return TOL_SAFETY * eps * (config.width + config.seq_len + config.num_classes + rank) * float(np.sqrt(max(1, num_chunks)))
+    return (
+        TOL_SAFETY
+        * eps
+        * (config.width + config.seq_len + config.num_classes + rank)
+        * float(np.sqrt(max(1, num_chunks)))
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -640,11 +689,12 @@ def check_family(
     *,
     dataset: str = "",
     chunk_size: int = 4096,
-    columns: Optional[tuple[np.ndarray, int]] = None,
+    columns: tuple[np.ndarray, int] | None = None,
     mesh=None,
     progress: bool = False,
 ) -> list[Verdict]:
-    """Every applicable proposition of ``family`` on dependent ``sets`` and the affine form on ``data``.
+    """Every applicable proposition of ``family`` on dependent ``sets`` and the affine form on
+    ``data``.
 
     One compiled program per family and dataset: the sets and the dataset's chunks are padded to
     one width, and the set statistics of all propositions come from one pass of model outputs.
@@ -683,29 +733,53 @@ def check_family(
     out = []
     if tok is not None and set_props:
         specs = [(prop_target(q), family.weighted(q)) for q in set_props]
-        res = set_residuals_multi(params_M, tok, lam, specs, chunk_size=chunk_size, width=width, mesh=mesh)
+        res = set_residuals_multi(
+            params_M, tok, lam, specs, chunk_size=chunk_size, width=width, mesh=mesh
+        )
         tol = set_tolerance(dtype, cfg)
-        out += [_verdict(q, family, cfg, M, len(tok), r, tol, dataset, dtype) for q, r in zip(set_props, res)]
+        out += [
+            _verdict(q, family, cfg, M, len(tok), r, tol, dataset, dtype)
+            for q, r in zip(set_props, res)
+        ]
     if "affine" in props and data is not None and columns[1] > len(columns[0]):
         res = affine_residuals(
-            params_M, data, target="logits", weighted=family.weighted("affine"), chunk_size=chunk_size,
-            width=width, columns=columns, mesh=mesh, progress=progress,
+            params_M,
+            data,
+            target="logits",
+            weighted=family.weighted("affine"),
+            chunk_size=chunk_size,
+            width=width,
+            columns=columns,
+            mesh=mesh,
+            progress=progress,
         )
         tol = affine_tolerance(dtype, cfg, res.rank, res.num_chunks)
-        out.append(_verdict("affine", family, cfg, M, res.relations, res.residual_M, tol, dataset, dtype))
+        out.append(
+            _verdict("affine", family, cfg, M, res.relations, res.residual_M, tol, dataset, dtype)
+        )
     return out
 
 
-def random_models(family: Family, vocab_size: int, seq_len: int, num_classes: int, key, num_models: int, dtype=jnp.float64) -> ModelParams:
+def random_models(
+    family: Family,
+    vocab_size: int,
+    seq_len: int,
+    num_classes: int,
+    key,
+    num_models: int,
+    dtype=jnp.float64,
+) -> ModelParams:
     """``num_models`` random models of ``family`` for a dataset's ``(V, N, C)``.
 
     Same distribution as ``init_params(scheme="normal")`` (weights ``N(0, 1/fan_in)``, norm gains 1,
     biases 0), drawn with NumPy from ``key`` (a JAX key or an int): XLA compiles of the threefry
     RNG cost seconds per config on CPU, which would dominate a verification run of many families.
     """
-    V.check_positive("num_models", num_models)
+    _validate.check_positive("num_models", num_models)
     cfg = family.config(vocab_size, seq_len, num_classes)
-    shapes = jax.eval_shape(lambda k: init_params_batch(k, cfg, int(num_models), dtype=dtype), jax.random.PRNGKey(0))
+    shapes = jax.eval_shape(
+        lambda k: init_params_batch(k, cfg, int(num_models), dtype=dtype), jax.random.PRNGKey(0)
+    )
     rng = dep._numpy_rng(key)
 
     def draw(path, leaf):

@@ -1,11 +1,12 @@
-"""Dependent sequences (seed 003 §11, Definitions 2-3), found and checked exactly.
+"""Dependent sequences (Chen & Zou 2024, §11, Definitions 2-3), found and checked exactly.
 
 Definition 3: sequences ``X^(0..B-1)`` of length ``n`` sharing their last token are *dependent*
 when integer coefficients ``lambda`` (not all zero) make the per-position token multisets of the
 positive side ``sum_{lambda_i > 0} lambda_i X^(i)`` and the negative side
 ``sum_{lambda_i < 0} -lambda_i X^(i)`` equal (Definition 2's combination ``(+)``).
 
-With ``C`` the ``B x (n*V)`` matrix of flattened per-position one-hot rows (:func:`position_counts`),
+With ``C`` the ``B x (n*V)`` matrix of flattened per-position one-hot rows
+(:func:`position_counts`),
 the multiset condition is exactly ``C^T lambda = 0``; the last position then forces
 ``sum_i lambda_i = 0`` (the paper's remark after Definition 3). So the set of all valid
 ``lambda`` is the integer left kernel of ``C``, a lattice. :func:`dependence_basis` returns a
@@ -17,7 +18,8 @@ A float null space would only be a hint, never a proof.
 Generators of dependent families (each returns :class:`DependentSet` objects whose ``lam`` is
 certified by :func:`is_dependence`):
 
-- :func:`paper_example`: ``(a,b,r), (b,a,r), (a,a,r), (b,b,r)`` with ``lambda = (1, 1, -1, -1)`` (§11).
+- :func:`paper_example`: ``(a,b,r), (b,a,r), (a,a,r), (b,b,r)`` with ``lambda = (1, 1, -1, -1)``
+  (§11).
 - :func:`icqa_example_sets`: the four in-context QA sequences of §13.1 (Theorem 2's toy set) and
   their analogues inside ``InContextQA(n_q, n_a, k)``.
 - :func:`template_pair_sets`: all substitutions of two templates with Lemma 6's coefficients
@@ -35,11 +37,11 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from transformer_theory import _validate as V
+from transformer_theory import _validate
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,23 +60,27 @@ class DependentSet:
     lam_B: np.ndarray
     vocab_size: int
     name: str = ""
-    labels_B: Optional[np.ndarray] = None
+    labels_B: np.ndarray | None = None
 
 
-def _as_tokens(name: str, tokens, vocab_size: Optional[int] = None) -> np.ndarray:
+def _as_tokens(name: str, tokens, vocab_size: int | None = None) -> np.ndarray:
     arr = np.asarray(tokens)
-    V.check_ndim(name, arr, 2)
+    _validate.check_ndim(name, arr, 2)
     if arr.dtype == object:
         try:
             arr = arr.astype(np.int64)
         except (TypeError, ValueError):
-            raise ValueError(f"{name}: expected integer token ids, got object entries that are not ints") from None
-    V.check_int(name, arr)
+            raise ValueError(
+                f"{name}: expected integer token ids, got object entries that are not ints"
+            ) from None
+    _validate.check_int(name, arr)
     if arr.shape[0] == 0 or arr.shape[1] == 0:
-        raise ValueError(f"{name}: expected at least one sequence of length >= 1, got shape {arr.shape}")
+        raise ValueError(
+            f"{name}: expected at least one sequence of length >= 1, got shape {arr.shape}"
+        )
     if vocab_size is not None:
-        V.check_positive("vocab_size", vocab_size)
-        V.check_token_ids(name, arr, vocab_size)
+        _validate.check_positive("vocab_size", vocab_size)
+        _validate.check_token_ids(name, arr, vocab_size)
     return arr.astype(np.int64)
 
 
@@ -91,7 +97,8 @@ def position_counts(tokens_BxN, vocab_size: int) -> np.ndarray:
     """The matrix ``C``: row ``i`` is the flattened one-hot of sequence ``i``.
 
     ``C[i, j * V + v] = 1`` iff ``X^(i)_j = v`` (Definition 2's per-position multiset of one
-    sequence). A coefficient vector ``lambda`` is a dependence (Definition 3) iff ``C^T lambda = 0``.
+    sequence). A coefficient vector ``lambda`` is a dependence (Definition 3) iff ``C^T lambda =
+    0``.
 
     Args:
       tokens_BxN: integer token ids in ``[0, vocab_size)``.
@@ -185,7 +192,9 @@ def is_dependence(tokens_BxN, lam_B, vocab_size: int) -> bool:
     tok = _as_tokens("tokens_BxN", tokens_BxN, vocab_size)
     lam = np.asarray(lam_B, dtype=object).reshape(-1)
     if np.ndim(lam_B) != 1 or lam.shape[0] != tok.shape[0]:
-        raise ValueError(f"lam_B: expected shape ({tok.shape[0]},) matching tokens_BxN, got {np.shape(lam_B)}")
+        raise ValueError(
+            f"lam_B: expected shape ({tok.shape[0]},) matching tokens_BxN, got {np.shape(lam_B)}"
+        )
     ints = []
     for x in lam:
         xi = int(x)
@@ -214,11 +223,14 @@ def _certified(tokens, lam, vocab_size, name, labels=None) -> DependentSet:
     lam_o = np.array([int(x) for x in lam], dtype=object)
     if not is_dependence(tok, lam_o, vocab_size):  # generators must never emit an uncertified set
         raise AssertionError(f"internal error: generated set {name!r} is not dependent")
-    return DependentSet(tok, lam_o, vocab_size, name, None if labels is None else np.asarray(labels, np.int32))
+    return DependentSet(
+        tok, lam_o, vocab_size, name, None if labels is None else np.asarray(labels, np.int32)
+    )
 
 
 def paper_example() -> DependentSet:
-    """Seed 003 §11's example: ``(a,b,r), (b,a,r), (a,a,r), (b,b,r)`` with ``lambda = (1,1,-1,-1)``.
+    """Chen & Zou 2024, §11's example: ``(a,b,r), (b,a,r), (a,a,r), (b,b,r)`` with ``lambda =
+    (1,1,-1,-1)``.
 
     Token ids ``a = 0, b = 1, r = 2`` (V = 3). Prop. 8 then gives ``o0 + o1 = o2 + o3``.
     """
@@ -234,7 +246,9 @@ def _icqa_tokens(qs, ans, query, r):
     return seq + [query, r]
 
 
-def icqa_example_sets(n_q: int = 2, n_a: int = 2, k: int = 2, num_sets: Optional[int] = 1, seed: int = 0) -> list[DependentSet]:
+def icqa_example_sets(
+    n_q: int = 2, n_a: int = 2, k: int = 2, num_sets: int | None = 1, seed: int = 0
+) -> list[DependentSet]:
     """Theorem 2's toy sets (§13.1) inside ``InContextQA(n_q, n_a, k)``.
 
     Layout as in ``tasks.InContextQA``: questions ``[0, n_q)``, answers ``[n_q, n_q + n_a)``,
@@ -253,19 +267,31 @@ def icqa_example_sets(n_q: int = 2, n_a: int = 2, k: int = 2, num_sets: Optional
       seed: NumPy seed for the draws.
     """
     for nm, v in (("n_q", n_q), ("n_a", n_a), ("k", k)):
-        V.check_positive(nm, v)
+        _validate.check_positive(nm, v)
     if k < 2 or k > n_q or k > n_a:
-        raise ValueError(f"k: the toy set swaps two answers and needs 2 <= k <= min(n_q, n_a), got k={k}, n_q={n_q}, n_a={n_a}")
+        raise ValueError(
+            "k: the toy set swaps two answers and needs 2 <= k <= min(n_q, n_a), got "
+            f"k={k}, n_q={n_q}, n_a={n_a}"
+        )
     r = n_q + n_a
     vocab = r + 1
     if num_sets is None:
-        choices = [(qs, ans) for qs in itertools.permutations(range(n_q), k) for ans in itertools.permutations(range(n_q, r), k)]
+        choices = [
+            (qs, ans)
+            for qs in itertools.permutations(range(n_q), k)
+            for ans in itertools.permutations(range(n_q, r), k)
+        ]
     else:
-        V.check_positive("num_sets", num_sets)
+        _validate.check_positive("num_sets", num_sets)
         rng = np.random.default_rng(seed)
         choices = [(tuple(range(k)), tuple(range(n_q, n_q + k)))]
         while len(choices) < num_sets:
-            choices.append((tuple(rng.permutation(n_q)[:k].tolist()), tuple((n_q + rng.permutation(n_a)[:k]).tolist())))
+            choices.append(
+                (
+                    tuple(rng.permutation(n_q)[:k].tolist()),
+                    tuple((n_q + rng.permutation(n_a)[:k]).tolist()),
+                )
+            )
     out = []
     for qs, ans in choices:
         swapped = (ans[1], ans[0]) + tuple(ans[2:])
@@ -276,7 +302,11 @@ def icqa_example_sets(n_q: int = 2, n_a: int = 2, k: int = 2, num_sets: Optional
             _icqa_tokens(qs, ans, qs[1], r),
         ]
         labels = [ans[0] - n_q, ans[0] - n_q, ans[1] - n_q, ans[1] - n_q]
-        out.append(_certified(toks, [1, 1, -1, -1], vocab, f"icqa_example(n_q={n_q},n_a={n_a},k={k})", labels))
+        out.append(
+            _certified(
+                toks, [1, 1, -1, -1], vocab, f"icqa_example(n_q={n_q},n_a={n_a},k={k})", labels
+            )
+        )
     return out
 
 
@@ -284,15 +314,19 @@ def template_sequences(alphabet_size: int, template: Sequence[int]) -> np.ndarra
     """All ``sub(t, s)`` for injective ``s`` (Definition 1), CLS ``= alphabet_size`` appended.
 
     Returns:
-      int32 ``(n^(t), l + 1)`` in lexicographic order of ``s``; ``n^(t) = A(alphabet_size, #wildcards)``.
+      int32 ``(n^(t), l + 1)`` in lexicographic order of ``s``; ``n^(t) = A(alphabet_size,
+      #wildcards)``.
     """
-    V.check_positive("alphabet_size", alphabet_size)
+    _validate.check_positive("alphabet_size", alphabet_size)
     t = [int(x) for x in template]
     if not t:
         raise ValueError("template: expected a non-empty tuple of wildcard ids")
     wild = sorted(set(t))
     if len(wild) > alphabet_size:
-        raise ValueError(f"template: {len(wild)} wildcards need at least that many symbols, alphabet_size={alphabet_size}")
+        raise ValueError(
+            f"template: {len(wild)} wildcards need at least that many symbols, "
+            f"alphabet_size={alphabet_size}"
+        )
     rows = []
     for s in itertools.permutations(range(alphabet_size), len(wild)):
         m = dict(zip(wild, s))
@@ -300,7 +334,9 @@ def template_sequences(alphabet_size: int, template: Sequence[int]) -> np.ndarra
     return np.asarray(rows, np.int32)
 
 
-def template_pair_sets(alphabet_size: int, templates: Sequence[Sequence[int]]) -> list[DependentSet]:
+def template_pair_sets(
+    alphabet_size: int, templates: Sequence[Sequence[int]]
+) -> list[DependentSet]:
     """Lemma 6 (§14.1): for every pair of templates, all their sequences are dependent.
 
     For templates ``t, t'`` with ``n^(t), n^(t')`` sequences, every token occurs ``n^(t)/|X|`` times
@@ -312,13 +348,16 @@ def template_pair_sets(alphabet_size: int, templates: Sequence[Sequence[int]]) -
       alphabet_size: ``|X|``; vocabulary ``V = alphabet_size + 1`` (CLS last).
       templates: two or more templates of one length ``l`` (tuples of wildcard ids).
     Returns:
-      one :class:`DependentSet` per unordered pair ``(t, t')`` with labels ``0`` for ``t``, ``1`` for ``t'``.
+      one :class:`DependentSet` per unordered pair ``(t, t')`` with labels ``0`` for ``t``, ``1``
+      for ``t'``.
     """
     temps = [tuple(int(x) for x in t) for t in templates]
     if len(temps) < 2:
         raise ValueError(f"templates: Lemma 6 relates two templates, got {len(temps)}")
     if len({len(t) for t in temps}) != 1:
-        raise ValueError(f"templates: all templates must have one length, got lengths {[len(t) for t in temps]}")
+        raise ValueError(
+            f"templates: all templates must have one length, got lengths {[len(t) for t in temps]}"
+        )
     seqs = [template_sequences(alphabet_size, t) for t in temps]
     out = []
     for i, j in itertools.combinations(range(len(temps)), 2):
@@ -326,7 +365,11 @@ def template_pair_sets(alphabet_size: int, templates: Sequence[Sequence[int]]) -
         toks = np.concatenate([seqs[i], seqs[j]])
         lam = [nj] * ni + [-ni] * nj
         labels = [0] * ni + [1] * nj
-        out.append(_certified(toks, lam, alphabet_size + 1, f"template_pair({temps[i]},{temps[j]})", labels))
+        out.append(
+            _certified(
+                toks, lam, alphabet_size + 1, f"template_pair({temps[i]},{temps[j]})", labels
+            )
+        )
     return out
 
 
@@ -342,13 +385,14 @@ def _numpy_rng(key) -> np.random.Generator:
 
 
 def random_dependent_sets(
-    key, num_sets: int, num_seqs: int, seq_len: int, vocab_size: int, last_token: Optional[int] = None
+    key, num_sets: int, num_seqs: int, seq_len: int, vocab_size: int, last_token: int | None = None
 ) -> list[DependentSet]:
     """Random dependent sets of ``2 * num_seqs`` sequences each, ``lambda = (1,..,1, -1,..,-1)``.
 
     Draw ``X^(0..m-1)`` uniformly (last token fixed), then ``Y`` by shuffling every position's
     column of tokens independently: each position holds the same multiset on both sides
-    (Definition 3). Draws where the shuffle only reorders whole rows (a trivial relation) are redrawn.
+    (Definition 3). Draws where the shuffle only reorders whole rows (a trivial relation) are
+    redrawn.
 
     Args:
       key: a JAX PRNG key or an int seed.
@@ -358,13 +402,18 @@ def random_dependent_sets(
       vocab_size: ``V >= 3``; free positions use ids ``[0, V - 1)``.
       last_token: shared last id (default ``V - 1``, the CLS / response sign).
     """
-    V.check_positive("num_sets", num_sets)
+    _validate.check_positive("num_sets", num_sets)
     if num_seqs < 2:
         raise ValueError(f"num_seqs: need at least 2 sequences per side, got {num_seqs}")
     if seq_len < 3:
-        raise ValueError(f"seq_len: need at least 3 positions (two free ones) for a non-trivial shuffle, got {seq_len}")
+        raise ValueError(
+            "seq_len: need at least 3 positions (two free ones) for a non-trivial "
+            f"shuffle, got {seq_len}"
+        )
     if vocab_size < 3:
-        raise ValueError(f"vocab_size: need at least 2 free symbols plus the last token, got {vocab_size}")
+        raise ValueError(
+            f"vocab_size: need at least 2 free symbols plus the last token, got {vocab_size}"
+        )
     last = vocab_size - 1 if last_token is None else int(last_token)
     if not 0 <= last < vocab_size:
         raise ValueError(f"last_token: expected an id in [0, {vocab_size}), got {last_token}")
@@ -381,7 +430,9 @@ def random_dependent_sets(
     return out
 
 
-def stack_sets(sets: Sequence[DependentSet], num_seqs: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]:
+def stack_sets(
+    sets: Sequence[DependentSet], num_seqs: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Stack sets of one ``(V, N)`` into batch arrays, padding with ``lambda = 0`` rows.
 
     A padded row repeats the set's first sequence with coefficient 0, so it changes neither
@@ -408,7 +459,9 @@ def stack_sets(sets: Sequence[DependentSet], num_seqs: Optional[int] = None) -> 
     return np.stack(toks).astype(np.int32), np.stack(lams)
 
 
-def basis_sets(tokens_BxN, vocab_size: int, name: str = "basis", labels_B=None) -> list[DependentSet]:
+def basis_sets(
+    tokens_BxN, vocab_size: int, name: str = "basis", labels_B=None
+) -> list[DependentSet]:
     """One :class:`DependentSet` per basis vector of :func:`dependence_basis` (zero rows dropped).
 
     Useful to check the propositions on every independent relation of a whole (small) dataset.

@@ -17,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from typing import Optional
 
 import numpy as np
 
@@ -78,22 +77,33 @@ def _from_json(path: str) -> dict:
         with open(path, encoding="utf-8") as f:
             obj = json.load(f)
     except json.JSONDecodeError as err:
-        raise ValueError(f"{path}: not valid JSON ({err.msg} at line {err.lineno}, column {err.colno})") from err
+        raise ValueError(
+            f"{path}: not valid JSON ({err.msg} at line {err.lineno}, column {err.colno})"
+        ) from err
     except UnicodeDecodeError as err:
         raise ValueError(f"{path}: not a UTF-8 text file ({err.reason})") from err
     if not isinstance(obj, dict):
-        raise ValueError(f"{path}: expected a JSON object with keys 'tokens', 'labels', 'vocab_size', got {type(obj).__name__}")
+        raise ValueError(
+            f"{path}: expected a JSON object with keys 'tokens', 'labels', 'vocab_size', "
+            f"got {type(obj).__name__}"
+        )
     tokens = obj.get("tokens")
     if not isinstance(tokens, list) or not tokens:
-        raise ValueError(f"{path}: 'tokens' must be a non-empty list of sequences (lists of token ids), got {tokens!r:.80}")
+        raise ValueError(
+            f"{path}: 'tokens' must be a non-empty list of sequences (lists of token "
+            f"ids), got {tokens!r:.80}"
+        )
     rows = []
     for i, row in enumerate(tokens):
         if not isinstance(row, list) or not row:
-            raise ValueError(f"{path}: tokens[{i}] must be a non-empty list of token ids, got {row!r:.80}")
+            raise ValueError(
+                f"{path}: tokens[{i}] must be a non-empty list of token ids, got {row!r:.80}"
+            )
         rows.append([_int_entry(f"{path}: tokens[{i}][{j}]", x) for j, x in enumerate(row)])
         if len(rows[-1]) != len(rows[0]):
             raise ValueError(
-                f"{path}: every sequence must have the same length; tokens[0] has {len(rows[0])} tokens, "
+                f"{path}: every sequence must have the same length; tokens[0] has "
+                f"{len(rows[0])} tokens, "
                 f"tokens[{i}] has {len(rows[-1])}"
             )
     labels = obj.get("labels")
@@ -101,7 +111,9 @@ def _from_json(path: str) -> dict:
         raise ValueError(f"{path}: 'labels' must be a list of class indices, got {labels!r:.80}")
     out = {k: v for k, v in obj.items() if k not in ("tokens", "labels")}
     out["tokens"] = np.array(rows, np.int64)
-    out["labels"] = np.array([_int_entry(f"{path}: labels[{i}]", y) for i, y in enumerate(labels)], np.int64)
+    out["labels"] = np.array(
+        [_int_entry(f"{path}: labels[{i}]", y) for i, y in enumerate(labels)], np.int64
+    )
     return out
 
 
@@ -118,7 +130,9 @@ def _from_npz(path: str) -> dict:
             try:
                 out[k] = data[k]
             except ValueError as err:  # object arrays need pickle, which is refused for safety
-                raise ValueError(f"{path}: array {k!r} cannot be read without pickle ({err})") from err
+                raise ValueError(
+                    f"{path}: array {k!r} cannot be read without pickle ({err})"
+                ) from err
     for k in ("tokens", "labels"):
         if k not in out:
             continue
@@ -135,7 +149,10 @@ def _from_npz(path: str) -> dict:
         if k in out:
             arr = out[k]
             if arr.ndim != 0 or not np.issubdtype(arr.dtype, np.integer):
-                raise ValueError(f"{path}: {k!r} must be a 0-d integer array, got dtype {arr.dtype} shape {arr.shape}")
+                raise ValueError(
+                    f"{path}: {k!r} must be a 0-d integer array, got dtype {arr.dtype} "
+                    f"shape {arr.shape}"
+                )
             out[k] = int(arr)
     for k in ("name", "description"):
         if k in out:
@@ -159,24 +176,40 @@ def load_dataset(path: str) -> LabelledDataset:
     elif ext == ".npz":
         raw = _from_npz(path)
     else:
-        raise ValueError(f"{path}: unknown format {ext or '(no extension)'!r}; expected a .json or .npz file")
+        raise ValueError(
+            f"{path}: unknown format {ext or '(no extension)'!r}; expected a .json or .npz file"
+        )
     unknown = sorted(set(raw) - _ALLOWED)
     if unknown:
         raise ValueError(f"{path}: unknown keys {unknown}; allowed keys are {sorted(_ALLOWED)}")
     for k in ("tokens", "labels"):
         if k not in raw:
-            raise ValueError(f"{path}: missing {k!r} (expected keys 'tokens', 'labels' and optionally 'vocab_size')")
+            raise ValueError(
+                f"{path}: missing {k!r} (expected keys 'tokens', 'labels' and optionally "
+                "'vocab_size')"
+            )
     tokens, labels = raw["tokens"], raw["labels"]
     B = tokens.shape[0]
     if B == 0 or tokens.shape[1] == 0:
-        raise ValueError(f"{path}: 'tokens' must hold at least one sequence of at least one token, got shape {tokens.shape}")
+        raise ValueError(
+            f"{path}: 'tokens' must hold at least one sequence of at least one token, "
+            f"got shape {tokens.shape}"
+        )
     if labels.shape[0] != B:
-        raise ValueError(f"{path}: 'labels' has {labels.shape[0]} entries but 'tokens' has {B} sequences")
+        raise ValueError(
+            f"{path}: 'labels' has {labels.shape[0]} entries but 'tokens' has {B} sequences"
+        )
     inferred = "vocab_size" not in raw
-    vocab = int(tokens.max()) + 1 if inferred else _int_scalar(f"{path}: 'vocab_size'", raw["vocab_size"])
+    vocab = (
+        int(tokens.max()) + 1
+        if inferred
+        else _int_scalar(f"{path}: 'vocab_size'", raw["vocab_size"])
+    )
     if tokens.max() >= vocab:
         i, j = np.argwhere(tokens >= vocab)[0]
-        raise ValueError(f"{path}: tokens[{i}][{j}] = {tokens[i, j]} is outside [0, vocab_size = {vocab})")
+        raise ValueError(
+            f"{path}: tokens[{i}][{j}] = {tokens[i, j]} is outside [0, vocab_size = {vocab})"
+        )
     if "num_classes" in raw:
         C = _int_scalar(f"{path}: 'num_classes'", raw["num_classes"])
         if labels.max() >= C:
@@ -188,7 +221,9 @@ def load_dataset(path: str) -> LabelledDataset:
     return LabelledDataset(tokens, labels, vocab, C, name, inferred)
 
 
-def save_dataset(path: str, tokens_BxN, labels_B, vocab_size: int, num_classes: Optional[int] = None, name: str = "") -> str:
+def save_dataset(
+    path: str, tokens_BxN, labels_B, vocab_size: int, num_classes: int | None = None, name: str = ""
+) -> str:
     """Write a dataset that :func:`load_dataset` reads back (``.json`` or ``.npz`` by extension)."""
     tokens = np.asarray(tokens_BxN, np.int64)
     labels = np.asarray(labels_B, np.int64)
@@ -199,9 +234,23 @@ def save_dataset(path: str, tokens_BxN, labels_B, vocab_size: int, num_classes: 
         extra["name"] = name
     if ext == ".json":
         with open(path, "w", encoding="utf-8") as f:
-            json.dump({"tokens": tokens.tolist(), "labels": labels.tolist(), "vocab_size": int(vocab_size), **extra}, f)
+            json.dump(
+                {
+                    "tokens": tokens.tolist(),
+                    "labels": labels.tolist(),
+                    "vocab_size": int(vocab_size),
+                    **extra,
+                },
+                f,
+            )
     elif ext == ".npz":
-        np.savez(path, tokens=tokens, labels=labels, vocab_size=np.int64(vocab_size), **{k: np.asarray(v) for k, v in extra.items()})
+        np.savez(
+            path,
+            tokens=tokens,
+            labels=labels,
+            vocab_size=np.int64(vocab_size),
+            **{k: np.asarray(v) for k, v in extra.items()},
+        )
     else:
         raise ValueError(f"path: expected a .json or .npz file name, got {path!r}")
     return str(path)

@@ -21,20 +21,21 @@ import dataclasses
 import itertools
 import json
 import os
-import time
-from typing import Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from transformer_theory import _validate as V
-from transformer_theory.theory import checks, dependence as dep
+from transformer_theory import _validate
+from transformer_theory.theory import checks
+from transformer_theory.theory import dependence as dep
 
 
 @dataclasses.dataclass
 class SuiteDataset:
-    """A dataset of the suite: dependent sets plus (optionally) the whole dataset for the affine form."""
+    """A dataset of the suite: dependent sets plus (optionally) the whole dataset for the affine
+    form."""
 
     name: str
     vocab_size: int
@@ -42,7 +43,7 @@ class SuiteDataset:
     num_classes: int
     sets: list
     data: object = None  # tokens (B, N) or a task with .chunks()
-    labels: Optional[np.ndarray] = None
+    labels: np.ndarray | None = None
 
 
 def toy_dataset(num_random: int = 8, seed: int = 0) -> SuiteDataset:
@@ -53,8 +54,16 @@ def toy_dataset(num_random: int = 8, seed: int = 0) -> SuiteDataset:
     return SuiteDataset("toy", 3, 3, 2, sets, toks)
 
 
-def icqa_dataset(n_q: int = 3, n_a: int = 3, k: int = 2, num_examples: int = 8, num_random: int = 8, seed: int = 0) -> SuiteDataset:
-    """``InContextQA(n_q, n_a, k)``: Theorem 2's sets, the exact basis of the whole dataset, random sets."""
+def icqa_dataset(
+    n_q: int = 3,
+    n_a: int = 3,
+    k: int = 2,
+    num_examples: int = 8,
+    num_random: int = 8,
+    seed: int = 0,
+) -> SuiteDataset:
+    """``InContextQA(n_q, n_a, k)``: Theorem 2's sets, the exact basis of the whole dataset, random
+    sets."""
     from transformer_theory.tasks import InContextQA
 
     task = InContextQA(n_q, n_a, k)
@@ -62,11 +71,22 @@ def icqa_dataset(n_q: int = 3, n_a: int = 3, k: int = 2, num_examples: int = 8, 
     sets = dep.icqa_example_sets(n_q, n_a, k, num_sets=num_examples, seed=seed)
     sets += dep.basis_sets(toks, task.vocab_size, "icqa basis", labels)
     sets += dep.random_dependent_sets(seed + 1, num_random, 3, task.seq_len, task.vocab_size)
-    return SuiteDataset(f"icqa({n_q},{n_a},{k})", task.vocab_size, task.seq_len, task.num_classes, sets, task, labels)
+    return SuiteDataset(
+        f"icqa({n_q},{n_a},{k})",
+        task.vocab_size,
+        task.seq_len,
+        task.num_classes,
+        sets,
+        task,
+        labels,
+    )
 
 
-def templates_dataset(alphabet_size: int = 4, length: int = 3, num_random: int = 8, seed: int = 0) -> SuiteDataset:
-    """Every template of ``length`` over ``alphabet_size`` symbols: all Lemma 6 pairs + random sets."""
+def templates_dataset(
+    alphabet_size: int = 4, length: int = 3, num_random: int = 8, seed: int = 0
+) -> SuiteDataset:
+    """Every template of ``length`` over ``alphabet_size`` symbols: all Lemma 6 pairs + random
+    sets."""
     from transformer_theory.tasks import TemplateMatching
 
     temps = TemplateMatching.all_templates(length)
@@ -74,14 +94,24 @@ def templates_dataset(alphabet_size: int = 4, length: int = 3, num_random: int =
     sets = dep.template_pair_sets(alphabet_size, temps)
     sets += dep.random_dependent_sets(seed + 2, num_random, 3, task.seq_len, task.vocab_size)
     labels = np.asarray(task.all()[1])
-    return SuiteDataset(f"templates({alphabet_size},{length})", task.vocab_size, task.seq_len, task.num_classes, sets, task, labels)
+    return SuiteDataset(
+        f"templates({alphabet_size},{length})",
+        task.vocab_size,
+        task.seq_len,
+        task.num_classes,
+        sets,
+        task,
+        labels,
+    )
 
 
-def build_datasets(names: Sequence[str], icqa=(3, 3, 2), templates=(4, 3), num_random: int = 8, seed: int = 0) -> list[SuiteDataset]:
+def build_datasets(
+    names: Sequence[str], icqa=(3, 3, 2), templates=(4, 3), num_random: int = 8, seed: int = 0
+) -> list[SuiteDataset]:
     """The suite's datasets by name: ``"toy"``, ``"icqa"``, ``"templates"``."""
     out = []
     for n in names:
-        V.check_choice("datasets", n, ("toy", "icqa", "templates"))
+        _validate.check_choice("datasets", n, ("toy", "icqa", "templates"))
         if n == "toy":
             out.append(toy_dataset(num_random, seed))
         elif n == "icqa":
@@ -100,7 +130,7 @@ def run_checks(
     seed: int = 0,
     chunk_size: int = 4096,
     mesh=None,
-    on_step: Optional[Callable[[str], None]] = None,
+    on_step: Callable[[str], None] | None = None,
 ) -> list[checks.Verdict]:
     """Every family on every dataset: random models (``num_models``, seeded), all propositions."""
     out = []
@@ -109,12 +139,21 @@ def run_checks(
         if ds.data is not None:
             cols = checks.independent_columns(ds.data, ds.vocab_size, chunk_size=chunk_size)
         for fi, name in enumerate(families):
-            V.check_choice("families", name, tuple(checks.FAMILIES))
+            _validate.check_choice("families", name, tuple(checks.FAMILIES))
             fam = checks.FAMILIES[name]
             key = seed * 1_000_003 + di * 1009 + fi
-            params = checks.random_models(fam, ds.vocab_size, ds.seq_len, ds.num_classes, key, num_models, dtype)
+            params = checks.random_models(
+                fam, ds.vocab_size, ds.seq_len, ds.num_classes, key, num_models, dtype
+            )
             out += checks.check_family(
-                fam, params, ds.sets, ds.data, dataset=ds.name, chunk_size=chunk_size, columns=cols, mesh=mesh
+                fam,
+                params,
+                ds.sets,
+                ds.data,
+                dataset=ds.name,
+                chunk_size=chunk_size,
+                columns=cols,
+                mesh=mesh,
             )
             if on_step is not None:
                 on_step(f"{ds.name} {name}")
@@ -122,26 +161,39 @@ def run_checks(
 
 
 def run_certificates(icqa=(3, 3, 2), on_step=None, time_limit: float = 30.0) -> list[dict]:
-    """Certificates + accuracy bounds: Theorem 2's toy set (3/4), Theorem 4's two templates, whole IC-QA."""
-    from transformer_theory.theory import certificates as C
+    """Certificates + accuracy bounds: Theorem 2's toy set (3/4), Theorem 4's two templates, whole
+    IC-QA."""
     from transformer_theory.tasks import InContextQA, TemplateMatching, toy
+    from transformer_theory.theory import certificates
 
     jobs = []
     tok, lab = toy.toy_icl()
-    jobs.append(("theorem2 toy set", np.asarray(tok), np.asarray(lab), toy.TABLE1_REASONING_TASK.vocab_size, "exact"))
+    jobs.append(
+        (
+            "theorem2 toy set",
+            np.asarray(tok),
+            np.asarray(lab),
+            toy.TABLE1_REASONING_TASK.vocab_size,
+            "exact",
+        )
+    )
     tm = TemplateMatching(3, ((0, 0), (0, 1)))
     x, y = tm.all()
     jobs.append(("theorem4 templates aa/ab", np.asarray(x), np.asarray(y), tm.vocab_size, "exact"))
     task = InContextQA(*icqa)
     x, y = task.all(limit=20000)
-    jobs.append((f"icqa{tuple(icqa)} whole", np.asarray(x), np.asarray(y), task.vocab_size, "sound"))
+    jobs.append(
+        (f"icqa{tuple(icqa)} whole", np.asarray(x), np.asarray(y), task.vocab_size, "sound")
+    )
     out = []
     for name, x, y, vocab, method in jobs:
-        for fam in C.FAMILIES:
-            rec = C.certify_dataset(x, y, vocab, family=fam).to_dict()
+        for fam in certificates.FAMILIES:
+            rec = certificates.certify_dataset(x, y, vocab, family=fam).to_dict()
             rec["dataset"] = name
             out.append(rec)
-        b = C.accuracy_upper_bound(x, y, vocab, family="relu_any_heads", method=method, time_limit=time_limit).to_dict()
+        b = certificates.accuracy_upper_bound(
+            x, y, vocab, family="relu_any_heads", method=method, time_limit=time_limit
+        ).to_dict()
         b["dataset"] = name
         out.append(b)
         if on_step is not None:
@@ -149,35 +201,61 @@ def run_certificates(icqa=(3, 3, 2), on_step=None, time_limit: float = 30.0) -> 
     return out
 
 
-def run_witnesses(seed: int = 0, steps: int = 300, restarts: int = 4, out_dir: Optional[str] = None, on_step=None) -> list[dict]:
-    """Witness searches on Theorem 2's toy set for the out-of-scope families (and the in-scope control)."""
-    from transformer_theory.theory import witness as W
+def run_witnesses(
+    seed: int = 0, steps: int = 300, restarts: int = 4, out_dir: str | None = None, on_step=None
+) -> list[dict]:
+    """Witness searches on Theorem 2's toy set for the out-of-scope families (and the in-scope
+    control)."""
+    from transformer_theory.theory import witness
 
-    recs = W.default_witness_searches(jax.random.PRNGKey(seed), steps=steps, restarts=restarts, out_dir=out_dir)
+    recs = witness.default_witness_searches(
+        jax.random.PRNGKey(seed), steps=steps, restarts=restarts, out_dir=out_dir
+    )
     if on_step is not None:
         on_step("witnesses")
     return [r.to_dict() for r in recs]
 
 
 # -------------------------------------------------------------------------------- output
-COLUMNS = ("proposition", "family", "attention", "heads", "layers", "models", "sets", "max_residual", "tolerance", "holds", "expected")
+COLUMNS = (
+    "proposition",
+    "family",
+    "attention",
+    "heads",
+    "layers",
+    "models",
+    "sets",
+    "max_residual",
+    "tolerance",
+    "holds",
+    "expected",
+)
 
 
 def format_table(verdicts: Sequence[checks.Verdict]) -> str:
     """The verdict table (one line per proposition x family x dataset)."""
-    head = f"{'dataset':<18} {'prop':<6} {'family':<17} {'attn':<7} {'heads':<5} {'L':>1} {'M':>3} {'sets':>5} {'max_resid':>10} {'tolerance':>10} {'holds':<5} {'expected':<8} {'':<4}"
+    head = (
+        f"{'dataset':<18} {'prop':<6} {'family':<17} {'attn':<7} {'heads':<5} {'L':>1} "
+        f"{'M':>3} {'sets':>5} {'max_resid':>10} {'tolerance':>10} {'holds':<5} "
+        f"{'expected':<8} {'':<4}"
+    )
     lines = [head, "-" * len(head)]
     for v in verdicts:
         flag = "FAIL" if v.failed else ("ok" if v.holds == v.expected else "note")
         lines.append(
-            f"{v.dataset:<18} {v.proposition:<6} {v.family:<17} {v.attention:<7} {v.heads:<5} {v.layers:>1} {v.models:>3} {v.sets:>5} "
-            f"{v.max_residual:>10.2e} {v.tolerance:>10.2e} {str(v.holds):<5} {str(v.expected):<8} {flag:<4}"
+            f"{v.dataset:<18} {v.proposition:<6} {v.family:<17} {v.attention:<7} "
+            f"{v.heads:<5} {v.layers:>1} {v.models:>3} {v.sets:>5} "
+            f"{v.max_residual:>10.2e} {v.tolerance:>10.2e} {str(v.holds):<5} "
+            f"{str(v.expected):<8} {flag:<4}"
         )
     return "\n".join(lines)
 
 
-def write_outputs(out_dir: str, verdicts: Sequence[checks.Verdict], extra_records: Sequence[dict] = ()) -> list[str]:
-    """Write ``verify.json``, ``verify.csv`` and ``verify.png`` to ``out_dir``; returns the paths."""
+def write_outputs(
+    out_dir: str, verdicts: Sequence[checks.Verdict], extra_records: Sequence[dict] = ()
+) -> list[str]:
+    """Write ``verify.json``, ``verify.csv`` and ``verify.png`` to ``out_dir``; returns the
+    paths."""
     os.makedirs(out_dir, exist_ok=True)
     pj, pc, pp = (os.path.join(out_dir, f"verify.{e}") for e in ("json", "csv", "png"))
     with open(pj, "w") as f:
@@ -193,7 +271,8 @@ def write_outputs(out_dir: str, verdicts: Sequence[checks.Verdict], extra_record
 
 
 def plot_residuals(verdicts: Sequence[checks.Verdict], path: str) -> None:
-    """Max residual per family on a log scale; filled = in scope, hollow = control; bars = tolerance."""
+    """Max residual per family on a log scale; filled = in scope, hollow = control; bars =
+    tolerance."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -209,17 +288,33 @@ def plot_residuals(verdicts: Sequence[checks.Verdict], path: str) -> None:
         x = fams.index(v.family) + (props.index(v.proposition) - (len(props) - 1) / 2) * 0.12
         y = max(v.max_residual, floor)
         face = colors[v.proposition] if v.expected else "none"
-        ax.scatter([x], [y], marker=markers[v.proposition], facecolors=face, edgecolors=colors[v.proposition], s=30, zorder=3)
+        ax.scatter(
+            [x],
+            [y],
+            marker=markers[v.proposition],
+            facecolors=face,
+            edgecolors=colors[v.proposition],
+            s=30,
+            zorder=3,
+        )
         ax.hlines(v.tolerance, x - 0.06, x + 0.06, colors="k", linewidth=1, zorder=2)
     for p in props:
-        ax.scatter([], [], marker=markers[p], color=colors[p], label=f"Prop. {p}" if p != "affine" else "affine form")
-    ax.scatter([], [], marker="o", facecolors="none", edgecolors="gray", label="control (not expected)")
+        ax.scatter(
+            [],
+            [],
+            marker=markers[p],
+            color=colors[p],
+            label=f"Prop. {p}" if p != "affine" else "affine form",
+        )
+    ax.scatter(
+        [], [], marker="o", facecolors="none", edgecolors="gray", label="control (not expected)"
+    )
     ax.hlines([], 0, 0, colors="k", label="tolerance")
     ax.set_yscale("log")
     ax.set_xticks(range(len(fams)))
     ax.set_xticklabels(fams, rotation=35, ha="right")
     ax.set_ylabel("max relative residual")
-    ax.set_title("seed 003 Props. 7-10: residuals per family (all datasets)")
+    ax.set_title("Chen & Zou 2024, Props. 7-10: residuals per family (all datasets)")
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
     fig.savefig(path, dpi=110)

@@ -1,6 +1,7 @@
 """Witness search: models OUTSIDE a theorem's scope that classify a set the certificate rules out.
 
-Seed 003 proves (Theorem 2, §13.1; Props. 9-10, §16) that no one-layer ReLU model with any number
+Chen & Zou 2024 proves (Theorem 2, §13.1; Props. 9-10, §16) that no one-layer ReLU model with any
+number
 of heads, and no one-layer single-head softmax model, classifies all four sequences of the §13.1
 toy set; :mod:`transformer_theory.theory.certificates` certifies this exactly. The paper leaves
 several softmax heads open ("extending to multiple head case is left for future study"), and says
@@ -29,16 +30,21 @@ import functools
 import json
 import os
 import time
-from typing import Optional
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
 
-from transformer_theory import _validate as V
+from transformer_theory import _validate
 from transformer_theory.core.forward import forward
-from transformer_theory.params import ModelConfig, ModelParams, cast_params, init_params, validate_params
+from transformer_theory.params import (
+    ModelConfig,
+    ModelParams,
+    cast_params,
+    init_params,
+    validate_params,
+)
 
 _CONFIG_KEY = "__config__"
 
@@ -50,7 +56,8 @@ class WitnessRecord:
     Attributes:
       family: a short description of the searched family (e.g. ``"softmax, 1 layer, 2 heads"``).
       found: every float64 margin exceeds the tolerance.
-      min_margin: the float64 minimum margin of the best restart (negative: a misclassified example).
+      min_margin: the float64 minimum margin of the best restart (negative: a misclassified
+        example).
       tolerance: the margin a witness had to exceed.
       accuracy: float64 accuracy of the best restart on the dataset.
       steps: Adam steps per restart; restarts: restarts run; best_restart: index of the one kept.
@@ -71,7 +78,7 @@ class WitnessRecord:
     num_examples: int
     seconds: float
     config: dict
-    params_path: Optional[str] = None
+    params_path: str | None = None
     in_scope: bool = False
     message: str = ""
 
@@ -91,7 +98,10 @@ def describe_family(config: ModelConfig) -> str:
     """``"softmax, 1 layer, 2 heads"``-style description of a config (plus MLP / norms)."""
     layers = config.depth
     heads = config.heads[0] if len(set(config.heads)) == 1 else "/".join(map(str, config.heads))
-    s = f"{config.attention}, {layers} layer{'s' if layers > 1 else ''}, {heads} head{'s' if heads != 1 else ''}"
+    s = (
+        f"{config.attention}, {layers} layer{'s' if layers > 1 else ''}, "
+        f"{heads} head{'s' if heads != 1 else ''}"
+    )
     if config.mlp_hidden is not None:
         s += f", MLP({config.mlp_hidden})"
     if config.final_norm is not None:
@@ -100,7 +110,7 @@ def describe_family(config: ModelConfig) -> str:
 
 
 def in_certificate_scope(config: ModelConfig) -> bool:
-    """True if seed 003's one-layer theorems (and hence the certificate's LP) cover ``config``.
+    """True if Chen & Zou's one-layer theorems (and hence the certificate's LP) cover ``config``.
 
     One layer, no MLP, no final norm, and ReLU attention with any heads or softmax with one head.
     """
@@ -114,23 +124,30 @@ def _check_inputs(tokens_BxN, labels_B, config: ModelConfig):
         raise ValueError(f"config: expected a ModelConfig, got {type(config).__name__}")
     tokens = np.asarray(tokens_BxN)
     labels = np.asarray(labels_B)
-    V.check_ndim("tokens_BxN", tokens, 2)
-    V.check_ndim("labels_B", labels, 1)
-    V.check_token_ids("tokens_BxN", tokens, config.vocab_size)
-    V.check_int("labels_B", labels)
+    _validate.check_ndim("tokens_BxN", tokens, 2)
+    _validate.check_ndim("labels_B", labels, 1)
+    _validate.check_token_ids("tokens_BxN", tokens, config.vocab_size)
+    _validate.check_int("labels_B", labels)
     if tokens.shape[0] == 0:
         raise ValueError("tokens_BxN: expected at least one example")
     if tokens.shape[1] != config.seq_len:
-        raise ValueError(f"tokens_BxN: sequences of length {tokens.shape[1]} but config.seq_len = {config.seq_len}")
+        raise ValueError(
+            f"tokens_BxN: sequences of length {tokens.shape[1]} but config.seq_len = "
+            f"{config.seq_len}"
+        )
     if labels.shape[0] != tokens.shape[0]:
         raise ValueError(f"labels_B: expected {tokens.shape[0]} labels, got {labels.shape[0]}")
     if labels.min() < 0 or labels.max() >= config.num_classes:
-        raise ValueError(f"labels_B: labels must lie in [0, {config.num_classes}), got {labels.min()}..{labels.max()}")
+        raise ValueError(
+            f"labels_B: labels must lie in [0, {config.num_classes}), got "
+            f"{labels.min()}..{labels.max()}"
+        )
     return tokens.astype(np.int32), labels.astype(np.int32)
 
 
 def margins(params: ModelParams, tokens_BxN, labels_B) -> jax.Array:
-    """Per-example margins ``o_i[y_i] - max_{c != y_i} o_i[c]`` (positive = correct), in the params' dtype."""
+    """Per-example margins ``o_i[y_i] - max_{c != y_i} o_i[c]`` (positive = correct), in the params'
+    dtype."""
     logits = jax.vmap(lambda t: forward(params, t))(jnp.asarray(tokens_BxN))
     true = jnp.take_along_axis(logits, jnp.asarray(labels_B)[:, None], axis=1)[:, 0]
     others = jnp.where(jax.nn.one_hot(labels_B, logits.shape[1], dtype=bool), -jnp.inf, logits)
@@ -146,7 +163,8 @@ def _margins_and_scale(params, tokens, labels):
 def _train(config, key, tokens, labels, steps, restarts, learning_rate, init_scale):
     """Adam on the mean cross-entropy, ``restarts`` models at once (one compiled program).
 
-    Returns the batched parameters and each restart's float margins ``(R, B)`` and logit scale ``(R,)``.
+    Returns the batched parameters and each restart's float margins ``(R, B)`` and logit scale
+    ``(R,)``.
     """
     keys = jax.vmap(lambda r: jax.random.fold_in(key, r))(jnp.arange(restarts))
     params = jax.vmap(lambda k: init_params(k, config, dtype=jnp.float64, scale=init_scale))(keys)
@@ -181,7 +199,9 @@ def _compiled_train(static, tokens, labels):
     cache_key = (static, tokens.shape, labels.shape)
     if cache_key not in _COMPILED:
         config, steps, restarts = static
-        lowered = _train.lower(config, jax.random.PRNGKey(0), tokens, labels, steps, restarts, 0.0, 0.0)
+        lowered = _train.lower(
+            config, jax.random.PRNGKey(0), tokens, labels, steps, restarts, 0.0, 0.0
+        )
         try:
             _COMPILED[cache_key] = lowered.compile(compiler_options=_FAST_COMPILE)
         except Exception:  # noqa: BLE001 -- a backend without this option: compile normally
@@ -200,7 +220,7 @@ def search_witness(
     learning_rate: float = 0.01,
     init_scale: float = 1.0,
     margin_tol: float = 1e-8,
-    save_path: Optional[str] = None,
+    save_path: str | None = None,
 ) -> WitnessRecord:
     """Search for parameters of ``config`` that classify every example, and verify them in float64.
 
@@ -215,16 +235,17 @@ def search_witness(
       learning_rate: Adam step size.
       init_scale: ``init_params(..., scale=init_scale)``.
       margin_tol: relative margin a witness must exceed (times ``max(1, max |o|)``).
-      save_path: if given and a witness is found, save it there (``.npz``) with :func:`save_witness`.
+      save_path: if given and a witness is found, save it there (``.npz``) with
+        :func:`save_witness`.
 
     Returns:
       A :class:`WitnessRecord` (``found``, float64 ``min_margin``, accuracy, the path if saved).
     """
     tokens, labels = _check_inputs(tokens_BxN, labels_B, config)
-    V.check_positive("steps", steps)
-    V.check_positive("restarts", restarts)
-    V.check_positive("learning_rate", learning_rate)
-    V.check_positive("margin_tol", margin_tol)
+    _validate.check_positive("steps", steps)
+    _validate.check_positive("restarts", restarts)
+    _validate.check_positive("learning_rate", learning_rate)
+    _validate.check_positive("margin_tol", margin_tol)
     t0 = time.perf_counter()
     # float64 throughout: the verification must be float64, and these models are tiny.
     with jax.enable_x64(True):
@@ -248,7 +269,10 @@ def search_witness(
     family = describe_family(config)
     scope = in_certificate_scope(config)
     if found:
-        msg = f"witness found for {family}: every example correct, float64 min margin {min_margin:.3e} > {tol:.1e}"
+        msg = (
+            f"witness found for {family}: every example correct, float64 min margin "
+            f"{min_margin:.3e} > {tol:.1e}"
+        )
         if scope:
             msg += " -- CONTRADICTS the one-layer theorem (bug or discovery)"
     else:
@@ -294,7 +318,8 @@ def save_witness(path: str, params: ModelParams) -> str:
 
 
 def load_witness(path: str) -> ModelParams:
-    """Load a model written by :func:`save_witness` (dtype as saved; float64 needs ``jax_enable_x64``).
+    """Load a model written by :func:`save_witness` (dtype as saved; float64 needs
+    ``jax_enable_x64``).
 
     Raises:
       ValueError: the file is missing, is not a witness file, or its arrays do not fit its config.
@@ -307,7 +332,9 @@ def load_witness(path: str) -> ModelParams:
         raise ValueError(f"path: {path!r} is not a readable .npz file ({err})") from err
     with data:
         if _CONFIG_KEY not in data.files:
-            raise ValueError(f"path: {path!r} has no {_CONFIG_KEY} entry; not written by save_witness")
+            raise ValueError(
+                f"path: {path!r} has no {_CONFIG_KEY} entry; not written by save_witness"
+            )
         try:
             config = ModelConfig(**json.loads(str(data[_CONFIG_KEY])))
         except (TypeError, json.JSONDecodeError) as err:
@@ -319,15 +346,19 @@ def load_witness(path: str) -> ModelParams:
         for p, x in paths:
             name = jax.tree_util.keystr(p)
             if name not in data.files:
-                raise ValueError(f"path: {path!r} lacks the array {name!r} that the config requires")
+                raise ValueError(
+                    f"path: {path!r} lacks the array {name!r} that the config requires"
+                )
             arr = data[name]
             if arr.shape != x.shape:
-                raise ValueError(f"path: array {name!r} has shape {arr.shape}, the config needs {x.shape}")
+                raise ValueError(
+                    f"path: array {name!r} has shape {arr.shape}, the config needs {x.shape}"
+                )
             leaves.append(jnp.asarray(arr))
     return jax.tree_util.tree_unflatten(treedef, leaves)
 
 
-# Families of the issue's default run on Theorem 2's toy set: (name, config overrides).
+# Families of the default witness run on Theorem 2's toy set: (name, config overrides).
 DEFAULT_FAMILIES = (
     ("softmax, 1 layer, 1 head (in scope: must fail)", dict(heads=(1,), attention="softmax")),
     ("softmax, 1 layer, 2 heads", dict(heads=(2,), attention="softmax")),
@@ -337,7 +368,9 @@ DEFAULT_FAMILIES = (
 )
 
 
-def default_witness_searches(key: jax.Array, steps: int = 500, restarts: int = 8, out_dir: Optional[str] = None):
+def default_witness_searches(
+    key: jax.Array, steps: int = 500, restarts: int = 8, out_dir: str | None = None
+):
     """Witness searches on Theorem 2's toy set (§13.1) for the default families.
 
     The toy set is ``tasks.toy.toy_icl()`` (layout of ``InContextQA(2, 2, 2)``, ``d' = d + n``).
@@ -350,12 +383,20 @@ def default_witness_searches(key: jax.Array, steps: int = 500, restarts: int = 8
     tokens, labels = toy.toy_icl()
     task = toy.TABLE1_REASONING_TASK
     records = []
-    for i, (name, over) in enumerate(DEFAULT_FAMILIES):
+    for i, (_name, over) in enumerate(DEFAULT_FAMILIES):
         cfg = task.model_config(**over)
         path = None
         if out_dir is not None:
             slug = "".join(ch if ch.isalnum() else "_" for ch in describe_family(cfg)).strip("_")
             path = os.path.join(out_dir, f"witness_{slug}.npz")
-        rec = search_witness(tokens, labels, cfg, jax.random.fold_in(key, i), steps, restarts=restarts, save_path=path)
+        rec = search_witness(
+            tokens,
+            labels,
+            cfg,
+            jax.random.fold_in(key, i),
+            steps,
+            restarts=restarts,
+            save_path=path,
+        )
         records.append(rec)
     return records

@@ -13,7 +13,7 @@ Uses the current API: ``ocp.CheckpointManager(directory, options=...)`` as a con
 from __future__ import annotations
 
 import os
-from typing import Any, Optional
+from typing import Any
 
 import jax
 import numpy as np
@@ -26,7 +26,8 @@ def _flatten(state: Any) -> dict[str, Any]:
 
 
 class Checkpointer:
-    """Save/restore a training state every ``every`` steps into ``directory`` (keeps the last ``max_to_keep``).
+    """Save/restore a training state every ``every`` steps into ``directory`` (keeps the last
+    ``max_to_keep``).
 
     Use as a context manager::
 
@@ -53,7 +54,7 @@ class Checkpointer:
         )
         self._manager = ocp.CheckpointManager(self.directory, options=options)
 
-    def __enter__(self) -> "Checkpointer":
+    def __enter__(self) -> Checkpointer:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -63,7 +64,7 @@ class Checkpointer:
         self._manager.wait_until_finished()
         self._manager.close()
 
-    def latest_step(self) -> Optional[int]:
+    def latest_step(self) -> int | None:
         return self._manager.latest_step()
 
     def all_steps(self) -> list[int]:
@@ -81,7 +82,10 @@ class Checkpointer:
     def restore(self, step: int, template: Any) -> Any:
         """Checkpoint ``step`` in the pytree structure (and shapes/dtypes) of ``template``."""
         flat_template = _flatten(template)
-        abstract = {k: jax.ShapeDtypeStruct(np.shape(v), np.asarray(v).dtype) for k, v in flat_template.items()}
+        abstract = {
+            k: jax.ShapeDtypeStruct(np.shape(v), np.asarray(v).dtype)
+            for k, v in flat_template.items()
+        }
         restored = self._manager.restore(int(step), args=ocp.args.StandardRestore(abstract))
         missing = set(abstract) - set(restored)
         if missing:

@@ -5,7 +5,8 @@ A task is any object with ``size``, ``all(limit=...)``, ``sample(key, num)`` (th
 - Small datasets (``size <= max_materialize``) are materialized once and split by a seeded random
   permutation into a held-out set (``holdout`` fraction, at most ``eval_size`` examples) and a
   training set; training batches are drawn uniformly (with replacement) from the training set
-  inside the jitted sampler. With ``eval_on_train`` (memorization, seed 003 §4.1: the labels are
+  inside the jitted sampler. With ``eval_on_train`` (memorization, Chen & Zou 2024, §4.1: the labels
+  are
   random, so the only meaningful accuracy is on the memorized set) the held-out set IS the
   training set.
 - Large datasets (paper sizes) are never materialized: batches come from ``task.sample`` with the
@@ -17,15 +18,17 @@ very unequal in size -- ``abc``-like templates with many distinct wildcards own 
 (72% of ``TemplateMatching(10, all_templates(3))``, >97% at §9.1's 210 symbols) -- so uniform
 sequences would let a constant "majority template" answer score 0.72-0.97. Balanced, training
 batches draw a class uniformly and then a sequence of that class, and held-out loss/accuracy are
-class-balanced means (each class weighs ``1/C``), so chance is ``1/C`` as in seed 003 Figure 2.
+class-balanced means (each class weighs ``1/C``), so chance is ``1/C`` as in Chen & Zou 2024, Figure
+2.
 
-Shape glossary: ``B`` batch, ``N`` sequence length, ``E`` held-out examples, ``T`` training examples.
+Shape glossary: ``B`` batch, ``N`` sequence length, ``E`` held-out examples, ``T`` training
+  examples.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Optional
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -68,7 +71,8 @@ class TaskData:
 
     Attributes:
       eval_tokens_ExN, eval_labels_E: the held-out set.
-      eval_weights_E: weights of the held-out examples in the metrics (sum 1; uniform unless balanced).
+      eval_weights_E: weights of the held-out examples in the metrics (sum 1; uniform unless
+        balanced).
       train_tokens_TxN, train_labels_T: the training set when materialized, else None.
     """
 
@@ -97,21 +101,32 @@ class TaskData:
         else:
             self.train_tokens_TxN = self.train_labels_T = None
             tokens, labels = self._sample_large(key, config.eval_size)
-            self.eval_tokens_ExN, self.eval_labels_E = jnp.asarray(tokens, jnp.int32), jnp.asarray(labels, jnp.int32)
+            self.eval_tokens_ExN, self.eval_labels_E = (
+                jnp.asarray(tokens, jnp.int32),
+                jnp.asarray(labels, jnp.int32),
+            )
         self.eval_weights_E = _weights(self.eval_labels_E, config.balance_classes)
         self.train_probs_T = None
         if self.materialized and config.balance_classes:
             self.train_probs_T = _weights(self.train_labels_T, True)
 
     def _sample_large(self, key, num):
-        """Uniform draws from a dataset too large to materialize; class-balanced for template tasks."""
+        """Uniform draws from a dataset too large to materialize; class-balanced for template
+        tasks."""
         if not self.config.balance_classes:
             return self.task.sample(key, num)
         templates = getattr(self.task, "templates", None)
         if templates is None or not hasattr(self.task, "labels"):
-            raise ValueError("config.balance_classes: balanced sampling of unmaterialized data needs a TemplateMatching task")
-        # One sub-task per template (same symbols, one template): draw the template uniformly, then a sequence.
-        subs = [dataclasses.replace(self.task, templates=(t,), labels=(y,)) for t, y in zip(templates, self.task.labels)]
+            raise ValueError(
+                "config.balance_classes: balanced sampling of unmaterialized data needs "
+                "a TemplateMatching task"
+            )
+        # One sub-task per template (same symbols, one template): draw the template uniformly, then
+        # a sequence.
+        subs = [
+            dataclasses.replace(self.task, templates=(t,), labels=(y,))
+            for t, y in zip(templates, self.task.labels)
+        ]
         which = np.asarray(jax.random.randint(jax.random.fold_in(key, 0), (num,), 0, len(subs)))
         toks, labs = [], []
         for i, sub in enumerate(subs):
@@ -124,7 +139,7 @@ class TaskData:
         return np.concatenate(toks)[perm], np.concatenate(labs)[perm]
 
     @property
-    def num_train(self) -> Optional[int]:
+    def num_train(self) -> int | None:
         return None if self.train_labels_T is None else int(self.train_labels_T.shape[0])
 
     def batch(self, key: jax.Array, batch_size: int) -> tuple[jax.Array, jax.Array]:
@@ -139,7 +154,9 @@ class TaskData:
             tokens, labels = self._sample_large(key, batch_size)
             return jnp.asarray(tokens, jnp.int32), jnp.asarray(labels, jnp.int32)
         if self.train_probs_T is not None:
-            return _draw_weighted(key, self.train_tokens_TxN, self.train_labels_T, self.train_probs_T, batch_size)
+            return _draw_weighted(
+                key, self.train_tokens_TxN, self.train_labels_T, self.train_probs_T, batch_size
+            )
         if self.num_train <= batch_size:
             return self.train_tokens_TxN, self.train_labels_T
         return _draw(key, self.train_tokens_TxN, self.train_labels_T, batch_size)

@@ -1,4 +1,5 @@
-"""Initializations for training (seed 003 §9.1) and the first-layer patterns they start from.
+"""Initializations for training (Chen & Zou 2024, §9.1) and the first-layer patterns they start
+from.
 
 §9.1: "For the memorization task, we initialize W_QK with a uniform distribution in [0,1). For
 other tasks, we initialize W_QK in the first layer ... with constructed pattern for different
@@ -11,10 +12,11 @@ the literal reading, ``w_v="ones"``) or the identity (the value map of every con
 
 The first-layer patterns below are written here from the proofs (the constructions helper's module
 was not available when this was written); they are exact copies of the paper's first-layer W_QK,
-mapped to the tasks API's token layout (seed 003 puts the response sign between questions and
+mapped to the tasks API's token layout (Chen & Zou 2024 puts the response sign between questions and
 answers; the tasks API puts it LAST), with one documented change: §15's ``-inf`` becomes ``-1``.
 
-Layout of the residual stream (seed 003 eq. 3): token one-hot in ``[0, d)``, one-hot position in
+Layout of the residual stream (Chen & Zou 2024, eq. 3): token one-hot in ``[0, d)``, one-hot
+position in
 ``[d, d + n)``, zeros after. Score of query ``i`` for key ``j`` is ``h_j^T W_QK h_i``, so the
 positional block ``W[d + j, d + i] = alpha[j, i]`` is the paper's instructive attention map
 (Lemma 1).
@@ -22,20 +24,20 @@ positional block ``W[d + j, d + i] = alpha[j, i]`` is the paper's instructive at
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from transformer_theory import _validate as V
+from transformer_theory import _validate
 from transformer_theory.params import AttentionParams, ModelConfig, ModelParams, init_params
 
 TASK_KINDS = ("memorization", "reasoning", "generalization", "contextual")
 
 
 def task_kind(task: Any) -> str:
-    """Which of seed 003's four tasks ``task`` is, from its class name (tasks API)."""
+    """Which of Chen & Zou's four tasks ``task`` is, from its class name (tasks API)."""
     name = type(task).__name__
     kinds = {
         "SequenceClassification": "memorization",
@@ -54,7 +56,7 @@ def copy_pattern_alpha(k: int) -> np.ndarray:
     Block diagonal: ``A_3x3 = 1 - I`` on each question-sign-answer triple, ``A_2x2 = 1 - I`` on the
     final question and sign, so each position copies the other members of its block.
     """
-    V.check_positive("k", k)
+    _validate.check_positive("k", k)
     n = 3 * k + 2
     alpha = np.zeros((n, n))
     for s, size in [(3 * t, 3) for t in range(k)] + [(3 * k, 2)]:
@@ -69,8 +71,8 @@ def block_mask_pp(k: int, l: int) -> np.ndarray:
     Why ``-1`` suffices: with one-hot tokens the token part of a score is 0 or 1, so a cross-block
     score is at most ``1 - 1 = 0`` and ReLU attention gives it weight exactly 0, as ``-inf`` would.
     """
-    V.check_positive("k", k)
-    V.check_positive("l", l)
+    _validate.check_positive("k", k)
+    _validate.check_positive("l", l)
     sizes = [l + 2] * k + [l + 1]
     n = sum(sizes)
     w = -np.ones((n, n))
@@ -81,7 +83,7 @@ def block_mask_pp(k: int, l: int) -> np.ndarray:
     return w
 
 
-def first_layer_pattern(task: Any, config: ModelConfig) -> Optional[np.ndarray]:
+def first_layer_pattern(task: Any, config: ModelConfig) -> np.ndarray | None:
     """The constructed first-layer ``W_QK (D, D)`` for ``task`` (None for memorization).
 
     - reasoning (Theorem 3, §13.2): positional block = :func:`copy_pattern_alpha`;
@@ -94,7 +96,10 @@ def first_layer_pattern(task: Any, config: ModelConfig) -> Optional[np.ndarray]:
     if kind == "memorization":
         return None
     if config.positional != "onehot":
-        raise ValueError(f"config.positional: the constructed patterns need one-hot positions, got {config.positional!r}")
+        raise ValueError(
+            "config.positional: the constructed patterns need one-hot positions, got "
+            f"{config.positional!r}"
+        )
     d, n, D = config.vocab_size, config.seq_len, config.width
     w = np.zeros((D, D))
     if kind == "reasoning":
@@ -126,7 +131,7 @@ def paper_init(
     later_qk_scale: float = 1.0,
     dtype=jnp.float32,
 ) -> ModelParams:
-    """Seed 003 §9.1's initialization for ``task``.
+    """Chen & Zou 2024, §9.1's initialization for ``task``.
 
     Every ``W_QK`` and the classifier uniform in ``[0, 1)`` (``init_params(scheme="paper")``); then
     for the reasoning/generalization tasks every head of the first layer gets
@@ -135,14 +140,20 @@ def paper_init(
     ``W_QK`` of layers 2.. (§9.1 leaves them unspecified for the pattern-initialized tasks; uniform
     ``[0, 1)`` makes 4-layer ReLU streams overflow float32).
     """
-    V.check_choice("w_v", w_v, ("ones", "identity"))
+    _validate.check_choice("w_v", w_v, ("ones", "identity"))
     if config.qk_dim is not None:
-        raise ValueError("config.qk_dim: the paper's initialization sets a combined W_QK; use qk_dim=None")
+        raise ValueError(
+            "config.qk_dim: the paper's initialization sets a combined W_QK; use qk_dim=None"
+        )
     params = init_params(key, config, dtype=dtype, scheme="paper")
     layers = list(params.layers)
     if w_v == "identity":
         layers = [
-            l.replace(attn=l.attn.replace(w_v=jnp.broadcast_to(jnp.eye(config.width, dtype=dtype), l.attn.w_v.shape)))
+            l.replace(
+                attn=l.attn.replace(
+                    w_v=jnp.broadcast_to(jnp.eye(config.width, dtype=dtype), l.attn.w_v.shape)
+                )
+            )
             for l in layers
         ]
     pat = first_layer_pattern(task, config) if pattern else None
@@ -151,10 +162,15 @@ def paper_init(
         w_qk = jnp.broadcast_to(jnp.asarray(pat, dtype), first.attn.w_qk.shape)
         layers[0] = first.replace(attn=AttentionParams(w_v=first.attn.w_v, w_qk=w_qk))
     if later_qk_scale != 1.0:
-        layers[1:] = [l.replace(attn=l.attn.replace(w_qk=l.attn.w_qk * later_qk_scale)) for l in layers[1:]]
+        layers[1:] = [
+            l.replace(attn=l.attn.replace(w_qk=l.attn.w_qk * later_qk_scale)) for l in layers[1:]
+        ]
     return params.replace(layers=tuple(layers))
 
 
-def random_init(key: jax.Array, config: ModelConfig, *, scale: float = 1.0, dtype=jnp.float32) -> ModelParams:
-    """A plain random initialization: every matrix ``N(0, scale^2 / d')`` (``init_params(scheme="normal")``)."""
+def random_init(
+    key: jax.Array, config: ModelConfig, *, scale: float = 1.0, dtype=jnp.float32
+) -> ModelParams:
+    """A plain random initialization: every matrix ``N(0, scale^2 / d')``
+    (``init_params(scheme="normal")``)."""
     return init_params(key, config, dtype=dtype, scheme="normal", scale=scale)

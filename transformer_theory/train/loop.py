@@ -1,4 +1,4 @@
-"""The Optax training loop: cross-entropy on the last position (seed 003 §9.1), SGD or Adam.
+"""The Optax training loop: cross-entropy on the last position (Chen & Zou 2024, §9.1), SGD or Adam.
 
 The step is jit-compiled through Flax NNX's functional loop (``nnx.split -> jax.jit -> nnx.merge``):
 the model's ``nnx.State`` and the optimizer state are plain pytrees passed in and out of one
@@ -19,7 +19,6 @@ import json
 import os
 import sys
 import time
-from typing import Any, Optional
 
 import jax
 import jax.numpy as jnp
@@ -27,7 +26,7 @@ import optax
 from flax import nnx
 from tqdm.auto import tqdm
 
-from transformer_theory import _validate as V
+from transformer_theory import _validate
 from transformer_theory.nn import Transformer, from_params, to_params
 from transformer_theory.params import ModelParams
 from transformer_theory.train.checkpoint import Checkpointer
@@ -44,7 +43,7 @@ class TrainConfig:
       steps: number of parameter updates.
       batch_size: examples per step (the whole training set if it is smaller: full-batch GD).
       learning_rate: step size.
-      optimizer: ``"sgd"`` (seed 003 §9.1) or ``"adam"``.
+      optimizer: ``"sgd"`` (Chen & Zou 2024, §9.1) or ``"adam"``.
       momentum: SGD momentum (0 = plain SGD).
       grad_clip: clip the global gradient norm to this value (None = off).
       log_every: evaluate and write a metrics row every this many steps (and at step 0 and the end).
@@ -57,25 +56,28 @@ class TrainConfig:
     learning_rate: float = 0.1
     optimizer: str = "sgd"
     momentum: float = 0.0
-    grad_clip: Optional[float] = None
+    grad_clip: float | None = None
     log_every: int = 50
     checkpoint_every: int = 500
     seed: int = 0
 
     def __post_init__(self):
         for name in ("steps", "batch_size", "log_every", "checkpoint_every"):
-            V.check_positive(name, getattr(self, name))
-        V.check_choice("optimizer", self.optimizer, ("sgd", "adam"))
+            _validate.check_positive(name, getattr(self, name))
+        _validate.check_choice("optimizer", self.optimizer, ("sgd", "adam"))
         if not self.learning_rate > 0:
-            raise ValueError(f"learning_rate: expected a positive step size, got {self.learning_rate}")
+            raise ValueError(
+                f"learning_rate: expected a positive step size, got {self.learning_rate}"
+            )
 
-    def replace(self, **changes) -> "TrainConfig":
+    def replace(self, **changes) -> TrainConfig:
         return dataclasses.replace(self, **changes)
 
 
 @dataclasses.dataclass
 class TrainResult:
-    """What :func:`train` returns: the final parameters, the metric rows, steps done, compile seconds."""
+    """What :func:`train` returns: the final parameters, the metric rows, steps done, compile
+    seconds."""
 
     params: ModelParams
     metrics: list[dict]
@@ -95,23 +97,30 @@ def make_optimizer(config: TrainConfig) -> optax.GradientTransformation:
 
 
 def cross_entropy(logits_BxC: jax.Array, labels_B: jax.Array) -> jax.Array:
-    """Mean of seed 003 §9.1's ``-log softmax(o)[y]`` over the batch."""
+    """Mean of Chen & Zou 2024, §9.1's ``-log softmax(o)[y]`` over the batch."""
     return optax.softmax_cross_entropy_with_integer_labels(logits_BxC, labels_B).mean()
 
 
 @functools.lru_cache(maxsize=32)
-def cached_steps(graphdef, optimizer: str, learning_rate: float, momentum: float, grad_clip: Optional[float]):
+def cached_steps(
+    graphdef, optimizer: str, learning_rate: float, momentum: float, grad_clip: float | None
+):
     """:func:`make_steps` memoized on the (hashable) graph definition and optimizer settings, so
-    repeated :func:`train` calls in one process (seeds, resumes, sweeps) reuse the compiled steps."""
-    cfg = TrainConfig(optimizer=optimizer, learning_rate=learning_rate, momentum=momentum, grad_clip=grad_clip)
+    repeated :func:`train` calls in one process (seeds, resumes, sweeps) reuse the compiled
+    steps."""
+    cfg = TrainConfig(
+        optimizer=optimizer, learning_rate=learning_rate, momentum=momentum, grad_clip=grad_clip
+    )
     return make_steps(graphdef, make_optimizer(cfg))
 
 
 def make_steps(graphdef, tx: optax.GradientTransformation):
     """``(train_step, eval_step)`` jitted through NNX's functional loop for the model ``graphdef``.
 
-    ``train_step(state, opt_state, tokens_BxN, labels_B) -> (state, opt_state, loss, acc)`` (loss and
-    accuracy of the batch BEFORE the update); ``eval_step(state, tokens_BxN, labels_B, weights_B) -> (loss, acc)``
+    ``train_step(state, opt_state, tokens_BxN, labels_B) -> (state, opt_state, loss, acc)`` (loss
+    and
+    accuracy of the batch BEFORE the update); ``eval_step(state, tokens_BxN, labels_B, weights_B) ->
+    (loss, acc)``
     (weighted means; weights sum to 1).
     """
 
@@ -159,22 +168,24 @@ def train(
     model: Transformer | ModelParams,
     data: TaskData,
     config: TrainConfig,
-    out_dir: Optional[str] = None,
+    out_dir: str | None = None,
     *,
-    meta: Optional[dict] = None,
-    stop_after: Optional[int] = None,
+    meta: dict | None = None,
+    stop_after: int | None = None,
     progress: bool = True,
 ) -> TrainResult:
-    """Train ``model`` on ``data`` with cross-entropy on the last position (seed 003 §9.1).
+    """Train ``model`` on ``data`` with cross-entropy on the last position (Chen & Zou 2024, §9.1).
 
     Args:
-      model: a :class:`~transformer_theory.nn.Transformer` or a ``ModelParams`` (e.g. a construction).
+      model: a :class:`~transformer_theory.nn.Transformer` or a ``ModelParams`` (e.g. a
+        construction).
       data: training batches and the held-out set.
       config: optimization settings.
       out_dir: where metrics and checkpoints go; if it holds checkpoints, training RESUMES from the
         latest one (same seed => the same metrics as an uninterrupted run). None: nothing written.
       meta: extra JSON-able information stored with the metrics (task, heads, ...).
-      stop_after: stop (after checkpointing) once this many steps are done -- simulates a killed run.
+      stop_after: stop (after checkpointing) once this many steps are done -- simulates a killed
+        run.
       progress: show a tqdm bar (only on a terminal).
 
     Returns:
@@ -183,16 +194,23 @@ def train(
     if isinstance(model, ModelParams):
         model = from_params(model)
     if not isinstance(model, Transformer):
-        raise ValueError(f"model: expected a Transformer or ModelParams, got {type(model).__name__}")
+        raise ValueError(
+            f"model: expected a Transformer or ModelParams, got {type(model).__name__}"
+        )
     if not isinstance(data, TaskData):
         raise ValueError(f"data: expected a TaskData, got {type(data).__name__}")
     cfg_model = model.config
     if data.eval_tokens_ExN.shape[1] != cfg_model.seq_len:
-        raise ValueError(f"data: sequences of length {data.eval_tokens_ExN.shape[1]} but the model expects {cfg_model.seq_len}")
+        raise ValueError(
+            f"data: sequences of length {data.eval_tokens_ExN.shape[1]} but the model "
+            f"expects {cfg_model.seq_len}"
+        )
     graphdef, state = nnx.split(model)
     tx = make_optimizer(config)
     opt_state = tx.init(state)
-    train_step, eval_step = cached_steps(graphdef, config.optimizer, config.learning_rate, config.momentum, config.grad_clip)
+    train_step, eval_step = cached_steps(
+        graphdef, config.optimizer, config.learning_rate, config.momentum, config.grad_clip
+    )
     data_key = jax.random.fold_in(jax.random.key(config.seed), 1)
     meta = dict(meta or {}, train_config=dataclasses.asdict(config))
 
@@ -211,7 +229,9 @@ def train(
     compile_seconds = 0.0
 
     def evaluate(step, train_loss, train_acc):
-        ev_loss, ev_acc = eval_step(state, data.eval_tokens_ExN, data.eval_labels_E, data.eval_weights_E)
+        ev_loss, ev_acc = eval_step(
+            state, data.eval_tokens_ExN, data.eval_labels_E, data.eval_weights_E
+        )
         rows.append(
             dict(
                 step=int(step),
@@ -227,7 +247,12 @@ def train(
         if start == 0:
             evaluate(0, None, None)
         end = config.steps if stop_after is None else min(config.steps, int(stop_after))
-        bar = tqdm(total=config.steps, initial=start, disable=not (progress and sys.stderr.isatty()), desc=meta.get("name", "train"))
+        bar = tqdm(
+            total=config.steps,
+            initial=start,
+            disable=not (progress and sys.stderr.isatty()),
+            desc=meta.get("name", "train"),
+        )
         for step in range(start, end):
             tokens, labels = data.batch(jax.random.fold_in(data_key, step), config.batch_size)
             if step == start:
@@ -241,7 +266,9 @@ def train(
             bar.update(1)
             if done % config.log_every == 0 or done == config.steps:
                 evaluate(done, loss, acc)
-                bar.set_postfix(loss=f"{rows[-1]['train_loss']:.3g}", eval_acc=f"{rows[-1]['eval_acc']:.3f}")
+                bar.set_postfix(
+                    loss=f"{rows[-1]['train_loss']:.3g}", eval_acc=f"{rows[-1]['eval_acc']:.3f}"
+                )
             if ckpt is not None and (ckpt.should_save(done) or done == config.steps or done == end):
                 ckpt.save(done, (state, opt_state))
                 _write_metrics(out_dir, rows, meta)
@@ -253,4 +280,9 @@ def train(
     if out_dir is not None:
         _write_metrics(out_dir, rows, meta)
     final = nnx.merge(graphdef, state)
-    return TrainResult(params=to_params(final), metrics=rows, steps_done=steps_done, compile_seconds=compile_seconds)
+    return TrainResult(
+        params=to_params(final),
+        metrics=rows,
+        steps_done=steps_done,
+        compile_seconds=compile_seconds,
+    )

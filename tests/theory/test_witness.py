@@ -1,8 +1,9 @@
-"""Witness search on Theorem 2's toy set (seed 003 §13.1): found outside the theorem, re-verified in float64.
+"""Witness search on Theorem 2's toy set (Chen & Zou 2024, §13.1): found outside the theorem,
+re-verified in float64.
 
 The found witness is re-evaluated here twice, independently of the search: through the library's
 ``forward`` under ``jit`` after a save/load round trip, and through a NumPy float64 forward of one
-softmax layer written in this file (seed 003 eq. 2-3 with softmax, eq. 18).
+softmax layer written in this file (Chen & Zou 2024, eq. 2-3 with softmax, eq. 18).
 """
 
 import jax
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 from transformer_theory import ModelConfig, forward, init_params
-from transformer_theory.theory import witness as W
+from transformer_theory.theory import witness
 
 A_, B_, X_, Y_, R_ = 0, 1, 2, 3, 4
 TOY_TOKENS = np.array(
@@ -54,8 +55,15 @@ def numpy_margins(logits, labels):
 @pytest.fixture(scope="module")
 def two_head_search(tmp_path_factory):
     path = tmp_path_factory.mktemp("witness") / "softmax2.npz"
-    rec = W.search_witness(TOY_TOKENS, TOY_LABELS, toy_config(heads=(2,), attention="softmax"),
-                           jax.random.PRNGKey(0), 300, restarts=4, save_path=str(path))
+    rec = witness.search_witness(
+        TOY_TOKENS,
+        TOY_LABELS,
+        toy_config(heads=(2,), attention="softmax"),
+        jax.random.PRNGKey(0),
+        300,
+        restarts=4,
+        save_path=str(path),
+    )
     return rec
 
 
@@ -66,9 +74,11 @@ def test_two_softmax_heads_fit_the_toy_set_and_the_margin_reverifies(two_head_se
     assert rec.found, rec.message
     assert not rec.in_scope and rec.accuracy == 1.0 and rec.params_path is not None
     with jax.enable_x64(True):
-        params = W.load_witness(rec.params_path)
+        params = witness.load_witness(rec.params_path)
         assert params.w_o.dtype == jnp.float64 and params.config.heads == (2,)
-        logits = np.asarray(jax.jit(jax.vmap(lambda t: forward(params, t)))(jnp.asarray(TOY_TOKENS)))
+        logits = np.asarray(
+            jax.jit(jax.vmap(lambda t: forward(params, t)))(jnp.asarray(TOY_TOKENS))
+        )
         ref = np.stack([numpy_softmax_layer(params, t) for t in TOY_TOKENS])
     # float64 forward of a 13-wide layer: rounding ~1e-15 relative; 1e-10 is ample headroom.
     np.testing.assert_allclose(logits, ref, rtol=1e-10, atol=1e-10)
@@ -80,8 +90,14 @@ def test_two_softmax_heads_fit_the_toy_set_and_the_margin_reverifies(two_head_se
 
 
 def test_in_scope_family_finds_no_witness_and_says_so():
-    rec = W.search_witness(TOY_TOKENS, TOY_LABELS, toy_config(heads=(1,), attention="softmax"),
-                           jax.random.PRNGKey(0), 300, restarts=4)
+    rec = witness.search_witness(
+        TOY_TOKENS,
+        TOY_LABELS,
+        toy_config(heads=(1,), attention="softmax"),
+        jax.random.PRNGKey(0),
+        300,
+        restarts=4,
+    )
     # Theorem 2 + Prop. 10: impossible, so any "found" would be a bug.
     assert rec.in_scope and not rec.found and rec.params_path is None
     assert rec.min_margin <= rec.tolerance and rec.accuracy < 1.0
@@ -91,12 +107,12 @@ def test_in_scope_family_finds_no_witness_and_says_so():
 
 
 def test_scope_and_description():
-    assert W.in_certificate_scope(toy_config(heads=(3,)))
-    assert W.in_certificate_scope(toy_config(attention="softmax"))
-    assert not W.in_certificate_scope(toy_config(heads=(2,), attention="softmax"))
-    assert not W.in_certificate_scope(toy_config(heads=(1, 1)))
-    assert not W.in_certificate_scope(toy_config(mlp_hidden=4))
-    assert W.describe_family(toy_config(heads=(1, 1))) == "relu, 2 layers, 1 head"
+    assert witness.in_certificate_scope(toy_config(heads=(3,)))
+    assert witness.in_certificate_scope(toy_config(attention="softmax"))
+    assert not witness.in_certificate_scope(toy_config(heads=(2,), attention="softmax"))
+    assert not witness.in_certificate_scope(toy_config(heads=(1, 1)))
+    assert not witness.in_certificate_scope(toy_config(mlp_hidden=4))
+    assert witness.describe_family(toy_config(heads=(1, 1))) == "relu, 2 layers, 1 head"
 
 
 def test_save_load_round_trip_and_errors(tmp_path):
@@ -105,21 +121,21 @@ def test_save_load_round_trip_and_errors(tmp_path):
     shapes = jax.eval_shape(lambda: init_params(jax.random.PRNGKey(0), cfg))
     with jax.enable_x64(True):
         p = jax.tree.map(lambda s: jnp.asarray(rng.normal(size=s.shape), jnp.float64), shapes)
-        path = W.save_witness(tmp_path / "m", p)
-        q = W.load_witness(path)
+        path = witness.save_witness(tmp_path / "m", p)
+        q = witness.load_witness(path)
     assert path.endswith(".npz") and q.config == cfg
     for a, b in zip(jax.tree.leaves(p), jax.tree.leaves(q)):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     with pytest.raises(ValueError, match="no such file"):
-        W.load_witness(tmp_path / "none.npz")
+        witness.load_witness(tmp_path / "none.npz")
     np.savez(tmp_path / "plain.npz", w=np.ones(2))
     with pytest.raises(ValueError, match="not written by save_witness"):
-        W.load_witness(tmp_path / "plain.npz")
+        witness.load_witness(tmp_path / "plain.npz")
     data = dict(np.load(path))
     data.pop(".w_o")
     np.savez(tmp_path / "cut.npz", **data)
     with pytest.raises(ValueError, match="lacks the array '.w_o'"):
-        W.load_witness(tmp_path / "cut.npz")
+        witness.load_witness(tmp_path / "cut.npz")
 
 
 @pytest.mark.parametrize(
@@ -134,11 +150,11 @@ def test_save_load_round_trip_and_errors(tmp_path):
 )
 def test_invalid_inputs_raise(tokens, labels, match):
     with pytest.raises(ValueError, match=match):
-        W.search_witness(tokens, labels, toy_config(), jax.random.PRNGKey(0), 10)
+        witness.search_witness(tokens, labels, toy_config(), jax.random.PRNGKey(0), 10)
 
 
 def test_invalid_config_and_steps_raise():
     with pytest.raises(ValueError, match="config"):
-        W.search_witness(TOY_TOKENS, TOY_LABELS, {"heads": (2,)}, jax.random.PRNGKey(0), 10)
+        witness.search_witness(TOY_TOKENS, TOY_LABELS, {"heads": (2,)}, jax.random.PRNGKey(0), 10)
     with pytest.raises(ValueError, match="steps"):
-        W.search_witness(TOY_TOKENS, TOY_LABELS, toy_config(), jax.random.PRNGKey(0), 0)
+        witness.search_witness(TOY_TOKENS, TOY_LABELS, toy_config(), jax.random.PRNGKey(0), 0)

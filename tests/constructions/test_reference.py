@@ -1,6 +1,6 @@
 """Independent float64 NumPy references for the construction tests, and their own checks.
 
-- :func:`paper_forward`: seed 003 eq. 2-3 in the paper's column convention ``H: (d', n)``,
+- :func:`paper_forward`: Chen & Zou 2024, eq. 2-3 in the paper's column convention ``H: (d', n)``,
   ``S = H^T W_QK H`` (``S[j, i]``: key ``j``, query ``i``), ``H <- H + (1/m) sum W_V H relu(S)``,
   ``o = W_O H[:, n-1]``.
 - ``spec_*``: each task's correct answer read directly off the tokens (§4.2-§4.4), written without
@@ -13,14 +13,20 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from helpers import assert_close
+from tests.helpers import assert_close
 from transformer_theory.constructions import theorem3, theorem5, theorem6
 from transformer_theory.core.forward import forward
-from transformer_theory.tasks import InContextQA, InContextTemplateMatching, TemplateMatching, all_templates
+from transformer_theory.tasks import (
+    InContextQA,
+    InContextTemplateMatching,
+    TemplateMatching,
+    all_templates,
+)
 
 
 def paper_forward(tokens, params):
-    """``o`` of seed 003 eq. 1-3 for one token sequence, from the params' arrays, in float64 NumPy."""
+    """``o`` of Chen & Zou 2024, eq. 1-3 for one token sequence, from the params' arrays, in float64
+    NumPy."""
     cfg = params.config
     n, d, D = len(tokens), cfg.vocab_size, cfg.width
     H = np.zeros((D, n))

@@ -1,19 +1,19 @@
-"""Theorems 3, 5, 6 of seed 003: every example of small exhaustive datasets is answered correctly,
-against specs read off the tokens; the printed (garbled) versions fail where the corrected ones hold.
+"""Theorems 3, 5, 6 of Chen & Zou 2024: every example of small exhaustive datasets is answered
+correctly,
+against specs read off the tokens; the printed (garbled) versions fail where the corrected ones
+hold.
 
 The larger grids (e.g. in-context QA with n_q = n_a = 6, k = 3; templates of length 5-6) run in
 ``experiments/constructions_paper_sizes.py``.
 """
-
-import itertools
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from helpers import assert_close
-from test_constructions_reference import all_logits, spec_ictm, spec_qa, spec_tm
+from tests.constructions.test_reference import all_logits, spec_ictm, spec_qa, spec_tm
+from tests.helpers import assert_close
 from transformer_theory.constructions import (
     check_construction,
     theorem3,
@@ -27,7 +27,12 @@ from transformer_theory.constructions import (
 from transformer_theory.constructions.contextual import PRINTED_REPAIRS as REPAIRS6
 from transformer_theory.core.forward import forward_trace
 from transformer_theory.params import validate_params
-from transformer_theory.tasks import InContextQA, InContextTemplateMatching, TemplateMatching, all_templates
+from transformer_theory.tasks import (
+    InContextQA,
+    InContextTemplateMatching,
+    TemplateMatching,
+    all_templates,
+)
 
 
 def _margins(logits, labels):
@@ -65,8 +70,10 @@ def test_theorem3_answers_every_in_context_question(n_q, n_a, k):
 
 
 def test_theorem3_printed_stream_holds_and_printed_classifier_fails():
-    """§13.2's intermediate claim H2[n-1] = [6 q_0; 6; 3 a_0; 3 p_{3k,3k+1} + 3 p_{0,1,2}] holds on the
-    paper's example (pi = pi' = id, c = 0); the printed W_O (transposed, n columns) is no classifier,
+    """§13.2's intermediate claim H2[n-1] = [6 q_0; 6; 3 a_0; 3 p_{3k,3k+1} + 3 p_{0,1,2}] holds on
+    the
+    paper's example (pi = pi' = id, c = 0); the printed W_O (transposed, n columns) is no
+    classifier,
     and the answer is a_0, not the printed a_1."""
     n_q, n_a, k = 3, 3, 2
     task = InContextQA(n_q, n_a, k)
@@ -87,10 +94,12 @@ def test_theorem3_printed_stream_holds_and_printed_classifier_fails():
 
 
 @pytest.mark.parametrize(
-    "alphabet,l,version", [(2, 2, "single"), (5, 3, "single"), (5, 4, "single"), (3, 3, "multi"), (5, 4, "multi")]
+    "alphabet,l,version",
+    [(2, 2, "single"), (5, 3, "single"), (5, 4, "single"), (3, 3, "multi"), (5, 4, "multi")],
 )
 def test_theorem5_classifies_every_template_instance(alphabet, l, version):
-    """Theorem 5: all Bell(l) templates, every injective substitution, labels a fixed permutation."""
+    """Theorem 5: all Bell(l) templates, every injective substitution, labels a fixed
+    permutation."""
     templates = all_templates(l)
     labels = tuple(int(y) for y in np.random.default_rng(l).permutation(len(templates)))
     task = TemplateMatching(alphabet, templates, labels)
@@ -108,8 +117,16 @@ def test_theorem5_printed_fails_and_each_correction_is_needed():
         task = TemplateMatching(4, all_templates(l))
         for repair in ((), ("w_v1",), ("w_v2",)):
             assert _accuracy(theorem5_as_printed(task, repair=repair), task) < 1.0, (l, repair)
-        _check_all(theorem5_as_printed(task, repair=("w_v1", "w_v2")), task, lambda t: spec_tm(t, task.templates, task.labels))
-        _check_all(theorem5(task, base=3), task, lambda t: spec_tm(t, task.templates, task.labels))
+        _check_all(
+            theorem5_as_printed(task, repair=("w_v1", "w_v2")),
+            task,
+            lambda t, task=task: spec_tm(t, task.templates, task.labels),
+        )
+        _check_all(
+            theorem5(task, base=3),
+            task,
+            lambda t, task=task: spec_tm(t, task.templates, task.labels),
+        )
 
 
 @pytest.mark.parametrize("alphabet,n_a,k", [(2, 2, 1), (3, 3, 2), (4, 2, 2)])
@@ -138,7 +155,9 @@ def test_theorem6_printed_fails_and_each_correction_is_needed():
         rest = tuple(r for r in REPAIRS6 if r != missing)
         assert _accuracy(theorem6_as_printed(task, repair=rest), task) < 1.0, missing
     full = theorem6_as_printed(task, repair=REPAIRS6)
-    assert all(np.array_equal(a, b) for a, b in zip(jax.tree.leaves(full), jax.tree.leaves(theorem6(task))))
+    assert all(
+        np.array_equal(a, b) for a, b in zip(jax.tree.leaves(full), jax.tree.leaves(theorem6(task)))
+    )
 
 
 def test_check_construction_sampled_mode_and_bad_input():

@@ -1,7 +1,9 @@
-"""Model variants through ``forward``: seed 000's causal Pre-LN block, ALiBi and RoPE, causality,
+"""Model variants through ``forward``: Barbero et al.'s causal Pre-LN block, ALiBi and RoPE,
+causality,
 recompilation, against float64 NumPy references written here.
 
-Reference layer (row-major H: (n, d'), seed 000 with the value/query/key projections made explicit):
+Reference layer (row-major H: (n, d'), Barbero et al. 2024 with the value/query/key projections made
+explicit):
 x = norm1(H); s_h[i, j] = (q_i . k_j)(/sqrt K) + relative term; alpha = softmax over j <= i;
 z = H + (1/m) sum_h alpha_h (x W_V_h^T); out = z + psi(norm2(z)); o = W_O norm3(out_{n-1}).
 """
@@ -12,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from helpers import assert_close
+from tests.helpers import assert_close
 from transformer_theory import ModelConfig, forward, init_params
 from transformer_theory.core import forward_trace
 
@@ -21,7 +23,7 @@ def np_norm(kind, x, g, b, eps):
     if kind is None:
         return x
     if kind == "rmsnorm":
-        return g * x / np.sqrt((x ** 2).mean(-1, keepdims=True) + eps) + b
+        return g * x / np.sqrt((x**2).mean(-1, keepdims=True) + eps) + b
     mu = x.mean(-1, keepdims=True)
     var = ((x - mu) ** 2).mean(-1, keepdims=True)
     den = np.sqrt(var) + eps if kind == "layernorm_sigma" else np.sqrt(var + eps)
@@ -32,7 +34,7 @@ def np_embed(tokens, vocab, width):
     H = np.zeros((len(tokens), width))
     for i, t in enumerate(tokens):
         H[i, t] = 1.0
-        H[i, vocab + i] = 1.0  # one-hot position p_i (seed 003 eq. 3)
+        H[i, vocab + i] = 1.0  # one-hot position p_i (Chen & Zou 2024, eq. 3)
     return H
 
 
@@ -96,7 +98,13 @@ def np_forward(params, tokens):
         H = np_layer(layer, H, cfg)
     last = H[-1]
     if params.final_norm is not None:
-        last = np_norm(cfg.final_norm, last, np.asarray(params.final_norm.scale), np.asarray(params.final_norm.bias), cfg.norm_eps)
+        last = np_norm(
+            cfg.final_norm,
+            last,
+            np.asarray(params.final_norm.scale),
+            np.asarray(params.final_norm.bias),
+            cfg.norm_eps,
+        )
     return np.asarray(params.w_o) @ last
 
 
@@ -104,20 +112,39 @@ def perturb_norms(params, key):
     """init_params sets gains 1 and biases 0; randomize them so the test sees them act."""
     leaves, tree = jax.tree.flatten(params)
     keys = jax.random.split(key, len(leaves))
-    new = [x + 0.1 * jax.random.normal(k, x.shape, x.dtype) if x.ndim == 1 else x for x, k in zip(leaves, keys)]
+    new = [
+        x + 0.1 * jax.random.normal(k, x.shape, x.dtype) if x.ndim == 1 else x
+        for x, k in zip(leaves, keys)
+    ]
     return jax.tree.unflatten(tree, new)
 
 
-PRE_LN = dict(attention="softmax", causal=True, norm1="layernorm", mlp_hidden=6, norm2="layernorm", final_norm="layernorm", scale_scores=True)
+PRE_LN = dict(
+    attention="softmax",
+    causal=True,
+    norm1="layernorm",
+    mlp_hidden=6,
+    norm2="layernorm",
+    final_norm="layernorm",
+    scale_scores=True,
+)
 
 
 @pytest.mark.parametrize(
     "extra",
     [
         PRE_LN,
-        {**PRE_LN, "norm1": "layernorm_sigma", "norm2": "rmsnorm", "final_norm": "layernorm_sigma", "heads": (2, 1)},
+        {
+            **PRE_LN,
+            "norm1": "layernorm_sigma",
+            "norm2": "rmsnorm",
+            "final_norm": "layernorm_sigma",
+            "heads": (2, 1),
+        },
         dict(attention="relu", relative="alibi", scale_scores=True, heads=(3,)),
-        dict(attention="softmax", relative="rope", qk_dim=4, causal=True, norm1="rmsnorm", heads=(2,)),
+        dict(
+            attention="softmax", relative="rope", qk_dim=4, causal=True, norm1="rmsnorm", heads=(2,)
+        ),
     ],
     ids=["preln", "preln-sigma-rms-2layers", "alibi-relu", "rope-causal-softmax"],
 )
@@ -125,37 +152,71 @@ def test_model_variants_through_forward_match_numpy(extra):
     kw = dict(vocab_size=4, seq_len=5, width=11, num_classes=3, heads=(2,))
     kw.update(extra)
     cfg = ModelConfig(**kw)
-    params = perturb_norms(init_params(jax.random.PRNGKey(0), cfg, dtype=jnp.float64), jax.random.PRNGKey(1))
+    params = perturb_norms(
+        init_params(jax.random.PRNGKey(0), cfg, dtype=jnp.float64), jax.random.PRNGKey(1)
+    )
     f = jax.jit(forward)
     rng = np.random.default_rng(0)
     for _ in range(2):
         toks = rng.integers(0, 4, size=5)
         assert_close(f(params, jnp.asarray(toks)), np_forward(params, toks))
-    if cfg.norm1 == "layernorm" or cfg.relative is not None:  # float32 on a subset: each is one more compile
+    if (
+        cfg.norm1 == "layernorm" or cfg.relative is not None
+    ):  # float32 on a subset: each is one more compile
         p32 = jax.tree.map(lambda x: x.astype(jnp.float32), params)
-        # float32: a few LayerNorms and softmaxes of O(1) values; 1e-4 covers eps32 * condition ~ 1e3.
-        assert_close(f(p32, jnp.asarray(toks)), np_forward(params, toks), dtype="float32", rtol=1e-4, atol=1e-4)
+        # float32: a few LayerNorms and softmaxes of O(1) values; 1e-4 covers eps32 * condition ~
+        # 1e3.
+        assert_close(
+            f(p32, jnp.asarray(toks)),
+            np_forward(params, toks),
+            dtype="float32",
+            rtol=1e-4,
+            atol=1e-4,
+        )
 
 
 def test_causal_model_has_zero_gradient_into_the_future(attention="softmax"):
     """nanodo-style causality: d stream^(L)_i / d embedding_j == 0 exactly for j > i."""
-    cfg = ModelConfig(vocab_size=3, seq_len=4, width=8, num_classes=2, heads=(2, 2), attention=attention, causal=True,
-                      norm1="layernorm", mlp_hidden=5, norm2="rmsnorm", final_norm="layernorm")
+    cfg = ModelConfig(
+        vocab_size=3,
+        seq_len=4,
+        width=8,
+        num_classes=2,
+        heads=(2, 2),
+        attention=attention,
+        causal=True,
+        norm1="layernorm",
+        mlp_hidden=5,
+        norm2="rmsnorm",
+        final_norm="layernorm",
+    )
     params = init_params(jax.random.PRNGKey(2), cfg, dtype=jnp.float64)
     emb = jnp.asarray(np.random.default_rng(1).normal(size=(4, 8)))
-    jac = jax.jit(jax.jacobian(lambda e: forward_trace(params, e).streams_LxNxD[-1]))(emb)  # (4, 8, 4, 8)
+    jac = jax.jit(jax.jacobian(lambda e: forward_trace(params, e).streams_LxNxD[-1]))(
+        emb
+    )  # (4, 8, 4, 8)
     jac = np.asarray(jac)
     for i in range(4):
-        np.testing.assert_array_equal(jac[i, :, i + 1:], 0.0)
+        np.testing.assert_array_equal(jac[i, :, i + 1 :], 0.0)
         assert np.abs(jac[i, :, : i + 1]).max() > 0
     # The same model without the causal flag does look ahead (the check can fail).
     bi = jax.tree.map(lambda x: x, params).replace(config=cfg.replace(causal=False))
-    jac_bi = np.asarray(jax.jit(jax.jacobian(lambda e: forward_trace(bi, e).streams_LxNxD[-1]))(emb))
+    jac_bi = np.asarray(
+        jax.jit(jax.jacobian(lambda e: forward_trace(bi, e).streams_LxNxD[-1]))(emb)
+    )
     assert np.abs(jac_bi[0, :, 1:]).max() > 0
 
 
 def test_jitted_forward_does_not_recompile_for_new_tokens():
-    cfg = ModelConfig(vocab_size=5, seq_len=4, width=9, num_classes=2, heads=(1,), attention="softmax", relative="alibi")
+    cfg = ModelConfig(
+        vocab_size=5,
+        seq_len=4,
+        width=9,
+        num_classes=2,
+        heads=(1,),
+        attention="softmax",
+        relative="alibi",
+    )
     params = init_params(jax.random.PRNGKey(3), cfg)
 
     @jax.jit

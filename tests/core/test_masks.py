@@ -1,6 +1,7 @@
-"""Masks (seed 002 §2.1.1 sparse patterns, seed 003 Lemma 2 constrained attention) against loops.
+"""Masks (Conti 2024, §2.1.1 sparse patterns, Chen & Zou 2024, Lemma 2 constrained attention)
+against loops.
 
-Each reference is a plain double loop over (query i, key j) written from the seed's words; masks
+Each reference is a plain double loop over (query i, key j) written from the paper's words; masks
 are boolean, so the comparisons are exact.
 """
 
@@ -11,9 +12,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from helpers import assert_close
-from transformer_theory.core import attention as A
-from transformer_theory.core import masks as M
+from tests.helpers import assert_close
+from transformer_theory.core import attention, masks
 
 WEIGHT_KINDS = ["relu", "softmax", "hard_leftmost", "hard_average"]
 
@@ -30,10 +30,12 @@ def ref_window(n, w, d=1, causal=False):
 
 @pytest.mark.parametrize("n,w,d", list(itertools.product([1, 5, 8], [1, 2, 3, 4, 5], [1, 2, 3])))
 def test_window_masks_match_loop(n, w, d):
-    np.testing.assert_array_equal(M.dilated_window_mask(n, w, d), ref_window(n, w, d))
-    np.testing.assert_array_equal(M.dilated_window_mask(n, w, d, causal=True), ref_window(n, w, d, causal=True))
+    np.testing.assert_array_equal(masks.dilated_window_mask(n, w, d), ref_window(n, w, d))
+    np.testing.assert_array_equal(
+        masks.dilated_window_mask(n, w, d, causal=True), ref_window(n, w, d, causal=True)
+    )
     if d == 1:
-        np.testing.assert_array_equal(M.sliding_window_mask(n, w), ref_window(n, w))
+        np.testing.assert_array_equal(masks.sliding_window_mask(n, w), ref_window(n, w))
 
 
 def test_global_mask_and_longformer():
@@ -42,29 +44,44 @@ def test_global_mask_and_longformer():
     for i in range(n):
         for j in range(n):
             ref[i, j] = i in g or j in g
-    np.testing.assert_array_equal(M.global_mask(n, g), ref)
-    np.testing.assert_array_equal(M.global_mask(n, jnp.array(np.isin(np.arange(n), g))), ref)  # boolean form
-    np.testing.assert_array_equal(M.global_mask(n, []), np.zeros((n, n), bool))
-    np.testing.assert_array_equal(M.longformer_mask(n, 3, g, dilation=2), ref_window(n, 3, 2) | ref)
+    np.testing.assert_array_equal(masks.global_mask(n, g), ref)
+    np.testing.assert_array_equal(
+        masks.global_mask(n, jnp.array(np.isin(np.arange(n), g))), ref
+    )  # boolean form
+    np.testing.assert_array_equal(masks.global_mask(n, []), np.zeros((n, n), bool))
+    np.testing.assert_array_equal(
+        masks.longformer_mask(n, 3, g, dilation=2), ref_window(n, 3, 2) | ref
+    )
 
 
 def test_random_mask_rows_have_r_distinct_keys_and_depend_on_key_only():
     n, r = 9, 3
-    m1 = np.asarray(M.random_mask(jax.random.PRNGKey(0), n, r))
+    m1 = np.asarray(masks.random_mask(jax.random.PRNGKey(0), n, r))
     assert (m1.sum(axis=1) == r).all()
-    np.testing.assert_array_equal(m1, M.random_mask(jax.random.PRNGKey(0), n, r))
-    assert not np.array_equal(m1, M.random_mask(jax.random.PRNGKey(1), n, r))
-    assert np.asarray(jax.jit(M.random_mask, static_argnums=(1, 2))(jax.random.PRNGKey(0), n, r)).sum() == n * r
+    np.testing.assert_array_equal(m1, masks.random_mask(jax.random.PRNGKey(0), n, r))
+    assert not np.array_equal(m1, masks.random_mask(jax.random.PRNGKey(1), n, r))
+    assert (
+        np.asarray(
+            jax.jit(masks.random_mask, static_argnums=(1, 2))(jax.random.PRNGKey(0), n, r)
+        ).sum()
+        == n * r
+    )
     # Uniformity: every key is chosen with probability r/n per query (400 draws, 5 sigma bound).
-    freq = np.mean([np.asarray(M.random_mask(jax.random.PRNGKey(s), n, r)) for s in range(400)], axis=0)
+    freq = np.mean(
+        [np.asarray(masks.random_mask(jax.random.PRNGKey(s), n, r)) for s in range(400)], axis=0
+    )
     p = r / n
     assert np.abs(freq - p).max() < 5 * np.sqrt(p * (1 - p) / 400)
 
 
 def test_bigbird_is_union_of_its_parts():
     key, n = jax.random.PRNGKey(3), 10
-    got = M.bigbird_mask(key, n, 3, [1], 2)
-    ref = ref_window(n, 3) | np.asarray(M.global_mask(n, [1])) | np.asarray(M.random_mask(key, n, 2))
+    got = masks.bigbird_mask(key, n, 3, [1], 2)
+    ref = (
+        ref_window(n, 3)
+        | np.asarray(masks.global_mask(n, [1]))
+        | np.asarray(masks.random_mask(key, n, 2))
+    )
     np.testing.assert_array_equal(got, ref)
     assert np.asarray(got).diagonal().all()  # the window always contains the query itself
 
@@ -72,13 +89,13 @@ def test_bigbird_is_union_of_its_parts():
 def test_block_and_pairs_masks():
     seg = jnp.array([0, 0, 1, 1, 1, 2])
     ref = np.array([[a == b for b in seg.tolist()] for a in seg.tolist()])
-    np.testing.assert_array_equal(M.block_mask(seg), ref)
+    np.testing.assert_array_equal(masks.block_mask(seg), ref)
     pairs = [(0, 1), (2, 2), (3, 0)]
     ref = np.zeros((4, 4), bool)
     for i, j in pairs:
         ref[i, j] = True
-    np.testing.assert_array_equal(M.pairs_mask(4, pairs), ref)
-    np.testing.assert_array_equal(M.pairs_mask(4, pairs, allow=False), ~ref)
+    np.testing.assert_array_equal(masks.pairs_mask(4, pairs), ref)
+    np.testing.assert_array_equal(masks.pairs_mask(4, pairs, allow=False), ~ref)
 
 
 def test_constrained_w_pp_realizes_mask_lemma2():
@@ -88,14 +105,16 @@ def test_constrained_w_pp_realizes_mask_lemma2():
     mask = rng.random((n, n)) < 0.5
     mask[2] = False  # a fully masked query
     scores = rng.normal(size=(n, n))  # the token terms, in the library's [query, key] layout
-    w_pp = np.asarray(M.constrained_w_pp(jnp.array(mask), 100.0, jnp.float64))
+    w_pp = np.asarray(masks.constrained_w_pp(jnp.array(mask), 100.0, jnp.float64))
     # Paper layout: H^T W_QK H [j, i] (key j, query i) = scores.T + W_pp; transpose back.
     paper_scores = scores.T + w_pp
     relu_ref = np.where(mask, np.maximum(scores, 0), 0.0)
-    assert_close(A.relu_weights(jnp.array(paper_scores.T)), relu_ref)
-    soft = np.asarray(A.softmax_weights(jnp.array(paper_scores.T)))
-    masked = np.asarray(A.softmax_weights(jnp.array(scores), jnp.array(mask)))
-    ok = mask.any(axis=1)  # a row with no allowed key is uniform under the bias, zero under the mask
+    assert_close(attention.relu_weights(jnp.array(paper_scores.T)), relu_ref)
+    soft = np.asarray(attention.softmax_weights(jnp.array(paper_scores.T)))
+    masked = np.asarray(attention.softmax_weights(jnp.array(scores), jnp.array(mask)))
+    ok = mask.any(
+        axis=1
+    )  # a row with no allowed key is uniform under the bias, zero under the mask
     # Leakage onto masked keys is ~exp(-100 + score range) ~ 1e-40, far below the float64 tolerance.
     assert_close(soft[ok], masked[ok])
 
@@ -108,7 +127,7 @@ def test_fully_masked_rows_are_zero_and_gradients_finite(kind, dtype):
     mask = np.ones((5, 5), bool)
     mask[1] = False
     mask[3, 1:] = False
-    f = jax.jit(lambda x: A.attention_weights(x, kind, jnp.asarray(mask)))
+    f = jax.jit(lambda x: attention.attention_weights(x, kind, jnp.asarray(mask)))
     w = f(s)
     assert np.isfinite(np.asarray(w)).all()
     np.testing.assert_array_equal(np.asarray(w)[1], 0.0)
@@ -122,26 +141,32 @@ def test_fully_masked_rows_are_zero_and_gradients_finite(kind, dtype):
 
 def test_bad_mask_arguments_raise():
     with pytest.raises(ValueError, match="window"):
-        M.sliding_window_mask(4, 0)
+        masks.sliding_window_mask(4, 0)
     with pytest.raises(ValueError, match="dilation"):
-        M.dilated_window_mask(4, 3, 0)
+        masks.dilated_window_mask(4, 3, 0)
     with pytest.raises(ValueError, match="global_indices"):
-        M.global_mask(4, [5])
+        masks.global_mask(4, [5])
     with pytest.raises(ValueError, match="num_random"):
-        M.random_mask(jax.random.PRNGKey(0), 4, 5)
+        masks.random_mask(jax.random.PRNGKey(0), 4, 5)
     with pytest.raises(ValueError, match="pairs"):
-        M.pairs_mask(3, [(0, 3)])
+        masks.pairs_mask(3, [(0, 3)])
     with pytest.raises(ValueError, match="mask_NxN"):
-        M.constrained_w_pp(jnp.ones((2, 3), bool), 10.0)
+        masks.constrained_w_pp(jnp.ones((2, 3), bool), 10.0)
     with pytest.raises(ValueError, match="segment_ids_N"):
-        M.block_mask(jnp.zeros((2, 2), int))
+        masks.block_mask(jnp.zeros((2, 2), int))
 
 
 def test_causal_padding_masks_and_vmap_over_keys():
     n = 5
-    np.testing.assert_array_equal(M.causal_mask(n), [[j <= i for j in range(n)] for i in range(n)])
+    np.testing.assert_array_equal(
+        masks.causal_mask(n), [[j <= i for j in range(n)] for i in range(n)]
+    )
     valid = np.array([True, True, False, True, False])
-    np.testing.assert_array_equal(M.padding_mask(jnp.asarray(valid)), [[valid[j] for j in range(n)] for i in range(n)])
+    np.testing.assert_array_equal(
+        masks.padding_mask(jnp.asarray(valid)), [[valid[j] for j in range(n)] for i in range(n)]
+    )
     keys = jax.random.split(jax.random.PRNGKey(9), 4)
-    batched = jax.vmap(lambda k: M.random_mask(k, n, 2))(keys)
-    np.testing.assert_array_equal(batched, np.stack([np.asarray(M.random_mask(k, n, 2)) for k in keys]))
+    batched = jax.vmap(lambda k: masks.random_mask(k, n, 2))(keys)
+    np.testing.assert_array_equal(
+        batched, np.stack([np.asarray(masks.random_mask(k, n, 2)) for k in keys])
+    )

@@ -1,4 +1,4 @@
-"""The constructions against the verifier (seed 003 §11 Prop. 7-8, ``theory.checks``).
+"""The constructions against the verifier (Chen & Zou 2024, §11 Prop. 7-8, ``theory.checks``).
 
 Prop. 7: for one attention layer and dependent sequences (``sum_i lambda_i X_i = 0`` position-wise),
 ``sum_i lambda_i TF_1(X_i)[n-1] = 0``. So the one-layer Theorem 1 model keeps the relation in its
@@ -15,7 +15,13 @@ import pytest
 
 from transformer_theory.constructions import theorem1, theorem3, theorem5, theorem6
 from transformer_theory.params import stack_params
-from transformer_theory.tasks import InContextQA, InContextTemplateMatching, SequenceClassification, TemplateMatching, all_templates
+from transformer_theory.tasks import (
+    InContextQA,
+    InContextTemplateMatching,
+    SequenceClassification,
+    TemplateMatching,
+    all_templates,
+)
 from transformer_theory.theory import checks
 from transformer_theory.theory import dependence as dep
 
@@ -37,7 +43,9 @@ def test_theorem1_one_layer_keeps_prop7_and_prop8():
     for target in ("stream1", "logits"):
         assert _residuals(params, sets, target).max() <= tol, target
     affine = checks.affine_residuals(stack_params([params]), tokens)
-    assert affine.residual_M[0] <= checks.affine_tolerance(np.float64, params.config, affine.rank, affine.num_chunks)
+    assert affine.residual_M[0] <= checks.affine_tolerance(
+        np.float64, params.config, affine.rank, affine.num_chunks
+    )
 
 
 def _icqa_case():

@@ -1,4 +1,5 @@
-"""Seed 003 Lemmas 1-3 and Theorem 1 (Lemma 4 + Lemma 3): the constructions do what the lemmas say."""
+"""Chen & Zou 2024, Lemmas 1-3 and Theorem 1 (Lemma 4 + Lemma 3): the constructions do what the
+lemmas say."""
 
 import itertools
 
@@ -7,8 +8,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from helpers import assert_close
-from test_constructions_reference import all_logits, paper_forward
+from tests.constructions.test_reference import all_logits, paper_forward
+from tests.helpers import assert_close
 from transformer_theory.constructions import (
     check_construction,
     constrained_attention,
@@ -98,11 +99,14 @@ def test_lemma3_rejects_bad_input():
 
 
 def test_lemma4_last_stream_is_the_concatenated_tokens():
-    """Lemma 4: after the one layer the last stream is [x_0; ...; x_{k-1}; 0] exactly, for all 3^3 inputs."""
+    """Lemma 4: after the one layer the last stream is [x_0; ...; x_{k-1}; 0] exactly, for all 3^3
+    inputs."""
     d, n = 4, 4  # 3 symbols + CLS
     w_qk, w_v = lemma4_layer(d, n)
     D = max(n * d, d + n)
-    params = assemble(construction_config(d, n, D, 2, (n,)), [(w_qk, w_v)], np.zeros((2, D)), jnp.float64)
+    params = assemble(
+        construction_config(d, n, D, 2, (n,)), [(w_qk, w_v)], np.zeros((2, D)), jnp.float64
+    )
     seqs = np.array([list(s) + [d - 1] for s in itertools.product(range(d - 1), repeat=n - 1)])
     got = jax.jit(jax.vmap(lambda t: last_hidden(params, t)))(jnp.asarray(seqs))
     want = np.zeros((len(seqs), D))
@@ -119,7 +123,11 @@ def test_theorem1_memorizes_every_sequence(alphabet, length, num):
     task = SequenceClassification(alphabet, length, num, seed=3)
     params = theorem1(task)
     cfg = params.config
-    assert (cfg.depth, cfg.heads, cfg.width) == (1, (length + 1,), max((length + 1) * (alphabet + 1), alphabet + length + 2))
+    assert (cfg.depth, cfg.heads, cfg.width) == (
+        1,
+        (length + 1,),
+        max((length + 1) * (alphabet + 1), alphabet + length + 2),
+    )
     assert cfg.attention == "relu" and not cfg.causal and cfg.head_mean
     tokens, labels = map(np.asarray, task.all())
     logits = all_logits(params, tokens)

@@ -1,4 +1,5 @@
-"""Props. 7-10 checks (seed 003 §11, §16): in-scope families hold to tolerance, controls fail clearly.
+"""Props. 7-10 checks (Chen & Zou 2024, §11, §16): in-scope families hold to tolerance, controls
+fail clearly.
 
 References written here in NumPy, independently of the library: a one-layer forward pass straight
 from eq. 6/18 (ReLU or softmax, one-hot positions), the set residual formula, and the affine-form
@@ -10,19 +11,23 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from helpers import assert_close
-from transformer_theory.theory import checks as K
-from transformer_theory.theory import dependence as D
+from tests.helpers import assert_close
+from transformer_theory.theory import checks, dependence
 
 TOY = np.asarray([[a, b, 2] for a in range(3) for b in range(3)], np.int32)  # all (x, y, r)
 
 
 def toy_sets():
-    return [D.paper_example()] + D.basis_sets(TOY, 3) + D.random_dependent_sets(3, 3, 2, 3, 3)
+    return (
+        [dependence.paper_example()]
+        + dependence.basis_sets(TOY, 3)
+        + dependence.random_dependent_sets(3, 3, 2, 3, 3)
+    )
 
 
 def numpy_one_layer(params, m, tokens, attention):
-    """Eq. 6 (ReLU) / eq. 18 (softmax) for model m, one-hot tokens and positions; returns (last stream, logits, Z per head)."""
+    """Eq. 6 (ReLU) / eq. 18 (softmax) for model m, one-hot tokens and positions; returns (last
+    stream, logits, Z per head)."""
     cfg = params.config
     V, N, Dw = cfg.vocab_size, cfg.seq_len, cfg.width
     H = np.zeros((N, Dw))
@@ -46,9 +51,9 @@ def numpy_one_layer(params, m, tokens, attention):
 
 @pytest.mark.parametrize("attention,heads", [("relu", (3,)), ("softmax", (1,))])
 def test_model_outputs_match_numpy_reference(attention, heads):
-    fam = K.Family("t", attention=attention, heads=heads)
-    params = K.random_models(fam, 3, 3, 2, 0, 2)
-    s1, lo, z = K.model_outputs(params, jnp.asarray(TOY))
+    fam = checks.Family("t", attention=attention, heads=heads)
+    params = checks.random_models(fam, 3, 3, 2, 0, 2)
+    s1, lo, z = checks.model_outputs(params, jnp.asarray(TOY))
     for m in range(2):
         for i, t in enumerate(TOY):
             last, logits, zs = numpy_one_layer(params, m, t, attention)
@@ -59,30 +64,32 @@ def test_model_outputs_match_numpy_reference(attention, heads):
 
 
 def test_set_residual_matches_numpy_formula():
-    fam = K.FAMILIES["relu-2layer"]  # a control: non-trivial residuals to compare
-    params = K.random_models(fam, 3, 3, 2, 1, 2)
+    fam = checks.FAMILIES["relu-2layer"]  # a control: non-trivial residuals to compare
+    params = checks.random_models(fam, 3, 3, 2, 1, 2)
     sets = toy_sets()
-    tok, lam = D.stack_sets(sets)
-    got = K.set_residuals(params, tok, lam, target="logits")
-    _, lo, _ = K.model_outputs(params, jnp.asarray(tok.reshape(-1, 3)))
+    tok, lam = dependence.stack_sets(sets)
+    got = checks.set_residuals(params, tok, lam, target="logits")
+    _, lo, _ = checks.model_outputs(params, jnp.asarray(tok.reshape(-1, 3)))
     lo = np.asarray(lo).reshape(2, *tok.shape[:2], -1)
     num = np.linalg.norm(np.einsum("sb,msbk->msk", lam, lo), axis=-1)
     den = np.einsum("sb,msb->ms", np.abs(lam), np.linalg.norm(lo, axis=-1))
     assert_close(got, num / den)
 
 
-@pytest.mark.parametrize("name", list(K.FAMILIES))
+@pytest.mark.parametrize("name", list(checks.FAMILIES))
 def test_every_family_in_scope_holds_and_controls_fail_clearly(name):
     from transformer_theory.core.forward import forward_trace
 
-    fam = K.FAMILIES[name]
-    params = K.random_models(fam, 3, 3, 2, 11, 3)
+    fam = checks.FAMILIES[name]
+    params = checks.random_models(fam, 3, 3, 2, 11, 3)
     # model_outputs evaluates one-layer models at the last query only: pin it to core.forward_trace
-    s1, lo, _ = K.model_outputs(params, jnp.asarray(TOY))
-    tr = jax.jit(jax.vmap(jax.vmap(forward_trace, in_axes=(None, 0)), in_axes=(0, None)))(params, jnp.asarray(TOY))
+    s1, lo, _ = checks.model_outputs(params, jnp.asarray(TOY))
+    tr = jax.jit(jax.vmap(jax.vmap(forward_trace, in_axes=(None, 0)), in_axes=(0, None)))(
+        params, jnp.asarray(TOY)
+    )
     assert_close(s1, tr.streams_LxNxD[:, :, 1, -1])
     assert_close(lo, tr.logits_C)
-    verdicts = K.check_family(fam, params, toy_sets(), TOY, dataset="toy")
+    verdicts = checks.check_family(fam, params, toy_sets(), TOY, dataset="toy")
     assert {v.proposition for v in verdicts} == set(fam.propositions())
     for v in verdicts:
         if v.expected:
@@ -93,7 +100,7 @@ def test_every_family_in_scope_holds_and_controls_fail_clearly(name):
 
 
 def test_scope_rules():
-    F = K.FAMILIES
+    F = checks.FAMILIES
     assert F["relu-2layer"].in_scope("7") and not F["relu-2layer"].in_scope("8")
     assert F["relu-finalnorm"].in_scope("7") and not F["relu-finalnorm"].in_scope("8")
     assert not F["relu-mlp"].in_scope("7")
@@ -102,36 +109,40 @@ def test_scope_rules():
 
 
 def test_wrong_lambda_is_rejected():
-    ex = D.paper_example()
+    ex = dependence.paper_example()
     wrong = np.asarray([[1.0, -1.0, 1.0, -1.0]])
-    assert not D.is_dependence(ex.tokens_BxN, [1, -1, 1, -1], 3)
+    assert not dependence.is_dependence(ex.tokens_BxN, [1, -1, 1, -1], 3)
     # relu-3h: with one ReLU head a random model's last query can attend to nothing at all (every
     # score negative), and then any zero-sum lambda "holds"; three heads make that unlikely.
     for name in ("relu-3h", "softmax-1h"):
-        fam = K.FAMILIES[name]
-        params = K.random_models(fam, 3, 3, 2, 5, 3)
+        fam = checks.FAMILIES[name]
+        params = checks.random_models(fam, 3, 3, 2, 5, 3)
         weighted = fam.attention == "softmax"
-        tol = K.set_tolerance(jnp.float64, params.config)
-        right = K.set_residuals(params, ex.tokens_BxN[None], np.asarray([[1.0, 1, -1, -1]]), weighted=weighted)
-        bad = K.set_residuals(params, ex.tokens_BxN[None], wrong, weighted=weighted)
+        tol = checks.set_tolerance(jnp.float64, params.config)
+        right = checks.set_residuals(
+            params, ex.tokens_BxN[None], np.asarray([[1.0, 1, -1, -1]]), weighted=weighted
+        )
+        bad = checks.set_residuals(params, ex.tokens_BxN[None], wrong, weighted=weighted)
         assert right.max() <= tol
         assert bad.min() > 1e6 * tol
 
 
 def test_softmax_needs_the_z_weights():
-    # Prop. 10 with lambda' = Z lambda holds; the plain lambda of Prop. 8 does not (a corrected reading
-    # is not needed here: the paper states lambda'_i = sum_j sigma'(x_j, x_{n-1}) lambda_i = Z_i lambda_i)
-    fam = K.FAMILIES["softmax-1h"]
-    params = K.random_models(fam, 3, 3, 2, 2, 3)
-    ex = D.paper_example()
+    # Prop. 10 with lambda' = Z lambda holds; the plain lambda of Prop. 8 does not (a corrected
+    # reading
+    # is not needed here: the paper states lambda'_i = sum_j sigma'(x_j, x_{n-1}) lambda_i = Z_i
+    # lambda_i)
+    fam = checks.FAMILIES["softmax-1h"]
+    params = checks.random_models(fam, 3, 3, 2, 2, 3)
+    ex = dependence.paper_example()
     lam = np.asarray([[1.0, 1, -1, -1]])
-    tol = K.set_tolerance(jnp.float64, params.config)
-    assert K.set_residuals(params, ex.tokens_BxN[None], lam, weighted=True).max() <= tol
-    assert K.set_residuals(params, ex.tokens_BxN[None], lam, weighted=False).min() > 1e6 * tol
+    tol = checks.set_tolerance(jnp.float64, params.config)
+    assert checks.set_residuals(params, ex.tokens_BxN[None], lam, weighted=True).max() <= tol
+    assert checks.set_residuals(params, ex.tokens_BxN[None], lam, weighted=False).min() > 1e6 * tol
 
 
 def numpy_affine_residual(O, tokens, V):
-    X = np.concatenate([np.ones((len(tokens), 1)), D.position_counts(tokens, V)], axis=1)
+    X = np.concatenate([np.ones((len(tokens), 1)), dependence.position_counts(tokens, V)], axis=1)
     beta, *_ = np.linalg.lstsq(X, O, rcond=None)
     return np.linalg.norm(O - X @ beta) / np.linalg.norm(O)
 
@@ -142,50 +153,55 @@ def test_affine_residual_matches_lstsq_and_is_chunk_invariant():
     task = InContextQA(3, 3, 2)
     toks = np.asarray(task.all()[0])
     for name in ("relu-mlp", "softmax-3h"):
-        fam = K.FAMILIES[name]
-        params = K.random_models(fam, task.vocab_size, task.seq_len, task.num_classes, 4, 2)
-        one = K.affine_residuals(params, toks, weighted=fam.attention == "softmax")
-        streamed = K.affine_residuals(params, task, chunk_size=16, weighted=fam.attention == "softmax")
+        fam = checks.FAMILIES[name]
+        params = checks.random_models(fam, task.vocab_size, task.seq_len, task.num_classes, 4, 2)
+        one = checks.affine_residuals(params, toks, weighted=fam.attention == "softmax")
+        streamed = checks.affine_residuals(
+            params, task, chunk_size=16, weighted=fam.attention == "softmax"
+        )
         assert one.rank == streamed.rank and one.num_sequences == 72
-        _, lo, z = K.model_outputs(params, jnp.asarray(toks))
+        _, lo, z = checks.model_outputs(params, jnp.asarray(toks))
         for m in range(2):
             O = np.asarray(lo[m]) * (np.asarray(z[m, :, :1]) if fam.attention == "softmax" else 1.0)
             ref = numpy_affine_residual(O, toks, task.vocab_size)
             assert_close(one.residual_M[m], ref, rtol=1e-10)
             assert_close(streamed.residual_M[m], ref, rtol=1e-10)
     # in scope: rank matches an independent computation and the residual is at rounding level
-    fam = K.FAMILIES["relu-3h"]
-    params = K.random_models(fam, task.vocab_size, task.seq_len, task.num_classes, 4, 2)
-    res = K.affine_residuals(params, task, chunk_size=16)
-    X = np.concatenate([np.ones((72, 1)), D.position_counts(toks, task.vocab_size)], axis=1)
+    fam = checks.FAMILIES["relu-3h"]
+    params = checks.random_models(fam, task.vocab_size, task.seq_len, task.num_classes, 4, 2)
+    res = checks.affine_residuals(params, task, chunk_size=16)
+    X = np.concatenate(
+        [np.ones((72, 1)), dependence.position_counts(toks, task.vocab_size)], axis=1
+    )
     assert res.rank == np.linalg.matrix_rank(X)
     assert res.num_chunks == 5  # 72 sequences in chunks of 16
-    assert res.residual_M.max() <= K.affine_tolerance(jnp.float64, params.config, res.rank, res.num_chunks)
+    assert res.residual_M.max() <= checks.affine_tolerance(
+        jnp.float64, params.config, res.rank, res.num_chunks
+    )
 
 
 def test_float32_precision_uses_float32_tolerance():
-    fam = K.FAMILIES["relu-3h"]
-    params = K.random_models(fam, 3, 3, 2, 0, 2, dtype=jnp.float32)
-    vs = K.check_family(fam, params, toy_sets(), TOY)
+    fam = checks.FAMILIES["relu-3h"]
+    params = checks.random_models(fam, 3, 3, 2, 0, 2, dtype=jnp.float32)
+    vs = checks.check_family(fam, params, toy_sets(), TOY)
     for v in vs:
         assert v.precision == "float32" and v.holds
         assert v.tolerance > 1e-6  # scales with eps32, not eps64
 
 
 def test_errors_name_the_argument():
-    fam = K.FAMILIES["relu-1h"]
-    params = K.random_models(fam, 3, 3, 2, 0, 2)
-    tok, lam = D.stack_sets([D.paper_example()])
+    fam = checks.FAMILIES["relu-1h"]
+    params = checks.random_models(fam, 3, 3, 2, 0, 2)
+    tok, lam = dependence.stack_sets([dependence.paper_example()])
     with pytest.raises(ValueError, match="tokens_SxBxN"):
-        K.set_residuals(params, tok[:, :, :2], lam)
+        checks.set_residuals(params, tok[:, :, :2], lam)
     with pytest.raises(ValueError, match="lam_SxB"):
-        K.set_residuals(params, tok, lam[:, :3])
+        checks.set_residuals(params, tok, lam[:, :3])
     with pytest.raises(ValueError, match="target"):
-        K.set_residuals(params, tok, lam, target="hidden")
+        checks.set_residuals(params, tok, lam, target="hidden")
     with pytest.raises(ValueError, match="params_M"):
-        K.set_residuals(jax.tree.map(lambda x: x[0], params), tok, lam)
+        checks.set_residuals(jax.tree.map(lambda x: x[0], params), tok, lam)
     bad = TOY.copy()
     bad[0, -1] = 0
     with pytest.raises(ValueError, match="data"):
-        K.affine_residuals(params, bad)
-
+        checks.affine_residuals(params, bad)

@@ -1,4 +1,4 @@
-"""Exhaustive datasets equal independent itertools enumerations of seed 003 §4.1-4.4.
+"""Exhaustive datasets equal independent itertools enumerations of Chen & Zou 2024, §4.1-4.4.
 
 Every reference below builds the dataset straight from the paper's definition with
 ``itertools.permutations`` / ``product`` (never the code under test), as a list of
@@ -24,17 +24,21 @@ from transformer_theory.tasks import (
 
 def rows_of(task):
     tokens, labels = task.all()
-    return [(tuple(int(v) for v in t), int(y)) for t, y in zip(np.asarray(tokens), np.asarray(labels))]
+    return [
+        (tuple(int(v) for v in t), int(y)) for t, y in zip(np.asarray(tokens), np.asarray(labels))
+    ]
 
 
 def pattern(seq):
-    """Equality pattern of a sequence: positions renamed by first occurrence (independent of the library)."""
+    """Equality pattern of a sequence: positions renamed by first occurrence (independent of the
+    library)."""
     first = {}
     return tuple(first.setdefault(v, len(first)) for v in seq)
 
 
 def rgs_reference(length):
-    """All equality patterns of ``length`` by brute force over every word in ``range(length)**length``."""
+    """All equality patterns of ``length`` by brute force over every word in
+    ``range(length)**length``."""
     return sorted({pattern(w) for w in itertools.product(range(length), repeat=length)})
 
 
@@ -57,7 +61,9 @@ def test_in_context_qa_equals_itertools(n_q, n_a, k):
     # the documented order is lexicographic in (pi, pi', c): itertools yields exactly that order
     assert got == want
     assert len(set(got)) == len(got) == task.size == math.perm(n_q, k) * math.perm(n_a, k) * k
-    assert task.seq_len == 3 * k + 2 and task.vocab_size == n_q + n_a + 1 and task.num_classes == n_a
+    assert (
+        task.seq_len == 3 * k + 2 and task.vocab_size == n_q + n_a + 1 and task.num_classes == n_a
+    )
     for toks, y in got:  # label = the answer paired with the query question in the context
         query = toks[-2]
         hits = [toks[3 * i + 2] - n_q for i in range(k) if toks[3 * i] == query]
@@ -90,7 +96,9 @@ def test_template_matching_equals_itertools(length, x):
     task = TemplateMatching(x, templates)
     got, want = rows_of(task), tm_reference(x, templates, range(len(templates)))
     assert got == want  # template by template, maps in lexicographic order
-    assert len(set(got)) == len(got) == task.size == sum(math.perm(x, len(set(t))) for t in templates)
+    assert (
+        len(set(got)) == len(got) == task.size == sum(math.perm(x, len(set(t))) for t in templates)
+    )
     for toks, y in got:  # the label is the template whose pattern the sequence follows
         assert pattern(toks[:-1]) == templates[y]
 
@@ -102,7 +110,11 @@ def test_template_matching_custom_wildcards_and_labels():
     assert got == want and len(set(got)) == task.size == 12 + 4 + 24
     assert task.num_classes == 2
     # every sequence over 4 symbols with one of those patterns appears exactly once
-    every = {w for w in itertools.product(range(4), repeat=3) if pattern(w) in {(0, 1, 0), (0, 0, 0), (0, 1, 2)}}
+    every = {
+        w
+        for w in itertools.product(range(4), repeat=3)
+        if pattern(w) in {(0, 1, 0), (0, 0, 0), (0, 1, 2)}
+    }
     assert {t[:-1] for t, _ in got} == every
 
 
@@ -143,9 +155,16 @@ def test_in_context_template_matching_equals_itertools(x, n_a, templates, k):
     assert task.size == ictm_size(x, n_a, [len(set(t)) for t in templates], k)
     l = len(templates[0])
     assert task.seq_len == k * (l + 2) + l + 1
-    for toks, y in got:  # exactly one context block follows the query's template; its answer is the label
+    for (
+        toks,
+        y,
+    ) in got:  # exactly one context block follows the query's template; its answer is the label
         query = toks[-(l + 1) : -1]
-        hits = [toks[i * (l + 2) + l + 1] - x for i in range(k) if pattern(toks[i * (l + 2) : i * (l + 2) + l]) == pattern(query)]
+        hits = [
+            toks[i * (l + 2) + l + 1] - x
+            for i in range(k)
+            if pattern(toks[i * (l + 2) : i * (l + 2) + l]) == pattern(query)
+        ]
         assert hits == [y]
 
 
@@ -161,7 +180,9 @@ def test_ictm_size_closed_form_when_all_templates_share_the_wildcard_count():
 def test_sequence_classification_all_sequences():
     task = SequenceClassification(3, 2, 9, seed=4)
     got = rows_of(task)
-    assert [t for t, _ in got] == [p + (3,) for p in itertools.product(range(3), repeat=2)]  # lexicographic
+    assert [t for t, _ in got] == [
+        p + (3,) for p in itertools.product(range(3), repeat=2)
+    ]  # lexicographic
     assert sorted(y for _, y in got) == list(range(9))  # distinct labels
     assert task.size == task.num_classes == 9 and task.seq_len == 3
 
@@ -170,7 +191,9 @@ def test_sequence_classification_subset_is_distinct_and_seeded():
     task = SequenceClassification(4, 3, 20, seed=1)
     got = rows_of(task)
     seqs = [t for t, _ in got]
-    assert len(set(seqs)) == 20 and all(t[-1] == 4 and len(t) == 4 and max(t[:-1]) < 4 for t in seqs)
+    assert len(set(seqs)) == 20 and all(
+        t[-1] == 4 and len(t) == 4 and max(t[:-1]) < 4 for t in seqs
+    )
     assert sorted(y for _, y in got) == list(range(20))
     assert rows_of(SequenceClassification(4, 3, 20, seed=1)) == got
     assert rows_of(SequenceClassification(4, 3, 20, seed=2)) != got

@@ -1,4 +1,5 @@
-"""``transformer-theory construct``: prints the table, writes construct.json, exit code reflects the check."""
+"""``transformer-theory construct``: prints the table, writes construct.json, exit code reflects the
+check."""
 
 import json
 
@@ -6,26 +7,78 @@ from transformer_theory.cli import main
 
 
 def test_construct_cli_writes_table(tmp_path, capsys):
-    rc = main(["construct", "--theorem", "3", "5", "--n-q", "2", "--n-a", "2", "-k", "1",
-               "--alphabet", "3", "--template-length", "2", "--out", str(tmp_path)])
+    rc = main(
+        [
+            "construct",
+            "--theorem",
+            "3",
+            "5",
+            "--n-q",
+            "2",
+            "--n-a",
+            "2",
+            "-k",
+            "1",
+            "--alphabet",
+            "3",
+            "--template-length",
+            "2",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     out = capsys.readouterr().out
     assert rc == 0
     assert "min margin" in out and "InContextQA" in out
     data = json.loads((tmp_path / "construct.json").read_text())
     rows = {r["theorem"]: r for r in data["rows"]}
     assert set(rows) == {"3", "5 (1 head)", "5 (n heads)"}
-    assert rows["3"]["examples"] == 2 * 2 * 1 and rows["3"]["accuracy"] == 1.0 and rows["3"]["min_margin"] == 3.0
+    assert (
+        rows["3"]["examples"] == 2 * 2 * 1
+        and rows["3"]["accuracy"] == 1.0
+        and rows["3"]["min_margin"] == 3.0
+    )
     assert rows["5 (n heads)"]["heads"] == "1/3" and rows["5 (1 head)"]["width"] == 4 + 3
     assert all(r["mode"] == "exhaustive" and r["min_margin"] > 0 for r in data["rows"])
 
 
 def test_construct_cli_sampled_and_bad_sizes(tmp_path, capsys):
-    rc = main(["construct", "--theorem", "3", "--n-q", "4", "--n-a", "4", "-k", "2", "--samples", "50", "--out", str(tmp_path)])
+    rc = main(
+        [
+            "construct",
+            "--theorem",
+            "3",
+            "--n-q",
+            "4",
+            "--n-a",
+            "4",
+            "-k",
+            "2",
+            "--samples",
+            "50",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     assert rc == 0
     (row,) = json.loads((tmp_path / "construct.json").read_text())["rows"]
     assert (row["mode"], row["examples"]) == ("sampled", 50)
     # k larger than the number of answers cannot form a context: a clear error, exit code 2.
-    rc = main(["construct", "--theorem", "3", "--n-q", "2", "--n-a", "2", "-k", "3", "--out", str(tmp_path)])
+    rc = main(
+        [
+            "construct",
+            "--theorem",
+            "3",
+            "--n-q",
+            "2",
+            "--n-a",
+            "2",
+            "-k",
+            "3",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     assert rc == 2 and "error:" in capsys.readouterr().err
 
 
@@ -34,7 +87,9 @@ def test_paper_sizes_experiment_smoke(tmp_path, capsys):
     import importlib.util
     import pathlib
 
-    path = pathlib.Path(__file__).resolve().parents[2] / "experiments" / "constructions_paper_sizes.py"
+    path = (
+        pathlib.Path(__file__).resolve().parents[2] / "experiments" / "constructions_paper_sizes.py"
+    )
     spec = importlib.util.spec_from_file_location("constructions_paper_sizes", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

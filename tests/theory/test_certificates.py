@@ -1,4 +1,4 @@
-"""Certificates and accuracy bounds (seed 003 §11, §13.1 Theorem 2, §14.1 Theorem 4, §16).
+"""Certificates and accuracy bounds (Chen & Zou 2024, §11, §13.1 Theorem 2, §14.1 Theorem 4, §16).
 
 References written here, independent of the code under test:
 - ``reference_check``: the Farkas certificate re-checked in exact integers straight from the
@@ -6,7 +6,8 @@ References written here, independent of the code under test:
 - ``reference_feasible``: the relaxation "a linear map of the one-hot sequence, one per last
   token, puts every example on the right side of every margin" built here with NumPy and solved
   with SciPy's HiGHS; ``reference_max_correct`` enumerates subsets with it.
-- ``numpy_one_layer``: a float64 NumPy forward of one ReLU/softmax layer (seed 003 eq. 2, 3, 18).
+- ``numpy_one_layer``: a float64 NumPy forward of one ReLU/softmax layer (Chen & Zou 2024, eq. 2, 3,
+  18).
 """
 
 import itertools
@@ -19,7 +20,7 @@ import pytest
 import scipy.optimize as so
 
 from transformer_theory import ModelConfig, init_params
-from transformer_theory.theory import certificates as CT
+from transformer_theory.theory import certificates
 
 # §13.1's D_toy-icl: a=0, b=1, x=2, y=3, "="=4; targets x -> 0, y -> 1.
 A_, B_, X_, Y_, R_ = 0, 1, 2, 3, 4
@@ -77,7 +78,9 @@ def reference_feasible(tokens, labels, subset) -> bool:
                     rows.append(row.ravel())
         if not rows:
             continue
-        res = so.linprog(np.zeros(C * N * V), A_ub=-np.array(rows), b_ub=-np.ones(len(rows)), bounds=(None, None))
+        res = so.linprog(
+            np.zeros(C * N * V), A_ub=-np.array(rows), b_ub=-np.ones(len(rows)), bounds=(None, None)
+        )
         if res.status != 0:
             return False
     return True
@@ -86,13 +89,17 @@ def reference_feasible(tokens, labels, subset) -> bool:
 def reference_max_correct(tokens, labels) -> int:
     n = len(labels)
     for size in range(n, 0, -1):
-        if any(reference_feasible(tokens, labels, list(s)) for s in itertools.combinations(range(n), size)):
+        if any(
+            reference_feasible(tokens, labels, list(s))
+            for s in itertools.combinations(range(n), size)
+        ):
             return size
     return 0
 
 
 def template_dataset(alphabet, templates):
-    """All injective substitutions of each template, CLS = alphabet appended; label = template index."""
+    """All injective substitutions of each template, CLS = alphabet appended; label = template
+    index."""
     toks, labs = [], []
     for y, t in enumerate(templates):
         wild = sorted(set(t))
@@ -106,9 +113,9 @@ def template_dataset(alphabet, templates):
 # ----------------------------------------------------------------------------- Theorem 2
 
 
-@pytest.mark.parametrize("family", list(CT.FAMILIES))
+@pytest.mark.parametrize("family", list(certificates.FAMILIES))
 def test_toy_set_is_certified_impossible(family):
-    rec = CT.certify_dataset(TOY_TOKENS, TOY_LABELS, 5, family=family)
+    rec = certificates.certify_dataset(TOY_TOKENS, TOY_LABELS, 5, family=family)
     assert rec.verdict == "impossible" and rec.verified_exactly
     cert = rec.certificate.to_dict()
     assert reference_check(TOY_TOKENS, TOY_LABELS, cert)
@@ -116,16 +123,16 @@ def test_toy_set_is_certified_impossible(family):
     rel = {int(k): np.array(v) for k, v in cert["relations"].items()}
     assert sorted(cert["examples"]) == [0, 1, 2, 3]
     assert np.array_equal(rel[0], -rel[1]) and np.array_equal(rel[0] // rel[0][0], [1, 1, -1, -1])
-    ok, why = CT.check_certificate(TOY_TOKENS, TOY_LABELS, 5, cert)
+    ok, why = certificates.check_certificate(TOY_TOKENS, TOY_LABELS, 5, cert)
     assert ok, why
 
 
 def test_toy_set_exact_bound_is_three_quarters():
-    b = CT.accuracy_upper_bound(TOY_TOKENS, TOY_LABELS, 5, method="exact")
+    b = certificates.accuracy_upper_bound(TOY_TOKENS, TOY_LABELS, 5, method="exact")
     assert (b.max_correct, b.num_examples, b.exact, b.lower_bound) == (3, 4, True, 3)
     assert b.upper_bound == 0.75 and str(b.fraction) == "3/4"
     assert reference_max_correct(TOY_TOKENS, TOY_LABELS) == 3  # the 3/4 of Theorem 2's proof
-    sound = CT.accuracy_upper_bound(TOY_TOKENS, TOY_LABELS, 5, method="sound")
+    sound = certificates.accuracy_upper_bound(TOY_TOKENS, TOY_LABELS, 5, method="sound")
     assert sound.max_correct == 3
     d = b.to_dict()
     assert d["upper_bound_fraction"] == "3/4" and d["kind"] == "accuracy_bound"
@@ -137,26 +144,31 @@ def test_toy_set_exact_bound_is_three_quarters():
 TEMPLATES = [(0, 0), (0, 1), (0, 0, 0), (0, 0, 1), (0, 1, 0), (0, 1, 1), (0, 1, 2)]
 
 
-@pytest.mark.parametrize("t1,t2", [(a, b) for a, b in itertools.combinations(TEMPLATES, 2) if len(a) == len(b)])
+@pytest.mark.parametrize(
+    "t1,t2", [(a, b) for a, b in itertools.combinations(TEMPLATES, 2) if len(a) == len(b)]
+)
 def test_any_two_templates_are_certified_impossible(t1, t2):
     tokens, labels = template_dataset(3, (t1, t2))
-    rec = CT.certify_dataset(tokens, labels, 4)
+    rec = certificates.certify_dataset(tokens, labels, 4)
     assert rec.verdict == "impossible" and rec.verified_exactly
     assert reference_check(tokens, labels, rec.certificate.to_dict())
-    b = CT.accuracy_upper_bound(tokens, labels, 4, method="sound")
+    b = certificates.accuracy_upper_bound(tokens, labels, 4, method="sound")
     assert b.max_correct < len(labels)
 
 
 def test_lemma6_coefficients_form_a_valid_certificate():
-    """Lemma 6: lambda = n(t') on every sequence of t and -n(t) on t' is a dependence; as multipliers
+    """Lemma 6: lambda = n(t') on every sequence of t and -n(t) on t' is a dependence; as
+    multipliers
     on the wrong class it is exactly a Farkas certificate, and the checker accepts it."""
     tokens, labels = template_dataset(3, ((0, 0), (0, 1)))
     n0, n1 = int(np.sum(labels == 0)), int(np.sum(labels == 1))
     assert (n0, n1) == (3, 6)
     duals = [(i, 1, n1) if labels[i] == 0 else (i, 0, n0) for i in range(len(labels))]
     lam = [n1 if y == 0 else -n0 for y in labels]
-    cert = CT.Certificate(4 - 1, tuple(range(len(labels))), tuple(duals), {0: tuple(lam), 1: tuple(-x for x in lam)})
-    assert CT.check_certificate(tokens, labels, 4, cert)[0]
+    cert = certificates.Certificate(
+        4 - 1, tuple(range(len(labels))), tuple(duals), {0: tuple(lam), 1: tuple(-x for x in lam)}
+    )
+    assert certificates.check_certificate(tokens, labels, 4, cert)[0]
     assert reference_check(tokens, labels, cert.to_dict())
 
 
@@ -168,11 +180,11 @@ def test_separable_dataset_gets_no_certificate_and_full_bound():
     tokens = np.array([[a, b, 3] for a in range(3) for b in range(3)])
     labels = tokens[:, 0].copy()
     assert reference_feasible(tokens, labels, list(range(9)))
-    rec = CT.certify_dataset(tokens, labels, 4)
+    rec = certificates.certify_dataset(tokens, labels, 4)
     assert rec.verdict == "no certificate" and not rec.verified_exactly and rec.certificate is None
     assert "proves nothing" in rec.message
     assert all(g.status == "feasible" and g.verified_exactly for g in rec.groups)
-    b = CT.accuracy_upper_bound(tokens, labels, 4)
+    b = certificates.accuracy_upper_bound(tokens, labels, 4)
     assert (b.max_correct, b.exact, b.upper_bound) == (9, True, 1.0)
 
 
@@ -180,13 +192,13 @@ def test_groups_with_different_last_tokens_are_independent():
     # The toy set with two sequences moved to another last token is no longer dependent.
     tokens = TOY_TOKENS.copy()
     tokens[2:, -1] = 5
-    rec = CT.certify_dataset(tokens, TOY_LABELS, 6)
+    rec = certificates.certify_dataset(tokens, TOY_LABELS, 6)
     assert rec.verdict == "no certificate" and len(rec.groups) == 2
     assert reference_feasible(tokens, TOY_LABELS, [0, 1, 2, 3])
     # Two copies of the toy set under two last tokens: each group loses one example.
     both = np.concatenate([TOY_TOKENS, np.where(TOY_TOKENS == R_, 5, TOY_TOKENS)])
     labels = np.concatenate([TOY_LABELS, TOY_LABELS])
-    b = CT.accuracy_upper_bound(both, labels, 6)
+    b = certificates.accuracy_upper_bound(both, labels, 6)
     assert (b.max_correct, b.exact, len(b.cores)) == (6, True, 2)
 
 
@@ -194,11 +206,13 @@ def test_groups_with_different_last_tokens_are_independent():
 def test_exact_bound_matches_subset_enumeration(seed):
     rng = np.random.default_rng(seed)
     n = 7
-    tokens = np.concatenate([rng.integers(0, 2, size=(n, 3)), rng.integers(3, 5, size=(n, 1))], axis=1)
+    tokens = np.concatenate(
+        [rng.integers(0, 2, size=(n, 3)), rng.integers(3, 5, size=(n, 1))], axis=1
+    )
     labels = rng.integers(0, 3, size=n)
-    b = CT.accuracy_upper_bound(tokens, labels, 5, method="exact")
+    b = certificates.accuracy_upper_bound(tokens, labels, 5, method="exact")
     assert b.exact and b.max_correct == reference_max_correct(tokens, labels)
-    sound = CT.accuracy_upper_bound(tokens, labels, 5, method="sound")
+    sound = certificates.accuracy_upper_bound(tokens, labels, 5, method="sound")
     assert sound.max_correct >= b.max_correct  # sound is an upper bound too
     for core in b.cores + sound.cores:  # every core is really infeasible
         assert not reference_feasible(tokens, labels, core)
@@ -208,7 +222,7 @@ def test_exact_bound_matches_subset_enumeration(seed):
 
 
 def _toy_cert():
-    return CT.certify_dataset(TOY_TOKENS, TOY_LABELS, 5).certificate.to_dict()
+    return certificates.certify_dataset(TOY_TOKENS, TOY_LABELS, 5).certificate.to_dict()
 
 
 def _tamper_weight(d):
@@ -217,7 +231,8 @@ def _tamper_weight(d):
 
 
 def _tamper_both(d):
-    # Change one weight AND recompute the relations consistently: now the relation is not a dependence.
+    # Change one weight AND recompute the relations consistently: now the relation is not a
+    # dependence.
     d["duals"][0][2] = 2
     e = d["duals"][0][0]
     pos = d["examples"].index(e)
@@ -249,12 +264,23 @@ def _tamper_negative(d):
         t[2] = -t[2]
 
 
-@pytest.mark.parametrize("tamper", [_tamper_weight, _tamper_both, _tamper_true_class, _tamper_example, _tamper_class, _tamper_zero, _tamper_negative])
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        _tamper_weight,
+        _tamper_both,
+        _tamper_true_class,
+        _tamper_example,
+        _tamper_class,
+        _tamper_zero,
+        _tamper_negative,
+    ],
+)
 def test_tampered_certificate_fails_the_exact_check(tamper):
     d = _toy_cert()
-    assert CT.check_certificate(TOY_TOKENS, TOY_LABELS, 5, d)[0]
+    assert certificates.check_certificate(TOY_TOKENS, TOY_LABELS, 5, d)[0]
     tamper(d)
-    ok, why = CT.check_certificate(TOY_TOKENS, TOY_LABELS, 5, d)
+    ok, why = certificates.check_certificate(TOY_TOKENS, TOY_LABELS, 5, d)
     assert not ok and why
     if tamper is not _tamper_example:
         assert not reference_check(TOY_TOKENS, TOY_LABELS, d)
@@ -262,22 +288,23 @@ def test_tampered_certificate_fails_the_exact_check(tamper):
 
 def test_certificate_with_wrong_labels_fails():
     d = _toy_cert()
-    assert not CT.check_certificate(TOY_TOKENS, np.array([0, 1, 1, 1]), 5, d)[0]
+    assert not certificates.check_certificate(TOY_TOKENS, np.array([0, 1, 1, 1]), 5, d)[0]
 
 
 def test_unverifiable_dual_is_reported_as_no_certificate(monkeypatch):
-    """If the LP's dual cannot be made exact, the verdict is honest: no certificate, group undecided."""
-    monkeypatch.setattr(CT, "_exact_certificate", lambda *a, **k: None)
-    rec = CT.certify_dataset(TOY_TOKENS, TOY_LABELS, 5)
+    """If the LP's dual cannot be made exact, the verdict is honest: no certificate, group
+    undecided."""
+    monkeypatch.setattr(certificates, "_exact_certificate", lambda *a, **k: None)
+    rec = certificates.certify_dataset(TOY_TOKENS, TOY_LABELS, 5)
     assert rec.verdict == "no certificate" and not rec.verified_exactly and rec.certificate is None
     assert [g.status for g in rec.groups] == ["undecided"] and "undecided" in rec.message
 
 
 def test_certificate_json_round_trip():
-    cert = CT.certify_dataset(TOY_TOKENS, TOY_LABELS, 5).certificate
-    assert CT.Certificate.from_dict(cert.to_dict()) == cert
+    cert = certificates.certify_dataset(TOY_TOKENS, TOY_LABELS, 5).certificate
+    assert certificates.Certificate.from_dict(cert.to_dict()) == cert
     with pytest.raises(ValueError, match="certificate"):
-        CT.Certificate.from_dict({"examples": [0]})
+        certificates.Certificate.from_dict({"examples": [0]})
 
 
 # ----------------------------------------------------------------------------- in-context QA
@@ -302,10 +329,12 @@ def test_whole_icqa_332_certificate_and_sound_bound_in_seconds():
     tokens, labels = icqa_dataset(3, 3, 2)
     assert tokens.shape == (72, 8)
     t0 = time.perf_counter()
-    rec = CT.certify_dataset(tokens, labels, 7)
-    b = CT.accuracy_upper_bound(tokens, labels, 7, method="sound")
+    rec = certificates.certify_dataset(tokens, labels, 7)
+    b = certificates.accuracy_upper_bound(tokens, labels, 7, method="sound")
     elapsed = time.perf_counter() - t0
-    assert rec.verdict == "impossible" and reference_check(tokens, labels, rec.certificate.to_dict())
+    assert rec.verdict == "impossible" and reference_check(
+        tokens, labels, rec.certificate.to_dict()
+    )
     assert rec.certificate.size == 4  # shrunk to a toy-set-like core
     # 18 disjoint certified cores: at most 54/72. (The exact method proves 54 is attained by the
     # relaxation, in ~8 s; see the module docstring of certificates.)
@@ -344,10 +373,13 @@ def numpy_last_token(params, tokens, attention):
 
 @pytest.mark.parametrize("attention,heads", [("relu", 3), ("softmax", 1), ("softmax", 2)])
 def test_certificate_identity_on_random_models(attention, heads):
-    """sum_{i,k} G_ik (Z_i) o_i[k] = 0 for in-scope models (Props. 8, 10); not for 2 softmax heads."""
+    """sum_{i,k} G_ik (Z_i) o_i[k] = 0 for in-scope models (Props. 8, 10); not for 2 softmax
+    heads."""
     tokens, labels = icqa_dataset(3, 3, 2)
-    cert = CT.certify_dataset(tokens, labels, 7, minimize=False).certificate
-    cfg = ModelConfig(vocab_size=7, seq_len=8, width=15, num_classes=3, heads=(heads,), attention=attention)
+    cert = certificates.certify_dataset(tokens, labels, 7, minimize=False).certificate
+    cfg = ModelConfig(
+        vocab_size=7, seq_len=8, width=15, num_classes=3, heads=(heads,), attention=attention
+    )
     resid = []
     for seed in range(3):
         p = init_params(jax.random.PRNGKey(seed), cfg, dtype=np.float64)
@@ -385,11 +417,11 @@ def test_invalid_inputs_raise_valueerror(kwargs, match):
     args = dict(tokens_BxN=TOY_TOKENS, labels_B=TOY_LABELS, vocab_size=5)
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
-        CT.certify_dataset(**args)
+        certificates.certify_dataset(**args)
     with pytest.raises(ValueError, match=match):
-        CT.accuracy_upper_bound(**args)
+        certificates.accuracy_upper_bound(**args)
 
 
 def test_invalid_method_raises():
     with pytest.raises(ValueError, match="method"):
-        CT.accuracy_upper_bound(TOY_TOKENS, TOY_LABELS, 5, method="milp")
+        certificates.accuracy_upper_bound(TOY_TOKENS, TOY_LABELS, 5, method="milp")

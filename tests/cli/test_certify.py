@@ -1,4 +1,5 @@
-"""Smoke tests of ``transformer-theory certify FILE``: verdict, bound, JSON output, exit status 2 on bad input."""
+"""Smoke tests of ``transformer-theory certify FILE``: verdict, bound, JSON output, exit status 2 on
+bad input."""
 
 import json
 import subprocess
@@ -10,7 +11,12 @@ from transformer_theory.cli import main
 
 # §13.1's toy set (a=0, b=1, x=2, y=3, "="=4), labels x -> 0, y -> 1.
 TOY = {
-    "tokens": [[0, 4, 2, 1, 4, 3, 0, 4], [0, 4, 3, 1, 4, 2, 1, 4], [0, 4, 3, 1, 4, 2, 0, 4], [0, 4, 2, 1, 4, 3, 1, 4]],
+    "tokens": [
+        [0, 4, 2, 1, 4, 3, 0, 4],
+        [0, 4, 3, 1, 4, 2, 1, 4],
+        [0, 4, 3, 1, 4, 2, 0, 4],
+        [0, 4, 2, 1, 4, 3, 1, 4],
+    ],
     "labels": [0, 0, 1, 1],
     "vocab_size": 5,
 }
@@ -25,7 +31,10 @@ def test_certify_toy_set_prints_verdict_and_three_quarters(tmp_path, capsys):
     assert "IMPOSSIBLE for relu_any_heads" in out and "IMPOSSIBLE for softmax_one_head" in out
     assert "at most 3/4" in out
     rec = json.loads((tmp_path / "out" / "certify.json").read_text())
-    assert [r["certificate"]["family"] for r in rec["results"]] == ["relu_any_heads", "softmax_one_head"]
+    assert [r["certificate"]["family"] for r in rec["results"]] == [
+        "relu_any_heads",
+        "softmax_one_head",
+    ]
     for r in rec["results"]:
         assert r["certificate"]["verdict"] == "impossible" and r["certificate"]["verified_exactly"]
         assert r["bound"]["upper_bound_fraction"] == "3/4" and r["bound"]["exact"]
@@ -37,7 +46,18 @@ def test_certify_separable_npz_has_no_certificate(tmp_path, capsys):
     tokens = np.array([[a, b, 3] for a in range(3) for b in range(3)])
     f = tmp_path / "sep.npz"
     np.savez(f, tokens=tokens, labels=tokens[:, 0])
-    rc = main(["certify", str(f), "--family", "relu_any_heads", "--bound", "sound", "--out", str(tmp_path)])
+    rc = main(
+        [
+            "certify",
+            str(f),
+            "--family",
+            "relu_any_heads",
+            "--bound",
+            "sound",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     out = capsys.readouterr().out
     assert rc == 0 and "no certificate" in out and "proves nothing" in out and "9/9" in out
     rec = json.loads((tmp_path / "certify.json").read_text())
@@ -59,5 +79,10 @@ def test_malformed_file_exits_2_with_message(tmp_path, capsys):
 def test_console_exit_status_in_a_subprocess(tmp_path):
     f = tmp_path / "bad.npz"
     np.savez(f, tokens=np.zeros(3, int), labels=np.zeros(3, int))
-    p = subprocess.run([sys.executable, "-m", "transformer_theory", "certify", str(f)], capture_output=True, text=True, timeout=120)
+    p = subprocess.run(
+        [sys.executable, "-m", "transformer_theory", "certify", str(f)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert p.returncode == 2 and "array 'tokens' must be 2-D" in p.stderr

@@ -1,4 +1,5 @@
-"""The NNX Transformer is a lossless view of ModelParams and computes exactly core.forward (seed 003 eq. 1-3)."""
+"""The NNX Transformer is a lossless view of ModelParams and computes exactly core.forward (Chen &
+Zou 2024, eq. 1-3)."""
 
 import jax
 import jax.numpy as jnp
@@ -6,16 +7,28 @@ import numpy as np
 import pytest
 from flax import nnx
 
-from helpers import assert_close
+from tests.helpers import assert_close
 from transformer_theory.nn import Transformer, from_params, to_params
 from transformer_theory.params import ModelConfig, init_params
 
 # Kept to three configs: each costs several seconds of eager compilation on a loaded 2-core machine.
 CONFIGS = [
     ModelConfig(vocab_size=4, seq_len=5, width=11, num_classes=3, heads=(2, 1)),
-    ModelConfig(vocab_size=4, seq_len=5, width=9, num_classes=2, heads=(2, 2), attention="softmax", norm1="layernorm",
-                mlp_hidden=6, norm2="rmsnorm", final_norm="layernorm"),
-    ModelConfig(vocab_size=4, seq_len=6, width=10, num_classes=3, heads=(2,), qk_dim=4, relative="rope"),
+    ModelConfig(
+        vocab_size=4,
+        seq_len=5,
+        width=9,
+        num_classes=2,
+        heads=(2, 2),
+        attention="softmax",
+        norm1="layernorm",
+        mlp_hidden=6,
+        norm2="rmsnorm",
+        final_norm="layernorm",
+    ),
+    ModelConfig(
+        vocab_size=4, seq_len=6, width=10, num_classes=3, heads=(2,), qk_dim=4, relative="rope"
+    ),
 ]
 
 
@@ -42,7 +55,8 @@ def test_nn_round_trip_is_exact(config):
 
 
 def _numpy_forward_relu(params, tokens):
-    """Independent float64 reference of seed 003 eq. 2-3 for plain ReLU configs (paper layout, H: (D, n))."""
+    """Independent float64 reference of Chen & Zou 2024, eq. 2-3 for plain ReLU configs (paper
+    layout, H: (D, n))."""
     cfg = params.config
     d, n, D = cfg.vocab_size, cfg.seq_len, cfg.width
     H = np.zeros((D, n))
@@ -64,10 +78,16 @@ def test_nn_forward_equals_core_and_reference(config):
     tokens = jax.random.randint(jax.random.key(1), (6, config.seq_len), 0, config.vocab_size)
     got = nnx.jit(lambda m, t: m(t))(module, tokens)
     want = jax.jit(jax.vmap(lambda t: forward(params, t)))(tokens)
-    # One implementation: both sides trace core.forward. Not asserted bitwise because XLA may fuse the
+    # One implementation: both sides trace core.forward. Not asserted bitwise because XLA may fuse
+    # the
     # two traced programs differently; float64 agreement to 1e-12 relative is what we rely on.
     assert_close(got, want, dtype="float64", rtol=1e-12, atol=1e-12)
-    if config.attention == "relu" and config.qk_dim is None and config.norm1 is None and config.mlp_hidden is None:
+    if (
+        config.attention == "relu"
+        and config.qk_dim is None
+        and config.norm1 is None
+        and config.mlp_hidden is None
+    ):
         ref = np.stack([_numpy_forward_relu(params, np.asarray(t)) for t in tokens])
         assert_close(got, ref, dtype="float64")
 

@@ -23,7 +23,9 @@ def test_default_command_quick_writes_outputs(tmp_path, capsys):
     assert any(not r["expected"] for r in props)  # controls are reported too
     kinds = {r["kind"] for r in records}
     assert {"certificate", "accuracy_bound"} <= kinds
-    bound = next(r for r in records if r["kind"] == "accuracy_bound" and r["dataset"] == "theorem2 toy set")
+    bound = next(
+        r for r in records if r["kind"] == "accuracy_bound" and r["dataset"] == "theorem2 toy set"
+    )
     assert bound["upper_bound_fraction"] == "3/4"
     rows = list(csv.DictReader(open(os.path.join(out, "verify.csv"))))
     assert len(rows) == len(props) and "max_residual" in rows[0]
@@ -32,7 +34,9 @@ def test_default_command_quick_writes_outputs(tmp_path, capsys):
 def test_exit_status_nonzero_when_an_in_scope_relation_fails(tmp_path, monkeypatch, capsys):
     # Declare a control (MLP after attention) in scope: its relation does not hold -> exit 1.
     monkeypatch.setattr(checks.Family, "in_scope", lambda self, prop: True)
-    code = main(["verify", "--quick", "--families", "relu-mlp", "--no-certificates", "--out", str(tmp_path)])
+    code = main(
+        ["verify", "--quick", "--families", "relu-mlp", "--no-certificates", "--out", str(tmp_path)]
+    )
     assert code == 1
     assert "FAILURE" in capsys.readouterr().err
 

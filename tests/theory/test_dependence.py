@@ -1,4 +1,4 @@
-"""Exact dependence (seed 003 Definitions 2-3): finder, checker and generators.
+"""Exact dependence (Chen & Zou 2024, Definitions 2-3): finder, checker and generators.
 
 References are independent of the code under test: per-position multisets are built with
 ``collections.Counter`` straight from Definition 2, and ranks come from a Fraction-based
@@ -12,7 +12,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from transformer_theory.theory import dependence as D
+from transformer_theory.theory import dependence
 
 
 def multiset_dependent(tokens, lam):
@@ -50,16 +50,19 @@ def exact_rank(rows):
 
 def onehot_rows(tokens, V):
     tokens = np.asarray(tokens)
-    return [[1 if tokens[i, j] == v else 0 for j in range(tokens.shape[1]) for v in range(V)] for i in range(len(tokens))]
+    return [
+        [1 if tokens[i, j] == v else 0 for j in range(tokens.shape[1]) for v in range(V)]
+        for i in range(len(tokens))
+    ]
 
 
 def check_basis(tokens, V):
-    basis = D.dependence_basis(tokens, V)
+    basis = dependence.dependence_basis(tokens, V)
     B = len(tokens)
     assert basis.shape[1] == B
     for row in basis:
         assert all(isinstance(x, int) for x in row)
-        assert D.is_dependence(tokens, row, V)
+        assert dependence.is_dependence(tokens, row, V)
         assert multiset_dependent(tokens, list(row))
     # dimension = B - rank(C), with the rank computed independently in exact arithmetic
     assert basis.shape[0] == B - exact_rank(onehot_rows(tokens, V))
@@ -69,7 +72,7 @@ def check_basis(tokens, V):
 
 
 def test_paper_example_basis_is_one_one_minus_one_minus_one():
-    ex = D.paper_example()
+    ex = dependence.paper_example()
     assert ex.tokens_BxN.tolist() == [[0, 1, 2], [1, 0, 2], [0, 0, 2], [1, 1, 2]]
     assert list(ex.lam_B) == [1, 1, -1, -1]
     basis = check_basis(ex.tokens_BxN, 3)
@@ -78,11 +81,11 @@ def test_paper_example_basis_is_one_one_minus_one_minus_one():
 
 def test_position_counts_is_flattened_onehot():
     toks = np.array([[0, 2, 1], [1, 1, 1]])
-    assert D.position_counts(toks, 3).tolist() == onehot_rows(toks, 3)
+    assert dependence.position_counts(toks, 3).tolist() == onehot_rows(toks, 3)
 
 
 def test_icqa_toy_set_is_the_papers():
-    (s,) = D.icqa_example_sets(2, 2, 2, num_sets=1)
+    (s,) = dependence.icqa_example_sets(2, 2, 2, num_sets=1)
     a, b, x, y, r = 0, 1, 2, 3, 4
     assert s.tokens_BxN.tolist() == [
         [a, r, x, b, r, y, a, r],
@@ -95,12 +98,12 @@ def test_icqa_toy_set_is_the_papers():
 
 
 def test_icqa_sets_all_dependent():
-    for s in D.icqa_example_sets(3, 3, 3, num_sets=5, seed=1):
+    for s in dependence.icqa_example_sets(3, 3, 3, num_sets=5, seed=1):
         assert multiset_dependent(s.tokens_BxN, list(s.lam_B))
 
 
 def test_template_pairs_lemma6_coefficients():
-    sets = D.template_pair_sets(3, [(0, 0), (0, 1)])
+    sets = dependence.template_pair_sets(3, [(0, 0), (0, 1)])
     (s,) = sets
     # n^(aa) = 3, n^(ab) = 6: lambda = 6 on aa-sequences, -3 on ab-sequences (the paper's example)
     assert list(s.lam_B) == [6] * 3 + [-3] * 6
@@ -110,13 +113,16 @@ def test_template_pairs_lemma6_coefficients():
 
 
 def test_random_sets_and_their_bases():
-    sets = D.random_dependent_sets(7, num_sets=6, num_seqs=3, seq_len=5, vocab_size=4)
+    sets = dependence.random_dependent_sets(7, num_sets=6, num_seqs=3, seq_len=5, vocab_size=4)
     for s in sets:
         assert multiset_dependent(s.tokens_BxN, list(s.lam_B))
         basis = check_basis(s.tokens_BxN, 4)
         assert len(basis) >= 1
-        # the generator's lambda lies in the lattice spanned by the basis (rational solve, integral result)
-        coef, *_ = np.linalg.lstsq(np.array(basis, float).T, np.array(list(s.lam_B), float), rcond=None)
+        # the generator's lambda lies in the lattice spanned by the basis (rational solve, integral
+        # result)
+        coef, *_ = np.linalg.lstsq(
+            np.array(basis, float).T, np.array(list(s.lam_B), float), rcond=None
+        )
         assert np.allclose(coef, np.round(coef), atol=1e-9)
 
 
@@ -141,32 +147,32 @@ def test_whole_toy_language_basis():
 
 
 def test_wrong_lambda_rejected():
-    ex = D.paper_example()
-    assert not D.is_dependence(ex.tokens_BxN, [1, -1, 1, -1], 3)
-    assert not D.is_dependence(ex.tokens_BxN, [0, 0, 0, 0], 3)
-    assert not D.is_dependence(ex.tokens_BxN, [2, 2, -2, -1], 3)
+    ex = dependence.paper_example()
+    assert not dependence.is_dependence(ex.tokens_BxN, [1, -1, 1, -1], 3)
+    assert not dependence.is_dependence(ex.tokens_BxN, [0, 0, 0, 0], 3)
+    assert not dependence.is_dependence(ex.tokens_BxN, [2, 2, -2, -1], 3)
     toks = ex.tokens_BxN.copy()
     toks[0, -1] = 1
-    assert not D.is_dependence(toks, [1, 1, -1, -1], 3)
+    assert not dependence.is_dependence(toks, [1, 1, -1, -1], 3)
 
 
 def test_errors_name_the_argument():
-    ex = D.paper_example()
+    ex = dependence.paper_example()
     toks = ex.tokens_BxN.copy()
     toks[0, -1] = 1
     with pytest.raises(ValueError, match="tokens_BxN"):
-        D.dependence_basis(toks, 3)
+        dependence.dependence_basis(toks, 3)
     with pytest.raises(ValueError, match="tokens_BxN"):
-        D.position_counts(ex.tokens_BxN, 2)
+        dependence.position_counts(ex.tokens_BxN, 2)
     with pytest.raises(ValueError, match="lam_B"):
-        D.is_dependence(ex.tokens_BxN, [1, 1, -1], 3)
+        dependence.is_dependence(ex.tokens_BxN, [1, 1, -1], 3)
     with pytest.raises(ValueError, match="lam_B"):
-        D.is_dependence(ex.tokens_BxN, [1.5, 1, -1, -1.5], 3)
+        dependence.is_dependence(ex.tokens_BxN, [1.5, 1, -1, -1.5], 3)
     with pytest.raises(ValueError, match="tokens_BxN"):
-        D.position_counts(np.zeros(3, int), 3)
+        dependence.position_counts(np.zeros(3, int), 3)
 
 
 def test_group_by_last_token():
     toks = np.array([[0, 1], [1, 0], [0, 0], [1, 1]])
-    g = D.group_by_last_token(toks)
+    g = dependence.group_by_last_token(toks)
     assert {k: v.tolist() for k, v in g.items()} == {0: [1, 2], 1: [0, 3]}

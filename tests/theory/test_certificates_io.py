@@ -1,4 +1,5 @@
-"""Loading a user's dataset for certification: round trips and a clear error for every malformed file."""
+"""Loading a user's dataset for certification: round trips and a clear error for every malformed
+file."""
 
 import json
 
@@ -43,11 +44,31 @@ GOOD = {"tokens": TOKENS.tolist(), "labels": LABELS.tolist(), "vocab_size": 3}
         ([1, 2], None, "expected a JSON object"),
         ({"labels": [0]}, None, "'tokens' must be a non-empty list"),
         ({"tokens": [[0, 1]]}, None, "'labels' must be a list"),
-        ({**GOOD, "tokens": [[0, 1, 2], [1, 0]]}, None, r"same length; tokens\[0\] has 3 tokens, tokens\[1\] has 2"),
-        ({**GOOD, "tokens": [[0, 1.5, 2], [1, 0, 2], [0, 0, 2]]}, None, r"tokens\[0\]\[1\]: expected an integer, got 1.5"),
-        ({**GOOD, "tokens": [[0, True, 2], [1, 0, 2], [0, 0, 2]]}, None, r"tokens\[0\]\[1\]: expected an integer"),
-        ({**GOOD, "tokens": [[0, -1, 2], [1, 0, 2], [0, 0, 2]]}, None, r"tokens\[0\]\[1\]: expected a non-negative"),
-        ({**GOOD, "tokens": [[0, 1, 7], [1, 0, 2], [0, 0, 2]]}, None, r"tokens\[0\]\[2\] = 7 is outside \[0, vocab_size = 3\)"),
+        (
+            {**GOOD, "tokens": [[0, 1, 2], [1, 0]]},
+            None,
+            r"same length; tokens\[0\] has 3 tokens, tokens\[1\] has 2",
+        ),
+        (
+            {**GOOD, "tokens": [[0, 1.5, 2], [1, 0, 2], [0, 0, 2]]},
+            None,
+            r"tokens\[0\]\[1\]: expected an integer, got 1.5",
+        ),
+        (
+            {**GOOD, "tokens": [[0, True, 2], [1, 0, 2], [0, 0, 2]]},
+            None,
+            r"tokens\[0\]\[1\]: expected an integer",
+        ),
+        (
+            {**GOOD, "tokens": [[0, -1, 2], [1, 0, 2], [0, 0, 2]]},
+            None,
+            r"tokens\[0\]\[1\]: expected a non-negative",
+        ),
+        (
+            {**GOOD, "tokens": [[0, 1, 7], [1, 0, 2], [0, 0, 2]]},
+            None,
+            r"tokens\[0\]\[2\] = 7 is outside \[0, vocab_size = 3\)",
+        ),
         ({**GOOD, "tokens": [0, 1, 2]}, None, r"tokens\[0\] must be a non-empty list"),
         ({**GOOD, "labels": [0, 1]}, None, "'labels' has 2 entries but 'tokens' has 3 sequences"),
         ({**GOOD, "labels": [0, "1", 1]}, None, r"labels\[1\]: expected an integer"),
@@ -70,10 +91,16 @@ def test_malformed_json_gives_clear_error(tmp_path, obj, raw, match):
         (dict(labels=LABELS), "missing 'tokens'"),
         (dict(tokens=TOKENS), "missing 'labels'"),
         (dict(tokens=TOKENS[0], labels=LABELS), "array 'tokens' must be 2-D"),
-        (dict(tokens=TOKENS.astype(float), labels=LABELS), "array 'tokens' must have an integer dtype"),
+        (
+            dict(tokens=TOKENS.astype(float), labels=LABELS),
+            "array 'tokens' must have an integer dtype",
+        ),
         (dict(tokens=TOKENS, labels=LABELS[:, None]), "array 'labels' must be 1-D"),
         (dict(tokens=TOKENS, labels=-LABELS - 1), "array 'labels' must be non-negative"),
-        (dict(tokens=TOKENS, labels=LABELS, vocab_size=np.array([3, 4])), "'vocab_size' must be a 0-d integer"),
+        (
+            dict(tokens=TOKENS, labels=LABELS, vocab_size=np.array([3, 4])),
+            "'vocab_size' must be a 0-d integer",
+        ),
         (dict(tokens=TOKENS, labels=LABELS, vocab_size=np.int64(2)), "outside"),
         (dict(tokens=TOKENS, labels=LABELS, extra=np.ones(2)), "unknown keys"),
         (dict(tokens=np.array([[0, 1], None], dtype=object), labels=LABELS[:2]), "without pickle"),

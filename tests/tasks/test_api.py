@@ -1,7 +1,9 @@
-"""The shared task API: chunks, jit/vmap unranking, sampling, configs, Table 1 notation, errors, toy sets.
+"""The shared task API: chunks, jit/vmap unranking, sampling, configs, Table 1 notation, errors, toy
+sets.
 
-References are written here from seed 003 (§4, §8 Table 1, §11, §13.1), not taken from the code.
-The tasks reuse the sizes of test_tasks_enumeration.py so compiled functions are shared.
+References are written here from Chen & Zou 2024 (§4, §8 Table 1, §11, §13.1), not taken from the
+code.
+The tasks reuse the sizes of test_enumeration.py so compiled functions are shared.
 """
 
 import math
@@ -29,7 +31,9 @@ TASKS = [QA, TM, ICTM, SequenceClassification(3, 2, 9)]
 
 
 def as_rows(tokens, labels):
-    return [(tuple(int(v) for v in t), int(y)) for t, y in zip(np.asarray(tokens), np.asarray(labels))]
+    return [
+        (tuple(int(v) for v in t), int(y)) for t, y in zip(np.asarray(tokens), np.asarray(labels))
+    ]
 
 
 @pytest.mark.parametrize("task", TASKS, ids=lambda t: type(t).__name__)
@@ -60,7 +64,9 @@ def test_tokens_and_labels_under_jit_and_vmap(task):
     assert t0.shape == (task.seq_len,) and int(y0) == int(whole[1][-1])
 
 
-@pytest.mark.parametrize("task", [TM, ICTM], ids=lambda t: type(t).__name__)  # blocks of unequal sizes
+@pytest.mark.parametrize(
+    "task", [TM, ICTM], ids=lambda t: type(t).__name__
+)  # blocks of unequal sizes
 def test_sample_is_reproducible_and_lands_in_the_dataset(task):
     key = jax.random.key(7)
     a, b = task.sample(key, 4000), task.sample(key, 4000)
@@ -80,7 +86,8 @@ def test_sample_is_reproducible_and_lands_in_the_dataset(task):
 
 
 def test_sample_at_the_papers_sizes():
-    """§9.1: memorization d1=500, length 6; reasoning 100/100; generalization 210 symbols; IC-TM l=5, 100/100."""
+    """§9.1: memorization d1=500, length 6; reasoning 100/100; generalization 210 symbols; IC-TM
+    l=5, 100/100."""
     key = jax.random.key(0)
     sc = SequenceClassification(500, 6, 2000, seed=3)
     seqs, labels = sc.data
@@ -115,7 +122,8 @@ def test_sample_at_the_papers_sizes():
 
 
 def lex_unrank(rank, n, k):
-    """The rank-th k-permutation of range(n) in lexicographic order (independent Python reference)."""
+    """The rank-th k-permutation of range(n) in lexicographic order (independent Python
+    reference)."""
     pool, out = list(range(n)), []
     for i in range(k):
         block = math.perm(n - i - 1, k - i - 1)
@@ -125,7 +133,8 @@ def lex_unrank(rank, n, k):
 
 
 def test_unranking_at_64_bit_indices():
-    """Indices far beyond int32 decode as the documented order says (lexicographic, template by template)."""
+    """Indices far beyond int32 decode as the documented order says (lexicographic, template by
+    template)."""
     rng = np.random.default_rng(0)
     qa = InContextQA(100, 100, 3)
     idx = [int(v) for v in rng.integers(0, qa.size, 5)] + [2**31 + 5, qa.size - 1]
@@ -135,7 +144,19 @@ def test_unranking_at_64_bit_indices():
         rest, c = divmod(i, 3)
         rq, ra = divmod(rest, a)
         q, ans = lex_unrank(rq, 100, 3), lex_unrank(ra, 100, 3)
-        assert t.tolist() == [q[0], 200, 100 + ans[0], q[1], 200, 100 + ans[1], q[2], 200, 100 + ans[2], q[c], 200]
+        assert t.tolist() == [
+            q[0],
+            200,
+            100 + ans[0],
+            q[1],
+            200,
+            100 + ans[1],
+            q[2],
+            200,
+            100 + ans[2],
+            q[c],
+            200,
+        ]
         assert y == ans[c]
     tm = TemplateMatching(210, all_templates(4))
     sizes = [math.perm(210, len(set(p))) for p in all_templates(4)]
@@ -168,7 +189,13 @@ def test_huge_datasets_refuse_exhaustive_access():
 
 def test_model_config_and_forward():
     cfg = QA.model_config(heads=(1, 1))
-    assert (cfg.vocab_size, cfg.seq_len, cfg.width, cfg.num_classes, cfg.heads) == (7, 8, 15, 3, (1, 1))
+    assert (cfg.vocab_size, cfg.seq_len, cfg.width, cfg.num_classes, cfg.heads) == (
+        7,
+        8,
+        15,
+        3,
+        (1, 1),
+    )
     assert ICTM.model_config(width=40, attention="softmax").width == 40
     params = init_params(jax.random.key(0), cfg, dtype=jnp.float64)
     tokens = QA.all()[0][:5]
@@ -182,18 +209,24 @@ def test_embed_is_eq3():
     for i, t in enumerate(tokens):
         want[i, t] = 1.0
         want[i, d + i] = 1.0
-    np.testing.assert_array_equal(ICTM.embed(jnp.asarray(tokens), width=d + n + 3, dtype=jnp.float64), want)
+    np.testing.assert_array_equal(
+        ICTM.embed(jnp.asarray(tokens), width=d + n + 3, dtype=jnp.float64), want
+    )
     assert ICTM.embed(jnp.asarray(tokens)).shape == (n, d + n)
 
 
 def test_describe_table1_notation():
-    # Table 1, reasoning: "a → 1 b → 2 a →" with target 1 (questions a, b = 0, 1; answers 1, 2 = ids 2, 3)
+    # Table 1, reasoning: "a → 1 b → 2 a →" with target 1 (questions a, b = 0, 1; answers 1, 2 = ids
+    # 2, 3)
     task = InContextQA(2, 2, 2)
     tokens = jnp.array([0, 4, 2, 1, 4, 3, 0, 4], jnp.int32)
     assert task.describe(tokens) == "a → 1 b → 2 a →"
     assert task.describe(tokens, label=0) == "a → 1 b → 2 a → 1"
     assert TM.describe(jnp.array([0, 1, 3], jnp.int32), 1) == "ab → 2"
-    assert ICTM.describe(jnp.array([0, 0, 4, 2, 0, 1, 4, 3, 1, 0, 4], jnp.int32)) == "aa → 1 ab → 2 ba →"
+    assert (
+        ICTM.describe(jnp.array([0, 0, 4, 2, 0, 1, 4, 3, 1, 0, 4], jnp.int32))
+        == "aa → 1 ab → 2 ba →"
+    )
     wide = TemplateMatching(30, ((0, 1),))  # ids 26.. are a0, a1, ...; words then need spaces
     assert wide.describe(jnp.array([27, 2, 30], jnp.int32)) == "a1 c →"
     assert "size = A(3,2) · A(3,2) · 2 = 72" in str(QA)
@@ -260,14 +293,24 @@ def test_table1_sets():
     task = InContextQA(2, 2, 2)
     tokens, labels = toy.table1_reasoning()
     text = [task.describe(t, y) for t, y in zip(tokens, labels)]
-    assert text == ["a → 1 b → 2 a → 1", "b → 1 a → 2 a → 2", "a → 1 b → 2 b → 2", "b → 1 a → 2 b → 1"]
+    assert text == [
+        "a → 1 b → 2 a → 1",
+        "b → 1 a → 2 a → 2",
+        "a → 1 b → 2 b → 2",
+        "b → 1 a → 2 b → 1",
+    ]
     dataset = set(as_rows(*task.all()))
     assert set(as_rows(tokens, labels)) <= dataset  # Table 1's examples belong to D_IC-QA^(2)
     assert multisets_per_position(np.asarray(tokens).tolist(), toy.TABLE1_REASONING_LAMBDAS)
     # §13.1's D_toy-icl: a=x b=y a= -> x, a=y b=x b= -> x, a=y b=x a= -> y, a=x b=y b= -> y
     tokens, labels = toy.toy_icl()
     text = [task.describe(t, y) for t, y in zip(tokens, labels)]
-    assert text == ["a → 1 b → 2 a → 1", "a → 2 b → 1 b → 1", "a → 2 b → 1 a → 2", "a → 1 b → 2 b → 2"]
+    assert text == [
+        "a → 1 b → 2 a → 1",
+        "a → 2 b → 1 b → 1",
+        "a → 2 b → 1 a → 2",
+        "a → 1 b → 2 b → 2",
+    ]
     assert multisets_per_position(np.asarray(tokens).tolist(), toy.TOY_ICL_LAMBDAS)
     assert set(as_rows(tokens, labels)) <= dataset
 
@@ -283,5 +326,10 @@ def test_table1_sets():
     assert set(as_rows(tokens, labels)) == set(as_rows(*TM.all()))
     tokens, labels = toy.table1_contextual()
     text = [ICTM.describe(t, y) for t, y in zip(tokens, labels)]
-    assert text == ["aa → 1 ab → 2 bb → 1", "aa → 1 ab → 2 ba → 2", "aa → 1 ab → 2 aa → 1", "aa → 1 ab → 2 ab → 2"]
+    assert text == [
+        "aa → 1 ab → 2 bb → 1",
+        "aa → 1 ab → 2 ba → 2",
+        "aa → 1 ab → 2 aa → 1",
+        "aa → 1 ab → 2 ab → 2",
+    ]
     assert set(as_rows(tokens, labels)) <= set(as_rows(*ICTM.all()))

@@ -19,35 +19,41 @@ import numpy as np
 # One definition of the run, executed here (one device) and in the 4-device subprocess.
 RUN = textwrap.dedent(
     """
-    from transformer_theory.theory import checks as K, dependence as D
+    from transformer_theory.theory import checks, dependence
     from transformer_theory.tasks import InContextQA
 
     def run(mesh):
         task = InContextQA(3, 3, 2)
-        sets = D.icqa_example_sets(3, 3, 2, num_sets=5) + D.random_dependent_sets(1, 5, 3, task.seq_len, task.vocab_size)
+        sets = dependence.icqa_example_sets(3, 3, 2, num_sets=5)
+        sets += dependence.random_dependent_sets(1, 5, 3, task.seq_len, task.vocab_size)
         out = {}
         for name in ("relu-3h", "softmax-3h"):
-            fam = K.FAMILIES[name]
-            params = K.random_models(fam, task.vocab_size, task.seq_len, task.num_classes, 7, 2)
-            for v in K.check_family(fam, params, sets, task, chunk_size=32, mesh=mesh):
+            fam = checks.FAMILIES[name]
+            V, N, C = task.vocab_size, task.seq_len, task.num_classes
+            params = checks.random_models(fam, V, N, C, 7, 2)
+            for v in checks.check_family(fam, params, sets, task, chunk_size=32, mesh=mesh):
                 out[f"{name}/{v.proposition}"] = [v.max_residual, v.tolerance, v.holds]
         return out
     """
 )
 
-SCRIPT = textwrap.dedent(
-    """
+SCRIPT = (
+    textwrap.dedent(
+        """
     import json
     import jax
     jax.config.update("jax_enable_x64", True)
     from transformer_theory import parallel
     """
-) + RUN + textwrap.dedent(
-    """
+    )
+    + RUN
+    + textwrap.dedent(
+        """
     mesh = parallel.make_mesh(2)
     print(json.dumps({"devices": jax.local_device_count(), "mesh": dict(mesh.shape),
                       "sharded": run(mesh), "single": run(None)}))
     """
+    )
 )
 
 
@@ -58,8 +64,12 @@ def single_device():
 
 
 def test_four_devices_match_one_device():
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=4", JAX_PLATFORMS="cpu")
-    proc = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, timeout=300)
+    env = dict(
+        os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=4", JAX_PLATFORMS="cpu"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     res = json.loads(proc.stdout.strip().splitlines()[-1])
     assert res["devices"] == 4 and res["mesh"] == {"models": 2, "data": 2}

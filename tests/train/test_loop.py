@@ -1,20 +1,27 @@
-"""Training loop: learning happens, a killed run resumes bit for bit, §9.1 initialization and patterns."""
+"""Training loop: learning happens, a killed run resumes bit for bit, §9.1 initialization and
+patterns."""
 
 import os
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from transformer_theory import tasks as T
+from transformer_theory import tasks
 from transformer_theory.constructions.reasoning import theorem3
 from transformer_theory.core.forward import forward_trace
-from transformer_theory.train import DataConfig, TaskData, TrainConfig, first_layer_pattern, paper_init, train
+from transformer_theory.train import (
+    DataConfig,
+    TaskData,
+    TrainConfig,
+    first_layer_pattern,
+    paper_init,
+    train,
+)
 
 
 def _mem_setup(num=16):
-    task = T.SequenceClassification(4, 2, num, seed=0)
+    task = tasks.SequenceClassification(4, 2, num, seed=0)
     config = task.model_config(heads=(1,))
     params = paper_init(jax.random.key(0), config, task, w_v="identity")
     data = TaskData(task, jax.random.key(1), DataConfig(eval_on_train=True))
@@ -23,7 +30,12 @@ def _mem_setup(num=16):
 
 def test_train_learning_happens_on_tiny_memorization_set():
     _, params, data = _mem_setup()
-    res = train(params, data, TrainConfig(steps=300, batch_size=16, learning_rate=0.1, grad_clip=1.0, log_every=100), progress=False)
+    res = train(
+        params,
+        data,
+        TrainConfig(steps=300, batch_size=16, learning_rate=0.1, grad_clip=1.0, log_every=100),
+        progress=False,
+    )
     first, last = res.metrics[0], res.metrics[-1]
     assert [r["step"] for r in res.metrics] == [0, 100, 200, 300]
     # "well below": at least a factor 10 (initial loss is about log(16) + the random logit spread).
@@ -32,12 +44,20 @@ def test_train_learning_happens_on_tiny_memorization_set():
 
 
 def test_train_resume_after_kill_is_bitwise(tmp_path):
-    task = T.InContextQA(3, 3, 2)
+    task = tasks.InContextQA(3, 3, 2)
     config = task.model_config(heads=(1, 1))
     params = paper_init(jax.random.key(0), config, task, w_v="identity")
     data = TaskData(task, jax.random.key(2), DataConfig(holdout=0.25))
     # Adam: its moment estimates must be restored too, or the resumed run drifts.
-    tc = TrainConfig(steps=12, batch_size=8, learning_rate=0.01, optimizer="adam", log_every=3, checkpoint_every=6, seed=4)
+    tc = TrainConfig(
+        steps=12,
+        batch_size=8,
+        learning_rate=0.01,
+        optimizer="adam",
+        log_every=3,
+        checkpoint_every=6,
+        seed=4,
+    )
     full = train(params, data, tc, str(tmp_path / "full"), progress=False)
     killed = train(params, data, tc, str(tmp_path / "resumed"), stop_after=6, progress=False)
     assert killed.steps_done == 6 and killed.metrics[-1]["step"] == 6
@@ -47,33 +67,44 @@ def test_train_resume_after_kill_is_bitwise(tmp_path):
     assert resumed.steps_done == 12
     for a, b in zip(jax.tree.leaves(full.params), jax.tree.leaves(resumed.params)):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
-    strip = lambda rows: [{k: v for k, v in r.items() if k != "seconds"} for r in rows]
+
+    def strip(rows):
+        return [{k: v for k, v in r.items() if k != "seconds"} for r in rows]
+
     assert strip(full.metrics) == strip(resumed.metrics)
     assert [r["step"] for r in resumed.metrics] == [0, 3, 6, 9, 12]
     # Sanity: the comparison can fail -- a different seed gives different parameters.
     other = train(params, data, tc.replace(seed=5), None, progress=False)
-    assert any(not np.array_equal(np.asarray(a), np.asarray(b)) for a, b in zip(jax.tree.leaves(full.params), jax.tree.leaves(other.params)))
+    assert any(
+        not np.array_equal(np.asarray(a), np.asarray(b))
+        for a, b in zip(jax.tree.leaves(full.params), jax.tree.leaves(other.params))
+    )
 
 
 def test_train_paper_init_follows_section_9_1():
-    task = T.InContextQA(3, 3, 2)
+    task = tasks.InContextQA(3, 3, 2)
     config = task.model_config(heads=(2, 1))
     p = paper_init(jax.random.key(0), config, task, w_v="ones")
     w_qk2, w_o = np.asarray(p.layers[1].attn.w_qk), np.asarray(p.w_o)
-    assert (w_qk2 >= 0).all() and (w_qk2 < 1).all() and w_qk2.std() > 0.2  # uniform [0, 1): std 0.289
+    assert (
+        (w_qk2 >= 0).all() and (w_qk2 < 1).all() and w_qk2.std() > 0.2
+    )  # uniform [0, 1): std 0.289
     assert (w_o >= 0).all() and (w_o < 1).all()
     assert (np.asarray(p.layers[0].attn.w_v) == 1.0).all()
     q = paper_init(jax.random.key(0), config, task, w_v="identity")
     np.testing.assert_array_equal(np.asarray(q.layers[1].attn.w_v[0]), np.eye(config.width))
-    mem = T.SequenceClassification(4, 2, 8)
+    mem = tasks.SequenceClassification(4, 2, 8)
     m = paper_init(jax.random.key(0), mem.model_config(heads=(1,)), mem)
-    assert (np.asarray(m.layers[0].attn.w_qk) < 1).all() and np.asarray(m.layers[0].attn.w_qk).std() > 0.2
+    assert (np.asarray(m.layers[0].attn.w_qk) < 1).all() and np.asarray(
+        m.layers[0].attn.w_qk
+    ).std() > 0.2
 
 
 def test_train_reasoning_pattern_is_theorem3_copy_map():
-    """Independent reference of §13.2's alpha^(1): block-diagonal 1 - I over q-r-a triples and the final pair."""
+    """Independent reference of §13.2's alpha^(1): block-diagonal 1 - I over q-r-a triples and the
+    final pair."""
     k = 3
-    task = T.InContextQA(4, 4, k)
+    task = tasks.InContextQA(4, 4, k)
     config = task.model_config()
     d, n = config.vocab_size, config.seq_len
     block = np.array([i // 3 for i in range(3 * k)] + [k, k])
@@ -81,7 +112,8 @@ def test_train_reasoning_pattern_is_theorem3_copy_map():
     w = first_layer_pattern(task, config)
     np.testing.assert_array_equal(w[d : d + n, d : d + n], alpha)
     assert np.count_nonzero(w) == np.count_nonzero(alpha)
-    # Under ReLU with one-hot inputs the initial first-layer map IS alpha (row = query i: alpha[j, i]^T).
+    # Under ReLU with one-hot inputs the initial first-layer map IS alpha (row = query i: alpha[j,
+    # i]^T).
     p = paper_init(jax.random.key(0), config.replace(heads=(1,)), task, w_v="identity")
     tokens, _ = task.sample(jax.random.key(3), 4)
     maps = jax.jit(jax.vmap(lambda t: forward_trace(p, t).attention[0][0]))(tokens)
@@ -91,15 +123,18 @@ def test_train_reasoning_pattern_is_theorem3_copy_map():
 
 
 def test_train_contextual_pattern_confines_attention_to_blocks():
-    """§15's first layer (with -1 for -inf): ReLU attention never crosses a question block, and within
+    """§15's first layer (with -1 for -inf): ReLU attention never crosses a question block, and
+    within
     a block query i attends to key j exactly when the symbols are equal."""
-    task = T.InContextTemplateMatching(4, 3, T.all_templates(2), 2)
+    task = tasks.InContextTemplateMatching(4, 3, tasks.all_templates(2), 2)
     l, k = 2, 2
     config = task.model_config(heads=(1,), width=task.vocab_size + task.seq_len + l + 2)
     p = paper_init(jax.random.key(0), config, task, w_v="identity")
     block = np.array([i // (l + 2) for i in range(k * (l + 2))] + [k] * (l + 1))
     tokens, _ = task.sample(jax.random.key(1), 16)
-    maps = np.asarray(jax.jit(jax.vmap(lambda t: forward_trace(p, t).attention[0][0]))(tokens))  # [query i, key j]
+    maps = np.asarray(
+        jax.jit(jax.vmap(lambda t: forward_trace(p, t).attention[0][0]))(tokens)
+    )  # [query i, key j]
     for t, w in zip(np.asarray(tokens), maps):
         same_sym = (t[:, None] == t[None, :]) & (t[:, None] < 4)
         want = (same_sym & (block[:, None] == block[None, :])).astype(float)
@@ -107,16 +142,24 @@ def test_train_contextual_pattern_confines_attention_to_blocks():
 
 
 def test_train_generalization_pattern_parses_equal_symbols():
-    task = T.TemplateMatching(5, T.all_templates(3))
+    task = tasks.TemplateMatching(5, tasks.all_templates(3))
     config = task.model_config()
     w = first_layer_pattern(task, config)
     ref = np.zeros((config.width, config.width))
     ref[:5, :5] = np.eye(5)
     np.testing.assert_array_equal(w, ref)
-    assert first_layer_pattern(T.SequenceClassification(4, 2, 8), T.SequenceClassification(4, 2, 8).model_config()) is None
+    assert (
+        first_layer_pattern(
+            tasks.SequenceClassification(4, 2, 8),
+            tasks.SequenceClassification(4, 2, 8).model_config(),
+        )
+        is None
+    )
 
 
-@pytest.mark.parametrize("bad", [dict(steps=0), dict(batch_size=-1), dict(optimizer="rmsprop"), dict(learning_rate=0.0)])
+@pytest.mark.parametrize(
+    "bad", [dict(steps=0), dict(batch_size=-1), dict(optimizer="rmsprop"), dict(learning_rate=0.0)]
+)
 def test_train_config_errors_name_the_argument(bad):
     name = next(iter(bad))
     with pytest.raises(ValueError, match=name):
@@ -125,7 +168,7 @@ def test_train_config_errors_name_the_argument(bad):
 
 def test_train_rejects_mismatched_data():
     task, params, data = _mem_setup()
-    other = T.InContextQA(3, 3, 2)
+    other = tasks.InContextQA(3, 3, 2)
     with pytest.raises(ValueError, match="data"):
         train(params, TaskData(other, jax.random.key(0)), TrainConfig(steps=1), progress=False)
     with pytest.raises(ValueError, match="model"):
@@ -133,9 +176,11 @@ def test_train_rejects_mismatched_data():
 
 
 def test_train_balanced_template_data_puts_chance_at_one_over_classes():
-    """Template matching is dominated by the all-distinct template (720 of 1000 sequences here); with
-    balance_classes every class weighs 1/C, so a constant guess scores exactly 1/C on the held-out set."""
-    task = T.TemplateMatching(10, T.all_templates(3))
+    """Template matching is dominated by the all-distinct template (720 of 1000 sequences here);
+    with
+    balance_classes every class weighs 1/C, so a constant guess scores exactly 1/C on the held-out
+    set."""
+    task = tasks.TemplateMatching(10, tasks.all_templates(3))
     plain = TaskData(task, jax.random.key(0), DataConfig(holdout=0.2))
     bal = TaskData(task, jax.random.key(0), DataConfig(holdout=0.2, balance_classes=True))
     labels, w = np.asarray(bal.eval_labels_E), np.asarray(bal.eval_weights_E, np.float64)
