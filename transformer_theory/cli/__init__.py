@@ -11,6 +11,8 @@ import argparse
 import importlib
 import sys
 
+from transformer_theory.cli._common import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
+
 # name -> (module, one-line help).
 COMMANDS = {
     "verify": (
@@ -48,13 +50,26 @@ def build_parser(commands) -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    """Parse ``argv``, run the command, return its exit code (see :mod:`.cli._common`).
+
+    A :class:`~transformer_theory.cli._common.UsageError` becomes one line on stderr and exit 2;
+    Ctrl-C becomes exit 130 with the command's own note of what was saved (commands that save
+    progress catch ``KeyboardInterrupt`` themselves and re-raise it after saying so).
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
     commands = _load_commands()
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
         argv = [DEFAULT_COMMAND] + argv
     args = build_parser(commands).parse_args(argv)
     mod = commands[args.command][0]
-    return int(mod.run(args) or 0)
+    try:
+        return int(mod.run(args) or 0)
+    except UsageError as err:
+        print(f"transformer-theory {args.command}: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"transformer-theory {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -1,0 +1,125 @@
+"""What every command shares: exit codes, one-line errors, argument types, the output directory.
+
+Exit codes (README, "Exit codes"): ``0`` the run completed; ``1`` an in-scope proposition failed
+(or a construction missed an example): a bug or a discovery; ``2`` bad input (an option, a file,
+a size that would not fit in memory), reported in one line naming the argument, BEFORE any long
+work; ``130`` interrupted (Ctrl-C), with what was saved.
+
+A command raises :class:`UsageError` for a user's mistake; :func:`transformer_theory.cli.main`
+prints ``transformer-theory <command>: error: <message>`` on stderr and returns 2, with no
+traceback. Argument types below raise ``argparse.ArgumentTypeError``, which argparse reports the
+same way (usage line, then the error, exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class UsageError(Exception):
+    """A user's mistake (an option, a file, a size): one line naming the argument, exit 2."""
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def nonnegative_int(text: str) -> int:
+    """argparse type: an integer >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not (value > 0 and value != float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a positive finite number, got {text}")
+    return value
+
+
+def int_list(count: int, *, minimum: int = 1):
+    """argparse type: exactly ``count`` comma-separated integers, each ``>= minimum``.
+
+    ``--icqa 3,3,2`` parses to ``(3, 3, 2)``; ``3,3`` or ``3,3,2,9`` are refused with the count
+    expected, never completed from defaults or silently truncated.
+    """
+
+    def parse(text: str) -> tuple[int, ...]:
+        parts = [p.strip() for p in text.split(",")]
+        try:
+            values = tuple(int(p) for p in parts)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected {count} comma-separated integers, got {text!r}"
+            ) from None
+        if len(values) != count:
+            raise argparse.ArgumentTypeError(
+                f"expected exactly {count} comma-separated integers, got {len(values)} in {text!r}"
+            )
+        low = [v for v in values if v < minimum]
+        if low:
+            raise argparse.ArgumentTypeError(f"every value must be >= {minimum}, got {text!r}")
+        return values
+
+    parse.__name__ = f"{count} integers"  # argparse names the type in its messages
+    return parse
+
+
+def name_list(text: str, choices, option: str) -> list[str]:
+    """A non-empty comma list of names from ``choices`` (``'all'`` = every choice).
+
+    Raises :class:`UsageError` naming ``option`` for an empty selection or an unknown name.
+    """
+    choices = list(choices)
+    if text.strip() == "all":
+        return choices
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if not names:
+        raise UsageError(f"{option}: empty selection; choose from {', '.join(choices)} or 'all'")
+    unknown = [n for n in names if n not in choices]
+    if unknown:
+        raise UsageError(
+            f"{option}: unknown {', '.join(map(repr, unknown))}; choose from {', '.join(choices)}"
+        )
+    return names
+
+
+def prepare_out_dir(path: str, option: str = "--out") -> str:
+    """Create ``path`` (and parents) and prove it is writable, before any computation.
+
+    Raises :class:`UsageError` naming ``option`` when ``path`` is an existing file, cannot be
+    created, or refuses a test write. Returns the absolute path.
+    """
+    path = os.path.abspath(path)
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise UsageError(f"{option}: {path} exists and is not a directory")
+    try:
+        os.makedirs(path, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path, prefix=".write-test-"):
+            pass
+    except OSError as err:
+        raise UsageError(f"{option}: cannot write to {path} ({err.strerror or err})") from None
+    return path
