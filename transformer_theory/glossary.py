@@ -37,8 +37,8 @@ letter        meaning
               logits)
 ============  ==================================================================================
 
-A test (``tests/test_glossary.py``) reads every suffixed name (``tokens_BxN``) in the package and fails on a
-letter that is not above.
+A test (``tests/test_glossary.py``) reads every suffixed name (``tokens_BxN``) in the package and
+fails on a letter that is not above.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ token ids (``num_symbols`` letters first, then ``num_answers`` answer tokens at 
 the
 response sign / CLS ``r`` always last), plus either a
 :class:`~transformer_theory.tasks.unrank.BlockRadix`
-index space with a ``_decode(block, digits_D)`` (the default path) or its own ``_unrank_one`` /
+index space with a ``_decode(block, digits_U)`` (the default path) or its own ``_unrank_one`` /
 ``_sample``. Everything else lives here.
 """
 
@@ -80,12 +80,12 @@ class Task:
 
     # --- index space -------------------------------------------------------------------------
     def _unrank_one(self, index: jax.Array):
-        block, digits_D = self._space.unrank(index)
-        return self._decode(block, digits_D)
+        block, digits_U = self._space.unrank(index)
+        return self._decode(block, digits_U)
 
     def _sample(self, key: jax.Array, num: int):
-        block_M, digits_MxD = self._space.sample(key, num)
-        return jax.vmap(self._decode)(block_M, digits_MxD)
+        block_B, digits_BxU = self._space.sample(key, num)
+        return jax.vmap(self._decode)(block_B, digits_BxU)
 
     def tokens_and_labels(self, indices):
         """Unrank example indices into ``(tokens_BxN int32, labels_B int32)``.
@@ -156,7 +156,7 @@ class Task:
             yield (tokens, labels) if m == width else (tokens[:m], labels[:m])
 
     def all(self, limit: int = 10**6):
-        """The whole dataset ``(tokens_SxN, labels_S)`` in index order; ``ValueError`` if ``size >
+        """The whole dataset ``(tokens_BxN, labels_B)`` in index order; ``ValueError`` if ``size >
         limit``."""
         if self.size > limit:
             raise ValueError(

@@ -100,20 +100,20 @@ class InContextQA(Task):
         )
         return unrank.BlockRadix((radices,))
 
-    def _decode(self, block, digits_D):
+    def _decode(self, block, digits_U):
         del block  # a single block
         k = self.k
-        q_K = unrank.unrank_injection(digits_D[:k])
-        a_K = unrank.unrank_injection(digits_D[k : 2 * k])
-        c = digits_D[2 * k]
-        return self._assemble(q_K, a_K, c)
+        questions = unrank.unrank_injection(digits_U[:k])
+        answers = unrank.unrank_injection(digits_U[k : 2 * k])
+        c = digits_U[2 * k]
+        return self._assemble(questions, answers, c)
 
-    def _assemble(self, q_K, a_K, c):
+    def _assemble(self, questions, answers, c):
         r = self.response_token
-        r_K = jnp.full_like(q_K, r)
-        context = jnp.stack([q_K, r_K, a_K + self.n_q], axis=1).reshape(-1)
-        tokens = jnp.concatenate([context, q_K[c][None], jnp.array([r], q_K.dtype)])
-        return tokens.astype(jnp.int32), a_K[c].astype(jnp.int32)
+        signs = jnp.full_like(questions, r)
+        context = jnp.stack([questions, signs, answers + self.n_q], axis=1).reshape(-1)
+        tokens = jnp.concatenate([context, questions[c][None], jnp.array([r], questions.dtype)])
+        return tokens.astype(jnp.int32), answers[c].astype(jnp.int32)
 
     def example(self, questions: Sequence[int], answers: Sequence[int], c: int):
         """The example ``E^(pi,pi')(c)`` for explicit ``pi = questions``, ``pi' = answers`` (0-based

@@ -174,7 +174,7 @@ class InContextTemplateMatching(Task):
 
     @functools.cached_property
     def _block_tables(self):
-        """Radices per block plus the ``(gamma_BxK, c_B)`` that define each block."""
+        """Radices per block plus the ``(gamma_per_block, c_per_block)`` that define each block."""
         k, x, groups = self.k, self.alphabet_size, self._groups
         width = max(groups)
         group_size = [sum(1 for w in self.wildcard_counts if w == g) for g in groups]
@@ -199,35 +199,37 @@ class InContextTemplateMatching(Task):
     def _space(self) -> unrank.BlockRadix:
         return self._block_tables[0]
 
-    def _decode(self, block, digits_D):
-        _, gamma_BxK, c_B = self._block_tables
+    def _decode(self, block, digits_U):
+        _, gamma_per_block, c_per_block = self._block_tables
         k, x = self.k, self.alphabet_size
         width = max(self._groups)
-        gamma_K = jnp.asarray(gamma_BxK)[block]
-        c = jnp.asarray(c_B)[block]
-        group_of_T = jnp.asarray(
+        gamma = jnp.asarray(gamma_per_block)[block]
+        c = jnp.asarray(c_per_block)[block]
+        group_of_template = jnp.asarray(
             np.array([self._groups.index(w) for w in self.wildcard_counts], np.int32)
         )
-        canon_TxL = jnp.asarray(np.array([canonical(t) for t in self.templates], np.int32))
+        canonical_templates = jnp.asarray(
+            np.array([canonical(t) for t in self.templates], np.int32)
+        )
         # templates: position i takes the d-th unused template of its group
-        free_T = jnp.ones((len(self.templates),), bool)
+        free_templates = jnp.ones((len(self.templates),), bool)
         tpl = []
         for i in range(k):
-            t = unrank.nth_free(free_T & (group_of_T == gamma_K[i]), digits_D[i])
+            t = unrank.nth_free(free_templates & (group_of_template == gamma[i]), digits_U[i])
             tpl.append(t)
-            free_T = unrank.take_out(free_T, t)
-        a_K = unrank.unrank_injection(digits_D[k : 2 * k])
+            free_templates = unrank.take_out(free_templates, t)
+        answers = unrank.unrank_injection(digits_U[k : 2 * k])
         r = jnp.full((1,), self.response_token, jnp.int32)
         parts = []
         for i in range(k + 1):
             lo = 2 * k + i * width
-            s_W = unrank.unrank_injection(digits_D[lo : lo + width])
+            substitution = unrank.unrank_injection(digits_U[lo : lo + width])
             t = tpl[i] if i < k else jnp.stack(tpl)[c]
-            parts.append(s_W[canon_TxL[t]])
+            parts.append(substitution[canonical_templates[t]])
             parts.append(r)
             if i < k:
-                parts.append((a_K[i] + x)[None].astype(jnp.int32))
-        return jnp.concatenate(parts), a_K[c].astype(jnp.int32)
+                parts.append((answers[i] + x)[None].astype(jnp.int32))
+        return jnp.concatenate(parts), answers[c].astype(jnp.int32)
 
 
 def _map_radices(x: int, w: int, width: int) -> tuple[int, ...]:

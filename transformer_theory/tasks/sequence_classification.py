@@ -84,7 +84,7 @@ class SequenceClassification(Task):
 
     @functools.cached_property
     def data(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(sequences_NxL int32, labels_N int32)`` as NumPy arrays (without the CLS token)."""
+        """``(sequences int32, labels_B int32)`` as NumPy arrays (without the CLS token)."""
         x, n, num = self.alphabet_size, self.length, self.num_sequences
         total = x**n
         rng = np.random.default_rng(self.seed)
@@ -107,8 +107,8 @@ class SequenceClassification(Task):
 
     def _unrank_one(self, index):
         seqs, labels = self.data
-        seq_L = jnp.asarray(seqs)[index]
-        tokens = jnp.concatenate([seq_L, jnp.full((1,), self.alphabet_size, jnp.int32)])
+        sequence = jnp.asarray(seqs)[index]
+        tokens = jnp.concatenate([sequence, jnp.full((1,), self.alphabet_size, jnp.int32)])
         return tokens, jnp.asarray(labels)[index]
 
     def _sample(self, key, num):
@@ -116,7 +116,7 @@ class SequenceClassification(Task):
         return jax.vmap(self._unrank_one)(idx)
 
 
-def _digits(idx_N: np.ndarray, base: int, length: int) -> np.ndarray:
+def _digits(idx_B: np.ndarray, base: int, length: int) -> np.ndarray:
     """Base-``base`` digits (most significant first) of int64 indices: ``(N, length)``."""
     place = base ** np.arange(length - 1, -1, -1, dtype=np.int64)
-    return (idx_N[:, None] // place[None, :]) % base
+    return (idx_B[:, None] // place[None, :]) % base

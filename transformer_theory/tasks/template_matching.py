@@ -170,11 +170,11 @@ class TemplateMatching(Task):
         )
 
     @functools.cached_property
-    def _canon_TxL(self) -> np.ndarray:
+    def _canonical_templates(self) -> np.ndarray:
         return np.array([canonical(t) for t in self.templates], np.int32)
 
-    def _decode(self, block, digits_D):
-        s_W = unrank.unrank_injection(digits_D)
-        seq_L = s_W[jnp.asarray(self._canon_TxL)[block]]
-        tokens = jnp.concatenate([seq_L, jnp.full((1,), self.alphabet_size, jnp.int32)])
+    def _decode(self, block, digits_U):
+        substitution = unrank.unrank_injection(digits_U)
+        sequence = substitution[jnp.asarray(self._canonical_templates)[block]]
+        tokens = jnp.concatenate([sequence, jnp.full((1,), self.alphabet_size, jnp.int32)])
         return tokens, jnp.asarray(np.array(self.labels, np.int32))[block]

@@ -15,8 +15,8 @@ Everything on device is pure ``jnp`` on static tables, so it traces under ``jit`
 any
 index range is produced independently of the rest. Sizes are exact Python ints.
 
-Shape glossary: ``B`` blocks, ``D`` digits per example (short blocks are padded with radix 1),
-``M`` examples in a batch, ``W`` wildcards / entries of an injective map, ``n`` pool size.
+Shape suffixes follow :mod:`transformer_theory.glossary` (``U`` digits of an example, short blocks
+padded with radix 1; ``B`` examples); ``n`` is the pool size of an injective map.
 """
 
 from __future__ import annotations
@@ -60,22 +60,22 @@ def take_out(free_n: jax.Array, v: jax.Array) -> jax.Array:
     return free_n & (jnp.arange(free_n.shape[0], dtype=jnp.int32) != v)
 
 
-def unrank_injection(digits_W: jax.Array) -> jax.Array:
-    """Decode a Lehmer code: ``out[i]`` = the ``digits_W[i]``-th element of ``[n]`` not among
+def unrank_injection(digits_U: jax.Array) -> jax.Array:
+    """Decode a Lehmer code: ``out[i]`` = the ``digits_U[i]``-th element of ``[n]`` not among
     ``out[:i]``.
 
     The classic right-to-left conversion: start from the digits and, for ``i`` from the back, bump
     every later value ``>= out[i]`` by one. ``W - 1`` vector steps on length-``W`` arrays,
     independent
-    of the pool size ``n`` (with ``digits_W[i] < n - i`` the values land in ``[n]``).
+    of the pool size ``n`` (with ``digits_U[i] < n - i`` the values land in ``[n]``).
 
     Args:
-      digits_W: integer digits, ``digits_W[i]`` in ``[0, n - i)``.
+      digits_U: integer digits, ``digits_U[i]`` in ``[0, n - i)``.
 
     Returns:
-      ``values_W`` int32, pairwise distinct.
+      ``values_U`` int32, pairwise distinct.
     """
-    v = jnp.asarray(digits_W, jnp.int32)
+    v = jnp.asarray(digits_U, jnp.int32)
     for i in range(v.shape[0] - 2, -1, -1):
         tail = v[i + 1 :]
         v = jnp.concatenate([v[: i + 1], tail + (tail >= v[i]).astype(jnp.int32)])
@@ -126,27 +126,27 @@ class BlockRadix:
         return offsets, radix, div
 
     def unrank(self, index: jax.Array) -> tuple[jax.Array, jax.Array]:
-        """One index (scalar int, ``< size < 2**62``) -> ``(block int32, digits_D int32)``."""
+        """One index (scalar int, ``< size < 2**62``) -> ``(block int32, digits_U int32)``."""
         offsets, radix, div = self._tables
         dt = index.dtype
         if len(offsets) == 1:
             block = jnp.zeros((), jnp.int32)
             local = index
         else:
-            offsets_B = jnp.asarray(np.array(offsets, dtype=np.int64), dt)
+            block_offsets = jnp.asarray(np.array(offsets, dtype=np.int64), dt)
             # compare_all is one vectorized compare (no while loop) while the table is small
             method = "compare_all" if len(offsets) <= 1024 else "scan"
-            block = (jnp.searchsorted(offsets_B, index, side="right", method=method) - 1).astype(
-                jnp.int32
-            )
-            local = index - offsets_B[block]
-        radix_D = jnp.asarray(radix, dt)[block]
-        div_D = jnp.asarray(div, dt)[block]
-        digits_D = (local // div_D) % radix_D
-        return block, digits_D.astype(jnp.int32)
+            block = (
+                jnp.searchsorted(block_offsets, index, side="right", method=method) - 1
+            ).astype(jnp.int32)
+            local = index - block_offsets[block]
+        radix_U = jnp.asarray(radix, dt)[block]
+        div_U = jnp.asarray(div, dt)[block]
+        digits_U = (local // div_U) % radix_U
+        return block, digits_U.astype(jnp.int32)
 
     def sample(self, key: jax.Array, num: int) -> tuple[jax.Array, jax.Array]:
-        """``num`` uniform draws over all examples: ``(block_M int32, digits_MxD int32)``.
+        """``num`` uniform draws over all examples: ``(block_B int32, digits_BxU int32)``.
 
         A block is drawn with probability ``size_b / size`` (log-weights computed exactly in Python,
         rounded once to float), then every digit uniformly and independently in ``[0, r_j)``: mixed
@@ -163,8 +163,8 @@ class BlockRadix:
             block = jax.random.categorical(k_block, jnp.asarray(logw), shape=(num,)).astype(
                 jnp.int32
             )
-        radix_MxD = jnp.asarray(radix, jnp.int32)[block]
-        digits = jax.random.randint(k_digit, radix_MxD.shape, 0, radix_MxD, dtype=jnp.int32)
+        radix_BxU = jnp.asarray(radix, jnp.int32)[block]
+        digits = jax.random.randint(k_digit, radix_BxU.shape, 0, radix_BxU, dtype=jnp.int32)
         return block, digits
 
 
