@@ -200,9 +200,9 @@ def train(
     if not isinstance(data, TaskData):
         raise ValueError(f"data: expected a TaskData, got {type(data).__name__}")
     cfg_model = model.config
-    if data.eval_tokens_ExN.shape[1] != cfg_model.seq_len:
+    if data.eval_tokens_BxN.shape[1] != cfg_model.seq_len:
         raise ValueError(
-            f"data: sequences of length {data.eval_tokens_ExN.shape[1]} but the model "
+            f"data: sequences of length {data.eval_tokens_BxN.shape[1]} but the model "
             f"expects {cfg_model.seq_len}"
         )
     graphdef, state = nnx.split(model)
@@ -230,7 +230,7 @@ def train(
 
     def evaluate(step, train_loss, train_acc):
         ev_loss, ev_acc = eval_step(
-            state, data.eval_tokens_ExN, data.eval_labels_E, data.eval_weights_E
+            state, data.eval_tokens_BxN, data.eval_labels_B, data.eval_weights_B
         )
         rows.append(
             dict(
