@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from transformer_theory import tasks
+from transformer_theory.cli import main as cli_main
 from transformer_theory.train import (
     DataConfig,
     RunDirectoryError,
@@ -107,3 +108,39 @@ def test_rundir_legacy_and_unreadable_records_are_refused(tmp_path):
     (run / "run.json").unlink()  # a directory written before runs recorded their settings
     with pytest.raises(RunDirectoryError, match="no run.json"):
         train(params, data, TC, str(run), progress=False)
+
+
+def _cli(argv):
+    return cli_main(argv + ["--no-progress"])
+
+
+def test_rundir_cli_refuses_paper_size_and_fewer_steps_into_a_quick_run(tmp_path, capsys):
+    """The two reproductions of issue 9, item 2, at smoke size: a quick run, then the same
+    command with ``--size paper``, then with fewer steps. Both exit 2 naming the setting and
+    leave every file as it was; a larger step count continues."""
+    out = str(tmp_path / "T")
+    base = ["train", "--experiment", "fig2_depth", "--seeds", "0", "--tasks", "memorization"]
+    assert _cli(base + ["--steps", "4", "--out", out]) == 0
+    run = os.path.join(out, "memorization_heads1_seed0")
+    files = {
+        n: open(os.path.join(out, n), "rb").read() for n in ("experiment.json", "summary.json")
+    }
+    metrics = open(os.path.join(run, "metrics.json"), "rb").read()
+    capsys.readouterr()
+
+    assert _cli(base + ["--size", "paper", "--steps", "1", "--out", out]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("transformer-theory train: error: --out:")
+    assert "size: 'quick' there, 'paper' requested" in err[0]
+
+    assert _cli(base + ["--steps", "2", "--out", out]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--steps:" in err[0] and "holds 4 steps, more than the 2" in err[0]
+
+    for name, content in files.items():
+        assert open(os.path.join(out, name), "rb").read() == content, name
+    assert open(os.path.join(run, "metrics.json"), "rb").read() == metrics
+
+    assert _cli(base + ["--steps", "6", "--out", out]) == 0
+    with open(os.path.join(run, "metrics.json")) as f:
+        assert [r["step"] for r in json.load(f)["rows"]] == [0, 4, 6]
