@@ -1,9 +1,11 @@
 """Training throughput of the quick experiment configs: compile time, steps/s and examples/s.
 
-For each task of :mod:`experiments._common` (quick size) and each depth, builds the run exactly as
-the Figure 2 experiment does, compiles the jitted NNX train step (``nnx.split -> jax.jit ->
-nnx.merge``), then times ``--steps`` steps (batch sampling included, as in the real loop) after one
-warm-up step. Prints one markdown table and writes it to ``--out`` as CSV and JSON.
+For each task of the quick setup table (:data:`transformer_theory.experiments.QUICK`) and each
+depth, builds the run exactly as the Figure 2 experiment does
+(:func:`transformer_theory.experiments.build_run`), compiles the jitted NNX train step
+(``nnx.split -> jax.jit -> nnx.merge``), then times ``--steps`` steps (batch sampling included, as
+in the real loop) after one warm-up step. Prints one markdown table and writes it to ``--out`` as
+CSV and JSON.
 
 Command (2 CPU cores, about a minute)::
 
@@ -24,15 +26,13 @@ import time
 import jax
 from flax import nnx
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from experiments import _common as C  # noqa: E402
-from transformer_theory.nn import from_params  # noqa: E402
-from transformer_theory.train.loop import cached_steps, make_optimizer  # noqa: E402
+from transformer_theory.experiments import TASK_NAMES, RunSpec, build_run
+from transformer_theory.nn import from_params
+from transformer_theory.train.loop import cached_steps, make_optimizer
 
 
 def measure(task: str, depth: int, steps: int) -> dict:
-    params, data, tc, meta = C.build_run(C.RunSpec(task, (1,) * depth, 0, "quick"))
+    params, data, tc, meta = build_run(RunSpec(task, (1,) * depth, 0, "quick"))
     graphdef, state = nnx.split(from_params(params))
     opt_state = make_optimizer(tc).init(state)
     train_step, _ = cached_steps(
@@ -67,7 +67,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--depths", type=int, nargs="+", default=[1, 2, 3, 4])
-    ap.add_argument("--tasks", nargs="+", default=list(C.TASK_NAMES))
+    ap.add_argument("--tasks", nargs="+", default=list(TASK_NAMES))
     ap.add_argument("--out", default="results/benchmarks")
     args = ap.parse_args(argv)
     rows = [measure(t, d, args.steps) for t in args.tasks for d in args.depths]

@@ -22,20 +22,19 @@
 # Everything here is library code; the notebook defines nothing. Tiny sizes: runs in seconds on a
 # CPU.
 #
-# *Set-up:* run from a checkout with the package installed (`pip install .` in the repository root).
-# In Colab: clone the repository, `%cd` into it and `%pip install .`, then restart the runtime. The
-# cells run on CPU, GPU or TPU; the float64 checks need `jax_enable_x64`, set in the first code
-# cell.
+# *Set-up:* install the package (`pip install .` in a checkout of the repository; in Colab:
+# `%pip install` the repository, then restart the runtime); nothing here needs the checkout
+# itself. The cells run on CPU, GPU or TPU (float32, as training does).
 
 # %%
 import jax
 import numpy as np
 
-from transformer_theory import tasks as T
+from transformer_theory import tasks
 from transformer_theory.core.forward import forward_trace
 from transformer_theory.train import DataConfig, TaskData, TrainConfig, paper_init, train
 
-task = T.InContextQA(4, 4, 2)
+task = tasks.InContextQA(4, 4, 2)
 data = TaskData(task, jax.random.key(2), DataConfig(holdout=0.2))
 tc = TrainConfig(steps=400, batch_size=64, learning_rate=0.1, grad_clip=1.0, log_every=100)
 results = {}
@@ -72,3 +71,25 @@ for i, ax in enumerate(axes):
     ax.imshow(np.asarray(trace.attention[i][0]))
     ax.set_title(f"layer {i + 1}")
 fig.tight_layout()
+
+# %% [markdown]
+# The paper's figures are experiment *configs* shipped with the library
+# (`transformer_theory.experiments`): `transformer-theory train --experiment fig2_depth` runs one
+# from the command line, `--config my_sweep.py` runs a file of your own with a `get_config()`.
+# From Python, a config is a frozen dataclass; narrow it and run it (here: the two-layer reasoning
+# run of Figure 2, 200 steps). The run directory records its settings, and the trained parameters
+# come back from its checkpoint as a `ModelParams`:
+
+# %%
+import tempfile
+
+from transformer_theory import experiments
+
+config = experiments.named_config("fig2_depth")
+print(config.name, "-", len(config.runs()), "runs:", [s.name for s in config.runs()[:3]], "...")
+config = config.replace(heads={"reasoning": ((1, 1),)}, seeds=(0,), steps=200)
+out = tempfile.mkdtemp()
+rows, figures = experiments.run_experiment(config, out, progress=False)
+print(rows[0]["run"], "held-out accuracy", round(rows[0]["final_eval_acc"], 3), "->", figures)
+restored = experiments.trained_params(config.runs()[0], out)
+print("restored", type(restored).__name__, "with heads", restored.config.heads)

@@ -16,6 +16,18 @@ from transformer_theory.cli import main
 CASES = [
     # verify
     (["verify", "--families", "nonsense"], "--families"),
+    # train
+    (["train", "--experiment", "nonsense", "--out", "{tmp}/o"], "--experiment"),
+    (["train", "--experiment", "fig2_depth", "--tasks", "nonsense", "--out", "{tmp}/o"], "--tasks"),
+    (["train", "--experiment", "fig2_depth", "--steps", "0", "--out", "{tmp}/o"], "--steps"),
+    (["train", "--experiment", "fig2_depth", "--lr", "-1", "--out", "{tmp}/o"], "--lr"),
+    (["train", "--experiment", "fig2_depth", "--size", "huge", "--out", "{tmp}/o"], "--size"),
+    (["train", "--experiment", "fig2_depth", "--seeds", "-1", "--out", "{tmp}/o"], "--seeds"),
+    (["train", "--config", "{tmp}/missing.py", "--out", "{tmp}/o"], "--config"),
+    (["train", "--experiment", "fig2_depth", "--steps", "1", "--out", "/proc/foo"], "--out"),
+    # plot
+    (["plot", "{tmp}"], "DIR"),
+    (["plot", "{tmp}/nowhere"], "DIR"),
 ]
 
 

@@ -1,71 +1,121 @@
-"""Smoke tests: every experiment config takes a training step and writes its outputs; the train and
-plot CLI commands work end to end on a tiny config."""
+"""Smoke tests: every shipped experiment config takes a training step and writes its outputs; the
+train and plot commands work end to end; a user's config file runs by path."""
 
 import json
 import os
+import sys
+import textwrap
 
 import pytest
 
+from transformer_theory import experiments, tasks
 from transformer_theory.cli import main as cli_main
-from transformer_theory.cli.train import import_experiments
+from transformer_theory.experiments import (
+    NAMED,
+    QUICK,
+    SETUPS,
+    TASK_NAMES,
+    ExperimentError,
+    RunSpec,
+    build_run,
+    named_config,
+    run_experiment,
+)
 
-experiments = import_experiments()
-from experiments import _common as C  # noqa: E402
 
-
-@pytest.mark.parametrize("task", C.TASK_NAMES)
+@pytest.mark.parametrize("task", TASK_NAMES)
 def test_experiments_fig2_each_task_takes_a_step(task, tmp_path):
-    mod = experiments.get("fig2_depth")
-    specs = [s for s in mod.runs("quick", seeds=(0,), tasks=(task,), steps=1) if len(s.heads) == 2]
-    rows = C.sweep("fig2_depth", specs, str(tmp_path), progress=False)
+    config = named_config("fig2_depth").replace(tasks=(task,), seeds=(0,), steps=1)
+    config = config.replace(heads={task: ((1, 1),)})
+    rows, figures = run_experiment(config, str(tmp_path), progress=False)
     assert [r["steps"] for r in rows] == [1]
-    with open(tmp_path / specs[0].name / "metrics.json") as f:
+    with open(tmp_path / config.runs()[0].name / "metrics.json") as f:
         m = json.load(f)
     assert [r["step"] for r in m["rows"]] == [0, 1] and m["meta"]["task"] == task
     assert os.path.exists(tmp_path / "aggregate.csv")
+    assert figures == [str(tmp_path / "fig2_depth.png")] and os.path.exists(figures[0])
     assert 0.0 <= rows[0]["final_eval_acc"] <= 1.0
 
 
-def test_experiments_fig4_7_and_registry(tmp_path):
-    mod = experiments.get("fig4_7_heads")
-    specs = mod.runs("quick", seeds=(0,), steps=1)
-    assert {s.heads for s in specs if s.task == "contextual"} == set(mod.HEADS["contextual"])
-    one = [s for s in specs if s.task == "memorization" and s.heads == (2, 2)]
-    C.sweep("fig4_7_heads", one, str(tmp_path), progress=False)
-    assert mod.plot(str(tmp_path))[0].endswith(".png") and os.path.exists(
-        tmp_path / "fig4_7_heads.png"
+def test_experiments_shipped_configs_and_their_runs():
+    for name in NAMED:
+        config = named_config(name)
+        assert config.name == name and config.runs()
+    fig2 = named_config("fig2_depth")
+    assert len(fig2.runs()) == 4 * 4 * 3
+    assert [s.name for s in fig2.runs()[:2]] == [
+        "memorization_heads1_seed0",
+        "memorization_heads1_seed1",
+    ]
+    heads = named_config("fig4_7_heads")
+    assert {s.heads for s in heads.runs() if s.task == "contextual"} == {
+        (1, 1, 1),
+        (2, 2, 2),
+        (1, 1, 2),
+        (2, 2, 1),
+        (1, 1, 1, 1),
+    }
+    fig3 = named_config("fig3_attention_maps")
+    assert fig3.replace(size="paper").setup("reasoning").task == tasks.InContextQA(100, 100, 2)
+    assert fig3.setup("reasoning") is QUICK["reasoning"]
+    with pytest.raises(ExperimentError, match="unknown experiment 'fig99'"):
+        named_config("fig99")
+
+
+def test_experiments_size_tables_give_each_run_its_setup():
+    """One table per size; a run's model, data and optimizer come from its table's entry."""
+    assert set(SETUPS) == {"quick", "paper"} and all(
+        set(t) == set(TASK_NAMES) for t in SETUPS.values()
     )
-    with pytest.raises(ValueError, match="experiment"):
-        experiments.get("fig99")
-    with pytest.raises(ValueError, match="size"):
-        C.task_setup("reasoning", "huge")
+    params, data, tc, meta = build_run(RunSpec("contextual", (1, 1, 1), 3, "quick"))
+    setup = QUICK["contextual"]
+    task = setup.task
+    assert params.config.width == task.vocab_size + task.seq_len + 4  # Theorem 6: l + 2 spare
+    assert (tc.steps, tc.batch_size, tc.seed, tc.optimizer) == (3000, 64, 3, "sgd")
+    assert data.task == task and meta["chance"] == 1 / task.num_classes
+    paper = RunSpec("reasoning", (1,), 0, "paper", steps=7, optimizer="adam", learning_rate=1e-3)
+    tc = paper.train_config
+    assert (tc.steps, tc.log_every, tc.checkpoint_every, tc.batch_size) == (7, 7, 7, 256)
+    assert (tc.optimizer, tc.learning_rate) == ("adam", 1e-3)
+    assert paper.name == "reasoning_heads1_seed0_adam_lr0.001"
+
+
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        (dict(size="huge"), "size"),
+        (dict(tasks=("nonsense",)), "tasks"),
+        (dict(seeds=()), "seeds"),
+        (dict(seeds=(0, 0)), "seeds"),
+        (dict(seeds=(-1,)), "seeds"),
+        (dict(steps=0), "steps"),
+        (dict(learning_rate=-1.0), "learning_rate"),
+        (dict(learning_rate=float("nan")), "learning_rate"),
+        (dict(optimizer="rmsprop"), "optimizer"),
+        (dict(init="zeros"), "init"),
+        (dict(analysis="bars"), "analysis"),
+        (dict(heads={"reasoning": [()]}), "heads"),
+        (dict(heads={"reasoning": [(0, 1)]}), "heads"),
+        (dict(heads={"sorting": [(1,)]}), "heads"),
+        (dict(heads={}), "heads"),
+        (dict(name="../x"), "name"),
+    ],
+)
+def test_experiments_config_errors_name_the_field(change, field):
+    with pytest.raises(ValueError, match=f"^{field}:"):
+        named_config("fig2_depth").replace(**change)
+
+
+def test_experiments_attention_maps_needs_its_run():
+    with pytest.raises(ValueError, match="analysis"):
+        named_config("fig3_attention_maps").replace(heads={"reasoning": [(1,)]})
 
 
 def test_experiments_cli_train_and_plot_fig3(tmp_path):
     out = str(tmp_path / "fig3")
-    assert (
-        cli_main(
-            [
-                "train",
-                "--experiment",
-                "fig3_attention_maps",
-                "--seeds",
-                "0",
-                "--steps",
-                "2",
-                "--out",
-                out,
-                "--no-progress",
-            ]
-        )
-        == 0
-    )
-    for name in (
-        "fig3_attention_maps.png",
-        "fig3_attention.json",
-        "trained_params.npz",
-        "experiment.json",
-    ):
+    argv = ["train", "--experiment", "fig3_attention_maps", "--seeds", "0", "--steps", "2"]
+    assert cli_main(argv + ["--out", out, "--no-progress"]) == 0
+    for name in ("fig3_attention_maps.png", "fig3_attention.json", "experiment.json"):
         assert os.path.exists(os.path.join(out, name)), name
     with open(os.path.join(out, "fig3_attention.json")) as f:
         info = json.load(f)
@@ -74,34 +124,67 @@ def test_experiments_cli_train_and_plot_fig3(tmp_path):
         assert row["constructed_prediction"] == row["answer"], text
         assert row["constructed_layer1_share_on_copy"] == 1.0
     os.remove(os.path.join(out, "fig3_attention_maps.png"))
-    assert cli_main(["plot", out]) == 0
-    assert os.path.exists(os.path.join(out, "fig3_attention_maps.png"))
+    os.remove(os.path.join(out, "fig3_attention.json"))
+    assert cli_main(["plot", out]) == 0  # redrawn from the run's checkpoint
+    with open(os.path.join(out, "fig3_attention.json")) as f:
+        assert json.load(f) == info
 
 
 def test_experiments_cli_optimizer_override_reaches_the_run(tmp_path):
     """``--optimizer adam --lr 0.01`` changes the run's TrainConfig and its directory name (so it
-    never
-    resumes an SGD run's checkpoint); a non-positive learning rate is refused by name."""
+    never resumes an SGD run's checkpoint)."""
     out = str(tmp_path / "fig2")
-    argv = [
-        "train",
-        "--experiment",
-        "fig2_depth",
-        "--tasks",
-        "memorization",
-        "--seeds",
-        "0",
-        "--steps",
-        "1",
-        "--no-progress",
-    ]
-    assert cli_main(argv + ["--optimizer", "adam", "--lr", "0.01", "--out", out]) == 0
+    argv = ["train", "--experiment", "fig2_depth", "--tasks", "memorization", "--seeds", "0"]
+    argv += ["--steps", "1", "--no-progress", "--optimizer", "adam", "--lr", "0.01", "--out", out]
+    assert cli_main(argv) == 0
     with open(os.path.join(out, "memorization_heads1_seed0_adam_lr0.01", "metrics.json")) as f:
-        meta = json.load(f)["meta"]
-    assert (meta["optimizer"], meta["learning_rate"]) == ("adam", 0.01)
-    params, data, tc, _ = C.build_run(
-        C.RunSpec("memorization", (1,), 0, steps=1, optimizer="adam", learning_rate=0.01)
+        tc = json.load(f)["meta"]["train_config"]
+    assert (tc["optimizer"], tc["learning_rate"], tc["steps"]) == ("adam", 0.01, 1)
+    with open(os.path.join(out, "experiment.json")) as f:
+        record = json.load(f)
+    assert record["source"] == "fig2_depth"
+    assert record["overrides"]["optimizer"] == "adam" and record["overrides"]["seeds"] == [0]
+
+
+def test_experiments_user_config_file_and_seed_lists(tmp_path, monkeypatch, capsys):
+    """``--config FILE`` (a module with get_config(), run by path, nothing added to sys.path), with
+    its own size table; ``--seeds 0,1`` and ``--seeds 0 1`` agree."""
+    (tmp_path / "sweep.py").write_text(
+        textwrap.dedent(
+            """
+            from transformer_theory import tasks
+            from transformer_theory.experiments import QUICK, ExperimentConfig
+
+            def get_config():
+                tiny = {"reasoning": QUICK["reasoning"].replace(task=tasks.InContextQA(3, 3, 2))}
+                return ExperimentConfig(
+                    name="tiny_sweep",
+                    heads={"reasoning": [(1,), (2,)]},
+                    size="tiny",
+                    setups={"tiny": tiny},
+                    steps=2,
+                )
+            """
+        )
     )
-    assert (tc.optimizer, tc.learning_rate, tc.steps) == ("adam", 0.01, 1)
-    with pytest.raises(ValueError, match="learning_rate"):
-        C.build_run(C.RunSpec("memorization", (1,), 0, learning_rate=-1.0))
+    monkeypatch.chdir(tmp_path)
+    path_before = list(sys.path)
+    assert cli_main(["train", "--config", "sweep.py", "--seeds", "0,1", "--no-progress"]) == 0
+    assert sys.path == path_before
+    out = tmp_path / "results" / "tiny_sweep_tiny"
+    with open(out / "summary.json") as f:
+        assert [r["run"] for r in json.load(f)] == [
+            "reasoning_heads1_seed0",
+            "reasoning_heads1_seed1",
+            "reasoning_heads2_seed0",
+            "reasoning_heads2_seed1",
+        ]
+    with open(out / "reasoning_heads2_seed1" / "run.json") as f:
+        assert json.load(f)["settings"]["task_instance"] == "InContextQA(n_q=3, n_a=3, k=2)"
+    capsys.readouterr()
+    # the same runs again (space-separated seeds): nothing to train, the same summary
+    assert cli_main(["train", "--config", "sweep.py", "--seeds", "0", "1", "--no-progress"]) == 0
+    assert "4 run(s) done" in capsys.readouterr().out
+    assert cli_main(["plot", str(out)]) == 0
+    assert (out / "tiny_sweep.png").exists()
+    assert experiments.read_record(str(out))[0].size == "tiny"

@@ -183,8 +183,8 @@ def test_train_balanced_template_data_puts_chance_at_one_over_classes():
     task = tasks.TemplateMatching(10, tasks.all_templates(3))
     plain = TaskData(task, jax.random.key(0), DataConfig(holdout=0.2))
     bal = TaskData(task, jax.random.key(0), DataConfig(holdout=0.2, balance_classes=True))
-    labels, w = np.asarray(bal.eval_labels_E), np.asarray(bal.eval_weights_E, np.float64)
-    np.testing.assert_array_equal(labels, np.asarray(plain.eval_labels_E))  # same split
+    labels, w = np.asarray(bal.eval_labels_B), np.asarray(bal.eval_weights_B, np.float64)
+    np.testing.assert_array_equal(labels, np.asarray(plain.eval_labels_B))  # same split
     assert abs(w.sum() - 1.0) < 1e-6
     majority = np.bincount(labels).argmax()
     assert np.mean(labels == majority) > 0.6  # unbalanced: the constant guess looks good

@@ -1,32 +1,30 @@
 """Plot a training output directory: ``transformer-theory plot DIR`` (written by
 ``transformer-theory train``).
 
-Reads ``DIR/experiment.json`` to find which experiment wrote it and calls that experiment's
-``plot``; prints the PNG paths.
+Reads ``DIR/experiment.json`` to rebuild the experiment's config (a shipped experiment or the
+user's config file it names) and redraws its figures from the run directories; prints their paths.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
+
+from transformer_theory.cli._common import UsageError
+from transformer_theory.experiments import ExperimentError, plot
+from transformer_theory.train import RunDirectoryError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("dir", help="an output directory of `transformer-theory train`")
+    parser.add_argument(
+        "dir", metavar="DIR", help="an output directory of `transformer-theory train`"
+    )
 
 
 def run(args) -> int:
-    path = os.path.join(args.dir, "experiment.json")
-    if not os.path.exists(path):
-        raise SystemExit(
-            f"dir: {args.dir} has no experiment.json; is it an output of "
-            "`transformer-theory train`?"
-        )
-    with open(path) as f:
-        name = json.load(f)["experiment"]
-    from transformer_theory.cli.train import import_experiments
-
-    for png in import_experiments().get(name).plot(args.dir):
-        print(png)
+    try:
+        paths = plot(args.dir)
+    except (ExperimentError, RunDirectoryError) as err:
+        raise UsageError(f"DIR: {err}") from None
+    for path in paths:
+        print(path)
     return 0

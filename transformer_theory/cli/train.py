@@ -1,10 +1,12 @@
-"""Train a Chen & Zou 2024 experiment: ``transformer-theory train --experiment NAME [--size
-quick|paper] [--seeds ...] [--out DIR]``.
+"""Train an experiment: ``transformer-theory train (--experiment NAME | --config FILE) [--size
+SIZE] [--seeds 0 1 2] [--tasks ...] [--steps N] [--optimizer sgd|adam] [--lr LR] [--out DIR]``.
 
-Thin by design: parses flags and calls ``experiments.<NAME>.run``; the experiment configs live in
-the repository's ``experiments/`` folder (found next to the installed package in an editable
-install, or in the current directory). Re-running the same command resumes killed runs from their
-last checkpoint.
+Thin by design: resolves the config (a shipped experiment, :mod:`transformer_theory.experiments`,
+or a user's file with ``get_config()``), applies the flags, checks the output directory and calls
+:func:`transformer_theory.experiments.run_experiment`. Re-running the same command resumes killed
+runs from their last checkpoint; ``--steps N`` continues finished runs to N steps. A run directory
+with other settings is refused (exit 2) naming the settings that differ; Ctrl-C checkpoints the
+current run and exits 130.
 """
 
 from __future__ import annotations
@@ -13,48 +15,57 @@ import argparse
 import os
 import sys
 
+from transformer_theory.cli._common import (
+    UsageError,
+    name_list,
+    nonnegative_int,
+    positive_float,
+    positive_int,
+    prepare_out_dir,
+)
+from transformer_theory.experiments import (
+    NAMED,
+    ExperimentError,
+    check_out_dir,
+    config_from_file,
+    named_config,
+    run_experiment,
+)
+from transformer_theory.train import RunDirectoryError, TrainingInterrupted
 
-def import_experiments():
-    """Import the repository's ``experiments`` package (it is not part of the installed wheel)."""
-    try:
-        import experiments  # noqa: F401
-    except ModuleNotFoundError:
-        # An editable install finds the checkout next to the package; a plain `pip install .` run
-        # from the repository root finds it in the working directory (console scripts do not put
-        # the working directory on sys.path).
-        here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        repo = next(
-            (
-                d
-                for d in (here, os.getcwd())
-                if os.path.isfile(os.path.join(d, "experiments", "__init__.py"))
-            ),
-            None,
-        )
-        if repo is None:
-            raise SystemExit(
-                "experiments/: not found; run `transformer-theory train` from the repository root"
-            ) from None
-        sys.path.insert(0, repo)
-    import experiments
 
-    return experiments
+def _seed_list(text: str) -> list[int]:
+    """argparse type: one seed or a comma list (``--seeds 0 1 2`` and ``--seeds 0,1,2`` agree)."""
+    return [nonnegative_int(t) for t in text.split(",") if t.strip()] or [nonnegative_int(text)]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--experiment", required=True, help="fig2_depth | fig4_7_heads | fig3_attention_maps"
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument(
+        "--experiment", metavar="NAME", help=f"a shipped experiment: {', '.join(NAMED)}"
     )
-    parser.add_argument("--size", default="quick", choices=("quick", "paper"))
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    which.add_argument(
+        "--config",
+        metavar="FILE",
+        help="a Python file whose get_config() returns an ExperimentConfig",
+    )
+    parser.add_argument(
+        "--size", default=None, help="setup table: quick | paper (default: the config's)"
+    )
+    parser.add_argument(
+        "--seeds", type=_seed_list, nargs="+", default=None, help="seeds (default: the config's)"
+    )
     parser.add_argument(
         "--tasks",
         nargs="+",
         default=None,
-        help="subset of memorization reasoning generalization contextual",
+        help="subset of the config's tasks (memorization reasoning generalization contextual)",
     )
     parser.add_argument(
-        "--steps", type=int, default=None, help="override every run's step count (smoke tests)"
+        "--steps",
+        type=positive_int,
+        default=None,
+        help="train every run to N steps (a finished shorter run continues to N)",
     )
     parser.add_argument(
         "--optimizer",
@@ -63,7 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="override the configs' optimizer (default: SGD, §9.1)",
     )
     parser.add_argument(
-        "--lr", type=float, default=None, help="override the configs' learning rate"
+        "--lr", type=positive_float, default=None, help="override the configs' learning rate"
     )
     parser.add_argument(
         "--out", default=None, help="output directory (default results/<experiment>_<size>)"
@@ -71,19 +82,81 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
 
 
+def resolve_config(args):
+    """``(config, source)``: the config named by ``--experiment``/``--config`` with the flags
+    applied, and how ``plot`` finds it again. Raises :class:`UsageError` naming the flag."""
+    if args.experiment is not None:
+        option, source = "--experiment", args.experiment
+        load = named_config
+    else:
+        option, source = "--config", os.path.abspath(args.config)
+        load = config_from_file
+    try:
+        config = load(source)
+    except ExperimentError as err:
+        raise UsageError(f"{option}: {err}") from None
+    changes = {}
+    if args.size is not None:
+        if args.size not in config.sizes:
+            raise UsageError(
+                f"--size: expected one of {', '.join(config.sizes)}, got {args.size!r}"
+            )
+        changes["size"] = args.size
+    if args.seeds is not None:
+        seeds = [s for group in args.seeds for s in group]
+        if len(set(seeds)) != len(seeds):
+            raise UsageError(f"--seeds: each seed once, got {seeds}")
+        changes["seeds"] = tuple(seeds)
+    if args.tasks is not None:
+        changes["tasks"] = tuple(name_list(",".join(args.tasks), config.heads, "--tasks"))
+    for field, value in (
+        ("steps", args.steps),
+        ("optimizer", args.optimizer),
+        ("learning_rate", args.lr),
+    ):
+        if value is not None:
+            changes[field] = value
+    try:
+        config = config.replace(**changes)
+    except ValueError as err:
+        raise UsageError(f"{option} {source}: {err}") from None
+    return config, source
+
+
 def run(args) -> int:
-    exps = import_experiments()
-    mod = exps.get(args.experiment)
-    out = args.out or os.path.join("results", f"{args.experiment}_{args.size}")
-    rows = mod.run(
-        out,
-        size=args.size,
-        seeds=args.seeds,
-        tasks=args.tasks,
-        steps=args.steps,
-        progress=not args.no_progress,
-        optimizer=args.optimizer,
-        learning_rate=args.lr,
-    )
+    config, source = resolve_config(args)
+    out = prepare_out_dir(args.out or os.path.join("results", f"{config.name}_{config.size}"))
+    try:
+        check_out_dir(config, out)
+    except RunDirectoryError as err:
+        raise UsageError(f"{'--steps' if err.setting == 'steps' else '--out'}: {err}") from None
+
+    runs = config.runs()
+
+    def report(i, spec, row):
+        print(
+            f"[{i + 1}/{len(runs)}] {spec.name}: held-out acc {row['final_eval_acc']:.3f} "
+            f"(chance {row['chance']:.3f}), loss {row['initial_eval_loss']:.3g} -> "
+            f"{row['final_eval_loss']:.3g}, {row['steps']} steps, {row['seconds']} s",
+            flush=True,
+        )
+
+    try:
+        rows, figures = run_experiment(
+            config, out, source=source, progress=not args.no_progress, on_result=report
+        )
+    except TrainingInterrupted as err:
+        run_name = os.path.basename(err.out_dir) if err.out_dir else "the current run"
+        print(f"transformer-theory train: {run_name}: {err.message()}", file=sys.stderr)
+        raise
+    except KeyboardInterrupt:
+        print(
+            "transformer-theory train: interrupted outside a training loop; finished runs and "
+            "their checkpoints are kept; run the same command to resume",
+            file=sys.stderr,
+        )
+        raise
     print(f"{len(rows)} run(s) done; outputs in {out}")
+    for path in figures:
+        print(path)
     return 0

@@ -7,8 +7,9 @@ same shapes, same dtypes) as ``nnx.Param`` leaves, plus the static, hashable
 over the batch. Any depth, heads per layer as a list, ReLU/softmax/hard attention, optional norms
 and MLP -- whatever ``ModelConfig`` describes.
 
-Shape glossary: ``B`` batch, ``N`` sequence length, ``D`` width ``d'``, ``H`` heads of a layer,
-``K`` query/key width, ``F`` MLP hidden width, ``C`` classes.
+Shapes use the letters of :mod:`transformer_theory.glossary` (``B`` batch, ``N`` sequence length,
+``D`` width ``d'``, ``H`` heads of a layer, ``E`` query/key width, ``F`` MLP hidden width, ``C``
+classes).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def _value(p):
 class AttentionLayer(nnx.Module):
     """One layer's trainable arrays, named as in :class:`~transformer_theory.params.LayerParams`.
 
-    ``w_v (H,D,D)``; ``w_qk (H,D,D)`` or ``w_q, w_k (H,K,D)``; optional ``norm1_scale/bias (D,)``,
+    ``w_v (H,D,D)``; ``w_qk (H,D,D)`` or ``w_q, w_k (H,E,D)``; optional ``norm1_scale/bias (D,)``,
     ``norm2_scale/bias (D,)`` and MLP ``w1 (F,D), b1 (F,), w2 (D,F), b2 (D,)``. Absent parts are
     None.
     """

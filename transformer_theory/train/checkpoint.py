@@ -25,6 +25,17 @@ def _flatten(state: Any) -> dict[str, Any]:
     return {jax.tree_util.keystr(path): leaf for path, leaf in leaves}
 
 
+def latest_step(directory: os.PathLike | str) -> int | None:
+    """The latest checkpoint step saved in ``directory``; None when there is none (or no
+    directory). Creates nothing."""
+    directory = os.path.abspath(os.fspath(directory))
+    if not os.path.isdir(directory):
+        return None
+    options = ocp.CheckpointManagerOptions(create=False)
+    with ocp.CheckpointManager(directory, options=options) as manager:
+        return manager.latest_step()
+
+
 class Checkpointer:
     """Save/restore a training state every ``every`` steps into ``directory`` (keeps the last
     ``max_to_keep``).

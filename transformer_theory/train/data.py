@@ -5,10 +5,9 @@ A task is any object with ``size``, ``all(limit=...)``, ``sample(key, num)`` (th
 - Small datasets (``size <= max_materialize``) are materialized once and split by a seeded random
   permutation into a held-out set (``holdout`` fraction, at most ``eval_size`` examples) and a
   training set; training batches are drawn uniformly (with replacement) from the training set
-  inside the jitted sampler. With ``eval_on_train`` (memorization, Chen & Zou 2024, §4.1: the labels
-  are
-  random, so the only meaningful accuracy is on the memorized set) the held-out set IS the
-  training set.
+  inside the jitted sampler. With ``eval_on_train`` (memorization, Chen & Zou 2024, §4.1: the
+  labels are random, so the only meaningful accuracy is on the memorized set) the held-out set IS
+  the training set.
 - Large datasets (paper sizes) are never materialized: batches come from ``task.sample`` with the
   per-step key and the held-out set is a fixed sample with its own key. Overlap between the two is
   possible but negligible (at most ``steps * batch / size`` of the held-out set in expectation).
@@ -18,11 +17,11 @@ very unequal in size -- ``abc``-like templates with many distinct wildcards own 
 (72% of ``TemplateMatching(10, all_templates(3))``, >97% at §9.1's 210 symbols) -- so uniform
 sequences would let a constant "majority template" answer score 0.72-0.97. Balanced, training
 batches draw a class uniformly and then a sequence of that class, and held-out loss/accuracy are
-class-balanced means (each class weighs ``1/C``), so chance is ``1/C`` as in Chen & Zou 2024, Figure
-2.
+class-balanced means (each class weighs ``1/C``), so chance is ``1/C`` as in Chen & Zou 2024,
+Figure 2.
 
-Shape glossary: ``B`` batch, ``N`` sequence length, ``E`` held-out examples, ``T`` training
-  examples.
+Array names carry their shapes in the letters of :mod:`transformer_theory.glossary` (``B``
+examples: a batch, the held-out set or the training set; ``N`` sequence length).
 """
 
 from __future__ import annotations
@@ -70,10 +69,10 @@ class TaskData:
       config: the :class:`DataConfig`.
 
     Attributes:
-      eval_tokens_ExN, eval_labels_E: the held-out set.
-      eval_weights_E: weights of the held-out examples in the metrics (sum 1; uniform unless
+      eval_tokens_BxN, eval_labels_B: the held-out set.
+      eval_weights_B: weights of the held-out examples in the metrics (sum 1; uniform unless
         balanced).
-      train_tokens_TxN, train_labels_T: the training set when materialized, else None.
+      train_tokens_BxN, train_labels_B: the training set when materialized, else None.
     """
 
     def __init__(self, task: Any, key: jax.Array, config: DataConfig = DataConfig()):
@@ -88,27 +87,27 @@ class TaskData:
             tokens, labels = task.all(limit=config.max_materialize)
             tokens, labels = jnp.asarray(tokens, jnp.int32), jnp.asarray(labels, jnp.int32)
             if config.eval_on_train:
-                self.train_tokens_TxN, self.train_labels_T = tokens, labels
-                self.eval_tokens_ExN, self.eval_labels_E = tokens, labels
+                self.train_tokens_BxN, self.train_labels_B = tokens, labels
+                self.eval_tokens_BxN, self.eval_labels_B = tokens, labels
             else:
                 if size < 2:
                     raise ValueError("task: need at least 2 examples to hold one out")
                 n_eval = max(1, min(config.eval_size, int(round(config.holdout * size))))
                 perm = jax.random.permutation(key, size)
                 ev, tr = perm[:n_eval], perm[n_eval:]
-                self.eval_tokens_ExN, self.eval_labels_E = tokens[ev], labels[ev]
-                self.train_tokens_TxN, self.train_labels_T = tokens[tr], labels[tr]
+                self.eval_tokens_BxN, self.eval_labels_B = tokens[ev], labels[ev]
+                self.train_tokens_BxN, self.train_labels_B = tokens[tr], labels[tr]
         else:
-            self.train_tokens_TxN = self.train_labels_T = None
+            self.train_tokens_BxN = self.train_labels_B = None
             tokens, labels = self._sample_large(key, config.eval_size)
-            self.eval_tokens_ExN, self.eval_labels_E = (
+            self.eval_tokens_BxN, self.eval_labels_B = (
                 jnp.asarray(tokens, jnp.int32),
                 jnp.asarray(labels, jnp.int32),
             )
-        self.eval_weights_E = _weights(self.eval_labels_E, config.balance_classes)
-        self.train_probs_T = None
+        self.eval_weights_B = _weights(self.eval_labels_B, config.balance_classes)
+        self.train_probs_B = None
         if self.materialized and config.balance_classes:
-            self.train_probs_T = _weights(self.train_labels_T, True)
+            self.train_probs_B = _weights(self.train_labels_B, True)
 
     def _sample_large(self, key, num):
         """Uniform draws from a dataset too large to materialize; class-balanced for template
@@ -140,7 +139,7 @@ class TaskData:
 
     @property
     def num_train(self) -> int | None:
-        return None if self.train_labels_T is None else int(self.train_labels_T.shape[0])
+        return None if self.train_labels_B is None else int(self.train_labels_B.shape[0])
 
     def batch(self, key: jax.Array, batch_size: int) -> tuple[jax.Array, jax.Array]:
         """A training batch ``(tokens_BxN, labels_B)`` for this step's ``key``.
@@ -153,26 +152,26 @@ class TaskData:
         if not self.materialized:
             tokens, labels = self._sample_large(key, batch_size)
             return jnp.asarray(tokens, jnp.int32), jnp.asarray(labels, jnp.int32)
-        if self.train_probs_T is not None:
+        if self.train_probs_B is not None:
             return _draw_weighted(
-                key, self.train_tokens_TxN, self.train_labels_T, self.train_probs_T, batch_size
+                key, self.train_tokens_BxN, self.train_labels_B, self.train_probs_B, batch_size
             )
         if self.num_train <= batch_size:
-            return self.train_tokens_TxN, self.train_labels_T
-        return _draw(key, self.train_tokens_TxN, self.train_labels_T, batch_size)
+            return self.train_tokens_BxN, self.train_labels_B
+        return _draw(key, self.train_tokens_BxN, self.train_labels_B, batch_size)
 
 
-def _draw_impl(key, tokens_TxN, labels_T, batch_size):
-    idx = jax.random.randint(key, (batch_size,), 0, labels_T.shape[0])
-    return tokens_TxN[idx], labels_T[idx]
+def _draw_impl(key, tokens_BxN, labels_B, batch_size):
+    idx = jax.random.randint(key, (batch_size,), 0, labels_B.shape[0])
+    return tokens_BxN[idx], labels_B[idx]
 
 
 _draw = jax.jit(_draw_impl, static_argnames=("batch_size",))
 
 
-def _draw_weighted_impl(key, tokens_TxN, labels_T, probs_T, batch_size):
-    idx = jax.random.choice(key, labels_T.shape[0], (batch_size,), replace=True, p=probs_T)
-    return tokens_TxN[idx], labels_T[idx]
+def _draw_weighted_impl(key, tokens_BxN, labels_B, probs_B, batch_size):
+    idx = jax.random.choice(key, labels_B.shape[0], (batch_size,), replace=True, p=probs_B)
+    return tokens_BxN[idx], labels_B[idx]
 
 
 _draw_weighted = jax.jit(_draw_weighted_impl, static_argnames=("batch_size",))

@@ -1,5 +1,4 @@
-"""Initializations for training (Chen & Zou 2024, §9.1) and the first-layer patterns they start
-from.
+"""Initializations for training (Chen & Zou 2024, §9.1) and the first-layer patterns they use.
 
 §9.1: "For the memorization task, we initialize W_QK with a uniform distribution in [0,1). For
 other tasks, we initialize W_QK in the first layer ... with constructed pattern for different
@@ -10,16 +9,16 @@ tasks, as illustrated in 13.2, 14.2, and 15. ... we initialize W_V for each task
 the literal reading, ``w_v="ones"``) or the identity (the value map of every construction in
 §13-15, ``w_v="identity"``). Both are offered; the experiments state which they use.
 
-The first-layer patterns below are written here from the proofs (the constructions helper's module
-was not available when this was written); they are exact copies of the paper's first-layer W_QK,
-mapped to the tasks API's token layout (Chen & Zou 2024 puts the response sign between questions and
-answers; the tasks API puts it LAST), with one documented change: §15's ``-inf`` becomes ``-1``.
+The first-layer patterns below are the paper's first-layer ``W_QK`` of §13.2, §14.2 and §15,
+mapped to the tasks API's token layout (Chen & Zou 2024 put the response sign between questions
+and answers; the tasks API puts it LAST), with one documented change: §15's ``-inf`` becomes
+``-1``. ``tests/train/test_loop.py`` pins the reasoning pattern to the first layer of
+:func:`transformer_theory.constructions.reasoning.theorem3`.
 
 Layout of the residual stream (Chen & Zou 2024, eq. 3): token one-hot in ``[0, d)``, one-hot
-position in
-``[d, d + n)``, zeros after. Score of query ``i`` for key ``j`` is ``h_j^T W_QK h_i``, so the
-positional block ``W[d + j, d + i] = alpha[j, i]`` is the paper's instructive attention map
-(Lemma 1).
+position in ``[d, d + n)``, zeros after. Score of query ``i`` for key ``j`` is
+``h_j^T W_QK h_i``, so the positional block ``W[d + j, d + i] = alpha[j, i]`` is the paper's
+instructive attention map (Lemma 1).
 """
 
 from __future__ import annotations

@@ -29,10 +29,10 @@ from tqdm.auto import tqdm
 from transformer_theory import _validate
 from transformer_theory.nn import Transformer, from_params, to_params
 from transformer_theory.params import ModelParams
+from transformer_theory.train import rundir
 from transformer_theory.train.checkpoint import Checkpointer
+from transformer_theory.train.checkpoint import latest_step as checkpoint_latest_step
 from transformer_theory.train.data import TaskData
-
-METRIC_FIELDS = ("step", "train_loss", "train_acc", "eval_loss", "eval_acc", "seconds")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -147,21 +147,45 @@ def make_steps(graphdef, tx: optax.GradientTransformation):
 
 
 def _write_metrics(out_dir: str, rows: list[dict], meta: dict) -> None:
-    with open(os.path.join(out_dir, "metrics.json.tmp"), "w") as f:
+    path = os.path.join(out_dir, rundir.METRICS_FILE)
+    with open(path + ".tmp", "w") as f:
         json.dump({"meta": meta, "rows": rows}, f, indent=1)
-    os.replace(os.path.join(out_dir, "metrics.json.tmp"), os.path.join(out_dir, "metrics.json"))
+    os.replace(path + ".tmp", path)
     with open(os.path.join(out_dir, "metrics.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=METRIC_FIELDS)
+        w = csv.DictWriter(f, fieldnames=rundir.METRIC_FIELDS)
         w.writeheader()
         w.writerows(rows)
 
 
 def _read_rows(out_dir: str) -> list[dict]:
-    path = os.path.join(out_dir, "metrics.json")
-    if not os.path.exists(path):
-        return []
-    with open(path) as f:
-        return json.load(f)["rows"]
+    path = os.path.join(out_dir, rundir.METRICS_FILE)
+    return rundir.read_metrics(path)["rows"] if os.path.exists(path) else []
+
+
+class TrainingInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`train`; the progress since the last checkpoint was saved first.
+
+    A ``KeyboardInterrupt``, so code that does not know it still stops. Attributes: ``step``
+    (parameter updates done), ``checkpoint_step`` (the latest checkpoint on disk, None if there is
+    none), ``out_dir``; :meth:`message` says how to go on.
+    """
+
+    def __init__(self, step: int, checkpoint_step: int | None, out_dir: str | None):
+        self.step, self.checkpoint_step, self.out_dir = step, checkpoint_step, out_dir
+        super().__init__(self.message())
+
+    def message(self) -> str:
+        if self.out_dir is None:
+            return f"interrupted at step {self.step}; nothing was saved (no out_dir)"
+        if self.checkpoint_step is None:
+            return (
+                f"interrupted at step {self.step}; no checkpoint was written; run the same "
+                "command to start again"
+            )
+        return (
+            f"interrupted at step {self.step}; the last checkpoint is step "
+            f"{self.checkpoint_step}; run the same command to resume"
+        )
 
 
 def train(
@@ -178,18 +202,26 @@ def train(
 
     Args:
       model: a :class:`~transformer_theory.nn.Transformer` or a ``ModelParams`` (e.g. a
-        construction).
+        construction): the INITIAL model of the run (also when resuming).
       data: training batches and the held-out set.
-      config: optimization settings.
-      out_dir: where metrics and checkpoints go; if it holds checkpoints, training RESUMES from the
-        latest one (same seed => the same metrics as an uninterrupted run). None: nothing written.
-      meta: extra JSON-able information stored with the metrics (task, heads, ...).
+      config: optimization settings; ``config.steps`` is the step count to reach.
+      out_dir: where ``run.json``, metrics and checkpoints go (:mod:`.rundir`). If it holds this
+        run, training RESUMES from its latest checkpoint and continues to ``config.steps`` (the
+        same metrics and parameters as an uninterrupted run). If it holds a run with other
+        settings, or more steps than ``config.steps``, raises
+        :class:`~transformer_theory.train.rundir.RunDirectoryError` before training. None: nothing
+        written.
+      meta: JSON-able description of the run (task, heads, seed, ...), stored with the metrics and
+        part of the run's settings (a resume must give the same).
       stop_after: stop (after checkpointing) once this many steps are done -- simulates a killed
         run.
       progress: show a tqdm bar (only on a terminal).
 
     Returns:
       A :class:`TrainResult` with the final ``ModelParams`` and the metric rows.
+
+    Raises:
+      TrainingInterrupted: on Ctrl-C, after checkpointing the last completed step.
     """
     if isinstance(model, ModelParams):
         model = from_params(model)
@@ -200,9 +232,9 @@ def train(
     if not isinstance(data, TaskData):
         raise ValueError(f"data: expected a TaskData, got {type(data).__name__}")
     cfg_model = model.config
-    if data.eval_tokens_ExN.shape[1] != cfg_model.seq_len:
+    if data.eval_tokens_BxN.shape[1] != cfg_model.seq_len:
         raise ValueError(
-            f"data: sequences of length {data.eval_tokens_ExN.shape[1]} but the model "
+            f"data: sequences of length {data.eval_tokens_BxN.shape[1]} but the model "
             f"expects {cfg_model.seq_len}"
         )
     graphdef, state = nnx.split(model)
@@ -212,25 +244,32 @@ def train(
         graphdef, config.optimizer, config.learning_rate, config.momentum, config.grad_clip
     )
     data_key = jax.random.fold_in(jax.random.key(config.seed), 1)
+    settings = rundir.run_settings(cfg_model, data.task, data.config, config, meta)
     meta = dict(meta or {}, train_config=dataclasses.asdict(config))
 
     start, rows = 0, []
     ckpt = None
     if out_dir is not None:
+        fingerprints = {
+            "initial_params_sha256": rundir.fingerprint(state),
+            "heldout_sha256": rundir.fingerprint((data.eval_tokens_BxN, data.eval_labels_B)),
+        }
+        last = rundir.check_run_dir(out_dir, settings, config.steps, fingerprints)
         os.makedirs(out_dir, exist_ok=True)
+        if rundir.read_run_file(out_dir) is None:
+            rundir.write_run_file(out_dir, settings, fingerprints)
+        rows = [] if last is None else [r for r in _read_rows(out_dir) if r["step"] <= last]
         ckpt = Checkpointer(os.path.join(out_dir, "checkpoints"), every=config.checkpoint_every)
-        last = ckpt.latest_step()
         if last is not None:
             state, opt_state = ckpt.restore(last, (state, opt_state))
             start = int(last)
-            rows = [r for r in _read_rows(out_dir) if r["step"] <= start]
 
     t0 = time.perf_counter()
     compile_seconds = 0.0
 
     def evaluate(step, train_loss, train_acc):
         ev_loss, ev_acc = eval_step(
-            state, data.eval_tokens_ExN, data.eval_labels_E, data.eval_weights_E
+            state, data.eval_tokens_BxN, data.eval_labels_B, data.eval_weights_B
         )
         rows.append(
             dict(
@@ -243,6 +282,14 @@ def train(
             )
         )
 
+    def save(step):
+        ckpt.save(step, (state, opt_state))
+        _write_metrics(out_dir, [r for r in rows if r["step"] <= step], meta)
+
+    # `done` counts the updates applied to `state`. They change in ONE assignment: Python raises
+    # KeyboardInterrupt at calls and loop jumps, never between the stores of one statement, and an
+    # interrupted `train_step` call assigns nothing -- so a Ctrl-C checkpoint is always consistent.
+    done = start
     try:
         if start == 0:
             evaluate(0, None, None)
@@ -255,14 +302,14 @@ def train(
         )
         for step in range(start, end):
             tokens, labels = data.batch(jax.random.fold_in(data_key, step), config.batch_size)
+            tc = time.perf_counter()
+            state, opt_state, loss, acc, done = (
+                *train_step(state, opt_state, tokens, labels),
+                step + 1,
+            )
             if step == start:
-                tc = time.perf_counter()
-                state, opt_state, loss, acc = train_step(state, opt_state, tokens, labels)
                 jax.block_until_ready(loss)
                 compile_seconds = time.perf_counter() - tc
-            else:
-                state, opt_state, loss, acc = train_step(state, opt_state, tokens, labels)
-            done = step + 1
             bar.update(1)
             if done % config.log_every == 0 or done == config.steps:
                 evaluate(done, loss, acc)
@@ -270,10 +317,19 @@ def train(
                     loss=f"{rows[-1]['train_loss']:.3g}", eval_acc=f"{rows[-1]['eval_acc']:.3f}"
                 )
             if ckpt is not None and (ckpt.should_save(done) or done == config.steps or done == end):
-                ckpt.save(done, (state, opt_state))
-                _write_metrics(out_dir, rows, meta)
+                save(done)
         bar.close()
         steps_done = max(start, end)
+    except KeyboardInterrupt:
+        saved = None
+        if ckpt is not None:
+            try:
+                if done > (ckpt.latest_step() or 0):
+                    save(done)
+            except (Exception, KeyboardInterrupt):  # a second Ctrl-C, a failed write: keep the last
+                pass
+            saved = ckpt.latest_step()
+        raise TrainingInterrupted(done, saved, out_dir) from None
     finally:
         if ckpt is not None:
             ckpt.close()
@@ -286,3 +342,26 @@ def train(
         steps_done=steps_done,
         compile_seconds=compile_seconds,
     )
+
+
+def restore_params(
+    out_dir: str, model: Transformer | ModelParams, config: TrainConfig, step: int | None = None
+) -> ModelParams:
+    """The parameters of checkpoint ``step`` (default: the latest) of the run in ``out_dir``.
+
+    ``model`` (the run's initial model) and ``config`` (its optimizer) give the structure of the
+    saved state. Raises :class:`~transformer_theory.train.rundir.RunDirectoryError` when there is
+    no checkpoint.
+    """
+    if isinstance(model, ModelParams):
+        model = from_params(model)
+    graphdef, state = nnx.split(model)
+    template = (state, make_optimizer(config).init(state))
+    directory = os.path.join(out_dir, "checkpoints")
+    if step is None:
+        step = checkpoint_latest_step(directory)
+    if step is None:
+        raise rundir.RunDirectoryError(f"{out_dir}: no checkpoint to restore")
+    with Checkpointer(directory, every=config.checkpoint_every) as ckpt:
+        state, _ = ckpt.restore(step, template)
+    return to_params(nnx.merge(graphdef, state))

@@ -1,0 +1,134 @@
+"""``train`` and ``plot`` refuse a user's mistake before any work: exit 2, one line naming the
+argument or the file, no traceback, and nothing written (issue 9, items 8 and 9)."""
+
+import json
+import os
+import shutil
+
+import pytest
+
+from tests.cli.test_bad_arguments import _run  # the shared bad-argument runner
+from transformer_theory.cli import main
+
+
+def _assert_one_line_exit_2(code, out, err, needle):
+    assert code == 2, (code, out, err)
+    assert "Traceback" not in err + out
+    lines = err.strip().splitlines()
+    assert needle in lines[-1], lines
+    if not lines[-1].startswith("usage:") and "argument" not in lines[-1]:
+        assert len(lines) == 1, lines  # UsageError: exactly one line
+
+
+TRAIN = ["train", "--experiment", "fig2_depth", "--seeds", "0", "--tasks", "memorization"]
+
+
+@pytest.mark.parametrize(
+    "extra, needle",
+    [
+        (["--experiment", "nonsense"], "--experiment"),
+        (["--tasks", "nonsense"], "--tasks"),
+        (["--tasks", ","], "--tasks"),
+        (["--steps", "0"], "--steps"),
+        (["--steps", "-3"], "--steps"),
+        (["--lr", "-1"], "--lr"),
+        (["--lr", "nan"], "--lr"),
+        (["--size", "huge"], "--size"),
+        (["--seeds", "-1"], "--seeds"),
+        (["--seeds", "0,0"], "--seeds"),
+        (["--optimizer", "rmsprop"], "--optimizer"),
+    ],
+)
+def test_train_bad_arguments_write_nothing(extra, needle, tmp_path, capsys):
+    out = tmp_path / "out"
+    base = ["train"] if extra[0] == "--experiment" else TRAIN
+    argv = base + extra + ["--out", str(out), "--no-progress"]
+    _assert_one_line_exit_2(*_run(argv, capsys), needle)
+    assert not (out / "experiment.json").exists()
+    assert not out.exists() or os.listdir(out) == []
+
+
+def test_train_out_is_a_file_or_unwritable(tmp_path, capsys):
+    f = tmp_path / "file"
+    f.write_text("x")
+    for out, needle in ((str(f), "exists and is not a directory"), ("/proc/foo", "cannot write")):
+        code, o, e = _run(TRAIN + ["--steps", "1", "--out", out, "--no-progress"], capsys)
+        _assert_one_line_exit_2(code, o, e, "--out")
+        assert needle in e
+    assert f.read_text() == "x"
+
+
+@pytest.mark.parametrize(
+    "content, needle",
+    [
+        ("", "no such file"),
+        ("x = 1\n", "defines no get_config()"),
+        ("def get_config():\n    return {'name': 'x'}\n", "returned dict"),
+        ("def get_config(:\n", "SyntaxError"),
+        ("import no_such_module_here\n", "ModuleNotFoundError"),
+        (
+            "from transformer_theory.experiments import ExperimentConfig\n"
+            "def get_config():\n    return ExperimentConfig(name='x', heads={'sorting': [(1,)]})\n",
+            "heads: unknown task 'sorting'",
+        ),
+    ],
+)
+def test_train_bad_config_file(content, needle, tmp_path, capsys):
+    path = tmp_path / "cfg.py"
+    if content:
+        path.write_text(content)
+    code, out, err = _run(["train", "--config", str(path), "--out", str(tmp_path / "o")], capsys)
+    _assert_one_line_exit_2(code, out, err, "--config")
+    assert needle in err
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """A tiny finished experiment directory, shared by the plot cases (each works on a copy)."""
+    out = tmp_path_factory.mktemp("plot") / "run"
+    argv = TRAIN + ["--steps", "2", "--out", str(out), "--no-progress"]
+    assert main(argv) == 0
+    return out
+
+
+@pytest.mark.parametrize(
+    "corrupt, needle",
+    [
+        (lambda d: (d / "experiment.json").write_bytes(b"\x89PNG\x00\xff"), "not a JSON file"),
+        (lambda d: (d / "experiment.json").write_text("[1, 2]"), "expected an object"),
+        (lambda d: (d / "experiment.json").write_text("{"), "not a JSON file"),
+        (
+            lambda d: (d / "experiment.json").write_text(
+                json.dumps({"experiment": "fig99", "source": "fig99", "overrides": {}})
+            ),
+            "unknown experiment 'fig99'",
+        ),
+        (
+            lambda d: (d / "experiment.json").write_text(
+                json.dumps({"experiment": "x", "source": "/nowhere/x.py", "overrides": {}})
+            ),
+            "no such file",
+        ),
+        (
+            lambda d: (d / "memorization_heads1_seed0" / "metrics.json").write_text("{"),
+            "metrics.json: not a JSON",
+        ),
+        (
+            lambda d: (d / "memorization_heads1_seed0" / "metrics.json").write_text('{"rows": 3}'),
+            "metrics.json: expected an object",
+        ),
+        (lambda d: (d / "experiment.json").unlink(), "has no experiment.json"),
+    ],
+)
+def test_plot_bad_directory(corrupt, needle, trained, tmp_path, capsys):
+    d = shutil.copytree(trained, tmp_path / "copy")
+    corrupt(d)
+    code, out, err = _run(["plot", str(d)], capsys)
+    _assert_one_line_exit_2(code, out, err, "DIR:")
+    assert needle in err
+
+
+def test_plot_missing_directory(tmp_path, capsys):
+    code, out, err = _run(["plot", str(tmp_path / "nowhere")], capsys)
+    _assert_one_line_exit_2(code, out, err, "not a directory")
