@@ -16,6 +16,7 @@ import os
 import sys
 
 from transformer_theory.cli._common import (
+    EXIT_INTERRUPTED,
     UsageError,
     name_list,
     nonnegative_int,
@@ -148,14 +149,14 @@ def run(args) -> int:
     except TrainingInterrupted as err:
         run_name = os.path.basename(err.out_dir) if err.out_dir else "the current run"
         print(f"transformer-theory train: {run_name}: {err.message()}", file=sys.stderr)
-        raise
+        return EXIT_INTERRUPTED
     except KeyboardInterrupt:
         print(
             "transformer-theory train: interrupted outside a training loop; finished runs and "
             "their checkpoints are kept; run the same command to resume",
             file=sys.stderr,
         )
-        raise
+        return EXIT_INTERRUPTED
     print(f"{len(rows)} run(s) done; outputs in {out}")
     for path in figures:
         print(path)
