@@ -84,6 +84,7 @@ def test_interrupt_cli_exits_130_with_the_resume_message(tmp_path, monkeypatch, 
     assert cli_main(argv) == 130
     err = capsys.readouterr().err
     assert "Traceback" not in err
+    assert err.count("interrupted") == 1, err  # one message: the command's, with the resume step
     assert (
         "memorization_heads1_seed0: interrupted at step 6; the last checkpoint is step 6; run "
         "the same command to resume" in err
