@@ -59,6 +59,51 @@ PATTERNS = ("ones_zero", "zeros_one", "alternating", "random")
 ZERO, ONE, SEPARATOR = 0, 1, 2
 
 
+POSITIONAL = ("none", "sinusoidal", "rope", "alibi")
+
+
+def causal_pre_ln_config(
+    depth: int,
+    heads: int,
+    positional: str,
+    *,
+    width: int = 32,
+    qk_dim: int = 8,
+    vocab_size: int = 5,
+    seq_len: int = 16,
+    mlp_ratio: int = 2,
+    num_classes: int = 2,
+) -> ModelConfig:
+    """Barbero et al. 2024, §2's model as a :class:`ModelConfig`: causal softmax attention with
+    ``1/sqrt(E)`` scores, ``norm1`` (LayerNorm) before attention, an MLP ``psi`` after ``norm2``,
+    the final ``norm3``, ``heads`` heads in each of ``depth`` layers.
+
+    ``positional``: ``"none"``, ``"sinusoidal"`` (an absolute code of ``code_dim(seq_len)``
+    frequencies written into the stream), ``"rope"`` or ``"alibi"`` (relative, in the scores).
+    """
+    _validate.check_choice("positional", positional, POSITIONAL)
+    _validate.check_positive("depth", depth)
+    _validate.check_positive("heads", heads)
+    _validate.check_positive("mlp_ratio", mlp_ratio)
+    return ModelConfig(
+        vocab_size=vocab_size,
+        seq_len=seq_len,
+        width=width,
+        num_classes=num_classes,
+        heads=(heads,) * depth,
+        attention="softmax",
+        scale_scores=True,
+        causal=True,
+        positional="sinusoidal" if positional == "sinusoidal" else "none",
+        relative=positional if positional in ("rope", "alibi") else None,
+        qk_dim=qk_dim,
+        norm1="layernorm",
+        mlp_hidden=mlp_ratio * width,
+        norm2="layernorm",
+        final_norm="layernorm",
+    )
+
+
 def dtype_of(precision: str):
     """The JAX dtype of ``precision`` (one of :data:`PRECISIONS`); float64 needs x64 enabled."""
     _validate.check_choice("precision", precision, PRECISIONS)
@@ -142,7 +187,11 @@ def last_representation(
     return final_norm(params, v_NxD[-1])
 
 
-_last_representation = jax.jit(last_representation)
+@jax.jit
+def _pair_last_representations(params, embedding_a, embedding_b):
+    # One program for both sequences: one compile per (length, precision) instead of two, and the
+    # two forward passes stay separate computations (no padding, no batching).
+    return last_representation(params, embedding_a), last_representation(params, embedding_b)
 
 
 def pattern_tokens(pattern: str, n: int, *, separator_every: int | None = None) -> np.ndarray:
@@ -189,9 +238,9 @@ def pair_representations(params: ModelParams, tokens_a, tokens_b, precision: str
     dtype = dtype_of(precision)
     p = params if params.w_o.dtype == dtype else cast_params(params, dtype)
     cfg = params.config
-    ya = _last_representation(p, embed_long(cfg, tokens_a, dtype=dtype))
-    yb = _last_representation(p, embed_long(cfg, tokens_b, dtype=dtype))
-    return ya, yb
+    ea = embed_long(cfg, tokens_a, dtype=dtype)
+    eb = embed_long(cfg, tokens_b, dtype=dtype)
+    return _pair_last_representations(p, ea, eb)
 
 
 def compare(ya: jax.Array, yb: jax.Array) -> dict:
