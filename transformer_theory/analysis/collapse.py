@@ -51,7 +51,13 @@ from transformer_theory import _validate
 from transformer_theory.core import norms, positional
 from transformer_theory.core.forward import forward_trace
 from transformer_theory.core.layers import attention_scores, mlp
-from transformer_theory.params import LayerParams, ModelConfig, ModelParams, cast_params
+from transformer_theory.params import (
+    LayerParams,
+    ModelConfig,
+    ModelParams,
+    cast_params,
+    init_params,
+)
 
 PRECISIONS = ("float64", "float32", "bfloat16")
 PATTERNS = ("ones_zero", "zeros_one", "alternating", "random")
@@ -102,6 +108,11 @@ def causal_pre_ln_config(
         norm2="layernorm",
         final_norm="layernorm",
     )
+
+
+def random_model(config: ModelConfig, seed: int = 0) -> ModelParams:
+    """A random float64 model of ``config`` (entries ``N(0, 1/d')``, norms at gain 1, bias 0)."""
+    return init_params(jax.random.key(seed), config, dtype=jnp.float64)
 
 
 def dtype_of(precision: str):
@@ -445,3 +456,31 @@ def summarize(record: dict, precision: str = "float64") -> dict:
     rec = record["precisions"][precision]
     scale = math.sqrt(rec["width"])  # a normalized y has norm ~ sqrt(width)
     return fit_rate(record["lengths"], rec["distance"], floor=4 * rounding_floor(precision, scale))
+
+
+def model_record(
+    params: ModelParams,
+    name: str,
+    lengths: Sequence[int],
+    precisions: Sequence[str] = PRECISIONS,
+    **curve_options,
+) -> dict:
+    """:func:`collapse_curve` of one model with its rate per precision (:func:`summarize`) and,
+    for a one-layer model without positions in its scores, the limit derived from its weights
+    (:func:`one_layer_limit`; None otherwise)."""
+    record = dict(name=name, **collapse_curve(params, lengths, precisions, **curve_options))
+    for prec in precisions:
+        record["precisions"][prec]["rate"] = summarize(record, prec)
+    reference = "float64" if "float64" in precisions else precisions[0]
+    record["rate"] = record["precisions"][reference]["rate"]
+    cfg = params.config
+    simple = (
+        cfg.depth == 1
+        and cfg.positional == "none"
+        and cfg.relative is None
+        and record["pattern"] == "ones_zero"
+        and record["separator_every"] is None
+        and curve_options.get("pair") is None
+    )
+    record["predicted_limit"] = one_layer_limit(params) if simple else None
+    return record
