@@ -25,7 +25,8 @@ def main(argv=None) -> int:
     from transformer_theory.experiments import collapse_tasks
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--config", default="collapse_tasks", help=", ".join(collapse_tasks.CONFIGS))
+    names = ", ".join(collapse_tasks.CONFIGS)
+    parser.add_argument("--config", default="collapse_tasks", help=names)
     parser.add_argument("--out", default="results/collapse_tasks", help="output directory")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
