@@ -145,7 +145,8 @@ def summary_line(model: dict, precisions) -> str:
     slope = "n/a" if rate["slope"] is None else f"{rate['slope']:.2f}"
     parts = [f"{model['name']}: slope {slope}"]
     if model["predicted_limit"] is not None:
-        parts.append(f"K derived {model['predicted_limit']:.3g} fitted {rate['constant']:.3g}")
+        fitted = "n/a" if rate["constant"] is None else f"{rate['constant']:.3g}"
+        parts.append(f"n*distance -> K derived {model['predicted_limit']:.3g}, measured {fitted}")
     for prec in precisions:
         first = model["precisions"][prec]["first_identical"]
         parts.append(f"{prec} first identical at n={first}" if first else f"{prec} never identical")

@@ -109,17 +109,15 @@ CONFIGS = {
     "collapse_tasks": CollapseTaskConfig(name="collapse_tasks"),
     "smoke": CollapseTaskConfig(
         name="smoke",
-        tasks=("copy_first", "count_ones"),
+        tasks=("count_ones",),
         separators=(None, 2),
         depth=1,
         width=24,
-        train_max_len=4,
-        count_max_len=4,
-        eval_max_len=12,
-        eval_points=3,
-        precisions=("float32", "bfloat16"),
-        steps=30,
-        batch_size=16,
+        count_max_len=3,
+        eval_points=2,
+        precisions=("bfloat16",),
+        steps=20,
+        batch_size=8,
     ),
 }
 
