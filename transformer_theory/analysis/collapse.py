@@ -415,12 +415,12 @@ def one_layer_limit(params: ModelParams, *, one: int = ONE, zero: int = ZERO) ->
         )
     p = cast_params(params, jnp.float64)
     layer = p.layers[0]
-    e_2xD = embed_long(cfg, jnp.array([one, zero]), dtype=jnp.float64)
-    x_2xD = norm1_map(layer, cfg)(e_2xD)
-    s_HxNxN = attention_scores(layer, x_2xD, cfg)  # query 1 = token `zero`, keys 0 (one), 1 (zero)
-    u_HxNxD = jnp.einsum("hed,nd->hne", layer.attn.w_v, x_2xD)
+    e_NxD = embed_long(cfg, jnp.array([one, zero]), dtype=jnp.float64)
+    x_NxD = norm1_map(layer, cfg)(e_NxD)
+    s_HxNxN = attention_scores(layer, x_NxD, cfg)  # query 1 = token `zero`, keys 0 (one), 1 (zero)
+    u_HxNxD = jnp.einsum("hed,nd->hne", layer.attn.w_v, x_NxD)
     c = 1.0 / s_HxNxN.shape[0] if cfg.head_mean else 1.0
-    z_inf = e_2xD[1] + c * jnp.sum(u_HxNxD[:, 0], axis=0)
+    z_inf = e_NxD[1] + c * jnp.sum(u_HxNxD[:, 0], axis=0)
     ratio_H = jnp.exp(s_HxNxN[:, 1, 1] - s_HxNxN[:, 1, 0])
     delta = c * jnp.einsum("h,hd->d", ratio_H, u_HxNxD[:, 1] - u_HxNxD[:, 0])
     token_map = mlp_map(layer, cfg)
