@@ -365,6 +365,18 @@ def identical_from(lengths: Sequence[int], flags: Sequence[bool]) -> int | None:
     return start
 
 
+def rounding_dominates_from(
+    lengths: Sequence[int], exact: Sequence[float], measured: Sequence[float]
+) -> int | None:
+    """The first length where a precision's distance is off the float64 one by more than half of
+    it: from there on, what that precision measures is mostly its own rounding, not the
+    difference between the sequences (None if it never is)."""
+    for n, d, m in zip(lengths, exact, measured):
+        if abs(m - d) > 0.5 * d:
+            return int(n)
+    return None
+
+
 def fit_rate(
     lengths: Sequence[int], distances: Sequence[float], *, floor: float = 0.0, min_len: int = 8
 ) -> dict:
@@ -473,6 +485,12 @@ def model_record(
         record["precisions"][prec]["rate"] = summarize(record, prec)
     reference = "float64" if "float64" in precisions else precisions[0]
     record["rate"] = record["precisions"][reference]["rate"]
+    if "float64" in precisions:
+        d64 = record["precisions"]["float64"]["distance"]
+        for prec in precisions:
+            record["precisions"][prec]["rounding_dominates_from"] = rounding_dominates_from(
+                record["lengths"], d64, record["precisions"][prec]["distance"]
+            )
     cfg = params.config
     simple = (
         cfg.depth == 1

@@ -112,7 +112,8 @@ def plot_oversquash(record: dict, path: str) -> str:
 
 def plot_task_accuracy(record: dict, path: str) -> str:
     """Accuracy against content length per task (one panel each), one line per precision, and
-    vertical lines where the task's confusable pair first becomes bit-identical."""
+    vertical lines where the task's confusable pair first becomes bit-identical (solid) and where
+    both of its inputs first get the same prediction (dotted)."""
     plt = _pyplot()
     tasks = record["tasks"]
     fig, axes = _grid(plt, len(tasks))
@@ -125,9 +126,9 @@ def plot_task_accuracy(record: dict, path: str) -> str:
                 marker=".",
                 label=prec,
             )
-            first = rec.get("first_identical")
-            if first is not None:
-                ax.axvline(first, color=line.get_color(), lw=0.8, alpha=0.6)
+            for key, style in (("first_identical", "-"), ("first_same_prediction", ":")):
+                if rec.get(key) is not None:
+                    ax.axvline(rec[key], color=line.get_color(), ls=style, lw=1.0, alpha=0.7)
         ax.axvspan(task["train_min_len"], task["train_max_len"], color="gray", alpha=0.15)
         ax.set_ylim(-0.05, 1.05)
         ax.set_title(task["name"], fontsize=9)
@@ -135,7 +136,11 @@ def plot_task_accuracy(record: dict, path: str) -> str:
         _plain_minor_ticks(ax)
         ax.set_ylabel("accuracy")
         ax.legend(fontsize=7)
-    fig.suptitle("Trained tasks: accuracy vs length (vertical lines: collapse length)", fontsize=10)
+    fig.suptitle(
+        "Trained tasks: accuracy vs length (dotted: both inputs of the pair get one prediction; "
+        "solid: bit-identical)",
+        fontsize=10,
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

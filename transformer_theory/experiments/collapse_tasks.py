@@ -52,6 +52,9 @@ class CollapseTaskConfig:
         ``0 .. count_max_len``.
       eval_max_len, eval_points: evaluation lengths (geometric from ``train_min_len``).
       precisions: evaluation precisions.
+      collapse_pattern: also measure the trained model's collapse on this pattern with its last
+        token repeated (:func:`~transformer_theory.analysis.collapse.model_record`, lengths up to
+        ``eval_max_len``), for the runs without separators; None: skip.
       steps, batch_size, learning_rate: Adam on float32 parameters.
       seed: initialization and batches.
     """
@@ -69,6 +72,7 @@ class CollapseTaskConfig:
     eval_max_len: int = 2048
     eval_points: int = 12
     precisions: tuple[str, ...] = collapse.PRECISIONS
+    collapse_pattern: str | None = "ones_zero"
     steps: int = 1500
     batch_size: int = 64
     learning_rate: float = 1e-3
@@ -116,6 +120,7 @@ CONFIGS = {
         count_max_len=3,
         eval_points=2,
         precisions=("bfloat16",),
+        collapse_pattern=None,
         steps=20,
         batch_size=8,
     ),
@@ -230,6 +235,15 @@ def run(config: CollapseTaskConfig, out_dir: str | None, progress: bool = False)
             params, rows = train_task(config, task, progress)
             lengths = config.eval_lengths(task)
             result = evaluate(params, task, lengths, config.precisions, progress)
+            pattern = None
+            if config.collapse_pattern is not None and sep is None:
+                pattern = collapse.model_record(
+                    params,
+                    f"trained {name}",
+                    collapse.length_grid(config.eval_max_len, config.eval_points),
+                    config.precisions,
+                    pattern=config.collapse_pattern,
+                )
             tasks.append(
                 dict(
                     name=name if sep is None else f"{name} (separator every {sep})",
@@ -240,6 +254,7 @@ def run(config: CollapseTaskConfig, out_dir: str | None, progress: bool = False)
                     lengths=lengths,
                     training=rows,
                     precisions=result,
+                    collapse=pattern,
                     seconds=round(time.perf_counter() - t1, 1),
                 )
             )
@@ -259,16 +274,15 @@ def run(config: CollapseTaskConfig, out_dir: str | None, progress: bool = False)
 
 
 def summary_lines(record: dict) -> list[str]:
-    """One line per run: final training accuracy, accuracy at the longest length and the first
-    bit-identical length per precision."""
+    """One line per run: final training accuracy, then per precision the accuracy at the longest
+    length, the first length where the pair gets one prediction and the first bit-identical one."""
     lines = []
     for t in record["tasks"]:
         parts = [f"{t['name']}: train acc {t['training'][-1]['acc']:.2f}"]
         for prec, r in t["precisions"].items():
-            first = r["first_identical"]
             parts.append(
-                f"{prec} acc@{t['lengths'][-1]}={r['accuracy'][-1]:.2f} "
-                f"identical@{first if first is not None else '-'}"
+                f"{prec} acc@{t['lengths'][-1]}={r['accuracy'][-1]:.2f}, one prediction from "
+                f"n={r['first_same_prediction']}, identical from n={r['first_identical']}"
             )
         lines.append("; ".join(parts))
     return lines
