@@ -32,6 +32,7 @@ def test_oversquash_writes_record_and_checks_the_bound(tmp_path):
     assert main(argv + ["--out", str(tmp_path)]) == 0
     (model,) = json.loads((tmp_path / "oversquash.json").read_text())["models"]
     assert model["bound_holds"] and len(model["sensitivity_final"]) == 5
+    assert model["early_late_ratio"] > 0
     assert model["path_count"] == ["5", "4", "3", "2", "1"]
     assert (tmp_path / "oversquash.png").stat().st_size > 0
 

@@ -267,6 +267,18 @@ def sensitivity_bound(params: ModelParams, embedding_NxD: jax.Array) -> dict:
     )
 
 
+def early_late_ratio(values_N) -> float:
+    """Mean over the first quarter of the positions divided by the mean over the last quarter,
+    the last position left out (it also reaches itself through every residual connection): above
+    1 when early tokens weigh more, Barbero et al. 2024's qualitative claim."""
+    v = np.asarray(values_N, np.float64)
+    if v.shape[0] < 5:
+        raise ValueError(f"values_N: expected at least 5 positions, got {v.shape[0]}")
+    q = max(1, (v.shape[0] - 1) // 4)
+    late = np.mean(v[-1 - q : -1])
+    return float(np.mean(v[:q]) / late) if late > 0 else float("inf")
+
+
 def oversquash_record(params: ModelParams, embedding_NxD: jax.Array, *, bound: bool = True) -> dict:
     """Everything one plot panel needs, as lists: sensitivities by layer count and final,
     attention-path weights, path counts and (``bound``) the certified bounds."""
@@ -283,6 +295,8 @@ def oversquash_record(params: ModelParams, embedding_NxD: jax.Array, *, bound: b
         path_weight=paths[:, -1].tolist(),
         path_count=[str(c) for c in causal_path_counts(n, cfg.depth)],
     )
+    record["early_late_ratio"] = early_late_ratio(sens[-1])
+    record["path_early_late_ratio"] = early_late_ratio(paths[-1, -1])
     if bound:
         b = jax.jit(sensitivity_bound)(params, embedding_NxD)
         edge = np.asarray(b["edge_LxN"], np.float64)

@@ -59,8 +59,8 @@ def run(args) -> int:
         raise UsageError(
             f"--pattern: unknown {args.pattern!r}; choose from {', '.join(collapse.PATTERNS)}"
         )
-    if args.length < 2:
-        raise UsageError(f"--length: expected at least 2 tokens, got {args.length}")
+    if args.length < 5:
+        raise UsageError(f"--length: expected at least 5 tokens (quarters), got {args.length}")
     grid = model_grid(args, positionals)
     if not args.no_bound:
         need = max(8 * max(c.heads) * args.length**2 * c.width**2 for _, _, c in grid)
@@ -80,8 +80,10 @@ def run(args) -> int:
         emb = collapse.embed_long(cfg, tokens, dtype=params.w_o.dtype)
         rec = oversquash.oversquash_record(params, emb, bound=not args.no_bound)
         models.append(dict(labels, name=name, **rec))
-        line = f"{name}: sensitivity of y_n, first token {rec['sensitivity_final'][0]:.3g}, "
-        line += f"last token {rec['sensitivity_final'][-1]:.3g}"
+        line = (
+            f"{name}: first/last quarter of ||dy_n/dv_i||: {rec['early_late_ratio']:.3g}, of "
+            f"the path weights {rec['path_early_late_ratio']:.3g}"
+        )
         if not args.no_bound:
             line += f"; bound holds: {rec['bound_holds']} (max ratio {rec['bound_ratio_max']:.3g})"
             if not rec["bound_holds"]:
