@@ -43,7 +43,7 @@ def test_collapse_tasks_smoke(tmp_path):
     record = json.loads((tmp_path / "smoke.json").read_text())
     assert [t["separator_every"] for t in record["tasks"]] == [None, 2]
     for t in record["tasks"]:
-        assert t["lengths"] == [1, 3]
+        assert t["lengths"] == [1, 2]
         rec = t["precisions"]["bfloat16"]
         assert len(rec["accuracy"]) == 2 and "first_same_prediction" in rec
     assert (tmp_path / "smoke.png").stat().st_size > 0

@@ -281,22 +281,28 @@ def early_late_ratio(values_N) -> float:
 
 def oversquash_record(params: ModelParams, embedding_NxD: jax.Array, *, bound: bool = True) -> dict:
     """Everything one plot panel needs, as lists: sensitivities by layer count and final,
-    attention-path weights, path counts and (``bound``) the certified bounds."""
+    attention-path weights (``Lambda`` products, and ``(I + Lambda)/2`` products that count the
+    residual connection), path counts and (``bound``) the certified bounds."""
     cfg = params.config
     sens = np.asarray(jax.jit(sensitivities)(params, embedding_NxD), np.float64)
     lam = attention_matrices(params, embedding_NxD)
     paths = np.asarray(attention_paths(lam), np.float64)
     n = embedding_NxD.shape[0]
+    # with the residual connection every layer also keeps each token: (I + Lambda) / 2
+    eye = jnp.eye(n, dtype=lam.dtype)[None]
+    residual = np.asarray(attention_paths((lam + eye) / 2), np.float64)
     record = dict(
         depth=cfg.depth,
         length=int(n),
         sensitivity=sens[:-1].tolist(),
         sensitivity_final=sens[-1].tolist(),
         path_weight=paths[:, -1].tolist(),
+        path_weight_residual=residual[:, -1].tolist(),
         path_count=[str(c) for c in causal_path_counts(n, cfg.depth)],
     )
     record["early_late_ratio"] = early_late_ratio(sens[-1])
     record["path_early_late_ratio"] = early_late_ratio(paths[-1, -1])
+    record["residual_path_early_late_ratio"] = early_late_ratio(residual[-1, -1])
     if bound:
         b = jax.jit(sensitivity_bound)(params, embedding_NxD)
         edge = np.asarray(b["edge_LxN"], np.float64)

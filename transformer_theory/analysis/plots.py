@@ -94,6 +94,14 @@ def plot_oversquash(record: dict, path: str) -> str:
         i = np.arange(model["length"])
         ax.semilogy(i, _normalized(model["sensitivity_final"]), "o-", ms=3, label="||dy_n/dv_i||")
         ax.semilogy(i, _normalized(model["path_weight"][-1]), "s-", ms=2, label="(Λ^L…Λ^1)_{n,i}")
+        if "path_weight_residual" in model:
+            ax.semilogy(
+                i,
+                _normalized(model["path_weight_residual"][-1]),
+                "^-",
+                ms=2,
+                label="with residual: ((I+Λ)/2)^L…",
+            )
         counts = [int(c) for c in model["path_count"]]
         top = max(counts)
         ax.semilogy(i, [c / top for c in counts], "k--", lw=0.8, label="causal path count")

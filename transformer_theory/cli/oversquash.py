@@ -82,7 +82,8 @@ def run(args) -> int:
         models.append(dict(labels, name=name, **rec))
         line = (
             f"{name}: first/last quarter of ||dy_n/dv_i||: {rec['early_late_ratio']:.3g}, of "
-            f"the path weights {rec['path_early_late_ratio']:.3g}"
+            f"the path weights {rec['path_early_late_ratio']:.3g} (with the residual "
+            f"{rec['residual_path_early_late_ratio']:.3g})"
         )
         if not args.no_bound:
             line += f"; bound holds: {rec['bound_holds']} (max ratio {rec['bound_ratio_max']:.3g})"

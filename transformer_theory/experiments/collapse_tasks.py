@@ -47,9 +47,9 @@ class CollapseTaskConfig:
       positional: the model's positional code (:data:`~.collapse.POSITIONAL`).
       depth, heads, width: the model.
       train_min_len, train_max_len: content lengths the copying tasks train on.
-      count_max_len: ``count_ones`` trains AND is evaluated on ``1 .. count_max_len`` ones (a
-        count beyond the trained ones has no class to answer with); its classes are
-        ``0 .. count_max_len``.
+      count_max_len: ``count_ones`` trains on ``1 .. count_max_len`` ones and is evaluated at
+        every count ``1 .. count_max_len - 1`` (the pair ``n, n + 1`` must both have a class; a
+        count beyond the trained ones has none); its classes are ``0 .. count_max_len``.
       eval_max_len, eval_points: evaluation lengths (geometric from ``train_min_len``).
       precisions: evaluation precisions.
       collapse_pattern: also measure the trained model's collapse on this pattern with its last
@@ -70,7 +70,7 @@ class CollapseTaskConfig:
     train_max_len: int = 16
     count_max_len: int = 48
     eval_max_len: int = 2048
-    eval_points: int = 12
+    eval_points: int = 20
     precisions: tuple[str, ...] = collapse.PRECISIONS
     collapse_pattern: str | None = "ones_zero"
     steps: int = 1500
@@ -105,7 +105,8 @@ class CollapseTaskConfig:
 
     def eval_lengths(self, task: copying.CopyingTask) -> list[int]:
         if task.name == "count_ones":
-            return collapse.length_grid(task.max_len, self.eval_points, 1)
+            # every count whose pair (n, n + 1) both have a class
+            return list(range(1, task.max_len))
         return collapse.length_grid(self.eval_max_len, self.eval_points, self.train_min_len)
 
 
