@@ -28,6 +28,20 @@ CASES = [
     # plot
     (["plot", "{tmp}"], "DIR"),
     (["plot", "{tmp}/nowhere"], "DIR"),
+    # collapse
+    (["collapse", "--positional", "nonsense", "--out", "{tmp}/o"], "--positional"),
+    (["collapse", "--precision", "float16", "--out", "{tmp}/o"], "--precision"),
+    (["collapse", "--max-len", "1", "--out", "{tmp}/o"], "--max-len"),
+    (["collapse", "--max-len", "100000", "--out", "{tmp}/o"], "--max-len"),
+    (["collapse", "--depth", "0", "--out", "{tmp}/o"], "--depth"),
+    (["collapse", "--heads", "two", "--out", "{tmp}/o"], "--heads"),
+    (["collapse", "--pattern", "spiral", "--out", "{tmp}/o"], "--pattern"),
+    (["collapse", "--width", "8", "--out", "{tmp}/o"], "--width"),
+    (["collapse", "--max-len", "8", "--out", "/proc/foo"], "--out"),
+    # oversquash
+    (["oversquash", "--length", "5000", "--out", "{tmp}/o"], "--length"),
+    (["oversquash", "--positional", "learned", "--out", "{tmp}/o"], "--positional"),
+    (["oversquash", "--seeds", "-1", "--out", "{tmp}/o"], "--seeds"),
 ]
 
 

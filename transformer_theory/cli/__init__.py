@@ -30,6 +30,14 @@ COMMANDS = {
     "train": ("transformer_theory.cli.train", "train depth experiments (Flax NNX + Optax)"),
     "plot": ("transformer_theory.cli.plot", "plot the metrics of a training output directory"),
     "demo": ("transformer_theory.cli.demo", "a small tour of the core"),
+    "collapse": (
+        "transformer_theory.cli.collapse",
+        "representational collapse by length and precision (Barbero et al. 2024)",
+    ),
+    "oversquash": (
+        "transformer_theory.cli.oversquash",
+        "over-squashing: sensitivities vs attention paths, with a certified bound",
+    ),
 }
 DEFAULT_COMMAND = "verify"
 

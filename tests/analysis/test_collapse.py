@@ -1,0 +1,142 @@
+"""Representational collapse: the one-layer distance against an independent float64 NumPy model,
+the 1/n rate against the limit derived from the weights, precision handling and bit identity."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from tests.analysis import _reference
+from tests.helpers import assert_close
+from transformer_theory.analysis import collapse
+from transformer_theory.tasks import copying
+
+
+def random_model(positional, depth=1, heads=2, seed=0, scale=1.5):
+    return _reference.random_model(positional, depth, heads, seed=seed, scale=scale)
+
+
+@pytest.mark.parametrize("positional", collapse.POSITIONAL)
+def test_one_layer_distance_matches_numpy_reference(positional):
+    params = random_model(positional)
+    lengths = [9]  # one compile per model: the tests share two CPU cores
+    rec = collapse.collapse_curve(params, lengths, ("float64",))
+    for n, d in zip(lengths, rec["precisions"]["float64"]["distance"]):
+        v = collapse.pattern_tokens("ones_zero", n)
+        ya = _reference.last_representation(params, params.config, v)
+        yb = _reference.last_representation(params, params.config, collapse.repeat_last(v))
+        # a few hundred float64 operations of O(1) values: the suite's float64 tolerance
+        assert_close(d, np.linalg.norm(ya - yb))
+
+
+def test_one_layer_rate_is_the_derived_limit():
+    # scale 1: score gaps b - a of order one, so that n >> e^(b - a) at the lengths measured
+    params = random_model("none", heads=2, seed=3, scale=1.0)
+    k = collapse.one_layer_limit(params)
+    lengths = [250, 1000]
+    d = collapse.collapse_curve(params, lengths, ("float64",))["precisions"]["float64"]["distance"]
+    gaps = [abs(n * di - k) / k for n, di in zip(lengths, d)]
+    # n d(n) = K (1 + O(1/n)): the relative gap shrinks about 4x from n = 250 to n = 1000
+    assert gaps[1] < 2e-2 and gaps[1] < gaps[0] / 2.5, (k, gaps)
+
+
+def test_one_layer_limit_refuses_positions_in_scores():
+    with pytest.raises(ValueError, match="params"):
+        collapse.one_layer_limit(random_model("rope"))
+    with pytest.raises(ValueError, match="params"):
+        collapse.one_layer_limit(random_model("none", depth=2))
+
+
+def test_model_runs_in_the_requested_precision():
+    params = random_model("rope")
+    v = collapse.pattern_tokens("ones_zero", 6)
+    y = {}
+    for prec in collapse.PRECISIONS:
+        y[prec], _ = collapse.pair_representations(params, v, v, prec)
+        assert y[prec].dtype == jnp.dtype(prec)
+    # bfloat16 keeps 8 significant bits (relative rounding 2^-9 per operation), float32 24
+    err16 = float(jnp.max(jnp.abs(y["bfloat16"].astype(jnp.float64) - y["float64"])))
+    err32 = float(jnp.max(jnp.abs(y["float32"].astype(jnp.float64) - y["float64"])))
+    assert 1e-4 < err16 < 0.2 and err32 < 1e-5, (err16, err32)
+
+
+def test_compare_is_bitwise():
+    y = jnp.array([1.0, -2.0, 0.5], jnp.float32)
+    assert collapse.compare(y, y)["identical"]
+    nudged = y.at[1].set(jnp.nextafter(y[1], jnp.float32(0)))
+    c = collapse.compare(y, nudged)
+    assert not c["identical"] and c["equal_coords"] == 2 and 0 < c["distance"] < 1e-6
+    # +0.0 and -0.0 compare equal as numbers but are different bits
+    assert not collapse.compare(jnp.zeros(1), -jnp.zeros(1))["identical"]
+
+
+def test_identical_lengths():
+    lengths = [2, 4, 8, 16, 32]
+    assert collapse.first_true(lengths, [False, True, False, True, True]) == 4
+    assert collapse.identical_from(lengths, [False, True, False, True, True]) == 16
+    assert collapse.identical_from(lengths, [True, True, True, True, False]) is None
+    assert collapse.first_true(lengths, [False] * 5) is None
+
+
+def test_fit_rate_recovers_a_power_law():
+    n = np.array([8, 16, 64, 256, 1024])
+    fit = collapse.fit_rate(n, 3.0 / n)
+    assert abs(fit["slope"] + 1) < 1e-12 and abs(fit["constant"] - 3.0) < 1e-12
+    assert collapse.fit_rate(n, 2.0 / n**2, floor=1e-4)["points"] == 3  # below the floor: left out
+    assert collapse.fit_rate(n[:2], 3.0 / n[:2])["slope"] is None
+
+
+def test_embed_long_keeps_the_code_of_seq_len():
+    cfg = collapse.causal_pre_ln_config(1, 1, "sinusoidal", width=16, seq_len=6)
+    e = np.asarray(collapse.embed_long(cfg, jnp.zeros(40, jnp.int32), dtype=jnp.float64))
+    assert_close(e[:, cfg.vocab_size : cfg.embed_dim], _reference.sinusoid(40, cfg.pos_dim))
+
+
+def test_left_padding_is_the_unpadded_model():
+    # the absolute code (shifted by the padding) and ALiBi (|i - j| over the padded positions) in
+    # one model; two layers, so that a padding row leaking into the second layer would show
+    base = random_model("sinusoidal", depth=2)
+    params = base.replace(config=base.config.replace(relative="alibi"))
+    last = jax.jit(collapse.last_representation)
+    v = np.array([1, 0, 2, 1, 3])
+    ref = last(params, collapse.embed_long(params.config, v, dtype=jnp.float64))
+    padded = np.concatenate([[copying.PAD] * 3, v])
+    valid = jnp.asarray(padded != copying.PAD)
+    emb = collapse.embed_long(params.config, padded, dtype=jnp.float64, valid_N=valid)
+    assert_close(last(params, emb, copying.attention_mask(valid)), ref)
+    ref_np = _reference.last_representation(params, params.config, v)
+    assert_close(ref, ref_np)
+
+
+def test_bad_arguments_name_the_argument():
+    params = random_model("none")
+    with pytest.raises(ValueError, match="precision"):
+        collapse.collapse_curve(params, [4], ("float16",))
+    with pytest.raises(ValueError, match="lengths"):
+        collapse.collapse_curve(params, [0], ("float64",))
+    with pytest.raises(ValueError, match="params"):
+        collapse.collapse_curve(params.replace(config=params.config.replace(causal=False)), [4])
+    onehot = params.config.replace(positional="onehot", width=12)
+    with pytest.raises(ValueError, match="tokens_N"):
+        collapse.embed_long(onehot, jnp.zeros(7, jnp.int32))
+    with pytest.raises(ValueError, match="pattern"):
+        collapse.pattern_tokens("spiral", 4)
+
+
+def test_patterns_and_separators():
+    assert collapse.pattern_tokens("ones_zero", 4).tolist() == [1, 1, 1, 0]
+    assert collapse.pattern_tokens("zeros_one", 3).tolist() == [0, 0, 1]
+    assert collapse.pattern_tokens("ones_zero", 5, separator_every=2).tolist() == [
+        1,
+        1,
+        2,
+        1,
+        1,
+        2,
+        0,
+    ]
+    r = collapse.pattern_tokens("random", 50)
+    assert r[:20].tolist() == collapse.pattern_tokens("random", 20).tolist()
+    assert collapse.repeat_last([1, 0]).tolist() == [1, 0, 0]

@@ -1,0 +1,16 @@
+"""Measurements that read models and return records of data (no plotting in the mathematics).
+
+- :mod:`.collapse`: representational collapse (Barbero et al. 2024, §4): the distance between the
+  final last-token representations of a sequence and the same sequence with its last token
+  repeated, by length and by precision (float64, float32, bfloat16), the first bit-identical
+  length, and the ``1/n`` rate derived from the model.
+- :mod:`.oversquash`: over-squashing (Barbero et al. 2024, §5): the sensitivities
+  ``||dy_n / dv_i||`` through ``jax.jacrev``, the attention-path products
+  ``Lambda^(L) ... Lambda^(1)``, the path counts of the all-causal graph, and a certified
+  product-of-attention upper bound on the sensitivities.
+- :mod:`.plots`: figures drawn from those records (the only module here that imports matplotlib).
+
+Array names carry their shapes in the letters of :mod:`transformer_theory.glossary`.
+"""
+
+from transformer_theory.analysis import collapse, oversquash  # noqa: F401
