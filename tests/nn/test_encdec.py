@@ -88,7 +88,7 @@ def test_config_and_params_are_checked():
 
 def test_trained_model_translates_and_resumes(tmp_path):
     # 2 nouns, 1 adjective, 1 verb: 16 sentence pairs, every one in training (holdout 1/16).
-    task = Translation(num_nouns=2, num_adjectives=1, num_verbs=1)
+    task = Translation(num_nouns=2, num_adjectives=1, num_verbs=1, optional_adjectives=False)
     data = s2s.split_translation(task, jax.random.key(0), holdout=1 / 16)
     cfg = Seq2SeqConfig(vocab_size=task.vocab_size, width=16, num_heads=2, ffn_hidden=32)
     model = EncoderDecoder(cfg, rngs=nnx.Rngs(0))

@@ -20,15 +20,24 @@ DET = {(0, 0): "il", (0, 1): "la", (1, 0): "i", (1, 1): "le"}
 
 
 def reference(english: str) -> str:
-    the1, adj1, noun1, verb, the2, adj2, noun2, eos = english.split()
-    assert (the1, the2, eos) == ("the", "the", "<eos>")
+    words = english.split()
+    assert words[-1] == "<eos>"
+    phrases, verb, rest = [], None, words[:-1]
+    for _ in range(2):  # the [ADJ] NOUN, then the verb after the first phrase
+        assert rest.pop(0) == "the"
+        adj = rest.pop(0) if rest[0] in ADJ else None
+        phrases.append((adj, rest.pop(0)))
+        if verb is None:
+            verb = rest.pop(0)
+    assert not rest
+    (adj1, noun1), (adj2, noun2) = phrases
 
     def phrase(adj, noun):
         plural = int(noun.endswith("s"))
         noun = noun[:-1] if plural else noun
         g = GENDER[noun]
         end = ENDING[plural, g]
-        return [DET[plural, g], STEM[noun] + end, ADJ[adj] + end], plural
+        return [DET[plural, g], STEM[noun] + end] + ([ADJ[adj] + end] if adj else []), plural
 
     p1, subject_plural = phrase(adj1, noun1)
     p2, _ = phrase(adj2, noun2)
@@ -38,7 +47,7 @@ def reference(english: str) -> str:
 def test_every_pair_follows_the_grammar():
     task = Translation()
     src, tgt = task.all_pairs()
-    assert task.size == (2 * 4 * 6) ** 2 * 4 == src.shape[0]
+    assert task.size == (2 * 5 * 6) ** 2 * 4 == src.shape[0]
     english = [task.describe(s) for s in np.asarray(src)]
     assert len(set(english)) == task.size  # every index a different sentence
     for s, t in zip(english, np.asarray(tgt)):
@@ -56,12 +65,48 @@ def test_examples_read_as_written():
     assert text["the black girls took the new books <eos>"] == (
         "le ragazze nere i libri nuovi presero <eos>"
     )
+    assert text["the girl took the cars <eos>"] == "la ragazza le macchine prese <eos>"
+
+
+def test_padding_and_alignment():
+    task = Translation()
+    src, tgt = task.all_pairs()
+    words = task.words()
+    lengths = (src != 0).sum(1)
+    assert set(lengths) == {6, 7, 8} and ((tgt != 0).sum(1) == lengths).all()
+    # What each target stem translates (determiners translate their noun).
+    source_of = {v: k for table in (STEM, ADJ, VERB) for k, v in table.items()}
+    align = task.alignment(src)
+    for s_row, t_row, a_row in zip(src[::97], tgt[::97], align[::97]):
+        for tok, pos in zip(t_row, a_row):
+            if tok == 0:
+                assert pos == -1
+                continue
+            target, source = words[tok], words[s_row[pos]]
+            if target in DET.values():
+                assert source.rstrip("s") in STEM
+            elif target == "<eos>":
+                assert source == "<eos>"
+            else:
+                stem = next(st for st in source_of if target.startswith(st))
+                assert source.rstrip("s") == source_of[stem], (target, source)
+
+
+def test_fixed_length_variant():
+    small = dict(num_nouns=3, num_adjectives=2, num_verbs=2)
+    task = Translation(**small, optional_adjectives=False)
+    src, tgt = task.all_pairs()
+    assert task.size == (2 * 2 * 3) ** 2 * 2 and (src != 0).all() and (tgt != 0).all()
+    short = Translation(**small).pairs(np.array([Translation(**small).size - 1]))[0]
+    assert (short == 0).any()  # a sentence without adjectives: not in the fixed-length grammar
+    with pytest.raises(ValueError, match="src_BxN: row 0"):
+        task.translate(short)
 
 
 def test_tokens_stay_in_vocabulary_and_sides_disjoint():
     task = Translation(num_nouns=3, num_adjectives=2, num_verbs=2)
     src, tgt = map(np.asarray, task.all_pairs())
-    assert src.max() < tgt[:, :-1].min()  # source words come before target words
+    assert src.max() < tgt[tgt > 2].min()  # source words come before target words
     assert tgt.max() == task.vocab_size - 1 and len(task.words()) == task.vocab_size
 
 

@@ -44,7 +44,8 @@ score exceeds ``diffuse_above`` times the score of the uniform map of the same s
 over ``j <= i`` for a causal map, recognized by exact zeros above the diagonal). ``eps`` defaults
 to half the map's mean absolute entry (``1 / 2K`` for a row-stochastic ``Q x K`` map),
 which makes the scores independent of the map's scale -- so the ReLU maps of Chen & Zou 2024's
-models, which are not normalized, are classified the same way.
+models, which are not normalized, are classified the same way; a ReLU map that is all zero (the
+head reads nothing on that input) is **empty**.
 
 Shapes follow :mod:`transformer_theory.glossary`: one map is ``QxK``; several examples of one
 head are ``BxQxK``.
@@ -57,7 +58,7 @@ import dataclasses
 import numpy as np
 
 FAMILIES = ("positional", "rare_token", "syntactic")
-KINDS = FAMILIES + ("diffuse",)
+KINDS = FAMILIES + ("diffuse", "empty")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,7 +79,7 @@ class HeadOptions:
 
     max_offset: int = 1
     bandwidth: int = 2
-    max_columns: int = 1
+    max_columns: int = 2
     epsilon: float | None = None
     max_errors: int | None = None
     slack: float = 0.1
@@ -246,6 +247,14 @@ def classify_map(a_QxK, options: HeadOptions = HeadOptions()) -> dict:
     fits = fit_families(a_QxK, options)
     scores = {f: fits[f]["score"] for f in FAMILIES}
     a = np.asarray(a_QxK, np.float64)
+    if not np.abs(a).sum() > 0:  # a ReLU head that attends to nothing on this input
+        return dict(
+            kind="empty",
+            score=0.0,
+            scores=scores,
+            baseline=dict.fromkeys(FAMILIES, 0.0),
+            fits={f: fits[f]["fit"] for f in FAMILIES},
+        )
     eps = default_epsilon(a) if options.epsilon is None else options.epsilon
     uniform = fit_families(uniform_like(a), options.replace(epsilon=eps))
     baseline = {f: uniform[f]["score"] for f in FAMILIES}
@@ -266,15 +275,18 @@ def classify_head(maps_BxQxK, options: HeadOptions = HeadOptions()) -> dict:
     Returns ``{kind, score, agreement, kinds: {kind: count}, scores: {family: mean score},
     examples, fit}``: ``kind`` is the most frequent per-example kind (ties to the simpler one),
     ``agreement`` the share of examples that agree, ``score`` the mean score of that family over
-    the examples (the best family's for ``"diffuse"``), and ``fit`` the most frequent best support
-    of that family.
+    the examples (the best family's for ``"diffuse"`` and ``"empty"``; an ``"empty"`` head --
+    ReLU attention that reads nothing on most inputs -- is scored on its non-empty inputs), and
+    ``fit`` the most frequent best support of that family.
     """
     maps = _check_map("maps_BxQxK", maps_BxQxK, 3)
     per = [classify_map(m, options) for m in maps]
     counts = {k: sum(p["kind"] == k for p in per) for k in KINDS}
     kind = max(KINDS, key=lambda k: (counts[k], -KINDS.index(k)))
+    if kind == "empty":
+        per = [p for p in per if p["kind"] != "empty"] or per
     mean = {f: float(np.mean([p["scores"][f] for p in per])) for f in FAMILIES}
-    family = min(FAMILIES, key=lambda f: mean[f]) if kind == "diffuse" else kind
+    family = kind if kind in FAMILIES else min(FAMILIES, key=lambda f: mean[f])
     fits = [p["fits"][family] for p in per]
     keys = [repr(f) for f in fits]
     fit = fits[keys.index(max(keys, key=keys.count))]
@@ -299,8 +311,8 @@ def synthetic_head(
     ``"syntactic"``: random blocks of 2-3 neighbouring positions reading each other;
     ``"diffuse"``: ``P = 0``.
     """
-    if kind not in KINDS:
-        raise ValueError(f"kind: expected one of {KINDS}, got {kind!r}")
+    if kind not in KINDS[:4]:
+        raise ValueError(f"kind: expected one of {KINDS[:4]}, got {kind!r}")
     if not (isinstance(n, (int, np.integer)) and n >= 2):
         raise ValueError(f"n: expected an integer >= 2, got {n!r}")
     p = np.zeros((n, n))

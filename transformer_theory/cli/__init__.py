@@ -30,6 +30,10 @@ COMMANDS = {
     "train": ("transformer_theory.cli.train", "train depth experiments (Flax NNX + Optax)"),
     "plot": ("transformer_theory.cli.plot", "plot the metrics of a training output directory"),
     "demo": ("transformer_theory.cli.demo", "a small tour of the core"),
+    "heads": (
+        "transformer_theory.cli.heads",
+        "classify attention heads of trained models (positional / syntactic / rare-token)",
+    ),
 }
 DEFAULT_COMMAND = "verify"
 

@@ -28,7 +28,7 @@ from flax import nnx
 from tqdm.auto import tqdm
 
 from transformer_theory import _validate
-from transformer_theory.core import encdec
+from transformer_theory.core import beam, encdec
 from transformer_theory.nn.encdec import EncoderDecoder, Seq2SeqConfig, to_params
 from transformer_theory.tasks.translation import BOS, Translation
 from transformer_theory.train import rundir
@@ -253,6 +253,15 @@ def restore_seq2seq(
     return to_params(nnx.merge(graphdef, state))
 
 
+@functools.partial(jax.jit, static_argnums=(2, 3, 4))
+def _decode_batch(params, src_BxN, length: int, beam_size: int, norm: str):
+    def one(src):
+        toks, lps = beam.beam_decode(params, src, BOS, length, beam_size, norm=norm)
+        return toks[0], lps[0]
+
+    return jax.vmap(one)(src_BxN)
+
+
 def decode_all(
     params: encdec.Seq2SeqParams,
     src_BxN,
@@ -262,24 +271,15 @@ def decode_all(
     norm: str = "layernorm_sigma",
     chunk: int = 512,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Decode every source (greedy when ``beam_size == 1``, else the best beam), in chunks.
-
-    Returns ``(tokens_BxT, logprobs_B)`` on the host.
-    """
-    from transformer_theory.core import beam
-
+    """Decode every source (greedy when ``beam_size == 1``, else the best beam), in chunks of
+    ``chunk`` sentences (one compiled program per chunk shape, shared across models of one
+    shape). Returns ``(tokens_BxT, logprobs_B)`` on the host."""
     _validate.check_positive("chunk", chunk)
-    src = jnp.asarray(src_BxN)
-    f = jax.jit(
-        jax.vmap(
-            lambda s: jax.tree.map(
-                lambda x: x[0], beam.beam_decode(params, s, BOS, length, beam_size, norm=norm)
-            )
-        )
-    )
+    _validate.check_positive("beam_size", beam_size)
+    src = np.asarray(src_BxN)
     toks, lps = [], []
     for i in range(0, src.shape[0], chunk):
-        t, lp = f(src[i : i + chunk])
+        t, lp = _decode_batch(params, jnp.asarray(src[i : i + chunk]), length, beam_size, norm)
         toks.append(np.asarray(t))
         lps.append(np.asarray(lp))
     return np.concatenate(toks), np.concatenate(lps)
