@@ -88,8 +88,12 @@ def error_vs_budget(records: list[dict], path: str) -> str:
     (variants without a budget are horizontal lines)."""
     plt = _pyplot()
     sources = list(dict.fromkeys(r["inputs"] for r in records))
-    fig, axes = plt.subplots(1, len(sources), figsize=(5.2 * len(sources), 3.8), squeeze=False)
-    for ax, source in zip(axes[0], sources):
+    cols = min(3, len(sources))
+    rows = -(-len(sources) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(5.4 * cols, 3.9 * rows), squeeze=False)
+    for ax in axes.ravel()[len(sources) :]:
+        ax.axis("off")
+    for ax, source in zip(axes.ravel(), sources):
         rs = [r for r in records if r["inputs"] == source]
         for variant in dict.fromkeys(r["variant"] for r in rs):
             pts = sorted((r["budget"], r["error"]) for r in rs if r["variant"] == variant)

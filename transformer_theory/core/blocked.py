@@ -34,6 +34,7 @@ for each of the ``N`` queries.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import jax
@@ -331,12 +332,20 @@ def random_keys(key: jax.Array, n: int, num_random: int) -> jax.Array:
     _validate.check_positive("num_random", num_random, allow_zero=True)
     if num_random > n:
         raise ValueError(f"num_random: at most n = {n} distinct keys per query, got {num_random}")
-    keys = jnp.zeros((n, num_random), jnp.int32)
-    for s, t in enumerate(range(n - num_random, n)):
+    return _floyd(key, n, num_random)
+
+
+@functools.partial(jax.jit, static_argnums=(1, 2))
+def _floyd(key: jax.Array, n: int, r: int) -> jax.Array:
+    cols = jnp.arange(r)
+
+    def step(s, keys):
+        t = n - r + s
         j = jax.random.randint(jax.random.fold_in(key, s), (n,), 0, t + 1, jnp.int32)
-        taken = jnp.any(keys[:, :s] == j[:, None], axis=-1)
-        keys = keys.at[:, s].set(jnp.where(taken, t, j))
-    return keys
+        taken = jnp.any((keys == j[:, None]) & (cols < s)[None, :], axis=-1)
+        return keys.at[:, s].set(jnp.where(taken, t, j).astype(jnp.int32))
+
+    return jax.lax.fori_loop(0, r, step, jnp.zeros((n, r), jnp.int32))
 
 
 def keys_mask(keys_NxK: jax.Array, n: int | None = None) -> jax.Array:
