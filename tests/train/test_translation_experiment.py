@@ -48,7 +48,7 @@ def test_heads_command_on_trained_models(trained, which, tmp_path, capsys):
     with open(tmp_path / "heads.json") as f:
         recs = json.load(f)
     assert recs and all(
-        r["kind"] in ("positional", "rare_token", "syntactic", "diffuse", "empty") for r in recs
+        r["kind"] in ("positional", "rare_token", "syntactic", "other", "empty") for r in recs
     )
     assert all(0 <= r["score"] <= 1 for r in recs)
     assert (tmp_path / "heads.csv").exists()

@@ -38,10 +38,14 @@ residual) is what is used, and it is unique.
 ``rho = residual / sum_ij |a_ij|`` in ``[0, 1]``. Larger families fit at least as well
 (``Sigma_2(w)`` contains the diagonals with ``|offset| <= w``), so a head gets the *simplest*
 family whose score is within ``slack`` of the best one, in the order positional (``n`` free
-entries) < rare-token (``n + s n``) < syntactic (``(2w + 1) n``). A head is **diffuse** when no
+entries) < rare-token (``n + s n``) < syntactic (``(2w + 1) n``). A head is **other** when no
 family explains it much better than it explains a structureless map: when, for every family, its
-score exceeds ``diffuse_above`` times the score of the uniform map of the same shape (uniform
-over ``j <= i`` for a causal map, recognized by exact zeros above the diagonal). ``eps`` defaults
+score exceeds ``unexplained_above`` times the score of the uniform map of the same shape (uniform
+over ``j <= i`` for a causal map, recognized by exact zeros above the diagonal). "Other" is not
+"diffuse": a sharp head whose key depends on the content -- a translation's word alignment,
+which reorders -- is in none of the families; ``concentration`` (the mean over rows of the
+largest weight's share of the row, 1 for one key per row, ``1/K`` for uniform) tells the two
+apart. ``eps`` defaults
 to half the map's mean absolute entry (``1 / 2K`` for a row-stochastic ``Q x K`` map),
 which makes the scores independent of the map's scale -- so the ReLU maps of Chen & Zou 2024's
 models, which are not normalized, are classified the same way; a ReLU map that is all zero (the
@@ -58,7 +62,8 @@ import dataclasses
 import numpy as np
 
 FAMILIES = ("positional", "rare_token", "syntactic")
-KINDS = FAMILIES + ("diffuse", "empty")
+KINDS = FAMILIES + ("other", "empty")
+SYNTHETIC = FAMILIES + ("diffuse",)  # what synthetic_head builds
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,7 +78,7 @@ class HeadOptions:
       epsilon: the error bound ``eps`` (None: half the mean absolute entry of each map).
       max_errors: at most this many non-zero error entries (None: no cardinality bound).
       slack: a simpler family wins when its score is within ``slack`` of the best.
-      diffuse_above: a head is ``"diffuse"`` when every family's score exceeds this fraction of
+      unexplained_above: a head is ``"other"`` when every family's score exceeds this fraction of
         that family's score on the uniform map of the same shape.
     """
 
@@ -83,7 +88,7 @@ class HeadOptions:
     epsilon: float | None = None
     max_errors: int | None = None
     slack: float = 0.1
-    diffuse_above: float = 0.5
+    unexplained_above: float = 0.5
 
     def __post_init__(self):
         for name in ("max_offset", "bandwidth", "max_columns"):
@@ -100,9 +105,9 @@ class HeadOptions:
             )
         if not 0 <= self.slack <= 1:
             raise ValueError(f"slack: expected a fraction in [0, 1], got {self.slack}")
-        if not 0 < self.diffuse_above <= 1:
+        if not 0 < self.unexplained_above <= 1:
             raise ValueError(
-                f"diffuse_above: expected a fraction in (0, 1], got {self.diffuse_above}"
+                f"unexplained_above: expected a fraction in (0, 1], got {self.unexplained_above}"
             )
 
     def replace(self, **changes) -> HeadOptions:
@@ -230,20 +235,31 @@ def fit_families(a_QxK, options: HeadOptions = HeadOptions()) -> dict[str, dict]
 def choose_kind(
     scores: dict[str, float], baseline: dict[str, float], options: HeadOptions = HeadOptions()
 ) -> str:
-    """The simplest family within ``slack`` of the best score, or ``"diffuse"`` when every family
-    scores above ``diffuse_above`` times its ``baseline`` (its score on the uniform map; a family
-    that explains the uniform map exactly tells nothing and is left out of that test)."""
+    """The simplest family within ``slack`` of the best score, or ``"other"`` when every family
+    scores above ``unexplained_above`` times its ``baseline`` (its score on the uniform map; a
+    family that explains the uniform map exactly tells nothing and is left out of that test)."""
     informative = [f for f in FAMILIES if baseline[f] > 0]
-    if informative and all(scores[f] > options.diffuse_above * baseline[f] for f in informative):
-        return "diffuse"
+    if informative and all(
+        scores[f] > options.unexplained_above * baseline[f] for f in informative
+    ):
+        return "other"
     best = min(scores[f] for f in FAMILIES)
     return next(f for f in FAMILIES if scores[f] <= best + options.slack)
 
 
+def concentration(a_QxK) -> float:
+    """Mean over rows (with any weight) of the largest entry's share of the row: 1 when each
+    query reads one key, ``1 / K`` for uniform rows."""
+    a = np.abs(_check_map("a_QxK", a_QxK, 2))
+    rows = a.sum(axis=1)
+    live = rows > 0
+    return float((a.max(axis=1)[live] / rows[live]).mean()) if live.any() else 0.0
+
+
 def classify_map(a_QxK, options: HeadOptions = HeadOptions()) -> dict:
     """One map: ``{kind, score, scores: {family: score}, baseline: {family: score of the uniform
-    map}, fits: {family: fit}}``; ``score`` is the chosen family's (for ``"diffuse"``, the best
-    family's)."""
+    map}, fits: {family: fit}, concentration}``; ``score`` is the chosen family's (for
+    ``"other"``, the best family's)."""
     fits = fit_families(a_QxK, options)
     scores = {f: fits[f]["score"] for f in FAMILIES}
     a = np.asarray(a_QxK, np.float64)
@@ -254,18 +270,20 @@ def classify_map(a_QxK, options: HeadOptions = HeadOptions()) -> dict:
             scores=scores,
             baseline=dict.fromkeys(FAMILIES, 0.0),
             fits={f: fits[f]["fit"] for f in FAMILIES},
+            concentration=0.0,
         )
     eps = default_epsilon(a) if options.epsilon is None else options.epsilon
     uniform = fit_families(uniform_like(a), options.replace(epsilon=eps))
     baseline = {f: uniform[f]["score"] for f in FAMILIES}
     kind = choose_kind(scores, baseline, options)
-    score = min(scores.values()) if kind == "diffuse" else scores[kind]
+    score = min(scores.values()) if kind == "other" else scores[kind]
     return dict(
         kind=kind,
         score=score,
         scores=scores,
         baseline=baseline,
         fits={f: fits[f]["fit"] for f in FAMILIES},
+        concentration=concentration(a),
     )
 
 
@@ -273,16 +291,18 @@ def classify_head(maps_BxQxK, options: HeadOptions = HeadOptions()) -> dict:
     """A head seen on several inputs: classify each map, then vote.
 
     Returns ``{kind, score, agreement, kinds: {kind: count}, scores: {family: mean score},
-    examples, fit}``: ``kind`` is the most frequent per-example kind (ties to the simpler one),
-    ``agreement`` the share of examples that agree, ``score`` the mean score of that family over
-    the examples (the best family's for ``"diffuse"`` and ``"empty"``; an ``"empty"`` head --
-    ReLU attention that reads nothing on most inputs -- is scored on its non-empty inputs), and
+    concentration, examples, fit}``: ``kind`` is the most frequent per-example kind (ties to the
+    simpler one), ``agreement`` the share of examples that agree, ``score`` the mean score of that
+    family over the examples (the best family's for ``"other"`` and ``"empty"``; an ``"empty"``
+    head -- ReLU attention that reads nothing on most inputs -- is scored on its non-empty
+    inputs), and
     ``fit`` the most frequent best support of that family.
     """
     maps = _check_map("maps_BxQxK", maps_BxQxK, 3)
     per = [classify_map(m, options) for m in maps]
     counts = {k: sum(p["kind"] == k for p in per) for k in KINDS}
     kind = max(KINDS, key=lambda k: (counts[k], -KINDS.index(k)))
+    agreement = counts[kind] / len(per)
     if kind == "empty":
         per = [p for p in per if p["kind"] != "empty"] or per
     mean = {f: float(np.mean([p["scores"][f] for p in per])) for f in FAMILIES}
@@ -293,9 +313,10 @@ def classify_head(maps_BxQxK, options: HeadOptions = HeadOptions()) -> dict:
     return dict(
         kind=kind,
         score=mean[family],
-        agreement=counts[kind] / len(per),
+        agreement=agreement,
         kinds={k: v for k, v in counts.items() if v},
         scores=mean,
+        concentration=float(np.mean([p["concentration"] for p in per])),
         examples=len(per),
         fit=fit,
     )
@@ -309,10 +330,10 @@ def synthetic_head(
 
     ``"positional"``: a diagonal with offset in ``{-1, 0, 1}``; ``"rare_token"``: one random column;
     ``"syntactic"``: random blocks of 2-3 neighbouring positions reading each other;
-    ``"diffuse"``: ``P = 0``.
+    ``"diffuse"``: ``P = 0`` (classified ``"other"``).
     """
-    if kind not in KINDS[:4]:
-        raise ValueError(f"kind: expected one of {KINDS[:4]}, got {kind!r}")
+    if kind not in SYNTHETIC:
+        raise ValueError(f"kind: expected one of {SYNTHETIC}, got {kind!r}")
     if not (isinstance(n, (int, np.integer)) and n >= 2):
         raise ValueError(f"n: expected an integer >= 2, got {n!r}")
     p = np.zeros((n, n))

@@ -1,6 +1,6 @@
 """Classify every attention head of trained models: ``transformer-theory heads RUN_DIR --out DIR``.
 
-Positional (``Sigma_1``), syntactic (``Sigma_2(w)``), rare-token (``Sigma_3``) or diffuse, by
+Positional (``Sigma_1``), syntactic (``Sigma_2(w)``), rare-token (``Sigma_3``), other or empty, by
 the L1 projection of Conti 2024, §3.1.2 with the residual as the score
 (:mod:`transformer_theory.analysis.heads`). ``RUN_DIR`` is a run or experiment directory of
 ``transformer-theory train`` (Chen & Zou 2024's depth models) or of the encoder-decoder
@@ -99,7 +99,17 @@ def run(args) -> int:
         print(f"{loaded.name}: {len(recs)} heads -- {kinds}", flush=True)
     with open(os.path.join(out, "heads.json"), "w") as f:
         json.dump(records, f, indent=1)
-    flat = ("run", "model", "attention", "layer", "head", "kind", "score", "agreement")
+    flat = (
+        "run",
+        "model",
+        "attention",
+        "layer",
+        "head",
+        "kind",
+        "score",
+        "agreement",
+        "concentration",
+    )
     with open(os.path.join(out, "heads.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(flat + tuple(f"score_{fam}" for fam in heads.FAMILIES) + ("fit",))

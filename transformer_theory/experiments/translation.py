@@ -11,7 +11,7 @@ and agreement; nothing is downloaded), and the study is made measurable:
    greedy; how often a larger beam finds a less likely sequence is counted, since beam search
    does not exclude it: :mod:`transformer_theory.core.beam`);
 3. classify every head of the encoder self-attention, decoder self-attention and cross-attention
-   (positional / syntactic / rare-token / diffuse, :mod:`transformer_theory.analysis.heads`) on
+   (positional / syntactic / rare-token / other, :mod:`transformer_theory.analysis.heads`) on
    held-out sentences, and measure how much cross-attention falls on the source word each target
    word translates (:meth:`~transformer_theory.tasks.Translation.alignment`);
 4. draw the maps of one sentence per model, titled with each head's kind and score (Figures 11-12),
