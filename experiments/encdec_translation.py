@@ -11,7 +11,20 @@ Command (2 shared CPU cores)::
 resumes killed runs from their checkpoints. Writes ``summary.{json,csv}`` (one row per run),
 ``heads.json`` (one record per head), ``curves.png`` and ``<run>_maps.png`` (Figures 11-12).
 
-Result: RESULT_PLACEHOLDER
+Result (2026-11-22, 2 shared CPU cores, the command above: 81 s in all, 27 s and 31 s of training
+for 1,000 Adam steps each; a re-run that finds the finished runs only evaluates, 27 s):
+
+- both models -- one layer, width 64, one head or eight heads -- translate every one of the 7,200
+  held-out sentence pairs exactly (greedy exact match 1.000, token accuracy 1.000); teacher-forced
+  held-out token accuracy is 0.95 at step 50 and 1.000 from step 200 (one head) / 150 (eight);
+- beams of 2 and 4 return the greedy sentences with the same log-probabilities on the 256
+  sentences decoded with beams (0 sentences where a larger beam is less likely);
+- heads (64 held-out sentences): one head -- encoder rare-token (score 0.15, columns 6-7: the
+  end of the sentence), decoder rare-token (0.09, columns 0-1: ``<bos>``), cross-attention
+  "other" with concentration 0.88 and 81% of its weight on the source word being translated (an
+  alignment that reorders: in none of the three families); eight heads -- 4 rare-token, 20 other,
+  the cross-attention heads share the alignment (18-49% of each head's weight on the aligned
+  word).
 """
 
 import argparse
