@@ -1,9 +1,9 @@
 """Efficient attention measured against exact attention (Conti 2024, §2.1).
 
 The error study must give 0 where a variant is exact (a window covering the sequence, Linformer
-pooling at full rank; BigBird's exactness is tests/core/test_blocked.py's), match a NumPy float64 computation of the
-same error, and the cost study must show the dense reference's memory growing quadratically and
-the blocked window's linearly.
+pooling at full rank; BigBird's exactness is tested in tests/core/test_blocked.py), match a NumPy
+float64 computation of the same error, and the cost study must show the dense reference's memory
+growing quadratically and the blocked window's linearly.
 """
 
 import jax
