@@ -42,6 +42,23 @@ CASES = [
     (["oversquash", "--length", "5000", "--out", "{tmp}/o"], "--length"),
     (["oversquash", "--positional", "learned", "--out", "{tmp}/o"], "--positional"),
     (["oversquash", "--seeds", "-1", "--out", "{tmp}/o"], "--seeds"),
+    # heads
+    (["heads", "{tmp}/nowhere", "--out", "{tmp}/o"], "RUN_DIR"),
+    (["heads", "{tmp}", "--out", "{tmp}/o"], "RUN_DIR"),
+    (["heads", "{tmp}", "--out", "{tmp}/o", "--examples", "0"], "--examples"),
+    (["heads", "{tmp}", "--out", "{tmp}/o", "--slack", "2"], "--slack"),
+    (["heads", "{tmp}", "--out", "/proc/foo"], "--out"),
+    # efficient-attention
+    (["efficient-attention", "--out", "{tmp}/o", "--max-len", "0"], "--max-len"),
+    (
+        ["efficient-attention", "--out", "{tmp}/o", "--min-len", "512", "--max-len", "256"],
+        "--max-len",
+    ),
+    (["efficient-attention", "--out", "{tmp}/o", "--variants", "nonsense"], "--variants"),
+    (["efficient-attention", "--out", "{tmp}/o", "--dim", "3"], "--dim"),
+    (["efficient-attention", "--out", "{tmp}/o", "--run", "{tmp}/nowhere"], "--run"),
+    (["efficient-attention", "--out", "{tmp}/o", "--run", "{tmp}"], "--run"),
+    (["efficient-attention", "--out", "/proc/foo"], "--out"),
 ]
 
 

@@ -8,6 +8,12 @@
   ``||dy_n / dv_i||`` through ``jax.jacrev``, the attention-path products
   ``Lambda^(L) ... Lambda^(1)``, the path counts of the all-causal graph, and a certified
   product-of-attention upper bound on the sensitivities.
+- :mod:`.activations`: what the analyses read from a model -- every head's attention maps and its
+  queries, keys and values (Chen & Zou 2024's depth models and Conti 2024's encoder-decoder).
+- :mod:`.heads`: positional / syntactic / rare-token heads by the L1 projection of Conti 2024,
+  §3.1.2, with the residual as the score.
+- :mod:`.efficient`: efficient attention (Conti 2024, §2.1) against exact attention -- output error
+  as a function of the budget, time and memory as a function of the sequence length.
 - :mod:`.plots`: figures drawn from those records (the only module here that imports matplotlib).
 
 Array names carry their shapes in the letters of :mod:`transformer_theory.glossary`.

@@ -38,6 +38,14 @@ COMMANDS = {
         "transformer_theory.cli.oversquash",
         "over-squashing: sensitivities vs attention paths, with a certified bound",
     ),
+    "heads": (
+        "transformer_theory.cli.heads",
+        "classify attention heads of trained models (positional / syntactic / rare-token)",
+    ),
+    "efficient-attention": (
+        "transformer_theory.cli.efficient_attention",
+        "efficient attention against exact attention: error vs budget, time and memory vs n",
+    ),
 }
 DEFAULT_COMMAND = "verify"
 

@@ -56,3 +56,5 @@ from transformer_theory.core.linear import (  # noqa: F401
     linformer_attention,
     taylor_attention,
 )
+
+from transformer_theory.core import blocked, random_features  # noqa: F401  # isort: skip

@@ -34,3 +34,5 @@ from transformer_theory.tasks.in_context_template_matching import (  # noqa: F40
 )
 from transformer_theory.tasks.sequence_classification import SequenceClassification  # noqa: F401
 from transformer_theory.tasks.template_matching import TemplateMatching, all_templates, canonical  # noqa: F401
+
+from transformer_theory.tasks.translation import Translation, token_accuracy  # noqa: F401  # isort: skip

@@ -1,0 +1,227 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 08 — Efficient attention, the structure of heads, an encoder–decoder (Conti 2024)
+#
+# Three parts of Conti 2024, "The Math behind transformers", made measurable:
+#
+# 1. **Efficient attention (§2.1).** Longformer and BigBird computed block by block (never an
+#    `n x n` array), linear attention, Linformer: equal to the dense masked reference where they
+#    should be, their output error against exact attention as a function of their budget, and
+#    their time and memory against the sequence length.
+# 2. **Heads (§3.1).** Positional (`Σ1`), syntactic (`Σ2(w)`) and rare-token (`Σ3`) heads found by
+#    the L1 projection onto band + bounded-error matrices, with the residual as the score.
+# 3. **An encoder–decoder (§1.1–1.2)** trained with teacher forcing on a synthetic translation
+#    grammar (reordering and agreement), decoded greedily and with beams, and its heads read.
+#
+# The notebook defines nothing; everything is library code. `TT_NOTEBOOK_SMOKE=1` (set by CI)
+# picks small sizes.
+
+# %%
+import os
+
+import jax
+import jax.numpy as jnp
+import matplotlib
+import numpy as np
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+from transformer_theory.analysis import efficient, heads
+from transformer_theory.core import attention, blocked, masks
+
+SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"  # CI runs the small sizes
+
+# %% [markdown]
+# ## 1. Efficient attention
+#
+# BigBird = sliding window ∪ global tokens ∪ random keys. The blocked version gives the same output
+# as dense attention under the dense mask (here on 40 positions, where the mask is cheap to build):
+
+# %%
+n, dim = 40, 16
+q, k, v = jax.random.normal(jax.random.key(0), (3, n, dim))
+keys = blocked.random_keys(jax.random.key(1), n, 3)
+out = blocked.bigbird_attention(q, k, v, 5, [0], keys)
+mask = masks.sliding_window_mask(n, 5) | masks.global_mask(n, [0]) | blocked.keys_mask(keys)
+dense, _ = attention.dot_product_attention(q, k, v, mask)
+print("max |blocked - dense masked| =", float(jnp.max(jnp.abs(out - dense))))
+
+# %% [markdown]
+# Output error against exact softmax attention as a function of the budget. On i.i.d. inputs
+# attention is spread over the whole sequence (the hard case for sparse patterns); on "local"
+# inputs (queries and keys carry the sinusoidal code of their position) it is concentrated near the
+# diagonal, which windows are made for.
+
+# %%
+err_n = 32 if SMOKE else 512
+variants = ["sliding_window", "bigbird", "linformer", "performer", "linear_elu", "taylor"]
+# A few budgets each in smoke mode (every budget is one compiled program); all powers of two else.
+budgets = {"sliding_window": [2, 8, 64], "bigbird": [2, 8], "linformer": [4, 32], "performer": [16]}
+records = []
+for kind in ("iid", "local"):
+    qb, kb, vb = efficient.random_inputs(jax.random.key(2), 2 if SMOKE else 8, err_n, 64, kind)
+    records += efficient.error_vs_budget(
+        qb, kb, vb, variants=variants, budgets=budgets if SMOKE else None, label=f"random {kind}"
+    )
+for r in records:
+    if r["variant"] in ("sliding_window", "linear_elu") and r["budget"] in (None, 8, 2 * err_n):
+        print(f"{r['inputs']:>13} {r['variant']:>15} budget {r['budget']}: error {r['error']:.3f}")
+
+# %%
+from transformer_theory.analysis import plots
+
+plots.error_vs_budget(records, "/tmp/08_errors.png")
+plt.imshow(plt.imread("/tmp/08_errors.png"))
+plt.axis("off")
+
+# %% [markdown]
+# Time and memory against `n`. Memory is XLA's own account of the compiled program (argument,
+# output and temporary buffers); the dense reference is `jax.nn.dot_product_attention`. The fitted
+# log-log slopes say which variants are really sub-quadratic (the command
+# `transformer-theory efficient-attention --max-len 16384 --out DIR` runs the full study).
+
+# %%
+lengths = [256, 512] if SMOKE else [512, 1024, 2048, 4096]
+cost = efficient.cost_vs_length(
+    lengths, variants=["sliding_window", "bigbird", "linear_elu", "dense"], repeats=2
+)
+slopes = efficient.fit_slopes(cost, min_n=lengths[1])
+for name, s in slopes.items():
+    print(f"{name:>15}: time slope {s['seconds']:.2f}, memory slope {s['xla_bytes']:.2f}")
+
+# %% [markdown]
+# ## 2. The structure of heads
+#
+# Conti 2024, eq. 19: a head's map is a structured part from one of three families plus a small
+# error. The L1 projection onto "free on the family's support, `|e| <= eps` elsewhere" has a
+# closed form, so each family gets a residual score in `[0, 1]`; the simplest family within a
+# slack of the best wins. Synthetic heads of each kind, with noise:
+
+# %%
+rng = np.random.default_rng(0)
+fig, axes = plt.subplots(1, 4, figsize=(12, 3))
+for ax, kind in zip(axes, ["positional", "syntactic", "rare_token", "diffuse"]):
+    m = heads.synthetic_head(kind, 12, rng, noise=0.5)
+    rec = heads.classify_map(m)
+    ax.imshow(m)
+    ax.set_title(f"built {kind}\nfound {rec['kind']} ({rec['score']:.2f})", fontsize=9)
+    print(kind, "->", rec["kind"], {f: round(s, 3) for f, s in rec["scores"].items()})
+fig.tight_layout()
+
+# %% [markdown]
+# ## 3. An encoder–decoder on a synthetic translation grammar
+#
+# English-like SVO with optional adjectives before the noun → an Italian-like SOV with adjectives
+# after the noun, determiners and adjectives agreeing with the noun's gender and number, and the
+# verb with the subject's number:
+
+# %%
+from flax import nnx
+
+from transformer_theory.nn.encdec import EncoderDecoder, Seq2SeqConfig
+from transformer_theory.tasks import Translation, token_accuracy
+from transformer_theory.train import TrainConfig
+from transformer_theory.train import seq2seq as s2s
+
+task = Translation(num_nouns=3, num_adjectives=2, num_verbs=2) if SMOKE else Translation()
+src, tgt = task.pairs(np.array([0, 7, task.size - 1]))
+for s, t in zip(src, tgt):
+    print(f"{task.describe(s):<45} -> {task.describe(t)}")
+print(task.size, "sentence pairs; vocabulary", task.vocab_size)
+
+# %% [markdown]
+# One layer with eight heads (Conti 2024, §3.1 compares one and eight heads), trained with teacher
+# forcing (Adam); then greedy decoding of the held-out sentences against the grammar's reference.
+
+# %%
+data = s2s.split_translation(task, jax.random.key(0), holdout=0.5)
+cfg = Seq2SeqConfig(
+    vocab_size=task.vocab_size,
+    width=32 if SMOKE else 64,
+    num_heads=8,
+    ffn_hidden=64 if SMOKE else 128,
+)
+tc = TrainConfig(
+    steps=200 if SMOKE else 1000,
+    batch_size=64,
+    learning_rate=3e-3,
+    optimizer="adam",
+    grad_clip=1.0,
+    log_every=100,
+)
+params, rows = s2s.train_seq2seq(EncoderDecoder(cfg, rngs=nnx.Rngs(0)), data, tc, progress=False)
+print("held-out teacher-forced token accuracy:", [round(r["eval_acc"], 3) for r in rows])
+greedy, greedy_lp = s2s.decode_all(params, data.src_eval_BxN, task.target_len)
+print("greedy decoding:", token_accuracy(greedy, data.tgt_eval_BxT))
+
+# %% [markdown]
+# Beam search: beam 1 is greedy; a wider beam usually finds more likely sequences, but beam
+# search does not guarantee it (`transformer_theory.core.beam` explains why; its test builds a
+# model where a beam of 2 ends below a beam of 1). Here, how often it happens:
+
+# %%
+sub = data.src_eval_BxN[:64]
+beam2, beam2_lp = s2s.decode_all(params, sub, task.target_len, beam_size=2)
+print("beam 2 exact match:", token_accuracy(beam2, data.tgt_eval_BxT[:64])["exact_match"])
+print(
+    "sentences where beam 2 is less likely than greedy:",
+    int((beam2_lp < greedy_lp[:64] - 1e-5).sum()),
+)
+
+# %% [markdown]
+# The heads of the trained model, as in Conti 2024, Figures 11–12: every head's map on one
+# held-out sentence, titled with its kind and score over 32 sentences.
+
+# %%
+from transformer_theory.analysis import activations
+
+maps = activations.seq2seq_maps(
+    params, data.src_eval_BxN[:32], s2s.decoder_inputs(data.tgt_eval_BxT[:32])
+)
+records = heads.classify_model(maps)
+for r in records:
+    print(f"{r['attention']:>8} head {r['head']}: {r['kind']:<10} score {r['score']:.2f}")
+words = task.words()
+src_w = [words[t] for t in data.src_eval_BxN[0]]
+tgt_w = [words[t] for t in s2s.decoder_inputs(data.tgt_eval_BxT[:1])[0]]
+labels = {"encoder": (src_w, src_w), "decoder": (tgt_w, tgt_w), "cross": (tgt_w, src_w)}
+plots.head_grid(maps, records, labels, "/tmp/08_heads.png")
+plt.figure(figsize=(12, 5))
+plt.imshow(plt.imread("/tmp/08_heads.png"))
+plt.axis("off")
+
+# %% [markdown]
+# The same classifier reads Chen & Zou 2024's depth models: a two-layer in-context QA run of the
+# Figure 2 experiment (its first layer starts from the copy pattern, blocks of question, sign and
+# answer reading each other -- a syntactic head).
+
+# %%
+import tempfile
+
+from transformer_theory import experiments
+
+config = experiments.named_config("fig2_depth").replace(
+    heads={"reasoning": ((1, 1),)}, seeds=(0,), steps=20 if SMOKE else 2000
+)
+out = tempfile.mkdtemp()
+experiments.run_experiment(config, out, progress=False)
+spec = config.runs()[0]
+trained = experiments.trained_params(spec, out)
+tokens = experiments.build_data(spec).eval_tokens_BxN[:32]
+for r in heads.classify_model(activations.depth_maps(trained, tokens)):
+    print(f"layer {r['layer']} head {r['head']}: {r['kind']} (score {r['score']:.2f})")

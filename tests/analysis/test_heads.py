@@ -1,0 +1,191 @@
+"""Head classification by the L1 projection of Conti 2024, §3.1.2.
+
+- The closed-form projection is the optimum of the linear program of eq. 21-22 (solved here with
+  SciPy's HiGHS), and with a cardinality bound on the error, of the mixed-integer program.
+- Synthetic heads of each kind, built here (not with the library's generator) with noise, are
+  recovered: the classifier must return the kind each was built from.
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy.optimize import LinearConstraint, linprog, milp
+
+from transformer_theory.analysis import heads
+
+
+def lp_projection(a, support, eps):
+    """min sum |a - x| s.t. x free on the support, |x| <= eps off it: variables (x, t),
+    t >= |a - x|."""
+    m = a.size
+    c = np.concatenate([np.zeros(m), np.ones(m)])
+    eye = np.eye(m)
+    # t - (a - x) >= 0 and t + (a - x) >= 0  <=>  -x - t <= -a and x - t <= a
+    a_ub = np.block([[-eye, -eye], [eye, -eye]])
+    b_ub = np.concatenate([-a.ravel(), a.ravel()])
+    bounds = [(None, None) if s else (-eps, eps) for s in support.ravel()] + [(0, None)] * m
+    res = linprog(c, A_ub=a_ub, b_ub=b_ub, bounds=bounds, method="highs")
+    assert res.status == 0
+    return res.fun
+
+
+def milp_projection(a, support, eps, max_errors):
+    """The same with at most max_errors non-zero off-support x: binaries z, |x| <= eps z."""
+    m = a.size
+    off = ~support.ravel()
+    # variables: x (m), t (m), z (m, binary)
+    c = np.concatenate([np.zeros(m), np.ones(m), np.zeros(m)])
+    eye, zero = np.eye(m), np.zeros((m, m))
+    rows = [
+        np.block([[-eye, -eye, zero]]),  # -x - t <= -a
+        np.block([[eye, -eye, zero]]),  # x - t <= a
+        np.block([[eye, zero, -eps * eye]])[off],  # x <= eps z off the support
+        np.block([[-eye, zero, -eps * eye]])[off],  # -x <= eps z
+        np.concatenate([np.zeros(2 * m), off.astype(float)])[None],  # sum z <= max_errors
+    ]
+    ub = [-a.ravel(), a.ravel(), np.zeros(off.sum()), np.zeros(off.sum()), [max_errors]]
+    cons = LinearConstraint(np.vstack(rows), -np.inf, np.concatenate(ub))
+    lower = np.concatenate([np.full(m, -np.inf), np.zeros(m), np.zeros(m)])
+    upper = np.concatenate([np.full(m, np.inf), np.full(m, np.inf), np.ones(m)])
+    integrality = np.concatenate([np.zeros(2 * m), np.ones(m)])
+    from scipy.optimize import Bounds
+
+    res = milp(c, constraints=cons, bounds=Bounds(lower, upper), integrality=integrality)
+    assert res.status == 0
+    return res.fun
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_closed_form_projection_is_the_lp_optimum(seed):
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=(4, 5)) * rng.uniform(0.1, 1)
+    eps = rng.uniform(0.05, 0.5)
+    for support in (
+        heads.positional_support(4, 5, 1),
+        heads.syntactic_support(4, 5, 1),
+        heads.rare_token_support(4, 5, [3]),
+    ):
+        x, res = heads.project(a, support, eps)
+        assert abs(res - lp_projection(a, support, eps)) < 1e-7  # HiGHS's default tolerance
+        assert np.all(np.abs(x[~support]) <= eps + 1e-15)
+
+
+def test_cardinality_bound_is_the_milp_optimum():
+    rng = np.random.default_rng(7)
+    a = rng.normal(size=(3, 4))
+    support = heads.positional_support(3, 4, 0)
+    for max_errors in (0, 2, 5, 20):
+        _, res = heads.project(a, support, 0.3, max_errors)
+        assert abs(res - milp_projection(a, support, 0.3, max_errors)) < 1e-6
+
+
+def test_rare_token_columns_are_the_best_choice():
+    # The gain-sorted columns match an exhaustive search over every pair of columns.
+    rng = np.random.default_rng(3)
+    a = rng.dirichlet(np.ones(6) * 0.3, size=6)
+    opts = heads.HeadOptions(max_columns=2)
+    fit = heads.fit_families(a, opts)["rare_token"]
+    eps = heads.default_epsilon(a)
+    brute = min(
+        heads.project(a, heads.rare_token_support(6, 6, cols), eps)[1]
+        for cols in itertools.combinations(range(6), 2)
+    )
+    assert abs(fit["residual"] - brute) < 1e-12
+
+
+def noisy_softmax(pattern, rng, noise):
+    s = 4.0 * pattern + noise * rng.normal(size=pattern.shape)
+    w = np.exp(s)
+    return w / w.sum(1, keepdims=True)
+
+
+def make_head(kind, n, rng, noise):
+    p = np.zeros((n, n))
+    if kind == "positional":
+        shift = rng.choice([-1, 0, 1])
+        for i in range(n):
+            if 0 <= i + shift < n:
+                p[i, i + shift] = 1
+    elif kind == "rare_token":
+        p[:, rng.integers(n)] = 1
+    elif kind == "syntactic":  # pairs and triples of neighbours reading each other
+        cuts = np.sort(rng.choice(np.arange(1, n), size=n // 3, replace=False))
+        for block in np.split(np.arange(n), cuts):
+            if len(block) > 3:
+                block = block[:3]
+            p[np.ix_(block, block)] = 1
+    return noisy_softmax(p, rng, noise)
+
+
+EXPECTED = {"positional": "positional", "rare_token": "rare_token", "syntactic": "syntactic"}
+EXPECTED["diffuse"] = "other"  # noise around a uniform map: no family explains it
+
+
+@pytest.mark.parametrize("kind", list(EXPECTED))
+@pytest.mark.parametrize("noise", [0.0, 0.5])
+def test_synthetic_heads_are_recovered(kind, noise):
+    rng = np.random.default_rng([list(EXPECTED).index(kind), int(10 * noise)])
+    maps = np.stack([make_head(kind, 12, rng, noise) for _ in range(8)])
+    rec = heads.classify_head(maps)
+    assert rec["kind"] == EXPECTED[kind], rec
+    if kind != "diffuse":
+        assert rec["score"] < 0.1  # the generating family explains >= 90% of the mass
+        assert rec["concentration"] > 0.3
+    else:
+        assert rec["concentration"] < 0.3
+
+
+def test_a_sharp_permutation_is_other_but_concentrated():
+    # A word alignment that reorders far (a random permutation of 12 positions): sharp, yet in
+    # none of the families -- "other", with concentration near 1.
+    rng = np.random.default_rng(5)
+    perm = np.eye(12)[rng.permutation(12)]
+    rec = heads.classify_head(np.stack([noisy_softmax(perm * 2, rng, 0.1)] * 2))
+    assert rec["kind"] == "other" and rec["concentration"] > 0.9
+
+
+def test_library_generator_and_unnormalized_maps():
+    rng = np.random.default_rng(0)
+    for kind in heads.SYNTHETIC:
+        m = heads.synthetic_head(kind, 10, rng, noise=0.3)
+        assert heads.classify_map(m)["kind"] == EXPECTED[kind]
+        # ReLU maps (Chen & Zou 2024) are not normalized: scaling a map changes nothing.
+        assert heads.classify_map(37.0 * m)["kind"] == EXPECTED[kind]
+
+
+def test_empty_relu_maps():
+    rng = np.random.default_rng(2)
+    maps = np.stack([heads.synthetic_head("rare_token", 6, rng)] + [np.zeros((6, 6))] * 3)
+    rec = heads.classify_head(maps)
+    assert rec["kind"] == "empty" and rec["kinds"] == {"empty": 3, "rare_token": 1}
+    assert rec["agreement"] == 0.75
+    assert rec["score"] < 0.1  # scored on the one input where the head reads something
+
+
+def test_classify_model_records_one_per_head():
+    rng = np.random.default_rng(1)
+    layer0 = np.stack([[heads.synthetic_head(k, 8, rng) for k in ("positional", "rare_token")]] * 3)
+    recs = heads.classify_model([("encoder", 0, layer0)])
+    assert [(r["layer"], r["head"], r["kind"]) for r in recs] == [
+        (0, 0, "positional"),
+        (0, 1, "rare_token"),
+    ]
+    assert all(r["examples"] == 3 and r["agreement"] == 1.0 for r in recs)
+
+
+@pytest.mark.parametrize(
+    "call, needle",
+    [
+        (lambda: heads.project(np.ones((2, 2)), np.ones((2, 3), bool), 0.1), "support_QxK"),
+        (lambda: heads.project(np.ones((2, 2)), np.ones((2, 2), bool), -1), "epsilon"),
+        (lambda: heads.classify_head(np.ones((2, 2))), "maps_BxQxK"),
+        (lambda: heads.classify_map(np.full((2, 2), np.nan)), "a_QxK"),
+        (lambda: heads.HeadOptions(slack=2), "slack"),
+        (lambda: heads.HeadOptions(bandwidth=-1), "bandwidth"),
+        (lambda: heads.synthetic_head("nonsense", 4, np.random.default_rng()), "kind"),
+    ],
+)
+def test_bad_arguments_are_named(call, needle):
+    with pytest.raises(ValueError, match=needle):
+        call()

@@ -1,0 +1,206 @@
+"""Efficient attention against exact attention: ``transformer-theory efficient-attention
+--max-len 16384 --out DIR``.
+
+Measures (Conti 2024, §2.1; :mod:`transformer_theory.analysis.efficient`):
+
+- the cost of every variant -- blocked Longformer / BigBird, Linformer, linear (elu + 1, Taylor,
+  positive random features), the dense ``jax.nn.dot_product_attention`` reference and a window
+  built as a dense mask -- at lengths ``--min-len, 2 --min-len, ..., --max-len``: seconds per call
+  and XLA's memory account of the compiled program, with log-log slopes fitted over ``n >= 1024``
+  (``cost.json``, ``cost.csv``, ``cost.png``);
+- the output error of each approximation against exact softmax attention as a function of its
+  budget, on random inputs (``iid`` and ``local``) at ``--error-len`` and on the activations of
+  trained models given with ``--run`` (``errors.json``, ``errors.csv``, ``errors.png``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import platform
+import sys
+
+from transformer_theory.cli._common import (
+    UsageError,
+    name_list,
+    nonnegative_int,
+    positive_int,
+    prepare_out_dir,
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", required=True, help="output directory for JSON, CSV and PNG")
+    parser.add_argument(
+        "--max-len", type=positive_int, default=16384, help="longest sequence timed (default 16384)"
+    )
+    parser.add_argument(
+        "--min-len", type=positive_int, default=256, help="shortest sequence timed (default 256)"
+    )
+    parser.add_argument(
+        "--dim", type=positive_int, default=64, help="query/key/value width (default 64)"
+    )
+    parser.add_argument(
+        "--repeats", type=positive_int, default=3, help="timed calls per point (default 3)"
+    )
+    parser.add_argument(
+        "--variants",
+        default="all",
+        help="comma list of variants (default all): sliding_window, dilated_window, longformer, "
+        "bigbird, linformer, performer, linear_elu, taylor, dense, window_dense_mask",
+    )
+    parser.add_argument(
+        "--error-len",
+        type=positive_int,
+        default=512,
+        help="sequence length of the random inputs of the error study (default 512)",
+    )
+    parser.add_argument(
+        "--error-batch",
+        type=positive_int,
+        default=8,
+        help="random input draws per kind in the error study (default 8)",
+    )
+    parser.add_argument(
+        "--run",
+        action="append",
+        default=[],
+        metavar="RUN_DIR",
+        help="also measure the error on a trained model's activations (a run or experiment "
+        "directory of `transformer-theory train` or of the encoder-decoder experiment); repeat "
+        "for several",
+    )
+    parser.add_argument(
+        "--examples",
+        type=positive_int,
+        default=32,
+        help="held-out inputs per trained model (default 32)",
+    )
+    parser.add_argument("--seed", type=nonnegative_int, default=0, help="PRNG seed (default 0)")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+
+
+def _lengths(min_len: int, max_len: int) -> list[int]:
+    out, n = [], min_len
+    while n < max_len:
+        out.append(n)
+        n *= 2
+    return out + [max_len]
+
+
+def _write_csv(path: str, rows: list[dict]) -> None:
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys)
+        w.writeheader()
+        w.writerows(rows)
+
+
+def _trained_inputs(runs, examples: int):
+    """``[(label, q, k, v)]``: every bidirectional head of every run, heads and layers stacked."""
+    import numpy as np
+
+    out = []
+    for loaded in runs:
+        qs, ks, vs = [], [], []
+        for _attention, _layer, q, k, v in loaded.qkv(examples):
+            qs.append(q.reshape((-1,) + q.shape[2:]))
+            ks.append(k.reshape((-1,) + k.shape[2:]))
+            vs.append(v.reshape((-1,) + v.shape[2:]))
+        out.append((loaded.name, np.concatenate(qs), np.concatenate(ks), np.concatenate(vs)))
+    return out
+
+
+def run(args) -> int:
+    from tqdm.auto import tqdm
+
+    from transformer_theory.analysis import efficient, plots
+
+    variants = name_list(args.variants, efficient.VARIANTS, "--variants")
+    if args.max_len < args.min_len:
+        raise UsageError(
+            f"--max-len: must be at least --min-len = {args.min_len}, got {args.max_len}"
+        )
+    if args.dim % 2:
+        raise UsageError(
+            f"--dim: the 'local' inputs use a sinusoidal code; expected even, got {args.dim}"
+        )
+    runs = []
+    if args.run:
+        from transformer_theory.experiments import ExperimentError
+        from transformer_theory.experiments.loading import load_runs
+        from transformer_theory.train import RunDirectoryError
+
+        for path in args.run:
+            if not os.path.isdir(path):
+                raise UsageError(f"--run: {path} is not a directory")
+            try:
+                runs += load_runs(path)
+            except (ExperimentError, RunDirectoryError) as err:
+                raise UsageError(f"--run: {err}") from None
+    out = prepare_out_dir(args.out)
+
+    import jax
+
+    key = jax.random.key(args.seed)
+    show = not args.no_progress and sys.stderr.isatty()
+    approx = [v for v in variants if v in efficient.APPROXIMATIONS]
+    errors = []
+    sources = []
+    for kind in ("iid", "local"):
+        q, k, v = efficient.random_inputs(
+            jax.random.fold_in(key, len(sources)), args.error_batch, args.error_len, args.dim, kind
+        )
+        sources.append((f"random {kind}, n={args.error_len}", q, k, v))
+    sources += [
+        (f"trained {name}, n={q.shape[1]}", q, k, v)
+        for name, q, k, v in _trained_inputs(runs, args.examples)
+    ]
+    for label, q, k, v in tqdm(sources, desc="errors", disable=not show):
+        errors += efficient.error_vs_budget(q, k, v, variants=approx, seed=args.seed, label=label)
+    lengths = _lengths(args.min_len, args.max_len)
+    bar = tqdm(total=len(lengths) * len(variants), desc="cost", disable=not show)
+
+    def tick(rec):
+        bar.update(1)
+        bar.set_postfix(variant=rec["variant"], n=rec["n"])
+
+    cost = efficient.cost_vs_length(
+        lengths, variants=variants, dim=args.dim, repeats=args.repeats, on_record=tick
+    )
+    bar.close()
+    slopes = efficient.fit_slopes(cost, min_n=min(1024, lengths[-1] // 2 or 1))
+    machine = dict(
+        backend=jax.default_backend(),
+        devices=[str(d) for d in jax.devices()],
+        cpu_count=os.cpu_count(),
+        platform=platform.platform(),
+    )
+    memory = (
+        "XLA compiled memory_analysis(): argument + output + temporary bytes - aliased bytes "
+        "(the buffers XLA plans for one call; not a process RSS reading)"
+    )
+    with open(os.path.join(out, "cost.json"), "w") as f:
+        json.dump(dict(machine=machine, memory=memory, slopes=slopes, records=cost), f, indent=1)
+    with open(os.path.join(out, "errors.json"), "w") as f:
+        json.dump(errors, f, indent=1)
+    _write_csv(os.path.join(out, "cost.csv"), cost)
+    _write_csv(os.path.join(out, "errors.csv"), errors)
+    figures = [
+        plots.cost_vs_length(cost, slopes, os.path.join(out, "cost.png")),
+        plots.error_vs_budget(errors, os.path.join(out, "errors.png")),
+    ]
+    top = [r for r in cost if r["n"] == lengths[-1]]
+    print(f"n = {lengths[-1]} ({machine['backend']}):")
+    for r in top:
+        s = slopes.get(r["variant"], {})
+        print(
+            f"  {r['variant']:<18} {r['seconds'] * 1e3:10.2f} ms  "
+            f"{r.get('xla_bytes', 0) / 2**20:10.1f} MiB  slopes time "
+            f"{s.get('seconds', float('nan')):.2f} memory {s.get('xla_bytes', float('nan')):.2f}"
+        )
+    for path in [os.path.join(out, "cost.json"), os.path.join(out, "errors.json")] + figures:
+        print(path)
+    return 0
