@@ -44,6 +44,26 @@ def check_int(name: str, x) -> None:
         raise ValueError(f"{name}: expected an integer dtype (token ids), got {jnp.result_type(x)}")
 
 
+def check_mask(name: str, mask, shape: Sequence[int | None] | None = None) -> None:
+    """Raise unless ``mask`` is a boolean "may attend" mask (True = query may attend to key).
+
+    Every mask argument of the library takes exactly this one type. An additive float mask
+    ``M`` (0 where allowed, ``-inf`` where blocked, the form of Conti 2024, eq. 10) is refused
+    rather than cast: ``M.astype(bool)`` would read ``0.`` as blocked and ``-inf`` as allowed,
+    inverting it; convert it with ``M == 0``. Integer 0/1 masks are refused for the same reason
+    (which of the two values means "allowed" is a convention the library will not guess).
+    """
+    dtype = jnp.result_type(mask)
+    if dtype != jnp.bool_:
+        hint = " (an additive mask M of 0 / -inf converts as `M == 0`)"
+        raise ValueError(
+            f"{name}: expected a boolean mask (True = may attend), got dtype {dtype}"
+            + (hint if jnp.issubdtype(dtype, jnp.floating) else "")
+        )
+    if shape is not None:
+        check_shape(name, mask, shape)
+
+
 def check_token_ids(name: str, tokens, vocab_size: int) -> None:
     """Raise if concrete token ids fall outside ``[0, vocab_size)``; tracers are only
     dtype-checked."""

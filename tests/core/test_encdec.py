@@ -137,7 +137,7 @@ def test_encdec_bad_inputs():
     dec = init_dec(jax.random.PRNGKey(0), 4, 2, 8)
     with pytest.raises(ValueError, match="z_KxD"):
         jax.jit(encdec.decoder_block)(dec, jnp.zeros((3, 4)), jnp.zeros((2, 3)))
-    with pytest.raises(ValueError, match="self_mask_MxM"):
+    with pytest.raises(ValueError, match="self_mask_TxT"):
         jax.jit(encdec.decoder_block)(
             dec, jnp.zeros((3, 4)), jnp.zeros((2, 4)), jnp.ones((2, 2), bool)
         )

@@ -233,7 +233,7 @@ def test_jitted_forward_does_not_recompile_for_new_tokens():
 def test_forward_bad_mask_raises():
     cfg = ModelConfig(vocab_size=3, seq_len=3, width=6, num_classes=2)
     p = init_params(jax.random.PRNGKey(0), cfg)
-    with pytest.raises(ValueError, match="mask_QxK"):
+    with pytest.raises(ValueError, match="mask_NxN"):
         forward(p, jnp.array([0, 1, 2]), jnp.ones((2, 3), bool))
     with pytest.raises(ValueError, match="qk_dim"):
         ModelConfig(vocab_size=3, seq_len=3, width=6, num_classes=2, relative="rope", qk_dim=3)

@@ -29,8 +29,8 @@ from transformer_theory.core import kernels
 def _apply_mask_default(mask_QxK, scores_QxK):
     if mask_QxK is None:
         return jnp.ones(scores_QxK.shape, bool)
-    _validate.check_shape("mask_QxK", mask_QxK, scores_QxK.shape)
-    return mask_QxK.astype(bool)
+    _validate.check_mask("mask_QxK", mask_QxK, scores_QxK.shape)
+    return mask_QxK
 
 
 def scale_scores(scores_QxK: jax.Array, key_dim: int) -> jax.Array:

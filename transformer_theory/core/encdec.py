@@ -1,8 +1,9 @@
 """The Post-LN encoder and decoder blocks of Conti 2024 (§1.2.2, §1.2.4, §1.2.5), one sequence at a
 time.
 
-Shape glossary: ``N`` source (encoder) positions, ``M`` target (decoder) positions, ``D`` model
-width ``d``, ``H`` heads, ``K`` head width ``k``, ``F`` feed-forward width ``m``.
+Shape letters as in :mod:`transformer_theory.glossary`: ``N`` source (encoder) positions, ``T``
+target (decoder) positions, ``D`` model width ``d``, ``H`` heads, ``E`` head width ``k``, ``F``
+feed-forward width ``m``.
 
 Encoder block (Conti 2024, §1.2.2), row-major ``X: (N, D)``::
 
@@ -265,6 +266,10 @@ def encoder_block(
     """One Post-LN encoder block ``Z = f_theta(X)`` (Conti 2024, §1.2.2). Returns ``(z_NxD,
     weights_HxNxN)``."""
     _validate.check_choice("norm", norm, ("layernorm", "layernorm_sigma", "rmsnorm"))
+    _validate.check_ndim("x_NxD", x_NxD, 2)
+    if mask_NxN is not None:
+        n = x_NxD.shape[0]
+        _validate.check_mask("mask_NxN", mask_NxN, (n, n))
     attn, w = multi_head_attention(p.attn, x_NxD, None, mask_NxN)
     u = _norm(norm, x_NxD + attn, p.norm1, eps)
     z = _norm(norm, u + mlp(p.ffn, u, activation), p.norm2, eps)
@@ -273,10 +278,10 @@ def encoder_block(
 
 def decoder_block(
     p: DecoderBlockParams,
-    y_MxD: jax.Array,
+    y_TxD: jax.Array,
     z_NxD: jax.Array,
-    self_mask_MxM: jax.Array | None = None,
-    cross_mask_MxN: jax.Array | None = None,
+    self_mask_TxT: jax.Array | None = None,
+    cross_mask_TxN: jax.Array | None = None,
     *,
     norm: str = "layernorm_sigma",
     eps: float = SEED002_EPS,
@@ -286,23 +291,25 @@ def decoder_block(
 
     Args:
       p: block parameters.
-      y_MxD: the decoder's input stream (shifted target embeddings).
+      y_TxD: the decoder's input stream (shifted target embeddings).
       z_NxD: the encoder's output (keys and values of the cross-attention).
-      self_mask_MxM: extra self-attention mask, combined with the causal mask of eq. 10 (always on).
-      cross_mask_MxN: optional cross-attention mask (e.g. source padding).
+      self_mask_TxT: extra self-attention mask, combined with the causal mask of eq. 10 (always on).
+      cross_mask_TxN: optional cross-attention mask (e.g. source padding).
     Returns:
-      ``(out_MxD, (self_weights_HxMxM, cross_weights_HxMxN))``.
+      ``(out_TxD, (self_weights_HxTxT, cross_weights_HxTxN))``.
     """
     _validate.check_choice("norm", norm, ("layernorm", "layernorm_sigma", "rmsnorm"))
-    _validate.check_ndim("y_MxD", y_MxD, 2)
-    m = y_MxD.shape[0]
-    causal = masks.causal_mask(m)
-    if self_mask_MxM is not None:
-        _validate.check_shape("self_mask_MxM", self_mask_MxM, (m, m))
-        causal = causal & jnp.asarray(self_mask_MxM, bool)
-    sa, w_self = multi_head_attention(p.self_attn, y_MxD, None, causal)
-    u = _norm(norm, y_MxD + sa, p.norm1, eps)
-    ca, w_cross = multi_head_attention(p.cross_attn, u, z_NxD, cross_mask_MxN)
+    _validate.check_ndim("y_TxD", y_TxD, 2)
+    t = y_TxD.shape[0]
+    causal = masks.causal_mask(t)
+    if self_mask_TxT is not None:
+        _validate.check_mask("self_mask_TxT", self_mask_TxT, (t, t))
+        causal = causal & self_mask_TxT
+    if cross_mask_TxN is not None:
+        _validate.check_mask("cross_mask_TxN", cross_mask_TxN, (t, jnp.shape(z_NxD)[0]))
+    sa, w_self = multi_head_attention(p.self_attn, y_TxD, None, causal)
+    u = _norm(norm, y_TxD + sa, p.norm1, eps)
+    ca, w_cross = multi_head_attention(p.cross_attn, u, z_NxD, cross_mask_TxN)
     u2 = _norm(norm, u + ca, p.norm2, eps)
     out = _norm(norm, u2 + mlp(p.ffn, u2, activation), p.norm3, eps)
     return out, (w_self, w_cross)
@@ -322,15 +329,15 @@ def encode(
 
 def decode(
     blocks: tuple[DecoderBlockParams, ...],
-    y_MxD: jax.Array,
+    y_TxD: jax.Array,
     z_NxD: jax.Array,
-    cross_mask_MxN=None,
+    cross_mask_TxN=None,
     **kwargs,
 ) -> jax.Array:
     """A stack of decoder blocks, each attending to the same encoder output ``z_NxD``."""
     for b in blocks:
-        y_MxD, _ = decoder_block(b, y_MxD, z_NxD, None, cross_mask_MxN, **kwargs)
-    return y_MxD
+        y_TxD, _ = decoder_block(b, y_TxD, z_NxD, None, cross_mask_TxN, **kwargs)
+    return y_TxD
 
 
 @flax.struct.dataclass
@@ -391,12 +398,12 @@ def seq2seq_embed(w_e_VxD: jax.Array, tokens_N: jax.Array) -> jax.Array:
 
 
 def seq2seq_logits(
-    params: Seq2SeqParams, src_N: jax.Array, tgt_M: jax.Array, **kwargs
+    params: Seq2SeqParams, src_N: jax.Array, tgt_T: jax.Array, **kwargs
 ) -> jax.Array:
-    """Next-token logits ``(M, l)``: row ``t`` scores the target token after ``tgt_M[: t + 1]`` (``Y
+    """Next-token logits ``(T, l)``: row ``t`` scores the target token after ``tgt_T[: t + 1]`` (``Y
     P``)."""
     z = encode(params.encoder, seq2seq_embed(params.embed, src_N), **kwargs)
-    y = decode(params.decoder, seq2seq_embed(params.embed, tgt_M), z, **kwargs)
+    y = decode(params.decoder, seq2seq_embed(params.embed, tgt_T), z, **kwargs)
     return y @ params.w_p
 
 

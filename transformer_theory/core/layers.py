@@ -77,6 +77,8 @@ def attention_layer(
     if layer.norm1 is not None:
         x = norms.apply_norm(config.norm1, x, layer.norm1.scale, layer.norm1.bias, config.norm_eps)
     scores = attention_scores(layer, x, config)
+    if mask_NxN is not None:
+        _validate.check_mask("mask_NxN", mask_NxN, (n, n))
     mask = mask_NxN
     if config.causal:
         mask = masks.causal_mask(n) if mask is None else (mask & masks.causal_mask(n))

@@ -129,8 +129,9 @@ def linear_attention_quadratic(
     fq, fk = _features(feature_map, q_NxE, k_NxE)
     sim = fq @ fk.T
     n, k = sim.shape
-    mask = jnp.ones((n, k), bool) if mask_NxK is None else jnp.asarray(mask_NxK, bool)
-    _validate.check_shape("mask_NxK", mask, (n, k))
+    if mask_NxK is not None:
+        _validate.check_mask("mask_NxK", mask_NxK, (n, k))
+    mask = jnp.ones((n, k), bool) if mask_NxK is None else mask_NxK
     if causal:
         if n != k:
             raise ValueError(f"causal: needs as many keys as queries, got {n} queries and {k} keys")

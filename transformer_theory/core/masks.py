@@ -41,7 +41,12 @@ def padding_mask(valid_N: jax.Array) -> jax.Array:
       valid_N: boolean ``(n,)``, True for real tokens.
     """
     _validate.check_ndim("valid_N", valid_N, 1)
-    valid = jnp.asarray(valid_N, bool)
+    if jnp.result_type(valid_N) != jnp.bool_:
+        raise ValueError(
+            f"valid_N: expected a boolean vector (True = real token), got dtype "
+            f"{jnp.result_type(valid_N)}"
+        )
+    valid = jnp.asarray(valid_N)
     return jnp.broadcast_to(valid[None, :], (valid.shape[0], valid.shape[0]))
 
 
@@ -189,8 +194,9 @@ def constrained_w_pp(mask_NxN: jax.Array, penalty: float, dtype=jnp.float32) -> 
     Returns:
       ``W_pp`` of shape ``(n, n)`` to place in the ``p x p`` block of ``W_QK`` (paper layout).
     """
+    _validate.check_mask("mask_NxN", mask_NxN)
     _validate.check_ndim("mask_NxN", mask_NxN, 2)
     if mask_NxN.shape[0] != mask_NxN.shape[1]:
         raise ValueError(f"mask_NxN: expected a square mask, got shape {mask_NxN.shape}")
     _validate.check_positive("penalty", penalty)
-    return jnp.where(jnp.asarray(mask_NxN, bool).T, 0.0, -penalty).astype(dtype)
+    return jnp.where(mask_NxN.T, 0.0, -penalty).astype(dtype)

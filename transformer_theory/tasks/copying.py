@@ -32,6 +32,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from transformer_theory import _validate
+from transformer_theory.core import masks
 
 ZERO, ONE, SEPARATOR, QUERY, PAD = 0, 1, 2, 3, 4
 VOCAB_SIZE = 5
@@ -177,6 +178,8 @@ class CopyingTask:
 
 
 def attention_mask(valid_N: jax.Array) -> jax.Array:
-    """``mask_NxN[i, j] = valid_N[j]``: no query attends to padding (causality is the model's)."""
-    _validate.check_ndim("valid_N", valid_N, 1)
-    return jnp.broadcast_to(valid_N[None, :], (valid_N.shape[0], valid_N.shape[0]))
+    """``mask_NxN[i, j] = valid_N[j]``: no query attends to padding (causality is the model's).
+
+    The same as :func:`transformer_theory.core.masks.padding_mask` (kept as the task's name for it).
+    """
+    return masks.padding_mask(valid_N)
