@@ -133,10 +133,20 @@ class ModelConfig:
 
     @property
     def embed_dim(self) -> int:
-        return self.vocab_size + self.pos_dim
+        return embed_dim(self.vocab_size, self.seq_len, self.positional)
 
     def replace(self, **changes) -> ModelConfig:
         return dataclasses.replace(self, **changes)
+
+
+def embed_dim(vocab_size: int, seq_len: int, positional: str = "onehot") -> int:
+    """Width ``d + p`` of the embedding: one-hot tokens, then the absolute positional code.
+
+    The smallest ``width`` a :class:`ModelConfig` with these settings accepts.
+    """
+    from transformer_theory.core import positional as positional_codes
+
+    return vocab_size + positional_codes.code_dim(positional, seq_len)
 
 
 @flax.struct.dataclass

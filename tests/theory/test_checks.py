@@ -205,3 +205,24 @@ def test_errors_name_the_argument():
     bad[0, -1] = 0
     with pytest.raises(ValueError, match="data"):
         checks.affine_residuals(params, bad)
+
+
+@pytest.mark.parametrize(
+    "family_name, models_name, field",
+    [
+        ("softmax-1h", "relu-1h", "attention"),
+        ("relu-1h", "relu-3h", "heads"),
+        ("relu-1h", "relu-2layer", "heads"),
+        ("relu-1h", "relu-mlp", "mlp_hidden"),
+        ("relu-1h", "relu-finalnorm", "final_norm"),
+    ],
+)
+def test_check_family_refuses_models_of_another_family(family_name, models_name, field):
+    """ReLU models checked as the softmax family used to be reported as in-scope FAILURES of
+    Props. 9-10 (a false statement about the softmax family); now the mismatch is an error."""
+    family, other = checks.FAMILIES[family_name], checks.FAMILIES[models_name]
+    models = checks.random_models(other, 3, 3, 2, 0, 2)
+    with pytest.raises(ValueError, match=rf"params_M: not models of family .*{field}="):
+        checks.check_family(family, models, toy_sets(), TOY)
+    # The models' own family accepts them.
+    assert checks.check_family(other, models, toy_sets(), TOY)

@@ -81,6 +81,7 @@ import scipy.optimize as so
 import scipy.sparse as sp
 
 from transformer_theory import _validate
+from transformer_theory.theory import dependence
 
 FAMILIES = {
     "relu_any_heads": (
@@ -329,18 +330,9 @@ def _check_dataset(tokens_BxN, labels_B, vocab_size, num_classes, family):
     return tokens.astype(np.int64), labels.astype(np.int64), int(num_classes)
 
 
-def _dep():
-    # Imported lazily: the dependence module belongs to another part of the library.
-    from transformer_theory.theory import dependence
-
-    return dependence
-
-
 def _groups(tokens):
     """``[(last_token, global indices)]`` in increasing order of the last token."""
-    groups = _dep().group_by_last_token(tokens)
-    items = groups.items() if isinstance(groups, dict) else groups
-    return sorted((int(t), np.asarray(idx, dtype=np.int64)) for t, idx in items)
+    return list(dependence.group_by_last_token(tokens).items())
 
 
 class _Group:
@@ -534,7 +526,7 @@ def check_certificate(
         return False, "every relation is zero"
     sub = tokens[np.asarray(ex)]
     for k, lam in sorted(nonzero.items()):
-        if not _dep().is_dependence(sub, lam, vocab_size):
+        if not dependence.is_dependence(sub, lam, vocab_size):
             return (
                 False,
                 f"the relation of class {k} is not a dependence (per-position token counts differ)",
@@ -689,7 +681,7 @@ def _find_core(
 
 
 def _prepare(tokens, labels, vocab_size):
-    counts = np.asarray(_dep().position_counts(tokens, vocab_size), np.int64)
+    counts = np.asarray(dependence.position_counts(tokens, vocab_size), np.int64)
     return [(t, _Group(counts[idx], labels[idx], idx)) for t, idx in _groups(tokens)]
 
 

@@ -69,11 +69,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from transformer_theory import _validate
+from transformer_theory import _validate, parallel
 from transformer_theory.core import attention, norms, positional
 from transformer_theory.core.forward import embed, forward_trace
 from transformer_theory.core.layers import mlp
-from transformer_theory.params import ModelConfig, ModelParams, init_params_batch
+from transformer_theory.params import ModelConfig, ModelParams, embed_dim, init_params_batch
 from transformer_theory.theory import dependence as dep
 
 PROPOSITIONS = ("7", "8", "9", "10", "affine")
@@ -107,17 +107,10 @@ class Family:
     def config(self, vocab_size: int, seq_len: int, num_classes: int) -> ModelConfig:
         """The :class:`ModelConfig` of this family for a dataset (width = embedding + 2 spare
         dims)."""
-        base = ModelConfig(
-            vocab_size=vocab_size,
-            seq_len=seq_len,
-            width=10**6,
-            num_classes=num_classes,
-            positional=self.positional,
-        )
         return ModelConfig(
             vocab_size=vocab_size,
             seq_len=seq_len,
-            width=base.embed_dim + 2,
+            width=embed_dim(vocab_size, seq_len, self.positional) + 2,
             num_classes=num_classes,
             heads=tuple(self.heads),
             attention=self.attention,
@@ -128,6 +121,30 @@ class Family:
             mlp_hidden=self.mlp_hidden,
             final_norm=self.final_norm,
         )
+
+    def mismatches(self, config: ModelConfig) -> list[str]:
+        """The fields in which ``config`` is not a model of this family (empty if it is one).
+
+        Compared: what decides which propositions are in scope -- the attention kind, the heads per
+        layer (hence the depth), the positional code and relative scheme, the factored query/key
+        width, ``norm1``, the MLP and the final norm. Width, vocabulary, length and classes are the
+        dataset's, not the family's.
+        """
+        wanted = {
+            "attention": self.attention,
+            "heads": tuple(self.heads),
+            "positional": self.positional,
+            "relative": self.relative,
+            "qk_dim": self.qk_dim,
+            "norm1": self.norm1,
+            "mlp_hidden": self.mlp_hidden,
+            "final_norm": self.final_norm,
+        }
+        return [
+            f"{field}={getattr(config, field)!r} (family: {value!r})"
+            for field, value in wanted.items()
+            if getattr(config, field) != value
+        ]
 
     def propositions(self) -> tuple[str, ...]:
         """Which statistics to report: ReLU -> 7, 8, affine; softmax -> 8 (plain lambda, a control),
@@ -317,8 +334,6 @@ def _chunk_width(num_rows: int, chunk_size: int, mesh) -> int:
     _validate.check_positive("chunk_size", chunk_size)
     w = max(1, min(int(chunk_size), int(num_rows)))
     if mesh is not None:
-        from transformer_theory import parallel
-
         w = parallel.round_up(w, parallel.data_size(mesh))
     return w
 
@@ -326,8 +341,6 @@ def _chunk_width(num_rows: int, chunk_size: int, mesh) -> int:
 def _put_tokens(tok_WxN: np.ndarray, mesh):
     x = jnp.asarray(tok_WxN, jnp.int32)
     if mesh is not None:
-        from transformer_theory import parallel
-
         x = parallel.shard_data(x, mesh)
     return x
 
@@ -364,8 +377,6 @@ def set_residuals_multi(
         raise ValueError(f"chunk_size: a chunk must hold a whole set of {B} sequences, got {W}")
     per = min(S, W // B)
     if mesh is not None:
-        from transformer_theory import parallel
-
         params_M = parallel.shard_models(params_M, mesh)
     dtype = params_M.w_o.dtype
     out = [[] for _ in specs]
@@ -571,8 +582,6 @@ def affine_residuals(
     K = cfg.width if target == "stream1" else cfg.num_classes
     p = len(cols)
     if mesh is not None:
-        from transformer_theory import parallel
-
         params_M = parallel.shard_models(params_M, mesh)
     R = jnp.zeros((M, p + K, p + K), dtype)
     ss = jnp.zeros((M,), dtype)
@@ -712,6 +721,11 @@ def check_family(
       progress: tqdm bar over the dataset's chunks.
     """
     cfg = _check_params(params_M)
+    mismatched = family.mismatches(cfg)
+    if mismatched:
+        raise ValueError(
+            f"params_M: not models of family {family.name!r}: " + ", ".join(mismatched)
+        )
     dtype = params_M.w_o.dtype
     M = params_M.batch_shape[0]
     props = family.propositions()
@@ -780,7 +794,7 @@ def random_models(
     shapes = jax.eval_shape(
         lambda k: init_params_batch(k, cfg, int(num_models), dtype=dtype), jax.random.PRNGKey(0)
     )
-    rng = dep._numpy_rng(key)
+    rng = dep.numpy_rng(key)
 
     def draw(path, leaf):
         name = jax.tree_util.keystr(path)

@@ -39,6 +39,7 @@ import itertools
 import math
 from collections.abc import Sequence
 
+import jax
 import numpy as np
 
 from transformer_theory import _validate
@@ -373,11 +374,11 @@ def template_pair_sets(
     return out
 
 
-def _numpy_rng(key) -> np.random.Generator:
+def numpy_rng(key) -> np.random.Generator:
+    """A NumPy generator seeded by an int or a JAX PRNG key (the key's bits, so one key gives one
+    stream on every platform): the exact, host-side parts of the library draw from it."""
     if isinstance(key, (int, np.integer)):
         return np.random.default_rng(int(key))
-    import jax
-
     k = key
     if jax.dtypes.issubdtype(getattr(k, "dtype", None), jax.dtypes.prng_key):
         k = jax.random.key_data(k)
@@ -417,7 +418,7 @@ def random_dependent_sets(
     last = vocab_size - 1 if last_token is None else int(last_token)
     if not 0 <= last < vocab_size:
         raise ValueError(f"last_token: expected an id in [0, {vocab_size}), got {last_token}")
-    rng = _numpy_rng(key)
+    rng = numpy_rng(key)
     out = []
     while len(out) < num_sets:
         X = rng.integers(0, vocab_size - 1, size=(num_seqs, seq_len - 1))
