@@ -35,6 +35,7 @@ import jax
 jax.config.update("jax_enable_x64", True)
 import numpy as np
 
+from transformer_theory.cli import report
 from transformer_theory.theory import checks, suite
 from transformer_theory.theory import dependence as dep
 
@@ -65,7 +66,7 @@ verdicts = []
 for fam in checks.FAMILIES.values():
     params = checks.random_models(fam, 3, 3, 2, 0, M)
     verdicts += checks.check_family(fam, params, sets, toy, dataset="toy")
-print(suite.format_table(verdicts))
+print(report.format_table(verdicts))
 
 # %% [markdown]
 # ## The affine form over a whole dataset
@@ -96,7 +97,7 @@ from IPython.display import Image, display
 png = os.path.join(
     tempfile.mkdtemp(), "verify.png"
 )  # residuals per family, log scale; bars = tolerances
-suite.plot_residuals(verdicts, png)
+report.plot_residuals(verdicts, png)
 display(Image(png))
 
 # %% [markdown]

@@ -139,6 +139,13 @@ class ModelConfig:
         return dataclasses.replace(self, **changes)
 
 
+def config_dict(config: ModelConfig) -> dict:
+    """A :class:`ModelConfig` as a JSON-ready dictionary (``ModelConfig(**d)`` rebuilds it)."""
+    d = dataclasses.asdict(config)
+    d["heads"] = list(d["heads"])
+    return d
+
+
 def embed_dim(vocab_size: int, seq_len: int, positional: str = "onehot") -> int:
     """Width ``d + p`` of the embedding: one-hot tokens, then the absolute positional code.
 

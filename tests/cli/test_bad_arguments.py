@@ -16,6 +16,24 @@ from transformer_theory.cli import main
 CASES = [
     # verify
     (["verify", "--families", "nonsense"], "--families"),
+    (["verify", "--families", ""], "--families"),
+    (["verify", "--datasets", ""], "--datasets"),
+    (["verify", "--datasets", "toy,mnist"], "--datasets"),
+    (["verify", "--icqa", "3,3,2,9"], "--icqa"),  # a 4th number was the example count
+    (["verify", "--icqa", "3,3"], "--icqa"),  # was completed from the defaults
+    (["verify", "--icqa", "3,3,2,9,9"], "--icqa"),  # was a TypeError
+    (["verify", "--icqa", "3,x,2"], "--icqa"),
+    (["verify", "--templates", "4"], "--templates"),
+    (["verify", "--models", "0"], "--models"),
+    (["verify", "--models", "-3"], "--models"),
+    (["verify", "--chunk-size", "0"], "--chunk-size"),
+    (["verify", "--chunk-size", "-5"], "--chunk-size"),
+    (["verify", "--witness-steps", "0"], "--witness-steps"),
+    (["verify", "--witness-restarts", "0"], "--witness-restarts"),
+    (["verify", "--seed", "-1"], "--seed"),
+    (["verify", "--random-sets", "-1"], "--random-sets"),
+    (["verify", "--quick", "--out", "/dev/null"], "--out"),  # exists and is not a directory
+    (["verify", "--quick", "--out", "/proc/foo"], "--out"),  # cannot be created
     # train
     (["train", "--experiment", "nonsense", "--out", "{tmp}/o"], "--experiment"),
     (["train", "--experiment", "fig2_depth", "--tasks", "nonsense", "--out", "{tmp}/o"], "--tasks"),

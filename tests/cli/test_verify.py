@@ -44,3 +44,24 @@ def test_exit_status_nonzero_when_an_in_scope_relation_fails(tmp_path, monkeypat
 def test_bad_family_is_a_usage_error(tmp_path, capsys):
     assert main(["verify", "--families", "nope", "--out", str(tmp_path)]) == 2
     assert "nope" in capsys.readouterr().err
+
+
+def test_a_second_run_into_the_same_out_leaves_only_its_own_files(tmp_path, capsys):
+    """A first run's witness files used to stay beside a verify.json that no longer listed them."""
+    out = tmp_path / "v"
+    out.mkdir()
+    stale = out / "witness_softmax__1_layer__2_heads.npz"  # as a witness run writes them
+    stale.write_bytes(b"from an earlier run")
+    (out / "verify.json").write_text("[]")
+    (out / "notes.txt").write_text("the user's own file")
+    argv = ["verify", "--quick", "--families", "relu-1h", "--no-certificates", "--out", str(out)]
+    assert main(argv) == 0
+    capsys.readouterr()
+    assert not stale.exists()  # cleared: this run searched no witnesses
+    assert (out / "notes.txt").read_text() == "the user's own file"  # not the run's: kept
+    listed = {
+        os.path.basename(r["params_path"])
+        for r in json.load(open(out / "verify.json"))
+        if r.get("params_path")
+    }
+    assert {p.name for p in out.glob("witness_*.npz")} == listed == set()

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from transformer_theory.theory.io import load_dataset, save_dataset
+from transformer_theory.files import load_dataset, save_dataset
 
 TOKENS = np.array([[0, 1, 2], [1, 0, 2], [0, 0, 2]])
 LABELS = np.array([0, 1, 1])
@@ -122,7 +122,39 @@ def test_missing_file_and_unknown_format(tmp_path):
         load_dataset(p)
     p = tmp_path / "junk.npz"
     p.write_bytes(b"not a zip")
-    with pytest.raises(ValueError, match="not a readable .npz"):
+    with pytest.raises(ValueError, match="not an .npz archive"):
         load_dataset(p)
+    # Random bytes used to give numpy's message about pickled data.
+    p.write_bytes(np.random.default_rng(0).bytes(512))
+    with pytest.raises(ValueError, match=r"not an .npz archive \(an .npz file is a zip") as err:
+        load_dataset(p)
+    assert "pickle" not in str(err.value)
+    with pytest.raises(ValueError, match="is a directory"):  # was "no such file"
+        load_dataset(tmp_path)
     with pytest.raises(ValueError, match="path"):
         save_dataset(tmp_path / "d.txt", TOKENS, LABELS, 3)
+
+
+def test_integers_beyond_int64_are_refused_with_file_field_and_row(tmp_path):
+    """JSON 1e30 written as an integer used to raise OverflowError; NPZ uint64 2**64 - 1 wrapped
+    to -1 and passed as a token id."""
+    p = tmp_path / "big.json"
+    p.write_text('{"tokens": [[0, 1], [1, 10000000000000000000000000000000]], "labels": [0, 1]}')
+    with pytest.raises(ValueError, match=r"big.json: tokens\[1\]\[1\]: .* beyond the int64"):
+        load_dataset(p)
+    p.write_text('{"tokens": [[0, 1]], "labels": [0], "vocab_size": 100000000000000000000}')
+    with pytest.raises(ValueError, match=r"'vocab_size': .* beyond the int64"):
+        load_dataset(p)
+    q = tmp_path / "big.npz"
+    tokens = np.array([[0, 1], [1, 2**64 - 1]], np.uint64)
+    np.savez(q, tokens=tokens, labels=np.array([0, 1], np.uint64))
+    with pytest.raises(
+        ValueError, match=r"big.npz: tokens\[1, 1\] = 18446744073709551615 is beyond"
+    ):
+        load_dataset(q)
+    np.savez(q, tokens=tokens[:1], labels=np.array([0]), vocab_size=np.uint64(2**64 - 1))
+    with pytest.raises(ValueError, match=r"'vocab_size'.* beyond the int64"):
+        load_dataset(q)
+    # Within range, unsigned ids load as int64.
+    np.savez(q, tokens=tokens[:1], labels=np.array([0], np.uint8))
+    assert load_dataset(q).tokens_BxN.dtype == np.int64

@@ -70,8 +70,8 @@ def _print_certificate(cert, tokens) -> None:
 
 
 def run(args) -> int:
+    from transformer_theory.files import load_dataset
     from transformer_theory.theory import certificates
-    from transformer_theory.theory.io import load_dataset
 
     try:
         if args.time_limit <= 0:

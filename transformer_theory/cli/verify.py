@@ -14,19 +14,17 @@ import argparse
 import sys
 import time
 
+from transformer_theory.cli import _common
 
-def _ints(text: str) -> tuple[int, ...]:
-    try:
-        return tuple(int(x) for x in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected comma-separated integers, got {text!r}"
-        ) from None
+DATASETS = ("toy", "icqa", "templates")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--out", default="./results/verify", help="output directory (default ./results/verify)"
+        "--out",
+        default="./results/verify",
+        help="output directory (default ./results/verify); the files a previous verify run wrote "
+        "there (verify.json/csv/png, witness_*.npz) are removed before this run starts",
     )
     p.add_argument(
         "--datasets", default="toy,icqa,templates", help="comma list of toy, icqa, templates"
@@ -36,31 +34,44 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--icqa",
-        type=_ints,
+        type=_common.int_list(3),
         default=(3, 3, 2),
         metavar="NQ,NA,K",
-        help="in-context QA sizes (default 3,3,2)",
+        help="in-context QA sizes: exactly three integers (default 3,3,2)",
     )
     p.add_argument(
         "--templates",
-        type=_ints,
+        type=_common.int_list(2),
         default=(4, 3),
         metavar="ALPHABET,L",
-        help="template task sizes (default 4,3)",
+        help="template task sizes: exactly two integers (default 4,3)",
     )
-    p.add_argument("--random-sets", type=int, default=8, help="random dependent sets per dataset")
-    p.add_argument("--models", type=int, default=4, help="random models per family and dataset")
-    p.add_argument("--precision", choices=("float64", "float32"), default="float64")
-    p.add_argument("--seed", type=int, default=0)
     p.add_argument(
-        "--chunk-size", type=int, default=4096, help="sequences per device call (memory bound)"
+        "--random-sets",
+        type=_common.nonnegative_int,
+        default=8,
+        help="random dependent sets per dataset",
+    )
+    p.add_argument(
+        "--models",
+        type=_common.positive_int,
+        default=4,
+        help="random models per family and dataset",
+    )
+    p.add_argument("--precision", choices=("float64", "float32"), default="float64")
+    p.add_argument("--seed", type=_common.nonnegative_int, default=0)
+    p.add_argument(
+        "--chunk-size",
+        type=_common.positive_int,
+        default=4096,
+        help="sequences per device call (memory bound)",
     )
     p.add_argument(
         "--no-certificates", action="store_true", help="skip certificates and accuracy bounds"
     )
     p.add_argument("--no-witnesses", action="store_true", help="skip witness searches")
-    p.add_argument("--witness-steps", type=int, default=300)
-    p.add_argument("--witness-restarts", type=int, default=4)
+    p.add_argument("--witness-steps", type=_common.positive_int, default=300)
+    p.add_argument("--witness-restarts", type=_common.positive_int, default=4)
     p.add_argument("--no-shard", action="store_true", help="do not shard over local devices")
     p.add_argument(
         "--quick", action="store_true", help="smoke mode: toy dataset, 2 models, no witnesses (CI)"
@@ -75,24 +86,15 @@ def run(args) -> int:
     from tqdm.auto import tqdm
 
     from transformer_theory import parallel
+    from transformer_theory.cli import report
     from transformer_theory.theory import checks, suite
 
     if args.quick:
         args.datasets, args.models, args.no_witnesses, args.random_sets = "toy", 2, True, 4
-    families = (
-        list(checks.FAMILIES)
-        if args.families == "all"
-        else [f.strip() for f in args.families.split(",") if f.strip()]
-    )
-    for f in families:
-        if f not in checks.FAMILIES:
-            print(
-                f"error: --families: unknown family {f!r}; "
-                f"choose from {', '.join(checks.FAMILIES)}",
-                file=sys.stderr,
-            )
-            return 2
-    names = [d.strip() for d in args.datasets.split(",") if d.strip()]
+    # Every check of the user's input comes before any computation.
+    families = _common.name_list(args.families, checks.FAMILIES, "--families")
+    names = _common.name_list(args.datasets, DATASETS, "--datasets")
+    out = _common.prepare_out_dir(args.out)
     try:
         datasets = suite.build_datasets(
             names,
@@ -102,8 +104,8 @@ def run(args) -> int:
             seed=args.seed,
         )
     except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        raise _common.UsageError(str(e)) from None
+    report.clear_outputs(out)
     dtype = jnp.float64 if args.precision == "float64" else jnp.float32
     mesh = None
     if not args.no_shard and jax.local_device_count() > 1:
@@ -135,14 +137,15 @@ def run(args) -> int:
         extra += suite.run_certificates(icqa=args.icqa, on_step=step)
     witness_fail = False
     if not args.no_witnesses:
-        recs = suite.run_witnesses(
-            args.seed, args.witness_steps, args.witness_restarts, out_dir=args.out, on_step=step
+        recs = report.save_witnesses(
+            out,
+            suite.run_witnesses(args.seed, args.witness_steps, args.witness_restarts, on_step=step),
         )
         extra += recs
         witness_fail = any(r.get("found") and r.get("in_scope") for r in recs)
     bar.close()
 
-    print(suite.format_table(verdicts))
+    print(report.format_table(verdicts))
     for r in extra:
         if r.get("kind") == "certificate":
             print(f"[certificate] {r['dataset']}: {r['message']}")
@@ -152,8 +155,8 @@ def run(args) -> int:
                 f"{r['upper_bound_fraction']} ({r['method']}, exact={r['exact']})"
             )
         elif r.get("kind") == "witness":
-            print(f"[witness] {r['message']}")
-    paths = suite.write_outputs(args.out, verdicts, extra)
+            print(report.witness_line(r))
+    paths = report.write_outputs(out, verdicts, extra)
     failed = [v for v in verdicts if v.failed]
     n_in = sum(v.expected for v in verdicts)
     print(

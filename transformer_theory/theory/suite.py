@@ -9,18 +9,13 @@ Runs, on the paper's datasets at small sizes:
    toy set, Theorem 4's two templates and the whole in-context QA dataset;
 3. witness searches (:mod:`transformer_theory.theory.witness`) on Theorem 2's toy set.
 
-Parts 2-3 import their modules (SciPy's HiGHS, Optax) only when they run.
-Outputs: :func:`write_outputs` writes ``verify.json`` (all records, each with a ``kind``),
-``verify.csv`` (the proposition verdicts) and ``verify.png`` (residuals per family, log scale).
+Parts 2-3 import their modules (SciPy's HiGHS, Optax) only when they run. Everything here
+returns records; the command (``transformer_theory.cli.report``) formats and writes them.
 """
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import itertools
-import json
-import os
 from collections.abc import Callable, Sequence
 
 import jax
@@ -201,121 +196,15 @@ def run_certificates(icqa=(3, 3, 2), on_step=None, time_limit: float = 30.0) -> 
     return out
 
 
-def run_witnesses(
-    seed: int = 0, steps: int = 300, restarts: int = 4, out_dir: str | None = None, on_step=None
-) -> list[dict]:
+def run_witnesses(seed: int = 0, steps: int = 300, restarts: int = 4, on_step=None) -> list:
     """Witness searches on Theorem 2's toy set for the out-of-scope families (and the in-scope
-    control)."""
+    control): :class:`~transformer_theory.theory.witness.WitnessRecord` objects, each found
+    witness's model in ``record.params``."""
     from transformer_theory.theory import witness
 
     recs = witness.default_witness_searches(
-        jax.random.PRNGKey(seed), steps=steps, restarts=restarts, out_dir=out_dir
+        jax.random.PRNGKey(seed), steps=steps, restarts=restarts
     )
     if on_step is not None:
         on_step("witnesses")
-    return [r.to_dict() for r in recs]
-
-
-# -------------------------------------------------------------------------------- output
-COLUMNS = (
-    "proposition",
-    "family",
-    "attention",
-    "heads",
-    "layers",
-    "models",
-    "sets",
-    "max_residual",
-    "tolerance",
-    "holds",
-    "expected",
-)
-
-
-def format_table(verdicts: Sequence[checks.Verdict]) -> str:
-    """The verdict table (one line per proposition x family x dataset)."""
-    head = (
-        f"{'dataset':<18} {'prop':<6} {'family':<17} {'attn':<7} {'heads':<5} {'L':>1} "
-        f"{'M':>3} {'sets':>5} {'max_resid':>10} {'tolerance':>10} {'holds':<5} "
-        f"{'expected':<8} {'':<4}"
-    )
-    lines = [head, "-" * len(head)]
-    for v in verdicts:
-        flag = "FAIL" if v.failed else ("ok" if v.holds == v.expected else "note")
-        lines.append(
-            f"{v.dataset:<18} {v.proposition:<6} {v.family:<17} {v.attention:<7} "
-            f"{v.heads:<5} {v.layers:>1} {v.models:>3} {v.sets:>5} "
-            f"{v.max_residual:>10.2e} {v.tolerance:>10.2e} {str(v.holds):<5} "
-            f"{str(v.expected):<8} {flag:<4}"
-        )
-    return "\n".join(lines)
-
-
-def write_outputs(
-    out_dir: str, verdicts: Sequence[checks.Verdict], extra_records: Sequence[dict] = ()
-) -> list[str]:
-    """Write ``verify.json``, ``verify.csv`` and ``verify.png`` to ``out_dir``; returns the
-    paths."""
-    os.makedirs(out_dir, exist_ok=True)
-    pj, pc, pp = (os.path.join(out_dir, f"verify.{e}") for e in ("json", "csv", "png"))
-    with open(pj, "w") as f:
-        json.dump([v.to_dict() for v in verdicts] + list(extra_records), f, indent=1, default=str)
-    with open(pc, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(("dataset",) + COLUMNS + ("precision",))
-        for v in verdicts:
-            d = v.to_dict()
-            w.writerow([d["dataset"]] + [d[c] for c in COLUMNS] + [d["precision"]])
-    plot_residuals(verdicts, pp)
-    return [pj, pc, pp]
-
-
-def plot_residuals(verdicts: Sequence[checks.Verdict], path: str) -> None:
-    """Max residual per family on a log scale; filled = in scope, hollow = control; bars =
-    tolerance."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fams = list(dict.fromkeys(v.family for v in verdicts))
-    props = list(dict.fromkeys(v.proposition for v in verdicts))
-    markers = dict(zip(props, itertools.cycle("os^Dv<>P")))
-    colors = dict(zip(props, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
-    fig, ax = plt.subplots(figsize=(max(8, 0.7 * len(fams) + 3), 4.8))
-    floor = 1e-18
-    for v in verdicts:
-        x = fams.index(v.family) + (props.index(v.proposition) - (len(props) - 1) / 2) * 0.12
-        y = max(v.max_residual, floor)
-        face = colors[v.proposition] if v.expected else "none"
-        ax.scatter(
-            [x],
-            [y],
-            marker=markers[v.proposition],
-            facecolors=face,
-            edgecolors=colors[v.proposition],
-            s=30,
-            zorder=3,
-        )
-        ax.hlines(v.tolerance, x - 0.06, x + 0.06, colors="k", linewidth=1, zorder=2)
-    for p in props:
-        ax.scatter(
-            [],
-            [],
-            marker=markers[p],
-            color=colors[p],
-            label=f"Prop. {p}" if p != "affine" else "affine form",
-        )
-    ax.scatter(
-        [], [], marker="o", facecolors="none", edgecolors="gray", label="control (not expected)"
-    )
-    ax.hlines([], 0, 0, colors="k", label="tolerance")
-    ax.set_yscale("log")
-    ax.set_xticks(range(len(fams)))
-    ax.set_xticklabels(fams, rotation=35, ha="right")
-    ax.set_ylabel("max relative residual")
-    ax.set_title("Chen & Zou 2024, Props. 7-10: residuals per family (all datasets)")
-    ax.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    return recs

@@ -19,16 +19,15 @@ small models is accurate to ~1e-14 relative, so a margin above the tolerance is 
 artefact). A failed search is evidence, never proof: the record says how many restarts and
 steps were tried and nothing more.
 
-Witnesses are saved with :func:`save_witness` (``np.savez`` of the flattened pytree plus the
-config as JSON) and read back with :func:`load_witness`.
+A found witness travels in its record (``WitnessRecord.params``); the commands save it with
+:func:`transformer_theory.files.save_model` and :func:`~transformer_theory.files.load_model` reads
+it back (this module writes no files).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import json
-import os
 import time
 
 import jax
@@ -42,11 +41,9 @@ from transformer_theory.params import (
     ModelConfig,
     ModelParams,
     cast_params,
+    config_dict,
     init_params,
-    validate_params,
 )
-
-_CONFIG_KEY = "__config__"
 
 
 @dataclasses.dataclass
@@ -61,7 +58,8 @@ class WitnessRecord:
       tolerance: the margin a witness had to exceed.
       accuracy: float64 accuracy of the best restart on the dataset.
       steps: Adam steps per restart; restarts: restarts run; best_restart: index of the one kept.
-      params_path: where the witness was saved (only when found and a path was given).
+      params: the witness model (float64, one model) when found, else None; not serialized.
+      params_path: where the caller saved the witness, if it did.
       in_scope: True if a theorem says no model of this family can succeed (then ``found`` would
         contradict the theory: a bug, or a discovery).
       config: the model config as a dictionary.
@@ -78,20 +76,15 @@ class WitnessRecord:
     num_examples: int
     seconds: float
     config: dict
+    params: ModelParams | None = dataclasses.field(default=None, repr=False, compare=False)
     params_path: str | None = None
     in_scope: bool = False
     message: str = ""
 
     def to_dict(self) -> dict:
-        d = dataclasses.asdict(self)
+        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "params"}
         d["kind"] = "witness"
         return d
-
-
-def _config_dict(config: ModelConfig) -> dict:
-    d = dataclasses.asdict(config)
-    d["heads"] = list(d["heads"])
-    return d
 
 
 def describe_family(config: ModelConfig) -> str:
@@ -220,7 +213,6 @@ def search_witness(
     learning_rate: float = 0.01,
     init_scale: float = 1.0,
     margin_tol: float = 1e-8,
-    save_path: str | None = None,
 ) -> WitnessRecord:
     """Search for parameters of ``config`` that classify every example, and verify them in float64.
 
@@ -235,11 +227,9 @@ def search_witness(
       learning_rate: Adam step size.
       init_scale: ``init_params(..., scale=init_scale)``.
       margin_tol: relative margin a witness must exceed (times ``max(1, max |o|)``).
-      save_path: if given and a witness is found, save it there (``.npz``) with
-        :func:`save_witness`.
 
     Returns:
-      A :class:`WitnessRecord` (``found``, float64 ``min_margin``, accuracy, the path if saved).
+      A :class:`WitnessRecord` (``found``, float64 ``min_margin``, accuracy, the model if found).
     """
     tokens, labels = _check_inputs(tokens_BxN, labels_B, config)
     _validate.check_positive("steps", steps)
@@ -263,9 +253,6 @@ def search_witness(
     min_margin = float(m_B.min())
     tol = margin_tol * max(1.0, scale)
     found = bool(np.isfinite(min_margin) and min_margin > tol)
-    path = None
-    if found and save_path is not None:
-        path = save_witness(save_path, params)
     family = describe_family(config)
     scope = in_certificate_scope(config)
     if found:
@@ -291,71 +278,11 @@ def search_witness(
         best_restart=best,
         num_examples=int(len(labels)),
         seconds=time.perf_counter() - t0,
-        config=_config_dict(config),
-        params_path=path,
+        config=config_dict(config),
+        params=params if found else None,
         in_scope=scope,
         message=msg,
     )
-
-
-def save_witness(path: str, params: ModelParams) -> str:
-    """Save one model as ``.npz``: every leaf under its pytree path, plus the config as JSON.
-
-    Returns the path written (``.npz`` appended if missing).
-    """
-    validate_params(params)
-    if params.batch_shape:
-        raise ValueError(f"params: save one model, got a batch of shape {params.batch_shape}")
-    path = str(path)
-    if not path.endswith(".npz"):
-        path += ".npz"
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    leaves = jax.tree_util.tree_flatten_with_path(params)[0]
-    arrays = {jax.tree_util.keystr(p): np.asarray(x) for p, x in leaves}
-    arrays[_CONFIG_KEY] = np.array(json.dumps(_config_dict(params.config)))
-    np.savez(path, **arrays)
-    return path
-
-
-def load_witness(path: str) -> ModelParams:
-    """Load a model written by :func:`save_witness` (dtype as saved; float64 needs
-    ``jax_enable_x64``).
-
-    Raises:
-      ValueError: the file is missing, is not a witness file, or its arrays do not fit its config.
-    """
-    if not os.path.exists(path):
-        raise ValueError(f"path: no such file {path!r}")
-    try:
-        data = np.load(path, allow_pickle=False)
-    except Exception as err:  # noqa: BLE001 -- any unreadable file is the user's error
-        raise ValueError(f"path: {path!r} is not a readable .npz file ({err})") from err
-    with data:
-        if _CONFIG_KEY not in data.files:
-            raise ValueError(
-                f"path: {path!r} has no {_CONFIG_KEY} entry; not written by save_witness"
-            )
-        try:
-            config = ModelConfig(**json.loads(str(data[_CONFIG_KEY])))
-        except (TypeError, json.JSONDecodeError) as err:
-            raise ValueError(f"path: the config stored in {path!r} is invalid ({err})") from err
-        # Only the structure and shapes are needed: eval_shape traces init without computing it.
-        template = jax.eval_shape(lambda: init_params(jax.random.PRNGKey(0), config))
-        paths, treedef = jax.tree_util.tree_flatten_with_path(template)
-        leaves = []
-        for p, x in paths:
-            name = jax.tree_util.keystr(p)
-            if name not in data.files:
-                raise ValueError(
-                    f"path: {path!r} lacks the array {name!r} that the config requires"
-                )
-            arr = data[name]
-            if arr.shape != x.shape:
-                raise ValueError(
-                    f"path: array {name!r} has shape {arr.shape}, the config needs {x.shape}"
-                )
-            leaves.append(jnp.asarray(arr))
-    return jax.tree_util.tree_unflatten(treedef, leaves)
 
 
 # Families of the default witness run on Theorem 2's toy set: (name, config overrides).
@@ -368,15 +295,13 @@ DEFAULT_FAMILIES = (
 )
 
 
-def default_witness_searches(
-    key: jax.Array, steps: int = 500, restarts: int = 8, out_dir: str | None = None
-):
+def default_witness_searches(key: jax.Array, steps: int = 500, restarts: int = 8):
     """Witness searches on Theorem 2's toy set (§13.1) for the default families.
 
     The toy set is ``tasks.toy.toy_icl()`` (layout of ``InContextQA(2, 2, 2)``, ``d' = d + n``).
     The first family is in scope (one softmax head): a found witness there would contradict
-    Prop. 10, so it is a control. Returns a list of :class:`WitnessRecord`; witnesses are saved
-    under ``out_dir`` when given.
+    Prop. 10, so it is a control. Returns a list of :class:`WitnessRecord` (a found witness's
+    model in ``record.params``).
     """
     from transformer_theory.tasks import toy
 
@@ -385,10 +310,6 @@ def default_witness_searches(
     records = []
     for i, (_name, over) in enumerate(DEFAULT_FAMILIES):
         cfg = task.model_config(**over)
-        path = None
-        if out_dir is not None:
-            slug = "".join(ch if ch.isalnum() else "_" for ch in describe_family(cfg)).strip("_")
-            path = os.path.join(out_dir, f"witness_{slug}.npz")
         rec = search_witness(
             tokens,
             labels,
@@ -396,7 +317,6 @@ def default_witness_searches(
             jax.random.fold_in(key, i),
             steps,
             restarts=restarts,
-            save_path=path,
         )
         records.append(rec)
     return records

@@ -1,4 +1,8 @@
-"""Reading a user's labelled dataset of token sequences (for ``transformer-theory certify``).
+"""What the library reads from and writes to disk: labelled datasets of token sequences (for
+``transformer-theory certify``) and single models as ``.npz`` (witnesses, constructions).
+
+The mathematics (``theory/``, ``core/``, ``constructions/``) never touches files; the commands and
+experiments call these functions at the edge.
 
 Two formats, chosen by the file extension:
 
@@ -17,8 +21,21 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import zipfile
 
+import jax
+import jax.numpy as jnp
 import numpy as np
+
+from transformer_theory.params import (
+    ModelConfig,
+    ModelParams,
+    config_dict,
+    init_params,
+    validate_params,
+)
+
+INT64_MAX = int(np.iinfo(np.int64).max)
 
 _ALLOWED = {"tokens", "labels", "vocab_size", "num_classes", "name", "description"}
 
@@ -60,6 +77,8 @@ def _int_scalar(where: str, value) -> int:
         raise ValueError(f"{where}: expected a positive integer, got {value!r}")
     if value <= 0:
         raise ValueError(f"{where}: expected a positive integer, got {value}")
+    if value > INT64_MAX:
+        raise ValueError(f"{where}: {value} is beyond the int64 range (at most 2**63 - 1)")
     return int(value)
 
 
@@ -69,6 +88,8 @@ def _int_entry(where: str, x) -> int:
         raise ValueError(f"{where}: expected an integer, got {x!r} ({type(x).__name__})")
     if x < 0:
         raise ValueError(f"{where}: expected a non-negative integer, got {x}")
+    if x > INT64_MAX:
+        raise ValueError(f"{where}: {x} is beyond the int64 range (at most 2**63 - 1)")
     return x
 
 
@@ -118,6 +139,11 @@ def _from_json(path: str) -> dict:
 
 
 def _from_npz(path: str) -> dict:
+    if not zipfile.is_zipfile(path):
+        raise ValueError(
+            f"{path}: not an .npz archive (an .npz file is a zip of .npy arrays, as np.savez "
+            "writes it)"
+        )
     try:
         data = np.load(path, allow_pickle=False)
     except Exception as err:  # noqa: BLE001 -- any unreadable file is the user's error
@@ -144,6 +170,12 @@ def _from_npz(path: str) -> dict:
             raise ValueError(f"{path}: array {k!r} must have an integer dtype, got {arr.dtype}")
         if arr.size and arr.min() < 0:
             raise ValueError(f"{path}: array {k!r} must be non-negative, got min {arr.min()}")
+        if arr.size and int(arr.max()) > INT64_MAX:  # uint64 beyond int64 would wrap negative
+            where = tuple(int(i) for i in np.argwhere(arr > INT64_MAX)[0])
+            raise ValueError(
+                f"{path}: {k}{list(where)} = {arr[where]} is beyond the int64 range "
+                "(at most 2**63 - 1)"
+            )
         out[k] = arr.astype(np.int64)
     for k in ("vocab_size", "num_classes"):
         if k in out:
@@ -153,7 +185,7 @@ def _from_npz(path: str) -> dict:
                     f"{path}: {k!r} must be a 0-d integer array, got dtype {arr.dtype} "
                     f"shape {arr.shape}"
                 )
-            out[k] = int(arr)
+            out[k] = _int_scalar(f"{path}: {k!r}", arr.item())
     for k in ("name", "description"):
         if k in out:
             out[k] = str(out[k])
@@ -168,6 +200,8 @@ def load_dataset(path: str) -> LabelledDataset:
         non-integer tokens, labels of the wrong length, ids outside ``[0, vocab_size)``, ...).
     """
     path = os.fspath(path)
+    if os.path.isdir(path):
+        raise ValueError(f"{path}: is a directory; expected a .json or .npz dataset file")
     if not os.path.isfile(path):
         raise ValueError(f"{path}: no such file")
     ext = os.path.splitext(path)[1].lower()
@@ -254,3 +288,71 @@ def save_dataset(
     else:
         raise ValueError(f"path: expected a .json or .npz file name, got {path!r}")
     return str(path)
+
+
+# --------------------------------------------------------------------------------------------
+# One model as .npz
+# --------------------------------------------------------------------------------------------
+_CONFIG_KEY = "__config__"
+
+
+def save_model(path: str, params: ModelParams) -> str:
+    """Save one model as ``.npz``: every leaf under its pytree path, plus the config as JSON.
+
+    Returns the path written (``.npz`` appended if missing).
+    """
+    validate_params(params)
+    if params.batch_shape:
+        raise ValueError(f"params: save one model, got a batch of shape {params.batch_shape}")
+    path = str(path)
+    if not path.endswith(".npz"):
+        path += ".npz"
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    leaves = jax.tree_util.tree_flatten_with_path(params)[0]
+    arrays = {jax.tree_util.keystr(p): np.asarray(x) for p, x in leaves}
+    arrays[_CONFIG_KEY] = np.array(json.dumps(config_dict(params.config)))
+    np.savez(path, **arrays)
+    return path
+
+
+def load_model(path: str) -> ModelParams:
+    """Load a model written by :func:`save_model` (dtype as saved; float64 needs
+    ``jax_enable_x64``).
+
+    Raises:
+      ValueError: the file is missing, is not a witness file, or its arrays do not fit its config.
+    """
+    if not os.path.isfile(path):
+        raise ValueError(f"path: no such file {path!r}")
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"path: {path!r} is not an .npz archive")
+    try:
+        data = np.load(path, allow_pickle=False)
+    except Exception as err:  # noqa: BLE001 -- any unreadable file is the user's error
+        raise ValueError(f"path: {path!r} is not a readable .npz file ({err})") from err
+    with data:
+        if _CONFIG_KEY not in data.files:
+            raise ValueError(
+                f"path: {path!r} has no {_CONFIG_KEY} entry; not written by save_model"
+            )
+        try:
+            config = ModelConfig(**json.loads(str(data[_CONFIG_KEY])))
+        except (TypeError, json.JSONDecodeError) as err:
+            raise ValueError(f"path: the config stored in {path!r} is invalid ({err})") from err
+        # Only the structure and shapes are needed: eval_shape traces init without computing it.
+        template = jax.eval_shape(lambda: init_params(jax.random.PRNGKey(0), config))
+        paths, treedef = jax.tree_util.tree_flatten_with_path(template)
+        leaves = []
+        for p, x in paths:
+            name = jax.tree_util.keystr(p)
+            if name not in data.files:
+                raise ValueError(
+                    f"path: {path!r} lacks the array {name!r} that the config requires"
+                )
+            arr = data[name]
+            if arr.shape != x.shape:
+                raise ValueError(
+                    f"path: array {name!r} has shape {arr.shape}, the config needs {x.shape}"
+                )
+            leaves.append(jnp.asarray(arr))
+    return jax.tree_util.tree_unflatten(treedef, leaves)

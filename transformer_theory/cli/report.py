@@ -1,0 +1,170 @@
+"""Reports of ``transformer-theory verify`` (the edge: the library returns records, this module
+formats and writes them).
+
+- :func:`format_table`: the verdict table printed by the command;
+- :func:`clear_outputs`: remove the files a previous run left in ``--out`` (before computing);
+- :func:`save_witnesses`: found witnesses as ``witness_<family>.npz``
+  (:func:`transformer_theory.files.save_model`);
+- :func:`write_outputs`: ``verify.json``, ``verify.csv``, ``verify.png``.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import glob
+import itertools
+import json
+import os
+from collections.abc import Sequence
+
+from transformer_theory import files
+from transformer_theory.theory import checks
+
+COLUMNS = (
+    "proposition",
+    "family",
+    "attention",
+    "heads",
+    "layers",
+    "models",
+    "sets",
+    "max_residual",
+    "tolerance",
+    "holds",
+    "expected",
+)
+
+
+def format_table(verdicts: Sequence[checks.Verdict]) -> str:
+    """The verdict table (one line per proposition x family x dataset)."""
+    head = (
+        f"{'dataset':<18} {'prop':<6} {'family':<17} {'attn':<7} {'heads':<5} {'L':>1} "
+        f"{'M':>3} {'sets':>5} {'max_resid':>10} {'tolerance':>10} {'holds':<5} "
+        f"{'expected':<8} {'':<4}"
+    )
+    lines = [head, "-" * len(head)]
+    for v in verdicts:
+        flag = "FAIL" if v.failed else ("ok" if v.holds == v.expected else "note")
+        lines.append(
+            f"{v.dataset:<18} {v.proposition:<6} {v.family:<17} {v.attention:<7} "
+            f"{v.heads:<5} {v.layers:>1} {v.models:>3} {v.sets:>5} "
+            f"{v.max_residual:>10.2e} {v.tolerance:>10.2e} {str(v.holds):<5} "
+            f"{str(v.expected):<8} {flag:<4}"
+        )
+    return "\n".join(lines)
+
+
+OWNED_PATTERNS = ("verify.json", "verify.csv", "verify.png", "witness_*.npz")
+
+
+def clear_outputs(out_dir: str) -> list[str]:
+    """Remove the files a verify run owns in ``out_dir`` (its three reports and its witnesses).
+
+    Called before a run computes anything, so that ``out_dir`` never mixes two runs: the witness
+    files present afterwards are exactly those the new ``verify.json`` lists. Other files in the
+    directory are left alone. Returns the paths removed.
+    """
+    removed = []
+    for pattern in OWNED_PATTERNS:
+        for path in sorted(glob.glob(os.path.join(out_dir, pattern))):
+            os.remove(path)
+            removed.append(path)
+    return removed
+
+
+def witness_file_name(record) -> str:
+    """``witness_<family>.npz``: one file per family searched."""
+    slug = "".join(ch if ch.isalnum() else "_" for ch in record.family).strip("_")
+    return f"witness_{slug}.npz"
+
+
+def save_witnesses(out_dir: str, records) -> list[dict]:
+    """Save every found witness's model next to the report; return the records as dictionaries
+    (``params_path`` set where a model was saved)."""
+    out = []
+    for rec in records:
+        if rec.params is not None:
+            rec = dataclasses.replace(
+                rec,
+                params_path=files.save_model(
+                    os.path.join(out_dir, witness_file_name(rec)), rec.params
+                ),
+            )
+        out.append(rec.to_dict())
+    return out
+
+
+def witness_line(record: dict) -> str:
+    """One line for a witness record (found or not, with its margin and scope)."""
+    return f"[witness] {record['message']}"
+
+
+def write_outputs(
+    out_dir: str, verdicts: Sequence[checks.Verdict], extra_records: Sequence[dict] = ()
+) -> list[str]:
+    """Write ``verify.json`` (every record, each with a ``kind``), ``verify.csv`` (the proposition
+    verdicts) and ``verify.png`` (residuals per family, log scale) to ``out_dir``; returns the
+    paths."""
+    pj, pc, pp = (os.path.join(out_dir, f"verify.{e}") for e in ("json", "csv", "png"))
+    with open(pj, "w") as f:
+        json.dump([v.to_dict() for v in verdicts] + list(extra_records), f, indent=1, default=str)
+    with open(pc, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(("dataset",) + COLUMNS + ("precision",))
+        for v in verdicts:
+            d = v.to_dict()
+            w.writerow([d["dataset"]] + [d[c] for c in COLUMNS] + [d["precision"]])
+    plot_residuals(verdicts, pp)
+    return [pj, pc, pp]
+
+
+def plot_residuals(verdicts: Sequence[checks.Verdict], path: str) -> None:
+    """Max residual per family on a log scale; filled = in scope, hollow = control; bars =
+    tolerance."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fams = list(dict.fromkeys(v.family for v in verdicts))
+    props = list(dict.fromkeys(v.proposition for v in verdicts))
+    markers = dict(zip(props, itertools.cycle("os^Dv<>P")))
+    colors = dict(zip(props, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
+    fig, ax = plt.subplots(figsize=(max(8, 0.7 * len(fams) + 3), 4.8))
+    floor = 1e-18
+    for v in verdicts:
+        x = fams.index(v.family) + (props.index(v.proposition) - (len(props) - 1) / 2) * 0.12
+        y = max(v.max_residual, floor)
+        face = colors[v.proposition] if v.expected else "none"
+        ax.scatter(
+            [x],
+            [y],
+            marker=markers[v.proposition],
+            facecolors=face,
+            edgecolors=colors[v.proposition],
+            s=30,
+            zorder=3,
+        )
+        ax.hlines(v.tolerance, x - 0.06, x + 0.06, colors="k", linewidth=1, zorder=2)
+    for p in props:
+        ax.scatter(
+            [],
+            [],
+            marker=markers[p],
+            color=colors[p],
+            label=f"Prop. {p}" if p != "affine" else "affine form",
+        )
+    ax.scatter(
+        [], [], marker="o", facecolors="none", edgecolors="gray", label="control (not expected)"
+    )
+    ax.hlines([], 0, 0, colors="k", label="tolerance")
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(fams)))
+    ax.set_xticklabels(fams, rotation=35, ha="right")
+    ax.set_ylabel("max relative residual")
+    ax.set_title("Chen & Zou 2024, Props. 7-10: residuals per family (all datasets)")
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
