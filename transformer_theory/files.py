@@ -202,8 +202,10 @@ def load_dataset(path: str) -> LabelledDataset:
     path = os.fspath(path)
     if os.path.isdir(path):
         raise ValueError(f"{path}: is a directory; expected a .json or .npz dataset file")
-    if not os.path.isfile(path):
+    if not os.path.exists(path):
         raise ValueError(f"{path}: no such file")
+    if not os.path.isfile(path):
+        raise ValueError(f"{path}: not a regular file; expected a .json or .npz dataset file")
     ext = os.path.splitext(path)[1].lower()
     if ext == ".json":
         raw = _from_json(path)

@@ -34,6 +34,16 @@ CASES = [
     (["verify", "--random-sets", "-1"], "--random-sets"),
     (["verify", "--quick", "--out", "/dev/null"], "--out"),  # exists and is not a directory
     (["verify", "--quick", "--out", "/proc/foo"], "--out"),  # cannot be created
+    # certify
+    (["certify", "{tmp}"], "is a directory"),  # was "no such file"
+    (["certify", "{tmp}/missing.json"], "no such file"),
+    (["certify", "/dev/null"], "not a regular file"),
+    (["certify", "{tmp}/x.json", "--time-limit", "0"], "--time-limit"),
+    (["certify", "{tmp}/x.json", "--time-limit", "-1"], "--time-limit"),
+    (["certify", "{tmp}/x.json", "--time-limit", "soon"], "--time-limit"),
+    (["certify", "{tmp}/x.json", "--family", "gpt"], "--family"),
+    (["certify", "{tmp}/x.json", "--out", "/proc/foo"], "--out"),
+    (["certify", "{tmp}/x.json", "--out", "/dev/null"], "--out"),
     # train
     (["train", "--experiment", "nonsense", "--out", "{tmp}/o"], "--experiment"),
     (["train", "--experiment", "fig2_depth", "--tasks", "nonsense", "--out", "{tmp}/o"], "--tasks"),

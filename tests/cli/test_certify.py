@@ -86,3 +86,40 @@ def test_console_exit_status_in_a_subprocess(tmp_path):
         timeout=120,
     )
     assert p.returncode == 2 and "array 'tokens' must be 2-D" in p.stderr
+
+
+def test_duplicate_sequences_with_two_labels_are_named_first(tmp_path, capsys):
+    data = {"tokens": [[0, 1, 2], [1, 0, 2], [0, 1, 2]], "labels": [0, 1, 1], "vocab_size": 3}
+    f = tmp_path / "dup.json"
+    f.write_text(json.dumps(data))
+    assert main(["certify", str(f), "--out", str(tmp_path / "o")]) == 0
+    out = capsys.readouterr().out
+    first = next(line for line in out.splitlines() if "IMPOSSIBLE" in line)
+    assert first.startswith("[any model, any depth]") and "rows [0, 2]" in first
+    rec = json.loads((tmp_path / "o" / "certify.json").read_text())
+    assert rec["contradictions"] == [[0, 2]]
+
+
+def test_time_limit_covers_the_whole_command(tmp_path, capsys, monkeypatch):
+    """The limit used to start after loading: a slow load ran past it. Loading that takes longer
+    than the limit leaves every group undecided, and the command still reports and exits 0."""
+    import time
+
+    from transformer_theory import files
+
+    f = tmp_path / "toy.json"
+    f.write_text(json.dumps(TOY))
+    slow = files.load_dataset
+
+    def slow_load(path):
+        time.sleep(0.3)
+        return slow(path)
+
+    monkeypatch.setattr(files, "load_dataset", slow_load)
+    argv = ["certify", str(f), "--time-limit", "0.2", "--out", str(tmp_path / "o")]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "some group undecided" in out and "IMPOSSIBLE" not in out
+    rec = json.loads((tmp_path / "o" / "certify.json").read_text())
+    assert rec["results"][0]["certificate"]["groups"][0]["status"] == "undecided"
+    assert not rec["results"][0]["bound"]["exact"]

@@ -12,6 +12,7 @@ References written here, independent of the code under test:
 
 import itertools
 import time
+import tracemalloc
 from collections import Counter
 
 import jax
@@ -425,3 +426,77 @@ def test_invalid_inputs_raise_valueerror(kwargs, match):
 def test_invalid_method_raises():
     with pytest.raises(ValueError, match="method"):
         certificates.accuracy_upper_bound(TOY_TOKENS, TOY_LABELS, 5, method="milp")
+
+
+# ------------------------------------------------------------------ memory, duplicates, solvers
+def test_memory_follows_the_data_not_the_declared_vocabulary():
+    """The count matrix was dense ``(B, N V)``: 89 GiB for a vocabulary of 10^9 on 4 rows, 12 GiB
+    for 2000 x 16 sequences over GPT-2's 50,257 tokens. Only (position, token) pairs that occur
+    are columns now."""
+    tokens = np.array([[1, 5, 9], [5, 1, 9], [1, 1, 9], [5, 5, 9]]) * 10**8  # Theorem 2's shape
+    rec = certificates.certify_dataset(tokens, np.array([0, 0, 1, 1]), 10**9)
+    assert rec.verdict == "impossible" and rec.verified_exactly
+    rng = np.random.default_rng(0)
+    tokens = rng.integers(0, 50_257, size=(500, 16))
+    tokens[:, -1] = 7  # one last-token group: one LP over all 500 rows
+    labels = rng.integers(0, 3, size=500)
+    tracemalloc.start()
+    try:
+        rec = certificates.certify_dataset(tokens, labels, 50_257, 3)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # Dense counts alone would be 500 * 16 * 50,257 * 8 bytes = 3.2 GB; the sparse program needs
+    # a few MB (measured 2000 rows: 24 MiB). 64 MiB leaves room for HiGHS's own buffers.
+    assert peak < 64 * 2**20, peak
+    assert rec.verdict == "no certificate"  # random sequences over a huge vocabulary separate
+
+
+def _reference_contradictions(tokens, labels):
+    seen = {}
+    for i, row in enumerate(tokens.tolist()):
+        seen.setdefault(tuple(row), []).append(i)
+    return sorted(tuple(rows) for rows in seen.values() if len({int(labels[r]) for r in rows}) > 1)
+
+
+def test_the_same_sequence_under_two_labels_is_impossible_for_every_model():
+    rng = np.random.default_rng(1)
+    tokens = rng.integers(0, 3, size=(40, 3))  # 27 possible sequences: many repeats
+    labels = rng.integers(0, 2, size=40)
+    groups = certificates.contradictory_rows(tokens, labels)
+    assert groups == _reference_contradictions(tokens, labels) and groups
+    rec = certificates.certify_dataset(tokens, labels, 3, 2)
+    assert rec.verdict == "impossible" and rec.contradictions == groups
+    assert "every model of every depth" in rec.message
+    assert rec.to_dict()["contradictions"] == [list(g) for g in groups]
+    # Repeats under one label are no contradiction.
+    same = np.zeros(40, np.int64)
+    assert certificates.contradictory_rows(tokens, same) == []
+
+
+class _GaveUp:
+    status, message, x = 4, "Numerical difficulties encountered (simulated)", None
+
+
+def test_a_solver_that_gives_up_degrades_to_undecided_and_the_sound_bound(monkeypatch):
+    """HiGHS status 15 on 10^4 random examples used to raise RuntimeError after 53 s."""
+    tokens, labels = TOY_TOKENS, TOY_LABELS
+    # The MILP gives up: the bound falls back to disjoint certified cores (still 3 of 4 here).
+    monkeypatch.setattr(certificates.so, "milp", lambda *a, **k: _GaveUp())
+    bound = certificates.accuracy_upper_bound(tokens, labels, 5, 2, method="exact")
+    assert bound.max_correct == 3 and not bound.exact
+    # Every LP gives up: no verdict is claimed, the bound is the trivial sound one.
+    monkeypatch.setattr(certificates.so, "linprog", lambda *a, **k: _GaveUp())
+    rec = certificates.certify_dataset(tokens, labels, 5, 2)
+    assert rec.verdict == "no certificate" and not rec.verified_exactly
+    assert [g.status for g in rec.groups] == ["undecided"]
+    bound = certificates.accuracy_upper_bound(tokens, labels, 5, 2, method="exact")
+    assert bound.max_correct == len(labels) and not bound.exact
+    bound = certificates.accuracy_upper_bound(tokens, labels, 5, 2, method="sound")
+    assert bound.max_correct == len(labels) and not bound.exact
+
+
+def test_a_passed_deadline_leaves_groups_undecided():
+    rec = certificates.certify_dataset(TOY_TOKENS, TOY_LABELS, 5, 2, deadline=0.0)
+    assert [g.status for g in rec.groups] == ["undecided"]
+    assert "the time limit" in rec.groups[0].note and rec.verdict == "no certificate"

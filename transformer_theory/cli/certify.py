@@ -6,7 +6,8 @@ dataset (JSON ``{"tokens": [[...]], "labels": [...], "vocab_size": d}`` or NPZ w
 ``tokens``, ``labels`` and optional ``vocab_size``), solves the linear relaxation of
 :mod:`transformer_theory.theory.certificates`, prints the verdict (with the exactly re-verified
 certificate) and an upper bound on the accuracy, and writes ``DIR/certify.json``.
-Exit status: 0 when the run completed (whatever the verdict), 2 for a malformed file or option.
+Exit status: 0 when the run completed (whatever the verdict: a certificate is a finding about the
+dataset, not a failed claim), 2 for a malformed file or option (checked before any work).
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
+import time
+
+from transformer_theory.cli import _common
 
 _FAMILIES = ("relu_any_heads", "softmax_one_head")
 
@@ -40,10 +43,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--time-limit",
-        type=float,
+        type=_common.positive_float,
         default=60.0,
-        help="seconds for the bound (when exhausted, the best sound bound found so far is "
-        "reported)",
+        help="seconds for the whole command, loading included (when exhausted, undecided groups "
+        "are reported as such and the bound is the best sound one found so far)",
     )
     p.add_argument(
         "--out",
@@ -69,19 +72,31 @@ def _print_certificate(cert, tokens) -> None:
         print("    " + line)
 
 
+def _bound_line(bound: dict) -> str:
+    """The accuracy bound of one family, from the record's data."""
+    kind = (
+        "exact: the relaxation attains it"
+        if bound["exact"]
+        else "a sound upper bound, perhaps not tight"
+    )
+    return (
+        f"[{bound['family']}] accuracy at most {bound['upper_bound_fraction']} = "
+        f"{bound['upper_bound']:.4f} ({bound['num_cores']} certified infeasible subsets; {kind}; "
+        f"{bound['seconds']:.2f} s)"
+    )
+
+
 def run(args) -> int:
     from transformer_theory.files import load_dataset
     from transformer_theory.theory import certificates
 
+    # The time limit covers the whole command, loading and counting included.
+    deadline = time.perf_counter() + args.time_limit
+    out_dir = _common.prepare_out_dir(args.out)
     try:
-        if args.time_limit <= 0:
-            raise ValueError(
-                f"--time-limit: expected a positive number of seconds, got {args.time_limit}"
-            )
         data = load_dataset(args.file)
     except ValueError as err:
-        print(f"transformer-theory certify: error: {err}", file=sys.stderr)
-        return 2
+        raise _common.UsageError(f"FILE: {err}") from None
     s = data.summary()
     print(
         f"dataset {s['name']}: {s['num_examples']} sequences of length {s['seq_len']}, "
@@ -89,9 +104,24 @@ def run(args) -> int:
         f"{' (inferred)' if s['vocab_size_inferred'] else ''}, {s['num_classes']} "
         f"classes, last tokens {s['last_tokens']}"
     )
+    contradictions = certificates.contradictory_rows(data.tokens_BxN, data.labels_B)
+    for rows in contradictions[:5]:
+        labels = sorted({int(data.labels_B[r]) for r in rows})
+        print(
+            f"[any model, any depth] IMPOSSIBLE: rows {list(rows)} hold the same sequence "
+            f"under labels {labels}"
+        )
+    if len(contradictions) > 5:
+        print(f"    ... {len(contradictions)} such groups in all (see certify.json)")
     families = _FAMILIES if args.family == "all" else (args.family,)
-    out = {"kind": "certify", "dataset": s, "file": os.path.abspath(args.file), "results": []}
-    cache = {}
+    out = {
+        "kind": "certify",
+        "dataset": s,
+        "file": os.path.abspath(args.file),
+        "contradictions": [list(rows) for rows in contradictions],
+        "results": [],
+    }
+    bound = None
     for fam in families:
         rec = certificates.certify_dataset(
             data.tokens_BxN,
@@ -100,33 +130,29 @@ def run(args) -> int:
             data.num_classes,
             fam,
             minimize=not args.no_minimize,
+            deadline=deadline,
         )
         print(f"[{fam}] {rec.message} ({rec.seconds:.2f} s)")
         if rec.certificate is not None:
             _print_certificate(rec.certificate, data.tokens_BxN)
         entry = {"certificate": rec.to_dict()}
         if args.bound != "none":
-            # Both families share one relaxation, so the bound is computed once and relabelled.
-            if args.bound not in cache:
-                cache[args.bound] = certificates.accuracy_upper_bound(
+            # Both families share one relaxation: the bound is computed once and holds for both.
+            if bound is None:
+                bound = certificates.accuracy_upper_bound(
                     data.tokens_BxN,
                     data.labels_B,
                     data.vocab_size,
                     data.num_classes,
                     fam,
                     method=args.bound,
-                    time_limit=args.time_limit,
                     minimize=not args.no_minimize,
-                )
-            b = cache[args.bound]
-            bd = b.to_dict()
-            bd["family"] = fam
-            bd["message"] = b.message.replace(b.family, fam)
-            print(f"[{fam}] accuracy {bd['message']} ({b.seconds:.2f} s)")
-            entry["bound"] = bd
+                    deadline=deadline,
+                ).to_dict()
+            entry["bound"] = dict(bound, family=fam)
+            print(_bound_line(entry["bound"]))
         out["results"].append(entry)
-    os.makedirs(args.out, exist_ok=True)
-    path = os.path.join(args.out, "certify.json")
+    path = os.path.join(out_dir, "certify.json")
     with open(path, "w", encoding="utf-8") as f:
         json.dump(out, f, indent=1)
     print(f"wrote {path}")

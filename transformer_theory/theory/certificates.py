@@ -203,6 +203,9 @@ class CertificateRecord:
     ``verdict`` is ``"impossible"`` (some group is infeasible and its certificate was re-verified
     exactly: no model of the family classifies every example), ``"no certificate"`` (every group's
     relaxation is feasible, or a certificate could not be verified) -- which proves nothing.
+    ``contradictions`` lists the groups of rows that hold one sequence under different labels
+    (:func:`contradictory_rows`): non-empty means no function of the sequence at all -- no model
+    of any family or depth -- classifies every example.
     """
 
     family: str
@@ -215,6 +218,7 @@ class CertificateRecord:
     groups: list
     seconds: float
     message: str
+    contradictions: list = dataclasses.field(default_factory=list)
 
     @property
     def certificate(self) -> Certificate | None:
@@ -240,6 +244,7 @@ class CertificateRecord:
             "groups": [g.to_dict() for g in self.groups],
             "seconds": float(self.seconds),
             "message": self.message,
+            "contradictions": [[int(i) for i in rows] for rows in self.contradictions],
         }
 
 
@@ -330,6 +335,29 @@ def _check_dataset(tokens_BxN, labels_B, vocab_size, num_classes, family):
     return tokens.astype(np.int64), labels.astype(np.int64), int(num_classes)
 
 
+def contradictory_rows(tokens_BxN, labels_B) -> list[tuple[int, ...]]:
+    """Groups of rows holding the SAME sequence under different labels, in order of first row.
+
+    Such a dataset is impossible for every model of every depth -- for any function of the
+    sequence -- before any linear program: the rows of one group need different outputs from the
+    same input. Each group lists all rows of its sequence (every label it carries).
+    """
+    tokens = np.asarray(tokens_BxN)
+    labels = np.asarray(labels_B)
+    _validate.check_ndim("tokens_BxN", tokens, 2)
+    _validate.check_shape("labels_B", labels, (tokens.shape[0],))
+    _, sequence_B = np.unique(tokens, axis=0, return_inverse=True)
+    order = np.argsort(sequence_B.reshape(-1), kind="stable")
+    ids = sequence_B.reshape(-1)[order]
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    out = [
+        tuple(int(r) for r in rows)
+        for rows in np.split(order, starts[1:])
+        if len(rows) > 1 and labels[rows].min() != labels[rows].max()
+    ]
+    return sorted(out)
+
+
 def _groups(tokens):
     """``[(last_token, global indices)]`` in increasing order of the last token."""
     return list(dependence.group_by_last_token(tokens).items())
@@ -344,23 +372,29 @@ class _Group:
     ``E u = 0, u >= 0, sum u = 1``.
     """
 
-    def __init__(self, counts_BxP, labels_B, indices_B):
+    def __init__(self, tokens_BxN, labels_B, indices_B):
         self.indices = np.asarray(indices_B, np.int64)
         self.classes = tuple(int(c) for c in np.unique(labels_B))
         slot = {c: k for k, c in enumerate(self.classes)}
-        counts = np.asarray(counts_BxP, np.int64)
-        self.features = np.flatnonzero(counts.any(axis=0))  # features never seen add nothing
-        self.counts = counts[:, self.features]
+        # The count features are the (position, token) pairs that OCCUR in the group: a feature
+        # that never occurs adds a zero row to E and nothing to the program. Indexing only those
+        # makes memory follow the data (at most B N features), not the declared vocabulary (a
+        # dense (B, N V) count matrix of a 50,257-token vocabulary would take gigabytes).
+        tokens = np.asarray(tokens_BxN, np.int64)
+        B, N = tokens.shape
+        pairs_BN = np.stack([np.broadcast_to(np.arange(N), (B, N)), tokens], axis=-1)
+        _, feature_BN = np.unique(pairs_BN.reshape(-1, 2), axis=0, return_inverse=True)
+        feature_BxN = feature_BN.reshape(B, N)  # one feature per position: each row N distinct
         self.y = np.array([slot[int(c)] for c in labels_B], np.int64)
         K = len(self.classes)
         pairs = [(i, k) for i in range(len(self.y)) for k in range(K) if k != self.y[i]]
         self.pair_example = np.array([p[0] for p in pairs], np.int64)
         self.pair_class = np.array([p[1] for p in pairs], np.int64)
         rows, cols, vals = [], [], []
-        P = self.counts.shape[1]
+        P = int(feature_BxN.max()) + 1 if B else 0
         for j, (i, c) in enumerate(pairs):
-            nz = np.flatnonzero(self.counts[i])
-            w = self.counts[i, nz]
+            nz = feature_BxN[i]
+            w = np.ones(N, np.int64)
             rows += [nz * K + self.y[i], nz * K + c]
             cols += [np.full(2 * len(nz), j)]
             vals += [w, -w]
@@ -563,6 +597,12 @@ def _verify_map_exactly(group: _Group, local_subset, x_float) -> bool:
 # ----------------------------------------------------------------------------- linear programs
 
 
+class _SolverGaveUp(Exception):
+    """HiGHS ended without an answer (iteration or time limit, numerical trouble: any status
+    other than optimal or infeasible). The callers degrade to "undecided" or to the sound bound,
+    never to a verdict the solver did not give."""
+
+
 def _solve_farkas(group: _Group, local_subset, seed: int | None = None, tight: bool = False):
     """Farkas LP on ``local_subset``: ``(pair_ids, float u)`` if ``P_t`` is infeasible there, else
     None.
@@ -602,10 +642,19 @@ def _solve_farkas(group: _Group, local_subset, seed: int | None = None, tight: b
     if res.status == 2:  # infeasible Farkas system <=> feasible P_t (or: seed in no certificate)
         return None
     if res.status != 0:
-        raise RuntimeError(f"HiGHS failed on the Farkas system: {res.message}")
+        raise _SolverGaveUp(f"HiGHS status {res.status} on the Farkas system: {res.message}")
     u = np.asarray(res.x)
     keep = u > _SUPPORT_RTOL * u.max()
     return cols[keep], u[keep]
+
+
+def _try_farkas(group: _Group, local_subset, seed: int | None = None):
+    """:func:`_solve_farkas`, None when HiGHS gives up (used where None only means "no smaller
+    core found", so giving up costs tightness, never soundness)."""
+    try:
+        return _solve_farkas(group, local_subset, seed)
+    except _SolverGaveUp:
+        return None
 
 
 def _solve_primal(group: _Group, local_subset):
@@ -650,28 +699,31 @@ def _find_core(
     its examples (L1-seeded LPs), then a deletion filter makes it irreducible (removing any
     example makes the rest separable).
     """
-    sol = _solve_farkas(group, local_subset, seed)
-    if sol is None:
-        return None, None
-    cert = _exact_certificate(group, last_token, labels, *sol)
-    if cert is None:  # rounding failed: one tighter solve, then give up honestly
-        sol = _solve_farkas(group, local_subset, seed, tight=True)
-        cert = None if sol is None else _exact_certificate(group, last_token, labels, *sol)
-        if cert is None:
-            return None, "undecided"
+    try:
+        sol = _solve_farkas(group, local_subset, seed)
+        if sol is None:
+            return None, None
+        cert = _exact_certificate(group, last_token, labels, *sol)
+        if cert is None:  # rounding failed: one tighter solve, then give up honestly
+            sol = _solve_farkas(group, local_subset, seed, tight=True)
+            cert = None if sol is None else _exact_certificate(group, last_token, labels, *sol)
+    except _SolverGaveUp:
+        return None, "undecided"
+    if cert is None:
+        return None, "undecided"
     core = _core_of(group, sol)
     if not minimize:
         return core, cert
     if seed is None:
         for s in core[:_MAX_SEED_TRIES]:
-            sol2 = _solve_farkas(group, local_subset, s)
+            sol2 = _try_farkas(group, local_subset, s)
             cert2 = None if sol2 is None else _exact_certificate(group, last_token, labels, *sol2)
             if cert2 is not None and len(_core_of(group, sol2)) < len(core):
                 core, cert = _core_of(group, sol2), cert2
     k = 0
     while k < len(core) and len(core) > _DELETION_MIN:
         trial = core[:k] + core[k + 1 :]
-        sol2 = _solve_farkas(group, trial)
+        sol2 = _try_farkas(group, trial)
         cert2 = None if sol2 is None else _exact_certificate(group, last_token, labels, *sol2)
         if cert2 is not None:
             core, cert = _core_of(group, sol2), cert2
@@ -680,9 +732,8 @@ def _find_core(
     return core, cert
 
 
-def _prepare(tokens, labels, vocab_size):
-    counts = np.asarray(dependence.position_counts(tokens, vocab_size), np.int64)
-    return [(t, _Group(counts[idx], labels[idx], idx)) for t, idx in _groups(tokens)]
+def _prepare(tokens, labels):
+    return [(t, _Group(tokens[idx], labels[idx], idx)) for t, idx in _groups(tokens)]
 
 
 # ----------------------------------------------------------------------------- public API
@@ -696,6 +747,7 @@ def certify_dataset(
     family: str = "relu_any_heads",
     *,
     minimize: bool = True,
+    deadline: float | None = None,
 ) -> CertificateRecord:
     """Decide with a linear program whether a one-layer model of ``family`` could classify every
     example.
@@ -712,6 +764,8 @@ def certify_dataset(
       num_classes: ``C`` (default ``max(labels) + 1``).
       family: ``"relu_any_heads"`` or ``"softmax_one_head"`` -- the same program covers both.
       minimize: shrink each certificate to an irreducible set of examples (deletion filter).
+      deadline: optional absolute ``time.perf_counter()`` time; groups not started by then are
+        "undecided" (a command passes the deadline of its whole run).
 
     Returns:
       A :class:`CertificateRecord`; ``verdict == "impossible"`` with ``verified_exactly`` when a
@@ -719,12 +773,15 @@ def certify_dataset(
     """
     t0 = time.perf_counter()
     tokens, labels, C = _check_dataset(tokens_BxN, labels_B, vocab_size, num_classes, family)
+    contradictions = contradictory_rows(tokens, labels)
     results = []
-    for t, g in _prepare(tokens, labels, int(vocab_size)):
+    for t, g in _prepare(tokens, labels):
         res = GroupResult(
             last_token=t, num_examples=len(g.indices), classes=g.classes, status="trivial"
         )
-        if len(g.classes) > 1:
+        if len(g.classes) > 1 and deadline is not None and time.perf_counter() > deadline:
+            res.status, res.note = "undecided", "the time limit was reached before this group"
+        elif len(g.classes) > 1:
             core, cert = _find_core(g, t, labels, np.arange(len(g.y)), minimize)
             if isinstance(cert, Certificate):
                 ok, why = check_certificate(tokens, labels, vocab_size, cert, C)
@@ -733,7 +790,8 @@ def certify_dataset(
             elif cert == "undecided":
                 res.status, res.note = (
                     "undecided",
-                    "HiGHS reports infeasible but no exact certificate was found",
+                    "HiGHS gave no answer, or reported infeasible without an exactly verifiable "
+                    "certificate",
                 )
             else:
                 x = _solve_primal(g, np.arange(len(g.y)))
@@ -764,6 +822,12 @@ def certify_dataset(
             f"certificate on {best.size} examples (ending with token {best.last_token}), "
             "re-verified exactly."
         )
+        if contradictions:
+            more = f" ({len(contradictions)} such groups)" if len(contradictions) > 1 else ""
+            msg = (
+                f"IMPOSSIBLE for every model of every depth: rows {list(contradictions[0])} hold "
+                f"the same sequence under different labels{more}. " + msg
+            )
     else:
         verdict = "no certificate"
         msg = (
@@ -782,11 +846,18 @@ def certify_dataset(
         groups=results,
         seconds=time.perf_counter() - t0,
         message=msg,
+        contradictions=contradictions,
     )
 
 
-def _min_hitting_set(cores: Sequence[Sequence[int]], n: int) -> list[int]:
-    """Minimum set of local indices meeting every core (0/1 MILP, integer data, gap 0)."""
+def _min_hitting_set(
+    cores: Sequence[Sequence[int]], n: int, time_limit: float | None = None
+) -> list[int]:
+    """Minimum set of local indices meeting every core (0/1 MILP, integer data, gap 0).
+
+    Raises :class:`_SolverGaveUp` when HiGHS stops without proving optimality (e.g. at
+    ``time_limit`` seconds).
+    """
     if not cores:
         return []
     A = np.zeros((len(cores), n))
@@ -797,11 +868,24 @@ def _min_hitting_set(cores: Sequence[Sequence[int]], n: int) -> list[int]:
         integrality=np.ones(n),
         bounds=so.Bounds(0, 1),
         constraints=so.LinearConstraint(A, lb=np.ones(len(cores)), ub=np.inf),
-        options={"mip_rel_gap": 0.0},
+        options={"mip_rel_gap": 0.0}
+        | ({} if time_limit is None else {"time_limit": max(time_limit, 0.01)}),
     )
     if res.status != 0:
-        raise RuntimeError(f"HiGHS MILP failed on the hitting-set problem: {res.message}")
+        raise _SolverGaveUp(f"HiGHS status {res.status} on the hitting-set MILP: {res.message}")
     return [int(i) for i in np.flatnonzero(np.round(res.x) > 0.5)]
+
+
+def _disjoint_cores(cores: Sequence[Sequence[int]]) -> int:
+    """How many pairwise disjoint cores a greedy pass finds (smallest first): each forces one
+    error, so this is a sound lower bound on the errors without any solver."""
+    used: set[int] = set()
+    count = 0
+    for core in sorted(cores, key=len):
+        if used.isdisjoint(core):
+            used.update(core)
+            count += 1
+    return count
 
 
 def _pack_cores(
@@ -842,6 +926,7 @@ def accuracy_upper_bound(
     max_iterations: int = 200,
     time_limit: float = 60.0,
     minimize: bool = True,
+    deadline: float | None = None,
 ) -> BoundRecord:
     """Upper bound on how many examples a one-layer model of ``family`` can classify correctly.
 
@@ -857,6 +942,12 @@ def accuracy_upper_bound(
       max_iterations: hitting-set rounds per group (exact method).
       time_limit: seconds for the whole computation.
       minimize: shrink cores to irreducible ones (tighter sound bounds, fewer rounds).
+      deadline: an absolute ``time.perf_counter()`` time that replaces ``time_limit`` (a command
+        passes the deadline of its whole run, loading included).
+
+    When HiGHS stops without an answer (a status other than optimal or infeasible), the group
+    keeps the cores certified so far and the bound falls back to the sound one they give
+    (``exact`` False); the record never claims more than the solver proved.
 
     Returns:
       A :class:`BoundRecord`; e.g. Theorem 2's toy set gives ``max_correct = 3`` of 4.
@@ -865,11 +956,11 @@ def accuracy_upper_bound(
     _validate.check_positive("max_iterations", max_iterations)
     _validate.check_positive("time_limit", time_limit)
     t0 = time.perf_counter()
-    deadline = t0 + time_limit
+    deadline = t0 + time_limit if deadline is None else deadline
     tokens, labels, _ = _check_dataset(tokens_BxN, labels_B, vocab_size, num_classes, family)
     total_bound, total_lower, exact, iterations = 0, 0, True, 0
     all_cores = []
-    for t, g in _prepare(tokens, labels, int(vocab_size)):
+    for t, g in _prepare(tokens, labels):
         n = len(g.y)
         if len(g.classes) == 1:
             total_bound += n
@@ -913,11 +1004,15 @@ def accuracy_upper_bound(
             done = False
             for _ in range(max_iterations):
                 iterations += 1
-                hit = set(_min_hitting_set(cores, n))
-                rest = [i for i in range(n) if i not in hit]
-                before = len(cores)
-                # One LP first: when the rest is already separable, no seed needs trying.
-                separable = _solve_farkas(g, rest) is None
+                try:
+                    remaining = deadline - time.perf_counter()
+                    hit = set(_min_hitting_set(cores, n, time_limit=remaining))
+                    rest = [i for i in range(n) if i not in hit]
+                    before = len(cores)
+                    # One LP first: when the rest is already separable, no seed needs trying.
+                    separable = _solve_farkas(g, rest) is None
+                except _SolverGaveUp:
+                    break
                 end = (
                     "feasible"
                     if separable
@@ -935,7 +1030,11 @@ def accuracy_upper_bound(
                     break
             if not done:
                 exact = False
-                total_bound += n - len(_min_hitting_set(cores, n))
+                try:  # the certified cores still bound the errors: the hitting set, if solvable
+                    errors = len(_min_hitting_set(cores, n, max(deadline - time.perf_counter(), 1)))
+                except _SolverGaveUp:
+                    errors = _disjoint_cores(cores)
+                total_bound += n - errors
         all_cores += [[int(g.indices[i]) for i in c] for c in cores]
     B = len(labels)
     lower = total_lower if exact else None
