@@ -12,7 +12,13 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from tests.constructions.test_reference import all_logits, spec_ictm, spec_qa, spec_tm
+from tests.constructions.test_reference import (
+    all_logits,
+    logit_margins,
+    spec_ictm,
+    spec_qa,
+    spec_tm,
+)
 from tests.helpers import assert_close
 from transformer_theory.constructions import (
     check_construction,
@@ -35,27 +41,19 @@ from transformer_theory.tasks import (
 )
 
 
-def _margins(logits, labels):
-    o = np.array(logits, np.float64)
-    rows = np.arange(len(labels))
-    correct = o[rows, labels]
-    o[rows, labels] = -np.inf
-    return correct - o.max(axis=1)
-
-
 def _check_all(params, task, spec):
     """Every example: argmax equals the spec, margin > 0. Returns the min margin."""
     tokens, labels = map(np.asarray, task.all())
     want = np.array([spec(t) for t in tokens])
     assert np.array_equal(want, labels)
-    m = _margins(all_logits(params, tokens), want)
+    m = logit_margins(all_logits(params, tokens), want)
     assert m.min() > 0, f"{int((m <= 0).sum())} of {len(m)} examples wrong"
     return m.min()
 
 
 def _accuracy(params, task):
     tokens, labels = map(np.asarray, task.all())
-    return float(np.mean(_margins(all_logits(params, tokens), labels) > 0))
+    return float(np.mean(logit_margins(all_logits(params, tokens), labels) > 0))
 
 
 @pytest.mark.parametrize("n_q,n_a,k", [(1, 1, 1), (3, 4, 2), (6, 6, 2), (4, 4, 3), (3, 6, 3)])
@@ -112,21 +110,20 @@ def test_theorem5_classifies_every_template_instance(alphabet, l, version):
 
 def test_theorem5_printed_fails_and_each_correction_is_needed():
     """§14.2 as printed fails; repairing only W_V^(1) or only W_V^(2) still fails; both repairs
-    (with the printed ternary weights) classify everything, as does the default base l + 4."""
+    (the printed ternary weights kept) are exactly the default ``theorem5`` (base 3) and classify
+    everything, as does the base l + 4 that the digit argument proves."""
     for l in (2, 3):
         task = TemplateMatching(4, all_templates(l))
+        spec = lambda t, task=task: spec_tm(t, task.templates, task.labels)  # noqa: E731
         for repair in ((), ("w_v1",), ("w_v2",)):
             assert _accuracy(theorem5_as_printed(task, repair=repair), task) < 1.0, (l, repair)
-        _check_all(
-            theorem5_as_printed(task, repair=("w_v1", "w_v2")),
-            task,
-            lambda t, task=task: spec_tm(t, task.templates, task.labels),
+        both = theorem5_as_printed(task, repair=("w_v1", "w_v2"))
+        assert all(
+            np.array_equal(a, b)
+            for a, b in zip(jax.tree.leaves(both), jax.tree.leaves(theorem5(task)))
         )
-        _check_all(
-            theorem5(task, base=3),
-            task,
-            lambda t, task=task: spec_tm(t, task.templates, task.labels),
-        )
+        _check_all(both, task, spec)
+        _check_all(theorem5(task, base=l + 4), task, spec)
 
 
 @pytest.mark.parametrize("alphabet,n_a,k", [(2, 2, 1), (3, 3, 2), (4, 2, 2)])

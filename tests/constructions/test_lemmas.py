@@ -85,16 +85,16 @@ def test_lemma3_separates_pairwise_independent_vectors(n, dim, classes):
 
 def test_lemma3_rejects_bad_input():
     x = np.eye(3)
-    with pytest.raises(ValueError, match="labels_N"):
+    with pytest.raises(ValueError, match="labels_B"):
         lemma3_classifier(x, np.array([0, 0, 1]))
-    with pytest.raises(ValueError, match="labels_N"):
+    with pytest.raises(ValueError, match="labels_B"):
         lemma3_classifier(x, np.array([0, 1, 3]))
     with pytest.raises(ValueError, match="num_classes"):
         lemma3_classifier(x, np.array([0, 1, 2]), num_classes=2)
     # x_2 = 2 x_0: no linear map can give them different argmaxes.
-    with pytest.raises(ValueError, match="x_NxD"):
+    with pytest.raises(ValueError, match="x_BxD"):
         lemma3_classifier(np.array([[1.0, 2.0], [0.0, 1.0], [2.0, 4.0]]), np.array([0, 1, 2]))
-    with pytest.raises(ValueError, match="x_NxD"):
+    with pytest.raises(ValueError, match="x_BxD"):
         lemma3_classifier(np.ones(3), np.array([0]))
 
 
