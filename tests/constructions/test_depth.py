@@ -12,7 +12,13 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from tests.constructions.test_reference import all_logits, spec_ictm, spec_qa, spec_tm
+from tests.constructions.test_reference import (
+    all_logits,
+    logit_margins,
+    spec_ictm,
+    spec_qa,
+    spec_tm,
+)
 from tests.helpers import assert_close
 from transformer_theory.constructions import (
     check_construction,
@@ -35,27 +41,19 @@ from transformer_theory.tasks import (
 )
 
 
-def _margins(logits, labels):
-    o = np.array(logits, np.float64)
-    rows = np.arange(len(labels))
-    correct = o[rows, labels]
-    o[rows, labels] = -np.inf
-    return correct - o.max(axis=1)
-
-
 def _check_all(params, task, spec):
     """Every example: argmax equals the spec, margin > 0. Returns the min margin."""
     tokens, labels = map(np.asarray, task.all())
     want = np.array([spec(t) for t in tokens])
     assert np.array_equal(want, labels)
-    m = _margins(all_logits(params, tokens), want)
+    m = logit_margins(all_logits(params, tokens), want)
     assert m.min() > 0, f"{int((m <= 0).sum())} of {len(m)} examples wrong"
     return m.min()
 
 
 def _accuracy(params, task):
     tokens, labels = map(np.asarray, task.all())
-    return float(np.mean(_margins(all_logits(params, tokens), labels) > 0))
+    return float(np.mean(logit_margins(all_logits(params, tokens), labels) > 0))
 
 
 @pytest.mark.parametrize("n_q,n_a,k", [(1, 1, 1), (3, 4, 2), (6, 6, 2), (4, 4, 3), (3, 6, 3)])
@@ -71,10 +69,13 @@ def test_theorem3_answers_every_in_context_question(n_q, n_a, k):
 
 def test_theorem3_printed_stream_holds_and_printed_classifier_fails():
     """§13.2's intermediate claim H2[n-1] = [6 q_0; 6; 3 a_0; 3 p_{3k,3k+1} + 3 p_{0,1,2}] holds on
-    the
-    paper's example (pi = pi' = id, c = 0); the printed W_O (transposed, n columns) is no
-    classifier,
-    and the answer is a_0, not the printed a_1."""
+    the paper's example (pi = pi' = id, c = 0), and the answer is a_0, not the printed a_1.
+
+    The printed W_O = [0, I_{d2}, 0_{d2 x (n - (d1+d2+1))}]^T is transposed by the paper's own
+    convention (o = x W, W in R^{d' x C}); what is wrong is its trailing width: it has n rows here
+    (n = 8 > d = 7), not d' = d + n = 15, so it is no classifier. With the trailing width
+    d' - (d1+d2+1) it is exactly this library's w_o, transposed, once the paper's token order
+    q, r, a is mapped to the library's q, a, r."""
     n_q, n_a, k = 3, 3, 2
     task = InContextQA(n_q, n_a, k)
     d, n = n_q + n_a + 1, 3 * k + 2
@@ -87,10 +88,18 @@ def test_theorem3_printed_stream_holds_and_printed_classifier_fails():
     want[d + np.array([3 * k, 3 * k + 1, 0, 1, 2])] = 3
     assert_close(stream, want)
     assert int(np.argmax(all_logits(params, tokens[None])[0])) == 0  # a_0
+
     printed = theorem3_printed_classifier(task)
-    assert printed.shape == (max(n, d), n_a) != (n_a, d + n)
+    assert printed.shape == (n, n_a) and n != d + n
     with pytest.raises(ValueError, match="w_o"):
         validate_params(theorem3_as_printed(task))
+    # n < d: the printed trailing width is negative; read as empty, W_O has d rows, still not d'.
+    assert theorem3_printed_classifier(InContextQA(6, 6, 2)).shape == (6 + 6 + 1, 6)
+    corrected = theorem3_printed_classifier(task, corrected_width=True)
+    assert corrected.shape == (d + n, n_a)
+    # paper row of each library coordinate: questions, then answers (paper rows n_q+1..), then r.
+    paper_row = list(range(n_q)) + list(range(n_q + 1, d)) + [n_q] + list(range(d, d + n))
+    assert np.array_equal(corrected[paper_row].T, np.asarray(params.w_o))
 
 
 @pytest.mark.parametrize(
@@ -112,21 +121,20 @@ def test_theorem5_classifies_every_template_instance(alphabet, l, version):
 
 def test_theorem5_printed_fails_and_each_correction_is_needed():
     """§14.2 as printed fails; repairing only W_V^(1) or only W_V^(2) still fails; both repairs
-    (with the printed ternary weights) classify everything, as does the default base l + 4."""
+    (the printed ternary weights kept) are exactly the default ``theorem5`` (base 3) and classify
+    everything, as does the base l + 4 that the digit argument proves."""
     for l in (2, 3):
         task = TemplateMatching(4, all_templates(l))
+        spec = lambda t, task=task: spec_tm(t, task.templates, task.labels)  # noqa: E731
         for repair in ((), ("w_v1",), ("w_v2",)):
             assert _accuracy(theorem5_as_printed(task, repair=repair), task) < 1.0, (l, repair)
-        _check_all(
-            theorem5_as_printed(task, repair=("w_v1", "w_v2")),
-            task,
-            lambda t, task=task: spec_tm(t, task.templates, task.labels),
+        both = theorem5_as_printed(task, repair=("w_v1", "w_v2"))
+        assert all(
+            np.array_equal(a, b)
+            for a, b in zip(jax.tree.leaves(both), jax.tree.leaves(theorem5(task)))
         )
-        _check_all(
-            theorem5(task, base=3),
-            task,
-            lambda t, task=task: spec_tm(t, task.templates, task.labels),
-        )
+        _check_all(both, task, spec)
+        _check_all(theorem5(task, base=l + 4), task, spec)
 
 
 @pytest.mark.parametrize("alphabet,n_a,k", [(2, 2, 1), (3, 3, 2), (4, 2, 2)])
@@ -138,6 +146,24 @@ def test_theorem6_answers_every_in_context_template_query(alphabet, n_a, k):
     d, n = alphabet + n_a + 1, k * (l + 2) + l + 1
     assert (params.config.heads, params.config.width) == ((1, 1, 2 * l), d + n + l + 2)
     assert _check_all(params, task, lambda t: spec_ictm(t, alphabet, l)) >= 1.0 / l - 1e-12
+
+
+@pytest.mark.parametrize("l", [2, 3])
+def test_theorem6_template_rows_are_the_first_l_padding_coordinates(l):
+    """After layers 1 and 2 the padding slots rel = l, l + 1 (the r and answer slots, part of the
+    printed "last l coordinates") are zero on every input, and the template rows E[u] sit in the
+    first l padding coordinates of each question position."""
+    task = InContextTemplateMatching(3, 2, all_templates(l), 2)
+    params = theorem6(task)
+    d, n = task.vocab_size, task.seq_len
+    tokens, _ = task.sample(jax.random.PRNGKey(0), 64)
+    trace = jax.vmap(lambda t: forward_trace(params, t).streams_LxNxD)(jnp.asarray(tokens))
+    pad = np.asarray(trace)[:, 1:3, :, d + n :]  # after layers 1 and 2
+    assert np.all(pad[..., l:] == 0)
+    for row, t in zip(np.asarray(trace)[:, 1, :, d + n : d + n + l], np.asarray(tokens)):
+        for b in range(task.k + 1):
+            q = t[b * (l + 2) : b * (l + 2) + l]
+            assert np.array_equal(row[b * (l + 2) : b * (l + 2) + l], q[:, None] == q[None, :])
 
 
 def test_theorem6_printed_fails_and_each_correction_is_needed():

@@ -85,16 +85,16 @@ def test_lemma3_separates_pairwise_independent_vectors(n, dim, classes):
 
 def test_lemma3_rejects_bad_input():
     x = np.eye(3)
-    with pytest.raises(ValueError, match="labels_N"):
+    with pytest.raises(ValueError, match="labels_B"):
         lemma3_classifier(x, np.array([0, 0, 1]))
-    with pytest.raises(ValueError, match="labels_N"):
+    with pytest.raises(ValueError, match="labels_B"):
         lemma3_classifier(x, np.array([0, 1, 3]))
     with pytest.raises(ValueError, match="num_classes"):
         lemma3_classifier(x, np.array([0, 1, 2]), num_classes=2)
     # x_2 = 2 x_0: no linear map can give them different argmaxes.
-    with pytest.raises(ValueError, match="x_NxD"):
+    with pytest.raises(ValueError, match="x_BxD"):
         lemma3_classifier(np.array([[1.0, 2.0], [0.0, 1.0], [2.0, 4.0]]), np.array([0, 1, 2]))
-    with pytest.raises(ValueError, match="x_NxD"):
+    with pytest.raises(ValueError, match="x_BxD"):
         lemma3_classifier(np.ones(3), np.array([0]))
 
 
@@ -114,6 +114,40 @@ def test_lemma4_last_stream_is_the_concatenated_tokens():
         for i, tok in enumerate(s[:-1]):
             want[r, i * d + tok] = 1.0
     assert_close(got, want, atol=1e-14)
+
+
+def test_lemma4_printed_display_is_the_value_and_printed_width_is_short():
+    """Lemma 4 displays ``alpha_i[:, n-1] = n [0_{id}; x_i; 0]``: a d'-vector, where a map column
+    has n entries. It is the head's value ``W_V_i H alpha_i[:, n-1]`` for the map ``e_i`` of the
+    next sentence (checked here on every input). The printed width ``max{kd, d + k}`` cannot hold
+    the eq. 3 embedding (d + n) for k = 1, and ``lemma4_layer`` refuses it; ``kd`` is enough
+    whenever it covers the embedding (Theorem 1's ``max{nd, d + n}`` is d more than needed)."""
+    d, n = 3, 4  # 2 symbols + CLS, k = 3
+    k = n - 1
+    D = max(k * d, d + n)  # 9: less than Theorem 1's 12
+    w_qk, w_v = lemma4_layer(d, n, D)
+    params = assemble(
+        construction_config(d, n, D, 2, (n,)), [(w_qk, w_v)], np.zeros((2, D)), jnp.float64
+    )
+    for s in itertools.product(range(d - 1), repeat=k):
+        tokens = np.array(list(s) + [d - 1])
+        H = np.zeros((D, n))
+        H[tokens, np.arange(n)] = 1.0
+        H[d + np.arange(n), np.arange(n)] = 1.0
+        for i in range(k):
+            alpha_col = np.eye(n)[i]  # the map: key i, for the last query
+            display = np.zeros(D)
+            display[i * d + tokens[i]] = n  # n [0_{id}; x_i; 0]
+            assert_close(w_v[i] @ H @ alpha_col, display, rtol=0, atol=0)
+            relu = np.maximum(H.T @ w_qk[i] @ H, 0.0)  # the map the head actually computes
+            assert_close(relu[:, n - 1], alpha_col, rtol=0, atol=0)
+        want = np.zeros(D)
+        want[np.arange(k) * d + tokens[:k]] = 1.0
+        assert_close(last_hidden(params, jnp.asarray(tokens)), want, rtol=0, atol=0)
+    for d, n in ((3, 2), (2, 3)):  # k = 1; k = 2 over one symbol
+        k = n - 1
+        with pytest.raises(ValueError, match="width"):
+            lemma4_layer(d, n, width=max(k * d, d + k))
 
 
 @pytest.mark.parametrize("alphabet,length,num", [(2, 3, 8), (4, 4, 60)])
@@ -150,6 +184,6 @@ def test_lemma_inputs_raise_naming_the_argument():
     with pytest.raises(ValueError, match="allowed_NxN"):
         constrained_attention(np.ones((3, 3)), 2, 6)
     with pytest.raises(ValueError, match="width"):
-        lemma4_layer(3, 3, width=8)
+        lemma4_layer(3, 3, width=5)
     with pytest.raises(ValueError, match="task"):
         theorem1(object())

@@ -76,6 +76,15 @@ def all_logits(params, tokens):
     return np.asarray(_batched_forward(params, jnp.asarray(tokens)))
 
 
+def logit_margins(logits, labels):
+    """``o[y] - max_{c != y} o[c]`` per row, in float64 NumPy."""
+    o = np.array(logits, np.float64)
+    rows = np.arange(len(labels))
+    correct = o[rows, labels]
+    o[rows, labels] = -np.inf
+    return correct - o.max(axis=1)
+
+
 def test_reference_matches_library_forward_on_constructions():
     """The NumPy reference and ``core.forward`` agree on constructed weights (1e-12 relative: a
     few matmuls of entries <= 10^3 in float64, see helpers.RTOL64)."""

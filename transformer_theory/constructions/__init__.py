@@ -1,6 +1,5 @@
 """Explicit weights from the proofs of Chen & Zou 2024 (§10, §12-§15), each a ``ModelParams`` with
-ReLU,
-bidirectional attention and eq. 2's head mean, plus an exhaustive / sampled checker.
+ReLU, bidirectional attention and eq. 2's head mean, plus an exhaustive / sampled checker.
 
 - :mod:`.attention`: Lemma 1 (instructive attention), Lemma 2 (constrained attention).
 - :mod:`.classifier`: Lemma 3 (incremental linear classifier).
@@ -20,7 +19,11 @@ from transformer_theory.constructions.attention import (  # noqa: F401
     masking_magnitude,
 )
 from transformer_theory.constructions.check import check_construction, margins  # noqa: F401
-from transformer_theory.constructions.classifier import lemma3_classifier, scores_margins  # noqa: F401
+from transformer_theory.constructions.classifier import (  # noqa: F401
+    exactly_parallel,
+    lemma3_classifier,
+    scores_margins,
+)
 from transformer_theory.constructions.contextual import theorem6, theorem6_as_printed  # noqa: F401
 from transformer_theory.constructions.memorization import lemma4_layer, theorem1  # noqa: F401
 from transformer_theory.constructions.reasoning import (  # noqa: F401
@@ -28,4 +31,8 @@ from transformer_theory.constructions.reasoning import (  # noqa: F401
     theorem3_as_printed,
     theorem3_printed_classifier,
 )
-from transformer_theory.constructions.templates import theorem5, theorem5_as_printed  # noqa: F401
+from transformer_theory.constructions.templates import (  # noqa: F401
+    template_code,
+    theorem5,
+    theorem5_as_printed,
+)

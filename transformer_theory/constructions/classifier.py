@@ -20,29 +20,61 @@ geometrically with ``N``.) Everything is float64 NumPy.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 from tqdm.auto import tqdm
 
 from transformer_theory import _validate
 
 
-def _solve_pair(xa: np.ndarray, xb: np.ndarray, ia: int, ib: int) -> np.ndarray:
-    """Minimum-norm ``dw`` with ``xa . dw = -1``, ``xb . dw = 1`` (in the span of ``xa, xb``)."""
-    g = np.array([[xa @ xa, xa @ xb], [xb @ xa, xb @ xb]])
-    # Pairwise linear independence <=> the 2x2 Gram matrix is non-singular (Cauchy-Schwarz).
-    if abs(np.linalg.det(g)) <= 1e-12 * g[0, 0] * g[1, 1]:
+def exactly_parallel(xa_D, xb_D) -> bool:
+    """Whether ``xb = c xa`` for some real ``c``, decided exactly.
+
+    Every float64 is a dyadic rational, so the test compares the cross products
+    ``xb[j] xa[i] = xa[j] xb[i]`` as :class:`fractions.Fraction` values: no threshold, so vectors
+    that differ anywhere (the distinct integer vectors of Theorem 5, however large) are never
+    called parallel, and float multiples that rounding has made non-proportional are not either.
+    Two zero vectors, or a zero vector and any other, count as parallel.
+    """
+    xa, xb = np.asarray(xa_D, np.float64), np.asarray(xb_D, np.float64)
+    support = xa != 0
+    if not support.any() or not (xb != 0).any():
+        return True
+    if not np.array_equal(support, xb != 0):
+        return False  # c != 0 keeps the support
+    idx = np.flatnonzero(support)
+    ai, bi = Fraction(float(xa[idx[0]])), Fraction(float(xb[idx[0]]))
+    return all(Fraction(float(xb[j])) * ai == Fraction(float(xa[j])) * bi for j in idx[1:])
+
+
+def _pair_inverse(xa: np.ndarray, xb: np.ndarray, ia: int, ib: int) -> tuple[np.ndarray, float]:
+    """``W_Dx2`` of minimum norm with ``[xa; xb] W = I`` (columns in the span of ``xa, xb``), and
+    ``sin`` of the angle between ``xa`` and ``xb``.
+
+    The hypothesis (not parallel) is decided exactly (:func:`exactly_parallel`), never by a
+    threshold. The solve goes through a Householder QR of ``[xa xb]``: its error grows like
+    ``eps / sin``, where the normal equations (the Gram matrix) would square that.
+    """
+    if exactly_parallel(xa, xb):
         raise ValueError(
-            f"x_NxD: rows {ia} and {ib} are parallel; Lemma 3 needs pairwise linearly "
+            f"x_BxD: rows {ia} and {ib} are parallel; Lemma 3 needs pairwise linearly "
             "independent vectors"
         )
-    c = np.linalg.solve(g, np.array([-1.0, 1.0]))
-    return c[0] * xa + c[1] * xb
+    q, r = np.linalg.qr(np.stack([xa, xb], axis=1))
+    sin = abs(r[0, 0] * r[1, 1]) / (np.linalg.norm(xa) * np.linalg.norm(xb))
+    return q @ np.linalg.inv(r.T), float(sin)
 
 
-def scores_margins(x_NxD, labels_N, w_DxC) -> np.ndarray:
+def _closest(min_sin) -> str:
+    sin, a, b = min_sin
+    return f"the closest pair solved, rows {a} and {b}, has sin(angle) = {sin:.3g}"
+
+
+def scores_margins(x_BxD, labels_B, w_DxC) -> np.ndarray:
     """Margins ``o[i, y_i] - max_{c != y_i} o[i, c]`` of ``o = X W`` (float64)."""
-    o = np.asarray(x_NxD, np.float64) @ np.asarray(w_DxC, np.float64)
-    y = np.asarray(labels_N)
+    o = np.asarray(x_BxD, np.float64) @ np.asarray(w_DxC, np.float64)
+    y = np.asarray(labels_B)
     rows = np.arange(len(y))
     correct = o[rows, y]
     o[rows, y] = -np.inf
@@ -50,8 +82,8 @@ def scores_margins(x_NxD, labels_N, w_DxC) -> np.ndarray:
 
 
 def lemma3_classifier(
-    x_NxD,
-    labels_N,
+    x_BxD,
+    labels_B,
     num_classes: int | None = None,
     progress: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -59,14 +91,14 @@ def lemma3_classifier(
     procedure.
 
     Args:
-      x_NxD: ``N`` pairwise linearly independent vectors (rows).
-      labels_N: distinct integer labels in ``[0, num_classes)``.
+      x_BxD: ``N`` pairwise linearly independent vectors (rows).
+      labels_B: distinct integer labels in ``[0, num_classes)``.
       num_classes: ``C >= N`` (default ``N``). Columns of classes no vector carries are set to the
         mean of the used columns, which is strictly below the best used column on every ``x_i``
         once the used columns separate (``N >= 2``).
       progress: show a tqdm bar over the ``N`` steps.
     Returns:
-      ``(w_DxC, margins_N)`` in float64; ``margins_N[i] = (x_i W)[y_i] - max_{c != y_i} (x_i W)[c] >
+      ``(w_DxC, margins_B)`` in float64; ``margins_B[i] = (x_i W)[y_i] - max_{c != y_i} (x_i W)[c] >
       0``.
     Raises:
       ValueError: naming the argument, for bad shapes, repeated or out-of-range labels, parallel
@@ -74,52 +106,56 @@ def lemma3_classifier(
         is checked on every pair the procedure solves for, and the result by its margins (an
         anti-parallel pair, outside the hypothesis, may still be separated and is then accepted).
     """
-    x = np.asarray(x_NxD, np.float64)
-    _validate.check_ndim("x_NxD", x, 2)
-    y = np.asarray(labels_N)
+    x = np.asarray(x_BxD, np.float64)
+    _validate.check_ndim("x_BxD", x, 2)
+    y = np.asarray(labels_B)
     if y.ndim != 1 or y.shape[0] != x.shape[0]:
-        raise ValueError(f"labels_N: expected shape ({x.shape[0]},), got {y.shape}")
+        raise ValueError(f"labels_B: expected shape ({x.shape[0]},), got {y.shape}")
     if not np.issubdtype(y.dtype, np.integer):
-        raise ValueError(f"labels_N: expected integer labels, got dtype {y.dtype}")
+        raise ValueError(f"labels_B: expected integer labels, got dtype {y.dtype}")
     n = x.shape[0]
-    _validate.check_positive("x_NxD rows", n)
+    _validate.check_positive("x_BxD rows", n)
     C = n if num_classes is None else int(num_classes)
     if C < n:
         raise ValueError(
             f"num_classes: need at least N = {n} classes for N distinct labels, got {C}"
         )
     if len(np.unique(y)) != n:
-        raise ValueError("labels_N: Lemma 3 needs distinct labels")
+        raise ValueError("labels_B: Lemma 3 needs distinct labels")
     if y.min() < 0 or y.max() >= C:
         raise ValueError(
-            f"labels_N: labels must lie in [0, {C}), got min {y.min()} and max {y.max()}"
+            f"labels_B: labels must lie in [0, {C}), got min {y.min()} and max {y.max()}"
         )
     if not np.all(np.isfinite(x)):
-        raise ValueError("x_NxD: entries must be finite")
+        raise ValueError("x_BxD: entries must be finite")
     norms = np.linalg.norm(x, axis=1)
     if (norms == 0).any():
-        raise ValueError(f"x_NxD: row {int(np.argmin(norms))} is zero (parallel to every vector)")
+        raise ValueError(f"x_BxD: row {int(np.argmin(norms))} is zero (parallel to every vector)")
 
     D = x.shape[1]
     w = np.zeros((D, n))  # column i classifies x_i (internal labels = row order)
     # o[:, c] = X @ w_c for all rows (future rows included, so step k reads o[k, :k] directly).
     o = np.zeros((n, n))
+    min_sin = None
     if n == 1:
         w[:, 0] = x[0] / (x[0] @ x[0])
         o[:, 0] = x @ w[:, 0]
     else:
         # N = 2 base case, eq. 11: [x0; x1] [w0 w1] = I (minimum-norm solution).
-        w[:, :2] = np.linalg.lstsq(x[:2], np.eye(2), rcond=None)[0]
-        _solve_pair(x[0], x[1], 0, 1)  # raises if x0 and x1 are parallel
+        w[:, :2], sin = _pair_inverse(x[0], x[1], 0, 1)
+        min_sin = (sin, 0, 1)
         o[:, :2] = x @ w[:, :2]
         for k in tqdm(range(2, n), disable=not progress, desc="Lemma 3", leave=False):
             ik = int(np.argmax(o[k, :k]))
-            dw = _solve_pair(x[ik], x[k], ik, k)
+            pair, sin = _pair_inverse(x[ik], x[k], ik, k)
+            dw = pair @ np.array([-1.0, 1.0])
+            min_sin = min(min_sin, (sin, ik, k))
             others = np.arange(k) != ik
             gap = (o[np.arange(k), np.arange(k)] - o[:k, ik])[others]  # eq. 12's eps, row by row
             if not gap.min() > 0:
                 raise ValueError(
-                    "x_NxD: an earlier vector lost its margin (numerical breakdown of Lemma 3)"
+                    "x_BxD: an earlier vector lost its margin (numerical breakdown of Lemma 3; "
+                    f"{_closest(min_sin)})"
                 )
             shift = np.maximum(
                 x[:k][others] @ dw, 0.0
@@ -136,6 +172,7 @@ def lemma3_classifier(
     margins = scores_margins(x, y, full)
     if not margins.min() > 0:
         raise ValueError(
-            f"x_NxD: Lemma 3 produced a non-positive margin {margins.min():g} (numerical breakdown)"
+            f"x_BxD: Lemma 3 produced a non-positive margin {margins.min():g} (numerical "
+            f"breakdown{'; ' + _closest(min_sin) if n > 1 else ''})"
         )
     return full, margins

@@ -5,7 +5,10 @@ Layout (``InContextTemplateMatching``): symbols ``[0, A)``, answers ``[A, A + n_
 ``r = d - 1``. Context block ``b < k`` starts at ``s_b = b (l + 2)``: question ``s_b + u``
 (``u < l``), ``r`` at ``s_b + l``, answer at ``s_b + l + 1``; the query block starts at
 ``s_k = k (l + 2)`` and ends with the final ``r`` at ``n - 1 = s_k + l``. The ``l + 2`` padding
-coordinates ``[d + n, d')`` hold "relative position inside the block" (``rel``).
+coordinates ``d + n + rel``, ``rel = 0, ..., l + 1``, are indexed by the relative position inside
+a block: ``rel < l`` the question positions, ``rel = l`` the ``r`` slot, ``rel = l + 1`` the answer
+slot. Layer 1 writes template rows into the first ``l`` of them only; the ``r`` and answer slots
+stay zero on every input (nothing attends to an ``r`` or answer key in layer 1).
 
 For a block with question template ``t`` let ``E[u, v] = [t_u = t_v]`` (``u, v < l``).
 
@@ -20,11 +23,13 @@ For a block with question template ``t`` let ``E[u, v] = [t_u = t_v]`` (``u, v <
   every ``u`` iff block ``b`` has the query's template); the final ``r`` holds ``sum_b a_b``.
 - Layer 3 (match, ``2l`` heads): head ``h < l`` scores key ``j`` by ``+ padding_h(j) * r(n-1)``,
   head ``l + h`` by ``- padding_h(j) * r(n-1)`` (``W_QK[d + n + h, d - 1] = +-1``; the final ``r``
-  coordinate is 1). A context block whose template differs from the query's has some
-  ``D_b[u, h] != 0`` (in fact two, ``D`` is symmetric), so one of the two heads attends to it with
-  weight ``|D_b[u, h]| = 1``; with ``W_V = -I`` and eq. 2's ``1/(2l)`` the last position loses
-  ``gamma_b >= 2 / (2l) = 1/l`` times ``a_b``. Query-block keys carry no answer; the final ``r``
-  and the context ``r``/answer positions have zero padding, so nothing else is subtracted.
+  coordinate is 1). So layer 3 reads the FIRST ``l`` padding coordinates, ``d + n + h`` for
+  ``h < l``, where the template rows are. A context block whose template differs from the
+  query's has some ``D_b[u, h] != 0`` (in fact two, ``D`` is symmetric), so one of the two heads
+  attends to it with weight ``|D_b[u, h]| = 1``; with ``W_V = -I`` and eq. 2's ``1/(2l)`` the
+  last position loses ``gamma_b >= 2 / (2l) = 1/l`` times ``a_b``. Query-block keys carry no
+  answer; the final ``r`` and the context ``r``/answer positions have zero padding, so nothing
+  else is subtracted.
 - ``W_O`` reads the answer block: the correct answer scores 1, answers absent from the context 0,
   the other context answers ``1 - gamma_b <= 1 - 1/l``; margin ``>= 1/l``. (The printed claim
   ``gamma_i >= 1`` would need ``W_V^(3) = -l I``; correctness only needs ``gamma_b > 0``.)
@@ -45,10 +50,12 @@ Corrections to the printed §15 (see :func:`theorem6_as_printed`):
    would attend to itself and subtract the collected ``sum_b a_b`` uniformly.
    With its padding zero, the final ``r`` queries layer 3 through its sign coordinate (constant 1)
    instead of its padding.
-4. Layer 3's ``M_i`` is printed on the *last* ``l`` coordinates of ``d'``, i.e. ``rel = 2 .. l +
-  1``;
-   the template rows live in ``rel = 0 .. l - 1`` (``rel = l, l + 1`` are the ``r``/answer slots,
-   always zero).
+4. Layer 3's ``M_i`` is printed on the *last* ``l`` coordinates of ``d'``, i.e. the padding slots
+   ``rel = 2, ..., l + 1``. Those miss the template rows ``rel = 0, 1`` and include the ``r`` and
+   answer slots ``rel = l, l + 1``, which are zero on every input (for ``l = 2`` the last two
+   coordinates are exactly those two slots, so the printed layer 3 reads nothing at all). The
+   template rows live in the FIRST ``l`` padding coordinates, ``rel = 0, ..., l - 1``, which is
+   what :func:`theorem6` reads.
 """
 
 from __future__ import annotations
@@ -151,8 +158,8 @@ def theorem6_as_printed(
 ) -> ModelParams:
     """§15 as printed: ``W_QK^(1) = [[I_{d1}, 0], [I_{(d'-d1) x d1}, 0]] + W_pp`` (Lemma 2 mask),
     ``alpha^(2)`` with the final ``r`` attending to its own block, layer 3's ``M_i`` on the last
-    ``l``
-    coordinates (query side: the final ``r``'s padding), ``W_V^(3) = -I``.
+    ``l`` coordinates of ``d'`` (padding slots ``2 .. l + 1``; query side: the final ``r``'s
+    padding), ``W_V^(3) = -I``.
 
     ``W_O`` is the intended answer readout (the printed block sizes ``(d' - d x d2)`` are not well
     formed) and ``alpha^(2)``'s second term is ``n`` wide (correction 2; as printed it has no

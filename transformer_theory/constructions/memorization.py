@@ -11,11 +11,19 @@ same number ``k`` of ones, hence pairwise non-parallel vectors.
 
 Theorem 1 (classifier). Lemma 3 on those vectors (computed by running the layer) gives ``W_O``.
 
-Notes on the printed text: Lemma 4 writes ``alpha_i[:, n-1] = n [0; x_i; 0]``, which is the
-*value* ``W_V_i H alpha_i[:, n-1]``, not the map; the map is the one-hot ``e_i`` stated in the next
-sentence (implemented). Lemma 4's width ``max{k d, d + k}`` and Theorem 1's ``max{n d, d + n}``
-differ; the copy needs ``k d`` coordinates and the embedding ``d + n``, so Theorem 1's
-``max{n d, d + n}`` (used here) is always enough.
+Notes on the printed text (``d`` here counts the response sign as a token, as the library's
+vocabulary does; the paper's ``d`` does not):
+
+- Lemma 4 displays ``alpha_i[:, n-1] = n [0_{i d}; x_i; 0]``. That vector has ``d'`` entries
+  where an attention-map column has ``n``: it is the head's *value* ``W_V_i H alpha_i[:, n-1]``,
+  not its map; the map is the one-hot ``e_i`` of the next sentence (implemented; the tests check
+  that the display is the value). A slip the text itself resolves, not a correction.
+- Widths: the heads write ``k d`` coordinates and the eq. 3 embedding needs ``d + n``, so the layer
+  needs ``d' >= max{k d, d + n}``. Lemma 4 prints ``max{k d, d + k}``, short of the embedding
+  when ``k d < d + n`` (``k = 1``, or ``k = 2`` over one symbol: the tests show
+  :func:`lemma4_layer` refusing it); Theorem 1 prints ``max{n d, d + n}``, ``d`` more than
+  needed and always enough. :func:`theorem1` uses Theorem 1's width, :func:`lemma4_layer` accepts
+  any width from ``max{k d, d + n}``.
 """
 
 from __future__ import annotations
@@ -43,15 +51,16 @@ def lemma4_layer(
     Args:
       vocab_size: ``d`` (the CLS is a token; its one-hot is cancelled with the residual).
       seq_len: ``n = k + 1``.
-      width: ``d'``; default and minimum ``max{n d, d + n}`` (Theorem 1).
+      width: ``d'``; default ``max{n d, d + n}`` (Theorem 1), minimum ``max{k d, d + n}`` (the
+        copies and the embedding; see the module docstring).
     """
     _validate.check_positive("vocab_size", vocab_size)
     _validate.check_positive("seq_len", seq_len)
     d, n = vocab_size, seq_len
-    need = max(n * d, d + n)
-    D = need if width is None else int(width)
+    need = max((n - 1) * d, d + n)
+    D = max(n * d, d + n) if width is None else int(width)
     if D < need:
-        raise ValueError(f"width: Lemma 4 needs d' >= max(n d, d + n) = {need}, got {D}")
+        raise ValueError(f"width: Lemma 4 needs d' >= max(k d, d + n) = {need}, got {D}")
     w_qk = np.zeros((n, D, D))
     w_v = np.zeros((n, D, D))
     for i in range(n - 1):

@@ -13,13 +13,21 @@ Layout (``InContextQA``): questions ``[0, n_q)``, answers ``[n_q, n_q + n_a)``, 
   ``h_{n-1} = [6 q_c; 3 a_c; 6 r; 3 p_{3k,3k+1} + 3 p_block]`` (the paper's formula).
 - ``W_O`` reads the answer block: ``o = 3 e_{answer}``, margin exactly 3.
 
-Corrections to the printed §13.2 (see :func:`theorem3_as_printed`): the classifier is printed as
-``W_O = [0_{d2 x (d1+1)}, I_{d2}, 0_{d2 x (n - (d1+d2+1))}]^T``, which has ``n`` columns and is
-transposed, i.e. shape ``(n, d2)`` instead of ``(C, d') = (d2, d + n)``: the trailing block must
-be ``d' - d = n`` wide and there is no transpose. The printed conclusion ``TF(H) = a_1`` for the
-example with ``r = 0`` is a typo: the model outputs ``a_0``, the answer of the matched block.
-(The printed offset ``d1 + 1`` reflects the paper's token order ``q, r, a``; here answers follow
-the questions directly, so the offset is ``n_q``.)
+Corrections to the printed §13.2 (see :func:`theorem3_printed_classifier`):
+
+1. The classifier is printed as ``W_O = [0_{d2 x (d1+1)}, I_{d2}, 0_{d2 x (n - (d1+d2+1))}]^T``.
+   The transpose is the paper's convention, not an error: the paper applies classifiers on the
+   right, ``x W`` with ``W`` in ``R^{d' x C}`` (Lemma 3 writes ``x_i W``, ``W in R^{d x N}``; §14.2
+   writes ``W_C in R^{d' x C}``), so ``W_O`` is meant as a ``d' x d2`` matrix, the transpose of
+   this library's ``w_o`` of shape ``(C, d')``. The error is the trailing width: the rows must
+   add up to ``d' = d + n`` with ``d = d1 + d2 + 1``, so the trailing zero block is
+   ``d' - (d1+d2+1) = n`` rows tall; as printed, ``n - (d1+d2+1)``, ``W_O`` has ``max(n, d)``
+   rows (the block is empty when ``n < d``), never ``d'``.
+2. The printed conclusion ``TF(H) = a_1`` for the example with ``r = 0`` is a typo: the model
+   outputs ``a_0``, the answer of the matched block.
+
+(The printed offset ``d1 + 1`` reflects the paper's token order ``q, r, a``; this library puts the
+answers right after the questions and ``r`` last, so its ``w_o`` reads the answers at ``n_q``.)
 """
 
 from __future__ import annotations
@@ -73,14 +81,17 @@ def theorem3(task, *, dtype=jnp.float64) -> ModelParams:
     return assemble(construction_config(d, n, D, n_a, (1, 1)), layers, w_o, dtype)
 
 
-def theorem3_printed_classifier(task) -> np.ndarray:
-    """The classifier exactly as printed in §13.2, in the paper's token order (``d1 + 1`` offset):
-    ``[0_{d2 x (d1+1)}, I_{d2}, 0_{d2 x (n-(d1+d2+1))}]^T`` -- shape ``(n, d2)``. When ``n`` is
-    smaller
-    than ``d1 + d2 + 1`` the printed trailing block has negative width and is taken as empty."""
+def theorem3_printed_classifier(task, *, corrected_width: bool = False) -> np.ndarray:
+    """§13.2's classifier in the paper's convention (``o = x W_O``, rows = coordinates in the
+    paper's token order ``q, r, a``, then positions and padding; columns = the ``d2`` answers).
+
+    ``[0_{d2 x (d1+1)}, I_{d2}, 0_{d2 x t}]^T`` with the printed trailing width
+    ``t = n - (d1+d2+1)`` (taken as 0 when negative), or with ``corrected_width`` the width
+    ``t = d' - (d1+d2+1) = n`` that makes it ``d' x d2``.
+    """
     n_q, n_a, k = _sizes(task)
-    n = 3 * k + 2
-    trailing = max(n - (n_q + n_a + 1), 0)
+    n, d = 3 * k + 2, n_q + n_a + 1
+    trailing = n if corrected_width else max(n - d, 0)  # d' - (d1+d2+1) = n
     block = np.concatenate(
         [np.zeros((n_a, n_q + 1)), np.eye(n_a), np.zeros((n_a, trailing))], axis=1
     )
@@ -88,16 +99,15 @@ def theorem3_printed_classifier(task) -> np.ndarray:
 
 
 def theorem3_as_printed(task, *, dtype=jnp.float64) -> ModelParams:
-    """Theorem 3 with the printed ``W_O`` (see :func:`theorem3_printed_classifier`), unvalidated.
+    """Theorem 3 with the printed ``W_O`` (:func:`theorem3_printed_classifier`), unvalidated.
 
-    The attention layers are the paper's (they are right); ``w_o`` is the printed matrix, whose
-    shape ``(n, d2)`` (or ``(d1 + d2 + 1, d2)``) cannot be a ``(C, d')`` classifier:
-    ``validate_params``
-    rejects it and ``forward`` cannot apply it.
+    The attention layers are the paper's (they are right); ``w_o`` is the printed matrix put in
+    this library's ``(C, rows)`` layout, i.e. transposed back. Its ``max(n, d)`` columns cannot
+    be a ``(C, d')`` classifier: ``validate_params`` rejects it and ``forward`` cannot apply it.
     """
     good = theorem3(task, dtype=dtype)
     return ModelParams(
         layers=good.layers,
-        w_o=jnp.asarray(theorem3_printed_classifier(task), dtype),
+        w_o=jnp.asarray(theorem3_printed_classifier(task).T, dtype),
         config=good.config,
     )

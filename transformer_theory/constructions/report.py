@@ -1,15 +1,20 @@
 """Build a construction for each requested theorem, check it, and tabulate the results.
 
 One row per model: theorem, task, sizes, layers, heads, ``d'``, examples checked, accuracy, min
-margin (plus the check mode and the seconds taken). Used by ``transformer-theory construct`` and
-``experiments/constructions_paper_sizes.py``.
+margin and min relative margin (plus the check mode and the seconds taken). Used by
+``transformer-theory construct`` and ``experiments/constructions_paper_sizes.py``.
+
+Before anything is built, :func:`shapes` gives each construction's dimensions from the sizes
+alone and :func:`memory_bytes` its peak memory, so a caller can refuse sizes that cannot fit
+(``construct --theorem 3 --n-q 100000`` would need two ``100013 x 100013`` float64 matrices per
+layer).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import jax
 
@@ -27,11 +32,18 @@ from transformer_theory.tasks import (
 )
 
 THEOREMS = (1, 3, 5, 6)
+# The Sizes fields each theorem reads (a caller names them in its messages).
+SIZE_FIELDS = {
+    1: ("alphabet", "length", "num_sequences"),
+    3: ("n_q", "n_a", "k"),
+    5: ("alphabet", "template_length"),
+    6: ("alphabet", "n_a", "ictm_template_length", "k"),
+}
 
 
 @dataclasses.dataclass(frozen=True)
 class Sizes:
-    """Task sizes for every theorem (each theorem reads the fields it needs).
+    """Task sizes for every theorem (each theorem reads the fields in :data:`SIZE_FIELDS`).
 
     Attributes:
       alphabet: symbols of Theorems 1, 5, 6 (§9.1: 500, 210, 100).
@@ -53,36 +65,187 @@ class Sizes:
     k: int = 2
 
 
-def _builds(theorem: int, s: Sizes):
-    """``[(label, task, builder)]`` for one theorem."""
+def bell(l: int) -> int:
+    """The number of templates (set partitions) of length ``l`` (Bell triangle, exact)."""
+    row = [1]
+    for _ in range(l):
+        nxt = [row[-1]]
+        for x in row:
+            nxt.append(nxt[-1] + x)
+        row = nxt
+    return row[0]
+
+
+@dataclasses.dataclass(frozen=True)
+class Shape:
+    """The dimensions of one construction, from the sizes alone (nothing is built).
+
+    Attributes:
+      label: the row's theorem label (``"5 (1 head)"``).
+      seq_len, width, heads, num_classes: ``n``, ``d'``, heads per layer, ``C``.
+      lemma3_vectors: the vectors Lemma 3 is fit on (0 when the classifier is written down).
+      templates: template tuples the task holds (``Bell(l)``; 0 for other tasks).
+    """
+
+    label: str
+    seq_len: int
+    width: int
+    heads: tuple[int, ...]
+    num_classes: int
+    lemma3_vectors: int = 0
+    templates: int = 0
+    template_length: int = 0
+
+
+def shapes(theorem: int, s: Sizes) -> list[Shape]:
+    """The :class:`Shape` of every row :func:`plan` makes for ``theorem`` (integer arithmetic)."""
     if theorem == 1:
-        task = SequenceClassification(s.alphabet, s.length, s.num_sequences)
-        return [
-            ("1", task, theorem1, f"symbols={s.alphabet} length={s.length} N={s.num_sequences}")
-        ]
+        d, n = s.alphabet + 1, s.length + 1
+        N = s.num_sequences
+        return [Shape("1", n, max(n * d, d + n), (n,), N, lemma3_vectors=N)]
     if theorem == 3:
-        task = InContextQA(s.n_q, s.n_a, s.k)
-        return [("3", task, theorem3, f"n_q={s.n_q} n_a={s.n_a} k={s.k}")]
+        d, n = s.n_q + s.n_a + 1, 3 * s.k + 2
+        return [Shape("3", n, d + n, (1, 1), s.n_a)]
     if theorem == 5:
-        task = TemplateMatching(s.alphabet, all_templates(s.template_length))
-        sz = f"symbols={s.alphabet} l={s.template_length} templates={len(task.templates)}"
+        l = s.template_length
+        d, n, T = s.alphabet + 1, l + 1, bell(l)
+        common = dict(num_classes=T, lemma3_vectors=T, templates=T, template_length=l)
         return [
-            ("5 (1 head)", task, lambda t: theorem5(t, version="single"), sz),
-            ("5 (n heads)", task, lambda t: theorem5(t, version="multi"), sz),
+            Shape("5 (1 head)", n, d + n, (1, 1), **common),
+            Shape("5 (n heads)", n, max(n * n, d + n), (1, n), **common),
         ]
     if theorem == 6:
-        templates = all_templates(s.ictm_template_length)
-        task = InContextTemplateMatching(s.alphabet, s.n_a, templates, s.k)
+        l = s.ictm_template_length
+        d, n = s.alphabet + s.n_a + 1, s.k * (l + 2) + l + 1
         return [
-            (
-                "6",
-                task,
-                theorem6,
-                f"symbols={s.alphabet} n_a={s.n_a} l={s.ictm_template_length} "
-                f"templates={len(templates)} k={s.k}",
-            )
+            Shape("6", n, d + n + l + 2, (1, 1, 2 * l), s.n_a, templates=bell(l), template_length=l)
         ]
     raise ValueError(f"theorem: expected one of {THEOREMS}, got {theorem}")
+
+
+def memory_bytes(shape: Shape, chunk_size: int) -> dict[str, int]:
+    """Estimated peak bytes of building and checking one construction, by part.
+
+    Parts: ``weights`` (``W_QK`` and ``W_V`` of every head in float64, three copies: the NumPy
+    construction, the probe model Lemma 3 reads its vectors from, the final model), ``lemma3``
+    (its ``B x B`` score matrix plus three ``B x D`` arrays), ``classifier`` (``W_O`` twice),
+    ``check`` (one chunk through the forward pass: per-head values ``chunk x H x n x D`` twice,
+    scores, streams), ``templates`` (the task's template tuples). ``total`` is their sum; it is an
+    estimate (within a factor of about 2), meant to refuse sizes that cannot fit, not to budget.
+    """
+    n, D, H = shape.seq_len, shape.width, max(shape.heads)
+    B, C = shape.lemma3_vectors, shape.num_classes
+    parts = dict(
+        weights=8 * 3 * 2 * sum(shape.heads) * D * D,
+        lemma3=8 * (B * B + 3 * B * D),
+        classifier=8 * 2 * C * D,
+        check=8 * chunk_size * (2 * H * n * D + H * n * n + (len(shape.heads) + 1) * n * D),
+        templates=2 * shape.templates * (64 + 8 * shape.template_length),
+    )
+    parts["total"] = sum(parts.values())
+    return parts
+
+
+@dataclasses.dataclass(frozen=True)
+class Planned:
+    """One row to build and check: the task (validated) and the builder."""
+
+    theorem: int
+    label: str
+    task: object
+    build: Callable
+    sizes: str
+
+
+def plan(theorems: Sequence[int], s: Sizes) -> list[Planned]:
+    """Build (and so validate) the task of every row; ``ValueError`` from the task names its
+    field (``k: ...``). Call after :func:`memory_bytes` has cleared the sizes: Theorems 5 and 6
+    enumerate all ``Bell(l)`` templates."""
+    out = []
+    for theorem in theorems:
+        theorem = int(theorem)
+        if theorem == 1:
+            task = SequenceClassification(s.alphabet, s.length, s.num_sequences)
+            sz = f"symbols={s.alphabet} length={s.length} N={s.num_sequences}"
+            out.append(Planned(1, "1", task, theorem1, sz))
+        elif theorem == 3:
+            task = InContextQA(s.n_q, s.n_a, s.k)
+            out.append(Planned(3, "3", task, theorem3, f"n_q={s.n_q} n_a={s.n_a} k={s.k}"))
+        elif theorem == 5:
+            task = TemplateMatching(s.alphabet, all_templates(s.template_length))
+            sz = f"symbols={s.alphabet} l={s.template_length} templates={len(task.templates)}"
+            out.append(Planned(5, "5 (1 head)", task, lambda t: theorem5(t, version="single"), sz))
+            out.append(Planned(5, "5 (n heads)", task, lambda t: theorem5(t, version="multi"), sz))
+        elif theorem == 6:
+            templates = all_templates(s.ictm_template_length)
+            task = InContextTemplateMatching(s.alphabet, s.n_a, templates, s.k)
+            sz = (
+                f"symbols={s.alphabet} n_a={s.n_a} l={s.ictm_template_length} "
+                f"templates={len(templates)} k={s.k}"
+            )
+            out.append(Planned(6, "6", task, theorem6, sz))
+        else:
+            raise ValueError(f"theorem: expected one of {THEOREMS}, got {theorem}")
+    return out
+
+
+def is_exhaustive(task, samples: int | None) -> bool:
+    """Whether a check with ``samples`` enumerates the whole dataset: ``samples=None``, or a
+    dataset of at most ``samples`` examples (sampling it would only repeat examples)."""
+    return samples is None or task.size <= samples
+
+
+LONG_CHECK = 10**7  # examples: an exhaustive check this long gets a hint about --samples
+
+
+def check_plan(
+    planned: Sequence[Planned],
+    *,
+    samples: int | None = None,
+    seed: int = 0,
+    chunk_size: int = 4096,
+    progress: bool = False,
+    log: Callable[[str], None] | None = None,
+) -> list[dict]:
+    """Build and check every planned row; see :func:`construction_rows`."""
+    rows = []
+    for p in planned:
+        t0 = time.perf_counter()
+        exhaustive = is_exhaustive(p.task, samples)
+        count = p.task.size if exhaustive else samples
+        if log is not None:
+            what = f"all {count:,} examples" if exhaustive else f"{count:,} sampled examples"
+            hint = " (a long run: --samples N checks a uniform sample)" if count >= LONG_CHECK else ""
+            log(f"theorem {p.label}, {p.sizes}: building, then checking {what}{hint}")
+        params = p.build(p.task)
+        res = check_construction(
+            params,
+            p.task,
+            chunk_size,
+            samples=None if exhaustive else samples,
+            key=jax.random.PRNGKey(seed),
+            progress=progress,
+            log=None if log is None else (lambda msg, p=p: log(f"theorem {p.label}: {msg}")),
+        )
+        cfg = params.config
+        rows.append(
+            dict(
+                theorem=p.label,
+                task=type(p.task).__name__,
+                sizes=p.sizes,
+                dataset_size=str(p.task.size),
+                layers=cfg.depth,
+                heads="/".join(map(str, cfg.heads)),
+                width=cfg.width,
+                examples=res["examples"],
+                mode=res["mode"],
+                accuracy=res["accuracy"],
+                min_margin=res["min_margin"],
+                min_relative_margin=res["min_relative_margin"],
+                seconds=round(time.perf_counter() - t0, 2),
+            )
+        )
+    return rows
 
 
 def construction_rows(
@@ -93,44 +256,23 @@ def construction_rows(
     seed: int = 0,
     chunk_size: int = 4096,
     progress: bool = False,
+    log: Callable[[str], None] | None = None,
 ) -> list[dict]:
     """Build and check each theorem's construction; ``samples=None`` checks every example.
 
     With ``samples`` set, a task whose whole dataset has at most ``samples`` examples is still
-    checked exhaustively (sampling it would only repeat examples).
+    checked exhaustively (sampling it would only repeat examples). ``progress`` shows a tqdm bar
+    per check; ``log`` receives one line per row before its check (what is checked) and one with
+    the estimated time left.
     """
-    rows = []
-    for th in theorems:
-        for label, task, build, sz in _builds(int(th), sizes):
-            t0 = time.perf_counter()
-            params = build(task)
-            sampled = samples is not None and task.size > samples
-            res = check_construction(
-                params,
-                task,
-                chunk_size,
-                samples=samples if sampled else None,
-                key=jax.random.PRNGKey(seed),
-                progress=progress,
-            )
-            cfg = params.config
-            rows.append(
-                dict(
-                    theorem=label,
-                    task=type(task).__name__,
-                    sizes=sz,
-                    dataset_size=str(task.size),
-                    layers=cfg.depth,
-                    heads="/".join(map(str, cfg.heads)),
-                    width=cfg.width,
-                    examples=res["examples"],
-                    mode=res["mode"],
-                    accuracy=res["accuracy"],
-                    min_margin=res["min_margin"],
-                    seconds=round(time.perf_counter() - t0, 2),
-                )
-            )
-    return rows
+    return check_plan(
+        plan(theorems, sizes),
+        samples=samples,
+        seed=seed,
+        chunk_size=chunk_size,
+        progress=progress,
+        log=log,
+    )
 
 
 def format_table(rows: Sequence[dict]) -> str:
@@ -146,13 +288,14 @@ def format_table(rows: Sequence[dict]) -> str:
         ("mode", "mode"),
         ("accuracy", "accuracy"),
         ("min_margin", "min margin"),
+        ("min_relative_margin", "relative"),
     ]
 
     def fmt(key, v):
         if key == "accuracy":
             return f"{v:.6f}"
-        if key == "min_margin":
-            return f"{v:.6g}"
+        if key in ("min_margin", "min_relative_margin"):
+            return f"{v:.6g}" if key == "min_margin" else f"{v:.3g}"
         if key == "examples":
             return f"{v:,}"
         return str(v)
