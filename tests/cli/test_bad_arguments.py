@@ -44,6 +44,15 @@ CASES = [
     (["certify", "{tmp}/x.json", "--family", "gpt"], "--family"),
     (["certify", "{tmp}/x.json", "--out", "/proc/foo"], "--out"),
     (["certify", "{tmp}/x.json", "--out", "/dev/null"], "--out"),
+    # construct
+    (["construct", "--theorem", "3", "--n-q", "100000", "--samples", "100"], "--n-q"),  # 1 TiB
+    (["construct", "--theorem", "5", "--template-length", "30"], "--template-length"),
+    (["construct", "--theorem", "3", "--n-q", "2", "--n-a", "2", "-k", "5"], "-k"),
+    (["construct", "--theorem", "3", "--n-q", "0"], "--n-q"),
+    (["construct", "--samples", "0"], "--samples"),
+    (["construct", "--chunk-size", "-5"], "--chunk-size"),
+    (["construct", "--theorem", "3", "--out", "/proc/foo"], "--out"),
+    (["construct", "--theorem", "3", "--out", "/dev/null"], "--out"),
     # train
     (["train", "--experiment", "nonsense", "--out", "{tmp}/o"], "--experiment"),
     (["train", "--experiment", "fig2_depth", "--tasks", "nonsense", "--out", "{tmp}/o"], "--tasks"),

@@ -190,7 +190,10 @@ def test_check_construction_sampled_mode_and_bad_input():
     task = InContextQA(5, 5, 2)
     params = theorem3(task)
     res = check_construction(params, task, chunk_size=64, samples=200, key=jax.random.PRNGKey(3))
-    assert res == dict(examples=200, accuracy=1.0, min_margin=3.0, mode="sampled")
+    # Theorem 3's logits are 3 for the answer and 0 elsewhere: margin 3, relative margin 3/3.
+    assert res == dict(
+        examples=200, accuracy=1.0, min_margin=3.0, min_relative_margin=1.0, mode="sampled"
+    )
     with pytest.raises(ValueError, match="task"):
         check_construction(params, InContextQA(5, 4, 2))
     with pytest.raises(ValueError, match="chunk_size"):

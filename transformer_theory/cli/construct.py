@@ -17,6 +17,34 @@ import json
 import os
 import sys
 
+from transformer_theory.cli import _common
+
+
+def _memory_available() -> int:
+    """Bytes of physical memory (the most a construction may plan to use)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # not POSIX: assume a 16 GiB machine
+        return 16 * 2**30
+
+
+# The task fields and the options that set them.
+_OPTION = {
+    "alphabet_size": "--alphabet",
+    "alphabet": "--alphabet",
+    "length": "--length",
+    "num_sequences": "--num-sequences",
+    "n_q": "--n-q",
+    "n_a": "--n-a",
+    "k": "-k",
+    "template_length": "--template-length",
+}
+
+
+def _gib(n: int) -> str:
+    gib = n / 2**30
+    return f"{gib:,.1f} GiB" if gib < 1e5 else f"{gib:.1e} GiB"
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from transformer_theory.constructions.report import THEOREMS, Sizes
@@ -30,38 +58,60 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=list(THEOREMS),
         help="which theorems (default: all)",
     )
-    p.add_argument("--alphabet", type=int, default=dflt.alphabet, help="symbols (Theorems 1, 5, 6)")
     p.add_argument(
-        "--length", type=int, default=dflt.length, help="sequence length before the CLS (Theorem 1)"
+        "--alphabet",
+        type=_common.positive_int,
+        default=dflt.alphabet,
+        help="symbols (Theorems 1, 5, 6)",
     )
     p.add_argument(
-        "--num-sequences", type=int, default=dflt.num_sequences, help="N sequences (Theorem 1)"
+        "--length",
+        type=_common.positive_int,
+        default=dflt.length,
+        help="sequence length before the CLS (Theorem 1)",
+    )
+    p.add_argument(
+        "--num-sequences",
+        type=_common.positive_int,
+        default=dflt.num_sequences,
+        help="N sequences (Theorem 1)",
     )
     p.add_argument(
         "--template-length",
-        type=int,
+        type=_common.positive_int,
         default=dflt.template_length,
         help="l: all templates of this length (Theorem 5)",
     )
     p.add_argument(
         "--ictm-template-length",
-        type=int,
+        type=_common.positive_int,
         default=dflt.ictm_template_length,
         help="l: all templates of this length (Theorem 6)",
     )
-    p.add_argument("--n-q", type=int, default=dflt.n_q, help="questions (Theorem 3)")
-    p.add_argument("--n-a", type=int, default=dflt.n_a, help="answers (Theorems 3, 6)")
+    p.add_argument(
+        "--n-q", type=_common.positive_int, default=dflt.n_q, help="questions (Theorem 3)"
+    )
+    p.add_argument(
+        "--n-a", type=_common.positive_int, default=dflt.n_a, help="answers (Theorems 3, 6)"
+    )
     p.add_argument(
         "-k",
-        type=int,
+        type=_common.positive_int,
         default=dflt.k,
         help="question-answer pairs / context blocks (Theorems 3, 6)",
     )
     p.add_argument(
-        "--samples", type=int, default=None, help="check this many sampled examples instead of all"
+        "--samples",
+        type=_common.positive_int,
+        default=None,
+        help="check this many sampled examples instead of all",
     )
-    p.add_argument("--seed", type=int, default=0, help="PRNG seed of the sampled check")
-    p.add_argument("--chunk-size", type=int, default=4096, help="examples per device call")
+    p.add_argument(
+        "--seed", type=_common.nonnegative_int, default=0, help="PRNG seed of the sampled check"
+    )
+    p.add_argument(
+        "--chunk-size", type=_common.positive_int, default=4096, help="examples per device call"
+    )
     p.add_argument(
         "--out",
         default=os.path.join(".", "results", "construct"),
@@ -73,9 +123,9 @@ def run(args) -> int:
     import jax
 
     jax.config.update("jax_enable_x64", True)
-    from transformer_theory.constructions.report import Sizes, construction_rows, format_table
+    from transformer_theory.constructions import report
 
-    sizes = Sizes(
+    sizes = report.Sizes(
         alphabet=args.alphabet,
         length=args.length,
         num_sequences=args.num_sequences,
@@ -85,21 +135,40 @@ def run(args) -> int:
         n_a=args.n_a,
         k=args.k,
     )
+    # Everything the user gave is checked before anything is built: the output directory, then
+    # the memory each construction needs (from its sizes alone), then the tasks themselves.
+    out = _common.prepare_out_dir(args.out)
+    available = _memory_available()
+    for theorem in args.theorem:
+        for shape in report.shapes(theorem, sizes):
+            need = report.memory_bytes(shape, args.chunk_size)
+            if need["total"] > available:
+                part = max((k for k in need if k != "total"), key=need.get)
+                options = ", ".join(
+                    "--" + f.replace("_", "-") if f != "k" else "-k"
+                    for f in report.SIZE_FIELDS[theorem]
+                )
+                raise _common.UsageError(
+                    f"{options}: theorem {shape.label} at these sizes needs about "
+                    f"{_gib(need['total'])} (mostly {part}: {_gib(need[part])}; d' = "
+                    f"{shape.width}), more than this machine's {_gib(available)}; use smaller sizes"
+                )
     try:
-        rows = construction_rows(
-            args.theorem,
-            sizes,
-            samples=args.samples,
-            seed=args.seed,
-            chunk_size=args.chunk_size,
-            progress=sys.stderr.isatty(),
-        )
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    print(format_table(rows))
-    os.makedirs(args.out, exist_ok=True)
-    path = os.path.join(args.out, "construct.json")
+        planned = report.plan(args.theorem, sizes)
+    except ValueError as err:  # a task's own check names its field: name the option instead
+        field, sep, rest = str(err).partition(":")
+        option = _OPTION.get(field.strip())
+        raise _common.UsageError(f"{option}:{rest}" if sep and option else str(err)) from None
+    rows = report.check_plan(
+        planned,
+        samples=args.samples,
+        seed=args.seed,
+        chunk_size=args.chunk_size,
+        progress=sys.stderr.isatty(),
+        log=lambda line: print(line, file=sys.stderr, flush=True),
+    )
+    print(report.format_table(rows))
+    path = os.path.join(out, "construct.json")
     with open(path, "w") as f:
         json.dump(
             dict(sizes=dataclasses.asdict(sizes), samples=args.samples, seed=args.seed, rows=rows),

@@ -215,7 +215,9 @@ def check_plan(
         count = p.task.size if exhaustive else samples
         if log is not None:
             what = f"all {count:,} examples" if exhaustive else f"{count:,} sampled examples"
-            hint = " (a long run: --samples N checks a uniform sample)" if count >= LONG_CHECK else ""
+            hint = (
+                " (a long run: --samples N checks a uniform sample)" if count >= LONG_CHECK else ""
+            )
             log(f"theorem {p.label}, {p.sizes}: building, then checking {what}{hint}")
         params = p.build(p.task)
         res = check_construction(
