@@ -22,6 +22,7 @@ import scipy.optimize as so
 
 from transformer_theory import ModelConfig, init_params
 from transformer_theory.theory import certificates
+from transformer_theory.theory.certificates import programs
 
 # §13.1's D_toy-icl: a=0, b=1, x=2, y=3, "="=4; targets x -> 0, y -> 1.
 A_, B_, X_, Y_, R_ = 0, 1, 2, 3, 4
@@ -295,7 +296,7 @@ def test_certificate_with_wrong_labels_fails():
 def test_unverifiable_dual_is_reported_as_no_certificate(monkeypatch):
     """If the LP's dual cannot be made exact, the verdict is honest: no certificate, group
     undecided."""
-    monkeypatch.setattr(certificates, "_exact_certificate", lambda *a, **k: None)
+    monkeypatch.setattr(programs, "_exact_certificate", lambda *a, **k: None)
     rec = certificates.certify_dataset(TOY_TOKENS, TOY_LABELS, 5)
     assert rec.verdict == "no certificate" and not rec.verified_exactly and rec.certificate is None
     assert [g.status for g in rec.groups] == ["undecided"] and "undecided" in rec.message
@@ -482,11 +483,11 @@ def test_a_solver_that_gives_up_degrades_to_undecided_and_the_sound_bound(monkey
     """HiGHS status 15 on 10^4 random examples used to raise RuntimeError after 53 s."""
     tokens, labels = TOY_TOKENS, TOY_LABELS
     # The MILP gives up: the bound falls back to disjoint certified cores (still 3 of 4 here).
-    monkeypatch.setattr(certificates.so, "milp", lambda *a, **k: _GaveUp())
+    monkeypatch.setattr(so, "milp", lambda *a, **k: _GaveUp())
     bound = certificates.accuracy_upper_bound(tokens, labels, 5, 2, method="exact")
     assert bound.max_correct == 3 and not bound.exact
     # Every LP gives up: no verdict is claimed, the bound is the trivial sound one.
-    monkeypatch.setattr(certificates.so, "linprog", lambda *a, **k: _GaveUp())
+    monkeypatch.setattr(so, "linprog", lambda *a, **k: _GaveUp())
     rec = certificates.certify_dataset(tokens, labels, 5, 2)
     assert rec.verdict == "no certificate" and not rec.verified_exactly
     assert [g.status for g in rec.groups] == ["undecided"]
