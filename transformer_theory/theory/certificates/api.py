@@ -1,4 +1,7 @@
-"""api: part of :mod:`transformer_theory.theory.certificates` (see its docstring)."""
+"""The public functions: :func:`certify_dataset` (is the dataset impossible for the family?) and
+:func:`accuracy_upper_bound` (how many examples can the family get right?), with the per-group
+sound and exact bounds.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""exact: part of :mod:`transformer_theory.theory.certificates` (see its docstring)."""
+"""Exact arithmetic: integer and rational null vectors from an LP's support, the exact re-
+verification of a certificate (:func:`check_certificate`) and of a separating map.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""inputs: part of :mod:`transformer_theory.theory.certificates` (see its docstring)."""
+"""Validated inputs: the dataset check, rows that repeat a sequence under different labels, and each
+last-token group's relaxation ``P_t`` as a sparse integer matrix over the (position, token) pairs
+that occur.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""programs: part of :mod:`transformer_theory.theory.certificates` (see its docstring)."""
+"""The HiGHS linear programs: the Farkas system (optionally seeded and L1-minimal), the primal
+separating map, and the extraction of a certified infeasible core.
+"""
 
 from __future__ import annotations
 

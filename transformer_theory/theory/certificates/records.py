@@ -1,4 +1,9 @@
-"""records: part of :mod:`transformer_theory.theory.certificates` (see its docstring)."""
+"""What the certificate functions return: :class:`Certificate` (a Farkas certificate in integers),
+per-group results, and the records of
+:func:`~transformer_theory.theory.certificates.certify_dataset` and
+:func:`~transformer_theory.theory.certificates.accuracy_upper_bound`; plus the families and the
+solver constants.
+"""
 
 from __future__ import annotations
 
