@@ -26,32 +26,43 @@ def mlp(p: MLPParams, x_NxD: jax.Array, activation: str = "relu") -> jax.Array:
     return act(x_NxD @ p.w1.T + p.b1[None, :]) @ p.w2.T + p.b2[None, :]
 
 
-def attention_scores(layer: LayerParams, h_NxD: jax.Array, config: ModelConfig) -> jax.Array:
-    """Scores ``(H, N, N)`` of every head, before masking and the attention nonlinearity.
+def attention_scores(
+    layer: LayerParams, h_NxD: jax.Array, config: ModelConfig, queries_Q: jax.Array | None = None
+) -> jax.Array:
+    """Scores ``(H, Q, N)`` of every head, before masking and the attention nonlinearity.
 
     With ``w_qk`` (Chen & Zou 2024): ``s[h, i, j] = h_j^T W_QK[h] h_i``. With ``w_q, w_k``:
     ``s[h, i, j] = (W_Q h_i) . (W_K h_j)``, RoPE-rotated when ``config.relative == "rope"``.
-    ALiBi adds ``-slope_h |i - j|``; ``scale_scores`` divides by ``sqrt(K)``.
+    ALiBi adds ``-slope_h |i - j|``; ``scale_scores`` divides by ``sqrt(E)``.
+
+    Args:
+      layer: one layer's parameters.
+      h_NxD: the (normalized) stream the scores read.
+      config: the model's config.
+      queries_Q: the query positions to score (default every position: ``Q = N``). The one
+        scoring of the library: the verifier scores only the last query with it.
     """
     a = layer.attn
     n = h_NxD.shape[0]
+    queries = jnp.arange(n) if queries_Q is None else jnp.asarray(queries_Q)
+    h_QxD = h_NxD[queries]
     if config.qk_dim is None:
-        scores = jnp.einsum("id,hed,je->hij", h_NxD, a.w_qk, h_NxD)
+        scores = jnp.einsum("hed,id->hie", a.w_qk, h_QxD) @ h_NxD.T  # (W_QK h_i) . h_j
         key_dim = config.width
     else:
-        q = jnp.einsum("hkd,nd->hnk", a.w_q, h_NxD)
+        q = jnp.einsum("hkd,nd->hnk", a.w_q, h_QxD)
         k = jnp.einsum("hkd,nd->hnk", a.w_k, h_NxD)
         if config.relative == "rope":
-            pos = jnp.arange(n)
-            q = jax.vmap(lambda x: positional.rope(x, pos))(q)
-            k = jax.vmap(lambda x: positional.rope(x, pos))(k)
+            q = jax.vmap(lambda x: positional.rope(x, queries))(q)
+            k = jax.vmap(lambda x: positional.rope(x, jnp.arange(n)))(k)
         scores = jnp.einsum("hik,hjk->hij", q, k)
         key_dim = config.qk_dim
     if config.scale_scores:
         scores = scores / jnp.sqrt(jnp.asarray(key_dim, scores.dtype))
     if config.relative == "alibi":
         slopes = positional.alibi_slopes(scores.shape[0], scores.dtype)
-        scores = scores + jax.vmap(lambda s: positional.alibi_bias(n, s, scores.dtype))(slopes)
+        bias = jax.vmap(lambda s: positional.alibi_bias(n, s, scores.dtype)[queries])(slopes)
+        scores = scores + bias
     return scores
 
 

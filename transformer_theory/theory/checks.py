@@ -70,9 +70,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from transformer_theory import _validate, parallel
-from transformer_theory.core import attention, norms, positional
+from transformer_theory.core import attention, norms
 from transformer_theory.core.forward import embed, forward_trace
-from transformer_theory.core.layers import mlp
+from transformer_theory.core.layers import attention_scores, mlp
 from transformer_theory.params import ModelConfig, ModelParams, embed_dim, init_params_batch
 from transformer_theory.theory import dependence as dep
 
@@ -222,22 +222,7 @@ def _last_query_layer(layer, h_NxD: jax.Array, cfg: ModelConfig):
     x = h_NxD
     if layer.norm1 is not None:
         x = norms.apply_norm(cfg.norm1, x, layer.norm1.scale, layer.norm1.bias, cfg.norm_eps)
-    if cfg.qk_dim is None:
-        s = jnp.einsum("hed,d->he", a.w_qk, x[-1]) @ x.T  # s[h, j] = x_j^T W_QK[h] x_{n-1}
-        key_dim = cfg.width
-    else:
-        q = jnp.einsum("hkd,d->hk", a.w_q, x[-1])
-        k = jnp.einsum("hkd,nd->hnk", a.w_k, x)
-        if cfg.relative == "rope":
-            q = jax.vmap(lambda v: positional.rope(v[None, :], jnp.asarray([n - 1]))[0])(q)
-            k = jax.vmap(lambda m: positional.rope(m, jnp.arange(n)))(k)
-        s = jnp.einsum("hk,hnk->hn", q, k)
-        key_dim = cfg.qk_dim
-    if cfg.scale_scores:
-        s = s / jnp.sqrt(jnp.asarray(key_dim, s.dtype))
-    if cfg.relative == "alibi":
-        slopes = positional.alibi_slopes(s.shape[0], s.dtype)
-        s = s + jax.vmap(lambda sl: positional.alibi_bias(n, sl, s.dtype)[-1])(slopes)
+    s = attention_scores(layer, x, cfg, jnp.asarray([n - 1]))[:, 0, :]  # the last query's row
     # The last query attends to every key, also under a causal mask: no mask needed.
     w = jax.vmap(lambda row: attention.attention_weights(row[None, :], cfg.attention)[0])(s)
     heads = jnp.einsum("hed,hd->he", a.w_v, w @ x)  # W_V[h] (sum_j w_hj x_j)
