@@ -10,13 +10,14 @@ Conventions (Chen & Zou 2024, §3.1, eq. 2), in the library's row-major layout `
 - ``w_qk[h]`` is the paper's ``W_QK`` of head ``h``: the score of query position ``i`` for key
   position ``j`` is ``h_j^T W_QK h_i`` (the paper's ``sigma(H^T W_QK H)[j, i]``, whose column ``i``
   is the attention of position ``i``). Constructions copy the paper's matrices verbatim.
-- Alternatively (``ModelConfig.qk_dim`` set), ``w_q[h], w_k[h]: (K, D)`` and the score is
+- Alternatively (``ModelConfig.qk_dim`` set), ``w_q[h], w_k[h]: (E, D)`` and the score is
   ``(W_Q h_i) . (W_K h_j)`` -- needed for RoPE, which rotates queries and keys separately.
 - ``w_v[h]: (D, D)`` maps a key's stream ``h_j`` to ``W_V h_j``; the layer adds the mean over heads.
 - ``w_o: (C, D)`` is the classifier: ``o = W_O h_{n-1}``.
 
-Shape glossary: ``L`` layers, ``H`` heads in a layer, ``D`` width ``d'``, ``K`` query/key width,
-``F`` MLP hidden width, ``C`` classes, ``V`` vocabulary size ``d``, ``N`` sequence length ``n``.
+Shape letters as in :mod:`transformer_theory.glossary`: ``L`` layers, ``H`` heads in a layer, ``D``
+width ``d'``, ``E`` query/key width, ``F`` MLP hidden width, ``C`` classes, ``V`` vocabulary size
+``d``, ``N`` sequence length ``n``.
 """
 
 from __future__ import annotations
@@ -54,13 +55,13 @@ class ModelConfig:
       attention: ``"relu"`` (Chen & Zou 2024, eq. 2), ``"softmax"``,
         ``"hard_leftmost"``/``"hard_average"``
         (Strobl et al. 2024), applied over keys for each query.
-      scale_scores: multiply scores by ``1/sqrt(K)`` (Conti 2024); off in Chen & Zou 2024.
+      scale_scores: multiply scores by ``1/sqrt(E)`` (Conti 2024); off in Chen & Zou 2024.
       causal: restrict query ``i`` to keys ``j <= i``. Chen & Zou's layer is bidirectional (False).
       head_mean: Chen & Zou 2024 averages heads (``1/m`` sum); False sums them.
       positional: the absolute code written into the embedding (``"onehot"`` is Chen & Zou 2024, eq.
         3).
       relative: an extra relative-position term: ALiBi bias or RoPE (RoPE needs ``qk_dim``).
-      qk_dim: if set, queries and keys are factored (``w_q, w_k: (H, K, D)``) instead of ``w_qk``.
+      qk_dim: if set, queries and keys are factored (``w_q, w_k: (H, E, D)``) instead of ``w_qk``.
       norm1: token-wise norm applied to the stream before attention (Barbero et al.'s ``norm1``,
         Pre-LN).
       mlp_hidden: if set, an MLP ``psi`` after ``norm2`` with this hidden width (Barbero et al.
@@ -177,7 +178,7 @@ class MLPParams:
 
 @flax.struct.dataclass
 class AttentionParams:
-    """One multi-head attention layer. Either ``w_qk: (H, D, D)`` or ``w_q, w_k: (H, K, D)``; ``w_v:
+    """One multi-head attention layer. Either ``w_qk: (H, D, D)`` or ``w_q, w_k: (H, E, D)``; ``w_v:
     (H, D, D)``."""
 
     w_v: jax.Array
@@ -273,8 +274,8 @@ def _init_params_jit(key, config: ModelConfig, dtype, scheme: str, scale) -> Mod
         if config.qk_dim is None:
             attn = AttentionParams(w_v=w_v, w_qk=qk_fn(kq, (H, D, D)))
         else:
-            K = config.qk_dim
-            attn = AttentionParams(w_v=w_v, w_q=qk_fn(kq, (H, K, D)), w_k=qk_fn(kk, (H, K, D)))
+            E = config.qk_dim
+            attn = AttentionParams(w_v=w_v, w_q=qk_fn(kq, (H, E, D)), w_k=qk_fn(kk, (H, E, D)))
         mlp = None
         if config.mlp_hidden is not None:
             F = config.mlp_hidden

@@ -187,9 +187,9 @@ def test_linear_bad_inputs():
         linear.linear_attention(q, q, q, feature_map=lambda x: x[0])
     with pytest.raises(ValueError, match="feature_map"):
         linear.linear_attention(q, q, q, feature_map="elu")
-    with pytest.raises(ValueError, match="e_PxN"):
+    with pytest.raises(ValueError, match="e_RxN"):
         linear.linformer_attention(q, q, q, jnp.zeros((2, 3)), jnp.zeros((2, 4)))
-    with pytest.raises(ValueError, match="f_PxN"):
+    with pytest.raises(ValueError, match="f_RxN"):
         linear.linformer_attention(q, q, q, jnp.zeros((2, 4)), jnp.zeros((3, 4)))
     with pytest.raises(ValueError, match="causal"):
         linear.linear_attention_quadratic(q, jnp.zeros((5, 2)), jnp.zeros((5, 2)), causal=True)

@@ -11,7 +11,8 @@
   kernel of :mod:`transformer_theory.core.kernels` -- and :func:`dot_product_attention` (Conti 2024,
   eq. 5/10).
 
-Shape glossary: ``Q`` query positions, ``K`` key positions, ``D`` width.
+Shape letters as in :mod:`transformer_theory.glossary`: ``Q`` query positions, ``K`` key
+positions, ``D`` width.
 Scores are laid out ``scores_QxK[i, j]`` = score of query ``i`` for key ``j``; weights are
 normalized (where the kind normalizes) over keys, the last axis. Masks are boolean
 ``mask_QxK`` with True = may attend. A fully masked row gives all-zero weights, never NaN.

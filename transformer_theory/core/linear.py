@@ -1,11 +1,12 @@
 """Sub-quadratic attention of Conti 2024, §2.1.2-2.1.3: kernel linear attention and Linformer.
 
-Shape glossary: ``N`` positions (queries = keys for self-attention), ``E`` query/key width,
-``F`` feature width of ``phi``, ``D`` value width, ``P`` Linformer's projected length ``k'``.
+Shape letters as in :mod:`transformer_theory.glossary`: ``N`` positions (queries = keys for
+self-attention), ``E`` query/key width and the feature width of ``phi``, ``D`` value width, ``R``
+Linformer's projected length (its rank) ``k'``.
 
 Linear attention (Conti 2024, eq. 13-15) replaces ``exp(q_i . k_j)`` by ``sim(q_i, k_j) = phi(q_i) .
 phi(k_j)``:
-``V'_i = phi(q_i)^T S / phi(q_i)^T z`` with ``S = sum_j phi(k_j) v_j^T`` (``F x D``) and
+``V'_i = phi(q_i)^T S / phi(q_i)^T z`` with ``S = sum_j phi(k_j) v_j^T`` (``E x D``) and
 ``z = sum_j phi(k_j)``, computed once (non-causal, O(N)) or as prefix sums over ``j <= i`` (causal).
 :func:`linear_attention_quadratic` is the explicit ``N x N`` form the O(N) one must equal.
 
@@ -98,15 +99,15 @@ def linear_attention(
     fq, fk = _features(feature_map, q_NxE, k_NxE)
     if causal:
         # Prefix sums by an associative scan (log-depth on accelerators): S_i, z_i over j <= i.
-        s_NxFxD = jax.lax.associative_scan(jnp.add, fk[:, :, None] * v_NxD[:, None, :], axis=0)
-        z_NxF = jax.lax.associative_scan(jnp.add, fk, axis=0)
-        num = jnp.einsum("nf,nfd->nd", fq, s_NxFxD)
-        den = jnp.sum(fq * z_NxF, axis=-1, keepdims=True)
+        s_NxExD = jax.lax.associative_scan(jnp.add, fk[:, :, None] * v_NxD[:, None, :], axis=0)
+        z_NxE = jax.lax.associative_scan(jnp.add, fk, axis=0)
+        num = jnp.einsum("nf,nfd->nd", fq, s_NxExD)
+        den = jnp.sum(fq * z_NxE, axis=-1, keepdims=True)
     else:
-        s_FxD = fk.T @ v_NxD
-        z_F = jnp.sum(fk, axis=0)
-        num = fq @ s_FxD
-        den = (fq @ z_F)[:, None]
+        s_ExD = fk.T @ v_NxD
+        z_E = jnp.sum(fk, axis=0)
+        num = fq @ s_ExD
+        den = (fq @ z_E)[:, None]
     return _safe_divide(num, den)
 
 
@@ -158,8 +159,8 @@ def linformer_attention(
     q_NxE: jax.Array,
     k_NxE: jax.Array,
     v_NxD: jax.Array,
-    e_PxN: jax.Array,
-    f_PxN: jax.Array,
+    e_RxN: jax.Array,
+    f_RxN: jax.Array,
     *,
     scale: bool = True,
 ) -> tuple[jax.Array, jax.Array]:
@@ -171,19 +172,19 @@ def linformer_attention(
     :func:`~transformer_theory.core.attention.dot_product_attention`).
 
     Returns:
-      ``(out_NxD, weights_NxP)``.
+      ``(out_NxD, weights_NxR)``.
     """
     _check_qkv(q_NxE, k_NxE, v_NxD)
     n = k_NxE.shape[0]
-    for name, w in (("e_PxN", e_PxN), ("f_PxN", f_PxN)):
+    for name, w in (("e_RxN", e_RxN), ("f_RxN", f_RxN)):
         _validate.check_ndim(name, w, 2)
         _validate.check_float(name, w)
         if w.shape[1] != n:
             raise ValueError(
                 f"{name}: expected shape (k', {n}) projecting the {n} keys/values, got {w.shape}"
             )
-    if e_PxN.shape[0] != f_PxN.shape[0]:
+    if e_RxN.shape[0] != f_RxN.shape[0]:
         raise ValueError(
-            f"f_PxN: expected the same k' as e_PxN ({e_PxN.shape[0]}), got {f_PxN.shape}"
+            f"f_RxN: expected the same k' as e_RxN ({e_RxN.shape[0]}), got {f_RxN.shape}"
         )
-    return attention.dot_product_attention(q_NxE, e_PxN @ k_NxE, f_PxN @ v_NxD, scale=scale)
+    return attention.dot_product_attention(q_NxE, e_RxN @ k_NxE, f_RxN @ v_NxD, scale=scale)

@@ -28,8 +28,8 @@ certified by :func:`is_dependence`):
   ``lambda = (1,...,1, -1,...,-1)``.
 
 Token layout follows ``tasks``: the response sign / CLS is the last id ``V - 1``.
-Shape glossary: ``B`` sequences, ``N`` sequence length ``n``, ``V`` vocabulary size ``d``,
-``S`` sets, ``R`` basis vectors.
+Shape letters as in :mod:`transformer_theory.glossary`: ``B`` sequences, ``N`` sequence length
+``n``, ``V`` vocabulary size ``d``, ``S`` sets, ``R`` basis vectors.
 """
 
 from __future__ import annotations
