@@ -87,7 +87,7 @@ def test_hard_attention_leftmost_vs_average_on_all_tie_patterns():
     np.testing.assert_array_equal(attention.hard_weights(tie, m, mode="leftmost"), [[0, 0, 0, 1]])
 
 
-def test_softmax_jacobian_is_diag_minus_outer_seed002():
+def test_softmax_jacobian_is_diag_minus_outer_conti2024():
     """Conti 2024, §1.2.3: J = diag(s) - s s^T, checked against autodiff of softmax_weights.
 
     The printed matrix has ``-s_i (1 - s_i)`` on the diagonal of rows 2..n; that literal version

@@ -157,7 +157,7 @@ def np_sinusoidal(n, d):
     )
 
 
-def test_seq2seq_embed_matches_seed002():
+def test_seq2seq_embed_matches_conti2024():
     rng = np.random.default_rng(4)
     W = rng.normal(size=(5, 6))
     toks = np.array([4, 0, 2])

@@ -67,7 +67,7 @@ def test_user_feature_map_linear_equals_quadratic(causal):
 
 
 @pytest.mark.parametrize("causal", [False, True])
-def test_taylor_attention_matches_corrected_seed002_formula(causal):
+def test_taylor_attention_matches_corrected_conti2024_formula(causal):
     """sim = 1 + q^.k^ (q^, k^ l2-normalized): explicit weights and the paper's "simplified" line
     V'_i = (sum_j v_j + (sum_j v_j k^_j^T) q^_i) / (n_i + q^_i . sum_j k^_j) agree with the O(N)
     form."""

@@ -66,7 +66,7 @@ def test_sinusoidal_shift_literal_affine_form_fails():
     assert (res_rot.size == 0) or res_rot[0] < 1e-20
 
 
-def test_embed_tokens_seed003_eq3_and_other_codes():
+def test_embed_tokens_chen_zou_eq3_and_other_codes():
     toks = np.array([2, 0, 1, 2])
     V_, n, width = 3, 4, 10
     ref = np.zeros((n, width))

@@ -9,9 +9,11 @@ import itertools
 from collections import Counter
 from fractions import Fraction
 
+import jax
 import numpy as np
 import pytest
 
+from transformer_theory import ModelConfig, init_params
 from transformer_theory.theory import dependence
 
 
@@ -176,3 +178,49 @@ def test_group_by_last_token():
     toks = np.array([[0, 1], [1, 0], [0, 0], [1, 1]])
     g = dependence.group_by_last_token(toks)
     assert {k: v.tolist() for k, v in g.items()} == {0: [1, 2], 1: [0, 3]}
+
+
+def _one_layer_relu_outputs(tokens_BxN, vocab_size):
+    """float64 logits of one random one-layer ReLU model (2 heads), written in NumPy from the
+    library's parameters: o = W_O (x_{n-1} + sum_h W_V^h sum_j relu(x_j^T W_QK^h x_{n-1}) x_j)."""
+    with jax.enable_x64(True):
+        cfg = ModelConfig(
+            vocab_size=vocab_size,
+            seq_len=tokens_BxN.shape[1],
+            width=vocab_size + tokens_BxN.shape[1] + 2,
+            num_classes=3,
+            heads=(2,),
+        )
+        p = jax.tree.map(lambda x: np.asarray(x, np.float64), init_params(jax.random.key(5), cfg))
+    out = []
+    for row in tokens_BxN:
+        n = len(row)
+        x = np.zeros((n, cfg.width))
+        x[np.arange(n), row] = 1.0
+        x[np.arange(n), vocab_size + np.arange(n)] = 1.0
+        layer = p.layers[0].attn
+        z = x[-1].copy()
+        for h in range(2):
+            w = np.maximum(x @ (layer.w_qk[h] @ x[-1]), 0.0)
+            z += layer.w_v[h] @ (w @ x)
+        out.append(p.w_o @ z)
+    return np.array(out)
+
+
+def test_lemma7_as_printed_fails_and_with_lemma6_coefficients_holds():
+    """Chen & Zou 2024, Lemma 7 prints ``lambda_1 sum_{i < n^(t')} o^(i) = lambda_2 sum_{i < n^(t')}
+    o'^(i)``: both sums run to ``n^(t')``. The first must run over ``t``'s own ``n^(t)`` sequences
+    (with Lemma 6's ``lambda_1 = n^(t')``, ``lambda_2 = n^(t)``). Templates ``abc`` (6 sequences
+    over 3 symbols) and ``aaa`` (3) on a random one-layer ReLU model: the corrected relation holds
+    to float64 rounding, the printed one (the first sum cut at 3 terms) does not."""
+    (s,) = dependence.template_pair_sets(3, [(0, 1, 2), (0, 0, 0)])
+    lam = np.array([int(x) for x in s.lam_B])
+    t_rows, u_rows = np.flatnonzero(lam > 0), np.flatnonzero(lam < 0)
+    assert (len(t_rows), len(u_rows)) == (6, 3) and set(lam[t_rows]) == {3}
+    o = _one_layer_relu_outputs(s.tokens_BxN, 4)
+    lam1, lam2 = len(u_rows), len(t_rows)  # Lemma 6: n^(t') on t, n^(t) on t'
+    corrected = lam1 * o[t_rows].sum(0) - lam2 * o[u_rows].sum(0)
+    printed = lam1 * o[t_rows[: len(u_rows)]].sum(0) - lam2 * o[u_rows].sum(0)
+    scale = np.abs(o).sum()
+    assert np.abs(corrected).max() < 1e-12 * scale  # float64 sums of O(10) terms: ~1e-15
+    assert np.abs(printed).max() > 1e-3 * scale

@@ -45,7 +45,7 @@ from transformer_theory.core import attention, masks, norms, positional
 from transformer_theory.core.layers import mlp
 from transformer_theory.params import MLPParams, NormParams
 
-SEED002_EPS = 1e-6
+CONTI2024_EPS = 1e-6
 
 
 @flax.struct.dataclass
@@ -260,7 +260,7 @@ def encoder_block(
     mask_NxN: jax.Array | None = None,
     *,
     norm: str = "layernorm_sigma",
-    eps: float = SEED002_EPS,
+    eps: float = CONTI2024_EPS,
     activation: str = "relu",
 ) -> tuple[jax.Array, jax.Array]:
     """One Post-LN encoder block ``Z = f_theta(X)`` (Conti 2024, §1.2.2). Returns ``(z_NxD,
@@ -284,7 +284,7 @@ def decoder_block(
     cross_mask_TxN: jax.Array | None = None,
     *,
     norm: str = "layernorm_sigma",
-    eps: float = SEED002_EPS,
+    eps: float = CONTI2024_EPS,
     activation: str = "relu",
 ) -> tuple[jax.Array, tuple[jax.Array, jax.Array]]:
     """One Post-LN decoder block (Conti 2024, §1.2.5).
