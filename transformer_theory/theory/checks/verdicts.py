@@ -27,14 +27,16 @@ from transformer_theory.theory.checks.outputs import (
 # Tolerances and verdicts
 # --------------------------------------------------------------------------------------------
 def set_tolerance(dtype, config: ModelConfig) -> float:
-    """``16 * eps * (D + N + C)`` (see the module docstring for the derivation)."""
+    """``16 * eps * (D + N + C)``: a heuristic with a measured margin (module docstring of
+    :mod:`transformer_theory.theory.checks`)."""
     eps = float(jnp.finfo(dtype).eps)
     return TOL_SAFETY * eps * (config.width + config.seq_len + config.num_classes)
 
 
 def affine_tolerance(dtype, config: ModelConfig, rank: int, num_chunks: int = 1) -> float:
     """``16 * eps * (D + N + C + p) * sqrt(s)``: the set tolerance plus Householder QR's ``~p eps``
-    backward error per TSQR step, the ``s`` steps' errors adding like a random walk."""
+    backward error per TSQR step, the ``s`` steps' errors assumed to add like a random walk (a
+    heuristic with a measured margin, like :func:`set_tolerance`)."""
     eps = float(jnp.finfo(dtype).eps)
     return (
         TOL_SAFETY
