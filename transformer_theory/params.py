@@ -31,7 +31,7 @@ import jax.numpy as jnp
 
 from transformer_theory import _validate
 
-ATTENTION_KINDS = ("relu", "softmax", "hard_leftmost", "hard_average")
+ATTENTION_KINDS = ("relu", "softmax", "hard_leftmost", "hard_average", "sparsemax")
 NORM_KINDS = (None, "layernorm", "layernorm_sigma", "rmsnorm")
 POSITIONAL_KINDS = ("onehot", "sinusoidal", "svete", "none")
 RELATIVE_KINDS = (None, "alibi", "rope")
