@@ -13,6 +13,8 @@ have their own suffixes.
 ============  ==================================================================================
 letter        meaning
 ============  ==================================================================================
+``A``         states of a language model: the BOS-padded histories of an n-gram LM (rows of its
+              conditional table; Svete & Cotterell 2024)
 ``B``         batch: sequences or examples (a training batch, a held-out set, a dataset chunk)
 ``C``         classes: the classifier's outputs (``w_o`` has ``C`` rows)
 ``D``         residual-stream width ``d'`` (model width of every layer)
@@ -44,6 +46,7 @@ fails on a letter that is not above.
 from __future__ import annotations
 
 GLOSSARY: dict[str, str] = {
+    "A": "states of a language model (n-gram histories)",
     "B": "batch: sequences or examples",
     "C": "classes (classifier outputs)",
     "D": "residual-stream width d'",

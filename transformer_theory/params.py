@@ -32,9 +32,9 @@ import jax.numpy as jnp
 
 from transformer_theory import _validate
 
-ATTENTION_KINDS = ("relu", "softmax", "hard_leftmost", "hard_average")
+ATTENTION_KINDS = ("relu", "softmax", "hard_leftmost", "hard_average", "sparsemax")
 NORM_KINDS = (None, "layernorm", "layernorm_sigma", "rmsnorm")
-POSITIONAL_KINDS = ("onehot", "sinusoidal", "svete", "none")
+POSITIONAL_KINDS = ("onehot", "sinusoidal", "svete", "none", "ngram_window", "chiang_cholak")
 RELATIVE_KINDS = (None, "alibi", "rope")
 MLP_ACTIVATIONS = ("relu", "gelu")
 
@@ -70,6 +70,15 @@ class ModelConfig:
       final_norm: Barbero et al.'s ``norm3`` before the classifier.
       mlp_activation: ``"relu"`` or ``"gelu"``.
       norm_eps: epsilon of every norm.
+      positional_window: offsets of the ``"svete"`` code / window of ``"ngram_window"`` (Svete &
+        Cotterell 2024: ``n - 1`` for an n-gram LM); 1 keeps the single ``"svete"`` pair.
+      causal_lm: a causal language model (Svete & Cotterell 2024) instead of a classifier: the
+        input ids are ``Sigma = [0, vocab_size - 1)`` plus ``BOS = vocab_size - 1``; the output at
+        EVERY position is a distribution over ``Sigma`` plus ``EOS = num_classes - 1`` (so
+        ``num_classes == vocab_size``), read by :func:`transformer_theory.core.forward_all` and
+        :func:`transformer_theory.core.lm_log_probs`. Needs ``causal=True``.
+      bos_pad: how many BOS tokens precede a string of a ``causal_lm`` (``n - 1`` for the n-gram
+        constructions, so every history is BOS-padded).
     """
 
     vocab_size: int
@@ -90,6 +99,9 @@ class ModelConfig:
     final_norm: str | None = None
     mlp_activation: str = "relu"
     norm_eps: float = 1e-5
+    positional_window: int = 1
+    causal_lm: bool = False
+    bos_pad: int = 1
 
     def __post_init__(self):
         object.__setattr__(self, "heads", tuple(int(h) for h in self.heads))
@@ -114,6 +126,15 @@ class ModelConfig:
             )
         if self.mlp_hidden is not None:
             _validate.check_positive("mlp_hidden", self.mlp_hidden)
+        _validate.check_positive("positional_window", self.positional_window)
+        _validate.check_positive("bos_pad", self.bos_pad)
+        if self.causal_lm and not self.causal:
+            raise ValueError("causal_lm: a language model needs causal=True")
+        if self.causal_lm and self.num_classes != self.vocab_size:
+            raise ValueError(
+                "num_classes: a causal_lm predicts Sigma + EOS and reads Sigma + BOS, so "
+                f"num_classes must equal vocab_size = {self.vocab_size}, got {self.num_classes}"
+            )
         if self.width < self.embed_dim:
             raise ValueError(
                 f"width: d' must be at least d + p = {self.vocab_size} + {self.pos_dim} "
@@ -130,7 +151,9 @@ class ModelConfig:
         """Width of the absolute positional code inside the embedding."""
         from transformer_theory.core import positional
 
-        return positional.code_dim(self.positional, self.seq_len)
+        return positional.code_dim(
+            self.positional, self.seq_len, window=self.positional_window, vocab_size=self.vocab_size
+        )
 
     @property
     def embed_dim(self) -> int:

@@ -19,6 +19,7 @@ from transformer_theory.core.attention import (  # noqa: F401
     relu_weights,
     softmax_jacobian,
     softmax_weights,
+    sparsemax_weights,
 )
 from transformer_theory.core.encdec import (  # noqa: F401
     DecoderBlockParams,
@@ -38,8 +39,13 @@ from transformer_theory.core.forward import (  # noqa: F401
     ForwardTrace,
     embed,
     forward,
+    forward_all,
     forward_trace,
     last_hidden,
+    lm_inputs,
+    lm_log_prob,
+    lm_log_probs,
+    output_logits,
     predict,
 )
 from transformer_theory.core.kernels import (  # noqa: F401

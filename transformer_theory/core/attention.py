@@ -4,8 +4,8 @@
   2024),
   :func:`relu_weights` (Chen & Zou 2024, eq. 2, unnormalized), :func:`hard_weights` (Strobl et al.
   (2024)'s leftmost /
-  average-hard), dispatched by :func:`attention_weights`; :func:`softmax_jacobian` (Conti 2024,
-  §1.2.3).
+  average-hard), :func:`sparsemax_weights` (Martins & Astudillo 2016), dispatched by
+  :func:`attention_weights`; :func:`softmax_jacobian` (Conti 2024, §1.2.3).
 - Outputs: :func:`kernel_attention` -- Barbero et al.'s ``alpha_ij ~ exp k(q_i, k_j, p_ij)`` with
   any score
   kernel of :mod:`transformer_theory.core.kernels` -- and :func:`dot_product_attention` (Conti 2024,
@@ -106,10 +106,44 @@ def hard_weights(
     return is_max.astype(scores_QxK.dtype) / jnp.maximum(cnt, 1).astype(scores_QxK.dtype)
 
 
+def sparsemax_weights(scores_QxK: jax.Array, mask_QxK: jax.Array | None = None) -> jax.Array:
+    """Sparsemax (Martins & Astudillo 2016, Algorithm 1): the Euclidean projection of each score
+    row onto the probability simplex, ``p_j = max(z_j - tau, 0)``.
+
+    With the row sorted decreasingly, ``z_(1) >= z_(2) >= ...``, the support size is
+    ``k(z) = max{k : 1 + k z_(k) > z_(1) + ... + z_(k)}`` and ``tau = (z_(1) + ... + z_(k(z)) - 1)
+    / k(z)``. Unlike softmax, weights can be exactly zero, and a row whose top score exceeds every
+    other by at least 1 gets a one-hot row (Svete & Cotterell 2024 use this for exact attention).
+
+    Args:
+      scores_QxK: float scores, query rows.
+      mask_QxK: optional boolean mask, True where query ``i`` may attend to key ``j``.
+    Returns:
+      ``weights_QxK``: each allowed row sums to 1; masked entries and fully masked rows are 0.
+    """
+    _validate.check_ndim("scores_QxK", scores_QxK, 2)
+    _validate.check_float("scores_QxK", scores_QxK)
+    mask = _apply_mask_default(mask_QxK, scores_QxK)
+    K = scores_QxK.shape[-1]
+    # Masked keys sort last with a score no allowed support can include (1 + k*low < cumsum).
+    low = jnp.asarray(jnp.finfo(scores_QxK.dtype).min / (2 * K), scores_QxK.dtype)
+    z = jnp.where(mask, scores_QxK, low)
+    z_sorted = -jnp.sort(-z, axis=-1)
+    cumsum = jnp.cumsum(z_sorted, axis=-1)
+    k = jnp.arange(1, K + 1, dtype=z.dtype)[None, :]
+    in_support = (1 + k * z_sorted > cumsum) & (z_sorted > low)
+    support = jnp.maximum(jnp.sum(in_support, axis=-1, keepdims=True), 1)
+    top_sum = jnp.take_along_axis(cumsum, support - 1, axis=-1)
+    tau = (top_sum - 1) / support.astype(z.dtype)
+    weights = jnp.where(mask, jnp.maximum(z - tau, 0.0), 0.0)
+    return jnp.where(jnp.any(mask, axis=-1, keepdims=True), weights, 0.0)
+
+
 def attention_weights(
     scores_QxK: jax.Array, kind: str, mask_QxK: jax.Array | None = None
 ) -> jax.Array:
-    """Dispatch on ``kind`` in ``{"relu", "softmax", "hard_leftmost", "hard_average"}``."""
+    """Dispatch on ``kind`` in ``{"relu", "softmax", "hard_leftmost", "hard_average",
+    "sparsemax"}``."""
     if kind == "relu":
         return relu_weights(scores_QxK, mask_QxK)
     if kind == "softmax":
@@ -118,8 +152,11 @@ def attention_weights(
         return hard_weights(scores_QxK, mask_QxK, mode="leftmost")
     if kind == "hard_average":
         return hard_weights(scores_QxK, mask_QxK, mode="average")
+    if kind == "sparsemax":
+        return sparsemax_weights(scores_QxK, mask_QxK)
     raise ValueError(
-        f"kind: expected one of ['relu', 'softmax', 'hard_leftmost', 'hard_average'], got {kind!r}"
+        "kind: expected one of ['relu', 'softmax', 'hard_leftmost', 'hard_average', 'sparsemax'], "
+        f"got {kind!r}"
     )
 
 

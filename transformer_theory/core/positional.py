@@ -9,7 +9,14 @@
   cos(...)``.
 - :func:`svete_cotterell`: Svete & Cotterell's (2024) ``(sqrt(1/t), sqrt(1 - 1/t))`` code for
   positions ``t = 1..n``
-  (1-based, as in the slides), whose dot products peak at equal positions.
+  (1-based, as in the slides), whose dot products peak at equal positions; with ``window = w``
+  (kind ``"svete"``, :func:`svete_cotterell_offsets`) the pairs of ``t, t+1, ..., t+w-1`` that
+  the ``n - 1`` heads (or layers) of the n-gram constructions read.
+- :func:`ngram_window_code`: the code ``r(y_t, t)`` of the single-head n-gram construction
+  (Svete & Cotterell 2024, Theorem 3.3; see :mod:`transformer_theory.constructions.ngram`):
+  position powers, the coefficients of a score polynomial that peaks on the last ``w``
+  positions, ``t mod w`` one-hot, and the joint block ``onehot(y_t) (x) onehot(t mod w)``.
+- :func:`chiang_cholak`: ``(i/n, (-1)^i)`` of Chiang & Cholak 2022's PARITY transformer.
 - :func:`rope`: rotary embedding of a query or key vector at a position.
 - :func:`alibi_bias`: ALiBi-style relative bias ``-slope * |i - j|``.
 """
@@ -18,15 +25,28 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from transformer_theory import _validate
 
+KINDS = ("onehot", "sinusoidal", "svete", "none", "ngram_window", "chiang_cholak")
 
-def code_dim(kind: str, n: int) -> int:
+
+def code_dim(kind: str, n: int, *, window: int = 1, vocab_size: int = 0) -> int:
     """Width of the absolute code of ``kind`` for length ``n`` (``onehot``: n; ``sinusoidal``: even
-    >= 2)."""
-    _validate.check_choice("positional", kind, ("onehot", "sinusoidal", "svete", "none"))
-    return {"onehot": n, "sinusoidal": max(2, n + n % 2), "svete": 2, "none": 0}[kind]
+    >= 2; ``svete``: ``2 * window``; ``ngram_window``: ``2 (2 window + 1) + window (1 +
+    vocab_size)``; ``chiang_cholak``: 2)."""
+    _validate.check_choice("positional", kind, KINDS)
+    _validate.check_positive("window", window)
+    if kind == "ngram_window":
+        return 2 * (2 * window + 1) + window * (1 + vocab_size)
+    return {
+        "onehot": n,
+        "sinusoidal": max(2, n + n % 2),
+        "svete": 2 * window,
+        "none": 0,
+        "chiang_cholak": 2,
+    }[kind]
 
 
 def onehot_positions(n: int, dtype=jnp.float32) -> jax.Array:
@@ -61,20 +81,78 @@ def svete_cotterell(n: int, dtype=jnp.float32) -> jax.Array:
     return jnp.stack([jnp.sqrt(1.0 / t), jnp.sqrt(1.0 - 1.0 / t)], axis=-1)
 
 
-def positional_code(kind: str, n: int, dtype=jnp.float32) -> jax.Array:
-    """The absolute code ``(n, code_dim(kind, n))`` for ``kind`` in onehot/sinusoidal/svete/none."""
-    p = code_dim(kind, n)
+def window_score_polynomial(t: int, window: int) -> np.ndarray:
+    """Coefficients ``c_0..c_{2w}`` (increasing powers of ``j``) of ``-prod_{h<w} (j - t + h)^2``.
+
+    As a function of the key position ``j`` this is 0 on the window ``t-w+1..t`` and at most
+    ``-(w!)^2 <= -1`` at every other integer, so ``score(t, j) = c(t) . (1, j, ..., j^{2w})`` is a
+    bilinear score whose maximizers are exactly the last ``w`` positions (computed exactly in
+    float64 from integers; the cancellation when it is evaluated in floats is what limits the
+    construction's precision).
+    """
+    poly = np.poly1d([-1.0])
+    for h in range(window):
+        poly = poly * np.poly1d([1.0, -(t - h)]) ** 2
+    return poly.coeffs[::-1].astype(np.float64)
+
+
+def ngram_window_code(tokens_N: jax.Array, vocab_size: int, window: int, dtype=jnp.float32):
+    """The joint code ``r(y_t, t)`` (rows ``t = 1..n``) of the single-head n-gram construction.
+
+    Blocks, in order: key powers ``(1, t, ..., t^{2w})``; query coefficients
+    :func:`window_score_polynomial` ``(t, w)``; ``onehot(t mod w)``; ``onehot(y_t) (x) onehot(t mod
+    w)`` flattened symbol-major (``vocab_size * w``). The last block is why this code is a function
+    of the symbol and the position together (the slides write ``r(y_t, t)``): one head that
+    averages the window keeps each symbol's slot ``t mod w``, so the order survives the average.
+    """
+    _validate.check_ndim("tokens_N", tokens_N, 1)
+    _validate.check_positive("window", window)
+    n = tokens_N.shape[0]
+    t = np.arange(1, n + 1)
+    powers = np.power.outer(t.astype(np.float64), np.arange(2 * window + 1))
+    coeffs = np.stack([window_score_polynomial(int(x), window) for x in t])
+    residue = np.eye(window)[t % window]
+    slot = (
+        jax.nn.one_hot(tokens_N, vocab_size, dtype=dtype)[:, :, None]
+        * jnp.asarray(residue, dtype)[:, None, :]
+    )
+    static = jnp.asarray(np.concatenate([powers, coeffs, residue], axis=1), dtype)
+    return jnp.concatenate([static, slot.reshape(n, vocab_size * window)], axis=1)
+
+
+def chiang_cholak(n: int, dtype=jnp.float32) -> jax.Array:
+    """``(i/n, (-1)^i)`` for ``i = 0..n-1`` (Chiang & Cholak 2022's PARITY encoding), ``(n, 2)``."""
+    _validate.check_positive("n", n)
+    i = jnp.arange(n, dtype=dtype)
+    sign = jnp.where(jnp.arange(n) % 2 == 0, 1.0, -1.0).astype(dtype)
+    return jnp.stack([i / n, sign], axis=-1)
+
+
+def positional_code(kind: str, n: int, dtype=jnp.float32, *, window: int = 1) -> jax.Array:
+    """The absolute code ``(n, code_dim(kind, n))`` for a kind that depends on positions only
+    (every kind but ``"ngram_window"``, which needs the tokens: :func:`ngram_window_code`)."""
+    p = code_dim(kind, n, window=window)
     if kind == "onehot":
         return onehot_positions(n, dtype)
     if kind == "sinusoidal":
         return sinusoidal(n, p, dtype=dtype)
     if kind == "svete":
-        return svete_cotterell(n, dtype)
+        return svete_cotterell_offsets(n, window, dtype).reshape(n, 2 * window)
+    if kind == "chiang_cholak":
+        return chiang_cholak(n, dtype)
+    if kind == "ngram_window":
+        raise ValueError("kind: 'ngram_window' depends on the tokens; use ngram_window_code")
     return jnp.zeros((n, 0), dtype)
 
 
 def embed_tokens(
-    tokens_N: jax.Array, vocab_size: int, width: int, positional: str = "onehot", dtype=jnp.float32
+    tokens_N: jax.Array,
+    vocab_size: int,
+    width: int,
+    positional: str = "onehot",
+    dtype=jnp.float32,
+    *,
+    window: int = 1,
 ) -> jax.Array:
     """Chen & Zou 2024, eq. 3 embedding ``H_NxD = [onehot(x_i) ; p_i ; 0]`` (row-major: one row per
     token).
@@ -84,11 +162,15 @@ def embed_tokens(
       vocab_size: ``d``.
       width: ``d'``, at least ``d + code_dim(positional, n)``.
       positional: which absolute code fills the ``p_i`` block.
+      window: offsets of ``"svete"`` / window of ``"ngram_window"`` (Svete & Cotterell 2024).
     """
     _validate.check_ndim("tokens_N", tokens_N, 1)
     _validate.check_token_ids("tokens_N", tokens_N, vocab_size)
     n = tokens_N.shape[0]
-    pos = positional_code(positional, n, dtype)
+    if positional == "ngram_window":
+        pos = ngram_window_code(tokens_N, vocab_size, window, dtype)
+    else:
+        pos = positional_code(positional, n, dtype, window=window)
     need = vocab_size + pos.shape[1]
     if width < need:
         raise ValueError(
