@@ -68,6 +68,7 @@ def _every_mask_argument():
         ("mask_QxK", lambda m: attention.relu_weights(scores, m)),
         ("mask_QxK", lambda m: attention.softmax_normalizer(scores, m)),
         ("mask_QxK", lambda m: attention.attention_weights(scores, "hard_average", m)),
+        ("mask_QxK", lambda m: attention.attention_weights(scores, "sparsemax", m)),
         ("mask_QxK", lambda m: attention.kernel_attention(x, x, x, None, None, m)),
         ("mask_QxK", lambda m: attention.dot_product_attention(x, x, x, m)),
         ("mask_NxN", lambda m: layers.attention_layer(params.layers[0], stream, cfg, m)),
@@ -82,7 +83,7 @@ def _every_mask_argument():
     ]
 
 
-NUM_CALLS = 15
+NUM_CALLS = 16
 
 
 def test_the_list_covers_every_call():
