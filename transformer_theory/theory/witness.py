@@ -177,8 +177,8 @@ def _train(config, key, tokens, labels, steps, restarts, learning_rate, init_sca
         return (optax.apply_updates(p, upd), s), None
 
     (params, _), _ = jax.lax.scan(step, (params, opt.init(params)), None, length=steps)
-    m_RxB, scale_R = jax.vmap(lambda p: _margins_and_scale(p, tokens, labels))(params)
-    return params, m_RxB, scale_R
+    m_MxB, scale_M = jax.vmap(lambda p: _margins_and_scale(p, tokens, labels))(params)
+    return params, m_MxB, scale_M
 
 
 _COMPILED: dict = {}
@@ -242,9 +242,9 @@ def search_witness(
         tok, lab = jnp.asarray(tokens), jnp.asarray(labels)
         static = (config, int(steps), int(restarts))
         lr, sc = jnp.asarray(learning_rate, jnp.float64), jnp.asarray(init_scale, jnp.float64)
-        batch, m_RxB, scale_R = _compiled_train(static, tok, lab)(key, tok, lab, lr, sc)
-        m_RxB = np.asarray(m_RxB)
-        rel = m_RxB.min(axis=1) / np.maximum(1.0, np.asarray(scale_R))
+        batch, m_MxB, scale_M = _compiled_train(static, tok, lab)(key, tok, lab, lr, sc)
+        m_MxB = np.asarray(m_MxB)
+        rel = m_MxB.min(axis=1) / np.maximum(1.0, np.asarray(scale_M))
         best = int(np.nanargmax(np.where(np.isnan(rel), -np.inf, rel)))
         params = cast_params(jax.tree.map(lambda x: x[best], batch), jnp.float64)
         # Re-evaluated outside the training program, one model at a time, as a user would.
