@@ -501,3 +501,23 @@ def test_a_passed_deadline_leaves_groups_undecided():
     rec = certificates.certify_dataset(TOY_TOKENS, TOY_LABELS, 5, 2, deadline=0.0)
     assert [g.status for g in rec.groups] == ["undecided"]
     assert "the time limit" in rec.groups[0].note and rec.verdict == "no certificate"
+
+
+def test_every_highs_call_gets_the_time_left(monkeypatch):
+    """The deadline used to be checked only between groups: one large LP could run far past it."""
+    seen = []
+    real = so.linprog
+
+    def spy(*args, **kwargs):
+        seen.append((kwargs.get("options") or {}).get("time_limit"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(so, "linprog", spy)
+    certificates.certify_dataset(TOY_TOKENS, TOY_LABELS, 5, deadline=time.perf_counter() + 100)
+    assert seen and all(t is not None and 0 < t <= 100 for t in seen)
+    seen.clear()
+    certificates.accuracy_upper_bound(TOY_TOKENS, TOY_LABELS, 5, time_limit=50)
+    assert seen and all(t is not None and 0 < t <= 50 for t in seen)
+    seen.clear()
+    certificates.certify_dataset(TOY_TOKENS, TOY_LABELS, 5)  # no deadline: no limit passed
+    assert seen and all(t is None for t in seen)

@@ -21,6 +21,7 @@ from transformer_theory.theory.certificates.programs import (
     _solve_farkas,
     _solve_primal,
     _SolverGaveUp,
+    solver_deadline,
 )
 from transformer_theory.theory.certificates.records import (
     _WINDOW,
@@ -65,6 +66,29 @@ def certify_dataset(
       A :class:`CertificateRecord`; ``verdict == "impossible"`` with ``verified_exactly`` when a
       certificate was found and checked exactly.
     """
+    with solver_deadline(deadline):
+        return _certify_dataset(
+            tokens_BxN,
+            labels_B,
+            vocab_size,
+            num_classes,
+            family,
+            minimize=minimize,
+            deadline=deadline,
+        )
+
+
+def _certify_dataset(
+    tokens_BxN,
+    labels_B,
+    vocab_size: int,
+    num_classes: int | None = None,
+    family: str = "relu_any_heads",
+    *,
+    minimize: bool = True,
+    deadline: float | None = None,
+) -> CertificateRecord:
+    """:func:`certify_dataset`'s body (the deadline is set for every HiGHS call)."""
     t0 = time.perf_counter()
     tokens, labels, C = _check_dataset(tokens_BxN, labels_B, vocab_size, num_classes, family)
     contradictions = contradictory_rows(tokens, labels)
@@ -345,6 +369,36 @@ def accuracy_upper_bound(
     Returns:
       A :class:`BoundRecord`; e.g. Theorem 2's toy set gives ``max_correct = 3`` of 4.
     """
+    limit = time.perf_counter() + time_limit if deadline is None else deadline
+    with solver_deadline(limit):
+        return _accuracy_upper_bound(
+            tokens_BxN,
+            labels_B,
+            vocab_size,
+            num_classes,
+            family,
+            method=method,
+            max_iterations=max_iterations,
+            time_limit=time_limit,
+            minimize=minimize,
+            deadline=deadline,
+        )
+
+
+def _accuracy_upper_bound(
+    tokens_BxN,
+    labels_B,
+    vocab_size: int,
+    num_classes: int | None = None,
+    family: str = "relu_any_heads",
+    *,
+    method: str = "exact",
+    max_iterations: int = 200,
+    time_limit: float = 60.0,
+    minimize: bool = True,
+    deadline: float | None = None,
+) -> BoundRecord:
+    """:func:`accuracy_upper_bound`'s body (the deadline is set for every HiGHS call)."""
     _validate.check_choice("method", method, ("exact", "sound"))
     _validate.check_positive("max_iterations", max_iterations)
     _validate.check_positive("time_limit", time_limit)

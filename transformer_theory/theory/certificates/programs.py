@@ -4,6 +4,10 @@ separating map, and the extraction of a certified infeasible core.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import time
+
 import numpy as np
 import scipy.optimize as so
 import scipy.sparse as sp
@@ -21,6 +25,29 @@ from transformer_theory.theory.certificates.records import (
 )
 
 # ----------------------------------------------------------------------------- linear programs
+
+
+# The absolute time.perf_counter() deadline of the running public call (None: no limit). Every
+# HiGHS call gets the time left as its own time limit, so one large LP cannot run far past it.
+_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("deadline", default=None)
+
+
+@contextlib.contextmanager
+def solver_deadline(deadline: float | None):
+    """Within the block, every HiGHS call stops at ``deadline`` (``time.perf_counter()``)."""
+    token = _DEADLINE.set(deadline)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def highs_options(options: dict | None = None) -> dict | None:
+    """``options`` plus HiGHS's ``time_limit``: the seconds left before the current deadline."""
+    deadline = _DEADLINE.get()
+    if deadline is None:
+        return options
+    return dict(options or {}, time_limit=max(deadline - time.perf_counter(), 0.01))
 
 
 class _SolverGaveUp(Exception):
@@ -63,7 +90,12 @@ def _solve_farkas(group: _Group, local_subset, seed: int | None = None, tight: b
         else None
     )
     res = so.linprog(
-        cost, A_eq=A_eq, b_eq=b_eq, bounds=(0, None), method="highs-ds", options=options
+        cost,
+        A_eq=A_eq,
+        b_eq=b_eq,
+        bounds=(0, None),
+        method="highs-ds",
+        options=highs_options(options),
     )
     if res.status == 2:  # infeasible Farkas system <=> feasible P_t (or: seed in no certificate)
         return None
@@ -96,6 +128,7 @@ def _solve_primal(group: _Group, local_subset):
         b_ub=-np.ones(A.shape[0]),
         bounds=(None, None),
         method="highs",
+        options=highs_options(),
     )
     return np.asarray(res.x) if res.status == 0 else None
 
