@@ -119,7 +119,7 @@ def test_time_limit_covers_the_whole_command(tmp_path, capsys, monkeypatch):
     argv = ["certify", str(f), "--time-limit", "0.2", "--out", str(tmp_path / "o")]
     assert main(argv) == 0
     out = capsys.readouterr().out
-    assert "some group undecided" in out and "IMPOSSIBLE" not in out
+    assert "1 of 1 last-token group(s) undecided" in out and "IMPOSSIBLE" not in out
     rec = json.loads((tmp_path / "o" / "certify.json").read_text())
     assert rec["results"][0]["certificate"]["groups"][0]["status"] == "undecided"
     assert not rec["results"][0]["bound"]["exact"]

@@ -148,11 +148,18 @@ def _certify_dataset(
             )
     else:
         verdict = "no certificate"
-        msg = (
-            f"no certificate for {family}: the linear relaxation is feasible"
-            + (" (some group undecided)" if any(r.status == "undecided" for r in results) else "")
-            + ". This proves nothing: the relaxation allows every linear map of the counts."
-        )
+        undecided = sum(r.status == "undecided" for r in results)
+        if undecided:
+            msg = (
+                f"no certificate for {family}: {undecided} of {len(results)} last-token group(s) "
+                "undecided (the solver gave no answer or the time limit was reached); the others "
+                "are feasible. This proves nothing either way."
+            )
+        else:
+            msg = (
+                f"no certificate for {family}: the linear relaxation is feasible. This proves "
+                "nothing: the relaxation allows every linear map of the counts."
+            )
     return CertificateRecord(
         family=family,
         verdict=verdict,
