@@ -292,7 +292,7 @@ def qsa_apply(
 
 
 def qsa_worst_error(c: QSAConstruction, members_BxK: np.ndarray | None = None) -> dict:
-    """``sup_X max_i ||f(X)_i - qSA(X)_i||`` over the WHOLE input space, by exhausting subsets.
+    """The supremum of ``max_i ||f(X)_i - qSA(X)_i||`` over the WHOLE input space (all subsets).
 
     The attention row of query ``i`` depends only on ``y_i`` (keys ``u_j`` are fixed per position),
     and ``f(X)_i - qSA(X)_i = sum_j (a_ij - 1{j in y_i}/q) z_j`` is linear in the ``z_j``, so its
