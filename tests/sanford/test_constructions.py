@@ -108,3 +108,20 @@ def test_match2_float16_breaks_at_large_m():
     params = cs.match2_construction(n, m, dtype=jnp.float16)
     x, labels = ts.match_sample("match2", 0, 200, n, m)
     assert np.any(cs.match2_apply(params, x, m) != labels)
+
+
+@pytest.mark.parametrize("n,m", [(3, 5), (4, 6), (5, 4)])
+def test_match3bigram_exact_on_all_inputs(n, m):
+    params = cs.match3bigram_construction(n, m)
+    assert params.config.depth == 2 and params.config.qk_dim == 3
+    x = np.array(list(itertools.product(range(m), repeat=n)))
+    np.testing.assert_array_equal(cs.match3bigram_apply(params, x, m), ts.match3_bigram(x, m))
+
+
+def test_match3bigram_sampled_m_n_squared():
+    n, m = 12, 144
+    x, labels = ts.match_sample("match3bigram", 0, 300, n, m)
+    got = cs.match3bigram_apply(cs.match3bigram_construction(n, m), x, m)
+    np.testing.assert_array_equal(got, labels)
+    # and it is not Match3: the bigram variant's model misses triples of non-adjacent keys
+    assert np.any(got != ts.match3(x, m))

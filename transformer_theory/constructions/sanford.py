@@ -400,3 +400,131 @@ def match2_apply(params: ModelParams, x_BxN: np.ndarray, modulus: int) -> np.nda
     stream = jnp.asarray(match2_embed(x, modulus), params.w_o.dtype)
     out, _ = _run(params, stream)
     return np.asarray(out[:, :-1, 5], np.float64) > 0.5
+
+
+# ---------------------------------------------------------------------------------------------
+# Match3Bigram, depth 2
+
+# stream slots of match3bigram_construction (width 14)
+_X, _COS, _SIN, _TOK, _BLANK, _POS, _NEXTPOS, _NEXT, _KEY, _ATT, _ANS = (
+    0,
+    1,
+    2,
+    3,
+    4,
+    5,
+    7,
+    9,
+    10,
+    12,
+    13,
+)
+
+
+def match3bigram_construction(seq_len: int, modulus: int, dtype=jnp.float64) -> ModelParams:
+    """Two softmax layers (query/key width 3) computing Match3Bigram on ``[M]^N`` exactly.
+
+    Sanford et al. 2023 state depth 2 and embedding dimension 3; the slides give no proof. This
+    construction: layer 1 attends from position ``j`` to ``j + 1`` (positional angles, scale
+    ``c_1``) and copies ``x_{j+1}``; its MLP is the exact piecewise-linear interpolation (``2M - 1``
+    ReLUs, the finite-domain stand-in for the paper's arbitrary element-wise MLP) of
+    ``s -> (cos 2 pi s/M, -sin 2 pi s/M)`` at the integers ``s = x_j + x_{j+1}`` in ``[0, 2M - 2]``,
+    and 0 for ``s <= -1``; layer 2 is the Match2 unit of :func:`match2_construction` between
+    ``x_i`` and these bigram sums. The blank ``x'`` at position ``N`` carries ``x = -2M``, so the
+    last position's "bigram" (with the blank) gets key 0 and is never matched. The query/key width
+    is 3 in both layers; the residual stream holds the 14 slots the two layers read and write.
+    """
+    if int(seq_len) < 2:
+        raise ValueError(f"seq_len: expected N >= 2, got {seq_len}")
+    if int(modulus) < 2:
+        raise ValueError(f"modulus: expected M >= 2, got {modulus}")
+    n, m = seq_len, modulus
+    width, period = 14, 2 * (n + 1)
+    c = match2_scale(n, m)
+    gap = 1 - math.cos(2 * math.pi / period)
+    # leakage of layer 1 times the largest copied value must move layer 2's scores by << c / M^2
+    c1 = math.log(40 * math.pi * (n + 1) * c * m) / gap
+    eye = np.eye(width)
+    zero3 = np.zeros((3, width))
+    w_q1, w_k1 = zero3.copy(), zero3.copy()
+    w_q1[:2] = c1 * eye[_NEXTPOS : _NEXTPOS + 2]
+    w_k1[:2] = eye[_POS : _POS + 2]
+    w_v1 = np.zeros((width, width))
+    w_v1[_NEXT, _X] = 1.0
+    knots = np.arange(-1, 2 * m - 1)  # relu(s - k) for k = -1 .. 2M - 2
+    s_pts = np.arange(-1, 2 * m)
+    values = np.stack([np.cos(2 * np.pi * s_pts / m), -np.sin(2 * np.pi * s_pts / m)])
+    values[:, 0] = 0.0  # f(-1) = 0, and f = 0 below
+    slopes = np.diff(values, axis=1)  # slope on [k, k+1], k = -1 .. 2M - 2
+    kinks = np.diff(np.concatenate([np.zeros((2, 1)), slopes], axis=1), axis=1)
+    hidden = len(knots)
+    w1 = np.zeros((hidden, width))
+    w1[:, _X] = 1.0
+    w1[:, _NEXT] = 1.0
+    w2 = np.zeros((width, hidden))
+    w2[_KEY : _KEY + 2] = kinks[:, :hidden]
+    w_q2 = c * eye[[_COS, _SIN, _TOK]]
+    w_k2 = eye[[_KEY, _KEY + 1, _BLANK]]
+    w_v2 = np.zeros((width, width))
+    w_v2[_ATT, _TOK] = 1.0
+    w1b = np.zeros((hidden, width))
+    w1b[:2, _ATT] = 6.0
+    b1b = np.zeros(hidden)
+    b1b[:2] = [-1.0, -2.0]
+    w2b = np.zeros((width, hidden))
+    w2b[_ANS, :2] = [1.0, -1.0]
+    cfg = ModelConfig(
+        vocab_size=1,
+        seq_len=n + 1,
+        width=width,
+        num_classes=1,
+        heads=(1, 1),
+        attention="softmax",
+        positional="none",
+        qk_dim=3,
+        mlp_hidden=hidden,
+    )
+
+    def arr(a):
+        return jnp.asarray(a, dtype)
+
+    layer1 = LayerParams(
+        attn=AttentionParams(w_v=arr(w_v1[None]), w_q=arr(w_q1[None]), w_k=arr(w_k1[None])),
+        mlp=MLPParams(w1=arr(w1), b1=arr(-knots), w2=arr(w2), b2=arr(np.zeros(width))),
+    )
+    layer2 = LayerParams(
+        attn=AttentionParams(w_v=arr(w_v2[None]), w_q=arr(w_q2[None]), w_k=arr(w_k2[None])),
+        mlp=MLPParams(w1=arr(w1b), b1=arr(b1b), w2=arr(w2b), b2=arr(np.zeros(width))),
+    )
+    return ModelParams(layers=(layer1, layer2), w_o=arr(eye[_ANS : _ANS + 1]), config=cfg)
+
+
+def match3bigram_embed(x_BxN: np.ndarray, modulus: int) -> np.ndarray:
+    """The input map of :func:`match3bigram_construction`: float64 ``(B, N + 1, 14)``."""
+    x = np.asarray(x_BxN, np.int64)
+    if x.ndim != 2:
+        raise ValueError(f"x_BxN: expected a (B, N) array, got shape {x.shape}")
+    if x.size and (x.min() < 0 or x.max() >= modulus):
+        raise ValueError(f"x_BxN: tokens must lie in [0, {modulus}), got [{x.min()}, {x.max()}]")
+    b, n = x.shape
+    period = 2 * (n + 1)
+    stream = np.zeros((b, n + 1, 14))
+    stream[:, :n, _X] = x
+    stream[:, n, _X] = -2 * modulus
+    angle = 2 * np.pi * x / modulus
+    stream[:, :n, _COS], stream[:, :n, _SIN], stream[:, :n, _TOK] = np.cos(angle), np.sin(angle), 1
+    stream[:, n, _BLANK] = 1.0
+    pos = 2 * np.pi * np.arange(n + 1) / period
+    nxt = 2 * np.pi * np.arange(1, n + 2) / period
+    stream[:, :, _POS], stream[:, :, _POS + 1] = np.cos(pos), np.sin(pos)
+    stream[:, :, _NEXTPOS], stream[:, :, _NEXTPOS + 1] = np.cos(nxt), np.sin(nxt)
+    return stream
+
+
+def match3bigram_apply(params: ModelParams, x_BxN: np.ndarray, modulus: int) -> np.ndarray:
+    """Match3Bigram predictions ``bool (B, N)`` of :func:`match3bigram_construction`."""
+    x = np.asarray(x_BxN, np.int64)
+    if x.ndim != 2 or x.shape[1] + 1 != params.config.seq_len:
+        raise ValueError(f"x_BxN: expected shape (B, {params.config.seq_len - 1}), got {x.shape}")
+    out, _ = _run(params, jnp.asarray(match3bigram_embed(x, modulus), params.w_o.dtype))
+    return np.asarray(out[:, :-1, _ANS], np.float64) > 0.5
