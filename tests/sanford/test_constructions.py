@@ -125,3 +125,21 @@ def test_match3bigram_sampled_m_n_squared():
     np.testing.assert_array_equal(got, labels)
     # and it is not Match3: the bigram variant's model misses triples of non-adjacent keys
     assert np.any(got != ts.match3(x, m))
+
+
+@pytest.mark.parametrize("n,m,k", [(4, 5, 1), (4, 6, 1), (5, 4, 2), (3, 5, 0)])
+def test_match3local_exact_on_all_inputs(n, m, k):
+    params = cs.match3local_construction(n, m, k)
+    assert params.config.depth == 1 and params.config.heads == (2 * k + 1,)
+    x = np.array(list(itertools.product(range(m), repeat=n)))
+    np.testing.assert_array_equal(cs.match3local_apply(params, x, m, k), ts.match3_local(x, m, k))
+
+
+def test_match3local_sampled_and_window_matters():
+    n, m, k = 12, 144, 2
+    x, labels = ts.match_sample("match3local", 0, 300, n, m, k)
+    got = cs.match3local_apply(cs.match3local_construction(n, m, k), x, m, k)
+    np.testing.assert_array_equal(got, labels)
+    assert np.any(got != ts.match3_local(x, m, 1))
+    with pytest.raises(ValueError, match="window:"):
+        cs.match3local_apply(cs.match3local_construction(n, m, k), x, m, 1)

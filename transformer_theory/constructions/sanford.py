@@ -528,3 +528,106 @@ def match3bigram_apply(params: ModelParams, x_BxN: np.ndarray, modulus: int) -> 
         raise ValueError(f"x_BxN: expected shape (B, {params.config.seq_len - 1}), got {x.shape}")
     out, _ = _run(params, jnp.asarray(match3bigram_embed(x, modulus), params.w_o.dtype))
     return np.asarray(out[:, :-1, _ANS], np.float64) > 0.5
+
+
+# ---------------------------------------------------------------------------------------------
+# Match3Local, depth 1
+
+
+def match3local_construction(
+    seq_len: int, modulus: int, window: int, dtype=jnp.float64
+) -> ModelParams:
+    """One layer of ``2K + 1`` softmax heads (query/key width 2) computing Match3Local exactly.
+
+    Sanford et al. 2023 state depth 1 and embedding dimension ``O(K log N)``; the slides give no
+    proof. This construction: the sequence is padded with ``K`` sentinels (``x = -3M``) on each
+    side; head ``o`` attends from ``i`` to ``i + o - K`` (positional angles, scale ``c_1``) and
+    copies that token into slot ``1 + o``, so the stream of ``i`` holds its whole window
+    (``O(K)`` slots; the ``log N`` of the paper is the precision of the positional angles). The
+    MLP computes, for every pair of window slots ``(a <= b)``, ``t = x_i + x_a + x_b`` and the
+    exact integer bumps ``1{t in {0, M, 2M}}`` (three ReLUs each), summed into the answer slot:
+    positive iff some ``j_1, j_2`` in the window make a triple (a sentinel makes ``t < 0``).
+    """
+    if int(seq_len) < 1:
+        raise ValueError(f"seq_len: expected N >= 1, got {seq_len}")
+    if int(modulus) < 2:
+        raise ValueError(f"modulus: expected M >= 2, got {modulus}")
+    if int(window) < 0:
+        raise ValueError(f"window: expected K >= 0, got {window}")
+    n, m, k = seq_len, modulus, window
+    heads = 2 * k + 1
+    total = n + 2 * k
+    period = 2 * total
+    slots = 1 + heads  # x, then the window copies
+    pos0 = slots
+    width = pos0 + 2 + 2 * heads + 1
+    ans = width - 1
+    c1 = math.log(100 * total * 3 * m) / (1 - math.cos(2 * math.pi / period))
+    eye = np.eye(width)
+    w_q = np.zeros((heads, 2, width))
+    w_k = np.zeros((heads, 2, width))
+    w_v = np.zeros((heads, width, width))
+    for o in range(heads):
+        w_q[o] = c1 * eye[pos0 + 2 + 2 * o : pos0 + 4 + 2 * o]
+        w_k[o] = eye[pos0 : pos0 + 2]
+        w_v[o, 1 + o, 0] = 1.0
+    pairs = [(a, b) for a in range(heads) for b in range(a, heads)]
+    rows, bias, outs = [], [], []
+    for a, b in pairs:
+        t = eye[0] + eye[1 + a] + eye[1 + b]
+        for target in (0, m, 2 * m):
+            for shift, weight in ((-1, 1.0), (0, -2.0), (1, 1.0)):
+                rows.append(t)
+                bias.append(-(target + shift))
+                outs.append(weight)
+    w2 = np.zeros((width, len(rows)))
+    w2[ans] = outs
+    cfg = ModelConfig(
+        vocab_size=1,
+        seq_len=total,
+        width=width,
+        num_classes=1,
+        heads=(heads,),
+        attention="softmax",
+        positional="none",
+        qk_dim=2,
+        head_mean=False,
+        mlp_hidden=len(rows),
+    )
+
+    def arr(a):
+        return jnp.asarray(a, dtype)
+
+    layer = LayerParams(
+        attn=AttentionParams(w_v=arr(w_v), w_q=arr(w_q), w_k=arr(w_k)),
+        mlp=MLPParams(w1=arr(np.stack(rows)), b1=arr(bias), w2=arr(w2), b2=arr(np.zeros(width))),
+    )
+    return ModelParams(layers=(layer,), w_o=arr(eye[ans : ans + 1]), config=cfg)
+
+
+def match3local_apply(
+    params: ModelParams, x_BxN: np.ndarray, modulus: int, window: int
+) -> np.ndarray:
+    """Match3Local predictions ``bool (B, N)`` of :func:`match3local_construction`."""
+    x = np.asarray(x_BxN, np.int64)
+    cfg = params.config
+    k = int(window)
+    if cfg.heads != (2 * k + 1,):
+        raise ValueError(f"window: the model was built for K = {(cfg.heads[0] - 1) // 2}, got {k}")
+    if x.ndim != 2 or x.shape[1] + 2 * k != cfg.seq_len:
+        raise ValueError(f"x_BxN: expected shape (B, {cfg.seq_len - 2 * k}), got {x.shape}")
+    if x.size and (x.min() < 0 or x.max() >= modulus):
+        raise ValueError(f"x_BxN: tokens must lie in [0, {modulus}), got [{x.min()}, {x.max()}]")
+    b, n = x.shape
+    heads, total = 2 * k + 1, n + 2 * k
+    pos0 = 1 + heads
+    stream = np.zeros((b, total, cfg.width))
+    stream[:, :, 0] = -3 * modulus
+    stream[:, k : k + n, 0] = x
+    pos = np.arange(total)
+    for o in range(-1, heads):  # o = -1: the key's own angle; o >= 0: head o's target
+        angle = 2 * np.pi * (pos + (0 if o < 0 else o - k)) / (2 * total)
+        col = pos0 if o < 0 else pos0 + 2 + 2 * o
+        stream[:, :, col], stream[:, :, col + 1] = np.cos(angle), np.sin(angle)
+    out, _ = _run(params, jnp.asarray(stream, params.w_o.dtype))
+    return np.asarray(out[:, k : k + n, cfg.width - 1], np.float64) > 0.5
