@@ -28,6 +28,13 @@ CASES = [
     # plot
     (["plot", "{tmp}"], "DIR"),
     (["plot", "{tmp}/nowhere"], "DIR"),
+    # sanford
+    (["sanford", "--task", "match4", "--out", "{tmp}/o"], "--task"),
+    (["sanford", "--n", "4,x", "--out", "{tmp}/o"], "--n"),
+    (["sanford", "--task", "qsa", "--n", "4", "--q", "4", "--out", "{tmp}/o"], "--q"),
+    (["sanford", "--task", "qsa", "--eps", "1.5", "--out", "{tmp}/o"], "--eps"),
+    (["sanford", "--window", "-1", "--out", "{tmp}/o"], "--window"),
+    (["sanford", "--out", "/proc/foo"], "--out"),
 ]
 
 

@@ -30,6 +30,10 @@ COMMANDS = {
     "train": ("transformer_theory.cli.train", "train depth experiments (Flax NNX + Optax)"),
     "plot": ("transformer_theory.cli.plot", "plot the metrics of a training output directory"),
     "demo": ("transformer_theory.cli.demo", "a small tour of the core"),
+    "sanford": (
+        "transformer_theory.cli.sanford",
+        "build and check qSA / Match2 / Match3 constructions (Sanford et al. 2023)",
+    ),
 }
 DEFAULT_COMMAND = "verify"
 
