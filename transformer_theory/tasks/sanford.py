@@ -123,11 +123,17 @@ def match3_local(x_BxN: np.ndarray, modulus: int, window: int) -> np.ndarray:
         raise ValueError(f"window: expected K >= 0, got {window}")
     x = np.asarray(x_BxN, np.int64)
     n = x.shape[1]
+    k = min(int(window), n)
+    hit = np.zeros(x.shape, bool)
     pos = np.arange(n)
-    near = np.abs(pos[:, None] - pos[None, :]) <= window  # (N, K)
-    total = x[:, :, None, None] + x[:, None, :, None] + x[:, None, None, :]
-    ok = (total % modulus == 0) & near[None, :, :, None] & near[None, :, None, :]
-    return np.any(ok, axis=(-1, -2))
+    for a in range(-k, k + 1):  # O(N K^2): only offsets inside the window
+        ja = np.clip(pos + a, 0, n - 1)
+        ok_a = (pos + a >= 0) & (pos + a < n)
+        for b in range(a, k + 1):
+            jb = np.clip(pos + b, 0, n - 1)
+            ok = ok_a & (pos + b >= 0) & (pos + b < n)
+            hit |= ok[None] & ((x + x[:, ja] + x[:, jb]) % modulus == 0)
+    return hit
 
 
 def match_labels(task: str, x_BxN: np.ndarray, modulus: int, window: int = 1) -> np.ndarray:
@@ -160,22 +166,30 @@ def match_sample(
     rng = np.random.default_rng(seed)
     n, m = seq_len, modulus
     x = rng.integers(0, m, size=(num, n))
-    for b in range(num):
-        perm = rng.permutation(n)
-        if task == "match2":
-            for a, c in perm[: 2 * (n // 4)].reshape(-1, 2):
-                x[b, c] = (-x[b, a]) % m
-        elif task == "match3":
-            for a, c, d in perm[: 3 * (n // 6)].reshape(-1, 3):
-                x[b, d] = (-x[b, a] - x[b, c]) % m
-        elif task == "match3bigram" and n >= 3:
-            for i in perm[: n // 2]:
-                j = rng.choice([j for j in range(n - 1) if i not in (j, j + 1)])
-                x[b, i] = (-x[b, j] - x[b, j + 1]) % m
-        elif task == "match3local" and n >= 3:
-            for i in perm[: n // 2]:
-                near = [j for j in range(max(0, i - window), min(n, i + window + 1)) if j != i]
-                if len(near) >= 2:
-                    j1, j2 = rng.choice(near, size=2, replace=False)
-                    x[b, i] = (-x[b, j1] - x[b, j2]) % m
+    perm = np.argsort(rng.uniform(size=(num, n)), axis=-1)
+    rows = np.arange(num)
+    if task == "match2":
+        for t in range(n // 4):
+            a, c = perm[:, 2 * t], perm[:, 2 * t + 1]
+            x[rows, c] = (-x[rows, a]) % m
+    elif task == "match3":
+        for t in range(n // 6):
+            a, c, d = perm[:, 3 * t], perm[:, 3 * t + 1], perm[:, 3 * t + 2]
+            x[rows, d] = (-x[rows, a] - x[rows, c]) % m
+    elif n >= 3:  # one plant per chosen position i, vectorized over the batch; a plant whose
+        # random partners are invalid (collide with i, leave the sequence) is skipped
+        for t in range(n // 2):
+            i = perm[:, t]
+            if task == "match3bigram":
+                j1 = rng.integers(0, n - 1, size=num)
+                j2 = j1 + 1
+                ok = (j1 != i) & (j2 != i)
+            else:
+                j1 = i + rng.integers(-window, window + 1, size=num)
+                j2 = i + rng.integers(-window, window + 1, size=num)
+                ok = (j1 != i) & (j2 != i) & (j1 != j2) & (j1 >= 0) & (j2 >= 0)
+                ok &= (j1 < n) & (j2 < n)
+            j1, j2 = np.clip(j1, 0, n - 1), np.clip(j2, 0, n - 1)
+            planted = (-x[rows, j1] - x[rows, j2]) % m
+            x[rows, i] = np.where(ok, planted, x[rows, i])
     return x, match_labels(task, x, modulus, window)
