@@ -10,7 +10,11 @@ Command (this machine, 2 shared CPU cores; ``--smoke`` runs a few steps for the 
 
     python experiments/sanford_match_width.py --out results/sanford_match_width
 
-Result: see the README section (filled from ``records.json`` of the run).
+took 2 min 46 s (N = 8, M = 64, 2 heads, widths 1, 4, 16, 1500 Adam steps of 128 sequences) and
+gave held-out per-position accuracy (majority baseline in brackets): Match2, one layer: 0.9987,
+0.9998, 1.0000 (0.569); Match3, one layer: 0.645, 0.648, 0.648 (0.650) -- the majority answer at
+every width; Match3Bigram, two layers: 0.664, 0.665, 0.666 (0.594) -- above the baseline but far
+from the exact depth-2 construction, which training did not find in this budget.
 """
 
 from __future__ import annotations
