@@ -268,7 +268,10 @@ def qsa_embed(
     z = np.asarray(z_BxNxY, np.float64)
     members = np.asarray(members_BxNxK, bool)
     b, n, _ = z.shape
-    w, ok = subset_weights(c.u_ExK, members.reshape(b * n, n))
+    # one w per DISTINCT subset (at most C(N, q)): the LP fallback is then solved once per subset
+    distinct, inverse = np.unique(members.reshape(b * n, n), axis=0, return_inverse=True)
+    w, ok = subset_weights(c.u_ExK, distinct)
+    w, ok = w[inverse.reshape(-1)], ok[inverse.reshape(-1)]
     w = c.alpha * round_bits(w, c.bits)
     u_rows = np.broadcast_to(c.u_ExK.T[None], (b, n, c.rows))
     stream = np.concatenate([z, w.reshape(b, n, c.rows), u_rows, np.zeros_like(z)], axis=-1)
