@@ -96,6 +96,13 @@ CASES = [
     (["efficient-attention", "--out", "{tmp}/o", "--run", "{tmp}/nowhere"], "--run"),
     (["efficient-attention", "--out", "{tmp}/o", "--run", "{tmp}"], "--run"),
     (["efficient-attention", "--out", "/proc/foo"], "--out"),
+    # sanford
+    (["sanford", "--task", "match4", "--out", "{tmp}/o"], "--task"),
+    (["sanford", "--n", "4,x", "--out", "{tmp}/o"], "--n"),
+    (["sanford", "--task", "qsa", "--n", "4", "--q", "4", "--out", "{tmp}/o"], "--q"),
+    (["sanford", "--task", "qsa", "--eps", "1.5", "--out", "{tmp}/o"], "--eps"),
+    (["sanford", "--window", "-1", "--out", "{tmp}/o"], "--window"),
+    (["sanford", "--out", "/proc/foo"], "--out"),
 ]
 
 

@@ -14,6 +14,8 @@
   §3.1.2, with the residual as the score.
 - :mod:`.efficient`: efficient attention (Conti 2024, §2.1) against exact attention -- output error
   as a function of the budget, time and memory as a function of the sequence length.
+- :mod:`.sanford`: the records of the Sanford, Hsu & Telgarsky 2023 constructions (q-sparse
+  averaging's error and restricted-isometry constants, Match2/Match3 checks).
 - :mod:`.plots`: figures drawn from those records (the only module here that imports matplotlib).
 
 Array names carry their shapes in the letters of :mod:`transformer_theory.glossary`.

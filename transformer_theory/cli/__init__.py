@@ -46,6 +46,10 @@ COMMANDS = {
         "transformer_theory.cli.efficient_attention",
         "efficient attention against exact attention: error vs budget, time and memory vs n",
     ),
+    "sanford": (
+        "transformer_theory.cli.sanford",
+        "build and check qSA / Match2 / Match3 constructions (Sanford et al. 2023)",
+    ),
 }
 DEFAULT_COMMAND = "verify"
 

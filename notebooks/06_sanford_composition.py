@@ -1,0 +1,136 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 06 — Transformers against other networks: qSA, Match2/Match3 (Sanford et al. 2023) and
+# # function composition (Peng et al. 2024)
+#
+# Build the self-attention units of Sanford, Hsu & Telgarsky 2023 in the library's one parameter
+# format, check them (the restricted isometry property measured on the drawn matrix, the qSA error
+# over the whole input space, Match2/Match3Bigram/Match3Local on every small input), see how much
+# floating-point precision they need, and look at the function-composition prompts and the error
+# bound of Peng, Narayanan & Papadimitriou 2024. `TT_NOTEBOOK_SMOKE=1` picks small sizes.
+#
+# *Set-up:* `pip install .` in a checkout (in Colab: `%pip install` the repository). CPU is enough.
+
+# %%
+import itertools
+import os
+
+import jax
+import matplotlib.pyplot as plt
+import numpy as np
+
+jax.config.update("jax_enable_x64", True)
+
+from transformer_theory.analysis import sanford as analysis  # noqa: E402
+from transformer_theory.constructions import sanford as cs  # noqa: E402
+from transformer_theory.tasks import composition as comp  # noqa: E402
+from transformer_theory.tasks import sanford as ts  # noqa: E402
+
+SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
+
+# %% [markdown]
+# ## q-sparse averaging
+# A Rademacher `U` (`m x N`, scaled by `1/sqrt(m)`); its restricted isometry / orthogonality
+# constants measured exhaustively; the vectors `w_y` (least norm, LP where needed); the unit
+# `phi, Q, K, V` with `alpha = ceil(2 log(4N/eps))`. The worst error over ALL inputs is exact: the
+# attention row of query `i` depends only on `y_i`, and the error is linear in the `z_j`.
+
+# %%
+n, q, eps, rows = 8, 2, 0.1, 32
+u = cs.rademacher(0, rows, n)
+print(cs.rip_constants(u, q))
+unit = cs.qsa_construction(n, q, 2, eps, rows, seed=0)
+print("alpha", unit.alpha, "| worst error over all inputs:", cs.qsa_worst_error(unit))
+z, members = ts.qsa_sample(1, 1000, n, q, 2)
+out, ok = cs.qsa_apply(unit, z, members)
+print("sampled max error", np.linalg.norm(out - ts.qsa_target(z, members), axis=-1).max())
+
+# %% [markdown]
+# The smallest `m` at which the drawn unit reaches `eps`, against `q log N`.
+
+# %%
+grid = [(6, 1), (8, 2)] if SMOKE else [(8, 1), (16, 1), (16, 2), (32, 2), (32, 4)]
+recs = [analysis.qsa_record(n, q, eps, samples=1000) for n, q in grid]
+for r in recs:
+    print({k: r[k] for k in ("N", "q", "m_min", "bits_min", "max_error", "rip_isometry")})
+plt.scatter([r["q_log_N"] for r in recs], [r["m_min"] for r in recs])
+plt.xlabel("q log N")
+plt.ylabel("smallest m reaching eps")
+plt.show()
+
+# %% [markdown]
+# ## Match2, Match3Bigram, Match3Local on every small input
+# `j = i` is allowed (the Match2 construction attends to itself).
+
+# %%
+for name, build, apply, ref in [
+    (
+        "match2",
+        lambda: cs.match2_construction(3, 6),
+        lambda p, x: cs.match2_apply(p, x, 6),
+        lambda x: ts.match2(x, 6),
+    ),
+    (
+        "match3bigram",
+        lambda: cs.match3bigram_construction(3, 6),
+        lambda p, x: cs.match3bigram_apply(p, x, 6),
+        lambda x: ts.match3_bigram(x, 6),
+    ),
+    (
+        "match3local",
+        lambda: cs.match3local_construction(3, 6, 1),
+        lambda p, x: cs.match3local_apply(p, x, 6, 1),
+        lambda x: ts.match3_local(x, 6, 1),
+    ),
+]:
+    x = np.array(list(itertools.product(range(6), repeat=3)))
+    print(name, "accuracy on all of [6]^3:", np.mean(apply(build(), x) == ref(x)))
+
+# %% [markdown]
+# ## Precision: which float format keeps Match2 exact as `M` grows (`c = M^2 log 6N`)
+
+# %%
+sizes = [4, 8] if SMOKE else [4, 8, 16, 32, 64]
+precision = [analysis.match_record("match2", n, n * n, samples=2000) for n in sizes]
+for dtype in analysis.DTYPES:
+    plt.plot(
+        [r["M"] for r in precision],
+        [r["accuracy_by_dtype"][dtype] for r in precision],
+        "o-",
+        label=dtype,
+    )
+plt.xscale("log")
+plt.xlabel("M = N^2")
+plt.ylabel("accuracy")
+plt.legend()
+plt.show()
+
+# %% [markdown]
+# ## Function composition (Peng et al. 2024)
+# A prompt for `g(f(a))` with domains of size 4, and the Theorem 1 error bound `R / (3 n log n)`,
+# `R = n log n - H (d + 1) p`, against the embedding width.
+
+# %%
+tokens, answers = comp.composition_sample(0, 1, 4, depth=2)
+print(tokens[0], "->", answers[0])
+widths = np.arange(1, 64)
+for bits in (8, 16, 32):
+    plt.plot(widths, [comp.peng_error_bound(1024, 1, d, bits) for d in widths], label=f"p={bits}")
+plt.xlabel("embedding d (H = 1, n = 1024)")
+plt.ylabel("lower bound on the error")
+plt.legend()
+plt.show()

@@ -1,0 +1,164 @@
+"""Build and check the Sanford, Hsu & Telgarsky 2023 constructions: qSA, Match2, Match3Bigram,
+Match3Local.
+
+Writes one JSON record per configuration to ``--out/<task>_N<N>_....json``, all records to
+``--out/sanford.json`` and plots (``qsa_m_min.png``: smallest ``m`` against ``q log N``;
+``<task>_precision.png``: accuracy per float format against ``M``). Examples::
+
+    transformer-theory sanford --task qsa --n 8,16 --q 1,2 --eps 0.1 --out results/sanford
+    transformer-theory sanford --task match2,match3bigram,match3local --n 4,16,64 \
+        --out results/sanford
+
+Exit 1 if a construction misses: a qSA unit above ``eps`` for every ``m`` searched, or a Match
+unit below 100% in float64.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+TASKS = ("qsa", "match2", "match3bigram", "match3local")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--task", default="all", help=f"comma list of {', '.join(TASKS)} or 'all'")
+    p.add_argument("--n", default="4,8,16", help="sequence lengths N (comma list)")
+    p.add_argument("--q", default="1,2", help="qSA: sparsities q (comma list)")
+    p.add_argument("--eps", default="0.1", help="qSA: accuracies eps in (0, 1) (comma list)")
+    p.add_argument("--dim", type=_positive_int, default=2, help="qSA: d', width of the z_i")
+    p.add_argument(
+        "--modulus-power",
+        type=_positive_int,
+        default=2,
+        help="Match: M = max(N^power, 4) (default N^2, the issue's M = N^2)",
+    )
+    p.add_argument("--window", type=_nonnegative_int, default=2, help="Match3Local: window K")
+    p.add_argument(
+        "--samples",
+        type=_positive_int,
+        default=100_000,
+        help="sampled inputs where the input space is larger (default 100000)",
+    )
+    p.add_argument("--seed", type=_nonnegative_int, default=0)
+    p.add_argument("--out", required=True, help="output directory (JSON records + PNG plots)")
+
+
+def _positive_int(text):
+    from transformer_theory.cli._common import positive_int
+
+    return positive_int(text)
+
+
+def _nonnegative_int(text):
+    from transformer_theory.cli._common import nonnegative_int
+
+    return nonnegative_int(text)
+
+
+def _numbers(text: str, option: str, kind, low, high=None) -> list:
+    from transformer_theory.cli._common import UsageError
+
+    try:
+        values = [kind(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        raise UsageError(f"{option}: expected a comma list of numbers, got {text!r}") from None
+    bad = [v for v in values if v < low or (high is not None and v >= high)]
+    if not values or bad:
+        span = f">= {low}" + ("" if high is None else f" and < {high}")
+        raise UsageError(f"{option}: every value must be {span}, got {text!r}")
+    return values
+
+
+def run(args) -> int:
+    from transformer_theory.cli._common import (
+        EXIT_FAILED,
+        EXIT_OK,
+        UsageError,
+        name_list,
+        prepare_out_dir,
+    )
+
+    tasks = name_list(args.task, TASKS, "--task")
+    ns = _numbers(args.n, "--n", int, 1)
+    qs = _numbers(args.q, "--q", int, 1)
+    epss = _numbers(args.eps, "--eps", float, 1e-12, 1.0)
+    if "qsa" in tasks and any(q >= n for q in qs for n in ns):
+        raise UsageError(f"--q: every q must be < every N (N = {ns}, q = {qs})")
+    if any(t.startswith("match3") for t in tasks) and min(ns) < 2:
+        raise UsageError("--n: Match3Bigram needs N >= 2")
+    out = prepare_out_dir(args.out)
+
+    import jax
+    from tqdm.auto import tqdm
+
+    jax.config.update("jax_enable_x64", True)  # float64 is one of the formats compared
+    from transformer_theory.analysis import sanford as analysis
+
+    jobs = []
+    if "qsa" in tasks:
+        jobs += [("qsa", n, q, e) for n in ns for q in qs for e in epss]
+    for task in tasks:
+        if task != "qsa":
+            jobs += [(task, n, max(n**args.modulus_power, 4), None) for n in ns]
+    records, failed = [], False
+    for task, n, extra, eps in tqdm(jobs, desc="sanford", unit="config"):
+        if task == "qsa":
+            rec = analysis.qsa_record(
+                n, extra, eps, dim=args.dim, samples=args.samples, seed=args.seed
+            )
+            failed |= rec["m_min"] is None
+            name = f"qsa_N{n}_q{extra}_eps{eps:g}.json"
+        else:
+            rec = analysis.match_record(
+                task, n, extra, window=args.window, samples=args.samples, seed=args.seed
+            )
+            failed |= rec["accuracy_by_dtype"]["float64"] < 1.0
+            name = f"{task}_N{n}_M{extra}.json"
+        records.append(rec)
+        with open(os.path.join(out, name), "w") as fh:
+            json.dump(rec, fh, indent=1)
+        print(json.dumps(rec))
+    with open(os.path.join(out, "sanford.json"), "w") as fh:
+        json.dump(records, fh, indent=1)
+    _plot(records, out)
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def _plot(records, out) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    qsa = [r for r in records if r["task"] == "qsa" and r["m_min"] is not None]
+    if qsa:
+        fig, ax = plt.subplots(1, 2, figsize=(9, 3.5))
+        xs = [r["q_log_N"] for r in qsa]
+        ax[0].scatter(xs, [r["m_min"] for r in qsa])
+        ax[0].set(xlabel="q log N", ylabel="smallest m reaching eps", title="qSA: rows of U")
+        ax[1].scatter(xs, [r["bits_min"] for r in qsa], label="smallest")
+        ax[1].scatter(xs, [r["bits_proof"] for r in qsa], marker="x", label="proof's choice")
+        ax[1].set(xlabel="q log N", ylabel="fraction bits of w", title="qSA: precision")
+        ax[1].legend()
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, "qsa_m_min.png"), dpi=120)
+        plt.close(fig)
+    for task in ("match2", "match3bigram", "match3local"):
+        rows = [r for r in records if r["task"] == task]
+        if not rows:
+            continue
+        fig, ax = plt.subplots(figsize=(5, 3.5))
+        for dtype in rows[0]["accuracy_by_dtype"]:
+            ax.plot(
+                [r["M"] for r in rows],
+                [r["accuracy_by_dtype"][dtype] for r in rows],
+                "o-",
+                label=dtype,
+            )
+        ax.set(xscale="log", xlabel="M", ylabel="accuracy (positions)", title=f"{task}: precision")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, f"{task}_precision.png"), dpi=120)
+        plt.close(fig)

@@ -1,0 +1,64 @@
+"""Function composition prompts (Peng, Narayanan & Papadimitriou 2024, "On limitations of the
+transformer architecture", Theorem 1) with exact answers, and the theorem's error bound.
+
+A prompt lists ``f: A -> B`` and ``g: B -> C`` (and ``h: C -> D`` for three functions) as
+``argument, value`` token pairs in random order, then a query ``a`` and a separator; the answer is
+``g(f(a))`` (``h(g(f(a)))``). Domains have ``n`` elements each and disjoint token ranges:
+``A = [0, n)``, ``B = [n, 2n)``, ``C = [2n, 3n)``, ``D = [3n, 4n)``, separator ``4n``; the answer
+is a token of the last domain. Shape letters: :mod:`transformer_theory.glossary`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def composition_vocab(n: int) -> int:
+    """Token count of :func:`composition_sample` prompts: four domains of ``n``, the separator."""
+    return 4 * n + 1
+
+
+def composition_sample(
+    seed: int, num: int, n: int, depth: int = 2
+) -> tuple[np.ndarray, np.ndarray]:
+    """``num`` prompts of ``depth`` (2 or 3) uniformly random functions on domains of size ``n``.
+
+    Returns ``(tokens_BxN, answers_B)`` with ``N = 2 depth n + 2`` (the listed pairs, the query,
+    the separator) and the exact composed value as a token id.
+    """
+    if int(num) < 1:
+        raise ValueError(f"num: expected a positive number of prompts, got {num}")
+    if int(n) < 1:
+        raise ValueError(f"n: expected a domain size >= 1, got {n}")
+    if depth not in (2, 3):
+        raise ValueError(f"depth: expected 2 (g o f) or 3 (h o g o f), got {depth}")
+    rng = np.random.default_rng(seed)
+    rows = np.arange(num)[:, None]
+    blocks, value = [], rng.integers(0, n, size=num)  # the query a, as an index in A
+    query = value.copy()
+    for level in range(depth):
+        table = rng.integers(0, n, size=(num, n))  # the level-th function, as indices
+        order = np.argsort(rng.uniform(size=(num, n)), axis=-1)
+        args = order + level * n
+        vals = table[rows, order] + (level + 1) * n
+        blocks.append(np.stack([args, vals], axis=-1).reshape(num, 2 * n))
+        value = table[np.arange(num), value]
+    sep = np.full((num, 1), 4 * n)
+    tokens = np.concatenate(blocks + [query[:, None], sep], axis=1)
+    return tokens, value + depth * n
+
+
+def peng_error_bound(n: int, heads: int, width: int, bits: int) -> float:
+    """Peng et al. 2024, Theorem 1: a one-layer transformer with ``H`` heads, embedding ``d`` and
+    ``p``-bit precision answers function composition wrongly with probability at least (``log``
+    in bits, as ``p`` counts bits)
+    ``R / (3 n log n)``, ``R = n log n - H (d + 1) p`` (0 when ``R <= 0``: the bound is void)."""
+    for name, v in (("n", n), ("heads", heads), ("width", width), ("bits", bits)):
+        if int(v) < 1:
+            raise ValueError(f"{name}: expected >= 1, got {v}")
+    if n < 2:
+        return 0.0
+    nlogn = n * math.log2(n)
+    return max(0.0, (nlogn - heads * (width + 1) * bits) / (3 * nlogn))

@@ -1,0 +1,195 @@
+"""The tasks of Sanford, Hsu & Telgarsky 2023 ("Representational strengths and limitations of
+transformers"): q-sparse averaging (qSA), Match2, Match3 and the two tractable Match3 variants.
+
+Every function here is a specification: plain float64 / integer NumPy, one batch at a time, with
+seeded generators (``numpy.random.default_rng(seed)``; no global state). Shape letters: see
+:mod:`transformer_theory.glossary` (here ``Y`` is the width ``d'`` of the averaged vectors ``z``,
+the width of the output a check compares).
+
+Whether ``j`` may equal ``i``: Sanford et al. 2023 write ``Match2(X)_i = 1{exists j in [N]: x_i +
+x_j = 0 (mod M)}`` with no distinctness condition, and their Match2 construction attends from
+``i`` to every key including ``i`` itself (the score of ``j = i`` is ``c cos(4 pi x_i / M)``,
+maximal when ``2 x_i = 0 mod M``). So ``j = i`` is allowed: a lone ``x_i = 0`` (or ``M/2``) is
+matched.
+The same holds for ``j_1, j_2`` in Match3 (they may coincide with each other or with ``i``).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+TASKS = ("qsa", "match2", "match3", "match3bigram", "match3local")
+
+
+def _check_sizes(num: int, seq_len: int, modulus: int | None = None) -> None:
+    if int(num) < 1:
+        raise ValueError(f"num: expected a positive number of examples, got {num}")
+    if int(seq_len) < 1:
+        raise ValueError(f"seq_len: expected N >= 1, got {seq_len}")
+    if modulus is not None and int(modulus) < 2:
+        raise ValueError(f"modulus: expected M >= 2, got {modulus}")
+
+
+# ---------------------------------------------------------------------------------------------
+# q-sparse averaging
+
+
+def qsa_target(z_BxNxY: np.ndarray, members_BxNxK: np.ndarray) -> np.ndarray:
+    """``qSA(X)_i = (1/q) sum_{j in y_i} z_j`` (Sanford et al. 2023, Definition of qSA).
+
+    Args:
+      z_BxNxY: the vectors ``z_j`` (each in the unit ball of ``R^{d'}``).
+      members_BxNxK: boolean, ``members[b, i, j]`` iff ``j in y_i``; every row holds ``q`` ones.
+    """
+    z = np.asarray(z_BxNxY, np.float64)
+    members = np.asarray(members_BxNxK, bool)
+    if z.ndim != 3 or members.shape != z.shape[:2] + (z.shape[1],):
+        raise ValueError(
+            f"members_BxNxK: expected shape {z.shape[:2] + (z.shape[1],)} for z of shape "
+            f"{z.shape}, got {members.shape}"
+        )
+    q = members.sum(-1, keepdims=True)
+    if np.any(q != q.reshape(-1)[0]):
+        raise ValueError("members_BxNxK: every y_i must have the same size q")
+    return np.einsum("bij,bjy->biy", members / q, z)
+
+
+def qsa_sample(
+    seed: int, num: int, seq_len: int, q: int, dim: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``num`` random qSA inputs: ``z_j`` uniform in the unit ball of ``R^dim``, ``y_i`` a uniform
+    q-subset of ``[N]``. Returns ``(z_BxNxY, members_BxNxK)``."""
+    _check_sizes(num, seq_len)
+    if not 1 <= int(q) <= int(seq_len):
+        raise ValueError(f"q: expected 1 <= q <= N = {seq_len}, got {q}")
+    if int(dim) < 1:
+        raise ValueError(f"dim: expected d' >= 1, got {dim}")
+    rng = np.random.default_rng(seed)
+    g = rng.normal(size=(num, seq_len, dim))
+    radius = rng.uniform(size=(num, seq_len, 1)) ** (1.0 / dim)
+    z = g / np.linalg.norm(g, axis=-1, keepdims=True) * radius
+    order = np.argsort(rng.uniform(size=(num, seq_len, seq_len)), axis=-1)[..., :q]
+    members = np.zeros((num, seq_len, seq_len), bool)
+    np.put_along_axis(members, order, True, axis=-1)
+    return z, members
+
+
+def all_subsets(seq_len: int, q: int) -> np.ndarray:
+    """Every q-subset of ``[N]`` as a boolean indicator row, in lexicographic order
+    ``(C(N, q), N)``."""
+    if not 1 <= int(q) <= int(seq_len):
+        raise ValueError(f"q: expected 1 <= q <= N = {seq_len}, got {q}")
+    combos = list(itertools.combinations(range(seq_len), q))
+    rows = np.zeros((len(combos), seq_len), bool)
+    for r, c in enumerate(combos):
+        rows[r, list(c)] = True
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# Match2 / Match3 and variants (brute force, O(N^2) / O(N^3) per sequence)
+
+
+def match2(x_BxN: np.ndarray, modulus: int) -> np.ndarray:
+    """``Match2(X)_i = 1{exists j: x_i + x_j = 0 (mod M)}``, ``j = i`` allowed (see above)."""
+    x = np.asarray(x_BxN, np.int64)
+    s = (x[:, :, None] + x[:, None, :]) % modulus
+    return np.any(s == 0, axis=-1)
+
+
+def match3(x_BxN: np.ndarray, modulus: int) -> np.ndarray:
+    """``Match3(X)_i = 1{exists j1, j2: x_i + x_j1 + x_j2 = 0 (mod M)}`` (any ``j1, j2``)."""
+    x = np.asarray(x_BxN, np.int64)
+    pair = (x[:, :, None] + x[:, None, :]) % modulus  # (B, K, K): x_j1 + x_j2
+    present = np.zeros((x.shape[0], modulus), bool)
+    np.put_along_axis(present, pair.reshape(x.shape[0], -1), True, axis=-1)
+    need = (-x) % modulus
+    return np.take_along_axis(present, need, axis=-1)
+
+
+def match3_bigram(x_BxN: np.ndarray, modulus: int) -> np.ndarray:
+    """``Match3Bigram(X)_i = 1{exists j in [N-1]: x_i + x_j + x_{j+1} = 0 (mod M)}``."""
+    x = np.asarray(x_BxN, np.int64)
+    bigram = (x[:, :-1] + x[:, 1:]) % modulus  # (B, N-1)
+    return np.any((x[:, :, None] + bigram[:, None, :]) % modulus == 0, axis=-1)
+
+
+def match3_local(x_BxN: np.ndarray, modulus: int, window: int) -> np.ndarray:
+    """``Match3Local(X)_i = 1{exists j1, j2: x_i + x_j1 + x_j2 = 0 (mod M), |i-j1|, |i-j2| <=
+    K}`` with ``K = window``."""
+    if int(window) < 0:
+        raise ValueError(f"window: expected K >= 0, got {window}")
+    x = np.asarray(x_BxN, np.int64)
+    n = x.shape[1]
+    k = min(int(window), n)
+    hit = np.zeros(x.shape, bool)
+    pos = np.arange(n)
+    for a in range(-k, k + 1):  # O(N K^2): only offsets inside the window
+        ja = np.clip(pos + a, 0, n - 1)
+        ok_a = (pos + a >= 0) & (pos + a < n)
+        for b in range(a, k + 1):
+            jb = np.clip(pos + b, 0, n - 1)
+            ok = ok_a & (pos + b >= 0) & (pos + b < n)
+            hit |= ok[None] & ((x + x[:, ja] + x[:, jb]) % modulus == 0)
+    return hit
+
+
+def match_labels(task: str, x_BxN: np.ndarray, modulus: int, window: int = 1) -> np.ndarray:
+    """The labels of ``task`` in ``match2 / match3 / match3bigram / match3local``."""
+    if task == "match2":
+        return match2(x_BxN, modulus)
+    if task == "match3":
+        return match3(x_BxN, modulus)
+    if task == "match3bigram":
+        return match3_bigram(x_BxN, modulus)
+    if task == "match3local":
+        return match3_local(x_BxN, modulus, window)
+    raise ValueError(f"task: expected one of {TASKS[1:]}, got {task!r}")
+
+
+def match_sample(
+    task: str, seed: int, num: int, seq_len: int, modulus: int, window: int = 1
+) -> tuple[np.ndarray, np.ndarray]:
+    """``num`` sequences in ``[M]^N`` with roughly half of the positions positive.
+
+    Uniform tokens are almost never matched when ``M >= N^2``, so the generator plants matches:
+    Match2 sets ``x_b = -x_a`` for ``N/4`` random pairs, Match3 sets ``x_c = -(x_a + x_b)`` for
+    ``N/6`` triples, Match3Bigram sets ``x_i = -(x_j + x_{j+1})`` for ``N/2`` positions and
+    Match3Local plants triples inside a window of ``K``. Labels are the brute-force reference.
+    Returns ``(x_BxN, labels_BxN)``.
+    """
+    _check_sizes(num, seq_len, modulus)
+    if task not in TASKS[1:]:
+        raise ValueError(f"task: expected one of {TASKS[1:]}, got {task!r}")
+    rng = np.random.default_rng(seed)
+    n, m = seq_len, modulus
+    x = rng.integers(0, m, size=(num, n))
+    perm = np.argsort(rng.uniform(size=(num, n)), axis=-1)
+    rows = np.arange(num)
+    if task == "match2":
+        for t in range(n // 4):
+            a, c = perm[:, 2 * t], perm[:, 2 * t + 1]
+            x[rows, c] = (-x[rows, a]) % m
+    elif task == "match3":
+        for t in range(n // 6):
+            a, c, d = perm[:, 3 * t], perm[:, 3 * t + 1], perm[:, 3 * t + 2]
+            x[rows, d] = (-x[rows, a] - x[rows, c]) % m
+    elif n >= 3:  # one plant per chosen position i, vectorized over the batch; a plant whose
+        # random partners are invalid (collide with i, leave the sequence) is skipped
+        for t in range(n // 2):
+            i = perm[:, t]
+            if task == "match3bigram":
+                j1 = rng.integers(0, n - 1, size=num)
+                j2 = j1 + 1
+                ok = (j1 != i) & (j2 != i)
+            else:
+                j1 = i + rng.integers(-window, window + 1, size=num)
+                j2 = i + rng.integers(-window, window + 1, size=num)
+                ok = (j1 != i) & (j2 != i) & (j1 != j2) & (j1 >= 0) & (j2 >= 0)
+                ok &= (j1 < n) & (j2 < n)
+            j1, j2 = np.clip(j1, 0, n - 1), np.clip(j2, 0, n - 1)
+            planted = (-x[rows, j1] - x[rows, j2]) % m
+            x[rows, i] = np.where(ok, planted, x[rows, i])
+    return x, match_labels(task, x, modulus, window)
