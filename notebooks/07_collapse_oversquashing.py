@@ -44,7 +44,7 @@ from transformer_theory.analysis import collapse, oversquash, plots  # noqa: E40
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
 MAX_LEN = 64 if SMOKE else 2048
-POINTS = 3 if SMOKE else 10
+POINTS = 5 if SMOKE else 10  # the rate needs >= 3 lengths >= 8
 PRECISIONS = ("float64", "bfloat16") if SMOKE else collapse.PRECISIONS
 
 # %% [markdown]
@@ -61,7 +61,8 @@ for depth, positional in [(1, "none")] if SMOKE else [(1, "none"), (2, "rope")]:
     params = collapse.random_model(cfg, seed=0)
     rec = collapse.model_record(params, f"L{depth}_{positional}", lengths, PRECISIONS)
     models.append(rec)
-    print(rec["name"], "fitted slope (float64):", round(rec["rate"]["slope"], 3))
+    slope = rec["rate"]["slope"]  # None when fewer than 3 lengths could be fitted
+    print(rec["name"], "fitted slope (float64):", "n/a" if slope is None else round(slope, 3))
     for prec, r in rec["precisions"].items():
         print(f"  {prec:9s} first bit-identical length: {r['first_identical']}")
 
