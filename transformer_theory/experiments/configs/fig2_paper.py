@@ -19,6 +19,11 @@ prints README's table (mean [min, max] per cell beside the paper's claim). Re-ru
 command resumes: finished runs (stopped early or at the cap) are read back, a killed run continues
 from its last checkpoint (every 5,000 steps and at the stop).
 
+Time on 2 shared CPU cores (2026-11-22, 6+ engineers on the machine; 40 steps incl. one
+held-out evaluation, compile excluded): reasoning depth 2 357 s per 1,000 steps, contextual depth 3
+866 s per 1,000 steps (compile 5-6 s each). Hence a GPU for the full sweep: at most 20,000 steps
+per run (contextual 40,000), most runs end earlier by the rules above.
+
 Smoke mode (tiny tasks, 20 steps a run, seconds on 2 CPU cores; a test runs it)::
 
     transformer-theory train --experiment fig2_paper --size smoke --seeds 0 --out /tmp/fig2_smoke
