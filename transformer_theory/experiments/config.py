@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from transformer_theory import tasks as tasklib
 from transformer_theory.experiments.setups import SETUPS, TaskSetup
 
-NAMED = ("fig2_depth", "fig4_7_heads", "fig3_attention_maps")
+NAMED = ("fig2_depth", "fig4_7_heads", "fig3_attention_maps", "fig2_paper")
 ANALYSES = ("curves", "attention_maps")
 INITS = ("paper", "random")
 OPTIMIZERS = ("sgd", "adam")

@@ -98,6 +98,8 @@ class RunSpec:
     @property
     def meta(self) -> dict:
         """What the run's ``metrics.json`` says about it (also part of its settings)."""
+        stop = self.setup.early_stop
+        early = {} if stop is None else {"early_stop": dataclasses.asdict(stop)}
         return dict(
             name=self.name,
             task=self.task,
@@ -109,6 +111,7 @@ class RunSpec:
             w_v=self.setup.w_v,
             later_qk_scale=self.setup.later_qk_scale,
             chance=1.0 / self.setup.task.num_classes,
+            **early,
         )
 
     def settings(self) -> dict:
@@ -149,7 +152,9 @@ def execute(spec: RunSpec, out_root: str | None, progress: bool = True) -> dict:
     params, data, tc, meta = build_run(spec)
     out_dir = None if out_root is None else os.path.join(out_root, spec.name)
     t0 = time.perf_counter()
-    res = train(params, data, tc, out_dir, meta=meta, progress=progress)
+    res = train(
+        params, data, tc, out_dir, meta=meta, progress=progress, early_stop=spec.setup.early_stop
+    )
     last = res.metrics[-1]
     return dict(
         run=spec.name,
@@ -157,11 +162,14 @@ def execute(spec: RunSpec, out_root: str | None, progress: bool = True) -> dict:
         heads="-".join(map(str, spec.heads)),
         depth=len(spec.heads),
         seed=spec.seed,
+        optimizer=tc.optimizer,
+        learning_rate=tc.learning_rate,
         steps=res.steps_done,
         final_eval_acc=last["eval_acc"],
         final_eval_loss=last["eval_loss"],
         initial_eval_loss=res.metrics[0]["eval_loss"],
         chance=meta["chance"],
+        stop_reason=res.stop_reason,
         seconds=round(time.perf_counter() - t0, 2),
     )
 

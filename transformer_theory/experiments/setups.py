@@ -33,7 +33,7 @@ import dataclasses
 
 from transformer_theory import _validate
 from transformer_theory import tasks as tasklib
-from transformer_theory.train import DataConfig, TrainConfig
+from transformer_theory.train import DataConfig, EarlyStop, TrainConfig
 
 TASK_NAMES = ("memorization", "reasoning", "generalization", "contextual")
 # What Chen & Zou 2024 claim for each task (§6.1); written into aggregate.csv beside the numbers.
@@ -58,6 +58,7 @@ class TaskSetup:
       w_v: ``"identity"`` or ``"ones"`` (:func:`~transformer_theory.train.paper_init`).
       later_qk_scale: factor on the uniform ``[0, 1)`` ``W_QK`` of layers 2.. (§9.1 leaves it
         open; 1.0 diverges at depth 4).
+      early_stop: stop a run before ``train.steps`` when this rule fires (None: never).
     """
 
     task: tasklib.Task
@@ -66,6 +67,7 @@ class TaskSetup:
     extra_width: int = 0
     w_v: str = "identity"
     later_qk_scale: float = 0.1
+    early_stop: EarlyStop | None = None
 
     def __post_init__(self):
         if not isinstance(self.task, tasklib.Task):

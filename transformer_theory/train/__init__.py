@@ -5,6 +5,7 @@ checkpoints (:mod:`.checkpoint`, the only module importing orbax)."""
 from transformer_theory.train.data import DataConfig, TaskData
 from transformer_theory.train.init import first_layer_pattern, paper_init, random_init, task_kind
 from transformer_theory.train.loop import (
+    EarlyStop,
     TrainConfig,
     TrainingInterrupted,
     TrainResult,
@@ -18,6 +19,7 @@ from transformer_theory.train.rundir import RunDirectoryError, read_metrics, run
 
 __all__ = [
     "DataConfig",
+    "EarlyStop",
     "RunDirectoryError",
     "TaskData",
     "TrainConfig",

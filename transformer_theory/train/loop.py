@@ -74,15 +74,58 @@ class TrainConfig:
         return dataclasses.replace(self, **changes)
 
 
+@dataclasses.dataclass(frozen=True)
+class EarlyStop:
+    """When to stop a run before ``TrainConfig.steps``, judged on the held-out metric rows.
+
+    Two rules; a run stops when either fires (its reason names which):
+
+    - ``"accuracy"``: held-out accuracy has been ``>= threshold`` at ``patience`` consecutive
+      evaluations;
+    - ``"plateau"``: the best held-out accuracy has not improved for ``plateau_steps`` steps
+      (None: this rule is off).
+
+    Attributes:
+      threshold: the held-out accuracy of the ``"accuracy"`` rule.
+      patience: consecutive evaluations at ``>= threshold``.
+      plateau_steps: steps without a new best held-out accuracy (None: off).
+    """
+
+    threshold: float = 0.99
+    patience: int = 3
+    plateau_steps: int | None = None
+
+    def __post_init__(self):
+        _validate.check_positive("patience", self.patience)
+        if self.plateau_steps is not None:
+            _validate.check_positive("plateau_steps", self.plateau_steps)
+        if not 0.0 < self.threshold <= 1.0:
+            raise ValueError(f"threshold: expected an accuracy in (0, 1], got {self.threshold}")
+
+    def reason(self, rows: list[dict]) -> str | None:
+        """``"accuracy"``, ``"plateau"`` or None (go on) for the metric rows so far."""
+        evals = [r for r in rows if r["step"] > 0]
+        tail = evals[-self.patience :]
+        if len(tail) == self.patience and all(r["eval_acc"] >= self.threshold for r in tail):
+            return "accuracy"
+        if self.plateau_steps is not None and evals:
+            best = max(r["eval_acc"] for r in rows)
+            first_best = next(r["step"] for r in rows if r["eval_acc"] == best)
+            if evals[-1]["step"] - first_best >= self.plateau_steps:
+                return "plateau"
+        return None
+
+
 @dataclasses.dataclass
 class TrainResult:
     """What :func:`train` returns: the final parameters, the metric rows, steps done, compile
-    seconds."""
+    seconds, and why it stopped (``"steps"``, or the :class:`EarlyStop` rule that fired)."""
 
     params: ModelParams
     metrics: list[dict]
     steps_done: int
     compile_seconds: float
+    stop_reason: str = "steps"
 
 
 def make_optimizer(config: TrainConfig) -> optax.GradientTransformation:
@@ -197,6 +240,7 @@ def train(
     meta: dict | None = None,
     stop_after: int | None = None,
     progress: bool = True,
+    early_stop: EarlyStop | None = None,
 ) -> TrainResult:
     """Train ``model`` on ``data`` with cross-entropy on the last position (Chen & Zou 2024, §9.1).
 
@@ -216,6 +260,9 @@ def train(
       stop_after: stop (after checkpointing) once this many steps are done -- simulates a killed
         run.
       progress: show a tqdm bar (only on a terminal).
+      early_stop: stop before ``config.steps`` when this rule fires (checked at every
+        evaluation, and on resume: a stopped run stays stopped). Give it in ``meta`` too when it
+        must be part of the run's settings.
 
     Returns:
       A :class:`TrainResult` with the final ``ModelParams`` and the metric rows.
@@ -290,10 +337,14 @@ def train(
     # KeyboardInterrupt at calls and loop jumps, never between the stores of one statement, and an
     # interrupted `train_step` call assigns nothing -- so a Ctrl-C checkpoint is always consistent.
     done = start
+    stop_reason = "steps"
     try:
         if start == 0:
             evaluate(0, None, None)
         end = config.steps if stop_after is None else min(config.steps, int(stop_after))
+        fired = None if early_stop is None else early_stop.reason(rows)
+        if fired is not None:  # resuming a run that had stopped early
+            end, stop_reason = start, fired
         bar = tqdm(
             total=config.steps,
             initial=start,
@@ -316,8 +367,13 @@ def train(
                 bar.set_postfix(
                     loss=f"{rows[-1]['train_loss']:.3g}", eval_acc=f"{rows[-1]['eval_acc']:.3f}"
                 )
+                fired = None if early_stop is None else early_stop.reason(rows)
+                if fired is not None:
+                    end, stop_reason = done, fired
             if ckpt is not None and (ckpt.should_save(done) or done == config.steps or done == end):
                 save(done)
+            if done == end:
+                break
         bar.close()
         steps_done = max(start, end)
     except KeyboardInterrupt:
@@ -341,6 +397,7 @@ def train(
         metrics=rows,
         steps_done=steps_done,
         compile_seconds=compile_seconds,
+        stop_reason=stop_reason,
     )
 
 

@@ -1,0 +1,35 @@
+"""Write ``experiments/results/fig2_paper_summary.csv`` and print README's Figure 2 table from a
+finished ``fig2_paper`` sweep.
+
+Command (after ``transformer-theory train --experiment fig2_paper --out results/fig2_paper``)::
+
+    python experiments/fig2_paper_table.py results/fig2_paper
+
+Seconds on 2 CPU cores: under one (it reads ``summary.json``).
+"""
+
+import argparse
+import os
+
+from transformer_theory.experiments import tables
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RESULT = os.path.join(HERE, "results", "fig2_paper_summary.csv")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", help="the sweep's output directory (holds summary.json)")
+    parser.add_argument("--csv", default=RESULT, help=f"where the summary goes (default {RESULT})")
+    args = parser.parse_args()
+    try:
+        rows = tables.read_summary(args.out)
+    except ValueError as err:
+        parser.error(str(err))
+    tables.write_summary_csv(rows, args.csv)
+    print(tables.markdown_table(rows))
+    print(f"\n{len(rows)} runs -> {args.csv}")
+
+
+if __name__ == "__main__":
+    main()

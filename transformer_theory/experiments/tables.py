@@ -1,0 +1,70 @@
+"""A sweep's summary as the committed CSV and README's table (mean [min, max] per cell beside the
+paper's claim); reads only the rows that :func:`~.sweeps.sweep` writes to ``summary.json``."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections.abc import Sequence
+
+import numpy as np
+
+from transformer_theory.experiments.setups import PAPER_CLAIMS
+
+SUMMARY_COLUMNS = (
+    "task",
+    "depth",
+    "heads",
+    "seed",
+    "optimizer",
+    "learning_rate",
+    "steps",
+    "final_eval_acc",
+    "chance",
+    "stop_reason",
+    "seconds",
+)
+
+
+def read_summary(out: str) -> list[dict]:
+    """The rows of ``out/summary.json``; raises ``ValueError`` naming ``out`` when absent."""
+    path = os.path.join(out, "summary.json")
+    if not os.path.isfile(path):
+        raise ValueError(f"out: {out} has no summary.json (written when the sweep finishes)")
+    with open(path) as f:
+        return json.load(f)
+
+
+def write_summary_csv(rows: Sequence[dict], path: str) -> None:
+    """One line per run with :data:`SUMMARY_COLUMNS` (accuracy rounded to 4 decimals)."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=SUMMARY_COLUMNS, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow(dict(r, final_eval_acc=round(float(r["final_eval_acc"]), 4)))
+
+
+def markdown_table(rows: Sequence[dict]) -> str:
+    """README's table: one line per (task, depth): optimizer and learning rate, held-out accuracy
+    mean [min, max] over seeds, chance, steps (max), how the runs stopped, the paper's claim."""
+    groups: dict = {}
+    for r in rows:
+        groups.setdefault((r["task"], int(r["depth"])), []).append(r)
+    lines = [
+        "| task | depth | optimizer, lr | held-out acc mean [min, max] | seeds | chance "
+        "| steps (max) | stopped by | paper's claim |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for (task, depth), rs in groups.items():
+        acc = np.array([float(r["final_eval_acc"]) for r in rs])
+        recipes = sorted({f"{r['optimizer']} {float(r['learning_rate']):g}" for r in rs})
+        reasons = sorted({r["stop_reason"] for r in rs})
+        lines.append(
+            f"| {task} | {depth} | {', '.join(recipes)} | {acc.mean():.2f} [{acc.min():.2f}, "
+            f"{acc.max():.2f}] | {len(rs)} | {float(rs[0]['chance']):.3g} | "
+            f"{max(int(r['steps']) for r in rs)} | {', '.join(reasons)} | "
+            f"{PAPER_CLAIMS.get(task, '')} |"
+        )
+    return "\n".join(lines)
