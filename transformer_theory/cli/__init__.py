@@ -42,6 +42,10 @@ COMMANDS = {
         "transformer_theory.cli.heads",
         "classify attention heads of trained models (positional / syntactic / rare-token)",
     ),
+    "ngram": (
+        "transformer_theory.cli.ngram",
+        "n-gram LMs as transformers (Svete & Cotterell 2024): exactness and precision",
+    ),
     "efficient-attention": (
         "transformer_theory.cli.efficient_attention",
         "efficient attention against exact attention: error vs budget, time and memory vs n",

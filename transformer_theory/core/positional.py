@@ -90,10 +90,22 @@ def window_score_polynomial(t: int, window: int) -> np.ndarray:
     float64 from integers; the cancellation when it is evaluated in floats is what limits the
     construction's precision).
     """
-    poly = np.poly1d([-1.0])
+    return window_score_polynomials(np.asarray([t]), window)[0]
+
+
+def window_score_polynomials(t_N: np.ndarray, window: int) -> np.ndarray:
+    """:func:`window_score_polynomial` for every position of ``t_N`` at once, ``(N, 2w + 1)``:
+    the product is expanded by multiplying with ``(j - (t - h))`` twice per ``h`` (float64)."""
+    _validate.check_positive("window", window)
+    t = np.asarray(t_N, np.float64)
+    coeffs = np.zeros((t.shape[0], 2 * window + 1))
+    coeffs[:, 0] = -1.0
     for h in range(window):
-        poly = poly * np.poly1d([1.0, -(t - h)]) ** 2
-    return poly.coeffs[::-1].astype(np.float64)
+        root = (t - h)[:, None]
+        for _ in range(2):
+            shifted = np.concatenate([np.zeros((t.shape[0], 1)), coeffs[:, :-1]], axis=1)
+            coeffs = shifted - root * coeffs
+    return coeffs
 
 
 def ngram_window_code(tokens_N: jax.Array, vocab_size: int, window: int, dtype=jnp.float32):
@@ -110,7 +122,7 @@ def ngram_window_code(tokens_N: jax.Array, vocab_size: int, window: int, dtype=j
     n = tokens_N.shape[0]
     t = np.arange(1, n + 1)
     powers = np.power.outer(t.astype(np.float64), np.arange(2 * window + 1))
-    coeffs = np.stack([window_score_polynomial(int(x), window) for x in t])
+    coeffs = window_score_polynomials(t, window)
     residue = np.eye(window)[t % window]
     slot = (
         jax.nn.one_hot(tokens_N, vocab_size, dtype=dtype)[:, :, None]
