@@ -103,6 +103,25 @@ CASES = [
     (["sanford", "--task", "qsa", "--eps", "1.5", "--out", "{tmp}/o"], "--eps"),
     (["sanford", "--window", "-1", "--out", "{tmp}/o"], "--window"),
     (["sanford", "--out", "/proc/foo"], "--out"),
+    # ngram
+    (["ngram", "--order", "1", "--out", "{tmp}/o"], "--order"),
+    (["ngram", "--construction", "3.4", "--out", "{tmp}/o"], "--construction"),
+    (["ngram", "--precision", "float16", "--out", "{tmp}/o"], "--precision"),
+    (["ngram", "--attention", "softmax", "--out", "{tmp}/o"], "--beta"),
+    (["ngram", "--beta", "10", "--out", "{tmp}/o"], "--beta"),
+    (["ngram", "--zero-fraction", "1.5", "--out", "{tmp}/o"], "--zero-fraction"),
+    (
+        ["ngram", "--attention", "softmax", "--beta", "9", "--zero-fraction", "0.2"]
+        + ["--out", "{tmp}/o"],
+        "--zero-fraction",
+    ),
+    (
+        ["ngram", "--attention", "softmax", "--beta", "9", "--soft-lengths", "2,x"]
+        + ["--out", "{tmp}/o"],
+        "--soft-lengths",
+    ),
+    (["ngram", "--max-len", "-1", "--out", "{tmp}/o"], "--max-len"),
+    (["ngram", "--out", "/proc/foo"], "--out"),
 ]
 
 

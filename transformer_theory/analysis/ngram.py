@@ -44,17 +44,22 @@ def significand_bits(dtype) -> int:
 # ----------------------------------------------------------------------------- weak equivalence
 @jax.jit
 def _string_log_probs(params, strings_BxN):
-    return jax.vmap(lambda s: jnp.sum(lm_log_probs(params, s).astype(jnp.float64)))(strings_BxN)
+    return jax.vmap(lambda s: lm_log_probs(params, s).astype(jnp.float64))(strings_BxN)
 
 
 def transformer_log_prob(params, strings_BxN: np.ndarray, batch: int = 4096) -> np.ndarray:
     """``log q(y)`` (EOS included) of every string of one length under a causal LM, float64."""
+    return transformer_log_probs(params, strings_BxN, batch).sum(axis=1)
+
+
+def transformer_log_probs(params, strings_BxN: np.ndarray, batch: int = 4096) -> np.ndarray:
+    """``log q(y_t | y_<t)`` for every symbol, then ``log q(EOS | y)``: ``(B, N + 1)``, float64."""
     strings = np.asarray(strings_BxN, np.int64)
     out = [
         np.asarray(_string_log_probs(params, jnp.asarray(strings[i : i + batch])))
         for i in range(0, len(strings), batch)
     ]
-    return np.concatenate(out) if out else np.zeros(0)
+    return np.concatenate(out) if out else np.zeros((0, strings.shape[1] + 1))
 
 
 def logprob_tolerance(lm: NGramLM, length: int, dtype) -> float:
@@ -300,21 +305,30 @@ def predicted_exact_length(
 
 # ----------------------------------------------------------------------------- soft attention
 def soft_kl(lm: NGramLM, construction: str, beta: float, max_len: int) -> float:
-    """``sum_{|y| <= max_len} p(y) (log p(y) - log q_beta(y))`` over EVERY string up to
-    ``max_len``: the KL divergence from the n-gram LM restricted to those strings (the remaining
-    mass ``1 - mass_up_to`` is left out), with softmax attention at score scale ``beta``, float64.
+    """KL divergence ``KL(p || q_beta)`` of the two LMs' laws of the first ``max_len + 1``
+    outcomes, with softmax attention at score scale ``beta``, float64, by enumeration.
+
+    The outcomes partition ``Sigma*``: every string ``y`` with ``|y| <= max_len`` (probability
+    ``p(y)``, EOS included), and every prefix ``x`` of length ``max_len + 1`` (probability ``p(x)
+    = prod_t p(x_t | x_<t)``, whatever follows). Unlike ``sum_{|y| <= L} p(y) log(p(y)/q(y))``
+    alone, which is negative when ``q`` ends strings earlier than ``p``, this is a KL divergence
+    (``>= 0``, 0 iff the next-symbol distributions agree on the first ``max_len + 1`` steps), and
+    it grows with ``max_len`` to ``KL(p || q)`` over ``Sigma*``.
     """
     if np.isneginf(lm.log_probs_AxC).any():
         raise ValueError(
             "lm: the soft study needs a table without exact zeros (a softmax spreads weight, "
             "and a -inf entry of W_O read by a partly active unit makes q(y) = 0 where p(y) > 0)"
         )
-    params = cn.build(lm, construction, attention="softmax", beta=beta, max_len=max_len)
+    params = cn.build(lm, construction, attention="softmax", beta=beta, max_len=max_len + 1)
     total = 0.0
-    for length in range(max_len + 1):
+    for length in range(max_len + 2):
         strings = lm.strings_of_length(length)
-        ref = lm.log_prob(strings)
-        got = transformer_log_prob(params, strings)
+        ref = lm.log_probs(strings)
+        got = transformer_log_probs(params, strings)
+        if length == max_len + 1:  # prefixes: leave out the EOS term
+            ref, got = ref[:, :-1], got[:, :-1]
+        ref, got = ref.sum(axis=1), got.sum(axis=1)
         total += float(np.sum(np.exp(ref) * (ref - got)))
     return total
 

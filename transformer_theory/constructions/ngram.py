@@ -35,12 +35,15 @@ The three theorems differ in how the history reaches the last position:
   slot ``j mod w`` of its position, so the average keeps the order, and a unit per (history,
   ``t mod w``) reads it.
 
-Corrections to the slides' formulas (garbled in extraction): the slides' query map lists
-``(sqrt(1/t), sqrt(1 - 1/(t+h)))`` -- mixing two positions, which is not a unit vector and does
-not peak at ``j = t - h``; the intended maps are ``Q: r(y_t, t) -> u(t)`` and ``K_h: r(y_j, j) ->
-u(j + h)`` (the score line of the same slide), as implemented. The code's last entries
-``sqrt(1/(t+n-1))`` should read ``t + n - 2``: ``n - 1`` heads need offsets ``h = 0..n-2``.
-``tests/ngram/test_constructions.py`` shows the literal query map attends elsewhere.
+Reading the slides' formulas (garbled in extraction): the first display writes the query map as
+``(sqrt(1/t), sqrt(1 - 1/(t+h)))``, mixing two positions; the score line of the same slide uses
+``Q: r(y_t, t) -> u(t)`` and ``K_h: r(y_j, j) -> u(j + h)``, which is what the proof's argument
+needs (a cosine of two UNIT vectors, equal to 1 exactly at the target) and what is implemented.
+The literal map is not a unit vector, so its peak value is not 1 and that argument does not
+apply; its argmax happens to be ``t - h`` as well for every ``t > h`` (the only positions a
+prediction reads), which ``tests/ngram/test_constructions.py`` checks beside the peak value. The
+code's last entries ``sqrt(1/(t+n-1))`` should read ``t + n - 2``: ``n - 1`` heads need offsets
+``h = 0..n-2`` (one more pair would be unused).
 
 Attention kinds: ``"hard"`` is average-hard attention (Strobl et al. 2024; for 3.1/3.2 the maximizer
 is unique, so leftmost-hard would give the same); ``"sparse"`` is sparsemax (Martins & Astudillo
