@@ -263,7 +263,13 @@ def window_budget(t: int, window: int) -> float:
 
 
 def predicted_exact_length(
-    construction: str, order: int, dtype, *, limit: int = 10**7
+    construction: str,
+    order: int,
+    dtype,
+    *,
+    limit: int = 10**7,
+    attention: str = "hard",
+    max_len: int | None = None,
 ) -> int | None:
     """The longest string length the derivation guarantees exact in ``dtype`` (a lower bound on
     :func:`selection_scan`'s measurement).
@@ -272,11 +278,20 @@ def predicted_exact_length(
     ``5u`` of ``<u(t), u(s)>`` (``u = 2^-p``: ``1.5u`` per entry, ``u`` per product and sum), so
     the peak stays unique while :func:`~transformer_theory.constructions.ngram.score_gap` exceeds
     ``10u``, at every shifted position up to ``t + n - 2``. 3.3: while :func:`window_budget` stays
-    below ``2^p`` (exact integer arithmetic). Found by bisection over ``t`` (both bounds decrease
+    below ``2^p`` (exact integer arithmetic). Sparse 3.1/3.2 also needs the scaled lead to stay
+    >= 1, which :func:`~transformer_theory.constructions.ngram.sparse_beta` guarantees up to the
+    ``max_len`` it was built for (and no further): the bound is the smaller of the two. Found by
+    bisection over ``t`` (both bounds decrease
     monotonically in ``t``); returns ``limit`` when it holds that far and None when it does not
     guarantee even the empty string.
     """
     _validate.check_choice("construction", construction, cn.CONSTRUCTIONS)
+    _validate.check_choice("attention", attention, ("hard", "sparse"))
+    if attention == "sparse" and construction != "3.3":
+        if max_len is None:
+            raise ValueError("max_len: sparse 3.1/3.2 are exact up to the max_len built for")
+        hard = predicted_exact_length(construction, order, dtype, limit=limit)
+        return None if hard is None else min(hard, max_len)
     p = significand_bits(dtype)
     w = order - 1
     if construction == "3.3":
@@ -304,9 +319,9 @@ def predicted_exact_length(
 
 
 # ----------------------------------------------------------------------------- soft attention
-def soft_kl(lm: NGramLM, construction: str, beta: float, max_len: int) -> float:
-    """KL divergence ``KL(p || q_beta)`` of the two LMs' laws of the first ``max_len + 1``
-    outcomes, with softmax attention at score scale ``beta``, float64, by enumeration.
+def kl_first_outcomes(lm: NGramLM, params, max_len: int) -> float:
+    """``KL(p || q)`` of the laws of the first ``max_len + 1`` outcomes of the n-gram LM ``p`` and
+    the transformer LM ``params``, by enumeration (float64 sums).
 
     The outcomes partition ``Sigma*``: every string ``y`` with ``|y| <= max_len`` (probability
     ``p(y)``, EOS included), and every prefix ``x`` of length ``max_len + 1`` (probability ``p(x)
@@ -315,12 +330,7 @@ def soft_kl(lm: NGramLM, construction: str, beta: float, max_len: int) -> float:
     (``>= 0``, 0 iff the next-symbol distributions agree on the first ``max_len + 1`` steps), and
     it grows with ``max_len`` to ``KL(p || q)`` over ``Sigma*``.
     """
-    if np.isneginf(lm.log_probs_AxC).any():
-        raise ValueError(
-            "lm: the soft study needs a table without exact zeros (a softmax spreads weight, "
-            "and a -inf entry of W_O read by a partly active unit makes q(y) = 0 where p(y) > 0)"
-        )
-    params = cn.build(lm, construction, attention="softmax", beta=beta, max_len=max_len + 1)
+    _validate.check_positive("max_len", max_len, allow_zero=True)
     total = 0.0
     for length in range(max_len + 2):
         strings = lm.strings_of_length(length)
@@ -329,8 +339,21 @@ def soft_kl(lm: NGramLM, construction: str, beta: float, max_len: int) -> float:
         if length == max_len + 1:  # prefixes: leave out the EOS term
             ref, got = ref[:, :-1], got[:, :-1]
         ref, got = ref.sum(axis=1), got.sum(axis=1)
-        total += float(np.sum(np.exp(ref) * (ref - got)))
+        live = np.isfinite(ref)
+        total += float(np.sum(np.exp(ref[live]) * (ref[live] - got[live])))
     return total
+
+
+def soft_kl(lm: NGramLM, construction: str, beta: float, max_len: int) -> float:
+    """:func:`kl_first_outcomes` of the construction with softmax attention at score scale
+    ``beta`` (float64)."""
+    if np.isneginf(lm.log_probs_AxC).any():
+        raise ValueError(
+            "lm: the soft study needs a table without exact zeros (a softmax spreads weight, "
+            "and a -inf entry of W_O read by a partly active unit makes q(y) = 0 where p(y) > 0)"
+        )
+    params = cn.build(lm, construction, attention="softmax", beta=beta, max_len=max_len + 1)
+    return kl_first_outcomes(lm, params, max_len)
 
 
 def beta_for_kl(

@@ -160,7 +160,7 @@ def run(args) -> int:
         if args.attention != "softmax":
             rec["scan"] = analysis.selection_scan(params, construction, limit=args.scan_limit)
             rec["predicted_exact_length"] = analysis.predicted_exact_length(
-                construction, args.order, dtype
+                construction, args.order, dtype, attention=args.attention, max_len=args.max_len
             )
             failed |= precision == "float64" and not rec["equivalent"]
         else:
