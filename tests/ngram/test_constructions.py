@@ -193,3 +193,19 @@ def test_ngram_command_writes_its_records(tmp_path):
     (rec,) = result["records"]
     assert rec["equivalent"] and rec["strings"] == 7 and rec["max_abs_logprob_diff"] < 1e-5
     assert (tmp_path / "ngram_precision.png").stat().st_size > 0
+
+
+def test_learnability_experiment_smoke(tmp_path):
+    """experiments/ngram_learnability.py --smoke: a few Adam steps; the construction's KL is 0 to
+    rounding, the trained and unigram KLs are non-negative divergences."""
+    import importlib.util
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "experiments" / "ngram_learnability.py"
+    spec = importlib.util.spec_from_file_location("ngram_learnability", script)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.main(["--smoke", "--out", str(tmp_path)])
+    (row,) = json.loads((tmp_path / "ngram_learnability.json").read_text())["rows"]
+    assert abs(row["kl_per_symbol_construction"]) < 1e-12
+    assert row["kl_per_symbol_trained"] > 0 and row["kl_per_symbol_unigram"] > 0

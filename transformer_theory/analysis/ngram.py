@@ -194,7 +194,9 @@ def selection_scan(
 
     Returns ``first_failing_position`` (0-based input position, or None if none up to
     ``limit``), ``longest_exact_length`` (the longest string length all of whose positions are
-    exact: a string of length ``L`` uses positions ``w - 1 .. w - 1 + L``), and how it was found.
+    exact: a string of length ``L`` uses positions ``w - 1 .. w - 1 + L``; -1 when even the empty
+    string's one prediction fails; the BOS-only positions before ``w - 1`` predict nothing and
+    are not checked), and how it was found.
     """
     _validate.check_choice("construction", construction, cn.CONSTRUCTIONS)
     _validate.check_positive("limit", limit)
@@ -230,7 +232,7 @@ def selection_scan(
         }
 
     top = min(exhaustive_upto, limit)
-    found = first_bad(0, top)
+    found = first_bad(w - 1, top)  # positions before w - 1 read only BOS and predict nothing
     if found is not None:
         return result(found, "exhaustive")
     good, probe = top - 1, top

@@ -185,7 +185,10 @@ def _summary(rec) -> str:
     )
     if "scan" in rec:
         first = rec["scan"]["longest_exact_length"]
-        line += f"; exact up to length {first if first is not None else '>= limit'} " + (
+        exact = {None: "exact up to the scan limit", -1: "exact for no string"}.get(
+            first, f"exact up to length {first}"
+        )
+        line += f"; {exact} " + (
             f"(derived >= {rec['predicted_exact_length']})"
             if rec["predicted_exact_length"] is not None
             else "(derived: none guaranteed)"
