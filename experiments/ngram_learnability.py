@@ -13,8 +13,26 @@ Command (this machine, 2 CPU cores shared with other jobs; ``--smoke`` for the t
 
     python experiments/ngram_learnability.py --out results/ngram_learnability
 
-took RESULT_TIME and gave (KL per symbol, first 7 outcomes; trained / unigram fit / construction):
-RESULT_TABLE
+took 4 min 46 s (2026-11-22, shared with other jobs) and gave the KL divergence per symbol over the
+first 7 outcomes:
+
+    | n | |Sigma| | LM rank | trained | unigram fit | construction (3.1) |
+    |---|---|---|---|---|---|
+    | 2 | 2 | full | 0.0015 | 0.1110 | 0 (to 1e-16) |
+    | 2 | 2 | 1 | 0.0010 | 0.0149 | 0 |
+    | 2 | 4 | full | 0.0073 | 0.1488 | 0 |
+    | 2 | 4 | 1 | 0.0017 | 0.1628 | 0 |
+    | 3 | 2 | full | 0.0125 | 0.1637 | 0 |
+    | 3 | 2 | 1 | 0.0158 | 0.0946 | 0 |
+    | 3 | 4 | full | 0.0282 | 0.1790 | 0 |
+    | 3 | 4 | 1 | 0.0175 | 0.3147 | 0 |
+
+"full" = Dirichlet rows; 1 = rank-1 logits (scale 3) through a softmax. 600 Adam steps (lr 3e-3) of
+64 sampled strings (up to 8 symbols) each, width V + 2(n-1) + 16, MLP 4 V^(n-1). The trained models
+learn most of what the history carries (KL 4-100x below the unigram fit) but stay 1e-3..3e-2 nats
+per symbol away, more so as n and |Sigma| grow (more histories to learn from the same samples); the
+rank-1 LMs are easier than full-rank ones at |Sigma| = 4, not at |Sigma| = 2, n = 3 -- one seed per
+cell, so differences below ~2x are not resolved.
 """
 
 from __future__ import annotations
@@ -109,7 +127,7 @@ def main(argv=None):
     os.makedirs(args.out, exist_ok=True)
     jax.config.update("jax_enable_x64", True)
     if args.smoke:
-        grid, steps, batch, eval_len = [(2, 2, None)], 20, 16, 2
+        grid, steps, batch, eval_len = [(2, 2, None)], 5, 8, 1
     else:
         grid = list(itertools.product((2, 3), (2, 4), (None, 1)))
         steps, batch, eval_len = 600, 64, 6
