@@ -109,7 +109,7 @@ display(Image(png))
 recs = suite.run_certificates(icqa=(2, 2, 2))
 print(
     "\n".join(
-        r.get("message", "") or f"bound {r['dataset']}: {r['upper_bound_fraction']}"
+        report.certificate_line(r) if r["kind"] == "certificate" else report.bound_line(r)
         for r in recs
         if r["dataset"].startswith("theorem2")
     )

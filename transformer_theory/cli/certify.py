@@ -72,21 +72,8 @@ def _print_certificate(cert, tokens) -> None:
         print("    " + line)
 
 
-def _bound_line(bound: dict) -> str:
-    """The accuracy bound of one family, from the record's data."""
-    kind = (
-        "exact: the relaxation attains it"
-        if bound["exact"]
-        else "a sound upper bound, perhaps not tight"
-    )
-    return (
-        f"[{bound['family']}] accuracy at most {bound['upper_bound_fraction']} = "
-        f"{bound['upper_bound']:.4f} ({bound['num_cores']} certified infeasible subsets; {kind}; "
-        f"{bound['seconds']:.2f} s)"
-    )
-
-
 def run(args) -> int:
+    from transformer_theory.cli import report
     from transformer_theory.files import load_dataset
     from transformer_theory.theory import certificates
 
@@ -132,7 +119,7 @@ def run(args) -> int:
             minimize=not args.no_minimize,
             deadline=deadline,
         )
-        print(f"[{fam}] {rec.message} ({rec.seconds:.2f} s)")
+        print(f"[{fam}] {report.certificate_line(rec.to_dict())} ({rec.seconds:.2f} s)")
         if rec.certificate is not None:
             _print_certificate(rec.certificate, data.tokens_BxN)
         entry = {"certificate": rec.to_dict()}
@@ -150,7 +137,7 @@ def run(args) -> int:
                     deadline=deadline,
                 ).to_dict()
             entry["bound"] = dict(bound, family=fam)
-            print(_bound_line(entry["bound"]))
+            print(f"[{fam}] {report.bound_line(entry['bound'])} ({bound['seconds']:.2f} s)")
         out["results"].append(entry)
     path = os.path.join(out_dir, "certify.json")
     with open(path, "w", encoding="utf-8") as f:

@@ -97,7 +97,66 @@ def save_witnesses(out_dir: str, records) -> list[dict]:
 
 def witness_line(record: dict) -> str:
     """One line for a witness record (found or not, with its margin and scope)."""
-    return f"[witness] {record['message']}"
+    family = record["family"]
+    if record["found"]:
+        text = (
+            f"witness found for {family}: every example correct, float64 min margin "
+            f"{record['min_margin']:.3e} > {record['tolerance']:.1e}"
+        )
+        if record["in_scope"]:
+            text += " -- CONTRADICTS the one-layer theorem (bug or discovery)"
+    else:
+        text = (
+            f"no witness found for {family} after {record['restarts']} restarts x "
+            f"{record['steps']} Adam steps (best float64 min margin {record['min_margin']:.3e}); "
+            "evidence, not proof"
+        )
+    return f"[witness] {text}"
+
+
+def certificate_line(record: dict) -> str:
+    """What a certificate record (``CertificateRecord.to_dict()``) shows, as one sentence."""
+    family, n = record["family"], record["num_examples"]
+    if record["verdict"] == "impossible":
+        cert = record["certificate"]
+        text = (
+            f"IMPOSSIBLE for {family}: no such model classifies all {n} examples; certificate on "
+            f"{len(cert['examples'])} examples (ending with token {cert['last_token']}), "
+            "re-verified exactly."
+        )
+        contradictions = record.get("contradictions") or []
+        if contradictions:
+            more = f" ({len(contradictions)} such groups)" if len(contradictions) > 1 else ""
+            text = (
+                f"IMPOSSIBLE for every model of every depth: rows {list(contradictions[0])} hold "
+                f"the same sequence under different labels{more}. " + text
+            )
+        return text
+    groups = record["groups"]
+    undecided = sum(g["status"] == "undecided" for g in groups)
+    if undecided:
+        return (
+            f"no certificate for {family}: {undecided} of {len(groups)} last-token group(s) "
+            "undecided (the solver gave no answer or the time limit was reached); the others "
+            "are feasible. This proves nothing either way."
+        )
+    return (
+        f"no certificate for {family}: the linear relaxation is feasible. This proves nothing: "
+        "the relaxation allows every linear map of the counts."
+    )
+
+
+def bound_line(record: dict) -> str:
+    """The accuracy bound of one family (``BoundRecord.to_dict()``), as one sentence."""
+    kind = (
+        "exact: the relaxation attains it"
+        if record["exact"]
+        else "a sound upper bound, perhaps not tight"
+    )
+    return (
+        f"accuracy at most {record['upper_bound_fraction']} = {record['upper_bound']:.4f} "
+        f"({record['num_cores']} certified infeasible subsets; {kind})"
+    )
 
 
 def write_outputs(

@@ -148,7 +148,7 @@ def run(args) -> int:
     print(report.format_table(verdicts))
     for r in extra:
         if r.get("kind") == "certificate":
-            print(f"[certificate] {r['dataset']}: {r['message']}")
+            print(f"[certificate] {r['dataset']}: {report.certificate_line(r)}")
         elif r.get("kind") == "accuracy_bound":
             print(
                 f"[bound] {r['dataset']}: {r['family']} accuracy <= "

@@ -79,7 +79,6 @@ class WitnessRecord:
     params: ModelParams | None = dataclasses.field(default=None, repr=False, compare=False)
     params_path: str | None = None
     in_scope: bool = False
-    message: str = ""
 
     def to_dict(self) -> dict:
         d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "params"}
@@ -255,18 +254,6 @@ def search_witness(
     found = bool(np.isfinite(min_margin) and min_margin > tol)
     family = describe_family(config)
     scope = in_certificate_scope(config)
-    if found:
-        msg = (
-            f"witness found for {family}: every example correct, float64 min margin "
-            f"{min_margin:.3e} > {tol:.1e}"
-        )
-        if scope:
-            msg += " -- CONTRADICTS the one-layer theorem (bug or discovery)"
-    else:
-        msg = (
-            f"no witness found for {family} after {restarts} restarts x {steps} Adam steps "
-            f"(best float64 min margin {min_margin:.3e}); evidence, not proof"
-        )
     return WitnessRecord(
         family=family,
         found=found,
@@ -281,7 +268,6 @@ def search_witness(
         config=config_dict(config),
         params=params if found else None,
         in_scope=scope,
-        message=msg,
     )
 
 

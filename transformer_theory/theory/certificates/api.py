@@ -129,37 +129,7 @@ def _certify_dataset(
             res.verified_exactly, res.note = True, "one class only: nothing to separate"
         results.append(res)
     impossible = any(r.status == "infeasible" and r.verified_exactly for r in results)
-    if impossible:
-        verdict = "impossible"
-        best = min(
-            (r.certificate for r in results if r.status == "infeasible" and r.verified_exactly),
-            key=lambda c: c.size,
-        )
-        msg = (
-            f"IMPOSSIBLE for {family}: no such model classifies all {len(labels)} examples; "
-            f"certificate on {best.size} examples (ending with token {best.last_token}), "
-            "re-verified exactly."
-        )
-        if contradictions:
-            more = f" ({len(contradictions)} such groups)" if len(contradictions) > 1 else ""
-            msg = (
-                f"IMPOSSIBLE for every model of every depth: rows {list(contradictions[0])} hold "
-                f"the same sequence under different labels{more}. " + msg
-            )
-    else:
-        verdict = "no certificate"
-        undecided = sum(r.status == "undecided" for r in results)
-        if undecided:
-            msg = (
-                f"no certificate for {family}: {undecided} of {len(results)} last-token group(s) "
-                "undecided (the solver gave no answer or the time limit was reached); the others "
-                "are feasible. This proves nothing either way."
-            )
-        else:
-            msg = (
-                f"no certificate for {family}: the linear relaxation is feasible. This proves "
-                "nothing: the relaxation allows every linear map of the counts."
-            )
+    verdict = "impossible" if impossible else "no certificate"
     return CertificateRecord(
         family=family,
         verdict=verdict,
@@ -170,7 +140,6 @@ def _certify_dataset(
         num_classes=C,
         groups=results,
         seconds=time.perf_counter() - t0,
-        message=msg,
         contradictions=contradictions,
     )
 
@@ -430,17 +399,6 @@ def _accuracy_upper_bound(
         all_cores += [[int(g.indices[i]) for i in c] for c in result.cores]
     B = len(labels)
     lower = total_lower if exact else None
-    msg = (
-        f"at most {total_bound}/{B} = {total_bound / B:.4f} of the examples can be "
-        "classified correctly by "
-        f"{family} ({len(all_cores)} certified infeasible subsets"
-        + (
-            "; exact: the relaxation attains it"
-            if exact
-            else "; a sound upper bound, perhaps not tight"
-        )
-        + ")"
-    )
     return BoundRecord(
         family=family,
         method=method,
@@ -451,5 +409,4 @@ def _accuracy_upper_bound(
         cores=all_cores,
         iterations=iterations,
         seconds=time.perf_counter() - t0,
-        message=msg,
     )

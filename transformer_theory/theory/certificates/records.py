@@ -144,7 +144,6 @@ class CertificateRecord:
     num_classes: int
     groups: list
     seconds: float
-    message: str
     contradictions: list = dataclasses.field(default_factory=list)
 
     @property
@@ -170,7 +169,6 @@ class CertificateRecord:
             "certificate": None if cert is None else cert.to_dict(),
             "groups": [g.to_dict() for g in self.groups],
             "seconds": float(self.seconds),
-            "message": self.message,
             "contradictions": [[int(i) for i in rows] for rows in self.contradictions],
         }
 
@@ -197,7 +195,6 @@ class BoundRecord:
     cores: list
     iterations: int
     seconds: float
-    message: str
 
     @property
     def upper_bound(self) -> float:
@@ -222,5 +219,4 @@ class BoundRecord:
             "cores": [[int(i) for i in c] for c in self.cores],
             "iterations": int(self.iterations),
             "seconds": float(self.seconds),
-            "message": self.message,
         }
