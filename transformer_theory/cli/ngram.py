@@ -279,7 +279,7 @@ def _plot(result, out) -> None:
                 label=row["construction"],
             )
         axes[0].set(
-            xlabel="beta", ylabel="KL over strings <= max-len", title="softmax: KL from the n-gram"
+            xlabel="beta", ylabel="KL, first max-len+1 outcomes", title="softmax: KL from n-gram"
         )
         axes[1].set(
             xlabel="max string length",
