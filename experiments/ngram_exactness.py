@@ -20,7 +20,7 @@ strings):
   118 / 55, bfloat16 1 / none; 3.3 float64 7,400 / 4,868, float32 46 / 29, bfloat16 2 / none.
   Sparse 3.1/3.2 stay exact up to length 10, just past the ``--max-len`` 8 their score scale was
   chosen for; sparse 3.3 as hard 3.3.
-- softmax (bigram-free trigram over 2 symbols, no zeros, KL over the first 7 outcomes): 3.1/3.2
+- softmax (a trigram LM over 2 symbols without zeros, KL over the first 7 outcomes): 3.1/3.2
   need beta = 993, 1,416, 2,642, 4,277, 6,581, 9,530 for KL <= 1e-3 at lengths 1..6 (KL 0.098 at
   beta = 1000 for length 6, 8.1e-4 at 1e4, 2e-17 at 1e5); 3.3 needs beta = 0.9 at every length
   (KL 4.8e-4 at beta = 1, 1e-17 from beta = 10): its integer score gap does not shrink.
