@@ -104,10 +104,14 @@ CASES = [
     (["sanford", "--window", "-1", "--out", "{tmp}/o"], "--window"),
     (["sanford", "--out", "/proc/foo"], "--out"),
     # languages
-    (["languages", "--out", "{tmp}/o", "--exhaustive-up-to", "17", "--max-len", "64"],
-     "--exhaustive-up-to"),
-    (["languages", "--out", "{tmp}/o", "--exhaustive-up-to", "9", "--max-len", "8"],
-     "--exhaustive-up-to"),
+    (
+        ["languages", "--out", "{tmp}/o", "--exhaustive-up-to", "17", "--max-len", "64"],
+        "--exhaustive-up-to",
+    ),
+    (
+        ["languages", "--out", "{tmp}/o", "--exhaustive-up-to", "9", "--max-len", "8"],
+        "--exhaustive-up-to",
+    ),
     (["languages", "--out", "{tmp}/o", "--parity-lengths", "64,x"], "--parity-lengths"),
     (["languages", "--out", "{tmp}/o", "--parity-lengths", "99999"], "--parity-lengths"),
     (["languages", "--out", "{tmp}/o", "--max-len", "0"], "--max-len"),

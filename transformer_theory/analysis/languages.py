@@ -1,6 +1,7 @@
 """Measurements of the formal-language recognizers
-(:mod:`transformer_theory.constructions.languages`) as records of data: accuracy and smallest margin by length, exhaustive up to a length and sampled
-beyond, and PARITY's margin and cross-entropy against ``n`` by float format (Chiang & Cholak 2022).
+(:mod:`transformer_theory.constructions.languages`) as records of data: accuracy and smallest
+margin by length, exhaustive up to a length and sampled beyond, and PARITY's margin and
+cross-entropy against ``n`` by float format (Chiang & Cholak 2022).
 
 A margin here is signed by the truth: ``(o_1 - o_0)`` for members and ``(o_0 - o_1)`` for the rest,
 so a string is classified correctly exactly when its margin is positive. Membership comes from

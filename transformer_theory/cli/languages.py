@@ -50,9 +50,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--parity-samples", type=positive_int, default=8, help="strings per PARITY sweep length"
     )
-    p.add_argument(
-        "--rows", default="all", help="comma list of recognizers to check (default all)"
-    )
+    p.add_argument("--rows", default="all", help="comma list of recognizers to check (default all)")
     p.add_argument("--seed", type=nonnegative_int, default=0)
 
 
