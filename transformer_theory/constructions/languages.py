@@ -15,7 +15,7 @@ and :func:`decision_margins` returns ``o_1 - o_0`` (positive = accepted). Shape 
   positions cannot otherwise get, since ``(#1 - #0) / n`` alone cannot tell 0 from ``1/n`` by a
   fixed threshold.
 - :func:`parity` -- PARITY with softmax attention, the positional encoding ``(i/n, (-1)^i)`` and
-  the layer-norm trick of Chiang & Cholak 2022 (§4-5). Two layers: uniform attention computes
+  the layer-norm trick of Chiang & Cholak 2022. Two layers: uniform attention computes
   ``k/n`` (``k`` the number of ``1``) and ``1/n`` (from BOS); an MLP computes at each position
   ``c_i = (-1)^i [i = k] / n`` with the ReLU "tent" ``relu(u + 1/n) - 2 relu(u) + relu(u - 1/n)``,
   ``u = (i - k)/n`` (exact on multiples of ``1/n``); uniform attention again averages ``c`` into
@@ -23,9 +23,10 @@ and :func:`decision_margins` returns ``o_1 - o_0`` (positive = accepted). Shape 
   ``e - d`` is correct for every ``n`` but shrinks like ``1/n^2`` (Hahn's lemma: the cross-entropy
   tends to 1 bit per string); a final LayerNorm with ``eps = 0`` maps ``(d, e)`` to
   ``(-+1, +-1) sqrt(D/2)`` whatever ``n``, so the margin and cross-entropy no longer depend on
-  ``n`` -- Chiang & Cholak's trick. Derived here, not transcribed: the paper's exact feature
-  layout differs (it reads the CLS position), the mechanism (uniform attention for ``k/n``,
-  ``(-1)^i`` selected at ``i = k``, LayerNorm of ``(x, -x)`` with ``eps = 0``) is theirs.
+  ``n`` -- Chiang & Cholak's trick. The weights are derived here from the paper's mechanism
+  (uniform attention for ``k/n``, the sign ``(-1)^i`` picked out at ``i = k``, LayerNorm of
+  ``(x, -x)`` with ``eps = 0``), not transcribed from its matrices; the coordinates, the BOS
+  source of ``1/n`` and the clean-up MLP are this module's choices.
 - :func:`dyck1` -- Dyck-1 with causal average-hard attention, after Yao, Peng, Papadimitriou &
   Narasimhan 2021 (their first layer: the depth from a uniform causal average with a start
   symbol). Layer 1 writes ``r_i = depth_i / (i + 1)`` and ``b_i = 1/(i + 1)``; layer 2 attends from
