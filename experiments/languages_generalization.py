@@ -14,7 +14,15 @@ Command (this machine, 2 CPU cores shared with four other jobs; ``--smoke`` for 
 
     python experiments/languages_generalization.py --out results/languages_generalization
 
-RESULT (filled in from the run below).
+took 463 s (1500 Adam steps of 64 strings per language, evaluation on 256 balanced strings per
+length) and gave accuracy at lengths 8, 16, 32, 64, 128, 256 (trained on 4-16):
+
+- PARITY, trained softmax: 0.85, 0.75, 0.58, 0.52, 0.54, 0.52 (final loss 0.37: it does not even
+  fit the training lengths); soft-then-hard: 0.50 everywhere; constructed: 1.00 everywhere.
+- Dyck-1, trained softmax: 1.00, 1.00, 0.91, 0.64, 0.64, 0.68 (final loss 1.5e-5: perfect in the
+  training range, broken from twice its longest length); soft-then-hard: 0.50 everywhere (one
+  class for every string); constructed: 1.00 everywhere.
+
 """
 
 from __future__ import annotations
