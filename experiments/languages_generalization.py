@@ -47,9 +47,12 @@ TRAIN_LENGTHS = {"parity": (4, 8, 12, 16), "dyck1": (4, 8, 12, 16)}
 EVAL_LENGTHS = (8, 16, 32, 64, 128, 256)
 
 
-def model_config(language: str, attention: str = "softmax") -> ModelConfig:
-    """The trained model of a row: same code and masking as the row's construction."""
+def model_config(language: str, attention: str = "softmax", small: bool = False) -> ModelConfig:
+    """The trained model of a row: same code and masking as the row's construction (``small``:
+    one head, one layer, no MLP -- the smoke test's, which compiles fast)."""
     common = dict(heads=(2, 2), attention=attention, mlp_hidden=32, scale_scores=True)
+    if small:
+        common.update(heads=(1,), mlp_hidden=None)
     if language == "parity":
         return ModelConfig(
             tasks.VOCAB_SIZE, 2, 16, 2, positional="chiang_cholak", final_norm="layernorm", **common
@@ -72,9 +75,9 @@ def accuracy(params, language: str, length: int, samples: int, seed: int) -> flo
     return float(np.mean(preds == labels))
 
 
-def train(language: str, steps: int, batch: int, seed: int, lengths) -> tuple:
+def train(language: str, steps: int, batch: int, seed: int, lengths, small=False) -> tuple:
     """Adam on cross-entropy; each step draws one training length and a fresh balanced batch."""
-    params = init_params(jax.random.key(seed), model_config(language))
+    params = init_params(jax.random.key(seed), model_config(language, small=small))
     tx = optax.adam(3e-3)
     state = tx.init(params)
 
@@ -114,11 +117,13 @@ def main(argv=None) -> int:
     os.makedirs(args.out, exist_ok=True)
     languages, train_lengths, eval_lengths = ("parity", "dyck1"), TRAIN_LENGTHS, EVAL_LENGTHS
     if args.smoke:
-        args.steps, args.samples = 2, 8
+        args.steps, args.samples, args.batch = 2, 8, 8
         languages, train_lengths, eval_lengths = ("parity",), {"parity": (4,)}, (4,)
     records, start = [], time.time()
     for language in languages:
-        params, losses = train(language, args.steps, args.batch, args.seed, train_lengths[language])
+        params, losses = train(
+            language, args.steps, args.batch, args.seed, train_lengths[language], small=args.smoke
+        )
         models = {
             "trained softmax": params,
             "trained leftmost-hard (soft-then-hard)": params.replace(
