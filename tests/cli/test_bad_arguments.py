@@ -122,6 +122,20 @@ CASES = [
     ),
     (["ngram", "--max-len", "-1", "--out", "{tmp}/o"], "--max-len"),
     (["ngram", "--out", "/proc/foo"], "--out"),
+    # languages
+    (
+        ["languages", "--out", "{tmp}/o", "--exhaustive-up-to", "17", "--max-len", "64"],
+        "--exhaustive-up-to",
+    ),
+    (
+        ["languages", "--out", "{tmp}/o", "--exhaustive-up-to", "9", "--max-len", "8"],
+        "--exhaustive-up-to",
+    ),
+    (["languages", "--out", "{tmp}/o", "--parity-lengths", "64,x"], "--parity-lengths"),
+    (["languages", "--out", "{tmp}/o", "--parity-lengths", "99999"], "--parity-lengths"),
+    (["languages", "--out", "{tmp}/o", "--max-len", "0"], "--max-len"),
+    (["languages", "--out", "{tmp}/o", "--rows", "dyck2"], "--rows"),
+    (["languages", "--out", "/proc/foo"], "--out"),
 ]
 
 

@@ -54,6 +54,10 @@ COMMANDS = {
         "transformer_theory.cli.sanford",
         "build and check qSA / Match2 / Match3 constructions (Sanford et al. 2023)",
     ),
+    "languages": (
+        "transformer_theory.cli.languages",
+        "build and check MAJORITY / PARITY / Dyck-1 recognizers; PARITY's margin vs n",
+    ),
 }
 DEFAULT_COMMAND = "verify"
 
