@@ -27,8 +27,10 @@ import sys
 from transformer_theory.analysis import separations as sep
 from transformer_theory.cli._common import UsageError, positive_int, prepare_out_dir
 
-WIDTHS = [2, 4, 8, 16]
-BITS = [2, 4, 8, None]
+
+def _positive_list(text):
+    """argparse type: a comma list of positive integers (``2,4,8``)."""
+    return [positive_int(t) for t in text.split(",")]
 
 
 def plot(records, path):
@@ -70,10 +72,17 @@ def main(argv=None) -> int:
     p.add_argument("--smoke", action="store_true", help="tiny sizes and a few steps (tests)")
     p.add_argument("--n", type=positive_int, default=16, help="domain size n (default 16)")
     p.add_argument("--heads", type=positive_int, default=1, help="H (default 1)")
+    p.add_argument("--widths", type=_positive_list, default=[2, 4, 8, 16], help="embeddings d")
+    p.add_argument(
+        "--bits", type=_positive_list, default=[2, 4, 8, 32], help="p (32 = float32, no rounding)"
+    )
+    p.add_argument("--layers", type=_positive_list, default=[1, 2], help="depths")
     p.add_argument("--steps", type=positive_int, default=2000)
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
     try:
+        if any(b < 2 for b in args.bits):
+            raise UsageError(f"--bits: expected every p >= 2, got {args.bits}")
         if args.n < 2:
             raise UsageError(f"--n: expected a domain size >= 2 (log n > 0), got {args.n}")
         out = prepare_out_dir(args.out)
@@ -82,7 +91,8 @@ def main(argv=None) -> int:
         return 2
     n, steps = (4, 2) if args.smoke else (args.n, args.steps)
     held_out = 200 if args.smoke else 2000
-    runs = [(layers, d, b) for layers in (1, 2) for d in WIDTHS for b in BITS]
+    bits = [None if b == 32 else b for b in args.bits]
+    runs = [(layers, d, b) for layers in args.layers for d in args.widths for b in bits]
     if args.smoke:
         runs = [(1, 2, 4)]  # the quantized path; depth 2 only repeats the block
     records = sep.run_and_save(

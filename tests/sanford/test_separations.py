@@ -169,6 +169,8 @@ def test_composition_depth_smoke(tmp_path):
     [
         ("sanford_qsa_separation", ["--q", "5", "--seq-len", "4"], "--q"),
         ("composition_depth", ["--n", "1"], "--n"),
+        ("composition_depth", ["--bits", "1,4"], "--bits"),
+        ("sanford_match_width", ["--tasks", "match4"], "--tasks"),
     ],
 )
 def test_bad_arguments_exit_2_before_training(name, argv, message, tmp_path, capsys):
