@@ -134,3 +134,44 @@ plt.xlabel("embedding d (H = 1, n = 1024)")
 plt.ylabel("lower bound on the error")
 plt.legend()
 plt.show()
+
+# %% [markdown]
+# ## The qSA separation, trained
+# One softmax attention unit (query/key width `m`), a fully connected ReLU network and a GRU, each
+# trained with Adam on q-sparse averaging (`transformer_theory.analysis.separations`); the dotted
+# lines are the widths below which Sanford et al. 2023 prove failure (attention `m >= q`, FNN
+# `N d'/2`, RNN memory `(N - 1)/2` for `q = d' = 1`). The bounds are necessary conditions only:
+# training needs more than they allow. The full sweep is `experiments/sanford_qsa_separation.py`.
+
+# %%
+from transformer_theory.analysis import separations  # noqa: E402
+
+n, q, steps = (6, 1, 150) if SMOKE else (16, 1, 3000)
+widths = (
+    {"attention": [1, 4], "fnn": [16], "rnn": [8]}
+    if SMOKE
+    else {"attention": [1, 2, 4, 8], "fnn": [16, 256, 1024], "rnn": [4, 16, 64]}
+)
+trained = [
+    separations.qsa_trained_record(model, n, q, 1, w, steps=steps, held_out=500)
+    for model, ws in widths.items()
+    for w in ws
+]
+for i, model in enumerate(separations.QSA_MODELS):
+    rows = [r for r in trained if r["model"] == model]
+    plt.plot(
+        [r["width"] for r in rows],
+        [r["mean_max_error"] for r in rows],
+        "o-",
+        c=f"C{i}",
+        label=f"{model} ({rows[-1]['params']} params at the largest width)",
+    )
+    if rows[0]["threshold"] is not None:
+        plt.axvline(rows[0]["threshold"], c=f"C{i}", ls=":")
+plt.axhline(trained[0]["epsilon"], c="k", ls="--", lw=0.8)
+plt.xscale("log")
+plt.xlabel("width / embedding dimension")
+plt.ylabel("held-out mean of max_i error")
+plt.title(f"qSA, N = {n}, q = {q}, d' = 1")
+plt.legend(fontsize=7)
+plt.show()
