@@ -81,6 +81,7 @@ from transformer_theory.theory.checks.families import (
 )
 from transformer_theory.theory.checks.outputs import (
     model_outputs,
+    model_outputs_general,
     set_residuals,
     set_residuals_multi,
 )
@@ -104,6 +105,7 @@ __all__ = [
     "check_family",
     "independent_columns",
     "model_outputs",
+    "model_outputs_general",
     "prop_target",
     "random_models",
     "set_residuals",

@@ -19,8 +19,8 @@ from transformer_theory.theory.checks.outputs import (
     _chunk_width,
     _pad_rows,
     _put_tokens,
-    _select,
-    model_outputs,
+    _weights,
+    target_evaluator,
 )
 
 
@@ -143,6 +143,7 @@ def affine_residuals(
     columns: tuple[np.ndarray, int] | None = None,
     mesh=None,
     progress: bool = False,
+    path: str = "auto",
 ) -> AffineResult:
     """The stronger form: fit every model's ``w_i t_i`` on ``[1, c_i]`` over a whole dataset.
 
@@ -163,6 +164,7 @@ def affine_residuals(
       columns: a precomputed :func:`independent_columns` result for ``data`` (saves pass 1).
       mesh: optional mesh; models are sharded over ``"models"``, chunks over ``"data"``.
       progress: show a tqdm bar over chunks.
+      path: as in :func:`~transformer_theory.theory.checks.outputs.target_evaluator`.
     """
     cfg = _check_params(params_M)
     _validate.check_choice("target", target, ("stream1", "logits"))
@@ -179,6 +181,7 @@ def affine_residuals(
     p = len(cols)
     if mesh is not None:
         params_M = parallel.shard_models(params_M, mesh)
+    evaluate = target_evaluator(params_M, target, path=path)
     R = jnp.zeros((M, p + Y, p + Y), dtype)
     ss = jnp.zeros((M,), dtype)
     step = min(W, chunk_size)
@@ -204,7 +207,8 @@ def affine_residuals(
         tok = _pad_rows(tok, W)  # one compiled shape: padded rows are masked out by `valid`
         _validate.check_token_ids("data", tok, cfg.vocab_size)
         X = jnp.asarray(_design(tok, cfg.vocab_size, cols), dtype)
-        t, w = _select(model_outputs(params_M, _put_tokens(tok, mesh)), target, weighted)
+        t, z = evaluate(_put_tokens(tok, mesh))
+        w = _weights(t, z, weighted)
         vj = jnp.asarray(valid, dtype)
         R = _qr_update(R, X, t, w, vj)
         ss = ss + _sumsq(t, w, vj)
