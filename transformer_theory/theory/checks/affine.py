@@ -181,7 +181,6 @@ def affine_residuals(
     p = len(cols)
     if mesh is not None:
         params_M = parallel.shard_models(params_M, mesh)
-    evaluate = target_evaluator(params_M, target, path=path)
     R = jnp.zeros((M, p + Y, p + Y), dtype)
     ss = jnp.zeros((M,), dtype)
     step = min(W, chunk_size)
@@ -197,6 +196,7 @@ def affine_residuals(
         tok = np.asarray(tok)
         if last is None:
             last = tok[0, -1]
+            evaluate = target_evaluator(params_M, target, [last], need_z=weighted, path=path)
         if np.any(tok[:, -1] != last):
             raise ValueError(
                 "data: the affine form relates sequences sharing their last token (Definition 3)"

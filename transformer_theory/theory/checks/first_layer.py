@@ -5,15 +5,19 @@ In a first layer the residual stream is an embedding (Chen & Zou 2024, eq. 3): r
 a column lookup. At the last query (the only one Props. 7-10 and a one-layer classifier read):
 
 - the score of key ``j`` for head ``h`` is ``s(x_{n-1}, x_j, j)`` -- the query ``W_QK x_{n-1}``
-  (or ``W_Q x_{n-1}``, RoPE-rotated) is shared by every sequence with the same last token, so the
-  whole score is a ``V x V x H x N`` table per model (ALiBi, RoPE and a token-wise ``norm1`` before
-  attention included, they depend on ``(x_j, j)`` only) and a sequence's scores are a gather;
+  (or ``W_Q x_{n-1}``, RoPE-rotated) is shared by every sequence of a last-token group, so the
+  score is a ``G x V x H x N`` table per model for the ``G`` last tokens present (ALiBi, RoPE and
+  a token-wise ``norm1`` before attention included, they depend on ``(x_j, j)`` only) and a
+  sequence's scores are a gather;
 - the value ``W_V^h x_j`` is a ``V x N x H x D`` table, and with the classifier folded in
   (``w_o W_V^h``, and ``1/H`` for ``head_mean``) a ``V x N x H x C`` one.
 
-Per sequence the work drops from ``O(H D^2 + H N D)`` (the general last-query path,
-``outputs._last_query_layer``) to ``O(H N Y)`` gathered multiply-adds; the tables cost
-``O(V^2 (H D^2 + H N D) + V N H D Y)`` once per model and run, not per sequence. The tables are
+For ReLU and softmax the weight of a key is ``phi(s)`` (softmax: over the head's ``Z``), so the
+whole contribution ``phi(s) W_V^h x(v, j)`` of a key is ONE table entry (Chen & Zou 2024, §11's
+argument as a data structure): per sequence the work drops from ``O(H D^2 + H N D)`` (the general
+last-query path, ``outputs._last_query_layer``) to a sum of ``N`` gathered rows of width ``Y``
+(ReLU; ``H Y`` for softmax); other kinds (hard, sparsemax) gather scores and values. The tables
+cost ``O(G V (H D^2 + H N D) + V N H D Y)`` once per model and run, not per sequence. They are
 built by the SAME ``core`` functions as the general path (``embed``, ``apply_norm``,
 ``attention_scores``) evaluated on the sequences ``(v, ..., v, l)``, so the two paths agree to
 rounding; ``tests/theory/test_first_layer.py`` pins them on every family.
@@ -30,10 +34,12 @@ Shape letters: :mod:`transformer_theory.glossary`.
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from transformer_theory.core import attention, norms
 from transformer_theory.core.forward import embed, forward_trace
@@ -53,25 +59,39 @@ def folds_classifier(config: ModelConfig) -> bool:
     return config.depth == 1 and config.mlp_hidden is None and config.final_norm is None
 
 
+_IN_BOUNDS = "promise_in_bounds"  # indices are token ids checked on the host: no clamping pass
+ELEMENTWISE = ("relu", "softmax")
+"""Attention kinds whose weight of key ``j`` is ``phi(s_j)`` (softmax: divided by the head's
+``Z``): their whole per-key contribution ``phi(s) W_V^h x(v, j)`` is one table entry."""
+
+
 class FirstLayerTables(NamedTuple):
-    """One model's (or, with a leading ``M`` axis, a batch's) first-layer tables.
+    """One model's (or, with a leading ``M`` axis, a batch's) first-layer tables; ``P = N V``
+    indexes key ``(v, j)`` as ``j V + v``.
 
     Attributes:
-      scores_VxVxHxN: ``[l, v, h, j]`` = head ``h``'s score of key ``(v, j)`` for the last token
-        ``l`` (ALiBi and scaling included); column ``j = n-1`` holds the key ``(l, n-1)`` itself.
-      base_VxY: the last position's own stream ``h_{n-1} = e(l, n-1)`` (or ``w_o h_{n-1}``).
-      values_VxNxHxY: ``W_V^h x(v, j)`` (times ``1/H`` for ``head_mean``; times ``w_o`` when
+      lasts_G: the last tokens the tables cover (sorted, distinct).
+      base_GxY: the last position's own stream ``h_{n-1} = e(l, n-1)`` (or ``w_o h_{n-1}``).
+      scores_GxPxH: head ``h``'s score of key ``(v, j)`` for the last token ``lasts_G[g]`` (ALiBi,
+        RoPE and scaling included); the key ``(l, n-1)`` is the last token itself.
+      values_PxHxY: ``W_V^h x(v, j)`` (times ``1/H`` for ``head_mean``; times ``w_o`` when
         folded).
+      contrib_GxPxHxY: for :data:`ELEMENTWISE` kinds, ``phi(s) W_V^h x(v, j)`` (``phi`` = ReLU,
+        summed over heads into one slot, or ``exp`` per head): a sequence's attention output is
+        then a sum of ``N`` gathered rows (Chen & Zou 2024, §11's argument as a data structure).
+        None for the other kinds (they gather scores and values separately).
     """
 
-    scores_VxVxHxN: jax.Array
-    base_VxY: jax.Array
-    values_VxNxHxY: jax.Array
+    lasts_G: jax.Array
+    base_GxY: jax.Array
+    scores_GxPxH: jax.Array
+    values_PxHxY: jax.Array
+    contrib_GxPxHxY: jax.Array | None
 
 
-def tables_one(params: ModelParams, fold: bool) -> FirstLayerTables:
-    """The tables of one model; ``fold`` multiplies the classifier into them (see
-    :func:`folds_classifier`)."""
+def tables_one(params: ModelParams, lasts_G: jax.Array, fold: bool) -> FirstLayerTables:
+    """The tables of one model for the last tokens ``lasts_G`` (sorted, distinct); ``fold``
+    multiplies the classifier into them (see :func:`folds_classifier`)."""
     cfg = params.config
     V, n = cfg.vocab_size, cfg.seq_len
     layer = params.layers[0]
@@ -89,47 +109,58 @@ def tables_one(params: ModelParams, fold: bool) -> FirstLayerTables:
         return attention_scores(layer, x_NxD, cfg, jnp.asarray([n - 1]))[:, 0, :]
 
     idx = jnp.arange(V)
-    s_VxVxHxN = jax.vmap(lambda last: jax.vmap(lambda v: scores(last, v))(idx))(idx)
-    values_VxNxHxD = jnp.einsum("hed,vnd->vnhe", layer.attn.w_v, x_VxNxD)
-    if cfg.head_mean:
-        values_VxNxHxD = values_VxNxHxD / len(layer.attn.w_v)
-    base_VxD = h_VxNxD[:, n - 1]
-    if fold:
-        return FirstLayerTables(
-            s_VxVxHxN,
-            base_VxD @ params.w_o.T,
-            jnp.einsum("vnhd,cd->vnhc", values_VxNxHxD, params.w_o),
+    s_GxVxHxN = jax.vmap(lambda last: jax.vmap(lambda v: scores(last, v))(idx))(lasts_G)
+    s_GxPxH = jnp.transpose(s_GxVxHxN, (0, 3, 1, 2)).reshape(len(lasts_G), n * V, -1)
+    w_v = layer.attn.w_v / len(layer.attn.w_v) if cfg.head_mean else layer.attn.w_v
+    if fold:  # w_o W_V^h, once per model
+        w_v = jnp.einsum("cd,hde->hce", params.w_o, w_v)
+    base_GxD = h_VxNxD[lasts_G, n - 1]
+    base_GxY = base_GxD @ params.w_o.T if fold else base_GxD
+    x_PxD = jnp.swapaxes(x_VxNxD, 0, 1).reshape(n * V, -1)
+    values_PxHxY = jnp.einsum("hye,pe->phy", w_v, x_PxD)
+    contrib = None
+    if cfg.attention == "relu":
+        contrib = jnp.einsum("gph,phy->gpy", jnp.maximum(s_GxPxH, 0.0), values_PxHxY)[:, :, None]
+    elif cfg.attention == "softmax":
+        contrib = jnp.exp(s_GxPxH)[..., None] * values_PxHxY[None]
+    return FirstLayerTables(lasts_G, base_GxY, s_GxPxH, values_PxHxY, contrib)
+
+
+@functools.partial(jax.jit, static_argnames=("fold",))
+def _tables_batch(params_M, lasts_G, fold: bool):
+    return jax.vmap(lambda p: tables_one(p, lasts_G, fold))(params_M)
+
+
+def first_layer_tables(params_M: ModelParams, lasts_G, fold: bool) -> FirstLayerTables:
+    """:func:`tables_one` for a batch of models (leading axis ``M``), jit-compiled; ``lasts_G``:
+    the last tokens to cover (made sorted and distinct here)."""
+    lasts_G = np.unique(np.asarray(lasts_G, np.int32))
+    return _tables_batch(params_M, jnp.asarray(lasts_G), fold)
+
+
+def lookup(tables: FirstLayerTables, tokens_WxN: jax.Array, kind: str, need_z: bool = True):
+    """``(y_WxY, z_WxH)``: the looked-up stream (or logits) and the softmax normalizers of a
+    chunk of sequences (one model's tables; every last token must be in ``tables.lasts_G``).
+    ``z_WxH`` is None when not ``need_z`` and the kind does not need it."""
+    W, n = tokens_WxN.shape
+    V = tables.values_PxHxY.shape[0] // n
+    key_WxN = tokens_WxN + V * jnp.arange(n)[None, :]  # P index of every key
+    g_W = jnp.searchsorted(tables.lasts_G, tokens_WxN[:, -1])  # last-token groups
+    y_WxY = tables.base_GxY[g_W]
+    z_WxH = None
+    if need_z or kind != "relu":
+        s_WxNxH = tables.scores_GxPxH.at[g_W[:, None], key_WxN].get(mode=_IN_BOUNDS)
+        z_WxH = jnp.sum(jnp.exp(s_WxNxH), axis=1)  # softmax_normalizer over all keys (no mask)
+    if tables.contrib_GxPxHxY is not None:
+        sums_WxHxY = jnp.sum(
+            tables.contrib_GxPxHxY.at[g_W[:, None], key_WxN].get(mode=_IN_BOUNDS), axis=1
         )
-    return FirstLayerTables(s_VxVxHxN, base_VxD, values_VxNxHxD)
-
-
-@jax.jit
-def _tables_fold(params_M):
-    return jax.vmap(lambda p: tables_one(p, True))(params_M)
-
-
-@jax.jit
-def _tables_plain(params_M):
-    return jax.vmap(lambda p: tables_one(p, False))(params_M)
-
-
-def first_layer_tables(params_M: ModelParams, fold: bool) -> FirstLayerTables:
-    """:func:`tables_one` for a batch of models (leading axis ``M``), jit-compiled."""
-    return _tables_fold(params_M) if fold else _tables_plain(params_M)
-
-
-def lookup_one(tables: FirstLayerTables, tokens_N: jax.Array, kind: str):
-    """``(y_Y, z_H)``: the looked-up stream (or logits) and the softmax normalizers of one
-    sequence."""
-    n = tokens_N.shape[0]
-    pos_N = jnp.arange(n)
-    s_NxH = tables.scores_VxVxHxN[tokens_N[-1], tokens_N, :, pos_N]
-    w_HxN = attention.attention_weights(s_NxH.T, kind)
-    z_H = jnp.sum(jnp.exp(s_NxH), axis=0)  # softmax_normalizer over all keys (no mask)
-    y = tables.base_VxY[tokens_N[-1]] + jnp.einsum(
-        "hn,nhy->y", w_HxN, tables.values_VxNxHxY[tokens_N, pos_N]
-    )
-    return y, z_H
+        if kind == "softmax":
+            sums_WxHxY = sums_WxHxY / z_WxH[..., None]
+        return y_WxY + jnp.sum(sums_WxHxY, axis=1), z_WxH
+    w_WxHxN = jax.vmap(lambda s: attention.attention_weights(s.T, kind))(s_WxNxH)
+    gathered_WxNxHxY = tables.values_PxHxY.at[key_WxN].get(mode=_IN_BOUNDS)
+    return y_WxY + jnp.einsum("whn,wnhy->wy", w_WxHxN, gathered_WxNxHxY), z_WxH
 
 
 def finish_first_layer(layer, z_D: jax.Array, cfg: ModelConfig) -> jax.Array:
@@ -152,17 +183,19 @@ def classify_last(params: ModelParams, last_D: jax.Array) -> jax.Array:
     return params.w_o @ last_D
 
 
-def lookup_targets_one(params: ModelParams, tables: FirstLayerTables, tokens_N, target: str):
-    """``(t_Y, z_H)`` of one model and sequence from its tables; ``target`` as in
+def lookup_targets(
+    params: ModelParams, tables: FirstLayerTables, tokens_WxN, target: str, need_z: bool = True
+):
+    """``(t_WxY, z_WxH)`` of one model on a chunk from its tables; ``target`` as in
     ``set_residuals`` (the tables must be folded exactly when ``target == "logits"`` and
     :func:`folds_classifier`)."""
     cfg = params.config
-    y, z_H = lookup_one(tables, tokens_N, cfg.attention)
+    y, z_WxH = lookup(tables, tokens_WxN, cfg.attention, need_z)
     if target == "logits" and folds_classifier(cfg):
-        return y, z_H
-    stream1 = finish_first_layer(params.layers[0], y, cfg)
+        return y, z_WxH
+    stream1 = jax.vmap(lambda u: finish_first_layer(params.layers[0], u, cfg))(y)
     if target == "stream1":
-        return stream1, z_H
+        return stream1, z_WxH
     if cfg.depth == 1:
-        return classify_last(params, stream1), z_H
-    return forward_trace(params, tokens_N).logits_C, z_H
+        return jax.vmap(lambda u: classify_last(params, u))(stream1), z_WxH
+    return jax.vmap(lambda t: forward_trace(params, t).logits_C)(tokens_WxN), z_WxH

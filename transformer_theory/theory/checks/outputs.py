@@ -81,13 +81,11 @@ def model_outputs_general(params_M: ModelParams, tokens_BxN: jax.Array):
     return jax.vmap(per_model, in_axes=(0, None))(params_M, tokens_BxN)
 
 
-@functools.partial(jax.jit, static_argnames=("target",))
-def _lookup_targets(params_M, tables_M, tokens_WxN, target: str):
-    def per_model(params, tables):
-        return jax.vmap(lambda t: first_layer.lookup_targets_one(params, tables, t, target))(
-            tokens_WxN
-        )
-
+@functools.partial(jax.jit, static_argnames=("target", "need_z"))
+def _lookup_targets(params_M, tables_M, tokens_WxN, target: str, need_z: bool):
+    per_model = functools.partial(
+        first_layer.lookup_targets, tokens_WxN=tokens_WxN, target=target, need_z=need_z
+    )
     return jax.vmap(per_model)(params_M, tables_M)
 
 
@@ -101,13 +99,17 @@ def _use_lookup(cfg: ModelConfig, path: str) -> bool:
     return path == "lookup" or (path == "auto" and first_layer.lookup_applies(cfg))
 
 
-def target_evaluator(params_M: ModelParams, target: str, *, path: str = "auto"):
+def target_evaluator(
+    params_M: ModelParams, target: str, lasts, *, need_z: bool = True, path: str = "auto"
+):
     """A function ``tokens_WxN -> (t_MxWxY, z_MxWxH)``: the checked target of every model and its
     first-layer softmax normalizers.
 
-    ``path="auto"`` uses the first-layer lookup tables (:mod:`.first_layer`, built once here) when
-    the first layer is a lookup and the general dense path otherwise; ``"lookup"`` / ``"general"``
-    force one (a test pins them to each other).
+    ``path="auto"`` uses the first-layer lookup tables (:mod:`.first_layer`, built once here for
+    the last tokens ``lasts``: every sequence passed later must end in one of them) when the first
+    layer is a lookup and the general dense path otherwise; ``"lookup"`` / ``"general"`` force one
+    (a test pins them to each other). ``need_z=False`` lets a ReLU model skip its ``Z`` (then
+    None).
     """
     cfg = params_M.config
     _validate.check_choice("target", target, ("stream1", "logits"))
@@ -119,8 +121,8 @@ def target_evaluator(params_M: ModelParams, target: str, *, path: str = "auto"):
 
         return general
     fold = target == "logits" and first_layer.folds_classifier(cfg)
-    tables_M = first_layer.first_layer_tables(params_M, fold)
-    return lambda tokens_WxN: _lookup_targets(params_M, tables_M, tokens_WxN, target)
+    tables_M = first_layer.first_layer_tables(params_M, lasts, fold)
+    return lambda tokens_WxN: _lookup_targets(params_M, tables_M, tokens_WxN, target, need_z)
 
 
 def model_outputs(params_M: ModelParams, tokens_BxN: jax.Array, *, path: str = "auto"):
@@ -131,8 +133,9 @@ def model_outputs(params_M: ModelParams, tokens_BxN: jax.Array, *, path: str = "
     """
     if not _use_lookup(params_M.config, path):
         return model_outputs_general(params_M, tokens_BxN)
-    stream1, z = target_evaluator(params_M, "stream1", path="lookup")(tokens_BxN)
-    logits, _ = target_evaluator(params_M, "logits", path="lookup")(tokens_BxN)
+    lasts = np.asarray(tokens_BxN)[:, -1]
+    stream1, z = target_evaluator(params_M, "stream1", lasts, path="lookup")(tokens_BxN)
+    logits, _ = target_evaluator(params_M, "logits", lasts, path="lookup")(tokens_BxN)
     return stream1, logits, z
 
 
@@ -226,8 +229,12 @@ def set_residuals_multi(
     if mesh is not None:
         params_M = parallel.shard_models(params_M, mesh)
     dtype = params_M.w_o.dtype
+    lasts = tok[..., -1]
     evaluate = {
-        t: target_evaluator(params_M, t, path=path) for t in dict.fromkeys(t for t, _ in specs)
+        t: target_evaluator(
+            params_M, t, lasts, need_z=any(w for u, w in specs if u == t), path=path
+        )
+        for t in dict.fromkeys(t for t, _ in specs)
     }
     out = [[] for _ in specs]
     for lo in range(0, S, per):
