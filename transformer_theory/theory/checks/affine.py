@@ -213,4 +213,4 @@ def affine_residuals(
         R = _qr_update(R, X, t, w, vj)
         ss = ss + _sumsq(t, w, vj)
     resid = jnp.linalg.norm(R[:, p:, p:], axis=(1, 2)) / jnp.sqrt(ss)
-    return AffineResult(np.asarray(resid), p, total, steps)
+    return AffineResult(parallel.to_host(resid), p, total, steps)

@@ -249,7 +249,7 @@ def set_residuals_multi(
         for k, (target, weighted) in enumerate(specs):
             t, z = outputs[target]
             w = _weights(t, z, weighted)
-            out[k].append(np.asarray(_set_residual_kernel(t, w, lam_j, per, B))[:, :s])
+            out[k].append(parallel.to_host(_set_residual_kernel(t, w, lam_j, per, B))[:, :s])
     return [np.concatenate(o, axis=1) for o in out]
 
 
