@@ -44,3 +44,14 @@ def test_normal_equations_match_qr_and_lstsq():
             assert ref > 1e-3  # a real control
             assert_close(normal.residual_M[m], ref, rtol=1e-9)
             assert_close(qr.residual_M[m], ref, rtol=1e-9)
+
+
+def test_verify_10m_smoke(monkeypatch, capsys):
+    import pathlib
+    import runpy
+    import sys
+
+    script = pathlib.Path(__file__).parents[2] / "experiments" / "verify_10m.py"
+    monkeypatch.setattr(sys, "argv", [str(script), "--smoke"])
+    runpy.run_path(str(script), run_name="__main__")
+    assert "72 sequences" in capsys.readouterr().out
