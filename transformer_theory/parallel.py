@@ -7,10 +7,14 @@ sharded on their leading axis, token chunks on theirs (chunk sizes are rounded u
 of the data axis). ``jit`` then runs each device's block independently: every (model, sequence)
 output is computed by exactly the same per-example program as on one device.
 
-Several hosts: call ``jax.distributed.initialize()`` (coordinator address, process count and id,
-or auto-detected on TPU pods / SLURM) before anything else on every host, and build the mesh over
-``jax.devices()`` (all hosts) with ``make_mesh(num_models, devices=jax.devices())``; each host then
-feeds its own slice of the data axis (``jax.make_array_from_process_local_data``).
+Several processes or hosts: every process runs the same program. Call
+``jax.distributed.initialize(coordinator_address, num_processes, process_id)`` before any other
+JAX call (on CPU after ``jax.config.update("jax_cpu_collectives_implementation", "gloo")``; auto-
+detected on TPU pods / SLURM / Open MPI), build the mesh over ALL processes' devices with
+``make_mesh(num_models, devices=jax.devices())`` and pass it as ``mesh=`` to the checks. Every
+process holds the same host data; ``device_put`` keeps each process's shards, and results come
+back to every process through :func:`to_host` (an all-gather across processes).
+``tests/test_distributed.py`` runs it with 2 processes on localhost.
 """
 
 from __future__ import annotations
@@ -67,6 +71,16 @@ def shard_models(params_M, mesh: Mesh):
     return jax.tree.map(
         lambda x: jax.device_put(x, NamedSharding(mesh, PartitionSpec("models"))), params_M
     )
+
+
+def to_host(x) -> np.ndarray:
+    """A (possibly sharded) array as NumPy on THIS process: an all-gather across processes when
+    some of its shards live in another process, else a plain copy."""
+    if isinstance(x, jax.Array) and not x.is_fully_addressable:
+        from jax.experimental import multihost_utils
+
+        return np.asarray(multihost_utils.process_allgather(x, tiled=True))
+    return np.asarray(x)
 
 
 def shard_data(x, mesh: Mesh):

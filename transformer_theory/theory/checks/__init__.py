@@ -38,7 +38,10 @@ Tolerances (printed with each verdict), for unit roundoff ``eps`` of the dtype. 
 - affine: ``tol = 16 * eps * (D + N + C + p) * sqrt(s)`` with ``p`` the number of independent
   columns of ``[1, C]`` and ``s`` the number of streamed chunks: the same data error plus
   Householder QR's backward error ``~ p eps`` per TSQR step, assumed to accumulate like a random
-  walk (the worst case grows like ``s``).
+  walk (the worst case grows like ``s``). The default exact-normal-equations method
+  (``affine_residuals(method="normal")``) has no QR: its Gram counts and solve are exact, so its
+  error budget is the data error plus the float64 sums of ``X^T W T`` over ``s`` chunks; the same
+  formula covers it (``p`` bounds the columns each sum feeds, ``sqrt(s)`` the chunk sums).
 
 Measured margin: in-scope residuals (float64, random models of every family) are 1e-16 .. 5e-16,
 about 100x below the smallest tolerance (3.6e-14); on 10^6 sequences in 123 chunks the affine
@@ -81,6 +84,7 @@ from transformer_theory.theory.checks.families import (
 )
 from transformer_theory.theory.checks.outputs import (
     model_outputs,
+    model_outputs_general,
     set_residuals,
     set_residuals_multi,
 )
@@ -104,6 +108,7 @@ __all__ = [
     "check_family",
     "independent_columns",
     "model_outputs",
+    "model_outputs_general",
     "prop_target",
     "random_models",
     "set_residuals",

@@ -15,8 +15,9 @@ import numpy as np
 from transformer_theory import _validate, parallel
 from transformer_theory.core import attention, norms
 from transformer_theory.core.forward import embed, forward_trace
-from transformer_theory.core.layers import attention_scores, mlp
+from transformer_theory.core.layers import attention_scores
 from transformer_theory.params import ModelConfig, ModelParams
+from transformer_theory.theory.checks import first_layer
 
 
 # --------------------------------------------------------------------------------------------
@@ -43,12 +44,7 @@ def _last_query_layer(layer, h_NxD: jax.Array, cfg: ModelConfig):
     w = jax.vmap(lambda row: attention.attention_weights(row[None, :], cfg.attention)[0])(s)
     heads = jnp.einsum("hed,hd->he", a.w_v, w @ x)  # W_V[h] (sum_j w_hj x_j)
     z = h_NxD[-1] + (jnp.mean(heads, axis=0) if cfg.head_mean else jnp.sum(heads, axis=0))
-    if layer.mlp is not None:
-        u = z
-        if layer.norm2 is not None:
-            u = norms.apply_norm(cfg.norm2, u, layer.norm2.scale, layer.norm2.bias, cfg.norm_eps)
-        z = z + mlp(layer.mlp, u[None, :], cfg.mlp_activation)[0]
-    return z, s
+    return first_layer.finish_first_layer(layer, z, cfg), s
 
 
 def _outputs_one(params: ModelParams, tokens_N: jax.Array):
@@ -64,20 +60,16 @@ def _outputs_one(params: ModelParams, tokens_N: jax.Array):
     stream1, scores_HxN = _last_query_layer(params.layers[0], h0, cfg)
     z_H = jax.vmap(lambda row: attention.softmax_normalizer(row[None, :])[0])(scores_HxN)
     if cfg.depth == 1:
-        last = stream1
-        if params.final_norm is not None:
-            last = norms.apply_norm(
-                cfg.final_norm, last, params.final_norm.scale, params.final_norm.bias, cfg.norm_eps
-            )
-        logits = params.w_o @ last
+        logits = first_layer.classify_last(params, stream1)
     else:
         logits = forward_trace(params, tokens_N).logits_C
     return stream1, logits, z_H
 
 
 @jax.jit
-def model_outputs(params_M: ModelParams, tokens_BxN: jax.Array):
-    """Outputs of ``M`` models on ``B`` sequences, vmapped and jit-compiled.
+def model_outputs_general(params_M: ModelParams, tokens_BxN: jax.Array):
+    """Outputs of ``M`` models on ``B`` sequences by the general path (the embedding as a dense
+    stream), vmapped and jit-compiled.
 
     Args:
       params_M: a batch of models (leading axis ``M``).
@@ -89,11 +81,66 @@ def model_outputs(params_M: ModelParams, tokens_BxN: jax.Array):
     return jax.vmap(per_model, in_axes=(0, None))(params_M, tokens_BxN)
 
 
-def _select(outputs, target: str, weighted: bool):
-    stream1, logits, z = outputs
-    t = stream1 if target == "stream1" else logits
-    w = z[..., 0] if weighted else jnp.ones(t.shape[:-1], t.dtype)
-    return t, w
+@functools.partial(jax.jit, static_argnames=("target", "need_z"))
+def _lookup_targets(params_M, tables_M, tokens_WxN, target: str, need_z: bool):
+    per_model = functools.partial(
+        first_layer.lookup_targets, tokens_WxN=tokens_WxN, target=target, need_z=need_z
+    )
+    return jax.vmap(per_model)(params_M, tables_M)
+
+
+def _use_lookup(cfg: ModelConfig, path: str) -> bool:
+    _validate.check_choice("path", path, ("auto", "lookup", "general"))
+    if path == "lookup" and not first_layer.lookup_applies(cfg):
+        raise ValueError(
+            f"path: the first layer of positional={cfg.positional!r} is not a (token, position) "
+            "lookup; use 'general' or 'auto'"
+        )
+    return path == "lookup" or (path == "auto" and first_layer.lookup_applies(cfg))
+
+
+def target_evaluator(
+    params_M: ModelParams, target: str, lasts, *, need_z: bool = True, path: str = "auto"
+):
+    """A function ``tokens_WxN -> (t_MxWxY, z_MxWxH)``: the checked target of every model and its
+    first-layer softmax normalizers.
+
+    ``path="auto"`` uses the first-layer lookup tables (:mod:`.first_layer`, built once here for
+    the last tokens ``lasts``: every sequence passed later must end in one of them) when the first
+    layer is a lookup and the general dense path otherwise; ``"lookup"`` / ``"general"`` force one
+    (a test pins them to each other). ``need_z=False`` lets a ReLU model skip its ``Z`` (then
+    None).
+    """
+    cfg = params_M.config
+    _validate.check_choice("target", target, ("stream1", "logits"))
+    if not _use_lookup(cfg, path):
+
+        def general(tokens_WxN):
+            stream1, logits, z = model_outputs_general(params_M, tokens_WxN)
+            return (stream1 if target == "stream1" else logits), z
+
+        return general
+    fold = target == "logits" and first_layer.folds_classifier(cfg)
+    tables_M = first_layer.first_layer_tables(params_M, lasts, fold)
+    return lambda tokens_WxN: _lookup_targets(params_M, tables_M, tokens_WxN, target, need_z)
+
+
+def model_outputs(params_M: ModelParams, tokens_BxN: jax.Array, *, path: str = "auto"):
+    """Outputs of ``M`` models on ``B`` sequences: ``(stream1_MxBxD, logits_MxBxC, z_MxBxH)``.
+
+    The first layer's stream and ``Z`` come from the lookup tables where the first layer is a
+    lookup (``path`` as in :func:`target_evaluator`), else from :func:`model_outputs_general`.
+    """
+    if not _use_lookup(params_M.config, path):
+        return model_outputs_general(params_M, tokens_BxN)
+    lasts = np.asarray(tokens_BxN)[:, -1]
+    stream1, z = target_evaluator(params_M, "stream1", lasts, path="lookup")(tokens_BxN)
+    logits, _ = target_evaluator(params_M, "logits", lasts, path="lookup")(tokens_BxN)
+    return stream1, logits, z
+
+
+def _weights(t, z, weighted: bool):
+    return z[..., 0] if weighted else jnp.ones(t.shape[:-1], t.dtype)
 
 
 @functools.partial(jax.jit, static_argnames=("num_sets", "num_seqs"))
@@ -161,12 +208,14 @@ def set_residuals_multi(
     chunk_size: int = 4096,
     width: int | None = None,
     mesh=None,
+    path: str = "auto",
 ) -> list[np.ndarray]:
     """:func:`set_residuals` for several ``(target, weighted)`` specs from ONE pass of model
     outputs.
 
     ``width`` fixes the padded rows per device call (so one compiled program serves the sets and a
-    dataset of the same models); default ``min(chunk_size, S*B)``.
+    dataset of the same models); default ``min(chunk_size, S*B)``. ``path``: as in
+    :func:`target_evaluator`.
     """
     cfg = _check_params(params_M)
     tok, lam = _check_sets(cfg, tokens_SxBxN, lam_SxB)
@@ -180,6 +229,13 @@ def set_residuals_multi(
     if mesh is not None:
         params_M = parallel.shard_models(params_M, mesh)
     dtype = params_M.w_o.dtype
+    lasts = tok[..., -1]
+    evaluate = {
+        t: target_evaluator(
+            params_M, t, lasts, need_z=any(w for u, w in specs if u == t), path=path
+        )
+        for t in dict.fromkeys(t for t, _ in specs)
+    }
     out = [[] for _ in specs]
     for lo in range(0, S, per):
         t_sets, l_sets = tok[lo : lo + per], lam[lo : lo + per]
@@ -187,13 +243,13 @@ def set_residuals_multi(
         if s < per:  # pad with copies of the last set (cut below): one compiled shape
             t_sets = np.concatenate([t_sets, np.repeat(t_sets[-1:], per - s, axis=0)])
             l_sets = np.concatenate([l_sets, np.repeat(l_sets[-1:], per - s, axis=0)])
-        outputs = model_outputs(
-            params_M, _put_tokens(_pad_rows(t_sets.reshape(per * B, N), W), mesh)
-        )
+        tok_j = _put_tokens(_pad_rows(t_sets.reshape(per * B, N), W), mesh)
+        outputs = {target: fn(tok_j) for target, fn in evaluate.items()}
         lam_j = jnp.asarray(l_sets, dtype)
         for k, (target, weighted) in enumerate(specs):
-            t, w = _select(outputs, target, weighted)
-            out[k].append(np.asarray(_set_residual_kernel(t, w, lam_j, per, B))[:, :s])
+            t, z = outputs[target]
+            w = _weights(t, z, weighted)
+            out[k].append(parallel.to_host(_set_residual_kernel(t, w, lam_j, per, B))[:, :s])
     return [np.concatenate(o, axis=1) for o in out]
 
 
@@ -206,6 +262,7 @@ def set_residuals(
     weighted: bool = False,
     chunk_size: int = 4096,
     mesh=None,
+    path: str = "auto",
 ) -> np.ndarray:
     """Relative residuals ``||sum_i w_i t_i|| / sum_i |w_i| ||t_i||`` of every model on every set.
 
@@ -221,9 +278,16 @@ def set_residuals(
       weighted: multiply ``lambda_i`` by the model's ``Z_i``.
       chunk_size: sequences per device call (whole sets per chunk; memory bound, see module doc).
       mesh: optional :func:`transformer_theory.parallel.make_mesh` mesh to shard models and sets.
+      path: ``"auto"`` (first-layer lookup tables where they apply), ``"lookup"`` or ``"general"``.
     Returns:
       float array ``(M, S)`` in the params' dtype.
     """
     return set_residuals_multi(
-        params_M, tokens_SxBxN, lam_SxB, [(target, weighted)], chunk_size=chunk_size, mesh=mesh
+        params_M,
+        tokens_SxBxN,
+        lam_SxB,
+        [(target, weighted)],
+        chunk_size=chunk_size,
+        mesh=mesh,
+        path=path,
     )[0]
