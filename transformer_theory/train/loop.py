@@ -28,6 +28,7 @@ from tqdm.auto import tqdm
 
 from transformer_theory import _validate
 from transformer_theory.nn import Transformer, from_params, to_params
+from transformer_theory.nn.fast import batch_logits
 from transformer_theory.params import ModelParams
 from transformer_theory.train import rundir
 from transformer_theory.train.checkpoint import Checkpointer
@@ -146,7 +147,12 @@ def cross_entropy(logits_BxC: jax.Array, labels_B: jax.Array) -> jax.Array:
 
 @functools.lru_cache(maxsize=32)
 def cached_steps(
-    graphdef, optimizer: str, learning_rate: float, momentum: float, grad_clip: float | None
+    graphdef,
+    optimizer: str,
+    learning_rate: float,
+    momentum: float,
+    grad_clip: float | None,
+    fast: bool = True,
 ):
     """:func:`make_steps` memoized on the (hashable) graph definition and optimizer settings, so
     repeated :func:`train` calls in one process (seeds, resumes, sweeps) reuse the compiled
@@ -154,11 +160,16 @@ def cached_steps(
     cfg = TrainConfig(
         optimizer=optimizer, learning_rate=learning_rate, momentum=momentum, grad_clip=grad_clip
     )
-    return make_steps(graphdef, make_optimizer(cfg))
+    return make_steps(graphdef, make_optimizer(cfg), fast=fast)
 
 
-def make_steps(graphdef, tx: optax.GradientTransformation):
+def make_steps(graphdef, tx: optax.GradientTransformation, *, fast: bool = True):
     """``(train_step, eval_step)`` jitted through NNX's functional loop for the model ``graphdef``.
+
+    ``fast``: compute logits with :func:`transformer_theory.nn.fast.batch_logits`'s fast path (the
+    first layer as a lookup, the last layer for the last query only) where the model allows; False
+    runs the general dense path (``core.forward`` vmapped). Both give the same logits up to float
+    rounding (``tests/nn/test_fast.py``).
 
     ``train_step(state, opt_state, tokens_BxN, labels_B) -> (state, opt_state, loss, acc)`` (loss
     and
@@ -168,13 +179,12 @@ def make_steps(graphdef, tx: optax.GradientTransformation):
     """
 
     def loss_fn(state, tokens, labels):
-        model = nnx.merge(graphdef, state)
-        logits = model(tokens)
+        logits = batch_logits(to_params(nnx.merge(graphdef, state)), tokens, fast=fast)
         acc = jnp.mean((jnp.argmax(logits, axis=-1) == labels).astype(jnp.float32))
         return cross_entropy(logits, labels), acc
 
     def weighted_eval(state, tokens, labels, weights):
-        logits = nnx.merge(graphdef, state)(tokens)
+        logits = batch_logits(to_params(nnx.merge(graphdef, state)), tokens, fast=fast)
         losses = optax.softmax_cross_entropy_with_integer_labels(logits, labels)
         hits = (jnp.argmax(logits, axis=-1) == labels).astype(weights.dtype)
         return jnp.sum(weights * losses), jnp.sum(weights * hits)
