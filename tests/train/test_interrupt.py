@@ -126,3 +126,18 @@ def test_interrupt_by_a_real_sigint(tmp_path):
     ckpt = int(line.split("the last checkpoint is step ")[1].split(";")[0])
     assert ckpt == step > 0 and line.endswith("run the same command to resume")
     assert str(ckpt) in os.listdir(run / "checkpoints")
+
+
+def test_ctrl_c_during_a_checkpoint_write_is_held_until_the_write_is_done():
+    # A KeyboardInterrupt inside Orbax's save leaves its threads mid-write (the next save hung, or a
+    # thread printed a traceback); the signal must arrive after the block, not inside it.
+    from transformer_theory.train.checkpoint import deferred_sigint
+
+    reached = []
+    with pytest.raises(KeyboardInterrupt):
+        with deferred_sigint():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+            reached.append("after the signal")
+    assert reached == ["after the signal"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

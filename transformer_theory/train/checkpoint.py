@@ -12,7 +12,10 @@ Uses the current API: ``ocp.CheckpointManager(directory, options=...)`` as a con
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import threading
 from typing import Any
 
 import jax
@@ -23,6 +26,31 @@ import orbax.checkpoint as ocp
 def _flatten(state: Any) -> dict[str, Any]:
     leaves = jax.tree_util.tree_flatten_with_path(state)[0]
     return {jax.tree_util.keystr(path): leaf for path, leaf in leaves}
+
+
+@contextlib.contextmanager
+def deferred_sigint():
+    """Hold SIGINT for the duration of the block, then deliver it again to the previous handler
+    (Python's default raises ``KeyboardInterrupt`` right after the block).
+
+    Only the main thread may install signal handlers; elsewhere (and where the handler cannot be
+    replaced) the block runs unprotected.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received = []
+    try:
+        previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    except (ValueError, TypeError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if received:
+            signal.raise_signal(signal.SIGINT)
 
 
 def latest_step(directory: os.PathLike | str) -> int | None:
@@ -85,10 +113,16 @@ class Checkpointer:
         return step % self.every == 0
 
     def save(self, step: int, state: Any) -> None:
-        """Save ``state`` (a pytree of arrays) as checkpoint ``step``; overwrites nothing."""
+        """Save ``state`` (a pytree of arrays) as checkpoint ``step``; overwrites nothing.
+
+        Ctrl-C during the write is held until the write is complete (then raised): a
+        ``KeyboardInterrupt`` inside Orbax's save leaves its worker threads mid-write, after which
+        the next save can hang or a thread prints a traceback.
+        """
         flat = {k: np.asarray(v) for k, v in _flatten(state).items()}
-        self._manager.save(int(step), args=ocp.args.StandardSave(flat), force=True)
-        self._manager.wait_until_finished()
+        with deferred_sigint():
+            self._manager.save(int(step), args=ocp.args.StandardSave(flat), force=True)
+            self._manager.wait_until_finished()
 
     def restore(self, step: int, template: Any) -> Any:
         """Checkpoint ``step`` in the pytree structure (and shapes/dtypes) of ``template``."""
