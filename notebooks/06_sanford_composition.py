@@ -146,7 +146,7 @@ plt.show()
 # %%
 from transformer_theory.analysis import separations  # noqa: E402
 
-n, q, steps = (6, 1, 150) if SMOKE else (16, 1, 3000)
+n, q, steps = (6, 1, 40) if SMOKE else (16, 1, 3000)
 widths = (
     {"attention": [1, 4], "fnn": [16], "rnn": [8]}
     if SMOKE

@@ -43,8 +43,8 @@ jax.config.update("jax_enable_x64", True)
 from transformer_theory.analysis import collapse, oversquash, plots  # noqa: E402
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
-MAX_LEN = 64 if SMOKE else 2048
-POINTS = 5 if SMOKE else 10  # the rate needs >= 3 lengths >= 8
+MAX_LEN = 32 if SMOKE else 2048
+POINTS = 4 if SMOKE else 10  # the rate needs >= 3 lengths >= 8
 PRECISIONS = ("float64", "bfloat16") if SMOKE else collapse.PRECISIONS
 
 # %% [markdown]
@@ -138,8 +138,8 @@ config = collapse_tasks.CollapseTaskConfig(
     name="notebook",
     tasks=("copy_last",),
     separators=(None,),
-    steps=30 if SMOKE else 1000,
-    eval_max_len=64 if SMOKE else 2048,
+    steps=10 if SMOKE else 1000,
+    eval_max_len=32 if SMOKE else 2048,
     eval_points=2 if SMOKE else 10,
     precisions=("bfloat16",) if SMOKE else collapse.PRECISIONS,
 )
