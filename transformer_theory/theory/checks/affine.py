@@ -107,7 +107,12 @@ def _gram_counts(tokens_BxN: np.ndarray, vocab_size: int) -> np.ndarray:
     N = tokens_BxN.shape[1]
     P1 = N * vocab_size + 1
     j, k = np.triu_indices(N, 1)
-    pairs = (cols_BxN[:, j] * P1 + cols_BxN[:, k]).ravel()
+    # Position-major and int32 where the pair ids fit: gathering whole rows of a contiguous
+    # (N, B) array is ~3x faster than gathering columns of (B, N) (the gather, not the bincount,
+    # was most of this function's time).
+    idx = np.int32 if P1 * P1 < 2**31 else np.int64
+    cols_NxB = np.ascontiguousarray(cols_BxN.T, dtype=idx)
+    pairs = (cols_NxB[j] * idx(P1) + cols_NxB[k]).ravel()
     g = np.bincount(pairs, minlength=P1 * P1).reshape(P1, P1).astype(np.int64)
     g = g + g.T  # columns of different positions never coincide: no double-counted diagonal
     first = np.bincount(cols_BxN.ravel(), minlength=P1)
