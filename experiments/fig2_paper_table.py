@@ -5,6 +5,10 @@ Command (after ``transformer-theory train --experiment fig2_paper --out results/
 
     python experiments/fig2_paper_table.py results/fig2_paper
 
+or, for a sweep split over processes with ``--tasks``, every output directory::
+
+    python experiments/fig2_paper_table.py results/fig2_paper_mrg results/fig2_paper_ctx
+
 Seconds on 2 CPU cores: under one (it reads ``summary.json``).
 """
 
@@ -19,11 +23,16 @@ RESULT = os.path.join(HERE, "results", "fig2_paper_summary.csv")
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out", help="the sweep's output directory (holds summary.json)")
+    parser.add_argument(
+        "out",
+        nargs="+",
+        help="the sweep's output directories (each holds summary.json; a sweep split by --tasks "
+        "over several processes has one per process)",
+    )
     parser.add_argument("--csv", default=RESULT, help=f"where the summary goes (default {RESULT})")
     args = parser.parse_args()
     try:
-        rows = tables.read_summary(args.out)
+        rows = tables.read_summaries(args.out)
     except ValueError as err:
         parser.error(str(err))
     tables.write_summary_csv(rows, args.csv)

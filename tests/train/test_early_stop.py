@@ -2,6 +2,8 @@
 resume, and the fig2_paper smoke sweep with its summary CSV and README table."""
 
 import csv
+import json
+import os
 
 import pytest
 
@@ -60,3 +62,27 @@ def test_fig2_paper_smoke_stops_resumes_and_tabulates(tmp_path):
     assert len(table) == 3 and "| memorization | 1 | adam 0.001 |" in table[2]
     with pytest.raises(ValueError, match="out"):
         tables.read_summary(str(tmp_path / "missing"))
+
+
+def test_read_summaries_joins_split_sweeps_in_task_order(tmp_path):
+    def write(out, rows):
+        os.makedirs(out)
+        with open(os.path.join(out, "summary.json"), "w") as f:
+            json.dump(rows, f)
+
+    def row(task, depth, seed):
+        return dict(run=f"{task}_{depth}_{seed}", task=task, depth=depth, seed=seed)
+
+    a, b = str(tmp_path / "a"), str(tmp_path / "b")
+    write(a, [row("contextual", 1, 1), row("contextual", 1, 0)])
+    write(b, [row("reasoning", 2, 0), row("memorization", 3, 0), row("reasoning", 1, 0)])
+    got = [(r["task"], r["depth"], r["seed"]) for r in tables.read_summaries([a, b])]
+    assert got == [
+        ("memorization", 3, 0),
+        ("reasoning", 1, 0),
+        ("reasoning", 2, 0),
+        ("contextual", 1, 0),
+        ("contextual", 1, 1),
+    ]
+    with pytest.raises(ValueError, match="outs: run contextual_1_1"):
+        tables.read_summaries([a, b, a])

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from transformer_theory.experiments.setups import PAPER_CLAIMS
+from transformer_theory.experiments.setups import PAPER_CLAIMS, TASK_NAMES
 
 SUMMARY_COLUMNS = (
     "task",
@@ -34,6 +34,22 @@ def read_summary(out: str) -> list[dict]:
         raise ValueError(f"out: {out} has no summary.json (written when the sweep finishes)")
     with open(path) as f:
         return json.load(f)
+
+
+def read_summaries(outs: Sequence[str]) -> list[dict]:
+    """The rows of several sweeps' ``summary.json`` (one sweep split over processes with
+    ``--tasks``), ordered by task (Chen & Zou's order), depth and seed; ``ValueError`` naming
+    ``outs`` when a run appears in two of them."""
+    rows, where = [], {}
+    for out in outs:
+        for row in read_summary(out):
+            if row["run"] in where:
+                raise ValueError(f"outs: run {row['run']} is in both {where[row['run']]} and {out}")
+            where[row["run"]] = out
+            rows.append(row)
+    order = {task: i for i, task in enumerate(TASK_NAMES)}
+    rows.sort(key=lambda r: (order.get(r["task"], len(order)), int(r["depth"]), int(r["seed"])))
+    return rows
 
 
 def write_summary_csv(rows: Sequence[dict], path: str) -> None:
