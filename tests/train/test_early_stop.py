@@ -53,6 +53,10 @@ def test_fig2_paper_smoke_stops_resumes_and_tabulates(tmp_path):
     again = execute(config.runs()[0], str(tmp_path), progress=False)
     assert again["steps"] == 10 and again["stop_reason"] == "plateau"
     assert again["final_eval_acc"] == row["final_eval_acc"]
+    # ... and reports the seconds its training took, not the read's.
+    with open(tmp_path / again["run"] / "metrics.json") as f:
+        trained_s = json.load(f)["rows"][-1]["seconds"]
+    assert again["seconds"] == round(trained_s, 2) > 0
     path = tmp_path / "summary.csv"
     tables.write_summary_csv(tables.read_summary(str(tmp_path)), str(path))
     with open(path) as f:
