@@ -96,8 +96,8 @@ def run_shape(V, N, heads, args, rows):
     except ImportError:
         torch = None
     if torch is not None:
-        tw = [torch.from_numpy(x) for x in (wqk, wv, wo)]
-        tl = torch.from_numpy(lam)
+        tw = [torch.from_numpy(np.array(x)) for x in (wqk, wv, wo)]  # writable copies
+        tl = torch.from_numpy(np.array(lam))
 
         def eager():
             return numpy_residuals(*tw, tok, tl, V, xp=torch, einsum=torch.einsum)
