@@ -85,6 +85,44 @@ def test_sample_is_reproducible_and_lands_in_the_dataset(task):
     assert all(abs(counts.get(i, 0) - mean) < 5 * sd for i in range(task.size))
 
 
+def test_sample_balanced_draws_templates_uniformly_then_substitutions_uniformly():
+    """TemplateMatching(5, all 5 patterns of length 3): block sizes 5, 20, 20, 20, 60, so the
+    all-distinct template owns 48% of the examples, but ``sample_balanced`` draws each template with
+    probability 1/5 and, within it, each of its examples with probability 1/size_t (NumPy
+    reference: the equality pattern of every drawn sequence, enumerated with itertools)."""
+    import itertools
+
+    task = TemplateMatching(5, all_templates(3))
+    key = jax.random.key(11)
+    a, b = task.sample_balanced(key, 6000), task.sample_balanced(key, 6000)
+    np.testing.assert_array_equal(a[0], b[0])
+    tok, lab = map(np.asarray, a)
+    assert tok.shape == (6000, 4) and (tok[:, -1] == 5).all()
+
+    def pattern(row):
+        first = {}
+        return tuple(first.setdefault(s, len(first)) for s in row)
+
+    pats = [pattern(t) for t in task.templates]
+    members = {
+        i: [r for r in itertools.product(range(5), repeat=3) if pattern(r) == p]
+        for i, p in enumerate(pats)
+    }
+    for t, y in zip(tok, lab):
+        assert pattern(tuple(t[:3])) == pats[y]
+    # Template counts ~ Binomial(6000, 1/5) (sd 31); within template i every one of its
+    # len(members[i]) sequences ~ Binomial(count_i, 1/len); the fixed key keeps all within 5 sd.
+    counts = np.bincount(lab, minlength=5)
+    assert np.all(np.abs(counts - 1200) < 5 * math.sqrt(6000 * 0.2 * 0.8))
+    for i, rows in members.items():
+        seen = Counter(tuple(t[:3]) for t, y in zip(tok, lab) if y == i)
+        m, p = counts[i], 1 / len(rows)
+        assert set(seen) <= set(rows)
+        assert all(abs(seen.get(r, 0) - m * p) < 5 * math.sqrt(m * p * (1 - p)) for r in rows)
+    with pytest.raises(ValueError, match="num"):
+        task.sample_balanced(key, 0)
+
+
 def test_sample_at_the_papers_sizes():
     """§9.1: memorization d1=500, length 6; reasoning 100/100; generalization 210 symbols; IC-TM
     l=5, 100/100."""

@@ -83,8 +83,8 @@ class Task:
         block, digits_U = self._space.unrank(index)
         return self._decode(block, digits_U)
 
-    def _sample(self, key: jax.Array, num: int):
-        block_B, digits_BxU = self._space.sample(key, num)
+    def _sample(self, key: jax.Array, num: int, uniform_blocks: bool = False):
+        block_B, digits_BxU = self._space.sample(key, num, uniform_blocks)
         return jax.vmap(self._decode)(block_B, digits_BxU)
 
     def tokens_and_labels(self, indices):
@@ -255,6 +255,8 @@ def _compiled(task: Task, which: str):
     dataclasses)."""
     if which == "unrank":
         return jax.jit(jax.vmap(task._unrank_one))
+    if which == "sample_balanced":  # blocks drawn uniformly (TemplateMatching.sample_balanced)
+        return jax.jit(functools.partial(task._sample, uniform_blocks=True), static_argnums=1)
     return jax.jit(task._sample, static_argnums=1)
 
 

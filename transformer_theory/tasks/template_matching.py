@@ -28,11 +28,12 @@ import dataclasses
 import functools
 from collections.abc import Sequence
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
 from transformer_theory.tasks import unrank
-from transformer_theory.tasks._base import Task, check_int_arg
+from transformer_theory.tasks._base import Task, _compiled, check_int_arg
 
 
 def canonical(template: Sequence[int]) -> tuple[int, ...]:
@@ -172,6 +173,19 @@ class TemplateMatching(Task):
     @functools.cached_property
     def _canonical_templates(self) -> np.ndarray:
         return np.array([canonical(t) for t in self.templates], np.int32)
+
+    def sample_balanced(self, key: jax.Array, num: int):
+        """``num`` examples, each drawing its template uniformly and then an injective
+        substitution uniformly (with replacement), reproducible by ``key``.
+
+        Template ``i`` is a block of the index space, so this is one compiled call for every
+        ``num`` (drawing per template would compile once per template and per count).
+        """
+        if not isinstance(num, (int, np.integer)) or num <= 0:
+            raise ValueError(f"num: expected a positive int, got {num!r}")
+        if not isinstance(key, jax.Array):
+            raise ValueError(f"key: expected a jax PRNG key, got {type(key).__name__}")
+        return _compiled(self, "sample_balanced")(key, int(num))
 
     def _decode(self, block, digits_U):
         substitution = unrank.unrank_injection(digits_U)

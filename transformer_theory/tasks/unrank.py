@@ -145,18 +145,22 @@ class BlockRadix:
         digits_U = (local // div_U) % radix_U
         return block, digits_U.astype(jnp.int32)
 
-    def sample(self, key: jax.Array, num: int) -> tuple[jax.Array, jax.Array]:
+    def sample(
+        self, key: jax.Array, num: int, uniform_blocks: bool = False
+    ) -> tuple[jax.Array, jax.Array]:
         """``num`` uniform draws over all examples: ``(block_B int32, digits_BxU int32)``.
 
         A block is drawn with probability ``size_b / size`` (log-weights computed exactly in Python,
-        rounded once to float), then every digit uniformly and independently in ``[0, r_j)``: mixed
-        radix digits drawn independently are a uniform draw of the block's index. No index is ever
-        formed, so this works at any size.
+        rounded once to float), or uniformly over blocks when ``uniform_blocks``; then every digit
+        uniformly and independently in ``[0, r_j)``: mixed radix digits drawn independently are a
+        uniform draw of the block's index. No index is ever formed, so this works at any size.
         """
         _, radix, _ = self._tables
         k_block, k_digit = jax.random.split(key)
         if len(radix) == 1:
             block = jnp.zeros((num,), jnp.int32)
+        elif uniform_blocks:
+            block = jax.random.randint(k_block, (num,), 0, len(radix), dtype=jnp.int32)
         else:
             total = self.size
             logw = np.array([_log_ratio(s, total) for s in self.block_sizes])

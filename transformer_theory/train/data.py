@@ -114,28 +114,14 @@ class TaskData:
         tasks."""
         if not self.config.balance_classes:
             return self.task.sample(key, num)
-        templates = getattr(self.task, "templates", None)
-        if templates is None or not hasattr(self.task, "labels"):
+        if not hasattr(self.task, "sample_balanced"):
             raise ValueError(
                 "config.balance_classes: balanced sampling of unmaterialized data needs "
                 "a TemplateMatching task"
             )
-        # One sub-task per template (same symbols, one template): draw the template uniformly, then
-        # a sequence.
-        subs = [
-            dataclasses.replace(self.task, templates=(t,), labels=(y,))
-            for t, y in zip(templates, self.task.labels)
-        ]
-        which = np.asarray(jax.random.randint(jax.random.fold_in(key, 0), (num,), 0, len(subs)))
-        toks, labs = [], []
-        for i, sub in enumerate(subs):
-            m = int(np.sum(which == i))
-            if m:
-                t, l = sub.sample(jax.random.fold_in(key, i + 1), m)
-                toks.append(np.asarray(t))
-                labs.append(np.asarray(l))
-        perm = np.asarray(jax.random.permutation(jax.random.fold_in(key, len(subs) + 1), num))
-        return np.concatenate(toks)[perm], np.concatenate(labs)[perm]
+        # the template uniformly, then a sequence of it (one block of the index space per
+        # template): one compiled call whatever the batch's mix of templates
+        return self.task.sample_balanced(key, num)
 
     @property
     def num_train(self) -> int | None:
