@@ -37,6 +37,8 @@ TRAIN = ["train", "--experiment", "fig2_depth", "--seeds", "0", "--tasks", "memo
         (["--seeds", "-1"], "--seeds"),
         (["--seeds", "0,0"], "--seeds"),
         (["--optimizer", "rmsprop"], "--optimizer"),
+        (["--depths", "7"], "--depths"),  # fig2_depth's memorization has 1-4 layers
+        (["--depths", "1,1"], "--depths"),
     ],
 )
 def test_train_bad_arguments_write_nothing(extra, needle, tmp_path, capsys):

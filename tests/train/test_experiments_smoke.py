@@ -93,6 +93,8 @@ def test_experiments_size_tables_give_each_run_its_setup():
         (dict(learning_rate=float("nan")), "learning_rate"),
         (dict(optimizer="rmsprop"), "optimizer"),
         (dict(init="zeros"), "init"),
+        (dict(depths=(9,)), "depths"),
+        (dict(depths=()), "depths"),
         (dict(analysis="bars"), "analysis"),
         (dict(heads={"reasoning": [()]}), "heads"),
         (dict(heads={"reasoning": [(0, 1)]}), "heads"),
@@ -104,6 +106,21 @@ def test_experiments_size_tables_give_each_run_its_setup():
 def test_experiments_config_errors_name_the_field(change, field):
     with pytest.raises(ValueError, match=f"^{field}:"):
         named_config("fig2_depth").replace(**change)
+
+
+def test_experiments_depths_select_runs_and_are_recorded(tmp_path):
+    """``--depths 2 4`` keeps only the 2- and 4-layer heads configurations; experiment.json records
+    it, so ``plot`` rebuilds the same run list."""
+    config = named_config("fig2_paper").replace(tasks=("reasoning",), depths=(2, 4), seeds=(0,))
+    assert [s.heads for s in config.runs()] == [(1, 1), (1, 1, 1, 1)]
+    out = str(tmp_path / "d")
+    argv = ["train", "--experiment", "fig2_paper", "--size", "smoke", "--tasks", "memorization"]
+    argv += ["--depths", "1", "--seeds", "0", "--steps", "2", "--no-progress", "--out", out]
+    assert cli_main(argv) == 0
+    with open(os.path.join(out, "experiment.json")) as f:
+        record = json.load(f)
+    assert record["overrides"]["depths"] == [1]
+    assert record["runs"] == ["memorization_heads1_seed0"]
 
 
 def test_experiments_attention_maps_needs_its_run():

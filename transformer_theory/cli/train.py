@@ -1,5 +1,6 @@
 """Train an experiment: ``transformer-theory train (--experiment NAME | --config FILE) [--size
-SIZE] [--seeds 0 1 2] [--tasks ...] [--steps N] [--optimizer sgd|adam] [--lr LR] [--out DIR]``.
+SIZE] [--seeds 0 1 2] [--tasks ...] [--depths ...] [--steps N] [--optimizer sgd|adam] [--lr LR]
+[--out DIR]``.
 
 Thin by design: resolves the config (a shipped experiment, :mod:`transformer_theory.experiments`,
 or a user's file with ``get_config()``), applies the flags, checks the output directory and calls
@@ -35,8 +36,9 @@ from transformer_theory.experiments import (
 from transformer_theory.train import RunDirectoryError, TrainingInterrupted
 
 
-def _seed_list(text: str) -> list[int]:
-    """argparse type: one seed or a comma list (``--seeds 0 1 2`` and ``--seeds 0,1,2`` agree)."""
+def _int_list(text: str) -> list[int]:
+    """argparse type: one integer or a comma list (``--seeds 0 1 2`` and ``--seeds 0,1,2``
+    agree)."""
     return [nonnegative_int(t) for t in text.split(",") if t.strip()] or [nonnegative_int(text)]
 
 
@@ -54,13 +56,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--size", default=None, help="setup table: quick | paper (default: the config's)"
     )
     parser.add_argument(
-        "--seeds", type=_seed_list, nargs="+", default=None, help="seeds (default: the config's)"
+        "--seeds", type=_int_list, nargs="+", default=None, help="seeds (default: the config's)"
     )
     parser.add_argument(
         "--tasks",
         nargs="+",
         default=None,
         help="subset of the config's tasks (memorization reasoning generalization contextual)",
+    )
+    parser.add_argument(
+        "--depths",
+        type=_int_list,
+        nargs="+",
+        default=None,
+        help="only the heads configurations with these layer counts (default: all)",
     )
     parser.add_argument(
         "--steps",
@@ -110,6 +119,14 @@ def resolve_config(args):
         changes["seeds"] = tuple(seeds)
     if args.tasks is not None:
         changes["tasks"] = tuple(name_list(",".join(args.tasks), config.heads, "--tasks"))
+    if args.depths is not None:
+        depths = [d for group in args.depths for d in group]
+        have = sorted(
+            {len(h) for t in changes.get("tasks", config.selected_tasks) for h in config.heads[t]}
+        )
+        if not depths or len(set(depths)) != len(depths) or not set(depths) <= set(have):
+            raise UsageError(f"--depths: expected distinct layer counts from {have}, got {depths}")
+        changes["depths"] = tuple(depths)
     for field, value in (
         ("steps", args.steps),
         ("optimizer", args.optimizer),

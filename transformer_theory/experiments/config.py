@@ -75,6 +75,8 @@ class ExperimentConfig:
       size: which setup table (``"quick"`` or ``"paper"`` of :data:`~.setups.SETUPS`, or a key of
         ``setups``).
       tasks: the tasks to run, a subset of ``heads``' keys in the order given (None: all).
+      depths: keep only the heads configurations with one of these layer counts (None: all),
+        e.g. to continue the deep runs of a sweep or to split a sweep over processes.
       steps: train every run to this many steps (None: each setup's count).
       optimizer: ``"sgd"`` or ``"adam"`` for every run (None: each setup's).
       learning_rate: for every run (None: each setup's).
@@ -92,6 +94,7 @@ class ExperimentConfig:
     seeds: Sequence[int] = (0,)
     size: str = "quick"
     tasks: Sequence[str] | None = None
+    depths: Sequence[int] | None = None
     steps: int | None = None
     optimizer: str | None = None
     learning_rate: float | None = None
@@ -151,6 +154,17 @@ class ExperimentConfig:
                     f"tasks: expected distinct names from {', '.join(heads)}, got {self.tasks!r}"
                 )
             put("tasks", tasks)
+        if self.depths is not None:
+            try:
+                depths = tuple(int(d) for d in self.depths)
+            except (TypeError, ValueError):
+                raise ValueError(f"depths: expected integers, got {self.depths!r}") from None
+            have = sorted({len(h) for t in self.selected_tasks for h in heads[t]})
+            if not depths or len(set(depths)) != len(depths) or not set(depths) <= set(have):
+                raise ValueError(
+                    f"depths: expected distinct layer counts from {have}, got {self.depths!r}"
+                )
+            put("depths", depths)
         if self.analysis not in ANALYSES:
             raise ValueError(f"analysis: expected one of {ANALYSES}, got {self.analysis!r}")
         if self.analysis == "attention_maps":
@@ -215,6 +229,7 @@ class ExperimentConfig:
             )
             for task in self.selected_tasks
             for heads in self.heads[task]
+            if self.depths is None or len(heads) in self.depths
             for seed in self.seeds
         ]
 

@@ -32,7 +32,7 @@ from transformer_theory.train.rundir import check_run_dir
 
 EXPERIMENT_FILE = "experiment.json"
 # The config fields a command line may change; experiment.json records their values.
-OVERRIDABLE = ("size", "seeds", "tasks", "steps", "optimizer", "learning_rate")
+OVERRIDABLE = ("size", "seeds", "tasks", "depths", "steps", "optimizer", "learning_rate")
 
 
 def check_out_dir(config: ExperimentConfig, out: str) -> None:
