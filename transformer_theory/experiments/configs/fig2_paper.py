@@ -3,13 +3,14 @@ layer) x 3 seeds, Adam, resumable, each run stopped early.
 
 Early stopping (:class:`~transformer_theory.train.EarlyStop`, field ``early_stop`` of each
 setup): a run stops when its held-out accuracy has been >= 0.99 at 3 consecutive evaluations
-(every 500 steps), or when its best held-out accuracy has not improved for 5,000 steps; else at
-the setup's step cap (20,000; contextual 40,000). The summary's ``stop_reason`` says which.
+(every 500 steps; memorization every 100), or when its best held-out accuracy has not improved for
+5,000 steps; else at the setup's step cap (20,000; contextual 40,000). The summary's
+``stop_reason`` says which.
 
-Optimizer: Adam, learning rate 1e-3 for every task (SGD lr 0.1 leaves the 2-layer paper-size
-reasoning model at 1/k, see ``fig2_depth``; Adam lr 1e-3 reaches 1.00 there by step 500).
+Optimizer: Adam; learning rate 1e-3, except the template tasks, 3e-4 (:data:`LEARNING_RATE`;
+SGD lr 0.1 leaves the 2-layer paper-size reasoning model at 1/k, see ``fig2_depth``).
 
-Full sweep (48 runs; on a GPU -- nothing here is CPU-specific)::
+Full sweep (48 runs)::
 
     transformer-theory train --experiment fig2_paper --out results/fig2_paper
     python experiments/fig2_paper_table.py results/fig2_paper
@@ -19,17 +20,27 @@ prints README's table (mean [min, max] per cell beside the paper's claim). Re-ru
 command resumes: finished runs (stopped early or at the cap) are read back, a killed run continues
 from its last checkpoint (every 5,000 steps and at the stop).
 
-Time on 2 shared CPU cores (2026-11-22, 6+ engineers on the machine; 40 steps incl. one
-held-out evaluation, compile excluded): reasoning depth 2 357 s per 1,000 steps, contextual depth 3
-866 s per 1,000 steps (compile 5-6 s each). Hence a GPU for the full sweep: at most 20,000 steps
-per run (contextual 40,000), most runs end earlier by the rules above.
+How README's table was run (2026-11-22/23, 2 CPU cores, one process pinned per core, ~3.5 h of
+wall clock in all; the contextual runs capped at 3,000 steps, where every 3- and 4-layer run had
+flattened)::
+
+    taskset -c 0 transformer-theory train --experiment fig2_paper --tasks reasoning \
+        generalization --out results/fig2_paper_rg
+    taskset -c 1 transformer-theory train --experiment fig2_paper --tasks contextual \
+        --steps 3000 --out results/fig2_paper_ctx
+    taskset -c 0 transformer-theory train --experiment fig2_paper --tasks memorization \
+        --seeds 0 1 --out results/fig2_paper_mrg
+    taskset -c 1 transformer-theory train --experiment fig2_paper --tasks memorization \
+        --seeds 2 --out results/fig2_paper_mrg2
+    python experiments/fig2_paper_table.py results/fig2_paper_rg results/fig2_paper_ctx \
+        results/fig2_paper_mrg results/fig2_paper_mrg2
+
+Seconds per run on one core: reasoning and generalization 30 s - 9 min, contextual 1-11 min,
+memorization (full batch of 1,000) under a second at depths 1-2, 6-20 min at depths 3-4.
 
 Smoke mode (tiny tasks, 20 steps a run, seconds on 2 CPU cores; a test runs it)::
 
     transformer-theory train --experiment fig2_paper --size smoke --seeds 0 --out /tmp/fig2_smoke
-
-Not yet measured at paper size: the 3-layer contextual recipe (``fig2_depth`` measured 0.73 with
-this optimizer after 10,000 steps) is open; see the report of issue 15.
 """
 
 from transformer_theory.experiments import PAPER, QUICK, TASK_NAMES, ExperimentConfig
@@ -39,13 +50,16 @@ DEPTHS = (1, 2, 3, 4)
 EARLY_STOP = EarlyStop(threshold=0.99, patience=3, plateau_steps=5000)
 
 
-# Adam's learning rate per task: 1e-3, except contextual generalization at depth 3, where 1e-3
-# stalls at 0.70-0.72 and 3e-4 reaches 0.83 in the same 1,500 steps (seed 0; 3e-3: 0.51, 1e-4:
-# 0.75 and rising at 1,250; SGD 0.1 with clipping, §9.1's optimizer: 0.77). See README.
+# Adam's learning rate per task: 1e-3 for memorization and reasoning; 3e-4 for the two template
+# tasks, where 1e-3 stalls 3-layer models (seed 0, 1,500-2,500 steps; see README):
+# - generalization, depth 3: 1e-3 sits at 0.32-0.34 on all 3 seeds (up to 15,500 steps); 3e-4
+#   reaches 0.997 by step 500 (1e-4: 0.998 by 1,000; SGD 0.1 with clipping: 1.0 by 500);
+# - contextual generalization, depth 3: 1e-3 stalls at 0.70-0.72; 3e-4 reaches 0.83 in 1,500 steps
+#   (3e-3: 0.51, 1e-4: 0.75 and rising at 1,250; SGD 0.1 with clipping, §9.1's optimizer: 0.77).
 LEARNING_RATE = {
     "memorization": 1e-3,
     "reasoning": 1e-3,
-    "generalization": 1e-3,
+    "generalization": 3e-4,
     "contextual": 3e-4,
 }
 
