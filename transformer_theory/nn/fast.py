@@ -11,7 +11,12 @@ eq. 1-3: ``o = W_O h^(L)_{n-1}``), for a batch, computed in fewer operations:
 - **Last layer for the last query only.** The classifier reads ``h^(L)_{n-1}`` alone, so the last
   layer scores one query, ``s_j = h_j . (W_QK h_{n-1})``, and applies ``W_V`` once to the weighted
   sum: ``sum_j w_j W_V h_j = W_V (sum_j w_j h_j)``, ``D x D`` per example instead of ``N D x D``.
-- Layers in between are the general layer (:func:`transformer_theory.core.attention_layer`).
+- **Second layer through the first.** The first layer's output is the embedding plus
+  attention-weighted ``W_V x_j``, so the second layer's ``W h^(1)_i`` is a lookup of ``W`` plus an
+  attention-weighted lookup of ``W W_V`` (:class:`_ThroughFirst`): ``B N^2 D`` work instead of
+  ``B N D^2`` (``N = 20 < D = 228`` at the paper's contextual size).
+- Layers after that are the general layer (:func:`transformer_theory.core.attention_layer`)
+  written for the batch: every ``W h`` is one ``(B N, D) x (D, D)`` product.
 
 Supported: the models of the depth experiments -- any depth and heads, ``w_qk`` or ``w_q, w_k``,
 any attention nonlinearity, causal or not, ``scale_scores``, a final norm; and any
@@ -29,7 +34,6 @@ import jax.numpy as jnp
 from transformer_theory import _validate
 from transformer_theory.core import attention, masks, norms
 from transformer_theory.core.forward import forward
-from transformer_theory.core.layers import attention_layer
 from transformer_theory.core.positional import embed_tokens
 from transformer_theory.params import LayerParams, ModelConfig, ModelParams
 
@@ -81,9 +85,12 @@ def batch_logits(params: ModelParams, tokens_BxN: jax.Array, *, fast: bool = Tru
     if depth == 1:
         last = _embedded_last_layer(first, tokens_BxN, h_BxNxD, pos_NxD, cfg, mask)
     else:
-        h_BxNxD = _embedded_layer(first, tokens_BxN, h_BxNxD, pos_NxD, cfg, mask)
-        for layer in params.layers[1:-1]:
-            h_BxNxD = jax.vmap(lambda h, lay=layer: attention_layer(lay, h, cfg)[0])(h_BxNxD)
+        h_BxNxD, a1_BxGxNxN = _embedded_layer(first, tokens_BxN, h_BxNxD, pos_NxD, cfg, mask)
+        if depth > 2:
+            through = _ThroughFirst(tokens_BxN, pos_NxD, a1_BxGxNxN, first.attn.w_v, cfg)
+            h_BxNxD = _second_layer(params.layers[1], through, h_BxNxD, cfg, mask)
+        for layer in params.layers[2:-1]:
+            h_BxNxD = _middle_layer(layer, h_BxNxD, cfg, mask)
         last = _last_query_layer(params.layers[-1], h_BxNxD, cfg, mask)
     if params.final_norm is not None:
         fn = params.final_norm
@@ -131,10 +138,55 @@ def _embedded_scores(layer: LayerParams, tokens_BxN, h_BxNxD, pos_NxD, cfg):
 
 
 def _embedded_layer(layer, tokens_BxN, h_BxNxD, pos_NxD, cfg, mask_NxN):
-    """The first layer on the embedded stream, every query: ``(B, N, D)``."""
+    """The first layer on the embedded stream, every query: the stream ``(B, N, D)`` and the
+    attention weights ``(B, H, N, N)``."""
     weights = _weights(_embedded_scores(layer, tokens_BxN, h_BxNxD, pos_NxD, cfg), cfg, mask_NxN)
     values_BxHxNxD = _lookup(layer.attn.w_v, tokens_BxN, pos_NxD, cfg.vocab_size)
     out = jnp.einsum("bhij,bhjd->bhid", weights, values_BxHxNxD)
+    return h_BxNxD + _combine(out, cfg, axis=1), weights
+
+
+class _ThroughFirst:
+    """``W h^(1)_i`` for every position without a ``D x D`` product per position.
+
+    The first layer's output is ``h^(1)_i = x_i + combine_g sum_j a^g_ij W_V^g x_j`` (eq. 2 on the
+    embedded stream ``x``), so for any ``W``: ``W h^(1)_i = W x_i + combine_g sum_j a^g_ij
+    (W W_V^g) x_j`` -- two lookups (of ``W`` and of ``W W_V^g``, a ``D^3`` product once per step)
+    and a mix over ``j`` (``B N^2 D``), instead of ``B N D^2``.
+    """
+
+    def __init__(self, tokens_BxN, pos_NxD, a1_BxGxNxN, w_v1_GxDxD, cfg):
+        self.tokens, self.pos, self.a1, self.w_v1, self.cfg = (
+            tokens_BxN,
+            pos_NxD,
+            a1_BxGxNxN,
+            w_v1_GxDxD,
+            cfg,
+        )
+
+    def __call__(self, w_HxRxD):
+        """``(B, H, N, R)``: ``W[h] h^(1)_i`` for every head ``h`` and position ``i``."""
+        v = self.cfg.vocab_size
+        b, n = self.tokens.shape
+        h, r, d = w_HxRxD.shape
+        g = self.w_v1.shape[0]
+        direct = _lookup(w_HxRxD, self.tokens, self.pos, v)
+        u_HGxRxD = jnp.einsum("hrd,gde->hgre", w_HxRxD, self.w_v1).reshape(h * g, r, d)
+        looked = _lookup(u_HGxRxD, self.tokens, self.pos, v).reshape(b, h, g, n, r)
+        mixed = jnp.einsum("bgij,bhgjr->bhir", self.a1, looked)
+        return direct + (mixed / g if self.cfg.head_mean else mixed)
+
+
+def _second_layer(layer: LayerParams, through: _ThroughFirst, h_BxNxD, cfg, mask_NxN):
+    """The second layer, every query, with its ``W h`` products read through the first layer
+    (:class:`_ThroughFirst`): ``(B, N, D)``."""
+    a = layer.attn
+    if cfg.qk_dim is None:
+        scores = jnp.einsum("bhie,bje->bhij", through(a.w_qk), h_BxNxD)  # (W_QK h_i) . h_j
+    else:
+        scores = jnp.einsum("bhie,bhje->bhij", through(a.w_q), through(a.w_k))
+    weights = _weights(_scale(scores, cfg), cfg, mask_NxN)
+    out = jnp.einsum("bhij,bhjd->bhid", weights, through(a.w_v))
     return h_BxNxD + _combine(out, cfg, axis=1)
 
 
@@ -153,6 +205,23 @@ def _embedded_last_layer(layer, tokens_BxN, h_BxNxD, pos_NxD, cfg, mask_NxN):
     row = None if mask_NxN is None else mask_NxN[n - 1 :]
     weights_BxHxN = _weights(_scale(scores, cfg), cfg, row)[:, :, 0]
     return _weighted_values(a.w_v, weights_BxHxN, h_BxNxD, cfg)
+
+
+def _middle_layer(layer: LayerParams, h_BxNxD, cfg, mask_NxN):
+    """A general layer, every query, written for the batch: each ``W x`` is one ``(B N, D)``
+    matrix product (the vmapped core layer gathers the queries and multiplies per example)."""
+    a = layer.attn
+    if cfg.qk_dim is None:
+        q_BxHxNxD = jnp.einsum("hed,bnd->bhne", a.w_qk, h_BxNxD)  # W_QK h_i
+        scores = jnp.einsum("bhie,bje->bhij", q_BxHxNxD, h_BxNxD)
+    else:
+        q = jnp.einsum("hkd,bnd->bhnk", a.w_q, h_BxNxD)
+        k = jnp.einsum("hkd,bnd->bhnk", a.w_k, h_BxNxD)
+        scores = jnp.einsum("bhik,bhjk->bhij", q, k)
+    weights = _weights(_scale(scores, cfg), cfg, mask_NxN)
+    values_BxHxNxD = jnp.einsum("hed,bnd->bhne", a.w_v, h_BxNxD)
+    out = jnp.einsum("bhij,bhjd->bhid", weights, values_BxHxNxD)
+    return h_BxNxD + _combine(out, cfg, axis=1)
 
 
 def _last_query_layer(layer: LayerParams, h_BxNxD, cfg, mask_NxN):
