@@ -5,13 +5,14 @@ Command (the whole dataset is never materialized):
     python experiments/verify_10m.py --n-q 8 --n-a 8 --k 4 --models 2 --family relu-3h
 
 ``InContextQA(8, 8, 4)`` has A(8,4)^2 * 4 = 11,289,600 sequences (N = 14, V = 17). Measured on
-2026-11-22 (2 CPU cores shared with other jobs, load average ~9, seed 0), default
-``--method normal`` (exact integer Gram counts, exact rational solve, a residual pass; first layer
-by table lookups): rank 64, 11,289,536 independent dependences tested at once, max residual
-2.855e-13 (tolerance 1.57e-11, in scope), 77.1 s wall / 51 s CPU, peak RSS 0.35 GB -- memory is
-independent of the dataset size (formula in ``theory.checks``). About 2/3 of that time is the
-task's chunk generation (twice: one pass for the fit, one for the residual) and the exact pair
-counts, not the models. Before (``--method qr``, dense TSQR, general first layer): 281 s, residual
+2026-11-23 (2 CPU cores, otherwise idle, seed 0), default ``--method normal`` (exact integer Gram
+counts in a worker thread beside the models' device calls, exact rational solve, a residual pass;
+first layer by table lookups; the next chunk generated while the current one is evaluated): rank
+64, 11,289,536 independent dependences tested at once, max residual 2.855e-13 (tolerance
+1.57e-11, in scope), 25.6 s and 28.3 s in two runs (27.5 / 30.3 s for the whole process, 43-47 s
+CPU), peak RSS 0.35 GB -- memory is independent of the dataset size (formula in
+``theory.checks``). The same code with the counts on the main thread: 36.6 s; before the
+lookups and the exact counts (``--method qr``, dense TSQR, general first layer): 281 s, residual
 1.349e-13. The control family (``--family relu-mlp --limit 1000000``) gives 2.41e-2.
 ``--limit`` runs a prefix for a quick look; ``--smoke`` a few thousand sequences (a test runs it).
 """

@@ -4,8 +4,10 @@ model TSQR least-squares fit whose residual tests every dependence at once.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 
 import jax
 import jax.numpy as jnp
@@ -29,8 +31,16 @@ from transformer_theory.theory.checks.outputs import (
 # --------------------------------------------------------------------------------------------
 def _iter_token_chunks(data, chunk_size: int) -> Iterable[np.ndarray]:
     if hasattr(data, "chunks"):
+        # one chunk ahead: the next chunk's (device) generation is dispatched before the current
+        # one is handed on, so it overlaps the caller's model evaluation
+        prev = None
         for item in data.chunks(chunk_size):
-            yield np.asarray(item[0] if isinstance(item, tuple) else item)
+            item = item[0] if isinstance(item, tuple) else item
+            if prev is not None:
+                yield np.asarray(prev)
+            prev = item
+        if prev is not None:
+            yield np.asarray(prev)
     else:
         arr = np.asarray(data)
         for lo in range(0, len(arr), chunk_size):
@@ -275,11 +285,23 @@ def affine_residuals(
     F = jnp.zeros((M, P1, Y), dtype)
     ss = jnp.zeros((M,), dtype)
     steps = 0
-    for tok, valid in padded_chunks("affine (X^T W T)"):
-        steps += 1
-        G += _gram_counts(tok[: int(valid.sum())], cfg.vocab_size)
-        t, w = weighted_targets(tok)
-        F, ss = _moments(F, ss, jnp.asarray(_columns(tok, cfg.vocab_size)), t, w, valid)
+
+    def count(tok_BxN):  # in ONE worker thread, so the chunks' counts are added one at a time
+        np.add(G, _gram_counts(tok_BxN, cfg.vocab_size), out=G)
+
+    # The exact pair counts (host NumPy, which releases the GIL in bincount) run in a worker
+    # thread beside the models' device calls; at most 2 chunks wait, so memory stays bounded.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending: collections.deque = collections.deque()
+        for tok, valid in padded_chunks("affine (X^T W T)"):
+            steps += 1
+            t, w = weighted_targets(tok)
+            F, ss = _moments(F, ss, jnp.asarray(_columns(tok, cfg.vocab_size)), t, w, valid)
+            pending.append(pool.submit(count, tok[: int(valid.sum())]))
+            if len(pending) > 2:
+                pending.popleft().result()
+        for job in pending:
+            job.result()
     if cols is None:
         cols = _pivots(G)
     total = int(G[0, 0])
