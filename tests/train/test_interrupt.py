@@ -108,6 +108,9 @@ def test_interrupt_by_a_real_sigint(tmp_path):
          "--tasks", "memorization", "--seeds", "0", "--steps", "10000000", "--out", str(out),
          "--no-progress"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # a shell's background job (`pytest ... &`) starts with SIGINT ignored; Ctrl-C is the
+        # foreground case, so the child starts with Python's default handling
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 120
@@ -133,11 +136,17 @@ def test_ctrl_c_during_a_checkpoint_write_is_held_until_the_write_is_done():
     # thread printed a traceback); the signal must arrive after the block, not inside it.
     from transformer_theory.train.checkpoint import deferred_sigint
 
+    # Python's own Ctrl-C handler, also when pytest runs as a shell's background job (which starts
+    # with SIGINT ignored)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     reached = []
-    with pytest.raises(KeyboardInterrupt):
-        with deferred_sigint():
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(0.05)
-            reached.append("after the signal")
-    assert reached == ["after the signal"]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with deferred_sigint():
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.05)
+                reached.append("after the signal")
+        assert reached == ["after the signal"]
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, previous)
