@@ -20,23 +20,29 @@ prints README's table (mean [min, max] per cell beside the paper's claim). Re-ru
 command resumes: finished runs (stopped early or at the cap) are read back, a killed run continues
 from its last checkpoint (every 5,000 steps and at the stop).
 
-How README's table was run (2026-11-22/23, 2 CPU cores, one process pinned per core, ~3.5 h of
-wall clock in all; the contextual runs capped at 3,000 steps, where every 3- and 4-layer run had
-flattened)::
+How README's table was run (2026-11-22/23, 2 CPU cores, one process pinned per core; the
+contextual runs capped at 3,000 steps at depths 1-2, where all had flattened, and continued to
+8,000 at depths 3-4)::
 
     taskset -c 0 transformer-theory train --experiment fig2_paper --tasks reasoning \
         generalization --out results/fig2_paper_rg
     taskset -c 1 transformer-theory train --experiment fig2_paper --tasks contextual \
-        --steps 3000 --out results/fig2_paper_ctx
-    taskset -c 0 transformer-theory train --experiment fig2_paper --tasks memorization \
-        --seeds 0 1 --out results/fig2_paper_mrg
+        --depths 1 2 --steps 3000 --out results/fig2_paper_ctx
+    taskset -c 0 transformer-theory train --experiment fig2_paper --tasks contextual \
+        --depths 3 --steps 8000 --out results/fig2_paper_ctx3
+    taskset -c 0 transformer-theory train --experiment fig2_paper --tasks contextual \
+        --depths 4 --seeds 0 1 --steps 8000 --out results/fig2_paper_ctx4
+    taskset -c 1 transformer-theory train --experiment fig2_paper --tasks contextual \
+        --depths 4 --seeds 2 --steps 8000 --out results/fig2_paper_ctx4b
     taskset -c 1 transformer-theory train --experiment fig2_paper --tasks memorization \
-        --seeds 2 --out results/fig2_paper_mrg2
-    python experiments/fig2_paper_table.py results/fig2_paper_rg results/fig2_paper_ctx \
-        results/fig2_paper_mrg results/fig2_paper_mrg2
+        --out results/fig2_paper_mem
+    python experiments/fig2_paper_table.py results/fig2_paper_rg results/fig2_paper_mem \
+        results/fig2_paper_ctx results/fig2_paper_ctx3 results/fig2_paper_ctx4 \
+        results/fig2_paper_ctx4b
 
-Seconds per run on one core: reasoning and generalization 30 s - 9 min, contextual 1-11 min,
-memorization (full batch of 1,000) under a second at depths 1-2, 6-20 min at depths 3-4.
+Seconds per run on one core (the summary's ``seconds`` also counts pauses for benchmarks):
+reasoning and generalization 15 s - 9 min, contextual 1-29 min, memorization (full batch of
+1,000) 1-3 min at depths 1-3 and ~10 min at depth 4.
 
 Smoke mode (tiny tasks, 20 steps a run, seconds on 2 CPU cores; a test runs it)::
 
@@ -66,7 +72,7 @@ LEARNING_RATE = {
 # Memorization evaluates every 100 steps (the others every 500): its full-batch steps at depth 3-4
 # take ~0.7 s on 2 CPU cores, and the accuracy rule (3 consecutive evaluations >= 0.99) otherwise
 # forces 1,500 steps on a model that has memorized by step 300. The interval is not part of a
-# run's identity: runs 1-7 of the CPU sweep were evaluated every 500 steps (README).
+# run's identity.
 EVAL_EVERY = {"memorization": {"log_every": 100}}
 
 
