@@ -120,13 +120,7 @@ def resolve_config(args):
     if args.tasks is not None:
         changes["tasks"] = tuple(name_list(",".join(args.tasks), config.heads, "--tasks"))
     if args.depths is not None:
-        depths = [d for group in args.depths for d in group]
-        have = sorted(
-            {len(h) for t in changes.get("tasks", config.selected_tasks) for h in config.heads[t]}
-        )
-        if not depths or len(set(depths)) != len(depths) or not set(depths) <= set(have):
-            raise UsageError(f"--depths: expected distinct layer counts from {have}, got {depths}")
-        changes["depths"] = tuple(depths)
+        changes["depths"] = tuple(d for group in args.depths for d in group)
     for field, value in (
         ("steps", args.steps),
         ("optimizer", args.optimizer),
@@ -137,6 +131,8 @@ def resolve_config(args):
     try:
         config = config.replace(**changes)
     except ValueError as err:
+        if str(err).startswith("depths:"):  # the config checks it; the message names the flag
+            raise UsageError(f"--{err}") from None
         raise UsageError(f"{option} {source}: {err}") from None
     return config, source
 

@@ -142,8 +142,13 @@ def _embedded_layer(layer, tokens_BxN, h_BxNxD, pos_NxD, cfg, mask_NxN):
     attention weights ``(B, H, N, N)``."""
     weights = _weights(_embedded_scores(layer, tokens_BxN, h_BxNxD, pos_NxD, cfg), cfg, mask_NxN)
     values_BxHxNxD = _lookup(layer.attn.w_v, tokens_BxN, pos_NxD, cfg.vocab_size)
-    out = jnp.einsum("bhij,bhjd->bhid", weights, values_BxHxNxD)
-    return h_BxNxD + _combine(out, cfg, axis=1), weights
+    return _attend(weights, values_BxHxNxD, h_BxNxD, cfg), weights
+
+
+def _attend(weights_BxHxNxN, values_BxHxNxD, h_BxNxD, cfg):
+    """Eq. 2's residual update for every query: ``h_i + combine_h sum_j w_hij v_hj``."""
+    out = jnp.einsum("bhij,bhjd->bhid", weights_BxHxNxN, values_BxHxNxD)
+    return h_BxNxD + _combine(out, cfg, axis=1)
 
 
 class _ThroughFirst:
@@ -185,9 +190,7 @@ def _second_layer(layer: LayerParams, through: _ThroughFirst, h_BxNxD, cfg, mask
         scores = jnp.einsum("bhie,bje->bhij", through(a.w_qk), h_BxNxD)  # (W_QK h_i) . h_j
     else:
         scores = jnp.einsum("bhie,bhje->bhij", through(a.w_q), through(a.w_k))
-    weights = _weights(_scale(scores, cfg), cfg, mask_NxN)
-    out = jnp.einsum("bhij,bhjd->bhid", weights, through(a.w_v))
-    return h_BxNxD + _combine(out, cfg, axis=1)
+    return _attend(_weights(_scale(scores, cfg), cfg, mask_NxN), through(a.w_v), h_BxNxD, cfg)
 
 
 def _embedded_last_layer(layer, tokens_BxN, h_BxNxD, pos_NxD, cfg, mask_NxN):
@@ -218,10 +221,8 @@ def _middle_layer(layer: LayerParams, h_BxNxD, cfg, mask_NxN):
         q = jnp.einsum("hkd,bnd->bhnk", a.w_q, h_BxNxD)
         k = jnp.einsum("hkd,bnd->bhnk", a.w_k, h_BxNxD)
         scores = jnp.einsum("bhik,bhjk->bhij", q, k)
-    weights = _weights(_scale(scores, cfg), cfg, mask_NxN)
     values_BxHxNxD = jnp.einsum("hed,bnd->bhne", a.w_v, h_BxNxD)
-    out = jnp.einsum("bhij,bhjd->bhid", weights, values_BxHxNxD)
-    return h_BxNxD + _combine(out, cfg, axis=1)
+    return _attend(_weights(_scale(scores, cfg), cfg, mask_NxN), values_BxHxNxD, h_BxNxD, cfg)
 
 
 def _last_query_layer(layer: LayerParams, h_BxNxD, cfg, mask_NxN):

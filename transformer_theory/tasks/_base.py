@@ -173,11 +173,7 @@ class Task:
         Draws the permutations / maps directly (independent uniform Lehmer digits), so it works at
         sizes far beyond what an index can address (e.g. the paper's §9.1 sizes).
         """
-        if not isinstance(num, (int, np.integer)) or num <= 0:
-            raise ValueError(f"num: expected a positive int, got {num!r}")
-        if not isinstance(key, jax.Array):
-            raise ValueError(f"key: expected a jax PRNG key, got {type(key).__name__}")
-        return self._jit_sample(key, int(num))
+        return self._jit_sample(key, _sample_count(key, num))
 
     # --- models ------------------------------------------------------------------------------
     def model_config(
@@ -258,6 +254,15 @@ def _compiled(task: Task, which: str):
     if which == "sample_balanced":  # blocks drawn uniformly (TemplateMatching.sample_balanced)
         return jax.jit(functools.partial(task._sample, uniform_blocks=True), static_argnums=1)
     return jax.jit(task._sample, static_argnums=1)
+
+
+def _sample_count(key, num) -> int:
+    """``num`` as an int after checking both arguments of a ``sample`` method."""
+    if not isinstance(num, (int, np.integer)) or num <= 0:
+        raise ValueError(f"num: expected a positive int, got {num!r}")
+    if not isinstance(key, jax.Array):
+        raise ValueError(f"key: expected a jax PRNG key, got {type(key).__name__}")
+    return int(num)
 
 
 def check_int_arg(name: str, value, minimum: int = 1) -> int:

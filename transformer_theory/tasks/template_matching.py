@@ -33,7 +33,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from transformer_theory.tasks import unrank
-from transformer_theory.tasks._base import Task, _compiled, check_int_arg
+from transformer_theory.tasks._base import Task, _compiled, _sample_count, check_int_arg
 
 
 def canonical(template: Sequence[int]) -> tuple[int, ...]:
@@ -181,11 +181,7 @@ class TemplateMatching(Task):
         Template ``i`` is a block of the index space, so this is one compiled call for every
         ``num`` (drawing per template would compile once per template and per count).
         """
-        if not isinstance(num, (int, np.integer)) or num <= 0:
-            raise ValueError(f"num: expected a positive int, got {num!r}")
-        if not isinstance(key, jax.Array):
-            raise ValueError(f"key: expected a jax PRNG key, got {type(key).__name__}")
-        return _compiled(self, "sample_balanced")(key, int(num))
+        return _compiled(self, "sample_balanced")(key, _sample_count(key, num))
 
     def _decode(self, block, digits_U):
         substitution = unrank.unrank_injection(digits_U)
