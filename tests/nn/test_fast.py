@@ -18,15 +18,18 @@ from transformer_theory.nn.fast import batch_logits, dense_logits, supports
 from transformer_theory.params import ModelConfig, init_params
 from transformer_theory.train.loop import cross_entropy
 
-# Every branch of the fast path: depth 1 (lookup + last query), depth 3 (a middle layer), w_q/w_k
-# (also in middle layers), causal softmax with scaling, summed heads, a final norm, a non-one-hot
-# positional code.
+# Every branch of the fast path: depth 1 (lookup + last query), depth 2 (the first layer's weights
+# feeding the last two layers), depth 3 (the second layer read through the first), depths 4-5
+# (general all-query layers), several heads in each role, w_q/w_k (also in middle layers), causal
+# softmax with scaling, summed heads, a final norm, a non-one-hot positional code.
 CASES = [
     dict(heads=(2, 1, 3)),
     dict(heads=(2,), qk_dim=4, attention="softmax", causal=True, scale_scores=True),
     dict(heads=(1, 2), head_mean=False, final_norm="layernorm", positional="sinusoidal"),
     # middle layers with w_q/w_k, a causal mask and scaling (depth 4: two middle layers)
     dict(heads=(1, 2, 2, 1), qk_dim=4, attention="softmax", causal=True, scale_scores=True),
+    # depth 5: a general all-query layer after the one read through the first
+    dict(heads=(1, 2, 1, 2, 2), attention="softmax"),
 ]
 
 
