@@ -4,12 +4,15 @@ For each task and depth, builds the run exactly as the Figure 2 experiments do
 (:func:`transformer_theory.experiments.build_run`, ``--size paper`` = Chen & Zou 2024, §9.1's
 sizes, e.g. reasoning B = 256, N = 11, D = 212; contextual B = 256, N = 20, D = 228), compiles the
 jitted NNX train step twice -- once with the general dense forward pass (``core.forward`` vmapped)
-and once with :func:`transformer_theory.nn.fast.batch_logits`'s fast path (first layer as a
-column lookup, last layer for the last query only) -- asserts that both give the same first-step
-loss, then times ``--steps`` steps of each on the SAME pre-drawn batches (batch sampling excluded,
-so the ratio is the step's). Reports steps/s of both and their ratio, XLA's cost analysis
-(GFLOP per step, GFLOP/s) and the fraction of the float32 matmul peak measured in the same run
-(a jitted ``1024 x 1024`` matmul). Writes the table to ``--out`` as CSV and JSON.
+and once with :func:`transformer_theory.nn.fast.batch_logits`'s fast path (first layer as
+lookups and gathers, second layer read through the first, last layer for the last query only) --
+asserts that both give the same first-step loss, then times ``--steps`` steps of each on the SAME
+pre-drawn batches (batch sampling excluded, so the ratio is the step's). Both JAX steps split the
+batch into the microbatches :func:`transformer_theory.train.loop.auto_microbatches` picks on a
+CPU (column ``microbatches``). Reports steps/s of both and their ratio, XLA's cost analysis
+(GFLOP per step, of the same step without microbatches: XLA counts a loop body once), GFLOP/s
+and the fraction of the float32 matmul peak measured in the same run (a jitted ``1024 x 1024``
+matmul). Writes the table to ``--out`` as CSV and JSON.
 
 When PyTorch is installed (optional, never needed by the tests: ``pip install torch``), a
 PyTorch-eager twin runs beside them: the same model written as a researcher would write it in
@@ -17,16 +20,17 @@ PyTorch (one-hot embedding, dense ``einsum`` scores per layer, ReLU attention, l
 classifier, ``torch.optim`` SGD/Adam with ``clip_grad_norm_``), loaded with the SAME initial
 weights and fed the SAME batches; its losses over the first three steps are asserted equal to
 JAX's (float32, rtol 1e-3: the two frameworks sum in different orders) before anything is timed.
-It uses all cores (``torch.get_num_threads()``), as JAX does.
+It uses all cores (``torch.get_num_threads()``), as JAX does. It runs twice: on the whole batch
+(``torch_eager``, the figure of merit: what a researcher writes) and with its gradient accumulated
+over the same microbatches as the JAX step (``torch_micro``: the cache trick on both sides).
 
-Command (2 CPU cores, a few minutes at paper size)::
+Command (2 CPU cores, about 5 minutes at paper size)::
 
-    python benchmarks/train_throughput.py --size paper --tasks reasoning contextual \\
-        --depths 1 2 3 --steps 30 --out results/benchmarks
+    python benchmarks/train_throughput.py --size paper --tasks reasoning contextual \
+        --depths 1 2 3 4 --steps 20 --out results/benchmarks
 
-Measured 2026-11-22 on the 2-core development machine while it was shared (load average ~16, so
-absolute numbers are low and noisy; the ratio is the figure of merit), 30 steps per path:
-see the report of issue 15 for the table.
+README's benchmark section gives the table measured on the 2-core development machine, with its
+date.
 
 Without PyTorch the ``torch_*`` columns are omitted.
 """
@@ -47,7 +51,7 @@ from flax import nnx
 
 from transformer_theory.experiments import TASK_NAMES, RunSpec, build_run
 from transformer_theory.nn import from_params
-from transformer_theory.train.loop import cached_steps, make_optimizer
+from transformer_theory.train.loop import auto_microbatches, cached_steps, make_optimizer
 
 
 def matmul_peak_gflops(size: int = 1024, repeats: int = 20) -> float:
@@ -66,11 +70,12 @@ def matmul_peak_gflops(size: int = 1024, repeats: int = 20) -> float:
 
 
 def _time_path(graphdef, state, opt_state, tc, batches, fast: bool):
-    step = cached_steps(
-        graphdef, tc.optimizer, tc.learning_rate, tc.momentum, tc.grad_clip, fast=fast
-    )[0]
+    settings = (graphdef, tc.optimizer, tc.learning_rate, tc.momentum, tc.grad_clip)
+    step = cached_steps(*settings, fast=fast)[0]
     tokens, labels = batches[0]
-    flops = step.lower(state, opt_state, tokens, labels).compile().cost_analysis()
+    # XLA counts a loop body once, so the FLOPs are those of the same step without microbatches.
+    whole = cached_steps(*settings, fast=fast, microbatches=1)[0]
+    flops = whole.lower(state, opt_state, tokens, labels).compile().cost_analysis()
     flops = flops[0] if isinstance(flops, list) else flops
     t0 = time.perf_counter()
     _, _, first_loss, _ = step(state, opt_state, tokens, labels)
@@ -87,13 +92,16 @@ def _time_path(graphdef, state, opt_state, tc, batches, fast: bool):
     return losses, float(flops.get("flops", float("nan"))), compile_s, len(batches) / dt
 
 
-def torch_twin(params, tc, batches):
+def torch_twin(params, tc, batches, microbatches: int = 1):
     """Steps/s of a PyTorch-eager twin of ``params``'s model and ``tc``'s optimizer on ``batches``;
     returns ``(first three losses, steps/s)``, or None without PyTorch.
 
     Written as a researcher would: dense one-hot embedding (Chen & Zou 2024, eq. 3), per layer
     ``s[b, h, i, j] = (W_QK h_i) . h_j``, ReLU weights, ``W_V`` values, head mean, residual
-    (eq. 2), logits ``W_O h_{n-1}``, ``F.cross_entropy``.
+    (eq. 2), logits ``W_O h_{n-1}``, ``F.cross_entropy``. ``microbatches > 1``: the same step with
+    the gradient accumulated over that many equal slices of the batch (what the JAX step does on a
+    CPU, :func:`transformer_theory.train.loop.auto_microbatches`), so the comparison can also be
+    made with the cache trick on both sides.
     """
     try:
         import torch
@@ -130,7 +138,7 @@ def torch_twin(params, tc, batches):
         for t, y in batches
     ]
 
-    def step(tokens, labels):
+    def batch_loss(tokens, labels):
         b, n = tokens.shape
         h = torch.zeros(b, n, width)
         h[..., :d] = torch.nn.functional.one_hot(tokens, d).float()
@@ -141,9 +149,19 @@ def torch_twin(params, tc, batches):
             values = torch.einsum("hed,bnd->bhne", wv, h)
             heads = torch.relu(scores) @ values
             h = h + (heads.mean(1) if cfg.head_mean else heads.sum(1))
-        loss = torch.nn.functional.cross_entropy(h[:, -1] @ w_o.T, labels)
+        return torch.nn.functional.cross_entropy(h[:, -1] @ w_o.T, labels)
+
+    def step(tokens, labels):
         opt.zero_grad(set_to_none=True)
-        loss.backward()
+        if microbatches == 1:
+            loss = batch_loss(tokens, labels)
+            loss.backward()
+        else:
+            loss = 0.0
+            for tok, lab in zip(tokens.chunk(microbatches), labels.chunk(microbatches)):
+                part = batch_loss(tok, lab) / microbatches
+                part.backward()
+                loss = loss + part.detach()
         if tc.grad_clip is not None:
             torch.nn.utils.clip_grad_norm_(weights, tc.grad_clip)
         opt.step()
@@ -166,8 +184,12 @@ def measure(task: str, depth: int, steps: int, size: str, peak: float) -> dict:
     fast = _time_path(graphdef, state, opt_state, tc, batches, fast=True)
     # Same weights, same batch: float32 rounding of a sum over D ~ 200 terms, ~1e-6 relative.
     np.testing.assert_allclose(fast[0][0], dense[0][0], rtol=1e-4, err_msg="fast vs dense loss")
-    twin = torch_twin(params, tc, batches)
-    if twin is not None:
+    tokens, labels = batches[0]
+    row = dict(task=task, depth=depth, batch=int(labels.shape[0]), seq_len=int(tokens.shape[1]))
+    row["width"] = params.config.width
+    row["microbatches"] = auto_microbatches(row["batch"], row["seq_len"], row["width"])
+    twins = [torch_twin(params, tc, batches, m) for m in (1, row["microbatches"])]
+    for twin in twins if twins[0] is not None else ():
         # Three SGD/Adam steps on the same batches: rounding differences of the two frameworks
         # grow through the updates; 1e-3 relative is far below any real mismatch (a wrong
         # optimizer or model changes the second loss in the first or second digit).
@@ -175,9 +197,6 @@ def measure(task: str, depth: int, steps: int, size: str, peak: float) -> dict:
         np.testing.assert_allclose(
             twin[0][:n], dense[0][:n], rtol=1e-3, err_msg="torch twin vs JAX losses"
         )
-    tokens, labels = batches[0]
-    row = dict(task=task, depth=depth, batch=int(labels.shape[0]), seq_len=int(tokens.shape[1]))
-    row["width"] = params.config.width
     for name, (_, flops, compile_s, rate) in (("dense", dense), ("fast", fast)):
         row[f"{name}_first_step_s"] = round(compile_s, 2)
         row[f"{name}_steps_per_s"] = round(rate, 1)
@@ -185,10 +204,12 @@ def measure(task: str, depth: int, steps: int, size: str, peak: float) -> dict:
         row[f"{name}_gflop_per_s"] = round(flops * rate / 1e9, 1)
         row[f"{name}_peak_fraction"] = round(flops * rate / 1e9 / peak, 3)
     row["speedup"] = round(fast[3] / dense[3], 2)
-    if twin is not None:
-        row["torch_eager_steps_per_s"] = round(twin[1], 1)
-        row["fast_vs_torch"] = round(fast[3] / twin[1], 2)
-        row["dense_vs_torch"] = round(dense[3] / twin[1], 2)
+    if twins[0] is not None:
+        row["torch_eager_steps_per_s"] = round(twins[0][1], 1)
+        row["torch_micro_steps_per_s"] = round(twins[1][1], 1)
+        row["fast_vs_torch"] = round(fast[3] / twins[0][1], 2)
+        row["fast_vs_torch_micro"] = round(fast[3] / twins[1][1], 2)
+        row["dense_vs_torch"] = round(dense[3] / twins[0][1], 2)
     return row
 
 
