@@ -1,12 +1,14 @@
 """The fast training forward pass equals the general dense one: logits, loss and gradients.
 
-:func:`transformer_theory.nn.fast.batch_logits` rewrites the first layer as column lookups and the
-last layer for the last query only; that is the same function of the weights, so on the same
+:func:`transformer_theory.nn.fast.batch_logits` rewrites the first layer as lookups and gathers,
+the second through the first, the one before the last as its weights only and the last for the
+last query only; that is the same function of the weights, so on the same
 weights and batch its logits, cross-entropy and parameter gradients must equal the dense path's
 (``core.forward`` vmapped) to float64 rounding. Tolerance 1e-10 relative: the two paths sum the
 same ~width*N products in another order (float64 eps 2.2e-16 times a few hundred terms and the
 magnitudes of these random models), far below any real difference (a dropped positional term
-changes logits at 1e-1). One depth-1 case is also checked against eq. 1-3 written in NumPy here.
+changes logits at 1e-1). A depth-1 and a depth-3 case are also checked against eq. 1-3 written in
+NumPy here.
 """
 
 import jax
@@ -75,6 +77,30 @@ def test_one_layer_equals_numpy_eq_1_to_3():
             s = x @ (w_qk[h] @ x[-1])
             out += np.maximum(s, 0.0) @ (x @ w_v[h].T) / 2  # unnormalized ReLU, mean of 2 heads
         want.append(w_o @ out)
+    got = jax.jit(batch_logits)(params, jnp.asarray(tokens))
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+
+
+def test_three_layers_equal_numpy_eq_1_to_3():
+    """Chen & Zou 2024, eq. 1-3 for three ReLU layers (2, 1 and 2 heads), every query of the
+    first two, written here in float64 NumPy: each branch of the fast path at once."""
+    params = _model(dict(heads=(2, 1, 2)), seed=5)
+    tokens = np.array(jax.random.randint(jax.random.key(6), (4, 6), 0, 5))
+    want = []
+    for seq in tokens:
+        h = np.zeros((6, 16))
+        h[np.arange(6), seq] = 1.0
+        h[np.arange(6), 5 + np.arange(6)] = 1.0
+        for layer in params.layers:
+            w_qk, w_v = np.asarray(layer.attn.w_qk), np.asarray(layer.attn.w_v)
+            heads = w_v.shape[0]
+            # s_ij = (W_QK h_i) . h_j; out_i = h_i + mean_h sum_j relu(s_ij) W_V h_j
+            h = (
+                h
+                + sum(np.maximum(h @ w_qk[k].T @ h.T, 0.0) @ (h @ w_v[k].T) for k in range(heads))
+                / heads
+            )
+        want.append(np.asarray(params.w_o) @ h[-1])
     got = jax.jit(batch_logits)(params, jnp.asarray(tokens))
     np.testing.assert_allclose(got, want, rtol=1e-10)
 
