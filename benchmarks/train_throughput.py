@@ -188,7 +188,9 @@ def measure(task: str, depth: int, steps: int, size: str, peak: float) -> dict:
     row = dict(task=task, depth=depth, batch=int(labels.shape[0]), seq_len=int(tokens.shape[1]))
     row["width"] = params.config.width
     row["microbatches"] = auto_microbatches(row["batch"], row["seq_len"], row["width"])
-    twins = [torch_twin(params, tc, batches, m) for m in (1, row["microbatches"])]
+    twins = [torch_twin(params, tc, batches)]
+    split = row["microbatches"] > 1 and twins[0] is not None
+    twins.append(torch_twin(params, tc, batches, row["microbatches"]) if split else twins[0])
     for twin in twins if twins[0] is not None else ():
         # Three SGD/Adam steps on the same batches: rounding differences of the two frameworks
         # grow through the updates; 1e-3 relative is far below any real mismatch (a wrong

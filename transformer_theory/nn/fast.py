@@ -119,7 +119,7 @@ THROUGH_LAYERS = 1
 
 
 # Projectors: ``proj(W)`` is ``W h_i`` for every position, ``(B, N, R)``, for one head's ``W``
-# ``(R, D)``; ``proj.last(W)`` is ``W h_{n-1}``, ``(B, R)``.
+# ``(R, D)``; :class:`_Embedded` also gives ``W x_{n-1}`` (``last``) for a one-layer model.
 
 
 class _Dense:
@@ -130,9 +130,6 @@ class _Dense:
 
     def __call__(self, w_RxD):
         return jnp.einsum("bnd,rd->bnr", self.h, w_RxD)
-
-    def last(self, w_RxD):
-        return self.h[:, -1] @ w_RxD.T
 
 
 class _Embedded:
@@ -273,8 +270,8 @@ def _last_two_layers(layer: LayerParams, w_u_GxDxD, a_prev: list, p_BxNxD, cfg, 
     return h_last_BxD + _combine(outs, cfg)
 
 
-def _last_query_layer(layer: LayerParams, proj, h_BxNxD, cfg, mask_NxN):
-    """Eq. 2 for the last query only, ``(B, D)``: ``h_{n-1} + combine_h W_V (sum_j w_hj h_j)``,
+def _last_query_layer(layer: LayerParams, proj: _Embedded, h_BxNxD, cfg, mask_NxN):
+    """A one-layer model's last query, ``(B, D)``: ``h_{n-1} + combine_h W_V (sum_j w_hj h_j)``,
     one ``D x D`` product per example instead of ``N``."""
     a = layer.attn
     n = h_BxNxD.shape[1]
