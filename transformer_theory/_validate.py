@@ -7,6 +7,7 @@ Token-id range checks need concrete values; :func:`check_token_ids` skips them f
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import jax
@@ -78,12 +79,33 @@ def check_token_ids(name: str, tokens, vocab_size: int) -> None:
         )
 
 
-def check_positive(name: str, value, *, allow_zero: bool = False) -> None:
-    """Raise unless ``value`` is a positive (or non-negative) number."""
-    if value is None or (value < 0 if allow_zero else value <= 0):
-        raise ValueError(
-            f"{name}: expected a {'non-negative' if allow_zero else 'positive'} value, got {value}"
-        )
+def check_positive(name: str, value, *, allow_zero: bool = False, allow_inf: bool = False) -> None:
+    """Raise unless ``value`` is a finite positive (or non-negative) number.
+
+    NaN is refused explicitly: ``nan <= 0`` is False, so a bare comparison lets it through and it
+    surfaces later as NaN margins or a traceback. ``+inf`` is refused unless ``allow_inf`` (a
+    score scale or a limit where infinity has a meaning the caller documents).
+    """
+    kind = "non-negative" if allow_zero else "positive"
+    if value is None or isinstance(value, (str, bytes)):
+        raise ValueError(f"{name}: expected a finite {kind} number, got {value!r}")
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: expected a finite {kind} number, got {value!r}") from None
+    if math.isnan(x) or (math.isinf(x) and not (allow_inf and x > 0)):
+        raise ValueError(f"{name}: expected a finite {kind} number, got {value}")
+    if x < 0 if allow_zero else x <= 0:
+        raise ValueError(f"{name}: expected a {kind} value, got {value}")
+
+
+def check_finite(name: str, value) -> None:
+    """Raise unless ``value`` (a number or an array) is finite everywhere (no NaN, no inf)."""
+    if isinstance(value, jax.core.Tracer):
+        return
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "biuf" or not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name}: expected finite numbers, got {value!r}")
 
 
 def check_choice(name: str, value, choices: Sequence) -> None:

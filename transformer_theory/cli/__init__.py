@@ -11,6 +11,7 @@ import argparse
 import importlib
 import sys
 
+from transformer_theory.budget import BudgetError
 from transformer_theory.cli._common import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
 
 # name -> (module, one-line help).
@@ -92,7 +93,8 @@ def main(argv=None) -> int:
     mod = commands[args.command][0]
     try:
         return int(mod.run(args) or 0)
-    except UsageError as err:
+    except (UsageError, BudgetError) as err:
+        # BudgetError: a size refused before the work, with its estimate (budget.py).
         print(f"transformer-theory {args.command}: error: {err}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

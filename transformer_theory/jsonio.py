@@ -1,0 +1,118 @@
+"""The one JSON writer of the library: strict JSON, written atomically.
+
+Python's ``json`` writes ``NaN`` and ``Infinity`` by default, which are not JSON: a strict parser
+(``jq``, JavaScript, ``json.loads(..., parse_constant=...)`` that refuses them) rejects the whole
+file. Every record the library writes goes through :func:`write_json` (files) or
+:func:`dumps_json` (printed lines), which
+
+- turn NumPy / JAX scalars and arrays into plain numbers and lists, dataclasses into dicts,
+  tuples into lists, and anything else into ``str`` only where ``default=str`` is asked for;
+- replace every non-finite float by ``null`` and, when the top level is a dict, list what was
+  replaced under ``"nonfinite"`` (``{"rows[3].loss": "nan"}``), so a reader sees *why* a value is
+  missing instead of a silent gap;
+- serialize with ``allow_nan=False`` (a non-finite value that slipped through raises, never
+  writes), to a temporary file that is renamed over the target, so an interrupted run leaves
+  either the previous file or the new one, never half of one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import tempfile
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+__all__ = ["to_jsonable", "dumps_json", "write_json", "read_json"]
+
+
+def _label(x: float) -> str:
+    return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+
+
+def to_jsonable(obj: Any, *, default_str: bool = False) -> tuple[Any, dict[str, str]]:
+    """``(clean, nonfinite)``: ``obj`` as plain JSON values, and the paths of non-finite floats.
+
+    ``nonfinite`` maps a path such as ``"rows[3].loss"`` to ``"nan"``, ``"inf"`` or ``"-inf"``;
+    the value at that path in ``clean`` is ``None``. Raises ``TypeError`` for an object JSON cannot
+    hold, unless ``default_str`` (then it is written as ``str(obj)``).
+    """
+    bad: dict[str, str] = {}
+
+    def walk(x, path):
+        if x is None or isinstance(x, (bool, str)):
+            return x
+        if isinstance(x, (np.bool_,)):
+            return bool(x)
+        if isinstance(x, (int, np.integer)):
+            return int(x)
+        if isinstance(x, (float, np.floating)):
+            v = float(x)
+            if not math.isfinite(v):
+                bad[path or "$"] = _label(v)
+                return None
+            return v
+        if dataclasses.is_dataclass(x) and not isinstance(x, type):
+            return walk(dataclasses.asdict(x), path)
+        if isinstance(x, Mapping):
+            return {str(k): walk(v, f"{path}.{k}" if path else str(k)) for k, v in x.items()}
+        if isinstance(x, (list, tuple)):
+            return [walk(v, f"{path}[{i}]") for i, v in enumerate(x)]
+        if hasattr(x, "__array__") and hasattr(x, "shape"):
+            arr = np.asarray(x)
+            if arr.ndim == 0:
+                return walk(arr.item(), path)
+            return [walk(v, f"{path}[{i}]") for i, v in enumerate(arr.tolist())]
+        if default_str:
+            return str(x)
+        raise TypeError(f"{path or '$'}: {type(x).__name__} is not JSON serializable")
+
+    return walk(obj, ""), bad
+
+
+def _prepare(obj: Any, default_str: bool) -> Any:
+    clean, bad = to_jsonable(obj, default_str=default_str)
+    if bad and isinstance(clean, dict):
+        clean = {**clean, "nonfinite": {**clean.get("nonfinite", {}), **bad}}
+    return clean
+
+
+def dumps_json(obj: Any, *, indent: int | None = None, default_str: bool = False) -> str:
+    """Strict JSON text of ``obj`` (see :func:`to_jsonable`)."""
+    return json.dumps(_prepare(obj, default_str), indent=indent, allow_nan=False)
+
+
+def write_json(path: str, obj: Any, *, indent: int | None = 1, default_str: bool = False) -> str:
+    """Write ``obj`` as strict JSON to ``path`` atomically; returns ``path``.
+
+    The parent directory is created if needed. The text is built before the file is opened, so a
+    value JSON cannot hold raises without touching an existing file.
+    """
+    text = dumps_json(obj, indent=indent, default_str=default_str)
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"not strict JSON: {name}")
+
+
+def read_json(path: str) -> Any:
+    """Read a JSON file strictly: ``NaN`` / ``Infinity`` literals raise ``ValueError``."""
+    with open(path, encoding="utf-8") as f:
+        return json.load(f, parse_constant=_refuse_constant)
