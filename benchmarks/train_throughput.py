@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import os
 import sys
 import time
@@ -50,6 +49,7 @@ import numpy as np
 from flax import nnx
 
 from transformer_theory.experiments import TASK_NAMES, RunSpec, build_run
+from transformer_theory.jsonio import write_json
 from transformer_theory.nn import from_params
 from transformer_theory.train.loop import auto_microbatches, cached_steps, make_optimizer
 
@@ -245,8 +245,7 @@ def main(argv=None) -> int:
     print("\n".join(lines))
     os.makedirs(args.out, exist_ok=True)
     record = {"device": device, "peak_gflop_per_s": peak, "steps": args.steps, "rows": rows}
-    with open(os.path.join(args.out, "train_throughput.json"), "w") as f:
-        json.dump(record, f, indent=1)
+    write_json(os.path.join(args.out, "train_throughput.json"), record)
     with open(os.path.join(args.out, "train_throughput.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols)
         w.writeheader()

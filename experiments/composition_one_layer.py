@@ -20,7 +20,6 @@ the lower bound, which is void (R <= 0) for every realistic format once d >= 4 a
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 
@@ -30,6 +29,7 @@ import numpy as np
 import optax
 
 from transformer_theory.core.forward import forward
+from transformer_theory.jsonio import dumps_json, write_json
 from transformer_theory.params import ModelConfig, init_params
 from transformer_theory.tasks import composition as comp
 
@@ -106,9 +106,8 @@ def main(argv=None):
         for width in widths:
             for rec in train_one(n, depth, width, 1, steps, 128, seed=0):
                 records.append(rec)
-                print(json.dumps(rec), f"[{time.time() - start:.0f} s]", flush=True)
-    with open(os.path.join(args.out, "records.json"), "w") as fh:
-        json.dump(records, fh, indent=1)
+                print(dumps_json(rec), f"[{time.time() - start:.0f} s]", flush=True)
+    write_json(os.path.join(args.out, "records.json"), records)
     import matplotlib
 
     matplotlib.use("Agg")

@@ -60,7 +60,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import os
 import sys
 
@@ -117,6 +116,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     jax.config.update("jax_enable_x64", True)
     from transformer_theory.constructions.report import construction_rows, format_table
+    from transformer_theory.jsonio import write_json
 
     samples = 300 if args.smoke else args.samples
     plan = []
@@ -138,19 +138,17 @@ def main(argv=None) -> int:
         )
         rows += new
         print("\n".join(format_table(new).splitlines()[2:]), flush=True)
-        with open(
-            path, "w"
-        ) as f:  # rewritten after each theorem: partial results survive an interruption
-            json.dump(
-                dict(
-                    samples=samples,
-                    seed=args.seed,
-                    rows=rows,
-                    sizes=[dict(theorem=t, **dataclasses.asdict(s)) for t, s, _ in plan],
-                ),
-                f,
-                indent=2,
-            )
+        # rewritten (atomically) after each theorem: partial results survive an interruption
+        write_json(
+            path,
+            dict(
+                samples=samples,
+                seed=args.seed,
+                rows=rows,
+                sizes=[dict(theorem=t, **dataclasses.asdict(s)) for t, s, _ in plan],
+            ),
+            indent=2,
+        )
     print()
     print(format_table(rows))
     print(f"wrote {path}")

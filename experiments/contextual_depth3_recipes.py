@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import os
 import sys
 import time
@@ -38,6 +37,7 @@ import optax
 from flax import nnx
 
 from transformer_theory.experiments import PAPER, RunSpec, build_run
+from transformer_theory.jsonio import dumps_json
 from transformer_theory.nn import from_params
 from transformer_theory.train.loop import make_steps
 
@@ -104,7 +104,7 @@ def main(argv=None) -> int:
                     eval_acc=float(acc),
                     seconds=round(time.time() - t0, 1),
                 )
-                f.write(json.dumps(row) + "\n")
+                f.write(dumps_json(row) + "\n")
                 f.flush()
                 print(args.variant, f"seed {args.seed}", row, flush=True)
     print(f"wrote {path}")

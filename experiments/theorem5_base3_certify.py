@@ -44,7 +44,6 @@ stops holding the vectors exactly beyond ``l = 30`` anyway.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -204,6 +203,8 @@ def main(argv=None) -> int:
     p.add_argument("--out", default=os.path.join("results", "theorem5_base3"))
     p.add_argument("--smoke", action="store_true", help="tiny bounds (tests)")
     args = p.parse_args(argv)
+    from transformer_theory.jsonio import write_json
+
     if args.smoke:
         args.blocks, args.sort, args.direct, args.model = 12, 10, 7, 4
     for name in ("blocks", "sort", "direct", "model"):
@@ -274,8 +275,7 @@ def main(argv=None) -> int:
     )
 
     path = os.path.join(args.out, "theorem5_base3_certify.json")
-    with open(path, "w") as f:
-        json.dump(record, f, indent=1, default=str)
+    write_json(path, record, default_str=True)
     print(f"wrote {path}")
     return 0 if ok else 1
 
