@@ -143,6 +143,79 @@ def test_a_sharp_permutation_is_other_but_concentrated():
     perm = np.eye(12)[rng.permutation(12)]
     rec = heads.classify_head(np.stack([noisy_softmax(perm * 2, rng, 0.1)] * 2))
     assert rec["kind"] == "other" and rec["concentration"] > 0.9
+    assert rec["permuted"]["kind"] == "positional"  # a diagonal up to a permutation
+
+
+def permuted_diagonal(q, k, rng, noise=0.1):
+    """A row-stochastic q x k map whose rows each read one key, distinct keys (an injective
+    sigma), far from every diagonal: softmax(4 onehot(sigma) + noise * Z)."""
+    if q <= k:
+        sigma = rng.permutation(k)[:q]
+    else:  # more queries than keys: each key read by one query, the other rows diffuse
+        sigma = np.full(q, -1)
+        sigma[rng.permutation(q)[:k]] = rng.permutation(k)
+    p = np.zeros((q, k))
+    p[sigma >= 0, sigma[sigma >= 0]] = 1.0
+    return noisy_softmax(p, rng, noise), sigma
+
+
+@pytest.mark.parametrize("shape", [(8, 8), (6, 9), (9, 7)])
+def test_a_permuted_diagonal_is_positional_only_with_permutations(shape):
+    # Conti 2024, §3.1 (eq. 19-20) allows each family up to a proper permutation: a sharp
+    # reordering alignment is a permuted diagonal. The plain classification cannot see it; the
+    # permuted one must call it positional, and its order must put sigma on the diagonal.
+    q, k = shape
+    rng = np.random.default_rng(sum(shape))
+    while True:  # a sigma far from the identity and its neighbours (|sigma(i) - i| > 2 mostly)
+        a, sigma = permuted_diagonal(*shape, rng)
+        rows = sigma >= 0
+        if (np.abs(sigma[rows] - np.arange(shape[0])[rows]) > 2).mean() > 0.7:
+            break
+    rec = heads.classify_map(a)
+    assert rec["kind"] == "other", rec["scores"]
+    perm = rec["permuted"]
+    # q > k: the q - k rows without a key of their own are diffuse, up to (q - k) / q of the mass.
+    assert perm["kind"] == "positional" and perm["score"] < 0.1 + max(0, q - k) / q, perm
+    b = heads.permute(a, perm["axis"], perm["order"])
+    for i in range(shape[0]):
+        if sigma[i] >= 0:  # the assigned entry of row i now sits on the diagonal
+            if perm["axis"] == "columns":
+                assert perm["order"][i] == sigma[i]
+            else:
+                assert perm["order"][sigma[i]] == i
+    assert np.isclose(np.trace(b), a[rows, sigma[rows]].sum())
+    # A head seen on several inputs reports both classifications.
+    head = heads.classify_head(np.stack([a, a]))
+    assert head["kind"] == "other" and head["permuted"]["kind"] == "positional"
+
+
+def brute_force_permuted_residual(a, eps):
+    """min over injective sigma (rows to distinct columns, or columns to distinct rows) of the
+    L1 residual of the support {(i, sigma(i))}: every entry off it costs max(|a| - eps, 0)."""
+    g = np.maximum(np.abs(a) - eps, 0.0)
+    q, k = a.shape
+    total = g.sum()
+    if q <= k:
+        return min(
+            total - sum(g[i, s[i]] for i in range(q)) for s in itertools.permutations(range(k), q)
+        )
+    return min(
+        total - sum(g[s[j], j] for j in range(k)) for s in itertools.permutations(range(q), k)
+    )
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 5), (3, 5), (5, 3), (6, 6)])
+@pytest.mark.parametrize("seed", range(3))
+def test_the_assignment_is_the_best_permuted_diagonal(shape, seed):
+    rng = np.random.default_rng([seed, *shape])
+    a = rng.dirichlet(np.full(shape[1], 0.3), size=shape[0])  # peaked random rows
+    eps = heads.default_epsilon(a)
+    axis, order = heads.diagonal_order(a, eps)
+    assert sorted(order) == list(range(shape[1] if axis == "columns" else shape[0]))
+    b = heads.permute(a, axis, order)
+    _, residual = heads.project(b, heads.positional_support(*b.shape, 0), eps)
+    # sums of <= 36 entries in [0, 1]: agreement to 1e-12 is ~100x the rounding of the sums.
+    assert residual == pytest.approx(brute_force_permuted_residual(a, eps), abs=1e-12)
 
 
 def test_library_generator_and_unnormalized_maps():

@@ -43,13 +43,29 @@ family explains it much better than it explains a structureless map: when, for e
 score exceeds ``unexplained_above`` times the score of the uniform map of the same shape (uniform
 over ``j <= i`` for a causal map, recognized by exact zeros above the diagonal). "Other" is not
 "diffuse": a sharp head whose key depends on the content -- a translation's word alignment,
-which reorders -- is in none of the families; ``concentration`` (the mean over rows of the
+which reorders -- is in none of the families as printed (it is a permuted diagonal, see below);
+``concentration`` (the mean over rows of the
 largest weight's share of the row, 1 for one key per row, ``1/K`` for uniform) tells the two
 apart. ``eps`` defaults
 to half the map's mean absolute entry (``1 / 2K`` for a row-stochastic ``Q x K`` map),
 which makes the scores independent of the map's scale -- so the ReLU maps of Chen & Zou 2024's
 models, which are not normalized, are classified the same way; a ReLU map that is all zero (the
 head reads nothing on that input) is **empty**.
+
+**Up to a permutation.** Conti 2024 allows each family "up to a proper permutation" (§3.1, eq.
+19: ``I_n P`` with ``P`` a permutation matrix; §3.1.2: "adjusting its shape with a proper
+permutation"), so a sharp alignment that reorders -- each query reading one key, a different key
+for each query -- is a *permuted diagonal*, a positional head. :func:`diagonal_order` finds the
+permutation: putting the pairs ``(i, sigma(i))`` on the support removes
+``g_ij = max(|a_ij| - eps, 0)`` from the residual, and these gains add up over disjoint pairs, so
+the best permuted diagonal is the assignment problem ``max_sigma sum_i g_{i sigma(i)}``
+(``scipy.optimize.linear_sum_assignment``; ``tests/analysis/test_heads.py`` checks it against all
+permutations for small ``n``). The map's columns (rows, for a map with more queries than keys)
+are reordered so that the assignment lands on the main diagonal, and the three families are then
+fitted to the reordered map (the band and the rare-token columns are taken around the permuted
+diagonal). Every record carries both classifications: the plain one (``kind``, ``score``) and,
+under ``"permuted"``, the one with the permutation. With ``max_errors`` the assignment is the one
+optimal without the cardinality bound (the projection for that support is still exact).
 
 Shapes follow :mod:`transformer_theory.glossary`: one map is ``QxK``; several examples of one
 head are ``BxQxK``.
@@ -60,6 +76,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+from scipy.optimize import linear_sum_assignment
 
 FAMILIES = ("positional", "rare_token", "syntactic")
 KINDS = FAMILIES + ("other", "empty")
@@ -256,50 +273,82 @@ def concentration(a_QxK) -> float:
     return float((a.max(axis=1)[live] / rows[live]).mean()) if live.any() else 0.0
 
 
-def classify_map(a_QxK, options: HeadOptions = HeadOptions()) -> dict:
-    """One map: ``{kind, score, scores: {family: score}, baseline: {family: score of the uniform
-    map}, fits: {family: fit}, concentration}``; ``score`` is the chosen family's (for
-    ``"other"``, the best family's)."""
-    fits = fit_families(a_QxK, options)
-    scores = {f: fits[f]["score"] for f in FAMILIES}
+def diagonal_order(a_QxK, epsilon: float) -> tuple[str, np.ndarray]:
+    """The permutation that makes ``a_QxK`` as diagonal as possible (see the module docstring).
+
+    Solves ``max_sigma sum_i g_{i, sigma(i)}`` over injective ``sigma`` (rows to distinct
+    columns, or columns to distinct rows when ``Q > K``), ``g = max(|a| - eps, 0)`` the residual
+    an entry removes when it joins the support.
+
+    Returns:
+      ``(axis, order)``: ``axis`` is ``"columns"`` (``Q <= K``; ``a[:, order]`` has the assigned
+      entries on its diagonal) or ``"rows"`` (``Q > K``; ``a[order]`` has them there).
+    """
+    a = _check_map("a_QxK", a_QxK, 2)
+    if not epsilon >= 0:
+        raise ValueError(f"epsilon: expected a non-negative bound, got {epsilon}")
+    q, k = a.shape
+    rows, cols = linear_sum_assignment(_off_residual(a, epsilon), maximize=True)
+    if q <= k:  # every row is assigned, in order
+        rest = np.setdiff1d(np.arange(k), cols)
+        return "columns", np.concatenate([cols, rest]).astype(int)
+    order = np.empty(q, int)
+    order[cols] = rows  # row rows[m] moves to position cols[m], onto the diagonal
+    order[k:] = np.setdiff1d(np.arange(q), rows)
+    return "rows", order
+
+
+def permute(a_QxK, axis: str, order) -> np.ndarray:
+    """``a_QxK`` with its ``axis`` (``"columns"`` or ``"rows"``) reordered by ``order``."""
     a = np.asarray(a_QxK, np.float64)
-    if not np.abs(a).sum() > 0:  # a ReLU head that attends to nothing on this input
-        return dict(
-            kind="empty",
-            score=0.0,
-            scores=scores,
-            baseline=dict.fromkeys(FAMILIES, 0.0),
-            fits={f: fits[f]["fit"] for f in FAMILIES},
-            concentration=0.0,
-        )
-    eps = default_epsilon(a) if options.epsilon is None else options.epsilon
-    uniform = fit_families(uniform_like(a), options.replace(epsilon=eps))
-    baseline = {f: uniform[f]["score"] for f in FAMILIES}
+    return a[:, order] if axis == "columns" else a[np.asarray(order)]
+
+
+def _kind_of(a: np.ndarray, uniform: np.ndarray, eps: float, options: HeadOptions) -> dict:
+    fits = fit_families(a, options.replace(epsilon=eps))
+    scores = {f: fits[f]["score"] for f in FAMILIES}
+    base = fit_families(uniform, options.replace(epsilon=eps))
+    baseline = {f: base[f]["score"] for f in FAMILIES}
     kind = choose_kind(scores, baseline, options)
-    score = min(scores.values()) if kind == "other" else scores[kind]
     return dict(
         kind=kind,
-        score=score,
+        score=min(scores.values()) if kind == "other" else scores[kind],
         scores=scores,
         baseline=baseline,
         fits={f: fits[f]["fit"] for f in FAMILIES},
-        concentration=concentration(a),
     )
 
 
-def classify_head(maps_BxQxK, options: HeadOptions = HeadOptions()) -> dict:
-    """A head seen on several inputs: classify each map, then vote.
+def classify_map(a_QxK, options: HeadOptions = HeadOptions()) -> dict:
+    """One map: ``{kind, score, scores: {family: score}, baseline: {family: score of the uniform
+    map}, fits: {family: fit}, concentration, permuted}``; ``score`` is the chosen family's (for
+    ``"other"``, the best family's). ``permuted`` holds the same keys for the classification up
+    to a permutation (module docstring), plus ``axis`` and ``order`` (:func:`diagonal_order`);
+    the uniform baseline gets its own best permutation."""
+    a = _check_map("a_QxK", a_QxK, 2)
+    if not np.abs(a).sum() > 0:  # a ReLU head that attends to nothing on this input
+        fits = fit_families(a, options)
+        empty = dict(
+            kind="empty",
+            score=0.0,
+            scores={f: fits[f]["score"] for f in FAMILIES},
+            baseline=dict.fromkeys(FAMILIES, 0.0),
+            fits={f: fits[f]["fit"] for f in FAMILIES},
+        )
+        order = list(range(a.shape[1] if a.shape[0] <= a.shape[1] else a.shape[0]))
+        axis = "columns" if a.shape[0] <= a.shape[1] else "rows"
+        return dict(empty, concentration=0.0, permuted=dict(empty, axis=axis, order=order))
+    eps = default_epsilon(a) if options.epsilon is None else options.epsilon
+    uniform = uniform_like(a)
+    out = _kind_of(a, uniform, eps, options)
+    axis, order = diagonal_order(a, eps)
+    u_axis, u_order = diagonal_order(uniform, eps)
+    perm = _kind_of(permute(a, axis, order), permute(uniform, u_axis, u_order), eps, options)
+    perm.update(axis=axis, order=[int(i) for i in order])
+    return dict(out, concentration=concentration(a), permuted=perm)
 
-    Returns ``{kind, score, agreement, kinds: {kind: count}, scores: {family: mean score},
-    concentration, examples, fit}``: ``kind`` is the most frequent per-example kind (ties to the
-    simpler one), ``agreement`` the share of examples that agree, ``score`` the mean score of that
-    family over the examples (the best family's for ``"other"`` and ``"empty"``; an ``"empty"``
-    head -- ReLU attention that reads nothing on most inputs -- is scored on its non-empty
-    inputs), and
-    ``fit`` the most frequent best support of that family.
-    """
-    maps = _check_map("maps_BxQxK", maps_BxQxK, 3)
-    per = [classify_map(m, options) for m in maps]
+
+def _vote(per: list[dict]) -> dict:
     counts = {k: sum(p["kind"] == k for p in per) for k in KINDS}
     kind = max(KINDS, key=lambda k: (counts[k], -KINDS.index(k)))
     agreement = counts[kind] / len(per)
@@ -316,9 +365,34 @@ def classify_head(maps_BxQxK, options: HeadOptions = HeadOptions()) -> dict:
         agreement=agreement,
         kinds={k: v for k, v in counts.items() if v},
         scores=mean,
+        fit=fit,
+    )
+
+
+def classify_head(maps_BxQxK, options: HeadOptions = HeadOptions()) -> dict:
+    """A head seen on several inputs: classify each map, then vote.
+
+    Returns ``{kind, score, agreement, kinds: {kind: count}, scores: {family: mean score},
+    concentration, examples, fit, permuted}``: ``kind`` is the most frequent per-example kind
+    (ties to the simpler one), ``agreement`` the share of examples that agree, ``score`` the mean
+    score of that family over the examples (the best family's for ``"other"`` and ``"empty"``; an
+    ``"empty"`` head -- ReLU attention that reads nothing on most inputs -- is scored on its
+    non-empty inputs), and ``fit`` the most frequent best support of that family. ``permuted``
+    holds ``{kind, score, agreement, kinds, scores, fit, order}`` of the classification up to a
+    permutation (``order``: the most frequent :func:`diagonal_order`).
+    """
+    maps = _check_map("maps_BxQxK", maps_BxQxK, 3)
+    per = [classify_map(m, options) for m in maps]
+    out = _vote(per)
+    perm = _vote([p["permuted"] for p in per])
+    orders = [repr(p["permuted"]["order"]) for p in per]
+    best = max(orders, key=orders.count)
+    perm.update(axis=per[0]["permuted"]["axis"], order=per[orders.index(best)]["permuted"]["order"])
+    return dict(
+        out,
         concentration=float(np.mean([p["concentration"] for p in per])),
         examples=len(per),
-        fit=fit,
+        permuted=perm,
     )
 
 
@@ -364,7 +438,8 @@ def classify_model(
         heads on ``B`` inputs.
       options: see :class:`HeadOptions`.
     Returns:
-      ``[{attention, layer, head, kind, score, agreement, kinds, scores, examples, fit}, ...]``.
+      ``[{attention, layer, head, kind, score, agreement, kinds, scores, examples, fit,
+      permuted}, ...]`` (``permuted``: the classification up to a permutation).
     """
     records = []
     for attention, layer, m in maps:
