@@ -262,3 +262,87 @@ def test_classify_model_records_one_per_head():
 def test_bad_arguments_are_named(call, needle):
     with pytest.raises(ValueError, match=needle):
         call()
+
+
+# --- the `heads` command on run directories -----------------------------------------------------
+
+
+def untrained_translation_run(root):
+    """A run directory of the encoder-decoder experiment as training writes it (run.json and one
+    checkpoint of the initial state), without the seconds of compiling a training step."""
+    import os
+
+    from transformer_theory.experiments import translation
+    from transformer_theory.train import rundir
+    from transformer_theory.train import seq2seq as s2s
+    from transformer_theory.train.checkpoint import Checkpointer
+
+    config = translation.get_config(smoke=True)
+    name, cfg = next(iter(config.models.items()))
+    data = translation._split(config.task, 0, config.holdout)
+    tc = config.train.replace(seed=0)
+    model = translation._initial_model(cfg, 0)
+    from flax import nnx
+
+    _, state = nnx.split(model)
+    out = os.path.join(root, translation.run_name(name, 0))
+    os.makedirs(out)
+    fingerprints = {"initial_params_sha256": rundir.fingerprint(state)}
+    meta = translation._meta(config, name, 0)
+    rundir.write_run_file(out, s2s.settings(cfg, data, tc, meta), fingerprints)
+    with Checkpointer(os.path.join(out, "checkpoints"), every=1) as ckpt:
+        ckpt.save(1, (state, s2s.make_optimizer(tc).init(state)))
+    return out
+
+
+def corrupt(run, how):
+    import glob
+    import os
+    import shutil
+
+    default = os.path.join(run, "checkpoints", "1", "default")
+    data = glob.glob(os.path.join(default, "**", "d", "*"), recursive=True)
+    assert data, os.listdir(default)
+    if how == "truncated":
+        for path in data:
+            with open(path, "r+b") as f:
+                f.truncate(7)
+    elif how == "data_deleted":
+        for path in data[: max(1, len(data) // 2)]:
+            os.remove(path)
+    elif how == "metadata_deleted":
+        os.remove(os.path.join(default, "_METADATA"))
+    else:  # the whole item directory gone: Orbax asks for `args` of type Composite
+        shutil.rmtree(default)
+
+
+@pytest.fixture(scope="module")
+def translation_run(tmp_path_factory):
+    return untrained_translation_run(str(tmp_path_factory.mktemp("encdec")))
+
+
+def test_heads_command_reads_a_run_with_the_default_out(translation_run, tmp_path, monkeypatch):
+    from transformer_theory import jsonio
+    from transformer_theory.cli import main as cli_main
+
+    monkeypatch.chdir(tmp_path)  # --out defaults to results/heads, like every other command
+    assert cli_main(["heads", translation_run, "--examples", "2"]) == 0
+    recs = jsonio.read_json(str(tmp_path / "results" / "heads" / "heads.json"))
+    assert len(recs) == 3 and all(r["permuted"]["kind"] in heads.KINDS for r in recs)
+    assert "kind_permuted" in (tmp_path / "results" / "heads" / "heads.csv").read_text()
+
+
+@pytest.mark.parametrize("how", ["truncated", "data_deleted", "metadata_deleted", "item_deleted"])
+def test_heads_command_refuses_a_corrupted_checkpoint(translation_run, how, tmp_path, capfd):
+    import shutil
+
+    from transformer_theory.cli import main as cli_main
+
+    run = str(tmp_path / "run")
+    shutil.copytree(translation_run, run)
+    corrupt(run, how)
+    capfd.readouterr()
+    assert cli_main(["heads", run, "--out", str(tmp_path / "o"), "--examples", "2"]) == 2
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert run in err and "missing or corrupted" in err, err

@@ -1,12 +1,17 @@
-"""Classify every attention head of trained models: ``transformer-theory heads RUN_DIR --out DIR``.
+"""Classify every attention head of trained models: ``transformer-theory heads RUN_DIR``.
 
 Positional (``Sigma_1``), syntactic (``Sigma_2(w)``), rare-token (``Sigma_3``), other or empty, by
 the L1 projection of Conti 2024, §3.1.2 with the residual as the score
 (:mod:`transformer_theory.analysis.heads`). ``RUN_DIR`` is a run or experiment directory of
 ``transformer-theory train`` (Chen & Zou 2024's depth models) or of the encoder-decoder
-experiment (``experiments/encdec_translation.py``). Writes ``heads.json`` / ``heads.csv`` (one
-record per head: run, attention, layer, head, kind, score, per-family scores, best support) and
-``<run>_heads.png`` (every head's map on the first held-out input, titled with kind and score).
+experiment (``experiments/encdec_translation.py``). Writes, under ``--out`` (default
+``results/heads``), ``heads.json`` / ``heads.csv`` (one record per head: run, attention, layer,
+head, kind, score, per-family scores, best support; and the same up to a permutation, Conti 2024,
+eq. 19-20: ``kind_permuted``, ``score_permuted``) and ``<run>_heads.png`` (every head's map on the
+first held-out input, titled with kind and score).
+
+A run whose checkpoint cannot be read (files missing or corrupted) is refused in one line naming
+the directory and what is wrong (exit 2), before any classification.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import csv
 import json
 import os
 
+from transformer_theory import jsonio
 from transformer_theory.cli._common import (
     UsageError,
     nonnegative_int,
@@ -32,7 +38,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a run or experiment directory (transformer-theory train, or the encoder-decoder "
         "experiment)",
     )
-    parser.add_argument("--out", required=True, help="output directory for JSON, CSV and PNG")
+    parser.add_argument(
+        "--out",
+        default="results/heads",
+        help="output directory for JSON, CSV and PNG (default results/heads)",
+    )
     parser.add_argument(
         "--examples", type=positive_int, default=64, help="held-out inputs per model (default 64)"
     )
@@ -72,20 +82,37 @@ def _options(args):
     )
 
 
-def run(args) -> int:
-    from transformer_theory.analysis import heads, plots
+def load_trained(path: str, option: str):
+    """:func:`~transformer_theory.experiments.loading.load_runs`, with every failure to read a run
+    -- a missing run file, or a checkpoint whose data files are missing or corrupted (Orbax and
+    TensorStore raise ``ValueError``, ``FileNotFoundError``, ``KeyError``...) -- turned into one
+    :class:`UsageError` line naming ``option``, the directory and what is wrong."""
     from transformer_theory.experiments import ExperimentError
     from transformer_theory.experiments.loading import load_runs
     from transformer_theory.train import RunDirectoryError
+
+    try:
+        return load_runs(path)
+    except (ExperimentError, RunDirectoryError) as err:
+        raise UsageError(f"{option}: {err}") from None
+    except Exception as err:  # noqa: BLE001 -- whatever the checkpoint reader raises
+        first = (str(err).strip().splitlines() or [""])[0]
+        if len(first) > 240:
+            first = first[:240] + "..."
+        raise UsageError(
+            f"{option}: {os.path.abspath(path)}: cannot read the trained model, a checkpoint "
+            f"file is missing or corrupted ({type(err).__name__}: {first})"
+        ) from None
+
+
+def run(args) -> int:
+    from transformer_theory.analysis import heads, plots
 
     options = _options(args)
     if not os.path.isdir(args.run_dir):
         raise UsageError(f"RUN_DIR: {args.run_dir} is not a directory")
     out = prepare_out_dir(args.out)
-    try:
-        runs = load_runs(args.run_dir)
-    except (ExperimentError, RunDirectoryError) as err:
-        raise UsageError(f"RUN_DIR: {err}") from None
+    runs = load_trained(args.run_dir, "RUN_DIR")
     records, figures = [], []
     for loaded in runs:
         maps = loaded.maps(args.examples)
@@ -96,9 +123,12 @@ def run(args) -> int:
             plots.head_grid(maps, recs, None, os.path.join(out, f"{loaded.name}_heads.png"))
         )
         kinds = ", ".join(f"{k} {sum(r['kind'] == k for r in recs)}" for k in heads.KINDS)
+        permuted = ", ".join(
+            f"{k} {sum(r['permuted']['kind'] == k for r in recs)}" for k in heads.KINDS
+        )
         print(f"{loaded.name}: {len(recs)} heads -- {kinds}", flush=True)
-    with open(os.path.join(out, "heads.json"), "w") as f:
-        json.dump(records, f, indent=1)
+        print(f"  up to a permutation (Conti 2024, eq. 19-20) -- {permuted}", flush=True)
+    jsonio.write_json(os.path.join(out, "heads.json"), records)
     flat = (
         "run",
         "model",
@@ -112,12 +142,17 @@ def run(args) -> int:
     )
     with open(os.path.join(out, "heads.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(flat + tuple(f"score_{fam}" for fam in heads.FAMILIES) + ("fit",))
+        w.writerow(
+            flat
+            + tuple(f"score_{fam}" for fam in heads.FAMILIES)
+            + ("fit", "kind_permuted", "score_permuted", "fit_permuted")
+        )
         for r in records:
+            p = r["permuted"]
             w.writerow(
                 [r[k] for k in flat]
                 + [r["scores"][fam] for fam in heads.FAMILIES]
-                + [json.dumps(r["fit"])]
+                + [json.dumps(r["fit"]), p["kind"], p["score"], json.dumps(p["fit"])]
             )
     for path in [os.path.join(out, "heads.json"), os.path.join(out, "heads.csv")] + figures:
         print(path)

@@ -11,9 +11,10 @@ and agreement; nothing is downloaded), and the study is made measurable:
    greedy; how often a larger beam finds a less likely sequence is counted, since beam search
    does not exclude it: :mod:`transformer_theory.core.beam`);
 3. classify every head of the encoder self-attention, decoder self-attention and cross-attention
-   (positional / syntactic / rare-token / other, :mod:`transformer_theory.analysis.heads`) on
-   held-out sentences, and measure how much cross-attention falls on the source word each target
-   word translates (:meth:`~transformer_theory.tasks.Translation.alignment`);
+   (positional / syntactic / rare-token / other, :mod:`transformer_theory.analysis.heads`, as
+   printed and up to a permutation as Conti 2024, eq. 19-20 allow) on held-out sentences, and
+   measure how much cross-attention falls on the source word each target word translates
+   (:meth:`~transformer_theory.tasks.Translation.alignment`);
 4. draw the maps of one sentence per model, titled with each head's kind and score (Figures 11-12),
    and the learning curves.
 
@@ -25,7 +26,6 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import json
 import os
 import time
 from collections.abc import Mapping, Sequence
@@ -34,6 +34,7 @@ import jax
 import numpy as np
 from flax import nnx
 
+from transformer_theory import jsonio
 from transformer_theory.analysis import activations, heads
 from transformer_theory.nn.encdec import EncoderDecoder, Seq2SeqConfig
 from transformer_theory.tasks.translation import Translation, token_accuracy
@@ -252,6 +253,8 @@ def run_translation(
                 head_rows.append(dict(run=name, **rec))
             counts = {k: sum(r["kind"] == k for r in records) for k in heads.KINDS}
             row.update({f"heads_{k}": v for k, v in counts.items()})
+            permuted = {k: sum(r["permuted"]["kind"] == k for r in records) for k in heads.KINDS}
+            row.update({f"heads_permuted_{k}": v for k, v in permuted.items()})
             rows.append(row)
             curves[name] = metrics
             files.append(
@@ -259,14 +262,12 @@ def run_translation(
             )
             if on_result is not None:
                 on_result(row)
-    with open(os.path.join(out, "summary.json"), "w") as f:
-        json.dump(rows, f, indent=1)
+    jsonio.write_json(os.path.join(out, "summary.json"), rows)
     with open(os.path.join(out, "summary.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    with open(os.path.join(out, "heads.json"), "w") as f:
-        json.dump(head_rows, f, indent=1)
+    jsonio.write_json(os.path.join(out, "heads.json"), head_rows)
     files.append(draw_curves(curves, os.path.join(out, "curves.png")))
     return rows, [os.path.join(out, "summary.json"), os.path.join(out, "heads.json")] + files
 
@@ -306,7 +307,8 @@ def load_run(run_dir: str):
     """``(params, model config, data split, name)`` of a finished run directory of this
     experiment, rebuilt from its ``run.json`` and latest checkpoint.
 
-    Raises :class:`~transformer_theory.train.RunDirectoryError` naming what is missing.
+    Raises :class:`~transformer_theory.train.RunDirectoryError` naming what is missing, also
+    when the checkpoint's files are missing or corrupted.
     """
     record = rundir.read_run_file(run_dir)
     if record is None or record["settings"].get("kind") != KIND:
@@ -328,7 +330,16 @@ def load_run(run_dir: str):
         raise rundir.RunDirectoryError(
             f"{run_dir}/{rundir.RUN_FILE}: cannot rebuild the run ({type(err).__name__}: {err})"
         ) from None
-    params = s2s.restore_seq2seq(run_dir, _initial_model(cfg, int(s["seed"])), tc)
+    try:
+        params = s2s.restore_seq2seq(run_dir, _initial_model(cfg, int(s["seed"])), tc)
+    except rundir.RunDirectoryError:
+        raise
+    except Exception as err:  # noqa: BLE001 -- Orbax/TensorStore: ValueError, FileNotFoundError...
+        first = (str(err).strip().splitlines() or [""])[0][:240]
+        raise rundir.RunDirectoryError(
+            f"{run_dir}/checkpoints: cannot restore the latest checkpoint, a file is missing or "
+            f"corrupted ({type(err).__name__}: {first})"
+        ) from None
     return params, cfg, data, s.get("name", os.path.basename(run_dir))
 
 
