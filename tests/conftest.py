@@ -19,3 +19,23 @@ import jax  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 jax.config.update("jax_numpy_rank_promotion", "raise")
+
+# Hypothesis profiles for tests/properties/: "ci" (the default) keeps the suite in its time budget;
+# "nightly" draws many more examples (HYPOTHESIS_PROFILE=nightly python -m pytest tests/properties).
+# No deadline: the first example of each shape pays a JAX compile, which is not a slowness bug.
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+settings.register_profile(
+    "ci",
+    max_examples=15,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.differing_executors],
+)
+settings.register_profile(
+    "nightly",
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.differing_executors],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
