@@ -22,13 +22,23 @@ Jacobian of ``z -> norm3(z + psi(norm2(z)))`` at the limit stream and ``c`` the 
 (:func:`one_layer_limit`). Deeper models keep the ``1/n`` rate (each layer's last query sees one
 extra key among ``n``) with a constant this module fits (:func:`fit_rate`).
 
-Where it does not fall like ``1/n`` (measured, see the README section): an ABSOLUTE sinusoidal code
-written into the stream gives the last token of ``v`` the code of position ``n`` and that of
-``v'`` the code of ``n + 1``, a difference of order one that never shrinks -- Barbero et al.'s
-theorem puts positional information in the kernel ``k(q, k, p_ij)``, not in the stream. ALiBi's
-bias ``-m |i - j|`` is unbounded, attention stays local, and the distance tends to a positive
-constant. In bfloat16 the distance stops at the rounding floor (an ulp of ``y``) long before it
-reaches zero, and the two vectors become identical only coordinate by coordinate.
+Outside the theorem's hypotheses (measured, see the README section; :func:`asymptotic_rate` reads
+the curve's tail and gives the verdict):
+
+- ALiBi's bias ``-m |i - j|`` is unbounded and does not decay, which the theorem excludes. With
+  it the ones' weight sums to the geometric series ``S = e^a sum_t e^(-m t) -> e^a / (e^m - 1)``
+  instead of growing like ``n e^a``, so the derivation above holds with ``n`` replaced by about
+  ``1/m``: the distance falls like ``1/n`` until ``n ~ 1/m`` (256 for the smallest slope
+  ``2^-8``) and then tends to a positive constant of order ``m e^(b - a) ||W_V (x_0 - x_1)||``
+  (through the token map): no collapse.
+- An ABSOLUTE sinusoidal code is *added to the stream*: the last token of ``v`` carries the code
+  of position ``n`` and that of ``v'`` the code of ``n + 1``, a difference of order one that never
+  shrinks. The theorem's premise is that positions enter only through the kernel
+  ``k(q, k, p_ij)``; this model breaks the premise, so its "no collapse" is no finding against
+  the paper.
+
+In bfloat16 the distance stops at the rounding floor (an ulp of ``y``) long before it reaches
+zero, and the two vectors become identical only coordinate by coordinate.
 
 Lengths beyond ``config.seq_len``: the library's embedding (Chen & Zou 2024, eq. 3) lays a one-hot
 or sinusoidal code out for the sequence's own length; :func:`embed_long` keeps the code that
@@ -40,6 +50,7 @@ Shape letters: :mod:`transformer_theory.glossary`.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable, Sequence
 
@@ -254,6 +265,33 @@ def pair_representations(params: ModelParams, tokens_a, tokens_b, precision: str
     return _pair_last_representations(p, ea, eb)
 
 
+def measurement_bytes(config: ModelConfig, tokens: int, precision: str) -> int:
+    """Peak bytes of one :func:`pair_representations` call: ``v`` of ``tokens`` tokens and ``v'``
+    of ``tokens + 1``, the model cast to ``precision``.
+
+    XLA's own account of the compiled program (:func:`transformer_theory.budget.compiled_bytes` on
+    shapes only: nothing is allocated, one compile), plus the float64 model it is cast from and the
+    two embeddings built (in float64) before the call. Needs x64 enabled for float64.
+    """
+    from transformer_theory import budget
+
+    _validate.check_positive("tokens", tokens)
+    dtype = dtype_of(precision)
+
+    def model(d):
+        return jax.eval_shape(lambda: init_params(jax.random.key(0), config, dtype=d))
+
+    def nbytes(tree):
+        return sum(math.prod(x.shape) * x.dtype.itemsize for x in jax.tree.leaves(tree))
+
+    run_params = model(dtype)
+    ea = jax.ShapeDtypeStruct((tokens, config.width), dtype)
+    eb = jax.ShapeDtypeStruct((tokens + 1, config.width), dtype)
+    program = budget.compiled_bytes(_pair_last_representations, run_params, ea, eb)
+    master = 0 if dtype == jnp.float64 else nbytes(model(jnp.float64))
+    return int(program + master + 2 * 8 * (2 * tokens + 1) * config.width)
+
+
 def compare(ya: jax.Array, yb: jax.Array) -> dict:
     """Distance (computed in float64 from the two vectors as stored), bit identity, equal
     coordinates."""
@@ -274,11 +312,15 @@ def _uint_of(dtype):
 
 
 def length_grid(max_len: int, points: int = 24, min_len: int = 2) -> list[int]:
-    """About ``points`` lengths from ``min_len`` to ``max_len``, geometrically spaced, distinct."""
+    """About ``points`` lengths from ``min_len`` to ``max_len``, geometrically spaced, distinct;
+    always ending at ``max_len`` (one point is ``[max_len]``: the length a run asked for, not
+    ``min_len``)."""
     _validate.check_positive("max_len", max_len)
     _validate.check_positive("points", points)
     if not 1 <= min_len <= max_len:
         raise ValueError(f"min_len: expected 1 <= min_len <= max_len = {max_len}, got {min_len}")
+    if points == 1:
+        return [int(max_len)]
     grid = np.unique(np.round(np.geomspace(min_len, max_len, points)).astype(int))
     return [int(x) for x in grid]
 
@@ -292,6 +334,7 @@ def collapse_curve(
     pattern: str = "ones_zero",
     separator_every: int | None = None,
     progress: bool = False,
+    guard: Callable[[], contextlib.AbstractContextManager] = contextlib.nullcontext,
 ) -> dict:
     """Distances ``||y_n - y'_{n+1}||`` by length and precision, and where they become identical.
 
@@ -302,7 +345,10 @@ def collapse_curve(
       pair: ``n -> (v, v')``, two token sequences to compare (default: ``v`` of ``pattern`` and
         ``v`` with its last token repeated).
       pattern, separator_every: the default pair's pattern (:func:`pattern_tokens`).
-      progress: a tqdm bar over (precision, length).
+      progress: a tqdm bar over (precision, length), drawn only when stderr is a terminal.
+      guard: a context manager factory entered around each measurement (the command line passes
+        one that holds Ctrl-C until the measurement is done, so that JAX is never interrupted
+        inside a call).
     Returns:
       A record: ``lengths`` (the pattern lengths), ``tokens`` (the actual lengths of ``v``), and
       per precision ``distance``, ``identical``, ``equal_coords`` by length, ``first_identical``
@@ -334,11 +380,13 @@ def collapse_curve(
     if progress:
         from tqdm.auto import tqdm
 
-        steps = tqdm(steps, desc="collapse", unit="length")
+        # disable=None: no bar when stderr is not a terminal (a log file, a pipe)
+        steps = tqdm(steps, desc="collapse", unit="length", disable=None)
     rows: dict[str, list[dict]] = {prec: [] for prec in precisions}
     for prec, n in steps:
         va, vb = pair(n)
-        rows[prec].append(compare(*pair_representations(params, va, vb, prec)))
+        with guard():
+            rows[prec].append(compare(*pair_representations(params, va, vb, prec)))
     for prec in precisions:
         same = [r["identical"] for r in rows[prec]]
         record["precisions"][prec] = dict(
@@ -404,6 +452,90 @@ def fit_rate(
     )
 
 
+# A decaying power law n^(-a) changes by 1 - 4^(-a) over two octaves: a change of at most 5% there
+# means a < 0.037, which no collapse at a measurable rate has; the curve is called flat.
+PLATEAU_CHANGE = 0.05
+# A tail slope above -0.1 (halving the distance would take a factor 1,000 in n) is not a collapse.
+DECAY_SLOPE = -0.1
+
+
+def asymptotic_rate(
+    lengths: Sequence[int],
+    distances: Sequence[float],
+    *,
+    floor: float = 0.0,
+    until: int | None = None,
+    decade: float = 10.0,
+) -> dict:
+    """The rate on the asymptotic range only, a plateau test, and a verdict computed from both.
+
+    One power law fitted across every length mixes regimes: with ALiBi the distance falls like
+    ``1/n`` while ``n < 1/m`` (``m`` the smallest head slope, ``2^-8``) and is constant beyond, and
+    a single fit across that bend reports a slope (about ``-0.55``) that describes neither. Here:
+
+    - usable points: a finite distance above ``floor`` (the precision's rounding floor), at a
+      length below ``until`` (where rounding dominates the precision, if it does);
+    - the tail: the usable points in the last decade (``n >= n_last / decade``), or the last three
+      usable points if that decade holds fewer; ``slope`` is the least-squares slope of
+      ``log distance`` against ``log n`` there;
+    - the plateau test: ``change = |d(n_last) - d(n_ref)| / d(n_last)`` with ``n_ref`` the
+      smallest usable length ``>= n_last / 4`` (the last two octaves; it must be at most
+      ``n_last / 2``); flat when ``change <= PLATEAU_CHANGE``;
+    - ``verdict``: ``"plateau at X: no collapse"`` when flat, else ``"collapses ~ n^S"`` when the
+      tail slope ``S <= DECAY_SLOPE``, else ``"no decay (tail slope S): no collapse"``;
+      ``"undetermined: ..."`` with fewer than three usable points.
+
+    Returns a dict with ``slope``, ``tail_from``, ``tail_to``, ``tail_points``, ``change``,
+    ``change_from``, ``plateau`` (bool), ``plateau_value`` (the last distance, when flat) and
+    ``verdict``; fields that cannot be computed are None.
+    """
+    n = np.asarray(lengths, np.float64)
+    d = np.asarray(distances, np.float64)
+    if n.shape != d.shape:
+        raise ValueError(f"distances: expected {n.shape[0]} values, one per length, got {d.shape}")
+    keep = np.isfinite(d) & (d > floor)
+    if until is not None:
+        keep &= n < until
+    out = dict(
+        slope=None,
+        tail_from=None,
+        tail_to=None,
+        tail_points=0,
+        change=None,
+        change_from=None,
+        plateau=False,
+        plateau_value=None,
+    )
+    if keep.sum() < 3:
+        reason = f"only {int(keep.sum())} length(s) above the rounding floor"
+        if until is not None:
+            reason += f" and below n = {until}, where rounding dominates"
+        return dict(out, verdict=f"undetermined: {reason}")
+    nk, dk = n[keep], d[keep]
+    tail = nk >= nk[-1] / decade
+    if tail.sum() < 3:
+        tail = np.arange(nk.shape[0]) >= nk.shape[0] - 3
+    slope = float(np.polyfit(np.log(nk[tail]), np.log(dk[tail]), 1)[0])
+    out.update(
+        slope=slope,
+        tail_from=int(nk[tail][0]),
+        tail_to=int(nk[-1]),
+        tail_points=int(tail.sum()),
+    )
+    ref = int(np.flatnonzero(nk >= nk[-1] / 4)[0])
+    if nk[ref] <= nk[-1] / 2:
+        change = float(abs(dk[-1] - dk[ref]) / dk[-1])
+        out.update(change=change, change_from=int(nk[ref]), plateau=change <= PLATEAU_CHANGE)
+    if out["plateau"]:
+        out["plateau_value"] = float(dk[-1])
+        verdict = f"plateau at {dk[-1]:.3g}: no collapse"
+    elif slope <= DECAY_SLOPE:
+        verdict = f"collapses ~ n^{slope:.2f}"
+    else:
+        verdict = f"no decay (tail slope {slope:+.2f}): no collapse"
+    return dict(out, verdict=verdict)
+
+
 def rounding_floor(precision: str, scale: float = 1.0) -> float:
     """Half an ulp of a value of size ``scale`` in ``precision`` (below it, rounding decides)."""
     return 0.5 * float(jnp.finfo(dtype_of(precision)).eps) * scale
@@ -463,11 +595,18 @@ def mlp_map(layer: LayerParams, cfg: ModelConfig) -> Callable[[jax.Array], jax.A
     return fn
 
 
-def summarize(record: dict, precision: str = "float64") -> dict:
-    """The rate of one precision's curve (:func:`fit_rate` above its rounding floor)."""
-    rec = record["precisions"][precision]
+def _floor(rec: dict, precision: str) -> float:
     scale = math.sqrt(rec["width"])  # a normalized y has norm ~ sqrt(width)
-    return fit_rate(record["lengths"], rec["distance"], floor=4 * rounding_floor(precision, scale))
+    return 4 * rounding_floor(precision, scale)
+
+
+def summarize(record: dict, precision: str = "float64") -> dict:
+    """One power law over every length ``>= 8`` above the rounding floor (:func:`fit_rate`).
+
+    Across a change of regime (ALiBi's bend at ``n ~ 1/m``) this slope describes neither regime;
+    read :func:`asymptotic_rate` (``record["precisions"][p]["asymptotic"]``) for the rate."""
+    rec = record["precisions"][precision]
+    return fit_rate(record["lengths"], rec["distance"], floor=_floor(rec, precision))
 
 
 def model_record(
@@ -477,9 +616,12 @@ def model_record(
     precisions: Sequence[str] = PRECISIONS,
     **curve_options,
 ) -> dict:
-    """:func:`collapse_curve` of one model with its rate per precision (:func:`summarize`) and,
-    for a one-layer model without positions in its scores, the limit derived from its weights
-    (:func:`one_layer_limit`; None otherwise)."""
+    """:func:`collapse_curve` of one model with, per precision, one fit over every length
+    (``rate``, :func:`summarize`), the rate on the asymptotic range with a plateau test
+    (``asymptotic``, :func:`asymptotic_rate`; for a precision other than float64 only the lengths
+    before its rounding dominates), and, for the model, ``verdict`` (float64's, else the first
+    precision's) and, for a one-layer model without positions in its scores, the limit derived
+    from its weights (``predicted_limit``, :func:`one_layer_limit`; None otherwise)."""
     record = dict(name=name, **collapse_curve(params, lengths, precisions, **curve_options))
     for prec in precisions:
         record["precisions"][prec]["rate"] = summarize(record, prec)
@@ -491,6 +633,16 @@ def model_record(
             record["precisions"][prec]["rounding_dominates_from"] = rounding_dominates_from(
                 record["lengths"], d64, record["precisions"][prec]["distance"]
             )
+    for prec in precisions:
+        rec = record["precisions"][prec]
+        rec["asymptotic"] = asymptotic_rate(
+            record["lengths"],
+            rec["distance"],
+            floor=_floor(rec, prec),
+            until=None if prec == "float64" else rec.get("rounding_dominates_from"),
+        )
+    record["asymptotic"] = record["precisions"][reference]["asymptotic"]
+    record["verdict"] = record["asymptotic"]["verdict"]
     cfg = params.config
     simple = (
         cfg.depth == 1

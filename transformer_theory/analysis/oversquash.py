@@ -279,32 +279,59 @@ def early_late_ratio(values_N) -> float:
     return float(np.mean(v[:q]) / late) if late > 0 else float("inf")
 
 
+@jax.jit
+def _last_path_rows(params: ModelParams, embedding_NxD: jax.Array):
+    """``(L, N)`` twice: the last rows of the ``Lambda`` products and of the ``(I + Lambda) / 2``
+    products (with the residual connection every layer also keeps each token)."""
+    lam = attention_matrices(params, embedding_NxD)
+    eye = jnp.eye(lam.shape[1], dtype=lam.dtype)[None]
+    return attention_paths(lam)[:, -1], attention_paths((lam + eye) / 2)[:, -1]
+
+
+_sensitivities = jax.jit(sensitivities)
+_bound = jax.jit(sensitivity_bound)
+
+
+def record_bytes(config: ModelConfig, n: int, *, bound: bool = True) -> int:
+    """Peak bytes of :func:`oversquash_record` for a float64 model of ``config`` at ``n`` tokens:
+    the largest of its compiled programs as XLA accounts for them
+    (:func:`transformer_theory.budget.compiled_bytes` on shapes: nothing is allocated), plus the
+    model and the embedding held beside them. Needs x64 enabled."""
+    from transformer_theory import budget
+    from transformer_theory.params import init_params
+
+    _validate.check_positive("n", n)
+    params = jax.eval_shape(lambda: init_params(jax.random.key(0), config, dtype=jnp.float64))
+    emb = jax.ShapeDtypeStruct((n, config.width), jnp.float64)
+    programs = [_sensitivities, _last_path_rows] + ([_bound] if bound else [])
+    peak = max(budget.compiled_bytes(f, params, emb) for f in programs)
+    held = sum(math.prod(x.shape) * 8 for x in jax.tree.leaves(params)) + 8 * n * config.width
+    return int(peak + held)
+
+
 def oversquash_record(params: ModelParams, embedding_NxD: jax.Array, *, bound: bool = True) -> dict:
     """Everything one plot panel needs, as lists: sensitivities by layer count and final,
     attention-path weights (``Lambda`` products, and ``(I + Lambda)/2`` products that count the
-    residual connection), path counts and (``bound``) the certified bounds."""
+    residual connection), path counts and (``bound``) the certified bounds. Ratios that divide by
+    zero are ``inf`` (JSON writers turn them into null with the reason)."""
     cfg = params.config
-    sens = np.asarray(jax.jit(sensitivities)(params, embedding_NxD), np.float64)
-    lam = attention_matrices(params, embedding_NxD)
-    paths = np.asarray(attention_paths(lam), np.float64)
+    sens = np.asarray(_sensitivities(params, embedding_NxD), np.float64)
+    paths, residual = (np.asarray(a, np.float64) for a in _last_path_rows(params, embedding_NxD))
     n = embedding_NxD.shape[0]
-    # with the residual connection every layer also keeps each token: (I + Lambda) / 2
-    eye = jnp.eye(n, dtype=lam.dtype)[None]
-    residual = np.asarray(attention_paths((lam + eye) / 2), np.float64)
     record = dict(
         depth=cfg.depth,
         length=int(n),
         sensitivity=sens[:-1].tolist(),
         sensitivity_final=sens[-1].tolist(),
-        path_weight=paths[:, -1].tolist(),
-        path_weight_residual=residual[:, -1].tolist(),
+        path_weight=paths.tolist(),
+        path_weight_residual=residual.tolist(),
         path_count=[str(c) for c in causal_path_counts(n, cfg.depth)],
     )
     record["early_late_ratio"] = early_late_ratio(sens[-1])
-    record["path_early_late_ratio"] = early_late_ratio(paths[-1, -1])
-    record["residual_path_early_late_ratio"] = early_late_ratio(residual[-1, -1])
+    record["path_early_late_ratio"] = early_late_ratio(paths[-1])
+    record["residual_path_early_late_ratio"] = early_late_ratio(residual[-1])
     if bound:
-        b = jax.jit(sensitivity_bound)(params, embedding_NxD)
+        b = _bound(params, embedding_NxD)
         edge = np.asarray(b["edge_LxN"], np.float64)
         att = np.asarray(b["attention_LxN"], np.float64)
         record.update(

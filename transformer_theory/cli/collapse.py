@@ -5,19 +5,31 @@ causal Pre-LN transformers) and every precision, measures ``||y_n - y'_{n+1}||``
 last-token representations of ``v`` (``--pattern``, e.g. ``1 ... 1 0``) and ``v`` with its last
 token repeated, at lengths up to ``--max-len``; writes ``collapse.json`` (per model and precision:
 the distances by length, the first bit-identical length, the fitted rate, the derived ``1/n``
-limit for one-layer models) and ``collapse.png``.
+limit for one-layer models, and the verdict read from the curve's tail: ``collapses ~ n^S`` or
+``plateau at X: no collapse``) and ``collapse.png``.
+
+The peak memory of the longest measurement is estimated from XLA's compiled program before any
+work; a run that would not fit is refused (exit 2, naming the option to lower). Each finished
+model is written to ``collapse.json`` at once (valid JSON at every moment); Ctrl-C stops after
+the current measurement (exit 130), and the same command resumes from the finished models.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
+import sys
 import time
 
-from transformer_theory.cli._common import UsageError, name_list, positive_int, prepare_out_dir
+from transformer_theory.cli._common import (
+    EXIT_INTERRUPTED,
+    UsageError,
+    name_list,
+    positive_int,
+    prepare_out_dir,
+)
 
-# The largest length a run may ask for: one float64 attention map of 16384^2 entries is 2 GiB.
+# The largest length a run may ask for (memory is checked against this machine besides).
 MAX_LEN = 16384
 
 
@@ -30,7 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="positional codes, comma list of none, sinusoidal, rope, alibi, or 'all'",
     )
     parser.add_argument("--max-len", type=positive_int, default=4096, help="longest n (4096)")
-    parser.add_argument("--points", type=positive_int, default=16, help="lengths measured (16)")
+    parser.add_argument(
+        "--points", type=positive_int, default=16, help="lengths measured, ending at --max-len (16)"
+    )
     parser.add_argument(
         "--precision",
         default="float64,float32,bfloat16",
@@ -52,13 +66,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def int_values(text: str, option: str, minimum: int = 1) -> list[int]:
-    """A non-empty comma list of integers ``>= minimum`` (UsageError naming ``option``)."""
+    """A non-empty comma list of distinct integers ``>= minimum`` (UsageError naming ``option``:
+    a repeated value would measure the same model twice under one name)."""
     try:
         values = [int(t) for t in text.split(",") if t.strip()]
     except ValueError:
         raise UsageError(f"{option}: expected comma-separated integers, got {text!r}") from None
     if not values or min(values) < minimum:
         raise UsageError(f"{option}: expected integers >= {minimum}, got {text!r}")
+    repeated = sorted({v for v in values if values.count(v) > 1})
+    if repeated:
+        raise UsageError(f"{option}: {', '.join(map(str, repeated))} given more than once")
     return values
 
 
@@ -80,58 +98,124 @@ def model_grid(args, positionals) -> list[tuple[str, dict, object]]:
     return grid
 
 
+def held_sigint():
+    """Ctrl-C held until the current JAX call returns, then raised: interrupting XLA inside a
+    call left the interpreter to crash at exit (exit 139 after "interrupted")."""
+    from transformer_theory.train.checkpoint import deferred_sigint
+
+    return deferred_sigint()
+
+
+def check_memory(grid, tokens: int, precisions) -> float:
+    """Refuse (BudgetError, exit 2) a run whose longest measurement would not fit in memory.
+
+    One compile per positional code of the grid, at the grid's largest depth and heads, the longest
+    input and the widest precision requested."""
+    from transformer_theory import budget
+    from transformer_theory.analysis import collapse
+
+    widest = max(precisions, key=lambda p: collapse.dtype_of(p).itemsize)
+    biggest = {}
+    for _, labels, cfg in grid:
+        key = labels["positional"]
+        size = (cfg.depth, max(cfg.heads))
+        if key not in biggest or size > (biggest[key].depth, max(biggest[key].heads)):
+            biggest[key] = cfg
+    estimate = max(collapse.measurement_bytes(c, tokens, widest) for c in biggest.values())
+    return budget.check_memory(
+        estimate,
+        what=f"the longest measurement ({tokens} tokens, {widest})",
+        option="--max-len/--heads/--width",
+    )
+
+
 def run(args) -> int:
     import jax
 
+    from transformer_theory import jsonio
     from transformer_theory.analysis import collapse
 
     positionals = name_list(args.positional, collapse.POSITIONAL, "--positional")
     precisions = name_list(args.precision, collapse.PRECISIONS, "--precision")
+    if len(set(precisions)) != len(precisions):
+        raise UsageError(f"--precision: a precision given more than once in {args.precision!r}")
+    if len(set(positionals)) != len(positionals):
+        raise UsageError(f"--positional: a code given more than once in {args.positional!r}")
     if args.pattern not in collapse.PATTERNS:
         raise UsageError(
             f"--pattern: unknown {args.pattern!r}; choose from {', '.join(collapse.PATTERNS)}"
         )
     if not 2 <= args.max_len <= MAX_LEN:
-        raise UsageError(f"--max-len: expected 2..{MAX_LEN} (memory), got {args.max_len}")
+        raise UsageError(f"--max-len: expected 2..{MAX_LEN}, got {args.max_len}")
     grid = model_grid(args, positionals)
     out = prepare_out_dir(args.out)
     jax.config.update("jax_enable_x64", True)
-
     lengths = collapse.length_grid(args.max_len, args.points)
-    t0 = time.perf_counter()
-    models = []
-    for name, labels, cfg in grid:
-        params = collapse.random_model(cfg, labels["seed"])
-        rec = collapse.model_record(
-            params,
-            name,
-            lengths,
-            precisions,
-            pattern=args.pattern,
-            separator_every=args.separator_every,
-            progress=not args.no_progress,
-        )
-        models.append(dict(labels, **rec))
-        print(summary_line(models[-1], precisions), flush=True)
-    record = dict(
-        settings=dict(
-            depth=args.depth,
-            heads=args.heads,
-            positional=positionals,
-            seeds=args.seeds,
-            max_len=args.max_len,
-            points=args.points,
-            precisions=precisions,
-            pattern=args.pattern,
-            separator_every=args.separator_every,
-            width=args.width,
-        ),
-        seconds=round(time.perf_counter() - t0, 1),
-        models=models,
+    tokens = len(
+        collapse.pattern_tokens(args.pattern, lengths[-1], separator_every=args.separator_every)
+    )
+    check_memory(grid, tokens, precisions)
+
+    settings = dict(
+        depth=args.depth,
+        heads=args.heads,
+        positional=positionals,
+        seeds=args.seeds,
+        max_len=args.max_len,
+        points=args.points,
+        lengths=lengths,
+        precisions=precisions,
+        pattern=args.pattern,
+        separator_every=args.separator_every,
+        width=args.width,
     )
     path = os.path.join(out, "collapse.json")
-    with open(path, "w") as f:
-        json.dump(record, f, indent=1)
+    done = finished_models(path, settings)
+    if done:
+        print(f"resuming: {len(done)} finished model(s) read from {path}", flush=True)
+    t0 = time.perf_counter()
+    seconds = sum(m.get("seconds", 0.0) for m in done.values())
+    models = []
+
+    def save(complete: bool):
+        record = dict(
+            settings=settings,
+            complete=complete,
+            seconds=round(seconds + time.perf_counter() - t0, 1),
+            models=models,
+        )
+        jsonio.write_json(path, record)
+        return record
+
+    try:
+        for name, labels, cfg in grid:
+            if name in done:
+                models.append(done[name])
+                continue
+            t1 = time.perf_counter()
+            with held_sigint():
+                params = collapse.random_model(cfg, labels["seed"])
+            rec = collapse.model_record(
+                params,
+                name,
+                lengths,
+                precisions,
+                pattern=args.pattern,
+                separator_every=args.separator_every,
+                progress=not args.no_progress,
+                guard=held_sigint,
+            )
+            models.append(dict(labels, **rec, seconds=round(time.perf_counter() - t1, 1)))
+            save(complete=False)
+            print(summary_line(models[-1], precisions), flush=True)
+        record = save(complete=True)
+    except KeyboardInterrupt:
+        print(
+            f"transformer-theory collapse: interrupted; {len(models)} of {len(grid)} model(s) "
+            f"finished and saved in {path}; run the same command to resume",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
     from transformer_theory.analysis.plots import plot_collapse
 
     print(path)
@@ -139,12 +223,31 @@ def run(args) -> int:
     return 0
 
 
+def finished_models(path: str, settings: dict) -> dict[str, dict]:
+    """The models an earlier run with the same ``settings`` finished (by name); none when there
+    is no such file, it cannot be read, or its settings differ."""
+    from transformer_theory import jsonio
+
+    if not os.path.exists(path):
+        return {}
+    try:
+        record = jsonio.read_json(path)
+    except (OSError, ValueError):
+        return {}
+    if record.get("settings") != settings:
+        return {}
+    return {m["name"]: m for m in record.get("models", [])}
+
+
 def summary_line(model: dict, precisions) -> str:
-    """One line per model: the rate and, per precision, the first identical length."""
-    rate = model["rate"]
-    slope = "n/a" if rate["slope"] is None else f"{rate['slope']:.2f}"
-    parts = [f"{model['name']}: slope {slope}"]
+    """One line per model: the verdict read from the tail, the derived limit where there is one,
+    and per precision the first identical length."""
+    asym = model["asymptotic"]
+    parts = [f"{model['name']}: {model['verdict']}"]
+    if asym["slope"] is not None:
+        parts[0] += f" (tail {asym['tail_from']}..{asym['tail_to']})"
     if model["predicted_limit"] is not None:
+        rate = model["rate"]
         fitted = "n/a" if rate["constant"] is None else f"{rate['constant']:.3g}"
         parts.append(f"n*distance -> K derived {model['predicted_limit']:.3g}, measured {fitted}")
     for prec in precisions:

@@ -8,26 +8,28 @@ computes the exact sensitivities ``||d v^(l)_n / d v_i||`` (every layer count ``
 all-causal path counts and the certified product-of-attention bound; writes ``oversquash.json``
 and ``oversquash.png`` (one panel per model). Exit 1 if a measured sensitivity exceeds its bound
 (the bound is a theorem: that would be a bug).
+
+Peak memory is estimated from XLA's compiled programs before any work and a run that would not
+fit is refused (exit 2). ``oversquash.json`` is rewritten after each model (valid JSON at every
+moment); Ctrl-C stops after the current model (exit 130) with the finished ones saved.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
+import sys
 import time
 
 from transformer_theory.cli._common import (
     EXIT_FAILED,
+    EXIT_INTERRUPTED,
     UsageError,
     name_list,
     positive_int,
     prepare_out_dir,
 )
-from transformer_theory.cli.collapse import model_grid
-
-# The bound holds (H, N, N, D, D) edge blocks in float64; refuse what would not fit in ~2 GiB.
-MAX_BOUND_BYTES = 2 << 30
+from transformer_theory.cli.collapse import held_sigint, model_grid
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -62,51 +64,87 @@ def run(args) -> int:
     if args.length < 5:
         raise UsageError(f"--length: expected at least 5 tokens (quarters), got {args.length}")
     grid = model_grid(args, positionals)
+    from transformer_theory import budget, jsonio
+
     if not args.no_bound:
+        # the bound's (H, N, N, D, D) edge blocks in float64, before compiling anything
         need = max(8 * max(c.heads) * args.length**2 * c.width**2 for _, _, c in grid)
-        if need > MAX_BOUND_BYTES:
-            raise UsageError(
-                f"--length: the bound's edge blocks need {need / 2**30:.1f} GiB at n = "
-                f"{args.length}; use a shorter input, a smaller --width or --no-bound"
-            )
+        budget.check_memory(
+            need, what="the bound's edge blocks", option="--length/--width (or --no-bound)"
+        )
     out = prepare_out_dir(args.out)
     jax.config.update("jax_enable_x64", True)
+    biggest = {}
+    for _, labels, cfg in grid:  # one compile per positional code, at the largest depth and heads
+        key = labels["positional"]
+        if key not in biggest or (cfg.depth, max(cfg.heads)) > (
+            biggest[key].depth,
+            max(biggest[key].heads),
+        ):
+            biggest[key] = cfg
+    estimate = max(
+        oversquash.record_bytes(c, args.length, bound=not args.no_bound) for c in biggest.values()
+    )
+    budget.check_memory(
+        estimate,
+        what=f"the Jacobians and path products at n = {args.length}",
+        option="--length/--width/--depth",
+    )
 
     tokens = collapse.pattern_tokens(args.pattern, args.length)
     t0 = time.perf_counter()
     models, failed = [], []
-    for name, labels, cfg in grid:
-        params = collapse.random_model(cfg, labels["seed"])
-        emb = collapse.embed_long(cfg, tokens, dtype=params.w_o.dtype)
-        rec = oversquash.oversquash_record(params, emb, bound=not args.no_bound)
-        models.append(dict(labels, name=name, **rec))
-        line = (
-            f"{name}: first/last quarter of ||dy_n/dv_i||: {rec['early_late_ratio']:.3g}, of "
-            f"the path weights {rec['path_early_late_ratio']:.3g} (with the residual "
-            f"{rec['residual_path_early_late_ratio']:.3g})"
-        )
-        if not args.no_bound:
-            line += f"; bound holds: {rec['bound_holds']} (max ratio {rec['bound_ratio_max']:.3g})"
-            if not rec["bound_holds"]:
-                failed.append(name)
-        print(line, flush=True)
-    record = dict(
-        settings=dict(
-            depth=args.depth,
-            heads=args.heads,
-            positional=positionals,
-            seeds=args.seeds,
-            length=args.length,
-            pattern=args.pattern,
-            width=args.width,
-            tokens=tokens.tolist(),
-        ),
-        seconds=round(time.perf_counter() - t0, 1),
-        models=models,
-    )
     path = os.path.join(out, "oversquash.json")
-    with open(path, "w") as f:
-        json.dump(record, f, indent=1)
+    settings = dict(
+        depth=args.depth,
+        heads=args.heads,
+        positional=positionals,
+        seeds=args.seeds,
+        length=args.length,
+        pattern=args.pattern,
+        width=args.width,
+        bound=not args.no_bound,
+        tokens=tokens.tolist(),
+    )
+
+    def save(complete: bool) -> dict:
+        record = dict(
+            settings=settings,
+            complete=complete,
+            seconds=round(time.perf_counter() - t0, 1),
+            models=models,
+        )
+        jsonio.write_json(path, record)
+        return record
+
+    try:
+        for name, labels, cfg in grid:
+            with held_sigint():
+                params = collapse.random_model(cfg, labels["seed"])
+                emb = collapse.embed_long(cfg, tokens, dtype=params.w_o.dtype)
+                rec = oversquash.oversquash_record(params, emb, bound=not args.no_bound)
+            models.append(dict(labels, name=name, **rec))
+            save(complete=False)
+            line = (
+                f"{name}: first/last quarter of ||dy_n/dv_i||: {rec['early_late_ratio']:.3g}, of "
+                f"the path weights {rec['path_early_late_ratio']:.3g} (with the residual "
+                f"{rec['residual_path_early_late_ratio']:.3g})"
+            )
+            if not args.no_bound:
+                line += (
+                    f"; bound holds: {rec['bound_holds']} (max ratio {rec['bound_ratio_max']:.3g})"
+                )
+                if not rec["bound_holds"]:
+                    failed.append(name)
+            print(line, flush=True)
+        record = save(complete=True)
+    except KeyboardInterrupt:
+        print(
+            f"transformer-theory oversquash: interrupted; {len(models)} of {len(grid)} model(s) "
+            f"finished and saved in {path}",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
     print(path)
     print(plot_oversquash(record, os.path.join(out, "oversquash.png")))
     if failed:
