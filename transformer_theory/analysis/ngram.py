@@ -4,9 +4,10 @@ equivalence, the precision each needs, and soft attention's distance from the n-
 - :func:`equivalence_record`: ``log q(y)`` of the constructed transformer against ``log p(y)`` of
   the n-gram LM on EVERY string up to a length (or sampled strings when there are too many), EOS
   included, and the probability mass both give to those strings.
-- :func:`selection_scan`: the first input position at which the attention no longer selects what
-  the proof says (3.1/3.2: the one key ``t - h``; 3.3: the ``n - 1`` window keys uniformly), in the
-  parameters' dtype -- the longest string length up to which the construction stays exact.
+- :func:`selection_scan`: the longest string length ``L`` such that the model's attention is the
+  proof's (3.1/3.2: the one key ``t - h``; 3.3-slots: the ``n - 1`` window keys uniformly) at every
+  query of every length up to ``L``, in the parameters' dtype; the model is run at every length,
+  since its rounding depends on the length.
 - :func:`predicted_exact_length`: the same limit derived from the score's gap and the dtype's
   rounding (a sufficient condition, so the measured limit is at least this).
 - :func:`soft_kl` / :func:`beta_for_kl`: with softmax attention at score scale ``beta``, the KL
@@ -27,9 +28,7 @@ import numpy as np
 
 from transformer_theory import _validate
 from transformer_theory.constructions import ngram as cn
-from transformer_theory.core import attention as core_attention
-from transformer_theory.core.forward import embed, lm_log_probs
-from transformer_theory.core.layers import attention_scores
+from transformer_theory.core.forward import forward_trace, lm_inputs, lm_log_probs
 from transformer_theory.core.positional import window_score_polynomial
 from transformer_theory.tasks.ngram import NGramLM
 
@@ -135,124 +134,103 @@ def equivalence_record(
 
 
 # ----------------------------------------------------------------------------- precision
-def _intended_QxK(construction: str, order: int, head: int, queries_Q, num_keys: int):
-    """The weights the proof prescribes: one-hot on ``max(i - h, 0)`` (3.1/3.2, head/layer
-    ``h``), or uniform on the window ``max(0, i - w + 1) .. i`` (3.3)."""
-    w = order - 1
-    i = queries_Q[:, None]
-    j = jnp.arange(num_keys)[None, :]
-    if construction == "3.3":
-        inside = (j <= i) & (j >= jnp.maximum(i - w + 1, 0))
-        return inside / jnp.sum(inside, axis=1, keepdims=True)
-    return (j == jnp.maximum(i - head, 0)).astype(jnp.float32)
+def intended_attention(offset: int, window: int, num_positions: int) -> np.ndarray:
+    """The weights the proof prescribes, ``(N, N)`` float64 (query ``i``, key ``j``): one-hot on
+    ``max(i - offset, 0)`` (a 3.1/3.2 head of that offset), or for ``offset = -1`` uniform on the
+    window ``max(0, i - window + 1) .. i`` (3.3-slots)."""
+    i = np.arange(num_positions)[:, None]
+    j = np.arange(num_positions)[None, :]
+    if offset < 0:
+        inside = (j <= i) & (j >= np.maximum(i - window + 1, 0))
+        return inside / inside.sum(axis=1, keepdims=True)
+    return (j == np.maximum(i - offset, 0)).astype(np.float64)
 
 
-def _heads(params, construction):
-    """``(layer, head index within it, offset h)`` of every head of the construction."""
-    if construction == "3.2":
-        return [(layer, 0, h) for h, layer in enumerate(params.layers)]
-    layer = params.layers[0]
-    return [(layer, h, h) for h in range(layer.attn.w_qk.shape[0])]
+@jax.jit
+def _attention_maps(params, tokens_N):
+    # the model's own forward, jitted as a user runs it; only the maps are kept
+    return forward_trace(params, tokens_N).attention
 
 
-def _selection_ok(params, construction, h_KxD, queries_Q):
-    """Per query: does every head's attention equal the prescribed weights (same support, values
-    within 8 ulps -- sparsemax's ``z - tau`` may round a 1 to ``1 - ulp``)?"""
+def first_wrong_query(params, construction: str, maps, *, first_query: int = 0) -> int | None:
+    """The first query ``i >= first_query`` at which some head's attention in ``maps`` (one
+    ``(H, N, N)`` array per layer, as :func:`~transformer_theory.core.forward_trace` returns) is
+    not the proof's: a different support, or a weight more than 8 ulps of the dtype from the
+    prescribed one (sparsemax's ``z - tau`` may round a 1 to ``1 - ulp``). None if every query is
+    the proof's."""
     cfg = params.config
-    n = h_KxD.shape[0]
-    tol = 8 * float(jnp.finfo(h_KxD.dtype).eps)
-    ok = jnp.ones(queries_Q.shape, bool)
-    for layer, head, offset in _heads(params, construction):
-        scores = attention_scores(layer, h_KxD, cfg, queries_Q)[head]
-        mask = jnp.arange(n)[None, :] <= queries_Q[:, None]
-        got = core_attention.attention_weights(scores, cfg.attention, mask).astype(jnp.float32)
-        want = _intended_QxK(construction, cfg.positional_window + 1, offset, queries_Q, n)
-        same = ((got > 0) == (want > 0)) & (jnp.abs(got - want) <= tol)
-        ok &= jnp.all(same, axis=1)
-    return ok
+    dtype = params.w_o.dtype
+    tol = 8 * float(jnp.finfo(dtype).eps)
+    bad = None
+    for layer, head, offset in cn.head_offsets(construction, cfg.bos_pad + 1):
+        got = np.asarray(maps[layer][head], np.float64)
+        want = intended_attention(offset, cfg.bos_pad, got.shape[0])
+        wrong = np.any(((got > 0) != (want > 0)) | (np.abs(got - want) > tol), axis=1)
+        wrong[:first_query] = False
+        if wrong.any():
+            i = int(np.flatnonzero(wrong)[0])
+            bad = i if bad is None else min(bad, i)
+    return bad
 
 
-def selection_scan(
-    params,
-    construction: str,
-    *,
-    limit: int = 131_072,
-    exhaustive_upto: int = 2_048,
-    backward: int = 4_096,
-) -> dict:
-    """The first input position whose attention is not the proof's, in the parameters' dtype.
+def selection_scan(params, construction: str, *, max_length: int = 32) -> dict:
+    """The longest string length ``L`` such that, at EVERY length ``0..L``, the model's attention
+    at every query is the proof's (3.1/3.2: the one key ``t - h``; 3.3-slots: the window keys
+    uniformly), in the parameters' dtype.
 
-    The scores read only the positional code, which no layer writes, so they are computed on the
-    embedding (for 3.2 every layer reads the same code as the first). Every query ``i <
-    exhaustive_upto`` is checked against every key; beyond, single queries at ``2^k`` positions
-    and then a bisection find a failure, and every query in the ``backward`` positions before it
-    is checked too (the earliest failure there is reported). Near the threshold failures are
-    intermittent (whether two nearly equal scores round apart depends on the position), so beyond
-    ``exhaustive_upto`` the reported position is the first failure in that stretch: a failure
-    before it but more than ``backward`` positions earlier would be missed. The derived bound
-    :func:`predicted_exact_length` is a guarantee below it.
+    Why every length is run: the scores' rounding depends on the sequence length, not only on the
+    query and key (XLA picks the dot's reduction order, and whether it fuses a multiply-add, from
+    the shapes). Measured on a 2-core x86 CPU: a 3.3-slots model for a 4-gram over 3 symbols in
+    float32 attends wrongly at input position 10 in runs of 11-16 and 33-42 positions but not in
+    runs of 17-32, so one long run certifies nothing about shorter inputs (the scan this replaces
+    reported "exact to length 9" for a model wrong at length 8). The model is therefore run -- its
+    own jitted :func:`~transformer_theory.core.forward_trace`, on one input -- at each input
+    length ``w + L`` for ``L = 0..max_length`` and every query that predicts (``i >= w - 1``) is
+    checked, so the returned length is true by construction for that forward on this machine. The
+    construction's scores read only the positional code, which no layer writes, so the tokens do
+    not matter (the input is ``BOS^w 0^L``; ``tests/ngram`` checks token independence). A batched
+    or differently compiled run may round differently beyond :func:`predicted_exact_length`,
+    which holds for any summation order.
 
-    Returns ``first_failing_position`` (0-based input position, or None if none up to
-    ``limit``), ``longest_exact_length`` (the longest string length all of whose positions are
-    exact: a string of length ``L`` uses positions ``w - 1 .. w - 1 + L``; -1 when even the empty
-    string's one prediction fails; the BOS-only positions before ``w - 1`` predict nothing and
-    are not checked), and how it was found.
+    Args:
+      params: a model from :func:`~transformer_theory.constructions.ngram.build` with hard or
+        sparse attention.
+      construction: the name it was built as (checked against its layout).
+      max_length: the longest string length run (one compilation per length).
+
+    Returns:
+      ``longest_exact_length`` (-1 when even the empty string fails; None when every length up to
+      ``max_length`` is exact -- then the model is exact at least that far),
+      ``first_failing_length`` / ``first_failing_position`` (the string length and the 0-based
+      input position of the first wrong query, or None), ``checked_up_to`` (``max_length``) and
+      ``method``.
     """
-    _validate.check_choice("construction", construction, cn.CONSTRUCTIONS)
-    _validate.check_positive("limit", limit)
+    cn.check_built_as(params, construction, "params")
+    _validate.check_positive("max_length", max_length, allow_zero=True)
     cfg = params.config
     if cfg.attention == "softmax":
         raise ValueError("params: softmax attention never selects exactly; use soft_kl")
-    w = cfg.positional_window
-    bos = cfg.vocab_size - 1
-    # tokens do not enter the scores (only the positional code does); BOS everywhere
-    h = embed(params, jnp.full((limit,), bos, jnp.int32))
-    check = jax.jit(_selection_ok, static_argnums=1)
-
-    def ok_at(positions) -> np.ndarray:
-        return np.asarray(check(params, construction, h, jnp.asarray(positions, jnp.int32)))
-
-    chunk = 256
-
-    def first_bad(start, stop):
-        for lo in range(start, stop, chunk):
-            q = np.arange(lo, min(lo + chunk, stop))
-            bad = np.flatnonzero(~ok_at(np.pad(q, (0, chunk - len(q)), mode="edge"))[: len(q)])
-            if bad.size:
-                return int(q[bad[0]])
-        return None
-
-    def result(first, method):
-        return {
-            "first_failing_position": None if first is None else int(first),
-            "longest_exact_length": None if first is None else int(first) - w,
-            "checked_up_to": limit if first is None else int(first),
-            "exhaustive_upto": min(exhaustive_upto, limit),
-            "method": method,
-        }
-
-    top = min(exhaustive_upto, limit)
-    found = first_bad(w - 1, top)  # positions before w - 1 read only BOS and predict nothing
-    if found is not None:
-        return result(found, "exhaustive")
-    good, probe = top - 1, top
-    while probe < limit:
-        if not ok_at([probe])[0]:
+    w = cfg.bos_pad
+    record = {
+        "longest_exact_length": None,
+        "first_failing_length": None,
+        "first_failing_position": None,
+        "checked_up_to": int(max_length),
+        "method": "the model run at every string length 0..max_length, every query checked",
+    }
+    for length in range(max_length + 1):
+        tokens = lm_inputs(cfg, jnp.zeros((length,), jnp.int32))
+        bad = first_wrong_query(
+            params, construction, _attention_maps(params, tokens), first_query=w - 1
+        )
+        if bad is not None:
+            record.update(
+                longest_exact_length=length - 1,
+                first_failing_length=length,
+                first_failing_position=bad,
+            )
             break
-        good, probe = probe, probe * 2
-    else:
-        if good == limit - 1 or ok_at([limit - 1])[0]:
-            return result(None, "exhaustive + doubling")
-        probe = limit - 1
-    lo, hi = good, probe  # ok at lo, failing at hi
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if ok_at([mid])[0] else (lo, mid)
-    earlier = first_bad(max(hi - backward, top), hi)
-    return result(
-        hi if earlier is None else earlier,
-        f"exhaustive to {top}, doubling, bisection, every query in the {backward} before",
-    )
+    return record
 
 
 def window_budget(t: int, window: int) -> float:
@@ -276,10 +254,13 @@ def predicted_exact_length(
     """The longest string length the derivation guarantees exact in ``dtype`` (a lower bound on
     :func:`selection_scan`'s measurement).
 
-    3.1/3.2: the score ``fl(a_1 b_1 + a_2 b_2)`` of code entries ``fl(sqrt(fl(1/s)))`` is within
-    ``5u`` of ``<u(t), u(s)>`` (``u = 2^-p``: ``1.5u`` per entry, ``u`` per product and sum), so
-    the peak stays unique while :func:`~transformer_theory.constructions.ngram.score_gap` exceeds
-    ``10u``, at every shifted position up to ``t + n - 2``. 3.3: while :func:`window_budget` stays
+    3.1/3.2/3.2-direct: the score ``fl(a_1 b_1 + a_2 b_2)`` of code entries ``fl(sqrt(fl(1/s)))``
+    is within ``5u`` of ``<u(t), u(s)>`` (``u = 2^-p``: ``1.5u`` per entry, ``u`` per product and
+    sum), so the peak stays unique while
+    :func:`~transformer_theory.constructions.ngram.score_gap` exceeds ``10u``, at every shifted
+    position up to ``t + h`` (``h``: the largest offset, ``n - 2``, or 1 for 3.2's two fixed
+    pairs); this holds in either order of the two products, with or without a fused multiply-add,
+    so whatever the compiler picks. 3.3-slots: while :func:`window_budget` stays
     below ``2^p`` (exact integer arithmetic). Sparse 3.1/3.2 also needs the scaled lead to stay
     >= 1, which :func:`~transformer_theory.constructions.ngram.sparse_beta` guarantees up to the
     ``max_len`` it was built for (and no further): the bound is the smaller of the two. Found by
@@ -289,14 +270,14 @@ def predicted_exact_length(
     """
     _validate.check_choice("construction", construction, cn.CONSTRUCTIONS)
     _validate.check_choice("attention", attention, ("hard", "sparse"))
-    if attention == "sparse" and construction != "3.3":
+    if attention == "sparse" and construction != "3.3-slots":
         if max_len is None:
             raise ValueError("max_len: sparse 3.1/3.2 are exact up to the max_len built for")
         hard = predicted_exact_length(construction, order, dtype, limit=limit)
         return None if hard is None else min(hard, max_len)
     p = significand_bits(dtype)
     w = order - 1
-    if construction == "3.3":
+    if construction == "3.3-slots":
 
         def holds(t):
             return window_budget(t, w) < 2.0**p
@@ -307,7 +288,7 @@ def predicted_exact_length(
         def holds(t):
             return bool(cn.score_gap(t) > 10 * 2.0**-p)
 
-        last_shift = w - 1
+        last_shift = 1 if construction == "3.2" else w - 1
     if not holds(1 + last_shift):
         return None
     lo, hi = 1, limit

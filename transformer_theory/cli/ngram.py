@@ -1,16 +1,23 @@
 """Build Svete & Cotterell's (2024) transformer LMs for a random n-gram LM and check them exactly.
 
-For each construction (Theorem 3.1: ``n - 1`` heads, one layer; 3.2: one head, ``n - 1`` layers;
-3.3: one head, one layer) and each float format it builds the model, compares ``log q(y)`` with
-the n-gram's ``log p(y)`` on every string up to ``--max-len`` (EOS included; sampled where there are
-more than 50,000 strings of a length), and -- for hard and sparse attention -- scans for the first
-position whose attention is not the proof's, beside the limit derived from the score's gap.
-Writes ``--out/ngram.json`` (``records``: one per construction and precision, with
-``max_abs_logprob_diff``, ``strings``, ``equivalent``; ``soft`` with softmax attention) and
-``ngram_precision.png`` (and ``ngram_soft.png`` with softmax). Examples::
+For each construction (the paper's Theorem 3.1: ``n - 1`` heads, one layer; the paper's 3.2: one
+offset-1 head per layer composing the history; this library's variants 3.2-direct and 3.3-slots)
+and each float format it builds the model, compares ``log q(y)`` with the n-gram's ``log p(y)`` on
+every string up to ``--max-len`` (EOS included; sampled where there are more than 50,000 strings
+of a length), and -- for hard and sparse attention -- runs the model at every string length up to
+``--scan-limit`` to find the longest length up to which every query's attention is the proof's,
+beside the limit derived from the score's gap. Before any work it estimates the memory and time
+its settings need, prints the estimate, and refuses (exit 2) settings that do not fit.
+
+Writes ``--out/ngram.json`` (``complete``: false until the run has finished -- an interrupted run
+leaves ``false`` with the records done so far, never an earlier run's file; ``records``: one per
+construction and precision, with ``max_abs_logprob_diff``, ``strings``, ``equivalent``, ``scan``;
+``soft`` with softmax attention) and ``ngram_precision.png`` (and ``ngram_soft.png`` with
+softmax). Examples::
 
     transformer-theory ngram --order 3 --alphabet 3 --max-len 8 --out results/ngram
-    transformer-theory ngram --construction 3.1,3.3 --attention softmax --beta 1000 --out r/soft
+    transformer-theory ngram --construction 3.1,3.3-slots --attention softmax --beta 1000 \\
+        --out r/soft
 
 Exit 1 if a hard or sparse construction is not equivalent in float64 (where the theorems claim
 it); a lower precision that breaks is a measurement, not a failure.
@@ -19,11 +26,15 @@ it); a lower precision that breaks is a measurement, not a failure.
 from __future__ import annotations
 
 import argparse
-import json
+import math
 import os
 
-CONSTRUCTIONS = ("3.1", "3.2", "3.3")
+CONSTRUCTIONS = ("3.1", "3.2", "3.2-direct", "3.3-slots")
 PRECISIONS = ("float64", "float32", "bfloat16")
+OUTPUTS = ("ngram.json", "ngram_precision.png", "ngram_soft.png")
+#: Seconds one compilation of a small model takes (a jitted forward at a new length), measured
+#: 0.3-0.8 s on the 2-core CPU this was written on under load; the time estimate's unit.
+SECONDS_PER_COMPILE = 0.5
 
 
 def _common(name):
@@ -50,7 +61,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--max-len", type=_nonnegative_int, default=8, help="check every string up to this length"
     )
-    p.add_argument("--construction", default="all", help="comma list of 3.1, 3.2, 3.3 or 'all'")
+    p.add_argument(
+        "--construction",
+        default="all",
+        help="comma list of 3.1, 3.2, 3.2-direct, 3.3-slots or 'all'",
+    )
     p.add_argument("--attention", default="hard", choices=("hard", "sparse", "softmax"))
     p.add_argument("--beta", type=_positive_float, default=None, help="softmax: score scale")
     p.add_argument(
@@ -64,16 +79,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--scan-limit",
-        type=_positive_int,
-        default=131_072,
-        help="longest input scanned for the first failing position (default 131072)",
+        type=_nonnegative_int,
+        default=32,
+        help="hard/sparse: run the model at every string length up to this (one compilation "
+        "each) to find the longest exact length (default 32)",
     )
     p.add_argument(
         "--soft-lengths",
-        default="2,4,6,8",
-        help="softmax: string lengths at which the beta for --target-kl is searched",
+        default=None,
+        help="softmax only: string lengths at which the beta for --target-kl is searched "
+        "(default 2,4,6,8)",
     )
-    p.add_argument("--target-kl", type=_positive_float, default=1e-3, help="softmax: target KL")
+    p.add_argument(
+        "--target-kl", type=_positive_float, default=None, help="softmax only: target KL (1e-3)"
+    )
     p.add_argument("--seed", type=_nonnegative_int, default=0, help="seed of the random LM")
     p.add_argument("--out", required=True, help="output directory (ngram.json + PNG plots)")
 
@@ -88,7 +107,7 @@ def _check(args) -> tuple[list[str], list[str], list[int], float]:
     zero = args.zero_fraction
     if zero is None:
         zero = 0.0 if args.attention == "softmax" else 0.2
-    if not 0.0 <= zero < 1.0:
+    if not (math.isfinite(zero) and 0.0 <= zero < 1.0):
         raise UsageError(f"--zero-fraction: expected a number in [0, 1), got {zero}")
     if args.attention == "softmax":
         if args.beta is None:
@@ -98,29 +117,120 @@ def _check(args) -> tuple[list[str], list[str], list[int], float]:
                 "--zero-fraction: softmax attention needs a table without exact zeros (a spread "
                 "attention reads log 0 from a partly active unit); use --zero-fraction 0"
             )
-    elif args.beta is not None:
-        raise UsageError(f"--beta: only softmax attention takes a scale, not {args.attention!r}")
+    else:
+        for option, value in (
+            ("--beta", args.beta),
+            ("--soft-lengths", args.soft_lengths),
+            ("--target-kl", args.target_kl),
+        ):
+            if value is not None:
+                raise UsageError(
+                    f"{option}: applies to softmax attention only, not --attention "
+                    f"{args.attention} (it would be ignored)"
+                )
     soft_lengths = []
     if args.attention == "softmax":
+        text = "2,4,6,8" if args.soft_lengths is None else args.soft_lengths
         try:
-            soft_lengths = [int(t) for t in args.soft_lengths.split(",") if t.strip()]
+            soft_lengths = [int(t) for t in text.split(",") if t.strip()]
         except ValueError:
             raise UsageError(
-                f"--soft-lengths: expected a comma list of integers, got {args.soft_lengths!r}"
+                f"--soft-lengths: expected a comma list of integers, got {text!r}"
             ) from None
         if not soft_lengths or min(soft_lengths) < 0:
-            raise UsageError(f"--soft-lengths: expected lengths >= 0, got {args.soft_lengths!r}")
-        if args.alphabet ** max(soft_lengths + [args.max_len]) > 200_000:
+            raise UsageError(f"--soft-lengths: expected lengths >= 0, got {text!r}")
+        if args.alphabet ** (max(soft_lengths + [args.max_len]) + 1) > 2**22:
             raise UsageError(
-                "--soft-lengths: the KL sums over every string; |Sigma|^L must stay <= 200000"
+                "--soft-lengths: the KL sums over every string and prefix up to L + 1 symbols; "
+                "|Sigma|^(L+1) must stay <= 2^22 (L: the largest of --soft-lengths, --max-len)"
             )
     return constructions, precisions, soft_lengths, zero
+
+
+def estimate(args, constructions, precisions, soft_lengths) -> tuple[float, float]:
+    """``(bytes, seconds)`` the run needs, from the settings alone (nothing is built).
+
+    Memory: the n-gram table (``A (|Sigma| + 1)`` float64, ``A = sum_{k<n} |Sigma|^k``), the
+    largest model's weights (``W_QK`` and ``W_V`` are ``D x D`` per head, ``D ~ A``; the MLP is
+    ``units x D`` twice) and the largest batch's activations in the equivalence check (up to
+    4,096 strings of ``n - 1 + L`` positions, ``D`` wide, with ``H`` attention maps of ``N^2``).
+    Time: one compilation (:data:`SECONDS_PER_COMPILE`) per string length checked and per length
+    scanned, per model, plus the arithmetic at 1e9 multiply-adds per second.
+    """
+    from transformer_theory.tasks.ngram import num_histories
+
+    S, n = args.alphabet, args.order
+    w, V = n - 1, S + 1
+    A = num_histories(S, n)
+    D = V + 2 * (2 * w + 1) + w * (1 + V) + w * V + A  # the widest layout (3.3-slots)
+    heads = w
+    units = A * w
+    table = 8.0 * A * V
+    weights = 8.0 * (2 * heads * D * D + 2 * units * D + V * D)
+    N = w + args.max_len
+    strings = min(sum(S**k for k in range(args.max_len + 1)), 50_000 * (args.max_len + 1))
+    batch = min(4096, max(min(S**args.max_len, 50_000), 2_000))
+    acts = 8.0 * batch * (N * (D + units) * (w + 1) + heads * N * N)
+    memory = table + weights + acts
+    models = len(constructions) * (1 if args.attention == "softmax" else len(precisions))
+    scans = 0 if args.attention == "softmax" else args.scan_limit + 1
+    lengths = args.max_len + 1 + scans
+    evaluations = 1
+    if args.attention == "softmax":
+        # the soft study: 7 betas and a ~12-step bisection per soft length, each over every
+        # string up to the length (the shapes repeat, so they compile once per length)
+        lengths += max(soft_lengths + [args.max_len]) + 2
+        evaluations += 7 + 12 * len(soft_lengths)
+    flops = models * (
+        evaluations * strings * N * D * (D + units) * (w + 1) + scans * (w + scans) ** 2 * D
+    )
+    seconds = models * lengths * SECONDS_PER_COMPILE + flops / 1e9
+    return memory, seconds
+
+
+def _save(out, settings, records, soft, complete) -> str:
+    from transformer_theory.jsonio import write_json
+
+    path = os.path.join(out, "ngram.json")
+    result = {"complete": complete, "settings": settings, "records": records}
+    if soft is not None:
+        result["soft"] = soft
+    write_json(path, result)
+    return path
 
 
 def run(args) -> int:
     EXIT_FAILED, EXIT_OK = _common("EXIT_FAILED"), _common("EXIT_OK")
     constructions, precisions, soft_lengths, zero = _check(args)
     out = _common("prepare_out_dir")(args.out)
+    from transformer_theory import budget
+    from transformer_theory.tasks.ngram import num_histories
+
+    memory, seconds = estimate(args, constructions, precisions, soft_lengths)
+    table = 8.0 * num_histories(args.alphabet, args.order) * (args.alphabet + 1)
+    budget.check_memory(
+        memory,
+        what=f"the n-gram table ({budget.format_bytes(table)} alone), the models' D x D weights "
+        "and a batch",
+        option="--order/--alphabet/--max-len",
+    )
+    budget.check_seconds(
+        seconds,
+        what="checking every string and scanning every length",
+        option="--max-len/--scan-limit",
+    )
+    print(
+        f"ngram: estimated {budget.format_bytes(memory)} of memory, "
+        f"{budget.format_seconds(seconds)}"
+    )
+    # An earlier run's outputs (perhaps another setting's) must not stand beside this run's.
+    for name in OUTPUTS:
+        if os.path.exists(os.path.join(out, name)):
+            os.remove(os.path.join(out, name))
+    settings = vars(args) | {"zero_fraction": zero}
+    settings.pop("func", None)
+    records = []
+    _save(out, settings, records, None, complete=False)
 
     import jax
     from tqdm.auto import tqdm
@@ -131,49 +241,57 @@ def run(args) -> int:
     from transformer_theory.tasks.ngram import NGramLM
 
     lm = NGramLM.random(args.seed, args.alphabet, args.order, zero_fraction=zero)
-    records, failed = [], False
+    failed = False
+    soft = None
     jobs = [(c, p) for c in constructions for p in precisions]
-    for construction, precision in tqdm(jobs, desc="ngram", unit="model"):
-        dtype = analysis.DTYPES[precision]
-        params = cn.build(
-            lm,
-            construction,
-            attention=args.attention,
-            beta=args.beta,
-            max_len=args.max_len,
-            dtype=dtype,
-        )
-        cfg = params.config
-        rec = {
-            "construction": construction,
-            "attention": args.attention,
-            "precision": precision,
-            "order": args.order,
-            "alphabet": args.alphabet,
-            "max_len": args.max_len,
-            "heads": list(cfg.heads),
-            "width": cfg.width,
-            "mlp_hidden": cfg.mlp_hidden,
-            "beta": args.beta if args.attention == "softmax" else None,
-        }
-        rec.update(analysis.equivalence_record(lm, params, args.max_len, seed=args.seed))
-        if args.attention != "softmax":
-            rec["scan"] = analysis.selection_scan(params, construction, limit=args.scan_limit)
-            rec["predicted_exact_length"] = analysis.predicted_exact_length(
-                construction, args.order, dtype, attention=args.attention, max_len=args.max_len
+    try:
+        for construction, precision in tqdm(jobs, desc="ngram", unit="model"):
+            dtype = analysis.DTYPES[precision]
+            params = cn.build(
+                lm,
+                construction,
+                attention=args.attention,
+                beta=args.beta,
+                max_len=args.max_len,
+                dtype=dtype,
             )
-            failed |= precision == "float64" and not rec["equivalent"]
-        else:
-            rec["kl"] = analysis.soft_kl(lm, construction, args.beta, args.max_len)
-        records.append(rec)
-        tqdm.write(_summary(rec))
-    result = {"settings": vars(args) | {"zero_fraction": zero}, "records": records}
-    if args.attention == "softmax":
-        result["soft"] = _soft_study(lm, constructions, args, soft_lengths, analysis, tqdm)
-    with open(os.path.join(out, "ngram.json"), "w") as fh:
-        json.dump(result, fh, indent=1)
+            cfg = params.config
+            rec = {
+                "construction": construction,
+                "attention": args.attention,
+                "precision": precision,
+                "order": args.order,
+                "alphabet": args.alphabet,
+                "max_len": args.max_len,
+                "heads": list(cfg.heads),
+                "width": cfg.width,
+                "mlp_hidden": cfg.mlp_hidden,
+                "beta": args.beta if args.attention == "softmax" else None,
+            }
+            rec.update(analysis.equivalence_record(lm, params, args.max_len, seed=args.seed))
+            if args.attention != "softmax":
+                rec["scan"] = analysis.selection_scan(
+                    params, construction, max_length=args.scan_limit
+                )
+                rec["predicted_exact_length"] = analysis.predicted_exact_length(
+                    construction, args.order, dtype, attention=args.attention, max_len=args.max_len
+                )
+                failed |= precision == "float64" and not rec["equivalent"]
+            else:
+                rec["kl"] = analysis.soft_kl(lm, construction, args.beta, args.max_len)
+            records.append(rec)
+            tqdm.write(_summary(rec))
+        if args.attention == "softmax":
+            target = 1e-3 if args.target_kl is None else args.target_kl
+            soft = _soft_study(lm, constructions, args, soft_lengths, target, analysis, tqdm)
+    except KeyboardInterrupt:
+        path = _save(out, settings, records, soft, complete=False)
+        print(f"interrupted: {path} holds the {len(records)} records done, marked complete: false")
+        raise
+    result = {"settings": settings, "records": records, "soft": soft}
     _plot(result, out)
-    print(f"wrote {os.path.join(out, 'ngram.json')}")
+    path = _save(out, settings, records, soft, complete=True)
+    print(f"wrote {path}")
     return EXIT_FAILED if failed else EXIT_OK
 
 
@@ -184,10 +302,14 @@ def _summary(rec) -> str:
         f"(max |log q - log p| = {rec['max_abs_logprob_diff']:.2e})"
     )
     if "scan" in rec:
-        first = rec["scan"]["longest_exact_length"]
-        exact = {None: "exact up to the scan limit", -1: "exact for no string"}.get(
-            first, f"exact up to length {first}"
-        )
+        scan = rec["scan"]
+        first = scan["longest_exact_length"]
+        if first is None:
+            exact = f"exact at every length up to {scan['checked_up_to']} (the scan's limit)"
+        elif first == -1:
+            exact = "exact for no string"
+        else:
+            exact = f"exact at every length up to {first} (wrong at {first + 1})"
         line += f"; {exact} " + (
             f"(derived >= {rec['predicted_exact_length']})"
             if rec["predicted_exact_length"] is not None
@@ -198,7 +320,7 @@ def _summary(rec) -> str:
     return line
 
 
-def _soft_study(lm, constructions, args, soft_lengths, analysis, tqdm) -> list[dict]:
+def _soft_study(lm, constructions, args, soft_lengths, target, analysis, tqdm) -> list[dict]:
     betas = [10.0**k for k in range(0, 7)]
     rows = []
     for construction in tqdm(constructions, desc="softmax beta", unit="construction"):
@@ -206,7 +328,7 @@ def _soft_study(lm, constructions, args, soft_lengths, analysis, tqdm) -> list[d
             {"beta": b, "kl": analysis.soft_kl(lm, construction, b, args.max_len)} for b in betas
         ]
         needed = [
-            {"length": L, "beta": analysis.beta_for_kl(lm, construction, args.target_kl, L)}
+            {"length": L, "beta": analysis.beta_for_kl(lm, construction, target, L)}
             for L in soft_lengths
         ]
         rows.append(
@@ -214,7 +336,7 @@ def _soft_study(lm, constructions, args, soft_lengths, analysis, tqdm) -> list[d
                 "construction": construction,
                 "max_len": args.max_len,
                 "kl_by_beta": curve,
-                "target_kl": args.target_kl,
+                "target_kl": target,
                 "beta_needed": needed,
             }
         )
@@ -248,17 +370,17 @@ def _plot(result, out) -> None:
             pos = r["scan"]["first_failing_position"]
             if pos is None:
                 continue
-            ax = axes[1] if r["construction"] == "3.3" else axes[0]
+            ax = axes[1] if r["construction"] == "3.3-slots" else axes[0]
             ax.axvline(pos + 1, color=colors[r["precision"]], ls="--", alpha=0.7)
         axes[0].set(
             xlabel="position t",
             ylabel="score gap",
-            title="Theorems 3.1/3.2: gap vs rounding (dashed: first failure)",
+            title="3.1/3.2: gap vs rounding (dashed: first failure)",
         )
         axes[1].set(
             xlabel="position t",
             ylabel="largest intermediate",
-            title="Theorem 3.3: exact integers while below 2^p",
+            title="3.3-slots: exact integers while below 2^p",
         )
         for ax in axes:
             ax.legend(fontsize=6)

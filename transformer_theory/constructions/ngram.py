@@ -20,20 +20,33 @@ Residual stream (``D`` coordinates), in blocks:
 - ``W_O[c, a] = log p(c | a)`` (``-inf`` for an exact zero; :func:`core.forward.output_logits`
   multiplies ``0 * (-inf) = 0``), so the logits are the n-gram's conditional log-probabilities.
 
-The three theorems differ in how the history reaches the last position:
+The constructions differ in how the history reaches the last position. Two are the paper's
+(as the authors build them in rycolab/transformer-ngrams, ``ngrams/transform/heads.py`` and
+``layers.py``), two are this library's own variants of them, named as such:
 
-- **3.1, ``n - 1`` heads, one layer.** Head ``h`` scores key ``j`` by ``<u(t), u(j + h)>`` with
-  ``u(s) = (sqrt(1/s), sqrt(1 - 1/s))``, a cosine that is 1 exactly at ``j = t - h`` and below 1
-  elsewhere; hardmax then attends to ``t - h`` and ``W_V`` copies its id into block ``h``.
-- **3.2, one head, ``n - 1`` layers.** Layer ``l`` holds the single head with offset ``h = l``
-  of 3.1 (it reads the id block, which no layer writes, so the layers do not interfere); the
-  last layer carries the MLP. (The slides give only the head/layer counts; the paper's proof
-  composes offsets layer by layer, this is one valid instance of it.)
-- **3.3, one head, one layer.** The score ``c(t) . (1, j, .., j^{2w})`` with ``c(t)`` the
-  coefficients of ``-prod_{h<w} (j - t + h)^2`` is exactly 0 on the window ``t-w+1..t`` and at
-  most ``-1`` elsewhere, so average-hard attention averages the window; each symbol sits in the
-  slot ``j mod w`` of its position, so the average keeps the order, and a unit per (history,
-  ``t mod w``) reads it.
+- **3.1, ``n - 1`` heads, one layer** (the paper's). Head ``h`` scores key ``j`` by ``<u(t),
+  u(j + h)>`` with ``u(s) = (sqrt(1/s), sqrt(1 - 1/s))``, a cosine that is 1 exactly at ``j = t -
+  h`` and below 1 elsewhere; hardmax then attends to ``t - h`` and ``W_V`` copies its id into
+  block ``h``.
+- **3.2, one head per layer** (the paper's, as ``layers.py`` builds it). The code is a FIXED two
+  pairs ``(u(t), u(t + 1))`` whatever ``n`` is; every layer's head scores ``<u(t), u(j + 1)>`` and
+  attends to offset 1, and layer ``l`` copies block ``l - 1`` of position ``t - 1`` into block
+  ``l`` (block 0 is the id block of the embedding). By induction block ``l`` of position ``t``
+  then holds ``y_{t-l}``: the history is COMPOSED, one step per layer. The current symbol needs
+  no attention, so the authors' code has ``n - 2`` such layers (the theorem's ``n - 1`` counts
+  one more; with ``n = 2`` one layer is kept to carry the MLP, its head writing nothing).
+- **3.2-direct, one head per layer** (this library's variant): layer ``l`` holds 3.1's head with
+  offset ``h = l``, reading the id block directly (no composition) and so still needing ``n - 1``
+  code pairs; the last layer carries the MLP.
+- **3.3-slots, one head, one layer** (this library's variant, NOT the paper's 3.3). The score
+  ``c(t) . (1, j, .., j^{2w})`` with ``c(t)`` the coefficients of ``-prod_{h<w} (j - t + h)^2`` is
+  exactly 0 on the window ``t-w+1..t`` and at most ``-1`` elsewhere, so average-hard attention
+  averages the window; each symbol sits in the slot ``j mod w`` of its position, so the average
+  keeps the order, and a unit per (history, ``t mod w``) reads it. The paper's 3.3 (``single.py``:
+  score ``-ReLU(t - j - (n - 2))`` on the code ``(1, t)``, values ``10^-t onehot(y_t)``, an L1
+  normalization and a digit-decoding MLP) needs a ReLU inside the score, which this library's
+  bilinear ``W_QK`` cannot express; :mod:`transformer_theory.constructions.ngram_paper33` builds
+  it as its own small model.
 
 Reading the slides' formulas (garbled in extraction): the first display writes the query map as
 ``(sqrt(1/t), sqrt(1 - 1/(t+h)))``, mixing two positions; the score line of the same slide uses
@@ -42,13 +55,17 @@ needs (a cosine of two UNIT vectors, equal to 1 exactly at the target) and what 
 The literal map is not a unit vector, so its peak value is not 1 and that argument does not
 apply; its argmax happens to be ``t - h`` as well for every ``t > h`` (the only positions a
 prediction reads), which ``tests/ngram/test_constructions.py`` checks beside the peak value. The
-code's last entries ``sqrt(1/(t+n-1))`` should read ``t + n - 2``: ``n - 1`` heads need offsets
-``h = 0..n-2`` (one more pair would be unused).
+code's last printed pair, ``t + n - 1``, is one more than ``n - 1`` heads with offsets ``h =
+0..n-2`` read: the authors' code builds ``n`` pairs and uses ``n - 1``, so the printed pair is
+redundant, not an error (this library lays out only the ``n - 1`` pairs it reads).
 
 Attention kinds: ``"hard"`` is average-hard attention (Strobl et al. 2024; for 3.1/3.2 the maximizer
 is unique, so leftmost-hard would give the same); ``"sparse"`` is sparsemax (Martins & Astudillo
 2016) with the scores multiplied by ``beta`` so that the peak leads every other key by at least 1
-up to ``max_len`` (:func:`sparse_beta`; 3.3's integer gap needs ``beta = 1``); ``"softmax"``
+up to ``max_len`` (:func:`sparse_beta`; 3.3-slots' integer gap needs ``beta = 1``). The 3.1/3.2
+gap shrinks like ``1/(8 t^3)``, so a sparse 3.1/3.2 model is weakly equivalent to the n-gram LM
+only on the strings up to the ``max_len`` it was built for (about two symbols more before the
+lead drops below 1), NOT on all of ``Sigma*``; 3.3-slots' gap does not shrink; ``"softmax"``
 multiplies the scores by a given ``beta`` (the soft-attention study: exact only as ``beta -> inf``).
 """
 
@@ -71,7 +88,10 @@ from transformer_theory.params import (
 )
 from transformer_theory.tasks.ngram import NGramLM
 
-CONSTRUCTIONS = ("3.1", "3.2", "3.3")
+#: Every construction ``build`` makes: the paper's 3.1 and 3.2, and this library's variants.
+CONSTRUCTIONS = ("3.1", "3.2", "3.2-direct", "3.3-slots")
+#: The constructions whose heads attend to one key (the 3.1/3.2 code ``u``).
+UNIT_CODE = ("3.1", "3.2", "3.2-direct")
 ATTENTIONS = ("hard", "sparse", "softmax")
 _KIND = {"hard": "hard_average", "sparse": "sparsemax", "softmax": "softmax"}
 
@@ -104,9 +124,11 @@ def sparse_beta(construction: str, max_len: int, order: int) -> float:
     (times ``1 + 1e-6`` against rounding of the product). 3.3's scores are integers with a lead of
     at least 1 already: ``beta = 1``.
     """
-    if construction == "3.3":
+    if construction == "3.3-slots":
         return 1.0
-    last = max_len + 2 * (order - 1)
+    # the largest shifted position a query reaches: t + h with t <= max_len + n - 1 and h the
+    # largest offset of a key pair (n - 2 for 3.1/3.2-direct, 1 for 3.2's fixed two pairs)
+    last = max_len + (order - 1) + (1 if construction == "3.2" else order - 2)
     gaps = score_gap(np.arange(1, last + 1))
     return float((1.0 + 1e-6) / gaps.min())
 
@@ -123,6 +145,8 @@ def _check(lm, construction, attention, beta, max_len):
     _validate.check_choice("attention", attention, ATTENTIONS)
     if attention == "softmax" and (beta is None or not beta > 0 or not math.isfinite(beta)):
         raise ValueError(f"beta: softmax attention needs a finite score scale beta > 0, got {beta}")
+    if attention != "softmax" and beta is not None:
+        raise ValueError(f"beta: only softmax attention takes a score scale, not {attention!r}")
     if max_len is not None and (not isinstance(max_len, int) or max_len < 0):
         raise ValueError(f"max_len: expected an integer >= 0, got {max_len!r}")
 
@@ -136,18 +160,20 @@ def build(
     max_len: int = 64,
     dtype=jnp.float64,
 ) -> ModelParams:
-    """A transformer LM weakly equivalent to ``lm`` (Svete & Cotterell 2024, Theorem 3.1/3.2/3.3).
+    """A transformer LM weakly equivalent to ``lm`` (Svete & Cotterell 2024, Theorems 3.1/3.2, and
+    this library's variants 3.2-direct and 3.3-slots; see the module docstring).
 
     Args:
       lm: the n-gram LM (order ``n >= 2``).
-      construction: ``"3.1"`` (``n - 1`` heads, one layer), ``"3.2"`` (one head, ``n - 1``
-        layers) or ``"3.3"`` (one head, one layer).
+      construction: ``"3.1"`` (``n - 1`` heads, one layer), ``"3.2"`` (the paper's: one offset-1
+        head per layer composing the history, ``max(n - 2, 1)`` layers), ``"3.2-direct"`` (one head
+        per layer with 3.1's offsets, ``n - 1`` layers) or ``"3.3-slots"`` (one head, one layer).
       attention: ``"hard"``, ``"sparse"`` or ``"softmax"`` (see the module docstring).
-      beta: the score scale of ``"softmax"`` (required there); ignored otherwise (``"sparse"``
+      beta: the score scale of ``"softmax"`` (required there); refused otherwise (``"sparse"``
         derives its own from ``max_len``).
       max_len: the longest string the model is laid out for (``seq_len``; sparse attention's scale
-        is chosen for it). Longer strings still run; whether they stay exact is what the precision
-        study measures.
+        is chosen for it, and sparse 3.1/3.2 are exact only up to about it). Longer strings still
+        run; whether they stay exact is what the precision study measures.
       dtype: the parameters' float dtype (float64 needs ``jax_enable_x64``).
     """
     _check(lm, construction, attention, beta, max_len)
@@ -160,15 +186,19 @@ def build(
         beta = sparse_beta(construction, max_len, lm.order)
     elif attention == "hard":
         beta = 1.0
-    code_kind = "ngram_window" if construction == "3.3" else "svete"
-    p = positional.code_dim(code_kind, 1, window=w, vocab_size=V)
+    slots = construction == "3.3-slots"
+    code_kind = "ngram_window" if slots else "svete"
+    pairs = 2 if construction == "3.2" else w  # 3.2: the fixed pairs u(t), u(t + 1)
+    p = positional.code_dim(code_kind, 1, window=pairs, vocab_size=V)
     pos0 = V
-    store0 = pos0 + p  # history blocks (3.1/3.2) or averaged slots (3.3)
-    store = w * V
+    store0 = pos0 + p  # history blocks (3.1/3.2) or averaged slots (3.3-slots)
+    # 3.2 keeps block 0 in the id block [0, V) itself and stores blocks 1..w-1
+    store = (w - 1) * V if construction == "3.2" else w * V
     ind0 = store0 + store
     D = ind0 + A
-    heads = (w,) if construction == "3.1" else (1,) * w if construction == "3.2" else (1,)
-    units = A * w if construction == "3.3" else A
+    depth = max(w - 1, 1) if construction == "3.2" else w
+    heads = (w,) if construction == "3.1" else (1,) if slots else (1,) * depth
+    units = A * w if slots else A
     config = ModelConfig(
         vocab_size=V,
         seq_len=max_len + w,
@@ -180,15 +210,21 @@ def build(
         head_mean=False,
         positional=code_kind,
         mlp_hidden=units,
-        positional_window=w,
+        positional_window=pairs,
         causal_lm=True,
         bos_pad=w,
     )
 
+    def block(h):
+        """First coordinate of history block ``h`` (the id at position ``t - h``)."""
+        if construction == "3.2":
+            return 0 if h == 0 else store0 + (h - 1) * V
+        return store0 + h * V
+
     w1 = np.zeros((units, D))
     b1 = np.zeros(units)
     w2 = np.zeros((D, units))
-    if construction == "3.3":
+    if slots:
         # the ngram_window code: powers (2w+1), coefficients (2w+1), onehot(t mod w) (w),
         # slots onehot(y_t) (x) onehot(t mod w) (V w, symbol-major)
         powers0, coeffs0 = pos0, pos0 + 2 * w + 1
@@ -211,6 +247,21 @@ def build(
                 w1[u, residue0 + r] = 1.0
                 b1[u] = -float(w)
                 w2[ind0 + a, u] = 1.0
+    elif construction == "3.2":
+        # every layer: key pair 1 (u(j + 1)) against query pair 0 (u(t)), so offset 1; layer l
+        # (1-based) copies block l - 1 of the attended position into block l. With n = 2 the one
+        # layer only carries the MLP: its head writes nothing.
+        layers_qk_v = []
+        for layer in range(1, depth + 1):
+            w_qk = np.zeros((1, D, D))
+            for c in range(2):
+                w_qk[0, pos0 + 2 + c, pos0 + c] = beta
+            w_v = np.zeros((1, D, D))
+            if layer < w:
+                w_v[0, block(layer) : block(layer) + V, block(layer - 1) : block(layer - 1) + V] = (
+                    np.eye(V)
+                )
+            layers_qk_v.append((w_qk, w_v))
     else:
         w_v = np.zeros((w, D, D))
         w_qk = np.zeros((w, D, D))
@@ -218,16 +269,17 @@ def build(
             # key pair h (u(j + h)) against query pair 0 (u(t)): W_QK[key coord, query coord]
             for c in range(2):
                 w_qk[h, pos0 + 2 * h + c, pos0 + c] = beta
-            w_v[h, store0 + h * V : store0 + (h + 1) * V, 0:V] = np.eye(V)
+            w_v[h, block(h) : block(h) + V, 0:V] = np.eye(V)
         layers_qk_v = (
             [(w_qk, w_v)]
             if construction == "3.1"
             else [(w_qk[h : h + 1], w_v[h : h + 1]) for h in range(w)]
         )
+    if not slots:
         # unit a fires iff block h holds hist[a][w - 1 - h] for every h (block h = position t - h)
         for a in range(A):
             for h in range(w):
-                w1[a, store0 + h * V + hist[a, w - 1 - h]] = 1.0
+                w1[a, block(h) + hist[a, w - 1 - h]] = 1.0
             b1[a] = -(w - 1.0)
             w2[ind0 + a, a] = 1.0
     w_o = np.zeros((V, D))
@@ -242,3 +294,47 @@ def build(
         mlp = MLPParams(w1=arr(w1), b1=arr(b1), w2=arr(w2), b2=arr(np.zeros(D))) if last else None
         layers.append(LayerParams(attn=AttentionParams(w_v=arr(v), w_qk=arr(qk)), mlp=mlp))
     return ModelParams(layers=tuple(layers), w_o=arr(w_o), config=config)
+
+
+def head_offsets(construction: str, order: int) -> list[tuple[int, int, int]]:
+    """``(layer, head, offset)`` of every head: the key offset ``h`` each attends to (query ``i``
+    attends to ``max(i - h, 0)``); 3.3-slots' one head averages the window instead (offset -1)."""
+    _validate.check_choice("construction", construction, CONSTRUCTIONS)
+    w = order - 1
+    if construction == "3.1":
+        return [(0, h, h) for h in range(w)]
+    if construction == "3.2":
+        return [(layer, 0, 1) for layer in range(max(w - 1, 1))]
+    if construction == "3.2-direct":
+        return [(h, 0, h) for h in range(w)]
+    return [(0, 0, -1)]
+
+
+def check_built_as(params: ModelParams, construction: str, name: str = "params") -> None:
+    """Raise ``ValueError`` naming ``construction`` if ``params`` is not laid out as :func:`build`
+    lays out ``construction`` (the positional code, its pairs, the heads per layer).
+
+    With ``n = 2`` (one offset) 3.1 and 3.2-direct are the same model and both names pass.
+    """
+    _validate.check_choice("construction", construction, CONSTRUCTIONS)
+    cfg = params.config
+    if cfg is None or not cfg.causal_lm:
+        raise ValueError(f"{name}: expected an n-gram construction (a causal LM), got {cfg}")
+    w = cfg.bos_pad
+    slots = construction == "3.3-slots"
+    want_kind = "ngram_window" if slots else "svete"
+    want_pairs = 2 if construction == "3.2" else w
+    want_heads = (
+        (w,)
+        if construction == "3.1"
+        else (1,)
+        if slots
+        else (1,) * (max(w - 1, 1) if construction == "3.2" else w)
+    )
+    got = (cfg.positional, cfg.positional_window, tuple(cfg.heads))
+    if got != (want_kind, want_pairs, want_heads):
+        raise ValueError(
+            f"construction: {name} was not built as {construction!r} (positional code, pairs, "
+            f"heads per layer: {got}; {construction!r} with n = {w + 1} has "
+            f"{(want_kind, want_pairs, want_heads)})"
+        )

@@ -24,7 +24,7 @@ import itertools
 
 import numpy as np
 
-from transformer_theory import _validate
+from transformer_theory import _validate, budget
 
 
 def num_histories(alphabet_size: int, order: int) -> int:
@@ -122,6 +122,7 @@ class NGramLM:
         zero_fraction: float = 0.0,
         rank: int | None = None,
         scale: float = 2.0,
+        limit: int | None = 10**7,
     ) -> NGramLM:
         """A random n-gram LM, reproducible from ``seed``.
 
@@ -136,7 +137,17 @@ class NGramLM:
             Gaussian of standard deviation ``scale / sqrt(rank)``, then a softmax: the log-table
             has rank ``<= rank + 1`` (the softmax bottleneck of an output layer of that rank).
           scale: logit scale of the low-rank LMs.
+          limit: the most table entries ``A (|Sigma| + 1)`` to build (``ValueError`` naming
+            ``order`` beyond; the default, 10^7 entries, is 80 MB of float64); None for no limit.
         """
+        _validate.check_positive("alphabet_size", alphabet_size)
+        _validate.check_positive("order", order)
+        budget.check_count(
+            "order",
+            num_histories(alphabet_size, order) * (alphabet_size + 1),
+            limit,
+            unit="table entries (A histories x (|Sigma| + 1))",
+        )
         _validate.check_positive("concentration", concentration)
         if not 0.0 <= zero_fraction < 1.0:
             raise ValueError(f"zero_fraction: expected a fraction in [0, 1), got {zero_fraction}")
@@ -232,10 +243,13 @@ class NGramLM:
         return total
 
     # ------------------------------------------------------------------ strings
-    def strings_of_length(self, length: int) -> np.ndarray:
-        """All ``|Sigma|^length`` strings of one length, ``(B, length)``, lexicographic."""
+    def strings_of_length(self, length: int, *, limit: int | None = 2**22) -> np.ndarray:
+        """All ``|Sigma|^length`` strings of one length, ``(B, length)``, lexicographic.
+
+        ``limit``: the most strings to enumerate (``ValueError`` naming ``length`` beyond; None for
+        no limit)."""
         _validate.check_positive("length", length, allow_zero=True)
-        B = self.alphabet_size**length
+        B = budget.check_count("length", self.alphabet_size**length, limit, unit="strings")
         digits = np.arange(B)[:, None] // (self.alphabet_size ** np.arange(length - 1, -1, -1))
         return (digits % self.alphabet_size).astype(np.int64).reshape(B, length)
 
