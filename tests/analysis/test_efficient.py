@@ -101,3 +101,71 @@ def test_fit_slopes_on_exact_power_laws():
 def test_bad_arguments_are_named(call, needle):
     with pytest.raises(ValueError, match=needle):
         call()
+
+
+@pytest.mark.parametrize("variant", list(efficient.VARIANTS))
+def test_memory_estimate_bounds_xla_account(variant):
+    # The estimate must not undercount XLA's own account of the compiled program (at the largest
+    # budget the error study uses, the most expensive), and must not be vacuous: within 4x.
+    # Measured ratios are 1.2-2.4 at n = 128..2,048 (efficient.MEMORY_MARGIN's comment).
+    from transformer_theory import budget
+
+    n, d = 32, 8
+    budgets = efficient.default_budgets(variant, n)
+    b = efficient.COST_BUDGETS[variant] if budgets == [None] else max(budgets)
+    if variant in ("dense", "window_dense_mask", "linear_elu", "taylor"):
+        b = efficient.COST_BUDGETS[variant]
+    fn = efficient.VARIANTS[variant].build(b, n, jax.random.key(0))
+    x = jax.ShapeDtypeStruct((n, d), np.float32)
+    xla = budget.compiled_bytes(fn, x, x, x)
+    est = efficient.estimate_bytes(variant, n, d, b)
+    assert xla <= est <= 4 * xla, (xla, est)
+
+
+def run_cli(argv, capfd):
+    from transformer_theory.cli import main as cli_main
+
+    capfd.readouterr()
+    code = cli_main(["efficient-attention", "--no-progress", *argv])
+    out, err = capfd.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize(
+    "argv, option",
+    [
+        (["--max-len", "262144"], "--max-len"),  # dense scores alone: 256 GiB
+        (["--error-len", "100000", "--max-len", "256"], "--error-len"),
+    ],
+)
+def test_cli_refuses_sizes_that_do_not_fit_before_any_work(
+    argv, option, tmp_path, capfd, monkeypatch
+):
+    monkeypatch.setenv("TT_MEMORY_BUDGET", "512M")  # the same line on any machine
+    out = tmp_path / "o"
+    code, _, err = run_cli(["--out", str(out), *argv], capfd)
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert option in err and "needs about" in err and "512.0 MiB" in err, err
+    assert not out.exists()  # refused before the output directory, let alone any measurement
+
+
+def test_cli_dense_only_one_point_sweep(tmp_path, capfd):
+    # `--variants dense` is a valid choice with no approximation: no error study (it divided by
+    # zero after writing an empty errors.json); a one-point sweep has no slope ("n/a", not nan).
+    from transformer_theory import jsonio
+
+    argv = ["--out", str(tmp_path), "--variants", "dense", "--min-len", "64", "--max-len", "64"]
+    code, out, err = run_cli([*argv, "--repeats", "1"], capfd)
+    assert code == 0, err
+    assert "nan" not in out and "slopes time n/a memory n/a" in out, out
+    cost = jsonio.read_json(str(tmp_path / "cost.json"))
+    assert cost["slopes"] == {} and [r["n"] for r in cost["records"]] == [64]
+    assert not (tmp_path / "errors.json").exists() and "error study is skipped" in out
+
+
+def test_slopes_need_three_lengths():
+    recs = [dict(variant="v", n=n, seconds=1e-6 * n, xla_bytes=4 * n) for n in (1024, 2048)]
+    assert efficient.fit_slopes(recs, min_n=1024, min_points=3) == {}
+    recs.append(dict(variant="v", n=4096, seconds=1e-6 * 4096, xla_bytes=4 * 4096))
+    slopes = efficient.fit_slopes(recs, min_n=1024, min_points=3)
+    assert slopes["v"]["xla_bytes"] == pytest.approx(1.0)

@@ -354,20 +354,80 @@ def cost_vs_length(
     return records
 
 
+# Bytes of one call of each variant on float32 inputs of length n and width d (queries, keys and
+# values of width d), its budget b, from the shapes each builds: dense holds the n x n scores and
+# their exponentials (8 n^2 bytes); a blocked window holds, per query, the scores and weights of
+# three blocks of b // 2 keys (times the dilation); BigBird gathers r random keys per query (n r d
+# values) and deduplicates them against each other (an n x r x r comparison, one byte each);
+# Linformer a k' x n projection (on the host and the device); the linear variants a few n x d
+# (or n x m feature) arrays. The constants are fitted to XLA's own account (compiled
+# memory_analysis()) at n = 512 and 2,048, d = 64 (2026-11-24, jax on the 2-core CPU), and the
+# whole multiplied by MEMORY_MARGIN; tests/analysis/test_efficient.py checks every variant's
+# estimate against budget.compiled_bytes at its largest budget.
+MEMORY_MARGIN = 1.25
+
+
+def estimate_bytes(variant: str, n: int, dim: int, budget: int | None = None) -> float:
+    """An upper estimate of the peak bytes of one call of ``variant`` at length ``n``, width
+    ``dim`` and ``budget`` (None: :data:`COST_BUDGETS`), without building or compiling it (see
+    the comment above for the model); batch ``B`` costs ``B`` times as much."""
+    if variant not in VARIANTS:
+        raise ValueError(f"variant: expected one of {tuple(VARIANTS)}, got {variant!r}")
+    _validate.check_positive("n", n)
+    _validate.check_positive("dim", dim)
+    b = COST_BUDGETS[variant] if budget is None else budget
+    n, d = float(n), float(dim)
+    io = 16 * n * d  # q, k, v and the output
+    if variant in ("dense", "window_dense_mask"):
+        est = 9 * n * n + io  # scores and weights (8 n^2), a dense boolean mask (n^2)
+    elif variant in ("sliding_window", "dilated_window", "longformer"):
+        dilation = 2 if variant == "dilated_window" else 1
+        est = 44 * n * d + 24 * n * dilation * max(b // 2, 1) + 8 * n * len(GLOBAL)
+    elif variant == "bigbird":
+        r = min(b, n)
+        est = 44 * n * d + n * r * 4 * (2 * d + 16) + n * r * r
+    elif variant == "linformer":
+        est = 8 * n * min(b, n) + io
+    elif variant == "performer":
+        est = 12 * n * b + 2 * io
+    else:  # linear_elu, taylor
+        est = 2 * io
+    return MEMORY_MARGIN * est
+
+
+def error_study_bytes(n: int, dim: int, batch: int, variants: Sequence[str]) -> dict[str, float]:
+    """Estimated peak bytes of :func:`error_vs_budget` on ``batch`` inputs of length ``n``: the
+    exact reference and, for each variant, its largest default budget (the most expensive), each
+    vmapped over the batch, plus the inputs and the reference output kept throughout.
+    Returns ``{variant: bytes}`` (``"dense"`` for the reference)."""
+    held = MEMORY_MARGIN * 16 * n * dim * batch  # q, k, v, the exact output
+    out = {"dense": batch * estimate_bytes("dense", n, dim) + held}
+    for name in variants:
+        budgets = [b for b in default_budgets(name, n) if b is not None] or [None]
+        out[name] = batch * estimate_bytes(name, n, dim, max(budgets, key=lambda b: b or 0)) + held
+    return out
+
+
 def fit_slopes(
-    records: Sequence[dict], keys: Sequence[str] = ("seconds", "xla_bytes"), min_n: int = 1024
+    records: Sequence[dict],
+    keys: Sequence[str] = ("seconds", "xla_bytes"),
+    min_n: int = 1024,
+    min_points: int = 2,
 ) -> dict[str, dict[str, float]]:
     """Least-squares slope of ``log(value)`` against ``log(n)`` per variant, over ``n >= min_n``
-    (1 = linear, 2 = quadratic); variants with fewer than two such points are left out."""
+    (1 = linear, 2 = quadratic); variants with fewer than ``min_points`` distinct such lengths
+    are left out (a slope through one point is undefined; through two it has no check)."""
+    if not (isinstance(min_points, int) and min_points >= 2):
+        raise ValueError(f"min_points: expected an integer >= 2, got {min_points!r}")
     out: dict[str, dict[str, float]] = {}
     for name in dict.fromkeys(r["variant"] for r in records):
         rs = [r for r in records if r["variant"] == name and r["n"] >= min_n]
-        if len({r["n"] for r in rs}) < 2:
+        if len({r["n"] for r in rs}) < min_points:
             continue
         out[name] = {}
         for key in keys:
             pts = [(r["n"], r[key]) for r in rs if r.get(key)]
-            if len(pts) >= 2:
+            if len({p[0] for p in pts}) >= min_points:
                 x, y = np.log([p[0] for p in pts]), np.log([p[1] for p in pts])
                 out[name][key] = float(np.polyfit(x, y, 1)[0])
     return out

@@ -1,5 +1,5 @@
 """Efficient attention against exact attention: ``transformer-theory efficient-attention
---max-len 16384 --out DIR``.
+--max-len 16384 [--out DIR]``.
 
 Measures (Conti 2024, §2.1; :mod:`transformer_theory.analysis.efficient`):
 
@@ -10,18 +10,24 @@ Measures (Conti 2024, §2.1; :mod:`transformer_theory.analysis.efficient`):
   (``cost.json``, ``cost.csv``, ``cost.png``);
 - the output error of each approximation against exact softmax attention as a function of its
   budget, on random inputs (``iid`` and ``local``) at ``--error-len`` and on the activations of
-  trained models given with ``--run`` (``errors.json``, ``errors.csv``, ``errors.png``).
+  trained models given with ``--run`` (``errors.json``, ``errors.csv``, ``errors.png``); skipped
+  when ``--variants`` names no approximation (``dense``, ``window_dense_mask`` alone).
+
+Before any work, the peak memory of both studies is estimated from the shapes
+(:func:`~transformer_theory.analysis.efficient.estimate_bytes`) and a run that would not fit is
+refused in one line naming the option to lower (exit 2; ``TT_MEMORY_BUDGET`` sets the line).
+Slopes are reported only through at least three lengths (``n/a`` otherwise).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import json
 import os
 import platform
 import sys
 
+from transformer_theory import budget, jsonio
 from transformer_theory.cli._common import (
     UsageError,
     name_list,
@@ -32,7 +38,11 @@ from transformer_theory.cli._common import (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--out", required=True, help="output directory for JSON, CSV and PNG")
+    parser.add_argument(
+        "--out",
+        default="results/efficient_attention",
+        help="output directory for JSON, CSV and PNG (default results/efficient_attention)",
+    )
     parser.add_argument(
         "--max-len", type=positive_int, default=16384, help="longest sequence timed (default 16384)"
     )
@@ -113,6 +123,40 @@ def _trained_inputs(runs, examples: int):
     return out
 
 
+MIN_SLOPE_POINTS = 3  # a slope through two points has no check on the power law
+
+
+def check_memory(args, variants: list[str], lengths: list[int]) -> dict:
+    """Refuse (``BudgetError``, exit 2) before any work when either study would not fit; returns
+    the estimates (bytes) for the record."""
+    from transformer_theory.analysis import efficient
+
+    cost = {v: efficient.estimate_bytes(v, lengths[-1], args.dim) for v in variants}
+    worst = max(cost, key=cost.get)
+    budget.check_memory(
+        cost[worst] + 12 * lengths[-1] * args.dim,  # + the timed inputs
+        what=f"timing {worst} at n = {lengths[-1]}",
+        option="--max-len",
+    )
+    approx = [v for v in variants if v in efficient.APPROXIMATIONS]
+    errors = {}
+    if approx:
+        errors = efficient.error_study_bytes(args.error_len, args.dim, args.error_batch, approx)
+        worst_e = max(errors, key=errors.get)
+        budget.check_memory(
+            errors[worst_e],
+            what=f"the error study ({worst_e} at its largest budget, n = {args.error_len}, "
+            f"{args.error_batch} inputs at once)",
+            option="--error-len/--error-batch",
+        )
+    return dict(cost=cost, errors=errors)
+
+
+def _slope(slopes: dict, variant: str, key: str) -> str:
+    value = slopes.get(variant, {}).get(key)
+    return "n/a" if value is None else f"{value:.2f}"
+
+
 def run(args) -> int:
     from tqdm.auto import tqdm
 
@@ -127,19 +171,16 @@ def run(args) -> int:
         raise UsageError(
             f"--dim: the 'local' inputs use a sinusoidal code; expected even, got {args.dim}"
         )
+    lengths = _lengths(args.min_len, args.max_len)
+    estimates = check_memory(args, variants, lengths)
     runs = []
     if args.run:
-        from transformer_theory.experiments import ExperimentError
-        from transformer_theory.experiments.loading import load_runs
-        from transformer_theory.train import RunDirectoryError
+        from transformer_theory.cli.heads import load_trained
 
         for path in args.run:
             if not os.path.isdir(path):
                 raise UsageError(f"--run: {path} is not a directory")
-            try:
-                runs += load_runs(path)
-            except (ExperimentError, RunDirectoryError) as err:
-                raise UsageError(f"--run: {err}") from None
+            runs += load_trained(path, "--run")
     out = prepare_out_dir(args.out)
 
     import jax
@@ -149,18 +190,23 @@ def run(args) -> int:
     approx = [v for v in variants if v in efficient.APPROXIMATIONS]
     errors = []
     sources = []
-    for kind in ("iid", "local"):
+    for kind in ("iid", "local") if approx else ():
         q, k, v = efficient.random_inputs(
             jax.random.fold_in(key, len(sources)), args.error_batch, args.error_len, args.dim, kind
         )
         sources.append((f"random {kind}, n={args.error_len}", q, k, v))
-    sources += [
-        (f"trained {name}, n={q.shape[1]}", q, k, v)
-        for name, q, k, v in _trained_inputs(runs, args.examples)
-    ]
+    if approx:
+        sources += [
+            (f"trained {name}, n={q.shape[1]}", q, k, v)
+            for name, q, k, v in _trained_inputs(runs, args.examples)
+        ]
+    for label, q, _, _ in sources[2:]:  # trained inputs: known only now, before any error work
+        est = efficient.error_study_bytes(q.shape[1], q.shape[2], q.shape[0], approx)
+        budget.check_memory(
+            max(est.values()), what=f"the error study on {label}", option="--examples"
+        )
     for label, q, k, v in tqdm(sources, desc="errors", disable=not show):
         errors += efficient.error_vs_budget(q, k, v, variants=approx, seed=args.seed, label=label)
-    lengths = _lengths(args.min_len, args.max_len)
     bar = tqdm(total=len(lengths) * len(variants), desc="cost", disable=not show)
 
     def tick(rec):
@@ -171,7 +217,9 @@ def run(args) -> int:
         lengths, variants=variants, dim=args.dim, repeats=args.repeats, on_record=tick
     )
     bar.close()
-    slopes = efficient.fit_slopes(cost, min_n=min(1024, lengths[-1] // 2 or 1))
+    slopes = efficient.fit_slopes(
+        cost, min_n=min(1024, lengths[-1] // 2 or 1), min_points=MIN_SLOPE_POINTS
+    )
     machine = dict(
         backend=jax.default_backend(),
         devices=[str(d) for d in jax.devices()],
@@ -182,25 +230,35 @@ def run(args) -> int:
         "XLA compiled memory_analysis(): argument + output + temporary bytes - aliased bytes "
         "(the buffers XLA plans for one call; not a process RSS reading)"
     )
-    with open(os.path.join(out, "cost.json"), "w") as f:
-        json.dump(dict(machine=machine, memory=memory, slopes=slopes, records=cost), f, indent=1)
-    with open(os.path.join(out, "errors.json"), "w") as f:
-        json.dump(errors, f, indent=1)
+    record = dict(
+        machine=machine,
+        memory=memory,
+        memory_estimates=estimates,
+        slopes=slopes,
+        slopes_note=f"fitted over n >= min(1024, max_len / 2), only through >= "
+        f"{MIN_SLOPE_POINTS} lengths; variants without enough lengths are left out",
+        records=cost,
+    )
+    files = [jsonio.write_json(os.path.join(out, "cost.json"), record)]
     _write_csv(os.path.join(out, "cost.csv"), cost)
-    _write_csv(os.path.join(out, "errors.csv"), errors)
-    figures = [
-        plots.cost_vs_length(cost, slopes, os.path.join(out, "cost.png")),
-        plots.error_vs_budget(errors, os.path.join(out, "errors.png")),
-    ]
+    figures = [plots.cost_vs_length(cost, slopes, os.path.join(out, "cost.png"))]
+    if approx:
+        files.append(jsonio.write_json(os.path.join(out, "errors.json"), errors))
+        _write_csv(os.path.join(out, "errors.csv"), errors)
+        figures.append(plots.error_vs_budget(errors, os.path.join(out, "errors.png")))
+    else:
+        print("errors: --variants names no approximation; the error study is skipped")
     top = [r for r in cost if r["n"] == lengths[-1]]
     print(f"n = {lengths[-1]} ({machine['backend']}):")
     for r in top:
-        s = slopes.get(r["variant"], {})
+        name = r["variant"]
         print(
-            f"  {r['variant']:<18} {r['seconds'] * 1e3:10.2f} ms  "
+            f"  {name:<18} {r['seconds'] * 1e3:10.2f} ms  "
             f"{r.get('xla_bytes', 0) / 2**20:10.1f} MiB  slopes time "
-            f"{s.get('seconds', float('nan')):.2f} memory {s.get('xla_bytes', float('nan')):.2f}"
+            f"{_slope(slopes, name, 'seconds')} memory {_slope(slopes, name, 'xla_bytes')}"
         )
-    for path in [os.path.join(out, "cost.json"), os.path.join(out, "errors.json")] + figures:
+    if not slopes:
+        print(f"  (slopes n/a: fewer than {MIN_SLOPE_POINTS} lengths from --min-len to --max-len)")
+    for path in files + figures:
         print(path)
     return 0
