@@ -93,3 +93,37 @@ def test_bad_arguments():
         recognizers.majority(confidence=0.0)
     with pytest.raises(ValueError, match="strings_BxN"):
         recognizers.recognizer_inputs(np.array([[0, 2]]))
+
+
+@pytest.mark.parametrize("name", recognizers.RECOGNIZERS)
+def test_numeric_arguments_refused(name):
+    # NaN gave NaN margins (every string "rejected") before the shared check refused NaN; True was
+    # read as 1.0, an int dtype built integer weights, and a confidence outside float32's range
+    # gave inf (or 0) margins: each is refused naming the argument.
+    for bad in (float("nan"), float("inf"), -1.0, 0.0, True, "2"):
+        with pytest.raises(ValueError, match="confidence"):
+            recognizers.build(name, confidence=bad)
+    for bad in (1e30, 1e-30):  # outside [sqrt(tiny), sqrt(max)] = [1.1e-19, 1.8e19] of float32
+        with pytest.raises(ValueError, match="confidence"):
+            recognizers.build(name, dtype=jnp.float32, confidence=bad)
+    for bad in (jnp.int32, "not a dtype"):
+        with pytest.raises(ValueError, match="dtype"):
+            recognizers.build(name, dtype=bad)
+
+
+def test_confidence_edge_of_range_is_exact():
+    # At the top of the accepted float32 range the margin is still finite and exact:
+    # 4 sqrt(5) * 1e19 (parity with LayerNorm, the string "1" is a member).
+    params = recognizers.build("parity", dtype=jnp.float32, confidence=1e19)
+    margin = recognizers.decision_margins(params, np.array([[1]], np.int32))[0]
+    assert np.isfinite(margin)
+    np.testing.assert_allclose(margin, 4 * np.sqrt(5) * 1e19, rtol=1e-5)  # float32 rounding
+
+
+def test_layer_norm_and_chunk_arguments_refused():
+    with pytest.raises(ValueError, match="layer_norm"):
+        recognizers.parity(layer_norm="no")
+    params = recognizers.build("majority")
+    for bad in (0, 1.5, float("nan"), True):
+        with pytest.raises(ValueError, match="chunk"):
+            recognizers.decision_margins(params, np.array([[0, 1]], np.int32), chunk=bad)

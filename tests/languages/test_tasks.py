@@ -69,3 +69,37 @@ def test_bad_arguments():
         languages.sample("parity", 5, 0)
     with pytest.raises(ValueError, match="string"):
         languages.is_member("parity", [2])
+
+
+def test_all_strings_lexicographic_against_itertools():
+    for length in range(0, 9):
+        want = np.array(list(itertools.product((0, 1), repeat=length)), np.int32)
+        got = languages.all_strings(length)
+        assert got.dtype == np.int32
+        np.testing.assert_array_equal(got, want.reshape(2**length, length))
+
+
+def test_all_strings_refuses_before_allocating():
+    # all_strings(40) used to build a list of 2^40 tuples (MemoryError or the OOM killer); it is
+    # now refused by count before anything is allocated, naming the argument and the count.
+    with pytest.raises(ValueError, match=r"length: .*1,099,511,627,776 strings.*limit"):
+        languages.all_strings(40)
+    with pytest.raises(ValueError, match="length"):
+        languages.all_strings(3, limit=7)
+    assert languages.all_strings(3, limit=8).shape == (8, 3)
+    for bad in (-1, 2.5, float("nan"), True, "3"):
+        with pytest.raises(ValueError, match="length"):
+            languages.all_strings(bad)
+
+
+def test_sample_refuses_non_integers():
+    for name, kwargs in (
+        ("length", dict(length=float("nan"), count=4)),
+        ("length", dict(length=4.5, count=4)),
+        ("count", dict(length=4, count=float("inf"))),
+        ("count", dict(length=4, count=True)),
+        ("seed", dict(length=4, count=4, seed=-1)),
+        ("seed", dict(length=4, count=4, seed=0.5)),
+    ):
+        with pytest.raises(ValueError, match=name):
+            languages.sample("parity", **kwargs)

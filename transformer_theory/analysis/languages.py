@@ -26,6 +26,51 @@ ROWS = {
 }
 
 
+# Peak memory of one batch through a recognizer, in units of (rows * n^2 * itemsize): XLA's own
+# account (budget.compiled_bytes of constructions.languages._margins) gave 2.0-2.4 for MAJORITY
+# and PARITY and 3.0-4.1 for Dyck-1, n = 257..2049, float32 and float64 (2026-11-24); 5 covers
+# them all. The strings themselves are held about three times (the sampler's list, the stacked
+# array, the BOS-prefixed device copy).
+_MAPS_PER_ROW = 5
+_STRING_COPIES = 3
+# Attention-map entries per second through a recognizer: 0.4e7-4.4e7 measured on this project's
+# loaded 2-core CPU (n = 257..2049, 2026-11-24); the estimate takes a faster 5e7, so it refuses
+# only what would exceed the time budget even on a less loaded machine.
+ENTRIES_PER_SECOND = 5e7
+
+
+def evaluation_cost(length: int, count: int, itemsize: int = 8) -> tuple[float, float]:
+    """``(peak_bytes, map_entries)`` of :func:`length_entry` on ``count`` strings of ``length``:
+    the peak memory of one chunk of :func:`~transformer_theory.constructions.languages.
+    decision_margins` plus the strings, and the attention-map entries ``count (length + 1)^2``
+    computed (the work, for a time estimate). Plain arithmetic, nothing allocated."""
+    n = int(length) + 1
+    chunk = min(int(count), max(1, 2**22 // (n * n)))
+    peak = _MAPS_PER_ROW * chunk * n * n * itemsize + _STRING_COPIES * int(count) * n * 4
+    return float(peak), float(count) * n * n
+
+
+def record_cost(
+    exhaustive_up_to: int, sampled_lengths=(), samples: int = 64, itemsize: int = 8
+) -> tuple[float, float]:
+    """``(peak_bytes, map_entries)`` of one :func:`recognizer_record` with these settings (the
+    peak over its lengths, the entries summed); the work of every row is the same."""
+    costs = [evaluation_cost(n, 2**n, itemsize) for n in range(1, int(exhaustive_up_to) + 1)]
+    costs += [
+        evaluation_cost(n, samples, itemsize)
+        for n in sorted(set(int(x) for x in sampled_lengths))
+        if n > exhaustive_up_to
+    ]
+    return max((c[0] for c in costs), default=0.0), sum(c[1] for c in costs)
+
+
+def precision_cost(lengths, samples: int = 8, dtypes=("float32", "float64")):
+    """``(peak_bytes, map_entries)`` of :func:`parity_precision_records` (two variants per
+    dtype)."""
+    costs = [evaluation_cost(n, samples, jnp.dtype(dt).itemsize) for n in lengths for dt in dtypes]
+    return max((c[0] for c in costs), default=0.0), 2 * sum(c[1] for c in costs)
+
+
 def _signed(margins_B, labels_B):
     return np.where(labels_B, margins_B, -margins_B).astype(np.float64)
 
@@ -64,6 +109,13 @@ def recognizer_record(
     _validate.check_choice("name", name, recognizers.RECOGNIZERS)
     _validate.check_positive("exhaustive_up_to", exhaustive_up_to)
     _validate.check_positive("samples", samples)
+    # all_strings refuses lengths beyond its limit (2^20 strings) naming "length"; say which
+    # argument of this function asked for it.
+    if 2 ** int(exhaustive_up_to) > tasks.ALL_STRINGS_LIMIT:
+        raise ValueError(
+            f"exhaustive_up_to: {exhaustive_up_to} would enumerate 2^{int(exhaustive_up_to)} "
+            f"strings, more than {tasks.ALL_STRINGS_LIMIT:,}"
+        )
     language, attention, positional, source = ROWS[name]
     params = recognizers.build(name, dtype=dtype)
     entries = [

@@ -66,8 +66,32 @@ def _layer(w_qk, w_v, mlp=None, dtype=jnp.float64) -> LayerParams:
     )
 
 
-def _check_scale(confidence) -> float:
+def _check_dtype(dtype):
+    try:
+        dt = jnp.dtype(dtype)
+    except TypeError:
+        raise ValueError(f"dtype: expected a floating dtype, got {dtype!r}") from None
+    if not jnp.issubdtype(dt, jnp.floating):
+        raise ValueError(f"dtype: expected a floating dtype, got {dt.name}")
+    # float64 without jax_enable_x64 is stored as float32: check ranges in the dtype JAX uses.
+    return jax.dtypes.canonicalize_dtype(dt)
+
+
+def _check_scale(confidence, dtype) -> float:
+    """``confidence`` as a float, refused (``ValueError`` naming it) unless it is a finite positive
+    number (not a bool) in ``[sqrt(tiny), sqrt(max)]`` of ``dtype``: outside that range the
+    classifier weights, or the margins ``confidence * (a factor between 1/n^2 and 4 sqrt(5))``,
+    overflow to ``inf`` or underflow to ``0`` and every answer would be silently wrong."""
+    if isinstance(confidence, (bool, np.bool_)):
+        raise ValueError(f"confidence: expected a finite positive number, got {confidence!r}")
     _validate.check_positive("confidence", confidence)
+    info = jnp.finfo(_check_dtype(dtype))
+    low, high = float(np.sqrt(info.tiny)), float(np.sqrt(info.max))
+    if not low <= float(confidence) <= high:
+        raise ValueError(
+            f"confidence: expected a value in [{low:.3g}, {high:.3g}] for {info.dtype.name} "
+            f"(margins would underflow or overflow), got {confidence}"
+        )
     return float(confidence)
 
 
@@ -76,9 +100,13 @@ def majority(confidence: float = 1.0, dtype=jnp.float64) -> ModelParams:
 
     Args:
       confidence: multiplies the classifier; the margin is ``2 confidence (#1 - #0 - 1/2) / n``.
+        A finite positive number within ``[sqrt(tiny), sqrt(max)]`` of ``dtype``.
       dtype: float dtype of the parameters.
+
+    Raises:
+      ValueError: naming ``confidence`` or ``dtype`` when it is out of range or not a float.
     """
-    alpha = _check_scale(confidence)
+    alpha = _check_scale(confidence, dtype)
     D = VOCAB_SIZE + 1
     cfg = ModelConfig(VOCAB_SIZE, 2, D, 2, heads=(1,), attention="hard_average", positional="none")
     w_v = np.zeros((D, D))
@@ -100,10 +128,12 @@ def parity(layer_norm: bool = True, confidence: float = 1.0, dtype=jnp.float64) 
     Args:
       layer_norm: apply the final LayerNorm with ``eps = 0`` (Chiang & Cholak's trick); without it
         the margin is ``4 confidence / n^2``, with it ``4 confidence sqrt(D/2)`` for every ``n``.
-      confidence: multiplies the classifier.
+      confidence: multiplies the classifier (range as in :func:`majority`).
       dtype: float dtype of the parameters.
     """
-    alpha = _check_scale(confidence)
+    if not isinstance(layer_norm, (bool, np.bool_)):
+        raise ValueError(f"layer_norm: expected True or False, got {layer_norm!r}")
+    alpha = _check_scale(confidence, dtype)
     D = _PARITY_WIDTH
     keep = (_D, _E)
     clean = [j for j in range(D) if j not in keep]
@@ -164,10 +194,10 @@ def dyck1(confidence: float = 1.0, dtype=jnp.float64) -> ModelParams:
 
     Args:
       confidence: multiplies the classifier; the margin is ``confidence (b/2 - dip - |r|)``, at
-        least ``confidence / (2n)`` in size.
+        least ``confidence / (2n)`` in size (range as in :func:`majority`).
       dtype: float dtype of the parameters.
     """
-    alpha = _check_scale(confidence)
+    alpha = _check_scale(confidence, dtype)
     D = 7
     cfg = ModelConfig(
         VOCAB_SIZE,
@@ -203,7 +233,8 @@ def dyck1(confidence: float = 1.0, dtype=jnp.float64) -> ModelParams:
 
 def build(name: str, dtype=jnp.float64, confidence: float = 1.0) -> ModelParams:
     """The recognizer ``name`` of :data:`RECOGNIZERS` (``parity_no_layernorm``: PARITY without the
-    final LayerNorm)."""
+    final LayerNorm). Every numeric argument is checked by the builder (``ValueError`` naming
+    it)."""
     _validate.check_choice("name", name, RECOGNIZERS)
     if name == "majority":
         return majority(confidence, dtype)
@@ -237,5 +268,8 @@ def decision_margins(params: ModelParams, strings_BxN, chunk: int | None = None)
     if chunk is None:
         chunk = max(1, 2**22 // (N * N))
     _validate.check_positive("chunk", chunk)
+    if isinstance(chunk, (bool, np.bool_)) or int(chunk) != chunk:
+        raise ValueError(f"chunk: expected a positive integer, got {chunk!r}")
+    chunk = int(chunk)
     out = [np.asarray(_margins(params, inputs[i : i + chunk])) for i in range(0, B, chunk)]
     return np.concatenate(out) if out else np.zeros((0,))

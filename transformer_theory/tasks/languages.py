@@ -16,18 +16,38 @@ not); :func:`is_member` is the reference (a counter, a running depth).
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
+
+from transformer_theory import budget
 
 LANGUAGES = ("majority", "parity", "dyck1")
 BOS = 2
 VOCAB_SIZE = 3  # the symbols 0, 1 and BOS
 
 
+# all_strings' default limit: 2^20 strings of length 20 take 80 MiB as int32; the recognizer
+# checks enumerate at most length 16.
+ALL_STRINGS_LIMIT = 2**20
+
+
 def _check_language(language: str) -> None:
     if language not in LANGUAGES:
         raise ValueError(f"language: expected one of {list(LANGUAGES)}, got {language!r}")
+
+
+def _integer(name: str, value, minimum: int) -> int:
+    """``value`` as an int ``>= minimum``; bools, floats with a fraction, NaN, inf and strings are
+    refused with a ``ValueError`` naming ``name``."""
+    if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
+        raise ValueError(f"{name}: expected an integer >= {minimum}, got {value!r}")
+    try:
+        as_int = int(value)
+        exact = as_int == value
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name}: expected an integer >= {minimum}, got {value!r}") from None
+    if not exact or as_int < minimum:
+        raise ValueError(f"{name}: expected an integer >= {minimum}, got {value!r}")
+    return as_int
 
 
 def is_member(language: str, string) -> bool:
@@ -58,13 +78,22 @@ def members(language: str, strings_BxN: np.ndarray) -> np.ndarray:
     return np.array([is_member(language, row) for row in strings], dtype=bool)
 
 
-def all_strings(length: int) -> np.ndarray:
+def all_strings(length: int, *, limit: int | None = ALL_STRINGS_LIMIT) -> np.ndarray:
     """Every string of ``length`` over ``{0, 1}``: ``(2^length, length)`` int32, in lexicographic
-    order."""
-    if int(length) < 0:
-        raise ValueError(f"length: expected a non-negative length, got {length}")
-    rows = list(itertools.product((0, 1), repeat=int(length)))
-    return np.array(rows, dtype=np.int32).reshape(len(rows), int(length))
+    order.
+
+    Args:
+      length: a non-negative integer.
+      limit: the most strings to enumerate (default :data:`ALL_STRINGS_LIMIT`, ``2^20``); ``None``
+        for no limit. ``2^length`` above it raises ``ValueError`` naming ``length`` with the count,
+        before anything is allocated (``all_strings(40)`` would need 160 TiB).
+    """
+    length = _integer("length", length, 0)
+    budget.check_count("length", 2**length, limit, unit="strings")
+    # Row r holds the binary digits of r, most significant first: lexicographic order.
+    rows = np.arange(2**length, dtype=np.int64)[:, None]
+    shifts = np.arange(length - 1, -1, -1, dtype=np.int64)[None, :]
+    return ((rows >> shifts) & 1).astype(np.int32).reshape(2**length, length)
 
 
 def has_both_classes(language: str, length: int) -> bool:
@@ -133,15 +162,20 @@ def sample(language: str, length: int, count: int, seed: int = 0) -> tuple[np.nd
       language: one of :data:`LANGUAGES`.
       length: the string length; must admit both classes (:func:`has_both_classes`).
       count: number of strings; ``count // 2`` non-members and the rest members.
-      seed: seeds ``numpy.random.default_rng``.
+      seed: seeds ``numpy.random.default_rng`` (a non-negative integer).
+
+    Raises:
+      ValueError: naming ``language``, ``length``, ``count`` or ``seed`` (bools, NaN, fractions
+        and negative values included).
 
     Returns:
       ``(strings_BxN, labels_B)``: int32 symbols and boolean membership (from :func:`is_member`,
       so a generator bug cannot mislabel a string).
     """
     _check_language(language)
-    if int(count) < 1:
-        raise ValueError(f"count: expected a positive number of strings, got {count}")
+    length = _integer("length", length, 1)
+    count = _integer("count", count, 1)
+    seed = _integer("seed", seed, 0)
     if not has_both_classes(language, int(length)):
         raise ValueError(
             f"length: {language} has no balanced sample at length {length}"
