@@ -30,7 +30,7 @@ from transformer_theory import _validate
 from transformer_theory.constructions import ngram as cn
 from transformer_theory.core.forward import forward_trace, lm_inputs, lm_log_probs
 from transformer_theory.core.positional import window_score_polynomial
-from transformer_theory.tasks.ngram import NGramLM
+from transformer_theory.tasks.ngram import NGramLM, history_ids
 
 DTYPES = {"float64": jnp.float64, "float32": jnp.float32, "bfloat16": jnp.bfloat16}
 
@@ -43,7 +43,14 @@ def significand_bits(dtype) -> int:
 # ----------------------------------------------------------------------------- weak equivalence
 @jax.jit
 def _string_log_probs(params, strings_BxN):
+    if isinstance(params, cn.Paper33):
+        return jax.vmap(lambda s: cn.paper33_log_probs(params, s).astype(jnp.float64))(strings_BxN)
     return jax.vmap(lambda s: lm_log_probs(params, s).astype(jnp.float64))(strings_BxN)
+
+
+def param_dtype(params):
+    """The float dtype of a construction (:class:`ModelParams` or the paper's 3.3)."""
+    return params.dtype if isinstance(params, cn.Paper33) else params.w_o.dtype
 
 
 def transformer_log_prob(params, strings_BxN: np.ndarray, batch: int = 4096) -> np.ndarray:
@@ -52,7 +59,10 @@ def transformer_log_prob(params, strings_BxN: np.ndarray, batch: int = 4096) -> 
 
 
 def transformer_log_probs(params, strings_BxN: np.ndarray, batch: int = 4096) -> np.ndarray:
-    """``log q(y_t | y_<t)`` for every symbol, then ``log q(EOS | y)``: ``(B, N + 1)``, float64."""
+    """``log q(y_t | y_<t)`` for every symbol, then ``log q(EOS | y)``: ``(B, N + 1)``, float64.
+
+    ``params``: a causal-LM :class:`ModelParams` or the paper's 3.3 (:class:`~transformer_theory.
+    constructions.ngram.Paper33`)."""
     strings = np.asarray(strings_BxN, np.int64)
     out = [
         np.asarray(_string_log_probs(params, jnp.asarray(strings[i : i + batch])))
@@ -101,7 +111,7 @@ def equivalence_record(
     ``max_len`` (:meth:`NGramLM.mass_up_to`, a forward recursion, not an enumeration).
     """
     _validate.check_positive("max_len", max_len, allow_zero=True)
-    dtype = params.w_o.dtype
+    dtype = param_dtype(params)
     rng = np.random.default_rng(seed)
     worst, worst_ratio, strings, mismatches, nans = 0.0, 0.0, 0, 0, 0
     exhaustive, mass_q = True, 0.0
@@ -230,6 +240,64 @@ def selection_scan(params, construction: str, *, max_length: int = 32) -> dict:
                 first_failing_position=bad,
             )
             break
+    return record
+
+
+@jax.jit
+def _paper33_decoded(model, strings_BxN):
+    w = model.order - 1
+    bos = jnp.full((strings_BxN.shape[0], w), model.alphabet_size, strings_BxN.dtype)
+    tokens = jnp.concatenate([bos, strings_BxN], axis=1)
+    states = jax.vmap(lambda x: cn.paper33_states(model, x))(tokens)[:, w - 1 :]
+    return jnp.argmax(states, axis=-1), jnp.max(jnp.abs(states - jnp.round(states)), axis=(1, 2))
+
+
+def paper33_scan(model, *, max_length: int = 48, samples: int = 32, seed: int = 0) -> dict:
+    """Where the paper's 3.3 (:class:`~transformer_theory.constructions.ngram.Paper33`) stops
+    decoding the right history, in its dtype: the longest string length ``L`` such that at every
+    length ``0..L`` every position of ``samples`` seeded random strings (and the all-0 string)
+    decodes, by the authors' argmax, the history it has.
+
+    Unlike 3.1/3.2/3.3-slots the decoding reads the symbols, so this is a check on sampled inputs,
+    not on every input; it is run at every length (one compilation each) for the reason
+    :func:`selection_scan` gives. What breaks is the values ``10^-t``: float32's smallest normal
+    number is about ``10^-38``, float64's ``10^-308``; below, the rescaled decimals lose their
+    digits. ``max_onehot_error`` is the largest distance of the decoded one-hot from exact 0/1
+    among the exact lengths (the ``10^n`` gain of the digit steps amplifies rounding).
+    """
+    if not isinstance(model, cn.Paper33):
+        raise ValueError(f"model: expected the paper's 3.3 (Paper33), got {type(model).__name__}")
+    _validate.check_positive("max_length", max_length, allow_zero=True)
+    _validate.check_positive("samples", samples)
+    rng = np.random.default_rng(seed)
+    S, n = model.alphabet_size, model.order
+    record = {
+        "longest_exact_length": None,
+        "first_failing_length": None,
+        "first_failing_position": None,
+        "checked_up_to": int(max_length),
+        "max_onehot_error": 0.0,
+        "method": f"the model run at every string length 0..max_length on {samples} random "
+        "strings and the all-0 string, every position's decoded history checked",
+    }
+    for length in range(max_length + 1):
+        strings = np.concatenate(
+            [np.zeros((1, length), np.int64), rng.integers(0, S, size=(samples, length))]
+        )
+        decoded, err = _paper33_decoded(model, jnp.asarray(strings))
+        decoded = np.asarray(decoded)
+        padded = np.concatenate([np.full((len(strings), n - 1), S), strings], axis=1)
+        windows = np.stack([padded[:, t : t + n - 1] for t in range(length + 1)], axis=1)
+        want = history_ids(S, n, windows.reshape(-1, n - 1)).reshape(len(strings), length + 1)
+        wrong = np.flatnonzero(np.any(decoded != want, axis=0))
+        if wrong.size:
+            record.update(
+                longest_exact_length=length - 1,
+                first_failing_length=length,
+                first_failing_position=int(wrong[0]) + n - 2,  # 0-based input position
+            )
+            break
+        record["max_onehot_error"] = max(record["max_onehot_error"], float(np.max(err)))
     return record
 
 

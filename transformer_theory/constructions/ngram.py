@@ -45,8 +45,8 @@ The constructions differ in how the history reaches the last position. Two are t
   keeps the order, and a unit per (history, ``t mod w``) reads it. The paper's 3.3 (``single.py``:
   score ``-ReLU(t - j - (n - 2))`` on the code ``(1, t)``, values ``10^-t onehot(y_t)``, an L1
   normalization and a digit-decoding MLP) needs a ReLU inside the score, which this library's
-  bilinear ``W_QK`` cannot express; :mod:`transformer_theory.constructions.ngram_paper33` builds
-  it as its own small model.
+  bilinear ``W_QK`` cannot express; :func:`build_paper33` builds it as its own small model
+  (:class:`Paper33`, run by :func:`paper33_log_probs`).
 
 Reading the slides' formulas (garbled in extraction): the first display writes the query map as
 ``(sqrt(1/t), sqrt(1 - 1/(t+h)))``, mixing two positions; the score line of the same slide uses
@@ -71,8 +71,11 @@ multiplies the scores by a given ``beta`` (the soft-attention study: exact only 
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -338,3 +341,161 @@ def check_built_as(params: ModelParams, construction: str, name: str = "params")
             f"heads per layer: {got}; {construction!r} with n = {w + 1} has "
             f"{(want_kind, want_pairs, want_heads)})"
         )
+
+
+# ----------------------------------------------------------------------------- the paper's 3.3
+@functools.partial(
+    jax.tree_util.register_dataclass,
+    data_fields=["log_probs_CxA", "digit_w", "digit_b", "digit_out", "and_w", "and_b"],
+    meta_fields=["order", "alphabet_size"],
+)
+@dataclasses.dataclass(frozen=True)
+class Paper33:
+    """Svete & Cotterell's (2024) Theorem 3.3 as the authors build it (rycolab/transformer-ngrams,
+    ``ngrams/transform/single.py``): one head, one layer, and an output MLP that decodes digits.
+
+    Shapes: ``V = |Sigma| + 1`` input ids (BOS last), ``w = n - 1``, ``A`` histories, ``C = |Sigma|
+    + 1`` outputs (EOS last). Run by :func:`paper33_log_probs`; the library's one parameter format
+    cannot hold it, because the score puts a ReLU between the query-key product and the attention
+    (``W_QK`` is bilinear).
+
+    - Embedding ``r(y_t, t) = (10^-t onehot(y_t), 1, t)`` (``t = 1..N``, 1-based, as the authors'
+      ``static_encoding``).
+    - Query ``(1, t - (n - 2))``, key ``(-j, 1)``, score ``-ReLU(t - j - (n - 2))``: 0 on the
+      ``n - 1`` positions ``t - n + 2 .. t``, negative before, so average-hard attention averages
+      them. The value is the embedding's first block, ``10^-j onehot(y_j)``: each symbol's
+      coordinate holds a decimal whose digits mark the window positions holding it.
+    - ``F``: the average ``a`` is rescaled to ``FZ a / |a|_1`` with ``FZ = sum_{k=1}^{n-1}
+      10^-k``, which makes symbol ``c``'s coordinate ``sum_k 10^-(k+1) [y_{t-n+2+k} = c]`` (the
+      oldest position the first digit); ``W1`` copies each coordinate ``n - 1`` times; ``n - 1``
+      ReLU layers ``x -> W' ReLU(W x + b)`` extract one digit each (layer ``l``: ``z = 10^(l+1) x -
+      sum_{k<l} 10^(l-k) d_k`` is ``d_l`` plus a remainder below ``0.12``, and ``10^n (ReLU(z - 1
+      + 10^-n) - ReLU(z - 1))`` is the step ``[z >= 1]``); an AND unit per history
+      (``ReLU(sum - (n - 2))``) gives the one-hot history, and ``E`` (``log_probs_CxA``) its
+      row of log-probabilities.
+
+    The authors read the output with an argmax over the one-hot (``TransfomerLM``), and so does
+    :func:`paper33_log_probs`: the digit steps' gain ``10^n`` makes the decoded one-hot ``1 +-
+    10^n u`` and ``+-10^n u`` (``u`` the unit roundoff) even in float64, which ``E h`` with the
+    ``-inf`` entries of an exact zero would turn into ``-inf``.
+    """
+
+    order: int
+    alphabet_size: int
+    log_probs_CxA: jax.Array
+    digit_w: jax.Array  # (w, V n, V w): layer l's W
+    digit_b: jax.Array  # (w, V n)
+    digit_out: jax.Array  # (w, V w, V n): layer l's W'
+    and_w: jax.Array  # (A, V w)
+    and_b: jax.Array  # (A,)
+
+    @property
+    def dtype(self):
+        return self.log_probs_CxA.dtype
+
+
+def build_paper33(lm: NGramLM, *, dtype=jnp.float64) -> Paper33:
+    """The paper's Theorem 3.3 for ``lm`` (:class:`Paper33`), weights as the authors' ``single.py``
+    sets them (``construct_ngram_mlp``, ``construct_ngram_onehot``, ``construct_output_matrix``).
+
+    Its decimals need ``10^-t`` to be representable with ``n`` significant digits to spare: in
+    float64 up to about ``t = 290``, in float32 about ``t = 30`` (``10^-38`` is float32's smallest
+    normal number), which is where :func:`transformer_theory.analysis.ngram.paper33_scan` finds it
+    breaking.
+    """
+    _check(lm, "3.1", "hard", None, None)
+    check_dtype(dtype)
+    n, S = lm.order, lm.alphabet_size
+    w, V = n - 1, S + 1
+    hist = lm.histories_AxN  # oldest first, BOS = S
+    A = len(hist)
+    digit_w = np.zeros((w, V * n, V * w))
+    digit_b = np.zeros((w, V * n))
+    digit_out = np.zeros((w, V * w, V * n))
+    for ll in range(w):
+        inner = np.zeros((n, w))  # the authors' W_ (per symbol)
+        for j in range(ll):
+            inner[j, j] = 1.0
+        for j in range(ll + 2, n):
+            inner[j, j - 1] = 1.0
+        row = np.zeros(w)
+        for j in range(ll):
+            row[j] = -(10.0 ** (ll - j))
+        row[ll] = 10.0 ** (ll + 1)
+        inner[ll] = inner[ll + 1] = row
+        bias = np.zeros(n)
+        bias[ll] = -1.0 + 10.0**-n
+        bias[ll + 1] = -1.0
+        out = np.zeros((w, n))  # the authors' W'
+        for j in range(ll):
+            out[j, j] = 1.0
+        for j in range(ll + 1, w):
+            out[j, j + 1] = 1.0
+        out[ll, ll] = 10.0**n
+        out[ll, ll + 1] = -(10.0**n)
+        for c in range(V):
+            digit_w[ll, c * n : (c + 1) * n, c * w : (c + 1) * w] = inner
+            digit_b[ll, c * n : (c + 1) * n] = bias
+            digit_out[ll, c * w : (c + 1) * w, c * n : (c + 1) * n] = out
+    and_w = np.zeros((A, V * w))
+    for a in range(A):
+        for j in range(w):
+            and_w[a, hist[a, j] * w + j] = 1.0
+    and_b = np.full(A, -(w - 1.0))
+
+    def arr(x):
+        return jnp.asarray(x, dtype)
+
+    return Paper33(
+        order=n,
+        alphabet_size=S,
+        log_probs_CxA=arr(lm.log_probs_AxC.T),
+        digit_w=arr(digit_w),
+        digit_b=arr(digit_b),
+        digit_out=arr(digit_out),
+        and_w=arr(and_w),
+        and_b=arr(and_b),
+    )
+
+
+def paper33_states(model: Paper33, tokens_N: jax.Array) -> jax.Array:
+    """The AND layer's output ``(N, A)`` at every input position of ``tokens_N`` (``BOS^{n-1}
+    y``): the one-hot of the history the position has decoded (exactly one-hot while the
+    construction is exact)."""
+    dtype = model.dtype
+    n, w = model.order, model.order - 1
+    V = model.alphabet_size + 1
+    N = tokens_N.shape[0]
+    t = jnp.arange(1, N + 1)
+    # 10^-t rounded once from float64 (the authors' numpy computes it in float64)
+    scale = jnp.asarray(10.0 ** -np.arange(1, N + 1, dtype=np.float64), dtype)
+    values_NxV = scale[:, None] * jax.nn.one_hot(tokens_N, V, dtype=dtype)
+    q_Nx2 = jnp.stack([jnp.ones(N), t - (n - 2.0)], axis=1).astype(dtype)
+    k_Nx2 = jnp.stack([-t.astype(jnp.float64), jnp.ones(N)], axis=1).astype(dtype)
+    scores = -jax.nn.relu(q_Nx2 @ k_Nx2.T)
+    causal = t[None, :] <= t[:, None]
+    scores = jnp.where(causal, scores, -jnp.inf)
+    top = scores == jnp.max(scores, axis=1, keepdims=True)
+    weights = top / jnp.sum(top, axis=1, keepdims=True).astype(dtype)
+    a_NxV = weights.astype(dtype) @ values_NxV
+    fz = sum(10.0**-k for k in range(1, n))
+    a_NxV = jnp.asarray(fz, dtype) / jnp.sum(jnp.abs(a_NxV), axis=1, keepdims=True) * a_NxV
+    x = jnp.repeat(a_NxV, w, axis=1)  # W1: each symbol's coordinate n - 1 times
+    for ll in range(w):
+        x = jax.nn.relu(x @ model.digit_w[ll].T + model.digit_b[ll]) @ model.digit_out[ll].T
+    return jax.nn.relu(x @ model.and_w.T + model.and_b)
+
+
+def paper33_log_probs(model: Paper33, string_N: jax.Array) -> jax.Array:
+    """``log q(y_t | y_<t)`` for ``t = 1..L`` and ``log q(EOS | y)`` under :class:`Paper33`, read
+    as the authors' ``TransfomerLM`` reads it: the row of ``E`` at the argmax of the decoded
+    one-hot (the digit steps' gain ``10^n`` turns rounding into ``1 +- 10^n u`` and ``+-10^n u``
+    entries, harmless to an argmax, fatal to ``E h`` where ``E`` holds ``-inf``)."""
+    w = model.order - 1
+    bos = model.alphabet_size
+    L = string_N.shape[0]
+    tokens = jnp.concatenate([jnp.full((w,), bos, jnp.result_type(string_N)), string_N])
+    states = paper33_states(model, tokens)[w - 1 :]
+    log_q = model.log_probs_CxA.T[jnp.argmax(states, axis=1)]
+    targets = jnp.concatenate([string_N, jnp.full((1,), bos, jnp.result_type(string_N))])
+    return jnp.take_along_axis(log_q, targets[:, None], axis=-1)[:, 0].reshape(L + 1)
