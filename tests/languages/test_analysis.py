@@ -25,3 +25,30 @@ def test_bad_arguments():
         analysis.recognizer_record("dyck1", exhaustive_up_to=0)
     with pytest.raises(ValueError, match="samples"):
         analysis.parity_precision_records([4], samples=0)
+
+
+def test_memory_estimate_covers_xla_account():
+    # The command refuses by analysis.evaluation_cost; it must not under-estimate what XLA itself
+    # reports for the compiled margins program (budget.compiled_bytes: arguments + outputs +
+    # temporaries), for every recognizer, at n = 65 with all 8 rows in one chunk.
+    import jax
+    import jax.numpy as jnp
+
+    from transformer_theory import budget
+    from transformer_theory.constructions import languages as recognizers
+
+    peak, entries = analysis.evaluation_cost(64, 8, itemsize=8)
+    assert entries == 8 * 65**2
+    for name in recognizers.RECOGNIZERS:
+        params = recognizers.build(name, dtype=jnp.float64)
+        xla = budget.compiled_bytes(
+            recognizers._margins, params, jax.ShapeDtypeStruct((8, 65), jnp.int32)
+        )
+        assert 0 < xla <= peak, name
+
+
+def test_exhaustive_limit_names_the_argument():
+    # 2^21 strings per length is beyond all_strings' limit: refused up front, naming this
+    # function's argument, instead of enumerating lengths 1..20 first.
+    with pytest.raises(ValueError, match="exhaustive_up_to"):
+        analysis.recognizer_record("majority", exhaustive_up_to=21)
