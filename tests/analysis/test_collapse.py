@@ -140,3 +140,93 @@ def test_patterns_and_separators():
     r = collapse.pattern_tokens("random", 50)
     assert r[:20].tolist() == collapse.pattern_tokens("random", 20).tolist()
     assert collapse.repeat_last([1, 0]).tolist() == [1, 0, 0]
+
+
+def test_length_grid_one_point_is_the_longest_length():
+    # was [2]: `collapse --max-len 4096 --points 1` measured n = 2 while recording 4096
+    assert collapse.length_grid(8, 1) == [8]
+    assert collapse.length_grid(4096, 1, min_len=4) == [4096]
+    assert collapse.length_grid(64, 4)[-1] == 64
+
+
+def _last_token_distance(params, n, alibi):
+    """``||y_n - y'_{n+1}||`` of a one-layer model for ``v = (1^(n-1), 0)``, in float64 NumPy from
+    the equations, O(n): only the last query's row of attention reaches ``y``. Independent of the
+    library (and of ``_reference``'s full O(n^2) pass, which it matches at small n)."""
+    cfg = params.config
+    # every weight to NumPy once (indexing a JAX array dispatches a JAX op each time)
+    layer = jax.tree.map(np.asarray, params.layers[0])
+    final = jax.tree.map(np.asarray, params.final_norm)
+    a = layer.attn
+
+    def ln(x, norm):
+        return _reference.layernorm(x, norm.scale, norm.bias, cfg.norm_eps)
+
+    def y(tokens):
+        m = len(tokens)
+        h = np.eye(cfg.width)[np.asarray(tokens)]  # one-hot token in the first coordinates
+        x = ln(h, layer.norm1)
+        heads = a.w_v.shape[0]
+        outs = []
+        for hd in range(heads):
+            s = (x @ a.w_k[hd].T) @ (a.w_q[hd] @ x[-1]) / np.sqrt(cfg.qk_dim)
+            if alibi:
+                s = s - 2.0 ** (-8.0 * (hd + 1) / heads) * np.arange(m - 1, -1, -1)
+            w = np.exp(s - s.max())
+            outs.append((w / w.sum()) @ (x @ a.w_v[hd].T))
+        z = h[-1] + np.mean(outs, axis=0)
+        u = ln(z, layer.norm2)
+        mlp = layer.mlp
+        hidden = np.maximum(mlp.w1 @ u + mlp.b1, 0.0)
+        return ln(z + mlp.w2 @ hidden + mlp.b2, final)
+
+    v = [1] * (n - 1) + [0]
+    return float(np.linalg.norm(y(v) - y(v + [0])))
+
+
+def test_alibi_distance_tends_to_a_nonzero_constant_and_the_verdict_says_so():
+    params = random_model("alibi")  # two heads: slopes 1/16 and 1/256
+    # the O(n) reference is the library's distance (one length beyond 1/m = 256: ALiBi at work)
+    lib = collapse.collapse_curve(params, [400], ("float64",))["precisions"]["float64"]
+    assert_close(lib["distance"][0], _last_token_distance(params, 400, alibi=True))
+    lengths = [2**k for k in range(3, 17)]  # 8 .. 65,536
+    d = np.array([_last_token_distance(params, n, alibi=True) for n in lengths])
+    # beyond n ~ 1/m the ones' attention mass is a converged geometric series: e^(-m n) is
+    # e^(-256) at 65,536, so the distance there is its limit to float64 rounding
+    limit = d[-1]
+    assert abs(d[-3] - limit) < 1e-9 * limit, d
+    # and far above where a 1/n decay continued from n = 1,024 would be (60x here; 10x asked)
+    assert limit > 10 * d[lengths.index(1024)] * 1024 / lengths[-1], d
+    rate = collapse.asymptotic_rate(lengths, d)
+    assert rate["plateau"] and rate["verdict"] == f"plateau at {limit:.3g}: no collapse"
+    assert rate["plateau_value"] == limit and rate["change"] < 1e-9
+    # one power law across the bend (what the README used to report as ALiBi's rate, -0.55)
+    # describes neither regime: neither 1/n before the bend nor the flat tail after it
+    across = collapse.fit_rate(lengths, d)["slope"]
+    assert -0.8 < across < -0.2 and abs(rate["slope"]) < 1e-6, (across, rate)
+
+
+def test_no_positions_verdict_is_one_over_n():
+    params = random_model("none", heads=2, seed=3, scale=1.0)
+    lengths = [2**k for k in range(3, 17)]
+    d = [_last_token_distance(params, n, alibi=False) for n in lengths]
+    rate = collapse.asymptotic_rate(lengths, d)
+    # n d(n) = K (1 + O(1/n)): over the last decade (n >= 6,554) the slope is -1 to ~1e-3
+    assert abs(rate["slope"] + 1) < 5e-3 and not rate["plateau"], rate
+    assert rate["verdict"] == f"collapses ~ n^{rate['slope']:.2f}" == "collapses ~ n^-1.00"
+    assert rate["tail_from"] == 8192 and rate["tail_to"] == 65536
+
+
+def test_asymptotic_rate_verdicts_from_synthetic_curves():
+    n = np.array([16, 64, 256, 1024, 4096])
+    # an O(1) distance that oscillates (an absolute code in the stream): no decay, no plateau
+    wavy = 2.0 + 0.3 * np.array([1, -1, 1, -1, 1])
+    assert collapse.asymptotic_rate(n, wavy)["verdict"].startswith("no decay (tail slope")
+    # below the rounding floor (or beyond where rounding dominates) nothing is judged
+    r = collapse.asymptotic_rate(n, 1e-9 / n, floor=1e-6)
+    assert r["verdict"].startswith("undetermined") and r["slope"] is None
+    assert collapse.asymptotic_rate(n, 3.0 / n, until=256)["verdict"].startswith("undetermined")
+    # a plateau needs two lengths at least an octave apart at the end of the grid
+    assert not collapse.asymptotic_rate([8, 16, 4000, 4096], [4.0, 2.0, 1.0, 1.0])["plateau"]
+    with pytest.raises(ValueError, match="distances"):
+        collapse.asymptotic_rate(n, [1.0, 2.0])

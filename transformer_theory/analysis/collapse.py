@@ -265,13 +265,18 @@ def pair_representations(params: ModelParams, tokens_a, tokens_b, precision: str
     return _pair_last_representations(p, ea, eb)
 
 
-def measurement_bytes(config: ModelConfig, tokens: int, precision: str) -> int:
+def measurement_bytes(
+    config: ModelConfig, tokens: int, precision: str, *, compiled: bool = True
+) -> int:
     """Peak bytes of one :func:`pair_representations` call: ``v`` of ``tokens`` tokens and ``v'``
     of ``tokens + 1``, the model cast to ``precision``.
 
-    XLA's own account of the compiled program (:func:`transformer_theory.budget.compiled_bytes` on
-    shapes only: nothing is allocated, one compile), plus the float64 model it is cast from and the
-    two embeddings built (in float64) before the call. Needs x64 enabled for float64.
+    ``compiled=True``: XLA's own account of the compiled program
+    (:func:`transformer_theory.budget.compiled_bytes` on shapes only: nothing is allocated, one
+    compile), plus the float64 model it is cast from and the two embeddings built (in float64)
+    before the call. ``compiled=False``: a floor without compiling, the models and one
+    ``(H, n + 1, n + 1)`` score array of the widest layer (every layer computes its scores in
+    full) -- a run above the floor cannot fit, whatever XLA does. Needs x64 enabled for float64.
     """
     from transformer_theory import budget
 
@@ -285,10 +290,13 @@ def measurement_bytes(config: ModelConfig, tokens: int, precision: str) -> int:
         return sum(math.prod(x.shape) * x.dtype.itemsize for x in jax.tree.leaves(tree))
 
     run_params = model(dtype)
+    master = 0 if dtype == jnp.float64 else nbytes(model(jnp.float64))
+    if not compiled:
+        scores = max(config.heads) * (tokens + 1) ** 2 * dtype.itemsize
+        return int(nbytes(run_params) + master + scores)
     ea = jax.ShapeDtypeStruct((tokens, config.width), dtype)
     eb = jax.ShapeDtypeStruct((tokens + 1, config.width), dtype)
     program = budget.compiled_bytes(_pair_last_representations, run_params, ea, eb)
-    master = 0 if dtype == jnp.float64 else nbytes(model(jnp.float64))
     return int(program + master + 2 * 8 * (2 * tokens + 1) * config.width)
 
 

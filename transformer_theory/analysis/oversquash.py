@@ -292,20 +292,29 @@ _sensitivities = jax.jit(sensitivities)
 _bound = jax.jit(sensitivity_bound)
 
 
-def record_bytes(config: ModelConfig, n: int, *, bound: bool = True) -> int:
-    """Peak bytes of :func:`oversquash_record` for a float64 model of ``config`` at ``n`` tokens:
-    the largest of its compiled programs as XLA accounts for them
+def record_bytes(config: ModelConfig, n: int, *, bound: bool = True, compiled: bool = True) -> int:
+    """Peak bytes of :func:`oversquash_record` for a float64 model of ``config`` at ``n`` tokens.
+
+    ``compiled=True``: the largest of its compiled programs as XLA accounts for them
     (:func:`transformer_theory.budget.compiled_bytes` on shapes: nothing is allocated), plus the
-    model and the embedding held beside them. Needs x64 enabled."""
+    model and the embedding held beside them. ``compiled=False``: a floor without compiling, the
+    model and every layer's ``(H, n, n)`` attention weights, which the reverse sweep of
+    :func:`sensitivities` keeps (and, with ``bound``, the bound's ``(H, n, n, D, D)`` edge blocks
+    of one layer). Needs x64 enabled."""
     from transformer_theory import budget
     from transformer_theory.params import init_params
 
     _validate.check_positive("n", n)
     params = jax.eval_shape(lambda: init_params(jax.random.key(0), config, dtype=jnp.float64))
+    held = sum(math.prod(x.shape) * 8 for x in jax.tree.leaves(params)) + 8 * n * config.width
+    if not compiled:
+        floor = 8 * sum(config.heads) * n**2
+        if bound:
+            floor = max(floor, 8 * max(config.heads) * n**2 * config.width**2)
+        return int(held + floor)
     emb = jax.ShapeDtypeStruct((n, config.width), jnp.float64)
     programs = [_sensitivities, _last_path_rows] + ([_bound] if bound else [])
     peak = max(budget.compiled_bytes(f, params, emb) for f in programs)
-    held = sum(math.prod(x.shape) * 8 for x in jax.tree.leaves(params)) + 8 * n * config.width
     return int(peak + held)
 
 

@@ -109,8 +109,8 @@ def held_sigint():
 def check_memory(grid, tokens: int, precisions) -> float:
     """Refuse (BudgetError, exit 2) a run whose longest measurement would not fit in memory.
 
-    One compile per positional code of the grid, at the grid's largest depth and heads, the longest
-    input and the widest precision requested."""
+    A floor without compiling first, then one compile per positional code of the grid, at the
+    grid's largest depth and heads, the longest input and the widest precision requested."""
     from transformer_theory import budget
     from transformer_theory.analysis import collapse
 
@@ -121,12 +121,16 @@ def check_memory(grid, tokens: int, precisions) -> float:
         size = (cfg.depth, max(cfg.heads))
         if key not in biggest or size > (biggest[key].depth, max(biggest[key].heads)):
             biggest[key] = cfg
-    estimate = max(collapse.measurement_bytes(c, tokens, widest) for c in biggest.values())
-    return budget.check_memory(
-        estimate,
-        what=f"the longest measurement ({tokens} tokens, {widest})",
-        option="--max-len/--heads/--width",
-    )
+    what = f"the longest measurement ({tokens} tokens, {widest})"
+    option = "--max-len/--heads/--width"
+    # a floor first (no compile): refuses the hopeless at once; then XLA's account
+    for compiled in (False, True):
+        estimate = max(
+            collapse.measurement_bytes(c, tokens, widest, compiled=compiled)
+            for c in biggest.values()
+        )
+        budget.check_memory(estimate, what=what, option=option)
+    return estimate
 
 
 def run(args) -> int:

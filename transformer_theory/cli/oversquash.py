@@ -66,12 +66,6 @@ def run(args) -> int:
     grid = model_grid(args, positionals)
     from transformer_theory import budget, jsonio
 
-    if not args.no_bound:
-        # the bound's (H, N, N, D, D) edge blocks in float64, before compiling anything
-        need = max(8 * max(c.heads) * args.length**2 * c.width**2 for _, _, c in grid)
-        budget.check_memory(
-            need, what="the bound's edge blocks", option="--length/--width (or --no-bound)"
-        )
     out = prepare_out_dir(args.out)
     jax.config.update("jax_enable_x64", True)
     biggest = {}
@@ -82,14 +76,16 @@ def run(args) -> int:
             max(biggest[key].heads),
         ):
             biggest[key] = cfg
-    estimate = max(
-        oversquash.record_bytes(c, args.length, bound=not args.no_bound) for c in biggest.values()
-    )
-    budget.check_memory(
-        estimate,
-        what=f"the Jacobians and path products at n = {args.length}",
-        option="--length/--width/--depth",
-    )
+    option = "--length/--width/--depth" + ("" if args.no_bound else " (or --no-bound)")
+    # a floor first (no compile): refuses the hopeless at once; then XLA's account
+    for compiled in (False, True):
+        estimate = max(
+            oversquash.record_bytes(c, args.length, bound=not args.no_bound, compiled=compiled)
+            for c in biggest.values()
+        )
+        budget.check_memory(
+            estimate, what=f"the Jacobians and path products at n = {args.length}", option=option
+        )
 
     tokens = collapse.pattern_tokens(args.pattern, args.length)
     t0 = time.perf_counter()
