@@ -6,16 +6,74 @@ Each function returns a plain JSON-ready dict; ``transformer-theory sanford`` wr
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
+from collections.abc import Callable
 
 import jax.numpy as jnp
 import numpy as np
 
+from transformer_theory import budget
 from transformer_theory.constructions import sanford as cs
 from transformer_theory.tasks import sanford as ts
 
 DTYPES = ("float64", "float32", "bfloat16", "float16")
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchUnit:
+    """One Match construction: ``build(N, M, K, dtype) -> params``, ``apply(params, x, M, K) ->
+    bool (B, N)`` and ``hidden(N, M, K)``, the MLP width (what one sequence's activations cost)."""
+
+    build: Callable
+    apply: Callable
+    hidden: Callable[[int, int, int], int]
+    width: int
+
+
+MATCH_UNITS = {
+    "match2": MatchUnit(
+        lambda n, m, k, dt: cs.match2_construction(n, m, dt),
+        lambda p, x, m, k: cs.match2_apply(p, x, m),
+        lambda n, m, k: 2,
+        6,
+    ),
+    "match3bigram": MatchUnit(
+        lambda n, m, k, dt: cs.match3bigram_construction(n, m, dt),
+        lambda p, x, m, k: cs.match3bigram_apply(p, x, m),
+        lambda n, m, k: 2 * m,
+        14,
+    ),
+    "match3local": MatchUnit(
+        cs.match3local_construction,
+        cs.match3local_apply,
+        lambda n, m, k: 9 * (2 * k + 1) * (2 * k + 2) // 2,
+        64,
+    ),
+}
+
+
+def match_bytes_per_sequence(task: str, seq_len: int, modulus: int, window: int = 1) -> int:
+    """Peak bytes one sequence costs in :func:`match_record`: four float64 buffers of ``(N + 2K +
+    1) x max(hidden, width)`` (MLP pre-activation, ReLU, the stream and the attention rows)."""
+    unit = _unit(task)
+    k = int(window) if task == "match3local" else 0
+    cols = max(unit.hidden(seq_len, modulus, k), unit.width, seq_len + 2 * k + 1)
+    return 4 * 8 * (seq_len + 2 * k + 1) * cols
+
+
+def _unit(task: str) -> MatchUnit:
+    if task not in MATCH_UNITS:
+        raise ValueError(f"task: expected one of {tuple(MATCH_UNITS)}, got {task!r}")
+    return MATCH_UNITS[task]
+
+
+def qsa_bytes(seq_len: int, q: int, dim: int = 2) -> int:
+    """A LOWER bound on the peak bytes of :func:`qsa_record`'s exhaustive check: the ``C(N, q)``
+    subsets through the model at the smallest ``m = q`` (stream ``2 d' + 2 m`` floats, the
+    attention row, its target and error, ``N`` floats each, float64 per position)."""
+    return math.comb(int(seq_len), int(q)) * 8 * (2 * dim + 2 * q + 3 * seq_len)
 
 
 def qsa_record(
@@ -32,7 +90,9 @@ def qsa_record(
     ``<= eps`` over ALL inputs (:func:`~transformer_theory.constructions.sanford.qsa_worst_error`),
     then the fewest fraction bits of ``w`` that keep it, the RIP constants of that ``U`` and the
     error on ``samples`` random inputs run through the model. ``m_min = None`` if no ``m <=
-    max_rows`` works."""
+    max_rows`` works. Refuses (``ValueError`` naming ``q``) beyond
+    :data:`~transformer_theory.tasks.sanford.ALL_SUBSETS_LIMIT` subsets."""
+    budget.check_count("q", math.comb(int(seq_len), int(q)), ts.ALL_SUBSETS_LIMIT, unit="subsets")
     rows, found = max(1, q), None
     while rows <= max_rows:
         c = cs.qsa_construction(seq_len, q, dim, epsilon, rows, seed=seed)
@@ -111,31 +171,29 @@ def match_record(
     """Accuracy of the ``task`` construction (match2 / match3bigram / match3local) on all of
     ``[M]^N`` when that has at most ``samples`` sequences, else on ``samples`` balanced samples,
     run in each float format of ``dtypes``; ``smallest_exact`` is the narrowest format that is
-    100% correct (``None`` if none)."""
+    100% correct (``None`` if none). ``scale_log2`` is
+    :func:`~transformer_theory.constructions.sanford.exact_scale` and ``within_exact_range``
+    says per format whether it is at most the format's mantissa bits: a miss outside that range
+    is the format's precision, not the construction. Inputs run in chunks sized to a quarter of
+    the memory budget (:func:`match_bytes_per_sequence`); :class:`~transformer_theory.budget.
+    BudgetError` if not even one sequence fits."""
+    unit = _unit(task)
+    per_seq = match_bytes_per_sequence(task, seq_len, modulus, window)
+    budget.check_memory(
+        per_seq, what="one sequence of the Match check", option="--n/--modulus-power"
+    )
+    chunk = int(max(1, min(2000, budget.available_memory() // 4 // per_seq)))
     x, labels, exhaustive = _inputs(task, seq_len, modulus, window, samples, seed)
+    scale = cs.exact_scale(task, seq_len, modulus, window)
     accuracy = {}
     for name in dtypes:
-        dtype = jnp.dtype(name)
-        if task == "match2":
-            params = cs.match2_construction(seq_len, modulus, dtype)
-            apply = cs.match2_apply
-        elif task == "match3bigram":
-            params = cs.match3bigram_construction(seq_len, modulus, dtype)
-            apply = cs.match3bigram_apply
-        elif task == "match3local":
-            params = cs.match3local_construction(seq_len, modulus, window, dtype)
-
-            def apply(p, chunk, m):
-                return cs.match3local_apply(p, chunk, m, window)
-        else:
-            raise ValueError(f"task: expected match2, match3bigram or match3local, got {task!r}")
-        # chunks bound the memory of the MLP activations (B x N x hidden)
+        params = unit.build(seq_len, modulus, window, jnp.dtype(name))
         pred = np.concatenate(
-            [apply(params, x[s : s + 2000], modulus) for s in range(0, len(x), 2000)]
+            [unit.apply(params, x[s : s + chunk], modulus, window) for s in range(0, len(x), chunk)]
         )
         accuracy[name] = float(np.mean(pred == labels))
     exact = [name for name in dtypes if accuracy[name] == 1.0]
-    bits = {"float64": 53, "float32": 24, "bfloat16": 8, "float16": 11}
+    bits = cs.MANTISSA_BITS
     return {
         "task": task,
         "N": seq_len,
@@ -146,6 +204,8 @@ def match_record(
         "positive_rate": float(labels.mean()),
         "accuracy_by_dtype": accuracy,
         "accuracy": accuracy.get("float64", max(accuracy.values())),
+        "scale_log2": scale,
+        "within_exact_range": {name: scale <= bits[name] for name in dtypes},
         "smallest_exact": min(exact, key=lambda n: bits[n]) if exact else None,
         "smallest_exact_mantissa_bits": min(bits[n] for n in exact) if exact else None,
     }

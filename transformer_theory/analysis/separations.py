@@ -14,7 +14,6 @@ bounds do not depend on the encoding (they hold for any input map). Shape letter
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -25,6 +24,7 @@ import numpy as np
 import optax
 from flax import nnx
 
+from transformer_theory import jsonio
 from transformer_theory.nn import baselines
 from transformer_theory.tasks import composition as comp
 from transformer_theory.tasks import sanford as ts
@@ -58,17 +58,49 @@ def qsa_threshold(model: str, seq_len: int, q: int, dim: int) -> float | None:
     raise ValueError(f"model: expected one of {QSA_MODELS}, got {model!r}")
 
 
-def build_qsa_model(model: str, seq_len: int, dim: int, width: int, seed: int) -> nnx.Module:
+def qsa_bit_threshold(model: str, seq_len: int, q: int, dim: int) -> float | None:
+    """The bits below which no network of ``model`` ``eps``-approximates qSA (``eps = 1/(2q)``),
+    in the units the lower bounds count (``None`` where no bound applies):
+
+    - ``attention``: the query ``Q(x_i)`` must carry ``>= q`` bits (Sanford et al. 2023: Alice
+      sends ``Q(x_{2q+1})``, ``m p`` bits, and Bob answers one bit; set disjointness of ``q`` bits
+      needs ``q + 1`` bits of deterministic communication, so ``m p >= q``; the reduction needs
+      ``N >= 2q + 1`` and ``eps < 1/q``, which ``1/(2q)`` meets);
+    - ``rnn``: the state of :class:`~transformer_theory.nn.baselines.Recurrent` must hold ``>=
+      floor(N/2) / 2`` bits. This is OUR derivation for the two-pass GRU, not the paper's number:
+      cut the sequence after ``k = floor(N/2)`` positions; the first-pass state at ``k`` and the
+      second-pass state at ``k`` are the only two messages from the first part to the second, and
+      the second part's answers (its ``y_i`` cover positions ``1..k``, ``z_j = +-1``, ``q = d' =
+      1``, ``eps < 1``) reveal ``k`` free bits, so ``2 bits >= k``. Sanford et al.'s ``(N - 1)/2``
+      (:func:`qsa_threshold`) is for their one-pass RNN.
+    - ``fnn``: ``None`` (their bound counts width, not bits).
+    """
+    if model == "attention":
+        return float(q) if seq_len >= 2 * q + 1 else None
+    if model == "rnn":
+        return (seq_len // 2) / 2 if q == 1 and dim == 1 else None
+    if model == "fnn":
+        return None
+    raise ValueError(f"model: expected one of {QSA_MODELS}, got {model!r}")
+
+
+def build_qsa_model(
+    model: str, seq_len: int, dim: int, width: int, seed: int, *, bits: int | None = None
+) -> nnx.Module:
     """The ``model`` network with ``width`` (query/key width, hidden width or GRU state) for qSA
-    inputs of length ``seq_len`` and vectors of width ``dim``."""
+    inputs of length ``seq_len`` and vectors of width ``dim``. ``bits``: the attention unit's
+    query, or the GRU's state, rounded to ``bits`` bits per number on a fixed grid
+    (:func:`~transformer_theory.nn.baselines.fake_quantize`); the FNN has no quantized variant."""
     rngs = nnx.Rngs(seed)
     features = dim + 2 * seq_len
     if model == "attention":
-        return baselines.SparseAveragingAttention(features, width, dim, rngs=rngs)
+        return baselines.SparseAveragingAttention(features, width, dim, query_bits=bits, rngs=rngs)
     if model == "fnn":
+        if bits is not None:
+            raise ValueError("bits: the fully connected network has no quantized variant")
         return baselines.FullyConnected(seq_len, features, width, dim, rngs=rngs)
     if model == "rnn":
-        return baselines.Recurrent(features, width, dim, rngs=rngs)
+        return baselines.Recurrent(features, width, dim, state_bits=bits, rngs=rngs)
     raise ValueError(f"model: expected one of {QSA_MODELS}, got {model!r}")
 
 
@@ -130,15 +162,20 @@ def qsa_trained_record(
     learning_rate: float = 3e-3,
     seed: int = 0,
     held_out: int = 2000,
+    bits: int | None = None,
 ) -> dict:
     """Train ``model`` (``attention / fnn / rnn``) of ``width`` on fresh qSA batches (mean squared
     error) and measure on ``held_out`` new inputs the per-example worst position error ``max_i
     ||f(X)_i - qSA(X)_i||`` (its mean and maximum) and the fraction of examples within ``eps =
-    1/(2q)``, the accuracy of the FNN bound. ``zero_error``: the same for the all-zero output."""
+    1/(2q)``, the accuracy of the FNN bound. ``zero_error``: the same for the all-zero output.
+
+    ``bits``: quantize the attention query / the GRU state (:func:`build_qsa_model`);
+    ``message_bits`` is then what it can hold (``width log2(2^bits - 1)``) beside
+    ``bits_needed`` (:func:`qsa_bit_threshold`), both in bits."""
     for name, v in (("seq_len", seq_len), ("q", q), ("dim", dim), ("width", width)):
         if int(v) < 1:
             raise ValueError(f"{name}: expected a positive integer, got {v}")
-    net = build_qsa_model(model, seq_len, dim, width, seed)
+    net = build_qsa_model(model, seq_len, dim, width, seed, bits=bits)
     params = baselines.param_count(net)
     net, final_loss = fit(
         net,
@@ -160,6 +197,9 @@ def qsa_trained_record(
         "width": width,
         "params": params,
         "threshold": qsa_threshold(model, seq_len, q, dim),
+        "bits": bits,
+        "message_bits": None if bits is None else baselines.grid_bits(width, bits),
+        "bits_needed": qsa_bit_threshold(model, seq_len, q, dim),
         "steps": steps,
         "examples": held_out,
         "final_loss": final_loss,
@@ -230,13 +270,16 @@ def run_and_save(
     runs: Sequence[tuple], train: Callable[..., dict], out: str, *, desc: str, progress: bool
 ) -> list[dict]:
     """``train(*run)`` for every run (a progress bar when ``progress``), each record printed as
-    one JSON line as it lands, all of them written to ``out/records.json``."""
+    one JSON line as it lands, all of them written to ``out/records.json``
+    (:func:`transformer_theory.jsonio.write_json`) after every run, so an interrupted sweep keeps
+    the runs it finished."""
     from tqdm.auto import tqdm
 
     records, start = [], time.time()
     for run in tqdm(runs, desc=desc, disable=not progress):
         records.append(train(*run))
-        print(json.dumps(records[-1]), f"[{time.time() - start:.0f} s]", flush=True)
-    with open(os.path.join(out, "records.json"), "w") as fh:
-        json.dump(records, fh, indent=1)
+        print(jsonio.dumps_json(records[-1]), f"[{time.time() - start:.0f} s]", flush=True)
+        jsonio.write_json(os.path.join(out, "records.json"), records)
+    if not records:
+        jsonio.write_json(os.path.join(out, "records.json"), records)
     return records

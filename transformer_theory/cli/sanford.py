@@ -9,14 +9,17 @@ Writes one JSON record per configuration to ``--out/<task>_N<N>_....json``, all 
     transformer-theory sanford --task match2,match3bigram,match3local --n 4,16,64 \
         --out results/sanford
 
-Exit 1 if a construction misses: a qSA unit above ``eps`` for every ``m`` searched, or a Match
-unit below 100% in float64.
+Prints one table row per configuration. Exit 1 if a construction misses: a qSA unit above
+``eps`` for every ``m`` searched, or a Match unit below 100% in float64. Exit 2 before any work
+for sizes the check cannot honestly run: a Match size whose scale ``c`` (``exact_scale``) is
+beyond float64's 53-bit exact range (there a miss would be the format's, not the
+construction's), more qSA subsets than the enumeration limit, or memory beyond the budget.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import math
 import os
 
 TASKS = ("qsa", "match2", "match3bigram", "match3local")
@@ -64,14 +67,81 @@ def _numbers(text: str, option: str, kind, low, high=None) -> list:
         values = [kind(t) for t in text.split(",") if t.strip()]
     except ValueError:
         raise UsageError(f"{option}: expected a comma list of numbers, got {text!r}") from None
-    bad = [v for v in values if v < low or (high is not None and v >= high)]
+    # NaN compares False with everything, so a range test alone lets it through
+    bad = [v for v in values if not math.isfinite(v) or v < low or (high is not None and v >= high)]
     if not values or bad:
         span = f">= {low}" + ("" if high is None else f" and < {high}")
         raise UsageError(f"{option}: every value must be {span}, got {text!r}")
     return values
 
 
+def _modulus(n: int, power: int) -> int:
+    return max(n**power, 4)
+
+
+def _check_sizes(tasks, ns, qs, args) -> None:
+    """Refuse (exit 2) before any work: Match sizes beyond float64's exact range, qSA subset
+    counts beyond the enumeration limit, memory beyond the budget."""
+    from transformer_theory import budget
+    from transformer_theory.analysis import sanford as analysis
+    from transformer_theory.cli._common import UsageError
+    from transformer_theory.constructions import sanford as cs
+    from transformer_theory.tasks import sanford as ts
+
+    for task in tasks:
+        if task == "qsa":
+            for n in ns:
+                for q in qs:
+                    count = math.comb(n, q)
+                    if count > ts.ALL_SUBSETS_LIMIT:
+                        raise UsageError(
+                            f"--n/--q: N = {n}, q = {q} has C(N, q) = {count:.3g} subsets to "
+                            f"check exhaustively, more than the limit "
+                            f"{ts.ALL_SUBSETS_LIMIT:,}; lower --n or --q"
+                        )
+                    budget.check_memory(
+                        analysis.qsa_bytes(n, q, args.dim),
+                        what=f"the exhaustive qSA check at N = {n}, q = {q}",
+                        option="--n/--q",
+                    )
+            continue
+        for n in ns:
+            m = _modulus(n, args.modulus_power)
+            scale = cs.exact_scale(task, n, m, args.window)
+            if scale > cs.MANTISSA_BITS["float64"]:
+                raise UsageError(
+                    f"--modulus-power: {task} at N = {n}, M = {float(m):.3g} needs its scale "
+                    f"c = 2^{scale:.1f} resolved to one unit, beyond float64's exact range "
+                    f"(2^53): a miss would be float64's precision, not the construction; "
+                    f"lower --modulus-power or --n"
+                )
+            budget.check_memory(
+                analysis.match_bytes_per_sequence(task, n, m, args.window),
+                what=f"one {task} sequence at N = {n}, M = {m}",
+                option="--n/--modulus-power",
+            )
+
+
+def _row(rec: dict) -> str:
+    if rec["task"] == "qsa":
+        if rec["m_min"] is None:
+            return f"{'qsa':<12} {rec['N']:>4} q={rec['q']:<3} eps={rec['epsilon']:<6g} MISSED"
+        return (
+            f"{'qsa':<12} {rec['N']:>4} q={rec['q']:<3} eps={rec['epsilon']:<6g} "
+            f"m_min={rec['m_min']:<4} error={rec['max_error']:.4f} (all inputs) "
+            f"sampled={rec['sampled_max_error']:.4f} bits={rec['bits_min']} "
+            f"(proof {rec['bits_proof']})"
+        )
+    acc = " ".join(
+        f"{name}={value:.4f}{'' if rec['within_exact_range'][name] else '*'}"
+        for name, value in rec["accuracy_by_dtype"].items()
+    )
+    what = "all" if rec["exhaustive"] else "sampled"
+    return f"{rec['task']:<12} {rec['N']:>4} M={rec['M']:<8} {what:<7} {acc}"
+
+
 def run(args) -> int:
+    from transformer_theory import jsonio
     from transformer_theory.cli._common import (
         EXIT_FAILED,
         EXIT_OK,
@@ -88,41 +158,46 @@ def run(args) -> int:
         raise UsageError(f"--q: every q must be < every N (N = {ns}, q = {qs})")
     if any(t.startswith("match3") for t in tasks) and min(ns) < 2:
         raise UsageError("--n: Match3Bigram needs N >= 2")
+    _check_sizes(tasks, ns, qs, args)
     out = prepare_out_dir(args.out)
 
     import jax
-    from tqdm.auto import tqdm
 
     jax.config.update("jax_enable_x64", True)  # float64 is one of the formats compared
     from transformer_theory.analysis import sanford as analysis
 
     jobs = []
     if "qsa" in tasks:
-        jobs += [("qsa", n, q, e) for n in ns for q in qs for e in epss]
+        jobs += [dict(task="qsa", n=n, q=q, eps=e) for n in ns for q in qs for e in epss]
     for task in tasks:
         if task != "qsa":
-            jobs += [(task, n, max(n**args.modulus_power, 4), None) for n in ns]
+            jobs += [dict(task=task, n=n, modulus=_modulus(n, args.modulus_power)) for n in ns]
     records, failed = [], False
-    for task, n, extra, eps in tqdm(jobs, desc="sanford", unit="config"):
-        if task == "qsa":
+    print(f"{'task':<12} {'N':>4} result (* = beyond the format's exact range)")
+    for job in jobs:
+        if job["task"] == "qsa":
             rec = analysis.qsa_record(
-                n, extra, eps, dim=args.dim, samples=args.samples, seed=args.seed
+                job["n"], job["q"], job["eps"], dim=args.dim, samples=args.samples, seed=args.seed
             )
             failed |= rec["m_min"] is None
-            name = f"qsa_N{n}_q{extra}_eps{eps:g}.json"
+            name = f"qsa_N{job['n']}_q{job['q']}_eps{job['eps']:g}.json"
         else:
             rec = analysis.match_record(
-                task, n, extra, window=args.window, samples=args.samples, seed=args.seed
+                job["task"],
+                job["n"],
+                job["modulus"],
+                window=args.window,
+                samples=args.samples,
+                seed=args.seed,
             )
             failed |= rec["accuracy_by_dtype"]["float64"] < 1.0
-            name = f"{task}_N{n}_M{extra}.json"
+            name = f"{job['task']}_N{job['n']}_M{job['modulus']}.json"
         records.append(rec)
-        with open(os.path.join(out, name), "w") as fh:
-            json.dump(rec, fh, indent=1)
-        print(json.dumps(rec))
-    with open(os.path.join(out, "sanford.json"), "w") as fh:
-        json.dump(records, fh, indent=1)
+        jsonio.write_json(os.path.join(out, name), rec)
+        jsonio.write_json(os.path.join(out, "sanford.json"), records)
+        print(_row(rec), flush=True)
     _plot(records, out)
+    print(f"wrote {os.path.join(out, 'sanford.json')}")
     return EXIT_FAILED if failed else EXIT_OK
 
 

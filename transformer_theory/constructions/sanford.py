@@ -328,6 +328,38 @@ def match2_scale(seq_len: int, modulus: int) -> float:
     return modulus**2 * math.log(6 * seq_len)
 
 
+MANTISSA_BITS = {"float64": 53, "float32": 24, "float16": 11, "bfloat16": 8}
+
+
+def exact_scale(task: str, seq_len: int, modulus: int, window: int = 1) -> float:
+    """The largest number the ``task`` construction must resolve to one part in itself, as
+    ``log2`` (a float even where ``M`` is beyond int64): ``c = M^2 log(6N)`` for Match2 and
+    Match3Bigram (a score ``c cos(2 pi s / M)`` must tell ``s = 0`` from ``s = 1``, a difference of
+    ``2 pi^2 log(6N)`` against a rounding of ``c`` times the format's unit), and for Match3Local the
+    larger of the integer sums ``x_i + x_a + x_b < 3M`` and the positional scale ``c_1``.
+
+    A format with ``t`` mantissa bits (:data:`MANTISSA_BITS`) is within its exact range when this
+    is ``<= t``; beyond it the construction is not guaranteed (float32 measured: exact at ``c ~
+    5.5e6 < 2^24``, 0.889 at ``c ~ 1e8``, README), so a float64 miss there is a precision limit,
+    not a failed construction, and ``transformer-theory sanford`` refuses such sizes. The
+    condition is necessary, not sufficient: other roundings can miss inside it (Match3Bigram at
+    N = 3, M = 9 in bfloat16, scale 2^7.9 <= 2^8: 0.849 on 500 samples, 2026-11-24).
+    """
+    if int(seq_len) < 1:
+        raise ValueError(f"seq_len: expected N >= 1, got {seq_len}")
+    if int(modulus) < 2:
+        raise ValueError(f"modulus: expected M >= 2, got {modulus}")
+    if task in ("match2", "match3bigram"):
+        return 2 * math.log2(int(modulus)) + math.log2(math.log(6 * seq_len))
+    if task == "match3local":
+        total = seq_len + 2 * int(window)
+        c1 = (math.log(100 * total * 3) + math.log(int(modulus))) / (
+            1 - math.cos(2 * math.pi / (2 * total))
+        )
+        return max(math.log2(3) + math.log2(int(modulus)), math.log2(c1))
+    raise ValueError(f"task: expected match2, match3bigram or match3local, got {task!r}")
+
+
 def match2_construction(seq_len: int, modulus: int, dtype=jnp.float64) -> ModelParams:
     """One softmax unit with query/key width ``m = 3`` that computes Match2 on ``[M]^N`` exactly.
 

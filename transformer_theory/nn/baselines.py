@@ -21,6 +21,8 @@ Chen & Zou 2024), which has no token-wise readout of vectors and no quantization
 
 from __future__ import annotations
 
+import math
+
 import jax
 import jax.numpy as jnp
 from flax import nnx
@@ -44,18 +46,41 @@ class SparseAveragingAttention(nnx.Module):
     ``__call__(inputs)`` maps ``(B, N, d)`` to ``(B, N, d')``: row ``i`` is ``sum_j softmax_j(<W_q
     x_i, W_k x_j>) W_v x_j`` (unscaled scores: the construction needs a large scale ``alpha``,
     which the weights learn).
+
+    ``query_bits = p``: the query is ``Q(x_i) = fake_quantize(tanh(W_q x_i), p, scale=1)``, one of
+    ``(2^p - 1)^m`` vectors, so it carries at most ``m log2(2^p - 1)`` bits. That is the message of
+    Sanford et al.'s lower bound (Alice sends ``Q(x_{2q+1})`` to Bob, who holds everything else,
+    so ``m p >= q`` is needed); keys and values stay float32, which only makes the unit stronger
+    than a ``p``-bit one, so the bound still applies to it.
     """
 
-    def __init__(self, in_features: int, qk_dim: int, out_features: int, *, rngs: nnx.Rngs):
+    def __init__(
+        self,
+        in_features: int,
+        qk_dim: int,
+        out_features: int,
+        *,
+        query_bits: int | None = None,
+        rngs: nnx.Rngs,
+    ):
         in_features = _positive("in_features", in_features)
         qk_dim = _positive("qk_dim", qk_dim)
         out_features = _positive("out_features", out_features)
+        if query_bits is not None and int(query_bits) < 2:
+            raise ValueError(f"query_bits: expected >= 2 or None (float32), got {query_bits}")
+        self.query_bits = query_bits
         self.query = nnx.Linear(in_features, qk_dim, use_bias=False, rngs=rngs)
         self.key = nnx.Linear(in_features, qk_dim, use_bias=False, rngs=rngs)
         self.value = nnx.Linear(in_features, out_features, use_bias=False, rngs=rngs)
 
+    def queries(self, inputs: jax.Array) -> jax.Array:
+        """``Q(x_i)``, ``(B, N, m)``: quantized on the fixed grid when ``query_bits`` is set."""
+        if self.query_bits is None:
+            return self.query(inputs)
+        return fake_quantize(jnp.tanh(self.query(inputs)), self.query_bits, scale=1.0)
+
     def __call__(self, inputs: jax.Array) -> jax.Array:
-        scores_BxNxK = jnp.einsum("bie,bje->bij", self.query(inputs), self.key(inputs))
+        scores_BxNxK = jnp.einsum("bie,bje->bij", self.queries(inputs), self.key(inputs))
         return jnp.einsum("bij,bjy->biy", jax.nn.softmax(scores_BxNxK, -1), self.value(inputs))
 
 
@@ -89,17 +114,50 @@ class FullyConnected(nnx.Module):
         return self.readout(h).reshape(inputs.shape[0], self.seq_len, self.out_features)
 
 
+class _QuantizedGRUCell(nnx.GRUCell):
+    """A GRU cell whose new state is rounded to ``state_bits`` bits per number on ``[-1, 1]``."""
+
+    def __init__(self, in_features: int, hidden: int, state_bits: int, *, rngs: nnx.Rngs):
+        super().__init__(in_features, hidden, rngs=rngs)
+        self.state_bits = int(state_bits)
+
+    def __call__(self, carry, inputs):
+        carry, _ = super().__call__(carry, inputs)
+        carry = fake_quantize(carry, self.state_bits, scale=1.0)
+        return carry, carry
+
+
 class Recurrent(nnx.Module):
     """A GRU with ``hidden`` state floats that reads ``x_1 .. x_N`` and then ``x_1 .. x_N`` again,
     answering position ``i`` (a linear readout of the state) at the ``i``-th step of the second
     pass. A causal one-pass RNN could not see ``z_j`` for ``j > i`` at all; two passes give it the
-    whole input, and the state after the first pass is the memory the bound limits."""
+    whole input, and the state after the first pass is the memory the bound limits.
 
-    def __init__(self, in_features: int, hidden: int, out_features: int, *, rngs: nnx.Rngs):
-        cell = nnx.GRUCell(
-            _positive("in_features", in_features), _positive("hidden", hidden), rngs=rngs
-        )
-        self.hidden = int(hidden)
+    ``state_bits = p``: after every step the state is rounded to the fixed grid of
+    :func:`fake_quantize` on ``[-1, 1]`` (a GRU state stays in ``[-1, 1]``: it starts at 0 and each
+    step is a convex combination of the old state and a ``tanh``), so the memory holds at most
+    ``hidden log2(2^p - 1)`` bits (:func:`grid_bits`), the quantity the RNN bound counts.
+    """
+
+    def __init__(
+        self,
+        in_features: int,
+        hidden: int,
+        out_features: int,
+        *,
+        state_bits: int | None = None,
+        rngs: nnx.Rngs,
+    ):
+        in_features = _positive("in_features", in_features)
+        hidden = _positive("hidden", hidden)
+        if state_bits is None:
+            cell = nnx.GRUCell(in_features, hidden, rngs=rngs)
+        elif int(state_bits) < 2:
+            raise ValueError(f"state_bits: expected >= 2 or None (float32), got {state_bits}")
+        else:
+            cell = _QuantizedGRUCell(in_features, hidden, state_bits, rngs=rngs)
+        self.hidden = hidden
+        self.state_bits = state_bits
         self.rnn = nnx.RNN(cell, rngs=False)
         self.readout = nnx.Linear(hidden, _positive("out_features", out_features), rngs=rngs)
 
@@ -110,7 +168,9 @@ class Recurrent(nnx.Module):
         return self.readout(states[:, n:])
 
 
-def fake_quantize(x: jax.Array, bits: int | None, *, per_example: bool = False) -> jax.Array:
+def fake_quantize(
+    x: jax.Array, bits: int | None, *, per_example: bool = False, scale: float | None = None
+) -> jax.Array:
     """Round ``x`` to a symmetric uniform grid of ``2^bits - 1`` levels on ``[-s, s]``, ``s =
     max |x|``, with a straight-through estimator (the forward value is the rounded one, the
     gradient is the identity's: ``x + stop_gradient(round(x) - x)``).
@@ -119,17 +179,37 @@ def fake_quantize(x: jax.Array, bits: int | None, *, per_example: bool = False) 
     entry (activations: an example's rounding never depends on the rest of the batch); otherwise
     one scale for the whole tensor (weights). The scale itself is not quantized (one float per
     tensor, like the ``+1`` of Peng et al.'s ``H (d + 1) p``).
+
+    ``scale``: a FIXED ``s`` instead of ``max |x|``; ``x`` is clipped to ``[-s, s]`` first. Then a
+    quantized vector of ``k`` entries is one of ``(2^bits - 1)^k`` values, i.e. it holds at most
+    ``k log2(2^bits - 1) < k bits`` bits and nothing rides along in a data-dependent scale: what
+    the memory and communication bounds of Sanford et al. 2023 count (:class:`Recurrent`'s
+    ``state_bits``, :class:`SparseAveragingAttention`'s ``query_bits``).
     """
     if bits is None:
         return x
     if int(bits) < 2:
         raise ValueError(f"bits: expected >= 2 (sign and one level), got {bits}")
+    levels = 2 ** (int(bits) - 1) - 1
+    if scale is not None:
+        if not float(scale) > 0:
+            raise ValueError(f"scale: expected a positive fixed scale, got {scale}")
+        step = float(scale) / levels
+        rounded = jnp.round(jnp.clip(x, -float(scale), float(scale)) / step) * step
+        return x + jax.lax.stop_gradient(rounded - x)
     axes = tuple(range(1, x.ndim)) if per_example and x.ndim > 1 else None
     scale = jax.lax.stop_gradient(jnp.max(jnp.abs(x), axis=axes, keepdims=True))
-    levels = 2 ** (int(bits) - 1) - 1
     step = jnp.where(scale > 0, scale / levels, 1.0)
     rounded = jnp.round(x / step) * step
     return x + jax.lax.stop_gradient(rounded - x)
+
+
+def grid_bits(count: int, bits: int | None) -> float:
+    """Information in ``count`` numbers quantized by :func:`fake_quantize` with a fixed scale:
+    ``count log2(2^bits - 1)`` bits (``bits=None``: 32 per float32 number)."""
+    if bits is None:
+        return 32.0 * count
+    return count * math.log2(2 ** int(bits) - 1)
 
 
 class _Block(nnx.Module):

@@ -17,8 +17,11 @@ The same holds for ``j_1, j_2`` in Match3 (they may coincide with each other or 
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
+
+from transformer_theory import budget
 
 TASKS = ("qsa", "match2", "match3", "match3bigram", "match3local")
 
@@ -28,8 +31,16 @@ def _check_sizes(num: int, seq_len: int, modulus: int | None = None) -> None:
         raise ValueError(f"num: expected a positive number of examples, got {num}")
     if int(seq_len) < 1:
         raise ValueError(f"seq_len: expected N >= 1, got {seq_len}")
-    if modulus is not None and int(modulus) < 2:
-        raise ValueError(f"modulus: expected M >= 2, got {modulus}")
+    if modulus is not None:
+        _check_modulus(modulus)
+
+
+def _check_modulus(modulus) -> int:
+    """``M`` must be an integer >= 2 (``x mod 0`` is undefined: NumPy would return garbage
+    labels with only a warning, and ``M = 1`` makes every position a match)."""
+    if isinstance(modulus, bool) or not isinstance(modulus, (int, np.integer)) or modulus < 2:
+        raise ValueError(f"modulus: expected an integer M >= 2, got {modulus!r}")
+    return int(modulus)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -76,11 +87,16 @@ def qsa_sample(
     return z, members
 
 
-def all_subsets(seq_len: int, q: int) -> np.ndarray:
+ALL_SUBSETS_LIMIT = 2_000_000
+
+
+def all_subsets(seq_len: int, q: int, *, limit: int | None = ALL_SUBSETS_LIMIT) -> np.ndarray:
     """Every q-subset of ``[N]`` as a boolean indicator row, in lexicographic order
-    ``(C(N, q), N)``."""
+    ``(C(N, q), N)``. Refuses (``ValueError`` naming ``q`` with the count) when ``C(N, q)``
+    exceeds ``limit`` (default 2,000,000 rows, 2 bytes x N each at most; ``None``: no limit)."""
     if not 1 <= int(q) <= int(seq_len):
         raise ValueError(f"q: expected 1 <= q <= N = {seq_len}, got {q}")
+    budget.check_count("q", math.comb(int(seq_len), int(q)), limit, unit=f"{q}-subsets")
     combos = list(itertools.combinations(range(seq_len), q))
     rows = np.zeros((len(combos), seq_len), bool)
     for r, c in enumerate(combos):
@@ -94,6 +110,7 @@ def all_subsets(seq_len: int, q: int) -> np.ndarray:
 
 def match2(x_BxN: np.ndarray, modulus: int) -> np.ndarray:
     """``Match2(X)_i = 1{exists j: x_i + x_j = 0 (mod M)}``, ``j = i`` allowed (see above)."""
+    modulus = _check_modulus(modulus)
     x = np.asarray(x_BxN, np.int64)
     s = (x[:, :, None] + x[:, None, :]) % modulus
     return np.any(s == 0, axis=-1)
@@ -101,6 +118,7 @@ def match2(x_BxN: np.ndarray, modulus: int) -> np.ndarray:
 
 def match3(x_BxN: np.ndarray, modulus: int) -> np.ndarray:
     """``Match3(X)_i = 1{exists j1, j2: x_i + x_j1 + x_j2 = 0 (mod M)}`` (any ``j1, j2``)."""
+    modulus = _check_modulus(modulus)
     x = np.asarray(x_BxN, np.int64)
     pair = (x[:, :, None] + x[:, None, :]) % modulus  # (B, K, K): x_j1 + x_j2
     present = np.zeros((x.shape[0], modulus), bool)
@@ -111,6 +129,7 @@ def match3(x_BxN: np.ndarray, modulus: int) -> np.ndarray:
 
 def match3_bigram(x_BxN: np.ndarray, modulus: int) -> np.ndarray:
     """``Match3Bigram(X)_i = 1{exists j in [N-1]: x_i + x_j + x_{j+1} = 0 (mod M)}``."""
+    modulus = _check_modulus(modulus)
     x = np.asarray(x_BxN, np.int64)
     bigram = (x[:, :-1] + x[:, 1:]) % modulus  # (B, N-1)
     return np.any((x[:, :, None] + bigram[:, None, :]) % modulus == 0, axis=-1)
@@ -119,6 +138,7 @@ def match3_bigram(x_BxN: np.ndarray, modulus: int) -> np.ndarray:
 def match3_local(x_BxN: np.ndarray, modulus: int, window: int) -> np.ndarray:
     """``Match3Local(X)_i = 1{exists j1, j2: x_i + x_j1 + x_j2 = 0 (mod M), |i-j1|, |i-j2| <=
     K}`` with ``K = window``."""
+    modulus = _check_modulus(modulus)
     if int(window) < 0:
         raise ValueError(f"window: expected K >= 0, got {window}")
     x = np.asarray(x_BxN, np.int64)
