@@ -116,3 +116,39 @@ print(
     recognizers.decision_margins(p_eps, s),
 )
 print("float32 build:", recognizers.decision_margins(recognizers.parity(dtype=jnp.float32), s))
+
+# %% [markdown]
+# ## Hahn 2020's rows: training WITH hard attention
+# Hahn 2020 proves that no leftmost-hard transformer recognizes PARITY or Dyck-1 at every length.
+# Hard attention has no gradient, so a hard model is trained with the straight-through estimator:
+# the forward pass is exactly leftmost-hard attention, the backward pass the softmax gradient of
+# the same scores (`analysis.hard_training`). On scores with a tie, the weights are one-hot on the
+# first maximizer, and the gradient is the softmax one:
+
+# %%
+from transformer_theory.analysis import hard_training  # noqa: E402
+from transformer_theory.core.attention import softmax_weights  # noqa: E402
+
+scores = jnp.array([[1.0, 3.0, 3.0, 0.0]])
+print("weights:", hard_training.straight_through_weights(scores))
+print("grad:   ", jax.grad(lambda s: hard_training.straight_through_weights(s)[0, 1])(scores))
+print("softmax:", jax.grad(lambda s: softmax_weights(s)[0, 1])(scores))
+
+# %% [markdown]
+# A short run on Dyck-1 (lengths 4-16), the softmax model beside the leftmost-hard one; the full
+# experiment is `experiments/languages_generalization.py` (README). A run that fails to learn
+# proves no theorem: Hahn's result is about every parameter setting at unbounded length.
+
+# %%
+STEPS = 2 if SMOKE else 150
+LENGTHS = (8,) if SMOKE else (8, 16, 64)
+for mode in ("softmax", "straight_through_leftmost"):
+    params, losses = hard_training.train(
+        "dyck1", mode, steps=STEPS, batch=32, seed=0, lengths=(4, 8, 12, 16), small=SMOKE
+    )
+    model = hard_training.deployed(params, mode)
+    accs = [hard_training.accuracy(model, "dyck1", n, 64, seed=n) for n in LENGTHS]
+    print(
+        f"{model.config.attention:>14}: final loss {np.mean(losses[-10:]):.3f}, accuracy "
+        + ", ".join(f"L={n}: {a:.2f}" for n, a in zip(LENGTHS, accs))
+    )
