@@ -26,11 +26,13 @@ p = 4, 8, 32 are missing). Held-out error (bound in brackets):
 - two layers, d = 2: 0.938, 0.918, 0.895, 0.893; d = 4: 0.938, 0.896, 0.902, 0.903;
   d = 8: 0.932, 0.874, 0.854, 0.860; d = 16, p = 2: 0.938.
 
-Every one-layer point lies above its bound, as Theorem 1 requires, but far above it: the bound
-is at most 0.30 and 0 once ``H (d + 1) p >= n log n``, while no model at this budget learns the
-task (errors 0.82-0.94). p = 2 stays at chance at every width. The two layers do not do better in
-2000 steps, so this run does NOT show the depth separation; it shows the bound is loose at small
-``n``. Longer runs or a curriculum are the next thing to try.
+No model at this budget learns the task (errors 0.82-0.94; p = 2 at chance at every width), and
+the two layers do no better, so this run shows neither the depth separation nor anything about
+the bound: a run that never learns says nothing about the best error a model of that size can
+reach, and an error above a lower bound is what any model gives (the bound is 0, i.e. void, once
+``H (d + 1) p >= n log n = 64``, which is every p = 32 cell). What was measured is only that
+these training runs did not learn composition at n = 16 in 2,000 steps. A test of the bound needs
+n large enough that ``R > 0`` with room and models trained to convergence; that was not run.
 """
 
 from __future__ import annotations

@@ -19,12 +19,18 @@ inputs within eps and the parameter count:
 - GRU, state 2, 4, 8, 16, 32, 64: 0.931, 0.927, 0.922, 0.906, 0.824, 0.220 (within eps at 64:
   0.9985; 219 to 18,881 parameters).
 
-Against the claims: the bounds are necessary conditions and all three hold (nothing succeeds below
-its threshold), but training needs far more than they allow: attention reaches eps at m = 4 (=
-q log2 N, the construction's order; m = q = 1 fails, as a 1-dimensional score cannot single out
-an arbitrary key), the FNN needs width ~1024 >> N d'/2 = 8 (1.6 M parameters against 297 for
-attention), the GRU ~64 >> (N - 1)/2 = 7.5 state floats. Matched at ~1,000 parameters attention
-is at 0.013, the GRU (1,017) at 0.922, the FNN cannot even be built that small.
+What this does and does not test: the widths here are float32 widths, and two of the three
+bounds count BITS. The attention bound is ``m p >= q`` (query width times precision), met by
+m = 1 in float32 (32 bits >= q = 1); the RNN bound is ``(N - 1)/2`` bits of memory, met by a
+float32 GRU of state 2 (64 bits). So no cell here is below those two thresholds and "nothing
+succeeds below its threshold" would be empty for them; ``experiments/sanford_qsa_bits.py``
+quantizes the query and the state and sweeps width x precision across the thresholds. Only the
+FNN bound counts width (``N d'/2 = 8``); FNN widths 4 fails, as it must, and so do 16-256, which
+the bound allows: training needs far more. Attention reaches eps at m = 4 (m = 1 fails: a
+1-dimensional score cannot single out an arbitrary key), the FNN needs width ~1024 (1.6 M
+parameters against 297 for attention), the GRU a state of ~64 floats. Matched at ~1,000
+parameters attention is at 0.013, the GRU (1,017) at 0.922, the FNN cannot even be built that
+small.
 """
 
 from __future__ import annotations
