@@ -205,6 +205,13 @@ def cpsat_max_correct(tokens, labels) -> int:
     return int(round(solver.ObjectiveValue()))
 
 
+def test_cpsat_relaxation_on_theorem_2_toy_set():
+    # Chen & Zou 2024, §13.1 / Theorem 2: o0 + o1 = o2 + o3 forbids the labelling (0, 0, 1, 1), and
+    # dropping any one example frees the rest: 3 of 4 -- the paper's number, not the library's.
+    s = dependence.paper_example()
+    assert cpsat_max_correct(np.asarray(s.tokens_BxN), np.array([0, 0, 1, 1])) == 3
+
+
 @given(data=small_datasets())
 def test_exact_accuracy_bound_equals_cpsat_optimum(data):
     tokens, labels, vocab, classes = data
