@@ -17,7 +17,6 @@ script ``experiments/collapse_tasks.py`` runs one and gives the command, its tim
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import time
 
@@ -26,7 +25,7 @@ import jax.numpy as jnp
 import optax
 from flax import nnx
 
-from transformer_theory import _validate
+from transformer_theory import _validate, jsonio
 from transformer_theory.analysis import collapse
 from transformer_theory.core.forward import forward
 from transformer_theory.nn import Transformer, to_params
@@ -173,7 +172,7 @@ def train_task(config: CollapseTaskConfig, task: copying.CopyingTask, progress: 
     if progress:
         from tqdm.auto import tqdm
 
-        steps = tqdm(steps, desc=f"train {task.name}", unit="step", leave=False)
+        steps = tqdm(steps, desc=f"train {task.name}", unit="step", leave=False, disable=None)
     for s in steps:
         state, opt_state, loss, acc = step(state, opt_state, jax.random.fold_in(root, s))
         if s % every == 0 or s == config.steps - 1:
@@ -194,7 +193,7 @@ def evaluate(
     if progress:
         from tqdm.auto import tqdm
 
-        steps = tqdm(steps, desc=f"evaluate {task.name}", unit="length", leave=False)
+        steps = tqdm(steps, desc=f"evaluate {task.name}", unit="length", leave=False, disable=None)
     rows: dict[str, list] = {p: [] for p in precisions}
     for prec, n in steps:
         a, b = task.pair(n)
@@ -268,8 +267,7 @@ def run(config: CollapseTaskConfig, out_dir: str | None, progress: bool = False)
         from transformer_theory.analysis.plots import plot_task_accuracy
 
         os.makedirs(out_dir, exist_ok=True)
-        with open(os.path.join(out_dir, f"{config.name}.json"), "w") as f:
-            json.dump(record, f, indent=1)
+        jsonio.write_json(os.path.join(out_dir, f"{config.name}.json"), record)
         plot_task_accuracy(record, os.path.join(out_dir, f"{config.name}.png"))
     return record
 
