@@ -68,6 +68,8 @@ def plot_collapse(record: dict, path: str) -> str:
             ax.loglog(n, k / n, color="gray", lw=0.8, alpha=0.7, label=label)
         slope = (model.get("rate") or {}).get("slope")
         title = model["name"] + ("" if slope is None else f"  slope {slope:.2f}")
+        if model.get("verdict"):  # read from the curve's tail (collapse.asymptotic_rate)
+            title = f"{model['name']}\n{model['verdict']}"
         ax.set_title(title, fontsize=9)
         ax.set_xlabel("n")
         ax.set_ylabel("||y_n - y'_{n+1}||")
