@@ -96,6 +96,11 @@ def test_props_7_to_10_hold_in_scope_and_fail_on_controls(name, seed):
     family = checks.FAMILIES[name]
     sets = dependence.random_dependent_sets(seed, NUM_SETS, NUM_SEQS, N, V)
     models = checks.random_models(family, V, N, C, seed + 1, NUM_MODELS)
+    for s in sets:  # Definition 3, checked here: every position holds the same token counts
+        lam = np.asarray([int(x) for x in s.lam_B])
+        onehot = np.eye(V, dtype=np.int64)[np.asarray(s.tokens_BxN)]  # (B, N, V)
+        assert not np.any(np.einsum("b,bnv->nv", lam, onehot))
+        assert len({int(t) for t in np.asarray(s.tokens_BxN)[:, -1]}) == 1  # one last token
 
     # 1. The library's verdicts hold where the family is in scope (out of scope: part 2 checks
     # every live model, which is stronger than the verdict's max over models).
