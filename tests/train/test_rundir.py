@@ -144,3 +144,27 @@ def test_rundir_cli_refuses_paper_size_and_fewer_steps_into_a_quick_run(tmp_path
     assert _cli(base + ["--steps", "6", "--out", out]) == 0
     with open(os.path.join(run, "metrics.json")) as f:
         assert [r["step"] for r in json.load(f)["rows"]] == [0, 4, 6]
+
+
+def test_rundir_cli_refuses_another_setting_into_an_experiment_directory(tmp_path, capsys):
+    """``--lr 0.1`` then ``--lr 0.5`` into one output directory: the runs have other names, so no
+    run directory objected, and experiment.json / summary.json then listed only the second run
+    (the first one's record was lost). Refused now, naming the flag; nothing is rewritten."""
+    out = str(tmp_path / "E")
+    base = ["train", "--experiment", "fig2_depth", "--seeds", "0", "--tasks", "memorization"]
+    base += ["--depths", "1", "--steps", "1", "--out", out]
+    assert _cli(base + ["--lr", "0.1"]) == 0
+    files = {n: open(os.path.join(out, n), "rb").read() for n in ("experiment.json", "summary.json")}
+    capsys.readouterr()
+    for extra, flag in (
+        (["--lr", "0.5"], "--lr"),
+        (["--lr", "0.1", "--optimizer", "adam"], "--optimizer"),
+        (["--lr", "0.1", "--seeds", "1"], "--seeds"),
+    ):
+        assert _cli(base + extra) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith(f"transformer-theory train: error: {flag}:"), err
+        assert "use another output directory" in err[0]
+    for name, content in files.items():
+        assert open(os.path.join(out, name), "rb").read() == content, name
+    assert sorted(os.listdir(out)).count("memorization_heads1_seed0_lr0.5") == 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 
 from transformer_theory.budget import BudgetError
@@ -91,6 +92,14 @@ def main(argv=None) -> int:
         argv = [DEFAULT_COMMAND] + argv
     args = build_parser(commands).parse_args(argv)
     mod = commands[args.command][0]
+    # A shell starts a background job (`cmd &` in a script) with SIGINT ignored, so `kill -INT`
+    # used to be lost and the command ran on to exit 0; every command handles Ctrl-C (exit 130).
+    ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    if ignored:
+        try:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        except ValueError:  # not the main thread: leave it
+            ignored = False
     try:
         return int(mod.run(args) or 0)
     except (UsageError, BudgetError) as err:
@@ -100,6 +109,9 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print(f"transformer-theory {args.command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    finally:
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 if __name__ == "__main__":

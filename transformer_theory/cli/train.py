@@ -6,8 +6,10 @@ Thin by design: resolves the config (a shipped experiment, :mod:`transformer_the
 or a user's file with ``get_config()``), applies the flags, checks the output directory and calls
 :func:`transformer_theory.experiments.run_experiment`. Re-running the same command resumes killed
 runs from their last checkpoint; ``--steps N`` continues finished runs to N steps. A run directory
-with other settings is refused (exit 2) naming the settings that differ; Ctrl-C checkpoints the
-current run and exits 130.
+with other settings, or an output directory recording another experiment or other overrides (say
+``--lr 0.1`` there, ``--lr 0.5`` asked), is refused (exit 2) naming the setting that differs;
+Ctrl-C checkpoints the current run and exits 130. A run whose loss or parameters stop being
+finite stops there and is reported as diverged (no accuracy); the command then exits 1.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import os
 import sys
 
 from transformer_theory.cli._common import (
+    EXIT_FAILED,
     EXIT_INTERRUPTED,
     UsageError,
     name_list,
@@ -34,6 +37,19 @@ from transformer_theory.experiments import (
     run_experiment,
 )
 from transformer_theory.train import RunDirectoryError, TrainingInterrupted
+
+# The setting a refused output directory names, and the flag that sets it (else --out).
+_FLAGS = {
+    "steps": "--steps",
+    "experiment": "--experiment/--config",
+    "source": "--experiment/--config",
+    "overrides.size": "--size",
+    "overrides.seeds": "--seeds",
+    "overrides.tasks": "--tasks",
+    "overrides.depths": "--depths",
+    "overrides.optimizer": "--optimizer",
+    "overrides.learning_rate": "--lr",
+}
 
 
 def _int_list(text: str) -> list[int]:
@@ -141,13 +157,22 @@ def run(args) -> int:
     config, source = resolve_config(args)
     out = prepare_out_dir(args.out or os.path.join("results", f"{config.name}_{config.size}"))
     try:
-        check_out_dir(config, out)
+        check_out_dir(config, out, source)
     except RunDirectoryError as err:
-        raise UsageError(f"{'--steps' if err.setting == 'steps' else '--out'}: {err}") from None
+        flag = _FLAGS.get(err.setting, "--out")
+        raise UsageError(f"{flag}: {err}") from None
 
     runs = config.runs()
 
     def report(i, spec, row):
+        if row["status"] == "diverged":
+            print(
+                f"[{i + 1}/{len(runs)}] {spec.name}: DIVERGED at step {row['diverged_step']} "
+                f"(non-finite loss or parameters; training stopped there, no held-out result), "
+                f"loss {row['initial_eval_loss']:.3g} at step 0, {row['seconds']} s",
+                flush=True,
+            )
+            return
         print(
             f"[{i + 1}/{len(runs)}] {spec.name}: held-out acc {row['final_eval_acc']:.3f} "
             f"(chance {row['chance']:.3f}), loss {row['initial_eval_loss']:.3g} -> "
@@ -173,4 +198,13 @@ def run(args) -> int:
     print(f"{len(rows)} run(s) done; outputs in {out}")
     for path in figures:
         print(path)
+    diverged = [r["run"] for r in rows if r["status"] == "diverged"]
+    if diverged:
+        print(
+            f"transformer-theory train: {len(diverged)} of {len(rows)} run(s) diverged "
+            f'({", ".join(diverged)}): they have no result (status "diverged" in summary.json, '
+            "summary.csv and aggregate.csv); lower --lr or use --optimizer adam",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
     return 0

@@ -11,7 +11,6 @@ those positions, and both models' predictions.
 
 from __future__ import annotations
 
-import json
 import os
 
 import jax.numpy as jnp
@@ -22,6 +21,7 @@ from transformer_theory.constructions.reasoning import theorem3
 from transformer_theory.core.forward import forward_trace
 from transformer_theory.experiments.config import ExperimentConfig
 from transformer_theory.experiments.runs import trained_params
+from transformer_theory.jsonio import write_json
 from transformer_theory.train.init import copy_pattern_alpha
 
 FIGURE = "fig3_attention_maps.png"
@@ -123,6 +123,5 @@ def analyse(config: ExperimentConfig, out: str) -> list[str]:
     paths = [os.path.join(out, FIGURE), os.path.join(out, SUMMARY)]
     fig.savefig(paths[0], dpi=110)
     plt.close(fig)
-    with open(paths[1], "w") as f:
-        json.dump(summary, f, indent=1)
+    write_json(paths[1], summary)  # a share of no attention mass is NaN: null, listed as such
     return paths

@@ -25,7 +25,9 @@ def load_metrics(config: ExperimentConfig, out: str) -> list[tuple]:
 
 def plot_curves(config: ExperimentConfig, out: str) -> str:
     """``out/<name>.png``: accuracy (top) and loss (bottom) against steps, one column per task,
-    one line per heads configuration (the mean over seeds; the band spans min to max).
+    one line per heads configuration (the mean over seeds; the band spans min to max). A run
+    that diverged is named in its line's legend entry (``L=2 (1/3 diverged)``); its curve ends at
+    the step before the divergence (the diverged row has no held-out figures).
 
     Raises :class:`~transformer_theory.train.RunDirectoryError` when no run has metrics or a
     ``metrics.json`` cannot be read. Returns the PNG path.
@@ -44,15 +46,23 @@ def plot_curves(config: ExperimentConfig, out: str) -> str:
     fig, axes = plt.subplots(2, len(tasks), figsize=(4.2 * len(tasks), 6.5), squeeze=False)
     for col, task in enumerate(tasks):
         by_heads: dict = {}
+        diverged: dict = {}
         for spec, record in runs:
             if spec.task == task and record["rows"]:
                 by_heads.setdefault(spec.heads, []).append(record["rows"])
+                bad = record.get("status") == "diverged"
+                diverged[spec.heads] = diverged.get(spec.heads, 0) + bad
         for heads in sorted(by_heads, key=lambda h: (len(h), h)):
-            # Seeds may have logged different steps (a run continued with another --steps): draw
-            # the steps they share.
-            by_step = [{row["step"]: row for row in c} for c in by_heads[heads]]
+            # Seeds may have logged different steps (a run continued with another --steps, or
+            # diverged): draw the steps they share, without the diverged rows (no held-out data).
+            by_step = [
+                {row["step"]: row for row in c if row.get("status") != "diverged"}
+                for c in by_heads[heads]
+            ]
             steps = sorted(set.intersection(*(set(b) for b in by_step)))
             label = f"L={len(heads)}" if all(h == 1 for h in heads) else str(list(heads))
+            if diverged[heads]:
+                label += f" ({diverged[heads]}/{len(by_step)} diverged)"
             for row_i, key in enumerate(("eval_acc", "eval_loss")):
                 vals = np.array([[b[s][key] for s in steps] for b in by_step], dtype=float)
                 ax = axes[row_i, col]

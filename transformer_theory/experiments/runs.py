@@ -148,7 +148,11 @@ def build_run(spec: RunSpec):
 
 
 def execute(spec: RunSpec, out_root: str | None, progress: bool = True) -> dict:
-    """Train one run (resuming or continuing it from its directory); returns its summary row."""
+    """Train one run (resuming or continuing it from its directory); returns its summary row.
+
+    The row's ``status`` is ``"ok"`` or ``"diverged"``; a diverged run's ``final_eval_acc`` and
+    ``final_eval_loss`` are None and ``diverged_step`` names the update that was not finite.
+    """
     params, data, tc, meta = build_run(spec)
     out_dir = None if out_root is None else os.path.join(out_root, spec.name)
     t0 = time.perf_counter()
@@ -156,6 +160,7 @@ def execute(spec: RunSpec, out_root: str | None, progress: bool = True) -> dict:
         params, data, tc, out_dir, meta=meta, progress=progress, early_stop=spec.setup.early_stop
     )
     last = res.metrics[-1]
+    diverged = res.diverged_step is not None
     return dict(
         run=spec.name,
         task=spec.task,
@@ -165,8 +170,12 @@ def execute(spec: RunSpec, out_root: str | None, progress: bool = True) -> dict:
         optimizer=tc.optimizer,
         learning_rate=tc.learning_rate,
         steps=res.steps_done,
-        final_eval_acc=last["eval_acc"],
-        final_eval_loss=last["eval_loss"],
+        # A diverged run has no held-out result: its accuracy would be that of non-finite
+        # parameters (argmax of NaN logits), not a finding.
+        status="diverged" if diverged else "ok",
+        diverged_step=res.diverged_step,
+        final_eval_acc=None if diverged else last["eval_acc"],
+        final_eval_loss=None if diverged else last["eval_loss"],
         initial_eval_loss=res.metrics[0]["eval_loss"],
         chance=meta["chance"],
         stop_reason=res.stop_reason,

@@ -6,12 +6,18 @@
   the command line may override, so :func:`plot` rebuilds the same config; and the run names;
 - ``<run name>/``: one directory per run (:mod:`transformer_theory.train.rundir`: ``run.json``,
   ``metrics.{json,csv}``, ``checkpoints/``);
-- ``summary.{json,csv}``: the final held-out accuracy and loss of each run of the command;
-  ``aggregate.csv``: mean, sample standard deviation, min and max over seeds;
+- ``summary.{json,csv}``: the final held-out accuracy and loss of each run of the command, and its
+  ``status`` (``ok``, or ``diverged`` with ``diverged_step`` and no accuracy);
+  ``aggregate.csv``: mean, sample standard deviation, min and max over the seeds that did not
+  diverge, and how many did;
 - the analysis' figures (``<name>.png``; Figure 3 also ``fig3_attention.json``).
 
 Every run directory is checked against its run's settings BEFORE anything is trained or written,
 so a command that would resume a different run stops at once, naming the settings that differ.
+So is ``experiment.json``: an output directory holds ONE experiment, so a command whose experiment
+or overrides (other than ``steps``, a target that continues runs) differ from the recorded ones is
+refused, naming the first that differs -- otherwise the new record and summary would list only the
+new runs and silently drop the first command's.
 Run directories that the command does not list are left alone: runs shared by two experiments
 (same task, heads, seed and settings) are trained once.
 """
@@ -28,34 +34,79 @@ import numpy as np
 from transformer_theory.experiments.config import ExperimentConfig, ExperimentError, resolve
 from transformer_theory.experiments.runs import RunSpec, execute
 from transformer_theory.experiments.setups import PAPER_CLAIMS
-from transformer_theory.train.rundir import check_run_dir
+from transformer_theory.jsonio import write_json
+from transformer_theory.train.rundir import RunDirectoryError, check_run_dir
 
 EXPERIMENT_FILE = "experiment.json"
 # The config fields a command line may change; experiment.json records their values.
 OVERRIDABLE = ("size", "seeds", "tasks", "depths", "steps", "optimizer", "learning_rate")
 
 
-def check_out_dir(config: ExperimentConfig, out: str) -> None:
-    """Raise :class:`~transformer_theory.train.RunDirectoryError` if any run directory under
-    ``out`` holds a run with other settings (or more steps); cheap: builds no model or data."""
-    for spec in config.runs():
-        run_dir = os.path.join(out, spec.name)
-        if os.path.isdir(run_dir):
-            check_run_dir(run_dir, spec.settings(), spec.train_config.steps)
+def _strict_json(path: str):
+    def refuse(name):
+        raise ValueError(f"{name} is not JSON")
+
+    with open(path, "rb") as f:
+        return json.loads(f.read().decode("utf-8"), parse_constant=refuse)
 
 
-def write_record(config: ExperimentConfig, source: str, out: str) -> None:
-    """``out/experiment.json``: enough to rebuild ``config`` (see the module docstring)."""
+def _record(config: ExperimentConfig, source: str) -> dict:
     overrides = {k: getattr(config, k) for k in OVERRIDABLE}
     overrides = {k: list(v) if isinstance(v, tuple) else v for k, v in overrides.items()}
-    record = dict(
+    return dict(
         experiment=config.name,
         source=source,
         overrides=overrides,
         runs=[spec.name for spec in config.runs()],
     )
-    with open(os.path.join(out, EXPERIMENT_FILE), "w") as f:
-        json.dump(record, f, indent=1)
+
+
+def check_out_dir(config: ExperimentConfig, out: str, source: str | None = None) -> None:
+    """Raise :class:`~transformer_theory.train.RunDirectoryError` if any run directory under
+    ``out`` holds a run with other settings (or more steps), or if ``out/experiment.json`` records
+    another experiment or other overrides (``steps`` aside); cheap: builds no model or data.
+
+    The error's ``setting`` is the differing setting: a run setting (``"size"``,
+    ``"train.learning_rate"``, ...), ``"steps"``, ``"experiment"``, ``"source"`` or a recorded
+    override (``"overrides.learning_rate"``, ``"overrides.seeds"``, ...).
+    """
+    for spec in config.runs():
+        run_dir = os.path.join(out, spec.name)
+        if os.path.isdir(run_dir):
+            check_run_dir(run_dir, spec.settings(), spec.train_config.steps)
+    path = os.path.join(out, EXPERIMENT_FILE)
+    if not os.path.exists(path):
+        return
+    try:
+        recorded = _strict_json(path)
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise RunDirectoryError(
+            f"{path}: not a JSON experiment record ({type(err).__name__}); use another output "
+            "directory"
+        ) from None
+    requested = _record(config, config.name if source is None else source)
+    if not isinstance(recorded, dict) or not isinstance(recorded.get("overrides"), dict):
+        raise RunDirectoryError(f"{path}: expected an object with 'overrides'")
+    pairs = [(k, k, recorded.get(k), requested[k]) for k in ("experiment", "source")]
+    pairs += [
+        (f"overrides.{k}", k, recorded["overrides"].get(k), requested["overrides"][k])
+        for k in OVERRIDABLE
+        if k != "steps"
+    ]
+    for setting, key, there, asked in pairs:
+        if there != asked:
+            raise RunDirectoryError(
+                f"{out} holds experiment {recorded.get('experiment')!r} run with {key} = "
+                f"{there!r}, and this command asks for {key} = {asked!r}; one output directory "
+                "holds one experiment (its experiment.json and summary list its runs), so use "
+                "another output directory",
+                setting=setting,
+            )
+
+
+def write_record(config: ExperimentConfig, source: str, out: str) -> None:
+    """``out/experiment.json``: enough to rebuild ``config`` (see the module docstring)."""
+    write_json(os.path.join(out, EXPERIMENT_FILE), _record(config, source))
 
 
 def read_record(out: str) -> tuple[ExperimentConfig, dict]:
@@ -73,9 +124,8 @@ def read_record(out: str) -> tuple[ExperimentConfig, dict]:
             f"{out} has no {EXPERIMENT_FILE}; is it an output of `transformer-theory train`?"
         )
     try:
-        with open(path, "rb") as f:
-            record = json.loads(f.read().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        record = _strict_json(path)
+    except (UnicodeDecodeError, ValueError) as err:
         raise ExperimentError(f"{path}: not a JSON file ({type(err).__name__})") from None
     if not (
         isinstance(record, dict)
@@ -99,23 +149,27 @@ def read_record(out: str) -> tuple[ExperimentConfig, dict]:
 
 def aggregate(rows: Sequence[dict]) -> list[dict]:
     """Mean, sample standard deviation, min and max of the final held-out accuracy per (task,
-    heads), beside the paper's claim."""
+    heads) over the runs that did not diverge, how many did (``diverged``; all of them: the
+    accuracy columns are None), beside the paper's claim."""
     groups: dict = {}
     for r in rows:
         groups.setdefault((r["task"], r["heads"]), []).append(r)
     out = []
     for (task, heads), rs in groups.items():
-        acc = np.array([r["final_eval_acc"] for r in rs])
+        ok = [r for r in rs if r.get("status", "ok") != "diverged"]
+        acc = np.array([r["final_eval_acc"] for r in ok], dtype=float)
+        some = len(acc) > 0
         out.append(
             dict(
                 task=task,
                 heads=heads,
                 depth=rs[0]["depth"],
                 seeds=len(rs),
-                acc_mean=float(acc.mean()),
-                acc_std=float(acc.std(ddof=1)) if len(acc) > 1 else 0.0,
-                acc_min=float(acc.min()),
-                acc_max=float(acc.max()),
+                diverged=len(rs) - len(ok),
+                acc_mean=float(acc.mean()) if some else None,
+                acc_std=(float(acc.std(ddof=1)) if len(acc) > 1 else 0.0) if some else None,
+                acc_min=float(acc.min()) if some else None,
+                acc_max=float(acc.max()) if some else None,
                 chance=rs[0]["chance"],
                 paper_claim=PAPER_CLAIMS.get(task, ""),
             )
@@ -147,8 +201,7 @@ def sweep(
         rows.append(row)
         if on_result is not None:
             on_result(i, spec, row)
-    with open(os.path.join(out, "summary.json"), "w") as f:
-        json.dump(rows, f, indent=1)
+    write_json(os.path.join(out, "summary.json"), rows)
     _write_csv(os.path.join(out, "summary.csv"), rows)
     _write_csv(os.path.join(out, "aggregate.csv"), aggregate(rows))
     return rows
@@ -175,11 +228,13 @@ def run_experiment(
       ``(summary rows, figure paths)``.
 
     Raises:
-      RunDirectoryError: a run directory holds another run (before anything is trained).
+      RunDirectoryError: a run directory holds another run, or ``out`` another experiment
+        (before anything is trained).
     """
-    check_out_dir(config, out)
+    source = config.name if source is None else source
+    check_out_dir(config, out, source)
     os.makedirs(out, exist_ok=True)
-    write_record(config, config.name if source is None else source, out)
+    write_record(config, source, out)
     rows = sweep(config.runs(), out, progress=progress, on_result=on_result)
     return rows, analyse(config, out)
 

@@ -8,6 +8,14 @@ killed run resumes from the last one and reproduces the uninterrupted run bit fo
 
 Outputs in ``out_dir``: ``metrics.csv`` and ``metrics.json`` (one row per logging step: step,
 train batch loss/accuracy, held-out loss/accuracy, seconds), ``checkpoints/`` (Orbax).
+
+A run that DIVERGES -- an update whose batch loss or resulting parameters are not finite (NaN or
+inf) -- stops at that update: :func:`train` checks every step inside the jitted step (a non-finite
+update is never applied, and no later one is), reads the flag one step behind so the host does not
+wait on the device, and records ``status: "diverged"`` with the step in ``metrics.json`` (and its
+last row), ``metrics.csv`` (a ``status`` column), ``run.json`` and :class:`TrainResult`. The
+parameters kept are those before the diverging update (also checkpointed); a re-run of a diverged
+run directory reports the divergence again without training.
 """
 
 from __future__ import annotations
@@ -15,7 +23,6 @@ from __future__ import annotations
 import csv
 import dataclasses
 import functools
-import json
 import os
 import sys
 import time
@@ -27,6 +34,7 @@ from flax import nnx
 from tqdm.auto import tqdm
 
 from transformer_theory import _validate
+from transformer_theory.jsonio import write_json
 from transformer_theory.nn import Transformer, from_params, to_params
 from transformer_theory.nn.fast import batch_logits
 from transformer_theory.params import ModelParams
@@ -120,13 +128,25 @@ class EarlyStop:
 @dataclasses.dataclass
 class TrainResult:
     """What :func:`train` returns: the final parameters, the metric rows, steps done, compile
-    seconds, and why it stopped (``"steps"``, or the :class:`EarlyStop` rule that fired)."""
+    seconds, and why it stopped (``"steps"``, the :class:`EarlyStop` rule that fired, or
+    ``"diverged"``).
+
+    A diverged run (``diverged_step`` is not None) has no result to report: update
+    ``diverged_step`` gave a non-finite loss or parameters; ``params`` are those after
+    ``steps_done = diverged_step - 1`` updates, and the last metrics row (step ``diverged_step``)
+    has ``status: "diverged"`` and no held-out figures.
+    """
 
     params: ModelParams
     metrics: list[dict]
     steps_done: int
     compile_seconds: float
     stop_reason: str = "steps"
+    diverged_step: int | None = None
+
+    @property
+    def diverged(self) -> bool:
+        return self.diverged_step is not None
 
 
 def make_optimizer(config: TrainConfig) -> optax.GradientTransformation:
@@ -154,6 +174,7 @@ def cached_steps(
     grad_clip: float | None,
     fast: bool = True,
     microbatches: int | None = None,
+    guard: bool = False,
 ):
     """:func:`make_steps` memoized on the (hashable) graph definition and optimizer settings, so
     repeated :func:`train` calls in one process (seeds, resumes, sweeps) reuse the compiled
@@ -161,7 +182,9 @@ def cached_steps(
     cfg = TrainConfig(
         optimizer=optimizer, learning_rate=learning_rate, momentum=momentum, grad_clip=grad_clip
     )
-    return make_steps(graphdef, make_optimizer(cfg), fast=fast, microbatches=microbatches)
+    return make_steps(
+        graphdef, make_optimizer(cfg), fast=fast, microbatches=microbatches, guard=guard
+    )
 
 
 # A microbatch's ``(b, N, D)`` stream of about a core's L2 cache (1 MiB on the development machine's
@@ -199,6 +222,7 @@ def make_steps(
     *,
     fast: bool = True,
     microbatches: int | None = None,
+    guard: bool = False,
 ):
     """``(train_step, eval_step)`` jitted through NNX's functional loop for the model ``graphdef``.
 
@@ -216,6 +240,13 @@ def make_steps(
     ``train_step(state, opt_state, tokens_BxN, labels_B) -> (state, opt_state, loss, acc)`` (loss
     and accuracy of the batch BEFORE the update); ``eval_step(state, tokens_BxN, labels_B,
     weights_B) -> (loss, acc)`` (weighted means; weights sum to 1).
+
+    ``guard``: ``train_step`` takes and returns one more argument, a :func:`new_watch` dict
+    ``{"count", "bad", "bad_loss"}`` of device scalars, and applies an update only if its batch
+    loss and every resulting parameter are finite and no earlier update failed; ``bad`` becomes
+    the 1-based number of the first failing update (``-1`` while none has), ``bad_loss`` its batch
+    loss. The check runs on the device, so the host reads it when it likes (:func:`train` one step
+    behind) without stalling the pipeline.
     """
     if microbatches is not None:
         _validate.check_positive("microbatches", microbatches)
@@ -258,25 +289,64 @@ def make_steps(
         total, _ = jax.lax.scan(body, zero, (tok, lab))
         return jax.tree.map(lambda x: x / c, total)
 
-    @jax.jit
-    def train_step(state, opt_state, tokens, labels):
+    def plain_step(state, opt_state, tokens, labels):
         (loss, acc), grads = mean_grad(state, tokens, labels)
         updates, opt_state = tx.update(grads, opt_state, state)
         return optax.apply_updates(state, updates), opt_state, loss, acc
 
+    def guarded_step(state, opt_state, tokens, labels, watch):
+        new_state, new_opt, loss, acc = plain_step(state, opt_state, tokens, labels)
+        finite = jnp.isfinite(loss)
+        for leaf in jax.tree.leaves(new_state):
+            finite = finite & jnp.all(jnp.isfinite(leaf))
+        first_bad = (watch["bad"] < 0) & ~finite
+        ok = (watch["bad"] < 0) & finite
+
+        def keep(new, old):
+            return jnp.where(ok, new, old)
+
+        count = watch["count"] + 1
+        watch = dict(
+            count=count,
+            bad=jnp.where(first_bad, count, watch["bad"]),
+            bad_loss=jnp.where(first_bad, loss.astype(watch["bad_loss"].dtype), watch["bad_loss"]),
+        )
+        return (
+            jax.tree.map(keep, new_state, state),
+            jax.tree.map(keep, new_opt, opt_state),
+            loss,
+            acc,
+            watch,
+        )
+
+    train_step = jax.jit(guarded_step if guard else plain_step)
     eval_step = jax.jit(weighted_eval)
     return train_step, eval_step
 
 
-def _write_metrics(out_dir: str, rows: list[dict], meta: dict) -> None:
-    path = os.path.join(out_dir, rundir.METRICS_FILE)
-    with open(path + ".tmp", "w") as f:
-        json.dump({"meta": meta, "rows": rows}, f, indent=1)
-    os.replace(path + ".tmp", path)
-    with open(os.path.join(out_dir, "metrics.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=rundir.METRIC_FIELDS)
+def new_watch(start: int = 0) -> dict:
+    """The divergence watch of a guarded ``train_step`` (:func:`make_steps`) at update ``start``."""
+    return dict(
+        count=jnp.asarray(start, jnp.int32),
+        bad=jnp.asarray(-1, jnp.int32),
+        bad_loss=jnp.asarray(0.0, jnp.float32),
+    )
+
+
+def _write_metrics(out_dir: str, rows: list[dict], meta: dict, status: dict | None = None) -> None:
+    """``metrics.json`` (strict JSON: a non-finite loss is ``null``, named under ``nonfinite``) and
+    ``metrics.csv`` (its ``status`` column is ``ok`` or ``diverged``)."""
+    record = {"meta": meta, "status": "ok" if status is None else status["state"]}
+    if status is not None:
+        record["diverged_step"] = status["step"]
+    record["rows"] = rows
+    write_json(os.path.join(out_dir, rundir.METRICS_FILE), record)
+    tmp = os.path.join(out_dir, ".metrics.csv.tmp")
+    with open(tmp, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=(*rundir.METRIC_FIELDS, "status"), restval="ok")
         w.writeheader()
         w.writerows(rows)
+    os.replace(tmp, os.path.join(out_dir, "metrics.csv"))
 
 
 def _read_rows(out_dir: str) -> list[dict]:
@@ -367,7 +437,12 @@ def train(
     tx = make_optimizer(config)
     opt_state = tx.init(state)
     train_step, eval_step = cached_steps(
-        graphdef, config.optimizer, config.learning_rate, config.momentum, config.grad_clip
+        graphdef,
+        config.optimizer,
+        config.learning_rate,
+        config.momentum,
+        config.grad_clip,
+        guard=True,
     )
     data_key = jax.random.fold_in(jax.random.key(config.seed), 1)
     settings = rundir.run_settings(cfg_model, data.task, data.config, config, meta)
@@ -382,8 +457,12 @@ def train(
         }
         last = rundir.check_run_dir(out_dir, settings, config.steps, fingerprints)
         os.makedirs(out_dir, exist_ok=True)
-        if rundir.read_run_file(out_dir) is None:
+        record = rundir.read_run_file(out_dir)
+        if record is None:
             rundir.write_run_file(out_dir, settings, fingerprints)
+        elif isinstance(record.get("status"), dict) and record["status"].get("state") == "diverged":
+            # A diverged run stays diverged: the same settings diverge at the same step again.
+            return _diverged_result(out_dir, graphdef, state, opt_state, config, record["status"])
         rows = [] if last is None else [r for r in _read_rows(out_dir) if r["step"] <= last]
         ckpt = Checkpointer(os.path.join(out_dir, "checkpoints"), every=config.checkpoint_every)
         if last is not None:
@@ -412,11 +491,51 @@ def train(
         ckpt.save(step, (state, opt_state))
         _write_metrics(out_dir, [r for r in rows if r["step"] <= step], meta)
 
+    def diverged_at() -> int | None:
+        bad = int(watch["bad"])  # waits for the step that wrote it
+        return None if bad < 0 else bad
+
+    def record_divergence(bad: int) -> dict:
+        """The row, files and status of a run whose update ``bad`` was not finite; the state
+        (never updated since) is that after ``bad - 1`` updates."""
+        loss = float(watch["bad_loss"])
+        status = {
+            "state": "diverged",
+            "step": bad,
+            "train_loss": "nan" if loss != loss else repr(loss),
+            "reason": f"update {bad} gave a non-finite batch loss or parameters "
+            f"(batch loss {loss:g}); the parameters kept are those after update {bad - 1}",
+        }
+        rows[:] = [r for r in rows if r["step"] < bad]
+        rows.append(
+            dict(
+                step=bad,
+                train_loss=loss,
+                train_acc=None,
+                eval_loss=None,
+                eval_acc=None,
+                seconds=round(time.perf_counter() - t0, 3),
+                status="diverged",
+            )
+        )
+        if ckpt is not None:
+            latest = ckpt.latest_step()
+            if latest is None or bad - 1 > latest:
+                ckpt.save(bad - 1, (state, opt_state))
+            rundir.write_run_file(out_dir, settings, fingerprints, status=status)
+            _write_metrics(out_dir, rows, meta, status)
+        return status
+
     # `done` counts the updates applied to `state`. They change in ONE assignment: Python raises
     # KeyboardInterrupt at calls and loop jumps, never between the stores of one statement, and an
     # interrupted `train_step` call assigns nothing -- so a Ctrl-C checkpoint is always consistent.
+    # A diverging update is not applied (the guarded step keeps the state), so `done` runs ahead
+    # of the state by the no-op steps until the flag is read: every read of the state (evaluate,
+    # save, Ctrl-C) first reads the flag.
     done = start
     stop_reason = "steps"
+    watch = new_watch(start)
+    diverged = None
     try:
         if start == 0:
             evaluate(0, None, None)
@@ -430,18 +549,27 @@ def train(
             disable=not (progress and sys.stderr.isatty()),
             desc=meta.get("name", "train"),
         )
+        lagged = None  # the previous step's flag: read while this step runs
         for step in range(start, end):
             tokens, labels = data.batch(jax.random.fold_in(data_key, step), config.batch_size)
             tc = time.perf_counter()
-            state, opt_state, loss, acc, done = (
-                *train_step(state, opt_state, tokens, labels),
+            state, opt_state, loss, acc, watch, done = (
+                *train_step(state, opt_state, tokens, labels, watch),
                 step + 1,
             )
             if step == start:
                 jax.block_until_ready(loss)
                 compile_seconds = time.perf_counter() - tc
             bar.update(1)
-            if done % config.log_every == 0 or done == config.steps:
+            logs = done % config.log_every == 0 or done == config.steps
+            saves = ckpt is not None and (ckpt.should_save(done) or done == config.steps)
+            if (lagged is not None and int(lagged) >= 0) or logs or saves or done == end:
+                diverged = diverged_at()
+                if diverged is not None:
+                    done = diverged - 1
+                    break
+            lagged = watch["bad"]
+            if logs:
                 evaluate(done, loss, acc)
                 bar.set_postfix(
                     loss=f"{rows[-1]['train_loss']:.3g}", eval_acc=f"{rows[-1]['eval_acc']:.3f}"
@@ -449,26 +577,38 @@ def train(
                 fired = None if early_stop is None else early_stop.reason(rows)
                 if fired is not None:
                     end, stop_reason = done, fired
-            if ckpt is not None and (ckpt.should_save(done) or done == config.steps or done == end):
+            if ckpt is not None and (saves or done == end):
                 save(done)
             if done == end:
                 break
         bar.close()
-        steps_done = max(start, end)
+        if diverged is not None:
+            stop_reason = "diverged"
+            record_divergence(diverged)
+            steps_done = done
+        else:
+            steps_done = max(start, end)
     except KeyboardInterrupt:
         saved = None
+        try:
+            bad = diverged if diverged is not None else diverged_at()
+            if bad is not None:
+                done = bad - 1
+                record_divergence(bad)
+            elif ckpt is not None and done > (ckpt.latest_step() or 0):
+                save(done)
+        except (Exception, KeyboardInterrupt):  # a second Ctrl-C, a failed write: keep the last
+            pass
         if ckpt is not None:
             try:
-                if done > (ckpt.latest_step() or 0):
-                    save(done)
-            except (Exception, KeyboardInterrupt):  # a second Ctrl-C, a failed write: keep the last
+                saved = ckpt.latest_step()
+            except (Exception, KeyboardInterrupt):
                 pass
-            saved = ckpt.latest_step()
         raise TrainingInterrupted(done, saved, out_dir) from None
     finally:
         if ckpt is not None:
             ckpt.close()
-    if out_dir is not None:
+    if out_dir is not None and diverged is None:
         _write_metrics(out_dir, rows, meta)
     final = nnx.merge(graphdef, state)
     return TrainResult(
@@ -477,6 +617,24 @@ def train(
         steps_done=steps_done,
         compile_seconds=compile_seconds,
         stop_reason=stop_reason,
+        diverged_step=diverged,
+    )
+
+
+def _diverged_result(out_dir, graphdef, state, opt_state, config, status) -> TrainResult:
+    """A diverged run directory read back: its rows, its last finite checkpoint, its step."""
+    path = os.path.join(out_dir, "checkpoints")
+    latest = checkpoint_latest_step(path)
+    if latest is not None:
+        with Checkpointer(path, every=config.checkpoint_every) as ckpt:
+            state, _ = ckpt.restore(latest, (state, opt_state))
+    return TrainResult(
+        params=to_params(nnx.merge(graphdef, state)),
+        metrics=_read_rows(out_dir),
+        steps_done=int(latest or 0),
+        compile_seconds=0.0,
+        stop_reason="diverged",
+        diverged_step=int(status["step"]),
     )
 
 

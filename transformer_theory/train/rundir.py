@@ -5,7 +5,8 @@
 - ``run.json``: the run's *settings* (:func:`run_settings`: the caller's description -- task,
   heads, seed, size, initialization --, the task instance, every field of the model config, the
   data split and the optimizer; flat, JSON-able) and two *fingerprints* (SHA-256 of the initial
-  parameters and of the held-out set), written when the run starts;
+  parameters and of the held-out set), written when the run starts; and, once a run diverged,
+  its ``status`` (``{"state": "diverged", "step": ..., "reason": ...}``);
 - ``metrics.json`` / ``metrics.csv``: the logged rows (:data:`METRIC_FIELDS`);
 - ``checkpoints/``: Orbax checkpoints (:mod:`.checkpoint`).
 
@@ -33,6 +34,7 @@ from typing import Any
 import jax
 import numpy as np
 
+from transformer_theory.jsonio import to_jsonable, write_json
 from transformer_theory.train import checkpoint
 
 RUN_FILE = "run.json"
@@ -58,7 +60,7 @@ class RunDirectoryError(ValueError):
 
 def _jsonable(value: Any) -> Any:
     """``value`` as it reads back from JSON (tuples become lists), so comparisons are exact."""
-    return json.loads(json.dumps(value))
+    return to_jsonable(value)[0]
 
 
 def run_settings(model_config, task, data_config, train_config, meta: dict | None = None) -> dict:
@@ -90,11 +92,16 @@ def fingerprint(tree: Any) -> str:
     return digest.hexdigest()
 
 
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
 def _read_json(path: str, what: str) -> Any:
+    """Strict JSON (a ``NaN`` literal is refused, as :mod:`transformer_theory.jsonio` reads)."""
     try:
         with open(path, "rb") as f:
-            return json.loads(f.read().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+            return json.loads(f.read().decode("utf-8"), parse_constant=_refuse_constant)
+    except (UnicodeDecodeError, ValueError) as err:
         raise RunDirectoryError(f"{path}: not a JSON {what} ({type(err).__name__})") from None
     except OSError as err:
         raise RunDirectoryError(f"{path}: cannot read ({err.strerror or err})") from None
@@ -115,11 +122,14 @@ def read_run_file(out_dir: str) -> dict | None:
     return record
 
 
-def write_run_file(out_dir: str, settings: dict, fingerprints: dict) -> None:
-    path = os.path.join(out_dir, RUN_FILE)
-    with open(path + ".tmp", "w") as f:
-        json.dump({"settings": settings, "fingerprints": fingerprints}, f, indent=1)
-    os.replace(path + ".tmp", path)
+def write_run_file(
+    out_dir: str, settings: dict, fingerprints: dict, status: dict | None = None
+) -> None:
+    """``run.json`` (strict JSON, written atomically); ``status`` only once the run diverged."""
+    record = {"settings": settings, "fingerprints": fingerprints}
+    if status is not None:
+        record["status"] = status
+    write_json(os.path.join(out_dir, RUN_FILE), record)
 
 
 def read_metrics(path: str) -> dict:
