@@ -154,7 +154,8 @@ def test_rundir_cli_refuses_another_setting_into_an_experiment_directory(tmp_pat
     base = ["train", "--experiment", "fig2_depth", "--seeds", "0", "--tasks", "memorization"]
     base += ["--depths", "1", "--steps", "1", "--out", out]
     assert _cli(base + ["--lr", "0.1"]) == 0
-    files = {n: open(os.path.join(out, n), "rb").read() for n in ("experiment.json", "summary.json")}
+    names = ("experiment.json", "summary.json")
+    files = {n: open(os.path.join(out, n), "rb").read() for n in names}
     capsys.readouterr()
     for extra, flag in (
         (["--lr", "0.5"], "--lr"),
