@@ -35,7 +35,22 @@ from transformer_theory.cli import main as cli_main
 
 RUNS = {
     "ngram_hard": [],
-    "ngram_sparse": ["--attention", "sparse"],
+    "ngram_sparse": [
+        "--attention",
+        "sparse",
+        "--precision",
+        "float64,float32",
+        "--scan-limit",
+        "16",
+    ],
+    "ngram_float32_long": [
+        "--precision",
+        "float32",
+        "--construction",
+        "3.1,3.2",
+        "--scan-limit",
+        "130",
+    ],
     "ngram_soft": ["--attention", "softmax", "--beta", "1000", "--alphabet", "2", "--max-len", "6"]
     + ["--precision", "float64", "--soft-lengths", "1,2,3,4,5,6"],
 }
@@ -43,10 +58,13 @@ RUNS = {
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", required=True, help="parent directory of the three runs")
+    ap.add_argument("--out", required=True, help="parent directory of the runs")
+    ap.add_argument("--only", default=None, help="comma list of run names (default: all)")
     args = ap.parse_args(argv)
     code = 0
     for name, extra in RUNS.items():
+        if args.only and name not in args.only.split(","):
+            continue
         code = max(code, cli_main(["ngram", *extra, "--out", os.path.join(args.out, name)]))
     return code
 

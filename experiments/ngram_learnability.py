@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import os
 import time
 
@@ -52,6 +51,7 @@ from flax import nnx
 from transformer_theory.analysis import ngram as analysis
 from transformer_theory.constructions import ngram as cn
 from transformer_theory.core.forward import forward_all
+from transformer_theory.jsonio import dumps_json, write_json
 from transformer_theory.nn.transformer import Transformer, to_params
 from transformer_theory.params import ModelConfig
 from transformer_theory.tasks.ngram import NGramLM, lm_batch
@@ -151,9 +151,11 @@ def main(argv=None):
             "kl_per_symbol_construction": exact / n_sym,
         }
         rows.append(row)
-        print(json.dumps(row))
-    with open(os.path.join(args.out, "ngram_learnability.json"), "w") as fh:
-        json.dump({"rows": rows, "seconds": time.time() - t0}, fh, indent=1)
+        print(dumps_json(row))
+    write_json(
+        os.path.join(args.out, "ngram_learnability.json"),
+        {"rows": rows, "seconds": time.time() - t0},
+    )
     print(f"{time.time() - t0:.0f} s")
 
 
