@@ -139,9 +139,11 @@ plt.show()
 # ## The qSA separation, trained
 # One softmax attention unit (query/key width `m`), a fully connected ReLU network and a GRU, each
 # trained with Adam on q-sparse averaging (`transformer_theory.analysis.separations`); the dotted
-# lines are the widths below which Sanford et al. 2023 prove failure (attention `m >= q`, FNN
-# `N d'/2`, RNN memory `(N - 1)/2` for `q = d' = 1`). The bounds are necessary conditions only:
-# training needs more than they allow. The full sweep is `experiments/sanford_qsa_separation.py`.
+# lines are the numbers of Sanford et al. 2023's bounds drawn on a width axis. Only the FNN's
+# (`N d'/2`) counts width; attention's (`m p >= q`) and the RNN's (`(N - 1)/2` for `q = d' = 1`)
+# count BITS, which a float32 width of 1 or 2 already exceeds, so here they test nothing:
+# `experiments/sanford_qsa_bits.py` quantizes the query and the state and sweeps width x precision
+# across them. The full float32 sweep is `experiments/sanford_qsa_separation.py`.
 
 # %%
 from transformer_theory.analysis import separations  # noqa: E402

@@ -143,3 +143,27 @@ def test_match3local_sampled_and_window_matters():
     assert np.any(got != ts.match3_local(x, m, 1))
     with pytest.raises(ValueError, match="window:"):
         cs.match3local_apply(cs.match3local_construction(n, m, k), x, m, 1)
+
+
+@pytest.mark.parametrize("n,m,k", [(5, 5, 1), (6, 4, 2), (8, 2, 3), (3, 5, 0)])
+def test_match3local_single_head_exact_on_all_inputs(n, m, k):
+    """The one-head unit (query/key width 4K + 4, not 2K + 1 heads): every input of [M]^N; the
+    cases have windows with aliases (N + 2K > 3K + 2) and positives and negatives."""
+    params = cs.match3local_single_construction(n, m, k)
+    cfg = params.config
+    assert cfg.depth == 1 and cfg.heads == (1,) and cfg.qk_dim == 4 * k + 4
+    x = np.array(list(itertools.product(range(m), repeat=n)))
+    want = ts.match3_local(x, m, k)
+    got = cs.match3local_single_apply(params, x, m, k)
+    np.testing.assert_array_equal(got, want)
+    assert 0 < want.mean() < 1
+
+
+def test_match3local_single_head_sampled_at_n64_m4096():
+    # the README's size for the heads version: 300 balanced samples, float64
+    n, m, k = 64, 4096, 2
+    x, labels = ts.match_sample("match3local", 1, 300, n, m, k)
+    got = cs.match3local_single_apply(cs.match3local_single_construction(n, m, k), x, m, k)
+    np.testing.assert_array_equal(got, labels)
+    with pytest.raises(ValueError, match="window:"):
+        cs.match3local_single_apply(cs.match3local_single_construction(n, m, k), x, m, 1)

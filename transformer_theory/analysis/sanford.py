@@ -51,14 +51,22 @@ MATCH_UNITS = {
         lambda n, m, k: 9 * (2 * k + 1) * (2 * k + 2) // 2,
         64,
     ),
+    # the same task with ONE head of query/key width 4K + 4 (our single-unit construction)
+    "match3local1": MatchUnit(
+        cs.match3local_single_construction,
+        cs.match3local_single_apply,
+        lambda n, m, k: 9 * 2 * (2 * k + 1) * (2 * k + 1) * (2 * k + 2) // 2,
+        64,
+    ),
 }
+SPEC = {"match3local1": "match3local"}  # the task whose labels a unit computes, where renamed
 
 
 def match_bytes_per_sequence(task: str, seq_len: int, modulus: int, window: int = 1) -> int:
     """Peak bytes one sequence costs in :func:`match_record`: four float64 buffers of ``(N + 2K +
     1) x max(hidden, width)`` (MLP pre-activation, ReLU, the stream and the attention rows)."""
     unit = _unit(task)
-    k = int(window) if task == "match3local" else 0
+    k = int(window) if task in ("match3local", "match3local1") else 0
     cols = max(unit.hidden(seq_len, modulus, k), unit.width, seq_len + 2 * k + 1)
     return 4 * 8 * (seq_len + 2 * k + 1) * cols
 
@@ -151,6 +159,7 @@ def qsa_record(
 
 
 def _inputs(task, seq_len, modulus, window, samples, seed):
+    task = SPEC.get(task, task)
     if modulus**seq_len <= samples:
         x = np.array(list(itertools.product(range(modulus), repeat=seq_len)))
         return x, ts.match_labels(task, x, modulus, window), True
@@ -168,7 +177,8 @@ def match_record(
     seed: int = 0,
     dtypes=DTYPES,
 ) -> dict:
-    """Accuracy of the ``task`` construction (match2 / match3bigram / match3local) on all of
+    """Accuracy of the ``task`` construction (match2 / match3bigram / match3local, or
+    match3local1: Match3Local by the single-head unit) on all of
     ``[M]^N`` when that has at most ``samples`` sequences, else on ``samples`` balanced samples,
     run in each float format of ``dtypes``; ``smallest_exact`` is the narrowest format that is
     100% correct (``None`` if none). ``scale_log2`` is
@@ -198,7 +208,7 @@ def match_record(
         "task": task,
         "N": seq_len,
         "M": modulus,
-        "window": window if task == "match3local" else None,
+        "window": window if task in ("match3local", "match3local1") else None,
         "examples": int(len(x)),
         "exhaustive": exhaustive,
         "positive_rate": float(labels.mean()),

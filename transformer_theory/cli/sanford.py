@@ -9,6 +9,9 @@ Writes one JSON record per configuration to ``--out/<task>_N<N>_....json``, all 
     transformer-theory sanford --task match2,match3bigram,match3local --n 4,16,64 \
         --out results/sanford
 
+``match3local`` is Match3Local by the ``2K + 1``-head unit, ``match3local1`` by the single-head
+unit (query/key width ``4K + 4``); both are our constructions of Sanford et al.'s statement.
+
 Prints one table row per configuration. Exit 1 if a construction misses: a qSA unit above
 ``eps`` for every ``m`` searched, or a Match unit below 100% in float64. Exit 2 before any work
 for sizes the check cannot honestly run: a Match size whose scale ``c`` (``exact_scale``) is
@@ -22,7 +25,7 @@ import argparse
 import math
 import os
 
-TASKS = ("qsa", "match2", "match3bigram", "match3local")
+TASKS = ("qsa", "match2", "match3bigram", "match3local", "match3local1")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -220,7 +223,7 @@ def _plot(records, out) -> None:
         fig.tight_layout()
         fig.savefig(os.path.join(out, "qsa_m_min.png"), dpi=120)
         plt.close(fig)
-    for task in ("match2", "match3bigram", "match3local"):
+    for task in TASKS[1:]:
         rows = [r for r in records if r["task"] == task]
         if not rows:
             continue

@@ -351,7 +351,7 @@ def exact_scale(task: str, seq_len: int, modulus: int, window: int = 1) -> float
         raise ValueError(f"modulus: expected M >= 2, got {modulus}")
     if task in ("match2", "match3bigram"):
         return 2 * math.log2(int(modulus)) + math.log2(math.log(6 * seq_len))
-    if task == "match3local":
+    if task in ("match3local", "match3local1"):
         total = seq_len + 2 * int(window)
         c1 = (math.log(100 * total * 3) + math.log(int(modulus))) / (
             1 - math.cos(2 * math.pi / (2 * total))
@@ -666,3 +666,143 @@ def match3local_apply(
         stream[:, :, col], stream[:, :, col + 1] = np.cos(angle), np.sin(angle)
     out, _ = _run(params, jnp.asarray(stream, params.w_o.dtype))
     return np.asarray(out[:, k : k + n, cfg.width - 1], np.float64) > 0.5
+
+
+def _single_local_layout(window: int) -> dict:
+    period = 2 * (2 * int(window) + 1)  # P' residues: a window of 2K+1 never wraps onto itself
+    placed = 1  # x_j at slot j mod P'
+    residue = placed + period  # one-hot of j mod P'
+    angle = residue + period  # (cos, sin) of 2 pi j / L
+    att = angle + 2  # the attention output, one slot per residue
+    ans = att + period
+    return dict(period=period, placed=placed, residue=residue, angle=angle, att=att, ans=ans)
+
+
+def match3local_single_construction(
+    seq_len: int, modulus: int, window: int, dtype=jnp.float64
+) -> ModelParams:
+    """ONE softmax head (query/key width ``4K + 4``) and an MLP computing Match3Local exactly.
+
+    Our construction, beside the ``2K + 1``-head :func:`match3local_construction`: Sanford et al.
+    2023 state one unit of embedding dimension ``O(K log N)`` and the slides give no proof; this
+    one has query/key width ``P' + 2 = 4K + 4`` (the ``log N`` is in the precision of the
+    positional angle). With ``K`` sentinels (``x = -3M``) padded on each side (``T = N + 2K``
+    positions), ``P' = 2(2K + 1)`` and ``L = 2T``:
+
+    - the input map puts ``x_j`` at slot ``j mod P'``, the one-hot of ``j mod P'`` and the angle
+      ``(cos, sin)(2 pi j / L)`` into the stream;
+    - the score of ``i`` on ``j`` is ``A 1{(j - i) mod P' in [-K, K]} + lam cos(2 pi (i - j) / L)``:
+      the indicator (query = the residues of ``i``'s window, key = ``j``'s residue) keeps the
+      window and its aliases at distance ``>= 3K + 2``, the cosine pushes the aliases down by
+      ``lam (cos(2 pi K/L) - cos(2 pi (3K+2)/L))``;
+    - inside the window the weights are KNOWN: ``a_o = exp(lam cos(2 pi o / L)) / sum_{|o'| <= K}
+      exp(lam cos(2 pi o' / L))`` for offset ``o`` (every window is full thanks to the padding),
+      and each residue occurs once, so the value ``x_j e_{j mod P'}`` leaves ``a_o x_{i+o}`` in
+      slot ``(i + o) mod P'``;
+    - the MLP, for each residue ``rho`` of ``i`` and each pair of offsets ``a <= b``, forms ``t =
+      x_i + slot_{rho+a} / a_a + slot_{rho+b} / a_b`` and the bumps ``1{t in {0, M, 2M}}`` (three
+      ReLUs each), gated off by ``-G (1 - 1{i mod P' = rho})`` with ``G = 3M (1 + 2 a_max /
+      a_min) + 3``, above ``|t|`` under any residue's decoding (a wrong ``rho`` divides a slot by
+      the wrong ``a_o``, up to ``a_max / a_min`` times too large).
+
+    ``A`` and ``lam`` make the leaked weight times ``3M / a_min`` below ``10^-3``, so every decoded
+    token is within ``10^-3`` of an integer and a bump reads ``> 1/2`` iff there is a triple.
+    """
+    if int(seq_len) < 1:
+        raise ValueError(f"seq_len: expected N >= 1, got {seq_len}")
+    if int(modulus) < 2:
+        raise ValueError(f"modulus: expected M >= 2, got {modulus}")
+    if int(window) < 0:
+        raise ValueError(f"window: expected K >= 0, got {window}")
+    n, m, k = int(seq_len), int(modulus), int(window)
+    lay = _single_local_layout(k)
+    pp, total = lay["period"], n + 2 * k
+    ell = 2 * total
+    width = lay["ans"] + 1
+    need = math.log(1000 * total * 3 * m * (2 * k + 1))
+    offsets = np.arange(-k, k + 1)
+    if 3 * k + 2 < total:  # aliases exist: the cosine must beat the spread inside the window
+        cos = np.cos(2 * np.pi * np.array([k, 3 * k + 2]) / ell)
+        lam = need / (2 * cos[0] - 1 - cos[1])
+    else:
+        lam = 0.0
+    weights = np.exp(lam * (np.cos(2 * np.pi * offsets / ell) - 1))
+    a_o = weights / weights.sum()  # a_o for o = -K..K
+    big = 2 * lam + need + 1  # A
+    eye = np.eye(width)
+    w_q = np.zeros((1, pp + 2, width))
+    w_k = np.zeros((1, pp + 2, width))
+    for rho in range(pp):
+        for o in offsets:
+            w_q[0, (rho + o) % pp, lay["residue"] + rho] = big
+        w_k[0, rho] = eye[lay["residue"] + rho]
+    w_q[0, pp : pp + 2] = lam * eye[lay["angle"] : lay["angle"] + 2]
+    w_k[0, pp : pp + 2] = eye[lay["angle"] : lay["angle"] + 2]
+    w_v = np.zeros((1, width, width))
+    for r in range(pp):
+        w_v[0, lay["att"] + r, lay["placed"] + r] = 1.0
+    gate = 3.0 * m * (1 + 2 * a_o.max() / a_o.min()) + 3  # > |t| under ANY residue's decoding
+    rows, bias, outs = [], [], []
+    pairs = [(a, b) for a in range(2 * k + 1) for b in range(a, 2 * k + 1)]  # offset indices
+    for rho in range(pp):
+        for a, b in pairs:
+            t = eye[0].copy()
+            t[lay["att"] + (rho + offsets[a]) % pp] += 1 / a_o[a]
+            t[lay["att"] + (rho + offsets[b]) % pp] += 1 / a_o[b]
+            t = t + gate * eye[lay["residue"] + rho]
+            for target in (0, m, 2 * m):
+                for shift, weight in ((-1, 1.0), (0, -2.0), (1, 1.0)):
+                    rows.append(t)
+                    bias.append(-(target + shift) - gate)
+                    outs.append(weight)
+    w2 = np.zeros((width, len(rows)))
+    w2[lay["ans"]] = outs
+    cfg = ModelConfig(
+        vocab_size=1,
+        seq_len=total,
+        width=width,
+        num_classes=1,
+        heads=(1,),
+        attention="softmax",
+        positional="none",
+        qk_dim=pp + 2,
+        mlp_hidden=len(rows),
+    )
+
+    def arr(x):
+        return jnp.asarray(x, dtype)
+
+    layer = LayerParams(
+        attn=AttentionParams(w_v=arr(w_v), w_q=arr(w_q), w_k=arr(w_k)),
+        mlp=MLPParams(w1=arr(np.stack(rows)), b1=arr(bias), w2=arr(w2), b2=arr(np.zeros(width))),
+    )
+    return ModelParams(layers=(layer,), w_o=arr(eye[lay["ans"] : lay["ans"] + 1]), config=cfg)
+
+
+def match3local_single_apply(
+    params: ModelParams, x_BxN: np.ndarray, modulus: int, window: int
+) -> np.ndarray:
+    """Match3Local predictions ``bool (B, N)`` of :func:`match3local_single_construction`."""
+    x = np.asarray(x_BxN, np.int64)
+    cfg = params.config
+    k = int(window)
+    lay = _single_local_layout(k)
+    if cfg.qk_dim != lay["period"] + 2:
+        raise ValueError(f"window: the model was built for K = {(cfg.qk_dim - 4) // 4}, got {k}")
+    if x.ndim != 2 or x.shape[1] + 2 * k != cfg.seq_len:
+        raise ValueError(f"x_BxN: expected shape (B, {cfg.seq_len - 2 * k}), got {x.shape}")
+    if x.size and (x.min() < 0 or x.max() >= modulus):
+        raise ValueError(f"x_BxN: tokens must lie in [0, {modulus}), got [{x.min()}, {x.max()}]")
+    b, n = x.shape
+    pp, total = lay["period"], n + 2 * k
+    tokens = np.full((b, total), -3.0 * modulus)
+    tokens[:, k : k + n] = x
+    pos = np.arange(total)
+    stream = np.zeros((b, total, cfg.width))
+    stream[:, :, 0] = tokens
+    stream[:, pos, lay["placed"] + pos % pp] = tokens
+    stream[:, pos, lay["residue"] + pos % pp] = 1.0
+    angle = 2 * np.pi * pos / (2 * total)
+    stream[:, :, lay["angle"]], stream[:, :, lay["angle"] + 1] = np.cos(angle), np.sin(angle)
+    out, _ = _run(params, jnp.asarray(stream, params.w_o.dtype))
+    return np.asarray(out[:, k : k + n, lay["ans"]], np.float64) > 0.5
