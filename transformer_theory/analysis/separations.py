@@ -45,10 +45,13 @@ def qsa_features(z_BxNxY: np.ndarray, members_BxNxK: np.ndarray) -> np.ndarray:
 
 
 def qsa_threshold(model: str, seq_len: int, q: int, dim: int) -> float | None:
-    """The width at which Sanford et al. 2023 allow the network to succeed: ``q`` for the
+    """The numbers of Sanford et al. 2023's qSA bounds as the slides state them: ``q`` for the
     attention unit (query/key width ``m >= q``; their construction uses ``m >~ q log N``), ``N d' /
     2`` for the fully connected network's width (at accuracy ``1/(2q)``, ``q < N/2``), ``(N - 1) /
-    2`` for the RNN's memory (stated for ``q = 1, d' = 1`` only; ``None`` otherwise)."""
+    2`` for the RNN's memory (stated for ``q = 1, d' = 1`` only; ``None`` otherwise). Only the
+    FNN's is a width; the RNN's memory and, at ``p``-bit precision, attention's ``m p`` count BITS,
+    so compare float32 widths with :func:`qsa_bit_threshold` through quantized models, not with
+    these numbers."""
     if model == "attention":
         return float(q)
     if model == "fnn":

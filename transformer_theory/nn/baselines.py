@@ -4,12 +4,14 @@ as small Flax NNX modules for the trained separations (``experiments/sanford_qsa
 
 - :class:`SparseAveragingAttention`: ONE softmax self-attention unit ``f(X)_i = sum_j
   softmax_j(<W_q x_i, W_k x_j>) W_v x_j`` whose query/key width ``m`` is the embedding dimension of
-  the qSA bounds (Sanford et al. 2023: a unit exists iff ``m >= q``, built for ``m >~ q log N``).
+  the qSA bounds (Sanford et al. 2023: a unit exists iff ``m >= q``, built for ``m >~ q log N``;
+  with ``p``-bit precision ``m p >= q`` is needed, which ``query_bits`` makes testable).
 - :class:`FullyConnected`: a ReLU network of depth ``>= 2`` on the flattened sequence (their FNN
   bound: width ``>= N d' / 2`` to ``1/(2q)``-approximate qSA).
 - :class:`Recurrent`: a GRU (``nnx.RNN(nnx.GRUCell)``) that reads the sequence twice and answers
   position ``i`` in the second pass, so every answer may depend on every input; its hidden state
-  (``m`` floats, the whole carry of a GRU) is the memory of their RNN bound ``m >= (N - 1)/2``.
+  (the whole carry of a GRU) is the memory of their RNN bound, which counts BITS (``m >= (N -
+  1)/2`` bits): a float32 state of 2 already holds 64, so ``state_bits`` rounds it to a grid.
 - :class:`CompositionTransformer`: an ``L``-layer, ``H``-head transformer with embedding ``d`` whose
   weights and activations can be fake-quantized to ``p`` bits (:func:`fake_quantize`), for the
   function-composition bound of Peng et al. 2024, Theorem 1.
