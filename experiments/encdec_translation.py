@@ -11,20 +11,26 @@ Command (2 shared CPU cores)::
 resumes killed runs from their checkpoints. Writes ``summary.{json,csv}`` (one row per run),
 ``heads.json`` (one record per head), ``curves.png`` and ``<run>_maps.png`` (Figures 11-12).
 
-Result (2026-11-22, 2 shared CPU cores, the command above: 81 s in all, 27 s and 31 s of training
-for 1,000 Adam steps each; a re-run that finds the finished runs only evaluates, 27 s):
+Result (2026-11-24, the command above on 2 CPU cores under a load average of 18: 359 s in all,
+107 s and 112 s of training for 1,000 Adam steps each; 81 s on 2026-11-22 before the eos beams,
+under less load; a re-run that finds the finished runs only evaluates):
 
 - both models -- one layer, width 64, one head or eight heads -- translate every one of the 7,200
   held-out sentence pairs exactly (greedy exact match 1.000, token accuracy 1.000); teacher-forced
-  held-out token accuracy is 0.95 at step 50 and 1.000 from step 200 (one head) / 150 (eight);
+  held-out token accuracy is 0.95 at step 50 and 1.000 (to three decimals) from step 100;
 - beams of 2 and 4 return the greedy sentences with the same log-probabilities on the 256
-  sentences decoded with beams (0 sentences where a larger beam is less likely);
-- heads (64 held-out sentences): one head -- encoder rare-token (score 0.15, columns 6-7: the
-  end of the sentence), decoder rare-token (0.09, columns 0-1: ``<bos>``), cross-attention
-  "other" with concentration 0.88 and 81% of its weight on the source word being translated (an
-  alignment that reorders: in none of the three families); eight heads -- 4 rare-token, 20 other,
-  the cross-attention heads share the alignment (18-49% of each head's weight on the aligned
-  word).
+  sentences decoded with beams (0 sentences where a larger beam is less likely); the beam search
+  that stops at ``<eos>`` with the GNMT length penalty (alpha 0.6) ends exactly at the
+  reference's ``<eos>`` on 256/256 sentences with beams 1, 2, 4 (one head) and 256, 255, 255
+  (eight heads);
+- heads (64 held-out sentences), as printed: one head -- encoder rare-token (score 0.15, columns
+  6-7: the end of the sentence), decoder rare-token (0.09, columns 0-1: ``<bos>``),
+  cross-attention "other" with concentration 0.88 and 81% of its weight on the source word being
+  translated (an alignment that reorders: in none of the three families); eight heads -- 4
+  rare-token, 20 other, the cross-attention heads share the alignment (18-50% of each head's
+  weight on the aligned word). Up to a permutation (Conti 2024, eq. 19-20): 26 of the 27 heads
+  are rare-token (a permuted diagonal plus two key columns; the one-head cross-attention 0.07,
+  0.29 as a permuted diagonal alone), one eight-head encoder head stays "other".
 """
 
 import argparse

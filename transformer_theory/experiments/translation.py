@@ -9,7 +9,8 @@ and agreement; nothing is downloaded), and the study is made measurable:
 2. decode the held-out sentences greedily, score them against the grammar's reference (exact
    match, token accuracy), and decode a subset with beams of several sizes (beam 1 must equal
    greedy; how often a larger beam finds a less likely sequence is counted, since beam search
-   does not exclude it: :mod:`transformer_theory.core.beam`);
+   does not exclude it: :mod:`transformer_theory.core.beam`), and the same subset with the beam
+   search that stops at ``<eos>`` and ranks with the GNMT length penalty;
 3. classify every head of the encoder self-attention, decoder self-attention and cross-attention
    (positional / syntactic / rare-token / other, :mod:`transformer_theory.analysis.heads`, as
    printed and up to a permutation as Conti 2024, eq. 19-20 allow) on held-out sentences, and
@@ -26,18 +27,21 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import functools
 import os
 import time
 from collections.abc import Mapping, Sequence
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 from flax import nnx
 
 from transformer_theory import jsonio
 from transformer_theory.analysis import activations, heads
+from transformer_theory.core import beam
 from transformer_theory.nn.encdec import EncoderDecoder, Seq2SeqConfig
-from transformer_theory.tasks.translation import Translation, token_accuracy
+from transformer_theory.tasks.translation import BOS, EOS, Translation, token_accuracy
 from transformer_theory.train import TrainConfig, rundir
 from transformer_theory.train import seq2seq as s2s
 
@@ -59,6 +63,9 @@ class TranslationConfig:
       holdout: share of the sentence pairs held out.
       beam_sizes: beam sizes decoded on ``beam_examples`` held-out sentences.
       beam_examples: held-out sentences decoded with every beam size.
+      eos_alpha: the same sentences are also decoded with every beam size by the beam search
+        that stops at ``<eos>`` (:func:`~transformer_theory.core.beam.beam_decode_eos`) with the
+        GNMT length penalty of this exponent.
       map_examples: held-out sentences whose attention maps classify the heads.
       head_options: how heads are classified.
     """
@@ -84,6 +91,7 @@ class TranslationConfig:
     holdout: float = 0.5
     beam_sizes: Sequence[int] = (1, 2, 4)
     beam_examples: int = 256
+    eos_alpha: float = 0.6
     map_examples: int = 64
     head_options: heads.HeadOptions = heads.HeadOptions()
 
@@ -109,6 +117,8 @@ class TranslationConfig:
                 f"{self.beam_sizes!r}"
             )
         object.__setattr__(self, "beam_sizes", sizes)
+        if not (np.isfinite(self.eos_alpha) and self.eos_alpha >= 0):
+            raise ValueError(f"eos_alpha: expected a finite exponent >= 0, got {self.eos_alpha}")
         for name in ("beam_examples", "map_examples"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}: expected a positive count, got {getattr(self, name)}")
@@ -186,8 +196,32 @@ def evaluate(params, cfg: Seq2SeqConfig, data: s2s.Seq2SeqData, config: Translat
             # A larger beam may end on a less likely sequence (core.beam): count how often.
             out[f"beam{k}_below_smaller_beam"] = float((lps < previous - 1e-5).mean())
         previous = lps
+    for k in config.beam_sizes:
+        hyp = _decode_eos(params, jnp.asarray(src), length, k, config.eos_alpha, cfg.norm)
+        toks, lengths = np.asarray(hyp.tokens_KxL), np.asarray(hyp.lengths_K)
+        ended = np.asarray(hyp.finished_K)
+        # exact: ends in <eos> where the reference does, with the same words before it
+        ref_len = (np.asarray(ref) == EOS).argmax(axis=1) + 1
+        same = [
+            bool(ended[b] and lengths[b] == ref_len[b] and (toks[b] == ref[b])[: ref_len[b]].all())
+            for b in range(toks.shape[0])
+        ]
+        out[f"beam{k}_eos_exact_match"] = float(np.mean(same))
+        out[f"beam{k}_eos_mean_length"] = float(lengths.mean())
     out["beam_examples"] = int(src.shape[0])
+    out["eos_alpha"] = config.eos_alpha
     return out
+
+
+@functools.partial(jax.jit, static_argnums=(2, 3, 4, 5))
+def _decode_eos(params, src_BxN, length: int, beam_size: int, alpha: float, norm: str):
+    """The best hypothesis of the eos-stopping beam search for each source sentence."""
+
+    def one(src):
+        hyp = beam.beam_decode_eos(params, src, BOS, EOS, length, beam_size, alpha=alpha, norm=norm)
+        return jax.tree.map(lambda a: a[0], hyp)
+
+    return jax.vmap(one)(src_BxN)
 
 
 def head_records(params, cfg: Seq2SeqConfig, data: s2s.Seq2SeqData, config: TranslationConfig):
