@@ -15,7 +15,7 @@ Face recognise (our implementation of their rules, not their code):
   (by raw log-probability, as fairseq and Hugging Face rank them) is *finished*: it leaves the
   beam and joins the finished hypotheses, scored ``log p(y) / lp(|y|)`` with ``|y|`` its token
   count including ``eos`` and the length penalty ``lp(m) = ((5 + m) / 6)^alpha`` (GNMT, Wu et al.
-  2016, eq. 14) or ``m^alpha`` (``penalty="power"``); ``alpha = 0`` scores by log-probability;
+  2016) or ``m^alpha`` (``penalty="power"``); ``alpha = 0`` scores by log-probability;
 - the beam continues with the ``beam_size`` best candidates that do not end in ``eos``;
 - with ``early_stopping`` (fairseq's rule) the search stops once ``beam_size`` hypotheses have
   finished; otherwise it runs to ``max_len``. Hypotheses still in the beam at ``max_len`` are
