@@ -117,6 +117,43 @@ def test_straight_through_model_is_the_core_hard_model(language, small, mode):
     np.testing.assert_allclose(np.asarray(st(inputs)), np.asarray(core(inputs)), rtol=1e-12)
 
 
+def test_annealed_mode_is_softmax_at_the_temperature():
+    # The annealed forward is the softmax model with scores divided by the temperature: at 1 the
+    # core's softmax model; at 1/4, the core's softmax model with W_QK (hence every score) x 4.
+    config = hard_training.model_config("dyck1", small=True)
+    params = init_params(jax.random.key(5), config, dtype=jnp.float64)
+    strings, _ = tasks.sample("dyck1", 6, 4, seed=2)
+    inputs = jnp.asarray(np.concatenate([np.full((4, 1), tasks.BOS, np.int32), strings], 1))
+    annealed = jax.jit(
+        jax.vmap(
+            lambda t, tau: hard_training.straight_through_forward(
+                params, t, "annealed_leftmost", tau
+            ),
+            in_axes=(0, None),
+        )
+    )
+    sharp = params.replace(
+        layers=tuple(
+            layer.replace(attn=layer.attn.replace(w_qk=4.0 * layer.attn.w_qk))
+            for layer in params.layers
+        )
+    )
+    core = jax.jit(jax.vmap(forward, in_axes=(None, 0)))
+    # Scaling by 4 is exact in binary floating point; 1e-12 allows a different fusion.
+    np.testing.assert_allclose(annealed(inputs, 1.0), core(params, inputs), rtol=1e-12)
+    np.testing.assert_allclose(annealed(inputs, 0.25), core(sharp, inputs), rtol=1e-12)
+    with pytest.raises(ValueError, match="final_temperature"):
+        hard_training.train(
+            "dyck1",
+            "annealed_leftmost",
+            steps=1,
+            batch=2,
+            seed=0,
+            lengths=(4,),
+            final_temperature=0.0,
+        )
+
+
 def test_training_smoke_and_loss_is_the_hard_models():
     params, losses = hard_training.train(
         "dyck1", "straight_through_leftmost", steps=2, batch=4, seed=0, lengths=(4,), small=True

@@ -21,6 +21,12 @@ by layer (scores from :func:`transformer_theory.core.layers.attention_scores`, t
 masking, head combination and MLP) with the weights above; a test checks it equals the core
 forward with hard attention.
 
+The other route, ``"annealed_leftmost"``: softmax attention of ``scores / temperature`` with the
+temperature lowered geometrically to ``final_temperature`` during training, the model then
+evaluated with leftmost-hard attention. Where scores tie (Dyck-1 has no positional code, so equal
+symbols give equal scores) low-temperature softmax tends to AVERAGE-hard attention, not
+leftmost-hard; the straight-through modes have no such gap.
+
 A run that fails to learn proves no theorem: Hahn's result is an asymptotic statement about every
 parameter setting at unbounded length, which no finite training run can confirm or refute.
 
@@ -44,12 +50,18 @@ from transformer_theory.core.layers import attention_scores, mlp
 from transformer_theory.params import ModelConfig, ModelParams, init_params
 from transformer_theory.tasks import languages as tasks
 
-TRAINING_MODES = ("softmax", "straight_through_leftmost", "straight_through_average")
+TRAINING_MODES = (
+    "softmax",
+    "straight_through_leftmost",
+    "straight_through_average",
+    "annealed_leftmost",
+)
 # The attention a model trained in each mode is evaluated (and deployed) with.
 EVAL_ATTENTION = {
     "softmax": "softmax",
     "straight_through_leftmost": "hard_leftmost",
     "straight_through_average": "hard_average",
+    "annealed_leftmost": "hard_leftmost",
 }
 
 
@@ -74,19 +86,26 @@ def straight_through_weights(
     return jax.lax.stop_gradient(hard) + (soft - jax.lax.stop_gradient(soft))
 
 
-def _weights(kind: str, scores_QxK, mask_QxK):
+def _weights(kind: str, scores_QxK, mask_QxK, temperature):
     if kind.startswith("straight_through_"):
         mode = kind.removeprefix("straight_through_")
         return straight_through_weights(scores_QxK, mask_QxK, mode=mode)
+    if kind == "annealed_leftmost":
+        return attention.softmax_weights(scores_QxK / temperature, mask_QxK)
     return attention.attention_weights(scores_QxK, kind, mask_QxK)
 
 
-def straight_through_forward(params: ModelParams, tokens_N: jax.Array, mode: str) -> jax.Array:
+def straight_through_forward(
+    params: ModelParams, tokens_N: jax.Array, mode: str, temperature=1.0
+) -> jax.Array:
     """Classifier output of one sequence with every attention layer's weights from ``mode``.
 
     ``mode`` is one of :data:`TRAINING_MODES`; ``"softmax"`` is the plain softmax model. The
     forward value with ``"straight_through_leftmost"`` is that of
-    ``forward(params with attention="hard_leftmost", tokens_N)``. Mirrors
+    ``forward(params with attention="hard_leftmost", tokens_N)``. ``"annealed_leftmost"`` is
+    softmax of ``scores / temperature`` (a temperature the training loop takes towards 0, where
+    softmax tends to hard attention: uniform over the maximizers, leftmost-hard where the maximum
+    is unique). Mirrors
     :func:`transformer_theory.core.forward.forward_trace` and
     :func:`transformer_theory.core.layers.attention_layer` (no extra mask argument).
     """
@@ -101,7 +120,7 @@ def straight_through_forward(params: ModelParams, tokens_N: jax.Array, mode: str
         if layer.norm1 is not None:
             x = norms.apply_norm(cfg.norm1, x, layer.norm1.scale, layer.norm1.bias, cfg.norm_eps)
         scores = attention_scores(layer, x, cfg)
-        weights = jax.vmap(lambda s: _weights(mode, s, mask))(scores)
+        weights = jax.vmap(lambda s: _weights(mode, s, mask, temperature))(scores)
         values = jnp.einsum("hed,nd->hne", layer.attn.w_v, x)
         heads_out = jnp.einsum("hij,hjd->hid", weights, values)
         z = h + (jnp.mean(heads_out, axis=0) if cfg.head_mean else jnp.sum(heads_out, axis=0))
@@ -173,10 +192,13 @@ def train(
     seed: int,
     lengths,
     learning_rate: float = 3e-3,
+    final_temperature: float = 0.01,
     small: bool = False,
 ) -> tuple[ModelParams, list[float]]:
     """Adam on the cross-entropy of :func:`straight_through_forward` in ``mode``; each step draws
-    one length of ``lengths`` and a fresh balanced batch.
+    one length of ``lengths`` and a fresh balanced batch. ``"annealed_leftmost"`` lowers the
+    temperature geometrically from 1 at the first step to ``final_temperature`` at the last; its
+    losses are those of the softmax at that temperature, not of the hard model.
 
     Returns:
       ``(params, losses)``: the parameters with ``config.attention = "softmax"`` (pass them through
@@ -189,6 +211,7 @@ def train(
         if int(value) != value:
             raise ValueError(f"{name}: expected an integer, got {value}")
     _validate.check_positive("learning_rate", learning_rate)
+    _validate.check_positive("final_temperature", final_temperature)
     lengths = [int(n) for n in lengths]
     if not lengths:
         raise ValueError("lengths: expected at least one training length")
@@ -206,16 +229,21 @@ def train(
         strings, labels = tasks.sample(language, length, int(batch), seed=seed * 100_003 + k)
         bos = np.full((len(strings), 1), tasks.BOS, np.int32)
         inputs = jnp.asarray(np.concatenate([bos, strings], axis=1))
-        params, state, loss = step(params, state, inputs, jnp.asarray(labels, jnp.int32))
+        temperature = float(final_temperature) ** (k / max(int(steps) - 1, 1))
+        params, state, loss = step(
+            params, state, inputs, jnp.asarray(labels, jnp.int32), jnp.float32(temperature)
+        )
         losses.append(float(loss))
     return params, losses
 
 
 def _step_fn(tx, mode):
     @functools.partial(jax.jit, donate_argnums=(0, 1))
-    def step(params, state, inputs_BxN, labels_B):
+    def step(params, state, inputs_BxN, labels_B, temperature):
         def loss_fn(p):
-            logits = jax.vmap(lambda t: straight_through_forward(p, t, mode))(inputs_BxN)
+            logits = jax.vmap(lambda t: straight_through_forward(p, t, mode, temperature))(
+                inputs_BxN
+            )
             return optax.softmax_cross_entropy_with_integer_labels(logits, labels_B).mean()
 
         loss, grads = jax.value_and_grad(loss_fn)(params)
