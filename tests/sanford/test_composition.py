@@ -32,3 +32,11 @@ def test_peng_bound():
     assert comp.peng_error_bound(n, 8, 64, 32) == 0.0  # enough capacity: the bound is void
     with pytest.raises(ValueError, match="heads:"):
         comp.peng_error_bound(4, 0, 1, 1)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), 2.5, 0])
+def test_peng_bound_refuses_a_non_integer_argument_by_name(bad):
+    # NaN used to end in int()'s "cannot convert float NaN to integer"; 2.5 was truncated to 2
+    with pytest.raises(ValueError, match="width"):
+        comp.peng_error_bound(16, 1, bad, 2)
+    assert comp.peng_error_bound(16, 1, 2, 2) == pytest.approx((64 - 6) / (3 * 64))

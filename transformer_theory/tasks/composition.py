@@ -56,8 +56,9 @@ def peng_error_bound(n: int, heads: int, width: int, bits: int) -> float:
     in bits, as ``p`` counts bits)
     ``R / (3 n log n)``, ``R = n log n - H (d + 1) p`` (0 when ``R <= 0``: the bound is void)."""
     for name, v in (("n", n), ("heads", heads), ("width", width), ("bits", bits)):
-        if int(v) < 1:
-            raise ValueError(f"{name}: expected >= 1, got {v}")
+        # NaN/inf would end in int()'s message, naming no argument; 2.5 would be truncated
+        if isinstance(v, bool) or v != v or v in (math.inf, -math.inf) or v != int(v) or v < 1:
+            raise ValueError(f"{name}: expected an integer >= 1, got {v}")
     if n < 2:
         return 0.0
     nlogn = n * math.log2(n)
