@@ -44,11 +44,11 @@ from transformer_theory.params import ModelConfig, embed_dim, init_params
 from transformer_theory.theory import certificates, checks, dependence
 
 V, N, C = 4, 4, 3
-NUM_SETS, NUM_SEQS, NUM_MODELS = 3, 3, 3
+NUM_SETS, NUM_SEQS, NUM_MODELS = 3, 3, 8
 # In-scope relations: float64 rounding of sums of a few dozen O(1) terms, relative to
-# sum |w_i| ||t_i||: ~1e-15; 1e-12 leaves three orders of headroom. Controls: the smallest
-# out-of-scope residual the README reports is 1.4e-2; 1e-6 separates the two by many orders.
-HOLDS, FAILS = 1e-12, 1e-6
+# sum |w_i| ||t_i||: ~1e-15; 1e-12 leaves three orders of headroom. Controls must exceed 1e-9,
+# three orders above that (a softmax control whose Z_i barely vary was seen at 7e-8 on one model).
+HOLDS, FAILS = 1e-12, 1e-9
 
 
 def _few():
@@ -102,14 +102,13 @@ def test_props_7_to_10_hold_in_scope_and_fail_on_controls(name, seed):
         assert not np.any(np.einsum("b,bnv->nv", lam, onehot))
         assert len({int(t) for t in np.asarray(s.tokens_BxN)[:, -1]}) == 1  # one last token
 
-    # 1. The library's verdicts hold where the family is in scope (out of scope: part 2 checks
-    # every live model, which is stronger than the verdict's max over models).
+    # 1. The library's verdicts: "holds" exactly where the family is in scope.
     for v in checks.check_family(family, models, sets, dataset="random"):
-        if v.expected:
-            assert v.holds, v
+        assert v.holds == v.expected, v
 
     # 2. The same relations recomputed from the plain forward pass, per model and per set.
     run = _forward_all(models.config)
+    worst = {}  # out-of-scope proposition -> largest residual over models and sets
     for s in sets:
         lam = np.asarray([float(x) for x in s.lam_B])
         trace = run(models, jnp.asarray(s.tokens_BxN))
@@ -128,13 +127,13 @@ def test_props_7_to_10_hold_in_scope_and_fail_on_controls(name, seed):
             if family.in_scope(prop):
                 assert np.all(r <= HOLDS), (prop, r)
             else:
-                # A model whose last query ignores every key (all of a ReLU head's scores <= 0)
-                # gives the same t_i to every sequence and satisfies every relation trivially;
-                # every other model must break the out-of-scope relation.
-                t = targets[checks.prop_target(prop)]
-                spread = np.abs(t - t[:, :1]).max(axis=(1, 2))
-                live = spread > HOLDS * np.abs(t).max(axis=(1, 2))
-                assert np.all(r[live] > FAILS), (prop, r, live)
+                worst[prop] = max(worst.get(prop, 0.0), float(r.max()))
+    # A control need not fail on every model: a ReLU MLP is linear on a set whose sequences share
+    # its activation pattern, a ReLU head whose last query scores every key <= 0 gives all t_i
+    # equal, a model may ignore the one column the shuffle changed (all seen in the nightly
+    # profile, residuals ~1e-17). It fails on the family: some of the 8 x 3 (model, set) pairs.
+    for prop, r in worst.items():
+        assert r > FAILS, (prop, r)
 
 
 # ----------------------------------------------------------------- accuracy bounds
