@@ -27,6 +27,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from transformer_theory.jsonio import dumps_json, write_json
 from transformer_theory.params import (
     ModelConfig,
     ModelParams,
@@ -269,16 +270,16 @@ def save_dataset(
     if name:
         extra["name"] = name
     if ext == ".json":
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(
-                {
-                    "tokens": tokens.tolist(),
-                    "labels": labels.tolist(),
-                    "vocab_size": int(vocab_size),
-                    **extra,
-                },
-                f,
-            )
+        write_json(
+            path,
+            {
+                "tokens": tokens.tolist(),
+                "labels": labels.tolist(),
+                "vocab_size": int(vocab_size),
+                **extra,
+            },
+            indent=None,
+        )
     elif ext == ".npz":
         np.savez(
             path,
@@ -312,7 +313,7 @@ def save_model(path: str, params: ModelParams) -> str:
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     leaves = jax.tree_util.tree_flatten_with_path(params)[0]
     arrays = {jax.tree_util.keystr(p): np.asarray(x) for p, x in leaves}
-    arrays[_CONFIG_KEY] = np.array(json.dumps(config_dict(params.config)))
+    arrays[_CONFIG_KEY] = np.array(dumps_json(config_dict(params.config)))
     np.savez(path, **arrays)
     return path
 

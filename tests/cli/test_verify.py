@@ -1,10 +1,15 @@
 """Smoke test of ``transformer-theory verify`` (the default command) in its quick mode."""
 
 import csv
+import itertools
 import json
 import os
 
+import pytest
+
 from transformer_theory.cli import main
+from transformer_theory.cli.verify import template_counts
+from transformer_theory.jsonio import read_json
 from transformer_theory.theory import checks
 
 
@@ -14,9 +19,10 @@ def test_default_command_quick_writes_outputs(tmp_path, capsys):
     assert main(["--quick", "--icqa", "2,2,2", "--out", out]) == 0
     text = capsys.readouterr().out
     assert "max_resid" in text and "tolerance" in text and "0 in-scope failures" in text
+    assert text.startswith("estimate: peak memory ~")  # the cost, printed before the work
     for ext in ("json", "csv", "png"):
         assert os.path.getsize(os.path.join(out, f"verify.{ext}")) > 0
-    records = json.load(open(os.path.join(out, "verify.json")))
+    records = read_json(os.path.join(out, "verify.json"))  # strict: a NaN literal raises
     props = [r for r in records if r["kind"] == "proposition"]
     assert {r["family"] for r in props} == set(checks.FAMILIES)
     assert all(r["holds"] == r["expected"] for r in props)
@@ -65,3 +71,47 @@ def test_a_second_run_into_the_same_out_leaves_only_its_own_files(tmp_path, caps
         if r.get("params_path")
     }
     assert {p.name for p in out.glob("witness_*.npz")} == listed == set()
+
+
+def test_template_counts_match_an_enumeration():
+    """Bell(L) templates and the dataset's sequences, against every sequence of length L over A
+    symbols grouped by its equality pattern (first occurrences numbered 0, 1, ...)."""
+    for a, length in [(1, 1), (2, 2), (3, 3), (2, 4), (4, 3), (3, 5)]:
+        patterns = set()
+        for seq in itertools.product(range(a), repeat=length):
+            first = {}
+            patterns.add(tuple(first.setdefault(x, len(first)) for x in seq))
+        bell, sequences = template_counts(a, length)
+        assert sequences == a**length  # every sequence has exactly one pattern
+        assert len(patterns) == sum(1 for p in patterns if max(p) < a)
+        assert bell == {1: 1, 2: 2, 3: 5, 4: 15, 5: 52}[length]
+        if a >= length:
+            assert len(patterns) == bell
+
+
+@pytest.mark.parametrize(
+    "argv, env, needle",
+    [
+        # 4.2 million templates, 1.7e19 sequences: used to start enumerating with no estimate
+        (["--templates", "40,12"], {}, "--templates: 40,12 has 1.68e+19 sequences"),
+        # 823,543 sequences, 877 templates: Lemma 6's pair sets alone ~63 GB
+        (["--datasets", "templates", "--templates", "7,7"], {"TT_MEMORY_BUDGET": "1G"}, "memory"),
+        (
+            ["--datasets", "templates", "--templates", "7,7"],
+            {"TT_MEMORY_BUDGET": "1T", "TT_TIME_BUDGET": "60"},
+            "would take about",
+        ),
+        (["--icqa", "9,9,4"], {}, "--icqa: 9,9,4 has"),
+    ],
+)
+def test_verify_refuses_sizes_beyond_the_budget_before_any_work(
+    argv, env, needle, tmp_path, monkeypatch, capsys
+):
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    out = tmp_path / "v"
+    assert main(["verify", *argv, "--no-witnesses", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and needle in err[0] and "Traceback" not in err[0], err
+    assert "--templates" in err[0] or "--icqa" in err[0]
+    assert not out.exists()  # refused before the output directory was made

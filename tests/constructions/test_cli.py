@@ -98,3 +98,22 @@ def test_paper_sizes_experiment_smoke(tmp_path, capsys):
     assert [r["theorem"] for r in rows] == ["3", "5 (1 head)", "5 (n heads)", "6", "1", "3"]
     assert rows[-1]["mode"] == "exhaustive" and rows[0]["mode"] == "sampled"
     assert all(r["accuracy"] == 1.0 and r["min_margin"] > 0 for r in rows)
+
+
+def test_construct_refuses_by_the_shared_memory_and_time_budget(tmp_path, monkeypatch, capsys):
+    """The memory check reads budget.available_memory (TT_MEMORY_BUDGET), not the physical
+    memory; the exhaustive check's time is estimated from the sizes and refused past
+    TT_TIME_BUDGET, naming --samples. Both before anything is built."""
+    out = tmp_path / "c"
+    monkeypatch.setenv("TT_MEMORY_BUDGET", "1K")
+    assert main(["construct", "--theorem", "3", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--n-q, --n-a, -k: theorem 3" in err[0] and "memory" in err[0]
+    monkeypatch.delenv("TT_MEMORY_BUDGET")
+    monkeypatch.setenv("TT_TIME_BUDGET", "10")
+    # 1,555,200 examples: about 3 minutes on the development machine
+    argv = ["construct", "--theorem", "3", "--n-q", "10", "--n-a", "10", "-k", "3"]
+    assert main(argv + ["--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "would take about" in err[0] and "--samples" in err[0], err
+    assert not (out / "construct.json").exists()

@@ -13,11 +13,11 @@ dataset, not a failed claim), 2 for a malformed file or option (checked before a
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 
 from transformer_theory.cli import _common
+from transformer_theory.jsonio import write_json
 
 _FAMILIES = ("relu_any_heads", "softmax_one_head")
 
@@ -140,7 +140,6 @@ def run(args) -> int:
             print(f"[{fam}] {report.bound_line(entry['bound'])} ({bound['seconds']:.2f} s)")
         out["results"].append(entry)
     path = os.path.join(out_dir, "certify.json")
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(out, f, indent=1)
+    write_json(path, out)
     print(f"wrote {path}")
     return 0

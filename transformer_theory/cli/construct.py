@@ -13,19 +13,38 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import os
 import sys
 
+from transformer_theory import budget
 from transformer_theory.cli import _common
+from transformer_theory.jsonio import write_json
+
+# Seconds per unit of checking work, ``examples x n D (n + D) sum(H)`` (the forward pass's
+# multiply-adds, up to a constant), fitted on this project's 2-core development machine with
+# `construct --theorem 3 --n-q 6 --n-a 6 -k 2` and `--theorem 5 --template-length 4`
+# (README, "Exit status"): an estimate within a few times, to refuse hours, not to plan.
+SECONDS_PER_WORK = 3e-9
 
 
-def _memory_available() -> int:
-    """Bytes of physical memory (the most a construction may plan to use)."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):  # not POSIX: assume a 16 GiB machine
-        return 16 * 2**30
+def check_seconds(planned, sizes, samples: int | None) -> float:
+    """Estimated seconds of checking every planned row; raises ``BudgetError`` (exit 2) naming
+    the size options when it exceeds the time budget (``TT_TIME_BUDGET``, default 4 h)."""
+    from transformer_theory.constructions import report
+
+    total, options = 0.0, set()
+    for p in planned:
+        count = p.task.size if report.is_exhaustive(p.task, samples) else samples
+        shape = next(sh for sh in report.shapes(p.theorem, sizes) if sh.label == p.label)
+        n, d = shape.seq_len, shape.width
+        total += SECONDS_PER_WORK * float(count) * n * d * (n + d) * sum(shape.heads)
+        options.update(_options(p.theorem))
+    budget.check_seconds(
+        total,
+        what="checking every example of these constructions",
+        option="--samples or " + "/".join(sorted(options)),
+    )
+    return total
 
 
 # The task fields and the options that set them.
@@ -44,6 +63,12 @@ _OPTION = {
 def _gib(n: int) -> str:
     gib = n / 2**30
     return f"{gib:,.1f} GiB" if gib < 1e5 else f"{gib:.1e} GiB"
+
+
+def _options(theorem: int) -> list[str]:
+    from transformer_theory.constructions.report import SIZE_FIELDS
+
+    return ["--" + f.replace("_", "-") if f != "k" else "-k" for f in SIZE_FIELDS[theorem]]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -138,27 +163,26 @@ def run(args) -> int:
     # Everything the user gave is checked before anything is built: the output directory, then
     # the memory each construction needs (from its sizes alone), then the tasks themselves.
     out = _common.prepare_out_dir(args.out)
-    available = _memory_available()
+    available = budget.available_memory()
     for theorem in args.theorem:
         for shape in report.shapes(theorem, sizes):
             need = report.memory_bytes(shape, args.chunk_size)
-            if need["total"] > available:
-                part = max((k for k in need if k != "total"), key=need.get)
-                options = ", ".join(
-                    "--" + f.replace("_", "-") if f != "k" else "-k"
-                    for f in report.SIZE_FIELDS[theorem]
-                )
-                raise _common.UsageError(
-                    f"{options}: theorem {shape.label} at these sizes needs about "
-                    f"{_gib(need['total'])} (mostly {part}: {_gib(need[part])}; d' = "
-                    f"{shape.width}), more than this machine's {_gib(available)}; use smaller sizes"
-                )
+            part = max((k for k in need if k != "total"), key=need.get)
+            budget.check_memory(
+                need["total"],
+                what=f"theorem {shape.label} at these sizes (mostly {part}: "
+                f"{_gib(need[part])}; d' = {shape.width})",
+                option=", ".join(_options(theorem)),
+                available=available,
+            )
     try:
         planned = report.plan(args.theorem, sizes)
     except ValueError as err:  # a task's own check names its field: name the option instead
         field, sep, rest = str(err).partition(":")
         option = _OPTION.get(field.strip())
         raise _common.UsageError(f"{option}:{rest}" if sep and option else str(err)) from None
+    seconds = check_seconds(planned, sizes, args.samples)
+    print(f"estimate: ~{budget.format_seconds(seconds)} of checks", file=sys.stderr, flush=True)
     rows = report.check_plan(
         planned,
         samples=args.samples,
@@ -169,11 +193,10 @@ def run(args) -> int:
     )
     print(report.format_table(rows))
     path = os.path.join(out, "construct.json")
-    with open(path, "w") as f:
-        json.dump(
-            dict(sizes=dataclasses.asdict(sizes), samples=args.samples, seed=args.seed, rows=rows),
-            f,
-            indent=2,
-        )
+    write_json(
+        path,
+        dict(sizes=dataclasses.asdict(sizes), samples=args.samples, seed=args.seed, rows=rows),
+        indent=2,
+    )
     print(f"wrote {path}")
     return 0 if all(r["accuracy"] == 1.0 and r["min_margin"] > 0 for r in rows) else 1

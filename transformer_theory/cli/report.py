@@ -14,11 +14,11 @@ import csv
 import dataclasses
 import glob
 import itertools
-import json
 import os
 from collections.abc import Sequence
 
 from transformer_theory import files
+from transformer_theory.jsonio import to_jsonable, write_json
 from transformer_theory.theory import checks
 
 COLUMNS = (
@@ -166,8 +166,15 @@ def write_outputs(
     verdicts) and ``verify.png`` (residuals per family, log scale) to ``out_dir``; returns the
     paths."""
     pj, pc, pp = (os.path.join(out_dir, f"verify.{e}") for e in ("json", "csv", "png"))
-    with open(pj, "w") as f:
-        json.dump([v.to_dict() for v in verdicts] + list(extra_records), f, indent=1, default=str)
+    # Strict JSON: a non-finite value (a residual of an overflowing model) is null, and its
+    # record names it under "nonfinite".
+    records = []
+    for record in [v.to_dict() for v in verdicts] + list(extra_records):
+        clean, bad = to_jsonable(record, default_str=True)
+        if bad and isinstance(clean, dict):
+            clean["nonfinite"] = bad
+        records.append(clean)
+    write_json(pj, records)
     with open(pc, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(("dataset",) + COLUMNS + ("precision",))

@@ -11,12 +11,170 @@ in-scope proposition fails (or a witness is found inside a theorem's scope): a b
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 
+from transformer_theory import budget
 from transformer_theory.cli import _common
 
 DATASETS = ("toy", "icqa", "templates")
+
+# The largest whole dataset the suite enumerates (``Task.all``'s default limit; IC-QA's own is
+# 20,000): a larger one was refused only after its Lemma 6 pair sets had been built.
+TEMPLATES_LIMIT = 10**6
+ICQA_LIMIT = 20_000
+# Cost model of :func:`estimate`: seconds per (dataset, family) for compiling and the small fixed
+# sets, and per model per sequence streamed through a family's checks (sets and whole dataset).
+# Fitted on runs of `verify --datasets templates --templates A,L --no-certificates --no-witnesses`
+# on this project's 2-core development machine while it was shared (load average ~15),
+# 2026-11-24: (4,3), 13 families, 1.3e3 sequence evaluations: 138.6 s (so ~10 s per family);
+# (6,5): 1,844 s for 2.1e7 sequence evaluations (so ~8e-5 s each). `verify --quick` took 154.9 s
+# the same hour. On an idle machine the estimate is high by a few times: it is meant to refuse
+# hours, not to plan minutes.
+SECONDS_PER_FAMILY = 10.0
+SECONDS_PER_SEQUENCE = 8e-5
+
+
+@dataclasses.dataclass(frozen=True)
+class Estimate:
+    """What a ``verify`` run will cost, from its settings alone (:func:`estimate`).
+
+    Attributes:
+      bytes: peak memory (the larger of the templates dataset's sets and one chunk's buffers).
+      seconds: run time, by the cost model above.
+      sequences: sequence evaluations (models x families x sequences in sets and datasets).
+      templates: Bell(L) templates of the templates dataset (0 when it is not selected).
+      template_sequences: sequences of the templates dataset (sum over templates of A!/(A-w)!).
+    """
+
+    bytes: float
+    seconds: float
+    sequences: float
+    templates: int = 0
+    template_sequences: int = 0
+
+
+def template_counts(alphabet: int, length: int) -> tuple[int, int]:
+    """``(Bell(length), sequences)`` of every template of ``length`` over ``alphabet`` symbols.
+
+    A template with ``w`` wildcards has ``A (A-1) ... (A-w+1)`` sequences and there are
+    ``S(length, w)`` such templates (Stirling numbers of the second kind, by ``S(n, k) = k S(n-1,
+    k) + S(n-1, k-1)``), so the dataset has ``sum_w S(L, w) A!/(A-w)!`` sequences (``A^L`` when
+    ``A >= L``: every sequence has exactly one equality pattern). Exact integers.
+    """
+    row = [1]  # S(0, 0)
+    for n in range(1, length + 1):
+        row = [0] + [k * (row[k] if k < len(row) else 0) + row[k - 1] for k in range(1, n + 1)]
+    falling, sequences = 1, 0
+    for w, count in enumerate(row):
+        if w > 0:
+            falling *= max(alphabet - w + 1, 0)
+        sequences += count * falling
+    return sum(row), sequences
+
+
+def estimate(
+    datasets, families, *, icqa, templates, models: int, chunk_size: int, random_sets: int
+) -> Estimate:
+    """Peak memory and run time of a ``verify`` run, from its settings (nothing is built).
+
+    - The templates dataset (``--templates A,L``): its Bell(L) templates (CPython tuples, ~48 + 8 L
+      bytes each), and Lemma 6's sets, one per PAIR of templates holding both templates'
+      sequences: ``(Bell(L) - 1) T`` sequences of ``L + 1`` int64 tokens plus a coefficient and a
+      label each, all held at once (``T`` the dataset's sequences).
+    - One chunk's buffers per family (``transformer_theory.theory.checks``, "Memory"):
+      ``8 M b ((layers + 1) N D + 2 N^2 sum H)`` bytes for ``M`` models and ``b`` rows.
+    - Time: ``SECONDS_PER_FAMILY`` per (dataset, family) plus ``SECONDS_PER_SEQUENCE`` per model,
+      family and sequence (the sets' and the whole dataset's).
+    """
+    from transformer_theory.tasks import InContextQA
+    from transformer_theory.theory import checks
+
+    shapes, bytes_sets, seqs, n_temp, t_seqs = [], 0.0, 0.0, 0, 0
+    for name in datasets:
+        if name == "toy":
+            shapes.append((3, 3, 9 + 2 * random_sets))
+        elif name == "icqa":
+            task = InContextQA(*icqa)
+            shapes.append((task.vocab_size, task.seq_len, 3 * task.size + 3 * random_sets))
+        else:
+            a, length = templates
+            if length > 64:  # Bell(64) ~ 1.7e65: beyond any machine; a bound, not the count
+                n_temp, t_seqs = 2 ** (length - 1), a
+            else:
+                n_temp, t_seqs = template_counts(a, length)
+            pair_seqs = (n_temp - 1) * t_seqs
+            bytes_sets = n_temp * (48.0 + 8 * length) + pair_seqs * (8.0 * (length + 2) + 16)
+            shapes.append((a + 1, length + 1, pair_seqs + t_seqs + 3 * random_sets))
+    chunk_bytes = 0.0
+    for vocab, seq_len, n_seqs in shapes:
+        seqs += float(n_seqs) * models * len(families)
+        for fam in families:
+            cfg = checks.FAMILIES[fam].config(vocab, seq_len, 2)
+            b = min(chunk_size, max(int(min(n_seqs, 2**62)), 1))
+            per_row = (len(cfg.heads) + 1) * seq_len * cfg.width + 2 * seq_len**2 * sum(cfg.heads)
+            chunk_bytes = max(chunk_bytes, 8.0 * models * b * per_row)
+    seconds = SECONDS_PER_FAMILY * len(shapes) * len(families) + SECONDS_PER_SEQUENCE * seqs
+    return Estimate(max(bytes_sets, chunk_bytes), seconds, seqs, n_temp, t_seqs)
+
+
+def _size(n: float) -> str:
+    return budget.format_bytes(n) if n < 2**60 else f"{n:.2g} bytes"
+
+
+def _time(s: float) -> str:
+    return budget.format_seconds(s) if s < 1e6 else f"{s / 3600:.2g} h"
+
+
+def check_budget(args, families, datasets) -> Estimate:
+    """Refuse (``UsageError`` / ``BudgetError``, exit 2) a run whose datasets exceed the suite's
+    limits or whose estimate exceeds this machine's memory or the time budget; else the
+    estimate."""
+    if "icqa" in datasets:
+        from transformer_theory.tasks import InContextQA
+
+        try:
+            size = InContextQA(*args.icqa).size
+        except ValueError as err:
+            raise _common.UsageError(f"--icqa: {err}") from None
+        if size > ICQA_LIMIT:
+            raise _common.UsageError(
+                f"--icqa: {','.join(map(str, args.icqa))} has {size:,} sequences, more than the "
+                f"{ICQA_LIMIT:,} the suite enumerates (it builds the dataset's exact dependence "
+                "basis); use smaller sizes"
+            )
+    est = estimate(
+        datasets,
+        families,
+        icqa=args.icqa,
+        templates=args.templates,
+        models=args.models,
+        chunk_size=args.chunk_size,
+        random_sets=args.random_sets,
+    )
+    if "templates" in datasets:
+        a, length = args.templates
+        option = "--templates"
+        if est.template_sequences > TEMPLATES_LIMIT:
+            raise _common.UsageError(
+                f"{option}: {a},{length} has {est.template_sequences:.3g} sequences in "
+                f"{est.templates:.3g} templates, more than the {TEMPLATES_LIMIT:,} the suite "
+                f"enumerates (its sets would need about {_size(est.bytes)} and "
+                f"{_time(est.seconds)}); use smaller sizes"
+            )
+    option = (
+        "--templates/--chunk-size/--models"
+        if "templates" in datasets
+        else ("--chunk-size/--models")
+    )
+    budget.check_memory(est.bytes, what="this verification run", option=option)
+    budget.check_seconds(
+        est.seconds,
+        what=f"this verification run ({est.sequences:.3g} sequence evaluations)",
+        option=option.replace("--chunk-size/", "") if "templates" in datasets else "--models",
+    )
+    return est
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -94,7 +252,14 @@ def run(args) -> int:
     # Every check of the user's input comes before any computation.
     families = _common.name_list(args.families, checks.FAMILIES, "--families")
     names = _common.name_list(args.datasets, DATASETS, "--datasets")
+    # The cost from the settings alone, before anything is built (README, "Exit status").
+    est = check_budget(args, families, names)
     out = _common.prepare_out_dir(args.out)
+    print(
+        f"estimate: peak memory ~{_size(est.bytes)}, ~{_time(est.seconds)} of checks "
+        f"({est.sequences:.3g} sequence evaluations; certificates and witnesses not included)",
+        flush=True,
+    )
     try:
         datasets = suite.build_datasets(
             names,
