@@ -34,23 +34,10 @@ import os
 from transformer_theory.cli import main as cli_main
 
 RUNS = {
-    "ngram_hard": [],
-    "ngram_sparse": [
-        "--attention",
-        "sparse",
-        "--precision",
-        "float64,float32",
-        "--scan-limit",
-        "16",
-    ],
-    "ngram_float32_long": [
-        "--precision",
-        "float32",
-        "--construction",
-        "3.1,3.2",
-        "--scan-limit",
-        "130",
-    ],
+    "ngram_hard": ["--max-len", "6", "--precision", "float64,bfloat16", "--scan-limit", "12"],
+    "ngram_hard_float32": ["--max-len", "6", "--precision", "float32", "--scan-limit", "40"],
+    "ngram_sparse": ["--attention", "sparse", "--max-len", "4", "--precision", "float64"]
+    + ["--construction", "3.1,3.2,3.3-slots", "--scan-limit", "10"],
     "ngram_soft": ["--attention", "softmax", "--beta", "1000", "--alphabet", "2", "--max-len", "6"]
     + ["--precision", "float64", "--soft-lengths", "1,2,3,4,5,6"],
 }

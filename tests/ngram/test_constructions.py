@@ -223,6 +223,26 @@ def test_paper_32_composes_the_history_one_offset_per_layer():
             np.testing.assert_array_equal(block, np.eye(V)[tokens[max(i - lag, 0)]])
 
 
+@pytest.mark.parametrize("order", [2, 3, 4])
+def test_paper_33_is_weakly_equivalent_on_every_string(order):
+    """Svete & Cotterell's 3.3 as the authors' single.py builds it (-ReLU score, 10^-t values,
+    digit MLP, argmax readout): every string up to length 4 over a binary alphabet, with exact
+    zeros, gets the reference walk's log-probability (float64), and its scores are the window's:
+    the decoded one-hot is the history at every position."""
+    lm = ngram.NGramLM.random(order, 2, order, zero_fraction=0.3)
+    model = cn.build_paper33(lm)
+    for length in range(5):
+        strings = lm.strings_of_length(length)
+        got = an.transformer_log_prob(model, strings)
+        want = np.array([_reference_log_prob(lm, s) for s in strings])
+        np.testing.assert_array_equal(np.isneginf(got), np.isneginf(want))
+        fin = np.isfinite(want)
+        # the readout is a row of the table itself: float64 sums of <= 5 entries
+        np.testing.assert_allclose(got[fin], want[fin], rtol=0, atol=1e-12)
+    scan = an.paper33_scan(model, max_length=4, samples=8)
+    assert scan["longest_exact_length"] is None and scan["max_onehot_error"] < 1e-9
+
+
 def test_sparse_31_is_exact_only_near_the_max_len_it_was_built_for():
     """Sparse 3.1's score scale is chosen for max_len; the 3.1 gap shrinks like 1/(8 t^3), so the
     scaled lead drops below 1 a few lengths later and sparsemax spreads weight: weak equivalence

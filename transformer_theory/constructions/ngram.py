@@ -482,8 +482,11 @@ def paper33_states(model: Paper33, tokens_N: jax.Array) -> jax.Array:
     a_NxV = jnp.asarray(fz, dtype) / jnp.sum(jnp.abs(a_NxV), axis=1, keepdims=True) * a_NxV
     x = jnp.repeat(a_NxV, w, axis=1)  # W1: each symbol's coordinate n - 1 times
     for ll in range(w):
-        x = jax.nn.relu(x @ model.digit_w[ll].T + model.digit_b[ll]) @ model.digit_out[ll].T
-    return jax.nn.relu(x @ model.and_w.T + model.and_b)
+        x = (
+            jax.nn.relu(x @ model.digit_w[ll].T + model.digit_b[ll][None, :])
+            @ model.digit_out[ll].T
+        )
+    return jax.nn.relu(x @ model.and_w.T + model.and_b[None, :])
 
 
 def paper33_log_probs(model: Paper33, string_N: jax.Array) -> jax.Array:
