@@ -21,10 +21,11 @@ from transformer_theory.cli import _common
 from transformer_theory.jsonio import write_json
 
 # Seconds per unit of checking work, ``examples x n D (n + D) sum(H)`` (the forward pass's
-# multiply-adds, up to a constant), fitted on this project's 2-core development machine with
-# `construct --theorem 3 --n-q 6 --n-a 6 -k 2` and `--theorem 5 --template-length 4`
-# (README, "Exit status"): an estimate within a few times, to refuse hours, not to plan.
-SECONDS_PER_WORK = 3e-9
+# multiply-adds, up to a constant), fitted on this project's 2-core development machine while it
+# was shared (load average ~15), 2026-11-24: `construct --theorem 3 --n-q 10 --n-a 10 -k 3`
+# checked 1,555,200 examples (n = 11, d' = 32) in 214.9 s, 4.6e-9 s per unit. On an idle machine
+# the estimate is high by a few times: it is meant to refuse hours, not to plan minutes.
+SECONDS_PER_WORK = 4.5e-9
 
 
 def check_seconds(planned, sizes, samples: int | None) -> float:
