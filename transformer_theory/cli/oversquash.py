@@ -84,7 +84,9 @@ def run(args) -> int:
             for c in biggest.values()
         )
         budget.check_memory(
-            estimate, what=f"the Jacobians and path products at n = {args.length}", option=option
+            estimate,
+            what=f"the largest program (Jacobians, path products) at n = {args.length}",
+            option=option,
         )
 
     tokens = collapse.pattern_tokens(args.pattern, args.length)
