@@ -8,6 +8,7 @@ import sys
 import numpy as np
 
 from transformer_theory.cli import main
+from transformer_theory.jsonio import read_json
 
 # §13.1's toy set (a=0, b=1, x=2, y=3, "="=4), labels x -> 0, y -> 1.
 TOY = {
@@ -123,3 +124,20 @@ def test_time_limit_covers_the_whole_command(tmp_path, capsys, monkeypatch):
     rec = json.loads((tmp_path / "o" / "certify.json").read_text())
     assert rec["results"][0]["certificate"]["groups"][0]["status"] == "undecided"
     assert not rec["results"][0]["bound"]["exact"]
+
+
+def test_certify_refuses_a_file_too_large_for_memory(tmp_path, monkeypatch, capsys):
+    """The file's size gives the loader's memory before anything is parsed (TT_MEMORY_BUDGET sets
+    the line, so the refusal is the same on every machine)."""
+    f = tmp_path / "big.json"
+    f.write_text(json.dumps(TOY) + " " * 200_000)  # ~200 kB: ~2 MB to load by the estimate
+    monkeypatch.setenv("TT_MEMORY_BUDGET", "1M")
+    out = tmp_path / "out"
+    assert main(["certify", str(f), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("transformer-theory certify: error: FILE:"), err
+    assert "memory" in err[0] and not (out / "certify.json").exists()
+    monkeypatch.setenv("TT_MEMORY_BUDGET", "1G")
+    assert main(["certify", str(f), "--bound", "none", "--out", str(out)]) == 0
+    rec = read_json(str(out / "certify.json"))  # strict JSON
+    assert rec["dataset"]["num_examples"] == 4

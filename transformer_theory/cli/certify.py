@@ -80,6 +80,10 @@ def run(args) -> int:
     # The time limit covers the whole command, loading and counting included.
     deadline = time.perf_counter() + args.time_limit
     out_dir = _common.prepare_out_dir(args.out)
+    from transformer_theory import budget
+    from transformer_theory.files import dataset_memory_bytes
+
+    budget.check_memory(dataset_memory_bytes(args.file), what=f"reading {args.file}", option="FILE")
     try:
         data = load_dataset(args.file)
     except ValueError as err:
