@@ -1,29 +1,38 @@
-"""Svete & Cotterell 2024, Theorems 3.1-3.3 at every precision: the three ``transformer-theory
-ngram`` runs whose numbers README quotes (hard attention, sparse attention, softmax attention).
+"""Svete & Cotterell 2024, Theorems 3.1-3.3 and this library's variants at every precision: the
+``transformer-theory ngram`` runs whose numbers README quotes.
 
-Commands (this machine, 2 CPU cores shared with other jobs, 2026-11-22)::
+Commands and times (2-core x86 CPU shared with 7 other jobs, 2026-11-24), for a random trigram
+LM over 3 symbols with 20% exact zeros (seed 0), every string up to 6 symbols (1,093)::
 
-    transformer-theory ngram --out results/ngram_hard                       # 2 min 27 s
-    transformer-theory ngram --attention sparse --out results/ngram_sparse  # 11 min (shared)
+    transformer-theory ngram --max-len 6 --precision float64,bfloat16 --scan-limit 12 \\
+        --out results/ngram_hard                                            # about 10 min 30 s
+    transformer-theory ngram --max-len 6 --precision float32 --scan-limit 40 \\
+        --out results/ngram_hard_float32                                    # 14 min 15 s
+    transformer-theory ngram --attention sparse --max-len 4 --precision float64 \\
+        --construction 3.1,3.2,3.3-slots --scan-limit 10 --out results/ngram_sparse   # 4 min
     transformer-theory ngram --attention softmax --beta 1000 --alphabet 2 --max-len 6 \\
-        --precision float64 --soft-lengths 1,2,3,4,5,6 --out results/ngram_soft   # 3 min
+        --precision float64 --soft-lengths 1,2,3,4,5,6 --out results/ngram_soft      # 8 min 45 s
 
-(``python experiments/ngram_exactness.py --out results`` runs all three.) Results, for a random
-trigram LM over 3 symbols with 20% exact zeros (seed 0), every string up to 8 symbols (9,841
-strings):
+(``python experiments/ngram_exactness.py --out results [--only NAME,...]`` runs them.) Results:
 
-- float64 and float32, hard and sparse attention, all three constructions: weakly equivalent,
-  ``max |log q(y) - log p(y)|`` = 3.6e-15 (float64) and 9.1e-7 (float32); the mass of the strings
-  up to 8 is 0.947802554896283 under both (float64). bfloat16: not equivalent (errors 8-15 nats).
-- the longest exactly equivalent string length (first position whose attention is not the
-  proof's), measured / derived guarantee: 3.1 and 3.2 (hard) float64 92,866 / 48,283, float32
-  118 / 55, bfloat16 1 / none; 3.3 float64 7,400 / 4,868, float32 46 / 29, bfloat16 2 / none.
-  Sparse 3.1/3.2 stay exact up to length 10, just past the ``--max-len`` 8 their score scale was
-  chosen for; sparse 3.3 as hard 3.3.
-- softmax (a trigram LM over 2 symbols without zeros, KL over the first 7 outcomes): 3.1/3.2
-  need beta = 993, 1,416, 2,642, 4,277, 6,581, 9,530 for KL <= 1e-3 at lengths 1..6 (KL 0.098 at
-  beta = 1000 for length 6, 8.1e-4 at 1e4, 2e-17 at 1e5); 3.3 needs beta = 0.9 at every length
-  (KL 4.8e-4 at beta = 1, 1e-17 from beta = 10): its integer score gap does not shrink.
+- float64 and float32, hard attention, all five constructions: weakly equivalent, ``max |log q(y)
+  - log p(y)|`` = 3.6e-15 (float64; 0 for the paper's 3.3, whose readout is a table row) and
+  6.7e-7 (float32; 5.5e-7 for the paper's 3.3); the mass of the strings up to 6 is
+  0.8956206794791504 under every float64 model and the n-gram's forward recursion. bfloat16: not
+  equivalent (4.2-16 nats).
+- longest exact length (the model run at every length up to the scan limit, every query's
+  attention the proof's; the paper's 3.3: every position's decoded history, on 33 strings per
+  length): float64 no failure up to 12 for all five (derived guarantees 48,283 for 3.1/3.2/
+  3.2-direct, 4,868 for 3.3-slots); float32 no failure up to 40 for 3.1/3.2/3.2-direct (derived
+  55), 3.3-slots exact to 39 (derived 29), the paper's 3.3 exact to 35 (its ``10^-t`` values
+  leave float32's normal range at ``t = 38``); bfloat16 1 (3.1/3.2/3.2-direct), 2 (3.3-slots), 0
+  (the paper's 3.3).
+- sparse, built for max_len 4: equivalent up to 4; 3.1 and 3.2 exact to length 5 and wrong at 6
+  (the scale is chosen for max_len, the gap shrinks); 3.3-slots no failure up to 10.
+- softmax (a trigram LM over 2 symbols without zeros, KL over the first 7 outcomes): 3.1 and
+  3.2-direct need beta = 993, 1,416, 2,642, 4,277, 6,581, 9,530 for KL <= 1e-3 at lengths 1..6,
+  the paper's 3.2 993, 1,423, 2,751, 4,568, 7,210, 10,600; 3.3-slots needs beta = 0.9 at every
+  length (KL 4.8e-4 at beta = 1, 1.1e-17 from beta = 10): its integer score gap does not shrink.
 """
 
 from __future__ import annotations
