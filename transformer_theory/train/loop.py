@@ -11,11 +11,12 @@ train batch loss/accuracy, held-out loss/accuracy, seconds), ``checkpoints/`` (O
 
 A run that DIVERGES -- an update whose batch loss or resulting parameters are not finite (NaN or
 inf) -- stops at that update: :func:`train` checks every step inside the jitted step (a non-finite
-update is never applied, and no later one is), reads the flag one step behind so the host does not
-wait on the device, and records ``status: "diverged"`` with the step in ``metrics.json`` (and its
-last row), ``metrics.csv`` (a ``status`` column), ``run.json`` and :class:`TrainResult`. The
-parameters kept are those before the diverging update (also checkpointed); a re-run of a diverged
-run directory reports the divergence again without training.
+update is never applied, and no later one is), reads the flag every :data:`WATCH_EVERY` steps, one
+step behind, so the host does not wait on the device, and records ``status: "diverged"`` with
+the step in ``metrics.json`` (and its last row), ``metrics.csv`` (a ``status`` column),
+``run.json`` and :class:`TrainResult`. The parameters kept are those before the diverging update
+(also checkpointed); a re-run of a diverged run directory reports the divergence again without
+training.
 """
 
 from __future__ import annotations
@@ -354,6 +355,14 @@ def _read_rows(out_dir: str) -> list[dict]:
     return rundir.read_metrics(path)["rows"] if os.path.exists(path) else []
 
 
+# Steps between reads of the divergence flag outside logging and checkpoint steps. Reading it every
+# step cost ~0.3 ms per 1 ms quick-size step (a device-to-host wait); every 8 steps the guarded loop
+# ran as fast as the unguarded one (0.47-0.70 vs 0.49-0.66 ms, reasoning quick, 2-core CPU,
+# 2026-11-24). A diverged run therefore stops at most 8 (no-op) steps after the bad update; the
+# update itself is never applied.
+WATCH_EVERY = 8
+
+
 class TrainingInterrupted(KeyboardInterrupt):
     """Ctrl-C during :func:`train`; the progress since the last checkpoint was saved first.
 
@@ -549,7 +558,7 @@ def train(
             disable=not (progress and sys.stderr.isatty()),
             desc=meta.get("name", "train"),
         )
-        lagged = None  # the previous step's flag: read while this step runs
+        lagged = None  # the previous step's flag, read every WATCH_EVERY steps while this one runs
         for step in range(start, end):
             tokens, labels = data.batch(jax.random.fold_in(data_key, step), config.batch_size)
             tc = time.perf_counter()
@@ -563,7 +572,8 @@ def train(
             bar.update(1)
             logs = done % config.log_every == 0 or done == config.steps
             saves = ckpt is not None and (ckpt.should_save(done) or done == config.steps)
-            if (lagged is not None and int(lagged) >= 0) or logs or saves or done == end:
+            polled = lagged is not None and done % WATCH_EVERY == 0 and int(lagged) >= 0
+            if polled or logs or saves or done == end:
                 diverged = diverged_at()
                 if diverged is not None:
                     done = diverged - 1
