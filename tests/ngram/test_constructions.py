@@ -195,7 +195,7 @@ def test_attention_does_not_depend_on_the_tokens():
     for construction in cn.CONSTRUCTIONS:
         params = cn.build(lm, construction, max_len=6, dtype=jnp.float32)
         ref = trace(params, lm_inputs(params.config, jnp.zeros(6, jnp.int32))).attention
-        for string in rng.integers(0, 3, size=(3, 6)):
+        for string in rng.integers(0, 3, size=(2, 6)):
             maps = trace(params, lm_inputs(params.config, jnp.asarray(string))).attention
             for a, b in zip(ref, maps):
                 np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
@@ -239,8 +239,9 @@ def test_paper_33_is_weakly_equivalent_on_every_string(order):
         fin = np.isfinite(want)
         # the readout is a row of the table itself: float64 sums of <= 5 entries
         np.testing.assert_allclose(got[fin], want[fin], rtol=0, atol=1e-12)
-    scan = an.paper33_scan(model, max_length=4, samples=8)
-    assert scan["longest_exact_length"] is None and scan["max_onehot_error"] < 1e-9
+    if order == 3:  # the scan's own check, once (one compilation per length)
+        scan = an.paper33_scan(model, max_length=3, samples=8)
+        assert scan["longest_exact_length"] is None and scan["max_onehot_error"] < 1e-9
 
 
 def test_sparse_31_is_exact_only_near_the_max_len_it_was_built_for():
