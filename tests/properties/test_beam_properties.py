@@ -87,3 +87,73 @@ def test_any_beam_is_the_true_top_k_for_independent_positions(size, k, seed):
     vocab, length = size
     table = _table(np.random.default_rng(seed), vocab, length, independent=True)
     _check(table, vocab, length, k)
+
+
+# ----------------------------------------------------------------- with eos and length penalty
+
+EOS_V, EOS, EOS_L = 3, 2, 3
+# Every hypothesis: m - 1 non-eos tokens then eos (m <= L), or L non-eos tokens (cut at L).
+ALL_HYPOTHESES = sum((EOS_V - 1) ** (m - 1) for m in range(1, EOS_L + 1)) + (EOS_V - 1) ** EOS_L
+# A beam of that size holds every candidate of every step ((V - 1)^(L - 1) live prefixes times
+# V tokens = 12 <= 15), so every eos candidate finishes and every prefix survives: the returned
+# hypotheses are ALL hypotheses, ranked by score.
+
+
+def _length_penalty(m, alpha, penalty):
+    return ((5 + m) / 6) ** alpha if penalty == "gnmt" else m**alpha
+
+
+def _all_hypotheses(table, alpha, penalty):
+    out = []
+    for m in range(1, EOS_L + 2):
+        for body in itertools.product(range(EOS_V - 1), repeat=min(m - 1, EOS_L)):
+            seq = body + ((EOS,) if m <= EOS_L else ())
+            if len(seq) > EOS_L:
+                continue
+            lp = sum(
+                table[t, sum(seq[s] * EOS_V**s for s in range(t)), seq[t]] for t in range(len(seq))
+            )
+            out.append((lp / _length_penalty(len(seq), alpha, penalty), lp, seq))
+    out.sort(key=lambda x: -x[0])
+    return out
+
+
+@functools.cache
+def _beam_eos(alpha, penalty, early_stopping):
+    from transformer_theory.core.beam import beam_search_eos
+
+    def run(table):
+        def logprob_fn(buffer, t):
+            return table[t, _prefix_index(buffer, t, EOS_V)]
+
+        return beam_search_eos(
+            logprob_fn,
+            BOS,
+            EOS,
+            EOS_L,
+            ALL_HYPOTHESES,
+            EOS_V,
+            alpha=alpha,
+            penalty=penalty,
+            early_stopping=early_stopping,
+        )
+
+    return jax.jit(run)
+
+
+@given(
+    setting=st.sampled_from([(0.0, "gnmt", True), (0.6, "gnmt", False), (1.5, "power", True)]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_eos_beam_keeping_every_candidate_ranks_all_hypotheses(setting, seed):
+    alpha, penalty, early = setting
+    table = _table(np.random.default_rng(seed), EOS_V, EOS_L, independent=False)
+    hyp = _beam_eos(alpha, penalty, early)(jnp.asarray(table))
+    ref = _all_hypotheses(table, alpha, penalty)
+    assert len(ref) == ALL_HYPOTHESES
+    np.testing.assert_allclose(np.asarray(hyp.scores_K), [r[0] for r in ref], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(hyp.logprobs_K), [r[1] for r in ref], rtol=0, atol=1e-12)
+    tokens, lengths = np.asarray(hyp.tokens_KxL), np.asarray(hyp.lengths_K)
+    got = [tuple(int(x) for x in tokens[i, : lengths[i]]) for i in range(ALL_HYPOTHESES)]
+    assert got == [r[2] for r in ref]
+    np.testing.assert_array_equal(np.asarray(hyp.finished_K), [r[2][-1] == EOS for r in ref])
