@@ -149,6 +149,33 @@ def test_length_grid_one_point_is_the_longest_length():
     assert collapse.length_grid(64, 4)[-1] == 64
 
 
+def test_length_grid_of_many_points_is_every_length_without_an_array_of_points():
+    # was a MemoryError: np.geomspace(2, 64, 10^12) (7.3 TiB)
+    assert collapse.length_grid(64, 10**12) == list(range(2, 65))
+    # the shortcut gives what the geometric grid gives: at the smallest count that takes it, and
+    # below it (where the geometric grid is computed) the grid still misses lengths
+    every = 2 * np.log(64 / 2) / np.log(64 / 63)
+    first = int(every) + 2
+    rounded = np.unique(np.round(np.geomspace(2, 64, first)).astype(int)).tolist()
+    assert collapse.length_grid(64, first) == rounded == list(range(2, 65))
+    assert collapse.length_grid(64, 40) != list(range(2, 65))
+
+
+@pytest.mark.parametrize("positional", ["none", "sinusoidal"])
+@pytest.mark.parametrize("depth,heads,width", [(1, 1, 32), (3, 2, 24)])
+def test_model_bytes_is_the_size_of_the_model_built(positional, depth, heads, width):
+    cfg = collapse.causal_pre_ln_config(depth, heads, positional, width=width)
+    params = jax.eval_shape(lambda: collapse.random_model(cfg))
+    built = sum(x.size * x.dtype.itemsize for x in jax.tree.leaves(params))
+    assert collapse.model_bytes(depth, heads, width=width) == built
+    # sizes no config could hold (a tuple of 10^12 head counts): arithmetic, at once
+    assert collapse.model_bytes(10**12, 1, width=32) == 10**12 * (
+        collapse.model_bytes(2, 1) - collapse.model_bytes(1, 1)
+    ) + (2 * collapse.model_bytes(1, 1) - collapse.model_bytes(2, 1))
+    with pytest.raises(ValueError, match="depth"):
+        collapse.model_bytes(0, 1)
+
+
 def _last_token_distance(params, n, alibi):
     """``||y_n - y'_{n+1}||`` of a one-layer model for ``v = (1^(n-1), 0)``, in float64 NumPy from
     the equations, O(n): only the last query's row of attention reaches ``y``. Independent of the

@@ -82,13 +82,45 @@ def test_collapse_and_oversquash_refuse_what_memory_cannot_hold(tmp_path, capsys
     monkeypatch.setenv("TT_MEMORY_BUDGET", "512M")  # the same refusal on any machine
     cases = [
         (["collapse", "--heads", "8", "--max-len", "16384"], "--max-len/--heads/--width"),
-        (["collapse", "--width", "100000", "--max-len", "8"], "--max-len/--heads/--width"),
-        (["oversquash", "--no-bound", "--length", "30000"], "--length/--width/--depth"),
+        # the model itself (5 D^2 floats a layer) does not fit: refused before any config is built
+        (["collapse", "--width", "100000", "--max-len", "8"], "--depth/--heads/--width"),
+        (["oversquash", "--no-bound", "--length", "30000"], "--length/--width/--depth/--heads"),
+        # the model fits (100 heads), their (H, n, n, D, D) edge blocks do not
+        (
+            ["oversquash", "--depth", "1", "--heads", "100", "--length", "64"],
+            "--length/--width/--depth/--heads (or --no-bound)",
+        ),
     ]
     for argv, option in cases:
         assert main(argv + ["--out", str(tmp_path / argv[0])]) == 2, argv
         err = capsys.readouterr().err
         assert option in err and "GiB of memory" in err and "Traceback" not in err, err
+
+
+def test_collapse_and_oversquash_refuse_huge_sizes_from_arithmetic(tmp_path, capsys, monkeypatch):
+    # were MemoryErrors: a config of 10^12 layers (a tuple of 10^12 head counts), a grid of 10^12
+    # lengths (np.geomspace of 10^12 floats)
+    monkeypatch.setenv("TT_MEMORY_BUDGET", "1G")
+    huge = str(10**12)
+    cases = [
+        (["collapse", "--depth", huge], "--depth/--heads/--width: the float64 model of 10"),
+        (["oversquash", "--depth", huge], "--depth/--heads/--width: the float64 model of 10"),
+        (["oversquash", "--heads", huge], "--depth/--heads/--width: the float64 model of 4"),
+        (["collapse", "--max-len", "64", "--points", huge], "only 63 distinct lengths lie in"),
+    ]
+    for argv, message in cases:
+        assert main(argv + ["--out", str(tmp_path / argv[0])]) == 2, argv
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err, err
+    assert not (tmp_path / "collapse").exists()  # refused before the output directory was made
+
+
+def test_collapse_points_default_to_every_length_of_a_short_grid():
+    from transformer_theory.cli.collapse import DEFAULT_POINTS, measured_points
+
+    assert measured_points(None, 4096) == DEFAULT_POINTS
+    assert measured_points(None, 8) == 7  # 2..8: was --points 16 of 7 lengths
+    assert measured_points(7, 8) == 7
 
 
 def test_collapse_interrupted_keeps_finished_models_and_resumes(tmp_path, capsys, monkeypatch):

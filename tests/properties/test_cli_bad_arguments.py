@@ -122,16 +122,6 @@ SMALL = {
 # that the suite stays green, and reported to the lead with what happened. Delete an entry once
 # its command refuses the value; the test then probes it again.
 NOT_YET_REFUSED: dict[tuple[str, str, str], str] = {
-    (
-        "collapse",
-        "--depth",
-        HUGE,
-    ): "uncaught MemoryError in analysis/collapse.py causal_pre_ln_config",
-    (
-        "collapse",
-        "--points",
-        HUGE,
-    ): "uncaught MemoryError: allocates a (10^12,) float64 array (7.28 TiB)",
     ("construct", "--template-length", HUGE): "still running: report.py bell() in shapes()",
     ("construct", "--ictm-template-length", HUGE): "still running: report.py bell()",
     ("demo", "--seed", "-1"): "accepted: exit 0 (every other --seed refuses negatives)",
@@ -139,12 +129,6 @@ NOT_YET_REFUSED: dict[tuple[str, str, str], str] = {
     ("efficient-attention", "--repeats", HUGE): "still running: timing loop",
     ("efficient-attention", "--examples", HUGE): "still running: measure_cost",
     ("ngram", "--order", HUGE): "still running: the estimate itself sums 10^12 terms",
-    ("oversquash", "--depth", HUGE): "uncaught MemoryError in causal_pre_ln_config",
-    (
-        "oversquash",
-        "--heads",
-        HUGE,
-    ): "refused, but the message names --length/--width/--depth, not --heads",
     ("sanford", "--dim", HUGE): "refused, but the message blames --n/--q, not --dim",
     ("sanford", "--modulus-power", HUGE): "still running: _modulus in _check_sizes",
     ("sanford", "--samples", HUGE): "still running: qsa_embed of the samples",

@@ -121,6 +121,32 @@ def causal_pre_ln_config(
     )
 
 
+def model_bytes(
+    depth: int,
+    heads: int,
+    *,
+    width: int = 32,
+    qk_dim: int = 8,
+    mlp_ratio: int = 2,
+    num_classes: int = 2,
+    itemsize: int = 8,
+) -> int:
+    """Bytes of the parameters of :func:`causal_pre_ln_config` ``(depth, heads, ...)`` in a dtype
+    of ``itemsize`` bytes (8: the float64 model of :func:`random_model`), from the sizes alone.
+
+    Python integers and nothing built: a config of ``10^12`` layers would be a tuple of ``10^12``
+    head counts, so a command checks this figure first (per layer: ``W_V`` ``(H, D, D)``,
+    ``W_Q`` and ``W_K`` ``(H, E, D)``, the MLP ``(F, D)``, ``(F,)``, ``(D, F)``, ``(D,)`` with
+    ``F = mlp_ratio D``, two LayerNorms; then ``w_o`` ``(C, D)`` and the final LayerNorm).
+    """
+    for name, value in (("depth", depth), ("heads", heads), ("width", width)):
+        if int(value) != value or value < 1:  # not check_positive: float(10^400) overflows
+            raise ValueError(f"{name}: expected a positive integer, got {value!r}")
+    d, e, f = int(width), int(qk_dim), int(mlp_ratio) * int(width)
+    layer = int(heads) * (d * d + 2 * e * d) + (2 * f * d + f + d) + 2 * 2 * d
+    return int(itemsize) * (int(depth) * layer + int(num_classes) * d + 2 * d)
+
+
 def random_model(config: ModelConfig, seed: int = 0) -> ModelParams:
     """A random float64 model of ``config`` (entries ``N(0, 1/d')``, norms at gain 1, bias 0)."""
     return init_params(jax.random.key(seed), config, dtype=jnp.float64)
@@ -329,6 +355,15 @@ def length_grid(max_len: int, points: int = 24, min_len: int = 2) -> list[int]:
         raise ValueError(f"min_len: expected 1 <= min_len <= max_len = {max_len}, got {min_len}")
     if points == 1:
         return [int(max_len)]
+    if min_len == max_len:
+        return [int(max_len)]
+    # Past this many points every gap of the geometric grid is below 1 (the widest is the last,
+    # max_len (1 - r^-1), r the ratio), so the rounded grid holds every integer length: return them
+    # without building an array of `points` floats (10^12 of them would not fit in memory). The
+    # factor 2 keeps the test clear of rounding; below it the grid is computed as before.
+    every = 2 * math.log(max_len / min_len) / math.log(max_len / (max_len - 1))
+    if points - 1 > every:
+        return list(range(int(min_len), int(max_len) + 1))
     grid = np.unique(np.round(np.geomspace(min_len, max_len, points)).astype(int))
     return [int(x) for x in grid]
 

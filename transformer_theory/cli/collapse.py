@@ -31,6 +31,10 @@ from transformer_theory.cli._common import (
 
 # The largest length a run may ask for (memory is checked against this machine besides).
 MAX_LEN = 16384
+# Lengths measured when --points is not given (fewer when --max-len has fewer lengths).
+DEFAULT_POINTS = 16
+# The option a model too large to hold is refused under: its size is depth x heads x width^2.
+MODEL_OPTIONS = "--depth/--heads/--width"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,7 +47,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--max-len", type=positive_int, default=4096, help="longest n (4096)")
     parser.add_argument(
-        "--points", type=positive_int, default=16, help="lengths measured, ending at --max-len (16)"
+        "--points",
+        type=positive_int,
+        default=None,
+        help=f"lengths measured, ending at --max-len ({DEFAULT_POINTS}, or every length when "
+        "--max-len has fewer; at most --max-len - 1: the lengths are distinct integers from 2)",
     )
     parser.add_argument(
         "--precision",
@@ -84,9 +92,12 @@ def model_grid(args, positionals) -> list[tuple[str, dict, object]]:
     """``(name, labels, config)`` of every model of the grid, validated before any work."""
     from transformer_theory.analysis import collapse
 
+    depths = int_values(args.depth, "--depth")
+    head_counts = int_values(args.heads, "--heads")
+    check_model_size(max(depths), max(head_counts), args.width)
     grid = []
-    for depth in int_values(args.depth, "--depth"):
-        for heads in int_values(args.heads, "--heads"):
+    for depth in depths:
+        for heads in head_counts:
             for pos in positionals:
                 try:
                     cfg = collapse.causal_pre_ln_config(depth, heads, pos, width=args.width)
@@ -96,6 +107,36 @@ def model_grid(args, positionals) -> list[tuple[str, dict, object]]:
                     labels = dict(depth=depth, heads=heads, positional=pos, seed=seed)
                     grid.append((f"L{depth}_H{heads}_{pos}_seed{seed}", labels, cfg))
     return grid
+
+
+def check_model_size(depth: int, heads: int, width: int) -> float:
+    """Refuse (BudgetError, exit 2) a grid whose largest model cannot be held, from its sizes alone
+    (:func:`~transformer_theory.analysis.collapse.model_bytes`): BEFORE any config is built, since
+    the config of ``--depth 10^12`` is itself a tuple of 10^12 head counts."""
+    from transformer_theory import budget
+    from transformer_theory.analysis import collapse
+
+    estimate = collapse.model_bytes(depth, heads, width=width)
+    return budget.check_memory(
+        float(estimate) if estimate < 2**1000 else float("inf"),  # float(10^400) overflows
+        what=f"the float64 model of {depth} layer(s) x {heads} head(s) at width {width}",
+        option=MODEL_OPTIONS,
+    )
+
+
+def measured_points(points: int | None, max_len: int) -> int:
+    """``--points`` checked against ``--max-len``: the grid's lengths are distinct integers from 2
+    to ``max_len``, so no more than ``max_len - 1`` can be measured (UsageError naming
+    ``--points``); not given, :data:`DEFAULT_POINTS` or every length if there are fewer."""
+    lengths = max_len - 1
+    if points is None:
+        return min(DEFAULT_POINTS, lengths)
+    if points > lengths:
+        raise UsageError(
+            f"--points: {points} lengths asked for, but only {lengths} distinct lengths lie in "
+            f"2..{max_len} (--max-len); ask for at most {lengths}"
+        )
+    return points
 
 
 def held_sigint():
@@ -151,10 +192,11 @@ def run(args) -> int:
         )
     if not 2 <= args.max_len <= MAX_LEN:
         raise UsageError(f"--max-len: expected 2..{MAX_LEN}, got {args.max_len}")
+    points = measured_points(args.points, args.max_len)
     grid = model_grid(args, positionals)
     out = prepare_out_dir(args.out)
     jax.config.update("jax_enable_x64", True)
-    lengths = collapse.length_grid(args.max_len, args.points)
+    lengths = collapse.length_grid(args.max_len, points)
     tokens = len(
         collapse.pattern_tokens(args.pattern, lengths[-1], separator_every=args.separator_every)
     )
@@ -166,7 +208,7 @@ def run(args) -> int:
         positional=positionals,
         seeds=args.seeds,
         max_len=args.max_len,
-        points=args.points,
+        points=points,
         lengths=lengths,
         precisions=precisions,
         pattern=args.pattern,

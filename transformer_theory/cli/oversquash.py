@@ -76,7 +76,8 @@ def run(args) -> int:
             max(biggest[key].heads),
         ):
             biggest[key] = cfg
-    option = "--length/--width/--depth" + ("" if args.no_bound else " (or --no-bound)")
+    # the floor is sum(heads) n^2 (and max(heads) n^2 D^2 for the bound): every size option counts
+    option = "--length/--width/--depth/--heads" + ("" if args.no_bound else " (or --no-bound)")
     # a floor first (no compile): refuses the hopeless at once; then XLA's account
     for compiled in (False, True):
         estimate = max(
