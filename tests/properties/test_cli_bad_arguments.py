@@ -122,9 +122,6 @@ SMALL = {
 # that the suite stays green, and reported to the lead with what happened. Delete an entry once
 # its command refuses the value; the test then probes it again.
 NOT_YET_REFUSED: dict[tuple[str, str, str], str] = {
-    ("construct", "--template-length", HUGE): "still running: report.py bell() in shapes()",
-    ("construct", "--ictm-template-length", HUGE): "still running: report.py bell()",
-    ("demo", "--seed", "-1"): "accepted: exit 0 (every other --seed refuses negatives)",
     ("efficient-attention", "--dim", HUGE): "refused, but the message blames --max-len, not --dim",
     ("efficient-attention", "--repeats", HUGE): "still running: timing loop",
     ("efficient-attention", "--examples", HUGE): "still running: measure_cost",
@@ -132,10 +129,6 @@ NOT_YET_REFUSED: dict[tuple[str, str, str], str] = {
     ("sanford", "--dim", HUGE): "refused, but the message blames --n/--q, not --dim",
     ("sanford", "--modulus-power", HUGE): "still running: _modulus in _check_sizes",
     ("sanford", "--samples", HUGE): "still running: qsa_embed of the samples",
-    ("train", "--steps", HUGE): "still running: training (TT_TIME_BUDGET=3600)",
-    ("verify", "--models", HUGE): "still running: first_layer_tables (--quick)",
-    ("verify", "--witness-steps", HUGE): "not refused (--quick): the job runs",
-    ("verify", "--witness-restarts", HUGE): "accepted: exit 0 (with --quick)",
 }
 # heads needs a trained run directory, which this test does not make: its huge sizes are refused
 # for the missing run first, so only the values argparse refuses are probed there.

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import argparse
 
+from transformer_theory.cli._common import nonnegative_int
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--seed", type=int, default=0, help="PRNG seed")
+    p.add_argument("--seed", type=nonnegative_int, default=0, help="PRNG seed")
 
 
 def run(args) -> int:

@@ -34,6 +34,13 @@ ICQA_LIMIT = 20_000
 # hours, not to plan minutes.
 SECONDS_PER_FAMILY = 10.0
 SECONDS_PER_SEQUENCE = 8e-5
+# Witness searches (``theory.witness.default_witness_searches``: one search per family of
+# ``DEFAULT_FAMILIES``, its restarts trained together): seconds per search (compiling) and per
+# restart per Adam step. Fitted on the 2-core development machine (load average ~5), 2026-11-24:
+# 5 searches of 400 steps took 13.9 s with 1 restart and 62.9 s with 256 (so ~3 s a search and
+# ~1e-4 s per restart-step).
+SECONDS_PER_WITNESS_SEARCH = 3.0
+SECONDS_PER_WITNESS_RESTART_STEP = 1e-4
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,7 +49,8 @@ class Estimate:
 
     Attributes:
       bytes: peak memory (the larger of the templates dataset's sets and one chunk's buffers).
-      seconds: run time, by the cost model above.
+      seconds: run time, by the cost model above (:func:`check_budget` adds the witness
+        searches when they run).
       sequences: sequence evaluations (models x families x sequences in sets and datasets).
       templates: Bell(L) templates of the templates dataset (0 when it is not selected).
       template_sequences: sequences of the templates dataset (sum over templates of A!/(A-w)!).
@@ -119,6 +127,17 @@ def estimate(
     return Estimate(max(bytes_sets, chunk_bytes), seconds, seqs, n_temp, t_seqs)
 
 
+def witness_seconds(steps: int, restarts: int) -> float:
+    """Estimated seconds of the witness searches with ``steps`` Adam steps and ``restarts``
+    restarts each (the cost model above; integer arithmetic, nothing is built)."""
+    from transformer_theory.theory.witness import DEFAULT_FAMILIES
+
+    per_search = SECONDS_PER_WITNESS_SEARCH + SECONDS_PER_WITNESS_RESTART_STEP * float(
+        steps * restarts
+    )
+    return len(DEFAULT_FAMILIES) * per_search
+
+
 def _size(n: float) -> str:
     return budget.format_bytes(n) if n < 2**60 else f"{n:.2g} bytes"
 
@@ -169,10 +188,25 @@ def check_budget(args, families, datasets) -> Estimate:
         else ("--chunk-size/--models")
     )
     budget.check_memory(est.bytes, what="this verification run", option=option)
+    # The witness options are checked even where --quick or --no-witnesses skips the searches: a
+    # value no run could afford is a mistake either way.
+    witness_option = "--witness-steps/--witness-restarts"
+    witness_s = budget.check_seconds(
+        witness_seconds(args.witness_steps, args.witness_restarts),
+        what="the witness searches",
+        option=witness_option,
+    )
+    seconds_option = option.replace("--chunk-size/", "") if "templates" in datasets else "--models"
+    if not args.no_witnesses:
+        if witness_s > est.seconds:
+            seconds_option += "/" + witness_option
+        est = dataclasses.replace(est, seconds=est.seconds + witness_s)
     budget.check_seconds(
         est.seconds,
-        what=f"this verification run ({est.sequences:.3g} sequence evaluations)",
-        option=option.replace("--chunk-size/", "") if "templates" in datasets else "--models",
+        what=f"this verification run ({est.sequences:.3g} sequence evaluations"
+        + ("" if args.no_witnesses else " and the witness searches")
+        + ")",
+        option=seconds_option,
     )
     return est
 
@@ -213,8 +247,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--models",
         type=_common.positive_int,
-        default=4,
-        help="random models per family and dataset",
+        default=None,
+        help="random models per family and dataset (default 4; 2 with --quick)",
     )
     p.add_argument("--precision", choices=("float64", "float32"), default="float64")
     p.add_argument("--seed", type=_common.nonnegative_int, default=0)
@@ -232,7 +266,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--witness-restarts", type=_common.positive_int, default=4)
     p.add_argument("--no-shard", action="store_true", help="do not shard over local devices")
     p.add_argument(
-        "--quick", action="store_true", help="smoke mode: toy dataset, 2 models, no witnesses (CI)"
+        "--quick",
+        action="store_true",
+        help="smoke mode: toy dataset, 2 models (unless --models), no witnesses (CI)",
     )
 
 
@@ -248,7 +284,9 @@ def run(args) -> int:
     from transformer_theory.theory import checks, suite
 
     if args.quick:
-        args.datasets, args.models, args.no_witnesses, args.random_sets = "toy", 2, True, 4
+        args.datasets, args.no_witnesses, args.random_sets = "toy", True, 4
+    if args.models is None:
+        args.models = 2 if args.quick else 4
     # Every check of the user's input comes before any computation.
     families = _common.name_list(args.families, checks.FAMILIES, "--families")
     names = _common.name_list(args.datasets, DATASETS, "--datasets")
@@ -257,7 +295,9 @@ def run(args) -> int:
     out = _common.prepare_out_dir(args.out)
     print(
         f"estimate: peak memory ~{_size(est.bytes)}, ~{_time(est.seconds)} of checks "
-        f"({est.sequences:.3g} sequence evaluations; certificates and witnesses not included)",
+        f"({est.sequences:.3g} sequence evaluations"
+        + ("" if args.no_witnesses else " and the witness searches")
+        + "; certificates not included)",
         flush=True,
     )
     try:

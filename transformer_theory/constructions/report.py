@@ -65,14 +65,29 @@ class Sizes:
     k: int = 2
 
 
-def bell(l: int) -> int:
-    """The number of templates (set partitions) of length ``l`` (Bell triangle, exact)."""
+# More templates than any machine can hold (2^64 tuples; Bell(26) is already larger). Shapes
+# count templates up to this and stop there, so that a huge ``l`` (say 10^12, whose Bell number
+# has more digits than memory holds) is sized in microseconds and refused by its memory estimate.
+TEMPLATE_COUNT_CAP = 2**64
+
+
+def bell(l: int, cap: int | None = None) -> int:
+    """The number of templates (set partitions) of length ``l`` (Bell triangle, exact).
+
+    With ``cap``, stop as soon as the count is known to exceed ``cap`` and return ``cap + 1`` (a
+    lower bound, after at most ~30 rows for ``cap = 2^64``: Bell numbers grow faster than
+    exponentially); ``bell(l, cap) == bell(l)`` whenever ``bell(l) <= cap``.
+    """
     row = [1]
     for _ in range(l):
+        if cap is not None and row[-1] > cap:  # row[-1] = Bell(i + 1) <= Bell(l)
+            return cap + 1
         nxt = [row[-1]]
         for x in row:
             nxt.append(nxt[-1] + x)
         row = nxt
+    if cap is not None and row[0] > cap:
+        return cap + 1
     return row[0]
 
 
@@ -84,7 +99,8 @@ class Shape:
       label: the row's theorem label (``"5 (1 head)"``).
       seq_len, width, heads, num_classes: ``n``, ``d'``, heads per layer, ``C``.
       lemma3_vectors: the vectors Lemma 3 is fit on (0 when the classifier is written down).
-      templates: template tuples the task holds (``Bell(l)``; 0 for other tasks).
+      templates: template tuples the task holds (``Bell(l)``, or ``TEMPLATE_COUNT_CAP + 1`` when
+        larger: more than any memory holds; 0 for other tasks).
     """
 
     label: str
@@ -98,7 +114,8 @@ class Shape:
 
 
 def shapes(theorem: int, s: Sizes) -> list[Shape]:
-    """The :class:`Shape` of every row :func:`plan` makes for ``theorem`` (integer arithmetic)."""
+    """The :class:`Shape` of every row :func:`plan` makes for ``theorem`` (integer arithmetic; a
+    template count beyond :data:`TEMPLATE_COUNT_CAP` is given as ``TEMPLATE_COUNT_CAP + 1``)."""
     if theorem == 1:
         d, n = s.alphabet + 1, s.length + 1
         N = s.num_sequences
@@ -108,7 +125,7 @@ def shapes(theorem: int, s: Sizes) -> list[Shape]:
         return [Shape("3", n, d + n, (1, 1), s.n_a)]
     if theorem == 5:
         l = s.template_length
-        d, n, T = s.alphabet + 1, l + 1, bell(l)
+        d, n, T = s.alphabet + 1, l + 1, bell(l, TEMPLATE_COUNT_CAP)
         common = dict(num_classes=T, lemma3_vectors=T, templates=T, template_length=l)
         return [
             Shape("5 (1 head)", n, d + n, (1, 1), **common),
@@ -118,7 +135,15 @@ def shapes(theorem: int, s: Sizes) -> list[Shape]:
         l = s.ictm_template_length
         d, n = s.alphabet + s.n_a + 1, s.k * (l + 2) + l + 1
         return [
-            Shape("6", n, d + n + l + 2, (1, 1, 2 * l), s.n_a, templates=bell(l), template_length=l)
+            Shape(
+                "6",
+                n,
+                d + n + l + 2,
+                (1, 1, 2 * l),
+                s.n_a,
+                templates=bell(l, TEMPLATE_COUNT_CAP),
+                template_length=l,
+            )
         ]
     raise ValueError(f"theorem: expected one of {THEOREMS}, got {theorem}")
 
