@@ -121,15 +121,7 @@ SMALL = {
 # Probes that were NOT refused when this test was written (2026-11-24, 22:00 UTC): left out so
 # that the suite stays green, and reported to the lead with what happened. Delete an entry once
 # its command refuses the value; the test then probes it again.
-NOT_YET_REFUSED: dict[tuple[str, str, str], str] = {
-    ("efficient-attention", "--dim", HUGE): "refused, but the message blames --max-len, not --dim",
-    ("efficient-attention", "--repeats", HUGE): "still running: timing loop",
-    ("efficient-attention", "--examples", HUGE): "still running: measure_cost",
-    ("ngram", "--order", HUGE): "still running: the estimate itself sums 10^12 terms",
-    ("sanford", "--dim", HUGE): "refused, but the message blames --n/--q, not --dim",
-    ("sanford", "--modulus-power", HUGE): "still running: _modulus in _check_sizes",
-    ("sanford", "--samples", HUGE): "still running: qsa_embed of the samples",
-}
+NOT_YET_REFUSED: dict[tuple[str, str, str], str] = {}
 # heads needs a trained run directory, which this test does not make: its huge sizes are refused
 # for the missing run first, so only the values argparse refuses are probed there.
 NO_HUGE = {"heads"}

@@ -408,6 +408,76 @@ def error_study_bytes(n: int, dim: int, batch: int, variants: Sequence[str]) -> 
     return out
 
 
+# Seconds, for the time estimate (``transformer-theory efficient-attention`` refuses a run that
+# would exceed the time budget, before any work). Each is a LOWER bound on this library's
+# machines, so an estimate above the budget means the run would take at least that long: a call
+# of a compiled program costs at least its dispatch (CALL_SECONDS; measured 20-60 us on the 2-core
+# CPU, 2026-11-24), a compilation at least COMPILE_SECONDS (0.1-2 s measured) and the arithmetic
+# at most MACS_PER_SECOND multiply-adds a second (an accelerator's dense peak is above it; a CPU
+# is far below it).
+CALL_SECONDS = 1e-5
+COMPILE_SECONDS = 0.05
+MACS_PER_SECOND = 1e12
+
+
+def estimate_macs(variant: str, n: int, dim: int, budget: int | None = None) -> float:
+    """Multiply-adds of one call of ``variant`` at length ``n``, width ``dim`` and ``budget``
+    (None: :data:`COST_BUDGETS`): ``n d`` times the keys each query reads and weighs (``n`` for
+    the dense variants, three blocks of ``b / 2`` keys for the windows, the window, globals and
+    random keys for BigBird, twice the rank for Linformer, three times the features for the
+    Performer, twice the width for the linear variants). Pure arithmetic on the sizes."""
+    if variant not in VARIANTS:
+        raise ValueError(f"variant: expected one of {tuple(VARIANTS)}, got {variant!r}")
+    _validate.check_positive("n", n)
+    _validate.check_positive("dim", dim)
+    b = COST_BUDGETS[variant] if budget is None else budget
+    n, d = float(n), float(dim)
+    if variant in ("dense", "window_dense_mask"):
+        keys = n
+    elif variant in ("sliding_window", "dilated_window", "longformer"):
+        dilation = 2 if variant == "dilated_window" else 1
+        keys = 3 * max(b // 2, 1) * dilation + len(GLOBAL)
+    elif variant == "bigbird":
+        keys = 3 * max(BIGBIRD_WINDOW // 2, 1) + len(GLOBAL) + min(b, n)
+    elif variant == "linformer":
+        keys = 2 * min(b, n)
+    elif variant == "performer":
+        keys = 3 * b
+    else:  # linear_elu, taylor
+        keys = 2 * d
+    return 2 * n * d * keys  # scores, then the weighted values
+
+
+def call_seconds(variant: str, n: int, dim: int, budget: int | None = None, batch: int = 1):
+    """A lower bound on the seconds of one call of ``variant`` on ``batch`` inputs (see
+    :data:`CALL_SECONDS`)."""
+    return CALL_SECONDS + batch * estimate_macs(variant, n, dim, budget) / MACS_PER_SECOND
+
+
+def cost_study_seconds(
+    lengths: Sequence[int], variants: Sequence[str], dim: int, repeats: int
+) -> float:
+    """A lower bound on the seconds of :func:`cost_vs_length`: per length and variant, one
+    compilation, a warm-up call and ``repeats`` timed calls. Pure arithmetic (``repeats`` may be
+    10^12)."""
+    total = 0.0
+    for n in lengths:
+        for name in variants:
+            total += COMPILE_SECONDS + (int(repeats) + 1) * call_seconds(name, n, dim)
+    return total
+
+
+def error_study_seconds(n: int, dim: int, batch: int, variants: Sequence[str]) -> float:
+    """A lower bound on the seconds of :func:`error_vs_budget` on ``batch`` inputs of length
+    ``n``: the exact reference and every default budget of every variant, each compiled once and
+    called once on the whole batch."""
+    total = COMPILE_SECONDS + call_seconds("dense", n, dim, batch=batch)
+    for name in variants:
+        for b in default_budgets(name, n):
+            total += COMPILE_SECONDS + call_seconds(name, n, dim, b, batch=batch)
+    return total
+
+
 def fit_slopes(
     records: Sequence[dict],
     keys: Sequence[str] = ("seconds", "xla_bytes"),

@@ -84,6 +84,66 @@ def qsa_bytes(seq_len: int, q: int, dim: int = 2) -> int:
     return math.comb(int(seq_len), int(q)) * 8 * (2 * dim + 2 * q + 3 * seq_len)
 
 
+# A LOWER bound on the seconds of one element of the sampled checks, for the time estimate: a qSA
+# sample costs at least this per position and entry of its row (``N + d'``): measured 6e-7 to
+# 8e-7 s at N = 4 and 16 (2026-11-24, the 2-core CPU); a Match sequence at least this per position
+# and float format: measured 6e-7 (match2, N = 16) to 6e-5 s (match3local1). Ten times below the
+# fastest measurement, so a run refused on it would take longer still.
+SECONDS_PER_ELEMENT = 5e-8
+QSA_SAMPLE_CHUNK = 5000  # qsa_record draws and runs its samples in chunks of this many
+
+
+def qsa_samples_bytes(seq_len: int, q: int, dim: int, samples: int) -> int:
+    """A LOWER bound on the peak bytes of one chunk of :func:`qsa_record`'s sampled check
+    (``min(samples, 5000)`` inputs): the drawn ``z`` and its Gaussian and radius (``3 d'``), the
+    ``N x N`` uniforms, their argsort and the membership (``3 N``), the stream (``2 d' + 2 m``,
+    ``m >= q``), float64 per position. Pure arithmetic on Python ints."""
+    chunk = min(int(samples), QSA_SAMPLE_CHUNK)
+    return chunk * int(seq_len) * 8 * (5 * int(dim) + 3 * int(seq_len) + 2 * int(q))
+
+
+def qsa_samples_seconds(seq_len: int, dim: int, samples: int) -> float:
+    """A lower bound on the seconds of :func:`qsa_record`'s sampled check (see
+    :data:`SECONDS_PER_ELEMENT`)."""
+    return float(samples) * float(seq_len) * float(seq_len + dim) * SECONDS_PER_ELEMENT
+
+
+def match_input_count(seq_len: int, modulus: int, samples: int) -> tuple[int, bool]:
+    """``(count, exhaustive)``: all ``M^N`` sequences when there are at most ``samples``, else
+    ``samples`` sampled ones. Compares ``N log2 M`` with ``log2 samples`` first, so a large ``N``
+    or ``M`` never computes ``M^N``."""
+    seq_len, modulus, samples = int(seq_len), int(modulus), int(samples)
+    if seq_len * math.log2(modulus) > math.log2(samples) + 1:
+        return samples, False
+    total = modulus**seq_len  # <= 2 samples: small
+    return (total, True) if total <= samples else (samples, False)
+
+
+def match_inputs_bytes(task: str, seq_len: int, modulus: int, window: int, samples: int) -> int:
+    """Peak bytes of :func:`match_record`'s inputs and labels (made at once, before the chunked
+    run): per sequence, the tokens and the generator's uniforms, permutation and plants (8 int64
+    or float64 per position), the brute-force labels' ``N x N`` sums and their test for Match2 and
+    Match3Bigram (17 bytes per pair), and for an exhaustive enumeration the Python tuples of
+    ``itertools.product``."""
+    _unit(task)
+    count, exhaustive = match_input_count(seq_len, modulus, samples)
+    n = int(seq_len)
+    per = 64 * n
+    if SPEC.get(task, task) in ("match2", "match3bigram"):
+        per += 17 * n * n
+    if exhaustive:
+        per += 56 + 8 * n
+    return count * per
+
+
+def match_seconds(task: str, seq_len: int, modulus: int, window: int, samples: int) -> float:
+    """A lower bound on the seconds of :func:`match_record` (see :data:`SECONDS_PER_ELEMENT`):
+    every input through the unit in each of the :data:`DTYPES`."""
+    count, _ = match_input_count(seq_len, modulus, samples)
+    k = int(window) if task in ("match3local", "match3local1") else 0
+    return float(count) * len(DTYPES) * (int(seq_len) + 2 * k + 1) * SECONDS_PER_ELEMENT
+
+
 def qsa_record(
     seq_len: int,
     q: int,
@@ -133,8 +193,8 @@ def qsa_record(
     )
     rip = cs.rip_constants(c.u_ExK, q) if q < seq_len else None
     sampled = 0.0
-    for start in range(0, samples, 5000):
-        num = min(5000, samples - start)
+    for start in range(0, samples, QSA_SAMPLE_CHUNK):
+        num = min(QSA_SAMPLE_CHUNK, samples - start)
         z, members = ts.qsa_sample(seed + 1 + start, num, seq_len, q, dim)
         out, _ = cs.qsa_apply(c, z, members)
         err = np.linalg.norm(out - ts.qsa_target(z, members), axis=-1).max()
@@ -160,7 +220,7 @@ def qsa_record(
 
 def _inputs(task, seq_len, modulus, window, samples, seed):
     task = SPEC.get(task, task)
-    if modulus**seq_len <= samples:
+    if match_input_count(seq_len, modulus, samples)[1]:
         x = np.array(list(itertools.product(range(modulus), repeat=seq_len)))
         return x, ts.match_labels(task, x, modulus, window), True
     x, labels = ts.match_sample(task, seed, samples, seq_len, modulus, window)

@@ -14,8 +14,12 @@ Measures (Conti 2024, §2.1; :mod:`transformer_theory.analysis.efficient`):
   when ``--variants`` names no approximation (``dense``, ``window_dense_mask`` alone).
 
 Before any work, the peak memory of both studies is estimated from the shapes
-(:func:`~transformer_theory.analysis.efficient.estimate_bytes`) and a run that would not fit is
-refused in one line naming the option to lower (exit 2; ``TT_MEMORY_BUDGET`` sets the line).
+(:func:`~transformer_theory.analysis.efficient.estimate_bytes`), and their time from a lower bound
+per compilation and call (:func:`~transformer_theory.analysis.efficient.cost_study_seconds`); a
+run that would not fit is refused in one line naming the option to lower -- the one whose usual
+value (its default, or the value given if smaller) alone would make it fit, or all of them when
+none does alone (exit 2; ``TT_MEMORY_BUDGET`` and ``TT_TIME_BUDGET`` set the lines).
+``--examples`` applies to ``--run`` only and is refused without it (it would be ignored).
 Slopes are reported only through at least three lengths (``n/a`` otherwise).
 """
 
@@ -35,6 +39,10 @@ from transformer_theory.cli._common import (
     positive_int,
     prepare_out_dir,
 )
+
+# The defaults of the size options: the "usual value" an over-budget option is measured against.
+DEFAULTS = dict(max_len=16384, dim=64, repeats=3, error_len=512, error_batch=8)
+DEFAULT_EXAMPLES = 32
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -85,8 +93,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--examples",
         type=positive_int,
-        default=32,
-        help="held-out inputs per trained model (default 32)",
+        default=None,
+        help=f"held-out inputs per trained model, at most the run's held-out set (default "
+        f"{DEFAULT_EXAMPLES}); only with --run",
     )
     parser.add_argument("--seed", type=nonnegative_int, default=0, help="PRNG seed (default 0)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
@@ -126,30 +135,118 @@ def _trained_inputs(runs, examples: int):
 MIN_SLOPE_POINTS = 3  # a slope through two points has no check on the power law
 
 
+def _cost_bytes(args, variants: list[str]) -> tuple[str, float]:
+    """The variant of the cost study with the largest peak and its bytes at ``--max-len``."""
+    from transformer_theory.analysis import efficient
+
+    cost = {v: efficient.estimate_bytes(v, args.max_len, args.dim) for v in variants}
+    worst = max(cost, key=cost.get)
+    return worst, cost[worst] + 12 * args.max_len * args.dim  # + the timed inputs
+
+
+def _error_bytes(args, approx: list[str]) -> dict:
+    from transformer_theory.analysis import efficient
+
+    return efficient.error_study_bytes(args.error_len, args.dim, args.error_batch, approx)
+
+
+def _seconds(args, variants: list[str]) -> float:
+    """A lower bound on the seconds of both studies on random inputs (trained inputs add more)."""
+    from transformer_theory.analysis import efficient
+
+    lengths = _lengths(args.min_len, args.max_len)
+    total = efficient.cost_study_seconds(lengths, variants, args.dim, args.repeats)
+    approx = [v for v in variants if v in efficient.APPROXIMATIONS]
+    if approx:  # two kinds of random inputs
+        total += 2 * efficient.error_study_seconds(
+            args.error_len, args.dim, args.error_batch, approx
+        )
+    return total
+
+
+def _dest(option: str) -> str:
+    return option[2:].replace("-", "_")
+
+
+def _blame(args, options: list[str], fits) -> str:
+    """The options among ``options`` (``--max-len``...) to name for a run over budget, ``/``-joined:
+    those above their default (out of their ordinary range) whose default alone makes
+    ``fits(settings)`` true; else all those above their default; else all of ``options`` (the
+    defaults themselves do not fit)."""
+    above = [o for o in options if getattr(args, _dest(o)) > DEFAULTS[_dest(o)]]
+    alone = [
+        o for o in above if fits(argparse.Namespace(**{**vars(args), _dest(o): DEFAULTS[_dest(o)]}))
+    ]
+    return "/".join(alone or above or options)
+
+
+def _fits(check) -> bool:
+    try:
+        check()
+    except budget.BudgetError:
+        return False
+    return True
+
+
 def check_memory(args, variants: list[str], lengths: list[int]) -> dict:
-    """Refuse (``BudgetError``, exit 2) before any work when either study would not fit; returns
-    the estimates (bytes) for the record."""
+    """Refuse (``BudgetError``, exit 2) before any work when either study would not fit in
+    memory, naming the option out of its ordinary range (:func:`_blame`); returns the estimates
+    (bytes) for the record."""
     from transformer_theory.analysis import efficient
 
     cost = {v: efficient.estimate_bytes(v, lengths[-1], args.dim) for v in variants}
-    worst = max(cost, key=cost.get)
-    budget.check_memory(
-        cost[worst] + 12 * lengths[-1] * args.dim,  # + the timed inputs
-        what=f"timing {worst} at n = {lengths[-1]}",
-        option="--max-len",
-    )
+    worst, peak = _cost_bytes(args, variants)
+
+    def cost_fits(a):
+        return _fits(lambda: budget.check_memory(_cost_bytes(a, variants)[1], what="", option=""))
+
+    if not cost_fits(args):
+        budget.check_memory(
+            peak,
+            what=f"timing {worst} at n = {args.max_len}, width {args.dim}",
+            option=_blame(args, ["--max-len", "--dim"], cost_fits),
+        )
     approx = [v for v in variants if v in efficient.APPROXIMATIONS]
     errors = {}
     if approx:
-        errors = efficient.error_study_bytes(args.error_len, args.dim, args.error_batch, approx)
-        worst_e = max(errors, key=errors.get)
-        budget.check_memory(
-            errors[worst_e],
-            what=f"the error study ({worst_e} at its largest budget, n = {args.error_len}, "
-            f"{args.error_batch} inputs at once)",
-            option="--error-len/--error-batch",
-        )
+        errors = _error_bytes(args, approx)
+
+        def error_fits(a):
+            return _fits(
+                lambda: budget.check_memory(
+                    max(_error_bytes(a, approx).values()), what="", option=""
+                )
+            )
+
+        if not error_fits(args):
+            worst_e = max(errors, key=errors.get)
+            budget.check_memory(
+                errors[worst_e],
+                what=f"the error study ({worst_e} at its largest budget, n = {args.error_len}, "
+                f"width {args.dim}, {args.error_batch} inputs at once)",
+                option=_blame(args, ["--error-len", "--error-batch", "--dim"], error_fits),
+            )
     return dict(cost=cost, errors=errors)
+
+
+def check_seconds(args, variants: list[str]) -> float:
+    """Refuse (``BudgetError``, exit 2) before any work when both studies would take longer
+    than the time budget by a lower-bound estimate; returns the estimate (seconds)."""
+    seconds = _seconds(args, variants)
+
+    def time_fits(a):
+        return _fits(lambda: budget.check_seconds(_seconds(a, variants), what="", option=""))
+
+    if not time_fits(args):
+        budget.check_seconds(
+            seconds,
+            what=f"timing {len(variants)} variants at {len(_lengths(args.min_len, args.max_len))} "
+            f"lengths, {args.repeats} calls each, and the error study (at least)",
+            option=_blame(
+                args, ["--repeats", "--max-len", "--dim", "--error-len", "--error-batch"], time_fits
+            ),
+        )
+    return seconds
 
 
 def _slope(slopes: dict, variant: str, key: str) -> str:
@@ -171,8 +268,15 @@ def run(args) -> int:
         raise UsageError(
             f"--dim: the 'local' inputs use a sinusoidal code; expected even, got {args.dim}"
         )
+    if args.examples is not None and not args.run:
+        raise UsageError(
+            "--examples: applies to trained models given with --run only, and no --run was "
+            "given (it would be ignored)"
+        )
+    examples = DEFAULT_EXAMPLES if args.examples is None else args.examples
     lengths = _lengths(args.min_len, args.max_len)
     estimates = check_memory(args, variants, lengths)
+    seconds = check_seconds(args, variants)
     runs = []
     if args.run:
         from transformer_theory.cli.heads import load_trained
@@ -198,7 +302,7 @@ def run(args) -> int:
     if approx:
         sources += [
             (f"trained {name}, n={q.shape[1]}", q, k, v)
-            for name, q, k, v in _trained_inputs(runs, args.examples)
+            for name, q, k, v in _trained_inputs(runs, examples)
         ]
     for label, q, _, _ in sources[2:]:  # trained inputs: known only now, before any error work
         est = efficient.error_study_bytes(q.shape[1], q.shape[2], q.shape[0], approx)
@@ -234,6 +338,7 @@ def run(args) -> int:
         machine=machine,
         memory=memory,
         memory_estimates=estimates,
+        seconds_lower_bound=seconds,
         slopes=slopes,
         slopes_note=f"fitted over n >= min(1024, max_len / 2), only through >= "
         f"{MIN_SLOPE_POINTS} lengths; variants without enough lengths are left out",

@@ -36,6 +36,8 @@ OUTPUTS = ("ngram.json", "ngram_precision.png", "ngram_soft.png")
 #: 0.3 s (idle) to 5 s (8 jobs sharing its 2 cores) on the CPU this was written on; the unit of
 #: the time estimate, which is therefore rough by a factor of a few either way.
 SECONDS_PER_COMPILE = 1.0
+#: The defaults of the size options: the ordinary range an over-budget option is measured against.
+DEFAULTS = {"order": 3, "alphabet": 3, "max_len": 8, "scan_limit": 40}
 
 
 def _common(name):
@@ -57,10 +59,15 @@ def _positive_float(text):
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--order", type=_positive_int, default=3, help="n of the n-gram LM (>= 2)")
-    p.add_argument("--alphabet", type=_positive_int, default=3, help="|Sigma|")
     p.add_argument(
-        "--max-len", type=_nonnegative_int, default=8, help="check every string up to this length"
+        "--order", type=_positive_int, default=DEFAULTS["order"], help="n of the n-gram LM (>= 2)"
+    )
+    p.add_argument("--alphabet", type=_positive_int, default=DEFAULTS["alphabet"], help="|Sigma|")
+    p.add_argument(
+        "--max-len",
+        type=_nonnegative_int,
+        default=DEFAULTS["max_len"],
+        help="check every string up to this length",
     )
     p.add_argument(
         "--construction",
@@ -82,7 +89,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--scan-limit",
         type=_nonnegative_int,
-        default=40,
+        default=DEFAULTS["scan_limit"],
         help="hard/sparse: run the model at every string length up to this (one compilation "
         "each) to find the longest exact length (default 40)",
     )
@@ -156,6 +163,23 @@ def _check(args) -> tuple[list[str], list[str], list[int], float]:
     return constructions, precisions, soft_lengths, zero
 
 
+def _power(base: int, exponent: int) -> float:
+    """``base ** exponent`` as a float, ``inf`` beyond float range (never the exact integer, whose
+    10^12-digit power would itself take hours)."""
+    if base <= 1 or exponent == 0:
+        return 1.0 if base >= 1 or exponent == 0 else 0.0
+    if exponent * math.log2(base) >= 1023:
+        return math.inf
+    return float(base) ** exponent
+
+
+def _geometric(base: int, terms: int) -> float:
+    """``sum_{k<terms} base^k`` in closed form, as a float (``inf`` beyond float range)."""
+    if base == 1:
+        return float(terms)
+    return (_power(base, terms) - 1.0) / (base - 1)
+
+
 def estimate(args, constructions, precisions, soft_lengths) -> tuple[float, float]:
     """``(bytes, seconds)`` the run needs, from the settings alone (nothing is built).
 
@@ -165,20 +189,21 @@ def estimate(args, constructions, precisions, soft_lengths) -> tuple[float, floa
     4,096 strings of ``n - 1 + L`` positions, ``D`` wide, with ``H`` attention maps of ``N^2``).
     Time: one compilation (:data:`SECONDS_PER_COMPILE`) per string length checked and per length
     scanned, per model, plus the arithmetic at 1e9 multiply-adds per second.
-    """
-    from transformer_theory.tasks.ngram import num_histories
 
+    Pure float arithmetic in closed forms (``A = (|Sigma|^n - 1) / (|Sigma| - 1)``), so an
+    ``--order`` or ``--max-len`` of 10^12 costs nothing to estimate; ``inf`` beyond float range.
+    """
     S, n = args.alphabet, args.order
     w, V = n - 1, S + 1
-    A = num_histories(S, n)
+    A = _geometric(S, n)
     D = V + 2 * (2 * w + 1) + w * (1 + V) + w * V + A  # the widest layout (3.3-slots)
     heads = w
     units = A * w
     table = 8.0 * A * V
     weights = 8.0 * (2 * heads * D * D + 2 * units * D + V * D)
     N = w + args.max_len
-    strings = min(sum(S**k for k in range(args.max_len + 1)), 50_000 * (args.max_len + 1))
-    batch = min(4096, max(min(S**args.max_len, 50_000), 2_000))
+    strings = min(_geometric(S, args.max_len + 1), 50_000.0 * (args.max_len + 1))
+    batch = min(4096, max(min(_power(S, args.max_len), 50_000), 2_000))
     acts = 8.0 * batch * (N * (D + units) * (w + 1) + heads * N * N)
     memory = table + weights + acts
     models = len(constructions) * (1 if args.attention == "softmax" else len(precisions))
@@ -194,6 +219,65 @@ def estimate(args, constructions, precisions, soft_lengths) -> tuple[float, floa
         evaluations * strings * N * D * (D + units) * (w + 1) + scans * (w + scans) ** 2 * D
     )
     seconds = models * lengths * SECONDS_PER_COMPILE + flops / 1e9
+    return memory, seconds
+
+
+def _blame(args, options: list[str], fits) -> str:
+    """The options to name for a run over budget, ``/``-joined: those of ``options`` above their
+    default (out of their ordinary range) whose default alone makes ``fits(settings)`` true; else
+    all those above their default; else all of ``options`` (the defaults themselves do not fit)."""
+
+    def dest(option):
+        return option[2:].replace("-", "_")
+
+    above = [o for o in options if getattr(args, dest(o)) > DEFAULTS[dest(o)]]
+    alone = [
+        o for o in above if fits(argparse.Namespace(**{**vars(args), dest(o): DEFAULTS[dest(o)]}))
+    ]
+    return "/".join(alone or above or options)
+
+
+def check_budget(args, constructions, precisions, soft_lengths) -> tuple[float, float]:
+    """Refuse (``BudgetError``, exit 2) settings whose :func:`estimate` exceeds the memory or
+    time budget, naming the option out of its ordinary range (:func:`_blame`); returns the
+    estimate ``(bytes, seconds)``."""
+    from transformer_theory import budget
+
+    memory, seconds = estimate(args, constructions, precisions, soft_lengths)
+
+    def fits(a, which):
+        est = estimate(a, constructions, precisions, soft_lengths)[which]
+        limit = 0.8 * budget.available_memory() if which == 0 else budget.time_budget()
+        return math.isfinite(est) and est <= limit
+
+    if not fits(args, 0):
+        option = _blame(args, ["--order", "--alphabet", "--max-len"], lambda a: fits(a, 0))
+        S, n = args.alphabet, args.order
+        table = 8.0 * _geometric(S, n) * (S + 1)
+        what = (
+            f"the n-gram table ({budget.format_bytes(table)} alone), the models' D x D weights "
+            "and a batch"
+        )
+        if not math.isfinite(table):  # beyond float range: say how far, in powers of two
+            log2_table = n * math.log2(S) + math.log2(8 * (S + 1) / (S - 1))
+            raise budget.BudgetError(
+                f"{option}: the n-gram table alone has sum_(k<n) |Sigma|^k ~ {S}^{n - 1} "
+                f"histories, about 2^{log2_table:,.0f} bytes of memory, more than this machine "
+                f"can give ({budget.format_bytes(budget.available_memory())} available); "
+                f"lower {option}",
+                option=option,
+                estimate=memory,
+                available=budget.available_memory(),
+            )
+        budget.check_memory(memory, what=what, option=option)
+    if not fits(args, 1):
+        budget.check_seconds(
+            seconds,
+            what="checking every string and scanning every length",
+            option=_blame(
+                args, ["--max-len", "--scan-limit", "--order", "--alphabet"], lambda a: fits(a, 1)
+            ),
+        )
     return memory, seconds
 
 
@@ -213,21 +297,8 @@ def run(args) -> int:
     constructions, precisions, soft_lengths, zero = _check(args)
     out = _common("prepare_out_dir")(args.out)
     from transformer_theory import budget
-    from transformer_theory.tasks.ngram import num_histories
 
-    memory, seconds = estimate(args, constructions, precisions, soft_lengths)
-    table = 8.0 * num_histories(args.alphabet, args.order) * (args.alphabet + 1)
-    budget.check_memory(
-        memory,
-        what=f"the n-gram table ({budget.format_bytes(table)} alone), the models' D x D weights "
-        "and a batch",
-        option="--order/--alphabet/--max-len",
-    )
-    budget.check_seconds(
-        seconds,
-        what="checking every string and scanning every length",
-        option="--max-len/--scan-limit",
-    )
+    memory, seconds = check_budget(args, constructions, precisions, soft_lengths)
     print(
         f"ngram: estimated {budget.format_bytes(memory)} of memory, "
         f"{budget.format_seconds(seconds)}"

@@ -82,15 +82,64 @@ def _modulus(n: int, power: int) -> int:
     return max(n**power, 4)
 
 
-def _check_sizes(tasks, ns, qs, args) -> None:
+# The defaults of the size options: the ordinary range an over-budget option is measured against.
+DEFAULTS = {"--dim": 2, "--modulus-power": 2, "--samples": 100_000}
+
+
+def _settings(args, **change) -> dict:
+    """The size options by name (``"--dim"``...), with ``change`` applied."""
+    values = {"--dim": args.dim, "--modulus-power": args.modulus_power, "--samples": args.samples}
+    return values | change
+
+
+def _blame(args, estimate, ok, options: list[str], rest: str) -> str:
+    """The options to name when ``estimate(settings)`` is not ``ok``, ``/``-joined: those of
+    ``options`` above their default whose default alone makes it ok; else ``rest`` (the lists
+    ``--n``, ``--q``, which have no single default) and those above their default."""
+    values = _settings(args)
+    above = [o for o in options if values[o] > DEFAULTS[o]]
+    alone = [o for o in above if ok(estimate(_settings(args, **{o: DEFAULTS[o]})))]
+    return "/".join(alone or dict.fromkeys([*rest.split("/"), *above]))
+
+
+def _memory_ok(nbytes) -> bool:
+    from transformer_theory import budget
+
+    try:
+        budget.check_memory(nbytes, what="", option="")
+    except budget.BudgetError:
+        return False
+    return True
+
+
+def _time_ok(seconds) -> bool:
+    from transformer_theory import budget
+
+    return math.isfinite(seconds) and seconds <= budget.time_budget()
+
+
+def _check_memory(args, estimate, what: str, options: list[str], rest: str) -> None:
+    from transformer_theory import budget
+
+    nbytes = estimate(_settings(args))
+    if not _memory_ok(nbytes):
+        option = _blame(args, estimate, _memory_ok, options, rest)
+        budget.check_memory(nbytes, what=what, option=option)
+
+
+def _check_sizes(tasks, ns, qs, epss, args) -> None:
     """Refuse (exit 2) before any work: Match sizes beyond float64's exact range, qSA subset
-    counts beyond the enumeration limit, memory beyond the budget."""
+    counts beyond the enumeration limit, memory or time beyond the budget, naming the option out
+    of its ordinary range (:func:`_blame`). Pure arithmetic on the options: ``M = N^power`` is
+    compared through ``log2`` before it is computed."""
     from transformer_theory import budget
     from transformer_theory.analysis import sanford as analysis
     from transformer_theory.cli._common import UsageError
     from transformer_theory.constructions import sanford as cs
     from transformer_theory.tasks import sanford as ts
 
+    power = args.modulus_power
+    seconds = []  # estimate(settings) -> seconds, one per configuration
     for task in tasks:
         if task == "qsa":
             for n in ns:
@@ -102,27 +151,82 @@ def _check_sizes(tasks, ns, qs, args) -> None:
                             f"check exhaustively, more than the limit "
                             f"{ts.ALL_SUBSETS_LIMIT:,}; lower --n or --q"
                         )
-                    budget.check_memory(
-                        analysis.qsa_bytes(n, q, args.dim),
-                        what=f"the exhaustive qSA check at N = {n}, q = {q}",
-                        option="--n/--q",
+                    at = f"N = {n}, q = {q}, d' = {args.dim}"
+                    _check_memory(
+                        args,
+                        lambda s, n=n, q=q: analysis.qsa_bytes(n, q, s["--dim"]),
+                        f"the exhaustive qSA check at {at}",
+                        ["--dim"],
+                        "--n/--q",
+                    )
+                    _check_memory(
+                        args,
+                        lambda s, n=n, q=q: analysis.qsa_samples_bytes(
+                            n, q, s["--dim"], s["--samples"]
+                        ),
+                        f"a chunk of the sampled qSA check at {at}",
+                        ["--dim"],
+                        "--n",
+                    )
+                    seconds.append(
+                        lambda s, n=n: (
+                            len(epss) * analysis.qsa_samples_seconds(n, s["--dim"], s["--samples"])
+                        )
                     )
             continue
         for n in ns:
-            m = _modulus(n, args.modulus_power)
-            scale = cs.exact_scale(task, n, m, args.window)
-            if scale > cs.MANTISSA_BITS["float64"]:
+            # M = max(N^power, 4) >= N^power, and the scale is at least log2 M (exact_scale): a
+            # log2 M beyond float64's 53 bits is refused before M (10^12 digits...) is computed.
+            log2_m = max(power * math.log2(n), 2.0)
+            if log2_m > cs.MANTISSA_BITS["float64"]:
+                m_text, scale_log2, scale = f"2^{log2_m:,.0f}", log2_m, f"at least 2^{log2_m:,.0f}"
+            else:
+                m = _modulus(n, power)
+                scale_log2 = cs.exact_scale(task, n, m, args.window)
+                m_text, scale = f"{float(m):.3g}", f"2^{scale_log2:.1f}"
+            if scale_log2 > cs.MANTISSA_BITS["float64"]:
+                first = "--modulus-power" if power > DEFAULTS["--modulus-power"] else "--n"
                 raise UsageError(
-                    f"--modulus-power: {task} at N = {n}, M = {float(m):.3g} needs its scale "
-                    f"c = 2^{scale:.1f} resolved to one unit, beyond float64's exact range "
+                    f"{first}: {task} at N = {n}, M = {m_text} needs its scale "
+                    f"c = {scale} resolved to one unit, beyond float64's exact range "
                     f"(2^53): a miss would be float64's precision, not the construction; "
                     f"lower --modulus-power or --n"
                 )
-            budget.check_memory(
-                analysis.match_bytes_per_sequence(task, n, m, args.window),
-                what=f"one {task} sequence at N = {n}, M = {m}",
-                option="--n/--modulus-power",
+            _check_memory(
+                args,
+                lambda s, n=n, task=task: analysis.match_bytes_per_sequence(
+                    task, n, _modulus(n, s["--modulus-power"]), args.window
+                ),
+                f"one {task} sequence at N = {n}, M = {m}",
+                ["--modulus-power"],
+                "--n",
             )
+            count, exhaustive = analysis.match_input_count(n, m, args.samples)
+            _check_memory(
+                args,
+                lambda s, n=n, task=task: analysis.match_inputs_bytes(
+                    task, n, _modulus(n, s["--modulus-power"]), args.window, s["--samples"]
+                ),
+                f"the {count:,} {'' if exhaustive else 'sampled '}{task} inputs and their labels "
+                f"at N = {n}, M = {m}",
+                ["--samples", "--modulus-power"],
+                "--n/--samples",
+            )
+            seconds.append(
+                lambda s, n=n, task=task: analysis.match_seconds(
+                    task, n, _modulus(n, s["--modulus-power"]), args.window, s["--samples"]
+                )
+            )
+
+    def total(s):
+        return sum(f(s) for f in seconds)
+
+    if not _time_ok(total(_settings(args))):
+        budget.check_seconds(
+            total(_settings(args)),
+            what=f"running {args.samples:,} sampled inputs per configuration (at least)",
+            option=_blame(args, total, _time_ok, ["--samples", "--dim"], "--n/--samples"),
+        )
 
 
 def _row(rec: dict) -> str:
@@ -161,7 +265,7 @@ def run(args) -> int:
         raise UsageError(f"--q: every q must be < every N (N = {ns}, q = {qs})")
     if any(t.startswith("match3") for t in tasks) and min(ns) < 2:
         raise UsageError("--n: Match3Bigram needs N >= 2")
-    _check_sizes(tasks, ns, qs, args)
+    _check_sizes(tasks, ns, qs, epss, args)
     out = prepare_out_dir(args.out)
 
     import jax
