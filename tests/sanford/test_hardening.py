@@ -48,6 +48,14 @@ def test_exact_scale_is_log2_of_c():
         assert abs(cs.exact_scale("match2", n, m) - want) < 1e-9
     assert cs.exact_scale("match2", 8, 8**9) > 53 > cs.exact_scale("match2", 8, 8**8)
     assert cs.exact_scale("match2", 4, 4**40) > 53  # M beyond int64: computed, not overflowed
+    # Match3Local's c_1 = log(300 T M) / (1 - cos(pi / T)), T = N + 2K, in float64 NumPy where
+    # the cancellation is harmless (T small), and finite where 1 - cos rounds to 0 (T ~ 1e12).
+    for n, k, m in ((4, 1, 16), (8, 2, 64), (16, 3, 256)):
+        t = n + 2 * k
+        c1 = (np.log(300.0 * t) + np.log(m)) / (1 - np.cos(np.pi / t))
+        want = max(np.log2(3.0 * m), np.log2(c1))
+        assert abs(cs.exact_scale("match3local", n, m, k) - want) < 1e-9
+    assert 53 < cs.exact_scale("match3local", 4, 16, 10**12) < 200
 
 
 # ---------------------------------------------------------------------------------------------
@@ -68,8 +76,9 @@ def _cli(argv, tmp_path, capsys):
         (["--task", "match2", "--n", "8", "--modulus-power", "9"], "float64"),  # was exit 1
         (["--task", "match2", "--modulus-power", "40"], "float64"),  # was an int64 overflow
         (["--task", "qsa", "--n", "64", "--q", "10"], "C(N, q)"),  # was hours, then OOM
+        (["--task", "match3local", "--window", str(10**12)], "--window"),  # ZeroDivisionError
     ],
-    ids=["eps-nan", "eps-inf", "modulus-power-9", "modulus-power-40", "qsa-n64-q10"],
+    ids=["eps-nan", "eps-inf", "modulus-power-9", "modulus-power-40", "qsa-n64-q10", "window"],
 )
 def test_cli_refuses_in_one_line_before_work(argv, message, tmp_path, capsys):
     rc, out, err = _cli(argv, tmp_path, capsys)

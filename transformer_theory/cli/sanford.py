@@ -186,11 +186,18 @@ def _check_sizes(tasks, ns, qs, epss, args) -> None:
                 m_text, scale = f"{float(m):.3g}", f"2^{scale_log2:.1f}"
             if scale_log2 > cs.MANTISSA_BITS["float64"]:
                 first = "--modulus-power" if power > DEFAULTS["--modulus-power"] else "--n"
+                if task.startswith("match3local") and log2_m <= cs.MANTISSA_BITS["float64"]:
+                    # M fits: the positional scale c_1 ~ (N + 2K)^2 is what overflows.
+                    first = "--window" if args.window > 2 else first
                 raise UsageError(
                     f"{first}: {task} at N = {n}, M = {m_text} needs its scale "
                     f"c = {scale} resolved to one unit, beyond float64's exact range "
                     f"(2^53): a miss would be float64's precision, not the construction; "
-                    f"lower --modulus-power or --n"
+                    + (
+                        "lower --modulus-power, --n or --window"
+                        if task.startswith("match3local")
+                        else "lower --modulus-power or --n"
+                    )
                 )
             _check_memory(
                 args,

@@ -353,8 +353,10 @@ def exact_scale(task: str, seq_len: int, modulus: int, window: int = 1) -> float
         return 2 * math.log2(int(modulus)) + math.log2(math.log(6 * seq_len))
     if task in ("match3local", "match3local1"):
         total = seq_len + 2 * int(window)
+        # 1 - cos(x) written as 2 sin^2(x / 2): the same number, without the cancellation that
+        # makes it exactly 0.0 (a ZeroDivisionError) once the window is ~1e8 or more.
         c1 = (math.log(100 * total * 3) + math.log(int(modulus))) / (
-            1 - math.cos(2 * math.pi / (2 * total))
+            2 * math.sin(math.pi / (2 * total)) ** 2
         )
         return max(math.log2(3) + math.log2(int(modulus)), math.log2(c1))
     raise ValueError(f"task: expected match2, match3bigram or match3local, got {task!r}")
