@@ -16,6 +16,13 @@
   as a function of the budget, time and memory as a function of the sequence length.
 - :mod:`.sanford`: the records of the Sanford, Hsu & Telgarsky 2023 constructions (q-sparse
   averaging's error and restricted-isometry constants, Match2/Match3 checks).
+- :mod:`.ngram`: Svete & Cotterell 2024's constructions checked -- weak equivalence on every
+  string, the precision scan (every length it certifies is run), softmax attention's KL.
+- :mod:`.languages`: the formal-language recognizers' records (Strobl et al. 2024's table): every
+  short string, balanced samples, margins by length and PARITY's by precision.
+- :mod:`.hard_training`: transformers trained *with* hard attention (straight-through: the forward
+  pass leftmost-/average-hard, the backward pass softmax's), for Hahn 2020's rows.
+- :mod:`.separations`: the trained separations of Sanford et al. 2023 and Peng et al. 2024.
 - :mod:`.plots`: figures drawn from those records (the only module here that imports matplotlib).
 
 Array names carry their shapes in the letters of :mod:`transformer_theory.glossary`.
