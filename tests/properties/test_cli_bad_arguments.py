@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import faulthandler
 import json
 import os
 import re
@@ -39,6 +40,7 @@ from hypothesis import strategies as st
 from transformer_theory import cli
 
 ALARM_SECONDS = 8
+WATCHDOG_SECONDS = 90
 NEVER_NUMBERS = ("abc", "nan", "inf", "-inf")
 HUGE = str(10**12)
 # Options whose huge value is legitimate (a seed, a cap that larger data never reaches, a chunk
@@ -160,6 +162,11 @@ def _run_probe(argv, opt, capsys) -> str | None:
 
     previous = signal.signal(signal.SIGALRM, alarm)
     signal.alarm(ALARM_SECONDS)
+    # The alarm is raised between Python bytecodes only: a probe stuck inside one long compiled
+    # XLA call would never see it (a suite run once hung here for 40 minutes). The watchdog
+    # kills this process with the stack of where it hung, so a probe that is not refused fails
+    # the run (pytest-xdist reports the crashed worker) instead of hanging it.
+    faulthandler.dump_traceback_later(WATCHDOG_SECONDS, exit=True)
     try:
         code = cli.main(argv)
     except SystemExit as err:  # argparse's own errors
@@ -169,6 +176,7 @@ def _run_probe(argv, opt, capsys) -> str | None:
     except Exception as err:  # noqa: BLE001 -- an uncaught exception is what the probe looks for
         code = f"uncaught {type(err).__name__}: {str(err)[:120]}"
     finally:
+        faulthandler.cancel_dump_traceback_later()
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
     out, err = capsys.readouterr()
