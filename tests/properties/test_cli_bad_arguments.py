@@ -32,6 +32,7 @@ import json
 import os
 import re
 import signal
+import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -166,7 +167,7 @@ def _run_probe(argv, opt, capsys) -> str | None:
     # XLA call would never see it (a suite run once hung here for 40 minutes). The watchdog
     # kills this process with the stack of where it hung, so a probe that is not refused fails
     # the run (pytest-xdist reports the crashed worker) instead of hanging it.
-    faulthandler.dump_traceback_later(WATCHDOG_SECONDS, exit=True)
+    faulthandler.dump_traceback_later(WATCHDOG_SECONDS, exit=True, file=sys.__stderr__)
     try:
         code = cli.main(argv)
     except SystemExit as err:  # argparse's own errors
