@@ -346,3 +346,29 @@ def test_heads_command_refuses_a_corrupted_checkpoint(translation_run, how, tmp_
     err = capfd.readouterr().err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert run in err and "missing or corrupted" in err, err
+
+
+@pytest.mark.parametrize("size", [(5, 5), (4, 7)])
+def test_an_option_covering_the_whole_map_is_refused(size):
+    # With w >= max(q, k) - 1 the band |i - j| <= w holds on every entry, so any map -- here a
+    # random one, which no family explains -- fitted "syntactic" with residual 0 (the old code
+    # returned score 0.0 for it); with k columns allowed every map was "rare-token".
+    q, k = size
+    a = np.random.default_rng(0).dirichlet(np.ones(k), size=q)
+    with pytest.raises(ValueError, match="bandwidth"):
+        heads.fit_families(a, heads.HeadOptions(bandwidth=max(q, k) - 1))
+    with pytest.raises(ValueError, match="max_columns"):
+        heads.fit_families(a, heads.HeadOptions(max_columns=k))
+    fits = heads.fit_families(a, heads.HeadOptions(bandwidth=max(q, k) - 2, max_columns=k - 1))
+    assert fits["syntactic"]["score"] > 0  # a band that leaves a corner out does not fit it all
+
+
+def test_heads_command_refuses_a_bandwidth_beyond_the_maps(translation_run, tmp_path, capfd):
+    from transformer_theory.cli import main as cli_main
+
+    capfd.readouterr()
+    argv = ["heads", translation_run, "--out", str(tmp_path / "o"), "--examples", "2"]
+    assert cli_main(argv + ["--bandwidth", "1000"]) == 2
+    err = capfd.readouterr().err
+    assert err.startswith("transformer-theory heads: error: --bandwidth:"), err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err

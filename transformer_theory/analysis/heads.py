@@ -217,6 +217,23 @@ def uniform_like(a_QxK) -> np.ndarray:
     return allowed * rows / allowed.sum(axis=1, keepdims=True)
 
 
+def check_options_fit(options: HeadOptions, q: int, k: int) -> None:
+    """Raise ``ValueError`` naming the option when a family's support covers the whole ``q x k``
+    map: then every map fits that family exactly, and "syntactic" or "rare-token" would be a
+    verdict about the option, not about the head (``--bandwidth 1000`` on a 9 x 9 map)."""
+    widest = max(q, k) - 1  # |i - j| <= widest holds on every entry
+    if options.bandwidth >= widest:
+        raise ValueError(
+            f"bandwidth: w = {options.bandwidth} covers the whole {q} x {k} map (|i - j| <= "
+            f"{widest} everywhere), so every head would be syntactic; use w < {widest}"
+        )
+    if options.max_columns >= k:
+        raise ValueError(
+            f"max_columns: {options.max_columns} columns cover all {k} keys of the {q} x {k} "
+            f"map, so every head would be rare-token; use at most {k - 1}"
+        )
+
+
 def fit_families(a_QxK, options: HeadOptions = HeadOptions()) -> dict[str, dict]:
     """Project ``a_QxK`` onto each family; returns ``family -> {score, residual, fit}``.
 
@@ -225,6 +242,7 @@ def fit_families(a_QxK, options: HeadOptions = HeadOptions()) -> dict[str, dict]
     """
     a = _check_map("a_QxK", a_QxK, 2)
     q, k = a.shape
+    check_options_fit(options, q, k)
     mass = float(np.abs(a).sum())
     eps = default_epsilon(a) if options.epsilon is None else options.epsilon
 

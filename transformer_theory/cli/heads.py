@@ -116,6 +116,12 @@ def run(args) -> int:
     records, figures = [], []
     for loaded in runs:
         maps = loaded.maps(args.examples)
+        for _attention, _layer, m in maps:  # refused before any head is fitted
+            try:
+                heads.check_options_fit(options, *m.shape[-2:])
+            except ValueError as err:
+                name, _, why = str(err).partition(": ")
+                raise UsageError(f"--{name.replace('_', '-')}: {loaded.name}: {why}") from None
         recs = heads.classify_model(maps, options)
         for r in recs:
             records.append(dict(run=loaded.name, model=loaded.kind, **r))
