@@ -45,7 +45,9 @@ SHAPES = [(1, 1, 1), (3, 4, 2), (5, 5, 3)]
 
 
 def _floats(lo=-8.0, hi=8.0):
-    return st.floats(lo, hi, allow_nan=False, allow_infinity=False, width=64)
+    # No subnormals: XLA's CPU backend flushes them to zero (FTZ/DAZ) where NumPy keeps them,
+    # so a score of 5e-324 is a difference of the platforms, not of the attention formula.
+    return st.floats(lo, hi, allow_nan=False, allow_infinity=False, allow_subnormal=False, width=64)
 
 
 @st.composite

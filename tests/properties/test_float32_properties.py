@@ -46,7 +46,9 @@ F32 = np.float32
 
 
 def _f32(lo=-8.0, hi=8.0):
-    return st.floats(lo, hi, allow_nan=False, allow_infinity=False, width=32)
+    # No subnormals: XLA's CPU backend flushes them to zero (FTZ/DAZ) where NumPy keeps them,
+    # so a score of 5e-324 is a difference of the platforms, not of the attention formula.
+    return st.floats(lo, hi, allow_nan=False, allow_infinity=False, allow_subnormal=False, width=32)
 
 
 @functools.partial(jax.jit, static_argnames="kind")
