@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import os
 
 from transformer_theory import jsonio
@@ -158,7 +157,7 @@ def run(args) -> int:
             w.writerow(
                 [r[k] for k in flat]
                 + [r["scores"][fam] for fam in heads.FAMILIES]
-                + [json.dumps(r["fit"]), p["kind"], p["score"], json.dumps(p["fit"])]
+                + [jsonio.dumps_json(r["fit"]), p["kind"], p["score"], jsonio.dumps_json(p["fit"])]
             )
     for path in [os.path.join(out, "heads.json"), os.path.join(out, "heads.csv")] + figures:
         print(path)

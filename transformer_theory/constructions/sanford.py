@@ -319,6 +319,20 @@ def qsa_worst_error(c: QSAConstruction, members_BxK: np.ndarray | None = None) -
     }
 
 
+def _layer(dtype, w_v, w_q, w_k, w1, b1, w2) -> LayerParams:
+    """One softmax layer of the Match constructions: heads' ``w_v``/``w_q``/``w_k`` (stacked on a
+    leading head axis), the MLP ``psi`` (``w1``, ``b1``, ``w2`` of shape ``(D, hidden)``; no output
+    bias), in ``dtype``."""
+
+    def arr(a):
+        return jnp.asarray(a, dtype)
+
+    return LayerParams(
+        attn=AttentionParams(w_v=arr(w_v), w_q=arr(w_q), w_k=arr(w_k)),
+        mlp=MLPParams(w1=arr(w1), b1=arr(b1), w2=arr(w2), b2=arr(np.zeros(np.shape(w2)[0]))),
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # Match2
 
@@ -403,14 +417,8 @@ def match2_construction(seq_len: int, modulus: int, dtype=jnp.float64) -> ModelP
         mlp_hidden=2,
     )
 
-    def arr(a):
-        return jnp.asarray(a, dtype)
-
-    layer = LayerParams(
-        attn=AttentionParams(w_v=arr(w_v[None]), w_q=arr(w_q[None]), w_k=arr(w_k[None])),
-        mlp=MLPParams(w1=arr(w1), b1=arr([-1.0, -2.0]), w2=arr(w2), b2=arr(np.zeros(width))),
-    )
-    return ModelParams(layers=(layer,), w_o=arr(eye[5:6]), config=cfg)
+    layer = _layer(dtype, w_v[None], w_q[None], w_k[None], w1, [-1.0, -2.0], w2)
+    return ModelParams(layers=(layer,), w_o=jnp.asarray(eye[5:6], dtype), config=cfg)
 
 
 def match2_embed(x_BxN: np.ndarray, modulus: int) -> np.ndarray:
@@ -522,18 +530,10 @@ def match3bigram_construction(seq_len: int, modulus: int, dtype=jnp.float64) -> 
         mlp_hidden=hidden,
     )
 
-    def arr(a):
-        return jnp.asarray(a, dtype)
-
-    layer1 = LayerParams(
-        attn=AttentionParams(w_v=arr(w_v1[None]), w_q=arr(w_q1[None]), w_k=arr(w_k1[None])),
-        mlp=MLPParams(w1=arr(w1), b1=arr(-knots), w2=arr(w2), b2=arr(np.zeros(width))),
-    )
-    layer2 = LayerParams(
-        attn=AttentionParams(w_v=arr(w_v2[None]), w_q=arr(w_q2[None]), w_k=arr(w_k2[None])),
-        mlp=MLPParams(w1=arr(w1b), b1=arr(b1b), w2=arr(w2b), b2=arr(np.zeros(width))),
-    )
-    return ModelParams(layers=(layer1, layer2), w_o=arr(eye[_ANS : _ANS + 1]), config=cfg)
+    layer1 = _layer(dtype, w_v1[None], w_q1[None], w_k1[None], w1, -knots, w2)
+    layer2 = _layer(dtype, w_v2[None], w_q2[None], w_k2[None], w1b, b1b, w2b)
+    w_o = jnp.asarray(eye[_ANS : _ANS + 1], dtype)
+    return ModelParams(layers=(layer1, layer2), w_o=w_o, config=cfg)
 
 
 def match3bigram_embed(x_BxN: np.ndarray, modulus: int) -> np.ndarray:
@@ -632,14 +632,8 @@ def match3local_construction(
         mlp_hidden=len(rows),
     )
 
-    def arr(a):
-        return jnp.asarray(a, dtype)
-
-    layer = LayerParams(
-        attn=AttentionParams(w_v=arr(w_v), w_q=arr(w_q), w_k=arr(w_k)),
-        mlp=MLPParams(w1=arr(np.stack(rows)), b1=arr(bias), w2=arr(w2), b2=arr(np.zeros(width))),
-    )
-    return ModelParams(layers=(layer,), w_o=arr(eye[ans : ans + 1]), config=cfg)
+    layer = _layer(dtype, w_v, w_q, w_k, np.stack(rows), bias, w2)
+    return ModelParams(layers=(layer,), w_o=jnp.asarray(eye[ans : ans + 1], dtype), config=cfg)
 
 
 def match3local_apply(
@@ -771,14 +765,9 @@ def match3local_single_construction(
         mlp_hidden=len(rows),
     )
 
-    def arr(x):
-        return jnp.asarray(x, dtype)
-
-    layer = LayerParams(
-        attn=AttentionParams(w_v=arr(w_v), w_q=arr(w_q), w_k=arr(w_k)),
-        mlp=MLPParams(w1=arr(np.stack(rows)), b1=arr(bias), w2=arr(w2), b2=arr(np.zeros(width))),
-    )
-    return ModelParams(layers=(layer,), w_o=arr(eye[lay["ans"] : lay["ans"] + 1]), config=cfg)
+    layer = _layer(dtype, w_v, w_q, w_k, np.stack(rows), bias, w2)
+    w_o = jnp.asarray(eye[lay["ans"] : lay["ans"] + 1], dtype)
+    return ModelParams(layers=(layer,), w_o=w_o, config=cfg)
 
 
 def match3local_single_apply(
