@@ -8,7 +8,7 @@ Writes ``<config>.json`` (per task and separator setting: training log, and per 
 accuracy, the distance between the confusable pair's final representations, whether they are
 bit-identical, and the first length where both inputs get one prediction) and ``<config>.png``
 (accuracy against length beside those lengths). The configs are
-:data:`transformer_theory.experiments.collapse_tasks.CONFIGS`.
+:data:`transformer_theory.papers.barbero2024.collapse_tasks.CONFIGS`.
 
 Result: not yet measured at the ``collapse_tasks`` size (1,500 Adam steps per task, evaluation to
 length 2,048 at three precisions: longer than the 2-core machine could spare in the session that
@@ -36,7 +36,7 @@ import jax
 
 
 def main(argv=None) -> int:
-    from transformer_theory.experiments import collapse_tasks
+    from transformer_theory.papers.barbero2024 import collapse_tasks
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     names = ", ".join(collapse_tasks.CONFIGS)

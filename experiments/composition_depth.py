@@ -2,7 +2,7 @@
 precision: one-layer and two-layer transformers (``H`` heads, embedding ``d``) whose weights and
 activations are fake-quantized to ``p`` bits while they train and when they are evaluated
 (symmetric uniform rounding, max-abs scale, straight-through estimator:
-:func:`transformer_theory.nn.baselines.fake_quantize`), or kept in float32 (``p = 32``), trained
+:func:`transformer_theory.papers.sanford2023.networks.fake_quantize`), or kept in float32 (``p = 32``), trained
 with Adam (Optax) on ``g(f(a))`` prompts. The plot puts the held-out error against the bound
 ``R / (3 n log n)``, ``R = n log n - H (d + 1) p``: a one-layer point must lie on or above the
 diagonal; the two-layer model is not covered by the bound.
@@ -41,8 +41,8 @@ import argparse
 import os
 import sys
 
-from transformer_theory.analysis import separations as sep
 from transformer_theory.cli._common import UsageError, positive_int, prepare_out_dir
+from transformer_theory.papers.sanford2023 import separations as sep
 
 
 def _positive_list(text):

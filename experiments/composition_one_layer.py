@@ -30,8 +30,8 @@ import optax
 
 from transformer_theory.core.forward import forward
 from transformer_theory.jsonio import dumps_json, write_json
+from transformer_theory.papers.peng2024 import tasks as comp
 from transformer_theory.params import ModelConfig, init_params
-from transformer_theory.tasks import composition as comp
 
 FORMATS = {"float32": 32, "bfloat16": 16}
 

@@ -7,7 +7,7 @@ Command (2 shared CPU cores)::
     transformer-theory heads results/encdec_translation --out results/encdec_heads
 
 ``--smoke`` runs a tiny version (seconds); ``--steps N`` and ``--seeds 0 1`` override the config
-(:func:`transformer_theory.experiments.translation.get_config`). Re-running the same command
+(:func:`transformer_theory.papers.conti2024.translation.get_config`). Re-running the same command
 resumes killed runs from their checkpoints. Writes ``summary.{json,csv}`` (one row per run),
 ``heads.json`` (one record per head), ``curves.png`` and ``<run>_maps.png`` (Figures 11-12).
 
@@ -37,7 +37,7 @@ import argparse
 import sys
 import time
 
-from transformer_theory.experiments import translation
+from transformer_theory.papers.conti2024 import translation
 
 
 def main(argv=None) -> int:

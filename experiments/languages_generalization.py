@@ -1,9 +1,9 @@
 """The upper-bound rows of Strobl et al. 2024's table (Hahn 2020) as an experiment: train small
 transformers on PARITY and Dyck-1 at short lengths, WITH the attention of the row, and evaluate
 them at longer ones beside the constructed recognizers
-(:mod:`transformer_theory.constructions.languages`).
+(:mod:`transformer_theory.papers.formal_languages.constructions`).
 
-What is trained (:mod:`transformer_theory.analysis.hard_training`; two layers of two heads, an MLP
+What is trained (:mod:`transformer_theory.papers.formal_languages.hard_training`; two layers of two heads, an MLP
 of 32, the same positional code and masking as the construction of the row; Adam on fresh balanced
 samples of lengths 4-16 at every step):
 
@@ -41,9 +41,9 @@ import time
 import jax.numpy as jnp
 import numpy as np
 
-from transformer_theory.analysis import hard_training
-from transformer_theory.constructions import languages as recognizers
 from transformer_theory.jsonio import dumps_json, write_json
+from transformer_theory.papers.formal_languages import constructions as recognizers
+from transformer_theory.papers.formal_languages import hard_training
 
 TRAIN_LENGTHS = (4, 8, 12, 16)
 EVAL_LENGTHS = (8, 16, 32, 64, 128, 256)

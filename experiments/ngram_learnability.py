@@ -48,13 +48,13 @@ import numpy as np
 import optax
 from flax import nnx
 
-from transformer_theory.analysis import ngram as analysis
-from transformer_theory.constructions import ngram as cn
 from transformer_theory.core.forward import forward_all
 from transformer_theory.jsonio import dumps_json, write_json
 from transformer_theory.nn.transformer import Transformer, to_params
+from transformer_theory.papers.svete_cotterell2024 import checks as analysis
+from transformer_theory.papers.svete_cotterell2024 import constructions as cn
+from transformer_theory.papers.svete_cotterell2024.tasks import NGramLM, lm_batch
 from transformer_theory.params import ModelConfig
-from transformer_theory.tasks.ngram import NGramLM, lm_batch
 
 
 def model_config(alphabet: int, order: int, max_len: int, width_extra: int, hidden: int):

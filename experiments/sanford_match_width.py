@@ -11,7 +11,7 @@ one-hot tokens writes the token histogram into every position, and ``Match3(X)_i
 function of (``x_i``, histogram) on a finite set, which a wide enough ReLU MLP computes (the
 models here have 64 hidden units; whether that is enough is not shown). Two layers of width 3
 represent Match3Bigram exactly
-(:func:`transformer_theory.constructions.sanford.match3bigram_construction`). So a model at the
+(:func:`transformer_theory.papers.sanford2023.constructions.match3bigram_construction`). So a model at the
 majority baseline shows that Adam did not find a solution at this budget, nothing more.
 
 Models are the library's ONE parameter format (``init_params``; one-hot tokens, no positions, as
@@ -53,11 +53,11 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from transformer_theory.analysis.separations import run_and_save
 from transformer_theory.cli._common import UsageError, name_list, positive_int, prepare_out_dir
 from transformer_theory.core.forward import forward_trace
+from transformer_theory.papers.sanford2023 import tasks as ts
+from transformer_theory.papers.sanford2023.separations import run_and_save
 from transformer_theory.params import ModelConfig, init_params
-from transformer_theory.tasks import sanford as ts
 
 DEPTHS = {"match2": 1, "match3": 1, "match3bigram": 2}  # one layer each, two for the bigram
 

@@ -4,7 +4,7 @@ bits against the ``q`` bits set disjointness needs) and a two-pass GRU whose sta
 ``p`` bits per number after every step (memory ``m log2(2^p - 1)`` bits against ``floor(N/2)/2``,
 our cut bound for the two-pass reading, and Sanford et al.'s ``(N - 1)/2`` for their one-pass RNN),
 each swept over width ``m`` x precision ``p`` so that cells fall on BOTH sides of the threshold.
-Quantization: :func:`transformer_theory.nn.baselines.fake_quantize` with a fixed scale (no
+Quantization: :func:`transformer_theory.papers.sanford2023.networks.fake_quantize` with a fixed scale (no
 data-dependent scale rides along), straight-through gradients; Adam (Optax), fresh inputs.
 
 Commands (2 shared CPU cores; ``--smoke`` runs a few steps for the test)::
@@ -30,8 +30,8 @@ import argparse
 import os
 import sys
 
-from transformer_theory.analysis import separations as sep
 from transformer_theory.cli._common import UsageError, name_list, positive_int, prepare_out_dir
+from transformer_theory.papers.sanford2023 import separations as sep
 
 DEFAULTS = {  # N, q, widths, bits, learning rate
     "attention": (9, 4, [1, 2, 4, 8, 16], [2, 3, 8], 3e-3),

@@ -39,8 +39,8 @@ import argparse
 import os
 import sys
 
-from transformer_theory.analysis import separations as sep
 from transformer_theory.cli._common import UsageError, positive_int, prepare_out_dir
+from transformer_theory.papers.sanford2023 import separations as sep
 
 WIDTHS = {
     "attention": [1, 2, 4, 8, 16],

@@ -74,7 +74,7 @@ fig.tight_layout()
 
 # %% [markdown]
 # The paper's figures are experiment *configs* shipped with the library
-# (`transformer_theory.experiments`): `transformer-theory train --experiment fig2_depth` runs one
+# (`transformer_theory.harness`): `transformer-theory train --experiment fig2_depth` runs one
 # from the command line, `--config my_sweep.py` runs a file of your own with a `get_config()`.
 # From Python, a config is a frozen dataclass; narrow it and run it (here: the two-layer reasoning
 # run of Figure 2, 200 steps). The run directory records its settings, and the trained parameters
@@ -83,15 +83,15 @@ fig.tight_layout()
 # %%
 import tempfile
 
-from transformer_theory import experiments
+from transformer_theory import harness
 
-config = experiments.named_config("fig2_depth")
+config = harness.named_config("fig2_depth")
 print(config.name, "-", len(config.runs()), "runs:", [s.name for s in config.runs()[:3]], "...")
 config = config.replace(heads={"reasoning": ((1, 1),)}, seeds=(0,), steps=200)
 out = tempfile.mkdtemp()
-rows, figures = experiments.run_experiment(config, out, progress=False)
+rows, figures = harness.run_experiment(config, out, progress=False)
 print(rows[0]["run"], "held-out accuracy", round(rows[0]["final_eval_acc"], 3), "->", figures)
-restored = experiments.trained_params(config.runs()[0], out)
+restored = harness.trained_params(config.runs()[0], out)
 print("restored", type(restored).__name__, "with heads", restored.config.heads)
 
 # %% [markdown]

@@ -36,10 +36,10 @@ import numpy as np
 
 jax.config.update("jax_enable_x64", True)
 
-from transformer_theory.analysis import ngram as analysis  # noqa: E402
-from transformer_theory.constructions import ngram as cn  # noqa: E402
 from transformer_theory.core.forward import forward_trace, lm_inputs, lm_log_probs  # noqa: E402
-from transformer_theory.tasks.ngram import NGramLM  # noqa: E402
+from transformer_theory.papers.svete_cotterell2024 import checks as analysis  # noqa: E402
+from transformer_theory.papers.svete_cotterell2024 import constructions as cn  # noqa: E402
+from transformer_theory.papers.svete_cotterell2024.tasks import NGramLM  # noqa: E402
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
 

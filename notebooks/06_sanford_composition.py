@@ -35,10 +35,10 @@ import numpy as np
 
 jax.config.update("jax_enable_x64", True)
 
-from transformer_theory.analysis import sanford as analysis  # noqa: E402
-from transformer_theory.constructions import sanford as cs  # noqa: E402
-from transformer_theory.tasks import composition as comp  # noqa: E402
-from transformer_theory.tasks import sanford as ts  # noqa: E402
+from transformer_theory.papers.peng2024 import tasks as comp  # noqa: E402
+from transformer_theory.papers.sanford2023 import checks as analysis  # noqa: E402
+from transformer_theory.papers.sanford2023 import constructions as cs  # noqa: E402
+from transformer_theory.papers.sanford2023 import tasks as ts  # noqa: E402
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
 
@@ -138,7 +138,7 @@ plt.show()
 # %% [markdown]
 # ## The qSA separation, trained
 # One softmax attention unit (query/key width `m`), a fully connected ReLU network and a GRU, each
-# trained with Adam on q-sparse averaging (`transformer_theory.analysis.separations`); the dotted
+# trained with Adam on q-sparse averaging (`transformer_theory.papers.sanford2023.separations`); the dotted
 # lines are the numbers of Sanford et al. 2023's bounds drawn on a width axis. Only the FNN's
 # (`N d'/2`) counts width; attention's (`m p >= q`) and the RNN's (`(N - 1)/2` for `q = d' = 1`)
 # count BITS, which a float32 width of 1 or 2 already exceeds, so here they test nothing:
@@ -146,7 +146,7 @@ plt.show()
 # across them. The full float32 sweep is `experiments/sanford_qsa_separation.py`.
 
 # %%
-from transformer_theory.analysis import separations  # noqa: E402
+from transformer_theory.papers.sanford2023 import separations  # noqa: E402
 
 n, q, steps = (6, 1, 40) if SMOKE else (16, 1, 3000)
 widths = (

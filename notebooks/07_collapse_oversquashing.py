@@ -40,7 +40,11 @@ import numpy as np
 
 jax.config.update("jax_enable_x64", True)
 
-from transformer_theory.analysis import collapse, oversquash, plots  # noqa: E402
+from transformer_theory import plotting as plots  # noqa: E402
+from transformer_theory.papers.barbero2024 import (
+    collapse,  # noqa: E402
+    oversquash,  # noqa: E402
+)
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
 MAX_LEN = 32 if SMOKE else 2048
@@ -140,7 +144,7 @@ display(Image(plots.plot_oversquash(dict(models=records), "/tmp/07_oversquash.pn
 # pair get one prediction.
 
 # %%
-from transformer_theory.experiments import collapse_tasks  # noqa: E402
+from transformer_theory.papers.barbero2024 import collapse_tasks  # noqa: E402
 
 config = collapse_tasks.CollapseTaskConfig(
     name="notebook",

@@ -41,8 +41,8 @@ import numpy as np
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from transformer_theory.analysis import efficient, heads
 from transformer_theory.core import attention, blocked, masks
+from transformer_theory.papers.conti2024 import efficient, heads
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"  # CI runs the small sizes
 
@@ -83,7 +83,7 @@ for r in records:
         print(f"{r['inputs']:>13} {r['variant']:>15} budget {r['budget']}: error {r['error']:.3f}")
 
 # %%
-from transformer_theory.analysis import plots
+from transformer_theory import plotting as plots
 
 plots.error_vs_budget(records, "/tmp/08_errors.png")
 plt.imshow(plt.imread("/tmp/08_errors.png"))
@@ -150,7 +150,7 @@ print("sigma:", list(sigma), "\nfound:", rec["permuted"]["order"])
 from flax import nnx
 
 from transformer_theory.nn.encdec import EncoderDecoder, Seq2SeqConfig
-from transformer_theory.tasks import Translation, token_accuracy
+from transformer_theory.papers.conti2024.tasks import Translation, token_accuracy
 from transformer_theory.train import TrainConfig
 from transformer_theory.train import seq2seq as s2s
 
@@ -205,7 +205,7 @@ print(
 
 # %%
 from transformer_theory.core import beam
-from transformer_theory.tasks.translation import BOS, EOS
+from transformer_theory.papers.conti2024.tasks import BOS, EOS
 
 hyp = beam.beam_decode_eos(params, sub[0], BOS, EOS, task.target_len, 4, alpha=0.6)
 for i in range(4):
@@ -221,7 +221,7 @@ print("reference:", task.describe(np.asarray(data.tgt_eval_BxT[0])))
 # held-out sentence, titled with its kind and score over 32 sentences.
 
 # %%
-from transformer_theory.analysis import activations
+from transformer_theory.nn import activations
 
 maps = activations.seq2seq_maps(
     params, data.src_eval_BxN[:32], s2s.decoder_inputs(data.tgt_eval_BxT[:32])
@@ -249,15 +249,15 @@ plt.axis("off")
 # %%
 import tempfile
 
-from transformer_theory import experiments
+from transformer_theory import harness
 
-config = experiments.named_config("fig2_depth").replace(
+config = harness.named_config("fig2_depth").replace(
     heads={"reasoning": ((1, 1),)}, seeds=(0,), steps=20 if SMOKE else 2000
 )
 out = tempfile.mkdtemp()
-experiments.run_experiment(config, out, progress=False)
+harness.run_experiment(config, out, progress=False)
 spec = config.runs()[0]
-trained = experiments.trained_params(spec, out)
-tokens = experiments.build_data(spec).eval_tokens_BxN[:32]
+trained = harness.trained_params(spec, out)
+tokens = harness.build_data(spec).eval_tokens_BxN[:32]
 for r in heads.classify_model(activations.depth_maps(trained, tokens)):
     print(f"layer {r['layer']} head {r['head']}: {r['kind']} (score {r['score']:.2f})")

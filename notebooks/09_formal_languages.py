@@ -35,9 +35,9 @@ import numpy as np
 
 jax.config.update("jax_enable_x64", True)
 
-from transformer_theory.analysis import languages as analysis  # noqa: E402
-from transformer_theory.constructions import languages as recognizers  # noqa: E402
-from transformer_theory.tasks import languages as tasks  # noqa: E402
+from transformer_theory.papers.formal_languages import checks as analysis  # noqa: E402
+from transformer_theory.papers.formal_languages import constructions as recognizers  # noqa: E402
+from transformer_theory.papers.formal_languages import tasks  # noqa: E402
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
 EXHAUSTIVE = 2 if SMOKE else 10
@@ -126,8 +126,8 @@ print("float32 build:", recognizers.decision_margins(recognizers.parity(dtype=jn
 # first maximizer, and the gradient is the softmax one:
 
 # %%
-from transformer_theory.analysis import hard_training  # noqa: E402
 from transformer_theory.core.attention import softmax_weights  # noqa: E402
+from transformer_theory.papers.formal_languages import hard_training  # noqa: E402
 
 scores = jnp.array([[1.0, 3.0, 3.0, 0.0]])
 print("weights:", hard_training.straight_through_weights(scores))

@@ -112,3 +112,10 @@ def check_choice(name: str, value, choices: Sequence) -> None:
     """Raise unless ``value`` is one of ``choices``."""
     if value not in choices:
         raise ValueError(f"{name}: expected one of {list(choices)}, got {value!r}")
+
+
+def check_int_arg(name: str, value, minimum: int = 1) -> int:
+    """Raise unless ``value`` is an int ``>= minimum``; return it as a Python int."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name}: expected an int >= {minimum}, got {value!r}")
+    return int(value)

@@ -1,4 +1,4 @@
-"""The one JSON writer of the library: strict JSON, written atomically.
+"""The one JSON writer (and the one CSV writer) of the library: strict JSON, written atomically.
 
 Python's ``json`` writes ``NaN`` and ``Infinity`` by default, which are not JSON: a strict parser
 (``jq``, JavaScript, ``json.loads(..., parse_constant=...)`` that refuses them) rejects the whole
@@ -13,11 +13,15 @@ file. Every record the library writes goes through :func:`write_json` (files) or
 - serialize with ``allow_nan=False`` (a non-finite value that slipped through raises, never
   writes), to a temporary file that is renamed over the target, so an interrupted run leaves
   either the previous file or the new one, never half of one.
+
+:func:`write_csv` writes tables the same way (atomically, non-finite values as empty cells).
 """
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import io
 import json
 import math
 import os
@@ -27,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["to_jsonable", "dumps_json", "write_json", "read_json"]
+__all__ = ["to_jsonable", "dumps_json", "write_json", "read_json", "write_csv"]
 
 
 def _label(x: float) -> str:
@@ -92,14 +96,47 @@ def write_json(path: str, obj: Any, *, indent: int | None = 1, default_str: bool
     The parent directory is created if needed. The text is built before the file is opened, so a
     value JSON cannot hold raises without touching an existing file.
     """
-    text = dumps_json(obj, indent=indent, default_str=default_str)
+    return _write_text(path, dumps_json(obj, indent=indent, default_str=default_str) + "\n")
+
+
+def _csv_cell(value: Any) -> Any:
+    value, _ = to_jsonable(value, default_str=True)
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, allow_nan=False)
+    return value
+
+
+def write_csv(
+    path: str,
+    rows: list[Mapping[str, Any]],
+    fieldnames: list[str] | tuple[str, ...] | None = None,
+    *,
+    extrasaction: str = "raise",
+) -> str:
+    """Write ``rows`` as a CSV table to ``path`` atomically; returns ``path``.
+
+    ``fieldnames``: the columns in order (default: every key of every row, first seen first); a
+    row lacking a column gets an empty cell. ``extrasaction="ignore"`` drops keys that are not
+    columns (``"raise"``, the default, refuses them). Values go through :func:`to_jsonable`:
+    non-finite floats become empty cells, lists and dicts become JSON text.
+    """
+    if fieldnames is None:
+        fieldnames = list(dict.fromkeys(k for r in rows for k in r))
+    buf = io.StringIO(newline="")
+    w = csv.DictWriter(buf, fieldnames=list(fieldnames), extrasaction=extrasaction)
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: _csv_cell(v) for k, v in r.items()})
+    return _write_text(path, buf.getvalue(), suffix=".csv")
+
+
+def _write_text(path: str, text: str, *, suffix: str = ".json") -> str:
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".json")
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=suffix)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
-            f.write("\n")
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

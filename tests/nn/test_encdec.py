@@ -22,7 +22,7 @@ from transformer_theory.nn.encdec import (
     from_params,
     to_params,
 )
-from transformer_theory.tasks import Translation, token_accuracy
+from transformer_theory.papers.conti2024.tasks import Translation, token_accuracy
 from transformer_theory.train import TrainConfig, rundir
 from transformer_theory.train import seq2seq as s2s
 

@@ -69,7 +69,7 @@ def test_train_out_is_a_file_or_unwritable(tmp_path, capsys):
         ("def get_config(:\n", "SyntaxError"),
         ("import no_such_module_here\n", "ModuleNotFoundError"),
         (
-            "from transformer_theory.experiments import ExperimentConfig\n"
+            "from transformer_theory.harness import ExperimentConfig\n"
             "def get_config():\n    return ExperimentConfig(name='x', heads={'sorting': [(1,)]})\n",
             "heads: unknown task 'sorting'",
         ),

@@ -14,6 +14,7 @@ same way (usage line, then the error, exit 2).
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import tempfile
 
@@ -86,6 +87,58 @@ def int_list(count: int, *, minimum: int = 1):
 
     parse.__name__ = f"{count} integers"  # argparse names the type in its messages
     return parse
+
+
+def comma_list(kind=int, *, minimum=None):
+    """argparse type: one or more comma-separated values of ``kind`` (``int`` or ``float``), each
+    ``>= minimum`` when given; ``--lengths 8,16,32`` parses to ``[8, 16, 32]``.
+
+    The one parser of comma lists: an empty list, an empty item (``8,,16``), a value that is not
+    a ``kind`` or one below ``minimum`` is refused naming the text, never dropped.
+    """
+    noun = "integers" if kind is int else "numbers"
+
+    def parse(text: str) -> list:
+        parts = [p.strip() for p in text.split(",")]
+        if not text.strip() or any(not p for p in parts):
+            raise argparse.ArgumentTypeError(f"expected comma-separated {noun}, got {text!r}")
+        try:
+            values = [kind(p) for p in parts]
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected comma-separated {noun}, got {text!r}"
+            ) from None
+        if kind is float and not all(math.isfinite(v) for v in values):
+            raise argparse.ArgumentTypeError(f"expected finite {noun}, got {text!r}")
+        if minimum is not None and any(v < minimum for v in values):
+            raise argparse.ArgumentTypeError(f"every value must be >= {minimum}, got {text!r}")
+        return values
+
+    parse.__name__ = f"list of {noun}"
+    return parse
+
+
+def format_table(rows, columns=None) -> str:
+    """Rows of dicts as a plain aligned text table (the one table printer of the commands):
+    ``columns`` picks and orders the keys (default: every key, first seen first); floats print
+    with 4 significant digits, ``None`` as ``-``."""
+    rows = list(rows)
+    if columns is None:
+        columns = list(dict.fromkeys(k for r in rows for k in r))
+
+    def cell(v) -> str:
+        if v is None:
+            return "-"
+        if isinstance(v, float):
+            return f"{v:.4g}"
+        return str(v)
+
+    body = [[cell(r.get(c)) for c in columns] for r in rows]
+    widths = [max([len(str(c))] + [len(b[i]) for b in body]) for i, c in enumerate(columns)]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(columns, widths)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(x.ljust(w) for x, w in zip(b, widths)).rstrip() for b in body]
+    return "\n".join(lines)
 
 
 def name_list(text: str, choices, option: str) -> list[str]:

@@ -90,7 +90,7 @@ def int_values(text: str, option: str, minimum: int = 1) -> list[int]:
 
 def model_grid(args, positionals) -> list[tuple[str, dict, object]]:
     """``(name, labels, config)`` of every model of the grid, validated before any work."""
-    from transformer_theory.analysis import collapse
+    from transformer_theory.papers.barbero2024 import collapse
 
     depths = int_values(args.depth, "--depth")
     head_counts = int_values(args.heads, "--heads")
@@ -111,10 +111,10 @@ def model_grid(args, positionals) -> list[tuple[str, dict, object]]:
 
 def check_model_size(depth: int, heads: int, width: int) -> float:
     """Refuse (BudgetError, exit 2) a grid whose largest model cannot be held, from its sizes alone
-    (:func:`~transformer_theory.analysis.collapse.model_bytes`): BEFORE any config is built, since
+    (:func:`~transformer_theory.papers.barbero2024.collapse.model_bytes`): BEFORE any config is built, since
     the config of ``--depth 10^12`` is itself a tuple of 10^12 head counts."""
     from transformer_theory import budget
-    from transformer_theory.analysis import collapse
+    from transformer_theory.papers.barbero2024 import collapse
 
     estimate = collapse.model_bytes(depth, heads, width=width)
     return budget.check_memory(
@@ -153,7 +153,7 @@ def check_memory(grid, tokens: int, precisions) -> float:
     A floor without compiling first, then one compile per positional code of the grid, at the
     grid's largest depth and heads, the longest input and the widest precision requested."""
     from transformer_theory import budget
-    from transformer_theory.analysis import collapse
+    from transformer_theory.papers.barbero2024 import collapse
 
     widest = max(precisions, key=lambda p: collapse.dtype_of(p).itemsize)
     biggest = {}
@@ -178,7 +178,7 @@ def run(args) -> int:
     import jax
 
     from transformer_theory import jsonio
-    from transformer_theory.analysis import collapse
+    from transformer_theory.papers.barbero2024 import collapse
 
     positionals = name_list(args.positional, collapse.POSITIONAL, "--positional")
     precisions = name_list(args.precision, collapse.PRECISIONS, "--precision")
@@ -262,7 +262,7 @@ def run(args) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
-    from transformer_theory.analysis.plots import plot_collapse
+    from transformer_theory.plotting import plot_collapse
 
     print(path)
     print(plot_collapse(record, os.path.join(out, "collapse.png")))

@@ -1,7 +1,7 @@
 """Efficient attention against exact attention: ``transformer-theory efficient-attention
 --max-len 16384 [--out DIR]``.
 
-Measures (Conti 2024, §2.1; :mod:`transformer_theory.analysis.efficient`):
+Measures (Conti 2024, §2.1; :mod:`transformer_theory.papers.conti2024.efficient`):
 
 - the cost of every variant -- blocked Longformer / BigBird, Linformer, linear (elu + 1, Taylor,
   positive random features), the dense ``jax.nn.dot_product_attention`` reference and a window
@@ -14,8 +14,8 @@ Measures (Conti 2024, §2.1; :mod:`transformer_theory.analysis.efficient`):
   when ``--variants`` names no approximation (``dense``, ``window_dense_mask`` alone).
 
 Before any work, the peak memory of both studies is estimated from the shapes
-(:func:`~transformer_theory.analysis.efficient.estimate_bytes`), and their time from a lower bound
-per compilation and call (:func:`~transformer_theory.analysis.efficient.cost_study_seconds`); a
+(:func:`~transformer_theory.papers.conti2024.efficient.estimate_bytes`), and their time from a lower bound
+per compilation and call (:func:`~transformer_theory.papers.conti2024.efficient.cost_study_seconds`); a
 run that would not fit is refused in one line naming the option to lower -- the one whose usual
 value (its default, or the value given if smaller) alone would make it fit, or all of them when
 none does alone (exit 2; ``TT_MEMORY_BUDGET`` and ``TT_TIME_BUDGET`` set the lines).
@@ -137,7 +137,7 @@ MIN_SLOPE_POINTS = 3  # a slope through two points has no check on the power law
 
 def _cost_bytes(args, variants: list[str]) -> tuple[str, float]:
     """The variant of the cost study with the largest peak and its bytes at ``--max-len``."""
-    from transformer_theory.analysis import efficient
+    from transformer_theory.papers.conti2024 import efficient
 
     cost = {v: efficient.estimate_bytes(v, args.max_len, args.dim) for v in variants}
     worst = max(cost, key=cost.get)
@@ -145,14 +145,14 @@ def _cost_bytes(args, variants: list[str]) -> tuple[str, float]:
 
 
 def _error_bytes(args, approx: list[str]) -> dict:
-    from transformer_theory.analysis import efficient
+    from transformer_theory.papers.conti2024 import efficient
 
     return efficient.error_study_bytes(args.error_len, args.dim, args.error_batch, approx)
 
 
 def _seconds(args, variants: list[str]) -> float:
     """A lower bound on the seconds of both studies on random inputs (trained inputs add more)."""
-    from transformer_theory.analysis import efficient
+    from transformer_theory.papers.conti2024 import efficient
 
     lengths = _lengths(args.min_len, args.max_len)
     total = efficient.cost_study_seconds(lengths, variants, args.dim, args.repeats)
@@ -192,7 +192,7 @@ def check_memory(args, variants: list[str], lengths: list[int]) -> dict:
     """Refuse (``BudgetError``, exit 2) before any work when either study would not fit in
     memory, naming the option out of its ordinary range (:func:`_blame`); returns the estimates
     (bytes) for the record."""
-    from transformer_theory.analysis import efficient
+    from transformer_theory.papers.conti2024 import efficient
 
     cost = {v: efficient.estimate_bytes(v, lengths[-1], args.dim) for v in variants}
     worst, peak = _cost_bytes(args, variants)
@@ -257,7 +257,8 @@ def _slope(slopes: dict, variant: str, key: str) -> str:
 def run(args) -> int:
     from tqdm.auto import tqdm
 
-    from transformer_theory.analysis import efficient, plots
+    from transformer_theory import plotting as plots
+    from transformer_theory.papers.conti2024 import efficient
 
     variants = name_list(args.variants, efficient.VARIANTS, "--variants")
     if args.max_len < args.min_len:

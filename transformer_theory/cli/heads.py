@@ -2,7 +2,7 @@
 
 Positional (``Sigma_1``), syntactic (``Sigma_2(w)``), rare-token (``Sigma_3``), other or empty, by
 the L1 projection of Conti 2024, §3.1.2 with the residual as the score
-(:mod:`transformer_theory.analysis.heads`). ``RUN_DIR`` is a run or experiment directory of
+(:mod:`transformer_theory.papers.conti2024.heads`). ``RUN_DIR`` is a run or experiment directory of
 ``transformer-theory train`` (Chen & Zou 2024's depth models) or of the encoder-decoder
 experiment (``experiments/encdec_translation.py``). Writes, under ``--out`` (default
 ``results/heads``), ``heads.json`` / ``heads.csv`` (one record per head: run, attention, layer,
@@ -69,7 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _options(args):
-    from transformer_theory.analysis.heads import HeadOptions
+    from transformer_theory.papers.conti2024.heads import HeadOptions
 
     if args.slack > 1:
         raise UsageError(f"--slack: expected a fraction in (0, 1], got {args.slack}")
@@ -82,12 +82,12 @@ def _options(args):
 
 
 def load_trained(path: str, option: str):
-    """:func:`~transformer_theory.experiments.loading.load_runs`, with every failure to read a run
+    """:func:`~transformer_theory.harness.loading.load_runs`, with every failure to read a run
     -- a missing run file, or a checkpoint whose data files are missing or corrupted (Orbax and
     TensorStore raise ``ValueError``, ``FileNotFoundError``, ``KeyError``...) -- turned into one
     :class:`UsageError` line naming ``option``, the directory and what is wrong."""
-    from transformer_theory.experiments import ExperimentError
-    from transformer_theory.experiments.loading import load_runs
+    from transformer_theory.harness import ExperimentError
+    from transformer_theory.harness.loading import load_runs
     from transformer_theory.train import RunDirectoryError
 
     try:
@@ -105,7 +105,8 @@ def load_trained(path: str, option: str):
 
 
 def run(args) -> int:
-    from transformer_theory.analysis import heads, plots
+    from transformer_theory import plotting as plots
+    from transformer_theory.papers.conti2024 import heads
 
     options = _options(args)
     if not os.path.isdir(args.run_dir):

@@ -11,7 +11,7 @@ PARITY's precision sweep to ``--out/parity_precision.json`` and the plots ``lang
         --out results/languages
 
 Before any work the command estimates its peak memory and its work from the settings
-(:func:`transformer_theory.analysis.languages.record_cost`, ``precision_cost``) and refuses (exit
+(:func:`transformer_theory.papers.formal_languages.checks.record_cost`, ``precision_cost``) and refuses (exit
 2, naming the options to lower) what would not fit in memory or run past the time budget
 (``TT_MEMORY_BUDGET`` / ``TT_TIME_BUDGET`` override the machine's figures). Ctrl-C: exit 130 with
 the rows finished so far written. Exit 1 if a recognizer misclassifies a string in float64.
@@ -121,7 +121,7 @@ def _check_options(args, parity_lengths, sampled) -> None:
 def _check_budget(args, rows, parity_lengths, sampled) -> str:
     """Estimate memory and time from the settings; raise BudgetError or return a summary line."""
     from transformer_theory import budget
-    from transformer_theory.analysis import languages as analysis
+    from transformer_theory.papers.formal_languages import checks as analysis
 
     rec_bytes, rec_entries = analysis.record_cost(args.exhaustive_up_to, sampled, args.samples)
     budget.check_memory(
@@ -208,7 +208,7 @@ def run(args) -> int:
         DEFAULT_PARITY_SAMPLES if args.parity_samples is None else args.parity_samples
     )
     args.seed = 0 if args.seed is None else args.seed
-    from transformer_theory.constructions.languages import RECOGNIZERS
+    from transformer_theory.papers.formal_languages.constructions import RECOGNIZERS
 
     rows = name_list(args.rows, RECOGNIZERS, "--rows")
     estimate = _check_budget(args, rows, parity_lengths, sampled)
@@ -219,8 +219,8 @@ def run(args) -> int:
     from tqdm.auto import tqdm
 
     jax.config.update("jax_enable_x64", True)  # float64 is one of the formats compared
-    from transformer_theory.analysis import languages as analysis
     from transformer_theory.jsonio import write_json
+    from transformer_theory.papers.formal_languages import checks as analysis
 
     records, precision, failed = [], [], False
 

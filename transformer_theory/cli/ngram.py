@@ -316,9 +316,9 @@ def run(args) -> int:
     from tqdm.auto import tqdm
 
     jax.config.update("jax_enable_x64", True)  # float64 is one of the formats compared
-    from transformer_theory.analysis import ngram as analysis
-    from transformer_theory.constructions import ngram as cn
-    from transformer_theory.tasks.ngram import NGramLM
+    from transformer_theory.papers.svete_cotterell2024 import checks as analysis
+    from transformer_theory.papers.svete_cotterell2024 import constructions as cn
+    from transformer_theory.papers.svete_cotterell2024.tasks import NGramLM
 
     lm = NGramLM.random(args.seed, args.alphabet, args.order, zero_fraction=zero)
     failed = False
@@ -443,8 +443,8 @@ def _plot(result, out) -> None:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from transformer_theory.analysis import ngram as analysis
-    from transformer_theory.constructions.ngram import score_gap
+    from transformer_theory.papers.svete_cotterell2024 import checks as analysis
+    from transformer_theory.papers.svete_cotterell2024.constructions import score_gap
 
     records = [r for r in result["records"] if "scan" in r and r["construction"] != "3.3"]
     if records:

@@ -133,10 +133,10 @@ def _check_sizes(tasks, ns, qs, epss, args) -> None:
     of its ordinary range (:func:`_blame`). Pure arithmetic on the options: ``M = N^power`` is
     compared through ``log2`` before it is computed."""
     from transformer_theory import budget
-    from transformer_theory.analysis import sanford as analysis
     from transformer_theory.cli._common import UsageError
-    from transformer_theory.constructions import sanford as cs
-    from transformer_theory.tasks import sanford as ts
+    from transformer_theory.papers.sanford2023 import checks as analysis
+    from transformer_theory.papers.sanford2023 import constructions as cs
+    from transformer_theory.papers.sanford2023 import tasks as ts
 
     power = args.modulus_power
     seconds = []  # estimate(settings) -> seconds, one per configuration
@@ -278,7 +278,7 @@ def run(args) -> int:
     import jax
 
     jax.config.update("jax_enable_x64", True)  # float64 is one of the formats compared
-    from transformer_theory.analysis import sanford as analysis
+    from transformer_theory.papers.sanford2023 import checks as analysis
 
     jobs = []
     if "qsa" in tasks:

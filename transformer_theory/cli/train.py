@@ -2,9 +2,9 @@
 SIZE] [--seeds 0 1 2] [--tasks ...] [--depths ...] [--steps N] [--optimizer sgd|adam] [--lr LR]
 [--out DIR]``.
 
-Thin by design: resolves the config (a shipped experiment, :mod:`transformer_theory.experiments`,
+Thin by design: resolves the config (a shipped experiment, :mod:`transformer_theory.harness`,
 or a user's file with ``get_config()``), applies the flags, checks the output directory and calls
-:func:`transformer_theory.experiments.run_experiment`. Re-running the same command resumes killed
+:func:`transformer_theory.harness.run_experiment`. Re-running the same command resumes killed
 runs from their last checkpoint; ``--steps N`` continues finished runs to N steps. A run directory
 with other settings, or an output directory recording another experiment or other overrides (say
 ``--lr 0.1`` there, ``--lr 0.5`` asked), is refused (exit 2) naming the setting that differs;
@@ -29,7 +29,7 @@ from transformer_theory.cli._common import (
     positive_int,
     prepare_out_dir,
 )
-from transformer_theory.experiments import (
+from transformer_theory.harness import (
     NAMED,
     ExperimentError,
     check_out_dir,

@@ -21,11 +21,11 @@ width)``,
 - :class:`TemplateMatching` — generalization, §4.3 / Definition 1; :func:`all_templates`
 - :class:`InContextTemplateMatching` — contextual generalization, §4.4 (made precise in its module)
 - :mod:`~transformer_theory.tasks.toy` — the fixed toy sets of §8 Table 1, §11 and §13.1
-- :mod:`~transformer_theory.tasks.copying` — copy-first / copy-last / count-ones with separators
-  (Barbero et al. 2024, §4), variable lengths by left padding
+
+The companion papers' tasks live in their packages (:mod:`transformer_theory.papers`).
 """
 
-from transformer_theory.tasks import copying, toy  # noqa: F401
+from transformer_theory.tasks import toy  # noqa: F401
 from transformer_theory.tasks._base import Task, describe_tokens  # noqa: F401
 from transformer_theory.tasks.in_context_qa import InContextQA  # noqa: F401
 from transformer_theory.tasks.in_context_template_matching import (  # noqa: F401
@@ -34,5 +34,3 @@ from transformer_theory.tasks.in_context_template_matching import (  # noqa: F40
 )
 from transformer_theory.tasks.sequence_classification import SequenceClassification  # noqa: F401
 from transformer_theory.tasks.template_matching import TemplateMatching, all_templates, canonical  # noqa: F401
-
-from transformer_theory.tasks.translation import Translation, token_accuracy  # noqa: F401  # isort: skip

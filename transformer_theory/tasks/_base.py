@@ -22,6 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from transformer_theory import _validate
+from transformer_theory._validate import check_int_arg  # noqa: F401  (re-exported: tasks use it)
 from transformer_theory.params import ModelConfig
 from transformer_theory.tasks import unrank
 
@@ -263,10 +264,3 @@ def _sample_count(key, num) -> int:
     if not isinstance(key, jax.Array):
         raise ValueError(f"key: expected a jax PRNG key, got {type(key).__name__}")
     return int(num)
-
-
-def check_int_arg(name: str, value, minimum: int = 1) -> int:
-    """Raise unless ``value`` is an int ``>= minimum``; return it as a Python int."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name}: expected an int >= {minimum}, got {value!r}")
-    return int(value)

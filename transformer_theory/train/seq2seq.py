@@ -30,7 +30,7 @@ from tqdm.auto import tqdm
 from transformer_theory import _validate
 from transformer_theory.core import beam, encdec
 from transformer_theory.nn.encdec import EncoderDecoder, Seq2SeqConfig, to_params
-from transformer_theory.tasks.translation import BOS, Translation
+from transformer_theory.papers.conti2024.tasks import BOS, Translation
 from transformer_theory.train import rundir
 from transformer_theory.train.checkpoint import Checkpointer
 from transformer_theory.train.checkpoint import latest_step as checkpoint_latest_step

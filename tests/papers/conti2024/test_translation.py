@@ -1,0 +1,92 @@
+"""Smoke tests of the encoder-decoder experiment and of the commands that read trained models:
+``heads`` and ``efficient-attention`` on an encoder-decoder run and on a depth-experiment run."""
+
+import json
+import os
+
+import pytest
+
+from transformer_theory.cli import main as cli_main
+from transformer_theory.harness import named_config, run_experiment
+from transformer_theory.papers.conti2024 import translation
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """One tiny encoder-decoder run and one tiny depth run (trained once for the module)."""
+    root = tmp_path_factory.mktemp("trained")
+    config = translation.get_config(smoke=True)
+    config = config.replace(models={"1layer_2heads": config.models["1layer_2heads"]})
+    rows, files = translation.run_translation(config, str(root / "encdec"), progress=False)
+    depth = named_config("fig2_depth").replace(tasks=("reasoning",), steps=2)
+    depth = depth.replace(heads={"reasoning": ((1, 1),)})
+    run_experiment(depth, str(root / "depth"), progress=False)
+    return root, rows, files
+
+
+def test_translation_experiment_writes_its_outputs(trained):
+    root, rows, files = trained
+    assert all(os.path.exists(f) for f in files)
+    (row,) = rows
+    assert row["run"] == "1layer_2heads_seed0" and row["steps"] == 40
+    assert 0 <= row["greedy_exact_match"] <= row["greedy_token_accuracy"] <= 1
+    assert "beam2_below_smaller_beam" in row
+    with open(root / "encdec" / "heads.json") as f:
+        heads = json.load(f)
+    # one layer, 2 heads, three attentions (encoder, decoder, cross)
+    assert len(heads) == 6 and {h["attention"] for h in heads} == {"encoder", "decoder", "cross"}
+    assert all("share_on_aligned_word" in h for h in heads if h["attention"] == "cross")
+    # the run directory reads back into the same parameters' decoding
+    params, cfg, data, name = translation.load_run(str(root / "encdec" / row["run"]))
+    assert name == row["run"] and cfg.num_heads == 2
+
+
+@pytest.mark.parametrize("which", ["encdec", "depth/reasoning_heads1-1_seed0", "depth"])
+def test_heads_command_on_trained_models(trained, which, tmp_path, capsys):
+    root, _, _ = trained
+    code = cli_main(["heads", str(root / which), "--out", str(tmp_path), "--examples", "4"])
+    assert code == 0
+    with open(tmp_path / "heads.json") as f:
+        recs = json.load(f)
+    assert recs and all(
+        r["kind"] in ("positional", "rare_token", "syntactic", "other", "empty") for r in recs
+    )
+    assert all(0 <= r["score"] <= 1 for r in recs)
+    assert (tmp_path / "heads.csv").exists()
+
+
+def test_efficient_attention_command(trained, tmp_path, capsys):
+    root, _, _ = trained
+    argv = [
+        "efficient-attention",
+        "--out",
+        str(tmp_path),
+        "--min-len",
+        "32",
+        "--max-len",
+        "64",
+        "--error-len",
+        "16",
+        "--error-batch",
+        "1",
+        "--repeats",
+        "1",
+        "--examples",
+        "2",
+        "--variants",
+        "taylor,dense",
+        "--run",
+        str(root / "encdec"),
+        "--run",
+        str(root / "depth" / "reasoning_heads1-1_seed0"),
+        "--no-progress",
+    ]
+    assert cli_main(argv) == 0
+    with open(tmp_path / "cost.json") as f:
+        cost = json.load(f)
+    assert {r["n"] for r in cost["records"]} == {32, 64} and "XLA" in cost["memory"]
+    with open(tmp_path / "errors.json") as f:
+        errors = json.load(f)
+    sources = {r["inputs"] for r in errors}
+    assert len(sources) == 4 and all(r["variant"] == "taylor" for r in errors)
+    assert (tmp_path / "cost.png").exists() and (tmp_path / "errors.png").exists()

@@ -1,0 +1,175 @@
+"""The house's layout, enforced from the import graph (read with ``ast``, nothing imported).
+
+- The spine (everything outside ``papers/`` and ``cli/``) never imports a paper: a paper builds on
+  the spine, so the spine must work without any of them.
+- A paper imports another paper's public names only (never a ``_private`` name or module).
+- Every package's ``__init__`` has ``__all__`` and a docstring that names each of its modules.
+- One of each shared helper: ``matplotlib.use`` only in :mod:`transformer_theory.plotting`,
+  ``json.dump`` / ``csv`` writers only in :mod:`transformer_theory.jsonio`, comma lists parsed
+  only in :mod:`transformer_theory.cli._common`.
+- The commands parse and print: no command module draws, writes JSON/CSV or opens files itself.
+- The package ships ``py.typed``.
+"""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+import re
+
+import pytest
+
+import transformer_theory
+
+PKG = pathlib.Path(transformer_theory.__file__).parent
+ROOT = PKG.parent
+MODULES = sorted(p for p in PKG.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _dotted(path: pathlib.Path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _imports(path: pathlib.Path) -> list[tuple[str, str | None]]:
+    """Every ``(module, name)`` the file imports (``name`` None for ``import module``)."""
+    tree = ast.parse(path.read_text())
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(a.name, None) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out += [(node.module, a.name) for a in node.names]
+    return out
+
+
+def _targets(module: str, name: str | None) -> list[str]:
+    """The dotted names an import refers to (``from a.b import c`` may be module ``a.b.c``)."""
+    return [module] if name is None else [module, f"{module}.{name}"]
+
+
+def _is_spine(path: pathlib.Path) -> bool:
+    rel = path.relative_to(PKG).parts
+    return rel[0] not in ("papers", "cli") and path.name != "__main__.py"
+
+
+def _paper_of(dotted: str) -> str | None:
+    parts = dotted.split(".")
+    if parts[:2] == ["transformer_theory", "papers"] and len(parts) > 2:
+        return parts[2]
+    return None
+
+
+def test_the_package_has_papers_and_a_spine():
+    papers = {_paper_of(_dotted(p)) for p in MODULES} - {None}
+    assert {"sanford2023", "svete_cotterell2024", "barbero2024", "conti2024"} <= papers
+    assert sum(_is_spine(p) for p in MODULES) > 40
+
+
+SPINE = [p for p in MODULES if _is_spine(p)]
+
+
+@pytest.mark.parametrize("path", SPINE, ids=[_dotted(p) for p in SPINE])
+def test_the_spine_never_imports_a_paper(path):
+    bad = [
+        t
+        for m, n in _imports(path)
+        for t in _targets(m, n)[:1]
+        if t == "transformer_theory.papers" or t.startswith("transformer_theory.papers.")
+    ]
+    bad += [f"{m}.{n}" for m, n in _imports(path) if m == "transformer_theory" and n == "papers"]
+    assert not bad, f"{_dotted(path)} imports {bad}: the spine must not depend on a paper"
+
+
+PAPER_MODULES = [p for p in MODULES if _paper_of(_dotted(p))]
+
+
+@pytest.mark.parametrize("path", PAPER_MODULES, ids=[_dotted(p) for p in PAPER_MODULES])
+def test_a_paper_uses_only_public_names_of_another(path):
+    own = _paper_of(_dotted(path))
+    bad = []
+    for m, n in _imports(path):
+        other = _paper_of(m) or (_paper_of(f"{m}.{n}") if n else None)
+        if other is None or other == own:
+            continue
+        names = m.split(".")[3:] + ([n] if n else [])
+        if any(part.startswith("_") for part in names):
+            bad.append(f"{m}:{n}")
+    assert not bad, f"{_dotted(path)} reaches into another paper's private names: {bad}"
+
+
+INITS = [p for p in MODULES if p.name == "__init__.py"]
+
+
+@pytest.mark.parametrize("path", INITS, ids=[_dotted(p) for p in INITS])
+def test_every_package_declares_all_and_lists_its_modules(path):
+    tree = ast.parse(path.read_text())
+    names = {
+        t.id
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    }
+    assert "__all__" in names, f"{_dotted(path)} has no __all__"
+    doc = ast.get_docstring(tree) or ""
+    members = sorted(
+        q.stem if q.suffix == ".py" else q.name
+        for q in path.parent.iterdir()
+        if (q.suffix == ".py" and q.name != "__init__.py" and not q.name.startswith("_"))
+        or (q.is_dir() and (q / "__init__.py").exists())
+    )
+    missing = [m for m in members if not re.search(rf"\b{re.escape(m)}\b", doc)]
+    assert not missing, f"{_dotted(path)}'s docstring does not name its modules {missing}"
+
+
+ONE_PLACE = {
+    # pattern: the only modules (relative to the package) allowed to contain it
+    r"matplotlib\.use\(": {"plotting.py"},
+    r"\bjson\.dumps?\(": {"jsonio.py"},
+    r"\bcsv\.(writer|DictWriter)\(": {"jsonio.py"},
+    r"\.split\(\s*[\"'],[\"']\s*\)": {"cli/_common.py"},
+}
+
+
+@pytest.mark.parametrize("pattern", sorted(ONE_PLACE))
+def test_shared_helpers_are_written_once(pattern):
+    found = sorted(str(p.relative_to(PKG)) for p in MODULES if re.search(pattern, p.read_text()))
+    extra = [f for f in found if f not in ONE_PLACE[pattern]]
+    assert not extra, f"{pattern!r} appears outside {sorted(ONE_PLACE[pattern])}: {extra}"
+
+
+def test_the_scripts_use_the_shared_helpers_too():
+    scripts = sorted((ROOT / "experiments").glob("*.py"))
+    bad = {
+        str(p.relative_to(ROOT)): pat
+        for p in scripts
+        for pat in (r"matplotlib\.use\(", r"\.split\(\s*[\"'],[\"']\s*\)", r"\bjson\.dumps?\(")
+        if re.search(pat, p.read_text())
+    }
+    assert not bad, f"scripts that re-write a shared helper: {bad}"
+
+
+CLI = sorted((PKG / "cli").glob("*.py"))
+CLI_FORBIDDEN = {
+    "matplotlib": r"\bmatplotlib\b|\bplt\.",
+    "open(": r"(?<![\w.])open\(",
+    "csv": r"\bcsv\.",
+    "savefig": r"\bsavefig\(",
+}
+
+
+@pytest.mark.parametrize("path", CLI, ids=[p.name for p in CLI])
+def test_commands_only_parse_and_print(path):
+    text = path.read_text()
+    found = [name for name, pattern in CLI_FORBIDDEN.items() if re.search(pattern, text)]
+    assert not found, f"cli/{path.name} uses {found}: the study (or plotting) does that"
+
+
+def test_the_package_ships_py_typed():
+    assert (PKG / "py.typed").exists()
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert "py.typed" in pyproject, "pyproject.toml must ship py.typed as package data"

@@ -1,0 +1,88 @@
+"""Training experiments as configs: task setups per size, runs, sweeps, summaries and figures.
+
+The pipeline, one module each:
+
+- :mod:`.setups`: how each of Chen & Zou's four tasks is built and trained, one table per size
+  (:data:`QUICK`, :data:`PAPER`);
+- :mod:`.config`: :class:`ExperimentConfig`, a typed frozen description of an experiment (which
+  tasks, heads per layer, seeds, size, optimizer overrides, which analysis); the shipped ones are
+  :mod:`.configs` (:data:`NAMED`), a user's own is a file with ``get_config()``;
+- :mod:`.runs`: :class:`RunSpec`, one run, and what it builds (model, data, optimizer);
+- :mod:`.sweeps`: :func:`run_experiment` (check the output directory, train every run, summarize,
+  draw) and :func:`plot` (redraw from a directory);
+- :mod:`.plots` (learning curves) and :mod:`.attention_maps` (Figure 3), the analyses.
+
+From Python::
+
+    from transformer_theory import harness
+
+    config = harness.named_config("fig2_depth").replace(seeds=(0,), tasks=("reasoning",))
+    rows, figures = harness.run_experiment(config, "results/fig2_reasoning")
+
+The command line does the same: ``transformer-theory train --experiment fig2_depth --seeds 0
+--tasks reasoning --out results/fig2_reasoning``, or ``--config my_sweep.py`` for a user's file.
+"""
+
+from transformer_theory.harness.config import (
+    NAMED,
+    ExperimentConfig,
+    ExperimentError,
+    config_from_file,
+    named_config,
+    resolve,
+)
+from transformer_theory.harness.runs import (
+    RunSpec,
+    build_data,
+    build_model,
+    build_run,
+    execute,
+    trained_params,
+)
+from transformer_theory.harness.setups import (
+    PAPER,
+    PAPER_CLAIMS,
+    QUICK,
+    SETUPS,
+    SIZES,
+    TASK_NAMES,
+    TaskSetup,
+)
+from transformer_theory.harness.sweeps import (
+    aggregate,
+    analyse,
+    check_out_dir,
+    plot,
+    read_record,
+    run_experiment,
+    sweep,
+)
+
+__all__ = [
+    "NAMED",
+    "PAPER",
+    "PAPER_CLAIMS",
+    "QUICK",
+    "SETUPS",
+    "SIZES",
+    "TASK_NAMES",
+    "ExperimentConfig",
+    "ExperimentError",
+    "RunSpec",
+    "TaskSetup",
+    "aggregate",
+    "analyse",
+    "build_data",
+    "build_model",
+    "build_run",
+    "check_out_dir",
+    "config_from_file",
+    "execute",
+    "named_config",
+    "plot",
+    "read_record",
+    "resolve",
+    "run_experiment",
+    "sweep",
+    "trained_params",
+]

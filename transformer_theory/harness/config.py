@@ -1,0 +1,286 @@
+"""An experiment is a config: a typed frozen :class:`ExperimentConfig`, named or from a user's file.
+
+The library ships the configs of the paper's figures as modules of
+:mod:`transformer_theory.harness.configs` (:data:`NAMED`); a user's experiment is a Python file
+with a ``get_config()`` that returns an :class:`ExperimentConfig` (the big_vision / nanodo
+convention), e.g. ``my_sweep.py``::
+
+    from transformer_theory.harness import ExperimentConfig
+
+    def get_config():
+        return ExperimentConfig(
+            name="my_sweep",
+            heads={"reasoning": [(1,), (2,), (1, 1)]},
+            seeds=(0, 1),
+            optimizer="adam",
+            learning_rate=1e-3,
+        )
+
+and ``transformer-theory train --config my_sweep.py`` runs it. :func:`resolve` turns either kind
+of source (a shipped name or a file path) into the config.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import importlib.util
+import math
+import os
+import re
+import sys
+from collections.abc import Mapping, Sequence
+
+from transformer_theory import tasks as tasklib
+from transformer_theory.harness.setups import SETUPS, TaskSetup
+
+NAMED = ("fig2_depth", "fig4_7_heads", "fig3_attention_maps", "fig2_paper")
+ANALYSES = ("curves", "attention_maps")
+INITS = ("paper", "random")
+OPTIMIZERS = ("sgd", "adam")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+class ExperimentError(ValueError):
+    """A config that cannot be found or loaded, or an experiment directory that cannot be read."""
+
+
+def _heads_config(task: str, heads) -> tuple[int, ...]:
+    try:
+        values = tuple(int(h) for h in heads)
+        ok = bool(values) and all(v >= 1 and v == h for v, h in zip(values, heads))
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ValueError(
+            f"heads: {task!r} needs heads per layer as positive integers, e.g. (1, 1), "
+            f"got {heads!r}"
+        )
+    return values
+
+
+@dataclasses.dataclass(frozen=True)
+class ExperimentConfig:
+    """Which runs an experiment trains and how it draws them.
+
+    A run is (task, heads per layer, seed); the runs are every ``heads`` entry of every selected
+    task, for every seed, each trained with the task's :class:`~.setups.TaskSetup` of ``size``.
+
+    Attributes:
+      name: identifies the experiment (``experiment.json``; the figure is ``<name>.png``).
+      heads: task name -> heads-per-layer configurations, e.g. ``{"reasoning": [(1,), (1, 1)]}``
+        (one layer, then two single-head layers). Task names are keys of the setup tables.
+      title: the figure's title (default: ``name``).
+      seeds: the seeds; a run's initialization, data split and batches follow from its seed.
+      size: which setup table (``"quick"`` or ``"paper"`` of :data:`~.setups.SETUPS`, or a key of
+        ``setups``).
+      tasks: the tasks to run, a subset of ``heads``' keys in the order given (None: all).
+      depths: keep only the heads configurations with one of these layer counts (None: all),
+        e.g. to continue the deep runs of a sweep or to split a sweep over processes.
+      steps: train every run to this many steps (None: each setup's count).
+      optimizer: ``"sgd"`` or ``"adam"`` for every run (None: each setup's).
+      learning_rate: for every run (None: each setup's).
+      init: ``"paper"`` (Chen & Zou 2024, §9.1) or ``"random"``.
+      analysis: ``"curves"`` (held-out accuracy and loss against steps, one column per task, one
+        line per heads configuration) or ``"attention_maps"`` (Figure 3: a trained two-layer
+        in-context QA model beside Theorem 3's construction).
+      setups: size -> task name -> :class:`~.setups.TaskSetup` (None: the library's
+        :data:`~.setups.SETUPS`); bring your own to add a size or change a task.
+    """
+
+    name: str
+    heads: Mapping[str, Sequence[Sequence[int]]]
+    title: str = ""
+    seeds: Sequence[int] = (0,)
+    size: str = "quick"
+    tasks: Sequence[str] | None = None
+    depths: Sequence[int] | None = None
+    steps: int | None = None
+    optimizer: str | None = None
+    learning_rate: float | None = None
+    init: str = "paper"
+    analysis: str = "curves"
+    setups: Mapping[str, Mapping[str, TaskSetup]] | None = None
+
+    def __post_init__(self):
+        def put(field, value):
+            object.__setattr__(self, field, value)
+
+        if not (isinstance(self.name, str) and _NAME.fullmatch(self.name)):
+            raise ValueError(
+                f"name: expected letters, digits, '_', '.' or '-' (it names files), got "
+                f"{self.name!r}"
+            )
+        tables = SETUPS if self.setups is None else self.setups
+        if not isinstance(tables, Mapping) or not tables:
+            raise ValueError(
+                f"setups: expected a mapping size -> task -> TaskSetup, got {tables!r}"
+            )
+        if self.size not in tables:
+            raise ValueError(f"size: expected one of {', '.join(tables)}, got {self.size!r}")
+        table = tables[self.size]
+        if not isinstance(self.heads, Mapping) or not self.heads:
+            raise ValueError("heads: expected a non-empty mapping task -> heads configurations")
+        heads = {}
+        for task, configs in self.heads.items():
+            if task not in table:
+                raise ValueError(
+                    f"heads: unknown task {task!r}; the {self.size!r} setups have "
+                    f"{', '.join(table)}"
+                )
+            if (
+                isinstance(configs, (str, bytes))
+                or not isinstance(configs, Sequence)
+                or not configs
+            ):
+                raise ValueError(f"heads: {task!r} needs a non-empty list like [(1,), (1, 1)]")
+            heads[task] = tuple(_heads_config(task, h) for h in configs)
+        put("heads", heads)
+        for task, setup in table.items():
+            if not isinstance(setup, TaskSetup):
+                raise ValueError(f"setups: {self.size!r} / {task!r} is not a TaskSetup")
+        try:
+            seeds = tuple(int(s) for s in self.seeds)
+        except (TypeError, ValueError):
+            raise ValueError(f"seeds: expected integers, got {self.seeds!r}") from None
+        if not seeds or min(seeds) < 0 or len(set(seeds)) != len(seeds):
+            raise ValueError(f"seeds: expected distinct non-negative integers, got {self.seeds!r}")
+        put("seeds", seeds)
+        if self.tasks is not None:
+            tasks = (self.tasks,) if isinstance(self.tasks, str) else tuple(self.tasks)
+            unknown = [t for t in tasks if t not in heads]
+            if not tasks or unknown or len(set(tasks)) != len(tasks):
+                raise ValueError(
+                    f"tasks: expected distinct names from {', '.join(heads)}, got {self.tasks!r}"
+                )
+            put("tasks", tasks)
+        if self.depths is not None:
+            try:
+                depths = tuple(int(d) for d in self.depths)
+            except (TypeError, ValueError):
+                raise ValueError(f"depths: expected integers, got {self.depths!r}") from None
+            have = sorted({len(h) for t in self.selected_tasks for h in heads[t]})
+            if not depths or len(set(depths)) != len(depths) or not set(depths) <= set(have):
+                raise ValueError(
+                    f"depths: expected distinct layer counts from {have}, got {self.depths!r}"
+                )
+            put("depths", depths)
+        if self.analysis not in ANALYSES:
+            raise ValueError(f"analysis: expected one of {ANALYSES}, got {self.analysis!r}")
+        if self.analysis == "attention_maps":
+            task = table["reasoning"].task if "reasoning" in table else None
+            if not (
+                "reasoning" in self.selected_tasks
+                and (1, 1) in heads["reasoning"]
+                and isinstance(task, tasklib.InContextQA)
+                and task.k == 2
+            ):
+                raise ValueError(
+                    "analysis: 'attention_maps' (Figure 3) needs the reasoning task, on an "
+                    "InContextQA with k = 2, with heads (1, 1)"
+                )
+        if self.steps is not None and not (isinstance(self.steps, int) and self.steps >= 1):
+            raise ValueError(f"steps: expected a positive integer or None, got {self.steps!r}")
+        if self.optimizer is not None and self.optimizer not in OPTIMIZERS:
+            raise ValueError(
+                f"optimizer: expected one of {OPTIMIZERS} or None, got {self.optimizer!r}"
+            )
+        if self.learning_rate is not None and not (
+            isinstance(self.learning_rate, (int, float))
+            and math.isfinite(self.learning_rate)
+            and self.learning_rate > 0
+        ):
+            raise ValueError(
+                f"learning_rate: expected a positive number or None, got {self.learning_rate!r}"
+            )
+        if self.init not in INITS:
+            raise ValueError(f"init: expected one of {INITS}, got {self.init!r}")
+
+    def replace(self, **changes) -> ExperimentConfig:
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def selected_tasks(self) -> tuple[str, ...]:
+        return tuple(self.heads) if self.tasks is None else tuple(self.tasks)
+
+    @property
+    def sizes(self) -> tuple[str, ...]:
+        return tuple(SETUPS if self.setups is None else self.setups)
+
+    def setup(self, task: str) -> TaskSetup:
+        """The :class:`~.setups.TaskSetup` of ``task`` at this config's size."""
+        return (SETUPS if self.setups is None else self.setups)[self.size][task]
+
+    def runs(self):
+        """Every run, as :class:`~.runs.RunSpec`: tasks, then heads configurations, then seeds."""
+        from transformer_theory.harness.runs import RunSpec
+
+        return [
+            RunSpec(
+                task,
+                heads,
+                seed,
+                self.size,
+                self.steps,
+                init=self.init,
+                optimizer=self.optimizer,
+                learning_rate=self.learning_rate,
+                setup=self.setup(task),
+            )
+            for task in self.selected_tasks
+            for heads in self.heads[task]
+            if self.depths is None or len(heads) in self.depths
+            for seed in self.seeds
+        ]
+
+
+def named_config(name: str) -> ExperimentConfig:
+    """The shipped config ``name`` (one of :data:`NAMED`)."""
+    if name not in NAMED:
+        raise ExperimentError(f"unknown experiment {name!r}; choose from {', '.join(NAMED)}")
+    module = importlib.import_module(f"transformer_theory.harness.configs.{name}")
+    return module.get_config()
+
+
+def config_from_file(path: str) -> ExperimentConfig:
+    """The :class:`ExperimentConfig` returned by ``get_config()`` of the Python file ``path``.
+
+    The file is executed as a module of its own (nothing is added to ``sys.path``). Raises
+    :class:`ExperimentError` naming the file when it is missing, fails to run, has no
+    ``get_config`` or returns something else than an :class:`ExperimentConfig`.
+    """
+    path = os.path.abspath(path)
+    if not os.path.isfile(path):
+        raise ExperimentError(f"{path}: no such file")
+    if not path.endswith(".py"):
+        raise ExperimentError(f"{path}: expected a Python file (.py) with get_config()")
+    module_name = "_transformer_theory_config_" + re.sub(r"\W", "_", path)
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # dataclasses defined in the file look their module up
+    try:
+        spec.loader.exec_module(module)
+        get_config = getattr(module, "get_config", None)
+        if not callable(get_config):
+            raise ExperimentError(f"{path}: defines no get_config()")
+        config = get_config()
+    except ExperimentError:
+        raise
+    except Exception as err:  # the user's code: report it in one line, whatever it raised
+        raise ExperimentError(f"{path}: {type(err).__name__}: {err}") from None
+    finally:
+        sys.modules.pop(module_name, None)
+    if not isinstance(config, ExperimentConfig):
+        raise ExperimentError(
+            f"{path}: get_config() returned {type(config).__name__}, expected an ExperimentConfig"
+        )
+    return config
+
+
+def resolve(source: str) -> ExperimentConfig:
+    """A shipped name (:data:`NAMED`) or the path of a config file -> its config."""
+    if source in NAMED:
+        return named_config(source)
+    if source.endswith(".py") or os.sep in source:
+        return config_from_file(source)
+    return named_config(source)  # raises, listing the shipped names

@@ -1,0 +1,123 @@
+"""Trained models read back from their directories, for the analyses (heads, efficient attention).
+
+:func:`load_runs` accepts what ``transformer-theory train`` and the encoder-decoder experiment
+write:
+
+- a run directory of a depth experiment (``<out>/<run>/``, whose parent holds
+  ``experiment.json``): that run's Chen & Zou 2024 model and its held-out sequences;
+- a depth experiment directory (``experiment.json``): every run of it that has a checkpoint;
+- a run directory of the encoder-decoder experiment (:mod:`.translation`): the model and its
+  held-out sentence pairs;
+- an encoder-decoder experiment directory: every such run inside it.
+
+Each comes back as a :class:`LoadedRun` that gives its attention maps and its queries, keys and
+values on up to ``examples`` held-out inputs (:mod:`transformer_theory.nn.activations`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable
+
+from transformer_theory.harness.config import ExperimentError
+from transformer_theory.harness.runs import build_data, trained_params
+from transformer_theory.harness.sweeps import EXPERIMENT_FILE, read_record
+from transformer_theory.nn import activations
+from transformer_theory.papers.conti2024 import translation
+from transformer_theory.train import RunDirectoryError
+from transformer_theory.train.checkpoint import latest_step
+from transformer_theory.train.rundir import RUN_FILE
+from transformer_theory.train.seq2seq import decoder_inputs
+
+
+@dataclasses.dataclass
+class LoadedRun:
+    """A trained model and the held-out inputs the analyses read it on.
+
+    Attributes:
+      name: the run's name (its directory's).
+      kind: ``"depth"`` (Chen & Zou 2024's model) or ``"seq2seq"`` (the encoder-decoder).
+      path: its directory.
+      maps: ``examples -> [(attention, layer, maps_BxHxQxK)]``.
+      qkv: ``examples -> [(attention, layer, q, k, v)]`` (bidirectional attentions only).
+    """
+
+    name: str
+    kind: str
+    path: str
+    maps: Callable[[int], list]
+    qkv: Callable[[int], list]
+
+
+def _depth_run(out: str, spec) -> LoadedRun:
+    params = trained_params(spec, out)
+    tokens = build_data(spec).eval_tokens_BxN
+    return LoadedRun(
+        name=spec.name,
+        kind="depth",
+        path=os.path.join(out, spec.name),
+        maps=lambda b: activations.depth_maps(params, tokens[:b]),
+        qkv=lambda b: activations.depth_qkv(params, tokens[:b]),
+    )
+
+
+def _seq2seq_run(run_dir: str) -> LoadedRun:
+    params, cfg, data, name = translation.load_run(run_dir)
+    src, tgt = data.src_eval_BxN, data.tgt_eval_BxT
+    return LoadedRun(
+        name=name,
+        kind="seq2seq",
+        path=run_dir,
+        maps=lambda b: activations.seq2seq_maps(
+            params, src[:b], decoder_inputs(tgt[:b]), norm=cfg.norm
+        ),
+        qkv=lambda b: activations.seq2seq_qkv(params, src[:b], norm=cfg.norm),
+    )
+
+
+def _experiment_runs(out: str, only: str | None = None) -> list[LoadedRun]:
+    config, _ = read_record(out)
+    specs = [s for s in config.runs() if only is None or s.name == only]
+    if only is not None and not specs:
+        raise ExperimentError(f"{out}/{EXPERIMENT_FILE} lists no run named {only!r}")
+    found = [
+        _depth_run(out, s)
+        for s in specs
+        if latest_step(os.path.join(out, s.name, "checkpoints")) is not None
+    ]
+    if not found:
+        raise RunDirectoryError(f"{out}: none of its runs has a checkpoint yet")
+    return found
+
+
+def load_runs(path: str) -> list[LoadedRun]:
+    """The trained model(s) in ``path`` (see the module docstring).
+
+    Raises :class:`~transformer_theory.train.RunDirectoryError` or
+    :class:`~transformer_theory.harness.ExperimentError` naming the directory when it holds
+    none of these.
+    """
+    path = os.path.abspath(path)
+    if not os.path.isdir(path):
+        raise RunDirectoryError(f"{path}: not a directory")
+    if translation.is_translation_run(path):
+        return [_seq2seq_run(path)]
+    if os.path.exists(os.path.join(path, EXPERIMENT_FILE)):
+        return _experiment_runs(path)
+    parent = os.path.dirname(path)
+    if os.path.exists(os.path.join(path, RUN_FILE)) and os.path.exists(
+        os.path.join(parent, EXPERIMENT_FILE)
+    ):
+        return _experiment_runs(parent, only=os.path.basename(path))
+    inner = sorted(
+        os.path.join(path, d)
+        for d in os.listdir(path)
+        if translation.is_translation_run(os.path.join(path, d))
+    )
+    if inner:
+        return [_seq2seq_run(d) for d in inner]
+    raise RunDirectoryError(
+        f"{path}: no trained model here -- expected a run or experiment directory written by "
+        "`transformer-theory train`, or by the encoder-decoder experiment"
+    )

@@ -1,0 +1,260 @@
+"""Run an experiment into an output directory, and draw it again from that directory.
+
+``out/`` after :func:`run_experiment`:
+
+- ``experiment.json``: where the config came from (a shipped name or a file path) and the fields
+  the command line may override, so :func:`plot` rebuilds the same config; and the run names;
+- ``<run name>/``: one directory per run (:mod:`transformer_theory.train.rundir`: ``run.json``,
+  ``metrics.{json,csv}``, ``checkpoints/``);
+- ``summary.{json,csv}``: the final held-out accuracy and loss of each run of the command, and its
+  ``status`` (``ok``, or ``diverged`` with ``diverged_step`` and no accuracy);
+  ``aggregate.csv``: mean, sample standard deviation, min and max over the seeds that did not
+  diverge, and how many did;
+- the analysis' figures (``<name>.png``; Figure 3 also ``fig3_attention.json``).
+
+Every run directory is checked against its run's settings BEFORE anything is trained or written,
+so a command that would resume a different run stops at once, naming the settings that differ.
+So is ``experiment.json``: an output directory holds ONE experiment, so a command whose experiment
+or overrides (other than ``steps``, a target that continues runs) differ from the recorded ones is
+refused, naming the first that differs -- otherwise the new record and summary would list only the
+new runs and silently drop the first command's.
+Run directories that the command does not list are left alone: runs shared by two experiments
+(same task, heads, seed and settings) are trained once.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from transformer_theory.harness.config import ExperimentConfig, ExperimentError, resolve
+from transformer_theory.harness.runs import RunSpec, execute
+from transformer_theory.harness.setups import PAPER_CLAIMS
+from transformer_theory.jsonio import write_json
+from transformer_theory.train.rundir import RunDirectoryError, check_run_dir
+
+EXPERIMENT_FILE = "experiment.json"
+# The config fields a command line may change; experiment.json records their values.
+OVERRIDABLE = ("size", "seeds", "tasks", "depths", "steps", "optimizer", "learning_rate")
+
+
+def _strict_json(path: str):
+    def refuse(name):
+        raise ValueError(f"{name} is not JSON")
+
+    with open(path, "rb") as f:
+        return json.loads(f.read().decode("utf-8"), parse_constant=refuse)
+
+
+def _record(config: ExperimentConfig, source: str) -> dict:
+    overrides = {k: getattr(config, k) for k in OVERRIDABLE}
+    overrides = {k: list(v) if isinstance(v, tuple) else v for k, v in overrides.items()}
+    return dict(
+        experiment=config.name,
+        source=source,
+        overrides=overrides,
+        runs=[spec.name for spec in config.runs()],
+    )
+
+
+def check_out_dir(config: ExperimentConfig, out: str, source: str | None = None) -> None:
+    """Raise :class:`~transformer_theory.train.RunDirectoryError` if any run directory under
+    ``out`` holds a run with other settings (or more steps), or if ``out/experiment.json`` records
+    another experiment or other overrides (``steps`` aside); cheap: builds no model or data.
+
+    The error's ``setting`` is the differing setting: a run setting (``"size"``,
+    ``"train.learning_rate"``, ...), ``"steps"``, ``"experiment"``, ``"source"`` or a recorded
+    override (``"overrides.learning_rate"``, ``"overrides.seeds"``, ...).
+    """
+    for spec in config.runs():
+        run_dir = os.path.join(out, spec.name)
+        if os.path.isdir(run_dir):
+            check_run_dir(run_dir, spec.settings(), spec.train_config.steps)
+    path = os.path.join(out, EXPERIMENT_FILE)
+    if not os.path.exists(path):
+        return
+    try:
+        recorded = _strict_json(path)
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise RunDirectoryError(
+            f"{path}: not a JSON experiment record ({type(err).__name__}); use another output "
+            "directory"
+        ) from None
+    requested = _record(config, config.name if source is None else source)
+    if not isinstance(recorded, dict) or not isinstance(recorded.get("overrides"), dict):
+        raise RunDirectoryError(f"{path}: expected an object with 'overrides'")
+    pairs = [(k, k, recorded.get(k), requested[k]) for k in ("experiment", "source")]
+    pairs += [
+        (f"overrides.{k}", k, recorded["overrides"].get(k), requested["overrides"][k])
+        for k in OVERRIDABLE
+        if k != "steps"
+    ]
+    for setting, key, there, asked in pairs:
+        if there != asked:
+            raise RunDirectoryError(
+                f"{out} holds experiment {recorded.get('experiment')!r} run with {key} = "
+                f"{there!r}, and this command asks for {key} = {asked!r}; one output directory "
+                "holds one experiment (its experiment.json and summary list its runs), so use "
+                "another output directory",
+                setting=setting,
+            )
+
+
+def write_record(config: ExperimentConfig, source: str, out: str) -> None:
+    """``out/experiment.json``: enough to rebuild ``config`` (see the module docstring)."""
+    write_json(os.path.join(out, EXPERIMENT_FILE), _record(config, source))
+
+
+def read_record(out: str) -> tuple[ExperimentConfig, dict]:
+    """The config and record of the experiment directory ``out``.
+
+    Raises :class:`~.config.ExperimentError` naming the file when ``out/experiment.json`` is
+    missing, not JSON, not an object of the expected fields, or names an experiment that can no
+    longer be found.
+    """
+    path = os.path.join(out, EXPERIMENT_FILE)
+    if not os.path.isdir(out):
+        raise ExperimentError(f"{out}: not a directory")
+    if not os.path.exists(path):
+        raise ExperimentError(
+            f"{out} has no {EXPERIMENT_FILE}; is it an output of `transformer-theory train`?"
+        )
+    try:
+        record = _strict_json(path)
+    except (UnicodeDecodeError, ValueError) as err:
+        raise ExperimentError(f"{path}: not a JSON file ({type(err).__name__})") from None
+    if not (
+        isinstance(record, dict)
+        and isinstance(record.get("experiment"), str)
+        and isinstance(record.get("source"), str)
+        and isinstance(record.get("overrides"), dict)
+        and set(record["overrides"]) <= set(OVERRIDABLE)
+    ):
+        raise ExperimentError(
+            f"{path}: expected an object with 'experiment', 'source' and 'overrides' (written by "
+            "`transformer-theory train`)"
+        )
+    try:
+        config = resolve(record["source"]).replace(**record["overrides"])
+    except ExperimentError as err:
+        raise ExperimentError(f"{path}: names experiment {record['experiment']!r}: {err}") from None
+    except (TypeError, ValueError) as err:
+        raise ExperimentError(f"{path}: its overrides do not fit the config: {err}") from None
+    return config, record
+
+
+def aggregate(rows: Sequence[dict]) -> list[dict]:
+    """Mean, sample standard deviation, min and max of the final held-out accuracy per (task,
+    heads) over the runs that did not diverge, how many did (``diverged``; all of them: the
+    accuracy columns are None), beside the paper's claim."""
+    groups: dict = {}
+    for r in rows:
+        groups.setdefault((r["task"], r["heads"]), []).append(r)
+    out = []
+    for (task, heads), rs in groups.items():
+        ok = [r for r in rs if r.get("status", "ok") != "diverged"]
+        acc = np.array([r["final_eval_acc"] for r in ok], dtype=float)
+        some = len(acc) > 0
+        out.append(
+            dict(
+                task=task,
+                heads=heads,
+                depth=rs[0]["depth"],
+                seeds=len(rs),
+                diverged=len(rs) - len(ok),
+                acc_mean=float(acc.mean()) if some else None,
+                acc_std=(float(acc.std(ddof=1)) if len(acc) > 1 else 0.0) if some else None,
+                acc_min=float(acc.min()) if some else None,
+                acc_max=float(acc.max()) if some else None,
+                chance=rs[0]["chance"],
+                paper_claim=PAPER_CLAIMS.get(task, ""),
+            )
+        )
+    return out
+
+
+def _write_csv(path: str, rows: Sequence[dict]) -> None:
+    if not rows:
+        return
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def sweep(
+    specs: Sequence[RunSpec],
+    out: str,
+    progress: bool = True,
+    on_result: Callable[[int, RunSpec, dict], None] | None = None,
+) -> list[dict]:
+    """Train every spec (resuming or continuing its directory), write ``summary.*`` and
+    ``aggregate.csv``; ``on_result(i, spec, row)`` is called after each run."""
+    os.makedirs(out, exist_ok=True)
+    rows = []
+    for i, spec in enumerate(specs):
+        row = execute(spec, out, progress=progress)
+        rows.append(row)
+        if on_result is not None:
+            on_result(i, spec, row)
+    write_json(os.path.join(out, "summary.json"), rows)
+    _write_csv(os.path.join(out, "summary.csv"), rows)
+    _write_csv(os.path.join(out, "aggregate.csv"), aggregate(rows))
+    return rows
+
+
+def run_experiment(
+    config: ExperimentConfig,
+    out: str,
+    *,
+    source: str | None = None,
+    progress: bool = True,
+    on_result: Callable[[int, RunSpec, dict], None] | None = None,
+) -> tuple[list[dict], list[str]]:
+    """Check ``out``, record the experiment, train its runs, draw its analysis.
+
+    Args:
+      config: the experiment.
+      out: the output directory (created).
+      source: how :func:`plot` finds ``config`` again: a shipped name or a config file's path
+        (default: ``config.name``, for the shipped configs).
+      progress, on_result: see :func:`sweep`.
+
+    Returns:
+      ``(summary rows, figure paths)``.
+
+    Raises:
+      RunDirectoryError: a run directory holds another run, or ``out`` another experiment
+        (before anything is trained).
+    """
+    source = config.name if source is None else source
+    check_out_dir(config, out, source)
+    os.makedirs(out, exist_ok=True)
+    write_record(config, source, out)
+    rows = sweep(config.runs(), out, progress=progress, on_result=on_result)
+    return rows, analyse(config, out)
+
+
+def analyse(config: ExperimentConfig, out: str) -> list[str]:
+    """Draw ``config``'s analysis from the run directories under ``out``; returns the files."""
+    if config.analysis == "attention_maps":
+        from transformer_theory.harness import attention_maps
+
+        return attention_maps.analyse(config, out)
+    from transformer_theory.harness.plots import plot_curves
+
+    return [plot_curves(config, out)]
+
+
+def plot(out: str) -> list[str]:
+    """Redraw the experiment directory ``out`` (written by :func:`run_experiment`).
+
+    Raises :class:`~.config.ExperimentError` or
+    :class:`~transformer_theory.train.RunDirectoryError` naming the file that cannot be read.
+    """
+    config, _ = read_record(out)
+    return analyse(config, out)

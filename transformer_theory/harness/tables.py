@@ -1,0 +1,96 @@
+"""A sweep's summary as the committed CSV and README's table (mean [min, max] per cell beside the
+paper's claim); reads only the rows that :func:`~.sweeps.sweep` writes to ``summary.json``."""
+
+from __future__ import annotations
+
+import csv
+import os
+from collections.abc import Sequence
+
+import numpy as np
+
+from transformer_theory.harness.setups import PAPER_CLAIMS, TASK_NAMES
+from transformer_theory.jsonio import read_json
+
+SUMMARY_COLUMNS = (
+    "task",
+    "depth",
+    "heads",
+    "seed",
+    "optimizer",
+    "learning_rate",
+    "steps",
+    "final_eval_acc",
+    "chance",
+    "stop_reason",
+    "seconds",
+)
+
+
+def read_summary(out: str) -> list[dict]:
+    """The rows of ``out/summary.json``; raises ``ValueError`` naming ``out`` when absent."""
+    path = os.path.join(out, "summary.json")
+    if not os.path.isfile(path):
+        raise ValueError(f"out: {out} has no summary.json (written when the sweep finishes)")
+    return read_json(path)
+
+
+def read_summaries(outs: Sequence[str]) -> list[dict]:
+    """The rows of several sweeps' ``summary.json`` (one sweep split over processes with
+    ``--tasks``), ordered by task (Chen & Zou's order), depth and seed; ``ValueError`` naming
+    ``outs`` when a run appears in two of them."""
+    rows, where = [], {}
+    for out in outs:
+        for row in read_summary(out):
+            if row["run"] in where:
+                raise ValueError(f"outs: run {row['run']} is in both {where[row['run']]} and {out}")
+            where[row["run"]] = out
+            rows.append(row)
+    order = {task: i for i, task in enumerate(TASK_NAMES)}
+    rows.sort(key=lambda r: (order.get(r["task"], len(order)), int(r["depth"]), int(r["seed"])))
+    return rows
+
+
+def _diverged(row: dict) -> bool:
+    return row.get("status") == "diverged" or row.get("stop_reason") == "diverged"
+
+
+def write_summary_csv(rows: Sequence[dict], path: str) -> None:
+    """One line per run with :data:`SUMMARY_COLUMNS` (accuracy rounded to 4 decimals; a diverged
+    run's accuracy is empty and its ``stop_reason`` is ``diverged``)."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=SUMMARY_COLUMNS, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            acc = None if _diverged(r) else round(float(r["final_eval_acc"]), 4)
+            w.writerow(dict(r, final_eval_acc=acc))
+
+
+def markdown_table(rows: Sequence[dict]) -> str:
+    """README's table: one line per (task, depth): optimizer and learning rate, held-out accuracy
+    mean [min, max] over the seeds that did not diverge, seeds (``3 (1 diverged)``), chance, steps
+    (max), how the runs stopped, the paper's claim. A cell whose every run diverged shows
+    ``diverged`` instead of an accuracy."""
+    groups: dict = {}
+    for r in rows:
+        groups.setdefault((r["task"], int(r["depth"])), []).append(r)
+    lines = [
+        "| task | depth | optimizer, lr | held-out acc mean [min, max] | seeds | chance "
+        "| steps (max) | stopped by | paper's claim |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for (task, depth), rs in groups.items():
+        acc = np.array([float(r["final_eval_acc"]) for r in rs if not _diverged(r)])
+        recipes = sorted({f"{r['optimizer']} {float(r['learning_rate']):g}" for r in rs})
+        reasons = sorted({"diverged" if _diverged(r) else r["stop_reason"] for r in rs})
+        bad = sum(_diverged(r) for r in rs)
+        cell = f"{acc.mean():.2f} [{acc.min():.2f}, {acc.max():.2f}]" if len(acc) else "diverged"
+        seeds = f"{len(rs)} ({bad} diverged)" if bad else f"{len(rs)}"
+        lines.append(
+            f"| {task} | {depth} | {', '.join(recipes)} | {cell} | {seeds} | "
+            f"{float(rs[0]['chance']):.3g} | "
+            f"{max(int(r['steps']) for r in rs)} | {', '.join(reasons)} | "
+            f"{PAPER_CLAIMS.get(task, '')} |"
+        )
+    return "\n".join(lines)

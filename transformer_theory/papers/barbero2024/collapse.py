@@ -1,0 +1,699 @@
+"""Representational collapse (Barbero et al. 2024, §4), measured at every precision.
+
+A causal Pre-LN transformer reads ``v = (1, ..., 1, 0)`` (length ``n``) and ``v' = (1, ..., 1, 0,
+0)`` (the same sequence with its last token repeated, length ``n + 1``). Barbero et al. 2024
+(Theorem 4.2) show that the final last-token representations ``y_n = norm3(v^(L)_n)`` and
+``y'_{n+1}`` grow arbitrarily close as ``n`` grows when the positional information is bounded, so
+that in finite precision they eventually become bit-identical and no readout can tell the two
+sequences apart. This module measures ``||y_n - y'_{n+1}||`` by length, runs the model in
+float64, float32 or bfloat16 (parameters AND activations in that dtype), finds the first length at
+which the two representations are bit-identical, and derives the rate.
+
+The rate, derived from the model (one layer, no position in the scores): at the last query
+(token ``0``) a head gives key ``1`` the score ``a`` and key ``0`` the score ``b``. With ``n - 1``
+ones and ``k`` zeros (``k = 1`` for ``v``, ``2`` for ``v'``) its output is
+``o(k) = (A u_1 + k B u_0) / (A + k B)`` with ``A = (n - 1) e^a``, ``B = e^b``, ``u = W_V x``, so
+
+    o(2) - o(1) = A B (u_0 - u_1) / ((A + B)(A + 2B)) = e^(b - a) (u_0 - u_1) / n + O(1 / n^2),
+
+and the token-wise rest of the layer (MLP, norms) is differentiable, hence
+``n ||y_n - y'_{n+1}|| -> K = ||G  c sum_h e^(b_h - a_h) W_V^h (x_0 - x_1)||`` with ``G`` the
+Jacobian of ``z -> norm3(z + psi(norm2(z)))`` at the limit stream and ``c`` the head weight
+(:func:`one_layer_limit`). Deeper models keep the ``1/n`` rate (each layer's last query sees one
+extra key among ``n``) with a constant this module fits (:func:`fit_rate`).
+
+Outside the theorem's hypotheses (measured, see the README section; :func:`asymptotic_rate` reads
+the curve's tail and gives the verdict):
+
+- ALiBi's bias ``-m |i - j|`` is unbounded and does not decay, which the theorem excludes. With
+  it the ones' weight sums to the geometric series ``S = e^a sum_t e^(-m t) -> e^a / (e^m - 1)``
+  instead of growing like ``n e^a``, so the derivation above holds with ``n`` replaced by about
+  ``1/m``: the distance falls like ``1/n`` until ``n ~ 1/m`` (256 for the smallest slope
+  ``2^-8``) and then tends to a positive constant of order ``m e^(b - a) ||W_V (x_0 - x_1)||``
+  (through the token map): no collapse.
+- An ABSOLUTE sinusoidal code is *added to the stream*: the last token of ``v`` carries the code
+  of position ``n`` and that of ``v'`` the code of ``n + 1``, a difference of order one that never
+  shrinks. The theorem's premise is that positions enter only through the kernel
+  ``k(q, k, p_ij)``; this model breaks the premise, so its "no collapse" is no finding against
+  the paper.
+
+In bfloat16 the distance stops at the rounding floor (an ulp of ``y``) long before it reaches
+zero, and the two vectors become identical only coordinate by coordinate.
+
+Lengths beyond ``config.seq_len``: the library's embedding (Chen & Zou 2024, eq. 3) lays a one-hot
+or sinusoidal code out for the sequence's own length; :func:`embed_long` keeps the code that
+``config.seq_len`` defines (the sinusoidal frequencies of a ``code_dim(positional, seq_len)``-wide
+code) and evaluates it at any position, so the same model reads every length.
+
+Shape letters: :mod:`transformer_theory.glossary`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Callable, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from transformer_theory import _validate
+from transformer_theory.core import norms, positional
+from transformer_theory.core.forward import forward_trace
+from transformer_theory.core.layers import attention_scores, mlp
+from transformer_theory.params import (
+    LayerParams,
+    ModelConfig,
+    ModelParams,
+    cast_params,
+    init_params,
+)
+
+PRECISIONS = ("float64", "float32", "bfloat16")
+PATTERNS = ("ones_zero", "zeros_one", "alternating", "random")
+# Token ids of the collapse and copying experiments (tasks.copying uses the same layout).
+ZERO, ONE, SEPARATOR = 0, 1, 2
+
+
+POSITIONAL = ("none", "sinusoidal", "rope", "alibi")
+
+
+def causal_pre_ln_config(
+    depth: int,
+    heads: int,
+    positional: str,
+    *,
+    width: int = 32,
+    qk_dim: int = 8,
+    vocab_size: int = 5,
+    seq_len: int = 16,
+    mlp_ratio: int = 2,
+    num_classes: int = 2,
+) -> ModelConfig:
+    """Barbero et al. 2024, §2's model as a :class:`ModelConfig`: causal softmax attention with
+    ``1/sqrt(E)`` scores, ``norm1`` (LayerNorm) before attention, an MLP ``psi`` after ``norm2``,
+    the final ``norm3``, ``heads`` heads in each of ``depth`` layers.
+
+    ``positional``: ``"none"``, ``"sinusoidal"`` (an absolute code of ``code_dim(seq_len)``
+    frequencies written into the stream), ``"rope"`` or ``"alibi"`` (relative, in the scores).
+    """
+    _validate.check_choice("positional", positional, POSITIONAL)
+    _validate.check_positive("depth", depth)
+    _validate.check_positive("heads", heads)
+    _validate.check_positive("mlp_ratio", mlp_ratio)
+    return ModelConfig(
+        vocab_size=vocab_size,
+        seq_len=seq_len,
+        width=width,
+        num_classes=num_classes,
+        heads=(heads,) * depth,
+        attention="softmax",
+        scale_scores=True,
+        causal=True,
+        positional="sinusoidal" if positional == "sinusoidal" else "none",
+        relative=positional if positional in ("rope", "alibi") else None,
+        qk_dim=qk_dim,
+        norm1="layernorm",
+        mlp_hidden=mlp_ratio * width,
+        norm2="layernorm",
+        final_norm="layernorm",
+    )
+
+
+def model_bytes(
+    depth: int,
+    heads: int,
+    *,
+    width: int = 32,
+    qk_dim: int = 8,
+    mlp_ratio: int = 2,
+    num_classes: int = 2,
+    itemsize: int = 8,
+) -> int:
+    """Bytes of the parameters of :func:`causal_pre_ln_config` ``(depth, heads, ...)`` in a dtype
+    of ``itemsize`` bytes (8: the float64 model of :func:`random_model`), from the sizes alone.
+
+    Python integers and nothing built: a config of ``10^12`` layers would be a tuple of ``10^12``
+    head counts, so a command checks this figure first (per layer: ``W_V`` ``(H, D, D)``,
+    ``W_Q`` and ``W_K`` ``(H, E, D)``, the MLP ``(F, D)``, ``(F,)``, ``(D, F)``, ``(D,)`` with
+    ``F = mlp_ratio D``, two LayerNorms; then ``w_o`` ``(C, D)`` and the final LayerNorm).
+    """
+    for name, value in (("depth", depth), ("heads", heads), ("width", width)):
+        if int(value) != value or value < 1:  # not check_positive: float(10^400) overflows
+            raise ValueError(f"{name}: expected a positive integer, got {value!r}")
+    d, e, f = int(width), int(qk_dim), int(mlp_ratio) * int(width)
+    layer = int(heads) * (d * d + 2 * e * d) + (2 * f * d + f + d) + 2 * 2 * d
+    return int(itemsize) * (int(depth) * layer + int(num_classes) * d + 2 * d)
+
+
+def random_model(config: ModelConfig, seed: int = 0) -> ModelParams:
+    """A random float64 model of ``config`` (entries ``N(0, 1/d')``, norms at gain 1, bias 0)."""
+    return init_params(jax.random.key(seed), config, dtype=jnp.float64)
+
+
+def dtype_of(precision: str):
+    """The JAX dtype of ``precision`` (one of :data:`PRECISIONS`); float64 needs x64 enabled."""
+    _validate.check_choice("precision", precision, PRECISIONS)
+    if precision == "float64" and not jax.config.jax_enable_x64:
+        raise ValueError(
+            "precision: float64 needs jax.config.update('jax_enable_x64', True) before any "
+            "array is created"
+        )
+    return jnp.dtype(precision)
+
+
+def embed_long(
+    config: ModelConfig, tokens_N, *, dtype=jnp.float32, valid_N: jax.Array | None = None
+) -> jax.Array:
+    """Chen & Zou 2024, eq. 3 embedding ``[onehot(x_i) ; p_i ; 0]`` at ANY length.
+
+    The positional block is the code ``config.seq_len`` defines: ``"sinusoidal"`` keeps its
+    ``code_dim("sinusoidal", seq_len)`` frequencies at every position (the library's
+    :func:`~transformer_theory.core.positional.embed_tokens` re-lays it out for each length, which
+    would change the model with the length); ``"svete"`` and ``"none"`` are defined everywhere;
+    ``"onehot"`` only up to ``seq_len``. The code is computed in float32 (float64 for float64) and
+    stored in ``dtype``, as a model keeps its position table. Traceable (jit/vmap) in ``tokens_N``
+    and ``valid_N``.
+
+    Args:
+      config: the model's config.
+      tokens_N: integer token ids.
+      dtype: the embedding's dtype (the precision the model runs in).
+      valid_N: optional boolean, False at padding (left padding, masked by the caller): padding
+        rows get no positional code and the ``t``-th valid token gets the code of position ``t``.
+    Returns:
+      ``embedding_NxD``.
+    """
+    tokens_N = jnp.asarray(tokens_N)
+    _validate.check_ndim("tokens_N", tokens_N, 1)
+    _validate.check_token_ids("tokens_N", tokens_N, config.vocab_size)
+    n = int(tokens_N.shape[0])
+    if valid_N is not None:
+        _validate.check_shape("valid_N", valid_N, (n,))
+    kind = config.positional
+    code_dtype = jnp.float64 if jnp.dtype(dtype) == jnp.float64 else jnp.float32
+    if kind == "onehot":
+        if n > config.seq_len:
+            raise ValueError(
+                f"tokens_N: a one-hot position code exists for seq_len = {config.seq_len} "
+                f"positions, got {n} tokens; use a bounded code (none, sinusoidal, RoPE, ALiBi)"
+            )
+        table = jnp.eye(n, config.seq_len, dtype=code_dtype)
+    elif kind == "sinusoidal":
+        table = positional.sinusoidal(n, config.pos_dim, dtype=code_dtype)
+    elif kind == "svete":
+        table = positional.svete_cotterell(n, code_dtype)
+    else:
+        table = jnp.zeros((n, 0), code_dtype)
+    if valid_N is not None:
+        position_N = jnp.maximum(jnp.cumsum(valid_N.astype(jnp.int32)) - 1, 0)
+        table = jnp.where(valid_N[:, None], table[position_N], 0.0)
+    tok = jax.nn.one_hot(tokens_N, config.vocab_size, dtype=code_dtype)
+    pad = jnp.zeros((n, config.width - config.embed_dim), code_dtype)
+    return jnp.concatenate([tok, table, pad], axis=-1).astype(dtype)
+
+
+def final_norm(params: ModelParams, v_D: jax.Array) -> jax.Array:
+    """``norm3`` (Barbero et al. 2024's final normalization; identity when the model has none)."""
+    fn = params.final_norm
+    if fn is None:
+        return v_D
+    cfg = params.config
+    return norms.apply_norm(cfg.final_norm, v_D, fn.scale, fn.bias, cfg.norm_eps)
+
+
+def last_representation(
+    params: ModelParams, embedding_NxD: jax.Array, mask_NxN: jax.Array | None = None
+) -> jax.Array:
+    """``y_n = norm3(v^(L)_n)``: the final normalized representation of the last token.
+
+    This is what the next-token prediction reads (Barbero et al. 2024, §2). Runs in the dtype of
+    ``params`` and ``embedding_NxD`` (cast both for a precision); jit at the call site.
+    """
+    v_NxD = forward_trace(params, embedding_NxD, mask_NxN).streams_LxNxD[-1]
+    return final_norm(params, v_NxD[-1])
+
+
+@jax.jit
+def _pair_last_representations(params, embedding_a, embedding_b):
+    # One program for both sequences: one compile per (length, precision) instead of two, and the
+    # two forward passes stay separate computations (no padding, no batching).
+    return last_representation(params, embedding_a), last_representation(params, embedding_b)
+
+
+def pattern_tokens(pattern: str, n: int, *, separator_every: int | None = None) -> np.ndarray:
+    """The sequence ``v`` of length ``n`` of a collapse pattern (token ids :data:`ZERO`,
+    :data:`ONE`, :data:`SEPARATOR`).
+
+    ``"ones_zero"``: ``(1, ..., 1, 0)`` (Barbero et al. 2024's example); ``"zeros_one"``:
+    ``(0, ..., 0, 1)``; ``"alternating"``: ``(0, 1, 0, 1, ...)``; ``"random"``: the first ``n``
+    bits of a fixed random stream (seed 0), so every length extends the previous one.
+    ``separator_every = k`` interleaves the separator after every ``k`` tokens of the pattern
+    (Barbero et al. 2024's remedy), keeping the last token last; the result is longer than ``n``.
+    """
+    _validate.check_choice("pattern", pattern, PATTERNS)
+    _validate.check_positive("n", n)
+    if pattern == "ones_zero":
+        v = np.full(n, ONE)
+        v[-1] = ZERO
+    elif pattern == "zeros_one":
+        v = np.full(n, ZERO)
+        v[-1] = ONE
+    elif pattern == "alternating":
+        v = np.arange(n) % 2
+    else:
+        v = np.random.default_rng(0).integers(0, 2, size=max(n, 1 << 16))[:n]
+    if separator_every is not None:
+        from transformer_theory.papers.barbero2024.tasks import interleave
+
+        v = interleave(v, SEPARATOR, separator_every)
+    return v.astype(np.int32)
+
+
+def repeat_last(tokens_N) -> np.ndarray:
+    """``v' = (v_1, ..., v_n, v_n)``: the sequence with its last token repeated."""
+    tokens_N = np.asarray(tokens_N)
+    _validate.check_ndim("tokens_N", tokens_N, 1)
+    if tokens_N.shape[0] == 0:
+        raise ValueError("tokens_N: expected at least one token")
+    return np.concatenate([tokens_N, tokens_N[-1:]]).astype(np.int32)
+
+
+def pair_representations(params: ModelParams, tokens_a, tokens_b, precision: str):
+    """``(y_a, y_b)``: the final last-token representations of two sequences, each from its own
+    forward pass, with ``params`` and activations in ``precision``."""
+    dtype = dtype_of(precision)
+    p = params if params.w_o.dtype == dtype else cast_params(params, dtype)
+    cfg = params.config
+    ea = embed_long(cfg, tokens_a, dtype=dtype)
+    eb = embed_long(cfg, tokens_b, dtype=dtype)
+    return _pair_last_representations(p, ea, eb)
+
+
+def measurement_bytes(
+    config: ModelConfig, tokens: int, precision: str, *, compiled: bool = True
+) -> int:
+    """Peak bytes of one :func:`pair_representations` call: ``v`` of ``tokens`` tokens and ``v'``
+    of ``tokens + 1``, the model cast to ``precision``.
+
+    ``compiled=True``: XLA's own account of the compiled program
+    (:func:`transformer_theory.budget.compiled_bytes` on shapes only: nothing is allocated, one
+    compile), plus the float64 model it is cast from and the two embeddings built (in float64)
+    before the call. ``compiled=False``: a floor without compiling, the models and one
+    ``(H, n + 1, n + 1)`` score array of the widest layer (every layer computes its scores in
+    full) -- a run above the floor cannot fit, whatever XLA does. Needs x64 enabled for float64.
+    """
+    from transformer_theory import budget
+
+    _validate.check_positive("tokens", tokens)
+    dtype = dtype_of(precision)
+
+    def model(d):
+        return jax.eval_shape(lambda: init_params(jax.random.key(0), config, dtype=d))
+
+    def nbytes(tree):
+        return sum(math.prod(x.shape) * x.dtype.itemsize for x in jax.tree.leaves(tree))
+
+    run_params = model(dtype)
+    master = 0 if dtype == jnp.float64 else nbytes(model(jnp.float64))
+    if not compiled:
+        scores = max(config.heads) * (tokens + 1) ** 2 * dtype.itemsize
+        return int(nbytes(run_params) + master + scores)
+    ea = jax.ShapeDtypeStruct((tokens, config.width), dtype)
+    eb = jax.ShapeDtypeStruct((tokens + 1, config.width), dtype)
+    program = budget.compiled_bytes(_pair_last_representations, run_params, ea, eb)
+    return int(program + master + 2 * 8 * (2 * tokens + 1) * config.width)
+
+
+def compare(ya: jax.Array, yb: jax.Array) -> dict:
+    """Distance (computed in float64 from the two vectors as stored), bit identity, equal
+    coordinates."""
+    a = np.asarray(ya.astype(jnp.float32) if ya.dtype == jnp.bfloat16 else ya, np.float64)
+    b = np.asarray(yb.astype(jnp.float32) if yb.dtype == jnp.bfloat16 else yb, np.float64)
+    bits_a = np.asarray(jax.lax.bitcast_convert_type(ya, _uint_of(ya.dtype)))
+    bits_b = np.asarray(jax.lax.bitcast_convert_type(yb, _uint_of(yb.dtype)))
+    equal = bits_a == bits_b
+    return dict(
+        distance=float(np.linalg.norm(a - b)),
+        identical=bool(np.all(equal)),
+        equal_coords=int(np.sum(equal)),
+    )
+
+
+def _uint_of(dtype):
+    return {2: jnp.uint16, 4: jnp.uint32, 8: jnp.uint64}[jnp.dtype(dtype).itemsize]
+
+
+def length_grid(max_len: int, points: int = 24, min_len: int = 2) -> list[int]:
+    """About ``points`` lengths from ``min_len`` to ``max_len``, geometrically spaced, distinct;
+    always ending at ``max_len`` (one point is ``[max_len]``: the length a run asked for, not
+    ``min_len``)."""
+    _validate.check_positive("max_len", max_len)
+    _validate.check_positive("points", points)
+    if not 1 <= min_len <= max_len:
+        raise ValueError(f"min_len: expected 1 <= min_len <= max_len = {max_len}, got {min_len}")
+    if points == 1:
+        return [int(max_len)]
+    if min_len == max_len:
+        return [int(max_len)]
+    # Past this many points every gap of the geometric grid is below 1 (the widest is the last,
+    # max_len (1 - r^-1), r the ratio), so the rounded grid holds every integer length: return them
+    # without building an array of `points` floats (10^12 of them would not fit in memory). The
+    # factor 2 keeps the test clear of rounding; below it the grid is computed as before.
+    every = 2 * math.log(max_len / min_len) / math.log(max_len / (max_len - 1))
+    if points - 1 > every:
+        return list(range(int(min_len), int(max_len) + 1))
+    grid = np.unique(np.round(np.geomspace(min_len, max_len, points)).astype(int))
+    return [int(x) for x in grid]
+
+
+def collapse_curve(
+    params: ModelParams,
+    lengths: Sequence[int],
+    precisions: Sequence[str] = PRECISIONS,
+    *,
+    pair: Callable[[int], tuple[np.ndarray, np.ndarray]] | None = None,
+    pattern: str = "ones_zero",
+    separator_every: int | None = None,
+    progress: bool = False,
+    guard: Callable[[], contextlib.AbstractContextManager] = contextlib.nullcontext,
+) -> dict:
+    """Distances ``||y_n - y'_{n+1}||`` by length and precision, and where they become identical.
+
+    Args:
+      params: one causal model (any depth, heads, positional code).
+      lengths: the pattern lengths ``n`` to measure (each costs one compile per precision).
+      precisions: names from :data:`PRECISIONS`; the model runs entirely in each.
+      pair: ``n -> (v, v')``, two token sequences to compare (default: ``v`` of ``pattern`` and
+        ``v`` with its last token repeated).
+      pattern, separator_every: the default pair's pattern (:func:`pattern_tokens`).
+      progress: a tqdm bar over (precision, length), drawn only when stderr is a terminal.
+      guard: a context manager factory entered around each measurement (the command line passes
+        one that holds Ctrl-C until the measurement is done, so that JAX is never interrupted
+        inside a call).
+    Returns:
+      A record: ``lengths`` (the pattern lengths), ``tokens`` (the actual lengths of ``v``), and
+      per precision ``distance``, ``identical``, ``equal_coords`` by length, ``first_identical``
+      (the first measured length with bit-identical representations, None if none) and
+      ``identical_from`` (the first length from which every measured length is identical).
+    """
+    cfg = params.config
+    if cfg is None or not cfg.causal:
+        raise ValueError("params: representational collapse is defined for a causal model")
+    lengths = [int(n) for n in lengths]
+    if not lengths or min(lengths) < 1:
+        raise ValueError(f"lengths: expected positive lengths, got {lengths}")
+    for prec in precisions:
+        dtype_of(prec)
+    if pair is None:
+
+        def pair(n):
+            v = pattern_tokens(pattern, n, separator_every=separator_every)
+            return v, repeat_last(v)
+
+    record = dict(
+        pattern=pattern,
+        separator_every=separator_every,
+        lengths=lengths,
+        tokens=[int(len(pair(n)[0])) for n in lengths],
+        precisions={},
+    )
+    steps = [(prec, n) for prec in precisions for n in lengths]
+    if progress:
+        from tqdm.auto import tqdm
+
+        # disable=None: no bar when stderr is not a terminal (a log file, a pipe)
+        steps = tqdm(steps, desc="collapse", unit="length", disable=None)
+    rows: dict[str, list[dict]] = {prec: [] for prec in precisions}
+    for prec, n in steps:
+        va, vb = pair(n)
+        with guard():
+            rows[prec].append(compare(*pair_representations(params, va, vb, prec)))
+    for prec in precisions:
+        same = [r["identical"] for r in rows[prec]]
+        record["precisions"][prec] = dict(
+            distance=[r["distance"] for r in rows[prec]],
+            identical=same,
+            equal_coords=[r["equal_coords"] for r in rows[prec]],
+            width=cfg.width,
+            first_identical=first_true(lengths, same),
+            identical_from=identical_from(lengths, same),
+        )
+    return record
+
+
+def first_true(lengths: Sequence[int], flags: Sequence[bool]) -> int | None:
+    """The first length whose flag is set (None if none is)."""
+    return next((int(n) for n, f in zip(lengths, flags) if f), None)
+
+
+def identical_from(lengths: Sequence[int], flags: Sequence[bool]) -> int | None:
+    """The first length from which every flag is set (None if the last one is not)."""
+    start = None
+    for n, f in zip(lengths, flags):
+        start = (start if start is not None else int(n)) if f else None
+    return start
+
+
+def rounding_dominates_from(
+    lengths: Sequence[int], exact: Sequence[float], measured: Sequence[float]
+) -> int | None:
+    """The first length where a precision's distance is off the float64 one by more than half of
+    it: from there on, what that precision measures is mostly its own rounding, not the
+    difference between the sequences (None if it never is)."""
+    for n, d, m in zip(lengths, exact, measured):
+        if abs(m - d) > 0.5 * d:
+            return int(n)
+    return None
+
+
+def fit_rate(
+    lengths: Sequence[int], distances: Sequence[float], *, floor: float = 0.0, min_len: int = 8
+) -> dict:
+    """Least-squares slope of ``log distance`` against ``log n`` (``-1`` for a ``1/n`` rate).
+
+    Only lengths ``>= min_len`` with a distance above ``floor`` (the precision's rounding floor)
+    enter. Returns ``slope``, ``constant`` (``n * distance`` at the largest fitted length),
+    ``fit_from``, ``fit_to`` and ``points``; the slope is None with fewer than 3 points.
+    """
+    n = np.asarray(lengths, np.float64)
+    d = np.asarray(distances, np.float64)
+    if n.shape != d.shape:
+        raise ValueError(f"distances: expected {n.shape[0]} values, one per length, got {d.shape}")
+    keep = (n >= min_len) & (d > floor) & np.isfinite(d)
+    if keep.sum() < 3:
+        return dict(slope=None, constant=None, fit_from=None, fit_to=None, points=int(keep.sum()))
+    slope = float(np.polyfit(np.log(n[keep]), np.log(d[keep]), 1)[0])
+    last = int(np.flatnonzero(keep)[-1])
+    return dict(
+        slope=slope,
+        constant=float(n[last] * d[last]),
+        fit_from=int(n[keep][0]),
+        fit_to=int(n[keep][-1]),
+        points=int(keep.sum()),
+    )
+
+
+# A decaying power law n^(-a) changes by 1 - 4^(-a) over two octaves: a change of at most 5% there
+# means a < 0.037, which no collapse at a measurable rate has; the curve is called flat.
+PLATEAU_CHANGE = 0.05
+# A tail slope above -0.1 (halving the distance would take a factor 1,000 in n) is not a collapse.
+DECAY_SLOPE = -0.1
+
+
+def asymptotic_rate(
+    lengths: Sequence[int],
+    distances: Sequence[float],
+    *,
+    floor: float = 0.0,
+    until: int | None = None,
+    decade: float = 10.0,
+) -> dict:
+    """The rate on the asymptotic range only, a plateau test, and a verdict computed from both.
+
+    One power law fitted across every length mixes regimes: with ALiBi the distance falls like
+    ``1/n`` while ``n < 1/m`` (``m`` the smallest head slope, ``2^-8``) and is constant beyond, and
+    a single fit across that bend reports a slope (about ``-0.55``) that describes neither. Here:
+
+    - usable points: a finite distance above ``floor`` (the precision's rounding floor), at a
+      length below ``until`` (where rounding dominates the precision, if it does);
+    - the tail: the usable points in the last decade (``n >= n_last / decade``), or the last three
+      usable points if that decade holds fewer; ``slope`` is the least-squares slope of
+      ``log distance`` against ``log n`` there;
+    - the plateau test: ``change = |d(n_last) - d(n_ref)| / d(n_last)`` with ``n_ref`` the
+      smallest usable length ``>= n_last / 4`` (the last two octaves; it must be at most
+      ``n_last / 2``); flat when ``change <= PLATEAU_CHANGE``;
+    - ``verdict``: ``"plateau at X: no collapse"`` when flat, else ``"collapses ~ n^S"`` when the
+      tail slope ``S <= DECAY_SLOPE``, else ``"no decay (tail slope S): no collapse"``;
+      ``"undetermined: ..."`` with fewer than three usable points.
+
+    Returns a dict with ``slope``, ``tail_from``, ``tail_to``, ``tail_points``, ``change``,
+    ``change_from``, ``plateau`` (bool), ``plateau_value`` (the last distance, when flat) and
+    ``verdict``; fields that cannot be computed are None.
+    """
+    n = np.asarray(lengths, np.float64)
+    d = np.asarray(distances, np.float64)
+    if n.shape != d.shape:
+        raise ValueError(f"distances: expected {n.shape[0]} values, one per length, got {d.shape}")
+    keep = np.isfinite(d) & (d > floor)
+    if until is not None:
+        keep &= n < until
+    out = dict(
+        slope=None,
+        tail_from=None,
+        tail_to=None,
+        tail_points=0,
+        change=None,
+        change_from=None,
+        plateau=False,
+        plateau_value=None,
+    )
+    if keep.sum() < 3:
+        reason = f"only {int(keep.sum())} length(s) above the rounding floor"
+        if until is not None:
+            reason += f" and below n = {until}, where rounding dominates"
+        return dict(out, verdict=f"undetermined: {reason}")
+    nk, dk = n[keep], d[keep]
+    tail = nk >= nk[-1] / decade
+    if tail.sum() < 3:
+        tail = np.arange(nk.shape[0]) >= nk.shape[0] - 3
+    slope = float(np.polyfit(np.log(nk[tail]), np.log(dk[tail]), 1)[0])
+    out.update(
+        slope=slope,
+        tail_from=int(nk[tail][0]),
+        tail_to=int(nk[-1]),
+        tail_points=int(tail.sum()),
+    )
+    ref = int(np.flatnonzero(nk >= nk[-1] / 4)[0])
+    if nk[ref] <= nk[-1] / 2:
+        change = float(abs(dk[-1] - dk[ref]) / dk[-1])
+        out.update(change=change, change_from=int(nk[ref]), plateau=change <= PLATEAU_CHANGE)
+    if out["plateau"]:
+        out["plateau_value"] = float(dk[-1])
+        verdict = f"plateau at {dk[-1]:.3g}: no collapse"
+    elif slope <= DECAY_SLOPE:
+        verdict = f"collapses ~ n^{slope:.2f}"
+    else:
+        verdict = f"no decay (tail slope {slope:+.2f}): no collapse"
+    return dict(out, verdict=verdict)
+
+
+def rounding_floor(precision: str, scale: float = 1.0) -> float:
+    """Half an ulp of a value of size ``scale`` in ``precision`` (below it, rounding decides)."""
+    return 0.5 * float(jnp.finfo(dtype_of(precision)).eps) * scale
+
+
+def one_layer_limit(params: ModelParams, *, one: int = ONE, zero: int = ZERO) -> float:
+    """``K = lim n ||y_n - y'_{n+1}||`` for ``v = (one^(n-1), zero)``, derived from the weights.
+
+    The derivation is in the module docstring. It holds for one causal softmax layer whose scores
+    do not see positions (``positional="none"``, no RoPE or ALiBi); computed in float64.
+    """
+    cfg = params.config
+    if cfg is None or cfg.depth != 1:
+        raise ValueError("params: one_layer_limit needs a one-layer model")
+    if not (cfg.causal and cfg.attention == "softmax"):
+        raise ValueError("params: one_layer_limit needs causal softmax attention")
+    if cfg.positional != "none" or cfg.relative is not None:
+        raise ValueError(
+            "params: one_layer_limit needs scores without positions (positional='none', "
+            f"relative=None), got positional={cfg.positional!r}, relative={cfg.relative!r}"
+        )
+    p = cast_params(params, jnp.float64)
+    layer = p.layers[0]
+    e_NxD = embed_long(cfg, jnp.array([one, zero]), dtype=jnp.float64)
+    x_NxD = norm1_map(layer, cfg)(e_NxD)
+    s_HxNxN = attention_scores(layer, x_NxD, cfg)  # query 1 = token `zero`, keys 0 (one), 1 (zero)
+    u_HxNxD = jnp.einsum("hed,nd->hne", layer.attn.w_v, x_NxD)
+    c = 1.0 / s_HxNxN.shape[0] if cfg.head_mean else 1.0
+    z_inf = e_NxD[1] + c * jnp.sum(u_HxNxD[:, 0], axis=0)
+    ratio_H = jnp.exp(s_HxNxN[:, 1, 1] - s_HxNxN[:, 1, 0])
+    delta = c * jnp.einsum("h,hd->d", ratio_H, u_HxNxD[:, 1] - u_HxNxD[:, 0])
+    token_map = mlp_map(layer, cfg)
+    g_DxD = jax.jacfwd(lambda z: final_norm(p, token_map(z)))(z_inf)
+    return float(jnp.linalg.norm(g_DxD @ delta))
+
+
+def norm1_map(layer: LayerParams, cfg: ModelConfig) -> Callable[[jax.Array], jax.Array]:
+    """The layer's ``norm1`` as a token-wise map (identity when it has none)."""
+    if layer.norm1 is None:
+        return lambda x: x
+    n1 = layer.norm1
+    return lambda x: norms.apply_norm(cfg.norm1, x, n1.scale, n1.bias, cfg.norm_eps)
+
+
+def mlp_map(layer: LayerParams, cfg: ModelConfig) -> Callable[[jax.Array], jax.Array]:
+    """``z -> z + psi(norm2(z))`` on one token ``z_D`` (identity when the layer has no MLP)."""
+    if layer.mlp is None:
+        return lambda z: z
+
+    def fn(z_D):
+        u = z_D
+        if layer.norm2 is not None:
+            n2 = layer.norm2
+            u = norms.apply_norm(cfg.norm2, u, n2.scale, n2.bias, cfg.norm_eps)
+        return z_D + mlp(layer.mlp, u[None, :], cfg.mlp_activation)[0]
+
+    return fn
+
+
+def _floor(rec: dict, precision: str) -> float:
+    scale = math.sqrt(rec["width"])  # a normalized y has norm ~ sqrt(width)
+    return 4 * rounding_floor(precision, scale)
+
+
+def summarize(record: dict, precision: str = "float64") -> dict:
+    """One power law over every length ``>= 8`` above the rounding floor (:func:`fit_rate`).
+
+    Across a change of regime (ALiBi's bend at ``n ~ 1/m``) this slope describes neither regime;
+    read :func:`asymptotic_rate` (``record["precisions"][p]["asymptotic"]``) for the rate."""
+    rec = record["precisions"][precision]
+    return fit_rate(record["lengths"], rec["distance"], floor=_floor(rec, precision))
+
+
+def model_record(
+    params: ModelParams,
+    name: str,
+    lengths: Sequence[int],
+    precisions: Sequence[str] = PRECISIONS,
+    **curve_options,
+) -> dict:
+    """:func:`collapse_curve` of one model with, per precision, one fit over every length
+    (``rate``, :func:`summarize`), the rate on the asymptotic range with a plateau test
+    (``asymptotic``, :func:`asymptotic_rate`; for a precision other than float64 only the lengths
+    before its rounding dominates), and, for the model, ``verdict`` (float64's, else the first
+    precision's) and, for a one-layer model without positions in its scores, the limit derived
+    from its weights (``predicted_limit``, :func:`one_layer_limit`; None otherwise)."""
+    record = dict(name=name, **collapse_curve(params, lengths, precisions, **curve_options))
+    for prec in precisions:
+        record["precisions"][prec]["rate"] = summarize(record, prec)
+    reference = "float64" if "float64" in precisions else precisions[0]
+    record["rate"] = record["precisions"][reference]["rate"]
+    if "float64" in precisions:
+        d64 = record["precisions"]["float64"]["distance"]
+        for prec in precisions:
+            record["precisions"][prec]["rounding_dominates_from"] = rounding_dominates_from(
+                record["lengths"], d64, record["precisions"][prec]["distance"]
+            )
+    for prec in precisions:
+        rec = record["precisions"][prec]
+        rec["asymptotic"] = asymptotic_rate(
+            record["lengths"],
+            rec["distance"],
+            floor=_floor(rec, prec),
+            until=None if prec == "float64" else rec.get("rounding_dominates_from"),
+        )
+    record["asymptotic"] = record["precisions"][reference]["asymptotic"]
+    record["verdict"] = record["asymptotic"]["verdict"]
+    cfg = params.config
+    simple = (
+        cfg.depth == 1
+        and cfg.positional == "none"
+        and cfg.relative is None
+        and record["pattern"] == "ones_zero"
+        and record["separator_every"] is None
+        and curve_options.get("pair") is None
+    )
+    record["predicted_limit"] = one_layer_limit(params) if simple else None
+    return record

@@ -1,0 +1,182 @@
+"""Measurements of the formal-language recognizers
+(:mod:`transformer_theory.papers.formal_languages.constructions`) as records of data: accuracy and smallest
+margin by length, exhaustive up to a length and sampled beyond, and PARITY's margin and
+cross-entropy against ``n`` by float format (Chiang & Cholak 2022).
+
+A margin here is signed by the truth: ``(o_1 - o_0)`` for members and ``(o_0 - o_1)`` for the rest,
+so a string is classified correctly exactly when its margin is positive. Membership comes from
+:func:`transformer_theory.papers.formal_languages.tasks.is_member`, never from the model.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+
+from transformer_theory import _validate
+from transformer_theory.papers.formal_languages import constructions as recognizers
+from transformer_theory.papers.formal_languages import tasks
+
+# The table rows built: recognizer -> (language, attention, positional code, source).
+ROWS = {
+    "majority": ("majority", "hard_average", "none", "Pérez, Marinković & Barceló 2019"),
+    "parity": ("parity", "softmax", "chiang_cholak", "Chiang & Cholak 2022 (with LayerNorm)"),
+    "parity_no_layernorm": ("parity", "softmax", "chiang_cholak", "Chiang & Cholak 2022"),
+    "dyck1": ("dyck1", "hard_average (causal)", "none", "Yao et al. 2021 (first layer)"),
+}
+
+
+# Peak memory of one batch through a recognizer, in units of (rows * n^2 * itemsize): XLA's own
+# account (budget.compiled_bytes of constructions.languages._margins) gave 2.0-2.4 for MAJORITY
+# and PARITY and 3.0-4.1 for Dyck-1, n = 257..2049, float32 and float64 (2026-11-24); 5 covers
+# them all. The strings themselves are held about three times (the sampler's list, the stacked
+# array, the BOS-prefixed device copy).
+_MAPS_PER_ROW = 5
+_STRING_COPIES = 3
+# Attention-map entries per second through a recognizer: 0.4e7-4.4e7 measured on this project's
+# loaded 2-core CPU (n = 257..2049, 2026-11-24); the estimate takes a faster 5e7, so it refuses
+# only what would exceed the time budget even on a less loaded machine.
+ENTRIES_PER_SECOND = 5e7
+
+
+def evaluation_cost(length: int, count: int, itemsize: int = 8) -> tuple[float, float]:
+    """``(peak_bytes, map_entries)`` of :func:`length_entry` on ``count`` strings of ``length``:
+    the peak memory of one chunk of :func:`~transformer_theory.papers.formal_languages.constructions.
+    decision_margins` plus the strings, and the attention-map entries ``count (length + 1)^2``
+    computed (the work, for a time estimate). Plain arithmetic, nothing allocated."""
+    n = int(length) + 1
+    chunk = min(int(count), max(1, 2**22 // (n * n)))
+    peak = _MAPS_PER_ROW * chunk * n * n * itemsize + _STRING_COPIES * int(count) * n * 4
+    return float(peak), float(count) * n * n
+
+
+def record_cost(
+    exhaustive_up_to: int, sampled_lengths=(), samples: int = 64, itemsize: int = 8
+) -> tuple[float, float]:
+    """``(peak_bytes, map_entries)`` of one :func:`recognizer_record` with these settings (the
+    peak over its lengths, the entries summed); the work of every row is the same."""
+    costs = [evaluation_cost(n, 2**n, itemsize) for n in range(1, int(exhaustive_up_to) + 1)]
+    costs += [
+        evaluation_cost(n, samples, itemsize)
+        for n in sorted(set(int(x) for x in sampled_lengths))
+        if n > exhaustive_up_to
+    ]
+    return max((c[0] for c in costs), default=0.0), sum(c[1] for c in costs)
+
+
+def precision_cost(lengths, samples: int = 8, dtypes=("float32", "float64")):
+    """``(peak_bytes, map_entries)`` of :func:`parity_precision_records` (two variants per
+    dtype)."""
+    costs = [evaluation_cost(n, samples, jnp.dtype(dt).itemsize) for n in lengths for dt in dtypes]
+    return max((c[0] for c in costs), default=0.0), 2 * sum(c[1] for c in costs)
+
+
+def _signed(margins_B, labels_B):
+    return np.where(labels_B, margins_B, -margins_B).astype(np.float64)
+
+
+def length_entry(params, language: str, strings_BxN, exhaustive: bool) -> dict:
+    """Accuracy and smallest signed margin of ``params`` on ``strings_BxN`` (one length)."""
+    labels = tasks.members(language, strings_BxN)
+    signed = _signed(recognizers.decision_margins(params, strings_BxN), labels)
+    return {
+        "length": int(np.shape(strings_BxN)[1]),
+        "strings": int(len(labels)),
+        "members": int(labels.sum()),
+        "exhaustive": bool(exhaustive),
+        "accuracy": float(np.mean(signed > 0)),
+        "min_margin": float(signed.min()),
+    }
+
+
+def recognizer_record(
+    name: str,
+    *,
+    exhaustive_up_to: int,
+    sampled_lengths=(),
+    samples: int = 64,
+    seed: int = 0,
+    dtype=jnp.float64,
+) -> dict:
+    """One row of the table: the recognizer ``name`` checked on every string of lengths
+    ``1..exhaustive_up_to`` and on ``samples`` balanced strings of each of ``sampled_lengths``
+    (skipping a length without both classes, e.g. odd lengths for Dyck-1).
+
+    Returns:
+      ``{language, construction, attention, positional, source, dtype, lengths_checked,
+      exhaustive_up_to, accuracy, min_margin, by_length: [...]}``.
+    """
+    _validate.check_choice("name", name, recognizers.RECOGNIZERS)
+    _validate.check_positive("exhaustive_up_to", exhaustive_up_to)
+    _validate.check_positive("samples", samples)
+    # all_strings refuses lengths beyond its limit (2^20 strings) naming "length"; say which
+    # argument of this function asked for it.
+    if 2 ** int(exhaustive_up_to) > tasks.ALL_STRINGS_LIMIT:
+        raise ValueError(
+            f"exhaustive_up_to: {exhaustive_up_to} would enumerate 2^{int(exhaustive_up_to)} "
+            f"strings, more than {tasks.ALL_STRINGS_LIMIT:,}"
+        )
+    language, attention, positional, source = ROWS[name]
+    params = recognizers.build(name, dtype=dtype)
+    entries = [
+        length_entry(params, language, tasks.all_strings(n), True)
+        for n in range(1, exhaustive_up_to + 1)
+    ]
+    for n in sorted(set(int(x) for x in sampled_lengths)):
+        if n <= exhaustive_up_to or not tasks.has_both_classes(language, n):
+            continue
+        strings, _ = tasks.sample(language, n, samples, seed=seed + n)
+        entries.append(length_entry(params, language, strings, False))
+    total = sum(e["strings"] for e in entries)
+    return {
+        "language": language,
+        "construction": name,
+        "attention": attention,
+        "positional": positional,
+        "source": source,
+        "dtype": jnp.dtype(dtype).name,
+        "lengths_checked": [e["length"] for e in entries],
+        "exhaustive_up_to": int(exhaustive_up_to),
+        "strings_checked": int(total),
+        "accuracy": float(sum(e["accuracy"] * e["strings"] for e in entries) / total),
+        "min_margin": float(min(e["min_margin"] for e in entries)),
+        "by_length": entries,
+    }
+
+
+def cross_entropy_bits(signed_margins) -> np.ndarray:
+    """Cross-entropy ``log2(1 + exp(-m))`` of a two-class softmax with signed margin ``m`` (1 bit
+    at ``m = 0``, Hahn's limit), computed stably in float64."""
+    m = np.asarray(signed_margins, np.float64)
+    return np.logaddexp(0.0, -m) / np.log(2.0)
+
+
+def parity_precision_records(
+    lengths, dtypes=("float32", "float64"), samples: int = 8, seed: int = 0
+) -> list[dict]:
+    """PARITY with and without the LayerNorm, in each float format, on ``samples`` balanced
+    strings of each length: ``{n, dtype, layer_norm, accuracy, min_margin, max_cross_entropy_bits,
+    mean_cross_entropy_bits}`` per (length, dtype, variant); ``n`` counts BOS."""
+    _validate.check_positive("samples", samples)
+    records = []
+    for length in lengths:
+        _validate.check_positive("lengths", length)
+        strings, labels = tasks.sample("parity", int(length), samples, seed=seed + int(length))
+        for dtype in dtypes:
+            for layer_norm in (True, False):
+                params = recognizers.parity(layer_norm=layer_norm, dtype=jnp.dtype(dtype))
+                signed = _signed(recognizers.decision_margins(params, strings), labels)
+                ce = cross_entropy_bits(signed)
+                records.append(
+                    {
+                        "n": int(length) + 1,
+                        "dtype": jnp.dtype(dtype).name,
+                        "layer_norm": layer_norm,
+                        "strings": int(samples),
+                        "accuracy": float(np.mean(signed > 0)),
+                        "min_margin": float(signed.min()),
+                        "max_cross_entropy_bits": float(ce.max()),
+                        "mean_cross_entropy_bits": float(ce.mean()),
+                    }
+                )
+    return records

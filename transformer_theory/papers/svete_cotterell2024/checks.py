@@ -1,0 +1,421 @@
+"""Checks of the n-gram constructions of Svete & Cotterell 2024 (Theorems 3.1-3.3): weak
+equivalence, the precision each needs, and soft attention's distance from the n-gram LM.
+
+- :func:`equivalence_record`: ``log q(y)`` of the constructed transformer against ``log p(y)`` of
+  the n-gram LM on EVERY string up to a length (or sampled strings when there are too many), EOS
+  included, and the probability mass both give to those strings.
+- :func:`selection_scan`: the longest string length ``L`` such that the model's attention is the
+  proof's (3.1/3.2: the one key ``t - h``; 3.3-slots: the ``n - 1`` window keys uniformly) at every
+  query of every length up to ``L``, in the parameters' dtype; the model is run at every length,
+  since its rounding depends on the length.
+- :func:`predicted_exact_length`: the same limit derived from the score's gap and the dtype's
+  rounding (a sufficient condition, so the measured limit is at least this).
+- :func:`soft_kl` / :func:`beta_for_kl`: with softmax attention at score scale ``beta``, the KL
+  divergence from the n-gram LM over all strings up to a length, and the ``beta`` a target KL
+  needs as the length grows.
+
+Every function returns JSON-ready data; ``transformer-theory ngram`` writes and plots them.
+Shapes use the letters of :mod:`transformer_theory.glossary`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from transformer_theory import _validate
+from transformer_theory.core.forward import forward_trace, lm_inputs, lm_log_probs
+from transformer_theory.core.positional import window_score_polynomial
+from transformer_theory.papers.svete_cotterell2024 import constructions as cn
+from transformer_theory.papers.svete_cotterell2024.tasks import NGramLM, history_ids
+
+DTYPES = {"float64": jnp.float64, "float32": jnp.float32, "bfloat16": jnp.bfloat16}
+
+
+def significand_bits(dtype) -> int:
+    """``p``: 53 (float64), 24 (float32), 8 (bfloat16); unit roundoff ``u = 2^-p``."""
+    return int(jnp.finfo(dtype).nmant) + 1
+
+
+# ----------------------------------------------------------------------------- weak equivalence
+@jax.jit
+def _string_log_probs(params, strings_BxN):
+    if isinstance(params, cn.Paper33):
+        return jax.vmap(lambda s: cn.paper33_log_probs(params, s).astype(jnp.float64))(strings_BxN)
+    return jax.vmap(lambda s: lm_log_probs(params, s).astype(jnp.float64))(strings_BxN)
+
+
+def param_dtype(params):
+    """The float dtype of a construction (:class:`ModelParams` or the paper's 3.3)."""
+    return params.dtype if isinstance(params, cn.Paper33) else params.w_o.dtype
+
+
+def transformer_log_prob(params, strings_BxN: np.ndarray, batch: int = 4096) -> np.ndarray:
+    """``log q(y)`` (EOS included) of every string of one length under a causal LM, float64."""
+    return transformer_log_probs(params, strings_BxN, batch).sum(axis=1)
+
+
+def transformer_log_probs(params, strings_BxN: np.ndarray, batch: int = 4096) -> np.ndarray:
+    """``log q(y_t | y_<t)`` for every symbol, then ``log q(EOS | y)``: ``(B, N + 1)``, float64.
+
+    ``params``: a causal-LM :class:`ModelParams` or the paper's 3.3 (:class:`~transformer_theory.
+    constructions.ngram.Paper33`)."""
+    strings = np.asarray(strings_BxN, np.int64)
+    out = [
+        np.asarray(_string_log_probs(params, jnp.asarray(strings[i : i + batch])))
+        for i in range(0, len(strings), batch)
+    ]
+    return np.concatenate(out) if out else np.zeros((0, strings.shape[1] + 1))
+
+
+def logprob_tolerance(lm: NGramLM, length: int, dtype) -> float:
+    """How far ``log q(y)`` of an exact construction may be from ``log p(y)`` by rounding alone.
+
+    Each of the ``L + 1`` terms is ``log_softmax`` of a row that equals the n-gram's log table
+    rounded to the dtype (the AND unit gives exactly 1, ``W_O`` holds the table): the entry's own
+    rounding ``u |log p|`` plus the normalizer's few ulps. ``4 u (max |log p| + 2)`` per term is
+    that with a factor of 2 to spare (``u = 2^-p``); a wrong attention changes a term by a
+    difference between two rows of the table instead.
+    """
+    table = lm.log_probs_AxC[np.isfinite(lm.log_probs_AxC)]
+    u = 2.0 ** -significand_bits(dtype)
+    return float((length + 1) * 4 * u * (np.abs(table).max() + 2.0))
+
+
+def _strings(lm: NGramLM, length: int, exhaustive_limit: int, samples: int, rng):
+    count = lm.alphabet_size**length
+    if count <= exhaustive_limit:
+        return lm.strings_of_length(length), True
+    return rng.integers(0, lm.alphabet_size, size=(samples, length)), False
+
+
+def equivalence_record(
+    lm: NGramLM,
+    params,
+    max_len: int,
+    *,
+    exhaustive_limit: int = 50_000,
+    samples: int = 2_000,
+    seed: int = 0,
+) -> dict:
+    """Compare ``log q(y)`` with ``log p(y)`` on the strings of every length ``0..max_len``.
+
+    Lengths with at most ``exhaustive_limit`` strings are enumerated; longer ones use ``samples``
+    uniformly random strings (so impossible strings are checked too). ``equivalent`` means: the
+    same strings have probability 0 (``-inf``) under both, no NaN, and every other difference is
+    within :func:`logprob_tolerance`. ``mass_transformer`` (only when every length was enumerated)
+    is ``sum_{|y| <= max_len} q(y)``, to set beside ``mass_ngram`` = the n-gram's own mass up to
+    ``max_len`` (:meth:`NGramLM.mass_up_to`, a forward recursion, not an enumeration).
+    """
+    _validate.check_positive("max_len", max_len, allow_zero=True)
+    dtype = param_dtype(params)
+    rng = np.random.default_rng(seed)
+    worst, worst_ratio, strings, mismatches, nans = 0.0, 0.0, 0, 0, 0
+    exhaustive, mass_q = True, 0.0
+    for length in range(max_len + 1):
+        batch, enumerated = _strings(lm, length, exhaustive_limit, samples, rng)
+        exhaustive &= enumerated
+        ref = lm.log_prob(batch)
+        got = transformer_log_prob(params, batch)
+        nans += int(np.isnan(got).sum())
+        mismatches += int((np.isfinite(ref) != np.isfinite(got)).sum())
+        both = np.isfinite(ref) & np.isfinite(got)
+        if both.any():
+            diff = float(np.abs(got[both] - ref[both]).max())
+            worst = max(worst, diff)
+            worst_ratio = max(worst_ratio, diff / logprob_tolerance(lm, length, dtype))
+        if enumerated:
+            mass_q += float(np.exp(got[np.isfinite(got)]).sum())
+        strings += len(batch)
+    return {
+        "strings": strings,
+        "exhaustive": bool(exhaustive),
+        "max_abs_logprob_diff": worst,
+        "tolerance_used": worst_ratio,
+        "support_mismatches": mismatches,
+        "nan": nans,
+        "equivalent": bool(mismatches == 0 and nans == 0 and worst_ratio <= 1.0),
+        "mass_transformer": mass_q if exhaustive else None,
+        "mass_ngram": lm.mass_up_to(max_len),
+    }
+
+
+# ----------------------------------------------------------------------------- precision
+def intended_attention(offset: int, window: int, num_positions: int) -> np.ndarray:
+    """The weights the proof prescribes, ``(N, N)`` float64 (query ``i``, key ``j``): one-hot on
+    ``max(i - offset, 0)`` (a 3.1/3.2 head of that offset), or for ``offset = -1`` uniform on the
+    window ``max(0, i - window + 1) .. i`` (3.3-slots)."""
+    i = np.arange(num_positions)[:, None]
+    j = np.arange(num_positions)[None, :]
+    if offset < 0:
+        inside = (j <= i) & (j >= np.maximum(i - window + 1, 0))
+        return inside / inside.sum(axis=1, keepdims=True)
+    return (j == np.maximum(i - offset, 0)).astype(np.float64)
+
+
+@jax.jit
+def _attention_maps(params, tokens_N):
+    # the model's own forward, jitted as a user runs it; only the maps are kept
+    return forward_trace(params, tokens_N).attention
+
+
+def first_wrong_query(params, construction: str, maps, *, first_query: int = 0) -> int | None:
+    """The first query ``i >= first_query`` at which some head's attention in ``maps`` (one
+    ``(H, N, N)`` array per layer, as :func:`~transformer_theory.core.forward_trace` returns) is
+    not the proof's: a different support, or a weight more than 8 ulps of the dtype from the
+    prescribed one (sparsemax's ``z - tau`` may round a 1 to ``1 - ulp``). None if every query is
+    the proof's."""
+    cfg = params.config
+    dtype = params.w_o.dtype
+    tol = 8 * float(jnp.finfo(dtype).eps)
+    bad = None
+    for layer, head, offset in cn.head_offsets(construction, cfg.bos_pad + 1):
+        got = np.asarray(maps[layer][head], np.float64)
+        want = intended_attention(offset, cfg.bos_pad, got.shape[0])
+        wrong = np.any(((got > 0) != (want > 0)) | (np.abs(got - want) > tol), axis=1)
+        wrong[:first_query] = False
+        if wrong.any():
+            i = int(np.flatnonzero(wrong)[0])
+            bad = i if bad is None else min(bad, i)
+    return bad
+
+
+def selection_scan(params, construction: str, *, max_length: int = 32) -> dict:
+    """The longest string length ``L`` such that, at EVERY length ``0..L``, the model's attention
+    at every query is the proof's (3.1/3.2: the one key ``t - h``; 3.3-slots: the window keys
+    uniformly), in the parameters' dtype.
+
+    Why every length is run: the scores' rounding depends on the sequence length, not only on the
+    query and key (XLA picks the dot's reduction order, and whether it fuses a multiply-add, from
+    the shapes). Measured on a 2-core x86 CPU: a 3.3-slots model for a 4-gram over 3 symbols in
+    float32 attends wrongly at input position 10 in runs of 11-16 and 33-42 positions but not in
+    runs of 17-32, so one long run certifies nothing about shorter inputs (the scan this replaces
+    reported "exact to length 9" for a model wrong at length 8). The model is therefore run -- its
+    own jitted :func:`~transformer_theory.core.forward_trace`, on one input -- at each input
+    length ``w + L`` for ``L = 0..max_length`` and every query that predicts (``i >= w - 1``) is
+    checked, so the returned length is true by construction for that forward on this machine. The
+    construction's scores read only the positional code, which no layer writes, so the tokens do
+    not matter (the input is ``BOS^w 0^L``; ``tests/ngram`` checks token independence). A batched
+    or differently compiled run may round differently beyond :func:`predicted_exact_length`,
+    which holds for any summation order.
+
+    Args:
+      params: a model from :func:`~transformer_theory.papers.svete_cotterell2024.constructions.build` with hard or
+        sparse attention.
+      construction: the name it was built as (checked against its layout).
+      max_length: the longest string length run (one compilation per length).
+
+    Returns:
+      ``longest_exact_length`` (-1 when even the empty string fails; None when every length up to
+      ``max_length`` is exact -- then the model is exact at least that far),
+      ``first_failing_length`` / ``first_failing_position`` (the string length and the 0-based
+      input position of the first wrong query, or None), ``checked_up_to`` (``max_length``) and
+      ``method``.
+    """
+    cn.check_built_as(params, construction, "params")
+    _validate.check_positive("max_length", max_length, allow_zero=True)
+    cfg = params.config
+    if cfg.attention == "softmax":
+        raise ValueError("params: softmax attention never selects exactly; use soft_kl")
+    w = cfg.bos_pad
+    record = {
+        "longest_exact_length": None,
+        "first_failing_length": None,
+        "first_failing_position": None,
+        "checked_up_to": int(max_length),
+        "method": "the model run at every string length 0..max_length, every query checked",
+    }
+    for length in range(max_length + 1):
+        tokens = lm_inputs(cfg, jnp.zeros((length,), jnp.int32))
+        bad = first_wrong_query(
+            params, construction, _attention_maps(params, tokens), first_query=w - 1
+        )
+        if bad is not None:
+            record.update(
+                longest_exact_length=length - 1,
+                first_failing_length=length,
+                first_failing_position=bad,
+            )
+            break
+    return record
+
+
+@jax.jit
+def _paper33_decoded(model, strings_BxN):
+    w = model.order - 1
+    bos = jnp.full((strings_BxN.shape[0], w), model.alphabet_size, strings_BxN.dtype)
+    tokens = jnp.concatenate([bos, strings_BxN], axis=1)
+    states = jax.vmap(lambda x: cn.paper33_states(model, x))(tokens)[:, w - 1 :]
+    return jnp.argmax(states, axis=-1), jnp.max(jnp.abs(states - jnp.round(states)), axis=(1, 2))
+
+
+def paper33_scan(model, *, max_length: int = 48, samples: int = 32, seed: int = 0) -> dict:
+    """Where the paper's 3.3 (:class:`~transformer_theory.papers.svete_cotterell2024.constructions.Paper33`) stops
+    decoding the right history, in its dtype: the longest string length ``L`` such that at every
+    length ``0..L`` every position of ``samples`` seeded random strings (and the all-0 string)
+    decodes, by the authors' argmax, the history it has.
+
+    Unlike 3.1/3.2/3.3-slots the decoding reads the symbols, so this is a check on sampled inputs,
+    not on every input; it is run at every length (one compilation each) for the reason
+    :func:`selection_scan` gives. What breaks is the values ``10^-t``: float32's smallest normal
+    number is about ``10^-38``, float64's ``10^-308``; below, the rescaled decimals lose their
+    digits. ``max_onehot_error`` is the largest distance of the decoded one-hot from exact 0/1
+    among the exact lengths (the ``10^n`` gain of the digit steps amplifies rounding).
+    """
+    if not isinstance(model, cn.Paper33):
+        raise ValueError(f"model: expected the paper's 3.3 (Paper33), got {type(model).__name__}")
+    _validate.check_positive("max_length", max_length, allow_zero=True)
+    _validate.check_positive("samples", samples)
+    rng = np.random.default_rng(seed)
+    S, n = model.alphabet_size, model.order
+    record = {
+        "longest_exact_length": None,
+        "first_failing_length": None,
+        "first_failing_position": None,
+        "checked_up_to": int(max_length),
+        "max_onehot_error": 0.0,
+        "method": f"the model run at every string length 0..max_length on {samples} random "
+        "strings and the all-0 string, every position's decoded history checked",
+    }
+    for length in range(max_length + 1):
+        strings = np.concatenate(
+            [np.zeros((1, length), np.int64), rng.integers(0, S, size=(samples, length))]
+        )
+        decoded, err = _paper33_decoded(model, jnp.asarray(strings))
+        decoded = np.asarray(decoded)
+        padded = np.concatenate([np.full((len(strings), n - 1), S), strings], axis=1)
+        windows = np.stack([padded[:, t : t + n - 1] for t in range(length + 1)], axis=1)
+        want = history_ids(S, n, windows.reshape(-1, n - 1)).reshape(len(strings), length + 1)
+        wrong = np.flatnonzero(np.any(decoded != want, axis=0))
+        if wrong.size:
+            record.update(
+                longest_exact_length=length - 1,
+                first_failing_length=length,
+                first_failing_position=int(wrong[0]) + n - 2,  # 0-based input position
+            )
+            break
+        record["max_onehot_error"] = max(record["max_onehot_error"], float(np.max(err)))
+    return record
+
+
+def window_budget(t: int, window: int) -> float:
+    """3.3: ``sum_k |c_k(t)| t^k``, the largest magnitude any product or partial sum of the score
+    at query ``t`` reaches (``c`` from :func:`window_score_polynomial`, key powers ``j^k <=
+    t^k``). While it is below ``2^p`` every step is an exact integer operation in a ``p``-bit
+    significand, so the window's scores are exactly 0 -- the ties average-hard attention needs."""
+    c = window_score_polynomial(int(t), window)
+    return float(np.sum(np.abs(c) * float(t) ** np.arange(len(c))))
+
+
+def predicted_exact_length(
+    construction: str,
+    order: int,
+    dtype,
+    *,
+    limit: int = 10**7,
+    attention: str = "hard",
+    max_len: int | None = None,
+) -> int | None:
+    """The longest string length the derivation guarantees exact in ``dtype`` (a lower bound on
+    :func:`selection_scan`'s measurement).
+
+    3.1/3.2/3.2-direct: the score ``fl(a_1 b_1 + a_2 b_2)`` of code entries ``fl(sqrt(fl(1/s)))``
+    is within ``5u`` of ``<u(t), u(s)>`` (``u = 2^-p``: ``1.5u`` per entry, ``u`` per product and
+    sum), so the peak stays unique while
+    :func:`~transformer_theory.papers.svete_cotterell2024.constructions.score_gap` exceeds ``10u``, at every shifted
+    position up to ``t + h`` (``h``: the largest offset, ``n - 2``, or 1 for 3.2's two fixed
+    pairs); this holds in either order of the two products, with or without a fused multiply-add,
+    so whatever the compiler picks. 3.3-slots: while :func:`window_budget` stays
+    below ``2^p`` (exact integer arithmetic). Sparse 3.1/3.2 also needs the scaled lead to stay
+    >= 1, which :func:`~transformer_theory.papers.svete_cotterell2024.constructions.sparse_beta` guarantees up to the
+    ``max_len`` it was built for (and no further): the bound is the smaller of the two. Found by
+    bisection over ``t`` (both bounds decrease
+    monotonically in ``t``); returns ``limit`` when it holds that far and None when it does not
+    guarantee even the empty string.
+    """
+    _validate.check_choice("construction", construction, cn.CONSTRUCTIONS)
+    _validate.check_choice("attention", attention, ("hard", "sparse"))
+    if attention == "sparse" and construction != "3.3-slots":
+        if max_len is None:
+            raise ValueError("max_len: sparse 3.1/3.2 are exact up to the max_len built for")
+        hard = predicted_exact_length(construction, order, dtype, limit=limit)
+        return None if hard is None else min(hard, max_len)
+    p = significand_bits(dtype)
+    w = order - 1
+    if construction == "3.3-slots":
+
+        def holds(t):
+            return window_budget(t, w) < 2.0**p
+
+        last_shift = 0
+    else:
+
+        def holds(t):
+            return bool(cn.score_gap(t) > 10 * 2.0**-p)
+
+        last_shift = 1 if construction == "3.2" else w - 1
+    if not holds(1 + last_shift):
+        return None
+    lo, hi = 1, limit
+    if holds(hi + last_shift):
+        return limit
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if holds(mid + last_shift) else (lo, mid)
+    # lo = last 1-based query position t that is safe; input position t - 1; string length t-1-w
+    return lo - 1 - w if lo - 1 - w >= 0 else None
+
+
+# ----------------------------------------------------------------------------- soft attention
+def kl_first_outcomes(lm: NGramLM, params, max_len: int) -> float:
+    """``KL(p || q)`` of the laws of the first ``max_len + 1`` outcomes of the n-gram LM ``p`` and
+    the transformer LM ``params``, by enumeration (float64 sums).
+
+    The outcomes partition ``Sigma*``: every string ``y`` with ``|y| <= max_len`` (probability
+    ``p(y)``, EOS included), and every prefix ``x`` of length ``max_len + 1`` (probability ``p(x)
+    = prod_t p(x_t | x_<t)``, whatever follows). Unlike ``sum_{|y| <= L} p(y) log(p(y)/q(y))``
+    alone, which is negative when ``q`` ends strings earlier than ``p``, this is a KL divergence
+    (``>= 0``, 0 iff the next-symbol distributions agree on the first ``max_len + 1`` steps), and
+    it grows with ``max_len`` to ``KL(p || q)`` over ``Sigma*``.
+    """
+    _validate.check_positive("max_len", max_len, allow_zero=True)
+    total = 0.0
+    for length in range(max_len + 2):
+        strings = lm.strings_of_length(length)
+        ref = lm.log_probs(strings)
+        got = transformer_log_probs(params, strings)
+        if length == max_len + 1:  # prefixes: leave out the EOS term
+            ref, got = ref[:, :-1], got[:, :-1]
+        ref, got = ref.sum(axis=1), got.sum(axis=1)
+        live = np.isfinite(ref)
+        total += float(np.sum(np.exp(ref[live]) * (ref[live] - got[live])))
+    return total
+
+
+def soft_kl(lm: NGramLM, construction: str, beta: float, max_len: int) -> float:
+    """:func:`kl_first_outcomes` of the construction with softmax attention at score scale
+    ``beta`` (float64)."""
+    if np.isneginf(lm.log_probs_AxC).any():
+        raise ValueError(
+            "lm: the soft study needs a table without exact zeros (a softmax spreads weight, "
+            "and a -inf entry of W_O read by a partly active unit makes q(y) = 0 where p(y) > 0)"
+        )
+    params = cn.build(lm, construction, attention="softmax", beta=beta, max_len=max_len + 1)
+    return kl_first_outcomes(lm, params, max_len)
+
+
+def beta_for_kl(
+    lm: NGramLM, construction: str, target: float, max_len: int, *, hi: float = 2.0**20
+) -> float | None:
+    """The smallest ``beta`` (to 1%, bisection on ``log beta``) with :func:`soft_kl` ``<=
+    target``; None if even ``hi`` does not reach it."""
+    if soft_kl(lm, construction, hi, max_len) > target:
+        return None
+    lo = 1e-3
+    while hi / lo > 1.01:
+        mid = math.sqrt(lo * hi)
+        lo, hi = (lo, mid) if soft_kl(lm, construction, mid, max_len) <= target else (mid, hi)
+    return hi

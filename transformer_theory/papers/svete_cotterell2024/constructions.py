@@ -1,0 +1,504 @@
+"""n-gram language models as transformer LMs (Svete & Cotterell 2024, Theorems 3.1-3.3).
+
+Every construction returns the library's one parameter format (:class:`ModelParams` with
+``causal_lm=True``, read by :func:`transformer_theory.core.lm_log_probs`) whose log-probability of
+every string equals the n-gram LM's (weak equivalence, ``p(y) = q(y)`` for all ``y``, EOS
+included). The model reads ``BOS^{n-1} y`` (``bos_pad = n - 1``); input position ``i`` (0-based;
+the slides' ``t = i + 1``) predicts the next symbol, so its history is the ``w = n - 1`` inputs
+``i - w + 1 .. i`` -- BOS-padded at the start, exactly the n-gram's histories.
+
+Residual stream (``D`` coordinates), in blocks:
+
+- ``[0, V)``: the one-hot input id (``V = |Sigma| + 1``: the symbols, then BOS);
+- the positional code: ``"svete"`` with ``w`` pairs for Theorems 3.1/3.2, ``"ngram_window"`` for
+  Theorem 3.3 (:mod:`transformer_theory.core.positional`);
+- ``w`` history blocks of ``V`` (3.1/3.2: block ``h`` receives the one-hot id at position
+  ``i - h``) or one slot block of ``V w`` (3.3: the window's ``onehot(y_j) (x) onehot(j mod w)``
+  averaged);
+- ``A`` history indicators: the MLP writes 1 into the coordinate of the one history that matches
+  (one ReLU unit per history, an AND of ``w`` one-hot coordinates: ``relu(sum - (w - 1))``);
+- ``W_O[c, a] = log p(c | a)`` (``-inf`` for an exact zero; :func:`core.forward.output_logits`
+  multiplies ``0 * (-inf) = 0``), so the logits are the n-gram's conditional log-probabilities.
+
+The constructions differ in how the history reaches the last position. Two are the paper's
+(as the authors build them in rycolab/transformer-ngrams, ``ngrams/transform/heads.py`` and
+``layers.py``), two are this library's own variants of them, named as such:
+
+- **3.1, ``n - 1`` heads, one layer** (the paper's). Head ``h`` scores key ``j`` by ``<u(t),
+  u(j + h)>`` with ``u(s) = (sqrt(1/s), sqrt(1 - 1/s))``, a cosine that is 1 exactly at ``j = t -
+  h`` and below 1 elsewhere; hardmax then attends to ``t - h`` and ``W_V`` copies its id into
+  block ``h``.
+- **3.2, one head per layer** (the paper's, as ``layers.py`` builds it). The code is a FIXED two
+  pairs ``(u(t), u(t + 1))`` whatever ``n`` is; every layer's head scores ``<u(t), u(j + 1)>`` and
+  attends to offset 1, and layer ``l`` copies block ``l - 1`` of position ``t - 1`` into block
+  ``l`` (block 0 is the id block of the embedding). By induction block ``l`` of position ``t``
+  then holds ``y_{t-l}``: the history is COMPOSED, one step per layer. The current symbol needs
+  no attention, so the authors' code has ``n - 2`` such layers (the theorem's ``n - 1`` counts
+  one more; with ``n = 2`` one layer is kept to carry the MLP, its head writing nothing).
+- **3.2-direct, one head per layer** (this library's variant): layer ``l`` holds 3.1's head with
+  offset ``h = l``, reading the id block directly (no composition) and so still needing ``n - 1``
+  code pairs; the last layer carries the MLP.
+- **3.3-slots, one head, one layer** (this library's variant, NOT the paper's 3.3). The score
+  ``c(t) . (1, j, .., j^{2w})`` with ``c(t)`` the coefficients of ``-prod_{h<w} (j - t + h)^2`` is
+  exactly 0 on the window ``t-w+1..t`` and at most ``-1`` elsewhere, so average-hard attention
+  averages the window; each symbol sits in the slot ``j mod w`` of its position, so the average
+  keeps the order, and a unit per (history, ``t mod w``) reads it. The paper's 3.3 (``single.py``:
+  score ``-ReLU(t - j - (n - 2))`` on the code ``(1, t)``, values ``10^-t onehot(y_t)``, an L1
+  normalization and a digit-decoding MLP) needs a ReLU inside the score, which this library's
+  bilinear ``W_QK`` cannot express; :func:`build_paper33` builds it as its own small model
+  (:class:`Paper33`, run by :func:`paper33_log_probs`).
+
+Reading the slides' formulas (garbled in extraction): the first display writes the query map as
+``(sqrt(1/t), sqrt(1 - 1/(t+h)))``, mixing two positions; the score line of the same slide uses
+``Q: r(y_t, t) -> u(t)`` and ``K_h: r(y_j, j) -> u(j + h)``, which is what the proof's argument
+needs (a cosine of two UNIT vectors, equal to 1 exactly at the target) and what is implemented.
+The literal map is not a unit vector, so its peak value is not 1 and that argument does not
+apply; its argmax happens to be ``t - h`` as well for every ``t > h`` (the only positions a
+prediction reads), which ``tests/papers/svete_cotterell2024/test_constructions.py`` checks beside the peak value. The
+code's last printed pair, ``t + n - 1``, is one more than ``n - 1`` heads with offsets ``h =
+0..n-2`` read: the authors' code builds ``n`` pairs and uses ``n - 1``, so the printed pair is
+redundant, not an error (this library lays out only the ``n - 1`` pairs it reads).
+
+Attention kinds: ``"hard"`` is average-hard attention (Strobl et al. 2024; for 3.1/3.2 the maximizer
+is unique, so leftmost-hard would give the same); ``"sparse"`` is sparsemax (Martins & Astudillo
+2016) with the scores multiplied by ``beta`` so that the peak leads every other key by at least 1
+up to ``max_len`` (:func:`sparse_beta`; 3.3-slots' integer gap needs ``beta = 1``). The 3.1/3.2
+gap shrinks like ``1/(8 t^3)``, so a sparse 3.1/3.2 model is weakly equivalent to the n-gram LM
+only on the strings up to the ``max_len`` it was built for (about two symbols more before the
+lead drops below 1), NOT on all of ``Sigma*``; 3.3-slots' gap does not shrink; ``"softmax"``
+multiplies the scores by a given ``beta`` (the soft-attention study: exact only as ``beta -> inf``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from transformer_theory import _validate
+from transformer_theory.constructions._common import check_dtype
+from transformer_theory.core import positional
+from transformer_theory.papers.svete_cotterell2024.tasks import NGramLM
+from transformer_theory.params import (
+    AttentionParams,
+    LayerParams,
+    MLPParams,
+    ModelConfig,
+    ModelParams,
+)
+
+#: Every construction ``build`` makes: the paper's 3.1 and 3.2, and this library's variants.
+CONSTRUCTIONS = ("3.1", "3.2", "3.2-direct", "3.3-slots")
+#: The constructions whose heads attend to one key (the 3.1/3.2 code ``u``).
+UNIT_CODE = ("3.1", "3.2", "3.2-direct")
+ATTENTIONS = ("hard", "sparse", "softmax")
+_KIND = {"hard": "hard_average", "sparse": "sparsemax", "softmax": "softmax"}
+
+
+def _theta(s: np.ndarray) -> np.ndarray:
+    """The angle of ``u(s) = (sin theta, cos theta)``: ``theta = arcsin(sqrt(1/s))``."""
+    return np.arcsin(np.sqrt(1.0 / np.asarray(s, np.float64)))
+
+
+def score_gap(t) -> np.ndarray:
+    """The exact gap ``1 - max_{s != t} <u(t), u(s)>`` of the 3.1/3.2 score at shifted position
+    ``t``.
+
+    ``<u(t), u(s)> = cos(theta_t - theta_s)`` and ``theta`` decreases in ``s``, so the runner-up
+    is a neighbour: ``gap = min_{s = t +- 1} 2 sin^2((theta_t - theta_s) / 2)`` (the form that
+    does not cancel), ``~ 1 / (8 t^3)`` for large ``t``. ``t >= 1``; at ``t = 1`` only ``s = 2``.
+    """
+    t = np.asarray(t, np.float64)
+    up = 2.0 * np.sin((_theta(t) - _theta(t + 1)) / 2.0) ** 2
+    down = np.where(t > 1, 2.0 * np.sin((_theta(np.maximum(t - 1, 1)) - _theta(t)) / 2.0) ** 2, up)
+    return np.minimum(up, down)
+
+
+def sparse_beta(construction: str, max_len: int, order: int) -> float:
+    """The score multiplier that makes sparsemax one-hot (3.1/3.2) up to ``max_len`` symbols.
+
+    Sparsemax puts all weight on the top key when it leads the runner-up by at least 1; the
+    smallest lead of the 3.1/3.2 score among the shifted positions ``t <= max_len + n - 1`` is
+    :func:`score_gap` at the largest one (the gap decreases in ``t``), so ``beta = 1 / gap``
+    (times ``1 + 1e-6`` against rounding of the product). 3.3's scores are integers with a lead of
+    at least 1 already: ``beta = 1``.
+    """
+    if construction == "3.3-slots":
+        return 1.0
+    # the largest shifted position a query reaches: t + h with t <= max_len + n - 1 and h the
+    # largest offset of a key pair (n - 2 for 3.1/3.2-direct, 1 for 3.2's fixed two pairs)
+    last = max_len + (order - 1) + (1 if construction == "3.2" else order - 2)
+    gaps = score_gap(np.arange(1, last + 1))
+    return float((1.0 + 1e-6) / gaps.min())
+
+
+def _check(lm, construction, attention, beta, max_len):
+    if not isinstance(lm, NGramLM):
+        raise ValueError(f"lm: expected an NGramLM, got {type(lm).__name__}")
+    if lm.order < 2:
+        raise ValueError(
+            f"lm.order: the constructions attend to a history of n - 1 >= 1 symbols, got n = "
+            f"{lm.order} (a unigram LM needs no attention)"
+        )
+    _validate.check_choice("construction", construction, CONSTRUCTIONS)
+    _validate.check_choice("attention", attention, ATTENTIONS)
+    if attention == "softmax" and (beta is None or not beta > 0 or not math.isfinite(beta)):
+        raise ValueError(f"beta: softmax attention needs a finite score scale beta > 0, got {beta}")
+    if attention != "softmax" and beta is not None:
+        raise ValueError(f"beta: only softmax attention takes a score scale, not {attention!r}")
+    if max_len is not None and (not isinstance(max_len, int) or max_len < 0):
+        raise ValueError(f"max_len: expected an integer >= 0, got {max_len!r}")
+
+
+def build(
+    lm: NGramLM,
+    construction: str = "3.1",
+    *,
+    attention: str = "hard",
+    beta: float | None = None,
+    max_len: int = 64,
+    dtype=jnp.float64,
+) -> ModelParams:
+    """A transformer LM weakly equivalent to ``lm`` (Svete & Cotterell 2024, Theorems 3.1/3.2, and
+    this library's variants 3.2-direct and 3.3-slots; see the module docstring).
+
+    Args:
+      lm: the n-gram LM (order ``n >= 2``).
+      construction: ``"3.1"`` (``n - 1`` heads, one layer), ``"3.2"`` (the paper's: one offset-1
+        head per layer composing the history, ``max(n - 2, 1)`` layers), ``"3.2-direct"`` (one head
+        per layer with 3.1's offsets, ``n - 1`` layers) or ``"3.3-slots"`` (one head, one layer).
+      attention: ``"hard"``, ``"sparse"`` or ``"softmax"`` (see the module docstring).
+      beta: the score scale of ``"softmax"`` (required there); refused otherwise (``"sparse"``
+        derives its own from ``max_len``).
+      max_len: the longest string the model is laid out for (``seq_len``; sparse attention's scale
+        is chosen for it, and sparse 3.1/3.2 are exact only up to about it). Longer strings still
+        run; whether they stay exact is what the precision study measures.
+      dtype: the parameters' float dtype (float64 needs ``jax_enable_x64``).
+    """
+    _check(lm, construction, attention, beta, max_len)
+    check_dtype(dtype)
+    S, w = lm.alphabet_size, lm.order - 1
+    V = S + 1
+    hist = lm.histories_AxN  # (A, w), oldest first; BOS = S
+    A = len(hist)
+    if attention == "sparse":
+        beta = sparse_beta(construction, max_len, lm.order)
+    elif attention == "hard":
+        beta = 1.0
+    slots = construction == "3.3-slots"
+    code_kind = "ngram_window" if slots else "svete"
+    pairs = 2 if construction == "3.2" else w  # 3.2: the fixed pairs u(t), u(t + 1)
+    p = positional.code_dim(code_kind, 1, window=pairs, vocab_size=V)
+    pos0 = V
+    store0 = pos0 + p  # history blocks (3.1/3.2) or averaged slots (3.3-slots)
+    # 3.2 keeps block 0 in the id block [0, V) itself and stores blocks 1..w-1
+    store = (w - 1) * V if construction == "3.2" else w * V
+    ind0 = store0 + store
+    D = ind0 + A
+    depth = max(w - 1, 1) if construction == "3.2" else w
+    heads = (w,) if construction == "3.1" else (1,) if slots else (1,) * depth
+    units = A * w if slots else A
+    config = ModelConfig(
+        vocab_size=V,
+        seq_len=max_len + w,
+        width=D,
+        num_classes=V,
+        heads=heads,
+        attention=_KIND[attention],
+        causal=True,
+        head_mean=False,
+        positional=code_kind,
+        mlp_hidden=units,
+        positional_window=pairs,
+        causal_lm=True,
+        bos_pad=w,
+    )
+
+    def block(h):
+        """First coordinate of history block ``h`` (the id at position ``t - h``)."""
+        if construction == "3.2":
+            return 0 if h == 0 else store0 + (h - 1) * V
+        return store0 + h * V
+
+    w1 = np.zeros((units, D))
+    b1 = np.zeros(units)
+    w2 = np.zeros((D, units))
+    if slots:
+        # the ngram_window code: powers (2w+1), coefficients (2w+1), onehot(t mod w) (w),
+        # slots onehot(y_t) (x) onehot(t mod w) (V w, symbol-major)
+        powers0, coeffs0 = pos0, pos0 + 2 * w + 1
+        residue0 = coeffs0 + 2 * w + 1
+        slots0 = residue0 + w
+        w_qk = np.zeros((1, D, D))
+        for k in range(2 * w + 1):
+            w_qk[0, powers0 + k, coeffs0 + k] = beta  # key powers . query coefficients
+        w_v = np.zeros((1, D, D))
+        w_v[0, store0 : store0 + store, slots0 : slots0 + store] = np.eye(store)
+        layers_qk_v = [(w_qk, w_v)]
+        # unit (a, r): the query's residue is r = t mod w; the window's k-th symbol (oldest first,
+        # position t - w + 1 + k) sits in slot (r + 1 + k) mod w. The average gives each slot
+        # weight 1/w, hence the factor w.
+        for a in range(A):
+            for r in range(w):
+                u = a * w + r
+                for k in range(w):
+                    w1[u, store0 + hist[a, k] * w + (r + 1 + k) % w] = w
+                w1[u, residue0 + r] = 1.0
+                b1[u] = -float(w)
+                w2[ind0 + a, u] = 1.0
+    elif construction == "3.2":
+        # every layer: key pair 1 (u(j + 1)) against query pair 0 (u(t)), so offset 1; layer l
+        # (1-based) copies block l - 1 of the attended position into block l. With n = 2 the one
+        # layer only carries the MLP: its head writes nothing.
+        layers_qk_v = []
+        for layer in range(1, depth + 1):
+            w_qk = np.zeros((1, D, D))
+            for c in range(2):
+                w_qk[0, pos0 + 2 + c, pos0 + c] = beta
+            w_v = np.zeros((1, D, D))
+            if layer < w:
+                w_v[0, block(layer) : block(layer) + V, block(layer - 1) : block(layer - 1) + V] = (
+                    np.eye(V)
+                )
+            layers_qk_v.append((w_qk, w_v))
+    else:
+        w_v = np.zeros((w, D, D))
+        w_qk = np.zeros((w, D, D))
+        for h in range(w):
+            # key pair h (u(j + h)) against query pair 0 (u(t)): W_QK[key coord, query coord]
+            for c in range(2):
+                w_qk[h, pos0 + 2 * h + c, pos0 + c] = beta
+            w_v[h, block(h) : block(h) + V, 0:V] = np.eye(V)
+        layers_qk_v = (
+            [(w_qk, w_v)]
+            if construction == "3.1"
+            else [(w_qk[h : h + 1], w_v[h : h + 1]) for h in range(w)]
+        )
+    if not slots:
+        # unit a fires iff block h holds hist[a][w - 1 - h] for every h (block h = position t - h)
+        for a in range(A):
+            for h in range(w):
+                w1[a, block(h) + hist[a, w - 1 - h]] = 1.0
+            b1[a] = -(w - 1.0)
+            w2[ind0 + a, a] = 1.0
+    w_o = np.zeros((V, D))
+    w_o[:, ind0:] = lm.log_probs_AxC.T
+
+    def arr(x):
+        return jnp.asarray(x, dtype)
+
+    layers = []
+    for idx, (qk, v) in enumerate(layers_qk_v):
+        last = idx == len(layers_qk_v) - 1
+        mlp = MLPParams(w1=arr(w1), b1=arr(b1), w2=arr(w2), b2=arr(np.zeros(D))) if last else None
+        layers.append(LayerParams(attn=AttentionParams(w_v=arr(v), w_qk=arr(qk)), mlp=mlp))
+    return ModelParams(layers=tuple(layers), w_o=arr(w_o), config=config)
+
+
+def head_offsets(construction: str, order: int) -> list[tuple[int, int, int]]:
+    """``(layer, head, offset)`` of every head: the key offset ``h`` each attends to (query ``i``
+    attends to ``max(i - h, 0)``); 3.3-slots' one head averages the window instead (offset -1)."""
+    _validate.check_choice("construction", construction, CONSTRUCTIONS)
+    w = order - 1
+    if construction == "3.1":
+        return [(0, h, h) for h in range(w)]
+    if construction == "3.2":
+        return [(layer, 0, 1) for layer in range(max(w - 1, 1))]
+    if construction == "3.2-direct":
+        return [(h, 0, h) for h in range(w)]
+    return [(0, 0, -1)]
+
+
+def check_built_as(params: ModelParams, construction: str, name: str = "params") -> None:
+    """Raise ``ValueError`` naming ``construction`` if ``params`` is not laid out as :func:`build`
+    lays out ``construction`` (the positional code, its pairs, the heads per layer).
+
+    With ``n = 2`` (one offset) 3.1 and 3.2-direct are the same model and both names pass.
+    """
+    _validate.check_choice("construction", construction, CONSTRUCTIONS)
+    cfg = params.config
+    if cfg is None or not cfg.causal_lm:
+        raise ValueError(f"{name}: expected an n-gram construction (a causal LM), got {cfg}")
+    w = cfg.bos_pad
+    slots = construction == "3.3-slots"
+    want_kind = "ngram_window" if slots else "svete"
+    want_pairs = 2 if construction == "3.2" else w
+    want_heads = (
+        (w,)
+        if construction == "3.1"
+        else (1,)
+        if slots
+        else (1,) * (max(w - 1, 1) if construction == "3.2" else w)
+    )
+    got = (cfg.positional, cfg.positional_window, tuple(cfg.heads))
+    if got != (want_kind, want_pairs, want_heads):
+        raise ValueError(
+            f"construction: {name} was not built as {construction!r} (positional code, pairs, "
+            f"heads per layer: {got}; {construction!r} with n = {w + 1} has "
+            f"{(want_kind, want_pairs, want_heads)})"
+        )
+
+
+# ----------------------------------------------------------------------------- the paper's 3.3
+@functools.partial(
+    jax.tree_util.register_dataclass,
+    data_fields=["log_probs_CxA", "digit_w", "digit_b", "digit_out", "and_w", "and_b"],
+    meta_fields=["order", "alphabet_size"],
+)
+@dataclasses.dataclass(frozen=True)
+class Paper33:
+    """Svete & Cotterell's (2024) Theorem 3.3 as the authors build it (rycolab/transformer-ngrams,
+    ``ngrams/transform/single.py``): one head, one layer, and an output MLP that decodes digits.
+
+    Shapes: ``V = |Sigma| + 1`` input ids (BOS last), ``w = n - 1``, ``A`` histories, ``C = |Sigma|
+    + 1`` outputs (EOS last). Run by :func:`paper33_log_probs`; the library's one parameter format
+    cannot hold it, because the score puts a ReLU between the query-key product and the attention
+    (``W_QK`` is bilinear).
+
+    - Embedding ``r(y_t, t) = (10^-t onehot(y_t), 1, t)`` (``t = 1..N``, 1-based, as the authors'
+      ``static_encoding``).
+    - Query ``(1, t - (n - 2))``, key ``(-j, 1)``, score ``-ReLU(t - j - (n - 2))``: 0 on the
+      ``n - 1`` positions ``t - n + 2 .. t``, negative before, so average-hard attention averages
+      them. The value is the embedding's first block, ``10^-j onehot(y_j)``: each symbol's
+      coordinate holds a decimal whose digits mark the window positions holding it.
+    - ``F``: the average ``a`` is rescaled to ``FZ a / |a|_1`` with ``FZ = sum_{k=1}^{n-1}
+      10^-k``, which makes symbol ``c``'s coordinate ``sum_k 10^-(k+1) [y_{t-n+2+k} = c]`` (the
+      oldest position the first digit); ``W1`` copies each coordinate ``n - 1`` times; ``n - 1``
+      ReLU layers ``x -> W' ReLU(W x + b)`` extract one digit each (layer ``l``: ``z = 10^(l+1) x -
+      sum_{k<l} 10^(l-k) d_k`` is ``d_l`` plus a remainder below ``0.12``, and ``10^n (ReLU(z - 1
+      + 10^-n) - ReLU(z - 1))`` is the step ``[z >= 1]``); an AND unit per history
+      (``ReLU(sum - (n - 2))``) gives the one-hot history, and ``E`` (``log_probs_CxA``) its
+      row of log-probabilities.
+
+    The authors read the output with an argmax over the one-hot (``TransfomerLM``), and so does
+    :func:`paper33_log_probs`: the digit steps' gain ``10^n`` makes the decoded one-hot ``1 +-
+    10^n u`` and ``+-10^n u`` (``u`` the unit roundoff) even in float64, which ``E h`` with the
+    ``-inf`` entries of an exact zero would turn into ``-inf``.
+    """
+
+    order: int
+    alphabet_size: int
+    log_probs_CxA: jax.Array
+    digit_w: jax.Array  # (w, V n, V w): layer l's W
+    digit_b: jax.Array  # (w, V n)
+    digit_out: jax.Array  # (w, V w, V n): layer l's W'
+    and_w: jax.Array  # (A, V w)
+    and_b: jax.Array  # (A,)
+
+    @property
+    def dtype(self):
+        return self.log_probs_CxA.dtype
+
+
+def build_paper33(lm: NGramLM, *, dtype=jnp.float64) -> Paper33:
+    """The paper's Theorem 3.3 for ``lm`` (:class:`Paper33`), weights as the authors' ``single.py``
+    sets them (``construct_ngram_mlp``, ``construct_ngram_onehot``, ``construct_output_matrix``).
+
+    Its decimals need ``10^-t`` to be representable with ``n`` significant digits to spare: in
+    float64 up to about ``t = 290``, in float32 about ``t = 30`` (``10^-38`` is float32's smallest
+    normal number), which is where :func:`transformer_theory.papers.svete_cotterell2024.checks.paper33_scan` finds it
+    breaking.
+    """
+    _check(lm, "3.1", "hard", None, None)
+    check_dtype(dtype)
+    n, S = lm.order, lm.alphabet_size
+    w, V = n - 1, S + 1
+    hist = lm.histories_AxN  # oldest first, BOS = S
+    A = len(hist)
+    digit_w = np.zeros((w, V * n, V * w))
+    digit_b = np.zeros((w, V * n))
+    digit_out = np.zeros((w, V * w, V * n))
+    for ll in range(w):
+        inner = np.zeros((n, w))  # the authors' W_ (per symbol)
+        for j in range(ll):
+            inner[j, j] = 1.0
+        for j in range(ll + 2, n):
+            inner[j, j - 1] = 1.0
+        row = np.zeros(w)
+        for j in range(ll):
+            row[j] = -(10.0 ** (ll - j))
+        row[ll] = 10.0 ** (ll + 1)
+        inner[ll] = inner[ll + 1] = row
+        bias = np.zeros(n)
+        bias[ll] = -1.0 + 10.0**-n
+        bias[ll + 1] = -1.0
+        out = np.zeros((w, n))  # the authors' W'
+        for j in range(ll):
+            out[j, j] = 1.0
+        for j in range(ll + 1, w):
+            out[j, j + 1] = 1.0
+        out[ll, ll] = 10.0**n
+        out[ll, ll + 1] = -(10.0**n)
+        for c in range(V):
+            digit_w[ll, c * n : (c + 1) * n, c * w : (c + 1) * w] = inner
+            digit_b[ll, c * n : (c + 1) * n] = bias
+            digit_out[ll, c * w : (c + 1) * w, c * n : (c + 1) * n] = out
+    and_w = np.zeros((A, V * w))
+    for a in range(A):
+        for j in range(w):
+            and_w[a, hist[a, j] * w + j] = 1.0
+    and_b = np.full(A, -(w - 1.0))
+
+    def arr(x):
+        return jnp.asarray(x, dtype)
+
+    return Paper33(
+        order=n,
+        alphabet_size=S,
+        log_probs_CxA=arr(lm.log_probs_AxC.T),
+        digit_w=arr(digit_w),
+        digit_b=arr(digit_b),
+        digit_out=arr(digit_out),
+        and_w=arr(and_w),
+        and_b=arr(and_b),
+    )
+
+
+def paper33_states(model: Paper33, tokens_N: jax.Array) -> jax.Array:
+    """The AND layer's output ``(N, A)`` at every input position of ``tokens_N`` (``BOS^{n-1}
+    y``): the one-hot of the history the position has decoded (exactly one-hot while the
+    construction is exact)."""
+    dtype = model.dtype
+    n, w = model.order, model.order - 1
+    V = model.alphabet_size + 1
+    N = tokens_N.shape[0]
+    t = jnp.arange(1, N + 1)
+    # 10^-t rounded once from float64 (the authors' numpy computes it in float64)
+    scale = jnp.asarray(10.0 ** -np.arange(1, N + 1, dtype=np.float64), dtype)
+    values_NxV = scale[:, None] * jax.nn.one_hot(tokens_N, V, dtype=dtype)
+    q_Nx2 = jnp.stack([jnp.ones(N), t - (n - 2.0)], axis=1).astype(dtype)
+    k_Nx2 = jnp.stack([-t.astype(jnp.float64), jnp.ones(N)], axis=1).astype(dtype)
+    scores = -jax.nn.relu(q_Nx2 @ k_Nx2.T)
+    causal = t[None, :] <= t[:, None]
+    scores = jnp.where(causal, scores, -jnp.inf)
+    top = scores == jnp.max(scores, axis=1, keepdims=True)
+    weights = top / jnp.sum(top, axis=1, keepdims=True).astype(dtype)
+    a_NxV = weights.astype(dtype) @ values_NxV
+    fz = sum(10.0**-k for k in range(1, n))
+    a_NxV = jnp.asarray(fz, dtype) / jnp.sum(jnp.abs(a_NxV), axis=1, keepdims=True) * a_NxV
+    x = jnp.repeat(a_NxV, w, axis=1)  # W1: each symbol's coordinate n - 1 times
+    for ll in range(w):
+        x = (
+            jax.nn.relu(x @ model.digit_w[ll].T + model.digit_b[ll][None, :])
+            @ model.digit_out[ll].T
+        )
+    return jax.nn.relu(x @ model.and_w.T + model.and_b[None, :])
+
+
+def paper33_log_probs(model: Paper33, string_N: jax.Array) -> jax.Array:
+    """``log q(y_t | y_<t)`` for ``t = 1..L`` and ``log q(EOS | y)`` under :class:`Paper33`, read
+    as the authors' ``TransfomerLM`` reads it: the row of ``E`` at the argmax of the decoded
+    one-hot (the digit steps' gain ``10^n`` turns rounding into ``1 +- 10^n u`` and ``+-10^n u``
+    entries, harmless to an argmax, fatal to ``E h`` where ``E`` holds ``-inf``)."""
+    w = model.order - 1
+    bos = model.alphabet_size
+    L = string_N.shape[0]
+    tokens = jnp.concatenate([jnp.full((w,), bos, jnp.result_type(string_N)), string_N])
+    states = paper33_states(model, tokens)[w - 1 :]
+    log_q = model.log_probs_CxA.T[jnp.argmax(states, axis=1)]
+    targets = jnp.concatenate([string_N, jnp.full((1,), bos, jnp.result_type(string_N))])
+    return jnp.take_along_axis(log_q, targets[:, None], axis=-1)[:, 0].reshape(L + 1)
