@@ -40,7 +40,7 @@ import numpy as np
 
 jax.config.update("jax_enable_x64", True)
 
-from transformer_theory import plotting as plots  # noqa: E402
+from transformer_theory.papers.barbero2024 import plots  # noqa: E402
 from transformer_theory.papers.barbero2024 import (
     collapse,  # noqa: E402
     oversquash,  # noqa: E402

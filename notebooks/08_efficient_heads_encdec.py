@@ -83,7 +83,7 @@ for r in records:
         print(f"{r['inputs']:>13} {r['variant']:>15} budget {r['budget']}: error {r['error']:.3f}")
 
 # %%
-from transformer_theory import plotting as plots
+from transformer_theory.papers.conti2024 import plots
 
 plots.error_vs_budget(records, "/tmp/08_errors.png")
 plt.imshow(plt.imread("/tmp/08_errors.png"))

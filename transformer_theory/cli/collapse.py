@@ -262,7 +262,7 @@ def run(args) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
-    from transformer_theory.plotting import plot_collapse
+    from transformer_theory.papers.barbero2024.plots import plot_collapse
 
     print(path)
     print(plot_collapse(record, os.path.join(out, "collapse.png")))

@@ -257,7 +257,7 @@ def _slope(slopes: dict, variant: str, key: str) -> str:
 def run(args) -> int:
     from tqdm.auto import tqdm
 
-    from transformer_theory import plotting as plots
+    from transformer_theory.papers.conti2024 import plots
     from transformer_theory.papers.conti2024 import efficient
 
     variants = name_list(args.variants, efficient.VARIANTS, "--variants")

@@ -82,12 +82,12 @@ def _options(args):
 
 
 def load_trained(path: str, option: str):
-    """:func:`~transformer_theory.harness.loading.load_runs`, with every failure to read a run
+    """:func:`~transformer_theory.papers.conti2024.loading.load_runs`, with every failure to read a run
     -- a missing run file, or a checkpoint whose data files are missing or corrupted (Orbax and
     TensorStore raise ``ValueError``, ``FileNotFoundError``, ``KeyError``...) -- turned into one
     :class:`UsageError` line naming ``option``, the directory and what is wrong."""
     from transformer_theory.harness import ExperimentError
-    from transformer_theory.harness.loading import load_runs
+    from transformer_theory.papers.conti2024.loading import load_runs
     from transformer_theory.train import RunDirectoryError
 
     try:
@@ -105,7 +105,7 @@ def load_trained(path: str, option: str):
 
 
 def run(args) -> int:
-    from transformer_theory import plotting as plots
+    from transformer_theory.papers.conti2024 import plots
     from transformer_theory.papers.conti2024 import heads
 
     options = _options(args)

@@ -54,7 +54,7 @@ def run(args) -> int:
     import jax
 
     from transformer_theory.papers.barbero2024 import collapse, oversquash
-    from transformer_theory.plotting import plot_oversquash
+    from transformer_theory.papers.barbero2024.plots import plot_oversquash
 
     positionals = name_list(args.positional, collapse.POSITIONAL, "--positional")
     if args.pattern not in collapse.PATTERNS:

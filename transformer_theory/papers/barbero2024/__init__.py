@@ -1,4 +1,5 @@
-"""Barbero et al. 2024, "Transformers Need Glasses!": representational collapse and over-squashing in causal Pre-LN transformers, and the trained copy / count tasks.
+"""Barbero et al. 2024, "Transformers Need Glasses!": representational collapse and over-squashing
+in causal Pre-LN transformers, and the trained copy / count tasks.
 
 Modules:
 
@@ -6,6 +7,7 @@ Modules:
 - :mod:`.collapse`: representational collapse measured by length and precision.
 - :mod:`.oversquash`: sensitivities against attention paths and their bound.
 - :mod:`.collapse_tasks`: the trained tasks that show collapse.
+- :mod:`.plots`: the figures: collapse curves, over-squashing profiles, task accuracy.
 """
 
-__all__ = ["collapse", "collapse_tasks", "oversquash", "tasks"]
+__all__ = ["collapse", "collapse_tasks", "oversquash", "plots", "tasks"]

@@ -264,7 +264,7 @@ def run(config: CollapseTaskConfig, out_dir: str | None, progress: bool = False)
         tasks=tasks,
     )
     if out_dir is not None:
-        from transformer_theory.plotting import plot_task_accuracy
+        from transformer_theory.papers.barbero2024.plots import plot_task_accuracy
 
         os.makedirs(out_dir, exist_ok=True)
         jsonio.write_json(os.path.join(out_dir, f"{config.name}.json"), record)

@@ -310,7 +310,7 @@ def run_translation(
 def draw_maps(task: Translation, data: s2s.Seq2SeqData, maps, records, path: str) -> str:
     """Figures 11-12 of Conti 2024 for our model: every head's map on the first held-out sentence
     (rows = queries, columns = keys), titled with its kind and score on all the map examples."""
-    from transformer_theory import plotting as plots
+    from transformer_theory.papers.conti2024 import plots
 
     words = task.words()
     src = [words[t] for t in data.src_eval_BxN[0]]

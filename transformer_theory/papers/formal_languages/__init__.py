@@ -1,4 +1,5 @@
-"""The formal-language table (Strobl et al. 2024): recognizers for MAJORITY, PARITY and Dyck-1, their checks, and transformers trained with hard attention (Hahn 2020"s rows).
+"""The formal-language table (Strobl et al. 2024): recognizers for MAJORITY, PARITY and Dyck-1,
+their checks, and transformers trained with hard attention (Hahn 2020"s rows).
 
 Modules:
 

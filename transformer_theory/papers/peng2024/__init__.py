@@ -1,4 +1,5 @@
-"""Peng, Narayanan & Papadimitriou 2024, "On Limitations of the Transformer Architecture": function composition and the one-layer error bound of Theorem 1.
+"""Peng, Narayanan & Papadimitriou 2024, "On Limitations of the Transformer Architecture": function
+composition and the one-layer error bound of Theorem 1.
 
 Modules:
 

@@ -1,4 +1,6 @@
-"""Sanford, Hsu & Telgarsky 2023, "Representational Strengths and Limitations of Transformers": q-sparse averaging (qSA) and its restricted-isometry numerics, Match2 and Match3, and the trained separations against fully connected and recurrent networks.
+"""Sanford, Hsu & Telgarsky 2023, "Representational Strengths and Limitations of Transformers":
+q-sparse averaging (qSA) and its restricted-isometry numerics, Match2 and Match3, and the trained
+separations against fully connected and recurrent networks.
 
 Modules:
 
