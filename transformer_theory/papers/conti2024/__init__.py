@@ -4,7 +4,7 @@ attention, head kinds by projection, and the encoder-decoder translation experim
 Modules:
 
 - :mod:`.tasks`: the synthetic translation task (reordering and agreement).
-- :mod:`.efficient`: efficient attention"s error and cost.
+- :mod:`.efficient`: efficient attention's error and cost.
 - :mod:`.heads`: positional / syntactic / rare-token heads by projection.
 - :mod:`.translation`: the encoder-decoder experiment: train, decode, read the heads.
 - :mod:`.plots`: the figures: head grids, error against budget, cost against length.
