@@ -1,7 +1,26 @@
 """transformer_theory: make the theory of what transformers of each depth can compute checkable.
 
-Pipeline: ``core`` (pure math) -> ``tasks`` (datasets) -> ``theory`` and ``constructions``
--> ``nn``/``train`` (Flax NNX + Optax) -> ``analysis``. See README.md.
+The spine (Chen & Zou 2024), in pipeline order:
+
+- :mod:`~transformer_theory.core`: pure math on one example (attention, masks, norms, positional
+  codes, layers, the forward pass, the efficient-attention kernels, beam search);
+- :mod:`~transformer_theory.params`: model configs and parameters (plain pytrees);
+- :mod:`~transformer_theory.tasks`: the four tasks' datasets, exhaustive by index;
+- :mod:`~transformer_theory.theory` and :mod:`~transformer_theory.constructions`: Definitions
+  2-3, Propositions 7-10, certificates, witnesses; the weights of Theorems 1, 3, 5, 6;
+- :mod:`~transformer_theory.nn` and :mod:`~transformer_theory.train`: Flax NNX modules and the
+  Optax runner (:func:`~transformer_theory.train.fit` for small models);
+- :mod:`~transformer_theory.harness`: runs, resumes and sweeps experiment configs;
+- :mod:`~transformer_theory.cli`: the ``transformer-theory`` commands (parse and print only).
+
+Beside the spine, one package per companion paper: :mod:`~transformer_theory.papers`.
+
+Shared helpers, one each: :mod:`~transformer_theory.precision` (formats, significand bits, fake
+quantization), :mod:`~transformer_theory.jsonio` (strict atomic JSON and CSV),
+:mod:`~transformer_theory.plotting` (the matplotlib backend, saving, panels),
+:mod:`~transformer_theory.files` (datasets and models on disk), :mod:`~transformer_theory.budget`
+(memory and time estimates checked before long work), :mod:`~transformer_theory.parallel`
+(device sharding), :mod:`~transformer_theory.glossary` (shape letters).
 """
 
 from transformer_theory import core, params  # noqa: F401
@@ -9,3 +28,15 @@ from transformer_theory.core import forward, forward_trace  # noqa: F401
 from transformer_theory.params import ModelConfig, ModelParams, init_params, init_params_batch  # noqa: F401
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "ModelConfig",
+    "ModelParams",
+    "core",
+    "forward",
+    "forward_trace",
+    "init_params",
+    "init_params_batch",
+    "params",
+    "__version__",
+]

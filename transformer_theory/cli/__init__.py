@@ -3,6 +3,13 @@
 Thin by design: each command lives in its own module ``transformer_theory/cli/<name>.py`` with
 ``add_arguments(parser)`` and ``run(args) -> int``; this file only dispatches. With no command,
 the default job runs on its built-in defaults.
+
+Commands (one module each): Chen & Zou 2024's :mod:`.verify` (the main job), :mod:`.certify`,
+:mod:`.construct`, :mod:`.train`, :mod:`.plot`, :mod:`.report` and :mod:`.demo`; Barbero et al.
+2024's :mod:`.collapse` and :mod:`.oversquash`; Conti 2024's :mod:`.heads` and
+:mod:`.efficient_attention`; Svete & Cotterell 2024's :mod:`.ngram`; Sanford et al. 2023 and Peng
+et al. 2024's :mod:`.sanford`; the formal-language table's :mod:`.languages`. Each parses its
+options, calls the library (a paper's study lives in its package) and prints.
 """
 
 from __future__ import annotations
@@ -116,3 +123,8 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+__all__ = [
+    "COMMANDS",
+    "main",
+]

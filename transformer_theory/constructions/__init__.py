@@ -8,6 +8,8 @@ ReLU, bidirectional attention and eq. 2's head mean, plus an exhaustive / sample
 - :mod:`.templates`: Theorem 5 (template matching, two layers; single-head and ``n``-head).
 - :mod:`.contextual`: Theorem 6 (in-context template matching, three layers, ``2l`` heads).
 - :mod:`.check`: :func:`check_construction`.
+- :mod:`.report`: each construction's sizes and margins as a record
+  (``transformer-theory construct``).
 
 Where the printed proofs are wrong (PDF extraction or typos), the modules implement the corrected
 construction, say what changed, and keep the literal version as ``*_as_printed``.
@@ -36,3 +38,24 @@ from transformer_theory.constructions.templates import (  # noqa: F401
     theorem5,
     theorem5_as_printed,
 )
+
+__all__ = [
+    "check_construction",
+    "constrained_attention",
+    "exactly_parallel",
+    "instructive_attention",
+    "lemma3_classifier",
+    "lemma4_layer",
+    "margins",
+    "masking_magnitude",
+    "scores_margins",
+    "template_code",
+    "theorem1",
+    "theorem3",
+    "theorem3_as_printed",
+    "theorem3_printed_classifier",
+    "theorem5",
+    "theorem5_as_printed",
+    "theorem6",
+    "theorem6_as_printed",
+]

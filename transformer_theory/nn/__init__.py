@@ -5,6 +5,11 @@ as ``nnx.Param`` leaves; its ``__call__`` rebuilds the ``ModelParams`` view and 
 :func:`transformer_theory.core.forward`. :func:`to_params` / :func:`from_params` convert both ways
 without loss, so a trained model goes straight into the verifier, and a construction can
 initialize training.
+
+Modules: :mod:`.transformer` (:class:`Transformer`), :mod:`.fast` (the training forward pass
+without the work a classifier does not need), :mod:`.encdec` (Conti 2024's Post-LN
+encoder-decoder), :mod:`.activations` (every head's attention maps, queries, keys and values, read
+from a model for the analyses).
 """
 
 from transformer_theory.nn.transformer import AttentionLayer, Transformer, from_params, to_params

@@ -9,3 +9,11 @@ witnesses.
 
 Submodules are imported on demand (``from transformer_theory.theory import dependence``).
 """
+
+__all__ = [
+    "certificates",
+    "checks",
+    "dependence",
+    "suite",
+    "witness",
+]

@@ -61,14 +61,13 @@ one
 ``b x (N V + 1)`` design block. Measured (``experiments/verify_10m.py --limit 1000000``, M = 2,
 b = 8192, N = 14, V = 17): peak resident memory 0.52 GB for the whole process, JAX included.
 
-Modules: :mod:`.families` (the model families and which propositions are in scope),
-:mod:`.outputs` (the batched last-query outputs and the per-set residuals), :mod:`.affine` (the
-affine form streamed over a whole dataset), :mod:`.verdicts` (tolerances, verdicts,
-:func:`check_family`, random models). Shape letters as in :mod:`transformer_theory.glossary`
-(``M`` models, ``S`` sets, ``B`` sequences, ``N`` length, ``D`` width ``d'``, ``C`` classes, ``Y``
-the checked target's width -- ``D`` or ``C`` --, ``W`` rows of a chunk, ``P = N V`` one-hot
-columns, ``p`` independent ones).
-"""
+Modules: :mod:`.families` (the model families and which propositions are in scope), :mod:`.outputs`
+(the batched last-query outputs and the per-set residuals), :mod:`.affine` (the affine form streamed
+over a whole dataset), :mod:`.verdicts` (tolerances, verdicts, :func:`check_family`, random models),
+:mod:`.first_layer` (the first layer as table lookups, the verifier's fast path). Shape letters as
+in :mod:`transformer_theory.glossary` (``M`` models, ``S`` sets, ``B`` sequences, ``N`` length,
+``D`` width ``d'``, ``C`` classes, ``Y`` the checked target's width -- ``D`` or ``C`` --, ``W`` rows
+of a chunk, ``P = N V`` one-hot columns, ``p`` independent ones)."""
 
 from transformer_theory.theory.checks.affine import (
     AffineResult,
