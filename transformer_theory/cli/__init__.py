@@ -7,9 +7,10 @@ the default job runs on its built-in defaults.
 Commands (one module each): Chen & Zou 2024's :mod:`.verify` (the main job), :mod:`.certify`,
 :mod:`.construct`, :mod:`.train`, :mod:`.plot`, :mod:`.report` and :mod:`.demo`; Barbero et al.
 2024's :mod:`.collapse` and :mod:`.oversquash`; Conti 2024's :mod:`.heads` and
-:mod:`.efficient_attention`; Svete & Cotterell 2024's :mod:`.ngram`; Sanford et al. 2023 and Peng
-et al. 2024's :mod:`.sanford`; the formal-language table's :mod:`.languages`. Each parses its
-options, calls the library (a paper's study lives in its package) and prints.
+:mod:`.efficient_attention`; Svete & Cotterell 2024's :mod:`.ngram`; Sanford et al. 2023 and Peng et
+al. 2024's :mod:`.sanford`; the formal-language table's :mod:`.languages`; the papers' trained
+experiments by name, :mod:`.experiment`. Each parses its options, calls the library (a paper's study
+lives in its package) and prints.
 """
 
 from __future__ import annotations
@@ -62,6 +63,10 @@ COMMANDS = {
     "sanford": (
         "transformer_theory.cli.sanford",
         "build and check qSA / Match2 / Match3 constructions (Sanford et al. 2023)",
+    ),
+    "experiment": (
+        "transformer_theory.cli.experiment",
+        "run a companion paper's trained experiment by name (--list shows them)",
     ),
     "languages": (
         "transformer_theory.cli.languages",

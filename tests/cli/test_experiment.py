@@ -1,0 +1,47 @@
+"""``transformer-theory experiment``: every paper's experiment configs follow one convention."""
+
+import dataclasses
+import inspect
+
+import pytest
+
+from transformer_theory.cli import main
+from transformer_theory.cli.experiment import discover
+
+FOUND = discover()
+
+
+def test_every_experiment_follows_the_convention():
+    assert len(FOUND) >= 5, f"expected the papers' experiments, found {sorted(FOUND)}"
+    for name, (_paper, module) in FOUND.items():
+        doc = module.__doc__ or ""
+        assert "transformer-theory experiment" in doc or "experiments/" in doc, (
+            f"{name}: the docstring must give the exact command"
+        )
+        sizes = tuple(getattr(module, "SIZES", ()))
+        assert "smoke" in sizes and "default" in sizes, f"{name}: SIZES {sizes}"
+        for size in sizes:
+            config = module.get_config(size)
+            assert dataclasses.is_dataclass(config), f"{name}: get_config returns a dataclass"
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                setattr(config, dataclasses.fields(config)[0].name, None)
+        with pytest.raises(ValueError, match="size"):
+            module.get_config("no-such-size")
+        params = inspect.signature(module.run).parameters
+        assert list(params)[:2] == ["config", "out_dir"], f"{name}: run(config, out_dir, ...)"
+
+
+def test_list_names_every_experiment(capsys):
+    assert main(["experiment", "--list"]) == 0
+    out = capsys.readouterr().out
+    for name, (paper, _) in FOUND.items():
+        assert name in out and paper in out
+
+
+def test_unknown_names_and_sizes_are_refused_before_any_work(capsys):
+    assert main(["experiment", "no-such-experiment"]) == 2
+    assert "NAME: unknown experiment" in capsys.readouterr().err
+    if FOUND:
+        name = next(iter(FOUND))
+        assert main(["experiment", name, "--size", "no-such-size"]) == 2
+        assert "--size" in capsys.readouterr().err
