@@ -28,7 +28,8 @@ def test_languages_command_writes_records_and_plots(tmp_path, capsys):
     printed = capsys.readouterr().out.splitlines()
     assert not any(line.lstrip().startswith("{") for line in printed)
     header = next(i for i, line in enumerate(printed) if line.startswith("construction"))
-    cells = printed[header + 1].split()
+    assert set(printed[header + 1].replace(" ", "")) == {"-"}  # format_table's rule
+    cells = printed[header + 2].split()
     assert cells[0] == "majority" and cells[3:] == ["2", "1-1", "1.0000", "0.5"]
 
 

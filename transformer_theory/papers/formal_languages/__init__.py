@@ -1,12 +1,25 @@
 """The formal-language table (Strobl et al. 2024): recognizers for MAJORITY, PARITY and Dyck-1,
-their checks, and transformers trained with hard attention (Hahn 2020"s rows).
+their checks, and transformers trained with hard attention (Hahn 2020's rows).
 
 Modules:
 
-- :mod:`.tasks`: the languages: members, non-members, balanced samples.
-- :mod:`.constructions`: the recognizers" weights.
-- :mod:`.checks`: records of every short string, margins by length and precision.
-- :mod:`.hard_training`: straight-through hard-attention training.
+- :mod:`.tasks`: the languages: membership references, every string of a length, balanced samples.
+- :mod:`.constructions`: the recognizers' weights (MAJORITY, PARITY with and without Chiang &
+  Cholak's LayerNorm, Dyck-1) and their decision margins.
+- :mod:`.checks`: records of one recognizer (every short string, samples beyond), PARITY's margin
+  and cross-entropy by float format, and the cost of each from its settings.
+- :mod:`.study`: the table as a study (what ``transformer-theory languages`` runs): settings,
+  estimate, records written as they finish, figures.
+- :mod:`.hard_training`: straight-through hard-attention training (through
+  :func:`transformer_theory.train.fit.fit`).
+- :mod:`.plots`: the figures, drawn from records.
 """
 
-__all__ = ["checks", "constructions", "hard_training", "tasks"]
+__all__ = [
+    "checks",
+    "constructions",
+    "hard_training",
+    "plots",
+    "study",
+    "tasks",
+]

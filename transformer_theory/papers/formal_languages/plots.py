@@ -1,0 +1,76 @@
+"""The formal-language table's figures, drawn from records (nothing computed here):
+
+- :func:`margins_by_length`: each recognizer's smallest margin against the string length;
+- :func:`parity_precision`: PARITY's cross-entropy and margin against ``n``, per float format,
+  with and without Chiang & Cholak's LayerNorm;
+- :func:`generalization`: trained models' accuracy against length beside the constructions
+  (:mod:`.generalization`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from transformer_theory.plotting import pyplot, save_figure
+from transformer_theory.precision import PRECISION_STYLE
+
+__all__ = ["generalization", "margins_by_length", "parity_precision"]
+
+
+def margins_by_length(records: list[dict], path: str) -> str:
+    """``|smallest margin|`` against ``L`` (log-log), one line per recognizer record of
+    :func:`.checks.recognizer_record`; returns ``path``."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    for rec in records:
+        rows = rec["by_length"]
+        ax.plot(
+            [r["length"] for r in rows],
+            [abs(r["min_margin"]) for r in rows],
+            marker=".",
+            label=f"{rec['construction']} (acc {rec['accuracy']:.3f})",
+        )
+    ax.set(xscale="log", yscale="log", xlabel="string length L", ylabel="smallest |margin|")
+    ax.set_title("Recognizers: smallest margin by length (float64)")
+    ax.legend(fontsize=7)
+    return save_figure(fig, path)
+
+
+def parity_precision(records: list[dict], path: str) -> str:
+    """Largest cross-entropy (bits) and ``|smallest margin|`` against ``n``, one line per (float
+    format, LayerNorm or not), from :func:`.checks.parity_precision_records`; returns ``path``."""
+    plt = pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    for dtype in sorted({r["dtype"] for r in records}):
+        for layer_norm in (True, False):
+            rows = [r for r in records if r["dtype"] == dtype and r["layer_norm"] == layer_norm]
+            label = f"{dtype}, {'LayerNorm eps=0' if layer_norm else 'no LayerNorm'}"
+            xs = [r["n"] for r in rows]
+            # float32 lies on float64 at this scale: the formats' own line styles keep both
+            # visible (float32 dashed).
+            style = dict(marker="o", label=label, ls=PRECISION_STYLE.get(dtype, "-"))
+            axes[0].plot(xs, [r["max_cross_entropy_bits"] for r in rows], **style)
+            axes[1].plot(xs, [abs(r["min_margin"]) for r in rows], **style)
+    axes[0].set(xscale="log", xlabel="n", ylabel="max cross-entropy (bits)")
+    axes[0].set_title("PARITY: Hahn's 1 bit vs the LayerNorm trick")
+    axes[1].set(xscale="log", yscale="log", xlabel="n", ylabel="smallest |margin|")
+    axes[1].legend(fontsize=7)
+    return save_figure(fig, path)
+
+
+def generalization(records: list[dict], path: str) -> str:
+    """Accuracy against string length, one panel per language and one line per model (the mean
+    over seeds), the longest training length dotted; returns ``path``."""
+    plt = pyplot()
+    languages = sorted({r["language"] for r in records})
+    fig, axes = plt.subplots(1, len(languages), figsize=(6 * len(languages), 4), squeeze=False)
+    for ax, language in zip(axes[0], languages):
+        rows = [r for r in records if r["language"] == language]
+        for name in dict.fromkeys(r["model"] for r in rows):
+            accs = np.array([r["accuracy"] for r in rows if r["model"] == name])
+            ax.plot(rows[0]["eval_lengths"], accs.mean(0), marker="o", label=f"{name}")
+        ax.axvline(max(rows[0]["train_lengths"]), color="gray", ls=":", lw=1)
+        ax.set(xscale="log", ylim=(0.4, 1.02), xlabel="string length", ylabel="accuracy")
+        ax.set_title(f"{language}: trained on lengths up to {max(rows[0]['train_lengths'])}")
+        ax.legend(fontsize=6)
+    return save_figure(fig, path)
