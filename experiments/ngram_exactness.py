@@ -41,6 +41,7 @@ import argparse
 import os
 
 from transformer_theory.cli import main as cli_main
+from transformer_theory.cli._common import UsageError, name_list
 
 RUNS = {
     "ngram_hard": ["--max-len", "6", "--precision", "float64,bfloat16", "--scan-limit", "12"],
@@ -57,9 +58,13 @@ def main(argv=None) -> int:
     ap.add_argument("--out", required=True, help="parent directory of the runs")
     ap.add_argument("--only", default=None, help="comma list of run names (default: all)")
     args = ap.parse_args(argv)
+    try:
+        only = name_list(args.only or "all", RUNS, "--only")
+    except UsageError as err:
+        ap.error(str(err))
     code = 0
     for name, extra in RUNS.items():
-        if args.only and name not in args.only.split(","):
+        if name not in only:
             continue
         code = max(code, cli_main(["ngram", *extra, "--out", os.path.join(args.out, name)]))
     return code

@@ -14,13 +14,16 @@ equivalence, the precision each needs, and soft attention's distance from the n-
   divergence from the n-gram LM over all strings up to a length, and the ``beta`` a target KL
   needs as the length grows.
 
-Every function returns JSON-ready data; ``transformer-theory ngram`` writes and plots them.
+Every function returns JSON-ready data; :mod:`.study` runs them over settings, and
+``transformer-theory ngram`` prints them. Significand bits come from
+:func:`transformer_theory.precision.significand_bits`.
 Shapes use the letters of :mod:`transformer_theory.glossary`.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -31,13 +34,25 @@ from transformer_theory.core.forward import forward_trace, lm_inputs, lm_log_pro
 from transformer_theory.core.positional import window_score_polynomial
 from transformer_theory.papers.svete_cotterell2024 import constructions as cn
 from transformer_theory.papers.svete_cotterell2024.tasks import NGramLM, history_ids
+from transformer_theory.params import ModelParams
+from transformer_theory.precision import significand_bits
 
-DTYPES = {"float64": jnp.float64, "float32": jnp.float32, "bfloat16": jnp.bfloat16}
-
-
-def significand_bits(dtype) -> int:
-    """``p``: 53 (float64), 24 (float32), 8 (bfloat16); unit roundoff ``u = 2^-p``."""
-    return int(jnp.finfo(dtype).nmant) + 1
+__all__ = [
+    "beta_for_kl",
+    "equivalence_record",
+    "first_wrong_query",
+    "intended_attention",
+    "kl_first_outcomes",
+    "logprob_tolerance",
+    "paper33_scan",
+    "param_dtype",
+    "predicted_exact_length",
+    "selection_scan",
+    "soft_kl",
+    "transformer_log_prob",
+    "transformer_log_probs",
+    "window_budget",
+]
 
 
 # ----------------------------------------------------------------------------- weak equivalence
@@ -48,17 +63,21 @@ def _string_log_probs(params, strings_BxN):
     return jax.vmap(lambda s: lm_log_probs(params, s).astype(jnp.float64))(strings_BxN)
 
 
-def param_dtype(params):
+def param_dtype(params: ModelParams | cn.Paper33) -> jnp.dtype:
     """The float dtype of a construction (:class:`ModelParams` or the paper's 3.3)."""
     return params.dtype if isinstance(params, cn.Paper33) else params.w_o.dtype
 
 
-def transformer_log_prob(params, strings_BxN: np.ndarray, batch: int = 4096) -> np.ndarray:
+def transformer_log_prob(
+    params: ModelParams | cn.Paper33, strings_BxN: np.ndarray, batch: int = 4096
+) -> np.ndarray:
     """``log q(y)`` (EOS included) of every string of one length under a causal LM, float64."""
     return transformer_log_probs(params, strings_BxN, batch).sum(axis=1)
 
 
-def transformer_log_probs(params, strings_BxN: np.ndarray, batch: int = 4096) -> np.ndarray:
+def transformer_log_probs(
+    params: ModelParams | cn.Paper33, strings_BxN: np.ndarray, batch: int = 4096
+) -> np.ndarray:
     """``log q(y_t | y_<t)`` for every symbol, then ``log q(EOS | y)``: ``(B, N + 1)``, float64.
 
     ``params``: a causal-LM :class:`ModelParams` or the paper's 3.3 (:class:`~transformer_theory.
@@ -71,7 +90,7 @@ def transformer_log_probs(params, strings_BxN: np.ndarray, batch: int = 4096) ->
     return np.concatenate(out) if out else np.zeros((0, strings.shape[1] + 1))
 
 
-def logprob_tolerance(lm: NGramLM, length: int, dtype) -> float:
+def logprob_tolerance(lm: NGramLM, length: int, dtype: Any) -> float:
     """How far ``log q(y)`` of an exact construction may be from ``log p(y)`` by rounding alone.
 
     Each of the ``L + 1`` terms is ``log_softmax`` of a row that equals the n-gram's log table
@@ -94,7 +113,7 @@ def _strings(lm: NGramLM, length: int, exhaustive_limit: int, samples: int, rng)
 
 def equivalence_record(
     lm: NGramLM,
-    params,
+    params: ModelParams | cn.Paper33,
     max_len: int,
     *,
     exhaustive_limit: int = 50_000,
@@ -162,7 +181,9 @@ def _attention_maps(params, tokens_N):
     return forward_trace(params, tokens_N).attention
 
 
-def first_wrong_query(params, construction: str, maps, *, first_query: int = 0) -> int | None:
+def first_wrong_query(
+    params: ModelParams, construction: str, maps: Any, *, first_query: int = 0
+) -> int | None:
     """The first query ``i >= first_query`` at which some head's attention in ``maps`` (one
     ``(H, N, N)`` array per layer, as :func:`~transformer_theory.core.forward_trace` returns) is
     not the proof's: a different support, or a weight more than 8 ulps of the dtype from the
@@ -183,7 +204,7 @@ def first_wrong_query(params, construction: str, maps, *, first_query: int = 0) 
     return bad
 
 
-def selection_scan(params, construction: str, *, max_length: int = 32) -> dict:
+def selection_scan(params: ModelParams, construction: str, *, max_length: int = 32) -> dict:
     """The longest string length ``L`` such that, at EVERY length ``0..L``, the model's attention
     at every query is the proof's (3.1/3.2: the one key ``t - h``; 3.3-slots: the window keys
     uniformly), in the parameters' dtype.
@@ -203,7 +224,7 @@ def selection_scan(params, construction: str, *, max_length: int = 32) -> dict:
     which holds for any summation order.
 
     Args:
-      params: a model from :func:`~transformer_theory.papers.svete_cotterell2024.constructions.build` with hard or
+      params: a model from :func:`~.constructions.build` with hard or
         sparse attention.
       construction: the name it was built as (checked against its layout).
       max_length: the longest string length run (one compilation per length).
@@ -252,8 +273,10 @@ def _paper33_decoded(model, strings_BxN):
     return jnp.argmax(states, axis=-1), jnp.max(jnp.abs(states - jnp.round(states)), axis=(1, 2))
 
 
-def paper33_scan(model, *, max_length: int = 48, samples: int = 32, seed: int = 0) -> dict:
-    """Where the paper's 3.3 (:class:`~transformer_theory.papers.svete_cotterell2024.constructions.Paper33`) stops
+def paper33_scan(
+    model: cn.Paper33, *, max_length: int = 48, samples: int = 32, seed: int = 0
+) -> dict:
+    """Where the paper's 3.3 (:class:`~.constructions.Paper33`) stops
     decoding the right history, in its dtype: the longest string length ``L`` such that at every
     length ``0..L`` every position of ``samples`` seeded random strings (and the all-0 string)
     decodes, by the authors' argmax, the history it has.
@@ -313,7 +336,7 @@ def window_budget(t: int, window: int) -> float:
 def predicted_exact_length(
     construction: str,
     order: int,
-    dtype,
+    dtype: Any,
     *,
     limit: int = 10**7,
     attention: str = "hard",
@@ -325,12 +348,12 @@ def predicted_exact_length(
     3.1/3.2/3.2-direct: the score ``fl(a_1 b_1 + a_2 b_2)`` of code entries ``fl(sqrt(fl(1/s)))``
     is within ``5u`` of ``<u(t), u(s)>`` (``u = 2^-p``: ``1.5u`` per entry, ``u`` per product and
     sum), so the peak stays unique while
-    :func:`~transformer_theory.papers.svete_cotterell2024.constructions.score_gap` exceeds ``10u``, at every shifted
+    :func:`~.constructions.score_gap` exceeds ``10u``, at every shifted
     position up to ``t + h`` (``h``: the largest offset, ``n - 2``, or 1 for 3.2's two fixed
     pairs); this holds in either order of the two products, with or without a fused multiply-add,
     so whatever the compiler picks. 3.3-slots: while :func:`window_budget` stays
     below ``2^p`` (exact integer arithmetic). Sparse 3.1/3.2 also needs the scaled lead to stay
-    >= 1, which :func:`~transformer_theory.papers.svete_cotterell2024.constructions.sparse_beta` guarantees up to the
+    >= 1, which :func:`~.constructions.sparse_beta` guarantees up to the
     ``max_len`` it was built for (and no further): the bound is the smaller of the two. Found by
     bisection over ``t`` (both bounds decrease
     monotonically in ``t``); returns ``limit`` when it holds that far and None when it does not
@@ -370,7 +393,7 @@ def predicted_exact_length(
 
 
 # ----------------------------------------------------------------------------- soft attention
-def kl_first_outcomes(lm: NGramLM, params, max_len: int) -> float:
+def kl_first_outcomes(lm: NGramLM, params: ModelParams, max_len: int) -> float:
     """``KL(p || q)`` of the laws of the first ``max_len + 1`` outcomes of the n-gram LM ``p`` and
     the transformer LM ``params``, by enumeration (float64 sums).
 

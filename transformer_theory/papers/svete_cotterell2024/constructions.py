@@ -54,7 +54,7 @@ Reading the slides' formulas (garbled in extraction): the first display writes t
 needs (a cosine of two UNIT vectors, equal to 1 exactly at the target) and what is implemented.
 The literal map is not a unit vector, so its peak value is not 1 and that argument does not
 apply; its argmax happens to be ``t - h`` as well for every ``t > h`` (the only positions a
-prediction reads), which ``tests/papers/svete_cotterell2024/test_constructions.py`` checks beside the peak value. The
+prediction reads), which ``test_constructions.py`` checks beside the peak value. The
 code's last printed pair, ``t + n - 1``, is one more than ``n - 1`` heads with offsets ``h =
 0..n-2`` read: the authors' code builds ``n`` pairs and uses ``n - 1``, so the printed pair is
 redundant, not an error (this library lays out only the ``n - 1`` pairs it reads).
@@ -400,7 +400,7 @@ def build_paper33(lm: NGramLM, *, dtype=jnp.float64) -> Paper33:
 
     Its decimals need ``10^-t`` to be representable with ``n`` significant digits to spare: in
     float64 up to about ``t = 290``, in float32 about ``t = 30`` (``10^-38`` is float32's smallest
-    normal number), which is where :func:`transformer_theory.papers.svete_cotterell2024.checks.paper33_scan` finds it
+    normal number), which is where :func:`.checks.paper33_scan` finds it
     breaking.
     """
     _check(lm, "3.1", "hard", None, None)

@@ -26,6 +26,8 @@ import numpy as np
 
 from transformer_theory import _validate, budget
 
+__all__ = ["NGramLM", "histories", "history_ids", "lm_batch", "num_histories"]
+
 
 def num_histories(alphabet_size: int, order: int) -> int:
     """``sum_{k=0}^{n-1} |Sigma|^k``: the BOS-padded histories of an ``order``-gram LM."""

@@ -1,0 +1,90 @@
+"""The figures of the n-gram study (``ngram_precision.png``, ``ngram_soft.png``), drawn from the
+records of :func:`.study.run`; nothing here computes a result.
+
+- :func:`precision_figure`: 3.1/3.2's score gap against each format's rounding, and 3.3-slots'
+  largest intermediate against ``2^p``, with each model's first failing position dashed.
+- :func:`soft_figure`: softmax's KL against ``beta``, and the ``beta`` a target KL needs against
+  the string length.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from transformer_theory.plotting import pyplot, save_figure
+from transformer_theory.precision import PRECISION_COLOR, PRECISIONS, significand_bits
+
+__all__ = ["precision_figure", "soft_figure"]
+
+
+def precision_figure(records: list[dict], path: str) -> str | None:
+    """Two panels from the hard/sparse records with a scan (the paper's 3.3 left out: it has no
+    derived bound): left, :func:`~.constructions.score_gap` against ``10u`` of each format
+    (3.1/3.2); right, :func:`~.checks.window_budget` against ``2^p`` (3.3-slots). A dashed line
+    marks each record's first failing position. Returns ``path``, or None (nothing written) when
+    no record has a scan."""
+    from transformer_theory.papers.svete_cotterell2024.checks import window_budget
+    from transformer_theory.papers.svete_cotterell2024.constructions import score_gap
+
+    records = [r for r in records if "scan" in r and r["construction"] != "3.3"]
+    if not records:
+        return None
+    plt = pyplot()
+    w = records[0]["order"] - 1
+    t = np.unique(np.logspace(0, 6, 300).astype(int))
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    axes[0].loglog(t, score_gap(t), "k-", label="gap 1 - <u(t), u(t+-1)>")
+    axes[1].loglog(t, [window_budget(x, w) for x in t], "k-", label="sum |c_k| t^k")
+    for precision in PRECISIONS:
+        bits = significand_bits(precision)
+        color = PRECISION_COLOR[precision]
+        axes[0].axhline(10 * 2.0**-bits, color=color, ls=":", label=f"10u, {precision}")
+        axes[1].axhline(2.0**bits, color=color, ls=":", label=f"2^p, {precision}")
+    for r in records:
+        pos = r["scan"]["first_failing_position"]
+        if pos is None:
+            continue
+        ax = axes[1] if r["construction"] == "3.3-slots" else axes[0]
+        ax.axvline(pos + 1, color=PRECISION_COLOR[r["precision"]], ls="--", alpha=0.7)
+    axes[0].set(
+        xlabel="position t",
+        ylabel="score gap",
+        title="3.1/3.2: gap vs rounding (dashed: first failure)",
+    )
+    axes[1].set(
+        xlabel="position t",
+        ylabel="largest intermediate",
+        title="3.3-slots: exact integers while below 2^p",
+    )
+    for ax in axes:
+        ax.legend(fontsize=6)
+    return save_figure(fig, path)
+
+
+def soft_figure(soft: list[dict], path: str) -> str:
+    """Two panels from :func:`.study.soft_study`'s rows: the KL against ``beta`` (log-log, KL
+    floored at 1e-18), and the ``beta`` the target KL needs against the string length."""
+    plt = pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    for row in soft:
+        kls = [max(c["kl"], 1e-18) for c in row["kl_by_beta"]]
+        betas = [c["beta"] for c in row["kl_by_beta"]]
+        axes[0].loglog(betas, kls, "o-", label=row["construction"])
+        pts = [n for n in row["beta_needed"] if n["beta"] is not None]
+        axes[1].loglog(
+            [max(n["length"], 1) for n in pts],
+            [n["beta"] for n in pts],
+            "o-",
+            label=row["construction"],
+        )
+    axes[0].set(
+        xlabel="beta", ylabel="KL, first max-len+1 outcomes", title="softmax: KL from n-gram"
+    )
+    axes[1].set(
+        xlabel="max string length",
+        ylabel="beta for the target KL",
+        title=f"beta needed for KL <= {soft[0]['target_kl']:g}",
+    )
+    for ax in axes:
+        ax.legend()
+    return save_figure(fig, path)
