@@ -142,7 +142,7 @@ def test_interrupt_by_a_real_sigint(tmp_path):
 def test_ctrl_c_during_a_checkpoint_write_is_held_until_the_write_is_done():
     # A KeyboardInterrupt inside Orbax's save leaves its threads mid-write (the next save hung, or a
     # thread printed a traceback); the signal must arrive after the block, not inside it.
-    from transformer_theory.train.checkpoint import deferred_sigint
+    from transformer_theory.train.signals import deferred_sigint
 
     # Python's own Ctrl-C handler, also when pytest runs as a shell's background job (which starts
     # with SIGINT ignored)

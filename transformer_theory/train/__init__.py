@@ -1,13 +1,26 @@
-"""Training: the Optax loop (:mod:`.loop`), data splits (:mod:`.data`), Chen & Zou 2024, §9.1
-initializations (:mod:`.init`), run directories that belong to one run (:mod:`.rundir`) and Orbax
-checkpoints (:mod:`.checkpoint`, the only module importing orbax)."""
+"""Training: the runner every trainer shares and the trainers built on it.
+
+Modules:
+
+- :mod:`.runner`: the one training runner (run directory, resume bit for bit, Ctrl-C, metrics,
+  checkpoints, divergence) driving any jitted train step;
+- :mod:`.loop`: the Optax loop of Chen & Zou 2024, §9.1 (cross-entropy on the last position):
+  :func:`train`, its steps and configs;
+- :mod:`.seq2seq`: teacher-forced training of an encoder-decoder on any source-target pairs;
+- :mod:`.fit`: :func:`~.fit.fit`, the small Optax loop of the papers' little models (no run
+  directory);
+- :mod:`.data`: train / held-out splits of a task;
+- :mod:`.init`: Chen & Zou 2024, §9.1 initializations;
+- :mod:`.rundir`: run directories that belong to one run (settings, fingerprints, metrics);
+- :mod:`.checkpoint`: Orbax checkpoints (the only module importing orbax);
+- :mod:`.signals`: Ctrl-C held across a write (no orbax).
+"""
 
 from transformer_theory.train.data import DataConfig, TaskData
 from transformer_theory.train.init import first_layer_pattern, paper_init, random_init, task_kind
 from transformer_theory.train.loop import (
     EarlyStop,
     TrainConfig,
-    TrainingInterrupted,
     TrainResult,
     cross_entropy,
     make_optimizer,
@@ -16,6 +29,7 @@ from transformer_theory.train.loop import (
     train,
 )
 from transformer_theory.train.rundir import RunDirectoryError, read_metrics, run_settings
+from transformer_theory.train.runner import TrainingInterrupted
 
 __all__ = [
     "DataConfig",

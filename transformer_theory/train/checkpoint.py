@@ -12,45 +12,21 @@ Uses the current API: ``ocp.CheckpointManager(directory, options=...)`` as a con
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
-import threading
 from typing import Any
 
 import jax
 import numpy as np
 import orbax.checkpoint as ocp
 
+from transformer_theory.train.signals import deferred_sigint
+
+__all__ = ["Checkpointer", "latest_step"]
+
 
 def _flatten(state: Any) -> dict[str, Any]:
     leaves = jax.tree_util.tree_flatten_with_path(state)[0]
     return {jax.tree_util.keystr(path): leaf for path, leaf in leaves}
-
-
-@contextlib.contextmanager
-def deferred_sigint():
-    """Hold SIGINT for the duration of the block, then deliver it again to the previous handler
-    (Python's default raises ``KeyboardInterrupt`` right after the block).
-
-    Only the main thread may install signal handlers; elsewhere (and where the handler cannot be
-    replaced) the block runs unprotected.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    received = []
-    try:
-        previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
-    except (ValueError, TypeError):
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if received:
-            signal.raise_signal(signal.SIGINT)
 
 
 def latest_step(directory: os.PathLike | str) -> int | None:

@@ -1,47 +1,41 @@
 """The Optax training loop: cross-entropy on the last position (Chen & Zou 2024, §9.1), SGD or Adam.
 
-The step is jit-compiled through Flax NNX's functional loop (``nnx.split -> jax.jit -> nnx.merge``):
-the model's ``nnx.State`` and the optimizer state are plain pytrees passed in and out of one
-jitted function. Batch keys come from ``fold_in(data_key, step)``, so step ``s`` sees the same
-batch whether or not the run was interrupted; with checkpoints every ``checkpoint_every`` steps a
-killed run resumes from the last one and reproduces the uninterrupted run bit for bit (on CPU).
+This module builds the model's steps; :mod:`.runner` drives them (run directory, resume bit for
+bit, Ctrl-C, metrics, checkpoints, divergence). The step is jit-compiled through Flax NNX's
+functional loop (``nnx.split -> jax.jit -> nnx.merge``): the model's ``nnx.State`` and the
+optimizer state are plain pytrees passed in and out of one jitted function. Batch keys come from
+``fold_in(data_key, step)``, so step ``s`` sees the same batch whether or not the run was
+interrupted; with checkpoints every ``checkpoint_every`` steps a killed run resumes from the last
+one and reproduces the uninterrupted run bit for bit (on CPU).
 
 Outputs in ``out_dir``: ``metrics.csv`` and ``metrics.json`` (one row per logging step: step,
 train batch loss/accuracy, held-out loss/accuracy, seconds), ``checkpoints/`` (Orbax).
 
 A run that DIVERGES -- an update whose batch loss or resulting parameters are not finite (NaN or
 inf) -- stops at that update: :func:`train` checks every step inside the jitted step (a non-finite
-update is never applied, and no later one is), reads the flag every :data:`WATCH_EVERY` steps, one
-step behind, so the host does not wait on the device, and records ``status: "diverged"`` with
-the step in ``metrics.json`` (and its last row), ``metrics.csv`` (a ``status`` column),
-``run.json`` and :class:`TrainResult`. The parameters kept are those before the diverging update
-(also checkpointed); a re-run of a diverged run directory reports the divergence again without
-training.
+update is never applied, and no later one is), reads the flag every
+:data:`~.runner.WATCH_EVERY` steps, one step behind, so the host does not wait on the device, and
+records ``status: "diverged"`` with the step in ``metrics.json`` (and its last row),
+``metrics.csv`` (a ``status`` column), ``run.json`` and :class:`TrainResult`. The parameters kept
+are those before the diverging update (also checkpointed); a re-run of a diverged run directory
+reports the divergence again without training.
 """
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import functools
-import os
-import sys
-import time
 
 import jax
 import jax.numpy as jnp
 import optax
 from flax import nnx
-from tqdm.auto import tqdm
 
 from transformer_theory import _validate
-from transformer_theory.jsonio import write_json
 from transformer_theory.nn import Transformer, from_params, to_params
 from transformer_theory.nn.fast import batch_logits
 from transformer_theory.params import ModelParams
-from transformer_theory.train import rundir
-from transformer_theory.train.checkpoint import Checkpointer
-from transformer_theory.train.checkpoint import latest_step as checkpoint_latest_step
+from transformer_theory.train import rundir, runner
 from transformer_theory.train.data import TaskData
 
 
@@ -242,12 +236,9 @@ def make_steps(
     and accuracy of the batch BEFORE the update); ``eval_step(state, tokens_BxN, labels_B,
     weights_B) -> (loss, acc)`` (weighted means; weights sum to 1).
 
-    ``guard``: ``train_step`` takes and returns one more argument, a :func:`new_watch` dict
-    ``{"count", "bad", "bad_loss"}`` of device scalars, and applies an update only if its batch
-    loss and every resulting parameter are finite and no earlier update failed; ``bad`` becomes
-    the 1-based number of the first failing update (``-1`` while none has), ``bad_loss`` its batch
-    loss. The check runs on the device, so the host reads it when it likes (:func:`train` one step
-    behind) without stalling the pipeline.
+    ``guard``: ``train_step`` is :func:`.runner.guard`'s form of it: it takes and returns one more
+    argument, a :func:`~.runner.new_watch` dict, and applies an update only if its batch loss and
+    every resulting parameter are finite and no earlier update failed.
     """
     if microbatches is not None:
         _validate.check_positive("microbatches", microbatches)
@@ -295,98 +286,9 @@ def make_steps(
         updates, opt_state = tx.update(grads, opt_state, state)
         return optax.apply_updates(state, updates), opt_state, loss, acc
 
-    def guarded_step(state, opt_state, tokens, labels, watch):
-        new_state, new_opt, loss, acc = plain_step(state, opt_state, tokens, labels)
-        finite = jnp.isfinite(loss)
-        for leaf in jax.tree.leaves(new_state):
-            finite = finite & jnp.all(jnp.isfinite(leaf))
-        first_bad = (watch["bad"] < 0) & ~finite
-        ok = (watch["bad"] < 0) & finite
-
-        def keep(new, old):
-            return jnp.where(ok, new, old)
-
-        count = watch["count"] + 1
-        watch = dict(
-            count=count,
-            bad=jnp.where(first_bad, count, watch["bad"]),
-            bad_loss=jnp.where(first_bad, loss.astype(watch["bad_loss"].dtype), watch["bad_loss"]),
-        )
-        return (
-            jax.tree.map(keep, new_state, state),
-            jax.tree.map(keep, new_opt, opt_state),
-            loss,
-            acc,
-            watch,
-        )
-
-    train_step = jax.jit(guarded_step if guard else plain_step)
+    train_step = jax.jit(runner.guard(plain_step) if guard else plain_step)
     eval_step = jax.jit(weighted_eval)
     return train_step, eval_step
-
-
-def new_watch(start: int = 0) -> dict:
-    """The divergence watch of a guarded ``train_step`` (:func:`make_steps`) at update ``start``."""
-    return dict(
-        count=jnp.asarray(start, jnp.int32),
-        bad=jnp.asarray(-1, jnp.int32),
-        bad_loss=jnp.asarray(0.0, jnp.float32),
-    )
-
-
-def _write_metrics(out_dir: str, rows: list[dict], meta: dict, status: dict | None = None) -> None:
-    """``metrics.json`` (strict JSON: a non-finite loss is ``null``, named under ``nonfinite``) and
-    ``metrics.csv`` (its ``status`` column is ``ok`` or ``diverged``)."""
-    record = {"meta": meta, "status": "ok" if status is None else status["state"]}
-    if status is not None:
-        record["diverged_step"] = status["step"]
-    record["rows"] = rows
-    write_json(os.path.join(out_dir, rundir.METRICS_FILE), record)
-    tmp = os.path.join(out_dir, ".metrics.csv.tmp")
-    with open(tmp, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=(*rundir.METRIC_FIELDS, "status"), restval="ok")
-        w.writeheader()
-        w.writerows(rows)
-    os.replace(tmp, os.path.join(out_dir, "metrics.csv"))
-
-
-def _read_rows(out_dir: str) -> list[dict]:
-    path = os.path.join(out_dir, rundir.METRICS_FILE)
-    return rundir.read_metrics(path)["rows"] if os.path.exists(path) else []
-
-
-# Steps between reads of the divergence flag outside logging and checkpoint steps. Reading it every
-# step cost ~0.3 ms per 1 ms quick-size step (a device-to-host wait); every 8 steps the guarded loop
-# ran as fast as the unguarded one (0.47-0.70 vs 0.49-0.66 ms, reasoning quick, 2-core CPU,
-# 2026-11-24). A diverged run therefore stops at most 8 (no-op) steps after the bad update; the
-# update itself is never applied.
-WATCH_EVERY = 8
-
-
-class TrainingInterrupted(KeyboardInterrupt):
-    """Ctrl-C during :func:`train`; the progress since the last checkpoint was saved first.
-
-    A ``KeyboardInterrupt``, so code that does not know it still stops. Attributes: ``step``
-    (parameter updates done), ``checkpoint_step`` (the latest checkpoint on disk, None if there is
-    none), ``out_dir``; :meth:`message` says how to go on.
-    """
-
-    def __init__(self, step: int, checkpoint_step: int | None, out_dir: str | None):
-        self.step, self.checkpoint_step, self.out_dir = step, checkpoint_step, out_dir
-        super().__init__(self.message())
-
-    def message(self) -> str:
-        if self.out_dir is None:
-            return f"interrupted at step {self.step}; nothing was saved (no out_dir)"
-        if self.checkpoint_step is None:
-            return (
-                f"interrupted at step {self.step}; no checkpoint was written; run the same "
-                "command to start again"
-            )
-        return (
-            f"interrupted at step {self.step}; the last checkpoint is step "
-            f"{self.checkpoint_step}; run the same command to resume"
-        )
 
 
 def train(
@@ -443,8 +345,7 @@ def train(
             f"expects {cfg_model.seq_len}"
         )
     graphdef, state = nnx.split(model)
-    tx = make_optimizer(config)
-    opt_state = tx.init(state)
+    opt_state = make_optimizer(config).init(state)
     train_step, eval_step = cached_steps(
         graphdef,
         config.optimizer,
@@ -453,198 +354,35 @@ def train(
         config.grad_clip,
         guard=True,
     )
-    data_key = jax.random.fold_in(jax.random.key(config.seed), 1)
-    settings = rundir.run_settings(cfg_model, data.task, data.config, config, meta)
-    meta = dict(meta or {}, train_config=dataclasses.asdict(config))
-
-    start, rows = 0, []
-    ckpt = None
-    if out_dir is not None:
-        fingerprints = {
-            "initial_params_sha256": rundir.fingerprint(state),
-            "heldout_sha256": rundir.fingerprint((data.eval_tokens_BxN, data.eval_labels_B)),
-        }
-        last = rundir.check_run_dir(out_dir, settings, config.steps, fingerprints)
-        os.makedirs(out_dir, exist_ok=True)
-        record = rundir.read_run_file(out_dir)
-        if record is None:
-            rundir.write_run_file(out_dir, settings, fingerprints)
-        elif isinstance(record.get("status"), dict) and record["status"].get("state") == "diverged":
-            # A diverged run stays diverged: the same settings diverge at the same step again.
-            return _diverged_result(out_dir, graphdef, state, opt_state, config, record["status"])
-        rows = [] if last is None else [r for r in _read_rows(out_dir) if r["step"] <= last]
-        ckpt = Checkpointer(os.path.join(out_dir, "checkpoints"), every=config.checkpoint_every)
-        if last is not None:
-            state, opt_state = ckpt.restore(last, (state, opt_state))
-            start = int(last)
-
-    t0 = time.perf_counter()
-    compile_seconds = 0.0
-
-    def evaluate(step, train_loss, train_acc):
-        ev_loss, ev_acc = eval_step(
-            state, data.eval_tokens_BxN, data.eval_labels_B, data.eval_weights_B
-        )
-        rows.append(
-            dict(
-                step=int(step),
-                train_loss=None if train_loss is None else float(train_loss),
-                train_acc=None if train_acc is None else float(train_acc),
-                eval_loss=float(ev_loss),
-                eval_acc=float(ev_acc),
-                seconds=round(time.perf_counter() - t0, 3),
-            )
-        )
-
-    def save(step):
-        ckpt.save(step, (state, opt_state))
-        _write_metrics(out_dir, [r for r in rows if r["step"] <= step], meta)
-
-    def diverged_at() -> int | None:
-        bad = int(watch["bad"])  # waits for the step that wrote it
-        return None if bad < 0 else bad
-
-    def record_divergence(bad: int) -> dict:
-        """The row, files and status of a run whose update ``bad`` was not finite; the state
-        (never updated since) is that after ``bad - 1`` updates."""
-        loss = float(watch["bad_loss"])
-        status = {
-            "state": "diverged",
-            "step": bad,
-            "train_loss": "nan" if loss != loss else repr(loss),
-            "reason": f"update {bad} gave a non-finite batch loss or parameters "
-            f"(batch loss {loss:g}); the parameters kept are those after update {bad - 1}",
-        }
-        rows[:] = [r for r in rows if r["step"] < bad]
-        rows.append(
-            dict(
-                step=bad,
-                train_loss=loss,
-                train_acc=None,
-                eval_loss=None,
-                eval_acc=None,
-                seconds=round(time.perf_counter() - t0, 3),
-                status="diverged",
-            )
-        )
-        if ckpt is not None:
-            latest = ckpt.latest_step()
-            if latest is None or bad - 1 > latest:
-                ckpt.save(bad - 1, (state, opt_state))
-            rundir.write_run_file(out_dir, settings, fingerprints, status=status)
-            _write_metrics(out_dir, rows, meta, status)
-        return status
-
-    # `done` counts the updates applied to `state`. They change in ONE assignment: Python raises
-    # KeyboardInterrupt at calls and loop jumps, never between the stores of one statement, and an
-    # interrupted `train_step` call assigns nothing -- so a Ctrl-C checkpoint is always consistent.
-    # A diverging update is not applied (the guarded step keeps the state), so `done` runs ahead
-    # of the state by the no-op steps until the flag is read: every read of the state (evaluate,
-    # save, Ctrl-C) first reads the flag.
-    done = start
-    stop_reason = "steps"
-    watch = new_watch(start)
-    diverged = None
-    try:
-        if start == 0:
-            evaluate(0, None, None)
-        end = config.steps if stop_after is None else min(config.steps, int(stop_after))
-        fired = None if early_stop is None else early_stop.reason(rows)
-        if fired is not None:  # resuming a run that had stopped early
-            end, stop_reason = start, fired
-        bar = tqdm(
-            total=config.steps,
-            initial=start,
-            disable=not (progress and sys.stderr.isatty()),
-            desc=meta.get("name", "train"),
-        )
-        lagged = None  # the previous step's flag, read every WATCH_EVERY steps while this one runs
-        for step in range(start, end):
-            tokens, labels = data.batch(jax.random.fold_in(data_key, step), config.batch_size)
-            tc = time.perf_counter()
-            state, opt_state, loss, acc, watch, done = (
-                *train_step(state, opt_state, tokens, labels, watch),
-                step + 1,
-            )
-            if step == start:
-                jax.block_until_ready(loss)
-                compile_seconds = time.perf_counter() - tc
-            bar.update(1)
-            logs = done % config.log_every == 0 or done == config.steps
-            saves = ckpt is not None and (ckpt.should_save(done) or done == config.steps)
-            polled = lagged is not None and done % WATCH_EVERY == 0 and int(lagged) >= 0
-            if polled or logs or saves or done == end:
-                diverged = diverged_at()
-                if diverged is not None:
-                    done = diverged - 1
-                    break
-            lagged = watch["bad"]
-            if logs:
-                evaluate(done, loss, acc)
-                bar.set_postfix(
-                    loss=f"{rows[-1]['train_loss']:.3g}", eval_acc=f"{rows[-1]['eval_acc']:.3f}"
-                )
-                fired = None if early_stop is None else early_stop.reason(rows)
-                if fired is not None:
-                    end, stop_reason = done, fired
-            if ckpt is not None and (saves or done == end):
-                save(done)
-            if done == end:
-                break
-        bar.close()
-        if diverged is not None:
-            stop_reason = "diverged"
-            record_divergence(diverged)
-            steps_done = done
-        else:
-            steps_done = max(start, end)
-    except KeyboardInterrupt:
-        saved = None
-        try:
-            bad = diverged if diverged is not None else diverged_at()
-            if bad is not None:
-                done = bad - 1
-                record_divergence(bad)
-            elif ckpt is not None and done > (ckpt.latest_step() or 0):
-                save(done)
-        except (Exception, KeyboardInterrupt):  # a second Ctrl-C, a failed write: keep the last
-            pass
-        if ckpt is not None:
-            try:
-                saved = ckpt.latest_step()
-            except (Exception, KeyboardInterrupt):
-                pass
-        raise TrainingInterrupted(done, saved, out_dir) from None
-    finally:
-        if ckpt is not None:
-            ckpt.close()
-    if out_dir is not None and diverged is None:
-        _write_metrics(out_dir, rows, meta)
-    final = nnx.merge(graphdef, state)
-    return TrainResult(
-        params=to_params(final),
-        metrics=rows,
-        steps_done=steps_done,
-        compile_seconds=compile_seconds,
-        stop_reason=stop_reason,
-        diverged_step=diverged,
+    fingerprints = {
+        "initial_params_sha256": rundir.fingerprint(state),
+        "heldout_sha256": rundir.fingerprint((data.eval_tokens_BxN, data.eval_labels_B)),
+    }
+    out = runner.run(
+        state,
+        opt_state,
+        train_step=train_step,
+        eval_step=lambda s: eval_step(
+            s, data.eval_tokens_BxN, data.eval_labels_B, data.eval_weights_B
+        ),
+        batch=data.batch,
+        config=config,
+        out_dir=out_dir,
+        settings=rundir.run_settings(cfg_model, data.task, data.config, config, meta),
+        fingerprints=fingerprints,
+        meta=dict(meta or {}, train_config=dataclasses.asdict(config)),
+        stop_after=stop_after,
+        progress=progress,
+        early_stop=early_stop,
+        desc=(meta or {}).get("name", "train"),
     )
-
-
-def _diverged_result(out_dir, graphdef, state, opt_state, config, status) -> TrainResult:
-    """A diverged run directory read back: its rows, its last finite checkpoint, its step."""
-    path = os.path.join(out_dir, "checkpoints")
-    latest = checkpoint_latest_step(path)
-    if latest is not None:
-        with Checkpointer(path, every=config.checkpoint_every) as ckpt:
-            state, _ = ckpt.restore(latest, (state, opt_state))
     return TrainResult(
-        params=to_params(nnx.merge(graphdef, state)),
-        metrics=_read_rows(out_dir),
-        steps_done=int(latest or 0),
-        compile_seconds=0.0,
-        stop_reason="diverged",
-        diverged_step=int(status["step"]),
+        params=to_params(nnx.merge(graphdef, out.state)),
+        metrics=out.rows,
+        steps_done=out.steps_done,
+        compile_seconds=out.compile_seconds,
+        stop_reason=out.stop_reason,
+        diverged_step=out.diverged_step,
     )
 
 
@@ -661,11 +399,5 @@ def restore_params(
         model = from_params(model)
     graphdef, state = nnx.split(model)
     template = (state, make_optimizer(config).init(state))
-    directory = os.path.join(out_dir, "checkpoints")
-    if step is None:
-        step = checkpoint_latest_step(directory)
-    if step is None:
-        raise rundir.RunDirectoryError(f"{out_dir}: no checkpoint to restore")
-    with Checkpointer(directory, every=config.checkpoint_every) as ckpt:
-        state, _ = ckpt.restore(step, template)
+    state, _ = runner.restore(out_dir, template, config.checkpoint_every, step)
     return to_params(nnx.merge(graphdef, state))

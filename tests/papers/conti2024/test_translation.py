@@ -90,3 +90,58 @@ def test_efficient_attention_command(trained, tmp_path, capsys):
     sources = {r["inputs"] for r in errors}
     assert len(sources) == 4 and all(r["variant"] == "taylor" for r in errors)
     assert (tmp_path / "cost.png").exists() and (tmp_path / "errors.png").exists()
+
+
+def test_the_config_has_its_sizes_and_names_an_unknown_one():
+    from transformer_theory.papers.conti2024.configs import encdec_translation
+
+    smoke, default = (encdec_translation.get_config(s) for s in ("smoke", "default"))
+    assert smoke.train.steps < default.train.steps and default == translation.TranslationConfig()
+    assert translation.get_config(smoke=True) == smoke
+    with pytest.raises(ValueError, match="size"):
+        encdec_translation.get_config("huge")
+
+
+def test_the_split_is_the_translation_grammar_with_its_bos():
+    import jax
+    import numpy as np
+
+    from transformer_theory.papers.conti2024.tasks import BOS, Translation
+
+    task = Translation(num_nouns=2, num_adjectives=1, num_verbs=1)
+    data = translation.split_translation(task, jax.random.key(0), holdout=0.25)
+    src, tgt = map(np.asarray, task.all_pairs())
+    assert data.bos == BOS and data.split.holdout == 0.25
+    assert data.src_eval_BxN.shape[0] == data.split.eval_size == round(0.25 * src.shape[0])
+    # every pair lands in exactly one side, unchanged
+    pairs = {(tuple(s), tuple(t)) for s, t in zip(src, tgt)}
+    got = [
+        (tuple(s), tuple(t))
+        for a, b in (
+            (data.src_train_BxN, data.tgt_train_BxT),
+            (data.src_eval_BxN, data.tgt_eval_BxT),
+        )
+        for s, t in zip(a, b)
+    ]
+    assert len(got) == len(pairs) and set(got) == pairs
+
+
+def test_the_script_runs_the_smoke_size(tmp_path, capsys):
+    """``experiments/encdec_translation.py --size smoke`` (one model, a few steps) through
+    :func:`translation.run` into tmp_path."""
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[3] / "experiments" / "encdec_translation.py"
+    spec = importlib.util.spec_from_file_location("encdec_translation_script", path)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    out = tmp_path / "smoke"
+    argv = ["--size", "smoke", "--steps", "4", "--out", str(out), "--no-progress"]
+    assert script.main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "1layer_1head_seed0: greedy exact match" in printed and "done in" in printed
+    with open(out / "summary.json") as f:
+        rows = json.load(f)
+    assert [r["run"] for r in rows] == ["1layer_1head_seed0", "1layer_2heads_seed0"]
+    assert all(r["steps"] == 4 for r in rows) and (out / "summary.csv").exists()

@@ -12,25 +12,25 @@ and agreement; nothing is downloaded), and the study is made measurable:
    does not exclude it: :mod:`transformer_theory.core.beam`), and the same subset with the beam
    search that stops at ``<eos>`` and ranks with the GNMT length penalty;
 3. classify every head of the encoder self-attention, decoder self-attention and cross-attention
-   (positional / syntactic / rare-token / other, :mod:`transformer_theory.papers.conti2024.heads`, as
-   printed and up to a permutation as Conti 2024, eq. 19-20 allow) on held-out sentences, and
+   (positional / syntactic / rare-token / other, :mod:`transformer_theory.papers.conti2024.heads`,
+   as printed and up to a permutation as Conti 2024, eq. 19-20 allow) on held-out sentences, and
    measure how much cross-attention falls on the source word each target word translates
    (:meth:`~transformer_theory.tasks.Translation.alignment`);
 4. draw the maps of one sentence per model, titled with each head's kind and score (Figures 11-12),
    and the learning curves.
 
-The command is ``python experiments/encdec_translation.py --out DIR`` (its docstring gives the
-time and the result); :func:`run_translation` does the work.
+The experiment's sizes are :mod:`transformer_theory.papers.conti2024.configs.encdec_translation`
+(its docstring gives the command, the time and the result); :func:`run` does the work, the command
+``python experiments/encdec_translation.py --size default --out DIR`` calls it.
 """
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import functools
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -38,7 +38,7 @@ import numpy as np
 from flax import nnx
 
 from transformer_theory import jsonio
-from transformer_theory.core import beam
+from transformer_theory.core import beam, encdec
 from transformer_theory.nn import activations
 from transformer_theory.nn.encdec import EncoderDecoder, Seq2SeqConfig
 from transformer_theory.papers.conti2024 import heads
@@ -129,25 +129,22 @@ class TranslationConfig:
 
 
 def get_config(smoke: bool = False) -> TranslationConfig:
-    """The shipped experiment; ``smoke=True`` is a tiny version for tests (seconds)."""
-    config = TranslationConfig()
-    if smoke:
-        config = config.replace(
-            task=Translation(num_nouns=2, num_adjectives=1, num_verbs=1),
-            models={
-                "1layer_1head": Seq2SeqConfig(vocab_size=1, width=16, num_heads=1, ffn_hidden=32),
-                "1layer_2heads": Seq2SeqConfig(vocab_size=1, width=16, num_heads=2, ffn_hidden=32),
-            },
-            train=config.train.replace(steps=40, log_every=20, checkpoint_every=40),
-            beam_sizes=(1, 2),
-            beam_examples=8,
-            map_examples=4,
-        )
-    return config
+    """The shipped experiment (:mod:`.configs.encdec_translation`): its ``"smoke"`` size when
+    ``smoke``, else ``"default"``."""
+    from transformer_theory.papers.conti2024.configs import encdec_translation
+
+    return encdec_translation.get_config("smoke" if smoke else "default")
 
 
 def run_name(model: str, seed: int) -> str:
+    """The run directory's name of ``model`` trained with ``seed``."""
     return f"{model}_seed{seed}"
+
+
+def split_translation(task: Translation, key: jax.Array, holdout: float = 0.2) -> s2s.Seq2SeqData:
+    """Every sentence pair of ``task``, a random ``holdout`` fraction held out (a function of
+    ``key``); the decoder starts from the grammar's ``<bos>``."""
+    return s2s.split_pairs(task, key, holdout, bos=BOS)
 
 
 def _meta(config: TranslationConfig, model: str, seed: int) -> dict:
@@ -161,20 +158,25 @@ def _meta(config: TranslationConfig, model: str, seed: int) -> dict:
 
 
 def _split(task: Translation, seed: int, holdout: float) -> s2s.Seq2SeqData:
-    return s2s.split_translation(task, jax.random.fold_in(jax.random.key(seed), 2), holdout)
+    return split_translation(task, jax.random.fold_in(jax.random.key(seed), 2), holdout)
 
 
 def _initial_model(cfg: Seq2SeqConfig, seed: int) -> EncoderDecoder:
     return EncoderDecoder(cfg, rngs=nnx.Rngs(jax.random.fold_in(jax.random.key(seed), 0)))
 
 
-def evaluate(params, cfg: Seq2SeqConfig, data: s2s.Seq2SeqData, config: TranslationConfig) -> dict:
+def evaluate(
+    params: encdec.Seq2SeqParams,
+    cfg: Seq2SeqConfig,
+    data: s2s.Seq2SeqData,
+    config: TranslationConfig,
+) -> dict:
     """Greedy decoding of every held-out sentence, and beams on a subset (see the module
     docstring)."""
     length = data.task.target_len
     t0 = time.perf_counter()
     # Beam 1 is greedy decoding (tests/core/test_beam.py checks it against core.greedy_decode).
-    greedy, greedy_lps = s2s.decode_all(params, data.src_eval_BxN, length, norm=cfg.norm)
+    greedy, greedy_lps = s2s.decode_all(params, data.src_eval_BxN, length, norm=cfg.norm, bos=BOS)
     scores = token_accuracy(greedy, data.tgt_eval_BxT)
     out = dict(
         greedy_exact_match=scores["exact_match"],
@@ -189,7 +191,7 @@ def evaluate(params, cfg: Seq2SeqConfig, data: s2s.Seq2SeqData, config: Translat
         if k == 1:
             toks, lps = greedy[sub], greedy_lps[sub]
         else:
-            toks, lps = s2s.decode_all(params, src, length, beam_size=k, norm=cfg.norm)
+            toks, lps = s2s.decode_all(params, src, length, beam_size=k, norm=cfg.norm, bos=BOS)
         sc = token_accuracy(toks, ref)
         out[f"beam{k}_exact_match"] = sc["exact_match"]
         out[f"beam{k}_mean_logprob"] = float(lps.mean())
@@ -225,12 +227,17 @@ def _decode_eos(params, src_BxN, length: int, beam_size: int, alpha: float, norm
     return jax.vmap(one)(src_BxN)
 
 
-def head_records(params, cfg: Seq2SeqConfig, data: s2s.Seq2SeqData, config: TranslationConfig):
+def head_records(
+    params: encdec.Seq2SeqParams,
+    cfg: Seq2SeqConfig,
+    data: s2s.Seq2SeqData,
+    config: TranslationConfig,
+) -> tuple[list[dict], list]:
     """``(records, maps)``: one record per head (kind and score, plus, for cross-attention, the
     share of each head's attention on the source word being translated) and the maps used."""
     n = min(config.map_examples, data.src_eval_BxN.shape[0])
     src, tgt = data.src_eval_BxN[:n], data.tgt_eval_BxT[:n]
-    maps = activations.seq2seq_maps(params, src, s2s.decoder_inputs(tgt), norm=cfg.norm)
+    maps = activations.seq2seq_maps(params, src, s2s.decoder_inputs(tgt, BOS), norm=cfg.norm)
     records = heads.classify_model(maps, config.head_options)
     align = data.task.alignment(src)  # (B, T): source position of each target token
     cross = {layer: m for att, layer, m in maps if att == "cross"}
@@ -244,17 +251,27 @@ def head_records(params, cfg: Seq2SeqConfig, data: s2s.Seq2SeqData, config: Tran
     return records, maps
 
 
-def run_translation(
-    config: TranslationConfig, out: str, *, progress: bool = True, on_result=None
-) -> tuple[list[dict], list[str]]:
-    """Train, evaluate and analyse every (model, seed) of ``config`` under ``out``.
+def run(
+    config: TranslationConfig,
+    out_dir: str,
+    *,
+    progress: bool = True,
+    on_result: Callable[[dict], None] | None = None,
+) -> dict:
+    """Train, evaluate and analyse every (model, seed) of ``config`` under ``out_dir``.
 
-    Writes ``summary.{json,csv}`` (one row per run), ``heads.json`` (one record per head),
-    ``curves.png`` and ``<run>_maps.png``; each run's directory (``run.json``, metrics,
-    checkpoints) resumes like any training run. Returns ``(summary rows, files written)``.
+    Writes, as each run finishes, ``summary.{json,csv}`` (one row per finished run) and
+    ``heads.json`` (one record per head) and ``<run>_maps.png``; at the end ``curves.png``. Each
+    run's directory (``run.json``, metrics, checkpoints) resumes like any training run, so the same
+    call after a kill continues where it stopped. ``on_result(row)`` is called after each run.
+
+    Returns:
+      ``{"rows": summary rows, "files": the files written}``.
     """
-    os.makedirs(out, exist_ok=True)
-    rows, head_rows, files, curves = [], [], [], {}
+    os.makedirs(out_dir, exist_ok=True)
+    rows, head_rows, maps_files, curves = [], [], [], {}
+    summary = os.path.join(out_dir, "summary.json")
+    heads_file = os.path.join(out_dir, "heads.json")
     for model_name, cfg in config.models.items():
         for seed in config.seeds:
             name = run_name(model_name, seed)
@@ -265,7 +282,7 @@ def run_translation(
                 _initial_model(cfg, seed),
                 data,
                 tc,
-                os.path.join(out, name),
+                os.path.join(out_dir, name),
                 meta=_meta(config, model_name, seed),
                 progress=progress,
             )
@@ -292,29 +309,42 @@ def run_translation(
             row.update({f"heads_permuted_{k}": v for k, v in permuted.items()})
             rows.append(row)
             curves[name] = metrics
-            files.append(
-                draw_maps(config.task, data, maps, records, os.path.join(out, f"{name}_maps.png"))
+            maps_files.append(
+                draw_maps(
+                    config.task, data, maps, records, os.path.join(out_dir, f"{name}_maps.png")
+                )
             )
+            jsonio.write_json(summary, rows)
+            jsonio.write_csv(os.path.join(out_dir, "summary.csv"), rows, list(rows[0]))
+            jsonio.write_json(heads_file, head_rows)
             if on_result is not None:
                 on_result(row)
-    jsonio.write_json(os.path.join(out, "summary.json"), rows)
-    with open(os.path.join(out, "summary.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    jsonio.write_json(os.path.join(out, "heads.json"), head_rows)
-    files.append(draw_curves(curves, os.path.join(out, "curves.png")))
-    return rows, [os.path.join(out, "summary.json"), os.path.join(out, "heads.json")] + files
+    maps_files.append(draw_curves(curves, os.path.join(out_dir, "curves.png")))
+    return {"rows": rows, "files": [summary, heads_file] + maps_files}
 
 
-def draw_maps(task: Translation, data: s2s.Seq2SeqData, maps, records, path: str) -> str:
+def run_translation(
+    config: TranslationConfig,
+    out: str,
+    *,
+    progress: bool = True,
+    on_result: Callable[[dict], None] | None = None,
+) -> tuple[list[dict], list[str]]:
+    """:func:`run`, returning ``(summary rows, files written)``."""
+    result = run(config, out, progress=progress, on_result=on_result)
+    return result["rows"], result["files"]
+
+
+def draw_maps(
+    task: Translation, data: s2s.Seq2SeqData, maps: list, records: list[dict], path: str
+) -> str:
     """Figures 11-12 of Conti 2024 for our model: every head's map on the first held-out sentence
     (rows = queries, columns = keys), titled with its kind and score on all the map examples."""
     from transformer_theory.papers.conti2024 import plots
 
     words = task.words()
     src = [words[t] for t in data.src_eval_BxN[0]]
-    tgt_in = [words[t] for t in s2s.decoder_inputs(data.tgt_eval_BxT[:1])[0]]
+    tgt_in = [words[t] for t in s2s.decoder_inputs(data.tgt_eval_BxT[:1], BOS)[0]]
     labels = {"encoder": (src, src), "decoder": (tgt_in, tgt_in), "cross": (tgt_in, src)}
     return plots.head_grid(maps, records, labels, path, example=0)
 
@@ -338,7 +368,7 @@ def is_translation_run(run_dir: str) -> bool:
     return record is not None and record["settings"].get("kind") == KIND
 
 
-def load_run(run_dir: str):
+def load_run(run_dir: str) -> tuple[encdec.Seq2SeqParams, Seq2SeqConfig, s2s.Seq2SeqData, str]:
     """``(params, model config, data split, name)`` of a finished run directory of this
     experiment, rebuilt from its ``run.json`` and latest checkpoint.
 
@@ -379,11 +409,17 @@ def load_run(run_dir: str):
 
 
 __all__ = [
+    "KIND",
     "TranslationConfig",
+    "draw_curves",
+    "draw_maps",
     "evaluate",
     "get_config",
     "head_records",
     "is_translation_run",
     "load_run",
+    "run",
+    "run_name",
     "run_translation",
+    "split_translation",
 ]
