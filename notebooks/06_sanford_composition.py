@@ -37,8 +37,9 @@ jax.config.update("jax_enable_x64", True)
 
 from transformer_theory.papers.peng2024 import tasks as comp  # noqa: E402
 from transformer_theory.papers.sanford2023 import checks as analysis  # noqa: E402
-from transformer_theory.papers.sanford2023 import constructions as cs  # noqa: E402
+from transformer_theory.papers.sanford2023 import match2, match3, qsa, rip  # noqa: E402
 from transformer_theory.papers.sanford2023 import tasks as ts  # noqa: E402
+from transformer_theory.precision import FORMATS  # noqa: E402
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
 
@@ -51,12 +52,12 @@ SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
 
 # %%
 n, q, eps, rows = 8, 2, 0.1, 32
-u = cs.rademacher(0, rows, n)
-print(cs.rip_constants(u, q))
-unit = cs.qsa_construction(n, q, 2, eps, rows, seed=0)
-print("alpha", unit.alpha, "| worst error over all inputs:", cs.qsa_worst_error(unit))
+u = rip.rademacher(0, rows, n)
+print(rip.rip_constants(u, q))
+unit = qsa.qsa_construction(n, q, 2, eps, rows, seed=0)
+print("alpha", unit.alpha, "| worst error over all inputs:", qsa.qsa_worst_error(unit))
 z, members = ts.qsa_sample(1, 1000, n, q, 2)
-out, ok = cs.qsa_apply(unit, z, members)
+out, ok = qsa.qsa_apply(unit, z, members)
 print("sampled max error", np.linalg.norm(out - ts.qsa_target(z, members), axis=-1).max())
 
 # %% [markdown]
@@ -80,20 +81,20 @@ plt.show()
 for name, build, apply, ref in [
     (
         "match2",
-        lambda: cs.match2_construction(3, 6),
-        lambda p, x: cs.match2_apply(p, x, 6),
+        lambda: match2.match2_construction(3, 6),
+        lambda p, x: match2.match2_apply(p, x, 6),
         lambda x: ts.match2(x, 6),
     ),
     (
         "match3bigram",
-        lambda: cs.match3bigram_construction(3, 6),
-        lambda p, x: cs.match3bigram_apply(p, x, 6),
+        lambda: match3.match3bigram_construction(3, 6),
+        lambda p, x: match3.match3bigram_apply(p, x, 6),
         lambda x: ts.match3_bigram(x, 6),
     ),
     (
         "match3local",
-        lambda: cs.match3local_construction(3, 6, 1),
-        lambda p, x: cs.match3local_apply(p, x, 6, 1),
+        lambda: match3.match3local_construction(3, 6, 1),
+        lambda p, x: match3.match3local_apply(p, x, 6, 1),
         lambda x: ts.match3_local(x, 6, 1),
     ),
 ]:
@@ -105,11 +106,11 @@ for name, build, apply, ref in [
 
 # %%
 sizes = [4, 8] if SMOKE else [4, 8, 16, 32, 64]
-precision = [analysis.match_record("match2", n, n * n, samples=2000) for n in sizes]
-for dtype in analysis.DTYPES:
+by_format = [analysis.match_record("match2", n, n * n, samples=2000) for n in sizes]
+for dtype in FORMATS:
     plt.plot(
-        [r["M"] for r in precision],
-        [r["accuracy_by_dtype"][dtype] for r in precision],
+        [r["M"] for r in by_format],
+        [r["accuracy_by_dtype"][dtype] for r in by_format],
         "o-",
         label=dtype,
     )
@@ -138,7 +139,7 @@ plt.show()
 # %% [markdown]
 # ## The qSA separation, trained
 # One softmax attention unit (query/key width `m`), a fully connected ReLU network and a GRU, each
-# trained with Adam on q-sparse averaging (`transformer_theory.papers.sanford2023.separations`); the dotted
+# trained with Adam on q-sparse averaging (`papers.sanford2023.separations`); the dotted
 # lines are the numbers of Sanford et al. 2023's bounds drawn on a width axis. Only the FNN's
 # (`N d'/2`) counts width; attention's (`m p >= q`) and the RNN's (`(N - 1)/2` for `q = d' = 1`)
 # count BITS, which a float32 width of 1 or 2 already exceeds, so here they test nothing:

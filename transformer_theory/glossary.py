@@ -37,6 +37,8 @@ letter        meaning
 ``W``         rows of one streamed chunk or window (a slice of ``B``)
 ``Y``         width of the output a check compares (``D`` for a first-layer stream, ``C`` for
               logits)
+``Z``         width ``d'`` of the vectors ``z_j`` that q-sparse averaging averages (Sanford, Hsu &
+              Telgarsky 2023)
 ============  ==================================================================================
 
 A test (``tests/test_glossary.py``) reads every suffixed name (``tokens_BxN``) in the package and
@@ -67,4 +69,5 @@ GLOSSARY: dict[str, str] = {
     "V": "vocabulary size d",
     "W": "rows of one streamed chunk or window",
     "Y": "width of the output a check compares",
+    "Z": "width d' of the averaged vectors z_j (Sanford et al. 2023, qSA)",
 }

@@ -12,9 +12,10 @@ import pytest
 from flax import nnx
 
 from tests.helpers import assert_close
+from transformer_theory import precision
 from transformer_theory.cli import main
-from transformer_theory.papers.sanford2023 import constructions as cs
 from transformer_theory.papers.sanford2023 import networks as baselines
+from transformer_theory.papers.sanford2023 import registry
 from transformer_theory.papers.sanford2023 import separations as sep
 from transformer_theory.papers.sanford2023 import tasks as ts
 
@@ -45,17 +46,17 @@ def test_exact_scale_is_log2_of_c():
     # c = M^2 log(6N), independent float64 NumPy; beyond 2^53 at N = 8, M = 8^9 (the probe)
     for n, m in ((4, 16), (64, 4096), (8, 8**9)):
         want = np.log2(float(m) ** 2 * np.log(6.0 * n))
-        assert abs(cs.exact_scale("match2", n, m) - want) < 1e-9
-    assert cs.exact_scale("match2", 8, 8**9) > 53 > cs.exact_scale("match2", 8, 8**8)
-    assert cs.exact_scale("match2", 4, 4**40) > 53  # M beyond int64: computed, not overflowed
+        assert abs(registry.exact_scale("match2", n, m) - want) < 1e-9
+    assert registry.exact_scale("match2", 8, 8**9) > 53 > registry.exact_scale("match2", 8, 8**8)
+    assert registry.exact_scale("match2", 4, 4**40) > 53  # M beyond int64: computed, not overflowed
     # Match3Local's c_1 = log(300 T M) / (1 - cos(pi / T)), T = N + 2K, in float64 NumPy where
     # the cancellation is harmless (T small), and finite where 1 - cos rounds to 0 (T ~ 1e12).
     for n, k, m in ((4, 1, 16), (8, 2, 64), (16, 3, 256)):
         t = n + 2 * k
         c1 = (np.log(300.0 * t) + np.log(m)) / (1 - np.cos(np.pi / t))
         want = max(np.log2(3.0 * m), np.log2(c1))
-        assert abs(cs.exact_scale("match3local", n, m, k) - want) < 1e-9
-    assert 53 < cs.exact_scale("match3local", 4, 16, 10**12) < 200
+        assert abs(registry.exact_scale("match3local", n, m, k) - want) < 1e-9
+    assert 53 < registry.exact_scale("match3local", 4, 16, 10**12) < 200
 
 
 # ---------------------------------------------------------------------------------------------
@@ -120,12 +121,12 @@ def test_cli_prints_a_table_and_writes_strict_json(tmp_path, capsys):
 
 def test_fixed_scale_quantization_clips_and_rounds_to_the_grid():
     x = np.array([-2.0, -0.9, -0.2, 0.0, 0.16, 0.5, 1.7])
-    got = np.asarray(baselines.fake_quantize(jnp.asarray(x), 3, scale=1.0))
+    got = np.asarray(precision.fake_quantize(jnp.asarray(x), 3, scale=1.0))
     want = np.round(np.clip(x, -1, 1) * 3) / 3  # 2^(3-1) - 1 = 3 levels per sign
     assert_close(got, want)
-    assert baselines.grid_bits(4, 3) == pytest.approx(4 * np.log2(7))
+    assert precision.grid_bits(4, 3) == pytest.approx(4 * np.log2(7))
     with pytest.raises(ValueError, match="scale"):
-        baselines.fake_quantize(jnp.asarray(x), 3, scale=0.0)
+        precision.fake_quantize(jnp.asarray(x), 3, scale=0.0)
 
 
 def test_quantized_gru_state_is_on_the_grid_after_every_step():

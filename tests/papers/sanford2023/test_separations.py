@@ -13,6 +13,8 @@ import pytest
 from flax import nnx
 
 from tests.helpers import assert_close
+from transformer_theory import precision
+from transformer_theory.papers.peng2024 import networks as peng_networks
 from transformer_theory.papers.sanford2023 import networks as baselines
 from transformer_theory.papers.sanford2023 import separations as sep
 from transformer_theory.papers.sanford2023 import tasks as ts
@@ -34,7 +36,7 @@ def _load(name):
 @pytest.mark.parametrize("bits", [2, 3, 5])
 def test_fake_quantize_rounds_to_the_symmetric_grid(bits):
     x = np.random.default_rng(bits).normal(size=(3, 7))
-    got = np.asarray(baselines.fake_quantize(jnp.asarray(x), bits))
+    got = np.asarray(precision.fake_quantize(jnp.asarray(x), bits))
     levels = 2 ** (bits - 1) - 1
     step = np.abs(x).max() / levels
     assert_close(got, np.round(x / step) * step)  # NumPy reference of the grid
@@ -44,7 +46,7 @@ def test_fake_quantize_rounds_to_the_symmetric_grid(bits):
 
 def test_fake_quantize_per_example_scales_each_row_alone():
     x = np.array([[1.0, 0.26], [100.0, 0.26]])
-    got = np.asarray(baselines.fake_quantize(jnp.asarray(x), 2, per_example=True))
+    got = np.asarray(precision.fake_quantize(jnp.asarray(x), 2, per_example=True))
     # one level per sign: 0.26 rounds to 0 against 1 and against 100; a shared scale would
     # round the first row's 1.0 to 0 too
     assert_close(got, np.array([[1.0, 0.0], [100.0, 0.0]]))
@@ -52,11 +54,11 @@ def test_fake_quantize_per_example_scales_each_row_alone():
 
 def test_fake_quantize_passes_the_gradient_straight_through():
     x = jnp.asarray([0.3, -1.2, 0.7])
-    grad = jax.grad(lambda v: jnp.sum(baselines.fake_quantize(v, 2) * jnp.arange(3.0)))(x)
+    grad = jax.grad(lambda v: jnp.sum(precision.fake_quantize(v, 2) * jnp.arange(3.0)))(x)
     assert_close(grad, np.array([0.0, 1.0, 2.0]))  # the identity's gradient, not round's (zero)
-    assert baselines.fake_quantize(x, None) is x
+    assert precision.fake_quantize(x, None) is x
     with pytest.raises(ValueError, match="bits"):
-        baselines.fake_quantize(x, 1)
+        precision.fake_quantize(x, 1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -141,7 +143,7 @@ def test_qsa_features_and_thresholds():
 
 def test_composition_transformer_refuses_one_bit():
     with pytest.raises(ValueError, match="bits"):
-        baselines.CompositionTransformer(9, 10, 4, 2, 1, 9, bits=1, rngs=nnx.Rngs(0))
+        peng_networks.CompositionTransformer(9, 10, 4, 2, 1, 9, bits=1, rngs=nnx.Rngs(0))
 
 
 # ---------------------------------------------------------------------------------------------

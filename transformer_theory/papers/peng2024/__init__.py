@@ -3,7 +3,11 @@ composition and the one-layer error bound of Theorem 1.
 
 Modules:
 
-- :mod:`.tasks`: function-composition prompts with exact answers, and Theorem 1"s bound.
+- :mod:`.tasks`: function-composition prompts with exact answers, and Theorem 1's bound.
+- :mod:`.networks`: the transformer with a true embedding, fake-quantized to ``p`` bits.
+- :mod:`.training`: the trained composition experiments (records and sweeps).
+- :mod:`.plots`: their figures.
+- :mod:`.configs`: the experiments' configs (``get_config(size)``).
 """
 
-__all__ = ["tasks"]
+__all__ = ["configs", "networks", "plots", "tasks", "training"]

@@ -14,6 +14,8 @@ import math
 
 import numpy as np
 
+__all__ = ["composition_sample", "composition_vocab", "peng_error_bound"]
+
 
 def composition_vocab(n: int) -> int:
     """Token count of :func:`composition_sample` prompts: four domains of ``n``, the separator."""

@@ -4,11 +4,35 @@ separations against fully connected and recurrent networks.
 
 Modules:
 
-- :mod:`.tasks`: qSA, Match2 and Match3 inputs with exact targets.
-- :mod:`.constructions`: the qSA, Match2, Match3Bigram and Match3Local weights.
+- :mod:`.tasks`: qSA, Match2 and Match3 inputs with exact targets; the Match task registry.
+- :mod:`.rip`: the Rademacher matrix ``U`` and its restricted isometry / orthogonality constants.
+- :mod:`.qsa`: the qSA unit (Theorem 2): the vectors ``w_y``, the weights, the exact worst error.
+- :mod:`.match2`: the Match2 unit (Theorem 6).
+- :mod:`.match3`: the Match3Bigram (depth 2) and Match3Local (one layer) units.
+- :mod:`.layers`: the softmax+MLP layer and the forward pass the units share.
+- :mod:`.registry`: the checked units by name (sizes, build, apply, cost, exact scale).
 - :mod:`.checks`: records of each construction checked (errors, RIP constants, exactness).
-- :mod:`.separations`: the trained separations (attention against FNN and RNN).
+- :mod:`.study`: the study of ``transformer-theory sanford`` (settings in, records out).
+- :mod:`.separations`: the trained qSA separations (attention against FNN and RNN).
+- :mod:`.match_training`: one trained softmax layer on Match2 / Match3 against its width.
 - :mod:`.networks`: the small Flax NNX networks the separations train.
+- :mod:`.plots`: the figures of the study and of the trained experiments.
+- :mod:`.configs`: the trained experiments' configs (``get_config(size)``).
 """
 
-__all__ = ["checks", "constructions", "networks", "separations", "tasks"]
+__all__ = [
+    "checks",
+    "configs",
+    "layers",
+    "match2",
+    "match3",
+    "match_training",
+    "networks",
+    "plots",
+    "qsa",
+    "registry",
+    "rip",
+    "separations",
+    "study",
+    "tasks",
+]

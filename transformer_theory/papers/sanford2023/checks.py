@@ -6,75 +6,38 @@ Each function returns a plain JSON-ready dict; ``transformer-theory sanford`` wr
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
-from collections.abc import Callable
 
-import jax.numpy as jnp
 import numpy as np
 
-from transformer_theory import budget
-from transformer_theory.papers.sanford2023 import constructions as cs
+from transformer_theory import budget, precision
+from transformer_theory.papers.sanford2023 import qsa as qsa_unit
+from transformer_theory.papers.sanford2023 import registry, rip
 from transformer_theory.papers.sanford2023 import tasks as ts
 
-DTYPES = ("float64", "float32", "bfloat16", "float16")
-
-
-@dataclasses.dataclass(frozen=True)
-class MatchUnit:
-    """One Match construction: ``build(N, M, K, dtype) -> params``, ``apply(params, x, M, K) ->
-    bool (B, N)`` and ``hidden(N, M, K)``, the MLP width (what one sequence's activations cost)."""
-
-    build: Callable
-    apply: Callable
-    hidden: Callable[[int, int, int], int]
-    width: int
-
-
-MATCH_UNITS = {
-    "match2": MatchUnit(
-        lambda n, m, k, dt: cs.match2_construction(n, m, dt),
-        lambda p, x, m, k: cs.match2_apply(p, x, m),
-        lambda n, m, k: 2,
-        6,
-    ),
-    "match3bigram": MatchUnit(
-        lambda n, m, k, dt: cs.match3bigram_construction(n, m, dt),
-        lambda p, x, m, k: cs.match3bigram_apply(p, x, m),
-        lambda n, m, k: 2 * m,
-        14,
-    ),
-    "match3local": MatchUnit(
-        cs.match3local_construction,
-        cs.match3local_apply,
-        lambda n, m, k: 9 * (2 * k + 1) * (2 * k + 2) // 2,
-        64,
-    ),
-    # the same task with ONE head of query/key width 4K + 4 (our single-unit construction)
-    "match3local1": MatchUnit(
-        cs.match3local_single_construction,
-        cs.match3local_single_apply,
-        lambda n, m, k: 9 * 2 * (2 * k + 1) * (2 * k + 1) * (2 * k + 2) // 2,
-        64,
-    ),
-}
-SPEC = {"match3local1": "match3local"}  # the task whose labels a unit computes, where renamed
+__all__ = [
+    "QSA_SAMPLE_CHUNK",
+    "SECONDS_PER_ELEMENT",
+    "match_bytes_per_sequence",
+    "match_input_count",
+    "match_inputs_bytes",
+    "match_record",
+    "match_seconds",
+    "qsa_bytes",
+    "qsa_record",
+    "qsa_samples_bytes",
+    "qsa_samples_seconds",
+]
 
 
 def match_bytes_per_sequence(task: str, seq_len: int, modulus: int, window: int = 1) -> int:
     """Peak bytes one sequence costs in :func:`match_record`: four float64 buffers of ``(N + 2K +
     1) x max(hidden, width)`` (MLP pre-activation, ReLU, the stream and the attention rows)."""
-    unit = _unit(task)
-    k = int(window) if task in ("match3local", "match3local1") else 0
+    unit = registry.unit(task)
+    k = unit.window_of(window)
     cols = max(unit.hidden(seq_len, modulus, k), unit.width, seq_len + 2 * k + 1)
     return 4 * 8 * (seq_len + 2 * k + 1) * cols
-
-
-def _unit(task: str) -> MatchUnit:
-    if task not in MATCH_UNITS:
-        raise ValueError(f"task: expected one of {tuple(MATCH_UNITS)}, got {task!r}")
-    return MATCH_UNITS[task]
 
 
 def qsa_bytes(seq_len: int, q: int, dim: int = 2) -> int:
@@ -125,11 +88,11 @@ def match_inputs_bytes(task: str, seq_len: int, modulus: int, window: int, sampl
     or float64 per position), the brute-force labels' ``N x N`` sums and their test for Match2 and
     Match3Bigram (17 bytes per pair), and for an exhaustive enumeration the Python tuples of
     ``itertools.product``."""
-    _unit(task)
+    unit = registry.unit(task)
     count, exhaustive = match_input_count(seq_len, modulus, samples)
     n = int(seq_len)
     per = 64 * n
-    if SPEC.get(task, task) in ("match2", "match3bigram"):
+    if unit.task in ("match2", "match3bigram"):
         per += 17 * n * n
     if exhaustive:
         per += 56 + 8 * n
@@ -138,10 +101,11 @@ def match_inputs_bytes(task: str, seq_len: int, modulus: int, window: int, sampl
 
 def match_seconds(task: str, seq_len: int, modulus: int, window: int, samples: int) -> float:
     """A lower bound on the seconds of :func:`match_record` (see :data:`SECONDS_PER_ELEMENT`):
-    every input through the unit in each of the :data:`DTYPES`."""
+    every input through the unit in each of the formats
+    (:data:`transformer_theory.precision.FORMATS`)."""
     count, _ = match_input_count(seq_len, modulus, samples)
-    k = int(window) if task in ("match3local", "match3local1") else 0
-    return float(count) * len(DTYPES) * (int(seq_len) + 2 * k + 1) * SECONDS_PER_ELEMENT
+    k = registry.unit(task).window_of(window)
+    return float(count) * len(precision.FORMATS) * (int(seq_len) + 2 * k + 1) * SECONDS_PER_ELEMENT
 
 
 def qsa_record(
@@ -155,7 +119,7 @@ def qsa_record(
     max_rows: int = 4096,
 ) -> dict:
     """Search the smallest ``m`` (steps of ``x 1.25``) whose drawn unit has worst-case error
-    ``<= eps`` over ALL inputs (:func:`~transformer_theory.papers.sanford2023.constructions.qsa_worst_error`),
+    ``<= eps`` over ALL inputs (:func:`~transformer_theory.papers.sanford2023.qsa.qsa_worst_error`),
     then the fewest fraction bits of ``w`` that keep it, the RIP constants of that ``U`` and the
     error on ``samples`` random inputs run through the model. ``m_min = None`` if no ``m <=
     max_rows`` works. Refuses (``ValueError`` naming ``q``) beyond
@@ -163,8 +127,8 @@ def qsa_record(
     budget.check_count("q", math.comb(int(seq_len), int(q)), ts.ALL_SUBSETS_LIMIT, unit="subsets")
     rows, found = max(1, q), None
     while rows <= max_rows:
-        c = cs.qsa_construction(seq_len, q, dim, epsilon, rows, seed=seed)
-        worst = cs.qsa_worst_error(c)
+        c = qsa_unit.qsa_construction(seq_len, q, dim, epsilon, rows, seed=seed)
+        worst = qsa_unit.qsa_worst_error(c)
         if worst["valid_w"] and worst["max_error"] <= epsilon:
             found = (c, worst)
             break
@@ -175,31 +139,31 @@ def qsa_record(
         "q": q,
         "d_prime": dim,
         "epsilon": epsilon,
-        "alpha": cs.alpha_scale(seq_len, epsilon),
+        "alpha": qsa_unit.alpha_scale(seq_len, epsilon),
         "q_log_N": q * math.log(seq_len),
         "m_min": None,
     }
     if found is None:
         return record
     c, worst = found
-    proof_bits = cs.bits_needed(c.rows, c.alpha, epsilon)
+    proof_bits = qsa_unit.bits_needed(c.rows, c.alpha, epsilon)
     bits = next(
         p
         for p in range(proof_bits + 1)
-        if cs.qsa_worst_error(
-            cs.qsa_construction(seq_len, q, dim, epsilon, c.rows, seed=seed, bits=p)
+        if qsa_unit.qsa_worst_error(
+            qsa_unit.qsa_construction(seq_len, q, dim, epsilon, c.rows, seed=seed, bits=p)
         )["max_error"]
         <= epsilon
     )
-    rip = cs.rip_constants(c.u_ExK, q) if q < seq_len else None
+    report = rip.rip_constants(c.u_ExK, q) if q < seq_len else None
     sampled = 0.0
     for start in range(0, samples, QSA_SAMPLE_CHUNK):
         num = min(QSA_SAMPLE_CHUNK, samples - start)
         z, members = ts.qsa_sample(seed + 1 + start, num, seq_len, q, dim)
-        out, _ = cs.qsa_apply(c, z, members)
+        out, _ = qsa_unit.qsa_apply(c, z, members)
         err = np.linalg.norm(out - ts.qsa_target(z, members), axis=-1).max()
         sampled = max(sampled, float(err))
-    w, _ = cs.subset_weights(c.u_ExK, ts.all_subsets(seq_len, q))
+    w, _ = qsa_unit.subset_weights(c.u_ExK, ts.all_subsets(seq_len, q))
     record.update(
         m_min=c.rows,
         max_error=worst["max_error"],
@@ -211,15 +175,15 @@ def qsa_record(
         bits_proof=proof_bits,
         w_norm_max=float(np.linalg.norm(w, axis=-1).max()),
         w_norm_bound=2 * math.sqrt(q),
-        rip_isometry=None if rip is None else rip.isometry,
-        rip_orthogonality=None if rip is None else rip.orthogonality,
-        rip_exhaustive=None if rip is None else rip.exhaustive,
+        rip_isometry=None if report is None else report.isometry,
+        rip_orthogonality=None if report is None else report.orthogonality,
+        rip_exhaustive=None if report is None else report.exhaustive,
     )
     return record
 
 
 def _inputs(task, seq_len, modulus, window, samples, seed):
-    task = SPEC.get(task, task)
+    task = registry.unit(task).task
     if match_input_count(seq_len, modulus, samples)[1]:
         x = np.array(list(itertools.product(range(modulus), repeat=seq_len)))
         return x, ts.match_labels(task, x, modulus, window), True
@@ -235,40 +199,40 @@ def match_record(
     window: int = 1,
     samples: int = 100_000,
     seed: int = 0,
-    dtypes=DTYPES,
+    dtypes: tuple[str, ...] = precision.FORMATS,
 ) -> dict:
     """Accuracy of the ``task`` construction (match2 / match3bigram / match3local, or
     match3local1: Match3Local by the single-head unit) on all of
     ``[M]^N`` when that has at most ``samples`` sequences, else on ``samples`` balanced samples,
     run in each float format of ``dtypes``; ``smallest_exact`` is the narrowest format that is
     100% correct (``None`` if none). ``scale_log2`` is
-    :func:`~transformer_theory.papers.sanford2023.constructions.exact_scale` and ``within_exact_range``
-    says per format whether it is at most the format's mantissa bits: a miss outside that range
+    :func:`~transformer_theory.papers.sanford2023.registry.exact_scale` and ``within_exact_range``
+    says per format whether it is at most the format's significand bits: a miss outside that range
     is the format's precision, not the construction. Inputs run in chunks sized to a quarter of
     the memory budget (:func:`match_bytes_per_sequence`); :class:`~transformer_theory.budget.
     BudgetError` if not even one sequence fits."""
-    unit = _unit(task)
+    unit = registry.unit(task)
     per_seq = match_bytes_per_sequence(task, seq_len, modulus, window)
     budget.check_memory(
         per_seq, what="one sequence of the Match check", option="--n/--modulus-power"
     )
     chunk = int(max(1, min(2000, budget.available_memory() // 4 // per_seq)))
     x, labels, exhaustive = _inputs(task, seq_len, modulus, window, samples, seed)
-    scale = cs.exact_scale(task, seq_len, modulus, window)
+    scale = registry.exact_scale(task, seq_len, modulus, window)
     accuracy = {}
     for name in dtypes:
-        params = unit.build(seq_len, modulus, window, jnp.dtype(name))
+        params = unit.build(seq_len, modulus, window, precision.dtype_of(name))
         pred = np.concatenate(
             [unit.apply(params, x[s : s + chunk], modulus, window) for s in range(0, len(x), chunk)]
         )
         accuracy[name] = float(np.mean(pred == labels))
     exact = [name for name in dtypes if accuracy[name] == 1.0]
-    bits = cs.MANTISSA_BITS
+    bits = {name: precision.significand_bits(name) for name in dtypes}
     return {
         "task": task,
         "N": seq_len,
         "M": modulus,
-        "window": window if task in ("match3local", "match3local1") else None,
+        "window": window if unit.windowed else None,
         "examples": int(len(x)),
         "exhaustive": exhaustive,
         "positive_rate": float(labels.mean()),

@@ -1,8 +1,8 @@
-"""Trained separations: the networks of :mod:`transformer_theory.papers.sanford2023.networks` trained with Optax
-on q-sparse averaging (Sanford, Hsu & Telgarsky 2023) and on function composition (Peng,
-Narayanan & Papadimitriou 2024), each run returned as a JSON-ready record. Plots are drawn by the
-experiment scripts that call these (``experiments/sanford_qsa_separation.py``,
-``experiments/composition_depth.py``).
+"""The trained qSA separation of Sanford, Hsu & Telgarsky 2023: the networks of
+:mod:`.networks` trained with Adam (:func:`transformer_theory.train.fit.fit`) on q-sparse
+averaging, each run returned as a JSON-ready record (:func:`qsa_trained_record`), and the sweeps
+of the two experiments (:func:`run_qsa_separation`, :func:`run_qsa_bits`; configs in
+:mod:`.configs`), which write every finished record as they go.
 
 Encoding of a qSA input (the same for every network, so the comparison is fair): ``x_i = (z_i,
 1[y_i], e_i)`` of width ``d' + 2N`` -- the vector, the indicator row of the q-subset ``y_i`` and
@@ -14,27 +14,42 @@ bounds do not depend on the encoding (they hold for any input map). Shape letter
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections.abc import Callable, Sequence
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
 from flax import nnx
 
-from transformer_theory import jsonio
-from transformer_theory.papers.peng2024 import tasks as comp
+from transformer_theory import jsonio, precision
 from transformer_theory.papers.sanford2023 import networks as baselines
 from transformer_theory.papers.sanford2023 import tasks as ts
+from transformer_theory.train.fit import fit
+
+__all__ = [
+    "QSABitsConfig",
+    "QSASeparationConfig",
+    "QSA_MODELS",
+    "build_qsa_model",
+    "qsa_bit_threshold",
+    "qsa_features",
+    "qsa_threshold",
+    "qsa_trained_record",
+    "run_and_save",
+    "run_qsa_bits",
+    "run_qsa_separation",
+    "train_adam_cosine",
+]
 
 QSA_MODELS = ("attention", "fnn", "rnn")
 
 
-def qsa_features(z_BxNxY: np.ndarray, members_BxNxK: np.ndarray) -> np.ndarray:
+def qsa_features(z_BxNxZ: np.ndarray, members_BxNxK: np.ndarray) -> np.ndarray:
     """``x_i = (z_i, 1[y_i], e_i)``: shape ``(B, N, d' + 2N)``, float32."""
-    z = np.asarray(z_BxNxY, np.float32)
+    z = np.asarray(z_BxNxZ, np.float32)
     members = np.asarray(members_BxNxK, np.float32)
     if z.ndim != 3 or members.shape != z.shape[:2] + (z.shape[1],):
         raise ValueError(
@@ -69,11 +84,11 @@ def qsa_bit_threshold(model: str, seq_len: int, q: int, dim: int) -> float | Non
       sends ``Q(x_{2q+1})``, ``m p`` bits, and Bob answers one bit; set disjointness of ``q`` bits
       needs ``q + 1`` bits of deterministic communication, so ``m p >= q``; the reduction needs
       ``N >= 2q + 1`` and ``eps < 1/q``, which ``1/(2q)`` meets);
-    - ``rnn``: the state of :class:`~transformer_theory.papers.sanford2023.networks.Recurrent` must hold ``>=
-      floor(N/2) / 2`` bits. This is OUR derivation for the two-pass GRU, not the paper's number:
-      cut the sequence after ``k = floor(N/2)`` positions; the first-pass state at ``k`` and the
-      second-pass state at ``k`` are the only two messages from the first part to the second, and
-      the second part's answers (its ``y_i`` cover positions ``1..k``, ``z_j = +-1``, ``q = d' =
+    - ``rnn``: the state of :class:`~transformer_theory.papers.sanford2023.networks.Recurrent` must
+      hold ``>= floor(N/2) / 2`` bits. This is OUR derivation for the two-pass GRU, not the paper's
+      number: cut the sequence after ``k = floor(N/2)`` positions; the first-pass state at ``k`` and
+      the second-pass state at ``k`` are the only two messages from the first part to the second,
+      and the second part's answers (its ``y_i`` cover positions ``1..k``, ``z_j = +-1``, ``q = d' =
       1``, ``eps < 1``) reveal ``k`` free bits, so ``2 bits >= k``. Sanford et al.'s ``(N - 1)/2``
       (:func:`qsa_threshold`) is for their one-pass RNN.
     - ``fnn``: ``None`` (their bound counts width, not bits).
@@ -93,7 +108,7 @@ def build_qsa_model(
     """The ``model`` network with ``width`` (query/key width, hidden width or GRU state) for qSA
     inputs of length ``seq_len`` and vectors of width ``dim``. ``bits``: the attention unit's
     query, or the GRU's state, rounded to ``bits`` bits per number on a fixed grid
-    (:func:`~transformer_theory.papers.sanford2023.networks.fake_quantize`); the FNN has no quantized variant."""
+    (:func:`transformer_theory.precision.fake_quantize`); the FNN has no quantized variant."""
     rngs = nnx.Rngs(seed)
     features = dim + 2 * seq_len
     if model == "attention":
@@ -107,37 +122,25 @@ def build_qsa_model(
     raise ValueError(f"model: expected one of {QSA_MODELS}, got {model!r}")
 
 
-def fit(
+def train_adam_cosine(
     model: nnx.Module,
     sample: Callable[[int], tuple],
-    loss: Callable[..., jax.Array],
+    loss: Callable[..., jnp.ndarray],
     steps: int,
     learning_rate: float,
 ) -> tuple[nnx.Module, float]:
-    """Adam with a cosine decay on ``loss(model, *sample(t))`` for ``t < steps``, in the functional
-    form ``nnx.split -> jax.jit -> nnx.merge``. Returns the trained model and the last loss."""
+    """Adam with a cosine decay (to 5% of ``learning_rate``) on ``loss(model, *sample(t))`` for
+    ``t < steps`` (:func:`transformer_theory.train.fit.fit`, the loss read at the last step only).
+    Returns the trained model and the last loss."""
     if int(steps) < 1:
         raise ValueError(f"steps: expected >= 1, got {steps}")
-    graphdef, params, rest = nnx.split(model, nnx.Param, ...)
     opt = optax.adam(optax.cosine_decay_schedule(learning_rate, steps, alpha=0.05))
-    state = opt.init(params)
-
-    @jax.jit
-    def step(params, state, *batch):
-        value, grads = jax.value_and_grad(lambda p: loss(nnx.merge(graphdef, p, rest), *batch))(
-            params
-        )
-        updates, state = opt.update(grads, state, params)
-        return optax.apply_updates(params, updates), state, value
-
-    value = jnp.nan
-    for t in range(steps):
-        params, state, value = step(params, state, *sample(t))
-    return nnx.merge(graphdef, params, rest), float(value)
+    result = fit(model, loss, sample, optimizer=opt, steps=steps, log_every=steps)
+    return result.params, result.final_loss
 
 
 @nnx.jit
-def _apply(model, inputs):
+def _apply(model: nnx.Module, inputs: jnp.ndarray) -> jnp.ndarray:
     return model(inputs)  # one compiled call for a held-out set, not one dispatch per operation
 
 
@@ -149,8 +152,8 @@ def _qsa_batch(seed: int, num: int, seq_len: int, q: int, dim: int):
     )
 
 
-def _qsa_loss(model, inputs, target_BxNxY):
-    return jnp.mean(jnp.sum((model(inputs) - target_BxNxY) ** 2, axis=-1))
+def _qsa_loss(model, inputs, target_BxNxZ):
+    return jnp.mean(jnp.sum((model(inputs) - target_BxNxZ) ** 2, axis=-1))
 
 
 def qsa_trained_record(
@@ -180,7 +183,7 @@ def qsa_trained_record(
             raise ValueError(f"{name}: expected a positive integer, got {v}")
     net = build_qsa_model(model, seq_len, dim, width, seed, bits=bits)
     params = baselines.param_count(net)
-    net, final_loss = fit(
+    net, final_loss = train_adam_cosine(
         net,
         lambda t: _qsa_batch(seed * 1_000_003 + t + 1, batch, seq_len, q, dim),
         _qsa_loss,
@@ -201,7 +204,7 @@ def qsa_trained_record(
         "params": params,
         "threshold": qsa_threshold(model, seq_len, q, dim),
         "bits": bits,
-        "message_bits": None if bits is None else baselines.grid_bits(width, bits),
+        "message_bits": None if bits is None else precision.grid_bits(width, bits),
         "bits_needed": qsa_bit_threshold(model, seq_len, q, dim),
         "steps": steps,
         "examples": held_out,
@@ -215,74 +218,139 @@ def qsa_trained_record(
     }
 
 
-def composition_trained_record(
-    n: int,
-    layers: int,
-    heads: int,
-    width: int,
-    bits: int | None,
-    *,
-    steps: int = 1500,
-    batch: int = 128,
-    learning_rate: float = 3e-3,
-    seed: int = 0,
-    held_out: int = 2000,
-) -> dict:
-    """Train a :class:`~transformer_theory.papers.sanford2023.networks.CompositionTransformer` (``layers``,
-    ``heads``, embedding ``width``, weights and activations fake-quantized to ``bits`` bits during
-    training and evaluation, ``None`` = float32) on ``g(f(a))`` prompts with domains of ``n`` and
-    measure its held-out error next to Peng et al. 2024's bound ``R / (3 n log n)`` (``p = bits``,
-    32 for float32; the bound covers ``layers = 1`` only)."""
-    vocab = comp.composition_vocab(n)
-    seq_len = 4 * n + 2
-    net = baselines.CompositionTransformer(
-        vocab, seq_len, width, heads, layers, vocab, bits=bits, rngs=nnx.Rngs(seed)
-    )
-    params = baselines.param_count(net)
-
-    def sample(t):
-        x, y = comp.composition_sample(seed * 1_000_003 + t + 1, batch, n)
-        return jnp.asarray(x), jnp.asarray(y)
-
-    def loss(model, x_BxN, y_B):
-        return optax.softmax_cross_entropy_with_integer_labels(model(x_BxN), y_B).mean()
-
-    net, final_loss = fit(net, sample, loss, steps, learning_rate)
-    x, y = comp.composition_sample(10**9 + seed, held_out, n)
-    pred = np.asarray(jnp.argmax(_apply(net, jnp.asarray(x)), -1))
-    p = 32 if bits is None else int(bits)
-    return {
-        "task": "composition",
-        "n": n,
-        "layers": layers,
-        "heads": heads,
-        "d": width,
-        "p": p,
-        "quantized": bits is not None,
-        "params": params,
-        "steps": steps,
-        "examples": held_out,
-        "final_loss": final_loss,
-        "error": float(np.mean(pred != y)),
-        "bound": comp.peng_error_bound(n, heads, width, p),
-        "chance_error": 1 - 1 / n,
-    }
-
-
 def run_and_save(
     runs: Sequence[tuple], train: Callable[..., dict], out: str, *, desc: str, progress: bool
 ) -> list[dict]:
-    """``train(*run)`` for every run (a progress bar when ``progress``), each record printed as
-    one JSON line as it lands, all of them written to ``out/records.json``
-    (:func:`transformer_theory.jsonio.write_json`) after every run, so an interrupted sweep keeps
-    the runs it finished."""
+    """``train(*run)`` for every run (a progress bar when ``progress``), all records written to
+    ``out/records.json`` (:func:`transformer_theory.jsonio.write_json`) after every run, so an
+    interrupted sweep keeps the runs it finished; each record gets ``seconds``, the time since
+    the sweep started."""
     from tqdm.auto import tqdm
 
     records, start = [], time.time()
     for run in tqdm(runs, desc=desc, disable=not progress):
-        records.append(train(*run))
-        print(jsonio.dumps_json(records[-1]), f"[{time.time() - start:.0f} s]", flush=True)
+        records.append(train(*run) | {"seconds": round(time.time() - start, 1)})
         jsonio.write_json(os.path.join(out, "records.json"), records)
     if not records:
         jsonio.write_json(os.path.join(out, "records.json"), records)
+    return records
+
+
+@dataclasses.dataclass(frozen=True)
+class QSASeparationConfig:
+    """The float32 qSA separation (``experiments/sanford_qsa_separation.py``): every model of
+    :data:`QSA_MODELS` at each of its widths on qSA at ``N = seq_len``, ``q``, ``d' = dim``."""
+
+    seq_len: int = 16
+    q: int = 1
+    dim: int = 1
+    steps: int = 3000
+    batch: int = 256
+    held_out: int = 2000
+    seed: int = 0
+    widths: tuple[tuple[str, tuple[int, ...]], ...] = (
+        ("attention", (1, 2, 4, 8, 16)),
+        ("fnn", (4, 16, 64, 256, 1024)),
+        ("rnn", (2, 4, 8, 16, 32, 64)),
+    )
+    learning_rates: tuple[tuple[str, float], ...] = (
+        ("attention", 3e-3),
+        ("fnn", 1e-3),
+        ("rnn", 3e-3),
+    )
+
+    def __post_init__(self):
+        for name in ("seq_len", "q", "dim", "steps", "batch", "held_out"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name}: expected a positive integer, got {getattr(self, name)}")
+        if self.q > self.seq_len:
+            raise ValueError(f"q: expected q <= N = {self.seq_len}, got {self.q}")
+
+
+def run_qsa_separation(
+    config: QSASeparationConfig, out_dir: str, *, progress: bool = True
+) -> list[dict]:
+    """Train every (model, width) of ``config`` (:func:`qsa_trained_record`), writing
+    ``out_dir/records.json`` after each run and the figure ``out_dir/qsa_separation.png``.
+    Returns the records."""
+    from transformer_theory.papers.sanford2023 import plots
+
+    rates = dict(config.learning_rates)
+    runs = [(model, w) for model, widths in config.widths for w in widths]
+    records = run_and_save(
+        runs,
+        lambda model, width: qsa_trained_record(
+            model,
+            config.seq_len,
+            config.q,
+            config.dim,
+            width,
+            steps=config.steps,
+            batch=config.batch,
+            learning_rate=rates[model],
+            seed=config.seed,
+            held_out=config.held_out,
+        ),
+        out_dir,
+        desc="qSA models",
+        progress=progress,
+    )
+    if records:
+        plots.qsa_separation(records, os.path.join(out_dir, "qsa_separation.png"))
+    return records
+
+
+@dataclasses.dataclass(frozen=True)
+class QSABitsConfig:
+    """The quantized qSA sweep (``experiments/sanford_qsa_bits.py``): ``model`` (attention or
+    rnn) at every width x precision ``p`` (``bits``, each ``>= 2``), ``d' = 1``."""
+
+    model: str = "attention"
+    seq_len: int = 9
+    q: int = 4
+    widths: tuple[int, ...] = (1, 2, 4, 8, 16)
+    bits: tuple[int, ...] = (2, 3, 8)
+    learning_rate: float = 3e-3
+    steps: int = 1000
+    batch: int = 256
+    held_out: int = 2000
+    seed: int = 0
+
+    def __post_init__(self):
+        if self.model not in ("attention", "rnn"):
+            raise ValueError(f"model: expected attention or rnn, got {self.model!r}")
+        if min(self.bits) < 2:
+            raise ValueError(
+                f"bits: expected every p >= 2 (sign and one level), got {list(self.bits)}"
+            )
+
+
+def run_qsa_bits(config: QSABitsConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
+    """Train ``config.model`` at every (width, bits) (:func:`qsa_trained_record` with ``bits``),
+    writing ``out_dir/records.json`` after each run and the figure ``out_dir/qsa_bits.png``.
+    Returns the records."""
+    from transformer_theory.papers.sanford2023 import plots
+
+    runs = [(w, b) for b in config.bits for w in config.widths]
+    records = run_and_save(
+        runs,
+        lambda w, b: qsa_trained_record(
+            config.model,
+            config.seq_len,
+            config.q,
+            1,
+            w,
+            steps=config.steps,
+            batch=config.batch,
+            learning_rate=config.learning_rate,
+            seed=config.seed,
+            held_out=config.held_out,
+            bits=b,
+        ),
+        out_dir,
+        desc=f"{config.model} x bits",
+        progress=progress,
+    )
+    if records:
+        plots.qsa_bits(records, os.path.join(out_dir, "qsa_bits.png"))
     return records

@@ -3,8 +3,7 @@ transformers"): q-sparse averaging (qSA), Match2, Match3 and the two tractable M
 
 Every function here is a specification: plain float64 / integer NumPy, one batch at a time, with
 seeded generators (``numpy.random.default_rng(seed)``; no global state). Shape letters: see
-:mod:`transformer_theory.glossary` (here ``Y`` is the width ``d'`` of the averaged vectors ``z``,
-the width of the output a check compares).
+:mod:`transformer_theory.glossary` (here ``Z`` is the width ``d'`` of the averaged vectors ``z``).
 
 Whether ``j`` may equal ``i``: Sanford et al. 2023 write ``Match2(X)_i = 1{exists j in [N]: x_i +
 x_j = 0 (mod M)}`` with no distinctness condition, and their Match2 construction attends from
@@ -16,12 +15,30 @@ The same holds for ``j_1, j_2`` in Match3 (they may coincide with each other or 
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
+from collections.abc import Callable
 
 import numpy as np
 
 from transformer_theory import budget
+
+__all__ = [
+    "ALL_SUBSETS_LIMIT",
+    "MATCH_TASKS",
+    "MatchTask",
+    "TASKS",
+    "all_subsets",
+    "match2",
+    "match3",
+    "match3_bigram",
+    "match3_local",
+    "match_labels",
+    "match_sample",
+    "qsa_sample",
+    "qsa_target",
+]
 
 TASKS = ("qsa", "match2", "match3", "match3bigram", "match3local")
 
@@ -47,14 +64,14 @@ def _check_modulus(modulus) -> int:
 # q-sparse averaging
 
 
-def qsa_target(z_BxNxY: np.ndarray, members_BxNxK: np.ndarray) -> np.ndarray:
+def qsa_target(z_BxNxZ: np.ndarray, members_BxNxK: np.ndarray) -> np.ndarray:
     """``qSA(X)_i = (1/q) sum_{j in y_i} z_j`` (Sanford et al. 2023, Definition of qSA).
 
     Args:
-      z_BxNxY: the vectors ``z_j`` (each in the unit ball of ``R^{d'}``).
+      z_BxNxZ: the vectors ``z_j`` (each in the unit ball of ``R^{d'}``).
       members_BxNxK: boolean, ``members[b, i, j]`` iff ``j in y_i``; every row holds ``q`` ones.
     """
-    z = np.asarray(z_BxNxY, np.float64)
+    z = np.asarray(z_BxNxZ, np.float64)
     members = np.asarray(members_BxNxK, bool)
     if z.ndim != 3 or members.shape != z.shape[:2] + (z.shape[1],):
         raise ValueError(
@@ -71,7 +88,7 @@ def qsa_sample(
     seed: int, num: int, seq_len: int, q: int, dim: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """``num`` random qSA inputs: ``z_j`` uniform in the unit ball of ``R^dim``, ``y_i`` a uniform
-    q-subset of ``[N]``. Returns ``(z_BxNxY, members_BxNxK)``."""
+    q-subset of ``[N]``. Returns ``(z_BxNxZ, members_BxNxK)``."""
     _check_sizes(num, seq_len)
     if not 1 <= int(q) <= int(seq_len):
         raise ValueError(f"q: expected 1 <= q <= N = {seq_len}, got {q}")
@@ -156,17 +173,95 @@ def match3_local(x_BxN: np.ndarray, modulus: int, window: int) -> np.ndarray:
     return hit
 
 
+def _plant_pairs(rng, x, perm, modulus, window) -> None:
+    """Match2: ``x_b = -x_a`` for ``N/4`` random pairs."""
+    num, n = x.shape
+    rows = np.arange(num)
+    for t in range(n // 4):
+        a, c = perm[:, 2 * t], perm[:, 2 * t + 1]
+        x[rows, c] = (-x[rows, a]) % modulus
+
+
+def _plant_triples(rng, x, perm, modulus, window) -> None:
+    """Match3: ``x_c = -(x_a + x_b)`` for ``N/6`` random triples."""
+    num, n = x.shape
+    rows = np.arange(num)
+    for t in range(n // 6):
+        a, c, d = perm[:, 3 * t], perm[:, 3 * t + 1], perm[:, 3 * t + 2]
+        x[rows, d] = (-x[rows, a] - x[rows, c]) % modulus
+
+
+def _plant_near(bigram: bool):
+    """Match3Bigram / Match3Local: one plant per chosen position ``i``, vectorized over the
+    batch; a plant whose random partners are invalid (collide with ``i``, leave the sequence) is
+    skipped."""
+
+    def plant(rng, x, perm, modulus, window) -> None:
+        num, n = x.shape
+        if n < 3:
+            return
+        rows, m = np.arange(num), modulus
+        for t in range(n // 2):
+            i = perm[:, t]
+            if bigram:
+                j1 = rng.integers(0, n - 1, size=num)
+                j2 = j1 + 1
+                ok = (j1 != i) & (j2 != i)
+            else:
+                j1 = i + rng.integers(-window, window + 1, size=num)
+                j2 = i + rng.integers(-window, window + 1, size=num)
+                ok = (j1 != i) & (j2 != i) & (j1 != j2) & (j1 >= 0) & (j2 >= 0)
+                ok &= (j1 < n) & (j2 < n)
+            j1, j2 = np.clip(j1, 0, n - 1), np.clip(j2, 0, n - 1)
+            planted = (-x[rows, j1] - x[rows, j2]) % m
+            x[rows, i] = np.where(ok, planted, x[rows, i])
+
+    return plant
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchTask:
+    """One Match task of the registry :data:`MATCH_TASKS`.
+
+    Attributes:
+      name: the task's name (``match2``...).
+      labels: ``(x_BxN, modulus, window) -> bool (B, N)``, the brute-force specification.
+      plant: ``(rng, x_BxN, perm_BxN, modulus, window) -> None``, plants matches into uniform
+        tokens in place (:func:`match_sample`).
+      windowed: whether the window ``K`` is one of the task's sizes.
+    """
+
+    name: str
+    labels: Callable[[np.ndarray, int, int], np.ndarray]
+    plant: Callable[..., None]
+    windowed: bool = False
+
+    @property
+    def sizes(self) -> tuple[str, ...]:
+        """The named size fields of one instance: ``N``, ``M`` and, if windowed, ``K``."""
+        return ("N", "M", "K") if self.windowed else ("N", "M")
+
+
+#: The Match tasks by name: the one dispatch table of labels and samplers.
+MATCH_TASKS: dict[str, MatchTask] = {
+    "match2": MatchTask("match2", lambda x, m, k: match2(x, m), _plant_pairs),
+    "match3": MatchTask("match3", lambda x, m, k: match3(x, m), _plant_triples),
+    "match3bigram": MatchTask(
+        "match3bigram", lambda x, m, k: match3_bigram(x, m), _plant_near(bigram=True)
+    ),
+    "match3local": MatchTask("match3local", match3_local, _plant_near(bigram=False), True),
+}
+
+
+def _match_task(task: str) -> MatchTask:
+    if task not in MATCH_TASKS:
+        raise ValueError(f"task: expected one of {tuple(MATCH_TASKS)}, got {task!r}")
+    return MATCH_TASKS[task]
+
+
 def match_labels(task: str, x_BxN: np.ndarray, modulus: int, window: int = 1) -> np.ndarray:
     """The labels of ``task`` in ``match2 / match3 / match3bigram / match3local``."""
-    if task == "match2":
-        return match2(x_BxN, modulus)
-    if task == "match3":
-        return match3(x_BxN, modulus)
-    if task == "match3bigram":
-        return match3_bigram(x_BxN, modulus)
-    if task == "match3local":
-        return match3_local(x_BxN, modulus, window)
-    raise ValueError(f"task: expected one of {TASKS[1:]}, got {task!r}")
+    return _match_task(task).labels(x_BxN, modulus, window)
 
 
 def match_sample(
@@ -181,35 +276,9 @@ def match_sample(
     Returns ``(x_BxN, labels_BxN)``.
     """
     _check_sizes(num, seq_len, modulus)
-    if task not in TASKS[1:]:
-        raise ValueError(f"task: expected one of {TASKS[1:]}, got {task!r}")
+    spec = _match_task(task)
     rng = np.random.default_rng(seed)
-    n, m = seq_len, modulus
-    x = rng.integers(0, m, size=(num, n))
-    perm = np.argsort(rng.uniform(size=(num, n)), axis=-1)
-    rows = np.arange(num)
-    if task == "match2":
-        for t in range(n // 4):
-            a, c = perm[:, 2 * t], perm[:, 2 * t + 1]
-            x[rows, c] = (-x[rows, a]) % m
-    elif task == "match3":
-        for t in range(n // 6):
-            a, c, d = perm[:, 3 * t], perm[:, 3 * t + 1], perm[:, 3 * t + 2]
-            x[rows, d] = (-x[rows, a] - x[rows, c]) % m
-    elif n >= 3:  # one plant per chosen position i, vectorized over the batch; a plant whose
-        # random partners are invalid (collide with i, leave the sequence) is skipped
-        for t in range(n // 2):
-            i = perm[:, t]
-            if task == "match3bigram":
-                j1 = rng.integers(0, n - 1, size=num)
-                j2 = j1 + 1
-                ok = (j1 != i) & (j2 != i)
-            else:
-                j1 = i + rng.integers(-window, window + 1, size=num)
-                j2 = i + rng.integers(-window, window + 1, size=num)
-                ok = (j1 != i) & (j2 != i) & (j1 != j2) & (j1 >= 0) & (j2 >= 0)
-                ok &= (j1 < n) & (j2 < n)
-            j1, j2 = np.clip(j1, 0, n - 1), np.clip(j2, 0, n - 1)
-            planted = (-x[rows, j1] - x[rows, j2]) % m
-            x[rows, i] = np.where(ok, planted, x[rows, i])
+    x = rng.integers(0, modulus, size=(num, seq_len))
+    perm = np.argsort(rng.uniform(size=(num, seq_len)), axis=-1)
+    spec.plant(rng, x, perm, modulus, window)
     return x, match_labels(task, x, modulus, window)

@@ -1,0 +1,115 @@
+"""The registry and the study behind ``transformer-theory sanford`` (settings in, records out), and
+the trained experiments' configs: small, against references written here."""
+
+import importlib
+import json
+import math
+
+import jax
+import numpy as np
+import pytest
+
+from transformer_theory import precision
+from transformer_theory.papers.sanford2023 import registry, study
+from transformer_theory.papers.sanford2023 import tasks as ts
+
+
+def test_every_unit_names_a_registered_task_and_its_sizes():
+    assert registry.NAMES == ("qsa", "match2", "match3bigram", "match3local", "match3local1")
+    for name, unit in registry.UNITS.items():
+        assert unit.name == name and unit.task in ts.MATCH_TASKS
+        assert unit.sizes == (("N", "M", "K") if unit.task == "match3local" else ("N", "M"))
+        assert unit.window_of(3) == (3 if unit.windowed else 0)
+    with pytest.raises(ValueError, match="task"):
+        registry.unit("match3")  # a task with no construction checked
+
+
+def test_match_labels_dispatch_through_the_registry():
+    # Match2 by a double loop written here, against the registry's labels
+    x = np.random.default_rng(0).integers(0, 7, size=(20, 5))
+    want = [[any((a + b) % 7 == 0 for b in row) for a in row] for row in x]
+    np.testing.assert_array_equal(ts.MATCH_TASKS["match2"].labels(x, 7, 0), want)
+    np.testing.assert_array_equal(ts.match_labels("match2", x, 7), want)
+
+
+def test_exact_scale_is_log2_of_c_per_unit():
+    n, m = 8, 64
+    want = math.log2(m**2 * math.log(6 * n))
+    for name in ("match2", "match3bigram"):
+        assert registry.exact_scale(name, n, m) == pytest.approx(want, abs=1e-12)
+    assert registry.exact_scale("match3local", n, m, 2) == registry.exact_scale(
+        "match3local1", n, m, 2
+    )
+
+
+def test_configurations_have_named_sizes():
+    settings = study.StudySettings(
+        tasks=("qsa", "match2", "match3local"), ns=(4, 5), qs=(1,), epss=(0.1, 0.2), window=1
+    )
+    configs = study.configurations(settings)
+    assert configs[:4] == [
+        study.QSAConfig(4, 1, 0.1),
+        study.QSAConfig(4, 1, 0.2),
+        study.QSAConfig(5, 1, 0.1),
+        study.QSAConfig(5, 1, 0.2),
+    ]
+    assert configs[4:] == [
+        study.MatchConfig("match2", 4, 16),
+        study.MatchConfig("match2", 5, 25),
+        study.MatchConfig("match3local", 4, 16, 1),
+        study.MatchConfig("match3local", 5, 25, 1),
+    ]
+    assert configs[0].file_name == "qsa_N4_q1_eps0.1.json"
+    assert configs[4].file_name == "match2_N4_M16.json"
+
+
+def test_check_sizes_refuses_before_any_work():
+    with pytest.raises(ValueError, match=r"--n/--q: N = 64, q = 10"):
+        study.check_sizes(study.StudySettings(tasks=("qsa",), ns=(64,), qs=(10,)))
+    with pytest.raises(ValueError, match="float64's exact range"):
+        study.check_sizes(study.StudySettings(tasks=("match2",), ns=(8,), modulus_power=9))
+    study.check_sizes(study.StudySettings(tasks=("match2",), ns=(3,), samples=50))
+
+
+def test_run_study_writes_every_record_and_the_summary_rows(tmp_path):
+    jax.config.update("jax_enable_x64", True)
+    settings = study.StudySettings(tasks=("match2",), ns=(3,), samples=50)
+    records = study.run_study(settings, str(tmp_path), plot=False)
+    (record,) = records
+    assert not record["exhaustive"] and record["examples"] == 50  # 9^3 = 729 > 50 inputs
+    assert record["accuracy_by_dtype"]["float64"] == 1.0 and not study.failed(record)
+    assert set(record["accuracy_by_dtype"]) == set(precision.FORMATS)
+    bits = {name: int(jax.numpy.finfo(name).nmant) + 1 for name in precision.FORMATS}
+    assert record["within_exact_range"] == {n: record["scale_log2"] <= b for n, b in bits.items()}
+    assert json.loads((tmp_path / "sanford.json").read_text()) == records
+    assert json.loads((tmp_path / "match2_N3_M9.json").read_text()) == record
+    row = study.summary(record)
+    assert row["task"] == "match2" and row["M"] == 9 and row["float64"] == "1.0000"
+
+
+def test_failed_reads_the_record():
+    assert study.failed({"task": "qsa", "m_min": None})
+    assert not study.failed({"task": "qsa", "m_min": 4})
+    assert study.failed({"task": "match2", "accuracy_by_dtype": {"float64": 0.99}})
+
+
+CONFIGS = [
+    "transformer_theory.papers.sanford2023.configs.qsa_separation",
+    "transformer_theory.papers.sanford2023.configs.qsa_bits_attention",
+    "transformer_theory.papers.sanford2023.configs.qsa_bits_rnn",
+    "transformer_theory.papers.sanford2023.configs.match_width",
+    "transformer_theory.papers.peng2024.configs.composition_depth",
+    "transformer_theory.papers.peng2024.configs.composition_one_layer",
+]
+
+
+@pytest.mark.parametrize("name", CONFIGS, ids=[c.rsplit(".", 1)[1] for c in CONFIGS])
+def test_every_config_has_a_smoke_and_a_default_size(name):
+    module = importlib.import_module(name)
+    assert {"smoke", "default"} <= set(module.SIZES)
+    smoke, default = module.get_config("smoke"), module.get_config()
+    assert type(smoke) is type(default) and smoke != default
+    assert smoke.steps < default.steps
+    assert "python experiments/" in module.__doc__
+    with pytest.raises(ValueError, match="size"):
+        module.get_config("huge")

@@ -1,0 +1,9 @@
+"""The trained experiments of Peng, Narayanan & Papadimitriou 2024, one config module each, with
+``get_config(size)`` (sizes ``"smoke"`` and ``"default"``) and, in its docstring, the command, what
+it writes, how long it took and what it gave:
+
+- :mod:`.composition_depth`: one- and two-layer transformers fake-quantized to ``p`` bits;
+- :mod:`.composition_one_layer`: the library's parameter format, evaluated in float32 and bfloat16.
+"""
+
+__all__ = ["composition_depth", "composition_one_layer"]

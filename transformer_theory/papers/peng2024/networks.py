@@ -1,0 +1,96 @@
+"""The transformer of the function-composition experiment (Peng, Narayanan & Papadimitriou 2024,
+Theorem 1): :class:`CompositionTransformer`, an ``L``-layer, ``H``-head transformer with a true
+embedding of width ``d`` whose weights and activations can be fake-quantized to ``p`` bits
+(:func:`transformer_theory.precision.fake_quantize`), as a small Flax NNX module. A baseline for
+training, not the library's attention-only model (Chen & Zou 2024). Shape letters:
+:mod:`transformer_theory.glossary`.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+from flax import nnx
+
+from transformer_theory.precision import fake_quantize
+
+__all__ = ["CompositionTransformer", "param_count"]
+
+
+def param_count(module: nnx.Module) -> int:
+    """Number of trainable scalars (every ``nnx.Param`` leaf) of ``module``."""
+    return int(sum(x.size for x in jax.tree.leaves(nnx.state(module, nnx.Param))))
+
+
+def _positive(name: str, value: int) -> int:
+    if int(value) < 1:
+        raise ValueError(f"{name}: expected a positive integer, got {value}")
+    return int(value)
+
+
+class _Block(nnx.Module):
+    def __init__(self, width: int, heads: int, *, rngs: nnx.Rngs):
+        init = nnx.initializers.lecun_normal(in_axis=-2, out_axis=-1, batch_axis=(0,))
+        self.w_q = nnx.Param(init(rngs.params(), (heads, width, width)))
+        self.w_k = nnx.Param(init(rngs.params(), (heads, width, width)))
+        self.w_v = nnx.Param(init(rngs.params(), (heads, width, width)))
+        self.w_out = nnx.Param(init(rngs.params(), (heads, width, width)) / heads)
+        self.mlp_in = nnx.Linear(width, 4 * width, rngs=rngs)
+        self.mlp_out = nnx.Linear(4 * width, width, rngs=rngs)
+
+
+class CompositionTransformer(nnx.Module):
+    """``layers`` pre-norm-free blocks (``heads`` softmax heads of query/key/value width ``width``
+    summed back into the stream, then a ReLU MLP of ``4 width``) over learned token and position
+    embeddings of width ``d = width``; logits from the last position.
+
+    ``bits``: fake-quantize (:func:`~transformer_theory.precision.fake_quantize`) every weight (per
+    tensor) and the stream after the embedding, every head output, every MLP output and the stream
+    after each block (per example) to ``bits`` bits; ``None`` computes in float32. Peng et al.
+    2024's ``p`` counts the bits of the numbers one position sends; here that is the head outputs.
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        seq_len: int,
+        width: int,
+        heads: int,
+        layers: int,
+        num_classes: int,
+        *,
+        bits: int | None = None,
+        rngs: nnx.Rngs,
+    ):
+        width = _positive("width", width)
+        self.embed = nnx.Embed(_positive("vocab_size", vocab_size), width, rngs=rngs)
+        self.position = nnx.Param(0.02 * jax.random.normal(rngs.params(), (seq_len, width)))
+        self.blocks = nnx.List(
+            [
+                _Block(width, _positive("heads", heads), rngs=rngs)
+                for _ in range(_positive("layers", layers))
+            ]
+        )
+        self.readout = nnx.Linear(width, _positive("num_classes", num_classes), rngs=rngs)
+        if bits is not None and int(bits) < 2:
+            raise ValueError(f"bits: expected >= 2 or None (float32), got {bits}")
+        self.bits = bits
+
+    def __call__(self, tokens_BxN: jax.Array) -> jax.Array:
+        def w(p):
+            return fake_quantize(p[...], self.bits)
+
+        def act(x):
+            return fake_quantize(x, self.bits, per_example=True)
+
+        h = act(w(self.embed.embedding)[tokens_BxN] + w(self.position)[None])
+        for blk in self.blocks:
+            q = jnp.einsum("bnd,hde->bhne", h, w(blk.w_q))
+            k = jnp.einsum("bnd,hde->bhne", h, w(blk.w_k))
+            v = jnp.einsum("bnd,hde->bhne", h, w(blk.w_v))
+            scores = jnp.einsum("bhne,bhke->bhnk", q, k) / jnp.sqrt(q.shape[-1])
+            heads = act(jnp.einsum("bhnk,bhke->bhne", jax.nn.softmax(scores, -1), v))
+            h = h + jnp.einsum("bhne,hed->bnd", heads, w(blk.w_out))
+            hidden = jax.nn.relu(h @ w(blk.mlp_in.kernel) + w(blk.mlp_in.bias)[None, None])
+            h = act(h + act(hidden @ w(blk.mlp_out.kernel) + w(blk.mlp_out.bias)[None, None]))
+        return h[:, -1] @ w(self.readout.kernel) + w(self.readout.bias)[None]

@@ -1,0 +1,76 @@
+"""The figures of the function-composition experiments (Peng et al. 2024), through
+:func:`transformer_theory.plotting.pyplot` and :func:`~transformer_theory.plotting.save_figure`:
+:func:`composition_depth` (held-out error against the bound) and :func:`one_layer` (held-out error
+against the width, per depth and evaluation format). Nothing here computes.
+"""
+
+from __future__ import annotations
+
+from transformer_theory.plotting import pyplot, save_figure
+
+__all__ = ["composition_depth", "one_layer"]
+
+
+def composition_depth(records: list[dict], path: str) -> str:
+    """Held-out error against Peng et al.'s bound, one colour per depth and one marker per
+    ``p``; a one-layer point must lie on or above the diagonal."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(5.5, 4.2))
+    markers = {2: "v", 4: "s", 8: "D", 32: "o"}
+    for layers, color in ((1, "C0"), (2, "C3")):
+        for p, marker in markers.items():
+            rows = [r for r in records if r["layers"] == layers and r["p"] == p]
+            if rows:
+                ax.scatter(
+                    [r["bound"] for r in rows],
+                    [r["error"] for r in rows],
+                    c=color,
+                    marker=marker,
+                    label=f"{layers} layer(s), p = {p}",
+                )
+    top = max(r["chance_error"] for r in records)
+    ax.plot([0, top], [0, top], "k--", lw=0.8, label="error = bound")
+    ax.axhline(top, c="gray", ls="-.", lw=0.8, label="chance")
+    r0 = records[0]
+    ax.set(
+        xlabel="Peng et al. bound R / (3 n log n)",
+        ylabel="held-out error",
+        title=f"g(f(a)), n = {r0['n']}, H = {r0['heads']}, d = {sorted({r['d'] for r in records})}",
+    )
+    ax.legend(fontsize=6, ncol=2)
+    return save_figure(fig, path)
+
+
+def one_layer(records: list[dict], path: str) -> str:
+    """Held-out error against the width ``d``, one line per (depth, format), and the one-layer
+    bound per format dashed."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    formats = list(dict.fromkeys(r["format"] for r in records))
+    for depth in sorted({r["layers"] for r in records}):
+        for name in formats:
+            rows = [r for r in records if r["layers"] == depth and r["format"] == name]
+            ax.plot(
+                [r["d"] for r in rows],
+                [r["error"] for r in rows],
+                "o-",
+                label=f"{depth} layer(s), {name}",
+            )
+    for name in formats:
+        rows = [r for r in records if r["layers"] == 1 and r["format"] == name]
+        if rows:
+            ax.plot(
+                [r["d"] for r in rows],
+                [r["bound"] for r in rows],
+                "k--",
+                alpha=0.5,
+                label=f"Peng et al. bound, p = {rows[0]['p']}",
+            )
+    ax.set(
+        xscale="log",
+        xlabel=f"width d (H = {records[0]['heads']})",
+        ylabel="held-out error",
+        title=f"g(f(a)), n = {records[0]['n']}",
+    )
+    ax.legend(fontsize=7)
+    return save_figure(fig, path)

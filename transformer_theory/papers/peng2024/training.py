@@ -1,0 +1,286 @@
+"""The trained function-composition experiments of Peng, Narayanan & Papadimitriou 2024 (Theorem 1):
+
+- :func:`composition_trained_record`: a :class:`~.networks.CompositionTransformer` (true embedding
+  of width ``d``, weights and activations fake-quantized to ``p`` bits) trained on ``g(f(a))``,
+  its held-out error beside the bound ``R / (3 n log n)``; swept by :func:`run_composition_depth`
+  (``experiments/composition_depth.py``);
+- :func:`one_layer_records`: the library's ONE parameter format (one-hot tokens and positions,
+  classifier at the last position) trained in float32 and evaluated in float32 and bfloat16; swept
+  by :func:`run_one_layer` (``experiments/composition_one_layer.py``).
+
+Both train with Adam (:func:`transformer_theory.train.fit.fit`) on fresh prompts each step and
+write every finished record as they go (``out_dir/records.json``). Configs: :mod:`.configs`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from collections.abc import Callable, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from flax import nnx
+
+from transformer_theory import jsonio, precision
+from transformer_theory.core.forward import forward
+from transformer_theory.papers.peng2024 import tasks as comp
+from transformer_theory.papers.peng2024.networks import CompositionTransformer, param_count
+from transformer_theory.params import ModelConfig, ModelParams, init_params
+from transformer_theory.train.fit import fit
+
+__all__ = [
+    "CompositionDepthConfig",
+    "EVAL_FORMATS",
+    "OneLayerConfig",
+    "composition_trained_record",
+    "one_layer_records",
+    "run_composition_depth",
+    "run_one_layer",
+]
+
+
+@nnx.jit
+def _apply(model: nnx.Module, inputs: jax.Array) -> jax.Array:
+    return model(inputs)  # one compiled call for a held-out set, not one dispatch per operation
+
+
+def composition_trained_record(
+    n: int,
+    layers: int,
+    heads: int,
+    width: int,
+    bits: int | None,
+    *,
+    steps: int = 1500,
+    batch: int = 128,
+    learning_rate: float = 3e-3,
+    seed: int = 0,
+    held_out: int = 2000,
+) -> dict:
+    """Train a :class:`~.networks.CompositionTransformer` (``layers``, ``heads``, embedding
+    ``width``, weights and activations fake-quantized to ``bits`` bits during training and
+    evaluation, ``None`` = float32) on ``g(f(a))`` prompts with domains of ``n`` (Adam with a
+    cosine decay to 5%) and measure its held-out error next to Peng et al. 2024's bound ``R / (3 n
+    log n)`` (``p = bits``, 32 for float32; the bound covers ``layers = 1`` only)."""
+    if int(steps) < 1:
+        raise ValueError(f"steps: expected >= 1, got {steps}")
+    vocab = comp.composition_vocab(n)
+    seq_len = 4 * n + 2
+    net = CompositionTransformer(
+        vocab, seq_len, width, heads, layers, vocab, bits=bits, rngs=nnx.Rngs(seed)
+    )
+    params = param_count(net)
+
+    def sample(t):
+        x, y = comp.composition_sample(seed * 1_000_003 + t + 1, batch, n)
+        return jnp.asarray(x), jnp.asarray(y)
+
+    def loss(model, x_BxN, y_B):
+        return optax.softmax_cross_entropy_with_integer_labels(model(x_BxN), y_B).mean()
+
+    opt = optax.adam(optax.cosine_decay_schedule(learning_rate, steps, alpha=0.05))
+    result = fit(net, loss, sample, optimizer=opt, steps=steps, log_every=steps)
+    x, y = comp.composition_sample(10**9 + seed, held_out, n)
+    pred = np.asarray(jnp.argmax(_apply(result.params, jnp.asarray(x)), -1))
+    p = 32 if bits is None else int(bits)
+    return {
+        "task": "composition",
+        "n": n,
+        "layers": layers,
+        "heads": heads,
+        "d": width,
+        "p": p,
+        "quantized": bits is not None,
+        "params": params,
+        "steps": steps,
+        "examples": held_out,
+        "final_loss": result.final_loss,
+        "error": float(np.mean(pred != y)),
+        "bound": comp.peng_error_bound(n, heads, width, p),
+        "chance_error": 1 - 1 / n,
+    }
+
+
+def _sweep(
+    runs: Sequence[tuple],
+    train: Callable[..., list[dict]],
+    out_dir: str,
+    *,
+    desc: str,
+    progress: bool,
+) -> list[dict]:
+    """``train(*run)`` (a list of records) for every run, all records so far written to
+    ``out_dir/records.json`` after each run; each record gets ``seconds`` since the start."""
+    from tqdm.auto import tqdm
+
+    records: list[dict] = []
+    start = time.time()
+    jsonio.write_json(os.path.join(out_dir, "records.json"), records)
+    for run in tqdm(runs, desc=desc, disable=not progress):
+        seconds = {"seconds": round(time.time() - start, 1)}
+        records += [r | seconds for r in train(*run)]
+        jsonio.write_json(os.path.join(out_dir, "records.json"), records)
+    return records
+
+
+@dataclasses.dataclass(frozen=True)
+class CompositionDepthConfig:
+    """The quantized composition sweep: every ``layers x widths x bits`` (``32`` = float32, no
+    rounding), ``heads`` heads, domains of ``n``."""
+
+    n: int = 16
+    heads: int = 1
+    widths: tuple[int, ...] = (2, 4, 8, 16)
+    bits: tuple[int, ...] = (2, 4, 8, 32)
+    layers: tuple[int, ...] = (1, 2)
+    steps: int = 2000
+    held_out: int = 2000
+    seed: int = 0
+    runs: tuple[tuple[int, int, int], ...] | None = None  # explicit (layers, d, p), else all
+
+    def __post_init__(self):
+        if any(b < 2 for b in self.bits):
+            raise ValueError(f"bits: expected every p >= 2, got {list(self.bits)}")
+        if self.n < 2:
+            raise ValueError(f"n: expected a domain size >= 2 (log n > 0), got {self.n}")
+
+    def grid(self) -> list[tuple[int, int, int]]:
+        """The ``(layers, d, p)`` of every run."""
+        if self.runs is not None:
+            return list(self.runs)
+        return [(a, d, b) for a in self.layers for d in self.widths for b in self.bits]
+
+
+def run_composition_depth(
+    config: CompositionDepthConfig, out_dir: str, *, progress: bool = True
+) -> list[dict]:
+    """Train every run of ``config`` (:func:`composition_trained_record`), writing
+    ``out_dir/records.json`` after each and the figure ``out_dir/composition_depth.png``."""
+    from transformer_theory.papers.peng2024 import plots
+
+    records = _sweep(
+        config.grid(),
+        lambda layers, d, p: [
+            composition_trained_record(
+                config.n,
+                layers,
+                config.heads,
+                d,
+                None if p == 32 else p,
+                steps=config.steps,
+                seed=config.seed,
+                held_out=config.held_out,
+            )
+        ],
+        out_dir,
+        desc="composition models",
+        progress=progress,
+    )
+    if records:
+        plots.composition_depth(records, os.path.join(out_dir, "composition_depth.png"))
+    return records
+
+
+#: The formats the one-layer models are evaluated in, with the ``p`` of the bound.
+EVAL_FORMATS = ("float32", "bfloat16")
+
+
+def _one_layer_config(n: int, depth: int, width: int, heads: int) -> ModelConfig:
+    vocab = comp.composition_vocab(n)
+    seq_len = 4 * n + 2
+    return ModelConfig(
+        vocab_size=vocab,
+        seq_len=seq_len,
+        width=vocab + seq_len + width,
+        num_classes=vocab,
+        heads=(heads,) * depth,
+        attention="softmax",
+        qk_dim=width,
+        scale_scores=True,
+        mlp_hidden=4 * width,
+    )
+
+
+def _predict(params: ModelParams, x_BxN: np.ndarray) -> np.ndarray:
+    logits = jax.vmap(lambda t: forward(params, t))(jnp.asarray(x_BxN))
+    return np.asarray(jnp.argmax(logits, -1))
+
+
+def one_layer_records(
+    n: int, depth: int, width: int, heads: int, steps: int, batch: int, seed: int
+) -> list[dict]:
+    """Train the library-format model (``depth`` layers, ``heads`` heads, query/key width
+    ``width``) with Adam (3e-3) on ``g(f(a))`` and evaluate it on 2,000 held-out prompts in each
+    of :data:`EVAL_FORMATS`: one record per format with the error and the bound at ``p`` = the
+    format's bits (32, 16)."""
+    params = init_params(jax.random.key(seed), _one_layer_config(n, depth, width, heads))
+
+    def loss_fn(p, x_BxN, y_B):
+        logits = jax.vmap(lambda t: forward(p, t))(x_BxN)
+        return optax.softmax_cross_entropy_with_integer_labels(logits, y_B).mean()
+
+    def batch_of(t):
+        x, y = comp.composition_sample(seed * 100_000 + t, batch, n)
+        return jnp.asarray(x), jnp.asarray(y)
+
+    result = fit(
+        params, loss_fn, batch_of, optimizer=optax.adam(3e-3), steps=steps, log_every=steps
+    )
+    x, y = comp.composition_sample(10**9 + seed, 2000, n)
+    records = []
+    for name in EVAL_FORMATS:
+        bits = 8 * jnp.dtype(precision.dtype_of(name)).itemsize
+        cast = jax.tree.map(lambda a, dt=name: a.astype(dt), result.params)
+        pred = _predict(cast, x)
+        records.append(
+            {
+                "n": n,
+                "layers": depth,
+                "heads": heads,
+                "d": width,
+                "format": name,
+                "p": bits,
+                "error": float(np.mean(pred != y)),
+                "bound": comp.peng_error_bound(n, heads, width, bits),
+                "chance_error": 1 - 1 / n,
+            }
+        )
+    return records
+
+
+@dataclasses.dataclass(frozen=True)
+class OneLayerConfig:
+    """The library-format composition sweep: ``depths x widths``, ``heads`` heads, domains of
+    ``n``, ``steps`` Adam steps of ``batch`` prompts."""
+
+    n: int = 16
+    depths: tuple[int, ...] = (1, 2)
+    widths: tuple[int, ...] = (1, 4, 16)
+    heads: int = 1
+    steps: int = 800
+    batch: int = 128
+    seed: int = 0
+
+
+def run_one_layer(config: OneLayerConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
+    """Train every ``(depth, width)`` of ``config`` (:func:`one_layer_records`), writing
+    ``out_dir/records.json`` after each and the figure ``out_dir/composition.png``."""
+    from transformer_theory.papers.peng2024 import plots
+
+    runs = [(depth, width) for depth in config.depths for width in config.widths]
+    records = _sweep(
+        runs,
+        lambda depth, width: one_layer_records(
+            config.n, depth, width, config.heads, config.steps, config.batch, config.seed
+        ),
+        out_dir,
+        desc="composition models",
+        progress=progress,
+    )
+    if records:
+        plots.one_layer(records, os.path.join(out_dir, "composition.png"))
+    return records
