@@ -1,21 +1,37 @@
-"""Measurements of the formal-language recognizers
-(:mod:`transformer_theory.papers.formal_languages.constructions`) as records of data: accuracy and smallest
-margin by length, exhaustive up to a length and sampled beyond, and PARITY's margin and
-cross-entropy against ``n`` by float format (Chiang & Cholak 2022).
+"""Measurements of the formal-language recognizers (:mod:`.constructions`) as records of data:
+accuracy and smallest margin by length, exhaustive up to a length and sampled beyond, and PARITY's
+margin and cross-entropy against ``n`` by float format (Chiang & Cholak 2022, formats named as in
+:mod:`transformer_theory.precision`); and what each costs, from its settings alone.
 
 A margin here is signed by the truth: ``(o_1 - o_0)`` for members and ``(o_0 - o_1)`` for the rest,
 so a string is classified correctly exactly when its margin is positive. Membership comes from
-:func:`transformer_theory.papers.formal_languages.tasks.is_member`, never from the model.
+:func:`.tasks.is_member`, never from the model.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 import jax.numpy as jnp
 import numpy as np
+from numpy.typing import ArrayLike
 
-from transformer_theory import _validate
+from transformer_theory import _validate, precision
 from transformer_theory.papers.formal_languages import constructions as recognizers
 from transformer_theory.papers.formal_languages import tasks
+from transformer_theory.params import ModelParams
+
+__all__ = [
+    "ENTRIES_PER_SECOND",
+    "ROWS",
+    "cross_entropy_bits",
+    "evaluation_cost",
+    "length_entry",
+    "parity_precision_records",
+    "precision_cost",
+    "record_cost",
+    "recognizer_record",
+]
 
 # The table rows built: recognizer -> (language, attention, positional code, source).
 ROWS = {
@@ -41,9 +57,9 @@ ENTRIES_PER_SECOND = 5e7
 
 def evaluation_cost(length: int, count: int, itemsize: int = 8) -> tuple[float, float]:
     """``(peak_bytes, map_entries)`` of :func:`length_entry` on ``count`` strings of ``length``:
-    the peak memory of one chunk of :func:`~transformer_theory.papers.formal_languages.constructions.
-    decision_margins` plus the strings, and the attention-map entries ``count (length + 1)^2``
-    computed (the work, for a time estimate). Plain arithmetic, nothing allocated."""
+    the peak memory of one chunk of :func:`.constructions.decision_margins` plus the strings, and
+    the attention-map entries ``count (length + 1)^2`` computed (the work, for a time estimate).
+    Plain arithmetic, nothing allocated."""
     n = int(length) + 1
     chunk = min(int(count), max(1, 2**22 // (n * n)))
     peak = _MAPS_PER_ROW * chunk * n * n * itemsize + _STRING_COPIES * int(count) * n * 4
@@ -51,7 +67,10 @@ def evaluation_cost(length: int, count: int, itemsize: int = 8) -> tuple[float, 
 
 
 def record_cost(
-    exhaustive_up_to: int, sampled_lengths=(), samples: int = 64, itemsize: int = 8
+    exhaustive_up_to: int,
+    sampled_lengths: Iterable[int] = (),
+    samples: int = 64,
+    itemsize: int = 8,
 ) -> tuple[float, float]:
     """``(peak_bytes, map_entries)`` of one :func:`recognizer_record` with these settings (the
     peak over its lengths, the entries summed); the work of every row is the same."""
@@ -64,18 +83,24 @@ def record_cost(
     return max((c[0] for c in costs), default=0.0), sum(c[1] for c in costs)
 
 
-def precision_cost(lengths, samples: int = 8, dtypes=("float32", "float64")):
+def precision_cost(
+    lengths: Iterable[int], samples: int = 8, dtypes: Sequence[str] = ("float32", "float64")
+) -> tuple[float, float]:
     """``(peak_bytes, map_entries)`` of :func:`parity_precision_records` (two variants per
-    dtype)."""
+    format; ``dtypes`` names formats of :data:`transformer_theory.precision.FORMATS`)."""
+    for name in dtypes:
+        _validate.check_choice("dtypes", name, precision.FORMATS)
     costs = [evaluation_cost(n, samples, jnp.dtype(dt).itemsize) for n in lengths for dt in dtypes]
     return max((c[0] for c in costs), default=0.0), 2 * sum(c[1] for c in costs)
 
 
-def _signed(margins_B, labels_B):
+def _signed(margins_B: np.ndarray, labels_B: np.ndarray) -> np.ndarray:
     return np.where(labels_B, margins_B, -margins_B).astype(np.float64)
 
 
-def length_entry(params, language: str, strings_BxN, exhaustive: bool) -> dict:
+def length_entry(
+    params: ModelParams, language: str, strings_BxN: np.ndarray, exhaustive: bool
+) -> dict:
     """Accuracy and smallest signed margin of ``params`` on ``strings_BxN`` (one length)."""
     labels = tasks.members(language, strings_BxN)
     signed = _signed(recognizers.decision_margins(params, strings_BxN), labels)
@@ -93,10 +118,10 @@ def recognizer_record(
     name: str,
     *,
     exhaustive_up_to: int,
-    sampled_lengths=(),
+    sampled_lengths: Iterable[int] = (),
     samples: int = 64,
     seed: int = 0,
-    dtype=jnp.float64,
+    dtype: jnp.dtype | type = jnp.float64,
 ) -> dict:
     """One row of the table: the recognizer ``name`` checked on every string of lengths
     ``1..exhaustive_up_to`` and on ``samples`` balanced strings of each of ``sampled_lengths``
@@ -144,7 +169,7 @@ def recognizer_record(
     }
 
 
-def cross_entropy_bits(signed_margins) -> np.ndarray:
+def cross_entropy_bits(signed_margins: ArrayLike) -> np.ndarray:
     """Cross-entropy ``log2(1 + exp(-m))`` of a two-class softmax with signed margin ``m`` (1 bit
     at ``m = 0``, Hahn's limit), computed stably in float64."""
     m = np.asarray(signed_margins, np.float64)
@@ -152,25 +177,33 @@ def cross_entropy_bits(signed_margins) -> np.ndarray:
 
 
 def parity_precision_records(
-    lengths, dtypes=("float32", "float64"), samples: int = 8, seed: int = 0
+    lengths: Iterable[int],
+    dtypes: Sequence[str] = ("float32", "float64"),
+    samples: int = 8,
+    seed: int = 0,
 ) -> list[dict]:
     """PARITY with and without the LayerNorm, in each float format, on ``samples`` balanced
     strings of each length: ``{n, dtype, layer_norm, accuracy, min_margin, max_cross_entropy_bits,
-    mean_cross_entropy_bits}`` per (length, dtype, variant); ``n`` counts BOS."""
+    mean_cross_entropy_bits}`` per (length, dtype, variant); ``n`` counts BOS.
+
+    ``dtypes`` names formats of :data:`transformer_theory.precision.FORMATS`
+    (:func:`transformer_theory.precision.dtype_of`: float64 needs ``jax_enable_x64``, refused
+    rather than silently computed in float32)."""
     _validate.check_positive("samples", samples)
+    formats = {name: precision.dtype_of(name) for name in dtypes}
     records = []
     for length in lengths:
         _validate.check_positive("lengths", length)
         strings, labels = tasks.sample("parity", int(length), samples, seed=seed + int(length))
-        for dtype in dtypes:
+        for name, dtype in formats.items():
             for layer_norm in (True, False):
-                params = recognizers.parity(layer_norm=layer_norm, dtype=jnp.dtype(dtype))
+                params = recognizers.parity(layer_norm=layer_norm, dtype=dtype)
                 signed = _signed(recognizers.decision_margins(params, strings), labels)
                 ce = cross_entropy_bits(signed)
                 records.append(
                     {
                         "n": int(length) + 1,
-                        "dtype": jnp.dtype(dtype).name,
+                        "dtype": name,
                         "layer_norm": layer_norm,
                         "strings": int(samples),
                         "accuracy": float(np.mean(signed > 0)),

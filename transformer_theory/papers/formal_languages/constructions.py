@@ -2,8 +2,8 @@
 
 Each builder returns parameters of the library's one format, run by
 :func:`transformer_theory.core.forward` on ``BOS w_1 .. w_L`` (``BOS = 2``, symbols ``0, 1`` as in
-:mod:`transformer_theory.papers.formal_languages.tasks`). The classifier has two outputs; class 1 means "member",
-and :func:`decision_margins` returns ``o_1 - o_0`` (positive = accepted). Shape letters: see
+:mod:`.tasks`). The classifier has two outputs; class 1 means "member", and
+:func:`decision_margins` returns ``o_1 - o_0`` (positive = accepted). Shape letters: see
 :mod:`transformer_theory.glossary`.
 
 - :func:`majority` -- MAJORITY with average-hard attention and no positional encoding (the
@@ -41,6 +41,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from transformer_theory import _validate
 from transformer_theory.papers.formal_languages.tasks import BOS, VOCAB_SIZE
@@ -53,7 +54,18 @@ from transformer_theory.params import (
     NormParams,
 )
 
+__all__ = [
+    "RECOGNIZERS",
+    "build",
+    "decision_margins",
+    "dyck1",
+    "majority",
+    "parity",
+    "recognizer_inputs",
+]
+
 RECOGNIZERS = ("majority", "parity", "parity_no_layernorm", "dyck1")
+DType = jnp.dtype | type  # a dtype or a scalar type such as jnp.float64
 
 
 def _layer(w_qk, w_v, mlp=None, dtype=jnp.float64) -> LayerParams:
@@ -95,7 +107,7 @@ def _check_scale(confidence, dtype) -> float:
     return float(confidence)
 
 
-def majority(confidence: float = 1.0, dtype=jnp.float64) -> ModelParams:
+def majority(confidence: float = 1.0, dtype: DType = jnp.float64) -> ModelParams:
     """MAJORITY (more ``1`` than ``0``): one average-hard layer, no positional encoding.
 
     Args:
@@ -122,7 +134,9 @@ _P, _S, _A, _B, _C, _D, _E = 3, 4, 5, 6, 7, 8, 9
 _PARITY_WIDTH = 10
 
 
-def parity(layer_norm: bool = True, confidence: float = 1.0, dtype=jnp.float64) -> ModelParams:
+def parity(
+    layer_norm: bool = True, confidence: float = 1.0, dtype: DType = jnp.float64
+) -> ModelParams:
     """PARITY (an odd number of ``1``): two softmax layers, code ``(i/n, (-1)^i)``.
 
     Args:
@@ -189,7 +203,7 @@ def parity(layer_norm: bool = True, confidence: float = 1.0, dtype=jnp.float64) 
 _R, _BD, _T, _G = 3, 4, 5, 6
 
 
-def dyck1(confidence: float = 1.0, dtype=jnp.float64) -> ModelParams:
+def dyck1(confidence: float = 1.0, dtype: DType = jnp.float64) -> ModelParams:
     """Dyck-1 (``0 = "("``, ``1 = ")"``): two causal average-hard layers, no positional code.
 
     Args:
@@ -231,7 +245,7 @@ def dyck1(confidence: float = 1.0, dtype=jnp.float64) -> ModelParams:
     return ModelParams(layers=(layer1, layer2), w_o=jnp.asarray(w_o, dtype), config=cfg)
 
 
-def build(name: str, dtype=jnp.float64, confidence: float = 1.0) -> ModelParams:
+def build(name: str, dtype: DType = jnp.float64, confidence: float = 1.0) -> ModelParams:
     """The recognizer ``name`` of :data:`RECOGNIZERS` (``parity_no_layernorm``: PARITY without the
     final LayerNorm). Every numeric argument is checked by the builder (``ValueError`` naming
     it)."""
@@ -243,7 +257,7 @@ def build(name: str, dtype=jnp.float64, confidence: float = 1.0) -> ModelParams:
     return parity(layer_norm=name == "parity", confidence=confidence, dtype=dtype)
 
 
-def recognizer_inputs(strings_BxN) -> jax.Array:
+def recognizer_inputs(strings_BxN: ArrayLike) -> jax.Array:
     """``BOS w_1 .. w_L`` for every row: what the recognizers read."""
     strings = jnp.asarray(strings_BxN)
     _validate.check_ndim("strings_BxN", strings, 2)
@@ -260,7 +274,9 @@ def _margins(params, inputs_BxN):
     return logits[:, 1] - logits[:, 0]
 
 
-def decision_margins(params: ModelParams, strings_BxN, chunk: int | None = None) -> np.ndarray:
+def decision_margins(
+    params: ModelParams, strings_BxN: ArrayLike, chunk: int | None = None
+) -> np.ndarray:
     """``o_1 - o_0`` (positive = member) of every string, evaluated in chunks of ``chunk`` rows
     (default: about ``2^22 / n^2`` rows, so the ``n x n`` attention maps stay small)."""
     inputs = recognizer_inputs(strings_BxN)

@@ -36,7 +36,7 @@ width).
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Iterable
 
 import jax
 import jax.numpy as jnp
@@ -49,6 +49,18 @@ from transformer_theory.core.forward import embed, forward
 from transformer_theory.core.layers import attention_scores, mlp
 from transformer_theory.papers.formal_languages import tasks
 from transformer_theory.params import ModelConfig, ModelParams, init_params
+from transformer_theory.train.fit import fit
+
+__all__ = [
+    "EVAL_ATTENTION",
+    "TRAINING_MODES",
+    "accuracy",
+    "deployed",
+    "model_config",
+    "straight_through_forward",
+    "straight_through_weights",
+    "train",
+]
 
 TRAINING_MODES = (
     "softmax",
@@ -96,7 +108,7 @@ def _weights(kind: str, scores_QxK, mask_QxK, temperature):
 
 
 def straight_through_forward(
-    params: ModelParams, tokens_N: jax.Array, mode: str, temperature=1.0
+    params: ModelParams, tokens_N: jax.Array, mode: str, temperature: float | jax.Array = 1.0
 ) -> jax.Array:
     """Classifier output of one sequence with every attention layer's weights from ``mode``.
 
@@ -171,8 +183,8 @@ def _logits(params, inputs_BxN):
 
 def accuracy(params: ModelParams, language: str, length: int, samples: int, seed: int) -> float:
     """Accuracy of ``params`` (evaluated by :func:`transformer_theory.core.forward`) on ``samples``
-    balanced strings of ``length`` (:func:`transformer_theory.papers.formal_languages.tasks.sample`, labels from
-    the membership reference)."""
+    balanced strings of ``length`` (:func:`.tasks.sample`, labels from the membership
+    reference)."""
     strings, labels = tasks.sample(language, length, samples, seed=seed)
     bos = np.full((len(strings), 1), tasks.BOS, np.int32)
     inputs = jnp.asarray(np.concatenate([bos, strings], axis=1))
@@ -190,20 +202,31 @@ def train(
     steps: int,
     batch: int,
     seed: int,
-    lengths,
+    lengths: Iterable[int],
     learning_rate: float = 3e-3,
     final_temperature: float = 0.01,
     small: bool = False,
 ) -> tuple[ModelParams, list[float]]:
-    """Adam on the cross-entropy of :func:`straight_through_forward` in ``mode``; each step draws
-    one length of ``lengths`` and a fresh balanced batch. ``"annealed_leftmost"`` lowers the
-    temperature geometrically from 1 at the first step to ``final_temperature`` at the last; its
-    losses are those of the softmax at that temperature, not of the hard model.
+    """Adam on the cross-entropy of :func:`straight_through_forward` in ``mode``, through
+    :func:`transformer_theory.train.fit.fit`; each step draws one length of ``lengths`` and a
+    fresh balanced batch. ``"annealed_leftmost"`` lowers the temperature geometrically from 1 at
+    the first step to ``final_temperature`` at the last (the temperature is an argument of each
+    step's batch); its losses are those of the softmax at that temperature, not of the hard model.
+
+    Args:
+      language: ``"parity"`` or ``"dyck1"`` (:func:`model_config`).
+      mode: one of :data:`TRAINING_MODES`.
+      steps: Adam steps; batch: strings per step; seed: initialization, lengths and strings.
+      lengths: the training lengths, each with both classes (:func:`.tasks.has_both_classes`).
+      learning_rate: Adam's; final_temperature: the annealed mode's last temperature.
+      small: :func:`model_config`'s one-head model (the smoke tests').
 
     Returns:
       ``(params, losses)``: the parameters with ``config.attention = "softmax"`` (pass them through
       :func:`deployed` to evaluate the trained model) and the loss of every step -- for a
-      straight-through mode, the loss of the hard-attention model itself.
+      straight-through mode, the loss of the hard-attention model itself. A step with a
+      non-finite loss or gradient is not applied and ends the run (``fit``): then ``losses`` ends
+      with that loss, and is shorter than ``steps``.
     """
     _validate.check_choice("mode", mode, TRAINING_MODES)
     for name, value in (("steps", steps), ("batch", batch)):
@@ -219,35 +242,22 @@ def train(
         if not tasks.has_both_classes(language, n):
             raise ValueError(f"lengths: {language} has no balanced sample at length {n}")
     params = init_params(jax.random.key(seed), model_config(language, small=small))
-    tx = optax.adam(learning_rate)
-    state = tx.init(params)
-    step = _step_fn(tx, mode)
     rng = np.random.default_rng(seed)
-    losses = []
-    for k in range(int(steps)):
+    steps = int(steps)
+
+    def batch_of_step(k: int) -> tuple[jax.Array, jax.Array, jax.Array]:
+        # Called once per step, in order (fit's contract): the lengths drawn from ``rng`` are the
+        # same sequence as the loop's that this replaced.
         length = int(rng.choice(lengths))
         strings, labels = tasks.sample(language, length, int(batch), seed=seed * 100_003 + k)
         bos = np.full((len(strings), 1), tasks.BOS, np.int32)
         inputs = jnp.asarray(np.concatenate([bos, strings], axis=1))
-        temperature = float(final_temperature) ** (k / max(int(steps) - 1, 1))
-        params, state, loss = step(
-            params, state, inputs, jnp.asarray(labels, jnp.int32), jnp.float32(temperature)
-        )
-        losses.append(float(loss))
-    return params, losses
+        temperature = float(final_temperature) ** (k / max(steps - 1, 1))
+        return inputs, jnp.asarray(labels, jnp.int32), jnp.float32(temperature)
 
+    def loss_fn(p, inputs_BxN, labels_B, temperature):
+        logits = jax.vmap(lambda t: straight_through_forward(p, t, mode, temperature))(inputs_BxN)
+        return optax.softmax_cross_entropy_with_integer_labels(logits, labels_B).mean()
 
-def _step_fn(tx, mode):
-    @functools.partial(jax.jit, donate_argnums=(0, 1))
-    def step(params, state, inputs_BxN, labels_B, temperature):
-        def loss_fn(p):
-            logits = jax.vmap(lambda t: straight_through_forward(p, t, mode, temperature))(
-                inputs_BxN
-            )
-            return optax.softmax_cross_entropy_with_integer_labels(logits, labels_B).mean()
-
-        loss, grads = jax.value_and_grad(loss_fn)(params)
-        updates, state = tx.update(grads, state, params)
-        return optax.apply_updates(params, updates), state, loss
-
-    return step
+    result = fit(params, loss_fn, batch_of_step, optimizer=optax.adam(learning_rate), steps=steps)
+    return result.params, result.losses

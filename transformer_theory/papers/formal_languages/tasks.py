@@ -2,8 +2,8 @@
 
 Every function here is a specification: plain NumPy / Python integers, seeded generators
 (``numpy.random.default_rng(seed)``; no global state). Strings are over the two symbols ``0, 1``
-(for Dyck-1: ``0 = "("`` and ``1 = ")"``); the recognizers of
-:mod:`transformer_theory.papers.formal_languages.constructions` read them after a start symbol ``BOS = 2``.
+(for Dyck-1: ``0 = "("`` and ``1 = ")"``); the recognizers of :mod:`.constructions` read them after
+a start symbol ``BOS = 2``.
 Shape letters: see :mod:`transformer_theory.glossary`.
 
 - MAJORITY: strictly more ``1`` than ``0`` (Pérez, Marinković & Barceló 2019).
@@ -16,9 +16,23 @@ not); :func:`is_member` is the reference (a counter, a running depth).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from transformer_theory import budget
+
+__all__ = [
+    "ALL_STRINGS_LIMIT",
+    "BOS",
+    "LANGUAGES",
+    "VOCAB_SIZE",
+    "all_strings",
+    "has_both_classes",
+    "is_member",
+    "members",
+    "sample",
+]
 
 LANGUAGES = ("majority", "parity", "dyck1")
 BOS = 2
@@ -50,7 +64,7 @@ def _integer(name: str, value, minimum: int) -> int:
     return as_int
 
 
-def is_member(language: str, string) -> bool:
+def is_member(language: str, string: Sequence[int] | np.ndarray) -> bool:
     """Membership of one string (a sequence of 0/1) by a counter (MAJORITY, PARITY) or a running
     depth (Dyck-1)."""
     _check_language(language)
