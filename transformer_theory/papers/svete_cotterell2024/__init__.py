@@ -1,15 +1,32 @@
 """Svete & Cotterell 2024, "Transformers Can Represent n-gram Language Models": the constructions of
-Theorems 3.1-3.3 and the library's variants, checked for weak equivalence and precision.
+Theorems 3.1-3.3 and the library's variants, checked for weak equivalence and precision, and a
+trained model's distance from the n-gram it learns.
 
-Modules:
+Modules, in reading order:
 
-- :mod:`.tasks`: n-gram language models (random, exact probabilities).
-- :mod:`.constructions`: Theorems 3.1, 3.2, 3.3 as the paper builds them, and the variants
-  3.2-direct and 3.3-slots.
+- :mod:`.tasks`: n-gram language models (random, exact probabilities, samples).
+- :mod:`.layout`: what every construction shares (the residual stream's blocks, the unit code
+  ``u`` and its score gap, the AND units, the construction interface).
+- :mod:`.constructions`: Theorems 3.1, 3.2, 3.3 as the paper builds them, and ``build(lm, name)``
+  over the registry of all four ``ModelParams`` constructions.
+- :mod:`.variants`: this library's variants 3.2-direct and 3.3-slots (not the paper's).
 - :mod:`.checks`: weak equivalence on every string, the precision scan, softmax's KL.
 - :mod:`.study`: the study of ``transformer-theory ngram`` (settings in, records out, written to
   ``ngram.json``), callable from Python.
 - :mod:`.plots`: the study's figures.
+- :mod:`.learnability`: training a small transformer on samples of an n-gram LM (the trained
+  experiment), run from :mod:`.configs`.
+- :mod:`.configs`: the trained experiment's config module (``get_config(size)``).
 """
 
-__all__ = ["checks", "constructions", "plots", "study", "tasks"]
+__all__ = [
+    "checks",
+    "configs",
+    "constructions",
+    "layout",
+    "learnability",
+    "plots",
+    "study",
+    "tasks",
+    "variants",
+]

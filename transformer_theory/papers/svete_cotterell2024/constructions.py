@@ -20,33 +20,31 @@ Residual stream (``D`` coordinates), in blocks:
 - ``W_O[c, a] = log p(c | a)`` (``-inf`` for an exact zero; :func:`core.forward.output_logits`
   multiplies ``0 * (-inf) = 0``), so the logits are the n-gram's conditional log-probabilities.
 
-The constructions differ in how the history reaches the last position. Two are the paper's
-(as the authors build them in rycolab/transformer-ngrams, ``ngrams/transform/heads.py`` and
-``layers.py``), two are this library's own variants of them, named as such:
+The constructions differ in how the history reaches the last position. This module holds the
+paper's three, as the authors build them in rycolab/transformer-ngrams (``ngrams/transform/
+heads.py``, ``layers.py``, ``single.py``); this library's two variants of them (3.2-direct,
+3.3-slots) are in :mod:`.variants`, and the stream they all share in :mod:`.layout`.
+:func:`build` builds any of the four :data:`REGISTRY` entries by name (``REGISTRY[name].paper``
+says whose it is); the paper's 3.3 is its own small model (:func:`build_paper33`).
 
-- **3.1, ``n - 1`` heads, one layer** (the paper's). Head ``h`` scores key ``j`` by ``<u(t),
-  u(j + h)>`` with ``u(s) = (sqrt(1/s), sqrt(1 - 1/s))``, a cosine that is 1 exactly at ``j = t -
-  h`` and below 1 elsewhere; hardmax then attends to ``t - h`` and ``W_V`` copies its id into
-  block ``h``.
-- **3.2, one head per layer** (the paper's, as ``layers.py`` builds it). The code is a FIXED two
-  pairs ``(u(t), u(t + 1))`` whatever ``n`` is; every layer's head scores ``<u(t), u(j + 1)>`` and
-  attends to offset 1, and layer ``l`` copies block ``l - 1`` of position ``t - 1`` into block
-  ``l`` (block 0 is the id block of the embedding). By induction block ``l`` of position ``t``
-  then holds ``y_{t-l}``: the history is COMPOSED, one step per layer. The current symbol needs
-  no attention, so the authors' code has ``n - 2`` such layers (the theorem's ``n - 1`` counts
-  one more; with ``n = 2`` one layer is kept to carry the MLP, its head writing nothing).
-- **3.2-direct, one head per layer** (this library's variant): layer ``l`` holds 3.1's head with
-  offset ``h = l``, reading the id block directly (no composition) and so still needing ``n - 1``
-  code pairs; the last layer carries the MLP.
-- **3.3-slots, one head, one layer** (this library's variant, NOT the paper's 3.3). The score
-  ``c(t) . (1, j, .., j^{2w})`` with ``c(t)`` the coefficients of ``-prod_{h<w} (j - t + h)^2`` is
-  exactly 0 on the window ``t-w+1..t`` and at most ``-1`` elsewhere, so average-hard attention
-  averages the window; each symbol sits in the slot ``j mod w`` of its position, so the average
-  keeps the order, and a unit per (history, ``t mod w``) reads it. The paper's 3.3 (``single.py``:
-  score ``-ReLU(t - j - (n - 2))`` on the code ``(1, t)``, values ``10^-t onehot(y_t)``, an L1
-  normalization and a digit-decoding MLP) needs a ReLU inside the score, which this library's
-  bilinear ``W_QK`` cannot express; :func:`build_paper33` builds it as its own small model
-  (:class:`Paper33`, run by :func:`paper33_log_probs`).
+- **3.1, ``n - 1`` heads, one layer** (:class:`Theorem31`). Head ``h`` scores key ``j`` by
+  ``<u(t), u(j + h)>`` with ``u(s) = (sqrt(1/s), sqrt(1 - 1/s))``, a cosine that is 1 exactly at
+  ``j = t - h`` and below 1 elsewhere (:func:`score_gap`); hardmax then attends to ``t - h`` and
+  ``W_V`` copies its id into block ``h``.
+- **3.2, one head per layer** (:class:`Theorem32`, as ``layers.py`` builds it). The code is a
+  FIXED two pairs ``(u(t), u(t + 1))`` whatever ``n`` is; every layer's head scores ``<u(t),
+  u(j + 1)>`` and attends to offset 1, and layer ``l`` copies block ``l - 1`` of position ``t -
+  1`` into block ``l`` (block 0 is the id block of the embedding). By induction block ``l`` of
+  position ``t`` then holds ``y_{t-l}``: the history is COMPOSED, one step per layer. The current
+  symbol needs no attention, so the authors' code has ``n - 2`` such layers (the theorem's ``n -
+  1`` counts one more; with ``n = 2`` one layer is kept to carry the MLP, its head writing
+  nothing).
+- **3.3, one head, one layer** (:class:`Paper33`, ``single.py``): score ``-ReLU(t - j - (n -
+  2))`` on the code ``(1, t)``, values ``10^-t onehot(y_t)``, an L1 normalization and a
+  digit-decoding MLP. The ReLU inside the score is more than this library's bilinear ``W_QK`` can
+  express, so :func:`build_paper33` builds it as its own small model, run by
+  :func:`paper33_log_probs` (3.3-slots in :mod:`.variants` is the library's one-head variant in
+  the one parameter format).
 
 Reading the slides' formulas (garbled in extraction): the first display writes the query map as
 ``(sqrt(1/t), sqrt(1 - 1/(t+h)))``, mixing two positions; the score line of the same slide uses
@@ -74,6 +72,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -82,7 +81,9 @@ import numpy as np
 from transformer_theory import _validate
 from transformer_theory.constructions._common import check_dtype
 from transformer_theory.core import positional
+from transformer_theory.papers.svete_cotterell2024.layout import Construction, Layout, score_gap
 from transformer_theory.papers.svete_cotterell2024.tasks import NGramLM
+from transformer_theory.papers.svete_cotterell2024.variants import VARIANTS
 from transformer_theory.params import (
     AttentionParams,
     LayerParams,
@@ -91,7 +92,25 @@ from transformer_theory.params import (
     ModelParams,
 )
 
-#: Every construction ``build`` makes: the paper's 3.1 and 3.2, and this library's variants.
+__all__ = [
+    "ATTENTIONS",
+    "CONSTRUCTIONS",
+    "REGISTRY",
+    "UNIT_CODE",
+    "Paper33",
+    "Theorem31",
+    "Theorem32",
+    "build",
+    "build_paper33",
+    "check_built_as",
+    "head_offsets",
+    "paper33_log_probs",
+    "paper33_states",
+    "score_gap",
+    "sparse_beta",
+]
+
+#: Every construction :func:`build` makes: the paper's 3.1 and 3.2, and this library's variants.
 CONSTRUCTIONS = ("3.1", "3.2", "3.2-direct", "3.3-slots")
 #: The constructions whose heads attend to one key (the 3.1/3.2 code ``u``).
 UNIT_CODE = ("3.1", "3.2", "3.2-direct")
@@ -99,41 +118,70 @@ ATTENTIONS = ("hard", "sparse", "softmax")
 _KIND = {"hard": "hard_average", "sparse": "sparsemax", "softmax": "softmax"}
 
 
-def _theta(s: np.ndarray) -> np.ndarray:
-    """The angle of ``u(s) = (sin theta, cos theta)``: ``theta = arcsin(sqrt(1/s))``."""
-    return np.arcsin(np.sqrt(1.0 / np.asarray(s, np.float64)))
+class Theorem31(Construction):
+    """The paper's 3.1: ``n - 1`` heads in one layer, head ``h`` copying the id at ``t - h``
+    into history block ``h``."""
+
+    name = "3.1"
+
+    def attention(self, layout: Layout, beta: float) -> list[tuple[np.ndarray, np.ndarray]]:
+        blocks = [self.block(layout, h) for h in range(layout.w)]
+        return [self.offset_heads(layout, beta, blocks)]
 
 
-def score_gap(t) -> np.ndarray:
-    """The exact gap ``1 - max_{s != t} <u(t), u(s)>`` of the 3.1/3.2 score at shifted position
-    ``t``.
+class Theorem32(Construction):
+    """The paper's 3.2 (the authors' ``layers.py``): a fixed two-pair code ``(u(t), u(t + 1))``,
+    ``max(n - 2, 1)`` layers of one offset-1 head; layer ``l`` copies block ``l - 1`` of
+    position ``t - 1`` into block ``l`` (block 0 is the id block itself)."""
 
-    ``<u(t), u(s)> = cos(theta_t - theta_s)`` and ``theta`` decreases in ``s``, so the runner-up
-    is a neighbour: ``gap = min_{s = t +- 1} 2 sin^2((theta_t - theta_s) / 2)`` (the form that
-    does not cancel), ``~ 1 / (8 t^3)`` for large ``t``. ``t >= 1``; at ``t = 1`` only ``s = 2``.
-    """
-    t = np.asarray(t, np.float64)
-    up = 2.0 * np.sin((_theta(t) - _theta(t + 1)) / 2.0) ** 2
-    down = np.where(t > 1, 2.0 * np.sin((_theta(np.maximum(t - 1, 1)) - _theta(t)) / 2.0) ** 2, up)
-    return np.minimum(up, down)
+    name = "3.2"
+
+    def pairs(self, w: int) -> int:
+        return 2
+
+    def heads(self, w: int) -> tuple[int, ...]:
+        return (1,) * max(w - 1, 1)
+
+    def offsets(self, w: int) -> list[tuple[int, int, int]]:
+        return [(layer, 0, 1) for layer in range(max(w - 1, 1))]
+
+    def last_offset(self, w: int) -> int:
+        return 1
+
+    def stored(self, V: int, w: int) -> int:
+        return (w - 1) * V  # block 0 stays in the id block [0, V)
+
+    def block(self, layout: Layout, h: int) -> int:
+        return 0 if h == 0 else layout.store0 + (h - 1) * layout.V
+
+    def attention(self, layout: Layout, beta: float) -> list[tuple[np.ndarray, np.ndarray]]:
+        # every layer: key pair 1 (u(j + 1)) against query pair 0 (u(t)), so offset 1. With
+        # n = 2 the one layer only carries the MLP: its head writes nothing.
+        D, V, pos0, w = layout.D, layout.V, layout.pos0, layout.w
+        layers = []
+        for layer in range(1, max(w - 1, 1) + 1):
+            w_qk = np.zeros((1, D, D))
+            for c in range(2):
+                w_qk[0, pos0 + 2 + c, pos0 + c] = beta
+            w_v = np.zeros((1, D, D))
+            if layer < w:
+                dst, src = self.block(layout, layer), self.block(layout, layer - 1)
+                w_v[0, dst : dst + V, src : src + V] = np.eye(V)
+            layers.append((w_qk, w_v))
+        return layers
+
+
+#: Every construction by name: the paper's (:class:`Theorem31`, :class:`Theorem32`) and this
+#: library's variants (:data:`.variants.VARIANTS`); ``REGISTRY[name].paper`` says which.
+REGISTRY: dict[str, Construction] = {"3.1": Theorem31(), "3.2": Theorem32(), **VARIANTS}
 
 
 def sparse_beta(construction: str, max_len: int, order: int) -> float:
-    """The score multiplier that makes sparsemax one-hot (3.1/3.2) up to ``max_len`` symbols.
-
-    Sparsemax puts all weight on the top key when it leads the runner-up by at least 1; the
-    smallest lead of the 3.1/3.2 score among the shifted positions ``t <= max_len + n - 1`` is
-    :func:`score_gap` at the largest one (the gap decreases in ``t``), so ``beta = 1 / gap``
-    (times ``1 + 1e-6`` against rounding of the product). 3.3's scores are integers with a lead of
-    at least 1 already: ``beta = 1``.
-    """
-    if construction == "3.3-slots":
-        return 1.0
-    # the largest shifted position a query reaches: t + h with t <= max_len + n - 1 and h the
-    # largest offset of a key pair (n - 2 for 3.1/3.2-direct, 1 for 3.2's fixed two pairs)
-    last = max_len + (order - 1) + (1 if construction == "3.2" else order - 2)
-    gaps = score_gap(np.arange(1, last + 1))
-    return float((1.0 + 1e-6) / gaps.min())
+    """The score multiplier that makes sparsemax one-hot up to ``max_len`` symbols
+    (:meth:`.layout.Construction.sparse_beta`: ``1 / gap`` for the ``u`` code, 1 for 3.3-slots'
+    integer scores)."""
+    _validate.check_choice("construction", construction, CONSTRUCTIONS)
+    return REGISTRY[construction].sparse_beta(max_len, order)
 
 
 def _check(lm, construction, attention, beta, max_len):
@@ -161,10 +209,10 @@ def build(
     attention: str = "hard",
     beta: float | None = None,
     max_len: int = 64,
-    dtype=jnp.float64,
+    dtype: Any = jnp.float64,
 ) -> ModelParams:
     """A transformer LM weakly equivalent to ``lm`` (Svete & Cotterell 2024, Theorems 3.1/3.2, and
-    this library's variants 3.2-direct and 3.3-slots; see the module docstring).
+    this library's variants 3.2-direct and 3.3-slots of :mod:`.variants`), from :data:`REGISTRY`.
 
     Args:
       lm: the n-gram LM (order ``n >= 2``).
@@ -178,123 +226,54 @@ def build(
         is chosen for it, and sparse 3.1/3.2 are exact only up to about it). Longer strings still
         run; whether they stay exact is what the precision study measures.
       dtype: the parameters' float dtype (float64 needs ``jax_enable_x64``).
+
+    Returns:
+      A :class:`ModelParams` with ``causal_lm=True`` and ``bos_pad = n - 1``.
     """
     _check(lm, construction, attention, beta, max_len)
     check_dtype(dtype)
+    spec = REGISTRY[construction]
     S, w = lm.alphabet_size, lm.order - 1
     V = S + 1
     hist = lm.histories_AxN  # (A, w), oldest first; BOS = S
     A = len(hist)
     if attention == "sparse":
-        beta = sparse_beta(construction, max_len, lm.order)
+        beta = spec.sparse_beta(max_len, lm.order)
     elif attention == "hard":
         beta = 1.0
-    slots = construction == "3.3-slots"
-    code_kind = "ngram_window" if slots else "svete"
-    pairs = 2 if construction == "3.2" else w  # 3.2: the fixed pairs u(t), u(t + 1)
-    p = positional.code_dim(code_kind, 1, window=pairs, vocab_size=V)
+    pairs = spec.pairs(w)
     pos0 = V
-    store0 = pos0 + p  # history blocks (3.1/3.2) or averaged slots (3.3-slots)
-    # 3.2 keeps block 0 in the id block [0, V) itself and stores blocks 1..w-1
-    store = (w - 1) * V if construction == "3.2" else w * V
-    ind0 = store0 + store
-    D = ind0 + A
-    depth = max(w - 1, 1) if construction == "3.2" else w
-    heads = (w,) if construction == "3.1" else (1,) if slots else (1,) * depth
-    units = A * w if slots else A
+    store0 = pos0 + positional.code_dim(spec.code, 1, window=pairs, vocab_size=V)
+    ind0 = store0 + spec.stored(V, w)
+    layout = Layout(V=V, w=w, A=A, pos0=pos0, store0=store0, ind0=ind0, D=ind0 + A)
     config = ModelConfig(
         vocab_size=V,
         seq_len=max_len + w,
-        width=D,
+        width=layout.D,
         num_classes=V,
-        heads=heads,
+        heads=spec.heads(w),
         attention=_KIND[attention],
         causal=True,
         head_mean=False,
-        positional=code_kind,
-        mlp_hidden=units,
+        positional=spec.code,
+        mlp_hidden=spec.units(A, w),
         positional_window=pairs,
         causal_lm=True,
         bos_pad=w,
     )
-
-    def block(h):
-        """First coordinate of history block ``h`` (the id at position ``t - h``)."""
-        if construction == "3.2":
-            return 0 if h == 0 else store0 + (h - 1) * V
-        return store0 + h * V
-
-    w1 = np.zeros((units, D))
-    b1 = np.zeros(units)
-    w2 = np.zeros((D, units))
-    if slots:
-        # the ngram_window code: powers (2w+1), coefficients (2w+1), onehot(t mod w) (w),
-        # slots onehot(y_t) (x) onehot(t mod w) (V w, symbol-major)
-        powers0, coeffs0 = pos0, pos0 + 2 * w + 1
-        residue0 = coeffs0 + 2 * w + 1
-        slots0 = residue0 + w
-        w_qk = np.zeros((1, D, D))
-        for k in range(2 * w + 1):
-            w_qk[0, powers0 + k, coeffs0 + k] = beta  # key powers . query coefficients
-        w_v = np.zeros((1, D, D))
-        w_v[0, store0 : store0 + store, slots0 : slots0 + store] = np.eye(store)
-        layers_qk_v = [(w_qk, w_v)]
-        # unit (a, r): the query's residue is r = t mod w; the window's k-th symbol (oldest first,
-        # position t - w + 1 + k) sits in slot (r + 1 + k) mod w. The average gives each slot
-        # weight 1/w, hence the factor w.
-        for a in range(A):
-            for r in range(w):
-                u = a * w + r
-                for k in range(w):
-                    w1[u, store0 + hist[a, k] * w + (r + 1 + k) % w] = w
-                w1[u, residue0 + r] = 1.0
-                b1[u] = -float(w)
-                w2[ind0 + a, u] = 1.0
-    elif construction == "3.2":
-        # every layer: key pair 1 (u(j + 1)) against query pair 0 (u(t)), so offset 1; layer l
-        # (1-based) copies block l - 1 of the attended position into block l. With n = 2 the one
-        # layer only carries the MLP: its head writes nothing.
-        layers_qk_v = []
-        for layer in range(1, depth + 1):
-            w_qk = np.zeros((1, D, D))
-            for c in range(2):
-                w_qk[0, pos0 + 2 + c, pos0 + c] = beta
-            w_v = np.zeros((1, D, D))
-            if layer < w:
-                w_v[0, block(layer) : block(layer) + V, block(layer - 1) : block(layer - 1) + V] = (
-                    np.eye(V)
-                )
-            layers_qk_v.append((w_qk, w_v))
-    else:
-        w_v = np.zeros((w, D, D))
-        w_qk = np.zeros((w, D, D))
-        for h in range(w):
-            # key pair h (u(j + h)) against query pair 0 (u(t)): W_QK[key coord, query coord]
-            for c in range(2):
-                w_qk[h, pos0 + 2 * h + c, pos0 + c] = beta
-            w_v[h, block(h) : block(h) + V, 0:V] = np.eye(V)
-        layers_qk_v = (
-            [(w_qk, w_v)]
-            if construction == "3.1"
-            else [(w_qk[h : h + 1], w_v[h : h + 1]) for h in range(w)]
-        )
-    if not slots:
-        # unit a fires iff block h holds hist[a][w - 1 - h] for every h (block h = position t - h)
-        for a in range(A):
-            for h in range(w):
-                w1[a, block(h) + hist[a, w - 1 - h]] = 1.0
-            b1[a] = -(w - 1.0)
-            w2[ind0 + a, a] = 1.0
-    w_o = np.zeros((V, D))
+    w1, b1, w2 = spec.mlp(layout, hist)
+    w_o = np.zeros((V, layout.D))
     w_o[:, ind0:] = lm.log_probs_AxC.T
 
     def arr(x):
         return jnp.asarray(x, dtype)
 
+    qk_v = spec.attention(layout, beta)
     layers = []
-    for idx, (qk, v) in enumerate(layers_qk_v):
-        last = idx == len(layers_qk_v) - 1
-        mlp = MLPParams(w1=arr(w1), b1=arr(b1), w2=arr(w2), b2=arr(np.zeros(D))) if last else None
+    for idx, (qk, v) in enumerate(qk_v):
+        last = idx == len(qk_v) - 1
+        zero = np.zeros(layout.D)
+        mlp = MLPParams(w1=arr(w1), b1=arr(b1), w2=arr(w2), b2=arr(zero)) if last else None
         layers.append(LayerParams(attn=AttentionParams(w_v=arr(v), w_qk=arr(qk)), mlp=mlp))
     return ModelParams(layers=tuple(layers), w_o=arr(w_o), config=config)
 
@@ -303,14 +282,7 @@ def head_offsets(construction: str, order: int) -> list[tuple[int, int, int]]:
     """``(layer, head, offset)`` of every head: the key offset ``h`` each attends to (query ``i``
     attends to ``max(i - h, 0)``); 3.3-slots' one head averages the window instead (offset -1)."""
     _validate.check_choice("construction", construction, CONSTRUCTIONS)
-    w = order - 1
-    if construction == "3.1":
-        return [(0, h, h) for h in range(w)]
-    if construction == "3.2":
-        return [(layer, 0, 1) for layer in range(max(w - 1, 1))]
-    if construction == "3.2-direct":
-        return [(h, 0, h) for h in range(w)]
-    return [(0, 0, -1)]
+    return REGISTRY[construction].offsets(order - 1)
 
 
 def check_built_as(params: ModelParams, construction: str, name: str = "params") -> None:
@@ -324,22 +296,13 @@ def check_built_as(params: ModelParams, construction: str, name: str = "params")
     if cfg is None or not cfg.causal_lm:
         raise ValueError(f"{name}: expected an n-gram construction (a causal LM), got {cfg}")
     w = cfg.bos_pad
-    slots = construction == "3.3-slots"
-    want_kind = "ngram_window" if slots else "svete"
-    want_pairs = 2 if construction == "3.2" else w
-    want_heads = (
-        (w,)
-        if construction == "3.1"
-        else (1,)
-        if slots
-        else (1,) * (max(w - 1, 1) if construction == "3.2" else w)
-    )
+    spec = REGISTRY[construction]
+    want = (spec.code, spec.pairs(w), spec.heads(w))
     got = (cfg.positional, cfg.positional_window, tuple(cfg.heads))
-    if got != (want_kind, want_pairs, want_heads):
+    if got != want:
         raise ValueError(
             f"construction: {name} was not built as {construction!r} (positional code, pairs, "
-            f"heads per layer: {got}; {construction!r} with n = {w + 1} has "
-            f"{(want_kind, want_pairs, want_heads)})"
+            f"heads per layer: {got}; {construction!r} with n = {w + 1} has {want})"
         )
 
 
@@ -394,7 +357,7 @@ class Paper33:
         return self.log_probs_CxA.dtype
 
 
-def build_paper33(lm: NGramLM, *, dtype=jnp.float64) -> Paper33:
+def build_paper33(lm: NGramLM, *, dtype: Any = jnp.float64) -> Paper33:
     """The paper's Theorem 3.3 for ``lm`` (:class:`Paper33`), weights as the authors' ``single.py``
     sets them (``construct_ngram_mlp``, ``construct_ngram_onehot``, ``construct_output_matrix``).
 
