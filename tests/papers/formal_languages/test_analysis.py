@@ -1,5 +1,5 @@
-"""transformer_theory.papers.formal_languages.checks: the cross-entropy of a signed margin, against the
-two-class softmax written out here."""
+"""transformer_theory.papers.formal_languages.checks: the cross-entropy of a signed margin,
+against the two-class softmax written out here."""
 
 import math
 

@@ -1,5 +1,5 @@
-"""The language generators and membership of transformer_theory.papers.formal_languages.tasks, against references
-written here (a stack for Dyck-1, counts for MAJORITY and PARITY)."""
+"""The language generators and membership of transformer_theory.papers.formal_languages.tasks,
+against references written here (a stack for Dyck-1, counts for MAJORITY and PARITY)."""
 
 import itertools
 

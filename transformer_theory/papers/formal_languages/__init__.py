@@ -12,12 +12,18 @@ Modules:
   estimate, records written as they finish, figures.
 - :mod:`.hard_training`: straight-through hard-attention training (through
   :func:`transformer_theory.train.fit.fit`).
+- :mod:`.generalization`: the trained-models experiment (Hahn 2020's rows), run from a config of
+  :mod:`.configs`.
+- :mod:`.configs`: the experiment's configs (``get_config(size)``), each with its command and
+  result.
 - :mod:`.plots`: the figures, drawn from records.
 """
 
 __all__ = [
     "checks",
+    "configs",
     "constructions",
+    "generalization",
     "hard_training",
     "plots",
     "study",

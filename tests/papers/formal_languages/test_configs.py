@@ -1,0 +1,63 @@
+"""The formal-language experiment's config (papers/formal_languages/configs): its sizes, its
+refusal of an unknown size, and the smoke size run through generalization.run."""
+
+import dataclasses
+
+import pytest
+
+from transformer_theory.jsonio import dumps_json, read_json
+from transformer_theory.papers.formal_languages import generalization
+from transformer_theory.papers.formal_languages.configs import languages_generalization
+
+
+def test_default_is_what_readme_quotes():
+    config = languages_generalization.get_config()
+    assert config == languages_generalization.get_config("default")
+    assert (config.steps, config.batch, config.samples, config.seeds) == (300, 32, 128, (0,))
+    assert config.train_lengths == (4, 8, 12, 16)
+    assert config.eval_lengths == (8, 16, 32, 64, 128, 256)
+    assert dict(config.modes) == {
+        "parity": ("softmax", "straight_through_leftmost"),
+        "dyck1": ("softmax", "straight_through_leftmost", "straight_through_average"),
+    }
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.steps = 1
+
+
+def test_unknown_size_refused():
+    with pytest.raises(ValueError, match="size"):
+        languages_generalization.get_config("paper")
+
+
+def test_bad_settings_refused():
+    with pytest.raises(ValueError, match="modes"):
+        generalization.GeneralizationConfig(modes=(("parity", ("hard",)),))
+    with pytest.raises(ValueError, match="seeds"):
+        generalization.GeneralizationConfig(seeds=())
+
+
+def read_json_roundtrip(obj):
+    """``obj`` as JSON gives it back (tuples become lists)."""
+    import json
+
+    return json.loads(dumps_json(obj))
+
+
+def test_smoke_size_runs(tmp_path):
+    config = languages_generalization.get_config("smoke")
+    result = generalization.run(config, str(tmp_path), progress=False)
+    written = read_json(tmp_path / "languages_generalization.json")
+    assert written["records"] == result["records"]
+    assert written["settings"] == read_json_roundtrip(result["settings"])
+    assert result["settings"]["size"] == "smoke"
+    by_model = {r["model"]: r for r in result["records"]}
+    assert set(by_model) == {
+        generalization.LABELS["softmax"],
+        generalization.SOFT_THEN_HARD,
+        "constructed",
+    }
+    assert by_model["constructed"]["accuracy"] == [1.0]
+    assert by_model[generalization.LABELS["softmax"]]["steps"] == config.steps
+    assert (tmp_path / "languages_generalization.png").stat().st_size > 0
+    rows = generalization.table(result["records"])
+    assert rows[0]["L=4"] == f"{by_model[generalization.LABELS['softmax']]['accuracy'][0]:.2f}"
