@@ -17,17 +17,18 @@ the directory and what is wrong (exit 2), before any classification.
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 
-from transformer_theory import jsonio
 from transformer_theory.cli._common import (
     UsageError,
+    format_table,
     nonnegative_int,
     positive_float,
     positive_int,
     prepare_out_dir,
 )
+
+__all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -68,7 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _options(args):
+def _options(args: argparse.Namespace):
     from transformer_theory.papers.conti2024.heads import HeadOptions
 
     if args.slack > 1:
@@ -81,85 +82,31 @@ def _options(args):
     )
 
 
-def load_trained(path: str, option: str):
-    """:func:`~transformer_theory.papers.conti2024.loading.load_runs`, with every failure to read a run
-    -- a missing run file, or a checkpoint whose data files are missing or corrupted (Orbax and
-    TensorStore raise ``ValueError``, ``FileNotFoundError``, ``KeyError``...) -- turned into one
-    :class:`UsageError` line naming ``option``, the directory and what is wrong."""
+def _read_runs(path: str) -> list:
     from transformer_theory.harness import ExperimentError
-    from transformer_theory.papers.conti2024.loading import load_runs
+    from transformer_theory.papers.conti2024.loading import read_runs
     from transformer_theory.train import RunDirectoryError
 
     try:
-        return load_runs(path)
+        return read_runs(path)
     except (ExperimentError, RunDirectoryError) as err:
-        raise UsageError(f"{option}: {err}") from None
-    except Exception as err:  # noqa: BLE001 -- whatever the checkpoint reader raises
-        first = (str(err).strip().splitlines() or [""])[0]
-        if len(first) > 240:
-            first = first[:240] + "..."
-        raise UsageError(
-            f"{option}: {os.path.abspath(path)}: cannot read the trained model, a checkpoint "
-            f"file is missing or corrupted ({type(err).__name__}: {first})"
-        ) from None
+        raise UsageError(f"RUN_DIR: {err}") from None
 
 
-def run(args) -> int:
-    from transformer_theory.papers.conti2024 import plots
-    from transformer_theory.papers.conti2024 import heads
+def run(args: argparse.Namespace) -> int:
+    from transformer_theory.papers.conti2024 import head_study
 
     options = _options(args)
     if not os.path.isdir(args.run_dir):
         raise UsageError(f"RUN_DIR: {args.run_dir} is not a directory")
     out = prepare_out_dir(args.out)
-    runs = load_trained(args.run_dir, "RUN_DIR")
-    records, figures = [], []
-    for loaded in runs:
-        maps = loaded.maps(args.examples)
-        for _attention, _layer, m in maps:  # refused before any head is fitted
-            try:
-                heads.check_options_fit(options, *m.shape[-2:])
-            except ValueError as err:
-                name, _, why = str(err).partition(": ")
-                raise UsageError(f"--{name.replace('_', '-')}: {loaded.name}: {why}") from None
-        recs = heads.classify_model(maps, options)
-        for r in recs:
-            records.append(dict(run=loaded.name, model=loaded.kind, **r))
-        figures.append(
-            plots.head_grid(maps, recs, None, os.path.join(out, f"{loaded.name}_heads.png"))
-        )
-        kinds = ", ".join(f"{k} {sum(r['kind'] == k for r in recs)}" for k in heads.KINDS)
-        permuted = ", ".join(
-            f"{k} {sum(r['permuted']['kind'] == k for r in recs)}" for k in heads.KINDS
-        )
-        print(f"{loaded.name}: {len(recs)} heads -- {kinds}", flush=True)
-        print(f"  up to a permutation (Conti 2024, eq. 19-20) -- {permuted}", flush=True)
-    jsonio.write_json(os.path.join(out, "heads.json"), records)
-    flat = (
-        "run",
-        "model",
-        "attention",
-        "layer",
-        "head",
-        "kind",
-        "score",
-        "agreement",
-        "concentration",
-    )
-    with open(os.path.join(out, "heads.csv"), "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(
-            flat
-            + tuple(f"score_{fam}" for fam in heads.FAMILIES)
-            + ("fit", "kind_permuted", "score_permuted", "fit_permuted")
-        )
-        for r in records:
-            p = r["permuted"]
-            w.writerow(
-                [r[k] for k in flat]
-                + [r["scores"][fam] for fam in heads.FAMILIES]
-                + [jsonio.dumps_json(r["fit"]), p["kind"], p["score"], jsonio.dumps_json(p["fit"])]
-            )
-    for path in [os.path.join(out, "heads.json"), os.path.join(out, "heads.csv")] + figures:
+    runs = _read_runs(args.run_dir)
+    try:
+        study = head_study.run_study(runs, options, args.examples, out)
+    except head_study.OptionError as err:
+        option = "--" + err.field.replace("_", "-")
+        raise UsageError(f"{option}: {str(err).partition(': ')[2]}") from None
+    print(format_table(head_study.summary_rows(study.records)))
+    for path in study.files + study.figures:
         print(path)
     return 0

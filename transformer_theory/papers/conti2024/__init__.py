@@ -4,11 +4,30 @@ attention, head kinds by projection, and the encoder-decoder translation experim
 Modules:
 
 - :mod:`.tasks`: the synthetic translation task (reordering and agreement).
-- :mod:`.efficient`: efficient attention's error and cost.
-- :mod:`.heads`: positional / syntactic / rare-token heads by projection.
+- :mod:`.efficient`: efficient attention's variants, their error against exact attention and
+  their cost against the sequence length (§2.1).
+- :mod:`.estimates`: the memory and time those measurements need, from the shapes alone.
+- :mod:`.efficient_study`: the study of ``transformer-theory efficient-attention``: settings in,
+  records and files out (random and trained inputs).
+- :mod:`.heads`: positional / syntactic / rare-token heads by projection (§3.1).
+- :mod:`.head_study`: the study of ``transformer-theory heads``: every head of trained models
+  classified, records and files out.
+- :mod:`.loading`: trained models (depth runs and translation runs) loaded for the head analysis
+  and the error study.
 - :mod:`.translation`: the encoder-decoder experiment: train, decode, read the heads.
+- :mod:`.configs`: the trained experiments' configs (the experiment convention).
 - :mod:`.plots`: the figures: head grids, error against budget, cost against length.
-- :mod:`.loading`: trained models (depth runs and translation runs) loaded for the head analysis.
 """
 
-__all__ = ["efficient", "heads", "loading", "plots", "tasks", "translation"]
+__all__ = [
+    "configs",
+    "efficient",
+    "efficient_study",
+    "estimates",
+    "head_study",
+    "heads",
+    "loading",
+    "plots",
+    "tasks",
+    "translation",
+]

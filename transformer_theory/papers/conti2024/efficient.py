@@ -29,6 +29,10 @@ name                what                                          budget
 and, for the cost only, ``dense`` (``jax.nn.dot_product_attention``, the reference) and
 ``window_dense_mask`` (the sliding window through a dense ``n x n`` mask: what a Longformer that
 builds the mask costs).
+
+How much memory and time both measurements need, from the shapes alone, is :mod:`.estimates`;
+the study the ``efficient-attention`` command runs (random and trained inputs, files) is
+:mod:`.efficient_study`.
 """
 
 from __future__ import annotations
@@ -41,9 +45,29 @@ from collections.abc import Callable, Sequence
 import jax
 import jax.numpy as jnp
 import numpy as np
+from numpy.typing import ArrayLike
 
 from transformer_theory import _validate
 from transformer_theory.core import blocked, kernels, linear, masks, positional, random_features
+
+__all__ = [
+    "APPROXIMATIONS",
+    "BIGBIRD_WINDOW",
+    "COST_BUDGETS",
+    "GLOBAL",
+    "VARIANTS",
+    "AttentionFn",
+    "Variant",
+    "cost_vs_length",
+    "default_budgets",
+    "error_vs_budget",
+    "exact_attention",
+    "fit_slopes",
+    "measure_cost",
+    "pooling_projection",
+    "random_inputs",
+    "relative_error",
+]
 
 AttentionFn = Callable[[jax.Array, jax.Array, jax.Array], jax.Array]
 BIGBIRD_WINDOW = 8
@@ -115,7 +139,7 @@ def _taylor(budget, n, key):
     return lambda q, k, v: linear.taylor_attention(q, k, v)
 
 
-def exact_attention(q_NxE, k_NxE, v_NxD) -> jax.Array:
+def exact_attention(q_NxE: jax.Array, k_NxE: jax.Array, v_NxD: jax.Array) -> jax.Array:
     """``softmax(Q K^T / sqrt(E)) V`` by ``jax.nn.dot_product_attention`` (one head)."""
     return jax.nn.dot_product_attention(q_NxE[:, None], k_NxE[:, None], v_NxD[:, None])[:, 0]
 
@@ -179,7 +203,9 @@ def default_budgets(variant: str, n: int) -> list[int | None]:
     return [2**i for i in range(int(np.log2(top)) + 1)]
 
 
-def random_inputs(key: jax.Array, batch: int, n: int, dim: int, kind: str = "iid"):
+def random_inputs(
+    key: jax.Array, batch: int, n: int, dim: int, kind: str = "iid"
+) -> tuple[jax.Array, jax.Array, jax.Array]:
     """Queries, keys and values ``(batch, n, dim)`` (float32).
 
     ``"iid"``: standard normal entries -- scores ``q . k / sqrt(E)`` are ``N(0, 1)``, attention is
@@ -207,7 +233,7 @@ def random_inputs(key: jax.Array, batch: int, n: int, dim: int, kind: str = "iid
     return alpha * pe[None] + noise[0], alpha * pe[None] + noise[1], v
 
 
-def relative_error(approx_BxNxD, exact_BxNxD) -> np.ndarray:
+def relative_error(approx_BxNxD: ArrayLike, exact_BxNxD: ArrayLike) -> np.ndarray:
     """``||Y - Y*||_F / ||Y*||_F`` per example, in float64 on the host."""
     a, e = np.asarray(approx_BxNxD, np.float64), np.asarray(exact_BxNxD, np.float64)
     num = np.sqrt(((a - e) ** 2).sum(axis=(1, 2)))
@@ -215,9 +241,9 @@ def relative_error(approx_BxNxD, exact_BxNxD) -> np.ndarray:
 
 
 def error_vs_budget(
-    q_BxNxE,
-    k_BxNxE,
-    v_BxNxD,
+    q_BxNxE: ArrayLike,
+    k_BxNxE: ArrayLike,
+    v_BxNxD: ArrayLike,
     *,
     variants: Sequence[str] = APPROXIMATIONS,
     budgets: dict[str, Sequence[int | None]] | None = None,
@@ -271,7 +297,7 @@ def error_vs_budget(
 
 
 @functools.lru_cache(maxsize=512)
-def _batched(name: str, budget: int | None, n: int, seed: int):
+def _batched(name: str, budget: int | None, n: int, seed: int) -> AttentionFn:
     """The variant, vmapped over a batch and jitted, built once per (variant, budget, n, seed)."""
     key = jax.random.fold_in(jax.random.key(seed), list(VARIANTS).index(name))
     return jax.jit(jax.vmap(VARIANTS[name].build(budget, n, key)))
@@ -352,130 +378,6 @@ def cost_vs_length(
             if on_record is not None:
                 on_record(rec)
     return records
-
-
-# Bytes of one call of each variant on float32 inputs of length n and width d (queries, keys and
-# values of width d), its budget b, from the shapes each builds: dense holds the n x n scores and
-# their exponentials (8 n^2 bytes); a blocked window holds, per query, the scores and weights of
-# three blocks of b // 2 keys (times the dilation); BigBird gathers r random keys per query (n r d
-# values) and deduplicates them against each other (an n x r x r comparison, one byte each);
-# Linformer a k' x n projection (on the host and the device); the linear variants a few n x d
-# (or n x m feature) arrays. The constants are fitted to XLA's own account (compiled
-# memory_analysis()) at n = 512 and 2,048, d = 64 (2026-11-24, jax on the 2-core CPU), and the
-# whole multiplied by MEMORY_MARGIN; tests/papers/conti2024/test_efficient.py checks every variant's
-# estimate against budget.compiled_bytes at its largest budget.
-MEMORY_MARGIN = 1.25
-
-
-def estimate_bytes(variant: str, n: int, dim: int, budget: int | None = None) -> float:
-    """An upper estimate of the peak bytes of one call of ``variant`` at length ``n``, width
-    ``dim`` and ``budget`` (None: :data:`COST_BUDGETS`), without building or compiling it (see
-    the comment above for the model); batch ``B`` costs ``B`` times as much."""
-    if variant not in VARIANTS:
-        raise ValueError(f"variant: expected one of {tuple(VARIANTS)}, got {variant!r}")
-    _validate.check_positive("n", n)
-    _validate.check_positive("dim", dim)
-    b = COST_BUDGETS[variant] if budget is None else budget
-    n, d = float(n), float(dim)
-    io = 16 * n * d  # q, k, v and the output
-    if variant in ("dense", "window_dense_mask"):
-        est = 9 * n * n + io  # scores and weights (8 n^2), a dense boolean mask (n^2)
-    elif variant in ("sliding_window", "dilated_window", "longformer"):
-        dilation = 2 if variant == "dilated_window" else 1
-        est = 44 * n * d + 24 * n * dilation * max(b // 2, 1) + 8 * n * len(GLOBAL)
-    elif variant == "bigbird":
-        r = min(b, n)
-        est = 44 * n * d + n * r * 4 * (2 * d + 16) + n * r * r
-    elif variant == "linformer":
-        est = 8 * n * min(b, n) + io
-    elif variant == "performer":
-        est = 12 * n * b + 2 * io
-    else:  # linear_elu, taylor
-        est = 2 * io
-    return MEMORY_MARGIN * est
-
-
-def error_study_bytes(n: int, dim: int, batch: int, variants: Sequence[str]) -> dict[str, float]:
-    """Estimated peak bytes of :func:`error_vs_budget` on ``batch`` inputs of length ``n``: the
-    exact reference and, for each variant, its largest default budget (the most expensive), each
-    vmapped over the batch, plus the inputs and the reference output kept throughout.
-    Returns ``{variant: bytes}`` (``"dense"`` for the reference)."""
-    held = MEMORY_MARGIN * 16 * n * dim * batch  # q, k, v, the exact output
-    out = {"dense": batch * estimate_bytes("dense", n, dim) + held}
-    for name in variants:
-        budgets = [b for b in default_budgets(name, n) if b is not None] or [None]
-        out[name] = batch * estimate_bytes(name, n, dim, max(budgets, key=lambda b: b or 0)) + held
-    return out
-
-
-# Seconds, for the time estimate (``transformer-theory efficient-attention`` refuses a run that
-# would exceed the time budget, before any work). Each is a LOWER bound on this library's
-# machines, so an estimate above the budget means the run would take at least that long: a call
-# of a compiled program costs at least its dispatch (CALL_SECONDS; measured 20-60 us on the 2-core
-# CPU, 2026-11-24), a compilation at least COMPILE_SECONDS (0.1-2 s measured) and the arithmetic
-# at most MACS_PER_SECOND multiply-adds a second (an accelerator's dense peak is above it; a CPU
-# is far below it).
-CALL_SECONDS = 1e-5
-COMPILE_SECONDS = 0.05
-MACS_PER_SECOND = 1e12
-
-
-def estimate_macs(variant: str, n: int, dim: int, budget: int | None = None) -> float:
-    """Multiply-adds of one call of ``variant`` at length ``n``, width ``dim`` and ``budget``
-    (None: :data:`COST_BUDGETS`): ``n d`` times the keys each query reads and weighs (``n`` for
-    the dense variants, three blocks of ``b / 2`` keys for the windows, the window, globals and
-    random keys for BigBird, twice the rank for Linformer, three times the features for the
-    Performer, twice the width for the linear variants). Pure arithmetic on the sizes."""
-    if variant not in VARIANTS:
-        raise ValueError(f"variant: expected one of {tuple(VARIANTS)}, got {variant!r}")
-    _validate.check_positive("n", n)
-    _validate.check_positive("dim", dim)
-    b = COST_BUDGETS[variant] if budget is None else budget
-    n, d = float(n), float(dim)
-    if variant in ("dense", "window_dense_mask"):
-        keys = n
-    elif variant in ("sliding_window", "dilated_window", "longformer"):
-        dilation = 2 if variant == "dilated_window" else 1
-        keys = 3 * max(b // 2, 1) * dilation + len(GLOBAL)
-    elif variant == "bigbird":
-        keys = 3 * max(BIGBIRD_WINDOW // 2, 1) + len(GLOBAL) + min(b, n)
-    elif variant == "linformer":
-        keys = 2 * min(b, n)
-    elif variant == "performer":
-        keys = 3 * b
-    else:  # linear_elu, taylor
-        keys = 2 * d
-    return 2 * n * d * keys  # scores, then the weighted values
-
-
-def call_seconds(variant: str, n: int, dim: int, budget: int | None = None, batch: int = 1):
-    """A lower bound on the seconds of one call of ``variant`` on ``batch`` inputs (see
-    :data:`CALL_SECONDS`)."""
-    return CALL_SECONDS + batch * estimate_macs(variant, n, dim, budget) / MACS_PER_SECOND
-
-
-def cost_study_seconds(
-    lengths: Sequence[int], variants: Sequence[str], dim: int, repeats: int
-) -> float:
-    """A lower bound on the seconds of :func:`cost_vs_length`: per length and variant, one
-    compilation, a warm-up call and ``repeats`` timed calls. Pure arithmetic (``repeats`` may be
-    10^12)."""
-    total = 0.0
-    for n in lengths:
-        for name in variants:
-            total += COMPILE_SECONDS + (int(repeats) + 1) * call_seconds(name, n, dim)
-    return total
-
-
-def error_study_seconds(n: int, dim: int, batch: int, variants: Sequence[str]) -> float:
-    """A lower bound on the seconds of :func:`error_vs_budget` on ``batch`` inputs of length
-    ``n``: the exact reference and every default budget of every variant, each compiled once and
-    called once on the whole batch."""
-    total = COMPILE_SECONDS + call_seconds("dense", n, dim, batch=batch)
-    for name in variants:
-        for b in default_budgets(name, n):
-            total += COMPILE_SECONDS + call_seconds(name, n, dim, b, batch=batch)
-    return total
 
 
 def fit_slopes(

@@ -59,24 +59,52 @@ for each query -- is a *permuted diagonal*, a positional head. :func:`diagonal_o
 permutation: putting the pairs ``(i, sigma(i))`` on the support removes
 ``g_ij = max(|a_ij| - eps, 0)`` from the residual, and these gains add up over disjoint pairs, so
 the best permuted diagonal is the assignment problem ``max_sigma sum_i g_{i sigma(i)}``
-(``scipy.optimize.linear_sum_assignment``; ``tests/papers/conti2024/test_heads.py`` checks it against all
-permutations for small ``n``). The map's columns (rows, for a map with more queries than keys)
-are reordered so that the assignment lands on the main diagonal, and the three families are then
-fitted to the reordered map (the band and the rare-token columns are taken around the permuted
-diagonal). Every record carries both classifications: the plain one (``kind``, ``score``) and,
-under ``"permuted"``, the one with the permutation. With ``max_errors`` the assignment is the one
-optimal without the cardinality bound (the projection for that support is still exact).
+(``scipy.optimize.linear_sum_assignment``; ``tests/papers/conti2024/test_heads.py`` checks it
+against all permutations for small ``n``). The map's columns (rows, for a map with more queries
+than keys) are reordered so that the assignment lands on the main diagonal, and the three
+families are then fitted to the reordered map (the band and the rare-token columns are taken
+around the permuted diagonal). Every record carries both classifications: the plain one
+(``kind``, ``score``) and, under ``"permuted"``, the one with the permutation. With
+``max_errors`` the assignment is the one optimal without the cardinality bound (the projection
+for that support is still exact).
 
 Shapes follow :mod:`transformer_theory.glossary`: one map is ``QxK``; several examples of one
-head are ``BxQxK``.
+head are ``BxQxK``. The study the ``heads`` command runs on trained models (records, files,
+figures) is :mod:`.head_study`.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.optimize import linear_sum_assignment
+
+__all__ = [
+    "FAMILIES",
+    "KINDS",
+    "SYNTHETIC",
+    "HeadOptions",
+    "check_options_fit",
+    "choose_kind",
+    "classify_head",
+    "classify_map",
+    "classify_model",
+    "concentration",
+    "default_epsilon",
+    "diagonal_order",
+    "fit_families",
+    "offsets",
+    "permute",
+    "positional_support",
+    "project",
+    "rare_token_support",
+    "synthetic_head",
+    "syntactic_support",
+    "uniform_like",
+]
 
 FAMILIES = ("positional", "rare_token", "syntactic")
 KINDS = FAMILIES + ("other", "empty")
@@ -107,7 +135,7 @@ class HeadOptions:
     slack: float = 0.1
     unexplained_above: float = 0.5
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name in ("max_offset", "bandwidth", "max_columns"):
             v = getattr(self, name)
             if not (isinstance(v, (int, np.integer)) and v >= 0):
@@ -127,11 +155,12 @@ class HeadOptions:
                 f"unexplained_above: expected a fraction in (0, 1], got {self.unexplained_above}"
             )
 
-    def replace(self, **changes) -> HeadOptions:
+    def replace(self, **changes: object) -> HeadOptions:
+        """A copy with ``changes`` (validated again)."""
         return dataclasses.replace(self, **changes)
 
 
-def _check_map(name: str, a, ndim: int) -> np.ndarray:
+def _check_map(name: str, a: ArrayLike, ndim: int) -> np.ndarray:
     arr = np.asarray(a, dtype=np.float64)
     if arr.ndim != ndim:
         raise ValueError(f"{name}: expected {ndim} dimensions, got shape {arr.shape}")
@@ -157,21 +186,21 @@ def syntactic_support(q: int, k: int, bandwidth: int) -> np.ndarray:
     return np.abs(offsets(q, k)) <= bandwidth
 
 
-def rare_token_support(q: int, k: int, columns) -> np.ndarray:
+def rare_token_support(q: int, k: int, columns: Sequence[int]) -> np.ndarray:
     """``Sigma_3``: the diagonal and whole key columns ``columns``."""
     s = positional_support(q, k, 0)
     s[:, list(columns)] = True
     return s
 
 
-def default_epsilon(a_QxK) -> float:
+def default_epsilon(a_QxK: ArrayLike) -> float:
     """Half the mean absolute entry: ``1 / (2K)`` for a row-stochastic map."""
     a = np.asarray(a_QxK, np.float64)
     return 0.5 * float(np.abs(a).mean())
 
 
 def project(
-    a_QxK, support_QxK, epsilon: float, max_errors: int | None = None
+    a_QxK: ArrayLike, support_QxK: ArrayLike, epsilon: float, max_errors: int | None = None
 ) -> tuple[np.ndarray, float]:
     """The L1 projection of ``a_QxK`` onto ``{P + E : P zero off the support, |e| <= eps}``.
 
@@ -205,7 +234,7 @@ def _off_residual(a: np.ndarray, epsilon: float) -> np.ndarray:
     return np.maximum(np.abs(a) - epsilon, 0.0)
 
 
-def uniform_like(a_QxK) -> np.ndarray:
+def uniform_like(a_QxK: ArrayLike) -> np.ndarray:
     """The structureless map of ``a_QxK``'s shape and row masses: each row spread evenly over its
     keys -- over ``j <= i`` when ``a_QxK`` is causal (square, exactly zero above the diagonal)."""
     a = _check_map("a_QxK", a_QxK, 2)
@@ -234,7 +263,7 @@ def check_options_fit(options: HeadOptions, q: int, k: int) -> None:
         )
 
 
-def fit_families(a_QxK, options: HeadOptions = HeadOptions()) -> dict[str, dict]:
+def fit_families(a_QxK: ArrayLike, options: HeadOptions = HeadOptions()) -> dict[str, dict]:
     """Project ``a_QxK`` onto each family; returns ``family -> {score, residual, fit}``.
 
     ``fit`` names the best support: ``{"offset": o}``, ``{"columns": [t, ...]}`` or
@@ -282,7 +311,7 @@ def choose_kind(
     return next(f for f in FAMILIES if scores[f] <= best + options.slack)
 
 
-def concentration(a_QxK) -> float:
+def concentration(a_QxK: ArrayLike) -> float:
     """Mean over rows (with any weight) of the largest entry's share of the row: 1 when each
     query reads one key, ``1 / K`` for uniform rows."""
     a = np.abs(_check_map("a_QxK", a_QxK, 2))
@@ -291,7 +320,7 @@ def concentration(a_QxK) -> float:
     return float((a.max(axis=1)[live] / rows[live]).mean()) if live.any() else 0.0
 
 
-def diagonal_order(a_QxK, epsilon: float) -> tuple[str, np.ndarray]:
+def diagonal_order(a_QxK: ArrayLike, epsilon: float) -> tuple[str, np.ndarray]:
     """The permutation that makes ``a_QxK`` as diagonal as possible (see the module docstring).
 
     Solves ``max_sigma sum_i g_{i, sigma(i)}`` over injective ``sigma`` (rows to distinct
@@ -316,7 +345,7 @@ def diagonal_order(a_QxK, epsilon: float) -> tuple[str, np.ndarray]:
     return "rows", order
 
 
-def permute(a_QxK, axis: str, order) -> np.ndarray:
+def permute(a_QxK: ArrayLike, axis: str, order: Sequence[int] | np.ndarray) -> np.ndarray:
     """``a_QxK`` with its ``axis`` (``"columns"`` or ``"rows"``) reordered by ``order``."""
     a = np.asarray(a_QxK, np.float64)
     return a[:, order] if axis == "columns" else a[np.asarray(order)]
@@ -337,7 +366,7 @@ def _kind_of(a: np.ndarray, uniform: np.ndarray, eps: float, options: HeadOption
     )
 
 
-def classify_map(a_QxK, options: HeadOptions = HeadOptions()) -> dict:
+def classify_map(a_QxK: ArrayLike, options: HeadOptions = HeadOptions()) -> dict:
     """One map: ``{kind, score, scores: {family: score}, baseline: {family: score of the uniform
     map}, fits: {family: fit}, concentration, permuted}``; ``score`` is the chosen family's (for
     ``"other"``, the best family's). ``permuted`` holds the same keys for the classification up
@@ -387,7 +416,7 @@ def _vote(per: list[dict]) -> dict:
     )
 
 
-def classify_head(maps_BxQxK, options: HeadOptions = HeadOptions()) -> dict:
+def classify_head(maps_BxQxK: ArrayLike, options: HeadOptions = HeadOptions()) -> dict:
     """A head seen on several inputs: classify each map, then vote.
 
     Returns ``{kind, score, agreement, kinds: {kind: count}, scores: {family: mean score},

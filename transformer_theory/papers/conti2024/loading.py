@@ -12,6 +12,9 @@ write:
 
 Each comes back as a :class:`LoadedRun` that gives its attention maps and its queries, keys and
 values on up to ``examples`` held-out inputs (:mod:`transformer_theory.nn.activations`).
+:func:`read_runs` is :func:`load_runs` for a user's directory: whatever goes wrong while reading a
+checkpoint comes back as one :class:`~transformer_theory.train.RunDirectoryError` line naming the
+directory.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable
+
+import numpy as np
 
 from transformer_theory.harness.config import ExperimentError
 from transformer_theory.harness.runs import build_data, trained_params
@@ -29,6 +34,13 @@ from transformer_theory.train import RunDirectoryError
 from transformer_theory.train.checkpoint import latest_step
 from transformer_theory.train.rundir import RUN_FILE
 from transformer_theory.train.seq2seq import decoder_inputs
+
+__all__ = ["LoadedRun", "load_runs", "read_runs"]
+
+# What LoadedRun.maps and LoadedRun.qkv return: (attention, layer, maps_BxHxQxK) and
+# (attention, layer, q, k, v) with q, k, v of shape (B, H, N, E).
+Maps = list[tuple[str, int, np.ndarray]]
+QKV = list[tuple[str, int, np.ndarray, np.ndarray, np.ndarray]]
 
 
 @dataclasses.dataclass
@@ -46,8 +58,8 @@ class LoadedRun:
     name: str
     kind: str
     path: str
-    maps: Callable[[int], list]
-    qkv: Callable[[int], list]
+    maps: Callable[[int], Maps]
+    qkv: Callable[[int], QKV]
 
 
 def _depth_run(out: str, spec) -> LoadedRun:
@@ -121,3 +133,27 @@ def load_runs(path: str) -> list[LoadedRun]:
         f"{path}: no trained model here -- expected a run or experiment directory written by "
         "`transformer-theory train`, or by the encoder-decoder experiment"
     )
+
+
+def read_runs(path: str) -> list[LoadedRun]:
+    """:func:`load_runs`, with every failure to read a run -- a missing run file, or a checkpoint
+    whose data files are missing or corrupted (Orbax and TensorStore raise ``ValueError``,
+    ``FileNotFoundError``, ``KeyError``...) -- turned into one line naming the directory and what
+    is wrong.
+
+    Raises:
+      RunDirectoryError: no trained model in ``path``, or one that cannot be read.
+      ExperimentError: an experiment directory whose record is wrong (from :func:`load_runs`).
+    """
+    try:
+        return load_runs(path)
+    except (ExperimentError, RunDirectoryError):
+        raise
+    except Exception as err:  # noqa: BLE001 -- whatever the checkpoint reader raises
+        first = (str(err).strip().splitlines() or [""])[0]
+        if len(first) > 240:
+            first = first[:240] + "..."
+        raise RunDirectoryError(
+            f"{os.path.abspath(path)}: cannot read the trained model, a checkpoint file is "
+            f"missing or corrupted ({type(err).__name__}: {first})"
+        ) from None

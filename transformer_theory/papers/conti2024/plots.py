@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from transformer_theory.plotting import pyplot, save_figure
@@ -15,7 +17,13 @@ from transformer_theory.plotting import pyplot, save_figure
 __all__ = ["cost_vs_length", "error_vs_budget", "head_grid"]
 
 
-def head_grid(maps, records, labels: dict | None, path: str, example: int = 0) -> str:
+def head_grid(
+    maps: Sequence[tuple[str, int, np.ndarray]],
+    records: Sequence[dict],
+    labels: dict[str, tuple[Sequence[str], Sequence[str]]] | None,
+    path: str,
+    example: int = 0,
+) -> str:
     """One panel per head (rows: attention kind and layer; columns: heads).
 
     Args:
@@ -24,6 +32,8 @@ def head_grid(maps, records, labels: dict | None, path: str, example: int = 0) -
       labels: attention -> ``(query labels, key labels)`` for the ticks (None: positions).
       path: the PNG to write.
       example: which of the ``B`` inputs to draw.
+    Returns:
+      ``path``.
     """
     plt = pyplot()
     by_key = {(r["attention"], r["layer"], r["head"]): r for r in records}
@@ -52,7 +62,7 @@ def head_grid(maps, records, labels: dict | None, path: str, example: int = 0) -
     return save_figure(fig, path)
 
 
-def error_vs_budget(records: list[dict], path: str) -> str:
+def error_vs_budget(records: Sequence[dict], path: str) -> str:
     """Relative output error against budget, one panel per input source, one line per variant
     (variants without a budget are horizontal lines)."""
     plt = pyplot()
@@ -78,7 +88,7 @@ def error_vs_budget(records: list[dict], path: str) -> str:
     return save_figure(fig, path)
 
 
-def cost_vs_length(records: list[dict], slopes: dict, path: str) -> str:
+def cost_vs_length(records: Sequence[dict], slopes: dict[str, dict[str, float]], path: str) -> str:
     """Seconds (left) and XLA bytes (right) against ``n`` on log-log axes, with fitted slopes."""
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.4))

@@ -36,8 +36,11 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from transformer_theory import _validate
+
+__all__ = ["BOS", "EOS", "PAD", "SOURCE_LEN", "TARGET_LEN", "Translation", "token_accuracy"]
 
 PAD, BOS, EOS = 0, 1, 2
 SOURCE_LEN = 8  # 7 words + <eos>
@@ -137,7 +140,7 @@ class Translation:
         return int(np.prod(self.radices))
 
     # --- data ----------------------------------------------------------------------------------
-    def pairs(self, indices) -> tuple[np.ndarray, np.ndarray]:
+    def pairs(self, indices: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         """Unrank example indices into ``(src_BxN, tgt_BxT)`` int32 host arrays.
 
         Raises ``ValueError`` for indices outside ``[0, size)``.
@@ -163,14 +166,14 @@ class Translation:
         """Every pair, in index order."""
         return self.pairs(np.arange(self.size))
 
-    def translate(self, src_BxN) -> np.ndarray:
+    def translate(self, src_BxN: ArrayLike) -> np.ndarray:
         """The grammar's translation of source sentences: ``tgt_BxT`` int32.
 
         Raises ``ValueError`` naming ``src_BxN`` when a row is not a sentence of the source grammar.
         """
         return self._target(*self._parse(src_BxN))[0]
 
-    def alignment(self, src_BxN) -> np.ndarray:
+    def alignment(self, src_BxN: ArrayLike) -> np.ndarray:
         """``(B, T)``: the source position each target token translates (-1 for padding).
 
         A determiner and its adjective's inflection follow the noun, so a determiner is aligned
@@ -307,7 +310,7 @@ class Translation:
             out += [stem, stem + "ro"]
         return out
 
-    def describe(self, tokens) -> str:
+    def describe(self, tokens: ArrayLike) -> str:
         """Token ids as words, stopping after ``<eos>``."""
         words = self.words()
         out = []
@@ -318,7 +321,7 @@ class Translation:
         return " ".join(out)
 
 
-def token_accuracy(predicted_BxT, reference_BxT) -> dict:
+def token_accuracy(predicted_BxT: ArrayLike, reference_BxT: ArrayLike) -> dict[str, float]:
     """Exact-match rate and token accuracy of decoded sentences against references.
 
     Both arrays are compared up to and including the reference's ``<eos>`` (fixed length here);

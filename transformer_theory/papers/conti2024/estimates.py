@@ -1,0 +1,165 @@
+"""How much memory and time efficient attention's studies need, from the shapes alone (Conti
+2024, §2.1; :mod:`.efficient`).
+
+``transformer-theory efficient-attention`` refuses, before any work, a run that would not fit in
+memory or in the time budget (:mod:`transformer_theory.budget`); these are its estimates:
+
+- :func:`estimate_bytes`: an upper estimate of one call's peak bytes (checked against XLA's own
+  account of the compiled program in ``tests/papers/conti2024/test_efficient.py``);
+  :func:`error_study_bytes` for the error study;
+- :func:`estimate_macs` and :func:`call_seconds`: a lower bound on one call's seconds;
+  :func:`cost_study_seconds` and :func:`error_study_seconds` for the two studies.
+
+Pure arithmetic on the sizes: nothing is built or compiled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from transformer_theory import _validate
+from transformer_theory.papers.conti2024.efficient import (
+    BIGBIRD_WINDOW,
+    COST_BUDGETS,
+    GLOBAL,
+    VARIANTS,
+    default_budgets,
+)
+
+__all__ = [
+    "CALL_SECONDS",
+    "COMPILE_SECONDS",
+    "MACS_PER_SECOND",
+    "MEMORY_MARGIN",
+    "call_seconds",
+    "cost_study_seconds",
+    "error_study_bytes",
+    "error_study_seconds",
+    "estimate_bytes",
+    "estimate_macs",
+]
+
+# Bytes of one call of each variant on float32 inputs of length n and width d (queries, keys and
+# values of width d), its budget b, from the shapes each builds: dense holds the n x n scores and
+# their exponentials (8 n^2 bytes); a blocked window holds, per query, the scores and weights of
+# three blocks of b // 2 keys (times the dilation); BigBird gathers r random keys per query (n r d
+# values) and deduplicates them against each other (an n x r x r comparison, one byte each);
+# Linformer a k' x n projection (on the host and the device); the linear variants a few n x d
+# (or n x m feature) arrays. The constants are fitted to XLA's own account (compiled
+# memory_analysis()) at n = 512 and 2,048, d = 64 (2026-11-24, jax on the 2-core CPU), and the
+# whole multiplied by MEMORY_MARGIN; tests/papers/conti2024/test_efficient.py checks every variant's
+# estimate against budget.compiled_bytes at its largest budget.
+MEMORY_MARGIN = 1.25
+
+
+def _sizes(variant: str, n: int, dim: int, budget: int | None) -> tuple[int | None, float, float]:
+    """The checked sizes of one call: ``(budget, n, d)``, the budget :data:`COST_BUDGETS`'s when
+    None."""
+    if variant not in VARIANTS:
+        raise ValueError(f"variant: expected one of {tuple(VARIANTS)}, got {variant!r}")
+    _validate.check_positive("n", n)
+    _validate.check_positive("dim", dim)
+    return COST_BUDGETS[variant] if budget is None else budget, float(n), float(dim)
+
+
+def estimate_bytes(variant: str, n: int, dim: int, budget: int | None = None) -> float:
+    """An upper estimate of the peak bytes of one call of ``variant`` at length ``n``, width
+    ``dim`` and ``budget`` (None: :data:`COST_BUDGETS`), without building or compiling it (see
+    the comment above for the model); batch ``B`` costs ``B`` times as much."""
+    b, n, d = _sizes(variant, n, dim, budget)
+    io = 16 * n * d  # q, k, v and the output
+    if variant in ("dense", "window_dense_mask"):
+        est = 9 * n * n + io  # scores and weights (8 n^2), a dense boolean mask (n^2)
+    elif variant in ("sliding_window", "dilated_window", "longformer"):
+        dilation = 2 if variant == "dilated_window" else 1
+        est = 44 * n * d + 24 * n * dilation * max(b // 2, 1) + 8 * n * len(GLOBAL)
+    elif variant == "bigbird":
+        r = min(b, n)
+        est = 44 * n * d + n * r * 4 * (2 * d + 16) + n * r * r
+    elif variant == "linformer":
+        est = 8 * n * min(b, n) + io
+    elif variant == "performer":
+        est = 12 * n * b + 2 * io
+    else:  # linear_elu, taylor
+        est = 2 * io
+    return MEMORY_MARGIN * est
+
+
+def error_study_bytes(n: int, dim: int, batch: int, variants: Sequence[str]) -> dict[str, float]:
+    """Estimated peak bytes of :func:`error_vs_budget` on ``batch`` inputs of length ``n``: the
+    exact reference and, for each variant, its largest default budget (the most expensive), each
+    vmapped over the batch, plus the inputs and the reference output kept throughout.
+    Returns ``{variant: bytes}`` (``"dense"`` for the reference)."""
+    held = MEMORY_MARGIN * 16 * n * dim * batch  # q, k, v, the exact output
+    out = {"dense": batch * estimate_bytes("dense", n, dim) + held}
+    for name in variants:
+        budgets = [b for b in default_budgets(name, n) if b is not None] or [None]
+        out[name] = batch * estimate_bytes(name, n, dim, max(budgets, key=lambda b: b or 0)) + held
+    return out
+
+
+# Seconds, for the time estimate (``transformer-theory efficient-attention`` refuses a run that
+# would exceed the time budget, before any work). Each is a LOWER bound on this library's
+# machines, so an estimate above the budget means the run would take at least that long: a call
+# of a compiled program costs at least its dispatch (CALL_SECONDS; measured 20-60 us on the 2-core
+# CPU, 2026-11-24), a compilation at least COMPILE_SECONDS (0.1-2 s measured) and the arithmetic
+# at most MACS_PER_SECOND multiply-adds a second (an accelerator's dense peak is above it; a CPU
+# is far below it).
+CALL_SECONDS = 1e-5
+COMPILE_SECONDS = 0.05
+MACS_PER_SECOND = 1e12
+
+
+def estimate_macs(variant: str, n: int, dim: int, budget: int | None = None) -> float:
+    """Multiply-adds of one call of ``variant`` at length ``n``, width ``dim`` and ``budget``
+    (None: :data:`COST_BUDGETS`): ``n d`` times the keys each query reads and weighs (``n`` for
+    the dense variants, three blocks of ``b / 2`` keys for the windows, the window, globals and
+    random keys for BigBird, twice the rank for Linformer, three times the features for the
+    Performer, twice the width for the linear variants). Pure arithmetic on the sizes."""
+    b, n, d = _sizes(variant, n, dim, budget)
+    if variant in ("dense", "window_dense_mask"):
+        keys = n
+    elif variant in ("sliding_window", "dilated_window", "longformer"):
+        dilation = 2 if variant == "dilated_window" else 1
+        keys = 3 * max(b // 2, 1) * dilation + len(GLOBAL)
+    elif variant == "bigbird":
+        keys = 3 * max(BIGBIRD_WINDOW // 2, 1) + len(GLOBAL) + min(b, n)
+    elif variant == "linformer":
+        keys = 2 * min(b, n)
+    elif variant == "performer":
+        keys = 3 * b
+    else:  # linear_elu, taylor
+        keys = 2 * d
+    return 2 * n * d * keys  # scores, then the weighted values
+
+
+def call_seconds(
+    variant: str, n: int, dim: int, budget: int | None = None, batch: int = 1
+) -> float:
+    """A lower bound on the seconds of one call of ``variant`` on ``batch`` inputs (see
+    :data:`CALL_SECONDS`)."""
+    return CALL_SECONDS + batch * estimate_macs(variant, n, dim, budget) / MACS_PER_SECOND
+
+
+def cost_study_seconds(
+    lengths: Sequence[int], variants: Sequence[str], dim: int, repeats: int
+) -> float:
+    """A lower bound on the seconds of :func:`cost_vs_length`: per length and variant, one
+    compilation, a warm-up call and ``repeats`` timed calls. Pure arithmetic (``repeats`` may be
+    10^12)."""
+    total = 0.0
+    for n in lengths:
+        for name in variants:
+            total += COMPILE_SECONDS + (int(repeats) + 1) * call_seconds(name, n, dim)
+    return total
+
+
+def error_study_seconds(n: int, dim: int, batch: int, variants: Sequence[str]) -> float:
+    """A lower bound on the seconds of :func:`error_vs_budget` on ``batch`` inputs of length
+    ``n``: the exact reference and every default budget of every variant, each compiled once and
+    called once on the whole batch."""
+    total = COMPILE_SECONDS + call_seconds("dense", n, dim, batch=batch)
+    for name in variants:
+        for b in default_budgets(name, n):
+            total += COMPILE_SECONDS + call_seconds(name, n, dim, b, batch=batch)
+    return total
