@@ -40,6 +40,7 @@ from transformer_theory.core.forward import forward_trace, lm_inputs, lm_log_pro
 from transformer_theory.papers.svete_cotterell2024 import checks as analysis  # noqa: E402
 from transformer_theory.papers.svete_cotterell2024 import constructions as cn  # noqa: E402
 from transformer_theory.papers.svete_cotterell2024.tasks import NGramLM  # noqa: E402
+from transformer_theory.precision import PRECISIONS, dtype_of, significand_bits  # noqa: E402
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
 
@@ -118,7 +119,8 @@ for c in [*models, "3.3"]:
 # %%
 limit = 6 if SMOKE else 40
 for c in ("3.1", "3.3-slots", "3.3"):
-    for name, dtype in analysis.DTYPES.items():
+    for name in PRECISIONS:
+        dtype = dtype_of(name)
         if c == "3.3":
             scan = analysis.paper33_scan(cn.build_paper33(lm, dtype=dtype), max_length=limit)
             derived = None
@@ -133,8 +135,8 @@ for c in ("3.1", "3.3-slots", "3.3"):
 t = np.unique(np.logspace(0, 5, 200).astype(int))
 plt.figure(figsize=(5, 3.5))
 plt.loglog(t, cn.score_gap(t), "k-", label="3.1/3.2 score gap")
-for name, dtype in analysis.DTYPES.items():
-    plt.axhline(10 * 2.0 ** -analysis.significand_bits(dtype), ls=":", label=f"10u {name}")
+for name in PRECISIONS:
+    plt.axhline(10 * 2.0 ** -significand_bits(name), ls=":", label=f"10u {name}")
 plt.xlabel("position t")
 plt.legend(fontsize=7)
 plt.title("the gap against each format's rounding")
