@@ -35,14 +35,18 @@ import numpy as np
 
 jax.config.update("jax_enable_x64", True)
 
-from transformer_theory.papers.formal_languages import checks as analysis  # noqa: E402
 from transformer_theory.papers.formal_languages import constructions as recognizers  # noqa: E402
-from transformer_theory.papers.formal_languages import tasks  # noqa: E402
+from transformer_theory.papers.formal_languages import study, tasks  # noqa: E402
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
-EXHAUSTIVE = 2 if SMOKE else 10
-SAMPLED = () if SMOKE else (16, 64, 256)
-PARITY_LENGTHS = (16,) if SMOKE else (64, 256, 1024, 2048)
+# The study behind `transformer-theory languages`: every string up to EXHAUSTIVE, then balanced
+# samples at 16, 32, ..., max_len; PARITY's precision sweep at parity_lengths.
+settings = study.TableSettings(
+    max_len=2 if SMOKE else 256,
+    exhaustive_up_to=2 if SMOKE else 10,
+    parity_lengths=(16,) if SMOKE else (64, 256, 1024, 2048),
+    parity_samples=4,
+)
 
 # %% [markdown]
 # ## The languages and their generators
@@ -60,10 +64,7 @@ for s, y in zip(strings, labels):
 # truth, so a positive smallest margin means every string was classified correctly.
 
 # %%
-rows = [
-    analysis.recognizer_record(name, exhaustive_up_to=EXHAUSTIVE, sampled_lengths=SAMPLED)
-    for name in recognizers.RECOGNIZERS
-]
+rows = study.check_rows(settings)  # one record per recognizer, float64
 for r in rows:
     print(
         f"{r['construction']:>20}: {r['attention']:>22}, code {r['positional']:>13}, "
@@ -87,7 +88,7 @@ plt.show()
 # float64.
 
 # %%
-precision = analysis.parity_precision_records(PARITY_LENGTHS, samples=4)
+precision = study.parity_sweep(settings)
 fig, ax = plt.subplots(figsize=(5.5, 3.6))
 for dtype in ("float32", "float64"):
     for ln in (True, False):
@@ -122,7 +123,7 @@ print("float32 build:", recognizers.decision_margins(recognizers.parity(dtype=jn
 # Hahn 2020 proves that no leftmost-hard transformer recognizes PARITY or Dyck-1 at every length.
 # Hard attention has no gradient, so a hard model is trained with the straight-through estimator:
 # the forward pass is exactly leftmost-hard attention, the backward pass the softmax gradient of
-# the same scores (`analysis.hard_training`). On scores with a tie, the weights are one-hot on the
+# the same scores (`hard_training`). On scores with a tie, the weights are one-hot on the
 # first maximizer, and the gradient is the softmax one:
 
 # %%
