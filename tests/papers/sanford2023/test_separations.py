@@ -14,7 +14,6 @@ from flax import nnx
 
 from tests.helpers import assert_close
 from transformer_theory import precision
-from transformer_theory.papers.peng2024 import networks as peng_networks
 from transformer_theory.papers.sanford2023 import networks as baselines
 from transformer_theory.papers.sanford2023 import separations as sep
 from transformer_theory.papers.sanford2023 import tasks as ts
@@ -141,11 +140,6 @@ def test_qsa_features_and_thresholds():
         sep.qsa_trained_record("attention", 4, 1, 1, 0)
 
 
-def test_composition_transformer_refuses_one_bit():
-    with pytest.raises(ValueError, match="bits"):
-        peng_networks.CompositionTransformer(9, 10, 4, 2, 1, 9, bits=1, rngs=nnx.Rngs(0))
-
-
 # ---------------------------------------------------------------------------------------------
 # the experiment scripts
 
@@ -158,20 +152,10 @@ def test_qsa_separation_smoke(tmp_path):
     assert (tmp_path / "qsa_separation.png").exists()
 
 
-def test_composition_depth_smoke(tmp_path):
-    assert _load("composition_depth").main(["--smoke", "--out", str(tmp_path)]) == 0
-    records = json.loads((tmp_path / "records.json").read_text())
-    assert [(r["layers"], r["p"], r["quantized"]) for r in records] == [(1, 4, True)]
-    assert all(0 <= r["error"] <= 1 and 0 <= r["bound"] < 1 for r in records)
-    assert (tmp_path / "composition_depth.png").exists()
-
-
 @pytest.mark.parametrize(
     "name, argv, message",
     [
         ("sanford_qsa_separation", ["--q", "5", "--seq-len", "4"], "--q"),
-        ("composition_depth", ["--n", "1"], "--n"),
-        ("composition_depth", ["--bits", "1,4"], "--bits"),
         ("sanford_match_width", ["--tasks", "match4"], "--tasks"),
     ],
 )

@@ -169,7 +169,8 @@ def summary(record: dict) -> dict:
             "bits": record["bits_min"],
             "bits (proof)": record["bits_proof"],
         }
-    row |= {"M": record["M"], "inputs": "all" if record["exhaustive"] else "sampled"}
+    row |= {"M": record["M"], "K": record["window"]}
+    row["inputs"] = "all" if record["exhaustive"] else "sampled"
     for name, value in record["accuracy_by_dtype"].items():
         star = "" if record["within_exact_range"][name] else "*"
         row[name] = f"{value:.4f}{star}"

@@ -23,7 +23,8 @@ attention, 4 min 23 s: the cells below 4 bits (1.6, 2.8, 3.2) at error 0.33-0.36
 --bits 3,8 --steps 3000`` (4 min 12 s) state 32 at p = 8 (256 bits) reaches error 0.116, all
 within eps.
 
-This config: the ``attention`` sweep. Writes ``records.json`` (after each run) and ``qsa_bits.png``.
+This config: the ``attention`` sweep (the GRU's: :mod:`.qsa_bits_rnn`). Writes ``records.json``
+(after each run) and ``qsa_bits.png``.
 """
 
 from __future__ import annotations

@@ -1,29 +1,20 @@
-"""The qSA lower bounds of Sanford, Hsu & Telgarsky 2023 in their own units, BITS: a softmax
-attention unit whose query is rounded to ``p`` bits per coordinate (message ``m log2(2^p - 1)``
-bits against the ``q`` bits set disjointness needs) and a two-pass GRU whose state is rounded to
+"""Sanford, Hsu & Telgarsky 2023's RNN bound in BITS: a two-pass GRU whose state is rounded to
 ``p`` bits per number after every step (memory ``m log2(2^p - 1)`` bits against ``floor(N/2)/2``,
 our cut bound for the two-pass reading, and Sanford et al.'s ``(N - 1)/2`` for their one-pass RNN),
-each swept over width ``m`` x precision ``p`` so that cells fall on BOTH sides of the threshold.
-Quantization: :func:`transformer_theory.precision.fake_quantize` with a fixed scale (no
-data-dependent scale rides along), straight-through gradients; Adam (Optax), fresh inputs.
+swept over state ``m`` x precision ``p`` so that cells fall on both sides of the threshold. The
+attention half of the experiment: :mod:`.qsa_bits_attention`.
 
-Commands (2 shared CPU cores; ``--size smoke`` runs a few steps for the test)::
+Command (2 shared CPU cores; ``--size smoke`` runs a few steps for the test)::
 
-    python experiments/sanford_qsa_bits.py --model attention --out results/qsa_bits_attention
     python experiments/sanford_qsa_bits.py --model rnn --out results/qsa_bits_rnn
 
-Defaults: attention at N = 9, q = 4 (the reduction needs N >= 2q + 1), eps = 1/(2q) = 0.125,
-m = 1, 2, 4, 8, 16 x p = 2, 3, 8; GRU at N = 8, q = 1 (the RNN bound's case), eps = 0.5, state
-1, 2, 4, 8 x p = 2, 3, 8; d' = 1, 1,000 steps of 256 inputs, 2,000 held-out inputs. A cell
-below its threshold cannot reach eps by the theorem; whether a cell above it does is a training
-result. Measured 2026-11-24 (full tables in README, "Transformers against other networks"):
-attention, 4 min 23 s: the cells below 4 bits (1.6, 2.8, 3.2) at error 0.33-0.36 (output 0:
-0.475), within eps on every held-out input only at m = 16, p = 8 (128 bits, error 0.051); GRU,
-3 min 12 s: every cell 0.81-0.84 (output 0: 0.837), nothing learned; with ``--widths 8,32
---bits 3,8 --steps 3000`` (4 min 12 s) state 32 at p = 8 (256 bits) reaches error 0.116, all
-within eps.
+GRU at N = 8, q = 1 (the RNN bound's case), eps = 0.5, state 1, 2, 4, 8 x p = 2, 3, 8; d' = 1,
+1,000 Adam steps of 256 inputs, 2,000 held-out inputs. Measured 2026-11-24 (README,
+"Transformers against other networks"): 3 min 12 s, every cell at error 0.81-0.84 (output 0:
+0.837), nothing learned; with ``--widths 8,32 --bits 3,8 --steps 3000`` (4 min 12 s) state 32
+at p = 8 (256 bits) reaches error 0.116, all within eps.
 
-This config: the ``rnn`` sweep. Writes ``records.json`` (after each run) and ``qsa_bits.png``.
+Writes ``records.json`` (after each run) and ``qsa_bits.png``.
 """
 
 from __future__ import annotations
