@@ -1,6 +1,7 @@
-"""Hahn 2020's rows of Strobl et al. 2024's table as an experiment: PARITY and Dyck-1 models
-trained at short lengths, with softmax and with hard attention, evaluated at longer ones beside
-the constructions.
+"""Hahn 2020's rows (Strobl et al. 2024) as an experiment: trained models beside the constructions.
+
+PARITY and Dyck-1 models trained at short lengths, with softmax and with hard attention, evaluated
+at longer ones beside the constructed recognizers.
 
 A thin entry: the config is
 :mod:`transformer_theory.papers.formal_languages.configs.languages_generalization` (its docstring
