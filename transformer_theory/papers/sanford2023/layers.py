@@ -10,6 +10,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike, DTypeLike
 
 from transformer_theory.core.forward import forward_trace
 from transformer_theory.params import AttentionParams, LayerParams, MLPParams, ModelParams
@@ -25,7 +26,15 @@ def run_streams(params: ModelParams, stream_BxNxD: jax.Array) -> tuple[jax.Array
     return trace.streams_LxNxD[:, -1], trace.attention[0][:, 0]
 
 
-def softmax_mlp_layer(dtype, w_v, w_q, w_k, w1, b1, w2) -> LayerParams:
+def softmax_mlp_layer(
+    dtype: DTypeLike,
+    w_v: ArrayLike,
+    w_q: ArrayLike,
+    w_k: ArrayLike,
+    w1: ArrayLike,
+    b1: ArrayLike,
+    w2: ArrayLike,
+) -> LayerParams:
     """One softmax layer of the Match constructions: heads' ``w_v``/``w_q``/``w_k`` (stacked on a
     leading head axis), the MLP ``psi`` (``w1``, ``b1``, ``w2`` of shape ``(D, hidden)``; no output
     bias), in ``dtype``."""

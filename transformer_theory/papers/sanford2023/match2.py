@@ -11,6 +11,7 @@ import math
 
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import DTypeLike
 
 from transformer_theory.papers.sanford2023.layers import run_streams, softmax_mlp_layer
 from transformer_theory.params import ModelConfig, ModelParams
@@ -45,7 +46,7 @@ def _check_sizes(seq_len: int, modulus: int) -> None:
         raise ValueError(f"modulus: expected M >= 2, got {modulus}")
 
 
-def match2_construction(seq_len: int, modulus: int, dtype=jnp.float64) -> ModelParams:
+def match2_construction(seq_len: int, modulus: int, dtype: DTypeLike = jnp.float64) -> ModelParams:
     """One softmax unit with query/key width ``m = 3`` that computes Match2 on ``[M]^N`` exactly.
 
     The blank ``x'`` is appended at position ``N`` (the model's ``seq_len`` is ``N + 1``). The input

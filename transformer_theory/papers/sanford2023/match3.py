@@ -11,6 +11,7 @@ import math
 
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import DTypeLike
 
 from transformer_theory.papers.sanford2023.layers import run_streams, softmax_mlp_layer
 from transformer_theory.papers.sanford2023.match2 import match2_scale, match2_scale_log2
@@ -70,7 +71,9 @@ _X, _COS, _SIN, _TOK, _BLANK, _POS, _NEXTPOS, _NEXT, _KEY, _ATT, _ANS = (
 )
 
 
-def match3bigram_construction(seq_len: int, modulus: int, dtype=jnp.float64) -> ModelParams:
+def match3bigram_construction(
+    seq_len: int, modulus: int, dtype: DTypeLike = jnp.float64
+) -> ModelParams:
     """Two softmax layers (query/key width 3) computing Match3Bigram on ``[M]^N`` exactly.
 
     Sanford et al. 2023 state depth 2 and embedding dimension 3; the slides give no proof. This
@@ -176,7 +179,7 @@ def match3bigram_apply(params: ModelParams, x_BxN: np.ndarray, modulus: int) -> 
 
 
 def match3local_construction(
-    seq_len: int, modulus: int, window: int, dtype=jnp.float64
+    seq_len: int, modulus: int, window: int, dtype: DTypeLike = jnp.float64
 ) -> ModelParams:
     """One layer of ``2K + 1`` softmax heads (query/key width 2) computing Match3Local exactly.
 
@@ -279,7 +282,7 @@ def _single_local_layout(window: int) -> dict:
 
 
 def match3local_single_construction(
-    seq_len: int, modulus: int, window: int, dtype=jnp.float64
+    seq_len: int, modulus: int, window: int, dtype: DTypeLike = jnp.float64
 ) -> ModelParams:
     """ONE softmax head (query/key width ``4K + 4``) and an MLP computing Match3Local exactly.
 

@@ -21,6 +21,7 @@ import math
 import jax.numpy as jnp
 import numpy as np
 import scipy.optimize
+from jax.typing import DTypeLike
 
 from transformer_theory.papers.sanford2023 import tasks as tasks_sanford
 from transformer_theory.papers.sanford2023.layers import run_streams
@@ -143,7 +144,7 @@ def qsa_construction(
     *,
     seed: int = 0,
     bits: int | None = None,
-    dtype=jnp.float64,
+    dtype: DTypeLike = jnp.float64,
 ) -> QSAConstruction:
     """Build the unit with ``m = rows`` Rademacher rows drawn from ``seed``.
 
