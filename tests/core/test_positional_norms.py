@@ -169,3 +169,29 @@ def test_norm_bad_inputs():
         norms.layer_norm(jnp.zeros((2, 3), int))
     with pytest.raises(ValueError, match="kind"):
         norms.apply_norm("batchnorm", jnp.zeros((2, 3)))
+
+
+def test_embed_long_keeps_the_code_of_seq_len_at_any_length():
+    # a model laid out for seq_len = 6 reads 40 tokens: the sinusoidal block keeps its pos_dim
+    # frequencies (eq. 1 evaluated at every position); tokens one-hot; the rest zeros
+    from transformer_theory.params import ModelConfig
+
+    cfg = ModelConfig(vocab_size=3, seq_len=6, width=12, num_classes=2, positional="sinusoidal")
+    toks = np.arange(40) % 3
+    e = np.asarray(positional.embed_long(cfg, jnp.asarray(toks), dtype=jnp.float64))
+    v, p = cfg.vocab_size, cfg.pos_dim
+    assert_close(e[:, :v], np.eye(v)[toks])
+    assert_close(e[:, v : v + p], np_sinusoidal(40, p))
+    assert_close(e[:, v + p :], 0.0)
+    # left padding: the t-th valid token gets the code of position t, padding rows none
+    valid = np.array([False, False, True, True, True])
+    pad = np.asarray(
+        positional.embed_long(cfg, jnp.zeros(5, jnp.int32), dtype=jnp.float64, valid_N=valid)
+    )
+    assert_close(pad[2:, v : v + p], np_sinusoidal(3, p))
+    assert_close(pad[:2, v : v + p], 0.0)
+    # one-hot positions exist only up to seq_len
+    onehot = ModelConfig(vocab_size=3, seq_len=6, width=12, num_classes=2, positional="onehot")
+    assert_close(positional.embed_long(onehot, jnp.zeros(6, jnp.int32))[:, v : v + 6], np.eye(6))
+    with pytest.raises(ValueError, match="tokens_N"):
+        positional.embed_long(onehot, jnp.zeros(7, jnp.int32))

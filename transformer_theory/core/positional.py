@@ -19,15 +19,22 @@
 - :func:`chiang_cholak`: ``(i/n, (-1)^i)`` of Chiang & Cholak 2022's PARITY transformer.
 - :func:`rope`: rotary embedding of a query or key vector at a position.
 - :func:`alibi_bias`: ALiBi-style relative bias ``-slope * |i - j|``.
+- :func:`embed_long`: the eq. 3 embedding of a model's config at ANY length (the code that
+  ``config.seq_len`` defines, evaluated at every position; optional left padding).
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from transformer_theory import _validate
+
+if TYPE_CHECKING:  # params imports nothing of core; the annotation only
+    from transformer_theory.params import ModelConfig
 
 KINDS = ("onehot", "sinusoidal", "svete", "none", "ngram_window", "chiang_cholak")
 
@@ -278,3 +285,59 @@ def svete_cotterell_offsets(n: int, num_offsets: int, dtype=jnp.float32) -> jax.
     _validate.check_positive("num_offsets", num_offsets)
     t = jnp.arange(1, n + 1, dtype=dtype)[:, None] + jnp.arange(num_offsets, dtype=dtype)[None, :]
     return jnp.stack([jnp.sqrt(1.0 / t), jnp.sqrt(1.0 - 1.0 / t)], axis=-1)
+
+
+def embed_long(
+    config: ModelConfig,
+    tokens_N: jax.Array,
+    *,
+    dtype: jax.typing.DTypeLike = jnp.float32,
+    valid_N: jax.Array | None = None,
+) -> jax.Array:
+    """Chen & Zou 2024, eq. 3 embedding ``[onehot(x_i) ; p_i ; 0]`` at ANY length.
+
+    The positional block is the code ``config.seq_len`` defines: ``"sinusoidal"`` keeps its
+    ``code_dim("sinusoidal", seq_len)`` frequencies at every position (:func:`embed_tokens`
+    re-lays the code out for each length, which would change the model with the length);
+    ``"svete"`` and ``"none"`` are defined everywhere; ``"onehot"`` only up to ``seq_len``. The
+    code is computed in float32 (float64 for float64) and stored in ``dtype``, as a model keeps
+    its position table. Traceable (jit/vmap) in ``tokens_N`` and ``valid_N``. Barbero et al.
+    2024's collapse and over-squashing studies read one model at every length through it.
+
+    Args:
+      config: the model's config (``vocab_size``, ``width``, ``positional``, ``pos_dim``,
+        ``seq_len``, ``embed_dim``).
+      tokens_N: integer token ids.
+      dtype: the embedding's dtype (the precision the model runs in).
+      valid_N: optional boolean, False at padding (left padding, masked by the caller): padding
+        rows get no positional code and the ``t``-th valid token gets the code of position ``t``.
+    Returns:
+      ``embedding_NxD``.
+    """
+    tokens_N = jnp.asarray(tokens_N)
+    _validate.check_ndim("tokens_N", tokens_N, 1)
+    _validate.check_token_ids("tokens_N", tokens_N, config.vocab_size)
+    n = int(tokens_N.shape[0])
+    if valid_N is not None:
+        _validate.check_shape("valid_N", valid_N, (n,))
+    kind = config.positional
+    code_dtype = jnp.float64 if jnp.dtype(dtype) == jnp.float64 else jnp.float32
+    if kind == "onehot":
+        if n > config.seq_len:
+            raise ValueError(
+                f"tokens_N: a one-hot position code exists for seq_len = {config.seq_len} "
+                f"positions, got {n} tokens; use a bounded code (none, sinusoidal, RoPE, ALiBi)"
+            )
+        table = jnp.eye(n, config.seq_len, dtype=code_dtype)
+    elif kind == "sinusoidal":
+        table = sinusoidal(n, config.pos_dim, dtype=code_dtype)
+    elif kind == "svete":
+        table = svete_cotterell(n, code_dtype)
+    else:
+        table = jnp.zeros((n, 0), code_dtype)
+    if valid_N is not None:
+        position_N = jnp.maximum(jnp.cumsum(valid_N.astype(jnp.int32)) - 1, 0)
+        table = jnp.where(valid_N[:, None], table[position_N], 0.0)
+    tok = jax.nn.one_hot(tokens_N, config.vocab_size, dtype=code_dtype)
+    pad = jnp.zeros((n, config.width - config.embed_dim), code_dtype)
+    return jnp.concatenate([tok, table, pad], axis=-1).astype(dtype)
