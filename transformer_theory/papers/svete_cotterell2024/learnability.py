@@ -1,6 +1,6 @@
 """Can a small transformer LEARN an n-gram LM? (the follow-up question of the lecture slides:
 Svete et al. 2024 study learnability against ``n``, ``|Sigma|`` and the rank of the LM's
-representation.) The trained experiment of :mod:`.configs.learnability`.
+representation.) The trained experiment of :mod:`.configs.ngram_learnability`.
 
 For random n-gram LMs (:meth:`.tasks.NGramLM.random`: Dirichlet rows, or logits of rank ``r``
 through a softmax), train a one-layer causal transformer LM with ``n - 1`` softmax heads, the
@@ -35,7 +35,7 @@ class LearnabilityConfig:
     """The learnability grid.
 
     Attributes:
-      size: the name :func:`.configs.learnability.get_config` gave it.
+      size: the name :func:`.configs.ngram_learnability.get_config` gave it.
       grid: ``(order, alphabet, rank)`` cells; ``rank`` None for Dirichlet rows.
       steps: Adam steps per model.
       batch: sampled strings per step.

@@ -6,7 +6,7 @@ question), beside the exact construction of Theorem 3.1 and the unigram fit
 Command (this machine, 2 CPU cores shared with other jobs; ``--size smoke`` for the test)::
 
     python experiments/ngram_learnability.py --out results/ngram_learnability
-    # or: transformer-theory experiment learnability --out results/ngram_learnability
+    # or: transformer-theory experiment ngram_learnability --out results/ngram_learnability
 
 writes ``ngram_learnability.json`` (``rows``: one per cell, rewritten after each; ``seconds``;
 ``config``). It took 4 min 46 s (2026-11-22, shared with other jobs) and gave the KL divergence
