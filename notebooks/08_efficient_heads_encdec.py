@@ -35,14 +35,13 @@ import os
 
 import jax
 import jax.numpy as jnp
-import matplotlib
 import numpy as np
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 
 from transformer_theory.core import attention, blocked, masks
 from transformer_theory.papers.conti2024 import efficient, heads
+from transformer_theory.plotting import pyplot
+
+plt = pyplot()  # the library's one backend choice (Agg): figures go to files, shown below
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"  # CI runs the small sizes
 

@@ -8,7 +8,10 @@ experiment (``experiments/encdec_translation.py``). Writes, under ``--out`` (def
 ``results/heads``), ``heads.json`` / ``heads.csv`` (one record per head: run, attention, layer,
 head, kind, score, per-family scores, best support; and the same up to a permutation, Conti 2024,
 eq. 19-20: ``kind_permuted``, ``score_permuted``) and ``<run>_heads.png`` (every head's map on the
-first held-out input, titled with kind and score).
+first held-out input, titled with kind and score), and prints, per run, how many heads are of
+each kind (plainly and up to a permutation). The study is
+:mod:`transformer_theory.papers.conti2024.head_study` (callable from Python); this command parses,
+calls it and prints.
 
 A run whose checkpoint cannot be read (files missing or corrupted) is refused in one line naming
 the directory and what is wrong (exit 2), before any classification.

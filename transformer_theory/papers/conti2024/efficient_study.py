@@ -105,6 +105,7 @@ class EfficientSettings:
         return [v for v in self.variants if v in efficient.APPROXIMATIONS]
 
     def replace(self, **changes: object) -> EfficientSettings:
+        """A copy with ``changes`` (validated again)."""
         return dataclasses.replace(self, **changes)
 
 
