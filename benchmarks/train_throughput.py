@@ -38,7 +38,6 @@ Without PyTorch the ``torch_*`` columns are omitted.
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import sys
 import time
@@ -49,7 +48,7 @@ import numpy as np
 from flax import nnx
 
 from transformer_theory.harness import TASK_NAMES, RunSpec, build_run
-from transformer_theory.jsonio import write_json
+from transformer_theory.jsonio import write_csv, write_json
 from transformer_theory.nn import from_params
 from transformer_theory.train.loop import auto_microbatches, cached_steps, make_optimizer
 
@@ -246,10 +245,7 @@ def main(argv=None) -> int:
     os.makedirs(args.out, exist_ok=True)
     record = {"device": device, "peak_gflop_per_s": peak, "steps": args.steps, "rows": rows}
     write_json(os.path.join(args.out, "train_throughput.json"), record)
-    with open(os.path.join(args.out, "train_throughput.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=cols)
-        w.writeheader()
-        w.writerows(rows)
+    write_csv(os.path.join(args.out, "train_throughput.csv"), rows, cols)
     return 0
 
 

@@ -5,20 +5,19 @@ formats and writes them).
 - :func:`clear_outputs`: remove the files a previous run left in ``--out`` (before computing);
 - :func:`save_witnesses`: found witnesses as ``witness_<family>.npz``
   (:func:`transformer_theory.files.save_model`);
-- :func:`write_outputs`: ``verify.json``, ``verify.csv``, ``verify.png``.
+- :func:`write_outputs`: ``verify.json``, ``verify.csv``, ``verify.png``
+  (:func:`transformer_theory.plotting.residuals_by_family`).
 """
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import glob
-import itertools
 import os
 from collections.abc import Sequence
 
-from transformer_theory import files
-from transformer_theory.jsonio import to_jsonable, write_json
+from transformer_theory import files, plotting
+from transformer_theory.jsonio import to_jsonable, write_csv, write_json
 from transformer_theory.theory import checks
 
 COLUMNS = (
@@ -34,6 +33,7 @@ COLUMNS = (
     "holds",
     "expected",
 )
+CSV_COLUMNS = ("dataset", *COLUMNS, "precision")
 
 
 def format_table(verdicts: Sequence[checks.Verdict]) -> str:
@@ -175,62 +175,10 @@ def write_outputs(
             clean["nonfinite"] = bad
         records.append(clean)
     write_json(pj, records)
-    with open(pc, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(("dataset",) + COLUMNS + ("precision",))
-        for v in verdicts:
-            d = v.to_dict()
-            w.writerow([d["dataset"]] + [d[c] for c in COLUMNS] + [d["precision"]])
-    plot_residuals(verdicts, pp)
+    write_csv(pc, [v.to_dict() for v in verdicts], CSV_COLUMNS, extrasaction="ignore")
+    plotting.residuals_by_family(verdicts, pp)
     return [pj, pc, pp]
 
 
-def plot_residuals(verdicts: Sequence[checks.Verdict], path: str) -> None:
-    """Max residual per family on a log scale; filled = in scope, hollow = control; bars =
-    tolerance."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fams = list(dict.fromkeys(v.family for v in verdicts))
-    props = list(dict.fromkeys(v.proposition for v in verdicts))
-    markers = dict(zip(props, itertools.cycle("os^Dv<>P")))
-    colors = dict(zip(props, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
-    fig, ax = plt.subplots(figsize=(max(8, 0.7 * len(fams) + 3), 4.8))
-    floor = 1e-18
-    for v in verdicts:
-        x = fams.index(v.family) + (props.index(v.proposition) - (len(props) - 1) / 2) * 0.12
-        y = max(v.max_residual, floor)
-        face = colors[v.proposition] if v.expected else "none"
-        ax.scatter(
-            [x],
-            [y],
-            marker=markers[v.proposition],
-            facecolors=face,
-            edgecolors=colors[v.proposition],
-            s=30,
-            zorder=3,
-        )
-        ax.hlines(v.tolerance, x - 0.06, x + 0.06, colors="k", linewidth=1, zorder=2)
-    for p in props:
-        ax.scatter(
-            [],
-            [],
-            marker=markers[p],
-            color=colors[p],
-            label=f"Prop. {p}" if p != "affine" else "affine form",
-        )
-    ax.scatter(
-        [], [], marker="o", facecolors="none", edgecolors="gray", label="control (not expected)"
-    )
-    ax.hlines([], 0, 0, colors="k", label="tolerance")
-    ax.set_yscale("log")
-    ax.set_xticks(range(len(fams)))
-    ax.set_xticklabels(fams, rotation=35, ha="right")
-    ax.set_ylabel("max relative residual")
-    ax.set_title("Chen & Zou 2024, Props. 7-10: residuals per family (all datasets)")
-    ax.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+# The figure is drawn by the plotting module; the old name stays for notebooks/02_verification.py.
+plot_residuals = plotting.residuals_by_family

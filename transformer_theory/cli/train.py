@@ -23,8 +23,8 @@ from transformer_theory.cli._common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     UsageError,
+    comma_list,
     name_list,
-    nonnegative_int,
     positive_float,
     positive_int,
     prepare_out_dir,
@@ -38,6 +38,9 @@ from transformer_theory.harness import (
     run_experiment,
 )
 from transformer_theory.train import RunDirectoryError, TrainingInterrupted
+
+# One integer or a comma list (``--seeds 0 1 2`` and ``--seeds 0,1,2`` agree).
+_int_list = comma_list(int, minimum=0)
 
 # The setting a refused output directory names, and the flag that sets it (else --out).
 _FLAGS = {
@@ -120,12 +123,6 @@ def check_seconds(runs, out: str) -> float:
         option="--steps",
     )
     return total
-
-
-def _int_list(text: str) -> list[int]:
-    """argparse type: one integer or a comma list (``--seeds 0 1 2`` and ``--seeds 0,1,2``
-    agree)."""
-    return [nonnegative_int(t) for t in text.split(",") if t.strip()] or [nonnegative_int(text)]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -232,7 +229,7 @@ def run(args) -> int:
         flag = _FLAGS.get(err.setting, "--out")
         raise UsageError(f"{flag}: {err}") from None
 
-    runs = config.runs()
+    runs = config.run_specs
     try:
         check_seconds(runs, out)
     except RunDirectoryError as err:

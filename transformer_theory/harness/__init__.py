@@ -1,15 +1,20 @@
-"""Training experiments as configs: task setups per size, runs, sweeps, summaries and figures.
+"""The harness runs, resumes and sweeps experiment configs (Chen & Zou 2024's trained figures).
 
-The pipeline, one module each:
+An experiment is a typed frozen config; the harness trains each of its runs through
+:func:`transformer_theory.train.train` (a killed run resumes bit for bit from its directory, a
+finished one continues to more steps), sweeps them into one output directory, summarizes them and
+draws the figures. One module each:
 
 - :mod:`.setups`: how each of Chen & Zou's four tasks is built and trained, one table per size
   (:data:`QUICK`, :data:`PAPER`);
 - :mod:`.config`: :class:`ExperimentConfig`, a typed frozen description of an experiment (which
   tasks, heads per layer, seeds, size, optimizer overrides, which analysis); the shipped ones are
-  :mod:`.configs` (:data:`NAMED`), a user's own is a file with ``get_config()``;
+  the modules of :mod:`.configs` (:data:`NAMED`, found on disk), a user's own is a file with
+  ``get_config()``;
 - :mod:`.runs`: :class:`RunSpec`, one run, and what it builds (model, data, optimizer);
 - :mod:`.sweeps`: :func:`run_experiment` (check the output directory, train every run, summarize,
   draw) and :func:`plot` (redraw from a directory);
+- :mod:`.tables`: a sweep's summary as the committed CSV and README's table;
 - :mod:`.plots` (learning curves) and :mod:`.attention_maps` (Figure 3), the analyses.
 
 From Python::

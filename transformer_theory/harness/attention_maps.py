@@ -22,6 +22,7 @@ from transformer_theory.core.forward import forward_trace
 from transformer_theory.harness.config import ExperimentConfig
 from transformer_theory.harness.runs import trained_params
 from transformer_theory.jsonio import write_json
+from transformer_theory.plotting import pyplot, save_figure
 from transformer_theory.train.init import copy_pattern_alpha
 
 FIGURE = "fig3_attention_maps.png"
@@ -56,7 +57,7 @@ def match_support(tokens: np.ndarray, k: int) -> np.ndarray:
 
 def _spec(config: ExperimentConfig):
     """The run Figure 3 draws: the first seed's two-layer, one-head reasoning run with k = 2."""
-    specs = [s for s in config.runs() if s.task == "reasoning" and s.heads == (1, 1)]
+    specs = [s for s in config.run_specs if s.task == "reasoning" and s.heads == (1, 1)]
     task = specs[0].setup.task if specs else None
     if not specs or not isinstance(task, tasklib.InContextQA) or task.k != 2:
         raise ValueError(
@@ -69,11 +70,9 @@ def _spec(config: ExperimentConfig):
 def analyse(config: ExperimentConfig, out: str) -> list[str]:
     """Draw the figure from the trained run under ``out`` and write the attention-share summary;
     returns ``[figure, summary]`` paths."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle
+
+    plt = pyplot()
 
     spec = _spec(config)
     task = spec.setup.task
@@ -119,9 +118,6 @@ def analyse(config: ExperimentConfig, out: str) -> list[str]:
         config.title
         or "Chen & Zou 2024, Figure 3: trained two-layer model vs Theorem 3's construction"
     )
-    fig.tight_layout()
-    paths = [os.path.join(out, FIGURE), os.path.join(out, SUMMARY)]
-    fig.savefig(paths[0], dpi=110)
-    plt.close(fig)
+    paths = [save_figure(fig, os.path.join(out, FIGURE)), os.path.join(out, SUMMARY)]
     write_json(paths[1], summary)  # a share of no attention mass is NaN: null, listed as such
     return paths

@@ -1,7 +1,8 @@
 """An experiment is a config: a typed frozen :class:`ExperimentConfig`, named or from a user's file.
 
 The library ships the configs of the paper's figures as modules of
-:mod:`transformer_theory.harness.configs` (:data:`NAMED`); a user's experiment is a Python file
+:mod:`transformer_theory.harness.configs` (:data:`NAMED`, found on disk: every module there is a
+named experiment); a user's experiment is a Python file
 with a ``get_config()`` that returns an :class:`ExperimentConfig` (the big_vision / nanodo
 convention), e.g. ``my_sweep.py``::
 
@@ -23,18 +24,46 @@ of source (a shipped name or a file path) into the config.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import importlib.util
 import math
 import os
+import pkgutil
 import re
 import sys
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from transformer_theory import tasks as tasklib
 from transformer_theory.harness.setups import SETUPS, TaskSetup
 
-NAMED = ("fig2_depth", "fig4_7_heads", "fig3_attention_maps", "fig2_paper")
+if TYPE_CHECKING:
+    from transformer_theory.harness.runs import RunSpec
+
+__all__ = [
+    "ANALYSES",
+    "INITS",
+    "NAMED",
+    "OPTIMIZERS",
+    "ExperimentConfig",
+    "ExperimentError",
+    "config_from_file",
+    "named_config",
+    "resolve",
+]
+
+
+def _shipped() -> tuple[str, ...]:
+    """The config modules of :mod:`transformer_theory.harness.configs`, found on disk (a new
+    ``configs/<name>.py`` with ``get_config()`` is a new named experiment)."""
+    where = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs")
+    return tuple(
+        sorted(m.name for m in pkgutil.iter_modules([where]) if not m.name.startswith("_"))
+    )
+
+
+NAMED = _shipped()
 ANALYSES = ("curves", "attention_maps")
 INITS = ("paper", "random")
 OPTIMIZERS = ("sgd", "adam")
@@ -211,11 +240,13 @@ class ExperimentConfig:
         """The :class:`~.setups.TaskSetup` of ``task`` at this config's size."""
         return (SETUPS if self.setups is None else self.setups)[self.size][task]
 
-    def runs(self):
-        """Every run, as :class:`~.runs.RunSpec`: tasks, then heads configurations, then seeds."""
+    @functools.cached_property
+    def run_specs(self) -> tuple[RunSpec, ...]:
+        """Every run, as :class:`~.runs.RunSpec`: tasks, then heads configurations, then seeds
+        (computed once per config: a config is frozen)."""
         from transformer_theory.harness.runs import RunSpec
 
-        return [
+        return tuple(
             RunSpec(
                 task,
                 heads,
@@ -231,7 +262,11 @@ class ExperimentConfig:
             for heads in self.heads[task]
             if self.depths is None or len(heads) in self.depths
             for seed in self.seeds
-        ]
+        )
+
+    def runs(self) -> list[RunSpec]:
+        """:attr:`run_specs` as a list."""
+        return list(self.run_specs)
 
 
 def named_config(name: str) -> ExperimentConfig:

@@ -8,6 +8,7 @@ import os
 import numpy as np
 
 from transformer_theory.harness.config import ExperimentConfig
+from transformer_theory.plotting import pyplot, save_figure
 from transformer_theory.train import RunDirectoryError, read_metrics
 from transformer_theory.train.rundir import METRICS_FILE
 
@@ -16,7 +17,7 @@ def load_metrics(config: ExperimentConfig, out: str) -> list[tuple]:
     """``[(spec, metrics record)]`` of every run of ``config`` that has a ``metrics.json`` under
     ``out`` (a run that never logged is left out)."""
     found = []
-    for spec in config.runs():
+    for spec in config.run_specs:
         path = os.path.join(out, spec.name, METRICS_FILE)
         if os.path.exists(path):
             found.append((spec, read_metrics(path)))
@@ -32,15 +33,11 @@ def plot_curves(config: ExperimentConfig, out: str) -> str:
     Raises :class:`~transformer_theory.train.RunDirectoryError` when no run has metrics or a
     ``metrics.json`` cannot be read. Returns the PNG path.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     runs = load_metrics(config, out)
     if not runs:
         raise RunDirectoryError(
-            f"{out}: none of the {len(config.runs())} runs has a {METRICS_FILE}"
+            f"{out}: none of the {len(config.run_specs)} runs has a {METRICS_FILE}"
         )
     tasks = [t for t in config.selected_tasks if any(spec.task == t for spec, _ in runs)]
     fig, axes = plt.subplots(2, len(tasks), figsize=(4.2 * len(tasks), 6.5), squeeze=False)
@@ -78,8 +75,4 @@ def plot_curves(config: ExperimentConfig, out: str) -> str:
         axes[1, col].set_xlabel("step")
         axes[0, col].legend(fontsize=8)
     fig.suptitle(config.title or config.name)
-    fig.tight_layout()
-    path = os.path.join(out, f"{config.name}.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, os.path.join(out, f"{config.name}.png"))

@@ -24,8 +24,6 @@ Run directories that the command does not list are left alone: runs shared by tw
 
 from __future__ import annotations
 
-import csv
-import json
 import os
 from collections.abc import Callable, Sequence
 
@@ -34,20 +32,12 @@ import numpy as np
 from transformer_theory.harness.config import ExperimentConfig, ExperimentError, resolve
 from transformer_theory.harness.runs import RunSpec, execute
 from transformer_theory.harness.setups import PAPER_CLAIMS
-from transformer_theory.jsonio import write_json
+from transformer_theory.jsonio import read_json, write_csv, write_json
 from transformer_theory.train.rundir import RunDirectoryError, check_run_dir
 
 EXPERIMENT_FILE = "experiment.json"
 # The config fields a command line may change; experiment.json records their values.
 OVERRIDABLE = ("size", "seeds", "tasks", "depths", "steps", "optimizer", "learning_rate")
-
-
-def _strict_json(path: str):
-    def refuse(name):
-        raise ValueError(f"{name} is not JSON")
-
-    with open(path, "rb") as f:
-        return json.loads(f.read().decode("utf-8"), parse_constant=refuse)
 
 
 def _record(config: ExperimentConfig, source: str) -> dict:
@@ -57,7 +47,7 @@ def _record(config: ExperimentConfig, source: str) -> dict:
         experiment=config.name,
         source=source,
         overrides=overrides,
-        runs=[spec.name for spec in config.runs()],
+        runs=[spec.name for spec in config.run_specs],
     )
 
 
@@ -70,7 +60,7 @@ def check_out_dir(config: ExperimentConfig, out: str, source: str | None = None)
     ``"train.learning_rate"``, ...), ``"steps"``, ``"experiment"``, ``"source"`` or a recorded
     override (``"overrides.learning_rate"``, ``"overrides.seeds"``, ...).
     """
-    for spec in config.runs():
+    for spec in config.run_specs:
         run_dir = os.path.join(out, spec.name)
         if os.path.isdir(run_dir):
             check_run_dir(run_dir, spec.settings(), spec.train_config.steps)
@@ -78,7 +68,7 @@ def check_out_dir(config: ExperimentConfig, out: str, source: str | None = None)
     if not os.path.exists(path):
         return
     try:
-        recorded = _strict_json(path)
+        recorded = read_json(path)
     except (OSError, UnicodeDecodeError, ValueError) as err:
         raise RunDirectoryError(
             f"{path}: not a JSON experiment record ({type(err).__name__}); use another output "
@@ -124,7 +114,7 @@ def read_record(out: str) -> tuple[ExperimentConfig, dict]:
             f"{out} has no {EXPERIMENT_FILE}; is it an output of `transformer-theory train`?"
         )
     try:
-        record = _strict_json(path)
+        record = read_json(path)
     except (UnicodeDecodeError, ValueError) as err:
         raise ExperimentError(f"{path}: not a JSON file ({type(err).__name__})") from None
     if not (
@@ -177,15 +167,6 @@ def aggregate(rows: Sequence[dict]) -> list[dict]:
     return out
 
 
-def _write_csv(path: str, rows: Sequence[dict]) -> None:
-    if not rows:
-        return
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-
-
 def sweep(
     specs: Sequence[RunSpec],
     out: str,
@@ -202,8 +183,9 @@ def sweep(
         if on_result is not None:
             on_result(i, spec, row)
     write_json(os.path.join(out, "summary.json"), rows)
-    _write_csv(os.path.join(out, "summary.csv"), rows)
-    _write_csv(os.path.join(out, "aggregate.csv"), aggregate(rows))
+    if rows:
+        write_csv(os.path.join(out, "summary.csv"), rows, list(rows[0]))
+        write_csv(os.path.join(out, "aggregate.csv"), aggregate(rows))
     return rows
 
 
@@ -235,7 +217,7 @@ def run_experiment(
     check_out_dir(config, out, source)
     os.makedirs(out, exist_ok=True)
     write_record(config, source, out)
-    rows = sweep(config.runs(), out, progress=progress, on_result=on_result)
+    rows = sweep(config.run_specs, out, progress=progress, on_result=on_result)
     return rows, analyse(config, out)
 
 

@@ -3,14 +3,13 @@ paper's claim); reads only the rows that :func:`~.sweeps.sweep` writes to ``summ
 
 from __future__ import annotations
 
-import csv
 import os
 from collections.abc import Sequence
 
 import numpy as np
 
 from transformer_theory.harness.setups import PAPER_CLAIMS, TASK_NAMES
-from transformer_theory.jsonio import read_json
+from transformer_theory.jsonio import read_json, write_csv
 
 SUMMARY_COLUMNS = (
     "task",
@@ -58,13 +57,11 @@ def _diverged(row: dict) -> bool:
 def write_summary_csv(rows: Sequence[dict], path: str) -> None:
     """One line per run with :data:`SUMMARY_COLUMNS` (accuracy rounded to 4 decimals; a diverged
     run's accuracy is empty and its ``stop_reason`` is ``diverged``)."""
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=SUMMARY_COLUMNS, extrasaction="ignore")
-        w.writeheader()
-        for r in rows:
-            acc = None if _diverged(r) else round(float(r["final_eval_acc"]), 4)
-            w.writerow(dict(r, final_eval_acc=acc))
+    table = [
+        dict(r, final_eval_acc=None if _diverged(r) else round(float(r["final_eval_acc"]), 4))
+        for r in rows
+    ]
+    write_csv(path, table, SUMMARY_COLUMNS, extrasaction="ignore")
 
 
 def markdown_table(rows: Sequence[dict]) -> str:
