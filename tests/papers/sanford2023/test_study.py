@@ -113,3 +113,9 @@ def test_every_config_has_a_smoke_and_a_default_size(name):
     assert "python experiments/" in module.__doc__
     with pytest.raises(ValueError, match="size"):
         module.get_config("huge")
+
+
+def test_the_command_offers_exactly_the_registered_names():
+    from transformer_theory.cli import sanford
+
+    assert sanford.TASKS == registry.NAMES  # the command keeps jax out of its parser's imports
