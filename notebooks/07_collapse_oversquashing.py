@@ -40,10 +40,11 @@ import numpy as np
 
 jax.config.update("jax_enable_x64", True)
 
-from transformer_theory.papers.barbero2024 import plots  # noqa: E402
-from transformer_theory.papers.barbero2024 import (
-    collapse,  # noqa: E402
-    oversquash,  # noqa: E402
+from transformer_theory.core.positional import embed_long  # noqa: E402
+from transformer_theory.papers.barbero2024 import collapse, oversquash, plots  # noqa: E402
+from transformer_theory.papers.barbero2024.models import (  # noqa: E402
+    causal_pre_ln_config,
+    random_model,
 )
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
@@ -61,8 +62,8 @@ PRECISIONS = ("float64", "bfloat16") if SMOKE else collapse.PRECISIONS
 lengths = collapse.length_grid(MAX_LEN, POINTS, 4)
 models = []
 for depth, positional in [(1, "none")] if SMOKE else [(1, "none"), (2, "rope")]:
-    cfg = collapse.causal_pre_ln_config(depth, 1, positional, width=24)
-    params = collapse.random_model(cfg, seed=0)
+    cfg = causal_pre_ln_config(depth, 1, positional, width=24)
+    params = random_model(cfg, seed=0)
     rec = collapse.model_record(params, f"L{depth}_{positional}", lengths, PRECISIONS)
     models.append(rec)
     # the verdict is read from the curve's tail (last decade) and a plateau test, not hand-written
@@ -104,8 +105,8 @@ display(Image(fig_path))
 # %%
 alibi_lengths = [256, 1024, 4096] if not SMOKE else [8, 16, 32]
 for positional in ("sinusoidal", "alibi"):
-    cfg = collapse.causal_pre_ln_config(1, 1, positional, width=24)
-    r = collapse.collapse_curve(collapse.random_model(cfg), alibi_lengths, ("float64",))
+    cfg = causal_pre_ln_config(1, 1, positional, width=24)
+    r = collapse.collapse_curve(random_model(cfg), alibi_lengths, ("float64",))
     d = r["precisions"]["float64"]["distance"]
     print(
         positional, [f"{x:.4g}" for x in d], collapse.asymptotic_rate(alibi_lengths, d)["verdict"]
@@ -123,9 +124,9 @@ n = 8 if SMOKE else 32
 tokens = collapse.pattern_tokens("random", n)
 records = []
 for depth in (1, 2) if SMOKE else (1, 2, 4):
-    cfg = collapse.causal_pre_ln_config(depth, 1, "rope", width=16)
-    params = collapse.random_model(cfg, seed=1)
-    emb = collapse.embed_long(cfg, tokens, dtype=jnp.float64)
+    cfg = causal_pre_ln_config(depth, 1, "rope", width=16)
+    params = random_model(cfg, seed=1)
+    emb = embed_long(cfg, tokens, dtype=jnp.float64)
     rec = oversquash.oversquash_record(params, emb)
     records.append(dict(name=f"L{depth}_rope", **rec))
     s = np.array(rec["sensitivity_final"])

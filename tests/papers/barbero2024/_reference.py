@@ -10,7 +10,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from transformer_theory.papers.barbero2024 import collapse
+from transformer_theory.papers.barbero2024 import models
 from transformer_theory.params import init_params
 
 
@@ -84,7 +84,7 @@ def random_model(positional, depth=1, heads=2, *, seed=0, width=12, scale=1.5, *
     """A small float64 causal Pre-LN model whose norm gains and biases are moved away from 1 and 0
     (so a reference that dropped a gain or a bias, or a Jacobian that missed a norm term, would
     fail); ``changes`` replace fields of its config."""
-    cfg = collapse.causal_pre_ln_config(depth, heads, positional, width=width, qk_dim=4, seq_len=4)
+    cfg = models.causal_pre_ln_config(depth, heads, positional, width=width, qk_dim=4, seq_len=4)
     p = init_params(jax.random.key(seed), cfg.replace(**changes), dtype=jnp.float64, scale=scale)
     leaves, tree = jax.tree.flatten(p)
     keys = jax.random.split(jax.random.key(seed + 100), len(leaves))

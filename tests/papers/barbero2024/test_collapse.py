@@ -8,9 +8,10 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from tests.papers.barbero2024 import _reference
 from tests.helpers import assert_close
-from transformer_theory.papers.barbero2024 import collapse
+from tests.papers.barbero2024 import _reference
+from transformer_theory.core.positional import embed_long
+from transformer_theory.papers.barbero2024 import collapse, models
 from transformer_theory.papers.barbero2024 import tasks as copying
 
 
@@ -18,7 +19,7 @@ def random_model(positional, depth=1, heads=2, seed=0, scale=1.5):
     return _reference.random_model(positional, depth, heads, seed=seed, scale=scale)
 
 
-@pytest.mark.parametrize("positional", collapse.POSITIONAL)
+@pytest.mark.parametrize("positional", models.POSITIONAL)
 def test_one_layer_distance_matches_numpy_reference(positional):
     params = random_model(positional)
     lengths = [9]  # one compile per model: the tests share two CPU cores
@@ -89,8 +90,8 @@ def test_fit_rate_recovers_a_power_law():
 
 
 def test_embed_long_keeps_the_code_of_seq_len():
-    cfg = collapse.causal_pre_ln_config(1, 1, "sinusoidal", width=16, seq_len=6)
-    e = np.asarray(collapse.embed_long(cfg, jnp.zeros(40, jnp.int32), dtype=jnp.float64))
+    cfg = models.causal_pre_ln_config(1, 1, "sinusoidal", width=16, seq_len=6)
+    e = np.asarray(embed_long(cfg, jnp.zeros(40, jnp.int32), dtype=jnp.float64))
     assert_close(e[:, cfg.vocab_size : cfg.embed_dim], _reference.sinusoid(40, cfg.pos_dim))
 
 
@@ -101,10 +102,10 @@ def test_left_padding_is_the_unpadded_model():
     params = base.replace(config=base.config.replace(relative="alibi"))
     last = jax.jit(collapse.last_representation)
     v = np.array([1, 0, 2, 1, 3])
-    ref = last(params, collapse.embed_long(params.config, v, dtype=jnp.float64))
+    ref = last(params, embed_long(params.config, v, dtype=jnp.float64))
     padded = np.concatenate([[copying.PAD] * 3, v])
     valid = jnp.asarray(padded != copying.PAD)
-    emb = collapse.embed_long(params.config, padded, dtype=jnp.float64, valid_N=valid)
+    emb = embed_long(params.config, padded, dtype=jnp.float64, valid_N=valid)
     assert_close(last(params, emb, copying.attention_mask(valid)), ref)
     ref_np = _reference.last_representation(params, params.config, v)
     assert_close(ref, ref_np)
@@ -120,7 +121,7 @@ def test_bad_arguments_name_the_argument():
         collapse.collapse_curve(params.replace(config=params.config.replace(causal=False)), [4])
     onehot = params.config.replace(positional="onehot", width=12)
     with pytest.raises(ValueError, match="tokens_N"):
-        collapse.embed_long(onehot, jnp.zeros(7, jnp.int32))
+        embed_long(onehot, jnp.zeros(7, jnp.int32))
     with pytest.raises(ValueError, match="pattern"):
         collapse.pattern_tokens("spiral", 4)
 
@@ -164,16 +165,16 @@ def test_length_grid_of_many_points_is_every_length_without_an_array_of_points()
 @pytest.mark.parametrize("positional", ["none", "sinusoidal"])
 @pytest.mark.parametrize("depth,heads,width", [(1, 1, 32), (3, 2, 24)])
 def test_model_bytes_is_the_size_of_the_model_built(positional, depth, heads, width):
-    cfg = collapse.causal_pre_ln_config(depth, heads, positional, width=width)
-    params = jax.eval_shape(lambda: collapse.random_model(cfg))
+    cfg = models.causal_pre_ln_config(depth, heads, positional, width=width)
+    params = jax.eval_shape(lambda: models.random_model(cfg))
     built = sum(x.size * x.dtype.itemsize for x in jax.tree.leaves(params))
-    assert collapse.model_bytes(depth, heads, width=width) == built
+    assert models.model_bytes(depth, heads, width=width) == built
     # sizes no config could hold (a tuple of 10^12 head counts): arithmetic, at once
-    assert collapse.model_bytes(10**12, 1, width=32) == 10**12 * (
-        collapse.model_bytes(2, 1) - collapse.model_bytes(1, 1)
-    ) + (2 * collapse.model_bytes(1, 1) - collapse.model_bytes(2, 1))
+    assert models.model_bytes(10**12, 1, width=32) == 10**12 * (
+        models.model_bytes(2, 1) - models.model_bytes(1, 1)
+    ) + (2 * models.model_bytes(1, 1) - models.model_bytes(2, 1))
     with pytest.raises(ValueError, match="depth"):
-        collapse.model_bytes(0, 1)
+        models.model_bytes(0, 1)
 
 
 def _last_token_distance(params, n, alibi):

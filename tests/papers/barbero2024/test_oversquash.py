@@ -10,11 +10,12 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from tests.papers.barbero2024 import _reference
 from tests.helpers import assert_close
+from tests.papers.barbero2024 import _reference
 from transformer_theory.core.forward import forward_trace
 from transformer_theory.core.layers import attention_layer
-from transformer_theory.papers.barbero2024 import collapse, oversquash
+from transformer_theory.core.positional import embed_long
+from transformer_theory.papers.barbero2024 import oversquash
 
 TOKENS = np.array([1, 0, 2, 1, 3, 1])
 
@@ -24,7 +25,7 @@ def model(positional="rope", depth=2, heads=2, **changes):
 
 
 def embedding(params, tokens=TOKENS):
-    return collapse.embed_long(params.config, tokens, dtype=jnp.float64)
+    return embed_long(params.config, tokens, dtype=jnp.float64)
 
 
 def test_jacobian_matches_finite_differences():

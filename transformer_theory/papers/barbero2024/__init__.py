@@ -3,11 +3,23 @@ in causal Pre-LN transformers, and the trained copy / count tasks.
 
 Modules:
 
+- :mod:`.models`: the paper's model (causal Pre-LN), its random instances, size and token maps.
 - :mod:`.tasks`: copy-first, copy-last and count-ones with separators.
 - :mod:`.collapse`: representational collapse measured by length and precision.
 - :mod:`.oversquash`: sensitivities against attention paths and their bound.
-- :mod:`.collapse_tasks`: the trained tasks that show collapse.
+- :mod:`.study`: the grids of models the ``collapse`` and ``oversquash`` commands run.
+- :mod:`.collapse_tasks`: the trained tasks that show collapse (training, evaluation, the run).
+- :mod:`.configs`: the trained experiment's config (``get_config(size)``).
 - :mod:`.plots`: the figures: collapse curves, over-squashing profiles, task accuracy.
 """
 
-__all__ = ["collapse", "collapse_tasks", "oversquash", "plots", "tasks"]
+__all__ = [
+    "collapse",
+    "collapse_tasks",
+    "configs",
+    "models",
+    "oversquash",
+    "plots",
+    "study",
+    "tasks",
+]

@@ -41,9 +41,11 @@ In bfloat16 the distance stops at the rounding floor (an ulp of ``y``) long befo
 zero, and the two vectors become identical only coordinate by coordinate.
 
 Lengths beyond ``config.seq_len``: the library's embedding (Chen & Zou 2024, eq. 3) lays a one-hot
-or sinusoidal code out for the sequence's own length; :func:`embed_long` keeps the code that
-``config.seq_len`` defines (the sinusoidal frequencies of a ``code_dim(positional, seq_len)``-wide
-code) and evaluates it at any position, so the same model reads every length.
+or sinusoidal code out for the sequence's own length;
+:func:`~transformer_theory.core.positional.embed_long` keeps the code that ``config.seq_len``
+defines and evaluates it at any position, so the same model reads every length. The model itself
+(:func:`~.models.causal_pre_ln_config`) and the precisions (:mod:`transformer_theory.precision`)
+are defined once elsewhere; this module holds the measurement.
 
 Shape letters: :mod:`transformer_theory.glossary`.
 """
@@ -57,170 +59,54 @@ from collections.abc import Callable, Sequence
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from transformer_theory import _validate
-from transformer_theory.core import norms, positional
 from transformer_theory.core.forward import forward_trace
-from transformer_theory.core.layers import attention_scores, mlp
-from transformer_theory.params import (
-    LayerParams,
-    ModelConfig,
-    ModelParams,
-    cast_params,
-    init_params,
-)
+from transformer_theory.core.layers import attention_scores
+from transformer_theory.core.positional import embed_long
+from transformer_theory.papers.barbero2024.models import final_norm, mlp_map, norm1_map
+from transformer_theory.params import ModelConfig, ModelParams, cast_params, init_params
+from transformer_theory.precision import PRECISIONS, dtype_of, to_float64, unit_roundoff
 
-PRECISIONS = ("float64", "float32", "bfloat16")
+__all__ = [
+    "DECAY_SLOPE",
+    "ONE",
+    "PATTERNS",
+    "PLATEAU_CHANGE",
+    "PRECISIONS",
+    "SEPARATOR",
+    "ZERO",
+    "asymptotic_rate",
+    "check_precision",
+    "collapse_curve",
+    "compare",
+    "first_true",
+    "fit_rate",
+    "identical_from",
+    "last_representation",
+    "length_grid",
+    "measurement_bytes",
+    "model_record",
+    "one_layer_limit",
+    "pair_representations",
+    "pattern_tokens",
+    "repeat_last",
+    "rounding_dominates_from",
+    "rounding_floor",
+    "summarize",
+]
+
 PATTERNS = ("ones_zero", "zeros_one", "alternating", "random")
 # Token ids of the collapse and copying experiments (tasks.copying uses the same layout).
 ZERO, ONE, SEPARATOR = 0, 1, 2
 
 
-POSITIONAL = ("none", "sinusoidal", "rope", "alibi")
-
-
-def causal_pre_ln_config(
-    depth: int,
-    heads: int,
-    positional: str,
-    *,
-    width: int = 32,
-    qk_dim: int = 8,
-    vocab_size: int = 5,
-    seq_len: int = 16,
-    mlp_ratio: int = 2,
-    num_classes: int = 2,
-) -> ModelConfig:
-    """Barbero et al. 2024, §2's model as a :class:`ModelConfig`: causal softmax attention with
-    ``1/sqrt(E)`` scores, ``norm1`` (LayerNorm) before attention, an MLP ``psi`` after ``norm2``,
-    the final ``norm3``, ``heads`` heads in each of ``depth`` layers.
-
-    ``positional``: ``"none"``, ``"sinusoidal"`` (an absolute code of ``code_dim(seq_len)``
-    frequencies written into the stream), ``"rope"`` or ``"alibi"`` (relative, in the scores).
-    """
-    _validate.check_choice("positional", positional, POSITIONAL)
-    _validate.check_positive("depth", depth)
-    _validate.check_positive("heads", heads)
-    _validate.check_positive("mlp_ratio", mlp_ratio)
-    return ModelConfig(
-        vocab_size=vocab_size,
-        seq_len=seq_len,
-        width=width,
-        num_classes=num_classes,
-        heads=(heads,) * depth,
-        attention="softmax",
-        scale_scores=True,
-        causal=True,
-        positional="sinusoidal" if positional == "sinusoidal" else "none",
-        relative=positional if positional in ("rope", "alibi") else None,
-        qk_dim=qk_dim,
-        norm1="layernorm",
-        mlp_hidden=mlp_ratio * width,
-        norm2="layernorm",
-        final_norm="layernorm",
-    )
-
-
-def model_bytes(
-    depth: int,
-    heads: int,
-    *,
-    width: int = 32,
-    qk_dim: int = 8,
-    mlp_ratio: int = 2,
-    num_classes: int = 2,
-    itemsize: int = 8,
-) -> int:
-    """Bytes of the parameters of :func:`causal_pre_ln_config` ``(depth, heads, ...)`` in a dtype
-    of ``itemsize`` bytes (8: the float64 model of :func:`random_model`), from the sizes alone.
-
-    Python integers and nothing built: a config of ``10^12`` layers would be a tuple of ``10^12``
-    head counts, so a command checks this figure first (per layer: ``W_V`` ``(H, D, D)``,
-    ``W_Q`` and ``W_K`` ``(H, E, D)``, the MLP ``(F, D)``, ``(F,)``, ``(D, F)``, ``(D,)`` with
-    ``F = mlp_ratio D``, two LayerNorms; then ``w_o`` ``(C, D)`` and the final LayerNorm).
-    """
-    for name, value in (("depth", depth), ("heads", heads), ("width", width)):
-        if int(value) != value or value < 1:  # not check_positive: float(10^400) overflows
-            raise ValueError(f"{name}: expected a positive integer, got {value!r}")
-    d, e, f = int(width), int(qk_dim), int(mlp_ratio) * int(width)
-    layer = int(heads) * (d * d + 2 * e * d) + (2 * f * d + f + d) + 2 * 2 * d
-    return int(itemsize) * (int(depth) * layer + int(num_classes) * d + 2 * d)
-
-
-def random_model(config: ModelConfig, seed: int = 0) -> ModelParams:
-    """A random float64 model of ``config`` (entries ``N(0, 1/d')``, norms at gain 1, bias 0)."""
-    return init_params(jax.random.key(seed), config, dtype=jnp.float64)
-
-
-def dtype_of(precision: str):
-    """The JAX dtype of ``precision`` (one of :data:`PRECISIONS`); float64 needs x64 enabled."""
+def check_precision(precision: str) -> jnp.dtype:
+    """The dtype of ``precision``, one of :data:`PRECISIONS` (the formats a model runs entirely
+    in here; ValueError naming ``precision`` otherwise, or for float64 without x64)."""
     _validate.check_choice("precision", precision, PRECISIONS)
-    if precision == "float64" and not jax.config.jax_enable_x64:
-        raise ValueError(
-            "precision: float64 needs jax.config.update('jax_enable_x64', True) before any "
-            "array is created"
-        )
-    return jnp.dtype(precision)
-
-
-def embed_long(
-    config: ModelConfig, tokens_N, *, dtype=jnp.float32, valid_N: jax.Array | None = None
-) -> jax.Array:
-    """Chen & Zou 2024, eq. 3 embedding ``[onehot(x_i) ; p_i ; 0]`` at ANY length.
-
-    The positional block is the code ``config.seq_len`` defines: ``"sinusoidal"`` keeps its
-    ``code_dim("sinusoidal", seq_len)`` frequencies at every position (the library's
-    :func:`~transformer_theory.core.positional.embed_tokens` re-lays it out for each length, which
-    would change the model with the length); ``"svete"`` and ``"none"`` are defined everywhere;
-    ``"onehot"`` only up to ``seq_len``. The code is computed in float32 (float64 for float64) and
-    stored in ``dtype``, as a model keeps its position table. Traceable (jit/vmap) in ``tokens_N``
-    and ``valid_N``.
-
-    Args:
-      config: the model's config.
-      tokens_N: integer token ids.
-      dtype: the embedding's dtype (the precision the model runs in).
-      valid_N: optional boolean, False at padding (left padding, masked by the caller): padding
-        rows get no positional code and the ``t``-th valid token gets the code of position ``t``.
-    Returns:
-      ``embedding_NxD``.
-    """
-    tokens_N = jnp.asarray(tokens_N)
-    _validate.check_ndim("tokens_N", tokens_N, 1)
-    _validate.check_token_ids("tokens_N", tokens_N, config.vocab_size)
-    n = int(tokens_N.shape[0])
-    if valid_N is not None:
-        _validate.check_shape("valid_N", valid_N, (n,))
-    kind = config.positional
-    code_dtype = jnp.float64 if jnp.dtype(dtype) == jnp.float64 else jnp.float32
-    if kind == "onehot":
-        if n > config.seq_len:
-            raise ValueError(
-                f"tokens_N: a one-hot position code exists for seq_len = {config.seq_len} "
-                f"positions, got {n} tokens; use a bounded code (none, sinusoidal, RoPE, ALiBi)"
-            )
-        table = jnp.eye(n, config.seq_len, dtype=code_dtype)
-    elif kind == "sinusoidal":
-        table = positional.sinusoidal(n, config.pos_dim, dtype=code_dtype)
-    elif kind == "svete":
-        table = positional.svete_cotterell(n, code_dtype)
-    else:
-        table = jnp.zeros((n, 0), code_dtype)
-    if valid_N is not None:
-        position_N = jnp.maximum(jnp.cumsum(valid_N.astype(jnp.int32)) - 1, 0)
-        table = jnp.where(valid_N[:, None], table[position_N], 0.0)
-    tok = jax.nn.one_hot(tokens_N, config.vocab_size, dtype=code_dtype)
-    pad = jnp.zeros((n, config.width - config.embed_dim), code_dtype)
-    return jnp.concatenate([tok, table, pad], axis=-1).astype(dtype)
-
-
-def final_norm(params: ModelParams, v_D: jax.Array) -> jax.Array:
-    """``norm3`` (Barbero et al. 2024's final normalization; identity when the model has none)."""
-    fn = params.final_norm
-    if fn is None:
-        return v_D
-    cfg = params.config
-    return norms.apply_norm(cfg.final_norm, v_D, fn.scale, fn.bias, cfg.norm_eps)
+    return jnp.dtype(dtype_of(precision))
 
 
 def last_representation(
@@ -271,7 +157,7 @@ def pattern_tokens(pattern: str, n: int, *, separator_every: int | None = None) 
     return v.astype(np.int32)
 
 
-def repeat_last(tokens_N) -> np.ndarray:
+def repeat_last(tokens_N: ArrayLike) -> np.ndarray:
     """``v' = (v_1, ..., v_n, v_n)``: the sequence with its last token repeated."""
     tokens_N = np.asarray(tokens_N)
     _validate.check_ndim("tokens_N", tokens_N, 1)
@@ -280,10 +166,12 @@ def repeat_last(tokens_N) -> np.ndarray:
     return np.concatenate([tokens_N, tokens_N[-1:]]).astype(np.int32)
 
 
-def pair_representations(params: ModelParams, tokens_a, tokens_b, precision: str):
+def pair_representations(
+    params: ModelParams, tokens_a: np.ndarray, tokens_b: np.ndarray, precision: str
+) -> tuple[jax.Array, jax.Array]:
     """``(y_a, y_b)``: the final last-token representations of two sequences, each from its own
-    forward pass, with ``params`` and activations in ``precision``."""
-    dtype = dtype_of(precision)
+    forward pass, with ``params`` and activations in ``precision`` (one of :data:`PRECISIONS`)."""
+    dtype = check_precision(precision)
     p = params if params.w_o.dtype == dtype else cast_params(params, dtype)
     cfg = params.config
     ea = embed_long(cfg, tokens_a, dtype=dtype)
@@ -307,7 +195,7 @@ def measurement_bytes(
     from transformer_theory import budget
 
     _validate.check_positive("tokens", tokens)
-    dtype = dtype_of(precision)
+    dtype = check_precision(precision)
 
     def model(d):
         return jax.eval_shape(lambda: init_params(jax.random.key(0), config, dtype=d))
@@ -329,8 +217,7 @@ def measurement_bytes(
 def compare(ya: jax.Array, yb: jax.Array) -> dict:
     """Distance (computed in float64 from the two vectors as stored), bit identity, equal
     coordinates."""
-    a = np.asarray(ya.astype(jnp.float32) if ya.dtype == jnp.bfloat16 else ya, np.float64)
-    b = np.asarray(yb.astype(jnp.float32) if yb.dtype == jnp.bfloat16 else yb, np.float64)
+    a, b = to_float64(ya), to_float64(yb)
     bits_a = np.asarray(jax.lax.bitcast_convert_type(ya, _uint_of(ya.dtype)))
     bits_b = np.asarray(jax.lax.bitcast_convert_type(yb, _uint_of(yb.dtype)))
     equal = bits_a == bits_b
@@ -341,7 +228,7 @@ def compare(ya: jax.Array, yb: jax.Array) -> dict:
     )
 
 
-def _uint_of(dtype):
+def _uint_of(dtype: jnp.dtype) -> jnp.dtype:
     return {2: jnp.uint16, 4: jnp.uint32, 8: jnp.uint64}[jnp.dtype(dtype).itemsize]
 
 
@@ -405,7 +292,7 @@ def collapse_curve(
     if not lengths or min(lengths) < 1:
         raise ValueError(f"lengths: expected positive lengths, got {lengths}")
     for prec in precisions:
-        dtype_of(prec)
+        check_precision(prec)
     if pair is None:
 
         def pair(n):
@@ -581,7 +468,7 @@ def asymptotic_rate(
 
 def rounding_floor(precision: str, scale: float = 1.0) -> float:
     """Half an ulp of a value of size ``scale`` in ``precision`` (below it, rounding decides)."""
-    return 0.5 * float(jnp.finfo(dtype_of(precision)).eps) * scale
+    return unit_roundoff(check_precision(precision)) * scale
 
 
 def one_layer_limit(params: ModelParams, *, one: int = ONE, zero: int = ZERO) -> float:
@@ -615,29 +502,6 @@ def one_layer_limit(params: ModelParams, *, one: int = ONE, zero: int = ZERO) ->
     return float(jnp.linalg.norm(g_DxD @ delta))
 
 
-def norm1_map(layer: LayerParams, cfg: ModelConfig) -> Callable[[jax.Array], jax.Array]:
-    """The layer's ``norm1`` as a token-wise map (identity when it has none)."""
-    if layer.norm1 is None:
-        return lambda x: x
-    n1 = layer.norm1
-    return lambda x: norms.apply_norm(cfg.norm1, x, n1.scale, n1.bias, cfg.norm_eps)
-
-
-def mlp_map(layer: LayerParams, cfg: ModelConfig) -> Callable[[jax.Array], jax.Array]:
-    """``z -> z + psi(norm2(z))`` on one token ``z_D`` (identity when the layer has no MLP)."""
-    if layer.mlp is None:
-        return lambda z: z
-
-    def fn(z_D):
-        u = z_D
-        if layer.norm2 is not None:
-            n2 = layer.norm2
-            u = norms.apply_norm(cfg.norm2, u, n2.scale, n2.bias, cfg.norm_eps)
-        return z_D + mlp(layer.mlp, u[None, :], cfg.mlp_activation)[0]
-
-    return fn
-
-
 def _floor(rec: dict, precision: str) -> float:
     scale = math.sqrt(rec["width"])  # a normalized y has norm ~ sqrt(width)
     return 4 * rounding_floor(precision, scale)
@@ -657,7 +521,7 @@ def model_record(
     name: str,
     lengths: Sequence[int],
     precisions: Sequence[str] = PRECISIONS,
-    **curve_options,
+    **curve_options: object,
 ) -> dict:
     """:func:`collapse_curve` of one model with, per precision, one fit over every length
     (``rate``, :func:`summarize`), the rate on the asymptotic range with a plateau test

@@ -6,12 +6,13 @@ A small causal Pre-LN transformer (Flax NNX, Optax Adam, float32) is trained on 
 train_max_len``, every length in one left-padded, masked batch), then evaluated at growing lengths
 in every precision (parameters and activations cast to float64, float32, bfloat16). At each length
 the task's confusable pair (the two marked bits; ``n`` and ``n + 1`` ones) runs through two
-separate forward passes (:func:`transformer_theory.papers.barbero2024.collapse.pair_representations`): the
-predictions give the accuracy, the two final representations give the distance and whether they
-are bit-identical -- so accuracy is plotted beside the collapse length of the same model.
+separate forward passes (:func:`~.collapse.pair_representations`): the predictions give the
+accuracy, the two final representations give the distance and whether they are bit-identical --
+so accuracy is plotted beside the collapse length of the same model.
 
-Configs: :data:`CONFIGS` (``"collapse_tasks"``, the measured one; ``"smoke"``, seconds); the
-script ``experiments/collapse_tasks.py`` runs one and gives the command, its time and its result.
+The configs: :mod:`transformer_theory.papers.barbero2024.configs.collapse_tasks` (``get_config``:
+sizes ``"smoke"`` and ``"default"``, the command and the result it produced); the script
+``experiments/collapse_tasks.py`` runs one.
 """
 
 from __future__ import annotations
@@ -19,19 +20,24 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
+from collections.abc import Sequence
 
 import jax
 import jax.numpy as jnp
-import optax
 from flax import nnx
 
 from transformer_theory import _validate, jsonio
 from transformer_theory.core.forward import forward
+from transformer_theory.core.positional import embed_long
 from transformer_theory.nn import Transformer, to_params
 from transformer_theory.papers.barbero2024 import collapse
 from transformer_theory.papers.barbero2024 import tasks as copying
-from transformer_theory.params import ModelParams
+from transformer_theory.papers.barbero2024.models import POSITIONAL, causal_pre_ln_config
+from transformer_theory.params import ModelConfig, ModelParams
+from transformer_theory.train.fit import fit
 from transformer_theory.train.loop import TrainConfig, cross_entropy, make_optimizer
+
+__all__ = ["CollapseTaskConfig", "evaluate", "model_config", "run", "summary_lines", "train_task"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,7 +49,7 @@ class CollapseTaskConfig:
       tasks: names from :data:`~transformer_theory.papers.barbero2024.tasks.TASKS`.
       separators: for each entry a run: ``None`` (plain) or ``k`` (a separator after every ``k``
         content tokens, Barbero et al. 2024's remedy).
-      positional: the model's positional code (:data:`~.collapse.POSITIONAL`).
+      positional: the model's positional code (:data:`~.models.POSITIONAL`).
       depth, heads, width: the model.
       train_min_len, train_max_len: content lengths the copying tasks train on.
       count_max_len: ``count_ones`` trains on ``1 .. count_max_len`` ones and is evaluated at
@@ -52,8 +58,8 @@ class CollapseTaskConfig:
       eval_max_len, eval_points: evaluation lengths (geometric from ``train_min_len``).
       precisions: evaluation precisions.
       collapse_pattern: also measure the trained model's collapse on this pattern with its last
-        token repeated (:func:`~transformer_theory.papers.barbero2024.collapse.model_record`, lengths up to
-        ``eval_max_len``), for the runs without separators; None: skip.
+        token repeated (:func:`~.collapse.model_record`, lengths up to ``eval_max_len``), for the
+        runs without separators; None: skip.
       steps, batch_size, learning_rate: Adam on float32 parameters.
       seed: initialization and batches.
     """
@@ -77,7 +83,7 @@ class CollapseTaskConfig:
     learning_rate: float = 1e-3
     seed: int = 0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for t in self.tasks:
             _validate.check_choice("tasks", t, copying.TASKS)
         for p in self.precisions:
@@ -85,7 +91,7 @@ class CollapseTaskConfig:
         for k in self.separators:
             if k is not None:
                 _validate.check_positive("separators", k)
-        _validate.check_choice("positional", self.positional, collapse.POSITIONAL)
+        _validate.check_choice("positional", self.positional, POSITIONAL)
         for name in ("depth", "heads", "width", "steps", "batch_size", "eval_points"):
             _validate.check_positive(name, getattr(self, name))
         if self.eval_max_len < self.train_max_len:
@@ -94,7 +100,7 @@ class CollapseTaskConfig:
                 f"{self.eval_max_len}"
             )
 
-    def replace(self, **changes) -> CollapseTaskConfig:
+    def replace(self, **changes: object) -> CollapseTaskConfig:
         return dataclasses.replace(self, **changes)
 
     def task(self, name: str, separator_every: int | None) -> copying.CopyingTask:
@@ -109,26 +115,10 @@ class CollapseTaskConfig:
         return collapse.length_grid(self.eval_max_len, self.eval_points, self.train_min_len)
 
 
-CONFIGS = {
-    "collapse_tasks": CollapseTaskConfig(name="collapse_tasks"),
-    "smoke": CollapseTaskConfig(
-        name="smoke",
-        tasks=("count_ones",),
-        separators=(None, 2),
-        depth=1,
-        width=24,
-        count_max_len=3,
-        eval_points=2,
-        precisions=("bfloat16",),
-        collapse_pattern=None,
-        steps=20,
-        batch_size=8,
-    ),
-}
-
-
-def model_config(config: CollapseTaskConfig, task: copying.CopyingTask):
-    return collapse.causal_pre_ln_config(
+def model_config(config: CollapseTaskConfig, task: copying.CopyingTask) -> ModelConfig:
+    """The model :func:`train_task` trains on ``task``: :func:`~.models.causal_pre_ln_config` of
+    ``config`` with the task's vocabulary and classes."""
+    return causal_pre_ln_config(
         config.depth,
         config.heads,
         config.positional,
@@ -138,53 +128,53 @@ def model_config(config: CollapseTaskConfig, task: copying.CopyingTask):
     )
 
 
-def train_task(config: CollapseTaskConfig, task: copying.CopyingTask, progress: bool = False):
-    """Train a model on ``task``; returns ``(params float32, rows)`` with the training loss and
-    accuracy logged every tenth of the run."""
+def train_task(
+    config: CollapseTaskConfig, task: copying.CopyingTask, progress: bool = False
+) -> tuple[ModelParams, list[dict], int | None]:
+    """Train a model on ``task`` (:func:`~transformer_theory.train.fit.fit`: Adam with gradient
+    clipping at 1, batches drawn on device from ``fold_in(key(seed + 1), step)``).
+
+    Returns:
+      ``(params, rows, diverged_step)``: the float32 parameters, the training loss and accuracy
+      logged every tenth of the run (and at the last step), and the step whose loss or gradient
+      was not finite (None: none was).
+    """
     mcfg = model_config(config, task)
     model = Transformer(mcfg, rngs=nnx.Rngs(config.seed))
-    graphdef, state = nnx.split(model)
     tx = make_optimizer(
         TrainConfig(optimizer="adam", learning_rate=config.learning_rate, grad_clip=1.0)
     )
-    opt_state = tx.init(state)
 
-    def logits_of(params: ModelParams, tokens_N, valid_N):
-        emb = collapse.embed_long(mcfg, tokens_N, dtype=jnp.float32, valid_N=valid_N)
+    def logits_of(params: ModelParams, tokens_N: jax.Array, valid_N: jax.Array) -> jax.Array:
+        emb = embed_long(mcfg, tokens_N, dtype=jnp.float32, valid_N=valid_N)
         return forward(params, emb, copying.attention_mask(valid_N))
 
-    def loss_fn(state, tokens_BxN, valid_BxN, labels_B):
-        params = to_params(nnx.merge(graphdef, state))
+    def loss_fn(module: Transformer, key: jax.Array) -> tuple[jax.Array, dict]:
+        tokens_BxN, valid_BxN, labels_B = task.sample(key, config.batch_size)
+        params = to_params(module)
         logits_BxC = jax.vmap(lambda t, v: logits_of(params, t, v))(tokens_BxN, valid_BxN)
         acc = jnp.mean(jnp.argmax(logits_BxC, -1) == labels_B)
-        return cross_entropy(logits_BxC, labels_B), acc
-
-    @jax.jit
-    def step(state, opt_state, key):
-        tokens, valid, labels = task.sample(key, config.batch_size)
-        (loss, acc), grads = jax.value_and_grad(loss_fn, has_aux=True)(state, tokens, valid, labels)
-        updates, opt_state = tx.update(grads, opt_state, state)
-        return optax.apply_updates(state, updates), opt_state, loss, acc
+        return cross_entropy(logits_BxC, labels_B), dict(acc=acc)
 
     root = jax.random.fold_in(jax.random.key(config.seed), 1)
-    rows, every = [], max(1, config.steps // 10)
-    steps = range(config.steps)
-    if progress:
-        from tqdm.auto import tqdm
-
-        steps = tqdm(steps, desc=f"train {task.name}", unit="step", leave=False, disable=None)
-    for s in steps:
-        state, opt_state, loss, acc = step(state, opt_state, jax.random.fold_in(root, s))
-        if s % every == 0 or s == config.steps - 1:
-            rows.append(dict(step=s, loss=float(loss), acc=float(acc)))
-    return to_params(nnx.merge(graphdef, state)), rows
+    result = fit(
+        model,
+        loss_fn,
+        lambda s: (jax.random.fold_in(root, s),),
+        optimizer=tx,
+        steps=config.steps,
+        has_aux=True,
+        log_every=max(1, config.steps // 10),
+        progress=f"train {task.name}" if progress else None,
+    )
+    return to_params(result.params), result.rows, result.diverged_step
 
 
 def evaluate(
     params: ModelParams,
     task: copying.CopyingTask,
-    lengths,
-    precisions,
+    lengths: Sequence[int],
+    precisions: Sequence[str],
     progress: bool = False,
 ) -> dict:
     """Accuracy, pair distance and bit identity of the confusable pair, by length and precision."""
@@ -223,16 +213,37 @@ def evaluate(
     return out
 
 
-def run(config: CollapseTaskConfig, out_dir: str | None, progress: bool = False) -> dict:
-    """Train and evaluate every (task, separators) run of ``config``; writes ``<name>.json`` and
-    ``<name>.png`` under ``out_dir`` (None: nothing written). Returns the record."""
+def run(config: CollapseTaskConfig, out_dir: str | None, *, progress: bool = False) -> dict:
+    """Train and evaluate every (task, separators) run of ``config``.
+
+    Writes ``<name>.json`` under ``out_dir`` after each finished run (``complete`` False until the
+    last; valid JSON at every moment) and ``<name>.png`` at the end; ``out_dir`` None writes
+    nothing. Returns the record: ``config``, ``complete``, ``seconds`` and per run ``tasks``
+    (training log, ``diverged_step``, and per precision accuracy, distance, bit identity).
+    """
     t0 = time.perf_counter()
-    tasks = []
+    tasks: list[dict] = []
+    path = None
+    if out_dir is not None:
+        os.makedirs(out_dir, exist_ok=True)
+        path = os.path.join(out_dir, f"{config.name}.json")
+
+    def record(complete: bool) -> dict:
+        out = dict(
+            config=dataclasses.asdict(config),
+            complete=complete,
+            seconds=round(time.perf_counter() - t0, 1),
+            tasks=tasks,
+        )
+        if path is not None:
+            jsonio.write_json(path, out)
+        return out
+
     for name in config.tasks:
         for sep in config.separators:
             task = config.task(name, sep)
             t1 = time.perf_counter()
-            params, rows = train_task(config, task, progress)
+            params, rows, diverged = train_task(config, task, progress)
             lengths = config.eval_lengths(task)
             result = evaluate(params, task, lengths, config.precisions, progress)
             pattern = None
@@ -253,23 +264,19 @@ def run(config: CollapseTaskConfig, out_dir: str | None, progress: bool = False)
                     train_max_len=task.max_len,
                     lengths=lengths,
                     training=rows,
+                    diverged_step=diverged,
                     precisions=result,
                     collapse=pattern,
                     seconds=round(time.perf_counter() - t1, 1),
                 )
             )
-    record = dict(
-        config=dataclasses.asdict(config),
-        seconds=round(time.perf_counter() - t0, 1),
-        tasks=tasks,
-    )
+            record(complete=False)
+    final = record(complete=True)
     if out_dir is not None:
         from transformer_theory.papers.barbero2024.plots import plot_task_accuracy
 
-        os.makedirs(out_dir, exist_ok=True)
-        jsonio.write_json(os.path.join(out_dir, f"{config.name}.json"), record)
-        plot_task_accuracy(record, os.path.join(out_dir, f"{config.name}.png"))
-    return record
+        plot_task_accuracy(final, os.path.join(out_dir, f"{config.name}.png"))
+    return final
 
 
 def summary_lines(record: dict) -> list[str]:

@@ -48,12 +48,27 @@ import math
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from transformer_theory import _validate
 from transformer_theory.core import masks, positional
 from transformer_theory.core.forward import forward_trace
-from transformer_theory.papers.barbero2024.collapse import final_norm, mlp_map, norm1_map
+from transformer_theory.papers.barbero2024.models import final_norm, mlp_map, norm1_map
 from transformer_theory.params import LayerParams, ModelConfig, ModelParams
+
+__all__ = [
+    "attention_matrices",
+    "attention_paths",
+    "causal_path_counts",
+    "early_late_ratio",
+    "layer_jacobian",
+    "layer_jacobian_blocks",
+    "oversquash_record",
+    "record_bytes",
+    "sensitivities",
+    "sensitivity_bound",
+    "spectral_norm",
+]
 
 
 def _check(params: ModelParams, embedding_NxD) -> None:
@@ -172,7 +187,9 @@ def _score_gradients(layer: LayerParams, x_NxD: jax.Array, cfg: ModelConfig):
     return g, f
 
 
-def layer_jacobian_blocks(layer: LayerParams, h_NxD: jax.Array, cfg: ModelConfig, weights_HxNxN):
+def layer_jacobian_blocks(
+    layer: LayerParams, h_NxD: jax.Array, cfg: ModelConfig, weights_HxNxN: jax.Array
+) -> tuple[jax.Array, jax.Array]:
     """The analytic blocks of one layer's Jacobian (see the module docstring).
 
     Args:
@@ -208,7 +225,9 @@ def layer_jacobian_blocks(layer: LayerParams, h_NxD: jax.Array, cfg: ModelConfig
     return edge, diagonal
 
 
-def layer_jacobian(layer: LayerParams, h_NxD, cfg: ModelConfig, weights_HxNxN) -> jax.Array:
+def layer_jacobian(
+    layer: LayerParams, h_NxD: jax.Array, cfg: ModelConfig, weights_HxNxN: jax.Array
+) -> jax.Array:
     """The full Jacobian ``d out_i / d h_k`` of one layer assembled from its analytic blocks:
     ``(N, D, N, D)`` (for checking the blocks against ``jax.jacrev``)."""
     edge, diagonal = layer_jacobian_blocks(layer, h_NxD, cfg, weights_HxNxN)
@@ -267,7 +286,7 @@ def sensitivity_bound(params: ModelParams, embedding_NxD: jax.Array) -> dict:
     )
 
 
-def early_late_ratio(values_N) -> float:
+def early_late_ratio(values_N: ArrayLike) -> float:
     """Mean over the first quarter of the positions divided by the mean over the last quarter,
     the last position left out (it also reaches itself through every residual connection): above
     1 when early tokens weigh more, Barbero et al. 2024's qualitative claim."""

@@ -12,10 +12,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from transformer_theory.plotting import panel_grid, pyplot
+from transformer_theory.plotting import panel_grid, pyplot, save_figure
 from transformer_theory.precision import PRECISION_STYLE
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["plot_collapse", "plot_oversquash", "plot_task_accuracy"]
 
@@ -52,19 +58,16 @@ def plot_collapse(record: dict, path: str) -> str:
         "(vertical lines: first bit-identical length)",
         fontsize=10,
     )
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
-def _plain_minor_ticks(ax):
+def _plain_minor_ticks(ax: Axes) -> None:
     from matplotlib.ticker import NullFormatter
 
     ax.xaxis.set_minor_formatter(NullFormatter())
 
 
-def _normalized(values) -> np.ndarray:
+def _normalized(values: Sequence[float]) -> np.ndarray:
     v = np.asarray(values, float)
     top = np.max(v)
     return v / top if top > 0 else v
@@ -97,10 +100,7 @@ def plot_oversquash(record: dict, path: str) -> str:
         ax.set_ylabel("divided by its maximum")
         ax.legend(fontsize=7)
     fig.suptitle("Over-squashing: sensitivity of the last token vs paths", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def plot_task_accuracy(record: dict, path: str) -> str:
@@ -134,7 +134,4 @@ def plot_task_accuracy(record: dict, path: str) -> str:
         "solid: bit-identical)",
         fontsize=10,
     )
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)

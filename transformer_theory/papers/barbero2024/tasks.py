@@ -17,7 +17,7 @@ marked bit, for counting ``n`` and ``n + 1`` ones.
 Variable lengths train in one compiled step: a batch is left-padded to :attr:`max_tokens` and
 padding is masked out of attention (:func:`attention_mask`). For positional codes that only enter
 through relative positions (none, RoPE, ALiBi) this is exactly the unpadded model; for absolute
-codes :func:`transformer_theory.papers.barbero2024.collapse.embed_long` starts the code at the first real
+codes :func:`transformer_theory.core.positional.embed_long` starts the code at the first real
 token.
 
 Shape letters: :mod:`transformer_theory.glossary`.
@@ -26,20 +26,36 @@ Shape letters: :mod:`transformer_theory.glossary`.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from transformer_theory import _validate
 from transformer_theory.core import masks
+
+__all__ = [
+    "ONE",
+    "PAD",
+    "QUERY",
+    "SEPARATOR",
+    "TASKS",
+    "VOCAB_SIZE",
+    "ZERO",
+    "CopyingTask",
+    "attention_mask",
+    "interleave",
+    "separated_length",
+]
 
 ZERO, ONE, SEPARATOR, QUERY, PAD = 0, 1, 2, 3, 4
 VOCAB_SIZE = 5
 TASKS = ("copy_first", "copy_last", "count_ones")
 
 
-def interleave(tokens_N, separator: int, every: int) -> np.ndarray:
+def interleave(tokens_N: ArrayLike, separator: int, every: int) -> np.ndarray:
     """Insert ``separator`` after every ``every`` tokens, never after the last one.
 
     ``interleave([1, 1, 1, 1, 0], 2, 2)`` is ``[1, 1, 2, 1, 1, 2, 0]``: the last token stays last.
@@ -146,7 +162,7 @@ class CopyingTask:
             return self.example(n, n), self.example(n + 1, n + 1)
         return self.example(n, 0), self.example(n, 1)
 
-    def padded(self, lengths) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def padded(self, lengths: Iterable[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every example of every length in ``lengths``, left-padded to the longest:
         ``(tokens_BxN, valid_BxN, labels_B)``."""
         rows, labels = [], []
@@ -165,7 +181,7 @@ class CopyingTask:
         :attr:`max_tokens`: ``(tokens_BxN, valid_BxN, labels_B)``."""
         return self.padded(range(self.min_len, self.max_len + 1))
 
-    def sample(self, key: jax.Array, num: int):
+    def sample(self, key: jax.Array, num: int) -> tuple[jax.Array, jax.Array, jax.Array]:
         """``num`` training examples drawn uniformly from :meth:`training_set` (lengths uniform,
         then the answer), reproducible by ``key``."""
         _validate.check_positive("num", num)

@@ -1,0 +1,122 @@
+"""The studies behind ``collapse`` / ``oversquash`` called from Python: settings checked by field,
+the grid, the records written as each model finishes (against the independent NumPy model), resume,
+Ctrl-C, and the experiment config's sizes."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from tests.helpers import assert_close
+from tests.papers.barbero2024 import _reference
+from transformer_theory.papers.barbero2024 import collapse, study
+from transformer_theory.papers.barbero2024.configs import collapse_tasks as configs
+from transformer_theory.papers.barbero2024.models import random_model
+
+
+def test_settings_name_the_field():
+    with pytest.raises(ValueError, match="^seeds: 0 given more than once"):
+        study.CollapseSettings(seeds=(0, 0))
+    with pytest.raises(ValueError, match="^precisions: unknown 'float16'"):
+        study.CollapseSettings(precisions=("float16",))
+    with pytest.raises(ValueError, match="^points"):
+        study.CollapseSettings(max_len=8, points=8)
+    with pytest.raises(ValueError, match="^positionals"):
+        study.OversquashSettings(positionals=("learned",))
+    with pytest.raises(ValueError, match="^length"):
+        study.OversquashSettings(length=4)
+
+
+def test_settings_record_is_the_command_line_form():
+    s = study.CollapseSettings(depths=[1, 2], positionals=["none"], max_len=8, points=2)
+    assert s.record() == dict(
+        depth="1,2",
+        heads="1",
+        positional=["none"],
+        seeds="0",
+        max_len=8,
+        points=2,
+        lengths=[2, 8],
+        precisions=["float64", "float32", "bfloat16"],
+        pattern="ones_zero",
+        separator_every=None,
+        width=32,
+    )
+    assert study.CollapseSettings(max_len=8, points=2, separator_every=2).tokens() == 11
+    o = study.OversquashSettings(length=6, pattern="ones_zero")
+    assert o.record()["tokens"] == [1, 1, 1, 1, 1, 0] and o.record()["bound"] is True
+
+
+def test_model_grid_order_names_and_size_check():
+    s = study.OversquashSettings(depths=(1, 2), heads=(1, 2), positionals=("rope",), seeds=(0, 3))
+    grid = study.model_grid(s)
+    assert [m.name for m in grid][:3] == [
+        "L1_H1_rope_seed0",
+        "L1_H1_rope_seed3",
+        "L1_H2_rope_seed0",
+    ]
+    assert len(grid) == 8 and grid[-1].labels == dict(depth=2, heads=2, positional="rope", seed=3)
+    assert grid[-1].config.depth == 2 and grid[-1].config.heads == (2, 2)
+    from transformer_theory.budget import BudgetError
+
+    with pytest.raises(BudgetError, match="--depth/--heads/--width"):
+        study.check_model_size(10**12, 1, 32)
+
+
+def test_run_collapse_writes_each_model_and_matches_numpy(tmp_path):
+    # one model, one length: one compile (the suite shares two cores)
+    settings = study.CollapseSettings(
+        depths=(1,), positionals=("none",), max_len=9, points=1, precisions=("float64",)
+    )
+    seen = []
+    result = study.run_collapse(settings, str(tmp_path), on_model=seen.append)
+    saved = json.loads((tmp_path / "collapse.json").read_text())
+    assert saved == result.record and saved["complete"] and saved["settings"] == settings.record()
+    assert [m["name"] for m in seen] == ["L1_H1_none_seed0"] and saved["models"][0]["lengths"] == [
+        9
+    ]
+    assert (tmp_path / "collapse.png").stat().st_size > 0 and result.figure_path.endswith(".png")
+    # the distance, from an independent float64 NumPy forward pass of the same random model
+    for model, grid_model in zip(saved["models"], study.model_grid(settings)):
+        params = random_model(grid_model.config, 0)
+        for n, d in zip(model["lengths"], model["precisions"]["float64"]["distance"]):
+            v = collapse.pattern_tokens("ones_zero", n)
+            ya = _reference.last_representation(params, params.config, v)
+            yb = _reference.last_representation(params, params.config, collapse.repeat_last(v))
+            assert_close(d, np.linalg.norm(ya - yb))
+    row = study.collapse_summary(saved["models"][0])
+    assert row["name"] == "L1_H1_none_seed0" and row["K_derived"] > 0 and "float64 identical" in row
+    # the same settings again: every model is read back, none measured
+    again = study.run_collapse(settings, str(tmp_path), on_model=seen.append)
+    assert len(seen) == 1 and again.record["models"] == saved["models"]
+
+
+def test_run_oversquash_interrupted_keeps_the_finished_model(tmp_path):
+    settings = study.OversquashSettings(depths=(1, 2), length=5, width=24, bound=False)
+
+    def stop(model):
+        raise KeyboardInterrupt  # Ctrl-C right after the first model was written
+
+    with pytest.raises(study.Interrupted) as info:
+        study.run_oversquash(settings, str(tmp_path), on_model=stop)
+    assert (info.value.finished, info.value.total) == (1, 2)
+    saved = json.loads((tmp_path / "oversquash.json").read_text())
+    assert not saved["complete"] and [m["name"] for m in saved["models"]] == ["L1_H1_rope_seed0"]
+    (model,) = saved["models"]
+    # one layer: the paths to the last token are the 5 - i causal edges, C(5 - 1 - i + 0, 0) = 1
+    assert model["path_count"] == ["1"] * 5
+    # the last row of a causal softmax attention matrix is a distribution over the 5 tokens
+    assert math.isclose(sum(model["path_weight"][-1]), 1.0, rel_tol=1e-12)
+    row = study.oversquash_summary(model)
+    assert row["name"] == "L1_H1_rope_seed0" and "bound_holds" not in row
+
+
+def test_experiment_config_sizes():
+    smoke, default = configs.get_config("smoke"), configs.get_config()
+    assert smoke.name == "smoke" and smoke.steps < default.steps
+    assert default.name == "collapse_tasks" and default.eval_max_len == 2048
+    with pytest.raises(ValueError, match="size"):
+        configs.get_config("huge")
