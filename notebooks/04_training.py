@@ -61,10 +61,9 @@ print("layer-1 attention (rows = query):")
 print(np.round(np.asarray(trace.attention[0][0]), 2))
 
 # %%
-import matplotlib
+from transformer_theory.plotting import pyplot
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
+plt = pyplot()
 
 fig, axes = plt.subplots(1, 2, figsize=(7, 3))
 for i, ax in enumerate(axes):
