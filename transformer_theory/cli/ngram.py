@@ -44,12 +44,9 @@ from transformer_theory.cli._common import (
     positive_int,
     prepare_out_dir,
 )
+from transformer_theory.papers.svete_cotterell2024 import study
+from transformer_theory.precision import PRECISIONS
 
-#: The construction names (the study's :data:`~transformer_theory.papers.svete_cotterell2024.
-#: study.ALL_CONSTRUCTIONS`, spelled here so that parsing imports no JAX).
-CONSTRUCTIONS = ("3.1", "3.2", "3.2-direct", "3.3", "3.3-slots")
-#: The precisions the command compares (:data:`transformer_theory.precision.PRECISIONS`).
-PRECISIONS = ("float64", "float32", "bfloat16")
 #: The defaults of the size options: the ordinary range an over-budget option is measured against.
 DEFAULTS = {"order": 3, "alphabet": 3, "max_len": 8, "scan_limit": 40}
 
@@ -106,7 +103,7 @@ def _check(args) -> dict:
     """The options as the study's settings (a dict of
     :class:`~transformer_theory.papers.svete_cotterell2024.study.Settings` fields), or a
     :class:`UsageError` naming the option."""
-    constructions = name_list(args.construction, CONSTRUCTIONS, "--construction")
+    constructions = name_list(args.construction, study.ALL_CONSTRUCTIONS, "--construction")
     precisions = name_list(args.precision, PRECISIONS, "--precision")
     if args.order < 2:
         raise UsageError(f"--order: the constructions need n >= 2, got {args.order}")
@@ -191,19 +188,18 @@ def check_budget(settings) -> tuple[float, float]:
     time budget, naming the option out of its ordinary range (:func:`_blame`); returns the
     estimate ``(bytes, seconds)``."""
     from transformer_theory import budget
-    from transformer_theory.papers.svete_cotterell2024.study import estimate, table_bytes
 
-    memory, seconds = estimate(settings)
+    memory, seconds = study.estimate(settings)
 
     def fits(s, which):
-        est = estimate(s)[which]
+        est = study.estimate(s)[which]
         limit = 0.8 * budget.available_memory() if which == 0 else budget.time_budget()
         return math.isfinite(est) and est <= limit
 
     if not fits(settings, 0):
         option = _blame(settings, ["--order", "--alphabet", "--max-len"], lambda s: fits(s, 0))
         S, n = settings.alphabet, settings.order
-        table = table_bytes(S, n)
+        table = study.table_bytes(S, n)
         what = (
             f"the n-gram table ({budget.format_bytes(table)} alone), the models' D x D weights "
             "and a batch"
@@ -237,7 +233,6 @@ def run(args) -> int:
     fields = _check(args)
     out = prepare_out_dir(args.out)
     from transformer_theory import budget
-    from transformer_theory.papers.svete_cotterell2024 import study
 
     settings = study.Settings(**fields)
     memory, seconds = check_budget(settings)

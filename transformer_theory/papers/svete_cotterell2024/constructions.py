@@ -353,7 +353,7 @@ class Paper33:
     and_b: jax.Array  # (A,)
 
     @property
-    def dtype(self):
+    def dtype(self) -> Any:
         return self.log_probs_CxA.dtype
 
 
