@@ -90,7 +90,7 @@ def _seq2seq_run(run_dir: str) -> LoadedRun:
 
 def _experiment_runs(out: str, only: str | None = None) -> list[LoadedRun]:
     config, _ = read_record(out)
-    specs = [s for s in config.runs() if only is None or s.name == only]
+    specs = [s for s in config.run_specs if only is None or s.name == only]
     if only is not None and not specs:
         raise ExperimentError(f"{out}/{EXPERIMENT_FILE} lists no run named {only!r}")
     found = [
