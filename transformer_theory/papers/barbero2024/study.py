@@ -348,6 +348,42 @@ def finished_models(path: str, settings: dict) -> dict[str, dict]:
     return {m["name"]: m for m in record.get("models", [])}
 
 
+def _measure_grid(
+    grid: Sequence[GridModel],
+    measure: Callable[[GridModel], dict],
+    path: str,
+    settings: dict,
+    *,
+    done: dict[str, dict],
+    on_model: Callable[[dict], None] | None,
+) -> dict:
+    """``measure`` every model of ``grid`` not in ``done`` (finished models, by name, kept as
+    they are), rewriting ``path`` after each; ``seconds`` counts the finished models' own. A
+    Ctrl-C raises :class:`Interrupted` with the models written so far."""
+    t0 = time.perf_counter()
+    earlier = sum(m.get("seconds", 0.0) for m in done.values())
+    models: list[dict] = []
+
+    def save(complete: bool) -> dict:
+        elapsed = round(earlier + time.perf_counter() - t0, 1)
+        record = dict(settings=settings, complete=complete, seconds=elapsed, models=models)
+        jsonio.write_json(path, record)
+        return record
+
+    try:
+        for model in grid:
+            if model.name in done:
+                models.append(done[model.name])
+                continue
+            models.append(measure(model))
+            save(complete=False)
+            if on_model is not None:
+                on_model(models[-1])
+        return save(complete=True)
+    except KeyboardInterrupt:
+        raise Interrupted(len(models), len(grid), path) from None
+
+
 def run_collapse(
     settings: CollapseSettings,
     out_dir: str,
@@ -378,43 +414,26 @@ def run_collapse(
     grid = model_grid(settings) if grid is None else list(grid)
     block = settings.record()
     path = os.path.join(out_dir, "collapse.json")
-    done = finished_models(path, block)
-    t0 = time.perf_counter()
-    seconds = sum(m.get("seconds", 0.0) for m in done.values())
-    models: list[dict] = []
-
-    def save(complete: bool) -> dict:
-        elapsed = round(seconds + time.perf_counter() - t0, 1)
-        record = dict(settings=block, complete=complete, seconds=elapsed, models=models)
-        jsonio.write_json(path, record)
-        return record
-
     lengths = settings.lengths()
-    try:
-        for model in grid:
-            if model.name in done:
-                models.append(done[model.name])
-                continue
-            t1 = time.perf_counter()
-            with guard():
-                params = random_model(model.config, model.labels["seed"])
-            rec = collapse.model_record(
-                params,
-                model.name,
-                lengths,
-                settings.precisions,
-                pattern=settings.pattern,
-                separator_every=settings.separator_every,
-                progress=progress,
-                guard=guard,
-            )
-            models.append(dict(model.labels, **rec, seconds=round(time.perf_counter() - t1, 1)))
-            save(complete=False)
-            if on_model is not None:
-                on_model(models[-1])
-        record = save(complete=True)
-    except KeyboardInterrupt:
-        raise Interrupted(len(models), len(grid), path) from None
+
+    def measure(model: GridModel) -> dict:
+        t1 = time.perf_counter()
+        with guard():
+            params = random_model(model.config, model.labels["seed"])
+        rec = collapse.model_record(
+            params,
+            model.name,
+            lengths,
+            settings.precisions,
+            pattern=settings.pattern,
+            separator_every=settings.separator_every,
+            progress=progress,
+            guard=guard,
+        )
+        return dict(model.labels, **rec, seconds=round(time.perf_counter() - t1, 1))
+
+    done = finished_models(path, block)
+    record = _measure_grid(grid, measure, path, block, done=done, on_model=on_model)
     from transformer_theory.papers.barbero2024.plots import plot_collapse
 
     figure = plot_collapse(record, os.path.join(out_dir, "collapse.png"))
@@ -449,30 +468,16 @@ def run_oversquash(
 
     grid = model_grid(settings) if grid is None else list(grid)
     tokens = settings.tokens()
-    block = settings.record()
+
+    def measure(model: GridModel) -> dict:
+        with guard():
+            params = random_model(model.config, model.labels["seed"])
+            emb = embed_long(model.config, tokens, dtype=params.w_o.dtype)
+            rec = oversquash.oversquash_record(params, emb, bound=settings.bound)
+        return dict(model.labels, name=model.name, **rec)
+
     path = os.path.join(out_dir, "oversquash.json")
-    t0 = time.perf_counter()
-    models: list[dict] = []
-
-    def save(complete: bool) -> dict:
-        elapsed = round(time.perf_counter() - t0, 1)
-        record = dict(settings=block, complete=complete, seconds=elapsed, models=models)
-        jsonio.write_json(path, record)
-        return record
-
-    try:
-        for model in grid:
-            with guard():
-                params = random_model(model.config, model.labels["seed"])
-                emb = embed_long(model.config, tokens, dtype=params.w_o.dtype)
-                rec = oversquash.oversquash_record(params, emb, bound=settings.bound)
-            models.append(dict(model.labels, name=model.name, **rec))
-            save(complete=False)
-            if on_model is not None:
-                on_model(models[-1])
-        record = save(complete=True)
-    except KeyboardInterrupt:
-        raise Interrupted(len(models), len(grid), path) from None
+    record = _measure_grid(grid, measure, path, settings.record(), done={}, on_model=on_model)
     from transformer_theory.papers.barbero2024.plots import plot_oversquash
 
     figure = plot_oversquash(record, os.path.join(out_dir, "oversquash.png"))
