@@ -20,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     try:
         paths = plot(args.dir)
     except (ExperimentError, RunDirectoryError) as err:

@@ -15,6 +15,7 @@ import dataclasses
 import glob
 import os
 from collections.abc import Sequence
+from typing import Any
 
 from transformer_theory import files, plotting
 from transformer_theory.jsonio import to_jsonable, write_csv, write_json
@@ -73,13 +74,13 @@ def clear_outputs(out_dir: str) -> list[str]:
     return removed
 
 
-def witness_file_name(record) -> str:
+def witness_file_name(record: Any) -> str:
     """``witness_<family>.npz``: one file per family searched."""
     slug = "".join(ch if ch.isalnum() else "_" for ch in record.family).strip("_")
     return f"witness_{slug}.npz"
 
 
-def save_witnesses(out_dir: str, records) -> list[dict]:
+def save_witnesses(out_dir: str, records: Sequence[Any]) -> list[dict]:
     """Save every found witness's model next to the report; return the records as dictionaries
     (``params_path`` set where a model was saved)."""
     out = []

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 
 from transformer_theory import budget
 from transformer_theory.cli._common import (
@@ -31,7 +32,9 @@ from transformer_theory.cli._common import (
 )
 from transformer_theory.harness import (
     NAMED,
+    ExperimentConfig,
     ExperimentError,
+    RunSpec,
     check_out_dir,
     config_from_file,
     named_config,
@@ -98,7 +101,7 @@ def _steps_to_run(spec, out: str) -> int:
     return max(target - (latest_step(os.path.join(run_dir, "checkpoints")) or 0), 0)
 
 
-def check_seconds(runs, out: str) -> float:
+def check_seconds(runs: Sequence[RunSpec], out: str) -> float:
     """A lower bound on the seconds of training ``runs`` into ``out`` (only the steps this command
     would run); raises :class:`~transformer_theory.budget.BudgetError` naming ``--steps`` when even
     that exceeds the time budget (``TT_TIME_BUDGET``, default 4 h). Integer arithmetic on the
@@ -175,7 +178,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
 
 
-def resolve_config(args):
+def resolve_config(args: argparse.Namespace) -> tuple[ExperimentConfig, str]:
     """``(config, source)``: the config named by ``--experiment``/``--config`` with the flags
     applied, and how ``plot`` finds it again. Raises :class:`UsageError` naming the flag."""
     if args.experiment is not None:
@@ -220,7 +223,7 @@ def resolve_config(args):
     return config, source
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     config, source = resolve_config(args)
     out = prepare_out_dir(args.out or os.path.join("results", f"{config.name}_{config.size}"))
     try:

@@ -25,6 +25,15 @@ from transformer_theory.jsonio import write_json
 from transformer_theory.plotting import pyplot, save_figure
 from transformer_theory.train.init import copy_pattern_alpha
 
+__all__ = [
+    "FIGURE",
+    "SUMMARY",
+    "analyse",
+    "copy_support",
+    "example_inputs",
+    "match_support",
+]
+
 FIGURE = "fig3_attention_maps.png"
 SUMMARY = "fig3_attention.json"
 

@@ -12,6 +12,11 @@ from transformer_theory.plotting import pyplot, save_figure
 from transformer_theory.train import RunDirectoryError, read_metrics
 from transformer_theory.train.rundir import METRICS_FILE
 
+__all__ = [
+    "load_metrics",
+    "plot_curves",
+]
+
 
 def load_metrics(config: ExperimentConfig, out: str) -> list[tuple]:
     """``[(spec, metrics record)]`` of every run of ``config`` that has a ``metrics.json`` under

@@ -15,7 +15,7 @@ import time
 import jax
 
 from transformer_theory.harness.setups import SETUPS, TaskSetup
-from transformer_theory.params import ModelParams
+from transformer_theory.params import ModelConfig, ModelParams
 from transformer_theory.train import (
     TaskData,
     TrainConfig,
@@ -25,6 +25,15 @@ from transformer_theory.train import (
     run_settings,
     train,
 )
+
+__all__ = [
+    "RunSpec",
+    "build_data",
+    "build_model",
+    "build_run",
+    "execute",
+    "trained_params",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,7 +101,7 @@ class RunSpec:
         return tc
 
     @property
-    def model_config(self):
+    def model_config(self) -> ModelConfig:
         return self.setup.task.model_config(heads=self.heads, width=self.setup.width)
 
     @property
@@ -142,7 +151,7 @@ def build_data(spec: RunSpec) -> TaskData:
     )
 
 
-def build_run(spec: RunSpec):
+def build_run(spec: RunSpec) -> tuple[ModelParams, TaskData, TrainConfig, dict]:
     """``(params, data, train_config, meta)`` of ``spec`` -- everything :func:`train` needs."""
     return build_model(spec), build_data(spec), spec.train_config, spec.meta
 

@@ -35,6 +35,16 @@ from transformer_theory import _validate
 from transformer_theory import tasks as tasklib
 from transformer_theory.train import DataConfig, EarlyStop, TrainConfig
 
+__all__ = [
+    "PAPER",
+    "PAPER_CLAIMS",
+    "QUICK",
+    "SETUPS",
+    "SIZES",
+    "TASK_NAMES",
+    "TaskSetup",
+]
+
 TASK_NAMES = ("memorization", "reasoning", "generalization", "contextual")
 # What Chen & Zou 2024 claim for each task (§6.1); written into aggregate.csv beside the numbers.
 PAPER_CLAIMS = {

@@ -35,6 +35,19 @@ from transformer_theory.harness.setups import PAPER_CLAIMS
 from transformer_theory.jsonio import read_json, write_csv, write_json
 from transformer_theory.train.rundir import RunDirectoryError, check_run_dir
 
+__all__ = [
+    "EXPERIMENT_FILE",
+    "OVERRIDABLE",
+    "aggregate",
+    "analyse",
+    "check_out_dir",
+    "plot",
+    "read_record",
+    "run_experiment",
+    "sweep",
+    "write_record",
+]
+
 EXPERIMENT_FILE = "experiment.json"
 # The config fields a command line may change; experiment.json records their values.
 OVERRIDABLE = ("size", "seeds", "tasks", "depths", "steps", "optimizer", "learning_rate")

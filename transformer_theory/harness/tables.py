@@ -11,6 +11,14 @@ import numpy as np
 from transformer_theory.harness.setups import PAPER_CLAIMS, TASK_NAMES
 from transformer_theory.jsonio import read_json, write_csv
 
+__all__ = [
+    "SUMMARY_COLUMNS",
+    "markdown_table",
+    "read_summaries",
+    "read_summary",
+    "write_summary_csv",
+]
+
 SUMMARY_COLUMNS = (
     "task",
     "depth",

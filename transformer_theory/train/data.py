@@ -33,6 +33,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+__all__ = [
+    "DataConfig",
+    "TaskData",
+]
+
 
 @dataclasses.dataclass(frozen=True)
 class DataConfig:

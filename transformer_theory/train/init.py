@@ -32,6 +32,16 @@ import numpy as np
 from transformer_theory import _validate
 from transformer_theory.params import AttentionParams, ModelConfig, ModelParams, init_params
 
+__all__ = [
+    "TASK_KINDS",
+    "block_mask_pp",
+    "copy_pattern_alpha",
+    "first_layer_pattern",
+    "paper_init",
+    "random_init",
+    "task_kind",
+]
+
 TASK_KINDS = ("memorization", "reasoning", "generalization", "contextual")
 
 
@@ -128,7 +138,7 @@ def paper_init(
     w_v: str = "ones",
     pattern: bool = True,
     later_qk_scale: float = 1.0,
-    dtype=jnp.float32,
+    dtype: jnp.dtype = jnp.float32,
 ) -> ModelParams:
     """Chen & Zou 2024, §9.1's initialization for ``task``.
 
@@ -168,7 +178,7 @@ def paper_init(
 
 
 def random_init(
-    key: jax.Array, config: ModelConfig, *, scale: float = 1.0, dtype=jnp.float32
+    key: jax.Array, config: ModelConfig, *, scale: float = 1.0, dtype: jnp.dtype = jnp.float32
 ) -> ModelParams:
     """A plain random initialization: every matrix ``N(0, scale^2 / d')``
     (``init_params(scheme="normal")``)."""

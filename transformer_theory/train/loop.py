@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
@@ -37,6 +38,21 @@ from transformer_theory.nn.fast import batch_logits
 from transformer_theory.params import ModelParams
 from transformer_theory.train import rundir, runner
 from transformer_theory.train.data import TaskData
+
+__all__ = [
+    "EarlyStop",
+    "MICROBATCH_BYTES",
+    "MIN_MICROBATCH",
+    "TrainConfig",
+    "TrainResult",
+    "auto_microbatches",
+    "cached_steps",
+    "cross_entropy",
+    "make_optimizer",
+    "make_steps",
+    "restore_params",
+    "train",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -162,7 +178,7 @@ def cross_entropy(logits_BxC: jax.Array, labels_B: jax.Array) -> jax.Array:
 
 @functools.lru_cache(maxsize=32)
 def cached_steps(
-    graphdef,
+    graphdef: nnx.GraphDef,
     optimizer: str,
     learning_rate: float,
     momentum: float,
@@ -170,7 +186,7 @@ def cached_steps(
     fast: bool = True,
     microbatches: int | None = None,
     guard: bool = False,
-):
+) -> tuple[Callable, Callable]:
     """:func:`make_steps` memoized on the (hashable) graph definition and optimizer settings, so
     repeated :func:`train` calls in one process (seeds, resumes, sweeps) reuse the compiled
     steps."""
@@ -212,13 +228,13 @@ def auto_microbatches(batch: int, seq_len: int, width: int, itemsize: int = 4) -
 
 
 def make_steps(
-    graphdef,
+    graphdef: nnx.GraphDef,
     tx: optax.GradientTransformation,
     *,
     fast: bool = True,
     microbatches: int | None = None,
     guard: bool = False,
-):
+) -> tuple[Callable, Callable]:
     """``(train_step, eval_step)`` jitted through NNX's functional loop for the model ``graphdef``.
 
     ``fast``: compute logits with :func:`transformer_theory.nn.fast.batch_logits`'s fast path (the

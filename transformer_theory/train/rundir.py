@@ -37,6 +37,20 @@ import numpy as np
 from transformer_theory.jsonio import to_jsonable, write_json
 from transformer_theory.train import checkpoint
 
+__all__ = [
+    "METRICS_FILE",
+    "METRIC_FIELDS",
+    "PROGRESS_FIELDS",
+    "RUN_FILE",
+    "RunDirectoryError",
+    "check_run_dir",
+    "fingerprint",
+    "read_metrics",
+    "read_run_file",
+    "run_settings",
+    "write_run_file",
+]
+
 RUN_FILE = "run.json"
 METRICS_FILE = "metrics.json"
 METRIC_FIELDS = ("step", "train_loss", "train_acc", "eval_loss", "eval_acc", "seconds")
@@ -63,7 +77,9 @@ def _jsonable(value: Any) -> Any:
     return to_jsonable(value)[0]
 
 
-def run_settings(model_config, task, data_config, train_config, meta: dict | None = None) -> dict:
+def run_settings(
+    model_config: Any, task: Any, data_config: Any, train_config: Any, meta: dict | None = None
+) -> dict:
     """Everything that defines a run's trajectory, as a flat JSON-able dict.
 
     Keys: the caller's ``meta`` (task name, heads, seed, size, initialization, ...), then

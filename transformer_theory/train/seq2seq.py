@@ -243,7 +243,7 @@ def _decode_batch(params, src_BxN, length: int, beam_size: int, norm: str, bos: 
 
 def decode_all(
     params: encdec.Seq2SeqParams,
-    src_BxN,
+    src_BxN: np.ndarray | jax.Array,
     length: int,
     *,
     beam_size: int = 1,
