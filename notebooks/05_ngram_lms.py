@@ -37,8 +37,12 @@ import numpy as np
 jax.config.update("jax_enable_x64", True)
 
 from transformer_theory.core.forward import forward_trace, lm_inputs, lm_log_probs  # noqa: E402
-from transformer_theory.papers.svete_cotterell2024 import checks as analysis  # noqa: E402
 from transformer_theory.papers.svete_cotterell2024 import constructions as cn  # noqa: E402
+from transformer_theory.papers.svete_cotterell2024 import (  # noqa: E402
+    equivalence,
+    precision_scan,
+    soft,
+)
 from transformer_theory.papers.svete_cotterell2024.tasks import NGramLM  # noqa: E402
 from transformer_theory.precision import PRECISIONS, dtype_of, significand_bits  # noqa: E402
 
@@ -74,7 +78,7 @@ for c, p in models.items():
     got = float(jnp.sum(jax.jit(lm_log_probs)(p, jnp.asarray(y[0]))))
     print(f"{c}: heads {cfg.heads}, width {cfg.width}, MLP units {cfg.mlp_hidden}; log q = {got}")
 paper33 = cn.build_paper33(lm)
-got = float(analysis.transformer_log_prob(paper33, y)[0])
+got = float(equivalence.transformer_log_prob(paper33, y)[0])
 print(f"3.3 (the paper's): one head, one layer, digit MLP of depth {lm.order - 1}; log q = {got}")
 
 tokens = lm_inputs(models["3.1"].config, jnp.asarray([0, 2, 1, 1, 0]))
@@ -101,7 +105,7 @@ for c in [*models, "3.3"]:
             params = paper33
         else:
             params = cn.build(lm, c, attention=attention, max_len=max_len)
-        rec = analysis.equivalence_record(lm, params, max_len)
+        rec = equivalence.equivalence_record(lm, params, max_len)
         print(
             f"{c} {attention:6s}: equivalent={rec['equivalent']} on {rec['strings']} strings, "
             f"max diff {rec['max_abs_logprob_diff']:.1e}, mass {rec['mass_transformer']:.12f} "
@@ -122,12 +126,12 @@ for c in ("3.1", "3.3-slots", "3.3"):
     for name in PRECISIONS:
         dtype = dtype_of(name)
         if c == "3.3":
-            scan = analysis.paper33_scan(cn.build_paper33(lm, dtype=dtype), max_length=limit)
+            scan = precision_scan.paper33_scan(cn.build_paper33(lm, dtype=dtype), max_length=limit)
             derived = None
         else:
             p = cn.build(lm, c, max_len=8, dtype=dtype)
-            scan = analysis.selection_scan(p, c, max_length=limit)
-            derived = analysis.predicted_exact_length(c, 3, dtype)
+            scan = precision_scan.selection_scan(p, c, max_length=limit)
+            derived = precision_scan.predicted_exact_length(c, 3, dtype)
         longest = scan["longest_exact_length"]
         exact = f">= {limit} (scan limit)" if longest is None else longest
         print(f"{c:9s} {name:9s}: exact at every length up to {exact} (derived {derived})")
@@ -153,12 +157,12 @@ L = 2 if SMOKE else 6
 betas = [1, 100, 1e4] if SMOKE else [1, 10, 100, 1e3, 1e4, 1e5]
 plt.figure(figsize=(5, 3.5))
 for c in ("3.1", "3.3-slots"):
-    kl = [max(analysis.soft_kl(soft_lm, c, b, L), 1e-18) for b in betas]
+    kl = [max(soft.soft_kl(soft_lm, c, b, L), 1e-18) for b in betas]
     plt.loglog(betas, kl, "o-", label=c)
 plt.xlabel("beta")
 plt.ylabel(f"KL, first {L + 1} outcomes")
 plt.legend()
 for c in ("3.1", "3.3-slots"):
     lengths = [L] if SMOKE else [2, 4, L]
-    need = [analysis.beta_for_kl(soft_lm, c, 1e-3, n) for n in lengths]
+    need = [soft.beta_for_kl(soft_lm, c, 1e-3, n) for n in lengths]
     print(f"{c}: beta for KL <= 1e-3 at lengths {lengths}: {np.round(need, 1)}")

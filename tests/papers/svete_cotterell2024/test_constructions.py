@@ -19,8 +19,8 @@ from tests.papers.svete_cotterell2024.test_lm import _reference_log_prob
 from transformer_theory.cli import main
 from transformer_theory.core import positional
 from transformer_theory.core.forward import forward_all, forward_trace, lm_inputs
-from transformer_theory.papers.svete_cotterell2024 import checks as an
 from transformer_theory.papers.svete_cotterell2024 import constructions as cn
+from transformer_theory.papers.svete_cotterell2024 import equivalence, precision_scan, soft
 from transformer_theory.papers.svete_cotterell2024 import tasks as ngram
 
 
@@ -67,12 +67,12 @@ def test_string_log_probs_and_the_mass_up_to_L():
     gives to those strings is the n-gram's own mass (a forward recursion, not enumerated)."""
     lm = ngram.NGramLM.random(7, 3, 3, zero_fraction=0.2)
     params = cn.build(lm, "3.3-slots", max_len=4)
-    rec = an.equivalence_record(lm, params, 4)
+    rec = equivalence.equivalence_record(lm, params, 4)
     assert rec["equivalent"] and rec["exhaustive"] and rec["strings"] == sum(3**k for k in range(5))
     assert rec["max_abs_logprob_diff"] < 1e-12
     assert math.isclose(rec["mass_transformer"], rec["mass_ngram"], rel_tol=0, abs_tol=1e-12)
     strings = lm.strings_of_length(4)
-    got = an.transformer_log_prob(params, strings)  # compiled above for this length
+    got = equivalence.transformer_log_prob(params, strings)  # compiled above for this length
     want = np.array([_reference_log_prob(lm, s) for s in strings])
     np.testing.assert_array_equal(np.isneginf(got), np.isneginf(want))
     np.testing.assert_allclose(got[np.isfinite(want)], want[np.isfinite(want)], rtol=0, atol=1e-12)
@@ -163,13 +163,13 @@ def test_precision_scan_certifies_every_length_it_reports():
     anywhere is the claim itself and the derived guarantee below it."""
     lm = ngram.NGramLM.random(0, 3, 4, zero_fraction=0.2)
     params = cn.build(lm, "3.3-slots", dtype=jnp.float32, max_len=8)
-    scan = an.selection_scan(params, "3.3-slots", max_length=9)
+    scan = precision_scan.selection_scan(params, "3.3-slots", max_length=9)
     longest = scan["longest_exact_length"]
     certified = scan["checked_up_to"] if longest is None else longest
-    assert certified >= an.predicted_exact_length("3.3-slots", 4, jnp.float32)
+    assert certified >= precision_scan.predicted_exact_length("3.3-slots", 4, jnp.float32)
     for length in range(certified + 1):
         strings = lm.strings_of_length(length)
-        got = an.transformer_log_prob(params, strings)
+        got = equivalence.transformer_log_prob(params, strings)
         want = np.array([_reference_log_prob(lm, s) for s in strings])
         np.testing.assert_array_equal(np.isneginf(got), np.isneginf(want))
         fin = np.isfinite(want)
@@ -233,14 +233,14 @@ def test_paper_33_is_weakly_equivalent_on_every_string(order):
     model = cn.build_paper33(lm)
     for length in range(5):
         strings = lm.strings_of_length(length)
-        got = an.transformer_log_prob(model, strings)
+        got = equivalence.transformer_log_prob(model, strings)
         want = np.array([_reference_log_prob(lm, s) for s in strings])
         np.testing.assert_array_equal(np.isneginf(got), np.isneginf(want))
         fin = np.isfinite(want)
         # the readout is a row of the table itself: float64 sums of <= 5 entries
         np.testing.assert_allclose(got[fin], want[fin], rtol=0, atol=1e-12)
     if order == 3:  # the scan's own check, once (one compilation per length)
-        scan = an.paper33_scan(model, max_length=3, samples=8)
+        scan = precision_scan.paper33_scan(model, max_length=3, samples=8)
         assert scan["longest_exact_length"] is None and scan["max_onehot_error"] < 1e-9
 
 
@@ -250,26 +250,26 @@ def test_sparse_31_is_exact_only_near_the_max_len_it_was_built_for():
     up to max_len, not on all of Sigma* (float64, where rounding is far from the limit)."""
     lm = ngram.NGramLM.random(1, 2, 3)
     params = cn.build(lm, "3.1", attention="sparse", max_len=4)
-    scan = an.selection_scan(params, "3.1", max_length=12)
+    scan = precision_scan.selection_scan(params, "3.1", max_length=12)
     assert scan["longest_exact_length"] is not None and 4 <= scan["longest_exact_length"] < 12
 
 
 def test_scan_refuses_parameters_built_as_another_construction():
     lm = ngram.NGramLM.random(0, 2, 3)
     with pytest.raises(ValueError, match="construction"):
-        an.selection_scan(cn.build(lm, "3.3-slots", max_len=2), "3.1", max_length=2)
+        precision_scan.selection_scan(cn.build(lm, "3.3-slots", max_len=2), "3.1", max_length=2)
     with pytest.raises(ValueError, match="construction"):
-        an.selection_scan(cn.build(lm, "3.2", max_len=2), "3.2-direct", max_length=2)
+        precision_scan.selection_scan(cn.build(lm, "3.2", max_len=2), "3.2-direct", max_length=2)
 
 
 def test_soft_attention_converges_to_the_ngram():
     lm = ngram.NGramLM.random(5, 2, 3)
-    kl = [an.soft_kl(lm, "3.3-slots", beta, 2) for beta in (0.5, 2.0, 50.0)]
+    kl = [soft.soft_kl(lm, "3.3-slots", beta, 2) for beta in (0.5, 2.0, 50.0)]
     # a KL divergence: non-negative up to float64 rounding of sums of ~1 terms
     assert kl[0] > kl[1] > kl[2] >= -1e-14 and kl[2] < 1e-12
-    assert an.soft_kl(lm, "3.3-slots", 2.0, 3) >= kl[1]  # more steps, more divergence
+    assert soft.soft_kl(lm, "3.3-slots", 2.0, 3) >= kl[1]  # more steps, more divergence
     with pytest.raises(ValueError, match="lm"):
-        an.soft_kl(ngram.NGramLM.random(5, 2, 3, zero_fraction=0.5), "3.3-slots", 1.0, 2)
+        soft.soft_kl(ngram.NGramLM.random(5, 2, 3, zero_fraction=0.5), "3.3-slots", 1.0, 2)
 
 
 def test_bad_arguments_name_themselves():
@@ -342,7 +342,7 @@ def test_interrupted_ngram_run_leaves_no_earlier_complete_result(tmp_path, monke
     def interrupt(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(an, "equivalence_record", interrupt)
+    monkeypatch.setattr(equivalence, "equivalence_record", interrupt)
     assert main([*base, "--order", "3"]) == 130
     result = json.loads((tmp_path / "ngram.json").read_text())
     assert result["complete"] is False and result["settings"]["order"] == 3

@@ -8,8 +8,8 @@ import jax
 import numpy as np
 import pytest
 
-from transformer_theory.papers.svete_cotterell2024 import checks, study, tasks, variants
 from transformer_theory.papers.svete_cotterell2024 import constructions as cn
+from transformer_theory.papers.svete_cotterell2024 import equivalence, study, tasks, variants
 
 
 def test_registry_says_whose_each_construction_is():
@@ -27,7 +27,7 @@ def test_registry_says_whose_each_construction_is():
 
 def test_study_run_writes_what_the_checks_return(tmp_path):
     """Two models (the paper's 3.1 and 3.3, float64): each record's equivalence keys are
-    checks.equivalence_record's on the same LM, the masses agree with the n-gram's forward
+    equivalence.equivalence_record's on the same LM, the masses agree with the n-gram's forward
     recursion (an independent sum), and ngram.json holds the same records, complete."""
     settings = study.Settings(
         order=2, alphabet=2, max_len=2, constructions=("3.1", "3.3"), precisions=("float64",)
@@ -36,7 +36,7 @@ def test_study_run_writes_what_the_checks_return(tmp_path):
     result = study.run(settings, str(tmp_path))
     assert [r["construction"] for r in result["records"]] == ["3.1", "3.3"]
     lm = tasks.NGramLM.random(0, 2, 2, zero_fraction=0.2)
-    direct = checks.equivalence_record(lm, cn.build(lm, "3.1", max_len=2), 2)
+    direct = equivalence.equivalence_record(lm, cn.build(lm, "3.1", max_len=2), 2)
     rec = result["records"][0]
     assert {k: rec[k] for k in direct} == direct
     for rec in result["records"]:

@@ -10,7 +10,10 @@ Modules, in reading order:
 - :mod:`.constructions`: Theorems 3.1, 3.2, 3.3 as the paper builds them, and ``build(lm, name)``
   over the registry of all four ``ModelParams`` constructions.
 - :mod:`.variants`: this library's variants 3.2-direct and 3.3-slots (not the paper's).
-- :mod:`.checks`: weak equivalence on every string, the precision scan, softmax's KL.
+- :mod:`.equivalence`: weak equivalence, ``log q(y)`` against ``log p(y)`` on every string.
+- :mod:`.precision_scan`: how long each construction stays exact in a float format
+  (measured at every length, and derived).
+- :mod:`.soft`: softmax attention's KL from the n-gram, and the ``beta`` a target KL needs.
 - :mod:`.study`: the study of ``transformer-theory ngram`` (settings in, records out, written to
   ``ngram.json``), callable from Python.
 - :mod:`.plots`: the study's figures.
@@ -20,12 +23,14 @@ Modules, in reading order:
 """
 
 __all__ = [
-    "checks",
     "configs",
     "constructions",
+    "equivalence",
     "layout",
     "learnability",
     "plots",
+    "precision_scan",
+    "soft",
     "study",
     "tasks",
     "variants",

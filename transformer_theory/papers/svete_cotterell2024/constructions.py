@@ -363,7 +363,7 @@ def build_paper33(lm: NGramLM, *, dtype: Any = jnp.float64) -> Paper33:
 
     Its decimals need ``10^-t`` to be representable with ``n`` significant digits to spare: in
     float64 up to about ``t = 290``, in float32 about ``t = 30`` (``10^-38`` is float32's smallest
-    normal number), which is where :func:`.checks.paper33_scan` finds it
+    normal number), which is where :func:`.precision_scan.paper33_scan` finds it
     breaking.
     """
     _check(lm, "3.1", "hard", None, None)

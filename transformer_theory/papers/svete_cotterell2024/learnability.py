@@ -7,7 +7,7 @@ through a softmax), train a one-layer causal transformer LM with ``n - 1`` softm
 Svete & Cotterell positional code and an MLP (Flax NNX, Optax Adam through
 :func:`transformer_theory.train.fit`, cross-entropy on fresh samples of the LM, EOS included) and
 measure the KL divergence from the true LM over the first ``L + 1`` outcomes
-(:func:`.checks.kl_first_outcomes`, exhaustive) per symbol, beside the hard-attention
+(:func:`.soft.kl_first_outcomes`, exhaustive) per symbol, beside the hard-attention
 construction of Theorem 3.1 (exact: the reference point) and the unigram fit (what a model that
 ignores the history reaches).
 
@@ -165,8 +165,8 @@ def run(config: LearnabilityConfig, out_dir: str | None, *, progress: bool = Tru
     import jax
 
     from transformer_theory.jsonio import write_json
-    from transformer_theory.papers.svete_cotterell2024 import checks
     from transformer_theory.papers.svete_cotterell2024 import constructions as cn
+    from transformer_theory.papers.svete_cotterell2024.soft import kl_first_outcomes
 
     jax.config.update("jax_enable_x64", True)
     max_len = config.eval_len + 2
@@ -187,10 +187,10 @@ def run(config: LearnabilityConfig, out_dir: str | None, *, progress: bool = Tru
             width_extra=config.width_extra,
             progress=f"n={order} |Sigma|={alphabet}" if progress else None,
         )
-        kl = checks.kl_first_outcomes(lm, params, config.eval_len)
+        kl = kl_first_outcomes(lm, params, config.eval_len)
         uni_lm = cn.build(unigram_fit(lm, max_len), "3.1")
-        uni = checks.kl_first_outcomes(lm, uni_lm, config.eval_len)
-        exact = checks.kl_first_outcomes(lm, cn.build(lm, "3.1", max_len=max_len), config.eval_len)
+        uni = kl_first_outcomes(lm, uni_lm, config.eval_len)
+        exact = kl_first_outcomes(lm, cn.build(lm, "3.1", max_len=max_len), config.eval_len)
         n_sym = config.eval_len + 1
         rows.append(
             {

@@ -20,11 +20,11 @@ __all__ = ["precision_figure", "soft_figure"]
 def precision_figure(records: list[dict], path: str) -> str | None:
     """Two panels from the hard/sparse records with a scan (the paper's 3.3 left out: it has no
     derived bound): left, :func:`~.constructions.score_gap` against ``10u`` of each format
-    (3.1/3.2); right, :func:`~.checks.window_budget` against ``2^p`` (3.3-slots). A dashed line
-    marks each record's first failing position. Returns ``path``, or None (nothing written) when
-    no record has a scan."""
-    from transformer_theory.papers.svete_cotterell2024.checks import window_budget
+    (3.1/3.2); right, :func:`~.precision_scan.window_budget` against ``2^p`` (3.3-slots). A
+    dashed line marks each record's first failing position. Returns ``path``, or None (nothing
+    written) when no record has a scan."""
     from transformer_theory.papers.svete_cotterell2024.constructions import score_gap
+    from transformer_theory.papers.svete_cotterell2024.precision_scan import window_budget
 
     records = [r for r in records if "scan" in r and r["construction"] != "3.3"]
     if not records:

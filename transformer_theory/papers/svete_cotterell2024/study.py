@@ -173,19 +173,20 @@ def model_record(lm: Any, construction: str, precision: str, settings: Settings)
     Keys: the settings it was built with (``construction``, ``attention``, ``precision``,
     ``order``, ``alphabet``, ``max_len``, ``beta``), its shape (``heads``, ``width``,
     ``mlp_hidden``; the paper's 3.3: one head, no :class:`~transformer_theory.params.ModelConfig`),
-    :func:`.checks.equivalence_record`'s keys, and then -- hard/sparse -- ``scan``
-    (:func:`.checks.selection_scan` or :func:`.checks.paper33_scan`) with
-    ``predicted_exact_length`` (:func:`.checks.predicted_exact_length`; None for the paper's 3.3,
-    which has no derived bound), or -- softmax -- ``kl`` (:func:`.checks.soft_kl` at ``beta``).
+    :func:`.equivalence.equivalence_record`'s keys, and then -- hard/sparse -- ``scan``
+    (:func:`.precision_scan.selection_scan` or :func:`.precision_scan.paper33_scan`) with
+    ``predicted_exact_length`` (:func:`.precision_scan.predicted_exact_length`; None for the
+    paper's 3.3, which has no derived bound), or -- softmax -- ``kl`` (:func:`.soft.soft_kl` at
+    ``beta``).
 
     Float64 needs ``jax_enable_x64`` (:func:`run` sets it).
     """
-    from transformer_theory.papers.svete_cotterell2024 import checks
     from transformer_theory.papers.svete_cotterell2024 import constructions as cn
+    from transformer_theory.papers.svete_cotterell2024 import equivalence, precision_scan, soft
     from transformer_theory.precision import dtype_of
 
     dtype = dtype_of(precision)
-    soft = settings.attention == "softmax"
+    softmax = settings.attention == "softmax"
     rec = {
         "construction": construction,
         "attention": settings.attention,
@@ -193,7 +194,7 @@ def model_record(lm: Any, construction: str, precision: str, settings: Settings)
         "order": settings.order,
         "alphabet": settings.alphabet,
         "max_len": settings.max_len,
-        "beta": settings.beta if soft else None,
+        "beta": settings.beta if softmax else None,
     }
     if construction == "3.3":
         params = cn.build_paper33(lm, dtype=dtype)
@@ -209,13 +210,15 @@ def model_record(lm: Any, construction: str, precision: str, settings: Settings)
         )
         cfg = params.config
         rec |= {"heads": list(cfg.heads), "width": cfg.width, "mlp_hidden": cfg.mlp_hidden}
-    rec.update(checks.equivalence_record(lm, params, settings.max_len, seed=settings.seed))
+    rec.update(equivalence.equivalence_record(lm, params, settings.max_len, seed=settings.seed))
     if construction == "3.3":
-        rec["scan"] = checks.paper33_scan(params, max_length=settings.scan_limit)
+        rec["scan"] = precision_scan.paper33_scan(params, max_length=settings.scan_limit)
         rec["predicted_exact_length"] = None  # no derived bound (see the README)
-    elif not soft:
-        rec["scan"] = checks.selection_scan(params, construction, max_length=settings.scan_limit)
-        rec["predicted_exact_length"] = checks.predicted_exact_length(
+    elif not softmax:
+        rec["scan"] = precision_scan.selection_scan(
+            params, construction, max_length=settings.scan_limit
+        )
+        rec["predicted_exact_length"] = precision_scan.predicted_exact_length(
             construction,
             settings.order,
             dtype,
@@ -223,7 +226,7 @@ def model_record(lm: Any, construction: str, precision: str, settings: Settings)
             max_len=settings.max_len,
         )
     else:
-        rec["kl"] = checks.soft_kl(lm, construction, settings.beta, settings.max_len)
+        rec["kl"] = soft.soft_kl(lm, construction, settings.beta, settings.max_len)
     return rec
 
 
@@ -238,21 +241,19 @@ def soft_study(
 ) -> list[dict]:
     """Softmax attention against the n-gram, per construction: ``kl_by_beta`` (the KL over the
     first ``max_len + 1`` outcomes at ``beta = 10^0 .. 10^6``) and ``beta_needed`` (the smallest
-    ``beta`` with KL ``<= target_kl`` at each of ``soft_lengths``, :func:`.checks.beta_for_kl`;
+    ``beta`` with KL ``<= target_kl`` at each of ``soft_lengths``, :func:`.soft.beta_for_kl`;
     None where even ``2^20`` does not reach it)."""
     from tqdm.auto import tqdm
 
-    from transformer_theory.papers.svete_cotterell2024 import checks
+    from transformer_theory.papers.svete_cotterell2024 import soft
 
     rows = []
     for construction in tqdm(
         constructions, desc="softmax beta", unit="construction", disable=not progress or None
     ):
-        curve = [
-            {"beta": b, "kl": checks.soft_kl(lm, construction, b, max_len)} for b in SOFT_BETAS
-        ]
+        curve = [{"beta": b, "kl": soft.soft_kl(lm, construction, b, max_len)} for b in SOFT_BETAS]
         needed = [
-            {"length": L, "beta": checks.beta_for_kl(lm, construction, target_kl, L)}
+            {"length": L, "beta": soft.beta_for_kl(lm, construction, target_kl, L)}
             for L in soft_lengths
         ]
         rows.append(

@@ -1,28 +1,23 @@
-"""Checks of the n-gram constructions of Svete & Cotterell 2024 (Theorems 3.1-3.3): weak
-equivalence, the precision each needs, and soft attention's distance from the n-gram LM.
+"""How long the n-gram constructions stay exact in a float format (Svete & Cotterell 2024,
+Theorems 3.1-3.3): measured by running the model, and derived from the score's gap.
 
-- :func:`equivalence_record`: ``log q(y)`` of the constructed transformer against ``log p(y)`` of
-  the n-gram LM on EVERY string up to a length (or sampled strings when there are too many), EOS
-  included, and the probability mass both give to those strings.
 - :func:`selection_scan`: the longest string length ``L`` such that the model's attention is the
   proof's (3.1/3.2: the one key ``t - h``; 3.3-slots: the ``n - 1`` window keys uniformly) at every
   query of every length up to ``L``, in the parameters' dtype; the model is run at every length,
-  since its rounding depends on the length.
-- :func:`predicted_exact_length`: the same limit derived from the score's gap and the dtype's
-  rounding (a sufficient condition, so the measured limit is at least this).
-- :func:`soft_kl` / :func:`beta_for_kl`: with softmax attention at score scale ``beta``, the KL
-  divergence from the n-gram LM over all strings up to a length, and the ``beta`` a target KL
-  needs as the length grows.
+  since its rounding depends on the length (:func:`intended_attention`,
+  :func:`first_wrong_query`).
+- :func:`paper33_scan`: the same for the paper's 3.3, on sampled strings (its decoding reads the
+  symbols).
+- :func:`predicted_exact_length`: the limit derived from the score's gap and the dtype's rounding
+  (a sufficient condition, so the measured limit is at least this); :func:`window_budget`:
+  3.3-slots' largest intermediate.
 
-Every function returns JSON-ready data; :mod:`.study` runs them over settings, and
-``transformer-theory ngram`` prints them. Significand bits come from
-:func:`transformer_theory.precision.significand_bits`.
-Shapes use the letters of :mod:`transformer_theory.glossary`.
+Significand bits come from :func:`transformer_theory.precision.significand_bits`. Shapes use the
+letters of :mod:`transformer_theory.glossary`.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import jax
@@ -30,139 +25,23 @@ import jax.numpy as jnp
 import numpy as np
 
 from transformer_theory import _validate
-from transformer_theory.core.forward import forward_trace, lm_inputs, lm_log_probs
+from transformer_theory.core.forward import forward_trace, lm_inputs
 from transformer_theory.core.positional import window_score_polynomial
 from transformer_theory.papers.svete_cotterell2024 import constructions as cn
-from transformer_theory.papers.svete_cotterell2024.tasks import NGramLM, history_ids
+from transformer_theory.papers.svete_cotterell2024.tasks import history_ids
 from transformer_theory.params import ModelParams
 from transformer_theory.precision import significand_bits
 
 __all__ = [
-    "beta_for_kl",
-    "equivalence_record",
     "first_wrong_query",
     "intended_attention",
-    "kl_first_outcomes",
-    "logprob_tolerance",
     "paper33_scan",
-    "param_dtype",
     "predicted_exact_length",
     "selection_scan",
-    "soft_kl",
-    "transformer_log_prob",
-    "transformer_log_probs",
     "window_budget",
 ]
 
 
-# ----------------------------------------------------------------------------- weak equivalence
-@jax.jit
-def _string_log_probs(params, strings_BxN):
-    if isinstance(params, cn.Paper33):
-        return jax.vmap(lambda s: cn.paper33_log_probs(params, s).astype(jnp.float64))(strings_BxN)
-    return jax.vmap(lambda s: lm_log_probs(params, s).astype(jnp.float64))(strings_BxN)
-
-
-def param_dtype(params: ModelParams | cn.Paper33) -> jnp.dtype:
-    """The float dtype of a construction (:class:`ModelParams` or the paper's 3.3)."""
-    return params.dtype if isinstance(params, cn.Paper33) else params.w_o.dtype
-
-
-def transformer_log_prob(
-    params: ModelParams | cn.Paper33, strings_BxN: np.ndarray, batch: int = 4096
-) -> np.ndarray:
-    """``log q(y)`` (EOS included) of every string of one length under a causal LM, float64."""
-    return transformer_log_probs(params, strings_BxN, batch).sum(axis=1)
-
-
-def transformer_log_probs(
-    params: ModelParams | cn.Paper33, strings_BxN: np.ndarray, batch: int = 4096
-) -> np.ndarray:
-    """``log q(y_t | y_<t)`` for every symbol, then ``log q(EOS | y)``: ``(B, N + 1)``, float64.
-
-    ``params``: a causal-LM :class:`ModelParams` or the paper's 3.3 (:class:`~transformer_theory.
-    constructions.ngram.Paper33`)."""
-    strings = np.asarray(strings_BxN, np.int64)
-    out = [
-        np.asarray(_string_log_probs(params, jnp.asarray(strings[i : i + batch])))
-        for i in range(0, len(strings), batch)
-    ]
-    return np.concatenate(out) if out else np.zeros((0, strings.shape[1] + 1))
-
-
-def logprob_tolerance(lm: NGramLM, length: int, dtype: Any) -> float:
-    """How far ``log q(y)`` of an exact construction may be from ``log p(y)`` by rounding alone.
-
-    Each of the ``L + 1`` terms is ``log_softmax`` of a row that equals the n-gram's log table
-    rounded to the dtype (the AND unit gives exactly 1, ``W_O`` holds the table): the entry's own
-    rounding ``u |log p|`` plus the normalizer's few ulps. ``4 u (max |log p| + 2)`` per term is
-    that with a factor of 2 to spare (``u = 2^-p``); a wrong attention changes a term by a
-    difference between two rows of the table instead.
-    """
-    table = lm.log_probs_AxC[np.isfinite(lm.log_probs_AxC)]
-    u = 2.0 ** -significand_bits(dtype)
-    return float((length + 1) * 4 * u * (np.abs(table).max() + 2.0))
-
-
-def _strings(lm: NGramLM, length: int, exhaustive_limit: int, samples: int, rng):
-    count = lm.alphabet_size**length
-    if count <= exhaustive_limit:
-        return lm.strings_of_length(length), True
-    return rng.integers(0, lm.alphabet_size, size=(samples, length)), False
-
-
-def equivalence_record(
-    lm: NGramLM,
-    params: ModelParams | cn.Paper33,
-    max_len: int,
-    *,
-    exhaustive_limit: int = 50_000,
-    samples: int = 2_000,
-    seed: int = 0,
-) -> dict:
-    """Compare ``log q(y)`` with ``log p(y)`` on the strings of every length ``0..max_len``.
-
-    Lengths with at most ``exhaustive_limit`` strings are enumerated; longer ones use ``samples``
-    uniformly random strings (so impossible strings are checked too). ``equivalent`` means: the
-    same strings have probability 0 (``-inf``) under both, no NaN, and every other difference is
-    within :func:`logprob_tolerance`. ``mass_transformer`` (only when every length was enumerated)
-    is ``sum_{|y| <= max_len} q(y)``, to set beside ``mass_ngram`` = the n-gram's own mass up to
-    ``max_len`` (:meth:`NGramLM.mass_up_to`, a forward recursion, not an enumeration).
-    """
-    _validate.check_positive("max_len", max_len, allow_zero=True)
-    dtype = param_dtype(params)
-    rng = np.random.default_rng(seed)
-    worst, worst_ratio, strings, mismatches, nans = 0.0, 0.0, 0, 0, 0
-    exhaustive, mass_q = True, 0.0
-    for length in range(max_len + 1):
-        batch, enumerated = _strings(lm, length, exhaustive_limit, samples, rng)
-        exhaustive &= enumerated
-        ref = lm.log_prob(batch)
-        got = transformer_log_prob(params, batch)
-        nans += int(np.isnan(got).sum())
-        mismatches += int((np.isfinite(ref) != np.isfinite(got)).sum())
-        both = np.isfinite(ref) & np.isfinite(got)
-        if both.any():
-            diff = float(np.abs(got[both] - ref[both]).max())
-            worst = max(worst, diff)
-            worst_ratio = max(worst_ratio, diff / logprob_tolerance(lm, length, dtype))
-        if enumerated:
-            mass_q += float(np.exp(got[np.isfinite(got)]).sum())
-        strings += len(batch)
-    return {
-        "strings": strings,
-        "exhaustive": bool(exhaustive),
-        "max_abs_logprob_diff": worst,
-        "tolerance_used": worst_ratio,
-        "support_mismatches": mismatches,
-        "nan": nans,
-        "equivalent": bool(mismatches == 0 and nans == 0 and worst_ratio <= 1.0),
-        "mass_transformer": mass_q if exhaustive else None,
-        "mass_ngram": lm.mass_up_to(max_len),
-    }
-
-
-# ----------------------------------------------------------------------------- precision
 def intended_attention(offset: int, window: int, num_positions: int) -> np.ndarray:
     """The weights the proof prescribes, ``(N, N)`` float64 (query ``i``, key ``j``): one-hot on
     ``max(i - offset, 0)`` (a 3.1/3.2 head of that offset), or for ``offset = -1`` uniform on the
@@ -219,7 +98,7 @@ def selection_scan(params: ModelParams, construction: str, *, max_length: int = 
     length ``w + L`` for ``L = 0..max_length`` and every query that predicts (``i >= w - 1``) is
     checked, so the returned length is true by construction for that forward on this machine. The
     construction's scores read only the positional code, which no layer writes, so the tokens do
-    not matter (the input is ``BOS^w 0^L``; ``tests/ngram`` checks token independence). A batched
+    not matter (the input is ``BOS^w 0^L``; the tests check token independence). A batched
     or differently compiled run may round differently beyond :func:`predicted_exact_length`,
     which holds for any summation order.
 
@@ -390,55 +269,3 @@ def predicted_exact_length(
         lo, hi = (mid, hi) if holds(mid + last_shift) else (lo, mid)
     # lo = last 1-based query position t that is safe; input position t - 1; string length t-1-w
     return lo - 1 - w if lo - 1 - w >= 0 else None
-
-
-# ----------------------------------------------------------------------------- soft attention
-def kl_first_outcomes(lm: NGramLM, params: ModelParams, max_len: int) -> float:
-    """``KL(p || q)`` of the laws of the first ``max_len + 1`` outcomes of the n-gram LM ``p`` and
-    the transformer LM ``params``, by enumeration (float64 sums).
-
-    The outcomes partition ``Sigma*``: every string ``y`` with ``|y| <= max_len`` (probability
-    ``p(y)``, EOS included), and every prefix ``x`` of length ``max_len + 1`` (probability ``p(x)
-    = prod_t p(x_t | x_<t)``, whatever follows). Unlike ``sum_{|y| <= L} p(y) log(p(y)/q(y))``
-    alone, which is negative when ``q`` ends strings earlier than ``p``, this is a KL divergence
-    (``>= 0``, 0 iff the next-symbol distributions agree on the first ``max_len + 1`` steps), and
-    it grows with ``max_len`` to ``KL(p || q)`` over ``Sigma*``.
-    """
-    _validate.check_positive("max_len", max_len, allow_zero=True)
-    total = 0.0
-    for length in range(max_len + 2):
-        strings = lm.strings_of_length(length)
-        ref = lm.log_probs(strings)
-        got = transformer_log_probs(params, strings)
-        if length == max_len + 1:  # prefixes: leave out the EOS term
-            ref, got = ref[:, :-1], got[:, :-1]
-        ref, got = ref.sum(axis=1), got.sum(axis=1)
-        live = np.isfinite(ref)
-        total += float(np.sum(np.exp(ref[live]) * (ref[live] - got[live])))
-    return total
-
-
-def soft_kl(lm: NGramLM, construction: str, beta: float, max_len: int) -> float:
-    """:func:`kl_first_outcomes` of the construction with softmax attention at score scale
-    ``beta`` (float64)."""
-    if np.isneginf(lm.log_probs_AxC).any():
-        raise ValueError(
-            "lm: the soft study needs a table without exact zeros (a softmax spreads weight, "
-            "and a -inf entry of W_O read by a partly active unit makes q(y) = 0 where p(y) > 0)"
-        )
-    params = cn.build(lm, construction, attention="softmax", beta=beta, max_len=max_len + 1)
-    return kl_first_outcomes(lm, params, max_len)
-
-
-def beta_for_kl(
-    lm: NGramLM, construction: str, target: float, max_len: int, *, hi: float = 2.0**20
-) -> float | None:
-    """The smallest ``beta`` (to 1%, bisection on ``log beta``) with :func:`soft_kl` ``<=
-    target``; None if even ``hi`` does not reach it."""
-    if soft_kl(lm, construction, hi, max_len) > target:
-        return None
-    lo = 1e-3
-    while hi / lo > 1.01:
-        mid = math.sqrt(lo * hi)
-        lo, hi = (lo, mid) if soft_kl(lm, construction, mid, max_len) <= target else (mid, hi)
-    return hi

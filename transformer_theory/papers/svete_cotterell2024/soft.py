@@ -1,0 +1,73 @@
+"""Softmax attention against the n-gram LM (Svete & Cotterell 2024's constructions are exact with
+hard or sparse attention; with a softmax of ``beta`` times the scores they are exact only as
+``beta -> inf``).
+
+- :func:`kl_first_outcomes`: ``KL(p || q)`` over the first ``L + 1`` outcomes, by enumeration.
+- :func:`soft_kl`: that KL for a construction built with softmax attention at scale ``beta``.
+- :func:`beta_for_kl`: the smallest ``beta`` reaching a target KL at a length.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from transformer_theory import _validate
+from transformer_theory.papers.svete_cotterell2024 import constructions as cn
+from transformer_theory.papers.svete_cotterell2024.equivalence import transformer_log_probs
+from transformer_theory.papers.svete_cotterell2024.tasks import NGramLM
+from transformer_theory.params import ModelParams
+
+__all__ = ["beta_for_kl", "kl_first_outcomes", "soft_kl"]
+
+
+def kl_first_outcomes(lm: NGramLM, params: ModelParams, max_len: int) -> float:
+    """``KL(p || q)`` of the laws of the first ``max_len + 1`` outcomes of the n-gram LM ``p`` and
+    the transformer LM ``params``, by enumeration (float64 sums).
+
+    The outcomes partition ``Sigma*``: every string ``y`` with ``|y| <= max_len`` (probability
+    ``p(y)``, EOS included), and every prefix ``x`` of length ``max_len + 1`` (probability ``p(x)
+    = prod_t p(x_t | x_<t)``, whatever follows). Unlike ``sum_{|y| <= L} p(y) log(p(y)/q(y))``
+    alone, which is negative when ``q`` ends strings earlier than ``p``, this is a KL divergence
+    (``>= 0``, 0 iff the next-symbol distributions agree on the first ``max_len + 1`` steps), and
+    it grows with ``max_len`` to ``KL(p || q)`` over ``Sigma*``.
+    """
+    _validate.check_positive("max_len", max_len, allow_zero=True)
+    total = 0.0
+    for length in range(max_len + 2):
+        strings = lm.strings_of_length(length)
+        ref = lm.log_probs(strings)
+        got = transformer_log_probs(params, strings)
+        if length == max_len + 1:  # prefixes: leave out the EOS term
+            ref, got = ref[:, :-1], got[:, :-1]
+        ref, got = ref.sum(axis=1), got.sum(axis=1)
+        live = np.isfinite(ref)
+        total += float(np.sum(np.exp(ref[live]) * (ref[live] - got[live])))
+    return total
+
+
+def soft_kl(lm: NGramLM, construction: str, beta: float, max_len: int) -> float:
+    """:func:`kl_first_outcomes` of the construction with softmax attention at score scale
+    ``beta`` (float64)."""
+    if np.isneginf(lm.log_probs_AxC).any():
+        raise ValueError(
+            "lm: the soft study needs a table without exact zeros (a softmax spreads weight, "
+            "and a -inf entry of W_O read by a partly active unit makes q(y) = 0 where p(y) > 0)"
+        )
+    params = cn.build(lm, construction, attention="softmax", beta=beta, max_len=max_len + 1)
+    return kl_first_outcomes(lm, params, max_len)
+
+
+def beta_for_kl(
+    lm: NGramLM, construction: str, target: float, max_len: int, *, hi: float = 2.0**20
+) -> float | None:
+    """The smallest ``beta`` (to 1%, bisection on ``log beta``) with :func:`soft_kl` ``<=
+    target``; None if even ``hi`` does not reach it."""
+    if soft_kl(lm, construction, hi, max_len) > target:
+        return None
+    lo = 1e-3
+    while hi / lo > 1.01:
+        mid = math.sqrt(lo * hi)
+        lo, hi = (lo, mid) if soft_kl(lm, construction, mid, max_len) <= target else (mid, hi)
+    return hi
