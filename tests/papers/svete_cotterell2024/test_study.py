@@ -98,3 +98,23 @@ def test_soft_study_kl_falls_with_beta():
     kls = np.array([c["kl"] for c in row["kl_by_beta"]])
     assert np.all(kls >= -1e-14) and np.all(np.diff(kls) <= 1e-14) and kls[-1] < 1e-12
     assert row["beta_needed"] == [] and row["target_kl"] == 1e-3
+
+
+def test_figures_are_drawn_from_records_alone(tmp_path):
+    """The figures read only the records' keys (no model): the soft figure from soft_study's rows,
+    and no precision figure when no record has a scan (softmax runs)."""
+    from transformer_theory.papers.svete_cotterell2024 import plots
+
+    soft_rows = [
+        {
+            "construction": "3.1",
+            "target_kl": 1e-3,
+            "kl_by_beta": [{"beta": 1.0, "kl": 0.1}, {"beta": 10.0, "kl": 0.0}],
+            "beta_needed": [{"length": 0, "beta": 5.0}, {"length": 2, "beta": None}],
+        }
+    ]
+    path = plots.soft_figure(soft_rows, str(tmp_path / "soft.png"))
+    assert (tmp_path / "soft.png").stat().st_size > 0 and path.endswith("soft.png")
+    softmax_record = {"construction": "3.1", "kl": 0.1, "order": 3, "precision": "float64"}
+    assert plots.precision_figure([softmax_record], str(tmp_path / "p.png")) is None
+    assert not (tmp_path / "p.png").exists()

@@ -1,4 +1,6 @@
-"""Svete & Cotterell 2024, Theorems 3.1-3.3 and this library's variants at every precision: the
+"""The n-gram constructions' weak equivalence and exact length in float64/float32/bfloat16.
+
+Svete & Cotterell 2024, Theorems 3.1-3.3 and this library's variants at every precision: the
 ``transformer-theory ngram`` runs whose numbers README quotes, as one experiment
 (:func:`transformer_theory.papers.svete_cotterell2024.study.run` per run).
 

@@ -1,7 +1,8 @@
-"""Can a small transformer LEARN an n-gram LM? KL per symbol of a trained one-layer softmax
-transformer against ``n``, ``|Sigma|`` and the rank of the LM (Svete & Cotterell 2024's follow-up
-question), beside the exact construction of Theorem 3.1 and the unigram fit
-(:mod:`transformer_theory.papers.svete_cotterell2024.learnability`).
+"""Can a small transformer LEARN an n-gram LM? KL per symbol of a trained softmax LM.
+
+The KL of a trained one-layer softmax transformer against ``n``, ``|Sigma|`` and the rank of the
+LM (Svete & Cotterell 2024's follow-up question), beside the exact construction of Theorem 3.1
+and the unigram fit (:mod:`transformer_theory.papers.svete_cotterell2024.learnability`).
 
 Command (this machine, 2 CPU cores shared with other jobs; ``--size smoke`` for the test)::
 
