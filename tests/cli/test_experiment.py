@@ -45,3 +45,16 @@ def test_unknown_names_and_sizes_are_refused_before_any_work(capsys):
         name = next(iter(FOUND))
         assert main(["experiment", name, "--size", "no-such-size"]) == 2
         assert "--size" in capsys.readouterr().err
+
+
+def test_a_smoke_experiment_runs_by_name_and_writes_valid_json(tmp_path, capsys):
+    from transformer_theory.jsonio import read_json
+
+    out = tmp_path / "qsa"
+    assert main(["experiment", "qsa_separation", "--size", "smoke", "--out", str(out)]) == 0
+    written = sorted(p.name for p in out.iterdir())
+    jsons = [p for p in out.iterdir() if p.suffix == ".json"]
+    assert jsons, f"no JSON written: {written}"
+    for p in jsons:
+        read_json(str(p))  # strict: raises on NaN / Infinity literals
+    assert "qsa_separation (sanford2023, size smoke)" in capsys.readouterr().out

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import re
 from types import ModuleType
 
 from transformer_theory.cli._common import UsageError, format_table, prepare_out_dir
@@ -50,7 +51,10 @@ def discover() -> dict[str, tuple[str, ModuleType]]:
 
 
 def _summary(module: ModuleType) -> str:
-    return (module.__doc__ or "").strip().splitlines()[0] if module.__doc__ else ""
+    """The docstring's first sentence (its first paragraph up to the first full stop)."""
+    paragraph = " ".join((module.__doc__ or "").strip().split("\n\n")[0].split())
+    end = re.search(r"(?<!\bal)\.\s+[A-Z(]", paragraph)  # not the "." of "et al."
+    return paragraph if end is None else paragraph[: end.start() + 1]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -88,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
     out = prepare_out_dir(args.out or f"results/{args.name}")
     record = module.run(config, out, progress=True)
     print(f"{args.name} ({paper}, size {args.size}): wrote {out}")
-    if isinstance(record, dict) and isinstance(record.get("rows"), list) and record["rows"]:
-        print(format_table(record["rows"]))
+    rows = record.get("rows") if isinstance(record, dict) else record
+    if isinstance(rows, list) and rows and all(isinstance(r, dict) for r in rows):
+        scalar = [k for k in rows[0] if isinstance(rows[0][k], (int, float, str, type(None)))]
+        print(format_table(rows, scalar))
     return 0

@@ -33,9 +33,12 @@ steps.)
 
 from __future__ import annotations
 
-from transformer_theory.papers.barbero2024.collapse_tasks import CollapseTaskConfig
+from transformer_theory.papers.barbero2024.collapse_tasks import (
+    CollapseTaskConfig,
+    run,  # noqa: F401 (run by name)
+)
 
-__all__ = ["SIZES", "get_config"]
+__all__ = ["SIZES", "get_config", "run"]
 
 SIZES = ("smoke", "default")
 

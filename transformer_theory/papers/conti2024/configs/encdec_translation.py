@@ -40,9 +40,12 @@ from __future__ import annotations
 
 from transformer_theory.nn.encdec import Seq2SeqConfig
 from transformer_theory.papers.conti2024.tasks import Translation
-from transformer_theory.papers.conti2024.translation import TranslationConfig
+from transformer_theory.papers.conti2024.translation import (
+    TranslationConfig,
+    run,  # noqa: F401 (run by name)
+)
 
-__all__ = ["SIZES", "get_config"]
+__all__ = ["SIZES", "get_config", "run"]
 
 SIZES = ("smoke", "default")
 

@@ -29,9 +29,12 @@ setting at unbounded length: a hard model that fails to fit lengths 4-16 failed 
 
 from __future__ import annotations
 
-from transformer_theory.papers.formal_languages.generalization import GeneralizationConfig
+from transformer_theory.papers.formal_languages.generalization import (
+    GeneralizationConfig,
+    run,  # noqa: F401 (run by name)
+)
 
-__all__ = ["SIZES", "get_config"]
+__all__ = ["SIZES", "get_config", "run"]
 
 SIZES = ("smoke", "default")
 

@@ -42,8 +42,9 @@ from __future__ import annotations
 import dataclasses
 
 from transformer_theory.papers.peng2024.training import CompositionDepthConfig
+from transformer_theory.papers.peng2024.training import run_composition_depth as run  # noqa: F401 (run by name)
 
-__all__ = ["SIZES", "get_config"]
+__all__ = ["SIZES", "get_config", "run"]
 
 SIZES = ("smoke", "default")
 

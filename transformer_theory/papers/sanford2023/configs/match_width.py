@@ -48,8 +48,9 @@ from __future__ import annotations
 import dataclasses
 
 from transformer_theory.papers.sanford2023.match_training import MatchWidthConfig
+from transformer_theory.papers.sanford2023.match_training import run_match_width as run  # noqa: F401 (run by name)
 
-__all__ = ["SIZES", "get_config"]
+__all__ = ["SIZES", "get_config", "run"]
 
 SIZES = ("smoke", "default", "large")
 

@@ -41,8 +41,9 @@ from __future__ import annotations
 import dataclasses
 
 from transformer_theory.papers.sanford2023.separations import QSASeparationConfig
+from transformer_theory.papers.sanford2023.separations import run_qsa_separation as run  # noqa: F401 (run by name)
 
-__all__ = ["SIZES", "get_config"]
+__all__ = ["SIZES", "get_config", "run"]
 
 SIZES = ("smoke", "default")
 
