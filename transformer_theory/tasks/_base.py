@@ -15,11 +15,13 @@ index space with a ``_decode(block, digits_U)`` (the default path) or its own ``
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, SupportsInt
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike, DTypeLike
 
 from transformer_theory import _validate
 from transformer_theory._validate import check_int_arg  # noqa: F401  (re-exported: tasks use it)
@@ -36,7 +38,13 @@ def symbol_name(i: int, num_symbols: int) -> str:
 
 
 def describe_tokens(
-    tokens, *, num_symbols: int, answer_start: int, num_answers: int, vocab_size: int, label=None
+    tokens: ArrayLike,
+    *,
+    num_symbols: int,
+    answer_start: int,
+    num_answers: int,
+    vocab_size: int,
+    label: SupportsInt | None = None,
 ) -> str:
     """Render token ids in Chen & Zou 2024, Table 1 notation (§8).
 
@@ -74,21 +82,44 @@ def describe_tokens(
 class Task:
     """Mixin for the task dataclasses; see the module docstring for what a subclass provides."""
 
-    # Token layout; subclasses override (answer tokens only exist in the in-context tasks).
-    num_symbols: int
-    answer_start: int = 0
-    num_answers: int = 0
+    if TYPE_CHECKING:  # what every subclass provides (properties or dataclass fields)
+        # Token layout (answer tokens only exist in the in-context tasks).
+        @property
+        def num_symbols(self) -> int: ...
+        @property
+        def answer_start(self) -> int: ...
+        @property
+        def num_answers(self) -> int: ...
+
+        @property
+        def vocab_size(self) -> int: ...
+        @property
+        def seq_len(self) -> int: ...
+        @property
+        def num_classes(self) -> int: ...
+        @property
+        def size(self) -> int: ...
+        @property
+        def _space(self) -> unrank.BlockRadix: ...
+        def _decode(self, block: jax.Array, digits_U: jax.Array) -> tuple[jax.Array, jax.Array]: ...
+
+    else:
+        # Token layout; subclasses override (answer tokens only exist in the in-context tasks).
+        answer_start = 0
+        num_answers = 0
 
     # --- index space -------------------------------------------------------------------------
-    def _unrank_one(self, index: jax.Array):
+    def _unrank_one(self, index: jax.Array) -> tuple[jax.Array, jax.Array]:
         block, digits_U = self._space.unrank(index)
         return self._decode(block, digits_U)
 
-    def _sample(self, key: jax.Array, num: int, uniform_blocks: bool = False):
+    def _sample(
+        self, key: jax.Array, num: int, uniform_blocks: bool = False
+    ) -> tuple[jax.Array, jax.Array]:
         block_B, digits_BxU = self._space.sample(key, num, uniform_blocks)
         return jax.vmap(self._decode)(block_B, digits_BxU)
 
-    def tokens_and_labels(self, indices):
+    def tokens_and_labels(self, indices: ArrayLike) -> tuple[jax.Array, jax.Array]:
         """Unrank example indices into ``(tokens_BxN int32, labels_B int32)``.
 
         Pure ``jnp`` on static tables: traceable under ``jit`` and ``vmap``, and any index range is
@@ -111,16 +142,16 @@ class Task:
         return fn(idx)
 
     @property
-    def _jit_unrank(self):
+    def _jit_unrank(self) -> Callable[..., tuple[jax.Array, jax.Array]]:
         return _compiled(self, "unrank")
 
     @property
-    def _jit_sample(self):
+    def _jit_sample(self) -> Callable[..., tuple[jax.Array, jax.Array]]:
         return _compiled(self, "sample")
 
     def chunks(
         self, chunk_size: int, start: int = 0, stop: int | None = None, *, progress: bool = False
-    ) -> Iterator:
+    ) -> Iterator[tuple[jax.Array, jax.Array]]:
         """Iterate ``(tokens_BxN, labels_B)`` over examples ``start .. stop-1`` of the exhaustive
         dataset.
 
@@ -141,7 +172,9 @@ class Task:
             )
         return self._chunk_iter(int(chunk_size), int(start), int(stop), progress)
 
-    def _chunk_iter(self, chunk_size, start, stop, progress):
+    def _chunk_iter(
+        self, chunk_size: int, start: int, stop: int, progress: bool
+    ) -> Iterator[tuple[jax.Array, jax.Array]]:
         width = min(chunk_size, max(stop - start, 1))
         fn = self._jit_unrank
         dt = unrank.index_dtype()
@@ -156,7 +189,7 @@ class Task:
             tokens, labels = fn(jnp.asarray(idx, dt))
             yield (tokens, labels) if m == width else (tokens[:m], labels[:m])
 
-    def all(self, limit: int = 10**6):
+    def all(self, limit: int = 10**6) -> tuple[jax.Array, jax.Array]:
         """The whole dataset ``(tokens_BxN, labels_B)`` in index order; ``ValueError`` if ``size >
         limit``."""
         if self.size > limit:
@@ -167,7 +200,7 @@ class Task:
         parts = list(self.chunks(min(self.size, 1 << 16)))
         return jnp.concatenate([p[0] for p in parts]), jnp.concatenate([p[1] for p in parts])
 
-    def sample(self, key: jax.Array, num: int):
+    def sample(self, key: jax.Array, num: int) -> tuple[jax.Array, jax.Array]:
         """``num`` examples drawn uniformly from the dataset (with replacement), reproducible by
         ``key``.
 
@@ -178,7 +211,7 @@ class Task:
 
     # --- models ------------------------------------------------------------------------------
     def model_config(
-        self, heads: Sequence[int] = (1,), width: int | None = None, **overrides
+        self, heads: Sequence[int] = (1,), width: int | None = None, **overrides: Any
     ) -> ModelConfig:
         """A :class:`ModelConfig` for this task: ``d = vocab_size``, ``n = seq_len``, ``C =
         num_classes``.
@@ -200,7 +233,12 @@ class Task:
             **overrides,
         )
 
-    def embed(self, tokens_N, width: int | None = None, dtype=jnp.float32) -> jax.Array:
+    def embed(
+        self,
+        tokens_N: jax.Array | np.ndarray,
+        width: int | None = None,
+        dtype: DTypeLike = jnp.float32,
+    ) -> jax.Array:
         """Chen & Zou 2024, eq. 3 / §9.1 input ``H_NxD = [onehot(x_i) (d) ; onehot(i) (n) ; 0 (d' -
         d - n)]``, row-major.
 
@@ -213,7 +251,7 @@ class Task:
         return embed_tokens(tokens_N, self.vocab_size, width, "onehot", dtype=dtype)
 
     # --- notation ----------------------------------------------------------------------------
-    def describe(self, tokens_N, label=None) -> str:
+    def describe(self, tokens_N: ArrayLike, label: SupportsInt | None = None) -> str:
         """One example in Chen & Zou 2024, Table 1 notation, e.g. ``a → 1 b → 2 a →`` (``label``
         appended 1-based)."""
         _validate.check_ndim("tokens_N", tokens_N, 1)
@@ -247,7 +285,7 @@ class Task:
 
 
 @functools.lru_cache(maxsize=128)
-def _compiled(task: Task, which: str):
+def _compiled(task: Task, which: str) -> Callable[..., tuple[jax.Array, jax.Array]]:
     """Jitted batch unranking / sampling, shared by all equal tasks (tasks are hashable
     dataclasses)."""
     if which == "unrank":
@@ -257,7 +295,7 @@ def _compiled(task: Task, which: str):
     return jax.jit(task._sample, static_argnums=1)
 
 
-def _sample_count(key, num) -> int:
+def _sample_count(key: object, num: object) -> int:
     """``num`` as an int after checking both arguments of a ``sample`` method."""
     if not isinstance(num, (int, np.integer)) or num <= 0:
         raise ValueError(f"num: expected a positive int, got {num!r}")

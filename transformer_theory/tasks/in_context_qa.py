@@ -18,6 +18,7 @@ import dataclasses
 import functools
 from collections.abc import Sequence
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -115,7 +116,9 @@ class InContextQA(Task):
         tokens = jnp.concatenate([context, questions[c][None], jnp.array([r], questions.dtype)])
         return tokens.astype(jnp.int32), answers[c].astype(jnp.int32)
 
-    def example(self, questions: Sequence[int], answers: Sequence[int], c: int):
+    def example(
+        self, questions: Sequence[int], answers: Sequence[int], c: int
+    ) -> tuple[jax.Array, jax.Array]:
         """The example ``E^(pi,pi')(c)`` for explicit ``pi = questions``, ``pi' = answers`` (0-based
         indices).
 

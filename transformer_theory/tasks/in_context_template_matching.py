@@ -51,6 +51,7 @@ import dataclasses
 import functools
 import itertools
 import math
+from collections.abc import Iterable
 
 import jax.numpy as jnp
 import numpy as np
@@ -62,7 +63,7 @@ from transformer_theory.tasks.template_matching import canonical, normalize_temp
 MAX_BLOCKS = 10**6
 
 
-def ictm_size(alphabet_size: int, n_a: int, wildcard_counts, k: int) -> int:
+def ictm_size(alphabet_size: int, n_a: int, wildcard_counts: Iterable[int], k: int) -> int:
     """Exact ``|D_IC-TM|`` (see the module docstring) from each template's wildcard count.
 
     ``sum_{pi,c} prod_i m_{pi_i} · m_{pi_c}

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -51,13 +51,15 @@ def all_templates(length: int) -> tuple[tuple[int, ...], ...]:
     Table 1's ``αα`` and ``αβ``.
     """
     length = check_int_arg("length", length)
-    out = [(0,)]
+    out: list[tuple[int, ...]] = [(0,)]
     for _ in range(length - 1):
         out = [t + (w,) for t in out for w in range(max(t) + 2)]
     return tuple(out)
 
 
-def normalize_templates(templates, alphabet_size: int) -> tuple[tuple[int, ...], ...]:
+def normalize_templates(
+    templates: Iterable[Iterable[int]], alphabet_size: int
+) -> tuple[tuple[int, ...], ...]:
     """Validate a template set (shared with the in-context task) and return it as a tuple of int
     tuples."""
     try:
@@ -174,7 +176,7 @@ class TemplateMatching(Task):
     def _canonical_templates(self) -> np.ndarray:
         return np.array([canonical(t) for t in self.templates], np.int32)
 
-    def sample_balanced(self, key: jax.Array, num: int):
+    def sample_balanced(self, key: jax.Array, num: int) -> tuple[jax.Array, jax.Array]:
         """``num`` examples, each drawing its template uniformly and then an injective
         substitution uniformly (with replacement), reproducible by ``key``.
 

@@ -9,6 +9,9 @@ for every single-layer model, which contradicts the labels (the argument of §13
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -41,12 +44,12 @@ def dependent_toy() -> jnp.ndarray:
     return jnp.array([[0, 1, 2], [1, 0, 2], [0, 0, 2], [1, 1, 2]], jnp.int32)
 
 
-def _qa(rows):
+def _qa(rows: Sequence[tuple[Sequence[int], Sequence[int], int]]) -> tuple[jax.Array, jax.Array]:
     out = [TABLE1_REASONING_TASK.example(q, a, c) for q, a, c in rows]
     return jnp.stack([t for t, _ in out]), jnp.stack([y for _, y in out])
 
 
-def table1_reasoning():
+def table1_reasoning() -> tuple[jax.Array, jax.Array]:
     """Table 1's four reasoning examples in :data:`TABLE1_REASONING_TASK`'s layout (``InContextQA(2,
     2, 2)``).
 
@@ -62,7 +65,7 @@ def table1_reasoning():
     return _qa([((0, 1), (0, 1), 0), ((1, 0), (0, 1), 1), ((0, 1), (0, 1), 1), ((1, 0), (0, 1), 0)])
 
 
-def toy_icl():
+def toy_icl() -> tuple[jax.Array, jax.Array]:
     """§13.1's ``D_toy-icl`` (questions ``a, b``, answers ``x, y``, ``=`` the response sign) in the
     same layout.
 
@@ -86,7 +89,7 @@ _TABLE1_PAIRS = (
 )  # aa bb cc ab ac ba bc ca cb
 
 
-def table1_memorization():
+def table1_memorization() -> tuple[jax.Array, jax.Array]:
     """Table 1's memorization row: ``aa → 1, bb → 2, cc → 3, ab → 4, ..., cb → 9`` (labels 0..8).
 
     Ids ``a, b, c = 0, 1, 2``, CLS ``→ = 3``. Returns ``(tokens_9x3, labels_9)``.
@@ -95,7 +98,7 @@ def table1_memorization():
     return jnp.asarray(tokens), jnp.arange(9, dtype=jnp.int32)
 
 
-def table1_generalization():
+def table1_generalization() -> tuple[jax.Array, jax.Array]:
     """Table 1's generalization row: the same nine sequences, ``αα → 1`` and ``αβ → 2`` (labels 0 /
     1).
 
@@ -105,7 +108,7 @@ def table1_generalization():
     return tokens, jnp.array([0, 0, 0, 1, 1, 1, 1, 1, 1], jnp.int32)
 
 
-def table1_contextual():
+def table1_contextual() -> tuple[jax.Array, jax.Array]:
     """Table 1's contextual-generalization examples in :data:`TABLE1_CONTEXTUAL_TASK`'s layout.
 
     ``aa → 1 ab → 2 bb → 1``, ``aa → 1 ab → 2 ba → 2``, ``aa → 1 ab → 2 aa → 1``, ``aa → 1 ab → 2 ab

@@ -28,6 +28,7 @@ import math
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike, DTypeLike
 
 # Exhaustive access by index needs the index and every partial product in a signed 64-bit int.
 MAX_EXHAUSTIVE_SIZE = 2**62
@@ -39,7 +40,7 @@ def num_injections(n: int, k: int) -> int:
     return math.perm(n, k) if 0 <= k <= n else 0
 
 
-def index_dtype():
+def index_dtype() -> DTypeLike:
     """int64 when ``jax_enable_x64`` is on, else int32: the widest integer the device computes
     in."""
     return jnp.int64 if jax.config.jax_enable_x64 else jnp.int32
@@ -194,7 +195,7 @@ def check_index_space(size: int) -> None:
         )
 
 
-def as_index_array(name: str, indices, size: int) -> jax.Array:
+def as_index_array(name: str, indices: ArrayLike, size: int) -> jax.Array:
     """Validate example indices (integer dtype; in ``[0, size)`` when concrete) and cast to
     ``index_dtype()``."""
     check_index_space(size)
