@@ -164,7 +164,7 @@ def kernel_attention(
     q_QxE: jax.Array,
     k_KxE: jax.Array,
     v_KxD: jax.Array,
-    kernel=None,
+    kernel: kernels.Kernel | None = None,
     rel_pos: jax.Array | None = None,
     mask_QxK: jax.Array | None = None,
     *,

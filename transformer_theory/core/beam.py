@@ -49,10 +49,11 @@ What beam search guarantees, and what it does not:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+from jax.typing import ArrayLike, DTypeLike
 
 from transformer_theory import _validate
 from transformer_theory.core import encdec
@@ -125,7 +126,9 @@ class Hypotheses(NamedTuple):
     finished_K: jax.Array
 
 
-def length_penalty(length, alpha: float, penalty: str = "gnmt", dtype=jnp.float32):
+def length_penalty(
+    length: ArrayLike, alpha: float, penalty: str = "gnmt", dtype: DTypeLike = jnp.float32
+) -> jax.Array:
     """``((5 + m) / 6)^alpha`` (GNMT, Wu et al. 2016) or ``m^alpha`` (``"power"``), in
     ``dtype`` (the scores')."""
     m = jnp.asarray(length).astype(dtype)
@@ -266,7 +269,7 @@ def beam_decode(
     bos: int,
     length: int,
     beam_size: int,
-    **kwargs,
+    **kwargs: Any,
 ) -> tuple[jax.Array, jax.Array]:
     """Beam search with the Post-LN encoder-decoder (Conti 2024, §1.2.5).
 
@@ -299,7 +302,7 @@ def beam_decode_eos(
     alpha: float = 0.0,
     penalty: str = "gnmt",
     early_stopping: bool = True,
-    **kwargs,
+    **kwargs: Any,
 ) -> Hypotheses:
     """:func:`beam_search_eos` with the Post-LN encoder-decoder: hypotheses stop at ``eos`` and
     are ranked with a length penalty (``alpha``, ``penalty``); ``**kwargs`` as
@@ -323,7 +326,7 @@ def beam_decode_eos(
 
 
 def sequence_logprob(
-    params: encdec.Seq2SeqParams, src_N: jax.Array, tokens_T: jax.Array, bos: int, **kwargs
+    params: encdec.Seq2SeqParams, src_N: jax.Array, tokens_T: jax.Array, bos: int, **kwargs: Any
 ) -> jax.Array:
     """Teacher-forced log-probability ``sum_t log p(y_t | y_<t, x)`` of ``tokens_T`` after
     ``bos``."""

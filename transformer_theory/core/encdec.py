@@ -35,10 +35,13 @@ without projections; as in the encoder's multi-head form, the block applies ``W_
 
 from __future__ import annotations
 
+from typing import Any
+
 import flax.struct
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import DTypeLike
 
 from transformer_theory import _validate
 from transformer_theory.core import attention, masks, norms, positional
@@ -148,7 +151,12 @@ def _norm_from(z: dict, name: str) -> NormParams:
 
 
 def init_multi_head(
-    key: jax.Array, width: int, num_heads: int, head_dim: int | None = None, *, dtype=jnp.float32
+    key: jax.Array,
+    width: int,
+    num_heads: int,
+    head_dim: int | None = None,
+    *,
+    dtype: DTypeLike = jnp.float32,
 ) -> MultiHeadParams:
     """Random ``MultiHeadParams``: entries ``N(0, 1/fan_in)``; ``head_dim`` defaults to ``width //
     num_heads``.
@@ -168,7 +176,7 @@ def init_encoder_block(
     ffn_hidden: int,
     head_dim: int | None = None,
     *,
-    dtype=jnp.float32,
+    dtype: DTypeLike = jnp.float32,
 ) -> EncoderBlockParams:
     """Random parameters of one Post-LN encoder block (Conti 2024, §1.2.2: d=512, k=64, m=2048,
     H=8)."""
@@ -192,7 +200,7 @@ def init_decoder_block(
     ffn_hidden: int,
     head_dim: int | None = None,
     *,
-    dtype=jnp.float32,
+    dtype: DTypeLike = jnp.float32,
 ) -> DecoderBlockParams:
     """Random parameters of one Post-LN decoder block (Conti 2024, §1.2.5)."""
     k = _head_dim(width, num_heads, head_dim)
@@ -319,7 +327,7 @@ def encode(
     blocks: tuple[EncoderBlockParams, ...],
     x_NxD: jax.Array,
     mask_NxN: jax.Array | None = None,
-    **kwargs,
+    **kwargs: Any,
 ) -> jax.Array:
     """``f_{theta_L} o ... o f_{theta_1}(X)``: a stack of encoder blocks (Conti 2024, §1.2.2)."""
     for b in blocks:
@@ -331,8 +339,8 @@ def decode(
     blocks: tuple[DecoderBlockParams, ...],
     y_TxD: jax.Array,
     z_NxD: jax.Array,
-    cross_mask_TxN=None,
-    **kwargs,
+    cross_mask_TxN: jax.Array | None = None,
+    **kwargs: Any,
 ) -> jax.Array:
     """A stack of decoder blocks, each attending to the same encoder output ``z_NxD``."""
     for b in blocks:
@@ -360,7 +368,7 @@ def init_seq2seq(
     ffn_hidden: int,
     num_layers: int = 1,
     *,
-    dtype=jnp.float32,
+    dtype: DTypeLike = jnp.float32,
 ) -> Seq2SeqParams:
     """Random :class:`Seq2SeqParams` with ``num_layers`` encoder and decoder blocks (Conti 2024: L =
     6)."""
@@ -398,7 +406,7 @@ def seq2seq_embed(w_e_VxD: jax.Array, tokens_N: jax.Array) -> jax.Array:
 
 
 def seq2seq_logits(
-    params: Seq2SeqParams, src_N: jax.Array, tgt_T: jax.Array, **kwargs
+    params: Seq2SeqParams, src_N: jax.Array, tgt_T: jax.Array, **kwargs: Any
 ) -> jax.Array:
     """Next-token logits ``(T, l)``: row ``t`` scores the target token after ``tgt_T[: t + 1]`` (``Y
     P``)."""
@@ -408,7 +416,7 @@ def seq2seq_logits(
 
 
 def greedy_decode(
-    params: Seq2SeqParams, src_N: jax.Array, bos: int, length: int, **kwargs
+    params: Seq2SeqParams, src_N: jax.Array, bos: int, length: int, **kwargs: Any
 ) -> jax.Array:
     """Greedy decoding (Conti 2024, §1.2.5): repeatedly append the argmax token, ``length`` times.
 

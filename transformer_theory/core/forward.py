@@ -22,7 +22,7 @@ from transformer_theory import _validate
 from transformer_theory.core import norms
 from transformer_theory.core.layers import attention_layer
 from transformer_theory.core.positional import embed_tokens
-from transformer_theory.params import ModelParams
+from transformer_theory.params import ModelConfig, ModelParams
 
 
 class ForwardTrace(NamedTuple):
@@ -160,7 +160,7 @@ def forward_all(
     return output_logits(params.w_o, h)
 
 
-def lm_inputs(config, string_N: jax.Array) -> jax.Array:
+def lm_inputs(config: ModelConfig, string_N: jax.Array) -> jax.Array:
     """``BOS^bos_pad y_1 .. y_L``: what a causal LM reads for the string ``y`` (ids in Sigma)."""
     _validate.check_ndim("string_N", string_N, 1)
     _validate.check_int("string_N", string_N)

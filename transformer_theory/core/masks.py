@@ -24,6 +24,7 @@ from typing import Union
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import DTypeLike
 
 from transformer_theory import _validate
 
@@ -181,7 +182,9 @@ def pairs_mask(n: int, pairs: Sequence[tuple[int, int]], *, allow: bool = True) 
     return jnp.asarray(m if allow else ~m)
 
 
-def constrained_w_pp(mask_NxN: jax.Array, penalty: float, dtype=jnp.float32) -> jax.Array:
+def constrained_w_pp(
+    mask_NxN: jax.Array, penalty: float, dtype: DTypeLike = jnp.float32
+) -> jax.Array:
     """Chen & Zou 2024, Lemma 2: the ``W_pp`` block that imposes ``mask_NxN`` through the scores.
 
     With one-hot positions (``P = I``) the score matrix of eq. 4 is ``(token terms) + W_pp``, in the

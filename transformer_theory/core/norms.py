@@ -39,7 +39,7 @@ def _affine(y, scale, bias):
 
 def layer_norm(
     x: jax.Array, scale: jax.Array | None = None, bias: jax.Array | None = None, eps: float = 1e-5
-):
+) -> jax.Array:
     """LayerNorm ``(x - mu) / sqrt(var + eps)`` over the last axis, then gain and bias."""
     _check(x, scale, bias, eps)
     mu = jnp.mean(x, axis=-1, keepdims=True)
@@ -49,7 +49,7 @@ def layer_norm(
 
 def layer_norm_sigma(
     x: jax.Array, scale: jax.Array | None = None, bias: jax.Array | None = None, eps: float = 1e-5
-):
+) -> jax.Array:
     """Conti's LayerNorm ``(x - mu) / (sigma + eps)``, sigma the population standard deviation."""
     _check(x, scale, bias, eps)
     mu = jnp.mean(x, axis=-1, keepdims=True)
@@ -61,7 +61,7 @@ def layer_norm_sigma(
 
 def rms_norm(
     x: jax.Array, scale: jax.Array | None = None, bias: jax.Array | None = None, eps: float = 1e-6
-):
+) -> jax.Array:
     """RMSNorm ``x / sqrt(mean(x^2) + eps)``, then gain and bias."""
     _check(x, scale, bias, eps)
     ms = jnp.mean(jnp.square(x), axis=-1, keepdims=True)
@@ -69,7 +69,11 @@ def rms_norm(
 
 
 def apply_norm(
-    kind: str | None, x: jax.Array, scale=None, bias=None, eps: float = 1e-5
+    kind: str | None,
+    x: jax.Array,
+    scale: jax.Array | None = None,
+    bias: jax.Array | None = None,
+    eps: float = 1e-5,
 ) -> jax.Array:
     """Dispatch on ``kind`` in ``{None, "layernorm", "layernorm_sigma", "rmsnorm"}`` (None =
     identity)."""

@@ -13,7 +13,8 @@
   (kind ``"svete"``, :func:`svete_cotterell_offsets`) the pairs of ``t, t+1, ..., t+w-1`` that
   the ``n - 1`` heads (or layers) of the n-gram constructions read.
 - :func:`ngram_window_code`: the code ``r(y_t, t)`` of the single-head n-gram construction
-  (Svete & Cotterell 2024, Theorem 3.3; see :mod:`transformer_theory.papers.svete_cotterell2024.constructions`):
+  (Svete & Cotterell 2024, Theorem 3.3; see
+  :mod:`transformer_theory.papers.svete_cotterell2024.constructions`):
   position powers, the coefficients of a score polynomial that peaks on the last ``w``
   positions, ``t mod w`` one-hot, and the joint block ``onehot(y_t) (x) onehot(t mod w)``.
 - :func:`chiang_cholak`: ``(i/n, (-1)^i)`` of Chiang & Cholak 2022's PARITY transformer.
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike, DTypeLike
 
 from transformer_theory import _validate
 
@@ -56,13 +58,15 @@ def code_dim(kind: str, n: int, *, window: int = 1, vocab_size: int = 0) -> int:
     }[kind]
 
 
-def onehot_positions(n: int, dtype=jnp.float32) -> jax.Array:
+def onehot_positions(n: int, dtype: DTypeLike = jnp.float32) -> jax.Array:
     """``P_NxN = I``: one-hot position ``p_i`` of Chen & Zou 2024, §3.1."""
     _validate.check_positive("n", n)
     return jnp.eye(n, dtype=dtype)
 
 
-def sinusoidal(n: int, dim: int, base: float = 10000.0, dtype=jnp.float32) -> jax.Array:
+def sinusoidal(
+    n: int, dim: int, base: float = 10000.0, dtype: DTypeLike = jnp.float32
+) -> jax.Array:
     """Sinusoidal code ``PE_NxDim`` of Conti 2024, eq. 1 (positions ``0..n-1``).
 
     ``PE[t, 2i] = sin(t / base^(2i/dim))`` and ``PE[t, 2i+1] = cos(t / base^(2i/dim))``.
@@ -80,7 +84,7 @@ def sinusoidal(n: int, dim: int, base: float = 10000.0, dtype=jnp.float32) -> ja
     return pe.at[:, 1::2].set(jnp.cos(angle))
 
 
-def svete_cotterell(n: int, dtype=jnp.float32) -> jax.Array:
+def svete_cotterell(n: int, dtype: DTypeLike = jnp.float32) -> jax.Array:
     """Svete & Cotterell's (2024) code ``(sqrt(1/t), sqrt(1 - 1/t))`` for ``t = 1..n`` as rows of
     ``(n, 2)``."""
     _validate.check_positive("n", n)
@@ -115,7 +119,9 @@ def window_score_polynomials(t_N: np.ndarray, window: int) -> np.ndarray:
     return coeffs
 
 
-def ngram_window_code(tokens_N: jax.Array, vocab_size: int, window: int, dtype=jnp.float32):
+def ngram_window_code(
+    tokens_N: jax.Array | np.ndarray, vocab_size: int, window: int, dtype: DTypeLike = jnp.float32
+) -> jax.Array:
     """The joint code ``r(y_t, t)`` (rows ``t = 1..n``) of the single-head n-gram construction.
 
     Blocks, in order: key powers ``(1, t, ..., t^{2w})``; query coefficients
@@ -139,7 +145,7 @@ def ngram_window_code(tokens_N: jax.Array, vocab_size: int, window: int, dtype=j
     return jnp.concatenate([static, slot.reshape(n, vocab_size * window)], axis=1)
 
 
-def chiang_cholak(n: int, dtype=jnp.float32) -> jax.Array:
+def chiang_cholak(n: int, dtype: DTypeLike = jnp.float32) -> jax.Array:
     """``(i/n, (-1)^i)`` for ``i = 0..n-1`` (Chiang & Cholak 2022's PARITY encoding), ``(n, 2)``."""
     _validate.check_positive("n", n)
     i = jnp.arange(n, dtype=dtype)
@@ -147,7 +153,9 @@ def chiang_cholak(n: int, dtype=jnp.float32) -> jax.Array:
     return jnp.stack([i / n, sign], axis=-1)
 
 
-def positional_code(kind: str, n: int, dtype=jnp.float32, *, window: int = 1) -> jax.Array:
+def positional_code(
+    kind: str, n: int, dtype: DTypeLike = jnp.float32, *, window: int = 1
+) -> jax.Array:
     """The absolute code ``(n, code_dim(kind, n))`` for a kind that depends on positions only
     (every kind but ``"ngram_window"``, which needs the tokens: :func:`ngram_window_code`)."""
     p = code_dim(kind, n, window=window)
@@ -165,11 +173,11 @@ def positional_code(kind: str, n: int, dtype=jnp.float32, *, window: int = 1) ->
 
 
 def embed_tokens(
-    tokens_N: jax.Array,
+    tokens_N: jax.Array | np.ndarray,
     vocab_size: int,
     width: int,
     positional: str = "onehot",
-    dtype=jnp.float32,
+    dtype: DTypeLike = jnp.float32,
     *,
     window: int = 1,
 ) -> jax.Array:
@@ -221,14 +229,14 @@ def rope(x_NxK: jax.Array, positions_N: jax.Array, base: float = 10000.0) -> jax
     return out.reshape(x_NxK.shape)
 
 
-def alibi_slopes(num_heads: int, dtype=jnp.float32) -> jax.Array:
+def alibi_slopes(num_heads: int, dtype: DTypeLike = jnp.float32) -> jax.Array:
     """Per-head ALiBi slopes ``2^(-8 h / H)`` for ``h = 1..H``."""
     _validate.check_positive("num_heads", num_heads)
     h = jnp.arange(1, num_heads + 1, dtype=dtype)
     return jnp.power(jnp.asarray(2.0, dtype), -8.0 * h / num_heads)
 
 
-def alibi_bias(n: int, slope, dtype=jnp.float32) -> jax.Array:
+def alibi_bias(n: int, slope: ArrayLike, dtype: DTypeLike = jnp.float32) -> jax.Array:
     """Relative bias ``B_NxN[i, j] = -slope * |i - j|``, added to scores."""
     _validate.check_positive("n", n)
     idx = jnp.arange(n)
@@ -244,7 +252,9 @@ def relative_positions(num_queries: int, num_keys: int | None = None) -> jax.Arr
     return jnp.arange(num_queries)[:, None] - jnp.arange(nk)[None, :]
 
 
-def sinusoidal_shift(s, dim: int, base: float = 10000.0, dtype=jnp.float32) -> jax.Array:
+def sinusoidal_shift(
+    s: ArrayLike, dim: int, base: float = 10000.0, dtype: DTypeLike = jnp.float32
+) -> jax.Array:
     """The fixed linear map ``R(s)`` with ``PE(t + s) = R(s) PE(t)`` for every ``t`` (Conti 2024,
     §1.2.1).
 
@@ -271,7 +281,7 @@ def sinusoidal_shift(s, dim: int, base: float = 10000.0, dtype=jnp.float32) -> j
     return jax.scipy.linalg.block_diag(*[blocks[i] for i in range(dim // 2)])
 
 
-def svete_cotterell_offsets(n: int, num_offsets: int, dtype=jnp.float32) -> jax.Array:
+def svete_cotterell_offsets(n: int, num_offsets: int, dtype: DTypeLike = jnp.float32) -> jax.Array:
     """Svete & Cotterell's (2024) n-gram code: ``(sqrt(1/(t+h)), sqrt(1 - 1/(t+h)))`` for ``h =
     0..num_offsets-1``.
 

@@ -17,14 +17,18 @@ scaled softmax attention whose error shrinks like ``1 / sqrt(m)``. ``omega`` has
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
+from jax.typing import DTypeLike
 
 from transformer_theory import _validate
 
 
-def random_directions(key: jax.Array, num_features: int, dim: int, dtype=jnp.float32) -> jax.Array:
+def random_directions(
+    key: jax.Array, num_features: int, dim: int, dtype: DTypeLike = jnp.float32
+) -> jax.Array:
     """``omega``: ``num_features`` i.i.d. standard normal directions in ``R^dim`` (rows)."""
     _validate.check_positive("num_features", num_features)
     _validate.check_positive("dim", dim)
@@ -46,7 +50,7 @@ def _features(omega: jax.Array, x_NxE: jax.Array) -> jax.Array:
     return jnp.exp(logits - shift) / jnp.sqrt(jnp.asarray(omega.shape[0], x.dtype))
 
 
-def positive_random_features(omega: jax.Array):
+def positive_random_features(omega: jax.Array) -> Callable[[jax.Array], jax.Array]:
     """The feature map ``phi: (N, E) -> (N, m)`` of the module docstring, for directions ``omega``
     ``(m, E)``; pass it as ``feature_map`` of
     :func:`~transformer_theory.core.linear.linear_attention`."""

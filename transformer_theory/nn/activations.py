@@ -21,6 +21,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from transformer_theory import _validate
 from transformer_theory.core import encdec, norms
@@ -29,7 +30,7 @@ from transformer_theory.nn.encdec import attention_maps
 from transformer_theory.params import ModelParams
 
 
-def depth_maps(params: ModelParams, tokens_BxN) -> list[tuple[str, int, np.ndarray]]:
+def depth_maps(params: ModelParams, tokens_BxN: ArrayLike) -> list[tuple[str, int, np.ndarray]]:
     """Every layer's attention weights on ``tokens_BxN``: ``[("self", layer, maps_BxHxNxN)]``
     (ReLU weights are not normalized; the head analysis is scale-free)."""
     _validate.check_ndim("tokens_BxN", tokens_BxN, 2)
@@ -38,7 +39,10 @@ def depth_maps(params: ModelParams, tokens_BxN) -> list[tuple[str, int, np.ndarr
 
 
 def seq2seq_maps(
-    params: encdec.Seq2SeqParams, src_BxN, tgt_in_BxT, norm: str = "layernorm_sigma"
+    params: encdec.Seq2SeqParams,
+    src_BxN: ArrayLike,
+    tgt_in_BxT: ArrayLike,
+    norm: str = "layernorm_sigma",
 ) -> list[tuple[str, int, np.ndarray]]:
     """Encoder self-, decoder self- and cross-attention maps of every layer, for sentence pairs
     (``tgt_in_BxT`` is the decoder's input, ``<bos>`` first)."""
@@ -54,7 +58,7 @@ def seq2seq_maps(
     return out
 
 
-def depth_qkv(params: ModelParams, tokens_BxN) -> list[tuple]:
+def depth_qkv(params: ModelParams, tokens_BxN: ArrayLike) -> list[tuple]:
     """Queries, keys and values of every head of a Chen & Zou 2024 model on ``tokens_BxN``.
 
     The query of position ``i`` is ``W_QK h_i`` (key ``h_j``) or ``W_Q h_i`` (key ``W_K h_j``),
@@ -92,7 +96,7 @@ def depth_qkv(params: ModelParams, tokens_BxN) -> list[tuple]:
 
 
 def seq2seq_qkv(
-    params: encdec.Seq2SeqParams, src_BxN, norm: str = "layernorm_sigma"
+    params: encdec.Seq2SeqParams, src_BxN: ArrayLike, norm: str = "layernorm_sigma"
 ) -> list[tuple]:
     """Queries, keys and values of every encoder self-attention head on ``src_BxN`` (Conti 2024,
     §1.2.2: ``Q^h = X W_{h,q}`` etc., already scaled by ``1 / sqrt(k)`` inside the softmax)."""

@@ -17,6 +17,7 @@ target positions, ``V`` vocabulary, ``H`` heads, ``L`` layers).
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -63,7 +64,7 @@ class Seq2SeqConfig:
             raise ValueError(f"num_heads: must divide width = {self.width}, got {self.num_heads}")
         _validate.check_choice("norm", self.norm, NORMS)
 
-    def replace(self, **changes) -> Seq2SeqConfig:
+    def replace(self, **changes: Any) -> Seq2SeqConfig:
         return dataclasses.replace(self, **changes)
 
 
@@ -147,7 +148,7 @@ def from_params(params: encdec.Seq2SeqParams, config: Seq2SeqConfig) -> EncoderD
 
 
 def attention_maps(
-    params: encdec.Seq2SeqParams, src_N: jax.Array, tgt_in_T: jax.Array, **kwargs
+    params: encdec.Seq2SeqParams, src_N: jax.Array, tgt_in_T: jax.Array, **kwargs: Any
 ) -> dict[str, jax.Array]:
     """Every head's attention weights for one sentence pair (rows = queries, columns = keys).
 
