@@ -15,12 +15,13 @@ from collections.abc import Sequence
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike, DTypeLike
 
 from transformer_theory.core.forward import last_hidden
 from transformer_theory.params import AttentionParams, LayerParams, ModelConfig, ModelParams
 
 
-def check_dtype(dtype) -> None:
+def check_dtype(dtype: DTypeLike) -> None:
     """``ValueError`` naming ``dtype`` unless it is a float dtype that JAX can actually hold."""
     if not jnp.issubdtype(dtype, jnp.floating):
         raise ValueError(f"dtype: expected a floating dtype, got {dtype}")
@@ -32,7 +33,7 @@ def check_dtype(dtype) -> None:
         )
 
 
-def check_task(name: str, task, kind: type, **expected) -> None:
+def check_task(name: str, task: object, kind: type, **expected: object) -> None:
     """``ValueError`` naming ``name`` unless ``task`` is a ``kind`` with every attribute in
     ``expected``."""
     if not isinstance(task, kind):
@@ -46,7 +47,10 @@ def check_task(name: str, task, kind: type, **expected) -> None:
 
 
 def assemble(
-    config: ModelConfig, layers: Sequence[tuple[np.ndarray, np.ndarray]], w_o: np.ndarray, dtype
+    config: ModelConfig,
+    layers: Sequence[tuple[np.ndarray, np.ndarray]],
+    w_o: np.ndarray,
+    dtype: DTypeLike,
 ) -> ModelParams:
     """``ModelParams`` from per-layer ``(w_qk_HxDxD, w_v_HxDxD)`` NumPy arrays and ``w_o_CxD``."""
     check_dtype(dtype)
@@ -83,6 +87,6 @@ def construction_config(
 _last_streams = jax.jit(jax.vmap(last_hidden, in_axes=(None, 0)))
 
 
-def last_streams(params: ModelParams, tokens_BxN) -> np.ndarray:
+def last_streams(params: ModelParams, tokens_BxN: ArrayLike) -> np.ndarray:
     """Float64 last-token streams ``h^(L)_{n-1}`` of a batch (the features Lemma 3 is fit on)."""
     return np.asarray(_last_streams(params, jnp.asarray(tokens_BxN)))

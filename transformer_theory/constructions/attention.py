@@ -10,6 +10,7 @@ same ``[key, query]`` layout (the library's attention weights are the transpose,
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from transformer_theory import _validate
 
@@ -31,7 +32,7 @@ def _check_layout(vocab_size: int, seq_len: int, width: int) -> None:
         )
 
 
-def instructive_attention(alpha_NxN, vocab_size: int, width: int) -> np.ndarray:
+def instructive_attention(alpha_NxN: ArrayLike, vocab_size: int, width: int) -> np.ndarray:
     """Lemma 1: the ``W_QK`` whose ReLU attention map is ``alpha`` for every input sequence.
 
     ``W_QK = [[0, 0, 0], [0, W_pp, 0], [0, 0, 0]]`` with ``W_pp = alpha``; since ``P = I`` the
@@ -57,7 +58,7 @@ def instructive_attention(alpha_NxN, vocab_size: int, width: int) -> np.ndarray:
     return w
 
 
-def masking_magnitude(w_qk_DxD, vocab_size: int, seq_len: int) -> np.ndarray:
+def masking_magnitude(w_qk_DxD: ArrayLike, vocab_size: int, seq_len: int) -> np.ndarray:
     """Per-entry bound ``B[j, i]`` on the score of key ``j`` for query ``i`` over all eq. 3 inputs.
 
     For one-hot tokens and positions the score is
@@ -78,10 +79,10 @@ def masking_magnitude(w_qk_DxD, vocab_size: int, seq_len: int) -> np.ndarray:
 
 
 def constrained_attention(
-    allowed_NxN,
+    allowed_NxN: ArrayLike,
     vocab_size: int,
     width: int,
-    w_qk_DxD=None,
+    w_qk_DxD: ArrayLike | None = None,
     magnitude: float | None = None,
 ) -> np.ndarray:
     """Lemma 2: add ``-magnitude`` to ``W_pp[j, i]`` wherever key ``j`` must be hidden from query

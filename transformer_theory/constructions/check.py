@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -21,6 +22,7 @@ from tqdm.auto import tqdm
 from transformer_theory import _validate
 from transformer_theory.core.forward import forward
 from transformer_theory.params import ModelParams, validate_params
+from transformer_theory.tasks import Task
 
 
 def _margins_of(logits_BxC: jax.Array, labels_B: jax.Array) -> jax.Array:
@@ -29,7 +31,7 @@ def _margins_of(logits_BxC: jax.Array, labels_B: jax.Array) -> jax.Array:
     return correct_B - jnp.where(one_hot_BxC, -jnp.inf, logits_BxC).max(axis=1)
 
 
-def margins(params: ModelParams, tokens_BxN, labels_B) -> jax.Array:
+def margins(params: ModelParams, tokens_BxN: jax.Array, labels_B: jax.Array) -> jax.Array:
     """Per-example margins ``o[y] - max_{c != y} o[c]`` (jit it at the call site for speed)."""
     _validate.check_ndim("tokens_BxN", tokens_BxN, 2)
     _validate.check_shape("labels_B", labels_B, (tokens_BxN.shape[0],))
@@ -56,14 +58,14 @@ def _duration(seconds: float) -> str:
 
 def check_construction(
     params: ModelParams,
-    task,
+    task: Task,
     chunk_size: int = 4096,
     *,
     samples: int | None = None,
     key: jax.Array | None = None,
     progress: bool = False,
     log: Callable[[str], None] | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Accuracy and minimum (absolute and relative) margin of ``params`` on ``task``.
 
     Args:

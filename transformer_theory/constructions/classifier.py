@@ -23,12 +23,13 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
+from numpy.typing import ArrayLike
 from tqdm.auto import tqdm
 
 from transformer_theory import _validate
 
 
-def exactly_parallel(xa_D, xb_D) -> bool:
+def exactly_parallel(xa_D: ArrayLike, xb_D: ArrayLike) -> bool:
     """Whether ``xb = c xa`` for some real ``c``, decided exactly.
 
     Every float64 is a dyadic rational, so the test compares the cross products
@@ -71,7 +72,7 @@ def _closest(min_sin) -> str:
     return f"the closest pair solved, rows {a} and {b}, has sin(angle) = {sin:.3g}"
 
 
-def scores_margins(x_BxD, labels_B, w_DxC) -> np.ndarray:
+def scores_margins(x_BxD: ArrayLike, labels_B: ArrayLike, w_DxC: ArrayLike) -> np.ndarray:
     """Margins ``o[i, y_i] - max_{c != y_i} o[i, c]`` of ``o = X W`` (float64)."""
     o = np.asarray(x_BxD, np.float64) @ np.asarray(w_DxC, np.float64)
     y = np.asarray(labels_B)
@@ -82,8 +83,8 @@ def scores_margins(x_BxD, labels_B, w_DxC) -> np.ndarray:
 
 
 def lemma3_classifier(
-    x_BxD,
-    labels_B,
+    x_BxD: ArrayLike,
+    labels_B: ArrayLike,
     num_classes: int | None = None,
     progress: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:

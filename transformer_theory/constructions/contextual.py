@@ -60,8 +60,11 @@ Corrections to the printed §15 (see :func:`theorem6_as_printed`):
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import DTypeLike
 
 from transformer_theory.constructions._common import assemble, check_task, construction_config
 from transformer_theory.constructions.attention import constrained_attention, instructive_attention
@@ -139,7 +142,12 @@ def _build(task, magnitude, dtype, repairs) -> ModelParams:
     return assemble(cfg, [layer1, layer2, (w_qk3, w_v3)], _answer_readout(A, n_a, D), dtype)
 
 
-def theorem6(task, *, magnitude: float | None = None, dtype=jnp.float64) -> ModelParams:
+def theorem6(
+    task: InContextTemplateMatching,
+    *,
+    magnitude: float | None = None,
+    dtype: DTypeLike = jnp.float64,
+) -> ModelParams:
     """Theorem 6's three-layer model for an ``InContextTemplateMatching`` task (corrected §15).
 
     Args:
@@ -154,7 +162,11 @@ def theorem6(task, *, magnitude: float | None = None, dtype=jnp.float64) -> Mode
 
 
 def theorem6_as_printed(
-    task, *, repair=(), magnitude: float | None = None, dtype=jnp.float64
+    task: InContextTemplateMatching,
+    *,
+    repair: Iterable[str] = (),
+    magnitude: float | None = None,
+    dtype: DTypeLike = jnp.float64,
 ) -> ModelParams:
     """§15 as printed: ``W_QK^(1) = [[I_{d1}, 0], [I_{(d'-d1) x d1}, 0]] + W_pp`` (Lemma 2 mask),
     ``alpha^(2)`` with the final ``r`` attending to its own block, layer 3's ``M_i`` on the last

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import DTypeLike
 
 from transformer_theory import _validate
 from transformer_theory.constructions._common import (
@@ -40,6 +41,7 @@ from transformer_theory.constructions._common import (
 )
 from transformer_theory.constructions.attention import instructive_attention
 from transformer_theory.constructions.classifier import lemma3_classifier
+from transformer_theory.params import ModelParams
 from transformer_theory.tasks import SequenceClassification
 
 
@@ -75,7 +77,9 @@ def lemma4_layer(
     return w_qk, w_v
 
 
-def theorem1(task, *, dtype=jnp.float64, progress: bool = False):
+def theorem1(
+    task: SequenceClassification, *, dtype: DTypeLike = jnp.float64, progress: bool = False
+) -> ModelParams:
     """Theorem 1: a one-layer, ``n``-head ReLU transformer that classifies every sequence of
     ``task``.
 

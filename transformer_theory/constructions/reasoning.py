@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import DTypeLike
 
 from transformer_theory.constructions._common import assemble, check_task, construction_config
 from transformer_theory.constructions.attention import instructive_attention
@@ -66,7 +67,7 @@ def _layers(n_q: int, n_a: int, k: int) -> tuple[list, int, int]:
     return [(w_qk1[None], eye[None]), (w_qk2[None], eye[None])], d, n
 
 
-def theorem3(task, *, dtype=jnp.float64) -> ModelParams:
+def theorem3(task: InContextQA, *, dtype: DTypeLike = jnp.float64) -> ModelParams:
     """Theorem 3's two-layer, one-head model for an ``InContextQA(n_q, n_a, k)`` task.
 
     Returns:
@@ -81,7 +82,7 @@ def theorem3(task, *, dtype=jnp.float64) -> ModelParams:
     return assemble(construction_config(d, n, D, n_a, (1, 1)), layers, w_o, dtype)
 
 
-def theorem3_printed_classifier(task, *, corrected_width: bool = False) -> np.ndarray:
+def theorem3_printed_classifier(task: InContextQA, *, corrected_width: bool = False) -> np.ndarray:
     """§13.2's classifier in the paper's convention (``o = x W_O``, rows = coordinates in the
     paper's token order ``q, r, a``, then positions and padding; columns = the ``d2`` answers).
 
@@ -98,7 +99,7 @@ def theorem3_printed_classifier(task, *, corrected_width: bool = False) -> np.nd
     return block.T
 
 
-def theorem3_as_printed(task, *, dtype=jnp.float64) -> ModelParams:
+def theorem3_as_printed(task: InContextQA, *, dtype: DTypeLike = jnp.float64) -> ModelParams:
     """Theorem 3 with the printed ``W_O`` (:func:`theorem3_printed_classifier`), unvalidated.
 
     The attention layers are the paper's (they are right); ``w_o`` is the printed matrix put in

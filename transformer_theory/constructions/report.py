@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import jax
 
@@ -23,10 +24,12 @@ from transformer_theory.constructions.contextual import theorem6
 from transformer_theory.constructions.memorization import theorem1
 from transformer_theory.constructions.reasoning import theorem3
 from transformer_theory.constructions.templates import theorem5
+from transformer_theory.params import ModelParams
 from transformer_theory.tasks import (
     InContextQA,
     InContextTemplateMatching,
     SequenceClassification,
+    Task,
     TemplateMatching,
     all_templates,
 )
@@ -177,8 +180,8 @@ class Planned:
 
     theorem: int
     label: str
-    task: object
-    build: Callable
+    task: Task
+    build: Callable[[Any], ModelParams]
     sizes: str
 
 
@@ -214,7 +217,7 @@ def plan(theorems: Sequence[int], s: Sizes) -> list[Planned]:
     return out
 
 
-def is_exhaustive(task, samples: int | None) -> bool:
+def is_exhaustive(task: Task, samples: int | None) -> bool:
     """Whether a check with ``samples`` enumerates the whole dataset: ``samples=None``, or a
     dataset of at most ``samples`` examples (sampling it would only repeat examples)."""
     return samples is None or task.size <= samples
@@ -231,7 +234,7 @@ def check_plan(
     chunk_size: int = 4096,
     progress: bool = False,
     log: Callable[[str], None] | None = None,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Build and check every planned row; see :func:`construction_rows`."""
     rows = []
     for p in planned:
@@ -284,7 +287,7 @@ def construction_rows(
     chunk_size: int = 4096,
     progress: bool = False,
     log: Callable[[str], None] | None = None,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Build and check each theorem's construction; ``samples=None`` checks every example.
 
     With ``samples`` set, a task whose whole dataset has at most ``samples`` examples is still
@@ -302,7 +305,7 @@ def construction_rows(
     )
 
 
-def format_table(rows: Sequence[dict]) -> str:
+def format_table(rows: Sequence[Mapping[str, Any]]) -> str:
     """A plain-text table of :func:`construction_rows` output."""
     cols = [
         ("theorem", "theorem"),

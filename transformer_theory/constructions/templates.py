@@ -69,8 +69,11 @@ applies the first two one at a time; the tests show each one's failure):
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import DTypeLike
 
 from transformer_theory.constructions._common import (
     assemble,
@@ -87,7 +90,7 @@ SINGLE, MULTI = "single", "multi"
 PAPER_BASE = 3  # §14.2's ternary weights 3^{l-1}, ..., 3^0
 
 
-def template_code(template, base: int = PAPER_BASE) -> tuple[int, ...]:
+def template_code(template: Sequence[int], base: int = PAPER_BASE) -> tuple[int, ...]:
     """The position block ``v`` of the single-head model's last stream for ``template``, exactly.
 
     ``v_r = base^{l-1-r} + (2 + |C(r)|) sum_{j in C(r)} base^{l-1-j}`` with ``C(r)`` the positions
@@ -198,7 +201,11 @@ def _fit_classifier(cfg, layers, reps_BxN, labels, num_classes, dtype) -> ModelP
 
 
 def theorem5(
-    task, *, version: str = SINGLE, base: int | None = None, dtype=jnp.float64
+    task: TemplateMatching,
+    *,
+    version: str = SINGLE,
+    base: int | None = None,
+    dtype: DTypeLike = jnp.float64,
 ) -> ModelParams:
     """Theorem 5's two-layer model for a ``TemplateMatching`` task.
 
@@ -253,7 +260,9 @@ def theorem5(
 PRINTED_REPAIRS = ("w_v1", "w_v2")
 
 
-def theorem5_as_printed(task, *, repair=(), dtype=jnp.float64) -> ModelParams:
+def theorem5_as_printed(
+    task: TemplateMatching, *, repair: Iterable[str] = (), dtype: DTypeLike = jnp.float64
+) -> ModelParams:
     """§14.2's single-head construction as printed (Lemma 3 fit on one sequence per template).
 
     ``W_QK^(1) = I`` on the ``A`` symbol coordinates (the paper's ``d``); ``W_V^(1) = -I_{A+1}``
