@@ -41,6 +41,7 @@ from collections.abc import Sequence
 
 import jax
 import numpy as np
+from numpy.typing import ArrayLike
 
 from transformer_theory import _validate
 
@@ -94,7 +95,7 @@ def _check_shared_last(name: str, tokens_BxN: np.ndarray) -> None:
         )
 
 
-def position_counts(tokens_BxN, vocab_size: int) -> np.ndarray:
+def position_counts(tokens_BxN: ArrayLike, vocab_size: int) -> np.ndarray:
     """The matrix ``C``: row ``i`` is the flattened one-hot of sequence ``i``.
 
     ``C[i, j * V + v] = 1`` iff ``X^(i)_j = v`` (Definition 2's per-position multiset of one
@@ -115,7 +116,7 @@ def position_counts(tokens_BxN, vocab_size: int) -> np.ndarray:
     return C
 
 
-def group_by_last_token(tokens_BxN) -> dict[int, np.ndarray]:
+def group_by_last_token(tokens_BxN: ArrayLike) -> dict[int, np.ndarray]:
     """Row indices grouped by the last token (Definition 3 only relates sequences sharing it).
 
     Returns:
@@ -135,7 +136,7 @@ def _primitive(row: Sequence[int]) -> list[int]:
     return [-x for x in out] if first < 0 else out
 
 
-def dependence_basis(tokens_BxN, vocab_size: int) -> np.ndarray:
+def dependence_basis(tokens_BxN: ArrayLike, vocab_size: int) -> np.ndarray:
     """A lattice basis of ALL integer ``lambda`` with ``C^T lambda = 0`` (Definition 3), exactly.
 
     Every dependence of the set is an integer combination of the returned rows, and every row is a
@@ -176,7 +177,7 @@ def dependence_basis(tokens_BxN, vocab_size: int) -> np.ndarray:
     return out
 
 
-def is_dependence(tokens_BxN, lam_B, vocab_size: int) -> bool:
+def is_dependence(tokens_BxN: ArrayLike, lam_B: ArrayLike, vocab_size: int) -> bool:
     """Exact check of Definition 3 for the given coefficients.
 
     True iff all sequences share the last token, ``lambda`` is not all zero, and for every position
@@ -374,7 +375,7 @@ def template_pair_sets(
     return out
 
 
-def numpy_rng(key) -> np.random.Generator:
+def numpy_rng(key: jax.Array | int | np.integer) -> np.random.Generator:
     """A NumPy generator seeded by an int or a JAX PRNG key (the key's bits, so one key gives one
     stream on every platform): the exact, host-side parts of the library draw from it."""
     if isinstance(key, (int, np.integer)):
@@ -386,7 +387,12 @@ def numpy_rng(key) -> np.random.Generator:
 
 
 def random_dependent_sets(
-    key, num_sets: int, num_seqs: int, seq_len: int, vocab_size: int, last_token: int | None = None
+    key: jax.Array | int | np.integer,
+    num_sets: int,
+    num_seqs: int,
+    seq_len: int,
+    vocab_size: int,
+    last_token: int | None = None,
 ) -> list[DependentSet]:
     """Random dependent sets of ``2 * num_seqs`` sequences each, ``lambda = (1,..,1, -1,..,-1)``.
 
@@ -419,7 +425,7 @@ def random_dependent_sets(
     if not 0 <= last < vocab_size:
         raise ValueError(f"last_token: expected an id in [0, {vocab_size}), got {last_token}")
     rng = numpy_rng(key)
-    out = []
+    out: list[DependentSet] = []
     while len(out) < num_sets:
         X = rng.integers(0, vocab_size - 1, size=(num_seqs, seq_len - 1))
         Y = np.stack([rng.permutation(X[:, j]) for j in range(seq_len - 1)], axis=1)
@@ -461,7 +467,7 @@ def stack_sets(
 
 
 def basis_sets(
-    tokens_BxN, vocab_size: int, name: str = "basis", labels_B=None
+    tokens_BxN: ArrayLike, vocab_size: int, name: str = "basis", labels_B: ArrayLike | None = None
 ) -> list[DependentSet]:
     """One :class:`DependentSet` per basis vector of :func:`dependence_basis` (zero rows dropped).
 

@@ -17,14 +17,21 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.sharding import Mesh
+from jax.typing import DTypeLike
 
 from transformer_theory import _validate
 from transformer_theory.theory import checks
 from transformer_theory.theory import dependence as dep
+
+if TYPE_CHECKING:
+    from transformer_theory.tasks import Task
+    from transformer_theory.theory.witness import WitnessRecord
 
 
 @dataclasses.dataclass
@@ -36,8 +43,8 @@ class SuiteDataset:
     vocab_size: int
     seq_len: int
     num_classes: int
-    sets: list
-    data: object = None  # tokens (B, N) or a task with .chunks()
+    sets: list[dep.DependentSet]
+    data: np.ndarray | jax.Array | Task | None = None  # tokens (B, N) or a task with .chunks()
     labels: np.ndarray | None = None
 
 
@@ -101,7 +108,11 @@ def templates_dataset(
 
 
 def build_datasets(
-    names: Sequence[str], icqa=(3, 3, 2), templates=(4, 3), num_random: int = 8, seed: int = 0
+    names: Sequence[str],
+    icqa: tuple[int, int, int] = (3, 3, 2),
+    templates: tuple[int, int] = (4, 3),
+    num_random: int = 8,
+    seed: int = 0,
 ) -> list[SuiteDataset]:
     """The suite's datasets by name: ``"toy"``, ``"icqa"``, ``"templates"``."""
     out = []
@@ -121,10 +132,10 @@ def run_checks(
     families: Sequence[str],
     *,
     num_models: int = 4,
-    dtype=jnp.float64,
+    dtype: DTypeLike = jnp.float64,
     seed: int = 0,
     chunk_size: int = 4096,
-    mesh=None,
+    mesh: Mesh | None = None,
     on_step: Callable[[str], None] | None = None,
 ) -> list[checks.Verdict]:
     """Every family on every dataset: random models (``num_models``, seeded), all propositions."""
@@ -155,7 +166,11 @@ def run_checks(
     return out
 
 
-def run_certificates(icqa=(3, 3, 2), on_step=None, time_limit: float = 30.0) -> list[dict]:
+def run_certificates(
+    icqa: tuple[int, int, int] = (3, 3, 2),
+    on_step: Callable[[str], None] | None = None,
+    time_limit: float = 30.0,
+) -> list[dict[str, Any]]:
     """Certificates + accuracy bounds: Theorem 2's toy set (3/4), Theorem 4's two templates, whole
     IC-QA."""
     from transformer_theory.tasks import InContextQA, TemplateMatching, toy
@@ -196,7 +211,9 @@ def run_certificates(icqa=(3, 3, 2), on_step=None, time_limit: float = 30.0) -> 
     return out
 
 
-def run_witnesses(seed: int = 0, steps: int = 300, restarts: int = 4, on_step=None) -> list:
+def run_witnesses(
+    seed: int = 0, steps: int = 300, restarts: int = 4, on_step: Callable[[str], None] | None = None
+) -> list[WitnessRecord]:
     """Witness searches on Theorem 2's toy set for the out-of-scope families (and the in-scope
     control): :class:`~transformer_theory.theory.witness.WitnessRecord` objects, each found
     witness's model in ``record.params``."""

@@ -34,6 +34,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
+from jax.typing import ArrayLike
 
 from transformer_theory import _validate
 from transformer_theory.core.forward import forward
@@ -137,7 +138,7 @@ def _check_inputs(tokens_BxN, labels_B, config: ModelConfig):
     return tokens.astype(np.int32), labels.astype(np.int32)
 
 
-def margins(params: ModelParams, tokens_BxN, labels_B) -> jax.Array:
+def margins(params: ModelParams, tokens_BxN: ArrayLike, labels_B: ArrayLike) -> jax.Array:
     """Per-example margins ``o_i[y_i] - max_{c != y_i} o_i[c]`` (positive = correct), in the params'
     dtype."""
     logits = jax.vmap(lambda t: forward(params, t))(jnp.asarray(tokens_BxN))
@@ -202,8 +203,8 @@ def _compiled_train(static, tokens, labels):
 
 
 def search_witness(
-    tokens_BxN,
-    labels_B,
+    tokens_BxN: ArrayLike,
+    labels_B: ArrayLike,
     config: ModelConfig,
     key: jax.Array,
     steps: int = 500,
@@ -281,7 +282,9 @@ DEFAULT_FAMILIES = (
 )
 
 
-def default_witness_searches(key: jax.Array, steps: int = 500, restarts: int = 8):
+def default_witness_searches(
+    key: jax.Array, steps: int = 500, restarts: int = 8
+) -> list[WitnessRecord]:
     """Witness searches on Theorem 2's toy set (§13.1) for the default families.
 
     The toy set is ``tasks.toy.toy_icl()`` (layout of ``InContextQA(2, 2, 2)``, ``d' = d + n``).

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import scipy.optimize as so
+from numpy.typing import ArrayLike
 
 from transformer_theory import _validate
 from transformer_theory.theory.certificates.exact import _verify_map_exactly, check_certificate
@@ -35,8 +36,8 @@ from transformer_theory.theory.certificates.records import (
 
 
 def certify_dataset(
-    tokens_BxN,
-    labels_B,
+    tokens_BxN: ArrayLike,
+    labels_B: ArrayLike,
     vocab_size: int,
     num_classes: int | None = None,
     family: str = "relu_any_heads",
@@ -309,8 +310,8 @@ def _group_bound_exact(group, context: _BoundContext) -> _GroupBound:
 
 
 def accuracy_upper_bound(
-    tokens_BxN,
-    labels_B,
+    tokens_BxN: ArrayLike,
+    labels_B: ArrayLike,
     vocab_size: int,
     num_classes: int | None = None,
     family: str = "relu_any_heads",

@@ -8,6 +8,7 @@ import math
 from fractions import Fraction
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from transformer_theory.theory import dependence
 from transformer_theory.theory.certificates.inputs import _check_dataset, _Group
@@ -69,7 +70,7 @@ def _certificate_from_pairs(group: _Group, last_token, labels, pair_ids, weights
     """Build the :class:`Certificate` (global indices, class ids) from integer multipliers."""
     ex_local = sorted({int(group.pair_example[j]) for j in pair_ids})
     pos = {e: r for r, e in enumerate(ex_local)}
-    G = {}
+    G: dict[int, list[int]] = {}
     duals = []
     for j, w in zip(pair_ids, weights):
         i, c = int(group.pair_example[j]), int(group.pair_class[j])
@@ -87,7 +88,11 @@ def _certificate_from_pairs(group: _Group, last_token, labels, pair_ids, weights
 
 
 def check_certificate(
-    tokens_BxN, labels_B, vocab_size: int, certificate: Certificate, num_classes: int | None = None
+    tokens_BxN: ArrayLike,
+    labels_B: ArrayLike,
+    vocab_size: int,
+    certificate: Certificate,
+    num_classes: int | None = None,
 ) -> tuple[bool, str]:
     """Re-verify a certificate in exact integer arithmetic, independently of any LP.
 
@@ -124,7 +129,7 @@ def check_certificate(
     if not certificate.duals:
         return False, "no multiplier: the certificate must have at least one positive u"
     pos = {e: r for r, e in enumerate(ex)}
-    G = {}
+    G: dict[int, list[int]] = {}
     for e, c, w in certificate.duals:
         if e not in pos:
             return (

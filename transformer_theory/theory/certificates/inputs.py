@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 
 from transformer_theory import _validate
 from transformer_theory.theory import dependence
@@ -48,7 +49,7 @@ def _check_dataset(tokens_BxN, labels_B, vocab_size, num_classes, family):
     return tokens.astype(np.int64), labels.astype(np.int64), int(num_classes)
 
 
-def contradictory_rows(tokens_BxN, labels_B) -> list[tuple[int, ...]]:
+def contradictory_rows(tokens_BxN: ArrayLike, labels_B: ArrayLike) -> list[tuple[int, ...]]:
     """Groups of rows holding the SAME sequence under different labels, in order of first row.
 
     Such a dataset is impossible for every model of every depth -- for any function of the

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import time
+from collections.abc import Iterator
 
 import numpy as np
 import scipy.optimize as so
@@ -33,7 +34,7 @@ _DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("deadli
 
 
 @contextlib.contextmanager
-def solver_deadline(deadline: float | None):
+def solver_deadline(deadline: float | None) -> Iterator[None]:
     """Within the block, every HiGHS call stops at ``deadline`` (``time.perf_counter()``)."""
     token = _DEADLINE.set(deadline)
     try:

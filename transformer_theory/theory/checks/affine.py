@@ -8,10 +8,12 @@ import collections
 import dataclasses
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.sharding import Mesh
 
 from transformer_theory import _validate, parallel
 from transformer_theory.params import ModelParams
@@ -24,6 +26,9 @@ from transformer_theory.theory.checks.outputs import (
     _weights,
     target_evaluator,
 )
+
+if TYPE_CHECKING:
+    from transformer_theory.tasks import Task
 
 
 # --------------------------------------------------------------------------------------------
@@ -55,7 +60,11 @@ def _design(tokens_BxN: np.ndarray, vocab_size: int, cols: np.ndarray) -> np.nda
 
 
 def independent_columns(
-    data, vocab_size: int, *, chunk_size: int = 4096, progress: bool = False
+    data: np.ndarray | jax.Array | Task,
+    vocab_size: int,
+    *,
+    chunk_size: int = 4096,
+    progress: bool = False,
 ) -> tuple[np.ndarray, int]:
     """Pass 1, exact: the pivot columns of ``X = [1, C]`` over the whole dataset.
 
@@ -175,14 +184,14 @@ class AffineResult:
 
 def affine_residuals(
     params_M: ModelParams,
-    data,
+    data: np.ndarray | jax.Array | Task,
     *,
     target: str = "logits",
     weighted: bool = False,
     chunk_size: int = 4096,
     width: int | None = None,
     columns: tuple[np.ndarray, int] | None = None,
-    mesh=None,
+    mesh: Mesh | None = None,
     progress: bool = False,
     path: str = "auto",
     method: str = "normal",

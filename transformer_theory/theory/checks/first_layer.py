@@ -35,16 +35,18 @@ Shape letters: :mod:`transformer_theory.glossary`.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from transformer_theory.core import attention, norms
 from transformer_theory.core.forward import embed, forward_trace
 from transformer_theory.core.layers import attention_scores, mlp
-from transformer_theory.params import ModelConfig, ModelParams
+from transformer_theory.params import LayerParams, ModelConfig, ModelParams
 
 
 def lookup_applies(config: ModelConfig) -> bool:
@@ -131,14 +133,18 @@ def _tables_batch(params_M, lasts_G, fold: bool):
     return jax.vmap(lambda p: tables_one(p, lasts_G, fold))(params_M)
 
 
-def first_layer_tables(params_M: ModelParams, lasts_G, fold: bool) -> FirstLayerTables:
+def first_layer_tables(
+    params_M: ModelParams, lasts_G: ArrayLike | Sequence[int], fold: bool
+) -> FirstLayerTables:
     """:func:`tables_one` for a batch of models (leading axis ``M``), jit-compiled; ``lasts_G``:
     the last tokens to cover (made sorted and distinct here)."""
     lasts_G = np.unique(np.asarray(lasts_G, np.int32))
     return _tables_batch(params_M, jnp.asarray(lasts_G), fold)
 
 
-def lookup(tables: FirstLayerTables, tokens_WxN: jax.Array, kind: str, need_z: bool = True):
+def lookup(
+    tables: FirstLayerTables, tokens_WxN: jax.Array, kind: str, need_z: bool = True
+) -> tuple[jax.Array, jax.Array | None]:
     """``(y_WxY, z_WxH)``: the looked-up stream (or logits) and the softmax normalizers of a
     chunk of sequences (one model's tables; every last token must be in ``tables.lasts_G``).
     ``z_WxH`` is None when not ``need_z`` and the kind does not need it."""
@@ -163,7 +169,7 @@ def lookup(tables: FirstLayerTables, tokens_WxN: jax.Array, kind: str, need_z: b
     return y_WxY + jnp.einsum("whn,wnhy->wy", w_WxHxN, gathered_WxNxHxY), z_WxH
 
 
-def finish_first_layer(layer, z_D: jax.Array, cfg: ModelConfig) -> jax.Array:
+def finish_first_layer(layer: LayerParams, z_D: jax.Array, cfg: ModelConfig) -> jax.Array:
     """The token-wise rest of a first layer after attention: the MLP (with its ``norm2``)."""
     if layer.mlp is None:
         return z_D
@@ -184,8 +190,12 @@ def classify_last(params: ModelParams, last_D: jax.Array) -> jax.Array:
 
 
 def lookup_targets(
-    params: ModelParams, tables: FirstLayerTables, tokens_WxN, target: str, need_z: bool = True
-):
+    params: ModelParams,
+    tables: FirstLayerTables,
+    tokens_WxN: jax.Array,
+    target: str,
+    need_z: bool = True,
+) -> tuple[jax.Array, jax.Array | None]:
     """``(t_WxY, z_WxH)`` of one model on a chunk from its tables; ``target`` as in
     ``set_residuals`` (the tables must be folded exactly when ``target == "logits"`` and
     :func:`folds_classifier`)."""

@@ -6,11 +6,13 @@ sets.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.sharding import Mesh
+from jax.typing import ArrayLike
 
 from transformer_theory import _validate, parallel
 from transformer_theory.core import attention, norms
@@ -67,7 +69,9 @@ def _outputs_one(params: ModelParams, tokens_N: jax.Array):
 
 
 @jax.jit
-def model_outputs_general(params_M: ModelParams, tokens_BxN: jax.Array):
+def model_outputs_general(
+    params_M: ModelParams, tokens_BxN: jax.Array
+) -> tuple[jax.Array, jax.Array, jax.Array]:
     """Outputs of ``M`` models on ``B`` sequences by the general path (the embedding as a dense
     stream), vmapped and jit-compiled.
 
@@ -100,8 +104,13 @@ def _use_lookup(cfg: ModelConfig, path: str) -> bool:
 
 
 def target_evaluator(
-    params_M: ModelParams, target: str, lasts, *, need_z: bool = True, path: str = "auto"
-):
+    params_M: ModelParams,
+    target: str,
+    lasts: ArrayLike | Sequence[int],
+    *,
+    need_z: bool = True,
+    path: str = "auto",
+) -> Callable[[jax.Array], tuple[jax.Array, jax.Array | None]]:
     """A function ``tokens_WxN -> (t_MxWxY, z_MxWxH)``: the checked target of every model and its
     first-layer softmax normalizers.
 
@@ -125,7 +134,9 @@ def target_evaluator(
     return lambda tokens_WxN: _lookup_targets(params_M, tables_M, tokens_WxN, target, need_z)
 
 
-def model_outputs(params_M: ModelParams, tokens_BxN: jax.Array, *, path: str = "auto"):
+def model_outputs(
+    params_M: ModelParams, tokens_BxN: jax.Array, *, path: str = "auto"
+) -> tuple[jax.Array, jax.Array, jax.Array | None]:
     """Outputs of ``M`` models on ``B`` sequences: ``(stream1_MxBxD, logits_MxBxC, z_MxBxH)``.
 
     The first layer's stream and ``Z`` come from the lookup tables where the first layer is a
@@ -201,13 +212,13 @@ def _pad_rows(x: np.ndarray, width: int) -> np.ndarray:
 
 def set_residuals_multi(
     params_M: ModelParams,
-    tokens_SxBxN,
-    lam_SxB,
+    tokens_SxBxN: ArrayLike,
+    lam_SxB: ArrayLike,
     specs: Sequence[tuple[str, bool]],
     *,
     chunk_size: int = 4096,
     width: int | None = None,
-    mesh=None,
+    mesh: Mesh | None = None,
     path: str = "auto",
 ) -> list[np.ndarray]:
     """:func:`set_residuals` for several ``(target, weighted)`` specs from ONE pass of model
@@ -236,7 +247,7 @@ def set_residuals_multi(
         )
         for t in dict.fromkeys(t for t, _ in specs)
     }
-    out = [[] for _ in specs]
+    out: list[list[np.ndarray]] = [[] for _ in specs]
     for lo in range(0, S, per):
         t_sets, l_sets = tok[lo : lo + per], lam[lo : lo + per]
         s = len(t_sets)
@@ -255,13 +266,13 @@ def set_residuals_multi(
 
 def set_residuals(
     params_M: ModelParams,
-    tokens_SxBxN,
-    lam_SxB,
+    tokens_SxBxN: ArrayLike,
+    lam_SxB: ArrayLike,
     *,
     target: str = "logits",
     weighted: bool = False,
     chunk_size: int = 4096,
-    mesh=None,
+    mesh: Mesh | None = None,
     path: str = "auto",
 ) -> np.ndarray:
     """Relative residuals ``||sum_i w_i t_i|| / sum_i |w_i| ||t_i||`` of every model on every set.

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.sharding import Mesh
+from jax.typing import DTypeLike
 
 from transformer_theory import _validate
 from transformer_theory.params import ModelConfig, ModelParams, init_params_batch
@@ -22,18 +25,23 @@ from transformer_theory.theory.checks.outputs import (
     set_residuals_multi,
 )
 
+if TYPE_CHECKING:
+    from transformer_theory.tasks import Task
+
 
 # --------------------------------------------------------------------------------------------
 # Tolerances and verdicts
 # --------------------------------------------------------------------------------------------
-def set_tolerance(dtype, config: ModelConfig) -> float:
+def set_tolerance(dtype: DTypeLike, config: ModelConfig) -> float:
     """``16 * eps * (D + N + C)``: a heuristic with a measured margin (module docstring of
     :mod:`transformer_theory.theory.checks`)."""
     eps = float(jnp.finfo(dtype).eps)
     return TOL_SAFETY * eps * (config.width + config.seq_len + config.num_classes)
 
 
-def affine_tolerance(dtype, config: ModelConfig, rank: int, num_chunks: int = 1) -> float:
+def affine_tolerance(
+    dtype: DTypeLike, config: ModelConfig, rank: int, num_chunks: int = 1
+) -> float:
     """``16 * eps * (D + N + C + p) * sqrt(s)``: the set tolerance plus Householder QR's ``~p eps``
     backward error per TSQR step, the ``s`` steps' errors assumed to add like a random walk (a
     heuristic with a measured margin, like :func:`set_tolerance`)."""
@@ -103,12 +111,12 @@ def check_family(
     family: Family,
     params_M: ModelParams,
     sets: Sequence[dep.DependentSet] = (),
-    data=None,
+    data: np.ndarray | jax.Array | Task | None = None,
     *,
     dataset: str = "",
     chunk_size: int = 4096,
     columns: tuple[np.ndarray, int] | None = None,
-    mesh=None,
+    mesh: Mesh | None = None,
     progress: bool = False,
 ) -> list[Verdict]:
     """Every applicable proposition of ``family`` on dependent ``sets`` and the affine form on
@@ -188,9 +196,9 @@ def random_models(
     vocab_size: int,
     seq_len: int,
     num_classes: int,
-    key,
+    key: jax.Array | int | np.integer,
     num_models: int,
-    dtype=jnp.float64,
+    dtype: DTypeLike = jnp.float64,
 ) -> ModelParams:
     """``num_models`` random models of ``family`` for a dataset's ``(V, N, C)``.
 
