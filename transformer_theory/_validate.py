@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 
-def check_ndim(name: str, x, ndim: int | Sequence[int]) -> None:
+def check_ndim(name: str, x: ArrayLike, ndim: int | Sequence[int]) -> None:
     """Raise if ``x`` does not have ``ndim`` dimensions (or one of several)."""
     allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
     if jnp.ndim(x) not in allowed:
@@ -25,7 +27,7 @@ def check_ndim(name: str, x, ndim: int | Sequence[int]) -> None:
         )
 
 
-def check_shape(name: str, x, shape: Sequence[int | None]) -> None:
+def check_shape(name: str, x: ArrayLike, shape: Sequence[int | None]) -> None:
     """Raise if ``x``'s shape does not match ``shape`` (``None`` matches any size)."""
     got = tuple(jnp.shape(x))
     if len(got) != len(shape) or any(s is not None and s != g for s, g in zip(shape, got)):
@@ -33,19 +35,19 @@ def check_shape(name: str, x, shape: Sequence[int | None]) -> None:
         raise ValueError(f"{name}: expected shape {want}, got {got}")
 
 
-def check_float(name: str, x) -> None:
+def check_float(name: str, x: ArrayLike) -> None:
     """Raise unless ``x`` has a floating dtype."""
     if not jnp.issubdtype(jnp.result_type(x), jnp.floating):
         raise ValueError(f"{name}: expected a floating dtype, got {jnp.result_type(x)}")
 
 
-def check_int(name: str, x) -> None:
+def check_int(name: str, x: ArrayLike) -> None:
     """Raise unless ``x`` has an integer dtype."""
     if not jnp.issubdtype(jnp.result_type(x), jnp.integer):
         raise ValueError(f"{name}: expected an integer dtype (token ids), got {jnp.result_type(x)}")
 
 
-def check_mask(name: str, mask, shape: Sequence[int | None] | None = None) -> None:
+def check_mask(name: str, mask: ArrayLike, shape: Sequence[int | None] | None = None) -> None:
     """Raise unless ``mask`` is a boolean "may attend" mask (True = query may attend to key).
 
     Every mask argument of the library takes exactly this one type. An additive float mask
@@ -65,7 +67,7 @@ def check_mask(name: str, mask, shape: Sequence[int | None] | None = None) -> No
         check_shape(name, mask, shape)
 
 
-def check_token_ids(name: str, tokens, vocab_size: int) -> None:
+def check_token_ids(name: str, tokens: ArrayLike, vocab_size: int) -> None:
     """Raise if concrete token ids fall outside ``[0, vocab_size)``; tracers are only
     dtype-checked."""
     check_int(name, tokens)
@@ -79,7 +81,9 @@ def check_token_ids(name: str, tokens, vocab_size: int) -> None:
         )
 
 
-def check_positive(name: str, value, *, allow_zero: bool = False, allow_inf: bool = False) -> None:
+def check_positive(
+    name: str, value: Any, *, allow_zero: bool = False, allow_inf: bool = False
+) -> None:
     """Raise unless ``value`` is a finite positive (or non-negative) number.
 
     NaN is refused explicitly: ``nan <= 0`` is False, so a bare comparison lets it through and it
@@ -99,7 +103,7 @@ def check_positive(name: str, value, *, allow_zero: bool = False, allow_inf: boo
         raise ValueError(f"{name}: expected a {kind} value, got {value}")
 
 
-def check_finite(name: str, value) -> None:
+def check_finite(name: str, value: ArrayLike) -> None:
     """Raise unless ``value`` (a number or an array) is finite everywhere (no NaN, no inf)."""
     if isinstance(value, jax.core.Tracer):
         return
@@ -108,13 +112,13 @@ def check_finite(name: str, value) -> None:
         raise ValueError(f"{name}: expected finite numbers, got {value!r}")
 
 
-def check_choice(name: str, value, choices: Sequence) -> None:
+def check_choice(name: str, value: object, choices: Sequence[Any]) -> None:
     """Raise unless ``value`` is one of ``choices``."""
     if value not in choices:
         raise ValueError(f"{name}: expected one of {list(choices)}, got {value!r}")
 
 
-def check_int_arg(name: str, value, minimum: int = 1) -> int:
+def check_int_arg(name: str, value: object, minimum: int = 1) -> int:
     """Raise unless ``value`` is an int ``>= minimum``; return it as a Python int."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ValueError(f"{name}: expected an int >= {minimum}, got {value!r}")

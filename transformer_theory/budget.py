@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
+from typing import Any
 
 __all__ = [
     "BudgetError",
@@ -190,7 +192,7 @@ def check_count(name: str, count: int, limit: int | None, *, unit: str = "items"
     return int(count)
 
 
-def compiled_bytes(fn, *args, **kwargs) -> int:
+def compiled_bytes(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> int:
     """Peak bytes XLA reports for ``jax.jit(fn)(*args, **kwargs)``, without running it.
 
     ``args`` may be ``jax.ShapeDtypeStruct``s, so nothing is allocated. The figure is arguments +

@@ -26,6 +26,7 @@ import zipfile
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from transformer_theory.jsonio import dumps_json, write_json
 from transformer_theory.params import (
@@ -277,7 +278,12 @@ def load_dataset(path: str) -> LabelledDataset:
 
 
 def save_dataset(
-    path: str, tokens_BxN, labels_B, vocab_size: int, num_classes: int | None = None, name: str = ""
+    path: str,
+    tokens_BxN: ArrayLike,
+    labels_B: ArrayLike,
+    vocab_size: int,
+    num_classes: int | None = None,
+    name: str = "",
 ) -> str:
     """Write a dataset that :func:`load_dataset` reads back (``.json`` or ``.npz`` by extension)."""
     tokens = np.asarray(tokens_BxN, np.int64)

@@ -26,8 +26,8 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 import numpy as np
 
@@ -108,10 +108,10 @@ def _csv_cell(value: Any) -> Any:
 
 def write_csv(
     path: str,
-    rows: list[Mapping[str, Any]],
-    fieldnames: list[str] | tuple[str, ...] | None = None,
+    rows: Sequence[Mapping[str, Any]],
+    fieldnames: Sequence[str] | None = None,
     *,
-    extrasaction: str = "raise",
+    extrasaction: Literal["raise", "ignore"] = "raise",
 ) -> str:
     """Write ``rows`` as a CSV table to ``path`` atomically; returns ``path``.
 

@@ -21,15 +21,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TypeVar
 
 import jax
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
+from jax.typing import ArrayLike
 
 from transformer_theory import _validate
 
+_PyTree = TypeVar("_PyTree")
 
-def make_mesh(num_models: int, devices: Sequence | None = None) -> Mesh:
+
+def make_mesh(num_models: int, devices: Sequence[jax.Device] | None = None) -> Mesh:
     """A ``("models", "data")`` mesh: ``gcd(num_models, #devices)`` devices on the model axis.
 
     Args:
@@ -56,7 +60,7 @@ def round_up(x: int, multiple: int) -> int:
     return -(-int(x) // int(multiple)) * int(multiple)
 
 
-def shard_models(params_M, mesh: Mesh):
+def shard_models(params_M: _PyTree, mesh: Mesh) -> _PyTree:
     """Place a model batch (any pytree with a leading model axis) sharded over ``"models"``."""
     lead = {x.shape[0] for x in jax.tree.leaves(params_M)}
     if len(lead) != 1:
@@ -73,7 +77,7 @@ def shard_models(params_M, mesh: Mesh):
     )
 
 
-def to_host(x) -> np.ndarray:
+def to_host(x: ArrayLike) -> np.ndarray:
     """A (possibly sharded) array as NumPy on THIS process: an all-gather across processes when
     some of its shards live in another process, else a plain copy."""
     if isinstance(x, jax.Array) and not x.is_fully_addressable:
@@ -83,7 +87,7 @@ def to_host(x) -> np.ndarray:
     return np.asarray(x)
 
 
-def shard_data(x, mesh: Mesh):
+def shard_data(x: jax.Array | np.ndarray, mesh: Mesh) -> jax.Array:
     """Place an array sharded over ``"data"`` on its leading axis (replicated over ``"models"``)."""
     if x.shape[0] % data_size(mesh):
         raise ValueError(

@@ -25,10 +25,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Sequence
+from typing import Any
 
 import flax.struct
 import jax
 import jax.numpy as jnp
+from jax.typing import DTypeLike
 
 from transformer_theory import _validate
 
@@ -159,11 +161,11 @@ class ModelConfig:
     def embed_dim(self) -> int:
         return embed_dim(self.vocab_size, self.seq_len, self.positional)
 
-    def replace(self, **changes) -> ModelConfig:
+    def replace(self, **changes: Any) -> ModelConfig:
         return dataclasses.replace(self, **changes)
 
 
-def config_dict(config: ModelConfig) -> dict:
+def config_dict(config: ModelConfig) -> dict[str, Any]:
     """A :class:`ModelConfig` as a JSON-ready dictionary (``ModelConfig(**d)`` rebuilds it)."""
     d = dataclasses.asdict(config)
     d["heads"] = list(d["heads"])
@@ -244,7 +246,7 @@ def init_params(
     key: jax.Array,
     config: ModelConfig,
     *,
-    dtype=jnp.float32,
+    dtype: DTypeLike = jnp.float32,
     scheme: str = "normal",
     scale: float = 1.0,
 ) -> ModelParams:
@@ -326,7 +328,7 @@ def _init_params_jit(key, config: ModelConfig, dtype, scheme: str, scale) -> Mod
 
 
 def init_params_batch(
-    key: jax.Array, config: ModelConfig, num_models: int, **kwargs
+    key: jax.Array, config: ModelConfig, num_models: int, **kwargs: Any
 ) -> ModelParams:
     """``num_models`` independent random models stacked on a leading axis (vmap-ready)."""
     _validate.check_positive("num_models", num_models)
@@ -356,7 +358,7 @@ def unstack_params(batch: ModelParams) -> list[ModelParams]:
     return [jax.tree.map(lambda x, i=i: x[i], batch) for i in range(m)]
 
 
-def cast_params(params: ModelParams, dtype) -> ModelParams:
+def cast_params(params: ModelParams, dtype: DTypeLike) -> ModelParams:
     """Cast every array leaf to ``dtype`` (e.g. float64 for exact verification)."""
     return jax.tree.map(lambda x: jnp.asarray(x, dtype), params)
 

@@ -8,13 +8,18 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = ["learning_curves", "panel_grid", "pyplot", "residuals_by_family", "save_figure"]
 
 
-def pyplot():
+def pyplot() -> ModuleType:
     """``matplotlib.pyplot`` on the non-interactive Agg backend: the one place the library selects
     a backend (figures are written to files; a notebook shows them with ``IPython.display``)."""
     import matplotlib
@@ -25,7 +30,9 @@ def pyplot():
     return plt
 
 
-def panel_grid(plt, count: int, width: float = 4.2, height: float = 3.4):
+def panel_grid(
+    plt: ModuleType, count: int, width: float = 4.2, height: float = 3.4
+) -> tuple[Figure, list[Axes]]:
     """A figure of ``count`` panels, at most four a row (unused panels hidden); returns
     ``(fig, axes)`` with ``axes`` a flat list."""
     cols = min(count, 4)
@@ -36,7 +43,7 @@ def panel_grid(plt, count: int, width: float = 4.2, height: float = 3.4):
     return fig, list(axes.flat)
 
 
-def save_figure(fig, path: str) -> str:
+def save_figure(fig: Figure, path: str) -> str:
     """Lay ``fig`` out, write it to ``path`` at 110 dpi, close it; returns ``path``."""
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -44,7 +51,7 @@ def save_figure(fig, path: str) -> str:
     return path
 
 
-def learning_curves(curves: dict[str, list[dict]], path: str) -> str:
+def learning_curves(curves: Mapping[str, Sequence[Mapping[str, Any]]], path: str) -> str:
     """Held-out accuracy (left) and loss (right) against steps, one line per run."""
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))

@@ -14,6 +14,7 @@ import math
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike, DTypeLike
 
 from transformer_theory import _validate
 
@@ -45,7 +46,7 @@ PRECISION_STYLE = {"float64": "-", "float32": "--", "float16": "-.", "bfloat16":
 PRECISION_COLOR = {"float64": "C0", "float32": "C1", "bfloat16": "C2", "float16": "C3"}
 
 
-def dtype_of(precision: str):
+def dtype_of(precision: str) -> DTypeLike:
     """The JAX dtype named ``precision`` (one of :data:`FORMATS`).
 
     float64 arrays need ``jax_enable_x64``; without it JAX silently makes float32, so this raises
@@ -67,17 +68,17 @@ def _dtype(precision_or_dtype):
     return precision_or_dtype
 
 
-def significand_bits(precision_or_dtype) -> int:
+def significand_bits(precision_or_dtype: str | DTypeLike) -> int:
     """``p``, the significand bits with the implicit one: 53, 24, 11 or 8 (``jnp.finfo``)."""
     return int(jnp.finfo(_dtype(precision_or_dtype)).nmant) + 1
 
 
-def unit_roundoff(precision_or_dtype) -> float:
+def unit_roundoff(precision_or_dtype: str | DTypeLike) -> float:
     """``u = 2^-p``: half an ulp at 1, the relative error of one correctly rounded operation."""
     return 0.5 * float(jnp.finfo(_dtype(precision_or_dtype)).eps)
 
 
-def to_float64(x) -> np.ndarray:
+def to_float64(x: ArrayLike) -> np.ndarray:
     """``x`` as a float64 NumPy array, exactly (bfloat16 goes through float32, which NumPy can
     read; every bfloat16 value is a float32 value)."""
     x = jnp.asarray(x)
