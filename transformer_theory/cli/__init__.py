@@ -19,6 +19,8 @@ import argparse
 import importlib
 import signal
 import sys
+from collections.abc import Mapping, Sequence
+from types import ModuleType
 
 from transformer_theory.budget import BudgetError
 from transformer_theory.cli._common import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
@@ -76,11 +78,11 @@ COMMANDS = {
 DEFAULT_COMMAND = "verify"
 
 
-def _load_commands():
+def _load_commands() -> dict[str, tuple[ModuleType, str]]:
     return {name: (importlib.import_module(mod), help_) for name, (mod, help_) in COMMANDS.items()}
 
 
-def build_parser(commands) -> argparse.ArgumentParser:
+def build_parser(commands: Mapping[str, tuple[ModuleType, str]]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="transformer-theory", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command")
     for name, (mod, help_) in commands.items():
@@ -91,7 +93,7 @@ def build_parser(commands) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv``, run the command, return its exit code (see :mod:`.cli._common`).
 
     A :class:`~transformer_theory.cli._common.UsageError` becomes one line on stderr and exit 2;

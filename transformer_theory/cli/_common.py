@@ -17,6 +17,8 @@ import argparse
 import math
 import os
 import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, overload
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -61,7 +63,7 @@ def positive_float(text: str) -> float:
     return value
 
 
-def int_list(count: int, *, minimum: int = 1):
+def int_list(count: int, *, minimum: int = 1) -> Callable[[str], tuple[int, ...]]:
     """argparse type: exactly ``count`` comma-separated integers, each ``>= minimum``.
 
     ``--icqa 3,3,2`` parses to ``(3, 3, 2)``; ``3,3`` or ``3,3,2,9`` are refused with the count
@@ -89,7 +91,17 @@ def int_list(count: int, *, minimum: int = 1):
     return parse
 
 
-def comma_list(kind=int, *, minimum=None):
+@overload
+def comma_list(
+    kind: type[int] = ..., *, minimum: float | None = None
+) -> Callable[[str], list[int]]: ...
+@overload
+def comma_list(
+    kind: type[float], *, minimum: float | None = None
+) -> Callable[[str], list[float]]: ...
+def comma_list(
+    kind: type[int] | type[float] = int, *, minimum: float | None = None
+) -> Callable[[str], list[int]] | Callable[[str], list[float]]:
     """argparse type: one or more comma-separated values of ``kind`` (``int`` or ``float``), each
     ``>= minimum`` when given; ``--lengths 8,16,32`` parses to ``[8, 16, 32]``.
 
@@ -98,7 +110,7 @@ def comma_list(kind=int, *, minimum=None):
     """
     noun = "integers" if kind is int else "numbers"
 
-    def parse(text: str) -> list:
+    def parse(text: str) -> list[Any]:
         parts = [p.strip() for p in text.split(",")]
         if not text.strip() or any(not p for p in parts):
             raise argparse.ArgumentTypeError(f"expected comma-separated {noun}, got {text!r}")
@@ -118,7 +130,7 @@ def comma_list(kind=int, *, minimum=None):
     return parse
 
 
-def format_table(rows, columns=None) -> str:
+def format_table(rows: Iterable[Mapping[str, Any]], columns: Sequence[str] | None = None) -> str:
     """Rows of dicts as a plain aligned text table (the one table printer of the commands):
     ``columns`` picks and orders the keys (default: every key, first seen first); floats print
     with 4 significant digits, ``None`` as ``-``."""
@@ -126,7 +138,7 @@ def format_table(rows, columns=None) -> str:
     if columns is None:
         columns = list(dict.fromkeys(k for r in rows for k in r))
 
-    def cell(v) -> str:
+    def cell(v: object) -> str:
         if v is None:
             return "-"
         if isinstance(v, float):
@@ -141,7 +153,7 @@ def format_table(rows, columns=None) -> str:
     return "\n".join(lines)
 
 
-def name_list(text: str, choices, option: str) -> list[str]:
+def name_list(text: str, choices: Iterable[str], option: str) -> list[str]:
     """A non-empty comma list of names from ``choices`` (``'all'`` = every choice).
 
     Raises :class:`UsageError` naming ``option`` for an empty selection or an unknown name.

@@ -72,7 +72,7 @@ def _print_certificate(cert, tokens) -> None:
         print("    " + line)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from transformer_theory.cli import report
     from transformer_theory.files import load_dataset
     from transformer_theory.theory import certificates

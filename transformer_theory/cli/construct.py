@@ -15,10 +15,15 @@ import argparse
 import dataclasses
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from transformer_theory import budget
 from transformer_theory.cli import _common
 from transformer_theory.jsonio import write_json
+
+if TYPE_CHECKING:
+    from transformer_theory.constructions.report import Planned, Sizes
+from collections.abc import Iterable
 
 # Seconds per unit of checking work, ``examples x n D (n + D) sum(H)`` (the forward pass's
 # multiply-adds, up to a constant), fitted on this project's 2-core development machine while it
@@ -28,7 +33,7 @@ from transformer_theory.jsonio import write_json
 SECONDS_PER_WORK = 4.5e-9
 
 
-def check_seconds(planned, sizes, samples: int | None) -> float:
+def check_seconds(planned: Iterable[Planned], sizes: Sizes, samples: int | None) -> float:
     """Estimated seconds of checking every planned row; raises ``BudgetError`` (exit 2) naming
     the size options when it exceeds the time budget (``TT_TIME_BUDGET``, default 4 h)."""
     from transformer_theory.constructions import report
@@ -145,7 +150,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     import jax
 
     jax.config.update("jax_enable_x64", True)

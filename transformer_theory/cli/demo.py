@@ -16,7 +16,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=nonnegative_int, default=0, help="PRNG seed")
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     import jax
     import jax.numpy as jnp
 

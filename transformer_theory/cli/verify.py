@@ -14,6 +14,7 @@ import argparse
 import dataclasses
 import sys
 import time
+from collections.abc import Sequence
 
 from transformer_theory import budget
 from transformer_theory.cli import _common
@@ -83,7 +84,14 @@ def template_counts(alphabet: int, length: int) -> tuple[int, int]:
 
 
 def estimate(
-    datasets, families, *, icqa, templates, models: int, chunk_size: int, random_sets: int
+    datasets: Sequence[str],
+    families: Sequence[str],
+    *,
+    icqa: tuple[int, int, int],
+    templates: tuple[int, int],
+    models: int,
+    chunk_size: int,
+    random_sets: int,
 ) -> Estimate:
     """Peak memory and run time of a ``verify`` run, from its settings (nothing is built).
 
@@ -146,7 +154,9 @@ def _time(s: float) -> str:
     return budget.format_seconds(s) if s < 1e6 else f"{s / 3600:.2g} h"
 
 
-def check_budget(args, families, datasets) -> Estimate:
+def check_budget(
+    args: argparse.Namespace, families: Sequence[str], datasets: Sequence[str]
+) -> Estimate:
     """Refuse (``UsageError`` / ``BudgetError``, exit 2) a run whose datasets exceed the suite's
     limits or whose estimate exceeds this machine's memory or the time budget; else the
     estimate."""
@@ -272,7 +282,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     import jax
 
     jax.config.update("jax_enable_x64", True)
