@@ -35,6 +35,7 @@ import jax
 jax.config.update("jax_enable_x64", True)
 import numpy as np
 
+from transformer_theory import plotting
 from transformer_theory.cli import report
 from transformer_theory.theory import checks, suite
 from transformer_theory.theory import dependence as dep
@@ -97,7 +98,7 @@ from IPython.display import Image, display
 png = os.path.join(
     tempfile.mkdtemp(), "verify.png"
 )  # residuals per family, log scale; bars = tolerances
-report.plot_residuals(verdicts, png)
+plotting.residuals_by_family(verdicts, png)
 display(Image(png))
 
 # %% [markdown]

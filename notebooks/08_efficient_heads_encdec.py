@@ -149,6 +149,7 @@ print("sigma:", list(sigma), "\nfound:", rec["permuted"]["order"])
 from flax import nnx
 
 from transformer_theory.nn.encdec import EncoderDecoder, Seq2SeqConfig
+from transformer_theory.papers.conti2024 import translation
 from transformer_theory.papers.conti2024.tasks import Translation, token_accuracy
 from transformer_theory.train import TrainConfig
 from transformer_theory.train import seq2seq as s2s
@@ -164,7 +165,7 @@ print(task.size, "sentence pairs; vocabulary", task.vocab_size)
 # forcing (Adam); then greedy decoding of the held-out sentences against the grammar's reference.
 
 # %%
-data = s2s.split_translation(task, jax.random.key(0), holdout=0.5)
+data = translation.split_translation(task, jax.random.key(0), holdout=0.5)
 cfg = Seq2SeqConfig(
     vocab_size=task.vocab_size,
     width=32 if SMOKE else 64,

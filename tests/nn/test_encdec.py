@@ -23,6 +23,7 @@ from transformer_theory.nn.encdec import (
     to_params,
 )
 from transformer_theory.papers.conti2024.tasks import Translation, token_accuracy
+from transformer_theory.papers.conti2024.translation import split_translation
 from transformer_theory.train import TrainConfig, rundir
 from transformer_theory.train import seq2seq as s2s
 
@@ -89,7 +90,7 @@ def test_config_and_params_are_checked():
 def test_trained_model_translates_and_resumes(tmp_path):
     # 2 nouns, 1 adjective, 1 verb: 16 sentence pairs, every one in training (holdout 1/16).
     task = Translation(num_nouns=2, num_adjectives=1, num_verbs=1, optional_adjectives=False)
-    data = s2s.split_translation(task, jax.random.key(0), holdout=1 / 16)
+    data = split_translation(task, jax.random.key(0), holdout=1 / 16)
     cfg = Seq2SeqConfig(vocab_size=task.vocab_size, width=16, num_heads=2, ffn_hidden=32)
     model = EncoderDecoder(cfg, rngs=nnx.Rngs(0))
     tc = TrainConfig(

@@ -179,7 +179,3 @@ def write_outputs(
     write_csv(pc, [v.to_dict() for v in verdicts], CSV_COLUMNS, extrasaction="ignore")
     plotting.residuals_by_family(verdicts, pp)
     return [pj, pc, pp]
-
-
-# The figure is drawn by the plotting module; the old name stays for notebooks/02_verification.py.
-plot_residuals = plotting.residuals_by_family

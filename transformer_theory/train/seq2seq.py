@@ -47,7 +47,6 @@ __all__ = [
     "restore_seq2seq",
     "settings",
     "split_pairs",
-    "split_translation",
     "teacher_forcing_loss",
     "train_seq2seq",
 ]
@@ -108,11 +107,6 @@ def split_pairs(task: Any, key: jax.Array, holdout: float = 0.2, *, bos: int = B
     tr, ev = order[:cut], order[cut:]
     split = PairSplit(holdout, int(ev.shape[0]))
     return Seq2SeqData(task, split, src[tr], tgt[tr], src[ev], tgt[ev], bos=int(bos))
-
-
-# Kept for callers written before the split moved to the paper (tests/nn/test_encdec.py, notebook
-# 08): the translation split is papers.conti2024.translation.split_translation.
-split_translation = split_pairs
 
 
 def decoder_inputs(tgt_BxT: jax.Array, bos: int = BOS) -> jax.Array:

@@ -273,11 +273,12 @@ def untrained_translation_run(root):
     import os
 
     from transformer_theory.papers.conti2024 import translation
+    from transformer_theory.papers.conti2024.configs import encdec_translation
     from transformer_theory.train import rundir
     from transformer_theory.train import seq2seq as s2s
     from transformer_theory.train.checkpoint import Checkpointer
 
-    config = translation.get_config(smoke=True)
+    config = encdec_translation.get_config("smoke")
     name, cfg = next(iter(config.models.items()))
     data = translation._split(config.task, 0, config.holdout)
     tc = config.train.replace(seed=0)

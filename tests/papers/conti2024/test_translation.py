@@ -9,13 +9,14 @@ import pytest
 from transformer_theory.cli import main as cli_main
 from transformer_theory.harness import named_config, run_experiment
 from transformer_theory.papers.conti2024 import translation
+from transformer_theory.papers.conti2024.configs import encdec_translation
 
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     """One tiny encoder-decoder run and one tiny depth run (trained once for the module)."""
     root = tmp_path_factory.mktemp("trained")
-    config = translation.get_config(smoke=True)
+    config = encdec_translation.get_config("smoke")
     config = config.replace(models={"1layer_2heads": config.models["1layer_2heads"]})
     rows, files = translation.run_translation(config, str(root / "encdec"), progress=False)
     depth = named_config("fig2_depth").replace(tasks=("reasoning",), steps=2)
@@ -97,7 +98,7 @@ def test_the_config_has_its_sizes_and_names_an_unknown_one():
 
     smoke, default = (encdec_translation.get_config(s) for s in ("smoke", "default"))
     assert smoke.train.steps < default.train.steps and default == translation.TranslationConfig()
-    assert translation.get_config(smoke=True) == smoke
+    assert encdec_translation.get_config("smoke") == smoke
     with pytest.raises(ValueError, match="size"):
         encdec_translation.get_config("huge")
 

@@ -128,14 +128,6 @@ class TranslationConfig:
         return dataclasses.replace(self, **changes)
 
 
-def get_config(smoke: bool = False) -> TranslationConfig:
-    """The shipped experiment (:mod:`.configs.encdec_translation`): its ``"smoke"`` size when
-    ``smoke``, else ``"default"``."""
-    from transformer_theory.papers.conti2024.configs import encdec_translation
-
-    return encdec_translation.get_config("smoke" if smoke else "default")
-
-
 def run_name(model: str, seed: int) -> str:
     """The run directory's name of ``model`` trained with ``seed``."""
     return f"{model}_seed{seed}"
@@ -414,7 +406,6 @@ __all__ = [
     "draw_curves",
     "draw_maps",
     "evaluate",
-    "get_config",
     "head_records",
     "is_translation_run",
     "load_run",
