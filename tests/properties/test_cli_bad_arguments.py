@@ -89,7 +89,14 @@ def _numeric_options(sub: argparse.ArgumentParser):
         listed = isinstance(a.default, str) and bool(NUMBER_LIST.match(a.default))
         if numeric or listed:
             opt = max(a.option_strings, key=len)
-            positive = "positive" in tname or "integers" in tname or opt in POSITIVE_LISTS
+            # list types state their minimum (cli._common.comma_list / int_list)
+            minimum = getattr(a.type, "minimum", None)
+            positive = (
+                "positive" in tname
+                or (minimum is not None and minimum >= 1)
+                or (minimum is None and "integers" in tname and "list of" not in tname)
+                or opt in POSITIVE_LISTS
+            )
             integer = "int" in tname.lower() or listed
             out.append((opt, positive, integer))
     return out
@@ -212,10 +219,11 @@ def test_every_numeric_option_refuses_bad_values(command, budget_env, tmp_path, 
     assert not failures, f"{command}: " + "; ".join(failures)
 
 
-def test_every_command_but_plot_has_numeric_options():
+def test_every_command_but_plot_and_experiment_has_numeric_options():
     # The option discovery must see the numeric options it is meant to probe.
     probed = {c: _numeric_options(_subparsers()[c]) for c in COMMANDS}
-    assert [c for c, opts in probed.items() if not opts] == ["plot"]
+    # plot reads a directory; experiment a name and a size
+    assert [c for c, opts in probed.items() if not opts] == ["experiment", "plot"]
     assert ("--models", True, True) in probed["verify"]
     assert ("--depth", True, True) in probed["collapse"]  # a comma-separated list
 

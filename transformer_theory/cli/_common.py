@@ -88,6 +88,7 @@ def int_list(count: int, *, minimum: int = 1) -> Callable[[str], tuple[int, ...]
         return values
 
     parse.__name__ = f"{count} integers"  # argparse names the type in its messages
+    parse.minimum = minimum  # type: ignore[attr-defined]  # read by the bad-argument tests
     return parse
 
 
@@ -127,6 +128,7 @@ def comma_list(
         return values
 
     parse.__name__ = f"list of {noun}"
+    parse.minimum = minimum  # type: ignore[attr-defined]  # read by the bad-argument tests
     return parse
 
 
