@@ -173,3 +173,30 @@ def test_the_package_ships_py_typed():
     assert (PKG / "py.typed").exists()
     pyproject = (ROOT / "pyproject.toml").read_text()
     assert "py.typed" in pyproject, "pyproject.toml must ship py.typed as package data"
+
+
+def _public_functions(path: pathlib.Path):
+    for node in ast.parse(path.read_text()).body:
+        funcs = [node] if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
+        if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+            funcs = [
+                m
+                for m in node.body
+                if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and not m.name.startswith("_")
+            ]
+        yield from (f for f in funcs if not f.name.startswith("_"))
+
+
+def test_public_functions_are_fully_annotated():
+    # py.typed promises a user's type checker these annotations: every public function (and
+    # public method of a public class) annotates each parameter but self/cls, and its return.
+    missing = []
+    for path in MODULES:
+        for f in _public_functions(path):
+            a = f.args
+            params = a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x]
+            bare = [p.arg for p in params if p.annotation is None and p.arg not in ("self", "cls")]
+            if bare or f.returns is None:
+                missing.append(f"{_dotted(path)}.{f.name} ({', '.join(bare) or 'return'})")
+    assert not missing, f"{len(missing)} public functions not fully annotated: {missing}"

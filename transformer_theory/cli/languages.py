@@ -151,7 +151,7 @@ def _check_budget(settings) -> str:
     )
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from transformer_theory.cli._common import (
         EXIT_FAILED,
         EXIT_INTERRUPTED,

@@ -72,7 +72,7 @@ def _accuracies(text: str) -> list[float]:
     return values
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from transformer_theory import budget
     from transformer_theory.cli._common import (
         EXIT_FAILED,

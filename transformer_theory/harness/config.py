@@ -33,7 +33,7 @@ import pkgutil
 import re
 import sys
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from transformer_theory import tasks as tasklib
 from transformer_theory.harness.setups import SETUPS, TaskSetup
@@ -225,7 +225,7 @@ class ExperimentConfig:
         if self.init not in INITS:
             raise ValueError(f"init: expected one of {INITS}, got {self.init!r}")
 
-    def replace(self, **changes) -> ExperimentConfig:
+    def replace(self, **changes: Any) -> ExperimentConfig:
         return dataclasses.replace(self, **changes)
 
     @property

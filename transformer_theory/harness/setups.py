@@ -30,6 +30,7 @@ size ``[0, 0.001)``) -- §9.1 leaves them open for the pattern-initialized tasks
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from transformer_theory import _validate
 from transformer_theory import tasks as tasklib
@@ -96,7 +97,7 @@ class TaskSetup:
         """The residual width ``d' = d + n + extra_width``."""
         return self.task.vocab_size + self.task.seq_len + self.extra_width
 
-    def replace(self, **changes) -> TaskSetup:
+    def replace(self, **changes: Any) -> TaskSetup:
         return dataclasses.replace(self, **changes)
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -90,7 +91,7 @@ class TrainConfig:
                 f"learning_rate: expected a positive step size, got {self.learning_rate}"
             )
 
-    def replace(self, **changes) -> TrainConfig:
+    def replace(self, **changes: Any) -> TrainConfig:
         return dataclasses.replace(self, **changes)
 
 

@@ -31,6 +31,7 @@ import functools
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -124,7 +125,7 @@ class TranslationConfig:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}: expected a positive count, got {getattr(self, name)}")
 
-    def replace(self, **changes) -> TranslationConfig:
+    def replace(self, **changes: Any) -> TranslationConfig:
         return dataclasses.replace(self, **changes)
 
 
