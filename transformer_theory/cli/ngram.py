@@ -99,7 +99,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="output directory (ngram.json + PNG plots)")
 
 
-def _check(args) -> dict:
+def _check(args: argparse.Namespace) -> dict:
     """The options as the study's settings (a dict of
     :class:`~transformer_theory.papers.svete_cotterell2024.study.Settings` fields), or a
     :class:`UsageError` naming the option."""
@@ -182,7 +182,7 @@ def _blame(settings, options: list[str], fits) -> str:
     return "/".join(alone or above or options)
 
 
-def check_budget(settings) -> tuple[float, float]:
+def check_budget(settings: study.Settings) -> tuple[float, float]:
     """Refuse (``BudgetError``, exit 2) settings whose
     :func:`~transformer_theory.papers.svete_cotterell2024.study.estimate` exceeds the memory or
     time budget, naming the option out of its ordinary range (:func:`_blame`); returns the
@@ -229,7 +229,7 @@ def check_budget(settings) -> tuple[float, float]:
     return memory, seconds
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     fields = _check(args)
     out = prepare_out_dir(args.out)
     from transformer_theory import budget
