@@ -12,24 +12,15 @@ The experiment, its command, its cost and its result:
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 
 from transformer_theory.cli._common import (
-    UsageError,
     comma_list,
-    format_table,
     positive_int,
-    prepare_out_dir,
 )
+from transformer_theory.cli.experiment import configure, run_and_print
 from transformer_theory.papers.peng2024.configs.composition_depth import SIZES, get_config
 from transformer_theory.papers.peng2024.training import run_composition_depth
-
-
-def _option_error(err: ValueError) -> str:
-    """A config's ``ValueError`` (``name: ...``) as the option it came from (``--name: ...``)."""
-    name, _, rest = str(err).partition(":")
-    return f"--{name.replace('_', '-')}:{rest}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,29 +37,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=None)
     args = p.parse_args(argv)
     size = "smoke" if args.smoke else args.size
-    try:
+
+    def configured():
         change = {"n": args.n, "heads": args.heads, "steps": args.steps, "seed": args.seed}
         for name in ("widths", "bits", "layers"):
             if getattr(args, name) is not None:
                 change[name] = tuple(getattr(args, name))
-        config = dataclasses.replace(
-            get_config(size), **{k: v for k, v in change.items() if v is not None}
-        )
-        out = prepare_out_dir(args.out)
-    except UsageError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    except ValueError as err:
-        print(f"error: {_option_error(err)}", file=sys.stderr)
-        return 2
-    records = run_composition_depth(config, out, progress=size != "smoke")
-    print(
-        format_table(
-            records,
-            columns=["layers", "d", "p", "params", "final_loss", "error", "bound", "seconds"],
-        )
+        return configure(get_config, size, change, args.out)
+
+    return run_and_print(
+        run_composition_depth,
+        configured,
+        progress=size != "smoke",
+        columns=["layers", "d", "p", "params", "final_loss", "error", "bound", "seconds"],
     )
-    return 0
 
 
 if __name__ == "__main__":

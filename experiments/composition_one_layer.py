@@ -12,23 +12,14 @@ The experiment, its command, its cost and its result:
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 
 from transformer_theory.cli._common import (
-    UsageError,
-    format_table,
     positive_int,
-    prepare_out_dir,
 )
+from transformer_theory.cli.experiment import configure, run_and_print
 from transformer_theory.papers.peng2024.configs.composition_one_layer import SIZES, get_config
 from transformer_theory.papers.peng2024.training import run_one_layer
-
-
-def _option_error(err: ValueError) -> str:
-    """A config's ``ValueError`` (``name: ...``) as the option it came from (``--name: ...``)."""
-    name, _, rest = str(err).partition(":")
-    return f"--{name.replace('_', '-')}:{rest}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,26 +30,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--steps", type=positive_int, default=None, help="Adam steps (default 800)")
     args = p.parse_args(argv)
     size = "smoke" if args.smoke else args.size
-    try:
+
+    def configured():
         change = {"steps": args.steps}
-        config = dataclasses.replace(
-            get_config(size), **{k: v for k, v in change.items() if v is not None}
-        )
-        out = prepare_out_dir(args.out)
-    except UsageError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    except ValueError as err:
-        print(f"error: {_option_error(err)}", file=sys.stderr)
-        return 2
-    records = run_one_layer(config, out, progress=size != "smoke")
-    print(
-        format_table(
-            records,
-            columns=["layers", "d", "format", "p", "error", "bound", "chance_error", "seconds"],
-        )
+        return configure(get_config, size, change, args.out)
+
+    return run_and_print(
+        run_one_layer,
+        configured,
+        progress=size != "smoke",
+        columns=["layers", "d", "format", "p", "error", "bound", "chance_error", "seconds"],
     )
-    return 0
 
 
 if __name__ == "__main__":

@@ -13,25 +13,16 @@ The experiment, its command, its cost and its result (and why it says nothing ab
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 
 from transformer_theory.cli._common import (
-    UsageError,
     comma_list,
-    format_table,
     name_list,
     positive_int,
-    prepare_out_dir,
 )
+from transformer_theory.cli.experiment import configure, run_and_print
 from transformer_theory.papers.sanford2023.configs.match_width import SIZES, get_config
 from transformer_theory.papers.sanford2023.match_training import DEPTHS, run_match_width
-
-
-def _option_error(err: ValueError) -> str:
-    """A config's ``ValueError`` (``name: ...``) as the option it came from (``--name: ...``)."""
-    name, _, rest = str(err).partition(":")
-    return f"--{name.replace('_', '-')}:{rest}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,7 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--steps", type=positive_int, default=None, help="Adam steps (default 1500)")
     args = p.parse_args(argv)
     size = "smoke" if args.smoke else args.size
-    try:
+
+    def configured():
         change = {"steps": args.steps}
         if args.tasks is not None:
             change["tasks"] = tuple(name_list(args.tasks, DEPTHS, "--tasks"))
@@ -53,32 +45,22 @@ def main(argv: list[str] | None = None) -> int:
             change["widths"] = tuple(args.widths)
         if args.heads is not None:
             change["heads"] = tuple(args.heads)
-        config = dataclasses.replace(
-            get_config(size), **{k: v for k, v in change.items() if v is not None}
-        )
-        out = prepare_out_dir(args.out)
-    except UsageError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    except ValueError as err:
-        print(f"error: {_option_error(err)}", file=sys.stderr)
-        return 2
-    records = run_match_width(config, out, progress=size != "smoke")
-    print(
-        format_table(
-            records,
-            columns=[
-                "task",
-                "depth",
-                "heads",
-                "qk_dim",
-                "accuracy",
-                "majority_baseline",
-                "seconds",
-            ],
-        )
+        return configure(get_config, size, change, args.out)
+
+    return run_and_print(
+        run_match_width,
+        configured,
+        progress=size != "smoke",
+        columns=[
+            "task",
+            "depth",
+            "heads",
+            "qk_dim",
+            "accuracy",
+            "majority_baseline",
+            "seconds",
+        ],
     )
-    return 0
 
 
 if __name__ == "__main__":

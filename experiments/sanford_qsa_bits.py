@@ -14,28 +14,19 @@ The experiments, their commands, costs and results:
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 
 from transformer_theory.cli._common import (
-    UsageError,
     comma_list,
-    format_table,
     name_list,
     positive_int,
-    prepare_out_dir,
 )
+from transformer_theory.cli.experiment import configure, run_and_print
 from transformer_theory.papers.sanford2023.configs import qsa_bits_attention, qsa_bits_rnn
 from transformer_theory.papers.sanford2023.separations import run_qsa_bits
 
 CONFIGS = {"attention": qsa_bits_attention, "rnn": qsa_bits_rnn}
 SIZES = qsa_bits_attention.SIZES
-
-
-def _option_error(err: ValueError) -> str:
-    """A config's ``ValueError`` (``name: ...``) as the option it came from (``--name: ...``)."""
-    name, _, rest = str(err).partition(":")
-    return f"--{name.replace('_', '-')}:{rest}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,37 +41,28 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=None)
     args = p.parse_args(argv)
     size = "smoke" if args.smoke else args.size
-    try:
+
+    def configured():
         (model,) = name_list(args.model, CONFIGS, "--model")
         widths = None if args.widths is None else tuple(args.widths)
         bits = None if args.bits is None else tuple(args.bits)
         change = {"widths": widths, "bits": bits, "steps": args.steps, "seed": args.seed}
-        config = dataclasses.replace(
-            CONFIGS[model].get_config(size), **{k: v for k, v in change.items() if v is not None}
-        )
-        out = prepare_out_dir(args.out)
-    except UsageError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    except ValueError as err:
-        print(f"error: {_option_error(err)}", file=sys.stderr)
-        return 2
-    records = run_qsa_bits(config, out, progress=size != "smoke")
-    print(
-        format_table(
-            records,
-            columns=[
-                "model",
-                "width",
-                "bits",
-                "message_bits",
-                "bits_needed",
-                "mean_max_error",
-                "within_epsilon",
-            ],
-        )
+        return configure(CONFIGS[model].get_config, size, change, args.out)
+
+    return run_and_print(
+        run_qsa_bits,
+        configured,
+        progress=size != "smoke",
+        columns=[
+            "model",
+            "width",
+            "bits",
+            "message_bits",
+            "bits_needed",
+            "mean_max_error",
+            "within_epsilon",
+        ],
     )
-    return 0
 
 
 if __name__ == "__main__":

@@ -11,23 +11,14 @@ The experiment, its command, its cost and its result:
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 
 from transformer_theory.cli._common import (
-    UsageError,
-    format_table,
     positive_int,
-    prepare_out_dir,
 )
+from transformer_theory.cli.experiment import configure, run_and_print
 from transformer_theory.papers.sanford2023.configs.qsa_separation import SIZES, get_config
 from transformer_theory.papers.sanford2023.separations import run_qsa_separation
-
-
-def _option_error(err: ValueError) -> str:
-    """A config's ``ValueError`` (``name: ...``) as the option it came from (``--name: ...``)."""
-    name, _, rest = str(err).partition(":")
-    return f"--{name.replace('_', '-')}:{rest}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,35 +33,26 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=None)
     args = p.parse_args(argv)
     size = "smoke" if args.smoke else args.size
-    try:
+
+    def configured():
         change = {"seq_len": args.seq_len, "q": args.q, "dim": args.dim, "steps": args.steps}
         change["seed"] = args.seed
-        config = dataclasses.replace(
-            get_config(size), **{k: v for k, v in change.items() if v is not None}
-        )
-        out = prepare_out_dir(args.out)
-    except UsageError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    except ValueError as err:
-        print(f"error: {_option_error(err)}", file=sys.stderr)
-        return 2
-    records = run_qsa_separation(config, out, progress=size != "smoke")
-    print(
-        format_table(
-            records,
-            columns=[
-                "model",
-                "width",
-                "params",
-                "threshold",
-                "mean_max_error",
-                "within_epsilon",
-                "seconds",
-            ],
-        )
+        return configure(get_config, size, change, args.out)
+
+    return run_and_print(
+        run_qsa_separation,
+        configured,
+        progress=size != "smoke",
+        columns=[
+            "model",
+            "width",
+            "params",
+            "threshold",
+            "mean_max_error",
+            "within_epsilon",
+            "seconds",
+        ],
     )
-    return 0
 
 
 if __name__ == "__main__":

@@ -12,14 +12,18 @@ writes each finished result under ``out_dir``. Chen & Zou 2024's depth experimen
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import pkgutil
 import re
+import sys
+from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
+from typing import Any
 
 from transformer_theory.cli._common import UsageError, format_table, prepare_out_dir
 
-__all__ = ["add_arguments", "discover", "run"]
+__all__ = ["add_arguments", "configure", "discover", "run", "run_and_print"]
 
 
 def discover() -> dict[str, tuple[str, ModuleType]]:
@@ -96,4 +100,46 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(rows, list) and rows and all(isinstance(r, dict) for r in rows):
         scalar = [k for k in rows[0] if isinstance(rows[0][k], (int, float, str, type(None)))]
         print(format_table(rows, scalar))
+    return 0
+
+
+# The experiments' thin scripts (``experiments/*.py``) share these two steps: settings from a
+# config's size with the script's overrides, checked before any work, then the run and its table.
+
+
+def configure(
+    get_config: Callable[[str], Any], size: str, changes: Mapping[str, Any], out: str
+) -> tuple[Any, str]:
+    """``get_config(size)`` with every change that is not ``None`` applied, and the prepared
+    output directory ``out``. The config's own check of a field (a ``ValueError`` starting with
+    the field's name) becomes a :class:`UsageError` naming the option (``--field-name``)."""
+    try:
+        config = dataclasses.replace(
+            get_config(size), **{k: v for k, v in changes.items() if v is not None}
+        )
+    except ValueError as err:
+        name, _, rest = str(err).partition(":")
+        raise UsageError(f"--{name.strip().replace('_', '-')}:{rest}") from None
+    return config, prepare_out_dir(out)
+
+
+def run_and_print(
+    run: Callable[..., Any],
+    configured: Callable[[], tuple[Any, str]],
+    *,
+    progress: bool,
+    columns: Sequence[str] | None = None,
+) -> int:
+    """A script's body: ``configured()`` (settings and output directory; a
+    :class:`UsageError` is printed as one line, exit 2, before any work), then
+    ``run(config, out, progress=progress)`` and its records as a table; returns the exit code."""
+    try:
+        config, out = configured()
+    except UsageError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    records = run(config, out, progress=progress)
+    rows = records.get("rows") if isinstance(records, dict) else records
+    if rows:
+        print(format_table(rows, columns))
     return 0
