@@ -13,7 +13,9 @@ The spine (Chen & Zou 2024), in pipeline order:
 - :mod:`~transformer_theory.harness`: runs, resumes and sweeps experiment configs;
 - :mod:`~transformer_theory.cli`: the ``transformer-theory`` commands (parse and print only).
 
-Beside the spine, one package per companion paper: :mod:`~transformer_theory.papers`.
+Beside the spine, one package per companion paper: :mod:`~transformer_theory.papers`. Above
+both, the claims ledger :mod:`~transformer_theory.claims` (every statement of the papers, checked
+by one command), built on :mod:`~transformer_theory.ledger` (what a claim and its evidence are).
 
 Shared helpers, one each: :mod:`~transformer_theory.precision` (formats, significand bits, fake
 quantization), :mod:`~transformer_theory.jsonio` (strict atomic JSON and CSV),

@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-__all__ = ["to_jsonable", "dumps_json", "write_json", "read_json", "write_csv"]
+__all__ = ["to_jsonable", "dumps_json", "write_json", "read_json", "write_csv", "write_text"]
 
 
 def _label(x: float) -> str:
@@ -96,7 +96,9 @@ def write_json(path: str, obj: Any, *, indent: int | None = 1, default_str: bool
     The parent directory is created if needed. The text is built before the file is opened, so a
     value JSON cannot hold raises without touching an existing file.
     """
-    return _write_text(path, dumps_json(obj, indent=indent, default_str=default_str) + "\n")
+    return write_text(
+        path, dumps_json(obj, indent=indent, default_str=default_str) + "\n", suffix=".json"
+    )
 
 
 def _csv_cell(value: Any) -> Any:
@@ -127,10 +129,11 @@ def write_csv(
     w.writeheader()
     for r in rows:
         w.writerow({k: _csv_cell(v) for k, v in r.items()})
-    return _write_text(path, buf.getvalue(), suffix=".csv")
+    return write_text(path, buf.getvalue(), suffix=".csv")
 
 
-def _write_text(path: str, text: str, *, suffix: str = ".json") -> str:
+def write_text(path: str, text: str, *, suffix: str = ".txt") -> str:
+    """Write ``text`` to ``path`` atomically (a temporary file renamed over it); returns it."""
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=suffix)

@@ -9,8 +9,8 @@ Commands (one module each): Chen & Zou 2024's :mod:`.verify` (the main job), :mo
 2024's :mod:`.collapse` and :mod:`.oversquash`; Conti 2024's :mod:`.heads` and
 :mod:`.efficient_attention`; Svete & Cotterell 2024's :mod:`.ngram`; Sanford et al. 2023 and Peng et
 al. 2024's :mod:`.sanford`; the formal-language table's :mod:`.languages`; the papers' trained
-experiments by name, :mod:`.experiment`. Each parses its options, calls the library (a paper's study
-lives in its package) and prints.
+experiments by name, :mod:`.experiment`; the claims ledger, :mod:`.claims`. Each parses its options,
+calls the library (a paper's study lives in its package) and prints.
 """
 
 from __future__ import annotations
@@ -65,6 +65,10 @@ COMMANDS = {
     "sanford": (
         "transformer_theory.cli.sanford",
         "build and check qSA / Match2 / Match3 constructions (Sanford et al. 2023)",
+    ),
+    "claims": (
+        "transformer_theory.cli.claims",
+        "check the claims ledger: every statement of the papers, its status and evidence",
     ),
     "experiment": (
         "transformer_theory.cli.experiment",

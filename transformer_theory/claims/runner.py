@@ -1,0 +1,201 @@
+"""Select claims, check them, compare each status with the expected one, write the records.
+
+A record (:class:`ClaimRecord`) holds the claim's description, the evidence its check returned,
+the seconds it took and whether the status is the expected one. A check that raises is recorded
+with status ``error`` and the exception's text: it is a regression like any other mismatch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import importlib
+import pkgutil
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from transformer_theory.jsonio import write_json, write_text
+from transformer_theory.ledger import STATUSES, TIERS, Claim
+
+__all__ = ["ClaimRecord", "all_claims", "markdown", "run_claims", "select", "write_records"]
+
+
+def all_claims() -> list[Claim]:
+    """Every registered claim: Chen & Zou 2024's, then each paper's (papers in name order).
+
+    Raises:
+      RuntimeError: when two claims share an id.
+    """
+    import transformer_theory.papers as papers
+    from transformer_theory.claims import chen_zou2024
+
+    found: list[Claim] = list(chen_zou2024.CLAIMS)
+    for info in sorted(pkgutil.iter_modules(papers.__path__), key=lambda m: m.name):
+        name = f"transformer_theory.papers.{info.name}.claims"
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as err:
+            if err.name != name:
+                raise
+            continue
+        found.extend(module.CLAIMS)
+    seen: set[str] = set()
+    for c in found:
+        if c.id in seen:
+            raise RuntimeError(f"claim id {c.id!r} is registered twice")
+        seen.add(c.id)
+    return found
+
+
+@dataclasses.dataclass(frozen=True)
+class ClaimRecord:
+    """One claim checked: its description, what the check found, and whether that is expected."""
+
+    id: str
+    paper: str
+    place: str
+    printed: str
+    checked: str
+    correction: str | None
+    command: str
+    tier: str
+    expected: str
+    status: str
+    figure: str
+    details: dict[str, Any]
+    seconds: float
+
+    @property
+    def regression(self) -> bool:
+        """The status differs from the registry's expected one (or the check raised)."""
+        return self.status != self.expected
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["regression"] = self.regression
+        return d
+
+
+def select(
+    claims: Iterable[Claim],
+    *,
+    paper: str | None = None,
+    ids: Sequence[str] | None = None,
+) -> list[Claim]:
+    """The claims of ``paper`` (the id's first part, e.g. ``sanford2023``) whose id matches one
+    of the glob patterns ``ids`` (``"chen_zou2024.prop*"``); ``None`` selects all."""
+    out = []
+    for c in claims:
+        if paper is not None and c.paper_key != paper:
+            continue
+        if ids is not None and not any(fnmatch.fnmatchcase(c.id, pattern) for pattern in ids):
+            continue
+        out.append(c)
+    return out
+
+
+def _check(claim: Claim, tier: str) -> ClaimRecord:
+    start = time.perf_counter()
+    try:
+        ev = claim.check(tier)
+        status, figure, details = ev.status, ev.figure, dict(ev.details)
+    except Exception as err:  # a failing check is a regression to report, not a crash
+        status, figure, details = "error", f"{type(err).__name__}: {err}", {}
+    return ClaimRecord(
+        id=claim.id,
+        paper=claim.paper,
+        place=claim.place,
+        printed=claim.printed,
+        checked=claim.checked,
+        correction=claim.correction,
+        command=claim.command,
+        tier=tier,
+        expected=claim.expected,
+        status=status,
+        figure=figure,
+        details=details,
+        seconds=round(time.perf_counter() - start, 3),
+    )
+
+
+def run_claims(
+    *,
+    paper: str | None = None,
+    ids: Sequence[str] | None = None,
+    tier: str = "quick",
+    progress: bool = False,
+    on_record: Any = None,
+) -> list[ClaimRecord]:
+    """Check the selected claims (see :func:`select`) at ``tier``; returns their records.
+
+    ``on_record(record)`` is called after each claim (the command writes the files there, so an
+    interrupted run keeps what finished).
+    """
+    if tier not in TIERS:
+        raise ValueError(f"tier: expected one of {', '.join(TIERS)}, got {tier!r}")
+    chosen = select(all_claims(), paper=paper, ids=ids)
+    items: Iterable[Claim] = chosen
+    if progress:
+        from tqdm.auto import tqdm
+
+        items = tqdm(chosen, desc=f"claims ({tier})", unit="claim", disable=None)
+    records = []
+    for claim in items:
+        record = _check(claim, tier)
+        records.append(record)
+        if on_record is not None:
+            on_record(record)
+    return records
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(records: Sequence[ClaimRecord], *, title: str = "Claims", note: str = "") -> str:
+    """A table per paper: claim, place, status (and expected, where they differ), evidence,
+    command, seconds; then the count of each status."""
+    lines = [f"# {title}", ""]
+    if note:
+        lines += [note, ""]
+    counts = {s: sum(r.status == s for r in records) for s in (*STATUSES, "error")}
+    lines.append(
+        "Statuses: " + ", ".join(f"{s} {n}" for s, n in counts.items() if n) + f" ({len(records)})."
+    )
+    papers: dict[str, list[ClaimRecord]] = {}
+    for r in records:
+        papers.setdefault(r.paper, []).append(r)
+    for paper, rows in papers.items():
+        lines += ["", f"## {paper}", ""]
+        lines.append("| claim | where | status | evidence | command | s |")
+        lines.append("|---|---|---|---|---|---|")
+        for r in rows:
+            status = r.status if not r.regression else f"**{r.status}** (expected {r.expected})"
+            claim = f"`{r.id}`: {_cell(r.checked)}"
+            if r.correction:
+                claim += f" Correction: {_cell(r.correction)}"
+            cmd = f"`{_cell(r.command)}`" if r.command else ""
+            lines.append(
+                f"| {claim} | {_cell(r.place)} | {status} | {_cell(r.figure)} | {cmd} | "
+                f"{r.seconds:.1f} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def write_records(
+    records: Sequence[ClaimRecord], out_dir: str, *, note: str = ""
+) -> tuple[str, str]:
+    """Write ``claims.json`` (every record) and ``claims.md`` (:func:`markdown`) to ``out_dir``;
+    returns their paths."""
+    import os
+
+    os.makedirs(out_dir, exist_ok=True)
+    json_path = write_json(
+        os.path.join(out_dir, "claims.json"),
+        {"note": note, "records": [r.to_dict() for r in records]},
+        default_str=True,
+    )
+    md_path = os.path.join(out_dir, "claims.md")
+    write_text(md_path, markdown(records, note=note), suffix=".md")
+    return json_path, md_path
