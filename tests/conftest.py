@@ -5,8 +5,9 @@ The suite is dominated by compiling many small programs, each run once or twice:
 ``--xla_backend_optimization_level=0`` compilation takes about half the time
 (tests/papers/barbero2024/test_collapse.py + tests/nn/test_fast.py: 69 s -> 37 s on 2 cores). It
 changes code generation, not the HLO or its floating-point semantics (no fast-math), so every
-tolerance stays what it says. Set in the environment before JAX creates its CPU client, so subprocesses (the CLI tests, the
-notebook kernels, the 2-process test) inherit it. Benchmarks do not run under it.
+tolerance stays what it says. Set in the environment before JAX creates its CPU client, so
+subprocesses (the CLI tests, the notebook kernels, the 2-process test) inherit it. Benchmarks do
+not run under it.
 """
 
 import os
