@@ -1,0 +1,92 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 10 — The claims ledger: every statement of the papers, its status and its evidence
+#
+# Each statement of the six papers that the library checks is a registered claim: an id
+# (`chen_zou2024.theorem2_toy`), where the paper states it, the statement as printed and as checked,
+# the status the library expects and a function that runs the check. Statuses, strongest first:
+# `proved` (exact arithmetic), `certified` (floats with a rigorous error bound), `verified`
+# (float64 with a derived tolerance), `corrected` (the printed form fails, the corrected one
+# holds), `refuted` (a re-verified witness against it), `measured` (an experiment's result, never a
+# proof) and `open` (not checked, with the reason). `CLAIMS.md` at the repository root is the
+# full tier's table; this notebook runs the quick tier.
+#
+# *Set-up:* `pip install .` in a checkout (in Colab: `%pip install` the repository). CPU is enough.
+
+# %%
+import collections
+import os
+
+import jax
+
+jax.config.update("jax_enable_x64", True)
+
+from transformer_theory import claims  # noqa: E402
+
+SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
+registry = claims.all_claims()
+by_paper = collections.Counter(c.paper for c in registry)
+by_status = collections.Counter(c.expected for c in registry)
+print(len(registry), "claims")
+for paper, n in by_paper.items():
+    print(f"  {paper:<40} {n}")
+print("expected statuses:", dict(by_status))
+
+# %% [markdown]
+# ## Filter: one paper, one status
+#
+# `select` picks claims by paper (the id's first part) and by id pattern; each claim carries the
+# statement as the paper prints it and as the library checks it.
+
+# %%
+proved = [c for c in claims.select(registry, paper="chen_zou2024") if c.expected == "proved"]
+for c in proved[:5]:
+    print(c.id, "|", c.place)
+    print("   printed:", c.printed)
+    print("   checked:", c.checked[:200])
+
+# %% [markdown]
+# ## Run claims and open one claim's evidence
+#
+# `run_claims` checks the selected claims at a tier and compares each status with the expected
+# one; a different status (or a check that raises) is a regression, which the command reports
+# with exit status 1. The smoke run checks one paper's claims; the full notebook all of them.
+
+# %%
+paper = "chen_zou2024" if SMOKE else None
+records = claims.run_claims(paper=paper, ids=["chen_zou2024.theorem2*"] if SMOKE else None)
+for r in records:
+    flag = "" if not r.regression else f"   <- expected {r.expected}"
+    print(f"{r.id:<40} {r.status:<9} {r.figure}{flag}")
+print(sum(r.regression for r in records), "regressions")
+
+# %%
+record = claims.run("chen_zou2024.theorem2_toy")
+print(record["status"], "-", record["figure"])
+print("command:", record["command"])
+print("evidence:", record["details"])
+
+# %% [markdown]
+# ## The table
+#
+# `markdown` renders the records as `CLAIMS.md` does (one table per paper); the command
+# `transformer-theory claims --tier full --out DIR` writes it with `claims.json` beside.
+
+# %%
+from IPython.display import Markdown, display  # noqa: E402
+
+display(Markdown(claims.markdown(records, title="Claims (this notebook's run)")))
