@@ -17,9 +17,12 @@ Modules:
 - :mod:`.translation`: the encoder-decoder experiment: train, decode, read the heads.
 - :mod:`.configs`: the trained experiments' configs (the experiment convention).
 - :mod:`.plots`: the figures: head grids, error against budget, cost against length.
+- :mod:`.claims`: the paper's statements in the claims ledger, each with the check that decides
+  it (``transformer-theory claims --paper conti2024``).
 """
 
 __all__ = [
+    "claims",
     "configs",
     "efficient",
     "efficient_study",
