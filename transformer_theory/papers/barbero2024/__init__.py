@@ -11,9 +11,12 @@ Modules:
 - :mod:`.collapse_tasks`: the trained tasks that show collapse (training, evaluation, the run).
 - :mod:`.configs`: the trained experiment's config (``get_config(size)``).
 - :mod:`.plots`: the figures: collapse curves, over-squashing profiles, task accuracy.
+- :mod:`.claims`: the paper's statements in the claims ledger, each with the check that decides
+  it (``transformer-theory claims --paper barbero2024``).
 """
 
 __all__ = [
+    "claims",
     "collapse",
     "collapse_tasks",
     "configs",
