@@ -20,9 +20,12 @@ Modules, in reading order:
 - :mod:`.learnability`: training a small transformer on samples of an n-gram LM (the trained
   experiment), run from :mod:`.configs`.
 - :mod:`.configs`: the trained experiment's config module (``get_config(size)``).
+- :mod:`.claims`: the paper's statements in the claims ledger (``transformer-theory claims
+  --paper svete_cotterell2024``), each with its check and status.
 """
 
 __all__ = [
+    "claims",
     "configs",
     "constructions",
     "equivalence",

@@ -224,7 +224,10 @@ def _sparse(tier: str) -> Evidence:
     if first_bad is not None:
         L = first_bad - w + 1
         strings = lm.strings_of_length(L)
-        diff = np.abs(transformer_log_prob(params, strings) - lm.log_prob(strings))
+        got, ref = transformer_log_prob(params, strings), lm.log_prob(strings)
+        with np.errstate(invalid="ignore"):
+            diff = np.abs(got - ref)  # both -inf (an impossible string): agreement, not NaN
+        diff = np.where(np.isneginf(got) & np.isneginf(ref), 0.0, diff)
         diff = np.where(np.isnan(diff), np.inf, diff)
         k = int(np.argmax(diff))
         witness = {
@@ -233,6 +236,8 @@ def _sparse(tier: str) -> Evidence:
             "query": first_bad,
             "lead": str(dict(margin)[first_bad]),
             "abs_logprob_diff": float(diff[k]),
+            "log_q": float(got[k]),
+            "log_p": float(ref[k]),
             "tolerance": logprob_tolerance(lm, L, np.float64),
         }
     slots = cn.build(lm, "3.3-slots", attention="sparse", max_len=built_for)
