@@ -426,10 +426,12 @@ def _scope_controls(tier: str) -> Evidence:
 
 def _affine_form(tier: str) -> Evidence:
     affine = [v for v in _verdicts(tier) if v.proposition == "affine" and v.expected]
-    worst = max(v.max_residual for v in affine)
+    worst_verdict = max(affine, key=lambda v: v.max_residual)
+    worst = worst_verdict.max_residual
     tol = min(v.tolerance for v in affine)
     failed = [v for v in affine if not v.holds]
     details = {
+        "worst": f"{worst_verdict.family} on {worst_verdict.dataset}",
         "verdicts": len(affine),
         "families": sorted({v.family for v in affine}),
         "datasets": sorted({v.dataset for v in affine}),
