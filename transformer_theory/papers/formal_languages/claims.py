@@ -437,6 +437,7 @@ def _parity_confidence(tier: str) -> Evidence:
 
     from transformer_theory.papers.formal_languages import constructions, tasks
 
+    _x64()
     with_ln = _ExactModel(constructions.build("parity"))
     without = _ExactModel(constructions.build("parity_no_layernorm"))
     ln2 = flint.arb(2).log()
