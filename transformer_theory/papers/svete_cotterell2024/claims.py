@@ -460,7 +460,12 @@ def _derived_lengths(tier: str) -> Evidence:
                 rows[f"{c} {name}"] = row
     finally:
         flint.ctx.prec = old
-    fig = "; ".join(f"{k} >= {v['derived_exact_length']}" for k, v in rows.items())
+    fig = "; ".join(
+        f"{k} >= {v['derived_exact_length']}"
+        if v["derived_exact_length"] is not None
+        else f"{k} none guaranteed"
+        for k, v in rows.items()
+    )
     status = "certified" if ok else "refuted"
     return Evidence(status, fig + (" (each boundary enclosed)" if ok else ""), {"rows": rows})
 
@@ -519,6 +524,37 @@ def _precision_float32(tier: str) -> Evidence:
     scans = dict(u.details["scans"]) | dict(slots.details["scans"])
     fig = ", ".join(f"{c} {_exact_text(r)} (derived {r['derived']})" for c, r in scans.items())
     return Evidence("measured", f"float32 longest exact length: {fig}", {"scans": scans})
+
+
+def _float32_equivalence(tier: str) -> Evidence:
+    from transformer_theory.papers.svete_cotterell2024 import constructions as cn
+    from transformer_theory.papers.svete_cotterell2024.equivalence import equivalence_record
+    from transformer_theory.precision import dtype_of
+
+    _x64()
+    lm, L, dtype = _lm(tier), _SIZES[tier]["max_len"], dtype_of("float32")
+    names = ("3.1", "3.3") if tier == "quick" else ("3.1", "3.2", "3.2-direct", "3.3", "3.3-slots")
+    eq = {}
+    for c in names:
+        params = (
+            cn.build_paper33(lm, dtype=dtype)
+            if c == "3.3"
+            else cn.build(lm, c, max_len=L, dtype=dtype)
+        )
+        rec = equivalence_record(lm, params, L)
+        eq[c] = {
+            k: rec[k] for k in ("equivalent", "max_abs_logprob_diff", "tolerance_used", "strings")
+        }
+    fig = ", ".join(
+        f"{c} {'equivalent' if r['equivalent'] else 'NOT equivalent'} "
+        f"({r['max_abs_logprob_diff']:.2g})"
+        for c, r in eq.items()
+    )
+    return Evidence(
+        "measured",
+        f"float32, every string up to {L}: max |log q - log p| {fig}",
+        {"equivalence": eq, "tier": tier},
+    )
 
 
 def _bfloat16(tier: str) -> Evidence:
@@ -836,6 +872,19 @@ CLAIMS: list[Claim] = [
         "(predicted_exact_length) beside each.",
         expected="measured",
         check=_precision_float32,
+        command="transformer-theory ngram --max-len 6 --precision float32 --scan-limit 40",
+    ),
+    Claim(
+        id="svete_cotterell2024.float32_equivalence",
+        paper=PAPER,
+        place="Theorems 3.1-3.3 in float32 (README table, the float32 column)",
+        printed="(Exact arithmetic assumed.) README: float32, all five weakly equivalent, max "
+        "|log q(y) - log p(y)| 6.7e-7 (5.5e-7 for the paper's 3.3).",
+        checked="equivalence.equivalence_record of the constructions built in float32 on every "
+        "string up to 2 (quick: 3.1 and the paper's 3.3) / 6 (full: all five; README's LM), "
+        "within equivalence.logprob_tolerance for float32.",
+        expected="measured",
+        check=_float32_equivalence,
         command="transformer-theory ngram --max-len 6 --precision float32 --scan-limit 40",
     ),
     Claim(
