@@ -77,7 +77,7 @@ def _theorem1_trained(tier: str) -> Evidence:
     if tier == "quick":
         runs, n, steps = [(1, 2, 2)], 8, 2
     else:
-        runs, n, steps = [(1, 2, 2), (1, 8, 4), (2, 8, 4)], 16, 200
+        runs, n, steps = [(1, 2, 2), (1, 8, 4), (2, 8, 4)], 16, 100
     records = [
         training.composition_trained_record(
             n, layers, 1, d, p, steps=steps, held_out=200 if tier == "quick" else 500
@@ -98,8 +98,9 @@ def _theorem1_trained(tier: str) -> Evidence:
         "errors 0.82-0.94, no model learned)",
     }
     txt = "; ".join(
-        f"{r['layers']} layer d={r['d']} p={r['p']}: error {r['error']:.3f} (bound "
-        f"{r['bound']:.3f})"
+        f"{r['layers']} layer{'s' if r['layers'] > 1 else ''} d={r['d']} p={r['p']}: error "
+        f"{r['error']:.3f} "
+        + (f"(bound {r['bound']:.3f})" if r["layers"] == 1 else "(the bound covers one layer)")
         for r in records
     )
     if below:
@@ -145,7 +146,7 @@ CLAIMS: list[Claim] = [
             "weights and activations are fake-quantized to p bits (training."
             "composition_trained_record), held-out error beside the bound. Quick: n = 8, one "
             "layer, d = 2, p = 2, 2 steps (bound 0.25); full: n = 16, one layer (d, p) = (2, 2), "
-            "(8, 4) and two layers (8, 4), 200 steps. No run, here or in README (2,000 steps), "
+            "(8, 4) and two layers (8, 4), 100 steps. No run, here or in README (2,000 steps), "
             "has converged, so this says nothing about the best error a model of that size "
             "reaches."
         ),
