@@ -645,7 +645,7 @@ def _match3_one_layer_bound(tier: str) -> Evidence:
     reason = (
         "the bound's constant c is unspecified: m <= c N/(p H log log N) is "
         f"{rows[0]['bound_over_c']:.2f} c at N = 8, p = 32, H = 2 (natural logs), below 1 "
-        f"unless c > {rows[0]['c_for_m_1']:.1f}; no size the library trains can test it"
+        f"unless c > {rows[0]['c_for_m_1']:.2f}; no size the library trains can test it"
     )
     return Evidence("open", reason, {"rows": rows, "reason": reason})
 
