@@ -8,6 +8,7 @@ Modules:
 - :mod:`.training`: the trained composition experiments (records and sweeps).
 - :mod:`.plots`: their figures.
 - :mod:`.configs`: the experiments' configs (``get_config(size)``).
+- :mod:`.claims`: the paper's statements in the claims ledger (``transformer-theory claims``).
 """
 
-__all__ = ["configs", "networks", "plots", "tasks", "training"]
+__all__ = ["claims", "configs", "networks", "plots", "tasks", "training"]

@@ -18,10 +18,12 @@ Modules:
 - :mod:`.networks`: the small Flax NNX networks the separations train.
 - :mod:`.plots`: the figures of the study and of the trained experiments.
 - :mod:`.configs`: the trained experiments' configs (``get_config(size)``).
+- :mod:`.claims`: the paper's statements in the claims ledger (``transformer-theory claims``).
 """
 
 __all__ = [
     "checks",
+    "claims",
     "configs",
     "layers",
     "match2",
