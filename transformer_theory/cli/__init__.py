@@ -48,7 +48,7 @@ COMMANDS = {
     ),
     "oversquash": (
         "transformer_theory.cli.oversquash",
-        "over-squashing: sensitivities vs attention paths, with a certified bound",
+        "over-squashing: sensitivities vs attention paths, with a product-of-attention bound",
     ),
     "heads": (
         "transformer_theory.cli.heads",

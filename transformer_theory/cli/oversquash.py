@@ -5,7 +5,7 @@ causal Pre-LN transformers, float64) and one input of ``--length`` tokens (``--p
 computes the exact sensitivities ``||d v^(l)_n / d v_i||`` (every layer count ``l``) and
 ``||d y_n / d v_i||`` through ``jax.jacrev``, the attention-path weights
 ``(Lambda^(l) ... Lambda^(1))_{n,i}``, the
-all-causal path counts and the certified product-of-attention bound; writes ``oversquash.json``
+all-causal path counts and the product-of-attention bound; writes ``oversquash.json``
 and ``oversquash.png`` (one panel per model). Exit 1 if a measured sensitivity exceeds its bound
 (the bound is a theorem: that would be a bug).
 
