@@ -24,9 +24,13 @@ def _committed_statuses() -> dict[str, str]:
         return {}
     out = {}
     for line in CLAIMS_MD.read_text().splitlines():
-        m = re.match(r"\| `([a-z0-9_.]+)`:.*?\| (?:\*\*)?([a-z]+)(?:\*\*)? ", line)
-        if m and m.group(2) in STATUSES:
-            out[m.group(1)] = m.group(2)
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)]  # pipes in text are escaped
+        if len(cells) < 5 or not cells[1].startswith("`"):
+            continue
+        claim_id = cells[1][1:].split("`", 1)[0]
+        status = cells[3].strip("*").split("*")[0].strip()
+        if status in STATUSES:
+            out[claim_id] = status
     return out
 
 
