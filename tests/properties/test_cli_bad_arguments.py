@@ -219,11 +219,11 @@ def test_every_numeric_option_refuses_bad_values(command, budget_env, tmp_path, 
     assert not failures, f"{command}: " + "; ".join(failures)
 
 
-def test_every_command_but_plot_and_experiment_has_numeric_options():
+def test_every_command_but_plot_experiment_and_claims_has_numeric_options():
     # The option discovery must see the numeric options it is meant to probe.
     probed = {c: _numeric_options(_subparsers()[c]) for c in COMMANDS}
-    # plot reads a directory; experiment a name and a size
-    assert [c for c, opts in probed.items() if not opts] == ["experiment", "plot"]
+    # plot reads a directory; experiment a name and a size; claims a paper, globs and a tier
+    assert [c for c, opts in probed.items() if not opts] == ["claims", "experiment", "plot"]
     assert ("--models", True, True) in probed["verify"]
     assert ("--depth", True, True) in probed["collapse"]  # a comma-separated list
 
