@@ -33,9 +33,7 @@ Papers register their claims in ``papers/<paper>/claims.py`` (Chen & Zou 2024's 
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Callable, Mapping
-from fractions import Fraction
 from typing import Any
 
 __all__ = [
@@ -43,7 +41,7 @@ __all__ = [
     "TIERS",
     "Claim",
     "Evidence",
-    "interval_excludes_zero",
+    "arb_matrix",
     "open_claim",
 ]
 
@@ -143,11 +141,13 @@ def open_claim(
     )
 
 
-def interval_excludes_zero(value: float, radius: float) -> bool:
-    """Whether the closed interval ``[value - radius, value + radius]`` (computed in exact
-    rational arithmetic from the two floats) lies strictly on one side of 0: the test that turns a
-    float margin with a rigorous error bound into a certified sign."""
-    if not (math.isfinite(value) and math.isfinite(radius)) or radius < 0:
-        return False
-    v, r = Fraction(value), Fraction(radius)
-    return v - r > 0 or v + r < 0
+def arb_matrix(a: Any) -> Any:
+    """``a`` (float64, 1-D as a column) as a python-flint ball matrix, each entry the exact
+    double: the entry point of the claims' ball-arithmetic checks (``certified``)."""
+    import flint
+    import numpy as np
+
+    arr = np.asarray(a, np.float64)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    return flint.arb_mat(arr.tolist())

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from transformer_theory.ledger import Claim, Evidence, open_claim
+from transformer_theory.ledger import Claim, Evidence, arb_matrix, open_claim
 
 __all__ = ["CLAIMS"]
 
@@ -51,13 +51,6 @@ def _tier_sizes(tier: str) -> tuple[tuple[str, ...], int]:
 # --------------------------------------------------------------------------------------------
 # Ball arithmetic: one-layer outputs at the last query
 # --------------------------------------------------------------------------------------------
-def _arb_mat(a: Any) -> Any:
-    import flint
-
-    arr = np.asarray(a, np.float64)
-    if arr.ndim == 1:
-        arr = arr[:, None]
-    return flint.arb_mat(arr.tolist())
 
 
 def _column(m: Any, j: int = 0) -> list:
@@ -137,7 +130,7 @@ def _arb_outputs(
     def weight(name: str, h: int | None = None) -> Any:
         if (name, h) not in cache:
             arr = np.asarray(getattr(a, name) if name != "w_o" else params.w_o, np.float64)
-            cache[(name, h)] = _arb_mat(arr if h is None else arr[h])
+            cache[(name, h)] = arb_matrix(arr if h is None else arr[h])
         return cache[(name, h)]
 
     cfg = params.config
@@ -149,7 +142,7 @@ def _arb_outputs(
     if layer.norm1 is not None:
         X = _arb_norm_rows(cfg.norm1, h0_NxD, layer.norm1.scale, layer.norm1.bias, cfg.norm_eps)
     else:
-        X = _arb_mat(h0_NxD)
+        X = arb_matrix(h0_NxD)
     XT = X.transpose()
     x_last = flint.arb_mat([[X[n - 1, d]] for d in range(D)])
     H = int(cfg.heads[0])
@@ -163,10 +156,10 @@ def _arb_outputs(
             k_ExN = weight("w_k", h) * XT
             if cfg.relative == "rope":
                 R = _rope_matrices(n, int(cfg.qk_dim))
-                q = _arb_mat(R[n - 1]) * q
+                q = arb_matrix(R[n - 1]) * q
                 s = []
                 for j in range(n):
-                    k_j = _arb_mat(R[j]) * flint.arb_mat(
+                    k_j = arb_matrix(R[j]) * flint.arb_mat(
                         [[k_ExN[e, j]] for e in range(k_ExN.nrows())]
                     )
                     s.append((q.transpose() * k_j)[0, 0])
@@ -195,7 +188,7 @@ def _arb_outputs(
         total = total + other
     if cfg.head_mean and H > 1:
         total = total * (flint.arb(1) / H)
-    stream1 = _arb_mat(h0_NxD[n - 1]) + total
+    stream1 = arb_matrix(h0_NxD[n - 1]) + total
     logits = None
     if cfg.depth == 1 and params.final_norm is None:
         logits = _column(weight("w_o") * stream1)

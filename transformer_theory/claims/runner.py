@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import importlib
+import os
 import pkgutil
 import time
 from collections.abc import Iterable, Sequence
@@ -188,8 +189,6 @@ def write_records(
 ) -> tuple[str, str]:
     """Write ``claims.json`` (every record) and ``claims.md`` (:func:`markdown`) to ``out_dir``;
     returns their paths."""
-    import os
-
     os.makedirs(out_dir, exist_ok=True)
     json_path = write_json(
         os.path.join(out_dir, "claims.json"),

@@ -20,7 +20,7 @@ import tempfile
 
 import numpy as np
 
-from transformer_theory.ledger import Claim, Evidence, open_claim
+from transformer_theory.ledger import Claim, Evidence, arb_matrix, open_claim
 
 __all__ = ["CLAIMS"]
 
@@ -47,13 +47,6 @@ def _x64() -> None:
 
 # ---------------------------------------------------------------------------------------------
 # ball arithmetic
-
-
-def _arb_mat(a: np.ndarray):
-    import flint
-
-    a = np.asarray(a, np.float64)
-    return flint.arb_mat([[flint.arb(float(v)) for v in row] for row in a])
 
 
 def _arb_supported(params) -> bool:
@@ -96,15 +89,15 @@ def _arb_streams(params, stream_NxD: np.ndarray):
     import flint
 
     cfg = params.config
-    h = _arb_mat(stream_NxD)
+    h = arb_matrix(stream_NxD)
     n = h.nrows()
     first = None
     for lay in params.layers:
         a = lay.attn
         combined = flint.arb_mat(n, h.ncols())
         for head in range(np.shape(a.w_q)[0]):
-            q = h * _arb_mat(np.asarray(a.w_q[head])).transpose()
-            k = h * _arb_mat(np.asarray(a.w_k[head])).transpose()
+            q = h * arb_matrix(np.asarray(a.w_q[head])).transpose()
+            k = h * arb_matrix(np.asarray(a.w_k[head])).transpose()
             scores = q * k.transpose()
             weights = flint.arb_mat(n, n)
             for i in range(n):
@@ -115,19 +108,19 @@ def _arb_streams(params, stream_NxD: np.ndarray):
                     weights[i, j] = e[j] / total
             if first is None:
                 first = [[weights[i, j] for j in range(n)] for i in range(n)]
-            values = h * _arb_mat(np.asarray(a.w_v[head])).transpose()
+            values = h * arb_matrix(np.asarray(a.w_v[head])).transpose()
             combined += weights * values
         if cfg.head_mean:
             combined = combined * flint.arb(1) / np.shape(a.w_q)[0]
         h = h + combined
         if lay.mlp is not None:
             m = lay.mlp
-            pre = h * _arb_mat(np.asarray(m.w1)).transpose()
+            pre = h * arb_matrix(np.asarray(m.w1)).transpose()
             b1 = np.asarray(m.b1, np.float64)
             for i in range(n):
                 for j in range(pre.ncols()):
                     pre[i, j] = _relu(pre[i, j] + float(b1[j]))
-            out = pre * _arb_mat(np.asarray(m.w2)).transpose()
+            out = pre * arb_matrix(np.asarray(m.w2)).transpose()
             b2 = np.asarray(m.b2, np.float64)
             for i in range(n):
                 for j in range(out.ncols()):
