@@ -23,6 +23,12 @@ budget and prints. Examples::
     transformer-theory ngram --construction 3.1,3.3-slots --attention softmax --beta 1000 \\
         --out r/soft
 
+``--space`` runs, instead, the size table of
+:func:`transformer_theory.papers.svete_cotterell2024.study.space_study` (every construction built
+at each ``--orders`` x ``--alphabets``, counted against the closed forms; exit 1 on a difference)::
+
+    transformer-theory ngram --space --orders 2,3,4,5 --alphabets 1,2,3,4 --out results/ngram_space
+
 Exit 1 if a hard or sparse construction is not equivalent in float64 (where the theorems claim
 it); a lower precision that breaks is a measurement, not a failure.
 """
@@ -68,7 +74,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="comma list of 3.1, 3.2, 3.3 (the paper's), 3.2-direct, 3.3-slots (this library's "
         "variants) or 'all'",
     )
-    p.add_argument("--attention", default="hard", choices=("hard", "sparse", "softmax"))
+    p.add_argument(
+        "--attention",
+        default="hard",
+        choices=("hard", "sparse", "softmax"),
+        help="the attention the constructions run with",
+    )
     p.add_argument("--beta", type=positive_float, default=None, help="softmax: score scale")
     p.add_argument(
         "--precision", default="all", help="comma list of float64, float32, bfloat16 or 'all'"
@@ -96,6 +107,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--target-kl", type=positive_float, default=None, help="softmax only: target KL (1e-3)"
     )
     p.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the random LM")
+    p.add_argument(
+        "--space",
+        action="store_true",
+        help="instead of the study: build every construction at each n of --orders and |Sigma| "
+        "of --alphabets and print its sizes (width, heads, parameters, non-zeros, bits per "
+        "weight) beside the closed forms (ngram_space.json, ngram_space.png)",
+    )
+    p.add_argument(
+        "--orders", type=comma_list(int, minimum=2), default=None, help="--space: n (2,3,4,5)"
+    )
+    p.add_argument(
+        "--alphabets",
+        type=comma_list(int, minimum=1),
+        default=None,
+        help="--space: |Sigma| (1,2,3,4)",
+    )
     p.add_argument("--out", required=True, help="output directory (ngram.json + PNG plots)")
 
 
@@ -229,7 +256,29 @@ def check_budget(settings: study.Settings) -> tuple[float, float]:
     return memory, seconds
 
 
+def _run_space(args: argparse.Namespace) -> int:
+    """``--space``: :func:`study.space_study`; exit 1 if a count differs from its closed form."""
+    orders = list(args.orders or (2, 3, 4, 5))
+    alphabets = list(args.alphabets or (1, 2, 3, 4))
+    from transformer_theory.papers.svete_cotterell2024.tasks import num_histories
+
+    if num_histories(max(alphabets), max(orders)) > study.SPACE_MAX_HISTORIES:
+        raise UsageError(
+            f"--orders/--alphabets: n = {max(orders)}, |Sigma| = {max(alphabets)} has more than "
+            f"{study.SPACE_MAX_HISTORIES} histories"
+        )
+    out = prepare_out_dir(args.out)
+    result = study.space_study(orders, alphabets, out, seed=args.seed)
+    print(format_table(study.space_table_rows(result)))
+    print(f"wrote {out}/ngram_space.json, {out}/ngram_space.png")
+    return EXIT_OK if result["all_match"] and result["within_printed"] else EXIT_FAILED
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.space:
+        return _run_space(args)
+    if args.orders is not None or args.alphabets is not None:
+        raise UsageError("--orders/--alphabets: apply to --space only (they would be ignored)")
     fields = _check(args)
     out = prepare_out_dir(args.out)
     from transformer_theory import budget

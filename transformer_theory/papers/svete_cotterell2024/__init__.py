@@ -13,6 +13,8 @@ Modules, in reading order:
 - :mod:`.equivalence`: weak equivalence, ``log q(y)`` against ``log p(y)`` on every string.
 - :mod:`.precision_scan`: how long each construction stays exact in a float format
   (measured at every length, and derived).
+- :mod:`.space`: each construction's size counted on the built model (width, heads, parameters,
+  non-zeros, bits per weight) against closed forms in ``n`` and ``|Sigma|`` (Theorem 5.1's topic).
 - :mod:`.soft`: softmax attention's KL from the n-gram, and the ``beta`` a target KL needs.
 - :mod:`.study`: the study of ``transformer-theory ngram`` (settings in, records out, written to
   ``ngram.json``), callable from Python.
@@ -34,6 +36,7 @@ __all__ = [
     "plots",
     "precision_scan",
     "soft",
+    "space",
     "study",
     "tasks",
     "variants",

@@ -5,6 +5,8 @@ records of :func:`.study.run`; nothing here computes a result.
   largest intermediate against ``2^p``, with each model's first failing position dashed.
 - :func:`soft_figure`: softmax's KL against ``beta``, and the ``beta`` a target KL needs against
   the string length.
+- :func:`space_figure`: the built models' width, non-zero weights and stored numbers against
+  ``n`` and ``|Sigma|`` (:func:`.space.space_table`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import numpy as np
 from transformer_theory.plotting import pyplot, save_figure
 from transformer_theory.precision import PRECISION_COLOR, PRECISIONS, significand_bits
 
-__all__ = ["precision_figure", "soft_figure"]
+__all__ = ["precision_figure", "soft_figure", "space_figure"]
 
 
 def precision_figure(records: list[dict], path: str) -> str | None:
@@ -87,4 +89,38 @@ def soft_figure(soft: list[dict], path: str) -> str:
     )
     for ax in axes:
         ax.legend()
+    return save_figure(fig, path)
+
+
+def space_figure(records: list[dict], path: str) -> str:
+    """Three panels from :func:`.space.space_table`'s records (log scale): the width against ``n``
+    at the largest ``|Sigma|``, the non-zero structural weights against ``|Sigma|`` at the largest
+    ``n``, and the stored numbers against ``n``; each beside the n-gram's own table ``(|Sigma| +
+    1) A`` (dashed: the log-probabilities every construction stores). Theorem 5.1's bound is not
+    printed in the seeds, so no bound is drawn."""
+    plt = pyplot()
+    S_max = max(r["alphabet"] for r in records)
+    n_max = max(r["order"] for r in records)
+    names = list(dict.fromkeys(r["construction"] for r in records))
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    panels = (
+        (axes[0], "order", "alphabet", S_max, "width"),
+        (axes[1], "alphabet", "order", n_max, "nonzero_structural"),
+        (axes[2], "order", "alphabet", S_max, "params"),
+    )
+    for ax, x_key, fixed_key, fixed, y_key in panels:
+        rows = [r for r in records if r[fixed_key] == fixed]
+        for name in names:
+            mine = sorted((r[x_key], r[y_key]) for r in rows if r["construction"] == name)
+            style = "o-" if name in ("3.1", "3.2", "3.3") else "s--"
+            ax.semilogy(*zip(*mine, strict=True), style, label=name)
+        ref = sorted({(r[x_key], r["table"]) for r in rows if r["construction"] == names[0]})
+        ax.semilogy(*zip(*ref, strict=True), "k:", label="n-gram table (|Sigma|+1) A")
+        ax.set(
+            xlabel="n" if x_key == "order" else "|Sigma|",
+            ylabel=y_key.replace("_", " "),
+            title=f"{y_key.replace('_', ' ')} ({fixed_key} = {fixed})",
+        )
+        ax.legend(fontsize=6)
+    fig.suptitle("built sizes (Theorem 5.1's bound is not printed in the seeds)", fontsize=9)
     return save_figure(fig, path)

@@ -11,6 +11,8 @@ as the score scale ``beta`` grows.
   figures of :mod:`.plots` at the end).
 - :func:`float64_failures`: the records a theorem's claim fails on.
 - :func:`table_rows` / :func:`soft_table_rows`: the records as rows of the command's tables.
+- :func:`space_study` / :func:`space_table_rows`: the built models' sizes (:mod:`.space`) over a
+  grid of ``n`` and ``|Sigma|`` (``ngram --space``), and its table rows.
 
 Records are plain dicts (the keys of ``ngram.json``); nothing here prints.
 """
@@ -30,6 +32,8 @@ __all__ = [
     "ALL_CONSTRUCTIONS",
     "OUTPUTS",
     "SECONDS_PER_COMPILE",
+    "SPACE_MAX_HISTORIES",
+    "SPACE_OUTPUTS",
     "Settings",
     "estimate",
     "float64_failures",
@@ -37,6 +41,8 @@ __all__ = [
     "run",
     "soft_study",
     "soft_table_rows",
+    "space_study",
+    "space_table_rows",
     "table_bytes",
     "table_rows",
 ]
@@ -389,4 +395,83 @@ def soft_table_rows(result: dict) -> list[dict]:
         }
         for s in result.get("soft") or []
         for need in s["beta_needed"]
+    ]
+
+
+#: The files :func:`space_study` writes into its output directory.
+SPACE_OUTPUTS: tuple[str, ...] = ("ngram_space.json", "ngram_space.png")
+#: The most histories ``A = sum_k |Sigma|^k`` :func:`space_study` builds for (the dense ``W_QK``
+#: and ``W_V`` hold ``(n - 1) D^2`` numbers, ``D > A``).
+SPACE_MAX_HISTORIES = 2000
+
+
+def space_study(
+    orders: tuple[int, ...] | list[int],
+    alphabets: tuple[int, ...] | list[int],
+    out_dir: str | None = None,
+    *,
+    seed: int = 0,
+) -> dict:
+    """:func:`.space.space_table` over ``orders x alphabets`` (every construction), with
+    ``out_dir`` written to ``ngram_space.json`` and drawn to ``ngram_space.png``
+    (:func:`.plots.space_figure`). ``ValueError`` naming the argument when a size has more than
+    :data:`SPACE_MAX_HISTORIES` histories.
+
+    Returns:
+      ``{"records", "all_match", "within_printed"}``: the records, and whether every model's
+      counts equal the closed forms and stay within the printed heads and layers.
+    """
+    from transformer_theory.papers.svete_cotterell2024 import plots, space
+    from transformer_theory.papers.svete_cotterell2024.tasks import num_histories
+
+    for name, values in (("orders", orders), ("alphabets", alphabets)):
+        if not values:
+            raise ValueError(f"{name}: expected at least one value")
+    if min(orders) < 2:
+        raise ValueError(f"orders: the constructions need n >= 2, got {min(orders)}")
+    _validate.check_positive("alphabets", min(alphabets))
+    if num_histories(max(alphabets), max(orders)) > SPACE_MAX_HISTORIES:
+        raise ValueError(
+            f"orders/alphabets: |Sigma| = {max(alphabets)}, n = {max(orders)} has "
+            f"{num_histories(max(alphabets), max(orders))} histories, more than "
+            f"{SPACE_MAX_HISTORIES} (the dense attention arrays grow with their square)"
+        )
+    records = space.space_table(tuple(orders), tuple(alphabets), seed=seed)
+    result = {
+        "records": records,
+        "all_match": all(r["matches"] for r in records),
+        "within_printed": all(r["within_printed"] for r in records),
+    }
+    if out_dir is not None:
+        write_json(os.path.join(out_dir, "ngram_space.json"), result)
+        plots.space_figure(records, os.path.join(out_dir, "ngram_space.png"))
+    return result
+
+
+def space_table_rows(result: dict) -> list[dict]:
+    """The records of :func:`space_study` as the command's table rows (``exact_to``: the derived
+    exact length in float64/float32, ``-`` where none is derived)."""
+
+    def exact(r, f):
+        v = r["exact_to"][f]
+        return "-" if v is None else v
+
+    return [
+        {
+            "construction": r["construction"],
+            "n": r["order"],
+            "|Sigma|": r["alphabet"],
+            "width": r["width"],
+            "layers": r["layers"],
+            "heads": r["heads"],
+            "params": r["params"],
+            "nonzero": r["nonzero_structural"],
+            "table": r["table"],
+            "sig_bits": r["significand_bits"],
+            "exp_bits": r["exponent_bits"],
+            "exact_f64": exact(r, "float64"),
+            "exact_f32": exact(r, "float32"),
+            "formula": "=" if r["matches"] else "DIFFERS",
+        }
+        for r in result["records"]
     ]
