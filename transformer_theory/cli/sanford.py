@@ -12,6 +12,13 @@ Writes one JSON record per configuration to ``--out/<task>_N<N>_....json``, all 
 ``match3local`` is Match3Local by the ``2K + 1``-head unit, ``match3local1`` by the single-head
 unit (query/key width ``4K + 4``); both are our constructions of Sanford et al.'s statement.
 
+``disj`` checks the qSA lower bound's reduction from set disjointness at every ``q`` of ``--q``
+(exact rationals on every pair ``a, b``), runs the one-way protocol whose message is the qSA unit's
+query quantized to ``p`` bits (every pair), and prints where Match3's one-layer bound binds
+(:mod:`transformer_theory.papers.sanford2023.disjointness`); it writes ``--out/disj.json``::
+
+    transformer-theory sanford --task disj --q 1,2,3,4 --out results/disj
+
 Prints a table (one row per configuration; qSA and Match in two tables). Exit 1 if a construction
 misses: a qSA unit above ``eps`` for every ``m`` searched, or a Match unit below 100% in float64.
 Exit 2 before any work for sizes the check cannot honestly run: a Match size whose scale ``c``
@@ -26,7 +33,8 @@ import os
 
 from transformer_theory.cli._common import comma_list, nonnegative_int, positive_int
 
-TASKS = ("qsa", "match2", "match3bigram", "match3local", "match3local1")
+TASKS = ("qsa", "match2", "match3bigram", "match3local", "match3local1", "disj")
+DISJ_MAX_Q = 6  # 4^q pairs: q = 6 is 4,096 pairs
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -55,7 +63,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=100_000,
         help="sampled inputs where the input space is larger (default 100000)",
     )
-    p.add_argument("--seed", type=nonnegative_int, default=0)
+    p.add_argument(
+        "--seed", type=nonnegative_int, default=0, help="seed of the drawn matrix and the samples"
+    )
     p.add_argument("--out", required=True, help="output directory (JSON records + PNG plots)")
 
 
@@ -85,13 +95,18 @@ def run(args: argparse.Namespace) -> int:
     from transformer_theory.papers.sanford2023 import study
 
     tasks = name_list(args.task, TASKS, "--task")
+    if "disj" in tasks and max(args.q) > DISJ_MAX_Q:
+        raise UsageError(f"--q: disj checks all 4^q pairs; expected q <= {DISJ_MAX_Q}")
     epss = _accuracies(args.eps)
     if "qsa" in tasks and any(q >= n for q in args.q for n in args.n):
         raise UsageError(f"--q: every q must be < every N (N = {args.n}, q = {args.q})")
     if any(t.startswith("match3") for t in tasks) and min(args.n) < 2:
         raise UsageError("--n: Match3Bigram needs N >= 2")
+    units = tuple(t for t in tasks if t != "disj")
+    if not units:
+        return _run_disj(args, prepare_out_dir(args.out))
     settings = study.StudySettings(
-        tasks=tuple(tasks),
+        tasks=units,
         ns=tuple(args.n),
         qs=tuple(args.q),
         epss=tuple(epss),
@@ -119,4 +134,28 @@ def run(args: argparse.Namespace) -> int:
             print(format_table(rows), end="\n\n")
     print("* = beyond the format's exact range")
     print(f"wrote {os.path.join(out, 'sanford.json')}")
-    return EXIT_FAILED if any(study.failed(r) for r in records) else EXIT_OK
+    code = EXIT_FAILED if any(study.failed(r) for r in records) else EXIT_OK
+    if "disj" in tasks:
+        code = max(code, _run_disj(args, out))
+    return code
+
+
+def _run_disj(args: argparse.Namespace, out: str) -> int:
+    """``--task disj``: the reduction, the protocol and the Match3 bound table; exit 1 if the
+    reduction's equivalence fails or no message of the unit decides DISJ on every pair."""
+    import jax
+
+    from transformer_theory.cli._common import EXIT_FAILED, EXIT_OK, format_table
+    from transformer_theory.papers.sanford2023 import disjointness
+
+    jax.config.update("jax_enable_x64", True)  # the unit runs in float64
+    result = disjointness.run_disj(tuple(args.q), out, seed=args.seed)
+    print(format_table(result["reduction"]), end="\n\n")
+    print(format_table(disjointness.protocol_summary(r) for r in result["protocol"]), end="\n\n")
+    cols = ["source", "N", "M", "m", "p", "H", "m_p_H", "N_over_loglogN", "c_needed"]
+    print(format_table(result["match3_bound"], cols), end="\n\n")
+    print("c_needed = m p H ln ln N / N: the bound forbids the row's size only if c exceeds it")
+    print(f"wrote {os.path.join(out, 'disj.json')}")
+    reduction_ok = all(r["equivalence_holds"] and r["decided"] for r in result["reduction"])
+    decided = {r["q"] for r in result["protocol"] if r["p"] is not None and r["decides_all"]}
+    return EXIT_OK if reduction_ok and decided == set(args.q) else EXIT_FAILED

@@ -9,6 +9,8 @@ Modules:
 - :mod:`.qsa`: the qSA unit (Theorem 2): the vectors ``w_y``, the weights, the exact worst error.
 - :mod:`.match2`: the Match2 unit (Theorem 6).
 - :mod:`.match3`: the Match3Bigram (depth 2) and Match3Local (one layer) units.
+- :mod:`.disjointness`: the qSA lower bound's reduction from set disjointness, the one-way
+  protocol with the unit's query quantized to ``p`` bits, and where Match3's bound binds.
 - :mod:`.layers`: the softmax+MLP layer and the forward pass the units share.
 - :mod:`.registry`: the checked units by name (sizes, build, apply, cost, exact scale).
 - :mod:`.checks`: records of each construction checked (errors, RIP constants, exactness).
@@ -25,6 +27,7 @@ __all__ = [
     "checks",
     "claims",
     "configs",
+    "disjointness",
     "layers",
     "match2",
     "match3",

@@ -1,0 +1,524 @@
+"""The qSA lower bound of Sanford, Hsu & Telgarsky 2023 as code: the reduction from set
+disjointness, the one-way protocol that sends the query ``Q(x_{2q+1})`` at ``p`` bits, and the
+table of where Match3's one-layer bound binds.
+
+The slides ("qSA, negative result: proof outline") reduce ``DISJ`` on ``q`` bits to one attention
+unit that ``1/(2q)``-approximates qSA at ``N >= 2q + 1``:
+
+- Alice holds ``a in {0,1}^q`` and encodes it in ``y_{2q+1}``: ``2i - 1 in y_{2q+1}`` if
+  ``a_i = 1``, else ``2i`` (1-based; the converted text prints "2i 1", whose minus sign was lost:
+  ``2i - 1`` is the reading for which the stated equivalence holds, and the reading ``2i + 1``
+  fails, :func:`query_subset` with ``literal_plus=True`` and the tests);
+- Bob holds ``b`` and encodes it in the ``z_j``: ``z_j = e_1`` if ``j`` is odd and
+  ``b_{(j+1)/2} = 1``, ``z_j = -e_1`` otherwise;
+- then ``qSA(X)_{2q+1} = (1/q) sum_i (2 a_i b_i - 1) e_1 = (-1 + 2 |a & b| / q) e_1``, so
+  ``DISJ(a, b) = max_i a_i b_i = 0`` iff ``qSA(X)_{2q+1} = -e_1``, and otherwise it lies at
+  distance ``>= 2/q`` from ``-e_1``: any ``eps < 1/q`` approximation decides DISJ by the distance
+  to ``-e_1`` against ``1/q`` (:func:`decide`; the slides' "returns 0 iff ``f(X)_{2q+1} = -e_1``"
+  is the exact test, which an approximation never passes exactly: their ``eps = 1/(2q)`` leaves
+  a margin of ``1/(2q)`` on both sides of the threshold).
+
+Which rows Bob can compute: a general unit's key and value at position ``2q + 1`` may depend on
+``y_{2q+1}`` (then Alice sends them too, still ``O(m p)`` bits when ``d' <= m``). In the
+construction of :mod:`.qsa`, ``phi(x_i) = (z_i; alpha w~_{y_i}; u_i)`` with the key ``u_i``
+(position only) and the value ``z_i`` (Bob's), so Alice's message is the query alone: ``m``
+numbers. Quantized with a FIXED public scale
+(:func:`transformer_theory.precision.fake_quantize`), each is one of ``2^p - 1`` levels, written
+in exactly ``p`` bits (:func:`pack_message`): the message is ``m p`` bits. A one-way protocol that
+decides DISJ on every pair must give distinct ``a`` distinct messages (two ``a != a'`` with one
+message differ at some ``i``, say ``a_i = 1 > a'_i``, and ``b = e_i`` separates them while Bob
+sees the same thing), so it needs ``m p >= q``; :func:`protocol_record` checks this on every pair
+and, where it fails, reports the pair Bob gets wrong and, when two ``a`` collide, that
+pigeonhole witness.
+
+Indices in code are 0-based: ``x_{2q+1}`` is position ``2q`` (:func:`query_position`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+from collections.abc import Sequence
+from fractions import Fraction
+
+import jax.numpy as jnp
+import numpy as np
+
+from transformer_theory import jsonio, precision
+from transformer_theory.papers.sanford2023 import qsa
+from transformer_theory.papers.sanford2023.layers import run_streams
+
+__all__ = [
+    "UNIT_ROWS",
+    "all_inputs",
+    "construction_rows",
+    "decide",
+    "disj",
+    "encode",
+    "match3_bound_row",
+    "match3_bound_table",
+    "message_codes",
+    "message_scale",
+    "pack_message",
+    "protocol_record",
+    "protocol_summary",
+    "protocol_table",
+    "qsa_row_exact",
+    "query_position",
+    "query_subset",
+    "reduction_record",
+    "reduction_unit",
+    "run_disj",
+    "unpack_message",
+]
+
+
+def _bits_vector(v, name: str) -> np.ndarray:
+    arr = np.asarray(v)
+    if arr.ndim != 1 or arr.size < 1 or not np.all((arr == 0) | (arr == 1)):
+        raise ValueError(f"{name}: expected a non-empty 0/1 vector, got {v!r}")
+    return arr.astype(np.int64)
+
+
+def _check_q(q: int) -> int:
+    if isinstance(q, bool) or int(q) < 1:
+        raise ValueError(f"q: expected q >= 1, got {q!r}")
+    return int(q)
+
+
+def disj(a: np.ndarray, b: np.ndarray) -> int:
+    """``DISJ(a, b) = max_i a_i b_i`` (Yao 1979 as the slides write it): 1 iff the sets meet."""
+    a, b = _bits_vector(a, "a"), _bits_vector(b, "b")
+    if a.shape != b.shape:
+        raise ValueError(f"b: expected length {a.size} like a, got {b.size}")
+    return int(np.max(a * b))
+
+
+def all_inputs(q: int) -> np.ndarray:
+    """Every ``a in {0,1}^q``, ``(2^q, q)`` int64, in lexicographic order."""
+    q = _check_q(q)
+    return np.array(list(itertools.product((0, 1), repeat=q)), np.int64)
+
+
+def query_position(q: int) -> int:
+    """The 0-based position of ``x_{2q+1}``, the row that decides DISJ: ``2q``."""
+    return 2 * _check_q(q)
+
+
+def _seq_len(q: int, seq_len: int | None) -> int:
+    n = 2 * q + 1 if seq_len is None else int(seq_len)
+    if n < 2 * q + 1:
+        raise ValueError(f"seq_len: expected N >= 2q + 1 = {2 * q + 1}, got {seq_len}")
+    return n
+
+
+def query_subset(
+    a: np.ndarray, seq_len: int | None = None, *, literal_plus: bool = False
+) -> np.ndarray:
+    """Alice's ``y_{2q+1}`` as a boolean indicator ``(N,)``: 1-based ``2i - 1`` if ``a_i = 1``,
+    else ``2i`` (0-based ``2i`` / ``2i + 1`` for ``i = 0..q-1``).
+
+    ``literal_plus=True`` reads the garbled "2i 1" as ``2i + 1`` (1-based), the reading that does
+    NOT give the slides' equivalence (kept to show it fails; ``2q + 1`` then may be the query's
+    own position, and ``N`` must be ``>= 2q + 2`` for ``i = q``)."""
+    a = _bits_vector(a, "a")
+    q = a.size
+    n = _seq_len(q, seq_len)
+    one_based = [
+        2 * i + 1 if (literal_plus and a[i - 1]) else 2 * i - (a[i - 1] == 1)
+        for i in range(1, q + 1)
+    ]
+    if max(one_based) > n:
+        raise ValueError(f"seq_len: N = {n} is too short for position {max(one_based)}")
+    members = np.zeros(n, bool)
+    members[np.array(one_based) - 1] = True
+    return members
+
+
+def encode(
+    a: np.ndarray,
+    b: np.ndarray,
+    seq_len: int | None = None,
+    dim: int = 1,
+    *,
+    literal_plus: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The qSA instance ``X`` of the reduction: ``(z_NxZ, members_NxK)``.
+
+    ``z_j = e_1`` if 1-based ``j`` is odd and ``b_{(j+1)/2} = 1``, else ``-e_1`` (``j > 2q``
+    included); ``y_{2q+1}`` is :func:`query_subset`; every other ``y_i`` is the fixed subset
+    ``{1, ..., q}`` (any subset that does not depend on ``a`` serves: Bob knows it).
+
+    Args:
+      a: Alice's bits ``(q,)``.
+      b: Bob's bits ``(q,)``.
+      seq_len: ``N >= 2q + 1`` (default ``2q + 1``).
+      dim: ``d' >= 1``, the width of the ``z_j``.
+      literal_plus: Alice's ``2i + 1`` reading (:func:`query_subset`).
+    """
+    a, b = _bits_vector(a, "a"), _bits_vector(b, "b")
+    if a.shape != b.shape:
+        raise ValueError(f"b: expected length {a.size} like a, got {b.size}")
+    if isinstance(dim, bool) or int(dim) < 1:
+        raise ValueError(f"dim: expected d' >= 1, got {dim!r}")
+    q = a.size
+    n = _seq_len(q, seq_len)
+    if literal_plus and n < 2 * q + 2:
+        n = 2 * q + 2
+    sign = -np.ones(n)
+    for j in range(1, 2 * q + 1, 2):  # 1-based odd j <= 2q - 1
+        if b[(j + 1) // 2 - 1] == 1:
+            sign[j - 1] = 1.0
+    z = np.zeros((n, int(dim)))
+    z[:, 0] = sign
+    members = np.zeros((n, n), bool)
+    members[:, :q] = True
+    members[query_position(q)] = query_subset(a, n, literal_plus=literal_plus)
+    return z, members
+
+
+def qsa_row_exact(z_NxZ: np.ndarray, members_NxK: np.ndarray, row: int) -> list[Fraction]:
+    """``qSA(X)_row = (1/q) sum_{j in y_row} z_j`` in exact rationals (the ``z_j`` of the
+    reduction are integer vectors)."""
+    z = np.asarray(z_NxZ)
+    if not np.array_equal(z, np.rint(z)):
+        raise ValueError("z_NxZ: expected integer entries (the reduction's +-e_1)")
+    members = np.asarray(members_NxK, bool)[row]
+    q = int(members.sum())
+    return [Fraction(int(z[members, k].sum()), q) for k in range(z.shape[1])]
+
+
+def decide(row_Z: Sequence[float] | Sequence[Fraction] | np.ndarray, q: int) -> int:
+    """Bob's answer from an output row: 0 iff ``||row + e_1||_2 < 1/q`` (the midpoint of the
+    gap ``2/q`` between ``-e_1`` and the nearest intersecting value), else 1. Works on floats and
+    on :class:`~fractions.Fraction` rows (exactly: squared distances are compared)."""
+    q = _check_q(q)
+    vals = list(row_Z)
+    shifted = [vals[0] + 1, *vals[1:]]
+    dist2 = sum(v * v for v in shifted)
+    return 0 if dist2 * q * q < 1 else 1
+
+
+def reduction_record(q: int, seq_len: int | None = None, dim: int = 1) -> dict:
+    """Every pair ``(a, b)`` in exact rationals: DISJ against ``qSA(X)_{2q+1} = -e_1`` and
+    against :func:`decide`; the smallest distance from ``-e_1`` over intersecting pairs (the
+    slides' gap, ``2/q``)."""
+    q = _check_q(q)
+    inputs = all_inputs(q)
+    row = query_position(q)
+    equal, decided, gap = 0, 0, None
+    minus_e1 = [Fraction(-1)] + [Fraction(0)] * (int(dim) - 1)
+    for a in inputs:
+        for b in inputs:
+            out = qsa_row_exact(*encode(a, b, seq_len, dim), row)
+            d = disj(a, b)
+            equal += (out == minus_e1) == (d == 0)
+            decided += decide(out, q) == d
+            if d == 1:
+                dist = out[0] + 1  # the other coordinates are 0
+                gap = dist if gap is None else min(gap, dist)
+    pairs = len(inputs) ** 2
+    return {
+        "q": q,
+        "N": _seq_len(q, seq_len),
+        "pairs": pairs,
+        "equivalence_holds": equal == pairs,
+        "decided": decided == pairs,
+        "gap": None if gap is None else str(gap),
+        "gap_is_2_over_q": gap == Fraction(2, q),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# the construction and its message
+
+
+#: The fewest rows ``m`` (seed 0) at which :func:`reduction_unit`'s search reaches ``1/(2q)`` on
+#: every input, found by ``reduction_unit(q)`` (2026-11-25): ``q -> m``.
+UNIT_ROWS = {1: 9, 2: 6, 3: 7, 4: 11}
+
+
+def reduction_unit(
+    q: int, rows: int | None = None, *, seed: int = 0, max_rows: int = 64
+) -> tuple[qsa.QSAConstruction, dict]:
+    """The qSA unit of :func:`.qsa.qsa_construction` at ``N = 2q + 1``, ``d' = 1``, ``eps =
+    1/(2q)`` with ``m = rows`` query/key rows, or (``rows=None``) the fewest ``m <= max_rows``
+    whose error over EVERY input is ``<= 1/(2q)`` (:func:`.qsa.qsa_worst_error`; all ``C(N, q)``
+    subsets). Returns ``(construction, worst_error)``."""
+    q = _check_q(q)
+    n, eps = 2 * q + 1, 1.0 / (2 * q)
+    candidates = range(1, max_rows + 1) if rows is None else [int(rows)]
+    if rows is not None and int(rows) < 1:
+        raise ValueError(f"rows: expected m >= 1, got {rows}")
+    for m in candidates:
+        c = qsa.qsa_construction(n, q, 1, eps, m, seed=seed)
+        worst = qsa.qsa_worst_error(c)
+        if rows is not None or (worst["valid_w"] and worst["max_error"] <= eps):
+            return c, worst
+    raise ValueError(f"max_rows: no m <= {max_rows} reaches eps = 1/(2q) at q = {q}")
+
+
+def _pairs(q: int) -> tuple[np.ndarray, np.ndarray]:
+    inputs = all_inputs(q)
+    a = np.repeat(inputs, len(inputs), axis=0)
+    b = np.tile(inputs, (len(inputs), 1))
+    return a, b
+
+
+def _streams(c: qsa.QSAConstruction, a_BxQ: np.ndarray, b_BxQ: np.ndarray) -> np.ndarray:
+    enc = [encode(a, b, c.u_ExK.shape[1], c.dim) for a, b in zip(a_BxQ, b_BxQ, strict=True)]
+    z = np.stack([e[0] for e in enc])
+    members = np.stack([e[1] for e in enc])
+    stream, _ = qsa.qsa_embed(c, z, members)
+    return stream
+
+
+def _query_block(c: qsa.QSAConstruction) -> slice:
+    return slice(c.dim, c.dim + c.rows)  # phi's alpha w~ block, what w_q reads
+
+
+def message_scale(c: qsa.QSAConstruction) -> float:
+    """The public fixed scale of the quantized query: the largest ``|alpha w~_y|`` coordinate
+    over the ``2^q`` subsets Alice may hold (a function of the unit, not of ``a``)."""
+    q = c.q
+    inputs = all_inputs(q)
+    stream = _streams(c, inputs, np.zeros_like(inputs))
+    queries = stream[:, query_position(q)] @ np.asarray(c.params.layers[0].attn.w_q[0]).T
+    return float(np.max(np.abs(queries)))
+
+
+def message_codes(c: qsa.QSAConstruction, a: np.ndarray, bits: int, scale: float) -> np.ndarray:
+    """Alice's message: ``Q(x_{2q+1})`` (``m`` numbers, the unit's ``w_q`` applied to her row)
+    rounded by :func:`~transformer_theory.precision.fake_quantize` at ``bits`` with the fixed
+    ``scale``, as integer levels in ``[-(2^{p-1} - 1), 2^{p-1} - 1]`` (``2^p - 1`` values)."""
+    a = _bits_vector(a, "a")
+    stream = _streams(c, a[None], np.zeros_like(a)[None])[0]
+    query = stream[query_position(a.size)] @ np.asarray(c.params.layers[0].attn.w_q[0]).T
+    levels = 2 ** (int(bits) - 1) - 1
+    rounded = precision.fake_quantize(jnp.asarray(query), int(bits), scale=scale)
+    return np.rint(np.asarray(rounded, np.float64) / (scale / levels)).astype(np.int64)
+
+
+def pack_message(codes: np.ndarray, bits: int) -> str:
+    """The message as a string of ``len(codes) * bits`` characters ``0``/``1``: each level
+    offset by ``2^{p-1} - 1`` into ``[0, 2^p - 2]``, written in ``p`` binary digits."""
+    levels = 2 ** (int(bits) - 1) - 1
+    codes = np.asarray(codes, np.int64)
+    if np.any(np.abs(codes) > levels):
+        raise ValueError(f"codes: expected levels within +-{levels} at {bits} bits")
+    return "".join(format(int(v) + levels, f"0{int(bits)}b") for v in codes)
+
+
+def unpack_message(message: str, bits: int) -> np.ndarray:
+    """Bob's reading of :func:`pack_message`: the integer levels back."""
+    bits = int(bits)
+    if len(message) % bits or set(message) - {"0", "1"}:
+        raise ValueError(f"message: expected a 0/1 string of a multiple of {bits} characters")
+    levels = 2 ** (bits - 1) - 1
+    return np.array(
+        [int(message[k : k + bits], 2) - levels for k in range(0, len(message), bits)], np.int64
+    )
+
+
+def construction_rows(
+    c: qsa.QSAConstruction,
+    a_BxQ: np.ndarray,
+    b_BxQ: np.ndarray,
+    *,
+    bits: int | None = None,
+    scale: float | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The unit's output row ``f(X)_{2q+1}`` ``(B, Z)`` on the encoded pairs, by the library's
+    forward pass. With ``bits``: Bob's run, whose query at ``x_{2q+1}`` is Alice's message
+    (packed to ``m p`` bits, unpacked, times the step ``scale / (2^{p-1} - 1)``) and every other
+    entry his own. Returns ``(rows_BxZ, streams_BxNxD)`` (the streams as run)."""
+    stream = _streams(c, np.asarray(a_BxQ), np.asarray(b_BxQ))
+    row = query_position(c.q)
+    if bits is not None:
+        if scale is None:
+            raise ValueError("scale: the quantized message needs its fixed scale")
+        step = scale / (2 ** (int(bits) - 1) - 1)
+        sent = {}
+        for k, a in enumerate(np.asarray(a_BxQ)):
+            key = a.tobytes()
+            if key not in sent:
+                message = pack_message(message_codes(c, a, bits, scale), bits)
+                sent[key] = unpack_message(message, bits) * step
+            stream[k, row, _query_block(c)] = sent[key]
+    out, _ = run_streams(c.params, jnp.asarray(stream, c.params.w_o.dtype))
+    return np.asarray(out, np.float64)[:, row, -c.dim :], stream
+
+
+def protocol_record(q: int, rows: int | None, bits: int | None, *, seed: int = 0) -> dict:
+    """The protocol at ``(q, m, p)`` on every pair ``(a, b)``: the message bits ``m p``, the
+    distinct messages over the ``2^q`` inputs of Alice, whether Bob decides DISJ on every pair
+    (:func:`decide` on his float64 output), the smallest float64 margin ``| ||f + e_1|| - 1/q |``,
+    the first pair he gets wrong and, if two ``a`` send one message, that collision with the
+    separating ``b = e_i`` (the pigeonhole witness). ``bits=None``: the unquantized float64 unit.
+    ``rows=None``: the fewest rows reaching ``1/(2q)`` (:func:`reduction_unit`)."""
+    q = _check_q(q)
+    c, worst = reduction_unit(q, rows, seed=seed)
+    a, b = _pairs(q)
+    scale = message_scale(c) if bits is not None else None
+    out, _ = construction_rows(c, a, b, bits=bits, scale=scale)
+    truth = np.max(a * b, axis=1)
+    got = np.array([decide(r, q) for r in out])
+    dist = np.linalg.norm(out - np.eye(c.dim)[0] * -1.0, axis=1)
+    margin = np.abs(dist - 1.0 / q)
+    # the reported wrong pair: the one decided wrong by the widest float64 margin
+    wrong = np.flatnonzero(got != truth)
+    wrong = wrong[np.argsort(-margin[wrong], kind="stable")]
+    collision = None
+    distinct = 2**q
+    if bits is not None:
+        messages: dict[str, np.ndarray] = {}
+        for alice in all_inputs(q):
+            msg = pack_message(message_codes(c, alice, bits, scale), bits)
+            if msg in messages and collision is None:
+                other = messages[msg]
+                i = int(np.flatnonzero(other != alice)[0])
+                hi, lo = (other, alice) if other[i] == 1 else (alice, other)
+                collision = {
+                    "a": hi.tolist(),
+                    "a_prime": lo.tolist(),
+                    "b": np.eye(q, dtype=int)[i].tolist(),
+                }
+            messages.setdefault(msg, alice)
+        distinct = len(messages)
+    return {
+        "q": q,
+        "N": 2 * q + 1,
+        "m": c.rows,
+        "p": bits,
+        "message_bits": None if bits is None else c.rows * int(bits),
+        "grid_bits": None if bits is None else precision.grid_bits(c.rows, bits),
+        "disj_bits": q,
+        "unit_error": worst["max_error"],
+        "unit_within_eps": bool(worst["valid_w"] and worst["max_error"] <= 1 / (2 * q)),
+        "pairs": len(a),
+        "distinct_messages": distinct,
+        "decides_all": bool(len(wrong) == 0),
+        "margin": float(np.min(margin)),
+        "wrong_margin": None if not len(wrong) else float(margin[wrong[0]]),
+        "wrong_pair": None
+        if not len(wrong)
+        else {"a": a[wrong[0]].tolist(), "b": b[wrong[0]].tolist()},
+        "wrong_pairs": int(len(wrong)),
+        "collision": collision,
+    }
+
+
+def protocol_table(qs: tuple[int, ...], *, seed: int = 0, max_bits: int = 16) -> list[dict]:
+    """For each ``q``: the unquantized unit (:data:`UNIT_ROWS` rows at seed 0, else the
+    search of :func:`reduction_unit`), then its message at ``p = 2, 3, ...`` up to the
+    first ``p`` at which Bob decides every pair (at most ``max_bits``), then ``m = 1`` at
+    ``p = 2, ...`` while ``m p < q`` (where no protocol can decide: the witnesses)."""
+    records = []
+    for q in qs:
+        rows = UNIT_ROWS.get(q) if seed == 0 else None
+        records.append(protocol_record(q, rows, None, seed=seed))
+        m = records[-1]["m"]
+        for p in range(2, max_bits + 1):
+            records.append(protocol_record(q, m, p, seed=seed))
+            if records[-1]["decides_all"]:
+                break
+        p = 2
+        while p < q:  # m = 1: m p < q
+            records.append(protocol_record(q, 1, p, seed=seed))
+            p += 1
+    return records
+
+
+# ---------------------------------------------------------------------------------------------
+# Match3's one-layer bound
+
+
+def match3_bound_row(seq_len: int, qk_dim: int, bits: int, heads: int, **labels: object) -> dict:
+    """Where Sanford et al.'s Match3 bound ``m <= c N / (p H log log N)`` (natural logs) binds at
+    one size: it rules out a one-layer transformer of query/key width ``m`` computing Match3 only
+    if the unspecified constant ``c >= m p H log log N / N`` (``c_needed``); ``log log N > 0``
+    needs ``N >= 3`` (below, the bound is undefined: ``c_needed`` is ``None``)."""
+    for name, v in (("seq_len", seq_len), ("qk_dim", qk_dim), ("bits", bits), ("heads", heads)):
+        if isinstance(v, bool) or int(v) < 1:
+            raise ValueError(f"{name}: expected a positive integer, got {v!r}")
+    n, m, p, h = int(seq_len), int(qk_dim), int(bits), int(heads)
+    loglog = math.log(math.log(n)) if n >= 3 else None
+    return dict(labels) | {
+        "N": n,
+        "m": m,
+        "p": p,
+        "H": h,
+        "m_p_H": m * p * h,
+        "N_over_loglogN": None if loglog is None else n / loglog,
+        "c_needed": None if loglog is None else m * p * h * loglog / n,
+        "c_needed_m_1": None if loglog is None else p * h * loglog / n,
+    }
+
+
+def match3_bound_table() -> list[dict]:
+    """:func:`match3_bound_row` at the sizes the library uses: the trained one-layer Match3
+    models of :mod:`.configs.match_width` (every size; ``p = 32``, float32 words) and, for
+    comparison, the one-layer Match3Local units of :mod:`.match3` at the ``sanford`` command's
+    lengths (``p = 64``, float64 words; they compute Match3Local, which the bound does not
+    cover: their row says how large ``c`` would have to be for the bound to forbid a Match3 unit
+    of their size)."""
+    from transformer_theory.papers.sanford2023.configs import match_width
+
+    rows = []
+    for size in match_width.SIZES:
+        cfg = match_width.get_config(size)
+        if "match3" not in cfg.tasks:
+            continue
+        for h in cfg.heads:
+            for m in cfg.widths:
+                rows.append(
+                    match3_bound_row(
+                        cfg.seq_len, m, 32, h, source=f"configs.match_width {size}", M=cfg.modulus
+                    )
+                )
+    for n in (4, 16, 64):
+        k = 2
+        rows.append(
+            match3_bound_row(n, 2, 64, 2 * k + 1, source="match3local (2K+1 heads, K=2)", M=n * n)
+        )
+        rows.append(
+            match3_bound_row(n, 4 * k + 4, 64, 1, source="match3local1 (1 head, K=2)", M=n * n)
+        )
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# the study of ``transformer-theory sanford --task disj``
+
+
+def protocol_summary(record: dict) -> dict:
+    """One table row of a :func:`protocol_record`: sizes, message bits against DISJ's ``q``,
+    the verdict and the witness."""
+    witness = record["wrong_pair"]
+    return {
+        "q": record["q"],
+        "N": record["N"],
+        "m": record["m"],
+        "p": record["p"],
+        "bits m p": record["message_bits"],
+        "DISJ q": record["disj_bits"],
+        "messages": f"{record['distinct_messages']}/{2 ** record['q']}",
+        "decides all": "yes" if record["decides_all"] else "NO",
+        "witness (a; b)": None
+        if witness is None
+        else "".join(map(str, witness["a"])) + ";" + "".join(map(str, witness["b"])),
+    }
+
+
+def run_disj(qs: tuple[int, ...], out_dir: str, *, seed: int = 0) -> dict:
+    """The reduction (:func:`reduction_record`) and the protocol (:func:`protocol_table`) at
+    every ``q`` of ``qs``, and :func:`match3_bound_table`; written to ``out_dir/disj.json``.
+    Needs ``jax_enable_x64`` (the unit runs in float64)."""
+    result = {
+        "reduction": [reduction_record(q) for q in qs],
+        "protocol": protocol_table(tuple(qs), seed=seed),
+        "match3_bound": match3_bound_table(),
+    }
+    jsonio.write_json(os.path.join(out_dir, "disj.json"), result)
+    return result
