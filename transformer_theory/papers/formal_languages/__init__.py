@@ -6,6 +6,9 @@ Modules:
 - :mod:`.tasks`: the languages: membership references, every string of a length, balanced samples.
 - :mod:`.constructions`: the recognizers' weights (MAJORITY, PARITY with and without Chiang &
   Cholak's LayerNorm, Dyck-1) and their decision margins.
+- :mod:`.counters`: SHUFFLE-DYCK-k and simple counter machines (Bhattamishra et al. 2020): the
+  machines as data, one causal softmax layer computing each counter over the length, the
+  next-symbol readout, exact rational checks and samples with hard non-members.
 - :mod:`.checks`: records of one recognizer (every short string, samples beyond), PARITY's margin
   and cross-entropy by float format, and the cost of each from its settings.
 - :mod:`.study`: the table as a study (what ``transformer-theory languages`` runs): settings,
@@ -27,6 +30,7 @@ __all__ = [
     "claims",
     "configs",
     "constructions",
+    "counters",
     "generalization",
     "hard_training",
     "plots",

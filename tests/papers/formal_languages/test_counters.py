@@ -1,0 +1,174 @@
+"""SHUFFLE-DYCK-k and the counter machines of transformer_theory.papers.formal_languages.counters,
+checked against references written here (per-type depth counters, the block pattern of
+a^n b^n (c^n)), on every string up to a small length, in exact arithmetic and through
+core.forward_all in float64; broken constructions must be caught."""
+
+import dataclasses
+import itertools
+
+import numpy as np
+import pytest
+
+from transformer_theory.papers.formal_languages import constructions, counters
+
+
+def depths(s, k):
+    """Every prefix's per-type depth, a (len + 1, k) list (the reference counter)."""
+    out, d = [[0] * k], [0] * k
+    for x in s:
+        d[x // 2] += 1 if x % 2 == 0 else -1
+        out.append(list(d))
+    return out
+
+
+def shuffle_member(s, k):
+    ds = depths(s, k)
+    return all(min(row) >= 0 for row in ds) and not any(ds[-1])
+
+
+def block_member(s, blocks):
+    n, rest = divmod(len(s), blocks)
+    return rest == 0 and list(s) == [b for b in range(blocks) for _ in range(n)]
+
+
+def every_string(symbols, length):
+    return np.array(list(itertools.product(range(symbols), repeat=length)), np.int32)
+
+
+# Exhaustive sizes of the exact checks: each string's prefix once (prefix tree), about 2,000
+# positions per language, a few tenths of a second in fmpq.
+EXACT = [("shuffle_dyck_1", 8), ("shuffle_dyck_2", 4), ("shuffle_dyck_3", 3), ("anbn", 8)]
+
+
+@pytest.mark.parametrize(("language", "length"), EXACT)
+def test_exact_on_every_string(language, length):
+    params = counters.build(counters.machine(language))
+    result = counters.exact_check(params, language, length)
+    symbols = counters.machine(language).num_symbols
+    assert result["ok"], result["witness"]
+    assert result["strings"] == sum(symbols**n for n in range(length + 1))
+    # the membership the check compares with is the definition: recount it here
+    members = sum(
+        (shuffle_member(s, symbols // 2) if "shuffle" in language else block_member(s, symbols))
+        for n in range(length + 1)
+        for s in itertools.product(range(symbols), repeat=n)
+    )
+    assert result["members"] == members
+
+
+@pytest.mark.parametrize(("k", "length"), [(1, 8), (2, 5), (3, 4)])
+def test_is_member_and_machine_match_the_reference(k, length):
+    m = counters.shuffle_dyck(k)
+    for n in range(length + 1):
+        for s in itertools.product(range(2 * k), repeat=n):
+            want = shuffle_member(s, k)
+            assert counters.is_member(f"shuffle_dyck_{k}", s) == want, s
+            assert counters.machine_accepts(m, s) == want, s
+            np.testing.assert_array_equal(counters.counter_values(m, s), depths(s, k))
+
+
+def test_anbncn_machine_matches_the_pattern():
+    m = counters.anbncn()
+    for n in range(8):
+        for s in itertools.product(range(3), repeat=n):
+            assert counters.machine_accepts(m, s) == block_member(s, 3), s
+
+
+def test_float64_outputs_on_every_string_of_length_6_shuffle_dyck_2():
+    """core.forward_all: every output is +1/(2n) where the next symbol is allowed by the depths
+    (an open always, a close of type t iff depth_t >= 1, the end iff every depth is 0), at most
+    -1/(2n) otherwise, to 1e-12 (float64 averages of <= 7 terms); acceptance = membership."""
+    k, L = 2, 6
+    strings = every_string(2 * k, L)
+    params = counters.build(counters.shuffle_dyck(k))
+    margins = counters.next_symbol_margins(params, strings)
+    assert margins.shape == (len(strings), L + 1, 2 * k + 1)
+    ds = np.array([depths(s, k) for s in strings])  # (B, L + 1, k)
+    valid = np.minimum.accumulate(ds.min(axis=2), axis=1) >= 0  # no violation yet: outputs claimed
+    allowed = np.ones(margins.shape, bool)
+    allowed[..., 1 : 2 * k : 2] = ds >= 1
+    allowed[..., -1] = ~ds.any(axis=2)
+    half = (1 / (2 * np.arange(1, L + 2)))[None, :, None]
+    err = np.where(allowed, np.abs(margins - half), np.maximum(margins + half, 0.0))
+    assert err[valid].max() <= 1e-12
+    want = np.array([shuffle_member(s, k) for s in strings])
+    np.testing.assert_array_equal(counters.accepts(margins, strings), want)
+    # Catalan numbers: a type-0 Dyck word of 2a brackets and a type-1 word of 6 - 2a,
+    # interleaved in C(6, 2a) ways: 5 + 1 * 2 * 15 + 2 * 1 * 15 + 5 = 70.
+    assert want.sum() == 70
+
+
+def test_samples_are_hard_and_labelled_by_the_definition():
+    for k in (1, 2, 3):
+        strings, labels, kinds = counters.sample(f"shuffle_dyck_{k}", 24, 30, seed=3)
+        again = counters.sample(f"shuffle_dyck_{k}", 24, 30, seed=3)[0]
+        np.testing.assert_array_equal(strings, again)
+        hidden = 0
+        for s, label, kind in zip(strings, labels, kinds):
+            ds = np.array(depths(s, k))
+            assert label == shuffle_member(s, k) == (kind == "member")
+            if kind == "dip":
+                assert not ds[-1].any() and ds.min() < 0  # right final counts, a bad prefix
+                hidden += ds.sum(axis=1).min() >= 0  # the total depth never negative
+            if kind == "final":
+                assert ds[:-1].min() >= 0 and ds[-1].any()  # only the end is wrong
+        # k = 1: the total is the one type's depth, so no dip can hide
+        assert hidden == 0 if k == 1 else hidden >= 5
+    strings, labels, kinds = counters.sample("anbn", 20, 10, seed=0)
+    assert [block_member(s, 2) for s in strings] == list(labels) == [k == "member" for k in kinds]
+
+
+def _perturbed(params, which):
+    layer = params.layers[0]
+    if which == "value":  # the BOS value b = 1/(i+1) written as 0.9/(i+1)
+        b, bos = -(params.config.num_classes + 1), params.config.vocab_size - 1
+        w_v = layer.attn.w_v.at[0, b, bos].set(0.9)
+        layer = dataclasses.replace(layer, attn=dataclasses.replace(layer.attn, w_v=w_v))
+    else:  # one guard's violation unit dropped from the MLP
+        w2 = layer.mlp.w2.at[:, 2].set(0.0)
+        layer = dataclasses.replace(layer, mlp=dataclasses.replace(layer.mlp, w2=w2))
+    return dataclasses.replace(params, layers=(layer,))
+
+
+@pytest.mark.parametrize("which", ["value", "mlp"])
+def test_a_broken_construction_is_caught(which):
+    params = _perturbed(counters.build(counters.shuffle_dyck(2)), which)
+    result = counters.exact_check(params, "shuffle_dyck_2", 4)
+    assert not result["ok"] and result["witness"] is not None
+
+
+def test_a_machine_without_the_close_guard_is_caught():
+    m = counters.shuffle_dyck(1)
+    loose = dataclasses.replace(m, guards=((), ()))  # ")(" would be accepted
+    result = counters.exact_check(counters.build(loose), "shuffle_dyck_1", 2)
+    assert not result["ok"] and result["witness"]["output"] == 1  # ")" predicted where not
+
+
+def test_bad_arguments_raise_value_errors():
+    with pytest.raises(ValueError, match="k"):
+        counters.shuffle_dyck(0)
+    with pytest.raises(ValueError, match="language"):
+        counters.machine("dyck7")
+    with pytest.raises(ValueError, match="m"):
+        counters.build("shuffle_dyck_2")
+    with pytest.raises(ValueError, match="confidence"):
+        counters.build(counters.anbn(), confidence=0.0)
+    with pytest.raises(ValueError, match="length"):
+        counters.sample("shuffle_dyck_2", 7, 3)
+    with pytest.raises(ValueError, match="guards"):
+        counters.CounterMachine("x", ("a",), ((1,),), (((3, "zero"),),), ())
+    with pytest.raises(ValueError, match="string"):
+        counters.is_member("anbn", [0, 2])
+    with pytest.raises(ValueError, match="margins_BxNxC"):
+        counters.accepts(np.zeros((1, 3, 3)), np.zeros((1, 3), np.int32))
+    with pytest.raises(ValueError, match="params"):
+        counters.ExactCounterModel(constructions.dyck1())
+
+
+def test_the_claim_is_refuted_when_the_construction_breaks(monkeypatch):
+    from transformer_theory.papers.formal_languages import claims
+
+    build = counters.build
+    monkeypatch.setattr(counters, "build", lambda m, **kw: _perturbed(build(m, **kw), "mlp"))
+    evidence = claims._counter_languages("quick", ("shuffle_dyck_1",))
+    assert evidence.status == "refuted" and evidence.details["witness"]["string"] == []
