@@ -22,7 +22,7 @@ from transformer_theory.core.forward import forward_trace
 from transformer_theory.harness.config import ExperimentConfig
 from transformer_theory.harness.runs import trained_params
 from transformer_theory.jsonio import write_json
-from transformer_theory.plotting import pyplot, save_figure
+from transformer_theory.plotting import colorbar, layer_name, pyplot, save_figure, suptitle
 from transformer_theory.train.init import copy_pattern_alpha
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "copy_support",
     "example_inputs",
     "match_support",
+    "plot_attention_maps",
 ]
 
 FIGURE = "fig3_attention_maps.png"
@@ -79,19 +80,15 @@ def _spec(config: ExperimentConfig):
 def analyse(config: ExperimentConfig, out: str) -> list[str]:
     """Draw the figure from the trained run under ``out`` and write the attention-share summary;
     returns ``[figure, summary]`` paths."""
-    from matplotlib.patches import Rectangle
-
-    plt = pyplot()
-
     spec = _spec(config)
     task = spec.setup.task
     trained = trained_params(spec, out)
     built = theorem3(task, dtype=jnp.float32)
     k = task.k
     inputs = example_inputs(task)
-    fig, axes = plt.subplots(len(inputs), 4, figsize=(15, 3.9 * len(inputs)), squeeze=False)
+    panels = {}
     summary = {}
-    for row, (text, toks) in enumerate(inputs.items()):
+    for text, toks in inputs.items():
         traces = (
             ("trained", forward_trace(trained, jnp.asarray(toks))),
             ("constructed", forward_trace(built, jnp.asarray(toks))),
@@ -103,7 +100,8 @@ def analyse(config: ExperimentConfig, out: str) -> list[str]:
             constructed_prediction=int(jnp.argmax(traces[1][1].logits_C)),
             answer=int(toks[3 * matched + 2] - task.n_q),
         )
-        for col, (who, trace) in enumerate(traces):
+        panels[text] = []
+        for who, trace in traces:
             for layer in range(2):
                 w = np.asarray(trace.attention[layer][0])
                 sup = supports[layer]
@@ -112,21 +110,43 @@ def analyse(config: ExperimentConfig, out: str) -> list[str]:
                 share = float(w[sup].sum() / mass) if mass > 0 else float("nan")
                 what = "copy" if layer == 0 else "match"
                 info[f"{who}_layer{layer + 1}_share_on_{what}"] = round(share, 4)
-                ax = axes[row, 2 * col + layer]
-                ax.imshow(w, cmap="viridis")
-                ticks = list(text)
-                ax.set_xticks(range(len(ticks)), ticks)
-                ax.set_yticks(range(len(ticks)), ticks)
-                ax.set_xlabel("key position")
-                ax.set_ylabel("query position")
-                ax.set_title(f"{who}, layer {layer + 1} ({what} marked)\n{text}", fontsize=9)
-                for i, j in zip(*np.nonzero(sup)):
-                    ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec="red", lw=1.3))
+                panels[text].append((who, layer, w, sup))
         summary[text] = info
-    fig.suptitle(
+    title = (
         config.title
         or "Chen & Zou 2024, Figure 3: trained two-layer model vs Theorem 3's construction"
     )
-    paths = [save_figure(fig, os.path.join(out, FIGURE)), os.path.join(out, SUMMARY)]
+    paths = [plot_attention_maps(panels, title, os.path.join(out, FIGURE))]
+    paths.append(os.path.join(out, SUMMARY))
     write_json(paths[1], summary)  # a share of no attention mass is NaN: null, listed as such
     return paths
+
+
+def plot_attention_maps(
+    panels: dict[str, list[tuple[str, int, np.ndarray, np.ndarray]]], title: str, path: str
+) -> str:
+    """Figure 3's panels: one row per input text, one heat map per ``(model, layer index from 0,
+    weights_QxK, support_QxK)`` with its colorbar, the support boxed in red; layers are titled
+    from 1 as the paper does. Returns ``path``."""
+    from matplotlib.patches import Rectangle
+
+    plt = pyplot()
+    cols = max(len(row) for row in panels.values())
+    fig, axes = plt.subplots(len(panels), cols, figsize=(4.6 * cols, 4.0 * len(panels)))
+    axes = np.asarray(axes).reshape(len(panels), cols)
+    for row, (text, cells) in enumerate(panels.items()):
+        for col, (who, layer, w, sup) in enumerate(cells):
+            ax = axes[row, col]
+            image = ax.imshow(w, cmap="viridis", vmin=0, vmax=1)
+            colorbar(fig, ax, image, "attention weight")
+            ticks = list(text)
+            ax.set_xticks(range(len(ticks)), ticks)
+            ax.set_yticks(range(len(ticks)), ticks)
+            ax.set_xlabel("key position")
+            ax.set_ylabel("query position")
+            what = "copy" if layer == 0 else "match"
+            ax.set_title(f"{who}, {layer_name(layer)} ({what} marked)\n{text}")
+            for i, j in zip(*np.nonzero(sup)):
+                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec="red", lw=1.3))
+    suptitle(fig, title)
+    return save_figure(fig, path)

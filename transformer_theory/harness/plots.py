@@ -8,7 +8,7 @@ import os
 import numpy as np
 
 from transformer_theory.harness.config import ExperimentConfig
-from transformer_theory.plotting import pyplot, save_figure
+from transformer_theory.plotting import figure_legend, pyplot, save_figure, suptitle
 from transformer_theory.train import RunDirectoryError, read_metrics
 from transformer_theory.train.rundir import METRICS_FILE
 
@@ -45,7 +45,7 @@ def plot_curves(config: ExperimentConfig, out: str) -> str:
             f"{out}: none of the {len(config.run_specs)} runs has a {METRICS_FILE}"
         )
     tasks = [t for t in config.selected_tasks if any(spec.task == t for spec, _ in runs)]
-    fig, axes = plt.subplots(2, len(tasks), figsize=(4.2 * len(tasks), 6.5), squeeze=False)
+    fig, axes = plt.subplots(2, len(tasks), figsize=(4.2 * len(tasks), 7.0), squeeze=False)
     for col, task in enumerate(tasks):
         by_heads: dict = {}
         diverged: dict = {}
@@ -77,7 +77,8 @@ def plot_curves(config: ExperimentConfig, out: str) -> str:
         axes[0, col].set_ylabel("held-out accuracy")
         axes[1, col].set_ylabel("held-out loss")
         axes[1, col].set_yscale("log")
+        axes[0, col].set_xlabel("step")
         axes[1, col].set_xlabel("step")
-        axes[0, col].legend(fontsize=8)
-    fig.suptitle(config.title or config.name)
+    figure_legend(fig, list(axes[0]), ncol=4)
+    suptitle(fig, config.title or config.name)
     return save_figure(fig, os.path.join(out, f"{config.name}.png"))

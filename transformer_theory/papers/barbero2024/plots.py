@@ -1,8 +1,8 @@
 """Barbero et al. 2024's figures, drawn from the studies' records (nothing computed here).
 
-- :func:`plot_collapse`: ``||y_n - y'_{n+1}||`` against ``n`` (log-log), one panel per model, one
-  line per precision, the ``K/n`` line of the rate and a mark where the representations first
-  become bit-identical.
+- :func:`plot_collapse`: ``||y_n - y'_{n+1}||`` (drawn as mathtext) against ``n`` (log-log), one
+  panel per model, one line per precision, the ``K/n`` line of the rate and a mark where the
+  representations first become bit-identical.
 - :func:`plot_oversquash`: per model, the sensitivity ``||dy_n/dv_i||`` against the position ``i``
   beside the attention-path weights ``(Lambda^(L) ... Lambda^(1))_{n,i}``, the all-causal path
   counts and the certified bound (each divided by its maximum, so the shapes compare).
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from transformer_theory.plotting import panel_grid, pyplot, save_figure
+from transformer_theory.plotting import figure_legend, panel_grid, pyplot, save_figure, suptitle
 from transformer_theory.precision import PRECISION_STYLE
 
 if TYPE_CHECKING:
@@ -45,20 +45,33 @@ def plot_collapse(record: dict, path: str) -> str:
             label = "K/n (derived)" if model.get("predicted_limit") else "K/n (fitted)"
             ax.loglog(n, k / n, color="gray", lw=0.8, alpha=0.7, label=label)
         slope = (model.get("rate") or {}).get("slope")
-        title = model["name"] + ("" if slope is None else f"  slope {slope:.2f}")
+        title = _model_title(model) + ("" if slope is None else f", slope {slope:.2f}")
         if model.get("verdict"):  # read from the curve's tail (collapse.asymptotic_rate)
-            title = f"{model['name']}\n{model['verdict']}"
+            title = f"{_model_title(model)}\n{model['verdict']}"
         ax.set_title(title, fontsize=9)
-        ax.set_xlabel("n")
-        ax.set_ylabel("||y_n - y'_{n+1}||")
+        ax.set_xlabel("$n$")
+        ax.set_ylabel(r"$\|y_n - y'_{n+1}\|$")
         _plain_minor_ticks(ax)
-        ax.legend(fontsize=7)
-    fig.suptitle(
+    figure_legend(fig, axes, ncol=4)
+    suptitle(
+        fig,
         f"Representational collapse, pattern {record['settings']['pattern']} "
         "(vertical lines: first bit-identical length)",
-        fontsize=10,
     )
     return save_figure(fig, path)
+
+
+def _model_title(model: dict) -> str:
+    """A panel title that says what the model is (not its run id): depth, heads, positional
+    encoding and seed where the record has them."""
+    if not all(key in model for key in ("depth", "heads", "positional", "seed")):
+        return str(model["name"])
+    layers = "layer" if model["depth"] == 1 else "layers"
+    heads = "head" if model["heads"] == 1 else "heads"
+    return (
+        f"{model['depth']} {layers}, {model['heads']} {heads}, {model['positional']}, "
+        f"seed {model['seed']}"
+    )
 
 
 def _plain_minor_ticks(ax: Axes) -> None:
@@ -80,26 +93,28 @@ def plot_oversquash(record: dict, path: str) -> str:
     fig, axes = panel_grid(plt, len(models))
     for ax, model in zip(axes, models):
         i = np.arange(model["length"])
-        ax.semilogy(i, _normalized(model["sensitivity_final"]), "o-", ms=3, label="||dy_n/dv_i||")
-        ax.semilogy(i, _normalized(model["path_weight"][-1]), "s-", ms=2, label="(Λ^L…Λ^1)_{n,i}")
+        sensitivity = r"$\|\partial y_n / \partial v_i\|$"
+        paths = r"$(\Lambda^{(L)} \cdots \Lambda^{(1)})_{n,i}$"
+        ax.semilogy(i, _normalized(model["sensitivity_final"]), "o-", ms=3, label=sensitivity)
+        ax.semilogy(i, _normalized(model["path_weight"][-1]), "s-", ms=2, label=paths)
         if "path_weight_residual" in model:
             ax.semilogy(
                 i,
                 _normalized(model["path_weight_residual"][-1]),
                 "^-",
                 ms=2,
-                label="with residual: ((I+Λ)/2)^L…",
+                label=r"with residual: $\prod_\ell\, (I + \Lambda^{(\ell)})/2$",
             )
         counts = [int(c) for c in model["path_count"]]
         top = max(counts)
         ax.semilogy(i, [c / top for c in counts], "k--", lw=0.8, label="causal path count")
         if "bound_edge_final" in model:
             ax.semilogy(i, _normalized(model["bound_edge_final"]), ":", label="bound (edges)")
-        ax.set_title(model["name"], fontsize=9)
-        ax.set_xlabel("input position i (n = last)")
+        ax.set_title(_model_title(model), fontsize=9)
+        ax.set_xlabel("input position $i$ ($n$ = last)")
         ax.set_ylabel("divided by its maximum")
-        ax.legend(fontsize=7)
-    fig.suptitle("Over-squashing: sensitivity of the last token vs paths", fontsize=10)
+    figure_legend(fig, axes, ncol=3)
+    suptitle(fig, "Over-squashing: sensitivity of the last token vs attention paths")
     return save_figure(fig, path)
 
 
@@ -128,10 +143,10 @@ def plot_task_accuracy(record: dict, path: str) -> str:
         ax.set_xlabel("content length n (shaded: trained)")
         _plain_minor_ticks(ax)
         ax.set_ylabel("accuracy")
-        ax.legend(fontsize=7)
-    fig.suptitle(
+    figure_legend(fig, axes, ncol=4)
+    suptitle(
+        fig,
         "Trained tasks: accuracy vs length (dotted: both inputs of the pair get one prediction; "
         "solid: bit-identical)",
-        fontsize=10,
     )
     return save_figure(fig, path)

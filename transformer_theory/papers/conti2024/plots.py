@@ -1,9 +1,11 @@
 """Conti 2024's figures, drawn from the studies' records (nothing computed here).
 
 - :func:`head_grid`: every head's attention map on one input, titled with its kind and score
-  (Conti 2024, Figures 11-12);
-- :func:`error_vs_budget`: efficient attention's output error against its budget;
-- :func:`cost_vs_length`: time and memory against sequence length, log-log, with fitted slopes.
+  (Conti 2024, Figures 11-12), each with its colorbar, layers and heads numbered from 1;
+- :func:`error_vs_budget`: efficient attention's output error against its budget, one marker and
+  line style per variant (the window variants lie on one another);
+- :func:`cost_vs_length`: time and memory against sequence length, log-log, with fitted slopes;
+  times at the per-call overhead floor are drawn hollow (no slope is read there).
 """
 
 from __future__ import annotations
@@ -12,9 +14,24 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from transformer_theory.plotting import pyplot, save_figure
+from transformer_theory.plotting import (
+    colorbar,
+    figure_legend,
+    layer_name,
+    legend_outside,
+    pyplot,
+    save_figure,
+)
 
-__all__ = ["cost_vs_length", "error_vs_budget", "head_grid"]
+__all__ = ["TIMING_FLOOR", "cost_vs_length", "error_vs_budget", "head_grid"]
+
+TIMING_FLOOR = 2.0
+"""A time within this factor of the fastest call in the records is at the per-call overhead
+floor (dispatch, not the attention's work: ``efficient/cost.png`` at n = 64-128 measured 0.46 ms
+for ``taylor`` at both lengths): :func:`cost_vs_length` draws it hollow."""
+
+_MARKERS = "os^Dv<>PX*"
+_LINESTYLES = ("-", "--", "-.", ":")
 
 
 def head_grid(
@@ -39,16 +56,17 @@ def head_grid(
     by_key = {(r["attention"], r["layer"], r["head"]): r for r in records}
     rows = len(maps)
     cols = max(m.shape[1] for _, _, m in maps)
-    fig, axes = plt.subplots(rows, cols, figsize=(2.6 * cols, 2.6 * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols, 3.0 * rows), squeeze=False)
     for r, (attention, layer, m) in enumerate(maps):
         for h in range(cols):
             ax = axes[r, h]
             if h >= m.shape[1]:
                 ax.axis("off")
                 continue
-            ax.imshow(np.asarray(m[example, h]), cmap="viridis", vmin=0)
+            image = ax.imshow(np.asarray(m[example, h]), cmap="viridis", vmin=0)
+            colorbar(fig, ax, image, "attention weight")
             rec = by_key.get((attention, layer, h))
-            title = f"{attention} L{layer} H{h}"
+            title = f"{attention}, {layer_name(layer)}, head {h + 1}"
             if rec is not None:
                 title += f"\n{rec['kind']} ({rec['score']:.2f})"
             ax.set_title(title, fontsize=8)
@@ -56,9 +74,8 @@ def head_grid(
             if q_labels is not None:
                 ax.set_yticks(range(len(q_labels)), q_labels, fontsize=6)
                 ax.set_xticks(range(len(k_labels)), k_labels, fontsize=6, rotation=90)
-            else:
-                ax.set_xticks([])
-                ax.set_yticks([])
+            ax.set_xlabel("key position", fontsize=8)
+            ax.set_ylabel("query position", fontsize=8)
     return save_figure(fig, path)
 
 
@@ -72,45 +89,77 @@ def error_vs_budget(records: Sequence[dict], path: str) -> str:
     fig, axes = plt.subplots(rows, cols, figsize=(5.4 * cols, 3.9 * rows), squeeze=False)
     for ax in axes.ravel()[len(sources) :]:
         ax.axis("off")
+    variants = list(dict.fromkeys(r["variant"] for r in records))
     for ax, source in zip(axes.ravel(), sources):
         rs = [r for r in records if r["inputs"] == source]
-        for variant in dict.fromkeys(r["variant"] for r in rs):
+        for i, variant in enumerate(variants):
             pts = sorted((r["budget"], r["error"]) for r in rs if r["variant"] == variant)
+            if not pts:
+                continue
+            # One colour, marker and line style per variant, the same in every panel: the window
+            # variants coincide at small budgets and must stay told apart.
+            style = dict(
+                color=f"C{i % 10}",
+                ls=_LINESTYLES[i % len(_LINESTYLES)],
+                label=variant,
+            )
             if pts[0][0] is None:
-                ax.axhline(pts[0][1], ls="--", lw=1, label=variant, color=f"C{len(ax.lines)}")
+                ax.axhline(pts[0][1], lw=1, **style)
             else:
-                ax.plot(*zip(*pts), marker="o", ms=3, label=variant)
+                ax.plot(*zip(*pts), marker=_MARKERS[i % len(_MARKERS)], ms=5, mfc="none", **style)
         ax.set_xscale("log", base=2)
         ax.set_xlabel("budget (window / random keys / features / rank)")
         ax.set_ylabel("relative error vs softmax attention")
         ax.set_title(source, fontsize=9)
-        ax.legend(fontsize=7)
+    figure_legend(fig, list(axes.ravel()[: len(sources)]), ncol=5)
     return save_figure(fig, path)
 
 
-def cost_vs_length(records: Sequence[dict], slopes: dict[str, dict[str, float]], path: str) -> str:
-    """Seconds (left) and XLA bytes (right) against ``n`` on log-log axes, with fitted slopes."""
+def cost_vs_length(
+    records: Sequence[dict],
+    slopes: dict[str, dict[str, float]],
+    path: str,
+    *,
+    fit_from: int | None = None,
+) -> str:
+    """Seconds (left) and XLA bytes (right) against ``n`` on log-log axes, with fitted slopes.
+
+    A time within :data:`TIMING_FLOOR` of the fastest call is drawn hollow: it measures the
+    per-call overhead, not the attention, so a slope read through it is noise. ``fit_from``: the
+    smallest ``n`` the slopes were fitted over (shaded below it); None leaves it unshaded.
+    """
     plt = pyplot()
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.4))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
+    floor = TIMING_FLOOR * min(r["seconds"] for r in records)
     for i, variant in enumerate(dict.fromkeys(r["variant"] for r in records)):
         rs = sorted((r for r in records if r["variant"] == variant), key=lambda r: r["n"])
-        n = [r["n"] for r in rs]
+        n = np.array([r["n"] for r in rs], float)
         for ax, key in zip(axes, ("seconds", "xla_bytes")):
             slope = slopes.get(variant, {}).get(key)
             label = variant if slope is None else f"{variant} (slope {slope:.2f})"
-            ax.loglog(
-                n,
-                [r[key] for r in rs],
-                marker="o",
-                ms=3,
-                color=f"C{i % 10}",
-                ls="-" if i < 10 else "--",
-                label=label,
-            )
+            y = np.array([r[key] for r in rs], float)
+            color, ls = f"C{i % 10}", _LINESTYLES[(i // 10) % len(_LINESTYLES)]
+            ax.loglog(n, y, color=color, ls=ls, label=label)
+            noisy = y <= floor if key == "seconds" else np.zeros(len(y), bool)
+            ax.loglog(n[~noisy], y[~noisy], "o", ms=4, color=color)
+            ax.loglog(n[noisy], y[noisy], "o", ms=5, mfc="none", color=color)
+    axes[0].plot([], [], "o", mfc="none", color="gray", label=f"<= {TIMING_FLOOR:g}x fastest call")
     axes[0].set_ylabel("seconds per call (median)")
-    axes[1].set_ylabel("XLA memory: arguments + outputs + temporaries (bytes)")
+    axes[0].set_title(f"time (hollow: within {TIMING_FLOOR:g}x of the fastest call, overhead)")
+    axes[1].set_ylabel("XLA memory (bytes):\narguments + outputs + temporaries")
+    axes[1].set_title("memory (XLA's plan for one call)")
     for ax in axes:
-        ax.set_xlabel("sequence length n")
-        ax.legend(fontsize=7)
+        ax.set_xlabel("sequence length $n$")
         ax.grid(True, which="both", alpha=0.3)
+        if fit_from is not None:
+            ax.axvspan(min(r["n"] for r in records), fit_from, color="gray", alpha=0.12, lw=0)
+        legend_outside(ax, fontsize=7)
+    if fit_from is not None:
+        axes[0].annotate(
+            f"slopes fitted over n >= {fit_from}",
+            (0.01, 0.98),
+            xycoords="axes fraction",
+            va="top",
+            fontsize=7,
+        )
     return save_figure(fig, path)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from transformer_theory.plotting import pyplot, save_figure
+from transformer_theory.plotting import legend_outside, pyplot, save_figure
 from transformer_theory.precision import PRECISION_STYLE
 
 __all__ = ["generalization", "margins_by_length", "parity_precision"]
@@ -32,7 +32,7 @@ def margins_by_length(records: list[dict], path: str) -> str:
         )
     ax.set(xscale="log", yscale="log", xlabel="string length L", ylabel="smallest |margin|")
     ax.set_title("Recognizers: smallest margin by length (float64)")
-    ax.legend(fontsize=7)
+    legend_outside(ax, fontsize=7)
     return save_figure(fig, path)
 
 
@@ -54,7 +54,8 @@ def parity_precision(records: list[dict], path: str) -> str:
     axes[0].set(xscale="log", xlabel="n", ylabel="max cross-entropy (bits)")
     axes[0].set_title("PARITY: Hahn's 1 bit vs the LayerNorm trick")
     axes[1].set(xscale="log", yscale="log", xlabel="n", ylabel="smallest |margin|")
-    axes[1].legend(fontsize=7)
+    axes[1].set_title("PARITY: smallest margin")
+    legend_outside(axes[1], fontsize=7)
     return save_figure(fig, path)
 
 
@@ -72,5 +73,5 @@ def generalization(records: list[dict], path: str) -> str:
         ax.axvline(max(rows[0]["train_lengths"]), color="gray", ls=":", lw=1)
         ax.set(xscale="log", ylim=(0.4, 1.02), xlabel="string length", ylabel="accuracy")
         ax.set_title(f"{language}: trained on lengths up to {max(rows[0]['train_lengths'])}")
-        ax.legend(fontsize=6)
+        legend_outside(ax, fontsize=7)
     return save_figure(fig, path)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 
 from transformer_theory import precision
-from transformer_theory.plotting import pyplot, save_figure
+from transformer_theory.plotting import figure_legend, legend_outside, pyplot, save_figure
 
 __all__ = ["match_width", "qsa_bits", "qsa_separation", "study_figures"]
 
@@ -36,7 +36,7 @@ def study_figures(records: list[dict], out: str) -> list[str]:
         ax[1].scatter(xs, [r["bits_min"] for r in qsa], label="smallest")
         ax[1].scatter(xs, [r["bits_proof"] for r in qsa], marker="x", label="proof's choice")
         ax[1].set(xlabel="q log N", ylabel="fraction bits of w", title="qSA: precision")
-        ax[1].legend()
+        legend_outside(ax[1])
         paths.append(save_figure(fig, os.path.join(out, "qsa_m_min.png")))
     for task in dict.fromkeys(r["task"] for r in records if r["task"] != "qsa"):
         rows = [r for r in records if r["task"] == task]
@@ -51,7 +51,7 @@ def study_figures(records: list[dict], out: str) -> list[str]:
                 label=dtype,
             )
         ax.set(xscale="log", xlabel="M", ylabel="accuracy (positions)", title=f"{task}: precision")
-        ax.legend()
+        legend_outside(ax)
         paths.append(save_figure(fig, os.path.join(out, f"{task}_precision.png")))
     return paths
 
@@ -77,11 +77,11 @@ def qsa_separation(records: list[dict], path: str) -> str:
         ax.axhline(r0["epsilon"], c="k", ls="--", lw=0.8)
         ax.axhline(r0["zero_error"], c="gray", ls="-.", lw=0.8)
         ax.set_xscale("log")
-    left.text(1, r0["epsilon"], " eps = 1/(2q)", va="bottom", fontsize=7)
+    left.text(1, r0["epsilon"], r" $\epsilon = 1/(2q)$", va="bottom", fontsize=7)
     left.text(1, r0["zero_error"], " output 0", va="bottom", fontsize=7)
-    left.set(xlabel="width / embedding dimension", ylabel="held-out mean of max_i error")
+    left.set(xlabel="width / embedding dimension", ylabel=r"held-out mean of $\max_i$ error")
     right.set(xlabel="trainable parameters")
-    left.legend(fontsize=7)
+    figure_legend(fig, [left], ncol=3)
     fig.suptitle(f"qSA, N = {r0['N']}, q = {r0['q']}, d' = {r0['d_prime']}")
     return save_figure(fig, path)
 
@@ -101,15 +101,15 @@ def qsa_bits(records: list[dict], path: str) -> str:
         )
     r0 = records[0]
     ax.axvline(r0["bits_needed"], c="k", ls=":", label=f"bits needed: {r0['bits_needed']:g}")
-    ax.axhline(r0["epsilon"], c="k", ls="--", lw=0.8, label="eps = 1/(2q)")
+    ax.axhline(r0["epsilon"], c="k", ls="--", lw=0.8, label=r"$\epsilon = 1/(2q)$")
     ax.axhline(r0["zero_error"], c="gray", ls="-.", lw=0.8, label="output 0")
     ax.set(
         xscale="log",
         xlabel="bits held (query / state)",
-        ylabel="held-out mean of max_i error",
+        ylabel=r"held-out mean of $\max_i$ error",
         title=f"{r0['model']}, qSA N = {r0['N']}, q = {r0['q']}",
     )
-    ax.legend(fontsize=7)
+    legend_outside(ax, fontsize=7)
     return save_figure(fig, path)
 
 
@@ -132,5 +132,5 @@ def match_width(records: list[dict], path: str) -> str:
         ylabel="held-out accuracy",
         title=f"N = {r0['N']}, M = {r0['M']}",
     )
-    ax.legend()
+    legend_outside(ax)
     return save_figure(fig, path)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from transformer_theory.plotting import pyplot, save_figure
+from transformer_theory.plotting import legend_outside, pyplot, save_figure, suptitle
 from transformer_theory.precision import PRECISION_COLOR, PRECISIONS, significand_bits
 
 __all__ = ["precision_figure", "soft_figure", "space_figure"]
@@ -35,13 +35,13 @@ def precision_figure(records: list[dict], path: str) -> str | None:
     w = records[0]["order"] - 1
     t = np.unique(np.logspace(0, 6, 300).astype(int))
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-    axes[0].loglog(t, score_gap(t), "k-", label="gap 1 - <u(t), u(t+-1)>")
-    axes[1].loglog(t, [window_budget(x, w) for x in t], "k-", label="sum |c_k| t^k")
+    axes[0].loglog(t, score_gap(t), "k-", label=r"gap $1 - \langle u(t), u(t \pm 1)\rangle$")
+    axes[1].loglog(t, [window_budget(x, w) for x in t], "k-", label=r"$\sum_k |c_k|\, t^k$")
     for precision in PRECISIONS:
         bits = significand_bits(precision)
         color = PRECISION_COLOR[precision]
-        axes[0].axhline(10 * 2.0**-bits, color=color, ls=":", label=f"10u, {precision}")
-        axes[1].axhline(2.0**bits, color=color, ls=":", label=f"2^p, {precision}")
+        axes[0].axhline(10 * 2.0**-bits, color=color, ls=":", label=f"$10u$, {precision}")
+        axes[1].axhline(2.0**bits, color=color, ls=":", label=f"$2^p$, {precision}")
     for r in records:
         pos = r["scan"]["first_failing_position"]
         if pos is None:
@@ -56,10 +56,10 @@ def precision_figure(records: list[dict], path: str) -> str | None:
     axes[1].set(
         xlabel="position t",
         ylabel="largest intermediate",
-        title="3.3-slots: exact integers while below 2^p",
+        title="3.3-slots: exact integers while below $2^p$",
     )
     for ax in axes:
-        ax.legend(fontsize=6)
+        legend_outside(ax, fontsize=7)
     return save_figure(fig, path)
 
 
@@ -80,16 +80,19 @@ def soft_figure(soft: list[dict], path: str) -> str:
             label=row["construction"],
         )
     axes[0].set(
-        xlabel="beta", ylabel="KL, first max-len+1 outcomes", title="softmax: KL from n-gram"
+        xlabel=r"$\beta$", ylabel="KL, first max-len+1 outcomes", title="softmax: KL from n-gram"
     )
     axes[1].set(
         xlabel="max string length",
-        ylabel="beta for the target KL",
-        title=f"beta needed for KL <= {soft[0]['target_kl']:g}",
+        ylabel=r"$\beta$ for the target KL",
+        title=rf"$\beta$ needed for KL $\leq$ {soft[0]['target_kl']:g}",
     )
     for ax in axes:
-        ax.legend()
+        legend_outside(ax)
     return save_figure(fig, path)
+
+
+_SPACE_NAMES = {"alphabet": r"$|\Sigma|$", "order": "$n$"}
 
 
 def space_figure(records: list[dict], path: str) -> str:
@@ -115,12 +118,12 @@ def space_figure(records: list[dict], path: str) -> str:
             style = "o-" if name in ("3.1", "3.2", "3.3") else "s--"
             ax.semilogy(*zip(*mine, strict=True), style, label=name)
         ref = sorted({(r[x_key], r["table"]) for r in rows if r["construction"] == names[0]})
-        ax.semilogy(*zip(*ref, strict=True), "k:", label="n-gram table (|Sigma|+1) A")
+        ax.semilogy(*zip(*ref, strict=True), "k:", label=r"n-gram table $(|\Sigma|+1)\,A$")
         ax.set(
-            xlabel="n" if x_key == "order" else "|Sigma|",
+            xlabel="$n$" if x_key == "order" else r"$|\Sigma|$",
             ylabel=y_key.replace("_", " "),
-            title=f"{y_key.replace('_', ' ')} ({fixed_key} = {fixed})",
+            title=f"{y_key.replace('_', ' ')} ({_SPACE_NAMES[fixed_key]} = {fixed})",
         )
-        ax.legend(fontsize=6)
-    fig.suptitle("built sizes (Theorem 5.1's bound is not printed in the seeds)", fontsize=9)
+        legend_outside(ax, fontsize=7)
+    suptitle(fig, "built sizes (Theorem 5.1's bound is not printed in the seeds)")
     return save_figure(fig, path)
