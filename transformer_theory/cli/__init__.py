@@ -11,17 +11,25 @@ Commands (one module each): Chen & Zou 2024's :mod:`.verify` (the main job), :mo
 al. 2024's :mod:`.sanford`; the formal-language table's :mod:`.languages`; the papers' trained
 experiments by name, :mod:`.experiment`; the claims ledger, :mod:`.claims`. Each parses its options,
 calls the library (a paper's study lives in its package) and prints.
+
+``transformer-theory COMMAND --help`` shows the command's whole module docstring, every option
+with its default (:class:`HelpFormatter`), examples that run in under a minute (:data:`EXAMPLES`)
+and the files it writes under ``--out`` (:data:`OUTPUTS`); ``transformer-theory --version`` prints
+``transformer_theory.__version__``.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import signal
 import sys
+import textwrap
 from collections.abc import Mapping, Sequence
 from types import ModuleType
 
+from transformer_theory import __version__
 from transformer_theory.budget import BudgetError
 from transformer_theory.cli._common import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
 
@@ -81,17 +89,241 @@ COMMANDS = {
 }
 DEFAULT_COMMAND = "verify"
 
+# name -> examples: (command line, what it is and how long it took). Every command has one that
+# runs in under a minute (measured on 2 CPU cores, 2026-11-25, the machine shared with other jobs;
+# README's Commands section lists the same lines and times).
+EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
+    "verify": (
+        ("transformer-theory verify --models 4 --out results/verify", "the main job: 44 s"),
+        (
+            "transformer-theory verify --quick --out results/verify_quick",
+            "smoke: toy dataset, 2 models",
+        ),
+    ),
+    "certify": (
+        (
+            "transformer-theory certify data.json --bound sound --out results/certify",
+            'with data.json = {"tokens": [[0, 1, 2], [1, 0, 2], [0, 0, 2], [1, 1, 2]], "labels": '
+            '[0, 0, 1, 1], "vocab_size": 3}: the four dependent sequences of Chen & Zou 2024, '
+            "§11, which no one-layer model classifies",
+        ),
+    ),
+    "construct": (
+        (
+            "transformer-theory construct --theorem 3 --n-q 6 --n-a 6 -k 2 --out results/construct",
+            "Theorem 3 on every example",
+        ),
+    ),
+    "train": (
+        (
+            "transformer-theory train --experiment fig2_paper --size smoke --seeds 0 "
+            "--out results/fig2_smoke",
+            "smoke: tiny tasks, 20 steps a run",
+        ),
+        (
+            "transformer-theory train --experiment fig2_depth --size quick --seeds 0 1 2 "
+            "--out results/fig2_quick",
+            "Figure 2 at the quick size (minutes)",
+        ),
+    ),
+    "plot": (("transformer-theory plot results/fig2_smoke", "after the train smoke example"),),
+    "demo": (("transformer-theory demo --seed 1", "a few seconds"),),
+    "collapse": (
+        (
+            "transformer-theory collapse --depth 1 --positional none,rope --max-len 256 "
+            "--precision float64,float32 --out results/collapse_small",
+            "small",
+        ),
+        (
+            "transformer-theory collapse --out results/collapse",
+            "the full default grid: about 29 min; rerun to resume",
+        ),
+    ),
+    "oversquash": (
+        (
+            "transformer-theory oversquash --depth 1,2 --length 16 --out results/oversquash_small",
+            "small",
+        ),
+        ("transformer-theory oversquash --out results/oversquash", "the defaults: about 2 min"),
+    ),
+    "heads": (
+        (
+            "transformer-theory heads results/fig2_smoke --out results/heads",
+            "after the train smoke example",
+        ),
+    ),
+    "ngram": (
+        (
+            "transformer-theory ngram --order 3 --alphabet 3 --max-len 6 --out results/ngram",
+            "small",
+        ),
+    ),
+    "efficient-attention": (
+        (
+            "transformer-theory efficient-attention --max-len 1024 --error-len 256 "
+            "--out results/efficient_small",
+            "small",
+        ),
+        (
+            "transformer-theory efficient-attention --max-len 16384 --out results/efficient",
+            "README's run",
+        ),
+    ),
+    "sanford": (
+        (
+            "transformer-theory sanford --task qsa,match2 --n 4,8 --q 1 "
+            "--out results/sanford_small",
+            "small",
+        ),
+    ),
+    "claims": (
+        (
+            "transformer-theory claims --paper sanford2023 --out results/claims",
+            "one paper's claims at the quick tier",
+        ),
+    ),
+    "experiment": (
+        ("transformer-theory experiment --list", "the names, papers and sizes"),
+        (
+            "transformer-theory experiment qsa_separation --size smoke --out results/qsa_smoke",
+            "smoke",
+        ),
+    ),
+    "languages": (
+        (
+            "transformer-theory languages --max-len 32 --exhaustive-up-to 8 --parity-lengths 64 "
+            "--out results/languages_small",
+            "small",
+        ),
+    ),
+}
+
+# name -> the files the command writes (relative to --out unless said).
+OUTPUTS: dict[str, str] = {
+    "verify": "verify.json, verify.csv, verify.png and witness_<family>.npz (a previous run's "
+    "are removed first)",
+    "certify": "certify.json",
+    "construct": "construct.json",
+    "train": "one directory per run (checkpoints, metrics, result), summary.json, summary.csv, "
+    "aggregate.csv, experiment.json and the figures",
+    "plot": "the figures, redrawn in DIR (nothing under --out)",
+    "demo": "nothing (prints only)",
+    "collapse": "collapse.json (rewritten after each model: resumable) and collapse.png",
+    "oversquash": "oversquash.json (rewritten after each model) and oversquash.png",
+    "heads": "heads.json, heads.csv and <run>_heads.png",
+    "ngram": "ngram.json, ngram_precision.png (and ngram_soft.png with softmax)",
+    "efficient-attention": "cost.json, cost.csv, cost.png, errors.json, errors.csv, errors.png",
+    "sanford": "<task>_N<N>_....json per configuration, sanford.json, qsa_m_min.png and "
+    "<task>_precision.png",
+    "claims": "claims.json and claims.md (rewritten after each claim)",
+    "experiment": "what the experiment's run() writes (its config module's docstring says)",
+    "languages": "languages_<construction>.json, languages.json, parity_precision.json, "
+    "languages_margin.png and parity_precision.png",
+}
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """The help of every command: every option's default appended as ``(default: X)`` unless its
+    help already says ``default`` (so it is never said twice) or there is none to show (no
+    default, a flag); descriptions and epilogs refilled to the terminal's width paragraph by
+    paragraph and list item by list item, indented blocks (examples) kept as written."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        shown = shown_default(action)
+        if shown is None or re.search(r"\bdefault\b", text, re.IGNORECASE):
+            return text
+        return f"{text} (default: {shown.replace('%', '%%')})"
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        blocks = []
+        for block in re.split(r"\n\s*\n", text.strip("\n")):
+            lines = block.splitlines()
+            if all(line[:1].isspace() for line in lines[1:] or [" "]) and (
+                block[:1].isspace() or len(lines) > 1
+            ):  # an indented block (an example), or a heading over one: kept line by line
+                blocks.append(textwrap.indent(block, indent))
+                continue
+            blocks.append(
+                "\n".join(
+                    textwrap.fill(
+                        " ".join(item.split()),
+                        width,
+                        initial_indent=indent,
+                        subsequent_indent=indent + "  " * item.startswith("- "),
+                        break_on_hyphens=False,
+                        break_long_words=False,
+                    )
+                    for item in re.split(r"\n(?=- )", block)
+                )
+            )
+        return "\n\n".join(blocks)
+
+
+def shown_default(action: argparse.Action) -> str | None:
+    """How ``--help`` shows ``action``'s default: a comma list for a list or tuple, the value
+    otherwise; None when there is nothing to show (no default, an empty list, a flag's False, a
+    positional argument, ``--help``)."""
+    default = action.default
+    if (
+        not action.option_strings
+        or action.nargs == 0  # store_true / store_false / help / version
+        or default is None
+        or default is argparse.SUPPRESS
+        or default == []
+    ):
+        return None
+    if isinstance(default, (list, tuple)):
+        return ",".join(map(str, default))
+    return str(default)
+
+
+def plain_text(doc: str) -> str:
+    """A module docstring as a terminal shows it: reST roles and literals unwrapped
+    (``:func:`~a.b` `` -> ``b``, ``:mod:`.verify` `` -> ``verify``, double backquotes dropped)
+    and ``Example::`` as ``Example:``; :class:`HelpFormatter` refills the lines."""
+    doc = (doc or "").strip()
+    doc = re.sub(r":[a-z]+:`~[\w.]*?\.?(\w+)`", r"\1", doc)
+    doc = re.sub(r":[a-z]+:`\.?([^`]+)`", r"\1", doc)
+    return re.sub(r"(\w)::$", r"\1:", doc.replace("``", ""), flags=re.MULTILINE)
+
+
+def epilog(name: str) -> str:
+    """The examples of :data:`EXAMPLES` and the files of :data:`OUTPUTS` for command ``name``."""
+    lines = []
+    for command, note in EXAMPLES.get(name, ()):
+        lines += [f"  # {note}", f"  {command}"]
+    if lines:
+        lines.insert(0, "examples:")
+    if name in OUTPUTS:
+        lines += ["", f"writes, under --out: {OUTPUTS[name]}"]
+    return "\n".join(lines).strip()
+
 
 def _load_commands() -> dict[str, tuple[ModuleType, str]]:
     return {name: (importlib.import_module(mod), help_) for name, (mod, help_) in COMMANDS.items()}
 
 
 def build_parser(commands: Mapping[str, tuple[ModuleType, str]]) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="transformer-theory", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command")
+    """The parser of every command in ``commands`` (``name -> (module, one-line help)``): each
+    subcommand's ``--help`` shows its module's whole docstring (:func:`plain_text`), every
+    option's default (:class:`HelpFormatter`) and its :func:`epilog`."""
+    parser = argparse.ArgumentParser(
+        prog="transformer-theory",
+        description=plain_text(__doc__),
+        epilog="run `transformer-theory COMMAND --help` for a command's options, examples and "
+        "outputs",
+        formatter_class=HelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (mod, help_) in commands.items():
         p = sub.add_parser(
-            name, help=help_, description=(mod.__doc__ or help_).strip().splitlines()[0]
+            name,
+            help=help_,
+            description=plain_text(mod.__doc__ or help_),
+            epilog=epilog(name),
+            formatter_class=HelpFormatter,
         )
         mod.add_arguments(p)
     return parser
@@ -106,7 +338,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     commands = _load_commands()
-    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = [DEFAULT_COMMAND] + argv
     args = build_parser(commands).parse_args(argv)
     mod = commands[args.command][0]
@@ -137,5 +369,12 @@ if __name__ == "__main__":
 
 __all__ = [
     "COMMANDS",
+    "EXAMPLES",
+    "OUTPUTS",
+    "HelpFormatter",
+    "build_parser",
+    "epilog",
     "main",
+    "plain_text",
+    "shown_default",
 ]

@@ -27,7 +27,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="GLOB",
         help="claims whose id matches (e.g. 'chen_zou2024.prop*'); repeatable",
     )
-    parser.add_argument("--tier", default="quick", choices=("quick", "full"), help="sizes")
+    parser.add_argument(
+        "--tier",
+        default="quick",
+        choices=("quick", "full"),
+        help="check sizes: quick (about 3 s a claim at most) or full (about 60 s)",
+    )
     parser.add_argument("--out", default="results/claims", help="output directory")
 
 

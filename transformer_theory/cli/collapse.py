@@ -12,7 +12,10 @@ of them at the end.
 The peak memory of the longest measurement is estimated from XLA's compiled program before any
 work; a run that would not fit is refused (exit 2, naming the option to lower). Each finished
 model is written to ``collapse.json`` at once (valid JSON at every moment); Ctrl-C stops after
-the current measurement (exit 130), and the same command resumes from the finished models.
+the current measurement (exit 130, saying how many models were saved), and the same command
+resumes from the finished models, measuring only the rest. A ``collapse.json`` in ``--out`` that
+records other settings is refused (exit 2, naming the option that differs) unless ``--fresh``
+asks to start over.
 
 The study is :func:`transformer_theory.papers.barbero2024.study.run_collapse`; this command
 parses, checks and prints.
@@ -62,27 +65,40 @@ OPTIONS = dict(
     width="--width",
     length="--length",
 )
+# The keys of the settings block of collapse.json and the options that set them.
+RECORD_OPTIONS = dict(
+    depth="--depth",
+    heads="--heads",
+    positional="--positional",
+    seeds="--seeds",
+    max_len="--max-len",
+    points="--points",
+    lengths="--max-len/--points",
+    precisions="--precision",
+    pattern="--pattern",
+    separator_every="--separator-every",
+    width="--width",
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--depth", type=comma_list(int, minimum=1), default="1,2", help="layers")
     parser.add_argument(
-        "--depth", type=comma_list(int, minimum=1), default="1,2", help="layers (default 1,2)"
-    )
-    parser.add_argument(
-        "--heads", type=comma_list(int, minimum=1), default="1", help="heads per layer (1)"
+        "--heads", type=comma_list(int, minimum=1), default="1", help="heads per layer"
     )
     parser.add_argument(
         "--positional",
         default="none,sinusoidal,rope,alibi",
         help="positional codes, comma list of none, sinusoidal, rope, alibi, or 'all'",
     )
-    parser.add_argument("--max-len", type=positive_int, default=4096, help="longest n (4096)")
+    parser.add_argument("--max-len", type=positive_int, default=4096, help="longest n")
     parser.add_argument(
         "--points",
         type=positive_int,
         default=None,
-        help=f"lengths measured, ending at --max-len ({DEFAULT_POINTS}, or every length when "
-        "--max-len has fewer; at most --max-len - 1: the lengths are distinct integers from 2)",
+        help=f"lengths measured, ending at --max-len (default {DEFAULT_POINTS}, or every length "
+        "when --max-len has fewer; at most --max-len - 1: the lengths are distinct integers "
+        "from 2)",
     )
     parser.add_argument(
         "--precision",
@@ -98,12 +114,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="interleave a separator token after every K tokens (Barbero et al.'s remedy)",
     )
-    parser.add_argument("--width", type=positive_int, default=32, help="model width d' (32)")
-    parser.add_argument(
-        "--seeds", type=comma_list(int, minimum=0), default="0", help="model seeds (default 0)"
-    )
+    parser.add_argument("--width", type=positive_int, default=32, help="model width d'")
+    parser.add_argument("--seeds", type=comma_list(int, minimum=0), default="0", help="model seeds")
     parser.add_argument("--out", default="results/collapse", help="output directory")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="start over: measure every model, replacing a collapse.json in --out (without it, "
+        "one with the same settings is resumed and one with other settings is refused)",
+    )
+    parser.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (it is drawn only on a terminal)",
+    )
 
 
 def settings_of(make: Callable[..., T], **fields: object) -> T:
@@ -178,11 +202,13 @@ def run(args: argparse.Namespace) -> int:
     )
     grid = grid_of(settings)
     out = prepare_out_dir(args.out)
+    path = os.path.join(out, "collapse.json")
+    if not args.fresh:  # before the memory check: it compiles
+        check_resumable(path, settings.record())
     jax.config.update("jax_enable_x64", True)
     study.check_collapse_memory(settings, grid)
 
-    path = os.path.join(out, "collapse.json")
-    done = study.finished_models(path, settings.record())
+    done = {} if args.fresh else study.finished_models(path, settings.record())
     if done:
         print(f"resuming: {len(done)} finished model(s) read from {path}", flush=True)
     try:
@@ -193,6 +219,7 @@ def run(args: argparse.Namespace) -> int:
             progress=not args.no_progress,
             guard=held_sigint,
             on_model=lambda model: print(summary_line(model, precisions), flush=True),
+            fresh=args.fresh,
         )
     except study.Interrupted as stop:
         print(
@@ -205,6 +232,28 @@ def run(args: argparse.Namespace) -> int:
     print(result.json_path)
     print(result.figure_path)
     return 0
+
+
+def check_resumable(path: str, settings: dict) -> None:
+    """:func:`~transformer_theory.papers.barbero2024.study.check_resumable` as a
+    :class:`UsageError` naming the option that differs (the finished work is never overwritten
+    unasked)."""
+    from transformer_theory.papers.barbero2024 import study
+
+    try:
+        study.check_resumable(path, settings)
+    except study.SettingsDiffer as err:
+        if err.setting is None:
+            what = f"--out: {err}"
+        else:
+            option = RECORD_OPTIONS.get(err.setting, "--out")
+            what = (
+                f"{option}: {path} holds a run with {err.setting} {err.recorded}, not {err.asked}"
+            )
+        raise UsageError(
+            f"{what}; rerun with its settings to resume it, add --fresh to start over, or choose "
+            "another --out"
+        ) from None
 
 
 def summary_line(model: dict, precisions: Sequence[str]) -> str:

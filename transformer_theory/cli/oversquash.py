@@ -36,25 +36,23 @@ from transformer_theory.cli.collapse import grid_of, held_sigint, settings_of
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--depth", type=comma_list(int, minimum=1), default="1,2,4", help="layers")
     parser.add_argument(
-        "--depth", type=comma_list(int, minimum=1), default="1,2,4", help="layers (default 1,2,4)"
-    )
-    parser.add_argument(
-        "--heads", type=comma_list(int, minimum=1), default="1", help="heads per layer (1)"
+        "--heads", type=comma_list(int, minimum=1), default="1", help="heads per layer"
     )
     parser.add_argument(
         "--positional",
         default="rope",
         help="positional codes, comma list of none, sinusoidal, rope, alibi, or 'all'",
     )
-    parser.add_argument("--length", type=positive_int, default=48, help="input length n (48)")
+    parser.add_argument("--length", type=positive_int, default=48, help="input length n")
     parser.add_argument(
-        "--pattern", default="random", help="the input: random bits (default), ones_zero, ..."
+        "--pattern",
+        default="random",
+        help="the input: random (bits), ones_zero, zeros_one, alternating",
     )
-    parser.add_argument("--width", type=positive_int, default=24, help="model width d' (24)")
-    parser.add_argument(
-        "--seeds", type=comma_list(int, minimum=0), default="0", help="model seeds (default 0)"
-    )
+    parser.add_argument("--width", type=positive_int, default=24, help="model width d'")
+    parser.add_argument("--seeds", type=comma_list(int, minimum=0), default="0", help="model seeds")
     parser.add_argument("--no-bound", action="store_true", help="skip the certified bound")
     parser.add_argument("--out", default="results/oversquash", help="output directory")
 

@@ -128,7 +128,33 @@ def check_seconds(runs: Sequence[RunSpec], out: str) -> float:
     return total
 
 
+def shipped_defaults() -> tuple[str, str]:
+    """``(sizes, optimizers)``: per shipped experiment, its sizes (the default first) and each
+    setup's optimizer and learning rate at its default size, read from the configs themselves
+    (``--help`` shows them, so they cannot drift from what a run does)."""
+    sizes, optimizers = [], {}
+    for name in NAMED:
+        config = named_config(name)
+        others = [s for s in config.sizes if s != config.size]
+        sizes.append(f"{name}: {config.size} (default){''.join(', ' + s for s in others)}")
+        rates: dict[str, dict[float, list[str]]] = {}
+        for task in config.selected_tasks:
+            train = config.setup(task).train
+            rates.setdefault(train.optimizer, {}).setdefault(train.learning_rate, []).append(task)
+        parts = []
+        for opt, by_rate in rates.items():
+            (usual, _), *others = sorted(by_rate.items(), key=lambda kv: -len(kv[1]))
+            parts.append(
+                f"{opt} lr {usual:g}"
+                + "".join(f" ({lr:g} for {', '.join(tasks)})" for lr, tasks in others)
+            )
+        optimizers.setdefault(" or ".join(parts), []).append(name)
+    optimizer = "; ".join(f"{text} for {', '.join(names)}" for text, names in optimizers.items())
+    return "; ".join(sizes), optimizer
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sizes, optimizers = shipped_defaults()
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument(
         "--experiment", metavar="NAME", help=f"a shipped experiment: {', '.join(NAMED)}"
@@ -139,7 +165,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a Python file whose get_config() returns an ExperimentConfig",
     )
     parser.add_argument(
-        "--size", default=None, help="setup table: quick | paper (default: the config's)"
+        "--size",
+        default=None,
+        help=f"the setup table (default: the config's, marked here: {sizes}; a --config file: "
+        "its own)",
     )
     parser.add_argument(
         "--seeds", type=_int_list, nargs="+", default=None, help="seeds (default: the config's)"
@@ -167,10 +196,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--optimizer",
         default=None,
         choices=("sgd", "adam"),
-        help="override the configs' optimizer (default: SGD, §9.1)",
+        help="override every run's optimizer (default: each setup's, at the default size: "
+        f"{optimizers}; a --config file: its own)",
     )
     parser.add_argument(
-        "--lr", type=positive_float, default=None, help="override the configs' learning rate"
+        "--lr",
+        type=positive_float,
+        default=None,
+        help="override every run's learning rate (default: each setup's, as for --optimizer)",
     )
     parser.add_argument(
         "--out", default=None, help="output directory (default results/<experiment>_<size>)"

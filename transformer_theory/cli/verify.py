@@ -260,8 +260,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="random models per family and dataset (default 4; 2 with --quick)",
     )
-    p.add_argument("--precision", choices=("float64", "float32"), default="float64")
-    p.add_argument("--seed", type=_common.nonnegative_int, default=0)
+    p.add_argument(
+        "--precision",
+        choices=("float64", "float32"),
+        default="float64",
+        help="float format of the random models and the checks",
+    )
+    p.add_argument(
+        "--seed",
+        type=_common.nonnegative_int,
+        default=0,
+        help="PRNG seed of the datasets' random sets, the models and the witness searches",
+    )
     p.add_argument(
         "--chunk-size",
         type=_common.positive_int,
@@ -272,8 +282,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--no-certificates", action="store_true", help="skip certificates and accuracy bounds"
     )
     p.add_argument("--no-witnesses", action="store_true", help="skip witness searches")
-    p.add_argument("--witness-steps", type=_common.positive_int, default=300)
-    p.add_argument("--witness-restarts", type=_common.positive_int, default=4)
+    p.add_argument(
+        "--witness-steps",
+        type=_common.positive_int,
+        default=300,
+        help="Adam steps per witness search restart",
+    )
+    p.add_argument(
+        "--witness-restarts",
+        type=_common.positive_int,
+        default=4,
+        help="restarts per witness search (run at once, vmapped)",
+    )
     p.add_argument("--no-shard", action="store_true", help="do not shard over local devices")
     p.add_argument(
         "--quick",

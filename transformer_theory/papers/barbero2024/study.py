@@ -4,7 +4,8 @@ of random causal Pre-LN models (Barbero et al. 2024, §2), each measured and wri
 - :class:`CollapseSettings` -> :func:`run_collapse`: for every model of the grid and every
   precision, ``||y_n - y'_{n+1}||`` by length, the first bit-identical length, the rates and the
   verdict (:func:`~.collapse.model_record`); ``collapse.json`` is rewritten after each model
-  (valid JSON at every moment), a run with the same settings resumes from the finished models, and
+  (valid JSON at every moment), a run with the same settings resumes from the finished models
+  (one with other settings is refused, :class:`SettingsDiffer`, unless told to start fresh), and
   ``collapse.png`` is drawn at the end.
 - :class:`OversquashSettings` -> :func:`run_oversquash`: per model, the exact sensitivities of the
   last token, the attention-path weights, the path counts and the certified bound
@@ -46,10 +47,12 @@ __all__ = [
     "GridModel",
     "Interrupted",
     "OversquashSettings",
+    "SettingsDiffer",
     "StudyResult",
     "check_collapse_memory",
     "check_model_size",
     "check_oversquash_memory",
+    "check_resumable",
     "collapse_summary",
     "finished_models",
     "model_grid",
@@ -250,6 +253,23 @@ class Interrupted(KeyboardInterrupt):
         self.finished, self.total, self.path = finished, total, path
 
 
+class SettingsDiffer(ValueError):
+    """``path`` holds a run with other settings than the one asked: ``setting`` (a key of the
+    settings block, e.g. ``max_len``) is the first that differs, ``recorded`` its value there and
+    ``asked`` the new one (both None when the file cannot be read as a run)."""
+
+    def __init__(self, path: str, setting: str | None, recorded: object, asked: object) -> None:
+        if setting is None:
+            text = f"{path} exists but is not a run's record (unreadable or without settings)"
+        else:
+            text = (
+                f"{path} holds a run with other settings ({setting}: {recorded} there, {asked} "
+                "asked)"
+            )
+        super().__init__(text)
+        self.path, self.setting, self.recorded, self.asked = path, setting, recorded, asked
+
+
 def check_model_size(depth: int, heads: int, width: int) -> float:
     """Refuse (BudgetError naming ``--depth/--heads/--width``) a grid whose largest model cannot be
     held, from its sizes alone (:func:`~.models.model_bytes`): BEFORE any config is built, since
@@ -334,6 +354,23 @@ def check_oversquash_memory(settings: OversquashSettings, grid: Sequence[GridMod
     return estimate
 
 
+def check_resumable(path: str, settings: dict) -> None:
+    """Nothing when there is no ``path`` or it records a run with these ``settings`` (its
+    ``record()``): a run there resumes. Else :class:`SettingsDiffer` naming the first setting
+    that differs, so that finished work is never overwritten by a run that did not ask to."""
+    if not os.path.exists(path):
+        return
+    try:
+        recorded = jsonio.read_json(path).get("settings")
+    except (OSError, ValueError, AttributeError):
+        recorded = None
+    if not isinstance(recorded, dict):
+        raise SettingsDiffer(path, None, None, None)
+    for key in dict.fromkeys([*settings, *recorded]):
+        if recorded.get(key) != settings.get(key):
+            raise SettingsDiffer(path, key, recorded.get(key), settings.get(key))
+
+
 def finished_models(path: str, settings: dict) -> dict[str, dict]:
     """The models an earlier run with the same ``settings`` (its ``record()``) finished, by name;
     none when there is no such file, it cannot be read, or its settings differ."""
@@ -392,24 +429,28 @@ def run_collapse(
     progress: bool = False,
     guard: Guard = contextlib.nullcontext,
     on_model: Callable[[dict], None] | None = None,
+    fresh: bool = False,
 ) -> StudyResult:
     """Measure every model of the grid; write ``collapse.json`` after each and ``collapse.png``.
 
     Args:
       settings: the run.
       out_dir: an existing directory; a ``collapse.json`` there with the same settings is resumed
-        (its finished models are kept, not measured again).
+        (its finished models are kept, not measured again); one with other settings is refused
+        (:class:`SettingsDiffer`) unless ``fresh``.
       grid: :func:`model_grid` ``(settings)`` when already built (and checked).
       progress: a progress bar per model (to a terminal only).
       guard: a context manager factory entered around each JAX call (the command passes one
         that holds Ctrl-C until the call returns).
       on_model: called with each newly measured model's record once it is written.
+      fresh: start over, measuring every model and overwriting any ``collapse.json`` there.
     Returns:
       :class:`StudyResult`; the record holds ``settings`` (:meth:`CollapseSettings.record`),
       ``complete``, ``seconds`` and ``models`` (labels, :func:`~.collapse.model_record`,
       ``seconds``).
     Raises:
       Interrupted: on Ctrl-C, the finished models written.
+      SettingsDiffer: ``collapse.json`` records other settings (and not ``fresh``).
     """
     grid = model_grid(settings) if grid is None else list(grid)
     block = settings.record()
@@ -432,7 +473,9 @@ def run_collapse(
         )
         return dict(model.labels, **rec, seconds=round(time.perf_counter() - t1, 1))
 
-    done = finished_models(path, block)
+    if not fresh:
+        check_resumable(path, block)
+    done = {} if fresh else finished_models(path, block)
     record = _measure_grid(grid, measure, path, block, done=done, on_model=on_model)
     from transformer_theory.papers.barbero2024.plots import plot_collapse
 

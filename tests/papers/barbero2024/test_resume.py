@@ -1,0 +1,108 @@
+"""A collapse run keeps what it finished: interrupted after one model it leaves that model's
+records, the rerun measures only the rest and ends with the file an uninterrupted run writes;
+a ``collapse.json`` of other settings is refused (never overwritten unasked) unless ``fresh``.
+
+The measurement is replaced by a cheap deterministic stand-in (what is under test is the
+bookkeeping, not the distances: ``test_study.py`` and ``test_cli.py`` check those on real models),
+so these tests run no JAX program.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from transformer_theory.cli import main
+from transformer_theory.papers.barbero2024 import collapse, plots, study
+
+SETTINGS = dict(depths=(1, 2), positionals=("none", "rope"), max_len=8, points=2)
+NAMES = [f"L{d}_H1_{p}_seed0" for d in (1, 2) for p in ("none", "rope")]
+
+
+@pytest.fixture
+def measured(monkeypatch):
+    """The names measured, in order; each "measurement" is a function of the model alone."""
+    calls: list[str] = []
+
+    def fake_record(params, name, lengths, precisions, **kwargs):
+        calls.append(name)
+        return dict(name=name, lengths=list(lengths), value=sum(map(ord, name)))
+
+    monkeypatch.setattr(study, "random_model", lambda config, seed: None)
+    monkeypatch.setattr(collapse, "model_record", fake_record)
+    monkeypatch.setattr(plots, "plot_collapse", lambda record, path: path)
+    return calls
+
+
+def _without_seconds(value):
+    """The record less its wall-clock fields (the only ones two runs may differ in)."""
+    if isinstance(value, dict):
+        return {k: _without_seconds(v) for k, v in value.items() if k != "seconds"}
+    if isinstance(value, list):
+        return [_without_seconds(v) for v in value]
+    return value
+
+
+def test_interrupted_run_resumes_to_the_uninterrupted_file(tmp_path, measured):
+    settings = study.CollapseSettings(**SETTINGS)
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    whole.mkdir(), parts.mkdir()
+    study.run_collapse(settings, str(whole))
+    assert measured == NAMES
+    measured.clear()
+
+    def stop(model):
+        raise KeyboardInterrupt  # Ctrl-C right after the first model was written
+
+    with pytest.raises(study.Interrupted) as info:
+        study.run_collapse(settings, str(parts), on_model=stop)
+    assert (info.value.finished, info.value.total) == (1, 4)
+    saved = json.loads((parts / "collapse.json").read_text())
+    assert not saved["complete"] and [m["name"] for m in saved["models"]] == NAMES[:1]
+
+    measured.clear()
+    study.run_collapse(settings, str(parts))
+    assert measured == NAMES[1:]  # the finished model is read back, not measured again
+    final = json.loads((parts / "collapse.json").read_text())
+    expected = json.loads((whole / "collapse.json").read_text())
+    assert final["complete"] and _without_seconds(final) == _without_seconds(expected)
+    assert final["models"][0] == saved["models"][0]  # kept as written, its seconds included
+
+
+def test_other_settings_are_refused_unless_fresh(tmp_path, measured):
+    study.run_collapse(study.CollapseSettings(**SETTINGS), str(tmp_path))
+    path = tmp_path / "collapse.json"
+    before = path.read_text()
+    other = study.CollapseSettings(**dict(SETTINGS, max_len=9))
+    with pytest.raises(study.SettingsDiffer) as info:
+        study.run_collapse(other, str(tmp_path))
+    assert (info.value.setting, info.value.recorded, info.value.asked) == ("max_len", 8, 9)
+    assert path.read_text() == before  # nothing measured, nothing overwritten
+    measured.clear()
+    study.run_collapse(other, str(tmp_path), fresh=True)
+    assert measured == NAMES and json.loads(path.read_text())["settings"]["max_len"] == 9
+
+
+def test_command_names_the_option_that_differs(tmp_path, measured, capsys, monkeypatch):
+    from transformer_theory.cli import collapse as command
+
+    # the stand-in records carry no verdict to print; the memory check compiles (tested elsewhere)
+    monkeypatch.setattr(command, "summary_line", lambda model, precisions: model["name"])
+    monkeypatch.setattr(study, "collapse_summary", lambda model: {"name": model["name"]})
+    monkeypatch.setattr(study, "check_collapse_memory", lambda settings, grid: 0.0)
+    argv = ["collapse", "--depth", "1,2", "--positional", "none,rope", "--max-len", "8"]
+    argv += ["--points", "2", "--precision", "float64", "--out", str(tmp_path), "--no-progress"]
+    assert main(argv) == 0 and measured == NAMES
+    capsys.readouterr()
+    assert main(argv) == 0 and measured == NAMES  # the same command: all read back
+    assert "resuming: 4 finished model(s)" in capsys.readouterr().out
+    before = (tmp_path / "collapse.json").read_text()
+    assert main([a if a != "float64" else "float32" for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert "--precision:" in err and "--fresh" in err and "Traceback" not in err, err
+    assert (tmp_path / "collapse.json").read_text() == before
+    (tmp_path / "collapse.json").write_text("not json")
+    assert main(argv) == 2
+    assert "--out:" in capsys.readouterr().err
+    assert main([*argv, "--fresh"]) == 0 and measured == NAMES + NAMES
