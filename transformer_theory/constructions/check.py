@@ -112,7 +112,12 @@ def check_construction(
         mode = "sampled"
     correct, done, min_margin, min_relative = 0, 0, np.inf, np.inf
     bar = tqdm(
-        total=total, disable=not progress, desc="check", unit="ex", unit_scale=True, leave=False
+        total=total,
+        disable=not progress or None,
+        desc="check",
+        unit="ex",
+        unit_scale=True,
+        leave=False,
     )
     t_first = None
     for i, (tokens, labels) in enumerate(chunks):

@@ -146,7 +146,7 @@ def lemma3_classifier(
         w[:, :2], sin = _pair_inverse(x[0], x[1], 0, 1)
         min_sin = (sin, 0, 1)
         o[:, :2] = x @ w[:, :2]
-        for k in tqdm(range(2, n), disable=not progress, desc="Lemma 3", leave=False):
+        for k in tqdm(range(2, n), disable=not progress or None, desc="Lemma 3", leave=False):
             ik = int(np.argmax(o[k, :k]))
             pair, sin = _pair_inverse(x[ik], x[k], ik, k)
             dw = pair @ np.array([-1.0, 1.0])

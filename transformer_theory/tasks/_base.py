@@ -182,7 +182,7 @@ class Task:
         if progress:
             from tqdm.auto import tqdm
 
-            starts = tqdm(starts, desc=type(self).__name__, unit="chunk")
+            starts = tqdm(starts, desc=type(self).__name__, unit="chunk", disable=None)
         for lo in starts:
             m = min(width, stop - lo)
             idx = np.minimum(np.arange(width, dtype=np.int64) + lo, stop - 1)

@@ -365,9 +365,9 @@ def run_study(
     sizes = lengths(s.min_len, s.max_len)
     approx = s.approximations
     errors: list[dict] = []
-    for label, q, k, v in tqdm(error_sources(s, runs), desc="errors", disable=not progress):
+    for label, q, k, v in tqdm(error_sources(s, runs), desc="errors", disable=not progress or None):
         errors += efficient.error_vs_budget(q, k, v, variants=approx, seed=s.seed, label=label)
-    bar = tqdm(total=len(sizes) * len(s.variants), desc="cost", disable=not progress)
+    bar = tqdm(total=len(sizes) * len(s.variants), desc="cost", disable=not progress or None)
 
     def tick(rec: dict) -> None:
         bar.update(1)

@@ -162,7 +162,7 @@ def _bar(items, desc: str, unit: str, progress: bool):
         return items
     from tqdm.auto import tqdm
 
-    return tqdm(items, desc=desc, unit=unit)
+    return tqdm(items, desc=desc, unit=unit, disable=None)
 
 
 def check_rows(

@@ -120,7 +120,7 @@ def _sweep(
     records: list[dict] = []
     start = time.time()
     jsonio.write_json(os.path.join(out_dir, "records.json"), records)
-    for run in tqdm(runs, desc=desc, disable=not progress):
+    for run in tqdm(runs, desc=desc, disable=not progress or None):
         seconds = {"seconds": round(time.time() - start, 1)}
         records += [r | seconds for r in train(*run)]
         jsonio.write_json(os.path.join(out_dir, "records.json"), records)

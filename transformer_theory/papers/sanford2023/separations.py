@@ -228,7 +228,7 @@ def run_and_save(
     from tqdm.auto import tqdm
 
     records, start = [], time.time()
-    for run in tqdm(runs, desc=desc, disable=not progress):
+    for run in tqdm(runs, desc=desc, disable=not progress or None):
         records.append(train(*run) | {"seconds": round(time.time() - start, 1)})
         jsonio.write_json(os.path.join(out, "records.json"), records)
     if not records:

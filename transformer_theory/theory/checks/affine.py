@@ -85,7 +85,7 @@ def independent_columns(
     if progress:
         from tqdm.auto import tqdm
 
-        chunks = tqdm(chunks, desc="pass 1 (exact counts)", unit="chunk", leave=False)
+        chunks = tqdm(chunks, desc="pass 1 (exact counts)", unit="chunk", leave=False, disable=None)
     for tok in chunks:
         tok = np.asarray(tok)
         _validate.check_token_ids("data", tok, vocab_size)
@@ -253,7 +253,12 @@ def affine_residuals(
             from tqdm.auto import tqdm
 
             chunks = tqdm(
-                chunks, total=total and -(-total // step), desc=desc, unit="chunk", leave=False
+                chunks,
+                total=total and -(-total // step),
+                desc=desc,
+                unit="chunk",
+                leave=False,
+                disable=None,
             )
         for tok in chunks:
             tok = np.asarray(tok)
