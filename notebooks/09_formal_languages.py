@@ -153,3 +153,69 @@ for mode in ("softmax", "straight_through_leftmost"):
         f"{model.config.attention:>14}: final loss {np.mean(losses[-10:]):.3f}, accuracy "
         + ", ".join(f"L={n}: {a:.2f}" for n, a in zip(LENGTHS, accs))
     )
+
+# %% [markdown]
+# ## SHUFFLE-DYCK-k and counter machines (Bhattamishra, Ahuja & Goyal 2020)
+# The rows "SHUFFLE-DYCK-k" and "SSCMs" of the table: softmax attention, a future mask, no
+# positional code. SHUFFLE-DYCK-k interleaves `k` bracket types (`2t` opens type `t`, `2t + 1`
+# closes it); a string is a member iff no type's depth is negative in any prefix and every depth
+# ends at 0. The construction (`counters.build`) is one causal layer with `W_QK = 0`: softmax
+# with equal scores averages the prefix, so each type's value `+-1` becomes its depth over the
+# length, `r_t = depth_t / (i + 1)`, and BOS gives `b = 1 / (i + 1)`. A ReLU MLP turns these
+# into one output per next symbol and one for the end, `b/2` where it may come next and at most
+# `-b/2` where not: the paper's next-character convention, under which a string is accepted iff
+# each symbol was predicted before it and the end after it.
+
+# %%
+from transformer_theory.papers.formal_languages import counters  # noqa: E402
+
+m = counters.shuffle_dyck(2)
+sd_params = counters.build(m)
+sd_strings, sd_labels, sd_kinds = counters.sample("shuffle_dyck_2", 8, 3, seed=0)
+brackets = "()[]"
+for s, y, kind, acc in zip(
+    sd_strings, sd_labels, sd_kinds, counters.recognize(sd_params, sd_strings)
+):
+    print(f"{''.join(brackets[x] for x in s)}  {kind:>6}: member {y}, accepted {acc}")
+# The outputs along the "dip" string (one type below zero, the total depth never negative):
+# the row of position i says which symbols may follow, in units of 1/(2(i + 1)).
+margins = counters.next_symbol_margins(sd_params, sd_strings[1:2])[0]
+scale = 2 * np.arange(1, margins.shape[0] + 1)[:, None]
+print("   " + "  ".join(f"{c:>4}" for c in [*brackets, "end"]))
+print(np.round(margins * scale, 2))
+
+# %% [markdown]
+# Every string up to a length, in exact rational arithmetic (`counters.exact_check` runs the
+# same weights in `fmpq`, prefix by prefix): each output exactly `1/(2n)` or at most `-1/(2n)`,
+# acceptance = membership. The claims `formal_languages.shuffle_dyck`, `.sscm_anbn` and
+# `.sscm_anbncn` run this at README's sizes (`transformer-theory claims --id
+# 'formal_languages.s[hs]*' --tier full`); `a^n b^n` and `a^n b^n c^n` are machines of the same
+# counter layer, with counters that also check the order.
+
+# %%
+for language, length in [
+    ("shuffle_dyck_1", 6),
+    ("shuffle_dyck_2", 4 if SMOKE else 6),
+    ("shuffle_dyck_3", 3 if SMOKE else 4),
+    ("anbn", 6),
+    ("anbncn", 6),
+]:
+    result = counters.exact_check(counters.build(counters.machine(language)), language, length)
+    print(
+        f"{language:>15}: lengths 0-{length}, {result['strings']:,} strings, "
+        f"{result['members']} members, exact: {result['ok']}"
+    )
+
+# %% [markdown]
+# The depth-to-length ratios the layer computes along one long member (Bhattamishra et al. find
+# trained models' attention tracking the same ratio).
+
+# %%
+long_member = counters.sample("shuffle_dyck_2", 16 if SMOKE else 256, 1, seed=1)[0][0]
+depth = counters.counter_values(m, long_member)
+fig, ax = plt.subplots(figsize=(6, 2.5))
+for t in range(2):
+    ax.plot(depth[:, t] / np.arange(1, len(depth) + 1), label=f"type {t}: depth / (i + 1)")
+ax.set(xlabel="position i", ylabel="r_t")
+ax.legend(fontsize=7)
+plt.show()

@@ -115,7 +115,8 @@ def test_samples_are_hard_and_labelled_by_the_definition():
         # k = 1: the total is the one type's depth, so no dip can hide
         assert hidden == 0 if k == 1 else hidden >= 5
     strings, labels, kinds = counters.sample("anbn", 20, 10, seed=0)
-    assert [block_member(s, 2) for s in strings] == list(labels) == [k == "member" for k in kinds]
+    assert [block_member(s, 2) for s in strings] == list(labels) == [True] + [False] * 9
+    assert kinds == ["member"] + ["near"] * 9
 
 
 def _perturbed(params, which):

@@ -597,8 +597,8 @@ def sample(
     type below 0 in a prefix, every final count 0, the total depth kept >= 0 where the draw
     allows), a third ``"final"`` (a member whose last symbol is replaced: a close of another
     type, or for k = 1 an open, so only the end is wrong). ``anbn``/``anbncn`` (``length`` a
-    multiple of the symbol count): the member and ``"near"`` misses (two symbols swapped or one
-    changed). Labels come from :func:`is_member`, never from the generator.
+    multiple of the symbol count): the one member first, then ``"near"`` misses (two adjacent
+    symbols swapped, or one changed). Labels come from :func:`is_member`, never from the generator.
 
     Returns:
       ``(strings_BxN, labels_B, kinds)``.
@@ -631,7 +631,7 @@ def sample(
         member = np.repeat(np.arange(blocks), length // blocks)
         for i in range(count):
             s = member.copy()
-            if i % 2:
+            if i:
                 if rng.random() < 0.5:
                     j = int(rng.integers(length - 1))
                     s[j], s[j + 1] = s[j + 1], s[j]
@@ -639,7 +639,7 @@ def sample(
                     j = int(rng.integers(length))
                     s[j] = (s[j] + 1 + int(rng.integers(blocks - 1))) % blocks
             strings.append(s)
-            kinds.append("member" if not i % 2 else "near")
+            kinds.append("near" if i else "member")
     out = np.stack(strings).astype(np.int32)
     labels = np.array([is_member(language, s) for s in out], bool)
     return out, labels, kinds
