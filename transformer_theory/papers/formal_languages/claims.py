@@ -906,7 +906,8 @@ CLAIMS: list[Claim] = [
             "'b' needs #a - #b >= 1, the end #a - #b = 0; our machine) through the same counter "
             "layer (counters.build): exact on every string of lengths 0-10 (full 0-14) and every "
             "prefix of 8 (full 32) strings per length 16-32 (full 16-256), the member and near "
-            "misses (two adjacent symbols swapped or one changed); outputs exactly +-1/(2n) as for SHUFFLE-DYCK; float64 tied as there."
+            "misses (two adjacent symbols swapped or one changed); outputs exactly +-1/(2n) as "
+            "for SHUFFLE-DYCK; float64 tied as there."
         ),
         expected="proved",
         check=lambda tier: _counter_languages(tier, ("anbn",)),
