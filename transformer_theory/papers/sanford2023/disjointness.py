@@ -36,12 +36,14 @@ Indices in code are 0-based: ``x_{2q+1}`` is position ``2q`` (:func:`query_posit
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import os
 from collections.abc import Sequence
 from fractions import Fraction
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -239,13 +241,15 @@ def reduction_record(q: int, seq_len: int | None = None, dim: int = 1) -> dict:
 UNIT_ROWS = {1: 9, 2: 6, 3: 7, 4: 11}
 
 
+@functools.lru_cache(maxsize=32)
 def reduction_unit(
     q: int, rows: int | None = None, *, seed: int = 0, max_rows: int = 64
 ) -> tuple[qsa.QSAConstruction, dict]:
     """The qSA unit of :func:`.qsa.qsa_construction` at ``N = 2q + 1``, ``d' = 1``, ``eps =
     1/(2q)`` with ``m = rows`` query/key rows, or (``rows=None``) the fewest ``m <= max_rows``
     whose error over EVERY input is ``<= 1/(2q)`` (:func:`.qsa.qsa_worst_error`; all ``C(N, q)``
-    subsets). Returns ``(construction, worst_error)``."""
+    subsets). Returns ``(construction, worst_error)`` (cached: the construction is frozen; do not
+    modify the returned record)."""
     q = _check_q(q)
     n, eps = 2 * q + 1, 1.0 / (2 * q)
     candidates = range(1, max_rows + 1) if rows is None else [int(rows)]
@@ -278,26 +282,51 @@ def _query_block(c: qsa.QSAConstruction) -> slice:
     return slice(c.dim, c.dim + c.rows)  # phi's alpha w~ block, what w_q reads
 
 
+def _index(a_BxQ: np.ndarray) -> np.ndarray:
+    """Row of each ``a`` in :func:`all_inputs` (lexicographic: ``a`` read as a binary number)."""
+    a = np.asarray(a_BxQ, np.int64)
+    return a @ (2 ** np.arange(a.shape[1] - 1, -1, -1))
+
+
+_QUERIES: dict[tuple, np.ndarray] = {}
+# the quantizer as one compiled call (its eager ops would compile one by one)
+_quantize = jax.jit(precision.fake_quantize, static_argnames=("bits", "per_example", "scale"))
+
+
+def _alice_queries(c: qsa.QSAConstruction) -> np.ndarray:
+    """``Q(x_{2q+1})`` for every ``a`` of :func:`all_inputs` ``(2^q, m)``: the unit's ``w_q``
+    applied to Alice's embedded row (computed once per unit: the subset weights may need an LP
+    each)."""
+    key = (c.q, c.dim, c.epsilon, c.alpha, c.bits, c.u_ExK.tobytes(), c.u_ExK.shape)
+    if key not in _QUERIES:
+        inputs = all_inputs(c.q)
+        stream = _streams(c, inputs, np.zeros_like(inputs))
+        w_q = np.asarray(c.params.layers[0].attn.w_q[0], np.float64)
+        _QUERIES[key] = stream[:, query_position(c.q)] @ w_q.T
+    return _QUERIES[key]
+
+
 def message_scale(c: qsa.QSAConstruction) -> float:
-    """The public fixed scale of the quantized query: the largest ``|alpha w~_y|`` coordinate
-    over the ``2^q`` subsets Alice may hold (a function of the unit, not of ``a``)."""
-    q = c.q
-    inputs = all_inputs(q)
-    stream = _streams(c, inputs, np.zeros_like(inputs))
-    queries = stream[:, query_position(q)] @ np.asarray(c.params.layers[0].attn.w_q[0]).T
-    return float(np.max(np.abs(queries)))
+    """The public fixed scale of the quantized query: the largest ``|Q(x_{2q+1})|`` coordinate
+    over the ``2^q`` inputs Alice may hold (a function of the unit, not of ``a``)."""
+    return float(np.max(np.abs(_alice_queries(c))))
 
 
-def message_codes(c: qsa.QSAConstruction, a: np.ndarray, bits: int, scale: float) -> np.ndarray:
-    """Alice's message: ``Q(x_{2q+1})`` (``m`` numbers, the unit's ``w_q`` applied to her row)
-    rounded by :func:`~transformer_theory.precision.fake_quantize` at ``bits`` with the fixed
-    ``scale``, as integer levels in ``[-(2^{p-1} - 1), 2^{p-1} - 1]`` (``2^p - 1`` values)."""
-    a = _bits_vector(a, "a")
-    stream = _streams(c, a[None], np.zeros_like(a)[None])[0]
-    query = stream[query_position(a.size)] @ np.asarray(c.params.layers[0].attn.w_q[0]).T
+def message_codes(c: qsa.QSAConstruction, a_BxQ: np.ndarray, bits: int, scale: float) -> np.ndarray:
+    """Alice's messages, one per row of ``a_BxQ``: ``Q(x_{2q+1})`` (``m`` numbers, the unit's
+    ``w_q`` applied to her row) rounded by :func:`~transformer_theory.precision.fake_quantize` at
+    ``bits`` with the fixed ``scale``, as integer levels in ``[-(2^{p-1} - 1), 2^{p-1} - 1]``
+    (``2^p - 1`` values). Returns ``(B, m)`` int64."""
+    a = np.asarray(a_BxQ)
+    if a.ndim != 2 or a.shape[1] != c.q or not np.all((a == 0) | (a == 1)):
+        raise ValueError(f"a_BxQ: expected a 0/1 array of shape (B, {c.q}), got {a.shape}")
+    if isinstance(bits, bool) or int(bits) < 2:
+        raise ValueError(f"bits: expected p >= 2, got {bits!r}")
     levels = 2 ** (int(bits) - 1) - 1
-    rounded = precision.fake_quantize(jnp.asarray(query), int(bits), scale=scale)
-    return np.rint(np.asarray(rounded, np.float64) / (scale / levels)).astype(np.int64)
+    # every a at once, one compiled call: one shape whatever the batch
+    rounded = _quantize(jnp.asarray(_alice_queries(c)), int(bits), scale=float(scale))
+    codes = np.rint(np.asarray(rounded, np.float64) / (scale / levels)).astype(np.int64)
+    return codes[_index(a)]
 
 
 def pack_message(codes: np.ndarray, bits: int) -> str:
@@ -339,13 +368,9 @@ def construction_rows(
         if scale is None:
             raise ValueError("scale: the quantized message needs its fixed scale")
         step = scale / (2 ** (int(bits) - 1) - 1)
-        sent = {}
-        for k, a in enumerate(np.asarray(a_BxQ)):
-            key = a.tobytes()
-            if key not in sent:
-                message = pack_message(message_codes(c, a, bits, scale), bits)
-                sent[key] = unpack_message(message, bits) * step
-            stream[k, row, _query_block(c)] = sent[key]
+        for k, codes in enumerate(message_codes(c, np.asarray(a_BxQ), bits, scale)):
+            received = unpack_message(pack_message(codes, bits), bits)
+            stream[k, row, _query_block(c)] = received * step
     out, _ = run_streams(c.params, jnp.asarray(stream, c.params.w_o.dtype))
     return np.asarray(out, np.float64)[:, row, -c.dim :], stream
 
@@ -373,8 +398,9 @@ def protocol_record(q: int, rows: int | None, bits: int | None, *, seed: int = 0
     distinct = 2**q
     if bits is not None:
         messages: dict[str, np.ndarray] = {}
-        for alice in all_inputs(q):
-            msg = pack_message(message_codes(c, alice, bits, scale), bits)
+        inputs = all_inputs(q)
+        for alice, codes in zip(inputs, message_codes(c, inputs, bits, scale), strict=True):
+            msg = pack_message(codes, bits)
             if msg in messages and collision is None:
                 other = messages[msg]
                 i = int(np.flatnonzero(other != alice)[0])
