@@ -6,6 +6,8 @@ Modules:
 - :mod:`.tasks`: the synthetic translation task (reordering and agreement).
 - :mod:`.efficient`: efficient attention's variants, their error against exact attention and
   their cost against the sequence length (§2.1).
+- :mod:`.linformer`: Linformer's random (Johnson-Lindenstrauss) projection as the thesis writes
+  it (eq. 16, Lemma 2.1, corrected), its distortion and the rank it needs against ``n`` (§2.1.3).
 - :mod:`.estimates`: the memory and time those measurements need, from the shapes alone.
 - :mod:`.efficient_study`: the study of ``transformer-theory efficient-attention``: settings in,
   records and files out (random and trained inputs).
@@ -29,6 +31,7 @@ __all__ = [
     "estimates",
     "head_study",
     "heads",
+    "linformer",
     "loading",
     "plots",
     "tasks",

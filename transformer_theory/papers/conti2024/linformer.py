@@ -1,0 +1,339 @@
+"""Linformer's random projection as Conti 2024 writes it (§2.1.3, eq. 16-17, Lemma 2.1), measured
+against the projected rank ``k``.
+
+The thesis: ``P = softmax(A)``, ``A = Q K^T / sqrt(E)``, is approximated by ``P~ = exp(A) D_A^-1
+R^T R`` with ``R`` a ``k x n`` matrix of i.i.d. entries (Linformer: ``N(0, 1/k)``), and eq. 16
+claims ``Pr(||P~ w - P w|| < eps ||P w||) > 1 - o(1)`` for ANY value vector ``w`` once ``k =
+O(log n / eps^2)``, by the Johnson-Lindenstrauss lemma (Lemma 2.1: ``m`` points keep their
+squared distances within ``1 +- eps`` under some linear map to ``k > 8 ln(m) / eps^2``
+dimensions). Eq. 17 is the architecture: ``softmax(Q (E K)^T / sqrt(E)) (F V)``, ``E, F: k x n``.
+
+Two things are wrong as printed, and what is implemented is corrected:
+
+- ``exp(A) D_A^-1`` scales COLUMNS (``D_A`` holds the row sums): it is not ``softmax(A)`` unless
+  the row sums are equal. Softmax is ``D_A^-1 exp(A)``, which :func:`jl_attention` uses;
+  :func:`printed_jl_attention` is the literal product, kept to show it is not row-stochastic.
+- Eq. 16's error relative to ``||P w||`` cannot hold for every ``w``: with uniform attention
+  (``A = 0``) and ``w = e_0 - e_1``, ``P w = 0`` while ``P~ w = P R^T R w != 0`` with probability
+  1. What the JL argument gives is a bound per row, relative to ``||P_i|| ||w||``: for unit
+  ``u, v``, ``4 (<R u, R v> - <u, v>)`` is the difference of the distortions of ``u + v`` and
+  ``u - v``, so if those ``2n`` squared norms keep within ``1 +- eps``, then ``|(P~ w - P w)_i| <=
+  eps ||P_i|| ||w||`` for every row ``i`` (:func:`row_errors`). With ``R`` Gaussian, ``k
+  ||R x||^2 / ||x||^2`` is chi-squared with ``k`` degrees of freedom, whose two tails are at most
+  ``exp(-k (eps^2/2 - eps^3/3) / 2)`` (Dasgupta & Gupta 2003), so a union bound over the ``2n``
+  vectors and both tails gives failure probability ``<= delta`` at :func:`row_bound_rank`'s
+  ``k = ceil(4 ln(4n / delta) / (eps^2 - 2 eps^3 / 3))``: the thesis's ``O(log n / eps^2)``.
+
+Shapes: ``N`` positions (the thesis's ``n``), ``K`` the projected rank ``k'``, ``E`` query/key
+width, ``D`` value width, ``T`` draws of ``R``.
+
+- :func:`jl_projection`: ``R``, ``N(0, 1/K)`` entries, from a seed.
+- :func:`attention_probs`: ``P = softmax(Q K^T / sqrt(E))`` (:mod:`transformer_theory.core`).
+- :func:`jl_attention` / :func:`printed_jl_attention`: ``P R^T R`` and the literal ``exp(A)
+  D_A^-1 R^T R``.
+- :func:`random_linformer`: eq. 17 with ``E = F = R`` (:func:`.core.linear.linformer_attention`).
+- :func:`row_errors`, :func:`relative_error`, :func:`pair_distortion`: the corrected row bound's
+  ratio, eq. 16's printed ratio, Lemma 2.1's squared-distance distortion.
+- :func:`lemma_rank` / :func:`row_bound_rank`: Lemma 2.1's ``k`` and the row bound's.
+- :func:`failure_rate`: the fraction of ``T`` draws whose largest row ratio exceeds ``eps``.
+- :func:`rank_needed` / :func:`scaling_study`: the smallest ``k`` (on a grid) with failure rate
+  ``<= delta``, against ``n``, with the slope of ``k`` against ``ln n``.
+- :func:`output_error_vs_rank`: the attention output's error against ``k`` (``P R^T R V``,
+  eq. 17 with ``E = F = R``, and the mean-pooling Linformer of :mod:`.efficient`).
+- :func:`spectrum_rank`: how many singular values hold a fraction of ``||P||_F^2`` (the thesis's
+  "attention is low rank", Figure 10).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from numpy.typing import ArrayLike
+
+from transformer_theory import _validate
+from transformer_theory.core import attention, linear
+
+__all__ = [
+    "attention_probs",
+    "failure_rate",
+    "jl_attention",
+    "jl_projection",
+    "lemma_rank",
+    "output_error_vs_rank",
+    "pair_distortion",
+    "printed_jl_attention",
+    "random_linformer",
+    "rank_needed",
+    "relative_error",
+    "row_bound_rank",
+    "row_errors",
+    "scaling_study",
+    "spectrum_rank",
+]
+
+
+def jl_projection(seed: int | np.random.Generator, rank: int, n: int) -> np.ndarray:
+    """``R_KxN`` with i.i.d. ``N(0, 1/K)`` entries (float64), so ``E[R^T R] = I``."""
+    _validate.check_positive("rank", rank)
+    _validate.check_positive("n", n)
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((rank, n)) / math.sqrt(rank)
+
+
+def attention_probs(q_NxE: ArrayLike, k_NxE: ArrayLike) -> np.ndarray:
+    """``P = softmax(Q K^T / sqrt(E))`` (float64), the matrix eq. 16 approximates."""
+    with jax.enable_x64(True):
+        q, k = jnp.asarray(q_NxE, jnp.float64), jnp.asarray(k_NxE, jnp.float64)
+        _validate.check_ndim("q_NxE", q, 2)
+        _validate.check_ndim("k_NxE", k, 2)
+        scores = attention.scale_scores(q @ k.T, q.shape[1])
+        return np.asarray(attention.softmax_weights(scores), np.float64)
+
+
+def jl_attention(p_NxN: ArrayLike, r_KxN: ArrayLike) -> np.ndarray:
+    """``P~ = P R^T R`` with ``P = D_A^-1 exp(A)`` (the corrected order; see the module)."""
+    p, r = np.asarray(p_NxN, np.float64), np.asarray(r_KxN, np.float64)
+    if r.ndim != 2 or r.shape[1] != p.shape[1]:
+        raise ValueError(f"r_KxN: expected shape (k, {p.shape[1]}), got {r.shape}")
+    return (p @ r.T) @ r
+
+
+def printed_jl_attention(a_NxN: ArrayLike, r_KxN: ArrayLike) -> np.ndarray:
+    """The literal ``exp(A) D_A^-1 R^T R`` of Conti 2024, §2.1.3 (``D_A = diag(exp(A) 1)``): the
+    columns scaled by the row sums, NOT a softmax unless every row sums alike."""
+    a, r = np.asarray(a_NxN, np.float64), np.asarray(r_KxN, np.float64)
+    e = np.exp(a)
+    return (e / e.sum(axis=1)[None, :]) @ r.T @ r
+
+
+def random_linformer(
+    q_NxE: ArrayLike, k_NxE: ArrayLike, v_NxD: ArrayLike, r_KxN: ArrayLike
+) -> np.ndarray:
+    """Eq. 17 with ``E = F = R``: ``softmax(Q (R K)^T / sqrt(E)) (R V)`` (float64)."""
+    with jax.enable_x64(True):
+        q, k, v, r = (jnp.asarray(x, jnp.float64) for x in (q_NxE, k_NxE, v_NxD, r_KxN))
+        return np.asarray(linear.linformer_attention(q, k, v, r, r)[0], np.float64)
+
+
+def row_errors(p_NxN: ArrayLike, r_KxN: ArrayLike, w_N: ArrayLike) -> np.ndarray:
+    """``|(P~ w - P w)_i| / (||P_i|| ||w||)`` for every row ``i``: the ratio the corrected bound
+    keeps below ``eps``."""
+    p, w = np.asarray(p_NxN, np.float64), np.asarray(w_N, np.float64)
+    r = np.asarray(r_KxN, np.float64)
+    z = r.T @ (r @ w) - w  # (R^T R - I) w
+    return np.abs(p @ z) / (np.linalg.norm(p, axis=1) * np.linalg.norm(w))
+
+
+def relative_error(p_NxN: ArrayLike, r_KxN: ArrayLike, w_N: ArrayLike) -> float:
+    """Eq. 16's printed ratio ``||P~ w - P w|| / ||P w||`` (``inf`` where ``P w = 0`` and ``P~ w``
+    is not)."""
+    p, w = np.asarray(p_NxN, np.float64), np.asarray(w_N, np.float64)
+    r = np.asarray(r_KxN, np.float64)
+    err = float(np.linalg.norm(p @ (r.T @ (r @ w)) - p @ w))
+    base = float(np.linalg.norm(p @ w))
+    if base == 0.0:
+        return math.inf if err > 0 else 0.0
+    return err / base
+
+
+def pair_distortion(x_MxN: ArrayLike, r_KxN: ArrayLike) -> float:
+    """Lemma 2.1's quantity on the points ``x``: ``max_{u != v} | ||R (u - v)||^2 / ||u - v||^2 -
+    1 |`` over every pair of distinct rows."""
+    x, r = np.asarray(x_MxN, np.float64), np.asarray(r_KxN, np.float64)
+    i, j = np.triu_indices(x.shape[0], 1)
+    d = x[i] - x[j]
+    norms = np.sum(d * d, axis=1)
+    keep = norms > 0
+    proj = d[keep] @ r.T
+    return float(np.max(np.abs(np.sum(proj * proj, axis=1) / norms[keep] - 1.0), initial=0.0))
+
+
+def lemma_rank(m: int, eps: float) -> int:
+    """Lemma 2.1's smallest integer ``k > 8 ln(m) / eps^2``."""
+    _validate.check_positive("m", m)
+    if not 0 < eps < 1:
+        raise ValueError(f"eps: expected 0 < eps < 1, got {eps}")
+    return math.floor(8.0 * math.log(m) / eps**2) + 1
+
+
+def row_bound_rank(n: int, eps: float, delta: float) -> int:
+    """``ceil(4 ln(4 n / delta) / (eps^2 - 2 eps^3 / 3))``: the ``k`` at which Gaussian ``R`` keeps
+    every row ratio of :func:`row_errors` below ``eps`` with probability ``>= 1 - delta`` (the
+    union bound of the module docstring)."""
+    _validate.check_positive("n", n)
+    if not 0 < eps < 1:
+        raise ValueError(f"eps: expected 0 < eps < 1, got {eps}")
+    if not 0 < delta < 1:
+        raise ValueError(f"delta: expected 0 < delta < 1, got {delta}")
+    return math.ceil(4.0 * math.log(4.0 * n / delta) / (eps**2 - 2.0 * eps**3 / 3.0))
+
+
+def failure_rate(
+    p_NxN: ArrayLike, w_N: ArrayLike, rank: int, eps: float, trials: int, seed: int
+) -> float:
+    """The fraction of ``trials`` draws of ``R`` (``N(0, 1/rank)`` entries from ``seed``, drawn
+    together: ``(trials, rank, N)``) whose largest :func:`row_errors` exceeds ``eps``."""
+    _validate.check_positive("trials", trials)
+    _validate.check_positive("rank", rank)
+    p, w = np.asarray(p_NxN, np.float64), np.asarray(w_N, np.float64)
+    rng = np.random.default_rng(seed)
+    scale = np.linalg.norm(p, axis=1)[:, None] * np.linalg.norm(w)
+    fails = 0
+    chunk = max(1, 2**24 // (rank * p.shape[1]))  # at most 16M normals at a time
+    for start in range(0, trials, chunk):
+        t = min(chunk, trials - start)
+        r_TxKxN = rng.standard_normal((t, rank, p.shape[1])) / math.sqrt(rank)
+        z_TxN = np.einsum("tkn,tk->tn", r_TxKxN, r_TxKxN @ w) - w[None, :]
+        ratios_NxT = np.abs(p @ z_TxN.T) / scale
+        fails += int(np.sum(np.max(ratios_NxT, axis=0) > eps))
+    return fails / trials
+
+
+def rank_needed(
+    p_NxN: ArrayLike,
+    w_N: ArrayLike,
+    eps: float,
+    delta: float,
+    *,
+    trials: int = 100,
+    seed: int = 0,
+    ranks: Sequence[int] | None = None,
+) -> int | None:
+    """The smallest ``k`` of ``ranks`` (default ``2^(j/4)`` rounded, 1 to ``4 n``) whose
+    :func:`failure_rate` is ``<= delta`` (None if none is); each ``k`` draws from its own seed."""
+    n = np.asarray(p_NxN).shape[1]
+    if ranks is None:
+        ranks = sorted({int(round(2 ** (j / 4))) for j in range(0, 4 * int(math.log2(4 * n)) + 1)})
+    for idx, k in enumerate(ranks):
+        if failure_rate(p_NxN, w_N, k, eps, trials, seed + idx) <= delta:
+            return int(k)
+    return None
+
+
+def _inputs(kind: str, n: int, dim: int, seed: int) -> tuple[np.ndarray, ...]:
+    """``q, k, v`` of shape ``(n, dim)``, float64: ``"iid"`` standard normal (NumPy, from
+    ``seed``), ``"local"`` :func:`.efficient.random_inputs`'s local kind."""
+    if kind == "iid":
+        return tuple(np.random.default_rng(seed).standard_normal((3, n, dim)))
+    from transformer_theory.papers.conti2024.efficient import random_inputs
+
+    q, k, v = random_inputs(jax.random.key(seed), 1, n, dim, kind)
+    return tuple(np.asarray(x[0], np.float64) for x in (q, k, v))
+
+
+def scaling_study(
+    ns: Sequence[int],
+    eps: float,
+    delta: float,
+    *,
+    kinds: Sequence[str] = ("iid", "local"),
+    dim: int = 32,
+    trials: int = 100,
+    seed: int = 0,
+) -> dict:
+    """For each input kind (:func:`.efficient.random_inputs`) and ``n``: ``P`` of one random draw,
+    ``w`` its first value column, :func:`rank_needed` beside :func:`row_bound_rank` and
+    :func:`lemma_rank` (``m = 2n``), and eq. 16's printed ratio at the ``k`` found (median over
+    ``trials`` draws); then the least-squares slope of the ``k`` found against ``ln n`` per kind
+    (``O(log n / eps^2)`` predicts a slope of at most ``4 / (eps^2 - 2 eps^3/3)``, the bound's).
+
+    Returns:
+      ``{"eps", "delta", "trials", "rows": [...], "slopes": {kind: slope}, "bound_slope"}``.
+    """
+    for n in ns:
+        _validate.check_positive("ns", n)
+    rows = []
+    for kind in kinds:
+        for n in ns:
+            q, k, v = _inputs(kind, n, dim, seed + n)
+            p = attention_probs(q, k)
+            w = v[:, 0]
+            found = rank_needed(p, w, eps, delta, trials=trials, seed=seed)
+            rel = None
+            if found is not None:
+                rng = np.random.default_rng(seed + 1)
+                rel = float(
+                    np.median(
+                        [relative_error(p, jl_projection(rng, found, n), w) for _ in range(trials)]
+                    )
+                )
+            rows.append(
+                {
+                    "kind": kind,
+                    "n": int(n),
+                    "rank_needed": found,
+                    "row_bound_rank": row_bound_rank(n, eps, delta),
+                    "lemma_rank": lemma_rank(2 * n, eps),
+                    "eq16_ratio_median": rel,
+                }
+            )
+    slopes = {}
+    for kind in kinds:
+        pts = [(math.log(r["n"]), r["rank_needed"]) for r in rows if r["kind"] == kind]
+        pts = [(x, y) for x, y in pts if y is not None]
+        if len(pts) >= 2:
+            slopes[kind] = float(np.polyfit(*zip(*pts, strict=True), 1)[0])
+    return {
+        "eps": eps,
+        "delta": delta,
+        "trials": trials,
+        "rows": rows,
+        "slopes": slopes,
+        "bound_slope": 4.0 / (eps**2 - 2.0 * eps**3 / 3.0),
+    }
+
+
+def output_error_vs_rank(
+    q_NxE: ArrayLike,
+    k_NxE: ArrayLike,
+    v_NxD: ArrayLike,
+    ranks: Sequence[int],
+    *,
+    trials: int = 10,
+    seed: int = 0,
+) -> list[dict]:
+    """The attention output's relative error ``||Y - P V||_F / ||P V||_F`` against ``k``, mean
+    over ``trials`` draws of ``R``: ``jl`` (``Y = P R^T R V``, eq. 16's ``P~``), ``eq17_random``
+    (eq. 17 with ``E = F = R``), and ``pooled`` (eq. 17 with :func:`.efficient.pooling_projection`,
+    deterministic); ``lemma_distortion``: :func:`pair_distortion` of the rows of ``P``."""
+    from transformer_theory.papers.conti2024.efficient import pooling_projection
+
+    q, k, v = (np.asarray(x, np.float64) for x in (q_NxE, k_NxE, v_NxD))
+    p = attention_probs(q, k)
+    exact = p @ v
+    base = np.linalg.norm(exact)
+    rng = np.random.default_rng(seed)
+    out = []
+    for rank in ranks:
+        _validate.check_positive("ranks", rank)
+        jl, arch, dist = [], [], []
+        for _ in range(trials):
+            r = jl_projection(rng, rank, p.shape[1])
+            jl.append(np.linalg.norm(jl_attention(p, r) @ v - exact) / base)
+            arch.append(np.linalg.norm(random_linformer(q, k, v, r) - exact) / base)
+            dist.append(pair_distortion(p, r))
+        pool = pooling_projection(rank, p.shape[1]).astype(np.float64)
+        pooled = np.linalg.norm(random_linformer(q, k, v, pool) - exact) / base
+        out.append(
+            {
+                "rank": int(rank),
+                "jl": float(np.mean(jl)),
+                "eq17_random": float(np.mean(arch)),
+                "pooled": float(pooled),
+                "lemma_distortion": float(np.mean(dist)),
+            }
+        )
+    return out
+
+
+def spectrum_rank(p_NxN: ArrayLike, fraction: float = 0.9) -> int:
+    """How many of ``P``'s largest singular values hold ``fraction`` of ``||P||_F^2``."""
+    if not 0 < fraction <= 1:
+        raise ValueError(f"fraction: expected 0 < fraction <= 1, got {fraction}")
+    s = np.linalg.svd(np.asarray(p_NxN, np.float64), compute_uv=False)
+    energy = np.cumsum(s**2) / np.sum(s**2)
+    return int(np.searchsorted(energy, fraction - 1e-12) + 1)
