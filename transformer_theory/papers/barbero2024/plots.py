@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -42,12 +43,14 @@ def plot_collapse(record: dict, path: str) -> str:
                 ax.axvline(first, color=line.get_color(), lw=0.8, alpha=0.6)
         k = model.get("predicted_limit") or (model.get("rate") or {}).get("constant")
         if k:
-            label = "K/n (derived)" if model.get("predicted_limit") else "K/n (fitted)"
-            ax.loglog(n, k / n, color="gray", lw=0.8, alpha=0.7, label=label)
+            derived = bool(model.get("predicted_limit"))
+            label = "$K/n$ (derived)" if derived else "$K/n$ (fitted)"
+            ls = "--" if derived else "-"
+            ax.loglog(n, k / n, color="gray", ls=ls, lw=0.8, alpha=0.7, label=label)
         slope = (model.get("rate") or {}).get("slope")
         title = _model_title(model) + ("" if slope is None else f", slope {slope:.2f}")
         if model.get("verdict"):  # read from the curve's tail (collapse.asymptotic_rate)
-            title = f"{_model_title(model)}\n{model['verdict']}"
+            title = f"{_model_title(model)}\n{_math_powers(model['verdict'])}"
         ax.set_title(title, fontsize=9)
         ax.set_xlabel("$n$")
         ax.set_ylabel(r"$\|y_n - y'_{n+1}\|$")
@@ -59,6 +62,11 @@ def plot_collapse(record: dict, path: str) -> str:
         "(vertical lines: first bit-identical length)",
     )
     return save_figure(fig, path)
+
+
+def _math_powers(text: str) -> str:
+    """``n^-1.00`` in a verdict drawn as mathtext ``$n^{-1.00}$`` (no raw TeX on a figure)."""
+    return re.sub(r"\b(\w)\^(-?[0-9.]*[0-9])", r"$\1^{\2}$", text)
 
 
 def _model_title(model: dict) -> str:
@@ -103,7 +111,8 @@ def plot_oversquash(record: dict, path: str) -> str:
                 _normalized(model["path_weight_residual"][-1]),
                 "^-",
                 ms=2,
-                label=r"with residual: $\prod_\ell\, (I + \Lambda^{(\ell)})/2$",
+                label=r"with residual: $\frac{I + \Lambda^{(L)}}{2} \cdots "
+                r"\frac{I + \Lambda^{(1)}}{2}$",
             )
         counts = [int(c) for c in model["path_count"]]
         top = max(counts)

@@ -143,7 +143,8 @@ def cost_vs_length(
             noisy = y <= floor if key == "seconds" else np.zeros(len(y), bool)
             ax.loglog(n[~noisy], y[~noisy], "o", ms=4, color=color)
             ax.loglog(n[noisy], y[noisy], "o", ms=5, mfc="none", color=color)
-    axes[0].plot([], [], "o", mfc="none", color="gray", label=f"<= {TIMING_FLOOR:g}x fastest call")
+    floor_label = f"$\\leq$ {TIMING_FLOOR:g}x the fastest call"
+    axes[0].plot([], [], "o", mfc="none", color="gray", label=floor_label)
     axes[0].set_ylabel("seconds per call (median)")
     axes[0].set_title(f"time (hollow: within {TIMING_FLOOR:g}x of the fastest call, overhead)")
     axes[1].set_ylabel("XLA memory (bytes):\narguments + outputs + temporaries")
@@ -156,7 +157,7 @@ def cost_vs_length(
         legend_outside(ax, fontsize=7)
     if fit_from is not None:
         axes[0].annotate(
-            f"slopes fitted over n >= {fit_from}",
+            f"slopes fitted over $n \\geq$ {fit_from}",
             (0.01, 0.98),
             xycoords="axes fraction",
             va="top",
