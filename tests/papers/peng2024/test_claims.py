@@ -35,3 +35,48 @@ def test_a_one_layer_model_below_the_bound_is_flagged(monkeypatch):
     monkeypatch.setattr(training, "composition_trained_record", below)
     evidence = CLAIMS["theorem1_trained"].check("quick")
     assert evidence.status == "open", evidence.figure
+
+
+def _cot_records():
+    from transformer_theory.papers.peng2024 import cot
+
+    return [
+        {
+            "n": 4,
+            "functions": 2,
+            "stride": s,
+            "cot_steps": 2 // s,
+            "heads": 1,
+            "d": 8,
+            "p": 8,
+            "steps": 10,
+            "accuracy": a,
+            "token_accuracy": [a] * (2 // s),
+            "cot_bound": cot.cot_bound(4, 1, 8, 8),
+        }
+        for s, a in ((1, 1.0), (2, 0.5))
+    ]
+
+
+def test_theorem2_recomputes_the_committed_summary(monkeypatch, tmp_path):
+    from transformer_theory import jsonio
+    from transformer_theory.papers.peng2024 import cot
+
+    records = _cot_records()
+    path = str(tmp_path / "cot.json")
+    monkeypatch.setattr(claims, "_COT_RESULTS", path)
+    summary = cot.steps_needed(records, 0.9)
+    assert summary[0]["steps_needed"] == 2
+    jsonio.write_json(path, {"records": records, "summary": summary, "target": 0.9})
+    assert CLAIMS["theorem2"].check("quick").status == "measured"
+    # a summary that claims one step where the records say two is caught
+    jsonio.write_json(
+        path, {"records": records, "summary": [summary[0] | {"steps_needed": 1}], "target": 0.9}
+    )
+    assert CLAIMS["theorem2"].check("quick").status == "open"
+    # so is a record whose sqrt(n / (H d p)) was computed with the wrong formula
+    records[1]["cot_bound"] = (4 / (8 * 8)) ** 0.5 * 2
+    jsonio.write_json(
+        path, {"records": records, "summary": cot.steps_needed(records, 0.9), "target": 0.9}
+    )
+    assert CLAIMS["theorem2"].check("quick").status == "open"

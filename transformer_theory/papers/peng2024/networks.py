@@ -44,10 +44,15 @@ class CompositionTransformer(nnx.Module):
     summed back into the stream, then a ReLU MLP of ``4 width``) over learned token and position
     embeddings of width ``d = width``; logits from the last position.
 
+    ``causal``: position ``i`` attends to positions ``<= i`` only (the chain-of-thought model of
+    :mod:`.cot`, trained with teacher forcing on every position at once); :meth:`all_logits`
+    reads the logits at every position.
+
     ``bits``: fake-quantize (:func:`~transformer_theory.precision.fake_quantize`) every weight (per
     tensor) and the stream after the embedding, every head output, every MLP output and the stream
-    after each block (per example) to ``bits`` bits; ``None`` computes in float32. Peng et al.
-    2024's ``p`` counts the bits of the numbers one position sends; here that is the head outputs.
+    after each block (per example; per example and position when ``causal``) to ``bits`` bits;
+    ``None`` computes in float32. Peng et al. 2024's ``p`` counts the bits of the numbers one
+    position sends; here that is the head outputs.
     """
 
     def __init__(
@@ -60,6 +65,7 @@ class CompositionTransformer(nnx.Module):
         num_classes: int,
         *,
         bits: int | None = None,
+        causal: bool = False,
         rngs: nnx.Rngs,
     ):
         width = _positive("width", width)
@@ -75,22 +81,45 @@ class CompositionTransformer(nnx.Module):
         if bits is not None and int(bits) < 2:
             raise ValueError(f"bits: expected >= 2 or None (float32), got {bits}")
         self.bits = bits
+        self.causal = bool(causal)
 
-    def __call__(self, tokens_BxN: jax.Array) -> jax.Array:
-        def w(p):
-            return fake_quantize(p[...], self.bits)
+    def _w(self, p: nnx.Param) -> jax.Array:
+        return fake_quantize(p[...], self.bits)
+
+    def stream(self, tokens_BxN: jax.Array) -> jax.Array:
+        """The residual stream after the last block, ``(B, N, d)``."""
+
+        w = self._w
 
         def act(x):
-            return fake_quantize(x, self.bits, per_example=True)
+            if not self.causal:
+                return fake_quantize(x, self.bits, per_example=True)
+            # one scale per (example, position): a later token never changes an earlier rounding
+            flat = fake_quantize(x.reshape(-1, *x.shape[-1:]), self.bits, per_example=True)
+            return flat.reshape(x.shape)
 
-        h = act(w(self.embed.embedding)[tokens_BxN] + w(self.position)[None])
+        num = tokens_BxN.shape[1]
+        h = act(w(self.embed.embedding)[tokens_BxN] + w(self.position)[None, :num])
         for blk in self.blocks:
             q = jnp.einsum("bnd,hde->bhne", h, w(blk.w_q))
             k = jnp.einsum("bnd,hde->bhne", h, w(blk.w_k))
             v = jnp.einsum("bnd,hde->bhne", h, w(blk.w_v))
             scores = jnp.einsum("bhne,bhke->bhnk", q, k) / jnp.sqrt(q.shape[-1])
+            if self.causal:
+                future_NxN = jnp.arange(num)[None, :] > jnp.arange(num)[:, None]
+                scores = jnp.where(future_NxN[None, None], -jnp.inf, scores)
             heads = act(jnp.einsum("bhnk,bhke->bhne", jax.nn.softmax(scores, -1), v))
             h = h + jnp.einsum("bhne,hed->bnd", heads, w(blk.w_out))
             hidden = jax.nn.relu(h @ w(blk.mlp_in.kernel) + w(blk.mlp_in.bias)[None, None])
             h = act(h + act(hidden @ w(blk.mlp_out.kernel) + w(blk.mlp_out.bias)[None, None]))
-        return h[:, -1] @ w(self.readout.kernel) + w(self.readout.bias)[None]
+        return h
+
+    def all_logits(self, tokens_BxN: jax.Array) -> jax.Array:
+        """Logits at every position, ``(B, N, classes)``."""
+        h = self.stream(tokens_BxN)
+        return h @ self._w(self.readout.kernel) + self._w(self.readout.bias)[None, None]
+
+    def __call__(self, tokens_BxN: jax.Array) -> jax.Array:
+        """Logits at the last position, ``(B, classes)``."""
+        h = self.stream(tokens_BxN)[:, -1]
+        return h @ self._w(self.readout.kernel) + self._w(self.readout.bias)[None]

@@ -1,14 +1,15 @@
 """The figures of the function-composition experiments (Peng et al. 2024), through
 :func:`transformer_theory.plotting.pyplot` and :func:`~transformer_theory.plotting.save_figure`:
 :func:`composition_depth` (held-out error against the bound) and :func:`one_layer` (held-out error
-against the width, per depth and evaluation format). Nothing here computes.
+against the width, per depth and evaluation format), :func:`composition_cot` (chain-of-thought steps
+needed against Theorem 2's ``sqrt(n / (H d p))``). Nothing here computes.
 """
 
 from __future__ import annotations
 
-from transformer_theory.plotting import pyplot, save_figure
+from transformer_theory.plotting import legend_outside, pyplot, save_figure
 
-__all__ = ["composition_depth", "one_layer"]
+__all__ = ["composition_cot", "composition_depth", "one_layer"]
 
 
 def composition_depth(records: list[dict], path: str) -> str:
@@ -37,7 +38,7 @@ def composition_depth(records: list[dict], path: str) -> str:
         ylabel="held-out error",
         title=f"g(f(a)), n = {r0['n']}, H = {r0['heads']}, d = {sorted({r['d'] for r in records})}",
     )
-    ax.legend(fontsize=6, ncol=2)
+    legend_outside(ax, fontsize=7)
     return save_figure(fig, path)
 
 
@@ -72,5 +73,46 @@ def one_layer(records: list[dict], path: str) -> str:
         ylabel="held-out error",
         title=f"g(f(a)), n = {records[0]['n']}",
     )
-    ax.legend(fontsize=7)
+    legend_outside(ax, fontsize=7)
+    return save_figure(fig, path)
+
+
+def composition_cot(summary: list[dict], path: str) -> str:
+    """CoT steps a one-layer model needed for the target accuracy against ``sqrt(n / (H d p))``,
+    one marker per ``(H, d, p)`` and the ``n`` written beside each point; a cell where no stride
+    reached the target is drawn hollow above the most steps tried."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(5.5, 4.2))
+    top = max(max(r["steps_tried"]) for r in summary) + 1
+    cells = sorted({(r["heads"], r["d"], r["p"]) for r in summary})
+    for i, (h, d, p) in enumerate(cells):
+        rows = [r for r in summary if (r["heads"], r["d"], r["p"]) == (h, d, p)]
+        color = f"C{i}"
+        for r in rows:
+            reached = r["steps_needed"] is not None
+            y = r["steps_needed"] if reached else top
+            ax.scatter(
+                r["cot_bound"],
+                y,
+                c=color if reached else "none",
+                edgecolors=color,
+                marker="o",
+                s=40,
+            )
+            ax.annotate(
+                f"n={r['n']}",
+                (r["cot_bound"], y),
+                fontsize=6,
+                xytext=(3, 3),
+                textcoords="offset points",
+            )
+        ax.scatter([], [], c=color, label=f"H = {h}, d = {d}, p = {p}")
+    ax.axhline(top, c="gray", ls=":", lw=0.8, label="target not reached (hollow)")
+    ax.set(
+        xlabel=r"$\sqrt{n / (H d p)}$",
+        ylabel=f"CoT steps for accuracy $\\geq$ {summary[0]['target']}",
+        title=f"iterated composition of K = {summary[0]['functions']} functions, one layer",
+        ylim=(0, top + 0.5),
+    )
+    legend_outside(ax, fontsize=7)
     return save_figure(fig, path)

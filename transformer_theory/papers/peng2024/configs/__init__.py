@@ -3,7 +3,8 @@
 it writes, how long it took and what it gave:
 
 - :mod:`.composition_depth`: one- and two-layer transformers fake-quantized to ``p`` bits;
-- :mod:`.composition_one_layer`: the library's parameter format, evaluated in float32 and bfloat16.
+- :mod:`.composition_one_layer`: the library's parameter format, evaluated in float32 and bfloat16;
+- :mod:`.composition_cot`: chain of thought (Theorem 2), the steps one-layer models need.
 """
 
-__all__ = ["composition_depth", "composition_one_layer"]
+__all__ = ["composition_cot", "composition_depth", "composition_one_layer"]

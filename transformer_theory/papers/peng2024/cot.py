@@ -1,0 +1,285 @@
+"""Iterated function composition with chain of thought (Peng, Narayanan & Papadimitriou 2024,
+Theorem 2: a transformer layer needs ``Omega(sqrt(n / (H d p)))`` CoT steps for iterated
+composition), as a task, an autoregressive evaluation and a trained experiment.
+
+The prompt (this library's table form, not the paper's text prompt): ``K`` functions
+``f_k: D_{k-1} -> D_k`` on domains of ``n`` elements with disjoint token ranges
+``D_k = [k n, (k + 1) n)``, each written as its table of values in argument order (the token at
+position ``(k - 1) n + i`` is ``f_k(i)``, a token of ``D_k``), then the query ``x`` (a token of
+``D_0``). The answer is ``f_K(...f_1(x))``, a token of ``D_K``. In this layout a token ``y`` is
+also the position of the table entry that maps it, so one composition step ("hop") is one
+attention lookup of the position named by the last token: what a single layer can learn.
+
+Chain of thought with stride ``s`` (``s`` divides ``K``): the model writes ``S = K / s`` tokens,
+the values after ``s, 2 s, ..., K`` hops, each token one forward pass of the SAME one-layer model
+on the growing prompt; the last token written is the answer. ``s = 1`` is full CoT (``f_1(x)``,
+``f_2(f_1(x))``, ...), ``s = K`` answers at once (with ``K = 2``: Theorem 1's ``g(f(x))``). The
+model is trained with teacher forcing (the true chain as input, the cross entropy at all ``S``
+positions, causal attention) and evaluated autoregressively on its own tokens (:func:`generate`).
+The number of steps a recipe needs for a target accuracy is the smallest ``S`` whose model reaches
+it (:func:`steps_needed`); it is an upper bound, for that recipe, on the steps the theorem counts.
+
+Shape letters: :mod:`transformer_theory.glossary` (``S``: CoT tokens written).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from collections.abc import Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from flax import nnx
+
+from transformer_theory import jsonio
+from transformer_theory.papers.peng2024.networks import CompositionTransformer, param_count
+from transformer_theory.train.fit import fit
+
+__all__ = [
+    "CoTConfig",
+    "cot_bound",
+    "cot_record",
+    "cot_sample",
+    "cot_vocab",
+    "generate",
+    "run_composition_cot",
+    "steps_needed",
+    "teacher_forcing",
+]
+
+
+def _check_int(name: str, value: int, low: int) -> int:
+    if isinstance(value, bool) or int(value) != value or value < low:
+        raise ValueError(f"{name}: expected an integer >= {low}, got {value}")
+    return int(value)
+
+
+def cot_vocab(n: int, functions: int) -> int:
+    """Token count of :func:`cot_sample` prompts: ``K + 1`` domains of ``n``."""
+    return (_check_int("functions", functions, 1) + 1) * _check_int("n", n, 1)
+
+
+def cot_sample(seed: int, num: int, n: int, functions: int) -> tuple[np.ndarray, np.ndarray]:
+    """``num`` prompts of ``K = functions`` uniformly random functions on domains of ``n``.
+
+    Returns ``(prompt_BxP, chain_BxK)``: ``P = K n + 1`` (the ``K`` tables, the query) and
+    ``chain[:, k - 1] = f_k(...f_1(x))`` as token ids (``chain[:, -1]`` is the answer).
+    """
+    num = _check_int("num", num, 1)
+    n = _check_int("n", n, 1)
+    functions = _check_int("functions", functions, 1)
+    rng = np.random.default_rng(seed)
+    tables_BxKxN = rng.integers(0, n, size=(num, functions, n))
+    value_B = rng.integers(0, n, size=num)  # the query, as an index in D_0
+    query_B = value_B.copy()
+    chain = []
+    for k in range(functions):
+        value_B = tables_BxKxN[np.arange(num), k, value_B]
+        chain.append(value_B + (k + 1) * n)
+    offsets_K = (np.arange(functions) + 1) * n
+    tables = (tables_BxKxN + offsets_K[None, :, None]).reshape(num, functions * n)
+    return np.concatenate([tables, query_B[:, None]], axis=1), np.stack(chain, axis=1)
+
+
+def _check_stride(functions: int, stride: int) -> int:
+    stride = _check_int("stride", stride, 1)
+    if functions % stride:
+        raise ValueError(f"stride: expected a divisor of functions = {functions}, got {stride}")
+    return stride
+
+
+def teacher_forcing(
+    prompt_BxP: np.ndarray, chain_BxK: np.ndarray, stride: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Inputs and targets of teacher forcing at ``stride``: ``(inputs_BxM, targets_BxS)`` with
+    ``M = P + S - 1`` (the prompt and the true CoT tokens but the last); the targets are the CoT
+    tokens ``chain[:, s - 1 :: s]``, read from the last ``S`` positions of the inputs."""
+    stride = _check_stride(chain_BxK.shape[1], stride)
+    targets_BxS = chain_BxK[:, stride - 1 :: stride]
+    return np.concatenate([prompt_BxP, targets_BxS[:, :-1]], axis=1), targets_BxS
+
+
+def generate(
+    model: Callable[[jax.Array], jax.Array], prompt_BxP: jax.Array, steps: int
+) -> jax.Array:
+    """Greedy chain of thought: ``steps`` times, ``model`` (``tokens_BxN -> logits_BxV`` at the
+    last position) runs on the growing prompt and its argmax is appended. Returns the written
+    tokens ``(B, steps)``; the last column is the answer."""
+    steps = _check_int("steps", steps, 1)
+    tokens = jnp.asarray(prompt_BxP)
+    written = []
+    for _ in range(steps):
+        nxt_B = jnp.argmax(model(tokens), axis=-1).astype(tokens.dtype)
+        written.append(nxt_B)
+        tokens = jnp.concatenate([tokens, nxt_B[:, None]], axis=1)
+    return jnp.stack(written, axis=1)
+
+
+def cot_bound(n: int, heads: int, width: int, bits: int) -> float:
+    """``sqrt(n / (H d p))``, the quantity inside Theorem 2's ``Omega`` (the theorem's constant is
+    not given, so this is a scale, not a number of steps)."""
+    for name, value in (("n", n), ("heads", heads), ("width", width), ("bits", bits)):
+        _check_int(name, value, 1)
+    return math.sqrt(n / (heads * width * bits))
+
+
+@nnx.jit
+def _last_logits(model: nnx.Module, tokens_BxN: jax.Array) -> jax.Array:
+    return model(tokens_BxN)
+
+
+def cot_record(
+    n: int,
+    functions: int,
+    stride: int,
+    heads: int,
+    width: int,
+    bits: int | None,
+    *,
+    steps: int = 1500,
+    batch: int = 128,
+    learning_rate: float = 1e-2,
+    seed: int = 0,
+    held_out: int = 1000,
+) -> dict:
+    """Train a one-layer causal :class:`~.networks.CompositionTransformer` (``heads``, embedding
+    ``width``, weights and activations fake-quantized to ``bits``, ``None`` = float32) with
+    teacher forcing at ``stride`` (Adam, cosine decay to 5%, fresh prompts each step) and evaluate
+    it autoregressively (:func:`generate`) on ``held_out`` new prompts: the answer's accuracy, the
+    accuracy of every written token, and :func:`cot_bound`."""
+    stride = _check_stride(_check_int("functions", functions, 1), stride)
+    _check_int("steps", steps, 1)
+    cot_steps = functions // stride
+    vocab = cot_vocab(n, functions)
+    seq_len = functions * n + cot_steps
+    net = CompositionTransformer(
+        vocab, seq_len, width, heads, 1, vocab, bits=bits, causal=True, rngs=nnx.Rngs(seed)
+    )
+
+    def sample(t):
+        prompt, chain = cot_sample(seed * 1_000_003 + t + 1, batch, n, functions)
+        x, y = teacher_forcing(prompt, chain, stride)
+        return jnp.asarray(x), jnp.asarray(y)
+
+    def loss(model, x_BxM, y_BxS):
+        logits = model.all_logits(x_BxM)[:, -cot_steps:]
+        return optax.softmax_cross_entropy_with_integer_labels(logits, y_BxS).mean()
+
+    opt = optax.adam(optax.cosine_decay_schedule(learning_rate, steps, alpha=0.05))
+    result = fit(net, loss, sample, optimizer=opt, steps=steps, log_every=max(1, steps // 10))
+    prompt, chain = cot_sample(10**9 + seed, held_out, n, functions)
+    written = np.asarray(
+        generate(lambda t: _last_logits(result.params, t), jnp.asarray(prompt), cot_steps)
+    )
+    truth = chain[:, stride - 1 :: stride]
+    p = 32 if bits is None else int(bits)
+    return {
+        "task": "composition_cot",
+        "n": n,
+        "functions": functions,
+        "stride": stride,
+        "cot_steps": cot_steps,
+        "heads": heads,
+        "d": width,
+        "p": p,
+        "quantized": bits is not None,
+        "params": param_count(net),
+        "steps": steps,
+        "examples": held_out,
+        "final_loss": result.final_loss,
+        "accuracy": float(np.mean(written[:, -1] == truth[:, -1])),
+        "token_accuracy": [float(a) for a in np.mean(written == truth, axis=0)],
+        "chance_accuracy": 1 / n,
+        "cot_bound": cot_bound(n, heads, width, p),
+    }
+
+
+def steps_needed(records: list[dict], target: float) -> list[dict]:
+    """Per ``(n, functions, H, d, p)``: the fewest CoT steps whose model's answer accuracy is at
+    least ``target`` (``None`` when no stride reached it), beside :func:`cot_bound`."""
+    if not 0 < target <= 1:
+        raise ValueError(f"target: expected an accuracy in (0, 1], got {target}")
+    keys = ("n", "functions", "heads", "d", "p")
+    groups: dict[tuple, list[dict]] = {}
+    for r in records:
+        groups.setdefault(tuple(r[k] for k in keys), []).append(r)
+    rows = []
+    for key, rs in groups.items():
+        ok = [r["cot_steps"] for r in rs if r["accuracy"] >= target]
+        rows.append(
+            dict(zip(keys, key))
+            | {
+                "steps_needed": min(ok) if ok else None,
+                "steps_tried": sorted(r["cot_steps"] for r in rs),
+                "cot_bound": rs[0]["cot_bound"],
+                "target": target,
+            }
+        )
+    return rows
+
+
+@dataclasses.dataclass(frozen=True)
+class CoTConfig:
+    """The chain-of-thought sweep: every ``ns x cells x strides`` (``cells``: ``(H, d, p)``, ``p =
+    32`` is float32), ``functions`` composed, ``steps`` Adam steps of ``batch``; ``target`` is the
+    answer accuracy that counts as solved."""
+
+    ns: tuple[int, ...] = (4, 8, 16)
+    functions: int = 4
+    strides: tuple[int, ...] = (1, 2, 4)
+    cells: tuple[tuple[int, int, int], ...] = ((1, 2, 4), (1, 8, 8))
+    steps: int = 800
+    batch: int = 128
+    learning_rate: float = 1e-2
+    held_out: int = 1000
+    target: float = 0.9
+    seed: int = 0
+
+    def __post_init__(self):
+        for s in self.strides:
+            _check_stride(self.functions, s)
+        for h, d, p in self.cells:
+            if min(h, d) < 1 or p < 2:
+                raise ValueError(f"cells: expected (H >= 1, d >= 1, p >= 2), got {(h, d, p)}")
+        if min(self.ns) < 2:
+            raise ValueError(f"ns: expected domain sizes >= 2, got {list(self.ns)}")
+
+
+def run_composition_cot(config: CoTConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
+    """Train every run of ``config`` (:func:`cot_record`), writing ``out_dir/records.json`` after
+    each, then ``out_dir/summary.json`` (:func:`steps_needed`) and the figure
+    ``out_dir/composition_cot.png``."""
+    from transformer_theory.papers.peng2024 import plots
+    from transformer_theory.papers.peng2024.training import _sweep
+
+    runs = [(n, c, s) for n in config.ns for c in config.cells for s in config.strides]
+    records = _sweep(
+        runs,
+        lambda n, cell, stride: [
+            cot_record(
+                n,
+                config.functions,
+                stride,
+                cell[0],
+                cell[1],
+                None if cell[2] == 32 else cell[2],
+                steps=config.steps,
+                batch=config.batch,
+                learning_rate=config.learning_rate,
+                seed=config.seed,
+                held_out=config.held_out,
+            )
+        ],
+        out_dir,
+        desc="CoT models",
+        progress=progress,
+    )
+    summary = steps_needed(records, config.target)
+    jsonio.write_json(os.path.join(out_dir, "summary.json"), summary)
+    if records:
+        plots.composition_cot(summary, os.path.join(out_dir, "composition_cot.png"))
+    return records
