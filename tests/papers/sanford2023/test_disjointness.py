@@ -3,6 +3,7 @@ DISJ and the slides' encoding written here from the text (1-based, exact rationa
 pair ``(a, b)`` for small ``q``; the unit's quantized query as an ``m p``-bit message."""
 
 import itertools
+import json
 import math
 from fractions import Fraction
 
@@ -158,3 +159,15 @@ def test_bad_inputs_name_the_argument():
         dj.encode(np.array([1, 0]), np.array([1, 0]), seq_len=4)
     with pytest.raises(ValueError, match="dim"):
         dj.encode(np.array([1]), np.array([1]), dim=0)
+
+
+def test_the_disj_command_writes_the_tables(tmp_path, capsys):
+    from transformer_theory.cli import main
+
+    assert main(["sanford", "--task", "disj", "--q", "1", "--out", str(tmp_path)]) == 0
+    result = json.loads((tmp_path / "disj.json").read_text())
+    assert result["reduction"][0]["equivalence_holds"]
+    assert any(r["p"] is not None and r["decides_all"] for r in result["protocol"])
+    assert {r["source"].split()[0] for r in result["match3_bound"]} >= {"configs.match_width"}
+    assert "c_needed" in capsys.readouterr().out
+    assert main(["sanford", "--task", "disj", "--q", "7", "--out", str(tmp_path)]) == 2
