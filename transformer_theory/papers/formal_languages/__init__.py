@@ -9,6 +9,9 @@ Modules:
 - :mod:`.counters`: SHUFFLE-DYCK-k and simple counter machines (Bhattamishra et al. 2020): the
   machines as data, one causal softmax layer computing each counter over the length, the
   next-symbol readout, exact rational checks and samples with hard non-members.
+- :mod:`.dyck_k`: Dyck-(k, D) after Yao et al. 2021: the language (a stack, every string, members
+  and hard non-members), the recognizer (``D + 2`` causal layers, hard and softmax), its checks,
+  float32 margins and the claims' evidence.
 - :mod:`.checks`: records of one recognizer (every short string, samples beyond), PARITY's margin
   and cross-entropy by float format, and the cost of each from its settings.
 - :mod:`.study`: the table as a study (what ``transformer-theory languages`` runs): settings,
@@ -31,6 +34,7 @@ __all__ = [
     "configs",
     "constructions",
     "counters",
+    "dyck_k",
     "generalization",
     "hard_training",
     "plots",
