@@ -919,7 +919,8 @@ CLAIMS: list[Claim] = [
             "(separations.qsa_trained_record) at N = 9, q = 4, eps = 0.125; the threshold from "
             "separations.qsa_bit_threshold; a cell below it within eps on every held-out input "
             "would be flagged. Quick: m = 1, p = 2, 2 steps; full: 4 cells, 200 steps. "
-            "README's table comes from experiments/sanford_qsa_bits.py (1,000 steps, 4 min)."
+            "README's table comes from experiments/sanford_qsa_bits.py (1,000 steps, 4 min). "
+            "The proof's reduction itself: disj_reduction, disj_unit, disj_message."
         ),
         expected="measured",
         check=_qsa_lower_attention,

@@ -32,6 +32,14 @@ and, where it fails, reports the pair Bob gets wrong and, when two ``a`` collide
 pigeonhole witness.
 
 Indices in code are 0-based: ``x_{2q+1}`` is position ``2q`` (:func:`query_position`).
+
+Result (``transformer-theory sanford --task disj --q 1,2,3,4 --out DIR``, 2026-11-25, 38 s on 2
+shared CPU cores): the equivalence and the gap ``2/q`` hold on all 340 pairs; the unit
+(``eps = 1/(2q)``, seed 0) at ``m = 9, 6, 7, 11`` for ``q = 1..4`` decides every pair unquantized,
+and from its query at ``p = 2, 3, 3, 7`` bits, i.e. ``m p = 18, 18, 21, 77`` message bits against
+DISJ's ``q = 1..4``; below those ``p`` it misses (at ``p = 2``, ``q = 2, 3, 4``: 1, 3, 7 distinct
+messages of 4, 8, 16, so colliding ``a`` and a separating ``b``); ``m = 1`` (``m p < q``) misses
+at ``q = 3, 4`` with two ``a`` colliding, as it must.
 """
 
 from __future__ import annotations
