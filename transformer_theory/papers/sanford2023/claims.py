@@ -804,7 +804,8 @@ def _disj_message(tier: str) -> Evidence:
             ok = ok and row["certified"] and r["distinct_messages"] == 2 ** r["q"]
             ok = ok and r["message_bits"] >= r["q"]
         elif r["message_bits"] < r["q"]:
-            ok = ok and r["collision"] is not None
+            # pigeonhole: (2^p - 1)^m < 2^q messages for 2^q inputs, so two a collide
+            ok = ok and r["collision"] is not None and not r["decides_all"]
         ok = ok and exact_bits
         rows.append(row)
     first = {
