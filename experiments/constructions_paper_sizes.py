@@ -66,24 +66,6 @@ import sys
 import jax
 
 
-def paper_sizes(smoke: bool):
-    from transformer_theory.constructions.report import Sizes
-
-    if smoke:
-        return [
-            (3, Sizes(n_q=5, n_a=5, k=2)),
-            (5, Sizes(alphabet=6, template_length=3)),
-            (6, Sizes(alphabet=4, n_a=4, ictm_template_length=2, k=2)),
-            (1, Sizes(alphabet=5, length=3, num_sequences=20)),
-        ]
-    return [  # Theorem 1 last: its d' = max{nd, d+n} = 3507 makes it the slowest per example
-        (3, Sizes(n_q=100, n_a=100, k=5)),
-        (5, Sizes(alphabet=210, template_length=5)),
-        (6, Sizes(alphabet=100, n_a=100, ictm_template_length=5, k=3)),
-        (1, Sizes(alphabet=500, length=6, num_sequences=500)),
-    ]
-
-
 def exhaustive_grid(smoke: bool):
     """Sizes past the unit tests' grid, checked on EVERY example (tens of thousands each)."""
     from transformer_theory.constructions.report import Sizes
@@ -115,7 +97,11 @@ def main(argv=None) -> int:
     )
     args = p.parse_args(argv)
     jax.config.update("jax_enable_x64", True)
-    from transformer_theory.constructions.report import construction_rows, format_table
+    from transformer_theory.constructions.report import (
+        construction_rows,
+        format_table,
+        paper_sizes,
+    )
     from transformer_theory.jsonio import write_json
 
     samples = 300 if args.smoke else args.samples

@@ -68,6 +68,30 @@ class Sizes:
     k: int = 2
 
 
+def paper_sizes(smoke: bool = False) -> list[tuple[int, Sizes]]:
+    """The constructions at §9.1's sizes, as ``(theorem, sizes)`` (Theorem 1 last: its
+    ``d' = max{nd, d + n} = 3507`` makes it the slowest per example).
+
+    §9.1 gives the alphabets and lengths and leaves ``N``, ``k`` and Theorem 5's ``l`` open; we
+    take N = 500 sequences, k = 5 pairs (Theorem 3), every template of length 5 (Bell(5) = 52,
+    Theorems 5 and 6) and k = 3 context blocks (Theorem 6). ``smoke``: tiny sizes of the same
+    theorems, for tests and the claims ledger's quick tier.
+    """
+    if smoke:
+        return [
+            (3, Sizes(n_q=5, n_a=5, k=2)),
+            (5, Sizes(alphabet=6, template_length=3)),
+            (6, Sizes(alphabet=4, n_a=4, ictm_template_length=2, k=2)),
+            (1, Sizes(alphabet=5, length=3, num_sequences=20)),
+        ]
+    return [
+        (3, Sizes(n_q=100, n_a=100, k=5)),
+        (5, Sizes(alphabet=210, template_length=5)),
+        (6, Sizes(alphabet=100, n_a=100, ictm_template_length=5, k=3)),
+        (1, Sizes(alphabet=500, length=6, num_sequences=500)),
+    ]
+
+
 # More templates than any machine can hold (2^64 tuples; Bell(26) is already larger). Shapes
 # count templates up to this and stop there, so that a huge ``l`` (say 10^12, whose Bell number
 # has more digits than memory holds) is sized in microseconds and refused by its memory estimate.
