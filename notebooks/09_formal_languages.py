@@ -187,16 +187,18 @@ print(np.round(margins * scale, 2))
 # %% [markdown]
 # Every string up to a length, in exact rational arithmetic (`counters.exact_check` runs the
 # same weights in `fmpq`, prefix by prefix): each output exactly `1/(2n)` or at most `-1/(2n)`,
-# acceptance = membership. The claims `formal_languages.shuffle_dyck`, `.sscm_anbn` and
-# `.sscm_anbncn` run this at README's sizes (`transformer-theory claims --id
-# 'formal_languages.s[hs]*' --tier full`); `a^n b^n` and `a^n b^n c^n` are machines of the same
-# counter layer, with counters that also check the order.
+# acceptance = membership. The claims `formal_languages.shuffle_dyck`, `.sscm_boolexp`,
+# `.sscm_anbn` and `.sscm_anbncn` run this at README's sizes (`transformer-theory claims --id
+# 'formal_languages.s[hs]*' --tier full`). The same counter layer recognizes n-ary Boolean
+# expressions in prefix notation (one counter, the expressions still needed, started at 1 by
+# BOS), and `a^n b^n`, `a^n b^n c^n` with counters that also check the order.
 
 # %%
 for language, length in [
     ("shuffle_dyck_1", 6),
     ("shuffle_dyck_2", 4 if SMOKE else 6),
     ("shuffle_dyck_3", 3 if SMOKE else 4),
+    ("boolexp_3", 3 if SMOKE else 5),
     ("anbn", 6),
     ("anbncn", 6),
 ]:

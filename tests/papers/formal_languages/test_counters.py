@@ -32,13 +32,37 @@ def block_member(s, blocks):
     return rest == 0 and list(s) == [b for b in range(blocks) for _ in range(n)]
 
 
+def expression(s):
+    """Prefix notation read right to left with a stack: an operand (0, 1) pushes, the operator
+    of arity a (id 1 + a) pops a values and pushes one; one whole expression leaves exactly 1."""
+    height = 0
+    for x in reversed(s):
+        arity = max(x - 1, 0)
+        if height < arity:
+            return False
+        height += 1 - arity
+    return height == 1
+
+
 def every_string(symbols, length):
     return np.array(list(itertools.product(range(symbols), repeat=length)), np.int32)
 
 
 # Exhaustive sizes of the exact checks: each string's prefix once (prefix tree), about 2,000
 # positions per language, a few tenths of a second in fmpq.
-EXACT = [("shuffle_dyck_1", 8), ("shuffle_dyck_2", 4), ("shuffle_dyck_3", 3), ("anbn", 8)]
+EXACT = [
+    ("shuffle_dyck_1", 8),
+    ("shuffle_dyck_2", 4),
+    ("shuffle_dyck_3", 3),
+    ("anbn", 8),
+    ("boolexp_3", 4),
+]
+
+
+def reference(language, s):
+    if language.startswith("shuffle"):
+        return shuffle_member(s, int(language[-1]))
+    return expression(s) if language.startswith("boolexp") else block_member(s, 2)
 
 
 @pytest.mark.parametrize(("language", "length"), EXACT)
@@ -50,7 +74,7 @@ def test_exact_on_every_string(language, length):
     assert result["strings"] == sum(symbols**n for n in range(length + 1))
     # the membership the check compares with is the definition: recount it here
     members = sum(
-        (shuffle_member(s, symbols // 2) if "shuffle" in language else block_member(s, symbols))
+        reference(language, s)
         for n in range(length + 1)
         for s in itertools.product(range(symbols), repeat=n)
     )
@@ -68,11 +92,19 @@ def test_is_member_and_machine_match_the_reference(k, length):
             np.testing.assert_array_equal(counters.counter_values(m, s), depths(s, k))
 
 
-def test_anbncn_machine_matches_the_pattern():
+def test_anbncn_and_boolexp_machines_match_their_references():
     m = counters.anbncn()
     for n in range(8):
         for s in itertools.product(range(3), repeat=n):
             assert counters.machine_accepts(m, s) == block_member(s, 3), s
+    m = counters.boolexp(3)
+    for n in range(6):
+        for s in itertools.product(range(5), repeat=n):
+            assert counters.machine_accepts(m, s) == counters.is_member("boolexp_3", s), s
+            assert counters.is_member("boolexp_3", s) == expression(s), s
+    # the counter starts at 1 (BOS writes it): the value row of BOS holds it
+    w_v = np.asarray(counters.build(m).layers[0].attn.w_v[0])
+    assert w_v[6, 5] == 1.0 and w_v[7, 5] == 1.0  # r_0 and b, from BOS (id 5)
 
 
 def test_float64_outputs_on_every_string_of_length_6_shuffle_dyck_2():
@@ -115,6 +147,9 @@ def test_samples_are_hard_and_labelled_by_the_definition():
                 assert ds[:-1].min() >= 0 and ds[-1].any()  # only the end is wrong
         # k = 1: the total is the one type's depth, so no dip can hide
         assert hidden == 0 if k == 1 else hidden >= 5
+    strings, labels, kinds = counters.sample("boolexp_3", 21, 10, seed=0)
+    assert [expression(s) for s in strings] == list(labels) == [k == "member" for k in kinds]
+    assert kinds == ["member", "near"] * 5
     strings, labels, kinds = counters.sample("anbn", 20, 10, seed=0)
     assert [block_member(s, 2) for s in strings] == list(labels) == [True] + [False] * 9
     assert kinds == ["member"] + ["near"] * 9
@@ -159,6 +194,8 @@ def test_bad_arguments_raise_value_errors():
         counters.sample("shuffle_dyck_2", 7, 3)
     with pytest.raises(ValueError, match="guards"):
         counters.CounterMachine("x", ("a",), ((1,),), (((3, "zero"),),), ())
+    with pytest.raises(ValueError, match="initial"):
+        counters.CounterMachine("x", ("a",), ((1,),), ((),), (), initial=(1, 2))
     with pytest.raises(ValueError, match="string"):
         counters.is_member("anbn", [0, 2])
     with pytest.raises(ValueError, match="margins_BxNxC"):

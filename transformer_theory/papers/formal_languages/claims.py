@@ -992,6 +992,25 @@ CLAIMS: list[Claim] = [
         check=lambda tier: _counter_languages(tier, ("anbncn",)),
         command=_ROW_PY.format("sscm_anbncn"),
     ),
+    Claim(
+        id="formal_languages.sscm_boolexp",
+        paper=PAPER,
+        place="Table (lower bounds), row 'SSCMs, Bhattamishra et al. 2020a' (one of the paper's "
+        "SSCM languages: n-ary Boolean expressions)",
+        printed="Softmax transformers with a future mask and no PE recognize the languages of "
+        "simplified stateless counter machines, n-ary Boolean expressions among them.",
+        checked=(
+            "BoolExp-3 in prefix notation (counters.boolexp(3): operands 0, 1 and one operator "
+            "of each arity 1-3, our alphabet; one counter, the expressions still needed, from 1 "
+            "through BOS's value) through the same counter layer: exact on every string of "
+            "lengths 0-4 (full 0-6) and every prefix of 8 (full 32) strings per length 16-32 "
+            "(full 16-256), random expressions and near misses; acceptance = a recursive-descent "
+            "parse; outputs exactly +-1/(2n) as for SHUFFLE-DYCK; float64 tied as there."
+        ),
+        expected="proved",
+        check=lambda tier: _counter_languages(tier, ("boolexp_3",)),
+        command=_ROW_PY.format("sscm_boolexp"),
+    ),
     open_claim(
         "formal_languages.sscm",
         PAPER,
@@ -1001,9 +1020,9 @@ CLAIMS: list[Claim] = [
         "simplified stateless counter machine (SSCM).",
         "a class of machines, not one language: counters.build builds the recognizer of any "
         "machine given as data (integer updates per symbol, zero / positivity guards per symbol "
-        "and at the end), but only the instances SHUFFLE-DYCK-1..3, a^n b^n and a^n b^n c^n "
-        "are checked (formal_languages.shuffle_dyck, .sscm_anbn, .sscm_anbncn); the guards are "
-        "our reading of the machines' zero checks",
+        "and at the end), but only the instances SHUFFLE-DYCK-1..3, BoolExp-3, a^n b^n and "
+        "a^n b^n c^n are checked (formal_languages.shuffle_dyck, .sscm_boolexp, .sscm_anbn, "
+        ".sscm_anbncn); the guards are our reading of the machines' zero checks",
     ),
     open_claim(
         "formal_languages.class_p",
@@ -1090,6 +1109,7 @@ _COUNTER_SIZES = {
         "shuffle_dyck_3": (4, (16, 32), 9),
         "anbn": (10, (16, 32), 8),
         "anbncn": (6, (18, 33), 8),
+        "boolexp_3": (4, (16, 32), 8),
     },
     "full": {
         "shuffle_dyck_1": (14, (16, 32, 64, 128, 256), 32),
@@ -1097,6 +1117,7 @@ _COUNTER_SIZES = {
         "shuffle_dyck_3": (6, (16, 32, 64, 128, 256), 32),
         "anbn": (14, (16, 32, 64, 128, 256), 32),
         "anbncn": (9, (18, 33, 66, 129, 255), 32),
+        "boolexp_3": (6, (16, 32, 64, 128, 256), 32),
     },
 }
 

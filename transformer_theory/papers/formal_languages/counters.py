@@ -1,19 +1,25 @@
 """SHUFFLE-DYCK-k and simple counter machines as one causal softmax layer (Bhattamishra, Ahuja &
 Goyal 2020; rows "SHUFFLE-DYCK-k" and "SSCMs" of Strobl et al. 2024's table).
 
-The languages, as data. A :class:`CounterMachine` has ``K`` integer counters, starting at 0; each
-symbol adds a fixed vector ``updates[s]`` to them, whatever their values (the *simplified
-stateless* condition of Bhattamishra et al.: one state, an update that depends on the input
-symbol only); each symbol, and the end of the string, may be read only when its *guards* hold on
-the counters before it (``counter == 0``, ``counter >= 1`` or ``counter >= 0``). A string is
-accepted when every symbol's guards hold when it is read and the end's guards hold after the
-last. Built here (:data:`LANGUAGES`):
+The languages, as data. A :class:`CounterMachine` has ``K`` integer counters, starting at 0 (or at
+given initial values); each symbol adds a fixed vector ``updates[s]`` to them, whatever their values
+(the *simplified stateless* condition of Bhattamishra et al.: one state, an update that depends on
+the input symbol only); each symbol, and the end of the string, may be read only when its *guards*
+hold on the counters before it (``counter == 0``, ``counter >= 1`` or ``counter >= 0``). A string is
+accepted when every symbol's guards hold when it is read and the end's guards hold after the last.
+Built here (:data:`LANGUAGES`):
 
 - ``shuffle_dyck_k`` (k = 1, 2, 3): the shuffle of ``k`` Dyck-1 languages over ``2k`` symbols
   (``2t`` opens and ``2t + 1`` closes bracket type ``t``): one counter per type, ``+1`` / ``-1``;
   a close of type ``t`` needs ``c_t >= 1``; the end needs every ``c_t == 0``. So a string is a
   member iff no type's depth is negative in any prefix and every type's final depth is 0.
   ``shuffle_dyck_1`` is Dyck-1.
+- ``boolexp_n`` (n = 3): n-ary Boolean expressions in prefix (Polish) notation, one of the
+  languages Bhattamishra et al. name as an SSCM: operands ``0``, ``1`` (ids 0, 1) and one operator
+  of each arity ``1 .. n`` (id ``1 + a``). One counter, the number of expressions still needed,
+  starts at 1; an operand needs 1 fewer, an operator of arity ``a`` needs ``a - 1`` more; every
+  symbol needs the counter ``>= 1`` and the end needs 0. The alphabet (one operator per arity)
+  is ours.
 - ``anbn`` (``a^n b^n``, ``a = 0, b = 1``) and ``anbncn`` (``a^n b^n c^n``): the same counter
   layer with the order checked by counters too (``a`` needs ``#b + #c == 0``, ``b`` needs
   ``#c == 0``; ``b`` needs ``#a - #b >= 1``, ``c`` needs ``#b - #c >= 1``; the end needs the
@@ -25,24 +31,25 @@ future mask, query and key weights zero so softmax attends uniformly to the pref
 reads ``BOS w_1 .. w_L`` (``BOS`` = the id after the symbols, the start symbol of the library's
 other recognizers; it supplies ``1/(i + 1)``). One layer, one head, ``W_QK = 0``: at position
 ``i`` (BOS is position 0) the attention output is the mean of the value rows over ``j <= i``; the
-value of symbol ``s`` is ``updates[s]`` on the counter coordinates and BOS writes 1 on the
-coordinate ``b``, so the stream holds ``r_k = c_k(i) / (i + 1)`` and ``b = 1 / (i + 1)``. A ReLU
-MLP forms, for each counter, ``relu(r)``, ``relu(-r)`` and ``relu(b - r)``, and writes each
-symbol's *violation* ``V_s``: ``|r| = relu(r) + relu(-r)`` for a ``== 0`` guard,
-``relu(b - r)`` for ``>= 1``, ``relu(-r)`` for ``>= 0``, summed over the symbol's guards. The
-output at every position (:func:`transformer_theory.core.forward_all`) has one logit per symbol
-and one for the end: ``o_s = confidence (b/2 - V_s)``. Since the counters are integers, a
-violated guard contributes at least ``b``, so ``o_s = confidence b / 2`` exactly when ``s`` may
-come next and ``o_s <= -confidence b / 2`` when not: margins of size at least ``1 / (2n)``,
-``n = L + 1``.
+value of symbol ``s`` is ``updates[s]`` on the counter coordinates and BOS writes the initial
+values there and 1 on the coordinate ``b``, so the stream holds ``r_k = c_k(i) / (i + 1)`` and
+``b = 1 / (i + 1)``. A ReLU MLP forms, for each counter, ``relu(r)``, ``relu(-r)`` and
+``relu(b - r)``, and writes each symbol's *violation* ``V_s``: ``|r| = relu(r) + relu(-r)`` for
+a ``== 0`` guard, ``relu(b - r)`` for ``>= 1``, ``relu(-r)`` for ``>= 0``, summed over the
+symbol's guards. The output at every position (:func:`transformer_theory.core.forward_all`) has
+one logit per symbol and one for the end: ``o_s = confidence (b/2 - V_s)``. Since the counters are
+integers, a violated guard contributes at least ``b``, so ``o_s = confidence b / 2`` exactly when
+``s`` may come next and ``o_s <= -confidence b / 2`` when not: margins of size at least
+``1 / (2n)``, ``n = L + 1``.
 
 The decision is the paper's output convention (next-character prediction, after Gers &
 Schmidhuber 2001 and Suzgun et al. 2019): the output at position ``i`` is the set of symbols that
 may come next (``o_s > 0``), and a string is accepted iff every symbol was in the set predicted
 before it and the end is in the set after the last symbol (:func:`accepts`). The reading of that
-convention through guards on ``counter >= 1`` and ``counter == 0``, the BOS token and the
-``anbn``/``anbncn`` machines are this module's; the mechanism (uniform causal attention computing
-each counter's depth-to-length ratio, a feed-forward decision on it) is the paper's.
+convention through guards on ``counter >= 1`` and ``counter == 0``, the BOS token, the
+``anbn``/``anbncn`` machines and the ``boolexp_n`` alphabet are this module's; the mechanism
+(uniform causal attention computing each counter's depth-to-length ratio, a feed-forward
+decision on it) is the paper's.
 
 :class:`ExactCounterModel` runs the same weights in rational arithmetic (python-flint ``fmpq``)
 prefix by prefix, so :func:`exact_check` can check every string up to a length exactly.
@@ -105,6 +112,7 @@ class CounterMachine:
       guards: ``guards[s]``, pairs ``(counter, relation)`` that must hold before ``s`` is read
         (``relation`` in :data:`RELATIONS`).
       end_guards: the pairs that must hold after the last symbol.
+      initial: the counters' values before any symbol (``()``: all 0).
     """
 
     name: str
@@ -112,6 +120,7 @@ class CounterMachine:
     updates: tuple[tuple[int, ...], ...]
     guards: tuple[tuple[tuple[int, str], ...], ...]
     end_guards: tuple[tuple[int, str], ...]
+    initial: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         S = len(self.symbols)
@@ -124,6 +133,11 @@ class CounterMachine:
             raise ValueError(f"updates: expected {S} integer vectors of one length >= 1")
         if any(isinstance(x, bool) or not isinstance(x, int) for u in self.updates for x in u):
             raise ValueError("updates: expected integers")
+        if self.initial and (
+            len(self.initial) != K
+            or any(isinstance(x, bool) or not isinstance(x, int) for x in self.initial)
+        ):
+            raise ValueError(f"initial: expected () or {K} integers, got {self.initial!r}")
         for name, group in [("guards", g) for g in self.guards] + [("end_guards", self.end_guards)]:
             for counter, relation in group:
                 if not (isinstance(counter, int) and 0 <= counter < K) or relation not in RELATIONS:
@@ -141,6 +155,11 @@ class CounterMachine:
     def num_counters(self) -> int:
         """``K``, the number of counters."""
         return len(self.updates[0])
+
+    @property
+    def start(self) -> tuple[int, ...]:
+        """The counters before any symbol."""
+        return self.initial or (0,) * self.num_counters
 
     @property
     def bos(self) -> int:
@@ -189,10 +208,26 @@ def anbncn() -> CounterMachine:
     )
 
 
+def boolexp(n: int) -> CounterMachine:
+    """n-ary Boolean expressions in prefix notation: operands ``0``, ``1`` and one operator of
+    each arity ``1 .. n`` (id ``1 + a``); one counter, the expressions still needed (from 1)."""
+    n = _validate.check_int_arg("n", n, 1)
+    arities = [0, 0, *range(1, n + 1)]
+    return CounterMachine(
+        f"boolexp_{n}",
+        ("0", "1", *(f"op{a}" for a in range(1, n + 1))),
+        tuple((a - 1,) for a in arities),
+        tuple(((0, "positive"),) for _ in arities),
+        ((0, "zero"),),
+        initial=(1,),
+    )
+
+
 LANGUAGES: dict[str, Callable[[], CounterMachine]] = {
     "shuffle_dyck_1": functools.partial(shuffle_dyck, 1),
     "shuffle_dyck_2": functools.partial(shuffle_dyck, 2),
     "shuffle_dyck_3": functools.partial(shuffle_dyck, 3),
+    "boolexp_3": functools.partial(boolexp, 3),
     "anbn": anbn,
     "anbncn": anbncn,
 }
@@ -215,7 +250,8 @@ def counter_values(m: CounterMachine, string: Sequence[int] | np.ndarray) -> np.
     """The counters after every prefix: ``(L + 1, K)`` integers, row 0 the empty prefix."""
     steps = np.array([m.updates[s] for s in _symbols(m, string)], np.int64)
     steps = steps.reshape(-1, m.num_counters)
-    return np.concatenate([np.zeros((1, m.num_counters), np.int64), np.cumsum(steps, 0)])
+    start = np.array([m.start], np.int64)
+    return np.concatenate([start, start + np.cumsum(steps, 0)])
 
 
 def machine_accepts(m: CounterMachine, string: Sequence[int] | np.ndarray) -> bool:
@@ -230,9 +266,23 @@ def machine_accepts(m: CounterMachine, string: Sequence[int] | np.ndarray) -> bo
 
 def is_member(language: str, string: Sequence[int] | np.ndarray) -> bool:
     """Membership by the language's definition, not by its machine: per-type depths (never
-    negative, 0 at the end) for SHUFFLE-DYCK-k, the block pattern for ``a^n b^n (c^n)``."""
+    negative, 0 at the end) for SHUFFLE-DYCK-k, a recursive-descent parse of one whole expression
+    for ``boolexp_n``, the block pattern for ``a^n b^n (c^n)``."""
     m = machine(language)
     s = _symbols(m, string)
+    if language.startswith("boolexp"):
+
+        def parse(i: int) -> int | None:  # the end of the expression starting at i
+            if i >= len(s):
+                return None
+            j = i + 1
+            for _ in range(max(s[i] - 1, 0)):  # id 1 + a is the operator of arity a
+                j = parse(j)
+                if j is None:
+                    return None
+            return j
+
+        return parse(0) == len(s)
     if language.startswith("shuffle_dyck"):
         depth = [0] * (m.num_symbols // 2)
         for x in s:
@@ -296,6 +346,7 @@ def build(m: CounterMachine, confidence: float = 1.0, dtype: DType = jnp.float64
     w_v = np.zeros((D, D))
     for s, u in enumerate(m.updates):
         w_v[r0 : r0 + K, s] = u
+    w_v[r0 : r0 + K, m.bos] = m.start
     w_v[b, m.bos] = 1.0
     w1, w2 = np.zeros((3 * K, D)), np.zeros((D, 3 * K))
     for k in range(K):
@@ -521,7 +572,7 @@ def exact_check(
                 return False
         return True
 
-    ok = visit(model.start(), [], [0] * m.num_counters, True)
+    ok = visit(model.start(), [], list(m.start), True)
     for sample in samples if ok else ():
         state = model.start()
         symbols = _symbols(m, sample)
@@ -588,6 +639,22 @@ def _dip(rng: np.random.Generator, k: int, length: int) -> np.ndarray:
     return best
 
 
+def _random_expression(rng: np.random.Generator, m: CounterMachine, length: int) -> np.ndarray:
+    """A random member of ``boolexp_n`` of ``length``: each symbol drawn among those that keep
+    the expressions still needed between 1 and the symbols left (0 after the last)."""
+    need, out = 1, []
+    for left in range(length - 1, -1, -1):
+        ok = [
+            x
+            for x in range(m.num_symbols)
+            if (1 <= need + m.updates[x][0] <= left) or (left == 0 and need + m.updates[x][0] == 0)
+        ]
+        x = int(rng.choice(ok))
+        need += m.updates[x][0]
+        out.append(x)
+    return np.array(out, np.int64)
+
+
 def sample(
     language: str, length: int, count: int, seed: int = 0
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -598,7 +665,9 @@ def sample(
     allows), a third ``"final"`` (a member whose last symbol is replaced: a close of another
     type, or for k = 1 an open, so only the end is wrong). ``anbn``/``anbncn`` (``length`` a
     multiple of the symbol count): the one member first, then ``"near"`` misses (two adjacent
-    symbols swapped, or one changed). Labels come from :func:`is_member`, never from the generator.
+    symbols swapped, or one changed, redrawn until outside the language); ``boolexp_n``: random
+    expressions (each symbol drawn among those that can still complete one) and near misses of
+    them, alternately. Labels come from :func:`is_member`, never from the generator.
 
     Returns:
       ``(strings_BxN, labels_B, kinds)``.
@@ -626,20 +695,28 @@ def sample(
             kinds.append(kind)
     else:
         blocks = m.num_symbols
-        if length % blocks:
+        if language.startswith("boolexp"):
+            member = None
+        elif length % blocks:
             raise ValueError(f"length: {language} needs a multiple of {blocks}, got {length}")
-        member = np.repeat(np.arange(blocks), length // blocks)
+        else:
+            member = np.repeat(np.arange(blocks), length // blocks)
         for i in range(count):
-            s = member.copy()
-            if i:
+            base = member if member is not None else _random_expression(rng, m, length)
+            near = i > 0 if member is not None else i % 2 == 1
+            s = base.copy()
+            for _ in range(32 if near else 0):  # a perturbation that leaves the language
+                s = base.copy()
                 if rng.random() < 0.5:
                     j = int(rng.integers(length - 1))
                     s[j], s[j + 1] = s[j + 1], s[j]
-                if (s == member).all() or rng.random() < 0.5:
+                if (s == base).all() or rng.random() < 0.5:
                     j = int(rng.integers(length))
                     s[j] = (s[j] + 1 + int(rng.integers(blocks - 1))) % blocks
+                if not is_member(language, s):
+                    break
             strings.append(s)
-            kinds.append("near" if i else "member")
+            kinds.append("near" if near else "member")
     out = np.stack(strings).astype(np.int32)
     labels = np.array([is_member(language, s) for s in out], bool)
     return out, labels, kinds
