@@ -36,6 +36,7 @@ import numpy as np
 jax.config.update("jax_enable_x64", True)  # exact float64 checks below
 from transformer_theory import ModelConfig, forward, init_params, init_params_batch
 from transformer_theory.core import forward_trace, linear, masks
+from transformer_theory.plotting import heatmap, layer_name
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"  # set by the test suite: small configs
 N_MODELS = 8 if SMOKE else 200
@@ -53,13 +54,12 @@ params = init_params(jax.random.PRNGKey(0), cfg, dtype=jnp.float64)
 tokens = jnp.array([0, 3, 1, 2, 1, 3])
 trace = jax.jit(forward_trace)(params, tokens)
 print("logits", np.round(np.asarray(trace.logits_C), 4))
-fig, axes = plt.subplots(1, 4, figsize=(12, 3))
+fig, axes = plt.subplots(1, 4, figsize=(14, 3.2), layout="constrained")
 for ax, (l, h) in zip(axes, [(0, 0), (0, 1), (1, 0), (1, 1)]):
-    ax.imshow(trace.attention[l][h], cmap="viridis", vmin=0, vmax=1)
-    ax.set_title(f"layer {l} head {h}")
-    ax.set_xlabel("key j")
-    ax.set_ylabel("query i")
-plt.tight_layout()
+    heatmap(fig, ax, trace.attention[l][h], "attention weight", cmap="viridis", vmin=0, vmax=1)
+    ax.set_title(f"{layer_name(l)}, head {h + 1}")  # numbered from 1, as the papers' figures
+    ax.set_xlabel("key $j$")
+    ax.set_ylabel("query $i$")
 plt.show()
 
 # %% [markdown]
@@ -73,11 +73,10 @@ patterns = {
     "global {0, 8}": masks.global_mask(n, [0, 8]),
     "BigBird": masks.bigbird_mask(jax.random.PRNGKey(1), n, 3, [0], 2),
 }
-fig, axes = plt.subplots(1, 4, figsize=(12, 3))
+fig, axes = plt.subplots(1, 4, figsize=(14, 3.2), layout="constrained")
 for ax, (name, m) in zip(axes, patterns.items()):
-    ax.imshow(m, cmap="Greys")
-    ax.set_title(name)
-plt.tight_layout()
+    heatmap(fig, ax, np.asarray(m, float), "1 = query i may read key j", cmap="Greys", vmin=0)
+    ax.set(title=name, xlabel="key $j$", ylabel="query $i$")
 plt.show()
 
 # %% [markdown]

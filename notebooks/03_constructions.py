@@ -44,6 +44,7 @@ from transformer_theory.constructions import (
     theorem6_as_printed,
 )
 from transformer_theory.core import forward_trace
+from transformer_theory.plotting import heatmap
 from transformer_theory.tasks import (
     InContextQA,
     InContextTemplateMatching,
@@ -66,11 +67,10 @@ print(check_construction(params, task))
 tokens, labels = task.sample(jax.random.PRNGKey(0), 1)
 print(task.describe(tokens[0], labels[0]))
 maps = forward_trace(params, tokens[0]).attention
-fig, axes = plt.subplots(1, 2, figsize=(7, 3))
+fig, axes = plt.subplots(1, 2, figsize=(8.5, 3.4), layout="constrained")
 for ax, m, title in zip(axes, maps, ["layer 1 (copy)", "layer 2 (match)"]):
-    ax.imshow(np.asarray(m[0]), cmap="viridis")
-    ax.set(title=title, xlabel="key", ylabel="query")
-plt.tight_layout()
+    heatmap(fig, ax, np.asarray(m[0]), "attention weight", cmap="viridis", vmin=0)
+    ax.set(title=title, xlabel="key position", ylabel="query position")
 
 # %% [markdown]
 # ## Theorem 5: layer 1 parses a sequence into its template

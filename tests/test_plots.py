@@ -45,6 +45,7 @@ NOT_PLOTS = {
         "STYLE",
         "colorbar",
         "figure_legend",
+        "heatmap",
         "layer_name",
         "legend_outside",
         "panel_grid",
@@ -339,7 +340,38 @@ def _ngram_space() -> tuple:
     return (recs,)
 
 
+def _jl() -> tuple:
+    rows = [
+        dict(kind=kind, n=n, rank_needed=4 * n.bit_length(), row_bound_rank=40, lemma_rank=80)
+        for kind in ("attention", "random")
+        for n in (16, 64)
+    ]
+    errors = [dict(rank=r, jl=1 / r, eq17_random=2 / r, pooled=0.5 / r) for r in (2, 8)]
+    trained = [dict(source="model 1", errors=[dict(rank=r, jl=1 / r, pooled=0.0) for r in (2, 8)])]
+    result = dict(
+        scaling=dict(rows=rows, eps=0.5, delta=0.1),
+        errors={"iid": errors},
+        error_len=64,
+        trained=trained,
+    )
+    return (result,)
+
+
+def _dyck_k() -> tuple:
+    recs = [
+        dict(attention=a, dtype=d, n=n, min_margin=0.25 / n, min_margin_times_n=0.25, accuracy=acc)
+        for a in ("softmax", "hard")
+        for d in ("float32", "float64")
+        for n, acc in ((4, 1.0), (16, 0.5))
+    ]
+    for r in recs:
+        r.update(k=2, depth=3)
+    return (recs,)
+
+
 CASES = {
+    CONTI + "jl_figure": _jl,
+    FORMAL + "dyck_k_margins": _dyck_k,
     PENG + "composition_cot": _composition_cot,
     SVETE + "space_figure": _ngram_space,
     "transformer_theory.plotting.learning_curves": _learning_curves,

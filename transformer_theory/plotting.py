@@ -1,15 +1,15 @@
 """Figures: the one backend selection and house style (:func:`pyplot`, :data:`STYLE`), saving
 (:func:`save_figure`), panel layout (:func:`panel_grid`), the pieces every figure shares (a
-labelled :func:`colorbar` on each heat map, :func:`legend_outside`, :func:`figure_legend`,
-:func:`suptitle` wrapped to the figure's width, :func:`layer_name` numbering layers from 1 as the
-papers' figures do), the learning curves (:func:`learning_curves`) every study shares, and the
-verify report's residuals (:func:`residuals_by_family`); each paper's own figures live in its
-package (``papers/<paper>/plots.py``). Nothing here computes.
+labelled :func:`colorbar` on each heat map, which :func:`heatmap` draws with it;
+:func:`legend_outside`, :func:`figure_legend`, :func:`suptitle` wrapped to the figure's width,
+:func:`layer_name` numbering layers from 1 as the papers' figures do), the learning curves
+(:func:`learning_curves`) every study shares, and the verify report's residuals
+(:func:`residuals_by_family`); each paper's own figures live in its package
+(``papers/<paper>/plots.py``). Nothing here computes.
 
-Style: readable sizes, constrained layout and a tight bounding box when saving (no label cut
-off), mathtext for formulas (``$\\|y_n - y'_{n+1}\\|$``, never raw TeX shown as text), legends
-beside the axes rather than over the data. ``tests/test_plots.py`` renders every plot function
-and checks these properties.
+Style: readable sizes, constrained layout (no label cut off), mathtext for formulas
+(``$\\|y_n - y'_{n+1}\\|$``, never raw TeX shown as text), legends beside the axes rather than
+over the data. ``tests/test_plots.py`` renders every plot function and checks these properties.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ __all__ = [
     "STYLE",
     "colorbar",
     "figure_legend",
+    "heatmap",
     "layer_name",
     "learning_curves",
     "legend_outside",
@@ -103,6 +104,18 @@ def colorbar(fig: Figure, ax: Axes, image: ScalarMappable, label: str) -> Colorb
     bar = fig.colorbar(image, ax=ax, shrink=0.9)
     bar.set_label(label)
     return bar
+
+
+def heatmap(fig: Figure, ax: Axes, values: Any, label: str, **imshow_kwargs: Any) -> ScalarMappable:
+    """``values`` (rows x columns) drawn on ``ax`` with a colorbar labelled ``label`` and integer
+    position ticks (rows = queries, columns = keys for an attention map); returns the image."""
+    from matplotlib.ticker import MaxNLocator
+
+    image = ax.imshow(values, **imshow_kwargs)
+    colorbar(fig, ax, image, label)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    return image
 
 
 def layer_name(index: int) -> str:

@@ -22,7 +22,7 @@ from transformer_theory.core.forward import forward_trace
 from transformer_theory.harness.config import ExperimentConfig
 from transformer_theory.harness.runs import trained_params
 from transformer_theory.jsonio import write_json
-from transformer_theory.plotting import colorbar, layer_name, pyplot, save_figure, suptitle
+from transformer_theory.plotting import heatmap, layer_name, pyplot, save_figure, suptitle
 from transformer_theory.train.init import copy_pattern_alpha
 
 __all__ = [
@@ -137,8 +137,7 @@ def plot_attention_maps(
     for row, (text, cells) in enumerate(panels.items()):
         for col, (who, layer, w, sup) in enumerate(cells):
             ax = axes[row, col]
-            image = ax.imshow(w, cmap="viridis", vmin=0, vmax=1)
-            colorbar(fig, ax, image, "attention weight")
+            heatmap(fig, ax, w, "attention weight", cmap="viridis", vmin=0, vmax=1)
             ticks = list(text)
             ax.set_xticks(range(len(ticks)), ticks)
             ax.set_yticks(range(len(ticks)), ticks)

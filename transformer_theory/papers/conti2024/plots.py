@@ -15,8 +15,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from transformer_theory.plotting import (
-    colorbar,
     figure_legend,
+    heatmap,
     layer_name,
     legend_outside,
     pyplot,
@@ -63,8 +63,7 @@ def head_grid(
             if h >= m.shape[1]:
                 ax.axis("off")
                 continue
-            image = ax.imshow(np.asarray(m[example, h]), cmap="viridis", vmin=0)
-            colorbar(fig, ax, image, "attention weight")
+            heatmap(fig, ax, np.asarray(m[example, h]), "attention weight", vmin=0)
             rec = by_key.get((attention, layer, h))
             title = f"{attention}, {layer_name(layer)}, head {h + 1}"
             if rec is not None:
