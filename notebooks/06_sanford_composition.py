@@ -157,6 +157,44 @@ plt.legend()
 plt.show()
 
 # %% [markdown]
+# ## Chain of thought (Peng et al. 2024, Theorem 2)
+# Iterated composition of `K` functions in table form (`papers.peng2024.cot`): the token at
+# position `(k - 1) n + i` is `f_k(i)`, so each token names the position of its next value and one
+# CoT step is one lookup. A one-layer causal model writes `f_1(x)`, `f_2(f_1(x))`, ... on the
+# growing prompt (`cot.generate`). Theorem 2 says a layer needs `Omega(sqrt(n / (H d p)))` such
+# steps; `experiments/composition_cot.py` measures the steps a trained one-layer model needs
+# (an upper bound for that recipe; the Omega's constant is not given).
+
+# %%
+from transformer_theory.papers.peng2024 import cot  # noqa: E402
+
+prompt, chain = cot.cot_sample(0, 1, 3, 2)
+print("prompt", prompt[0], "-> chain", chain[0])
+record = cot.cot_record(4, 2, 1, 1, 8, None, steps=10 if SMOKE else 800, held_out=200)
+print(
+    "one layer, d = 8, float32, 2 CoT steps: answer accuracy",
+    record["accuracy"],
+    "per token",
+    record["token_accuracy"],
+)
+# the committed sweep (experiments/composition_cot.py), when this checkout has it
+results = os.path.join(
+    os.path.dirname(os.path.dirname(cot.__file__)), "..", "..", "experiments", "results"
+)
+results = os.path.join(results, "peng2024_composition_cot.json")
+if os.path.exists(results):
+    from transformer_theory.jsonio import read_json  # noqa: E402
+
+    summary = read_json(results)["summary"]
+    for r in summary:
+        y = r["steps_needed"] or max(r["steps_tried"]) + 1
+        plt.scatter(r["cot_bound"], y, c="C0" if r["steps_needed"] else "none", edgecolors="C0")
+        plt.annotate(f"n={r['n']} d={r['d']} p={r['p']}", (r["cot_bound"], y), fontsize=6)
+    plt.xlabel("sqrt(n / (H d p))")
+    plt.ylabel("CoT steps for the target (hollow: none reached it)")
+    plt.show()
+
+# %% [markdown]
 # ## The qSA separation, trained
 # One softmax attention unit (query/key width `m`), a fully connected ReLU network and a GRU, each
 # trained with Adam on q-sparse averaging (`papers.sanford2023.separations`); the dotted

@@ -2,7 +2,7 @@
 
 import math
 
-from transformer_theory.papers.peng2024 import claims, tasks, training
+from transformer_theory.papers.peng2024 import claims, tasks
 
 CLAIMS = {c.id.split(".", 1)[1]: c for c in claims.CLAIMS}
 
@@ -17,24 +17,31 @@ def test_a_bound_in_natural_logs_is_refuted(monkeypatch):
     assert evidence.status == "refuted", evidence.figure
 
 
-def test_a_one_layer_model_below_the_bound_is_flagged(monkeypatch):
-    def below(n, layers, heads, width, bits, **kwargs):
-        p = 32 if bits is None else bits
-        bound = tasks.peng_error_bound(n, heads, width, p)
-        return {
-            "n": n,
-            "layers": layers,
-            "d": width,
-            "p": p,
-            "steps": kwargs.get("steps"),
-            "error": 0.0,
-            "bound": bound,
-            "chance_error": 1 - 1 / n,
-        }
+def test_a_one_layer_model_below_the_bound_is_flagged(monkeypatch, tmp_path):
+    from transformer_theory import jsonio
 
-    monkeypatch.setattr(training, "composition_trained_record", below)
+    def record(d, p, error):
+        return {
+            "n": 8,
+            "heads": 1,
+            "d": d,
+            "p": p,
+            "steps": 10,
+            "error": error,
+            "bound": 0.0,
+            "chance_error": 7 / 8,
+        }  # the check recomputes the bound
+
+    path = str(tmp_path / "bound.json")
+    monkeypatch.setattr(claims, "_BOUND_RESULTS", path)
+    # n = 8, H = 1, d = 1, p = 2: R = 24 - 4 = 20, bound 20 / 72 = 0.278
+    jsonio.write_json(path, {"records": [record(16, 32, 0.02), record(1, 2, 0.5)]})
+    evidence = CLAIMS["theorem1_trained"].check("quick")
+    assert evidence.status == "measured" and "1 of 1 void" in evidence.figure, evidence.figure
+    jsonio.write_json(path, {"records": [record(16, 32, 0.02), record(1, 2, 0.2)]})
     evidence = CLAIMS["theorem1_trained"].check("quick")
     assert evidence.status == "open", evidence.figure
+    assert math.isclose(tasks.peng_error_bound(8, 1, 1, 2), 20 / 72)
 
 
 def _cot_records():

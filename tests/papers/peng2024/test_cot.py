@@ -167,3 +167,15 @@ def test_composition_cot_smoke(tmp_path):
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert len(summary) == 1 and summary[0]["cot_bound"] == 0.5
     assert (tmp_path / "composition_cot.png").exists()
+
+
+def test_composition_bound_smoke(tmp_path):
+    spec = importlib.util.spec_from_file_location("cb", EXPERIMENTS / "composition_bound.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["--smoke", "--out", str(tmp_path)]) == 0
+    (r,) = json.loads((tmp_path / "records.json").read_text())
+    # n = 4, H = 1, d = 1, p = 2: R = 8 - 4 = 4, bound 4 / 24; one pass (K = 2, stride 2)
+    assert (r["cot_steps"], r["R"]) == (1, 4.0) and math.isclose(r["bound"], 4 / 24)
+    assert math.isclose(r["error"], 1 - r["accuracy"])
+    assert (tmp_path / "composition_bound.png").exists()

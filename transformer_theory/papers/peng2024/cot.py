@@ -46,6 +46,8 @@ __all__ = [
     "cot_sample",
     "cot_vocab",
     "generate",
+    "bound_records",
+    "run_composition_bound",
     "run_composition_cot",
     "steps_needed",
     "teacher_forcing",
@@ -282,4 +284,66 @@ def run_composition_cot(config: CoTConfig, out_dir: str, *, progress: bool = Tru
     jsonio.write_json(os.path.join(out_dir, "summary.json"), summary)
     if records:
         plots.composition_cot(summary, os.path.join(out_dir, "composition_cot.png"))
+    return records
+
+
+def bound_records(records: list[dict]) -> list[dict]:
+    """The records of one-step models (``cot_steps == 1``: the answer in one pass, with ``K = 2``
+    Theorem 1's ``g(f(x))``) with ``error = 1 - accuracy``, Peng et al.'s bound
+    :func:`~.tasks.peng_error_bound` at ``(n, H, d, p)``, ``R = n log2 n - H (d + 1) p``, the
+    chance error and ``layers = 1`` (for :func:`~.plots.composition_depth`)."""
+    from transformer_theory.papers.peng2024 import tasks
+
+    rows = []
+    for r in records:
+        if r["cot_steps"] != 1:
+            continue
+        nlogn = r["n"] * math.log2(r["n"])
+        rows.append(
+            r
+            | {
+                "layers": 1,
+                "error": 1 - r["accuracy"],
+                "bound": tasks.peng_error_bound(r["n"], r["heads"], r["d"], r["p"]),
+                "R": nlogn - r["heads"] * (r["d"] + 1) * r["p"],
+                "chance_error": 1 - 1 / r["n"],
+            }
+        )
+    return rows
+
+
+def run_composition_bound(config: CoTConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
+    """Theorem 1 in table form: every ``ns x cells`` model answers the ``K``-fold composition in
+    ONE pass (stride ``K``; ``config.strides`` is ignored), trained and evaluated like
+    :func:`run_composition_cot`; the records (:func:`bound_records`: error beside the bound) go
+    to ``out_dir/records.json`` after each run, the figure to ``out_dir/composition_bound.png``."""
+    from transformer_theory.papers.peng2024 import plots
+    from transformer_theory.papers.peng2024.training import _sweep
+
+    runs = [(n, c) for n in config.ns for c in config.cells]
+    records = _sweep(
+        runs,
+        lambda n, cell: bound_records(
+            [
+                cot_record(
+                    n,
+                    config.functions,
+                    config.functions,
+                    cell[0],
+                    cell[1],
+                    None if cell[2] == 32 else cell[2],
+                    steps=config.steps,
+                    batch=config.batch,
+                    learning_rate=config.learning_rate,
+                    seed=config.seed,
+                    held_out=config.held_out,
+                )
+            ]
+        ),
+        out_dir,
+        desc="one-pass composition models",
+        progress=progress,
+    )
+    if records:
+        plots.composition_depth(records, os.path.join(out_dir, "composition_bound.png"))
     return records

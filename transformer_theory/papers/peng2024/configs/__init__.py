@@ -4,7 +4,9 @@ it writes, how long it took and what it gave:
 
 - :mod:`.composition_depth`: one- and two-layer transformers fake-quantized to ``p`` bits;
 - :mod:`.composition_one_layer`: the library's parameter format, evaluated in float32 and bfloat16;
-- :mod:`.composition_cot`: chain of thought (Theorem 2), the steps one-layer models need.
+- :mod:`.composition_cot`: chain of thought (Theorem 2), the steps one-layer models need;
+- :mod:`.composition_bound`: Theorem 1 made informative: one recipe that learns ``g(f(x))`` in one
+  pass where the bound is void, run where ``R > 0``.
 """
 
-__all__ = ["composition_cot", "composition_depth", "composition_one_layer"]
+__all__ = ["composition_bound", "composition_cot", "composition_depth", "composition_one_layer"]
