@@ -173,3 +173,16 @@ def test_softmax_recognizer_on_samples():
         2 * n * np.log(4 * n)
     )
     assert params.layers[1].attn.w_qk.dtype == jnp.float64
+
+
+def test_experiment_smoke_size_runs(tmp_path):
+    from transformer_theory.jsonio import read_json
+    from transformer_theory.papers.formal_languages.configs import dyck_k as config_module
+
+    config = config_module.get_config("smoke")
+    result = config_module.run(config, str(tmp_path))
+    written = read_json(tmp_path / "dyck_k.json")
+    assert not result["failed"] and len(written["records"]) == 1
+    assert written["records"][0]["strings_checked"] == sum(4**n for n in range(5))
+    assert [r["dtype"] for r in written["precision"]] == ["float64"]
+    assert (tmp_path / "dyck_k_margin.png").stat().st_size > 0

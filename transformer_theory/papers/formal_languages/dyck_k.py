@@ -84,6 +84,7 @@ __all__ = [
     "ALL_STRINGS_LIMIT",
     "ATTENTIONS",
     "CLAIM_SIZES",
+    "DyckKSettings",
     "FLOAT32_LENGTHS",
     "NEGATIVE_KINDS",
     "Layout",
@@ -100,6 +101,7 @@ __all__ = [
     "members",
     "prefix_members",
     "random_member",
+    "run",
     "sample",
     "softmax_scales",
     "tolerance",
@@ -815,3 +817,142 @@ def float32_evidence(tier: str) -> object:
         + f", members' margin error {'within' if within else 'beyond'} 16 n u",
         {"first_misclassified_n": first_wrong, "within_tolerance": within, "records": rows},
     )
+
+
+# --------------------------------------------------------------------------- the experiment
+
+
+@dataclasses.dataclass(frozen=True)
+class DyckKSettings:
+    """What :func:`run` checks (the config :mod:`.configs.dyck_k` chooses the sizes).
+
+    Attributes:
+      size: the config size that made these settings (recorded with the results).
+      exhaustive: ``(k, E)`` pairs: every string of length ``<= E`` over ``2k`` symbols.
+      depths: the depths ``D`` checked for every ``k``.
+      attentions: the recognizers (:data:`ATTENTIONS`).
+      sampled_lengths: even lengths of the sampled members and hard non-members.
+      samples: strings per sampled length.
+      precision_k, precision_depth: the recognizer of the margin-against-``n`` sweep.
+      precision_lengths: its string lengths.
+      precision_samples: its strings per length.
+      dtypes: its float formats.
+      seed: seed of the samples (length ``n`` uses ``seed + n``).
+    """
+
+    size: str = "default"
+    exhaustive: tuple[tuple[int, int], ...] = ((2, 7), (3, 5))
+    depths: tuple[int, ...] = (1, 2, 3, 4)
+    attentions: tuple[str, ...] = ATTENTIONS
+    sampled_lengths: tuple[int, ...] = (16, 64, 256)
+    samples: int = 32
+    precision_k: int = 2
+    precision_depth: int = 4
+    precision_lengths: tuple[int, ...] = (16, 64, 256, 1024)
+    precision_samples: int = 16
+    dtypes: tuple[str, ...] = ("float32", "float64")
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for k, e in self.exhaustive:
+            _int("exhaustive", k, 1)
+            _int("exhaustive", e, 0)
+            budget.check_count("exhaustive", (2 * k) ** e, ALL_STRINGS_LIMIT, unit="strings")
+        for d in self.depths:
+            _int("depths", d, 1)
+        for a in self.attentions:
+            _validate.check_choice("attentions", a, ATTENTIONS)
+        for n in (*self.sampled_lengths, *self.precision_lengths):
+            if _int("sampled_lengths", n, 2) % 2:
+                raise ValueError(f"sampled_lengths: lengths must be even, got {n}")
+        for name in self.dtypes:
+            _validate.check_choice("dtypes", name, tuple(_UNIT_ROUNDOFF))
+        _int("samples", self.samples, 1)
+        _int("precision_samples", self.precision_samples, 1)
+        _int("seed", self.seed, 0)
+
+
+def _bar(items: list, desc: str, progress: bool) -> list:
+    if not progress:
+        return items
+    from tqdm.auto import tqdm
+
+    return tqdm(items, desc=desc, disable=None)
+
+
+def run(config: DyckKSettings, out_dir: str | None = None, *, progress: bool = False) -> dict:
+    """Every recognizer of ``config`` checked (:func:`check_record`, float64), then the margin
+    sweep (:func:`margin_records`); with ``out_dir``, ``dyck_k.json`` (``records``,
+    ``precision``, ``settings``) rewritten after each record and the figure ``dyck_k_margin.png``
+    (:func:`.plots.dyck_k_margins`) at the end.
+
+    Returns:
+      ``{"rows", "records", "precision", "failed"}``: one table row per record, the records,
+      the sweep, and whether any recognizer misclassified a string or left its derived margin.
+    """
+    import os
+
+    import jax
+
+    from transformer_theory.jsonio import write_json
+
+    jax.config.update("jax_enable_x64", True)  # float64 is one of the formats compared
+    records: list[dict] = []
+    sweep: list[dict] = []
+
+    def save() -> None:
+        if out_dir is not None:
+            blob = {
+                "records": records,
+                "precision": sweep,
+                "settings": dataclasses.asdict(config),
+            }
+            write_json(os.path.join(out_dir, "dyck_k.json"), blob)
+
+    jobs = [
+        (a, k, e, d) for a in config.attentions for k, e in config.exhaustive for d in config.depths
+    ]
+    for attention, k, e, depth in _bar(jobs, "Dyck-(k, D)", progress):
+        records.append(
+            check_record(
+                k,
+                depth,
+                attention=attention,
+                exhaustive_up_to=e,
+                sampled_lengths=config.sampled_lengths,
+                samples=config.samples,
+                seed=config.seed,
+            )
+        )
+        save()
+    for attention in config.attentions:
+        sweep += margin_records(
+            config.precision_k,
+            config.precision_depth,
+            config.precision_lengths,
+            dtypes=config.dtypes,
+            attention=attention,
+            samples=config.precision_samples,
+            seed=config.seed,
+        )
+        save()
+    if out_dir is not None:
+        from transformer_theory.papers.formal_languages import plots
+
+        plots.dyck_k_margins(sweep, os.path.join(out_dir, "dyck_k_margin.png"))
+    rows = [
+        {
+            "attention": r["attention"],
+            "k": r["k"],
+            "D": r["depth"],
+            "layers": r["layers"],
+            "strings": r["strings_checked"],
+            "lengths": ", ".join([f"0-{r['exhaustive_up_to']}", *map(str, r["sampled_lengths"])]),
+            "accuracy": r["accuracy"],
+            "min margin x n": round(r["min_margin_times_n"], 6),
+            "derived": r["derived"],
+        }
+        for r in records
+    ]
+    failed = any(r["accuracy"] < 1.0 or not r["derived"] for r in records)
+    return {"rows": rows, "records": records, "precision": sweep, "failed": failed}

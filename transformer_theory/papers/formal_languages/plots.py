@@ -3,6 +3,8 @@
 - :func:`margins_by_length`: each recognizer's smallest margin against the string length;
 - :func:`parity_precision`: PARITY's cross-entropy and margin against ``n``, per float format,
   with and without Chiang & Cholak's LayerNorm;
+- :func:`dyck_k_margins`: the Dyck-(k, D) recognizers' smallest margin against ``n``, per float
+  format (:mod:`.dyck_k`);
 - :func:`generalization`: trained models' accuracy against length beside the constructions
   (:mod:`.generalization`).
 """
@@ -14,7 +16,7 @@ import numpy as np
 from transformer_theory.plotting import legend_outside, pyplot, save_figure
 from transformer_theory.precision import PRECISION_STYLE
 
-__all__ = ["generalization", "margins_by_length", "parity_precision"]
+__all__ = ["dyck_k_margins", "generalization", "margins_by_length", "parity_precision"]
 
 
 def margins_by_length(records: list[dict], path: str) -> str:
@@ -74,4 +76,34 @@ def generalization(records: list[dict], path: str) -> str:
         ax.set(xscale="log", ylim=(0.4, 1.02), xlabel="string length", ylabel="accuracy")
         ax.set_title(f"{language}: trained on lengths up to {max(rows[0]['train_lengths'])}")
         legend_outside(ax, fontsize=7)
+    return save_figure(fig, path)
+
+
+def dyck_k_margins(records: list[dict], path: str) -> str:
+    """Dyck-(k, D): ``|smallest margin|`` against ``n`` (log-log, left) and the margin times
+    ``n`` (right; the derived value is ``1/4``), one line per (recognizer, float format), from
+    :func:`.dyck_k.margin_records`; a misclassifying length is marked ``x``. Returns ``path``."""
+    plt = pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    for attention in sorted({r["attention"] for r in records}):
+        for dtype in sorted({r["dtype"] for r in records}):
+            rows = [r for r in records if r["attention"] == attention and r["dtype"] == dtype]
+            if not rows:
+                continue
+            xs = [r["n"] for r in rows]
+            style = dict(
+                marker="o", ls=PRECISION_STYLE.get(dtype, "-"), label=f"{attention}, {dtype}"
+            )
+            axes[0].plot(xs, [abs(r["min_margin"]) for r in rows], **style)
+            axes[1].plot(xs, [r["min_margin_times_n"] for r in rows], **style)
+            wrong = [r for r in rows if r["accuracy"] < 1.0]
+            axes[1].plot(
+                [r["n"] for r in wrong], [r["min_margin_times_n"] for r in wrong], "kx", ms=9
+            )
+    k, depth = records[0]["k"], records[0]["depth"]
+    axes[0].set(xscale="log", yscale="log", xlabel="n = L + 1", ylabel="smallest |margin|")
+    axes[0].set_title(f"Dyck-({k}, {depth}) after Yao et al. 2021: margin 1/(4n)")
+    axes[1].axhline(0.25, color="gray", ls=":", lw=1)
+    axes[1].set(xscale="log", xlabel="n = L + 1", ylabel="smallest signed margin x n")
+    legend_outside(axes[1], fontsize=7)
     return save_figure(fig, path)
