@@ -24,6 +24,12 @@ value (its default, or the value given if smaller) alone would make it fit, or a
 none does alone (exit 2; ``TT_MEMORY_BUDGET`` and ``TT_TIME_BUDGET`` set the lines).
 ``--examples`` applies to ``--run`` only and is refused without it (it would be ignored).
 Slopes are reported only through at least three lengths (``n/a`` otherwise).
+
+``--jl`` runs, instead, :func:`transformer_theory.papers.conti2024.linformer.jl_study`: Linformer's
+random projection as the thesis writes it (eq. 16, corrected), the rank it needs against ``n``
+and its output error against the rank, on random inputs and on ``--run``'s trained attention::
+
+    transformer-theory efficient-attention --jl --run results/encdec_translation --out DIR
 """
 
 from __future__ import annotations
@@ -100,6 +106,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=nonnegative_int, default=0, help="PRNG seed (default 0)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+    parser.add_argument(
+        "--jl",
+        action="store_true",
+        help="instead: Linformer's random (Johnson-Lindenstrauss) projection as Conti 2024 writes "
+        "it -- the rank needed against n (64..1024), the output error against the rank, and "
+        "with --run the same on trained attention (jl.json, jl.png); reads --run, --examples, "
+        "--seed, --out only",
+    )
 
 
 def _settings(args: argparse.Namespace):
@@ -150,7 +164,46 @@ def _read_runs(paths: list[str]) -> list:
     return runs
 
 
+def _run_jl(args: argparse.Namespace) -> int:
+    """``--jl``: :func:`~transformer_theory.papers.conti2024.linformer.jl_study`, printed."""
+    from transformer_theory.jsonio import write_json
+    from transformer_theory.papers.conti2024 import linformer, plots
+    from transformer_theory.papers.conti2024.efficient_study import trained_inputs
+
+    runs = _read_runs(args.run)
+    if args.examples is not None and not args.run:
+        raise UsageError("--examples: applies to --run only (it would be ignored)")
+    qkv = trained_inputs(runs, args.examples or 16) if runs else []
+    out = prepare_out_dir(args.out)
+    result = linformer.jl_study(qkv=qkv, seed=args.seed)
+    sc = result["scaling"]
+    print(f"rank k' needed for the row bound (eps {sc['eps']}, delta {sc['delta']}):")
+    print(format_table(sc["rows"]))
+    print(
+        "slope of k' against ln n: "
+        + ", ".join(f"{k} {v:.1f}" for k, v in sc["slopes"].items())
+        + f" (union bound {sc['bound_slope']:.1f})"
+    )
+    for kind, rows in result["errors"].items():
+        print(f"output error, {kind} inputs, n = {result['error_len']}:")
+        print(format_table(rows))
+    print("spectrum rank (90% of ||P||_F^2):", result["spectrum_rank_90"])
+    for t in result["trained"]:
+        print(
+            f"trained {t['source']} (n = {t['n']}, {t['heads_examples']} heads x examples): "
+            f"spectrum rank {t['spectrum_rank_90']}, k' needed {t['rank_needed']}"
+        )
+        print(format_table(t["errors"]))
+    write_json(os.path.join(out, "jl.json"), result)
+    plots.jl_figure(result, os.path.join(out, "jl.png"))
+    print(os.path.join(out, "jl.json"))
+    print(os.path.join(out, "jl.png"))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.jl:
+        return _run_jl(args)
     from transformer_theory.papers.conti2024 import efficient_study as study
 
     settings = _settings(args)

@@ -134,3 +134,17 @@ def test_output_error_and_spectrum():
     assert rows[0]["jl"] > 0
     assert linformer.spectrum_rank(np.full((n, n), 1.0 / n)) == 1
     assert linformer.spectrum_rank(np.eye(n), 0.5) == n // 2
+
+
+def test_jl_study_small_and_figure(tmp_path):
+    from transformer_theory.papers.conti2024 import plots
+
+    rng = np.random.default_rng(0)
+    # one shape throughout (n = 16, width 32): every eager JAX op compiles once
+    qkv = [("toy", *(rng.standard_normal((2, 16, 32)) for _ in range(3)))]
+    result = linformer.jl_study((16,), trials=10, error_len=16, error_ranks=(16,), qkv=qkv)
+    assert [r["n"] for r in result["scaling"]["rows"]] == [16, 16]
+    assert result["trained"][0]["n"] == 16 and result["trained"][0]["errors"][-1]["pooled"] < 1e-12
+    assert plots.jl_figure(result, str(tmp_path / "jl.png")).endswith("jl.png")
+    with pytest.raises(ValueError, match="eps"):
+        linformer.jl_study((16,), eps=2.0)

@@ -42,6 +42,8 @@ width, ``D`` value width, ``T`` draws of ``R``.
   eq. 17 with ``E = F = R``, and the mean-pooling Linformer of :mod:`.efficient`).
 - :func:`spectrum_rank`: how many singular values hold a fraction of ``||P||_F^2`` (the thesis's
   "attention is low rank", Figure 10).
+- :func:`trained_study` / :func:`jl_study`: the measurements on trained models' attention, and
+  everything ``transformer-theory efficient-attention --jl`` runs.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ __all__ = [
     "failure_rate",
     "jl_attention",
     "jl_projection",
+    "jl_study",
     "lemma_rank",
     "output_error_vs_rank",
     "pair_distortion",
@@ -73,6 +76,7 @@ __all__ = [
     "row_errors",
     "scaling_study",
     "spectrum_rank",
+    "trained_study",
 ]
 
 
@@ -337,3 +341,93 @@ def spectrum_rank(p_NxN: ArrayLike, fraction: float = 0.9) -> int:
     s = np.linalg.svd(np.asarray(p_NxN, np.float64), compute_uv=False)
     energy = np.cumsum(s**2) / np.sum(s**2)
     return int(np.searchsorted(energy, fraction - 1e-12) + 1)
+
+
+def trained_study(
+    qkv: Sequence[tuple[str, ArrayLike, ArrayLike, ArrayLike]],
+    eps: float,
+    delta: float,
+    *,
+    trials: int = 100,
+    seed: int = 0,
+) -> list[dict]:
+    """The same measurements on trained attention: for each ``(name, q_BxNxE, k_BxNxE,
+    v_BxNxD)`` (every head and example stacked on ``B``, as
+    :func:`.efficient_study.trained_inputs` returns them), per head-example: ``P``'s
+    :func:`spectrum_rank` (90% of ``||P||_F^2``), :func:`rank_needed` for its first value column
+    (median, max, and how many found none up to ``4 N``), and :func:`output_error_vs_rank` at
+    ``k = 1, 2, 4, .., N`` (mean over heads-examples).
+    """
+    out = []
+    for name, q_b, k_b, v_b in qkv:
+        q_b, k_b, v_b = (np.asarray(x, np.float64) for x in (q_b, k_b, v_b))
+        n = q_b.shape[1]
+        ranks = [2**j for j in range(int(math.log2(n)) + 1)]
+        spectra, needed, errors = [], [], []
+        for b in range(q_b.shape[0]):
+            p = attention_probs(q_b[b], k_b[b])
+            spectra.append(spectrum_rank(p))
+            needed.append(rank_needed(p, v_b[b][:, 0], eps, delta, trials=trials, seed=seed))
+            errors.append(output_error_vs_rank(q_b[b], k_b[b], v_b[b], ranks, trials=4, seed=b))
+        mean_err = [
+            {"rank": r, **{key: float(np.mean([e[i][key] for e in errors])) for key in keys}}
+            for i, r in enumerate(ranks)
+            for keys in [[key for key in errors[0][i] if key != "rank"]]
+        ]
+        found = [x for x in needed if x is not None]
+        out.append(
+            {
+                "source": name,
+                "n": int(n),
+                "heads_examples": int(q_b.shape[0]),
+                "spectrum_rank_90": {
+                    "mean": float(np.mean(spectra)),
+                    "min": int(min(spectra)),
+                    "max": int(max(spectra)),
+                },
+                "rank_needed": {
+                    "median": float(np.median(found)) if found else None,
+                    "max": max(found) if found else None,
+                    "not_found": len(needed) - len(found),
+                },
+                "errors": mean_err,
+            }
+        )
+    return out
+
+
+def jl_study(
+    ns: Sequence[int] = (64, 128, 256, 512, 1024),
+    *,
+    eps: float = 0.5,
+    delta: float = 0.1,
+    trials: int = 100,
+    error_len: int = 256,
+    error_ranks: Sequence[int] = (4, 16, 64, 256),
+    qkv: Sequence[tuple[str, ArrayLike, ArrayLike, ArrayLike]] = (),
+    seed: int = 0,
+) -> dict:
+    """What ``transformer-theory efficient-attention --jl`` runs: :func:`scaling_study` over
+    ``ns``; :func:`output_error_vs_rank` at ``error_len`` on one ``iid`` and one ``local`` draw
+    (10 projections per rank); the spectra of those two ``P`` (:func:`spectrum_rank`); and
+    :func:`trained_study` on ``qkv`` (trained models' activations, may be empty).
+
+    Returns:
+      ``{"scaling", "errors": {kind: rows}, "spectrum_rank_90": {kind: r}, "trained"}``.
+    """
+    if not 0 < eps < 1:
+        raise ValueError(f"eps: expected 0 < eps < 1, got {eps}")
+    _validate.check_positive("error_len", error_len)
+    errors, spectra = {}, {}
+    for kind in ("iid", "local"):
+        q, k, v = _inputs(kind, error_len, 32, seed)
+        ranks = [r for r in error_ranks if r <= error_len]
+        errors[kind] = output_error_vs_rank(q, k, v, ranks, trials=10, seed=seed)
+        spectra[kind] = spectrum_rank(attention_probs(q, k))
+    return {
+        "scaling": scaling_study(ns, eps, delta, trials=trials, seed=seed),
+        "errors": errors,
+        "error_len": int(error_len),
+        "spectrum_rank_90": spectra,
+        "trained": trained_study(qkv, eps, delta, trials=trials, seed=seed),
+    }

@@ -5,7 +5,9 @@
 - :func:`error_vs_budget`: efficient attention's output error against its budget, one marker and
   line style per variant (the window variants lie on one another);
 - :func:`cost_vs_length`: time and memory against sequence length, log-log, with fitted slopes;
-  times at the per-call overhead floor are drawn hollow (no slope is read there).
+  times at the per-call overhead floor are drawn hollow (no slope is read there);
+- :func:`jl_figure`: Linformer's random projection: the rank needed against ``n``, the output
+  error against the rank (random and trained inputs).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from transformer_theory.plotting import (
     save_figure,
 )
 
-__all__ = ["TIMING_FLOOR", "cost_vs_length", "error_vs_budget", "head_grid"]
+__all__ = ["TIMING_FLOOR", "cost_vs_length", "error_vs_budget", "head_grid", "jl_figure"]
 
 TIMING_FLOOR = 2.0
 """A time within this factor of the fastest call in the records is at the per-call overhead
@@ -162,4 +164,58 @@ def cost_vs_length(
             va="top",
             fontsize=7,
         )
+    return save_figure(fig, path)
+
+
+def jl_figure(result: dict, path: str) -> str:
+    """Three panels from :func:`.linformer.jl_study`: the rank ``k'`` needed for the corrected row
+    bound (failure rate ``<= delta``) against ``n`` (log x, so ``O(log n)`` is a line) beside the
+    union bound's and Lemma 2.1's ``k``; the attention output's relative error against ``k'`` on
+    random inputs (``P R^T R V``, eq. 17 with ``E = F = R``, mean pooling); the same on trained
+    models' attention (empty without ``--run``). Errors are floored at ``1e-3`` (mean pooling at
+    ``k' = n`` is exact)."""
+    plt = pyplot()
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    sc = result["scaling"]
+    for kind in sorted({r["kind"] for r in sc["rows"]}):
+        rows = [r for r in sc["rows"] if r["kind"] == kind and r["rank_needed"] is not None]
+        axes[0].semilogx(
+            [r["n"] for r in rows], [r["rank_needed"] for r in rows], "o-", label=f"{kind} P"
+        )
+    rows = [r for r in sc["rows"] if r["kind"] == sc["rows"][0]["kind"]]
+    axes[0].semilogx(
+        [r["n"] for r in rows], [r["row_bound_rank"] for r in rows], "k--", label="union bound"
+    )
+    axes[0].semilogx(
+        [r["n"] for r in rows], [r["lemma_rank"] for r in rows], "k:", label="Lemma 2.1, m = 2n"
+    )
+    axes[0].set(
+        xlabel="n", ylabel="k' needed", title=f"row bound eps={sc['eps']}, delta={sc['delta']}"
+    )
+    styles = {"jl": "o-", "eq17_random": "s--", "pooled": "^:"}
+    for kind, rows in result["errors"].items():
+        for key, style in styles.items():
+            axes[1].loglog(
+                [r["rank"] for r in rows],
+                [max(r[key], 1e-3) for r in rows],
+                style,
+                label=f"{kind}: {key}",
+            )
+    axes[1].set(
+        xlabel="k'",
+        ylabel=r"$\|Y - PV\| / \|PV\|$",
+        title=f"output error, random inputs, n={result['error_len']}",
+    )
+    for t in result["trained"]:
+        for key in ("jl", "pooled"):
+            axes[2].semilogy(
+                [r["rank"] for r in t["errors"]],
+                [max(r[key], 1e-3) for r in t["errors"]],
+                styles[key],
+                label=f"{t['source']}: {key}",
+            )
+    axes[2].set(xlabel="k'", ylabel=r"$\|Y - PV\| / \|PV\|$", title="trained attention (mean)")
+    for ax in axes:
+        if ax.get_legend_handles_labels()[0]:
+            legend_outside(ax, fontsize=7)
     return save_figure(fig, path)
