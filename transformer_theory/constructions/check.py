@@ -82,6 +82,16 @@ def check_construction(
       ``dict(examples=int, accuracy=float, min_margin=float, min_relative_margin=float,
       mode="exhaustive"|"sampled")``; ``min_relative_margin`` is the smallest
       ``margin / max_c |o[c]|`` (see the module docstring).
+
+    Example:
+      >>> import jax
+      >>> jax.config.update("jax_enable_x64", True)  # the constructions are built in float64
+      >>> from transformer_theory import tasks
+      >>> from transformer_theory.constructions import theorem3
+      >>> task = tasks.InContextQA(2, 2, 1)
+      >>> result = check_construction(theorem3(task), task)
+      >>> result["examples"], result["accuracy"], result["mode"]
+      (4, 1.0, 'exhaustive')
     """
     validate_params(params)
     if params.batch_shape:

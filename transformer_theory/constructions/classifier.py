@@ -4,7 +4,7 @@ distinct labels.
 The paper's incremental procedure (§12), rows ``x_i`` and columns ``w_c`` of ``W: (D, C)``:
 
 1. relabel so that ``x_i`` has class ``i``; for ``N = 2`` solve ``[x_0; x_1] [w_0 w_1] = I`` (eq.
-  11);
+   11);
 2. for ``k = 2, 3, ...``: let ``i_k = argmax_{c<k} x_k . w_c``; solve ``x_{i_k} . dw = -1``,
    ``x_k . dw = 1`` (possible because ``x_{i_k}``, ``x_k`` are linearly independent); shrink
    ``dw <- dw / M`` until ``x_j . dw < eps`` for every earlier ``j != i_k``, with

@@ -17,7 +17,7 @@ Layer 2, single head (§14.2's ternary head, repaired): ``W_QK[d + r, d + n - 1]
 as Lemma 1 does), so the last position attends to key ``j`` with weight ``(R g)_j`` (key position
 block times the query's own position coordinate, which holds 1); ``W_V`` = identity on the
 position block only. Since ``E^2 = diag(c) E``, ``(R^2)[r, j] = [r = j] + (2 + c_r) [t_r = t_j]``
-and the last stream is ``[e_CLS; v; 1]`` with, for ``r < l``,
+and the last stream is ``[e_CLS; v; 1]`` with, for ``r < l``::
 
     v_r = (R^2 g)_r = B^{l-1-r} + f(C(r)),   f(C) = (2 + |C|) S_C,   S_C = sum_{j in C} B^{l-1-j}
 

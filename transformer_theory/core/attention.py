@@ -143,7 +143,19 @@ def attention_weights(
     scores_QxK: jax.Array, kind: str, mask_QxK: jax.Array | None = None
 ) -> jax.Array:
     """Dispatch on ``kind`` in ``{"relu", "softmax", "hard_leftmost", "hard_average",
-    "sparsemax"}``."""
+    "sparsemax"}``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> scores_QxK = jnp.array([[0.0, 1.0, -1.0]])
+      >>> attention_weights(scores_QxK, "relu").tolist()
+      [[0.0, 1.0, 0.0]]
+      >>> attention_weights(scores_QxK, "hard_leftmost").tolist()
+      [[0.0, 1.0, 0.0]]
+      >>> weights = attention_weights(scores_QxK, "softmax")
+      >>> bool(abs(weights.sum() - 1.0) < 1e-6), int(weights.argmax())
+      (True, 1)
+    """
     if kind == "relu":
         return relu_weights(scores_QxK, mask_QxK)
     if kind == "softmax":

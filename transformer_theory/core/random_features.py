@@ -4,7 +4,7 @@ Conti 2024, §2.1.2 writes linear attention with any feature map ``phi`` whose i
 replace ``exp(q . k)``; the fixed maps of :mod:`transformer_theory.core.kernels` (``elu + 1``, the
 first-order Taylor map) approximate the softmax at no tunable cost. Positive random features
 (Choromanski et al. 2021, "Rethinking Attention with Performers", FAVOR+) make the approximation a
-budget: with ``m`` Gaussian directions ``omega_r ~ N(0, I_E)``,
+budget: with ``m`` Gaussian directions ``omega_r ~ N(0, I_E)``::
 
     phi(x) = exp(omega x' - |x'|^2 / 2) / sqrt(m),      x' = x / E^(1/4),
 

@@ -87,7 +87,7 @@ def check_params(params: encdec.Seq2SeqParams, config: Seq2SeqConfig) -> None:
 
 
 class EncoderDecoder(nnx.Module):
-    """Conti 2024's encoder-decoder (Fig. 2) holding a :class:`Seq2SeqParams` as ``nnx.Param``s.
+    """Conti 2024's encoder-decoder (Fig. 2): a :class:`Seq2SeqParams` held in ``nnx.Param`` leaves.
 
     Build it from a config and random streams (``EncoderDecoder(config, rngs=nnx.Rngs(0))``) or
     from existing parameters (``EncoderDecoder(config, params=p)``, same as :func:`from_params`).

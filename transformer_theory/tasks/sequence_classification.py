@@ -1,7 +1,7 @@
 """Sequence classification, the memorization task of Chen & Zou 2024, §4.1.
 
 Token ids: symbols ``[0, alphabet_size)``, CLS ``alphabet_size`` (last), appended to every sequence,
-  so
+so
 ``seq_len = length + 1``. The dataset is ``num_sequences`` distinct sequences of ``length`` symbols
 with
 pairwise distinct labels: a random permutation of ``range(num_sequences)`` (§9.1: "randomly choose e

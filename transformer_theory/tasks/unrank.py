@@ -6,7 +6,7 @@ digits ``d_j in [0, r_j)`` read most-significant first (a mixed-radix number). A
 blocks so that each block's radices are fixed (e.g. one block per template in template matching,
 because templates with more wildcards have more substitution maps). Permutations and injective maps
 are Lehmer codes: digit ``d_i`` in ``[0, n - i)`` picks the ``d_i``-th smallest element not used
-  yet,
+yet,
 so the digits of all ``k``-permutations of ``[n]`` in lexicographic order count up in mixed radix
 ``(n, n-1, ..., n-k+1)``, and ``A(n, k) = n!/(n-k)!`` codes give ``A(n, k)`` distinct injections.
 Selections from a masked pool (templates of one group) use :func:`nth_free` instead.

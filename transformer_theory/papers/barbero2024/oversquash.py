@@ -242,7 +242,8 @@ def layer_jacobian(
 def sensitivity_bound(params: ModelParams, embedding_NxD: jax.Array) -> dict:
     """Certified upper bounds on :func:`sensitivities` (module docstring).
 
-    Returns a dict of arrays:
+    Returns a dict of arrays::
+
       ``edge_LxN``: ``(A^(l) ... A^(1))_{n, i}`` for ``l = 1..L`` and, last row, ``gamma`` times
         the full product -- the bound with each edge's own constant;
       ``attention_LxN``: the same with ``Lbar^(l) = d_l I + sum_h c_lh Lambda^(l,h)`` (one

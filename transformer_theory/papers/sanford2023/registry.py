@@ -32,7 +32,7 @@ class Unit:
       task: the specification its predictions are checked against (:data:`~.tasks.MATCH_TASKS`).
       build: ``(N, M, K, dtype) -> params``.
       apply: ``(params, x_BxN, M, K) -> bool (B, N)``.
-      hidden: ``(N, M, K) -> `` the MLP width (what one sequence's activations cost).
+      hidden: ``(N, M, K) ->`` the MLP width (what one sequence's activations cost).
       width: the residual-stream width (an upper bound where it grows with ``K``).
       scale_log2: ``(N, M, K) -> log2`` of the largest number the unit must resolve.
     """

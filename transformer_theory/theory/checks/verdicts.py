@@ -136,6 +136,20 @@ def check_family(
       columns: precomputed :func:`independent_columns` of ``data`` (reuse it across families).
       mesh: optional :func:`transformer_theory.parallel.make_mesh` mesh.
       progress: tqdm bar over the dataset's chunks.
+
+    Example:
+      Props. 7 and 8 on 64 random one-layer ReLU models with 3 heads (as README's "From Python"):
+
+      >>> import jax
+      >>> jax.config.update("jax_enable_x64", True)
+      >>> from transformer_theory.theory import dependence
+      >>> fam = Family("relu-3h", attention="relu", heads=(3,))
+      >>> models = random_models(
+      ...     fam, vocab_size=3, seq_len=3, num_classes=2, key=jax.random.key(0), num_models=64
+      ... )
+      >>> verdicts = check_family(fam, models, [dependence.paper_example()])
+      >>> [(v.proposition, v.holds, v.max_residual < 1e-15) for v in verdicts]
+      [('7', True, True), ('8', True, True)]
     """
     cfg = _check_params(params_M)
     mismatched = family.mismatches(cfg)

@@ -11,7 +11,7 @@ Command (this machine, 2 CPU cores shared with other jobs; ``--size smoke`` for 
 
 writes ``ngram_learnability.json`` (``rows``: one per cell, rewritten after each; ``seconds``;
 ``config``). It took 4 min 46 s (2026-11-22, shared with other jobs) and gave the KL divergence
-per symbol over the first 7 outcomes:
+per symbol over the first 7 outcomes::
 
     | n | |Sigma| | LM rank | trained | unigram fit | construction (3.1) |
     |---|---|---|---|---|---|
@@ -27,14 +27,14 @@ per symbol over the first 7 outcomes:
 "full" = Dirichlet rows; 1 = rank-1 logits (scale 3) through a softmax. 600 Adam steps (lr 3e-3) of
 64 sampled strings (up to 8 symbols) each, width V + 2(n-1) + 16, MLP 4 V^(n-1). The trained models
 learn most of what the history carries (KL 4-100x below the unigram fit) but stay 1e-3..3e-2 nats
-per symbol away, more so as n and |Sigma| grow (more histories to learn from the same samples); the
-rank-1 LMs are easier than full-rank ones at |Sigma| = 4, not at |Sigma| = 2, n = 3 -- one seed per
-cell, so differences below ~2x are not resolved.
+per symbol away, more so as n and ``|Sigma|`` grow (more histories to learn from the same
+samples); the rank-1 LMs are easier than full-rank ones at ``|Sigma| = 4``, not at
+``|Sigma| = 2, n = 3`` -- one seed per cell, so differences below ~2x are not resolved.
 
 Re-run on 2026-11-25 after the training loop became :func:`transformer_theory.train.fit` (the same
 Adam, samples and steps): the same table to the four digits above, in 58 s (2 cores, less busy).
 
-``"smoke"``: one cell (n = 2, |Sigma| = 2, Dirichlet rows), 5 steps of 8 strings, KL over the
+``"smoke"``: one cell (n = 2, ``|Sigma|`` = 2, Dirichlet rows), 5 steps of 8 strings, KL over the
 first 2 outcomes; under a minute.
 """
 

@@ -1,0 +1,133 @@
+"""The documentation's code runs: README's "From Python" block, the landing page's quick start and
+the ``>>>`` examples of the public API.
+
+README's block and ``docs/index.md``'s quick start are read from the files at test time and
+executed; what they print is compared with what they say they print (README: the comment closing
+each ``print(...)`` call, ``;`` between the lines of one call in a loop; the quick start: the
+``text`` block after it). Values written in scientific notation (``8.7e-17``) are float64 rounding
+noise or quantities derived from it: they must match to the order of magnitude (within a factor of
+10 either way), not digit for digit, so the check holds on any CPU; every other token must match
+exactly, and ``...`` ends a comparison early (the rest is elided). The API examples run with
+:mod:`doctest`. The Sphinx build itself runs in ``.ci/run`` (too long for the suite).
+"""
+
+import contextlib
+import doctest
+import io
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+from transformer_theory.constructions import check as construction_check
+from transformer_theory.core import attention
+from transformer_theory.theory.checks import verdicts
+
+ROOT = Path(__file__).resolve().parents[1]
+_SCIENTIFIC = re.compile(r"^[-+]?\d+(\.\d+)?e[-+]?\d+$")
+_TOKEN = re.compile(r"[\w.+-]+|[^\w\s]")
+
+
+def _python_block(text: str, after: str) -> str:
+    """The first fenced ```` ```python ```` block after the line ``after``."""
+    start = text.index(after)
+    match = re.search(r"^```python\n(.*?)^```$", text[start:], flags=re.S | re.M)
+    assert match, f"no python block after {after!r}"
+    return match.group(1)
+
+
+def _printed_comments(code: str) -> list[str]:
+    """The comment closing each ``print(`` call, split at ``;`` into the lines it prints."""
+    expected, pending = [], False
+    for line in code.splitlines():
+        if "print(" in line:
+            pending = True
+        comment = re.search(r"\)\s+#\s*(.+)$", line)
+        if pending and comment:
+            expected += [part.strip() for part in comment.group(1).split(";")]
+            pending = False
+    return expected
+
+
+def _run(code: str) -> list[str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "<docs>", "exec"), {"__name__": "__docs__"})
+    return out.getvalue().strip().splitlines()
+
+
+def _matches(printed: str, expected: str) -> bool:
+    """Token by token: scientific notation to the order of magnitude, the rest exactly."""
+    got, want = _TOKEN.findall(printed), _TOKEN.findall(expected)
+    for i, w in enumerate(want):
+        if w == "...":
+            return True
+        if i >= len(got):
+            return False
+        g = got[i]
+        if _SCIENTIFIC.match(w):
+            try:
+                ratio = float(g) / float(w)
+            except ValueError:
+                return False
+            if not (ratio > 0 and abs(math.log10(ratio)) <= 1):
+                return False
+        elif g != w:
+            return False
+    return len(got) == len(want)
+
+
+@pytest.mark.parametrize(
+    "printed, expected, ok",
+    [
+        ("7 8.4e-17 4.618e-14 True", "7 8.7e-17 4.6e-14 True", True),
+        ("7 8.4e-15 4.618e-14 True", "7 8.7e-17 4.6e-14 True", False),  # 100x off
+        ("7 8.4e-17 4.618e-14 False", "7 8.7e-17 4.6e-14 True", False),
+        ("{'examples': 288, 'accuracy': 0.5}", "{'examples': 288, 'accuracy': 1.0, ...}", False),
+        (
+            "{'examples': 288, 'accuracy': 1.0, 'x': 2}",
+            "{'examples': 288, 'accuracy': 1.0, ...}",
+            True,
+        ),
+        ("3 4", "3", False),
+    ],
+)
+def test_the_comparison_fails_when_it_should(printed, expected, ok):
+    assert _matches(printed, expected) is ok
+
+
+def test_readme_from_python_block_prints_what_its_comments_say():
+    code = _python_block((ROOT / "README.md").read_text(), "### From Python")
+    expected = _printed_comments(code)
+    assert len(expected) >= 3, expected  # the block's three examples each print something
+    printed = _run(code)
+    assert len(printed) == len(expected), (printed, expected)
+    for got, want in zip(printed, expected):
+        assert _matches(got, want), f"printed {got!r}, README says {want!r}"
+
+
+def test_docs_quick_start_prints_its_stated_output():
+    text = (ROOT / "docs" / "index.md").read_text()
+    code = _python_block(text, "## Quick start")
+    assert len(code.strip().splitlines()) <= 5, "the quick start is five lines"
+    stated = re.search(r"^```text\n(.*?)^```$", text[text.index(code) :], flags=re.S | re.M)
+    assert stated, "the quick start states its output in a text block"
+    assert _run(code) == stated.group(1).strip().splitlines()
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [attention.attention_weights, construction_check.check_construction, verdicts.check_family],
+    ids=lambda f: f"{f.__module__}.{f.__name__}",
+)
+def test_api_examples(obj):
+    tests = doctest.DocTestFinder(recurse=False).find(
+        obj, globs=vars(__import__(obj.__module__, fromlist=["_"]))
+    )
+    examples = [t for t in tests if t.examples]
+    assert examples, f"{obj.__name__} has no >>> example"
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    for test in examples:
+        runner.run(test)
+    assert runner.failures == 0, f"{runner.failures} example(s) of {obj.__name__} failed (above)"
