@@ -221,3 +221,61 @@ for t in range(2):
 ax.set(xlabel="position i", ylabel="r_t")
 ax.legend(fontsize=7)
 plt.show()
+
+# %% [markdown]
+# ## Dyck-(k, D): bracket matching after Yao et al. 2021
+# The table's Dyck-k row: `k` bracket types, nesting depth at most `D`. Strings over `2k`
+# symbols (opening `0 .. k-1`, closing `k + t` for type `t`), read after `BOS = 2k`. The sampler
+# gives members and *hard* non-members: closing types swapped (right counts, wrong matching, as in
+# `( [ ) ]`), one level too deep, or a prefix dipping below zero.
+
+# %%
+from transformer_theory.core import forward_trace  # noqa: E402
+from transformer_theory.papers.formal_languages import dyck_k  # noqa: E402
+
+k, D = 2, 2
+glyph = "([)]"
+dyck_strings, dyck_labels, dyck_kinds = dyck_k.sample(k, D, 10, 8, seed=2)
+for s, kind in zip(dyck_strings, dyck_kinds):
+    print(" ".join(glyph[x] for x in s), " ", kind)
+
+# %% [markdown]
+# The recognizer (`dyck_k.build`, our variant after Yao et al.; its docstring gives the weights):
+# layer 1 averages the prefix for the depth `d_i / (i + 1)`; layer `l + 1` sends every position
+# to the nearest opening bracket of depth `l` (score `-n |d_j - l| / (j + 1) + j / (2n)`); the
+# last layer copies the largest error flag. Below, where each closing bracket of
+# `( [ ] ) [ ( ) ]` looks in the level layers: its partner.
+
+# %%
+params = dyck_k.build(k, D)
+example = np.array([0, 1, 3, 2, 1, 0, 2, 3])
+trace = forward_trace(params, dyck_k.embed(params, example[None])[0])
+depths = np.concatenate([[0], np.cumsum(np.where(example < k, 1, -1))])
+for i, x in enumerate(example, start=1):
+    if x >= k:  # a closing bracket at level d_{i-1}: the level layer of that depth matches it
+        level = depths[i - 1]
+        partner = int(np.argmax(trace.attention[level][0, i]))
+        seen = glyph[example[partner - 1]]
+        print(f"position {i} '{glyph[x]}' (level {level}) -> position {partner} '{seen}'")
+
+# %% [markdown]
+# Every string up to a length against the stack, with the derived margins (members exactly
+# `1/(4n)`, non-members at most `-3/(4n)`), average-hard and leftmost-hard alike; then softmax
+# with the scores scaled by `2N ln(2N^2)`. The claims `formal_languages.dyck_k` and
+# `.dyck_k_softmax` run this for k = 2, 3 and D = 1-4 (`transformer-theory experiment dyck_k`).
+
+# %%
+for attention in ("hard", "softmax"):
+    rec = dyck_k.check_record(
+        k,
+        D,
+        attention=attention,
+        exhaustive_up_to=4 if SMOKE else 6,
+        sampled_lengths=() if SMOKE else (16, 64),
+        samples=32,
+    )
+    print(
+        f"{attention:>8}: {rec['strings_checked']:,} strings, accuracy {rec['accuracy']}, "
+        f"smallest margin x n {rec['min_margin_times_n']:.4f}, derived {rec['derived']}, "
+        f"leftmost = average: {rec['leftmost_max_difference'] in (None, 0.0)}"
+    )

@@ -10,9 +10,22 @@ Command::
 Writes ``dyck_k.json`` (``records``: one per recognizer, k and D, with every length's accuracy,
 smallest signed margin and the derived-margin check; ``precision``: the margin sweep per float
 format; ``settings``) and ``dyck_k_margin.png`` (smallest margin and margin times ``n`` against
-``n``, per recognizer and format). The smoke size (``--size smoke``) takes seconds.
+``n``, per recognizer and format).
 
-RESULT_PLACEHOLDER
+Takes about 66 s of CPU (61.6 s user, 4.9 s system; 7 min 17 s wall on the 2-core CPU shared
+with up to seven other jobs, 1.1 GB peak, 2026-11-25); the smoke size seconds of CPU.
+
+Result (2026-11-25, this command): all 16 records (hard and softmax, k = 2 and 3, D = 1-4; D + 2
+layers) right on every string checked -- 21,941 strings for k = 2 (every string of length <= 7,
+then 32 sampled at 16, 64 and 256) and 9,427 for k = 3 (length <= 5, the same samples) -- with
+the derived margins: members exactly ``1/(4n)``, non-members at most ``-3/(4n)`` within ``16 n u``
+(smallest signed margin times ``n``: 0.25 everywhere), and leftmost-hard layers giving exactly
+the average-hard margins. Margin sweep (Dyck-(2, 4), 16 strings per length, ``n = 17 .. 1025``):
+every string right in float32 and float64, for both recognizers; the smallest margin times ``n``
+is 0.25 in float64 and 0.24997 (hard) / 0.24999 (softmax) in float32 at ``n = 1025``, the members'
+margin error at most 3.1e-8 in float32 against the ``16 n u`` = 9.8e-4 allowed. No float32
+misclassification up to ``n = 1025``: the level heads' gap ``1/(2n)`` stays far above their
+score error at these lengths.
 """
 
 from __future__ import annotations
