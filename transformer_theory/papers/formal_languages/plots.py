@@ -104,6 +104,7 @@ def dyck_k_margins(records: list[dict], path: str) -> str:
     axes[0].set(xscale="log", yscale="log", xlabel="n = L + 1", ylabel="smallest |margin|")
     axes[0].set_title(f"Dyck-({k}, {depth}) after Yao et al. 2021: margin 1/(4n)")
     axes[1].axhline(0.25, color="gray", ls=":", lw=1)
+    axes[1].ticklabel_format(axis="y", useOffset=False)
     axes[1].set(xscale="log", xlabel="n = L + 1", ylabel="smallest signed margin x n")
     legend_outside(axes[1], fontsize=7)
     return save_figure(fig, path)
