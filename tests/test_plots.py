@@ -573,3 +573,28 @@ def test_plot_curves_renders(tmp_path, monkeypatch) -> None:
         _check_legends(fig)
         _check_canvas(fig)
         plt.close(fig)
+
+
+def test_cost_draws_overhead_floor_hollow(tmp_path, monkeypatch) -> None:
+    """``cost.png``: times within TIMING_FLOOR of the fastest call are hollow (no slope is read
+    there), the others filled; memory points are never hollow."""
+    from transformer_theory.papers.conti2024 import plots as conti
+
+    records, slopes = _cost()
+    figures = []
+    monkeypatch.setattr(plt, "close", figures.append)
+    conti.cost_vs_length(records, slopes, str(tmp_path / "cost.png"), fit_from=256)
+    monkeypatch.undo()
+    (fig,) = figures
+    fastest = min(r["seconds"] for r in records)
+    expected = {(r["n"], r["seconds"]) for r in records if r["seconds"] <= 2.0 * fastest}
+    assert expected and len(expected) < len(records)  # the case has both kinds
+    for ax, key in zip(fig.axes[:2], ("seconds", "xla_bytes")):
+        hollow = {
+            tuple(p)
+            for line in ax.lines
+            if line.get_linestyle() == "None" and line.get_markerfacecolor() == "none"
+            for p in line.get_xydata()
+        }
+        assert hollow == (expected if key == "seconds" else set())
+    plt.close(fig)
