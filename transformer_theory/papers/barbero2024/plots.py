@@ -111,8 +111,7 @@ def plot_oversquash(record: dict, path: str) -> str:
                 _normalized(model["path_weight_residual"][-1]),
                 "^-",
                 ms=2,
-                label=r"with residual: $\frac{I + \Lambda^{(L)}}{2} \cdots "
-                r"\frac{I + \Lambda^{(1)}}{2}$",
+                label=r"with residual: $(I + \Lambda^{(L)}) \cdots (I + \Lambda^{(1)}) / 2^L$",
             )
         counts = [int(c) for c in model["path_count"]]
         top = max(counts)
