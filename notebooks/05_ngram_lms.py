@@ -166,3 +166,23 @@ for c in ("3.1", "3.3-slots"):
     lengths = [L] if SMOKE else [2, 4, L]
     need = [soft.beta_for_kl(soft_lm, c, 1e-3, n) for n in lengths]
     print(f"{c}: beta for KL <= 1e-3 at lengths {lengths}: {np.round(need, 1)}")
+
+# %% [markdown]
+# ## Size of the constructions (Theorem 5.1's topic)
+# The slides say only that "space complexity has been addressed in Theorem 5.1"; the bound itself
+# is not printed in the source texts, so here the BUILT models are counted: width, heads, layers,
+# stored numbers, non-zero weights outside the n-gram table, and the significand bits the
+# structural weights need (`space.count`), beside the closed forms of `space.formula`. The width
+# is dominated by the `A = sum_k |Sigma|^k` history indicators, exponential in `n`.
+
+# %%
+from transformer_theory.papers.svete_cotterell2024 import space
+
+size_rows = space.space_table([2, 3] if SMOKE else [2, 3, 4, 5], [2] if SMOKE else [2, 3])
+for r in size_rows:
+    print(
+        f"{r['construction']:10s} n={r['order']} |Sigma|={r['alphabet']}: width {r['width']:4d}, "
+        f"{r['layers']} layer(s), {r['heads']} head(s), {r['params']:7d} numbers, "
+        f"{r['nonzero_structural']:5d} non-zero, {r['significand_bits']:2d} significand bits, "
+        f"closed form {'=' if r['matches'] else 'DIFFERS'}"
+    )

@@ -242,6 +242,48 @@ plt.imshow(plt.imread("/tmp/08_heads.png"))
 plt.axis("off")
 
 # %% [markdown]
+# ## Linformer's random projection, as the thesis writes it (§2.1.3)
+# Eq. 16 approximates `P = softmax(A)` by `P R^T R` with a Gaussian `R` (`k' x n`, entries
+# `N(0, 1/k')`) and claims `||P~ w - P w|| < eps ||P w||` for ANY value vector `w`. Uniform
+# attention and `w = e_0 - e_1` give `P w = 0` while `P~ w != 0`, so that cannot hold; what the
+# Johnson-Lindenstrauss argument gives is a per-row bound relative to `||P_i|| ||w||`, at
+# `k' = O(log n / eps^2)`. Below: the printed form's witness, the `k'` the corrected bound needs
+# against `n` (measured, beside the union bound's), and the spectrum of the trained encoder's
+# attention above (how many singular values hold 90% of `||P||_F^2`).
+
+# %%
+from transformer_theory.papers.conti2024 import linformer
+
+n0 = 8
+w0 = np.eye(n0)[0] - np.eye(n0)[1]
+uniform = np.full((n0, n0), 1.0 / n0)
+print(
+    "eq. 16 ratio with P w = 0:",
+    linformer.relative_error(uniform, linformer.jl_projection(0, 4, n0), w0),
+)
+jl = linformer.scaling_study(
+    (32, 64) if SMOKE else (64, 128, 256, 512, 1024),
+    0.5,
+    0.1,
+    kinds=("iid",) if SMOKE else ("iid", "local"),
+    trials=20 if SMOKE else 100,
+)
+for r in jl["rows"]:
+    print(
+        f"{r['kind']:5s} n={r['n']:5d}: k' needed {r['rank_needed']}, union bound "
+        f"{r['row_bound_rank']}, Lemma 2.1 {r['lemma_rank']}"
+    )
+print("slope of k' against ln n:", jl["slopes"], "(union bound", round(jl["bound_slope"], 1), ")")
+enc = [m for attention, _, m in maps if attention == "encoder"][0]  # (B, H, N, N)
+ranks = [
+    linformer.spectrum_rank(enc[b, h]) for b in range(enc.shape[0]) for h in range(enc.shape[1])
+]
+print(
+    f"trained encoder attention (n = {enc.shape[-1]}): 90% of ||P||_F^2 in {np.mean(ranks):.1f} "
+    "singular values on average"
+)
+
+# %% [markdown]
 # The same classifier reads Chen & Zou 2024's depth models: a two-layer in-context QA run of the
 # Figure 2 experiment (its first layer starts from the copy pattern, blocks of question, sign and
 # answer reading each other -- a syntactic head).
