@@ -77,6 +77,7 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from transformer_theory import _validate, budget
+from transformer_theory.ledger import Evidence
 from transformer_theory.papers.formal_languages.constructions import _layer
 from transformer_theory.params import ModelConfig, ModelParams
 
@@ -260,7 +261,8 @@ def sample(
     """``count`` strings of even ``length``: ``count - count // 2`` members (:func:`random_member`)
     then ``count // 2`` hard non-members, their kinds cycling through :data:`NEGATIVE_KINDS`
     (``"overflow"`` falls back to ``"dip"`` below length ``2 (depth + 1)``, ``"swap"`` to
-    ``"dip"`` when ``k = 1``).
+    ``"dip"`` when ``k = 1``; at length 2, one pair, ``"swap"`` gives the closing bracket another
+    type, so the counts differ).
 
     Returns:
       ``(strings_BxL, labels_B, kinds_B)``: int32 symbols, membership from :func:`is_member`
@@ -380,6 +382,7 @@ def build(
     """
     k, depth = _int("k", k, 1), _int("depth", depth, 1)
     _validate.check_choice("attention", attention, ATTENTIONS)
+    max_len = _int("max_len", max_len, 0)
     lam, mu = softmax_scales(max_len) if attention == "softmax" else (1.0, 1.0)
     alpha = _check_confidence(confidence)
     lay = Layout(k, depth)
@@ -427,7 +430,7 @@ def build(
     w_o[1, [lay.b, lay.g, lay.a(0)]] = [0.25 * alpha, -alpha, -alpha]
     cfg = ModelConfig(
         V,
-        max(2, int(max_len) + 1),
+        max(2, max_len + 1),
         W,
         2,
         heads=(1,) * (depth + 2),
@@ -736,15 +739,13 @@ def _records(attention: str, tier: str) -> list[dict]:
     ]
 
 
-def claim_evidence(attention: str, tier: str) -> object:
+def claim_evidence(attention: str, tier: str) -> Evidence:
     """The :class:`~transformer_theory.ledger.Evidence` of the claim on the ``attention``
     recognizer at ``tier`` (``CLAIM_SIZES``), in float64: ``verified`` when every string is
     classified as the stack says, with the derived margins within :func:`tolerance` and (hard)
     leftmost-hard attention giving the same margins; ``refuted`` with the first failing record
     otherwise."""
     import jax
-
-    from transformer_theory.ledger import Evidence
 
     _validate.check_choice("attention", attention, ATTENTIONS)
     jax.config.update("jax_enable_x64", True)
@@ -781,21 +782,20 @@ def claim_evidence(attention: str, tier: str) -> object:
     sampled = f"; {samples} sampled per length {', '.join(map(str, lengths))}" if lengths else ""
     return Evidence(
         "verified",
-        f"{attention}: {total:,} strings right for D = {min(depths)}-{max(depths)} ({what}"
+        f"{attention}: right on {total:,} (string, D) pairs, D = {min(depths)}-{max(depths)} "
+        f"({what}"
         f"{sampled}); smallest margin {low:.3g}/n"
         + ("; leftmost-hard = average-hard" if attention == "hard" else ""),
         details,
     )
 
 
-def float32_evidence(tier: str) -> object:
+def float32_evidence(tier: str) -> Evidence:
     """The float32 margin of the hard Dyck-(2, 4) recognizer against ``n``
     (:func:`margin_records`, ``FLOAT32_LENGTHS``): ``measured``, with the first ``n`` that
     misclassifies a string (``None`` if none) and each length's members' margin error against
     :func:`tolerance`."""
     import jax
-
-    from transformer_theory.ledger import Evidence
 
     jax.config.update("jax_enable_x64", True)
     lengths = FLOAT32_LENGTHS[tier]
