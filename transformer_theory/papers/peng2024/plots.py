@@ -36,7 +36,8 @@ def composition_depth(records: list[dict], path: str) -> str:
     ax.set(
         xlabel="Peng et al. bound R / (3 n log n)",
         ylabel="held-out error",
-        title=f"g(f(a)), n = {r0['n']}, H = {r0['heads']}, d = {sorted({r['d'] for r in records})}",
+        title=f"g(f(a)), n = {r0['n']}, H = {sorted({r['heads'] for r in records})}, "
+        f"d = {sorted({r['d'] for r in records})}",
     )
     legend_outside(ax, fontsize=7)
     return save_figure(fig, path)
@@ -108,6 +109,7 @@ def composition_cot(summary: list[dict], path: str) -> str:
             )
         ax.scatter([], [], c=color, label=f"H = {h}, d = {d}, p = {p}")
     ax.axhline(top, c="gray", ls=":", lw=0.8, label="target not reached (hollow)")
+    ax.margins(x=0.15)
     ax.set(
         xlabel=r"$\sqrt{n / (H d p)}$",
         ylabel=f"CoT steps for accuracy $\\geq$ {summary[0]['target']}",
