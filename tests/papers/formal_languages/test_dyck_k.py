@@ -119,7 +119,7 @@ def _check_derived(margins, truth, length):
     return tol
 
 
-def test_recognizer_k2_every_string_leftmost_prefixes_and_perturbations():
+def test_recognizer_k2_every_string_leftmost_prefixes_and_perturbations(monkeypatch):
     """k = 2, D = 2, every string of length <= 6 (the prefixes of every string of length 6):
     the derived margins; leftmost-hard layers 2.. give the same; column i of a longer input is
     the decision on the prefix alone; and the same check fails on a recognizer whose tie-break
@@ -147,6 +147,11 @@ def test_recognizer_k2_every_string_leftmost_prefixes_and_perturbations():
         wrong = (dyck_k.decision_margins(bad, strings, prefixes=True) > 0) != truth
         assert wrong.any()
     assert dyck_k.decision_margins(far, short)[witness] < 0
+    # The claim formal_languages.dyck_k (its quick tier: these very strings) sees both.
+    assert dyck_k.claim_evidence("hard", "quick").status == "verified"
+    for bad in (far, no_overflow):
+        monkeypatch.setattr(dyck_k, "build", lambda *args, bad=bad, **kwargs: bad)
+        assert dyck_k.claim_evidence("hard", "quick").status == "refuted"
 
 
 def test_recognizer_k3_every_string():
