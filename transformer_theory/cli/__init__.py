@@ -117,8 +117,8 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
     "train": (
         (
             "transformer-theory train --experiment fig2_paper --size smoke --seeds 0 "
-            "--out results/fig2_smoke",
-            "smoke: tiny tasks, 20 steps a run",
+            "--tasks reasoning --out results/fig2_smoke",
+            "smoke: the reasoning task at depths 1-4, tiny, 20 steps a run",
         ),
         (
             "transformer-theory train --experiment fig2_depth --size quick --seeds 0 1 2 "
@@ -206,7 +206,7 @@ OUTPUTS: dict[str, str] = {
     "construct": "construct.json",
     "train": "one directory per run (checkpoints, metrics, result), summary.json, summary.csv, "
     "aggregate.csv, experiment.json and the figures",
-    "plot": "the figures, redrawn in DIR (nothing under --out)",
+    "plot": "the figures, redrawn in DIR",
     "demo": "nothing (prints only)",
     "collapse": "collapse.json (rewritten after each model: resumable) and collapse.png",
     "oversquash": "oversquash.json (rewritten after each model) and oversquash.png",
@@ -288,15 +288,16 @@ def plain_text(doc: str) -> str:
     return re.sub(r"(\w)::$", r"\1:", doc.replace("``", ""), flags=re.MULTILINE)
 
 
-def epilog(name: str) -> str:
-    """The examples of :data:`EXAMPLES` and the files of :data:`OUTPUTS` for command ``name``."""
+def epilog(name: str, out: bool = True) -> str:
+    """The examples of :data:`EXAMPLES` and the files of :data:`OUTPUTS` for command ``name``
+    (``out``: it has an ``--out`` option the files are written under)."""
     lines = []
     for command, note in EXAMPLES.get(name, ()):
         lines += [f"  # {note}", f"  {command}"]
     if lines:
         lines.insert(0, "examples:")
     if name in OUTPUTS:
-        lines += ["", f"writes, under --out: {OUTPUTS[name]}"]
+        lines += ["", f"writes{', under --out' if out else ''}: {OUTPUTS[name]}"]
     return "\n".join(lines).strip()
 
 
@@ -322,10 +323,10 @@ def build_parser(commands: Mapping[str, tuple[ModuleType, str]]) -> argparse.Arg
             name,
             help=help_,
             description=plain_text(mod.__doc__ or help_),
-            epilog=epilog(name),
             formatter_class=HelpFormatter,
         )
         mod.add_arguments(p)
+        p.epilog = epilog(name, out="--out" in p._option_string_actions)
     return parser
 
 

@@ -65,7 +65,8 @@ OPTIONS = dict(
     width="--width",
     length="--length",
 )
-# The keys of the settings block of collapse.json and the options that set them.
+# The keys of the settings blocks of collapse.json and oversquash.json, and the options that
+# set them.
 RECORD_OPTIONS = dict(
     depth="--depth",
     heads="--heads",
@@ -78,6 +79,9 @@ RECORD_OPTIONS = dict(
     pattern="--pattern",
     separator_every="--separator-every",
     width="--width",
+    length="--length",
+    bound="--no-bound",
+    tokens="--length/--pattern",
 )
 
 
@@ -237,7 +241,7 @@ def run(args: argparse.Namespace) -> int:
 def check_resumable(path: str, settings: dict) -> None:
     """:func:`~transformer_theory.papers.barbero2024.study.check_resumable` as a
     :class:`UsageError` naming the option that differs (the finished work is never overwritten
-    unasked)."""
+    unasked); for ``collapse`` and ``oversquash``."""
     from transformer_theory.papers.barbero2024 import study
 
     try:

@@ -5,8 +5,8 @@ Prints a table (theorem, task, sizes, layers, heads, d', examples checked, accur
 and writes it as JSON to ``--out/construct.json``. Example::
 
     transformer-theory construct --theorem 3 --n-q 6 --n-a 6 -k 2
-    transformer-theory construct --theorem 6 --alphabet 100 --n-a 100 --ictm-template-length 5 -k 3
-    --samples 100000
+    transformer-theory construct --theorem 6 --alphabet 100 --n-a 100 --ictm-template-length 5 \\
+        -k 3 --samples 100000
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """A small tour of the core: a random one-layer ReLU model on the paper's four dependent sequences.
 
 Chen & Zou 2024, §11: (a,b,r), (b,a,r), (a,a,r), (b,b,r) satisfy o0 + o1 = o2 + o3 for every
-one-layer
-model (Prop. 8); a two-layer model breaks the relation.
+one-layer model (Prop. 8); a two-layer model breaks the relation.
 """
 
 from __future__ import annotations

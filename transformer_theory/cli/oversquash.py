@@ -11,8 +11,10 @@ and ``oversquash.png`` (one panel per model). Exit 1 if a measured sensitivity e
 
 Peak memory is estimated from XLA's compiled programs before any work and a run that would not
 fit is refused (exit 2). ``oversquash.json`` is rewritten after each model (valid JSON at every
-moment); Ctrl-C stops after the current model (exit 130) with the finished ones saved. Prints a
-line per finished model and a table of them at the end.
+moment); Ctrl-C stops after the current model (exit 130) with the finished ones saved, and the
+same command resumes from them; an ``oversquash.json`` of other settings is refused (exit 2,
+naming the option that differs) unless ``--fresh``. Prints a line per finished model and a table
+of them at the end.
 
 The study is :func:`transformer_theory.papers.barbero2024.study.run_oversquash`; this command
 parses, checks and prints.
@@ -21,6 +23,7 @@ parses, checks and prints.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from transformer_theory.cli._common import (
@@ -32,7 +35,7 @@ from transformer_theory.cli._common import (
     positive_int,
     prepare_out_dir,
 )
-from transformer_theory.cli.collapse import grid_of, held_sigint, settings_of
+from transformer_theory.cli.collapse import check_resumable, grid_of, held_sigint, settings_of
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -55,6 +58,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seeds", type=comma_list(int, minimum=0), default="0", help="model seeds")
     parser.add_argument("--no-bound", action="store_true", help="skip the certified bound")
     parser.add_argument("--out", default="results/oversquash", help="output directory")
+    parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="start over: measure every model, replacing an oversquash.json in --out (without "
+        "it, one with the same settings is resumed and one with other settings is refused)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -77,8 +86,14 @@ def run(args: argparse.Namespace) -> int:
     )
     grid = grid_of(settings)
     out = prepare_out_dir(args.out)
+    path = os.path.join(out, "oversquash.json")
+    if not args.fresh:  # before the memory check: it compiles
+        check_resumable(path, settings.record())
     jax.config.update("jax_enable_x64", True)
     study.check_oversquash_memory(settings, grid)
+    done = {} if args.fresh else study.finished_models(path, settings.record())
+    if done:
+        print(f"resuming: {len(done)} finished model(s) read from {path}", flush=True)
     try:
         result = study.run_oversquash(
             settings,
@@ -86,11 +101,12 @@ def run(args: argparse.Namespace) -> int:
             grid=grid,
             guard=held_sigint,
             on_model=lambda m: print(line(m), flush=True),
+            fresh=args.fresh,
         )
     except study.Interrupted as stop:
         print(
             f"transformer-theory oversquash: interrupted; {stop.finished} of {stop.total} "
-            f"model(s) finished and saved in {stop.path}",
+            f"model(s) finished and saved in {stop.path}; run the same command to resume",
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED

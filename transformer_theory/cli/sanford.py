@@ -6,7 +6,7 @@ Writes one JSON record per configuration to ``--out/<task>_N<N>_....json``, all 
 ``<task>_precision.png``: accuracy per float format against ``M``). Examples::
 
     transformer-theory sanford --task qsa --n 8,16 --q 1,2 --eps 0.1 --out results/sanford
-    transformer-theory sanford --task match2,match3bigram,match3local --n 4,16,64 \
+    transformer-theory sanford --task match2,match3bigram,match3local --n 4,16,64 \\
         --out results/sanford
 
 ``match3local`` is Match3Local by the ``2K + 1``-head unit, ``match3local1`` by the single-head

@@ -9,6 +9,7 @@ so these tests run no JAX program.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -106,3 +107,38 @@ def test_command_names_the_option_that_differs(tmp_path, measured, capsys, monke
     assert main(argv) == 2
     assert "--out:" in capsys.readouterr().err
     assert main([*argv, "--fresh"]) == 0 and measured == NAMES + NAMES
+
+
+def test_oversquash_resumes_and_refuses_other_settings(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from transformer_theory.core import positional
+    from transformer_theory.papers.barbero2024 import oversquash
+
+    calls = []
+
+    def fake_record(params, emb, bound):
+        calls.append(params.seed)
+        return dict(value=params.seed * 10)
+
+    def fake_model(config, seed):
+        return SimpleNamespace(seed=seed, w_o=np.zeros(1))
+
+    monkeypatch.setattr(study, "random_model", fake_model)
+    monkeypatch.setattr(positional, "embed_long", lambda *args, **kwargs: None)
+    monkeypatch.setattr(oversquash, "oversquash_record", fake_record)
+    monkeypatch.setattr(plots, "plot_oversquash", lambda record, path: path)
+    settings = study.OversquashSettings(depths=(1,), seeds=(0, 1, 2), length=8, bound=False)
+
+    def stop(model):
+        raise KeyboardInterrupt
+
+    with pytest.raises(study.Interrupted):
+        study.run_oversquash(settings, str(tmp_path), on_model=stop)
+    result = study.run_oversquash(settings, str(tmp_path))
+    assert calls == [0, 1, 2] and [m["value"] for m in result.record["models"]] == [0, 10, 20]
+    with pytest.raises(study.SettingsDiffer, match="length: 8 there, 9 asked"):
+        study.run_oversquash(dataclasses.replace(settings, length=9), str(tmp_path))
+    assert calls == [0, 1, 2]

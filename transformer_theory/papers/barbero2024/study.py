@@ -9,8 +9,8 @@ of random causal Pre-LN models (Barbero et al. 2024, §2), each measured and wri
   ``collapse.png`` is drawn at the end.
 - :class:`OversquashSettings` -> :func:`run_oversquash`: per model, the exact sensitivities of the
   last token, the attention-path weights, the path counts and the certified bound
-  (:func:`~.oversquash.oversquash_record`); ``oversquash.json`` after each model, then
-  ``oversquash.png``.
+  (:func:`~.oversquash.oversquash_record`); ``oversquash.json`` after each model (resumed and
+  refused the same way), then ``oversquash.png``.
 - :func:`model_grid`, :func:`check_model_size`, :func:`check_collapse_memory`,
   :func:`check_oversquash_memory`: the grid and the memory it needs, checked before any work
   (:class:`~transformer_theory.budget.BudgetError` names the command-line options to lower).
@@ -490,22 +490,26 @@ def run_oversquash(
     grid: Sequence[GridModel] | None = None,
     guard: Guard = contextlib.nullcontext,
     on_model: Callable[[dict], None] | None = None,
+    fresh: bool = False,
 ) -> StudyResult:
     """Measure every model of the grid in float64; write ``oversquash.json`` after each model and
     ``oversquash.png`` at the end.
 
     Args:
       settings: the run.
-      out_dir: an existing directory.
+      out_dir: an existing directory; an ``oversquash.json`` there with the same settings is
+        resumed, one with other settings refused (:class:`SettingsDiffer`) unless ``fresh``.
       grid: :func:`model_grid` ``(settings)`` when already built (and checked).
       guard: a context manager factory entered around each model's computation.
-      on_model: called with each model's record once it is written.
+      on_model: called with each newly measured model's record once it is written.
+      fresh: start over, measuring every model and overwriting any ``oversquash.json`` there.
     Returns:
       :class:`StudyResult`; the record holds ``settings`` (:meth:`OversquashSettings.record`),
       ``complete``, ``seconds`` and ``models`` (labels, ``name`` and
       :func:`~.oversquash.oversquash_record`).
     Raises:
       Interrupted: on Ctrl-C, the finished models written.
+      SettingsDiffer: ``oversquash.json`` records other settings (and not ``fresh``).
     """
     from transformer_theory.core.positional import embed_long
 
@@ -520,7 +524,11 @@ def run_oversquash(
         return dict(model.labels, name=model.name, **rec)
 
     path = os.path.join(out_dir, "oversquash.json")
-    record = _measure_grid(grid, measure, path, settings.record(), done={}, on_model=on_model)
+    block = settings.record()
+    if not fresh:
+        check_resumable(path, block)
+    done = {} if fresh else finished_models(path, block)
+    record = _measure_grid(grid, measure, path, block, done=done, on_model=on_model)
     from transformer_theory.papers.barbero2024.plots import plot_oversquash
 
     figure = plot_oversquash(record, os.path.join(out_dir, "oversquash.png"))
