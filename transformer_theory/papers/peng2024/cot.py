@@ -19,7 +19,8 @@ positions, causal attention) and evaluated autoregressively on its own tokens (:
 The number of steps a recipe needs for a target accuracy is the smallest ``S`` whose model reaches
 it (:func:`steps_needed`); it is an upper bound, for that recipe, on the steps the theorem counts.
 
-Shape letters: :mod:`transformer_theory.glossary` (``S``: CoT tokens written).
+Shape letters: :mod:`transformer_theory.glossary` (``N``: a prompt's positions, ``T``: the
+target tokens, one per composed function or CoT step).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import optax
 from flax import nnx
 
 from transformer_theory import jsonio
+from transformer_theory._validate import check_int_arg
 from transformer_theory.papers.peng2024.networks import CompositionTransformer, param_count
 from transformer_theory.train.fit import fit
 
@@ -54,65 +56,59 @@ __all__ = [
 ]
 
 
-def _check_int(name: str, value: int, low: int) -> int:
-    if isinstance(value, bool) or int(value) != value or value < low:
-        raise ValueError(f"{name}: expected an integer >= {low}, got {value}")
-    return int(value)
-
-
 def cot_vocab(n: int, functions: int) -> int:
     """Token count of :func:`cot_sample` prompts: ``K + 1`` domains of ``n``."""
-    return (_check_int("functions", functions, 1) + 1) * _check_int("n", n, 1)
+    return (check_int_arg("functions", functions, 1) + 1) * check_int_arg("n", n, 1)
 
 
 def cot_sample(seed: int, num: int, n: int, functions: int) -> tuple[np.ndarray, np.ndarray]:
     """``num`` prompts of ``K = functions`` uniformly random functions on domains of ``n``.
 
-    Returns ``(prompt_BxP, chain_BxK)``: ``P = K n + 1`` (the ``K`` tables, the query) and
+    Returns ``(prompt_BxN, chain_BxT)``: ``N = K n + 1`` (the ``K`` tables, the query), ``T = K``,
     ``chain[:, k - 1] = f_k(...f_1(x))`` as token ids (``chain[:, -1]`` is the answer).
     """
-    num = _check_int("num", num, 1)
-    n = _check_int("n", n, 1)
-    functions = _check_int("functions", functions, 1)
+    num = check_int_arg("num", num, 1)
+    n = check_int_arg("n", n, 1)
+    functions = check_int_arg("functions", functions, 1)
     rng = np.random.default_rng(seed)
-    tables_BxKxN = rng.integers(0, n, size=(num, functions, n))
+    tables = rng.integers(0, n, size=(num, functions, n))
     value_B = rng.integers(0, n, size=num)  # the query, as an index in D_0
     query_B = value_B.copy()
     chain = []
     for k in range(functions):
-        value_B = tables_BxKxN[np.arange(num), k, value_B]
+        value_B = tables[np.arange(num), k, value_B]
         chain.append(value_B + (k + 1) * n)
     offsets_K = (np.arange(functions) + 1) * n
-    tables = (tables_BxKxN + offsets_K[None, :, None]).reshape(num, functions * n)
+    tables = (tables + offsets_K[None, :, None]).reshape(num, functions * n)
     return np.concatenate([tables, query_B[:, None]], axis=1), np.stack(chain, axis=1)
 
 
 def _check_stride(functions: int, stride: int) -> int:
-    stride = _check_int("stride", stride, 1)
+    stride = check_int_arg("stride", stride, 1)
     if functions % stride:
         raise ValueError(f"stride: expected a divisor of functions = {functions}, got {stride}")
     return stride
 
 
 def teacher_forcing(
-    prompt_BxP: np.ndarray, chain_BxK: np.ndarray, stride: int
+    prompt_BxN: np.ndarray, chain_BxT: np.ndarray, stride: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Inputs and targets of teacher forcing at ``stride``: ``(inputs_BxM, targets_BxS)`` with
-    ``M = P + S - 1`` (the prompt and the true CoT tokens but the last); the targets are the CoT
+    """Inputs and targets of teacher forcing at ``stride``: ``(inputs_BxN, targets_BxT)``, the
+    prompt followed by the true CoT tokens but the last (``N = K n + S``), and the ``T = S`` CoT
     tokens ``chain[:, s - 1 :: s]``, read from the last ``S`` positions of the inputs."""
-    stride = _check_stride(chain_BxK.shape[1], stride)
-    targets_BxS = chain_BxK[:, stride - 1 :: stride]
-    return np.concatenate([prompt_BxP, targets_BxS[:, :-1]], axis=1), targets_BxS
+    stride = _check_stride(chain_BxT.shape[1], stride)
+    targets_BxT = chain_BxT[:, stride - 1 :: stride]
+    return np.concatenate([prompt_BxN, targets_BxT[:, :-1]], axis=1), targets_BxT
 
 
 def generate(
-    model: Callable[[jax.Array], jax.Array], prompt_BxP: jax.Array, steps: int
+    model: Callable[[jax.Array], jax.Array], prompt_BxN: jax.Array, steps: int
 ) -> jax.Array:
     """Greedy chain of thought: ``steps`` times, ``model`` (``tokens_BxN -> logits_BxV`` at the
     last position) runs on the growing prompt and its argmax is appended. Returns the written
     tokens ``(B, steps)``; the last column is the answer."""
-    steps = _check_int("steps", steps, 1)
-    tokens = jnp.asarray(prompt_BxP)
+    steps = check_int_arg("steps", steps, 1)
+    tokens = jnp.asarray(prompt_BxN)
     written = []
     for _ in range(steps):
         nxt_B = jnp.argmax(model(tokens), axis=-1).astype(tokens.dtype)
@@ -125,7 +121,7 @@ def cot_bound(n: int, heads: int, width: int, bits: int) -> float:
     """``sqrt(n / (H d p))``, the quantity inside Theorem 2's ``Omega`` (the theorem's constant is
     not given, so this is a scale, not a number of steps)."""
     for name, value in (("n", n), ("heads", heads), ("width", width), ("bits", bits)):
-        _check_int(name, value, 1)
+        check_int_arg(name, value, 1)
     return math.sqrt(n / (heads * width * bits))
 
 
@@ -153,8 +149,8 @@ def cot_record(
     teacher forcing at ``stride`` (Adam, cosine decay to 5%, fresh prompts each step) and evaluate
     it autoregressively (:func:`generate`) on ``held_out`` new prompts: the answer's accuracy, the
     accuracy of every written token, and :func:`cot_bound`."""
-    stride = _check_stride(_check_int("functions", functions, 1), stride)
-    _check_int("steps", steps, 1)
+    stride = _check_stride(check_int_arg("functions", functions, 1), stride)
+    check_int_arg("steps", steps, 1)
     cot_steps = functions // stride
     vocab = cot_vocab(n, functions)
     seq_len = functions * n + cot_steps
@@ -167,9 +163,9 @@ def cot_record(
         x, y = teacher_forcing(prompt, chain, stride)
         return jnp.asarray(x), jnp.asarray(y)
 
-    def loss(model, x_BxM, y_BxS):
-        logits = model.all_logits(x_BxM)[:, -cot_steps:]
-        return optax.softmax_cross_entropy_with_integer_labels(logits, y_BxS).mean()
+    def loss(model, x_BxN, y_BxT):
+        logits = model.all_logits(x_BxN)[:, -cot_steps:]
+        return optax.softmax_cross_entropy_with_integer_labels(logits, y_BxT).mean()
 
     opt = optax.adam(optax.cosine_decay_schedule(learning_rate, steps, alpha=0.05))
     result = fit(net, loss, sample, optimizer=opt, steps=steps, log_every=max(1, steps // 10))
