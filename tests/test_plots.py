@@ -4,7 +4,8 @@ reader needs is checked on the figure itself (issue 30, section 3):
 
 - every visible axes has an x and a y label (a y label may come from an axes it shares its y
   axis with), or is a heat map with a labelled colorbar;
-- no text shows TeX source outside ``$...$`` (a backslash, ``^``, ``_{`` or ``||``);
+- no text shows TeX source outside ``$...$`` (a backslash, ``^``, ``_{`` or ``||``), and none is
+  smaller than 6 pt;
 - layers (and heads) are numbered from 1 (``layer 0``, ``L0``, ``head 0`` never appear);
 - a legend inside an axes covers none of its data points;
 - the figure's tight bounding box lies within the canvas (nothing clipped).
@@ -408,8 +409,14 @@ _RAW_TEX = ("\\", "^", "_{", "||")
 _NUMBERED = re.compile(r"(?i)\b(?:layer|head)\s+(\d+)\b|\b[LH](\d+)\b")
 
 
+MIN_POINTS = 6  # the smallest font a figure may use: 6 pt at the saved 110 dpi is 9 pixels high
+
+
 def _texts(fig) -> list[str]:
-    return [t.get_text() for t in fig.findobj(Text) if t.get_visible() and t.get_text()]
+    shown = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text()]
+    small = [t.get_text() for t in shown if t.get_fontsize() < MIN_POINTS]
+    assert not small, f"text below {MIN_POINTS} pt: {small[:3]}"
+    return [t.get_text() for t in shown]
 
 
 def _is_colorbar(ax) -> bool:
