@@ -247,6 +247,25 @@ class CoTConfig:
             raise ValueError(f"ns: expected domain sizes >= 2, got {list(self.ns)}")
 
 
+def _cell_record(config: CoTConfig, n: int, cell: tuple[int, int, int], stride: int) -> dict:
+    """:func:`cot_record` of one ``(H, d, p)`` cell (``p = 32``: float32) with ``config``'s
+    training settings."""
+    heads, width, bits = cell
+    return cot_record(
+        n,
+        config.functions,
+        stride,
+        heads,
+        width,
+        None if bits == 32 else bits,
+        steps=config.steps,
+        batch=config.batch,
+        learning_rate=config.learning_rate,
+        seed=config.seed,
+        held_out=config.held_out,
+    )
+
+
 def run_composition_cot(config: CoTConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
     """Train every run of ``config`` (:func:`cot_record`), writing ``out_dir/records.json`` after
     each, then ``out_dir/summary.json`` (:func:`steps_needed`) and the figure
@@ -257,21 +276,7 @@ def run_composition_cot(config: CoTConfig, out_dir: str, *, progress: bool = Tru
     runs = [(n, c, s) for n in config.ns for c in config.cells for s in config.strides]
     records = _sweep(
         runs,
-        lambda n, cell, stride: [
-            cot_record(
-                n,
-                config.functions,
-                stride,
-                cell[0],
-                cell[1],
-                None if cell[2] == 32 else cell[2],
-                steps=config.steps,
-                batch=config.batch,
-                learning_rate=config.learning_rate,
-                seed=config.seed,
-                held_out=config.held_out,
-            )
-        ],
+        lambda n, cell, stride: [_cell_record(config, n, cell, stride)],
         out_dir,
         desc="CoT models",
         progress=progress,
@@ -319,23 +324,7 @@ def run_composition_bound(config: CoTConfig, out_dir: str, *, progress: bool = T
     runs = [(n, c) for n in config.ns for c in config.cells]
     records = _sweep(
         runs,
-        lambda n, cell: bound_records(
-            [
-                cot_record(
-                    n,
-                    config.functions,
-                    config.functions,
-                    cell[0],
-                    cell[1],
-                    None if cell[2] == 32 else cell[2],
-                    steps=config.steps,
-                    batch=config.batch,
-                    learning_rate=config.learning_rate,
-                    seed=config.seed,
-                    held_out=config.held_out,
-                )
-            ]
-        ),
+        lambda n, cell: bound_records([_cell_record(config, n, cell, config.functions)]),
         out_dir,
         desc="one-pass composition models",
         progress=progress,
