@@ -377,9 +377,8 @@ def run_study(
         sizes, variants=s.variants, dim=s.dim, repeats=s.repeats, on_record=tick
     )
     bar.close()
-    slopes = efficient.fit_slopes(
-        cost, min_n=min(1024, sizes[-1] // 2 or 1), min_points=MIN_SLOPE_POINTS
-    )
+    fit_from = min(1024, sizes[-1] // 2 or 1)
+    slopes = efficient.fit_slopes(cost, min_n=fit_from, min_points=MIN_SLOPE_POINTS)
     where = machine()
     record = dict(
         machine=where,
@@ -395,7 +394,7 @@ def run_study(
         jsonio.write_json(os.path.join(out, "cost.json"), record),
         jsonio.write_csv(os.path.join(out, "cost.csv"), cost),
     ]
-    figures = [plots.cost_vs_length(cost, slopes, os.path.join(out, "cost.png"))]
+    figures = [plots.cost_vs_length(cost, slopes, os.path.join(out, "cost.png"), fit_from=fit_from)]
     if approx:
         files.append(jsonio.write_json(os.path.join(out, "errors.json"), errors))
         files.append(jsonio.write_csv(os.path.join(out, "errors.csv"), errors))
