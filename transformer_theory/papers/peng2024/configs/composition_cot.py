@@ -59,12 +59,12 @@ def get_config(size: str = "default") -> CoTConfig:
     if size not in SIZES:
         raise ValueError(f"size: expected one of {SIZES}, got {size!r}")
     config = CoTConfig()
-    if size == "smoke":
+    if size == "smoke":  # one model writing 2 CoT tokens; the one-pass path: composition_bound
         config = dataclasses.replace(
             config,
             ns=(4,),
             functions=2,
-            strides=(1, 2),
+            strides=(1,),
             cells=((1, 4, 4),),
             steps=3,
             held_out=50,
