@@ -28,7 +28,10 @@ So with this recipe a one-layer model composes only by one lookup per CoT token 
 only when ``d p`` is large enough for that lookup; writing fewer tokens (two hops per pass) never
 trains much past guessing the most frequent value of the last table (accuracy 0.53, 0.32, 0.19
 at n = 4, 8, 16: a numpy simulation of 200,000 random tables). The steps needed are K = 4 wherever
-any are enough.
+any are enough. Twice the budget (1,600 steps, 500 held-out prompts; ``cot.cot_record(16, 4, 1,
+1, 8, 8, steps=1600, held_out=500)``, 2026-11-25) takes n = 16, d = 8, p = 8 at 4 steps to
+accuracy 1.000, so its "none" above is the budget's; the same budget leaves n = 4, d = 2, p = 4 at
+0.346 (``cot.cot_record(4, 4, 1, 1, 2, 4, steps=1600, held_out=500)``).
 Committed: ``experiments/results/peng2024_composition_cot.json`` (records and summary).
 
 What it can and cannot show: the theorem's ``Omega`` hides an unspecified constant, so no
