@@ -38,6 +38,11 @@ def test_a_one_layer_model_below_the_bound_is_flagged(monkeypatch, tmp_path):
     jsonio.write_json(path, {"records": [record(16, 32, 0.02), record(1, 2, 0.5)]})
     evidence = CLAIMS["theorem1_trained"].check("quick")
     assert evidence.status == "measured" and "1 of 1 void" in evidence.figure, evidence.figure
+    assert "0 of 1 R > 0 cells have a void cell of the same p" in evidence.figure
+    # H = 1, d = 16, p = 2 at n = 8: 34 >= 24, void, and learned: the 2-bit R > 0 cell compares
+    jsonio.write_json(path, {"records": [record(16, 2, 0.02), record(1, 2, 0.5)]})
+    evidence = CLAIMS["theorem1_trained"].check("quick")
+    assert "1 of 1 R > 0 cells have a void cell of the same p" in evidence.figure
     jsonio.write_json(path, {"records": [record(16, 32, 0.02), record(1, 2, 0.2)]})
     evidence = CLAIMS["theorem1_trained"].check("quick")
     assert evidence.status == "open", evidence.figure

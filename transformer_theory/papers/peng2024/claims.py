@@ -118,9 +118,14 @@ def _theorem1_trained(tier: str) -> Evidence:
         # a trained model below the bound: the reading of p (fake quantization) or the bound is
         # off; a training run decides nothing about the theorem, so it is flagged, not refuted
         return Evidence("open", f"a one-layer model lies below the bound: {txt}", details)
+    positive = [r for r in records if r["bound"] > 0]
+    # a failure where R > 0 speaks to the bound only if the recipe learns at that precision
+    # where the bound is void
+    comparable = [r for r in positive if any(v["p"] == r["p"] for v in learned)]
     verdict = (
         f"the recipe learns where the bound is void ({len(learned)} of {len(void)} void cells "
-        "at error <= 0.1)"
+        f"at error <= 0.1, p in {sorted({r['p'] for r in learned})}); {len(comparable)} of "
+        f"{len(positive)} R > 0 cells have a void cell of the same p that learned"
         if learned
         else "the recipe learns nowhere, so this shows nothing about the bound"
     )
