@@ -25,7 +25,9 @@ ROOT = DOCS.parent
 
 # The notebooks read this to pick their small configurations; the kernels MyST-NB starts inherit it.
 os.environ["TT_NOTEBOOK_SMOKE"] = "1"
-os.environ["MPLBACKEND"] = "Agg"
+# No MPLBACKEND: the kernels' default (inline) backend is what draws the figures into the pages; a
+# non-interactive one (Agg, as the test suite sets) would leave them empty.
+os.environ.pop("MPLBACKEND", None)
 
 # The committed notebooks carry no outputs; the site is where they are read with them. Copy the
 # current ones in on every build (docs/notebooks/ is generated, see .gitignore).
