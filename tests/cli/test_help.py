@@ -71,7 +71,7 @@ def test_help_shows_the_whole_docstring_defaults_and_examples(command, parser, c
         assert _words(rendered) in _words(text)
     # examples: each parses as this command; the files written are named
     examples = cli.EXAMPLES[command]
-    assert examples and "examples:" in text and "\nwrites" in text
+    assert examples and "\nexamples (" in text and "\nwrites" in text
     assert ("writes, under --out:" in text) == ("--out" in sub._option_string_actions)
     for line, _ in examples:
         argv = shlex.split(line)

@@ -89,15 +89,19 @@ COMMANDS = {
 }
 DEFAULT_COMMAND = "verify"
 
-# name -> examples: (command line, what it is and how long it took). Every command has one that
-# runs in under a minute (measured on 2 CPU cores, 2026-11-25, the machine shared with other jobs;
-# README's Commands section lists the same lines and times).
+# name -> examples: (command line, what it shows and what it cost). Every command has one that
+# runs in under a minute: the seconds are CPU time (user + system) measured 2026-11-25 on a 2-core
+# CPU machine, each command run alone from a shell (the machine was shared with other jobs, so wall
+# times then were longer and are not quoted); the long runs README quotes are marked as such.
 EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
     "verify": (
-        ("transformer-theory verify --models 4 --out results/verify", "the main job: 44 s"),
         (
             "transformer-theory verify --quick --out results/verify_quick",
-            "smoke: toy dataset, 2 models",
+            "smoke: toy dataset, 2 models; 20 s",
+        ),
+        (
+            "transformer-theory verify --models 4 --out results/verify",
+            "the main job (the defaults): 44 s in README",
         ),
     ),
     "certify": (
@@ -105,64 +109,67 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
             "transformer-theory certify data.json --bound sound --out results/certify",
             'with data.json = {"tokens": [[0, 1, 2], [1, 0, 2], [0, 0, 2], [1, 1, 2]], "labels": '
             '[0, 0, 1, 1], "vocab_size": 3}: the four dependent sequences of Chen & Zou 2024, '
-            "§11, which no one-layer model classifies",
+            "§11, which no one-layer model classifies; 2 s",
         ),
     ),
     "construct": (
         (
             "transformer-theory construct --theorem 3 --n-q 6 --n-a 6 -k 2 --out results/construct",
-            "Theorem 3 on every example",
+            "Theorem 3 checked on every example; 3 s",
         ),
     ),
     "train": (
         (
             "transformer-theory train --experiment fig2_paper --size smoke --seeds 0 "
             "--tasks reasoning --out results/fig2_smoke",
-            "smoke: the reasoning task at depths 1-4, tiny, 20 steps a run",
+            "smoke: the reasoning task at depths 1-4, tiny, 10-20 steps a run; 27 s",
         ),
         (
             "transformer-theory train --experiment fig2_depth --size quick --seeds 0 1 2 "
             "--out results/fig2_quick",
-            "Figure 2 at the quick size (minutes)",
+            "Figure 2 at the quick size: minutes",
         ),
     ),
-    "plot": (("transformer-theory plot results/fig2_smoke", "after the train smoke example"),),
-    "demo": (("transformer-theory demo --seed 1", "a few seconds"),),
+    "plot": (("transformer-theory plot results/fig2_smoke", "after the train smoke example; 2 s"),),
+    "demo": (("transformer-theory demo --seed 1", "6 s"),),
     "collapse": (
         (
-            "transformer-theory collapse --depth 1 --positional none,rope --max-len 256 "
-            "--precision float64,float32 --out results/collapse_small",
-            "small",
+            "transformer-theory collapse --depth 1,2 --positional none --max-len 128 --points 4 "
+            "--precision float64 --out results/collapse_small",
+            "small: two models, four lengths; the 1/n rate and the derived limit; 24 s",
         ),
         (
             "transformer-theory collapse --out results/collapse",
-            "the full default grid: about 29 min; rerun to resume",
+            "the full default grid: 29 min in README; stopped, the same command resumes",
         ),
     ),
     "oversquash": (
         (
             "transformer-theory oversquash --depth 1,2 --length 16 --out results/oversquash_small",
-            "small",
+            "small: two models, 16 tokens, the bound checked; 24 s",
         ),
-        ("transformer-theory oversquash --out results/oversquash", "the defaults: about 2 min"),
+        ("transformer-theory oversquash --out results/oversquash", "the defaults: 2 min in README"),
     ),
     "heads": (
         (
             "transformer-theory heads results/fig2_smoke --out results/heads",
-            "after the train smoke example",
+            "the train smoke example's four models; 12 s",
         ),
     ),
     "ngram": (
         (
-            "transformer-theory ngram --order 3 --alphabet 3 --max-len 6 --out results/ngram",
-            "small",
+            "transformer-theory ngram --order 3 --alphabet 3 --max-len 6 --construction 3.1,3.3 "
+            "--scan-limit 10 --precision float64,bfloat16 --out results/ngram_small",
+            "small: two constructions, exact in float64, broken in bfloat16; 33 s",
         ),
     ),
     "efficient-attention": (
         (
-            "transformer-theory efficient-attention --max-len 1024 --error-len 256 "
+            "transformer-theory efficient-attention --variants "
+            "longformer,linformer,performer,dense --max-len 1024 --error-len 256 --repeats 1 "
             "--out results/efficient_small",
-            "small",
+            "small: four variants, time, memory and error up to n = 1024 (the slopes need n >= "
+            "4096); 29 s",
         ),
         (
             "transformer-theory efficient-attention --max-len 16384 --out results/efficient",
@@ -173,27 +180,27 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
         (
             "transformer-theory sanford --task qsa,match2 --n 4,8 --q 1 "
             "--out results/sanford_small",
-            "small",
+            "small: qSA and Match2 at N = 4, 8; 19 s",
         ),
     ),
     "claims": (
         (
             "transformer-theory claims --paper sanford2023 --out results/claims",
-            "one paper's claims at the quick tier",
+            "one paper's claims at the quick tier; 32 s",
         ),
     ),
     "experiment": (
-        ("transformer-theory experiment --list", "the names, papers and sizes"),
+        ("transformer-theory experiment --list", "the names, papers and sizes; 3 s"),
         (
             "transformer-theory experiment qsa_separation --size smoke --out results/qsa_smoke",
-            "smoke",
+            "a paper's trained experiment at its smoke size; 12 s",
         ),
     ),
     "languages": (
         (
             "transformer-theory languages --max-len 32 --exhaustive-up-to 8 --parity-lengths 64 "
             "--out results/languages_small",
-            "small",
+            "small: every recognizer row, a short PARITY sweep; 24 s",
         ),
     ),
 }
@@ -295,7 +302,7 @@ def epilog(name: str, out: bool = True) -> str:
     for command, note in EXAMPLES.get(name, ()):
         lines += [f"  # {note}", f"  {command}"]
     if lines:
-        lines.insert(0, "examples:")
+        lines.insert(0, "examples (the seconds are CPU time on 2 cores, 2026-11-25):")
     if name in OUTPUTS:
         lines += ["", f"writes{', under --out' if out else ''}: {OUTPUTS[name]}"]
     return "\n".join(lines).strip()
