@@ -16,7 +16,12 @@ Command (CPU, float64)::
 ``--part paper`` / ``--part grid`` run one half; results go to ``construct_<part>.json``;
 ``--smoke``
 runs tiny sizes in seconds (used by the tests). Measured on 2 CPU cores, seed 0: the paper part
-6.4 minutes idle (16 under load, Theorem 6 the bulk), the grid 15 s idle (2 minutes under load):
+6.4 minutes idle (16 under load, Theorem 6 the bulk), the grid 15 s idle (2 minutes under load).
+Re-run 2026-11-25 (``--part paper``, 6 min 37 s of CPU, 32 min wall at load average 10-20): the
+same rows except Theorem 5's single head, now built in the paper's base 3, whose margin is
+0.0237284 (relative 5.6e-4); that record is committed as
+``experiments/results/constructions_paper_sizes.json`` (the claims ledger's
+``chen_zou2024.constructions_paper_sizes`` reads it). The earlier run's table:
 
     theorem      task                       sizes                                     L  heads   d'
     examples  mode        accuracy  min margin
