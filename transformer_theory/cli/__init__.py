@@ -13,8 +13,8 @@ experiments by name, :mod:`.experiment`; the claims ledger, :mod:`.claims`. Each
 calls the library (a paper's study lives in its package) and prints.
 
 ``transformer-theory COMMAND --help`` shows the command's whole module docstring, every option
-with its default (:class:`HelpFormatter`), examples that run in under a minute (:data:`EXAMPLES`)
-and the files it writes under ``--out`` (:data:`OUTPUTS`); ``transformer-theory --version`` prints
+with its default (:class:`HelpFormatter`), examples that run in under a minute (``EXAMPLES``)
+and the files it writes under ``--out`` (``OUTPUTS``); ``transformer-theory --version`` prints
 ``transformer_theory.__version__``.
 """
 
@@ -286,9 +286,9 @@ def shown_default(action: argparse.Action) -> str | None:
 
 
 def plain_text(doc: str) -> str:
-    """A module docstring as a terminal shows it: reST roles and literals unwrapped
-    (``:func:`~a.b` `` -> ``b``, ``:mod:`.verify` `` -> ``verify``, double backquotes dropped)
-    and ``Example::`` as ``Example:``; :class:`HelpFormatter` refills the lines."""
+    """A module docstring as a terminal shows it: reST roles (``:func:``, ``:mod:``, ...) reduced
+    to their target (its last name after a ``~``, without a leading dot), double backquotes
+    dropped, and a paragraph's closing ``::`` as ``:``; :class:`HelpFormatter` refills the lines."""
     doc = (doc or "").strip()
     doc = re.sub(r":[a-z]+:`~[\w.]*?\.?(\w+)`", r"\1", doc)
     doc = re.sub(r":[a-z]+:`\.?([^`]+)`", r"\1", doc)
@@ -296,7 +296,7 @@ def plain_text(doc: str) -> str:
 
 
 def epilog(name: str, out: bool = True) -> str:
-    """The examples of :data:`EXAMPLES` and the files of :data:`OUTPUTS` for command ``name``
+    """The examples of ``EXAMPLES`` and the files of ``OUTPUTS`` for command ``name``
     (``out``: it has an ``--out`` option the files are written under)."""
     lines = []
     for command, note in EXAMPLES.get(name, ()):

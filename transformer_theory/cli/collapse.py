@@ -240,7 +240,7 @@ def run(args: argparse.Namespace) -> int:
 
 def check_resumable(path: str, settings: dict) -> None:
     """:func:`~transformer_theory.papers.barbero2024.study.check_resumable` as a
-    :class:`UsageError` naming the option that differs (the finished work is never overwritten
+    ``UsageError`` naming the option that differs (the finished work is never overwritten
     unasked); for ``collapse`` and ``oversquash``."""
     from transformer_theory.papers.barbero2024 import study
 
