@@ -87,10 +87,11 @@ def run(args: argparse.Namespace) -> int:
     grid = grid_of(settings)
     out = prepare_out_dir(args.out)
     path = os.path.join(out, "oversquash.json")
-    if not args.fresh:  # before the memory check: it compiles
-        check_resumable(path, settings.record())
     jax.config.update("jax_enable_x64", True)
+    # first the memory: the settings' record holds the input's tokens (--length of them)
     study.check_oversquash_memory(settings, grid)
+    if not args.fresh:
+        check_resumable(path, settings.record())
     done = {} if args.fresh else study.finished_models(path, settings.record())
     if done:
         print(f"resuming: {len(done)} finished model(s) read from {path}", flush=True)
