@@ -52,7 +52,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from transformer_theory.cli._common import nonnegative_int, positive_int
     from transformer_theory.papers.formal_languages.study import MAX_EXHAUSTIVE, MAX_PARITY_LENGTH
 
-    p.add_argument("--out", required=True, help="output directory (JSON records + PNG plots)")
+    p.add_argument(
+        "--out", default="results/languages", help="output directory (JSON records + PNG plots)"
+    )
     p.add_argument(
         "--max-len",
         type=positive_int,

@@ -123,7 +123,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="--space: |Sigma| (1,2,3,4)",
     )
-    p.add_argument("--out", required=True, help="output directory (ngram.json + PNG plots)")
+    p.add_argument(
+        "--out", default="results/ngram", help="output directory (ngram.json + PNG plots)"
+    )
 
 
 def _check(args: argparse.Namespace) -> dict:

@@ -66,7 +66,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--seed", type=nonnegative_int, default=0, help="seed of the drawn matrix and the samples"
     )
-    p.add_argument("--out", required=True, help="output directory (JSON records + PNG plots)")
+    p.add_argument(
+        "--out", default="results/sanford", help="output directory (JSON records + PNG plots)"
+    )
 
 
 def _accuracies(text: str) -> list[float]:
