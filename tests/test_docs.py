@@ -131,3 +131,23 @@ def test_api_examples(obj):
     for test in examples:
         runner.run(test)
     assert runner.failures == 0, f"{runner.failures} example(s) of {obj.__name__} failed (above)"
+
+
+def test_docs_includes_find_their_anchors_in_readme_and_claims():
+    """The site includes README's and CLAIMS.md's sections by their headings (one source for each
+    fact): a renamed heading must fail here, not only in the Sphinx build of ``.ci/run``."""
+    pattern = re.compile(r"^```\{include\} (\S+)\n((?::[\w-]+: .*\n)*)```", flags=re.M)
+    found = 0
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        if "_build" in page.parts:
+            continue
+        for target, options in pattern.findall(page.read_text()):
+            text = (page.parent / target).resolve().read_text()
+            found += 1
+            for option in ("start-after", "end-before"):
+                anchor = re.search(rf"^:{option}: \"(.*)\"$", options, flags=re.M)
+                if anchor:
+                    assert anchor.group(1) in text, (
+                        f"{page.name}: {anchor.group(1)!r} not in {target}"
+                    )
+    assert found >= 10, found
