@@ -61,15 +61,28 @@ print("layer-1 attention (rows = query):")
 print(np.round(np.asarray(trace.attention[0][0]), 2))
 
 # %%
-from transformer_theory.plotting import pyplot
+import io
 
-plt = pyplot()
+from IPython.display import Image, display
 
-fig, axes = plt.subplots(1, 2, figsize=(7, 3))
+from transformer_theory.plotting import heatmap, pyplot
+
+plt = pyplot()  # the library's backend (Agg) draws to files and bytes, shown as PNG here
+
+
+def show(fig):
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    display(Image(buf.getvalue()))
+
+
+fig, axes = plt.subplots(1, 2, figsize=(8, 3))
 for i, ax in enumerate(axes):
-    ax.imshow(np.asarray(trace.attention[i][0]))
+    heatmap(fig, ax, np.asarray(trace.attention[i][0]), "attention weight", vmin=0)
     ax.set_title(f"layer {i + 1}")
-fig.tight_layout()
+    ax.set_xlabel("key position")
+    ax.set_ylabel("query position")
+show(fig)
 
 # %% [markdown]
 # The paper's figures are experiment *configs* shipped with the library
@@ -120,6 +133,6 @@ if summary.exists():
         ax.set_xlabel("layers")
         ax.set_xticks([1, 2, 3, 4])
     np.atleast_1d(axes)[0].set_ylabel("held-out accuracy")
-    fig.tight_layout()
+    show(fig)
 else:  # an installed package without the repository's results
     print(f"{summary} not found: run the sweep (see README) to draw it")

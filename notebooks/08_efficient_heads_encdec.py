@@ -27,21 +27,30 @@
 # 3. **An encoder–decoder (§1.1–1.2)** trained with teacher forcing on a synthetic translation
 #    grammar (reordering and agreement), decoded greedily and with beams, and its heads read.
 #
-# The notebook defines nothing; everything is library code. `TT_NOTEBOOK_SMOKE=1` (set by CI)
-# picks small sizes.
+# The notebook defines nothing but `show` (a figure as PNG); everything else is library code.
+# `TT_NOTEBOOK_SMOKE=1` (set by CI) picks small sizes.
 
 # %%
+import io
 import os
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from IPython.display import Image, display
 
 from transformer_theory.core import attention, blocked, masks
 from transformer_theory.papers.conti2024 import efficient, heads
-from transformer_theory.plotting import pyplot
+from transformer_theory.plotting import heatmap, pyplot
 
-plt = pyplot()  # the library's one backend choice (Agg): figures go to files, shown below
+plt = pyplot()  # the library's one backend choice (Agg): figures are drawn to PNG and shown
+
+
+def show(fig):
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    display(Image(buf.getvalue()))
+
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"  # CI runs the small sizes
 
@@ -85,8 +94,10 @@ for r in records:
 from transformer_theory.papers.conti2024 import plots
 
 plots.error_vs_budget(records, "/tmp/08_errors.png")
+fig = plt.figure(figsize=(10, 4))
 plt.imshow(plt.imread("/tmp/08_errors.png"))
 plt.axis("off")
+show(fig)
 
 # %% [markdown]
 # Time and memory against `n`. Memory is XLA's own account of the compiled program (argument,
@@ -119,10 +130,12 @@ fig, axes = plt.subplots(1, 4, figsize=(12, 3))
 for ax, kind in zip(axes, ["positional", "syntactic", "rare_token", "diffuse"]):
     m = heads.synthetic_head(kind, 12, rng, noise=0.5)
     rec = heads.classify_map(m)
-    ax.imshow(m)
+    heatmap(fig, ax, m, "attention weight", vmin=0)
     ax.set_title(f"built {kind}\nfound {rec['kind']} ({rec['score']:.2f})", fontsize=9)
+    ax.set_xlabel("key position")
+    ax.set_ylabel("query position")
     print(kind, "->", rec["kind"], {f: round(s, 3) for f, s in rec["scores"].items()})
-fig.tight_layout()
+show(fig)
 
 # %% [markdown]
 # Conti 2024 allows each family "up to a proper permutation" (eq. 19-20). A sharp alignment that
@@ -237,9 +250,10 @@ src_w = [words[t] for t in data.src_eval_BxN[0]]
 tgt_w = [words[t] for t in s2s.decoder_inputs(data.tgt_eval_BxT[:1])[0]]
 labels = {"encoder": (src_w, src_w), "decoder": (tgt_w, tgt_w), "cross": (tgt_w, src_w)}
 plots.head_grid(maps, records, labels, "/tmp/08_heads.png")
-plt.figure(figsize=(12, 5))
+fig = plt.figure(figsize=(12, 5))
 plt.imshow(plt.imread("/tmp/08_heads.png"))
 plt.axis("off")
+show(fig)
 
 # %% [markdown]
 # ## Linformer's random projection, as the thesis writes it (§2.1.3)
