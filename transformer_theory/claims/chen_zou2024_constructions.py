@@ -867,10 +867,19 @@ _FIG2_QUICK_CSV = _ROOT / "experiments" / "results" / "fig2_quick_aggregate.csv"
 def _aggregate_by_depth(path: pathlib.Path, task: str) -> dict[int, dict[str, Any]]:
     """A train command's ``aggregate.csv`` rows for ``task``: depth -> seeds, mean, min, max,
     chance (one row per depth: Figure 2 uses one head per layer)."""
+    return {c["depth"]: c for c in _aggregate_cells(path) if c["task"] == task}
+
+
+def _aggregate_cells(path: pathlib.Path) -> list[dict[str, Any]]:
+    """Every row of a train command's ``aggregate.csv``: task, heads, depth, seeds, and the
+    held-out accuracy's mean, min, max beside chance."""
     with open(path, newline="") as f:
-        rows = [r for r in csv.DictReader(f) if r["task"] == task]
-    return {
-        int(r["depth"]): dict(
+        rows = list(csv.DictReader(f))
+    return [
+        dict(
+            task=r["task"],
+            heads=r["heads"],
+            depth=int(r["depth"]),
             seeds=int(r["seeds"]),
             mean=round(float(r["acc_mean"]), 4),
             min=float(r["acc_min"]),
@@ -878,7 +887,7 @@ def _aggregate_by_depth(path: pathlib.Path, task: str) -> dict[int, dict[str, An
             chance=float(r["chance"]),
         )
         for r in rows
-    }
+    ]
 
 
 _FIG2_JUDGES: dict[str, Callable[[dict[int, dict]], tuple[bool, str]]] = {
@@ -928,21 +937,7 @@ def _fig4_7(tier: str) -> Evidence:
         return Evidence(
             "open", "experiments/results/fig4_7_heads_quick_aggregate.csv is missing", {}
         )
-    with open(_HEADS_CSV, newline="") as f:
-        rows = list(csv.DictReader(f))
-    cells = [
-        dict(
-            task=r["task"],
-            heads=r["heads"],
-            depth=int(r["depth"]),
-            seeds=int(r["seeds"]),
-            mean=round(float(r["acc_mean"]), 4),
-            min=float(r["acc_min"]),
-            max=float(r["acc_max"]),
-            chance=float(r["chance"]),
-        )
-        for r in rows
-    ]
+    cells = _aggregate_cells(_HEADS_CSV)
 
     def where(task: str, depth: int) -> list[dict]:
         return [c for c in cells if c["task"] == task and c["depth"] == depth]
