@@ -33,10 +33,13 @@ Papers register their claims in ``papers/<paper>/claims.py`` (Chen & Zou 2024's 
 from __future__ import annotations
 
 import dataclasses
+import pathlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
 __all__ = [
+    "REPO_ROOT",
+    "RESULTS_DIR",
     "STATUSES",
     "TIERS",
     "Claim",
@@ -44,6 +47,11 @@ __all__ = [
     "arb_matrix",
     "open_claim",
 ]
+
+# Where the committed experiment records live (``experiments/results/`` of a repository checkout).
+# An installed package has no such folder: a claim that reads one then reports ``open``.
+REPO_ROOT = pathlib.Path(__file__).resolve().parents[1]
+RESULTS_DIR = REPO_ROOT / "experiments" / "results"
 
 STATUSES: tuple[str, ...] = (
     "proved",

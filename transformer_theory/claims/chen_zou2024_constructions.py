@@ -32,15 +32,14 @@ from typing import Any
 
 import numpy as np
 
-from transformer_theory.ledger import Claim, Evidence, open_claim
+from transformer_theory.ledger import REPO_ROOT, RESULTS_DIR, Claim, Evidence, open_claim
 
 __all__ = ["CLAIMS"]
 
 PAPER = "Chen & Zou 2024"
 _EXACT = 2.0**53  # float64 holds every integer below this, and sums of them exactly
-_ROOT = pathlib.Path(__file__).resolve().parents[2]
-_FIG2_CSV = _ROOT / "experiments" / "results" / "fig2_paper_summary.csv"
-_BASE3_SCRIPT = _ROOT / "experiments" / "theorem5_base3_certify.py"
+_FIG2_CSV = RESULTS_DIR / "fig2_paper_summary.csv"
+_BASE3_SCRIPT = REPO_ROOT / "experiments" / "theorem5_base3_certify.py"
 
 
 # --------------------------------------------------------------------------- exact arithmetic
@@ -705,7 +704,7 @@ def _theorem6_printed(tier: str) -> Evidence:
 
 # --------------------------------------------------------------------------- paper sizes
 
-_PAPER_SIZES_JSON = _ROOT / "experiments" / "results" / "constructions_paper_sizes.json"
+_PAPER_SIZES_JSON = RESULTS_DIR / "constructions_paper_sizes.json"
 _UNIT_ROUNDOFF_64 = 2.0**-53
 
 
@@ -861,7 +860,7 @@ def _judge_contextual(by: dict[int, dict]) -> tuple[bool, str]:
     )
 
 
-_FIG2_QUICK_CSV = _ROOT / "experiments" / "results" / "fig2_quick_aggregate.csv"
+_FIG2_QUICK_CSV = RESULTS_DIR / "fig2_quick_aggregate.csv"
 
 
 def _aggregate_by_depth(path: pathlib.Path, task: str) -> dict[int, dict[str, Any]]:
@@ -927,8 +926,8 @@ def _fig2_quick(tier: str) -> Evidence:
     )
 
 
-_HEADS_CSV = _ROOT / "experiments" / "results" / "fig4_7_heads_quick_aggregate.csv"
-_FIG3_JSON = _ROOT / "experiments" / "results" / "fig3_attention_quick.json"
+_HEADS_CSV = RESULTS_DIR / "fig4_7_heads_quick_aggregate.csv"
+_FIG3_JSON = RESULTS_DIR / "fig3_attention_quick.json"
 
 
 def _fig4_7(tier: str) -> Evidence:

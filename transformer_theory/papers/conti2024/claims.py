@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import itertools
 import math
-import pathlib
 from fractions import Fraction
 
 import numpy as np
 
-from transformer_theory.ledger import Claim, Evidence
+from transformer_theory.ledger import RESULTS_DIR, Claim, Evidence
 
 __all__ = ["CLAIMS"]
 
@@ -825,12 +824,7 @@ def _beam_eos(tier: str) -> Evidence:
 # --- §3.1: the encoder-decoder experiment, measured ---------------------------------------------
 
 
-_ENCDEC_SUMMARY = (
-    pathlib.Path(__file__).resolve().parents[3]
-    / "experiments"
-    / "results"
-    / "encdec_translation_summary.json"
-)
+_ENCDEC_SUMMARY = RESULTS_DIR / "encdec_translation_summary.json"
 
 
 def _encdec(tier: str) -> Evidence:

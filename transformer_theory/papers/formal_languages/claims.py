@@ -32,12 +32,12 @@ from typing import Any
 
 import numpy as np
 
-from transformer_theory.ledger import Claim, Evidence, open_claim
+from transformer_theory.ledger import REPO_ROOT, Claim, Evidence, open_claim
 
 __all__ = ["CLAIMS"]
 
 PAPER = "Strobl et al. 2024"
-_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+_ROOT = str(REPO_ROOT)
 _UNIT_ROUNDOFF = {"float32": 2.0**-24, "float64": 2.0**-53}
 
 
@@ -590,7 +590,7 @@ def _hahn_training(tier: str) -> Evidence:
     from transformer_theory.papers.formal_languages import generalization
     from transformer_theory.papers.formal_languages.configs import languages_generalization
 
-    results = os.path.join(_ROOT, "experiments", "results")
+    results = os.path.join(_ROOT, "experiments", "results")  # _ROOT: tests point it elsewhere
     found = sorted(
         glob.glob(os.path.join(results, "languages_generalization*.json"))
         + glob.glob(os.path.join(results, "languages_generalization*", "*.json"))
@@ -939,7 +939,7 @@ CLAIMS: list[Claim] = [
             "derived 2 (4G + 1)(n + 5) u (G = 2 guards, u = 2^-53) of the exact one."
         ),
         expected="verified",
-        check=lambda tier: _counter_float("float64")(tier),
+        check=lambda tier: _counter_float("float64")(tier),  # defined below the list
         command=_ROW_PY.format("shuffle_dyck_float64"),
     ),
     Claim(
@@ -953,7 +953,7 @@ CLAIMS: list[Claim] = [
             "the derived bound guarantees the signs (a measurement, not a theorem)."
         ),
         expected="measured",
-        check=lambda tier: _counter_float("float32")(tier),
+        check=lambda tier: _counter_float("float32")(tier),  # defined below the list
         command=_ROW_PY.format("shuffle_dyck_float32"),
     ),
     Claim(

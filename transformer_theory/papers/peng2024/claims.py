@@ -11,13 +11,13 @@ import os
 import tempfile
 from fractions import Fraction
 
-from transformer_theory.ledger import Claim, Evidence
+from transformer_theory.ledger import REPO_ROOT, RESULTS_DIR, Claim, Evidence
 
 __all__ = ["CLAIMS"]
 
 PAPER = "Peng et al. 2024"
-_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
-_RESULTS = os.path.join(_ROOT, "experiments", "results")
+_ROOT = str(REPO_ROOT)
+_RESULTS = str(RESULTS_DIR)
 _COT_RESULTS = os.path.join(_RESULTS, "peng2024_composition_cot.json")
 _BOUND_RESULTS = os.path.join(_RESULTS, "peng2024_composition_bound.json")
 

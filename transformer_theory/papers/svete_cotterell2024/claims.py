@@ -17,13 +17,12 @@ ball arithmetic (``flint.arb`` at 256 bits) on the built models' own float64 wei
 from __future__ import annotations
 
 import functools
-import pathlib
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from transformer_theory.ledger import Claim, Evidence, open_claim
+from transformer_theory.ledger import RESULTS_DIR, Claim, Evidence, open_claim
 
 __all__ = ["CLAIMS"]
 
@@ -667,12 +666,7 @@ def _softmax(tier: str) -> Evidence:
 
 
 # ------------------------------------------------------------------------ learnability
-_LEARNABILITY_JSON = (
-    pathlib.Path(__file__).resolve().parents[3]
-    / "experiments"
-    / "results"
-    / "ngram_learnability.json"
-)
+_LEARNABILITY_JSON = RESULTS_DIR / "ngram_learnability.json"
 
 
 def _learnability(tier: str) -> Evidence:
