@@ -1,7 +1,8 @@
 """Hahn 2020's rows (Strobl et al. 2024) as an experiment: trained models beside the constructions.
 
-PARITY and Dyck-1 models trained at short lengths, with softmax and with hard attention, evaluated
-at longer ones beside the constructed recognizers.
+PARITY, Dyck-1 and Dyck-(2, 3) models trained at short lengths, with softmax and with leftmost-hard
+attention (straight-through, and an annealed-softmax curriculum ending straight-through),
+evaluated at longer ones beside the constructed recognizers.
 
 A thin entry: the config is
 :mod:`transformer_theory.papers.formal_languages.configs.languages_generalization` (its docstring

@@ -13,13 +13,14 @@ from transformer_theory.papers.formal_languages.configs import languages_general
 def test_default_is_what_readme_quotes():
     config = languages_generalization.get_config()
     assert config == languages_generalization.get_config("default")
-    assert (config.steps, config.batch, config.samples, config.seeds) == (300, 32, 128, (0,))
+    assert (config.steps, config.batch, config.samples, config.seeds) == (4000, 32, 128, (0,))
+    assert (config.layers, config.width, config.schedule) == (4, 32, "cosine")
+    assert (config.final_temperature, config.hard_fraction) == (0.03, 0.2)
+    assert dict(config.positional) == {"dyck1": "chiang_cholak"}
     assert config.train_lengths == (4, 8, 12, 16)
     assert config.eval_lengths == (8, 16, 32, 64, 128, 256)
-    assert dict(config.modes) == {
-        "parity": ("softmax", "straight_through_leftmost"),
-        "dyck1": ("softmax", "straight_through_leftmost", "straight_through_average"),
-    }
+    modes = ("softmax", "straight_through_leftmost", "annealed_leftmost")
+    assert dict(config.modes) == {"parity": modes, "dyck1": modes, "dyck2": modes}
     with pytest.raises(dataclasses.FrozenInstanceError):
         config.steps = 1
 
@@ -34,6 +35,14 @@ def test_bad_settings_refused():
         generalization.GeneralizationConfig(modes=(("parity", ("hard",)),))
     with pytest.raises(ValueError, match="seeds"):
         generalization.GeneralizationConfig(seeds=())
+    with pytest.raises(ValueError, match="hard_fraction"):
+        generalization.GeneralizationConfig(hard_fraction=1.5)
+    with pytest.raises(ValueError, match="schedule"):
+        generalization.GeneralizationConfig(schedule="linear")
+    with pytest.raises(ValueError, match="positional"):
+        generalization.GeneralizationConfig(positional=(("dyck2", "learned"),))
+    with pytest.raises(ValueError, match="eval_lengths"):  # Dyck has no odd-length members
+        generalization.GeneralizationConfig(eval_lengths=(9,))
 
 
 def read_json_roundtrip(obj):

@@ -184,3 +184,98 @@ def test_bad_arguments():
         hard_training.train("dyck1", "softmax", steps=1, batch=2, seed=0, lengths=(5,))
     with pytest.raises(ValueError, match="steps"):
         hard_training.train("dyck1", "softmax", steps=float("nan"), batch=2, seed=0, lengths=(4,))
+
+
+def dyck2_stack(string, depth):
+    """Dyck-(2, depth) membership by a stack written here: 0, 1 open, 2, 3 close types 0, 1."""
+    stack = []
+    for x in string:
+        if x < 2:
+            stack.append(x)
+            if len(stack) > depth:
+                return False
+        elif not stack or stack.pop() != x - 2:
+            return False
+    return not stack
+
+
+def test_dyck2_sample_labels_are_the_stacks_and_balanced():
+    d = hard_training.DYCK2_DEPTH
+    for length in (2, 4, 8, 16):
+        strings, labels = hard_training.sample("dyck2", length, 30, seed=length)
+        assert strings.shape == (30, length) and strings.min() >= 0 and strings.max() <= 3
+        want = np.array([dyck2_stack(list(s), d) for s in strings])
+        np.testing.assert_array_equal(labels, want)
+        assert labels.sum() == 15  # "always no" scores 0.5
+        # Hard non-members: as many opening as closing brackets in every swap/dip string.
+        if length >= 4:
+            opens = (strings[~labels] < 2).sum(1)
+            assert np.mean(opens == length // 2) >= 0.6
+    assert not hard_training.has_both_classes("dyck2", 5)
+    assert hard_training.bos("dyck2") == 4 and hard_training.bos("dyck1") == tasks.BOS
+    with pytest.raises(ValueError, match="language"):
+        hard_training.sample("dyck3", 4, 2, seed=0)
+
+
+def test_annealed_hard_phase_is_the_core_leftmost_model():
+    # hard = 1: the curriculum's forward value is the leftmost-hard model's (Dyck-2's causal
+    # model with its positional code), whatever the temperature; hard = 0: softmax at 1 is the
+    # core softmax model.
+    config = hard_training.model_config("dyck2", small=True)
+    assert config.vocab_size == 5 and config.causal
+    params = init_params(jax.random.key(7), config, dtype=jnp.float64)
+    strings, _ = hard_training.sample("dyck2", 8, 6, seed=3)
+    inputs = jnp.asarray(np.concatenate([np.full((6, 1), 4, np.int32), strings], 1))
+    curr = jax.jit(
+        jax.vmap(
+            lambda t, tau, h: hard_training.straight_through_forward(
+                params, t, "annealed_leftmost", tau, h
+            ),
+            in_axes=(0, None, None),
+        )
+    )
+    hard = jax.jit(
+        jax.vmap(lambda t: forward(hard_training.deployed(params, "annealed_leftmost"), t))
+    )
+    soft = jax.jit(jax.vmap(lambda t: forward(params, t)))
+    # The same operations in two programs; 1e-12 allows a different fusion, nothing more.
+    np.testing.assert_allclose(curr(inputs, 0.1, 1.0), hard(inputs), rtol=1e-12)
+    np.testing.assert_allclose(curr(inputs, 1.0, 0.0), soft(inputs), rtol=1e-12)
+    assert not np.allclose(curr(inputs, 0.1, 0.0), hard(inputs), rtol=1e-6)
+
+
+def test_dyck2_training_smoke_and_curriculum_arguments():
+    params, losses = hard_training.train(
+        "dyck2",
+        "annealed_leftmost",
+        steps=2,
+        batch=4,
+        seed=0,
+        lengths=(4,),
+        hard_fraction=0.5,
+        schedule="cosine",
+        small=True,
+    )
+    assert len(losses) == 2 and np.all(np.isfinite(losses))
+    model = hard_training.deployed(params, "annealed_leftmost")
+    assert model.config.attention == "hard_leftmost"
+    # accuracy: core.forward's argmax against the stack of this file, counted here.
+    strings, _ = hard_training.sample("dyck2", 4, 8, seed=1)
+    inputs = jnp.asarray(np.concatenate([np.full((8, 1), 4, np.int32), strings], 1))
+    preds = np.argmax(np.asarray(jax.vmap(lambda t: forward(model, t))(inputs)), -1)
+    want = np.mean(preds == [dyck2_stack(list(s), hard_training.DYCK2_DEPTH) for s in strings])
+    assert hard_training.accuracy(model, "dyck2", 4, 8, seed=1) == want
+    with pytest.raises(ValueError, match="hard_fraction"):
+        hard_training.train(
+            "dyck2", "softmax", steps=1, batch=2, seed=0, lengths=(4,), hard_fraction=0.5
+        )
+    with pytest.raises(ValueError, match="hard_fraction"):
+        hard_training.train(
+            "dyck2", "annealed_leftmost", steps=1, batch=2, seed=0, lengths=(4,), hard_fraction=2
+        )
+    with pytest.raises(ValueError, match="schedule"):
+        hard_training.train(
+            "dyck2", "softmax", steps=1, batch=2, seed=0, lengths=(4,), schedule="x"
+        )
+    with pytest.raises(ValueError, match="lengths"):
+        hard_training.train("dyck2", "softmax", steps=1, batch=2, seed=0, lengths=(3,))

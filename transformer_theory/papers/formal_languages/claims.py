@@ -611,7 +611,8 @@ def _hahn_training(tier: str) -> Evidence:
         "source": source,
         "paper": (
             "Hahn 2020: no leftmost-hard transformer recognizes PARITY or Dyck-1 (every "
-            "parameter setting, unbounded length)"
+            "parameter setting, unbounded length); Dyck-(2, 3) is bounded-depth (star-free), "
+            "beside its recognizer dyck_k.build"
         ),
         "models": [
             {k: r[k] for k in ("language", "model", "seed", "final_loss", "accuracy")}
@@ -625,13 +626,26 @@ def _hahn_training(tier: str) -> Evidence:
         accs = [max(r["accuracy"]) for r in trained if kind in r["model"]]
         return f"{max(accs):.2f}" if accs else "-"
 
+    def fit(language: str) -> str:
+        # The leftmost-hard models' worst accuracy at the training lengths evaluated (<= 16).
+        accs = [
+            a
+            for r in trained
+            if r["language"] == language and "leftmost-hard (trained" in r["model"]
+            for n, a in zip(r.get("eval_lengths", []), r["accuracy"])
+            if n <= max(r.get("train_lengths", [0]))
+        ]
+        return f"{language} {min(accs):.2f}" if accs else f"{language} -"
+
     seeds = sorted({r["seed"] for r in trained})
+    languages = sorted({r["language"] for r in trained})
     return Evidence(
         "measured",
         f"{'committed run' if found else 'smoke run'}, {len(trained)} trained models, seeds "
         f"{seeds}: best accuracy hard-attention {best('hard (trained')}, softmax "
-        f"{best('softmax (trained')}; constructions 1.00 at every length (no evidence on the "
-        "theorem)",
+        f"{best('softmax (trained')}; worst leftmost-hard accuracy at a training length: "
+        f"{', '.join(fit(x) for x in languages)}; constructions 1.00 at every length (no "
+        "evidence on the theorem)",
         details,
     )
 

@@ -1,29 +1,35 @@
 """The upper-bound rows of Strobl et al. 2024's table (Hahn 2020) as an experiment: small
-transformers trained on PARITY and Dyck-1 at short lengths, WITH the attention of the row
-(:mod:`.hard_training`), evaluated at longer ones beside the constructed recognizers
-(:mod:`.constructions`).
+transformers trained on PARITY, Dyck-1 and Dyck-(2, 3) at short lengths, WITH the attention of
+the row (:mod:`.hard_training`), evaluated at longer ones beside the constructed recognizers
+(:mod:`.constructions`, :mod:`.dyck_k`).
 
-What is trained (two layers of two heads, an MLP of 32, the same positional code and masking as
-the construction of the row; Adam on fresh balanced samples of the training lengths at every
-step):
+What is trained (the same masking as the construction of the row; the depth, width, positional
+code and schedule are the config's; Adam on fresh balanced samples of the training lengths at
+every step; labels from the membership references, the Dyck-2 ones from the stack of
+:func:`.dyck_k.is_member`; Dyck-2 evaluation strings half members, half the HARD non-members of
+:func:`.dyck_k.sample`, so "always no" scores 0.5):
 
 - ``softmax``: a softmax transformer;
 - ``leftmost-hard (straight-through)``: a leftmost-hard transformer, trained with the
   straight-through estimator -- the forward pass IS leftmost-hard attention, the backward pass
   uses the softmax gradient of the same scores; evaluated with ``attention="hard_leftmost"``;
-- ``average-hard (straight-through)`` (Dyck-1 only, whose construction is average-hard): the same
-  with average-hard attention;
+- ``leftmost-hard (annealed softmax then straight-through)``: softmax at a temperature lowered
+  geometrically, then the straight-through leftmost-hard forward for the last steps (so the
+  final model is the hard one, its final loss the hard model's); evaluated leftmost-hard;
+- ``average-hard (straight-through)`` (optional mode): the same with average-hard attention;
 - ``softmax weights read with leftmost-hard (soft-then-hard)``: the softmax model's weights
   evaluated with leftmost-hard attention, a model nobody trained, kept for comparison only;
 - ``constructed``: the recognizer built by hand (PARITY: Chiang & Cholak 2022, softmax; Dyck-1:
-  average-hard after Yao et al. 2021).
+  average-hard after Yao et al. 2021; Dyck-(2, 3): :func:`.dyck_k.build`, average-hard layer 1
+  then layers where leftmost-hard gives the same output).
 
 What this shows and does not: Hahn 2020 proves that for every leftmost-hard transformer, PARITY and
-Dyck-1 are misrecognized at SOME length (an asymptotic statement about every parameter setting).
-A trained model that fails at length 64 is one parameter setting found by one optimizer in a few
-hundred steps; it neither confirms the theorem (the failure may be the optimizer's) nor could a
-success refute it (the theorem allows any finite range of lengths to be right). The experiment
-shows what these training runs reach, by length, next to constructions that do not break.
+Dyck-1 are misrecognized at SOME length (an asymptotic statement about every parameter setting);
+bounded-depth Dyck-(2, 3) is star-free and is not covered. A trained model that fails at length 64
+is one parameter setting found by one optimizer; it neither confirms the theorem (the failure may
+be the optimizer's) nor could a success refute it (the theorem allows any finite range of lengths
+to be right). The experiment shows what these training runs reach, by length, next to
+constructions that do not break.
 
 :class:`GeneralizationConfig` is the experiment's settings (the configs of :mod:`.configs` make
 them); :func:`run` trains and evaluates, writing ``languages_generalization.json`` after every
@@ -41,12 +47,13 @@ import numpy as np
 
 from transformer_theory import _validate
 from transformer_theory.jsonio import write_json
-from transformer_theory.papers.formal_languages import constructions, hard_training, plots
+from transformer_theory.papers.formal_languages import constructions, dyck_k, hard_training, plots
 
 __all__ = [
     "LABELS",
     "SOFT_THEN_HARD",
     "GeneralizationConfig",
+    "constructed",
     "run",
     "table",
 ]
@@ -55,6 +62,7 @@ LABELS = {
     "softmax": "softmax (trained)",
     "straight_through_leftmost": "leftmost-hard (trained, straight-through)",
     "straight_through_average": "average-hard (trained, straight-through)",
+    "annealed_leftmost": "leftmost-hard (trained, annealed softmax then straight-through)",
 }
 SOFT_THEN_HARD = "softmax weights read with leftmost-hard (soft-then-hard, not trained)"
 
@@ -71,18 +79,29 @@ class GeneralizationConfig:
       steps, batch, learning_rate: Adam's steps, strings per step and step size.
       train_lengths: the lengths a step draws from; eval_lengths: where accuracy is measured.
       samples: balanced evaluation strings per length (the same strings for every seed).
+      schedule, final_temperature, hard_fraction, width, layers: :func:`.hard_training.train`'s
+        (``hard_fraction`` for the ``"annealed_leftmost"`` mode only).
+      positional: ``(language, kind)`` pairs overriding :func:`.hard_training.model_config`'s
+        positional code of a language.
       small: :func:`.hard_training.model_config`'s one-head model (the smoke size's).
     """
 
     size: str = "default"
     modes: tuple[tuple[str, tuple[str, ...]], ...] = (
-        ("parity", ("softmax", "straight_through_leftmost")),
-        ("dyck1", ("softmax", "straight_through_leftmost", "straight_through_average")),
+        ("parity", ("softmax", "straight_through_leftmost", "annealed_leftmost")),
+        ("dyck1", ("softmax", "straight_through_leftmost", "annealed_leftmost")),
+        ("dyck2", ("softmax", "straight_through_leftmost", "annealed_leftmost")),
     )
     seeds: tuple[int, ...] = (0,)
     steps: int = 300
     batch: int = 32
     learning_rate: float = 3e-3
+    schedule: str = "cosine"
+    final_temperature: float = 0.1
+    hard_fraction: float = 0.3
+    width: int = 16
+    layers: int = 2
+    positional: tuple[tuple[str, str], ...] = ()
     train_lengths: tuple[int, ...] = (4, 8, 12, 16)
     eval_lengths: tuple[int, ...] = (8, 16, 32, 64, 128, 256)
     samples: int = 128
@@ -90,7 +109,7 @@ class GeneralizationConfig:
 
     def __post_init__(self) -> None:
         for language, modes in self.modes:
-            _validate.check_choice("modes", language, ("parity", "dyck1"))
+            _validate.check_choice("modes", language, hard_training.LANGUAGES)
             for mode in modes:
                 _validate.check_choice("modes", mode, tuple(LABELS))
         for name in ("steps", "batch", "samples"):
@@ -100,14 +119,48 @@ class GeneralizationConfig:
         if not self.seeds:
             raise ValueError("seeds: expected at least one seed")
         _validate.check_positive("learning_rate", self.learning_rate)
+        _validate.check_choice("schedule", self.schedule, hard_training.SCHEDULES)
+        _validate.check_positive("final_temperature", self.final_temperature)
+        if not 0.0 <= self.hard_fraction <= 1.0:
+            raise ValueError(
+                f"hard_fraction: expected a number in [0, 1], got {self.hard_fraction}"
+            )
+        _validate.check_int_arg("width", self.width, minimum=4)
+        _validate.check_int_arg("layers", self.layers, minimum=1)
+        for language, kind in self.positional:
+            _validate.check_choice("positional", language, hard_training.LANGUAGES)
+            hard_training.model_config(language, positional=kind)  # names a bad kind
+        for language, _ in self.modes:
+            for n in (*self.train_lengths, *self.eval_lengths):
+                if not hard_training.has_both_classes(language, n):
+                    raise ValueError(f"train_lengths/eval_lengths: {language} has none at {n}")
 
 
-def _accuracies(model, language: str, config: GeneralizationConfig) -> list[float]:
+def _accuracies(
+    model, language: str, config: GeneralizationConfig, built: bool = False
+) -> list[float]:
     # Seed 1000 + n: the same evaluation strings for every model and seed.
+    if built and language == "dyck2":  # the Dyck-(2, D) recognizer reads dyck_k.embed's code
+        out = []
+        for n in config.eval_lengths:
+            strings, labels = hard_training.sample(language, n, config.samples, 1000 + n)
+            out.append(float(np.mean((dyck_k.decision_margins(model, strings) > 0) == labels)))
+        return out
     return [
         hard_training.accuracy(model, language, n, config.samples, 1000 + n)
         for n in config.eval_lengths
     ]
+
+
+def constructed(language: str) -> object:
+    """The construction beside the trained models: PARITY Chiang & Cholak 2022 (softmax, float32),
+    Dyck-1 average-hard after Yao et al. 2021 (float32), Dyck-2 the Dyck-(2,
+    :data:`.hard_training.DYCK2_DEPTH`) recognizer of :func:`.dyck_k.build` (average-hard layer 1,
+    then layers where leftmost-hard gives the same output; float64)."""
+    _validate.check_choice("language", language, hard_training.LANGUAGES)
+    if language == "dyck2":
+        return dyck_k.build(2, hard_training.DYCK2_DEPTH, "hard")
+    return constructions.build(language, dtype=jnp.float32)
 
 
 def run(config: GeneralizationConfig, out_dir: str, *, progress: bool = True) -> dict:
@@ -139,7 +192,7 @@ def run(config: GeneralizationConfig, out_dir: str, *, progress: bool = True) ->
             "seed": seed,
             "train_lengths": list(config.train_lengths),
             "eval_lengths": list(config.eval_lengths),
-            "accuracy": _accuracies(model, language, config),
+            "accuracy": _accuracies(model, language, config, built=name == "constructed"),
             "final_loss": None if losses is None else float(np.mean(losses[-20:])),
             "steps": None if losses is None else len(losses),
         }
@@ -160,13 +213,19 @@ def run(config: GeneralizationConfig, out_dir: str, *, progress: bool = True) ->
                     seed=seed,
                     lengths=config.train_lengths,
                     learning_rate=config.learning_rate,
+                    final_temperature=config.final_temperature,
+                    hard_fraction=config.hard_fraction if mode == "annealed_leftmost" else 0.0,
+                    schedule=config.schedule,
+                    width=config.width,
+                    layers=config.layers,
+                    positional=dict(config.positional).get(language),
                     small=config.small,
                 )
                 add(language, LABELS[mode], hard_training.deployed(params, mode), seed, losses)
                 if mode == "softmax":
                     hard = hard_training.deployed(params, "straight_through_leftmost")
                     add(language, SOFT_THEN_HARD, hard, seed, None)
-        add(language, "constructed", constructions.build(language, dtype=jnp.float32), None, None)
+        add(language, "constructed", constructed(language), None, None)
     result = {"records": records, "seconds": time.time() - start, "settings": settings}
     write_json(path, result)
     plots.generalization(records, os.path.join(out_dir, "languages_generalization.png"))

@@ -1,6 +1,7 @@
 """Training hard-attention transformers with a straight-through estimator, for the upper-bound rows
 of Strobl et al. 2024's table (Hahn 2020: no leftmost-hard transformer recognizes PARITY or
-Dyck-1 at every length).
+Dyck-1 at every length), on PARITY, Dyck-1 and Dyck-(2, :data:`DYCK2_DEPTH`) (:mod:`.dyck_k`:
+bounded depth, so its recognizer stands beside the trained models).
 
 Hard attention has a zero gradient almost everywhere (the weights are piecewise constant in the
 scores), so it cannot be trained by gradient descent as it stands. Evaluating a softmax-trained
@@ -21,11 +22,13 @@ by layer (scores from :func:`transformer_theory.core.layers.attention_scores`, t
 masking, head combination and MLP) with the weights above; a test checks it equals the core
 forward with hard attention.
 
-The other route, ``"annealed_leftmost"``: softmax attention of ``scores / temperature`` with the
-temperature lowered geometrically to ``final_temperature`` during training, the model then
-evaluated with leftmost-hard attention. Where scores tie (Dyck-1 has no positional code, so equal
-symbols give equal scores) low-temperature softmax tends to AVERAGE-hard attention, not
-leftmost-hard; the straight-through modes have no such gap.
+The other route, ``"annealed_leftmost"``, a curriculum: softmax attention of ``scores /
+temperature`` with the temperature lowered geometrically to ``final_temperature``, then (the last
+``hard_fraction`` of the steps, :func:`train`) the straight-through leftmost-hard forward with the
+gradient of that low-temperature softmax, so that the model trained last IS the leftmost-hard
+one. With ``hard_fraction = 0`` the run ends on the softmax; where scores tie (no positional
+code: equal symbols give equal scores) low-temperature softmax tends to AVERAGE-hard attention,
+not leftmost-hard, and the deployed hard model is one training never ran.
 
 A run that fails to learn proves no theorem: Hahn's result is an asymptotic statement about every
 parameter setting at unbounded length, which no finite training run can confirm or refute.
@@ -47,20 +50,33 @@ from transformer_theory import _validate
 from transformer_theory.core import attention, masks, norms
 from transformer_theory.core.forward import embed, forward
 from transformer_theory.core.layers import attention_scores, mlp
-from transformer_theory.papers.formal_languages import tasks
+from transformer_theory.papers.formal_languages import dyck_k, tasks
 from transformer_theory.params import ModelConfig, ModelParams, init_params
 from transformer_theory.train.fit import fit
 
 __all__ = [
+    "DYCK2_DEPTH",
     "EVAL_ATTENTION",
+    "LANGUAGES",
+    "SCHEDULES",
     "TRAINING_MODES",
     "accuracy",
+    "bos",
     "deployed",
+    "has_both_classes",
     "model_config",
+    "sample",
     "straight_through_forward",
     "straight_through_weights",
     "train",
 ]
+
+LANGUAGES = ("parity", "dyck1", "dyck2")
+# Dyck-2 is Dyck-(2, DYCK2_DEPTH) of :mod:`.dyck_k`: bounded depth, so that the recognizer
+# ``dyck_k.build(2, DYCK2_DEPTH)`` stands beside the trained models (and the language is
+# star-free: see :func:`model_config`).
+DYCK2_DEPTH = 3
+SCHEDULES = ("constant", "cosine")
 
 TRAINING_MODES = (
     "softmax",
@@ -98,17 +114,26 @@ def straight_through_weights(
     return jax.lax.stop_gradient(hard) + (soft - jax.lax.stop_gradient(soft))
 
 
-def _weights(kind: str, scores_QxK, mask_QxK, temperature):
+def _weights(kind: str, scores_QxK, mask_QxK, temperature, hard):
     if kind.startswith("straight_through_"):
         mode = kind.removeprefix("straight_through_")
         return straight_through_weights(scores_QxK, mask_QxK, mode=mode)
     if kind == "annealed_leftmost":
-        return attention.softmax_weights(scores_QxK / temperature, mask_QxK)
+        # hard = 0: softmax of scores / temperature, exactly; hard = 1: leftmost-hard weights
+        # exactly (1 * w + 0 * s + (s - s) adds zeros), with the gradient of that softmax.
+        soft = attention.softmax_weights(scores_QxK / temperature, mask_QxK)
+        leftmost = attention.hard_weights(scores_QxK, mask_QxK, mode="leftmost")
+        stop = jax.lax.stop_gradient
+        return hard * stop(leftmost) + (1 - hard) * stop(soft) + (soft - stop(soft))
     return attention.attention_weights(scores_QxK, kind, mask_QxK)
 
 
 def straight_through_forward(
-    params: ModelParams, tokens_N: jax.Array, mode: str, temperature: float | jax.Array = 1.0
+    params: ModelParams,
+    tokens_N: jax.Array,
+    mode: str,
+    temperature: float | jax.Array = 1.0,
+    hard: float | jax.Array = 0.0,
 ) -> jax.Array:
     """Classifier output of one sequence with every attention layer's weights from ``mode``.
 
@@ -117,7 +142,9 @@ def straight_through_forward(
     ``forward(params with attention="hard_leftmost", tokens_N)``. ``"annealed_leftmost"`` is
     softmax of ``scores / temperature`` (a temperature the training loop takes towards 0, where
     softmax tends to hard attention: uniform over the maximizers, leftmost-hard where the maximum
-    is unique). Mirrors
+    is unique); with ``hard = 1`` its forward value is the leftmost-hard model's exactly and its
+    gradient that of the softmax at ``temperature`` (the straight-through phase of the
+    curriculum of :func:`train`). Mirrors
     :func:`transformer_theory.core.forward.forward_trace` and
     :func:`transformer_theory.core.layers.attention_layer` (no extra mask argument).
     """
@@ -132,7 +159,7 @@ def straight_through_forward(
         if layer.norm1 is not None:
             x = norms.apply_norm(cfg.norm1, x, layer.norm1.scale, layer.norm1.bias, cfg.norm_eps)
         scores = attention_scores(layer, x, cfg)
-        weights = jax.vmap(lambda s: _weights(mode, s, mask, temperature))(scores)
+        weights = jax.vmap(lambda s: _weights(mode, s, mask, temperature, hard))(scores)
         values = jnp.einsum("hed,nd->hne", layer.attn.w_v, x)
         heads_out = jnp.einsum("hij,hjd->hid", weights, values)
         z = h + (jnp.mean(heads_out, axis=0) if cfg.head_mean else jnp.sum(heads_out, axis=0))
@@ -152,21 +179,91 @@ def straight_through_forward(
     return params.w_o @ last
 
 
-def model_config(language: str, small: bool = False) -> ModelConfig:
-    """The trained model of a row: the same code and masking as the row's construction (PARITY
-    bidirectional with the Chiang & Cholak 2022 code ``(i/n, (-1)^i)`` and a final LayerNorm,
-    Dyck-1 causal with no positional code); two layers of two heads and an MLP of 32 (``small``:
-    one head, one layer, no MLP -- the smoke test's, which compiles fast). The ``attention`` field
-    is ``"softmax"``; :func:`deployed` sets the one a trained model is evaluated with."""
-    _validate.check_choice("language", language, ("parity", "dyck1"))
-    common = dict(heads=(2, 2), attention="softmax", mlp_hidden=32, scale_scores=True)
+def bos(language: str) -> int:
+    """The BOS token id a model of ``language`` reads first (PARITY, Dyck-1: :data:`.tasks.BOS`;
+    Dyck-2: ``2k = 4``, as :mod:`.dyck_k`)."""
+    _validate.check_choice("language", language, LANGUAGES)
+    return 4 if language == "dyck2" else tasks.BOS
+
+
+def has_both_classes(language: str, length: int) -> bool:
+    """Whether a balanced sample of ``language`` exists at ``length`` (Dyck: even ``length >= 2``,
+    PARITY: ``length >= 1``)."""
+    _validate.check_choice("language", language, LANGUAGES)
+    if language == "dyck2":
+        return length >= 2 and length % 2 == 0
+    return tasks.has_both_classes(language, length)
+
+
+def sample(language: str, length: int, count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` balanced strings of ``length`` and their membership (``count // 2`` non-members).
+
+    PARITY and Dyck-1: :func:`.tasks.sample`. Dyck-2: :func:`.dyck_k.sample` of Dyck-(2,
+    :data:`DYCK2_DEPTH`): members uniform over the bounded-depth shapes, non-members the hard kinds
+    ``swap``, ``overflow``, ``dip`` in turn; labels from the stack of :func:`.dyck_k.is_member`.
+    """
+    _validate.check_choice("language", language, LANGUAGES)
+    if language == "dyck2":
+        strings, labels, _ = dyck_k.sample(2, DYCK2_DEPTH, length, count, seed=seed)
+        return strings, labels
+    return tasks.sample(language, length, count, seed=seed)
+
+
+def _inputs(language: str, strings_BxL: np.ndarray) -> jax.Array:
+    first = np.full((len(strings_BxL), 1), bos(language), np.int32)
+    return jnp.asarray(np.concatenate([first, strings_BxL], axis=1))
+
+
+def model_config(
+    language: str,
+    small: bool = False,
+    *,
+    width: int = 16,
+    layers: int = 2,
+    positional: str | None = None,
+) -> ModelConfig:
+    """The trained model of a row: the same masking as the row's construction (PARITY
+    bidirectional with a final LayerNorm; Dyck-1 and Dyck-2 causal); ``layers`` layers of two
+    heads, each with an MLP of ``2 * width`` (``small``: one head, one layer, no MLP -- the smoke
+    tests', which compile fast). The ``attention`` field is ``"softmax"``; :func:`deployed` sets
+    the one a trained model is evaluated with.
+
+    Positional code (``positional=None``: the row's): PARITY the Chiang & Cholak 2022 code
+    ``(i/n, (-1)^i)`` of its construction; Dyck-1 none (its construction's); Dyck-2 the core's
+    ``"chiang_cholak"`` code, whose ``i/n`` is the tie-break coordinate of the Dyck-(k, D)
+    construction after Yao et al. 2021 (:mod:`.dyck_k`, code ``(i/n, n)``; the ``(-1)^i``
+    coordinate is extra and carries nothing a causal model cannot count: the depth's parity is
+    the position's). Any other kind of :data:`transformer_theory.params.POSITIONAL_KINDS` may
+    be passed.
+
+    What exists for leftmost-hard attention: the constructions beside these models are
+    average-hard (Dyck-1, Dyck-(2, D) layer 1: a uniform average). Bounded-depth Dyck languages
+    are star-free, and masked hard-attention transformers (leftmost- or rightmost-hard, strict
+    future masking, no positional code) recognize exactly the star-free languages (Yang, Chiang &
+    Angluin 2024), so a leftmost-hard recognizer of Dyck-(2, D) exists in that model, with depth
+    growing with ``D`` -- not necessarily two layers, non-strict masking as here. Dyck-1 on
+    lengths up to 16 is Dyck-(1, 8) there, so the same holds on the training lengths; at every
+    length Hahn 2020 rules a leftmost-hard Dyck-1 recognizer out, as for PARITY.
+    """
+    _validate.check_choice("language", language, LANGUAGES)
+    _validate.check_int_arg("width", width, minimum=4)
+    _validate.check_int_arg("layers", layers, minimum=1)
+    common = dict(heads=(2,) * layers, attention="softmax", mlp_hidden=2 * width, scale_scores=True)
     if small:
         common.update(heads=(1,), mlp_hidden=None)
     if language == "parity":
         return ModelConfig(
-            tasks.VOCAB_SIZE, 2, 16, 2, positional="chiang_cholak", final_norm="layernorm", **common
+            tasks.VOCAB_SIZE,
+            2,
+            width,
+            2,
+            positional=positional or "chiang_cholak",
+            final_norm="layernorm",
+            **common,
         )
-    return ModelConfig(tasks.VOCAB_SIZE, 2, 16, 2, causal=True, positional="none", **common)
+    vocab = 5 if language == "dyck2" else tasks.VOCAB_SIZE
+    default = "chiang_cholak" if language == "dyck2" else "none"
+    return ModelConfig(vocab, 2, width, 2, causal=True, positional=positional or default, **common)
 
 
 def deployed(params: ModelParams, mode: str) -> ModelParams:
@@ -183,11 +280,9 @@ def _logits(params, inputs_BxN):
 
 def accuracy(params: ModelParams, language: str, length: int, samples: int, seed: int) -> float:
     """Accuracy of ``params`` (evaluated by :func:`transformer_theory.core.forward`) on ``samples``
-    balanced strings of ``length`` (:func:`.tasks.sample`, labels from the membership
-    reference)."""
-    strings, labels = tasks.sample(language, length, samples, seed=seed)
-    bos = np.full((len(strings), 1), tasks.BOS, np.int32)
-    inputs = jnp.asarray(np.concatenate([bos, strings], axis=1))
+    balanced strings of ``length`` (:func:`sample`, labels from the membership reference)."""
+    strings, labels = sample(language, length, samples, seed=seed)
+    inputs = _inputs(language, strings)
     chunk = max(1, 2**21 // (length + 1) ** 2)
     preds = np.concatenate(
         [np.argmax(_logits(params, inputs[i : i + chunk]), -1) for i in range(0, samples, chunk)]
@@ -205,59 +300,92 @@ def train(
     lengths: Iterable[int],
     learning_rate: float = 3e-3,
     final_temperature: float = 0.01,
+    hard_fraction: float = 0.0,
+    schedule: str = "constant",
+    width: int = 16,
+    layers: int = 2,
+    positional: str | None = None,
     small: bool = False,
 ) -> tuple[ModelParams, list[float]]:
     """Adam on the cross-entropy of :func:`straight_through_forward` in ``mode``, through
     :func:`transformer_theory.train.fit.fit`; each step draws one length of ``lengths`` and a
-    fresh balanced batch. ``"annealed_leftmost"`` lowers the temperature geometrically from 1 at
-    the first step to ``final_temperature`` at the last (the temperature is an argument of each
-    step's batch); its losses are those of the softmax at that temperature, not of the hard model.
+    fresh balanced batch (:func:`sample`).
+
+    ``"annealed_leftmost"`` is a curriculum: for the first ``steps - H`` steps (``H = round(
+    hard_fraction * steps)``) softmax of ``scores / T`` with ``T`` lowered geometrically from 1 to
+    ``final_temperature``; for the last ``H`` steps ``T`` stays at ``final_temperature`` and the
+    forward pass is leftmost-hard attention exactly (straight-through, the gradient of that
+    softmax). With ``hard_fraction = 0`` the run ends on the softmax and the model deployed as
+    leftmost-hard is one the last steps did not see; with ``hard_fraction > 0`` the last ``H``
+    losses are those of the leftmost-hard model itself.
 
     Args:
-      language: ``"parity"`` or ``"dyck1"`` (:func:`model_config`).
+      language: one of :data:`LANGUAGES` (:func:`model_config`).
       mode: one of :data:`TRAINING_MODES`.
       steps: Adam steps; batch: strings per step; seed: initialization, lengths and strings.
-      lengths: the training lengths, each with both classes (:func:`.tasks.has_both_classes`).
-      learning_rate: Adam's; final_temperature: the annealed mode's last temperature.
-      small: :func:`model_config`'s one-head model (the smoke tests').
+      lengths: the training lengths, each with both classes (:func:`has_both_classes`).
+      learning_rate: Adam's (the peak, with ``schedule="cosine"``: a cosine decay to a tenth
+        over the run); final_temperature: the annealed mode's last temperature;
+        hard_fraction: in ``[0, 1]``, the annealed mode's straight-through share (0 for other
+        modes); width, layers, positional: :func:`model_config`'s; small: its one-head model (the
+        smoke tests').
 
     Returns:
       ``(params, losses)``: the parameters with ``config.attention = "softmax"`` (pass them through
       :func:`deployed` to evaluate the trained model) and the loss of every step -- for a
-      straight-through mode, the loss of the hard-attention model itself. A step with a
+      straight-through step, the loss of the hard-attention model itself. A step with a
       non-finite loss or gradient is not applied and ends the run (``fit``): then ``losses`` ends
       with that loss, and is shorter than ``steps``.
     """
+    _validate.check_choice("language", language, LANGUAGES)
     _validate.check_choice("mode", mode, TRAINING_MODES)
+    _validate.check_choice("schedule", schedule, SCHEDULES)
     for name, value in (("steps", steps), ("batch", batch)):
         _validate.check_positive(name, value)
         if int(value) != value:
             raise ValueError(f"{name}: expected an integer, got {value}")
     _validate.check_positive("learning_rate", learning_rate)
     _validate.check_positive("final_temperature", final_temperature)
+    if not 0.0 <= hard_fraction <= 1.0:
+        raise ValueError(f"hard_fraction: expected a number in [0, 1], got {hard_fraction}")
+    if hard_fraction and mode != "annealed_leftmost":
+        raise ValueError(f"hard_fraction: only the annealed_leftmost mode has one, got {mode!r}")
     lengths = [int(n) for n in lengths]
     if not lengths:
         raise ValueError("lengths: expected at least one training length")
     for n in lengths:
-        if not tasks.has_both_classes(language, n):
+        if not has_both_classes(language, n):
             raise ValueError(f"lengths: {language} has no balanced sample at length {n}")
-    params = init_params(jax.random.key(seed), model_config(language, small=small))
+    config = model_config(language, small=small, width=width, layers=layers, positional=positional)
+    params = init_params(jax.random.key(seed), config)
     rng = np.random.default_rng(seed)
     steps = int(steps)
+    anneal = steps - int(round(hard_fraction * steps))
 
-    def batch_of_step(k: int) -> tuple[jax.Array, jax.Array, jax.Array]:
+    def batch_of_step(k: int) -> tuple[jax.Array, ...]:
         # Called once per step, in order (fit's contract): the lengths drawn from ``rng`` are the
         # same sequence as the loop's that this replaced.
         length = int(rng.choice(lengths))
-        strings, labels = tasks.sample(language, length, int(batch), seed=seed * 100_003 + k)
-        bos = np.full((len(strings), 1), tasks.BOS, np.int32)
-        inputs = jnp.asarray(np.concatenate([bos, strings], axis=1))
-        temperature = float(final_temperature) ** (k / max(steps - 1, 1))
-        return inputs, jnp.asarray(labels, jnp.int32), jnp.float32(temperature)
+        strings, labels = sample(language, length, int(batch), seed=seed * 100_003 + k)
+        temperature = float(final_temperature) ** (min(k, max(anneal - 1, 0)) / max(anneal - 1, 1))
+        hard = 1.0 if k >= anneal else 0.0
+        return (
+            _inputs(language, strings),
+            jnp.asarray(labels, jnp.int32),
+            jnp.float32(temperature),
+            jnp.float32(hard),
+        )
 
-    def loss_fn(p, inputs_BxN, labels_B, temperature):
-        logits = jax.vmap(lambda t: straight_through_forward(p, t, mode, temperature))(inputs_BxN)
+    def loss_fn(p, inputs_BxN, labels_B, temperature, hard):
+        logits = jax.vmap(lambda t: straight_through_forward(p, t, mode, temperature, hard))(
+            inputs_BxN
+        )
         return optax.softmax_cross_entropy_with_integer_labels(logits, labels_B).mean()
 
-    result = fit(params, loss_fn, batch_of_step, optimizer=optax.adam(learning_rate), steps=steps)
+    rate = (
+        optax.cosine_decay_schedule(learning_rate, steps, alpha=0.1)
+        if schedule == "cosine"
+        else learning_rate
+    )
+    result = fit(params, loss_fn, batch_of_step, optimizer=optax.adam(rate), steps=steps)
     return result.params, result.losses

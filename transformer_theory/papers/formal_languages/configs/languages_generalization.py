@@ -42,15 +42,25 @@ SIZES = ("smoke", "default")
 def get_config(size: str = "default") -> GeneralizationConfig:
     """The experiment at ``size``: ``"default"`` (what README quotes: 300 Adam steps of 32
     strings, seed 0, two layers of two heads) or ``"smoke"`` (two steps of the one-head model,
-    PARITY's softmax model only, one length; a few seconds)."""
+    Dyck-2's softmax model only, one length; a few seconds)."""
     if size == "default":
-        return GeneralizationConfig()
+        return GeneralizationConfig(
+            steps=4000,
+            batch=32,
+            learning_rate=3e-3,
+            schedule="cosine",
+            final_temperature=0.03,
+            hard_fraction=0.2,
+            width=32,
+            layers=4,
+            positional=(("dyck1", "chiang_cholak"),),
+        )
     if size == "smoke":
         # One training (the straight-through loop has its own smoke test in
         # tests/papers/formal_languages/test_hard_training.py).
         return GeneralizationConfig(
             size="smoke",
-            modes=(("parity", ("softmax",)),),
+            modes=(("dyck2", ("softmax",)),),
             seeds=(0,),
             steps=2,
             batch=8,
