@@ -53,6 +53,12 @@ class CompositionTransformer(nnx.Module):
     after each block (per example; per example and position when ``causal``) to ``bits`` bits;
     ``None`` computes in float32. Peng et al. 2024's ``p`` counts the bits of the numbers one
     position sends; here that is the head outputs.
+
+    ``quantize``: ``"all"`` (the default) rounds everything listed above; ``"messages"`` rounds
+    only the head outputs (what one position sends to another, the numbers the proof of Peng et
+    al.'s Theorem 1 counts) and keeps weights and the rest of the stream in float32. A model
+    rounded everywhere is one of the models rounded at the messages only, so the theorem's bound
+    applies to both; the second trains more easily at few bits.
     """
 
     def __init__(
@@ -66,6 +72,7 @@ class CompositionTransformer(nnx.Module):
         *,
         bits: int | None = None,
         causal: bool = False,
+        quantize: str = "all",
         rngs: nnx.Rngs,
     ):
         width = _positive("width", width)
@@ -80,23 +87,29 @@ class CompositionTransformer(nnx.Module):
         self.readout = nnx.Linear(width, _positive("num_classes", num_classes), rngs=rngs)
         if bits is not None and int(bits) < 2:
             raise ValueError(f"bits: expected >= 2 or None (float32), got {bits}")
+        if quantize not in ("all", "messages"):
+            raise ValueError(f"quantize: expected 'all' or 'messages', got {quantize!r}")
         self.bits = bits
         self.causal = bool(causal)
+        self.quantize = quantize
 
     def _w(self, p: nnx.Param) -> jax.Array:
-        return fake_quantize(p[...], self.bits)
+        return fake_quantize(p[...], self.bits if self.quantize == "all" else None)
 
     def stream(self, tokens_BxN: jax.Array) -> jax.Array:
         """The residual stream after the last block, ``(B, N, d)``."""
 
         w = self._w
 
-        def act(x):
+        def message(x):
             if not self.causal:
                 return fake_quantize(x, self.bits, per_example=True)
             # one scale per (example, position): a later token never changes an earlier rounding
             flat = fake_quantize(x.reshape(-1, *x.shape[-1:]), self.bits, per_example=True)
             return flat.reshape(x.shape)
+
+        def act(x):
+            return message(x) if self.quantize == "all" else x
 
         num = tokens_BxN.shape[1]
         h = act(w(self.embed.embedding)[tokens_BxN] + w(self.position)[None, :num])
@@ -108,7 +121,7 @@ class CompositionTransformer(nnx.Module):
             if self.causal:
                 future_NxN = jnp.arange(num)[None, :] > jnp.arange(num)[:, None]
                 scores = jnp.where(future_NxN[None, None], -jnp.inf, scores)
-            heads = act(jnp.einsum("bhnk,bhke->bhne", jax.nn.softmax(scores, -1), v))
+            heads = message(jnp.einsum("bhnk,bhke->bhne", jax.nn.softmax(scores, -1), v))
             h = h + jnp.einsum("bhne,hed->bnd", heads, w(blk.w_out))
             hidden = jax.nn.relu(h @ w(blk.mlp_in.kernel) + w(blk.mlp_in.bias)[None, None])
             h = act(h + act(hidden @ w(blk.mlp_out.kernel) + w(blk.mlp_out.bias)[None, None]))

@@ -1,0 +1,259 @@
+"""One-pass function composition by ONE layer, built by hand (our construction, not Peng et al.'s):
+the other side of Peng, Narayanan & Papadimitriou 2024, Theorem 1, in the theorem's own units.
+
+Theorem 1 says a one-layer transformer with ``H`` heads, embedding ``d`` and ``p``-bit precision
+errs with probability at least ``R / (3 n log2 n)``, ``R = n log2 n - H (d + 1) p``: below
+``H (d + 1) p = n log2 n`` bits it cannot be always right. It says nothing about how many bits a
+one-layer model needs to BE right. :func:`build` is a one-layer
+:class:`~.networks.CompositionTransformer` (two heads, a ReLU MLP, fake quantization to ``p``
+bits included) that answers ``g(f(x))`` in one pass on EVERY prompt of :func:`pair_sample`'s form,
+so its ``H (d + 1) p`` is a budget that suffices; between the two lies what the bound leaves open.
+:func:`budget_table` sets them side by side.
+
+The prompt (our variant of the table form of :mod:`.cot`, :func:`pair_sample`): every table entry
+is ONE token naming the pair ``(argument, value)``, so a single position knows both: ``f``'s
+entries ``j n + f(j)`` (``[0, n^2)``), then ``g``'s ``n^2 + j n + g(j)`` (``[n^2, 2 n^2)``), each
+block in a random order, then the query ``2 n^2 + x``; the answer is ``g(f(x))`` as a class in
+``[0, n)``. Tokens ``2 n^2 + n + x`` ask for ``f(x)`` instead (an auxiliary query the training
+recipe of :mod:`.configs.composition_bound` mixes in; the construction ignores them). In the
+table form of :mod:`.cot` an entry's value and its argument (its position) reach a head only as
+a SUM of two embeddings, and the average of such sums over ``g``'s block forgets which value
+belongs to which argument; with pair tokens the average keeps the whole table.
+
+The construction (stream of width ``d = n^2 + 5 n + 1``: blocks ``Q`` the query's ``x``, ``A``
+an ``f`` entry's argument, ``V`` its value, ``F`` the fetched ``f(x)``, ``T`` the ``n^2`` pairs of
+``g``, a flag ``G`` on ``g``'s entries, ``O`` the output classes, each one-hot):
+
+- head 1 (fetch): the query maps ``Q`` onto ``A`` with weight ``lambda``, so the ``f`` entry with
+  argument ``x`` scores ``lambda / sqrt(d)`` and every other position 0; its value copies ``V``
+  into ``F``: ``F ~ onehot(f(x))``;
+- head 2 (table): the query maps ``Q`` onto ``G``, so every ``g`` entry scores ``lambda /
+  sqrt(d)``; its value copies ``T``, and ``W_out = n I`` undoes the average: ``T ~`` the 0/1 table
+  of ``g``;
+- the MLP's unit ``(j, c)`` is ``relu(F_j + T_{j,c} - 1)``, 1 exactly when ``f(x) = j`` and
+  ``g(j) = c``, and adds into ``O_c``; the readout reads ``O``.
+
+``lambda = sqrt(d) (ln(2 n + 1) + 8)`` leaves at most ``e^-8 < 3.4e-4`` of either head's weight
+off its targets. Every weight tensor has one nonzero magnitude except ``W_out`` (1 and ``n``),
+which per-tensor quantization rounds; the activations' per-example rounding (the table's ``1/n``
+against a scale of about 1) is what sets the bits needed. :func:`smallest_exact_bits` finds them
+by running the quantized model: no error on every prompt for ``n <= 3`` (every ``f``, ``g``,
+``x``; pairs in random order) and on sampled prompts beyond.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import jax.numpy as jnp
+import numpy as np
+from flax import nnx
+
+from transformer_theory._validate import check_int_arg
+from transformer_theory.papers.peng2024.networks import CompositionTransformer
+
+__all__ = [
+    "HEADS",
+    "all_prompts",
+    "budget_table",
+    "build",
+    "construction_width",
+    "errors",
+    "pair_sample",
+    "pair_vocab",
+    "smallest_exact_bits",
+]
+
+HEADS = 2
+
+
+def pair_vocab(n: int) -> int:
+    """Token count of :func:`pair_sample` prompts: ``2 n^2`` pair tokens, ``2 n`` query tokens."""
+    n = check_int_arg("n", n, 1)
+    return 2 * n * n + 2 * n
+
+
+def _prompts(
+    f_BxN: np.ndarray, g_BxN: np.ndarray, x_B: np.ndarray, rng: np.random.Generator | None
+) -> tuple[np.ndarray, np.ndarray]:
+    num, n = f_BxN.shape
+    rows = np.arange(num)[:, None]
+    j_BxN = np.broadcast_to(np.arange(n), (num, n))
+    f_tok = j_BxN * n + f_BxN
+    g_tok = n * n + j_BxN * n + g_BxN
+    if rng is not None:  # each block in its own random order
+        f_tok = f_tok[rows, np.argsort(rng.uniform(size=(num, n)), axis=1)]
+        g_tok = g_tok[rows, np.argsort(rng.uniform(size=(num, n)), axis=1)]
+    tokens = np.concatenate([f_tok, g_tok, 2 * n * n + x_B[:, None]], axis=1)
+    answers = g_BxN[np.arange(num), f_BxN[np.arange(num), x_B]]
+    return tokens.astype(np.int32), answers.astype(np.int32)
+
+
+def pair_sample(seed: int, num: int, n: int, aux: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """``num`` pair-token prompts of uniformly random ``f, g: [n] -> [n]`` and query ``x``.
+
+    Returns ``(tokens_BxN, answers_B)``, ``N = 2 n + 1``, answers ``g(f(x))`` in ``[0, n)``. With
+    ``aux > 0`` each prompt asks for ``f(x)`` instead with probability ``aux`` (query token ``2
+    n^2 + n + x``, answer ``f(x)``): the auxiliary queries of the training recipe.
+    """
+    num = check_int_arg("num", num, 1)
+    n = check_int_arg("n", n, 1)
+    if not 0.0 <= aux < 1.0:
+        raise ValueError(f"aux: expected a fraction in [0, 1), got {aux}")
+    rng = np.random.default_rng(seed)
+    f_BxN = rng.integers(0, n, size=(num, n))
+    g_BxN = rng.integers(0, n, size=(num, n))
+    x_B = rng.integers(0, n, size=num)
+    tokens, answers = _prompts(f_BxN, g_BxN, x_B, rng)
+    if aux > 0:
+        ask_f = rng.uniform(size=num) < aux
+        tokens[ask_f, -1] += n
+        answers = np.where(ask_f, f_BxN[np.arange(num), x_B], answers).astype(np.int32)
+    return tokens, answers
+
+
+def all_prompts(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Every prompt of domain ``n`` (``n^(2 n + 1)`` of them: every ``f``, ``g`` and ``x``), each
+    block in a random order (``seed``). Refused above ``n = 3`` (``n = 4``: 262,144 prompts)."""
+    n = check_int_arg("n", n, 1)
+    if n > 3:
+        raise ValueError(f"n: every prompt is enumerated for n <= 3 only, got {n}")
+    tables = np.array(list(itertools.product(range(n), repeat=n)), dtype=np.int64)
+    t = len(tables)
+    fi, gi, x = np.meshgrid(np.arange(t), np.arange(t), np.arange(n), indexing="ij")
+    return _prompts(tables[fi.ravel()], tables[gi.ravel()], x.ravel(), np.random.default_rng(seed))
+
+
+def _bits_per_value(n: int) -> int:
+    return max(1, (n - 1).bit_length())
+
+
+def construction_width(n: int) -> int:
+    """The construction's ``d = n b + 5 n + 1``, ``b = ceil(log2 n)`` (at least 1)."""
+    n = check_int_arg("n", n, 1)
+    return n * _bits_per_value(n) + 5 * n + 1
+
+
+def build(n: int, bits: int | None = None) -> CompositionTransformer:
+    """The one-layer, two-head model described in the module docstring, for domain ``n``, its
+    weights and activations fake-quantized to ``bits`` (``None``: float32). Its MLP (``4 d``
+    units) holds the ``n^2`` units only for ``n <= 44``; larger ``n`` is refused."""
+    n = check_int_arg("n", n, 2)
+    d = construction_width(n)
+    if n * n > 4 * d:
+        raise ValueError(f"n: the MLP's 4 d = {4 * d} units cannot hold n^2 = {n * n} (n <= 44)")
+    b = _bits_per_value(n)
+    q0, a0, v0, f0 = 0, n, 2 * n, 3 * n  # blocks Q, A, V, F
+    t0 = 4 * n  # block T (n b)
+    g_flag = t0 + n * b  # G
+    o0 = g_flag + 1  # block O
+    vocab = pair_vocab(n)
+    model = CompositionTransformer(vocab, 2 * n + 1, d, HEADS, 1, n, bits=bits, rngs=nnx.Rngs(0))
+    code = (np.arange(n)[:, None] >> np.arange(b)[None, :]) & 1  # code[c, k]: bit k of c
+    emb = np.zeros((vocab, d))
+    for j in range(n):
+        for c in range(n):
+            emb[j * n + c, a0 + j] = emb[j * n + c, v0 + c] = 1.0  # f entry (j, c)
+            emb[n * n + j * n + c, t0 + j * b : t0 + (j + 1) * b] = code[c]  # g entry (j, c)
+            emb[n * n + j * n + c, g_flag] = 1.0
+        emb[2 * n * n + j, q0 + j] = 1.0  # query x = j (the f-queries stay 0)
+    lam = math.sqrt(d) * (math.log(2 * n + 1) + 8.0)
+    w_q, w_k, w_v, w_out = (np.zeros((HEADS, d, d)) for _ in range(4))
+    for j in range(n):
+        w_q[0, q0 + j, a0 + j] = lam
+        w_q[1, q0 + j, g_flag] = lam
+        w_v[0, v0 + j, f0 + j] = 1.0
+        w_out[0, f0 + j, f0 + j] = 1.0
+    for i in range(n * b):
+        w_v[1, t0 + i, t0 + i] = 1.0
+        w_out[1, t0 + i, t0 + i] = float(n)
+    w_k[0, a0 : a0 + n, a0 : a0 + n] = np.eye(n)
+    w_k[1, g_flag, g_flag] = 1.0
+    hidden = 4 * d
+    mlp_in, mlp_bias, mlp_out = np.zeros((d, hidden)), np.zeros(hidden), np.zeros((hidden, d))
+    for j in range(n):
+        for c in range(n):
+            u = j * n + c
+            mlp_in[f0 + j, u] = 1.0
+            # +1 where c has a 1 bit, -1 where a 0: the sum reaches ones(c) only at T_j = c
+            mlp_in[t0 + j * b : t0 + (j + 1) * b, u] = 2.0 * code[c] - 1.0
+            mlp_bias[u] = -float(code[c].sum())
+            mlp_out[u, o0 + c] = 1.0
+    readout = np.zeros((d, n))
+    readout[o0 : o0 + n] = np.eye(n)
+    blk = model.blocks[0]
+    f32 = jnp.float32
+    model.embed.embedding[...] = jnp.asarray(emb, f32)
+    model.position[...] = jnp.zeros((2 * n + 1, d), f32)
+    for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v), ("w_out", w_out)):
+        getattr(blk, name)[...] = jnp.asarray(w, f32)
+    blk.mlp_in.kernel[...] = jnp.asarray(mlp_in, f32)
+    blk.mlp_in.bias[...] = jnp.asarray(mlp_bias, f32)
+    blk.mlp_out.kernel[...] = jnp.asarray(mlp_out, f32)
+    blk.mlp_out.bias[...] = jnp.zeros(d, f32)
+    model.readout.kernel[...] = jnp.asarray(readout, f32)
+    model.readout.bias[...] = jnp.zeros(n, f32)
+    return model
+
+
+def errors(
+    model: CompositionTransformer, tokens_BxN: np.ndarray, answers_B: np.ndarray, chunk: int = 4096
+) -> int:
+    """Number of prompts ``model`` answers wrongly (argmax of its logits against ``answers``).
+    Run eagerly, op by op: each model here is run once, and compiling it would cost more."""
+    wrong = 0
+    for i in range(0, len(tokens_BxN), chunk):
+        pred = np.asarray(jnp.argmax(model(jnp.asarray(tokens_BxN[i : i + chunk])), axis=-1))
+        wrong += int(np.sum(pred != answers_B[i : i + chunk]))
+    return wrong
+
+
+def smallest_exact_bits(n: int, *, samples: int = 4096, seed: int = 0, max_bits: int = 24) -> dict:
+    """The fewest bits ``p`` (2 to ``max_bits``) at which :func:`build` ``(n, p)`` answers every
+    prompt right: every prompt (:func:`all_prompts`) for ``n <= 3``, ``samples`` sampled ones
+    beyond. Returns ``{"n", "bits", "prompts", "exhaustive", "errors_below"}`` (``bits`` None if no
+    ``p <= max_bits`` is exact; ``errors_below``: the errors at ``bits - 1``, a witness that
+    fewer bits fail) and the errors of the float32 model (``"float32_errors"``)."""
+    n = check_int_arg("n", n, 2)
+    exhaustive = n <= 3
+    tokens, answers = all_prompts(n, seed) if exhaustive else pair_sample(seed, samples, n)
+    found, below = None, None
+    previous = None
+    for p in range(2, check_int_arg("max_bits", max_bits, 2) + 1):
+        wrong = errors(build(n, p), tokens, answers)
+        if wrong == 0:
+            found, below = p, previous
+            break
+        previous = wrong
+    return {
+        "n": n,
+        "bits": found,
+        "prompts": len(tokens),
+        "exhaustive": exhaustive,
+        "errors_below": below,
+        "float32_errors": errors(build(n, None), tokens, answers),
+    }
+
+
+def budget_table(ns: tuple[int, ...] = (2, 3, 4, 8, 16), samples: int = 4096) -> list[dict]:
+    """Per ``n``: Theorem 1's threshold ``n log2 n`` (below it the bound is positive) and the
+    construction's budget ``H (d + 1) p`` at its :func:`smallest_exact_bits` ``p``, in bits, with
+    their ratio."""
+    rows = []
+    for n in ns:
+        found = smallest_exact_bits(n, samples=samples)
+        d = construction_width(n)
+        nlogn = n * math.log2(n)
+        budget = None if found["bits"] is None else HEADS * (d + 1) * found["bits"]
+        rows.append(
+            found
+            | {
+                "heads": HEADS,
+                "d": d,
+                "threshold_bits": nlogn,
+                "construction_bits": budget,
+                "ratio": None if budget is None else budget / nlogn,
+            }
+        )
+    return rows
