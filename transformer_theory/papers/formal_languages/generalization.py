@@ -156,10 +156,11 @@ def constructed(language: str) -> object:
     """The construction beside the trained models: PARITY Chiang & Cholak 2022 (softmax, float32),
     Dyck-1 average-hard after Yao et al. 2021 (float32), Dyck-2 the Dyck-(2,
     :data:`.hard_training.DYCK2_DEPTH`) recognizer of :func:`.dyck_k.build` (average-hard layer 1,
-    then layers where leftmost-hard gives the same output; float64)."""
+    then layers where leftmost-hard gives the same output); all float32 (the experiment runs
+    without JAX's 64-bit mode)."""
     _validate.check_choice("language", language, hard_training.LANGUAGES)
     if language == "dyck2":
-        return dyck_k.build(2, hard_training.DYCK2_DEPTH, "hard")
+        return dyck_k.build(2, hard_training.DYCK2_DEPTH, "hard", dtype=jnp.float32)
     return constructions.build(language, dtype=jnp.float32)
 
 

@@ -236,14 +236,18 @@ def model_config(
     the position's). Any other kind of :data:`transformer_theory.params.POSITIONAL_KINDS` may
     be passed.
 
-    What exists for leftmost-hard attention: the constructions beside these models are
-    average-hard (Dyck-1, Dyck-(2, D) layer 1: a uniform average). Bounded-depth Dyck languages
-    are star-free, and masked hard-attention transformers (leftmost- or rightmost-hard, strict
-    future masking, no positional code) recognize exactly the star-free languages (Yang, Chiang &
-    Angluin 2024), so a leftmost-hard recognizer of Dyck-(2, D) exists in that model, with depth
-    growing with ``D`` -- not necessarily two layers, non-strict masking as here. Dyck-1 on
-    lengths up to 16 is Dyck-(1, 8) there, so the same holds on the training lengths; at every
-    length Hahn 2020 rules a leftmost-hard Dyck-1 recognizer out, as for PARITY.
+    What exists for leftmost-hard attention (not checked here; what the literature gives): the
+    constructions beside these models are average-hard (Dyck-1, and layer 1 of Dyck-(2, D): a
+    uniform average), so they do not show a leftmost-hard recognizer. Bounded-depth Dyck
+    languages are star-free (their syntactic monoid is aperiodic), and masked hard-attention
+    transformers (leftmost- or rightmost-hard, STRICT future masking, no positional code)
+    recognize exactly the star-free languages (Yang, Chiang & Angluin 2024), so a leftmost-hard
+    recognizer of Dyck-(2, D) exists in that model, its depth growing with ``D``; Dyck-1 on lengths
+    up to 16 is Dyck-(1, 8) there, so one exists for the training lengths too. That model is not
+    the one trained here (non-strict causal masking, a positional code, a fixed number of
+    layers): whether these exact architectures hold a leftmost-hard recognizer of the training
+    lengths is not shown. At every length, Hahn 2020 rules out a leftmost-hard PARITY or Dyck-1
+    recognizer.
     """
     _validate.check_choice("language", language, LANGUAGES)
     _validate.check_int_arg("width", width, minimum=4)

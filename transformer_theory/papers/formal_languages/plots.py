@@ -63,19 +63,20 @@ def parity_precision(records: list[dict], path: str) -> str:
 
 def generalization(records: list[dict], path: str) -> str:
     """Accuracy against string length, one panel per language and one line per model (the mean
-    over seeds), the longest training length dotted; returns ``path``."""
+    over seeds), the longest training length dotted, one legend (the last panel's); returns
+    ``path``."""
     plt = pyplot()
     languages = sorted({r["language"] for r in records})
-    fig, axes = plt.subplots(1, len(languages), figsize=(6 * len(languages), 4), squeeze=False)
+    fig, axes = plt.subplots(1, len(languages), figsize=(4 * len(languages) + 4, 4), squeeze=False)
     for ax, language in zip(axes[0], languages):
         rows = [r for r in records if r["language"] == language]
         for name in dict.fromkeys(r["model"] for r in rows):
             accs = np.array([r["accuracy"] for r in rows if r["model"] == name])
             ax.plot(rows[0]["eval_lengths"], accs.mean(0), marker="o", label=f"{name}")
         ax.axvline(max(rows[0]["train_lengths"]), color="gray", ls=":", lw=1)
-        ax.set(xscale="log", ylim=(0.4, 1.02), xlabel="string length", ylabel="accuracy")
+        ax.set(xscale="log", ylim=(0.3, 1.02), xlabel="string length", ylabel="accuracy")
         ax.set_title(f"{language}: trained on lengths up to {max(rows[0]['train_lengths'])}")
-        legend_outside(ax, fontsize=7)
+    legend_outside(axes[0][-1], fontsize=7)
     return save_figure(fig, path)
 
 
