@@ -157,6 +157,35 @@ plt.legend()
 plt.show()
 
 # %% [markdown]
+# ## How many bits one layer needs (Theorem 1, the other side)
+# The bound is positive below `n log2 n` message bits `H (d + 1) p`. A hand-built one-layer model
+# (ours: `papers.peng2024.construction`, two heads and a ReLU MLP on pair-token prompts, each
+# table entry one token `(argument, value)`) answers `g(f(x))` right on every prompt of n = 3 at
+# its fewest exact bits, and errs with one bit fewer: its `H (d + 1) p` is a budget that
+# suffices. `experiments/composition_one_pass.py` trains the same architecture from random
+# weights (an auxiliary `f(x)` curriculum) where the bound is void and where `R > 0`.
+
+# %%
+from transformer_theory.papers.peng2024 import construction  # noqa: E402
+
+tokens3, answers3 = construction.all_prompts(3)
+for bits in (2, 3):
+    wrong = construction.errors(construction.build(3, bits), tokens3, answers3)
+    print(f"n = 3, p = {bits}: {wrong} of {len(tokens3)} prompts wrong")
+rows = construction.budget_table((2, 3) if SMOKE else (2, 3, 4, 8, 16))
+for r in rows:
+    print(
+        f"n = {r['n']}: exact at p = {r['bits']}, H (d + 1) p = {r['construction_bits']} bits; "
+        f"the bound is positive below n log2 n = {r['threshold_bits']:.1f}"
+    )
+plt.loglog([r["n"] for r in rows], [r["construction_bits"] for r in rows], "k*-", label="built")
+plt.loglog([r["n"] for r in rows], [r["threshold_bits"] for r in rows], "C0--", label="n log2 n")
+plt.xlabel("domain size n")
+plt.ylabel("message bits H (d + 1) p")
+plt.legend()
+plt.show()
+
+# %% [markdown]
 # ## Chain of thought (Peng et al. 2024, Theorem 2)
 # Iterated composition of `K` functions in table form (`papers.peng2024.cot`): the token at
 # position `(k - 1) n + i` is `f_k(i)`, so each token names the position of its next value and one

@@ -8,9 +8,23 @@ Modules:
 - :mod:`.training`: the trained composition experiments (records and sweeps).
 - :mod:`.cot`: iterated composition with chain of thought: prompts, teacher forcing, the
   autoregressive loop, the trained CoT experiment and the steps it needs.
+- :mod:`.construction`: one-pass composition by one layer, built by hand (ours): pair-token
+  prompts, the exact two-head model, and the bits it needs beside Theorem 1's ``n log n``.
+- :mod:`.one_pass`: the trained one-pass experiment on pair-token prompts (a recipe that learns,
+  head outputs rounded to ``p`` bits), against the bound and the construction.
 - :mod:`.plots`: their figures.
 - :mod:`.configs`: the experiments' configs (``get_config(size)``).
 - :mod:`.claims`: the paper's statements in the claims ledger (``transformer-theory claims``).
 """
 
-__all__ = ["claims", "configs", "cot", "networks", "plots", "tasks", "training"]
+__all__ = [
+    "claims",
+    "configs",
+    "construction",
+    "cot",
+    "networks",
+    "one_pass",
+    "plots",
+    "tasks",
+    "training",
+]

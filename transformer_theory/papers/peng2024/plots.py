@@ -2,14 +2,15 @@
 :func:`transformer_theory.plotting.pyplot` and :func:`~transformer_theory.plotting.save_figure`:
 :func:`composition_depth` (held-out error against the bound) and :func:`one_layer` (held-out error
 against the width, per depth and evaluation format), :func:`composition_cot` (chain-of-thought steps
-needed against Theorem 2's ``sqrt(n / (H d p))``). Nothing here computes.
+needed against Theorem 2's ``sqrt(n / (H d p))``), :func:`one_pass` (trained and constructed
+one-layer models against the message bits ``H (d + 1) p``). Nothing here computes.
 """
 
 from __future__ import annotations
 
 from transformer_theory.plotting import legend_outside, pyplot, save_figure
 
-__all__ = ["composition_cot", "composition_depth", "one_layer"]
+__all__ = ["composition_cot", "composition_depth", "one_layer", "one_pass"]
 
 
 def composition_depth(records: list[dict], path: str) -> str:
@@ -117,4 +118,75 @@ def composition_cot(summary: list[dict], path: str) -> str:
         ylim=(0, top + 0.5),
     )
     legend_outside(ax, fontsize=7)
+    return save_figure(fig, path)
+
+
+def one_pass(records: list[dict], built: list[dict], path: str) -> str:
+    """Held-out error of one-pass models against their message bits ``H (d + 1) p`` (log scale),
+    one panel per ``n``: trained models by ``p`` (hollow: the run had not converged), the
+    hand-built model (a star at error 0, its budget), Peng et al.'s bound as a function of the
+    bits (0 from ``n log2 n`` on), chance and the error of guessing ``g``'s most frequent value."""
+    import math
+
+    plt = pyplot()
+    ns = sorted({r["n"] for r in records})
+    fig, axes = plt.subplots(1, len(ns), figsize=(5.5 * len(ns), 4.2), squeeze=False)
+    for ax, n in zip(axes[0], ns):
+        rows = [r for r in records if r["n"] == n]
+        bits = [r["heads"] * (r["d"] + 1) * r["p"] for r in rows]
+        made = [b for b in built if b["n"] == n and b["construction_bits"]]
+        nlogn = n * math.log2(n)
+        hi = max(bits + [b["construction_bits"] for b in made] + [nlogn]) * 2
+        lo = min(bits + [nlogn]) / 2
+        for i, p in enumerate(sorted({r["p"] for r in rows})):
+            for r, b in zip(rows, bits):
+                if r["p"] == p:
+                    ax.scatter(
+                        b,
+                        r["error"],
+                        marker="o",
+                        s=36,
+                        c=f"C{i}" if r["converged"] else "none",
+                        edgecolors=f"C{i}",
+                    )
+                    ax.annotate(
+                        f"H={r['heads']},d={r['d']}",
+                        (b, r["error"]),
+                        fontsize=6,
+                        xytext=(3, 3),
+                        textcoords="offset points",
+                    )
+            ax.scatter(
+                [], [], c=f"C{i}", label=f"trained, p = {p}" if p < 32 else "trained, float32"
+            )
+        for b in made:
+            ax.scatter(
+                b["construction_bits"],
+                0.0,
+                marker="*",
+                s=120,
+                c="k",
+                label=f"built (ours), p = {b['bits']}",
+            )
+        xs = [lo * (hi / lo) ** (k / 200) for k in range(201)]
+        ax.plot(
+            xs,
+            [max(0.0, (nlogn - x) / (3 * nlogn)) for x in xs],
+            "k--",
+            lw=1,
+            label="Peng et al. bound R / (3 n log n)",
+        )
+        ax.axvline(nlogn, c="gray", ls=":", lw=0.8, label=r"$n \log_2 n$ bits")
+        ax.axhline(rows[0]["chance_error"], c="gray", ls="-.", lw=0.8, label="chance")
+        mode = sum(r["mode_error"] for r in rows) / len(rows)
+        ax.axhline(mode, c="C7", ls="--", lw=0.8, label="guess g's most frequent value")
+        ax.set(
+            xscale="log",
+            xlim=(lo, hi),
+            ylim=(-0.05, 1.0),
+            xlabel="message bits H (d + 1) p",
+            ylabel="held-out error, g(f(x))",
+            title=f"one layer, one pass, n = {n} (hollow: not converged)",
+        )
+        legend_outside(ax, fontsize=7)
     return save_figure(fig, path)

@@ -34,6 +34,11 @@ simulation), and was stopped before its ``R > 0`` cells, which could show nothin
 ``experiments/results/peng2024_composition_bound.json`` (the default run).
 
 Writes ``records.json`` (after each run) and ``composition_bound.png`` (error against the bound).
+
+The table form keeps an entry's argument (its position) and value apart until a head sums them,
+which is what stops this recipe beyond n = 4: :mod:`.composition_one_pass` (pair-token prompts, an
+auxiliary curriculum, head outputs rounded to ``p`` bits) learns at n = 6 where the bound is void,
+at 4 bits too, and sets its ``R > 0`` cells beside that and beside a hand-built exact model.
 """
 
 from __future__ import annotations

@@ -1,0 +1,178 @@
+"""Theorem 1 of Peng, Narayanan & Papadimitriou 2024 with one-layer models that learn: ``g(f(x))``
+in ONE pass on the pair-token prompts of :mod:`.construction`, trained where the bound is void and
+where ``R = n log2 n - H (d + 1) p > 0``, beside the hand-built model that is exact
+(:func:`.construction.build`).
+
+The recipe (ours): a one-layer :class:`~.networks.CompositionTransformer` (``H`` heads, width
+``d``, its head outputs -- the messages the theorem counts -- rounded to ``p`` bits,
+``quantize="messages"``; ``p = 32``: float32) trained with Adam and a cosine decay on fresh
+prompts, a fraction ``aux`` of which ask for ``f(x)`` instead of ``g(f(x))`` (a curriculum: the
+fetch is learned first; without it no run learned past the error of guessing ``g``'s most frequent
+value, 2026-11-25). Only ``g(f(x))`` queries are evaluated. Each record says whether the run
+converged (its logged training loss over the last tenth of the steps within 5% of the tenth
+before, or below 0.01): a run that stopped while still improving decides nothing.
+
+Per prompt the error of the best answer that ignores ``f`` (``g``'s most frequent value) is
+recorded as ``mode_error``: a one-layer model that never fetches ``f(x)`` can reach it, so a model
+at ``mode_error`` has learned nothing about the composition.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+
+import jax.numpy as jnp
+import numpy as np
+import optax
+from flax import nnx
+
+from transformer_theory._validate import check_int_arg
+from transformer_theory.papers.peng2024 import construction, tasks
+from transformer_theory.papers.peng2024.networks import CompositionTransformer, param_count
+from transformer_theory.train.fit import fit
+
+__all__ = ["OnePassConfig", "converged", "mode_error", "one_pass_record", "run"]
+
+
+def mode_error(tokens_BxN: np.ndarray, answers_B: np.ndarray, n: int) -> float:
+    """Error of answering ``g``'s most frequent value (the smallest on ties), read from the ``g``
+    entries of :func:`.construction.pair_sample` prompts."""
+    g_vals = (tokens_BxN[:, n : 2 * n] - n * n) % n
+    counts = np.apply_along_axis(np.bincount, 1, g_vals, minlength=n)
+    return float(np.mean(np.argmax(counts, axis=1) != answers_B))
+
+
+def converged(losses: list[float], window: float = 0.1, tolerance: float = 0.05) -> bool:
+    """Whether the mean of the last ``window`` of ``losses`` is within ``tolerance`` (relative) of
+    the window before it, or below 0.01."""
+    k = max(1, int(len(losses) * window))
+    if len(losses) < 2 * k:
+        return False
+    last, before = float(np.mean(losses[-k:])), float(np.mean(losses[-2 * k : -k]))
+    return last < 0.01 or abs(last - before) <= tolerance * before
+
+
+def one_pass_record(
+    n: int,
+    heads: int,
+    width: int,
+    bits: int | None,
+    *,
+    steps: int,
+    batch: int = 128,
+    learning_rate: float = 3e-3,
+    aux: float = 0.3,
+    seed: int = 0,
+    held_out: int = 2000,
+) -> dict:
+    """Train one model of the recipe above and evaluate it on ``held_out`` new ``g(f(x))``
+    prompts: its error beside Peng et al.'s bound, ``R``, chance and :func:`mode_error`."""
+    n = check_int_arg("n", n, 2)
+    steps = check_int_arg("steps", steps, 1)
+    net = CompositionTransformer(
+        construction.pair_vocab(n),
+        2 * n + 1,
+        width,
+        heads,
+        1,
+        n,
+        bits=bits,
+        quantize="messages",
+        rngs=nnx.Rngs(seed),
+    )
+
+    def sample(t):
+        x, y = construction.pair_sample(seed * 1_000_003 + t + 1, batch, n, aux=aux)
+        return jnp.asarray(x), jnp.asarray(y)
+
+    def loss(model, x_BxN, y_B):
+        return optax.softmax_cross_entropy_with_integer_labels(model(x_BxN), y_B).mean()
+
+    opt = optax.adam(optax.cosine_decay_schedule(learning_rate, steps, alpha=0.05))
+    result = fit(net, loss, sample, optimizer=opt, steps=steps, log_every=max(1, steps // 100))
+    tokens, answers = construction.pair_sample(10**9 + seed, held_out, n)
+    wrong = construction.errors(result.params, tokens, answers)
+    p = 32 if bits is None else int(bits)
+    nlogn = n * math.log2(n)
+    return {
+        "task": "composition_one_pass_pairs",
+        "n": n,
+        "heads": heads,
+        "d": width,
+        "p": p,
+        "quantize": "messages",
+        "params": param_count(net),
+        "steps": steps,
+        "aux": aux,
+        "examples": held_out,
+        "final_loss": result.losses[-1],
+        "converged": converged(result.losses),
+        "error": wrong / held_out,
+        "bound": tasks.peng_error_bound(n, heads, width, p),
+        "R": nlogn - heads * (width + 1) * p,
+        "chance_error": 1 - 1 / n,
+        "mode_error": mode_error(tokens, answers, n),
+    }
+
+
+@dataclasses.dataclass(frozen=True)
+class OnePassConfig:
+    """Every ``ns x cells`` (``cells``: ``(H, d, p)``, ``p = 32`` float32) trained with the recipe
+    above: ``steps`` Adam steps of ``batch`` prompts, a fraction ``aux`` asking for ``f(x)``."""
+
+    ns: tuple[int, ...] = (6,)
+    cells: tuple[tuple[int, int, int], ...] = ((2, 36, 32),)
+    steps: int = 20000
+    batch: int = 128
+    learning_rate: float = 3e-3
+    aux: float = 0.3
+    held_out: int = 2000
+    seed: int = 0
+    construction_samples: int = 4096
+
+    def __post_init__(self):
+        for h, d, p in self.cells:
+            if min(h, d) < 1 or p < 2:
+                raise ValueError(f"cells: expected (H >= 1, d >= 1, p >= 2), got {(h, d, p)}")
+        if min(self.ns) < 2:
+            raise ValueError(f"ns: expected domain sizes >= 2, got {list(self.ns)}")
+        if not 0 <= self.aux < 1:
+            raise ValueError(f"aux: expected a fraction in [0, 1), got {self.aux}")
+
+
+def run(config: OnePassConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
+    """Train every model of ``config`` (:func:`one_pass_record`), writing ``out_dir/records.json``
+    after each; then the construction's budget at each ``n``
+    (:func:`.construction.budget_table`) to ``out_dir/construction.json`` and the figure
+    ``out_dir/composition_one_pass.png``."""
+    from transformer_theory import jsonio
+    from transformer_theory.papers.peng2024 import plots
+    from transformer_theory.papers.peng2024.training import _sweep
+
+    runs = [(n, c) for n in config.ns for c in config.cells]
+
+    def train(n, cell):
+        heads, width, bits = cell
+        return [
+            one_pass_record(
+                n,
+                heads,
+                width,
+                None if bits == 32 else bits,
+                steps=config.steps,
+                batch=config.batch,
+                learning_rate=config.learning_rate,
+                aux=config.aux,
+                seed=config.seed,
+                held_out=config.held_out,
+            )
+        ]
+
+    records = _sweep(runs, train, out_dir, desc="one-pass models", progress=progress)
+    built = construction.budget_table(tuple(config.ns), samples=config.construction_samples)
+    jsonio.write_json(os.path.join(out_dir, "construction.json"), built)
+    if records:
+        plots.one_pass(records, built, os.path.join(out_dir, "composition_one_pass.png"))
+    return records
