@@ -32,6 +32,12 @@ at p = 2 (148 bits). Between the bound's ``n log2 n = 15.5`` bits and the 296 bi
 recipe learned (the construction: 400) lies a factor of about 19 where neither the theorem nor
 these runs say what one layer can do.
 
+Probes with the same recipe (``one_pass.one_pass_record``, 2026-11-25; in the committed record
+under ``probes``): at n = 6, p = 4, H = 2, d = 16 (136 bits) and d = 24 (200 bits) end at 0.600
+and 0.603 (converged, the most-frequent-value guess), so the recipe's own threshold at 4 bits lies
+between 200 and 296 bits; at n = 8, H = 2, d = 64, p = 4 (520 bits, 40,000 steps, 13 min) it ends
+at 0.666 against the guess's 0.671: the recipe does not learn n = 8 in that budget.
+
 Writes ``records.json`` (after each model), ``construction.json`` (the hand-built model's bits at
 each ``n``) and ``composition_one_pass.png`` (error against the message bits ``H (d + 1) p``).
 """
