@@ -323,6 +323,15 @@ def _composition_cot() -> tuple:
     return (summary,)
 
 
+def _one_pass() -> tuple:
+    records = [
+        dict(n=6, heads=h, d=d, p=p, error=e, converged=c, chance_error=5 / 6, mode_error=0.59)
+        for h, d, p, e, c in ((2, 36, 32, 0.0, True), (2, 36, 4, 0.01, True), (1, 1, 2, 0.8, False))
+    ]
+    built = [dict(n=6, bits=4, construction_bits=400)]
+    return records, built
+
+
 def _ngram_space() -> tuple:
     recs = [
         dict(
@@ -374,6 +383,7 @@ CASES = {
     CONTI + "jl_figure": _jl,
     FORMAL + "dyck_k_margins": _dyck_k,
     PENG + "composition_cot": _composition_cot,
+    PENG + "one_pass": _one_pass,
     SVETE + "space_figure": _ngram_space,
     "transformer_theory.plotting.learning_curves": _learning_curves,
     "transformer_theory.plotting.residuals_by_family": _residuals,
