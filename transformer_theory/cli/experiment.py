@@ -21,9 +21,16 @@ from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
-from transformer_theory.cli._common import UsageError, format_table, prepare_out_dir
+from transformer_theory.cli._common import UsageError, format_table, positive_int, prepare_out_dir
 
-__all__ = ["add_arguments", "configure", "discover", "run", "run_and_print"]
+__all__ = [
+    "add_arguments",
+    "configure",
+    "discover",
+    "run",
+    "run_and_print",
+    "steps_seed_script",
+]
 
 
 def discover() -> dict[str, tuple[str, ModuleType]]:
@@ -143,3 +150,30 @@ def run_and_print(
     if rows:
         print(format_table(rows, columns))
     return 0
+
+
+def steps_seed_script(
+    argv: list[str] | None,
+    *,
+    description: str,
+    sizes: Sequence[str],
+    get_config: Callable[[str], Any],
+    run: Callable[..., Any],
+    columns: Sequence[str],
+) -> int:
+    """The whole body of a thin script whose only options are ``--out``, ``--size``, ``--smoke``
+    (the same as ``--size smoke``) and the overrides ``--steps`` and ``--seed``: parse ``argv``,
+    then :func:`configure` and :func:`run_and_print` (progress bars unless smoke)."""
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--out", required=True)
+    p.add_argument("--size", default="default", choices=list(sizes), help="the config's size")
+    p.add_argument("--smoke", action="store_true", help="the same as --size smoke (tests)")
+    p.add_argument("--steps", type=positive_int, default=None, help="Adam steps per model")
+    p.add_argument("--seed", type=int, default=None)
+    args = p.parse_args(argv)
+    size = "smoke" if args.smoke else args.size
+
+    def configured():
+        return configure(get_config, size, {"steps": args.steps, "seed": args.seed}, args.out)
+
+    return run_and_print(run, configured, progress=size != "smoke", columns=columns)
