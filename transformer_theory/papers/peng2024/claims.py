@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import os
 import tempfile
+from collections.abc import Callable
 from fractions import Fraction
 
 from transformer_theory.ledger import REPO_ROOT, RESULTS_DIR, Claim, Evidence
@@ -45,6 +46,23 @@ def _exact_bound(n: int, heads: int, width: int, bits: int) -> Fraction | None:
     nlogn = n * (n.bit_length() - 1)
     r = nlogn - heads * (width + 1) * bits
     return Fraction(max(0, r), 3 * nlogn)
+
+
+def _saved_or_smoke(
+    path: str, run_smoke: Callable[[str], list[dict]]
+) -> tuple[dict | None, list[dict], str]:
+    """The committed results file at ``path`` when one exists (either tier): ``(saved, records,
+    source)``; else the records of ``run_smoke(out_dir)`` in a temporary directory and
+    ``saved = None``."""
+    from transformer_theory import jsonio
+
+    if os.path.exists(path):
+        saved = jsonio.read_json(path)
+        source = os.path.relpath(path, _ROOT) + f" ({saved.get('produced_by', '')})"
+        return saved, saved["records"], source
+    with tempfile.TemporaryDirectory() as out:
+        records = run_smoke(out)
+    return None, records, "smoke config run now (no committed results file)"
 
 
 def _theorem1_bound(tier: str) -> Evidence:
@@ -92,20 +110,15 @@ def _theorem1_trained(tier: str) -> Evidence:
     """The one-pass run of ``configs/composition_bound.py``: the committed results file when one
     exists (either tier), else the smoke config run now. Every one-layer error is compared with
     the bound; the void cells (``R <= 0``) say whether the recipe learns at all."""
-    from transformer_theory import jsonio
     from transformer_theory.papers.peng2024 import cot, tasks
     from transformer_theory.papers.peng2024.configs import composition_bound
 
-    if os.path.exists(_BOUND_RESULTS):
-        saved = jsonio.read_json(_BOUND_RESULTS)
-        records = saved["records"]
-        source = os.path.basename(_BOUND_RESULTS) + f" ({saved.get('produced_by', '')})"
-    else:
-        with tempfile.TemporaryDirectory() as out:
-            records = cot.run_composition_bound(
-                composition_bound.get_config("smoke"), out, progress=False
-            )
-        source = "smoke config run now (no committed results file)"
+    _, records, source = _saved_or_smoke(
+        _BOUND_RESULTS,
+        lambda out: cot.run_composition_bound(
+            composition_bound.get_config("smoke"), out, progress=False
+        ),
+    )
     for r in records:  # the bound is recomputed, never read from the file
         r["bound"] = tasks.peng_error_bound(r["n"], r["heads"], r["d"], r["p"])
     below = [r for r in records if r["error"] < r["bound"]]
@@ -146,20 +159,14 @@ def _theorem1_trained(tier: str) -> Evidence:
 def _theorem2_cot(tier: str) -> Evidence:
     """The CoT experiment: the committed results file when one exists (either tier), else the
     smoke config run now; the steps needed are recomputed from the records."""
-    from transformer_theory import jsonio
     from transformer_theory.papers.peng2024 import cot
     from transformer_theory.papers.peng2024.configs import composition_cot
 
-    if os.path.exists(_COT_RESULTS):
-        saved = jsonio.read_json(_COT_RESULTS)
-        records, target = saved["records"], saved["target"]
-        source = os.path.relpath(_COT_RESULTS, _ROOT) + f" ({saved.get('produced_by', '')})"
-    else:
-        config = composition_cot.get_config("smoke")
-        with tempfile.TemporaryDirectory() as out:
-            records = cot.run_composition_cot(config, out, progress=False)
-        saved, target = None, config.target
-        source = "smoke config run now (no committed results file)"
+    config = composition_cot.get_config("smoke")
+    saved, records, source = _saved_or_smoke(
+        _COT_RESULTS, lambda out: cot.run_composition_cot(config, out, progress=False)
+    )
+    target = config.target if saved is None else saved["target"]
     summary = cot.steps_needed(records, target)
     bad_scale = [
         r
@@ -236,18 +243,13 @@ def _theorem1_one_pass(tier: str) -> Evidence:
     else the smoke config run now; every error against the bound (recomputed), the void cells
     that learned and converged, and the ``R > 0`` cells that converged with a void cell of the
     same ``p`` that learned."""
-    from transformer_theory import jsonio
     from transformer_theory.papers.peng2024 import one_pass, tasks
     from transformer_theory.papers.peng2024.configs import composition_one_pass
 
-    if os.path.exists(_ONE_PASS_RESULTS):
-        saved = jsonio.read_json(_ONE_PASS_RESULTS)
-        records = saved["records"]
-        source = os.path.basename(_ONE_PASS_RESULTS) + f" ({saved.get('produced_by', '')})"
-    else:
-        with tempfile.TemporaryDirectory() as out:
-            records = one_pass.run(composition_one_pass.get_config("smoke"), out, progress=False)
-        source = "smoke config run now (no committed results file)"
+    _, records, source = _saved_or_smoke(
+        _ONE_PASS_RESULTS,
+        lambda out: one_pass.run(composition_one_pass.get_config("smoke"), out, progress=False),
+    )
     for r in records:
         r["bound"] = tasks.peng_error_bound(r["n"], r["heads"], r["d"], r["p"])
     below = [r for r in records if r["error"] < r["bound"]]
