@@ -20,25 +20,29 @@ table form of :mod:`.cot` an entry's value and its argument (its position) reach
 a SUM of two embeddings, and the average of such sums over ``g``'s block forgets which value
 belongs to which argument; with pair tokens the average keeps the whole table.
 
-The construction (stream of width ``d = n^2 + 5 n + 1``: blocks ``Q`` the query's ``x``, ``A``
-an ``f`` entry's argument, ``V`` its value, ``F`` the fetched ``f(x)``, ``T`` the ``n^2`` pairs of
-``g``, a flag ``G`` on ``g``'s entries, ``O`` the output classes, each one-hot):
+The construction (stream of width ``d = n b + 5 n + 1``, ``b = ceil(log2 n)``: blocks ``Q`` the
+query's ``x``, ``A`` an ``f`` entry's argument, ``V`` its value, ``F`` the fetched ``f(x)``, each
+one-hot; ``T``, ``b`` coordinates per argument ``j`` of ``g``, holding ``g(j)`` in binary on ``g``'s
+entries; a flag ``G`` on ``g``'s entries; ``O`` the output classes, one-hot):
 
 - head 1 (fetch): the query maps ``Q`` onto ``A`` with weight ``lambda``, so the ``f`` entry with
   argument ``x`` scores ``lambda / sqrt(d)`` and every other position 0; its value copies ``V``
   into ``F``: ``F ~ onehot(f(x))``;
 - head 2 (table): the query maps ``Q`` onto ``G``, so every ``g`` entry scores ``lambda /
-  sqrt(d)``; its value copies ``T``, and ``W_out = n I`` undoes the average: ``T ~`` the 0/1 table
-  of ``g``;
-- the MLP's unit ``(j, c)`` is ``relu(F_j + T_{j,c} - 1)``, 1 exactly when ``f(x) = j`` and
-  ``g(j) = c``, and adds into ``O_c``; the readout reads ``O``.
+  sqrt(d)``; its value copies ``T``, and ``W_out = n I`` undoes the average: ``T_j ~`` the bits
+  of ``g(j)`` for every ``j``;
+- the MLP's unit ``(j, c)`` is ``relu(F_j + sum_k s_{c,k} T_{j,k} - ones(c))`` with ``s_{c,k} =
+  +1`` where bit ``k`` of ``c`` is 1 and ``-1`` where it is 0: the sum reaches ``ones(c)`` only
+  at ``T_j = c``, so the unit is 1 exactly when ``f(x) = j`` and ``g(j) = c`` and at most 0
+  otherwise; it adds into ``O_c``, and the readout reads ``O``. The ``n^2`` units fit in the MLP's
+  ``4 d`` for ``n <= 44``.
 
 ``lambda = sqrt(d) (ln(2 n + 1) + 8)`` leaves at most ``e^-8 < 3.4e-4`` of either head's weight
-off its targets. Every weight tensor has one nonzero magnitude except ``W_out`` (1 and ``n``),
-which per-tensor quantization rounds; the activations' per-example rounding (the table's ``1/n``
-against a scale of about 1) is what sets the bits needed. :func:`smallest_exact_bits` finds them
-by running the quantized model: no error on every prompt for ``n <= 3`` (every ``f``, ``g``,
-``x``; pairs in random order) and on sampled prompts beyond.
+off its targets. Per-tensor quantization rounds the tensors with more than one nonzero magnitude
+(``W_out``: 1 and ``n``; the MLP's biases: ``0 .. -b``); the activations' per-example rounding
+(the table's ``1/n`` against a scale of about 1) is what sets the bits needed.
+:func:`smallest_exact_bits` finds them by running the quantized model: no error on every prompt
+for ``n <= 3`` (every ``f``, ``g``, ``x``; pairs in random order) and on sampled prompts beyond.
 """
 
 from __future__ import annotations
