@@ -54,3 +54,14 @@ def test_composition_one_pass_smoke(tmp_path):
     built = json.loads((tmp_path / "construction.json").read_text())
     assert built[0]["n"] == 2 and built[0]["bits"] == 3
     assert (tmp_path / "composition_one_pass.png").exists()
+
+
+@pytest.mark.parametrize("script", ["composition_one_pass", "composition_bound"])
+def test_a_negative_seed_is_one_line_and_exit_2_before_any_work(script, tmp_path, capsys):
+    spec = importlib.util.spec_from_file_location(script, EXPERIMENTS / f"{script}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["--smoke", "--seed", "-1", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "error: --seed: expected an integer >= 0, got -1"
+    assert not (tmp_path / "out").exists()  # checked before the output directory is made

@@ -245,6 +245,8 @@ class CoTConfig:
                 raise ValueError(f"cells: expected (H >= 1, d >= 1, p >= 2), got {(h, d, p)}")
         if min(self.ns) < 2:
             raise ValueError(f"ns: expected domain sizes >= 2, got {list(self.ns)}")
+        if self.seed < 0:  # numpy seeds are non-negative
+            raise ValueError(f"seed: expected an integer >= 0, got {self.seed}")
 
 
 def _cell_record(config: CoTConfig, n: int, cell: tuple[int, int, int], stride: int) -> dict:

@@ -140,6 +140,8 @@ class OnePassConfig:
             raise ValueError(f"ns: expected domain sizes >= 2, got {list(self.ns)}")
         if not 0 <= self.aux < 1:
             raise ValueError(f"aux: expected a fraction in [0, 1), got {self.aux}")
+        if self.seed < 0:  # numpy seeds are non-negative
+            raise ValueError(f"seed: expected an integer >= 0, got {self.seed}")
 
 
 def run(config: OnePassConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
