@@ -1,8 +1,12 @@
-"""Select claims, check them, compare each status with the expected one, write the records.
+"""Select claims, check them, derive each status, compare it with the expected one, write the
+records.
 
-A record (:class:`ClaimRecord`) holds the claim's description, the evidence its check returned,
-the seconds it took and whether the status is the expected one. A check that raises is recorded
-with status ``error`` and the exception's text: it is a regression like any other mismatch.
+A record (:class:`ClaimRecord`) holds the claim's description, what its check computed (the
+arithmetic, the coverage and the domain in words), the status derived from them by
+:func:`transformer_theory.ledger.derive_status`, the seconds it took and whether the status is the
+expected one. A check that raises is recorded with status ``error`` and the exception's text: it
+is a regression like any other mismatch. A legacy :class:`~transformer_theory.ledger.Claim` (a
+status declared by its check) is run as before and marked ``derived: false``.
 """
 
 from __future__ import annotations
@@ -17,12 +21,12 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from transformer_theory.jsonio import write_json, write_text
-from transformer_theory.ledger import STATUSES, TIERS, Claim
+from transformer_theory.ledger import STATUSES, TIERS, Claim, Row
 
 __all__ = ["ClaimRecord", "all_claims", "markdown", "run_claims", "select", "write_records"]
 
 
-def all_claims() -> list[Claim]:
+def all_claims() -> list[Row | Claim]:
     """Every registered claim: Chen & Zou 2024's, then each paper's (papers in name order).
 
     Raises:
@@ -56,7 +60,7 @@ class ClaimRecord:
     id: str
     paper: str
     place: str
-    printed: str
+    printed: str | None
     checked: str
     correction: str | None
     command: str
@@ -66,6 +70,14 @@ class ClaimRecord:
     figure: str
     details: dict[str, Any]
     seconds: float
+    derived: bool = False
+    quantifier: str = ""
+    arithmetic: str = ""
+    coverage: str = ""
+    domain: str = ""
+    tolerance: str | None = None
+    strength: str = ""
+    note: str = ""
 
     @property
     def regression(self) -> bool:
@@ -96,7 +108,47 @@ def select(
     return out
 
 
-def _check(claim: Claim, tier: str) -> ClaimRecord:
+def _check_row(row: Row, tier: str) -> ClaimRecord:
+    start = time.perf_counter()
+    extra: dict[str, Any] = {}
+    try:
+        checked, verdict, status, strength = row.run(tier)
+        figure, details = verdict.figure, dict(checked.values)
+        extra = dict(
+            arithmetic=checked.effective_arithmetic,
+            coverage=checked.coverage,
+            domain=checked.domain,
+            tolerance=checked.tolerance,
+            strength=strength,
+        )
+        if checked.unenclosed:
+            details["unenclosed"] = list(checked.unenclosed)
+    except Exception as err:  # a failing check is a regression to report, not a crash
+        status, figure, details = "error", f"{type(err).__name__}: {err}", {}
+    return ClaimRecord(
+        id=row.id,
+        paper=row.paper,
+        place=row.place,
+        printed=row.printed,
+        checked=row.checked_sentence(tier),
+        correction=row.correction,
+        command=row.command_for(tier),
+        tier=tier,
+        expected=row.expected,
+        status=status,
+        figure=figure,
+        details=details,
+        seconds=round(time.perf_counter() - start, 3),
+        derived=True,
+        quantifier=row.quantifier,
+        note=row.note,
+        **extra,
+    )
+
+
+def _check(claim: Row | Claim, tier: str) -> ClaimRecord:
+    if isinstance(claim, Row):
+        return _check_row(claim, tier)
     start = time.perf_counter()
     try:
         ev = claim.check(tier)
@@ -123,7 +175,7 @@ def _check(claim: Claim, tier: str) -> ClaimRecord:
 def run_claims(
     *,
     paper: str | None = None,
-    ids: Sequence[str] | None = None,
+    ids: Sequence[str] | str | None = None,
     tier: str = "quick",
     progress: bool = False,
     on_record: Any = None,
@@ -135,6 +187,8 @@ def run_claims(
     """
     if tier not in TIERS:
         raise ValueError(f"tier: expected one of {', '.join(TIERS)}, got {tier!r}")
+    if isinstance(ids, str):
+        ids = [ids]
     chosen = select(all_claims(), paper=paper, ids=ids)
     items: Iterable[Claim] = chosen
     if progress:
@@ -150,13 +204,24 @@ def run_claims(
     return records
 
 
-def _cell(text: str) -> str:
+def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+_ARITHMETIC_WORDS = {
+    "exact": "exact (rationals)",
+    "enclosed": "arb balls",
+    "float": "floating point",
+    "training": "training run",
+    "record": "committed record",
+    "none": "not computed",
+}
+
+
 def markdown(records: Sequence[ClaimRecord], *, title: str = "Claims", note: str = "") -> str:
-    """A table per paper: claim, place, status (and expected, where they differ), evidence,
-    command, seconds; then the count of each status."""
+    """A table per paper: claim (the statement checked; the paper's words quoted beside it),
+    place, status (and expected, where they differ), how it was computed (arithmetic, domain,
+    tolerance), the figure, the command and the seconds; then the count of each status."""
     lines = [f"# {title}", ""]
     if note:
         lines += [note, ""]
@@ -164,21 +229,41 @@ def markdown(records: Sequence[ClaimRecord], *, title: str = "Claims", note: str
     lines.append(
         "Statuses: " + ", ".join(f"{s} {n}" for s, n in counts.items() if n) + f" ({len(records)})."
     )
+    declared = sum(not r.derived for r in records)
+    if declared:
+        lines.append(
+            f"{declared} status(es) are still declared by their check (marked *declared*), not "
+            "derived from the arithmetic and domain by the rule in `transformer_theory/ledger.py`."
+        )
     papers: dict[str, list[ClaimRecord]] = {}
     for r in records:
         papers.setdefault(r.paper, []).append(r)
     for paper, rows in papers.items():
         lines += ["", f"## {paper}", ""]
-        lines.append("| claim | where | status | evidence | command | s |")
-        lines.append("|---|---|---|---|---|---|")
+        lines.append("| claim | where | status | computed | evidence | command | s |")
+        lines.append("|---|---|---|---|---|---|---|")
         for r in rows:
             status = r.status if not r.regression else f"**{r.status}** (expected {r.expected})"
+            if not r.derived:
+                status += " *declared*"
+            elif r.status in ("finding", "corrected") and r.strength:
+                status += f" ({r.strength})"
             claim = f"`{r.id}`: {_cell(r.checked)}"
+            if r.printed:
+                claim += f" Printed: \u201c{_cell(r.printed)}\u201d"
+            else:
+                claim += " (a statement of the library's own)"
             if r.correction:
                 claim += f" Correction: {_cell(r.correction)}"
+            if r.derived:
+                how = f"{_ARITHMETIC_WORDS.get(r.arithmetic, r.arithmetic)}; {_cell(r.domain)}"
+                if r.tolerance:
+                    how += f"; tol {_cell(r.tolerance)}"
+            else:
+                how = ""
             cmd = f"`{_cell(r.command)}`" if r.command else ""
             lines.append(
-                f"| {claim} | {_cell(r.place)} | {status} | {_cell(r.figure)} | {cmd} | "
+                f"| {claim} | {_cell(r.place)} | {status} | {how} | {_cell(r.figure)} | {cmd} | "
                 f"{r.seconds:.1f} |"
             )
     return "\n".join(lines) + "\n"
