@@ -15,7 +15,9 @@ The spine (Chen & Zou 2024), in pipeline order:
 
 Beside the spine, one package per companion paper: :mod:`~transformer_theory.papers`. Above
 both, the claims ledger :mod:`~transformer_theory.claims` (every statement of the papers, checked
-by one command), built on :mod:`~transformer_theory.ledger` (what a claim and its evidence are).
+by one command), built on :mod:`~transformer_theory.ledger` (what a claim is and the rule that
+derives its status) and :mod:`~transformer_theory.exact` (the one exact engine: any model in
+rationals or arb balls).
 
 Shared helpers, one each: :mod:`~transformer_theory.precision` (formats, significand bits, fake
 quantization), :mod:`~transformer_theory.jsonio` (strict atomic JSON and CSV),

@@ -1,13 +1,11 @@
 """The claims ledger: every statement of the six papers the library checks, run by one function.
 
-A claim (:class:`transformer_theory.ledger.Claim`) is registered by its paper: Chen & Zou 2024's in
-:mod:`.chen_zou2024`, each companion paper's in ``transformer_theory/papers/<paper>/claims.py``
-(a module-level list ``CLAIMS``). This package sits above the papers, like the commands: it
-collects them all. Modules:
+A claim (:class:`transformer_theory.ledger.Row`) is registered by its paper, in
+``transformer_theory/papers/<paper>/claims.py`` (a module-level list ``CLAIMS``); its status is
+derived by the rule in :mod:`transformer_theory.ledger`. This package sits above the papers, like
+the commands: it collects them all. Modules:
 
-- :mod:`.chen_zou2024`: Chen & Zou 2024's claims, from :mod:`.chen_zou2024_verifier`
-  (Definitions 2-3, Propositions 7-10, Theorems 2 and 4, §16) and
-  :mod:`.chen_zou2024_constructions` (Lemmas 1-4, Theorems 1, 3, 5, 6, Figures 2-7).
+- :mod:`.judges`: the shared judges a row names (all-right-with-margin, exactly, at-most, ...).
 - :mod:`.runner`: :func:`run_claims` (select, check, compare with the expected status) and the
   writers of ``claims.json`` / ``claims.md``.
 
@@ -36,9 +34,7 @@ from transformer_theory.claims.runner import (
 __all__ = [
     "ClaimRecord",
     "all_claims",
-    "chen_zou2024",
-    "chen_zou2024_constructions",
-    "chen_zou2024_verifier",
+    "judges",
     "markdown",
     "run",
     "run_claims",

@@ -77,7 +77,9 @@ def all_right(margin: str = "min_margin", *, above: Any = 0, figure: str | None 
     return judge
 
 
-def exactly(key: str, expected: Any = None, *, other: str | None = None, figure: str | None = None):
+def exactly(
+    key: str, expected: Any = None, *, other: str | None = None, figure: str | None = None
+) -> Judge:
     """Holds iff ``values[key] == expected`` (or ``== values[other]``), compared exactly."""
     if (expected is None) == (other is None):
         raise ValueError("expected: give exactly one of expected= and other=")
@@ -162,7 +164,9 @@ def printed_fails_corrected_holds(
     return judge
 
 
-def against_rule(key: str, rule: Callable[[Any], bool], text: str, *, figure: str | None = None):
+def against_rule(
+    key: str, rule: Callable[[Any], bool], text: str, *, figure: str | None = None
+) -> Judge:
     """A measurement against a stated acceptance rule (``text`` says the rule)."""
 
     def judge(c: Checked) -> Verdict:

@@ -27,16 +27,18 @@ __all__ = ["ClaimRecord", "all_claims", "markdown", "run_claims", "select", "wri
 
 
 def all_claims() -> list[Row | Claim]:
-    """Every registered claim: Chen & Zou 2024's, then each paper's (papers in name order).
+    """Every registered claim: each paper's ``papers/<paper>/claims.py`` (Chen & Zou 2024 first,
+    then the others in name order).
 
     Raises:
       RuntimeError: when two claims share an id.
     """
     import transformer_theory.papers as papers
-    from transformer_theory.claims import chen_zou2024
 
-    found: list[Claim] = list(chen_zou2024.CLAIMS)
-    for info in sorted(pkgutil.iter_modules(papers.__path__), key=lambda m: m.name):
+    found: list[Row | Claim] = []
+    names = sorted(pkgutil.iter_modules(papers.__path__), key=lambda m: m.name)
+    names.sort(key=lambda m: m.name != "chen_zou2024")
+    for info in names:
         name = f"transformer_theory.papers.{info.name}.claims"
         try:
             module = importlib.import_module(name)

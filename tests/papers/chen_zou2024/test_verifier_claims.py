@@ -1,4 +1,5 @@
-"""Chen & Zou 2024's verifier claims (``claims/chen_zou2024_verifier.py``) notice what breaks them.
+"""Chen & Zou 2024's verifier claims (``papers/chen_zou2024/_verifier_claims.py``) notice
+what breaks them.
 
 ``tests/test_claims.py`` checks every claim reaches its expected status; these check the
 converse: fed a model outside a proposition's scope, a wrong coefficient vector, a library whose
@@ -11,7 +12,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from transformer_theory.claims import chen_zou2024_verifier as verifier
+from transformer_theory.papers.chen_zou2024 import _verifier_claims as verifier
 from transformer_theory.theory import checks, suite
 
 

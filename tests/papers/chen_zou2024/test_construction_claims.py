@@ -1,4 +1,5 @@
-"""The construction claims of the ledger (``claims/chen_zou2024_constructions.py``) derive their
+"""The construction claims of the ledger (``papers/chen_zou2024/_construction_claims.py``)
+derive their
 status from what they compute: a broken model is refuted with a witness, not reported proved.
 
 ``tests/test_claims.py`` runs every claim at the quick tier; this file feeds the checks broken
@@ -14,7 +15,7 @@ import numpy as np
 import pytest
 
 from transformer_theory import constructions
-from transformer_theory.claims import chen_zou2024_constructions as cz
+from transformer_theory.papers.chen_zou2024 import _construction_claims as cz
 from transformer_theory.params import AttentionParams, LayerParams
 from transformer_theory.tasks import InContextQA, InContextTemplateMatching, all_templates
 

@@ -1,0 +1,11 @@
+"""Chen & Zou 2024's claims, all of them: what one layer cannot do (the verifier's rows) and what
+depth can do (the constructions' rows)."""
+
+from __future__ import annotations
+
+from transformer_theory.papers.chen_zou2024._construction_claims import CLAIMS as _CONSTRUCTIONS
+from transformer_theory.papers.chen_zou2024._verifier_claims import CLAIMS as _VERIFIER
+
+__all__ = ["CLAIMS"]
+
+CLAIMS = [*_VERIFIER, *_CONSTRUCTIONS]
