@@ -257,3 +257,19 @@ def test_every_claim_stronger_than_measured_has_a_mutant():
 def test_every_status_is_derived_by_the_rule():
     declared = sorted(c.id for c in ALL if not isinstance(c, Row))
     assert not declared, f"statuses still declared by their checks: {declared}"
+
+
+def test_readme_states_the_counts_of_the_committed_claims_md():
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"<!-- claims-counts -->\n(.*?)\n<!-- /claims-counts -->", readme, re.S)
+    assert block, "README has no claims-counts block"
+    counts = re.search(r"^Statuses: .*$", CLAIMS_MD.read_text(), re.M)
+    assert counts, "CLAIMS.md has no Statuses line"
+    assert block.group(1).strip() == counts.group(0).strip(), (
+        "README's counts differ from CLAIMS.md's: copy CLAIMS.md's Statuses line into README"
+    )
+    tallied: dict[str, int] = {}
+    for status in COMMITTED.values():
+        tallied[status] = tallied.get(status, 0) + 1
+    for status, n in re.findall(r"(\w+) (\d+)", counts.group(0).split("(")[0]):
+        assert tallied.get(status, 0) == int(n), f"CLAIMS.md says {status} {n}, its rows {tallied}"
