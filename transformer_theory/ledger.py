@@ -93,9 +93,15 @@ __all__ = [
     "strength",
 ]
 
-# Where the committed experiment records live (``experiments/results/`` of a repository checkout).
+# Where the committed experiment records live: ``experiments/results/`` of a repository checkout,
+# else the copy a wheel carries as package data (``setup.py`` puts it in ``_results/``).
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[1]
-RESULTS_DIR = REPO_ROOT / "experiments" / "results"
+_CHECKOUT_RESULTS = REPO_ROOT / "experiments" / "results"
+RESULTS_DIR = (
+    _CHECKOUT_RESULTS
+    if _CHECKOUT_RESULTS.is_dir()
+    else pathlib.Path(__file__).resolve().parent / "_results"
+)
 
 ARITHMETICS: tuple[str, ...] = ("exact", "enclosed", "float", "training", "record", "none")
 COVERAGES: tuple[str, ...] = ("all", "upto", "samples", "instance", "none")
