@@ -101,6 +101,9 @@ intersphinx_timeout = 5
 
 # --- HTML --------------------------------------------------------------------------------------
 html_theme = "furo"
+# Wide tables wrap instead of scrolling (the claims ledger: docs/_static/tables.css).
+html_static_path = ["_static"]
+html_css_files = ["tables.css"]
 html_title = f"transformer_theory {release}"
 
 

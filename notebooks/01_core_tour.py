@@ -26,6 +26,19 @@
 # cell.
 
 # %%
+# Set-up: install the library where it is not importable (a fresh Colab runtime or virtual
+# environment); TT_INSTALL names what to install (a wheel, a checkout, a git URL), by default the
+# package name. Restart the runtime if Colab asks to.
+import importlib.util
+import os
+import subprocess
+import sys
+
+if importlib.util.find_spec("transformer_theory") is None:
+    source = os.environ.get("TT_INSTALL", "transformer_theory")
+    subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", source])
+
+# %%
 import os
 
 import jax

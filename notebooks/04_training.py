@@ -27,6 +27,19 @@
 # itself. The cells run on CPU, GPU or TPU (float32, as training does).
 
 # %%
+# Set-up: install the library where it is not importable (a fresh Colab runtime or virtual
+# environment); TT_INSTALL names what to install (a wheel, a checkout, a git URL), by default the
+# package name. Restart the runtime if Colab asks to.
+import importlib.util
+import os
+import subprocess
+import sys
+
+if importlib.util.find_spec("transformer_theory") is None:
+    source = os.environ.get("TT_INSTALL", "transformer_theory")
+    subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", source])
+
+# %%
 import jax
 import numpy as np
 
@@ -117,9 +130,10 @@ print("restored", type(restored).__name__, "with heads", restored.config.heads)
 
 # %%
 import csv
-from pathlib import Path
 
-summary = Path("..") / "experiments" / "results" / "fig2_paper_summary.csv"
+from transformer_theory.ledger import RESULTS_DIR  # the checkout's records, or the wheel's copy
+
+summary = RESULTS_DIR / "fig2_paper_summary.csv"
 if summary.exists():
     with open(summary) as f:
         sweep = list(csv.DictReader(f))
@@ -134,5 +148,5 @@ if summary.exists():
         ax.set_xticks([1, 2, 3, 4])
     np.atleast_1d(axes)[0].set_ylabel("held-out accuracy")
     show(fig)
-else:  # an installed package without the repository's results
-    print(f"{summary} not found: run the sweep (see README) to draw it")
+else:  # neither a checkout nor a built wheel: an editable install of a partial tree
+    print(f"{summary} not found: run the sweep (experiments/fig2_paper_table.py) to draw it")

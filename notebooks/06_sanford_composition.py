@@ -26,6 +26,19 @@
 # *Set-up:* `pip install .` in a checkout (in Colab: `%pip install` the repository). CPU is enough.
 
 # %%
+# Set-up: install the library where it is not importable (a fresh Colab runtime or virtual
+# environment); TT_INSTALL names what to install (a wheel, a checkout, a git URL), by default the
+# package name. Restart the runtime if Colab asks to.
+import importlib.util
+import os
+import subprocess
+import sys
+
+if importlib.util.find_spec("transformer_theory") is None:
+    source = os.environ.get("TT_INSTALL", "transformer_theory")
+    subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", source])
+
+# %%
 import itertools
 import os
 
@@ -206,11 +219,10 @@ print(
     "per token",
     record["token_accuracy"],
 )
-# the committed sweep (experiments/composition_cot.py), when this checkout has it
-results = os.path.join(
-    os.path.dirname(os.path.dirname(cot.__file__)), "..", "..", "experiments", "results"
-)
-results = os.path.join(results, "peng2024_composition_cot.json")
+# the committed sweep (experiments/composition_cot.py): the checkout's record, or the wheel's copy
+from transformer_theory.ledger import RESULTS_DIR  # noqa: E402
+
+results = os.path.join(RESULTS_DIR, "peng2024_composition_cot.json")
 if os.path.exists(results):
     from transformer_theory.jsonio import read_json  # noqa: E402
 
@@ -222,6 +234,8 @@ if os.path.exists(results):
     plt.xlabel("sqrt(n / (H d p))")
     plt.ylabel("CoT steps for the target (hollow: none reached it)")
     plt.show()
+else:
+    print(f"{results} not found: run experiments/composition_cot.py to draw the committed sweep")
 
 # %% [markdown]
 # ## The qSA separation, trained

@@ -256,6 +256,33 @@ def resolve_config(args: argparse.Namespace) -> tuple[ExperimentConfig, str]:
     return config, source
 
 
+# An initial held-out loss this many times chance level's (ln(1/chance)) gets an explanation.
+_LARGE_INITIAL_LOSS = 100.0
+
+
+def _explain_large_initial_losses(rows) -> None:
+    """Say why deep ReLU-attention runs start at losses like 1e+11 (it is the initialization)."""
+    import math
+
+    large = [
+        r
+        for r in rows
+        if r.get("initial_eval_loss") is not None
+        and 0 < r.get("chance", 0) < 1
+        and r["initial_eval_loss"] > _LARGE_INITIAL_LOSS * math.log(1 / r["chance"])
+    ]
+    if large:
+        worst = max(r["initial_eval_loss"] for r in large)
+        print(
+            f"note: {len(large)} run(s) start at held-out losses up to {worst:.3g} (chance level "
+            "is ln(1/chance)): Chen & Zou's §9.1 initialization (W_QK ~ U[0, 1), W_V = 1, "
+            "W_C ~ U[0, 1)) with unnormalized ReLU attention, whose output is cubic in the "
+            "stream's scale (scores h^T W_QK h times values W_V h, summed over the keys), so "
+            "each layer raises the initial logits' scale to about the third power; training "
+            "brings them down in the first steps (the final losses above)"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     config, source = resolve_config(args)
     out = prepare_out_dir(args.out or os.path.join("results", f"{config.name}_{config.size}"))
@@ -303,6 +330,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return EXIT_INTERRUPTED
     print(f"{len(rows)} run(s) done; outputs in {out}")
+    _explain_large_initial_losses(rows)
     for path in figures:
         print(path)
     diverged = [r["run"] for r in rows if r["status"] == "diverged"]
