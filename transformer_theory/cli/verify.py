@@ -27,13 +27,18 @@ TEMPLATES_LIMIT = 10**6
 ICQA_LIMIT = 20_000
 # Cost model of :func:`estimate`: seconds per (dataset, family) for compiling and the small fixed
 # sets, and per model per sequence streamed through a family's checks (sets and whole dataset).
-# Fitted on runs of `verify --datasets templates --templates A,L --no-certificates --no-witnesses`
-# on this project's 2-core development machine while it was shared (load average ~15),
-# 2026-11-24: (4,3), 13 families, 1.3e3 sequence evaluations: 138.6 s (so ~10 s per family);
-# (6,5): 1,844 s for 2.1e7 sequence evaluations (so ~8e-5 s each). `verify --quick` took 154.9 s
-# the same hour. On an idle machine the estimate is high by a few times: it is meant to refuse
-# hours, not to plan minutes.
-SECONDS_PER_FAMILY = 10.0
+# Time, refitted 2026-11-27 to the main job on an idle 2-core machine (45 s for its 3 datasets x 13
+# families, witnesses and certificates included, measured 2026-11-25 in a fresh clone): about 1 s
+# per (dataset, family). The per-sequence cost is from `verify --templates 6,5
+# --no-certificates --no-witnesses` (1,844 s for 2.1e7 sequence evaluations, on a shared machine,
+# so high by a few times). Under load the run takes longer (the main job: 11.6 min at load
+# average 24): the estimate is for an idle machine.
+# Memory: the process itself (JAX, XLA and the library imported, one family's checks compiled:
+# 390 MB peak for `--datasets toy --families relu-1h`) plus about 20 MB per (dataset, family) of
+# compiled programs and their buffers (the main job: 1.14 GB peak, 2026-11-27), plus the data.
+SECONDS_PER_FAMILY = 1.0
+BASELINE_BYTES = 380 * 2**20
+BYTES_PER_FAMILY = 20 * 2**20
 SECONDS_PER_SEQUENCE = 8e-5
 # Witness searches (``theory.witness.default_witness_searches``: one search per family of
 # ``DEFAULT_FAMILIES``, its restarts trained together): seconds per search (compiling) and per
@@ -49,7 +54,8 @@ class Estimate:
     """What a ``verify`` run will cost, from its settings alone (:func:`estimate`).
 
     Attributes:
-      bytes: peak memory (the larger of the templates dataset's sets and one chunk's buffers).
+      bytes: peak memory: the process (JAX, the library, the compiled checks) plus the larger of
+        the templates dataset's sets and one chunk's buffers.
       seconds: run time, by the cost model above (:func:`check_budget` adds the witness
         searches when they run).
       sequences: sequence evaluations (models x families x sequences in sets and datasets).
@@ -132,7 +138,8 @@ def estimate(
             per_row = (len(cfg.heads) + 1) * seq_len * cfg.width + 2 * seq_len**2 * sum(cfg.heads)
             chunk_bytes = max(chunk_bytes, 8.0 * models * b * per_row)
     seconds = SECONDS_PER_FAMILY * len(shapes) * len(families) + SECONDS_PER_SEQUENCE * seqs
-    return Estimate(max(bytes_sets, chunk_bytes), seconds, seqs, n_temp, t_seqs)
+    process = BASELINE_BYTES + BYTES_PER_FAMILY * len(shapes) * len(families)
+    return Estimate(process + max(bytes_sets, chunk_bytes), seconds, seqs, n_temp, t_seqs)
 
 
 def witness_seconds(steps: int, restarts: int) -> float:
