@@ -16,14 +16,18 @@
 # %% [markdown]
 # # 10 — The claims ledger: every statement of the papers, its status and its evidence
 #
-# Each statement of the six papers that the library checks is a registered claim: an id
-# (`chen_zou2024.theorem2_toy`), where the paper states it, the statement as printed and as checked,
-# the status the library expects and a function that runs the check. Statuses, strongest first:
-# `proved` (exact arithmetic), `certified` (floats with a rigorous error bound), `verified`
-# (float64 with a derived tolerance), `corrected` (the printed form fails, the corrected one
-# holds), `refuted` (a re-verified witness against it), `measured` (an experiment's result, never a
-# proof) and `open` (not checked, with the reason). `CLAIMS.md` at the repository root is the
-# full tier's table; this notebook runs the quick tier.
+# Each statement the library checks is a row of the ledger: an id (`chen_zou2024.theorem2_toy`),
+# where the paper states it, the paper's words verbatim (or none, for a statement of the library's
+# own), the statement as checked, its quantifier (finite, for all sizes, exists, empirical), a
+# check that returns numbers together with HOW they were computed (exact rationals, arb balls,
+# floats with a tolerance, a training run, a committed record) and OVER WHAT (every element, every
+# size up to a bound, samples, one instance), and a judge. Nobody types the status: one rule
+# (`transformer_theory.ledger.derive_status`) derives it: `proved` (exact, the whole domain),
+# `certified` (balls, the whole domain), `bounded` (exact or balls up to a stated size of an
+# infinite family), `verified` (floats, or samples), `example` (one seeded instance), `corrected` /
+# `refuted` (the paper's printed words fail), `finding` (a statement of the library's own),
+# `measured` (experiments) and `open`. `CLAIMS.md` at the repository root is the full tier's
+# table; this notebook runs the quick tier.
 #
 # *Set-up:* `pip install .` in a checkout (in Colab: `%pip install` the repository). CPU is enough.
 
@@ -54,23 +58,25 @@ SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
 registry = claims.all_claims()
 by_paper = collections.Counter(c.paper for c in registry)
 by_status = collections.Counter(c.expected for c in registry)
+by_quantifier = collections.Counter(c.quantifier for c in registry)
 print(len(registry), "claims")
 for paper, n in by_paper.items():
     print(f"  {paper:<40} {n}")
 print("expected statuses:", dict(by_status))
+print("quantifiers:", dict(by_quantifier))
 
 # %% [markdown]
 # ## Filter: one paper, one status
 #
-# `select` picks claims by paper (the id's first part) and by id pattern; each claim carries the
-# statement as the paper prints it and as the library checks it.
+# `select` picks claims by paper (the id's first part) and by id pattern; each row carries the
+# paper's words and the statement as the library checks it, its sizes appended per tier.
 
 # %%
 proved = [c for c in claims.select(registry, paper="chen_zou2024") if c.expected == "proved"]
 for c in proved[:5]:
     print(c.id, "|", c.place)
-    print("   printed:", c.printed)
-    print("   checked:", c.checked[:200])
+    print("   printed:", c.printed or "(a statement of the library's own)")
+    print("   checked:", c.checked_sentence("quick")[:200], f"({c.quantifier})")
 
 # %% [markdown]
 # ## Run claims and open one claim's evidence
@@ -90,6 +96,7 @@ print(sum(r.regression for r in records), "regressions")
 # %%
 record = claims.run("chen_zou2024.theorem2_toy")
 print(record["status"], "-", record["figure"])
+print("computed:", record["arithmetic"], "over", record["domain"], f"({record['coverage']})")
 print("command:", record["command"])
 print("evidence:", record["details"])
 

@@ -37,6 +37,8 @@ ICQA_LIMIT = 20_000
 # 390 MB peak for `--datasets toy --families relu-1h`) plus about 20 MB per (dataset, family) of
 # compiled programs and their buffers (the main job: 1.14 GB peak, 2026-11-27), plus the data.
 SECONDS_PER_FAMILY = 1.0
+# Starting the process: importing JAX and the library and the first compile (about 5 s idle).
+STARTUP_SECONDS = 5.0
 BASELINE_BYTES = 380 * 2**20
 BYTES_PER_FAMILY = 20 * 2**20
 SECONDS_PER_SEQUENCE = 8e-5
@@ -137,7 +139,8 @@ def estimate(
             b = min(chunk_size, max(int(min(n_seqs, 2**62)), 1))
             per_row = (len(cfg.heads) + 1) * seq_len * cfg.width + 2 * seq_len**2 * sum(cfg.heads)
             chunk_bytes = max(chunk_bytes, 8.0 * models * b * per_row)
-    seconds = SECONDS_PER_FAMILY * len(shapes) * len(families) + SECONDS_PER_SEQUENCE * seqs
+    seconds = STARTUP_SECONDS + SECONDS_PER_FAMILY * len(shapes) * len(families)
+    seconds += SECONDS_PER_SEQUENCE * seqs
     process = BASELINE_BYTES + BYTES_PER_FAMILY * len(shapes) * len(families)
     return Estimate(process + max(bytes_sets, chunk_bytes), seconds, seqs, n_temp, t_seqs)
 
