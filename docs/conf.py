@@ -56,7 +56,14 @@ extensions = [
     "sphinx.ext.viewcode",
 ]
 
-exclude_patterns = ["_build", "_inventories", "_sources", "Thumbs.db", ".DS_Store", "**.ipynb_checkpoints"]
+exclude_patterns = [
+    "_build",
+    "_inventories",
+    "_sources",
+    "Thumbs.db",
+    ".DS_Store",
+    "**.ipynb_checkpoints",
+]
 templates_path = ["_templates"]
 
 # --- MyST and MyST-NB ------------------------------------------------------------------------
@@ -64,6 +71,13 @@ myst_enable_extensions = ["colon_fence", "dollarmath"]
 # README and CLAIMS.md fragments are included under a page title, so their ### headings follow a
 # # heading; that jump is intended.
 suppress_warnings = ["myst.header"]
+# The notebooks' kernels talk to the build over IPC (Unix sockets), not unencrypted TCP on
+# loopback: what ipykernel advises (its "susceptible to eavesdropping" warning, once per notebook).
+# MyST-NB passes no kernel-manager settings, so the connection's default transport is set here.
+from jupyter_client.connect import ConnectionFileMixin  # noqa: E402
+
+ConnectionFileMixin.class_traits()["transport"].default_value = "ipc"
+
 nb_execution_mode = "force"  # every build runs every notebook: the site always shows fresh outputs
 nb_execution_raise_on_error = True  # a cell that raises fails the build
 nb_execution_timeout = 300  # seconds per cell (tests/test_notebooks.py gives a notebook 300 s)
