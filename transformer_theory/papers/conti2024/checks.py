@@ -216,7 +216,8 @@ def sinusoidal_shift(n: int, dim: int, shifts: tuple[int, ...]) -> Checked:
     from transformer_theory.core import positional
 
     with jax.enable_x64(True):
-        pe = np.asarray(positional.sinusoidal(n + max(shifts), dim, dtype=jnp.float64))
+        # (at least n + 2 positions: the printed form is fitted at shift 2)
+        pe = np.asarray(positional.sinusoidal(n + max(*shifts, 2), dim, dtype=jnp.float64))
         worst = 0.0
         for s in shifts:
             r = np.asarray(positional.sinusoidal_shift(s, dim, dtype=jnp.float64))
