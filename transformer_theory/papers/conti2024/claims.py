@@ -39,7 +39,7 @@ CLAIMS: list[Row] = [
         check=checks.softmax_jacobian,
         judge=judges.printed_fails_corrected_holds(
             figure="printed column sums {printed_column_sums} at s = (1/2, 1/2) (must be 0); "
-            "diag(s) - s s^T = autodiff on {cases} cases, residual {max_residual}"
+            "diag(s) - s s^T against autodiff on {cases} cases: residual {max_residual}"
         ),
         sizes={
             "quick": {"ns": (2, 5), "draws": 16},
@@ -67,7 +67,7 @@ CLAIMS: list[Row] = [
         judge=judges.true(
             "holds",
             figure="max |J| <= {max_entry_upper_at_largest_t} at z = ({largest_t}, 0, -1) (arb), "
-            "below 2 e^-t at every t; library within 4 eps",
+            "every entry below 2 e^-t and the library within 4 eps at every t: {holds}",
         ),
         sizes={"quick": {"ts": (20, 40, 60)}, "full": {"ts": (10, 20, 30, 40, 60, 80, 100)}},
         expected="certified",
@@ -86,7 +86,8 @@ CLAIMS: list[Row] = [
         quantifier="infinite",
         check=checks.scale_sqrt_k,
         judge=judges.printed_fails_corrected_holds(
-            figure="Var(q.k/sqrt(k)) = 1 exactly for k <= {k} (all 4^k pairs); printed /k gives "
+            figure="Var(q.k) = k exactly for every k <= {k} (all 4^k pairs): {exact_identity}; "
+            "library scale gives variance 1: {library_scale_unit_variance}; printed /k gives "
             "{var_of_qk_over_k}"
         ),
         sizes={"quick": {"dims": (1, 2, 3, 4)}, "full": {"dims": (1, 2, 3, 4, 5, 6, 7, 8)}},
@@ -108,7 +109,7 @@ CLAIMS: list[Row] = [
         check=checks.sinusoidal_shift,
         judge=judges.printed_fails_corrected_holds(
             figure="affine form leaves residual {affine_residual} on the positions; rotation "
-            "R(s) exact to {max_residual_rotation} (tol {tolerance})"
+            "R(s) residual {max_residual_rotation} (tol {tolerance})"
         ),
         sizes={
             "quick": {"n": 64, "dim": 16, "shifts": (1, 2, 5)},
@@ -136,7 +137,7 @@ CLAIMS: list[Row] = [
         judge=judges.at_most(
             "max_residual_over_tolerance",
             1,
-            figure="O(N) = quadratic form on {cases} cases: max residual {max_residual}, "
+            figure="O(N) against the quadratic form on {cases} cases: max residual {max_residual}, "
             "{max_residual_over_tolerance} of tolerance",
         ),
         sizes={"quick": {"ns": (16,), "seeds": 3}, "full": {"ns": (1, 5, 16, 64, 256), "seeds": 8}},
@@ -157,8 +158,9 @@ CLAIMS: list[Row] = [
         quantifier="infinite",
         check=checks.taylor,
         judge=judges.printed_fails_corrected_holds(
-            figure="printed numerator off by up to {max_gap_printed}; corrected form = explicit "
-            "Taylor weights on {cases} cases (residual {max_residual})"
+            figure="printed numerator off by up to {max_gap_printed}; corrected form against "
+            "explicit Taylor weights on {cases} cases: residual {max_residual} "
+            "({max_residual_over_tolerance} of tolerance)"
         ),
         sizes={
             "quick": {"ns": (7, 16), "seeds": 2},
@@ -187,10 +189,11 @@ CLAIMS: list[Row] = [
         quantifier="infinite",
         check=checks.linformer_jl,
         judge=judges.printed_fails_corrected_holds(
-            figure="printed eq. 16 fails (P w = 0, P~ w != 0 on 20/20 draws; exp(A) D_A^-1 rows "
-            "sum to 1 +- {max_row_sum_error}); corrected row bound at eps {eps}, delta {delta}: "
-            "at most {max_failures} failures of {trials} draws <= {critical_failures} (binomial, "
-            "alpha {alpha})"
+            figure="eq. 16's ratio infinite (P w = 0, P~ w != 0) on all 20 draws: "
+            "{eq16_ratio_infinite_on_all_draws}; exp(A) D_A^-1 rows sum to 1 +- "
+            "{max_row_sum_error}; corrected row bound at eps {eps}, delta {delta}: "
+            "most failures {max_failures} of {trials} draws per n, binomial limit "
+            "{critical_failures} (alpha {alpha})"
         ),
         sizes={
             "quick": {"ns": (64,), "trials": 2000, "eps": 0.25, "delta": 0.01, "alpha": 1e-6},
@@ -327,8 +330,9 @@ CLAIMS: list[Row] = [
         check=checks.heads_projection,
         judge=judges.true(
             "ok",
-            figure="closed form = LP optimum on {projections} projections (gap {max_gap_lp}); "
-            "assignment = best of all permutations on {permutation_maps} maps (gap "
+            figure="closed form against the LP optimum on {projections} projections (gap "
+            "{max_gap_lp}); "
+            "assignment against the best of all permutations on {permutation_maps} maps (gap "
             "{max_gap_permutation})",
         ),
         sizes={
@@ -379,8 +383,8 @@ CLAIMS: list[Row] = [
         judge=judges.exactly(
             "wrong",
             0,
-            figure="wide beam = brute-force optimum and beam 1 = greedy on {cases} lookup-table "
-            "LMs (score gap {max_score_gap})",
+            figure="{wrong} of {cases} lookup-table LMs where the wide beam misses the "
+            "brute-force optimum or beam 1 is not greedy (score gap {max_score_gap})",
         ),
         sizes={
             "quick": {"settings": ((0.6, "gnmt"),), "models": 3},
