@@ -19,11 +19,13 @@ Modules:
 - :mod:`.translation`: the encoder-decoder experiment: train, decode, read the heads.
 - :mod:`.configs`: the trained experiments' configs (the experiment convention).
 - :mod:`.plots`: the figures: head grids, error against budget, cost against length.
-- :mod:`.claims`: the paper's statements in the claims ledger, each with the check that decides
-  it (``transformer-theory claims --paper conti2024``).
+- :mod:`.claims`: the paper's statements in the claims ledger, a table of rows
+  (``transformer-theory claims --paper conti2024``).
+- :mod:`.checks`: the checks those rows run: each returns what it computed, how and over what.
 """
 
 __all__ = [
+    "checks",
     "claims",
     "configs",
     "efficient",
