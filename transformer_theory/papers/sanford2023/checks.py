@@ -284,11 +284,8 @@ def _found(key: str, *, figure: str):
     from transformer_theory.ledger import Verdict
 
     def judge(c):
-        if c.values[key]:
-            return judges.true(key, figure=figure)(c)
-        return Verdict(
-            None, f"not reproduced ({key} false): " + judges._figure(figure, "", c.values)
-        )
+        v = judges.true(key, figure=figure)(c)
+        return v if v.holds else Verdict(None, "not reproduced: " + v.figure)
 
     return judge
 

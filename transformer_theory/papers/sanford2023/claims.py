@@ -512,8 +512,9 @@ CLAIMS: list[Row] = [
         ),
         statement=(
             "Alice's message is the unit's query quantized at p bits (precision.fake_quantize, "
-            "fixed public scale) packed in exactly m p bits; at the fewest p where Bob decides "
-            "every pair (enclosed), the 2^q messages are distinct and m p >= q; every row with "
+            "fixed public scale) packed in exactly m p bits; at the p that "
+            "disjointness.protocol_table's float64 search finds, Bob decides every pair "
+            "(enclosed), the 2^q messages are distinct and m p >= q; every row with "
             "m p < q has two a colliding"
         ),
         quantifier="finite",
