@@ -521,10 +521,11 @@ CLAIMS: list[Row] = [
         check=checks.check_disj_message,
         judge=judges.true(
             "accounting_holds",
-            figure="fewest p per q: {fewest_p}; {rows_below_q} rows with m p < q collide",
+            figure="p found per q: {fewest_p}; {rows_below_q} rows with m p < q collide",
         ),
         sizes={"quick": {"qs": (3,)}, "full": {"qs": (1, 2, 3, 4)}},
         expected="certified",
         command=_DISJ_CMD,
+        note="That no smaller p decides every pair is the float64 search's, not enclosed.",
     ),
 ]
