@@ -6,7 +6,6 @@ import dataclasses
 import functools
 
 import jax
-import pytest
 
 from tests.mutants import mutant, status_of
 from transformer_theory.papers.sanford2023 import disjointness, match2, qsa, registry, rip
@@ -127,7 +126,8 @@ def test_match_16bit_with_a_broken_unit_is_not_a_finding(monkeypatch):
 # ------------------------------------------------------------------------------ Match3 (ours)
 
 
-def _mlp_shifted(monkeypatch, name):
+def _mlp_flipped(monkeypatch, name):
+    """The unit's last MLP with its output weights negated."""
     unit = registry.UNITS[name]
 
     def broken(n, m, k, dt):
@@ -139,29 +139,22 @@ def _mlp_shifted(monkeypatch, name):
     monkeypatch.setitem(registry.UNITS, name, dataclasses.replace(unit, build=broken))
 
 
-@pytest.mark.parametrize(
-    "row, unit",
-    [
-        pytest.param(
-            "sanford2023.match3bigram",
-            "match3bigram",
-            marks=pytest.mark.mutant("sanford2023.match3bigram"),
-        ),
-        pytest.param(
-            "sanford2023.match3local_heads",
-            "match3local",
-            marks=pytest.mark.mutant("sanford2023.match3local_heads"),
-        ),
-        pytest.param(
-            "sanford2023.match3local_single",
-            "match3local1",
-            marks=pytest.mark.mutant("sanford2023.match3local_single"),
-        ),
-    ],
-)
-def test_match3_units_with_a_broken_mlp_are_refuted(monkeypatch, row, unit):
-    _mlp_shifted(monkeypatch, unit)
-    assert status_of(row) == "refuted"
+@mutant("sanford2023.match3bigram")
+def test_match3bigram_with_a_broken_mlp_is_refuted(monkeypatch):
+    _mlp_flipped(monkeypatch, "match3bigram")
+    assert status_of("sanford2023.match3bigram") == "refuted"
+
+
+@mutant("sanford2023.match3local_heads")
+def test_match3local_heads_with_a_broken_mlp_is_refuted(monkeypatch):
+    _mlp_flipped(monkeypatch, "match3local")
+    assert status_of("sanford2023.match3local_heads") == "refuted"
+
+
+@mutant("sanford2023.match3local_single")
+def test_match3local_single_with_a_broken_mlp_is_refuted(monkeypatch):
+    _mlp_flipped(monkeypatch, "match3local1")
+    assert status_of("sanford2023.match3local_single") == "refuted"
 
 
 # ------------------------------------------------------------------- the disjointness reduction

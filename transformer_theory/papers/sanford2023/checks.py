@@ -566,13 +566,19 @@ def trained(model: str, seq_len: int, q: int, width: int, bits: int | None, step
 
 
 def _training(values: dict, steps: int, what: str):
-
+    """A training run's record; ``summary`` lists each model's held-out mean of max_i error."""
+    summary = "; ".join(
+        f"{r.get('model', '')} {r.get('width')}"
+        + (f" p={r['bits']}" if r.get("bits") is not None else "")
+        + f": {r['mean_max_error']:.3f}"
+        for r in values["records"]
+        if "mean_max_error" in r
+    )
     return Checked(
         "training",
         "samples",
-        f"{what}: trained now ({steps} Adam steps, separations.qsa_trained_record), error on "
-        "held-out inputs",
-        values,
+        f"{what}: trained now ({steps} Adam steps), error on held-out inputs",
+        values | {"summary": summary or None, "steps": steps},
     )
 
 
@@ -858,8 +864,13 @@ def check_match3_trained(smoke: bool = True):
         {k: r.get(k) for k in ("task", "depth", "qk_dim", "accuracy", "majority_baseline")}
         for r in records
     ]
+    text = "; ".join(
+        f"{r['task']} depth {r['depth']}: {r['accuracy']:.3f} "
+        f"(majority {r['majority_baseline']:.3f})"
+        for r in rows
+    )
     return _training(
-        {"trained": True if rows else None, "records": rows, "first": rows[0] if rows else None},
+        {"trained": True if rows else None, "records": rows, "accuracies": text},
         config.steps,
         f"configs.match_width, tasks {list(config.tasks)}",
     )

@@ -153,7 +153,8 @@ CLAIMS: list[Row] = [
         check=checks.check_qsa_lower_attention,
         judge=judges.true(
             "below_threshold_fails",
-            figure="threshold {threshold_bits} bits: every cell below it misses eps",
+            figure="threshold {threshold_bits} bits: every cell below it misses eps "
+            "({summary}; {steps} steps)",
         ),
         sizes={
             "quick": {"cells": ((1, 2),), "steps": 2},
@@ -178,7 +179,10 @@ CLAIMS: list[Row] = [
         ),
         quantifier="empirical",
         check=checks.check_fnn_bound,
-        judge=judges.true("below_threshold_fails", figure="below width {threshold_width}: misses"),
+        judge=judges.true(
+            "below_threshold_fails",
+            figure="below width {threshold_width}: misses ({summary}; {steps} steps)",
+        ),
         sizes={"quick": {"widths": (4,), "steps": 2}, "full": {"widths": (4, 64), "steps": 300}},
         expected="measured",
         command="python experiments/sanford_qsa_separation.py --out DIR",
@@ -201,7 +205,7 @@ CLAIMS: list[Row] = [
         judge=judges.true(
             "below_threshold_fails",
             figure="below {two_pass_threshold_bits} bits (two-pass GRU; paper's "
-            "{paper_threshold_bits}): misses",
+            "{paper_threshold_bits}): misses ({summary}; {steps} steps)",
         ),
         sizes={
             "quick": {"cells": ((1, 2),), "steps": 2},
@@ -225,7 +229,7 @@ CLAIMS: list[Row] = [
         ),
         quantifier="empirical",
         check=checks.check_qsa_separation,
-        judge=judges.true("trained", figure="every model trained to a finite error"),
+        judge=judges.true("trained", figure="held-out error {summary} ({steps} steps)"),
         sizes={
             "quick": {"steps": 2},
             "full": {"cells": (("attention", 4), ("fnn", 64), ("rnn", 16)), "steps": 300},
@@ -435,7 +439,7 @@ CLAIMS: list[Row] = [
         ),
         quantifier="empirical",
         check=checks.check_match3_trained,
-        judge=judges.true("trained", figure="{first}"),
+        judge=judges.true("trained", figure="{accuracies} ({steps} steps)"),
         sizes={"quick": {"smoke": True}, "full": {"smoke": False}},
         expected="measured",
         command="python experiments/sanford_match_width.py --out DIR",
