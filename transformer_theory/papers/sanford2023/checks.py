@@ -6,12 +6,14 @@ Each function returns a plain JSON-ready dict; ``transformer-theory sanford`` wr
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
 import numpy as np
 
 from transformer_theory import budget, precision
+from transformer_theory.ledger import Checked
 from transformer_theory.papers.sanford2023 import qsa as qsa_unit
 from transformer_theory.papers.sanford2023 import registry, rip
 from transformer_theory.papers.sanford2023 import tasks as ts
@@ -243,3 +245,766 @@ def match_record(
         "smallest_exact": min(exact, key=lambda n: bits[n]) if exact else None,
         "smallest_exact_mantissa_bits": min(bits[n] for n in exact) if exact else None,
     }
+
+
+# =============================================================================================
+# The claims ledger's checks (transformer_theory.papers.sanford2023.claims is the table of rows).
+#
+# Each ``check_*`` is ``check(**sizes) -> Checked``: it states how it computed (exact rationals,
+# arb balls through :func:`transformer_theory.exact.evaluate`, float64 with its tolerance, or a
+# training run) and over what; it never sees a tier and never names a status.
+
+_PREC = 128  # bits of the balls' working precision
+EPS_QSA = 0.1  # the qSA rows' eps (README's table)
+
+# README's qSA table (eps = 0.1, d' = 2, seed 0): (N, q) -> m_min found by `transformer-theory
+# sanford --task qsa` ...
+QSA_M_MIN = {(8, 1): 9, (8, 2): 9, (16, 1): 15, (16, 2): 15, (32, 1): 12, (32, 2): 19}
+# ... and the fewest fraction bits of w README found to keep eps (the proof's p is 10-11)
+QSA_BITS_MIN = {(8, 1): 2, (8, 2): 3, (16, 1): 1, (16, 2): 1, (32, 1): 2, (32, 2): 6}
+
+
+def _x64() -> None:
+    """The constructions are built and run in float64 (as ``transformer-theory sanford`` does)."""
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+
+
+def _qsa_cases(seq_lens, qs) -> list[tuple[int, int]]:
+    return [(int(n), int(q)) for n in seq_lens for q in qs if (int(n), int(q)) in QSA_M_MIN]
+
+
+def _found(key: str, *, figure: str):
+    """A judge for a FINDING (a statement of the library's own): holds when ``values[key]`` is
+    true; otherwise UNDECIDED (the finding was not reproduced), never ``False`` -- the ledger
+    records a finding decided either way as ``finding``, so a finding that stops holding must
+    show as ``open``, not stay a ``finding`` with the opposite figure."""
+    from transformer_theory.claims import judges
+    from transformer_theory.ledger import Verdict
+
+    def judge(c):
+        v = judges.true(key, figure=figure)(c)
+        return v if v.holds else Verdict(None, "not reproduced: " + v.figure)
+
+    return judge
+
+
+# ---------------------------------------------------------------------------------- qSA (Thm 2)
+
+
+def _unit_is_affine_in_z(params, dim: int) -> None:
+    """Refuse (``ArithmeticError``) unless the unit's output is affine in the ``z`` block for a
+    fixed choice of subsets: one layer, one head, no MLP, no norms, and the attention scores read
+    no coordinate of ``z`` (``w_q``/``w_k`` zero on the first ``dim`` columns, exactly)."""
+    cfg = params.config
+    if len(params.layers) != 1 or params.final_norm is not None:
+        raise ArithmeticError("the qSA bound needs ONE layer and no final norm")
+    lay = params.layers[0]
+    if lay.mlp is not None or lay.norm1 is not None or lay.norm2 is not None:
+        raise ArithmeticError("the qSA bound needs a unit without MLP or norm (affine in z)")
+    a = lay.attn
+    if int(np.shape(a.w_v)[0]) != 1 or cfg.qk_dim is None:
+        raise ArithmeticError("the qSA bound needs one head with factored w_q, w_k")
+    for w in (a.w_q, a.w_k):
+        if np.any(np.asarray(w, np.float64)[..., :dim] != 0):
+            raise ArithmeticError("the unit's scores read z: its output is not affine in z")
+
+
+def _op_upper(block) -> object:
+    """An upper bound on the spectral norm of a small arb matrix (list of rows): ``sqrt(||B||_1
+    ||B||_inf)`` (Holder; exact for a diagonal ``B``)."""
+    import flint
+
+    rows = len(block)
+    cols = len(block[0])
+    r_inf = max(
+        (sum((abs(block[r][c]) for c in range(cols)), flint.arb(0)) for r in range(rows)),
+        key=lambda v: float(v.upper()),
+    )
+    c_one = max(
+        (sum((abs(block[r][c]) for r in range(rows)), flint.arb(0)) for c in range(cols)),
+        key=lambda v: float(v.upper()),
+    )
+    return (flint.arb(float(r_inf.upper())) * flint.arb(float(c_one.upper()))).sqrt()
+
+
+def qsa_unit_error(seq_len: int, q: int, rows: int, eps: float, bits: int | None, dim: int = 2):
+    """The WHOLE qSA unit's worst error, enclosed: attention, value map and readout.
+
+    Builds :func:`.qsa.qsa_construction` (seed 0) and packs every q-subset ``y`` (as
+    :func:`.qsa.qsa_worst_error` does) into batches of ``N`` queries. For fixed subsets the unit's
+    output is affine in ``Z = (z_1..z_N)`` (checked on the weights: :func:`_unit_is_affine_in_z`),
+    ``f(X)_i = f_i(0) + sum_j M_ij z_j``; :func:`transformer_theory.exact.evaluate` (arb balls,
+    128 bits, on the float64 weights and embedding) gives ``f_i(0)`` and every ``M_ij`` column
+    (``z = e_k`` at position ``j`` only, minus ``f(0)``; ``1 + N d'`` runs a batch). With the
+    target ``qSA(X)_i = (1/q) sum_{j in y_i} z_j`` the supremum of ``||f(X)_i - qSA(X)_i||_2``
+    over ``z_j`` in the unit ball is at most ``||f_i(0)|| + sum_j ||M_ij - 1{j in y_i}/q I||_op``
+    (enclosed; ``error_upper``). A witness: at the worst query, ``z_j = s_j e_1`` with ``s_j`` the
+    sign of ``(M_ij - t_ij I)_11``, run through the engine and compared with the target in
+    rationals (``witness_lower``: the error there is at least this)."""
+    _x64()
+    import flint
+
+    from transformer_theory import exact
+    from transformer_theory.papers.sanford2023 import qsa
+    from transformer_theory.papers.sanford2023 import tasks as ts
+
+    c = qsa.qsa_construction(seq_len, q, dim, eps, rows, seed=0, bits=bits)
+    _unit_is_affine_in_z(c.params, dim)
+    subsets = ts.all_subsets(seq_len, q)
+    pad = (-len(subsets)) % seq_len
+    packed = np.concatenate([subsets, np.repeat(subsets[:1], pad, axis=0)])
+    packed = packed.reshape(-1, seq_len, seq_len)
+    stream, ok = qsa.qsa_embed(c, np.zeros(packed.shape[:2] + (dim,)), packed)
+    n = seq_len
+    upper, worst = flint.arb(0), None
+    with flint.ctx.workprec(_PREC):
+        for b in range(len(packed)):
+            base = exact.evaluate(c.params, stream[b], arithmetic="enclosed", prec=_PREC).logits
+            cols = {}
+            for j in range(n):
+                for k in range(dim):
+                    s = np.array(stream[b])
+                    s[j, k] = 1.0
+                    out = exact.evaluate(c.params, s, arithmetic="enclosed", prec=_PREC).logits
+                    cols[j, k] = [[out[i][r] - base[i][r] for r in range(dim)] for i in range(n)]
+            for i in range(n):
+                bound = sum((v * v for v in base[i]), flint.arb(0)).sqrt()
+                signs = []
+                for j in range(n):
+                    t = flint.arb(1) / q if packed[b, i, j] else flint.arb(0)
+                    block = [
+                        [cols[j, k][i][r] - (t if r == k else 0) for k in range(dim)]
+                        for r in range(dim)
+                    ]
+                    bound += _op_upper(block)
+                    signs.append(1.0 if float(block[0][0].mid()) >= 0 else -1.0)
+                if worst is None or float(bound.upper()) > float(upper.upper()):
+                    worst = (b, i, signs)
+                upper = upper.max(bound)
+        b, i, signs = worst
+        z = np.zeros((n, dim))
+        z[:, 0] = signs
+        s = np.array(stream[b])
+        s[:, :dim] = z
+        got = exact.evaluate(c.params, s, arithmetic="enclosed", prec=_PREC).logits[i]
+        target = [
+            flint.fmpq(sum(int(signs[j]) for j in range(n) if packed[b, i, j]), q)
+            if r == 0
+            else flint.fmpq(0)
+            for r in range(dim)
+        ]
+        err = sum(((got[r] - flint.arb(target[r])) ** 2 for r in range(dim)), flint.arb(0))
+        witness = err.sqrt()
+    return {
+        "N": seq_len,
+        "q": q,
+        "m": rows,
+        "bits": bits,
+        "subsets": int(len(subsets)),
+        "valid_w": bool(ok.all()),
+        "error_upper": float(upper.upper()),
+        "witness_lower": float(witness.lower()),
+    }
+
+
+def _qsa_judge(c):
+    """Holds iff the enclosed worst error is below eps; fails iff the witness's enclosed error
+    is above eps; undecided between (the bound is an upper bound)."""
+    from transformer_theory.ledger import Verdict
+
+    eps, up, low = c.values["eps"], c.values["error_upper"], c.values["witness_lower"]
+    sizes = c.values["sizes"]
+    if up < eps:
+        return Verdict(True, f"whole unit's error <= {up:.4f} < eps {eps} on every input ({sizes})")
+    if low > eps:
+        return Verdict(False, f"a witness input has error >= {low:.4f} > eps {eps} ({sizes})")
+    return Verdict(None, f"error bound {up:.4f} >= eps {eps} but witness {low:.4f} <= eps")
+
+
+def _qsa_checked(rows: list[dict], eps: float):
+
+    subsets = sum(r["subsets"] for r in rows)
+    sizes = ", ".join(
+        f"N={r['N']} q={r['q']} m={r['m']}" + ("" if r["bits"] is None else f" p={r['bits']}")
+        for r in rows
+    )
+    return Checked(
+        "enclosed",
+        "all",
+        f"every input X of each size ({sizes}): every q-subset y_i at every query ({subsets} "
+        "subsets in all) and every z_j in the unit ball (the output is affine in z, checked on "
+        "the weights, and the supremum bounded by operator norms)",
+        {
+            "eps": eps,
+            "error_upper": max(r["error_upper"] for r in rows),
+            "witness_lower": max(r["witness_lower"] for r in rows),
+            "sizes": sizes,
+            "rows": rows,
+        },
+    )
+
+
+def check_qsa_upper(seq_lens=(8,), qs=(1, 2), eps: float = EPS_QSA):
+    """The unit at README's ``m_min`` (unrounded ``w``): :func:`qsa_unit_error` per size."""
+    rows = [qsa_unit_error(n, q, QSA_M_MIN[n, q], eps, None) for n, q in _qsa_cases(seq_lens, qs)]
+    return _qsa_checked(rows, eps)
+
+
+def check_qsa_precision(seq_lens=(8,), qs=(1, 2), eps: float = EPS_QSA):
+    """The unit with ``w`` rounded to the proof's ``p`` (:func:`.qsa.bits_needed`) and to
+    README's fewest bits: :func:`qsa_unit_error` at both, per size."""
+    rows = []
+    for n, q in _qsa_cases(seq_lens, qs):
+        m = QSA_M_MIN[n, q]
+        p = qsa_unit.bits_needed(m, qsa_unit.alpha_scale(n, eps), eps)
+        rows.append(qsa_unit_error(n, q, m, eps, p) | {"which": "proof"})
+        rows.append(qsa_unit_error(n, q, m, eps, QSA_BITS_MIN[n, q]) | {"which": "readme_min"})
+    return _qsa_checked(rows, eps)
+
+
+# ------------------------------------------------------------------------ restricted isometry
+
+
+def _rip_tol(u, q: int, n: int) -> float:
+    """An eigenvalue of a ``3q x 3q`` Gram of unit columns is off by at most ``3 q N u ||U||^2``
+    in float64 (``u = 2^-53``)."""
+    return 3 * q * n * float(np.finfo(np.float64).eps) * float(np.linalg.norm(u, 2)) ** 2
+
+
+def check_rip_route(seq_lens=(8,), qs=(1, 2), max_pairs: int = 20_000):
+    """At README's ``m_min`` the unit reaches eps (float64 worst error over every subset,
+    :func:`.qsa.qsa_worst_error`) while the drawn ``U``'s RIP constants (float64 eigen/singular
+    values, :func:`.rip.rip_constants`, exhaustive where the pairs are few) exceed 1/4 by more
+    than the tolerance."""
+
+    _x64()
+    rows, tol = [], 0.0
+    for n, q in _qsa_cases(seq_lens, qs):
+        if q >= n:
+            continue
+        m = QSA_M_MIN[n, q]
+        u = rip.rademacher(0, m, n)
+        rep = rip.rip_constants(u, q, max_pairs=max_pairs)
+        worst = qsa_unit.qsa_worst_error(qsa_unit.qsa_construction(n, q, 2, EPS_QSA, m, seed=0))
+        tol = max(tol, _rip_tol(u, q, n))
+        rows.append(
+            {
+                "N": n,
+                "q": q,
+                "m": m,
+                "isometry": rep.isometry,
+                "orthogonality": rep.orthogonality,
+                "exhaustive": rep.exhaustive,
+                "max_error": worst["max_error"],
+            }
+        )
+    reaches = all(r["max_error"] <= EPS_QSA for r in rows)
+    fails_rip = all(max(r["isometry"], r["orthogonality"]) - tol > 0.25 for r in rows)
+    return Checked(
+        "float",
+        "samples" if not all(r["exhaustive"] for r in rows) else "all",
+        f"the seed-0 U at README's m_min for {len(rows)} sizes; the RIP pairs exhaustive where "
+        f"at most {max_pairs:,}, else that many drawn",
+        {
+            "found": bool(reaches and fails_rip),
+            "reaches_eps": reaches,
+            "rip_fails": fails_rip,
+            "lowest_rip_constant": min(max(r["isometry"], r["orthogonality"]) for r in rows),
+            "tolerance_value": tol,
+            "rows": rows,
+        },
+        tolerance=f"3 q N u ||U||^2 = {tol:.1e} on each eigenvalue (u = 2^-53)",
+    )
+
+
+def check_rip_disjoint(rows: int = 1024, seq_len: int = 8, q: int = 1):
+    """Printed (no 'disjoint'): ``v = v' = e_1`` gives ``<U e_1, U e_1> = ||U e_1||^2`` computed
+    in rationals from the +-1 signs (``sum s_k^2 / m``), against ``delta = 1/4``: it fails for
+    every U with unit columns. Corrected (disjoint supports, Candes & Tao's theta_{q,2q}): the
+    drawn U's constants, float64, exhaustive over the support pairs, within 1/4 minus tol."""
+    from fractions import Fraction
+
+    delta = Fraction(1, 4)
+    u = rip.rademacher(0, rows, seq_len)
+    signs = np.rint(u * math.sqrt(rows)).astype(int)
+    self_inner = Fraction(int(np.sum(signs[:, 0] ** 2)), rows)
+    rep = rip.rip_constants(u, q)
+    tol = _rip_tol(u, q, seq_len)
+    corrected = bool(rep.exhaustive and max(rep.isometry, rep.orthogonality) + tol <= delta)
+    return Checked(
+        "float",
+        "all",
+        f"printed: every U with unit columns (witness v = v' = e_1, exact); corrected: every "
+        f"disjoint support pair of the seed-0 U ({rep.pairs} pairs, m = {rows}, N = {seq_len}, "
+        f"q = {q})",
+        {
+            "printed_holds": bool(self_inner <= delta),
+            "corrected_holds": corrected,
+            "inner_product_e1": str(self_inner),
+            "isometry": rep.isometry,
+            "orthogonality": rep.orthogonality,
+            "pairs": rep.pairs,
+        },
+        tolerance=f"3 q N u ||U||^2 = {tol:.1e} on each float64 constant (u = 2^-53)",
+    )
+
+
+# --------------------------------------------------------------------- lower bounds, measured
+
+
+@functools.lru_cache(maxsize=64)
+def trained(model: str, seq_len: int, q: int, width: int, bits: int | None, steps: int) -> dict:
+    """One trained record (cached: the FNN of :func:`check_fnn_bound` is the separation's)."""
+    from transformer_theory.papers.sanford2023 import separations
+
+    held_out = 100 if steps <= 2 else 500
+    return separations.qsa_trained_record(
+        model, seq_len, q, 1, width, steps=steps, held_out=held_out, batch=64, bits=bits
+    )
+
+
+def _training(values: dict, steps: int, what: str):
+    """A training run's record; ``summary`` lists each model's held-out mean of max_i error."""
+    summary = "; ".join(
+        f"{r.get('model', '')} {r.get('width')}"
+        + (f" p={r['bits']}" if r.get("bits") is not None else "")
+        + f": {r['mean_max_error']:.3f}"
+        for r in values["records"]
+        if "mean_max_error" in r
+    )
+    return Checked(
+        "training",
+        "samples",
+        f"{what}: trained now ({steps} Adam steps), error on held-out inputs",
+        values | {"summary": summary or None, "steps": steps},
+    )
+
+
+def _below_fails(records: list[dict], threshold: float) -> bool | None:
+    """``True`` when every record below ``threshold`` misses eps on some held-out input;
+    ``None`` (investigate) when one below it is within eps on all of them, or none is below."""
+    below = [r for r in records if r["message_bits"] is not None and r["message_bits"] < threshold]
+    if not below or any(r["within_epsilon"] >= 1.0 for r in below):
+        return None
+    return True
+
+
+def check_qsa_lower_attention(cells=((1, 2),), steps: int = 2):
+    """A softmax unit with its query rounded to ``p`` bits (N = 9, q = 4, eps = 1/8), cells
+    ``(m, p)``; the threshold ``q`` bits from :func:`.separations.qsa_bit_threshold`."""
+    from transformer_theory.papers.sanford2023 import separations
+
+    n, q = 9, 4
+    threshold = separations.qsa_bit_threshold("attention", n, q, 1)
+    records = [trained("attention", n, q, m, p, steps) for m, p in cells]
+    ok = _below_fails(records, threshold) if threshold == q else None
+    return _training(
+        {"below_threshold_fails": ok, "threshold_bits": threshold, "records": records},
+        steps,
+        f"N = 9, q = 4, cells (m, p) = {list(cells)}",
+    )
+
+
+def check_fnn_bound(widths=(4,), steps: int = 2):
+    """A 3-weight-layer ReLU network at N = 16, q = d' = 1 below the width ``N d'/2``."""
+    from transformer_theory.papers.sanford2023 import separations
+
+    n, q = 16, 1
+    threshold = separations.qsa_threshold("fnn", n, q, 1)
+    records = [trained("fnn", n, q, w, None, steps) for w in widths]
+    below = [r for r in records if r["width"] < threshold]
+    ok = None if not below or any(r["within_epsilon"] >= 1.0 for r in below) else True
+    return _training(
+        {"below_threshold_fails": ok, "threshold_width": threshold, "records": records},
+        steps,
+        f"N = 16, q = d' = 1, widths {list(widths)}",
+    )
+
+
+def check_rnn_bound(cells=((1, 2),), steps: int = 2):
+    """The two-pass GRU with its state rounded to ``p`` bits (N = 8, q = d' = 1) against OUR cut
+    bound :func:`.separations.qsa_bit_threshold` (Sanford et al.'s is for a one-pass RNN)."""
+    from transformer_theory.papers.sanford2023 import separations
+
+    n, q = 8, 1
+    ours = separations.qsa_bit_threshold("rnn", n, q, 1)
+    records = [trained("rnn", n, q, w, p, steps) for w, p in cells]
+    return _training(
+        {
+            "below_threshold_fails": _below_fails(records, ours),
+            "two_pass_threshold_bits": ours,
+            "paper_threshold_bits": separations.qsa_threshold("rnn", n, q, 1),
+            "records": records,
+        },
+        steps,
+        f"N = 8, cells (state, p) = {list(cells)}",
+    )
+
+
+def check_qsa_separation(cells=(("attention", 4), ("fnn", 4), ("rnn", 2)), steps: int = 2):
+    """One softmax unit, a ReLU network and a GRU trained on N = 16, q = d' = 1: held-out mean
+    of ``max_i`` error beside the parameter counts."""
+    records = [trained(model, 16, 1, w, None, steps) for model, w in cells]
+    finite = all(math.isfinite(r["mean_max_error"]) for r in records)
+    rows = [
+        {k: r[k] for k in ("model", "width", "params", "mean_max_error", "within_epsilon")}
+        for r in records
+    ]
+    return _training(
+        {"trained": True if finite else None, "records": rows},
+        steps,
+        f"N = 16, q = d' = 1, models {list(cells)}",
+    )
+
+
+# ------------------------------------------------------------------------------ Match2 (Thm 6)
+
+
+def check_match2_exact(cases=((3, 9),)):
+    """Every multiset of ``N`` tokens of ``[M]`` through :func:`.match2.match2_construction` in
+    arb balls (:func:`transformer_theory.exact.evaluate`, 128 bits): the answer slot enclosed
+    strictly on its label's side of 1/2. The unit has no positional input, so its answers are
+    permutation-equivariant: the multisets cover every sequence of ``[M]^N`` (every ordering
+    is also run in float64, recorded beside, not deciding)."""
+    _x64()
+    import flint
+
+    from transformer_theory import exact
+    from transformer_theory.papers.sanford2023 import match2
+
+    rows = []
+    with flint.ctx.workprec(_PREC):
+        for n, m in cases:
+            params = match2.match2_construction(n, m)
+            xs = np.array(list(itertools.combinations_with_replacement(range(m), n)))
+            labels = ts.match2(xs, m)
+            streams = match2.match2_embed(xs, m)
+            margin = math.inf
+            for b in range(len(xs)):
+                h = exact.evaluate(params, streams[b], arithmetic="enclosed", prec=_PREC)
+                last = h.streams[-1]
+                for i in range(n):
+                    ans = last[i, 5]
+                    side = ans - 0.5 if labels[b, i] else 0.5 - ans
+                    margin = min(margin, float(side.lower()))
+            full = match_record("match2", n, m, samples=m**n, dtypes=("float64",))
+            rows.append(
+                {
+                    "N": n,
+                    "M": m,
+                    "multisets": len(xs),
+                    "sequences": full["examples"],
+                    "float64_accuracy_every_ordering": full["accuracy"],
+                    "min_margin_lower": margin,
+                }
+            )
+    spaces = ", ".join(f"[{m}]^{n}" for n, m in cases)
+    return Checked(
+        "enclosed",
+        "all",
+        f"every X in {spaces} (its {sum(r['multisets'] for r in rows)} multisets; no positional "
+        "input, so orderings follow)",
+        {"min_margin": min(r["min_margin_lower"] for r in rows), "spaces": spaces, "rows": rows},
+    )
+
+
+_FLOAT_READ = (
+    "none beyond the reading: each float64 answer is read against 1/2 with no margin; a "
+    "rounding that crosses 1/2 is not excluded"
+)
+
+
+def check_match2_mod_m(seq_len: int = 3, modulus: int = 5):
+    """Every input of ``[M]^N`` through the unit (float64) against Match2 read mod N (printed)
+    and mod M (corrected)."""
+    from transformer_theory.papers.sanford2023 import match2
+
+    _x64()
+    params = match2.match2_construction(seq_len, modulus)
+    x = np.array(list(itertools.product(range(modulus), repeat=seq_len)))
+    got = match2.match2_apply(params, x, modulus)
+    misses = np.flatnonzero(np.any(got != ts.match2(x % seq_len, seq_len), axis=-1))
+    return Checked(
+        "float",
+        "all",
+        f"every X in [{modulus}]^{seq_len} ({len(x)} inputs)",
+        {
+            "printed_holds": not len(misses),
+            "corrected_holds": bool(np.all(got == ts.match2(x, modulus))),
+            "literal_disagreements": int(len(misses)),
+            "inputs": int(len(x)),
+            "witness": x[misses[0]].tolist() if len(misses) else None,
+        },
+        tolerance=_FLOAT_READ,
+    )
+
+
+def check_match2_float32(samples: int = 2_000):
+    """The Match2 unit in float32 at N = 32, M = 1024 and N = 64, M = 4096, float64 beside."""
+
+    _x64()
+    ok = match_record("match2", 32, 1024, samples=samples, dtypes=("float32",))
+    miss = match_record("match2", 64, 4096, samples=samples, dtypes=("float32", "float64"))
+    a_ok = ok["accuracy_by_dtype"]["float32"]
+    a_miss = miss["accuracy_by_dtype"]["float32"]
+    a64 = miss["accuracy_by_dtype"]["float64"]
+    return Checked(
+        "float",
+        "samples",
+        f"{samples:,} balanced samples at each of N = 32 and N = 64",
+        {
+            "found": bool(a_ok == 1.0 and a_miss < 1.0 and a64 == 1.0),
+            "float32_at_M_1024": a_ok,
+            "float32_at_M_4096": a_miss,
+            "float64_at_M_4096": a64,
+            "samples": samples,
+        },
+        tolerance=_FLOAT_READ,
+    )
+
+
+def check_match_16bit(cases=(("match2", 8, 64, None),), samples: int = 1_000):
+    """The Match units in bfloat16 and float16 beside float64 on balanced samples."""
+
+    _x64()
+    formats = ("float64", "bfloat16", "float16")
+    rows = []
+    for task, n, m, window in cases:
+        kwargs = {} if window is None else {"window": window}
+        r = match_record(task, n, m, samples=samples, dtypes=formats, **kwargs)
+        rows.append(dict(task=task, n=n, m=m, **{f: r["accuracy_by_dtype"][f] for f in formats}))
+    first = rows[0]
+    return Checked(
+        "float",
+        "samples",
+        f"{samples:,} balanced samples per case, {len(rows)} cases",
+        {
+            "found": all(r["float64"] == 1.0 and r["bfloat16"] < 1.0 for r in rows),
+            "first": (
+                f"{first['task']} N = {first['n']}: bfloat16 {first['bfloat16']:.3f}, float16 "
+                f"{first['float16']:.3f}, float64 {first['float64']:.3f}"
+            ),
+            "rows": rows,
+        },
+        tolerance=_FLOAT_READ,
+    )
+
+
+# ------------------------------------------------------------------------ Match3 units (ours)
+
+
+def check_match_exhaustive(task: str, cases):
+    """Every input of each ``[M]^N`` (window ``K``) through the library's unit in float64."""
+
+    _x64()
+    rows = []
+    for n, m, k in cases:
+        r = match_record(task, n, m, window=k, samples=m**n, dtypes=("float64",))
+        rows.append({"N": n, "M": m, "K": k, "inputs": r["examples"], "accuracy": r["accuracy"]})
+    misses = sum(round((1 - r["accuracy"]) * r["inputs"]) for r in rows)
+    spaces = ", ".join(f"[{m}]^{n}" + (f" K={k}" if k else "") for n, m, k in cases)
+    return Checked(
+        "float",
+        "all",
+        f"every input of {spaces} ({sum(r['inputs'] for r in rows):,} inputs)",
+        {"misses": int(misses), "spaces": spaces, "rows": rows},
+        tolerance=_FLOAT_READ,
+    )
+
+
+def check_match3bigram(cases=((4, 6, 0),)):
+    return check_match_exhaustive("match3bigram", cases)
+
+
+def check_match3local(cases=((5, 5, 1),)):
+    return check_match_exhaustive("match3local", cases)
+
+
+def check_match3local_single(cases=((5, 4, 1),)):
+    return check_match_exhaustive("match3local1", cases)
+
+
+def check_match3_one_layer():
+    """Where ``m <= c N / (p H log log N)`` binds: the constant ``c`` above which it says
+    anything at the sizes trained (nothing is decided: ``c`` is unspecified)."""
+    from transformer_theory.papers.sanford2023 import disjointness as dj
+
+    rows = dj.match3_bound_table()
+    trained = [r["c_needed"] for r in rows if r["source"].startswith("configs.match_width")]
+    at8 = dj.match3_bound_row(8, 1, 32, 2)["c_needed"]
+    reason = (
+        f"c unspecified: m <= c N/(p H log log N) is {1 / at8:.2f} c at N = 8, p = 32, H = 2 "
+        f"(natural logs), below 1 unless c > {at8:.2f}; the trained one-layer Match3 models "
+        f"need c > {min(trained):.2f} to {max(trained):.1f} for the bound to say anything"
+    )
+    return Checked(
+        "none",
+        "none",
+        "not checked: the bound's constant c is unspecified",
+        {"decided": None, "reason": reason, "rows": rows},
+    )
+
+
+def check_match3_trained(smoke: bool = True):
+    """configs.match_width at its smoke size (quick) or 200 steps of its default (full)."""
+    import dataclasses
+    import tempfile
+
+    from transformer_theory.papers.sanford2023.configs import match_width
+
+    if smoke:
+        config = dataclasses.replace(match_width.get_config("smoke"), tasks=("match3",), heads=(1,))
+    else:
+        config = dataclasses.replace(match_width.get_config("default"), steps=200, widths=(4,))
+    with tempfile.TemporaryDirectory() as out:
+        records = match_width.run(config, out, progress=False)
+    rows = [
+        {k: r.get(k) for k in ("task", "depth", "qk_dim", "accuracy", "majority_baseline")}
+        for r in records
+    ]
+    text = "; ".join(
+        f"{r['task']} depth {r['depth']}: {r['accuracy']:.3f} "
+        f"(majority {r['majority_baseline']:.3f})"
+        for r in rows
+    )
+    return _training(
+        {"trained": True if rows else None, "records": rows, "accuracies": text},
+        config.steps,
+        f"configs.match_width, tasks {list(config.tasks)}",
+    )
+
+
+# ------------------------------------------------------------- the reduction from disjointness
+
+
+def check_disj_reduction(q_max: int = 4):
+    """Every pair ``(a, b)`` of q bits, q = 1..q_max, in exact rationals
+    (:func:`.disjointness.reduction_record`): DISJ(a, b) = 0 iff qSA(X)_(2q+1) = -e_1, Bob's
+    rule decides, and intersecting pairs lie exactly 2/q away. Also the garbled '2i 1' read as
+    2i + 1 on q = 3: the first pair where the equivalence fails."""
+    from transformer_theory.papers.sanford2023 import disjointness as dj
+
+    rows = [dj.reduction_record(q) for q in range(1, q_max + 1)]
+    witness = None
+    for a, b in itertools.product(dj.all_inputs(3), repeat=2):
+        z, members = dj.encode(a, b, literal_plus=True)
+        if (dj.qsa_row_exact(z, members, 6)[0] == -1) != (dj.disj(a, b) == 0):
+            witness = {"a": a.tolist(), "b": b.tolist()}
+            break
+    holds = all(r["equivalence_holds"] and r["decided"] and r["gap_is_2_over_q"] for r in rows)
+    return Checked(
+        "exact",
+        "upto",
+        f"every pair (a, b) for q = 1..{q_max} ({sum(r['pairs'] for r in rows):,} pairs)",
+        {"holds": holds, "plus_reading_witness": witness, "q_max": q_max, "rows": rows},
+    )
+
+
+def _disj_certify(c, a, b, bits: int | None, scale: float | None) -> dict:
+    """Bob's decisions on the pairs ``(a, b)`` (the unit's forward pass, his message-built query
+    when ``bits``) through :func:`transformer_theory.exact.evaluate` in arb balls: the ball of
+    ``||f(X)_(2q+1) + e_1||^2 - 1/q^2`` on one side of 0 is the decision; against DISJ."""
+    _x64()
+    import flint
+
+    from transformer_theory import exact
+    from transformer_theory.papers.sanford2023 import disjointness as dj
+
+    _, stream = dj.construction_rows(c, a, b, bits=bits, scale=scale)
+    row, q = dj.query_position(c.q), c.q
+    right, undecided, wrong = 0, 0, None
+    with flint.ctx.workprec(_PREC):
+        for k in range(len(a)):
+            h = exact.evaluate(c.params, stream[k], arithmetic="enclosed", prec=_PREC).streams[-1]
+            ball = [h[row, h.ncols() - c.dim + t] for t in range(c.dim)]
+            shifted = [ball[0] + 1, *ball[1:]]
+            # x * x, not x ** 2: arb's power of a ball containing 0 is nan
+            side = sum((v * v for v in shifted), flint.arb(0)) - flint.arb(1) / (q * q)
+            truth = int(np.max(a[k] * b[k]))
+            said = 0 if side < 0 else (1 if side > 0 else None)
+            undecided += said is None
+            right += said == truth
+            if said is not None and said != truth and wrong is None:
+                wrong = {"a": a[k].tolist(), "b": b[k].tolist(), "said": said}
+    return {"pairs": len(a), "right": right, "undecided": undecided, "certified_wrong": wrong}
+
+
+def _all_pairs(q: int):
+    from transformer_theory.papers.sanford2023 import disjointness as dj
+
+    a = np.repeat(dj.all_inputs(q), 2**q, axis=0)
+    b = np.tile(dj.all_inputs(q), (2**q, 1))
+    return a, b
+
+
+def check_disj_unit(qs=(2,)):
+    """The library's unit (N = 2q + 1, d' = 1, seed 0, m = disjointness.UNIT_ROWS) on every
+    encoded pair: Bob's decision by the distance to -e_1 against 1/q, enclosed."""
+    from transformer_theory.papers.sanford2023 import disjointness as dj
+
+    _x64()
+    rows = []
+    for q in qs:
+        c, worst = dj.reduction_unit(q, dj.UNIT_ROWS[q])
+        cert = _disj_certify(c, *_all_pairs(q), None, None)
+        rows.append({"q": q, "m": c.rows, "float64_unit_error": worst["max_error"]} | cert)
+    pairs = sum(r["pairs"] for r in rows)
+    return Checked(
+        "enclosed",
+        "all",
+        f"every pair (a, b) for q in {list(qs)} ({pairs} pairs)",
+        {
+            "not_right": sum(r["pairs"] - r["right"] for r in rows),
+            "pairs": pairs,
+            "sizes": ", ".join(f"q={r['q']} m={r['m']}" for r in rows),
+            "rows": rows,
+        },
+    )
+
+
+def check_disj_message(qs=(3,)):
+    """:func:`.disjointness.protocol_table`: at each q the fewest p whose m p-bit message (Alice's
+    quantized query, packed in exactly m p bits) lets Bob decide every pair, decisions enclosed
+    through the engine; the 2^q messages distinct and m p >= q there; every row with m p < q
+    has two a colliding (pigeonhole) and does not decide every pair."""
+    from transformer_theory.papers.sanford2023 import disjointness as dj
+
+    _x64()
+    table = dj.protocol_table(tuple(qs))
+    rows, ok = [], True
+    for r in table:
+        if r["p"] is None:
+            continue
+        c, _ = dj.reduction_unit(r["q"], r["m"], seed=0)
+        scale = dj.message_scale(c)
+        codes = dj.message_codes(c, dj.all_inputs(r["q"]), r["p"], scale)
+        exact_bits = len(dj.pack_message(codes[-1], r["p"])) == r["m"] * r["p"]
+        row = {k: r[k] for k in ("q", "m", "p", "message_bits", "distinct_messages")}
+        row |= {"decides_all": r["decides_all"], "exact_bits": exact_bits}
+        if r["decides_all"]:
+            cert = _disj_certify(c, *_all_pairs(r["q"]), r["p"], scale)
+            row["certified"] = cert["right"] == cert["pairs"]
+            ok = ok and row["certified"] and r["distinct_messages"] == 2 ** r["q"]
+            ok = ok and r["message_bits"] >= r["q"]
+        elif r["message_bits"] < r["q"]:
+            ok = ok and r["collision"] is not None
+        ok = ok and exact_bits
+        rows.append(row)
+    decided = {q: any(r["q"] == q and r["decides_all"] for r in rows) for q in qs}
+    below = [r for r in rows if r["message_bits"] < r["q"]]
+    fewest = {
+        q: min((r["p"] for r in rows if r["q"] == q and r["decides_all"]), default=None) for q in qs
+    }
+    return Checked(
+        "enclosed",
+        "all",
+        f"every pair (a, b) at each q in {list(qs)}, for each message row of the table",
+        {
+            "accounting_holds": bool(ok and all(decided.values()) and below),
+            "fewest_p": fewest,
+            "rows_below_q": len(below),
+            "rows": rows,
+        },
+    )
