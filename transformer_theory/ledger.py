@@ -53,8 +53,9 @@ status                exactly when
                       the row's stated correction holds
 ``refuted``           the paper's printed statement fails, witnessed by ``exact``, ``enclosed``
                       or ``float`` arithmetic (one counterexample decides a for-all)
-``finding``           a statement of the library's own (``printed=None``), decided either way
-                      at ``verified`` strength or better; its strength is in the row's columns
+``finding``           a statement of the library's own (``printed=None``, phrased as what was
+                      found) that holds at ``verified`` strength or better; its strength is in
+                      the row's columns. Not reproduced (the judge says it fails): ``open``
 ====================  ==========================================================================
 
 ``corrected`` and ``refuted`` need the paper's verbatim words and place (:class:`Row` refuses a
@@ -217,6 +218,9 @@ def derive_status(row: Row, checked: Checked, verdict: Verdict) -> tuple[str, st
         return "measured", s
     decisive = s in ("proved", "certified", "bounded", "verified")
     if row.printed is None:
+        # a library statement is phrased as what was found: reproduced, or not (then open)
+        if not verdict.holds:
+            return "open", s
         return ("finding" if decisive else s), s
     if row.correction:
         if verdict.printed_holds is False and verdict.holds and decisive:
