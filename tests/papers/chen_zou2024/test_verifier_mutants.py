@@ -204,6 +204,24 @@ def test_witness_scope_an_out_of_scope_search_that_finds_nothing(monkeypatch):
     assert status_of("chen_zou2024.witness_scope") == "open"
 
 
+@mutant("chen_zou2024.scope_controls")
+def test_scope_controls_a_control_inside_the_scope(monkeypatch):
+    """softmax-1h with zero query-key weights: every score 0, every Z_i = n, so plain lambda
+    (Prop. 8's control for softmax) holds and the control no longer fails."""
+    real = checks.random_models
+
+    def flat(family, *args, **kwargs):
+        params = real(family, *args, **kwargs)
+        layers = tuple(
+            dataclasses.replace(lay, attn=dataclasses.replace(lay.attn, w_qk=lay.attn.w_qk * 0))
+            for lay in params.layers
+        )
+        return dataclasses.replace(params, layers=layers)
+
+    monkeypatch.setattr(checks, "random_models", flat)
+    assert status_of("chen_zou2024.scope_controls", families="softmax-1h", **ONE) == "open"
+
+
 @mutant("chen_zou2024.affine_form")
 def test_affine_form_a_zero_tolerance(monkeypatch):
     from transformer_theory.theory.checks import verdicts
