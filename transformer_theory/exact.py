@@ -206,12 +206,19 @@ class Trace:
       weights: ``weights[layer][head]`` the ``N x N`` attention weights (lists of rows).
       logits: the classifier output ``W_O norm3(h_i)`` at every position ``i`` (a list of rows of
         ``C`` values); the library's ``forward`` reads the last row.
+      scores: ``scores[layer][head]`` the ``N x N`` scores before masking and the nonlinearity
+        (query rows, key columns; lists of rows).
+      normalizers: ``normalizers[layer][head][i]`` the softmax denominator ``Z_i = sum_j
+        exp(s_ij)`` over the keys query ``i`` may attend (unshifted; ``"enclosed"`` softmax layers
+        only, ``None`` elsewhere): Chen & Zou 2024's ``Z`` in Propositions 9-10.
     """
 
     arithmetic: str
     streams: list
     weights: list
     logits: list
+    scores: list = dataclasses.field(default_factory=list)
+    normalizers: list = dataclasses.field(default_factory=list)
 
 
 def _rows(m: Any) -> list[list]:
@@ -423,7 +430,7 @@ def evaluate(
         if cfg.causal:
             mask = mask & np.tril(np.ones((n, n), bool))
         h = be.matrix(h0)
-        streams, all_weights = [h], []
+        streams, all_weights, all_scores, all_z = [h], [], [], []
         for lay in params.layers:
             x = h
             if lay.norm1 is not None:
@@ -431,6 +438,19 @@ def evaluate(
             heads = []
             layer_weights = []
             scores = _layer_scores(be, lay, cfg, x, n)
+            all_scores.append([_rows(s) for s in scores])
+            if cfg.attention == "softmax" and be.name == "enclosed":
+                all_z.append(
+                    [
+                        [
+                            sum((s[i, j].exp() for j in range(n) if mask[i, j]), be.scalar(0.0))
+                            for i in range(n)
+                        ]
+                        for s in scores
+                    ]
+                )
+            else:
+                all_z.append(None)
             for hd, s in enumerate(scores):
                 w = _weights(be, cfg.attention, _rows(s), mask)
                 layer_weights.append(w)
@@ -469,7 +489,7 @@ def evaluate(
             fn = params.final_norm
             last = _norm(be, cfg.final_norm, last, fn.scale, fn.bias, cfg.norm_eps)
         logits = _rows(last * be.matrix(np.asarray(params.w_o, np.float64)).transpose())
-        return Trace(be.name, streams, all_weights, logits)
+        return Trace(be.name, streams, all_weights, logits, all_scores, all_z)
     finally:
         flint.ctx.prec = old
 

@@ -41,10 +41,14 @@ def test_refuted_or_corrected_rows_quote_the_paper():
 
 
 def test_a_failed_library_finding_is_open_not_finding():
-    from transformer_theory.claims import judges
-    from transformer_theory.ledger import Checked
+    from transformer_theory.ledger import Checked, Verdict, derive_status
 
-    judge = vc.established(judges.true("holds"))
-    c = Checked("exact", "all", "one case", {"holds": False})
-    assert judge(c).holds is None
-    assert judge(Checked("exact", "all", "one case", {"holds": True})).holds is True
+    row = next(r for r in vc_rows() if r.printed is None)
+    c = Checked("exact", "all", "one case", {})
+    assert derive_status(row, c, Verdict(False, "no"))[0] == "open"
+
+
+def vc_rows():
+    from transformer_theory.papers.chen_zou2024 import _verifier_claims
+
+    return _verifier_claims.CLAIMS

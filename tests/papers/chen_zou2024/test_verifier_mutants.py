@@ -65,7 +65,19 @@ def test_prop8_an_mlp_breaks_the_relation(monkeypatch):
 def test_prop9_plain_lambda_without_z(monkeypatch):
     import flint
 
-    monkeypatch.setattr(vc, "_softmax_denominators", lambda p, h: [flint.arb(1)])
+    from transformer_theory import exact
+
+    real = exact.evaluate
+
+    def without_z(*args, **kwargs):  # every softmax denominator Z replaced by 1
+        tr = real(*args, **kwargs)
+        tr.normalizers = [
+            None if layer is None else [[flint.arb(1)] * len(z) for z in layer]
+            for layer in tr.normalizers
+        ]
+        return tr
+
+    monkeypatch.setattr(exact, "evaluate", without_z)
     assert status_of("chen_zou2024.prop9", families="softmax-1h", **ONE) == "refuted"
 
 

@@ -12,9 +12,8 @@ numbers, the arithmetic, the domain); the rows' judges read the numbers, and
   ``sum_i lambda_i w_i t_i`` (``w_i = 1``, or the softmax denominator ``Z_i`` for Props. 9-10) is
   a vector of balls: it supports the proposition on that model and set when every ball contains
   0 and lies within :data:`CERTIFY_BOUND`, and refutes it when a ball excludes 0. ``Z_i`` is
-  computed from the engine's own score function (``exact._layer_scores``, the engine's private
-  helper: :class:`~transformer_theory.exact.Trace` records the softmax weights, not their
-  denominators). The balls' midpoints are compared with the library's float64 outputs
+  computed by the engine itself (:attr:`transformer_theory.exact.Trace.normalizers`). The balls'
+  midpoints are compared with the library's float64 outputs
   (:func:`transformer_theory.theory.checks.model_outputs_general`), so the engine cannot drift
   from the library's model without the check raising.
 - Scope controls and the affine form: ``suite.run_checks`` in float64 (its tolerance stated).
@@ -36,7 +35,6 @@ from transformer_theory.ledger import Checked
 
 __all__ = [
     "CERTIFY_BOUND",
-    "established",
     "affine_form",
     "certificate_and_bound",
     "definition2",
@@ -85,21 +83,6 @@ def _suite_datasets(names: tuple[str, ...]) -> tuple:
     return tuple(suite.build_datasets(list(names)))
 
 
-def _softmax_denominators(params: Any, h0_NxD: np.ndarray) -> list:
-    """Per head, ``Z = sum_j exp(s_{n-1, j})`` of the first layer at the last query, in balls,
-    from the engine's own norm and score functions (those :func:`exact.evaluate` runs)."""
-    import flint
-
-    be = exact._backend("enclosed", ARB_PREC)
-    cfg, lay = params.config, params.layers[0]
-    n = h0_NxD.shape[0]
-    x = be.matrix(h0_NxD)
-    if lay.norm1 is not None:
-        x = exact._norm(be, cfg.norm1, x, lay.norm1.scale, lay.norm1.bias, cfg.norm_eps)
-    scores = exact._layer_scores(be, lay, cfg, x, n)
-    return [sum((s[n - 1, j].exp() for j in range(n)), flint.arb(0)) for s in scores]
-
-
 def _midpoint_gap(balls: list, floats: np.ndarray, what: str) -> float:
     """The largest relative gap between balls' midpoints and the library's float64 values; raises
     when it exceeds :data:`MIDPOINT_AGREEMENT` (the engine and the library disagree)."""
@@ -116,7 +99,6 @@ def _enclosures(names: tuple[str, ...], num_models: int, family_name: str) -> li
     """Every model of ``family_name`` that ``verify`` draws on the datasets ``names``, on every
     sequence of their dependent sets, through :func:`exact.evaluate` (``"enclosed"``): one entry
     per (dataset, model) with ``{tokens: (stream1 at n-1, logits at n-1 or None, Z per head)}``."""
-    import flint
     import jax
     import jax.numpy as jnp
 
@@ -150,12 +132,8 @@ def _enclosures(names: tuple[str, ...], num_models: int, family_name: str) -> li
                 n = h0.shape[1]
                 st = [tr.streams[1][n - 1, d] for d in range(tr.streams[1].ncols())]
                 lo = list(tr.logits[n - 1]) if one_layer else None
-                old = flint.ctx.prec
-                flint.ctx.prec = ARB_PREC
-                try:
-                    z = _softmax_denominators(p, h0[b]) if is_softmax else None
-                finally:
-                    flint.ctx.prec = old
+                # Z per head of the first layer at the last query (Props. 9-10)
+                z = [zs[n - 1] for zs in tr.normalizers[0]] if is_softmax else None
                 gap = max(gap, _midpoint_gap(st, s_f[m, b], f"{family_name} stream1"))
                 if lo is not None:
                     gap = max(gap, _midpoint_gap(lo, l_f[m, b], f"{family_name} logits"))
@@ -248,23 +226,6 @@ def proposition(prop: str, datasets: Any, models: int, families: Any) -> Checked
         "model-set residuals",
         values,
     )
-
-
-def established(judge: Any) -> Any:
-    """A judge for a statement of the library's own (``printed=None``): the shared ``judge``'s
-    verdict when it holds, undecided (``open``) when it fails or cannot decide. The ledger's rule
-    gives ``finding`` to a library statement decided EITHER way, so a regression (the library's
-    finding no longer holding) would keep the expected status; a failed finding is withdrawn
-    to ``open`` instead, which the runner reports. (A paper-local judge: not in judges.py.)"""
-    from transformer_theory.ledger import Verdict
-
-    def judge_(c: Checked) -> Verdict:
-        v = judge(c)
-        if v.holds:
-            return v
-        return Verdict(None, f"not established: {v.figure}")
-
-    return judge_
 
 
 # --------------------------------------------------------------------- float64 verdicts (verify)

@@ -180,7 +180,7 @@ CLAIMS: list[Row] = [
         ),
         quantifier="exists",
         check=vc.scope_controls,
-        judge=vc.established(
+        judge=(
             judges.true(
                 "controls_fail",
                 figure="all {controls} controls fail: residual {control_residual_min} .. "
@@ -205,7 +205,7 @@ CLAIMS: list[Row] = [
         ),
         quantifier="infinite",
         check=vc.affine_form,
-        judge=vc.established(
+        judge=(
             judges.true(
                 "holds",
                 figure="{verdicts} in-scope fits, residual <= {max_residual} <= tol "
@@ -246,7 +246,7 @@ CLAIMS: list[Row] = [
         ),
         quantifier="finite",
         check=vc.theorem2_accuracy,
-        judge=vc.established(
+        judge=(
             judges.all_of(
                 judges.true("impossible"),
                 judges.exactly("max_correct", 3),
@@ -288,7 +288,7 @@ CLAIMS: list[Row] = [
         ),
         quantifier="finite",
         check=vc.icqa_whole,
-        judge=vc.established(
+        judge=(
             judges.all_of(
                 judges.true("impossible"),
                 judges.exactly("max_correct", 54),
@@ -340,7 +340,7 @@ CLAIMS: list[Row] = [
         ),
         quantifier="exists",
         check=vc.witness_scope,
-        judge=vc.established(
+        judge=(
             judges.true(
                 "tight",
                 figure="out-of-scope witnesses found, margin >= "

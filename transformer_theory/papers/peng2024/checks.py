@@ -19,13 +19,12 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from transformer_theory.ledger import REPO_ROOT, RESULTS_DIR, Checked, Verdict
+from transformer_theory.ledger import REPO_ROOT, RESULTS_DIR, Checked
 
 __all__ = [
     "BOUND_RESULTS",
     "COT_RESULTS",
     "ONE_PASS_RESULTS",
-    "established",
     "exact_bound",
     "theorem1_bound",
     "theorem1_construction",
@@ -42,19 +41,6 @@ ONE_PASS_RESULTS = os.path.join(str(RESULTS_DIR), "peng2024_composition_one_pass
 WIDTHS = (2, 4, 8, 16)
 BITS = (2, 4, 8, 32)
 """README's table: the one-layer cells ``d x p``."""
-
-
-def established(judge: Callable[[Checked], Verdict]) -> Callable[[Checked], Verdict]:
-    """A judge for a statement of the library's own (``printed=None``): ``judge``'s verdict when
-    it holds, undecided when it fails (the ledger's rule gives ``finding`` to a library
-    statement decided either way, which would hide a regression). Paper-local, not in
-    judges.py."""
-
-    def judge_(c: Checked) -> Verdict:
-        v = judge(c)
-        return v if v.holds else Verdict(None, f"not established: {v.figure}")
-
-    return judge_
 
 
 def exact_bound(n: int, heads: int, width: int, bits: int) -> Fraction | None:

@@ -40,7 +40,7 @@ CLAIMS: list[Row] = [
         ),
         quantifier="finite",
         check=checks.theorem1_bound,
-        judge=checks.established(
+        judge=(
             judges.true(
                 "holds",
                 figure="{cells} cells exact within {tolerance}; void at (n, H, d, p) in "
@@ -109,7 +109,7 @@ CLAIMS: list[Row] = [
         ),
         quantifier="finite",
         check=checks.theorem1_construction,
-        judge=checks.established(judges.true("holds", figure="{table}")),
+        judge=(judges.true("holds", figure="{table}")),
         sizes={
             "quick": {"ns": [2, 3], "samples": 4096, "max_bits": 24},
             "full": {"ns": [2, 3, 4, 8], "samples": 4096, "max_bits": 24},
