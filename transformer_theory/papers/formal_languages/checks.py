@@ -384,15 +384,20 @@ def float_tolerance(n: int, dtype: str) -> float:
     return 16.0 * n * _UNIT_ROUNDOFF[dtype]
 
 
-def table_float64(max_len: int = 1, exhaustive_up_to: int = 1, samples: int = 64) -> Checked:
-    """What ``transformer-theory languages`` runs (:func:`.study.check_rows`) in float64: every
-    row's accuracy, and each length's smallest margin against :func:`smallest_margin` less
-    ``16 n u * 4 sqrt 5``."""
+def table_float64(
+    max_len: int = 1,
+    exhaustive_up_to: int = 1,
+    samples: int = 64,
+    rows: Sequence[str] = recognizers.RECOGNIZERS,
+) -> Checked:
+    """What ``transformer-theory languages`` runs (:func:`.study.check_rows`) in float64 for
+    ``rows``: every row's accuracy, and each length's smallest margin against
+    :func:`smallest_margin` less ``16 n u * 4 sqrt 5``."""
     from transformer_theory.papers.formal_languages import study
 
     _x64()
     settings = study.TableSettings(
-        max_len=max_len, exhaustive_up_to=exhaustive_up_to, samples=samples
+        rows=tuple(rows), max_len=max_len, exhaustive_up_to=exhaustive_up_to, samples=samples
     )
     records = study.check_rows(settings)
     worst, cases, wrong = 0.0, 0, 0
@@ -900,9 +905,7 @@ def continuations(languages: Sequence[str], max_lengths: Sequence[int]) -> Check
         leaves, _ = _viable_leaves(language, L)
         seen, wrong = set(), 0
         for leaf in leaves:
-            logits = exact.evaluate(
-                params, np.array([m.bos, *leaf]), arithmetic="enclosed"
-            ).logits
+            logits = exact.evaluate(params, np.array([m.bos, *leaf]), arithmetic="enclosed").logits
             for i in range(len(leaf) + 1):
                 p = tuple(leaf[:i])
                 if p in seen:

@@ -3,10 +3,10 @@ print it: "Figure: Surveyed claims and their assumptions in Strobl et al. (2024)
 ``/work/shared/seeds/001_4a8a9b13747ade48.txt``), and the library's findings on the constructions
 behind its rows: a table of :class:`~transformer_theory.ledger.Row`.
 
-``printed`` is the table's row verbatim (its cells joined by `` | ``); a row of the library's own
-(a variant of a construction, a float-format measurement, a property the table does not state)
-has ``printed=None``. The checks live in :mod:`.checks` beside the maths; the status is derived by
-:func:`transformer_theory.ledger.derive_status`.
+``printed`` is the table's row verbatim (its cells joined by `` | ``, several rows by `` / ``); a
+row of the library's own (a variant of a construction, a float-format measurement, a property the
+table does not state) has ``printed=None``. The checks live in :mod:`.checks` beside the maths;
+the status is derived by :func:`transformer_theory.ledger.derive_status`.
 """
 
 from __future__ import annotations
@@ -39,7 +39,9 @@ _COUNTERS = ("shuffle_dyck_1", "shuffle_dyck_2", "shuffle_dyck_3", "anbn", "bool
 
 
 def _none_wrong(figure: str):
-    return judges.all_of(judges.exactly("wrong", 0), judges.exactly("off_derived", 0), figure=figure)
+    return judges.all_of(
+        judges.exactly("wrong", 0), judges.exactly("off_derived", 0), figure=figure
+    )
 
 
 _ROW_FIGURE = (
@@ -437,7 +439,7 @@ CLAIMS: list[Row] = [
         quantifier="infinite",
         check=checks.counter_languages,
         judge=_COUNTER_JUDGE,
-        sizes=_counter_sizes(("shuffle_dyck_1", "shuffle_dyck_2", "shuffle_dyck_3"), (6, 4, 3), (14, 7, 6)),
+        sizes=_counter_sizes(_COUNTERS[:3], (6, 4, 3), (14, 7, 6)),
         expected="bounded",
         command=_ID_CMD.format("shuffle_dyck"),
         note=(
@@ -521,7 +523,10 @@ CLAIMS: list[Row] = [
         sizes=_counter_sizes(("anbn",), (10,), (14,)),
         expected="finding",
         command=_ID_CMD.format("sscm_anbn"),
-        note="The machine is the library's; the table's row is about the class (formal_languages.sscm).",
+        note=(
+            "The machine is the library's; the table's row is about the class "
+            "(formal_languages.sscm)."
+        ),
     ),
     Row(
         id="formal_languages.sscm_anbncn",
@@ -626,7 +631,7 @@ CLAIMS: list[Row] = [
         "formal_languages.class_p",
         PAPER,
         f"{_SLIDE}, rows '⊇ P' (Pérez et al. 2021) and '= P' (Merrill & Sabharwal 2024)",
-        "⊇ P | Pérez et al. 2021 | $i, 1/i, 1/i^2$ | average-hard | poly(n) steps; "
+        "⊇ P | Pérez et al. 2021 | $i, 1/i, 1/i^2$ | average-hard | poly(n) steps / "
         "= P | Merrill & Sabharwal 2024 | none | average-hard, future mask | poly(n) steps",
         "a class of languages, not one: nothing to check exhaustively; intermediate steps "
         "(chain of thought) are not built",
@@ -659,7 +664,7 @@ CLAIMS: list[Row] = [
         "formal_languages.foc_mod",
         PAPER,
         f"{_SLIDE}, rows '⊋ FOC[MOD; +]' (lower bounds) and '⊆ FOC[MOD; +]' (upper bounds)",
-        "⊋ FOC[MOD; +] | Chiang et al. 2023 | sinusoidal | softmax; "
+        "⊋ FOC[MOD; +] | Chiang et al. 2023 | sinusoidal | softmax / "
         "⊆ FOC[MOD; +] | Chiang et al. 2023 | O(1) | softmax",
         "a class of languages, and a bound over every fixed-precision model: no finite check",
     ),
@@ -667,8 +672,8 @@ CLAIMS: list[Row] = [
         "formal_languages.angluin_fo",
         PAPER,
         f"{_SLIDE}, equivalences, rows '= FO', '= FO[MOD]', '= FO[Mon]'",
-        "= FO | Angluin et al. 2023 | none | rightmost-hard, strict future mask; "
-        "= FO[MOD] | Angluin et al. 2023 | sinusoidal | rightmost-hard, strict future mask; "
+        "= FO | Angluin et al. 2023 | none | rightmost-hard, strict future mask / "
+        "= FO[MOD] | Angluin et al. 2023 | sinusoidal | rightmost-hard, strict future mask / "
         "= FO[Mon] | Angluin et al. 2023 | arbitrary | rightmost-hard, strict future mask",
         "classes of languages (equivalences with logics): nothing to check exhaustively; "
         "rightmost-hard attention with a strict mask is not among the library's kinds",
@@ -684,9 +689,9 @@ CLAIMS: list[Row] = [
         "formal_languages.tc0",
         PAPER,
         f"{_SLIDE}, upper bounds, rows '⊆ TC^0', '⊆ L-uniform TC^0', '⊆ FOM[BIT]'",
-        "⊆ TC <sup>0</sup> | Merrill et al. 2022 | F | average-hard; "
-        "⊆ L-uniform TC <sup>0</sup> | Merrill & Sabharwal 2023a | $O(\\log n)$ | softmax; "
-        "⊆ FOM[BIT] | Merrill & Sabharwal 2023b | $O(\\log n)$ | softmax; "
+        "⊆ TC <sup>0</sup> | Merrill et al. 2022 | F | average-hard / "
+        "⊆ L-uniform TC <sup>0</sup> | Merrill & Sabharwal 2023a | $O(\\log n)$ | softmax / "
+        "⊆ FOM[BIT] | Merrill & Sabharwal 2023b | $O(\\log n)$ | softmax / "
         "⊆ L-uniform TC <sup>0</sup> | Strobl 2023 | F | average-hard",
         "upper bounds over every model (circuit simulations): no finite check can show them",
     ),
