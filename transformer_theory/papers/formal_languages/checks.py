@@ -6,6 +6,12 @@ margin and cross-entropy against ``n`` by float format (Chiang & Cholak 2022, fo
 A margin here is signed by the truth: ``(o_1 - o_0)`` for members and ``(o_0 - o_1)`` for the rest,
 so a string is classified correctly exactly when its margin is positive. Membership comes from
 :func:`.tasks.is_member`, never from the model.
+
+The second half holds the checks of the claims ledger's rows (:mod:`.claims`): each
+``check(**sizes) -> Checked`` states its arithmetic (rationals or arb balls through
+:func:`transformer_theory.exact.evaluate`; floats with a derived tolerance; a record read) and its
+domain; and the continuation-set oracle (:func:`continuation_set`) that decides, from the
+languages' definitions alone, which symbols may really follow a prefix.
 """
 
 from __future__ import annotations
