@@ -226,7 +226,8 @@ CLAIMS: list[Row] = [
         place=f"{_SLIDE}, row Parity (the margin in float64)",
         statement=(
             "checks.parity_precision_records in float64: every string right, each smallest margin "
-            "within 16 n u (times 4 sqrt 5 with the LayerNorm) of the exact 4/n^2 and 4 sqrt 5"
+            "within 16 n u (absolute; times 4 sqrt 5 with the LayerNorm) of the exact 4/n^2 and "
+            "4 sqrt 5"
         ),
         quantifier="infinite",
         check=functools.partial(checks.parity_float, "float64"),
