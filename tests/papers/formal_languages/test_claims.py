@@ -1,81 +1,72 @@
-"""The formal-language claims fail when what they check breaks: a recognizer with one weight
-perturbed is refuted with its witness, a float forward that drifts from the exact evaluation leaves
-the claim open, a committed experiment whose construction misses is refuted. (tests/test_claims.py
-runs every claim at the quick tier; these feed each check something broken.)"""
+"""The formal-language rows' checks beyond their mutants (tests/papers/formal_languages/
+test_mutants.py): the continuation-set oracle against brute force, the counter-language finding,
+the committed-record row, and the table's printed words."""
 
+import itertools
 import json
+import pathlib
 
-import jax.numpy as jnp
-import numpy as np
 import pytest
 
-from transformer_theory.papers.formal_languages import claims, constructions
-from transformer_theory.papers.formal_languages.tasks import BOS
+from transformer_theory.papers.formal_languages import checks, claims, counters
 
-CHECKS = {c.id: c.check for c in claims.CLAIMS}
-
-
-def _with_value(params, layer, row, col, value):
-    """``params`` with one entry of one layer's ``W_V`` replaced."""
-    lp = params.layers[layer]
-    w_v = lp.attn.w_v.at[0, row, col].set(value)
-    layers = list(params.layers)
-    layers[layer] = lp.replace(attn=lp.attn.replace(w_v=w_v))
-    return params.replace(layers=tuple(layers))
+ROWS = {r.id: r for r in claims.CLAIMS}
 
 
-def test_majority_without_its_tie_breaker_is_refuted_with_a_tie(monkeypatch):
-    built = constructions.majority
-
-    def broken(confidence=1.0, dtype=jnp.float64):
-        return _with_value(built(confidence, dtype), 0, 3, BOS, 0.5)  # BOS writes +1/2
-
-    monkeypatch.setattr(constructions, "majority", broken)
-    ev = CHECKS["formal_languages.majority"]("quick")
-    assert ev.status == "refuted", ev.figure
-    # The first string, "0", is still rejected, but its margin is no longer the derived one.
-    assert "margin differs" in ev.figure and ev.details["witness"]["string"] == [0]
+def _brute_viable(language, prefix, extra):
+    """``prefix`` is a prefix of a member with at most ``extra`` more symbols: every completion
+    tried against is_member (the definition)."""
+    S = counters.machine(language).num_symbols
+    for k in range(extra + 1):
+        for u in itertools.product(range(S), repeat=k):
+            if counters.is_member(language, [*prefix, *u]):
+                return True
+    return False
 
 
-def test_dyck1_without_the_final_depth_term_is_refuted(monkeypatch):
-    built = constructions.dyck1
-
-    def broken(confidence=1.0, dtype=jnp.float64):
-        p = built(confidence, dtype)
-        lp = p.layers[1]
-        mlp = lp.mlp.replace(w2=jnp.zeros_like(lp.mlp.w2))  # no -|r_last|
-        layers = (p.layers[0], lp.replace(mlp=mlp))
-        return p.replace(layers=layers)
-
-    monkeypatch.setattr(constructions, "dyck1", broken)
-    ev = CHECKS["formal_languages.dyck1"]("quick")
-    assert ev.status == "refuted" and "misclassified" in ev.figure, ev.figure
-    s = ev.details["witness"]["string"]
-    assert sum(1 if x == 0 else -1 for x in s) != 0  # unbalanced, yet accepted
-
-
-def test_a_float_forward_that_drifts_from_the_exact_margins_leaves_the_row_open(monkeypatch):
-    plain = constructions.decision_margins
-    monkeypatch.setattr(
-        constructions, "decision_margins", lambda params, strings: plain(params, strings) + 1e-6
-    )
-    ev = CHECKS["formal_languages.parity_no_layernorm"]("quick")
-    assert ev.status == "open" and "float64_disagreement" in ev.details, ev.figure
+def test_the_continuation_oracle_is_brute_force_on_short_prefixes():
+    # Bounds: a viable prefix of length <= 3 has a completion of at most 3 * 4 - 3 = 9 (a^n b^n
+    # c^n), 2 * 3 (SHUFFLE-DYCK), 2 * 3 + 1 (BoolExp-3) more symbols; 6 suffice below length 3
+    # except for a^n b^n c^n, checked to length 2 with 6 (3 * 3 - 2 = 7 > 6 only for "aa": its
+    # own completion "bbcc" has 4).
+    for language, length in [
+        ("shuffle_dyck_1", 3),
+        ("shuffle_dyck_2", 2),
+        ("anbn", 3),
+        ("anbncn", 2),
+        ("boolexp_3", 2),
+    ]:
+        S = counters.machine(language).num_symbols
+        for n in range(length + 1):
+            for p in itertools.product(range(S), repeat=n):
+                assert checks.viable(language, p) == _brute_viable(language, p, 6), (language, p)
 
 
-def test_the_exact_evaluation_decides_layernorm_margins_by_squaring():
-    model = claims._ExactModel(constructions.build("parity"))
-    m = model.margin([BOS, 1, 1, 0])  # two ones: not a member
-    assert m.sign() == -1 and m.a * m.a / m.q == 80
-    assert abs(float(m.arb().mid()) + 4 * np.sqrt(5)) < 1e-12
+def test_the_continuation_set_of_aab_is_b_only():
+    a, b = 0, 1
+    assert checks.continuation_set("anbncn", [a, a, b]) == frozenset({b})
+    assert checks.continuation_set("anbncn", []) == frozenset({a, checks.END})
+    assert checks.continuation_set("shuffle_dyck_2", [0, 2]) == frozenset({0, 1, 2, 3})
 
 
-def test_the_exact_evaluation_refuses_softmax_with_unequal_scores():
-    p = constructions.build("parity")
-    lp = p.layers[0]
-    lp = lp.replace(attn=lp.attn.replace(w_qk=lp.attn.w_qk.at[0, 3, 3].set(1.0)))
-    with pytest.raises(NotImplementedError, match="softmax"):
-        claims._ExactModel(p.replace(layers=(lp, p.layers[1]))).margin([BOS, 1, 0, 1])
+def test_the_anbncn_finding_names_its_shortest_witness():
+    v = checks.continuations(("anbncn",), (3,)).values
+    assert v["differs"] and v["witness"]["prefix"] == ["a", "a", "b"]
+    assert v["witness"]["model"] == ["b", "c"] and v["witness"]["true"] == ["b"]
+
+
+SEED = pathlib.Path("/work/shared/seeds/001_4a8a9b13747ade48.txt")
+
+
+@pytest.mark.skipif(not SEED.exists(), reason="the seed slides are not in this checkout")
+def test_every_printed_row_is_on_the_seed_slide():
+    seed = SEED.read_text(encoding="utf-8")
+    lines = {
+        " | ".join(x.strip() for x in line.split("\t") if x.strip()) for line in seed.splitlines()
+    }
+    for row in claims.CLAIMS:
+        for part in row.printed.split(" / ") if row.printed else ():
+            assert part in lines, (row.id, part)
 
 
 def _results(tmp_path, constructed_accuracy):
@@ -100,35 +91,15 @@ def _results(tmp_path, constructed_accuracy):
     (out / "languages_generalization.json").write_text(json.dumps({"records": records}))
 
 
-def test_hahn_training_reads_a_committed_run(monkeypatch, tmp_path):
+def test_hahn_training_reads_a_committed_run_as_a_record(tmp_path):
     _results(tmp_path, 1.0)
-    monkeypatch.setattr(claims, "_ROOT", str(tmp_path))
-    ev = CHECKS["formal_languages.hahn_training"]("full")
-    assert ev.status == "measured" and "committed run" in ev.figure
-    assert "hard-attention 0.50" in ev.figure
+    checked = checks.hahn_training(str(tmp_path))
+    assert checked.arithmetic == "record" and checked.values["best_hard"] == "0.50"
+    assert ROWS["formal_languages.hahn_training"].judge(checked).holds
 
 
-def test_hahn_training_is_refuted_when_the_construction_misses(monkeypatch, tmp_path):
+def test_hahn_training_flags_a_construction_that_misses(tmp_path):
     _results(tmp_path, 0.97)
-    monkeypatch.setattr(claims, "_ROOT", str(tmp_path))
-    assert CHECKS["formal_languages.hahn_training"]("full").status == "refuted"
-
-
-def test_the_float64_table_is_refuted_when_a_row_falls_below_its_derived_margin(monkeypatch):
-    from transformer_theory.papers.formal_languages import study
-
-    def fake(settings):
-        entry = {"length": 4, "strings": 16, "exhaustive": True, "accuracy": 1.0}
-        return [
-            {
-                "construction": "majority",
-                "accuracy": 1.0,
-                "strings_checked": 16,
-                "min_margin": 0.1,  # the derived smallest is 1/5
-                "by_length": [{**entry, "min_margin": 0.1}],
-            }
-        ]
-
-    monkeypatch.setattr(study, "check_rows", fake)
-    ev = CHECKS["formal_languages.table_float64"]("quick")
-    assert ev.status == "refuted" and ev.details["max_shortfall_over_tolerance"] > 1
+    checked = checks.hahn_training(str(tmp_path))
+    assert not checked.values["constructions_exact"]
+    assert ROWS["formal_languages.hahn_training"].judge(checked).holds is False

@@ -204,13 +204,13 @@ def test_bad_arguments_raise_value_errors():
         counters.ExactCounterModel(constructions.dyck1())
 
 
-def test_the_claim_is_refuted_when_the_construction_breaks(monkeypatch):
-    from transformer_theory.papers.formal_languages import claims
+def test_the_claim_check_fails_when_the_construction_breaks(monkeypatch):
+    from transformer_theory.papers.formal_languages import checks
 
     build = counters.build
     monkeypatch.setattr(counters, "build", lambda m, **kw: _perturbed(build(m, **kw), "mlp"))
-    evidence = claims._counter_languages("quick", ("shuffle_dyck_1",))
-    assert evidence.status == "refuted" and evidence.details["witness"]["string"] == []
+    checked = checks.counter_languages(("shuffle_dyck_1",), (4,), (), 1)
+    assert checked.values["failures"] == 1 and checked.values["witness"]["string"] == []
 
 
 def test_the_exact_evaluator_is_core_forward_all_on_random_weights():

@@ -147,11 +147,13 @@ def test_recognizer_k2_every_string_leftmost_prefixes_and_perturbations(monkeypa
         wrong = (dyck_k.decision_margins(bad, strings, prefixes=True) > 0) != truth
         assert wrong.any()
     assert dyck_k.decision_margins(far, short)[witness] < 0
-    # The claim formal_languages.dyck_k (its quick tier: these very strings) sees both.
-    assert dyck_k.claim_evidence("hard", "quick").status == "verified"
+    # The claim formal_languages.dyck_k's check (its quick sizes: these very strings) sees both.
+    from transformer_theory.papers.formal_languages import checks
+
+    assert checks.dyck_k_margins("hard").values["failures"] == 0
     for bad in (far, no_overflow):
         monkeypatch.setattr(dyck_k, "build", lambda *args, bad=bad, **kwargs: bad)
-        assert dyck_k.claim_evidence("hard", "quick").status == "refuted"
+        assert checks.dyck_k_margins("hard").values["failures"] > 0
 
 
 def test_recognizer_k3_every_string():

@@ -77,25 +77,20 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from transformer_theory import _validate, budget
-from transformer_theory.ledger import Evidence
 from transformer_theory.papers.formal_languages.constructions import _layer
 from transformer_theory.params import ModelConfig, ModelParams
 
 __all__ = [
     "ALL_STRINGS_LIMIT",
     "ATTENTIONS",
-    "CLAIM_SIZES",
     "DyckKSettings",
-    "FLOAT32_LENGTHS",
     "NEGATIVE_KINDS",
     "Layout",
     "all_strings",
     "build",
     "check_record",
-    "claim_evidence",
     "decision_margins",
     "embed",
-    "float32_evidence",
     "is_member",
     "leftmost_tail",
     "margin_records",
@@ -708,115 +703,6 @@ def margin_records(
                 }
             )
     return records
-
-
-# --------------------------------------------------------------------------- the claims' checks
-
-# tier -> (every string of lengths 0..E for k = 2 and k = 3, the depths, sampled lengths and
-# strings per length): what the claims formal_languages.dyck_k and .dyck_k_softmax check.
-CLAIM_SIZES = {
-    "quick": ({2: 6}, (2,), (), 0),
-    "full": ({2: 7, 3: 5}, (1, 2, 3, 4), (16, 64), 32),
-}
-# tier -> lengths of the float32 margin sweep (formal_languages.dyck_k_float32), k = 2, D = 4.
-FLOAT32_LENGTHS = {"quick": (16,), "full": (16, 64, 256, 512)}
-
-
-def _records(attention: str, tier: str) -> list[dict]:
-    exhaustive, depths, lengths, samples = CLAIM_SIZES[tier]
-    return [
-        check_record(
-            k,
-            depth,
-            attention=attention,
-            exhaustive_up_to=e,
-            sampled_lengths=lengths,
-            samples=max(samples, 1),
-            leftmost=True,
-        )
-        for k, e in exhaustive.items()
-        for depth in depths
-    ]
-
-
-def claim_evidence(attention: str, tier: str) -> Evidence:
-    """The :class:`~transformer_theory.ledger.Evidence` of the claim on the ``attention``
-    recognizer at ``tier`` (``CLAIM_SIZES``), in float64: ``verified`` when every string is
-    classified as the stack says, with the derived margins within :func:`tolerance` and (hard)
-    leftmost-hard attention giving the same margins; ``refuted`` with the first failing record
-    otherwise."""
-    import jax
-
-    _validate.check_choice("attention", attention, ATTENTIONS)
-    jax.config.update("jax_enable_x64", True)
-    records = _records(attention, tier)
-    summary = [
-        {key: r[key] for key in ("k", "depth", "layers", "strings_checked", "accuracy")}
-        | {
-            "min_margin_times_n": r["min_margin_times_n"],
-            "leftmost_max_difference": r["leftmost_max_difference"],
-            "lengths": [e["length"] for e in r["by_length"]],
-        }
-        for r in records
-    ]
-    details = {"attention": attention, "dtype": "float64", "records": summary}
-    for r in records:
-        bad = [e for e in r["by_length"] if e["accuracy"] < 1.0 or not e["derived"]]
-        diff = r["leftmost_max_difference"]
-        if diff is not None and diff > tolerance(
-            max(e["length"] for e in r["by_length"]) + 1, "float64"
-        ):
-            bad.append({"leftmost_max_difference": diff})
-        if bad:
-            details["failure"] = {"k": r["k"], "depth": r["depth"], "entry": bad[0]}
-            return Evidence(
-                "refuted",
-                f"Dyck-({r['k']}, {r['depth']}) {attention}: wrong or off the derived margin "
-                f"at {bad[0]}",
-                details,
-            )
-    total = sum(r["strings_checked"] for r in records)
-    exhaustive, depths, lengths, samples = CLAIM_SIZES[tier]
-    low = min(r["min_margin_times_n"] for r in records)
-    what = ", ".join(f"k = {k}: every string of length <= {e}" for k, e in exhaustive.items())
-    sampled = f"; {samples} sampled per length {', '.join(map(str, lengths))}" if lengths else ""
-    return Evidence(
-        "verified",
-        f"{attention}: right on {total:,} (string, D) pairs, D = {min(depths)}-{max(depths)} "
-        f"({what}"
-        f"{sampled}); smallest margin {low:.3g}/n"
-        + ("; leftmost-hard = average-hard" if attention == "hard" else ""),
-        details,
-    )
-
-
-def float32_evidence(tier: str) -> Evidence:
-    """The float32 margin of the hard Dyck-(2, 4) recognizer against ``n``
-    (:func:`margin_records`, ``FLOAT32_LENGTHS``): ``measured``, with the first ``n`` that
-    misclassifies a string (``None`` if none) and each length's members' margin error against
-    :func:`tolerance`."""
-    import jax
-
-    jax.config.update("jax_enable_x64", True)
-    lengths = FLOAT32_LENGTHS[tier]
-    records = margin_records(2, 4, lengths, dtypes=("float32",), samples=16)
-    first_wrong = next((r["n"] for r in records if r["accuracy"] < 1.0), None)
-    within = all(r["member_margin_error"] <= r["tolerance"] for r in records)
-    rows = [
-        {key: r[key] for key in ("n", "accuracy", "min_margin_times_n", "member_margin_error")}
-        for r in records
-    ]
-    return Evidence(
-        "measured",
-        f"float32, n = {records[0]['n']}-{records[-1]['n']}: "
-        + (
-            "every string right"
-            if first_wrong is None
-            else f"first misclassification at n = {first_wrong}"
-        )
-        + f", members' margin error {'within' if within else 'beyond'} 16 n u",
-        {"first_misclassified_n": first_wrong, "within_tolerance": within, "records": rows},
-    )
 
 
 # --------------------------------------------------------------------------- the experiment

@@ -1,0 +1,170 @@
+"""Mutants of the formal-language rows: break the construction, the machine or the constant a row
+is about, and the row no longer reaches its expected status (tiny sizes, each under 3 s)."""
+
+import dataclasses
+
+import pytest
+
+from tests.mutants import mutant, status_of
+from transformer_theory.papers.formal_languages import checks, constructions, counters, dyck_k
+from transformer_theory.papers.formal_languages.tasks import BOS
+
+TINY_ROW = {"exhaustive": 3, "sampled": (), "samples": 1}
+
+
+def _bos_writes_plus_half(monkeypatch):
+    """MAJORITY without its tie-breaker: BOS writes +1/2 instead of -1/2."""
+    built = constructions.majority
+
+    def broken(confidence=1.0, dtype=None, **kw):
+        p = built(confidence, dtype) if dtype is not None else built(confidence)
+        lp = p.layers[0]
+        w_v = lp.attn.w_v.at[0, 3, BOS].set(0.5)
+        return p.replace(layers=(lp.replace(attn=lp.attn.replace(w_v=w_v)),))
+
+    monkeypatch.setattr(constructions, "majority", broken)
+
+
+def _scaled_readout(monkeypatch, module, name, factor):
+    built = getattr(module, name)
+
+    def broken(*args, **kwargs):
+        p = built(*args, **kwargs)
+        return p.replace(w_o=p.w_o * factor)
+
+    monkeypatch.setattr(module, name, broken)
+
+
+@mutant("formal_languages.majority")
+def test_majority_without_its_tie_breaker(monkeypatch):
+    _bos_writes_plus_half(monkeypatch)
+    assert status_of("formal_languages.majority", **TINY_ROW) != "bounded"
+
+
+@mutant("formal_languages.table_float64")
+def test_table_float64_sees_majority_without_its_tie_breaker(monkeypatch):
+    _bos_writes_plus_half(monkeypatch)
+    # Length 2 has the tie #1 = #0 that the tie-breaker decides.
+    sizes = {"max_len": 2, "exhaustive_up_to": 2, "rows": ("majority",)}
+    assert status_of("formal_languages.table_float64", **sizes) != "finding"
+
+
+@mutant("formal_languages.parity_layernorm", "formal_languages.parity_no_layernorm")
+@pytest.mark.parametrize("row", ["parity_layernorm", "parity_no_layernorm"])
+def test_parity_with_its_readout_negated(monkeypatch, row):
+    _scaled_readout(monkeypatch, constructions, "parity", -1.0)
+    expected = "bounded" if row == "parity_layernorm" else "finding"
+    assert status_of(f"formal_languages.{row}", **TINY_ROW) != expected
+
+
+@mutant("formal_languages.dyck1")
+def test_dyck1_without_the_final_depth_term(monkeypatch):
+    built = constructions.dyck1
+
+    def broken(*args, **kwargs):
+        p = built(*args, **kwargs)
+        lp = p.layers[1]
+        mlp = lp.mlp.replace(w2=lp.mlp.w2 * 0.0)  # no -|r_last|
+        return p.replace(layers=(p.layers[0], lp.replace(mlp=mlp)))
+
+    monkeypatch.setattr(constructions, "dyck1", broken)
+    assert status_of("formal_languages.dyck1", **TINY_ROW) != "finding"
+
+
+@mutant("formal_languages.parity_confidence")
+def test_parity_confidence_with_a_weak_readout(monkeypatch):
+    _scaled_readout(monkeypatch, constructions, "parity", 0.01)
+    assert status_of("formal_languages.parity_confidence", lengths=(8,), samples=1) != "finding"
+
+
+@mutant("formal_languages.parity_float64", "formal_languages.parity_float32")
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_parity_float_with_a_halved_readout(monkeypatch, dtype):
+    _scaled_readout(monkeypatch, constructions, "parity", 0.5)
+    row = f"formal_languages.parity_{dtype}"
+    assert status_of(row, lengths=(8,), samples=2) != "finding"
+
+
+@mutant("formal_languages.layernorm_eps")
+def test_layernorm_eps_zero_keeps_the_margin(monkeypatch):
+    monkeypatch.setattr(checks, "LAYERNORM_EPS", 0.0)
+    assert status_of("formal_languages.layernorm_eps", lengths=(5,)) != "finding"
+
+
+@mutant("formal_languages.dyck_k", "formal_languages.dyck_k_softmax")
+@pytest.mark.parametrize("attention", ["hard", "softmax"])
+def test_dyck_k_with_its_readout_negated(monkeypatch, attention):
+    _scaled_readout(monkeypatch, dyck_k, "build", -1.0)
+    row = "formal_languages.dyck_k" + ("_softmax" if attention == "softmax" else "")
+    assert status_of(row, exhaustive={2: 2}, depths=(1,)) != "verified"
+
+
+@mutant("formal_languages.dyck_k_float32")
+def test_dyck_k_float32_with_a_halved_readout(monkeypatch):
+    _scaled_readout(monkeypatch, dyck_k, "build", 0.5)
+    assert status_of("formal_languages.dyck_k_float32", lengths=(8,), samples=2) != "finding"
+
+
+def _counters_readout_doubled(monkeypatch):
+    built = counters.build
+
+    def broken(m, **kw):
+        p = built(m, **kw)
+        return p.replace(w_o=p.w_o * 2.0)  # outputs +-1/n: not the derived 1/(2n)
+
+    monkeypatch.setattr(counters, "build", broken)
+
+
+@mutant(
+    "formal_languages.shuffle_dyck",
+    "formal_languages.sscm_anbn",
+    "formal_languages.sscm_anbncn",
+    "formal_languages.sscm_boolexp",
+)
+@pytest.mark.parametrize(
+    "row, language, expected",
+    [
+        ("shuffle_dyck", "shuffle_dyck_2", "bounded"),
+        ("sscm_anbn", "anbn", "finding"),
+        ("sscm_anbncn", "anbncn", "finding"),
+        ("sscm_boolexp", "boolexp_3", "finding"),
+    ],
+)
+def test_counter_rows_with_a_doubled_readout(monkeypatch, row, language, expected):
+    _counters_readout_doubled(monkeypatch)
+    sizes = {"languages": (language,), "exhaustive": (2,), "sampled": (), "samples": 1}
+    assert status_of(f"formal_languages.{row}", **sizes) != expected
+
+
+@mutant("formal_languages.shuffle_dyck_float64", "formal_languages.shuffle_dyck_float32")
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_shuffle_dyck_float_with_a_drifting_forward(monkeypatch, dtype):
+    plain = counters.next_symbol_margins
+    monkeypatch.setattr(counters, "next_symbol_margins", lambda p, s: plain(p, s) + 1e-3)
+    row = f"formal_languages.shuffle_dyck_{dtype}"
+    assert status_of(row, lengths=(8,), samples=2) != "finding"
+
+
+def _with_machine(monkeypatch, language, **changes):
+    m = counters.machine(language)
+    broken = dataclasses.replace(m, **changes)
+    monkeypatch.setitem(counters.LANGUAGES, language, lambda: broken)
+
+
+@mutant("formal_languages.counter_continuations")
+def test_continuations_see_a_close_allowed_at_depth_zero(monkeypatch):
+    # SHUFFLE-DYCK-1 with the close's guard ">= 0" instead of ">= 1": the model then offers ")"
+    # at depth 0, which no member continues with.
+    _with_machine(monkeypatch, "shuffle_dyck_1", guards=((), ((0, "nonnegative"),)))
+    sizes = {"languages": ("shuffle_dyck_1",), "max_lengths": (2,)}
+    assert status_of("formal_languages.counter_continuations", **sizes) != "finding"
+
+
+@mutant("formal_languages.sscm_anbncn_continuations")
+def test_anbncn_continuations_right_with_a_guard_on_a_minus_b(monkeypatch):
+    # 'c' also needing #a - #b = 0 makes the next-symbol sets the continuation sets: no witness.
+    m = counters.machine("anbncn")
+    guards = (m.guards[0], m.guards[1], ((1, "positive"), (0, "zero")))
+    _with_machine(monkeypatch, "anbncn", guards=guards)
+    sizes = {"languages": ("anbncn",), "max_lengths": (4,)}
+    assert status_of("formal_languages.sscm_anbncn_continuations", **sizes) != "finding"
