@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from transformer_theory import _validate, precision
-from transformer_theory.ledger import Checked, Verdict
+from transformer_theory.ledger import Checked
 from transformer_theory.papers.formal_languages import constructions as recognizers
 from transformer_theory.papers.formal_languages import tasks
 from transformer_theory.params import ModelParams
@@ -252,21 +252,6 @@ def _x64() -> None:
     import jax
 
     jax.config.update("jax_enable_x64", True)
-
-
-def library_statement(judge):
-    """A judge for a row of the library's own (``printed=None``): a statement that fails is not
-    a finding of that statement, so a failing verdict reads undecided (``open``) and the row
-    regresses, where the ledger's rule would still say ``finding`` ("decided either way").
-    (A local judge: :mod:`transformer_theory.claims.judges` has none for this.)"""
-
-    def wrapped(c: Checked) -> Verdict:
-        v = judge(c)
-        if v.holds is False:
-            return Verdict(None, "does not hold: " + v.figure)
-        return v
-
-    return wrapped
 
 
 def _ones(string: Sequence[int]) -> int:

@@ -139,7 +139,7 @@ CLAIMS: list[Row] = [
         ),
         quantifier="infinite",
         check=_row("parity_no_layernorm"),
-        judge=checks.library_statement(_none_wrong(_ROW_FIGURE)),
+        judge=(_none_wrong(_ROW_FIGURE)),
         sizes=_ROW_SIZES,
         expected="finding",
         command=_ID_CMD.format("parity_no_layernorm"),
@@ -156,7 +156,7 @@ CLAIMS: list[Row] = [
         ),
         quantifier="infinite",
         check=_row("dyck1"),
-        judge=checks.library_statement(_none_wrong(_ROW_FIGURE)),
+        judge=(_none_wrong(_ROW_FIGURE)),
         sizes=_ROW_SIZES,
         expected="finding",
         command=_ID_CMD.format("dyck1"),
@@ -173,7 +173,7 @@ CLAIMS: list[Row] = [
         ),
         quantifier="infinite",
         check=checks.table_float64,
-        judge=checks.library_statement(
+        judge=(
             judges.all_of(
                 judges.exactly("misclassified", 0),
                 judges.at_most("max_shortfall_over_tolerance", 1),
@@ -200,7 +200,7 @@ CLAIMS: list[Row] = [
         ),
         quantifier="infinite",
         check=checks.parity_confidence,
-        judge=checks.library_statement(
+        judge=(
             judges.exactly(
                 "failures",
                 0,
@@ -231,7 +231,7 @@ CLAIMS: list[Row] = [
         ),
         quantifier="infinite",
         check=functools.partial(checks.parity_float, "float64"),
-        judge=checks.library_statement(
+        judge=(
             judges.all_of(
                 judges.exactly("misclassified", 0),
                 judges.at_most("worst_over_tolerance", 1),
@@ -257,7 +257,7 @@ CLAIMS: list[Row] = [
         ),
         quantifier="infinite",
         check=functools.partial(checks.parity_float, "float32"),
-        judge=checks.library_statement(
+        judge=(
             judges.at_most(
                 "ln_worst_over_tolerance",
                 1,
@@ -285,9 +285,7 @@ CLAIMS: list[Row] = [
         ),
         quantifier="exists",
         check=checks.layernorm_eps,
-        judge=checks.library_statement(
-            judges.true("inside", figure="margin in (0, 1): {inside}; margins by n {margins}")
-        ),
+        judge=(judges.true("inside", figure="margin in (0, 1): {inside}; margins by n {margins}")),
         sizes={"quick": {"lengths": (41,)}, "full": {"lengths": (41, 256, 1024)}},
         expected="finding",
         command="pytest tests/papers/formal_languages/test_constructions.py -k eps_zero",
@@ -409,7 +407,7 @@ CLAIMS: list[Row] = [
         ),
         quantifier="infinite",
         check=checks.dyck_k_float32,
-        judge=checks.library_statement(
+        judge=(
             judges.at_most(
                 "members_error_over_tolerance",
                 1,
@@ -460,7 +458,7 @@ CLAIMS: list[Row] = [
         ),
         quantifier="infinite",
         check=functools.partial(checks.counter_float, "float64"),
-        judge=checks.library_statement(
+        judge=(
             judges.all_of(
                 judges.exactly("misclassified", 0),
                 judges.at_most("error_over_tolerance", 1),
@@ -492,7 +490,7 @@ CLAIMS: list[Row] = [
         ),
         quantifier="infinite",
         check=functools.partial(checks.counter_float, "float32"),
-        judge=checks.library_statement(
+        judge=(
             judges.all_of(
                 judges.exactly("misclassified", 0),
                 judges.at_most("error_over_tolerance", 1),
@@ -520,7 +518,7 @@ CLAIMS: list[Row] = [
         ),
         quantifier="infinite",
         check=checks.counter_languages,
-        judge=checks.library_statement(_COUNTER_JUDGE),
+        judge=(_COUNTER_JUDGE),
         sizes=_counter_sizes(("anbn",), (10,), (14,)),
         expected="finding",
         command=_ID_CMD.format("sscm_anbn"),
@@ -541,7 +539,7 @@ CLAIMS: list[Row] = [
         ),
         quantifier="infinite",
         check=checks.counter_languages,
-        judge=checks.library_statement(_COUNTER_JUDGE),
+        judge=(_COUNTER_JUDGE),
         sizes=_ANBNCN_SIZES,
         expected="finding",
         command=_ID_CMD.format("sscm_anbncn"),
@@ -558,7 +556,7 @@ CLAIMS: list[Row] = [
         ),
         quantifier="infinite",
         check=checks.counter_languages,
-        judge=checks.library_statement(_COUNTER_JUDGE),
+        judge=(_COUNTER_JUDGE),
         sizes=_counter_sizes(("boolexp_3",), (4,), (6,)),
         expected="finding",
         command=_ID_CMD.format("sscm_boolexp"),
@@ -576,7 +574,7 @@ CLAIMS: list[Row] = [
         ),
         quantifier="infinite",
         check=checks.continuations,
-        judge=checks.library_statement(
+        judge=(
             judges.exactly(
                 "disagreements",
                 0,
