@@ -275,24 +275,6 @@ def _qsa_cases(seq_lens, qs) -> list[tuple[int, int]]:
     return [(int(n), int(q)) for n in seq_lens for q in qs if (int(n), int(q)) in QSA_M_MIN]
 
 
-def _found(key: str, *, figure: str):
-    """A judge for a FINDING (a statement of the library's own): holds when ``values[key]`` is
-    true; otherwise UNDECIDED (the finding was not reproduced), never ``False`` -- the ledger
-    records a finding decided either way as ``finding``, so a finding that stops holding must
-    show as ``open``, not stay a ``finding`` with the opposite figure."""
-    from transformer_theory.claims import judges
-    from transformer_theory.ledger import Verdict
-
-    def judge(c):
-        v = judges.true(key, figure=figure)(c)
-        return v if v.holds else Verdict(None, "not reproduced: " + v.figure)
-
-    return judge
-
-
-# ---------------------------------------------------------------------------------- qSA (Thm 2)
-
-
 def _unit_is_affine_in_z(params, dim: int) -> None:
     """Refuse (``ArithmeticError``) unless the unit's output is affine in the ``z`` block for a
     fixed choice of subsets: one layer, one head, no MLP, no norms, and the attention scores read

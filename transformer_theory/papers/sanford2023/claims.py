@@ -92,7 +92,7 @@ CLAIMS: list[Row] = [
         ),
         quantifier="exists",
         check=checks.check_rip_route,
-        judge=checks._found(
+        judge=judges.true(
             "found", figure="eps reached at m_min while U's RIP constant >= {lowest_rip_constant}"
         ),
         sizes={
@@ -301,7 +301,7 @@ CLAIMS: list[Row] = [
         ),
         quantifier="exists",
         check=checks.check_match2_float32,
-        judge=checks._found(
+        judge=judges.true(
             "found",
             figure="float32 {float32_at_M_1024} at M = 1024, {float32_at_M_4096} at M = 4096 "
             "(float64 {float64_at_M_4096}; {samples} samples each)",
@@ -321,7 +321,7 @@ CLAIMS: list[Row] = [
         ),
         quantifier="exists",
         check=checks.check_match_16bit,
-        judge=checks._found("found", figure="{first}"),
+        judge=judges.true("found", figure="{first}"),
         sizes={
             "quick": {"samples": 1_000},
             "full": {
