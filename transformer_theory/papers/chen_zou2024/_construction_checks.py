@@ -25,6 +25,7 @@ float64 weight).
 
 from __future__ import annotations
 
+import collections
 import csv
 import importlib.util
 import itertools
@@ -73,6 +74,11 @@ def _x64() -> None:
     import jax
 
     jax.config.update("jax_enable_x64", True)
+
+
+def _undecided() -> collections.defaultdict:
+    """Values for a check that computed nothing: every key a judge reads is ``None``."""
+    return collections.defaultdict(lambda: None)
 
 
 def _q(q: Fraction) -> str:
@@ -672,7 +678,7 @@ def theorem5_base3(automaton_l: int, direct_l: int, first_collision: bool = Fals
     from transformer_theory.tasks import all_templates
 
     if not BASE3_SCRIPT.exists():
-        return Checked("none", "none", f"{BASE3_SCRIPT.name} is not in this checkout")
+        return Checked("none", "none", f"{BASE3_SCRIPT.name} is not in this checkout", _undecided())
     cert = _base3_module()
     collisions = cert.block_collisions(automaton_l)
     templates = all_templates(direct_l)
@@ -761,7 +767,7 @@ def constructions_paper_sizes_record() -> Checked:
     from transformer_theory.jsonio import read_json
 
     if not PAPER_SIZES_JSON.exists():
-        return Checked("none", "none", f"{PAPER_SIZES_JSON.name} is missing")
+        return Checked("none", "none", f"{PAPER_SIZES_JSON.name} is missing", _undecided())
     record = read_json(str(PAPER_SIZES_JSON))
     rows = [
         dict(
@@ -793,8 +799,8 @@ def constructions_paper_sizes_record() -> Checked:
 
 
 def _record(path: pathlib.Path, values: Callable[[], dict[str, Any]], words: str) -> Checked:
-    if not path.exists():
-        return Checked("none", "none", f"{path.name} is missing")
+    if not path.exists():  # every value the judges read is undecided (None)
+        return Checked("none", "none", f"{path.name} is missing", _undecided())
     return Checked("record", "samples", f"experiments/results/{path.name}, {words}", values())
 
 
@@ -883,6 +889,7 @@ def fig2_quick() -> Checked:
             agrees[task] = _agrees(task, by)[0]
         return dict(
             agrees_with_paper=agrees,
+            all_agree=all(agrees.values()),
             agree_on=", ".join(t for t, ok in agrees.items() if ok) or "nothing",
             differ_on=", ".join(t for t, ok in agrees.items() if not ok) or "nothing",
             cells=cells,
