@@ -457,7 +457,7 @@ CLAIMS: list[Row] = [
             "{min_margin} (theorem {worst})",
         ),
         sizes={
-            "quick": {"smoke": True, "theorems": [3, 5, 6, 1], "samples": 300},
+            "quick": {"smoke": True, "theorems": [3, 5, 6, 1], "samples": 100},
             "full": {"smoke": False, "theorems": [3, 5, 6], "samples": 2000},
         },
         expected="verified",
