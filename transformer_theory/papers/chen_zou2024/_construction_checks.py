@@ -150,8 +150,11 @@ def _coverage(every_smaller: bool) -> str:
     return "upto" if every_smaller else "all"
 
 
-def _which(every_smaller: bool) -> str:
-    return "every" if every_smaller else "the one"
+def _domain(every_smaller: bool, family: str, one: str, v: dict[str, Any]) -> str:
+    """The domain in words: every size of ``family`` up to its maxima, or the one size ``one``."""
+    if every_smaller:
+        return f"every {family} ({v['sizes_checked']} sizes), every input ({v['inputs']:,})"
+    return f"every input of {one} ({v['inputs']:,})"
 
 
 def _valid(make: Callable[..., Any], grid: Iterable[dict[str, int]]) -> list[tuple[str, Any]]:
@@ -228,9 +231,12 @@ def theorem3(n_q: int, n_a: int, k: int, every_smaller: bool = False) -> Checked
     return Checked(
         "exact",
         _coverage(every_smaller),
-        f"{_which(every_smaller)} in-context QA(n_q, n_a, k) with n_q <= {n_q}, n_a <= {n_a}, "
-        f"k <= {k} "
-        f"({len(tasks)} sizes), every input ({v['inputs']:,})",
+        _domain(
+            every_smaller,
+            f"in-context QA(n_q, n_a, k) with n_q <= {n_q}, n_a <= {n_a}, k <= {k}",
+            f"in-context QA({n_q}, {n_a}, {k})",
+            v,
+        ),
         v,
     )
 
@@ -258,9 +264,13 @@ def theorem5(
     return Checked(
         "exact",
         _coverage(every_smaller),
-        f"{_which(every_smaller)} template-matching task with <= {symbols} symbols and "
-        f"template length <= {template_length}, all templates ({len(tasks)} sizes), every input "
-        f"({v['inputs']:,})",
+        _domain(
+            every_smaller,
+            f"template-matching task with <= {symbols} symbols and template length "
+            f"<= {template_length}, all templates",
+            f"template matching over {symbols} symbols, all templates of length {template_length}",
+            v,
+        ),
         v,
     )
 
@@ -290,9 +300,14 @@ def theorem6(symbols: int, n_a: int, l: int, k: int, every_smaller: bool = False
     return Checked(
         "exact",
         _coverage(every_smaller),
-        f"{_which(every_smaller)} in-context template matching with <= {symbols} symbols, "
-        f"<= {n_a} answers, template length <= {l}, k <= {k} ({len(tasks)} sizes), every input "
-        f"({v['inputs']:,})",
+        _domain(
+            every_smaller,
+            f"in-context template matching with <= {symbols} symbols, <= {n_a} answers, "
+            f"template length <= {l}, k <= {k}",
+            f"in-context template matching with {symbols} symbols, {n_a} answers, template "
+            f"length {l}, k = {k}",
+            v,
+        ),
         {**v, "scaled_margin": _q(scaled)},
     )
 
