@@ -1,9 +1,9 @@
-"""The construction claims of the ledger (``papers/chen_zou2024/_construction_claims.py``)
-derive their
-status from what they compute: a broken model is refuted with a witness, not reported proved.
+"""The construction checks of the ledger (``papers/chen_zou2024/_construction_checks.py``): what
+they compute on broken models (a witness, the exact margin) and the exact engine's dyadic path
+they rest on.
 
-``tests/test_claims.py`` runs every claim at the quick tier; this file feeds the checks broken
-models (the builders monkeypatched to perturb one weight) and broken inputs.
+``tests/test_claims.py`` runs every row at the quick tier; the mutants that move each row's
+status are in ``test_construction_mutants.py``.
 """
 
 import dataclasses
@@ -14,19 +14,26 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from transformer_theory import constructions
-from transformer_theory.papers.chen_zou2024 import _construction_claims as cz
+from tests.mutants import status_of
+from transformer_theory import constructions, exact
+from transformer_theory.papers.chen_zou2024 import _construction_checks as checks
+from transformer_theory.papers.chen_zou2024 import _construction_claims as table
 from transformer_theory.params import AttentionParams, LayerParams
 from transformer_theory.tasks import InContextQA, InContextTemplateMatching, all_templates
 
 jax.config.update("jax_enable_x64", True)
 
 
-def _claim(name):
-    return next(c for c in cz.CLAIMS if c.id == f"chen_zou2024.{name}")
+def test_every_construction_row_is_a_row_with_the_papers_words_where_it_corrects():
+    from transformer_theory.ledger import Row
+
+    assert all(isinstance(r, Row) for r in table.CLAIMS)
+    for r in table.CLAIMS:
+        if r.expected in ("corrected", "refuted"):
+            assert r.printed and r.place
 
 
-def test_theorem3_with_swapped_answer_rows_is_refuted_with_a_witness(monkeypatch):
+def test_theorem3_with_swapped_answer_rows_gives_an_exact_witness(monkeypatch):
     good = constructions.theorem3
 
     def broken(task, **kw):
@@ -36,18 +43,20 @@ def test_theorem3_with_swapped_answer_rows_is_refuted_with_a_witness(monkeypatch
         return dataclasses.replace(p, w_o=jnp.asarray(w_o))
 
     monkeypatch.setattr(constructions, "theorem3", broken)
-    ev = _claim("theorem3_reasoning").check("quick")
-    assert ev.status == "refuted"
-    assert ev.details["min_margin"] == -3.0
-    tokens = np.asarray(ev.details["witness_tokens"])
-    assert ev.details["witness_label"] in (0, 1) and tokens.shape == (8,)
-    # The corrected claim of the printed classifier reads the same check: no longer 'corrected'.
-    assert _claim("theorem3_printed_classifier").check("quick").status != "corrected"
+    c = checks.theorem3(3, 3, 2)
+    assert Fraction(c.values["min_margin"]) == -3
+    assert c.values["witness_label"] in (0, 1) and len(c.values["witness_tokens"]) == 8
 
 
-def test_theorem6_with_a_halved_layer3_value_misses_the_promised_margin(monkeypatch):
-    """Halving W_V^(3) keeps every answer right but the margin drops to 1/(2l) < 1/l: the claim
-    (margin >= 1/l) is refuted, exactly."""
+def test_theorem3_family_covers_every_size_up_to_the_maxima():
+    c = checks.theorem3(2, 2, 1, every_smaller=True)
+    assert c.coverage == "upto"
+    # n_a = 1 has one class (nothing to classify) and is left out; (1, 2, 1) and (2, 2, 1) remain
+    assert [p["size"] for p in c.values["per_size"]] == ["n_q=1 n_a=2 k=1", "n_q=2 n_a=2 k=1"]
+    assert c.values["min_margin"] == "3"
+
+
+def test_theorem6_with_a_halved_layer3_value_has_exact_margin_one_quarter(monkeypatch):
     good = constructions.theorem6
 
     def broken(task, **kw):
@@ -57,30 +66,33 @@ def test_theorem6_with_a_halved_layer3_value_misses_the_promised_margin(monkeypa
         return dataclasses.replace(p, layers=(*p.layers[:-1], LayerParams(attn=attn)))
 
     monkeypatch.setattr(constructions, "theorem6", broken)
-    ev = _claim("theorem6_contextual").check("quick")
-    assert ev.status == "refuted"
-    assert Fraction(ev.details["min_margin_exact"]) == Fraction(1, 4)
+    c = checks.theorem6(3, 3, 2, 2)
+    assert Fraction(c.values["min_margin"]) == Fraction(1, 4)
+    assert Fraction(c.values["scaled_margin"]) == Fraction(1, 2)
 
 
-def test_theorem5_with_a_perturbed_classifier_is_refuted(monkeypatch):
-    good = constructions.theorem5
-
-    def broken(task, **kw):
-        p = good(task, **kw)
-        w_o = np.asarray(p.w_o).copy()
-        w_o[0] = w_o[1]  # templates 0 and 1 now tie
-        return dataclasses.replace(p, w_o=jnp.asarray(w_o))
-
-    monkeypatch.setattr(constructions, "theorem5", broken)
-    ev = _claim("theorem5_single_head").check("quick")
-    assert ev.status == "refuted" and ev.details["min_margin"] <= 0
+def test_theorem1_datasets_are_every_labelled_set():
+    tasks = checks.theorem1_tasks([[2, 1]])
+    # two sequences of length 1: (0), (1) and (1), (0) -- both labellings of the one pair
+    got = [tuple(int(s[0]) for s in t.data[0]) for _, t in tasks]
+    assert got == [(0, 1), (1, 0)]
+    assert all(list(t.data[1]) == [0, 1] for _, t in tasks)
 
 
-def test_exact_pass_matches_float64_and_refuses_non_dyadic_attention():
+def test_lemma3_datasets_are_pairwise_independent_and_complete():
+    from transformer_theory.constructions import exactly_parallel
+
+    sets = list(checks.lemma3_datasets(2, 2))
+    # 8 nonzero vectors in {-1,0,1}^2, each independent of the 6 outside its own direction
+    assert len(sets) == 8 * 6
+    assert all(not exactly_parallel(x[0], x[1]) for x in sets)
+
+
+def test_dyadic_pass_matches_float64_and_refuses_non_dyadic_attention():
     task = InContextTemplateMatching(3, 3, all_templates(2), 2)
     params = constructions.theorem6(task)
     tokens, labels = task.all()
-    ex = cz._exact_margins(params, np.asarray(tokens)[:300], np.asarray(labels)[:300])
+    ex = exact.dyadic_margins(params, np.asarray(tokens)[:300], np.asarray(labels)[:300])
     assert ex["min_margin"] == Fraction(1, 2) and ex["denominator"] == 4  # eq. 2's 1/(2l)
     noisy = dataclasses.replace(
         params,
@@ -94,10 +106,10 @@ def test_exact_pass_matches_float64_and_refuses_non_dyadic_attention():
         ),
     )
     with pytest.raises(ArithmeticError, match="dyadic"):
-        cz._exact_margins(noisy, np.asarray(tokens)[:10], np.asarray(labels)[:10])
+        exact.dyadic_margins(noisy, np.asarray(tokens)[:10], np.asarray(labels)[:10])
 
 
-def test_exact_margins_of_a_dyadic_classifier_equal_fraction_arithmetic():
+def test_dyadic_margins_of_a_dyadic_classifier_equal_fraction_arithmetic():
     """A W_O with entries 2^-60 and 1e-300 (a huge common exponent): the exact pass gives the
     same minimum margin as Fraction arithmetic on the library's (integer) float64 streams."""
     from transformer_theory.constructions._common import last_streams
@@ -109,7 +121,7 @@ def test_exact_margins_of_a_dyadic_classifier_equal_fraction_arithmetic():
     w_o[1, 5] = -3.5
     params = dataclasses.replace(params, w_o=jnp.asarray(w_o))
     tokens, labels = (np.asarray(a) for a in task.all())
-    ex = cz._exact_margins(params, tokens, labels)
+    ex = exact.dyadic_margins(params, tokens, labels)
     streams = last_streams(params, tokens)
     want = None
     for h, y in zip(streams, labels):
@@ -121,7 +133,10 @@ def test_exact_margins_of_a_dyadic_classifier_equal_fraction_arithmetic():
     assert ex["min_margin"] == want
 
 
-def test_figure2_claims_say_open_without_the_results_file(monkeypatch, tmp_path):
-    monkeypatch.setattr(cz, "_FIG2_CSV", tmp_path / "missing.csv")
-    ev = _claim("fig2_reasoning").check("quick")
-    assert ev.status == "open"
+def test_figure2_rows_say_open_without_the_results_file(monkeypatch, tmp_path):
+    monkeypatch.setattr(checks, "FIG2_CSV", tmp_path / "missing.csv")
+    assert status_of("chen_zou2024.fig2_reasoning") == "open"
+
+
+def test_paper_size_record_row_is_measured_at_most():
+    assert status_of("chen_zou2024.constructions_paper_sizes_record") == "measured"
