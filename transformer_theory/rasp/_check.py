@@ -8,7 +8,8 @@ the interpreter, None and defaults included. Inputs shorter than ``max_seq_len``
 one shape and their padding masked out of every key, so one compiled function serves all lengths.
 
 Margins, normalized so that 1 is a perfect value and a decision is right while it is positive:
-a categorical block ``x`` with the interpreter's value ``v`` has margin ``x[v] - max_{u != v} x[u]``;
+a categorical block ``x`` with the interpreter's value ``v`` has margin
+``x[v] - max_{u != v} x[u]``;
 a number ``x`` with value ``t`` has ``1 - |x - t| / h``, ``h`` half the distance from ``t`` to the
 nearest other value of its value set (decoding rounds to the nearest value).
 
@@ -38,7 +39,7 @@ from transformer_theory.core import forward_trace
 from transformer_theory.rasp import _compiler as C
 from transformer_theory.rasp import _language as L
 
-__all__ = ["check", "precision_limits", "predicted_exact", "UNIT_ROUNDOFF", "DTYPES"]
+__all__ = ["check", "run", "precision_limits", "predicted_exact", "UNIT_ROUNDOFF", "DTYPES"]
 
 UNIT_ROUNDOFF = {"float64": 2.0**-53, "float32": 2.0**-24, "bfloat16": 2.0**-8}
 DTYPES = {"float64": jnp.float64, "float32": jnp.float32, "bfloat16": jnp.bfloat16}
@@ -85,6 +86,30 @@ def _final_streams(compiled: C.CompiledProgram, batch: list[list], dtype: str) -
     run = _runner(compiled, dtype)
     out = run(jnp.asarray(h, DTYPES[dtype]), jnp.asarray(mask))
     return np.asarray(out.astype(jnp.float64) if dtype == "bfloat16" else out, np.float64)
+
+
+def run(
+    compiled: C.CompiledProgram, inputs: Sequence[Sequence[Hashable]], dtype: str = "float64"
+) -> list[list[Any]]:
+    """The compiled model's decoded output at every position of each input (argmax of the
+    unembedding for a categorical output, the nearest value of its value set for a numerical
+    one), from :func:`transformer_theory.core.forward_trace`."""
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype: expected one of {sorted(DTYPES)}, got {dtype!r}")
+    inputs = [list(xs) for xs in inputs]
+    out = []
+    nd = compiled.output
+    for start in range(0, len(inputs), 256):
+        chunk = inputs[start : start + 256]
+        logits = _final_streams(compiled, chunk, dtype) @ compiled.unembedding.T
+        for b, xs in enumerate(chunk):
+            row = logits[b, 1 : len(xs) + 1]
+            if nd.numerical:
+                vals = np.array([float(v) for v in nd.values])
+                out.append([nd.values[int(np.argmin(np.abs(vals - x)))] for x in row[:, 0]])
+            else:
+                out.append([nd.values[int(k)] for k in row.argmax(-1)])
+    return out
 
 
 def _half_gaps(values: list) -> dict:
@@ -237,7 +262,7 @@ def predicted_exact(compiled: C.CompiledProgram, dtype: str) -> dict[str, Any]:
     limits = []
     for nd in compiled.nodes:
         if nd.op == "width":
-            if N * math.exp(-nd.beta) > 1 / (4 * (N + 1) * (N + 2)):
+            if N * math.exp(-nd.beta) > (1 + 1e-9) / (4 * (N + 1) * (N + 2)):
                 limits.append(f"{nd.label}: softmax leakage")
             if slope is not None and N * (N + 1) > slope:
                 limits.append(f"{nd.label}: ramp slope {slope} < N (N+1)")
@@ -246,7 +271,7 @@ def predicted_exact(compiled: C.CompiledProgram, dtype: str) -> dict[str, Any]:
         elif nd.op == "mean":
             vmax = float(max(abs(v) for v in nd.value.values)) if nd.numerical else 1.0
             vmax = vmax or 1.0
-            if 2 * vmax * (N + 1) * math.exp(-nd.beta / 2) > nd.tolerance:
+            if 2 * vmax * (N + 1) * math.exp(-nd.beta / 2) > nd.tolerance * (1 + 1e-9):
                 limits.append(f"{nd.label}: softmax leakage")
             if 4 * u * vmax > nd.tolerance:
                 limits.append(f"{nd.label}: {dtype} rounding of the mean")

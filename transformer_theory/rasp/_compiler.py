@@ -1,5 +1,6 @@
 """The compiler: RASP program -> graph -> value sets -> residual layout -> heads and MLPs ->
-:class:`~transformer_theory.params.ModelParams`, run by :func:`transformer_theory.core.forward_trace`.
+:class:`~transformer_theory.params.ModelParams`, run by
+:func:`transformer_theory.core.forward_trace`.
 
 The input is ``BOS x_0 .. x_{n-1}``: token ids ``0..|V|-1`` for the vocabulary, ``|V|`` for BOS
 (the model's ``vocab_size`` is ``|V| + 1``), and the library's one-hot positional code of
@@ -101,10 +102,10 @@ class Node:
     expect: Callable[[dict], list]  # the node's values from the interpreter's trace
     inputs: list[Node] = dataclasses.field(default_factory=list)
     fn: Callable[..., Any] | None = None
-    key: Node | None = None
-    query: Node | None = None
-    pred: Callable[[Any, Any], bool] | None = None
+    terms: list[tuple[Node, Node, Callable[[Any, Any], bool]]] | None = None
     value: Node | None = None
+    value_base: Node | None = None
+    value_fn: Callable[[Any], Any] | None = None
     default: Any = None
     source: L.RASPExpr | None = None
     layer: int = -1
@@ -173,7 +174,10 @@ class _Builder:
     def node(self, e: L.SOp) -> Node:
         if e.id in self.memo:
             return self.memo[e.id]
-        expect = lambda t, e=e: t[e.id]
+
+        def expect(t, e=e):
+            return t[e.id]
+
         if isinstance(e, L._Tokens):
             nd = Node("tokens", "tokens", False, _sorted(set(self.vocab)), expect, source=e)
         elif isinstance(e, L._Indices):
@@ -183,28 +187,28 @@ class _Builder:
             vals = self.mlp_values(e.label, e.f, ins, e.numerical)
             nd = Node(e.label, "mlp", e.numerical, vals, expect, ins, e.f, source=e)
         elif isinstance(e, L.Aggregate):
-            key, query, pred = self.selector(e.selector)
+            terms = self.selector(e.selector)
             value = self.node(e.sop)
             if not value.numerical:
-                value = self.clean(value)
                 vals = _sorted(set(value.values) | {e.default})
             else:
                 vals = _mean_values(value.values, self.n, e.label)
+            base, fn = _absorb(self.clean(value))
             nd = Node(
                 e.label,
                 "mean",
                 e.numerical,
                 vals,
                 expect,
-                key=key,
-                query=query,
-                pred=pred,
+                terms=terms,
                 value=value,
+                value_base=base,
+                value_fn=fn,
                 default=e.default,
                 source=e,
             )
         elif isinstance(e, L.SelectorWidth):
-            key, query, pred = self.selector(e.selector)
+            terms = self.selector(e.selector)
             scratch = self.add(
                 Node(
                     f"{e.label}.scratch",
@@ -212,10 +216,8 @@ class _Builder:
                     True,
                     [Fraction(1, k + 1) for k in range(self.n, -1, -1)],
                     lambda t, e=e: [Fraction(1, w + 1) for w in t[e.id]],
-                    key=key,
-                    query=query,
-                    pred=pred,
-                    source=None,
+                    terms=terms,
+                    source=e,
                 )
             )
             nd = Node(
@@ -252,22 +254,35 @@ class _Builder:
             )
         return self.clean_memo[nd.label]
 
-    def selector(self, sel: L.Selector) -> tuple[Node, Node, Callable]:
-        leaves = sel.leaves()
-        keys = list({lf.keys.id: lf.keys for lf in leaves}.values())
-        queries = list({lf.queries.id: lf.queries for lf in leaves}.values())
-        kpos = {e.id: i for i, e in enumerate(keys)}
-        qpos = {e.id: i for i, e in enumerate(queries)}
+    def selector(self, sel: L.Selector) -> list[tuple[Node, Node, Callable]]:
+        """The selector as AND-ed score terms ``(key node, query node, predicate)``: a head
+        scores ``beta`` times the number of terms that hold, so it selects where all hold. A
+        conjunct whose leaves read one key SOp and one query SOp is one bilinear table (any
+        boolean combination of them); one that reads several becomes a table over tuple SOps
+        (an MLP). Single-input Maps of categorical SOps are absorbed into the table."""
+        terms = []
+        for conj in _conjuncts(sel):
+            leaves = conj.leaves()
+            keys = list({lf.keys.id: lf.keys for lf in leaves}.values())
+            queries = list({lf.queries.id: lf.queries for lf in leaves}.values())
+            kpos = {e.id: i for i, e in enumerate(keys)}
+            qpos = {e.id: i for i, e in enumerate(queries)}
 
-        def pred(kv, qv):
-            kt = (kv,) if len(keys) == 1 else kv
-            qt = (qv,) if len(queries) == 1 else qv
-            bits = {
-                lf.id: lf.predicate(kt[kpos[lf.keys.id]], qt[qpos[lf.queries.id]]) for lf in leaves
-            }
-            return sel.combine(bits)
+            def pred(
+                kv, qv, conj=conj, leaves=leaves, keys=keys, queries=queries, kpos=kpos, qpos=qpos
+            ):
+                kt = (kv,) if len(keys) == 1 else kv
+                qt = (qv,) if len(queries) == 1 else qv
+                bits = {
+                    lf.id: lf.predicate(kt[kpos[lf.keys.id]], qt[qpos[lf.queries.id]])
+                    for lf in leaves
+                }
+                return conj.combine(bits)
 
-        return self.tuple_node(keys, sel), self.tuple_node(queries, sel), pred
+            kb, kf = _absorb(self.tuple_node(keys, conj))
+            qb, qf = _absorb(self.tuple_node(queries, conj))
+            terms.append((kb, qb, lambda k, q, p=pred, kf=kf, qf=qf: p(kf(k), qf(q))))
+        return terms
 
     def tuple_node(self, sops: list[L.SOp], sel: L.Selector) -> Node:
         parts = [self.clean(self.node(s)) for s in sops]
@@ -294,6 +309,32 @@ class _Builder:
         )
         self.clean_memo[label] = nd
         return nd
+
+
+def _conjuncts(sel: L.Selector) -> list[L.Selector]:
+    if type(sel) is L.SelectAnd:
+        return _conjuncts(sel.a) + _conjuncts(sel.b)
+    return [sel]
+
+
+def _absorb(nd: Node) -> tuple[Node, Callable[[Any], Any]]:
+    """``(base, f)`` with ``nd = f(base)`` through single-input Maps of exact categorical nodes:
+    a head reads ``base`` and applies ``f`` inside its (bilinear or value) table, so the Map
+    needs no MLP of its own. A raw aggregate (its ``.clean`` copy) is never looked through."""
+    fns = []
+    while nd.op == "mlp" and len(nd.inputs) == 1:
+        inner = nd.inputs[0]
+        if inner.numerical or inner.op == "mean":
+            break
+        fns.append(nd.fn)
+        nd = inner
+
+    def f(v):
+        for fn in reversed(fns):
+            v = fn(v)
+        return v
+
+    return nd, f
 
 
 def attention_depth(program: L.SOp) -> int:
@@ -494,7 +535,8 @@ def compile_program(
         if nd.op in ("tokens", "indices"):
             nd.layer, nd.materialized = 0, True
         elif nd.op in ("mean", "width"):
-            ins = [x for x in (nd.key, nd.query, nd.value) if x is not None]
+            ins = [x for t in nd.terms for x in t[:2]]
+            ins += [nd.value_base] if nd.value_base is not None else []
             for x in ins:
                 x.materialized = True
             nd.layer = max((_avail_attn(x) for x in ins), default=0)
@@ -665,21 +707,30 @@ def _min_gap(values: list) -> float:
 
 
 def _head(nd: Node, D: int, bos: int, real: list[int], x_bos: np.ndarray):
-    beta = nd.beta
+    """``(w_qk, w_v)`` of one head: ``beta`` per term that holds, BOS at ``beta (m - 1/2)``
+    (mean) or ``beta m`` (width) for ``m`` terms, ``2 beta m`` from BOS to itself; values through
+    the absorbed Map; BOS's value column set so BOS writes the empty selection's value."""
+    beta, m = nd.beta, len(nd.terms)
     wqk = np.zeros((D, D))
-    for kv in nd.key.values:
-        for qv in nd.query.values:
-            if nd.pred(kv, qv):
-                wqk[nd.key.dim(kv), nd.query.dim(qv)] += beta
-    wqk[bos, real] = beta * (1.0 if nd.op == "width" else 0.5)
-    wqk[bos, bos] = 2 * beta
+    for key, query, pred in nd.terms:
+        for kv in key.values:
+            for qv in query.values:
+                if pred(kv, qv):
+                    wqk[key.dim(kv), query.dim(qv)] += beta
+    wqk[bos, real] = beta * (m if nd.op == "width" else m - 0.5)
+    wqk[bos, bos] = 2 * beta * m
     wv = np.zeros((D, D))
     if nd.op == "mean":
-        if nd.numerical:
-            wv[nd.dims.start, nd.value.dims.start] = 1
+        base, fn = nd.value_base, nd.value_fn
+        if nd.numerical and base.numerical:
+            wv[nd.dims.start, base.dims.start] = 1
         else:
-            for v in nd.value.values:
-                wv[nd.dim(v), nd.value.dim(v)] = 1
+            for v in base.values:
+                y = fn(v)
+                if nd.numerical:
+                    wv[nd.dims.start, base.dim(v)] = float(y)
+                else:
+                    wv[nd.dim(y), base.dim(v)] = 1
     target = np.zeros(D)
     if nd.op == "width":
         target[nd.dims.start] = 1
@@ -759,10 +810,10 @@ def _refuse_noncausal(nodes: list[Node], program: L.SOp, vocab: list, N: int) ->
         for xs in inputs:
             trace = L.evaluate_all(program, xs)
             for h in heads:
-                kv, qv = h.key.expect(trace), h.query.expect(trace)
+                vals = [(k.expect(trace), q.expect(trace), p) for k, q, p in h.terms]
                 for i in range(n):
                     for j in range(i + 1, n):
-                        if h.pred(kv[j], qv[i]):
+                        if all(p(kv[j], qv[i]) for kv, qv, p in vals):
                             name = h.source.label if h.source is not None else h.label
                             raise ValueError(
                                 f"causal: {name} selects key {j} at query {i} on input {xs}; "

@@ -1,4 +1,4 @@
-"""RASP, the language (Weiss et al. 2021), and its interpreter: the semantics the compiler must meet.
+"""RASP, the language (Weiss et al. 2021), and its interpreter: the semantics to compile.
 
 A program is a graph of sequence operations (SOps), each a value per position:
 
