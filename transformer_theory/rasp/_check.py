@@ -13,7 +13,7 @@ a categorical block ``x`` with the interpreter's value ``v`` has margin
 a number ``x`` with value ``t`` has ``1 - |x - t| / h``, ``h`` half the distance from ``t`` to the
 nearest other value of its value set (decoding rounds to the nearest value).
 
-The float formats' unit roundoffs ``u`` (float64 ``2^-53``, float32 ``2^-24``, bfloat16 ``2^-8``)
+The float formats' unit roundoffs ``u`` (:func:`transformer_theory.precision.unit_roundoff`)
 enter :func:`predicted_exact`, the stated law; :func:`precision_limits` measures the longest
 exact length beside it.
 
@@ -35,14 +35,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from transformer_theory import precision
 from transformer_theory.core import forward_trace
 from transformer_theory.rasp import _compiler as C
 from transformer_theory.rasp import _language as L
 
-__all__ = ["check", "run", "precision_limits", "predicted_exact", "UNIT_ROUNDOFF", "DTYPES"]
+__all__ = ["check", "run", "precision_limits", "predicted_exact", "DTYPES"]
 
-UNIT_ROUNDOFF = {"float64": 2.0**-53, "float32": 2.0**-24, "bfloat16": 2.0**-8}
-DTYPES = {"float64": jnp.float64, "float32": jnp.float32, "bfloat16": jnp.bfloat16}
+DTYPES = precision.PRECISIONS
 
 
 def _inputs(vocab: Sequence, lengths: Sequence[int], max_inputs: int, samples: int, seed: int):
@@ -64,7 +64,7 @@ def _runner(compiled: C.CompiledProgram, dtype: str):
     """One jitted ``vmap`` of the forward pass per compiled model and dtype (kept on the model)."""
     cache = compiled.__dict__.setdefault("_runners", {})
     if dtype not in cache:
-        params = compiled.params(DTYPES[dtype])
+        params = compiled.params(precision.dtype_of(dtype))
 
         def final(h, mask):
             return forward_trace(params, h, mask).streams_LxNxD[-1]
@@ -84,8 +84,8 @@ def _final_streams(compiled: C.CompiledProgram, batch: list[list], dtype: str) -
         h[b, :n] = compiled.embed(xs)
         mask[b, :, :n] = True
     run = _runner(compiled, dtype)
-    out = run(jnp.asarray(h, DTYPES[dtype]), jnp.asarray(mask))
-    return np.asarray(out.astype(jnp.float64) if dtype == "bfloat16" else out, np.float64)
+    out = run(jnp.asarray(h, precision.dtype_of(dtype)), jnp.asarray(mask))
+    return precision.to_float64(out)
 
 
 def run(
@@ -256,7 +256,7 @@ def predicted_exact(compiled: C.CompiledProgram, dtype: str) -> dict[str, Any]:
 
     Returns ``{"exact": bool, "limited_by": [...]}``.
     """
-    u = UNIT_ROUNDOFF[dtype]
+    u = precision.unit_roundoff(dtype)
     N = compiled.max_seq_len
     slope = compiled.constants["mlp_slope_override"]
     limits = []
