@@ -408,7 +408,7 @@ class CompiledProgram:
       vocab: the input vocabulary (token id ``i`` is ``vocab[i]``; BOS is id ``len(vocab)``).
       max_seq_len: ``N``, the longest input (the model's ``seq_len`` is ``N + 1``: BOS first).
       causal: compiled under a causal mask.
-      weights: the model in float64 (use :meth:`params` for a dtype).
+      weights: the model with NumPy float64 leaves (use :meth:`params` for JAX arrays).
       labels: the residual dimensions' names.
       output: the node the unembedding reads; ``output_values`` its classes (categorical) or
         ``None`` (numerical: one logit, the number itself).
@@ -627,10 +627,8 @@ def compile_program(
             w1[k, bos] -= max(pre, 0.0) + 1.0  # off at BOS: BOS's stream stays known
         param_layers.append(
             LayerParams(
-                attn=AttentionParams(w_v=jnp.asarray(wv), w_qk=jnp.asarray(wqk)),
-                mlp=MLPParams(
-                    w1=jnp.asarray(w1), b1=jnp.asarray(b1), w2=jnp.asarray(w2), b2=jnp.zeros(D)
-                ),
+                attn=AttentionParams(w_v=wv, w_qk=wqk),
+                mlp=MLPParams(w1=w1, b1=b1, w2=w2, b2=np.zeros(D)),
             )
         )
     if out.numerical:
@@ -656,8 +654,8 @@ def compile_program(
         positional="onehot",
         mlp_hidden=F,
     )
-    params = ModelParams(layers=tuple(param_layers), w_o=jnp.asarray(w_o), config=cfg)
-    params = _cast(params, np.float64)
+    # NumPy float64 leaves: exact whatever jax_enable_x64 says; params(dtype) makes JAX arrays
+    params = ModelParams(layers=tuple(param_layers), w_o=w_o, config=cfg)
     constants = {
         "law": "beta = 2 ln(2 V (N+1) / tau) (mean heads), ln(4 N (N+1) (N+2)) (SelectorWidth); "
         "numerical steps ramp over half the local gap",

@@ -56,7 +56,8 @@ def study(
     precision_lengths: Sequence[int] = (),
 ) -> tuple[_compiler.CompiledProgram, dict[str, Any]]:
     """Compile, check in ``precision`` and measure the precision limits over
-    ``precision_lengths`` (float32 and float64 beside the law); returns ``(compiled, record)``."""
+    ``precision_lengths`` (float64, float32 and bfloat16 beside the law); returns
+    ``(compiled, record)``."""
     compiled = _compiler.compile_program(program, vocab, max_len, causal)
     rec = _check.check(compiled, dtype=precision, max_inputs=max_inputs, samples_per_length=samples)
     record = {
@@ -76,7 +77,12 @@ def study(
     }
     if precision_lengths:
         record["precision_limits"] = _check.precision_limits(
-            program, vocab, lengths=precision_lengths, samples=16, causal=causal
+            program,
+            vocab,
+            lengths=precision_lengths,
+            samples=16,
+            causal=causal,
+            dtypes=_check.DTYPES,
         )
     return compiled, record
 
