@@ -13,11 +13,15 @@ dimension ``label`` for a numerical SOp. Nothing is overwritten, so the final st
 node's value at every position (what :func:`~transformer_theory.rasp.check` compares).
 
 **Attention** (one head per ``Aggregate`` / ``SelectorWidth``; ``w_qk[key_dim, query_dim]``,
-heads summed, softmax). Scores, with ``beta`` the head's inverse temperature:
-selected key ``beta``, unselected key 0, BOS key ``beta/2`` (mean) or ``beta`` (width), and a BOS
-query scores BOS ``2 beta`` (so BOS keeps its own, known stream). The value of BOS is set so that
-an empty selection reads 0 (numerical) or the declared default (categorical, its own one-hot
-dimension: tracr's issue #25 is an empty selection read as 0).
+heads summed, softmax). The selector is a sum of ``m`` bilinear terms (one per conjunct of a
+``SelectAnd``; a conjunct reading one key SOp and one query SOp is one table, any boolean
+combination of its leaves; one reading several reads tuple SOps built by an MLP), each adding
+``beta`` where it holds: a selected key scores ``beta m``, an unselected one at most
+``beta (m - 1)``, BOS ``beta (m - 1/2)`` (mean) or ``beta m`` (width), and a BOS query scores BOS
+``2 beta m`` (so BOS keeps its own, known stream). Single-input Maps of exact categorical SOps
+are absorbed into the tables (``f`` applied to the table's rows), so they need no MLP. The value
+of BOS is set so that an empty selection reads 0 (numerical) or the declared default
+(categorical, its own one-hot dimension: tracr's issue #25 is an empty selection read as 0).
 
 **The law for beta** (stated, not tuned). For a mean head with ``N = max_seq_len`` the weight off
 the intended keys is at most ``eps_w = (N + 1) exp(-beta/2)`` (``w >= 1`` selected keys score
@@ -40,18 +44,25 @@ and exactly 1 above ``hi``:
 
 - a table over up to three categorical inputs: one step per combination ``c``,
   ``z = sum_i x_i[c_i]``, ``lo = k - 3/4``, ``hi = k - 1/4`` (``k`` inputs), writing ``f(c)``;
-- one numerical input with sorted values ``s_1 < .. < s_m``: ``f(s_1)`` from a unit that is 1 at
-  every token, plus ``f(s_{k+1}) - f(s_k)`` times a step at the midpoint ``t_k`` wherever ``f``
-  changes, ramping over half the gap (``hi - lo = (s_{k+1} - s_k)/2``, slope ``2/gap``: the
+- one numerical input with sorted values ``s_1 < .. < s_m`` (beside up to two exact categorical
+  ones, whose combination adds ``M (z - k)`` to the ramp's input, ``M`` the value range plus the
+  ramp, so a combination that does not hold keeps the ramp at 0): ``f(s_1)`` from a unit that is
+  1 at every token, plus ``f(s_{k+1}) - f(s_k)`` times a step at the midpoint ``t_k`` wherever
+  ``f`` changes, ramping over half the gap (``hi - lo = (s_{k+1} - s_k)/2``, slope ``2/gap``: the
   discretisation constant follows from the value set, so ``SelectorWidth`` stays exact to
-  ``N = max_seq_len``; tracr's fixed constant 100 is exact only while ``w (w + 1) <= 100``).
-  The output weights carry any sign: a negative ``f`` is not clipped (tracr PR #13).
+  ``N = max_seq_len``; a fixed slope ``c``, tracr's "large number", is guaranteed exact only
+  while ``N (N + 1) <= c``). The output weights carry any sign: a negative ``f`` is not clipped
+  (tracr PR #13).
 
 Every unit is switched off at BOS by a weight on the ``bos`` dimension computed from BOS's known
 stream, so BOS stays what the bookkeeping says. Chains of Maps are fused into one table over the
 nearest attention outputs (or tokens, indices), so no program pays a layer for an MLP that can
-share the previous attention's layer; the compiled depth is then the attention depth of Weiss et
-al. 2021 except where a table would need two numerical inputs (one MLP-only layer, reported).
+share the previous attention's layer: the compiled attention layers equal the attention depth of
+Weiss et al. 2021 (:func:`attention_depth`), and an MLP-only layer appears only where a table
+must precede the first attention or would read two numerical inputs (reported in the sizes).
+
+The format does not enter the constants (no constant buys back a roundoff); it enters the
+predicted limit (:func:`transformer_theory.rasp.predicted_exact`).
 """
 
 from __future__ import annotations
