@@ -247,12 +247,14 @@ def predicted_exact(compiled: C.CompiledProgram, dtype: str) -> dict[str, Any]:
     """The stated law: is ``compiled`` exact in ``dtype`` at its ``max_seq_len``, and which head
     limits it. Per head, with ``N = max_seq_len``, ``u`` the unit roundoff:
 
-    - ``SelectorWidth``: leakage ``N exp(-beta) <= 1/(4 (N+1)(N+2))``; the decoder's ramps fit the
-      value gaps (``N (N+1) <= slope`` when the slope is overridden); float: the ramp's
-      pre-activation ``~ 2 (N+2)`` is rounded by ``~ 2 (N+2) u``, within its slack 1/2 while
-      ``8 (N + 2) u <= 1``;
+    - ``SelectorWidth``: leakage ``N exp(-beta) <= 1/(4 (N+1)(N+2))``; with the slope overridden,
+      the decoder's ramps fit the value gaps while ``N (N+1) <= slope``;
     - a mean head: leakage ``2 V (N+1) exp(-beta/2) <= tau``; float: ``4 u V <= tau`` (a few
-      roundings of a value of size ``V``).
+      roundings of a value of size ``V``);
+    - an MLP reading a number ``x``: each ReLU's output is rounded relative to its size, so the
+      table stays within its band while ``u sum_units relu(pre(x)) <= 1/4`` at every value ``x``
+      (the saturated ramps far from their thresholds dominate: for the width decoder the sum grows
+      like ``2 N^2``, so float32 holds to ``N ~ 1400`` and bfloat16 to ``N ~ 5``).
 
     Returns ``{"exact": bool, "limited_by": [...]}``.
     """
@@ -264,10 +266,6 @@ def predicted_exact(compiled: C.CompiledProgram, dtype: str) -> dict[str, Any]:
         if nd.op == "width":
             if N * math.exp(-nd.beta) > (1 + 1e-9) / (4 * (N + 1) * (N + 2)):
                 limits.append(f"{nd.label}: softmax leakage")
-            if slope is not None and N * (N + 1) > slope:
-                limits.append(f"{nd.label}: ramp slope {slope} < N (N+1)")
-            if 8 * (N + 2) * u > 1:
-                limits.append(f"{nd.label}: {dtype} rounding of the width decoder")
         elif nd.op == "mean":
             vmax = float(max(abs(v) for v in nd.value.values)) if nd.numerical else 1.0
             vmax = vmax or 1.0
@@ -275,12 +273,22 @@ def predicted_exact(compiled: C.CompiledProgram, dtype: str) -> dict[str, Any]:
                 limits.append(f"{nd.label}: softmax leakage")
             if 4 * u * vmax > nd.tolerance:
                 limits.append(f"{nd.label}: {dtype} rounding of the mean")
-    if slope is not None:
-        for nd in compiled.nodes:
-            if nd.op == "mlp" and nd.materialized and any(f.numerical for f in nd.frontier):
-                (x,) = [f for f in nd.frontier if f.numerical]
-                if C._min_gap(x.values) < 1 / slope and x.op != "width":
-                    limits.append(f"{nd.label}: ramp slope {slope} < 1/gap")
+    for nd in compiled.nodes:
+        if nd.op != "mlp" or not nd.materialized or not nd.ramps:
+            continue
+        (x,) = [f for f in nd.frontier if f.numerical]
+        xs = np.array([float(v) for v in x.values])
+        worst = 0.0
+        for ramps in nd.ramps:
+            total = np.zeros_like(xs)
+            for sign, lo, hi in ramps:
+                z = sign * xs
+                total += (np.maximum(z - lo, 0) + np.maximum(z - hi, 0)) / (hi - lo)
+            worst = max(worst, float(total.max(initial=0.0)))
+        if u * worst > 0.25:
+            limits.append(f"{nd.label}: {dtype} rounding of its ramps ({u * worst:.2g} > 1/4)")
+        if slope is not None and C._min_gap(x.values) < 1 / slope:
+            limits.append(f"{nd.label}: ramp slope {slope} < 1/gap")
     return {"exact": not limits, "limited_by": limits}
 
 
@@ -297,8 +305,10 @@ def precision_limits(
     causal: bool = False,
 ) -> list[dict[str, Any]]:
     """For each float format, the longest length of ``lengths`` at which the model compiled FOR
-    that length (constants chosen by the law, or the overrides) is exact on ``samples`` seeded
-    inputs of that length, beside the longest the law (:func:`predicted_exact`) predicts.
+    that length ``n`` (constants chosen by the law, or the overrides) is exact on ``samples``
+    seeded inputs of each of the lengths ``1, n/4, n/2, n - 1, n`` (short inputs reach the values
+    a full-length one never does: a width of 1 in a model for 64), beside the longest the law
+    (:func:`predicted_exact`) guarantees.
 
     Returns one record per dtype: ``longest_exact``, ``first_failure`` (length, or None),
     ``predicted_longest``, ``predicted_first_failure`` and the per-length rows.
@@ -317,7 +327,7 @@ def precision_limits(
             rec = check(
                 compiled,
                 dtype=d,
-                lengths=[n],
+                lengths=sorted({1, max(1, n // 4), max(1, n // 2), max(1, n - 1), n}),
                 max_inputs=samples,
                 samples_per_length=samples,
                 seed=seed,

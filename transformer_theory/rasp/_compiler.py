@@ -125,6 +125,7 @@ class Node:
     dims: slice | None = None
     beta: float | None = None
     tolerance: float | None = None
+    ramps: list | None = None
 
     def dim(self, v: Any) -> int:
         """The residual dimension of value ``v`` (categorical) or of the number (numerical)."""
@@ -770,6 +771,7 @@ def _mlp_units(nd: Node, D: int, real: list[int], slope: float | None) -> list:
     cats = [f for f in nd.frontier if not f.numerical]
     k = len(cats)
     units = []
+    nd.ramps = []  # per combination: (sign, lo, hi) of each ramp over z = sign * x
     for combo in itertools.product(*(f.values for f in cats)):
         match = np.zeros(D)  # sum of the combination's one-hot entries: k iff it holds
         for f, v in zip(cats, combo):
@@ -783,26 +785,40 @@ def _mlp_units(nd: Node, D: int, real: list[int], slope: float | None) -> list:
         (x,) = nums
         s = x.values
         ys = [_evaluate_fused(nd, {**assign, id(x): v}) for v in s]
-        first = _encode(nd, ys[0], D)
-        if np.any(first):
-            if k:
-                units += _step(match, 0.0, k - 0.75, k - 0.25, first)
-            else:
-                one = np.zeros(D)
-                one[real] = 1
-                units.append((one, 0.0, first))
-        span = float(s[-1] - s[0])
+        low, high = float(s[0]), float(s[-1])
+        base = _encode(nd, ys[0], D)
+        steps = []
         for i in range(len(s) - 1):
             if ys[i + 1] == ys[i]:
                 continue
             t = float(s[i] + s[i + 1]) / 2
             half = float(s[i + 1] - s[i]) / 4 if slope is None else 0.5 / slope
-            # z = x + M (match - k): a combination that does not hold pushes z below lo
-            big = span + 4 * half + 1.0
-            w = big * match
-            w[x.dims.start] += 1
             delta = _encode(nd, ys[i + 1], D) - _encode(nd, ys[i], D)
-            units += _step(w, -big * k, t - half, t + half, delta)
+            # A ramp's pre-activation grows with the distance from its threshold; ramp on the
+            # side with the shorter reach ("x >= t", or "x <= t" as 1 - it), so the rounding of
+            # the saturated units stays small (the float law in rasp.predicted_exact).
+            up = high - t <= t - low
+            if not up:
+                base = base + delta
+            steps.append((t, half, delta, up))
+        if np.any(base):
+            if k:
+                units += _step(match, 0.0, k - 0.75, k - 0.25, base)
+            else:
+                one = np.zeros(D)
+                one[real] = 1
+                units.append((one, 0.0, base))
+        ramps = []
+        big = high - low + 1.0
+        for t, half, delta, up in steps:
+            # z = +-x + M (match - k): a combination that does not hold pushes z below lo
+            sign = 1.0 if up else -1.0
+            w = (big + 4 * half) * match
+            w[x.dims.start] += sign
+            lo, hi = sign * t - half, sign * t + half
+            units += _step(w, -(big + 4 * half) * k, lo, hi, sign * delta)
+            ramps.append((sign, lo, hi))
+        nd.ramps.append(ramps)
     return units
 
 
