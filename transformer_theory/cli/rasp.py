@@ -112,6 +112,11 @@ def run(args: argparse.Namespace) -> int:
         f"{args.precision}: agree={rec['agree']} exact={rec['exact']} "
         f"min margin {rec['min_margin']:.4g}"
     )
+    law = record["predicted"][args.precision]
+    print(
+        f"the stated law in {args.precision}: "
+        + ("exact at this length" if law["exact"] else "limited by " + "; ".join(law["limited_by"]))
+    )
     for d in rec["disagreements"]:
         print(f"  disagreement: {d}")
     for row in record.get("precision_limits", []):
