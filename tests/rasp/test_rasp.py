@@ -260,3 +260,29 @@ def test_bad_arguments_name_the_argument():
         rasp.Select(rasp.tokens, rasp.tokens, "==")
     with pytest.raises(ValueError, match="dtype"):
         rasp.check(rasp.compile(program, "ab", 2), dtype="float16")
+
+
+def test_interpreter_causal_evaluation_and_undefined_aggregates():
+    length = rasp.get_program("length")[0]
+    assert rasp.evaluate(length, list("abca"), causal=True) == [1, 2, 3, 4]
+    assert rasp.evaluate(length, list("abca")) == [4, 4, 4, 4]
+    frac = rasp.get_program("frac_prevs")[0]
+    xs = list("abbab")
+    assert rasp.evaluate(frac, xs, causal=True) == rasp.evaluate(frac, xs)
+    # a categorical aggregate over different values has no value: refused, naming op and input
+    mixed = rasp.Aggregate(
+        rasp.Select(rasp.tokens, rasp.tokens, rasp.Comparison.TRUE), rasp.tokens, label="mixed"
+    )
+    with pytest.raises(ValueError, match=r"mixed.*\['a', 'b'\]"):
+        rasp.evaluate(mixed, ["a", "b"])
+
+
+def test_a_table_over_two_numbers_is_refused_naming_the_operation():
+    frac_a = rasp.get_program("frac_prevs")[0]
+    frac_b = rasp.Aggregate(
+        rasp.Select(rasp.indices, rasp.indices, rasp.Comparison.LEQ),
+        rasp.Map(lambda x: int(x == "b"), rasp.tokens, numerical=True),
+    )
+    both = rasp.SequenceMap(lambda a, b: a > b, frac_a, frac_b, label="a_beats_b")
+    with pytest.raises(ValueError, match="a_beats_b"):
+        rasp.compile(both, "ab", 3)
