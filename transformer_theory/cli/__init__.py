@@ -9,7 +9,7 @@ Commands (one module each): Chen & Zou 2024's :mod:`.verify` (the main job), :mo
 2024's :mod:`.collapse` and :mod:`.oversquash`; Conti 2024's :mod:`.heads` and
 :mod:`.efficient_attention`; Svete & Cotterell 2024's :mod:`.ngram`; Sanford et al. 2023 and Peng et
 al. 2024's :mod:`.sanford`; the formal-language table's :mod:`.languages`; the papers' trained
-experiments by name, :mod:`.experiment`; the claims ledger, :mod:`.claims`. Each parses its options,
+experiments by name, :mod:`.experiment`; the claims ledger, :mod:`.claims`; RASP programs compiled and checked, :mod:`.rasp`. Each parses its options,
 calls the library (a paper's study lives in its package) and prints.
 
 ``transformer-theory COMMAND --help`` shows the command's whole module docstring, every option
@@ -85,6 +85,10 @@ COMMANDS = {
     "languages": (
         "transformer_theory.cli.languages",
         "build and check MAJORITY / PARITY / Dyck-1 recognizers; PARITY's margin vs n",
+    ),
+    "rasp": (
+        "transformer_theory.cli.rasp",
+        "compile a RASP program into the one parameter format and check it on every input",
     ),
 }
 DEFAULT_COMMAND = "verify"
@@ -203,6 +207,12 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
             "small: every recognizer row, a short PARITY sweep; 24 s",
         ),
     ),
+    "rasp": (
+        (
+            "transformer-theory rasp reverse --max-len 5 --out results/rasp_reverse",
+            "reverse on every input over abc up to length 5, float64; 10 s",
+        ),
+    ),
 }
 
 # name -> the files the command writes (relative to --out unless said).
@@ -226,6 +236,8 @@ OUTPUTS: dict[str, str] = {
     "experiment": "what the experiment's run() writes (its config module's docstring says)",
     "languages": "languages_<construction>.json, languages.json, parity_precision.json, "
     "languages_margin.png and parity_precision.png",
+    "rasp": "model.npz (the compiled ModelParams), rasp.json (sizes, check, margins, constants, "
+    "labels, precision limits) and rasp.png (residual layout and attention maps)",
 }
 
 

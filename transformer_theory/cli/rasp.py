@@ -1,0 +1,128 @@
+"""Compile a RASP program into the one parameter format and check it on every input:
+``transformer-theory rasp PROGRAM``.
+
+``PROGRAM`` is a library program (:data:`transformer_theory.rasp.PROGRAMS`: length, reverse,
+histogram, sort, sort_unique, sort_by_frequency, frac_prevs, shift, detect_pattern, pair_balance,
+shuffle_dyck1, shuffle_dyck2, majority, dyck1, parity) or a ``.py`` file defining ``program()``
+(and optionally ``VOCAB``). The compiled model is run by the library's forward pass against the
+interpreter on every input up to ``--max-len`` while there are at most ``--max-inputs`` of them,
+on ``--samples`` seeded inputs of each longer length, every position compared. With
+``--precision-lengths`` the longest exact length in float32 and float64 (constants chosen by the
+stated law for each length) is measured beside the law's prediction. The work is
+:func:`transformer_theory.rasp.study`; this command parses, calls it and prints. Exit 1 if the
+compiled model disagrees with the interpreter anywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from transformer_theory.cli._common import (
+    EXIT_FAILED,
+    UsageError,
+    comma_list,
+    positive_int,
+    prepare_out_dir,
+)
+
+__all__ = ["add_arguments", "run"]
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("program", metavar="PROGRAM", help="a library program name or a .py file")
+    p.add_argument(
+        "--max-len",
+        type=positive_int,
+        default=None,
+        help="longest input (default: the program's own, 5 to 8)",
+    )
+    p.add_argument(
+        "--vocab", default=None, help="the tokens, one character each (default: the program's own)"
+    )
+    p.add_argument(
+        "--causal",
+        action="store_true",
+        help="compile under a causal mask (refused where the meaning would change)",
+    )
+    p.add_argument(
+        "--precision",
+        choices=("float64", "float32", "bfloat16"),
+        default="float64",
+        help="float format of the check",
+    )
+    p.add_argument(
+        "--max-inputs",
+        type=positive_int,
+        default=100_000,
+        help="inputs enumerated before sampling starts",
+    )
+    p.add_argument(
+        "--samples",
+        type=positive_int,
+        default=64,
+        help="seeded inputs per length beyond --max-inputs",
+    )
+    p.add_argument(
+        "--precision-lengths",
+        type=comma_list(int, minimum=1),
+        default=[],
+        help="lengths for the precision limits, e.g. 8,16,32,64 (none by default)",
+    )
+    p.add_argument("--out", default="results/rasp", help="output directory")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.vocab is not None and (not args.vocab or len(set(args.vocab)) != len(args.vocab)):
+        raise UsageError(f"--vocab: expected distinct characters, got {args.vocab!r}")
+    from transformer_theory import rasp
+
+    try:
+        program, vocab, name = rasp.load_program(args.program, args.vocab)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    max_len = args.max_len or rasp.PROGRAMS.get(name, rasp.PROGRAMS["reverse"]).max_len
+    if len(vocab) ** min(max_len, 8) > 10**7:
+        raise UsageError(f"--max-len: {max_len} with {len(vocab)} tokens is too large to check")
+    out = prepare_out_dir(args.out)
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    try:
+        compiled, record = rasp.study(
+            program,
+            vocab,
+            max_len,
+            causal=args.causal,
+            precision=args.precision,
+            max_inputs=args.max_inputs,
+            samples=args.samples,
+            precision_lengths=args.precision_lengths,
+        )
+    except ValueError as err:  # refused: a causal program, a table too large, a bad value set
+        raise UsageError(str(err)) from None
+    paths = rasp.write_outputs(compiled, record, out)
+    rec, sizes = record["check"], record["sizes"]
+    print(
+        f"{name}: {sizes['layers']} layers ({sizes['attention_sublayers']} attention, "
+        f"attention depth {sizes['attention_depth']}), {sizes['heads']} heads, "
+        f"width {sizes['residual_width']}, {sizes['parameters']} parameters"
+    )
+    print(
+        f"checked {rec['inputs_checked']} inputs ({rec['positions_compared']} positions) in "
+        f"{args.precision}: agree={rec['agree']} exact={rec['exact']} "
+        f"min margin {rec['min_margin']:.4g}"
+    )
+    law = record["predicted"][args.precision]
+    print(
+        f"the stated law in {args.precision}: "
+        + ("exact at this length" if law["exact"] else "limited by " + "; ".join(law["limited_by"]))
+    )
+    for d in rec["disagreements"]:
+        print(f"  disagreement: {d}")
+    for row in record.get("precision_limits", []):
+        print(
+            f"  {row['dtype']}: exact up to {row['longest_exact']} (law: "
+            f"{row['predicted_longest']})"
+        )
+    print("wrote " + ", ".join(paths.values()))
+    return 0 if rec["agree"] else EXIT_FAILED

@@ -1,0 +1,369 @@
+"""Compiled model against the interpreter on every input, with margins; the precision laws.
+
+:func:`check` runs the library's own forward pass (:func:`transformer_theory.core.forward_trace`)
+on every input over the vocabulary while the count stays under ``max_inputs`` (about ``10^5``)
+and on seeded samples of each longer length, decodes EVERY materialized node at EVERY position
+from the final residual stream (nothing is overwritten, so it holds them all) and compares with
+the interpreter, None and defaults included. Inputs shorter than ``max_seq_len`` are padded to
+one shape and their padding masked out of every key, so one compiled function serves all lengths.
+
+Margins, normalized so that 1 is a perfect value and a decision is right while it is positive:
+a categorical block ``x`` with the interpreter's value ``v`` has margin
+``x[v] - max_{u != v} x[u]``;
+a number ``x`` with value ``t`` has ``1 - |x - t| / h``, ``h`` half the distance from ``t`` to the
+nearest other value of its value set (decoding rounds to the nearest value).
+
+The float formats' unit roundoffs ``u`` (:func:`transformer_theory.precision.unit_roundoff`)
+enter :func:`predicted_exact`, the stated law; :func:`precision_limits` measures the longest
+exact length beside it.
+
+TODO(exact engine): ``transformer_theory.exact`` (rationals / arb balls, being written beside
+this package) will let :func:`check` re-run the decisions with certified enclosures, so a compiled
+program can earn the ledger's ``proved`` status; the hook is :func:`_final_streams`, whose float
+forward pass is the only thing to route through it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Hashable, Sequence
+from fractions import Fraction
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from transformer_theory import precision
+from transformer_theory.core import forward_trace
+from transformer_theory.rasp import _compiler as C
+from transformer_theory.rasp import _language as L
+
+__all__ = ["check", "run", "precision_limits", "predicted_exact", "DTYPES"]
+
+DTYPES = precision.PRECISIONS
+
+
+def _inputs(vocab: Sequence, lengths: Sequence[int], max_inputs: int, samples: int, seed: int):
+    """``(length, inputs, exhaustive)`` per length: all inputs while the running count stays
+    within ``max_inputs``, else ``samples`` seeded draws."""
+    rng = np.random.default_rng(seed)
+    total = 0
+    for n in lengths:
+        count = len(vocab) ** n
+        if total + count <= max_inputs:
+            total += count
+            yield n, [list(t) for t in itertools.product(vocab, repeat=n)], True
+        else:
+            draws = rng.integers(len(vocab), size=(samples, n))
+            yield n, [[vocab[i] for i in row] for row in draws], False
+
+
+def _runner(compiled: C.CompiledProgram, dtype: str):
+    """One jitted ``vmap`` of the forward pass per compiled model and dtype (kept on the model)."""
+    cache = compiled.__dict__.setdefault("_runners", {})
+    if dtype not in cache:
+        params = compiled.params(precision.dtype_of(dtype))
+
+        def final(h, mask):
+            return forward_trace(params, h, mask).streams_LxNxD[-1]
+
+        cache[dtype] = jax.jit(jax.vmap(final))
+    return cache[dtype]
+
+
+def _final_streams(compiled: C.CompiledProgram, batch: list[list], dtype: str) -> np.ndarray:
+    """Final residual streams ``(B, N + 1, D)`` of a batch, padded and masked (float64 out)."""
+    N1 = compiled.max_seq_len + 1
+    D = compiled.config.width
+    h = np.zeros((len(batch), N1, D))
+    mask = np.zeros((len(batch), N1, N1), bool)
+    for b, xs in enumerate(batch):
+        n = len(xs) + 1
+        h[b, :n] = compiled.embed(xs)
+        mask[b, :, :n] = True
+    run = _runner(compiled, dtype)
+    out = run(jnp.asarray(h, precision.dtype_of(dtype)), jnp.asarray(mask))
+    return precision.to_float64(out)
+
+
+def run(
+    compiled: C.CompiledProgram, inputs: Sequence[Sequence[Hashable]], dtype: str = "float64"
+) -> list[list[Any]]:
+    """The compiled model's decoded output at every position of each input (argmax of the
+    unembedding for a categorical output, the nearest value of its value set for a numerical
+    one), from :func:`transformer_theory.core.forward_trace`."""
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype: expected one of {sorted(DTYPES)}, got {dtype!r}")
+    inputs = [list(xs) for xs in inputs]
+    out = []
+    nd = compiled.output
+    for start in range(0, len(inputs), 256):
+        chunk = inputs[start : start + 256]
+        logits = _final_streams(compiled, chunk, dtype) @ compiled.unembedding.T
+        for b, xs in enumerate(chunk):
+            row = logits[b, 1 : len(xs) + 1]
+            if nd.numerical:
+                vals = np.array([float(v) for v in nd.values])
+                out.append([nd.values[int(np.argmin(np.abs(vals - x)))] for x in row[:, 0]])
+            else:
+                out.append([nd.values[int(k)] for k in row.argmax(-1)])
+    return out
+
+
+def _half_gaps(values: list) -> dict:
+    out = {}
+    for i, v in enumerate(values):
+        near = [abs(float(v - values[j])) for j in (i - 1, i + 1) if 0 <= j < len(values)]
+        out[v] = min(near) / 2 if near else max(1.0, abs(float(v)))
+    return out
+
+
+def check(
+    compiled: C.CompiledProgram,
+    *,
+    dtype: str = "float64",
+    max_inputs: int = 100_000,
+    samples_per_length: int = 128,
+    lengths: Sequence[int] | None = None,
+    seed: int = 0,
+    batch_size: int = 256,
+    max_reported: int = 10,
+) -> dict[str, Any]:
+    """The compiled model against the interpreter (non-causal: the program's meaning) on every
+    input up to ``max_inputs``, then ``samples_per_length`` seeded inputs of each longer length.
+
+    Args:
+      compiled: from :func:`~transformer_theory.rasp.compile`.
+      dtype: ``"float64"`` (needs ``jax_enable_x64``, set by the caller), ``"float32"`` or
+        ``"bfloat16"``.
+      max_inputs: how many inputs may be enumerated before sampling starts.
+      samples_per_length: inputs drawn per length beyond that.
+      lengths: the lengths to check (default ``1..max_seq_len``).
+      seed: the sampling seed.
+      batch_size: inputs per forward call.
+      max_reported: disagreements listed with their input (all are counted).
+
+    Returns:
+      A record: ``agree`` (the output at every position of every input decodes to the
+      interpreter's value), ``exact`` (every node of every position also inside the band its
+      consumers decide exactly on: margin ``>= 1/2``), counts, the lengths
+      enumerated and sampled, ``min_margin`` (over every node, see the module docstring) with the
+      input and node attaining it, ``min_output_margin`` and the first disagreements.
+    """
+    if not isinstance(compiled, C.CompiledProgram):
+        raise ValueError(f"compiled: expected a CompiledProgram, got {type(compiled).__name__}")
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype: expected one of {sorted(DTYPES)}, got {dtype!r}")
+    if dtype == "float64" and not jax.config.jax_enable_x64:
+        raise ValueError("dtype: float64 needs jax.config.update('jax_enable_x64', True)")
+    N = compiled.max_seq_len
+    lengths = list(range(1, N + 1)) if lengths is None else list(lengths)
+    bad = [n for n in lengths if not 1 <= n <= N]
+    if bad:
+        raise ValueError(f"lengths: expected lengths in 1..{N}, got {bad}")
+    nodes = [n for n in compiled.nodes if n.materialized and n.op not in ("tokens", "indices")]
+    gaps = {id(n): _half_gaps(n.values) for n in nodes if n.numerical}
+    rec: dict[str, Any] = {
+        "dtype": dtype,
+        "inputs_checked": 0,
+        "positions_compared": 0,
+        "exhaustive_lengths": [],
+        "sampled_lengths": [],
+        "output_disagreements": 0,
+        "internal_disagreements": 0,
+        "disagreements": [],
+        "min_margin": math.inf,
+        "min_margin_at": None,
+        "min_output_margin": math.inf,
+    }
+    for n, inputs, exhaustive in _inputs(
+        compiled.vocab, lengths, max_inputs, samples_per_length, seed
+    ):
+        rec["exhaustive_lengths" if exhaustive else "sampled_lengths"].append(n)
+        for start in range(0, len(inputs), batch_size):
+            chunk = inputs[start : start + batch_size]
+            streams = _final_streams(compiled, chunk, dtype)[:, 1 : n + 1]
+            for b, xs in enumerate(chunk):
+                trace = L.evaluate_all(compiled.program, xs)
+                for nd in nodes:
+                    _compare(
+                        rec,
+                        nd,
+                        nd.expect(trace),
+                        streams[b, :, nd.dims],
+                        xs,
+                        gaps.get(id(nd)),
+                        nd is compiled.output,
+                        max_reported,
+                    )
+            rec["inputs_checked"] += len(chunk)
+            rec["positions_compared"] += len(chunk) * n
+    rec["agree"] = rec["output_disagreements"] == 0
+    rec["exact"] = rec["agree"] and not rec["internal_disagreements"] and rec["min_margin"] >= 0.5
+    return rec
+
+
+def _compare(rec, nd, expected, block, xs, gaps, is_output, max_reported):
+    for i, t in enumerate(expected):
+        if nd.numerical:
+            x = float(block[i, 0])
+            j = int(np.argmin([abs(x - float(v)) for v in nd.values]))
+            got = nd.values[j]
+            tf = Fraction(t)
+            margin = 1 - abs(x - float(tf)) / gaps[tf] if tf in gaps else -math.inf
+            ok = got == tf
+        else:
+            idx = nd._index.get(t)
+            got = nd.values[int(np.argmax(block[i]))]
+            if idx is None:
+                margin, ok = -math.inf, False
+            else:
+                others = np.delete(block[i], idx)
+                margin = float(block[i, idx] - (others.max() if others.size else 0.0))
+                ok = got == t and margin > 0
+        if margin < rec["min_margin"]:
+            rec["min_margin"] = margin
+            rec["min_margin_at"] = {"input": list(xs), "position": i, "node": nd.label}
+        if is_output:
+            rec["min_output_margin"] = min(rec["min_output_margin"], margin)
+        if not ok:
+            rec["output_disagreements" if is_output else "internal_disagreements"] += 1
+            if len(rec["disagreements"]) < max_reported:
+                rec["disagreements"].append(
+                    {
+                        "input": list(xs),
+                        "position": i,
+                        "node": nd.label,
+                        "expected": repr(t),
+                        "got": repr(got),
+                        "margin": margin,
+                    }
+                )
+
+
+def predicted_exact(compiled: C.CompiledProgram, dtype: str) -> dict[str, Any]:
+    """The stated law: is ``compiled`` exact in ``dtype`` at its ``max_seq_len``, and which head
+    limits it. Per head, with ``N = max_seq_len``, ``u`` the unit roundoff:
+
+    - ``SelectorWidth``: leakage ``N exp(-beta) <= 1/(4 (N+1)(N+2))``; with the slope overridden,
+      the decoder's ramps fit the value gaps while ``N (N+1) <= slope``;
+    - a mean head: leakage ``2 V (N+1) exp(-beta/2) <= tau``; float: ``4 u V <= tau`` (a few
+      roundings of a value of size ``V``);
+    - an MLP reading a number ``x``: each ReLU's output is rounded relative to its size, so the
+      table stays within its band while ``u sum_units relu(pre(x)) <= 1/4`` at every value ``x``
+      (the saturated ramps far from their thresholds dominate: for the width decoder the sum is
+      about ``0.67 N^2``, measured at ``N = 16, 64, 256``, so float32 is guaranteed to
+      ``N ~ 2500`` and bfloat16 to ``N ~ 9``).
+
+    Returns ``{"exact": bool, "limited_by": [...]}``.
+    """
+    u = precision.unit_roundoff(dtype)
+    N = compiled.max_seq_len
+    slope = compiled.constants["mlp_slope_override"]
+    limits = []
+    for nd in compiled.nodes:
+        if nd.op == "width":
+            if N * math.exp(-nd.beta) > (1 + 1e-9) / (4 * (N + 1) * (N + 2)):
+                limits.append(f"{nd.label}: softmax leakage")
+        elif nd.op == "mean":
+            vmax = float(max(abs(v) for v in nd.value.values)) if nd.numerical else 1.0
+            vmax = vmax or 1.0
+            if 2 * vmax * (N + 1) * math.exp(-nd.beta / 2) > nd.tolerance * (1 + 1e-9):
+                limits.append(f"{nd.label}: softmax leakage")
+            if 4 * u * vmax > nd.tolerance:
+                limits.append(f"{nd.label}: {dtype} rounding of the mean")
+    for nd in compiled.nodes:
+        if nd.op != "mlp" or not nd.materialized or not nd.ramps:
+            continue
+        (x,) = [f for f in nd.frontier if f.numerical]
+        xs = np.array([float(v) for v in x.values])
+        worst = 0.0
+        for ramps in nd.ramps:
+            total = np.zeros_like(xs)
+            for sign, lo, hi in ramps:
+                z = sign * xs
+                total += (np.maximum(z - lo, 0) + np.maximum(z - hi, 0)) / (hi - lo)
+            worst = max(worst, float(total.max(initial=0.0)))
+        if u * worst > 0.25:
+            limits.append(f"{nd.label}: {dtype} rounding of its ramps ({u * worst:.2g} > 1/4)")
+        if slope is not None and C._min_gap(x.values) < 1 / slope:
+            limits.append(f"{nd.label}: ramp slope {slope} < 1/gap")
+    return {"exact": not limits, "limited_by": limits}
+
+
+def precision_limits(
+    program: L.SOp,
+    vocab: Sequence[Hashable],
+    *,
+    lengths: Sequence[int] = (4, 8, 16, 32, 64),
+    dtypes: Sequence[str] = ("float32", "float64"),
+    samples: int = 32,
+    softmax_scale: float | None = None,
+    mlp_slope: float | None = None,
+    seed: int = 0,
+    causal: bool = False,
+) -> list[dict[str, Any]]:
+    """For each float format, the longest length of ``lengths`` at which the model compiled FOR
+    that length ``n`` (constants chosen by the law, or the overrides) is exact on ``samples``
+    seeded inputs of each of the lengths ``1, n/4, n/2, n - 1, n`` (short inputs reach the values
+    a full-length one never does: a width of 1 in a model for 64), beside the longest the law
+    (:func:`predicted_exact`) guarantees.
+
+    Returns one record per dtype: ``longest_exact``, ``first_failure`` (length, or None),
+    ``predicted_longest``, ``predicted_first_failure`` and the per-length rows.
+    """
+    for d in dtypes:
+        if d not in DTYPES:
+            raise ValueError(f"dtypes: expected names among {sorted(DTYPES)}, got {d!r}")
+    if not lengths or any(int(n) < 1 for n in lengths):
+        raise ValueError(f"lengths: expected positive lengths, got {list(lengths)}")
+    rows: dict[str, list] = {d: [] for d in dtypes}
+    for n in sorted(lengths):
+        compiled = C.compile_program(
+            program, vocab, int(n), causal, softmax_scale=softmax_scale, mlp_slope=mlp_slope
+        )
+        for d in dtypes:
+            rec = check(
+                compiled,
+                dtype=d,
+                lengths=sorted({1, max(1, n // 4), max(1, n // 2), max(1, n - 1), n}),
+                max_inputs=samples,
+                samples_per_length=samples,
+                seed=seed,
+                max_reported=1,
+            )
+            law = predicted_exact(compiled, d)
+            rows[d].append(
+                {
+                    "length": n,
+                    "exact": rec["exact"],
+                    "agree": rec["agree"],
+                    "min_margin": rec["min_margin"],
+                    "predicted_exact": law["exact"],
+                    "limited_by": law["limited_by"],
+                }
+            )
+    out = []
+    for d in dtypes:
+        r = rows[d]
+        first = next((x["length"] for x in r if not x["exact"]), None)
+        pfirst = next((x["length"] for x in r if not x["predicted_exact"]), None)
+        out.append(
+            {
+                "dtype": d,
+                "softmax_scale": softmax_scale,
+                "mlp_slope": mlp_slope,
+                "longest_exact": max(
+                    (x["length"] for x in r if first is None or x["length"] < first), default=None
+                ),
+                "first_failure": first,
+                "predicted_longest": max(
+                    (x["length"] for x in r if pfirst is None or x["length"] < pfirst), default=None
+                ),
+                "predicted_first_failure": pfirst,
+                "rows": r,
+            }
+        )
+    return out

@@ -1,0 +1,392 @@
+"""RASP, the language (Weiss et al. 2021), and its interpreter: the semantics to compile.
+
+A program is a graph of sequence operations (SOps), each a value per position:
+
+- :data:`tokens`, :data:`indices` -- the input and the positions ``0..n-1``;
+- :class:`Map` ``f(x_i)``, :class:`SequenceMap` ``f(x_i, y_i)`` -- elementwise;
+- :class:`Aggregate` ``(selector, sop)`` -- at query ``i`` the value of the selected keys: a
+  categorical aggregate returns the one value every selected key carries (the mean of one-hot
+  vectors), a numerical one the mean ``(1/|S_i|) sum_{j in S_i} x_j`` (exact, as a ``Fraction``);
+- :class:`SelectorWidth` ``|S_i|``.
+
+A selector is :class:`Select` ``(keys, queries, predicate)`` -- key ``j`` is selected at query ``i``
+iff ``predicate(keys_j, queries_i)`` -- or a composite :class:`SelectAnd`, :class:`SelectOr`,
+:class:`SelectNot` (tracr has none, its issue #4).
+
+**The empty selection has a defined value**, compared at every position: a categorical aggregate
+returns its ``default`` (``None`` unless declared; tracr's interpreter also says None, but its
+compiled models turn it into 0 downstream, its issue #25), a numerical one returns 0. Order
+comparisons with ``None`` are False; ``EQ``/``NEQ`` compare with ``==``.
+
+**Causal evaluation** (``causal=True``) restricts every selector to keys ``j <= i``, what a causal
+attention mask does.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+from collections.abc import Callable, Hashable, Sequence
+from fractions import Fraction
+from typing import Any
+
+__all__ = [
+    "Comparison",
+    "RASPExpr",
+    "SOp",
+    "Selector",
+    "tokens",
+    "indices",
+    "Map",
+    "SequenceMap",
+    "Select",
+    "SelectAnd",
+    "SelectOr",
+    "SelectNot",
+    "Aggregate",
+    "SelectorWidth",
+    "evaluate",
+    "evaluate_all",
+    "selection",
+]
+
+_ids = itertools.count()
+
+
+class Comparison(enum.Enum):
+    """The predicates of :class:`Select`, applied as ``predicate(key, query)``."""
+
+    EQ = "=="
+    LT = "<"
+    LEQ = "<="
+    GT = ">"
+    GEQ = ">="
+    NEQ = "!="
+    TRUE = "true"
+    FALSE = "false"
+
+    def __call__(self, key: Any, query: Any) -> bool:
+        if self is Comparison.TRUE:
+            return True
+        if self is Comparison.FALSE:
+            return False
+        if self is Comparison.EQ:
+            return key == query
+        if self is Comparison.NEQ:
+            return key != query
+        if key is None or query is None:
+            return False
+        return {
+            Comparison.LT: key < query,
+            Comparison.LEQ: key <= query,
+            Comparison.GT: key > query,
+            Comparison.GEQ: key >= query,
+        }[self]
+
+
+class RASPExpr:
+    """A node of a program; ``label`` names it in errors, the residual layout and the records."""
+
+    kind = "expr"
+
+    def __init__(self, label: str | None = None):
+        self.id = next(_ids)
+        self.label = label or f"{self.kind}_{self.id}"
+
+    def children(self) -> tuple[RASPExpr, ...]:
+        """The expressions this one reads."""
+        return ()
+
+    def named(self, label: str) -> RASPExpr:
+        """Rename (returns ``self``, for chaining)."""
+        self.label = label
+        return self
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.label!r})"
+
+
+class SOp(RASPExpr):
+    """A sequence operation: one value per position. ``numerical`` SOps hold one number and are
+    compiled to one residual dimension; categorical ones to a one-hot block."""
+
+    numerical = False
+
+
+class _Tokens(SOp):
+    kind = "tokens"
+
+
+class _Indices(SOp):
+    kind = "indices"
+
+
+tokens = _Tokens("tokens")
+"""The input tokens."""
+indices = _Indices("indices")
+"""The positions ``0..n-1``."""
+
+
+def _check_sop(name: str, x: Any) -> SOp:
+    if not isinstance(x, SOp):
+        raise ValueError(f"{name}: expected a RASP SOp, got {type(x).__name__}")
+    return x
+
+
+class Map(SOp):
+    """``f(x_i)`` at every position. ``numerical=True`` makes the result one number."""
+
+    kind = "map"
+
+    def __init__(
+        self,
+        f: Callable[[Any], Any],
+        inner: SOp,
+        *,
+        numerical: bool = False,
+        label: str | None = None,
+    ):
+        if not callable(f):
+            raise ValueError(f"f: expected a callable, got {type(f).__name__}")
+        self.f, self.inner, self.numerical = f, _check_sop("inner", inner), bool(numerical)
+        super().__init__(label)
+
+    def children(self) -> tuple[RASPExpr, ...]:
+        return (self.inner,)
+
+
+class SequenceMap(SOp):
+    """``f(x_i, y_i)`` at every position (``x``, ``y`` categorical)."""
+
+    kind = "sequence_map"
+
+    def __init__(
+        self,
+        f: Callable[[Any, Any], Any],
+        a: SOp,
+        b: SOp,
+        *,
+        numerical: bool = False,
+        label: str | None = None,
+    ):
+        if not callable(f):
+            raise ValueError(f"f: expected a callable, got {type(f).__name__}")
+        self.f, self.a, self.b = f, _check_sop("a", a), _check_sop("b", b)
+        self.numerical = bool(numerical)
+        super().__init__(label)
+
+    def children(self) -> tuple[RASPExpr, ...]:
+        return (self.a, self.b)
+
+
+class Selector(RASPExpr):
+    """A boolean matrix ``S[i][j]``: is key ``j`` selected at query ``i``."""
+
+    kind = "selector"
+
+    def leaves(self) -> list[Select]:
+        """The :class:`Select` nodes this selector combines."""
+        raise NotImplementedError
+
+    def combine(self, bits: dict[int, bool]) -> bool:
+        """This selector's value given each leaf's value (``bits[leaf.id]``)."""
+        raise NotImplementedError
+
+
+class Select(Selector):
+    """Key ``j`` selected at query ``i`` iff ``predicate(keys_j, queries_i)``."""
+
+    kind = "select"
+
+    def __init__(self, keys: SOp, queries: SOp, predicate: Comparison, *, label: str | None = None):
+        if not isinstance(predicate, Comparison):
+            raise ValueError(f"predicate: expected a Comparison, got {predicate!r}")
+        self.keys, self.queries = _check_sop("keys", keys), _check_sop("queries", queries)
+        if keys.numerical or queries.numerical:
+            raise ValueError("keys/queries: Select compares categorical SOps only")
+        self.predicate = predicate
+        super().__init__(label)
+
+    def children(self) -> tuple[RASPExpr, ...]:
+        return (self.keys, self.queries)
+
+    def leaves(self) -> list[Select]:
+        return [self]
+
+    def combine(self, bits: dict[int, bool]) -> bool:
+        return bits[self.id]
+
+
+def _check_selector(name: str, x: Any) -> Selector:
+    if not isinstance(x, Selector):
+        raise ValueError(f"{name}: expected a RASP selector, got {type(x).__name__}")
+    return x
+
+
+class SelectAnd(Selector):
+    """Both selectors select the key."""
+
+    kind = "select_and"
+
+    def __init__(self, a: Selector, b: Selector, *, label: str | None = None):
+        self.a, self.b = _check_selector("a", a), _check_selector("b", b)
+        super().__init__(label)
+
+    def children(self) -> tuple[RASPExpr, ...]:
+        return (self.a, self.b)
+
+    def leaves(self) -> list[Select]:
+        return self.a.leaves() + self.b.leaves()
+
+    def combine(self, bits: dict[int, bool]) -> bool:
+        return self.a.combine(bits) and self.b.combine(bits)
+
+
+class SelectOr(SelectAnd):
+    """Either selector selects the key."""
+
+    kind = "select_or"
+
+    def combine(self, bits: dict[int, bool]) -> bool:
+        return self.a.combine(bits) or self.b.combine(bits)
+
+
+class SelectNot(Selector):
+    """The complement of a selector."""
+
+    kind = "select_not"
+
+    def __init__(self, a: Selector, *, label: str | None = None):
+        self.a = _check_selector("a", a)
+        super().__init__(label)
+
+    def children(self) -> tuple[RASPExpr, ...]:
+        return (self.a,)
+
+    def leaves(self) -> list[Select]:
+        return self.a.leaves()
+
+    def combine(self, bits: dict[int, bool]) -> bool:
+        return not self.a.combine(bits)
+
+
+class Aggregate(SOp):
+    """The selected keys' value at each query (numerical: their mean; empty selection: 0;
+    categorical: their common value; empty selection: ``default``)."""
+
+    kind = "aggregate"
+
+    def __init__(
+        self, selector: Selector, sop: SOp, *, default: Hashable = None, label: str | None = None
+    ):
+        self.selector, self.sop = _check_selector("selector", selector), _check_sop("sop", sop)
+        self.numerical = sop.numerical
+        if self.numerical and default not in (None, 0):
+            raise ValueError(
+                f"default: a numerical aggregate's empty selection is 0, got {default}"
+            )
+        self.default = 0 if self.numerical else default
+        super().__init__(label)
+
+    def children(self) -> tuple[RASPExpr, ...]:
+        return (self.selector, self.sop)
+
+
+class SelectorWidth(SOp):
+    """``|S_i|``, the number of keys selected at query ``i`` (categorical ``0..n``)."""
+
+    kind = "selector_width"
+
+    def __init__(self, selector: Selector, *, label: str | None = None):
+        self.selector = _check_selector("selector", selector)
+        super().__init__(label)
+
+    def children(self) -> tuple[RASPExpr, ...]:
+        return (self.selector,)
+
+
+def selection(
+    sel: Selector, values: dict[int, list[Any]], n: int, causal: bool = False
+) -> list[list[bool]]:
+    """``S[i][j]`` of ``sel`` given the evaluated SOps ``values`` (by id)."""
+    out = []
+    for i in range(n):
+        row = []
+        for j in range(n):
+            bits = {
+                leaf.id: leaf.predicate(values[leaf.keys.id][j], values[leaf.queries.id][i])
+                for leaf in sel.leaves()
+            }
+            row.append(sel.combine(bits) and (j <= i or not causal))
+        out.append(row)
+    return out
+
+
+def _sops_in(expr: RASPExpr) -> list[SOp]:
+    """Every SOp ``expr`` depends on, children before parents (``expr`` last)."""
+    order: list[SOp] = []
+    seen: set[int] = set()
+
+    def visit(e: RASPExpr) -> None:
+        if e.id in seen:
+            return
+        seen.add(e.id)
+        for c in e.children():
+            visit(c)
+        if isinstance(e, SOp):
+            order.append(e)
+
+    visit(expr)
+    return order
+
+
+def evaluate_all(
+    programs: SOp | Sequence[SOp], xs: Sequence[Hashable], causal: bool = False
+) -> dict[int, list[Any]]:
+    """The value of every SOp ``programs`` depend on, by ``id``, on the input ``xs``.
+
+    Raises:
+      ValueError: naming the operation and the input, for a categorical aggregate whose selected
+        keys carry different values (undefined in RASP: the compiled mean of one-hots is no value).
+    """
+    progs = [programs] if isinstance(programs, SOp) else list(programs)
+    n = len(xs)
+    values: dict[int, list[Any]] = {}
+    for p in progs:
+        for e in _sops_in(_check_sop("programs", p)):
+            if e.id in values:
+                continue
+            if isinstance(e, _Tokens):
+                v = list(xs)
+            elif isinstance(e, _Indices):
+                v = list(range(n))
+            elif isinstance(e, Map):
+                v = [e.f(x) for x in values[e.inner.id]]
+            elif isinstance(e, SequenceMap):
+                v = [e.f(x, y) for x, y in zip(values[e.a.id], values[e.b.id])]
+            elif isinstance(e, SelectorWidth):
+                v = [sum(row) for row in selection(e.selector, values, n, causal)]
+            elif isinstance(e, Aggregate):
+                v = []
+                for i, row in enumerate(selection(e.selector, values, n, causal)):
+                    picked = [x for x, s in zip(values[e.sop.id], row) if s]
+                    if not picked:
+                        v.append(e.default)
+                    elif e.numerical:
+                        v.append(sum(Fraction(x) for x in picked) / len(picked))
+                    elif len(set(picked)) == 1:
+                        v.append(picked[0])
+                    else:
+                        raise ValueError(
+                            f"{e.label}: categorical aggregate over different values "
+                            f"{sorted(set(map(repr, picked)))} at position {i} of input {list(xs)}"
+                        )
+            else:  # pragma: no cover - every SOp kind is above
+                raise ValueError(f"programs: unknown SOp {e!r}")
+            values[e.id] = v
+    return values
+
+
+def evaluate(program: SOp, xs: Sequence[Hashable], causal: bool = False) -> list[Any]:
+    """The program's value at every position of the input ``xs`` (its semantics)."""
+    return evaluate_all(program, xs, causal)[program.id]

@@ -1,0 +1,128 @@
+"""One program end to end, as the ``rasp`` command runs it: load, compile, check, measure the
+precision limits, write the model (``.npz``), ``rasp.json`` and the figure."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+
+from transformer_theory import files, jsonio, plotting
+from transformer_theory.rasp import _check, _compiler, _language, _library
+
+
+def load_program(
+    spec: str, vocab: Sequence[Hashable] | None = None
+) -> tuple[_language.SOp, list, str]:
+    """``(program, vocab, name)`` from a library name or a ``.py`` file defining ``program()``
+    (and optionally ``VOCAB``). ValueError naming ``spec`` or ``vocab`` otherwise."""
+    if spec.endswith(".py"):
+        if not os.path.isfile(spec):
+            raise ValueError(f"PROGRAM: no such file {spec!r}")
+        mod_spec = importlib.util.spec_from_file_location("rasp_user_program", spec)
+        module = importlib.util.module_from_spec(mod_spec)
+        try:
+            mod_spec.loader.exec_module(module)
+        except Exception as err:
+            raise ValueError(f"PROGRAM: {spec} failed to import: {err!r}") from None
+        if not callable(getattr(module, "program", None)):
+            raise ValueError(f"PROGRAM: {spec} defines no program() function")
+        prog = module.program()
+        if not isinstance(prog, _language.SOp):
+            raise ValueError(f"PROGRAM: {spec}'s program() returned {type(prog).__name__}")
+        v = list(vocab if vocab is not None else getattr(module, "VOCAB", "abc"))
+        return prog, v, os.path.splitext(os.path.basename(spec))[0]
+    if spec not in _library.PROGRAMS:
+        raise ValueError(
+            f"PROGRAM: {spec!r} is neither a .py file nor a library program "
+            f"({', '.join(sorted(_library.PROGRAMS))})"
+        )
+    prog, v = _library.get_program(spec, vocab)
+    return prog, v, spec
+
+
+def study(
+    program: _language.SOp,
+    vocab: Sequence[Hashable],
+    max_len: int,
+    *,
+    causal: bool = False,
+    precision: str = "float64",
+    max_inputs: int = 100_000,
+    samples: int = 64,
+    precision_lengths: Sequence[int] = (),
+) -> tuple[_compiler.CompiledProgram, dict[str, Any]]:
+    """Compile, check in ``precision`` and measure the precision limits over
+    ``precision_lengths`` (float64, float32 and bfloat16 beside the law); returns
+    ``(compiled, record)``."""
+    compiled = _compiler.compile_program(program, vocab, max_len, causal)
+    rec = _check.check(compiled, dtype=precision, max_inputs=max_inputs, samples_per_length=samples)
+    record = {
+        "program": program.label,
+        "vocab": [repr(v) for v in vocab],
+        "max_len": max_len,
+        "causal": causal,
+        "sizes": compiled.sizes(),
+        "check": rec,
+        "constants": compiled.constants,
+        "predicted": {d: _check.predicted_exact(compiled, d) for d in _check.DTYPES},
+        "labels": list(compiled.labels),
+        "output_values": None
+        if compiled.output_values is None
+        else [repr(v) for v in compiled.output_values],
+        "unembedding": "w_o of model.npz: row c reads output value c (numerical: the number)",
+    }
+    if precision_lengths:
+        record["precision_limits"] = _check.precision_limits(
+            program,
+            vocab,
+            lengths=precision_lengths,
+            samples=16,
+            causal=causal,
+            dtypes=_check.DTYPES,
+        )
+    return compiled, record
+
+
+def write_outputs(compiled: _compiler.CompiledProgram, record: dict[str, Any], out: str) -> dict:
+    """Write ``model.npz`` (:func:`transformer_theory.files.save_model`), ``rasp.json``
+    (atomically, strict JSON) and ``rasp.png`` under ``out``; returns the paths."""
+    os.makedirs(out, exist_ok=True)
+    paths = {
+        "model": files.save_model(os.path.join(out, "model.npz"), compiled.params()),
+        "record": jsonio.write_json(os.path.join(out, "rasp.json"), record),
+        "figure": figure(compiled, os.path.join(out, "rasp.png")),
+    }
+    return paths
+
+
+def figure(compiled: _compiler.CompiledProgram, path: str, example: Sequence | None = None) -> str:
+    """The residual stream of one example (rows: positions, columns: the labelled dimensions)
+    and every layer's attention maps (summed over heads), for the longest vocabulary cycle."""
+    import jax.numpy as jnp
+
+    from transformer_theory.core import forward_trace
+
+    if example is None:
+        example = [compiled.vocab[i % len(compiled.vocab)] for i in range(compiled.max_seq_len)]
+    tr = forward_trace(
+        compiled.params(jnp.float32), jnp.asarray(compiled.embed(example), jnp.float32)
+    )
+    plt = plotting.pyplot()
+    fig, axes = plotting.panel_grid(plt, 1 + len(tr.attention), width=5.0, height=4.0)
+    stream = np.asarray(tr.streams_LxNxD[-1])
+    plotting.heatmap(fig, axes[0], stream.T, "value", aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1)
+    axes[0].set_yticks(range(len(compiled.labels)))
+    axes[0].set_yticklabels(compiled.labels, fontsize=5)
+    axes[0].set_xlabel("position (0 = BOS)")
+    axes[0].set_title("residual layout")
+    for li, att in enumerate(tr.attention):
+        plotting.heatmap(fig, axes[li + 1], np.asarray(att).sum(0), "weight", vmin=0, vmax=1)
+        axes[li + 1].set_title(f"{plotting.layer_name(li)}: attention")
+        axes[li + 1].set_xlabel("key")
+        axes[li + 1].set_ylabel("query")
+    plotting.suptitle(fig, f"{compiled.program.label} on {''.join(map(str, example))}")
+    return plotting.save_figure(fig, path)
