@@ -389,7 +389,7 @@ CLAIMS: list[Row] = [
             "full": {
                 "constructions": ("3.1", "3.2", "3.2-direct", "3.3", "3.3-slots"),
                 "alphabet": 3,
-                "max_len": 3,
+                "max_len": 6,
             },
         },
         expected="finding",
