@@ -238,11 +238,16 @@ _MUTANT = re.compile(r"mutant\(([^)]*)\)")
 
 
 def _mutated_ids() -> set[str]:
+    """The claim ids named in ``@mutant(...)`` decorators: literal ids, or ``P + "name"`` with
+    ``P = "paper."`` a module-level constant of the same file."""
     ids: set[str] = set()
     for path in (ROOT / "tests").rglob("*.py"):
-        for args in _MUTANT.findall(path.read_text()):
-            ids.update(re.findall(r"['\"]([a-z0-9_]+\.[a-z0-9_]+)['\"]", args))
-    return ids
+        text = path.read_text()
+        consts = dict(re.findall(r"^([A-Z_]+) = ['\"]([a-z0-9_]+\.)['\"]$", text, flags=re.M))
+        for args in _MUTANT.findall(text):
+            for prefix, name in re.findall(r"(?:([A-Z_]+)\s*\+\s*)?['\"]([a-z0-9_.]+)['\"]", args):
+                ids.add(consts.get(prefix, "") + name if prefix else name)
+    return {i for i in ids if "." in i}
 
 
 def test_every_claim_stronger_than_measured_has_a_mutant():

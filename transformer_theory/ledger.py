@@ -84,8 +84,6 @@ __all__ = [
     "STRENGTHS",
     "TIERS",
     "Checked",
-    "Claim",
-    "Evidence",
     "Row",
     "Verdict",
     "arb_matrix",
@@ -336,56 +334,6 @@ def _fmt(v: Any) -> str:
     if isinstance(v, (list, tuple)):
         return ",".join(str(x) for x in v)
     return str(v)
-
-
-# ------------------------------------------------------------------ declared statuses (legacy)
-
-
-@dataclasses.dataclass(frozen=True)
-class Evidence:
-    """What a declared-status check found (legacy form: the status is typed by the check).
-
-    Rows (:class:`Row`) replace it; the runner marks a declared status as such in CLAIMS.md.
-    """
-
-    status: str
-    figure: str
-    details: Mapping[str, Any] = dataclasses.field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if self.status not in STATUSES:
-            raise ValueError(f"status: expected one of {', '.join(STATUSES)}, got {self.status!r}")
-        if not isinstance(self.figure, str) or not self.figure:
-            raise ValueError("figure: expected a non-empty sentence")
-
-
-@dataclasses.dataclass(frozen=True)
-class Claim:
-    """A claim whose check declares its own status (legacy form, being replaced by :class:`Row`)."""
-
-    id: str
-    paper: str
-    place: str
-    printed: str
-    checked: str
-    expected: str
-    check: Callable[[str], Evidence]
-    command: str = ""
-    correction: str | None = None
-
-    def __post_init__(self) -> None:
-        if not self.id or self.id != self.id.lower() or " " in self.id or "." not in self.id:
-            raise ValueError(f"id: expected '<paper>.<name>' in lower case, got {self.id!r}")
-        if self.expected not in STATUSES:
-            raise ValueError(
-                f"expected: expected one of {', '.join(STATUSES)}, got {self.expected!r}"
-            )
-        if self.expected == "corrected" and not self.correction:
-            raise ValueError(f"{self.id}: a corrected claim says what was corrected")
-
-    @property
-    def paper_key(self) -> str:
-        return self.id.split(".", 1)[0]
 
 
 def open_claim(

@@ -5,8 +5,7 @@ A record (:class:`ClaimRecord`) holds the claim's description, what its check co
 arithmetic, the coverage and the domain in words), the status derived from them by
 :func:`transformer_theory.ledger.derive_status`, the seconds it took and whether the status is the
 expected one. A check that raises is recorded with status ``error`` and the exception's text: it
-is a regression like any other mismatch. A legacy :class:`~transformer_theory.ledger.Claim` (a
-status declared by its check) is run as before and marked ``derived: false``.
+is a regression like any other mismatch.
 """
 
 from __future__ import annotations
@@ -21,12 +20,12 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from transformer_theory.jsonio import write_json, write_text
-from transformer_theory.ledger import STATUSES, TIERS, Claim, Row
+from transformer_theory.ledger import STATUSES, TIERS, Row
 
 __all__ = ["ClaimRecord", "all_claims", "markdown", "run_claims", "select", "write_records"]
 
 
-def all_claims() -> list[Row | Claim]:
+def all_claims() -> list[Row]:
     """Every registered claim: each paper's ``papers/<paper>/claims.py`` (Chen & Zou 2024 first,
     then the others in name order).
 
@@ -35,7 +34,7 @@ def all_claims() -> list[Row | Claim]:
     """
     import transformer_theory.papers as papers
 
-    found: list[Row | Claim] = []
+    found: list[Row] = []
     names = sorted(pkgutil.iter_modules(papers.__path__), key=lambda m: m.name)
     names.sort(key=lambda m: m.name != "chen_zou2024")
     for info in names:
@@ -93,11 +92,11 @@ class ClaimRecord:
 
 
 def select(
-    claims: Iterable[Claim],
+    claims: Iterable[Row],
     *,
     paper: str | None = None,
     ids: Sequence[str] | None = None,
-) -> list[Claim]:
+) -> list[Row]:
     """The claims of ``paper`` (the id's first part, e.g. ``sanford2023``) whose id matches one
     of the glob patterns ``ids`` (``"chen_zou2024.prop*"``); ``None`` selects all."""
     out = []
@@ -148,30 +147,8 @@ def _check_row(row: Row, tier: str) -> ClaimRecord:
     )
 
 
-def _check(claim: Row | Claim, tier: str) -> ClaimRecord:
-    if isinstance(claim, Row):
-        return _check_row(claim, tier)
-    start = time.perf_counter()
-    try:
-        ev = claim.check(tier)
-        status, figure, details = ev.status, ev.figure, dict(ev.details)
-    except Exception as err:  # a failing check is a regression to report, not a crash
-        status, figure, details = "error", f"{type(err).__name__}: {err}", {}
-    return ClaimRecord(
-        id=claim.id,
-        paper=claim.paper,
-        place=claim.place,
-        printed=claim.printed,
-        checked=claim.checked,
-        correction=claim.correction,
-        command=claim.command,
-        tier=tier,
-        expected=claim.expected,
-        status=status,
-        figure=figure,
-        details=details,
-        seconds=round(time.perf_counter() - start, 3),
-    )
+def _check(claim: Row, tier: str) -> ClaimRecord:
+    return _check_row(claim, tier)
 
 
 def run_claims(
@@ -192,7 +169,7 @@ def run_claims(
     if isinstance(ids, str):
         ids = [ids]
     chosen = select(all_claims(), paper=paper, ids=ids)
-    items: Iterable[Claim] = chosen
+    items: Iterable[Row] = chosen
     if progress:
         from tqdm.auto import tqdm
 
@@ -231,12 +208,11 @@ def markdown(records: Sequence[ClaimRecord], *, title: str = "Claims", note: str
     lines.append(
         "Statuses: " + ", ".join(f"{s} {n}" for s, n in counts.items() if n) + f" ({len(records)})."
     )
-    declared = sum(not r.derived for r in records)
-    if declared:
-        lines.append(
-            f"{declared} status(es) are still declared by their check (marked *declared*), not "
-            "derived from the arithmetic and domain by the rule in `transformer_theory/ledger.py`."
-        )
+    lines.append(
+        "Each status is derived from the check's arithmetic and its coverage of the statement's "
+        "domain by the rule in `transformer_theory/ledger.py` (column *computed*); the paper's "
+        "words are quoted where it prints the statement."
+    )
     papers: dict[str, list[ClaimRecord]] = {}
     for r in records:
         papers.setdefault(r.paper, []).append(r)
@@ -246,9 +222,7 @@ def markdown(records: Sequence[ClaimRecord], *, title: str = "Claims", note: str
         lines.append("|---|---|---|---|---|---|---|")
         for r in rows:
             status = r.status if not r.regression else f"**{r.status}** (expected {r.expected})"
-            if not r.derived:
-                status += " *declared*"
-            elif r.status in ("finding", "corrected") and r.strength:
+            if r.status in ("finding", "corrected") and r.strength:
                 status += f" ({r.strength})"
             claim = f"`{r.id}`: {_cell(r.checked)}"
             if r.printed:
@@ -257,12 +231,9 @@ def markdown(records: Sequence[ClaimRecord], *, title: str = "Claims", note: str
                 claim += " (a statement of the library's own)"
             if r.correction:
                 claim += f" Correction: {_cell(r.correction)}"
-            if r.derived:
-                how = f"{_ARITHMETIC_WORDS.get(r.arithmetic, r.arithmetic)}; {_cell(r.domain)}"
-                if r.tolerance:
-                    how += f"; tol {_cell(r.tolerance)}"
-            else:
-                how = ""
+            how = f"{_ARITHMETIC_WORDS.get(r.arithmetic, r.arithmetic)}; {_cell(r.domain)}"
+            if r.tolerance:
+                how += f"; tol {_cell(r.tolerance)}"
             cmd = f"`{_cell(r.command)}`" if r.command else ""
             lines.append(
                 f"| {claim} | {_cell(r.place)} | {status} | {how} | {_cell(r.figure)} | {cmd} | "
