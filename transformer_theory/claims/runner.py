@@ -27,7 +27,8 @@ __all__ = ["ClaimRecord", "all_claims", "markdown", "run_claims", "select", "wri
 
 def all_claims() -> list[Row]:
     """Every registered claim: each paper's ``papers/<paper>/claims.py`` (Chen & Zou 2024 first,
-    then the others in name order).
+    then the others in name order), then the compiled RASP programs' (``rasp/claims.py``, when
+    the package registers any).
 
     Raises:
       RuntimeError: when two claims share an id.
@@ -46,6 +47,11 @@ def all_claims() -> list[Row]:
                 raise
             continue
         found.extend(module.CLAIMS)
+    try:
+        found.extend(importlib.import_module("transformer_theory.rasp.claims").CLAIMS)
+    except ModuleNotFoundError as err:
+        if err.name != "transformer_theory.rasp.claims":
+            raise
     seen: set[str] = set()
     for c in found:
         if c.id in seen:
