@@ -14,6 +14,8 @@ same way (usage line, then the error, exit 2).
 from __future__ import annotations
 
 import argparse
+import errno
+import fcntl
 import math
 import os
 import tempfile
@@ -174,11 +176,59 @@ def name_list(text: str, choices: Iterable[str], option: str) -> list[str]:
     return names
 
 
+#: The lock file of an output directory in use (:func:`lock_out_dir`).
+LOCK_NAME = ".lock"
+_LOCKED: dict[str, int] = {}  # absolute path -> the descriptor holding its lock
+
+
+def lock_out_dir(path: str, option: str = "--out") -> None:
+    """Hold an exclusive ``flock`` on ``path/.lock`` until :func:`release_out_dirs` (the command
+    line releases every lock when the command ends; the kernel does when the process dies, so a
+    killed run leaves no stale lock). A directory another run holds is refused: :class:`UsageError`
+    naming ``option`` and that run's process id, so two runs never write one directory at once.
+    Locking ``path`` again in this process is a no-op. A file system without ``flock`` (``ENOLCK``,
+    some network mounts) runs unlocked."""
+    path = os.path.abspath(path)
+    if path in _LOCKED:
+        return
+    lock = os.path.join(path, LOCK_NAME)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as err:
+        if err.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            os.close(fd)  # no flock here: run unlocked
+            return
+        try:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+        finally:
+            os.close(fd)
+        raise UsageError(
+            f"{option}: {path} is in use by another run"
+            + (f" (process {holder})" if holder else "")
+            + "; wait for it to end or choose another directory"
+        ) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    _LOCKED[path] = fd
+
+
+def release_out_dirs() -> None:
+    """Release every lock :func:`lock_out_dir` took in this process."""
+    while _LOCKED:
+        _, fd = _LOCKED.popitem()
+        try:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+
 def prepare_out_dir(path: str, option: str = "--out") -> str:
-    """Create ``path`` (and parents) and prove it is writable, before any computation.
+    """Create ``path`` (and parents), prove it is writable and lock it for this run
+    (:func:`lock_out_dir`), before any computation.
 
     Raises :class:`UsageError` naming ``option`` when ``path`` is an existing file, cannot be
-    created, or refuses a test write. Returns the absolute path.
+    created, refuses a test write, or is in use by another run. Returns the absolute path.
     """
     path = os.path.abspath(path)
     if os.path.exists(path) and not os.path.isdir(path):
@@ -187,6 +237,7 @@ def prepare_out_dir(path: str, option: str = "--out") -> str:
         os.makedirs(path, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=path, prefix=".write-test-"):
             pass
+        lock_out_dir(path, option)
     except OSError as err:
         raise UsageError(f"{option}: cannot write to {path} ({err.strerror or err})") from None
     return path

@@ -1,0 +1,143 @@
+"""Issue 40 (reliability round 3): environment budgets, a directory in use, a full disk, the
+mode of written files, time estimates before a run, Ctrl-C and resume of ``claims``.
+
+Each test runs the command in-process (``cli.main``) and stops it before any long work.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+import stat
+
+import pytest
+
+from transformer_theory import budget, jsonio
+from transformer_theory.cli import _common, main
+
+
+def _run(argv, capsys):
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as err:
+        code = err.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _one_line_exit_2(code, out, err, needle):
+    assert code == 2, (code, out, err)
+    assert "Traceback" not in err + out
+    last = err.strip().splitlines()[-1]
+    assert needle in last, last
+    return last
+
+
+# --------------------------------------------------------------------------- environment budgets
+
+
+@pytest.mark.parametrize(
+    "var, value",
+    [
+        ("TT_MEMORY_BUDGET", "abc"),
+        ("TT_MEMORY_BUDGET", "nan"),
+        ("TT_MEMORY_BUDGET", "0"),
+        ("TT_MEMORY_BUDGET", "-4G"),
+        ("TT_TIME_BUDGET", "nan"),
+        ("TT_TIME_BUDGET", "0"),
+        ("TT_TIME_BUDGET", "-1"),
+        ("TT_TIME_BUDGET", "abc"),
+        ("TT_TIME_BUDGET", "inf"),
+    ],
+)
+@pytest.mark.parametrize("command", ["ngram", "languages", "efficient-attention", "collapse"])
+def test_bad_environment_budget_is_a_usage_error_naming_the_variable(
+    command, var, value, tmp_path, capsys, monkeypatch
+):
+    monkeypatch.setenv(var, value)
+    last = _one_line_exit_2(*_run([command, "--out", tmp_path / "o"], capsys), var)
+    assert "--width" not in last  # collapse blamed --width for a bad TT_MEMORY_BUDGET
+    assert not (tmp_path / "o").exists()  # refused before the output directory
+
+
+def test_budget_functions_raise_a_value_error_naming_the_variable(monkeypatch):
+    monkeypatch.setenv("TT_TIME_BUDGET", "abc")
+    with pytest.raises(budget.BudgetSettingError, match="TT_TIME_BUDGET"):
+        budget.time_budget()
+    monkeypatch.setenv("TT_MEMORY_BUDGET", "abc")
+    with pytest.raises(ValueError, match="TT_MEMORY_BUDGET"):
+        budget.available_memory()
+    monkeypatch.setenv("TT_MEMORY_BUDGET", "2G")
+    monkeypatch.setenv("TT_TIME_BUDGET", "30")
+    assert budget.available_memory() == 2 * 2**30 and budget.time_budget() == 30.0
+    budget.check_environment()
+    monkeypatch.setenv("TT_TIME_BUDGET", "")  # set but empty: unset, as before
+    assert budget.time_budget() == budget.DEFAULT_TIME_BUDGET_S
+
+
+# --------------------------------------------------------------------------- a directory in use
+
+
+def test_a_directory_in_use_by_another_run_is_refused_in_one_line(tmp_path, capsys):
+    out = tmp_path / "o"
+    out.mkdir()
+    fd = os.open(out / _common.LOCK_NAME, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # another run holds it
+        os.write(fd, b"4242\n")
+        code, o, e = _run(["collapse", "--max-len", "8", "--out", out], capsys)
+        last = _one_line_exit_2(code, o, e, "--out")
+        assert "in use by another run" in last and "4242" in last
+    finally:
+        os.close(fd)
+    assert not (out / "collapse.json").exists()
+
+
+def test_the_lock_is_held_for_the_run_and_released_after(tmp_path):
+    path = _common.prepare_out_dir(str(tmp_path / "o"))
+    try:
+        fd = os.open(os.path.join(path, _common.LOCK_NAME), os.O_RDWR)
+        with pytest.raises(BlockingIOError):
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.close(fd)
+        assert _common.prepare_out_dir(path) == path  # the same run may prepare it again
+    finally:
+        _common.release_out_dirs()
+    fd = os.open(os.path.join(path, _common.LOCK_NAME), os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free once released
+    os.close(fd)
+
+
+# --------------------------------------------------------------------------- a full disk
+
+
+def test_a_full_disk_is_one_line_and_a_nonzero_exit(tmp_path, capsys, monkeypatch):
+    data = tmp_path / "d.json"
+    data.write_text(json.dumps({"tokens": [[0, 1], [1, 0]], "labels": [0, 1], "vocab_size": 2}))
+
+    def full(path, text, *, suffix=".txt"):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path)
+
+    monkeypatch.setattr(jsonio, "write_text", full)
+    code, out, err = _run(["certify", data, "--out", tmp_path / "o"], capsys)
+    assert code == 1, (code, out, err)
+    assert "Traceback" not in err + out
+    last = err.strip().splitlines()[-1]
+    assert "no space left" in last and "certify.json" in last
+
+
+# --------------------------------------------------------------------------- file modes
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_written_files_respect_the_umask(tmp_path, umask, mode):
+    old = os.umask(umask)
+    try:
+        json_path = jsonio.write_json(str(tmp_path / "r.json"), {"a": 1})
+        csv_path = jsonio.write_csv(str(tmp_path / "r.csv"), [{"a": 1}])
+    finally:
+        os.umask(old)
+    for path in (json_path, csv_path):
+        assert stat.S_IMODE(os.stat(path).st_mode) == mode
