@@ -141,3 +141,108 @@ def test_written_files_respect_the_umask(tmp_path, umask, mode):
         os.umask(old)
     for path in (json_path, csv_path):
         assert stat.S_IMODE(os.stat(path).st_mode) == mode
+
+
+# --------------------------------------------------------------------------- estimates first
+
+
+def test_time_budget_refuses_a_long_experiment_before_it_starts(tmp_path, capsys, monkeypatch):
+    import types
+
+    from transformer_theory.cli import experiment
+
+    ran = []
+    module = types.SimpleNamespace(
+        SIZES=("smoke", "default"), get_config=lambda size: size, run=lambda *a, **k: ran.append(a)
+    )  # composition_one_pass's sizes, without importing its training code
+    monkeypatch.setattr(experiment, "discover", lambda: {"composition_one_pass": ("p", module)})
+    monkeypatch.setenv("TT_TIME_BUDGET", "1")
+    argv = ["experiment", "composition_one_pass", "--size", "default", "--out", tmp_path / "o"]
+    last = _one_line_exit_2(*_run(argv, capsys), "--size")
+    assert "23 min" in last and "TT_TIME_BUDGET" in last
+    assert not (tmp_path / "o").exists() and not ran
+    argv[3] = "smoke"  # the smoke size is not refused
+    assert _run(argv, capsys)[0] == 0 and len(ran) == 1
+
+
+def test_time_budget_refuses_the_full_claims_tier_before_it_starts(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("TT_TIME_BUDGET", "1")
+    last = _one_line_exit_2(
+        *_run(["claims", "--tier", "full", "--out", tmp_path], capsys), "--tier"
+    )
+    assert "145 claim(s)" in last and "min" in last
+    assert not (tmp_path / "claims.json").exists()
+
+
+# --------------------------------------------------------------------------- claims: Ctrl-C, resume
+
+
+def _fake_claims(monkeypatch, checks):
+    from transformer_theory.ledger import Claim, Evidence
+
+    def fine(tier):
+        return Evidence("verified", "fine")
+
+    fake = [
+        Claim(f"test.c{i}", "T", "§1", "p", "c", "verified", check or fine)
+        for i, check in enumerate(checks)
+    ]
+    monkeypatch.setattr("transformer_theory.claims.runner.all_claims", lambda: fake)
+    monkeypatch.setattr("transformer_theory.claims.all_claims", lambda: fake)
+    return fake
+
+
+def test_ctrl_c_swallowed_inside_a_check_still_ends_claims_with_exit_130(
+    tmp_path, capsys, monkeypatch
+):
+    import signal
+
+    def swallowed(tier):  # a JAX callback turns the KeyboardInterrupt into an error of its call
+        try:
+            signal.raise_signal(signal.SIGINT)
+        except KeyboardInterrupt:
+            pass
+        raise RuntimeError("XlaRuntimeError: KeyboardInterrupt in the callback")
+
+    ran = []
+
+    def later(tier):
+        from transformer_theory.ledger import Evidence
+
+        ran.append(tier)
+        return Evidence("verified", "fine")
+
+    _fake_claims(monkeypatch, [None, swallowed, later])
+    code, out, err = _run(["claims", "--out", tmp_path], capsys)
+    assert code == 130, (code, out, err)
+    assert "--resume" in err.strip().splitlines()[-1]
+    assert not ran  # stopped after the interrupted claim
+    records = json.loads((tmp_path / "claims.json").read_text())["records"]
+    assert [r["id"] for r in records] == ["test.c0"]  # the cut-short claim is not recorded
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_claims_resume_keeps_the_finished_records_of_the_same_tier(tmp_path, capsys, monkeypatch):
+    from transformer_theory.ledger import Evidence
+
+    calls = []
+
+    def counted(i):
+        def check(tier):
+            calls.append(i)
+            return Evidence("verified", f"run {len(calls)}")
+
+        return check
+
+    _fake_claims(monkeypatch, [counted(0), counted(1), counted(2)])
+    assert _run(["claims", "--id", "test.c0", "--id", "test.c1", "--out", tmp_path], capsys)[0] == 0
+    assert calls == [0, 1]
+    code, out, err = _run(["claims", "--resume", "--out", tmp_path], capsys)
+    assert code == 0, (code, out, err)
+    assert calls == [0, 1, 2] and "resuming: 2 claim(s)" in out
+    records = json.loads((tmp_path / "claims.json").read_text())["records"]
+    assert [r["id"] for r in records] == ["test.c0", "test.c1", "test.c2"]
+    assert [r["figure"] for r in records] == ["run 1", "run 2", "run 3"]
+    # another tier's records are not kept
+    assert _run(["claims", "--resume", "--tier", "full", "--out", tmp_path], capsys)[0] == 0
+    assert calls == [0, 1, 2, 0, 1, 2]
