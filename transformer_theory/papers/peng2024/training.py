@@ -114,16 +114,22 @@ def _sweep(
     progress: bool,
 ) -> list[dict]:
     """``train(*run)`` (a list of records) for every run, all records so far written to
-    ``out_dir/records.json`` after each run; each record gets ``seconds`` since the start."""
+    ``out_dir/records.json`` after each run; each record gets ``seconds`` since the start.
+
+    Nothing is written before the first run finishes, so a rerun interrupted before then leaves
+    the previous run's ``records.json`` as it was (it used to be replaced by ``[]`` at the start);
+    a sweep of no runs writes ``[]``."""
     from tqdm.auto import tqdm
 
     records: list[dict] = []
     start = time.time()
-    jsonio.write_json(os.path.join(out_dir, "records.json"), records)
+    path = os.path.join(out_dir, "records.json")
     for run in tqdm(runs, desc=desc, disable=not progress or None):
         seconds = {"seconds": round(time.time() - start, 1)}
         records += [r | seconds for r in train(*run)]
-        jsonio.write_json(os.path.join(out_dir, "records.json"), records)
+        jsonio.write_json(path, records)
+    if not runs:
+        jsonio.write_json(path, records)
     return records
 
 
