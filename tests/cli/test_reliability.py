@@ -246,3 +246,45 @@ def test_claims_resume_keeps_the_finished_records_of_the_same_tier(tmp_path, cap
     # another tier's records are not kept
     assert _run(["claims", "--resume", "--tier", "full", "--out", tmp_path], capsys)[0] == 0
     assert calls == [0, 1, 2, 0, 1, 2]
+
+
+# --------------------------------------------------------------------------- options never ignored
+
+IGNORED = [
+    (["sanford", "--task", "disj", "--n", "4,8"], "--n"),
+    (["sanford", "--task", "disj", "--eps", "0.2"], "--eps"),
+    (["sanford", "--task", "disj", "--window", "3"], "--window"),
+    (["sanford", "--task", "disj", "--q", "2,2"], "--q"),  # ran q = 2 twice
+    (["sanford", "--task", "qsa", "--n", "8,8"], "--n"),
+    (["ngram", "--space", "--order", "4"], "--order"),
+    (["ngram", "--space", "--precision", "float32"], "--precision"),
+    (["ngram", "--space", "--max-len", "4"], "--max-len"),
+    (["efficient-attention", "--jl", "--max-len", "512"], "--max-len"),
+    (["efficient-attention", "--jl", "--variants", "dense"], "--variants"),
+    (["efficient-attention", "--jl", "--dim", "8"], "--dim"),
+    (["collapse", "--seeds", "1180591620717411303424"], "--seeds"),  # was an OverflowError
+    (["collapse", "--seeds", "4294967296"], "--seeds"),
+]
+
+
+@pytest.mark.parametrize("argv, needle", IGNORED, ids=[" ".join(a) for a, _ in IGNORED])
+def test_an_option_the_command_would_ignore_is_refused(argv, needle, tmp_path, capsys):
+    code, out, err = _run([*argv, "--out", tmp_path / "o"], capsys)
+    last = _one_line_exit_2(code, out, err, needle)
+    assert not (tmp_path / "o").exists(), last
+
+
+def test_disj_q_beyond_the_limit_is_refused_with_its_estimate(tmp_path, capsys):
+    argv = ["sanford", "--task", "disj", "--q", "20", "--out", tmp_path / "o"]
+    last = _one_line_exit_2(*_run(argv, capsys), "--q")
+    assert f"{4**20:,} pairs" in last and "q <= 6" in last
+
+
+def test_defaults_given_again_are_not_refused():
+    from transformer_theory.cli import _common, build_parser
+    from transformer_theory.cli import _load_commands as load
+
+    parser = build_parser(load())
+    args = parser.parse_args(["efficient-attention", "--jl", "--max-len", "16384", "--seed", "3"])
+    sub = next(a for a in parser._actions if a.dest == "command").choices["efficient-attention"]
+    assert _common.changed_options(sub, args) == {"--jl", "--seed"}

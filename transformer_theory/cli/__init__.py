@@ -37,6 +37,7 @@ from transformer_theory.cli._common import (
     EXIT_INTERRUPTED,
     EXIT_USAGE,
     UsageError,
+    changed_options,
     release_out_dirs,
 )
 
@@ -361,8 +362,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = _load_commands()
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = [DEFAULT_COMMAND] + argv
-    args = build_parser(commands).parse_args(argv)
+    parser = build_parser(commands)
+    args = parser.parse_args(argv)
     mod = commands[args.command][0]
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    args.changed = changed_options(subparsers.choices[args.command], args)
     # A shell starts a background job (`cmd &` in a script) with SIGINT ignored, so `kill -INT`
     # used to be lost and the command ran on to exit 0; every command handles Ctrl-C (exit 130).
     ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN

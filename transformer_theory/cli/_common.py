@@ -176,6 +176,39 @@ def name_list(text: str, choices: Iterable[str], option: str) -> list[str]:
     return names
 
 
+def changed_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> set[str]:
+    """The options of ``parser`` whose value in ``args`` is not their default (a string default
+    compared after its ``type``, as argparse applies it): what the user set. Each is named by
+    its first long option string (``--max-len``)."""
+    changed = set()
+    for action in parser._actions:
+        if not action.option_strings or not hasattr(args, action.dest):
+            continue
+        default = action.default
+        if isinstance(default, str) and action.type is not None:
+            try:
+                default = action.type(default)
+            except (argparse.ArgumentTypeError, TypeError, ValueError):
+                pass
+        if getattr(args, action.dest) != default:
+            longs = [o for o in action.option_strings if o.startswith("--")]
+            changed.add((longs or action.option_strings)[0])
+    return changed
+
+
+def refuse_ignored(args: argparse.Namespace, options: Iterable[str], because: str) -> None:
+    """Raise :class:`UsageError` naming the first of ``options`` the user set (``args.changed``,
+    filled by the command line from :func:`changed_options`) when ``because`` (``"--task disj"``)
+    makes the command ignore it: an option is used or refused, never silently dropped."""
+    given = getattr(args, "changed", set())
+    for option in options:
+        if option in given:
+            raise UsageError(
+                f"{option}: not used with {because} (it would be ignored); drop it or run "
+                "without " + because.split()[0]
+            )
+
+
 #: The lock file of an output directory in use (:func:`lock_out_dir`).
 LOCK_NAME = ".lock"
 _LOCKED: dict[str, int] = {}  # absolute path -> the descriptor holding its lock
