@@ -213,6 +213,10 @@ def check_count(name: str, count: int, limit: int | None, *, unit: str = "items"
 
     ``limit=None`` means no limit (the caller takes responsibility). Returns ``count``.
     """
+    if limit is not None and (
+        isinstance(limit, bool) or not isinstance(limit, (int, float)) or not limit >= 0
+    ):
+        raise ValueError(f"limit: expected a non-negative number or None, got {limit!r}")
     if limit is not None and count > limit:
         raise ValueError(
             f"{name}: this would enumerate {count:,} {unit}, more than limit={limit:,}; "

@@ -25,7 +25,7 @@ import numpy as np
 import optax
 from flax import nnx
 
-from transformer_theory import jsonio, precision
+from transformer_theory import _validate, jsonio, precision
 from transformer_theory.core.forward import forward
 from transformer_theory.papers.peng2024 import tasks as comp
 from transformer_theory.papers.peng2024.networks import CompositionTransformer, param_count
@@ -223,6 +223,16 @@ def one_layer_records(
     ``width``) with Adam (3e-3) on ``g(f(a))`` and evaluate it on 2,000 held-out prompts in each
     of :data:`EVAL_FORMATS`: one record per format with the error and the bound at ``p`` = the
     format's bits (32, 16)."""
+    for name, value, low in (
+        ("n", n, 2),
+        ("depth", depth, 1),
+        ("width", width, 1),
+        ("heads", heads, 1),
+        ("steps", steps, 1),
+        ("batch", batch, 1),
+        ("seed", seed, 0),
+    ):
+        _validate.check_int_arg(name, value, low)
     params = init_params(jax.random.key(seed), _one_layer_config(n, depth, width, heads))
 
     def loss_fn(p, x_BxN, y_B):
