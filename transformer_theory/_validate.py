@@ -108,8 +108,17 @@ def check_finite(name: str, value: ArrayLike) -> None:
     if isinstance(value, jax.core.Tracer):
         return
     arr = np.asarray(value)
-    if arr.dtype.kind not in "biuf" or not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name}: expected finite numbers, got {value!r}")
+    if arr.dtype.kind not in "biuf":
+        raise ValueError(f"{name}: expected finite numbers, got {value!r:.80}")
+    bad = ~np.isfinite(arr)
+    if arr.ndim == 0 and bad:
+        raise ValueError(f"{name}: expected finite numbers, got {arr.item()}")
+    if np.any(bad):  # one line, whatever the size: the count and the first place
+        first = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"{name}: expected finite numbers, got {int(bad.sum())} non-finite of {arr.size} "
+            f"(first {arr[first]} at index {list(first)})"
+        )
 
 
 def check_choice(name: str, value: object, choices: Sequence[Any]) -> None:
@@ -123,3 +132,11 @@ def check_int_arg(name: str, value: object, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ValueError(f"{name}: expected an int >= {minimum}, got {value!r}")
     return int(value)
+
+
+def check_seed(name: str, seed: object) -> object:
+    """Raise unless ``seed`` is an int ``>= 0`` (what ``np.random.default_rng`` takes: its own
+    error names no argument) or already a ``np.random.Generator``; return it."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return check_int_arg(name, seed, 0)

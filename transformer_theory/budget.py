@@ -29,6 +29,8 @@ from typing import Any
 
 __all__ = [
     "BudgetError",
+    "BudgetSettingError",
+    "check_environment",
     "available_memory",
     "time_budget",
     "format_bytes",
@@ -56,14 +58,44 @@ class BudgetError(ValueError):
         self.available = available
 
 
+class BudgetSettingError(ValueError):
+    """An environment budget (``TT_MEMORY_BUDGET``, ``TT_TIME_BUDGET``) that is not a positive
+    finite number; the message names the variable (the CLI reports it as a usage error, exit 2)."""
+
+
 def _parse_bytes(text: str) -> int:
     t = text.strip().upper().removesuffix("B").removesuffix("I")
     suffix = t[-1] if t and t[-1] in _SUFFIX else ""
     number = t[: len(t) - len(suffix)] if suffix else t
-    value = float(number) * _SUFFIX[suffix]
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"TT_MEMORY_BUDGET: expected a positive size, got {text!r}")
+    try:
+        value = float(number) * _SUFFIX[suffix]
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 1):
+        raise BudgetSettingError(
+            f"TT_MEMORY_BUDGET: expected a positive size in bytes (e.g. 512M, 4G), got {text!r}"
+        )
     return int(value)
+
+
+def _parse_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise BudgetSettingError(f"TT_TIME_BUDGET: expected positive seconds, got {text!r}")
+    return value
+
+
+def check_environment() -> None:
+    """Parse ``TT_MEMORY_BUDGET`` and ``TT_TIME_BUDGET`` when set: :class:`BudgetSettingError`
+    naming the variable for a value that is not a positive finite number (``abc``, ``nan``,
+    ``0``, ``-1``). The command line calls it before any command runs."""
+    for name, parse in (("TT_MEMORY_BUDGET", _parse_bytes), ("TT_TIME_BUDGET", _parse_seconds)):
+        text = os.environ.get(name, "")
+        if text.strip():  # set but empty is unset, as before
+            parse(text)
 
 
 def _cgroup_free() -> int | None:
@@ -83,8 +115,8 @@ def available_memory() -> int:
     """Bytes this process can still allocate: ``TT_MEMORY_BUDGET`` if set, else the smaller of
     ``MemAvailable`` (``/proc/meminfo``) and the cgroup's remaining limit; where neither can be
     read, the physical memory (``os.sysconf``)."""
-    env = os.environ.get("TT_MEMORY_BUDGET")
-    if env:
+    env = os.environ.get("TT_MEMORY_BUDGET", "")
+    if env.strip():
         return _parse_bytes(env)
     candidates = []
     try:
@@ -109,12 +141,9 @@ def available_memory() -> int:
 def time_budget() -> float:
     """Seconds a single command may be estimated to run before it is refused (``TT_TIME_BUDGET``,
     default 4 hours)."""
-    env = os.environ.get("TT_TIME_BUDGET")
-    if env:
-        value = float(env)
-        if not (math.isfinite(value) and value > 0):
-            raise ValueError(f"TT_TIME_BUDGET: expected positive seconds, got {env!r}")
-        return value
+    env = os.environ.get("TT_TIME_BUDGET", "")
+    if env.strip():
+        return _parse_seconds(env)
     return DEFAULT_TIME_BUDGET_S
 
 
@@ -184,6 +213,10 @@ def check_count(name: str, count: int, limit: int | None, *, unit: str = "items"
 
     ``limit=None`` means no limit (the caller takes responsibility). Returns ``count``.
     """
+    if limit is not None and (
+        isinstance(limit, bool) or not isinstance(limit, (int, float)) or not limit >= 0
+    ):
+        raise ValueError(f"limit: expected a non-negative number or None, got {limit!r}")
     if limit is not None and count > limit:
         raise ValueError(
             f"{name}: this would enumerate {count:,} {unit}, more than limit={limit:,}; "

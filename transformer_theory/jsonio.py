@@ -132,13 +132,33 @@ def write_csv(
     return write_text(path, buf.getvalue(), suffix=".csv")
 
 
+def _umask() -> int:
+    """The process's umask: read from ``/proc/self/status`` (Linux 4.7+), else by setting and
+    restoring it (not thread-safe for that instant, hence the first choice)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_text(path: str, text: str, *, suffix: str = ".txt") -> str:
-    """Write ``text`` to ``path`` atomically (a temporary file renamed over it); returns it."""
+    """Write ``text`` to ``path`` atomically (a temporary file renamed over it); returns it.
+
+    The file gets the mode ``open()`` would give it (``0o666`` less the umask), not the ``0o600``
+    of the temporary file, so results stay readable by the group and others as the umask allows.
+    """
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=suffix)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            os.fchmod(f.fileno(), 0o666 & ~_umask())
             f.write(text)
         os.replace(tmp, path)
     except BaseException:

@@ -21,6 +21,7 @@ and the files it writes under ``--out`` (``OUTPUTS``); ``transformer-theory --ve
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import re
 import signal
@@ -30,8 +31,18 @@ from collections.abc import Mapping, Sequence
 from types import ModuleType
 
 from transformer_theory import __version__
-from transformer_theory.budget import BudgetError
-from transformer_theory.cli._common import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
+from transformer_theory.budget import BudgetError, BudgetSettingError, check_environment
+from transformer_theory.cli._common import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    UsageError,
+    changed_options,
+    release_out_dirs,
+)
+
+#: ``OSError`` numbers of a full disk or an exhausted quota: one line and exit 1, no traceback.
+DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 
 # name -> (module, one-line help).
 COMMANDS = {
@@ -352,16 +363,22 @@ def build_parser(commands: Mapping[str, tuple[ModuleType, str]]) -> argparse.Arg
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv``, run the command, return its exit code (see :mod:`.cli._common`).
 
-    A :class:`~transformer_theory.cli._common.UsageError` becomes one line on stderr and exit 2;
+    A :class:`~transformer_theory.cli._common.UsageError` (or a bad ``TT_MEMORY_BUDGET`` /
+    ``TT_TIME_BUDGET``, checked before the command starts) becomes one line on stderr and exit 2;
     Ctrl-C becomes exit 130 with the command's own note of what was saved (commands that save
-    progress catch ``KeyboardInterrupt`` themselves and re-raise it after saying so).
+    progress catch ``KeyboardInterrupt`` themselves and re-raise it after saying so); a full disk
+    (``ENOSPC`` / ``EDQUOT``) becomes one line and exit 1 (the writers are atomic: the files
+    written before are whole). The ``--out`` directories the command locked are released.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     commands = _load_commands()
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = [DEFAULT_COMMAND] + argv
-    args = build_parser(commands).parse_args(argv)
+    parser = build_parser(commands)
+    args = parser.parse_args(argv)
     mod = commands[args.command][0]
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    args.changed = changed_options(subparsers.choices[args.command], args)
     # A shell starts a background job (`cmd &` in a script) with SIGINT ignored, so `kill -INT`
     # used to be lost and the command ran on to exit 0; every command handles Ctrl-C (exit 130).
     ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
@@ -371,15 +388,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ValueError:  # not the main thread: leave it
             ignored = False
     try:
+        check_environment()
         return int(mod.run(args) or 0)
-    except (UsageError, BudgetError) as err:
+    except (UsageError, BudgetError, BudgetSettingError) as err:
         # BudgetError: a size refused before the work, with its estimate (budget.py).
         print(f"transformer-theory {args.command}: error: {err}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"transformer-theory {args.command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except OSError as err:
+        if err.errno not in DISK_FULL:
+            raise
+        where = f" writing {err.filename}" if err.filename else ""
+        print(
+            f"transformer-theory {args.command}: error: no space left on the device{where} "
+            f"({err.strerror or err}); the files written before are whole; free space and rerun",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
     finally:
+        release_out_dirs()
         if ignored:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
 

@@ -14,6 +14,8 @@ same way (usage line, then the error, exit 2).
 from __future__ import annotations
 
 import argparse
+import errno
+import fcntl
 import math
 import os
 import tempfile
@@ -174,11 +176,92 @@ def name_list(text: str, choices: Iterable[str], option: str) -> list[str]:
     return names
 
 
+def changed_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> set[str]:
+    """The options of ``parser`` whose value in ``args`` is not their default (a string default
+    compared after its ``type``, as argparse applies it): what the user set. Each is named by
+    its first long option string (``--max-len``)."""
+    changed = set()
+    for action in parser._actions:
+        if not action.option_strings or not hasattr(args, action.dest):
+            continue
+        default = action.default
+        if isinstance(default, str) and action.type is not None:
+            try:
+                default = action.type(default)
+            except (argparse.ArgumentTypeError, TypeError, ValueError):
+                pass
+        if getattr(args, action.dest) != default:
+            longs = [o for o in action.option_strings if o.startswith("--")]
+            changed.add((longs or action.option_strings)[0])
+    return changed
+
+
+def refuse_ignored(args: argparse.Namespace, options: Iterable[str], because: str) -> None:
+    """Raise :class:`UsageError` naming the first of ``options`` the user set (``args.changed``,
+    filled by the command line from :func:`changed_options`) when ``because`` (``"--task disj"``)
+    makes the command ignore it: an option is used or refused, never silently dropped."""
+    given = getattr(args, "changed", set())
+    for option in options:
+        if option in given:
+            raise UsageError(
+                f"{option}: not used with {because} (it would be ignored); drop it or run "
+                "without " + because.split()[0]
+            )
+
+
+#: The lock file of an output directory in use (:func:`lock_out_dir`).
+LOCK_NAME = ".lock"
+_LOCKED: dict[str, int] = {}  # absolute path -> the descriptor holding its lock
+
+
+def lock_out_dir(path: str, option: str = "--out") -> None:
+    """Hold an exclusive ``flock`` on ``path/.lock`` until :func:`release_out_dirs` (the command
+    line releases every lock when the command ends; the kernel does when the process dies, so a
+    killed run leaves no stale lock). A directory another run holds is refused: :class:`UsageError`
+    naming ``option`` and that run's process id, so two runs never write one directory at once.
+    Locking ``path`` again in this process is a no-op. A file system without ``flock`` (``ENOLCK``,
+    some network mounts) runs unlocked."""
+    path = os.path.abspath(path)
+    if path in _LOCKED:
+        return
+    lock = os.path.join(path, LOCK_NAME)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as err:
+        if err.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            os.close(fd)  # no flock here: run unlocked
+            return
+        try:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+        finally:
+            os.close(fd)
+        raise UsageError(
+            f"{option}: {path} is in use by another run"
+            + (f" (process {holder})" if holder else "")
+            + "; wait for it to end or choose another directory"
+        ) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    _LOCKED[path] = fd
+
+
+def release_out_dirs() -> None:
+    """Release every lock :func:`lock_out_dir` took in this process."""
+    while _LOCKED:
+        _, fd = _LOCKED.popitem()
+        try:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+
 def prepare_out_dir(path: str, option: str = "--out") -> str:
-    """Create ``path`` (and parents) and prove it is writable, before any computation.
+    """Create ``path`` (and parents), prove it is writable and lock it for this run
+    (:func:`lock_out_dir`), before any computation.
 
     Raises :class:`UsageError` naming ``option`` when ``path`` is an existing file, cannot be
-    created, or refuses a test write. Returns the absolute path.
+    created, refuses a test write, or is in use by another run. Returns the absolute path.
     """
     path = os.path.abspath(path)
     if os.path.exists(path) and not os.path.isdir(path):
@@ -187,6 +270,7 @@ def prepare_out_dir(path: str, option: str = "--out") -> str:
         os.makedirs(path, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=path, prefix=".write-test-"):
             pass
+        lock_out_dir(path, option)
     except OSError as err:
         raise UsageError(f"{option}: cannot write to {path} ({err.strerror or err})") from None
     return path

@@ -4,15 +4,34 @@ status, evidence and the command that reproduces it.
 ``transformer-theory claims [--paper P] [--id GLOB] [--tier quick|full] [--out DIR]`` prints one
 line per claim (id, status, one figure) as it finishes and writes ``DIR/claims.json`` and
 ``DIR/claims.md`` (a table per paper) after each. Exit 1 when a claim's status differs from the
-registry's expected one (a regression, or a check that raised), 0 otherwise.
+registry's expected one (a regression, or a check that raised), 0 otherwise; 130 on Ctrl-C.
+
+``--resume`` keeps the records ``DIR/claims.json`` already holds for the same ``--tier`` and
+checks only the selected claims it lacks (an interrupted run loses no finished claim). Before a
+``--tier full`` run the command adds up the seconds each selected claim took in the committed
+``CLAIMS.md`` (:data:`FULL_TIER_DEFAULT_S` for a claim it lacks) and refuses a run estimated
+beyond ``TT_TIME_BUDGET`` (exit 2), before any claim starts.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
+import json
+import os
+import re
+import signal
 import sys
+from collections.abc import Iterator, Sequence
 
-from transformer_theory.cli._common import EXIT_FAILED, UsageError, prepare_out_dir
+from transformer_theory import budget
+from transformer_theory.cli._common import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    UsageError,
+    prepare_out_dir,
+)
 
 __all__ = ["add_arguments", "run"]
 
@@ -34,6 +53,88 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="check sizes: quick (about 3 s a claim at most) or full (about 60 s)",
     )
     parser.add_argument("--out", default="results/claims", help="output directory")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the records --out/claims.json holds for this --tier and check only the rest",
+    )
+
+
+#: Seconds assumed for a full-tier claim the committed CLAIMS.md does not list (the --tier help's
+#: "about 60 s" a claim at most).
+FULL_TIER_DEFAULT_S = 60.0
+CLAIMS_MD = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "CLAIMS.md")
+
+
+def recorded_seconds(path: str = CLAIMS_MD) -> dict[str, float]:
+    """``claim id -> seconds`` of the full-tier run committed in ``CLAIMS.md`` (its table rows'
+    last cell); empty where the file is absent (an installed package)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return {}
+    rows = re.findall(r"^\| `([^`]+)`:.*\| ([0-9.]+) \|$", text, re.MULTILINE)
+    return {claim_id: float(seconds) for claim_id, seconds in rows}
+
+
+def check_full_tier_seconds(ids: Sequence[str]) -> float:
+    """The estimated seconds of the full tier for the claims ``ids`` (:func:`recorded_seconds`,
+    :data:`FULL_TIER_DEFAULT_S` for one not recorded), refused (``BudgetError``, exit 2) beyond
+    ``TT_TIME_BUDGET``."""
+    seen = recorded_seconds()
+    estimate = sum(seen.get(i, FULL_TIER_DEFAULT_S) for i in ids)
+    return budget.check_seconds(
+        estimate,
+        what=f"checking {len(ids)} claim(s) at the full tier (their seconds in CLAIMS.md)",
+        option="--tier/--paper/--id",
+    )
+
+
+def resumed_records(path: str, tier: str, ids: Sequence[str]) -> list:
+    """The records of ``path`` (a ``claims.json``) for ``tier`` whose claim is among ``ids``, as
+    :class:`~transformer_theory.claims.runner.ClaimRecord`; a record that lacks a field, a file
+    that is missing or unreadable, gives none (those claims are checked again)."""
+    from transformer_theory.claims.runner import ClaimRecord
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            rows = json.load(f).get("records", [])
+    except (OSError, ValueError, AttributeError):
+        return []
+    fields = [f.name for f in dataclasses.fields(ClaimRecord)]
+    wanted, kept = set(ids), {}
+    for row in rows if isinstance(rows, list) else []:
+        if (
+            isinstance(row, dict)
+            and row.get("tier") == tier
+            and row.get("id") in wanted
+            and all(k in row for k in fields)
+        ):
+            kept[row["id"]] = ClaimRecord(**{k: row[k] for k in fields})
+    return [kept[i] for i in ids if i in kept]
+
+
+@contextlib.contextmanager
+def sigint_flag() -> Iterator[list[bool]]:
+    """While open, Ctrl-C sets ``flag[0]`` before raising ``KeyboardInterrupt``: a check whose
+    JAX callback swallows the ``KeyboardInterrupt`` (XLA reports it as an error of the call) is
+    still seen as interrupted when the command reads the flag after the claim."""
+    flag = [False]
+
+    def handler(signum, frame):
+        flag[0] = True
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGINT, handler)
+    except ValueError:  # not the main thread: no handler to install
+        yield flag
+        return
+    try:
+        yield flag
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _provenance(tier: str) -> str:
@@ -76,24 +177,45 @@ def run(args: argparse.Namespace) -> int:
             if args.paper or args.ids
             else "no claims registered"
         )
+    ids = [c.id for c in chosen]
+    path = os.path.join(os.path.abspath(args.out), "claims.json")
+    kept = resumed_records(path, args.tier, ids) if args.resume else []
+    todo = [i for i in ids if i not in {r.id for r in kept}]
+    if args.tier == "full":
+        check_full_tier_seconds(todo)  # before the directory and any claim
     out = prepare_out_dir(args.out)
     note = _provenance(args.tier)
-    done = []
+    done = list(kept)
     width = max(len(c.id) for c in chosen)
+    if kept:
+        print(f"resuming: {len(kept)} claim(s) read from {out}/claims.json", flush=True)
 
     def on_record(record) -> None:
+        if interrupted[0]:  # the check was cut short: its record is not a finished one
+            raise KeyboardInterrupt
         done.append(record)
         flag = "" if not record.regression else f"  <- expected {record.expected}"
         print(f"{record.id:<{width}}  {record.status:<9}  {record.figure}{flag}", flush=True)
         write_records(done, out, note=note)
 
     try:
-        records = run_claims(
-            paper=args.paper, ids=args.ids, tier=args.tier, progress=False, on_record=on_record
-        )
+        with sigint_flag() as interrupted:
+            records = kept + (
+                run_claims(ids=todo, tier=args.tier, progress=False, on_record=on_record)
+                if todo
+                else []
+            )
+            if interrupted[0]:
+                raise KeyboardInterrupt
     except KeyboardInterrupt:
-        print(f"interrupted: {len(done)} claims written to {out}", file=sys.stderr)
-        raise
+        print(
+            f"interrupted: {len(done)} claims written to {out}; rerun with --resume to go on",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    if kept:  # in the registry's order, the kept ones among the new
+        records.sort(key=lambda r: ids.index(r.id))
+        write_records(records, out, note=note)
     regressions = [r for r in records if r.regression]
     counts = {}
     for r in records:

@@ -147,12 +147,12 @@ def settings_of(make: Callable[..., T], **fields: object) -> T:
 def grid_of(settings: CollapseSettings | OversquashSettings) -> list[GridModel]:
     """The grid of ``settings``, its size checked (BudgetError) and a config's ValueError (a width
     too small for the code) reported against ``--width``."""
-    from transformer_theory.budget import BudgetError
+    from transformer_theory.budget import BudgetError, BudgetSettingError
     from transformer_theory.papers.barbero2024 import study
 
     try:
         return study.model_grid(settings)
-    except BudgetError:
+    except (BudgetError, BudgetSettingError):  # a size refused, or a bad TT_*_BUDGET: not --width
         raise
     except ValueError as err:
         raise UsageError(f"--width: {err}") from None

@@ -45,6 +45,7 @@ from transformer_theory.cli._common import (
     nonnegative_int,
     positive_int,
     prepare_out_dir,
+    refuse_ignored,
 )
 
 __all__ = ["DEFAULT_EXAMPLES", "add_arguments", "run"]
@@ -201,8 +202,15 @@ def _run_jl(args: argparse.Namespace) -> int:
     return 0
 
 
+# the cost and error study's options, which --jl does not read
+STUDY_OPTIONS = (
+    "--max-len", "--min-len", "--dim", "--repeats", "--variants", "--error-len", "--error-batch",
+)  # fmt: skip
+
+
 def run(args: argparse.Namespace) -> int:
     if args.jl:
+        refuse_ignored(args, STUDY_OPTIONS, "--jl")
         return _run_jl(args)
     from transformer_theory.papers.conti2024 import efficient_study as study
 

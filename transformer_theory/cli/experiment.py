@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
+from transformer_theory import budget
 from transformer_theory.cli._common import UsageError, format_table, positive_int, prepare_out_dir
 
 __all__ = [
@@ -68,6 +69,39 @@ def _summary(module: ModuleType) -> str:
     return paragraph if end is None else paragraph[: end.start() + 1]
 
 
+#: Seconds the sizes took when measured, as their config modules' docstrings quote them (wall
+#: time on 2 shared CPU cores): ``(name, size) -> seconds``.
+MEASURED_SECONDS: dict[tuple[str, str], float] = {
+    ("collapse_tasks", "default"): 295,
+    ("encdec_translation", "default"): 359,
+    ("dyck_k", "default"): 437,
+    ("languages_generalization", "default"): 1100,
+    ("composition_bound", "default"): 259,
+    ("composition_cot", "default"): 1640,
+    ("composition_depth", "default"): 2100,
+    ("composition_one_pass", "default"): 1363,
+    ("match_width", "default"): 166,
+    ("match_width", "large"): 689,
+    ("qsa_bits_attention", "default"): 263,
+    ("qsa_bits_rnn", "default"): 192,
+    ("qsa_separation", "default"): 631,
+    ("ngram_exactness", "default"): 630,
+    ("ngram_learnability", "default"): 286,
+}
+#: Seconds assumed for a size not measured: every size but ``smoke`` trains for minutes.
+UNMEASURED_SECONDS = 60.0
+
+
+def check_seconds(name: str, size: str) -> float:
+    """The estimated seconds of ``experiment NAME --size SIZE`` (:data:`MEASURED_SECONDS`;
+    :data:`UNMEASURED_SECONDS` for another size, 0 for ``smoke``), refused (``BudgetError``,
+    exit 2) beyond ``TT_TIME_BUDGET`` before anything is written."""
+    estimate = 0.0 if size == "smoke" else MEASURED_SECONDS.get((name, size), UNMEASURED_SECONDS)
+    return budget.check_seconds(
+        estimate, what=f"{name} at size {size} (as measured)", option="--size"
+    )
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", nargs="?", metavar="NAME", help="the experiment (see --list)")
     parser.add_argument("--list", action="store_true", help="list the experiments and exit")
@@ -100,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
     if args.size not in sizes:
         raise UsageError(f"--size: {args.name} has sizes {', '.join(sizes)}; got {args.size!r}")
     config = module.get_config(args.size)
+    check_seconds(args.name, args.size)
     out = prepare_out_dir(args.out or f"results/{args.name}")
     record = module.run(config, out, progress=True)
     print(f"{args.name} ({paper}, size {args.size}): wrote {out}")

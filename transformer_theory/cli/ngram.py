@@ -49,6 +49,7 @@ from transformer_theory.cli._common import (
     positive_float,
     positive_int,
     prepare_out_dir,
+    refuse_ignored,
 )
 from transformer_theory.papers.svete_cotterell2024 import study
 from transformer_theory.precision import PRECISIONS
@@ -276,8 +277,16 @@ def _run_space(args: argparse.Namespace) -> int:
     return EXIT_OK if result["all_match"] and result["within_printed"] else EXIT_FAILED
 
 
+# the study's options, which --space does not read
+STUDY_OPTIONS = (
+    "--order", "--alphabet", "--max-len", "--construction", "--attention", "--beta",
+    "--precision", "--zero-fraction", "--scan-limit", "--soft-lengths", "--target-kl",
+)  # fmt: skip
+
+
 def run(args: argparse.Namespace) -> int:
     if args.space:
+        refuse_ignored(args, STUDY_OPTIONS, "--space")
         return _run_space(args)
     if args.orders is not None or args.alphabets is not None:
         raise UsageError("--orders/--alphabets: apply to --space only (they would be ignored)")

@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     study.check_oversquash_memory(settings, grid)
     if not args.fresh:
         check_resumable(path, settings.record())
-    done = {} if args.fresh else study.finished_models(path, settings.record())
+    done = {} if args.fresh else study.finished_models(path, settings.record(), "oversquash")
     if done:
         print(f"resuming: {len(done)} finished model(s) read from {path}", flush=True)
     try:

@@ -35,6 +35,8 @@ from transformer_theory.cli._common import comma_list, nonnegative_int, positive
 
 TASKS = ("qsa", "match2", "match3bigram", "match3local", "match3local1", "disj")
 DISJ_MAX_Q = 6  # 4^q pairs: q = 6 is 4,096 pairs
+# the options of the qSA and Match units, which --task disj alone does not read
+QSA_MATCH_OPTIONS = ("--n", "--eps", "--dim", "--modulus-power", "--window", "--samples")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -93,12 +95,24 @@ def run(args: argparse.Namespace) -> int:
         format_table,
         name_list,
         prepare_out_dir,
+        refuse_ignored,
     )
     from transformer_theory.papers.sanford2023 import study
 
     tasks = name_list(args.task, TASKS, "--task")
+    for option, values in (("--q", args.q), ("--n", args.n)):
+        repeated = sorted({v for v in values if values.count(v) > 1})
+        if repeated:  # each configuration would run twice under one name
+            raise UsageError(f"{option}: {', '.join(map(str, repeated))} given more than once")
+    if tasks == ["disj"]:
+        refuse_ignored(args, QSA_MATCH_OPTIONS, "--task disj")
     if "disj" in tasks and max(args.q) > DISJ_MAX_Q:
-        raise UsageError(f"--q: disj checks all 4^q pairs; expected q <= {DISJ_MAX_Q}")
+        q = max(args.q)
+        raise UsageError(
+            f"--q: disj checks all 4^q pairs exactly: q = {q} is {4**q:,} pairs, "
+            f"{4 ** (q - DISJ_MAX_Q):,} times the {4**DISJ_MAX_Q:,} of q = {DISJ_MAX_Q} (the "
+            f"largest allowed); expected q <= {DISJ_MAX_Q}"
+        )
     epss = _accuracies(args.eps)
     if "qsa" in tasks and any(q >= n for q in args.q for n in args.n):
         raise UsageError(f"--q: every q must be < every N (N = {args.n}, q = {args.q})")

@@ -318,6 +318,8 @@ def run(args: argparse.Namespace) -> int:
         rows, figures = run_experiment(
             config, out, source=source, progress=not args.no_progress, on_result=report
         )
+    except RunDirectoryError as err:  # a run's directory unreadable on resume (files damaged)
+        raise UsageError(f"--out: {err}") from None
     except TrainingInterrupted as err:
         run_name = os.path.basename(err.out_dir) if err.out_dir else "the current run"
         print(f"transformer-theory train: {run_name}: {err.message()}", file=sys.stderr)

@@ -212,7 +212,21 @@ def restore(out_dir: str, template: Any, every: int, step: int | None = None) ->
     if step is None:
         raise rundir.RunDirectoryError(f"{out_dir}: no checkpoint to restore")
     with Checkpointer(directory, every=every) as ckpt:
+        return _restore(ckpt, out_dir, step, template)
+
+
+def _restore(ckpt: Checkpointer, out_dir: str, step: int, template: Any) -> Any:
+    """``ckpt.restore(step, template)``; a checkpoint that cannot be read (truncated or corrupted
+    files: orbax raises a variety of errors) is a :class:`~.rundir.RunDirectoryError` in one line
+    naming the run directory, not a traceback from inside orbax."""
+    try:
         return ckpt.restore(step, template)
+    except Exception as err:  # noqa: BLE001 -- any unreadable checkpoint is the directory's fault
+        first = str(err).strip().splitlines()[0][:200] if str(err).strip() else ""
+        raise rundir.RunDirectoryError(
+            f"{out_dir}: checkpoint {step} cannot be read ({type(err).__name__}: {first}); "
+            f"remove {out_dir} to train this run again"
+        ) from None
 
 
 def _read_diverged(out_dir: str, state, opt_state, every: int, status: dict) -> RunResult:
@@ -295,7 +309,7 @@ def run(
         rows = [] if last is None else [r for r in read_rows(out_dir) if r["step"] <= last]
         ckpt = Checkpointer(os.path.join(out_dir, "checkpoints"), every=config.checkpoint_every)
         if last is not None:
-            state, opt_state = ckpt.restore(last, (state, opt_state))
+            state, opt_state = _restore(ckpt, out_dir, last, (state, opt_state))
             start = int(last)
 
     data_key = jax.random.fold_in(jax.random.key(config.seed), 1)

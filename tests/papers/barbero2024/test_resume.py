@@ -28,7 +28,12 @@ def measured(monkeypatch):
 
     def fake_record(params, name, lengths, precisions, **kwargs):
         calls.append(name)
-        return dict(name=name, lengths=list(lengths), value=sum(map(ord, name)))
+        # every field a finished record has (study.MODEL_FIELDS), or the resume measures it again
+        fields = dict.fromkeys(k for k in study.MODEL_FIELDS["collapse"] if k != "seconds")
+        precision = {p: {} for p in precisions}
+        return fields | dict(
+            name=name, lengths=list(lengths), precisions=precision, value=sum(map(ord, name))
+        )
 
     monkeypatch.setattr(study, "random_model", lambda config, seed: None)
     monkeypatch.setattr(collapse, "model_record", fake_record)
@@ -121,7 +126,8 @@ def test_oversquash_resumes_and_refuses_other_settings(tmp_path, monkeypatch):
 
     def fake_record(params, emb, bound):
         calls.append(params.seed)
-        return dict(value=params.seed * 10)
+        fields = dict.fromkeys(k for k in study.MODEL_FIELDS["oversquash"] if k != "name")
+        return fields | dict(value=params.seed * 10)
 
     def fake_model(config, seed):
         return SimpleNamespace(seed=seed, w_o=np.zeros(1))

@@ -137,8 +137,8 @@ def causal_path_counts(n: int, depth: int) -> list[int]:
     ``C(n - 1 - i + depth - 1, depth - 1)`` -- the entries ``(T^depth)_{n-1, i}`` of the
     lower-triangular all-ones matrix ``T``.
     """
-    _validate.check_positive("n", n)
-    _validate.check_positive("depth", depth)
+    n = _validate.check_int_arg("n", n, 1)
+    depth = _validate.check_int_arg("depth", depth, 1)
     return [math.comb(n - 1 - i + depth - 1, depth - 1) for i in range(n)]
 
 

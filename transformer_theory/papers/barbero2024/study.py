@@ -86,8 +86,8 @@ def _grid_fields(settings: CollapseSettings | OversquashSettings) -> None:
     for name in ("depths", "heads"):
         if min(getattr(settings, name)) < 1:
             raise ValueError(f"{name}: expected integers >= 1, got {getattr(settings, name)}")
-    if min(settings.seeds) < 0:
-        raise ValueError(f"seeds: expected integers >= 0, got {settings.seeds}")
+    if min(settings.seeds) < 0 or max(settings.seeds) >= 2**32:
+        raise ValueError(f"seeds: expected integers in 0..2**32 - 1, got {settings.seeds}")
     for p in settings.positionals:
         if p not in POSITIONAL:
             raise ValueError(f"positionals: unknown {p!r}; choose from {', '.join(POSITIONAL)}")
@@ -371,18 +371,40 @@ def check_resumable(path: str, settings: dict) -> None:
             raise SettingsDiffer(path, key, recorded.get(key), settings.get(key))
 
 
-def finished_models(path: str, settings: dict) -> dict[str, dict]:
+#: The fields every finished model record holds, by study (a model missing one is measured
+#: again on resume, not read back to fail later with a ``KeyError``).
+MODEL_FIELDS = {
+    "collapse": ("name", "lengths", "precisions", "rate", "asymptotic", "verdict",
+                 "predicted_limit", "seconds"),
+    "oversquash": ("name", "depth", "length", "sensitivity", "sensitivity_final", "path_weight",
+                   "path_weight_residual", "path_count", "early_late_ratio"),
+}  # fmt: skip
+
+
+def finished_models(path: str, settings: dict, study: str = "collapse") -> dict[str, dict]:
     """The models an earlier run with the same ``settings`` (its ``record()``) finished, by name;
-    none when there is no such file, it cannot be read, or its settings differ."""
+    none when there is no such file, it cannot be read, or its settings differ. A model record
+    that lacks one of ``MODEL_FIELDS[study]`` (or, for collapse, a precision of ``settings``) is
+    not finished: it is left out, to be measured again."""
     if not os.path.exists(path):
         return {}
     try:
         record = jsonio.read_json(path)
     except (OSError, ValueError):
         return {}
-    if record.get("settings") != settings:
+    if not isinstance(record, dict) or record.get("settings") != settings:
         return {}
-    return {m["name"]: m for m in record.get("models", [])}
+    precisions = settings.get("precisions", []) if study == "collapse" else []
+
+    def finished(m: object) -> bool:
+        if not isinstance(m, dict) or not all(k in m for k in MODEL_FIELDS[study]):
+            return False
+        return not precisions or (
+            isinstance(m["precisions"], dict) and all(p in m["precisions"] for p in precisions)
+        )
+
+    models = record.get("models")
+    return {m["name"]: m for m in (models if isinstance(models, list) else []) if finished(m)}
 
 
 def _measure_grid(
@@ -527,7 +549,7 @@ def run_oversquash(
     block = settings.record()
     if not fresh:
         check_resumable(path, block)
-    done = {} if fresh else finished_models(path, block)
+    done = {} if fresh else finished_models(path, block, "oversquash")
     record = _measure_grid(grid, measure, path, block, done=done, on_model=on_model)
     from transformer_theory.papers.barbero2024.plots import plot_oversquash
 

@@ -102,18 +102,26 @@ __all__ = [
 
 def jl_projection(seed: int | np.random.Generator, rank: int, n: int) -> np.ndarray:
     """``R_KxN`` with i.i.d. ``N(0, 1/K)`` entries (float64), so ``E[R^T R] = I``."""
-    _validate.check_positive("rank", rank)
-    _validate.check_positive("n", n)
+    rank = _validate.check_int_arg("rank", rank, 1)
+    n = _validate.check_int_arg("n", n, 1)
     rng = np.random.default_rng(seed)
     return rng.standard_normal((rank, n)) / math.sqrt(rank)
 
 
 def attention_probs(q_NxE: ArrayLike, k_NxE: ArrayLike) -> np.ndarray:
-    """``P = softmax(Q K^T / sqrt(E))`` (float64), the matrix eq. 16 approximates."""
+    """``P = softmax(Q K^T / sqrt(E))`` (float64), the matrix eq. 16 approximates.
+
+    Not jitted: the inputs are concrete, so a NaN or infinity in them is refused (``ValueError``
+    naming the argument) rather than returned as a NaN matrix; so is a ``k`` whose width ``E``
+    differs from ``q``'s."""
     with jax.enable_x64(True):
         q, k = jnp.asarray(q_NxE, jnp.float64), jnp.asarray(k_NxE, jnp.float64)
         _validate.check_ndim("q_NxE", q, 2)
         _validate.check_ndim("k_NxE", k, 2)
+        if k.shape[1] != q.shape[1]:
+            raise ValueError(f"k_NxE: expected width E = {q.shape[1]} like q_NxE, got {k.shape}")
+        _validate.check_finite("q_NxE", q)
+        _validate.check_finite("k_NxE", k)
         scores = attention.scale_scores(q @ k.T, q.shape[1])
         return np.asarray(attention.softmax_weights(scores), np.float64)
 
@@ -228,7 +236,12 @@ def rank_needed(
     ranks: Sequence[int] | None = None,
 ) -> int | None:
     """The smallest ``k`` of ``ranks`` (default ``2^(j/4)`` rounded, 1 to ``4 n``) whose
-    :func:`failure_rate` is ``<= delta`` (None if none is); each ``k`` draws from its own seed."""
+    :func:`failure_rate` is ``<= delta`` (None if none is); each ``k`` draws from its own seed.
+    ``eps`` and ``delta`` lie in ``(0, 1)`` (NaN refused: it compared as never exceeded)."""
+    for name, value in (("eps", eps), ("delta", delta)):
+        _validate.check_positive(name, value)
+        if not value < 1:
+            raise ValueError(f"{name}: expected 0 < {name} < 1, got {value}")
     n = np.asarray(p_NxN).shape[1]
     if ranks is None:
         ranks = sorted({int(round(2 ** (j / 4))) for j in range(0, 4 * int(math.log2(4 * n)) + 1)})
@@ -435,9 +448,12 @@ def jl_study(
     Returns:
       ``{"scaling", "errors": {kind: rows}, "spectrum_rank_90": {kind: r}, "trained"}``.
     """
-    if not 0 < eps < 1:
-        raise ValueError(f"eps: expected 0 < eps < 1, got {eps}")
-    _validate.check_positive("error_len", error_len)
+    for name, value in (("eps", eps), ("delta", delta)):  # NaN fails the test too
+        if not 0 < value < 1:
+            raise ValueError(f"{name}: expected 0 < {name} < 1, got {value}")
+    _validate.check_int_arg("trials", trials, 1)  # before the studies, not minutes into them
+    error_len = _validate.check_int_arg("error_len", error_len, 1)
+    _validate.check_seed("seed", seed)
     errors, spectra = {}, {}
     for kind in ("iid", "local"):
         q, k, v = _inputs(kind, error_len, 32, seed)

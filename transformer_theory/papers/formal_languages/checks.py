@@ -69,6 +69,8 @@ def evaluation_cost(length: int, count: int, itemsize: int = 8) -> tuple[float, 
     the peak memory of one chunk of :func:`.constructions.decision_margins` plus the strings, and
     the attention-map entries ``count (length + 1)^2`` computed (the work, for a time estimate).
     Plain arithmetic, nothing allocated."""
+    _validate.check_int_arg("length", length, 0)
+    _validate.check_int_arg("count", count, 1)
     n = int(length) + 1
     chunk = min(int(count), max(1, 2**22 // (n * n)))
     peak = _MAPS_PER_ROW * chunk * n * n * itemsize + _STRING_COPIES * int(count) * n * 4

@@ -68,7 +68,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from transformer_theory import _validate
+from transformer_theory import _validate, budget
 from transformer_theory.params import (
     AttentionParams,
     LayerParams,
@@ -266,23 +266,18 @@ def machine_accepts(m: CounterMachine, string: Sequence[int] | np.ndarray) -> bo
 
 def is_member(language: str, string: Sequence[int] | np.ndarray) -> bool:
     """Membership by the language's definition, not by its machine: per-type depths (never
-    negative, 0 at the end) for SHUFFLE-DYCK-k, a recursive-descent parse of one whole expression
-    for ``boolexp_n``, the block pattern for ``a^n b^n (c^n)``."""
+    negative, 0 at the end) for SHUFFLE-DYCK-k, a parse of one whole prefix expression for
+    ``boolexp_n`` (iterative: the count of operands still owed, so a string of any length is
+    parsed without recursion), the block pattern for ``a^n b^n (c^n)``."""
     m = machine(language)
     s = _symbols(m, string)
     if language.startswith("boolexp"):
-
-        def parse(i: int) -> int | None:  # the end of the expression starting at i
-            if i >= len(s):
-                return None
-            j = i + 1
-            for _ in range(max(s[i] - 1, 0)):  # id 1 + a is the operator of arity a
-                j = parse(j)
-                if j is None:
-                    return None
-            return j
-
-        return parse(0) == len(s)
+        owed = 1  # expressions still to read: one in all
+        for x in s:
+            if owed == 0:  # a whole expression was read and symbols are left
+                return False
+            owed += max(x - 1, 0) - 1  # id 1 + a is the operator of arity a
+        return owed == 0
     if language.startswith("shuffle_dyck"):
         depth = [0] * (m.num_symbols // 2)
         for x in s:
@@ -537,6 +532,8 @@ def exact_check(
     max_length: int,
     samples: Sequence[Sequence[int]] = (),
     confidence: float = 1.0,
+    *,
+    limit: int | None = 10**6,
 ) -> dict[str, Any]:
     """Check ``params`` in exact arithmetic on every string of length ``0 .. max_length`` (the
     prefix tree, each prefix's outputs once) and on every prefix of each of ``samples``.
@@ -545,6 +542,9 @@ def exact_check(
     the symbol and is at most ``-confidence / (2n)`` where they do not (``n`` = positions read),
     and the convention of :func:`accepts` agrees with :func:`is_member` on the prefix.
 
+    ``limit``: the most strings the exhaustive part may visit (``sum_{l <= max_length} S^l`` for
+    ``S`` symbols); more is refused with the count before any is checked (``None``: no limit).
+
     Returns:
       ``{"ok", "strings", "members", "outputs", "witness"}``: strings checked (exhaustive ones
       and every prefix of the samples), members among them, outputs compared, and the first
@@ -552,6 +552,8 @@ def exact_check(
     """
     m = machine(language)
     max_length = _validate.check_int_arg("max_length", max_length, 0)
+    strings = sum(m.num_symbols**length for length in range(max_length + 1))
+    budget.check_count("max_length", strings, limit, unit="strings (every prefix up to it)")
     model = ExactCounterModel(params)
     if model.vocab_size != m.num_symbols + 1:
         raise ValueError(f"params: expected {m.num_symbols + 1} token ids for {language}")

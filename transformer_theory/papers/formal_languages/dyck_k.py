@@ -373,9 +373,16 @@ def build(
       dtype: float dtype of the parameters.
 
     Raises:
-      ValueError: naming ``k``, ``depth``, ``attention``, ``max_len`` or ``confidence``.
+      ValueError: naming ``k``, ``depth``, ``attention``, ``max_len``, ``confidence`` or
+        ``dtype`` (not a floating dtype).
     """
     k, depth = _int("k", k, 1), _int("depth", depth, 1)
+    try:
+        floating = jnp.issubdtype(jnp.dtype(dtype), jnp.floating)
+    except TypeError:
+        floating = False
+    if not floating:
+        raise ValueError(f"dtype: expected a floating dtype (float32, float64), got {dtype!r}")
     _validate.check_choice("attention", attention, ATTENTIONS)
     max_len = _int("max_len", max_len, 0)
     lam, mu = softmax_scales(max_len) if attention == "softmax" else (1.0, 1.0)

@@ -54,7 +54,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import nnx
 
-from transformer_theory._validate import check_int_arg
+from transformer_theory._validate import check_int_arg, check_ndim, check_seed, check_token_ids
 from transformer_theory.papers.peng2024.networks import CompositionTransformer
 
 __all__ = [
@@ -103,6 +103,7 @@ def pair_sample(seed: int, num: int, n: int, aux: float = 0.0) -> tuple[np.ndarr
     """
     num = check_int_arg("num", num, 1)
     n = check_int_arg("n", n, 1)
+    check_seed("seed", seed)
     if not 0.0 <= aux < 1.0:
         raise ValueError(f"aux: expected a fraction in [0, 1), got {aux}")
     rng = np.random.default_rng(seed)
@@ -121,6 +122,7 @@ def all_prompts(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Every prompt of domain ``n`` (``n^(2 n + 1)`` of them: every ``f``, ``g`` and ``x``), each
     block in a random order (``seed``). Refused above ``n = 3`` (``n = 4``: 262,144 prompts)."""
     n = check_int_arg("n", n, 1)
+    check_seed("seed", seed)
     if n > 3:
         raise ValueError(f"n: every prompt is enumerated for n <= 3 only, got {n}")
     tables = np.array(list(itertools.product(range(n), repeat=n)), dtype=np.int64)
@@ -205,7 +207,22 @@ def errors(
     model: CompositionTransformer, tokens_BxN: np.ndarray, answers_B: np.ndarray, chunk: int = 4096
 ) -> int:
     """Number of prompts ``model`` answers wrongly (argmax of its logits against ``answers``).
-    Run eagerly, op by op: each model here is run once, and compiling it would cost more."""
+    Run eagerly, op by op: each model here is run once, and compiling it would cost more.
+
+    Raises:
+      ValueError: naming ``tokens_BxN`` (not 2-D integer ids in ``[0, vocab)`` of the model's
+        length) or ``answers_B`` (not one answer per prompt), before the model runs.
+    """
+    tokens_BxN, answers_B = np.asarray(tokens_BxN), np.asarray(answers_B)
+    check_ndim("tokens_BxN", tokens_BxN, 2)
+    check_token_ids("tokens_BxN", tokens_BxN, model.embed.num_embeddings)
+    seq_len = model.position.shape[0]
+    if tokens_BxN.shape[1] > seq_len:
+        raise ValueError(
+            f"tokens_BxN: the model reads at most {seq_len} tokens, got {tokens_BxN.shape}"
+        )
+    if answers_B.shape != tokens_BxN.shape[:1]:
+        raise ValueError(f"answers_B: expected shape {tokens_BxN.shape[:1]}, got {answers_B.shape}")
     wrong = 0
     for i in range(0, len(tokens_BxN), chunk):
         pred = np.asarray(jnp.argmax(model(jnp.asarray(tokens_BxN[i : i + chunk])), axis=-1))

@@ -37,7 +37,7 @@ import optax
 from flax import nnx
 
 from transformer_theory import jsonio
-from transformer_theory._validate import check_int_arg
+from transformer_theory._validate import check_int_arg, check_seed
 from transformer_theory.papers.peng2024.networks import CompositionTransformer, param_count
 from transformer_theory.train.fit import fit
 
@@ -70,6 +70,7 @@ def cot_sample(seed: int, num: int, n: int, functions: int) -> tuple[np.ndarray,
     num = check_int_arg("num", num, 1)
     n = check_int_arg("n", n, 1)
     functions = check_int_arg("functions", functions, 1)
+    check_seed("seed", seed)
     rng = np.random.default_rng(seed)
     tables = rng.integers(0, n, size=(num, functions, n))
     value_B = rng.integers(0, n, size=num)  # the query, as an index in D_0

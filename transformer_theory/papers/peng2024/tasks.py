@@ -14,6 +14,8 @@ import math
 
 import numpy as np
 
+from transformer_theory._validate import check_int_arg, check_seed
+
 __all__ = ["composition_sample", "composition_vocab", "peng_error_bound"]
 
 
@@ -30,10 +32,9 @@ def composition_sample(
     Returns ``(tokens_BxN, answers_B)`` with ``N = 2 depth n + 2`` (the listed pairs, the query,
     the separator) and the exact composed value as a token id.
     """
-    if int(num) < 1:
-        raise ValueError(f"num: expected a positive number of prompts, got {num}")
-    if int(n) < 1:
-        raise ValueError(f"n: expected a domain size >= 1, got {n}")
+    num = check_int_arg("num", num, 1)  # 2.5 was a TypeError naming nothing
+    n = check_int_arg("n", n, 1)
+    check_seed("seed", seed)
     if depth not in (2, 3):
         raise ValueError(f"depth: expected 2 (g o f) or 3 (h o g o f), got {depth}")
     rng = np.random.default_rng(seed)

@@ -25,7 +25,7 @@ import numpy as np
 import optax
 from flax import nnx
 
-from transformer_theory import jsonio, precision
+from transformer_theory import _validate, jsonio, precision
 from transformer_theory.core.forward import forward
 from transformer_theory.papers.peng2024 import tasks as comp
 from transformer_theory.papers.peng2024.networks import CompositionTransformer, param_count
@@ -114,16 +114,22 @@ def _sweep(
     progress: bool,
 ) -> list[dict]:
     """``train(*run)`` (a list of records) for every run, all records so far written to
-    ``out_dir/records.json`` after each run; each record gets ``seconds`` since the start."""
+    ``out_dir/records.json`` after each run; each record gets ``seconds`` since the start.
+
+    Nothing is written before the first run finishes, so a rerun interrupted before then leaves
+    the previous run's ``records.json`` as it was (it used to be replaced by ``[]`` at the start);
+    a sweep of no runs writes ``[]``."""
     from tqdm.auto import tqdm
 
     records: list[dict] = []
     start = time.time()
-    jsonio.write_json(os.path.join(out_dir, "records.json"), records)
+    path = os.path.join(out_dir, "records.json")
     for run in tqdm(runs, desc=desc, disable=not progress or None):
         seconds = {"seconds": round(time.time() - start, 1)}
         records += [r | seconds for r in train(*run)]
-        jsonio.write_json(os.path.join(out_dir, "records.json"), records)
+        jsonio.write_json(path, records)
+    if not runs:
+        jsonio.write_json(path, records)
     return records
 
 
@@ -217,6 +223,16 @@ def one_layer_records(
     ``width``) with Adam (3e-3) on ``g(f(a))`` and evaluate it on 2,000 held-out prompts in each
     of :data:`EVAL_FORMATS`: one record per format with the error and the bound at ``p`` = the
     format's bits (32, 16)."""
+    for name, value, low in (
+        ("n", n, 2),
+        ("depth", depth, 1),
+        ("width", width, 1),
+        ("heads", heads, 1),
+        ("steps", steps, 1),
+        ("batch", batch, 1),
+        ("seed", seed, 0),
+    ):
+        _validate.check_int_arg(name, value, low)
     params = init_params(jax.random.key(seed), _one_layer_config(n, depth, width, heads))
 
     def loss_fn(p, x_BxN, y_B):

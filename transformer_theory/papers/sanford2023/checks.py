@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from transformer_theory import budget, precision
+from transformer_theory import _validate, budget, precision
 from transformer_theory.ledger import Checked
 from transformer_theory.papers.sanford2023 import qsa as qsa_unit
 from transformer_theory.papers.sanford2023 import registry, rip
@@ -46,6 +46,9 @@ def qsa_bytes(seq_len: int, q: int, dim: int = 2) -> int:
     """A LOWER bound on the peak bytes of :func:`qsa_record`'s exhaustive check: the ``C(N, q)``
     subsets through the model at the smallest ``m = q`` (stream ``2 d' + 2 m`` floats, the
     attention row, its target and error, ``N`` floats each, float64 per position)."""
+    seq_len = _validate.check_int_arg("seq_len", seq_len, 1)
+    q = _validate.check_int_arg("q", q, 1)
+    dim = _validate.check_int_arg("dim", dim, 1)
     return math.comb(int(seq_len), int(q)) * 8 * (2 * dim + 2 * q + 3 * seq_len)
 
 
@@ -77,6 +80,12 @@ def match_input_count(seq_len: int, modulus: int, samples: int) -> tuple[int, bo
     """``(count, exhaustive)``: all ``M^N`` sequences when there are at most ``samples``, else
     ``samples`` sampled ones. Compares ``N log2 M`` with ``log2 samples`` first, so a large ``N``
     or ``M`` never computes ``M^N``."""
+    for name, value, low in (
+        ("seq_len", seq_len, 1),
+        ("modulus", modulus, 2),
+        ("samples", samples, 1),
+    ):
+        _validate.check_int_arg(name, value, low)
     seq_len, modulus, samples = int(seq_len), int(modulus), int(samples)
     if seq_len * math.log2(modulus) > math.log2(samples) + 1:
         return samples, False
@@ -126,6 +135,10 @@ def qsa_record(
     error on ``samples`` random inputs run through the model. ``m_min = None`` if no ``m <=
     max_rows`` works. Refuses (``ValueError`` naming ``q``) beyond
     :data:`~transformer_theory.papers.sanford2023.tasks.ALL_SUBSETS_LIMIT` subsets."""
+    seq_len = _validate.check_int_arg("seq_len", seq_len, 1)
+    q = _validate.check_int_arg("q", q, 1)
+    dim = _validate.check_int_arg("dim", dim, 1)
+    _validate.check_seed("seed", seed)
     budget.check_count("q", math.comb(int(seq_len), int(q)), ts.ALL_SUBSETS_LIMIT, unit="subsets")
     rows, found = max(1, q), None
     while rows <= max_rows:

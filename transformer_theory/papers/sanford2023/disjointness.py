@@ -55,12 +55,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from transformer_theory import jsonio, precision
+from transformer_theory import _validate, budget, jsonio, precision
 from transformer_theory.papers.sanford2023 import qsa
 from transformer_theory.papers.sanford2023.layers import run_streams
 
 __all__ = [
     "UNIT_ROWS",
+    "INPUTS_LIMIT",
+    "PAIRS_LIMIT",
     "all_inputs",
     "construction_rows",
     "decide",
@@ -92,9 +94,7 @@ def _bits_vector(v, name: str) -> np.ndarray:
 
 
 def _check_q(q: int) -> int:
-    if isinstance(q, bool) or int(q) < 1:
-        raise ValueError(f"q: expected q >= 1, got {q!r}")
-    return int(q)
+    return _validate.check_int_arg("q", q, 1)  # an int: 2.5 was read as 2
 
 
 def disj(a: np.ndarray, b: np.ndarray) -> int:
@@ -105,9 +105,16 @@ def disj(a: np.ndarray, b: np.ndarray) -> int:
     return int(np.max(a * b))
 
 
-def all_inputs(q: int) -> np.ndarray:
-    """Every ``a in {0,1}^q``, ``(2^q, q)`` int64, in lexicographic order."""
+#: The most inputs :func:`all_inputs` lists, and pairs :func:`reduction_record` checks, by default.
+INPUTS_LIMIT = 2**16
+PAIRS_LIMIT = 4**6
+
+
+def all_inputs(q: int, *, limit: int | None = INPUTS_LIMIT) -> np.ndarray:
+    """Every ``a in {0,1}^q``, ``(2^q, q)`` int64, in lexicographic order; more than ``limit``
+    inputs is refused with the count (``None``: no limit)."""
     q = _check_q(q)
+    budget.check_count("q", 2**q, limit, unit="inputs a in {0,1}^q")
     return np.array(list(itertools.product((0, 1), repeat=q)), np.int64)
 
 
@@ -210,12 +217,17 @@ def decide(row_Z: Sequence[float] | Sequence[Fraction] | np.ndarray, q: int) -> 
     return 0 if dist2 * q * q < 1 else 1
 
 
-def reduction_record(q: int, seq_len: int | None = None, dim: int = 1) -> dict:
+def reduction_record(
+    q: int, seq_len: int | None = None, dim: int = 1, *, limit: int | None = PAIRS_LIMIT
+) -> dict:
     """Every pair ``(a, b)`` in exact rationals: DISJ against ``qSA(X)_{2q+1} = -e_1`` and
     against :func:`decide`; the smallest distance from ``-e_1`` over intersecting pairs (the
-    slides' gap, ``2/q``)."""
+    slides' gap, ``2/q``). More than ``limit`` pairs (``4^q``) is refused with the count before
+    any is checked (``None``: no limit)."""
     q = _check_q(q)
-    inputs = all_inputs(q)
+    budget.check_count("q", 4**q, limit, unit="pairs (a, b) in exact rationals")
+    dim = _validate.check_int_arg("dim", dim, 1)
+    inputs = all_inputs(q, limit=None)
     row = query_position(q)
     equal, decided, gap = 0, 0, None
     minus_e1 = [Fraction(-1)] + [Fraction(0)] * (int(dim) - 1)
@@ -340,7 +352,8 @@ def message_codes(c: qsa.QSAConstruction, a_BxQ: np.ndarray, bits: int, scale: f
 def pack_message(codes: np.ndarray, bits: int) -> str:
     """The message as a string of ``len(codes) * bits`` characters ``0``/``1``: each level
     offset by ``2^{p-1} - 1`` into ``[0, 2^p - 2]``, written in ``p`` binary digits."""
-    levels = 2 ** (int(bits) - 1) - 1
+    bits = _validate.check_int_arg("bits", bits, 1)
+    levels = 2 ** (bits - 1) - 1
     codes = np.asarray(codes, np.int64)
     if np.any(np.abs(codes) > levels):
         raise ValueError(f"codes: expected levels within +-{levels} at {bits} bits")
@@ -349,7 +362,7 @@ def pack_message(codes: np.ndarray, bits: int) -> str:
 
 def unpack_message(message: str, bits: int) -> np.ndarray:
     """Bob's reading of :func:`pack_message`: the integer levels back."""
-    bits = int(bits)
+    bits = _validate.check_int_arg("bits", bits, 1)
     if len(message) % bits or set(message) - {"0", "1"}:
         raise ValueError(f"message: expected a 0/1 string of a multiple of {bits} characters")
     levels = 2 ** (bits - 1) - 1
@@ -373,9 +386,10 @@ def construction_rows(
     stream = _streams(c, np.asarray(a_BxQ), np.asarray(b_BxQ))
     row = query_position(c.q)
     if bits is not None:
+        bits = _validate.check_int_arg("bits", bits, 2)
         if scale is None:
             raise ValueError("scale: the quantized message needs its fixed scale")
-        step = scale / (2 ** (int(bits) - 1) - 1)
+        step = scale / (2 ** (bits - 1) - 1)
         for k, codes in enumerate(message_codes(c, np.asarray(a_BxQ), bits, scale)):
             received = unpack_message(pack_message(codes, bits), bits)
             stream[k, row, _query_block(c)] = received * step
@@ -389,8 +403,13 @@ def protocol_record(q: int, rows: int | None, bits: int | None, *, seed: int = 0
     (:func:`decide` on his float64 output), the smallest float64 margin ``| ||f + e_1|| - 1/q |``,
     the first pair he gets wrong and, if two ``a`` send one message, that collision with the
     separating ``b = e_i`` (the pigeonhole witness). ``bits=None``: the unquantized float64 unit.
-    ``rows=None``: the fewest rows reaching ``1/(2q)`` (:func:`reduction_unit`)."""
+    ``rows=None``: the fewest rows reaching ``1/(2q)`` (:func:`reduction_unit`); ``bits`` is
+    ``None`` or ``p >= 2`` (one bit has no non-zero level)."""
     q = _check_q(q)
+    if rows is not None:
+        rows = _validate.check_int_arg("rows", rows, 1)
+    if bits is not None:
+        bits = _validate.check_int_arg("bits", bits, 2)
     c, worst = reduction_unit(q, rows, seed=seed)
     a, b = _pairs(q)
     scale = message_scale(c) if bits is not None else None

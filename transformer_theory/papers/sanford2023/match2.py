@@ -27,6 +27,7 @@ __all__ = [
 
 def match2_scale(seq_len: int, modulus: int) -> float:
     """``c = M^2 log(6N)`` (Sanford et al. 2023, proof of Theorem 6)."""
+    _check_sizes(seq_len, modulus)
     return modulus**2 * math.log(6 * seq_len)
 
 

@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import DTypeLike
 
+from transformer_theory import _validate
 from transformer_theory.papers.sanford2023.layers import run_streams, softmax_mlp_layer
 from transformer_theory.papers.sanford2023.match2 import match2_scale, match2_scale_log2
 from transformer_theory.params import ModelConfig, ModelParams
@@ -39,6 +40,7 @@ def match3bigram_scale_log2(seq_len: int, modulus: int, window: int = 0) -> floa
 def match3local_scale_log2(seq_len: int, modulus: int, window: int = 1) -> float:
     """``log2`` of the larger of the integer sums ``x_i + x_a + x_b < 3M`` and the positional
     scale ``c_1`` of :func:`match3local_construction` (both units share it)."""
+    _validate.check_int_arg("window", window, 0)
     if int(seq_len) < 1:
         raise ValueError(f"seq_len: expected N >= 1, got {seq_len}")
     if int(modulus) < 2:
@@ -196,8 +198,7 @@ def match3local_construction(
         raise ValueError(f"seq_len: expected N >= 1, got {seq_len}")
     if int(modulus) < 2:
         raise ValueError(f"modulus: expected M >= 2, got {modulus}")
-    if int(window) < 0:
-        raise ValueError(f"window: expected K >= 0, got {window}")
+    window = _validate.check_int_arg("window", window, 0)  # 2.5 was a TypeError
     n, m, k = seq_len, modulus, window
     heads = 2 * k + 1
     total = n + 2 * k

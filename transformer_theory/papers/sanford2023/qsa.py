@@ -23,6 +23,7 @@ import numpy as np
 import scipy.optimize
 from jax.typing import DTypeLike
 
+from transformer_theory import _validate
 from transformer_theory.papers.sanford2023 import tasks as tasks_sanford
 from transformer_theory.papers.sanford2023.layers import run_streams
 from transformer_theory.papers.sanford2023.rip import rademacher
@@ -92,6 +93,7 @@ def _w_valid(u, members, w, tol=1e-9):
 def alpha_scale(seq_len: int, epsilon: float) -> int:
     """``alpha = ceil(2 log(4 N / eps))``: an off-``y`` score ``<= alpha/2`` below the on-``y``
     ones gets softmax weight ``<= e^{-alpha/2} <= eps / (4N)``."""
+    seq_len = _validate.check_int_arg("seq_len", seq_len, 1)
     if not 0 < epsilon < 1:
         raise ValueError(f"epsilon: expected 0 < eps < 1, got {epsilon}")
     return math.ceil(2 * math.log(4 * seq_len / epsilon))
@@ -100,6 +102,9 @@ def alpha_scale(seq_len: int, epsilon: float) -> int:
 def bits_needed(rows: int, alpha: int, epsilon: float) -> int:
     """Fraction bits ``p`` with ``||w~ - w||_2 <= sqrt(m) 2^{-p-1} <= eps / (4 alpha)`` when every
     coordinate of ``w`` is rounded to the nearest multiple of ``2^-p``."""
+    rows = _validate.check_int_arg("rows", rows, 1)
+    _validate.check_positive("alpha", alpha)
+    _validate.check_positive("epsilon", epsilon)
     return max(0, math.ceil(math.log2(2 * alpha * math.sqrt(rows) / epsilon)))
 
 
@@ -151,6 +156,10 @@ def qsa_construction(
     ``bits=None`` keeps ``w`` unrounded; an integer rounds ``alpha w`` 's ``w`` to that many
     fraction bits (:func:`bits_needed` gives the proof's choice).
     """
+    seq_len = _validate.check_int_arg("seq_len", seq_len, 1)  # before q is read against it
+    dim = _validate.check_int_arg("dim", dim, 1)
+    rows = _validate.check_int_arg("rows", rows, 1)
+    _validate.check_seed("seed", seed)
     if not 1 <= int(q) <= int(seq_len):
         raise ValueError(f"q: expected 1 <= q <= N = {seq_len}, got {q}")
     if int(dim) < 1:

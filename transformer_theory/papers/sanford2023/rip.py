@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from transformer_theory import _validate
 from transformer_theory.papers.sanford2023 import tasks as tasks_sanford
 
 __all__ = ["RIPReport", "rademacher", "rip_constants"]
@@ -20,11 +21,9 @@ __all__ = ["RIPReport", "rademacher", "rip_constants"]
 
 def rademacher(seed: int, rows: int, seq_len: int) -> np.ndarray:
     """``U_ExK``: ``m x N`` independent signs scaled by ``1/sqrt(m)`` (columns of norm 1)."""
-    if int(rows) < 1:
-        raise ValueError(f"rows: expected m >= 1, got {rows}")
-    if int(seq_len) < 1:
-        raise ValueError(f"seq_len: expected N >= 1, got {seq_len}")
-    rng = np.random.default_rng(seed)
+    rows = _validate.check_int_arg("rows", rows, 1)
+    seq_len = _validate.check_int_arg("seq_len", seq_len, 1)
+    rng = np.random.default_rng(_validate.check_seed("seed", seed))
     return rng.choice([-1.0, 1.0], size=(rows, seq_len)) / math.sqrt(rows)
 
 

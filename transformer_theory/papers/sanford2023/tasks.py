@@ -67,9 +67,18 @@ def _check_modulus(modulus) -> int:
 def qsa_target(z_BxNxZ: np.ndarray, members_BxNxK: np.ndarray) -> np.ndarray:
     """``qSA(X)_i = (1/q) sum_{j in y_i} z_j`` (Sanford et al. 2023, Definition of qSA).
 
+    The paper defines qSA for ``y_i in C([N], q)``, the ``q``-element subsets of ``[N]`` with
+    ``1 <= q <= N``: every ``y_i`` has exactly ``q >= 1`` members, so the average is never of an
+    empty set. An empty ``y_i`` (``q = 0``: ``0 / 0``) is outside the definition and refused.
+
     Args:
       z_BxNxZ: the vectors ``z_j`` (each in the unit ball of ``R^{d'}``).
-      members_BxNxK: boolean, ``members[b, i, j]`` iff ``j in y_i``; every row holds ``q`` ones.
+      members_BxNxK: boolean, ``members[b, i, j]`` iff ``j in y_i``; every row holds ``q >= 1``
+        ones.
+
+    Raises:
+      ValueError: naming ``members_BxNxK`` for a wrong shape, rows of different sizes or an empty
+        row.
     """
     z = np.asarray(z_BxNxZ, np.float64)
     members = np.asarray(members_BxNxK, bool)
@@ -79,8 +88,10 @@ def qsa_target(z_BxNxZ: np.ndarray, members_BxNxK: np.ndarray) -> np.ndarray:
             f"{z.shape}, got {members.shape}"
         )
     q = members.sum(-1, keepdims=True)
-    if np.any(q != q.reshape(-1)[0]):
+    if q.size and np.any(q != q.reshape(-1)[0]):
         raise ValueError("members_BxNxK: every y_i must have the same size q")
+    if q.size and q.reshape(-1)[0] == 0:
+        raise ValueError("members_BxNxK: every y_i is empty; qSA needs q >= 1 members per row")
     return np.einsum("bij,bjy->biy", members / q, z)
 
 

@@ -1,0 +1,50 @@
+"""Issue 40: a rerun never loses the finished records of the run before it, and a resumed record
+that is incomplete is measured again instead of failing with a ``KeyError``."""
+
+import json
+
+import pytest
+
+from transformer_theory.jsonio import write_json
+from transformer_theory.papers.barbero2024 import study
+from transformer_theory.papers.peng2024.training import _sweep
+
+
+def test_a_rerun_interrupted_before_its_first_model_keeps_the_records(tmp_path):
+    path = tmp_path / "records.json"
+    write_json(str(path), [{"n": 6, "error": 0.0}])
+
+    def interrupted(*run):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        _sweep([(1,), (2,)], interrupted, str(tmp_path), desc="x", progress=False)
+    assert json.loads(path.read_text()) == [{"n": 6, "error": 0.0}]  # was []
+    records = _sweep([(1,)], lambda n: [{"n": n}], str(tmp_path), desc="x", progress=False)
+    assert json.loads(path.read_text()) == records and records[0]["n"] == 1
+    assert _sweep([], lambda: [], str(tmp_path / "empty"), desc="x", progress=False) == []
+    assert json.loads((tmp_path / "empty" / "records.json").read_text()) == []
+
+
+def test_an_incomplete_model_record_is_not_resumed(tmp_path):
+    settings = study.CollapseSettings(max_len=8, points=3, precisions=("float64", "float32"))
+    block = settings.record()
+    whole = {k: {} for k in study.MODEL_FIELDS["collapse"]}
+    whole["precisions"] = {"float64": {}, "float32": {}}
+    models = [
+        dict(whole, name="done"),
+        {k: v for k, v in dict(whole, name="cut").items() if k != "precisions"},
+        dict(whole, name="one_precision", precisions={"float64": {}}),
+        "not a record",
+    ]
+    path = tmp_path / "collapse.json"
+    write_json(str(path), {"settings": block, "complete": False, "models": models})
+    assert list(study.finished_models(str(path), block)) == ["done"]
+    over = {k: 0 for k in study.MODEL_FIELDS["oversquash"]}
+    write_json(str(path), {"settings": block, "models": [dict(over, name="a"), {"name": "b"}]})
+    assert list(study.finished_models(str(path), block, "oversquash")) == ["a"]
+
+
+def test_a_seed_beyond_32_bits_is_refused_naming_seeds():
+    with pytest.raises(ValueError, match="^seeds:"):
+        study.CollapseSettings(seeds=(2**70,))
