@@ -277,3 +277,8 @@ def test_readme_states_the_counts_of_the_committed_claims_md():
         tallied[status] = tallied.get(status, 0) + 1
     for status, n in re.findall(r"(\w+) (\d+)", counts.group(0).split("(")[0]):
         assert tallied.get(status, 0) == int(n), f"CLAIMS.md says {status} {n}, its rows {tallied}"
+
+
+def test_run_claims_takes_one_id_as_a_string():
+    one = claims.run_claims(ids="chen_zou2024.definition2")
+    assert [r.id for r in one] == ["chen_zou2024.definition2"]
