@@ -14,8 +14,9 @@
 # ---
 
 # %% [markdown]
-# # 06 — Transformers against other networks: qSA, Match2/Match3 (Sanford et al. 2023) and
-# # function composition (Peng et al. 2024)
+# # 06 — Transformers against other networks: qSA, Match2/Match3, function composition
+#
+# Sanford et al. 2023 and Peng et al. 2024.
 #
 # Build the self-attention units of Sanford, Hsu & Telgarsky 2023 in the library's one parameter
 # format, check them (the restricted isometry property measured on the drawn matrix, the qSA error
