@@ -26,7 +26,8 @@ quantization), :mod:`~transformer_theory.jsonio` (strict atomic JSON and CSV),
 :mod:`~transformer_theory.plotting` (the matplotlib backend, saving, panels),
 :mod:`~transformer_theory.files` (datasets and models on disk), :mod:`~transformer_theory.budget`
 (memory and time estimates checked before long work), :mod:`~transformer_theory.parallel`
-(device sharding), :mod:`~transformer_theory.glossary` (shape letters).
+(device sharding), :mod:`~transformer_theory.glossary` (shape letters),
+:mod:`~transformer_theory.progress` (the one progress bar).
 """
 
 from transformer_theory import core, params  # noqa: F401

@@ -177,7 +177,7 @@ def run_claims(
     chosen = select(all_claims(), paper=paper, ids=ids)
     items: Iterable[Row] = chosen
     if progress:
-        from tqdm.auto import tqdm
+        from transformer_theory.progress import tqdm
 
         items = tqdm(chosen, desc=f"claims ({tier})", unit="claim", disable=None)
     records = []

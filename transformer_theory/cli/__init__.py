@@ -9,8 +9,9 @@ Commands (one module each): Chen & Zou 2024's :mod:`.verify` (the main job), :mo
 2024's :mod:`.collapse` and :mod:`.oversquash`; Conti 2024's :mod:`.heads` and
 :mod:`.efficient_attention`; Svete & Cotterell 2024's :mod:`.ngram`; Sanford et al. 2023 and Peng et
 al. 2024's :mod:`.sanford`; the formal-language table's :mod:`.languages`; the papers' trained
-experiments by name, :mod:`.experiment`; the claims ledger, :mod:`.claims`; RASP programs compiled and checked, :mod:`.rasp`. Each parses its options,
-calls the library (a paper's study lives in its package) and prints.
+experiments by name, :mod:`.experiment`; the claims ledger, :mod:`.claims`; RASP programs
+compiled and checked, :mod:`.rasp`. Each parses its options, calls the library (a paper's study
+lives in its package) and prints.
 
 ``transformer-theory COMMAND --help`` shows the command's whole module docstring, every option
 with its default (:class:`HelpFormatter`), examples that run in under a minute (``EXAMPLES``)

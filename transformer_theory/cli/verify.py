@@ -317,10 +317,10 @@ def run(args: argparse.Namespace) -> int:
 
     jax.config.update("jax_enable_x64", True)
     import jax.numpy as jnp
-    from tqdm.auto import tqdm
 
     from transformer_theory import parallel
     from transformer_theory.cli import report
+    from transformer_theory.progress import tqdm
     from transformer_theory.theory import checks, suite
 
     if args.quick:

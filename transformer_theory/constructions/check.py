@@ -17,11 +17,11 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-from tqdm.auto import tqdm
 
 from transformer_theory import _validate
 from transformer_theory.core.forward import forward
 from transformer_theory.params import ModelParams, validate_params
+from transformer_theory.progress import tqdm
 from transformer_theory.tasks import Task
 
 

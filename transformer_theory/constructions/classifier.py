@@ -24,9 +24,9 @@ from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike
-from tqdm.auto import tqdm
 
 from transformer_theory import _validate
+from transformer_theory.progress import tqdm
 
 
 def exactly_parallel(xa_D: ArrayLike, xb_D: ArrayLike) -> bool:

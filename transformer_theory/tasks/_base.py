@@ -180,7 +180,7 @@ class Task:
         dt = unrank.index_dtype()
         starts = range(start, stop, width)
         if progress:
-            from tqdm.auto import tqdm
+            from transformer_theory.progress import tqdm
 
             starts = tqdm(starts, desc=type(self).__name__, unit="chunk", disable=None)
         for lo in starts:

@@ -128,7 +128,7 @@ def fit(
     diverged = None
     counter = range(int(steps))
     if progress is not None:
-        from tqdm.auto import tqdm
+        from transformer_theory.progress import tqdm
 
         counter = tqdm(counter, desc=progress, unit="step", leave=False, disable=None)
     for t in counter:

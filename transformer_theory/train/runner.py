@@ -35,9 +35,9 @@ from typing import Any, Protocol
 
 import jax
 import jax.numpy as jnp
-from tqdm.auto import tqdm
 
 from transformer_theory.jsonio import write_csv, write_json
+from transformer_theory.progress import tqdm
 from transformer_theory.train import rundir
 from transformer_theory.train.checkpoint import Checkpointer
 from transformer_theory.train.checkpoint import latest_step as checkpoint_latest_step

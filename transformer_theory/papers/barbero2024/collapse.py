@@ -308,7 +308,7 @@ def collapse_curve(
     )
     steps = [(prec, n) for prec in precisions for n in lengths]
     if progress:
-        from tqdm.auto import tqdm
+        from transformer_theory.progress import tqdm
 
         # disable=None: no bar when stderr is not a terminal (a log file, a pipe)
         steps = tqdm(steps, desc="collapse", unit="length", disable=None)

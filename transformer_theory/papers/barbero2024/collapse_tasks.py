@@ -181,7 +181,7 @@ def evaluate(
     out = {}
     steps = [(p, n) for p in precisions for n in lengths]
     if progress:
-        from tqdm.auto import tqdm
+        from transformer_theory.progress import tqdm
 
         steps = tqdm(steps, desc=f"evaluate {task.name}", unit="length", leave=False, disable=None)
     rows: dict[str, list] = {p: [] for p in precisions}

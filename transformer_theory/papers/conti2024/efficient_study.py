@@ -356,7 +356,7 @@ def run_study(
     Returns:
       an :class:`EfficientResult`.
     """
-    from tqdm.auto import tqdm
+    from transformer_theory.progress import tqdm
 
     s = settings
     _check_order(s)

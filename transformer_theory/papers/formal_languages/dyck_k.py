@@ -768,7 +768,7 @@ class DyckKSettings:
 def _bar(items: list, desc: str, progress: bool) -> list:
     if not progress:
         return items
-    from tqdm.auto import tqdm
+    from transformer_theory.progress import tqdm
 
     return tqdm(items, desc=desc, disable=None)
 

@@ -160,7 +160,7 @@ def estimate(settings: TableSettings) -> Estimate:
 def _bar(items, desc: str, unit: str, progress: bool):
     if not progress:
         return items
-    from tqdm.auto import tqdm
+    from transformer_theory.progress import tqdm
 
     return tqdm(items, desc=desc, unit=unit, disable=None)
 

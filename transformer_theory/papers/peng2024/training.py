@@ -119,7 +119,7 @@ def _sweep(
     Nothing is written before the first run finishes, so a rerun interrupted before then leaves
     the previous run's ``records.json`` as it was (it used to be replaced by ``[]`` at the start);
     a sweep of no runs writes ``[]``."""
-    from tqdm.auto import tqdm
+    from transformer_theory.progress import tqdm
 
     records: list[dict] = []
     start = time.time()

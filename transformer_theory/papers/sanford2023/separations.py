@@ -225,7 +225,7 @@ def run_and_save(
     ``out/records.json`` (:func:`transformer_theory.jsonio.write_json`) after every run, so an
     interrupted sweep keeps the runs it finished; each record gets ``seconds``, the time since
     the sweep started."""
-    from tqdm.auto import tqdm
+    from transformer_theory.progress import tqdm
 
     records, start = [], time.time()
     for run in tqdm(runs, desc=desc, disable=not progress or None):

@@ -249,9 +249,8 @@ def soft_study(
     first ``max_len + 1`` outcomes at ``beta = 10^0 .. 10^6``) and ``beta_needed`` (the smallest
     ``beta`` with KL ``<= target_kl`` at each of ``soft_lengths``, :func:`.soft.beta_for_kl`;
     None where even ``2^20`` does not reach it)."""
-    from tqdm.auto import tqdm
-
     from transformer_theory.papers.svete_cotterell2024 import soft
+    from transformer_theory.progress import tqdm
 
     rows = []
     for construction in tqdm(
@@ -309,10 +308,10 @@ def run(settings: Settings, out_dir: str | None = None, *, progress: bool = Fals
       ``{"complete": True, "settings", "records", "soft"}`` (``soft`` None without softmax).
     """
     import jax
-    from tqdm.auto import tqdm
 
     from transformer_theory.papers.svete_cotterell2024 import plots
     from transformer_theory.papers.svete_cotterell2024.tasks import NGramLM
+    from transformer_theory.progress import tqdm
 
     path = None
     if out_dir is not None:

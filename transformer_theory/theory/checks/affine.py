@@ -83,7 +83,7 @@ def independent_columns(
     total = 0
     chunks = _iter_token_chunks(data, chunk_size)
     if progress:
-        from tqdm.auto import tqdm
+        from transformer_theory.progress import tqdm
 
         chunks = tqdm(chunks, desc="pass 1 (exact counts)", unit="chunk", leave=False, disable=None)
     for tok in chunks:
@@ -250,7 +250,7 @@ def affine_residuals(
         """``(tokens_WxN, valid_W)`` per chunk: one compiled shape, padded rows masked out."""
         chunks = _iter_token_chunks(data, step)
         if progress:
-            from tqdm.auto import tqdm
+            from transformer_theory.progress import tqdm
 
             chunks = tqdm(
                 chunks,
