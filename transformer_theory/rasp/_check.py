@@ -17,10 +17,12 @@ The float formats' unit roundoffs ``u`` (:func:`transformer_theory.precision.uni
 enter :func:`predicted_exact`, the stated law; :func:`precision_limits` measures the longest
 exact length beside it.
 
-TODO(exact engine): ``transformer_theory.exact`` (rationals / arb balls, being written beside
-this package) will let :func:`check` re-run the decisions with certified enclosures, so a compiled
-program can earn the ledger's ``proved`` status; the hook is :func:`_final_streams`, whose float
-forward pass is the only thing to route through it.
+``check(..., arithmetic="enclosed")`` takes each input's final stream from the exact engine
+(:func:`transformer_theory.exact.evaluate` in arb balls, on the float64 weights taken exactly, the
+``n + 1`` rows unpadded) instead, and every margin above becomes its certified LOWER end, computed
+in rationals from the balls' endpoints: ``lower(x[v]) - max_u upper(x[u])`` and
+``1 - max(|lower(x) - t|, |upper(x) - t|) / h``; a decision counts only when that is positive.
+:func:`ledger_check` is the ledger rows' check (``rasp/claims.py``).
 """
 
 from __future__ import annotations
@@ -37,10 +39,11 @@ import numpy as np
 
 from transformer_theory import precision
 from transformer_theory.core import forward_trace
+from transformer_theory.ledger import Checked
 from transformer_theory.rasp import _compiler as C
 from transformer_theory.rasp import _language as L
 
-__all__ = ["check", "run", "precision_limits", "predicted_exact", "DTYPES"]
+__all__ = ["check", "ledger_check", "run", "precision_limits", "predicted_exact", "DTYPES"]
 
 DTYPES = precision.PRECISIONS
 
@@ -88,6 +91,33 @@ def _final_streams(compiled: C.CompiledProgram, batch: list[list], dtype: str) -
     return precision.to_float64(out)
 
 
+def _exact_endpoint(a: Any) -> Fraction:
+    man, exp = a.man_exp()
+    return int(man) * Fraction(2) ** int(exp)
+
+
+def _enclosed_streams(compiled: C.CompiledProgram, batch: list[list]) -> tuple[np.ndarray, ...]:
+    """Lower and upper ends (exact Fractions, ``(B, n + 1, D)`` object arrays) of the arb balls
+    enclosing each input's final stream (:func:`transformer_theory.exact.evaluate`)."""
+    from transformer_theory import exact
+
+    lows, highs = [], []
+    for xs in batch:
+        s = exact.evaluate(compiled.weights, compiled.embed(xs), arithmetic="enclosed").streams[-1]
+        cells = [[s[i, j] for j in range(s.ncols())] for i in range(s.nrows())]
+        lows.append([[_exact_endpoint(a.lower()) for a in row] for row in cells])
+        highs.append([[_exact_endpoint(a.upper()) for a in row] for row in cells])
+    return np.array(lows, dtype=object), np.array(highs, dtype=object)
+
+
+def _down(m: Any) -> float:
+    """A float at most ``m`` (``m`` a Fraction: rounded down; a float: itself)."""
+    if not isinstance(m, Fraction):
+        return float(m)
+    f = float(m)
+    return float(np.nextafter(f, -math.inf)) if Fraction(f) > m else f
+
+
 def run(
     compiled: C.CompiledProgram, inputs: Sequence[Sequence[Hashable]], dtype: str = "float64"
 ) -> list[list[Any]]:
@@ -115,8 +145,8 @@ def run(
 def _half_gaps(values: list) -> dict:
     out = {}
     for i, v in enumerate(values):
-        near = [abs(float(v - values[j])) for j in (i - 1, i + 1) if 0 <= j < len(values)]
-        out[v] = min(near) / 2 if near else max(1.0, abs(float(v)))
+        near = [abs(Fraction(v - values[j])) for j in (i - 1, i + 1) if 0 <= j < len(values)]
+        out[v] = min(near) / 2 if near else max(Fraction(1), abs(Fraction(v)))
     return out
 
 
@@ -124,6 +154,7 @@ def check(
     compiled: C.CompiledProgram,
     *,
     dtype: str = "float64",
+    arithmetic: str = "float",
     max_inputs: int = 100_000,
     samples_per_length: int = 128,
     lengths: Sequence[int] | None = None,
@@ -138,6 +169,9 @@ def check(
       compiled: from :func:`~transformer_theory.rasp.compile`.
       dtype: ``"float64"`` (needs ``jax_enable_x64``, set by the caller), ``"float32"`` or
         ``"bfloat16"``.
+      arithmetic: ``"float"`` (the forward pass in ``dtype``) or ``"enclosed"`` (the exact
+        engine's arb balls on the float64 weights; ``dtype`` must be ``"float64"``): every margin
+        is then a certified lower bound, and a decision counts only when it is positive.
       max_inputs: how many inputs may be enumerated before sampling starts.
       samples_per_length: inputs drawn per length beyond that.
       lengths: the lengths to check (default ``1..max_seq_len``).
@@ -156,7 +190,11 @@ def check(
         raise ValueError(f"compiled: expected a CompiledProgram, got {type(compiled).__name__}")
     if dtype not in DTYPES:
         raise ValueError(f"dtype: expected one of {sorted(DTYPES)}, got {dtype!r}")
-    if dtype == "float64" and not jax.config.jax_enable_x64:
+    if arithmetic not in ("float", "enclosed"):
+        raise ValueError(f"arithmetic: expected 'float' or 'enclosed', got {arithmetic!r}")
+    if arithmetic == "enclosed" and dtype != "float64":
+        raise ValueError(f"dtype: the enclosed check reads the float64 weights, got {dtype!r}")
+    if arithmetic == "float" and dtype == "float64" and not jax.config.jax_enable_x64:
         raise ValueError("dtype: float64 needs jax.config.update('jax_enable_x64', True)")
     N = compiled.max_seq_len
     lengths = list(range(1, N + 1)) if lengths is None else list(lengths)
@@ -164,9 +202,13 @@ def check(
     if bad:
         raise ValueError(f"lengths: expected lengths in 1..{N}, got {bad}")
     nodes = [n for n in compiled.nodes if n.materialized and n.op not in ("tokens", "indices")]
+    enclosed = arithmetic == "enclosed"
     gaps = {id(n): _half_gaps(n.values) for n in nodes if n.numerical}
+    if not enclosed:
+        gaps = {k: {v: float(h) for v, h in g.items()} for k, g in gaps.items()}
     rec: dict[str, Any] = {
         "dtype": dtype,
+        "arithmetic": arithmetic,
         "inputs_checked": 0,
         "positions_compared": 0,
         "exhaustive_lengths": [],
@@ -184,7 +226,10 @@ def check(
         rec["exhaustive_lengths" if exhaustive else "sampled_lengths"].append(n)
         for start in range(0, len(inputs), batch_size):
             chunk = inputs[start : start + batch_size]
-            streams = _final_streams(compiled, chunk, dtype)[:, 1 : n + 1]
+            if enclosed:
+                low, high = (e[:, 1 : n + 1] for e in _enclosed_streams(compiled, chunk))
+            else:
+                low = high = _final_streams(compiled, chunk, dtype)[:, 1 : n + 1]
             for b, xs in enumerate(chunk):
                 trace = L.evaluate_all(compiled.program, xs)
                 for nd in nodes:
@@ -192,7 +237,8 @@ def check(
                         rec,
                         nd,
                         nd.expect(trace),
-                        streams[b, :, nd.dims],
+                        low[b, :, nd.dims],
+                        high[b, :, nd.dims],
                         xs,
                         gaps.get(id(nd)),
                         nd is compiled.output,
@@ -205,23 +251,32 @@ def check(
     return rec
 
 
-def _compare(rec, nd, expected, block, xs, gaps, is_output, max_reported):
+def _compare(rec, nd, expected, low, high, xs, gaps, is_output, max_reported):
+    """Margins of one node at every position from the ends ``low <= x <= high`` of its block
+    (one float array twice in float arithmetic; exact Fractions from the balls when enclosed,
+    so the margin is the certified lower end, reported rounded down)."""
     for i, t in enumerate(expected):
+        lo, hi = low[i], high[i]
+        mid = [float(a + b) / 2 for a, b in zip(lo, hi)]
         if nd.numerical:
-            x = float(block[i, 0])
-            j = int(np.argmin([abs(x - float(v)) for v in nd.values]))
+            j = int(np.argmin([abs(mid[0] - float(v)) for v in nd.values]))
             got = nd.values[j]
             tf = Fraction(t)
-            margin = 1 - abs(x - float(tf)) / gaps[tf] if tf in gaps else -math.inf
-            ok = got == tf
+            if tf in gaps:
+                h = gaps[tf]
+                tv = tf if isinstance(h, Fraction) else float(tf)
+                margin = _down(1 - max(abs(lo[0] - tv), abs(hi[0] - tv)) / h)
+            else:
+                margin = -math.inf
+            ok = got == tf and margin > 0
         else:
             idx = nd._index.get(t)
-            got = nd.values[int(np.argmax(block[i]))]
+            got = nd.values[int(np.argmax(mid))]
             if idx is None:
                 margin, ok = -math.inf, False
             else:
-                others = np.delete(block[i], idx)
-                margin = float(block[i, idx] - (others.max() if others.size else 0.0))
+                others = [hi[u] for u in range(len(hi)) if u != idx]
+                margin = _down(lo[idx] - (max(others) if others else 0))
                 ok = got == t and margin > 0
         if margin < rec["min_margin"]:
             rec["min_margin"] = margin
@@ -367,3 +422,64 @@ def precision_limits(
             }
         )
     return out
+
+
+def ledger_check(
+    program: str,
+    vocab: str,
+    max_len: int,
+    arithmetic: str = "enclosed",
+    dtype: str = "float64",
+    lengths: Sequence[int] | None = None,
+    samples: int = 0,
+) -> Checked:
+    """The ledger's check of a library program (``rasp/claims.py``): compile
+    ``PROGRAMS[program]`` over ``vocab`` for ``max_len``, then :func:`check` it on every input of
+    ``lengths`` (default ``1..max_len``) in ``arithmetic``; with ``samples`` set, that many seeded
+    inputs of each length instead (coverage ``samples``).
+
+    Values: ``agree`` (every node, the output included, decodes to the interpreter's value at
+    every position of every input, each decision with a positive margin), ``min_margin`` (its
+    certified lower end when enclosed), ``inputs``, ``layers``, ``attention_depth``.
+    """
+    from transformer_theory.rasp._library import PROGRAMS, get_program
+
+    sop, v = get_program(program, list(vocab))
+    compiled = C.compile_program(sop, v, int(max_len), PROGRAMS[program].causal)
+    rec = check(
+        compiled,
+        dtype=dtype,
+        arithmetic=arithmetic,
+        lengths=lengths,
+        max_inputs=0 if samples else 10**9,
+        samples_per_length=samples,
+        max_reported=3,
+    )
+    lens = list(range(1, int(max_len) + 1)) if lengths is None else sorted(lengths)
+    where = f"over {{{', '.join(map(str, v))}}} of length {', '.join(map(str, lens))}"
+    n = rec["inputs_checked"]
+    if samples:
+        domain = f"{samples} seeded inputs of each length, {where} ({n} inputs)"
+    else:
+        domain = f"every input {where} ({n} inputs), every node at every position"
+    tol = None
+    if arithmetic == "float":
+        tol = (
+            f"none: {dtype} decoded values compared exactly (argmax of a one-hot block, nearest "
+            "value of a numerical node), each decision with a positive margin"
+        )
+    return Checked(
+        "enclosed" if arithmetic == "enclosed" else "float",
+        "samples" if rec["sampled_lengths"] else "all",
+        domain,
+        values={
+            "agree": rec["agree"] and not rec["internal_disagreements"],
+            "min_margin": rec["min_margin"],
+            "min_margin_at": rec["min_margin_at"],
+            "disagreements": rec["disagreements"],
+            "inputs": n,
+            "layers": compiled.config.depth,
+            "attention_depth": compiled.attention_depth,
+        },
+        tolerance=tol,
+    )

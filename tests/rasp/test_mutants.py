@@ -1,0 +1,81 @@
+"""Mutants of the ``rasp.*`` ledger rows: the compiled model's output value map negated (the head,
+or for an MLP-computed output the MLP's output rows, that writes the output node), and the row
+must no longer reach ``finding``."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from tests.mutants import mutant, status_of
+from transformer_theory.rasp import _compiler as C
+
+
+def negate_output_writer(compiled: C.CompiledProgram) -> C.CompiledProgram:
+    """``compiled`` with the rows writing its output node's dimensions negated (every layer's
+    attention value maps and MLP output maps: only the output node's writer touches them)."""
+    w = compiled.weights
+    dims = compiled.output.dims
+    layers = []
+    for lay in w.layers:
+        w_v = np.array(lay.attn.w_v, np.float64)
+        w_v[:, dims, :] *= -1.0
+        lay = lay.replace(attn=lay.attn.replace(w_v=w_v))
+        if lay.mlp is not None:
+            lay = lay.replace(mlp=_negate_mlp_out(lay.mlp, dims))
+        layers.append(lay)
+    return dataclasses.replace(compiled, weights=w.replace(layers=tuple(layers)))
+
+
+def _negate_mlp_out(mlp, dims):
+    w2, b2 = np.array(mlp.w2, np.float64), np.array(mlp.b2, np.float64)  # (D, F), (D,)
+    w2[dims] *= -1.0
+    b2[dims] *= -1.0
+    return mlp.replace(w2=w2, b2=b2)
+
+
+@pytest.fixture
+def broken(monkeypatch):
+    real = C.compile_program
+
+    def compile_broken(*args, **kwargs):
+        return negate_output_writer(real(*args, **kwargs))
+
+    monkeypatch.setattr(C, "compile_program", compile_broken)
+
+
+@mutant("rasp.length")
+def test_length_mutant(broken):
+    assert status_of("rasp.length") != "finding"
+
+
+@mutant("rasp.reverse")
+def test_reverse_mutant(broken):
+    assert status_of("rasp.reverse") != "finding"
+
+
+@mutant("rasp.histogram")
+def test_histogram_mutant(broken):
+    assert status_of("rasp.histogram") != "finding"
+
+
+@mutant("rasp.sort")
+def test_sort_mutant(broken):
+    assert status_of("rasp.sort") != "finding"
+
+
+@mutant("rasp.frac_prevs")
+def test_frac_prevs_mutant(broken):
+    assert status_of("rasp.frac_prevs") != "finding"
+
+
+@mutant("rasp.dyck1")
+def test_dyck1_mutant(broken):
+    assert status_of("rasp.dyck1") != "finding"
+
+
+@mutant("rasp.reverse_float32_length64")
+def test_reverse_float32_length64_mutant(broken):
+    assert status_of("rasp.reverse_float32_length64", samples=2) != "finding"
