@@ -40,6 +40,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--write-claims-md", action="store_true", help="also overwrite the checkout's CLAIMS.md"
     )
+    parser.add_argument(
+        "--update",
+        action="store_true",
+        help="keep the other papers' records of --out/claims.json (re-run only --paper)",
+    )
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error("--jobs: expected a positive number of processes")
@@ -62,6 +67,17 @@ def main(argv: list[str] | None = None) -> int:
             done[paper] = future.result()
             seconds = sum(r["seconds"] for r in done[paper])
             print(f"{paper}: {len(done[paper])} claims, {seconds:.0f} s of checks", flush=True)
+    out = ROOT / args.out if not pathlib.Path(args.out).is_absolute() else pathlib.Path(args.out)
+    kept_note = ""
+    if args.update and (out / "claims.json").exists():
+        from transformer_theory import jsonio
+
+        previous = jsonio.read_json(str(out / "claims.json"))
+        kept_note = previous.get("note", "")
+        for r in previous["records"]:
+            paper = r["id"].split(".", 1)[0]
+            if paper not in done:
+                done.setdefault(paper, []).append(r)
     fields = {f.name for f in runner.ClaimRecord.__dataclass_fields__.values()}
     records = [
         runner.ClaimRecord(**{k: v for k, v in r.items() if k in fields})
@@ -74,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
         f"`python experiments/claims_full.py --jobs {args.jobs}` (the full tier, one paper per "
         f"process; {time.time() - start:.0f} s wall)",
     )
-    out = ROOT / args.out if not pathlib.Path(args.out).is_absolute() else pathlib.Path(args.out)
+    if kept_note:
+        note = f"{kept_note} Then {', '.join(papers)} re-run: {note}"
     runner.write_records(records, str(out), note=note)
     if args.write_claims_md:
         md = runner.markdown(records, title="Claims ledger (full tier)", note=note)
