@@ -22,8 +22,32 @@ def test_a_rerun_interrupted_before_its_first_model_keeps_the_records(tmp_path):
     assert json.loads(path.read_text()) == [{"n": 6, "error": 0.0}]  # was []
     records = _sweep([(1,)], lambda n: [{"n": n}], str(tmp_path), desc="x", progress=False)
     assert json.loads(path.read_text()) == records and records[0]["n"] == 1
+    assert records[0]["run"] == repr((1,))
     assert _sweep([], lambda: [], str(tmp_path / "empty"), desc="x", progress=False) == []
     assert json.loads((tmp_path / "empty" / "records.json").read_text()) == []
+
+
+def test_a_rerun_interrupted_after_some_models_keeps_the_others(tmp_path):
+    # a finished sweep of three runs, then a rerun stopped after its first: the two runs it did
+    # not redo keep their earlier records, the redone one has its new record
+    path = tmp_path / "records.json"
+    first = _sweep(
+        [(1,), (2,), (3,)], lambda n: [{"n": n, "v": 0}], str(tmp_path), desc="x", progress=False
+    )
+    assert [r["n"] for r in first] == [1, 2, 3]
+
+    def stop_after_one(n):
+        if n > 1:
+            raise KeyboardInterrupt
+        return [{"n": n, "v": 1}]
+
+    with pytest.raises(KeyboardInterrupt):
+        _sweep([(1,), (2,), (3,)], stop_after_one, str(tmp_path), desc="x", progress=False)
+    kept = sorted((r["n"], r["v"]) for r in json.loads(path.read_text()))
+    assert kept == [(1, 1), (2, 0), (3, 0)]
+    # once a rerun completes, the file holds only its own records
+    _sweep([(1,), (2,)], lambda n: [{"n": n, "v": 2}], str(tmp_path), desc="x", progress=False)
+    assert sorted((r["n"], r["v"]) for r in json.loads(path.read_text())) == [(1, 2), (2, 2)]
 
 
 def test_an_incomplete_model_record_is_not_resumed(tmp_path):

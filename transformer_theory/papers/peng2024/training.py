@@ -114,20 +114,35 @@ def _sweep(
     progress: bool,
 ) -> list[dict]:
     """``train(*run)`` (a list of records) for every run, all records so far written to
-    ``out_dir/records.json`` after each run; each record gets ``seconds`` since the start.
+    ``out_dir/records.json`` after each run; each record gets ``seconds`` since the start and
+    ``run``, the run's settings.
 
-    Nothing is written before the first run finishes, so a rerun interrupted before then leaves
-    the previous run's ``records.json`` as it was (it used to be replaced by ``[]`` at the start);
-    a sweep of no runs writes ``[]``."""
+    A rerun never loses a finished record: until it completes, ``records.json`` holds its new
+    records AND the previous file's records of runs it has not yet redone (matched by ``run``;
+    a record without one, from an older file, is kept until the sweep completes). Nothing is
+    written before the first run finishes; a sweep of no runs writes ``[]``."""
     from transformer_theory.progress import tqdm
 
-    records: list[dict] = []
-    start = time.time()
     path = os.path.join(out_dir, "records.json")
+    previous: list[dict] = []
+    if os.path.exists(path):
+        try:
+            loaded = jsonio.read_json(path)
+            if isinstance(loaded, list):
+                previous = [r for r in loaded if isinstance(r, dict)]
+        except (OSError, ValueError):
+            previous = []
+    records: list[dict] = []
+    done: set[str] = set()
+    start = time.time()
     for run in tqdm(runs, desc=desc, disable=not progress or None):
-        seconds = {"seconds": round(time.time() - start, 1)}
-        records += [r | seconds for r in train(*run)]
-        jsonio.write_json(path, records)
+        key = repr(tuple(run))
+        extra = {"seconds": round(time.time() - start, 1), "run": key}
+        records += [r | extra for r in train(*run)]
+        done.add(key)
+        finished = len(done) == len(runs)
+        kept = [] if finished else [r for r in previous if r.get("run") not in done]
+        jsonio.write_json(path, records + kept)
     if not runs:
         jsonio.write_json(path, records)
     return records
