@@ -166,11 +166,13 @@ def test_time_budget_refuses_a_long_experiment_before_it_starts(tmp_path, capsys
 
 
 def test_time_budget_refuses_the_full_claims_tier_before_it_starts(tmp_path, capsys, monkeypatch):
+    from transformer_theory.claims import all_claims
+
     monkeypatch.setenv("TT_TIME_BUDGET", "1")
     last = _one_line_exit_2(
         *_run(["claims", "--tier", "full", "--out", tmp_path], capsys), "--tier"
     )
-    assert "145 claim(s)" in last and "min" in last
+    assert f"{len(all_claims())} claim(s)" in last and "min" in last
     assert not (tmp_path / "claims.json").exists()
 
 
@@ -178,14 +180,29 @@ def test_time_budget_refuses_the_full_claims_tier_before_it_starts(tmp_path, cap
 
 
 def _fake_claims(monkeypatch, checks):
-    from transformer_theory.ledger import Claim, Evidence
+    """Rows whose checks are ``check()`` -> the figure (``None``: "fine")."""
+    from transformer_theory.ledger import Checked, Row, Verdict
 
-    def fine(tier):
-        return Evidence("verified", "fine")
+    def as_check(fn):
+        def check():
+            return Checked("float", "samples", "d", {"figure": fn()}, tolerance="0")
+
+        return check
 
     fake = [
-        Claim(f"test.c{i}", "T", "§1", "p", "c", "verified", check or fine)
-        for i, check in enumerate(checks)
+        Row(
+            f"test.c{i}",
+            "T",
+            "§1",
+            "s",
+            "infinite",
+            as_check(fn or (lambda: "fine")),
+            lambda c: Verdict(True, c.values["figure"]),
+            {"quick": {}},
+            "verified",
+            printed="p",
+        )
+        for i, fn in enumerate(checks)
     ]
     monkeypatch.setattr("transformer_theory.claims.runner.all_claims", lambda: fake)
     monkeypatch.setattr("transformer_theory.claims.all_claims", lambda: fake)
@@ -197,7 +214,7 @@ def test_ctrl_c_swallowed_inside_a_check_still_ends_claims_with_exit_130(
 ):
     import signal
 
-    def swallowed(tier):  # a JAX callback turns the KeyboardInterrupt into an error of its call
+    def swallowed():  # a JAX callback turns the KeyboardInterrupt into an error of its call
         try:
             signal.raise_signal(signal.SIGINT)
         except KeyboardInterrupt:
@@ -206,11 +223,9 @@ def test_ctrl_c_swallowed_inside_a_check_still_ends_claims_with_exit_130(
 
     ran = []
 
-    def later(tier):
-        from transformer_theory.ledger import Evidence
-
-        ran.append(tier)
-        return Evidence("verified", "fine")
+    def later():
+        ran.append(1)
+        return "fine"
 
     _fake_claims(monkeypatch, [None, swallowed, later])
     code, out, err = _run(["claims", "--out", tmp_path], capsys)
@@ -223,14 +238,12 @@ def test_ctrl_c_swallowed_inside_a_check_still_ends_claims_with_exit_130(
 
 
 def test_claims_resume_keeps_the_finished_records_of_the_same_tier(tmp_path, capsys, monkeypatch):
-    from transformer_theory.ledger import Evidence
-
     calls = []
 
     def counted(i):
-        def check(tier):
+        def check():
             calls.append(i)
-            return Evidence("verified", f"run {len(calls)}")
+            return f"run {len(calls)}"
 
         return check
 
@@ -246,6 +259,16 @@ def test_claims_resume_keeps_the_finished_records_of_the_same_tier(tmp_path, cap
     # another tier's records are not kept
     assert _run(["claims", "--resume", "--tier", "full", "--out", tmp_path], capsys)[0] == 0
     assert calls == [0, 1, 2, 0, 1, 2]
+
+
+def test_a_claims_rerun_keeps_the_earlier_records_beside_it(tmp_path, capsys, monkeypatch):
+    _fake_claims(monkeypatch, [None, None])
+    assert _run(["claims", "--out", tmp_path], capsys)[0] == 0
+    earlier = json.loads((tmp_path / "claims.json").read_text())["records"]
+    code, out, _ = _run(["claims", "--id", "test.c1", "--out", tmp_path], capsys)
+    assert code == 0 and "claims.previous.json" in out
+    kept = json.loads((tmp_path / "claims.previous.json").read_text())["records"]
+    assert [r["id"] for r in kept] == [r["id"] for r in earlier] == ["test.c0", "test.c1"]
 
 
 # --------------------------------------------------------------------------- options never ignored

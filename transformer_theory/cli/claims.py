@@ -189,6 +189,12 @@ def run(args: argparse.Namespace) -> int:
     width = max(len(c.id) for c in chosen)
     if kept:
         print(f"resuming: {len(kept)} claim(s) read from {out}/claims.json", flush=True)
+    elif os.path.exists(os.path.join(out, "claims.json")):
+        # a new run replaces claims.json as its claims finish: the earlier run's records are kept
+        # whole beside it, so an interrupted rerun never loses a finished record
+        previous = os.path.join(out, "claims.previous.json")
+        os.replace(os.path.join(out, "claims.json"), previous)
+        print(f"the earlier run's records are kept in {previous}", flush=True)
 
     def on_record(record) -> None:
         if interrupted[0]:  # the check was cut short: its record is not a finished one
