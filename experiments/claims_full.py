@@ -74,9 +74,10 @@ def main(argv: list[str] | None = None) -> int:
 
         previous = jsonio.read_json(str(out / "claims.json"))
         kept_note = previous.get("note", "")
+        rerun = set(done)
         for r in previous["records"]:
             paper = r["id"].split(".", 1)[0]
-            if paper not in done:
+            if paper not in rerun:
                 done.setdefault(paper, []).append(r)
     fields = {f.name for f in runner.ClaimRecord.__dataclass_fields__.values()}
     records = [
