@@ -10,6 +10,7 @@ import errno
 import fcntl
 import json
 import os
+import re
 import stat
 
 import pytest
@@ -172,7 +173,7 @@ def test_time_budget_refuses_the_full_claims_tier_before_it_starts(tmp_path, cap
     last = _one_line_exit_2(
         *_run(["claims", "--tier", "full", "--out", tmp_path], capsys), "--tier"
     )
-    assert f"{len(all_claims())} claim(s)" in last and "min" in last
+    assert f"{len(all_claims())} claim(s)" in last and re.search(r"about [0-9.]+ (min|h)\b", last)
     assert not (tmp_path / "claims.json").exists()
 
 

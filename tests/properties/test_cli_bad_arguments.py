@@ -62,7 +62,9 @@ HUGE_OK = {
     "--separator-every",  # a period: 10^12 means "no separator within the sequence"
 }
 # construct checks a small task exhaustively whatever --samples says (a cap): 10^12 runs at once.
-HUGE_OK_IN = {("construct", "--samples")}
+# rasp: --max-inputs and --samples only cap how many inputs are checked; at the program's own
+# small length every input is enumerated, so a huge cap changes nothing and runs at once.
+HUGE_OK_IN = {("construct", "--samples"), ("rasp", "--max-inputs"), ("rasp", "--samples")}
 # List options given as text whose entries must be positive.
 POSITIVE_LISTS = {"--depth", "--heads", "--n", "--q", "--eps", "--parity-lengths", "--soft-lengths"}
 NUMERIC_TYPES = re.compile(r"int|float|integer", re.IGNORECASE)
@@ -150,6 +152,8 @@ def _base_argv(command: str, tmp_path) -> list[str]:
                 json.dumps({"tokens": [[0, 1, 2], [1, 0, 2]], "labels": [0, 1], "vocab_size": 3})
             )
             argv.append(str(path))
+        elif command == "rasp":  # a library program, so the probed option is what is refused
+            argv.append("length")
         else:  # plot / heads: a directory argument
             argv.append(str(tmp_path))
     if any("--out" in a.option_strings for a in sub._actions):

@@ -22,7 +22,16 @@ from typing import Any
 from transformer_theory.jsonio import write_json, write_text
 from transformer_theory.ledger import STATUSES, TIERS, Row
 
-__all__ = ["ClaimRecord", "all_claims", "markdown", "run_claims", "select", "write_records"]
+__all__ = [
+    "ClaimRecord",
+    "all_claims",
+    "markdown",
+    "recorded_seconds",
+    "resumed_records",
+    "run_claims",
+    "select",
+    "write_records",
+]
 
 
 def all_claims() -> list[Row]:
@@ -95,6 +104,47 @@ class ClaimRecord:
         d = dataclasses.asdict(self)
         d["regression"] = self.regression
         return d
+
+
+#: The committed full-tier table (a checkout's; absent from an installed package).
+CLAIMS_MD = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "CLAIMS.md")
+
+
+def recorded_seconds(path: str = CLAIMS_MD) -> dict[str, float]:
+    """``claim id -> seconds`` of the full-tier run committed in ``CLAIMS.md`` (its table rows'
+    last cell); empty where the file is absent (an installed package)."""
+    import re
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return {}
+    rows = re.findall(r"^\| `([^`]+)`:.*\| ([0-9.]+) \|$", text, re.MULTILINE)
+    return {claim_id: float(seconds) for claim_id, seconds in rows}
+
+
+def resumed_records(path: str, tier: str, ids: Sequence[str]) -> list[ClaimRecord]:
+    """The records of ``path`` (a ``claims.json``) for ``tier`` whose claim is among ``ids``; a
+    record that lacks a field, a file that is missing or unreadable, gives none (those claims
+    are checked again)."""
+    from transformer_theory.jsonio import read_json
+
+    try:
+        rows = read_json(path).get("records", [])
+    except (OSError, ValueError, AttributeError):
+        return []
+    fields = [f.name for f in dataclasses.fields(ClaimRecord)]
+    wanted, kept = set(ids), {}
+    for row in rows if isinstance(rows, list) else []:
+        if (
+            isinstance(row, dict)
+            and row.get("tier") == tier
+            and row.get("id") in wanted
+            and all(k in row for k in fields)
+        ):
+            kept[row["id"]] = ClaimRecord(**{k: row[k] for k in fields})
+    return [kept[i] for i in ids if i in kept]
 
 
 def select(

@@ -17,15 +17,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
-import json
 import os
-import re
 import signal
 import sys
 from collections.abc import Iterator, Sequence
 
 from transformer_theory import budget
+from transformer_theory.claims.runner import recorded_seconds, resumed_records
 from transformer_theory.cli._common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -63,19 +61,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 #: Seconds assumed for a full-tier claim the committed CLAIMS.md does not list (the --tier help's
 #: "about 60 s" a claim at most).
 FULL_TIER_DEFAULT_S = 60.0
-CLAIMS_MD = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "CLAIMS.md")
-
-
-def recorded_seconds(path: str = CLAIMS_MD) -> dict[str, float]:
-    """``claim id -> seconds`` of the full-tier run committed in ``CLAIMS.md`` (its table rows'
-    last cell); empty where the file is absent (an installed package)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError:
-        return {}
-    rows = re.findall(r"^\| `([^`]+)`:.*\| ([0-9.]+) \|$", text, re.MULTILINE)
-    return {claim_id: float(seconds) for claim_id, seconds in rows}
 
 
 def check_full_tier_seconds(ids: Sequence[str]) -> float:
@@ -89,30 +74,6 @@ def check_full_tier_seconds(ids: Sequence[str]) -> float:
         what=f"checking {len(ids)} claim(s) at the full tier (their seconds in CLAIMS.md)",
         option="--tier/--paper/--id",
     )
-
-
-def resumed_records(path: str, tier: str, ids: Sequence[str]) -> list:
-    """The records of ``path`` (a ``claims.json``) for ``tier`` whose claim is among ``ids``, as
-    :class:`~transformer_theory.claims.runner.ClaimRecord`; a record that lacks a field, a file
-    that is missing or unreadable, gives none (those claims are checked again)."""
-    from transformer_theory.claims.runner import ClaimRecord
-
-    try:
-        with open(path, encoding="utf-8") as f:
-            rows = json.load(f).get("records", [])
-    except (OSError, ValueError, AttributeError):
-        return []
-    fields = [f.name for f in dataclasses.fields(ClaimRecord)]
-    wanted, kept = set(ids), {}
-    for row in rows if isinstance(rows, list) else []:
-        if (
-            isinstance(row, dict)
-            and row.get("tier") == tier
-            and row.get("id") in wanted
-            and all(k in row for k in fields)
-        ):
-            kept[row["id"]] = ClaimRecord(**{k: row[k] for k in fields})
-    return [kept[i] for i in ids if i in kept]
 
 
 @contextlib.contextmanager

@@ -83,6 +83,17 @@ def run(args: argparse.Namespace) -> int:
     max_len = args.max_len or rasp.PROGRAMS.get(name, rasp.PROGRAMS["reverse"]).max_len
     if len(vocab) ** min(max_len, 8) > 10**7:
         raise UsageError(f"--max-len: {max_len} with {len(vocab)} tokens is too large to check")
+    from transformer_theory import budget
+
+    # A compiled model's parameters grow like N^2 (positions one-hot, MLP tables over them):
+    # 6.9e6 float64 parameters for reverse at N = 64, the largest library program measured.
+    for option, n in (
+        ("--max-len", max_len),
+        ("--precision-lengths", max(args.precision_lengths, default=0)),
+    ):
+        budget.check_memory(
+            8 * 6.9e6 * (n / 64) ** 2, what=f"a compiled model for length {n}", option=option
+        )
     out = prepare_out_dir(args.out)
     import jax
 

@@ -6,7 +6,9 @@ graph -> value sets -> residual layout -> heads and MLPs -> parameters. Private 
 this curated namespace: ``_language`` (the language and its interpreter, which defines the
 semantics), ``_compiler`` (the compiler and its stated laws for the constants), ``_check``
 (compiled model against the interpreter on every input, margins, precision laws), ``_library``
-(the programs) and ``_outputs`` (one program end to end, as the ``rasp`` command runs it).
+(the programs) and ``_outputs`` (one program end to end, as the ``rasp`` command runs it);
+:mod:`.claims` registers compiled programs as rows of the claims ledger (certified in arb balls
+on every input up to a size).
 
 Example::
 

@@ -11,11 +11,14 @@ Modules:
 - :mod:`.collapse_tasks`: the trained tasks that show collapse (training, evaluation, the run).
 - :mod:`.configs`: the trained experiment's config (``get_config(size)``).
 - :mod:`.plots`: the figures: collapse curves, over-squashing profiles, task accuracy.
+- :mod:`.checks`: the checks behind the claims, each returning what it computed, in which
+  arithmetic and over which inputs (:class:`transformer_theory.ledger.Checked`).
 - :mod:`.claims`: the paper's statements in the claims ledger, each with the check that decides
   it (``transformer-theory claims --paper barbero2024``).
 """
 
 __all__ = [
+    "checks",
     "claims",
     "collapse",
     "collapse_tasks",

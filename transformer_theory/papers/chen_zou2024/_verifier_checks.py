@@ -71,9 +71,9 @@ QUICK_CONTROL_FAMILIES = ("softmax-1h", "relu-mlp")
 
 
 def _names(datasets: Any) -> tuple[str, ...]:
-    if isinstance(datasets, str):
-        datasets = datasets.split(",")
-    return tuple(datasets)
+    """A name, or a sequence of names, as a tuple (a row's sizes are tuples; one name may stand
+    alone)."""
+    return (datasets,) if isinstance(datasets, str) else tuple(datasets)
 
 
 @functools.lru_cache(maxsize=4)

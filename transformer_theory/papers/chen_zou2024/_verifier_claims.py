@@ -20,12 +20,12 @@ __all__ = ["CLAIMS"]
 PAPER = "Chen & Zou 2024"
 
 _PROP_SIZES = {
-    "quick": {"datasets": "toy", "models": 2, "families": ",".join(vc.QUICK_PROP_FAMILIES)},
-    "full": {"datasets": "toy,icqa,templates", "models": 4, "families": "all"},
+    "quick": {"datasets": ("toy",), "models": 2, "families": vc.QUICK_PROP_FAMILIES},
+    "full": {"datasets": ("toy", "icqa", "templates"), "models": 4, "families": "all"},
 }
 _VERIFY_SIZES = {
-    "quick": {"datasets": "toy", "models": 2, "families": ",".join(vc.QUICK_CONTROL_FAMILIES)},
-    "full": {"datasets": "toy,icqa,templates", "models": 4, "families": "all"},
+    "quick": {"datasets": ("toy",), "models": 2, "families": vc.QUICK_CONTROL_FAMILIES},
+    "full": {"datasets": ("toy", "icqa", "templates"), "models": 4, "families": "all"},
 }
 
 _PRINTED = {
@@ -137,7 +137,10 @@ CLAIMS: list[Row] = [
         judge=judges.true(
             "holds", figure="{basis_rows} basis dependences over {sequences} sequences"
         ),
-        sizes={"quick": {"jobs": "toy,icqa221"}, "full": {"jobs": "toy,icqa332,templates43"}},
+        sizes={
+            "quick": {"jobs": ("toy", "icqa221")},
+            "full": {"jobs": ("toy", "icqa332", "templates43")},
+        },
         expected="proved",
         printed=(
             "Additionally, we can observe that sum_{i=0}^{N-1} lambda_i = 0 since both sides of "

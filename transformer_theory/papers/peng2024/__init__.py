@@ -14,10 +14,13 @@ Modules:
   head outputs rounded to ``p`` bits), against the bound and the construction.
 - :mod:`.plots`: their figures.
 - :mod:`.configs`: the experiments' configs (``get_config(size)``).
+- :mod:`.checks`: the checks behind the claims, each returning what it computed, in which
+  arithmetic and over which inputs (:class:`transformer_theory.ledger.Checked`).
 - :mod:`.claims`: the paper's statements in the claims ledger (``transformer-theory claims``).
 """
 
 __all__ = [
+    "checks",
     "claims",
     "configs",
     "construction",

@@ -54,9 +54,9 @@ def exact_bound(n: int, heads: int, width: int, bits: int) -> Fraction | None:
 
 
 def _cells(cells: Any) -> list[tuple[int, int]]:
-    """``"16x1,64x1"`` (n x H) as pairs."""
+    """``("16x1", "64x1")`` (n x H; one may stand alone) as pairs."""
     if isinstance(cells, str):
-        cells = cells.split(",")
+        cells = (cells,)
     return [tuple(int(v) for v in c.split("x")) for c in cells]
 
 
@@ -244,7 +244,7 @@ def theorem1_construction(ns: Any, samples: int, max_bits: int = 24) -> Checked:
     some ``p``, and wrong somewhere at ``p - 1`` (when ``p > 2``)."""
     from transformer_theory.papers.peng2024 import construction
 
-    ns = [int(v) for v in (ns.split(",") if isinstance(ns, str) else ns)]
+    ns = [int(v) for v in ((ns,) if isinstance(ns, (int, str)) else ns)]
     rows = []
     for n in ns:
         found = construction.smallest_exact_bits(n, samples=int(samples), max_bits=int(max_bits))

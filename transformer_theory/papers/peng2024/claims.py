@@ -47,7 +47,7 @@ CLAIMS: list[Row] = [
                 "{void_cells}",
             )
         ),
-        sizes={"quick": {"cells": "16x1"}, "full": {"cells": "16x1,16x2,64x1,256x4"}},
+        sizes={"quick": {"cells": ("16x1",)}, "full": {"cells": ("16x1", "16x2", "64x1", "256x4")}},
         expected="finding",
         note=(
             "The bound's values and where it is void, not Theorem 1: nothing here proves that a "

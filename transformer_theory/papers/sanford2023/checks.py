@@ -9,6 +9,8 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -324,7 +326,9 @@ def _op_upper(block) -> object:
     return (flint.arb(float(r_inf.upper())) * flint.arb(float(c_one.upper()))).sqrt()
 
 
-def qsa_unit_error(seq_len: int, q: int, rows: int, eps: float, bits: int | None, dim: int = 2):
+def qsa_unit_error(
+    seq_len: int, q: int, rows: int, eps: float, bits: int | None, dim: int = 2
+) -> dict[str, Any]:
     """The WHOLE qSA unit's worst error, enclosed: attention, value map and readout.
 
     Builds :func:`.qsa.qsa_construction` (seed 0) and packs every q-subset ``y`` (as
@@ -441,13 +445,17 @@ def _qsa_checked(rows: list[dict], eps: float):
     )
 
 
-def check_qsa_upper(seq_lens=(8,), qs=(1, 2), eps: float = EPS_QSA):
+def check_qsa_upper(
+    seq_lens: Sequence[Any] = (8,), qs: Sequence[Any] = (1, 2), eps: float = EPS_QSA
+) -> Checked:
     """The unit at README's ``m_min`` (unrounded ``w``): :func:`qsa_unit_error` per size."""
     rows = [qsa_unit_error(n, q, QSA_M_MIN[n, q], eps, None) for n, q in _qsa_cases(seq_lens, qs)]
     return _qsa_checked(rows, eps)
 
 
-def check_qsa_precision(seq_lens=(8,), qs=(1, 2), eps: float = EPS_QSA):
+def check_qsa_precision(
+    seq_lens: Sequence[Any] = (8,), qs: Sequence[Any] = (1, 2), eps: float = EPS_QSA
+) -> Checked:
     """The unit with ``w`` rounded to the proof's ``p`` (:func:`.qsa.bits_needed`) and to
     README's fewest bits: :func:`qsa_unit_error` at both, per size."""
     rows = []
@@ -468,7 +476,9 @@ def _rip_tol(u, q: int, n: int) -> float:
     return 3 * q * n * float(np.finfo(np.float64).eps) * float(np.linalg.norm(u, 2)) ** 2
 
 
-def check_rip_route(seq_lens=(8,), qs=(1, 2), max_pairs: int = 20_000):
+def check_rip_route(
+    seq_lens: Sequence[Any] = (8,), qs: Sequence[Any] = (1, 2), max_pairs: int = 20_000
+) -> Checked:
     """At README's ``m_min`` the unit reaches eps (float64 worst error over every subset,
     :func:`.qsa.qsa_worst_error`) while the drawn ``U``'s RIP constants (float64 eigen/singular
     values, :func:`.rip.rip_constants`, exhaustive where the pairs are few) exceed 1/4 by more
@@ -514,7 +524,7 @@ def check_rip_route(seq_lens=(8,), qs=(1, 2), max_pairs: int = 20_000):
     )
 
 
-def check_rip_disjoint(rows: int = 1024, seq_len: int = 8, q: int = 1):
+def check_rip_disjoint(rows: int = 1024, seq_len: int = 8, q: int = 1) -> Checked:
     """Printed (no 'disjoint'): ``v = v' = e_1`` gives ``<U e_1, U e_1> = ||U e_1||^2`` computed
     in rationals from the +-1 signs (``sum s_k^2 / m``), against ``delta = 1/4``: it fails for
     every U with unit columns. Corrected (disjoint supports, Candes & Tao's theta_{q,2q}): the
@@ -586,7 +596,7 @@ def _below_fails(records: list[dict], threshold: float) -> bool | None:
     return True
 
 
-def check_qsa_lower_attention(cells=((1, 2),), steps: int = 2):
+def check_qsa_lower_attention(cells: Sequence[Any] = ((1, 2),), steps: int = 2) -> Checked:
     """A softmax unit with its query rounded to ``p`` bits (N = 9, q = 4, eps = 1/8), cells
     ``(m, p)``; the threshold ``q`` bits from :func:`.separations.qsa_bit_threshold`."""
     from transformer_theory.papers.sanford2023 import separations
@@ -602,7 +612,7 @@ def check_qsa_lower_attention(cells=((1, 2),), steps: int = 2):
     )
 
 
-def check_fnn_bound(widths=(4,), steps: int = 2):
+def check_fnn_bound(widths: Sequence[Any] = (4,), steps: int = 2) -> Checked:
     """A 3-weight-layer ReLU network at N = 16, q = d' = 1 below the width ``N d'/2``."""
     from transformer_theory.papers.sanford2023 import separations
 
@@ -618,7 +628,7 @@ def check_fnn_bound(widths=(4,), steps: int = 2):
     )
 
 
-def check_rnn_bound(cells=((1, 2),), steps: int = 2):
+def check_rnn_bound(cells: Sequence[Any] = ((1, 2),), steps: int = 2) -> Checked:
     """The two-pass GRU with its state rounded to ``p`` bits (N = 8, q = d' = 1) against OUR cut
     bound :func:`.separations.qsa_bit_threshold` (Sanford et al.'s is for a one-pass RNN)."""
     from transformer_theory.papers.sanford2023 import separations
@@ -638,7 +648,9 @@ def check_rnn_bound(cells=((1, 2),), steps: int = 2):
     )
 
 
-def check_qsa_separation(cells=(("attention", 4), ("fnn", 4), ("rnn", 2)), steps: int = 2):
+def check_qsa_separation(
+    cells: Sequence[Any] = (("attention", 4), ("fnn", 4), ("rnn", 2)), steps: int = 2
+) -> Checked:
     """One softmax unit, a ReLU network and a GRU trained on N = 16, q = d' = 1: held-out mean
     of ``max_i`` error beside the parameter counts."""
     records = [trained(model, 16, 1, w, None, steps) for model, w in cells]
@@ -657,7 +669,7 @@ def check_qsa_separation(cells=(("attention", 4), ("fnn", 4), ("rnn", 2)), steps
 # ------------------------------------------------------------------------------ Match2 (Thm 6)
 
 
-def check_match2_exact(cases=((3, 9),)):
+def check_match2_exact(cases: Sequence[Any] = ((3, 9),)) -> Checked:
     """Every multiset of ``N`` tokens of ``[M]`` through :func:`.match2.match2_construction` in
     arb balls (:func:`transformer_theory.exact.evaluate`, 128 bits): the answer slot enclosed
     strictly on its label's side of 1/2. The unit has no positional input, so its answers are
@@ -711,7 +723,7 @@ _FLOAT_READ = (
 )
 
 
-def check_match2_mod_m(seq_len: int = 3, modulus: int = 5):
+def check_match2_mod_m(seq_len: int = 3, modulus: int = 5) -> Checked:
     """Every input of ``[M]^N`` through the unit (float64) against Match2 read mod N (printed)
     and mod M (corrected)."""
     from transformer_theory.papers.sanford2023 import match2
@@ -736,7 +748,7 @@ def check_match2_mod_m(seq_len: int = 3, modulus: int = 5):
     )
 
 
-def check_match2_float32(samples: int = 2_000):
+def check_match2_float32(samples: int = 2_000) -> Checked:
     """The Match2 unit in float32 at N = 32, M = 1024 and N = 64, M = 4096, float64 beside."""
 
     _x64()
@@ -760,7 +772,9 @@ def check_match2_float32(samples: int = 2_000):
     )
 
 
-def check_match_16bit(cases=(("match2", 8, 64, None),), samples: int = 1_000):
+def check_match_16bit(
+    cases: Sequence[Any] = (("match2", 8, 64, None),), samples: int = 1_000
+) -> Checked:
     """The Match units in bfloat16 and float16 beside float64 on balanced samples."""
 
     _x64()
@@ -790,7 +804,7 @@ def check_match_16bit(cases=(("match2", 8, 64, None),), samples: int = 1_000):
 # ------------------------------------------------------------------------ Match3 units (ours)
 
 
-def check_match_exhaustive(task: str, cases):
+def check_match_exhaustive(task: str, cases: Sequence[Any]) -> Checked:
     """Every input of each ``[M]^N`` (window ``K``) through the library's unit in float64."""
 
     _x64()
@@ -809,19 +823,19 @@ def check_match_exhaustive(task: str, cases):
     )
 
 
-def check_match3bigram(cases=((4, 6, 0),)):
+def check_match3bigram(cases: Sequence[Any] = ((4, 6, 0),)) -> Checked:
     return check_match_exhaustive("match3bigram", cases)
 
 
-def check_match3local(cases=((5, 5, 1),)):
+def check_match3local(cases: Sequence[Any] = ((5, 5, 1),)) -> Checked:
     return check_match_exhaustive("match3local", cases)
 
 
-def check_match3local_single(cases=((5, 4, 1),)):
+def check_match3local_single(cases: Sequence[Any] = ((5, 4, 1),)) -> Checked:
     return check_match_exhaustive("match3local1", cases)
 
 
-def check_match3_one_layer():
+def check_match3_one_layer() -> Checked:
     """Where ``m <= c N / (p H log log N)`` binds: the constant ``c`` above which it says
     anything at the sizes trained (nothing is decided: ``c`` is unspecified)."""
     from transformer_theory.papers.sanford2023 import disjointness as dj
@@ -842,7 +856,7 @@ def check_match3_one_layer():
     )
 
 
-def check_match3_trained(smoke: bool = True):
+def check_match3_trained(smoke: bool = True) -> Checked:
     """configs.match_width at its smoke size (quick) or 200 steps of its default (full)."""
     import dataclasses
     import tempfile
@@ -874,7 +888,7 @@ def check_match3_trained(smoke: bool = True):
 # ------------------------------------------------------------- the reduction from disjointness
 
 
-def check_disj_reduction(q_max: int = 4):
+def check_disj_reduction(q_max: int = 4) -> Checked:
     """Every pair ``(a, b)`` of q bits, q = 1..q_max, in exact rationals
     (:func:`.disjointness.reduction_record`): DISJ(a, b) = 0 iff qSA(X)_(2q+1) = -e_1, Bob's
     rule decides, and intersecting pairs lie exactly 2/q away. Also the garbled '2i 1' read as
@@ -934,7 +948,7 @@ def _all_pairs(q: int):
     return a, b
 
 
-def check_disj_unit(qs=(2,)):
+def check_disj_unit(qs: Sequence[Any] = (2,)) -> Checked:
     """The library's unit (N = 2q + 1, d' = 1, seed 0, m = disjointness.UNIT_ROWS) on every
     encoded pair: Bob's decision by the distance to -e_1 against 1/q, enclosed."""
     from transformer_theory.papers.sanford2023 import disjointness as dj
@@ -959,7 +973,7 @@ def check_disj_unit(qs=(2,)):
     )
 
 
-def check_disj_message(qs=(3,)):
+def check_disj_message(qs: Sequence[Any] = (3,)) -> Checked:
     """:func:`.disjointness.protocol_table`: at each q the fewest p whose m p-bit message (Alice's
     quantized query, packed in exactly m p bits) lets Bob decide every pair, decisions enclosed
     through the engine; the 2^q messages distinct and m p >= q there; every row with m p < q

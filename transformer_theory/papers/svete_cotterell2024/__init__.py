@@ -22,11 +22,14 @@ Modules, in reading order:
 - :mod:`.learnability`: training a small transformer on samples of an n-gram LM (the trained
   experiment), run from :mod:`.configs`.
 - :mod:`.configs`: the trained experiment's config module (``get_config(size)``).
+- :mod:`.checks`: the checks behind the claims, each returning what it computed, in which
+  arithmetic and over which inputs (:class:`transformer_theory.ledger.Checked`).
 - :mod:`.claims`: the paper's statements in the claims ledger (``transformer-theory claims
   --paper svete_cotterell2024``), each with its check and status.
 """
 
 __all__ = [
+    "checks",
     "claims",
     "configs",
     "constructions",
