@@ -236,7 +236,7 @@ def derive_status(row: Row, checked: Checked, verdict: Verdict) -> tuple[str, st
 
 
 def _sizes_text(sizes: Mapping[str, Any]) -> str:
-    return ", ".join(f"{k} = {v}" for k, v in sizes.items()) if sizes else "fixed sizes"
+    return ", ".join(f"{k} = {_fmt(v)}" for k, v in sizes.items()) if sizes else "fixed sizes"
 
 
 @dataclasses.dataclass(frozen=True)
