@@ -109,13 +109,18 @@ def test_interrupt_by_a_real_sigint(tmp_path):
     """
     out = tmp_path / "out"
     run = out / "memorization_heads1_seed0"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "transformer_theory", "train", "--experiment", "fig2_depth",
-         "--tasks", "memorization", "--depths", "1", "--seeds", "0", "--steps", "10000000",
-         "--out", str(out), "--no-progress"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
-    )  # fmt: skip
+    # the child inherits the SIGINT disposition across exec (SIG_IGN or SIG_DFL): set it here,
+    # not in a preexec_fn, with which JAX warns that os.fork() may deadlock
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "transformer_theory", "train", "--experiment", "fig2_depth",
+             "--tasks", "memorization", "--depths", "1", "--seeds", "0", "--steps", "10000000",
+             "--out", str(out), "--no-progress"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+    finally:
+        signal.signal(signal.SIGINT, previous)
     try:
         # metrics.json comes with the first checkpoint (step 500 of 10^7): from then on the
         # process is inside the training loop until it is stopped.

@@ -153,13 +153,18 @@ def test_oversquash_real_sigint_exits_130_with_the_finished_models(tmp_path):
     # Ctrl-C inside a JAX call used to crash the interpreter at exit (status 139 / -11 after
     # "interrupted") or be swallowed by a gc callback (status 0); nothing was written before the end
     out = tmp_path / "o"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "transformer_theory", "oversquash", "--depth", "1,2",
-         "--length", "6", "--no-bound", "--out", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        # a shell's background job starts with SIGINT ignored; Ctrl-C is the foreground case
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )  # fmt: skip
+    # the child inherits the SIGINT disposition across exec (SIG_IGN or SIG_DFL): set it here,
+    # not in a preexec_fn, with which JAX warns that os.fork() may deadlock
+    previous = signal.signal(signal.SIGINT, signal.SIG_DFL)
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "transformer_theory", "oversquash", "--depth", "1,2",
+             "--length", "6", "--no-bound", "--out", str(out)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            # a shell's background job starts with SIGINT ignored; Ctrl-C is the foreground case
+        )  # fmt: skip
+    finally:
+        signal.signal(signal.SIGINT, previous)
     try:
         first = proc.stdout.readline()  # the first model is done; the second is compiling
         assert first.startswith("L1_H1_rope_seed0"), (first, proc.communicate())
