@@ -71,12 +71,18 @@ myst_enable_extensions = ["colon_fence", "dollarmath"]
 # README and CLAIMS.md fragments are included under a page title, so their ### headings follow a
 # # heading; that jump is intended.
 suppress_warnings = ["myst.header"]
-# The notebooks' kernels talk to the build over IPC (Unix sockets), not unencrypted TCP on
-# loopback: what ipykernel advises (its "susceptible to eavesdropping" warning, once per notebook).
-# MyST-NB passes no kernel-manager settings, so the connection's default transport is set here.
-from jupyter_client.connect import ConnectionFileMixin  # noqa: E402
+# The notebooks' kernels run on this machine and talk to the build over loopback TCP; ipykernel
+# logs an "unencrypted TCP ... susceptible to eavesdropping" warning at every start, once per
+# notebook. (IPC sockets would avoid it, but two kernels started side by side with -j 2 then
+# failed to connect.) The kernels read this build's own IPython directory, whose kernel config
+# logs errors only; nothing outside the docs build changes.
+import tempfile  # noqa: E402
 
-ConnectionFileMixin.class_traits()["transport"].default_value = "ipc"
+_IPYTHONDIR = tempfile.mkdtemp(prefix="tt-docs-ipython-")
+os.makedirs(os.path.join(_IPYTHONDIR, "profile_default"), exist_ok=True)
+with open(os.path.join(_IPYTHONDIR, "profile_default", "ipython_kernel_config.py"), "w") as _f:
+    _f.write('c.IPKernelApp.log_level = "ERROR"\n')
+os.environ["IPYTHONDIR"] = _IPYTHONDIR
 
 nb_execution_mode = "force"  # every build runs every notebook: the site always shows fresh outputs
 nb_execution_raise_on_error = True  # a cell that raises fails the build

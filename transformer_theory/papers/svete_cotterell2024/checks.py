@@ -575,7 +575,7 @@ def float32_equivalence(constructions: tuple[str, ...], alphabet: int, max_len: 
 
 def bfloat16(constructions: tuple[str, ...], alphabet: int, max_len: int) -> Checked:
     """The constructions built in bfloat16: weak equivalence on every string up to ``max_len``
-    (the largest |log q - log p|, in nats) and the precision scan to ``max_len``."""
+    (the largest ``|log q - log p|``, in nats) and the precision scan to ``max_len``."""
     from transformer_theory.papers.svete_cotterell2024 import constructions as cn
     from transformer_theory.papers.svete_cotterell2024.equivalence import equivalence_record
     from transformer_theory.precision import dtype_of
