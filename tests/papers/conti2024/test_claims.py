@@ -14,7 +14,9 @@ from transformer_theory.ledger import Row
 from transformer_theory.papers.conti2024 import checks, claims, linformer
 
 BY_ID = {c.id: c for c in claims.CLAIMS}
-SEED = pathlib.Path("/work/shared/seeds/002_4684f4c86eb23b5d.txt")
+# the project's source documents, in shared/ beside the checkout (as CI lays it out)
+SEEDS = pathlib.Path(__file__).resolve().parents[3].parent / "shared" / "seeds"
+SEED = SEEDS / "002_4684f4c86eb23b5d.txt"
 
 
 def test_every_row_is_conti2024s_and_exports_only_claims():

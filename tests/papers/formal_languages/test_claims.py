@@ -55,7 +55,9 @@ def test_the_anbncn_finding_names_its_shortest_witness():
     assert v["witness"]["model"] == ["b", "c"] and v["witness"]["true"] == ["b"]
 
 
-SEED = pathlib.Path("/work/shared/seeds/001_4a8a9b13747ade48.txt")
+# the project's source documents, in shared/ beside the checkout (as CI lays it out)
+SEEDS = pathlib.Path(__file__).resolve().parents[3].parent / "shared" / "seeds"
+SEED = SEEDS / "001_4a8a9b13747ade48.txt"
 
 
 @pytest.mark.skipif(not SEED.exists(), reason="the seed slides are not in this checkout")

@@ -5,7 +5,7 @@ the head families found by projection (§3.1), beam search (§1.1) and the encod
 experiment (§3.1).
 
 A table of :class:`~transformer_theory.ledger.Row`: each quotes the thesis verbatim (from the
-converted text, ``/work/shared/seeds/002_...``: its LaTeX as converted, so a formula the
+converted text, ``shared/seeds/002_...``: its LaTeX as converted, so a formula the
 conversion garbled is quoted garbled and the row's note says so), names what the library checks,
 the check (:mod:`.checks`), the shared judge and the sizes per tier. No status is typed: the ledger
 derives it (:func:`transformer_theory.ledger.derive_status`).

@@ -1,6 +1,6 @@
 """The formal-language table's claims (Strobl et al. 2024's survey table, as the seed lecture slides
 print it: "Figure: Surveyed claims and their assumptions in Strobl et al. (2024)", slide 27 of
-``/work/shared/seeds/001_4a8a9b13747ade48.txt``), and the library's findings on the constructions
+``shared/seeds/001_4a8a9b13747ade48.txt``), and the library's findings on the constructions
 behind its rows: a table of :class:`~transformer_theory.ledger.Row`.
 
 ``printed`` is the table's row verbatim (its cells joined by `` | ``, several rows by `` / ``); a
