@@ -86,7 +86,6 @@ __all__ = [
     "Checked",
     "Row",
     "Verdict",
-    "arb_matrix",
     "derive_status",
     "open_claim",
     "strength",
@@ -368,11 +367,3 @@ def open_claim(
         command=command,
         note=reason,
     )
-
-
-def arb_matrix(a: Any) -> Any:
-    """``a`` (float64; 1-D as a column) as a python-flint ball matrix of exact doubles (moved to
-    :func:`transformer_theory.exact.arb_matrix`; kept here for the claims modules)."""
-    from transformer_theory.exact import arb_matrix as _arb_matrix
-
-    return _arb_matrix(a)

@@ -86,7 +86,6 @@ class ClaimRecord:
     figure: str
     details: dict[str, Any]
     seconds: float
-    derived: bool = False
     quantifier: str = ""
     arithmetic: str = ""
     coverage: str = ""
@@ -165,7 +164,7 @@ def select(
     return out
 
 
-def _check_row(row: Row, tier: str) -> ClaimRecord:
+def _check(row: Row, tier: str) -> ClaimRecord:
     start = time.perf_counter()
     extra: dict[str, Any] = {}
     try:
@@ -196,15 +195,10 @@ def _check_row(row: Row, tier: str) -> ClaimRecord:
         figure=figure,
         details=details,
         seconds=round(time.perf_counter() - start, 3),
-        derived=True,
         quantifier=row.quantifier,
         note=row.note,
         **extra,
     )
-
-
-def _check(claim: Row, tier: str) -> ClaimRecord:
-    return _check_row(claim, tier)
 
 
 def run_claims(
