@@ -132,7 +132,7 @@ ONE_PLACE = {
     r"matplotlib\.use\(": {"plotting.py"},
     r"\bjson\.dumps?\(": {"jsonio.py"},
     r"\bcsv\.(writer|DictWriter)\(": {"jsonio.py"},
-    r"\.split\(\s*[\"'],[\"']\s*\)": {"cli/_common.py"},
+    r"\.split\(\s*[\"'],[\"']\s*\)": {"settings.py"},
 }
 
 

@@ -21,8 +21,10 @@ by one command), built on :mod:`~transformer_theory.ledger` (what a claim is and
 derives its status) and :mod:`~transformer_theory.exact` (the one exact engine: any model in
 rationals or arb balls).
 
-Shared helpers, one each: :mod:`~transformer_theory.precision` (formats, significand bits, fake
-quantization), :mod:`~transformer_theory.jsonio` (strict atomic JSON and CSV),
+Shared helpers, one each: :mod:`~transformer_theory.settings` (settings dataclasses that make
+their own command-line options), :mod:`~transformer_theory.precision` (formats, significand bits,
+fake quantization, the 64-bit switch for entry points), :mod:`~transformer_theory.jsonio`
+(strict atomic JSON and CSV),
 :mod:`~transformer_theory.plotting` (the matplotlib backend, saving, panels),
 :mod:`~transformer_theory.files` (datasets and models on disk), :mod:`~transformer_theory.budget`
 (memory and time estimates checked before long work), :mod:`~transformer_theory.parallel`

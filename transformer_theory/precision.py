@@ -18,14 +18,47 @@ from jax.typing import ArrayLike, DTypeLike
 
 from transformer_theory import _validate
 
+# JAX's 64-bit mode is a process-wide switch. The library never flips it inside a function: the
+# entry points do (each command that computes in float64, the claims runner, the test
+# configuration, the notebooks, the experiments scripts), through enable_x64 below; a library
+# function that needs float64 asks require_x64, which refuses with the one line that fixes it.
+_X64_HINT = (
+    "call transformer_theory.precision.enable_x64() (or set JAX_ENABLE_X64=1) at the start of "
+    "the program, before any array is made"
+)
+
+
+def enable_x64() -> None:
+    """Turn on JAX's 64-bit mode (``jax_enable_x64``) for the whole process.
+
+    For entry points only -- a command, the claims runner, a test configuration, a notebook's
+    first cell -- before any array is made: arrays made before keep their 32-bit dtypes, and
+    every later default dtype becomes 64-bit. Library functions never call it; they call
+    :func:`require_x64`.
+    """
+    jax.config.update("jax_enable_x64", True)
+
+
+def require_x64(name: str) -> None:
+    """Raise ``ValueError`` naming ``name`` unless JAX's 64-bit mode is on.
+
+    Without it JAX silently makes float32 arrays where float64 was asked for; a function whose
+    result depends on float64 (an exact-integer bound, a float64 reference) calls this first.
+    """
+    if not jax.config.jax_enable_x64:
+        raise ValueError(f"{name}: float64 needs JAX's 64-bit mode; {_X64_HINT}")
+
+
 __all__ = [
     "FORMATS",
     "PRECISIONS",
     "PRECISION_COLOR",
     "PRECISION_STYLE",
     "dtype_of",
+    "enable_x64",
     "fake_quantize",
     "grid_bits",
+    "require_x64",
     "significand_bits",
     "to_float64",
     "unit_roundoff",
@@ -53,11 +86,8 @@ def dtype_of(precision: str) -> DTypeLike:
     instead of returning a dtype that would not be honoured.
     """
     _validate.check_choice("precision", precision, FORMATS)
-    if precision == "float64" and not jax.config.jax_enable_x64:
-        raise ValueError(
-            "precision: float64 needs jax.config.update('jax_enable_x64', True) before any array "
-            "is made"
-        )
+    if precision == "float64":
+        require_x64("precision")
     return _DTYPES[precision]
 
 

@@ -41,6 +41,7 @@ from transformer_theory.cli._common import (
     changed_options,
     release_out_dirs,
 )
+from transformer_theory.settings import OptionError
 
 #: ``OSError`` numbers of a full disk or an exhausted quota: one line and exit 1, no traceback.
 DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
@@ -390,8 +391,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             ignored = False
     try:
         check_environment()
+        if getattr(mod, "X64", False):
+            # The one place a command's 64-bit mode is set: a module computing in float64 says
+            # X64 = True, and the switch is flipped here, before the command makes any array.
+            from transformer_theory.precision import enable_x64
+
+            enable_x64()
         return int(mod.run(args) or 0)
-    except (UsageError, BudgetError, BudgetSettingError) as err:
+    except (UsageError, OptionError, BudgetError, BudgetSettingError) as err:
         # BudgetError: a size refused before the work, with its estimate (budget.py).
         print(f"transformer-theory {args.command}: error: {err}", file=sys.stderr)
         return EXIT_USAGE

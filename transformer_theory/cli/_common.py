@@ -22,6 +22,8 @@ import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, overload
 
+from transformer_theory.settings import split_list
+
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -73,10 +75,9 @@ def int_list(count: int, *, minimum: int = 1) -> Callable[[str], tuple[int, ...]
     """
 
     def parse(text: str) -> tuple[int, ...]:
-        parts = [p.strip() for p in text.split(",")]
         try:
-            values = tuple(int(p) for p in parts)
-        except ValueError:
+            values = tuple(int(p) for p in split_list(text))
+        except (ValueError, argparse.ArgumentTypeError):
             raise argparse.ArgumentTypeError(
                 f"expected {count} comma-separated integers, got {text!r}"
             ) from None
@@ -114,9 +115,12 @@ def comma_list(
     noun = "integers" if kind is int else "numbers"
 
     def parse(text: str) -> list[Any]:
-        parts = [p.strip() for p in text.split(",")]
-        if not text.strip() or any(not p for p in parts):
-            raise argparse.ArgumentTypeError(f"expected comma-separated {noun}, got {text!r}")
+        try:
+            parts = split_list(text)
+        except argparse.ArgumentTypeError:
+            raise argparse.ArgumentTypeError(
+                f"expected comma-separated {noun}, got {text!r}"
+            ) from None
         try:
             values = [kind(p) for p in parts]
         except ValueError:
@@ -165,7 +169,13 @@ def name_list(text: str, choices: Iterable[str], option: str) -> list[str]:
     choices = list(choices)
     if text.strip() == "all":
         return choices
-    names = [t.strip() for t in text.split(",") if t.strip()]
+    try:
+        names = split_list(text)
+    except argparse.ArgumentTypeError:
+        raise UsageError(
+            f"{option}: expected a comma list of names from {', '.join(choices)} or 'all', "
+            f"got {text!r}"
+        ) from None
     if not names:
         raise UsageError(f"{option}: empty selection; choose from {', '.join(choices)} or 'all'")
     unknown = [n for n in names if n not in choices]

@@ -1,0 +1,355 @@
+"""Settings objects that make their own command: one dataclass per study, its fields the options.
+
+A study's settings are a frozen dataclass whose ``__post_init__`` validates every field once,
+raising ``ValueError("field_name: what is wrong")``. This module turns such a class into
+command-line options and back, so no option, default, type or help text is written twice:
+
+- :func:`add_options` adds one ``--option`` per field to an ``argparse`` parser: the flag is the
+  field's name with ``_`` as ``-`` (or :func:`setting`'s ``flag``), the type and default come from
+  the annotation and the field's default, the help from :func:`setting`'s ``help`` or else the
+  field's entry in the class docstring's ``Attributes:`` section (Google style, several names
+  may share one entry: ``depths, heads: the grid``);
+- :func:`from_args` builds the settings from the parsed options; a ``ValueError`` that
+  ``__post_init__`` raises naming a field comes back as an :class:`OptionError` naming its
+  flag (``--max-len: expected 2..8192, got 1``), which the command line prints as one line and
+  exit 2;
+- :func:`override` applies ``field=value`` strings (the experiments scripts' ``--set``, in the
+  manner of big_vision's config overrides) with the same parsing as the options.
+
+Types understood: ``int``, ``float``, ``str``, ``bool`` (``--x`` / ``--no-x``), ``X | None``
+(``none`` on the command line), ``tuple[T, ...]`` (a comma list) and ``Literal[...]`` (choices).
+
+Example::
+
+    @dataclasses.dataclass(frozen=True)
+    class Sweep:
+        \"\"\"Attributes:
+          max_len: the longest length measured.
+          depths: the models' depths.
+        \"\"\"
+
+        max_len: int = 64
+        depths: tuple[int, ...] = setting((1, 2), flag="--depth")
+
+        def __post_init__(self):
+            if self.max_len < 2:
+                raise ValueError(f"max_len: expected >= 2, got {self.max_len}")
+
+    parser = argparse.ArgumentParser()
+    add_options(parser, Sweep)
+    sweep = from_args(Sweep, parser.parse_args(["--max-len", "32", "--depth", "1,3"]))
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import inspect
+import re
+import types
+import typing
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
+
+__all__ = [
+    "OptionError",
+    "add_options",
+    "flag_of",
+    "from_args",
+    "help_of",
+    "override",
+    "setting",
+    "split_list",
+]
+
+S = TypeVar("S")
+
+_NOT_AN_OPTION = "not_an_option"
+
+
+def split_list(text: str) -> list[str]:
+    """The items of a comma list, stripped (``"8, 16,32"`` -> ``["8", "16", "32"]``): the one
+    place comma lists are split, by the options here and the commands' own parsers.
+
+    Raises:
+      argparse.ArgumentTypeError: the text is empty or has an empty item (``8,,16``).
+    """
+    parts = [p.strip() for p in text.split(",")]
+    if not text.strip() or any(not p for p in parts):
+        raise argparse.ArgumentTypeError(f"expected a comma-separated list, got {text!r}")
+    return parts
+
+
+class OptionError(ValueError):
+    """A settings field's value is wrong; the message names the option that sets it."""
+
+    def __init__(self, option: str, message: str):
+        super().__init__(f"{option}: {message}")
+        self.option = option
+        self.message = message
+
+
+def setting(
+    default: Any = dataclasses.MISSING,
+    *,
+    help: str | None = None,  # noqa: A002 - argparse's word
+    flag: str | None = None,
+    metavar: str | None = None,
+    parse: Callable[[str], Any] | None = None,
+    option: bool = True,
+) -> Any:
+    """A dataclass field with what its command-line option needs beyond the annotation.
+
+    Args:
+      default: the field's default (a list or dict is copied per instance).
+      help: the option's help (else the docstring's ``Attributes:`` entry).
+      flag: the option's name (else ``--`` + the field's name with ``-`` for ``_``).
+      metavar: argparse's metavar.
+      parse: turns the option's text into the field's value (else read from the annotation).
+      option: ``False`` for a field that is not an option (set by the program, not the user).
+    """
+    metadata = {"help": help, "flag": flag, "metavar": metavar, "parse": parse}
+    if not option:
+        metadata[_NOT_AN_OPTION] = True
+    if isinstance(default, (list, dict, set)):
+        return dataclasses.field(default_factory=lambda: type(default)(default), metadata=metadata)
+    return dataclasses.field(default=default, metadata=metadata)
+
+
+def _option_fields(cls: type) -> list[dataclasses.Field]:
+    if not dataclasses.is_dataclass(cls):
+        raise TypeError(f"{cls!r} is not a dataclass")
+    return [f for f in dataclasses.fields(cls) if f.init and not f.metadata.get(_NOT_AN_OPTION)]
+
+
+def flag_of(cls: type, name: str) -> str:
+    """The command-line option that sets field ``name`` of ``cls``."""
+    for f in dataclasses.fields(cls):
+        if f.name == name:
+            return f.metadata.get("flag") or "--" + name.replace("_", "-")
+    raise ValueError(f"name: {cls.__name__} has no field {name!r}")
+
+
+_ENTRY = re.compile(r"^(\s*)([A-Za-z_][\w]*(?:\s*,\s*[A-Za-z_][\w]*)*)\s*(?:\([^)]*\))?:\s*(.*)$")
+
+
+def _docstring_entries(cls: type) -> dict[str, str]:
+    """``{field: text}`` from the ``Attributes:`` section of ``cls``'s docstring."""
+    doc = inspect.getdoc(cls) or ""
+    lines = doc.splitlines()
+    try:
+        start = next(i for i, line in enumerate(lines) if line.strip() == "Attributes:")
+    except StopIteration:
+        return {}
+    out: dict[str, str] = {}
+    names: list[str] = []
+    indent = None
+    for line in lines[start + 1 :]:
+        if not line.strip():
+            continue
+        m = _ENTRY.match(line)
+        own = len(line) - len(line.lstrip())
+        if indent is None and m:
+            indent = own
+        if indent is not None and own < indent:
+            break  # the section ended
+        if m and own == indent:
+            names = [n.strip() for n in m.group(2).split(",")]
+            for n in names:
+                out[n] = m.group(3).strip()
+        elif names:
+            for n in names:
+                out[n] = f"{out[n]} {line.strip()}".strip()
+    return out
+
+
+def help_of(cls: type, name: str) -> str:
+    """The help text of field ``name``: :func:`setting`'s ``help`` or the docstring's entry."""
+    for f in dataclasses.fields(cls):
+        if f.name == name and f.metadata.get("help"):
+            return f.metadata["help"]
+    return _docstring_entries(cls).get(name, "")
+
+
+def _unwrap_optional(tp: Any) -> tuple[Any, bool]:
+    args = typing.get_args(tp)
+    if typing.get_origin(tp) in (typing.Union, types.UnionType) and type(None) in args:
+        rest = [a for a in args if a is not type(None)]
+        if len(rest) == 1:
+            return rest[0], True
+    return tp, False
+
+
+def _scalar_parser(tp: Any, flag: str) -> Callable[[str], Any]:
+    if typing.get_origin(tp) is typing.Literal:
+        choices = typing.get_args(tp)
+
+        def choice(text: str) -> Any:
+            for c in choices:
+                if str(c) == text:
+                    return c
+            raise argparse.ArgumentTypeError(
+                f"expected one of {', '.join(map(str, choices))}, got {text!r}"
+            )
+
+        return choice
+    if tp is bool:
+
+        def boolean(text: str) -> bool:
+            low = text.lower()
+            if low in ("1", "true", "yes", "on"):
+                return True
+            if low in ("0", "false", "no", "off"):
+                return False
+            raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+        return boolean
+    if tp in (int, float, str):
+
+        def scalar(text: str) -> Any:
+            try:
+                return tp(text)
+            except ValueError:
+                word = {int: "an integer", float: "a number", str: "text"}[tp]
+                raise argparse.ArgumentTypeError(f"expected {word}, got {text!r}") from None
+
+        return scalar
+    raise TypeError(f"{flag}: no parser for the annotation {tp!r}; give setting(parse=...)")
+
+
+def _parser_of(tp: Any, flag: str) -> tuple[Callable[[str], Any], bool]:
+    """The text -> value function for an annotation, and whether the field is a flag pair."""
+    tp, optional = _unwrap_optional(tp)
+    origin = typing.get_origin(tp)
+    if origin in (tuple, list) and (args := typing.get_args(tp)):
+        item = _scalar_parser(args[0], flag)
+
+        def items(text: str) -> Any:
+            return origin(item(p) for p in split_list(text))
+
+        parse = items
+    else:
+        parse = _scalar_parser(tp, flag)
+    if optional:
+        inner = parse
+
+        def maybe(text: str) -> Any:
+            return None if text.lower() == "none" else inner(text)
+
+        return maybe, False
+    return parse, tp is bool
+
+
+def _describe_default(value: Any) -> str:
+    if isinstance(value, (tuple, list)):
+        return ",".join(map(str, value)) if value else "none"
+    return str(value)
+
+
+def add_options(
+    parser: argparse.ArgumentParser | argparse._ArgumentGroup,
+    cls: type,
+    *,
+    skip: Iterable[str] = (),
+    defaults: Mapping[str, Any] | None = None,
+) -> None:
+    """Add one option per field of the settings class ``cls`` (see the module docstring).
+
+    Args:
+      parser: the parser (or argument group) to add to.
+      cls: a dataclass whose fields are the settings.
+      skip: field names the command sets itself (not options).
+      defaults: the command's own defaults where they differ from the class's.
+    """
+    hints = typing.get_type_hints(cls)
+    skipped = set(skip)
+    own_defaults = dict(defaults or {})
+    for f in _option_fields(cls):
+        if f.name in skipped:
+            continue
+        flag = flag_of(cls, f.name)
+        parse = f.metadata.get("parse")
+        pair = False
+        if parse is None:
+            parse, pair = _parser_of(hints[f.name], flag)
+        if f.name in own_defaults:
+            default = own_defaults[f.name]
+        elif f.default is not dataclasses.MISSING:
+            default = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            default = f.default_factory()
+        else:
+            default = dataclasses.MISSING
+        text = help_of(cls, f.name)
+        kwargs: dict[str, Any] = dict(dest=f.name)
+        if default is dataclasses.MISSING:
+            kwargs["required"] = True
+        else:
+            kwargs["default"] = default
+            text = f"{text} (default {_describe_default(default)})" if text else ""
+        if pair:
+            parser.add_argument(
+                flag, action=argparse.BooleanOptionalAction, help=text or None, **kwargs
+            )
+            continue
+        parser.add_argument(
+            flag, type=parse, metavar=f.metadata.get("metavar"), help=text or None, **kwargs
+        )
+
+
+def _rename(cls: type, err: ValueError) -> OptionError:
+    text = str(err)
+    field, sep, rest = text.partition(":")
+    names = {f.name for f in _option_fields(cls)}
+    if sep and field.strip() in names:
+        return OptionError(flag_of(cls, field.strip()), rest.strip())
+    return OptionError(cls.__name__, text)
+
+
+def from_args(cls: type[S], args: argparse.Namespace, **fixed: Any) -> S:
+    """The settings ``cls(**options)`` from parsed ``args`` (plus ``fixed`` fields).
+
+    Raises:
+      OptionError: a field's value is refused by ``__post_init__``; the message names its option.
+    """
+    values = {f.name: getattr(args, f.name) for f in _option_fields(cls) if hasattr(args, f.name)}
+    values.update(fixed)
+    try:
+        return cls(**values)
+    except ValueError as err:
+        raise _rename(cls, err) from None
+
+
+def override(settings: S, assignments: Sequence[str]) -> S:
+    """``settings`` with ``field=value`` assignments applied (values parsed as the options are;
+    a field is named by itself or by its option without the dashes).
+
+    Raises:
+      OptionError: an unknown field, a value that does not parse, or one ``__post_init__``
+        refuses; the message names the field's option.
+    """
+    cls = type(settings)
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in _option_fields(cls)}
+    # a field is named by itself or by its option (max_len, max-len, depth for --depth)
+    names = {n: n for n in fields}
+    names.update({flag_of(cls, n)[2:].replace("-", "_"): n for n in fields})
+    changes: dict[str, Any] = {}
+    for text in assignments:
+        given, sep, value = text.partition("=")
+        name = names.get(given.strip().replace("-", "_"), "")
+        if not sep or name not in fields:
+            known = ", ".join(sorted(fields))
+            raise OptionError(
+                "--set", f"expected field=value with a field of {known}; got {text!r}"
+            )
+        flag = flag_of(cls, name)
+        parse = fields[name].metadata.get("parse") or _parser_of(hints[name], flag)[0]
+        try:
+            changes[name] = parse(value.strip())
+        except (argparse.ArgumentTypeError, ValueError) as err:
+            raise OptionError(flag, str(err)) from None
+    try:
+        return dataclasses.replace(settings, **changes)
+    except ValueError as err:
+        raise _rename(cls, err) from None
