@@ -1,7 +1,8 @@
 """Run a companion paper's trained experiment by name: ``transformer-theory experiment NAME
 [--size smoke|default|...] [--out DIR]``; ``--list`` shows every name with its paper and sizes.
 
-Each experiment is a config module ``transformer_theory/papers/<paper>/configs/<name>.py``: its
+Each experiment is a module ``transformer_theory/papers/<paper>/experiments/<name>.py`` (or, in
+a paper not yet moved to that layout, ``configs/<name>.py``): its
 docstring gives the exact command and the result it produced, ``get_config(size)`` returns the
 settings (a frozen dataclass; every experiment has a ``smoke`` size that runs in under a minute
 and the ``default`` size README quotes) and ``run(config, out_dir, *, progress=True)`` trains and
@@ -43,12 +44,16 @@ def discover() -> dict[str, tuple[str, ModuleType]]:
 
     found: dict[str, tuple[str, ModuleType]] = {}
     for paper in sorted(m.name for m in pkgutil.iter_modules(papers.__path__) if m.ispkg):
-        package = f"transformer_theory.papers.{paper}.configs"
-        try:
-            configs = importlib.import_module(package)
-        except ModuleNotFoundError as err:
-            if err.name != package:
-                raise
+        configs = None
+        for folder in ("experiments", "configs"):
+            package = f"transformer_theory.papers.{paper}.{folder}"
+            try:
+                configs = importlib.import_module(package)
+                break
+            except ModuleNotFoundError as err:
+                if err.name != package:
+                    raise
+        if configs is None:
             continue
         for info in sorted(pkgutil.iter_modules(configs.__path__), key=lambda m: m.name):
             if info.name.startswith("_"):
