@@ -126,3 +126,15 @@ def test_split_list():
     for bad in ("", " ", "8,,16", "8,"):
         with pytest.raises(argparse.ArgumentTypeError):
             split_list(bad)
+
+
+def test_the_types_are_named_for_argparse_and_the_bad_argument_probes():
+    types = {a.dest: a.type.__name__ for a in _parser()._actions if a.type is not None}
+    assert types == {
+        "max_len": "int",
+        "depths": "list of integers",
+        "widths": "list of integers",
+        "mode": "choice",
+        "seed": "int or none",
+        "ratio": "float",
+    }

@@ -213,6 +213,7 @@ def _scalar_parser(tp: Any, flag: str) -> Callable[[str], Any]:
                 word = {int: "an integer", float: "a number", str: "text"}[tp]
                 raise argparse.ArgumentTypeError(f"expected {word}, got {text!r}") from None
 
+        scalar.__name__ = tp.__name__  # argparse names the type in its messages
         return scalar
     raise TypeError(f"{flag}: no parser for the annotation {tp!r}; give setting(parse=...)")
 
@@ -227,6 +228,8 @@ def _parser_of(tp: Any, flag: str) -> tuple[Callable[[str], Any], bool]:
         def items(text: str) -> Any:
             return origin(item(p) for p in split_list(text))
 
+        noun = {int: "integers", float: "numbers"}.get(args[0], "names")
+        items.__name__ = f"list of {noun}"
         parse = items
     else:
         parse = _scalar_parser(tp, flag)
@@ -236,6 +239,7 @@ def _parser_of(tp: Any, flag: str) -> tuple[Callable[[str], Any], bool]:
         def maybe(text: str) -> Any:
             return None if text.lower() == "none" else inner(text)
 
+        maybe.__name__ = f"{inner.__name__} or none"
         return maybe, False
     return parse, tp is bool
 
