@@ -11,6 +11,7 @@ import pytest
 from transformer_theory.settings import (
     OptionError,
     add_options,
+    check_minimums,
     flag_of,
     from_args,
     help_of,
@@ -40,9 +41,11 @@ class Sweep:
     seed: int | None = 0
     plot: bool = True
     ratio: float = setting(0.5, help="the split, a number in (0, 1)")
+    sizes: tuple[int, ...] = setting((4,), minimum=1)
     note: str = setting("", option=False)
 
     def __post_init__(self) -> None:
+        check_minimums(self)
         if self.max_len < 2:
             raise ValueError(f"max_len: expected >= 2, got {self.max_len}")
         if not 0 < self.ratio < 1:
@@ -65,13 +68,15 @@ def test_every_type_parses():
          "--ratio", "0.25"]
     )  # fmt: skip
     got = from_args(Sweep, args)
-    assert got == Sweep(32, (1, 3, 4), (8,), "exact", None, False, 0.25)
+    assert got == Sweep(32, (1, 3, 4), (8,), "exact", None, False, 0.25, (4,))
     assert isinstance(got.depths, tuple)
 
 
 def test_the_options_are_the_fields_and_the_flags_follow_the_names():
     flags = {a.option_strings[0] for a in _parser()._actions if a.option_strings} - {"-h"}
-    assert flags == {"--max-len", "--depth", "--widths", "--mode", "--seed", "--plot", "--ratio"}
+    assert flags == {
+        "--max-len", "--depth", "--widths", "--mode", "--seed", "--plot", "--ratio", "--sizes"
+    }  # fmt: skip
     assert flag_of(Sweep, "depths") == "--depth"
     assert flag_of(Sweep, "max_len") == "--max-len"
     with pytest.raises(ValueError, match="name"):
@@ -83,7 +88,8 @@ def test_help_comes_from_the_docstring_or_the_setting():
     assert help_of(Sweep, "depths") == help_of(Sweep, "widths") == "the grid of models."
     assert help_of(Sweep, "ratio") == "the split, a number in (0, 1)"
     text = _parser().format_help()
-    assert "the longest length measured, in tokens. (default 64)" in " ".join(text.split())
+    assert "the longest length measured, in tokens. (default: 64)" in " ".join(text.split())
+    assert " ".join(text.split()).count("(default: True)") <= 1  # --plot: said once
 
 
 @pytest.mark.parametrize(
@@ -137,4 +143,30 @@ def test_the_types_are_named_for_argparse_and_the_bad_argument_probes():
         "mode": "choice",
         "seed": "int or none",
         "ratio": "float",
+        "sizes": "list of integers",
     }
+
+
+def test_a_declared_minimum_is_checked_once_for_both_doors():
+    parser = _parser()
+    sizes = next(a for a in parser._actions if a.dest == "sizes")
+    assert sizes.type.minimum == 1
+    with pytest.raises(argparse.ArgumentError):
+        parser.parse_args(["--sizes", "3,0"])
+    with pytest.raises(ValueError, match="^sizes: expected >= 1, got 0$"):
+        Sweep(sizes=(3, 0))
+    assert Sweep(sizes=(1, 2)).sizes == (1, 2)
+
+
+@dataclasses.dataclass(frozen=True)
+class Wider(Sweep):
+    """Attributes:
+    extra: one more field.
+    """
+
+    extra: int = 1
+
+
+def test_help_is_inherited_from_the_base_class_docstring():
+    assert help_of(Wider, "max_len") == "the longest length measured, in tokens."
+    assert help_of(Wider, "extra") == "one more field."

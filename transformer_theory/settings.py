@@ -58,6 +58,7 @@ __all__ = [
     "from_args",
     "help_of",
     "override",
+    "check_minimums",
     "setting",
     "split_list",
 ]
@@ -96,6 +97,7 @@ def setting(
     flag: str | None = None,
     metavar: str | None = None,
     parse: Callable[[str], Any] | None = None,
+    minimum: float | None = None,
     option: bool = True,
 ) -> Any:
     """A dataclass field with what its command-line option needs beyond the annotation.
@@ -106,9 +108,12 @@ def setting(
       flag: the option's name (else ``--`` + the field's name with ``-`` for ``_``).
       metavar: argparse's metavar.
       parse: turns the option's text into the field's value (else read from the annotation).
+      minimum: the smallest value allowed (of the number, or of each item of a tuple), checked
+        by :func:`check_minimums` in ``__post_init__`` and by the option's parser, which
+        carries it as ``.minimum`` (the bad-argument tests probe 0 where it is >= 1).
       option: ``False`` for a field that is not an option (set by the program, not the user).
     """
-    metadata = {"help": help, "flag": flag, "metavar": metavar, "parse": parse}
+    metadata = {"help": help, "flag": flag, "metavar": metavar, "parse": parse, "minimum": minimum}
     if not option:
         metadata[_NOT_AN_OPTION] = True
     if isinstance(default, (list, dict, set)):
@@ -164,11 +169,29 @@ def _docstring_entries(cls: type) -> dict[str, str]:
 
 
 def help_of(cls: type, name: str) -> str:
-    """The help text of field ``name``: :func:`setting`'s ``help`` or the docstring's entry."""
+    """The help text of field ``name``: :func:`setting`'s ``help``, else the ``Attributes:``
+    entry of the docstring of ``cls`` or of the nearest base class that documents it."""
     for f in dataclasses.fields(cls):
         if f.name == name and f.metadata.get("help"):
             return f.metadata["help"]
-    return _docstring_entries(cls).get(name, "")
+    for klass in cls.__mro__:
+        if klass.__doc__ and (text := _docstring_entries(klass).get(name)):
+            return text
+    return ""
+
+
+def check_minimums(settings: Any) -> None:
+    """Raise ``ValueError("field: expected >= m, got v")`` for the first field below the
+    ``minimum`` its :func:`setting` declares (each item of a tuple is checked); for
+    ``__post_init__``, so the bound is written once, beside the field."""
+    for f in dataclasses.fields(settings):
+        low = f.metadata.get("minimum")
+        value = getattr(settings, f.name)
+        if low is None or value is None:
+            continue
+        for v in value if isinstance(value, (tuple, list)) else (value,):
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and not v >= low:
+                raise ValueError(f"{f.name}: expected >= {low:g}, got {v}")
 
 
 def _unwrap_optional(tp: Any) -> tuple[Any, bool]:
@@ -244,6 +267,19 @@ def _parser_of(tp: Any, flag: str) -> tuple[Callable[[str], Any], bool]:
     return parse, tp is bool
 
 
+def _with_minimum(parse: Callable[[str], Any], low: float) -> Callable[[str], Any]:
+    def bounded(text: str) -> Any:
+        value = parse(text)
+        items = value if isinstance(value, (tuple, list)) else (value,)
+        if any(v is not None and not v >= low for v in items):
+            raise argparse.ArgumentTypeError(f"expected >= {low:g}, got {text!r}")
+        return value
+
+    bounded.__name__ = parse.__name__
+    bounded.minimum = low  # type: ignore[attr-defined]  # read by the bad-argument tests
+    return bounded
+
+
 def _describe_default(value: Any) -> str:
     if isinstance(value, (tuple, list)):
         return ",".join(map(str, value)) if value else "none"
@@ -276,6 +312,8 @@ def add_options(
         pair = False
         if parse is None:
             parse, pair = _parser_of(hints[f.name], flag)
+        if f.metadata.get("minimum") is not None and not pair:
+            parse = _with_minimum(parse, f.metadata["minimum"])
         if f.name in own_defaults:
             default = own_defaults[f.name]
         elif f.default is not dataclasses.MISSING:
@@ -290,7 +328,9 @@ def add_options(
             kwargs["required"] = True
         else:
             kwargs["default"] = default
-            text = f"{text} (default {_describe_default(default)})" if text else ""
+            if text and default is not None and not pair and "default" not in text.lower():
+                # argparse's ArgumentDefaultsHelpFormatter's words, where the help gives none
+                text = f"{text} (default: {_describe_default(default)})"
         if pair:
             parser.add_argument(
                 flag, action=argparse.BooleanOptionalAction, help=text or None, **kwargs
