@@ -81,7 +81,6 @@ class VerifySettings:
       icqa: in-context QA sizes: exactly three integers
       templates: template task sizes: exactly two integers
       random_sets: random dependent sets per dataset
-      models: random models per family and dataset (none: 4; 2 with --quick)
       precision: float format of the random models and the checks
       seed: PRNG seed of the datasets' random sets, the models and the witness searches
       chunk_size: sequences per device call (memory bound)
@@ -98,7 +97,9 @@ class VerifySettings:
     icqa: tuple[int, ...] = setting((3, 3, 2), metavar="NQ,NA,K")
     templates: tuple[int, ...] = setting((4, 3), metavar="ALPHABET,L")
     random_sets: int = 8
-    models: int | None = None
+    models: int | None = setting(
+        None, help="random models per family and dataset (default 4; 2 with --quick)"
+    )
     precision: Literal["float64", "float32"] = "float64"
     seed: int = 0
     chunk_size: int = 4096
