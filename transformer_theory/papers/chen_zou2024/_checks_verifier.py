@@ -234,7 +234,6 @@ def proposition(prop: str, datasets: Any, models: int, families: Any) -> Checked
 @functools.lru_cache(maxsize=4)
 def _verdicts(names: tuple[str, ...], num_models: int, families: tuple[str, ...] | None) -> tuple:
     """``suite.run_checks`` as ``verify`` runs it (seed 0) on ``names`` and ``families``."""
-    import jax
 
     from transformer_theory.theory import checks, suite
 
