@@ -7,6 +7,7 @@ afford is refused before any work (:func:`check_budget`).
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 from collections.abc import Sequence
 from typing import Literal
@@ -66,6 +67,18 @@ def template_counts(alphabet: int, length: int) -> tuple[int, int]:
     return sum(row), sequences
 
 
+def _positive(text: str) -> int:
+    """The text of an option whose field must be positive, as an integer (``__post_init__``
+    refuses zero and negatives); named so that ``--help`` and the bad-argument probes say so."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+
+
+_positive.__name__ = "positive_int"
+
+
 def _sizes(name: str, values: tuple[int, ...], count: int) -> None:
     if len(values) != count or any(v < 1 for v in values):
         raise ValueError(f"{name}: expected exactly {count} positive integers, got {values}")
@@ -98,15 +111,17 @@ class VerifySettings:
     templates: tuple[int, ...] = setting((4, 3), metavar="ALPHABET,L")
     random_sets: int = 8
     models: int | None = setting(
-        None, help="random models per family and dataset (default 4; 2 with --quick)"
+        None,
+        help="random models per family and dataset (default 4; 2 with --quick)",
+        parse=_positive,
     )
     precision: Literal["float64", "float32"] = "float64"
     seed: int = 0
-    chunk_size: int = 4096
+    chunk_size: int = setting(4096, parse=_positive)
     certificates: bool = True
     witnesses: bool = True
-    witness_steps: int = 300
-    witness_restarts: int = 4
+    witness_steps: int = setting(300, parse=_positive)
+    witness_restarts: int = setting(4, parse=_positive)
     shard: bool = True
     quick: bool = False
 
