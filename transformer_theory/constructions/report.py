@@ -86,6 +86,14 @@ class ConstructSettings(Sizes):
     :class:`Sizes` and how the constructions are checked.
 
     Attributes:
+      alphabet: symbols (Theorems 1, 5, 6)
+      length: sequence length before the CLS (Theorem 1)
+      num_sequences: N sequences (Theorem 1)
+      template_length: l: all templates of this length (Theorem 5)
+      ictm_template_length: l: all templates of this length (Theorem 6)
+      n_q: questions (Theorem 3)
+      n_a: answers (Theorems 3, 6)
+      k: question-answer pairs / context blocks (Theorems 3, 6)
       samples: check this many sampled examples instead of all
       seed: PRNG seed of the sampled check
       chunk_size: examples per device call
