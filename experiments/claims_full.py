@@ -24,9 +24,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def _run_paper(paper: str) -> list[dict]:
-    import jax
+    from transformer_theory.precision import enable_x64
 
-    jax.config.update("jax_enable_x64", True)  # an entry point: the claims run in float64
+    enable_x64()  # an entry point: the claims run in float64
     from transformer_theory.claims import run_claims
 
     return [r.to_dict() for r in run_claims(paper=paper, tier="full")]

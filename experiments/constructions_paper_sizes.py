@@ -68,7 +68,7 @@ import dataclasses
 import os
 import sys
 
-import jax
+from transformer_theory.precision import enable_x64
 
 
 def exhaustive_grid(smoke: bool):
@@ -101,7 +101,7 @@ def main(argv=None) -> int:
         help="paper: §9.1 sizes, sampled; grid: larger small sizes, exhaustive",
     )
     args = p.parse_args(argv)
-    jax.config.update("jax_enable_x64", True)
+    enable_x64()  # an entry point: the constructions are built in float64
     from transformer_theory.constructions.report import (
         construction_rows,
         format_table,

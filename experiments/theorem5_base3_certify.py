@@ -50,6 +50,8 @@ import time
 
 import numpy as np
 
+from transformer_theory.precision import enable_x64
+
 
 def _mult(m: int) -> int:
     """The factor ``2 + |C|`` of ``f``."""
@@ -174,9 +176,6 @@ def direct_distinct(l: int) -> tuple[bool, int]:
 
 def model_agrees(l: int) -> bool:
     """The library's formula and the built model's float64 streams equal :func:`codes`."""
-    import jax
-
-    jax.config.update("jax_enable_x64", True)
     from transformer_theory.constructions import template_code, theorem5
     from transformer_theory.constructions._common import last_streams
     from transformer_theory.tasks import TemplateMatching
@@ -203,6 +202,7 @@ def main(argv=None) -> int:
     p.add_argument("--out", default=os.path.join("results", "theorem5_base3"))
     p.add_argument("--smoke", action="store_true", help="tiny bounds (tests)")
     args = p.parse_args(argv)
+    enable_x64()  # an entry point: the model's streams are compared in float64
     from transformer_theory.jsonio import write_json
 
     if args.smoke:

@@ -23,9 +23,9 @@ import argparse
 import resource
 import time
 
-import jax
+from transformer_theory.precision import enable_x64
 
-jax.config.update("jax_enable_x64", True)
+enable_x64()  # an entry point: the verification runs in float64
 
 from transformer_theory.tasks import InContextQA  # noqa: E402
 from transformer_theory.theory import checks as K  # noqa: E402

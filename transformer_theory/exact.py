@@ -340,11 +340,12 @@ def _rope_matrices(n: int, K: int) -> tuple[np.ndarray, ...]:
     import jax.numpy as jnp
 
     from transformer_theory.core import positional
+    from transformer_theory.precision import require_x64
 
-    with jax.enable_x64(True):
-        eye = jnp.eye(K, dtype=jnp.float64)
-        rot = jax.vmap(lambda p: positional.rope(eye, jnp.full((K,), p)))(jnp.arange(n))
-        return tuple(np.asarray(r, np.float64).T for r in rot)
+    require_x64("params")  # RoPE's sines and cosines, taken from the library in float64
+    eye = jnp.eye(K, dtype=jnp.float64)
+    rot = jax.vmap(lambda p: positional.rope(eye, jnp.full((K,), p)))(jnp.arange(n))
+    return tuple(np.asarray(r, np.float64).T for r in rot)
 
 
 def _alibi(n: int, H: int) -> np.ndarray:
@@ -353,36 +354,37 @@ def _alibi(n: int, H: int) -> np.ndarray:
     import jax.numpy as jnp
 
     from transformer_theory.core import positional
+    from transformer_theory.precision import require_x64
 
-    with jax.enable_x64(True):
-        slopes = positional.alibi_slopes(H, jnp.float64)
-        return np.asarray(jax.vmap(lambda s: positional.alibi_bias(n, s, jnp.float64))(slopes))
+    require_x64("params")  # ALiBi's bias, taken from the library in float64
+    slopes = positional.alibi_slopes(H, jnp.float64)
+    return np.asarray(jax.vmap(lambda s: positional.alibi_bias(n, s, jnp.float64))(slopes))
 
 
 def _embed(params: Any, inputs: Any) -> np.ndarray:
     """The float64 embedding of integer ``inputs`` (the library's, eq. 3), or ``inputs`` itself."""
     arr = np.asarray(inputs)
     if np.issubdtype(arr.dtype, np.integer):
-        import jax
         import jax.numpy as jnp
 
         from transformer_theory.core.forward import embed_tokens
+        from transformer_theory.precision import require_x64
 
         cfg = params.config
         if arr.ndim != 1:
             raise ValueError(f"inputs: expected one sequence of token ids, got shape {arr.shape}")
         if arr.size and (arr.min() < 0 or arr.max() >= cfg.vocab_size):
             raise ValueError(f"inputs: token ids must lie in [0, {cfg.vocab_size})")
-        with jax.enable_x64(True):
-            h = embed_tokens(
-                jnp.asarray(arr),
-                cfg.vocab_size,
-                cfg.width,
-                cfg.positional,
-                dtype=jnp.float64,
-                window=cfg.positional_window,
-            )
-            return np.asarray(h, np.float64)
+        require_x64("inputs")  # token ids are embedded by the library in float64
+        h = embed_tokens(
+            jnp.asarray(arr),
+            cfg.vocab_size,
+            cfg.width,
+            cfg.positional,
+            dtype=jnp.float64,
+            window=cfg.positional_window,
+        )
+        return np.asarray(h, np.float64)
     if arr.ndim != 2 or arr.shape[1] != params.config.width:
         raise ValueError(f"inputs: expected token ids or an N x {params.config.width} embedding")
     return np.asarray(arr, np.float64)

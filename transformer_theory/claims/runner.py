@@ -216,6 +216,9 @@ def run_claims(
     """
     if tier not in TIERS:
         raise ValueError(f"tier: expected one of {', '.join(TIERS)}, got {tier!r}")
+    from transformer_theory.precision import enable_x64
+
+    enable_x64()  # an entry point: the checks compute in float64
     if isinstance(ids, str):
         ids = [ids]
     chosen = select(all_claims(), paper=paper, ids=ids)

@@ -31,7 +31,9 @@ from transformer_theory.cli._common import (
     prepare_out_dir,
 )
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["X64", "add_arguments", "run"]
+
+X64 = True  # the checks compute in float64 (run_claims turns the mode on too, for Python callers)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -10,6 +10,8 @@ import argparse
 
 from transformer_theory.cli._common import nonnegative_int
 
+X64 = True  # the residuals are float64
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=nonnegative_int, default=0, help="PRNG seed")
@@ -19,7 +21,6 @@ def run(args: argparse.Namespace) -> int:
     import jax
     import jax.numpy as jnp
 
-    jax.config.update("jax_enable_x64", True)
     from transformer_theory import ModelConfig, forward, init_params
 
     a, b, r = 0, 1, 2

@@ -6,8 +6,10 @@ a paper not yet moved to that layout, ``configs/<name>.py``): its
 docstring gives the exact command and the result it produced, ``get_config(size)`` returns the
 settings (a frozen dataclass; every experiment has a ``smoke`` size that runs in under a minute
 and the ``default`` size README quotes) and ``run(config, out_dir, *, progress=True)`` trains and
-writes each finished result under ``out_dir``. Chen & Zou 2024's depth experiments are run by
-``transformer-theory train --experiment NAME`` (their configs are ``harness/configs/``).
+writes each finished result under ``out_dir``; a module computing in float64 declares
+``X64 = True`` and JAX's 64-bit mode is turned on before ``get_config``. Chen & Zou 2024's depth
+experiments are run by ``transformer-theory train --experiment NAME`` (their configs are
+``harness/configs/``).
 """
 
 from __future__ import annotations
@@ -138,6 +140,10 @@ def run(args: argparse.Namespace) -> int:
     sizes = tuple(getattr(module, "SIZES", ("default",)))
     if args.size not in sizes:
         raise UsageError(f"--size: {args.name} has sizes {', '.join(sizes)}; got {args.size!r}")
+    if getattr(module, "X64", False):  # the experiment computes in float64: its module says so
+        from transformer_theory.precision import enable_x64
+
+        enable_x64()
     config = module.get_config(args.size)
     check_seconds(args.name, args.size)
     out = prepare_out_dir(args.out or f"results/{args.name}")

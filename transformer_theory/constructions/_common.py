@@ -19,18 +19,16 @@ from jax.typing import ArrayLike, DTypeLike
 
 from transformer_theory.core.forward import last_hidden
 from transformer_theory.params import AttentionParams, LayerParams, ModelConfig, ModelParams
+from transformer_theory.precision import require_x64
 
 
 def check_dtype(dtype: DTypeLike) -> None:
     """``ValueError`` naming ``dtype`` unless it is a float dtype that JAX can actually hold."""
     if not jnp.issubdtype(dtype, jnp.floating):
         raise ValueError(f"dtype: expected a floating dtype, got {dtype}")
-    if jnp.dtype(dtype) == jnp.float64 and not jax.config.jax_enable_x64:
-        raise ValueError(
-            "dtype: float64 needs jax.config.update('jax_enable_x64', True) before "
-            "building a construction "
-            "(the constructions are verified with exact-looking float64 margins)"
-        )
+    if jnp.dtype(dtype) == jnp.float64:
+        # the constructions are verified with exact-looking float64 margins
+        require_x64("dtype")
 
 
 def check_task(name: str, task: object, kind: type, **expected: object) -> None:

@@ -84,8 +84,8 @@ def check_construction(
       ``margin / max_c |o[c]|`` (see the module docstring).
 
     Example:
-      >>> import jax
-      >>> jax.config.update("jax_enable_x64", True)  # the constructions are built in float64
+      >>> from transformer_theory import precision
+      >>> precision.enable_x64()  # an entry point's line: the constructions are built in float64
       >>> from transformer_theory import tasks
       >>> from transformer_theory.constructions import theorem3
       >>> task = tasks.InContextQA(2, 2, 1)

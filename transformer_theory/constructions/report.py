@@ -25,6 +25,7 @@ from transformer_theory.constructions.memorization import theorem1
 from transformer_theory.constructions.reasoning import theorem3
 from transformer_theory.constructions.templates import theorem5
 from transformer_theory.params import ModelParams
+from transformer_theory.settings import flag_of, setting
 from transformer_theory.tasks import (
     InContextQA,
     InContextTemplateMatching,
@@ -65,7 +66,108 @@ class Sizes:
     ictm_template_length: int = 2
     n_q: int = 4
     n_a: int = 4
-    k: int = 2
+    k: int = setting(2, flag="-k")
+
+    def __post_init__(self):
+        for f in dataclasses.fields(Sizes):
+            value = getattr(self, f.name)
+            if f.init and isinstance(value, int) and value < 1:
+                raise ValueError(f"{f.name}: expected a positive integer, got {value}")
+
+    @property
+    def sizes(self) -> Sizes:
+        """The task sizes alone (a subclass's other settings dropped)."""
+        return Sizes(**{f.name: getattr(self, f.name) for f in dataclasses.fields(Sizes)})
+
+
+@dataclasses.dataclass(frozen=True)
+class ConstructSettings(Sizes):
+    """A construct run (``transformer-theory construct``'s options): the task sizes of
+    :class:`Sizes` and how the constructions are checked.
+
+    Attributes:
+      alphabet: symbols (Theorems 1, 5, 6)
+      length: sequence length before the CLS (Theorem 1)
+      num_sequences: N sequences (Theorem 1)
+      template_length: l: all templates of this length (Theorem 5)
+      ictm_template_length: l: all templates of this length (Theorem 6)
+      n_q: questions (Theorem 3)
+      n_a: answers (Theorems 3, 6)
+      k: question-answer pairs / context blocks (Theorems 3, 6)
+      samples: check this many sampled examples instead of all
+      seed: PRNG seed of the sampled check
+      chunk_size: examples per device call
+    """
+
+    theorem: tuple[int, ...] = setting(THEOREMS, option=False)
+    samples: int | None = None
+    seed: int = 0
+    chunk_size: int = 4096
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.samples is not None and self.samples < 1:
+            raise ValueError(f"samples: expected a positive integer, got {self.samples}")
+        if self.seed < 0:
+            raise ValueError(f"seed: expected >= 0, got {self.seed}")
+        if self.chunk_size < 1:
+            raise ValueError(f"chunk_size: expected a positive integer, got {self.chunk_size}")
+        for t in self.theorem:
+            if t not in THEOREMS:
+                raise ValueError(f"theorem: expected one of {THEOREMS}, got {t}")
+
+
+# Seconds per unit of checking work, ``examples x n D (n + D) sum(H)`` (the forward pass's
+# multiply-adds, up to a constant), fitted on this project's 2-core development machine while it
+# was shared (load average ~15), 2026-11-24: `construct --theorem 3 --n-q 10 --n-a 10 -k 3`
+# checked 1,555,200 examples (n = 11, d' = 32) in 214.9 s, 4.6e-9 s per unit. On an idle machine
+# the estimate is high by a few times: it is meant to refuse hours, not to plan minutes.
+SECONDS_PER_WORK = 4.5e-9
+# A task's own field, where its name differs from the Sizes field that sets it.
+_TASK_FIELD = {"alphabet_size": "alphabet"}
+
+
+def _size_options(theorem: int) -> list[str]:
+    return [flag_of(Sizes, f) for f in SIZE_FIELDS[theorem]]
+
+
+def check_budget(s: ConstructSettings) -> tuple[list[Planned], float]:
+    """The planned rows of ``s`` and the estimated seconds of checking them, refused before
+    anything large is built: ``BudgetError`` when a construction's memory (from its sizes alone)
+    or the checks' time exceeds the budget, ``ValueError`` naming the Sizes field when a task
+    refuses its sizes."""
+    from transformer_theory import budget
+
+    available = budget.available_memory()
+    for theorem in s.theorem:
+        for shape in shapes(theorem, s):
+            need = memory_bytes(shape, s.chunk_size)
+            part = max((k for k in need if k != "total"), key=need.get)
+            budget.check_memory(
+                need["total"],
+                what=f"theorem {shape.label} at these sizes (mostly {part}: "
+                f"{budget.format_bytes(need[part])}; d' = {shape.width})",
+                option=", ".join(_size_options(theorem)),
+                available=available,
+            )
+    try:
+        planned = plan(s.theorem, s)
+    except ValueError as err:  # a task's own check names its field: name the Sizes field
+        field, sep, rest = str(err).partition(":")
+        raise ValueError(f"{_TASK_FIELD.get(field.strip(), field.strip())}:{rest}") from None
+    total, options = 0.0, set()
+    for p in planned:
+        count = p.task.size if is_exhaustive(p.task, s.samples) else s.samples
+        shape = next(sh for sh in shapes(p.theorem, s) if sh.label == p.label)
+        n, d = shape.seq_len, shape.width
+        total += SECONDS_PER_WORK * float(count) * n * d * (n + d) * sum(shape.heads)
+        options.update(_size_options(p.theorem))
+    budget.check_seconds(
+        total,
+        what="checking every example of these constructions",
+        option="--samples or " + "/".join(sorted(options)),
+    )
+    return planned, total
 
 
 def paper_sizes(smoke: bool = False) -> list[tuple[int, Sizes]]:

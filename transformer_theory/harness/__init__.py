@@ -14,6 +14,8 @@ draws the figures. One module each:
 - :mod:`.runs`: :class:`RunSpec`, one run, and what it builds (model, data, optimizer);
 - :mod:`.sweeps`: :func:`run_experiment` (check the output directory, train every run, summarize,
   draw) and :func:`plot` (redraw from a directory);
+- :mod:`.cost`: a lower bound on a sweep's training time, checked against the budget before any
+  run starts, and the shipped configs' defaults as ``train --help`` shows them;
 - :mod:`.tables`: a sweep's summary as the committed CSV and README's table;
 - :mod:`.plots` (learning curves) and :mod:`.attention_maps` (Figure 3), the analyses.
 

@@ -9,8 +9,11 @@ Runs, on the paper's datasets at small sizes:
    toy set, Theorem 4's two templates and the whole in-context QA dataset;
 3. witness searches (:mod:`transformer_theory.theory.witness`) on Theorem 2's toy set.
 
-Parts 2-3 import their modules (SciPy's HiGHS, Optax) only when they run. Everything here
-returns records; the command (``transformer_theory.cli.report``) formats and writes them.
+:class:`VerifySettings` is the job's one settings object (the command's options) and
+:func:`check_budget` its cost model against this machine's budget, before anything is built;
+:func:`run_suite` runs the job. Parts 2-3 import their modules (SciPy's HiGHS, Optax) only when
+they run. Everything here returns records; the command (``transformer_theory.cli.report``)
+formats and writes them.
 """
 
 from __future__ import annotations
@@ -28,6 +31,15 @@ from jax.typing import DTypeLike
 from transformer_theory import _validate
 from transformer_theory.theory import checks
 from transformer_theory.theory import dependence as dep
+from transformer_theory.theory._suite_settings import (  # noqa: F401 -- the suite's settings
+    DATASETS,
+    Estimate,
+    VerifySettings,
+    check_budget,
+    estimate,
+    template_counts,
+    witness_seconds,
+)
 
 if TYPE_CHECKING:
     from transformer_theory.tasks import Task
@@ -225,3 +237,33 @@ def run_witnesses(
     if on_step is not None:
         on_step("witnesses")
     return recs
+
+
+def run_suite(
+    settings: VerifySettings,
+    datasets: Sequence[SuiteDataset],
+    *,
+    mesh: Mesh | None = None,
+    on_step: Callable[[str], None] | None = None,
+) -> tuple[list[checks.Verdict], list[dict[str, Any]], list[WitnessRecord]]:
+    """``transformer-theory verify``'s job for resolved ``settings`` on the built ``datasets``
+    (:func:`build_datasets`): the checks of every family, then the certificates and the witness
+    searches the settings ask for. Returns ``(verdicts, certificate records, witness records)``."""
+    from transformer_theory.precision import dtype_of
+
+    s = settings
+    verdicts = run_checks(
+        datasets,
+        s.families,
+        num_models=s.models,
+        dtype=dtype_of(s.precision),
+        seed=s.seed,
+        chunk_size=s.chunk_size,
+        mesh=mesh,
+        on_step=on_step,
+    )
+    certified = run_certificates(icqa=s.icqa, on_step=on_step) if s.certificates else []
+    found = []
+    if s.witnesses:
+        found = run_witnesses(s.seed, s.witness_steps, s.witness_restarts, on_step=on_step)
+    return verdicts, certified, found

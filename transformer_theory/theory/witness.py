@@ -45,6 +45,7 @@ from transformer_theory.params import (
     config_dict,
     init_params,
 )
+from transformer_theory.precision import require_x64
 
 
 @dataclasses.dataclass
@@ -238,18 +239,18 @@ def search_witness(
     _validate.check_positive("margin_tol", margin_tol)
     t0 = time.perf_counter()
     # float64 throughout: the verification must be float64, and these models are tiny.
-    with jax.enable_x64(True):
-        tok, lab = jnp.asarray(tokens), jnp.asarray(labels)
-        static = (config, int(steps), int(restarts))
-        lr, sc = jnp.asarray(learning_rate, jnp.float64), jnp.asarray(init_scale, jnp.float64)
-        batch, m_MxB, scale_M = _compiled_train(static, tok, lab)(key, tok, lab, lr, sc)
-        m_MxB = np.asarray(m_MxB)
-        rel = m_MxB.min(axis=1) / np.maximum(1.0, np.asarray(scale_M))
-        best = int(np.nanargmax(np.where(np.isnan(rel), -np.inf, rel)))
-        params = cast_params(jax.tree.map(lambda x: x[best], batch), jnp.float64)
-        # Re-evaluated outside the training program, one model at a time, as a user would.
-        m_B, scale = jax.jit(_margins_and_scale)(params, tok, lab)
-        m_B, scale = np.asarray(m_B, np.float64), float(scale)
+    require_x64("config")
+    tok, lab = jnp.asarray(tokens), jnp.asarray(labels)
+    static = (config, int(steps), int(restarts))
+    lr, sc = jnp.asarray(learning_rate, jnp.float64), jnp.asarray(init_scale, jnp.float64)
+    batch, m_MxB, scale_M = _compiled_train(static, tok, lab)(key, tok, lab, lr, sc)
+    m_MxB = np.asarray(m_MxB)
+    rel = m_MxB.min(axis=1) / np.maximum(1.0, np.asarray(scale_M))
+    best = int(np.nanargmax(np.where(np.isnan(rel), -np.inf, rel)))
+    params = cast_params(jax.tree.map(lambda x: x[best], batch), jnp.float64)
+    # Re-evaluated outside the training program, one model at a time, as a user would.
+    m_B, scale = jax.jit(_margins_and_scale)(params, tok, lab)
+    m_B, scale = np.asarray(m_B, np.float64), float(scale)
     min_margin = float(m_B.min())
     tol = margin_tol * max(1.0, scale)
     found = bool(np.isfinite(min_margin) and min_margin > tol)

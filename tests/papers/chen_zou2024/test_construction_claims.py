@@ -1,4 +1,4 @@
-"""The construction checks of the ledger (``papers/chen_zou2024/_construction_checks.py``): what
+"""The construction checks of the ledger (``papers/chen_zou2024/_checks_construction.py``): what
 they compute on broken models (a witness, the exact margin) and the exact engine's dyadic path
 they rest on.
 
@@ -16,8 +16,8 @@ import pytest
 
 from tests.mutants import status_of
 from transformer_theory import constructions, exact
-from transformer_theory.papers.chen_zou2024 import _construction_checks as checks
-from transformer_theory.papers.chen_zou2024 import _construction_claims as table
+from transformer_theory.papers.chen_zou2024 import _checks_construction as checks
+from transformer_theory.papers.chen_zou2024 import _claims_construction as table
 from transformer_theory.params import AttentionParams, LayerParams
 from transformer_theory.tasks import InContextQA, InContextTemplateMatching, all_templates
 

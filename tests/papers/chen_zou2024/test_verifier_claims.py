@@ -1,11 +1,11 @@
-"""Chen & Zou 2024's verifier rows (``papers/chen_zou2024/_verifier_claims.py``): what their
+"""Chen & Zou 2024's verifier rows (``papers/chen_zou2024/_claims_verifier.py``): what their
 checks compute. The mutants (``test_verifier_mutants.py``) break each row; these check the
 numbers and declarations of the unbroken ones."""
 
 import pytest
 
-from transformer_theory.papers.chen_zou2024 import _verifier_checks as vc
-from transformer_theory.papers.chen_zou2024._verifier_claims import CLAIMS
+from transformer_theory.papers.chen_zou2024 import _checks_verifier as vc
+from transformer_theory.papers.chen_zou2024._claims_verifier import CLAIMS
 
 ROWS = {r.id.split(".", 1)[1]: r for r in CLAIMS}
 
@@ -49,6 +49,6 @@ def test_a_failed_library_finding_is_open_not_finding():
 
 
 def vc_rows():
-    from transformer_theory.papers.chen_zou2024 import _verifier_claims
+    from transformer_theory.papers.chen_zou2024 import _claims_verifier
 
-    return _verifier_claims.CLAIMS
+    return _claims_verifier.CLAIMS

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tests.mutants import mutant, status_of
-from transformer_theory.papers.chen_zou2024 import _verifier_checks as vc
+from transformer_theory.papers.chen_zou2024 import _checks_verifier as vc
 from transformer_theory.theory import checks, dependence, suite
 
 ONE = {"datasets": "toy", "models": 1}

@@ -3,8 +3,8 @@ depth can do (the constructions' rows)."""
 
 from __future__ import annotations
 
-from transformer_theory.papers.chen_zou2024._construction_claims import CLAIMS as _CONSTRUCTIONS
-from transformer_theory.papers.chen_zou2024._verifier_claims import CLAIMS as _VERIFIER
+from transformer_theory.papers.chen_zou2024._claims_construction import CLAIMS as _CONSTRUCTIONS
+from transformer_theory.papers.chen_zou2024._claims_verifier import CLAIMS as _VERIFIER
 
 __all__ = ["CLAIMS"]
 

@@ -141,7 +141,8 @@ def check_family(
       Props. 7 and 8 on 64 random one-layer ReLU models with 3 heads (as README's "From Python"):
 
       >>> import jax
-      >>> jax.config.update("jax_enable_x64", True)
+      >>> from transformer_theory import precision
+      >>> precision.enable_x64()  # an entry point's line (a script, a notebook's first cell)
       >>> from transformer_theory.theory import dependence
       >>> fam = Family("relu-3h", attention="relu", heads=(3,))
       >>> models = random_models(

@@ -2,7 +2,7 @@
 Lemma 6, Propositions 7-10 on the verifier's models, the scope controls and the affine form (the
 library's), Theorems 2 and 4 as exact certificates and accuracy bounds, §16's multi-head case.
 
-A table of :class:`~transformer_theory.ledger.Row`; the checks live in :mod:`._verifier_checks`
+A table of :class:`~transformer_theory.ledger.Row`; the checks live in :mod:`._checks_verifier`
 (Props. 7-10 through :func:`transformer_theory.exact.evaluate` in arb balls). Printed words are
 quoted from the paper with its LaTeX markup simplified (``\\mathbf{a}`` -> ``a``).
 """
@@ -13,7 +13,7 @@ import functools
 
 from transformer_theory.claims import judges
 from transformer_theory.ledger import Row, open_claim
-from transformer_theory.papers.chen_zou2024 import _verifier_checks as vc
+from transformer_theory.papers.chen_zou2024 import _checks_verifier as vc
 
 __all__ = ["CLAIMS"]
 

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from transformer_theory import exact
+from transformer_theory import exact, precision
 from transformer_theory.ledger import REPO_ROOT, RESULTS_DIR, Checked
 
 __all__ = [
@@ -71,12 +71,6 @@ PAPER_SIZES_JSON = RESULTS_DIR / "constructions_paper_sizes.json"
 BASE3_SCRIPT = REPO_ROOT / "experiments" / "theorem5_base3_certify.py"
 
 
-def _x64() -> None:
-    import jax
-
-    jax.config.update("jax_enable_x64", True)
-
-
 def _undecided() -> collections.defaultdict:
     """Values for a check that computed nothing: every key a judge reads is ``None``."""
     return collections.defaultdict(lambda: None)
@@ -104,7 +98,7 @@ def _family_margins(
     to 1e-9 relative, else ``RuntimeError`` (the exact pass no longer mirrors the library's)."""
     from transformer_theory.constructions import check_construction
 
-    _x64()
+    precision.require_x64("the construction checks")
     per, worst, inputs = [], None, 0
     for label, task in tasks:
         params = build(task)
@@ -328,7 +322,7 @@ def _maps_fn(d: int, n: int, width: int) -> Callable[[np.ndarray], np.ndarray]:
     from transformer_theory.constructions._common import assemble, construction_config
     from transformer_theory.core.forward import forward_trace
 
-    _x64()
+    precision.require_x64("the construction checks")
     cfg = construction_config(d, n, width, 1, (1,))
     tokens = jnp.asarray(_all_sequences(d, n))
     zero = np.zeros((1, width, width))
@@ -502,7 +496,7 @@ def _lemma4_stream_ok(d: int, n: int) -> bool:
     from transformer_theory.constructions import lemma4_layer
     from transformer_theory.constructions._common import assemble, construction_config
 
-    _x64()
+    precision.require_x64("the construction checks")
     k = n - 1
     width = max(k * d, d + n)
     w_qk, w_v = lemma4_layer(d, n, width)
@@ -561,7 +555,7 @@ def theorem3_printed(n_q: int, n_a: int, k: int, every_smaller: bool = False) ->
     from transformer_theory.params import validate_params
     from transformer_theory.tasks import InContextQA
 
-    _x64()
+    precision.require_x64("the construction checks")
     task = InContextQA(3, 3, 2)
     q_, a_ = 3, 3
     d, n = q_ + a_ + 1, 3 * 2 + 2
@@ -621,7 +615,7 @@ def theorem5_printed(symbols: int, template_length: int, every_smaller: bool = F
     from transformer_theory.constructions.templates import PRINTED_REPAIRS
     from transformer_theory.tasks import TemplateMatching, all_templates
 
-    _x64()
+    precision.require_x64("the construction checks")
     task = TemplateMatching(4, all_templates(3))
     variants = {"printed": ()} | {
         f"without {r}": tuple(x for x in PRINTED_REPAIRS if x != r) for r in PRINTED_REPAIRS
@@ -658,7 +652,7 @@ def theorem6_printed(
     from transformer_theory.constructions.contextual import PRINTED_REPAIRS
     from transformer_theory.tasks import InContextTemplateMatching, all_templates
 
-    _x64()
+    precision.require_x64("the construction checks")
     # W_QK^(1)'s rectangular block only reaches question positions when A > n_a + 1; the final
     # r's missing answers only matter when some answer is absent from the context (n_a > k).
     tasks = {
@@ -752,7 +746,7 @@ def constructions_paper_sizes(
     ``samples`` uniformly drawn examples each (every example of a smaller dataset)."""
     from transformer_theory.constructions import report
 
-    _x64()
+    precision.require_x64("the construction checks")
     rows = []
     for theorem, sizes in report.paper_sizes(smoke=smoke):
         if theorem not in theorems:

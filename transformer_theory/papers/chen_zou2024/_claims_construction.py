@@ -3,7 +3,7 @@ constructions of Theorems 1, 3, 5 and 6 (and the places where their printed weig
 constructions at §9.1's sizes, and the trained depth and head experiments (Figures 2-7) as
 measured records.
 
-This module is a table (:data:`CLAIMS`); every check lives in :mod:`._construction_checks` and
+This module is a table (:data:`CLAIMS`); every check lives in :mod:`._checks_construction` and
 returns what it computed, in which arithmetic and over which inputs. The status of each row is
 derived from that by :func:`transformer_theory.ledger.derive_status`. The theorems and lemmas
 quantify over every size, so an exact check over every input of every size up to a stated bound
@@ -16,7 +16,7 @@ import functools
 
 from transformer_theory.claims import judges
 from transformer_theory.ledger import Row, open_claim
-from transformer_theory.papers.chen_zou2024 import _construction_checks as checks
+from transformer_theory.papers.chen_zou2024 import _checks_construction as checks
 
 __all__ = ["CLAIMS"]
 

@@ -1,4 +1,4 @@
-"""The checks of Chen & Zou 2024's verifier rows (:mod:`._verifier_claims`): what one layer
+"""The checks of Chen & Zou 2024's verifier rows (:mod:`._claims_verifier`): what one layer
 cannot do. Each ``check(**sizes)`` returns a :class:`~transformer_theory.ledger.Checked` (the
 numbers, the arithmetic, the domain); the rows' judges read the numbers, and
 :func:`transformer_theory.ledger.derive_status` gives the status.
@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from transformer_theory import exact
+from transformer_theory import exact, precision
 from transformer_theory.ledger import Checked
 
 __all__ = [
@@ -105,7 +105,7 @@ def _enclosures(names: tuple[str, ...], num_models: int, family_name: str) -> li
     from transformer_theory.core.forward import embed
     from transformer_theory.theory import checks
 
-    jax.config.update("jax_enable_x64", True)
+    precision.require_x64("the verifier checks")
     fam = checks.FAMILIES[family_name]
     fi = list(checks.FAMILIES).index(family_name)
     out = []
@@ -234,11 +234,10 @@ def proposition(prop: str, datasets: Any, models: int, families: Any) -> Checked
 @functools.lru_cache(maxsize=4)
 def _verdicts(names: tuple[str, ...], num_models: int, families: tuple[str, ...] | None) -> tuple:
     """``suite.run_checks`` as ``verify`` runs it (seed 0) on ``names`` and ``families``."""
-    import jax
 
     from transformer_theory.theory import checks, suite
 
-    jax.config.update("jax_enable_x64", True)
+    precision.require_x64("the verifier checks")
     fams = list(checks.FAMILIES) if families is None else list(families)
     return tuple(
         suite.run_checks(list(_suite_datasets(names)), fams, num_models=num_models, seed=0)
@@ -492,7 +491,7 @@ def _search(index: int, steps: int, restarts: int) -> Any:
     from transformer_theory.tasks import toy
     from transformer_theory.theory import witness
 
-    jax.config.update("jax_enable_x64", True)
+    precision.require_x64("the verifier checks")
     tok, lab = (np.asarray(a) for a in toy.toy_icl())
     name, over = witness.DEFAULT_FAMILIES[index]
     cfg = toy.TABLE1_REASONING_TASK.model_config(**over)

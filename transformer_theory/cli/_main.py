@@ -1,0 +1,198 @@
+"""The command line's machinery: the parser of every command (:func:`build_parser`, help text by
+:class:`HelpFormatter`) and :func:`main`, which dispatches to a command module's ``run`` and turns
+its errors into exit codes (see :mod:`transformer_theory.cli`)."""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import importlib
+import re
+import signal
+import sys
+import textwrap
+from collections.abc import Mapping, Sequence
+from types import ModuleType
+
+from transformer_theory import __version__
+from transformer_theory.budget import BudgetError, BudgetSettingError, check_environment
+from transformer_theory.cli._common import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    UsageError,
+    changed_options,
+    release_out_dirs,
+)
+from transformer_theory.cli._registry import COMMANDS, DEFAULT_COMMAND, EXAMPLES, OUTPUTS
+from transformer_theory.settings import OptionError
+
+#: ``OSError`` numbers of a full disk or an exhausted quota: one line and exit 1, no traceback.
+DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """The help of every command: every option's default appended as ``(default: X)`` unless its
+    help already says ``default`` (so it is never said twice) or there is none to show (no
+    default, a flag); descriptions and epilogs refilled to the terminal's width paragraph by
+    paragraph and list item by list item, indented blocks (examples) kept as written."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        shown = shown_default(action)
+        if shown is None or re.search(r"\bdefault\b", text, re.IGNORECASE):
+            return text
+        return f"{text} (default: {shown.replace('%', '%%')})"
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        blocks = []
+        for block in re.split(r"\n\s*\n", text.strip("\n")):
+            lines = block.splitlines()
+            if all(line[:1].isspace() for line in lines[1:] or [" "]) and (
+                block[:1].isspace() or len(lines) > 1
+            ):  # an indented block (an example), or a heading over one: kept line by line
+                blocks.append(textwrap.indent(block, indent))
+                continue
+            blocks.append(
+                "\n".join(
+                    textwrap.fill(
+                        " ".join(item.split()),
+                        width,
+                        initial_indent=indent,
+                        subsequent_indent=indent + "  " * item.startswith("- "),
+                        break_on_hyphens=False,
+                        break_long_words=False,
+                    )
+                    for item in re.split(r"\n(?=- )", block)
+                )
+            )
+        return "\n\n".join(blocks)
+
+
+def shown_default(action: argparse.Action) -> str | None:
+    """How ``--help`` shows ``action``'s default: a comma list for a list or tuple, the value
+    otherwise; None when there is nothing to show (no default, an empty list, a flag's False, a
+    positional argument, ``--help``)."""
+    default = action.default
+    if (
+        not action.option_strings
+        or action.nargs == 0  # store_true / store_false / help / version
+        or default is None
+        or default is argparse.SUPPRESS
+        or default == []
+    ):
+        return None
+    if isinstance(default, (list, tuple)):
+        return ",".join(map(str, default))
+    return str(default)
+
+
+def plain_text(doc: str) -> str:
+    """A module docstring as a terminal shows it: reST roles (``:func:``, ``:mod:``, ...) reduced
+    to their target (its last name after a ``~``, without a leading dot), double backquotes
+    dropped, and a paragraph's closing ``::`` as ``:``; :class:`HelpFormatter` refills the lines."""
+    doc = (doc or "").strip()
+    doc = re.sub(r":[a-z]+:`~[\w.]*?\.?(\w+)`", r"\1", doc)
+    doc = re.sub(r":[a-z]+:`\.?([^`]+)`", r"\1", doc)
+    return re.sub(r"(\w)::$", r"\1:", doc.replace("``", ""), flags=re.MULTILINE)
+
+
+def epilog(name: str, out: bool = True) -> str:
+    """The examples of ``EXAMPLES`` and the files of ``OUTPUTS`` for command ``name``
+    (``out``: it has an ``--out`` option the files are written under)."""
+    lines = []
+    for command, note in EXAMPLES.get(name, ()):
+        lines += [f"  # {note}", f"  {command}"]
+    if lines:
+        lines.insert(0, "examples (the seconds are CPU time on 2 cores, 2026-11-25):")
+    if name in OUTPUTS:
+        lines += ["", f"writes{', under --out' if out else ''}: {OUTPUTS[name]}"]
+    return "\n".join(lines).strip()
+
+
+def _load_commands() -> dict[str, tuple[ModuleType, str]]:
+    return {name: (importlib.import_module(mod), help_) for name, (mod, help_) in COMMANDS.items()}
+
+
+def build_parser(commands: Mapping[str, tuple[ModuleType, str]]) -> argparse.ArgumentParser:
+    """The parser of every command in ``commands`` (``name -> (module, one-line help)``): each
+    subcommand's ``--help`` shows its module's whole docstring (:func:`plain_text`), every
+    option's default (:class:`HelpFormatter`) and its :func:`epilog`."""
+    parser = argparse.ArgumentParser(
+        prog="transformer-theory",
+        description=plain_text(sys.modules["transformer_theory.cli"].__doc__),
+        epilog="run `transformer-theory COMMAND --help` for a command's options, examples and "
+        "outputs",
+        formatter_class=HelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (mod, help_) in commands.items():
+        p = sub.add_parser(
+            name,
+            help=help_,
+            description=plain_text(mod.__doc__ or help_),
+            formatter_class=HelpFormatter,
+        )
+        mod.add_arguments(p)
+        p.epilog = epilog(name, out="--out" in p._option_string_actions)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv``, run the command, return its exit code (see :mod:`.cli._common`).
+
+    A :class:`~transformer_theory.cli._common.UsageError` (or a bad ``TT_MEMORY_BUDGET`` /
+    ``TT_TIME_BUDGET``, checked before the command starts) becomes one line on stderr and exit 2;
+    Ctrl-C becomes exit 130 with the command's own note of what was saved (commands that save
+    progress catch ``KeyboardInterrupt`` themselves and re-raise it after saying so); a full disk
+    (``ENOSPC`` / ``EDQUOT``) becomes one line and exit 1 (the writers are atomic: the files
+    written before are whole). The ``--out`` directories the command locked are released.
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    commands = _load_commands()
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
+        argv = [DEFAULT_COMMAND] + argv
+    parser = build_parser(commands)
+    args = parser.parse_args(argv)
+    mod = commands[args.command][0]
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    args.changed = changed_options(subparsers.choices[args.command], args)
+    # A shell starts a background job (`cmd &` in a script) with SIGINT ignored, so `kill -INT`
+    # used to be lost and the command ran on to exit 0; every command handles Ctrl-C (exit 130).
+    ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    if ignored:
+        try:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        except ValueError:  # not the main thread: leave it
+            ignored = False
+    try:
+        check_environment()
+        if getattr(mod, "X64", False):
+            # The one place a command's 64-bit mode is set: a module computing in float64 says
+            # X64 = True, and the switch is flipped here, before the command makes any array.
+            from transformer_theory.precision import enable_x64
+
+            enable_x64()
+        return int(mod.run(args) or 0)
+    except (UsageError, OptionError, BudgetError, BudgetSettingError) as err:
+        # BudgetError: a size refused before the work, with its estimate (budget.py).
+        print(f"transformer-theory {args.command}: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"transformer-theory {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except OSError as err:
+        if err.errno not in DISK_FULL:
+            raise
+        where = f" writing {err.filename}" if err.filename else ""
+        print(
+            f"transformer-theory {args.command}: error: no space left on the device{where} "
+            f"({err.strerror or err}); the files written before are whole; free space and rerun",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
+    finally:
+        release_out_dirs()
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
