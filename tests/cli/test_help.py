@@ -84,10 +84,10 @@ def test_defaults_the_issue_found_missing_are_shown(parser):
     verify = _subparsers(parser)["verify"].format_help()
     for option, default in [
         ("--models", "default 4"),
-        ("--precision", "(default float64)"),
-        ("--seed", "(default 0)"),
-        ("--witness-steps", "(default 300)"),
-        ("--random-sets", "(default 8)"),
+        ("--precision", "(default: float64)"),
+        ("--seed", "(default: 0)"),
+        ("--witness-steps", "(default: 300)"),
+        ("--random-sets", "(default: 8)"),
     ]:
         block = verify[verify.index(f"  {option} ") :]
         block = block[: block.index("\n  -", 1)]
