@@ -11,8 +11,8 @@ A program is a graph of sequence operations (SOps), each a value per position:
 
 A selector is :class:`Select` ``(keys, queries, predicate)`` -- key ``j`` is selected at query ``i``
 iff ``predicate(keys_j, queries_i)``, a :class:`Comparison` or any function of the two values
-(tracr's ``shift_by`` selects with ``lambda k, q: q == k + offset``) -- or a composite :class:`SelectAnd`, :class:`SelectOr`,
-:class:`SelectNot` (tracr has none, its issue #4).
+(tracr's ``shift_by`` selects with ``lambda k, q: q == k + offset``) -- or a composite
+:class:`SelectAnd`, :class:`SelectOr`, :class:`SelectNot` (tracr has none, its issue #4).
 
 **The empty selection has a defined value**, compared at every position: a categorical aggregate
 returns its ``default`` (``None`` unless declared; tracr's interpreter also says None, but its

@@ -35,7 +35,15 @@ from transformer_theory.rasp import _check
 from transformer_theory.rasp import _compiler as C
 from transformer_theory.rasp import _language as L
 
-__all__ = ["INSTALL", "TRACR_COMMIT", "from_tracr", "tracr_programs", "compare", "run_tracr"]
+__all__ = [
+    "INSTALL",
+    "TRACR_COMMIT",
+    "TRACR_PROGRAMS",
+    "from_tracr",
+    "tracr_programs",
+    "compare",
+    "run_tracr",
+]
 
 TRACR_COMMIT = "9ce2b8c82b6ba10e62e86cf6f390e7536d4fd2cd"
 """The tracr snapshot measured here (its last commit, 5 February 2024)."""
@@ -44,9 +52,28 @@ INSTALL = (
     "tracr is not on PyPI and is never a dependency of this library; install it beside it in "
     "its own environment: python -m venv /tmp/tracr-venv && git clone "
     "https://github.com/google-deepmind/tracr /tmp/tracr-src && /tmp/tracr-venv/bin/pip install "
-    "-e . dm-haiku /tmp/tracr-src pytest (tracr commit 9ce2b8c, dm-haiku 0.0.17 measured here), "
+    "-e . dm-haiku /tmp/tracr-src pytest hypothesis (tracr commit 9ce2b8c, dm-haiku 0.0.17 "
+    "measured here), "
     "then run /tmp/tracr-venv/bin/python -m pytest tests/rasp/test_tracr_differential.py"
 )
+
+TRACR_PROGRAMS = (
+    "length",
+    "reverse",
+    "histogram",
+    "sort_unique",
+    "sort",
+    "sort_freq",
+    "frac_prevs",
+    "frac_prevs_causal",
+    "shift_by_1",
+    "detect_pattern",
+    "pair_balance",
+    "shuffle_dyck1",
+    "shuffle_dyck2",
+    "count_less_freq_2",
+)
+"""The names of :func:`tracr_programs` (known without importing tracr)."""
 
 
 def from_tracr(program: Any) -> L.SOp:
@@ -128,8 +155,8 @@ def from_tracr(program: Any) -> L.SOp:
             out = L.Aggregate(sel(e.selector), sop(e.sop), default=default, label=e.label)
             if out.numerical != numerical(e):
                 raise ValueError(
-                    f"program: tracr's {e.label} aggregates a {'numerical' * out.numerical or 'categorical'} "
-                    "SOp into the other encoding; no counterpart here"
+                    f"program: tracr's {e.label} changes the encoding of the SOp it "
+                    "aggregates; no counterpart here"
                 )
         elif isinstance(e, tr.SelectorWidth):
             out = L.SelectorWidth(sel(e.selector), label=e.label)
@@ -148,7 +175,7 @@ def tracr_programs(max_seq_len: int) -> dict[str, tuple[Any, list, bool]]:
     from tracr.compiler import lib
     from tracr.rasp import rasp as tr
 
-    return {
+    programs = {
         "length": (lib.make_length(), list("abc"), False),
         "reverse": (lib.make_reverse(tr.tokens), list("abc"), False),
         "histogram": (lib.make_hist(), list("abc"), False),
@@ -168,6 +195,8 @@ def tracr_programs(max_seq_len: int) -> dict[str, tuple[Any, list, bool]]:
         "shuffle_dyck2": (lib.make_shuffle_dyck2(), list("(){}"), False),
         "count_less_freq_2": (lib.make_count_less_freq(2), list("abc"), False),
     }
+    assert tuple(programs) == TRACR_PROGRAMS
+    return programs
 
 
 def compile_tracr(program: Any, vocab: Sequence[Hashable], max_seq_len: int, causal: bool):
@@ -372,4 +401,92 @@ def failure_length(
         "constants": "tracr defaults: mlp_exactness 100, softmax_coldness 100",
         "checked_up_to": max(lengths) if first is None else first,
         "finite": math.isfinite(max((r["max_abs_error"] or 0.0) for r in rows)),
+    }
+
+
+# per program: the longest input compared exhaustively (every input up to it)
+STUDY_LENGTHS = {"frac_prevs": 8, "frac_prevs_causal": 8, "pair_balance": 8, "shuffle_dyck1": 8}
+STUDY_DEFAULT_LENGTH = 5
+
+
+def study(
+    *,
+    lengths: dict[str, int] | None = None,
+    default_length: int = STUDY_DEFAULT_LENGTH,
+    failure_samples: int = 4,
+    frac_prevs_lengths: Sequence[int] = (16, 32, 48, 64, 72, 80, 88, 96, 128, 256),
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """The record ``experiments/rasp_tracr.py`` writes: :func:`compare` for every program of
+    :func:`tracr_programs` (every input up to its length), and tracr's failure lengths with its
+    default constants: ``length`` and ``reverse`` compiled for 16 on seeded inputs of every
+    length 1..16 (float32 and float64), ``frac_prevs`` compiled for each of
+    ``frac_prevs_lengths`` on seeded inputs of that length, beside this compiler's model of the
+    same program on as many seeded inputs of the same lengths."""
+    import jax
+
+    lengths = {**STUDY_LENGTHS, **(lengths or {})}
+    say = progress or (lambda s: None)
+    rec: dict[str, Any] = {"tracr_commit": TRACR_COMMIT, "programs": [], "failure_lengths": {}}
+    for name in TRACR_PROGRAMS:
+        n = lengths.get(name, default_length)
+        program, vocab, causal = tracr_programs(n)[name]
+        rec["programs"].append(compare(name, program, vocab, n, causal))
+        last = rec["programs"][-1]
+        say(f"{name}: {last['inputs']} inputs, layers {last['layers']}")
+    progs = tracr_programs(16)
+    for name in ("length", "reverse"):
+        program, vocab, _ = progs[name]
+        rows = {}
+        for dtype in ("float32", "float64"):
+            if dtype == "float64" and not jax.config.jax_enable_x64:
+                continue
+            rows[dtype] = failure_length(
+                program, vocab, 16, range(1, 17), samples=failure_samples, dtype=dtype
+            )
+        ours = _ours_on_samples(program, vocab, 16, range(1, 17), failure_samples)
+        rec["failure_lengths"][name] = {"tracr": rows, "ours_float32": ours}
+        say(f"{name}: tracr first failure {rows['float32']['first_failure']}")
+    program, vocab, _ = progs["frac_prevs"]
+    rows = []
+    for n in frac_prevs_lengths:
+        t = failure_length(program, vocab, n, [n], samples=failure_samples)
+        ours = _ours_on_samples(program, vocab, n, [n], failure_samples)
+        rows.append(
+            {
+                "compiled_for": n,
+                "tracr_wrong_inputs": t["rows"][0]["wrong_inputs"],
+                "tracr_max_abs_error": t["rows"][0]["max_abs_error"],
+                "ours_wrong_positions": ours["wrong_positions"],
+                "ours_min_margin": ours["min_margin"],
+            }
+        )
+        say(f"frac_prevs at {n}: {rows[-1]}")
+    rec["failure_lengths"]["frac_prevs"] = {
+        "inputs": f"{failure_samples} seeded inputs of the compiled length, float32",
+        "tracr_first_failure": next(
+            (r["compiled_for"] for r in rows if r["tracr_wrong_inputs"]), None
+        ),
+        "rows": rows,
+    }
+    return rec
+
+
+def _ours_on_samples(program, vocab, max_seq_len, lengths, samples) -> dict[str, Any]:
+    """This compiler's model of the translated ``program`` in float32 on ``samples`` seeded
+    inputs of each length (:func:`rasp.check`'s draws), every node at every position."""
+    compiled = C.compile_program(from_tracr(program), vocab, max_seq_len)
+    rec = _check.check(
+        compiled,
+        dtype="float32",
+        lengths=list(lengths),
+        max_inputs=0,
+        samples_per_length=samples,
+        max_reported=1,
+    )
+    return {
+        "inputs": rec["inputs_checked"],
+        "wrong_positions": rec["output_disagreements"],
+        "exact": rec["exact"],
+        "min_margin": rec["min_margin"],
     }
