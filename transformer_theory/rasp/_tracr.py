@@ -199,7 +199,7 @@ def tracr_programs(max_seq_len: int) -> dict[str, tuple[Any, list, bool]]:
     return programs
 
 
-def compile_tracr(program: Any, vocab: Sequence[Hashable], max_seq_len: int, causal: bool):
+def compile_tracr(program: Any, vocab: Sequence[Hashable], max_seq_len: int, causal: bool) -> Any:
     """tracr's compiled model (its default constants: ``mlp_exactness = 100``)."""
     import jax
     from tracr.compiler import compiling
