@@ -124,3 +124,21 @@ for slope in (100.0, None):
         f"slope {slope}: exact up to {row['longest_exact']} (first failure "
         f"{row['first_failure']}); the law guarantees up to {row['predicted_longest']}"
     )
+
+# %% [markdown]
+# ## Lower bounds beside the construction
+# The attention depth of the dependency graph bounds the attention layers; the library's
+# one-layer certificates (Chen & Zou 2024) say where ONE attention layer with a linear
+# classifier (no MLP) cannot label every input's last position. `parity` is certified impossible
+# from length 3, yet compiles to one layer: its MLP is what the certified family lacks. `dyck1`
+# is certified at length 4 and compiles to two layers.
+
+# %%
+for name in ("parity", "dyck1", "majority"):
+    program, vocab = rasp.get_program(name)
+    lb = rasp.lower_bounds(rasp.compile(program, vocab, 4))
+    print(
+        f"{name:>8}: attention depth {lb['attention_depth']}, compiled layers "
+        f"{lb['compiled_layers']}; one attention layer certified impossible at lengths "
+        f"{lb['one_layer_certified_impossible_at'] or 'none'} of 2..4"
+    )

@@ -1,6 +1,6 @@
 """RASP: interpreter and compiled models against references written here (plain Python over
-lists, independent of the interpreter), regressions for tracr's known defects, the length-64
-float32 claim, causal refusal, and the exact agreement of every compiled node.
+lists, independent of the interpreter), the length-64 float32 claim, causal refusal, and the exact
+agreement of every compiled node (tracr's known defects are in ``test_tracr_regressions.py``).
 
 Tolerances: none. Every comparison is of decoded values (argmax of a one-hot block, nearest value
 of a numerical node's finite value set), which the construction decides exactly; the margins
@@ -126,83 +126,6 @@ def test_sampling_beyond_max_inputs():
     rec = rasp.check(rasp.compile(program, vocab, 6), max_inputs=100, samples_per_length=8)
     assert rec["exhaustive_lengths"] == [1, 2, 3] and rec["sampled_lengths"] == [4, 5, 6]
     assert rec["agree"]
-
-
-# -- tracr's defects, as regressions of this compiler ---------------------------------------
-
-
-def test_empty_categorical_aggregate_keeps_its_default_downstream():
-    # tracr #25: the empty selection became 0 downstream; here it is the declared default
-    prev = rasp.Aggregate(
-        rasp.Select(rasp.indices, rasp.Map(lambda i: i - 1, rasp.indices), rasp.Comparison.EQ),
-        rasp.tokens,
-        default="none",
-    )
-    is_none = rasp.Map(lambda x: x == "none", prev)
-    compiled = rasp.compile(is_none, "ab", 3)
-    for xs in _all_inputs("ab", 3):
-        assert rasp.run(compiled, [xs])[0] == [True] + [False] * (len(xs) - 1)
-    assert rasp.check(compiled)["exact"]
-
-
-def test_negative_numerical_map_is_not_clipped():
-    # tracr PR #13: a numerical MLP's negative outputs were clipped to 0 by the ReLU
-    frac = rasp.get_program("frac_prevs")[0]
-    shifted = rasp.Map(lambda f: 2 * f - 3, frac, numerical=True)
-    compiled = rasp.compile(shifted, "ab", 4)
-    for xs in _all_inputs("ab", 4):
-        want = [2 * _frac(xs, i, "a") - 3 for i in range(len(xs))]
-        assert rasp.run(compiled, [xs])[0] == want
-    assert rasp.check(compiled)["exact"]
-
-
-def test_value_matrix_wider_than_every_qk_block():
-    # tracr PR #10: a crash when a value matrix was wider than every QK matrix
-    wide = rasp.SequenceMap(lambda x, i: (x, i), rasp.tokens, rasp.indices)
-    first = rasp.Aggregate(
-        rasp.Select(rasp.tokens, rasp.tokens, rasp.Comparison.FALSE), wide, default="empty"
-    )
-    same = rasp.Aggregate(rasp.Select(rasp.indices, rasp.indices, rasp.Comparison.EQ), wide)
-    compiled = rasp.compile(rasp.SequenceMap(lambda a, b: (a, b), first, same), "abc", 3)
-    for xs in _all_inputs("abc", 3):
-        assert rasp.run(compiled, [xs])[0] == [("empty", (x, i)) for i, x in enumerate(xs)]
-
-
-def test_length_is_exact_past_ten_tokens_and_the_law_says_where_tracrs_constant_fails():
-    # tracr #7/#14: `length` wrong past 10 tokens under its fixed MLP constant 100
-    program = rasp.get_program("length")[0]
-    compiled = rasp.compile(program, "ab", 16)
-    rec = rasp.check(
-        compiled, dtype="float32", lengths=[10, 11, 16], samples_per_length=4, max_inputs=0
-    )
-    assert rec["exact"]
-    fixed = rasp.precision_limits(
-        program, "ab", lengths=(8, 9, 10, 16), dtypes=("float32",), samples=4, mlp_slope=100
-    )[0]
-    # the law guarantees exactness while N (N + 1) <= slope = 100, i.e. up to N = 9 (a
-    # sufficient condition: at N = 10 the ramps leak 4.5% into the neighbour, inside the band
-    # the next table decides exactly on); by N = 16 the margin is gone
-    assert fixed["predicted_longest"] == 9 and 9 <= fixed["longest_exact"] < 16
-    assert fixed["first_failure"] == 16
-
-
-def test_composite_selectors_compile():
-    # tracr #4: no and/or/not of selectors
-    t, i = rasp.tokens, rasp.indices
-    sel = rasp.SelectOr(
-        rasp.SelectAnd(
-            rasp.Select(t, t, rasp.Comparison.EQ), rasp.Select(i, i, rasp.Comparison.LT)
-        ),
-        rasp.SelectNot(rasp.Select(i, i, rasp.Comparison.LEQ)),
-    )
-    width = rasp.SelectorWidth(sel)
-    compiled = rasp.compile(width, "ab", 4)
-    for xs in _all_inputs("ab", 4):
-        want = [
-            sum((xs[j] == xs[q] and j < q) or j > q for j in range(len(xs))) for q in range(len(xs))
-        ]
-        assert rasp.run(compiled, [xs])[0] == want
-    assert rasp.check(compiled)["exact"]
 
 
 # -- length 64 in float32, constants chosen automatically ------------------------------------

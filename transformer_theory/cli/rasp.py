@@ -123,6 +123,20 @@ def run(args: argparse.Namespace) -> int:
         f"{args.precision}: agree={rec['agree']} exact={rec['exact']} "
         f"min margin {rec['min_margin']:.4g}"
     )
+    lb = record["lower_bounds"]
+    certs = lb["one_layer_certificates"]
+    tried = sorted({c["length"] for c in certs})
+    print(
+        f"lower bounds: attention depth {lb['attention_depth']} (the dependency graph) beside "
+        f"{lb['compiled_attention_sublayers']} compiled attention layers; one attention layer + "
+        "linear classifier (Chen & Zou 2024 certificates, ReLU any heads and softmax one head) "
+        + (
+            f"certified impossible at lengths {lb['one_layer_certified_impossible_at']}"
+            if lb["one_layer_certified_impossible_at"]
+            else "not certified impossible"
+        )
+        + f" of {tried}"
+    )
     law = record["predicted"][args.precision]
     print(
         f"the stated law in {args.precision}: "

@@ -6,7 +6,9 @@ graph -> value sets -> residual layout -> heads and MLPs -> parameters. Private 
 this curated namespace: ``_language`` (the language and its interpreter, which defines the
 semantics), ``_compiler`` (the compiler and its stated laws for the constants), ``_check``
 (compiled model against the interpreter on every input, margins, precision laws), ``_library``
-(the programs) and ``_outputs`` (one program end to end, as the ``rasp`` command runs it);
+(the programs), ``_lower_bounds`` (the library's one-layer impossibility certificates for a
+program's task), ``_outputs`` (one program end to end, as the ``rasp`` command runs it) and
+``_tracr`` (differential testing against tracr, imported only where tracr is installed);
 :mod:`.claims` registers compiled programs as rows of the claims ledger (certified in arb balls
 on every input up to a size).
 
@@ -35,7 +37,8 @@ from transformer_theory.rasp._language import (
     tokens,
 )
 from transformer_theory.rasp._library import PROGRAMS, get_program
-from transformer_theory.rasp._outputs import load_program, study, write_outputs
+from transformer_theory.rasp._lower_bounds import one_layer_certificates
+from transformer_theory.rasp._outputs import load_program, lower_bounds, study, write_outputs
 
 __all__ = [
     "PROGRAMS",
@@ -56,6 +59,8 @@ __all__ = [
     "get_program",
     "indices",
     "load_program",
+    "lower_bounds",
+    "one_layer_certificates",
     "precision_limits",
     "predicted_exact",
     "run",

@@ -10,8 +10,9 @@ A program is a graph of sequence operations (SOps), each a value per position:
 - :class:`SelectorWidth` ``|S_i|``.
 
 A selector is :class:`Select` ``(keys, queries, predicate)`` -- key ``j`` is selected at query ``i``
-iff ``predicate(keys_j, queries_i)`` -- or a composite :class:`SelectAnd`, :class:`SelectOr`,
-:class:`SelectNot` (tracr has none, its issue #4).
+iff ``predicate(keys_j, queries_i)``, a :class:`Comparison` or any function of the two values
+(tracr's ``shift_by`` selects with ``lambda k, q: q == k + offset``) -- or a composite
+:class:`SelectAnd`, :class:`SelectOr`, :class:`SelectNot` (tracr has none, its issue #4).
 
 **The empty selection has a defined value**, compared at every position: a categorical aggregate
 returns its ``default`` (``None`` unless declared; tracr's interpreter also says None, but its
@@ -194,13 +195,22 @@ class Selector(RASPExpr):
 
 
 class Select(Selector):
-    """Key ``j`` selected at query ``i`` iff ``predicate(keys_j, queries_i)``."""
+    """Key ``j`` selected at query ``i`` iff ``predicate(keys_j, queries_i)``: a
+    :class:`Comparison`, or a function ``(key, query) -> bool`` (compiled as its table over the
+    two value sets, like a comparison)."""
 
     kind = "select"
 
-    def __init__(self, keys: SOp, queries: SOp, predicate: Comparison, *, label: str | None = None):
-        if not isinstance(predicate, Comparison):
-            raise ValueError(f"predicate: expected a Comparison, got {predicate!r}")
+    def __init__(
+        self,
+        keys: SOp,
+        queries: SOp,
+        predicate: Comparison | Callable[[Any, Any], bool],
+        *,
+        label: str | None = None,
+    ):
+        if not isinstance(predicate, Comparison) and not callable(predicate):
+            raise ValueError(f"predicate: expected a Comparison or a function, got {predicate!r}")
         self.keys, self.queries = _check_sop("keys", keys), _check_sop("queries", queries)
         if keys.numerical or queries.numerical:
             raise ValueError("keys/queries: Select compares categorical SOps only")
@@ -314,7 +324,7 @@ def selection(
         row = []
         for j in range(n):
             bits = {
-                leaf.id: leaf.predicate(values[leaf.keys.id][j], values[leaf.queries.id][i])
+                leaf.id: bool(leaf.predicate(values[leaf.keys.id][j], values[leaf.queries.id][i]))
                 for leaf in sel.leaves()
             }
             row.append(sel.combine(bits) and (j <= i or not causal))

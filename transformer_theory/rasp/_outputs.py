@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from transformer_theory import files, jsonio, plotting
-from transformer_theory.rasp import _check, _compiler, _language, _library
+from transformer_theory.rasp import _check, _compiler, _language, _library, _lower_bounds
 
 
 def load_program(
@@ -54,10 +54,16 @@ def study(
     max_inputs: int = 100_000,
     samples: int = 64,
     precision_lengths: Sequence[int] = (),
+    certificate_inputs: int = 2048,
 ) -> tuple[_compiler.CompiledProgram, dict[str, Any]]:
-    """Compile, check in ``precision`` and measure the precision limits over
-    ``precision_lengths`` (float64, float32 and bfloat16 beside the law); returns
-    ``(compiled, record)``."""
+    """Compile, check in ``precision``, put the lower bounds beside the compiled size and
+    measure the precision limits over ``precision_lengths`` (float64, float32 and bfloat16
+    beside the law); returns ``(compiled, record)``.
+
+    The record's ``lower_bounds``: the attention depth of the dependency graph (Weiss et al.
+    2021) beside the compiled layers and attention sublayers, and per length ``2..max_len`` with
+    at most ``certificate_inputs`` inputs the one-layer certificates of
+    :func:`~transformer_theory.rasp.one_layer_certificates` (Chen & Zou 2024's families)."""
     compiled = _compiler.compile_program(program, vocab, max_len, causal)
     rec = _check.check(compiled, dtype=precision, max_inputs=max_inputs, samples_per_length=samples)
     record = {
@@ -69,6 +75,7 @@ def study(
         "check": rec,
         "constants": compiled.constants,
         "predicted": {d: _check.predicted_exact(compiled, d) for d in _check.DTYPES},
+        "lower_bounds": lower_bounds(compiled, certificate_inputs),
         "labels": list(compiled.labels),
         "output_values": None
         if compiled.output_values is None
@@ -85,6 +92,32 @@ def study(
             dtypes=_check.DTYPES,
         )
     return compiled, record
+
+
+def lower_bounds(compiled: _compiler.CompiledProgram, certificate_inputs: int = 2048) -> dict:
+    """The compiled depth beside the attention depth and the one-layer certificates (lengths
+    ``2..max_seq_len`` with at most ``certificate_inputs`` inputs each)."""
+    from transformer_theory.theory.certificates import FAMILIES
+
+    sizes = compiled.sizes()
+    certs = _lower_bounds.one_layer_certificates(
+        compiled.program,
+        compiled.vocab,
+        range(2, compiled.max_seq_len + 1),
+        max_inputs=certificate_inputs,
+    )
+    impossible = sorted(
+        {c["length"] for c in certs if c["verdict"] == "impossible" and c["verified_exactly"]}
+    )
+    return {
+        "attention_depth": compiled.attention_depth,
+        "compiled_layers": sizes["layers"],
+        "compiled_attention_sublayers": sizes["attention_sublayers"],
+        "one_layer_certified_impossible_at": impossible,
+        "one_layer_certificates": certs,
+        "one_layer_families": {f: FAMILIES[f] for f in _lower_bounds.FAMILIES},
+        "task": "the program's value at the last position, every input of the length",
+    }
 
 
 def write_outputs(compiled: _compiler.CompiledProgram, record: dict[str, Any], out: str) -> dict:

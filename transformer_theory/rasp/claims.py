@@ -5,15 +5,19 @@ Each ``rasp.<program>`` row states that the model compiled from a library progra
 (:data:`transformer_theory.rasp.PROGRAMS`) equals the interpreter at every position of every input
 over its vocabulary up to a length, every decision certified in arb balls by the exact engine
 (:func:`transformer_theory.rasp._check.ledger_check`); ``rasp.reverse_float32_length64`` is the
-float32 forward pass of ``reverse`` at length 64, on seeded samples.
+float32 forward pass of ``reverse`` at length 64, on seeded samples;
+``rasp.tracr_differential`` reads the committed record of the differential run against tracr
+(``experiments/results/rasp_tracr_differential.json``, written by ``experiments/rasp_tracr.py`` in
+an environment where tracr is installed) and recomputes its verdict from the per-program counts.
 """
 
 from __future__ import annotations
 
+import os
 from functools import partial
 
 from transformer_theory.claims import judges
-from transformer_theory.ledger import Row
+from transformer_theory.ledger import REPO_ROOT, RESULTS_DIR, Checked, Row
 from transformer_theory.rasp._check import ledger_check
 
 __all__ = ["CLAIMS"]
@@ -82,4 +86,78 @@ def _float_row() -> Row:
     )
 
 
-CLAIMS: list[Row] = [_row(p, q, f) for p, (q, f) in _SIZES.items()] + [_float_row()]
+TRACR_RECORD = os.path.join(str(RESULTS_DIR), "rasp_tracr_differential.json")
+
+
+def tracr_differential(path: str | None = None) -> Checked:
+    """The committed differential record against tracr, its verdict recomputed from the
+    per-program counts: ``consistent`` iff for every program this compiler's model equals its
+    interpreter at every position, the two interpreters agree, and this compiler's layers are at
+    most tracr's. Without the record (tracr cannot be installed where the ledger runs): nothing
+    computed, the row stays open."""
+    from transformer_theory import jsonio
+
+    path = path or TRACR_RECORD
+    if not os.path.exists(path):
+        return Checked("none", "none", f"no record at {path}", {"consistent": None})
+    rec = jsonio.read_json(path)
+    progs = rec["programs"]
+    ok = all(
+        p["ours"]["disagree"] == 0
+        and p["interpreters_disagree"] == 0
+        and p["layers"]["ours"] <= p["layers"]["tracr"]
+        for p in progs
+    )
+    fails = rec["failure_lengths"]
+    values = {
+        "consistent": ok,
+        "programs": len(progs),
+        "inputs": sum(p["inputs"] for p in progs),
+        "ours_disagree": sum(p["ours"]["disagree"] for p in progs),
+        "tracr_disagree": sum(p["tracr"]["disagree"] for p in progs),
+        "tracr_at_none": sum(p["tracr"]["at_none"] for p in progs),
+        "layers": ", ".join(
+            f"{p['program']} {p['layers']['ours']}/{p['layers']['tracr']}" for p in progs
+        ),
+        "tracr_length_fails_at": fails["length"]["tracr"]["float32"]["first_failure"],
+        "tracr_frac_prevs_fails_at": fails["frac_prevs"]["tracr_first_failure"],
+    }
+    source = os.path.relpath(path, REPO_ROOT) + f" ({rec.get('produced_by', '')})"
+    return Checked("record", "all", source, values)
+
+
+def _tracr_row() -> Row:
+    return Row(
+        id="rasp.tracr_differential",
+        paper="Lindner et al. 2023 (tracr); this library's compiler",
+        place="tracr's own library programs (tracr.compiler.lib, commit 9ce2b8c)",
+        statement=(
+            "tracr's library programs compiled by tracr and (translated) by this compiler, both "
+            "models in float32 and both interpreters on every input up to each program's length, "
+            "every position: this compiler's model equals the interpreter everywhere (None "
+            "included), the interpreters agree, and this compiler never uses more layers"
+        ),
+        quantifier="finite",
+        check=tracr_differential,
+        judge=judges.true(
+            "consistent",
+            figure=(
+                "{programs} programs, {inputs} inputs: ours {ours_disagree} wrong positions, "
+                "tracr {tracr_disagree} ({tracr_at_none} where its interpreter says None); "
+                "layers ours/tracr: {layers}; tracr's length wrong from {tracr_length_fails_at} "
+                "tokens, frac_prevs from length {tracr_frac_prevs_fails_at}"
+            ),
+        ),
+        sizes={"quick": {}},
+        expected="measured",
+        printed=None,
+        command="/tmp/tracr-venv/bin/python experiments/rasp_tracr.py "
+        "--out experiments/results/rasp_tracr_differential.json",
+        note="Reads the committed record (tracr cannot be installed where the ledger runs: "
+        "without the record the row is open); the recipe is rasp._tracr.INSTALL.",
+    )
+
+
+CLAIMS: list[Row] = (
+    [_row(p, q, f) for p, (q, f) in _SIZES.items()] + [_float_row()] + [_tracr_row()]
+)

@@ -1,0 +1,74 @@
+"""Lower bounds beside the constructions: what the library's certificates prove no one-layer model
+can do, for the task a RASP program defines.
+
+The task at length ``n``: every input of length ``n`` over the vocabulary, labelled with the
+program's value at the LAST position (the interpreter's, None a class of its own). Its dataset
+goes to :func:`transformer_theory.theory.certificates.certify_dataset` (Chen & Zou 2024,
+Propositions 7-10: a Farkas certificate that a linear program is infeasible, re-verified in
+integers) for each family:
+``relu_any_heads`` (one attention layer, ReLU attention, any number of heads, plus a linear
+classifier) and ``softmax_one_head`` (one softmax head, plus a linear classifier). ``impossible``
+with ``verified_exactly`` means NO model of that family labels every input right; ``no
+certificate`` proves nothing. Neither family has an MLP after its attention, so a certificate
+does not contradict a one-layer compiled model with an MLP (``parity``): it says the MLP is
+needed.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+
+from transformer_theory.rasp import _language as L
+
+__all__ = ["one_layer_certificates", "FAMILIES"]
+
+FAMILIES = ("relu_any_heads", "softmax_one_head")
+
+
+def one_layer_certificates(
+    program: L.SOp,
+    vocab: Sequence[Hashable],
+    lengths: Sequence[int],
+    *,
+    families: Sequence[str] = FAMILIES,
+    max_inputs: int = 4096,
+) -> list[dict[str, Any]]:
+    """Per length ``n`` (skipped when ``|V|^n > max_inputs``) and family: is the last-position
+    task of ``program`` certified impossible for one layer?
+
+    Returns one record per (length, family): ``length``, ``family``, ``inputs``, ``classes``,
+    ``verdict`` (``"impossible"`` or ``"no certificate"``), ``verified_exactly`` and
+    ``certificate_size`` (examples in the smallest certificate; None without one).
+    """
+    from transformer_theory.theory.certificates import certify_dataset
+
+    vocab = list(vocab)
+    out = []
+    for n in lengths:
+        if len(vocab) ** n > max_inputs:
+            continue
+        inputs = [list(t) for t in itertools.product(vocab, repeat=n)]
+        last = [repr(L.evaluate(program, xs)[-1]) for xs in inputs]
+        classes = sorted(set(last))
+        index = {c: i for i, c in enumerate(classes)}
+        tokens = np.array([[vocab.index(v) for v in xs] for xs in inputs], np.int64)
+        labels = np.array([index[c] for c in last], np.int64)
+        for family in families:
+            rec = certify_dataset(tokens, labels, len(vocab), len(classes), family)
+            cert = rec.certificate
+            out.append(
+                {
+                    "length": n,
+                    "family": family,
+                    "inputs": len(inputs),
+                    "classes": len(classes),
+                    "verdict": rec.verdict,
+                    "verified_exactly": bool(rec.verified_exactly),
+                    "certificate_size": None if cert is None else int(cert.size),
+                }
+            )
+    return out

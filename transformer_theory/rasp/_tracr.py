@@ -1,0 +1,492 @@
+"""Differential testing against tracr (Lindner et al. 2023): the same program compiled by both
+compilers and run on every input, every position compared, beside both interpreters.
+
+tracr is never a dependency of this library (it is not on PyPI, is unmaintained and needs
+dm-haiku): it is imported inside these functions only, and :data:`INSTALL` says how to install it
+beside the library. ``tests/rasp/test_tracr_differential.py`` skips without it;
+``experiments/rasp_tracr.py`` writes ``experiments/results/rasp_tracr_differential.json``.
+
+:func:`from_tracr` translates a tracr RASP program into this library's RASP node by node
+(``tokens``, ``indices``, ``Map``, ``SequenceMap``, ``Select`` with a comparison or a function,
+the selector combinations, ``Aggregate``, ``SelectorWidth``; numerical encodings kept), with ONE
+rewrite, an identity: tracr's ``LinearSequenceMap(a, b, p, q)`` of two numerical means over equal
+selectors of numerical Maps of one SOp becomes one mean of the Map ``p f + q g`` (the mean is
+linear and both empty selections read 0), because this compiler reads at most one numerical SOp
+per table (``pair_balance`` and the shuffle-Dyck programs use it). Whatever the translation
+does, :func:`compare` checks it: the two interpreters are compared on every input.
+
+Decoding, the same rule on both sides: a categorical output is the argmax of its block (tracr:
+its output encoder); a numerical output, and a numerical interpreter value, is the nearest value
+of the output's value set (this compiler's enumeration of it), so two numbers agree iff they
+round to the same value of the set; tracr's raw error is reported beside.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Hashable, Sequence
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from transformer_theory.rasp import _check
+from transformer_theory.rasp import _compiler as C
+from transformer_theory.rasp import _language as L
+
+__all__ = [
+    "INSTALL",
+    "TRACR_COMMIT",
+    "TRACR_PROGRAMS",
+    "from_tracr",
+    "tracr_programs",
+    "compare",
+    "run_tracr",
+]
+
+TRACR_COMMIT = "9ce2b8c82b6ba10e62e86cf6f390e7536d4fd2cd"
+"""The tracr snapshot measured here (its last commit, 5 February 2024)."""
+
+INSTALL = (
+    "tracr is not on PyPI and is never a dependency of this library; install it beside it in "
+    "its own environment: python -m venv /tmp/tracr-venv && git clone "
+    "https://github.com/google-deepmind/tracr /tmp/tracr-src && /tmp/tracr-venv/bin/pip install "
+    "-e . dm-haiku /tmp/tracr-src pytest hypothesis (tracr commit 9ce2b8c, dm-haiku 0.0.17 "
+    "measured here), "
+    "then run /tmp/tracr-venv/bin/python -m pytest tests/rasp/test_tracr_differential.py"
+)
+
+TRACR_PROGRAMS = (
+    "length",
+    "reverse",
+    "histogram",
+    "sort_unique",
+    "sort",
+    "sort_freq",
+    "frac_prevs",
+    "frac_prevs_causal",
+    "shift_by_1",
+    "detect_pattern",
+    "pair_balance",
+    "shuffle_dyck1",
+    "shuffle_dyck2",
+    "count_less_freq_2",
+)
+"""The names of :func:`tracr_programs` (known without importing tracr)."""
+
+
+def from_tracr(program: Any) -> L.SOp:
+    """This library's RASP program for a tracr RASP program (see the module docstring).
+
+    Raises:
+      ValueError: naming the tracr expression this translation has no counterpart for.
+    """
+    from tracr.rasp import rasp as tr
+
+    memo: dict[int, Any] = {}
+
+    def numerical(e) -> bool:
+        return tr.is_numerical(e)
+
+    def sel(e) -> L.Selector:
+        if id(e) in memo:
+            return memo[id(e)][1]
+        if isinstance(e, tr.Select):
+            pred = e.predicate
+            if isinstance(pred, tr.Comparison):
+                pred = L.Comparison[pred.name]
+            out = L.Select(sop(e.keys), sop(e.queries), pred, label=e.label)
+        elif isinstance(e, tr.SelectorAnd):
+            out = L.SelectAnd(sel(e.fst), sel(e.snd), label=e.label)
+        elif isinstance(e, tr.SelectorOr):
+            out = L.SelectOr(sel(e.fst), sel(e.snd), label=e.label)
+        elif isinstance(e, tr.SelectorNot):
+            out = L.SelectNot(sel(e.inner), label=e.label)
+        else:
+            raise ValueError(f"program: no counterpart for tracr's {type(e).__name__} {e.label}")
+        memo[id(e)] = (e, out)
+        return out
+
+    def linear_mean(e):
+        """The one rewrite: ``p mean_S(f(x)) + q mean_S(g(x))`` -> ``mean_S(p f(x) + q g(x))``."""
+        a, b = e.fst, e.snd
+        if not all(
+            isinstance(s, tr.Aggregate)
+            and numerical(s)
+            and isinstance(s.selector, tr.Select)
+            and isinstance(s.sop, tr.Map)
+            and numerical(s.sop)
+            for s in (a, b)
+        ):
+            return None
+        sa, sb = a.selector, b.selector
+        same = (
+            sa.keys is sb.keys
+            and sa.queries is sb.queries
+            and sa.predicate == sb.predicate
+            and a.sop.inner is b.sop.inner
+            and a.default in (None, 0)
+            and b.default in (None, 0)
+        )
+        if not same:
+            return None
+        f, g, p, q = a.sop.f, b.sop.f, e.fst_fac, e.snd_fac
+        step = L.Map(
+            lambda x: p * f(x) + q * g(x), sop(a.sop.inner), numerical=True, label=f"{e.label}.step"
+        )
+        return L.Aggregate(sel(sa), step, label=e.label)
+
+    def sop(e) -> L.SOp:
+        if id(e) in memo:
+            return memo[id(e)][1]
+        if isinstance(e, tr.TokensType):
+            out = L.tokens
+        elif isinstance(e, tr.IndicesType):
+            out = L.indices
+        elif isinstance(e, tr.Map):
+            out = L.Map(e.f, sop(e.inner), numerical=numerical(e), label=e.label)
+        elif isinstance(e, tr.LinearSequenceMap) and numerical(e) and linear_mean(e) is not None:
+            out = linear_mean(e)
+        elif isinstance(e, tr.SequenceMap):
+            out = L.SequenceMap(e.f, sop(e.fst), sop(e.snd), numerical=numerical(e), label=e.label)
+        elif isinstance(e, tr.Aggregate):
+            default = 0 if numerical(e) else e.default
+            out = L.Aggregate(sel(e.selector), sop(e.sop), default=default, label=e.label)
+            if out.numerical != numerical(e):
+                raise ValueError(
+                    f"program: tracr's {e.label} changes the encoding of the SOp it "
+                    "aggregates; no counterpart here"
+                )
+        elif isinstance(e, tr.SelectorWidth):
+            out = L.SelectorWidth(sel(e.selector), label=e.label)
+        else:
+            raise ValueError(f"program: no counterpart for tracr's {type(e).__name__} {e.label}")
+        memo[id(e)] = (e, out)
+        return out
+
+    return sop(program)
+
+
+def tracr_programs(max_seq_len: int) -> dict[str, tuple[Any, list, bool]]:
+    """tracr's own library programs (``tracr.compiler.lib``), as its tests build them:
+    ``name -> (tracr program, vocabulary, causal)``. ``sort`` needs numerical tokens (tracr's
+    ``make_sort`` adds ``min_key * i / max_seq_len`` to the key)."""
+    from tracr.compiler import lib
+    from tracr.rasp import rasp as tr
+
+    programs = {
+        "length": (lib.make_length(), list("abc"), False),
+        "reverse": (lib.make_reverse(tr.tokens), list("abc"), False),
+        "histogram": (lib.make_hist(), list("abc"), False),
+        "sort_unique": (lib.make_sort_unique(tr.tokens, tr.tokens), [1, 2, 3], False),
+        "sort": (
+            lib.make_sort(tr.tokens, tr.tokens, max_seq_len=max_seq_len, min_key=1),
+            [1, 2, 3],
+            False,
+        ),
+        "sort_freq": (lib.make_sort_freq(max_seq_len), list("abc"), False),
+        "frac_prevs": (lib.make_frac_prevs(tr.tokens == "a"), list("ab"), False),
+        "frac_prevs_causal": (lib.make_frac_prevs(tr.tokens == "a"), list("ab"), True),
+        "shift_by_1": (lib.shift_by(1, tr.tokens), list("abc"), False),
+        "detect_pattern": (lib.detect_pattern(tr.tokens, "abc"), list("abc"), False),
+        "pair_balance": (lib.make_pair_balance(tr.tokens, "(", ")"), list("()"), False),
+        "shuffle_dyck1": (lib.make_shuffle_dyck(["()"]), list("()"), False),
+        "shuffle_dyck2": (lib.make_shuffle_dyck2(), list("(){}"), False),
+        "count_less_freq_2": (lib.make_count_less_freq(2), list("abc"), False),
+    }
+    assert tuple(programs) == TRACR_PROGRAMS
+    return programs
+
+
+def compile_tracr(program: Any, vocab: Sequence[Hashable], max_seq_len: int, causal: bool) -> Any:
+    """tracr's compiled model (its default constants: ``mlp_exactness = 100``)."""
+    import jax
+    from tracr.compiler import compiling
+
+    with jax.numpy_rank_promotion("allow"):
+        return compiling.compile_rasp_to_model(
+            program, set(vocab), max_seq_len, causal=causal, compiler_bos="BOS"
+        )
+
+
+def run_tracr(
+    model: Any, inputs: Sequence[Sequence[Hashable]], dtype: str = "float32"
+) -> tuple[list[list], list[list] | None]:
+    """tracr's compiled model on ``inputs`` (its own Haiku forward, jitted and batched per length,
+    its parameters cast to ``dtype``): ``(decoded, raw)`` per input and position, BOS dropped;
+    ``raw`` is the unembedded number for a numerical output (None for a categorical one)."""
+    import jax
+    import jax.numpy as jnp
+
+    cache = model.__dict__.setdefault("_runners", {})
+    if dtype not in cache:
+        params = jax.tree.map(lambda a: jnp.asarray(a, getattr(jnp, dtype)), model.params)
+
+        def fwd(tokens):
+            with jax.numpy_rank_promotion("allow"):
+                return model.forward(params, tokens).unembedded_output
+
+        cache[dtype] = jax.jit(fwd)
+    run = cache[dtype]
+    numerical = not hasattr(model.output_encoder, "encoding_map")
+    decoded: list = [None] * len(inputs)
+    raw: list = [None] * len(inputs)
+    by_len: dict[int, list[int]] = {}
+    for k, xs in enumerate(inputs):
+        by_len.setdefault(len(xs), []).append(k)
+    for _, ks in sorted(by_len.items()):
+        for start in range(0, len(ks), 512):
+            chunk = ks[start : start + 512]
+            ids = np.array([model.input_encoder.encode(["BOS"] + list(inputs[k])) for k in chunk])
+            with jax.numpy_rank_promotion("allow"):
+                out = np.asarray(run(jnp.asarray(ids)), np.float64)
+            for k, row in zip(chunk, out):
+                row = row[1:]
+                if numerical:
+                    raw[k] = [float(v) for v in row]
+                    decoded[k] = raw[k]
+                else:
+                    decoded[k] = model.output_encoder.decode([int(v) for v in row])
+    return decoded, (raw if numerical else None)
+
+
+def _all_inputs(vocab: Sequence, max_len: int) -> list[list]:
+    return [list(t) for n in range(1, max_len + 1) for t in itertools.product(vocab, repeat=n)]
+
+
+def _nearest(values: list) -> Callable[[Any], Any]:
+    nums = np.array([float(v) for v in values])
+
+    def f(x):
+        if x is None:
+            return None
+        return values[int(np.argmin(np.abs(nums - float(x))))]
+
+    return f
+
+
+def compare(
+    name: str,
+    program: Any,
+    vocab: Sequence[Hashable],
+    max_seq_len: int,
+    causal: bool = False,
+    *,
+    dtype: str = "float32",
+    max_reported: int = 3,
+) -> dict[str, Any]:
+    """``program`` (a tracr RASP program) compiled by tracr and, translated, by this compiler;
+    both models and both interpreters on EVERY input over ``vocab`` up to ``max_seq_len``, every
+    position, None included, the models in ``dtype``.
+
+    Returns a record: ``inputs``, ``positions``; ``interpreters_disagree`` (positions where the
+    two interpreters differ: a translation error); per side (``tracr``, ``ours``) the positions
+    where the compiled model differs from its own interpreter, split into those where the
+    interpreter says None (``at_none``, which tracr's tests skip) and the rest, with examples;
+    ``layers`` of each, this program's attention depth, heads and residual widths; for a
+    numerical output tracr's largest raw error.
+    """
+    import jax
+    from tracr.rasp import rasp as tr
+
+    ours = from_tracr(program)
+    model = compile_tracr(program, vocab, max_seq_len, causal)
+    compiled = C.compile_program(ours, vocab, max_seq_len, causal)
+    inputs = _all_inputs(vocab, max_seq_len)
+    numerical = compiled.output.numerical
+    near = _nearest(compiled.output.values) if numerical else (lambda v: v)
+    tracr_out, tracr_raw = run_tracr(model, inputs, dtype)
+    ours_out = _check.run(compiled, inputs, dtype)
+    rec: dict[str, Any] = {
+        "program": name,
+        "vocab": [repr(v) for v in vocab],
+        "max_seq_len": max_seq_len,
+        "causal": causal,
+        "dtype": dtype,
+        "inputs": len(inputs),
+        "positions": sum(map(len, inputs)),
+        "interpreter_none_positions": 0,
+        "interpreters_disagree": 0,
+        "interpreter_examples": [],
+        "tracr": {"disagree": 0, "at_none": 0, "examples": []},
+        "ours": {"disagree": 0, "at_none": 0, "examples": []},
+    }
+    err = 0.0
+    with jax.numpy_rank_promotion("allow"):
+        for k, xs in enumerate(inputs):
+            want_t = tr.evaluate(program, xs)
+            if causal:  # tracr's interpreter is non-causal: its causal meaning is the prefix's
+                want_t = [tr.evaluate(program, xs[: i + 1])[i] for i in range(len(xs))]
+            want_o = L.evaluate(ours, xs)
+            for i in range(len(xs)):
+                t, o = near(want_t[i]), near(want_o[i])
+                rec["interpreter_none_positions"] += o is None
+                if t != o:
+                    rec["interpreters_disagree"] += 1
+                    if len(rec["interpreter_examples"]) < max_reported:
+                        rec["interpreter_examples"].append(
+                            {"input": xs, "position": i, "tracr": repr(t), "ours": repr(o)}
+                        )
+                for side, got, want in (
+                    ("tracr", near(tracr_out[k][i]), t),
+                    ("ours", ours_out[k][i], o),
+                ):
+                    if got != want:
+                        s = rec[side]
+                        s["disagree"] += 1
+                        s["at_none"] += want is None
+                        if len(s["examples"]) < max_reported:
+                            s["examples"].append(
+                                {"input": xs, "position": i, "want": repr(want), "got": repr(got)}
+                            )
+                if tracr_raw is not None and o is not None:
+                    err = max(err, abs(tracr_raw[k][i] - float(Fraction(want_o[i]))))
+    sizes = compiled.sizes()
+    rec["layers"] = {"tracr": int(model.model_config.num_layers), "ours": sizes["layers"]}
+    rec["attention_depth"] = sizes["attention_depth"]
+    rec["attention_sublayers_ours"] = sizes["attention_sublayers"]
+    rec["heads"] = {
+        "tracr_per_layer_max": int(model.model_config.num_heads),
+        "ours": sizes["heads"],
+    }
+    rec["residual_width"] = {"tracr": len(model.residual_labels), "ours": sizes["residual_width"]}
+    if tracr_raw is not None:
+        rec["tracr_max_abs_error"] = err
+    return rec
+
+
+def failure_length(
+    program: Any,
+    vocab: Sequence[Hashable],
+    max_seq_len: int,
+    lengths: Sequence[int],
+    *,
+    samples: int = 16,
+    dtype: str = "float32",
+    seed: int = 0,
+) -> dict[str, Any]:
+    """tracr's model of ``program`` compiled for ``max_seq_len`` with its default constants, on
+    ``samples`` seeded inputs of each of ``lengths`` against its own interpreter (numerical
+    outputs decoded to the nearest value of the value set this compiler enumerates): the first
+    length with a wrong position, and per length the wrong inputs and the largest raw error of a
+    numerical output."""
+    from tracr.rasp import rasp as tr
+
+    model = compile_tracr(program, vocab, max_seq_len, False)
+    ours = from_tracr(program)
+    values = None
+    rng = np.random.default_rng(seed)
+    rows = []
+    for n in lengths:
+        inputs = [[vocab[i] for i in rng.integers(len(vocab), size=n)] for _ in range(samples)]
+        got, raw = run_tracr(model, inputs, dtype)
+        if raw is not None and values is None:
+            values = C._Builder(vocab, max_seq_len).node(ours).values
+        near = _nearest(values) if raw is not None else (lambda v: v)
+        wrong, err = 0, 0.0
+        for k, xs in enumerate(inputs):
+            want = tr.evaluate(program, xs)
+            wrong += any(near(g) != near(w) for g, w in zip(got[k], want))
+            if raw is not None:
+                err = max(err, max(abs(r - w) for r, w in zip(raw[k], want)))
+        rows.append({"length": n, "wrong_inputs": wrong, "max_abs_error": err if raw else None})
+    first = next((r["length"] for r in rows if r["wrong_inputs"]), None)
+    return {
+        "max_seq_len": max_seq_len,
+        "dtype": dtype,
+        "samples_per_length": samples,
+        "first_failure": first,
+        "rows": rows,
+        "constants": "tracr defaults: mlp_exactness 100, softmax_coldness 100",
+        "checked_up_to": max(lengths) if first is None else first,
+        "finite": math.isfinite(max((r["max_abs_error"] or 0.0) for r in rows)),
+    }
+
+
+# per program: the longest input compared exhaustively (every input up to it)
+STUDY_LENGTHS = {"frac_prevs": 8, "frac_prevs_causal": 8, "pair_balance": 8, "shuffle_dyck1": 8}
+STUDY_DEFAULT_LENGTH = 5
+
+
+def study(
+    *,
+    lengths: dict[str, int] | None = None,
+    default_length: int = STUDY_DEFAULT_LENGTH,
+    failure_samples: int = 4,
+    frac_prevs_lengths: Sequence[int] = (16, 32, 48, 64, 72, 80, 88, 96, 128, 256),
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """The record ``experiments/rasp_tracr.py`` writes: :func:`compare` for every program of
+    :func:`tracr_programs` (every input up to its length), and tracr's failure lengths with its
+    default constants: ``length`` and ``reverse`` compiled for 16 on seeded inputs of every
+    length 1..16 (float32 and float64), ``frac_prevs`` compiled for each of
+    ``frac_prevs_lengths`` on seeded inputs of that length, beside this compiler's model of the
+    same program on as many seeded inputs of the same lengths."""
+    import jax
+
+    lengths = {**STUDY_LENGTHS, **(lengths or {})}
+    say = progress or (lambda s: None)
+    rec: dict[str, Any] = {"tracr_commit": TRACR_COMMIT, "programs": [], "failure_lengths": {}}
+    for name in TRACR_PROGRAMS:
+        n = lengths.get(name, default_length)
+        program, vocab, causal = tracr_programs(n)[name]
+        rec["programs"].append(compare(name, program, vocab, n, causal))
+        last = rec["programs"][-1]
+        say(f"{name}: {last['inputs']} inputs, layers {last['layers']}")
+    progs = tracr_programs(16)
+    for name in ("length", "reverse"):
+        program, vocab, _ = progs[name]
+        rows = {}
+        for dtype in ("float32", "float64"):
+            if dtype == "float64" and not jax.config.jax_enable_x64:
+                continue
+            rows[dtype] = failure_length(
+                program, vocab, 16, range(1, 17), samples=failure_samples, dtype=dtype
+            )
+        ours = _ours_on_samples(program, vocab, 16, range(1, 17), failure_samples)
+        rec["failure_lengths"][name] = {"tracr": rows, "ours_float32": ours}
+        say(f"{name}: tracr first failure {rows['float32']['first_failure']}")
+    program, vocab, _ = progs["frac_prevs"]
+    rows = []
+    for n in frac_prevs_lengths:
+        t = failure_length(program, vocab, n, [n], samples=failure_samples)
+        ours = _ours_on_samples(program, vocab, n, [n], failure_samples)
+        rows.append(
+            {
+                "compiled_for": n,
+                "tracr_wrong_inputs": t["rows"][0]["wrong_inputs"],
+                "tracr_max_abs_error": t["rows"][0]["max_abs_error"],
+                "ours_wrong_positions": ours["wrong_positions"],
+                "ours_min_margin": ours["min_margin"],
+            }
+        )
+        say(f"frac_prevs at {n}: {rows[-1]}")
+    rec["failure_lengths"]["frac_prevs"] = {
+        "inputs": f"{failure_samples} seeded inputs of the compiled length, float32",
+        "tracr_first_failure": next(
+            (r["compiled_for"] for r in rows if r["tracr_wrong_inputs"]), None
+        ),
+        "rows": rows,
+    }
+    return rec
+
+
+def _ours_on_samples(program, vocab, max_seq_len, lengths, samples) -> dict[str, Any]:
+    """This compiler's model of the translated ``program`` in float32 on ``samples`` seeded
+    inputs of each length (:func:`rasp.check`'s draws), every node at every position."""
+    compiled = C.compile_program(from_tracr(program), vocab, max_seq_len)
+    rec = _check.check(
+        compiled,
+        dtype="float32",
+        lengths=list(lengths),
+        max_inputs=0,
+        samples_per_length=samples,
+        max_reported=1,
+    )
+    return {
+        "inputs": rec["inputs_checked"],
+        "wrong_positions": rec["output_disagreements"],
+        "exact": rec["exact"],
+        "min_margin": rec["min_margin"],
+    }
