@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from transformer_theory.claims import judges
 from transformer_theory.ledger import Row
-from transformer_theory.papers.conti2024 import checks
+from transformer_theory.papers.conti2024 import _checks as checks
 
 __all__ = ["CLAIMS"]
 

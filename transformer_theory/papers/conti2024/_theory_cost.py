@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from transformer_theory import _validate
-from transformer_theory.papers.conti2024.efficient import (
+from transformer_theory.papers.conti2024._models_efficient import (
     BIGBIRD_WINDOW,
     COST_BUDGETS,
     GLOBAL,

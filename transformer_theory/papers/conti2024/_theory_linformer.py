@@ -76,7 +76,7 @@ import jax.numpy as jnp
 import numpy as np
 from numpy.typing import ArrayLike
 
-from transformer_theory import _validate
+from transformer_theory import _validate, precision
 from transformer_theory.core import attention, linear
 
 __all__ = [
@@ -114,16 +114,16 @@ def attention_probs(q_NxE: ArrayLike, k_NxE: ArrayLike) -> np.ndarray:
     Not jitted: the inputs are concrete, so a NaN or infinity in them is refused (``ValueError``
     naming the argument) rather than returned as a NaN matrix; so is a ``k`` whose width ``E``
     differs from ``q``'s."""
-    with jax.enable_x64(True):
-        q, k = jnp.asarray(q_NxE, jnp.float64), jnp.asarray(k_NxE, jnp.float64)
-        _validate.check_ndim("q_NxE", q, 2)
-        _validate.check_ndim("k_NxE", k, 2)
-        if k.shape[1] != q.shape[1]:
-            raise ValueError(f"k_NxE: expected width E = {q.shape[1]} like q_NxE, got {k.shape}")
-        _validate.check_finite("q_NxE", q)
-        _validate.check_finite("k_NxE", k)
-        scores = attention.scale_scores(q @ k.T, q.shape[1])
-        return np.asarray(attention.softmax_weights(scores), np.float64)
+    precision.require_x64("q_NxE")
+    q, k = jnp.asarray(q_NxE, jnp.float64), jnp.asarray(k_NxE, jnp.float64)
+    _validate.check_ndim("q_NxE", q, 2)
+    _validate.check_ndim("k_NxE", k, 2)
+    if k.shape[1] != q.shape[1]:
+        raise ValueError(f"k_NxE: expected width E = {q.shape[1]} like q_NxE, got {k.shape}")
+    _validate.check_finite("q_NxE", q)
+    _validate.check_finite("k_NxE", k)
+    scores = attention.scale_scores(q @ k.T, q.shape[1])
+    return np.asarray(attention.softmax_weights(scores), np.float64)
 
 
 def jl_attention(p_NxN: ArrayLike, r_KxN: ArrayLike) -> np.ndarray:
@@ -146,9 +146,9 @@ def random_linformer(
     q_NxE: ArrayLike, k_NxE: ArrayLike, v_NxD: ArrayLike, r_KxN: ArrayLike
 ) -> np.ndarray:
     """Eq. 17 with ``E = F = R``: ``softmax(Q (R K)^T / sqrt(E)) (R V)`` (float64)."""
-    with jax.enable_x64(True):
-        q, k, v, r = (jnp.asarray(x, jnp.float64) for x in (q_NxE, k_NxE, v_NxD, r_KxN))
-        return np.asarray(linear.linformer_attention(q, k, v, r, r)[0], np.float64)
+    precision.require_x64("q_NxE")
+    q, k, v, r = (jnp.asarray(x, jnp.float64) for x in (q_NxE, k_NxE, v_NxD, r_KxN))
+    return np.asarray(linear.linformer_attention(q, k, v, r, r)[0], np.float64)
 
 
 def row_errors(p_NxN: ArrayLike, r_KxN: ArrayLike, w_N: ArrayLike) -> np.ndarray:
@@ -256,7 +256,7 @@ def _inputs(kind: str, n: int, dim: int, seed: int) -> tuple[np.ndarray, ...]:
     ``seed``), ``"local"`` :func:`.efficient.random_inputs`'s local kind."""
     if kind == "iid":
         return tuple(np.random.default_rng(seed).standard_normal((3, n, dim)))
-    from transformer_theory.papers.conti2024.efficient import random_inputs
+    from transformer_theory.papers.conti2024._models_efficient import random_inputs
 
     q, k, v = random_inputs(jax.random.key(seed), 1, n, dim, kind)
     return tuple(np.asarray(x[0], np.float64) for x in (q, k, v))
@@ -337,7 +337,7 @@ def output_error_vs_rank(
     over ``trials`` draws of ``R``: ``jl`` (``Y = P R^T R V``, eq. 16's ``P~``), ``eq17_random``
     (eq. 17 with ``E = F = R``), and ``pooled`` (eq. 17 with :func:`.efficient.pooling_projection`,
     deterministic); ``lemma_distortion``: :func:`pair_distortion` of the rows of ``P``."""
-    from transformer_theory.papers.conti2024.efficient import pooling_projection
+    from transformer_theory.papers.conti2024._models_efficient import pooling_projection
 
     q, k, v = (np.asarray(x, np.float64) for x in (q_NxE, k_NxE, v_NxD))
     p = attention_probs(q, k)

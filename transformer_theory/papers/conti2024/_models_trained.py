@@ -29,7 +29,7 @@ from transformer_theory.harness.config import ExperimentError
 from transformer_theory.harness.runs import build_data, trained_params
 from transformer_theory.harness.sweeps import EXPERIMENT_FILE, read_record
 from transformer_theory.nn import activations
-from transformer_theory.papers.conti2024 import translation
+from transformer_theory.papers.conti2024 import _models_translation as translation
 from transformer_theory.train import RunDirectoryError
 from transformer_theory.train.checkpoint import latest_step
 from transformer_theory.train.rundir import RUN_FILE
