@@ -87,7 +87,7 @@ def _resolve(qualified: str):
 # ---- tiny synthetic records, one builder per plot: (args before the path/out argument) ----------
 
 BARBERO = "transformer_theory.papers.barbero2024.plots."
-CONTI = "transformer_theory.papers.conti2024.plots."
+CONTI = "transformer_theory.papers.conti2024._plots."
 FORMAL = "transformer_theory.papers.formal_languages.plots."
 PENG = "transformer_theory.papers.peng2024.plots."
 SANFORD = "transformer_theory.papers.sanford2023.plots."
@@ -595,7 +595,7 @@ def test_plot_curves_renders(tmp_path, monkeypatch) -> None:
 def test_cost_draws_overhead_floor_hollow(tmp_path, monkeypatch) -> None:
     """``cost.png``: times within TIMING_FLOOR of the fastest call are hollow (no slope is read
     there), the others filled; memory points are never hollow."""
-    from transformer_theory.papers.conti2024 import plots as conti
+    from transformer_theory.papers.conti2024 import _plots as conti
 
     records, slopes = _cost()
     figures = []

@@ -11,7 +11,9 @@ import pytest
 from scipy.stats import binom
 
 from transformer_theory.ledger import Row
-from transformer_theory.papers.conti2024 import checks, claims, linformer
+from transformer_theory.papers.conti2024 import _checks as checks
+from transformer_theory.papers.conti2024 import _theory_linformer as linformer
+from transformer_theory.papers.conti2024 import claims
 
 BY_ID = {c.id: c for c in claims.CLAIMS}
 # the project's source documents, in shared/ beside the checkout (as CI lays it out)
