@@ -42,8 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     settings = from_args(study.HeadsSettings, args)
-    runs = study.read_runs(settings)
     out = prepare_out_dir(args.out)
+    runs = study.read_runs(settings)
     result = study.run(settings, out, runs=runs)
     print(format_table(study.summary_rows(result.records)))
     print("\n".join(result.files + result.figures))

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from transformer_theory.papers.conti2024._tasks import BOS
+from transformer_theory.papers.conti2024._tasks import BOS, Translation
 from transformer_theory.plotting import (
     figure_legend,
     heatmap,
@@ -27,7 +27,7 @@ from transformer_theory.plotting import (
     pyplot,
     save_figure,
 )
-from transformer_theory.train.seq2seq import decoder_inputs
+from transformer_theory.train.seq2seq import Seq2SeqData, decoder_inputs
 
 __all__ = [
     "TIMING_FLOOR",
@@ -232,7 +232,9 @@ def jl_figure(result: dict, path: str) -> str:
     return save_figure(fig, path)
 
 
-def translation_maps(task, data, maps: list, records: list[dict], path: str) -> str:
+def translation_maps(
+    task: Translation, data: Seq2SeqData, maps: list, records: list[dict], path: str
+) -> str:
     """Figures 11-12 of Conti 2024 for our model: every head's map on the first held-out sentence
     (rows = queries, columns = keys), titled with its kind and score on all the map examples."""
     words = task.words()
