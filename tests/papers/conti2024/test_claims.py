@@ -63,7 +63,7 @@ def test_the_beam_witness_is_the_hand_computed_one():
 
 def test_the_binomial_rule_is_the_tail_quantile():
     for trials, delta, alpha in ((2000, 0.01, 1e-6), (100, 0.1, 1e-3)):
-        c = checks.binomial_critical(trials, delta, alpha)
+        c = linformer.binomial_critical(trials, delta, alpha)
         assert binom.sf(c, trials, delta) <= alpha < binom.sf(c - 1, trials, delta)
 
 

@@ -4,8 +4,9 @@ derived tolerance, a committed record) and over what (every element, samples, on
 
 A check never sees a tier and never writes a status: :func:`transformer_theory.ledger.derive_status`
 does, from the declared arithmetic and coverage. The checks call the library (``core.attention``,
-``core.linear``, ``core.positional``, ``core.beam``, :mod:`.heads`, :mod:`.efficient`,
-:mod:`.linformer`); a library function that stops agreeing with the statement moves the status.
+``core.linear``, ``core.positional``, ``core.beam``, :mod:`._theory_heads`,
+:mod:`._models_efficient`, :mod:`._theory_linformer`); a library function that stops agreeing with
+the statement moves the status.
 
 The small models checked here (softmax's Jacobian at rational points, a lookup-table language
 model for beam search) are not :class:`~transformer_theory.core.ModelParams`, so their exact
@@ -24,7 +25,7 @@ import numpy as np
 from transformer_theory import precision
 from transformer_theory.ledger import RESULTS_DIR, Checked
 
-EPS64 = float(np.finfo(np.float64).eps)
+EPS64 = 2 * precision.unit_roundoff("float64")  # the spacing of doubles at 1
 
 
 def _printed_jacobian(s: list[Fraction]) -> list[list[Fraction]]:
@@ -376,8 +377,8 @@ def taylor(ns: tuple[int, ...], seeds: int) -> Checked:
 def efficient_error(
     n: int, batch: int, dim: int, variants: tuple[str, ...], budgets: dict[str, list[int]]
 ) -> Checked:
-    """:func:`.efficient.error_vs_budget` on random i.i.d. and local inputs (README's error study);
-    the windows at their full budget must be exact (a sanity check on the measurement)."""
+    """:func:`._models_efficient.error_vs_budget` on random i.i.d. and local inputs (README's error
+    study); the windows at their full budget must be exact (a sanity check on the measurement)."""
     import jax
 
     from transformer_theory.papers.conti2024 import _models_efficient as efficient
@@ -424,7 +425,8 @@ def efficient_error(
 
 
 def efficient_cost(lengths: tuple[int, ...], variants: tuple[str, ...]) -> Checked:
-    """:func:`.efficient.cost_vs_length`: XLA's memory account against ``n``, log-log slopes; the
+    """:func:`._models_efficient.cost_vs_length`: XLA's memory account against ``n``, log-log
+    slopes; the
     paper's claim (linear cost for the sparse, low-rank and kernel forms, quadratic for dense) is
     the shape the slopes must show."""
     from transformer_theory.papers.conti2024 import _models_efficient as efficient
@@ -452,8 +454,8 @@ def efficient_cost(lengths: tuple[int, ...], variants: tuple[str, ...]) -> Check
 
 
 def heads_synthetic(sizes: tuple[int, ...], per: int, noises: tuple[float, ...]) -> Checked:
-    """:func:`.heads.classify_map` returns the kind each synthetic head was built from
-    (:func:`.heads.synthetic_head`; noise around a uniform map is ``"other"``)."""
+    """:func:`._theory_heads.classify_map` returns the kind each synthetic head was built from
+    (:func:`._theory_heads.synthetic_head`; noise around a uniform map is ``"other"``)."""
     from transformer_theory.papers.conti2024 import _theory_heads as heads
 
     expected = {k: ("other" if k == "diffuse" else k) for k in heads.SYNTHETIC}
@@ -503,9 +505,9 @@ def _lp_projection(a: np.ndarray, support: np.ndarray, eps: float) -> float:
 def heads_projection(
     seeds: int, shapes: tuple[tuple[int, int], ...], perm_shapes: tuple[tuple[int, int], ...]
 ) -> Checked:
-    """The closed-form L1 projection (:func:`.heads.project`) equals the optimum of eq. 21's
+    """The closed-form L1 projection (:func:`._theory_heads.project`) equals the optimum of eq. 21's
     linear program on each family's support; the best permuted diagonal
-    (:func:`.heads.diagonal_order`) equals the best over all permutations."""
+    (:func:`._theory_heads.diagonal_order`) equals the best over all permutations."""
     from transformer_theory.papers.conti2024 import _theory_heads as heads
 
     worst_lp, cases = 0.0, 0
@@ -733,7 +735,7 @@ _ENCDEC_SUMMARY = RESULTS_DIR / "encdec_translation_summary.json"
 
 
 def encdec() -> Checked:
-    """The encoder-decoder experiment (:mod:`.configs.encdec_translation`) at its default size,
+    """The encoder-decoder experiment (:mod:`.experiments.encdec_translation`) at its default size,
     read from the committed summary of its run (both tiers: training takes minutes): translation,
     beams and head kinds as measured."""
     from transformer_theory.jsonio import read_json
@@ -786,35 +788,22 @@ def encdec() -> Checked:
 # --- §2.1.3: Linformer's random projection ------------------------------------------------------
 
 
-def binomial_critical(trials: int, delta: float, alpha: float) -> int:
-    """The smallest ``c`` with ``Pr(Binomial(trials, delta) > c) <= alpha`` (SciPy, float64): at
-    most ``c`` failures in ``trials`` draws is what a failure probability ``<= delta`` allows,
-    wrongly rejected with probability at most ``alpha``."""
-    from scipy.stats import binom
-
-    c = int(binom.isf(alpha, trials, delta))
-    while binom.sf(c, trials, delta) > alpha:  # isf rounds; settle on the exact smallest c
-        c += 1
-    while c > 0 and binom.sf(c - 1, trials, delta) <= alpha:
-        c -= 1
-    return c
-
-
 def linformer_jl(
     ns: tuple[int, ...], trials: int, eps: float, delta: float, alpha: float
 ) -> Checked:
     """Eq. 16 as printed fails (uniform attention and a zero-mean value vector: ``P w = 0``,
     ``P~ w != 0``; and ``exp(A) D_A^-1`` is not row-stochastic); the corrected per-row bound holds
-    at :func:`.linformer.row_bound_rank`, tested at its own failure probability.
+    at :func:`._theory_linformer.row_bound_rank`, tested at its own failure probability.
 
     The corrected statement: with ``R`` of ``N(0, 1/k)`` entries and ``k = row_bound_rank(n, eps,
     delta)``, ``Pr(max_i |(P R^T R w - P w)_i| / (||P_i|| ||w||) > eps) <= delta``. It is sampled
     on ``P = I_n`` (a one-hot, positional attention map: its rows' errors are the least
     correlated, where the union bound behind ``k`` is tightest) and a Gaussian ``w``, ``trials``
     draws of ``R`` per ``n``; it holds when the failures ``F`` satisfy ``F <= c``, ``c`` the
-    ``(1 - alpha)`` binomial quantile at ``delta`` (:func:`binomial_critical`). A rank ``k / 4``
-    fails this at quick and full sizes (tests/papers/conti2024/test_mutants.py), where the
-    former rule ``F / T <= delta + sqrt(ln(1/alpha) / 2T)`` on iid attention accepted it."""
+    ``(1 - alpha)`` binomial quantile at ``delta`` (:func:`._theory_linformer.binomial_critical`).
+    A rank ``k / 4`` fails this at quick and full sizes (tests/papers/conti2024/test_mutants.py),
+    where the former rule ``F / T <= delta + sqrt(ln(1/alpha) / 2T)`` on iid attention accepted
+    it."""
     from transformer_theory.papers.conti2024 import _theory_linformer as linformer
 
     # witness 1: uniform P (A = 0), w = e_0 - e_1, so P w = 0 exactly
@@ -833,7 +822,7 @@ def linformer_jl(
     row_sums = (e_a / e_a.sum(axis=1)[None, :]).sum(axis=1)
     row_sum_error = float(np.max(np.abs(row_sums - 1.0)))
     order_fails = row_sum_error > 0.1
-    critical = binomial_critical(trials, delta, alpha)
+    critical = linformer.binomial_critical(trials, delta, alpha)
     sampled = []
     for n in ns:
         w = np.random.default_rng([n, 1]).standard_normal(n)

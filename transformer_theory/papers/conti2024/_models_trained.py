@@ -6,7 +6,7 @@ write:
 - a run directory of a depth experiment (``<out>/<run>/``, whose parent holds
   ``experiment.json``): that run's Chen & Zou 2024 model and its held-out sequences;
 - a depth experiment directory (``experiment.json``): every run of it that has a checkpoint;
-- a run directory of the encoder-decoder experiment (:mod:`.translation`): the model and its
+- a run directory of the encoder-decoder experiment (:mod:`._models_translation`): the model and its
   held-out sentence pairs;
 - an encoder-decoder experiment directory: every such run inside it.
 

@@ -179,7 +179,8 @@ def cost_vs_length(
 
 
 def jl_figure(result: dict, path: str) -> str:
-    """Three panels from :func:`.linformer.jl_study`: the rank ``k'`` needed for the corrected row
+    """Three panels from :func:`._theory_linformer.jl_study`: the rank ``k'`` needed for the
+    corrected row
     bound (failure rate ``<= delta``) against ``n`` (log x, so ``O(log n)`` is a line) beside the
     union bound's and Lemma 2.1's ``k``; the attention output's relative error against ``k'`` on
     random inputs (``P R^T R V``, eq. 17 with ``E = F = R``, mean pooling); the same on trained

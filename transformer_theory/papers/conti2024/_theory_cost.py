@@ -1,5 +1,5 @@
 """How much memory and time efficient attention's studies need, from the shapes alone (Conti
-2024, §2.1; :mod:`.efficient`).
+2024, §2.1; :mod:`._models_efficient`).
 
 ``transformer-theory efficient-attention`` refuses, before any work, a run that would not fit in
 memory or in the time budget (:mod:`transformer_theory.budget`); these are its estimates:

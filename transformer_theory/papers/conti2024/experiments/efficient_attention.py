@@ -324,7 +324,7 @@ def trained_inputs(runs: Sequence[LoadedRun], examples: int) -> list[Source]:
 
 def error_sources(settings: EfficientSettings, runs: Sequence[LoadedRun] = ()) -> list[Source]:
     """The inputs of the error study: ``error_batch`` random draws of each kind (``iid``,
-    ``local``; :func:`.efficient.random_inputs`), then every trained run's activations
+    ``local``; :func:`._models_efficient.random_inputs`), then every trained run's activations
     (:func:`trained_inputs`); none without an approximation among the variants.
 
     Raises :class:`~transformer_theory.budget.BudgetError` naming ``--examples`` when a trained
@@ -379,10 +379,11 @@ class EfficientResult:
 
     Attributes:
       lengths: the lengths timed.
-      cost: :func:`.efficient.cost_vs_length`'s records.
-      slopes: :func:`.efficient.fit_slopes` of ``cost`` over ``n >= min(1024, max_len / 2)``,
+      cost: :func:`._models_efficient.cost_vs_length`'s records.
+      slopes: :func:`._models_efficient.fit_slopes` of ``cost`` over ``n >= min(1024, max_len /
+      2)``,
         through at least :data:`MIN_SLOPE_POINTS` lengths (a variant with fewer is left out).
-      errors: :func:`.efficient.error_vs_budget`'s records on every source (empty without an
+      errors: :func:`._models_efficient.error_vs_budget`'s records on every source (empty without an
         approximation).
       machine: :func:`machine`.
       files: the JSON and CSV files written; figures: the PNG files.

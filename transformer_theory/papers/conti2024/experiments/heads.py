@@ -138,7 +138,7 @@ def classify_run(
 
     Returns:
       ``(maps, records)``: the maps (``(attention, layer, maps_BxHxQxK)``) and one record per
-      head, :func:`.heads.classify_model`'s with ``run`` and ``model`` (``"depth"`` or
+      head, :func:`._theory_heads.classify_model`'s with ``run`` and ``model`` (``"depth"`` or
       ``"seq2seq"``) first.
     """
     maps = loaded.maps(examples)
