@@ -56,6 +56,9 @@ __all__ = [
     "trained_inputs",
 ]
 
+#: ``jl``'s references (Linformer's projection, exact attention) are float64: the entry point
+#: (``experiment``, the command) turns 64-bit mode on.
+X64 = True
 DEFAULT_EXAMPLES = 32
 MIN_SLOPE_POINTS = 3  # a slope through two points has no check on the power law
 
