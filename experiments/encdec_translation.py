@@ -1,43 +1,44 @@
 """The encoder-decoder of Conti 2024 on the synthetic translation grammar (one head against eight).
 
-A thin entry: ``--size`` -> :func:`transformer_theory.papers.conti2024.configs.encdec_translation.
-get_config` -> :func:`transformer_theory.papers.conti2024.translation.run`. The config module's
-docstring gives the command, what it writes, how long it takes and the result::
+A thin entry: ``--size`` -> :func:`transformer_theory.papers.conti2024.experiments.
+encdec_translation.get_config` (with ``--steps``, ``--seeds`` and ``--set field=value``) -> its
+``run``. The experiment module's docstring gives the command, what it writes, how long it takes
+and the result::
 
     python experiments/encdec_translation.py --size default --out results/encdec_translation
 
-``--smoke`` is ``--size smoke``; ``--steps N`` and ``--seeds 0 1`` override the config.
+``--smoke`` is ``--size smoke``.
 """
 
 import argparse
 import sys
 import time
 
-from transformer_theory.papers.conti2024 import translation
-from transformer_theory.papers.conti2024.configs import encdec_translation
+from transformer_theory.papers.conti2024.experiments import encdec_translation as experiment
+from transformer_theory.settings import OptionError, override
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="output directory")
-    parser.add_argument(
-        "--size", choices=encdec_translation.SIZES, default="default", help="the config's size"
-    )
+    parser.add_argument("--size", choices=experiment.SIZES, default="default", help="the size")
     parser.add_argument("--smoke", action="store_true", help="the same as --size smoke")
     parser.add_argument("--steps", type=int, default=None, help="training steps per run")
     parser.add_argument("--seeds", type=int, nargs="+", default=None, help="seeds")
+    parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     args = parser.parse_args(argv)
-    config = encdec_translation.get_config("smoke" if args.smoke else args.size)
+    config = experiment.get_config("smoke" if args.smoke else args.size)
     if args.steps is not None:
         if args.steps < 1:
             parser.error(f"--steps: expected a positive integer, got {args.steps}")
         config = config.replace(train=config.train.replace(steps=args.steps))
-    if args.seeds is not None:
-        try:
-            config = config.replace(seeds=tuple(args.seeds))
-        except ValueError as err:
-            parser.error(f"--seeds: {err}")
+    try:
+        if args.seeds is not None:
+            config = override(config, ["seeds=" + ",".join(map(str, args.seeds))])
+        config = override(config, args.set)
+    except OptionError as err:
+        parser.error(str(err))
     t0 = time.perf_counter()
 
     def report(row):
@@ -48,7 +49,7 @@ def main(argv=None) -> int:
             flush=True,
         )
 
-    result = translation.run(config, args.out, progress=not args.no_progress, on_result=report)
+    result = experiment.run(config, args.out, progress=not args.no_progress, on_result=report)
     print(f"done in {time.perf_counter() - t0:.0f} s")
     for path in result["files"]:
         print(path)

@@ -52,9 +52,13 @@ import jax.numpy as jnp
 import numpy as np
 from IPython.display import Image, display
 
+from transformer_theory import precision
 from transformer_theory.core import attention, blocked, masks
-from transformer_theory.papers.conti2024 import efficient, heads
+from transformer_theory.papers.conti2024 import _models_efficient as efficient
+from transformer_theory.papers.conti2024 import _theory_heads as heads
 from transformer_theory.plotting import heatmap, pyplot
+
+precision.enable_x64()  # the entry point's switch: Linformer's references below are float64
 
 plt = pyplot()  # the library's one backend choice (Agg): figures are drawn to PNG and shown
 
@@ -104,7 +108,7 @@ for r in records:
         print(f"{r['inputs']:>13} {r['variant']:>15} budget {r['budget']}: error {r['error']:.3f}")
 
 # %%
-from transformer_theory.papers.conti2024 import plots
+from transformer_theory.papers.conti2024 import _plots as plots
 
 plots.error_vs_budget(records, "/tmp/08_errors.png")
 fig = plt.figure(figsize=(10, 4))
@@ -175,8 +179,8 @@ print("sigma:", list(sigma), "\nfound:", rec["permuted"]["order"])
 from flax import nnx
 
 from transformer_theory.nn.encdec import EncoderDecoder, Seq2SeqConfig
-from transformer_theory.papers.conti2024 import translation
-from transformer_theory.papers.conti2024.tasks import Translation, token_accuracy
+from transformer_theory.papers.conti2024 import Translation, token_accuracy
+from transformer_theory.papers.conti2024 import _models_translation as translation
 from transformer_theory.train import TrainConfig
 from transformer_theory.train import seq2seq as s2s
 
@@ -231,7 +235,7 @@ print(
 
 # %%
 from transformer_theory.core import beam
-from transformer_theory.papers.conti2024.tasks import BOS, EOS
+from transformer_theory.papers.conti2024._tasks import BOS, EOS
 
 hyp = beam.beam_decode_eos(params, sub[0], BOS, EOS, task.target_len, 4, alpha=0.6)
 for i in range(4):
@@ -279,7 +283,7 @@ show(fig)
 # attention above (how many singular values hold 90% of `||P||_F^2`).
 
 # %%
-from transformer_theory.papers.conti2024 import linformer
+from transformer_theory.papers.conti2024 import _theory_linformer as linformer
 
 n0 = 8
 w0 = np.eye(n0)[0] - np.eye(n0)[1]

@@ -60,10 +60,13 @@ NOT_PLOTS = {
 def _plot_modules() -> list[types.ModuleType]:
     mods = [plotting, harness_plots]
     for info in pkgutil.iter_modules(papers_pkg.__path__):
-        if info.ispkg and os.path.exists(
-            os.path.join(papers_pkg.__path__[0], info.name, "plots.py")
-        ):
-            mods.append(importlib.import_module(f"transformer_theory.papers.{info.name}.plots"))
+        for stem in ("plots", "_plots"):  # the role module, public or private
+            if info.ispkg and os.path.exists(
+                os.path.join(papers_pkg.__path__[0], info.name, f"{stem}.py")
+            ):
+                mods.append(
+                    importlib.import_module(f"transformer_theory.papers.{info.name}.{stem}")
+                )
     return mods
 
 
@@ -87,7 +90,7 @@ def _resolve(qualified: str):
 # ---- tiny synthetic records, one builder per plot: (args before the path/out argument) ----------
 
 BARBERO = "transformer_theory.papers.barbero2024.plots."
-CONTI = "transformer_theory.papers.conti2024.plots."
+CONTI = "transformer_theory.papers.conti2024._plots."
 FORMAL = "transformer_theory.papers.formal_languages.plots."
 PENG = "transformer_theory.papers.peng2024.plots."
 SANFORD = "transformer_theory.papers.sanford2023.plots."
@@ -161,6 +164,22 @@ def _head_grid() -> tuple:
         for h in (0, 1)
     ]
     return maps, records, {"softmax": (list("abcd"), list("abcd"))}
+
+
+def _translation_maps() -> tuple:
+    import jax
+
+    from transformer_theory.papers.conti2024 import Translation
+    from transformer_theory.papers.conti2024._models_translation import split_translation
+
+    task = Translation(num_nouns=2, num_adjectives=1, num_verbs=1)
+    data = split_translation(task, jax.random.key(0), holdout=0.5)
+    n, t = data.src_eval_BxN.shape[1], data.tgt_eval_BxT.shape[1]
+    rng = np.random.default_rng(0)
+    shapes = {"encoder": (n, n), "decoder": (t, t), "cross": (t, n)}
+    maps = [(a, 0, rng.dirichlet(np.ones(k), (1, 1, q))) for a, (q, k) in shapes.items()]
+    records = [dict(attention=a, layer=0, head=0, kind="other", score=0.5) for a in shapes]
+    return task, data, maps, records
 
 
 def _errors() -> tuple:
@@ -393,6 +412,7 @@ CASES = {
     CONTI + "head_grid": _head_grid,
     CONTI + "error_vs_budget": _errors,
     CONTI + "cost_vs_length": _cost,
+    CONTI + "translation_maps": _translation_maps,
     FORMAL + "margins_by_length": _margins,
     FORMAL + "parity_precision": _parity,
     FORMAL + "generalization": _generalization,
@@ -595,7 +615,7 @@ def test_plot_curves_renders(tmp_path, monkeypatch) -> None:
 def test_cost_draws_overhead_floor_hollow(tmp_path, monkeypatch) -> None:
     """``cost.png``: times within TIMING_FLOOR of the fastest call are hollow (no slope is read
     there), the others filled; memory points are never hollow."""
-    from transformer_theory.papers.conti2024 import plots as conti
+    from transformer_theory.papers.conti2024 import _plots as conti
 
     records, slopes = _cost()
     figures = []

@@ -22,8 +22,8 @@ from transformer_theory.nn.encdec import (
     from_params,
     to_params,
 )
-from transformer_theory.papers.conti2024.tasks import Translation, token_accuracy
-from transformer_theory.papers.conti2024.translation import split_translation
+from transformer_theory.papers.conti2024._models_translation import split_translation
+from transformer_theory.papers.conti2024._tasks import Translation, token_accuracy
 from transformer_theory.train import TrainConfig, rundir
 from transformer_theory.train import seq2seq as s2s
 

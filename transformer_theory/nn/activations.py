@@ -11,7 +11,7 @@ Two model formats, one function pair each:
   the efficient variants replace).
 
 Maps come as ``(attention, layer, maps_BxHxQxK)`` triples, the input of
-:func:`transformer_theory.papers.conti2024.heads.classify_model`; queries/keys/values as
+:func:`transformer_theory.papers.conti2024.classify_model`; queries/keys/values as
 ``(attention, layer, q_BxHxNxE, k_BxHxNxE, v_BxHxNxD)``, scaled so that
 ``softmax(q k^T / sqrt(E))`` is the model's own softmax of its scores.
 """

@@ -9,7 +9,8 @@ divergence behave as in :func:`transformer_theory.train.train`.
 
 The data are generic: a :class:`Seq2SeqData` holds source / target arrays, the ``bos`` token and
 what they were drawn from; :func:`split_pairs` splits a task's ``all_pairs()``. A paper's task
-(e.g. :mod:`transformer_theory.papers.conti2024.translation`) builds its split and passes it in.
+(e.g. :mod:`transformer_theory.papers.conti2024.experiments.encdec_translation`) builds its
+split and passes it in.
 
 A run directory has the layout of :mod:`transformer_theory.train.rundir` (``run.json`` with the
 settings and fingerprints, ``metrics.{json,csv}`` with ``train_acc`` / ``eval_acc`` the

@@ -12,7 +12,8 @@ import jax
 import numpy as np
 import pytest
 
-from transformer_theory.papers.conti2024 import efficient, estimates
+from transformer_theory.papers.conti2024 import _models_efficient as efficient
+from transformer_theory.papers.conti2024 import _theory_cost as estimates
 
 
 def np_window_error(q, k, v, window):

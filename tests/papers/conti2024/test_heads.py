@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy.optimize import LinearConstraint, linprog, milp
 
-from transformer_theory.papers.conti2024 import heads
+from transformer_theory.papers.conti2024 import _theory_heads as heads
 
 
 def lp_projection(a, support, eps):
@@ -272,8 +272,8 @@ def untrained_translation_run(root):
     checkpoint of the initial state), without the seconds of compiling a training step."""
     import os
 
-    from transformer_theory.papers.conti2024 import translation
-    from transformer_theory.papers.conti2024.configs import encdec_translation
+    from transformer_theory.papers.conti2024 import _models_translation as translation
+    from transformer_theory.papers.conti2024.experiments import encdec_translation
     from transformer_theory.train import rundir
     from transformer_theory.train import seq2seq as s2s
     from transformer_theory.train.checkpoint import Checkpointer
@@ -289,7 +289,7 @@ def untrained_translation_run(root):
     out = os.path.join(root, translation.run_name(name, 0))
     os.makedirs(out)
     fingerprints = {"initial_params_sha256": rundir.fingerprint(state)}
-    meta = translation._meta(config, name, 0)
+    meta = encdec_translation._meta(config, name, 0)
     rundir.write_run_file(out, s2s.settings(cfg, data, tc, meta), fingerprints)
     with Checkpointer(os.path.join(out, "checkpoints"), every=1) as ckpt:
         ckpt.save(1, (state, s2s.make_optimizer(tc).init(state)))

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from transformer_theory.papers.conti2024 import linformer
+from transformer_theory.papers.conti2024 import _theory_linformer as linformer
 
 
 def _softmax_rows(q, k):
@@ -137,7 +137,7 @@ def test_output_error_and_spectrum():
 
 
 def test_jl_study_small_and_figure(tmp_path):
-    from transformer_theory.papers.conti2024 import plots
+    from transformer_theory.papers.conti2024 import _plots as plots
 
     rng = np.random.default_rng(0)
     # one shape throughout (n = 16, width 32): every eager JAX op compiles once

@@ -9,7 +9,8 @@ import numpy as np
 
 from tests.mutants import mutant, status_of
 from transformer_theory.core import attention, beam, linear, positional
-from transformer_theory.papers.conti2024 import heads, linformer
+from transformer_theory.papers.conti2024 import _theory_heads as heads
+from transformer_theory.papers.conti2024 import _theory_linformer as linformer
 
 
 @mutant("conti2024.softmax_jacobian")

@@ -3,7 +3,7 @@
 Settings in, records and files out: the lengths swept, the refusals before any work (naming the
 option out of its ordinary range), the error study's inputs, the files each study writes (read
 back with the standard ``csv`` module), and the head study on maps built here with a known kind.
-Trained models are stood in for by :class:`~transformer_theory.papers.conti2024.loading.LoadedRun`
+Trained models are stood in for by :class:`~transformer_theory.papers.conti2024.LoadedRun`
 objects holding arrays (the commands on real runs are tested in ``test_translation.py``).
 """
 
@@ -15,8 +15,12 @@ import numpy as np
 import pytest
 
 from transformer_theory import budget, jsonio
-from transformer_theory.papers.conti2024 import efficient_study, head_study, heads, loading
-from transformer_theory.papers.conti2024.efficient_study import EfficientSettings
+from transformer_theory.papers.conti2024 import _models_trained as loading
+from transformer_theory.papers.conti2024 import _theory_heads as heads
+from transformer_theory.papers.conti2024.experiments import efficient_attention as efficient_study
+from transformer_theory.papers.conti2024.experiments import heads as head_study
+from transformer_theory.papers.conti2024.experiments.efficient_attention import EfficientSettings
+from transformer_theory.settings import OptionError
 from transformer_theory.train import RunDirectoryError
 
 
@@ -59,9 +63,14 @@ def test_settings_refuse_bad_values_by_name(changes, needle):
         EfficientSettings(**changes)
 
 
-def test_check_budgets_refuses_max_len_below_min_len():
+def test_settings_refuse_max_len_below_min_len_and_what_would_be_ignored():
     with pytest.raises(ValueError, match="max_len"):
-        efficient_study.check_budgets(EfficientSettings(min_len=512, max_len=256))
+        EfficientSettings(min_len=512, max_len=256)
+    with pytest.raises(ValueError, match="^examples: .*--run"):
+        EfficientSettings(examples=8)
+    with pytest.raises(ValueError, match="^dim: not used with --jl"):
+        EfficientSettings(jl=True, dim=8)
+    assert EfficientSettings(jl=True, seed=3, examples=4, runs=("r",)).trained_examples() == 4
 
 
 def test_memory_estimates_are_the_shape_arithmetic():
@@ -112,16 +121,16 @@ def test_error_sources_random_then_trained_and_seeded():
 
 
 def test_trained_inputs_too_large_are_refused_naming_examples(monkeypatch):
-    s = EfficientSettings(variants=("taylor",), examples=64, **SMALL)
+    s = EfficientSettings(variants=("taylor",), examples=64, runs=("big",), **SMALL)
     qkv = [("encoder", 0, *(np.ones((64, 8, 512, 4), np.float32) for _ in range(3)))]
     monkeypatch.setenv("TT_MEMORY_BUDGET", "16M")  # the 64 x 8 heads at n = 512 need more
     with pytest.raises(budget.BudgetError, match="--examples"):
         efficient_study.error_sources(s, [fake_run("big", qkv=qkv)])
 
 
-def test_run_study_writes_what_it_returns(tmp_path):
+def test_run_writes_what_it_returns(tmp_path):
     s = EfficientSettings(variants=("taylor", "dense"), min_len=32, max_len=32, repeats=1, **SMALL)
-    result = efficient_study.run_study(s, str(tmp_path))
+    result = efficient_study.run(s, str(tmp_path), progress=False, runs=[])
     assert result.lengths == [32] and result.slopes == {}  # one length: no slope
     assert [(r["variant"], r["n"]) for r in result.cost] == [("taylor", 32), ("dense", 32)]
     cost = jsonio.read_json(str(tmp_path / "cost.json"))
@@ -155,9 +164,8 @@ def test_head_study_classifies_and_writes(head_maps, tmp_path):
     kinds, maps = head_maps
     runs = [fake_run("a", maps=maps), fake_run("b", maps=maps)]
     seen = []
-    study = head_study.run_study(
-        runs, heads.HeadOptions(), 3, str(tmp_path), on_run=lambda n, r: seen.append(n)
-    )
+    settings = head_study.HeadsSettings(examples=3)
+    study = head_study.run(settings, str(tmp_path), runs=runs, on_run=lambda n, r: seen.append(n))
     assert seen == ["a", "b"] and len(study.records) == 6
     assert [r["kind"] for r in study.records] == list(kinds) * 2
     assert all(r["examples"] == 3 and r["model"] == "seq2seq" for r in study.records)
@@ -182,11 +190,12 @@ def test_head_study_classifies_and_writes(head_maps, tmp_path):
 
 def test_head_study_refuses_an_option_covering_a_map(head_maps, tmp_path):
     _, maps = head_maps
-    with pytest.raises(head_study.OptionError) as err:
-        head_study.run_study(
-            [fake_run("wide", maps=maps)], heads.HeadOptions(bandwidth=9), 2, str(tmp_path)
-        )
-    assert err.value.field == "bandwidth" and str(err.value).startswith("bandwidth: wide: w = 9")
+    settings = head_study.HeadsSettings(bandwidth=9, examples=2)
+    with pytest.raises(OptionError) as err:
+        head_study.run(settings, str(tmp_path), runs=[fake_run("wide", maps=maps)])
+    assert err.value.option == "--bandwidth" and str(err.value).startswith(
+        "--bandwidth: wide: w = 9"
+    )
     assert not (tmp_path / "heads.json").exists()  # refused before any record is written
 
 

@@ -8,7 +8,7 @@ plural, verb last), independently of the task's token layout.
 import numpy as np
 import pytest
 
-from transformer_theory.papers.conti2024.tasks import Translation, token_accuracy
+from transformer_theory.papers.conti2024._tasks import Translation, token_accuracy
 
 GENDER = {"cat": 0, "house": 1, "book": 0, "girl": 1, "boy": 0, "car": 1}
 STEM = {"cat": "gatt", "house": "cas", "book": "libr", "girl": "ragazz", "boy": "bambin"}

@@ -8,8 +8,8 @@ import pytest
 
 from transformer_theory.cli import main as cli_main
 from transformer_theory.harness import named_config, run_experiment
-from transformer_theory.papers.conti2024 import translation
-from transformer_theory.papers.conti2024.configs import encdec_translation
+from transformer_theory.papers.conti2024 import _models_translation as translation
+from transformer_theory.papers.conti2024.experiments import encdec_translation
 
 
 @pytest.fixture(scope="module")
@@ -18,7 +18,8 @@ def trained(tmp_path_factory):
     root = tmp_path_factory.mktemp("trained")
     config = encdec_translation.get_config("smoke")
     config = config.replace(models={"1layer_2heads": config.models["1layer_2heads"]})
-    rows, files = translation.run_translation(config, str(root / "encdec"), progress=False)
+    result = encdec_translation.run(config, str(root / "encdec"), progress=False)
+    rows, files = result["rows"], result["files"]
     depth = named_config("fig2_depth").replace(tasks=("reasoning",), steps=2)
     depth = depth.replace(heads={"reasoning": ((1, 1),)})
     run_experiment(depth, str(root / "depth"), progress=False)
@@ -94,10 +95,13 @@ def test_efficient_attention_command(trained, tmp_path, capsys):
 
 
 def test_the_config_has_its_sizes_and_names_an_unknown_one():
-    from transformer_theory.papers.conti2024.configs import encdec_translation
+    from transformer_theory.papers.conti2024.experiments import encdec_translation
 
     smoke, default = (encdec_translation.get_config(s) for s in ("smoke", "default"))
-    assert smoke.train.steps < default.train.steps and default == translation.TranslationConfig()
+    assert (
+        smoke.train.steps < default.train.steps
+        and default == encdec_translation.TranslationConfig()
+    )
     assert encdec_translation.get_config("smoke") == smoke
     with pytest.raises(ValueError, match="size"):
         encdec_translation.get_config("huge")
@@ -107,7 +111,7 @@ def test_the_split_is_the_translation_grammar_with_its_bos():
     import jax
     import numpy as np
 
-    from transformer_theory.papers.conti2024.tasks import BOS, Translation
+    from transformer_theory.papers.conti2024._tasks import BOS, Translation
 
     task = Translation(num_nouns=2, num_adjectives=1, num_verbs=1)
     data = translation.split_translation(task, jax.random.key(0), holdout=0.25)
@@ -129,7 +133,7 @@ def test_the_split_is_the_translation_grammar_with_its_bos():
 
 def test_the_script_runs_the_smoke_size(tmp_path, capsys):
     """``experiments/encdec_translation.py --size smoke`` (one model, a few steps) through
-    :func:`translation.run` into tmp_path."""
+    :func:`encdec_translation.run` into tmp_path."""
     import importlib.util
     import pathlib
 
@@ -156,7 +160,7 @@ def test_a_stopped_translation_run_resumes_bit_for_bit(tmp_path):
     from flax import nnx
 
     from transformer_theory.nn.encdec import EncoderDecoder, Seq2SeqConfig
-    from transformer_theory.papers.conti2024.tasks import Translation
+    from transformer_theory.papers.conti2024._tasks import Translation
     from transformer_theory.train import TrainConfig
     from transformer_theory.train import seq2seq as s2s
 

@@ -1,41 +1,65 @@
 """Conti 2024, "The Math behind Transformers" (survey thesis): efficient attention against exact
-attention, head kinds by projection, and the encoder-decoder translation experiment.
+attention, Linformer's random projection, head kinds by projection, and the encoder-decoder
+translation experiment.
 
-Modules:
+Role modules (private; their names below are the public face):
 
-- :mod:`.tasks`: the synthetic translation task (reordering and agreement).
-- :mod:`.efficient`: efficient attention's variants, their error against exact attention and
-  their cost against the sequence length (§2.1).
-- :mod:`.linformer`: Linformer's random (Johnson-Lindenstrauss) projection as the thesis writes
-  it (eq. 16, Lemma 2.1, corrected), its distortion and the rank it needs against ``n`` (§2.1.3).
-- :mod:`.estimates`: the memory and time those measurements need, from the shapes alone.
-- :mod:`.efficient_study`: the study of ``transformer-theory efficient-attention``: settings in,
-  records and files out (random and trained inputs).
-- :mod:`.heads`: positional / syntactic / rare-token heads by projection (§3.1).
-- :mod:`.head_study`: the study of ``transformer-theory heads``: every head of trained models
-  classified, records and files out.
-- :mod:`.loading`: trained models (depth runs and translation runs) loaded for the head analysis
-  and the error study.
-- :mod:`.translation`: the encoder-decoder experiment: train, decode, read the heads.
-- :mod:`.configs`: the trained experiments' configs (the experiment convention).
-- :mod:`.plots`: the figures: head grids, error against budget, cost against length.
-- :mod:`.claims`: the paper's statements in the claims ledger, a table of rows
+- :mod:`._tasks`: the synthetic translation task (reordering and agreement).
+- :mod:`._models_efficient`: efficient attention's variants, their error against exact attention
+  and their cost against the sequence length (§2.1).
+- :mod:`._models_trained`: trained models (depth runs and translation runs) read back for the
+  head analysis and the error study.
+- :mod:`._models_translation`: the trained encoder-decoder: its data split, decoding scored
+  against the grammar, its heads, a run read back.
+- :mod:`._theory_heads`: positional / syntactic / rare-token heads by the L1 projection (§3.1).
+- :mod:`._theory_linformer`: Linformer's random (Johnson-Lindenstrauss) projection as the thesis
+  writes it (eq. 16, Lemma 2.1, corrected), the rank it needs against ``n`` (§2.1.3).
+- :mod:`._theory_cost`: the memory and time the efficient-attention measurements need, from the
+  shapes alone.
+- :mod:`._checks`: the checks the claims run, each returning a ``ledger.Checked``.
+- :mod:`._plots`: the figures: head grids, error against budget, cost against length, JL.
+- :mod:`.claims`: the paper's statements in the claims ledger
   (``transformer-theory claims --paper conti2024``).
-- :mod:`.checks`: the checks those rows run: each returns what it computed, how and over what.
+- :mod:`.experiments`: ``efficient_attention`` (the command ``efficient-attention``), ``heads``
+  (the command ``heads``) and ``encdec_translation`` (trained), each its settings, ``get_config``
+  and ``run``.
 """
 
+from transformer_theory.papers.conti2024._models_efficient import (
+    VARIANTS,
+    cost_vs_length,
+    error_vs_budget,
+    random_inputs,
+)
+from transformer_theory.papers.conti2024._models_trained import LoadedRun, read_runs
+from transformer_theory.papers.conti2024._tasks import Translation, token_accuracy
+from transformer_theory.papers.conti2024._theory_heads import (
+    HeadOptions,
+    classify_map,
+    classify_model,
+)
+from transformer_theory.papers.conti2024._theory_linformer import jl_study, row_bound_rank
+from transformer_theory.papers.conti2024.experiments.efficient_attention import (
+    EfficientSettings,
+)
+from transformer_theory.papers.conti2024.experiments.encdec_translation import TranslationConfig
+from transformer_theory.papers.conti2024.experiments.heads import HeadsSettings
+
 __all__ = [
-    "checks",
-    "claims",
-    "configs",
-    "efficient",
-    "efficient_study",
-    "estimates",
-    "head_study",
-    "heads",
-    "linformer",
-    "loading",
-    "plots",
-    "tasks",
-    "translation",
+    "VARIANTS",
+    "EfficientSettings",
+    "HeadOptions",
+    "HeadsSettings",
+    "LoadedRun",
+    "Translation",
+    "TranslationConfig",
+    "classify_map",
+    "classify_model",
+    "cost_vs_length",
+    "error_vs_budget",
+    "jl_study",
+    "random_inputs",
+    "read_runs",
+    "row_bound_rank",
+    "token_accuracy",
 ]

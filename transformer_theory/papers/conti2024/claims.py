@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from transformer_theory.claims import judges
 from transformer_theory.ledger import Row
-from transformer_theory.papers.conti2024 import checks
+from transformer_theory.papers.conti2024 import _checks as checks
 
 __all__ = ["CLAIMS"]
 
@@ -178,7 +178,8 @@ CLAIMS: list[Row] = [
         printed=r"$$Pr(||P\omega^T - P\omega^T|| < \epsilon ||P\omega^T||) > 1 - o(1)$$ (16) for "
         r"any  $\omega$  values vector. [...] $$P = Softmax \underbrace{(\frac{Q^{(h)}"
         r"(K^{(h)})^T}{k})}_{A} = exp(A) \cdot D_A^{-1}$$",
-        statement="papers/conti2024/linformer.py, float64. Printed: with A = 0 (uniform P) and "
+        statement="papers/conti2024/_theory_linformer.py"
+        ", float64. Printed: with A = 0 (uniform P) and "
         "w = e_0 - e_1, P w = 0 exactly while P~ w != 0 on 20 of 20 Gaussian draws (k' = 4, "
         "n = 16), so no eps bounds the ratio; exp(A) D_A^-1 is not row-stochastic (random 8 x 8 "
         "A). Corrected: with P = D_A^-1 exp(A) and R of N(0, 1/k') entries, "
@@ -220,7 +221,7 @@ CLAIMS: list[Row] = [
         paper=PAPER,
         place="§2.1, Longformer, BigBird, Linformer, linear and Taylor attention",
         printed=None,
-        statement="papers/conti2024/efficient.py's error_vs_budget: relative output error "
+        statement="papers/conti2024/_models_efficient.py's error_vs_budget: relative output error "
         "against exact attention for each variant and budget, on i.i.d. and locally structured "
         "random inputs; a window at its full budget (2n) must be exact.",
         quantifier="empirical",
@@ -264,7 +265,8 @@ CLAIMS: list[Row] = [
         place="§2.1.1, Longformer (and the O(n) of BigBird, Linformer, linear attention)",
         printed="This architecture scales linearly with the input sequence, making it efficient "
         "for longer sequences.",
-        statement="papers/conti2024/efficient.py's cost_vs_length: XLA's memory account and time "
+        statement="papers/conti2024/_models_efficient.py"
+        "'s cost_vs_length: XLA's memory account and time "
         "of one call against n, log-log slopes: dense and the dense-mask window above 1.7, the "
         "others below 1.3.",
         quantifier="empirical",
@@ -299,7 +301,8 @@ CLAIMS: list[Row] = [
         place="§3.1.1, eq. 19-20 (the three head families)",
         printed="Three general structured can be identified: - positional heads; - syntactic "
         "heads; - rare tokens heads.",
-        statement="papers/conti2024/heads.py's classify_map returns the family each synthetic "
+        statement="papers/conti2024/_theory_heads.py"
+        "'s classify_map returns the family each synthetic "
         "map was built from by synthetic_head (diffuse noise: 'other'), for every size, noise "
         "level and seed listed.",
         quantifier="infinite",
@@ -323,7 +326,8 @@ CLAIMS: list[Row] = [
         r"$$\tilde{X} = \underset{X \in \mathcal{X}}{\operatorname{argmin}} |H - X| \tag{21}$$ "
         r"where $$|H - X| := \sum_{i,j} |h_{i,j} - x_{i,j}| \quad h_{i,j} \in H, \quad x_{i,j} "
         r"\in X.$$ (22)",
-        statement="papers/conti2024/heads.py's closed-form project equals the optimum of eq. "
+        statement="papers/conti2024/_theory_heads.py"
+        "'s closed-form project equals the optimum of eq. "
         "21's linear program (SciPy HiGHS) on each family's support for random maps; "
         "diagonal_order's assignment equals the best over every permutation.",
         quantifier="infinite",

@@ -59,7 +59,7 @@ width, ``D`` value width, ``T`` draws of ``R``.
 - :func:`rank_needed` / :func:`scaling_study`: the smallest ``k`` (on a grid) with failure rate
   ``<= delta``, against ``n``, with the slope of ``k`` against ``ln n``.
 - :func:`output_error_vs_rank`: the attention output's error against ``k`` (``P R^T R V``,
-  eq. 17 with ``E = F = R``, and the mean-pooling Linformer of :mod:`.efficient`).
+  eq. 17 with ``E = F = R``, and the mean-pooling Linformer of :mod:`._models_efficient`).
 - :func:`spectrum_rank`: how many singular values hold a fraction of ``||P||_F^2`` (the thesis's
   "attention is low rank", Figure 10).
 - :func:`trained_study` / :func:`jl_study`: the measurements on trained models' attention, and
@@ -76,11 +76,12 @@ import jax.numpy as jnp
 import numpy as np
 from numpy.typing import ArrayLike
 
-from transformer_theory import _validate
+from transformer_theory import _validate, precision
 from transformer_theory.core import attention, linear
 
 __all__ = [
     "attention_probs",
+    "binomial_critical",
     "failure_rate",
     "jl_attention",
     "jl_projection",
@@ -114,16 +115,16 @@ def attention_probs(q_NxE: ArrayLike, k_NxE: ArrayLike) -> np.ndarray:
     Not jitted: the inputs are concrete, so a NaN or infinity in them is refused (``ValueError``
     naming the argument) rather than returned as a NaN matrix; so is a ``k`` whose width ``E``
     differs from ``q``'s."""
-    with jax.enable_x64(True):
-        q, k = jnp.asarray(q_NxE, jnp.float64), jnp.asarray(k_NxE, jnp.float64)
-        _validate.check_ndim("q_NxE", q, 2)
-        _validate.check_ndim("k_NxE", k, 2)
-        if k.shape[1] != q.shape[1]:
-            raise ValueError(f"k_NxE: expected width E = {q.shape[1]} like q_NxE, got {k.shape}")
-        _validate.check_finite("q_NxE", q)
-        _validate.check_finite("k_NxE", k)
-        scores = attention.scale_scores(q @ k.T, q.shape[1])
-        return np.asarray(attention.softmax_weights(scores), np.float64)
+    precision.require_x64("q_NxE")
+    q, k = jnp.asarray(q_NxE, jnp.float64), jnp.asarray(k_NxE, jnp.float64)
+    _validate.check_ndim("q_NxE", q, 2)
+    _validate.check_ndim("k_NxE", k, 2)
+    if k.shape[1] != q.shape[1]:
+        raise ValueError(f"k_NxE: expected width E = {q.shape[1]} like q_NxE, got {k.shape}")
+    _validate.check_finite("q_NxE", q)
+    _validate.check_finite("k_NxE", k)
+    scores = attention.scale_scores(q @ k.T, q.shape[1])
+    return np.asarray(attention.softmax_weights(scores), np.float64)
 
 
 def jl_attention(p_NxN: ArrayLike, r_KxN: ArrayLike) -> np.ndarray:
@@ -146,9 +147,9 @@ def random_linformer(
     q_NxE: ArrayLike, k_NxE: ArrayLike, v_NxD: ArrayLike, r_KxN: ArrayLike
 ) -> np.ndarray:
     """Eq. 17 with ``E = F = R``: ``softmax(Q (R K)^T / sqrt(E)) (R V)`` (float64)."""
-    with jax.enable_x64(True):
-        q, k, v, r = (jnp.asarray(x, jnp.float64) for x in (q_NxE, k_NxE, v_NxD, r_KxN))
-        return np.asarray(linear.linformer_attention(q, k, v, r, r)[0], np.float64)
+    precision.require_x64("q_NxE")
+    q, k, v, r = (jnp.asarray(x, jnp.float64) for x in (q_NxE, k_NxE, v_NxD, r_KxN))
+    return np.asarray(linear.linformer_attention(q, k, v, r, r)[0], np.float64)
 
 
 def row_errors(p_NxN: ArrayLike, r_KxN: ArrayLike, w_N: ArrayLike) -> np.ndarray:
@@ -225,6 +226,20 @@ def failure_rate(
     return fails / trials
 
 
+def binomial_critical(trials: int, delta: float, alpha: float) -> int:
+    """The smallest ``c`` with ``Pr(Binomial(trials, delta) > c) <= alpha`` (SciPy, float64): at
+    most ``c`` failures in ``trials`` draws is what a failure probability ``<= delta`` allows,
+    wrongly rejected with probability at most ``alpha``."""
+    from scipy.stats import binom
+
+    c = int(binom.isf(alpha, trials, delta))
+    while binom.sf(c, trials, delta) > alpha:  # isf rounds; settle on the exact smallest c
+        c += 1
+    while c > 0 and binom.sf(c - 1, trials, delta) <= alpha:
+        c -= 1
+    return c
+
+
 def rank_needed(
     p_NxN: ArrayLike,
     w_N: ArrayLike,
@@ -253,10 +268,10 @@ def rank_needed(
 
 def _inputs(kind: str, n: int, dim: int, seed: int) -> tuple[np.ndarray, ...]:
     """``q, k, v`` of shape ``(n, dim)``, float64: ``"iid"`` standard normal (NumPy, from
-    ``seed``), ``"local"`` :func:`.efficient.random_inputs`'s local kind."""
+    ``seed``), ``"local"`` :func:`._models_efficient.random_inputs`'s local kind."""
     if kind == "iid":
         return tuple(np.random.default_rng(seed).standard_normal((3, n, dim)))
-    from transformer_theory.papers.conti2024.efficient import random_inputs
+    from transformer_theory.papers.conti2024._models_efficient import random_inputs
 
     q, k, v = random_inputs(jax.random.key(seed), 1, n, dim, kind)
     return tuple(np.asarray(x[0], np.float64) for x in (q, k, v))
@@ -272,8 +287,8 @@ def scaling_study(
     trials: int = 100,
     seed: int = 0,
 ) -> dict:
-    """For each input kind (:func:`.efficient.random_inputs`) and ``n``: ``P`` of one random draw,
-    ``w`` its first value column, :func:`rank_needed` beside :func:`row_bound_rank` and
+    """For each input kind (:func:`._models_efficient.random_inputs`) and ``n``: ``P`` of one
+    random draw, ``w`` its first value column, :func:`rank_needed` beside :func:`row_bound_rank` and
     :func:`lemma_rank` (``m = 2n``), and eq. 16's printed ratio at the ``k`` found (median over
     ``trials`` draws); then the least-squares slope of the ``k`` found against ``ln n`` per kind
     (``O(log n / eps^2)`` predicts a slope of at most ``4 / (eps^2 - 2 eps^3/3)``, the bound's).
@@ -335,9 +350,10 @@ def output_error_vs_rank(
 ) -> list[dict]:
     """The attention output's relative error ``||Y - P V||_F / ||P V||_F`` against ``k``, mean
     over ``trials`` draws of ``R``: ``jl`` (``Y = P R^T R V``, eq. 16's ``P~``), ``eq17_random``
-    (eq. 17 with ``E = F = R``), and ``pooled`` (eq. 17 with :func:`.efficient.pooling_projection`,
+    (eq. 17 with ``E = F = R``), and ``pooled`` (eq. 17 with
+    :func:`._models_efficient.pooling_projection`,
     deterministic); ``lemma_distortion``: :func:`pair_distortion` of the rows of ``P``."""
-    from transformer_theory.papers.conti2024.efficient import pooling_projection
+    from transformer_theory.papers.conti2024._models_efficient import pooling_projection
 
     q, k, v = (np.asarray(x, np.float64) for x in (q_NxE, k_NxE, v_NxD))
     p = attention_probs(q, k)

@@ -6,6 +6,8 @@
   line style per variant (the window variants lie on one another);
 - :func:`cost_vs_length`: time and memory against sequence length, log-log, with fitted slopes;
   times at the per-call overhead floor are drawn hollow (no slope is read there);
+- :func:`translation_maps`: :func:`head_grid` of the translation models on one held-out
+  sentence, its words on the axes (Figures 11-12 for our model);
 - :func:`jl_figure`: Linformer's random projection: the rank needed against ``n``, the output
   error against the rank (random and trained inputs).
 """
@@ -16,6 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from transformer_theory.papers.conti2024._tasks import BOS, Translation
 from transformer_theory.plotting import (
     figure_legend,
     heatmap,
@@ -24,8 +27,16 @@ from transformer_theory.plotting import (
     pyplot,
     save_figure,
 )
+from transformer_theory.train.seq2seq import Seq2SeqData, decoder_inputs
 
-__all__ = ["TIMING_FLOOR", "cost_vs_length", "error_vs_budget", "head_grid", "jl_figure"]
+__all__ = [
+    "TIMING_FLOOR",
+    "cost_vs_length",
+    "error_vs_budget",
+    "head_grid",
+    "jl_figure",
+    "translation_maps",
+]
 
 TIMING_FLOOR = 2.0
 """A time within this factor of the fastest call in the records is at the per-call overhead
@@ -47,7 +58,7 @@ def head_grid(
 
     Args:
       maps: ``(attention, layer, maps_BxHxQxK)`` triples.
-      records: :func:`~transformer_theory.papers.conti2024.heads.classify_model`'s records for them.
+      records: :func:`._theory_heads.classify_model`'s records for them.
       labels: attention -> ``(query labels, key labels)`` for the ticks (None: positions).
       path: the PNG to write.
       example: which of the ``B`` inputs to draw.
@@ -168,7 +179,8 @@ def cost_vs_length(
 
 
 def jl_figure(result: dict, path: str) -> str:
-    """Three panels from :func:`.linformer.jl_study`: the rank ``k'`` needed for the corrected row
+    """Three panels from :func:`._theory_linformer.jl_study`: the rank ``k'`` needed for the
+    corrected row
     bound (failure rate ``<= delta``) against ``n`` (log x, so ``O(log n)`` is a line) beside the
     union bound's and Lemma 2.1's ``k``; the attention output's relative error against ``k'`` on
     random inputs (``P R^T R V``, eq. 17 with ``E = F = R``, mean pooling); the same on trained
@@ -219,3 +231,15 @@ def jl_figure(result: dict, path: str) -> str:
         if ax.get_legend_handles_labels()[0]:
             legend_outside(ax, fontsize=7)
     return save_figure(fig, path)
+
+
+def translation_maps(
+    task: Translation, data: Seq2SeqData, maps: list, records: list[dict], path: str
+) -> str:
+    """Figures 11-12 of Conti 2024 for our model: every head's map on the first held-out sentence
+    (rows = queries, columns = keys), titled with its kind and score on all the map examples."""
+    words = task.words()
+    src = [words[t] for t in data.src_eval_BxN[0]]
+    tgt_in = [words[t] for t in decoder_inputs(data.tgt_eval_BxT[:1], BOS)[0]]
+    labels = {"encoder": (src, src), "decoder": (tgt_in, tgt_in), "cross": (tgt_in, src)}
+    return head_grid(maps, records, labels, path, example=0)

@@ -4,8 +4,9 @@ derived tolerance, a committed record) and over what (every element, samples, on
 
 A check never sees a tier and never writes a status: :func:`transformer_theory.ledger.derive_status`
 does, from the declared arithmetic and coverage. The checks call the library (``core.attention``,
-``core.linear``, ``core.positional``, ``core.beam``, :mod:`.heads`, :mod:`.efficient`,
-:mod:`.linformer`); a library function that stops agreeing with the statement moves the status.
+``core.linear``, ``core.positional``, ``core.beam``, :mod:`._theory_heads`,
+:mod:`._models_efficient`, :mod:`._theory_linformer`); a library function that stops agreeing with
+the statement moves the status.
 
 The small models checked here (softmax's Jacobian at rational points, a lookup-table language
 model for beam search) are not :class:`~transformer_theory.core.ModelParams`, so their exact
@@ -21,9 +22,10 @@ from fractions import Fraction
 
 import numpy as np
 
+from transformer_theory import precision
 from transformer_theory.ledger import RESULTS_DIR, Checked
 
-EPS64 = float(np.finfo(np.float64).eps)
+EPS64 = 2 * precision.unit_roundoff("float64")  # the spacing of doubles at 1
 
 
 def _printed_jacobian(s: list[Fraction]) -> list[list[Fraction]]:
@@ -48,14 +50,15 @@ def softmax_jacobian(ns: tuple[int, ...], draws: int) -> Checked:
 
     from transformer_theory.core import attention
 
+    precision.require_x64("conti2024.softmax_jacobian")
+
     # Printed form, exactly: s = (1/2, 1/2); column 2 of the printed matrix sums to -1/2.
     s = [Fraction(1, 2), Fraction(1, 2)]
     printed = _printed_jacobian(s)
     library_exact = [[(s[i] if i == j else 0) - s[i] * s[j] for j in range(2)] for i in range(2)]
     printed_cols = [sum(printed[i][j] for i in range(2)) for j in range(2)]
     library_cols = [sum(library_exact[i][j] for i in range(2)) for j in range(2)]
-    with jax.enable_x64(True):
-        lib = np.asarray(attention.softmax_jacobian(jnp.asarray([0.5, 0.5], jnp.float64)))
+    lib = np.asarray(attention.softmax_jacobian(jnp.asarray([0.5, 0.5], jnp.float64)))
     lib_matches_exact = all(
         Fraction(float(lib[i, j])) == library_exact[i][j] for i in range(2) for j in range(2)
     )
@@ -63,23 +66,22 @@ def softmax_jacobian(ns: tuple[int, ...], draws: int) -> Checked:
 
     worst, worst_ratio, cases = 0.0, 0.0, 0
     rng = np.random.default_rng(0)
-    with jax.enable_x64(True):
 
-        def both(z):
-            sm = attention.softmax_weights(z[None, :])[0]
-            auto = jax.jacobian(lambda x: attention.softmax_weights(x[None, :])[0])(z)
-            return auto, attention.softmax_jacobian(sm)
+    def both(z):
+        sm = attention.softmax_weights(z[None, :])[0]
+        auto = jax.jacobian(lambda x: attention.softmax_weights(x[None, :])[0])(z)
+        return auto, attention.softmax_jacobian(sm)
 
-        pair = jax.jit(jax.vmap(both))
-        for n in ns:
-            z = jnp.asarray(rng.normal(size=(draws, n)) * 3.0)
-            auto, analytic = (np.asarray(a) for a in pair(z))
-            res = float(np.abs(auto - analytic).max())
-            # Entries are at most 1/4; each side rounds a softmax (n terms) and one product.
-            tol = 8.0 * (n + 2) * EPS64
-            worst = max(worst, res)
-            worst_ratio = max(worst_ratio, res / tol)
-            cases += draws
+    pair = jax.jit(jax.vmap(both))
+    for n in ns:
+        z = jnp.asarray(rng.normal(size=(draws, n)) * 3.0)
+        auto, analytic = (np.asarray(a) for a in pair(z))
+        res = float(np.abs(auto - analytic).max())
+        # Entries are at most 1/4; each side rounds a softmax (n terms) and one product.
+        tol = 8.0 * (n + 2) * EPS64
+        worst = max(worst, res)
+        worst_ratio = max(worst_ratio, res / tol)
+        cases += draws
     return Checked(
         "float",
         "samples",
@@ -109,36 +111,33 @@ def softmax_saturation(ts: tuple[int, ...]) -> Checked:
 
     from transformer_theory.core import attention
 
+    precision.require_x64("conti2024.softmax_saturation")
+
     # 1 - s_0 ~ e^-t cancels about 1.44 t bits: carry them (the context is global: restore it).
     bits = 128 + 2 * max(ts)
     saved, flint.ctx.prec = flint.ctx.prec, bits
     try:
         rows = []
         ok = True
-        with jax.enable_x64(True):
-            jac = jax.jit(jax.jacobian(lambda x: attention.softmax_weights(x[None, :])[0]))
-            for t in ts:
-                z = [flint.arb(t), flint.arb(0), flint.arb(-1)]
-                e = [x.exp() for x in z]
-                total = e[0] + e[1] + e[2]
-                s = [x / total for x in e]
-                exact = [
-                    [(s[i] if i == j else 0) - s[i] * s[j] for j in range(3)] for i in range(3)
-                ]
-                bound = 2 * (-flint.arb(t)).exp()
-                below = all(abs(exact[i][j]) < bound for i in range(3) for j in range(3))
-                lib = np.asarray(jac(jnp.asarray([float(t), 0.0, -1.0])))
-                tol = flint.arb(4 * EPS64)
-                close = all(
-                    abs(flint.arb(float(lib[i, j])) - exact[i][j]) < tol
-                    for i in range(3)
-                    for j in range(3)
-                )
-                upper = max(float(abs(exact[i][j]).upper()) for i in range(3) for j in range(3))
-                rows.append(
-                    dict(t=t, max_entry_upper=upper, below_2exp_minus_t=below, library=close)
-                )
-                ok = ok and below and close
+        jac = jax.jit(jax.jacobian(lambda x: attention.softmax_weights(x[None, :])[0]))
+        for t in ts:
+            z = [flint.arb(t), flint.arb(0), flint.arb(-1)]
+            e = [x.exp() for x in z]
+            total = e[0] + e[1] + e[2]
+            s = [x / total for x in e]
+            exact = [[(s[i] if i == j else 0) - s[i] * s[j] for j in range(3)] for i in range(3)]
+            bound = 2 * (-flint.arb(t)).exp()
+            below = all(abs(exact[i][j]) < bound for i in range(3) for j in range(3))
+            lib = np.asarray(jac(jnp.asarray([float(t), 0.0, -1.0])))
+            tol = flint.arb(4 * EPS64)
+            close = all(
+                abs(flint.arb(float(lib[i, j])) - exact[i][j]) < tol
+                for i in range(3)
+                for j in range(3)
+            )
+            upper = max(float(abs(exact[i][j]).upper()) for i in range(3) for j in range(3))
+            rows.append(dict(t=t, max_entry_upper=upper, below_2exp_minus_t=below, library=close))
+            ok = ok and below and close
     finally:
         flint.ctx.prec = saved
     return Checked(
@@ -161,10 +160,11 @@ def softmax_saturation(ts: tuple[int, ...]) -> Checked:
 def scale_sqrt_k(dims: tuple[int, ...]) -> Checked:
     """``Var(q . k) = k`` exactly for independent +-1 entries (every pair enumerated): ``/sqrt(k)``
     gives variance 1, the printed ``/k`` gives ``1/k``; the library's scale is ``1/sqrt(k)``."""
-    import jax
     import jax.numpy as jnp
 
     from transformer_theory.core import attention
+
+    precision.require_x64("conti2024.scale_sqrt_k")
 
     exact_ok, library_ok, rows = True, True, []
     for k in dims:
@@ -176,8 +176,7 @@ def scale_sqrt_k(dims: tuple[int, ...]) -> Checked:
         var_sqrt = var / k  # Var(q.k / sqrt(k))
         var_printed = var / k**2  # Var(q.k / k)
         exact_ok = exact_ok and var == k and var_sqrt == 1
-        with jax.enable_x64(True):
-            scaled = np.asarray(attention.scale_scores(jnp.asarray(dots, jnp.float64)[None], k))
+        scaled = np.asarray(attention.scale_scores(jnp.asarray(dots, jnp.float64)[None], k))
         lib_var = float(np.var(scaled))
         # dots are exact integers; one division and one square each: relative error <= 4 eps.
         library_ok = library_ok and abs(lib_var - 1.0) <= 16 * EPS64
@@ -210,18 +209,18 @@ def scale_sqrt_k(dims: tuple[int, ...]) -> Checked:
 def sinusoidal_shift(n: int, dim: int, shifts: tuple[int, ...]) -> Checked:
     """The printed ``f(t + s)^(2k) = a sin(w_k t) + b`` leaves a least-squares residual of order 1;
     the library's rotation ``R(s)`` maps ``PE(t)`` to ``PE(t + s)`` in float64."""
-    import jax
     import jax.numpy as jnp
 
     from transformer_theory.core import positional
 
-    with jax.enable_x64(True):
-        # (at least n + 2 positions: the printed form is fitted at shift 2)
-        pe = np.asarray(positional.sinusoidal(n + max(*shifts, 2), dim, dtype=jnp.float64))
-        worst = 0.0
-        for s in shifts:
-            r = np.asarray(positional.sinusoidal_shift(s, dim, dtype=jnp.float64))
-            worst = max(worst, float(np.abs(pe[:n] @ r.T - pe[s : s + n]).max()))
+    precision.require_x64("conti2024.sinusoidal_shift")
+
+    # (at least n + 2 positions: the printed form is fitted at shift 2)
+    pe = np.asarray(positional.sinusoidal(n + max(*shifts, 2), dim, dtype=jnp.float64))
+    worst = 0.0
+    for s in shifts:
+        r = np.asarray(positional.sinusoidal_shift(s, dim, dtype=jnp.float64))
+        worst = max(worst, float(np.abs(pe[:n] @ r.T - pe[s : s + n]).max()))
     # Angles up to n + s radians: sin / cos of them carry ~ (n + s) eps, the 2 x 2 product 4 eps.
     tol = 8.0 * (n + max(shifts)) * EPS64
     # Printed affine form on the first frequency (w = 1), shift 2: fit sin(t + 2) ~ a sin(t) + b.
@@ -263,42 +262,43 @@ def causal_linear(ns: tuple[int, ...], seeds: int) -> Checked:
 
     from transformer_theory.core import kernels, linear, random_features
 
+    precision.require_x64("conti2024.causal_linear")
+
     e, d = 4, 3
     worst_ratio, worst, cases = 0.0, 0.0, 0
-    with jax.enable_x64(True):
-        omega = random_features.random_directions(jax.random.key(0), 16, e, jnp.float64)
-        maps = {
-            "elu_plus_one": (kernels.elu_plus_one, e),
-            "taylor": (kernels.taylor_feature_map, e + 1),
-            "positive_random_features": (random_features.positive_random_features(omega), 32),
-        }
-        widths = np.array([width for _, width in maps.values()])
+    omega = random_features.random_directions(jax.random.key(0), 16, e, jnp.float64)
+    maps = {
+        "elu_plus_one": (kernels.elu_plus_one, e),
+        "taylor": (kernels.taylor_feature_map, e + 1),
+        "positive_random_features": (random_features.positive_random_features(omega), 32),
+    }
+    widths = np.array([width for _, width in maps.values()])
 
-        def gaps(q, k, v):
-            """|O(N) - quadratic| per feature map, causal and not, for one example."""
-            return jnp.stack(
-                [
-                    jnp.abs(
-                        linear.linear_attention(q, k, v, phi, causal=c)
-                        - linear.linear_attention_quadratic(q, k, v, phi, causal=c)[0]
-                    ).max()
-                    for phi, _ in maps.values()
-                    for c in (True, False)
-                ]
-            ).reshape(len(maps), 2)
+    def gaps(q, k, v):
+        """|O(N) - quadratic| per feature map, causal and not, for one example."""
+        return jnp.stack(
+            [
+                jnp.abs(
+                    linear.linear_attention(q, k, v, phi, causal=c)
+                    - linear.linear_attention_quadratic(q, k, v, phi, causal=c)[0]
+                ).max()
+                for phi, _ in maps.values()
+                for c in (True, False)
+            ]
+        ).reshape(len(maps), 2)
 
-        batched = jax.jit(jax.vmap(gaps))  # one compile per length
-        for n in ns:
-            draws = [_qkv(np.random.default_rng([seed, n]), n, e, d) for seed in range(seeds)]
-            q, k, v = (jnp.asarray(np.stack(x)) for x in zip(*draws))
-            res = np.asarray(batched(q, k, v))  # (seeds, maps, 2)
-            # Outputs are convex combinations of the values (non-negative similarities); sums of
-            # n products of width-F features round within ~ n F eps relative.
-            vmax = np.abs(np.asarray(v)).max(axis=(1, 2))
-            tol = 8.0 * n * EPS64 * vmax[:, None, None] * widths[None, :, None]
-            worst = max(worst, float(res.max()))
-            worst_ratio = max(worst_ratio, float((res / tol).max()))
-            cases += res.size
+    batched = jax.jit(jax.vmap(gaps))  # one compile per length
+    for n in ns:
+        draws = [_qkv(np.random.default_rng([seed, n]), n, e, d) for seed in range(seeds)]
+        q, k, v = (jnp.asarray(np.stack(x)) for x in zip(*draws))
+        res = np.asarray(batched(q, k, v))  # (seeds, maps, 2)
+        # Outputs are convex combinations of the values (non-negative similarities); sums of
+        # n products of width-F features round within ~ n F eps relative.
+        vmax = np.abs(np.asarray(v)).max(axis=(1, 2))
+        tol = 8.0 * n * EPS64 * vmax[:, None, None] * widths[None, :, None]
+        worst = max(worst, float(res.max()))
+        worst_ratio = max(worst_ratio, float((res / tol).max()))
+        cases += res.size
     return Checked(
         "float",
         "samples",
@@ -318,42 +318,42 @@ def taylor(ns: tuple[int, ...], seeds: int) -> Checked:
 
     from transformer_theory.core import linear
 
+    precision.require_x64("conti2024.taylor")
+
     e, d = 4, 3
     worst, worst_ratio, cases, gap = 0.0, 0.0, 0, 0.0
     unit = lambda x: x / np.linalg.norm(x, axis=-1, keepdims=True)  # noqa: E731
-    with jax.enable_x64(True):
-        both = jax.jit(
-            lambda q, k, v: jnp.stack(
-                [linear.taylor_attention(q, k, v, causal=c) for c in (False, True)]
-            )
+    both = jax.jit(
+        lambda q, k, v: jnp.stack(
+            [linear.taylor_attention(q, k, v, causal=c) for c in (False, True)]
         )
-        for n in ns:
-            for seed in range(seeds):
-                q, k, v = _qkv(np.random.default_rng([seed, n, 1]), n, e, d)
-                qh, kh = unit(q), unit(k)
-                outs = np.asarray(both(*(jnp.asarray(x) for x in (q, k, v))))
-                for causal, got in zip((False, True), outs):
-                    sim = 1.0 + qh @ kh.T  # eq. 13's weights with the first-order kernel
-                    if causal:
-                        sim = np.tril(sim)
-                    ref = (sim / sim.sum(1, keepdims=True)) @ v
-                    ends = [i + 1 if causal else n for i in range(n)]  # keys j < ends[i]
-                    simplified = np.stack(
-                        [
-                            (v[:m].sum(0) + (v[:m].T @ kh[:m]) @ qh[i])
-                            / (m + qh[i] @ kh[:m].sum(0))
-                            for i, m in enumerate(ends)
-                        ]
-                    )
-                    res = max(float(np.abs(got - ref).max()), float(np.abs(simplified - ref).max()))
-                    tol = 16.0 * n * (e + 1) * EPS64 * float(np.abs(v).max())
-                    worst, worst_ratio = max(worst, res), max(worst_ratio, res / tol)
-                    cases += 1
-                # The printed numerator: every key weighted by 1 + q^_i . sum_j k^_j.
-                # sum_j (1 + q^_i . sum_j' k^_j') V_j / sum_j (1 + q^_i . k^_j), all i at once.
-                numerator = (1.0 + qh @ kh.sum(0))[:, None] * v.sum(0)[None, :]
-                printed = numerator / (1.0 + qh @ kh.T).sum(1, keepdims=True)
-                gap = max(gap, float(np.abs(printed - outs[0]).max()))
+    )
+    for n in ns:
+        for seed in range(seeds):
+            q, k, v = _qkv(np.random.default_rng([seed, n, 1]), n, e, d)
+            qh, kh = unit(q), unit(k)
+            outs = np.asarray(both(*(jnp.asarray(x) for x in (q, k, v))))
+            for causal, got in zip((False, True), outs):
+                sim = 1.0 + qh @ kh.T  # eq. 13's weights with the first-order kernel
+                if causal:
+                    sim = np.tril(sim)
+                ref = (sim / sim.sum(1, keepdims=True)) @ v
+                ends = [i + 1 if causal else n for i in range(n)]  # keys j < ends[i]
+                simplified = np.stack(
+                    [
+                        (v[:m].sum(0) + (v[:m].T @ kh[:m]) @ qh[i]) / (m + qh[i] @ kh[:m].sum(0))
+                        for i, m in enumerate(ends)
+                    ]
+                )
+                res = max(float(np.abs(got - ref).max()), float(np.abs(simplified - ref).max()))
+                tol = 16.0 * n * (e + 1) * EPS64 * float(np.abs(v).max())
+                worst, worst_ratio = max(worst, res), max(worst_ratio, res / tol)
+                cases += 1
+            # The printed numerator: every key weighted by 1 + q^_i . sum_j k^_j.
+            # sum_j (1 + q^_i . sum_j' k^_j') V_j / sum_j (1 + q^_i . k^_j), all i at once.
+            numerator = (1.0 + qh @ kh.sum(0))[:, None] * v.sum(0)[None, :]
+            printed = numerator / (1.0 + qh @ kh.T).sum(1, keepdims=True)
+            gap = max(gap, float(np.abs(printed - outs[0]).max()))
     return Checked(
         "float",
         "samples",
@@ -377,11 +377,11 @@ def taylor(ns: tuple[int, ...], seeds: int) -> Checked:
 def efficient_error(
     n: int, batch: int, dim: int, variants: tuple[str, ...], budgets: dict[str, list[int]]
 ) -> Checked:
-    """:func:`.efficient.error_vs_budget` on random i.i.d. and local inputs (README's error study);
-    the windows at their full budget must be exact (a sanity check on the measurement)."""
+    """:func:`._models_efficient.error_vs_budget` on random i.i.d. and local inputs (README's error
+    study); the windows at their full budget must be exact (a sanity check on the measurement)."""
     import jax
 
-    from transformer_theory.papers.conti2024 import efficient
+    from transformer_theory.papers.conti2024 import _models_efficient as efficient
 
     budgets = {k: [2 * n if b == "2n" else b for b in v] for k, v in budgets.items()}
     records = []
@@ -425,10 +425,11 @@ def efficient_error(
 
 
 def efficient_cost(lengths: tuple[int, ...], variants: tuple[str, ...]) -> Checked:
-    """:func:`.efficient.cost_vs_length`: XLA's memory account against ``n``, log-log slopes; the
+    """:func:`._models_efficient.cost_vs_length`: XLA's memory account against ``n``, log-log
+    slopes; the
     paper's claim (linear cost for the sparse, low-rank and kernel forms, quadratic for dense) is
     the shape the slopes must show."""
-    from transformer_theory.papers.conti2024 import efficient
+    from transformer_theory.papers.conti2024 import _models_efficient as efficient
 
     cost = efficient.cost_vs_length(lengths, variants=variants, dim=64, repeats=1)
     slopes = efficient.fit_slopes(cost, min_n=lengths[0], min_points=3)
@@ -453,9 +454,9 @@ def efficient_cost(lengths: tuple[int, ...], variants: tuple[str, ...]) -> Check
 
 
 def heads_synthetic(sizes: tuple[int, ...], per: int, noises: tuple[float, ...]) -> Checked:
-    """:func:`.heads.classify_map` returns the kind each synthetic head was built from
-    (:func:`.heads.synthetic_head`; noise around a uniform map is ``"other"``)."""
-    from transformer_theory.papers.conti2024 import heads
+    """:func:`._theory_heads.classify_map` returns the kind each synthetic head was built from
+    (:func:`._theory_heads.synthetic_head`; noise around a uniform map is ``"other"``)."""
+    from transformer_theory.papers.conti2024 import _theory_heads as heads
 
     expected = {k: ("other" if k == "diffuse" else k) for k in heads.SYNTHETIC}
     wrong, total = [], 0
@@ -504,10 +505,10 @@ def _lp_projection(a: np.ndarray, support: np.ndarray, eps: float) -> float:
 def heads_projection(
     seeds: int, shapes: tuple[tuple[int, int], ...], perm_shapes: tuple[tuple[int, int], ...]
 ) -> Checked:
-    """The closed-form L1 projection (:func:`.heads.project`) equals the optimum of eq. 21's
+    """The closed-form L1 projection (:func:`._theory_heads.project`) equals the optimum of eq. 21's
     linear program on each family's support; the best permuted diagonal
-    (:func:`.heads.diagonal_order`) equals the best over all permutations."""
-    from transformer_theory.papers.conti2024 import heads
+    (:func:`._theory_heads.diagonal_order`) equals the best over all permutations."""
+    from transformer_theory.papers.conti2024 import _theory_heads as heads
 
     worst_lp, cases = 0.0, 0
     for shape in shapes:
@@ -606,15 +607,16 @@ def beam_counterexample(beams: tuple[int, int]) -> Checked:
     one ends on a less likely sequence; both sequences' probabilities re-computed in exact
     rationals from the table. ``larger_beam_worse`` is ``None`` (undecided) when no witness is
     found: failing to find one does not show that none exists."""
-    import jax
     import jax.numpy as jnp
 
     from transformer_theory.core import beam
 
+    precision.require_x64("conti2024.beam_counterexample")
+
     vocab, length = 3, 3
     rows = [_COUNTER.get(p, _UNIFORM) for p in _prefixes(vocab, length)]
     distributions = all(sum(r) == 1 for r in rows)
-    with jax.enable_x64(True), np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore"):
         lp = jnp.asarray(np.log(np.array([[float(x) for x in r] for r in rows])))
         found = {}
         for k in beams:
@@ -659,62 +661,61 @@ def beam_eos(settings: tuple[tuple[float, str], ...], models: int) -> Checked:
 
     from transformer_theory.core import beam
 
+    precision.require_x64("conti2024.beam_eos")
+
     vocab, eos, max_len, k = 3, 2, 4, 27
     others = [v for v in range(vocab) if v != eos]
     prefixes = _prefixes(vocab, max_len)
     index = {p: i for i, p in enumerate(prefixes)}
     worst, cases, wrong = 0.0, 0, []
-    with jax.enable_x64(True):
-        for alpha, penalty in settings:
-            wide = jax.jit(
-                lambda lp, a=alpha, pen=penalty: beam.beam_search_eos(
-                    _table_fn(lp, vocab, max_len),
-                    0,
-                    eos,
-                    max_len,
-                    k,
-                    vocab,
-                    alpha=a,
-                    penalty=pen,
-                    early_stopping=False,
-                )
-            )
-            for seed in range(models):
-                logits = np.random.default_rng([seed, 100]).normal(size=(len(prefixes), vocab)) * 2
-                lp = logits - np.log(np.exp(logits).sum(1, keepdims=True))
-                best = None
-                for m in range(1, max_len + 1):
-                    bodies = [b + (eos,) for b in itertools.product(others, repeat=m - 1)]
-                    if m == max_len:
-                        bodies += list(itertools.product(others, repeat=max_len))
-                    for y in bodies:
-                        total = sum(lp[index[y[:i]], y[i]] for i in range(len(y)))
-                        norm = ((5 + len(y)) / 6) ** alpha if penalty == "gnmt" else len(y) ** alpha
-                        if best is None or total / norm > best[0]:
-                            best = (total / norm, y)
-                hyp = wide(jnp.asarray(lp))
-                got = tuple(int(x) for x in np.asarray(hyp.tokens_KxL[0])[: int(hyp.lengths_K[0])])
-                gap = abs(float(hyp.scores_K[0]) - best[0])
-                worst = max(worst, gap)
-                cases += 1
-                if got != best[1] or gap > 64 * max_len * EPS64:
-                    wrong.append(dict(alpha=alpha, seed=seed, got=list(got), best=list(best[1])))
-        greedy = jax.jit(
-            lambda lp: beam.beam_search_eos(
-                _table_fn(lp, vocab, max_len), 0, eos, max_len, 1, vocab
+    for alpha, penalty in settings:
+        wide = jax.jit(
+            lambda lp, a=alpha, pen=penalty: beam.beam_search_eos(
+                _table_fn(lp, vocab, max_len),
+                0,
+                eos,
+                max_len,
+                k,
+                vocab,
+                alpha=a,
+                penalty=pen,
+                early_stopping=False,
             )
         )
         for seed in range(models):
-            logits = np.random.default_rng([seed, 7]).normal(size=(len(prefixes), vocab)) * 2
+            logits = np.random.default_rng([seed, 100]).normal(size=(len(prefixes), vocab)) * 2
             lp = logits - np.log(np.exp(logits).sum(1, keepdims=True))
-            y: tuple[int, ...] = ()
-            while len(y) < max_len and (not y or y[-1] != eos):
-                y += (int(np.argmax(lp[index[y]])),)
-            hyp = greedy(jnp.asarray(lp))
+            best = None
+            for m in range(1, max_len + 1):
+                bodies = [b + (eos,) for b in itertools.product(others, repeat=m - 1)]
+                if m == max_len:
+                    bodies += list(itertools.product(others, repeat=max_len))
+                for y in bodies:
+                    total = sum(lp[index[y[:i]], y[i]] for i in range(len(y)))
+                    norm = ((5 + len(y)) / 6) ** alpha if penalty == "gnmt" else len(y) ** alpha
+                    if best is None or total / norm > best[0]:
+                        best = (total / norm, y)
+            hyp = wide(jnp.asarray(lp))
             got = tuple(int(x) for x in np.asarray(hyp.tokens_KxL[0])[: int(hyp.lengths_K[0])])
+            gap = abs(float(hyp.scores_K[0]) - best[0])
+            worst = max(worst, gap)
             cases += 1
-            if got != y:
-                wrong.append(dict(greedy=True, seed=seed, got=list(got), expected=list(y)))
+            if got != best[1] or gap > 64 * max_len * EPS64:
+                wrong.append(dict(alpha=alpha, seed=seed, got=list(got), best=list(best[1])))
+    greedy = jax.jit(
+        lambda lp: beam.beam_search_eos(_table_fn(lp, vocab, max_len), 0, eos, max_len, 1, vocab)
+    )
+    for seed in range(models):
+        logits = np.random.default_rng([seed, 7]).normal(size=(len(prefixes), vocab)) * 2
+        lp = logits - np.log(np.exp(logits).sum(1, keepdims=True))
+        y: tuple[int, ...] = ()
+        while len(y) < max_len and (not y or y[-1] != eos):
+            y += (int(np.argmax(lp[index[y]])),)
+        hyp = greedy(jnp.asarray(lp))
+        got = tuple(int(x) for x in np.asarray(hyp.tokens_KxL[0])[: int(hyp.lengths_K[0])])
+        cases += 1
+        if got != y:
+            wrong.append(dict(greedy=True, seed=seed, got=list(got), expected=list(y)))
     return Checked(
         "float",
         "samples",
@@ -734,7 +735,7 @@ _ENCDEC_SUMMARY = RESULTS_DIR / "encdec_translation_summary.json"
 
 
 def encdec() -> Checked:
-    """The encoder-decoder experiment (:mod:`.configs.encdec_translation`) at its default size,
+    """The encoder-decoder experiment (:mod:`.experiments.encdec_translation`) at its default size,
     read from the committed summary of its run (both tiers: training takes minutes): translation,
     beams and head kinds as measured."""
     from transformer_theory.jsonio import read_json
@@ -787,36 +788,23 @@ def encdec() -> Checked:
 # --- §2.1.3: Linformer's random projection ------------------------------------------------------
 
 
-def binomial_critical(trials: int, delta: float, alpha: float) -> int:
-    """The smallest ``c`` with ``Pr(Binomial(trials, delta) > c) <= alpha`` (SciPy, float64): at
-    most ``c`` failures in ``trials`` draws is what a failure probability ``<= delta`` allows,
-    wrongly rejected with probability at most ``alpha``."""
-    from scipy.stats import binom
-
-    c = int(binom.isf(alpha, trials, delta))
-    while binom.sf(c, trials, delta) > alpha:  # isf rounds; settle on the exact smallest c
-        c += 1
-    while c > 0 and binom.sf(c - 1, trials, delta) <= alpha:
-        c -= 1
-    return c
-
-
 def linformer_jl(
     ns: tuple[int, ...], trials: int, eps: float, delta: float, alpha: float
 ) -> Checked:
     """Eq. 16 as printed fails (uniform attention and a zero-mean value vector: ``P w = 0``,
     ``P~ w != 0``; and ``exp(A) D_A^-1`` is not row-stochastic); the corrected per-row bound holds
-    at :func:`.linformer.row_bound_rank`, tested at its own failure probability.
+    at :func:`._theory_linformer.row_bound_rank`, tested at its own failure probability.
 
     The corrected statement: with ``R`` of ``N(0, 1/k)`` entries and ``k = row_bound_rank(n, eps,
     delta)``, ``Pr(max_i |(P R^T R w - P w)_i| / (||P_i|| ||w||) > eps) <= delta``. It is sampled
     on ``P = I_n`` (a one-hot, positional attention map: its rows' errors are the least
     correlated, where the union bound behind ``k`` is tightest) and a Gaussian ``w``, ``trials``
     draws of ``R`` per ``n``; it holds when the failures ``F`` satisfy ``F <= c``, ``c`` the
-    ``(1 - alpha)`` binomial quantile at ``delta`` (:func:`binomial_critical`). A rank ``k / 4``
-    fails this at quick and full sizes (tests/papers/conti2024/test_mutants.py), where the
-    former rule ``F / T <= delta + sqrt(ln(1/alpha) / 2T)`` on iid attention accepted it."""
-    from transformer_theory.papers.conti2024 import linformer
+    ``(1 - alpha)`` binomial quantile at ``delta`` (:func:`._theory_linformer.binomial_critical`).
+    A rank ``k / 4`` fails this at quick and full sizes (tests/papers/conti2024/test_mutants.py),
+    where the former rule ``F / T <= delta + sqrt(ln(1/alpha) / 2T)`` on iid attention accepted
+    it."""
+    from transformer_theory.papers.conti2024 import _theory_linformer as linformer
 
     # witness 1: uniform P (A = 0), w = e_0 - e_1, so P w = 0 exactly
     n0 = 16
@@ -834,7 +822,7 @@ def linformer_jl(
     row_sums = (e_a / e_a.sum(axis=1)[None, :]).sum(axis=1)
     row_sum_error = float(np.max(np.abs(row_sums - 1.0)))
     order_fails = row_sum_error > 0.1
-    critical = binomial_critical(trials, delta, alpha)
+    critical = linformer.binomial_critical(trials, delta, alpha)
     sampled = []
     for n in ns:
         w = np.random.default_rng([n, 1]).standard_normal(n)

@@ -1,16 +1,22 @@
-"""The study behind ``transformer-theory efficient-attention``: settings in, records and files out.
+"""Efficient attention against exact attention (Conti 2024, §2.1): the cost of every variant
+against the sequence length, and the output error of each approximation against its budget.
 
-:class:`EfficientSettings` holds what the command parses; :func:`check_budgets` refuses, before
-any work, a run that would not fit in memory or in the time budget (:mod:`.estimates`), naming
-the option to lower; :func:`run_study` measures the output error of each approximation against
-exact attention on random inputs and on trained models' activations
-(:func:`.efficient.error_vs_budget`), and the cost of every variant against the sequence length
-(:func:`.efficient.cost_vs_length`), and writes ``cost.json``, ``cost.csv``, ``cost.png`` and
-(when an approximation is selected) ``errors.json``, ``errors.csv``, ``errors.png``::
+Commands (the first is the one README quotes; ``--size smoke`` is a run of seconds)::
+
+    transformer-theory efficient-attention --max-len 16384 --out results/efficient_attention
+    transformer-theory experiment efficient_attention --size smoke
+
+:class:`EfficientSettings` are the command's options; :func:`run` reads as the study: the budgets
+checked before any work (:func:`check_budgets`, from :mod:`.._theory_cost`'s estimates, naming
+the option to lower), the error of each approximation against exact attention on random inputs
+and on trained models' activations (:func:`.._models_efficient.error_vs_budget`), the cost of
+every variant against the sequence length (:func:`.._models_efficient.cost_vs_length`), the
+records (``cost.json``, ``cost.csv`` and, when an approximation is selected, ``errors.json``,
+``errors.csv``) and the figures (``cost.png``, ``errors.png``). With ``jl``, :func:`run_jl`:
+Linformer's random projection as the thesis writes it (:mod:`.._theory_linformer`)::
 
     settings = EfficientSettings(variants=("sliding_window", "dense"), max_len=1024)
-    checked = check_budgets(settings)
-    result = run_study(settings, "results/efficient_attention", checked=checked)
+    result = run(settings, "results/efficient_attention")
     summary_rows(result)  # one row per variant at the longest length
 """
 
@@ -24,11 +30,15 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from transformer_theory import _validate, budget, jsonio
-from transformer_theory.papers.conti2024 import efficient, estimates, plots
-from transformer_theory.papers.conti2024.loading import LoadedRun
+from transformer_theory.papers.conti2024 import _models_efficient as efficient
+from transformer_theory.papers.conti2024 import _plots as plots
+from transformer_theory.papers.conti2024 import _theory_cost as estimates
+from transformer_theory.papers.conti2024._models_trained import LoadedRun
+from transformer_theory.settings import OptionError, flag_of, setting, split_list
 
 __all__ = [
     "DEFAULTS",
+    "SIZES",
     "MIN_SLOPE_POINTS",
     "EfficientResult",
     "EfficientSettings",
@@ -38,71 +48,112 @@ __all__ = [
     "error_sources",
     "lengths",
     "machine",
-    "run_study",
+    "get_config",
+    "read_runs",
+    "run",
+    "run_jl",
     "summary_rows",
     "trained_inputs",
 ]
 
+#: ``jl``'s references (Linformer's projection, exact attention) are float64: the entry point
+#: (``experiment``, the command) turns 64-bit mode on.
+X64 = True
+DEFAULT_EXAMPLES = 32
 MIN_SLOPE_POINTS = 3  # a slope through two points has no check on the power law
 
 # Inputs of the error study: (label, q_BxNxE, k_BxNxE, v_BxNxD).
 Source = tuple[str, np.ndarray, np.ndarray, np.ndarray]
 
 
+def _variant_names(text: str) -> tuple[str, ...]:
+    """``--variants``' text: ``all`` or a comma list (each name checked by the settings)."""
+    return tuple(efficient.VARIANTS) if text.strip() == "all" else tuple(split_list(text))
+
+
+# The cost and error study's fields, which --jl does not read.
+_STUDY_FIELDS = ("max_len", "min_len", "dim", "repeats", "variants", "error_len", "error_batch")
+
+
 @dataclasses.dataclass(frozen=True)
 class EfficientSettings:
-    """What one ``efficient-attention`` run measures (the command's options, converted once).
+    """What one ``efficient-attention`` run measures (the command's options are its fields).
 
     Attributes:
-      variants: names from :data:`.efficient.VARIANTS`; the approximations among them
-        (:data:`.efficient.APPROXIMATIONS`) enter the error study, all enter the cost study.
-      min_len, max_len: the cost study times ``min_len, 2 min_len, ..., max_len``
-        (:func:`check_budgets` and :func:`run_study` refuse ``max_len < min_len``; the settings
-        themselves allow it, so that the refusals can weigh one option at its default).
-      dim: query/key/value width (even: the ``local`` inputs use a sinusoidal code).
+      variants: comma list of variants, or all: sliding_window, dilated_window, longformer,
+        bigbird, linformer, performer, linear_elu, taylor, dense, window_dense_mask; the
+        approximations among them enter the error study, all enter the cost study.
+      min_len: shortest sequence timed.
+      max_len: longest sequence timed (the cost study times min_len, 2 min_len, ..., max_len).
+      dim: query/key/value width (even: the 'local' inputs use a sinusoidal code).
       repeats: timed calls per point.
       error_len: sequence length of the random inputs of the error study.
-      error_batch: random input draws per kind (``iid``, ``local``).
-      examples: held-out inputs per trained model.
-      seed: of the random inputs and the random variants.
+      error_batch: random input draws per kind in the error study.
+      runs: also measure the error on a trained model's activations (a run or experiment
+        directory of `transformer-theory train` or of the encoder-decoder experiment); repeat
+        for several.
+      examples: held-out inputs per trained model, at most the run's held-out set (none: 32, or
+        16 with --jl); only with --run.
+      seed: PRNG seed of the random inputs and the random variants.
+      jl: instead: Linformer's random (Johnson-Lindenstrauss) projection as Conti 2024 writes it
+        -- the rank needed against n (64..1024), the output error against the rank, and with
+        --run the same on trained attention (jl.json, jl.png); reads --run, --examples, --seed,
+        --out only.
     """
 
-    variants: tuple[str, ...] = tuple(efficient.VARIANTS)
+    variants: tuple[str, ...] = setting(tuple(efficient.VARIANTS), parse=_variant_names)
     min_len: int = 256
     max_len: int = 16384
     dim: int = 64
     repeats: int = 3
     error_len: int = 512
     error_batch: int = 8
-    examples: int = 32
+    runs: tuple[str, ...] = setting((), flag="--run")
+    examples: int | None = None
     seed: int = 0
+    jl: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "variants", tuple(self.variants))
+        object.__setattr__(self, "runs", tuple(self.runs))
         if not self.variants:
             raise ValueError("variants: expected at least one variant, got none")
         for name in self.variants:
             _validate.check_choice("variants", name, tuple(efficient.VARIANTS))
-        for name in (
-            "min_len",
-            "max_len",
-            "dim",
-            "repeats",
-            "error_len",
-            "error_batch",
-            "examples",
-        ):
+        for name in ("min_len", "max_len", "dim", "repeats", "error_len", "error_batch"):
             _validate.check_int_arg(name, getattr(self, name))
+        if self.examples is not None:
+            _validate.check_int_arg("examples", self.examples)
         _validate.check_int_arg("seed", self.seed, minimum=0)
+        if self.max_len < self.min_len:
+            raise ValueError(
+                f"max_len: must be at least --min-len = {self.min_len}, got {self.max_len}"
+            )
         if self.dim % 2:
             raise ValueError(
                 f"dim: the 'local' inputs use a sinusoidal code; expected even, got {self.dim}"
             )
+        if self.examples is not None and not self.runs:
+            raise ValueError(
+                "examples: applies to trained models given with --run only, and no --run was "
+                "given (it would be ignored)"
+            )
+        if self.jl:
+            for f in dataclasses.fields(self):
+                if f.name in _STUDY_FIELDS and getattr(self, f.name) != f.default:
+                    raise ValueError(
+                        f"{f.name}: not used with --jl (it would be ignored); drop it or run "
+                        "without --jl"
+                    )
 
     @property
     def approximations(self) -> list[str]:
         """The selected variants that approximate attention (the error study's)."""
         return [v for v in self.variants if v in efficient.APPROXIMATIONS]
+
+    def trained_examples(self) -> int:
+        """Held-out inputs per trained model: ``examples``, else 16 with ``jl``, else 32."""
+        return self.examples or (16 if self.jl else DEFAULT_EXAMPLES)
 
     def replace(self, **changes: object) -> EfficientSettings:
         """A copy with ``changes`` (validated again)."""
@@ -111,6 +162,22 @@ class EfficientSettings:
 
 # The defaults of the size options: the "usual value" an over-budget option is measured against.
 DEFAULTS = EfficientSettings()
+
+SIZES = ("smoke", "default")
+
+
+def get_config(size: str = "default") -> EfficientSettings:
+    """The study at ``size``: ``"default"`` (the command's defaults) or ``"smoke"`` (lengths 256
+    and 512, short random inputs, one timed call per point: seconds).
+
+    Raises:
+      ValueError: naming ``size`` when it is not one of :data:`SIZES`.
+    """
+    if size not in SIZES:
+        raise ValueError(f"size: expected one of {', '.join(SIZES)}, got {size!r}")
+    if size == "smoke":
+        return EfficientSettings(max_len=512, repeats=1, error_len=64, error_batch=2)
+    return EfficientSettings()
 
 
 def lengths(min_len: int, max_len: int) -> list[int]:
@@ -122,10 +189,6 @@ def lengths(min_len: int, max_len: int) -> list[int]:
         out.append(n)
         n *= 2
     return out + [max_len]
-
-
-def _option(field: str) -> str:
-    return "--" + field.replace("_", "-")
 
 
 def _cost_bytes(s: EfficientSettings) -> tuple[str, float]:
@@ -167,8 +230,15 @@ def _blame(
     true; else all those above their default; else all of ``fields`` (the defaults themselves do
     not fit)."""
     above = [f for f in fields if getattr(s, f) > getattr(DEFAULTS, f)]
-    alone = [f for f in above if fits(s.replace(**{f: getattr(DEFAULTS, f)}))]
-    return "/".join(_option(f) for f in (alone or above or fields))
+
+    def fits_at_default(f: str) -> bool:
+        try:
+            return fits(s.replace(**{f: getattr(DEFAULTS, f)}))
+        except ValueError:  # the default is out of order with another option (max_len < min_len)
+            return False
+
+    alone = [f for f in above if fits_at_default(f)]
+    return "/".join(flag_of(EfficientSettings, f) for f in (alone or above or fields))
 
 
 def check_memory(settings: EfficientSettings) -> dict[str, dict[str, float]]:
@@ -231,18 +301,12 @@ def check_seconds(settings: EfficientSettings) -> float:
     return seconds
 
 
-def _check_order(s: EfficientSettings) -> None:
-    if s.max_len < s.min_len:
-        raise ValueError(f"max_len: must be at least min_len = {s.min_len}, got {s.max_len}")
-
-
 def check_budgets(settings: EfficientSettings) -> dict:
     """:func:`check_memory`, then :func:`check_seconds`, before any work.
 
     Returns:
       ``{"memory": <check_memory's estimates>, "seconds": <the lower bound>}``.
     """
-    _check_order(settings)
     return dict(memory=check_memory(settings), seconds=check_seconds(settings))
 
 
@@ -263,7 +327,7 @@ def trained_inputs(runs: Sequence[LoadedRun], examples: int) -> list[Source]:
 
 def error_sources(settings: EfficientSettings, runs: Sequence[LoadedRun] = ()) -> list[Source]:
     """The inputs of the error study: ``error_batch`` random draws of each kind (``iid``,
-    ``local``; :func:`.efficient.random_inputs`), then every trained run's activations
+    ``local``; :func:`._models_efficient.random_inputs`), then every trained run's activations
     (:func:`trained_inputs`); none without an approximation among the variants.
 
     Raises :class:`~transformer_theory.budget.BudgetError` naming ``--examples`` when a trained
@@ -284,7 +348,7 @@ def error_sources(settings: EfficientSettings, runs: Sequence[LoadedRun] = ()) -
         sources.append((f"random {kind}, n={s.error_len}", q, k, v))
     trained = [
         (f"trained {name}, n={q.shape[1]}", q, k, v)
-        for name, q, k, v in trained_inputs(runs, s.examples)
+        for name, q, k, v in trained_inputs(runs, s.trained_examples())
     ]
     for label, q, _, _ in trained:  # before any error work
         est = estimates.error_study_bytes(q.shape[1], q.shape[2], q.shape[0], approx)
@@ -318,10 +382,11 @@ class EfficientResult:
 
     Attributes:
       lengths: the lengths timed.
-      cost: :func:`.efficient.cost_vs_length`'s records.
-      slopes: :func:`.efficient.fit_slopes` of ``cost`` over ``n >= min(1024, max_len / 2)``,
+      cost: :func:`._models_efficient.cost_vs_length`'s records.
+      slopes: :func:`._models_efficient.fit_slopes` of ``cost`` over ``n >= min(1024, max_len /
+      2)``,
         through at least :data:`MIN_SLOPE_POINTS` lengths (a variant with fewer is left out).
-      errors: :func:`.efficient.error_vs_budget`'s records on every source (empty without an
+      errors: :func:`._models_efficient.error_vs_budget`'s records on every source (empty without an
         approximation).
       machine: :func:`machine`.
       files: the JSON and CSV files written; figures: the PNG files.
@@ -336,32 +401,69 @@ class EfficientResult:
     figures: list[str]
 
 
-def run_study(
-    settings: EfficientSettings,
-    out: str,
-    runs: Sequence[LoadedRun] = (),
+def read_runs(settings: EfficientSettings) -> list[LoadedRun]:
+    """The trained models of ``settings.runs`` (:func:`.._models_trained.read_runs`); a
+    directory that holds none is refused naming ``--run`` (``settings.OptionError``)."""
+    from transformer_theory.harness import ExperimentError
+    from transformer_theory.papers.conti2024._models_trained import read_runs as read
+    from transformer_theory.train import RunDirectoryError
+
+    runs: list[LoadedRun] = []
+    for path in settings.runs:
+        if not os.path.isdir(path):
+            raise OptionError("--run", f"{path} is not a directory")
+        try:
+            runs += read(path)
+        except (ExperimentError, RunDirectoryError) as err:
+            raise OptionError("--run", str(err)) from None
+    return runs
+
+
+def run_jl(settings: EfficientSettings, out_dir: str, runs: Sequence[LoadedRun] = ()) -> dict:
+    """``--jl``: :func:`._theory_linformer.jl_study` on random inputs and on ``runs``' trained
+    attention, written to ``jl.json`` and drawn in ``jl.png`` (the result's ``files``)."""
+    from transformer_theory.papers.conti2024 import _theory_linformer as linformer
+
+    qkv = trained_inputs(runs, settings.trained_examples()) if runs else []
+    result = linformer.jl_study(qkv=qkv, seed=settings.seed)
+    files = [
+        jsonio.write_json(os.path.join(out_dir, "jl.json"), result),
+        plots.jl_figure(result, os.path.join(out_dir, "jl.png")),
+    ]
+    return dict(result, files=files)
+
+
+def run(
+    config: EfficientSettings,
+    out_dir: str,
     *,
+    progress: bool = True,
+    runs: Sequence[LoadedRun] | None = None,
     checked: dict | None = None,
-    progress: bool = False,
-) -> EfficientResult:
-    """Both studies, their files and figures under ``out`` (an existing directory).
+) -> EfficientResult | dict:
+    """Both studies, their files and figures under ``out_dir`` (an existing directory): budgets
+    checked -> errors measured -> costs measured -> records written -> figures drawn; with
+    ``config.jl``, :func:`run_jl` instead.
 
     Args:
-      settings: what to measure.
-      out: the output directory.
-      runs: trained models whose activations the error study also reads.
+      config: what to measure.
+      out_dir: the output directory.
+      progress: show progress bars.
+      runs: the trained models of ``config.runs``, already read (None: :func:`read_runs`).
       checked: :func:`check_budgets`'s result, recorded in ``cost.json`` (None: checked here,
         refusing a run over budget).
-      progress: show progress bars.
     Returns:
-      an :class:`EfficientResult`.
+      an :class:`EfficientResult` (with ``jl``, :func:`run_jl`'s dict).
     """
+    if config.jl:
+        return run_jl(config, out_dir, read_runs(config) if runs is None else runs)
     from transformer_theory.progress import tqdm
 
-    s = settings
-    _check_order(s)
+    s = config
     if checked is None:
         checked = check_budgets(s)
+    if runs is None:
+        runs = read_runs(s)
     sizes = lengths(s.min_len, s.max_len)
     approx = s.approximations
     errors: list[dict] = []
@@ -391,14 +493,16 @@ def run_study(
         records=cost,
     )
     files = [
-        jsonio.write_json(os.path.join(out, "cost.json"), record),
-        jsonio.write_csv(os.path.join(out, "cost.csv"), cost),
+        jsonio.write_json(os.path.join(out_dir, "cost.json"), record),
+        jsonio.write_csv(os.path.join(out_dir, "cost.csv"), cost),
     ]
-    figures = [plots.cost_vs_length(cost, slopes, os.path.join(out, "cost.png"), fit_from=fit_from)]
+    figures = [
+        plots.cost_vs_length(cost, slopes, os.path.join(out_dir, "cost.png"), fit_from=fit_from)
+    ]
     if approx:
-        files.append(jsonio.write_json(os.path.join(out, "errors.json"), errors))
-        files.append(jsonio.write_csv(os.path.join(out, "errors.csv"), errors))
-        figures.append(plots.error_vs_budget(errors, os.path.join(out, "errors.png")))
+        files.append(jsonio.write_json(os.path.join(out_dir, "errors.json"), errors))
+        files.append(jsonio.write_csv(os.path.join(out_dir, "errors.csv"), errors))
+        figures.append(plots.error_vs_budget(errors, os.path.join(out_dir, "errors.png")))
     return EfficientResult(sizes, cost, slopes, errors, where, files, figures)
 
 

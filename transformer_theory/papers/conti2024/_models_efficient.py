@@ -1,11 +1,11 @@
 """Efficient attention measured against exact softmax attention (Conti 2024, §2.1).
 
-Two measurements, each returning records (plots are drawn from them by :mod:`.plots`):
+Two measurements, each returning records (plots are drawn from them by :mod:`._plots`):
 
 - :func:`error_vs_budget`: the relative error ``||Y - Y*||_F / ||Y*||_F`` of each variant's
   output ``Y`` against exact attention ``Y* = softmax(Q K^T / sqrt(E)) V``, as a function of the
   variant's budget, on given queries/keys/values (random ones from :func:`random_inputs`, or a
-  trained model's from :mod:`.activations`);
+  trained model's from :mod:`transformer_theory.nn.activations`);
 - :func:`cost_vs_length`: seconds per call and memory against the sequence length ``n``, with
   :func:`fit_slopes` for the log-log slopes. Memory is XLA's own account of the compiled program
   (``jax.jit(f).lower(...).compile().memory_analysis()``: argument + output + temporary buffers,
@@ -30,9 +30,9 @@ and, for the cost only, ``dense`` (``jax.nn.dot_product_attention``, the referen
 ``window_dense_mask`` (the sliding window through a dense ``n x n`` mask: what a Longformer that
 builds the mask costs).
 
-How much memory and time both measurements need, from the shapes alone, is :mod:`.estimates`;
+How much memory and time both measurements need, from the shapes alone, is :mod:`._theory_cost`;
 the study the ``efficient-attention`` command runs (random and trained inputs, files) is
-:mod:`.efficient_study`.
+:mod:`.experiments.efficient_attention`.
 """
 
 from __future__ import annotations

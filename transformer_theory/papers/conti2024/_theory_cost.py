@@ -1,5 +1,5 @@
 """How much memory and time efficient attention's studies need, from the shapes alone (Conti
-2024, §2.1; :mod:`.efficient`).
+2024, §2.1; :mod:`._models_efficient`).
 
 ``transformer-theory efficient-attention`` refuses, before any work, a run that would not fit in
 memory or in the time budget (:mod:`transformer_theory.budget`); these are its estimates:
@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from transformer_theory import _validate
-from transformer_theory.papers.conti2024.efficient import (
+from transformer_theory.papers.conti2024._models_efficient import (
     BIGBIRD_WINDOW,
     COST_BUDGETS,
     GLOBAL,

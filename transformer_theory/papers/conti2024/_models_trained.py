@@ -6,7 +6,7 @@ write:
 - a run directory of a depth experiment (``<out>/<run>/``, whose parent holds
   ``experiment.json``): that run's Chen & Zou 2024 model and its held-out sequences;
 - a depth experiment directory (``experiment.json``): every run of it that has a checkpoint;
-- a run directory of the encoder-decoder experiment (:mod:`.translation`): the model and its
+- a run directory of the encoder-decoder experiment (:mod:`._models_translation`): the model and its
   held-out sentence pairs;
 - an encoder-decoder experiment directory: every such run inside it.
 
@@ -29,7 +29,7 @@ from transformer_theory.harness.config import ExperimentError
 from transformer_theory.harness.runs import build_data, trained_params
 from transformer_theory.harness.sweeps import EXPERIMENT_FILE, read_record
 from transformer_theory.nn import activations
-from transformer_theory.papers.conti2024 import translation
+from transformer_theory.papers.conti2024 import _models_translation as translation
 from transformer_theory.train import RunDirectoryError
 from transformer_theory.train.checkpoint import latest_step
 from transformer_theory.train.rundir import RUN_FILE

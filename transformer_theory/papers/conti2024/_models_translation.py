@@ -1,0 +1,202 @@
+"""The trained encoder-decoder of Conti 2024's translation experiment (§1.1-1.2, §3.1): its runs'
+names and data split, greedy / beam / eos-beam decoding scored against the grammar, its heads
+classified (:mod:`._theory_heads`), and a finished run read back from its directory.
+
+The experiment that trains these models is :mod:`.experiments.encdec_translation`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+import time
+from typing import TYPE_CHECKING
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import nnx
+
+from transformer_theory.core import beam, encdec
+from transformer_theory.nn import activations
+from transformer_theory.nn.encdec import EncoderDecoder, Seq2SeqConfig
+from transformer_theory.papers.conti2024 import _theory_heads as heads
+from transformer_theory.papers.conti2024._tasks import BOS, EOS, Translation, token_accuracy
+from transformer_theory.train import TrainConfig, rundir
+from transformer_theory.train import seq2seq as s2s
+
+if TYPE_CHECKING:
+    from transformer_theory.papers.conti2024.experiments.encdec_translation import (
+        TranslationConfig,
+    )
+
+KIND = "seq2seq_translation"
+
+
+def run_name(model: str, seed: int) -> str:
+    """The run directory's name of ``model`` trained with ``seed``."""
+    return f"{model}_seed{seed}"
+
+
+def split_translation(task: Translation, key: jax.Array, holdout: float = 0.2) -> s2s.Seq2SeqData:
+    """Every sentence pair of ``task``, a random ``holdout`` fraction held out (a function of
+    ``key``); the decoder starts from the grammar's ``<bos>``."""
+    return s2s.split_pairs(task, key, holdout, bos=BOS)
+
+
+def _split(task: Translation, seed: int, holdout: float) -> s2s.Seq2SeqData:
+    return split_translation(task, jax.random.fold_in(jax.random.key(seed), 2), holdout)
+
+
+def _initial_model(cfg: Seq2SeqConfig, seed: int) -> EncoderDecoder:
+    return EncoderDecoder(cfg, rngs=nnx.Rngs(jax.random.fold_in(jax.random.key(seed), 0)))
+
+
+def evaluate(
+    params: encdec.Seq2SeqParams,
+    cfg: Seq2SeqConfig,
+    data: s2s.Seq2SeqData,
+    config: TranslationConfig,
+) -> dict:
+    """Greedy decoding of every held-out sentence, and beams on a subset (see the module
+    docstring)."""
+    length = data.task.target_len
+    t0 = time.perf_counter()
+    # Beam 1 is greedy decoding (tests/core/test_beam.py checks it against core.greedy_decode).
+    greedy, greedy_lps = s2s.decode_all(params, data.src_eval_BxN, length, norm=cfg.norm, bos=BOS)
+    scores = token_accuracy(greedy, data.tgt_eval_BxT)
+    out = dict(
+        greedy_exact_match=scores["exact_match"],
+        greedy_token_accuracy=scores["token_accuracy"],
+        heldout=scores["examples"],
+        greedy_seconds=round(time.perf_counter() - t0, 2),
+    )
+    sub = slice(0, min(config.beam_examples, data.src_eval_BxN.shape[0]))
+    src, ref = data.src_eval_BxN[sub], data.tgt_eval_BxT[sub]
+    previous = None
+    for k in config.beam_sizes:
+        if k == 1:
+            toks, lps = greedy[sub], greedy_lps[sub]
+        else:
+            toks, lps = s2s.decode_all(params, src, length, beam_size=k, norm=cfg.norm, bos=BOS)
+        sc = token_accuracy(toks, ref)
+        out[f"beam{k}_exact_match"] = sc["exact_match"]
+        out[f"beam{k}_mean_logprob"] = float(lps.mean())
+        if previous is not None:
+            # A larger beam may end on a less likely sequence (core.beam): count how often.
+            out[f"beam{k}_below_smaller_beam"] = float((lps < previous - 1e-5).mean())
+        previous = lps
+    for k in config.beam_sizes:
+        hyp = _decode_eos(params, jnp.asarray(src), length, k, config.eos_alpha, cfg.norm)
+        toks, lengths = np.asarray(hyp.tokens_KxL), np.asarray(hyp.lengths_K)
+        ended = np.asarray(hyp.finished_K)
+        # exact: ends in <eos> where the reference does, with the same words before it
+        ref_len = (np.asarray(ref) == EOS).argmax(axis=1) + 1
+        same = [
+            bool(ended[b] and lengths[b] == ref_len[b] and (toks[b] == ref[b])[: ref_len[b]].all())
+            for b in range(toks.shape[0])
+        ]
+        out[f"beam{k}_eos_exact_match"] = float(np.mean(same))
+        out[f"beam{k}_eos_mean_length"] = float(lengths.mean())
+    out["beam_examples"] = int(src.shape[0])
+    out["eos_alpha"] = config.eos_alpha
+    return out
+
+
+@functools.partial(jax.jit, static_argnums=(2, 3, 4, 5))
+def _decode_eos(params, src_BxN, length: int, beam_size: int, alpha: float, norm: str):
+    """The best hypothesis of the eos-stopping beam search for each source sentence."""
+
+    def one(src):
+        hyp = beam.beam_decode_eos(params, src, BOS, EOS, length, beam_size, alpha=alpha, norm=norm)
+        return jax.tree.map(lambda a: a[0], hyp)
+
+    return jax.vmap(one)(src_BxN)
+
+
+def head_records(
+    params: encdec.Seq2SeqParams,
+    cfg: Seq2SeqConfig,
+    data: s2s.Seq2SeqData,
+    config: TranslationConfig,
+) -> tuple[list[dict], list]:
+    """``(records, maps)``: one record per head (kind and score, plus, for cross-attention, the
+    share of each head's attention on the source word being translated) and the maps used."""
+    n = min(config.map_examples, data.src_eval_BxN.shape[0])
+    src, tgt = data.src_eval_BxN[:n], data.tgt_eval_BxT[:n]
+    maps = activations.seq2seq_maps(params, src, s2s.decoder_inputs(tgt, BOS), norm=cfg.norm)
+    records = heads.classify_model(maps, config.head_options)
+    align = data.task.alignment(src)  # (B, T): source position of each target token
+    cross = {layer: m for att, layer, m in maps if att == "cross"}
+    for rec in records:
+        if rec["attention"] != "cross":
+            continue
+        m = cross[rec["layer"]][:, rec["head"]]  # (B, T, N)
+        rows = align >= 0
+        on = np.take_along_axis(m, np.maximum(align, 0)[..., None], axis=-1)[..., 0]
+        rec["share_on_aligned_word"] = float(on[rows].mean())
+    return records, maps
+
+
+# --- reading a run directory back -------------------------------------------------------------
+
+
+def is_translation_run(run_dir: str) -> bool:
+    """Whether ``run_dir`` holds a run of this experiment (its ``run.json`` says so)."""
+    try:
+        record = rundir.read_run_file(run_dir)
+    except rundir.RunDirectoryError:
+        return False
+    return record is not None and record["settings"].get("kind") == KIND
+
+
+def load_run(run_dir: str) -> tuple[encdec.Seq2SeqParams, Seq2SeqConfig, s2s.Seq2SeqData, str]:
+    """``(params, model config, data split, name)`` of a finished run directory of this
+    experiment, rebuilt from its ``run.json`` and latest checkpoint.
+
+    Raises :class:`~transformer_theory.train.RunDirectoryError` naming what is missing, also
+    when the checkpoint's files are missing or corrupted.
+    """
+    record = rundir.read_run_file(run_dir)
+    if record is None or record["settings"].get("kind") != KIND:
+        raise rundir.RunDirectoryError(f"{run_dir}: not a run of the encoder-decoder experiment")
+    s = record["settings"]
+    try:
+        cfg = Seq2SeqConfig(
+            **{f.name: s[f"model.{f.name}"] for f in dataclasses.fields(Seq2SeqConfig)}
+        )
+        task = Translation(**s["task"])
+        train_fields = {
+            f.name: s[f"train.{f.name}"]
+            for f in dataclasses.fields(TrainConfig)
+            if f"train.{f.name}" in s
+        }
+        tc = TrainConfig(**train_fields)
+        data = _split(task, int(s["seed"]), float(s["data.holdout"]))
+    except (KeyError, TypeError, ValueError) as err:
+        raise rundir.RunDirectoryError(
+            f"{run_dir}/{rundir.RUN_FILE}: cannot rebuild the run ({type(err).__name__}: {err})"
+        ) from None
+    try:
+        params = s2s.restore_seq2seq(run_dir, _initial_model(cfg, int(s["seed"])), tc)
+    except rundir.RunDirectoryError:
+        raise
+    except Exception as err:  # noqa: BLE001 -- Orbax/TensorStore: ValueError, FileNotFoundError...
+        first = (str(err).strip().splitlines() or [""])[0][:240]
+        raise rundir.RunDirectoryError(
+            f"{run_dir}/checkpoints: cannot restore the latest checkpoint, a file is missing or "
+            f"corrupted ({type(err).__name__}: {first})"
+        ) from None
+    return params, cfg, data, s.get("name", os.path.basename(run_dir))
+
+
+__all__ = [
+    "KIND",
+    "evaluate",
+    "head_records",
+    "is_translation_run",
+    "load_run",
+    "run_name",
+    "split_translation",
+]

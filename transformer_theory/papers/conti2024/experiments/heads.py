@@ -1,0 +1,231 @@
+"""Every attention head of trained models classified (Conti 2024, §3.1.2): positional
+(``Sigma_1``), syntactic (``Sigma_2(w)``), rare-token (``Sigma_3``), other or empty, plainly and up
+to a permutation (eq. 19-20). Commands (after the encoder-decoder experiment)::
+
+    transformer-theory heads results/encdec_translation --out results/heads
+    transformer-theory experiment heads --size smoke
+
+:class:`HeadsSettings` are the command's options (the classifier's
+:class:`.._theory_heads.HeadOptions` plus the run directory and the examples); :func:`run` reads
+every head of every trained run (:mod:`.._models_trained`) on its held-out inputs, refuses options
+whose family covers a whole map (:func:`check_maps`: every head would fit it, naming the option
+and the run), classifies each head (:func:`.._theory_heads.classify_model`), draws each run's
+heads (:func:`.._plots.head_grid`) and writes ``heads.json`` and ``heads.csv``
+(:func:`csv_rows`)::
+
+    study = run(HeadsSettings(run_dir="results/encdec_translation"), "results/heads")
+    summary_rows(study.records)  # the kinds counted per run
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from transformer_theory import _validate, jsonio
+from transformer_theory.papers.conti2024 import _plots as plots
+from transformer_theory.papers.conti2024 import _theory_heads as heads
+from transformer_theory.papers.conti2024._models_trained import LoadedRun
+from transformer_theory.papers.conti2024._theory_heads import HeadOptions
+from transformer_theory.settings import OptionError, flag_of, setting
+
+__all__ = [
+    "CSV_COLUMNS",
+    "SIZES",
+    "HeadStudy",
+    "HeadsSettings",
+    "check_maps",
+    "classify_run",
+    "csv_rows",
+    "get_config",
+    "read_runs",
+    "run",
+    "summary_rows",
+]
+
+_FLAT = ("run", "model", "attention", "layer", "head", "kind", "score", "agreement")
+_FLAT += ("concentration",)
+# heads.csv's columns: the record's flat fields, each family's score, the best support (JSON),
+# and the classification up to a permutation.
+CSV_COLUMNS = (
+    _FLAT
+    + tuple(f"score_{fam}" for fam in heads.FAMILIES)
+    + ("fit", "kind_permuted", "score_permuted", "fit_permuted")
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class HeadsSettings(HeadOptions):
+    """What one ``heads`` run classifies: the classifier's options and where the models are.
+
+    Attributes:
+      run_dir: a run or experiment directory (transformer-theory train, or the encoder-decoder
+        experiment).
+      examples: held-out inputs per model.
+      max_offset: positional heads may sit on diagonals j = i + o, |o| <= this.
+      bandwidth: w of the syntactic band.
+      max_columns: rare-token heads: at most this many attended columns.
+      slack: a simpler family wins within this score of the best.
+    """
+
+    run_dir: str = setting("results/encdec_translation", flag="RUN_DIR")
+    examples: int = 64
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _validate.check_int_arg("examples", self.examples)
+        _validate.check_int_arg("max_columns", self.max_columns)
+        if not self.slack > 0:
+            raise ValueError(f"slack: expected a fraction in (0, 1], got {self.slack}")
+
+    def options(self) -> HeadOptions:
+        """The classifier's options alone."""
+        return HeadOptions(
+            **{f.name: getattr(self, f.name) for f in dataclasses.fields(HeadOptions)}
+        )
+
+
+SIZES = ("smoke", "default")
+
+
+def get_config(size: str = "default") -> HeadsSettings:
+    """The heads of ``results/encdec_translation`` (the encoder-decoder experiment's output) on 64
+    held-out inputs per model (``"default"``) or 4 (``"smoke"``).
+
+    Raises:
+      ValueError: naming ``size`` when it is not one of :data:`SIZES`.
+    """
+    if size not in SIZES:
+        raise ValueError(f"size: expected one of {', '.join(SIZES)}, got {size!r}")
+    return HeadsSettings(examples=4 if size == "smoke" else 64)
+
+
+def read_runs(settings: HeadsSettings) -> list[LoadedRun]:
+    """The trained models in ``settings.run_dir``; refused naming ``RUN_DIR``
+    (``settings.OptionError``) when it holds none or a checkpoint cannot be read."""
+    from transformer_theory.harness import ExperimentError
+    from transformer_theory.papers.conti2024._models_trained import read_runs as read
+    from transformer_theory.train import RunDirectoryError
+
+    if not os.path.isdir(settings.run_dir):
+        raise OptionError("RUN_DIR", f"{settings.run_dir} is not a directory")
+    try:
+        return read(settings.run_dir)
+    except (ExperimentError, RunDirectoryError) as err:
+        raise OptionError("RUN_DIR", str(err)) from None
+
+
+def check_maps(
+    name: str, maps: Sequence[tuple[str, int, np.ndarray]], options: HeadOptions
+) -> None:
+    """Raise ``settings.OptionError`` naming the option (``--bandwidth``) when ``options`` cannot
+    tell heads apart on some map of the run ``name`` (:func:`.._theory_heads.check_options_fit`)."""
+    for _attention, _layer, m in maps:
+        try:
+            heads.check_options_fit(options, *np.shape(m)[-2:])
+        except ValueError as err:
+            field, _, why = str(err).partition(": ")
+            raise OptionError(flag_of(HeadsSettings, field), f"{name}: {why}") from None
+
+
+def classify_run(
+    loaded: LoadedRun, options: HeadOptions, examples: int
+) -> tuple[list[tuple[str, int, np.ndarray]], list[dict]]:
+    """Every head of one run on its first ``examples`` held-out inputs.
+
+    Returns:
+      ``(maps, records)``: the maps (``(attention, layer, maps_BxHxQxK)``) and one record per
+      head, :func:`._theory_heads.classify_model`'s with ``run`` and ``model`` (``"depth"`` or
+      ``"seq2seq"``) first.
+    """
+    maps = loaded.maps(examples)
+    check_maps(loaded.name, maps, options)  # refused before any head is fitted
+    records = [
+        dict(run=loaded.name, model=loaded.kind, **r) for r in heads.classify_model(maps, options)
+    ]
+    return maps, records
+
+
+def csv_rows(records: Sequence[dict]) -> list[dict]:
+    """``heads.csv``'s rows (:data:`CSV_COLUMNS`) from :func:`classify_run`'s records: the fits
+    as JSON text."""
+    rows = []
+    for r in records:
+        p = r["permuted"]
+        row = {k: r[k] for k in _FLAT}
+        row.update({f"score_{fam}": r["scores"][fam] for fam in heads.FAMILIES})
+        row.update(
+            fit=jsonio.dumps_json(r["fit"]),
+            kind_permuted=p["kind"],
+            score_permuted=p["score"],
+            fit_permuted=jsonio.dumps_json(p["fit"]),
+        )
+        rows.append(row)
+    return rows
+
+
+@dataclasses.dataclass(frozen=True)
+class HeadStudy:
+    """What :func:`run_study` classified and wrote: ``records`` (one per head, every run),
+    ``files`` (``heads.json``, ``heads.csv``) and ``figures`` (``<run>_heads.png`` per run)."""
+
+    records: list[dict]
+    files: list[str]
+    figures: list[str]
+
+
+def run(
+    config: HeadsSettings,
+    out_dir: str,
+    *,
+    progress: bool = True,
+    runs: Sequence[LoadedRun] | None = None,
+    on_run: Callable[[str, list[dict]], None] | None = None,
+) -> HeadStudy:
+    """Classify every head of every run, draw each run's heads, write the records.
+
+    Args:
+      config: how heads are classified, where the runs are, how many examples.
+      out_dir: an existing output directory.
+      progress: unused (the study shows no bars; the experiment convention's argument).
+      runs: the trained models, already read (None: :func:`read_runs`).
+      on_run: called with ``(run name, its records)`` as each run is done (progress).
+    Returns:
+      a :class:`HeadStudy`. Raises ``settings.OptionError`` (before fitting that run's heads)
+      when an option covers a whole map.
+    """
+    runs = read_runs(config) if runs is None else runs
+    options, examples, out = config.options(), config.examples, out_dir
+    records, figures = [], []
+    for loaded in runs:
+        maps, recs = classify_run(loaded, options, examples)
+        records += recs
+        figures.append(
+            plots.head_grid(maps, recs, None, os.path.join(out, f"{loaded.name}_heads.png"))
+        )
+        if on_run is not None:
+            on_run(loaded.name, recs)
+    files = [
+        jsonio.write_json(os.path.join(out, "heads.json"), records),
+        jsonio.write_csv(os.path.join(out, "heads.csv"), csv_rows(records), CSV_COLUMNS),
+    ]
+    return HeadStudy(records, files, figures)
+
+
+def summary_rows(records: Sequence[dict]) -> list[dict]:
+    """Per run, two rows -- the plain classification and the one up to a permutation (Conti
+    2024, eq. 19-20) -- counting heads of each kind (:data:`.heads.KINDS`)."""
+    rows = []
+    for run in dict.fromkeys(r["run"] for r in records):
+        recs = [r for r in records if r["run"] == run]
+        for reading, kind_of in (
+            ("plain", lambda r: r["kind"]),
+            ("up to a permutation", lambda r: r["permuted"]["kind"]),
+        ):
+            row = {"run": run, "classification": reading, "heads": len(recs)}
+            row.update({k: sum(kind_of(r) == k for r in recs) for k in heads.KINDS})
+            rows.append(row)
+    return rows
