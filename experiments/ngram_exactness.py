@@ -1,7 +1,7 @@
 """The ``transformer-theory ngram`` runs whose numbers README quotes (Svete & Cotterell 2024).
 
 The experiment is defined by
-``transformer_theory/papers/svete_cotterell2024/configs/ngram_exactness.py`` (its docstring gives
+``transformer_theory/papers/svete_cotterell2024/experiments/ngram_exactness.py`` (its docstring gives
 the commands, their times and the results); this script is its entry point::
 
     python experiments/ngram_exactness.py --out results [--only ngram_hard,ngram_soft]
@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 
 from transformer_theory.cli._common import UsageError, format_table, name_list
-from transformer_theory.papers.svete_cotterell2024.configs import ngram_exactness
+from transformer_theory.papers.svete_cotterell2024.experiments import ngram_exactness
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,9 +1,9 @@
 """Can a small transformer LEARN an n-gram LM? (Svete & Cotterell 2024's follow-up question.)
 
 The experiment is defined by
-``transformer_theory/papers/svete_cotterell2024/configs/ngram_learnability.py`` (its docstring gives
+``transformer_theory/papers/svete_cotterell2024/experiments/ngram_learnability.py`` (its docstring gives
 the command, what it writes, how long it took and the result) and run by
-:func:`transformer_theory.papers.svete_cotterell2024.learnability.run`; this script is its
+:func:`transformer_theory.papers.svete_cotterell2024._models.run`; this script is its
 entry point::
 
     python experiments/ngram_learnability.py --out results/ngram_learnability
@@ -17,7 +17,9 @@ import dataclasses
 import os
 
 from transformer_theory.cli._common import format_table, positive_int
-from transformer_theory.papers.svete_cotterell2024.configs import ngram_learnability as learnability
+from transformer_theory.papers.svete_cotterell2024.experiments import (
+    ngram_learnability as learnability,
+)
 
 
 def main(argv: list[str] | None = None) -> dict:
