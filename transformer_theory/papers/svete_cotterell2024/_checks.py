@@ -717,7 +717,8 @@ def learnability() -> Checked:
 def construction_sizes(orders: tuple[int, ...], alphabets: tuple[int, ...]) -> Checked:
     """The paper's 3.1, 3.2, 3.3 built for a random LM at each ``(n, |Sigma|)``; layers and heads
     counted from the arrays (:func:`._theory_space.count`) against the counts the slides print
-    (:func:`._theory_space.printed_shape`); the library's closed forms beside them (not deciding)."""
+    (:func:`._theory_space.printed_shape`); the library's closed forms beside them (not
+    deciding)."""
     from transformer_theory.papers.svete_cotterell2024 import _theory_space as space
 
     rows = space.space_table(orders, alphabets, constructions=("3.1", "3.2", "3.3"))

@@ -6,7 +6,8 @@ output matrix that holds the n-gram's table.
 - :func:`score_gap`: ``1 - max_{s != t} <u(t), u(s)>``, the lead of the target key (3.1/3.2).
 - :class:`Construction`: one construction as a set of choices (positional code, heads per layer,
   where the history is stored, the attention weights, the MLP), with the shared defaults; the
-  paper's subclasses are in :mod:`._constructions`, this library's variants in :mod:`._constructions_variants`,
+  paper's subclasses are in :mod:`._constructions`, this library's variants in
+  :mod:`._constructions_variants`,
   and :func:`._constructions.build` assembles any of them into a
   :class:`~transformer_theory.params.ModelParams`.
 

@@ -96,7 +96,8 @@ _SPACE_NAMES = {"alphabet": r"$|\Sigma|$", "order": "$n$"}
 
 
 def space_figure(records: list[dict], path: str) -> str:
-    """Three panels from :func:`._theory_space.space_table`'s records (log scale): the width against ``n``
+    """Three panels from :func:`._theory_space.space_table`'s records (log scale): the width
+    against ``n``
     at the largest ``|Sigma|``, the non-zero structural weights against ``|Sigma|`` at the largest
     ``n``, and the stored numbers against ``n``; each beside the n-gram's own table ``(|Sigma| +
     1) A`` (dashed: the log-probabilities every construction stores). Theorem 5.1's bound is not

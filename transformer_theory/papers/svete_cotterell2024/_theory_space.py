@@ -6,7 +6,8 @@ one head and ``n - 1`` layers, one head and one layer, and then only "Space comp
 addressed in Theorem 5.1 of Svete and Cotterell (2024)" and "Lower bound is quite loose". The
 statement of Theorem 5.1 (its quantities and its bound) is NOT printed in any seed, so nothing
 here checks it; what is checked is what is printed (heads and layers) and this library's own
-closed forms (:func:`formula`, derived from :mod:`._constructions` / :mod:`._constructions_variants`) against the
+closed forms (:func:`formula`, derived from :mod:`._constructions` /
+:mod:`._constructions_variants`) against the
 sizes counted from the arrays of the built models (:func:`count`).
 
 Result (2026-11-25, ``transformer-theory ngram --space --orders 2,3,4,5 --alphabets 1,2,3,4 --out
@@ -264,11 +265,13 @@ def space_table(
     (``formula``, ``matches``: every key of :data:`SIZE_KEYS` equal) and the printed shape
     (``printed_layers``, ``printed_heads`` in all, ``within_printed``: no more layers and heads
     than printed), and ``exact_to``: the string length the derivation guarantees exact
-    (:func:`._theory_precision.predicted_exact_length`, up to ``10^7``) per float format (None for the
+    (:func:`._theory_precision.predicted_exact_length`, up to ``10^7``) per float format (None for
+    the
     paper's 3.3, which has no derived bound; its digits need ``10^-t``: see
     :func:`._constructions.build_paper33`).
 
-    Needs JAX's 64-bit mode (the models are built in float64). ``n >= 2``; sizes grow like ``S^(n-1)`` (width) and its square
+    Needs JAX's 64-bit mode (the models are built in float64). ``n >= 2``; sizes grow like
+    ``S^(n-1)`` (width) and its square
     (the dense ``W_QK``/``W_V`` arrays), so keep ``S^(n-1)`` to a few hundred.
     """
     for name, values in (("orders", orders), ("alphabet_sizes", alphabet_sizes)):

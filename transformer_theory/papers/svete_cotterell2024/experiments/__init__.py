@@ -11,3 +11,5 @@ long it took and what it gave:
   symbol against ``n``, ``|Sigma|`` and the LM's rank, beside the exact construction and a
   unigram fit.
 """
+
+__all__ = ["ngram_exactness", "ngram_learnability"]

@@ -413,7 +413,9 @@ def _save(path: str | None, settings: NGramSettings, records, soft, complete: bo
 
 
 # ------------------------------------------------------------------------------ one study run
-def run_ngram(settings: NGramSettings, out_dir: str | None = None, *, progress: bool = False):
+def run_ngram(
+    settings: NGramSettings, out_dir: str | None = None, *, progress: bool = False
+) -> dict:
     """Build -> check -> record -> plot for every construction and precision of ``settings``
     (:func:`model_record`), then :func:`soft_study` with softmax attention. Needs JAX's 64-bit
     mode (float64 is one of the formats compared and the reference).
