@@ -47,15 +47,15 @@ import jax.numpy as jnp
 import matplotlib.pyplot as plt
 import numpy as np
 
-jax.config.update("jax_enable_x64", True)
+from transformer_theory.precision import enable_x64
+
+enable_x64()
 
 from transformer_theory.core.forward import forward_trace, lm_inputs, lm_log_probs  # noqa: E402
 from transformer_theory.papers.svete_cotterell2024 import _constructions as cn  # noqa: E402
-from transformer_theory.papers.svete_cotterell2024 import (  # noqa: E402
-    equivalence,
-    precision_scan,
-    soft,
-)
+from transformer_theory.papers.svete_cotterell2024 import _theory_equivalence as equivalence  # noqa: E402
+from transformer_theory.papers.svete_cotterell2024 import _theory_precision as precision_scan  # noqa: E402
+from transformer_theory.papers.svete_cotterell2024 import _theory_soft as soft  # noqa: E402
 from transformer_theory.papers.svete_cotterell2024._tasks import NGramLM  # noqa: E402
 from transformer_theory.precision import PRECISIONS, dtype_of, significand_bits  # noqa: E402
 
