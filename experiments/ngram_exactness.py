@@ -1,8 +1,8 @@
 """The ``transformer-theory ngram`` runs whose numbers README quotes (Svete & Cotterell 2024).
 
-The experiment is defined by
-``transformer_theory/papers/svete_cotterell2024/configs/ngram_exactness.py`` (its docstring gives
-the commands, their times and the results); this script is its entry point::
+The experiment, its settings and its results are
+``transformer_theory/papers/svete_cotterell2024/experiments/ngram_exactness.py``; this script is
+its entry point (``--set field=value`` changes a field of every run's ``NGramSettings``)::
 
     python experiments/ngram_exactness.py --out results [--only ngram_hard,ngram_soft]
     python experiments/ngram_exactness.py --size smoke --out /tmp/smoke
@@ -16,22 +16,26 @@ from __future__ import annotations
 import argparse
 
 from transformer_theory.cli._common import UsageError, format_table, name_list
-from transformer_theory.papers.svete_cotterell2024.configs import ngram_exactness
+from transformer_theory.papers.svete_cotterell2024.experiments import ngram_exactness as exp
+from transformer_theory.precision import enable_x64
+from transformer_theory.settings import OptionError, override
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, help="parent directory of the runs")
-    ap.add_argument("--size", default="default", choices=ngram_exactness.SIZES)
-    ap.add_argument("--only", default=None, help="comma list of run names (default: all)")
+    ap.add_argument("--size", default="default", choices=exp.SIZES)
+    ap.add_argument("--only", default="all", help="comma list of run names (default: all)")
+    ap.add_argument("--set", action="append", default=[], help="field=value (repeatable)")
     args = ap.parse_args(argv)
-    config = ngram_exactness.get_config(args.size)
-    names = [name for name, _ in config.runs]
+    enable_x64()
+    config = exp.get_config(args.size)
     try:
-        only = name_list(args.only or "all", names, "--only")
-    except UsageError as err:
+        only = name_list(args.only, [name for name, _ in config.runs], "--only")
+        runs = tuple((name, override(s, args.set)) for name, s in config.runs)
+    except (UsageError, OptionError) as err:
         ap.error(str(err))
-    result = ngram_exactness.run(config, args.out, only=only)
+    result = exp.run(exp.ExactnessConfig(config.size, runs), args.out, only=only)
     print(format_table(result["rows"]))
     return 1 if any(r["float64_failures"] for r in result["rows"]) else 0
 

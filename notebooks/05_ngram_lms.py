@@ -47,16 +47,16 @@ import jax.numpy as jnp
 import matplotlib.pyplot as plt
 import numpy as np
 
-jax.config.update("jax_enable_x64", True)
+from transformer_theory.precision import enable_x64
+
+enable_x64()
 
 from transformer_theory.core.forward import forward_trace, lm_inputs, lm_log_probs  # noqa: E402
-from transformer_theory.papers.svete_cotterell2024 import constructions as cn  # noqa: E402
-from transformer_theory.papers.svete_cotterell2024 import (  # noqa: E402
-    equivalence,
-    precision_scan,
-    soft,
-)
-from transformer_theory.papers.svete_cotterell2024.tasks import NGramLM  # noqa: E402
+from transformer_theory.papers.svete_cotterell2024 import _constructions as cn  # noqa: E402
+from transformer_theory.papers.svete_cotterell2024 import _theory_equivalence as equivalence  # noqa: E402
+from transformer_theory.papers.svete_cotterell2024 import _theory_precision as precision_scan  # noqa: E402
+from transformer_theory.papers.svete_cotterell2024 import _theory_soft as soft  # noqa: E402
+from transformer_theory.papers.svete_cotterell2024._tasks import NGramLM  # noqa: E402
 from transformer_theory.precision import PRECISIONS, dtype_of, significand_bits  # noqa: E402
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
@@ -189,7 +189,7 @@ for c in ("3.1", "3.3-slots"):
 # is dominated by the `A = sum_k |Sigma|^k` history indicators, exponential in `n`.
 
 # %%
-from transformer_theory.papers.svete_cotterell2024 import space
+from transformer_theory.papers.svete_cotterell2024 import _theory_space as space
 
 size_rows = space.space_table([2, 3] if SMOKE else [2, 3, 4, 5], [2] if SMOKE else [2, 3])
 for r in size_rows:

@@ -1,12 +1,12 @@
-"""Svete & Cotterell 2024's selection margin (:func:`.checks.selection_margin`) says nothing
+"""Svete & Cotterell 2024's selection margin (:func:`._checks.selection_margin`) says nothing
 certified about a construction whose keys are swapped (the mutants in ``test_mutants.py`` break
 each row; ``tests/test_claims.py`` covers the statuses of the intact models)."""
 
 import jax.numpy as jnp
 import numpy as np
 
-from transformer_theory.papers.svete_cotterell2024 import checks
-from transformer_theory.papers.svete_cotterell2024 import constructions as cn
+from transformer_theory.papers.svete_cotterell2024 import _checks as checks
+from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
 
 
 def swap_keys(params):

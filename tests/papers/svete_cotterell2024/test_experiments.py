@@ -8,9 +8,9 @@ import json
 import numpy as np
 import pytest
 
-from transformer_theory.papers.svete_cotterell2024 import learnability as learn
-from transformer_theory.papers.svete_cotterell2024 import tasks
-from transformer_theory.papers.svete_cotterell2024.configs import (
+from transformer_theory.papers.svete_cotterell2024 import _models as learn
+from transformer_theory.papers.svete_cotterell2024 import _tasks as tasks
+from transformer_theory.papers.svete_cotterell2024.experiments import (
     ngram_learnability as config_module,
 )
 
@@ -50,8 +50,8 @@ def test_exactness_config_matches_the_quoted_commands():
     import argparse
 
     from transformer_theory.cli import ngram
-    from transformer_theory.papers.svete_cotterell2024.configs import ngram_exactness
-    from transformer_theory.papers.svete_cotterell2024.study import Settings
+    from transformer_theory.papers.svete_cotterell2024.experiments import ngram_exactness
+    from transformer_theory.settings import from_args
 
     commands = {
         "ngram_hard": "--max-len 6 --precision float64,bfloat16 --scan-limit 12",
@@ -67,13 +67,13 @@ def test_exactness_config_matches_the_quoted_commands():
         parser = argparse.ArgumentParser()
         ngram.add_arguments(parser)
         args = parser.parse_args([*argv.split(), "--out", "unused"])
-        assert Settings(**ngram._check(args)) == runs[name], name
+        assert from_args(ngram_exactness.NGramSettings, args) == runs[name], name
     with pytest.raises(ValueError, match="size"):
         ngram_exactness.get_config("huge")
 
 
 def test_exactness_smoke_size_runs(tmp_path):
-    from transformer_theory.papers.svete_cotterell2024.configs import ngram_exactness
+    from transformer_theory.papers.svete_cotterell2024.experiments import ngram_exactness
 
     result = ngram_exactness.run(ngram_exactness.get_config("smoke"), str(tmp_path), progress=False)
     assert result["rows"] == [{"run": "ngram_hard", "records": 2, "float64_failures": 0}]

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from transformer_theory.papers.svete_cotterell2024 import tasks as ngram
+from transformer_theory.papers.svete_cotterell2024 import _tasks as ngram
 
 
 def _reference_log_prob(lm, string):

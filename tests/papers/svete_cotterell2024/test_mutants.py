@@ -10,8 +10,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from tests.mutants import mutant, status_of
-from transformer_theory.papers.svete_cotterell2024 import checks, precision_scan, soft
-from transformer_theory.papers.svete_cotterell2024 import constructions as cn
+from transformer_theory.papers.svete_cotterell2024 import _checks as checks
+from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
+from transformer_theory.papers.svete_cotterell2024 import _theory_precision as precision_scan
+from transformer_theory.papers.svete_cotterell2024 import _theory_soft as soft
 
 P = "svete_cotterell2024."
 _TINY = {"seeds": 1, "max_len": 1, "margin_len": 3}
@@ -71,7 +73,7 @@ def test_an_extra_layer_exceeds_the_printed_shape(monkeypatch):
 
 @mutant(P + "theorem33")
 def test_theorem33_with_another_lms_table_is_refuted(monkeypatch):
-    from transformer_theory.papers.svete_cotterell2024.tasks import NGramLM
+    from transformer_theory.papers.svete_cotterell2024._tasks import NGramLM
 
     real = cn.build_paper33
 

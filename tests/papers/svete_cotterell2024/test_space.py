@@ -11,9 +11,9 @@ import jax
 import numpy as np
 import pytest
 
-from transformer_theory.papers.svete_cotterell2024 import constructions as cn
-from transformer_theory.papers.svete_cotterell2024 import space
-from transformer_theory.papers.svete_cotterell2024.tasks import NGramLM
+from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
+from transformer_theory.papers.svete_cotterell2024 import _theory_space as space
+from transformer_theory.papers.svete_cotterell2024._tasks import NGramLM
 
 
 def _histories(S, n):

@@ -1,4 +1,4 @@
-"""The n-gram study callable from Python (``study.run``), its estimate and table, the registry of
+"""The n-gram study callable from Python (``run_ngram``), its estimate and table, the registry of
 constructions (whose is each), and the figures."""
 
 import dataclasses
@@ -8,8 +8,12 @@ import jax
 import numpy as np
 import pytest
 
-from transformer_theory.papers.svete_cotterell2024 import constructions as cn
-from transformer_theory.papers.svete_cotterell2024 import equivalence, study, tasks, variants
+from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
+from transformer_theory.papers.svete_cotterell2024 import _constructions_variants as variants
+from transformer_theory.papers.svete_cotterell2024 import _tasks as tasks
+from transformer_theory.papers.svete_cotterell2024 import _theory_cost as cost
+from transformer_theory.papers.svete_cotterell2024 import _theory_equivalence as equivalence
+from transformer_theory.papers.svete_cotterell2024.experiments import ngram_exactness as study
 
 
 def test_registry_says_whose_each_construction_is():
@@ -29,11 +33,11 @@ def test_study_run_writes_what_the_checks_return(tmp_path):
     """Two models (the paper's 3.1 and 3.3, float64): each record's equivalence keys are
     equivalence.equivalence_record's on the same LM, the masses agree with the n-gram's forward
     recursion (an independent sum), and ngram.json holds the same records, complete."""
-    settings = study.Settings(
+    settings = study.NGramSettings(
         order=2, alphabet=2, max_len=2, constructions=("3.1", "3.3"), precisions=("float64",)
     )
     settings = dataclasses.replace(settings, scan_limit=2)
-    result = study.run(settings, str(tmp_path))
+    result = study.run_ngram(settings, str(tmp_path))
     assert [r["construction"] for r in result["records"]] == ["3.1", "3.3"]
     lm = tasks.NGramLM.random(0, 2, 2, zero_fraction=0.2)
     direct = equivalence.equivalence_record(lm, cn.build(lm, "3.1", max_len=2), 2)
@@ -70,23 +74,23 @@ def test_estimate_uses_the_closed_forms():
     far beyond memory is estimated instantly (inf), not by building anything."""
     for alphabet, order in [(2, 3), (3, 4), (1, 5)]:
         want = 8.0 * tasks.num_histories(alphabet, order) * (alphabet + 1)
-        assert study.table_bytes(alphabet, order) == pytest.approx(want)
-    small = study.estimate(study.Settings(order=2, alphabet=2, max_len=2))
-    big = study.estimate(study.Settings(order=2, alphabet=2, max_len=6))
+        assert cost.table_bytes(alphabet, order) == pytest.approx(want)
+    small = cost.estimate(study.NGramSettings(order=2, alphabet=2, max_len=2))
+    big = cost.estimate(study.NGramSettings(order=2, alphabet=2, max_len=6))
     assert all(0 < a < b for a, b in zip(small, big))
-    huge = study.estimate(study.Settings(order=10**12, alphabet=10))
+    huge = cost.estimate(study.NGramSettings(order=10**12, alphabet=10))
     assert huge == (float("inf"), float("inf"))
 
 
 def test_settings_refuse_what_the_study_cannot_run():
     with pytest.raises(ValueError, match="constructions"):
-        study.Settings(constructions=("3.4",))
+        study.NGramSettings(constructions=("3.4",))
     with pytest.raises(ValueError, match="constructions"):
-        study.Settings(constructions=("3.3",), attention="sparse")
+        study.NGramSettings(constructions=("3.3",), attention="sparse")
     with pytest.raises(ValueError, match="beta"):
-        study.Settings(attention="softmax", constructions=("3.1",))
+        study.NGramSettings(attention="softmax", constructions=("3.1",))
     with pytest.raises(ValueError, match="precisions"):
-        study.Settings(precisions=("float8",))
+        study.NGramSettings(precisions=("float8",))
 
 
 def test_soft_study_kl_falls_with_beta():
@@ -103,7 +107,7 @@ def test_soft_study_kl_falls_with_beta():
 def test_figures_are_drawn_from_records_alone(tmp_path):
     """The figures read only the records' keys (no model): the soft figure from soft_study's rows,
     and no precision figure when no record has a scan (softmax runs)."""
-    from transformer_theory.papers.svete_cotterell2024 import plots
+    from transformer_theory.papers.svete_cotterell2024 import _plots as plots
 
     soft_rows = [
         {

@@ -2,45 +2,75 @@
 Theorems 3.1-3.3 and the library's variants, checked for weak equivalence and precision, and a
 trained model's distance from the n-gram it learns.
 
-Modules, in reading order:
+The public names below are what a reader of the paper calls; the modules behind them, in reading
+order:
 
-- :mod:`.tasks`: n-gram language models (random, exact probabilities, samples).
-- :mod:`.layout`: what every construction shares (the residual stream's blocks, the unit code
-  ``u`` and its score gap, the AND units, the construction interface).
-- :mod:`.constructions`: Theorems 3.1, 3.2, 3.3 as the paper builds them, and ``build(lm, name)``
-  over the registry of all four ``ModelParams`` constructions.
-- :mod:`.variants`: this library's variants 3.2-direct and 3.3-slots (not the paper's).
-- :mod:`.equivalence`: weak equivalence, ``log q(y)`` against ``log p(y)`` on every string.
-- :mod:`.precision_scan`: how long each construction stays exact in a float format
+- :mod:`._tasks`: n-gram language models (random, exact probabilities, samples).
+- :mod:`._constructions_layout`: what every construction shares (the residual stream's blocks,
+  the unit code ``u`` and its score gap, the AND units, the construction interface).
+- :mod:`._constructions`: Theorems 3.1, 3.2, 3.3 as the paper builds them, and
+  ``build(lm, name)`` over the registry of all four ``ModelParams`` constructions.
+- :mod:`._constructions_variants`: this library's variants 3.2-direct and 3.3-slots (not the
+  paper's).
+- :mod:`._theory_equivalence`: weak equivalence, ``log q(y)`` against ``log p(y)`` on every string.
+- :mod:`._theory_precision`: how long each construction stays exact in a float format
   (measured at every length, and derived).
-- :mod:`.space`: each construction's size counted on the built model (width, heads, parameters,
-  non-zeros, bits per weight) against closed forms in ``n`` and ``|Sigma|`` (Theorem 5.1's topic).
-- :mod:`.soft`: softmax attention's KL from the n-gram, and the ``beta`` a target KL needs.
-- :mod:`.study`: the study of ``transformer-theory ngram`` (settings in, records out, written to
-  ``ngram.json``), callable from Python.
-- :mod:`.plots`: the study's figures.
-- :mod:`.learnability`: training a small transformer on samples of an n-gram LM (the trained
-  experiment), run from :mod:`.configs`.
-- :mod:`.configs`: the trained experiment's config module (``get_config(size)``).
-- :mod:`.checks`: the checks behind the claims, each returning what it computed, in which
+- :mod:`._theory_space`: each construction's size counted on the built model (width, heads,
+  parameters, non-zeros, bits per weight) against closed forms in ``n`` and ``|Sigma|``
+  (Theorem 5.1's topic).
+- :mod:`._theory_soft`: softmax attention's KL from the n-gram, and the ``beta`` a target KL needs.
+- :mod:`._theory_cost`: the memory and time a study run needs, in closed forms.
+- :mod:`._models`: the small transformer trained on samples of an n-gram LM, and the unigram fit.
+- :mod:`._checks`: the checks behind the claims, each returning what it computed, in which
   arithmetic and over which inputs (:class:`transformer_theory.ledger.Checked`).
+- :mod:`._plots`: the figures.
 - :mod:`.claims`: the paper's statements in the claims ledger (``transformer-theory claims
   --paper svete_cotterell2024``), each with its check and status.
+- :mod:`.experiments`: ``ngram_exactness`` (the study of ``transformer-theory ngram``: settings
+  in, records out, ``ngram.json``; its ``--space`` size table; the runs README quotes) and
+  ``ngram_learnability`` (the trained experiment), each with ``get_config(size)`` and ``run``.
 """
 
+from transformer_theory.papers.svete_cotterell2024._constructions import (
+    Paper33,
+    build,
+    build_paper33,
+)
+from transformer_theory.papers.svete_cotterell2024._models import train, unigram_fit
+from transformer_theory.papers.svete_cotterell2024._tasks import NGramLM
+from transformer_theory.papers.svete_cotterell2024._theory_equivalence import equivalence_record
+from transformer_theory.papers.svete_cotterell2024._theory_precision import (
+    predicted_exact_length,
+    selection_scan,
+)
+from transformer_theory.papers.svete_cotterell2024._theory_soft import beta_for_kl, soft_kl
+from transformer_theory.papers.svete_cotterell2024._theory_space import space_table
+from transformer_theory.papers.svete_cotterell2024.experiments.ngram_exactness import (
+    NGramSettings,
+    SpaceSettings,
+    run_ngram,
+    run_space,
+)
+from transformer_theory.papers.svete_cotterell2024.experiments.ngram_learnability import (
+    LearnabilityConfig,
+)
+
 __all__ = [
-    "checks",
-    "claims",
-    "configs",
-    "constructions",
-    "equivalence",
-    "layout",
-    "learnability",
-    "plots",
-    "precision_scan",
-    "soft",
-    "space",
-    "study",
-    "tasks",
-    "variants",
+    "LearnabilityConfig",
+    "NGramLM",
+    "NGramSettings",
+    "Paper33",
+    "SpaceSettings",
+    "beta_for_kl",
+    "build",
+    "build_paper33",
+    "equivalence_record",
+    "predicted_exact_length",
+    "run_ngram",
+    "run_space",
+    "selection_scan",
+    "soft_kl",
+    "space_table",
+    "train",
+    "unigram_fit",
 ]

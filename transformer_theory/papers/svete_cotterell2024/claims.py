@@ -2,7 +2,7 @@
 Theorem 5.1, the follow-up on learnability) and what this library found about them (precision,
 sparse and softmax attention), as ledger rows (:class:`~transformer_theory.ledger.Row`).
 
-The checks live in :mod:`.checks`; each row's status is derived from what its check computed
+The checks live in :mod:`._checks`; each row's status is derived from what its check computed
 (:func:`transformer_theory.ledger.derive_status`). ``printed`` quotes the slides (the seed
 ``001_4a8a9b13747ade48.txt``) verbatim, with LaTeX written out; statements the slides do not make
 (the library's variants, precision figures, the sparse built length) have ``printed=None``.
@@ -14,7 +14,7 @@ import functools
 
 from transformer_theory.claims import judges
 from transformer_theory.ledger import Row, open_claim
-from transformer_theory.papers.svete_cotterell2024 import checks
+from transformer_theory.papers.svete_cotterell2024 import _checks as checks
 
 __all__ = ["CLAIMS"]
 

@@ -6,8 +6,9 @@ output matrix that holds the n-gram's table.
 - :func:`score_gap`: ``1 - max_{s != t} <u(t), u(s)>``, the lead of the target key (3.1/3.2).
 - :class:`Construction`: one construction as a set of choices (positional code, heads per layer,
   where the history is stored, the attention weights, the MLP), with the shared defaults; the
-  paper's subclasses are in :mod:`.constructions`, this library's variants in :mod:`.variants`,
-  and :func:`.constructions.build` assembles any of them into a
+  paper's subclasses are in :mod:`._constructions`, this library's variants in
+  :mod:`._constructions_variants`,
+  and :func:`._constructions.build` assembles any of them into a
   :class:`~transformer_theory.params.ModelParams`.
 
 Shapes: ``V = |Sigma| + 1`` input ids (BOS last), ``w = n - 1``, ``A`` histories, ``D`` width.
@@ -57,7 +58,7 @@ class Layout:
 
 
 class Construction:
-    """One construction: the choices :func:`.constructions.build` reads (defaults: 3.1's).
+    """One construction: the choices :func:`._constructions.build` reads (defaults: 3.1's).
 
     Attributes:
       name: the registry name (``"3.1"``, ``"3.2-direct"``, ...).

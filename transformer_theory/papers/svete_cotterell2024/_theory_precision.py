@@ -27,8 +27,8 @@ import numpy as np
 from transformer_theory import _validate
 from transformer_theory.core.forward import forward_trace, lm_inputs
 from transformer_theory.core.positional import window_score_polynomial
-from transformer_theory.papers.svete_cotterell2024 import constructions as cn
-from transformer_theory.papers.svete_cotterell2024.tasks import history_ids
+from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
+from transformer_theory.papers.svete_cotterell2024._tasks import history_ids
 from transformer_theory.params import ModelParams
 from transformer_theory.precision import significand_bits
 
@@ -103,7 +103,7 @@ def selection_scan(params: ModelParams, construction: str, *, max_length: int = 
     which holds for any summation order.
 
     Args:
-      params: a model from :func:`~.constructions.build` with hard or
+      params: a model from :func:`~._constructions.build` with hard or
         sparse attention.
       construction: the name it was built as (checked against its layout).
       max_length: the longest string length run (one compilation per length).
@@ -155,7 +155,7 @@ def _paper33_decoded(model, strings_BxN):
 def paper33_scan(
     model: cn.Paper33, *, max_length: int = 48, samples: int = 32, seed: int = 0
 ) -> dict:
-    """Where the paper's 3.3 (:class:`~.constructions.Paper33`) stops
+    """Where the paper's 3.3 (:class:`~._constructions.Paper33`) stops
     decoding the right history, in its dtype: the longest string length ``L`` such that at every
     length ``0..L`` every position of ``samples`` seeded random strings (and the all-0 string)
     decodes, by the authors' argmax, the history it has.
@@ -227,12 +227,12 @@ def predicted_exact_length(
     3.1/3.2/3.2-direct: the score ``fl(a_1 b_1 + a_2 b_2)`` of code entries ``fl(sqrt(fl(1/s)))``
     is within ``5u`` of ``<u(t), u(s)>`` (``u = 2^-p``: ``1.5u`` per entry, ``u`` per product and
     sum), so the peak stays unique while
-    :func:`~.constructions.score_gap` exceeds ``10u``, at every shifted
+    :func:`~._constructions.score_gap` exceeds ``10u``, at every shifted
     position up to ``t + h`` (``h``: the largest offset, ``n - 2``, or 1 for 3.2's two fixed
     pairs); this holds in either order of the two products, with or without a fused multiply-add,
     so whatever the compiler picks. 3.3-slots: while :func:`window_budget` stays
     below ``2^p`` (exact integer arithmetic). Sparse 3.1/3.2 also needs the scaled lead to stay
-    >= 1, which :func:`~.constructions.sparse_beta` guarantees up to the
+    >= 1, which :func:`~._constructions.sparse_beta` guarantees up to the
     ``max_len`` it was built for (and no further): the bound is the smaller of the two. Found by
     bisection over ``t`` (both bounds decrease
     monotonically in ``t``); returns ``limit`` when it holds that far and None when it does not

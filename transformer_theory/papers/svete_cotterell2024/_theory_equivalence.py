@@ -5,7 +5,7 @@ give to those strings.
 
 - :func:`transformer_log_probs` / :func:`transformer_log_prob`: a construction's ``log q``,
   per symbol and per string, in float64 (a :class:`~transformer_theory.params.ModelParams` or
-  the paper's 3.3, :class:`.constructions.Paper33`).
+  the paper's 3.3, :class:`._constructions.Paper33`).
 - :func:`logprob_tolerance`: how far rounding alone may move ``log q(y)``.
 - :func:`equivalence_record`: the check, as a JSON-ready record.
 
@@ -22,8 +22,8 @@ import numpy as np
 
 from transformer_theory import _validate
 from transformer_theory.core.forward import lm_log_probs
-from transformer_theory.papers.svete_cotterell2024 import constructions as cn
-from transformer_theory.papers.svete_cotterell2024.tasks import NGramLM
+from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
+from transformer_theory.papers.svete_cotterell2024._tasks import NGramLM
 from transformer_theory.params import ModelParams
 from transformer_theory.precision import significand_bits
 

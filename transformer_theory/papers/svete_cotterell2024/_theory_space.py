@@ -6,7 +6,8 @@ one head and ``n - 1`` layers, one head and one layer, and then only "Space comp
 addressed in Theorem 5.1 of Svete and Cotterell (2024)" and "Lower bound is quite loose". The
 statement of Theorem 5.1 (its quantities and its bound) is NOT printed in any seed, so nothing
 here checks it; what is checked is what is printed (heads and layers) and this library's own
-closed forms (:func:`formula`, derived from :mod:`.constructions` / :mod:`.variants`) against the
+closed forms (:func:`formula`, derived from :mod:`._constructions` /
+:mod:`._constructions_variants`) against the
 sizes counted from the arrays of the built models (:func:`count`).
 
 Result (2026-11-25, ``transformer-theory ngram --space --orders 2,3,4,5 --alphabets 1,2,3,4 --out
@@ -44,10 +45,11 @@ import jax
 import numpy as np
 
 from transformer_theory import _validate
-from transformer_theory.papers.svete_cotterell2024 import constructions as cn
-from transformer_theory.papers.svete_cotterell2024 import precision_scan
-from transformer_theory.papers.svete_cotterell2024.tasks import NGramLM, num_histories
+from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
+from transformer_theory.papers.svete_cotterell2024 import _theory_precision as precision_scan
+from transformer_theory.papers.svete_cotterell2024._tasks import NGramLM, num_histories
 from transformer_theory.params import ModelParams
+from transformer_theory.precision import dtype_of, require_x64
 
 __all__ = [
     "PRINTED_SHAPE",
@@ -171,7 +173,7 @@ def _qk(model: ModelParams) -> list[Any]:
 
 def formula(construction: str, order: int, alphabet_size: int) -> dict:
     """The library's closed forms of :data:`SIZE_KEYS` in ``n`` and ``S`` (read off the builders
-    in :mod:`.constructions` and :mod:`.variants`, hard attention).
+    in :mod:`._constructions` and :mod:`._constructions_variants`, hard attention).
 
     With ``V = S + 1``, ``w = n - 1``, ``A = sum_{k<=w} S^k``, ``MLP(F) = 2 F D + F + D``, ``[w >
     1]`` the AND bias ``-(w - 1)`` being non-zero:
@@ -263,11 +265,13 @@ def space_table(
     (``formula``, ``matches``: every key of :data:`SIZE_KEYS` equal) and the printed shape
     (``printed_layers``, ``printed_heads`` in all, ``within_printed``: no more layers and heads
     than printed), and ``exact_to``: the string length the derivation guarantees exact
-    (:func:`.precision_scan.predicted_exact_length`, up to ``10^7``) per float format (None for the
+    (:func:`._theory_precision.predicted_exact_length`, up to ``10^7``) per float format (None for
+    the
     paper's 3.3, which has no derived bound; its digits need ``10^-t``: see
-    :func:`.constructions.build_paper33`).
+    :func:`._constructions.build_paper33`).
 
-    Sets ``jax_enable_x64``. ``n >= 2``; sizes grow like ``S^(n-1)`` (width) and its square
+    Needs JAX's 64-bit mode (the models are built in float64). ``n >= 2``; sizes grow like
+    ``S^(n-1)`` (width) and its square
     (the dense ``W_QK``/``W_V`` arrays), so keep ``S^(n-1)`` to a few hundred.
     """
     for name, values in (("orders", orders), ("alphabet_sizes", alphabet_sizes)):
@@ -280,8 +284,7 @@ def space_table(
         _validate.check_positive("alphabet_sizes", S)
     for c in constructions:
         _validate.check_choice("constructions", c, SPACE_CONSTRUCTIONS)
-    jax.config.update("jax_enable_x64", True)
-    from transformer_theory.precision import dtype_of
+    require_x64("space_table")
 
     records = []
     for n in orders:

@@ -6,7 +6,7 @@ records of :func:`.study.run`; nothing here computes a result.
 - :func:`soft_figure`: softmax's KL against ``beta``, and the ``beta`` a target KL needs against
   the string length.
 - :func:`space_figure`: the built models' width, non-zero weights and stored numbers against
-  ``n`` and ``|Sigma|`` (:func:`.space.space_table`).
+  ``n`` and ``|Sigma|`` (:func:`._theory_space.space_table`).
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ __all__ = ["precision_figure", "soft_figure", "space_figure"]
 
 def precision_figure(records: list[dict], path: str) -> str | None:
     """Two panels from the hard/sparse records with a scan (the paper's 3.3 left out: it has no
-    derived bound): left, :func:`~.constructions.score_gap` against ``10u`` of each format
-    (3.1/3.2); right, :func:`~.precision_scan.window_budget` against ``2^p`` (3.3-slots). A
+    derived bound): left, :func:`~._constructions.score_gap` against ``10u`` of each format
+    (3.1/3.2); right, :func:`~._theory_precision.window_budget` against ``2^p`` (3.3-slots). A
     dashed line marks each record's first failing position. Returns ``path``, or None (nothing
     written) when no record has a scan."""
-    from transformer_theory.papers.svete_cotterell2024.constructions import score_gap
-    from transformer_theory.papers.svete_cotterell2024.precision_scan import window_budget
+    from transformer_theory.papers.svete_cotterell2024._constructions import score_gap
+    from transformer_theory.papers.svete_cotterell2024._theory_precision import window_budget
 
     records = [r for r in records if "scan" in r and r["construction"] != "3.3"]
     if not records:
@@ -96,7 +96,8 @@ _SPACE_NAMES = {"alphabet": r"$|\Sigma|$", "order": "$n$"}
 
 
 def space_figure(records: list[dict], path: str) -> str:
-    """Three panels from :func:`.space.space_table`'s records (log scale): the width against ``n``
+    """Three panels from :func:`._theory_space.space_table`'s records (log scale): the width
+    against ``n``
     at the largest ``|Sigma|``, the non-zero structural weights against ``|Sigma|`` at the largest
     ``n``, and the stored numbers against ``n``; each beside the n-gram's own table ``(|Sigma| +
     1) A`` (dashed: the log-probabilities every construction stores). Theorem 5.1's bound is not

@@ -1,5 +1,5 @@
 """This library's own variants of Svete & Cotterell's (2024) constructions, NOT the paper's
-(the paper's are in :mod:`.constructions`; :func:`.constructions.build` builds either by name).
+(the paper's are in :mod:`._constructions`; :func:`._constructions.build` builds either by name).
 
 - **3.2-direct, one head per layer** (:class:`Direct32`): layer ``l`` holds 3.1's head with
   offset ``h = l``, reading the id block directly (no composition, unlike the paper's 3.2) and so
@@ -8,7 +8,7 @@
   with ``c(t)`` the coefficients of ``-prod_{h<w} (j - t + h)^2`` is exactly 0 on the window
   ``t-w+1..t`` and at most ``-1`` elsewhere, so average-hard attention averages the window; each
   symbol sits in the slot ``j mod w`` of its position, so the average keeps the order, and a unit
-  per (history, ``t mod w``) reads it. The paper's 3.3 (:class:`.constructions.Paper33`) needs a
+  per (history, ``t mod w``) reads it. The paper's 3.3 (:class:`._constructions.Paper33`) needs a
   ReLU inside the score, which the library's bilinear ``W_QK`` cannot express; this variant stays
   in the library's one parameter format.
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from transformer_theory.papers.svete_cotterell2024.layout import Construction, Layout
+from transformer_theory.papers.svete_cotterell2024._constructions_layout import Construction, Layout
 
 __all__ = ["VARIANTS", "Direct32", "Slots33"]
 

@@ -14,12 +14,15 @@ import math
 import numpy as np
 
 from transformer_theory import _validate
-from transformer_theory.papers.svete_cotterell2024 import constructions as cn
-from transformer_theory.papers.svete_cotterell2024.equivalence import transformer_log_probs
-from transformer_theory.papers.svete_cotterell2024.tasks import NGramLM
+from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
+from transformer_theory.papers.svete_cotterell2024._tasks import NGramLM
+from transformer_theory.papers.svete_cotterell2024._theory_equivalence import transformer_log_probs
 from transformer_theory.params import ModelParams
 
-__all__ = ["beta_for_kl", "kl_first_outcomes", "soft_kl"]
+__all__ = ["SOFT_BETAS", "beta_for_kl", "kl_first_outcomes", "soft_kl"]
+
+#: The betas of the softmax KL curve (the study's ``kl_by_beta``).
+SOFT_BETAS: tuple[float, ...] = tuple(10.0**k for k in range(0, 7))
 
 
 def kl_first_outcomes(lm: NGramLM, params: ModelParams, max_len: int) -> float:

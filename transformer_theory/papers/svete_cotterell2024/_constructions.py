@@ -23,7 +23,8 @@ Residual stream (``D`` coordinates), in blocks:
 The constructions differ in how the history reaches the last position. This module holds the
 paper's three, as the authors build them in rycolab/transformer-ngrams (``ngrams/transform/
 heads.py``, ``layers.py``, ``single.py``); this library's two variants of them (3.2-direct,
-3.3-slots) are in :mod:`.variants`, and the stream they all share in :mod:`.layout`.
+3.3-slots) are in :mod:`._constructions_variants`, and the stream they all share in
+:mod:`._constructions_layout`.
 :func:`build` builds any of the four :data:`REGISTRY` entries by name (``REGISTRY[name].paper``
 says whose it is); the paper's 3.3 is its own small model (:func:`build_paper33`).
 
@@ -43,7 +44,8 @@ says whose it is); the paper's 3.3 is its own small model (:func:`build_paper33`
   2))`` on the code ``(1, t)``, values ``10^-t onehot(y_t)``, an L1 normalization and a
   digit-decoding MLP. The ReLU inside the score is more than this library's bilinear ``W_QK`` can
   express, so :func:`build_paper33` builds it as its own small model, run by
-  :func:`paper33_log_probs` (3.3-slots in :mod:`.variants` is the library's one-head variant in
+  :func:`paper33_log_probs` (3.3-slots in :mod:`._constructions_variants` is the library's one-head
+  variant in
   the one parameter format).
 
 Reading the slides' formulas (garbled in extraction): the first display writes the query map as
@@ -81,9 +83,13 @@ import numpy as np
 from transformer_theory import _validate
 from transformer_theory.constructions._common import check_dtype
 from transformer_theory.core import positional
-from transformer_theory.papers.svete_cotterell2024.layout import Construction, Layout, score_gap
-from transformer_theory.papers.svete_cotterell2024.tasks import NGramLM
-from transformer_theory.papers.svete_cotterell2024.variants import VARIANTS
+from transformer_theory.papers.svete_cotterell2024._constructions_layout import (
+    Construction,
+    Layout,
+    score_gap,
+)
+from transformer_theory.papers.svete_cotterell2024._constructions_variants import VARIANTS
+from transformer_theory.papers.svete_cotterell2024._tasks import NGramLM
 from transformer_theory.params import (
     AttentionParams,
     LayerParams,
@@ -172,13 +178,15 @@ class Theorem32(Construction):
 
 
 #: Every construction by name: the paper's (:class:`Theorem31`, :class:`Theorem32`) and this
-#: library's variants (:data:`.variants.VARIANTS`); ``REGISTRY[name].paper`` says which.
+#: library's variants (:data:`._constructions_variants.VARIANTS`); ``REGISTRY[name].paper`` says
+#: which.
 REGISTRY: dict[str, Construction] = {"3.1": Theorem31(), "3.2": Theorem32(), **VARIANTS}
 
 
 def sparse_beta(construction: str, max_len: int, order: int) -> float:
     """The score multiplier that makes sparsemax one-hot up to ``max_len`` symbols
-    (:meth:`.layout.Construction.sparse_beta`: ``1 / gap`` for the ``u`` code, 1 for 3.3-slots'
+    (:meth:`._constructions_layout.Construction.sparse_beta`: ``1 / gap`` for the ``u`` code, 1 for
+    3.3-slots'
     integer scores)."""
     _validate.check_choice("construction", construction, CONSTRUCTIONS)
     return REGISTRY[construction].sparse_beta(max_len, order)
@@ -212,7 +220,8 @@ def build(
     dtype: Any = jnp.float64,
 ) -> ModelParams:
     """A transformer LM weakly equivalent to ``lm`` (Svete & Cotterell 2024, Theorems 3.1/3.2, and
-    this library's variants 3.2-direct and 3.3-slots of :mod:`.variants`), from :data:`REGISTRY`.
+    this library's variants 3.2-direct and 3.3-slots of :mod:`._constructions_variants`), from
+    :data:`REGISTRY`.
 
     Args:
       lm: the n-gram LM (order ``n >= 2``).
@@ -363,7 +372,7 @@ def build_paper33(lm: NGramLM, *, dtype: Any = jnp.float64) -> Paper33:
 
     Its decimals need ``10^-t`` to be representable with ``n`` significant digits to spare: in
     float64 up to about ``t = 290``, in float32 about ``t = 30`` (``10^-38`` is float32's smallest
-    normal number), which is where :func:`.precision_scan.paper33_scan` finds it
+    normal number), which is where :func:`._theory_precision.paper33_scan` finds it
     breaking.
     """
     _check(lm, "3.1", "hard", None, None)

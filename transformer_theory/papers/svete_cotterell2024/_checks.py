@@ -7,7 +7,7 @@ What is computed, by kind:
 
 - Weak equivalence (:func:`construction`, :func:`paper33`): ``log q(y)`` of a built model, its
   float64 forward pass, against the n-gram's ``log p(y)`` on every string up to a length, for
-  several seeded random LMs, within :func:`.equivalence.logprob_tolerance`. Float: the built
+  several seeded random LMs, within :func:`._theory_equivalence.logprob_tolerance`. Float: the built
   models use average-hard attention over ``log_softmax`` outputs, which the exact engine
   (:mod:`transformer_theory.exact`) does not evaluate (no hard-attention argmax ties or -inf
   table entries), so the equivalence is float64 and is declared ``unenclosed``.
@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from transformer_theory.ledger import RESULTS_DIR, Checked
+from transformer_theory.precision import require_x64
 
 __all__ = [
     "bfloat16",
@@ -68,14 +69,8 @@ PRINTED_SHAPE = {
 }
 
 
-def _x64() -> None:
-    import jax
-
-    jax.config.update("jax_enable_x64", True)
-
-
 def _lm(seed: int, alphabet: int, order: int, zeros: float) -> Any:
-    from transformer_theory.papers.svete_cotterell2024.tasks import NGramLM
+    from transformer_theory.papers.svete_cotterell2024._tasks import NGramLM
 
     return NGramLM.random(seed, alphabet, order, zero_fraction=zeros)
 
@@ -109,8 +104,8 @@ def selection_margin(params: Any, construction: str, length: int) -> dict:
 
     from transformer_theory.core.forward import embed, forward_trace, lm_inputs
     from transformer_theory.exact import arb_matrix
-    from transformer_theory.papers.svete_cotterell2024 import constructions as cn
-    from transformer_theory.papers.svete_cotterell2024.precision_scan import intended_attention
+    from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
+    from transformer_theory.papers.svete_cotterell2024._theory_precision import intended_attention
 
     cfg = params.config
     w = cfg.bos_pad
@@ -171,8 +166,8 @@ def per_query_leads(params: Any, construction: str, length: int) -> list[tuple[i
 
     from transformer_theory.core.forward import embed, lm_inputs
     from transformer_theory.exact import arb_matrix
-    from transformer_theory.papers.svete_cotterell2024 import constructions as cn
-    from transformer_theory.papers.svete_cotterell2024.precision_scan import intended_attention
+    from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
+    from transformer_theory.papers.svete_cotterell2024._theory_precision import intended_attention
 
     cfg = params.config
     w = cfg.bos_pad
@@ -219,10 +214,10 @@ def construction(
     equivalence on every string up to ``max_len`` (float64), its heads per layer against the
     printed count, and (seed 0's model) the selection lead enclosed at every query up to
     ``margin_len``."""
-    from transformer_theory.papers.svete_cotterell2024 import constructions as cn
-    from transformer_theory.papers.svete_cotterell2024.equivalence import equivalence_record
+    from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
+    from transformer_theory.papers.svete_cotterell2024._theory_equivalence import equivalence_record
 
-    _x64()
+    require_x64("construction")
     recs, shapes, margin = [], [], None
     for seed in range(seeds):
         lm = _lm(seed, alphabet, order, zeros)
@@ -256,13 +251,13 @@ def construction(
 
 
 def paper33(order: int, alphabet: int, zeros: float, seeds: int, max_len: int) -> Checked:
-    """The paper's 3.3 (:func:`.constructions.build_paper33`) for ``seeds`` random LMs: weak
+    """The paper's 3.3 (:func:`._constructions.build_paper33`) for ``seeds`` random LMs: weak
     equivalence on every string up to ``max_len`` in float64 (no enclosure: its digit decoding
     is a chain of ReLU steps with gain ``10^n`` read by argmax, not a ModelParams)."""
-    from transformer_theory.papers.svete_cotterell2024 import constructions as cn
-    from transformer_theory.papers.svete_cotterell2024.equivalence import equivalence_record
+    from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
+    from transformer_theory.papers.svete_cotterell2024._theory_equivalence import equivalence_record
 
-    _x64()
+    require_x64("paper33")
     recs = []
     for seed in range(seeds):
         lm = _lm(seed, alphabet, order, zeros)
@@ -292,14 +287,14 @@ def sparse_built_length(
     is >= 1; that lead enclosed at every query up to length ``built_for + 4``; the first query
     below 1 is the witness, re-run in float64 on every string of its length; equivalence up to
     ``eq_len`` (float64); sparse 3.3-slots' lead enclosed to ``slots_to``."""
-    from transformer_theory.papers.svete_cotterell2024 import constructions as cn
-    from transformer_theory.papers.svete_cotterell2024.equivalence import (
+    from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
+    from transformer_theory.papers.svete_cotterell2024._theory_equivalence import (
         equivalence_record,
         logprob_tolerance,
         transformer_log_prob,
     )
 
-    _x64()
+    require_x64("sparse_built_length")
     lm = _lm(0, alphabet, order, zeros)
     w = lm.order - 1
     params = cn.build(lm, "3.1", attention="sparse", max_len=built_for)
@@ -386,10 +381,10 @@ def _dot(a: tuple[Any, Any], b: tuple[Any, Any]) -> Any:
 def score_argmax(positions: int) -> Checked:
     """``<u(t), u(s)>`` enclosed for every ``t <= T`` and ``s <= T + 1``: whether it contains 1
     at ``s = t`` and is < 1 (ball) at every other ``s``; the library's float
-    :func:`.layout.score_gap` beside the enclosed gap (not deciding)."""
+    :func:`._constructions_layout.score_gap` beside the enclosed gap (not deciding)."""
     import flint
 
-    from transformer_theory.papers.svete_cotterell2024.layout import score_gap
+    from transformer_theory.papers.svete_cotterell2024._constructions_layout import score_gap
 
     T = positions
     old = flint.ctx.prec
@@ -462,8 +457,8 @@ def slide_query_map(offsets: int, positions: int) -> Checked:
 
 # ------------------------------------------------------------------------ precision (float runs)
 def _scan(lm: Any, c: str, precision_name: str, limit: int, max_len: int) -> dict:
-    from transformer_theory.papers.svete_cotterell2024 import constructions as cn
-    from transformer_theory.papers.svete_cotterell2024 import precision_scan
+    from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
+    from transformer_theory.papers.svete_cotterell2024 import _theory_precision as precision_scan
     from transformer_theory.precision import dtype_of
 
     dtype = dtype_of(precision_name)
@@ -484,13 +479,13 @@ _SCAN_TOL = "none needed: the float model is the object measured; attention comp
 
 
 def derived_exact_length(constructions: tuple[str, ...], precision: str, alphabet: int) -> Checked:
-    """The derived guarantee (:func:`.precision_scan.predicted_exact_length`) tested where a run
+    """The derived guarantee (:func:`._theory_precision.predicted_exact_length`) tested where a run
     reaches it: each construction built in ``precision`` and scanned
-    (:func:`.precision_scan.selection_scan`) at every length up to its derived length."""
-    from transformer_theory.papers.svete_cotterell2024 import precision_scan
+    (:func:`._theory_precision.selection_scan`) at every length up to its derived length."""
+    from transformer_theory.papers.svete_cotterell2024 import _theory_precision as precision_scan
     from transformer_theory.precision import dtype_of
 
-    _x64()
+    require_x64("derived_exact_length")
     lm = _lm(0, alphabet, 3, 0.2)
     rows, holds = {}, True
     for c in constructions:
@@ -520,8 +515,8 @@ def precision(
     precision: str, constructions: tuple[str, ...], limit: int, alphabet: int, max_len: int
 ) -> Checked:
     """Each construction built in ``precision`` and scanned at every length up to ``limit``
-    (:func:`.precision_scan.selection_scan`; the paper's 3.3: ``paper33_scan``)."""
-    _x64()
+    (:func:`._theory_precision.selection_scan`; the paper's 3.3: ``paper33_scan``)."""
+    require_x64("precision")
     lm = _lm(0, alphabet, 3, 0.2)
     scans = {c: _scan(lm, c, precision, limit, max_len) for c in constructions}
     exact = {c: _exact_to(r) for c, r in scans.items()}
@@ -542,12 +537,12 @@ def precision(
 
 def float32_equivalence(constructions: tuple[str, ...], alphabet: int, max_len: int) -> Checked:
     """The constructions built in float32, weak equivalence on every string up to ``max_len``
-    within :func:`.equivalence.logprob_tolerance` for float32."""
-    from transformer_theory.papers.svete_cotterell2024 import constructions as cn
-    from transformer_theory.papers.svete_cotterell2024.equivalence import equivalence_record
+    within :func:`._theory_equivalence.logprob_tolerance` for float32."""
+    from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
+    from transformer_theory.papers.svete_cotterell2024._theory_equivalence import equivalence_record
     from transformer_theory.precision import dtype_of
 
-    _x64()
+    require_x64("float32_equivalence")
     lm, dtype = _lm(0, alphabet, 3, 0.2), dtype_of("float32")
     eq = {}
     for c in constructions:
@@ -576,11 +571,11 @@ def float32_equivalence(constructions: tuple[str, ...], alphabet: int, max_len: 
 def bfloat16(constructions: tuple[str, ...], alphabet: int, max_len: int) -> Checked:
     """The constructions built in bfloat16: weak equivalence on every string up to ``max_len``
     (the largest ``|log q - log p|``, in nats) and the precision scan to ``max_len``."""
-    from transformer_theory.papers.svete_cotterell2024 import constructions as cn
-    from transformer_theory.papers.svete_cotterell2024.equivalence import equivalence_record
+    from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
+    from transformer_theory.papers.svete_cotterell2024._theory_equivalence import equivalence_record
     from transformer_theory.precision import dtype_of
 
-    _x64()
+    require_x64("bfloat16")
     lm, dtype = _lm(0, alphabet, 3, 0.2), dtype_of("bfloat16")
     eq, scans = {}, {}
     for c in constructions:
@@ -610,15 +605,15 @@ def bfloat16(constructions: tuple[str, ...], alphabet: int, max_len: int) -> Che
 
 def paper33_float32(alphabet: int, lengths: tuple[int, ...]) -> Checked:
     """The paper's 3.3 built in float32, decoded by argmax at the given string lengths (the
-    all-0 string and 8 seeded random ones each, :func:`.constructions.paper33_states`); the
+    all-0 string and 8 seeded random ones each, :func:`._constructions.paper33_states`); the
     first failing length, and the first ``t`` with ``10^-t < 2^-126`` in exact rationals."""
     import jax
     import jax.numpy as jnp
 
-    from transformer_theory.papers.svete_cotterell2024 import constructions as cn
-    from transformer_theory.papers.svete_cotterell2024.tasks import history_ids
+    from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
+    from transformer_theory.papers.svete_cotterell2024._tasks import history_ids
 
-    _x64()
+    require_x64("paper33_float32")
     lm = _lm(0, alphabet, 3, 0.2)
     model = cn.build_paper33(lm, dtype=jnp.float32)
     n, S = lm.order, lm.alphabet_size
@@ -653,12 +648,12 @@ def paper33_float32(alphabet: int, lengths: tuple[int, ...]) -> Checked:
 
 # ------------------------------------------------------------------------ softmax attention
 def softmax_kl(lengths: tuple[int, ...], betas: tuple[float, ...]) -> Checked:
-    """KL over the first outcomes (:mod:`.soft`) at each ``beta`` for 3.1 and 3.3-slots on a
+    """KL over the first outcomes (:mod:`._theory_soft`) at each ``beta`` for 3.1 and 3.3-slots on a
     trigram over 2 symbols without zeros, and the beta for KL <= 1e-3 per length."""
-    from transformer_theory.papers.svete_cotterell2024 import soft
-    from transformer_theory.papers.svete_cotterell2024.equivalence import logprob_tolerance
+    from transformer_theory.papers.svete_cotterell2024 import _theory_soft as soft
+    from transformer_theory.papers.svete_cotterell2024._theory_equivalence import logprob_tolerance
 
-    _x64()
+    require_x64("softmax_kl")
     lm = _lm(0, 2, 3, 0.0)
     kl_len = lengths[-1]
     tol = logprob_tolerance(lm, kl_len + 1, np.float64)
@@ -721,9 +716,10 @@ def learnability() -> Checked:
 # ------------------------------------------------------------------------ sizes
 def construction_sizes(orders: tuple[int, ...], alphabets: tuple[int, ...]) -> Checked:
     """The paper's 3.1, 3.2, 3.3 built for a random LM at each ``(n, |Sigma|)``; layers and heads
-    counted from the arrays (:func:`.space.count`) against the counts the slides print
-    (:func:`.space.printed_shape`); the library's closed forms beside them (not deciding)."""
-    from transformer_theory.papers.svete_cotterell2024 import space
+    counted from the arrays (:func:`._theory_space.count`) against the counts the slides print
+    (:func:`._theory_space.printed_shape`); the library's closed forms beside them (not
+    deciding)."""
+    from transformer_theory.papers.svete_cotterell2024 import _theory_space as space
 
     rows = space.space_table(orders, alphabets, constructions=("3.1", "3.2", "3.3"))
     bad = [r for r in rows if not r["within_printed"]]
