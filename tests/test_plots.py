@@ -60,10 +60,13 @@ NOT_PLOTS = {
 def _plot_modules() -> list[types.ModuleType]:
     mods = [plotting, harness_plots]
     for info in pkgutil.iter_modules(papers_pkg.__path__):
-        if info.ispkg and os.path.exists(
-            os.path.join(papers_pkg.__path__[0], info.name, "plots.py")
-        ):
-            mods.append(importlib.import_module(f"transformer_theory.papers.{info.name}.plots"))
+        for stem in ("plots", "_plots"):  # _plots: a paper in the one-shape layout
+            if info.ispkg and os.path.exists(
+                os.path.join(papers_pkg.__path__[0], info.name, f"{stem}.py")
+            ):
+                mods.append(
+                    importlib.import_module(f"transformer_theory.papers.{info.name}.{stem}")
+                )
     return mods
 
 
@@ -86,7 +89,7 @@ def _resolve(qualified: str):
 
 # ---- tiny synthetic records, one builder per plot: (args before the path/out argument) ----------
 
-BARBERO = "transformer_theory.papers.barbero2024.plots."
+BARBERO = "transformer_theory.papers.barbero2024._plots."
 CONTI = "transformer_theory.papers.conti2024.plots."
 FORMAL = "transformer_theory.papers.formal_languages.plots."
 PENG = "transformer_theory.papers.peng2024.plots."

@@ -88,7 +88,9 @@ def test_a_record_written_before_the_field_names_is_read_and_resumed(tmp_path):
 
 
 def test_model_grid_order_names_and_size_check():
-    s = oversquash.OversquashSettings(depths=(1, 2), heads=(1, 2), positionals=("rope",), seeds=(0, 3))
+    s = oversquash.OversquashSettings(
+        depths=(1, 2), heads=(1, 2), positionals=("rope",), seeds=(0, 3)
+    )
     grid = _models.model_grid(s)
     assert [m.name for m in grid][:3] == [
         "L1_H1_rope_seed0",

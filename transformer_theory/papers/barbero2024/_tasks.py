@@ -20,6 +20,10 @@ through relative positions (none, RoPE, ALiBi) this is exactly the unpadded mode
 codes :func:`transformer_theory.core.positional.embed_long` starts the code at the first real
 token.
 
+The collapse measurements read untrained sequences instead: :func:`pattern_tokens` (``v``, e.g.
+``1 ... 1 0``, with separators interleaved if asked) and :func:`repeat_last` (``v'``, its last
+token repeated).
+
 Shape letters: :mod:`transformer_theory.glossary`.
 """
 
@@ -45,8 +49,11 @@ __all__ = [
     "VOCAB_SIZE",
     "ZERO",
     "CopyingTask",
+    "PATTERNS",
     "attention_mask",
     "interleave",
+    "pattern_tokens",
+    "repeat_last",
     "separated_length",
 ]
 

@@ -44,7 +44,7 @@ Lengths beyond ``config.seq_len``: the library's embedding (Chen & Zou 2024, eq.
 or sinusoidal code out for the sequence's own length;
 :func:`~transformer_theory.core.positional.embed_long` keeps the code that ``config.seq_len``
 defines and evaluates it at any position, so the same model reads every length. The model itself
-(:func:`~.models.causal_pre_ln_config`) and the precisions (:mod:`transformer_theory.precision`)
+(:func:`~._models.causal_pre_ln_config`) and the precisions (:mod:`transformer_theory.precision`)
 are defined once elsewhere; this module holds the measurement.
 
 Shape letters: :mod:`transformer_theory.glossary`.
@@ -233,7 +233,7 @@ def collapse_curve(
       precisions: names from :data:`PRECISIONS`; the model runs entirely in each.
       pair: ``n -> (v, v')``, two token sequences to compare (default: ``v`` of ``pattern`` and
         ``v`` with its last token repeated).
-      pattern, separator_every: the default pair's pattern (:func:`pattern_tokens`).
+      pattern, separator_every: the default pair's pattern (:func:`~._tasks.pattern_tokens`).
       progress: a tqdm bar over (precision, length), drawn only when stderr is a terminal.
       guard: a context manager factory entered around each measurement (the command line passes
         one that holds Ctrl-C until the measurement is done, so that JAX is never interrupted

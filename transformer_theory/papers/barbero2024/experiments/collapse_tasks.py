@@ -56,10 +56,10 @@ class CollapseTaskConfig:
 
     Attributes:
       name: names the output files.
-      tasks: names from :data:`~transformer_theory.papers.barbero2024.tasks.TASKS`.
+      tasks: names from :data:`~.._tasks.TASKS`.
       separators: for each entry a run: ``None`` (plain) or ``k`` (a separator after every ``k``
         content tokens, Barbero et al. 2024's remedy).
-      positional: the model's positional code (:data:`~.models.POSITIONAL`).
+      positional: the model's positional code (:data:`~.._models.POSITIONAL`).
       depth, heads, width: the model.
       train_min_len, train_max_len: content lengths the copying tasks train on.
       count_max_len: ``count_ones`` trains on ``1 .. count_max_len`` ones and is evaluated at
@@ -68,8 +68,8 @@ class CollapseTaskConfig:
       eval_max_len, eval_points: evaluation lengths (geometric from ``train_min_len``).
       precisions: evaluation precisions.
       collapse_pattern: also measure the trained model's collapse on this pattern with its last
-        token repeated (:func:`~.collapse.model_record`, lengths up to ``eval_max_len``), for the
-        runs without separators; None: skip.
+        token repeated (:func:`~.._theory_collapse.model_record`, lengths up to
+        ``eval_max_len``), for the runs without separators; None: skip.
       steps, batch_size, learning_rate: Adam on float32 parameters.
       seed: initialization and batches.
     """
