@@ -34,9 +34,8 @@ from transformer_theory.cli._common import (
     prepare_out_dir,
     refuse_other_settings,
 )
-from transformer_theory.papers.barbero2024._models import model_grid
+from transformer_theory.papers.barbero2024 import model_grid
 from transformer_theory.papers.barbero2024.experiments import collapse
-from transformer_theory.papers.barbero2024.experiments._records import Interrupted, SettingsDiffer
 from transformer_theory.settings import add_options, from_args
 
 X64 = True
@@ -75,9 +74,9 @@ def run(args: argparse.Namespace) -> int:
             log=lambda line: print(line, flush=True),
             fresh=args.fresh,
         )
-    except SettingsDiffer as err:
+    except collapse.SettingsDiffer as err:
         raise refuse_other_settings(err, collapse.CollapseSettings) from None
-    except Interrupted as stop:
+    except collapse.Interrupted as stop:
         print(
             f"transformer-theory collapse: interrupted; {stop.finished} of {stop.total} model(s) "
             f"finished and saved in {stop.path}; run the same command to resume",

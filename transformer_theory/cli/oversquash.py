@@ -33,9 +33,8 @@ from transformer_theory.cli._common import (
     prepare_out_dir,
     refuse_other_settings,
 )
-from transformer_theory.papers.barbero2024._models import model_grid
+from transformer_theory.papers.barbero2024 import model_grid
 from transformer_theory.papers.barbero2024.experiments import oversquash
-from transformer_theory.papers.barbero2024.experiments._records import Interrupted, SettingsDiffer
 from transformer_theory.settings import add_options, from_args
 
 X64 = True
@@ -68,9 +67,9 @@ def run(args: argparse.Namespace) -> int:
             log=lambda text: print(text, flush=True),
             fresh=args.fresh,
         )
-    except SettingsDiffer as err:
+    except oversquash.SettingsDiffer as err:
         raise refuse_other_settings(err, oversquash.OversquashSettings) from None
-    except Interrupted as stop:
+    except oversquash.Interrupted as stop:
         print(
             f"transformer-theory oversquash: interrupted; {stop.finished} of {stop.total} "
             f"model(s) finished and saved in {stop.path}; run the same command to resume",

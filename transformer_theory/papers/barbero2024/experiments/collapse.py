@@ -35,6 +35,8 @@ from transformer_theory.papers.barbero2024._models import (
 )
 from transformer_theory.papers.barbero2024._tasks import PATTERNS, pattern_tokens
 from transformer_theory.papers.barbero2024.experiments._records import (
+    Interrupted,
+    SettingsDiffer,
     StudyResult,
     check_resumable,
     finished_models,
@@ -44,7 +46,17 @@ from transformer_theory.papers.barbero2024.experiments._records import (
 from transformer_theory.precision import PRECISIONS
 from transformer_theory.settings import flag_of, setting
 
-__all__ = ["MAX_LEN", "SIZES", "CollapseSettings", "check_memory", "get_config", "run", "summary"]
+__all__ = [
+    "Interrupted",
+    "SettingsDiffer",
+    "MAX_LEN",
+    "SIZES",
+    "CollapseSettings",
+    "check_memory",
+    "get_config",
+    "run",
+    "summary",
+]
 
 #: The largest length a collapse run may ask for (memory is checked against the machine besides).
 MAX_LEN = 16384

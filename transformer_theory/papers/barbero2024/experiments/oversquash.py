@@ -35,6 +35,8 @@ from transformer_theory.papers.barbero2024._models import (
 )
 from transformer_theory.papers.barbero2024._tasks import PATTERNS, pattern_tokens
 from transformer_theory.papers.barbero2024.experiments._records import (
+    Interrupted,
+    SettingsDiffer,
     StudyResult,
     check_resumable,
     finished_models,
@@ -43,7 +45,16 @@ from transformer_theory.papers.barbero2024.experiments._records import (
 )
 from transformer_theory.settings import flag_of, setting
 
-__all__ = ["SIZES", "OversquashSettings", "check_memory", "get_config", "run", "summary"]
+__all__ = [
+    "Interrupted",
+    "SettingsDiffer",
+    "SIZES",
+    "OversquashSettings",
+    "check_memory",
+    "get_config",
+    "run",
+    "summary",
+]
 
 SIZES = ("smoke", "default")
 Guard = Callable[[], contextlib.AbstractContextManager]
