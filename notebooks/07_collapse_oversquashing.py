@@ -47,16 +47,20 @@ if importlib.util.find_spec("transformer_theory") is None:
 # %%
 import os
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
-jax.config.update("jax_enable_x64", True)
+from transformer_theory.precision import enable_x64
+
+enable_x64()
 
 from transformer_theory.core.positional import embed_long  # noqa: E402
-from transformer_theory.papers.barbero2024 import collapse, oversquash, plots  # noqa: E402
-from transformer_theory.papers.barbero2024.models import (  # noqa: E402
+from transformer_theory.papers.barbero2024 import _plots as plots  # noqa: E402
+from transformer_theory.papers.barbero2024 import _theory_collapse as collapse  # noqa: E402
+from transformer_theory.papers.barbero2024 import _theory_oversquash as oversquash  # noqa: E402
+from transformer_theory.papers.barbero2024 import (  # noqa: E402
     causal_pre_ln_config,
+    pattern_tokens,
     random_model,
 )
 
@@ -136,7 +140,7 @@ for positional in ("sinusoidal", "alibi"):
 
 # %%
 n = 8 if SMOKE else 32
-tokens = collapse.pattern_tokens("random", n)
+tokens = pattern_tokens("random", n)
 records = []
 for depth in (1, 2) if SMOKE else (1, 2, 4):
     cfg = causal_pre_ln_config(depth, 1, "rope", width=16)
@@ -160,7 +164,7 @@ display(Image(plots.plot_oversquash(dict(models=records), "/tmp/07_oversquash.pn
 # pair get one prediction.
 
 # %%
-from transformer_theory.papers.barbero2024 import collapse_tasks  # noqa: E402
+from transformer_theory.papers.barbero2024.experiments import collapse_tasks  # noqa: E402
 
 config = collapse_tasks.CollapseTaskConfig(
     name="notebook",
@@ -171,6 +175,6 @@ config = collapse_tasks.CollapseTaskConfig(
     eval_points=2 if SMOKE else 10,
     precisions=("bfloat16",) if SMOKE else collapse.PRECISIONS,
 )
-record = collapse_tasks.run(config, None)
+record = collapse_tasks.run(config, None, progress=False)
 print("\n".join(collapse_tasks.summary_lines(record)))
 display(Image(plots.plot_task_accuracy(record, "/tmp/07_tasks.png")))

@@ -89,7 +89,7 @@ def _resolve(qualified: str):
 
 # ---- tiny synthetic records, one builder per plot: (args before the path/out argument) ----------
 
-BARBERO = "transformer_theory.papers.barbero2024.plots."
+BARBERO = "transformer_theory.papers.barbero2024._plots."
 CONTI = "transformer_theory.papers.conti2024._plots."
 FORMAL = "transformer_theory.papers.formal_languages.plots."
 PENG = "transformer_theory.papers.peng2024.plots."

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from transformer_theory import _validate, budget
-from transformer_theory.papers.barbero2024 import oversquash
+from transformer_theory.papers.barbero2024 import _theory_oversquash as oversquash
 from transformer_theory.papers.conti2024 import _theory_linformer as linformer
 from transformer_theory.papers.formal_languages import checks as fl_checks
 from transformer_theory.papers.formal_languages import counters, dyck_k

@@ -6,7 +6,8 @@ import json
 import pytest
 
 from transformer_theory.jsonio import write_json
-from transformer_theory.papers.barbero2024 import study
+from transformer_theory.papers.barbero2024.experiments import _records
+from transformer_theory.papers.barbero2024.experiments.collapse import CollapseSettings
 from transformer_theory.papers.peng2024.training import _sweep
 
 
@@ -51,9 +52,9 @@ def test_a_rerun_interrupted_after_some_models_keeps_the_others(tmp_path):
 
 
 def test_an_incomplete_model_record_is_not_resumed(tmp_path):
-    settings = study.CollapseSettings(max_len=8, points=3, precisions=("float64", "float32"))
+    settings = CollapseSettings(max_len=8, points=3, precisions=("float64", "float32"))
     block = settings.record()
-    whole = {k: {} for k in study.MODEL_FIELDS["collapse"]}
+    whole = {k: {} for k in _records.MODEL_FIELDS["collapse"]}
     whole["precisions"] = {"float64": {}, "float32": {}}
     models = [
         dict(whole, name="done"),
@@ -63,12 +64,12 @@ def test_an_incomplete_model_record_is_not_resumed(tmp_path):
     ]
     path = tmp_path / "collapse.json"
     write_json(str(path), {"settings": block, "complete": False, "models": models})
-    assert list(study.finished_models(str(path), block)) == ["done"]
-    over = {k: 0 for k in study.MODEL_FIELDS["oversquash"]}
+    assert list(_records.finished_models(str(path), block)) == ["done"]
+    over = {k: 0 for k in _records.MODEL_FIELDS["oversquash"]}
     write_json(str(path), {"settings": block, "models": [dict(over, name="a"), {"name": "b"}]})
-    assert list(study.finished_models(str(path), block, "oversquash")) == ["a"]
+    assert list(_records.finished_models(str(path), block, "oversquash")) == ["a"]
 
 
 def test_a_seed_beyond_32_bits_is_refused_naming_seeds():
     with pytest.raises(ValueError, match="^seeds:"):
-        study.CollapseSettings(seeds=(2**70,))
+        CollapseSettings(seeds=(2**70,))

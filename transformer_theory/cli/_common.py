@@ -284,3 +284,26 @@ def prepare_out_dir(path: str, option: str = "--out") -> str:
     except OSError as err:
         raise UsageError(f"{option}: cannot write to {path} ({err.strerror or err})") from None
     return path
+
+
+def refuse_other_settings(err: Exception, settings_cls: type) -> UsageError:
+    """A record in ``--out`` written with other settings (``err``: a study's ``SettingsDiffer``
+    with ``path``, ``setting``, ``recorded`` and ``asked``) as the :class:`UsageError` naming the
+    option that sets the differing field (:func:`transformer_theory.settings.flag_of` of
+    ``settings_cls``); ``--out`` when the file is no run's record or what differs is not a field
+    (a value the fields derive)."""
+    import dataclasses
+
+    from transformer_theory.settings import flag_of
+
+    setting = getattr(err, "setting", None)
+    if setting is None:
+        what = f"--out: {err}"
+    else:
+        fields = {f.name for f in dataclasses.fields(settings_cls)}
+        option = flag_of(settings_cls, setting) if setting in fields else "--out"
+        what = f"{option}: {err.path} holds a run with {setting} {err.recorded}, not {err.asked}"
+    return UsageError(
+        f"{what}; rerun with its settings to resume it, add --fresh to start over, or choose "
+        "another --out"
+    )

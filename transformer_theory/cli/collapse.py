@@ -17,109 +17,32 @@ resumes from the finished models, measuring only the rest. A ``collapse.json`` i
 records other settings is refused (exit 2, naming the option that differs) unless ``--fresh``
 asks to start over.
 
-The study is :func:`transformer_theory.papers.barbero2024.study.run_collapse`; this command
-parses, checks and prints.
+The options are the fields of
+:class:`transformer_theory.papers.barbero2024.experiments.collapse.CollapseSettings` (checked
+there, once); the study is its module's ``run``; this command parses and prints.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import sys
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Sequence
 
 from transformer_theory.cli._common import (
     EXIT_INTERRUPTED,
-    UsageError,
-    comma_list,
     format_table,
-    name_list,
-    positive_int,
     prepare_out_dir,
+    refuse_other_settings,
 )
+from transformer_theory.papers.barbero2024 import model_grid
+from transformer_theory.papers.barbero2024.experiments import collapse
+from transformer_theory.settings import add_options, from_args
 
-if TYPE_CHECKING:
-    from transformer_theory.papers.barbero2024.study import (
-        CollapseSettings,
-        GridModel,
-        OversquashSettings,
-    )
-
-T = TypeVar("T")
-
-# Lengths measured when --points is not given (fewer when --max-len has fewer lengths).
-DEFAULT_POINTS = 16
-# The settings' fields and the options that set them (a ValueError names the field).
-OPTIONS = dict(
-    depths="--depth",
-    heads="--heads",
-    positionals="--positional",
-    seeds="--seeds",
-    max_len="--max-len",
-    points="--points",
-    precisions="--precision",
-    pattern="--pattern",
-    separator_every="--separator-every",
-    width="--width",
-    length="--length",
-)
-# The keys of the settings blocks of collapse.json and oversquash.json, and the options that
-# set them.
-RECORD_OPTIONS = dict(
-    depth="--depth",
-    heads="--heads",
-    positional="--positional",
-    seeds="--seeds",
-    max_len="--max-len",
-    points="--points",
-    lengths="--max-len/--points",
-    precisions="--precision",
-    pattern="--pattern",
-    separator_every="--separator-every",
-    width="--width",
-    length="--length",
-    bound="--no-bound",
-    tokens="--length/--pattern",
-)
+X64 = True
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--depth", type=comma_list(int, minimum=1), default="1,2", help="layers")
-    parser.add_argument(
-        "--heads", type=comma_list(int, minimum=1), default="1", help="heads per layer"
-    )
-    parser.add_argument(
-        "--positional",
-        default="none,sinusoidal,rope,alibi",
-        help="positional codes, comma list of none, sinusoidal, rope, alibi, or 'all'",
-    )
-    parser.add_argument("--max-len", type=positive_int, default=4096, help="longest n")
-    parser.add_argument(
-        "--points",
-        type=positive_int,
-        default=None,
-        help=f"lengths measured, ending at --max-len (default {DEFAULT_POINTS}, or every length "
-        "when --max-len has fewer; at most --max-len - 1: the lengths are distinct integers "
-        "from 2)",
-    )
-    parser.add_argument(
-        "--precision",
-        default="float64,float32,bfloat16",
-        help="comma list of float64, float32, bfloat16 (the model runs entirely in each)",
-    )
-    parser.add_argument(
-        "--pattern", default="ones_zero", help="ones_zero (1...10), zeros_one, alternating, random"
-    )
-    parser.add_argument(
-        "--separator-every",
-        type=positive_int,
-        default=None,
-        help="interleave a separator token after every K tokens (Barbero et al.'s remedy)",
-    )
-    parser.add_argument("--width", type=positive_int, default=32, help="model width d'")
-    parser.add_argument("--seeds", type=comma_list(int, minimum=0), default="0", help="model seeds")
+    add_options(parser, collapse.CollapseSettings)
     parser.add_argument("--out", default="results/collapse", help="output directory")
     parser.add_argument(
         "--fresh",
@@ -134,130 +57,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def settings_of(make: Callable[..., T], **fields: object) -> T:
-    """``make(**fields)`` (a settings dataclass), its ValueError as a UsageError naming the
-    option."""
-    try:
-        return make(**fields)
-    except ValueError as err:
-        field, _, message = str(err).partition(": ")
-        raise UsageError(f"{OPTIONS.get(field, field)}: {message}") from None
-
-
-def grid_of(settings: CollapseSettings | OversquashSettings) -> list[GridModel]:
-    """The grid of ``settings``, its size checked (BudgetError) and a config's ValueError (a width
-    too small for the code) reported against ``--width``."""
-    from transformer_theory.budget import BudgetError, BudgetSettingError
-    from transformer_theory.papers.barbero2024 import study
-
-    try:
-        return study.model_grid(settings)
-    except (BudgetError, BudgetSettingError):  # a size refused, or a bad TT_*_BUDGET: not --width
-        raise
-    except ValueError as err:
-        raise UsageError(f"--width: {err}") from None
-
-
-def measured_points(points: int | None, max_len: int) -> int:
-    """``--points`` checked against ``--max-len``: the grid's lengths are distinct integers from 2
-    to ``max_len``, so no more than ``max_len - 1`` can be measured (UsageError naming
-    ``--points``); not given, :data:`DEFAULT_POINTS` or every length if there are fewer."""
-    lengths = max_len - 1
-    if points is None:
-        return min(DEFAULT_POINTS, lengths)
-    if points > lengths:
-        raise UsageError(
-            f"--points: {points} lengths asked for, but only {lengths} distinct lengths lie in "
-            f"2..{max_len} (--max-len); ask for at most {lengths}"
-        )
-    return points
-
-
-def held_sigint() -> contextlib.AbstractContextManager:
-    """Ctrl-C held until the current JAX call returns, then raised: interrupting XLA inside a
-    call left the interpreter to crash at exit (exit 139 after "interrupted")."""
+def run(args: argparse.Namespace) -> int:
     from transformer_theory.train.checkpoint import deferred_sigint
 
-    return deferred_sigint()
-
-
-def run(args: argparse.Namespace) -> int:
-    import jax
-
-    from transformer_theory.papers.barbero2024 import collapse, study
-    from transformer_theory.papers.barbero2024.models import POSITIONAL
-
-    positionals = name_list(args.positional, POSITIONAL, "--positional")
-    precisions = name_list(args.precision, collapse.PRECISIONS, "--precision")
-    if not 2 <= args.max_len <= study.MAX_LEN:
-        raise UsageError(f"--max-len: expected 2..{study.MAX_LEN}, got {args.max_len}")
-    settings = settings_of(
-        study.CollapseSettings,
-        depths=args.depth,
-        heads=args.heads,
-        positionals=positionals,
-        seeds=args.seeds,
-        max_len=args.max_len,
-        points=measured_points(args.points, args.max_len),
-        precisions=precisions,
-        pattern=args.pattern,
-        separator_every=args.separator_every,
-        width=args.width,
-    )
-    grid = grid_of(settings)
+    settings = from_args(collapse.CollapseSettings, args)
+    grid = model_grid(settings)  # its size refused before --out is made
     out = prepare_out_dir(args.out)
-    path = os.path.join(out, "collapse.json")
-    if not args.fresh:  # before the memory check: it compiles
-        check_resumable(path, settings.record())
-    jax.config.update("jax_enable_x64", True)
-    study.check_collapse_memory(settings, grid)
-
-    done = {} if args.fresh else study.finished_models(path, settings.record())
-    if done:
-        print(f"resuming: {len(done)} finished model(s) read from {path}", flush=True)
     try:
-        result = study.run_collapse(
+        result = collapse.run(
             settings,
             out,
-            grid=grid,
             progress=not args.no_progress,
-            guard=held_sigint,
-            on_model=lambda model: print(summary_line(model, precisions), flush=True),
+            grid=grid,
+            guard=deferred_sigint,  # Ctrl-C held until the JAX call returns (it crashed XLA)
+            on_model=lambda model: print(summary_line(model, settings.precisions), flush=True),
+            log=lambda line: print(line, flush=True),
             fresh=args.fresh,
         )
-    except study.Interrupted as stop:
+    except collapse.SettingsDiffer as err:
+        raise refuse_other_settings(err, collapse.CollapseSettings) from None
+    except collapse.Interrupted as stop:
         print(
             f"transformer-theory collapse: interrupted; {stop.finished} of {stop.total} model(s) "
             f"finished and saved in {stop.path}; run the same command to resume",
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
-    print(format_table(study.collapse_summary(m) for m in result.record["models"]))
+    print(format_table(collapse.summary(m) for m in result.record["models"]))
     print(result.json_path)
     print(result.figure_path)
     return 0
-
-
-def check_resumable(path: str, settings: dict) -> None:
-    """:func:`~transformer_theory.papers.barbero2024.study.check_resumable` as a
-    ``UsageError`` naming the option that differs (the finished work is never overwritten
-    unasked); for ``collapse`` and ``oversquash``."""
-    from transformer_theory.papers.barbero2024 import study
-
-    try:
-        study.check_resumable(path, settings)
-    except study.SettingsDiffer as err:
-        if err.setting is None:
-            what = f"--out: {err}"
-        else:
-            option = RECORD_OPTIONS.get(err.setting, "--out")
-            what = (
-                f"{option}: {path} holds a run with {err.setting} {err.recorded}, not {err.asked}"
-            )
-        raise UsageError(
-            f"{what}; rerun with its settings to resume it, add --fresh to start over, or choose "
-            "another --out"
-        ) from None
 
 
 def summary_line(model: dict, precisions: Sequence[str]) -> str:

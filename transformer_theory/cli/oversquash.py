@@ -16,47 +16,32 @@ same command resumes from them; an ``oversquash.json`` of other settings is refu
 naming the option that differs) unless ``--fresh``. Prints a line per finished model and a table
 of them at the end.
 
-The study is :func:`transformer_theory.papers.barbero2024.study.run_oversquash`; this command
-parses, checks and prints.
+The options are the fields of
+:class:`transformer_theory.papers.barbero2024.experiments.oversquash.OversquashSettings` (checked
+there, once); the study is its module's ``run``; this command parses and prints.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from transformer_theory.cli._common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
-    comma_list,
     format_table,
-    name_list,
-    positive_int,
     prepare_out_dir,
+    refuse_other_settings,
 )
-from transformer_theory.cli.collapse import check_resumable, grid_of, held_sigint, settings_of
+from transformer_theory.papers.barbero2024 import model_grid
+from transformer_theory.papers.barbero2024.experiments import oversquash
+from transformer_theory.settings import add_options, from_args
+
+X64 = True
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--depth", type=comma_list(int, minimum=1), default="1,2,4", help="layers")
-    parser.add_argument(
-        "--heads", type=comma_list(int, minimum=1), default="1", help="heads per layer"
-    )
-    parser.add_argument(
-        "--positional",
-        default="rope",
-        help="positional codes, comma list of none, sinusoidal, rope, alibi, or 'all'",
-    )
-    parser.add_argument("--length", type=positive_int, default=48, help="input length n")
-    parser.add_argument(
-        "--pattern",
-        default="random",
-        help="the input: random (bits), ones_zero, zeros_one, alternating",
-    )
-    parser.add_argument("--width", type=positive_int, default=24, help="model width d'")
-    parser.add_argument("--seeds", type=comma_list(int, minimum=0), default="0", help="model seeds")
-    parser.add_argument("--no-bound", action="store_true", help="skip the certified bound")
+    add_options(parser, oversquash.OversquashSettings)
     parser.add_argument("--out", default="results/oversquash", help="output directory")
     parser.add_argument(
         "--fresh",
@@ -67,44 +52,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import jax
+    from transformer_theory.train.checkpoint import deferred_sigint
 
-    from transformer_theory.papers.barbero2024 import study
-    from transformer_theory.papers.barbero2024.models import POSITIONAL
-
-    positionals = name_list(args.positional, POSITIONAL, "--positional")
-    settings = settings_of(
-        study.OversquashSettings,
-        depths=args.depth,
-        heads=args.heads,
-        positionals=positionals,
-        seeds=args.seeds,
-        length=args.length,
-        pattern=args.pattern,
-        width=args.width,
-        bound=not args.no_bound,
-    )
-    grid = grid_of(settings)
+    settings = from_args(oversquash.OversquashSettings, args)
+    grid = model_grid(settings)  # its size refused before --out is made
     out = prepare_out_dir(args.out)
-    path = os.path.join(out, "oversquash.json")
-    jax.config.update("jax_enable_x64", True)
-    # first the memory: the settings' record holds the input's tokens (--length of them)
-    study.check_oversquash_memory(settings, grid)
-    if not args.fresh:
-        check_resumable(path, settings.record())
-    done = {} if args.fresh else study.finished_models(path, settings.record(), "oversquash")
-    if done:
-        print(f"resuming: {len(done)} finished model(s) read from {path}", flush=True)
     try:
-        result = study.run_oversquash(
+        result = oversquash.run(
             settings,
             out,
             grid=grid,
-            guard=held_sigint,
+            guard=deferred_sigint,  # Ctrl-C held until the JAX call returns (it crashed XLA)
             on_model=lambda m: print(line(m), flush=True),
+            log=lambda text: print(text, flush=True),
             fresh=args.fresh,
         )
-    except study.Interrupted as stop:
+    except oversquash.SettingsDiffer as err:
+        raise refuse_other_settings(err, oversquash.OversquashSettings) from None
+    except oversquash.Interrupted as stop:
         print(
             f"transformer-theory oversquash: interrupted; {stop.finished} of {stop.total} "
             f"model(s) finished and saved in {stop.path}; run the same command to resume",
@@ -112,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return EXIT_INTERRUPTED
     models = result.record["models"]
-    print(format_table(study.oversquash_summary(m) for m in models))
+    print(format_table(oversquash.summary(m) for m in models))
     print(result.json_path)
     print(result.figure_path)
     failed = [m["name"] for m in models if not m.get("bound_holds", True)]

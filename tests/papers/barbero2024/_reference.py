@@ -10,7 +10,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from transformer_theory.papers.barbero2024 import models
+from transformer_theory.papers.barbero2024 import _models as models
 from transformer_theory.params import init_params
 
 

@@ -4,7 +4,9 @@ tests/test_claims.py checks the statuses on the library as it is)."""
 
 from __future__ import annotations
 
-from transformer_theory.papers.barbero2024 import checks, claims, models
+from transformer_theory.papers.barbero2024 import _checks as checks
+from transformer_theory.papers.barbero2024 import _models as models
+from transformer_theory.papers.barbero2024 import claims
 
 
 def test_every_claim_is_barbero_and_the_open_ones_say_why():

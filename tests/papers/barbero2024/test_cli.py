@@ -42,7 +42,8 @@ def test_oversquash_writes_record_and_checks_the_bound(tmp_path):
 
 def test_collapse_tasks_smoke(tmp_path):
     script = runpy.run_path(str(ROOT / "experiments" / "collapse_tasks.py"), run_name="smoke")
-    assert script["main"](["--config", "smoke", "--out", str(tmp_path), "--no-progress"]) == 0
+    argv = ["--config", "smoke", "--set", "steps=10", "--out", str(tmp_path), "--no-progress"]
+    assert script["main"](argv) == 0
     record = json.loads((tmp_path / "smoke.json").read_text())
     assert [t["separator_every"] for t in record["tasks"]] == [None, 2]
     for t in record["tasks"]:
@@ -115,16 +116,8 @@ def test_collapse_and_oversquash_refuse_huge_sizes_from_arithmetic(tmp_path, cap
     assert not (tmp_path / "collapse").exists()  # refused before the output directory was made
 
 
-def test_collapse_points_default_to_every_length_of_a_short_grid():
-    from transformer_theory.cli.collapse import DEFAULT_POINTS, measured_points
-
-    assert measured_points(None, 4096) == DEFAULT_POINTS
-    assert measured_points(None, 8) == 7  # 2..8: was --points 16 of 7 lengths
-    assert measured_points(7, 8) == 7
-
-
 def test_collapse_interrupted_keeps_finished_models_and_resumes(tmp_path, capsys, monkeypatch):
-    from transformer_theory.papers.barbero2024 import collapse
+    from transformer_theory.papers.barbero2024 import _theory_collapse as collapse
 
     record = collapse.model_record
     calls = []

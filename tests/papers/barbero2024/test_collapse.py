@@ -11,8 +11,9 @@ import pytest
 from tests.helpers import assert_close
 from tests.papers.barbero2024 import _reference
 from transformer_theory.core.positional import embed_long
-from transformer_theory.papers.barbero2024 import collapse, models
-from transformer_theory.papers.barbero2024 import tasks as copying
+from transformer_theory.papers.barbero2024 import _models as models
+from transformer_theory.papers.barbero2024 import _tasks as copying
+from transformer_theory.papers.barbero2024 import _theory_collapse as collapse
 
 
 def random_model(positional, depth=1, heads=2, seed=0, scale=1.5):
@@ -25,9 +26,9 @@ def test_one_layer_distance_matches_numpy_reference(positional):
     lengths = [9]  # one compile per model: the tests share two CPU cores
     rec = collapse.collapse_curve(params, lengths, ("float64",))
     for n, d in zip(lengths, rec["precisions"]["float64"]["distance"]):
-        v = collapse.pattern_tokens("ones_zero", n)
+        v = copying.pattern_tokens("ones_zero", n)
         ya = _reference.last_representation(params, params.config, v)
-        yb = _reference.last_representation(params, params.config, collapse.repeat_last(v))
+        yb = _reference.last_representation(params, params.config, copying.repeat_last(v))
         # a few hundred float64 operations of O(1) values: the suite's float64 tolerance
         assert_close(d, np.linalg.norm(ya - yb))
 
@@ -52,7 +53,7 @@ def test_one_layer_limit_refuses_positions_in_scores():
 
 def test_model_runs_in_the_requested_precision():
     params = random_model("rope")
-    v = collapse.pattern_tokens("ones_zero", 6)
+    v = copying.pattern_tokens("ones_zero", 6)
     y = {}
     for prec in collapse.PRECISIONS:
         y[prec], _ = collapse.pair_representations(params, v, v, prec)
@@ -123,13 +124,13 @@ def test_bad_arguments_name_the_argument():
     with pytest.raises(ValueError, match="tokens_N"):
         embed_long(onehot, jnp.zeros(7, jnp.int32))
     with pytest.raises(ValueError, match="pattern"):
-        collapse.pattern_tokens("spiral", 4)
+        copying.pattern_tokens("spiral", 4)
 
 
 def test_patterns_and_separators():
-    assert collapse.pattern_tokens("ones_zero", 4).tolist() == [1, 1, 1, 0]
-    assert collapse.pattern_tokens("zeros_one", 3).tolist() == [0, 0, 1]
-    assert collapse.pattern_tokens("ones_zero", 5, separator_every=2).tolist() == [
+    assert copying.pattern_tokens("ones_zero", 4).tolist() == [1, 1, 1, 0]
+    assert copying.pattern_tokens("zeros_one", 3).tolist() == [0, 0, 1]
+    assert copying.pattern_tokens("ones_zero", 5, separator_every=2).tolist() == [
         1,
         1,
         2,
@@ -138,9 +139,9 @@ def test_patterns_and_separators():
         2,
         0,
     ]
-    r = collapse.pattern_tokens("random", 50)
-    assert r[:20].tolist() == collapse.pattern_tokens("random", 20).tolist()
-    assert collapse.repeat_last([1, 0]).tolist() == [1, 0, 0]
+    r = copying.pattern_tokens("random", 50)
+    assert r[:20].tolist() == copying.pattern_tokens("random", 20).tolist()
+    assert copying.repeat_last([1, 0]).tolist() == [1, 0, 0]
 
 
 def test_length_grid_one_point_is_the_longest_length():

@@ -10,7 +10,9 @@ import dataclasses
 import jax
 
 from tests.mutants import mutant
-from transformer_theory.papers.barbero2024 import checks, collapse, oversquash
+from transformer_theory.papers.barbero2024 import _checks as checks
+from transformer_theory.papers.barbero2024 import _theory_collapse as collapse
+from transformer_theory.papers.barbero2024 import _theory_oversquash as oversquash
 
 P = "barbero2024."
 

@@ -15,7 +15,7 @@ from tests.papers.barbero2024 import _reference
 from transformer_theory.core.forward import forward_trace
 from transformer_theory.core.layers import attention_layer
 from transformer_theory.core.positional import embed_long
-from transformer_theory.papers.barbero2024 import oversquash
+from transformer_theory.papers.barbero2024 import _theory_oversquash as oversquash
 
 TOKENS = np.array([1, 0, 2, 1, 3, 1])
 

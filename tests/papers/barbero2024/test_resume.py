@@ -15,7 +15,10 @@ import json
 import pytest
 
 from transformer_theory.cli import main
-from transformer_theory.papers.barbero2024 import collapse, plots, study
+from transformer_theory.papers.barbero2024 import _plots as plots
+from transformer_theory.papers.barbero2024 import _theory_collapse
+from transformer_theory.papers.barbero2024.experiments import _records, collapse, oversquash
+from transformer_theory.papers.barbero2024.experiments._records import Interrupted, SettingsDiffer
 
 SETTINGS = dict(depths=(1, 2), positionals=("none", "rope"), max_len=8, points=2)
 NAMES = [f"L{d}_H1_{p}_seed0" for d in (1, 2) for p in ("none", "rope")]
@@ -28,15 +31,15 @@ def measured(monkeypatch):
 
     def fake_record(params, name, lengths, precisions, **kwargs):
         calls.append(name)
-        # every field a finished record has (study.MODEL_FIELDS), or the resume measures it again
-        fields = dict.fromkeys(k for k in study.MODEL_FIELDS["collapse"] if k != "seconds")
+        # every field a finished record has (_records.MODEL_FIELDS), or the resume measures it again
+        fields = dict.fromkeys(k for k in _records.MODEL_FIELDS["collapse"] if k != "seconds")
         precision = {p: {} for p in precisions}
         return fields | dict(
             name=name, lengths=list(lengths), precisions=precision, value=sum(map(ord, name))
         )
 
-    monkeypatch.setattr(study, "random_model", lambda config, seed: None)
-    monkeypatch.setattr(collapse, "model_record", fake_record)
+    monkeypatch.setattr(collapse, "random_model", lambda config, seed: None)
+    monkeypatch.setattr(_theory_collapse, "model_record", fake_record)
     monkeypatch.setattr(plots, "plot_collapse", lambda record, path: path)
     return calls
 
@@ -51,24 +54,24 @@ def _without_seconds(value):
 
 
 def test_interrupted_run_resumes_to_the_uninterrupted_file(tmp_path, measured):
-    settings = study.CollapseSettings(**SETTINGS)
+    settings = collapse.CollapseSettings(**SETTINGS)
     whole, parts = tmp_path / "whole", tmp_path / "parts"
     whole.mkdir(), parts.mkdir()
-    study.run_collapse(settings, str(whole))
+    collapse.run(settings, str(whole))
     assert measured == NAMES
     measured.clear()
 
     def stop(model):
         raise KeyboardInterrupt  # Ctrl-C right after the first model was written
 
-    with pytest.raises(study.Interrupted) as info:
-        study.run_collapse(settings, str(parts), on_model=stop)
+    with pytest.raises(Interrupted) as info:
+        collapse.run(settings, str(parts), on_model=stop)
     assert (info.value.finished, info.value.total) == (1, 4)
     saved = json.loads((parts / "collapse.json").read_text())
     assert not saved["complete"] and [m["name"] for m in saved["models"]] == NAMES[:1]
 
     measured.clear()
-    study.run_collapse(settings, str(parts))
+    collapse.run(settings, str(parts))
     assert measured == NAMES[1:]  # the finished model is read back, not measured again
     final = json.loads((parts / "collapse.json").read_text())
     expected = json.loads((whole / "collapse.json").read_text())
@@ -77,16 +80,16 @@ def test_interrupted_run_resumes_to_the_uninterrupted_file(tmp_path, measured):
 
 
 def test_other_settings_are_refused_unless_fresh(tmp_path, measured):
-    study.run_collapse(study.CollapseSettings(**SETTINGS), str(tmp_path))
+    collapse.run(collapse.CollapseSettings(**SETTINGS), str(tmp_path))
     path = tmp_path / "collapse.json"
     before = path.read_text()
-    other = study.CollapseSettings(**dict(SETTINGS, max_len=9))
-    with pytest.raises(study.SettingsDiffer) as info:
-        study.run_collapse(other, str(tmp_path))
+    other = collapse.CollapseSettings(**dict(SETTINGS, max_len=9))
+    with pytest.raises(SettingsDiffer) as info:
+        collapse.run(other, str(tmp_path))
     assert (info.value.setting, info.value.recorded, info.value.asked) == ("max_len", 8, 9)
     assert path.read_text() == before  # nothing measured, nothing overwritten
     measured.clear()
-    study.run_collapse(other, str(tmp_path), fresh=True)
+    collapse.run(other, str(tmp_path), fresh=True)
     assert measured == NAMES and json.loads(path.read_text())["settings"]["max_len"] == 9
 
 
@@ -95,8 +98,8 @@ def test_command_names_the_option_that_differs(tmp_path, measured, capsys, monke
 
     # the stand-in records carry no verdict to print; the memory check compiles (tested elsewhere)
     monkeypatch.setattr(command, "summary_line", lambda model, precisions: model["name"])
-    monkeypatch.setattr(study, "collapse_summary", lambda model: {"name": model["name"]})
-    monkeypatch.setattr(study, "check_collapse_memory", lambda settings, grid: 0.0)
+    monkeypatch.setattr(collapse, "summary", lambda model: {"name": model["name"]})
+    monkeypatch.setattr(collapse, "check_memory", lambda settings, grid: 0.0)
     argv = ["collapse", "--depth", "1,2", "--positional", "none,rope", "--max-len", "8"]
     argv += ["--points", "2", "--precision", "float64", "--out", str(tmp_path), "--no-progress"]
     assert main(argv) == 0 and measured == NAMES
@@ -119,32 +122,31 @@ def test_oversquash_resumes_and_refuses_other_settings(tmp_path, monkeypatch):
 
     import numpy as np
 
-    from transformer_theory.core import positional
-    from transformer_theory.papers.barbero2024 import oversquash
+    from transformer_theory.papers.barbero2024 import _theory_oversquash
 
     calls = []
 
     def fake_record(params, emb, bound):
         calls.append(params.seed)
-        fields = dict.fromkeys(k for k in study.MODEL_FIELDS["oversquash"] if k != "name")
+        fields = dict.fromkeys(k for k in _records.MODEL_FIELDS["oversquash"] if k != "name")
         return fields | dict(value=params.seed * 10)
 
     def fake_model(config, seed):
         return SimpleNamespace(seed=seed, w_o=np.zeros(1))
 
-    monkeypatch.setattr(study, "random_model", fake_model)
-    monkeypatch.setattr(positional, "embed_long", lambda *args, **kwargs: None)
-    monkeypatch.setattr(oversquash, "oversquash_record", fake_record)
+    monkeypatch.setattr(oversquash, "random_model", fake_model)
+    monkeypatch.setattr(oversquash, "embed_long", lambda *args, **kwargs: None)
+    monkeypatch.setattr(_theory_oversquash, "oversquash_record", fake_record)
     monkeypatch.setattr(plots, "plot_oversquash", lambda record, path: path)
-    settings = study.OversquashSettings(depths=(1,), seeds=(0, 1, 2), length=8, bound=False)
+    settings = oversquash.OversquashSettings(depths=(1,), seeds=(0, 1, 2), length=8, bound=False)
 
     def stop(model):
         raise KeyboardInterrupt
 
-    with pytest.raises(study.Interrupted):
-        study.run_oversquash(settings, str(tmp_path), on_model=stop)
-    result = study.run_oversquash(settings, str(tmp_path))
+    with pytest.raises(Interrupted):
+        oversquash.run(settings, str(tmp_path), on_model=stop)
+    result = oversquash.run(settings, str(tmp_path))
     assert calls == [0, 1, 2] and [m["value"] for m in result.record["models"]] == [0, 10, 20]
-    with pytest.raises(study.SettingsDiffer, match="length: 8 there, 9 asked"):
-        study.run_oversquash(dataclasses.replace(settings, length=9), str(tmp_path))
+    with pytest.raises(SettingsDiffer, match="length: 8 there, 9 asked"):
+        oversquash.run(dataclasses.replace(settings, length=9), str(tmp_path))
     assert calls == [0, 1, 2]

@@ -4,6 +4,7 @@ Ctrl-C, and the experiment config's sizes."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -12,47 +13,85 @@ import pytest
 
 from tests.helpers import assert_close
 from tests.papers.barbero2024 import _reference
-from transformer_theory.papers.barbero2024 import collapse, study
-from transformer_theory.papers.barbero2024.configs import collapse_tasks as configs
-from transformer_theory.papers.barbero2024.models import random_model
+from transformer_theory.papers.barbero2024 import _models, _tasks
+from transformer_theory.papers.barbero2024._models import random_model
+from transformer_theory.papers.barbero2024.experiments import collapse, oversquash
+from transformer_theory.papers.barbero2024.experiments import collapse_tasks as configs
+from transformer_theory.papers.barbero2024.experiments._records import Interrupted
 
 
 def test_settings_name_the_field():
     with pytest.raises(ValueError, match="^seeds: 0 given more than once"):
-        study.CollapseSettings(seeds=(0, 0))
-    with pytest.raises(ValueError, match="^precisions: unknown 'float16'"):
-        study.CollapseSettings(precisions=("float16",))
-    with pytest.raises(ValueError, match="^points"):
-        study.CollapseSettings(max_len=8, points=8)
+        collapse.CollapseSettings(seeds=(0, 0))
+    with pytest.raises(ValueError, match="^precisions: expected one of .*'float16'"):
+        collapse.CollapseSettings(precisions=("float16",))
+    with pytest.raises(ValueError, match="^points: 8 lengths asked for, but only 7"):
+        collapse.CollapseSettings(max_len=8, points=8)
+    with pytest.raises(ValueError, match="^max_len: expected 2..16384"):
+        collapse.CollapseSettings(max_len=1)
+    with pytest.raises(ValueError, match="^width: d' must be at least"):
+        collapse.CollapseSettings(width=8)  # too narrow for the sinusoidal code
     with pytest.raises(ValueError, match="^positionals"):
-        study.OversquashSettings(positionals=("learned",))
+        oversquash.OversquashSettings(positionals=("learned",))
     with pytest.raises(ValueError, match="^length"):
-        study.OversquashSettings(length=4)
+        oversquash.OversquashSettings(length=4)
 
 
-def test_settings_record_is_the_command_line_form():
-    s = study.CollapseSettings(depths=[1, 2], positionals=["none"], max_len=8, points=2)
+def test_settings_record_is_the_fields_by_name():
+    s = collapse.CollapseSettings(depths=[1, 2], positionals=["none"], max_len=8, points=2)
     assert s.record() == dict(
-        depth="1,2",
-        heads="1",
-        positional=["none"],
-        seeds="0",
+        depths=[1, 2],
+        heads=[1],
+        positionals=["none"],
+        seeds=[0],
         max_len=8,
         points=2,
-        lengths=[2, 8],
         precisions=["float64", "float32", "bfloat16"],
         pattern="ones_zero",
         separator_every=None,
         width=32,
+        lengths=[2, 8],
     )
-    assert study.CollapseSettings(max_len=8, points=2, separator_every=2).tokens() == 11
-    o = study.OversquashSettings(length=6, pattern="ones_zero")
+    assert collapse.CollapseSettings(max_len=8, points=2, separator_every=2).tokens() == 11
+    o = oversquash.OversquashSettings(length=6, pattern="ones_zero")
     assert o.record()["tokens"] == [1, 1, 1, 1, 1, 0] and o.record()["bound"] is True
+    # points not given: 16, or every length of a short grid (2..8: was 16 of 7 lengths)
+    assert collapse.CollapseSettings().record()["points"] == collapse.DEFAULT_POINTS
+    assert collapse.CollapseSettings(max_len=8).record()["points"] == 7
+    # "all" selects every positional code and precision
+    assert collapse.CollapseSettings(positionals=("all",)).positionals == _models.POSITIONAL
+    assert collapse.CollapseSettings(precisions=("all",)).precisions == collapse.PRECISIONS
+
+
+def test_a_record_written_before_the_field_names_is_read_and_resumed(tmp_path):
+    # collapse.json's settings block before the keys were the field names: comma text for the
+    # integer axes, "depth" and "positional" for depths and positionals
+    from transformer_theory.jsonio import write_json
+    from transformer_theory.papers.barbero2024.experiments import _records
+
+    s = collapse.CollapseSettings(depths=(1, 2), positionals=("none",), max_len=8, points=2)
+    old = dict(
+        depth="1,2", heads="1", positional=["none"], seeds="0", max_len=8, points=2,
+        lengths=[2, 8], precisions=["float64", "float32", "bfloat16"], pattern="ones_zero",
+        separator_every=None, width=32,
+    )  # fmt: skip
+    assert _records.recorded_settings(old) == s.record()
+    path = str(tmp_path / "collapse.json")
+    fields = {k: {} for k in _records.MODEL_FIELDS["collapse"]}
+    fields["precisions"] = dict.fromkeys(s.precisions, {})
+    write_json(path, {"settings": old, "models": [dict(fields, name="L1_H1_none_seed0")]})
+    _records.check_resumable(path, s.record())  # the same run: resumed, not refused
+    assert list(_records.finished_models(path, s.record())) == ["L1_H1_none_seed0"]
+    with pytest.raises(_records.SettingsDiffer) as info:
+        _records.check_resumable(path, dataclasses.replace(s, depths=(1,)).record())
+    assert (info.value.setting, info.value.recorded, info.value.asked) == ("depths", [1, 2], [1])
 
 
 def test_model_grid_order_names_and_size_check():
-    s = study.OversquashSettings(depths=(1, 2), heads=(1, 2), positionals=("rope",), seeds=(0, 3))
-    grid = study.model_grid(s)
+    s = oversquash.OversquashSettings(
+        depths=(1, 2), heads=(1, 2), positionals=("rope",), seeds=(0, 3)
+    )
+    grid = _models.model_grid(s)
     assert [m.name for m in grid][:3] == [
         "L1_H1_rope_seed0",
         "L1_H1_rope_seed3",
@@ -63,16 +102,16 @@ def test_model_grid_order_names_and_size_check():
     from transformer_theory.budget import BudgetError
 
     with pytest.raises(BudgetError, match="--depth/--heads/--width"):
-        study.check_model_size(10**12, 1, 32)
+        _models.check_model_size(10**12, 1, 32, option="--depth/--heads/--width")
 
 
 def test_run_collapse_writes_each_model_and_matches_numpy(tmp_path):
     # one model, one length: one compile (the suite shares two cores)
-    settings = study.CollapseSettings(
+    settings = collapse.CollapseSettings(
         depths=(1,), positionals=("none",), max_len=9, points=1, precisions=("float64",)
     )
     seen = []
-    result = study.run_collapse(settings, str(tmp_path), on_model=seen.append)
+    result = collapse.run(settings, str(tmp_path), on_model=seen.append)
     saved = json.loads((tmp_path / "collapse.json").read_text())
     assert saved == result.record and saved["complete"] and saved["settings"] == settings.record()
     assert [m["name"] for m in seen] == ["L1_H1_none_seed0"] and saved["models"][0]["lengths"] == [
@@ -80,28 +119,28 @@ def test_run_collapse_writes_each_model_and_matches_numpy(tmp_path):
     ]
     assert (tmp_path / "collapse.png").stat().st_size > 0 and result.figure_path.endswith(".png")
     # the distance, from an independent float64 NumPy forward pass of the same random model
-    for model, grid_model in zip(saved["models"], study.model_grid(settings)):
+    for model, grid_model in zip(saved["models"], _models.model_grid(settings)):
         params = random_model(grid_model.config, 0)
         for n, d in zip(model["lengths"], model["precisions"]["float64"]["distance"]):
-            v = collapse.pattern_tokens("ones_zero", n)
+            v = _tasks.pattern_tokens("ones_zero", n)
             ya = _reference.last_representation(params, params.config, v)
-            yb = _reference.last_representation(params, params.config, collapse.repeat_last(v))
+            yb = _reference.last_representation(params, params.config, _tasks.repeat_last(v))
             assert_close(d, np.linalg.norm(ya - yb))
-    row = study.collapse_summary(saved["models"][0])
+    row = collapse.summary(saved["models"][0])
     assert row["name"] == "L1_H1_none_seed0" and row["K_derived"] > 0 and "float64 identical" in row
     # the same settings again: every model is read back, none measured
-    again = study.run_collapse(settings, str(tmp_path), on_model=seen.append)
+    again = collapse.run(settings, str(tmp_path), on_model=seen.append)
     assert len(seen) == 1 and again.record["models"] == saved["models"]
 
 
 def test_run_oversquash_interrupted_keeps_the_finished_model(tmp_path):
-    settings = study.OversquashSettings(depths=(1, 2), length=5, width=24, bound=False)
+    settings = oversquash.OversquashSettings(depths=(1, 2), length=5, width=24, bound=False)
 
     def stop(model):
         raise KeyboardInterrupt  # Ctrl-C right after the first model was written
 
-    with pytest.raises(study.Interrupted) as info:
-        study.run_oversquash(settings, str(tmp_path), on_model=stop)
+    with pytest.raises(Interrupted) as info:
+        oversquash.run(settings, str(tmp_path), on_model=stop)
     assert (info.value.finished, info.value.total) == (1, 2)
     saved = json.loads((tmp_path / "oversquash.json").read_text())
     assert not saved["complete"] and [m["name"] for m in saved["models"]] == ["L1_H1_rope_seed0"]
@@ -110,7 +149,7 @@ def test_run_oversquash_interrupted_keeps_the_finished_model(tmp_path):
     assert model["path_count"] == ["1"] * 5
     # the last row of a causal softmax attention matrix is a distribution over the 5 tokens
     assert math.isclose(sum(model["path_weight"][-1]), 1.0, rel_tol=1e-12)
-    row = study.oversquash_summary(model)
+    row = oversquash.summary(model)
     assert row["name"] == "L1_H1_rope_seed0" and "bound_holds" not in row
 
 

@@ -1,31 +1,70 @@
-"""Barbero et al. 2024, "Transformers Need Glasses!": representational collapse and over-squashing
-in causal Pre-LN transformers, and the trained copy / count tasks.
+"""Barbero et al. 2024, "Transformers Need Glasses! Information Over-Squashing in Language
+Tasks": representational collapse and over-squashing in causal Pre-LN transformers, and the
+trained copy / count tasks.
 
-Modules:
+Modules (private; the names below are the public face):
 
-- :mod:`.models`: the paper's model (causal Pre-LN), its random instances, size and token maps.
-- :mod:`.tasks`: copy-first, copy-last and count-ones with separators.
-- :mod:`.collapse`: representational collapse measured by length and precision.
-- :mod:`.oversquash`: sensitivities against attention paths and their bound.
-- :mod:`.study`: the grids of models the ``collapse`` and ``oversquash`` commands run.
-- :mod:`.collapse_tasks`: the trained tasks that show collapse (training, evaluation, the run).
-- :mod:`.configs`: the trained experiment's config (``get_config(size)``).
-- :mod:`.plots`: the figures: collapse curves, over-squashing profiles, task accuracy.
-- :mod:`.checks`: the checks behind the claims, each returning what it computed, in which
-  arithmetic and over which inputs (:class:`transformer_theory.ledger.Checked`).
-- :mod:`.claims`: the paper's statements in the claims ledger, each with the check that decides
-  it (``transformer-theory claims --paper barbero2024``).
+- ``_models``: the paper's model (causal Pre-LN), its random instances and grids, size and token
+  maps; ``_models_trained``: the small trained models of the copy / count tasks.
+- ``_tasks``: copy-first, copy-last and count-ones with separators; the collapse patterns.
+- ``_theory_collapse``: representational collapse measured by length and precision, its rate
+  and the one-layer limit derived from the weights.
+- ``_theory_oversquash``: sensitivities against attention paths and their certified bound.
+- ``_checks``: the checks behind the claims, each returning a
+  :class:`~transformer_theory.ledger.Checked`.
+- ``_plots``: the figures: collapse curves, over-squashing profiles, task accuracy.
+- :mod:`.claims`: the paper's statements in the claims ledger
+  (``transformer-theory claims --paper barbero2024``).
+- :mod:`.experiments`: the studies behind ``transformer-theory collapse`` and
+  ``transformer-theory oversquash`` (their settings are the commands' options) and the trained
+  ``collapse_tasks`` experiment: settings, ``get_config(size)`` and ``run``.
 """
 
+from transformer_theory.papers.barbero2024._models import (
+    POSITIONAL,
+    causal_pre_ln_config,
+    model_grid,
+    random_model,
+)
+from transformer_theory.papers.barbero2024._tasks import CopyingTask, pattern_tokens
+from transformer_theory.papers.barbero2024._theory_collapse import (
+    asymptotic_rate,
+    model_record,
+    one_layer_limit,
+)
+from transformer_theory.papers.barbero2024._theory_oversquash import (
+    causal_path_counts,
+    oversquash_record,
+    sensitivities,
+    sensitivity_bound,
+)
+from transformer_theory.papers.barbero2024.experiments.collapse import CollapseSettings
+from transformer_theory.papers.barbero2024.experiments.collapse import run as run_collapse
+from transformer_theory.papers.barbero2024.experiments.collapse_tasks import CollapseTaskConfig
+from transformer_theory.papers.barbero2024.experiments.collapse_tasks import (
+    run as run_collapse_tasks,
+)
+from transformer_theory.papers.barbero2024.experiments.oversquash import OversquashSettings
+from transformer_theory.papers.barbero2024.experiments.oversquash import run as run_oversquash
+
 __all__ = [
-    "checks",
-    "claims",
-    "collapse",
-    "collapse_tasks",
-    "configs",
-    "models",
-    "oversquash",
-    "plots",
-    "study",
-    "tasks",
+    "POSITIONAL",
+    "CollapseSettings",
+    "CollapseTaskConfig",
+    "CopyingTask",
+    "OversquashSettings",
+    "asymptotic_rate",
+    "causal_path_counts",
+    "causal_pre_ln_config",
+    "model_grid",
+    "model_record",
+    "one_layer_limit",
+    "oversquash_record",
+    "pattern_tokens",
+    "random_model",
+    "run_collapse",
+    "run_collapse_tasks",
+    "run_oversquash",
+    "sensitivities",
+    "sensitivity_bound",
 ]

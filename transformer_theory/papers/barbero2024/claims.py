@@ -1,7 +1,7 @@
 """Barbero et al. 2024's claims as the library checks them: representational collapse (§4, Theorem
 4.2) by positional code and precision, over-squashing (§5, Theorem 5.1) against its
 product-of-attention bound, and the trained copy / count tasks, as ledger rows
-(:class:`~transformer_theory.ledger.Row`; checks in :mod:`.checks`).
+(:class:`~transformer_theory.ledger.Row`; checks in :mod:`._checks`).
 
 The paper's text among the project's source documents (``shared/seeds/000``) is its §2 only (the
 model: kernel, norms, causal attention as a row-stochastic triangular matrix); Theorems 4.2 and
@@ -17,7 +17,7 @@ import functools
 
 from transformer_theory.claims import judges
 from transformer_theory.ledger import Row, open_claim
-from transformer_theory.papers.barbero2024 import checks
+from transformer_theory.papers.barbero2024 import _checks as checks
 
 __all__ = ["CLAIMS"]
 

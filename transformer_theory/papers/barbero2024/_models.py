@@ -7,14 +7,19 @@ and the token-wise maps of one layer that the collapse and over-squashing deriva
 - :func:`random_model`: a random float64 instance; :func:`model_bytes`: its size from the sizes
   alone (a command checks it before building anything);
 - :func:`final_norm`, :func:`norm1_map`, :func:`mlp_map`: ``norm3``, ``norm1`` and
-  ``z -> z + psi(norm2(z))`` as maps of one token.
+  ``z -> z + psi(norm2(z))`` as maps of one token;
+- :func:`check_grid`, :func:`model_grid`, :func:`check_model_size`: the grid of random models
+  the ``collapse`` and ``oversquash`` studies measure (depths x heads x positional codes x seeds),
+  its fields checked and its largest model's size refused before anything is built.
 
 Shape letters: :mod:`transformer_theory.glossary`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 import jax
 import jax.numpy as jnp
@@ -23,9 +28,17 @@ from transformer_theory import _validate
 from transformer_theory.core import norms
 from transformer_theory.core.layers import mlp
 from transformer_theory.params import LayerParams, ModelConfig, ModelParams, init_params
+from transformer_theory.precision import require_x64
 
 __all__ = [
     "POSITIONAL",
+    "GridModel",
+    "GridSettings",
+    "check_distinct",
+    "check_grid",
+    "check_model_size",
+    "largest_per_code",
+    "model_grid",
     "causal_pre_ln_config",
     "final_norm",
     "mlp_map",
@@ -114,7 +127,9 @@ def model_bytes(
 
 
 def random_model(config: ModelConfig, seed: int = 0) -> ModelParams:
-    """A random float64 model of ``config`` (entries ``N(0, 1/d')``, norms at gain 1, bias 0)."""
+    """A random float64 model of ``config`` (entries ``N(0, 1/d')``, norms at gain 1, bias 0);
+    needs JAX's 64-bit mode (:func:`transformer_theory.precision.enable_x64`)."""
+    require_x64("random_model")
     return init_params(jax.random.key(seed), config, dtype=jnp.float64)
 
 
@@ -148,3 +163,105 @@ def mlp_map(layer: LayerParams, cfg: ModelConfig) -> Callable[[jax.Array], jax.A
         return z_D + mlp(layer.mlp, u[None, :], cfg.mlp_activation)[0]
 
     return fn
+
+
+# --- the grid of models of a study ---------------------------------------------------------------
+
+
+class GridSettings(Protocol):
+    """What :func:`model_grid` reads of a study's settings (``CollapseSettings``,
+    ``OversquashSettings``); ``flags(*fields)`` names the options that set ``fields``."""
+
+    depths: tuple[int, ...]
+    heads: tuple[int, ...]
+    positionals: tuple[str, ...]
+    seeds: tuple[int, ...]
+    width: int
+
+    def flags(self, *fields: str) -> str: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class GridModel:
+    """One model of a grid: ``name`` (``L{depth}_H{heads}_{positional}_seed{seed}``), its
+    ``labels`` (``depth``, ``heads``, ``positional``, ``seed``) and its ``config``."""
+
+    name: str
+    labels: dict
+    config: ModelConfig
+
+
+def check_distinct(name: str, values: Sequence) -> None:
+    """ValueError naming ``name`` when a value of ``values`` is repeated."""
+    repeated = sorted({v for v in values if list(values).count(v) > 1}, key=str)
+    if repeated:
+        raise ValueError(f"{name}: {', '.join(map(str, repeated))} given more than once")
+
+
+def check_grid(settings: GridSettings) -> None:
+    """ValueError naming the field (``depths: expected integers >= 1``, ``width: d' must be at
+    least ...``) unless every axis of the grid holds distinct valid values and ``width`` fits
+    every positional code (checked on one-layer configs: nothing is built)."""
+    for name in ("depths", "heads", "positionals", "seeds"):
+        values = getattr(settings, name)
+        if not values:
+            raise ValueError(f"{name}: expected at least one value")
+        check_distinct(
+            name, values
+        )  # a repeated value would measure one model twice under one name
+    for name in ("depths", "heads"):
+        if min(getattr(settings, name)) < 1:
+            raise ValueError(f"{name}: expected integers >= 1, got {getattr(settings, name)}")
+    if min(settings.seeds) < 0 or max(settings.seeds) >= 2**32:
+        raise ValueError(f"seeds: expected integers in 0..2**32 - 1, got {settings.seeds}")
+    for p in settings.positionals:
+        if p not in POSITIONAL:
+            raise ValueError(f"positionals: unknown {p!r}; choose from {', '.join(POSITIONAL)}")
+    if settings.width < 1:
+        raise ValueError(f"width: expected a positive integer, got {settings.width}")
+    for p in settings.positionals:
+        causal_pre_ln_config(1, 1, p, width=settings.width)  # "width: d' must be at least ..."
+
+
+def check_model_size(depth: int, heads: int, width: int, *, option: str) -> float:
+    """Refuse (BudgetError naming ``option``, the options that set the sizes) a grid whose
+    largest model cannot be held, from its sizes alone (:func:`model_bytes`): BEFORE any config
+    is built, since the config of ``depth = 10^12`` is itself a tuple of ``10^12`` head counts.
+    Returns the estimate in bytes."""
+    from transformer_theory import budget
+
+    estimate = model_bytes(depth, heads, width=width)
+    return budget.check_memory(
+        float(estimate) if estimate < 2**1000 else float("inf"),  # float(10^400) overflows
+        what=f"the float64 model of {depth} layer(s) x {heads} head(s) at width {width}",
+        option=option,
+    )
+
+
+def model_grid(settings: GridSettings) -> list[GridModel]:
+    """Every model of the grid (depth, then heads, positional code, seed), its size checked first
+    (:func:`check_model_size`, naming the options of ``depths``, ``heads`` and ``width``)."""
+    option = settings.flags("depths", "heads", "width")
+    check_model_size(max(settings.depths), max(settings.heads), settings.width, option=option)
+    grid = []
+    for depth in settings.depths:
+        for heads in settings.heads:
+            for pos in settings.positionals:
+                cfg = causal_pre_ln_config(depth, heads, pos, width=settings.width)
+                for seed in settings.seeds:
+                    labels = dict(depth=depth, heads=heads, positional=pos, seed=seed)
+                    grid.append(GridModel(f"L{depth}_H{heads}_{pos}_seed{seed}", labels, cfg))
+    return grid
+
+
+def largest_per_code(grid: Sequence[GridModel]) -> list[ModelConfig]:
+    """The config of the largest (depth, heads) per positional code: one compile each."""
+    biggest: dict[str, ModelConfig] = {}
+    for model in grid:
+        key, cfg = model.labels["positional"], model.config
+        if key not in biggest or (cfg.depth, max(cfg.heads)) > (
+            biggest[key].depth,
+            max(biggest[key].heads),
+        ):
+            biggest[key] = cfg
+    return list(biggest.values())

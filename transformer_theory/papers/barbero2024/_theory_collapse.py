@@ -44,7 +44,7 @@ Lengths beyond ``config.seq_len``: the library's embedding (Chen & Zou 2024, eq.
 or sinusoidal code out for the sequence's own length;
 :func:`~transformer_theory.core.positional.embed_long` keeps the code that ``config.seq_len``
 defines and evaluates it at any position, so the same model reads every length. The model itself
-(:func:`~.models.causal_pre_ln_config`) and the precisions (:mod:`transformer_theory.precision`)
+(:func:`~._models.causal_pre_ln_config`) and the precisions (:mod:`transformer_theory.precision`)
 are defined once elsewhere; this module holds the measurement.
 
 Shape letters: :mod:`transformer_theory.glossary`.
@@ -59,28 +59,31 @@ from collections.abc import Callable, Sequence
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.typing import ArrayLike
 
 from transformer_theory import _validate
 from transformer_theory.core.forward import forward_trace
 from transformer_theory.core.layers import attention_scores
 from transformer_theory.core.positional import embed_long
-from transformer_theory.papers.barbero2024.models import final_norm, mlp_map, norm1_map
+from transformer_theory.papers.barbero2024._models import final_norm, mlp_map, norm1_map
+from transformer_theory.papers.barbero2024._tasks import (
+    ONE,
+    ZERO,
+    CopyingTask,
+    pattern_tokens,
+    repeat_last,
+)
 from transformer_theory.params import ModelConfig, ModelParams, cast_params, init_params
 from transformer_theory.precision import PRECISIONS, dtype_of, to_float64, unit_roundoff
 
 __all__ = [
     "DECAY_SLOPE",
-    "ONE",
-    "PATTERNS",
     "PLATEAU_CHANGE",
     "PRECISIONS",
-    "SEPARATOR",
-    "ZERO",
     "asymptotic_rate",
     "check_precision",
     "collapse_curve",
     "compare",
+    "evaluate",
     "first_true",
     "fit_rate",
     "identical_from",
@@ -90,16 +93,10 @@ __all__ = [
     "model_record",
     "one_layer_limit",
     "pair_representations",
-    "pattern_tokens",
-    "repeat_last",
     "rounding_dominates_from",
     "rounding_floor",
     "summarize",
 ]
-
-PATTERNS = ("ones_zero", "zeros_one", "alternating", "random")
-# Token ids of the collapse and copying experiments (tasks.copying uses the same layout).
-ZERO, ONE, SEPARATOR = 0, 1, 2
 
 
 def check_precision(precision: str) -> jnp.dtype:
@@ -126,44 +123,6 @@ def _pair_last_representations(params, embedding_a, embedding_b):
     # One program for both sequences: one compile per (length, precision) instead of two, and the
     # two forward passes stay separate computations (no padding, no batching).
     return last_representation(params, embedding_a), last_representation(params, embedding_b)
-
-
-def pattern_tokens(pattern: str, n: int, *, separator_every: int | None = None) -> np.ndarray:
-    """The sequence ``v`` of length ``n`` of a collapse pattern (token ids :data:`ZERO`,
-    :data:`ONE`, :data:`SEPARATOR`).
-
-    ``"ones_zero"``: ``(1, ..., 1, 0)`` (Barbero et al. 2024's example); ``"zeros_one"``:
-    ``(0, ..., 0, 1)``; ``"alternating"``: ``(0, 1, 0, 1, ...)``; ``"random"``: the first ``n``
-    bits of a fixed random stream (seed 0), so every length extends the previous one.
-    ``separator_every = k`` interleaves the separator after every ``k`` tokens of the pattern
-    (Barbero et al. 2024's remedy), keeping the last token last; the result is longer than ``n``.
-    """
-    _validate.check_choice("pattern", pattern, PATTERNS)
-    _validate.check_positive("n", n)
-    if pattern == "ones_zero":
-        v = np.full(n, ONE)
-        v[-1] = ZERO
-    elif pattern == "zeros_one":
-        v = np.full(n, ZERO)
-        v[-1] = ONE
-    elif pattern == "alternating":
-        v = np.arange(n) % 2
-    else:
-        v = np.random.default_rng(0).integers(0, 2, size=max(n, 1 << 16))[:n]
-    if separator_every is not None:
-        from transformer_theory.papers.barbero2024.tasks import interleave
-
-        v = interleave(v, SEPARATOR, separator_every)
-    return v.astype(np.int32)
-
-
-def repeat_last(tokens_N: ArrayLike) -> np.ndarray:
-    """``v' = (v_1, ..., v_n, v_n)``: the sequence with its last token repeated."""
-    tokens_N = np.asarray(tokens_N)
-    _validate.check_ndim("tokens_N", tokens_N, 1)
-    if tokens_N.shape[0] == 0:
-        raise ValueError("tokens_N: expected at least one token")
-    return np.concatenate([tokens_N, tokens_N[-1:]]).astype(np.int32)
 
 
 def pair_representations(
@@ -274,7 +233,7 @@ def collapse_curve(
       precisions: names from :data:`PRECISIONS`; the model runs entirely in each.
       pair: ``n -> (v, v')``, two token sequences to compare (default: ``v`` of ``pattern`` and
         ``v`` with its last token repeated).
-      pattern, separator_every: the default pair's pattern (:func:`pattern_tokens`).
+      pattern, separator_every: the default pair's pattern (:func:`~._tasks.pattern_tokens`).
       progress: a tqdm bar over (precision, length), drawn only when stderr is a terminal.
       guard: a context manager factory entered around each measurement (the command line passes
         one that holds Ctrl-C until the measurement is done, so that JAX is never interrupted
@@ -561,3 +520,42 @@ def model_record(
     )
     record["predicted_limit"] = one_layer_limit(params) if simple else None
     return record
+
+
+def evaluate(
+    params: ModelParams,
+    task: CopyingTask,
+    lengths: Sequence[int],
+    precisions: Sequence[str],
+    progress: bool = False,
+) -> dict:
+    """Accuracy, pair distance and bit identity of the confusable pair, by length and precision."""
+    out = {}
+    steps = [(p, n) for p in precisions for n in lengths]
+    if progress:
+        from transformer_theory.progress import tqdm
+
+        steps = tqdm(steps, desc=f"evaluate {task.name}", unit="length", leave=False, disable=None)
+    rows: dict[str, list] = {p: [] for p in precisions}
+    for prec, n in steps:
+        a, b = task.pair(n)
+        ya, yb = pair_representations(params, a, b, prec)
+        w_o = params.w_o.astype(ya.dtype)
+        pred = [int(jnp.argmax(w_o @ ya)), int(jnp.argmax(w_o @ yb))]
+        if task.name == "count_ones":
+            acc = float(pred[0] == n)
+        else:
+            acc = (float(pred[0] == 0) + float(pred[1] == 1)) / 2
+        rows[prec].append(dict(compare(ya, yb), accuracy=acc, same_prediction=pred[0] == pred[1]))
+    for prec in precisions:
+        same = [r["identical"] for r in rows[prec]]
+        out[prec] = dict(
+            accuracy=[r["accuracy"] for r in rows[prec]],
+            distance=[r["distance"] for r in rows[prec]],
+            identical=same,
+            first_identical=first_true(lengths, same),
+            # the two inputs' answers differ: one prediction for both is a collapse of the readout
+            first_same_prediction=first_true(lengths, [r["same_prediction"] for r in rows[prec]]),
+            identical_from=identical_from(lengths, same),
+        )
+    return out

@@ -54,7 +54,7 @@ from jax.typing import ArrayLike
 from transformer_theory import _validate
 from transformer_theory.core import masks, positional
 from transformer_theory.core.forward import forward_trace
-from transformer_theory.papers.barbero2024.models import final_norm, mlp_map, norm1_map
+from transformer_theory.papers.barbero2024._models import final_norm, mlp_map, norm1_map
 from transformer_theory.params import LayerParams, ModelConfig, ModelParams
 
 __all__ = [

@@ -1,5 +1,6 @@
 """The checks behind Barbero et al. 2024's claims rows (:mod:`.claims`): each runs this package's
-measurements (:mod:`.collapse`, :mod:`.oversquash`, :mod:`.collapse_tasks`) and returns a
+measurements (:mod:`._theory_collapse`, :mod:`._theory_oversquash`,
+:mod:`.experiments.collapse_tasks`) and returns a
 :class:`~transformer_theory.ledger.Checked`; the row's judge reads it and
 :func:`transformer_theory.ledger.derive_status` gives the status.
 
@@ -8,7 +9,8 @@ What is computed, by kind:
 - Collapse curves (:func:`collapse_rate`, :func:`collapse_limit`, :func:`alibi_plateau`,
   :func:`sinusoidal`, :func:`bfloat16`): the distance ``||y_n - y'_{n+1}||`` of one random
   causal Pre-LN model (README's: one head, width 32, seed 0) at a grid of lengths, in float64 (or
-  bfloat16), read by :func:`.collapse.asymptotic_rate`. One seeded model: coverage ``instance``.
+  bfloat16), read by :func:`._theory_collapse.asymptotic_rate`. One seeded model: coverage
+  ``instance``.
 - Over-squashing (:func:`oversquash_bound`, :func:`layer_jacobian`, :func:`early_tokens`):
   float64 Jacobians (``jax.jacrev``) of one random RoPE model (width 24, seed 0) on one random
   input, against the library's bound and analytic blocks.
@@ -27,6 +29,10 @@ import numpy as np
 
 from transformer_theory.core.layers import attention_layer
 from transformer_theory.ledger import Checked
+from transformer_theory.papers.barbero2024 import _models
+from transformer_theory.papers.barbero2024 import _theory_collapse as collapse
+from transformer_theory.papers.barbero2024 import _theory_oversquash as oversquash
+from transformer_theory.papers.barbero2024._tasks import pattern_tokens
 
 __all__ = [
     "alibi_plateau",
@@ -48,27 +54,18 @@ BOUND_RTOL, BOUND_ATOL = 1e-9, 1e-12
 _F64 = "float64, u = 2^-53"
 
 
-def _x64() -> None:
-    # The checks run float64 models (the commands enable it the same way).
-    jax.config.update("jax_enable_x64", True)
-
-
 def model(depth: int, positional: str, *, width: int = 32, seed: int = 0) -> Any:
     """README's random causal Pre-LN model (one head) of ``depth`` layers."""
-    from transformer_theory.papers.barbero2024 import models
-
-    _x64()
-    return models.random_model(models.causal_pre_ln_config(depth, 1, positional, width=width), seed)
+    config = _models.causal_pre_ln_config(depth, 1, positional, width=width)
+    return _models.random_model(config, seed)
 
 
 def _lengths(lengths: tuple[int, ...] | None, max_len: int, min_len: int, points: int) -> list:
-    from transformer_theory.papers.barbero2024 import collapse
 
     return list(lengths) if lengths else collapse.length_grid(max_len, points, min_len)
 
 
 def _curves(positional: str, depths: tuple[int, ...], lengths: list[int]) -> list[dict]:
-    from transformer_theory.papers.barbero2024 import collapse
 
     return [
         collapse.model_record(model(d, positional), f"L{d}_{positional}", lengths, ("float64",))
@@ -109,7 +106,7 @@ def collapse_rate(
     points: int = 6,
 ) -> Checked:
     """The pair's distance against the 1/n rate: each model's tail slope
-    (:func:`.collapse.asymptotic_rate`) within ``rate_tolerance`` of -1 and its verdict
+    (:func:`._theory_collapse.asymptotic_rate`) within ``rate_tolerance`` of -1 and its verdict
     "collapses"."""
     lens = _lengths(lengths, max_len, min_len, points)
     records = _curves(positional, depths, lens)
@@ -135,8 +132,7 @@ def collapse_rate(
 
 def collapse_limit(lengths: tuple[int, ...]) -> Checked:
     """One layer without positions: ``n ||y_n - y'_{n+1}||`` against ``K`` from the weights
-    (:func:`.collapse.one_layer_limit`), relative gap within ``8/n`` and shrinking."""
-    from transformer_theory.papers.barbero2024 import collapse
+    (:func:`._theory_collapse.one_layer_limit`), relative gap within ``8/n`` and shrinking."""
 
     lens = list(lengths)
     r = collapse.model_record(model(1, "none"), "L1_none", lens, ("float64",))
@@ -172,8 +168,8 @@ def alibi_plateau(
     min_len: int = 512,
     points: int = 6,
 ) -> Checked:
-    """ALiBi: the pair's distance plateaus (:func:`.collapse.asymptotic_rate`'s plateau test:
-    relative change over the last two octaves <= 5%)."""
+    """ALiBi: the pair's distance plateaus (:func:`._theory_collapse.asymptotic_rate`'s plateau
+    test: relative change over the last two octaves <= 5%)."""
     lens = _lengths(lengths, max_len, min_len, points)
     records = _curves("alibi", depths, lens)
     return Checked(
@@ -198,7 +194,7 @@ def sinusoidal(
     points: int = 6,
 ) -> Checked:
     """An absolute sinusoidal code added to the stream: each curve's verdict "no collapse"
-    (a plateau or a tail slope above -0.1, :func:`.collapse.asymptotic_rate`)."""
+    (a plateau or a tail slope above -0.1, :func:`._theory_collapse.asymptotic_rate`)."""
     lens = _lengths(lengths, max_len, min_len, points)
     records = _curves("sinusoidal", depths, lens)
     return Checked(
@@ -217,7 +213,6 @@ def sinusoidal(
 def bfloat16(lengths: tuple[int, ...]) -> Checked:
     """Depth 1 without positions, model and activations in bfloat16: how many of the pair's
     coordinates are equal at each length, and whether it is bit-identical."""
-    from transformer_theory.papers.barbero2024 import collapse
 
     lens = list(lengths)
     r = collapse.model_record(model(1, "none"), "L1_none", lens, ("bfloat16",))
@@ -243,9 +238,8 @@ def bfloat16(lengths: tuple[int, ...]) -> Checked:
 def _oversquash_models(length: int, depths: tuple[int, ...]) -> list:
     """README's over-squashing models (RoPE, width 24, seed 0, one head) and their input."""
     from transformer_theory.core.positional import embed_long
-    from transformer_theory.papers.barbero2024 import collapse
 
-    tokens = collapse.pattern_tokens("random", length)
+    tokens = pattern_tokens("random", length)
     out = []
     for d in depths:
         params = model(d, "rope", width=24)
@@ -261,10 +255,9 @@ def _os_domain(length: int, depths: tuple[int, ...]) -> str:
 
 
 def oversquash_bound(length: int, depths: tuple[int, ...]) -> Checked:
-    """:func:`.oversquash.sensitivity_bound` (each edge's constant from the weights at this
+    """:func:`._theory_oversquash.sensitivity_bound` (each edge's constant from the weights at this
     input) against the ``jax.jacrev`` sensitivities at every layer and position, and the paper's
     form (one constant per head and layer) above the edge form."""
-    from transformer_theory.papers.barbero2024 import oversquash
 
     cases, worst, paper_form_worst = 0, 0.0, 0.0
     holds = True
@@ -301,10 +294,9 @@ def _layer_jacrev(layer, h_NxD, cfg):
 
 
 def layer_jacobian(length: int, depths: tuple[int, ...]) -> Checked:
-    """The analytic blocks (:func:`.oversquash.layer_jacobian`: every edge carries its attention
-    weight) against ``jax.jacrev`` of each layer."""
+    """The analytic blocks (:func:`._theory_oversquash.layer_jacobian`: every edge carries its
+    attention weight) against ``jax.jacrev`` of each layer."""
     from transformer_theory.core.forward import forward_trace
-    from transformer_theory.papers.barbero2024 import oversquash
 
     analytic_fn = jax.jit(oversquash.layer_jacobian, static_argnums=2)
     worst, scale, cases = 0.0, 0.0, 0
@@ -328,9 +320,8 @@ def layer_jacobian(length: int, depths: tuple[int, ...]) -> Checked:
 
 
 def early_tokens(length: int, depths: tuple[int, ...]) -> Checked:
-    """First/last-quarter ratio of ``||dy_n/dv_i||`` (:func:`.oversquash.early_late_ratio`) per
-    depth: above 1 and growing with depth."""
-    from transformer_theory.papers.barbero2024 import oversquash
+    """First/last-quarter ratio of ``||dy_n/dv_i||``
+    (:func:`._theory_oversquash.early_late_ratio`) per depth: above 1 and growing with depth."""
 
     ratios = []
     for _, params, emb in _oversquash_models(length, depths):
@@ -347,10 +338,9 @@ def early_tokens(length: int, depths: tuple[int, ...]) -> Checked:
 
 
 def path_counts(max_n: int, max_depth: int) -> Checked:
-    """:func:`.oversquash.causal_path_counts` against row ``n - 1`` of ``T^L`` (``T`` the causal
-    all-ones matrix) computed in Python integers, and strictly decreasing in ``i`` for
+    """:func:`._theory_oversquash.causal_path_counts` against row ``n - 1`` of ``T^L`` (``T`` the
+    causal all-ones matrix) computed in Python integers, and strictly decreasing in ``i`` for
     ``L >= 2``, for every ``n <= max_n`` and ``L <= max_depth``."""
-    from transformer_theory.papers.barbero2024 import oversquash
 
     bad, cases = [], 0
     for n in range(1, max_n + 1):
@@ -378,14 +368,12 @@ def path_counts(max_n: int, max_depth: int) -> Checked:
 def trained_tasks(separators: bool) -> Checked:
     """The ``collapse_tasks`` smoke config trained now (without the separator run unless
     ``separators``): a finite loss and no divergence."""
-    from transformer_theory.papers.barbero2024 import collapse_tasks
-    from transformer_theory.papers.barbero2024.configs import collapse_tasks as configs
+    from transformer_theory.papers.barbero2024.experiments import collapse_tasks
 
-    _x64()
-    config = configs.get_config("smoke")
+    config = collapse_tasks.get_config("smoke")
     if not separators:
         config = config.replace(separators=(None,))
-    record = collapse_tasks.run(config, None)
+    record = collapse_tasks.run(config, None, progress=False)
     finite = all(
         math.isfinite(t["training"][-1]["loss"]) and t["diverged_step"] is None
         for t in record["tasks"]

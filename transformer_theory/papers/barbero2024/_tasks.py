@@ -20,6 +20,10 @@ through relative positions (none, RoPE, ALiBi) this is exactly the unpadded mode
 codes :func:`transformer_theory.core.positional.embed_long` starts the code at the first real
 token.
 
+The collapse measurements read untrained sequences instead: :func:`pattern_tokens` (``v``, e.g.
+``1 ... 1 0``, with separators interleaved if asked) and :func:`repeat_last` (``v'``, its last
+token repeated).
+
 Shape letters: :mod:`transformer_theory.glossary`.
 """
 
@@ -45,14 +49,19 @@ __all__ = [
     "VOCAB_SIZE",
     "ZERO",
     "CopyingTask",
+    "PATTERNS",
     "attention_mask",
     "interleave",
+    "pattern_tokens",
+    "repeat_last",
     "separated_length",
 ]
 
 ZERO, ONE, SEPARATOR, QUERY, PAD = 0, 1, 2, 3, 4
 VOCAB_SIZE = 5
 TASKS = ("copy_first", "copy_last", "count_ones")
+#: The sequences ``v`` of the collapse measurements (:func:`pattern_tokens`).
+PATTERNS = ("ones_zero", "zeros_one", "alternating", "random")
 
 
 def interleave(tokens_N: ArrayLike, separator: int, every: int) -> np.ndarray:
@@ -199,3 +208,39 @@ def attention_mask(valid_N: jax.Array) -> jax.Array:
     The same as :func:`transformer_theory.core.masks.padding_mask` (kept as the task's name for it).
     """
     return masks.padding_mask(valid_N)
+
+
+def pattern_tokens(pattern: str, n: int, *, separator_every: int | None = None) -> np.ndarray:
+    """The sequence ``v`` of length ``n`` of a collapse pattern (token ids :data:`ZERO`,
+    :data:`ONE`, :data:`SEPARATOR`).
+
+    ``"ones_zero"``: ``(1, ..., 1, 0)`` (Barbero et al. 2024's example); ``"zeros_one"``:
+    ``(0, ..., 0, 1)``; ``"alternating"``: ``(0, 1, 0, 1, ...)``; ``"random"``: the first ``n``
+    bits of a fixed random stream (seed 0), so every length extends the previous one.
+    ``separator_every = k`` interleaves the separator after every ``k`` tokens of the pattern
+    (Barbero et al. 2024's remedy), keeping the last token last; the result is longer than ``n``.
+    """
+    _validate.check_choice("pattern", pattern, PATTERNS)
+    _validate.check_positive("n", n)
+    if pattern == "ones_zero":
+        v = np.full(n, ONE)
+        v[-1] = ZERO
+    elif pattern == "zeros_one":
+        v = np.full(n, ZERO)
+        v[-1] = ONE
+    elif pattern == "alternating":
+        v = np.arange(n) % 2
+    else:
+        v = np.random.default_rng(0).integers(0, 2, size=max(n, 1 << 16))[:n]
+    if separator_every is not None:
+        v = interleave(v, SEPARATOR, separator_every)
+    return v.astype(np.int32)
+
+
+def repeat_last(tokens_N: ArrayLike) -> np.ndarray:
+    """``v' = (v_1, ..., v_n, v_n)``: the sequence with its last token repeated."""
+    tokens_N = np.asarray(tokens_N)
+    _validate.check_ndim("tokens_N", tokens_N, 1)
+    if tokens_N.shape[0] == 0:
+        raise ValueError("tokens_N: expected at least one token")
+    return np.concatenate([tokens_N, tokens_N[-1:]]).astype(np.int32)

@@ -1,0 +1,186 @@
+"""The record a grid study keeps (``collapse.json``, ``oversquash.json``): rewritten after each
+model (valid JSON at every moment), resumed from the finished models by a run with the same
+settings, refused to a run with other settings (:class:`SettingsDiffer`) unless it starts fresh.
+
+The record's ``settings`` block is the settings' fields by name (``depths``, ``max_len``, ...),
+lists for tuples, then what they derive (``lengths``, ``tokens``). A block written before the
+keys were the field names (``depth: "1,2"``, ``positional: [...]``) is read as its fields
+(:func:`recorded_settings`), so those runs resume too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import time
+from collections.abc import Callable, Sequence
+
+from transformer_theory import jsonio
+from transformer_theory.papers.barbero2024._models import GridModel
+from transformer_theory.settings import split_list
+
+__all__ = [
+    "MODEL_FIELDS",
+    "Interrupted",
+    "SettingsDiffer",
+    "StudyResult",
+    "check_resumable",
+    "finished_models",
+    "measure_grid",
+    "recorded_settings",
+    "settings_block",
+]
+
+#: The fields every finished model record holds, by study (a model missing one is measured
+#: again on resume, not read back to fail later with a ``KeyError``).
+MODEL_FIELDS = {
+    "collapse": ("name", "lengths", "precisions", "rate", "asymptotic", "verdict",
+                 "predicted_limit", "seconds"),
+    "oversquash": ("name", "depth", "length", "sensitivity", "sensitivity_final", "path_weight",
+                   "path_weight_residual", "path_count", "early_late_ratio"),
+}  # fmt: skip
+# The keys of the settings blocks written before they were the field names (comma text then).
+_OLD_KEYS = {"depth": "depths", "positional": "positionals"}
+
+
+@dataclasses.dataclass(frozen=True)
+class StudyResult:
+    """What a finished run returns: the ``record`` written to ``json_path`` and the figure's
+    ``figure_path``."""
+
+    record: dict
+    json_path: str
+    figure_path: str
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a run, after ``finished`` of ``total`` models were written to ``path``."""
+
+    def __init__(self, finished: int, total: int, path: str) -> None:
+        super().__init__(f"{finished} of {total} model(s) finished and saved in {path}")
+        self.finished, self.total, self.path = finished, total, path
+
+
+class SettingsDiffer(ValueError):
+    """``path`` holds a run with other settings than the one asked: ``setting`` (a field of the
+    settings, e.g. ``max_len``, or what they derive, e.g. ``lengths``) is the first that differs,
+    ``recorded`` its value there and ``asked`` the new one (all None when the file cannot be read
+    as a run)."""
+
+    def __init__(self, path: str, setting: str | None, recorded: object, asked: object) -> None:
+        if setting is None:
+            text = f"{path} exists but is not a run's record (unreadable or without settings)"
+        else:
+            text = (
+                f"{path} holds a run with other settings ({setting}: {recorded} there, {asked} "
+                "asked)"
+            )
+        super().__init__(text)
+        self.path, self.setting, self.recorded, self.asked = path, setting, recorded, asked
+
+
+def settings_block(settings: object, **derived: object) -> dict:
+    """The ``settings`` block of a record: every field of the settings dataclass by name (tuples
+    as lists), then ``derived``."""
+    block = {
+        f.name: list(v) if isinstance(v := getattr(settings, f.name), tuple) else v
+        for f in dataclasses.fields(settings)
+    }
+    return block | derived
+
+
+def recorded_settings(block: dict) -> dict:
+    """A record's settings block by field name: one written before the keys were the field names
+    (``depth: "1,2"``, ``heads: "1"``, ``seeds: "0"``, ``positional``) is read as ``depths: [1,
+    2]``, ``heads: [1]``, ``seeds: [0]``, ``positionals``."""
+    out = {}
+    for key, value in block.items():
+        key = _OLD_KEYS.get(key, key)
+        if key in ("depths", "heads", "seeds") and isinstance(value, str):
+            try:
+                value = [int(v) for v in split_list(value)]
+            except (ValueError, argparse.ArgumentTypeError):
+                pass  # left as written: it differs from any asked value
+        out[key] = value
+    return out
+
+
+def _read_settings(path: str) -> dict | None:
+    try:
+        record = jsonio.read_json(path)
+    except (OSError, ValueError):
+        return None
+    block = record.get("settings") if isinstance(record, dict) else None
+    return recorded_settings(block) if isinstance(block, dict) else None
+
+
+def check_resumable(path: str, block: dict) -> None:
+    """Nothing when there is no ``path`` or it records a run with this settings ``block``
+    (:func:`settings_block`): a run there resumes. Else :class:`SettingsDiffer` naming the first
+    setting that differs, so that finished work is never overwritten by a run that did not ask
+    to."""
+    if not os.path.exists(path):
+        return
+    recorded = _read_settings(path)
+    if recorded is None:
+        raise SettingsDiffer(path, None, None, None)
+    for key in dict.fromkeys([*block, *recorded]):
+        if recorded.get(key) != block.get(key):
+            raise SettingsDiffer(path, key, recorded.get(key), block.get(key))
+
+
+def finished_models(path: str, block: dict, study: str = "collapse") -> dict[str, dict]:
+    """The models an earlier run with the same settings ``block`` finished, by name; none when
+    there is no such file, it cannot be read, or its settings differ. A model record that lacks
+    one of ``MODEL_FIELDS[study]`` (or, for collapse, a precision of ``block``) is not finished:
+    it is left out, to be measured again."""
+    if not os.path.exists(path) or _read_settings(path) != block:
+        return {}
+    precisions = block.get("precisions", []) if study == "collapse" else []
+
+    def finished(m: object) -> bool:
+        if not isinstance(m, dict) or not all(k in m for k in MODEL_FIELDS[study]):
+            return False
+        return not precisions or (
+            isinstance(m["precisions"], dict) and all(p in m["precisions"] for p in precisions)
+        )
+
+    models = jsonio.read_json(path).get("models")
+    return {m["name"]: m for m in (models if isinstance(models, list) else []) if finished(m)}
+
+
+def measure_grid(
+    grid: Sequence[GridModel],
+    measure: Callable[[GridModel], dict],
+    path: str,
+    block: dict,
+    *,
+    done: dict[str, dict],
+    on_model: Callable[[dict], None] | None,
+) -> dict:
+    """``measure`` every model of ``grid`` not in ``done`` (finished models, by name, kept as
+    they are), rewriting ``path`` after each; ``seconds`` counts the finished models' own. A
+    Ctrl-C raises :class:`Interrupted` with the models written so far."""
+    t0 = time.perf_counter()
+    earlier = sum(m.get("seconds", 0.0) for m in done.values())
+    models: list[dict] = []
+
+    def save(complete: bool) -> dict:
+        elapsed = round(earlier + time.perf_counter() - t0, 1)
+        record = dict(settings=block, complete=complete, seconds=elapsed, models=models)
+        jsonio.write_json(path, record)
+        return record
+
+    try:
+        for model in grid:
+            if model.name in done:
+                models.append(done[model.name])
+                continue
+            models.append(measure(model))
+            save(complete=False)
+            if on_model is not None:
+                on_model(models[-1])
+        return save(complete=True)
+    except KeyboardInterrupt:
+        raise Interrupted(len(models), len(grid), path) from None
