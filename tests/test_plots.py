@@ -94,7 +94,7 @@ CONTI = "transformer_theory.papers.conti2024._plots."
 FORMAL = "transformer_theory.papers.formal_languages.plots."
 PENG = "transformer_theory.papers.peng2024.plots."
 SANFORD = "transformer_theory.papers.sanford2023.plots."
-SVETE = "transformer_theory.papers.svete_cotterell2024.plots."
+SVETE = "transformer_theory.papers.svete_cotterell2024._plots."
 
 
 def _collapse() -> tuple:
