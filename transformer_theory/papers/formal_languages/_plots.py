@@ -4,7 +4,7 @@
 - :func:`parity_precision`: PARITY's cross-entropy and margin against ``n``, per float format,
   with and without Chiang & Cholak's LayerNorm;
 - :func:`dyck_k_margins`: the Dyck-(k, D) recognizers' smallest margin against ``n``, per float
-  format (:mod:`.dyck_k`);
+  format (:mod:`._theory_dyck_k`);
 - :func:`generalization`: trained models' accuracy against length beside the constructions
   (:mod:`.generalization`).
 """
@@ -83,7 +83,7 @@ def generalization(records: list[dict], path: str) -> str:
 def dyck_k_margins(records: list[dict], path: str) -> str:
     """Dyck-(k, D): ``|smallest margin|`` against ``n`` (log-log, left) and the margin times
     ``n`` (right; the derived value is ``1/4``), one line per (recognizer, float format), from
-    :func:`.dyck_k.margin_records`; a misclassifying length is marked ``x``. Returns ``path``."""
+    :func:`._theory_dyck_k.margin_records`; a misclassifying length is marked ``x``. Returns ``path``."""
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     for attention in sorted({r["attention"] for r in records}):
