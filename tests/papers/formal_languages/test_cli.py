@@ -12,6 +12,14 @@ from transformer_theory.jsonio import read_json
 TINY = ["--max-len", "1", "--exhaustive-up-to", "1", "--parity-lengths", "none"]
 
 
+def _exit(argv) -> int:
+    """The command's exit status (argparse's own refusals exit through ``SystemExit``)."""
+    try:
+        return main(argv)
+    except SystemExit as err:
+        return err.code
+
+
 def test_languages_command_writes_records_and_plots(tmp_path, capsys):
     out = tmp_path / "o"
     assert main(["languages", "--out", str(out), "--rows", "majority", *TINY]) == 0
@@ -30,7 +38,7 @@ def test_languages_command_writes_records_and_plots(tmp_path, capsys):
     header = next(i for i, line in enumerate(printed) if line.startswith("construction"))
     assert set(printed[header + 1].replace(" ", "")) == {"-"}  # format_table's rule
     cells = printed[header + 2].split()
-    assert cells[0] == "majority" and cells[3:] == ["2", "1-1", "1.0000", "0.5"]
+    assert cells[0] == "majority" and cells[3:] == ["2", "1-1", "1.0000", "0.5", "float64"]
 
 
 @pytest.mark.parametrize(
@@ -52,7 +60,7 @@ def test_options_that_do_not_apply_are_refused(tmp_path, capsys, extra, option):
 @pytest.mark.parametrize("lengths", ["nan", "64,inf", "64,-8", "64,,128", "1e3", "8193"])
 def test_parity_lengths_validated(tmp_path, capsys, lengths):
     argv = ["languages", "--out", str(tmp_path), "--max-len", "1", "--exhaustive-up-to", "1"]
-    assert main([*argv, "--parity-lengths", lengths]) == 2
+    assert _exit([*argv, "--parity-lengths", lengths]) == 2
     assert "--parity-lengths" in capsys.readouterr().err
 
 
@@ -79,9 +87,9 @@ def test_sizes_beyond_the_budget_refused_with_the_estimate(tmp_path, capsys, mon
 
 
 def test_interrupt_keeps_finished_rows(tmp_path, capsys, monkeypatch):
-    from transformer_theory.papers.formal_languages import checks as analysis
+    from transformer_theory.papers.formal_languages import _theory
 
-    real, calls = analysis.recognizer_record, []
+    real, calls = _theory.recognizer_record, []
 
     def interrupted_on_second_row(*args, **kwargs):
         calls.append(args)
@@ -89,7 +97,7 @@ def test_interrupt_keeps_finished_rows(tmp_path, capsys, monkeypatch):
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(analysis, "recognizer_record", interrupted_on_second_row)
+    monkeypatch.setattr(_theory, "recognizer_record", interrupted_on_second_row)
     out = tmp_path / "o"
     argv = ["languages", "--out", str(out), "--rows", "majority,dyck1", *TINY]
     assert main(argv) == 130

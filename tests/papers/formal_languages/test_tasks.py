@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import pytest
 
-from transformer_theory.papers.formal_languages import tasks as languages
+from transformer_theory.papers.formal_languages import _tasks as languages
 
 
 def reference(language, string):

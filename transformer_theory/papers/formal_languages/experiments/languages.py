@@ -33,7 +33,17 @@ from transformer_theory.jsonio import write_json
 from transformer_theory.papers.formal_languages import _plots, _theory, _theory_table
 from transformer_theory.settings import setting, split_list
 
-__all__ = ["MAX_EXHAUSTIVE", "MAX_PARITY_LENGTH", "SIZES", "TableSettings", "get_config", "run"]
+__all__ = [
+    "MAX_EXHAUSTIVE",
+    "MAX_PARITY_LENGTH",
+    "SIZES",
+    "Estimate",
+    "TableSettings",
+    "check_budget",
+    "estimate",
+    "get_config",
+    "run",
+]
 
 SIZES = ("smoke", "default")
 MAX_EXHAUSTIVE = 16  # 2^16 strings of one length: the most the exhaustive check enumerates
@@ -222,53 +232,85 @@ def get_config(size: str = "default") -> TableSettings:
     raise ValueError(f"size: expected one of {list(SIZES)}, got {size!r}")
 
 
-def _row_cost(settings: TableSettings, name: str) -> tuple[float, float]:
-    return _theory_table.row_cost(
-        name,
-        settings.exhaustive_up_to,
-        settings.sampled_lengths,
-        settings.sample_count,
-        k=settings.dyck_k,
-        depth=settings.dyck_depth,
+@dataclasses.dataclass(frozen=True)
+class Estimate:
+    """Peak memory (bytes) and attention-map entries of the two parts of a run (the rows, from
+    :func:`._theory_table.row_cost`; PARITY's sweep, from :func:`._theory.precision_cost`);
+    ``*_seconds`` at :data:`._theory.ENTRIES_PER_SECOND`."""
+
+    rows_bytes: float
+    rows_entries: float
+    sweep_bytes: float
+    sweep_entries: float
+
+    @property
+    def rows_seconds(self) -> float:
+        return self.rows_entries / _theory.ENTRIES_PER_SECOND
+
+    @property
+    def sweep_seconds(self) -> float:
+        return self.sweep_entries / _theory.ENTRIES_PER_SECOND
+
+    @property
+    def peak_bytes(self) -> float:
+        return max(self.rows_bytes, self.sweep_bytes)
+
+    @property
+    def entries(self) -> float:
+        return self.rows_entries + self.sweep_entries
+
+    @property
+    def seconds(self) -> float:
+        return self.rows_seconds + self.sweep_seconds
+
+
+def estimate(settings: TableSettings) -> Estimate:
+    """What :func:`run` with ``settings`` costs. Plain arithmetic, nothing allocated."""
+    costs = [
+        _theory_table.row_cost(
+            name,
+            settings.exhaustive_up_to,
+            settings.sampled_lengths,
+            settings.sample_count,
+            k=settings.dyck_k,
+            depth=settings.dyck_depth,
+        )
+        for name in settings.rows
+    ]
+    sweep_bytes, sweep_entries = _theory.precision_cost(
+        settings.parity_lengths, settings.parity_sample_count, settings.parity_precisions
     )
+    return Estimate(max(c[0] for c in costs), sum(c[1] for c in costs), sweep_bytes, sweep_entries)
 
 
 def check_budget(settings: TableSettings) -> str:
     """Refuse (:class:`transformer_theory.budget.BudgetError`, naming the options to lower) a
-    run that would not fit in memory or would run past the time budget, from the settings alone
-    (:func:`._theory_table.row_cost`, :func:`._theory.precision_cost`); return the estimate's
-    summary line."""
-    costs = [_row_cost(settings, name) for name in settings.rows]
-    rows_bytes = max(c[0] for c in costs)
-    rows_entries = sum(c[1] for c in costs)
-    sweep_bytes, sweep_entries = _theory.precision_cost(
-        settings.parity_lengths, settings.parity_sample_count, settings.parity_precisions
-    )
+    run that would not fit in memory or would run past the time budget, from :func:`estimate`;
+    return the estimate's summary line."""
+    cost = estimate(settings)
     budget.check_memory(
-        rows_bytes,
+        cost.rows_bytes,
         what=f"checking {settings.sample_count} strings of length "
         f"{max(settings.sampled_lengths, default=0)}",
         option="--max-len/--samples",
     )
     budget.check_memory(
-        sweep_bytes,
+        cost.sweep_bytes,
         what=f"the PARITY sweep ({settings.parity_sample_count} strings of length "
         f"{max(settings.parity_lengths, default=0)})",
         option="--parity-lengths/--parity-samples",
     )
-    entries = rows_entries + sweep_entries
     budget.check_seconds(
-        entries / _theory.ENTRIES_PER_SECOND,
-        what=f"{entries:.3g} attention-map entries",
+        cost.seconds,
+        what=f"{cost.entries:.3g} attention-map entries",
         option="--max-len/--samples"
-        if rows_entries >= sweep_entries
+        if cost.rows_seconds >= cost.sweep_seconds
         else "--parity-lengths/--parity-samples",
     )
     return (
-        f"estimate: peak {budget.format_bytes(max(rows_bytes, sweep_bytes))}, "
-        f"{entries:.3g} attention-map entries (about "
-        f"{budget.format_seconds(entries / _theory.ENTRIES_PER_SECOND)} of computation, plus "
-        "compilation)"
+        f"estimate: peak {budget.format_bytes(cost.peak_bytes)}, "
+        f"{cost.entries:.3g} attention-map entries "
+        f"(about {budget.format_seconds(cost.seconds)} of computation, plus compilation)"
     )
 
 
