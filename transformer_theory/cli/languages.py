@@ -37,7 +37,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--out", default="results/languages", help="output directory (JSON records + PNG plots)"
     )
-    add_options(p, TableSettings)
+    add_options(p, TableSettings, defaults={"rows": "all"})  # argparse parses it
 
 
 def run(args: argparse.Namespace) -> int:

@@ -13,3 +13,5 @@ and ``"default"``, what README quotes; another size raises ``ValueError``) and
   softmax and with hard attention (straight-through), evaluated at longer lengths beside the
   constructions.
 """
+
+__all__ = ["dyck_k", "languages", "languages_generalization"]
