@@ -1,7 +1,8 @@
-"""The table experiment (papers/formal_languages/experiments/languages.py): the sampled lengths and the cost estimate
-against arithmetic written out here, the settings' refusals, and one tiny run whose records and
-files are checked against the margins derived in the constructions' docstring (MAJORITY
-``2 (#1 - #0 - 1/2) / n``; PARITY ``4 / n^2`` without the LayerNorm, ``4 sqrt(D/2)`` with it)."""
+"""The table experiment (papers/formal_languages/experiments/languages.py): the sampled
+lengths and the cost estimate against arithmetic written out here, the settings' refusals, and one
+tiny run whose records and files are checked against the margins derived in the constructions'
+docstring (MAJORITY ``2 (#1 - #0 - 1/2) / n``; PARITY ``4 / n^2`` without the LayerNorm, ``4
+sqrt(D/2)`` with it)."""
 
 import math
 

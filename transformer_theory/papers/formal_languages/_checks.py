@@ -2,7 +2,8 @@
 Hahn 2020's trained rows: each ``check(**sizes) -> Checked`` states its arithmetic (rationals or
 arb balls through :func:`transformer_theory.exact.evaluate`; floats with a derived tolerance; a
 record read) and its domain, and :mod:`transformer_theory.ledger` derives the status. The
-Dyck-(k, D) rows' checks are :mod:`._checks_dyck_k`, the counter languages' :mod:`._checks_counters`.
+Dyck-(k, D) rows' checks are :mod:`._checks_dyck_k`, the counter languages'
+:mod:`._checks_counters`.
 """
 
 from __future__ import annotations
@@ -241,7 +242,8 @@ def parity_float(dtype: str, lengths: Sequence[int] = (64,), samples: int = 8) -
             "first_misclassified_n": first_wrong,
             "plain_relative_error": rel,
         },
-        tolerance=f"16 n u absolute (u = {precision.unit_roundoff(dtype):.3g}); times 4 sqrt 5 with the LN",
+        tolerance=f"16 n u absolute (u = {precision.unit_roundoff(dtype):.3g}); "
+        "times 4 sqrt 5 with the LN",
     )
 
 

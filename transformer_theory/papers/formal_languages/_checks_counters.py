@@ -31,11 +31,12 @@ from transformer_theory.papers.formal_languages._theory_counters import (
 def counter_languages(
     languages: Sequence[str], exhaustive: Sequence[int], sampled: Sequence[int], samples: int
 ) -> Checked:
-    """:func:`._theory_counters.exact_check` (rationals) of :func:`._constructions_counters.build` for each language:
-    every string of lengths ``0..exhaustive[i]`` and every prefix of ``samples`` strings per
-    length of ``sampled`` (:func:`._tasks_counters.sample`, seed = length). At each position every
-    output is exactly ``1/(2n)`` where the MACHINE's guards allow the symbol and ``<= -1/(2n)``
-    where not, and acceptance by the next-symbol convention equals :func:`._tasks_counters.is_member`.
+    """:func:`._theory_counters.exact_check` (rationals) of :func:`._constructions_counters.build`
+    for each language: every string of lengths ``0..exhaustive[i]`` and every prefix of
+    ``samples`` strings per length of ``sampled`` (:func:`._tasks_counters.sample`, seed =
+    length). At each position every output is exactly ``1/(2n)`` where the MACHINE's guards
+    allow the symbol and ``<= -1/(2n)`` where not, and acceptance by the next-symbol convention
+    equals :func:`._tasks_counters.is_member`.
     Values: ``failures`` (languages failing), ``strings``, ``outputs``, ``witness``."""
     precision.require_x64("counter_languages")
     failures, strings, outputs, witness = 0, 0, 0, None
@@ -67,10 +68,10 @@ def counter_languages(
 
 def counter_float(dtype: str, lengths: Sequence[int] = (64,), samples: int = 6) -> Checked:
     """SHUFFLE-DYCK-2's recognizer in ``dtype`` (``core.forward_all``) on ``samples`` strings per
-    length: each output against the exact one (:class:`._theory_counters.ExactCounterModel`, rationals)
-    over :func:`counter_tolerance` and over the smallest margin ``1/(2n)``, and the misclassified
-    strings. Only the lengths run are checked; ``predicted_sign_safe_n`` is the rounding model's
-    extrapolation, reported, not checked."""
+    length: each output against the exact one (:class:`._theory_counters.ExactCounterModel`,
+    rationals) over :func:`counter_tolerance` and over the smallest margin ``1/(2n)``, and the
+    misclassified strings. Only the lengths run are checked; ``predicted_sign_safe_n`` is the
+    rounding model's extrapolation, reported, not checked."""
 
     precision.require_x64("counter_float")
     language = "shuffle_dyck_2"
@@ -105,7 +106,8 @@ def counter_float(dtype: str, lengths: Sequence[int] = (64,), samples: int = 6) 
             "n_checked_max": max(lengths) + 1,
             "predicted_sign_safe_n": predicted_sign_safe_n(G, dtype),
         },
-        tolerance=f"2 (4G + 1)(n + 5) u, G = {G}, u = {precision.unit_roundoff(dtype):.3g} (hand-derived)",
+        tolerance=f"2 (4G + 1)(n + 5) u, G = {G}, u = {precision.unit_roundoff(dtype):.3g} "
+        "(hand-derived)",
     )
 
 
@@ -116,7 +118,8 @@ def continuations(languages: Sequence[str], max_lengths: Sequence[int]) -> Check
     :func:`transformer_theory.exact.evaluate` in arb balls (softmax) at that position, each
     sign decided by its ball (an undecided sign counts as a disagreement). Prefixes outside the
     language's prefixes (continuation set empty) are not compared: the convention of
-    :func:`._constructions_counters.accepts` never reads the outputs after the first symbol that left it.
+    :func:`._constructions_counters.accepts` never reads the outputs after the first symbol that
+    left it.
 
     Values: ``prefixes``, ``disagreements`` (in all), ``by_language`` (disagreements per
     language), ``witness`` (the first: language, prefix, model's set, true set)."""

@@ -19,12 +19,12 @@ def dyck_k_margins(
     sampled: Sequence[int] = (),
     samples: int = 0,
 ) -> Checked:
-    """:func:`._theory_dyck_k.check_record` of the ``attention`` recognizer in float64 for each ``k`` of
-    ``exhaustive`` (every string of length ``<= exhaustive[k]``) and each depth ``D``, with
+    """:func:`._theory_dyck_k.check_record` of the ``attention`` recognizer in float64 for each
+    ``k`` of ``exhaustive`` (every string of length ``<= exhaustive[k]``) and each depth ``D``, with
     ``samples`` drawn strings per length of ``sampled``: every string classified as the stack
-    says, the margins the derived ones within :func:`._theory_dyck_k.tolerance` and (hard) leftmost-hard
-    attention giving the same margins. Values: ``pairs`` (string, D) checked, ``failures``,
-    ``smallest_margin_times_n``, ``first_failure``."""
+    says, the margins the derived ones within :func:`._theory_dyck_k.tolerance` and (hard)
+    leftmost-hard attention giving the same margins. Values: ``pairs`` (string, D) checked,
+    ``failures``, ``smallest_margin_times_n``, ``first_failure``."""
     precision.require_x64("dyck_k_margins")
     exhaustive = {2: 6} if exhaustive is None else {int(k): int(v) for k, v in exhaustive.items()}
     failures, first, pairs, low = 0, None, 0, math.inf
@@ -67,9 +67,10 @@ def dyck_k_margins(
 
 
 def dyck_k_float32(lengths: Sequence[int] = (16,), samples: int = 16) -> Checked:
-    """:func:`._theory_dyck_k.margin_records` of the hard Dyck-(2, 4) recognizer in float32, ``samples``
-    strings per even length: the members' margin error against :func:`._theory_dyck_k.tolerance`
-    (``within``) and the first ``n`` with a misclassified string."""
+    """:func:`._theory_dyck_k.margin_records` of the hard Dyck-(2, 4) recognizer in float32,
+    ``samples`` strings per even length: the members' margin error against
+    :func:`._theory_dyck_k.tolerance` (``within``) and the first ``n`` with a misclassified
+    string."""
     precision.require_x64("dyck_k_float32")
     records = _theory_dyck_k.margin_records(2, 4, lengths, dtypes=("float32",), samples=samples)
     first_wrong = next((r["n"] for r in records if r["accuracy"] < 1.0), None)

@@ -33,7 +33,8 @@ Each builder returns parameters of the library's one format, run by
   the last position to the prefix with the largest ``-r_j`` (the deepest dip below zero, BOS gives
   0) and an MLP forms ``|r_last|``; the decision ``b/2 - max_j(-r_j) - |r_last|`` is at least
   ``1/(2n)`` for members and at most ``-1/(2n)`` otherwise. No positional code is needed for
-  Dyck-1; Yao et al.'s ``i/n`` code serves the bracket matching of Dyck-k (:mod:`._constructions_dyck_k`).
+  Dyck-1; Yao et al.'s ``i/n`` code serves the bracket matching of Dyck-k
+  (:mod:`._constructions_dyck_k`).
 """
 
 from __future__ import annotations

@@ -74,8 +74,8 @@ __all__ = [
 
 LANGUAGES = ("parity", "dyck1", "dyck2")
 # Dyck-2 is Dyck-(2, DYCK2_DEPTH) of :mod:`._tasks_dyck_k`: bounded depth, so that the recognizer
-# ``_constructions_dyck_k.build(2, DYCK2_DEPTH)`` stands beside the trained models (and the language is
-# star-free: see :func:`model_config`).
+# ``_constructions_dyck_k.build(2, DYCK2_DEPTH)`` stands beside the trained models (and the
+# language is star-free: see :func:`model_config`).
 DYCK2_DEPTH = 3
 SCHEDULES = ("constant", "cosine")
 
@@ -201,7 +201,8 @@ def sample(language: str, length: int, count: int, seed: int) -> tuple[np.ndarra
 
     PARITY and Dyck-1: :func:`._tasks.sample`. Dyck-2: :func:`._tasks_dyck_k.sample` of Dyck-(2,
     :data:`DYCK2_DEPTH`): members uniform over the bounded-depth shapes, non-members the hard kinds
-    ``swap``, ``overflow``, ``dip`` in turn; labels from the stack of :func:`._tasks_dyck_k.is_member`.
+    ``swap``, ``overflow``, ``dip`` in turn; labels from the stack of
+    :func:`._tasks_dyck_k.is_member`.
     """
     _validate.check_choice("language", language, LANGUAGES)
     if language == "dyck2":

@@ -135,7 +135,7 @@ def _entry(length: int, signed: np.ndarray, members: np.ndarray, exhaustive: boo
 
 
 def _all_strings(length: int, size: int) -> np.ndarray:
-    """Every string of ``length`` over ``size`` symbols, lexicographic: ``(size^length, length)``."""
+    """Every string of ``length`` over ``size`` symbols in lexicographic order, ``(size^L, L)``."""
     rows = np.arange(size**length, dtype=np.int64)[:, None]
     powers = size ** np.arange(length - 1, -1, -1, dtype=np.int64)[None, :]
     return ((rows // powers) % size).astype(np.int32).reshape(size**length, length)

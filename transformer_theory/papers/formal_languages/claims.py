@@ -5,8 +5,9 @@ behind its rows: a table of :class:`~transformer_theory.ledger.Row`.
 
 ``printed`` is the table's row verbatim (its cells joined by `` | ``, several rows by `` / ``); a
 row of the library's own (a variant of a construction, a float-format measurement, a property the
-table does not state) has ``printed=None``. The checks live in :mod:`._checks`, :mod:`._checks_dyck_k` and :mod:`._checks_counters`;
-the status is derived by :func:`transformer_theory.ledger.derive_status`.
+table does not state) has ``printed=None``. The checks live in :mod:`._checks`,
+:mod:`._checks_dyck_k` and :mod:`._checks_counters`; the status is derived by
+:func:`transformer_theory.ledger.derive_status`.
 """
 
 from __future__ import annotations

@@ -104,8 +104,8 @@ mattered most; the default takes 4 layers and 4000 steps to stay under ~7 min a 
 What is trained (the same masking as the construction of the row; the depth, width, positional
 code and schedule are the config's; Adam on fresh balanced samples of the training lengths at
 every step; labels from the membership references, the Dyck-2 ones from the stack of
-:func:`.._tasks_dyck_k.is_member`; Dyck-2 evaluation strings half members, half the HARD non-members of
-:func:`.._tasks_dyck_k.sample`, so "always no" scores 0.5):
+:func:`.._tasks_dyck_k.is_member`; Dyck-2 evaluation strings half members, half the HARD
+non-members of :func:`.._tasks_dyck_k.sample`, so "always no" scores 0.5):
 
 - ``softmax``: a softmax transformer;
 - ``leftmost-hard (straight-through)``: a leftmost-hard transformer, trained with the
@@ -118,8 +118,8 @@ every step; labels from the membership references, the Dyck-2 ones from the stac
 - ``softmax weights read with leftmost-hard (soft-then-hard)``: the softmax model's weights
   evaluated with leftmost-hard attention, a model nobody trained, kept for comparison only;
 - ``constructed``: the recognizer built by hand (PARITY: Chiang & Cholak 2022, softmax; Dyck-1:
-  average-hard after Yao et al. 2021; Dyck-(2, 3): :func:`.._constructions_dyck_k.build`, average-hard layer 1
-  then layers where leftmost-hard gives the same output).
+  average-hard after Yao et al. 2021; Dyck-(2, 3): :func:`.._constructions_dyck_k.build`,
+  average-hard layer 1 then layers where leftmost-hard gives the same output).
 
 What this shows and does not: Hahn 2020 proves that for every leftmost-hard transformer, PARITY and
 Dyck-1 are misrecognized at SOME length (an asymptotic statement about every parameter setting);
@@ -258,9 +258,9 @@ def _accuracies(
 def constructed(language: str) -> object:
     """The construction beside the trained models: PARITY Chiang & Cholak 2022 (softmax, float32),
     Dyck-1 average-hard after Yao et al. 2021 (float32), Dyck-2 the Dyck-(2,
-    :data:`.._models.DYCK2_DEPTH`) recognizer of :func:`._constructions_dyck_k.build` (average-hard layer 1,
-    then layers where leftmost-hard gives the same output); all float32 (the experiment runs
-    without JAX's 64-bit mode)."""
+    :data:`.._models.DYCK2_DEPTH`) recognizer of :func:`.._constructions_dyck_k.build`
+    (average-hard layer 1, then layers where leftmost-hard gives the same output); all float32
+    (the experiment runs without JAX's 64-bit mode)."""
     _validate.check_choice("language", language, _models.LANGUAGES)
     if language == "dyck2":
         return _constructions_dyck_k.build(2, _models.DYCK2_DEPTH, "hard", dtype=jnp.float32)
