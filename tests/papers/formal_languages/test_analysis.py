@@ -1,4 +1,4 @@
-"""transformer_theory.papers.formal_languages.checks: the cross-entropy of a signed margin,
+"""transformer_theory.papers.formal_languages._theory: the cross-entropy of a signed margin,
 against the two-class softmax written out here."""
 
 import math

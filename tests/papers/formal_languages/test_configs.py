@@ -1,4 +1,4 @@
-"""The formal-language experiment's config (papers/formal_languages/configs): its sizes, its
+"""The formal-language experiment's config (papers/formal_languages/experiments): its sizes, its
 refusal of an unknown size, and the smoke size run through languages_generalization.run."""
 
 import dataclasses

@@ -1,4 +1,4 @@
-"""The recognizers of transformer_theory.papers.formal_languages.constructions, checked on every
+"""The recognizers of transformer_theory.papers.formal_languages._constructions, checked on every
 string up to a small length against membership references written here, with the margins derived
 in the module docstring recomputed in float64 NumPy."""
 

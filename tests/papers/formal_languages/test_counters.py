@@ -1,4 +1,4 @@
-"""SHUFFLE-DYCK-k and the counter machines of transformer_theory.papers.formal_languages.counters,
+"""SHUFFLE-DYCK-k and the counter machines (papers/formal_languages/_*_counters.py),
 checked against references written here (per-type depth counters, the block pattern of
 a^n b^n (c^n)), on every string up to a small length, in exact arithmetic and through
 core.forward_all in float64; broken constructions must be caught."""

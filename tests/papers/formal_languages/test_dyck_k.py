@@ -1,4 +1,4 @@
-"""Dyck-(k, D) and its recognizer after Yao et al. 2021 (papers/formal_languages/dyck_k.py),
+"""Dyck-(k, D) and its recognizer after Yao et al. 2021 (papers/formal_languages/_*_dyck_k.py),
 checked against a reference written here: repeated deletion of adjacent matched pairs (no stack)
 with the running depth, on every short string; the sampler's hard non-members by their kind; the
 recognizer on every string of length <= 6 (k = 2) and <= 4 (k = 3) with its derived margins;

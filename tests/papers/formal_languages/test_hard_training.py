@@ -1,4 +1,4 @@
-"""Straight-through hard attention (transformer_theory.papers.formal_languages.hard_training): the
+"""Straight-through hard attention (transformer_theory.papers.formal_languages._models): the
 forward pass is leftmost-hard (average-hard) attention exactly, against a NumPy reference; the
 backward pass is the softmax Jacobian, against ``diag(p) - p p^T`` written out in NumPy; a model
 trained this way is the hard-attention model the core evaluates; and a two-step smoke run of the
