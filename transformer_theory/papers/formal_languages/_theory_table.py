@@ -47,9 +47,9 @@ DYCK_K_ROWS = ("dyck_k", "dyck_k_softmax")
 COUNTER_ROWS = tuple(_tasks_counters.LANGUAGES)
 #: Every row's name, in the table's order (what ``--rows`` chooses from).
 ROWS = (*RECOGNIZERS, *DYCK_K_ROWS, *COUNTER_ROWS)
-#: The most strings of one length a row over a larger alphabet checks exhaustively (2^16, the
-#: count of MAJORITY's longest exhaustive length at ``--exhaustive-up-to 16``).
-MAX_ROW_STRINGS = 2**16
+#: The most strings of one length a row over a larger alphabet checks exhaustively (2^14: the
+#: whole default table then takes about a minute of one core).
+MAX_ROW_STRINGS = 2**14
 _COUNTER_SOURCE = "Bhattamishra et al. 2020 (counter layer; machines of _tasks_counters)"
 
 

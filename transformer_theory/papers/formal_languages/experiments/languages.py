@@ -13,7 +13,7 @@ fields)::
 Writes ``languages_<row>.json`` per row as it finishes, ``languages.json`` (every row),
 ``parity_precision.json`` (the sweep) and the figures ``languages_margin.png`` (smallest margin
 against length) and ``parity_precision.png``. The smoke size runs in seconds; the default
-(every string of lengths 1-10 over two symbols, up to 2^16 strings of a length over more, 64
+(every string of lengths 1-10 over two symbols, up to 2^14 strings of a length over more, 64
 samples per length 16-256, the sweep at lengths 64-2048) about a minute of CPU.
 
 Result (the default, float64): every row right on every string checked, its smallest margin the
@@ -130,7 +130,7 @@ class TableSettings:
         shuffle_dyck_3, boolexp_3, anbn, anbncn).
       max_len: longest sampled length (powers of 2 from 16, then this one).
       exhaustive_up_to: check every string of lengths 1..this (at most 16; over more than two
-        symbols, up to the longest length with at most 2^16 strings).
+        symbols, up to the longest length with at most 2^14 strings).
       samples: strings per sampled length (default 64; refused when no length is sampled, i.e.
         --max-len <= --exhaustive-up-to).
       parity_lengths: PARITY precision sweep: string lengths (comma list, each <= 8192; 'none'
