@@ -46,14 +46,19 @@ import jax.numpy as jnp
 import matplotlib.pyplot as plt
 import numpy as np
 
-jax.config.update("jax_enable_x64", True)
+from transformer_theory import precision  # noqa: E402
 
-from transformer_theory.papers.formal_languages import constructions as recognizers  # noqa: E402
-from transformer_theory.papers.formal_languages import study, tasks  # noqa: E402
+precision.enable_x64()
+
+from transformer_theory.papers.formal_languages import _constructions as recognizers  # noqa: E402
+from transformer_theory.papers.formal_languages import _tasks as tasks  # noqa: E402
+from transformer_theory.papers.formal_languages import _theory, row_record  # noqa: E402
+from transformer_theory.papers.formal_languages.experiments import languages as study  # noqa: E402
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
-# The study behind `transformer-theory languages`: every string up to EXHAUSTIVE, then balanced
-# samples at 16, 32, ..., max_len; PARITY's precision sweep at parity_lengths.
+# The study behind `transformer-theory languages` (every row of the table): every string up to
+# EXHAUSTIVE, then balanced samples at 16, 32, ..., max_len; PARITY's precision sweep at
+# parity_lengths.
 settings = study.TableSettings(
     max_len=2 if SMOKE else 256,
     exhaustive_up_to=2 if SMOKE else 10,
@@ -77,7 +82,15 @@ for s, y in zip(strings, labels):
 # truth, so a positive smallest margin means every string was classified correctly.
 
 # %%
-rows = study.check_rows(settings)  # one record per recognizer, float64
+rows = [  # one record per row of the table, float64
+    row_record(
+        name,
+        exhaustive_up_to=settings.exhaustive_up_to,
+        sampled_lengths=settings.sampled_lengths,
+        samples=settings.sample_count,
+    )
+    for name in settings.rows
+]
 for r in rows:
     print(
         f"{r['construction']:>20}: {r['attention']:>22}, code {r['positional']:>13}, "
@@ -101,7 +114,9 @@ plt.show()
 # float64.
 
 # %%
-precision = study.parity_sweep(settings)
+precision = _theory.parity_precision_records(
+    settings.parity_lengths, samples=settings.parity_sample_count
+)
 fig, ax = plt.subplots(figsize=(5.5, 3.6))
 for dtype in ("float32", "float64"):
     for ln in (True, False):
@@ -141,7 +156,7 @@ print("float32 build:", recognizers.decision_margins(recognizers.parity(dtype=jn
 
 # %%
 from transformer_theory.core.attention import softmax_weights  # noqa: E402
-from transformer_theory.papers.formal_languages import hard_training  # noqa: E402
+from transformer_theory.papers.formal_languages import _models as hard_training  # noqa: E402
 
 scores = jnp.array([[1.0, 3.0, 3.0, 0.0]])
 print("weights:", hard_training.straight_through_weights(scores))
@@ -183,19 +198,23 @@ for mode in ("softmax", "straight_through_leftmost"):
 # each symbol was predicted before it and the end after it.
 
 # %%
-from transformer_theory.papers.formal_languages import counters  # noqa: E402
+from transformer_theory.papers.formal_languages import (  # noqa: E402
+    _constructions_counters,
+    _tasks_counters,
+    _theory_counters,
+)
 
-m = counters.shuffle_dyck(2)
-sd_params = counters.build(m)
-sd_strings, sd_labels, sd_kinds = counters.sample("shuffle_dyck_2", 8, 3, seed=0)
+m = _tasks_counters.shuffle_dyck(2)
+sd_params = _constructions_counters.build(m)
+sd_strings, sd_labels, sd_kinds = _tasks_counters.sample("shuffle_dyck_2", 8, 3, seed=0)
 brackets = "()[]"
 for s, y, kind, acc in zip(
-    sd_strings, sd_labels, sd_kinds, counters.recognize(sd_params, sd_strings)
+    sd_strings, sd_labels, sd_kinds, _constructions_counters.recognize(sd_params, sd_strings)
 ):
     print(f"{''.join(brackets[x] for x in s)}  {kind:>6}: member {y}, accepted {acc}")
 # The outputs along the "dip" string (one type below zero, the total depth never negative):
 # the row of position i says which symbols may follow, in units of 1/(2(i + 1)).
-margins = counters.next_symbol_margins(sd_params, sd_strings[1:2])[0]
+margins = _constructions_counters.next_symbol_margins(sd_params, sd_strings[1:2])[0]
 scale = 2 * np.arange(1, margins.shape[0] + 1)[:, None]
 print("   " + "  ".join(f"{c:>4}" for c in [*brackets, "end"]))
 print(np.round(margins * scale, 2))
@@ -218,7 +237,9 @@ for language, length in [
     ("anbn", 6),
     ("anbncn", 6),
 ]:
-    result = counters.exact_check(counters.build(counters.machine(language)), language, length)
+    result = _theory_counters.exact_check(
+        _constructions_counters.build(_tasks_counters.machine(language)), language, length
+    )
     print(
         f"{language:>15}: lengths 0-{length}, {result['strings']:,} strings, "
         f"{result['members']} members, exact: {result['ok']}"
@@ -229,8 +250,8 @@ for language, length in [
 # trained models' attention tracking the same ratio).
 
 # %%
-long_member = counters.sample("shuffle_dyck_2", 16 if SMOKE else 256, 1, seed=1)[0][0]
-depth = counters.counter_values(m, long_member)
+long_member = _tasks_counters.sample("shuffle_dyck_2", 16 if SMOKE else 256, 1, seed=1)[0][0]
+depth = _tasks_counters.counter_values(m, long_member)
 fig, ax = plt.subplots(figsize=(6, 2.5))
 for t in range(2):
     ax.plot(depth[:, t] / np.arange(1, len(depth) + 1), label=f"type {t}: depth / (i + 1)")
@@ -247,11 +268,15 @@ plt.show()
 
 # %%
 from transformer_theory.core import forward_trace  # noqa: E402
-from transformer_theory.papers.formal_languages import dyck_k  # noqa: E402
+from transformer_theory.papers.formal_languages import (  # noqa: E402
+    _constructions_dyck_k,
+    _tasks_dyck_k,
+    _theory_dyck_k,
+)
 
 k, D = 2, 2
 glyph = "([)]"
-dyck_strings, dyck_labels, dyck_kinds = dyck_k.sample(k, D, 10, 8, seed=2)
+dyck_strings, dyck_labels, dyck_kinds = _tasks_dyck_k.sample(k, D, 10, 8, seed=2)
 for s, kind in zip(dyck_strings, dyck_kinds):
     print(" ".join(glyph[x] for x in s), " ", kind)
 
@@ -263,9 +288,9 @@ for s, kind in zip(dyck_strings, dyck_kinds):
 # `( [ ] ) [ ( ) ]` looks in the level layers: its partner.
 
 # %%
-params = dyck_k.build(k, D)
+params = _constructions_dyck_k.build(k, D)
 example = np.array([0, 1, 3, 2, 1, 0, 2, 3])
-trace = forward_trace(params, dyck_k.embed(params, example[None])[0])
+trace = forward_trace(params, _constructions_dyck_k.embed(params, example[None])[0])
 depths = np.concatenate([[0], np.cumsum(np.where(example < k, 1, -1))])
 for i, x in enumerate(example, start=1):
     if x >= k:  # a closing bracket at level d_{i-1}: the level layer of that depth matches it
@@ -282,7 +307,7 @@ for i, x in enumerate(example, start=1):
 
 # %%
 for attention in ("hard", "softmax"):
-    rec = dyck_k.check_record(
+    rec = _theory_dyck_k.check_record(
         k,
         D,
         attention=attention,

@@ -15,8 +15,13 @@ import pytest
 from transformer_theory import _validate, budget
 from transformer_theory.papers.barbero2024 import _theory_oversquash as oversquash
 from transformer_theory.papers.conti2024 import _theory_linformer as linformer
-from transformer_theory.papers.formal_languages import checks as fl_checks
-from transformer_theory.papers.formal_languages import counters, dyck_k
+from transformer_theory.papers.formal_languages import (
+    _constructions_counters,
+    _constructions_dyck_k,
+    _tasks_counters,
+    _theory,
+    _theory_counters,
+)
 from transformer_theory.papers.peng2024 import construction, cot, training
 from transformer_theory.papers.peng2024 import tasks as peng_tasks
 from transformer_theory.papers.sanford2023 import checks as sf_checks
@@ -30,8 +35,8 @@ MODEL = SimpleNamespace(embed=SimpleNamespace(num_embeddings=12), position=np.ze
 CASES = [
     # (call, the argument the message must start with)
     (lambda: tasks.qsa_target(np.ones((1, 2, 1)), np.zeros((1, 2, 2), bool)), "members_BxNxK"),
-    (lambda: dyck_k.build(1, 1, dtype=jnp.int32), "dtype"),
-    (lambda: dyck_k.build(1, 1, dtype="nonsense"), "dtype"),
+    (lambda: _constructions_dyck_k.build(1, 1, dtype=jnp.int32), "dtype"),
+    (lambda: _constructions_dyck_k.build(1, 1, dtype="nonsense"), "dtype"),
     (lambda: dj.unpack_message("0101", 0), "bits"),
     (lambda: dj.pack_message(np.zeros(2, int), 0), "bits"),
     (lambda: dj.protocol_record(1, None, 1), "bits"),
@@ -41,7 +46,9 @@ CASES = [
     (lambda: dj.reduction_record(25), "q"),
     (lambda: dj.reduction_record(2, dim=0), "dim"),
     (
-        lambda: counters.exact_check(counters.build(counters.machine("anbn")), "anbn", 40),
+        lambda: _theory_counters.exact_check(
+            _constructions_counters.build(_tasks_counters.machine("anbn")), "anbn", 40
+        ),
         "max_length",
     ),
     (
@@ -71,7 +78,7 @@ CASES = [
     (lambda: sf_checks.match_input_count(4, -1, 10), "modulus"),  # math domain error
     (lambda: sf_checks.qsa_bytes(8, -1), "q"),  # "k must be a non-negative integer"
     (lambda: sf_checks.qsa_record(8, 2, 0.1, seed=-1), "seed"),  # NumPy's message
-    (lambda: fl_checks.evaluation_cost(-1, 4), "length"),  # ZeroDivisionError
+    (lambda: _theory.evaluation_cost(-1, 4), "length"),  # ZeroDivisionError
     (lambda: training.one_layer_records(-1, 1, 4, 1, 1, 1, 0), "n"),  # blamed vocab_size
     (lambda: training.one_layer_records(4, 2.5, 4, 1, 1, 1, 0), "depth"),  # TypeError
     (lambda: peng_tasks.composition_sample(-1, 4, 3), "seed"),  # NumPy's message
@@ -108,13 +115,13 @@ def test_boolexp_membership_is_iterative_and_agrees_with_the_recursive_definitio
 
         return parse(0) == len(s)
 
-    symbols = counters.machine("boolexp_3").num_symbols
+    symbols = _tasks_counters.machine("boolexp_3").num_symbols
     for length in range(6):
         for s in itertools.product(range(symbols), repeat=length):
-            assert counters.is_member("boolexp_3", s) == recursive(list(s)), s
+            assert _tasks_counters.is_member("boolexp_3", s) == recursive(list(s)), s
     long = [2] * 50_000 + [1]  # 50,000 nested unary operators: a RecursionError before
-    assert counters.is_member("boolexp_3", long)
-    assert not counters.is_member("boolexp_3", long + [1])
+    assert _tasks_counters.is_member("boolexp_3", long)
+    assert not _tasks_counters.is_member("boolexp_3", long + [1])
 
 
 def test_limits_can_be_raised_and_check_finite_is_one_line():

@@ -8,7 +8,12 @@ import pathlib
 
 import pytest
 
-from transformer_theory.papers.formal_languages import checks, claims, counters
+from transformer_theory.papers.formal_languages import (
+    _checks,
+    _checks_counters,
+    _tasks_counters,
+    claims,
+)
 
 ROWS = {r.id: r for r in claims.CLAIMS}
 
@@ -16,10 +21,10 @@ ROWS = {r.id: r for r in claims.CLAIMS}
 def _brute_viable(language, prefix, extra):
     """``prefix`` is a prefix of a member with at most ``extra`` more symbols: every completion
     tried against is_member (the definition)."""
-    S = counters.machine(language).num_symbols
+    S = _tasks_counters.machine(language).num_symbols
     for k in range(extra + 1):
         for u in itertools.product(range(S), repeat=k):
-            if counters.is_member(language, [*prefix, *u]):
+            if _tasks_counters.is_member(language, [*prefix, *u]):
                 return True
     return False
 
@@ -36,21 +41,24 @@ def test_the_continuation_oracle_is_brute_force_on_short_prefixes():
         ("anbncn", 2),
         ("boolexp_3", 2),
     ]:
-        S = counters.machine(language).num_symbols
+        S = _tasks_counters.machine(language).num_symbols
         for n in range(length + 1):
             for p in itertools.product(range(S), repeat=n):
-                assert checks.viable(language, p) == _brute_viable(language, p, 6), (language, p)
+                assert _tasks_counters.viable(language, p) == _brute_viable(language, p, 6), (
+                    language,
+                    p,
+                )
 
 
 def test_the_continuation_set_of_aab_is_b_only():
     a, b = 0, 1
-    assert checks.continuation_set("anbncn", [a, a, b]) == frozenset({b})
-    assert checks.continuation_set("anbncn", []) == frozenset({a, checks.END})
-    assert checks.continuation_set("shuffle_dyck_2", [0, 2]) == frozenset({0, 1, 2, 3})
+    assert _tasks_counters.continuation_set("anbncn", [a, a, b]) == frozenset({b})
+    assert _tasks_counters.continuation_set("anbncn", []) == frozenset({a, _tasks_counters.END})
+    assert _tasks_counters.continuation_set("shuffle_dyck_2", [0, 2]) == frozenset({0, 1, 2, 3})
 
 
 def test_the_anbncn_finding_names_its_shortest_witness():
-    v = checks.continuations(("anbncn",), (3,)).values
+    v = _checks_counters.continuations(("anbncn",), (3,)).values
     assert v["differs"] and v["witness"]["prefix"] == ["a", "a", "b"]
     assert v["witness"]["model"] == ["b", "c"] and v["witness"]["true"] == ["b"]
 
@@ -95,13 +103,13 @@ def _results(tmp_path, constructed_accuracy):
 
 def test_hahn_training_reads_a_committed_run_as_a_record(tmp_path):
     _results(tmp_path, 1.0)
-    checked = checks.hahn_training(str(tmp_path))
+    checked = _checks.hahn_training(str(tmp_path))
     assert checked.arithmetic == "record" and checked.values["best_hard"] == "0.50"
     assert ROWS["formal_languages.hahn_training"].judge(checked).holds
 
 
 def test_hahn_training_flags_a_construction_that_misses(tmp_path):
     _results(tmp_path, 0.97)
-    checked = checks.hahn_training(str(tmp_path))
+    checked = _checks.hahn_training(str(tmp_path))
     assert not checked.values["constructions_exact"]
     assert ROWS["formal_languages.hahn_training"].judge(checked).holds is False

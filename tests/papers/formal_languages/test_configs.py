@@ -1,13 +1,12 @@
-"""The formal-language experiment's config (papers/formal_languages/configs): its sizes, its
-refusal of an unknown size, and the smoke size run through generalization.run."""
+"""The formal-language experiment's config (papers/formal_languages/experiments): its sizes, its
+refusal of an unknown size, and the smoke size run through languages_generalization.run."""
 
 import dataclasses
 
 import pytest
 
 from transformer_theory.jsonio import dumps_json, read_json
-from transformer_theory.papers.formal_languages import generalization
-from transformer_theory.papers.formal_languages.configs import languages_generalization
+from transformer_theory.papers.formal_languages.experiments import languages_generalization
 
 
 def test_default_is_what_readme_quotes():
@@ -32,17 +31,17 @@ def test_unknown_size_refused():
 
 def test_bad_settings_refused():
     with pytest.raises(ValueError, match="modes"):
-        generalization.GeneralizationConfig(modes=(("parity", ("hard",)),))
+        languages_generalization.GeneralizationConfig(modes=(("parity", ("hard",)),))
     with pytest.raises(ValueError, match="seeds"):
-        generalization.GeneralizationConfig(seeds=())
+        languages_generalization.GeneralizationConfig(seeds=())
     with pytest.raises(ValueError, match="hard_fraction"):
-        generalization.GeneralizationConfig(hard_fraction=1.5)
+        languages_generalization.GeneralizationConfig(hard_fraction=1.5)
     with pytest.raises(ValueError, match="schedule"):
-        generalization.GeneralizationConfig(schedule="linear")
+        languages_generalization.GeneralizationConfig(schedule="linear")
     with pytest.raises(ValueError, match="positional"):
-        generalization.GeneralizationConfig(positional=(("dyck2", "learned"),))
+        languages_generalization.GeneralizationConfig(positional=(("dyck2", "learned"),))
     with pytest.raises(ValueError, match="eval_lengths"):  # Dyck has no odd-length members
-        generalization.GeneralizationConfig(eval_lengths=(9,))
+        languages_generalization.GeneralizationConfig(eval_lengths=(9,))
 
 
 def read_json_roundtrip(obj):
@@ -54,19 +53,22 @@ def read_json_roundtrip(obj):
 
 def test_smoke_size_runs(tmp_path):
     config = languages_generalization.get_config("smoke")
-    result = generalization.run(config, str(tmp_path), progress=False)
+    result = languages_generalization.run(config, str(tmp_path), progress=False)
     written = read_json(tmp_path / "languages_generalization.json")
     assert written["records"] == result["records"]
     assert written["settings"] == read_json_roundtrip(result["settings"])
     assert result["settings"]["size"] == "smoke"
     by_model = {r["model"]: r for r in result["records"]}
     assert set(by_model) == {
-        generalization.LABELS["softmax"],
-        generalization.SOFT_THEN_HARD,
+        languages_generalization.LABELS["softmax"],
+        languages_generalization.SOFT_THEN_HARD,
         "constructed",
     }
     assert by_model["constructed"]["accuracy"] == [1.0]
-    assert by_model[generalization.LABELS["softmax"]]["steps"] == config.steps
+    assert by_model[languages_generalization.LABELS["softmax"]]["steps"] == config.steps
     assert (tmp_path / "languages_generalization.png").stat().st_size > 0
-    rows = generalization.table(result["records"])
-    assert rows[0]["L=4"] == f"{by_model[generalization.LABELS['softmax']]['accuracy'][0]:.2f}"
+    rows = languages_generalization.table(result["records"])
+    assert (
+        rows[0]["L=4"]
+        == f"{by_model[languages_generalization.LABELS['softmax']]['accuracy'][0]:.2f}"
+    )

@@ -1,4 +1,4 @@
-"""The recognizers of transformer_theory.papers.formal_languages.constructions, checked on every
+"""The recognizers of transformer_theory.papers.formal_languages._constructions, checked on every
 string up to a small length against membership references written here, with the margins derived
 in the module docstring recomputed in float64 NumPy."""
 
@@ -8,7 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from transformer_theory.papers.formal_languages import constructions as recognizers
+from transformer_theory.papers.formal_languages import _constructions
 
 # Every string of these lengths (96 per recognizer; each length costs one compile, the scarce
 # resource of the suite): 5 is odd (a MAJORITY without ties, Dyck-1 all rejected), 6 has ties and
@@ -55,10 +55,10 @@ def expected_margin(name, s):
     ],
 )
 def test_exhaustive(name, language):
-    params = recognizers.build(name)
+    params = _constructions.build(name)
     for length in LENGTHS:
         strings = np.array(list(itertools.product((0, 1), repeat=length)), np.int32)
-        margins = recognizers.decision_margins(params, strings)
+        margins = _constructions.decision_margins(params, strings)
         truth = np.array([member(language, list(s)) for s in strings])
         np.testing.assert_array_equal(margins > 0, truth, err_msg=f"{name} length {length}")
         want = np.array([expected_margin(name, list(s)) for s in strings])
@@ -68,10 +68,10 @@ def test_exhaustive(name, language):
 def test_parity_layernorm_keeps_confidence_float32_long():
     # Chiang & Cholak's point: without the LayerNorm the margin is 4/n^2, with it n-independent.
     strings = np.array([[1] * 301, [1] * 300 + [0]], np.int32)
-    with_ln = recognizers.decision_margins(recognizers.build("parity", jnp.float32), strings)
+    with_ln = _constructions.decision_margins(_constructions.build("parity", jnp.float32), strings)
     np.testing.assert_allclose(with_ln, [4 * np.sqrt(5), -4 * np.sqrt(5)], rtol=1e-5)
-    plain = recognizers.decision_margins(
-        recognizers.build("parity_no_layernorm", jnp.float32), strings
+    plain = _constructions.decision_margins(
+        _constructions.build("parity_no_layernorm", jnp.float32), strings
     )
     # float32 leaves ~1e-3 relative error on a decision of size 4/n^2 = 4e-5 built from O(1)
     # terms (measured 1.2e-3); the test is about the 1/n^2 scaling, so 1e-2.
@@ -80,50 +80,50 @@ def test_parity_layernorm_keeps_confidence_float32_long():
 
 def test_parity_needs_eps_zero():
     # The library's default eps = 1e-5 swamps a variance of order 1/n^4: the trick fails.
-    params = recognizers.build("parity")
+    params = _constructions.build("parity")
     params = params.replace(config=params.config.replace(norm_eps=1e-5))
-    margin = recognizers.decision_margins(params, np.array([[1] * 41], np.int32))[0]
+    margin = _constructions.decision_margins(params, np.array([[1] * 41], np.int32))[0]
     assert 0 < margin < 1.0  # 4 d / sqrt(eps) = 0.71 here, against 4 sqrt(5) = 8.94 with eps = 0
 
 
 def test_bad_arguments():
     with pytest.raises(ValueError, match="name"):
-        recognizers.build("dyck2")
+        _constructions.build("dyck2")
     with pytest.raises(ValueError, match="confidence"):
-        recognizers.majority(confidence=0.0)
+        _constructions.majority(confidence=0.0)
     with pytest.raises(ValueError, match="strings_BxN"):
-        recognizers.recognizer_inputs(np.array([[0, 2]]))
+        _constructions.recognizer_inputs(np.array([[0, 2]]))
 
 
-@pytest.mark.parametrize("name", recognizers.RECOGNIZERS)
+@pytest.mark.parametrize("name", _constructions.RECOGNIZERS)
 def test_numeric_arguments_refused(name):
     # NaN gave NaN margins (every string "rejected") before the shared check refused NaN; True was
     # read as 1.0, an int dtype built integer weights, and a confidence outside float32's range
     # gave inf (or 0) margins: each is refused naming the argument.
     for bad in (float("nan"), float("inf"), -1.0, 0.0, True, "2"):
         with pytest.raises(ValueError, match="confidence"):
-            recognizers.build(name, confidence=bad)
+            _constructions.build(name, confidence=bad)
     for bad in (1e30, 1e-30):  # outside [sqrt(tiny), sqrt(max)] = [1.1e-19, 1.8e19] of float32
         with pytest.raises(ValueError, match="confidence"):
-            recognizers.build(name, dtype=jnp.float32, confidence=bad)
+            _constructions.build(name, dtype=jnp.float32, confidence=bad)
     for bad in (jnp.int32, "not a dtype"):
         with pytest.raises(ValueError, match="dtype"):
-            recognizers.build(name, dtype=bad)
+            _constructions.build(name, dtype=bad)
 
 
 def test_confidence_edge_of_range_is_exact():
     # At the top of the accepted float32 range the margin is still finite and exact:
     # 4 sqrt(5) * 1e19 (parity with LayerNorm, the string "1" is a member).
-    params = recognizers.build("parity", dtype=jnp.float32, confidence=1e19)
-    margin = recognizers.decision_margins(params, np.array([[1]], np.int32))[0]
+    params = _constructions.build("parity", dtype=jnp.float32, confidence=1e19)
+    margin = _constructions.decision_margins(params, np.array([[1]], np.int32))[0]
     assert np.isfinite(margin)
     np.testing.assert_allclose(margin, 4 * np.sqrt(5) * 1e19, rtol=1e-5)  # float32 rounding
 
 
 def test_layer_norm_and_chunk_arguments_refused():
     with pytest.raises(ValueError, match="layer_norm"):
-        recognizers.parity(layer_norm="no")
-    params = recognizers.build("majority")
+        _constructions.parity(layer_norm="no")
+    params = _constructions.build("majority")
     for bad in (0, 1.5, float("nan"), True):
         with pytest.raises(ValueError, match="chunk"):
-            recognizers.decision_margins(params, np.array([[0, 1]], np.int32), chunk=bad)
+            _constructions.decision_margins(params, np.array([[0, 1]], np.int32), chunk=bad)

@@ -1,4 +1,4 @@
-"""SHUFFLE-DYCK-k and the counter machines of transformer_theory.papers.formal_languages.counters,
+"""SHUFFLE-DYCK-k and the counter machines (papers/formal_languages/_*_counters.py),
 checked against references written here (per-type depth counters, the block pattern of
 a^n b^n (c^n)), on every string up to a small length, in exact arithmetic and through
 core.forward_all in float64; broken constructions must be caught."""
@@ -10,7 +10,12 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from transformer_theory.papers.formal_languages import constructions, counters
+from transformer_theory.papers.formal_languages import (
+    _constructions,
+    _constructions_counters,
+    _tasks_counters,
+    _theory_counters,
+)
 
 
 def depths(s, k):
@@ -67,9 +72,9 @@ def reference(language, s):
 
 @pytest.mark.parametrize(("language", "length"), EXACT)
 def test_exact_on_every_string(language, length):
-    params = counters.build(counters.machine(language))
-    result = counters.exact_check(params, language, length)
-    symbols = counters.machine(language).num_symbols
+    params = _constructions_counters.build(_tasks_counters.machine(language))
+    result = _theory_counters.exact_check(params, language, length)
+    symbols = _tasks_counters.machine(language).num_symbols
     assert result["ok"], result["witness"]
     assert result["strings"] == sum(symbols**n for n in range(length + 1))
     # the membership the check compares with is the definition: recount it here
@@ -83,27 +88,29 @@ def test_exact_on_every_string(language, length):
 
 @pytest.mark.parametrize(("k", "length"), [(1, 8), (2, 5), (3, 4)])
 def test_is_member_and_machine_match_the_reference(k, length):
-    m = counters.shuffle_dyck(k)
+    m = _tasks_counters.shuffle_dyck(k)
     for n in range(length + 1):
         for s in itertools.product(range(2 * k), repeat=n):
             want = shuffle_member(s, k)
-            assert counters.is_member(f"shuffle_dyck_{k}", s) == want, s
-            assert counters.machine_accepts(m, s) == want, s
-            np.testing.assert_array_equal(counters.counter_values(m, s), depths(s, k))
+            assert _tasks_counters.is_member(f"shuffle_dyck_{k}", s) == want, s
+            assert _tasks_counters.machine_accepts(m, s) == want, s
+            np.testing.assert_array_equal(_tasks_counters.counter_values(m, s), depths(s, k))
 
 
 def test_anbncn_and_boolexp_machines_match_their_references():
-    m = counters.anbncn()
+    m = _tasks_counters.anbncn()
     for n in range(8):
         for s in itertools.product(range(3), repeat=n):
-            assert counters.machine_accepts(m, s) == block_member(s, 3), s
-    m = counters.boolexp(3)
+            assert _tasks_counters.machine_accepts(m, s) == block_member(s, 3), s
+    m = _tasks_counters.boolexp(3)
     for n in range(6):
         for s in itertools.product(range(5), repeat=n):
-            assert counters.machine_accepts(m, s) == counters.is_member("boolexp_3", s), s
-            assert counters.is_member("boolexp_3", s) == expression(s), s
+            assert _tasks_counters.machine_accepts(m, s) == _tasks_counters.is_member(
+                "boolexp_3", s
+            ), s
+            assert _tasks_counters.is_member("boolexp_3", s) == expression(s), s
     # the counter starts at 1 (BOS writes it): the value row of BOS holds it
-    w_v = np.asarray(counters.build(m).layers[0].attn.w_v[0])
+    w_v = np.asarray(_constructions_counters.build(m).layers[0].attn.w_v[0])
     assert w_v[6, 5] == 1.0 and w_v[7, 5] == 1.0  # r_0 and b, from BOS (id 5)
 
 
@@ -113,8 +120,8 @@ def test_float64_outputs_on_every_string_of_length_6_shuffle_dyck_2():
     -1/(2n) otherwise, to 1e-12 (float64 averages of <= 7 terms); acceptance = membership."""
     k, L = 2, 6
     strings = every_string(2 * k, L)
-    params = counters.build(counters.shuffle_dyck(k))
-    margins = counters.next_symbol_margins(params, strings)
+    params = _constructions_counters.build(_tasks_counters.shuffle_dyck(k))
+    margins = _constructions_counters.next_symbol_margins(params, strings)
     assert margins.shape == (len(strings), L + 1, 2 * k + 1)
     ds = np.array([depths(s, k) for s in strings])  # (B, L + 1, k)
     valid = np.minimum.accumulate(ds.min(axis=2), axis=1) >= 0  # no violation yet: outputs claimed
@@ -125,7 +132,7 @@ def test_float64_outputs_on_every_string_of_length_6_shuffle_dyck_2():
     err = np.where(allowed, np.abs(margins - half), np.maximum(margins + half, 0.0))
     assert err[valid].max() <= 1e-12
     want = np.array([shuffle_member(s, k) for s in strings])
-    np.testing.assert_array_equal(counters.accepts(margins, strings), want)
+    np.testing.assert_array_equal(_constructions_counters.accepts(margins, strings), want)
     # Catalan numbers: a type-0 Dyck word of 2a brackets and a type-1 word of 6 - 2a,
     # interleaved in C(6, 2a) ways: 5 + 1 * 2 * 15 + 2 * 1 * 15 + 5 = 70.
     assert want.sum() == 70
@@ -133,8 +140,8 @@ def test_float64_outputs_on_every_string_of_length_6_shuffle_dyck_2():
 
 def test_samples_are_hard_and_labelled_by_the_definition():
     for k in (1, 2, 3):
-        strings, labels, kinds = counters.sample(f"shuffle_dyck_{k}", 24, 30, seed=3)
-        again = counters.sample(f"shuffle_dyck_{k}", 24, 30, seed=3)[0]
+        strings, labels, kinds = _tasks_counters.sample(f"shuffle_dyck_{k}", 24, 30, seed=3)
+        again = _tasks_counters.sample(f"shuffle_dyck_{k}", 24, 30, seed=3)[0]
         np.testing.assert_array_equal(strings, again)
         hidden = 0
         for s, label, kind in zip(strings, labels, kinds):
@@ -147,10 +154,10 @@ def test_samples_are_hard_and_labelled_by_the_definition():
                 assert ds[:-1].min() >= 0 and ds[-1].any()  # only the end is wrong
         # k = 1: the total is the one type's depth, so no dip can hide
         assert hidden == 0 if k == 1 else hidden >= 5
-    strings, labels, kinds = counters.sample("boolexp_3", 21, 10, seed=0)
+    strings, labels, kinds = _tasks_counters.sample("boolexp_3", 21, 10, seed=0)
     assert [expression(s) for s in strings] == list(labels) == [k == "member" for k in kinds]
     assert kinds == ["member", "near"] * 5
-    strings, labels, kinds = counters.sample("anbn", 20, 10, seed=0)
+    strings, labels, kinds = _tasks_counters.sample("anbn", 20, 10, seed=0)
     assert [block_member(s, 2) for s in strings] == list(labels) == [True] + [False] * 9
     assert kinds == ["member"] + ["near"] * 9
 
@@ -169,54 +176,56 @@ def _perturbed(params, which):
 
 @pytest.mark.parametrize("which", ["value", "mlp"])
 def test_a_broken_construction_is_caught(which):
-    params = _perturbed(counters.build(counters.shuffle_dyck(2)), which)
-    result = counters.exact_check(params, "shuffle_dyck_2", 4)
+    params = _perturbed(_constructions_counters.build(_tasks_counters.shuffle_dyck(2)), which)
+    result = _theory_counters.exact_check(params, "shuffle_dyck_2", 4)
     assert not result["ok"] and result["witness"] is not None
 
 
 def test_a_machine_without_the_close_guard_is_caught():
-    m = counters.shuffle_dyck(1)
+    m = _tasks_counters.shuffle_dyck(1)
     loose = dataclasses.replace(m, guards=((), ()))  # ")(" would be accepted
-    result = counters.exact_check(counters.build(loose), "shuffle_dyck_1", 2)
+    result = _theory_counters.exact_check(_constructions_counters.build(loose), "shuffle_dyck_1", 2)
     assert not result["ok"] and result["witness"]["output"] == 1  # ")" predicted where not
 
 
 def test_bad_arguments_raise_value_errors():
     with pytest.raises(ValueError, match="k"):
-        counters.shuffle_dyck(0)
+        _tasks_counters.shuffle_dyck(0)
     with pytest.raises(ValueError, match="language"):
-        counters.machine("dyck7")
+        _tasks_counters.machine("dyck7")
     with pytest.raises(ValueError, match="m"):
-        counters.build("shuffle_dyck_2")
+        _constructions_counters.build("shuffle_dyck_2")
     with pytest.raises(ValueError, match="confidence"):
-        counters.build(counters.anbn(), confidence=0.0)
+        _constructions_counters.build(_tasks_counters.anbn(), confidence=0.0)
     with pytest.raises(ValueError, match="length"):
-        counters.sample("shuffle_dyck_2", 7, 3)
+        _tasks_counters.sample("shuffle_dyck_2", 7, 3)
     with pytest.raises(ValueError, match="guards"):
-        counters.CounterMachine("x", ("a",), ((1,),), (((3, "zero"),),), ())
+        _tasks_counters.CounterMachine("x", ("a",), ((1,),), (((3, "zero"),),), ())
     with pytest.raises(ValueError, match="initial"):
-        counters.CounterMachine("x", ("a",), ((1,),), ((),), (), initial=(1, 2))
+        _tasks_counters.CounterMachine("x", ("a",), ((1,),), ((),), (), initial=(1, 2))
     with pytest.raises(ValueError, match="string"):
-        counters.is_member("anbn", [0, 2])
+        _tasks_counters.is_member("anbn", [0, 2])
     with pytest.raises(ValueError, match="margins_BxNxC"):
-        counters.accepts(np.zeros((1, 3, 3)), np.zeros((1, 3), np.int32))
+        _constructions_counters.accepts(np.zeros((1, 3, 3)), np.zeros((1, 3), np.int32))
     with pytest.raises(ValueError, match="params"):
-        counters.ExactCounterModel(constructions.dyck1())
+        _theory_counters.ExactCounterModel(_constructions.dyck1())
 
 
 def test_the_claim_check_fails_when_the_construction_breaks(monkeypatch):
-    from transformer_theory.papers.formal_languages import checks
+    from transformer_theory.papers.formal_languages import _checks_counters
 
-    build = counters.build
-    monkeypatch.setattr(counters, "build", lambda m, **kw: _perturbed(build(m, **kw), "mlp"))
-    checked = checks.counter_languages(("shuffle_dyck_1",), (4,), (), 1)
+    build = _constructions_counters.build
+    monkeypatch.setattr(
+        _constructions_counters, "build", lambda m, **kw: _perturbed(build(m, **kw), "mlp")
+    )
+    checked = _checks_counters.counter_languages(("shuffle_dyck_1",), (4,), (), 1)
     assert checked.values["failures"] == 1 and checked.values["witness"]["string"] == []
 
 
 def test_the_exact_evaluator_is_core_forward_all_on_random_weights():
     """Random dyadic weights (biases too) in the construction's shape: the fmpq forward pass
     equals core.forward_all's float64 one to 1e-12 (sums of ~30 terms of size <= 8)."""
-    params = counters.build(counters.shuffle_dyck(2))
+    params = _constructions_counters.build(_tasks_counters.shuffle_dyck(2))
     layer = params.layers[0]
     rng = np.random.default_rng(0)
 
@@ -230,8 +239,8 @@ def test_the_exact_evaluator_is_core_forward_all_on_random_weights():
     layer = dataclasses.replace(layer, attn=attn, mlp=dataclasses.replace(mlp, b2=rand(mlp.b2)))
     params = dataclasses.replace(params, layers=(layer,), w_o=rand(params.w_o))
     strings = rng.integers(0, 4, (3, 7)).astype(np.int32)
-    floats = counters.next_symbol_margins(params, strings)
-    model = counters.ExactCounterModel(params)
+    floats = _constructions_counters.next_symbol_margins(params, strings)
+    model = _theory_counters.ExactCounterModel(params)
     for s, f in zip(strings, floats):
         exact = np.array([[float(x) for x in row] for row in model.margins([4, *s])])
         np.testing.assert_allclose(exact, f, rtol=0, atol=1e-12)

@@ -1,4 +1,4 @@
-"""Dyck-(k, D) and its recognizer after Yao et al. 2021 (papers/formal_languages/dyck_k.py),
+"""Dyck-(k, D) and its recognizer after Yao et al. 2021 (papers/formal_languages/_*_dyck_k.py),
 checked against a reference written here: repeated deletion of adjacent matched pairs (no stack)
 with the running depth, on every short string; the sampler's hard non-members by their kind; the
 recognizer on every string of length <= 6 (k = 2) and <= 4 (k = 3) with its derived margins;
@@ -11,7 +11,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from transformer_theory.papers.formal_languages import dyck_k
+from transformer_theory.papers.formal_languages import (
+    _constructions_dyck_k,
+    _tasks_dyck_k,
+    _theory_dyck_k,
+)
 
 jax.config.update("jax_enable_x64", True)
 
@@ -47,21 +51,21 @@ def test_membership_matches_the_reference_on_every_short_string(k, length):
     words = strings_up_to(length, k)
     for depth in (1, 2, 3):
         want = [reference(w, k, depth) for w in words]
-        got = [dyck_k.is_member(w, k, depth) for w in words]
+        got = [_tasks_dyck_k.is_member(w, k, depth) for w in words]
         assert got == want
         assert sum(want) > 1  # members exist: the comparison is not vacuous
     # prefix_members: column i of every row of the longest length is the prefix's membership.
-    full = dyck_k.all_strings(length, k)
+    full = _tasks_dyck_k.all_strings(length, k)
     assert full.shape == ((2 * k) ** length, length)
-    table = dyck_k.prefix_members(full, k, 2)
+    table = _tasks_dyck_k.prefix_members(full, k, 2)
     for row, cols in zip(full[:: max(1, len(full) // 200)], table[:: max(1, len(full) // 200)]):
         assert list(cols) == [reference(row[:i], k, 2) for i in range(length + 1)]
 
 
 def test_sampler_members_and_hard_non_members():
     k, depth, length = 3, 2, 24
-    strings, labels, kinds = dyck_k.sample(k, depth, length, 60, seed=3)
-    again = dyck_k.sample(k, depth, length, 60, seed=3)
+    strings, labels, kinds = _tasks_dyck_k.sample(k, depth, length, 60, seed=3)
+    again = _tasks_dyck_k.sample(k, depth, length, 60, seed=3)
     assert np.array_equal(strings, again[0]) and kinds == again[2]
     assert [reference(s, k, depth) for s in strings] == list(labels)
     assert labels[:30].all() and not labels[30:].any()
@@ -78,23 +82,23 @@ def test_sampler_members_and_hard_non_members():
         else:
             assert heights.min() < 0
     # Short members: the swap needs two pairs; "( ]"-like strings at length 2.
-    s, y, _ = dyck_k.sample(2, 1, 2, 4, seed=0)
+    s, y, _ = _tasks_dyck_k.sample(2, 1, 2, 4, seed=0)
     assert [reference(w, 2, 1) for w in s] == list(y) and not y[2:].any()
 
 
 def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="length"):
-        dyck_k.sample(2, 2, 7, 4)
+        _tasks_dyck_k.sample(2, 2, 7, 4)
     with pytest.raises(ValueError, match="k"):
-        dyck_k.build(0, 2)
+        _constructions_dyck_k.build(0, 2)
     with pytest.raises(ValueError, match="depth"):
-        dyck_k.build(2, 0)
+        _constructions_dyck_k.build(2, 0)
     with pytest.raises(ValueError, match="attention"):
-        dyck_k.build(2, 2, "relu")
+        _constructions_dyck_k.build(2, 2, "relu")
     with pytest.raises(ValueError, match="string"):
-        dyck_k.is_member([0, 5], 2, 2)
+        _tasks_dyck_k.is_member([0, 5], 2, 2)
     with pytest.raises(ValueError, match="length"):
-        dyck_k.all_strings(12, 2)  # 4^12 strings, more than the 2^20 limit
+        _tasks_dyck_k.all_strings(12, 2)  # 4^12 strings, more than the 2^20 limit
 
 
 def _perturbed(params, layer, field, fn):
@@ -126,41 +130,43 @@ def test_recognizer_k2_every_string_leftmost_prefixes_and_perturbations(monkeypa
     prefers the FARTHEST bracket ("( ) [ ]": the "]" is matched with "(") or that forgets the
     overflow flag."""
     k, depth, length = 2, 2, 6
-    params = dyck_k.build(k, depth)
-    strings = dyck_k.all_strings(length, k)
+    params = _constructions_dyck_k.build(k, depth)
+    strings = _tasks_dyck_k.all_strings(length, k)
     truth = np.array([[reference(w[:i], k, depth) for i in range(length + 1)] for w in strings])
-    margins = dyck_k.decision_margins(params, strings, prefixes=True)
+    margins = _constructions_dyck_k.decision_margins(params, strings, prefixes=True)
     tol = _check_derived(margins, truth, length)
-    leftmost = dyck_k.decision_margins(params, strings, prefixes=True, leftmost=True)
+    leftmost = _constructions_dyck_k.decision_margins(params, strings, prefixes=True, leftmost=True)
     np.testing.assert_allclose(leftmost, margins, rtol=0, atol=tol)
     # Direct evaluation of length-4 strings, "( ) [ ]" among them (row 0*64 + 2*16 + 1*4 + 3).
-    short = dyck_k.all_strings(4, k)
-    direct = dyck_k.decision_margins(params, short)
+    short = _tasks_dyck_k.all_strings(4, k)
+    direct = _constructions_dyck_k.decision_margins(params, short)
     np.testing.assert_allclose(direct, margins[::16, 4], rtol=0, atol=tol)
     witness = 2 * 16 + 1 * 4 + 3
     assert short[witness].tolist() == [0, 2, 1, 3] and direct[witness] > 0
 
-    lay = dyck_k.Layout(k, depth)
+    lay = _constructions_dyck_k.Layout(k, depth)
     far = _perturbed(params, 1, "w_qk", lambda w: w.at[0, lay.p, : lay.vocab_size].multiply(-1.0))
     no_overflow = _perturbed(params, 0, "mlp", lambda w: w.at[lay.e, w.shape[1] - 1].set(0.0))
     for bad in (far, no_overflow):
-        wrong = (dyck_k.decision_margins(bad, strings, prefixes=True) > 0) != truth
+        wrong = (_constructions_dyck_k.decision_margins(bad, strings, prefixes=True) > 0) != truth
         assert wrong.any()
-    assert dyck_k.decision_margins(far, short)[witness] < 0
+    assert _constructions_dyck_k.decision_margins(far, short)[witness] < 0
     # The claim formal_languages.dyck_k's check (its quick sizes: these very strings) sees both.
-    from transformer_theory.papers.formal_languages import checks
+    from transformer_theory.papers.formal_languages import _checks_dyck_k
 
-    assert checks.dyck_k_margins("hard").values["failures"] == 0
+    assert _checks_dyck_k.dyck_k_margins("hard").values["failures"] == 0
     for bad in (far, no_overflow):
-        monkeypatch.setattr(dyck_k, "build", lambda *args, bad=bad, **kwargs: bad)
-        assert checks.dyck_k_margins("hard").values["failures"] > 0
+        monkeypatch.setattr(_theory_dyck_k, "build", lambda *args, bad=bad, **kwargs: bad)
+        assert _checks_dyck_k.dyck_k_margins("hard").values["failures"] > 0
 
 
 def test_recognizer_k3_every_string():
     k, depth, length = 3, 1, 4
-    strings = dyck_k.all_strings(length, k)
+    strings = _tasks_dyck_k.all_strings(length, k)
     truth = np.array([[reference(w[:i], k, depth) for i in range(length + 1)] for w in strings])
-    margins = dyck_k.decision_margins(dyck_k.build(k, depth), strings, prefixes=True)
+    margins = _constructions_dyck_k.decision_margins(
+        _constructions_dyck_k.build(k, depth), strings, prefixes=True
+    )
     _check_derived(margins, truth, length)
 
 
@@ -168,14 +174,14 @@ def test_softmax_recognizer_on_samples():
     """Softmax with the derived scales: every sampled string right at length 16 in float64,
     members' margin 1/(4n) (the off-partner weight < 1/(2N) moves no flag)."""
     k, depth, length = 2, 3, 16
-    params = dyck_k.build(k, depth, "softmax", max_len=length)
+    params = _constructions_dyck_k.build(k, depth, "softmax", max_len=length)
     assert params.config.attention == "softmax"
-    strings, labels, _ = dyck_k.sample(k, depth, length, 12, seed=1)
-    margins = dyck_k.decision_margins(params, strings)
+    strings, labels, _ = _tasks_dyck_k.sample(k, depth, length, 12, seed=1)
+    margins = _constructions_dyck_k.decision_margins(params, strings)
     n = length + 1
     np.testing.assert_allclose(margins[labels], 1 / (4 * n), rtol=0, atol=1e-12)
     assert (margins[~labels] <= -0.15 / n).all()
-    lam, mu = dyck_k.softmax_scales(length)
+    lam, mu = _constructions_dyck_k.softmax_scales(length)
     assert lam == pytest.approx(2 * n * np.log(2 * n * n)) and mu == pytest.approx(
         2 * n * np.log(4 * n)
     )
@@ -184,10 +190,10 @@ def test_softmax_recognizer_on_samples():
 
 def test_experiment_smoke_size_runs(tmp_path):
     from transformer_theory.jsonio import read_json
-    from transformer_theory.papers.formal_languages.configs import dyck_k as config_module
+    from transformer_theory.papers.formal_languages.experiments import dyck_k as experiments_dyck_k
 
-    config = config_module.get_config("smoke")
-    result = config_module.run(config, str(tmp_path))
+    config = experiments_dyck_k.get_config("smoke")
+    result = experiments_dyck_k.run(config, str(tmp_path))
     written = read_json(tmp_path / "dyck_k.json")
     assert not result["failed"] and len(written["records"]) == 1
     assert written["records"][0]["strings_checked"] == sum(4**n for n in range(5))

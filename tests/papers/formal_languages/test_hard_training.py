@@ -1,4 +1,4 @@
-"""Straight-through hard attention (transformer_theory.papers.formal_languages.hard_training): the
+"""Straight-through hard attention (transformer_theory.papers.formal_languages._models): the
 forward pass is leftmost-hard (average-hard) attention exactly, against a NumPy reference; the
 backward pass is the softmax Jacobian, against ``diag(p) - p p^T`` written out in NumPy; a model
 trained this way is the hard-attention model the core evaluates; and a two-step smoke run of the
@@ -11,7 +11,8 @@ import optax
 import pytest
 
 from transformer_theory.core.forward import forward
-from transformer_theory.papers.formal_languages import hard_training, tasks
+from transformer_theory.papers.formal_languages import _models
+from transformer_theory.papers.formal_languages import _tasks as tasks
 from transformer_theory.params import init_params
 
 
@@ -66,7 +67,7 @@ MASK = np.array(
 
 @pytest.mark.parametrize("mode", ["leftmost", "average"])
 def test_straight_through_forward_is_hard_attention_exactly(mode):
-    got = jax.jit(lambda s, m: hard_training.straight_through_weights(s, m, mode=mode))(
+    got = jax.jit(lambda s, m: _models.straight_through_weights(s, m, mode=mode))(
         jnp.asarray(SCORES), jnp.asarray(MASK)
     )
     # Exact: hard + (soft - soft) adds 0.0 to each entry; 1/2 and 1/3 are the same float64
@@ -81,7 +82,7 @@ def test_straight_through_gradient_is_the_softmax_one(mode):
     cotangent = rng.normal(size=SCORES.shape)
 
     def vjp(s, m, c):
-        _, pullback = jax.vjp(lambda x: hard_training.straight_through_weights(x, m, mode=mode), s)
+        _, pullback = jax.vjp(lambda x: _models.straight_through_weights(x, m, mode=mode), s)
         return pullback(c)[0]
 
     got = jax.jit(vjp)(jnp.asarray(scores), jnp.asarray(MASK), jnp.asarray(cotangent))
@@ -107,12 +108,12 @@ def test_straight_through_model_is_the_core_hard_model(language, small, mode):
     # PARITY's full model (two layers, two heads, MLP, the Chiang & Cholak code, final LayerNorm)
     # and Dyck-1's causal one in float64 (small: one compile less; the weights are tested above
     # for both modes): the training forward equals core.forward of the deployed hard model.
-    config = hard_training.model_config(language, small=small)
+    config = _models.model_config(language, small=small)
     params = init_params(jax.random.key(3), config, dtype=jnp.float64)
     strings, _ = tasks.sample(language, 10, 6, seed=1)
     inputs = jnp.asarray(np.concatenate([np.full((6, 1), tasks.BOS, np.int32), strings], 1))
-    st = jax.jit(jax.vmap(lambda t: hard_training.straight_through_forward(params, t, mode)))
-    core = jax.jit(jax.vmap(lambda t: forward(hard_training.deployed(params, mode), t)))
+    st = jax.jit(jax.vmap(lambda t: _models.straight_through_forward(params, t, mode)))
+    core = jax.jit(jax.vmap(lambda t: forward(_models.deployed(params, mode), t)))
     # The same operations in two programs; 1e-12 allows a different fusion, nothing more.
     np.testing.assert_allclose(np.asarray(st(inputs)), np.asarray(core(inputs)), rtol=1e-12)
 
@@ -120,15 +121,13 @@ def test_straight_through_model_is_the_core_hard_model(language, small, mode):
 def test_annealed_mode_is_softmax_at_the_temperature():
     # The annealed forward is the softmax model with scores divided by the temperature: at 1 the
     # core's softmax model; at 1/4, the core's softmax model with W_QK (hence every score) x 4.
-    config = hard_training.model_config("dyck1", small=True)
+    config = _models.model_config("dyck1", small=True)
     params = init_params(jax.random.key(5), config, dtype=jnp.float64)
     strings, _ = tasks.sample("dyck1", 6, 4, seed=2)
     inputs = jnp.asarray(np.concatenate([np.full((4, 1), tasks.BOS, np.int32), strings], 1))
     annealed = jax.jit(
         jax.vmap(
-            lambda t, tau: hard_training.straight_through_forward(
-                params, t, "annealed_leftmost", tau
-            ),
+            lambda t, tau: _models.straight_through_forward(params, t, "annealed_leftmost", tau),
             in_axes=(0, None),
         )
     )
@@ -143,7 +142,7 @@ def test_annealed_mode_is_softmax_at_the_temperature():
     np.testing.assert_allclose(annealed(inputs, 1.0), core(params, inputs), rtol=1e-12)
     np.testing.assert_allclose(annealed(inputs, 0.25), core(sharp, inputs), rtol=1e-12)
     with pytest.raises(ValueError, match="final_temperature"):
-        hard_training.train(
+        _models.train(
             "dyck1",
             "annealed_leftmost",
             steps=1,
@@ -155,17 +154,17 @@ def test_annealed_mode_is_softmax_at_the_temperature():
 
 
 def test_training_smoke_and_loss_is_the_hard_models():
-    params, losses = hard_training.train(
+    params, losses = _models.train(
         "dyck1", "straight_through_leftmost", steps=2, batch=4, seed=0, lengths=(4,), small=True
     )
     assert len(losses) == 2 and np.all(np.isfinite(losses))
-    assert hard_training.deployed(params, "straight_through_leftmost").config.attention == (
+    assert _models.deployed(params, "straight_through_leftmost").config.attention == (
         "hard_leftmost"
     )
     # The first step's loss is the cross-entropy of the leftmost-hard model at initialization on
     # the first batch (seed 0 * 100003 + 0), evaluated by core.forward.
-    init = init_params(jax.random.key(0), hard_training.model_config("dyck1", small=True))
-    hard = hard_training.deployed(init, "straight_through_leftmost")
+    init = init_params(jax.random.key(0), _models.model_config("dyck1", small=True))
+    hard = _models.deployed(init, "straight_through_leftmost")
     strings, labels = tasks.sample("dyck1", 4, 4, seed=0)
     inputs = jnp.asarray(np.concatenate([np.full((4, 1), tasks.BOS, np.int32), strings], 1))
     logits = jax.vmap(lambda t: forward(hard, t))(inputs)
@@ -177,13 +176,13 @@ def test_training_smoke_and_loss_is_the_hard_models():
 
 def test_bad_arguments():
     with pytest.raises(ValueError, match="mode"):
-        hard_training.straight_through_weights(jnp.zeros((2, 2)), mode="rightmost")
+        _models.straight_through_weights(jnp.zeros((2, 2)), mode="rightmost")
     with pytest.raises(ValueError, match="mode"):
-        hard_training.train("parity", "hard", steps=1, batch=2, seed=0, lengths=(4,))
+        _models.train("parity", "hard", steps=1, batch=2, seed=0, lengths=(4,))
     with pytest.raises(ValueError, match="lengths"):
-        hard_training.train("dyck1", "softmax", steps=1, batch=2, seed=0, lengths=(5,))
+        _models.train("dyck1", "softmax", steps=1, batch=2, seed=0, lengths=(5,))
     with pytest.raises(ValueError, match="steps"):
-        hard_training.train("dyck1", "softmax", steps=float("nan"), batch=2, seed=0, lengths=(4,))
+        _models.train("dyck1", "softmax", steps=float("nan"), batch=2, seed=0, lengths=(4,))
 
 
 def dyck2_stack(string, depth):
@@ -200,9 +199,9 @@ def dyck2_stack(string, depth):
 
 
 def test_dyck2_sample_labels_are_the_stacks_and_balanced():
-    d = hard_training.DYCK2_DEPTH
+    d = _models.DYCK2_DEPTH
     for length in (2, 4, 8, 16):
-        strings, labels = hard_training.sample("dyck2", length, 30, seed=length)
+        strings, labels = _models.sample("dyck2", length, 30, seed=length)
         assert strings.shape == (30, length) and strings.min() >= 0 and strings.max() <= 3
         want = np.array([dyck2_stack(list(s), d) for s in strings])
         np.testing.assert_array_equal(labels, want)
@@ -211,32 +210,30 @@ def test_dyck2_sample_labels_are_the_stacks_and_balanced():
         if length >= 4:
             opens = (strings[~labels] < 2).sum(1)
             assert np.mean(opens == length // 2) >= 0.6
-    assert not hard_training.has_both_classes("dyck2", 5)
-    assert hard_training.bos("dyck2") == 4 and hard_training.bos("dyck1") == tasks.BOS
+    assert not _models.has_both_classes("dyck2", 5)
+    assert _models.bos("dyck2") == 4 and _models.bos("dyck1") == tasks.BOS
     with pytest.raises(ValueError, match="language"):
-        hard_training.sample("dyck3", 4, 2, seed=0)
+        _models.sample("dyck3", 4, 2, seed=0)
 
 
 def test_annealed_hard_phase_is_the_core_leftmost_model():
     # hard = 1: the curriculum's forward value is the leftmost-hard model's (Dyck-2's causal
     # model with its positional code), whatever the temperature; hard = 0: softmax at 1 is the
     # core softmax model.
-    config = hard_training.model_config("dyck2", small=True)
+    config = _models.model_config("dyck2", small=True)
     assert config.vocab_size == 5 and config.causal
     params = init_params(jax.random.key(7), config, dtype=jnp.float64)
-    strings, _ = hard_training.sample("dyck2", 8, 6, seed=3)
+    strings, _ = _models.sample("dyck2", 8, 6, seed=3)
     inputs = jnp.asarray(np.concatenate([np.full((6, 1), 4, np.int32), strings], 1))
     curr = jax.jit(
         jax.vmap(
-            lambda t, tau, h: hard_training.straight_through_forward(
+            lambda t, tau, h: _models.straight_through_forward(
                 params, t, "annealed_leftmost", tau, h
             ),
             in_axes=(0, None, None),
         )
     )
-    hard = jax.jit(
-        jax.vmap(lambda t: forward(hard_training.deployed(params, "annealed_leftmost"), t))
-    )
+    hard = jax.jit(jax.vmap(lambda t: forward(_models.deployed(params, "annealed_leftmost"), t)))
     soft = jax.jit(jax.vmap(lambda t: forward(params, t)))
     # The same operations in two programs; 1e-12 allows a different fusion, nothing more.
     np.testing.assert_allclose(curr(inputs, 0.1, 1.0), hard(inputs), rtol=1e-12)
@@ -245,7 +242,7 @@ def test_annealed_hard_phase_is_the_core_leftmost_model():
 
 
 def test_dyck2_training_smoke_and_curriculum_arguments():
-    params, losses = hard_training.train(
+    params, losses = _models.train(
         "dyck2",
         "annealed_leftmost",
         steps=2,
@@ -257,25 +254,21 @@ def test_dyck2_training_smoke_and_curriculum_arguments():
         small=True,
     )
     assert len(losses) == 2 and np.all(np.isfinite(losses))
-    model = hard_training.deployed(params, "annealed_leftmost")
+    model = _models.deployed(params, "annealed_leftmost")
     assert model.config.attention == "hard_leftmost"
     # accuracy: core.forward's argmax against the stack of this file, counted here.
-    strings, _ = hard_training.sample("dyck2", 4, 8, seed=1)
+    strings, _ = _models.sample("dyck2", 4, 8, seed=1)
     inputs = jnp.asarray(np.concatenate([np.full((8, 1), 4, np.int32), strings], 1))
     preds = np.argmax(np.asarray(jax.vmap(lambda t: forward(model, t))(inputs)), -1)
-    want = np.mean(preds == [dyck2_stack(list(s), hard_training.DYCK2_DEPTH) for s in strings])
-    assert hard_training.accuracy(model, "dyck2", 4, 8, seed=1) == want
+    want = np.mean(preds == [dyck2_stack(list(s), _models.DYCK2_DEPTH) for s in strings])
+    assert _models.accuracy(model, "dyck2", 4, 8, seed=1) == want
     with pytest.raises(ValueError, match="hard_fraction"):
-        hard_training.train(
-            "dyck2", "softmax", steps=1, batch=2, seed=0, lengths=(4,), hard_fraction=0.5
-        )
+        _models.train("dyck2", "softmax", steps=1, batch=2, seed=0, lengths=(4,), hard_fraction=0.5)
     with pytest.raises(ValueError, match="hard_fraction"):
-        hard_training.train(
+        _models.train(
             "dyck2", "annealed_leftmost", steps=1, batch=2, seed=0, lengths=(4,), hard_fraction=2
         )
     with pytest.raises(ValueError, match="schedule"):
-        hard_training.train(
-            "dyck2", "softmax", steps=1, batch=2, seed=0, lengths=(4,), schedule="x"
-        )
+        _models.train("dyck2", "softmax", steps=1, batch=2, seed=0, lengths=(4,), schedule="x")
     with pytest.raises(ValueError, match="lengths"):
-        hard_training.train("dyck2", "softmax", steps=1, batch=2, seed=0, lengths=(3,))
+        _models.train("dyck2", "softmax", steps=1, batch=2, seed=0, lengths=(3,))

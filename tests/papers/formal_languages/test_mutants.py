@@ -6,15 +6,21 @@ import dataclasses
 import pytest
 
 from tests.mutants import mutant, status_of
-from transformer_theory.papers.formal_languages import checks, constructions, counters, dyck_k
-from transformer_theory.papers.formal_languages.tasks import BOS
+from transformer_theory.papers.formal_languages import (
+    _checks,
+    _constructions,
+    _constructions_counters,
+    _tasks_counters,
+    _theory_dyck_k,
+)
+from transformer_theory.papers.formal_languages._tasks import BOS
 
 TINY_ROW = {"exhaustive": 3, "sampled": (), "samples": 1}
 
 
 def _bos_writes_plus_half(monkeypatch):
     """MAJORITY without its tie-breaker: BOS writes +1/2 instead of -1/2."""
-    built = constructions.majority
+    built = _constructions.majority
 
     def broken(confidence=1.0, dtype=None, **kw):
         p = built(confidence, dtype) if dtype is not None else built(confidence)
@@ -22,7 +28,7 @@ def _bos_writes_plus_half(monkeypatch):
         w_v = lp.attn.w_v.at[0, 3, BOS].set(0.5)
         return p.replace(layers=(lp.replace(attn=lp.attn.replace(w_v=w_v)),))
 
-    monkeypatch.setattr(constructions, "majority", broken)
+    monkeypatch.setattr(_constructions, "majority", broken)
 
 
 def _scaled_readout(monkeypatch, module, name, factor):
@@ -52,14 +58,14 @@ def test_table_float64_sees_majority_without_its_tie_breaker(monkeypatch):
 @mutant("formal_languages.parity_layernorm", "formal_languages.parity_no_layernorm")
 @pytest.mark.parametrize("row", ["parity_layernorm", "parity_no_layernorm"])
 def test_parity_with_its_readout_negated(monkeypatch, row):
-    _scaled_readout(monkeypatch, constructions, "parity", -1.0)
+    _scaled_readout(monkeypatch, _constructions, "parity", -1.0)
     expected = "bounded" if row == "parity_layernorm" else "finding"
     assert status_of(f"formal_languages.{row}", **TINY_ROW) != expected
 
 
 @mutant("formal_languages.dyck1")
 def test_dyck1_without_the_final_depth_term(monkeypatch):
-    built = constructions.dyck1
+    built = _constructions.dyck1
 
     def broken(*args, **kwargs):
         p = built(*args, **kwargs)
@@ -67,52 +73,52 @@ def test_dyck1_without_the_final_depth_term(monkeypatch):
         mlp = lp.mlp.replace(w2=lp.mlp.w2 * 0.0)  # no -|r_last|
         return p.replace(layers=(p.layers[0], lp.replace(mlp=mlp)))
 
-    monkeypatch.setattr(constructions, "dyck1", broken)
+    monkeypatch.setattr(_constructions, "dyck1", broken)
     assert status_of("formal_languages.dyck1", **TINY_ROW) != "finding"
 
 
 @mutant("formal_languages.parity_confidence")
 def test_parity_confidence_with_a_weak_readout(monkeypatch):
-    _scaled_readout(monkeypatch, constructions, "parity", 0.01)
+    _scaled_readout(monkeypatch, _constructions, "parity", 0.01)
     assert status_of("formal_languages.parity_confidence", lengths=(8,), samples=1) != "finding"
 
 
 @mutant("formal_languages.parity_float64", "formal_languages.parity_float32")
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_parity_float_with_a_halved_readout(monkeypatch, dtype):
-    _scaled_readout(monkeypatch, constructions, "parity", 0.5)
+    _scaled_readout(monkeypatch, _constructions, "parity", 0.5)
     row = f"formal_languages.parity_{dtype}"
     assert status_of(row, lengths=(8,), samples=2) != "finding"
 
 
 @mutant("formal_languages.layernorm_eps")
 def test_layernorm_eps_zero_keeps_the_margin(monkeypatch):
-    monkeypatch.setattr(checks, "LAYERNORM_EPS", 0.0)
+    monkeypatch.setattr(_checks, "LAYERNORM_EPS", 0.0)
     assert status_of("formal_languages.layernorm_eps", lengths=(5,)) != "finding"
 
 
 @mutant("formal_languages.dyck_k", "formal_languages.dyck_k_softmax")
 @pytest.mark.parametrize("attention", ["hard", "softmax"])
 def test_dyck_k_with_its_readout_negated(monkeypatch, attention):
-    _scaled_readout(monkeypatch, dyck_k, "build", -1.0)
+    _scaled_readout(monkeypatch, _theory_dyck_k, "build", -1.0)
     row = "formal_languages.dyck_k" + ("_softmax" if attention == "softmax" else "")
     assert status_of(row, exhaustive={2: 2}, depths=(1,)) != "verified"
 
 
 @mutant("formal_languages.dyck_k_float32")
 def test_dyck_k_float32_with_a_halved_readout(monkeypatch):
-    _scaled_readout(monkeypatch, dyck_k, "build", 0.5)
+    _scaled_readout(monkeypatch, _theory_dyck_k, "build", 0.5)
     assert status_of("formal_languages.dyck_k_float32", lengths=(8,), samples=2) != "finding"
 
 
 def _counters_readout_doubled(monkeypatch):
-    built = counters.build
+    built = _constructions_counters.build
 
     def broken(m, **kw):
         p = built(m, **kw)
         return p.replace(w_o=p.w_o * 2.0)  # outputs +-1/n: not the derived 1/(2n)
 
-    monkeypatch.setattr(counters, "build", broken)
+    monkeypatch.setattr(_constructions_counters, "build", broken)
 
 
 @mutant(
@@ -139,16 +145,18 @@ def test_counter_rows_with_a_doubled_readout(monkeypatch, row, language, expecte
 @mutant("formal_languages.shuffle_dyck_float64", "formal_languages.shuffle_dyck_float32")
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_shuffle_dyck_float_with_a_drifting_forward(monkeypatch, dtype):
-    plain = counters.next_symbol_margins
-    monkeypatch.setattr(counters, "next_symbol_margins", lambda p, s: plain(p, s) + 1e-3)
+    plain = _constructions_counters.next_symbol_margins
+    monkeypatch.setattr(
+        _constructions_counters, "next_symbol_margins", lambda p, s: plain(p, s) + 1e-3
+    )
     row = f"formal_languages.shuffle_dyck_{dtype}"
     assert status_of(row, lengths=(8,), samples=2) != "finding"
 
 
 def _with_machine(monkeypatch, language, **changes):
-    m = counters.machine(language)
+    m = _tasks_counters.machine(language)
     broken = dataclasses.replace(m, **changes)
-    monkeypatch.setitem(counters.LANGUAGES, language, lambda: broken)
+    monkeypatch.setitem(_tasks_counters.LANGUAGES, language, lambda: broken)
 
 
 @mutant("formal_languages.counter_continuations")
@@ -163,7 +171,7 @@ def test_continuations_see_a_close_allowed_at_depth_zero(monkeypatch):
 @mutant("formal_languages.sscm_anbncn_continuations")
 def test_anbncn_continuations_right_with_a_guard_on_a_minus_b(monkeypatch):
     # 'c' also needing #a - #b = 0 makes the next-symbol sets the continuation sets: no witness.
-    m = counters.machine("anbncn")
+    m = _tasks_counters.machine("anbncn")
     guards = (m.guards[0], m.guards[1], ((1, "positive"), (0, "zero")))
     _with_machine(monkeypatch, "anbncn", guards=guards)
     sizes = {"languages": ("anbncn",), "max_lengths": (4,)}

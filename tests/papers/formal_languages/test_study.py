@@ -1,14 +1,16 @@
-"""transformer_theory.papers.formal_languages.study: the sampled lengths and the cost estimate
-against arithmetic written out here, the settings' refusals, and one tiny run whose records and
-files are checked against the margins derived in the constructions' docstring (MAJORITY
-``2 (#1 - #0 - 1/2) / n``; PARITY ``4 / n^2`` without the LayerNorm, ``4 sqrt(D/2)`` with it)."""
+"""The table experiment (papers/formal_languages/experiments/languages.py): the sampled
+lengths and the cost estimate against arithmetic written out here, the settings' refusals, and one
+tiny run whose records and files are checked against the margins derived in the constructions'
+docstring (MAJORITY ``2 (#1 - #0 - 1/2) / n``; PARITY ``4 / n^2`` without the LayerNorm, ``4
+sqrt(D/2)`` with it)."""
 
 import math
 
 import pytest
 
 from transformer_theory.jsonio import read_json
-from transformer_theory.papers.formal_languages import checks, study
+from transformer_theory.papers.formal_languages import _theory, _theory_table
+from transformer_theory.papers.formal_languages.experiments import languages
 
 
 @pytest.mark.parametrize(
@@ -22,26 +24,26 @@ from transformer_theory.papers.formal_languages import checks, study
     ],
 )
 def test_sampled_lengths(max_len, exhaustive_up_to, want):
-    assert study.sampled_lengths(max_len, exhaustive_up_to) == want
-    settings = study.TableSettings(max_len=max_len, exhaustive_up_to=exhaustive_up_to)
+    assert _theory_table.sampled_lengths(max_len, exhaustive_up_to) == want
+    settings = languages.TableSettings(max_len=max_len, exhaustive_up_to=exhaustive_up_to)
     assert settings.sampled_lengths == want
 
 
 def test_estimate_is_the_attention_map_count():
-    settings = study.TableSettings(
+    settings = languages.TableSettings(
         rows=("majority", "dyck1"),
         max_len=2,
         exhaustive_up_to=2,
         parity_lengths=(4,),
         parity_samples=2,
     )
-    cost = study.estimate(settings)
+    cost = languages.estimate(settings)
     # Every string of lengths 1 and 2, (L + 1)^2 entries each: 2 * 4 + 4 * 9 = 44, per row.
     assert cost.rows_entries == 2 * 44
     # 2 strings of length 4 (n = 5) in 2 formats x 2 variants.
     assert cost.sweep_entries == 2 * 2 * 2 * 25
     assert cost.entries == 88 + 200
-    assert cost.seconds == pytest.approx(288 / checks.ENTRIES_PER_SECOND, rel=1e-12)
+    assert cost.seconds == pytest.approx(288 / _theory.ENTRIES_PER_SECOND, rel=1e-12)
     assert cost.peak_bytes == max(cost.rows_bytes, cost.sweep_bytes) > 0
 
 
@@ -60,11 +62,11 @@ def test_estimate_is_the_attention_map_count():
 )
 def test_settings_refused_naming_the_field(kwargs, name):
     with pytest.raises(ValueError, match=name):
-        study.TableSettings(**kwargs)
+        languages.TableSettings(**kwargs)
 
 
 def test_run_writes_the_records_and_figures(tmp_path):
-    settings = study.TableSettings(
+    settings = languages.TableSettings(
         rows=("majority",),
         max_len=2,
         exhaustive_up_to=2,
@@ -72,7 +74,9 @@ def test_run_writes_the_records_and_figures(tmp_path):
         parity_samples=2,
     )
     seen = []
-    result = study.run(settings, str(tmp_path), on_rows=lambda records: seen.append(len(records)))
+    result = languages.run(
+        settings, str(tmp_path), on_rows=lambda records: seen.append(len(records))
+    )
     assert seen == [1] and not result["interrupted"] and not result["failed"]
     (row,) = result["records"]
     # MAJORITY's margin 2 (#1 - #0 - 1/2) / n over lengths 1 and 2 (n = L + 1), signed by the
@@ -98,21 +102,21 @@ def test_run_writes_the_records_and_figures(tmp_path):
     assert (tmp_path / "languages_margin.png").stat().st_size > 0
     assert (tmp_path / "parity_precision.png").stat().st_size > 0
     # The table rows the command prints.
-    (printed,) = study.row_table(result["records"])
+    (printed,) = languages.row_table(result["records"])
     assert printed["lengths"] == "1-2" and printed["accuracy"] == "1.0000"
     assert printed["strings"] == 2 + 4
-    assert study.precision_table(sweep)[1]["LayerNorm"] == "no"
+    assert languages.precision_table(sweep)[1]["LayerNorm"] == "no"
 
 
 def test_run_interrupted_keeps_the_finished_records(tmp_path, monkeypatch):
     def interrupt(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(checks, "parity_precision_records", interrupt)
-    settings = study.TableSettings(
+    monkeypatch.setattr(_theory, "parity_precision_records", interrupt)
+    settings = languages.TableSettings(
         rows=("majority",), max_len=1, exhaustive_up_to=1, parity_lengths=(3,)
     )
-    result = study.run(settings, str(tmp_path))
+    result = languages.run(settings, str(tmp_path))
     assert result["interrupted"] and len(result["records"]) == 1 and result["precision"] == []
     assert read_json(tmp_path / "languages.json") == result["records"]
     assert read_json(tmp_path / "parity_precision.json") == []

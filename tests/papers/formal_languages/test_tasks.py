@@ -1,4 +1,4 @@
-"""The language generators and membership of transformer_theory.papers.formal_languages.tasks,
+"""The language generators and membership of transformer_theory.papers.formal_languages._tasks,
 against references written here (a stack for Dyck-1, counts for MAJORITY and PARITY)."""
 
 import itertools
@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import pytest
 
-from transformer_theory.papers.formal_languages import tasks as languages
+from transformer_theory.papers.formal_languages import _tasks as languages
 
 
 def reference(language, string):

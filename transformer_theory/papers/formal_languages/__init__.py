@@ -1,43 +1,80 @@
-"""The formal-language table (Strobl et al. 2024): recognizers for MAJORITY, PARITY and Dyck-1,
-their checks, and transformers trained with hard attention (Hahn 2020's rows).
+"""Strobl, Merrill, Weiss, Chiang & Angluin 2024, *What Formal Languages Can Transformers
+Express? A Survey*: the rows of its table that the library builds -- recognizers for MAJORITY,
+PARITY (with and without Chiang & Cholak's LayerNorm), Dyck-1, Dyck-(k, D) after Yao et al. 2021,
+SHUFFLE-DYCK-k and simple counter machines after Bhattamishra et al. 2020 -- checked on every
+short string, and transformers trained with hard attention (Hahn 2020's rows).
 
-Modules:
+Role modules (private; this package's names below are the public face):
 
-- :mod:`.tasks`: the languages: membership references, every string of a length, balanced samples.
-- :mod:`.constructions`: the recognizers' weights (MAJORITY, PARITY with and without Chiang &
-  Cholak's LayerNorm, Dyck-1) and their decision margins.
-- :mod:`.counters`: SHUFFLE-DYCK-k and simple counter machines (Bhattamishra et al. 2020): the
-  machines as data, one causal softmax layer computing each counter over the length, the
-  next-symbol readout, exact rational checks and samples with hard non-members.
-- :mod:`.dyck_k`: Dyck-(k, D) after Yao et al. 2021: the language (a stack, every string, members
-  and hard non-members), the recognizer (``D + 2`` causal layers, hard and softmax), its checks,
-  float32 margins and the claims' evidence.
-- :mod:`.checks`: records of one recognizer (every short string, samples beyond), PARITY's margin
-  and cross-entropy by float format, and the cost of each from its settings.
-- :mod:`.study`: the table as a study (what ``transformer-theory languages`` runs): settings,
-  estimate, records written as they finish, figures.
-- :mod:`.hard_training`: straight-through hard-attention training (through
-  :func:`transformer_theory.train.fit.fit`).
-- :mod:`.generalization`: the trained-models experiment (Hahn 2020's rows), run from a config of
-  :mod:`.configs`.
-- :mod:`.configs`: the experiment's configs (``get_config(size)``), each with its command and
-  result.
-- :mod:`.plots`: the figures, drawn from records.
+- ``_tasks``, ``_tasks_dyck_k``, ``_tasks_counters``: the languages -- membership references,
+  every string of a length, samples with hard non-members, the counter machines and the true
+  continuation sets.
+- ``_constructions``, ``_constructions_dyck_k``, ``_constructions_counters``: the recognizers'
+  weights (MAJORITY, PARITY, Dyck-1; Dyck-(k, D); the one-layer counter recognizer).
+- ``_models``: hard-attention transformers trained with a straight-through estimator.
+- ``_theory``, ``_theory_dyck_k``, ``_theory_counters``, ``_theory_table``: the derived margins
+  and float tolerances, the recognizers measured against their languages (records), the counter
+  layer in exact rationals, every table row checked one way, and what each costs.
+- ``_checks``, ``_checks_dyck_k``, ``_checks_counters``: the claims' checks
+  (``ledger.Checked``).
+- ``_plots``: the figures, drawn from records.
 - :mod:`.claims`: the table's claims for the ledger (``transformer-theory claims --paper
-  formal_languages``): the rows built proved in exact arithmetic, PARITY's confidence and
-  precision, Hahn 2020's rows as an experiment, the rows not built as open.
+  formal_languages``).
+- :mod:`.experiments`: ``languages`` (every row, what ``transformer-theory languages`` runs),
+  ``dyck_k`` and ``languages_generalization`` (``transformer-theory experiment NAME``).
 """
 
+from transformer_theory.papers.formal_languages._constructions import (
+    decision_margins,
+    dyck1,
+    majority,
+    parity,
+)
+from transformer_theory.papers.formal_languages._constructions_counters import (
+    build as counter_recognizer,
+)
+from transformer_theory.papers.formal_languages._constructions_counters import (
+    next_symbol_margins,
+    recognize,
+)
+from transformer_theory.papers.formal_languages._constructions_dyck_k import (
+    build as dyck_k_recognizer,
+)
+from transformer_theory.papers.formal_languages._models import train as train_hard_attention
+from transformer_theory.papers.formal_languages._tasks import is_member, sample
+from transformer_theory.papers.formal_languages._tasks_counters import CounterMachine, machine
+from transformer_theory.papers.formal_languages._tasks_dyck_k import is_member as is_dyck_k_member
+from transformer_theory.papers.formal_languages._theory_counters import exact_check
+from transformer_theory.papers.formal_languages._theory_table import ROWS, row_record
+from transformer_theory.papers.formal_languages.experiments.dyck_k import DyckKSettings
+from transformer_theory.papers.formal_languages.experiments.languages import (
+    TableSettings,
+)
+from transformer_theory.papers.formal_languages.experiments.languages import run as run_table
+from transformer_theory.papers.formal_languages.experiments.languages_generalization import (
+    GeneralizationConfig,
+)
+
 __all__ = [
-    "checks",
-    "claims",
-    "configs",
-    "constructions",
-    "counters",
-    "dyck_k",
-    "generalization",
-    "hard_training",
-    "plots",
-    "study",
-    "tasks",
+    "ROWS",
+    "CounterMachine",
+    "DyckKSettings",
+    "GeneralizationConfig",
+    "TableSettings",
+    "counter_recognizer",
+    "decision_margins",
+    "dyck1",
+    "dyck_k_recognizer",
+    "exact_check",
+    "is_dyck_k_member",
+    "is_member",
+    "machine",
+    "majority",
+    "next_symbol_margins",
+    "parity",
+    "recognize",
+    "row_record",
+    "run_table",
+    "sample",
+    "train_hard_attention",
 ]

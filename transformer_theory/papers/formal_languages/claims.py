@@ -5,8 +5,9 @@ behind its rows: a table of :class:`~transformer_theory.ledger.Row`.
 
 ``printed`` is the table's row verbatim (its cells joined by `` | ``, several rows by `` / ``); a
 row of the library's own (a variant of a construction, a float-format measurement, a property the
-table does not state) has ``printed=None``. The checks live in :mod:`.checks` beside the maths;
-the status is derived by :func:`transformer_theory.ledger.derive_status`.
+table does not state) has ``printed=None``. The checks live in :mod:`._checks`,
+:mod:`._checks_dyck_k` and :mod:`._checks_counters`; the status is derived by
+:func:`transformer_theory.ledger.derive_status`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import functools
 
 from transformer_theory.claims import judges
 from transformer_theory.ledger import Row, open_claim
-from transformer_theory.papers.formal_languages import checks
+from transformer_theory.papers.formal_languages import _checks as checks
+from transformer_theory.papers.formal_languages import _checks_counters, _checks_dyck_k
 
 __all__ = ["CLAIMS"]
 
@@ -342,7 +344,7 @@ CLAIMS: list[Row] = [
             "<= -3/(4n) within 16 n u"
         ),
         quantifier="infinite",
-        check=functools.partial(checks.dyck_k_margins, "hard"),
+        check=functools.partial(_checks_dyck_k.dyck_k_margins, "hard"),
         judge=judges.exactly(
             "failures",
             0,
@@ -377,7 +379,7 @@ CLAIMS: list[Row] = [
             "within 16 n u"
         ),
         quantifier="infinite",
-        check=functools.partial(checks.dyck_k_margins, "softmax"),
+        check=functools.partial(_checks_dyck_k.dyck_k_margins, "softmax"),
         judge=judges.exactly(
             "failures",
             0,
@@ -406,7 +408,7 @@ CLAIMS: list[Row] = [
             "margin error within 16 n u at every n checked; the first misclassified n reported"
         ),
         quantifier="infinite",
-        check=checks.dyck_k_float32,
+        check=_checks_dyck_k.dyck_k_float32,
         judge=(
             judges.at_most(
                 "members_error_over_tolerance",
@@ -436,7 +438,7 @@ CLAIMS: list[Row] = [
             "= membership (per-type depths)"
         ),
         quantifier="infinite",
-        check=checks.counter_languages,
+        check=_checks_counters.counter_languages,
         judge=_COUNTER_JUDGE,
         sizes=_counter_sizes(_COUNTERS[:3], (6, 4, 3), (14, 7, 6)),
         expected="bounded",
@@ -457,7 +459,7 @@ CLAIMS: list[Row] = [
             "at the lengths run"
         ),
         quantifier="infinite",
-        check=functools.partial(checks.counter_float, "float64"),
+        check=functools.partial(_checks_counters.counter_float, "float64"),
         judge=(
             judges.all_of(
                 judges.exactly("misclassified", 0),
@@ -489,7 +491,7 @@ CLAIMS: list[Row] = [
             "tolerance at the lengths run; the error against the smallest margin 1/(2n) reported"
         ),
         quantifier="infinite",
-        check=functools.partial(checks.counter_float, "float32"),
+        check=functools.partial(_checks_counters.counter_float, "float32"),
         judge=(
             judges.all_of(
                 judges.exactly("misclassified", 0),
@@ -517,7 +519,7 @@ CLAIMS: list[Row] = [
             "the guards say, acceptance = the block pattern; samples: the member and near misses"
         ),
         quantifier="infinite",
-        check=checks.counter_languages,
+        check=_checks_counters.counter_languages,
         judge=(_COUNTER_JUDGE),
         sizes=_counter_sizes(("anbn",), (10,), (14,)),
         expected="finding",
@@ -538,7 +540,7 @@ CLAIMS: list[Row] = [
             "not the continuation sets: formal_languages.sscm_anbncn_continuations)"
         ),
         quantifier="infinite",
-        check=checks.counter_languages,
+        check=_checks_counters.counter_languages,
         judge=(_COUNTER_JUDGE),
         sizes=_ANBNCN_SIZES,
         expected="finding",
@@ -555,7 +557,7 @@ CLAIMS: list[Row] = [
             "the guards say, acceptance = a recursive-descent parse"
         ),
         quantifier="infinite",
-        check=checks.counter_languages,
+        check=_checks_counters.counter_languages,
         judge=(_COUNTER_JUDGE),
         sizes=_counter_sizes(("boolexp_3",), (4,), (6,)),
         expected="finding",
@@ -573,7 +575,7 @@ CLAIMS: list[Row] = [
             "of a member"
         ),
         quantifier="infinite",
-        check=checks.continuations,
+        check=_checks_counters.continuations,
         judge=(
             judges.exactly(
                 "disagreements",
@@ -603,7 +605,7 @@ CLAIMS: list[Row] = [
             "(formal_languages.sscm_anbncn), because the string is rejected later"
         ),
         quantifier="exists",
-        check=checks.continuations,
+        check=_checks_counters.continuations,
         judge=judges.true(
             "differs",
             figure="{disagreements} of {prefixes} prefixes differ; first witness {witness}",

@@ -1,6 +1,6 @@
 """Training hard-attention transformers with a straight-through estimator, for the upper-bound rows
 of Strobl et al. 2024's table (Hahn 2020: no leftmost-hard transformer recognizes PARITY or
-Dyck-1 at every length), on PARITY, Dyck-1 and Dyck-(2, :data:`DYCK2_DEPTH`) (:mod:`.dyck_k`:
+Dyck-1 at every length), on PARITY, Dyck-1 and Dyck-(2, :data:`DYCK2_DEPTH`) (:mod:`._tasks_dyck_k`:
 bounded depth, so its recognizer stands beside the trained models).
 
 Hard attention has a zero gradient almost everywhere (the weights are piecewise constant in the
@@ -50,7 +50,8 @@ from transformer_theory import _validate
 from transformer_theory.core import attention, masks, norms
 from transformer_theory.core.forward import embed, forward
 from transformer_theory.core.layers import attention_scores, mlp
-from transformer_theory.papers.formal_languages import dyck_k, tasks
+from transformer_theory.papers.formal_languages import _tasks as tasks
+from transformer_theory.papers.formal_languages import _tasks_dyck_k
 from transformer_theory.params import ModelConfig, ModelParams, init_params
 from transformer_theory.train.fit import fit
 
@@ -72,9 +73,9 @@ __all__ = [
 ]
 
 LANGUAGES = ("parity", "dyck1", "dyck2")
-# Dyck-2 is Dyck-(2, DYCK2_DEPTH) of :mod:`.dyck_k`: bounded depth, so that the recognizer
-# ``dyck_k.build(2, DYCK2_DEPTH)`` stands beside the trained models (and the language is
-# star-free: see :func:`model_config`).
+# Dyck-2 is Dyck-(2, DYCK2_DEPTH) of :mod:`._tasks_dyck_k`: bounded depth, so that the recognizer
+# ``_constructions_dyck_k.build(2, DYCK2_DEPTH)`` stands beside the trained models (and the
+# language is star-free: see :func:`model_config`).
 DYCK2_DEPTH = 3
 SCHEDULES = ("constant", "cosine")
 
@@ -180,8 +181,8 @@ def straight_through_forward(
 
 
 def bos(language: str) -> int:
-    """The BOS token id a model of ``language`` reads first (PARITY, Dyck-1: :data:`.tasks.BOS`;
-    Dyck-2: ``2k = 4``, as :mod:`.dyck_k`)."""
+    """The BOS token id a model of ``language`` reads first (PARITY, Dyck-1: :data:`._tasks.BOS`;
+    Dyck-2: ``2k = 4``, as :mod:`._tasks_dyck_k`)."""
     _validate.check_choice("language", language, LANGUAGES)
     return 4 if language == "dyck2" else tasks.BOS
 
@@ -198,13 +199,14 @@ def has_both_classes(language: str, length: int) -> bool:
 def sample(language: str, length: int, count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """``count`` balanced strings of ``length`` and their membership (``count // 2`` non-members).
 
-    PARITY and Dyck-1: :func:`.tasks.sample`. Dyck-2: :func:`.dyck_k.sample` of Dyck-(2,
+    PARITY and Dyck-1: :func:`._tasks.sample`. Dyck-2: :func:`._tasks_dyck_k.sample` of Dyck-(2,
     :data:`DYCK2_DEPTH`): members uniform over the bounded-depth shapes, non-members the hard kinds
-    ``swap``, ``overflow``, ``dip`` in turn; labels from the stack of :func:`.dyck_k.is_member`.
+    ``swap``, ``overflow``, ``dip`` in turn; labels from the stack of
+    :func:`._tasks_dyck_k.is_member`.
     """
     _validate.check_choice("language", language, LANGUAGES)
     if language == "dyck2":
-        strings, labels, _ = dyck_k.sample(2, DYCK2_DEPTH, length, count, seed=seed)
+        strings, labels, _ = _tasks_dyck_k.sample(2, DYCK2_DEPTH, length, count, seed=seed)
         return strings, labels
     return tasks.sample(language, length, count, seed=seed)
 
@@ -231,7 +233,7 @@ def model_config(
     Positional code (``positional=None``: the row's): PARITY the Chiang & Cholak 2022 code
     ``(i/n, (-1)^i)`` of its construction; Dyck-1 none (its construction's); Dyck-2 the core's
     ``"chiang_cholak"`` code, whose ``i/n`` is the tie-break coordinate of the Dyck-(k, D)
-    construction after Yao et al. 2021 (:mod:`.dyck_k`, code ``(i/n, n)``; the ``(-1)^i``
+    construction after Yao et al. 2021 (:mod:`._tasks_dyck_k`, code ``(i/n, n)``; the ``(-1)^i``
     coordinate is extra and carries nothing a causal model cannot count: the depth's parity is
     the position's). Any other kind of :data:`transformer_theory.params.POSITIONAL_KINDS` may
     be passed.

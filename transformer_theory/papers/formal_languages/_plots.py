@@ -4,9 +4,9 @@
 - :func:`parity_precision`: PARITY's cross-entropy and margin against ``n``, per float format,
   with and without Chiang & Cholak's LayerNorm;
 - :func:`dyck_k_margins`: the Dyck-(k, D) recognizers' smallest margin against ``n``, per float
-  format (:mod:`.dyck_k`);
+  format (:mod:`._theory_dyck_k`);
 - :func:`generalization`: trained models' accuracy against length beside the constructions
-  (:mod:`.generalization`).
+  (:mod:`.experiments.languages_generalization`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ __all__ = ["dyck_k_margins", "generalization", "margins_by_length", "parity_prec
 
 def margins_by_length(records: list[dict], path: str) -> str:
     """``|smallest margin|`` against ``L`` (log-log), one line per recognizer record of
-    :func:`.checks.recognizer_record`; returns ``path``."""
+    :func:`._theory.recognizer_record`; returns ``path``."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(5.5, 3.8))
     for rec in records:
@@ -40,7 +40,7 @@ def margins_by_length(records: list[dict], path: str) -> str:
 
 def parity_precision(records: list[dict], path: str) -> str:
     """Largest cross-entropy (bits) and ``|smallest margin|`` against ``n``, one line per (float
-    format, LayerNorm or not), from :func:`.checks.parity_precision_records`; returns ``path``."""
+    format, LayerNorm or not), from :func:`._theory.parity_precision_records`; returns ``path``."""
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     for dtype in sorted({r["dtype"] for r in records}):
@@ -83,7 +83,8 @@ def generalization(records: list[dict], path: str) -> str:
 def dyck_k_margins(records: list[dict], path: str) -> str:
     """Dyck-(k, D): ``|smallest margin|`` against ``n`` (log-log, left) and the margin times
     ``n`` (right; the derived value is ``1/4``), one line per (recognizer, float format), from
-    :func:`.dyck_k.margin_records`; a misclassifying length is marked ``x``. Returns ``path``."""
+    :func:`._theory_dyck_k.margin_records`; a misclassifying length is marked ``x``. Returns
+    ``path``."""
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     for attention in sorted({r["attention"] for r in records}):

@@ -2,7 +2,7 @@
 
 Each builder returns parameters of the library's one format, run by
 :func:`transformer_theory.core.forward` on ``BOS w_1 .. w_L`` (``BOS = 2``, symbols ``0, 1`` as in
-:mod:`.tasks`). The classifier has two outputs; class 1 means "member", and
+:mod:`._tasks`). The classifier has two outputs; class 1 means "member", and
 :func:`decision_margins` returns ``o_1 - o_0`` (positive = accepted). Shape letters: see
 :mod:`transformer_theory.glossary`.
 
@@ -33,7 +33,8 @@ Each builder returns parameters of the library's one format, run by
   the last position to the prefix with the largest ``-r_j`` (the deepest dip below zero, BOS gives
   0) and an MLP forms ``|r_last|``; the decision ``b/2 - max_j(-r_j) - |r_last|`` is at least
   ``1/(2n)`` for members and at most ``-1/(2n)`` otherwise. No positional code is needed for
-  Dyck-1; Yao et al.'s ``i/n`` code serves the bracket matching of Dyck-k (:mod:`.dyck_k`).
+  Dyck-1; Yao et al.'s ``i/n`` code serves the bracket matching of Dyck-k
+  (:mod:`._constructions_dyck_k`).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from transformer_theory import _validate
-from transformer_theory.papers.formal_languages.tasks import BOS, VOCAB_SIZE
+from transformer_theory.papers.formal_languages._tasks import BOS, VOCAB_SIZE
 from transformer_theory.params import (
     AttentionParams,
     LayerParams,

@@ -1,0 +1,334 @@
+"""The checks of the claims ledger's rows (:mod:`.claims`) on MAJORITY, PARITY and Dyck-1 and
+Hahn 2020's trained rows: each ``check(**sizes) -> Checked`` states its arithmetic (rationals or
+arb balls through :func:`transformer_theory.exact.evaluate`; floats with a derived tolerance; a
+record read) and its domain, and :mod:`transformer_theory.ledger` derives the status. The
+Dyck-(k, D) rows' checks are :mod:`._checks_dyck_k`, the counter languages'
+:mod:`._checks_counters`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from transformer_theory import precision
+from transformer_theory.ledger import Checked
+from transformer_theory.papers.formal_languages import _constructions as recognizers
+from transformer_theory.papers.formal_languages import _tasks as tasks
+from transformer_theory.papers.formal_languages._theory import (
+    _MAX_MARGIN,
+    derived_margin,
+    float_tolerance,
+    parity_precision_records,
+    smallest_margin,
+)
+from transformer_theory.papers.formal_languages._theory_table import row_record, sampled_lengths
+
+_LANGUAGE = {
+    "majority": "majority",
+    "parity": "parity",
+    "parity_no_layernorm": "parity",
+    "dyck1": "dyck1",
+}
+# The arithmetic each recognizer's forward pass admits: softmax (PARITY) has no rational value.
+_ARITHMETIC = {
+    "majority": "exact",
+    "dyck1": "exact",
+    "parity": "enclosed",
+    "parity_no_layernorm": "enclosed",
+}
+
+
+def _strings_of(language: str, exhaustive: int, sampled: Sequence[int], samples: int) -> list:
+    out = [s for n in range(1, exhaustive + 1) for s in tasks.all_strings(n)]
+    for n in sampled:
+        if n > exhaustive and tasks.has_both_classes(language, n):
+            out.extend(tasks.sample(language, n, samples, seed=n)[0])
+    return out
+
+
+def row_margins(
+    name: str, exhaustive: int, sampled: Sequence[int] = (), samples: int = 8
+) -> Checked:
+    """The recognizer ``name`` of :mod:`.constructions` run by :func:`transformer_theory.exact.
+    evaluate` (rationals for MAJORITY and Dyck-1; arb balls for PARITY, whose softmax has no
+    rational value) on every string of lengths ``1..exhaustive`` and ``samples`` balanced strings
+    per length of ``sampled`` (seed = length): per string the sign of ``o_1 - o_0`` against
+    :func:`.tasks.is_member`, and the margin against :func:`derived_margin` (exactly for
+    MAJORITY; Dyck-1 a signed margin ``>= 1/(2n)``; PARITY within ``16 n u`` relative, the
+    rounding of the float64 positional code ``i/n`` that the enclosed model carries).
+
+    Values: ``strings``, ``wrong`` (sign wrong or undecided), ``off_derived`` and the first
+    ``witness``."""
+    from fractions import Fraction
+
+    from transformer_theory import exact
+
+    precision.require_x64("row_margins")
+    language, arithmetic = _LANGUAGE[name], _ARITHMETIC[name]
+    params = recognizers.build(name)
+    strings = _strings_of(language, exhaustive, sampled, samples)
+    wrong = off = 0
+    witness = None
+    smallest = None
+    for s in strings:
+        trace = exact.evaluate(params, np.array([tasks.BOS, *s]), arithmetic=arithmetic)
+        o = trace.logits[-1]
+        m = o[1] - o[0]
+        member = tasks.is_member(language, s)
+        right = bool(m > 0) if member else bool(m < 0)
+        want = derived_margin(name, s)
+        n = len(s) + 1
+        if arithmetic == "exact":
+            signed = Fraction(int(m.p), int(m.q)) * (1 if member else -1)
+            if name == "majority":
+                on = Fraction(int(m.p), int(m.q)) == want
+            else:
+                on = signed >= Fraction(1, 2 * n)
+        else:
+            signed = float(m.mid()) * (1 if member else -1)
+            tol = 16 * n * precision.unit_roundoff("float64") * abs(want)
+            on = bool(abs(m - want) < tol)
+        smallest = signed if smallest is None else min(smallest, signed)
+        if not right or not on:
+            wrong += not right
+            off += not on
+            if witness is None:
+                witness = {"string": "".join(map(str, s)), "member": member, "margin": str(m)}
+    domain = f"every string of lengths 1-{exhaustive} over {{0, 1}}"
+    if any(n > exhaustive for n in sampled):
+        domain += f", and {samples} balanced strings per length {', '.join(map(str, sampled))}"
+    return Checked(
+        arithmetic,
+        "upto",
+        f"{domain} ({len(strings):,} strings)",
+        {
+            "strings": len(strings),
+            "wrong": wrong,
+            "off_derived": off,
+            "smallest_signed_margin": smallest,
+            "witness": witness,
+        },
+    )
+
+
+def table_float64(
+    max_len: int = 1,
+    exhaustive_up_to: int = 1,
+    samples: int = 64,
+    rows: Sequence[str] = recognizers.RECOGNIZERS,
+) -> Checked:
+    """What ``transformer-theory languages`` runs for its MAJORITY, PARITY and Dyck-1 rows
+    (:func:`._theory_table.row_record`) in float64 for ``rows``: every row's accuracy, and each
+    length's smallest margin against :func:`smallest_margin` less ``16 n u * 4 sqrt 5``."""
+    precision.require_x64("table_float64")
+    extra = sampled_lengths(max_len, exhaustive_up_to)
+    records = [
+        row_record(name, exhaustive_up_to=exhaustive_up_to, sampled_lengths=extra, samples=samples)
+        for name in rows
+    ]
+    worst, cases, wrong = 0.0, 0, 0
+    smallest = {}
+    for rec in records:
+        name = rec["construction"]
+        for e in rec["by_length"]:
+            n = e["length"] + 1
+            tol = float_tolerance(n, "float64") * _MAX_MARGIN
+            worst = max(worst, (smallest_margin(name, n) - e["min_margin"]) / tol)
+            cases += e["strings"]
+            wrong += round((1 - e["accuracy"]) * e["strings"])
+        smallest[name] = rec["min_margin"]
+    lengths = f"every string of lengths 1-{exhaustive_up_to}"
+    if extra:
+        lengths += f", {samples} balanced strings per length {', '.join(map(str, extra))}"
+    return Checked(
+        "float",
+        "upto",
+        f"the {len(records)} rows on {lengths} ({cases:,} strings)",
+        {
+            "cases": cases,
+            "misclassified": wrong,
+            "max_shortfall_over_tolerance": worst,
+            "smallest": {k: f"{v:.3g}" for k, v in smallest.items()},
+        },
+        tolerance="16 n u * 4 sqrt 5 per length (n = L + 1, u = 2^-53): two averages of n terms",
+    )
+
+
+# ------------------------------------------------------------------------ PARITY by n
+
+
+def parity_confidence(lengths: Sequence[int] = (16,), samples: int = 4) -> Checked:
+    """Hahn 2020's lemma on the construction and Chiang & Cholak's way out: both PARITY models
+    run by :func:`transformer_theory.exact.evaluate` in arb balls on ``samples`` balanced strings
+    per length, and ``log2(1 + e^-margin)`` enclosed. Without the LayerNorm every enclosure must
+    lie in ``[1 - 2/(n^2 ln 2), 1)`` (so the cross-entropy tends to 1 bit), with it in
+    ``(0, 2e-4)`` bits. Values: ``failures`` (``n`` with an enclosure outside its bound)."""
+    import flint
+
+    from transformer_theory import exact
+
+    precision.require_x64("parity_confidence")
+    with_ln, without = recognizers.build("parity"), recognizers.build("parity_no_layernorm")
+    ln2 = flint.arb(2).log()
+    failures, worst_plain, worst_ln, total = [], None, None, 0
+    for length in lengths:
+        n = length + 1
+        strings, labels = tasks.sample("parity", length, samples, seed=length)
+        floor = 1 - flint.arb(2) / (flint.arb(n) ** 2 * ln2)
+        ok = True
+        for s, t in zip(strings, labels):
+            total += 1
+            sign = 1 if t else -1
+            ce = []
+            for p in (without, with_ln):
+                o = exact.evaluate(p, np.array([tasks.BOS, *s]), arithmetic="enclosed").logits[-1]
+                m = (o[1] - o[0]) * sign
+                ce.append((1 + (-m).exp()).log() / ln2)
+            ok = ok and bool(ce[0] > floor and ce[0] < 1) and bool(ce[1] > 0 and ce[1] < 2e-4)
+            worst_plain = float(ce[0].mid())
+            worst_ln = max(worst_ln or 0.0, float(ce[1].mid()))
+        if not ok:
+            failures.append(n)
+    return Checked(
+        "enclosed",
+        "samples",
+        f"{samples} balanced strings per n = {', '.join(str(x + 1) for x in lengths)} "
+        f"({total} strings, both variants)",
+        {
+            "failures": len(failures),
+            "failing_n": failures,
+            "ce_bits_without_layernorm_last": f"{worst_plain:.7f}",
+            "ce_bits_with_layernorm_max": f"{worst_ln:.3g}",
+        },
+    )
+
+
+def parity_float(dtype: str, lengths: Sequence[int] = (64,), samples: int = 8) -> Checked:
+    """:func:`parity_precision_records` in ``dtype``: each variant's smallest margin against the
+    exact ``4/n^2`` and ``4 sqrt 5``, over :func:`float_tolerance` (absolute without the LayerNorm;
+    times ``4 sqrt 5`` with it), and the misclassified strings. Values: ``worst_over_tolerance``
+    (both variants), ``ln_worst_over_tolerance`` (the LayerNorm variant), ``misclassified``,
+    ``plain_relative_error`` (the LayerNorm-free variant, the largest)."""
+    precision.require_x64("parity_float")
+    records = parity_precision_records(lengths, dtypes=(dtype,), samples=samples)
+    worst = ln_worst = rel = 0.0
+    wrong, first_wrong = 0, None
+    for r in records:
+        n = r["n"]
+        want = _MAX_MARGIN if r["layer_norm"] else 4 / n**2
+        # 16 n u bounds the absolute error of sums of O(1) terms; the LayerNorm rescales, so
+        # there the bound is relative to 4 sqrt 5.
+        scale = want if r["layer_norm"] else 1.0
+        ratio = abs(r["min_margin"] - want) / (float_tolerance(n, dtype) * scale)
+        worst = max(worst, ratio)
+        if r["layer_norm"]:
+            ln_worst = max(ln_worst, ratio)
+        else:
+            rel = max(rel, abs(r["min_margin"] - want) / want)
+        if r["accuracy"] < 1.0:
+            wrong += round((1 - r["accuracy"]) * r["strings"])
+            first_wrong = n if first_wrong is None else min(first_wrong, n)
+    return Checked(
+        "float",
+        "samples",
+        f"{samples} balanced strings per n = {', '.join(str(x + 1) for x in lengths)}, "
+        "with and without the LayerNorm",
+        {
+            "worst_over_tolerance": worst,
+            "ln_worst_over_tolerance": ln_worst,
+            "misclassified": wrong,
+            "first_misclassified_n": first_wrong,
+            "plain_relative_error": rel,
+        },
+        tolerance=f"16 n u absolute (u = {precision.unit_roundoff(dtype):.3g}); "
+        "times 4 sqrt 5 with the LN",
+    )
+
+
+LAYERNORM_EPS = 1e-5  # the library's default eps, the one the row is about
+
+
+def layernorm_eps(lengths: Sequence[int] = (41,)) -> Checked:
+    """PARITY's recognizer with the library's default ``eps`` (:data:`LAYERNORM_EPS`) in its
+    final LayerNorm, run in arb balls by :func:`transformer_theory.exact.evaluate` on the string of
+    ``L`` ones for each ``L`` (a member iff ``L`` odd): the signed margin's enclosure, which must
+    lie in ``(0, 1)`` (against ``4 sqrt 5 = 8.944`` with ``eps = 0``). Values: ``inside`` (every
+    enclosure certainly in ``(0, 1)``), ``margins``."""
+    from transformer_theory import exact
+
+    precision.require_x64("layernorm_eps")
+    params = recognizers.build("parity")
+    params = params.replace(config=params.config.replace(norm_eps=LAYERNORM_EPS))
+    inside, margins = True, {}
+    for length in lengths:
+        sign = 1 if length % 2 else -1
+        o = exact.evaluate(
+            params, np.array([tasks.BOS, *([1] * length)]), arithmetic="enclosed"
+        ).logits[-1]
+        m = (o[1] - o[0]) * sign
+        inside = inside and bool(m > 0 and m < 1)
+        margins[length + 1] = f"{float(m.mid()):.3g}"
+    return Checked(
+        "enclosed",
+        "all",
+        f"the strings of L ones, L = {', '.join(map(str, lengths))}",
+        {"inside": inside, "margins": margins},
+    )
+
+
+# ------------------------------------------------------------------------ Hahn 2020, trained
+
+
+def hahn_training(root: str | None = None) -> Checked:
+    """The training experiment: the committed results file(s)
+    ``experiments/results/languages_generalization*.json`` under ``root`` (default the
+    checkout), read from disk (``record``); without one, the smoke config run now
+    (``training``). Values: ``constructions_exact`` (every constructed recognizer at accuracy
+    1.0), ``trained``, ``best_hard``, ``best_softmax``."""
+    import glob
+    import json
+    import os
+    import tempfile
+
+    from transformer_theory.ledger import REPO_ROOT
+    from transformer_theory.papers.formal_languages.experiments import languages_generalization
+
+    root = str(REPO_ROOT) if root is None else root
+    results = os.path.join(root, "experiments", "results")
+    found = sorted(
+        glob.glob(os.path.join(results, "languages_generalization*.json"))
+        + glob.glob(os.path.join(results, "languages_generalization*", "*.json"))
+    )
+    if found:
+        records = []
+        for path in found:
+            with open(path) as f:
+                records += json.load(f)["records"]
+        arithmetic = "record"
+        domain = "committed " + ", ".join(os.path.relpath(p, root) for p in found)
+    else:
+        config = languages_generalization.get_config("smoke")
+        with tempfile.TemporaryDirectory() as out:
+            records = languages_generalization.run(config, out, progress=False)["records"]
+        arithmetic, domain = "training", "the smoke config, trained now"
+    built = [r for r in records if r["model"] == "constructed"]
+    trained = [r for r in records if r["final_loss"] is not None]
+
+    def best(kind: str) -> str:
+        accs = [max(r["accuracy"]) for r in trained if kind in r["model"]]
+        return f"{max(accs):.2f}" if accs else "-"
+
+    return Checked(
+        arithmetic,
+        "samples",
+        f"{domain}: {len(trained)} trained models, seeds {sorted({r['seed'] for r in trained})}",
+        {
+            "constructions_exact": bool(built)
+            and all(a == 1.0 for r in built for a in r["accuracy"]),
+            "trained": len(trained),
+            "best_hard": best("hard (trained"),
+            "best_softmax": best("softmax (trained"),
+        },
+    )

@@ -1,0 +1,176 @@
+"""The checks of the counter-language rows of the claims ledger (:mod:`.claims`): SHUFFLE-DYCK-k
+and the simple counter machines in rationals, in float64 and float32, and their next-symbol sets
+against the true continuation sets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from transformer_theory import precision
+from transformer_theory.ledger import Checked
+from transformer_theory.papers.formal_languages import (
+    _constructions_counters,
+    _tasks_counters,
+    _theory_counters,
+)
+from transformer_theory.papers.formal_languages._tasks_counters import (
+    END,
+    _viable_leaves,
+    continuation_set,
+)
+from transformer_theory.papers.formal_languages._theory_counters import (
+    counter_tolerance,
+    predicted_sign_safe_n,
+)
+
+
+def counter_languages(
+    languages: Sequence[str], exhaustive: Sequence[int], sampled: Sequence[int], samples: int
+) -> Checked:
+    """:func:`._theory_counters.exact_check` (rationals) of :func:`._constructions_counters.build`
+    for each language: every string of lengths ``0..exhaustive[i]`` and every prefix of
+    ``samples`` strings per length of ``sampled`` (:func:`._tasks_counters.sample`, seed =
+    length). At each position every output is exactly ``1/(2n)`` where the MACHINE's guards
+    allow the symbol and ``<= -1/(2n)`` where not, and acceptance by the next-symbol convention
+    equals :func:`._tasks_counters.is_member`.
+    Values: ``failures`` (languages failing), ``strings``, ``outputs``, ``witness``."""
+    precision.require_x64("counter_languages")
+    failures, strings, outputs, witness = 0, 0, 0, None
+    parts = []
+    for language, e in zip(languages, exhaustive):
+        params = _constructions_counters.build(_tasks_counters.machine(language))
+        drawn = []
+        for length in sampled:
+            drawn.extend(_tasks_counters.sample(language, length, samples, seed=length)[0])
+        for res in (
+            _theory_counters.exact_check(params, language, e),
+            _theory_counters.exact_check(params, language, 0, samples=drawn),
+        ):
+            strings += res["strings"]
+            outputs += res["outputs"]
+            if not res["ok"]:
+                failures += 1
+                witness = witness or {"language": language, **res["witness"]}
+                break
+        parts.append(f"{language}: lengths 0-{e}")
+    return Checked(
+        "exact",
+        "upto",
+        f"every string of {'; '.join(parts)}; every prefix of {samples} drawn strings per length "
+        f"{', '.join(map(str, sampled))} ({strings:,} strings, {outputs:,} outputs)",
+        {"failures": failures, "strings": strings, "outputs": outputs, "witness": witness},
+    )
+
+
+def counter_float(dtype: str, lengths: Sequence[int] = (64,), samples: int = 6) -> Checked:
+    """SHUFFLE-DYCK-2's recognizer in ``dtype`` (``core.forward_all``) on ``samples`` strings per
+    length: each output against the exact one (:class:`._theory_counters.ExactCounterModel`,
+    rationals) over :func:`counter_tolerance` and over the smallest margin ``1/(2n)``, and the
+    misclassified strings. Only the lengths run are checked; ``predicted_sign_safe_n`` is the
+    rounding model's extrapolation, reported, not checked."""
+
+    precision.require_x64("counter_float")
+    language = "shuffle_dyck_2"
+    m = _tasks_counters.machine(language)
+    G = max(len(g) for g in (*m.guards, m.end_guards))
+    exact_model = _theory_counters.ExactCounterModel(_constructions_counters.build(m))
+    params = _constructions_counters.build(m, dtype=precision.dtype_of(dtype))
+    wrong, over_tol, over_margin = 0, 0.0, 0.0
+    for length in lengths:
+        strings, labels, _ = _tasks_counters.sample(language, length, samples, seed=length)
+        floats = np.concatenate(
+            [
+                _constructions_counters.next_symbol_margins(params, strings[i : i + 2])
+                for i in range(0, len(strings), 2)
+            ]
+        )
+        wrong += int(np.sum(_constructions_counters.accepts(floats, strings) != labels))
+        for s, f in zip(strings, floats):
+            for i, row_q in enumerate(exact_model.margins([m.bos, *s])):
+                err = max(abs(float(q) - float(x)) for q, x in zip(row_q, f[i]))
+                over_margin = max(over_margin, err * 2 * (i + 1))
+                over_tol = max(over_tol, err / counter_tolerance(i + 1, G, dtype))
+    return Checked(
+        "float",
+        "samples",
+        f"{language}, {samples} strings per n = {', '.join(str(x + 1) for x in lengths)}, "
+        "every output at every position",
+        {
+            "misclassified": wrong,
+            "error_over_tolerance": over_tol,
+            "error_over_smallest_margin": over_margin,
+            "n_checked_max": max(lengths) + 1,
+            "predicted_sign_safe_n": predicted_sign_safe_n(G, dtype),
+        },
+        tolerance=f"2 (4G + 1)(n + 5) u, G = {G}, u = {precision.unit_roundoff(dtype):.3g} "
+        "(hand-derived)",
+    )
+
+
+def continuations(languages: Sequence[str], max_lengths: Sequence[int]) -> Checked:
+    """The counter recognizer's per-position next-symbol sets against the TRUE continuation
+    sets (:func:`continuation_set`) at every viable prefix (a prefix of some member) of length
+    ``<= max_lengths[i]``: the model's set at a prefix is ``{s : o_s > 0}`` of
+    :func:`transformer_theory.exact.evaluate` in arb balls (softmax) at that position, each
+    sign decided by its ball (an undecided sign counts as a disagreement). Prefixes outside the
+    language's prefixes (continuation set empty) are not compared: the convention of
+    :func:`._constructions_counters.accepts` never reads the outputs after the first symbol that
+    left it.
+
+    Values: ``prefixes``, ``disagreements`` (in all), ``by_language`` (disagreements per
+    language), ``witness`` (the first: language, prefix, model's set, true set)."""
+    from transformer_theory import exact
+
+    precision.require_x64("continuations")
+    total, bad, by_language, witness = 0, 0, {}, None
+    for language, L in zip(languages, max_lengths):
+        m = _tasks_counters.machine(language)
+        params = _constructions_counters.build(m)
+        names = [*range(m.num_symbols), END]
+        leaves, _ = _viable_leaves(language, L)
+        seen, wrong = set(), 0
+        for leaf in leaves:
+            logits = exact.evaluate(params, np.array([m.bos, *leaf]), arithmetic="enclosed").logits
+            for i in range(len(leaf) + 1):
+                p = tuple(leaf[:i])
+                if p in seen:
+                    continue
+                seen.add(p)
+                row = logits[i]
+                decided = all(bool(x > 0) or bool(x < 0) for x in row)
+                model = frozenset(s for s, x in zip(names, row) if bool(x > 0))
+                true = continuation_set(language, p)
+                if not decided or model != true:
+                    wrong += 1
+                    if witness is None or len(p) < len(witness["prefix"]):
+                        witness = {
+                            "language": language,
+                            "prefix": [m.symbols[x] for x in p],
+                            "model": sorted(_label(m, x) for x in model),
+                            "true": sorted(_label(m, x) for x in true),
+                        }
+        total += len(seen)
+        bad += wrong
+        by_language[language] = wrong
+    return Checked(
+        "enclosed",
+        "upto",
+        "every prefix of a member, of length <= "
+        + ", ".join(f"{x} ({lang})" for x, lang in zip(max_lengths, languages))
+        + f" ({total:,} prefixes)",
+        {
+            "prefixes": total,
+            "disagreements": bad,
+            "by_language": by_language,
+            "witness": witness,
+            "differs": True if bad else None,
+        },
+    )
+
+
+def _label(m: Any, x: Any) -> str:
+    return "END" if x == END else m.symbols[x]
