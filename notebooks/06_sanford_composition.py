@@ -50,9 +50,12 @@ import numpy as np
 jax.config.update("jax_enable_x64", True)
 
 from transformer_theory.papers.peng2024 import tasks as comp  # noqa: E402
-from transformer_theory.papers.sanford2023 import checks as analysis  # noqa: E402
-from transformer_theory.papers.sanford2023 import match2, match3, qsa, rip  # noqa: E402
-from transformer_theory.papers.sanford2023 import tasks as ts  # noqa: E402
+from transformer_theory.papers import sanford2023 as analysis  # noqa: E402
+from transformer_theory.papers.sanford2023 import _constructions_match2 as match2  # noqa: E402
+from transformer_theory.papers.sanford2023 import _constructions_match3 as match3  # noqa: E402
+from transformer_theory.papers.sanford2023 import _constructions_qsa as qsa  # noqa: E402
+from transformer_theory.papers.sanford2023 import _tasks as ts  # noqa: E402
+from transformer_theory.papers.sanford2023 import _theory_rip as rip  # noqa: E402
 from transformer_theory.precision import FORMATS  # noqa: E402
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
@@ -97,13 +100,14 @@ plt.show()
 # as exactly `m p` bits: a protocol right on every pair needs `2^q` distinct messages, `m p >= q`.
 
 # %%
-from transformer_theory.papers.sanford2023 import disjointness  # noqa: E402
+from transformer_theory.papers.sanford2023 import _theory_disjointness as disjointness  # noqa: E402
+from transformer_theory.papers.sanford2023.experiments import sanford as study  # noqa: E402
 
 for q_disj in (1, 2, 3, 4):
     print(disjointness.reduction_record(q_disj))
 table = disjointness.protocol_table((1, 2) if SMOKE else (1, 2, 3, 4))
 for r in table:
-    print(disjointness.protocol_summary(r))
+    print(study.protocol_summary(r))
 for r in disjointness.match3_bound_table()[:3]:
     print({k: r[k] for k in ("source", "N", "m", "p", "H", "c_needed")})
 
@@ -241,7 +245,7 @@ else:
 # %% [markdown]
 # ## The qSA separation, trained
 # One softmax attention unit (query/key width `m`), a fully connected ReLU network and a GRU, each
-# trained with Adam on q-sparse averaging (`papers.sanford2023.separations`); the dotted
+# trained with Adam on q-sparse averaging (`papers.sanford2023._models_separations`); the dotted
 # lines are the numbers of Sanford et al. 2023's bounds drawn on a width axis. Only the FNN's
 # (`N d'/2`) counts width; attention's (`m p >= q`) and the RNN's (`(N - 1)/2` for `q = d' = 1`)
 # count BITS, which a float32 width of 1 or 2 already exceeds, so here they test nothing:
@@ -249,7 +253,7 @@ else:
 # across them. The full float32 sweep is `experiments/sanford_qsa_separation.py`.
 
 # %%
-from transformer_theory.papers.sanford2023 import separations  # noqa: E402
+from transformer_theory.papers.sanford2023 import _models_separations as separations  # noqa: E402
 
 n, q, steps = (6, 1, 40) if SMOKE else (16, 1, 3000)
 widths = (

@@ -90,7 +90,7 @@ BARBERO = "transformer_theory.papers.barbero2024.plots."
 CONTI = "transformer_theory.papers.conti2024.plots."
 FORMAL = "transformer_theory.papers.formal_languages.plots."
 PENG = "transformer_theory.papers.peng2024.plots."
-SANFORD = "transformer_theory.papers.sanford2023.plots."
+SANFORD = "transformer_theory.papers.sanford2023._plots."
 SVETE = "transformer_theory.papers.svete_cotterell2024.plots."
 
 
