@@ -49,7 +49,7 @@ import numpy as np
 
 jax.config.update("jax_enable_x64", True)
 
-from transformer_theory.papers.peng2024 import tasks as comp  # noqa: E402
+from transformer_theory.papers.peng2024 import _tasks as comp  # noqa: E402
 from transformer_theory.papers import sanford2023 as analysis  # noqa: E402
 from transformer_theory.papers.sanford2023 import _constructions_match2 as match2  # noqa: E402
 from transformer_theory.papers.sanford2023 import _constructions_match3 as match3  # noqa: E402
@@ -184,7 +184,7 @@ plt.show()
 # weights (an auxiliary `f(x)` curriculum) where the bound is void and where `R > 0`.
 
 # %%
-from transformer_theory.papers.peng2024 import construction  # noqa: E402
+from transformer_theory.papers.peng2024 import _constructions as construction  # noqa: E402
 
 tokens3, answers3 = construction.all_prompts(3)
 for bits in (2, 3):
@@ -213,7 +213,7 @@ plt.show()
 # (an upper bound for that recipe; the Omega's constant is not given).
 
 # %%
-from transformer_theory.papers.peng2024 import cot  # noqa: E402
+from transformer_theory.papers.peng2024 import _models_cot as cot  # noqa: E402
 
 prompt, chain = cot.cot_sample(0, 1, 3, 2)
 print("prompt", prompt[0], "-> chain", chain[0])

@@ -3,7 +3,7 @@
 import math
 from fractions import Fraction
 
-from transformer_theory.papers.peng2024 import checks, claims, tasks
+from transformer_theory.papers.peng2024 import _checks as checks, claims, _tasks as tasks
 
 CLAIMS = {c.id.split(".", 1)[1]: c for c in claims.CLAIMS}
 
@@ -62,7 +62,7 @@ def test_a_one_layer_model_below_the_bound_is_flagged(monkeypatch, tmp_path):
 
 
 def _cot_records():
-    from transformer_theory.papers.peng2024 import cot
+    from transformer_theory.papers.peng2024 import _models_cot as cot
 
     return [
         {
@@ -84,7 +84,7 @@ def _cot_records():
 
 def test_theorem2_recomputes_the_committed_summary(monkeypatch, tmp_path):
     from transformer_theory import jsonio
-    from transformer_theory.papers.peng2024 import cot
+    from transformer_theory.papers.peng2024 import _models_cot as cot
 
     records = _cot_records()
     path = str(tmp_path / "cot.json")

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from transformer_theory.papers.peng2024 import tasks as comp
+from transformer_theory.papers.peng2024 import _tasks as comp
 
 
 @pytest.mark.parametrize("depth", [2, 3])

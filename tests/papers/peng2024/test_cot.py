@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from flax import nnx
 
-from transformer_theory.papers.peng2024 import cot
-from transformer_theory.papers.peng2024.networks import CompositionTransformer
+from transformer_theory.papers.peng2024 import _models_cot as cot
+from transformer_theory.papers.peng2024._models import CompositionTransformer
 
 EXPERIMENTS = Path(__file__).resolve().parents[3] / "experiments"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from flax import nnx
 
-from transformer_theory.papers.peng2024 import networks as peng_networks
+from transformer_theory.papers.peng2024 import _models as peng_networks
 
 EXPERIMENTS = Path(__file__).resolve().parents[3] / "experiments"
 

@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from tests.mutants import mutant, status_of
-from transformer_theory.papers.peng2024 import construction, tasks
+from transformer_theory.papers.peng2024 import _constructions as construction, _tasks as tasks
 
 
 @mutant("peng2024.theorem1_bound")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from transformer_theory.papers.peng2024 import construction, one_pass
+from transformer_theory.papers.peng2024 import _constructions as construction, _models_one_pass as one_pass
 
 EXPERIMENTS = Path(__file__).resolve().parents[3] / "experiments"
 

@@ -101,8 +101,8 @@ CONFIGS = [
     "transformer_theory.papers.sanford2023.experiments.qsa_bits_attention",
     "transformer_theory.papers.sanford2023.experiments.qsa_bits_rnn",
     "transformer_theory.papers.sanford2023.experiments.match_width",
-    "transformer_theory.papers.peng2024.configs.composition_depth",
-    "transformer_theory.papers.peng2024.configs.composition_one_layer",
+    "transformer_theory.papers.peng2024.experiments.composition_depth",
+    "transformer_theory.papers.peng2024.experiments.composition_one_layer",
 ]
 
 
