@@ -18,7 +18,9 @@ from transformer_theory.papers.barbero2024 import oversquash
 from transformer_theory.papers.conti2024 import linformer
 from transformer_theory.papers.formal_languages import checks as fl_checks
 from transformer_theory.papers.formal_languages import counters, dyck_k
-from transformer_theory.papers.peng2024 import _constructions as construction, _models_cot as cot, _models_training as training
+from transformer_theory.papers.peng2024 import _constructions as construction
+from transformer_theory.papers.peng2024 import _models_cot as cot
+from transformer_theory.papers.peng2024 import _models_training as training
 from transformer_theory.papers.peng2024 import _tasks as peng_tasks
 from transformer_theory.papers.sanford2023 import _constructions_match2 as match2
 from transformer_theory.papers.sanford2023 import _constructions_match3 as match3

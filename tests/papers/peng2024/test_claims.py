@@ -3,7 +3,9 @@
 import math
 from fractions import Fraction
 
-from transformer_theory.papers.peng2024 import _checks as checks, claims, _tasks as tasks
+from transformer_theory.papers.peng2024 import _checks as checks
+from transformer_theory.papers.peng2024 import _theory as theory
+from transformer_theory.papers.peng2024 import claims
 
 CLAIMS = {c.id.split(".", 1)[1]: c for c in claims.CLAIMS}
 
@@ -58,7 +60,7 @@ def test_a_one_layer_model_below_the_bound_is_flagged(monkeypatch, tmp_path):
     jsonio.write_json(path, {"records": [record(16, 32, 0.02), record(1, 2, 0.2)]})
     _, verdict, status = _run("theorem1_trained")
     assert status == "open", verdict.figure
-    assert math.isclose(tasks.peng_error_bound(8, 1, 1, 2), 20 / 72)
+    assert math.isclose(theory.peng_error_bound(8, 1, 1, 2), 20 / 72)
 
 
 def _cot_records():

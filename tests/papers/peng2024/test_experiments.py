@@ -52,8 +52,8 @@ def test_composition_smoke(tmp_path):
 @pytest.mark.parametrize(
     "name, argv, message",
     [
-        ("composition_depth", ["--n", "1"], "--n"),
-        ("composition_depth", ["--bits", "1,4"], "--bits"),
+        ("composition_depth", ["--set", "n=1"], "--n"),
+        ("composition_depth", ["--set", "bits=1,4"], "--bits"),
     ],
 )
 def test_bad_arguments_exit_2_before_training(name, argv, message, tmp_path, capsys):
