@@ -43,13 +43,14 @@ if importlib.util.find_spec("transformer_theory") is None:
 import itertools
 import os
 
-import jax
 import matplotlib.pyplot as plt
 import numpy as np
 
-jax.config.update("jax_enable_x64", True)
+from transformer_theory import precision
 
-from transformer_theory.papers.peng2024 import _tasks as comp  # noqa: E402
+precision.enable_x64()  # float64 is one of the formats compared, before any array
+
+from transformer_theory.papers import peng2024 as comp  # noqa: E402
 from transformer_theory.papers import sanford2023 as analysis  # noqa: E402
 from transformer_theory.papers.sanford2023 import _constructions_match2 as match2  # noqa: E402
 from transformer_theory.papers.sanford2023 import _constructions_match3 as match3  # noqa: E402
@@ -177,7 +178,7 @@ plt.show()
 # %% [markdown]
 # ## How many bits one layer needs (Theorem 1, the other side)
 # The bound is positive below `n log2 n` message bits `H (d + 1) p`. A hand-built one-layer model
-# (ours: `papers.peng2024.construction`, two heads and a ReLU MLP on pair-token prompts, each
+# (ours: `papers.peng2024._constructions`, two heads and a ReLU MLP on pair-token prompts, each
 # table entry one token `(argument, value)`) answers `g(f(x))` right on every prompt of n = 3 at
 # its fewest exact bits, and errs with one bit fewer: its `H (d + 1) p` is a budget that
 # suffices. `experiments/composition_one_pass.py` trains the same architecture from random
@@ -205,7 +206,7 @@ plt.show()
 
 # %% [markdown]
 # ## Chain of thought (Peng et al. 2024, Theorem 2)
-# Iterated composition of `K` functions in table form (`papers.peng2024.cot`): the token at
+# Iterated composition of `K` functions in table form (`papers.peng2024._models_cot`): the token at
 # position `(k - 1) n + i` is `f_k(i)`, so each token names the position of its next value and one
 # CoT step is one lookup. A one-layer causal model writes `f_1(x)`, `f_2(f_1(x))`, ... on the
 # growing prompt (`cot.generate`). Theorem 2 says a layer needs `Omega(sqrt(n / (H d p)))` such
@@ -213,7 +214,7 @@ plt.show()
 # (an upper bound for that recipe; the Omega's constant is not given).
 
 # %%
-from transformer_theory.papers.peng2024 import _models_cot as cot  # noqa: E402
+from transformer_theory.papers import peng2024 as cot  # noqa: E402
 
 prompt, chain = cot.cot_sample(0, 1, 3, 2)
 print("prompt", prompt[0], "-> chain", chain[0])

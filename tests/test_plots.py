@@ -60,10 +60,13 @@ NOT_PLOTS = {
 def _plot_modules() -> list[types.ModuleType]:
     mods = [plotting, harness_plots]
     for info in pkgutil.iter_modules(papers_pkg.__path__):
-        if info.ispkg and os.path.exists(
-            os.path.join(papers_pkg.__path__[0], info.name, "plots.py")
-        ):
-            mods.append(importlib.import_module(f"transformer_theory.papers.{info.name}.plots"))
+        for stem in ("plots", "_plots"):  # a paper in the one shape has _plots.py
+            if info.ispkg and os.path.exists(
+                os.path.join(papers_pkg.__path__[0], info.name, f"{stem}.py")
+            ):
+                mods.append(
+                    importlib.import_module(f"transformer_theory.papers.{info.name}.{stem}")
+                )
     return mods
 
 

@@ -91,9 +91,9 @@ class SanfordSettings:
     """
 
     tasks: tuple[str, ...] = setting(TASKS, flag="--task", parse=_tasks, metavar="NAMES")
-    ns: tuple[int, ...] = setting((4, 8, 16), flag="--n")
-    qs: tuple[int, ...] = setting((1, 2), flag="--q")
-    epss: tuple[float, ...] = setting((0.1,), flag="--eps")
+    ns: tuple[int, ...] = setting((4, 8, 16), flag="--n", metavar="N,...")
+    qs: tuple[int, ...] = setting((1, 2), flag="--q", metavar="Q,...")
+    epss: tuple[float, ...] = setting((0.1,), flag="--eps", metavar="EPS,...")
     dim: int = 2
     modulus_power: int = 2
     window: int = 2
