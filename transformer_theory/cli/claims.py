@@ -33,6 +33,8 @@ from transformer_theory.cli._common import (
 
 __all__ = ["add_arguments", "run"]
 
+X64 = True  # the checks build and run constructions in float64 (exact arithmetic beside)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--paper", default=None, help="one paper's claims (e.g. sanford2023)")
