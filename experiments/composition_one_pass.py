@@ -3,19 +3,21 @@ models that learn: trained one-layer models (pair-token prompts, an auxiliary f(
 where the bound is void and where ``R > 0``, beside a hand-built exact one-layer model.
 
 The experiment, its command, its cost and its result:
-:mod:`transformer_theory.papers.peng2024.configs.composition_one_pass`; the run:
-:func:`transformer_theory.papers.peng2024.one_pass.run`::
+:mod:`transformer_theory.papers.peng2024.experiments.composition_one_pass` (the same as
+``transformer-theory experiment composition_one_pass``); ``--set field=value`` changes one of its
+settings::
 
     python experiments/composition_one_pass.py --out results/composition_one_pass
+    python experiments/composition_one_pass.py --smoke --out /tmp/smoke
+    python experiments/composition_one_pass.py --set steps=100 --set seed=1 --out /tmp/short
 """
 
 from __future__ import annotations
 
 import sys
 
-from transformer_theory.cli.experiment import steps_seed_script
-from transformer_theory.papers.peng2024.configs.composition_one_pass import SIZES, get_config
-from transformer_theory.papers.peng2024.one_pass import run
+from transformer_theory.cli._common import experiment_script
+from transformer_theory.papers.peng2024.experiments import composition_one_pass
 
 COLUMNS = [
     "n",
@@ -33,13 +35,8 @@ COLUMNS = [
 
 
 def main(argv: list[str] | None = None) -> int:
-    return steps_seed_script(
-        argv,
-        description=__doc__.splitlines()[0],
-        sizes=SIZES,
-        get_config=get_config,
-        run=run,
-        columns=COLUMNS,
+    return experiment_script(
+        argv, composition_one_pass, description=__doc__.splitlines()[0], columns=COLUMNS
     )
 
 

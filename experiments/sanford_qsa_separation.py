@@ -1,57 +1,29 @@
-"""The qSA separation, trained (Sanford, Hsu & Telgarsky 2023): one softmax attention unit, a
-fully connected ReLU network and a GRU on q-sparse averaging, held-out error against width.
+"""The qSA separation of Sanford, Hsu & Telgarsky 2023, trained: one softmax attention unit, a fully
+connected ReLU network and a GRU on q-sparse averaging, held-out error against width.
 
-The experiment, its command, its cost and its result:
-:mod:`transformer_theory.papers.sanford2023.configs.qsa_separation`; the run:
-:func:`transformer_theory.papers.sanford2023.separations.run_qsa_separation`::
+The experiment, its command, cost and result:
+:mod:`transformer_theory.papers.sanford2023.experiments.qsa_separation` (the same as
+``transformer-theory experiment qsa_separation``); ``--set field=value`` changes one of its
+settings::
 
     python experiments/sanford_qsa_separation.py --out results/sanford_qsa
+    python experiments/sanford_qsa_separation.py --smoke --out /tmp/smoke
+    python experiments/sanford_qsa_separation.py --set steps=300 --set seq_len=8 --out /tmp/short
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 
-from transformer_theory.cli._common import (
-    positive_int,
-)
-from transformer_theory.cli.experiment import configure, run_and_print
-from transformer_theory.papers.sanford2023.configs.qsa_separation import SIZES, get_config
-from transformer_theory.papers.sanford2023.separations import run_qsa_separation
+from transformer_theory.cli._common import experiment_script
+from transformer_theory.papers.sanford2023.experiments import qsa_separation
+
+COLUMNS = ["model", "width", "params", "threshold", "mean_max_error", "within_epsilon", "seconds"]
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--out", required=True)
-    p.add_argument("--size", default="default", choices=SIZES, help="the config's size")
-    p.add_argument("--smoke", action="store_true", help="the same as --size smoke (tests)")
-    p.add_argument("--seq-len", type=positive_int, default=None, help="N (default 16)")
-    p.add_argument("--q", type=positive_int, default=None, help="subset size q (default 1)")
-    p.add_argument("--dim", type=positive_int, default=None, help="d' (default 1)")
-    p.add_argument("--steps", type=positive_int, default=None, help="Adam steps (default 3000)")
-    p.add_argument("--seed", type=int, default=None)
-    args = p.parse_args(argv)
-    size = "smoke" if args.smoke else args.size
-
-    def configured():
-        change = {"seq_len": args.seq_len, "q": args.q, "dim": args.dim, "steps": args.steps}
-        change["seed"] = args.seed
-        return configure(get_config, size, change, args.out)
-
-    return run_and_print(
-        run_qsa_separation,
-        configured,
-        progress=size != "smoke",
-        columns=[
-            "model",
-            "width",
-            "params",
-            "threshold",
-            "mean_max_error",
-            "within_epsilon",
-            "seconds",
-        ],
+    return experiment_script(
+        argv, qsa_separation, description=__doc__.splitlines()[0], columns=COLUMNS
     )
 
 

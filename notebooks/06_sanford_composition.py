@@ -43,16 +43,20 @@ if importlib.util.find_spec("transformer_theory") is None:
 import itertools
 import os
 
-import jax
 import matplotlib.pyplot as plt
 import numpy as np
 
-jax.config.update("jax_enable_x64", True)
+from transformer_theory import precision
 
-from transformer_theory.papers.peng2024 import tasks as comp  # noqa: E402
-from transformer_theory.papers.sanford2023 import checks as analysis  # noqa: E402
-from transformer_theory.papers.sanford2023 import match2, match3, qsa, rip  # noqa: E402
-from transformer_theory.papers.sanford2023 import tasks as ts  # noqa: E402
+precision.enable_x64()  # float64 is one of the formats compared, before any array
+
+from transformer_theory.papers import peng2024 as comp  # noqa: E402
+from transformer_theory.papers import sanford2023 as analysis  # noqa: E402
+from transformer_theory.papers.sanford2023 import _constructions_match2 as match2  # noqa: E402
+from transformer_theory.papers.sanford2023 import _constructions_match3 as match3  # noqa: E402
+from transformer_theory.papers.sanford2023 import _constructions_qsa as qsa  # noqa: E402
+from transformer_theory.papers.sanford2023 import _tasks as ts  # noqa: E402
+from transformer_theory.papers.sanford2023 import _theory_rip as rip  # noqa: E402
 from transformer_theory.precision import FORMATS  # noqa: E402
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
@@ -97,13 +101,14 @@ plt.show()
 # as exactly `m p` bits: a protocol right on every pair needs `2^q` distinct messages, `m p >= q`.
 
 # %%
-from transformer_theory.papers.sanford2023 import disjointness  # noqa: E402
+from transformer_theory.papers.sanford2023 import _theory_disjointness as disjointness  # noqa: E402
+from transformer_theory.papers.sanford2023.experiments import sanford as study  # noqa: E402
 
 for q_disj in (1, 2, 3, 4):
     print(disjointness.reduction_record(q_disj))
 table = disjointness.protocol_table((1, 2) if SMOKE else (1, 2, 3, 4))
 for r in table:
-    print(disjointness.protocol_summary(r))
+    print(study.protocol_summary(r))
 for r in disjointness.match3_bound_table()[:3]:
     print({k: r[k] for k in ("source", "N", "m", "p", "H", "c_needed")})
 
@@ -173,14 +178,14 @@ plt.show()
 # %% [markdown]
 # ## How many bits one layer needs (Theorem 1, the other side)
 # The bound is positive below `n log2 n` message bits `H (d + 1) p`. A hand-built one-layer model
-# (ours: `papers.peng2024.construction`, two heads and a ReLU MLP on pair-token prompts, each
+# (ours: `papers.peng2024._constructions`, two heads and a ReLU MLP on pair-token prompts, each
 # table entry one token `(argument, value)`) answers `g(f(x))` right on every prompt of n = 3 at
 # its fewest exact bits, and errs with one bit fewer: its `H (d + 1) p` is a budget that
 # suffices. `experiments/composition_one_pass.py` trains the same architecture from random
 # weights (an auxiliary `f(x)` curriculum) where the bound is void and where `R > 0`.
 
 # %%
-from transformer_theory.papers.peng2024 import construction  # noqa: E402
+from transformer_theory.papers.peng2024 import _constructions as construction  # noqa: E402
 
 tokens3, answers3 = construction.all_prompts(3)
 for bits in (2, 3):
@@ -201,7 +206,7 @@ plt.show()
 
 # %% [markdown]
 # ## Chain of thought (Peng et al. 2024, Theorem 2)
-# Iterated composition of `K` functions in table form (`papers.peng2024.cot`): the token at
+# Iterated composition of `K` functions in table form (`papers.peng2024._models_cot`): the token at
 # position `(k - 1) n + i` is `f_k(i)`, so each token names the position of its next value and one
 # CoT step is one lookup. A one-layer causal model writes `f_1(x)`, `f_2(f_1(x))`, ... on the
 # growing prompt (`cot.generate`). Theorem 2 says a layer needs `Omega(sqrt(n / (H d p)))` such
@@ -209,7 +214,7 @@ plt.show()
 # (an upper bound for that recipe; the Omega's constant is not given).
 
 # %%
-from transformer_theory.papers.peng2024 import cot  # noqa: E402
+from transformer_theory.papers import peng2024 as cot  # noqa: E402
 
 prompt, chain = cot.cot_sample(0, 1, 3, 2)
 print("prompt", prompt[0], "-> chain", chain[0])
@@ -241,7 +246,7 @@ else:
 # %% [markdown]
 # ## The qSA separation, trained
 # One softmax attention unit (query/key width `m`), a fully connected ReLU network and a GRU, each
-# trained with Adam on q-sparse averaging (`papers.sanford2023.separations`); the dotted
+# trained with Adam on q-sparse averaging (`papers.sanford2023._models_separations`); the dotted
 # lines are the numbers of Sanford et al. 2023's bounds drawn on a width axis. Only the FNN's
 # (`N d'/2`) counts width; attention's (`m p >= q`) and the RNN's (`(N - 1)/2` for `q = d' = 1`)
 # count BITS, which a float32 width of 1 or 2 already exceeds, so here they test nothing:
@@ -249,7 +254,7 @@ else:
 # across them. The full float32 sweep is `experiments/sanford_qsa_separation.py`.
 
 # %%
-from transformer_theory.papers.sanford2023 import separations  # noqa: E402
+from transformer_theory.papers.sanford2023 import _models_separations as separations  # noqa: E402
 
 n, q, steps = (6, 1, 40) if SMOKE else (16, 1, 3000)
 widths = (

@@ -92,8 +92,8 @@ def _resolve(qualified: str):
 BARBERO = "transformer_theory.papers.barbero2024._plots."
 CONTI = "transformer_theory.papers.conti2024._plots."
 FORMAL = "transformer_theory.papers.formal_languages._plots."
-PENG = "transformer_theory.papers.peng2024.plots."
-SANFORD = "transformer_theory.papers.sanford2023.plots."
+PENG = "transformer_theory.papers.peng2024._plots."
+SANFORD = "transformer_theory.papers.sanford2023._plots."
 SVETE = "transformer_theory.papers.svete_cotterell2024._plots."
 
 

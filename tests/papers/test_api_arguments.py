@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from transformer_theory import _validate, budget
+from transformer_theory.papers import sanford2023
 from transformer_theory.papers.barbero2024 import _theory_oversquash as oversquash
 from transformer_theory.papers.conti2024 import _theory_linformer as linformer
 from transformer_theory.papers.formal_languages import (
@@ -22,11 +23,17 @@ from transformer_theory.papers.formal_languages import (
     _theory,
     _theory_counters,
 )
-from transformer_theory.papers.peng2024 import construction, cot, training
-from transformer_theory.papers.peng2024 import tasks as peng_tasks
-from transformer_theory.papers.sanford2023 import checks as sf_checks
-from transformer_theory.papers.sanford2023 import disjointness as dj
-from transformer_theory.papers.sanford2023 import match2, match3, qsa, rip, tasks
+from transformer_theory.papers.peng2024 import _constructions as construction
+from transformer_theory.papers.peng2024 import _models_cot as cot
+from transformer_theory.papers.peng2024 import _models_training as training
+from transformer_theory.papers.peng2024 import _tasks as peng_tasks
+from transformer_theory.papers.sanford2023 import _constructions_match2 as match2
+from transformer_theory.papers.sanford2023 import _constructions_match3 as match3
+from transformer_theory.papers.sanford2023 import _constructions_qsa as qsa
+from transformer_theory.papers.sanford2023 import _tasks as tasks
+from transformer_theory.papers.sanford2023 import _theory_costs as sf_costs
+from transformer_theory.papers.sanford2023 import _theory_disjointness as dj
+from transformer_theory.papers.sanford2023 import _theory_rip as rip
 
 P4 = np.full((4, 4), 0.25)
 # what errors reads of a CompositionTransformer before running it (building one takes seconds)
@@ -75,10 +82,10 @@ CASES = [
     (lambda: match2.match2_scale(-1, 4), "seq_len"),  # math domain error
     (lambda: match3.match3local_scale_log2(4, 4, -1), "window"),  # math domain error
     (lambda: match3.match3local_construction(4, 4, 2.5), "window"),  # TypeError
-    (lambda: sf_checks.match_input_count(4, -1, 10), "modulus"),  # math domain error
-    (lambda: sf_checks.qsa_bytes(8, -1), "q"),  # "k must be a non-negative integer"
-    (lambda: sf_checks.qsa_record(8, 2, 0.1, seed=-1), "seed"),  # NumPy's message
+    (lambda: sf_costs.match_input_count(4, -1, 10), "modulus"),  # math domain error
+    (lambda: sf_costs.qsa_bytes(8, -1), "q"),  # "k must be a non-negative integer"
     (lambda: _theory.evaluation_cost(-1, 4), "length"),  # ZeroDivisionError
+    (lambda: sanford2023.qsa_record(8, 2, 0.1, seed=-1), "seed"),  # NumPy's message
     (lambda: training.one_layer_records(-1, 1, 4, 1, 1, 1, 0), "n"),  # blamed vocab_size
     (lambda: training.one_layer_records(4, 2.5, 4, 1, 1, 1, 0), "depth"),  # TypeError
     (lambda: peng_tasks.composition_sample(-1, 4, 3), "seed"),  # NumPy's message

@@ -8,7 +8,7 @@ import pytest
 from transformer_theory.jsonio import write_json
 from transformer_theory.papers.barbero2024.experiments import _records
 from transformer_theory.papers.barbero2024.experiments.collapse import CollapseSettings
-from transformer_theory.papers.peng2024.training import _sweep
+from transformer_theory.papers.peng2024._models_training import _sweep
 
 
 def test_a_rerun_interrupted_before_its_first_model_keeps_the_records(tmp_path):

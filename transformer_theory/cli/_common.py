@@ -307,3 +307,44 @@ def refuse_other_settings(err: Exception, settings_cls: type) -> UsageError:
         f"{what}; rerun with its settings to resume it, add --fresh to start over, or choose "
         "another --out"
     )
+
+
+def experiment_script(
+    argv: Sequence[str] | None,
+    experiment: Any,
+    *,
+    description: str,
+    columns: Sequence[str] | None = None,
+) -> int:
+    """The whole body of a thin ``experiments/*.py`` script over a paper's experiment module
+    (``SIZES``, ``get_config(size)``, ``run(config, out_dir, *, progress)``): ``--out``,
+    ``--size`` (``--smoke`` is ``--size smoke``) and ``--set field=value`` (repeatable,
+    :func:`transformer_theory.settings.override`); a refused value is one line naming its option,
+    exit 2, before any work; then the run, its records as a table, exit 0. An experiment module
+    that declares ``X64 = True`` runs with JAX's 64-bit mode on."""
+    import sys
+
+    from transformer_theory.settings import OptionError, override
+
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--out", required=True, help="output directory")
+    p.add_argument("--size", default="default", choices=list(experiment.SIZES))
+    p.add_argument("--smoke", action="store_true", help="the same as --size smoke (tests)")
+    p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE")
+    args = p.parse_args(argv)
+    size = "smoke" if args.smoke else args.size
+    try:
+        config = override(experiment.get_config(size), args.set)
+        out = prepare_out_dir(args.out)
+    except (OptionError, UsageError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    if getattr(experiment, "X64", False):
+        from transformer_theory.precision import enable_x64
+
+        enable_x64()
+    records = experiment.run(config, out, progress=size != "smoke")
+    rows = records.get("rows") if isinstance(records, dict) else records
+    if rows:
+        print(format_table(rows, columns))
+    return EXIT_OK

@@ -35,6 +35,8 @@ __all__ = ["X64", "add_arguments", "run"]
 
 X64 = True  # the checks compute in float64 (run_claims turns the mode on too, for Python callers)
 
+X64 = True  # the checks build and run constructions in float64 (exact arithmetic beside)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--paper", default=None, help="one paper's claims (e.g. sanford2023)")

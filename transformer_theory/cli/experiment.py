@@ -147,6 +147,10 @@ def run(args: argparse.Namespace) -> int:
     config = module.get_config(args.size)
     check_seconds(args.name, args.size)
     out = prepare_out_dir(args.out or f"results/{args.name}")
+    if getattr(module, "X64", False):  # an experiment that computes in float64 says so
+        from transformer_theory.precision import enable_x64
+
+        enable_x64()
     record = module.run(config, out, progress=True)
     print(f"{args.name} ({paper}, size {args.size}): wrote {out}")
     rows = record.get("rows") if isinstance(record, dict) else record

@@ -3,7 +3,9 @@
 import math
 from fractions import Fraction
 
-from transformer_theory.papers.peng2024 import checks, claims, tasks
+from transformer_theory.papers.peng2024 import _checks as checks
+from transformer_theory.papers.peng2024 import _theory as theory
+from transformer_theory.papers.peng2024 import claims
 
 CLAIMS = {c.id.split(".", 1)[1]: c for c in claims.CLAIMS}
 
@@ -58,11 +60,11 @@ def test_a_one_layer_model_below_the_bound_is_flagged(monkeypatch, tmp_path):
     jsonio.write_json(path, {"records": [record(16, 32, 0.02), record(1, 2, 0.2)]})
     _, verdict, status = _run("theorem1_trained")
     assert status == "open", verdict.figure
-    assert math.isclose(tasks.peng_error_bound(8, 1, 1, 2), 20 / 72)
+    assert math.isclose(theory.peng_error_bound(8, 1, 1, 2), 20 / 72)
 
 
 def _cot_records():
-    from transformer_theory.papers.peng2024 import cot
+    from transformer_theory.papers.peng2024 import _models_cot as cot
 
     return [
         {
@@ -84,7 +86,7 @@ def _cot_records():
 
 def test_theorem2_recomputes_the_committed_summary(monkeypatch, tmp_path):
     from transformer_theory import jsonio
-    from transformer_theory.papers.peng2024 import cot
+    from transformer_theory.papers.peng2024 import _models_cot as cot
 
     records = _cot_records()
     path = str(tmp_path / "cot.json")

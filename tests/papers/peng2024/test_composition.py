@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from transformer_theory.papers.peng2024 import tasks as comp
+from transformer_theory.papers.peng2024 import _tasks as comp
+from transformer_theory.papers.peng2024 import _theory as theory
 
 
 @pytest.mark.parametrize("depth", [2, 3])
@@ -26,17 +27,17 @@ def test_answers_follow_the_listed_functions(depth):
 def test_peng_bound():
     n, h, d, p = 64, 1, 4, 8
     nlogn = n * math.log2(n)
-    assert comp.peng_error_bound(n, h, d, p) == pytest.approx(
+    assert theory.peng_error_bound(n, h, d, p) == pytest.approx(
         (nlogn - h * (d + 1) * p) / (3 * nlogn)
     )
-    assert comp.peng_error_bound(n, 8, 64, 32) == 0.0  # enough capacity: the bound is void
+    assert theory.peng_error_bound(n, 8, 64, 32) == 0.0  # enough capacity: the bound is void
     with pytest.raises(ValueError, match="heads:"):
-        comp.peng_error_bound(4, 0, 1, 1)
+        theory.peng_error_bound(4, 0, 1, 1)
 
 
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), 2.5, 0])
 def test_peng_bound_refuses_a_non_integer_argument_by_name(bad):
     # NaN used to end in int()'s "cannot convert float NaN to integer"; 2.5 was truncated to 2
     with pytest.raises(ValueError, match="width"):
-        comp.peng_error_bound(16, 1, bad, 2)
-    assert comp.peng_error_bound(16, 1, 2, 2) == pytest.approx((64 - 6) / (3 * 64))
+        theory.peng_error_bound(16, 1, bad, 2)
+    assert theory.peng_error_bound(16, 1, 2, 2) == pytest.approx((64 - 6) / (3 * 64))

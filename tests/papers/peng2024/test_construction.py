@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from flax import nnx
 
-from transformer_theory.papers.peng2024 import construction
-from transformer_theory.papers.peng2024.networks import CompositionTransformer
+from transformer_theory.papers.peng2024 import _constructions as construction
+from transformer_theory.papers.peng2024._models import CompositionTransformer
 
 
 def _decode(tokens, n):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from flax import nnx
 
-from transformer_theory.papers.peng2024 import networks as peng_networks
+from transformer_theory.papers.peng2024 import _models as peng_networks
 
 EXPERIMENTS = Path(__file__).resolve().parents[3] / "experiments"
 
@@ -52,8 +52,8 @@ def test_composition_smoke(tmp_path):
 @pytest.mark.parametrize(
     "name, argv, message",
     [
-        ("composition_depth", ["--n", "1"], "--n"),
-        ("composition_depth", ["--bits", "1,4"], "--bits"),
+        ("composition_depth", ["--set", "n=1"], "--n"),
+        ("composition_depth", ["--set", "bits=1,4"], "--bits"),
     ],
 )
 def test_bad_arguments_exit_2_before_training(name, argv, message, tmp_path, capsys):

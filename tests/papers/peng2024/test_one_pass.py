@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from transformer_theory.papers.peng2024 import construction, one_pass
+from transformer_theory.papers.peng2024 import _constructions as construction
+from transformer_theory.papers.peng2024 import _models_one_pass as one_pass
 
 EXPERIMENTS = Path(__file__).resolve().parents[3] / "experiments"
 
@@ -61,7 +62,7 @@ def test_a_negative_seed_is_one_line_and_exit_2_before_any_work(script, tmp_path
     spec = importlib.util.spec_from_file_location(script, EXPERIMENTS / f"{script}.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    assert mod.main(["--smoke", "--seed", "-1", "--out", str(tmp_path / "out")]) == 2
+    assert mod.main(["--smoke", "--set", "seed=-1", "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip()
     assert err == "error: --seed: expected an integer >= 0, got -1"
     assert not (tmp_path / "out").exists()  # checked before the output directory is made

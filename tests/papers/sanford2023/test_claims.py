@@ -6,7 +6,9 @@ import dataclasses
 import jax
 
 from tests.mutants import status_of
-from transformer_theory.papers.sanford2023 import checks, qsa, separations
+from transformer_theory.papers.sanford2023 import _checks as checks
+from transformer_theory.papers.sanford2023 import _constructions_qsa as qsa
+from transformer_theory.papers.sanford2023 import _models_separations as separations
 
 jax.config.update("jax_enable_x64", True)
 

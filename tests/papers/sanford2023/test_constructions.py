@@ -7,8 +7,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from transformer_theory.papers.sanford2023 import match2, match3, qsa, rip
-from transformer_theory.papers.sanford2023 import tasks as ts
+from transformer_theory.papers.sanford2023 import _constructions_match2 as match2
+from transformer_theory.papers.sanford2023 import _constructions_match3 as match3
+from transformer_theory.papers.sanford2023 import _constructions_qsa as qsa
+from transformer_theory.papers.sanford2023 import _tasks as ts
+from transformer_theory.papers.sanford2023 import _theory_rip as rip
 
 
 def test_rip_constants_match_brute_force():

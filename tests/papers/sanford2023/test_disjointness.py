@@ -10,7 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from transformer_theory.papers.sanford2023 import disjointness as dj
+from transformer_theory.papers.sanford2023 import _theory_disjointness as dj
 
 
 def _pairs(q):

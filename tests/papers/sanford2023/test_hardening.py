@@ -14,10 +14,10 @@ from flax import nnx
 from tests.helpers import assert_close
 from transformer_theory import precision
 from transformer_theory.cli import main
-from transformer_theory.papers.sanford2023 import networks as baselines
-from transformer_theory.papers.sanford2023 import registry
-from transformer_theory.papers.sanford2023 import separations as sep
-from transformer_theory.papers.sanford2023 import tasks as ts
+from transformer_theory.papers.sanford2023 import _constructions_registry as registry
+from transformer_theory.papers.sanford2023 import _models as baselines
+from transformer_theory.papers.sanford2023 import _models_separations as sep
+from transformer_theory.papers.sanford2023 import _tasks as ts
 
 # ---------------------------------------------------------------------------------------------
 # API
@@ -176,4 +176,4 @@ def test_qsa_bits_experiment_smoke(tmp_path):
     (record,) = json.loads((tmp_path / "records.json").read_text())
     assert record["message_bits"] == pytest.approx(np.log2(3))  # m = 1, p = 2: {-1, 0, 1}
     assert record["bits_needed"] == 4 and (tmp_path / "qsa_bits.png").exists()
-    assert mod.main(["--model", "rnn", "--bits", "1", "--out", str(tmp_path / "x")]) == 2
+    assert mod.main(["--model", "rnn", "--set", "bits=1", "--out", str(tmp_path / "x")]) == 2

@@ -8,7 +8,11 @@ import functools
 import jax
 
 from tests.mutants import mutant, status_of
-from transformer_theory.papers.sanford2023 import disjointness, match2, qsa, registry, rip
+from transformer_theory.papers.sanford2023 import _constructions_match2 as match2
+from transformer_theory.papers.sanford2023 import _constructions_qsa as qsa
+from transformer_theory.papers.sanford2023 import _constructions_registry as registry
+from transformer_theory.papers.sanford2023 import _theory_disjointness as disjointness
+from transformer_theory.papers.sanford2023 import _theory_rip as rip
 
 jax.config.update("jax_enable_x64", True)
 

@@ -14,9 +14,9 @@ from flax import nnx
 
 from tests.helpers import assert_close
 from transformer_theory import precision
-from transformer_theory.papers.sanford2023 import networks as baselines
-from transformer_theory.papers.sanford2023 import separations as sep
-from transformer_theory.papers.sanford2023 import tasks as ts
+from transformer_theory.papers.sanford2023 import _models as baselines
+from transformer_theory.papers.sanford2023 import _models_separations as sep
+from transformer_theory.papers.sanford2023 import _tasks as ts
 
 EXPERIMENTS = Path(__file__).resolve().parents[3] / "experiments"
 
@@ -155,8 +155,8 @@ def test_qsa_separation_smoke(tmp_path):
 @pytest.mark.parametrize(
     "name, argv, message",
     [
-        ("sanford_qsa_separation", ["--q", "5", "--seq-len", "4"], "--q"),
-        ("sanford_match_width", ["--tasks", "match4"], "--tasks"),
+        ("sanford_qsa_separation", ["--set", "q=5", "--set", "seq_len=4"], "--q"),
+        ("sanford_match_width", ["--set", "tasks=match4"], "--tasks"),
     ],
 )
 def test_bad_arguments_exit_2_before_training(name, argv, message, tmp_path, capsys):

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from transformer_theory import precision
-from transformer_theory.papers.sanford2023 import registry, study
-from transformer_theory.papers.sanford2023 import tasks as ts
+from transformer_theory.papers.sanford2023 import _constructions_registry as registry
+from transformer_theory.papers.sanford2023 import _tasks as ts
+from transformer_theory.papers.sanford2023.experiments import sanford as study
 
 
 def test_every_unit_names_a_registered_task_and_its_sizes():
@@ -43,7 +44,7 @@ def test_exact_scale_is_log2_of_c_per_unit():
 
 
 def test_configurations_have_named_sizes():
-    settings = study.StudySettings(
+    settings = study.SanfordSettings(
         tasks=("qsa", "match2", "match3local"), ns=(4, 5), qs=(1,), epss=(0.1, 0.2), window=1
     )
     configs = study.configurations(settings)
@@ -65,17 +66,19 @@ def test_configurations_have_named_sizes():
 
 def test_check_sizes_refuses_before_any_work():
     with pytest.raises(ValueError, match=r"--n/--q: N = 64, q = 10"):
-        study.check_sizes(study.StudySettings(tasks=("qsa",), ns=(64,), qs=(10,)))
+        study.check_sizes(study.SanfordSettings(tasks=("qsa",), ns=(64,), qs=(10,)))
     with pytest.raises(ValueError, match="float64's exact range"):
-        study.check_sizes(study.StudySettings(tasks=("match2",), ns=(8,), modulus_power=9))
-    study.check_sizes(study.StudySettings(tasks=("match2",), ns=(3,), samples=50))
+        study.check_sizes(study.SanfordSettings(tasks=("match2",), ns=(8,), modulus_power=9))
+    study.check_sizes(study.SanfordSettings(tasks=("match2",), ns=(3,), samples=50))
 
 
-def test_run_study_writes_every_record_and_the_summary_rows(tmp_path):
+def test_run_writes_every_record_and_the_summary_rows(tmp_path):
     jax.config.update("jax_enable_x64", True)
-    settings = study.StudySettings(tasks=("match2",), ns=(3,), samples=50)
-    records = study.run_study(settings, str(tmp_path), plot=False)
+    settings = study.SanfordSettings(tasks=("match2",), ns=(3,), samples=50)
+    result = study.run(settings, str(tmp_path), plot=False)
+    records = result["rows"]
     (record,) = records
+    assert result["disj"] is None and not study.failed(result)
     assert not record["exhaustive"] and record["examples"] == 50  # 9^3 = 729 > 50 inputs
     assert record["accuracy_by_dtype"]["float64"] == 1.0 and not study.failed(record)
     assert set(record["accuracy_by_dtype"]) == set(precision.FORMATS)
@@ -94,12 +97,12 @@ def test_failed_reads_the_record():
 
 
 CONFIGS = [
-    "transformer_theory.papers.sanford2023.configs.qsa_separation",
-    "transformer_theory.papers.sanford2023.configs.qsa_bits_attention",
-    "transformer_theory.papers.sanford2023.configs.qsa_bits_rnn",
-    "transformer_theory.papers.sanford2023.configs.match_width",
-    "transformer_theory.papers.peng2024.configs.composition_depth",
-    "transformer_theory.papers.peng2024.configs.composition_one_layer",
+    "transformer_theory.papers.sanford2023.experiments.qsa_separation",
+    "transformer_theory.papers.sanford2023.experiments.qsa_bits_attention",
+    "transformer_theory.papers.sanford2023.experiments.qsa_bits_rnn",
+    "transformer_theory.papers.sanford2023.experiments.match_width",
+    "transformer_theory.papers.peng2024.experiments.composition_depth",
+    "transformer_theory.papers.peng2024.experiments.composition_one_layer",
 ]
 
 
@@ -116,8 +119,25 @@ def test_every_config_has_a_smoke_and_a_default_size(name):
 
 
 def test_the_command_offers_exactly_the_registered_names():
-    from transformer_theory.cli import sanford
+    # every registered unit, then the set-disjointness reduction (a protocol, not a unit)
+    assert study.TASKS == (*registry.NAMES, "disj")
+    assert study.SanfordSettings().tasks == study.TASKS  # --task all, the default
 
-    # the command keeps jax out of its parser's imports, so it lists the names itself: every
-    # registered unit, then the set-disjointness reduction (a protocol, not a unit)
-    assert sanford.TASKS == (*registry.NAMES, "disj")
+
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"tasks": ("match4",)}, "tasks"),
+        ({"tasks": ("qsa",), "ns": (4,), "qs": (4,)}, "qs"),
+        ({"ns": (8, 8)}, "ns"),
+        ({"tasks": ("disj",), "qs": (7,)}, "qs"),
+        ({"epss": (1.5,)}, "epss"),
+        ({"epss": (float("nan"),)}, "epss"),
+        ({"window": -1}, "window"),
+        ({"samples": 0}, "samples"),
+        ({"tasks": ("match3bigram",), "ns": (1,)}, "ns"),
+    ],
+)
+def test_settings_name_the_refused_field(change, field):
+    with pytest.raises(ValueError, match=f"^{field}: "):
+        study.SanfordSettings(**change)

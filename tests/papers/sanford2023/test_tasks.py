@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from transformer_theory.papers.sanford2023 import tasks as ts
+from transformer_theory.papers.sanford2023 import _tasks as ts
 
 
 def _ref(task, x, m, window=1):

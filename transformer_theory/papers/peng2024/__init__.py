@@ -1,33 +1,65 @@
 """Peng, Narayanan & Papadimitriou 2024, "On Limitations of the Transformer Architecture": function
 composition, the one-layer error bound of Theorem 1 and chain of thought (Theorem 2).
 
-Modules:
+Modules (private, by role; the names below are the public face):
 
-- :mod:`.tasks`: function-composition prompts with exact answers, and Theorem 1's bound.
-- :mod:`.networks`: the transformer with a true embedding, fake-quantized to ``p`` bits.
-- :mod:`.training`: the trained composition experiments (records and sweeps).
-- :mod:`.cot`: iterated composition with chain of thought: prompts, teacher forcing, the
-  autoregressive loop, the trained CoT experiment and the steps it needs.
-- :mod:`.construction`: one-pass composition by one layer, built by hand (ours): pair-token
-  prompts, the exact two-head model, and the bits it needs beside Theorem 1's ``n log n``.
-- :mod:`.one_pass`: the trained one-pass experiment on pair-token prompts (a recipe that learns,
-  head outputs rounded to ``p`` bits), against the bound and the construction.
-- :mod:`.plots`: their figures.
-- :mod:`.configs`: the experiments' configs (``get_config(size)``).
-- :mod:`.checks`: the checks behind the claims, each returning what it computed, in which
-  arithmetic and over which inputs (:class:`transformer_theory.ledger.Checked`).
+- ``_tasks``: function-composition prompts with exact answers.
+- ``_theory``: Theorem 1's error bound.
+- ``_models``: the transformer with a true embedding, fake-quantized to ``p`` bits;
+  ``_models_training``: training it on composition (and the library's one-layer format);
+  ``_models_cot``: iterated composition with chain of thought (prompts, teacher forcing, the
+  autoregressive loop, the steps it needs); ``_models_one_pass``: the one-pass recipe that learns
+  on pair-token prompts.
+- ``_constructions``: one-pass composition by one layer, built by hand (ours): pair-token prompts,
+  the exact two-head model, and the bits it needs beside Theorem 1's ``n log n``.
+- ``_checks``: the checks behind the claims (:class:`transformer_theory.ledger.Checked`).
+- ``_plots``: the figures.
+- :mod:`.experiments`: ``composition_depth``, ``composition_one_layer``, ``composition_cot``,
+  ``composition_bound``, ``composition_one_pass`` (``transformer-theory experiment NAME``).
 - :mod:`.claims`: the paper's statements in the claims ledger (``transformer-theory claims``).
 """
 
+from transformer_theory.papers.peng2024._constructions import (
+    budget_table,
+    build,
+    pair_sample,
+    smallest_exact_bits,
+)
+from transformer_theory.papers.peng2024._models import CompositionTransformer
+from transformer_theory.papers.peng2024._models_cot import (
+    cot_bound,
+    cot_record,
+    cot_sample,
+    cot_vocab,
+    generate,
+)
+from transformer_theory.papers.peng2024._models_one_pass import one_pass_record
+from transformer_theory.papers.peng2024._models_training import composition_trained_record
+from transformer_theory.papers.peng2024._tasks import composition_sample, composition_vocab
+from transformer_theory.papers.peng2024._theory import peng_error_bound
+from transformer_theory.papers.peng2024.experiments.composition_cot import CoTConfig
+from transformer_theory.papers.peng2024.experiments.composition_depth import (
+    CompositionDepthConfig,
+)
+from transformer_theory.papers.peng2024.experiments.composition_one_pass import OnePassConfig
+
 __all__ = [
-    "checks",
-    "claims",
-    "configs",
-    "construction",
-    "cot",
-    "networks",
-    "one_pass",
-    "plots",
-    "tasks",
-    "training",
+    "CoTConfig",
+    "CompositionDepthConfig",
+    "CompositionTransformer",
+    "OnePassConfig",
+    "budget_table",
+    "build",
+    "composition_sample",
+    "composition_trained_record",
+    "composition_vocab",
+    "cot_bound",
+    "cot_record",
+    "cot_sample",
+    "cot_vocab",
+    "generate",
+    "one_pass_record",
+    "pair_sample",
+    "peng_error_bound",
+    "smallest_exact_bits",
 ]

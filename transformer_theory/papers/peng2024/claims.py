@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from transformer_theory.claims import judges
 from transformer_theory.ledger import Row
-from transformer_theory.papers.peng2024 import checks
+from transformer_theory.papers.peng2024 import _checks as checks
 
 __all__ = ["CLAIMS"]
 
@@ -53,8 +53,8 @@ CLAIMS: list[Row] = [
             "The bound's values and where it is void, not Theorem 1: nothing here proves that a "
             "one-layer transformer errs with that probability (the theorem's proof is the paper's)."
         ),
-        command="python -c 'from transformer_theory.papers.peng2024 import tasks; "
-        "print(tasks.peng_error_bound(16, 1, 4, 8))'",
+        command="python -c 'from transformer_theory.papers import peng2024 as p; "
+        "print(p.peng_error_bound(16, 1, 4, 8))'",
     ),
     Row(
         id="peng2024.theorem1_trained",
@@ -117,8 +117,8 @@ CLAIMS: list[Row] = [
         expected="finding",
         note="The paper gives no construction; this is the library's. float32 / fake-quantized "
         "forward, not exact arithmetic; n > 3 is sampled.",
-        command="python -c 'from transformer_theory.papers.peng2024 import construction; "
-        "print(construction.budget_table((2, 3, 4, 8, 16)))'",
+        command="python -c 'from transformer_theory.papers import peng2024 as p; "
+        "print(p.budget_table((2, 3, 4, 8, 16)))'",
     ),
     Row(
         id="peng2024.theorem1_one_pass",

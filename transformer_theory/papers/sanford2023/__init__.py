@@ -2,42 +2,82 @@
 q-sparse averaging (qSA) and its restricted-isometry numerics, Match2 and Match3, and the trained
 separations against fully connected and recurrent networks.
 
-Modules:
+Modules (private, by role; the names below are the public face):
 
-- :mod:`.tasks`: qSA, Match2 and Match3 inputs with exact targets; the Match task registry.
-- :mod:`.rip`: the Rademacher matrix ``U`` and its restricted isometry / orthogonality constants.
-- :mod:`.qsa`: the qSA unit (Theorem 2): the vectors ``w_y``, the weights, the exact worst error.
-- :mod:`.match2`: the Match2 unit (Theorem 6).
-- :mod:`.match3`: the Match3Bigram (depth 2) and Match3Local (one layer) units.
-- :mod:`.disjointness`: the qSA lower bound's reduction from set disjointness, the one-way
-  protocol with the unit's query quantized to ``p`` bits, and where Match3's bound binds.
-- :mod:`.layers`: the softmax+MLP layer and the forward pass the units share.
-- :mod:`.registry`: the checked units by name (sizes, build, apply, cost, exact scale).
-- :mod:`.checks`: records of each construction checked (errors, RIP constants, exactness).
-- :mod:`.study`: the study of ``transformer-theory sanford`` (settings in, records out).
-- :mod:`.separations`: the trained qSA separations (attention against FNN and RNN).
-- :mod:`.match_training`: one trained softmax layer on Match2 / Match3 against its width.
-- :mod:`.networks`: the small Flax NNX networks the separations train.
-- :mod:`.plots`: the figures of the study and of the trained experiments.
-- :mod:`.configs`: the trained experiments' configs (``get_config(size)``).
+- ``_tasks``: qSA, Match2 and Match3 inputs with exact targets; the Match task registry.
+- ``_constructions``: the softmax+MLP layer and the forward pass the units share;
+  ``_constructions_qsa``: the qSA unit (Theorem 2); ``_constructions_match2``: the Match2 unit
+  (Theorem 6); ``_constructions_match3``: the Match3Bigram (depth 2) and Match3Local (one layer)
+  units; ``_constructions_registry``: the checked units by name (sizes, build, apply, exact scale).
+- ``_models``: the Flax NNX networks the separations train; ``_models_separations``: training
+  them on qSA; ``_models_match``: one trained softmax layer on Match2 / Match3.
+- ``_theory_rip``: the Rademacher matrix ``U`` and its restricted isometry / orthogonality
+  constants; ``_theory_disjointness``: the qSA lower bound's reduction from set disjointness, the
+  one-way protocol and where Match3's bound binds; ``_theory_costs``: what each check costs, and
+  the refusal of sizes beyond the budget.
+- ``_checks``: the checks behind the claims (:class:`transformer_theory.ledger.Checked`).
+- ``_plots``: the figures of the study and of the trained experiments.
+- :mod:`.experiments`: ``sanford`` (the study of ``transformer-theory sanford``),
+  ``qsa_separation``, ``qsa_bits_attention``, ``qsa_bits_rnn``, ``match_width``
+  (``transformer-theory experiment NAME``).
 - :mod:`.claims`: the paper's statements in the claims ledger (``transformer-theory claims``).
 """
 
+from transformer_theory.papers.sanford2023._constructions_match2 import match2_construction
+from transformer_theory.papers.sanford2023._constructions_match3 import (
+    match3bigram_construction,
+    match3local_construction,
+    match3local_single_construction,
+)
+from transformer_theory.papers.sanford2023._constructions_qsa import (
+    qsa_construction,
+    qsa_worst_error,
+)
+from transformer_theory.papers.sanford2023._constructions_registry import exact_scale
+from transformer_theory.papers.sanford2023._models import (
+    FullyConnected,
+    Recurrent,
+    SparseAveragingAttention,
+)
+from transformer_theory.papers.sanford2023._models_separations import qsa_trained_record
+from transformer_theory.papers.sanford2023._tasks import (
+    match_labels,
+    match_sample,
+    qsa_sample,
+    qsa_target,
+)
+from transformer_theory.papers.sanford2023._theory_disjointness import (
+    protocol_table,
+    reduction_record,
+)
+from transformer_theory.papers.sanford2023._theory_rip import rademacher, rip_constants
+from transformer_theory.papers.sanford2023.experiments.sanford import (
+    SanfordSettings,
+    match_record,
+    qsa_record,
+)
+
 __all__ = [
-    "checks",
-    "claims",
-    "configs",
-    "disjointness",
-    "layers",
-    "match2",
-    "match3",
-    "match_training",
-    "networks",
-    "plots",
-    "qsa",
-    "registry",
-    "rip",
-    "separations",
-    "study",
-    "tasks",
+    "FullyConnected",
+    "Recurrent",
+    "SanfordSettings",
+    "SparseAveragingAttention",
+    "exact_scale",
+    "match2_construction",
+    "match3bigram_construction",
+    "match3local_construction",
+    "match3local_single_construction",
+    "match_labels",
+    "match_record",
+    "match_sample",
+    "protocol_table",
+    "qsa_construction",
+    "qsa_record",
+    "qsa_sample",
+    "qsa_target",
+    "qsa_trained_record",
+    "qsa_worst_error",
+    "rademacher",
+    "reduction_record",
+    "rip_constants",
 ]

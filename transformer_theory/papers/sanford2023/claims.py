@@ -1,7 +1,7 @@
 """Sanford, Hsu & Telgarsky 2023's claims as the library checks them: a table of
 :class:`~transformer_theory.ledger.Row` (the printed words quoted from the slides, the source
 document ``001`` of the project's seeds); each check lives in
-:mod:`transformer_theory.papers.sanford2023.checks` beside the records it reads, and every status
+:mod:`transformer_theory.papers.sanford2023._checks` beside the records it reads, and every status
 is derived by :func:`transformer_theory.ledger.derive_status`.
 
 The qSA unit's rows enclose the WHOLE unit (attention, value map and readout) through
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from transformer_theory.claims import judges
 from transformer_theory.ledger import Row, open_claim
-from transformer_theory.papers.sanford2023 import checks
+from transformer_theory.papers.sanford2023 import _checks as checks
 
 __all__ = ["CLAIMS"]
 
@@ -132,8 +132,8 @@ CLAIMS: list[Row] = [
         sizes={"quick": {"rows": 1024}, "full": {"rows": 4096}},
         expected="corrected",
         correction="the orthogonality condition is over DISJOINT supports T, T' (rip.RIPReport)",
-        command="python -c 'from transformer_theory.papers.sanford2023 import rip; "
-        "print(rip.rip_constants(rip.rademacher(0, {rows}, 8), 1))'",
+        command="python -c 'from transformer_theory.papers import sanford2023 as s; "
+        "print(s.rip_constants(s.rademacher(0, {rows}, 8), 1))'",
     ),
     Row(
         id="sanford2023.qsa_lower_attention",

@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import DTypeLike
 
-from transformer_theory.papers.sanford2023.layers import run_streams, softmax_mlp_layer
+from transformer_theory.papers.sanford2023._constructions import run_streams, softmax_mlp_layer
 from transformer_theory.params import ModelConfig, ModelParams
 
 __all__ = [

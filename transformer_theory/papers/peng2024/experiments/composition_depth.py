@@ -40,11 +40,12 @@ Writes ``records.json`` (after each run) and ``composition_depth.png``.
 from __future__ import annotations
 
 import dataclasses
+import os
 
-from transformer_theory.papers.peng2024.training import CompositionDepthConfig
-from transformer_theory.papers.peng2024.training import run_composition_depth as run  # noqa: F401 (run by name)
+from transformer_theory.papers.peng2024 import _plots as plots
+from transformer_theory.papers.peng2024._models_training import _sweep, composition_trained_record
 
-__all__ = ["SIZES", "get_config", "run"]
+__all__ = ["SIZES", "CompositionDepthConfig", "get_config", "run"]
 
 SIZES = ("smoke", "default")
 
@@ -58,3 +59,57 @@ def get_config(size: str = "default") -> CompositionDepthConfig:
     if size == "smoke":  # the quantized path; depth 2 only repeats the block
         config = dataclasses.replace(config, n=4, steps=2, held_out=200, runs=((1, 2, 4),))
     return config
+
+
+@dataclasses.dataclass(frozen=True)
+class CompositionDepthConfig:
+    """The quantized composition sweep: every ``layers x widths x bits`` (``32`` = float32, no
+    rounding), ``heads`` heads, domains of ``n``."""
+
+    n: int = 16
+    heads: int = 1
+    widths: tuple[int, ...] = (2, 4, 8, 16)
+    bits: tuple[int, ...] = (2, 4, 8, 32)
+    layers: tuple[int, ...] = (1, 2)
+    steps: int = 2000
+    held_out: int = 2000
+    seed: int = 0
+    runs: tuple[tuple[int, int, int], ...] | None = None  # explicit (layers, d, p), else all
+
+    def __post_init__(self):
+        if any(b < 2 for b in self.bits):
+            raise ValueError(f"bits: expected every p >= 2, got {list(self.bits)}")
+        if self.n < 2:
+            raise ValueError(f"n: expected a domain size >= 2 (log n > 0), got {self.n}")
+
+    def grid(self) -> list[tuple[int, int, int]]:
+        """The ``(layers, d, p)`` of every run."""
+        if self.runs is not None:
+            return list(self.runs)
+        return [(a, d, b) for a in self.layers for d in self.widths for b in self.bits]
+
+
+def run(config: CompositionDepthConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
+    """Train every run of ``config`` (:func:`composition_trained_record`), writing
+    ``out_dir/records.json`` after each and the figure ``out_dir/composition_depth.png``."""
+    records = _sweep(
+        config.grid(),
+        lambda layers, d, p: [
+            composition_trained_record(
+                config.n,
+                layers,
+                config.heads,
+                d,
+                None if p == 32 else p,
+                steps=config.steps,
+                seed=config.seed,
+                held_out=config.held_out,
+            )
+        ],
+        out_dir,
+        desc="composition models",
+        progress=progress,
+    )
+    if records:
+        plots.composition_depth(records, os.path.join(out_dir, "composition_depth.png"))
+    return records

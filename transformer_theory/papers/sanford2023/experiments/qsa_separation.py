@@ -39,11 +39,15 @@ Writes ``records.json`` (one record per model and width, after each run) and
 from __future__ import annotations
 
 import dataclasses
+import os
 
-from transformer_theory.papers.sanford2023.separations import QSASeparationConfig
-from transformer_theory.papers.sanford2023.separations import run_qsa_separation as run  # noqa: F401 (run by name)
+from transformer_theory.papers.sanford2023 import _plots
+from transformer_theory.papers.sanford2023._models_separations import (
+    qsa_trained_record,
+    run_and_save,
+)
 
-__all__ = ["SIZES", "get_config", "run"]
+__all__ = ["SIZES", "QSASeparationConfig", "get_config", "run"]
 
 SIZES = ("smoke", "default")
 
@@ -60,3 +64,63 @@ def get_config(size: str = "default") -> QSASeparationConfig:
             config, seq_len=4, q=1, dim=1, steps=2, held_out=200, widths=widths
         )
     return config
+
+
+@dataclasses.dataclass(frozen=True)
+class QSASeparationConfig:
+    """The float32 qSA separation (``experiments/sanford_qsa_separation.py``): every model of
+    :data:`QSA_MODELS` at each of its widths on qSA at ``N = seq_len``, ``q``, ``d' = dim``."""
+
+    seq_len: int = 16
+    q: int = 1
+    dim: int = 1
+    steps: int = 3000
+    batch: int = 256
+    held_out: int = 2000
+    seed: int = 0
+    widths: tuple[tuple[str, tuple[int, ...]], ...] = (
+        ("attention", (1, 2, 4, 8, 16)),
+        ("fnn", (4, 16, 64, 256, 1024)),
+        ("rnn", (2, 4, 8, 16, 32, 64)),
+    )
+    learning_rates: tuple[tuple[str, float], ...] = (
+        ("attention", 3e-3),
+        ("fnn", 1e-3),
+        ("rnn", 3e-3),
+    )
+
+    def __post_init__(self):
+        for name in ("seq_len", "q", "dim", "steps", "batch", "held_out"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name}: expected a positive integer, got {getattr(self, name)}")
+        if self.q > self.seq_len:
+            raise ValueError(f"q: expected q <= N = {self.seq_len}, got {self.q}")
+
+
+def run(config: QSASeparationConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
+    """Train every (model, width) of ``config`` (:func:`qsa_trained_record`), writing
+    ``out_dir/records.json`` after each run and the figure ``out_dir/qsa_separation.png``.
+    Returns the records."""
+    rates = dict(config.learning_rates)
+    runs = [(model, w) for model, widths in config.widths for w in widths]
+    records = run_and_save(
+        runs,
+        lambda model, width: qsa_trained_record(
+            model,
+            config.seq_len,
+            config.q,
+            config.dim,
+            width,
+            steps=config.steps,
+            batch=config.batch,
+            learning_rate=rates[model],
+            seed=config.seed,
+            held_out=config.held_out,
+        ),
+        out_dir,
+        desc="qSA models",
+        progress=progress,
+    )
+    if records:
+        _plots.qsa_separation(records, os.path.join(out_dir, "qsa_separation.png"))
+    return records

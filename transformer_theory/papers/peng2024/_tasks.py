@@ -1,5 +1,5 @@
 """Function composition prompts (Peng, Narayanan & Papadimitriou 2024, "On limitations of the
-transformer architecture", Theorem 1) with exact answers, and the theorem's error bound.
+transformer architecture", Theorem 1) with exact answers (the theorem's bound: :mod:`._theory`).
 
 A prompt lists ``f: A -> B`` and ``g: B -> C`` (and ``h: C -> D`` for three functions) as
 ``argument, value`` token pairs in random order, then a query ``a`` and a separator; the answer is
@@ -10,13 +10,11 @@ is a token of the last domain. Shape letters: :mod:`transformer_theory.glossary`
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from transformer_theory._validate import check_int_arg, check_seed
 
-__all__ = ["composition_sample", "composition_vocab", "peng_error_bound"]
+__all__ = ["composition_sample", "composition_vocab"]
 
 
 def composition_vocab(n: int) -> int:
@@ -51,18 +49,3 @@ def composition_sample(
     sep = np.full((num, 1), 4 * n)
     tokens = np.concatenate(blocks + [query[:, None], sep], axis=1)
     return tokens, value + depth * n
-
-
-def peng_error_bound(n: int, heads: int, width: int, bits: int) -> float:
-    """Peng et al. 2024, Theorem 1: a one-layer transformer with ``H`` heads, embedding ``d`` and
-    ``p``-bit precision answers function composition wrongly with probability at least (``log``
-    in bits, as ``p`` counts bits)
-    ``R / (3 n log n)``, ``R = n log n - H (d + 1) p`` (0 when ``R <= 0``: the bound is void)."""
-    for name, v in (("n", n), ("heads", heads), ("width", width), ("bits", bits)):
-        # NaN/inf would end in int()'s message, naming no argument; 2.5 would be truncated
-        if isinstance(v, bool) or v != v or v in (math.inf, -math.inf) or v != int(v) or v < 1:
-            raise ValueError(f"{name}: expected an integer >= 1, got {v}")
-    if n < 2:
-        return 0.0
-    nlogn = n * math.log2(n)
-    return max(0.0, (nlogn - heads * (width + 1) * bits) / (3 * nlogn))

@@ -1,7 +1,7 @@
 """Function composition against Peng, Narayanan & Papadimitriou 2024, Theorem 1, made informative:
 one-layer transformers (``H`` heads, embedding ``d``, weights and activations fake-quantized to
 ``p`` bits, ``p = 32`` = float32) answer ``g(f(x))`` in ONE pass, in the table form of the prompt
-(:mod:`transformer_theory.papers.peng2024.cot`, ``K = 2``, stride 2), at cells where the bound
+(the prompts of ``_models_cot``, ``K = 2``, stride 2), at cells where the bound
 ``R / (3 n log n)``, ``R = n log2 n - H (d + 1) p``, is void (``R <= 0``) and cells where ``R > 0``,
 with ONE recipe (Adam 3e-3 with a cosine decay, 4,000 steps of 128 prompts), so that a failure
 where ``R > 0`` can be set beside the same recipe's success where the bound is void (what the
@@ -44,9 +44,12 @@ at 4 bits too, and sets its ``R > 0`` cells beside that and beside a hand-built 
 from __future__ import annotations
 
 import dataclasses
+import os
 
-from transformer_theory.papers.peng2024.cot import CoTConfig
-from transformer_theory.papers.peng2024.cot import run_composition_bound as run  # noqa: F401 (run by name)
+from transformer_theory.papers.peng2024 import _plots as plots
+from transformer_theory.papers.peng2024._models_cot import bound_records
+from transformer_theory.papers.peng2024._models_training import _sweep
+from transformer_theory.papers.peng2024.experiments.composition_cot import CoTConfig, _cell_record
 
 __all__ = ["SIZES", "get_config", "run"]
 
@@ -74,3 +77,21 @@ def get_config(size: str = "default") -> CoTConfig:
             config, ns=(8,), cells=((9, 16, 32), (1, 2, 2), (1, 1, 2)), steps=6000
         )
     return config
+
+
+def run(config: CoTConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
+    """Theorem 1 in table form: every ``ns x cells`` model answers the ``K``-fold composition in
+    ONE pass (stride ``K``; ``config.strides`` is ignored), trained and evaluated like
+    :func:`.composition_cot.run`; the records (:func:`bound_records`: error beside the bound) go
+    to ``out_dir/records.json`` after each run, the figure to ``out_dir/composition_bound.png``."""
+    runs = [(n, c) for n in config.ns for c in config.cells]
+    records = _sweep(
+        runs,
+        lambda n, cell: bound_records([_cell_record(config, n, cell, config.functions)]),
+        out_dir,
+        desc="one-pass composition models",
+        progress=progress,
+    )
+    if records:
+        plots.composition_depth(records, os.path.join(out_dir, "composition_bound.png"))
+    return records

@@ -11,7 +11,7 @@ one-hot tokens writes the token histogram into every position, and ``Match3(X)_i
 function of (``x_i``, histogram) on a finite set, which a wide enough ReLU MLP computes (the
 models here have 64 hidden units; whether that is enough is not shown). Two layers of width 3
 represent Match3Bigram exactly
-(:func:`transformer_theory.papers.sanford2023.match3.match3bigram_construction`). So a model
+(:func:`transformer_theory.papers.sanford2023.match3bigram_construction`). So a model
 at the majority baseline shows that Adam did not find a solution at this budget, nothing more.
 
 Models are the library's ONE parameter format (``init_params``; one-hot tokens, no positions, as
@@ -46,11 +46,13 @@ Writes ``records.json`` (after each run) and ``match_width.png``.
 from __future__ import annotations
 
 import dataclasses
+import os
 
-from transformer_theory.papers.sanford2023.match_training import MatchWidthConfig
-from transformer_theory.papers.sanford2023.match_training import run_match_width as run  # noqa: F401 (run by name)
+from transformer_theory.papers.sanford2023 import _plots
+from transformer_theory.papers.sanford2023._models_match import DEPTHS, train_match_model
+from transformer_theory.papers.sanford2023._models_separations import run_and_save
 
-__all__ = ["SIZES", "get_config", "run"]
+__all__ = ["SIZES", "MatchWidthConfig", "get_config", "run"]
 
 SIZES = ("smoke", "default", "large")
 
@@ -68,3 +70,49 @@ def get_config(size: str = "default") -> MatchWidthConfig:
             config, tasks=("match2", "match3"), heads=(1, 4), widths=(1, 4, 16, 64)
         )
     return config
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchWidthConfig:
+    """The Match width sweep: every ``tasks x heads x widths`` at ``N = seq_len``, ``M =
+    modulus``, ``steps`` Adam steps of ``batch`` sequences."""
+
+    seq_len: int = 8
+    modulus: int = 64
+    tasks: tuple[str, ...] = ("match2", "match3", "match3bigram")
+    widths: tuple[int, ...] = (1, 4, 16)
+    heads: tuple[int, ...] = (2,)
+    steps: int = 1500
+    batch: int = 128
+    seed: int = 0
+
+    def __post_init__(self):
+        unknown = [t for t in self.tasks if t not in DEPTHS]
+        if not self.tasks or unknown:
+            raise ValueError(f"tasks: choose from {', '.join(DEPTHS)}, got {list(self.tasks)}")
+
+
+def run(config: MatchWidthConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
+    """Train every (task, heads, width) of ``config`` (:func:`train_match_model`), writing
+    ``out_dir/records.json`` after each run and the figure ``out_dir/match_width.png``."""
+    runs = [(t, DEPTHS[t], h, w) for t in config.tasks for h in config.heads for w in config.widths]
+    records = run_and_save(
+        runs,
+        lambda task, depth, h, width: train_match_model(
+            task,
+            config.seq_len,
+            config.modulus,
+            depth,
+            width,
+            h,
+            config.steps,
+            config.batch,
+            seed=config.seed,
+        ),
+        out_dir,
+        desc="Match models",
+        progress=progress,
+    )
+    if records:
+        _plots.match_width(records, os.path.join(out_dir, "match_width.png"))
+    return records

@@ -24,9 +24,9 @@ import scipy.optimize
 from jax.typing import DTypeLike
 
 from transformer_theory import _validate
-from transformer_theory.papers.sanford2023 import tasks as tasks_sanford
-from transformer_theory.papers.sanford2023.layers import run_streams
-from transformer_theory.papers.sanford2023.rip import rademacher
+from transformer_theory.papers.sanford2023 import _tasks as tasks_sanford
+from transformer_theory.papers.sanford2023._constructions import run_streams
+from transformer_theory.papers.sanford2023._theory_rip import rademacher
 from transformer_theory.params import AttentionParams, LayerParams, ModelConfig, ModelParams
 
 __all__ = [

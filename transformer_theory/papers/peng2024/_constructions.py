@@ -55,7 +55,7 @@ import numpy as np
 from flax import nnx
 
 from transformer_theory._validate import check_int_arg, check_ndim, check_seed, check_token_ids
-from transformer_theory.papers.peng2024.networks import CompositionTransformer
+from transformer_theory.papers.peng2024._models import CompositionTransformer
 
 __all__ = [
     "HEADS",

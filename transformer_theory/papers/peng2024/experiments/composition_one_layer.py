@@ -22,11 +22,12 @@ Writes ``records.json`` (after each run) and ``composition.png``.
 from __future__ import annotations
 
 import dataclasses
+import os
 
-from transformer_theory.papers.peng2024.training import OneLayerConfig
-from transformer_theory.papers.peng2024.training import run_one_layer as run  # noqa: F401 (run by name)
+from transformer_theory.papers.peng2024 import _plots as plots
+from transformer_theory.papers.peng2024._models_training import _sweep, one_layer_records
 
-__all__ = ["SIZES", "get_config", "run"]
+__all__ = ["SIZES", "OneLayerConfig", "get_config", "run"]
 
 SIZES = ("smoke", "default")
 
@@ -40,3 +41,35 @@ def get_config(size: str = "default") -> OneLayerConfig:
     if size == "smoke":
         config = dataclasses.replace(config, n=4, steps=2, widths=(2,))
     return config
+
+
+@dataclasses.dataclass(frozen=True)
+class OneLayerConfig:
+    """The library-format composition sweep: ``depths x widths``, ``heads`` heads, domains of
+    ``n``, ``steps`` Adam steps of ``batch`` prompts."""
+
+    n: int = 16
+    depths: tuple[int, ...] = (1, 2)
+    widths: tuple[int, ...] = (1, 4, 16)
+    heads: int = 1
+    steps: int = 800
+    batch: int = 128
+    seed: int = 0
+
+
+def run(config: OneLayerConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
+    """Train every ``(depth, width)`` of ``config`` (:func:`one_layer_records`), writing
+    ``out_dir/records.json`` after each and the figure ``out_dir/composition.png``."""
+    runs = [(depth, width) for depth in config.depths for width in config.widths]
+    records = _sweep(
+        runs,
+        lambda depth, width: one_layer_records(
+            config.n, depth, width, config.heads, config.steps, config.batch, config.seed
+        ),
+        out_dir,
+        desc="composition models",
+        progress=progress,
+    )
+    if records:
+        plots.one_layer(records, os.path.join(out_dir, "composition.png"))
+    return records

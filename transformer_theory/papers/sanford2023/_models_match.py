@@ -10,25 +10,19 @@ fresh balanced samples each step (:func:`~.tasks.match_sample`).
 
 from __future__ import annotations
 
-import dataclasses
-import os
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
 
 from transformer_theory.core.forward import forward_trace
-from transformer_theory.papers.sanford2023 import tasks as ts
-from transformer_theory.papers.sanford2023.separations import run_and_save
+from transformer_theory.papers.sanford2023 import _tasks as ts
 from transformer_theory.params import ModelConfig, ModelParams, init_params
 from transformer_theory.train.fit import fit
 
 __all__ = [
     "DEPTHS",
-    "MatchWidthConfig",
     "per_position_logits",
-    "run_match_width",
     "train_match_model",
 ]
 
@@ -97,51 +91,3 @@ def train_match_model(
         "positive_rate": float(y.mean()),
         "majority_baseline": float(max(y.mean(), 1 - y.mean())),
     }
-
-
-@dataclasses.dataclass(frozen=True)
-class MatchWidthConfig:
-    """The Match width sweep: every ``tasks x heads x widths`` at ``N = seq_len``, ``M =
-    modulus``, ``steps`` Adam steps of ``batch`` sequences."""
-
-    seq_len: int = 8
-    modulus: int = 64
-    tasks: tuple[str, ...] = ("match2", "match3", "match3bigram")
-    widths: tuple[int, ...] = (1, 4, 16)
-    heads: tuple[int, ...] = (2,)
-    steps: int = 1500
-    batch: int = 128
-    seed: int = 0
-
-    def __post_init__(self):
-        unknown = [t for t in self.tasks if t not in DEPTHS]
-        if not self.tasks or unknown:
-            raise ValueError(f"tasks: choose from {', '.join(DEPTHS)}, got {list(self.tasks)}")
-
-
-def run_match_width(config: MatchWidthConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
-    """Train every (task, heads, width) of ``config`` (:func:`train_match_model`), writing
-    ``out_dir/records.json`` after each run and the figure ``out_dir/match_width.png``."""
-    from transformer_theory.papers.sanford2023 import plots
-
-    runs = [(t, DEPTHS[t], h, w) for t in config.tasks for h in config.heads for w in config.widths]
-    records = run_and_save(
-        runs,
-        lambda task, depth, h, width: train_match_model(
-            task,
-            config.seq_len,
-            config.modulus,
-            depth,
-            width,
-            h,
-            config.steps,
-            config.batch,
-            seed=config.seed,
-        ),
-        out_dir,
-        desc="Match models",
-        progress=progress,
-    )
-    if records:
-        plots.match_width(records, os.path.join(out_dir, "match_width.png"))
-    return records

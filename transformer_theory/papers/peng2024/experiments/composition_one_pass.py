@@ -1,8 +1,8 @@
 """Theorem 1 of Peng, Narayanan & Papadimitriou 2024 with one-layer models that learn (our recipe,
-:mod:`transformer_theory.papers.peng2024.one_pass`): ``g(f(x))`` in one pass on pair-token
+:mod:`transformer_theory.papers.peng2024._models_one_pass`): ``g(f(x))`` in one pass on pair-token
 prompts, head outputs rounded to ``p`` bits, trained with an auxiliary ``f(x)`` curriculum where
 the bound is void and where ``R > 0``, beside the hand-built exact model
-(:mod:`transformer_theory.papers.peng2024.construction`).
+(:mod:`transformer_theory.papers.peng2024._constructions`).
 
 Command (this machine, 2 shared CPU cores; ``--size smoke`` runs a few steps for the test)::
 
@@ -13,14 +13,14 @@ with two other training jobs; committed as ``experiments/results/peng2024_compos
 .json``): n = 6, so ``n log2 n = 15.5`` bits; 30,000 Adam steps (2e-3, cosine), 30% ``f(x)``
 queries; 2,000 held-out ``g(f(x))`` prompts; chance error 0.833, the error of guessing ``g``'s
 most frequent value 0.590 (on the same prompts). Every run converged (the rule of
-:func:`~transformer_theory.papers.peng2024.one_pass.converged`). Error (bound), message bits
+:func:`~transformer_theory.papers.peng2024._models_one_pass.converged`). Error (bound), message bits
 ``H (d + 1) p``:
 
 - where the bound is void: H = 2, d = 36 in float32 (2,368 bits) 0.000, at p = 4 (296 bits)
   0.0005, at p = 2 (148 bits) 0.603; H = 2, d = 8 in float32 (576 bits) 0.579;
 - where ``R > 0``: H = 1, d = 2, p = 4 (12 bits) 0.716 (0.075); H = 1, d = 1, p = 4 (8 bits) 0.799
   (0.161); H = 2, d = 1, p = 2 (8 bits) 0.831 (0.161); H = 1, d = 1, p = 2 (4 bits) 0.765 (0.247);
-- the hand-built model (:func:`~transformer_theory.papers.peng2024.construction.build`, d = 49)
+- the hand-built model (:func:`~transformer_theory.papers.peng2024._constructions.build`, d = 49)
   is exact on 4,096 sampled prompts at p = 4 (400 bits; 2,786 errors at p = 3).
 
 So the recipe learns one-pass composition at n = 6 where the bound is void, at 4 bits too, and
@@ -45,13 +45,15 @@ each ``n``) and ``composition_one_pass.png`` (error against the message bits ``H
 from __future__ import annotations
 
 import dataclasses
+import os
 
-from transformer_theory.papers.peng2024.one_pass import (
-    OnePassConfig,
-    run,  # noqa: F401 (run by name)
-)
+from transformer_theory import jsonio
+from transformer_theory.papers.peng2024 import _constructions as construction
+from transformer_theory.papers.peng2024 import _plots as plots
+from transformer_theory.papers.peng2024._models_one_pass import one_pass_record
+from transformer_theory.papers.peng2024._models_training import _sweep
 
-__all__ = ["SIZES", "get_config", "run"]
+__all__ = ["SIZES", "OnePassConfig", "get_config", "run"]
 
 SIZES = ("smoke", "default")
 
@@ -88,3 +90,62 @@ def get_config(size: str = "default") -> OnePassConfig:
             construction_samples=64,
         )
     return config
+
+
+@dataclasses.dataclass(frozen=True)
+class OnePassConfig:
+    """Every ``ns x cells`` (``cells``: ``(H, d, p)``, ``p = 32`` float32) trained with the recipe
+    above: ``steps`` Adam steps of ``batch`` prompts, a fraction ``aux`` asking for ``f(x)``."""
+
+    ns: tuple[int, ...] = (6,)
+    cells: tuple[tuple[int, int, int], ...] = ((2, 36, 32),)
+    steps: int = 20000
+    batch: int = 128
+    learning_rate: float = 3e-3
+    aux: float = 0.3
+    held_out: int = 2000
+    seed: int = 0
+    construction_samples: int = 4096
+
+    def __post_init__(self):
+        for h, d, p in self.cells:
+            if min(h, d) < 1 or p < 2:
+                raise ValueError(f"cells: expected (H >= 1, d >= 1, p >= 2), got {(h, d, p)}")
+        if min(self.ns) < 2:
+            raise ValueError(f"ns: expected domain sizes >= 2, got {list(self.ns)}")
+        if not 0 <= self.aux < 1:
+            raise ValueError(f"aux: expected a fraction in [0, 1), got {self.aux}")
+        if self.seed < 0:  # numpy seeds are non-negative
+            raise ValueError(f"seed: expected an integer >= 0, got {self.seed}")
+
+
+def run(config: OnePassConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
+    """Train every model of ``config`` (:func:`one_pass_record`), writing ``out_dir/records.json``
+    after each; then the construction's budget at each ``n``
+    (:func:`.construction.budget_table`) to ``out_dir/construction.json`` and the figure
+    ``out_dir/composition_one_pass.png``."""
+    runs = [(n, c) for n in config.ns for c in config.cells]
+
+    def train(n, cell):
+        heads, width, bits = cell
+        return [
+            one_pass_record(
+                n,
+                heads,
+                width,
+                None if bits == 32 else bits,
+                steps=config.steps,
+                batch=config.batch,
+                learning_rate=config.learning_rate,
+                aux=config.aux,
+                seed=config.seed,
+                held_out=config.held_out,
+            )
+        ]
+
+    records = _sweep(runs, train, out_dir, desc="one-pass models", progress=progress)
+    built = construction.budget_table(tuple(config.ns), samples=config.construction_samples)
+    jsonio.write_json(os.path.join(out_dir, "construction.json"), built)
+    if records:
+        plots.one_pass(records, built, os.path.join(out_dir, "composition_one_pass.png"))
+    return records

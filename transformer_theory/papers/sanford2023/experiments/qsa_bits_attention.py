@@ -19,9 +19,9 @@ below its threshold cannot reach eps by the theorem; whether a cell above it doe
 result. Measured 2026-11-24 (full tables in README, "Transformers against other networks"):
 attention, 4 min 23 s: the cells below 4 bits (1.6, 2.8, 3.2) at error 0.33-0.36 (output 0:
 0.475), within eps on every held-out input only at m = 16, p = 8 (128 bits, error 0.051); GRU,
-3 min 12 s: every cell 0.81-0.84 (output 0: 0.837), nothing learned; with ``--widths 8,32
---bits 3,8 --steps 3000`` (4 min 12 s) state 32 at p = 8 (256 bits) reaches error 0.116, all
-within eps.
+3 min 12 s: every cell 0.81-0.84 (output 0: 0.837), nothing learned; with
+``--set widths=8,32 --set bits=3,8 --set steps=3000`` (4 min 12 s) state 32 at p = 8 (256 bits)
+reaches error 0.116, all within eps.
 
 This config: the ``attention`` sweep (the GRU's: :mod:`.qsa_bits_rnn`). Writes ``records.json``
 (after each run) and ``qsa_bits.png``.
@@ -30,11 +30,15 @@ This config: the ``attention`` sweep (the GRU's: :mod:`.qsa_bits_rnn`). Writes `
 from __future__ import annotations
 
 import dataclasses
+import os
 
-from transformer_theory.papers.sanford2023.separations import QSABitsConfig
-from transformer_theory.papers.sanford2023.separations import run_qsa_bits as run  # noqa: F401 (run by name)
+from transformer_theory.papers.sanford2023 import _plots
+from transformer_theory.papers.sanford2023._models_separations import (
+    qsa_trained_record,
+    run_and_save,
+)
 
-__all__ = ["SIZES", "get_config", "run"]
+__all__ = ["SIZES", "QSABitsConfig", "get_config", "run"]
 
 SIZES = ("smoke", "default")
 
@@ -48,3 +52,57 @@ def get_config(size: str = "default") -> QSABitsConfig:
     if size == "smoke":
         config = dataclasses.replace(config, steps=2, held_out=100, widths=(1,), bits=(2,))
     return config
+
+
+@dataclasses.dataclass(frozen=True)
+class QSABitsConfig:
+    """The quantized qSA sweep (``experiments/sanford_qsa_bits.py``): ``model`` (attention or
+    rnn) at every width x precision ``p`` (``bits``, each ``>= 2``), ``d' = 1``."""
+
+    model: str = "attention"
+    seq_len: int = 9
+    q: int = 4
+    widths: tuple[int, ...] = (1, 2, 4, 8, 16)
+    bits: tuple[int, ...] = (2, 3, 8)
+    learning_rate: float = 3e-3
+    steps: int = 1000
+    batch: int = 256
+    held_out: int = 2000
+    seed: int = 0
+
+    def __post_init__(self):
+        if self.model not in ("attention", "rnn"):
+            raise ValueError(f"model: expected attention or rnn, got {self.model!r}")
+        if min(self.bits) < 2:
+            raise ValueError(
+                f"bits: expected every p >= 2 (sign and one level), got {list(self.bits)}"
+            )
+
+
+def run(config: QSABitsConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
+    """Train ``config.model`` at every (width, bits) (:func:`qsa_trained_record` with ``bits``),
+    writing ``out_dir/records.json`` after each run and the figure ``out_dir/qsa_bits.png``.
+    Returns the records."""
+    runs = [(w, b) for b in config.bits for w in config.widths]
+    records = run_and_save(
+        runs,
+        lambda w, b: qsa_trained_record(
+            config.model,
+            config.seq_len,
+            config.q,
+            1,
+            w,
+            steps=config.steps,
+            batch=config.batch,
+            learning_rate=config.learning_rate,
+            seed=config.seed,
+            held_out=config.held_out,
+            bits=b,
+        ),
+        out_dir,
+        desc=f"{config.model} x bits",
+        progress=progress,
+    )
+    if records:
+        _plots.qsa_bits(records, os.path.join(out_dir, "qsa_bits.png"))
+    return records

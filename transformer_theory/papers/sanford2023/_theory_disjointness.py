@@ -47,7 +47,6 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import os
 from collections.abc import Sequence
 from fractions import Fraction
 
@@ -55,9 +54,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from transformer_theory import _validate, budget, jsonio, precision
-from transformer_theory.papers.sanford2023 import qsa
-from transformer_theory.papers.sanford2023.layers import run_streams
+from transformer_theory import _validate, budget, precision
+from transformer_theory.papers.sanford2023 import _constructions_qsa as qsa
+from transformer_theory.papers.sanford2023._constructions import run_streams
 
 __all__ = [
     "UNIT_ROWS",
@@ -74,14 +73,12 @@ __all__ = [
     "message_scale",
     "pack_message",
     "protocol_record",
-    "protocol_summary",
     "protocol_table",
     "qsa_row_exact",
     "query_position",
     "query_subset",
     "reduction_record",
     "reduction_unit",
-    "run_disj",
     "unpack_message",
 ]
 
@@ -516,7 +513,7 @@ def match3_bound_table() -> list[dict]:
     lengths (``p = 64``, float64 words; they compute Match3Local, which the bound does not
     cover: their row says how large ``c`` would have to be for the bound to forbid a Match3 unit
     of their size)."""
-    from transformer_theory.papers.sanford2023.configs import match_width
+    from transformer_theory.papers.sanford2023.experiments import match_width
 
     rows = []
     for size in match_width.SIZES:
@@ -543,35 +540,3 @@ def match3_bound_table() -> list[dict]:
 
 # ---------------------------------------------------------------------------------------------
 # the study of ``transformer-theory sanford --task disj``
-
-
-def protocol_summary(record: dict) -> dict:
-    """One table row of a :func:`protocol_record`: sizes, message bits against DISJ's ``q``,
-    the verdict and the witness."""
-    witness = record["wrong_pair"]
-    return {
-        "q": record["q"],
-        "N": record["N"],
-        "m": record["m"],
-        "p": record["p"],
-        "bits m p": record["message_bits"],
-        "DISJ q": record["disj_bits"],
-        "messages": f"{record['distinct_messages']}/{2 ** record['q']}",
-        "decides all": "yes" if record["decides_all"] else "NO",
-        "witness (a; b)": None
-        if witness is None
-        else "".join(map(str, witness["a"])) + ";" + "".join(map(str, witness["b"])),
-    }
-
-
-def run_disj(qs: tuple[int, ...], out_dir: str, *, seed: int = 0) -> dict:
-    """The reduction (:func:`reduction_record`) and the protocol (:func:`protocol_table`) at
-    every ``q`` of ``qs``, and :func:`match3_bound_table`; written to ``out_dir/disj.json``.
-    Needs ``jax_enable_x64`` (the unit runs in float64)."""
-    result = {
-        "reduction": [reduction_record(q) for q in qs],
-        "protocol": protocol_table(tuple(qs), seed=seed),
-        "match3_bound": match3_bound_table(),
-    }
-    jsonio.write_json(os.path.join(out_dir, "disj.json"), result)
-    return result

@@ -1,8 +1,8 @@
 """The trained qSA separation of Sanford, Hsu & Telgarsky 2023: the networks of
 :mod:`.networks` trained with Adam (:func:`transformer_theory.train.fit.fit`) on q-sparse
 averaging, each run returned as a JSON-ready record (:func:`qsa_trained_record`), and the sweeps
-of the two experiments (:func:`run_qsa_separation`, :func:`run_qsa_bits`; configs in
-:mod:`.configs`), which write every finished record as they go.
+of the experiments (:mod:`.experiments.qsa_separation`, :mod:`.experiments.qsa_bits_attention`)
+write every finished record as they go (:func:`run_and_save`).
 
 Encoding of a qSA input (the same for every network, so the comparison is fair): ``x_i = (z_i,
 1[y_i], e_i)`` of width ``d' + 2N`` -- the vector, the indicator row of the q-subset ``y_i`` and
@@ -14,7 +14,6 @@ bounds do not depend on the encoding (they hold for any input map). Shape letter
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -25,13 +24,11 @@ import optax
 from flax import nnx
 
 from transformer_theory import jsonio, precision
-from transformer_theory.papers.sanford2023 import networks as baselines
-from transformer_theory.papers.sanford2023 import tasks as ts
+from transformer_theory.papers.sanford2023 import _models as baselines
+from transformer_theory.papers.sanford2023 import _tasks as ts
 from transformer_theory.train.fit import fit
 
 __all__ = [
-    "QSABitsConfig",
-    "QSASeparationConfig",
     "QSA_MODELS",
     "build_qsa_model",
     "qsa_bit_threshold",
@@ -39,8 +36,6 @@ __all__ = [
     "qsa_threshold",
     "qsa_trained_record",
     "run_and_save",
-    "run_qsa_bits",
-    "run_qsa_separation",
     "train_adam_cosine",
 ]
 
@@ -84,7 +79,7 @@ def qsa_bit_threshold(model: str, seq_len: int, q: int, dim: int) -> float | Non
       sends ``Q(x_{2q+1})``, ``m p`` bits, and Bob answers one bit; set disjointness of ``q`` bits
       needs ``q + 1`` bits of deterministic communication, so ``m p >= q``; the reduction needs
       ``N >= 2q + 1`` and ``eps < 1/q``, which ``1/(2q)`` meets);
-    - ``rnn``: the state of :class:`~transformer_theory.papers.sanford2023.networks.Recurrent` must
+    - ``rnn``: the state of :class:`~transformer_theory.papers.sanford2023._models.Recurrent` must
       hold ``>= floor(N/2) / 2`` bits. This is OUR derivation for the two-pass GRU, not the paper's
       number: cut the sequence after ``k = floor(N/2)`` positions; the first-pass state at ``k`` and
       the second-pass state at ``k`` are the only two messages from the first part to the second,
@@ -233,124 +228,4 @@ def run_and_save(
         jsonio.write_json(os.path.join(out, "records.json"), records)
     if not records:
         jsonio.write_json(os.path.join(out, "records.json"), records)
-    return records
-
-
-@dataclasses.dataclass(frozen=True)
-class QSASeparationConfig:
-    """The float32 qSA separation (``experiments/sanford_qsa_separation.py``): every model of
-    :data:`QSA_MODELS` at each of its widths on qSA at ``N = seq_len``, ``q``, ``d' = dim``."""
-
-    seq_len: int = 16
-    q: int = 1
-    dim: int = 1
-    steps: int = 3000
-    batch: int = 256
-    held_out: int = 2000
-    seed: int = 0
-    widths: tuple[tuple[str, tuple[int, ...]], ...] = (
-        ("attention", (1, 2, 4, 8, 16)),
-        ("fnn", (4, 16, 64, 256, 1024)),
-        ("rnn", (2, 4, 8, 16, 32, 64)),
-    )
-    learning_rates: tuple[tuple[str, float], ...] = (
-        ("attention", 3e-3),
-        ("fnn", 1e-3),
-        ("rnn", 3e-3),
-    )
-
-    def __post_init__(self):
-        for name in ("seq_len", "q", "dim", "steps", "batch", "held_out"):
-            if int(getattr(self, name)) < 1:
-                raise ValueError(f"{name}: expected a positive integer, got {getattr(self, name)}")
-        if self.q > self.seq_len:
-            raise ValueError(f"q: expected q <= N = {self.seq_len}, got {self.q}")
-
-
-def run_qsa_separation(
-    config: QSASeparationConfig, out_dir: str, *, progress: bool = True
-) -> list[dict]:
-    """Train every (model, width) of ``config`` (:func:`qsa_trained_record`), writing
-    ``out_dir/records.json`` after each run and the figure ``out_dir/qsa_separation.png``.
-    Returns the records."""
-    from transformer_theory.papers.sanford2023 import plots
-
-    rates = dict(config.learning_rates)
-    runs = [(model, w) for model, widths in config.widths for w in widths]
-    records = run_and_save(
-        runs,
-        lambda model, width: qsa_trained_record(
-            model,
-            config.seq_len,
-            config.q,
-            config.dim,
-            width,
-            steps=config.steps,
-            batch=config.batch,
-            learning_rate=rates[model],
-            seed=config.seed,
-            held_out=config.held_out,
-        ),
-        out_dir,
-        desc="qSA models",
-        progress=progress,
-    )
-    if records:
-        plots.qsa_separation(records, os.path.join(out_dir, "qsa_separation.png"))
-    return records
-
-
-@dataclasses.dataclass(frozen=True)
-class QSABitsConfig:
-    """The quantized qSA sweep (``experiments/sanford_qsa_bits.py``): ``model`` (attention or
-    rnn) at every width x precision ``p`` (``bits``, each ``>= 2``), ``d' = 1``."""
-
-    model: str = "attention"
-    seq_len: int = 9
-    q: int = 4
-    widths: tuple[int, ...] = (1, 2, 4, 8, 16)
-    bits: tuple[int, ...] = (2, 3, 8)
-    learning_rate: float = 3e-3
-    steps: int = 1000
-    batch: int = 256
-    held_out: int = 2000
-    seed: int = 0
-
-    def __post_init__(self):
-        if self.model not in ("attention", "rnn"):
-            raise ValueError(f"model: expected attention or rnn, got {self.model!r}")
-        if min(self.bits) < 2:
-            raise ValueError(
-                f"bits: expected every p >= 2 (sign and one level), got {list(self.bits)}"
-            )
-
-
-def run_qsa_bits(config: QSABitsConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
-    """Train ``config.model`` at every (width, bits) (:func:`qsa_trained_record` with ``bits``),
-    writing ``out_dir/records.json`` after each run and the figure ``out_dir/qsa_bits.png``.
-    Returns the records."""
-    from transformer_theory.papers.sanford2023 import plots
-
-    runs = [(w, b) for b in config.bits for w in config.widths]
-    records = run_and_save(
-        runs,
-        lambda w, b: qsa_trained_record(
-            config.model,
-            config.seq_len,
-            config.q,
-            1,
-            w,
-            steps=config.steps,
-            batch=config.batch,
-            learning_rate=config.learning_rate,
-            seed=config.seed,
-            held_out=config.held_out,
-            bits=b,
-        ),
-        out_dir,
-        desc=f"{config.model} x bits",
-        progress=progress,
-    )
-    if records:
-        plots.qsa_bits(records, os.path.join(out_dir, "qsa_bits.png"))
     return records

@@ -20,6 +20,7 @@ from fractions import Fraction
 from typing import Any
 
 from transformer_theory.ledger import REPO_ROOT, RESULTS_DIR, Checked
+from transformer_theory.papers.peng2024 import _theory as theory
 
 __all__ = [
     "BOUND_RESULTS",
@@ -63,17 +64,16 @@ def _cells(cells: Any) -> list[tuple[int, int]]:
 def theorem1_bound(cells: Any) -> Checked:
     """At every ``(n, H)`` of ``cells`` and every ``d x p`` of README's table: the bound in exact
     rationals, the cells where it is void (``R <= 0``, an integer comparison), and the
-    library's float :func:`~.tasks.peng_error_bound` against the exact value (the difference
+    library's float :func:`~.theory.peng_error_bound` against the exact value (the difference
     taken exactly: a float64 is a rational). ``holds``: the float is within one rounding
     (``2 u``) everywhere and is exactly 0 at every void cell."""
-    from transformer_theory.papers.peng2024 import tasks
 
     rows, worst, void, bad_void = [], Fraction(0), [], []
     for n, h in _cells(cells):
         for d in WIDTHS:
             for p in BITS:
                 exact = exact_bound(n, h, d, p)
-                got = tasks.peng_error_bound(n, h, d, p)
+                got = theory.peng_error_bound(n, h, d, p)
                 diff = abs(Fraction(got) - exact)
                 worst = max(worst, diff)
                 if h * (d + 1) * p >= n * (n.bit_length() - 1):
@@ -126,20 +126,19 @@ def _row_text(r: dict) -> str:
 
 
 def theorem1_trained(path: str | None = None) -> Checked:
-    """``configs/composition_bound.py``'s one-layer runs (the committed record, else the smoke
+    """``experiments/composition_bound.py``'s one-layer runs (the committed record, else the smoke
     config now), each error beside the bound (recomputed, never read). ``consistent``: no model
     below the bound (``None`` otherwise: the reading of ``p`` or the bound is then in doubt)."""
-    from transformer_theory.papers.peng2024 import cot, tasks
-    from transformer_theory.papers.peng2024.configs import composition_bound
+    from transformer_theory.papers.peng2024.experiments import composition_bound
 
     saved, records, source = _saved_or_smoke(
         path or BOUND_RESULTS,
-        lambda out: cot.run_composition_bound(
+        lambda out: composition_bound.run(
             composition_bound.get_config("smoke"), out, progress=False
         ),
     )
     for r in records:
-        r["bound"] = tasks.peng_error_bound(r["n"], r["heads"], r["d"], r["p"])
+        r["bound"] = theory.peng_error_bound(r["n"], r["heads"], r["d"], r["p"])
     below = [r for r in records if r["error"] < r["bound"]]
     void = [r for r in records if r["bound"] == 0]
     learned = [r for r in void if r["error"] <= 0.1]
@@ -163,18 +162,19 @@ def theorem1_trained(path: str | None = None) -> Checked:
 
 
 def theorem1_one_pass(path: str | None = None) -> Checked:
-    """``configs/composition_one_pass.py``'s runs (the committed record, else the smoke config
+    """``experiments/composition_one_pass.py``'s runs (the committed record, else the smoke config
     now): every error beside the bound (recomputed); ``consistent`` as in
     :func:`theorem1_trained`."""
-    from transformer_theory.papers.peng2024 import one_pass, tasks
-    from transformer_theory.papers.peng2024.configs import composition_one_pass
+    from transformer_theory.papers.peng2024.experiments import composition_one_pass
 
     saved, records, source = _saved_or_smoke(
         path or ONE_PASS_RESULTS,
-        lambda out: one_pass.run(composition_one_pass.get_config("smoke"), out, progress=False),
+        lambda out: composition_one_pass.run(
+            composition_one_pass.get_config("smoke"), out, progress=False
+        ),
     )
     for r in records:
-        r["bound"] = tasks.peng_error_bound(r["n"], r["heads"], r["d"], r["p"])
+        r["bound"] = theory.peng_error_bound(r["n"], r["heads"], r["d"], r["p"])
     below = [r for r in records if r["error"] < r["bound"]]
     void = [r for r in records if r["bound"] == 0]
     learned = [r for r in void if r["error"] <= 0.1 and r["converged"]]
@@ -201,12 +201,12 @@ def theorem2_cot(path: str | None = None) -> Checked:
     reaching the target per cell, recomputed from the records (``cot.steps_needed``), beside
     ``sqrt(n / (H d p))`` (recomputed). ``consistent``: the committed summary and every
     record's ``sqrt`` agree with the recomputation (``None`` otherwise)."""
-    from transformer_theory.papers.peng2024 import cot
-    from transformer_theory.papers.peng2024.configs import composition_cot
+    from transformer_theory.papers.peng2024 import _models_cot as cot
+    from transformer_theory.papers.peng2024.experiments import composition_cot
 
     config = composition_cot.get_config("smoke")
     saved, records, source = _saved_or_smoke(
-        path or COT_RESULTS, lambda out: cot.run_composition_cot(config, out, progress=False)
+        path or COT_RESULTS, lambda out: composition_cot.run(config, out, progress=False)
     )
     target = config.target if saved is None else saved["target"]
     summary = cot.steps_needed(records, target)
@@ -242,7 +242,7 @@ def theorem1_construction(ns: Any, samples: int, max_bits: int = 24) -> Checked:
     (:func:`.construction.smallest_exact_bits`), with the errors at ``p - 1``; its message
     bits ``H (d + 1) p`` beside ``n log2 n``. ``holds``: right on every prompt in float32 and at
     some ``p``, and wrong somewhere at ``p - 1`` (when ``p > 2``)."""
-    from transformer_theory.papers.peng2024 import construction
+    from transformer_theory.papers.peng2024 import _constructions as construction
 
     ns = [int(v) for v in ((ns,) if isinstance(ns, (int, str)) else ns)]
     rows = []

@@ -19,9 +19,7 @@ at ``mode_error`` has learned nothing about the composition.
 
 from __future__ import annotations
 
-import dataclasses
 import math
-import os
 
 import jax.numpy as jnp
 import numpy as np
@@ -29,11 +27,12 @@ import optax
 from flax import nnx
 
 from transformer_theory._validate import check_int_arg
-from transformer_theory.papers.peng2024 import construction, tasks
-from transformer_theory.papers.peng2024.networks import CompositionTransformer, param_count
+from transformer_theory.papers.peng2024 import _constructions as construction
+from transformer_theory.papers.peng2024 import _theory as theory
+from transformer_theory.papers.peng2024._models import CompositionTransformer, param_count
 from transformer_theory.train.fit import fit
 
-__all__ = ["OnePassConfig", "converged", "mode_error", "one_pass_record", "run"]
+__all__ = ["converged", "mode_error", "one_pass_record"]
 
 
 def mode_error(tokens_BxN: np.ndarray, answers_B: np.ndarray, n: int) -> float:
@@ -110,71 +109,8 @@ def one_pass_record(
         "final_loss": result.losses[-1],
         "converged": converged(result.losses),
         "error": wrong / held_out,
-        "bound": tasks.peng_error_bound(n, heads, width, p),
+        "bound": theory.peng_error_bound(n, heads, width, p),
         "R": nlogn - heads * (width + 1) * p,
         "chance_error": 1 - 1 / n,
         "mode_error": mode_error(tokens, answers, n),
     }
-
-
-@dataclasses.dataclass(frozen=True)
-class OnePassConfig:
-    """Every ``ns x cells`` (``cells``: ``(H, d, p)``, ``p = 32`` float32) trained with the recipe
-    above: ``steps`` Adam steps of ``batch`` prompts, a fraction ``aux`` asking for ``f(x)``."""
-
-    ns: tuple[int, ...] = (6,)
-    cells: tuple[tuple[int, int, int], ...] = ((2, 36, 32),)
-    steps: int = 20000
-    batch: int = 128
-    learning_rate: float = 3e-3
-    aux: float = 0.3
-    held_out: int = 2000
-    seed: int = 0
-    construction_samples: int = 4096
-
-    def __post_init__(self):
-        for h, d, p in self.cells:
-            if min(h, d) < 1 or p < 2:
-                raise ValueError(f"cells: expected (H >= 1, d >= 1, p >= 2), got {(h, d, p)}")
-        if min(self.ns) < 2:
-            raise ValueError(f"ns: expected domain sizes >= 2, got {list(self.ns)}")
-        if not 0 <= self.aux < 1:
-            raise ValueError(f"aux: expected a fraction in [0, 1), got {self.aux}")
-        if self.seed < 0:  # numpy seeds are non-negative
-            raise ValueError(f"seed: expected an integer >= 0, got {self.seed}")
-
-
-def run(config: OnePassConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
-    """Train every model of ``config`` (:func:`one_pass_record`), writing ``out_dir/records.json``
-    after each; then the construction's budget at each ``n``
-    (:func:`.construction.budget_table`) to ``out_dir/construction.json`` and the figure
-    ``out_dir/composition_one_pass.png``."""
-    from transformer_theory import jsonio
-    from transformer_theory.papers.peng2024 import plots
-    from transformer_theory.papers.peng2024.training import _sweep
-
-    runs = [(n, c) for n in config.ns for c in config.cells]
-
-    def train(n, cell):
-        heads, width, bits = cell
-        return [
-            one_pass_record(
-                n,
-                heads,
-                width,
-                None if bits == 32 else bits,
-                steps=config.steps,
-                batch=config.batch,
-                learning_rate=config.learning_rate,
-                aux=config.aux,
-                seed=config.seed,
-                held_out=config.held_out,
-            )
-        ]
-
-    records = _sweep(runs, train, out_dir, desc="one-pass models", progress=progress)
-    built = construction.budget_table(tuple(config.ns), samples=config.construction_samples)
-    jsonio.write_json(os.path.join(out_dir, "construction.json"), built)
-    if records:
-        plots.one_pass(records, built, os.path.join(out_dir, "composition_one_pass.png"))
-    return records

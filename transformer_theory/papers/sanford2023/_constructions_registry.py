@@ -15,9 +15,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from transformer_theory.papers.sanford2023 import match2 as m2
-from transformer_theory.papers.sanford2023 import match3 as m3
-from transformer_theory.papers.sanford2023 import tasks as ts
+from transformer_theory.papers.sanford2023 import _constructions_match2 as m2
+from transformer_theory.papers.sanford2023 import _constructions_match3 as m3
+from transformer_theory.papers.sanford2023 import _tasks as ts
 from transformer_theory.params import ModelParams
 
 __all__ = ["NAMES", "QSA_SIZES", "UNITS", "Unit", "exact_scale", "unit"]

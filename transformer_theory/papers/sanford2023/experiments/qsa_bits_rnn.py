@@ -11,8 +11,8 @@ Command (2 shared CPU cores; ``--size smoke`` runs a few steps for the test)::
 GRU at N = 8, q = 1 (the RNN bound's case), eps = 0.5, state 1, 2, 4, 8 x p = 2, 3, 8; d' = 1,
 1,000 Adam steps of 256 inputs, 2,000 held-out inputs. Measured 2026-11-24 (README,
 "Transformers against other networks"): 3 min 12 s, every cell at error 0.81-0.84 (output 0:
-0.837), nothing learned; with ``--widths 8,32 --bits 3,8 --steps 3000`` (4 min 12 s) state 32
-at p = 8 (256 bits) reaches error 0.116, all within eps.
+0.837), nothing learned; with ``--set widths=8,32 --set bits=3,8 --set steps=3000`` (4 min 12 s)
+state 32 at p = 8 (256 bits) reaches error 0.116, all within eps.
 
 Writes ``records.json`` (after each run) and ``qsa_bits.png``.
 """
@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from transformer_theory.papers.sanford2023.separations import QSABitsConfig
-from transformer_theory.papers.sanford2023.separations import run_qsa_bits as run  # noqa: F401 (run by name)
+from transformer_theory.papers.sanford2023.experiments import qsa_bits_attention
+from transformer_theory.papers.sanford2023.experiments.qsa_bits_attention import QSABitsConfig
 
 __all__ = ["SIZES", "get_config", "run"]
 
@@ -38,3 +38,9 @@ def get_config(size: str = "default") -> QSABitsConfig:
     if size == "smoke":
         config = dataclasses.replace(config, steps=2, held_out=100, widths=(1,), bits=(2,))
     return config
+
+
+def run(config: QSABitsConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
+    """The sweep of :func:`.qsa_bits_attention.run` (the config names the model): writes
+    ``out_dir/records.json`` after each run and ``out_dir/qsa_bits.png``; returns the records."""
+    return qsa_bits_attention.run(config, out_dir, progress=progress)

@@ -14,7 +14,6 @@ write every finished record as they go (``out_dir/records.json``). Configs: :mod
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -27,19 +26,16 @@ from flax import nnx
 
 from transformer_theory import _validate, jsonio, precision
 from transformer_theory.core.forward import forward
-from transformer_theory.papers.peng2024 import tasks as comp
-from transformer_theory.papers.peng2024.networks import CompositionTransformer, param_count
+from transformer_theory.papers.peng2024 import _tasks as comp
+from transformer_theory.papers.peng2024 import _theory as theory
+from transformer_theory.papers.peng2024._models import CompositionTransformer, param_count
 from transformer_theory.params import ModelConfig, ModelParams, init_params
 from transformer_theory.train.fit import fit
 
 __all__ = [
-    "CompositionDepthConfig",
     "EVAL_FORMATS",
-    "OneLayerConfig",
     "composition_trained_record",
     "one_layer_records",
-    "run_composition_depth",
-    "run_one_layer",
 ]
 
 
@@ -100,7 +96,7 @@ def composition_trained_record(
         "examples": held_out,
         "final_loss": result.final_loss,
         "error": float(np.mean(pred != y)),
-        "bound": comp.peng_error_bound(n, heads, width, p),
+        "bound": theory.peng_error_bound(n, heads, width, p),
         "chance_error": 1 - 1 / n,
     }
 
@@ -145,64 +141,6 @@ def _sweep(
         jsonio.write_json(path, records + kept)
     if not runs:
         jsonio.write_json(path, records)
-    return records
-
-
-@dataclasses.dataclass(frozen=True)
-class CompositionDepthConfig:
-    """The quantized composition sweep: every ``layers x widths x bits`` (``32`` = float32, no
-    rounding), ``heads`` heads, domains of ``n``."""
-
-    n: int = 16
-    heads: int = 1
-    widths: tuple[int, ...] = (2, 4, 8, 16)
-    bits: tuple[int, ...] = (2, 4, 8, 32)
-    layers: tuple[int, ...] = (1, 2)
-    steps: int = 2000
-    held_out: int = 2000
-    seed: int = 0
-    runs: tuple[tuple[int, int, int], ...] | None = None  # explicit (layers, d, p), else all
-
-    def __post_init__(self):
-        if any(b < 2 for b in self.bits):
-            raise ValueError(f"bits: expected every p >= 2, got {list(self.bits)}")
-        if self.n < 2:
-            raise ValueError(f"n: expected a domain size >= 2 (log n > 0), got {self.n}")
-
-    def grid(self) -> list[tuple[int, int, int]]:
-        """The ``(layers, d, p)`` of every run."""
-        if self.runs is not None:
-            return list(self.runs)
-        return [(a, d, b) for a in self.layers for d in self.widths for b in self.bits]
-
-
-def run_composition_depth(
-    config: CompositionDepthConfig, out_dir: str, *, progress: bool = True
-) -> list[dict]:
-    """Train every run of ``config`` (:func:`composition_trained_record`), writing
-    ``out_dir/records.json`` after each and the figure ``out_dir/composition_depth.png``."""
-    from transformer_theory.papers.peng2024 import plots
-
-    records = _sweep(
-        config.grid(),
-        lambda layers, d, p: [
-            composition_trained_record(
-                config.n,
-                layers,
-                config.heads,
-                d,
-                None if p == 32 else p,
-                steps=config.steps,
-                seed=config.seed,
-                held_out=config.held_out,
-            )
-        ],
-        out_dir,
-        desc="composition models",
-        progress=progress,
-    )
-    if records:
-        plots.composition_depth(records, os.path.join(out_dir, "composition_depth.png"))
     return records
 
 
@@ -276,42 +214,8 @@ def one_layer_records(
                 "format": name,
                 "p": bits,
                 "error": float(np.mean(pred != y)),
-                "bound": comp.peng_error_bound(n, heads, width, bits),
+                "bound": theory.peng_error_bound(n, heads, width, bits),
                 "chance_error": 1 - 1 / n,
             }
         )
-    return records
-
-
-@dataclasses.dataclass(frozen=True)
-class OneLayerConfig:
-    """The library-format composition sweep: ``depths x widths``, ``heads`` heads, domains of
-    ``n``, ``steps`` Adam steps of ``batch`` prompts."""
-
-    n: int = 16
-    depths: tuple[int, ...] = (1, 2)
-    widths: tuple[int, ...] = (1, 4, 16)
-    heads: int = 1
-    steps: int = 800
-    batch: int = 128
-    seed: int = 0
-
-
-def run_one_layer(config: OneLayerConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
-    """Train every ``(depth, width)`` of ``config`` (:func:`one_layer_records`), writing
-    ``out_dir/records.json`` after each and the figure ``out_dir/composition.png``."""
-    from transformer_theory.papers.peng2024 import plots
-
-    runs = [(depth, width) for depth in config.depths for width in config.widths]
-    records = _sweep(
-        runs,
-        lambda depth, width: one_layer_records(
-            config.n, depth, width, config.heads, config.steps, config.batch, config.seed
-        ),
-        out_dir,
-        desc="composition models",
-        progress=progress,
-    )
-    if records:
-        plots.one_layer(records, os.path.join(out_dir, "composition.png"))
     return records

@@ -4,7 +4,7 @@ causal transformers (``H`` heads, embedding ``d``, weights and activations fake-
 bits, ``p = 32`` = float32) trained with teacher forcing to write ``S = K / s`` CoT tokens (stride
 ``s``: each token ``s`` composition steps further) and evaluated autoregressively; per ``(n, H,
 d, p)`` the fewest steps ``S`` whose answer accuracy reaches the target, plotted against
-``sqrt(n / (H d p))`` (:mod:`transformer_theory.papers.peng2024.cot`).
+``sqrt(n / (H d p))`` (:mod:`transformer_theory.papers.peng2024._models_cot`).
 
 With ``K = 2`` the stride-2 model answers ``g(f(x))`` in one pass: Theorem 1's setting, run by
 :mod:`.composition_bound`.
@@ -47,11 +47,14 @@ Writes ``records.json`` (after each run), ``summary.json`` and ``composition_cot
 from __future__ import annotations
 
 import dataclasses
+import os
 
-from transformer_theory.papers.peng2024.cot import CoTConfig
-from transformer_theory.papers.peng2024.cot import run_composition_cot as run  # noqa: F401 (run by name)
+from transformer_theory import jsonio
+from transformer_theory.papers.peng2024 import _plots as plots
+from transformer_theory.papers.peng2024._models_cot import _check_stride, cot_record, steps_needed
+from transformer_theory.papers.peng2024._models_training import _sweep
 
-__all__ = ["SIZES", "get_config", "run"]
+__all__ = ["SIZES", "CoTConfig", "get_config", "run"]
 
 SIZES = ("smoke", "default")
 
@@ -73,3 +76,70 @@ def get_config(size: str = "default") -> CoTConfig:
             held_out=50,
         )
     return config
+
+
+@dataclasses.dataclass(frozen=True)
+class CoTConfig:
+    """The chain-of-thought sweep: every ``ns x cells x strides`` (``cells``: ``(H, d, p)``, ``p =
+    32`` is float32), ``functions`` composed, ``steps`` Adam steps of ``batch``; ``target`` is the
+    answer accuracy that counts as solved."""
+
+    ns: tuple[int, ...] = (4, 8, 16)
+    functions: int = 4
+    strides: tuple[int, ...] = (1, 2, 4)
+    cells: tuple[tuple[int, int, int], ...] = ((1, 2, 4), (1, 8, 8))
+    steps: int = 800
+    batch: int = 128
+    learning_rate: float = 1e-2
+    held_out: int = 1000
+    target: float = 0.9
+    seed: int = 0
+
+    def __post_init__(self):
+        for s in self.strides:
+            _check_stride(self.functions, s)
+        for h, d, p in self.cells:
+            if min(h, d) < 1 or p < 2:
+                raise ValueError(f"cells: expected (H >= 1, d >= 1, p >= 2), got {(h, d, p)}")
+        if min(self.ns) < 2:
+            raise ValueError(f"ns: expected domain sizes >= 2, got {list(self.ns)}")
+        if self.seed < 0:  # numpy seeds are non-negative
+            raise ValueError(f"seed: expected an integer >= 0, got {self.seed}")
+
+
+def _cell_record(config: CoTConfig, n: int, cell: tuple[int, int, int], stride: int) -> dict:
+    """:func:`cot_record` of one ``(H, d, p)`` cell (``p = 32``: float32) with ``config``'s
+    training settings."""
+    heads, width, bits = cell
+    return cot_record(
+        n,
+        config.functions,
+        stride,
+        heads,
+        width,
+        None if bits == 32 else bits,
+        steps=config.steps,
+        batch=config.batch,
+        learning_rate=config.learning_rate,
+        seed=config.seed,
+        held_out=config.held_out,
+    )
+
+
+def run(config: CoTConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
+    """Train every run of ``config`` (:func:`cot_record`), writing ``out_dir/records.json`` after
+    each, then ``out_dir/summary.json`` (:func:`steps_needed`) and the figure
+    ``out_dir/composition_cot.png``."""
+    runs = [(n, c, s) for n in config.ns for c in config.cells for s in config.strides]
+    records = _sweep(
+        runs,
+        lambda n, cell, stride: [_cell_record(config, n, cell, stride)],
+        out_dir,
+        desc="CoT models",
+        progress=progress,
+    )
+    summary = steps_needed(records, config.target)
+    jsonio.write_json(os.path.join(out_dir, "summary.json"), summary)
+    if records:
+        plots.composition_cot(summary, os.path.join(out_dir, "composition_cot.png"))
+    return records

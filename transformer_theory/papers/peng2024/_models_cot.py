@@ -25,9 +25,7 @@ target tokens, one per composed function or CoT step).
 
 from __future__ import annotations
 
-import dataclasses
 import math
-import os
 from collections.abc import Callable
 
 import jax
@@ -36,21 +34,18 @@ import numpy as np
 import optax
 from flax import nnx
 
-from transformer_theory import jsonio
 from transformer_theory._validate import check_int_arg, check_seed
-from transformer_theory.papers.peng2024.networks import CompositionTransformer, param_count
+from transformer_theory.papers.peng2024 import _theory as theory
+from transformer_theory.papers.peng2024._models import CompositionTransformer, param_count
 from transformer_theory.train.fit import fit
 
 __all__ = [
-    "CoTConfig",
     "cot_bound",
     "cot_record",
     "cot_sample",
     "cot_vocab",
     "generate",
     "bound_records",
-    "run_composition_bound",
-    "run_composition_cot",
     "steps_needed",
     "teacher_forcing",
 ]
@@ -221,82 +216,11 @@ def steps_needed(records: list[dict], target: float) -> list[dict]:
     return rows
 
 
-@dataclasses.dataclass(frozen=True)
-class CoTConfig:
-    """The chain-of-thought sweep: every ``ns x cells x strides`` (``cells``: ``(H, d, p)``, ``p =
-    32`` is float32), ``functions`` composed, ``steps`` Adam steps of ``batch``; ``target`` is the
-    answer accuracy that counts as solved."""
-
-    ns: tuple[int, ...] = (4, 8, 16)
-    functions: int = 4
-    strides: tuple[int, ...] = (1, 2, 4)
-    cells: tuple[tuple[int, int, int], ...] = ((1, 2, 4), (1, 8, 8))
-    steps: int = 800
-    batch: int = 128
-    learning_rate: float = 1e-2
-    held_out: int = 1000
-    target: float = 0.9
-    seed: int = 0
-
-    def __post_init__(self):
-        for s in self.strides:
-            _check_stride(self.functions, s)
-        for h, d, p in self.cells:
-            if min(h, d) < 1 or p < 2:
-                raise ValueError(f"cells: expected (H >= 1, d >= 1, p >= 2), got {(h, d, p)}")
-        if min(self.ns) < 2:
-            raise ValueError(f"ns: expected domain sizes >= 2, got {list(self.ns)}")
-        if self.seed < 0:  # numpy seeds are non-negative
-            raise ValueError(f"seed: expected an integer >= 0, got {self.seed}")
-
-
-def _cell_record(config: CoTConfig, n: int, cell: tuple[int, int, int], stride: int) -> dict:
-    """:func:`cot_record` of one ``(H, d, p)`` cell (``p = 32``: float32) with ``config``'s
-    training settings."""
-    heads, width, bits = cell
-    return cot_record(
-        n,
-        config.functions,
-        stride,
-        heads,
-        width,
-        None if bits == 32 else bits,
-        steps=config.steps,
-        batch=config.batch,
-        learning_rate=config.learning_rate,
-        seed=config.seed,
-        held_out=config.held_out,
-    )
-
-
-def run_composition_cot(config: CoTConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
-    """Train every run of ``config`` (:func:`cot_record`), writing ``out_dir/records.json`` after
-    each, then ``out_dir/summary.json`` (:func:`steps_needed`) and the figure
-    ``out_dir/composition_cot.png``."""
-    from transformer_theory.papers.peng2024 import plots
-    from transformer_theory.papers.peng2024.training import _sweep
-
-    runs = [(n, c, s) for n in config.ns for c in config.cells for s in config.strides]
-    records = _sweep(
-        runs,
-        lambda n, cell, stride: [_cell_record(config, n, cell, stride)],
-        out_dir,
-        desc="CoT models",
-        progress=progress,
-    )
-    summary = steps_needed(records, config.target)
-    jsonio.write_json(os.path.join(out_dir, "summary.json"), summary)
-    if records:
-        plots.composition_cot(summary, os.path.join(out_dir, "composition_cot.png"))
-    return records
-
-
 def bound_records(records: list[dict]) -> list[dict]:
     """The records of one-step models (``cot_steps == 1``: the answer in one pass, with ``K = 2``
     Theorem 1's ``g(f(x))``) with ``error = 1 - accuracy``, Peng et al.'s bound
-    :func:`~.tasks.peng_error_bound` at ``(n, H, d, p)``, ``R = n log2 n - H (d + 1) p``, the
+    :func:`~.theory.peng_error_bound` at ``(n, H, d, p)``, ``R = n log2 n - H (d + 1) p``, the
     chance error and ``layers = 1`` (for :func:`~.plots.composition_depth`)."""
-    from transformer_theory.papers.peng2024 import tasks
 
     rows = []
     for r in records:
@@ -308,30 +232,9 @@ def bound_records(records: list[dict]) -> list[dict]:
             | {
                 "layers": 1,
                 "error": 1 - r["accuracy"],
-                "bound": tasks.peng_error_bound(r["n"], r["heads"], r["d"], r["p"]),
+                "bound": theory.peng_error_bound(r["n"], r["heads"], r["d"], r["p"]),
                 "R": nlogn - r["heads"] * (r["d"] + 1) * r["p"],
                 "chance_error": 1 - 1 / r["n"],
             }
         )
     return rows
-
-
-def run_composition_bound(config: CoTConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
-    """Theorem 1 in table form: every ``ns x cells`` model answers the ``K``-fold composition in
-    ONE pass (stride ``K``; ``config.strides`` is ignored), trained and evaluated like
-    :func:`run_composition_cot`; the records (:func:`bound_records`: error beside the bound) go
-    to ``out_dir/records.json`` after each run, the figure to ``out_dir/composition_bound.png``."""
-    from transformer_theory.papers.peng2024 import plots
-    from transformer_theory.papers.peng2024.training import _sweep
-
-    runs = [(n, c) for n in config.ns for c in config.cells]
-    records = _sweep(
-        runs,
-        lambda n, cell: bound_records([_cell_record(config, n, cell, config.functions)]),
-        out_dir,
-        desc="one-pass composition models",
-        progress=progress,
-    )
-    if records:
-        plots.composition_depth(records, os.path.join(out_dir, "composition_bound.png"))
-    return records

@@ -14,8 +14,11 @@ import numpy as np
 from jax.typing import DTypeLike
 
 from transformer_theory import _validate
-from transformer_theory.papers.sanford2023.layers import run_streams, softmax_mlp_layer
-from transformer_theory.papers.sanford2023.match2 import match2_scale, match2_scale_log2
+from transformer_theory.papers.sanford2023._constructions import run_streams, softmax_mlp_layer
+from transformer_theory.papers.sanford2023._constructions_match2 import (
+    match2_scale,
+    match2_scale_log2,
+)
 from transformer_theory.params import ModelConfig, ModelParams
 
 __all__ = [
@@ -33,7 +36,7 @@ __all__ = [
 
 def match3bigram_scale_log2(seq_len: int, modulus: int, window: int = 0) -> float:
     """``log2 c`` of layer 2, the Match2 unit between ``x_i`` and the bigram sums
-    (:func:`~transformer_theory.papers.sanford2023.match2.match2_scale_log2`)."""
+    (:func:`~transformer_theory.papers.sanford2023._constructions_match2.match2_scale_log2`)."""
     return match2_scale_log2(seq_len, modulus)
 
 

@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from transformer_theory import _validate
-from transformer_theory.papers.sanford2023 import tasks as tasks_sanford
+from transformer_theory.papers.sanford2023 import _tasks as tasks_sanford
 
 __all__ = ["RIPReport", "rademacher", "rip_constants"]
 

@@ -1,0 +1,470 @@
+"""The checked constructions of Sanford, Hsu & Telgarsky 2023: the study behind
+``transformer-theory sanford`` -- build each unit, check it against the exact task, record, plot.
+
+:class:`SanfordSettings` is the command's options (one field each); :func:`configurations` lists
+one :class:`QSAConfig` (``N, q, eps``) or :class:`MatchConfig` (``N, M, K``) per configuration;
+:func:`qsa_record` searches the smallest ``m`` (and bits) at which the qSA unit reaches ``eps``,
+:func:`match_record` measures a Match unit per float format; ``disj`` runs the qSA lower bound's
+reduction from set disjointness (``_theory_disjointness``). Sizes the check cannot honestly
+run are refused first (``_theory_costs.check_sizes``). Commands::
+
+    transformer-theory sanford --task qsa --n 8,16 --q 1,2 --eps 0.1 --out results/sanford
+    transformer-theory sanford --task disj --q 1,2,3,4 --out results/disj
+    transformer-theory experiment sanford --size smoke
+
+The ``default`` size is the command's defaults (every unit at ``N = 4, 8, 16``, 100,000 samples:
+minutes on 2 CPU cores); ``smoke`` checks Match2 and qSA at ``N = 4`` in seconds. Needs JAX's
+64-bit mode (float64 is one of the formats compared). Writes one JSON record per configuration
+(``<task>_N<N>_....json``), all of them to ``sanford.json``, ``disj.json`` and the figures.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+import os
+from collections.abc import Callable
+
+import numpy as np
+
+from transformer_theory import _validate, budget, jsonio, precision
+from transformer_theory.papers.sanford2023 import _constructions_qsa as qsa_unit
+from transformer_theory.papers.sanford2023 import _constructions_registry as registry
+from transformer_theory.papers.sanford2023 import _plots, _theory_costs
+from transformer_theory.papers.sanford2023 import _tasks as ts
+from transformer_theory.papers.sanford2023 import _theory_disjointness as disjointness
+from transformer_theory.papers.sanford2023 import _theory_rip as rip
+from transformer_theory.papers.sanford2023._theory_costs import check_sizes
+from transformer_theory.settings import setting, split_list
+
+__all__ = [
+    "TASKS",
+    "MatchConfig",
+    "QSAConfig",
+    "SIZES",
+    "SanfordSettings",
+    "configurations",
+    "failed",
+    "check_sizes",
+    "get_config",
+    "match_record",
+    "modulus",
+    "protocol_summary",
+    "qsa_record",
+    "run",
+    "summary",
+]
+
+#: Every name ``--task`` accepts: the checked units, then ``disj`` (the lower bound's reduction).
+TASKS: tuple[str, ...] = (*registry.NAMES, "disj")
+#: ``disj`` checks all ``4^q`` pairs exactly: ``q = 6`` is 4,096 pairs.
+DISJ_MAX_Q = 6
+SIZES = ("smoke", "default")
+#: The study computes in float64: its entry points turn JAX's 64-bit mode on.
+X64 = True
+
+
+def _tasks(text: str) -> tuple[str, ...]:
+    """``--task``: a comma list of names, or ``all``."""
+    return TASKS if text.strip() == "all" else tuple(split_list(text))
+
+
+def _repeated(values) -> list:
+    return sorted({v for v in values if list(values).count(v) > 1})
+
+
+@dataclasses.dataclass(frozen=True)
+class SanfordSettings:
+    """What one ``transformer-theory sanford`` run checks (its options, one field each).
+
+    Attributes:
+      tasks: comma list of qsa, match2, match3bigram, match3local, match3local1, disj or 'all'.
+      ns: lengths N (comma list).
+      qs: qSA and disj: sparsities q (comma list).
+      epss: qSA: accuracies eps in (0, 1) (comma list).
+      dim: qSA: d', width of the z_i.
+      modulus_power: Match: M = max(N^power, 4) (N^2 by default, the issue's M = N^2).
+      window: Match3Local: window K.
+      samples: sampled inputs where the input space is larger.
+      seed: seed of the drawn matrix and the samples.
+    """
+
+    tasks: tuple[str, ...] = setting(TASKS, flag="--task", parse=_tasks, metavar="NAMES")
+    ns: tuple[int, ...] = setting((4, 8, 16), flag="--n", metavar="N,...")
+    qs: tuple[int, ...] = setting((1, 2), flag="--q", metavar="Q,...")
+    epss: tuple[float, ...] = setting((0.1,), flag="--eps", metavar="EPS,...")
+    dim: int = 2
+    modulus_power: int = 2
+    window: int = 2
+    samples: int = 100_000
+    seed: int = 0
+
+    #: The fields ``--task disj`` alone reads; it refuses the others (they would be ignored).
+    DISJ_READS = ("tasks", "qs", "seed")
+
+    def __post_init__(self):
+        unknown = [t for t in self.tasks if t not in TASKS]
+        if not self.tasks or unknown:
+            raise ValueError(
+                f"tasks: unknown {', '.join(map(repr, unknown)) or 'empty selection'}; "
+                f"choose from {', '.join(TASKS)} or 'all'"
+            )
+        for name, low in (("ns", 1), ("qs", 1)):
+            values = getattr(self, name)
+            if not values or min(values) < low:
+                raise ValueError(f"{name}: expected integers >= {low}, got {list(values)}")
+            if repeated := _repeated(values):  # each configuration would run twice
+                raise ValueError(f"{name}: {', '.join(map(str, repeated))} given more than once")
+        if not self.epss or any(not 1e-12 <= v < 1.0 for v in self.epss):
+            raise ValueError(f"epss: every value must be >= 1e-12 and < 1.0, got {list(self.epss)}")
+        for name, low in (("dim", 1), ("modulus_power", 1), ("window", 0), ("samples", 1)):
+            _validate.check_int_arg(name, getattr(self, name), low)
+        _validate.check_seed("seed", self.seed)
+        if "disj" in self.tasks and max(self.qs) > DISJ_MAX_Q:
+            q = max(self.qs)
+            # the count written out only while it is short (4^q of a huge q would take forever)
+            pairs = f"{4**q:,}" if q <= 40 else f"4^{q}"
+            times = f"{4 ** (q - DISJ_MAX_Q):,}" if q <= 40 else f"4^{q - DISJ_MAX_Q}"
+            raise ValueError(
+                f"qs: disj checks all 4^q pairs exactly: q = {q} is {pairs} pairs, {times} times "
+                f"the {4**DISJ_MAX_Q:,} of q = {DISJ_MAX_Q} (the largest allowed); expected "
+                f"q <= {DISJ_MAX_Q}"
+            )
+        if "qsa" in self.tasks and max(self.qs) >= min(self.ns):
+            raise ValueError(
+                f"qs: every q must be < every N (N = {list(self.ns)}, q = {list(self.qs)})"
+            )
+        if any(t.startswith("match3") for t in self.tasks) and min(self.ns) < 2:
+            raise ValueError("ns: Match3Bigram needs N >= 2")
+
+    @property
+    def units(self) -> tuple[str, ...]:
+        """The checked units of :attr:`tasks` (every task but ``disj``)."""
+        return tuple(t for t in self.tasks if t != "disj")
+
+
+def get_config(size: str = "default") -> SanfordSettings:
+    """The settings of ``size`` (:data:`SIZES`): ``"smoke"`` checks qSA and Match2 at ``N = 4``
+    in seconds, ``"default"`` is the command's defaults."""
+    if size not in SIZES:
+        raise ValueError(f"size: expected one of {SIZES}, got {size!r}")
+    if size == "smoke":
+        return SanfordSettings(tasks=("qsa", "match2"), ns=(4,), qs=(1,), samples=200)
+    return SanfordSettings()
+
+
+@dataclasses.dataclass(frozen=True)
+class QSAConfig:
+    """One qSA configuration: its named sizes ``N``, ``q``, ``eps``."""
+
+    N: int
+    q: int
+    eps: float
+    task: str = "qsa"
+
+    @property
+    def file_name(self) -> str:
+        return f"qsa_N{self.N}_q{self.q}_eps{self.eps:g}.json"
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchConfig:
+    """One Match configuration: the unit and its named sizes ``N``, ``M``, ``K`` (``K`` is
+    ``None`` for a unit without a window)."""
+
+    task: str
+    N: int
+    M: int
+    K: int | None = None
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.task}_N{self.N}_M{self.M}.json"
+
+
+def modulus(seq_len: int, power: int) -> int:
+    """``M = max(N^power, 4)``."""
+    return max(seq_len**power, 4)
+
+
+def configurations(settings: SanfordSettings) -> list[QSAConfig | MatchConfig]:
+    """Every configuration of ``settings``, qSA first (``N x q x eps``), then each Match unit
+    over ``N`` (``disj`` has none: it is checked at every ``q``)."""
+    configs: list[QSAConfig | MatchConfig] = []
+    if "qsa" in settings.tasks:
+        configs += [
+            QSAConfig(n, q, e) for n in settings.ns for q in settings.qs for e in settings.epss
+        ]
+    for name in settings.units:
+        if name == "qsa":
+            continue
+        unit = registry.unit(name)
+        k = settings.window if unit.windowed else None
+        configs += [
+            MatchConfig(name, n, modulus(n, settings.modulus_power), k) for n in settings.ns
+        ]
+    return configs
+
+
+def run(
+    config: SanfordSettings,
+    out_dir: str,
+    *,
+    progress: bool = True,
+    on_record: Callable[[dict], None] | None = None,
+    plot: bool = True,
+) -> dict:
+    """Check every configuration of ``config`` (:func:`record_of`), writing each record to
+    ``out_dir/<file_name>`` and all of them to ``out_dir/sanford.json`` after every one (an
+    interrupted run keeps what it finished; ``on_record(record)`` after each), then the figures;
+    then ``disj`` if asked (``out_dir/disj.json``). Refuses sizes first
+    (``_theory_costs.check_sizes``). Returns ``{"rows": records, "disj": result or
+    None}``. Needs JAX's 64-bit mode."""
+    precision.require_x64("config")
+    check_sizes(config)
+    records = []
+    for c in configurations(config):
+        record = record_of(c, config)
+        records.append(record)
+        jsonio.write_json(os.path.join(out_dir, c.file_name), record)
+        jsonio.write_json(os.path.join(out_dir, "sanford.json"), records)
+        if on_record is not None:
+            on_record(record)
+    if plot and records:
+        _plots.study_figures(records, out_dir)
+    disj = None
+    if "disj" in config.tasks:
+        disj = {
+            "reduction": [disjointness.reduction_record(q) for q in config.qs],
+            "protocol": disjointness.protocol_table(tuple(config.qs), seed=config.seed),
+            "match3_bound": disjointness.match3_bound_table(),
+        }
+        jsonio.write_json(os.path.join(out_dir, "disj.json"), disj)
+    return {"rows": records, "disj": disj}
+
+
+def record_of(config: QSAConfig | MatchConfig, settings: SanfordSettings) -> dict:
+    """Check one configuration: :func:`qsa_record` or :func:`match_record`."""
+    if isinstance(config, QSAConfig):
+        return qsa_record(
+            config.N,
+            config.q,
+            config.eps,
+            dim=settings.dim,
+            samples=settings.samples,
+            seed=settings.seed,
+        )
+    return match_record(
+        config.task,
+        config.N,
+        config.M,
+        window=settings.window,
+        samples=settings.samples,
+        seed=settings.seed,
+    )
+
+
+def failed(result: dict) -> bool:
+    """A construction missed: a qSA unit above ``eps`` for every ``m`` searched, a Match unit
+    below 100% in float64, the reduction's equivalence broken, or a ``q`` at which no message of
+    the unit decides DISJ on every pair. ``result`` is :func:`run`'s, or one record."""
+    if "rows" not in result:
+        record = result
+        if record["task"] == "qsa":
+            return record["m_min"] is None
+        return record["accuracy_by_dtype"]["float64"] < 1.0
+    if any(failed(r) for r in result["rows"]):
+        return True
+    disj = result.get("disj")
+    if disj is None:
+        return False
+    reduction_ok = all(r["equivalence_holds"] and r["decided"] for r in disj["reduction"])
+    qs = {r["q"] for r in disj["reduction"]}
+    decided = {r["q"] for r in disj["protocol"] if r["p"] is not None and r["decides_all"]}
+    return not (reduction_ok and decided == qs)
+
+
+def summary(record: dict) -> dict:
+    """One table row of a record: its sizes, then the qSA search or the accuracy per format
+    (``*`` marks a format beyond its exact range)."""
+    row = {"task": record["task"], "N": record["N"]}
+    if record["task"] == "qsa":
+        row |= {"q": record["q"], "eps": record["epsilon"], "m_min": record["m_min"]}
+        if record["m_min"] is None:
+            return row | {"result": "MISSED"}
+        return row | {
+            "error (all inputs)": record["max_error"],
+            "sampled": record["sampled_max_error"],
+            "bits": record["bits_min"],
+            "bits (proof)": record["bits_proof"],
+        }
+    row |= {"M": record["M"], "K": record["window"]}
+    row["inputs"] = "all" if record["exhaustive"] else "sampled"
+    for name, value in record["accuracy_by_dtype"].items():
+        star = "" if record["within_exact_range"][name] else "*"
+        row[name] = f"{value:.4f}{star}"
+    return row
+
+
+def protocol_summary(record: dict) -> dict:
+    """One table row of a :func:`protocol_record`: sizes, message bits against DISJ's ``q``,
+    the verdict and the witness."""
+    witness = record["wrong_pair"]
+    return {
+        "q": record["q"],
+        "N": record["N"],
+        "m": record["m"],
+        "p": record["p"],
+        "bits m p": record["message_bits"],
+        "DISJ q": record["disj_bits"],
+        "messages": f"{record['distinct_messages']}/{2 ** record['q']}",
+        "decides all": "yes" if record["decides_all"] else "NO",
+        "witness (a; b)": None
+        if witness is None
+        else "".join(map(str, witness["a"])) + ";" + "".join(map(str, witness["b"])),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# one configuration checked
+
+
+def qsa_record(
+    seq_len: int,
+    q: int,
+    epsilon: float,
+    *,
+    dim: int = 2,
+    samples: int = 100_000,
+    seed: int = 0,
+    max_rows: int = 4096,
+) -> dict:
+    """Search the smallest ``m`` (steps of ``x 1.25``) whose drawn unit has worst-case error
+    ``<= eps`` over ALL inputs (``_constructions_qsa.qsa_worst_error``),
+    then the fewest fraction bits of ``w`` that keep it, the RIP constants of that ``U`` and the
+    error on ``samples`` random inputs run through the model. ``m_min = None`` if no ``m <=
+    max_rows`` works. Refuses (``ValueError`` naming ``q``) beyond
+    :data:`~transformer_theory.papers.sanford2023._tasks.ALL_SUBSETS_LIMIT` subsets."""
+    seq_len = _validate.check_int_arg("seq_len", seq_len, 1)
+    q = _validate.check_int_arg("q", q, 1)
+    dim = _validate.check_int_arg("dim", dim, 1)
+    _validate.check_seed("seed", seed)
+    budget.check_count("q", math.comb(int(seq_len), int(q)), ts.ALL_SUBSETS_LIMIT, unit="subsets")
+    rows, found = max(1, q), None
+    while rows <= max_rows:
+        c = qsa_unit.qsa_construction(seq_len, q, dim, epsilon, rows, seed=seed)
+        worst = qsa_unit.qsa_worst_error(c)
+        if worst["valid_w"] and worst["max_error"] <= epsilon:
+            found = (c, worst)
+            break
+        rows = max(rows + 1, math.ceil(rows * 1.25))
+    record = {
+        "task": "qsa",
+        "N": seq_len,
+        "q": q,
+        "d_prime": dim,
+        "epsilon": epsilon,
+        "alpha": qsa_unit.alpha_scale(seq_len, epsilon),
+        "q_log_N": q * math.log(seq_len),
+        "m_min": None,
+    }
+    if found is None:
+        return record
+    c, worst = found
+    proof_bits = qsa_unit.bits_needed(c.rows, c.alpha, epsilon)
+    bits = next(
+        p
+        for p in range(proof_bits + 1)
+        if qsa_unit.qsa_worst_error(
+            qsa_unit.qsa_construction(seq_len, q, dim, epsilon, c.rows, seed=seed, bits=p)
+        )["max_error"]
+        <= epsilon
+    )
+    report = rip.rip_constants(c.u_ExK, q) if q < seq_len else None
+    sampled = 0.0
+    for start in range(0, samples, _theory_costs.QSA_SAMPLE_CHUNK):
+        num = min(_theory_costs.QSA_SAMPLE_CHUNK, samples - start)
+        z, members = ts.qsa_sample(seed + 1 + start, num, seq_len, q, dim)
+        out, _ = qsa_unit.qsa_apply(c, z, members)
+        err = np.linalg.norm(out - ts.qsa_target(z, members), axis=-1).max()
+        sampled = max(sampled, float(err))
+    w, _ = qsa_unit.subset_weights(c.u_ExK, ts.all_subsets(seq_len, q))
+    record.update(
+        m_min=c.rows,
+        max_error=worst["max_error"],
+        exhaustive=True,
+        subsets=worst["subsets"],
+        examples=samples,
+        sampled_max_error=sampled,
+        bits_min=bits,
+        bits_proof=proof_bits,
+        w_norm_max=float(np.linalg.norm(w, axis=-1).max()),
+        w_norm_bound=2 * math.sqrt(q),
+        rip_isometry=None if report is None else report.isometry,
+        rip_orthogonality=None if report is None else report.orthogonality,
+        rip_exhaustive=None if report is None else report.exhaustive,
+    )
+    return record
+
+
+def _inputs(task, seq_len, modulus, window, samples, seed):
+    task = registry.unit(task).task
+    if _theory_costs.match_input_count(seq_len, modulus, samples)[1]:
+        x = np.array(list(itertools.product(range(modulus), repeat=seq_len)))
+        return x, ts.match_labels(task, x, modulus, window), True
+    x, labels = ts.match_sample(task, seed, samples, seq_len, modulus, window)
+    return x, labels, False
+
+
+def match_record(
+    task: str,
+    seq_len: int,
+    modulus: int,
+    *,
+    window: int = 1,
+    samples: int = 100_000,
+    seed: int = 0,
+    dtypes: tuple[str, ...] = precision.FORMATS,
+) -> dict:
+    """Accuracy of the ``task`` construction (match2 / match3bigram / match3local, or
+    match3local1: Match3Local by the single-head unit) on all of
+    ``[M]^N`` when that has at most ``samples`` sequences, else on ``samples`` balanced samples,
+    run in each float format of ``dtypes``; ``smallest_exact`` is the narrowest format that is
+    100% correct (``None`` if none). ``scale_log2`` is ``exact_scale`` and ``within_exact_range``
+    says per format whether it is at most the format's significand bits: a miss outside that range
+    is the format's precision, not the construction. Inputs run in chunks sized to a quarter of
+    the memory budget (``_theory_costs.match_bytes_per_sequence``);
+    :class:`~transformer_theory.budget.BudgetError` if not even one sequence fits."""
+    unit = registry.unit(task)
+    per_seq = _theory_costs.match_bytes_per_sequence(task, seq_len, modulus, window)
+    budget.check_memory(
+        per_seq, what="one sequence of the Match check", option="--n/--modulus-power"
+    )
+    chunk = int(max(1, min(2000, budget.available_memory() // 4 // per_seq)))
+    x, labels, exhaustive = _inputs(task, seq_len, modulus, window, samples, seed)
+    scale = registry.exact_scale(task, seq_len, modulus, window)
+    accuracy = {}
+    for name in dtypes:
+        params = unit.build(seq_len, modulus, window, precision.dtype_of(name))
+        pred = np.concatenate(
+            [unit.apply(params, x[s : s + chunk], modulus, window) for s in range(0, len(x), chunk)]
+        )
+        accuracy[name] = float(np.mean(pred == labels))
+    exact = [name for name in dtypes if accuracy[name] == 1.0]
+    bits = {name: precision.significand_bits(name) for name in dtypes}
+    return {
+        "task": task,
+        "N": seq_len,
+        "M": modulus,
+        "window": window if unit.windowed else None,
+        "examples": int(len(x)),
+        "exhaustive": exhaustive,
+        "positive_rate": float(labels.mean()),
+        "accuracy_by_dtype": accuracy,
+        "accuracy": accuracy.get("float64", max(accuracy.values())),
+        "scale_log2": scale,
+        "within_exact_range": {name: scale <= bits[name] for name in dtypes},
+        "smallest_exact": min(exact, key=lambda n: bits[n]) if exact else None,
+        "smallest_exact_mantissa_bits": min(bits[n] for n in exact) if exact else None,
+    }
