@@ -42,6 +42,7 @@ class Sweep:
     plot: bool = True
     ratio: float = setting(0.5, help="the split, a number in (0, 1)")
     sizes: tuple[int, ...] = setting((4,), minimum=1)
+    rate: float = setting(0.1, positive=True)
     note: str = setting("", option=False)
 
     def __post_init__(self) -> None:
@@ -68,14 +69,15 @@ def test_every_type_parses():
          "--ratio", "0.25"]
     )  # fmt: skip
     got = from_args(Sweep, args)
-    assert got == Sweep(32, (1, 3, 4), (8,), "exact", None, False, 0.25, (4,))
+    assert got == Sweep(32, (1, 3, 4), (8,), "exact", None, False, 0.25, (4,), 0.1)
     assert isinstance(got.depths, tuple)
 
 
 def test_the_options_are_the_fields_and_the_flags_follow_the_names():
     flags = {a.option_strings[0] for a in _parser()._actions if a.option_strings} - {"-h"}
     assert flags == {
-        "--max-len", "--depth", "--widths", "--mode", "--seed", "--plot", "--ratio", "--sizes"
+        "--max-len", "--depth", "--widths", "--mode", "--seed", "--plot", "--ratio", "--sizes",
+        "--rate",
     }  # fmt: skip
     assert flag_of(Sweep, "depths") == "--depth"
     assert flag_of(Sweep, "max_len") == "--max-len"
@@ -144,6 +146,7 @@ def test_the_types_are_named_for_argparse_and_the_bad_argument_probes():
         "seed": "int or none",
         "ratio": "float",
         "sizes": "list of integers",
+        "rate": "positive_float",
     }
 
 
@@ -156,6 +159,12 @@ def test_a_declared_minimum_is_checked_once_for_both_doors():
     with pytest.raises(ValueError, match="^sizes: expected >= 1, got 0$"):
         Sweep(sizes=(3, 0))
     assert Sweep(sizes=(1, 2)).sizes == (1, 2)
+    for bad in ("0", "-1", "nan"):
+        with pytest.raises(argparse.ArgumentError):
+            parser.parse_args(["--rate", bad])
+    for bad in (0.0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="^rate: expected a positive number"):
+            Sweep(rate=bad)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -98,6 +98,7 @@ def setting(
     metavar: str | None = None,
     parse: Callable[[str], Any] | None = None,
     minimum: float | None = None,
+    positive: bool = False,
     option: bool = True,
 ) -> Any:
     """A dataclass field with what its command-line option needs beyond the annotation.
@@ -111,9 +112,18 @@ def setting(
       minimum: the smallest value allowed (of the number, or of each item of a tuple), checked
         by :func:`check_minimums` in ``__post_init__`` and by the option's parser, which
         carries it as ``.minimum`` (the bad-argument tests probe 0 where it is >= 1).
+      positive: the value (each item of a tuple) must be > 0: a size, a count, a rate; checked
+        like ``minimum``, and the option's type is named ``positive_int`` / ``positive_float``.
       option: ``False`` for a field that is not an option (set by the program, not the user).
     """
-    metadata = {"help": help, "flag": flag, "metavar": metavar, "parse": parse, "minimum": minimum}
+    metadata = {
+        "help": help,
+        "flag": flag,
+        "metavar": metavar,
+        "parse": parse,
+        "minimum": minimum,
+        "positive": positive,
+    }
     if not option:
         metadata[_NOT_AN_OPTION] = True
     if isinstance(default, (list, dict, set)):
@@ -181,17 +191,23 @@ def help_of(cls: type, name: str) -> str:
 
 
 def check_minimums(settings: Any) -> None:
-    """Raise ``ValueError("field: expected >= m, got v")`` for the first field below the
-    ``minimum`` its :func:`setting` declares (each item of a tuple is checked); for
-    ``__post_init__``, so the bound is written once, beside the field."""
+    """Raise ``ValueError("field: expected >= m, got v")`` (or ``> 0``) for the first field
+    below the ``minimum`` or not ``positive`` as its :func:`setting` declares (each item of a
+    tuple is checked; NaN fails both); for ``__post_init__``, so the bound is written once,
+    beside the field."""
     for f in dataclasses.fields(settings):
         low = f.metadata.get("minimum")
+        positive = f.metadata.get("positive")
         value = getattr(settings, f.name)
-        if low is None or value is None:
+        if (low is None and not positive) or value is None:
             continue
         for v in value if isinstance(value, (tuple, list)) else (value,):
-            if isinstance(v, (int, float)) and not isinstance(v, bool) and not v >= low:
+            if not isinstance(v, (int, float)) or isinstance(v, bool):
+                continue
+            if low is not None and not v >= low:
                 raise ValueError(f"{f.name}: expected >= {low:g}, got {v}")
+            if positive and not v > 0:
+                raise ValueError(f"{f.name}: expected a positive number, got {v}")
 
 
 def _unwrap_optional(tp: Any) -> tuple[Any, bool]:
@@ -267,15 +283,24 @@ def _parser_of(tp: Any, flag: str) -> tuple[Callable[[str], Any], bool]:
     return parse, tp is bool
 
 
-def _with_minimum(parse: Callable[[str], Any], low: float) -> Callable[[str], Any]:
+def _bounded(
+    parse: Callable[[str], Any], low: float | None, positive: bool
+) -> Callable[[str], Any]:
     def bounded(text: str) -> Any:
         value = parse(text)
         items = value if isinstance(value, (tuple, list)) else (value,)
-        if any(v is not None and not v >= low for v in items):
+        if low is not None and any(v is not None and not v >= low for v in items):
             raise argparse.ArgumentTypeError(f"expected >= {low:g}, got {text!r}")
+        if positive and any(v is not None and not v > 0 for v in items):
+            raise argparse.ArgumentTypeError(f"expected positive numbers, got {text!r}")
         return value
 
-    bounded.__name__ = parse.__name__
+    name = parse.__name__
+    if positive and name in ("int", "float", "int or none", "float or none"):
+        name = "positive_" + name  # the CLI's word for it, as cli._common.positive_int
+    bounded.__name__ = name
+    if low is None and positive and "integers" in name:
+        low = 1  # a list of positive integers: each >= 1
     bounded.minimum = low  # type: ignore[attr-defined]  # read by the bad-argument tests
     return bounded
 
@@ -312,8 +337,9 @@ def add_options(
         pair = False
         if parse is None:
             parse, pair = _parser_of(hints[f.name], flag)
-        if f.metadata.get("minimum") is not None and not pair:
-            parse = _with_minimum(parse, f.metadata["minimum"])
+        low, positive = f.metadata.get("minimum"), bool(f.metadata.get("positive"))
+        if (low is not None or positive) and not pair:
+            parse = _bounded(parse, low, positive)
         if f.name in own_defaults:
             default = own_defaults[f.name]
         elif f.default is not dataclasses.MISSING:

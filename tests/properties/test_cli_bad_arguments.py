@@ -67,7 +67,7 @@ HUGE_OK = {
 HUGE_OK_IN = {("construct", "--samples"), ("rasp", "--max-inputs"), ("rasp", "--samples")}
 # List options given as text whose entries must be positive.
 POSITIVE_LISTS = {"--depth", "--heads", "--n", "--q", "--eps", "--parity-lengths", "--soft-lengths"}
-NUMERIC_TYPES = re.compile(r"int|float|integer", re.IGNORECASE)
+NUMERIC_TYPES = re.compile(r"int|float|integer|number", re.IGNORECASE)
 NUMBER_LIST = re.compile(r"^[0-9.,]+$")
 
 

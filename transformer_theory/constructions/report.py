@@ -59,14 +59,14 @@ class Sizes:
         Theorem 6 (``n_a`` answers, ``k`` blocks).
     """
 
-    alphabet: int = 4
-    length: int = 3
-    num_sequences: int = 24
-    template_length: int = 3
-    ictm_template_length: int = 2
-    n_q: int = 4
-    n_a: int = 4
-    k: int = setting(2, flag="-k")
+    alphabet: int = setting(4, positive=True)
+    length: int = setting(3, positive=True)
+    num_sequences: int = setting(24, positive=True)
+    template_length: int = setting(3, positive=True)
+    ictm_template_length: int = setting(2, positive=True)
+    n_q: int = setting(4, positive=True)
+    n_a: int = setting(4, positive=True)
+    k: int = setting(2, flag="-k", positive=True)
 
     def __post_init__(self):
         for f in dataclasses.fields(Sizes):
@@ -100,9 +100,9 @@ class ConstructSettings(Sizes):
     """
 
     theorem: tuple[int, ...] = setting(THEOREMS, option=False)
-    samples: int | None = None
+    samples: int | None = setting(None, positive=True)
     seed: int = 0
-    chunk_size: int = 4096
+    chunk_size: int = setting(4096, positive=True)
 
     def __post_init__(self):
         super().__post_init__()

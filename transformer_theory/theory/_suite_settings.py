@@ -107,8 +107,8 @@ class VerifySettings:
 
     datasets: tuple[str, ...] = DATASETS
     families: tuple[str, ...] = ("all",)
-    icqa: tuple[int, ...] = setting((3, 3, 2), metavar="NQ,NA,K")
-    templates: tuple[int, ...] = setting((4, 3), metavar="ALPHABET,L")
+    icqa: tuple[int, ...] = setting((3, 3, 2), metavar="NQ,NA,K", positive=True)
+    templates: tuple[int, ...] = setting((4, 3), metavar="ALPHABET,L", positive=True)
     random_sets: int = 8
     models: int | None = setting(
         None,

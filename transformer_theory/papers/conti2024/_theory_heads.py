@@ -82,6 +82,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.optimize import linear_sum_assignment
 
+from transformer_theory.settings import setting
+
 __all__ = [
     "FAMILIES",
     "KINDS",
@@ -129,10 +131,10 @@ class HeadOptions:
 
     max_offset: int = 1
     bandwidth: int = 2
-    max_columns: int = 2
+    max_columns: int = setting(2, positive=True)
     epsilon: float | None = None
     max_errors: int | None = None
-    slack: float = 0.1
+    slack: float = setting(0.1, positive=True)
     unexplained_above: float = 0.5
 
     def __post_init__(self) -> None:

@@ -91,12 +91,12 @@ class CollapseSettings:
     heads: tuple[int, ...] = (1,)
     positionals: tuple[str, ...] = setting(POSITIONAL, flag="--positional", metavar="POSITIONAL")
     seeds: tuple[int, ...] = (0,)
-    max_len: int = 4096
-    points: int | None = None
+    max_len: int = setting(4096, positive=True)
+    points: int | None = setting(None, positive=True)
     precisions: tuple[str, ...] = setting(PRECISIONS, flag="--precision", metavar="PRECISION")
     pattern: str = "ones_zero"
-    separator_every: int | None = None
-    width: int = 32
+    separator_every: int | None = setting(None, positive=True)
+    width: int = setting(32, positive=True)
 
     def __post_init__(self) -> None:
         for name, every in (("positionals", POSITIONAL), ("precisions", PRECISIONS)):

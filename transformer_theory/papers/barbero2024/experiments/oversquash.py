@@ -80,9 +80,9 @@ class OversquashSettings:
     heads: tuple[int, ...] = (1,)
     positionals: tuple[str, ...] = setting(("rope",), flag="--positional", metavar="POSITIONAL")
     seeds: tuple[int, ...] = (0,)
-    length: int = 48
+    length: int = setting(48, positive=True)
     pattern: str = "random"
-    width: int = 24
+    width: int = setting(24, positive=True)
     bound: bool = True
 
     def __post_init__(self) -> None:

@@ -102,14 +102,14 @@ class EfficientSettings:
     """
 
     variants: tuple[str, ...] = setting(tuple(efficient.VARIANTS), parse=_variant_names)
-    min_len: int = 256
-    max_len: int = 16384
-    dim: int = 64
-    repeats: int = 3
-    error_len: int = 512
-    error_batch: int = 8
+    min_len: int = setting(256, positive=True)
+    max_len: int = setting(16384, positive=True)
+    dim: int = setting(64, positive=True)
+    repeats: int = setting(3, positive=True)
+    error_len: int = setting(512, positive=True)
+    error_batch: int = setting(8, positive=True)
     runs: tuple[str, ...] = setting((), flag="--run")
-    examples: int | None = None
+    examples: int | None = setting(None, positive=True)
     seed: int = 0
     jl: bool = False
 

@@ -72,7 +72,7 @@ class HeadsSettings(HeadOptions):
     """
 
     run_dir: str = setting("results/encdec_translation", flag="RUN_DIR")
-    examples: int = 64
+    examples: int = setting(64, positive=True)
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -93,11 +93,11 @@ class SanfordSettings:
     tasks: tuple[str, ...] = setting(TASKS, flag="--task", parse=_tasks, metavar="NAMES")
     ns: tuple[int, ...] = setting((4, 8, 16), flag="--n", metavar="N,...")
     qs: tuple[int, ...] = setting((1, 2), flag="--q", metavar="Q,...")
-    epss: tuple[float, ...] = setting((0.1,), flag="--eps", metavar="EPS,...")
-    dim: int = 2
-    modulus_power: int = 2
+    epss: tuple[float, ...] = setting((0.1,), flag="--eps", metavar="EPS,...", positive=True)
+    dim: int = setting(2, positive=True)
+    modulus_power: int = setting(2, positive=True)
     window: int = 2
-    samples: int = 100_000
+    samples: int = setting(100_000, positive=True)
     seed: int = 0
 
     #: The fields ``--task disj`` alone reads; it refuses the others (they would be ignored).

@@ -128,17 +128,17 @@ class NGramSettings:
       seed: seed of the random LM.
     """
 
-    order: int = 3
-    alphabet: int = 3
+    order: int = setting(3, positive=True)
+    alphabet: int = setting(3, positive=True)
     max_len: int = 8
     constructions: tuple[str, ...] = setting(("all",), flag="--construction")
     attention: Literal["hard", "sparse", "softmax"] = "hard"
-    beta: float | None = None
+    beta: float | None = setting(None, positive=True)
     precisions: tuple[str, ...] = setting(PRECISIONS, flag="--precision")
     zero_fraction: float | None = None
     scan_limit: int = 40
     soft_lengths: tuple[int, ...] | None = None
-    target_kl: float | None = None
+    target_kl: float | None = setting(None, positive=True)
     seed: int = 0
 
     def __post_init__(self):
@@ -213,8 +213,8 @@ class SpaceSettings:
       seed: seed of the random LMs.
     """
 
-    orders: tuple[int, ...] = (2, 3, 4, 5)
-    alphabets: tuple[int, ...] = (1, 2, 3, 4)
+    orders: tuple[int, ...] = setting((2, 3, 4, 5), positive=True)
+    alphabets: tuple[int, ...] = setting((1, 2, 3, 4), positive=True)
     seed: int = 0
 
     def __post_init__(self):
