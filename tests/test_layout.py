@@ -201,3 +201,84 @@ def test_public_functions_are_fully_annotated():
             if bare or f.returns is None:
                 missing.append(f"{_dotted(path)}.{f.name} ({', '.join(bare) or 'return'})")
     assert not missing, f"{len(missing)} public functions not fully annotated: {missing}"
+
+
+# --- the one shape (issue: one shape for every paper) -------------------------------------------
+
+PAPERS = sorted(
+    p for p in (PKG / "papers").iterdir() if p.is_dir() and (p / "__init__.py").exists()
+)
+ROLES = ("tasks", "models", "constructions", "theory", "checks", "plots", "claims")
+
+
+@pytest.mark.parametrize("paper", PAPERS, ids=[p.name for p in PAPERS])
+def test_every_paper_has_the_same_role_files(paper):
+    # one role per file, the role first in the name; private modules behind the public face
+    public = sorted(
+        q.name for q in paper.glob("*.py") if not q.name.startswith("_") and q.name != "claims.py"
+    )
+    assert not public, f"{paper.name}: public modules {public}; make them _<role>*.py"
+    roles = {
+        q.stem: next((r for r in ROLES if q.stem == f"_{r}" or q.stem.startswith(f"_{r}_")), None)
+        for q in paper.glob("_*.py")
+        if q.name != "__init__.py"
+    }
+    unroled = sorted(m for m, r in roles.items() if r is None)
+    assert not unroled, f"{paper.name}: {unroled} name no role of {ROLES}"
+    assert (paper / "claims.py").exists(), f"{paper.name} has no claims.py"
+    assert "checks" in roles.values(), f"{paper.name} has no _checks*.py"
+    dirs = sorted(q.name for q in paper.iterdir() if q.is_dir() and q.name != "__pycache__")
+    assert set(dirs) <= {"experiments"}, f"{paper.name}: folders {dirs}; only experiments/"
+    if (paper / "experiments").exists():
+        for q in (paper / "experiments").glob("[!_]*.py"):
+            tree = ast.parse(q.read_text())
+            defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+            assert {"get_config", "run"} <= defined, f"{q}: an experiment has get_config and run"
+
+
+@pytest.mark.parametrize("paper", PAPERS, ids=[p.name for p in PAPERS])
+def test_every_paper_has_a_small_public_face(paper):
+    import importlib
+
+    module = importlib.import_module(f"transformer_theory.papers.{paper.name}")
+    names = list(module.__all__)
+    # about 15 names: what a reader of the paper calls, not every helper
+    assert 5 <= len(names) <= 25, f"{paper.name} exports {len(names)} names: {names}"
+    missing = [n for n in names if not getattr(module, n).__doc__]
+    assert not missing, f"{paper.name} exports undocumented {missing}"
+
+
+X64_SWITCH = re.compile(r"jax_enable_x64\"?'?\s*,\s*True|\benable_x64\(\s*True|jax\.enable_x64\(")
+
+
+def test_the_64_bit_switch_is_set_only_at_entry_points():
+    # library code asks precision.require_x64; commands say X64 = True and cli.main flips it;
+    # precision.enable_x64 is the one function that does (docstring examples may show it)
+    found = []
+    for p in MODULES:
+        if p.relative_to(PKG).as_posix() == "precision.py":
+            continue
+        for i, line in enumerate(p.read_text().splitlines(), 1):
+            code = line.split("#")[0]
+            if X64_SWITCH.search(code) and ">>>" not in line:
+                found.append(f"{p.relative_to(PKG)}:{i}")
+    assert not found, f"the 64-bit switch flipped in library code: {found}"
+
+
+COMMAND_MODULES = [p for p in CLI if not p.name.startswith("_")]
+
+
+@pytest.mark.parametrize("path", COMMAND_MODULES, ids=[p.name for p in COMMAND_MODULES])
+def test_every_command_module_fits_on_one_screen(path):
+    lines = len(path.read_text().splitlines())
+    assert lines <= 160, f"cli/{path.name} has {lines} lines; the study belongs in its paper"
+
+
+@pytest.mark.parametrize("path", CLI, ids=[p.name for p in CLI])
+def test_commands_never_import_each_other(path):
+    bad = [
+        m
+        for m, _ in _imports(path)
+        if m.startswith("transformer_theory.cli.") and not m.split(".")[-1].startswith("_")
+    ]
+    assert not bad, f"cli/{path.name} imports the commands {bad}; shared helpers go in _common"

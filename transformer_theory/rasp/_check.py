@@ -194,8 +194,8 @@ def check(
         raise ValueError(f"arithmetic: expected 'float' or 'enclosed', got {arithmetic!r}")
     if arithmetic == "enclosed" and dtype != "float64":
         raise ValueError(f"dtype: the enclosed check reads the float64 weights, got {dtype!r}")
-    if arithmetic == "float" and dtype == "float64" and not jax.config.jax_enable_x64:
-        raise ValueError("dtype: float64 needs jax.config.update('jax_enable_x64', True)")
+    if arithmetic == "float" and dtype == "float64":
+        precision.require_x64("dtype")
     N = compiled.max_seq_len
     lengths = list(range(1, N + 1)) if lengths is None else list(lengths)
     bad = [n for n in lengths if not 1 <= n <= N]
