@@ -21,7 +21,7 @@ import pytest
 import scipy.optimize as so
 
 from transformer_theory import ModelConfig, init_params
-from transformer_theory.cli import report
+from transformer_theory.theory import report
 from transformer_theory.theory import certificates
 from transformer_theory.theory.certificates import programs
 
