@@ -3,9 +3,9 @@
 
 Each experiment is a module ``transformer_theory/papers/<paper>/experiments/<name>.py``, found on
 disk: its docstring gives the exact command and the result it produced, ``get_config(size)``
-returns the settings (a frozen dataclass; every experiment has a ``smoke`` size that runs in under a minute
-and the ``default`` size README quotes) and ``run(config, out_dir, *, progress=True)`` trains and
-writes each finished result under ``out_dir``; a module computing in float64 declares
+returns the settings (a frozen dataclass; every experiment has a ``smoke`` size that runs in under
+a minute and the ``default`` size README quotes) and ``run(config, out_dir, *, progress=True)``
+trains and writes each finished result under ``out_dir``; a module computing in float64 declares
 ``X64 = True`` and JAX's 64-bit mode is turned on before ``get_config``. Chen & Zou 2024's depth
 experiments are run by ``transformer-theory train --experiment NAME`` (their configs are
 ``harness/configs/``).
