@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--jobs: expected a positive number of processes")
 
     from transformer_theory.claims import all_claims, runner
-    from transformer_theory.cli.claims import _provenance
+    from transformer_theory.claims._cli_support import provenance
 
     order = list(dict.fromkeys(c.paper_key for c in all_claims()))
     papers = args.paper or order
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         if p in done
         for r in done[p]
     ]
-    note = _provenance("full").replace(
+    note = provenance("full").replace(
         "`transformer-theory claims --tier full`",
         f"`python experiments/claims_full.py --jobs {args.jobs}` (the full tier, one paper per "
         f"process; {time.time() - start:.0f} s wall)",

@@ -49,8 +49,7 @@ jax.config.update("jax_enable_x64", True)
 import numpy as np
 
 from transformer_theory import plotting
-from transformer_theory.cli import report
-from transformer_theory.theory import checks, suite
+from transformer_theory.theory import checks, report, suite
 from transformer_theory.theory import dependence as dep
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"

@@ -136,14 +136,12 @@ def test_plot_missing_directory(tmp_path, capsys):
     _assert_one_line_exit_2(code, out, err, "not a directory")
 
 
-def test_large_initial_losses_are_explained_where_they_are_printed(capsys):
-    from transformer_theory.cli.train import _explain_large_initial_losses
+def test_large_initial_losses_are_explained_where_they_are_printed():
+    from transformer_theory.harness.tables import initial_loss_note
 
     # 100 ln(64) = 416: a run starting at 1e11 is explained, one at 5.5 is not
-    _explain_large_initial_losses([{"initial_eval_loss": 5.5, "chance": 1 / 64}])
-    assert capsys.readouterr().out == ""
-    _explain_large_initial_losses(
+    assert initial_loss_note([{"initial_eval_loss": 5.5, "chance": 1 / 64}]) is None
+    out = initial_loss_note(
         [{"initial_eval_loss": 1.67e11, "chance": 1 / 64}, {"initial_eval_loss": 5.5, "chance": 1}]
     )
-    out = capsys.readouterr().out
     assert "1.67e+11" in out and "initialization" in out and "1 run(s)" in out

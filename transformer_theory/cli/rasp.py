@@ -25,7 +25,9 @@ from transformer_theory.cli._common import (
     prepare_out_dir,
 )
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["X64", "add_arguments", "run"]
+
+X64 = True  # the check compares in float64 beside the interpreter (cli.main turns it on)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -81,23 +83,8 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise UsageError(str(err)) from None
     max_len = args.max_len or rasp.PROGRAMS.get(name, rasp.PROGRAMS["reverse"]).max_len
-    if len(vocab) ** min(max_len, 8) > 10**7:
-        raise UsageError(f"--max-len: {max_len} with {len(vocab)} tokens is too large to check")
-    from transformer_theory import budget
-
-    # A compiled model's parameters grow like N^2 (positions one-hot, MLP tables over them):
-    # 6.9e6 float64 parameters for reverse at N = 64, the largest library program measured.
-    for option, n in (
-        ("--max-len", max_len),
-        ("--precision-lengths", max(args.precision_lengths, default=0)),
-    ):
-        budget.check_memory(
-            8 * 6.9e6 * (n / 64) ** 2, what=f"a compiled model for length {n}", option=option
-        )
+    rasp.check_cost(len(vocab), max_len, args.precision_lengths)  # BudgetError: exit 2
     out = prepare_out_dir(args.out)
-    import jax
-
-    jax.config.update("jax_enable_x64", True)
     try:
         compiled, record = rasp.study(
             program,

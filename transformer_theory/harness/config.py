@@ -32,11 +32,13 @@ import os
 import pkgutil
 import re
 import sys
+import typing
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from transformer_theory import tasks as tasklib
 from transformer_theory.harness.setups import SETUPS, TaskSetup
+from transformer_theory.settings import setting
 
 if TYPE_CHECKING:
     from transformer_theory.harness.runs import RunSpec
@@ -66,7 +68,8 @@ def _shipped() -> tuple[str, ...]:
 NAMED = _shipped()
 ANALYSES = ("curves", "attention_maps")
 INITS = ("paper", "random")
-OPTIMIZERS = ("sgd", "adam")
+Optimizer = Literal["sgd", "adam"]
+OPTIMIZERS = typing.get_args(Optimizer)
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
@@ -94,6 +97,8 @@ class ExperimentConfig:
 
     A run is (task, heads per layer, seed); the runs are every ``heads`` entry of every selected
     task, for every seed, each trained with the task's :class:`~.setups.TaskSetup` of ``size``.
+    The fields a command line may change (:data:`~.sweeps.OVERRIDABLE`) are the options of
+    ``transformer-theory train``, their help the entries below; the others are the config's own.
 
     Attributes:
       name: identifies the experiment (``experiment.json``; the figure is ``<name>.png``).
@@ -101,14 +106,16 @@ class ExperimentConfig:
         (one layer, then two single-head layers). Task names are keys of the setup tables.
       title: the figure's title (default: ``name``).
       seeds: the seeds; a run's initialization, data split and batches follow from its seed.
-      size: which setup table (``"quick"`` or ``"paper"`` of :data:`~.setups.SETUPS`, or a key of
-        ``setups``).
-      tasks: the tasks to run, a subset of ``heads``' keys in the order given (None: all).
-      depths: keep only the heads configurations with one of these layer counts (None: all),
-        e.g. to continue the deep runs of a sweep or to split a sweep over processes.
-      steps: train every run to this many steps (None: each setup's count).
-      optimizer: ``"sgd"`` or ``"adam"`` for every run (None: each setup's).
-      learning_rate: for every run (None: each setup's).
+      size: the setup table: quick or paper (the library's SETUPS), or a key of the config's own
+        setups.
+      tasks: the tasks to run (memorization, reasoning, generalization, contextual), a subset of
+        the config's, in the order given (None: all).
+      depths: only the heads configurations with these layer counts (None: all), e.g. to
+        continue the deep runs of a sweep or to split a sweep over processes.
+      steps: train every run to this many steps; a finished shorter run continues to it (None:
+        each setup's count).
+      optimizer: sgd or adam for every run (None: each setup's).
+      learning_rate: the learning rate of every run (None: each setup's).
       init: ``"paper"`` (Chen & Zou 2024, §9.1) or ``"random"``.
       analysis: ``"curves"`` (held-out accuracy and loss against steps, one column per task, one
         line per heads configuration) or ``"attention_maps"`` (Figure 3: a trained two-layer
@@ -117,19 +124,19 @@ class ExperimentConfig:
         :data:`~.setups.SETUPS`); bring your own to add a size or change a task.
     """
 
-    name: str
-    heads: Mapping[str, Sequence[Sequence[int]]]
-    title: str = ""
+    name: str = setting(option=False)
+    heads: Mapping[str, Sequence[Sequence[int]]] = setting(option=False)
+    title: str = setting("", option=False)
     seeds: Sequence[int] = (0,)
     size: str = "quick"
     tasks: Sequence[str] | None = None
     depths: Sequence[int] | None = None
-    steps: int | None = None
-    optimizer: str | None = None
-    learning_rate: float | None = None
-    init: str = "paper"
-    analysis: str = "curves"
-    setups: Mapping[str, Mapping[str, TaskSetup]] | None = None
+    steps: int | None = setting(None, positive=True)
+    optimizer: Optimizer | None = setting(None, metavar="{" + ",".join(OPTIMIZERS) + "}")
+    learning_rate: float | None = setting(None, flag="--lr", metavar="LR", positive=True)
+    init: str = setting("paper", option=False)
+    analysis: str = setting("curves", option=False)
+    setups: Mapping[str, Mapping[str, TaskSetup]] | None = setting(None, option=False)
 
     def __post_init__(self):
         def put(field, value):

@@ -3,6 +3,7 @@ paper's claim); reads only the rows that :func:`~.sweeps.sweep` writes to ``summ
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 
@@ -13,9 +14,11 @@ from transformer_theory.jsonio import read_json, write_csv
 
 __all__ = [
     "SUMMARY_COLUMNS",
+    "initial_loss_note",
     "markdown_table",
     "read_summaries",
     "read_summary",
+    "result_line",
     "write_summary_csv",
 ]
 
@@ -99,3 +102,47 @@ def markdown_table(rows: Sequence[dict]) -> str:
             f"{PAPER_CLAIMS.get(task, '')} |"
         )
     return "\n".join(lines)
+
+
+def result_line(row: dict) -> str:
+    """One finished run of a sweep (a row of ``summary.json``) in words: held-out accuracy beside
+    chance and the loss's start and end, or where it diverged."""
+    if row["status"] == "diverged":
+        return (
+            f"DIVERGED at step {row['diverged_step']} (non-finite loss or parameters; training "
+            f"stopped there, no held-out result), loss {row['initial_eval_loss']:.3g} at step 0, "
+            f"{row['seconds']} s"
+        )
+    return (
+        f"held-out acc {row['final_eval_acc']:.3f} (chance {row['chance']:.3f}), loss "
+        f"{row['initial_eval_loss']:.3g} -> {row['final_eval_loss']:.3g}, {row['steps']} steps, "
+        f"{row['seconds']} s"
+    )
+
+
+# An initial held-out loss this many times chance level's (ln(1/chance)) gets an explanation.
+LARGE_INITIAL_LOSS = 100.0
+
+
+def initial_loss_note(rows: Sequence[dict]) -> str | None:
+    """Why deep ReLU-attention runs start at held-out losses like 1e+11 (it is the
+    initialization), when some of ``rows`` start above :data:`LARGE_INITIAL_LOSS` times chance
+    level's loss; None otherwise."""
+    large = [
+        r
+        for r in rows
+        if r.get("initial_eval_loss") is not None
+        and 0 < r.get("chance", 0) < 1
+        and r["initial_eval_loss"] > LARGE_INITIAL_LOSS * math.log(1 / r["chance"])
+    ]
+    if not large:
+        return None
+    worst = max(r["initial_eval_loss"] for r in large)
+    return (
+        f"note: {len(large)} run(s) start at held-out losses up to {worst:.3g} (chance level "
+        "is ln(1/chance)): Chen & Zou's §9.1 initialization (W_QK ~ U[0, 1), W_V = 1, "
+        "W_C ~ U[0, 1)) with unnormalized ReLU attention, whose output is cubic in the "
+        "stream's scale (scores h^T W_QK h times values W_V h, summed over the keys), so "
+        "each layer raises the initial logits' scale to about the third power; training "
+        "brings them down in the first steps (the final losses above)"
+    )

@@ -38,7 +38,13 @@ from transformer_theory.rasp._language import (
 )
 from transformer_theory.rasp._library import PROGRAMS, get_program
 from transformer_theory.rasp._lower_bounds import one_layer_certificates
-from transformer_theory.rasp._outputs import load_program, lower_bounds, study, write_outputs
+from transformer_theory.rasp._outputs import (
+    check_cost,
+    load_program,
+    lower_bounds,
+    study,
+    write_outputs,
+)
 
 __all__ = [
     "PROGRAMS",
@@ -54,6 +60,7 @@ __all__ = [
     "SequenceMap",
     "attention_depth",
     "check",
+    "check_cost",
     "compile",
     "evaluate",
     "get_program",

@@ -159,3 +159,37 @@ def figure(compiled: _compiler.CompiledProgram, path: str, example: Sequence | N
         axes[li + 1].set_ylabel("query")
     plotting.suptitle(fig, f"{compiled.program.label} on {''.join(map(str, example))}")
     return plotting.save_figure(fig, path)
+
+
+# A compiled model's parameters grow like N^2 (positions one-hot, MLP tables over them): 6.9e6
+# float64 parameters for reverse at N = 64, the largest library program measured.
+_PARAMETERS_AT_64 = 6.9e6
+# The most inputs of one length (capped at 8) a check enumerates or samples among.
+_MAX_INPUTS = 10**7
+
+
+def check_cost(vocab_size: int, max_len: int, precision_lengths: Sequence[int] = ()) -> None:
+    """Refuse (:class:`~transformer_theory.budget.BudgetError` naming the ``rasp`` command's
+    option ``--max-len`` or ``--precision-lengths``), before anything is compiled, a check whose
+    inputs up to ``max_len`` over ``vocab_size`` tokens are too many to enumerate, or whose
+    compiled model for ``max_len`` or the longest of ``precision_lengths`` exceeds the memory
+    budget."""
+    from transformer_theory import budget
+
+    inputs = vocab_size ** min(max_len, 8)
+    if inputs > _MAX_INPUTS:
+        raise budget.BudgetError(
+            f"--max-len: {max_len} with {vocab_size} tokens is too large to check",
+            option="--max-len",
+            estimate=inputs,
+            available=_MAX_INPUTS,
+        )
+    for option, n in (
+        ("--max-len", max_len),
+        ("--precision-lengths", max(precision_lengths, default=0)),
+    ):
+        budget.check_memory(
+            8 * _PARAMETERS_AT_64 * (n / 64) ** 2,
+            what=f"a compiled model for length {n}",
+            option=option,
+        )

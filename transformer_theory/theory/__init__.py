@@ -6,6 +6,8 @@ witnesses.
   controls.
 - :mod:`transformer_theory.theory.suite`: the built-in suite behind ``transformer-theory verify``.
 - ``certificates`` / ``witness``: LP/MIP impossibility certificates and witness search.
+- :mod:`transformer_theory.theory.report`: the verdict table, the records' one-line summaries and
+  the files ``verify`` / ``certify`` write.
 
 Submodules are imported on demand (``from transformer_theory.theory import dependence``).
 """
@@ -14,6 +16,7 @@ __all__ = [
     "certificates",
     "checks",
     "dependence",
+    "report",
     "suite",
     "witness",
 ]

@@ -12,8 +12,8 @@ Runs, on the paper's datasets at small sizes:
 :class:`VerifySettings` is the job's one settings object (the command's options) and
 :func:`check_budget` its cost model against this machine's budget, before anything is built;
 :func:`run_suite` runs the job. Parts 2-3 import their modules (SciPy's HiGHS, Optax) only when
-they run. Everything here returns records; the command (``transformer_theory.cli.report``)
-formats and writes them.
+they run. Everything here returns records; the command formats and writes them
+(:mod:`transformer_theory.theory.report`).
 """
 
 from __future__ import annotations

@@ -50,9 +50,9 @@ Smoke mode (tiny tasks, 20 steps a run, seconds on 2 CPU cores; a test runs it):
 """
 
 from transformer_theory.harness import PAPER, QUICK, TASK_NAMES, ExperimentConfig
+from transformer_theory.harness.configs import fig2_depth
 from transformer_theory.train import EarlyStop
 
-DEPTHS = (1, 2, 3, 4)
 EARLY_STOP = EarlyStop(threshold=0.99, patience=3, plateau_steps=5000)
 
 
@@ -84,12 +84,11 @@ def _adam(setup, early_stop, learning_rate=1e-3, **train):
 
 
 def get_config() -> ExperimentConfig:
+    """:mod:`.fig2_depth`'s runs (tasks, depths, seeds) with their own setups."""
     smoke_stop = EarlyStop(threshold=0.99, patience=2, plateau_steps=10)
-    return ExperimentConfig(
+    return fig2_depth.get_config().replace(
         name="fig2_paper",
         title="Chen & Zou 2024, Figure 2 at §9.1's sizes (Adam, early stopping)",
-        heads={task: tuple((1,) * depth for depth in DEPTHS) for task in TASK_NAMES},
-        seeds=(0, 1, 2),
         size="paper",
         setups={
             "paper": {

@@ -1,5 +1,5 @@
-"""Reports of ``transformer-theory verify`` (the edge: the library returns records, this module
-formats and writes them).
+"""Reports of ``transformer-theory verify`` and ``certify``: the suite and the certifiers return
+records, this module formats and writes them.
 
 - :func:`format_table`: the verdict table printed by the command;
 - :func:`clear_outputs`: remove the files a previous run left in ``--out`` (before computing);

@@ -1,0 +1,83 @@
+"""What ``transformer-theory experiment`` knows of the papers' experiments: where they are
+(:func:`discover`: the modules ``transformer_theory/papers/<paper>/experiments/<name>.py``), what
+each does in one sentence (:func:`summary`) and how long a size took when measured
+(:func:`check_seconds`, refused beyond ``TT_TIME_BUDGET`` before any work)."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from types import ModuleType
+
+from transformer_theory import budget
+
+__all__ = ["MEASURED_SECONDS", "UNMEASURED_SECONDS", "check_seconds", "discover", "summary"]
+
+
+def discover() -> dict[str, tuple[str, ModuleType]]:
+    """Every experiment module of every paper: ``name -> (paper, module)``.
+
+    A name must be unique across papers (a test checks it), so ``experiment NAME`` is unambiguous.
+    """
+    import transformer_theory.papers as papers
+
+    found: dict[str, tuple[str, ModuleType]] = {}
+    for paper in sorted(m.name for m in pkgutil.iter_modules(papers.__path__) if m.ispkg):
+        package = f"transformer_theory.papers.{paper}.experiments"
+        try:
+            experiments = importlib.import_module(package)
+        except ModuleNotFoundError as err:
+            if err.name != package:
+                raise
+            continue  # a paper without trained experiments
+        for info in sorted(pkgutil.iter_modules(experiments.__path__), key=lambda m: m.name):
+            if info.name.startswith("_"):
+                continue
+            module = importlib.import_module(f"{package}.{info.name}")
+            if info.name in found:
+                raise RuntimeError(
+                    f"experiment name {info.name!r} is defined by {found[info.name][0]} and {paper}"
+                )
+            found[info.name] = (paper, module)
+    return found
+
+
+def summary(module: ModuleType) -> str:
+    """The docstring's first sentence (its first paragraph up to the first full stop)."""
+    paragraph = " ".join((module.__doc__ or "").strip().split("\n\n")[0].split())
+    end = re.search(r"(?<!\bal)\.\s+[A-Z(]", paragraph)  # not the "." of "et al."
+    return paragraph if end is None else paragraph[: end.start() + 1]
+
+
+#: Seconds the sizes took when measured, as their config modules' docstrings quote them (wall
+#: time on 2 shared CPU cores): ``(name, size) -> seconds``.
+MEASURED_SECONDS: dict[tuple[str, str], float] = {
+    ("collapse_tasks", "default"): 295,
+    ("encdec_translation", "default"): 359,
+    ("dyck_k", "default"): 437,
+    ("languages_generalization", "default"): 1100,
+    ("composition_bound", "default"): 259,
+    ("composition_cot", "default"): 1640,
+    ("composition_depth", "default"): 2100,
+    ("composition_one_pass", "default"): 1363,
+    ("match_width", "default"): 166,
+    ("match_width", "large"): 689,
+    ("qsa_bits_attention", "default"): 263,
+    ("qsa_bits_rnn", "default"): 192,
+    ("qsa_separation", "default"): 631,
+    ("ngram_exactness", "default"): 630,
+    ("ngram_learnability", "default"): 286,
+}
+#: Seconds assumed for a size not measured: every size but ``smoke`` trains for minutes.
+UNMEASURED_SECONDS = 60.0
+
+
+def check_seconds(name: str, size: str) -> float:
+    """The estimated seconds of ``experiment NAME --size SIZE`` (:data:`MEASURED_SECONDS`;
+    :data:`UNMEASURED_SECONDS` for another size, 0 for ``smoke``), refused (``BudgetError``,
+    exit 2) beyond ``TT_TIME_BUDGET`` before anything is written."""
+    estimate = 0.0 if size == "smoke" else MEASURED_SECONDS.get((name, size), UNMEASURED_SECONDS)
+    return budget.check_seconds(
+        estimate, what=f"{name} at size {size} (as measured)", option="--size"
+    )
