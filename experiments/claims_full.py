@@ -2,7 +2,9 @@
 
 Each paper's claims run in their own process (spawned, not forked: JAX is multithreaded), the
 records are merged in the ledger's order and written as ``CLAIMS.md`` with the commit, the date,
-the machine and the seconds each claim took; ``claims.json`` beside it under ``--out``.
+the machine and the seconds each claim took; ``claims.json`` beside it under ``--out``. With
+``--write-claims-md`` the same records are also written as the checkout's ``CLAIMS.json`` (every
+field of :meth:`ClaimRecord.to_dict`), which the docs build renders as each paper's claims table.
 
 Command (from a checkout; about 15 minutes on 2 CPU cores)::
 
@@ -38,7 +40,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="results/claims_full", help="output directory")
     parser.add_argument("--paper", action="append", default=None, help="only these papers")
     parser.add_argument(
-        "--write-claims-md", action="store_true", help="also overwrite the checkout's CLAIMS.md"
+        "--write-claims-md",
+        action="store_true",
+        help="also overwrite the checkout's CLAIMS.md and CLAIMS.json",
     )
     parser.add_argument(
         "--update",
@@ -97,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.write_claims_md:
         md = runner.markdown(records, title="Claims ledger (full tier)", note=note)
         (ROOT / "CLAIMS.md").write_text(md)
+        runner.write_claims_json(records, str(ROOT / "CLAIMS.json"), note=note)
     regressions = [r for r in records if r.regression]
     for r in regressions:
         print(f"REGRESSION {r.id}: {r.status} (expected {r.expected}): {r.figure}")

@@ -292,17 +292,21 @@ def markdown(records: Sequence[ClaimRecord], *, title: str = "Claims", note: str
     return "\n".join(lines) + "\n"
 
 
+def write_claims_json(records: Sequence[ClaimRecord], path: str, *, note: str = "") -> str:
+    """Write the records as ``{"note": ..., "records": [to_dict(), ...]}`` to ``path`` (the
+    checkout's ``CLAIMS.json``: the docs pages are generated from it); returns the path."""
+    return write_json(
+        path, {"note": note, "records": [r.to_dict() for r in records]}, default_str=True
+    )
+
+
 def write_records(
     records: Sequence[ClaimRecord], out_dir: str, *, note: str = ""
 ) -> tuple[str, str]:
     """Write ``claims.json`` (every record) and ``claims.md`` (:func:`markdown`) to ``out_dir``;
     returns their paths."""
     os.makedirs(out_dir, exist_ok=True)
-    json_path = write_json(
-        os.path.join(out_dir, "claims.json"),
-        {"note": note, "records": [r.to_dict() for r in records]},
-        default_str=True,
-    )
+    json_path = write_claims_json(records, os.path.join(out_dir, "claims.json"), note=note)
     md_path = os.path.join(out_dir, "claims.md")
     write_text(md_path, markdown(records, note=note), suffix=".md")
     return json_path, md_path
