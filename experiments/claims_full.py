@@ -6,9 +6,13 @@ the machine and the seconds each claim took; ``claims.json`` beside it under ``-
 ``--write-claims-md`` the same records are also written as the checkout's ``CLAIMS.json`` (every
 field of :meth:`ClaimRecord.to_dict`), which the docs build renders as each paper's claims table.
 
-Command (from a checkout; about 15 minutes on 2 CPU cores)::
+Command (from the checkout's root; about 15 minutes on 2 idle CPU cores, 37 under load)::
 
-    python experiments/claims_full.py --jobs 2 --out results/claims_full --write-claims-md
+    python -m experiments.claims_full --jobs 2 --out results/claims_full --write-claims-md
+
+``-m`` from the root imports this checkout's ``transformer_theory``; the records describe the
+code that ran, so a run that would import another copy (an editable install of another checkout,
+as ``python experiments/claims_full.py`` does) is refused.
 
 Exit 1 when a status differs from its row's expected one (a regression), as the command does.
 """
@@ -53,6 +57,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.jobs < 1:
         parser.error("--jobs: expected a positive number of processes")
 
+    import transformer_theory
+
+    here = pathlib.Path(transformer_theory.__file__).resolve().parent
+    if here != ROOT / "transformer_theory":
+        parser.error(
+            f"transformer_theory is imported from {here}, not this checkout: run "
+            "`python -m experiments.claims_full` from the checkout's root"
+        )
     from transformer_theory.claims import all_claims, runner
     from transformer_theory.cli.claims import _provenance
 
@@ -92,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     note = _provenance("full").replace(
         "`transformer-theory claims --tier full`",
-        f"`python experiments/claims_full.py --jobs {args.jobs}` (the full tier, one paper per "
+        f"`python -m experiments.claims_full --jobs {args.jobs}` (the full tier, one paper per "
         f"process; {time.time() - start:.0f} s wall)",
     )
     if kept_note:

@@ -2,7 +2,7 @@
 
 ``CLAIMS.json`` holds every record of the last full-tier run (:meth:`ClaimRecord.to_dict
 <transformer_theory.claims.runner.ClaimRecord.to_dict>`), written beside ``CLAIMS.md`` by
-``python experiments/claims_full.py --jobs 2 --out DIR --write-claims-md``. The pages render it
+``python -m experiments.claims_full --jobs 2 --out DIR --write-claims-md``. The pages render it
 at build time, so they cannot drift from the run:
 
 - ``claims-table`` (option ``:paper:``, one or more claim-id prefixes such as ``peng2024`` or
@@ -200,7 +200,7 @@ class ClaimsTable(SphinxDirective):
             "Generated from ",
             nodes.literal(text="CLAIMS.json"),
             ", the records of the full tier's last run (",
-            nodes.literal(text="python experiments/claims_full.py --jobs 2 --write-claims-md"),
+            nodes.literal(text="python -m experiments.claims_full --jobs 2 --write-claims-md"),
             "); the statuses are derived by the rule of the ledger (the claims page says how).",
         )
         return [
