@@ -32,6 +32,12 @@ sys.path.insert(0, str(DOCS / "_ext"))
 
 # The notebooks read this to pick their small configurations; the kernels MyST-NB starts inherit it.
 os.environ["TT_NOTEBOOK_SMOKE"] = "1"
+# The kernels import this checkout's package (as the build does: it runs from the checkout's root),
+# not whichever copy is installed (an editable install of another checkout would be documented
+# instead, with its own notebooks' imports).
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+)
 # No MPLBACKEND: the kernels' default (inline) backend is what draws the figures into the pages; a
 # non-interactive one (Agg, as the test suite sets) would leave them empty.
 os.environ.pop("MPLBACKEND", None)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import importlib
+import inspect
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -37,15 +38,16 @@ def _plots(paper: str, name: str) -> Callable[..., str]:
     """A paper's plotting function: exported by its package, or in its ``plots`` module (public or
     private, whichever the package has)."""
     package = importlib.import_module(f"transformer_theory.papers.{paper}")
-    if hasattr(package, name):
-        return getattr(package, name)
+    places = [package]
     for module in ("plots", "_plots"):
         try:
-            found = importlib.import_module(f"transformer_theory.papers.{paper}.{module}")
+            places.append(importlib.import_module(f"transformer_theory.papers.{paper}.{module}"))
         except ModuleNotFoundError:
             continue
-        if hasattr(found, name):
-            return getattr(found, name)
+    for place in places:
+        found = getattr(place, name, None)
+        if callable(found) and not inspect.ismodule(found):  # not a submodule of that name
+            return found
     raise AttributeError(f"transformer_theory.papers.{paper} has no plotting function {name!r}")
 
 
