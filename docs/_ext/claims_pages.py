@@ -94,6 +94,15 @@ def _para(*parts: nodes.Node | str, classes: tuple[str, ...] = ()) -> nodes.para
     return p
 
 
+def _inline(text: str, classes: tuple[str, ...] = ()) -> nodes.paragraph:
+    """A paragraph of ``text`` whose `backquoted` parts are code (as the records write them)."""
+    p = nodes.paragraph(classes=list(classes))
+    for i, part in enumerate(text.split("`")):
+        if part:
+            p += nodes.literal(text=part) if i % 2 else nodes.Text(part)
+    return p
+
+
 def _status_badge(status: str) -> nodes.inline:
     return nodes.inline(text=status, classes=["claim-status", f"claim-status-{status}"])
 
@@ -117,7 +126,7 @@ def _claim_cell(r: dict) -> list[nodes.Node]:
         nodes.Text(" \u2014 "),
         nodes.emphasis(text=r["place"]),
     )
-    out: list[nodes.Node] = [head, _para(r["checked"])]
+    out: list[nodes.Node] = [head, _inline(r["checked"])]
     printed = r.get("printed")
     if printed:
         quote = _para("\u201c" + printed + "\u201d", classes=("claim-printed",))
@@ -129,7 +138,9 @@ def _claim_cell(r: dict) -> list[nodes.Node]:
     else:
         out.append(_para(nodes.emphasis(text="A statement of the library's own.")))
     if r.get("correction"):
-        out.append(_para(nodes.strong(text="Correction: "), r["correction"]))
+        correction = _inline(r["correction"])
+        correction.insert(0, nodes.strong(text="Correction: "))
+        out.append(correction)
     return out
 
 
@@ -144,11 +155,11 @@ def _status_cell(r: dict) -> list[nodes.Node]:
 
 
 def _evidence_cell(r: dict) -> list[nodes.Node]:
-    out: list[nodes.Node] = [_para(r["figure"])]
+    out: list[nodes.Node] = [_inline(r["figure"])]
     how = [_ARITHMETIC_WORDS.get(r["arithmetic"], r["arithmetic"]), r["domain"]]
     if r.get("tolerance"):
         how.append(f"tolerance {r['tolerance']}")
-    out += _details("How it was computed", _para("; ".join(h for h in how if h)))
+    out += _details("How it was computed", _inline("; ".join(h for h in how if h)))
     if r.get("command"):
         out.append(_para(nodes.literal(text=r["command"]), classes=("claim-command",)))
     out.append(_para(f"{r['seconds']:.1f} s (full tier)", classes=("claim-seconds",)))
@@ -156,9 +167,16 @@ def _evidence_cell(r: dict) -> list[nodes.Node]:
 
 
 def _table(
-    headers: list[str], widths: list[int], rows: list[list[list[nodes.Node]]], cls: str
+    headers: list[str],
+    widths: list[int],
+    rows: list[list[list[nodes.Node]]],
+    cls: str,
+    *,
+    given: bool = True,
 ) -> nodes.table:
-    table = nodes.table(classes=[cls, "colwidths-given"])
+    """A table of ``rows`` (cells of nodes); ``given``: the browser keeps ``widths`` (percent),
+    else it sizes the columns to their contents."""
+    table = nodes.table(classes=[cls, "colwidths-given" if given else "colwidths-auto"])
     group = nodes.tgroup(cols=len(headers))
     table += group
     for w in widths:
@@ -233,8 +251,8 @@ class ClaimsSummary(SphinxDirective):
             + [[_para(nodes.strong(text=str(total[s])))] for s in statuses]
         )
         widths = [24, 8] + [68 // len(statuses)] * len(statuses)
-        table = _table(["paper", "claims", *statuses], widths, rows, "claims-summary")
-        return [_counts_paragraph(records), table, _para(note)]
+        table = _table(["paper", "claims", *statuses], widths, rows, "claims-summary", given=False)
+        return [_counts_paragraph(records), table, _inline(note)]
 
 
 def setup(app):  # noqa: ANN001, ANN201 (Sphinx's entry point)

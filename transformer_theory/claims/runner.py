@@ -106,6 +106,8 @@ class ClaimRecord:
 
 
 #: The committed full-tier table (a checkout's; absent from an installed package).
+#:
+#: :meta hide-value:
 CLAIMS_MD = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "CLAIMS.md")
 
 
