@@ -29,6 +29,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
+from transformer_theory.claims.runner import ARITHMETIC_WORDS
 from transformer_theory.ledger import STATUSES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,15 +37,6 @@ CLAIMS_JSON = ROOT / "CLAIMS.json"
 
 #: The ledger's statuses, strongest first, then "error" (a check that raised).
 STATUS_ORDER = (*STATUSES, "error")
-
-_ARITHMETIC_WORDS = {
-    "exact": "exact (rationals)",
-    "enclosed": "arb balls",
-    "float": "floating point",
-    "training": "training run",
-    "record": "committed record",
-    "none": "not computed",
-}
 
 #: A printed statement longer than this goes behind a <details> (its first words the summary).
 LONG = 280
@@ -156,7 +148,7 @@ def _status_cell(r: dict) -> list[nodes.Node]:
 
 def _evidence_cell(r: dict) -> list[nodes.Node]:
     out: list[nodes.Node] = [_inline(r["figure"])]
-    how = [_ARITHMETIC_WORDS.get(r["arithmetic"], r["arithmetic"]), r["domain"]]
+    how = [ARITHMETIC_WORDS.get(r["arithmetic"], r["arithmetic"]), r["domain"]]
     if r.get("tolerance"):
         how.append(f"tolerance {r['tolerance']}")
     out += _details("How it was computed", _inline("; ".join(h for h in how if h)))

@@ -23,6 +23,7 @@ from transformer_theory.jsonio import write_json, write_text
 from transformer_theory.ledger import STATUSES, TIERS, Row
 
 __all__ = [
+    "ARITHMETIC_WORDS",
     "ClaimRecord",
     "all_claims",
     "markdown",
@@ -30,6 +31,7 @@ __all__ = [
     "resumed_records",
     "run_claims",
     "select",
+    "write_claims_json",
     "write_records",
 ]
 
@@ -239,7 +241,8 @@ def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-_ARITHMETIC_WORDS = {
+#: The arithmetics in words (the tables' *computed* column: CLAIMS.md and the docs pages).
+ARITHMETIC_WORDS = {
     "exact": "exact (rationals)",
     "enclosed": "arb balls",
     "float": "floating point",
@@ -283,7 +286,7 @@ def markdown(records: Sequence[ClaimRecord], *, title: str = "Claims", note: str
                 claim += " (a statement of the library's own)"
             if r.correction:
                 claim += f" Correction: {_cell(r.correction)}"
-            how = f"{_ARITHMETIC_WORDS.get(r.arithmetic, r.arithmetic)}; {_cell(r.domain)}"
+            how = f"{ARITHMETIC_WORDS.get(r.arithmetic, r.arithmetic)}; {_cell(r.domain)}"
             if r.tolerance:
                 how += f"; tol {_cell(r.tolerance)}"
             cmd = f"`{_cell(r.command)}`" if r.command else ""
