@@ -8,7 +8,10 @@ Build (warnings are errors, as in CI)::
 The notebooks in ``notebooks/`` are copied into ``docs/notebooks/`` (ignored by git) and executed
 by MyST-NB at build time at smoke size (``TT_NOTEBOOK_SMOKE=1``); a cell that raises fails the
 build. The API reference is generated from the docstrings (autosummary + napoleon, Google style),
-one page per public module.
+one page per public module; its index ``docs/api.md`` is written at every build by
+``docs/_ext/api_pages.py``. The paper pages' claims tables and figures are rendered from
+``CLAIMS.json`` and ``experiments/results/`` (``docs/_ext/claims_pages.py``,
+``docs/_ext/results_figures.py``).
 """
 
 import importlib
@@ -22,9 +25,19 @@ import transformer_theory
 
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
+# The site's own extensions: the API index generated from the package (api_pages writes api.md),
+# the claims tables rendered from CLAIMS.json (claims_pages) and the figures drawn from the
+# committed results (results_figures).
+sys.path.insert(0, str(DOCS / "_ext"))
 
 # The notebooks read this to pick their small configurations; the kernels MyST-NB starts inherit it.
 os.environ["TT_NOTEBOOK_SMOKE"] = "1"
+# The kernels import this checkout's package (as the build does: it runs from the checkout's root),
+# not whichever copy is installed (an editable install of another checkout would be documented
+# instead, with its own notebooks' imports).
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+)
 # No MPLBACKEND: the kernels' default (inline) backend is what draws the figures into the pages; a
 # non-interactive one (Agg, as the test suite sets) would leave them empty.
 os.environ.pop("MPLBACKEND", None)
@@ -41,6 +54,12 @@ for _nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
     if not _dst.exists() or _dst.read_bytes() != _nb.read_bytes():
         shutil.copyfile(_nb, _dst)
 
+# The public repository ("owner/name" on GitHub), the one place the notebooks' "Open in Colab"
+# badges take it from (tests/test_docs_pages.py). Empty: the public address is not known yet, so
+# no notebook carries a badge; set it here and add each notebook's badge
+# (https://colab.research.google.com/github/<REPOSITORY>/blob/main/notebooks/<name>.ipynb).
+REPOSITORY = ""
+
 project = "transformer_theory"
 author = "the transformer_theory authors"
 copyright = "2026, the transformer_theory authors"  # noqa: A001 (Sphinx's name)
@@ -53,13 +72,19 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.napoleon",
     "sphinx.ext.intersphinx",
+    "sphinx.ext.mathjax",
     "sphinx.ext.viewcode",
+    "api_pages",
+    "claims_pages",
+    "results_figures",
 ]
 
 exclude_patterns = [
     "_build",
     "_inventories",
     "_sources",
+    "_ext",
+    "_generated",
     "Thumbs.db",
     ".DS_Store",
     "**.ipynb_checkpoints",

@@ -2,11 +2,17 @@
 
 Each paper's claims run in their own process (spawned, not forked: JAX is multithreaded), the
 records are merged in the ledger's order and written as ``CLAIMS.md`` with the commit, the date,
-the machine and the seconds each claim took; ``claims.json`` beside it under ``--out``.
+the machine and the seconds each claim took; ``claims.json`` beside it under ``--out``. With
+``--write-claims-md`` the same records are also written as the checkout's ``CLAIMS.json`` (every
+field of :meth:`ClaimRecord.to_dict`), which the docs build renders as each paper's claims table.
 
-Command (from a checkout; about 15 minutes on 2 CPU cores)::
+Command (from the checkout's root; about 15 minutes on 2 idle CPU cores, 37 under load)::
 
-    python experiments/claims_full.py --jobs 2 --out results/claims_full --write-claims-md
+    python -m experiments.claims_full --jobs 2 --out results/claims_full --write-claims-md
+
+``-m`` from the root imports this checkout's ``transformer_theory``; the records describe the
+code that ran, so a run that would import another copy (an editable install of another checkout,
+as ``python experiments/claims_full.py`` does) is refused.
 
 Exit 1 when a status differs from its row's expected one (a regression), as the command does.
 """
@@ -38,7 +44,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="results/claims_full", help="output directory")
     parser.add_argument("--paper", action="append", default=None, help="only these papers")
     parser.add_argument(
-        "--write-claims-md", action="store_true", help="also overwrite the checkout's CLAIMS.md"
+        "--write-claims-md",
+        action="store_true",
+        help="also overwrite the checkout's CLAIMS.md and CLAIMS.json",
     )
     parser.add_argument(
         "--update",
@@ -49,6 +57,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.jobs < 1:
         parser.error("--jobs: expected a positive number of processes")
 
+    import transformer_theory
+
+    here = pathlib.Path(transformer_theory.__file__).resolve().parent
+    if here != ROOT / "transformer_theory":
+        parser.error(
+            f"transformer_theory is imported from {here}, not this checkout: run "
+            "`python -m experiments.claims_full` from the checkout's root"
+        )
     from transformer_theory.claims import all_claims, runner
     from transformer_theory.claims._cli_support import provenance
 
@@ -88,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     note = provenance("full").replace(
         "`transformer-theory claims --tier full`",
-        f"`python experiments/claims_full.py --jobs {args.jobs}` (the full tier, one paper per "
+        f"`python -m experiments.claims_full --jobs {args.jobs}` (the full tier, one paper per "
         f"process; {time.time() - start:.0f} s wall)",
     )
     if kept_note:
@@ -97,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.write_claims_md:
         md = runner.markdown(records, title="Claims ledger (full tier)", note=note)
         (ROOT / "CLAIMS.md").write_text(md)
+        runner.write_claims_json(records, str(ROOT / "CLAIMS.json"), note=note)
     regressions = [r for r in records if r.regression]
     for r in regressions:
         print(f"REGRESSION {r.id}: {r.status} (expected {r.expected}): {r.figure}")

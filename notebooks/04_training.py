@@ -115,7 +115,13 @@ print(config.name, "-", len(config.runs()), "runs:", [s.name for s in config.run
 config = config.replace(heads={"reasoning": ((1, 1),)}, seeds=(0,), steps=200)
 out = tempfile.mkdtemp()
 rows, figures = harness.run_experiment(config, out, progress=False)
-print(rows[0]["run"], "held-out accuracy", round(rows[0]["final_eval_acc"], 3), "->", figures)
+print(
+    rows[0]["run"],
+    "held-out accuracy",
+    round(rows[0]["final_eval_acc"], 3),
+    "->",
+    [os.path.relpath(f, out) for f in figures],
+)
 restored = harness.trained_params(config.runs()[0], out)
 print("restored", type(restored).__name__, "with heads", restored.config.heads)
 

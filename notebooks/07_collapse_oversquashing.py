@@ -75,7 +75,10 @@ PRECISIONS = ("float64", "bfloat16") if SMOKE else collapse.PRECISIONS
 # ## 1. Collapse: distance against length, at every precision
 #
 # A one-layer model without positional information in its scores, and a two-layer RoPE model.
-# The model runs entirely in each precision (parameters and activations).
+# The model runs entirely in each precision (parameters and activations). At smoke size (lengths
+# up to 512, float64 and bfloat16, the one-layer model only) the rate is already `n^-1`, but
+# bfloat16 still tells the pair apart: they become bit-identical further out (the claims ledger's
+# `barbero2024.bfloat16_identical`: all 32 coordinates equal at n = 32768).
 
 # %%
 lengths = collapse.length_grid(MAX_LEN, POINTS, 4)
@@ -119,7 +122,10 @@ display(Image(fig_path))
 # `m e^(b−a)||W_V(x_0 − x_1)||` — no collapse. An absolute sinusoidal code is *added to the
 # stream*, so `v` and `v'` end in tokens carrying the codes of positions `n` and `n + 1`: that
 # breaks the theorem's premise (positions only through the kernel `k(q, k, p_ij)`), so its "no
-# collapse" is no finding against the paper. `asymptotic_rate` reads the verdict from the tail:
+# collapse" is no finding against the paper. `asymptotic_rate` reads the verdict from the tail.
+# At smoke size the lengths are 8, 16, 32, below `1/m`, where the ALiBi distance still falls
+# (the verdict then reads a decay); from n = 256 on it plateaus (lengths 256, 1024, 4096 at full
+# size; the ledger's `barbero2024.alibi_no_collapse`, lengths 512 to 8192):
 
 # %%
 alibi_lengths = [256, 1024, 4096] if not SMOKE else [8, 16, 32]
@@ -161,7 +167,8 @@ display(Image(plots.plot_oversquash(dict(models=records), "/tmp/07_oversquash.pn
 #
 # `copy_last` reads `(1, …, 1, b, ?)` and answers `b`. Trained on lengths 2–16 (float32, Adam),
 # evaluated far beyond, in every precision; the plot marks where both inputs of the confusable
-# pair get one prediction.
+# pair get one prediction. At smoke size: 300 steps (enough to copy every training length),
+# evaluated in bfloat16 up to length 256, where the pair already gets one prediction.
 
 # %%
 from transformer_theory.papers.barbero2024.experiments import collapse_tasks  # noqa: E402
@@ -170,9 +177,9 @@ config = collapse_tasks.CollapseTaskConfig(
     name="notebook",
     tasks=("copy_last",),
     separators=(None,),
-    steps=10 if SMOKE else 1000,
-    eval_max_len=32 if SMOKE else 2048,
-    eval_points=2 if SMOKE else 10,
+    steps=300 if SMOKE else 1000,
+    eval_max_len=256 if SMOKE else 2048,
+    eval_points=4 if SMOKE else 10,
     precisions=("bfloat16",) if SMOKE else collapse.PRECISIONS,
 )
 record = collapse_tasks.run(config, None, progress=False)

@@ -1,14 +1,15 @@
-"""The one exact engine: any :class:`~transformer_theory.params.ModelParams` evaluated in
+r"""The one exact engine: any :class:`~transformer_theory.params.ModelParams` evaluated in
 rationals or in arb balls, so a claim can be ``proved`` or ``certified`` (:mod:`.ledger`).
 
 Two arithmetics, one forward pass (the same mathematics as :func:`transformer_theory.core.forward`:
-embed, per layer ``z = H + attn(norm1(H))`` and ``out = z + psi(norm2(z))``, the optional final
-norm, ``W_O`` at the read positions):
+embed, per layer :math:`z = H + \operatorname{attn}(\operatorname{norm}_1(H))` and
+:math:`\mathrm{out} = z + \psi(\operatorname{norm}_2(z))`, the optional final norm, :math:`W_O` at
+the read positions):
 
 - ``"exact"``: every weight and input is a float64, hence a dyadic rational, taken at its exact
   value (:func:`fraction`); every operation is done in ``flint.fmpq``. Operations with no rational
-  result (softmax, a norm's square root, ``1/sqrt(E)`` unless ``E`` is a square, GELU) are refused
-  with ``ArithmeticError``: use ``"enclosed"``.
+  result (softmax, a norm's square root, :math:`1/\sqrt{E}` unless :math:`E` is a square, GELU)
+  are refused with ``ArithmeticError``: use ``"enclosed"``.
 - ``"enclosed"``: every operation in ``flint.arb`` balls at ``prec`` bits; the results are
   rigorous enclosures of the real-number model whose weights are the float64 values. Comparisons
   that a ball cannot decide (a hard-attention tie, a ReLU at 0 is fine) raise ``ArithmeticError``.
@@ -19,7 +20,7 @@ they are part of the model's weights. ALiBi slopes are powers of two and exact.
 :func:`dyadic_last_streams` / :func:`dyadic_margins` are the batched fast path for the
 construction architecture of Chen & Zou 2024 (ReLU attention, one-hot positions, no norm, no
 MLP): integer numerators in float64 with a common power-of-two denominator, each product
-refused unless it is provably below ``2^53`` -- exact, and fast enough for 400,500 inputs.
+refused unless it is provably below :math:`2^{53}` -- exact, and fast enough for 400,500 inputs.
 
 The claims ledger routes every ``proved`` and ``certified`` check through this module.
 """
@@ -505,7 +506,7 @@ def margins(
     prec: int = 128,
     position: int = -1,
 ) -> dict[str, Any]:
-    """The classification margin ``o[y] - max_{c != y} o[c]`` at ``position`` of every input.
+    r"""The classification margin :math:`o_y - \max_{c \neq y} o_c` at ``position`` of every input.
 
     Returns ``dict(min_margin, worst, margins)``: in ``"exact"`` the margins are
     :class:`fractions.Fraction`; in ``"enclosed"`` ``min_margin`` is the smallest lower end of a
@@ -641,7 +642,7 @@ def _dyadic_integers(w: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 def dyadic_margins(params: Any, tokens_BxN: np.ndarray, labels_B: np.ndarray) -> dict[str, Any]:
-    """Exact margins ``o[y] - max_{c != y} o[c]`` of ``params`` on every input (the dyadic path).
+    r"""Exact margins :math:`o_y - \max_{c \neq y} o_c` of ``params`` on every input (dyadic path).
 
     Returns ``dict(min_margin=Fraction, worst=index of the input with the smallest margin,
     distinct=number of distinct (last stream, label) pairs, denominator=den)``.

@@ -23,6 +23,7 @@ from transformer_theory.jsonio import write_json, write_text
 from transformer_theory.ledger import STATUSES, TIERS, Row
 
 __all__ = [
+    "ARITHMETIC_WORDS",
     "ClaimRecord",
     "all_claims",
     "markdown",
@@ -30,6 +31,7 @@ __all__ = [
     "resumed_records",
     "run_claims",
     "select",
+    "write_claims_json",
     "write_records",
 ]
 
@@ -106,6 +108,8 @@ class ClaimRecord:
 
 
 #: The committed full-tier table (a checkout's; absent from an installed package).
+#:
+#: :meta hide-value:
 CLAIMS_MD = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "CLAIMS.md")
 
 
@@ -240,7 +244,8 @@ def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-_ARITHMETIC_WORDS = {
+#: The arithmetics in words (the tables' *computed* column: CLAIMS.md and the docs pages).
+ARITHMETIC_WORDS = {
     "exact": "exact (rationals)",
     "enclosed": "arb balls",
     "float": "floating point",
@@ -284,7 +289,7 @@ def markdown(records: Sequence[ClaimRecord], *, title: str = "Claims", note: str
                 claim += " (a statement of the library's own)"
             if r.correction:
                 claim += f" Correction: {_cell(r.correction)}"
-            how = f"{_ARITHMETIC_WORDS.get(r.arithmetic, r.arithmetic)}; {_cell(r.domain)}"
+            how = f"{ARITHMETIC_WORDS.get(r.arithmetic, r.arithmetic)}; {_cell(r.domain)}"
             if r.tolerance:
                 how += f"; tol {_cell(r.tolerance)}"
             cmd = f"`{_cell(r.command)}`" if r.command else ""
@@ -295,17 +300,21 @@ def markdown(records: Sequence[ClaimRecord], *, title: str = "Claims", note: str
     return "\n".join(lines) + "\n"
 
 
+def write_claims_json(records: Sequence[ClaimRecord], path: str, *, note: str = "") -> str:
+    """Write the records as ``{"note": ..., "records": [to_dict(), ...]}`` to ``path`` (the
+    checkout's ``CLAIMS.json``: the docs pages are generated from it); returns the path."""
+    return write_json(
+        path, {"note": note, "records": [r.to_dict() for r in records]}, default_str=True
+    )
+
+
 def write_records(
     records: Sequence[ClaimRecord], out_dir: str, *, note: str = ""
 ) -> tuple[str, str]:
     """Write ``claims.json`` (every record) and ``claims.md`` (:func:`markdown`) to ``out_dir``;
     returns their paths."""
     os.makedirs(out_dir, exist_ok=True)
-    json_path = write_json(
-        os.path.join(out_dir, "claims.json"),
-        {"note": note, "records": [r.to_dict() for r in records]},
-        default_str=True,
-    )
+    json_path = write_claims_json(records, os.path.join(out_dir, "claims.json"), note=note)
     md_path = os.path.join(out_dir, "claims.md")
     write_text(md_path, markdown(records, note=note), suffix=".md")
     return json_path, md_path

@@ -1,0 +1,245 @@
+"""Sphinx extension: each paper's figures, drawn at build time from the committed results.
+
+``experiments/results/*.json|csv`` are the committed summary records of the long runs (shipped
+with the package as ``transformer_theory/_results``). At ``builder-inited`` every figure of
+:data:`FIGURES` is drawn from its record into ``docs/_generated/`` (ignored by git) with the
+library's own plotting functions (``transformer_theory.papers.<paper>.plots`` where one draws the
+record; otherwise a few lines on :func:`transformer_theory.plotting.pyplot`), so a page shows what
+its committed record says and nothing else. ``committed-figures`` (option ``:paper:``) places a
+paper's figures, each with a caption naming the record and the command that produced it::
+
+    ```{committed-figures}
+    :paper: peng2024
+    ```
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import importlib
+import inspect
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.util.docutils import SphinxDirective
+
+DOCS = Path(__file__).resolve().parents[1]
+ROOT = DOCS.parent
+RESULTS = ROOT / "experiments" / "results"
+OUT = DOCS / "_generated"
+
+
+def _plots(paper: str, name: str) -> Callable[..., str]:
+    """A paper's plotting function: exported by its package, or in its ``plots`` module (public or
+    private, whichever the package has)."""
+    package = importlib.import_module(f"transformer_theory.papers.{paper}")
+    places = [package]
+    for module in ("plots", "_plots"):
+        try:
+            places.append(importlib.import_module(f"transformer_theory.papers.{paper}.{module}"))
+        except ModuleNotFoundError:
+            continue
+    for place in places:
+        found = getattr(place, name, None)
+        if callable(found) and not inspect.ismodule(found):  # not a submodule of that name
+            return found
+    raise AttributeError(f"transformer_theory.papers.{paper} has no plotting function {name!r}")
+
+
+def _read(name: str) -> Any:
+    path = RESULTS / name
+    if path.suffix == ".csv":
+        with path.open(newline="", encoding="utf-8") as f:
+            return list(csv.DictReader(f))
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _command(data: Any, default: str) -> str:
+    """The command the record says produced it (its provenance), else ``default``."""
+    if isinstance(data, dict):
+        provenance = data.get("provenance")
+        if isinstance(provenance, dict) and provenance.get("command"):
+            return provenance["command"]
+        for key in ("command", "produced_by"):
+            if isinstance(data.get(key), str):
+                return data[key]
+    return default
+
+
+def _depth_accuracy(rows: list[dict], path: str) -> str:
+    """Chen & Zou's Figure 2 from its aggregate: held-out accuracy (mean over seeds, min-max bars)
+    against depth, one panel per task, chance dashed."""
+    from transformer_theory.plotting import panel_grid, pyplot, save_figure, suptitle
+
+    plt = pyplot()
+    tasks = list(dict.fromkeys(r["task"] for r in rows))
+    fig, axes = panel_grid(plt, len(tasks), width=3.2, height=2.8)
+    for ax, task in zip(axes, tasks):
+        mine = [r for r in rows if r["task"] == task]
+        depth = [int(r["depth"]) for r in mine]
+        mean = [float(r["acc_mean"]) for r in mine]
+        low = [m - float(r["acc_min"]) for m, r in zip(mean, mine)]
+        high = [float(r["acc_max"]) - m for m, r in zip(mean, mine)]
+        ax.errorbar(depth, mean, yerr=[low, high], marker="o", capsize=3)
+        ax.axhline(float(mine[0]["chance"]), color="gray", ls="--", lw=1, label="chance")
+        ax.set(title=task, xlabel="layers", xticks=depth, ylim=(0, 1.05))
+    axes[0].set_ylabel("held-out accuracy")
+    axes[0].legend(fontsize=7, loc="lower right")
+    suptitle(fig, "mean over seeds, bars from the worst to the best seed")
+    return save_figure(fig, path)
+
+
+def _ngram_kl(data: dict, path: str) -> str:
+    """Svete & Cotterell: KL per symbol of the trained model and of the unigram baseline from the
+    n-gram model, per cell (order, alphabet, rank)."""
+    import numpy as np
+
+    from transformer_theory.plotting import legend_outside, pyplot, save_figure
+
+    plt = pyplot()
+    rows = data["rows"]
+    labels = [f"n={r['order']}, |S|={r['alphabet']}\nrank {r['rank']}" for r in rows]
+    x = np.arange(len(rows))
+    fig, ax = plt.subplots(figsize=(7.5, 3.4))
+    ax.bar(x - 0.2, [r["kl_per_symbol_trained"] for r in rows], 0.4, label="trained transformer")
+    ax.bar(x + 0.2, [r["kl_per_symbol_unigram"] for r in rows], 0.4, label="unigram baseline")
+    ax.set(ylabel="KL per symbol (nats)", yscale="log", xticks=x)
+    ax.set_xticklabels(labels, fontsize=7)
+    legend_outside(ax, fontsize=7)
+    return save_figure(fig, path)
+
+
+@dataclasses.dataclass(frozen=True)
+class Figure:
+    """One figure: the record it is drawn from, how, the caption's words and, where the record
+    does not name it, the command that wrote the record."""
+
+    name: str
+    paper: str
+    record: str
+    draw: Callable[[Any, str], str]
+    drawn_by: str
+    caption: str
+    command: str = ""
+
+
+def _peng(name: str) -> Callable[..., str]:
+    return lambda *args: _plots("peng2024", name)(*args)
+
+
+FIGURES = [
+    Figure(
+        "fig2_depth",
+        "chen_zou2024",
+        "fig2_quick_aggregate.csv",
+        _depth_accuracy,
+        "a few lines on transformer_theory.plotting (docs/_ext/results_figures.py)",
+        "Figure 2 at quick size: held-out accuracy against depth on the four tasks, 3 seeds.",
+        "transformer-theory train --experiment fig2_depth --size quick --seeds 0 1 2 "
+        "--out results/fig2_quick",
+    ),
+    Figure(
+        "peng_composition_bound",
+        "peng2024",
+        "peng2024_composition_bound.json",
+        lambda d, p: _peng("composition_depth")(d["records"], p),
+        "transformer_theory.papers.peng2024 composition_depth",
+        "One-layer held-out error on g(f(a)) against Peng et al.'s bound (a one-layer point must "
+        "lie on or above the diagonal).",
+    ),
+    Figure(
+        "peng_composition_cot",
+        "peng2024",
+        "peng2024_composition_cot.json",
+        lambda d, p: _peng("composition_cot")(d["summary"], p),
+        "transformer_theory.papers.peng2024 composition_cot",
+        "Chain-of-thought steps a one-layer model needed for the target accuracy, against "
+        "Theorem 2's sqrt(n / (H d p)).",
+    ),
+    Figure(
+        "peng_composition_one_pass",
+        "peng2024",
+        "peng2024_composition_one_pass.json",
+        lambda d, p: _peng("one_pass")(d["records"], d["construction"], p),
+        "transformer_theory.papers.peng2024 one_pass",
+        "One-pass composition: held-out error of trained and hand-built one-layer models against "
+        "their message bits H (d + 1) p.",
+    ),
+    Figure(
+        "languages_generalization",
+        "formal_languages",
+        "languages_generalization_seeds012.json",
+        lambda d, p: _plots("formal_languages", "generalization")(d["records"], p),
+        "transformer_theory.papers.formal_languages generalization",
+        "Length generalization: accuracy against string length per language and model (mean "
+        "over seeds 0, 1, 2); the dotted line is the longest training length.",
+    ),
+    Figure(
+        "ngram_learnability",
+        "svete_cotterell2024",
+        "ngram_learnability.json",
+        _ngram_kl,
+        "a few lines on transformer_theory.plotting (docs/_ext/results_figures.py)",
+        "A trained transformer's distance (KL per symbol) from the n-gram model it learns, "
+        "against the unigram baseline's, per cell.",
+    ),
+]
+
+
+def draw_all(out: Path = OUT) -> dict[str, Path]:
+    """Draw every figure into ``out``; ``name -> path``. A record or plotting function that is
+    missing fails the build (the page would show nothing)."""
+    out.mkdir(exist_ok=True)
+    drawn = {}
+    for fig in FIGURES:
+        path = out / f"{fig.name}.png"
+        fig.draw(_read(fig.record), str(path))
+        drawn[fig.name] = path
+    return drawn
+
+
+def _drawn(app) -> None:  # noqa: ANN001 (Sphinx's event)
+    draw_all()
+
+
+class CommittedFigures(SphinxDirective):
+    """A paper's figures, each captioned with its record and command."""
+
+    option_spec = {"paper": directives.unchanged_required}
+
+    def run(self) -> list[nodes.Node]:
+        keys = [k.strip() for k in self.options["paper"].split(",") if k.strip()]
+        mine = [f for f in FIGURES if f.paper in keys]
+        out: list[nodes.Node] = []
+        for fig in mine:
+            self.env.note_dependency(str(RESULTS / fig.record))
+            figure = nodes.figure(classes=["committed-figure"])
+            figure += nodes.image(uri=f"/_generated/{fig.name}.png", alt=fig.caption)
+            caption = nodes.caption()
+            caption += nodes.Text(fig.caption + " Drawn at build time from ")
+            caption += nodes.literal(text=f"experiments/results/{fig.record}")
+            caption += nodes.Text(f" by {fig.drawn_by}; the record was produced by ")
+            caption += nodes.literal(text=_command(_read(fig.record), fig.command))
+            caption += nodes.Text(".")
+            figure += caption
+            out.append(figure)
+        if not mine:
+            out.append(
+                nodes.paragraph(
+                    text="No committed result record draws a figure for this paper; its "
+                    "notebook draws the figures at smoke size, and the commands above write "
+                    "them at full size."
+                )
+            )
+        return out
+
+
+def setup(app):  # noqa: ANN001, ANN201 (Sphinx's entry point)
+    app.connect("builder-inited", _drawn)
+    app.add_directive("committed-figures", CommittedFigures)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,142 @@
+"""The site's generated pages agree with what they are generated from.
+
+- ``CLAIMS.json`` (the records the paper pages render, ``docs/_ext/claims_pages.py``) and
+  ``CLAIMS.md`` (the committed table) hold the same claims in the same order with the same
+  statuses, and every registered ledger row has a record;
+- every paper's claims are rendered by some page's ``claims-table``;
+- every figure of ``docs/_ext/results_figures.py`` is drawn from a committed record by a plotting
+  function that exists (the paper packages are being reorganised: a renamed one fails here);
+- the API index (``docs/_ext/api_pages.py``) lists every public module once and no private one;
+- the notebooks' Colab badges agree with the one repository address, ``docs/conf.py``'s
+  ``REPOSITORY`` (empty while the public address is unknown: then no badge at all).
+
+The Sphinx build itself runs in ``.ci/run`` (too long for the suite).
+"""
+
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+
+
+def _extension(name: str):
+    """A module of ``docs/_ext`` (not a package: loaded by path, as Sphinx's conf.py does)."""
+    spec = importlib.util.spec_from_file_location(f"_docs_ext_{name}", DOCS / "_ext" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def _claims_md_rows() -> list[tuple[str, str]]:
+    """``(id, status)`` of every row of CLAIMS.md's tables (the status cell's first word)."""
+    rows = []
+    for line in (ROOT / "CLAIMS.md").read_text(encoding="utf-8").splitlines():
+        match = re.match(r"^\| `([^`]+)`:", line)
+        if not match:
+            continue
+        cells = re.split(r"(?<!\\)\|", line)
+        status = re.match(r"\W*(\w+)", cells[3]).group(1)
+        rows.append((match.group(1), status))
+    return rows
+
+
+def _claims_json() -> list[dict]:
+    return json.loads((ROOT / "CLAIMS.json").read_text(encoding="utf-8"))["records"]
+
+
+def test_claims_json_and_claims_md_agree():
+    md = _claims_md_rows()
+    js = [(r["id"], r["status"]) for r in _claims_json()]
+    assert len(md) > 100, len(md)
+    assert js == md
+
+
+def test_every_ledger_row_has_a_record():
+    from transformer_theory.claims import all_claims
+
+    registered = [c.id for c in all_claims()]
+    recorded = [r["id"] for r in _claims_json()]
+    assert sorted(registered) == sorted(recorded)
+    for r in _claims_json():
+        assert r["status"] == r["expected"], f"{r['id']}: {r['status']} (expected {r['expected']})"
+
+
+# The RASP rows are rendered on docs/rasp.md, a page its own work owns: it renders them with
+# ```{claims-table}``` / :paper: rasp; until then they are on the claims page's counts only.
+_RENDERED_ELSEWHERE = {"rasp"}
+
+
+def test_every_papers_claims_are_rendered_by_a_page():
+    rendered = set()
+    for page in DOCS.rglob("*.md"):
+        if "_build" in page.parts:
+            continue
+        for keys in re.findall(r"```\{claims-table\}\n:paper: (.*)\n", page.read_text()):
+            rendered |= {k.strip() for k in keys.split(",")}
+    prefixes = {r["id"].split(".", 1)[0] for r in _claims_json()}
+    assert prefixes - _RENDERED_ELSEWHERE <= rendered, prefixes - rendered
+    assert rendered <= prefixes, rendered - prefixes
+
+
+def test_claims_pages_render_every_record():
+    """The directive's helpers work on every committed record (no field missing)."""
+    pages = _extension("claims_pages")
+    _, records = pages.load_records()
+    for r in records:
+        assert pages._claim_cell(r) and pages._status_cell(r) and pages._evidence_cell(r)
+    assert sum(pages.status_counts(records).values()) == len(records)
+
+
+def test_committed_figures_draw(tmp_path):
+    import transformer_theory.papers.formal_languages.generalization  # noqa: F401 (a submodule
+    # named like the plotting function: the lookup must not take it)
+
+    figures = _extension("results_figures")
+    drawn = figures.draw_all(tmp_path)
+    assert set(drawn) == {f.name for f in figures.FIGURES}
+    for path in drawn.values():
+        assert path.stat().st_size > 10_000, path
+    for f in figures.FIGURES:
+        command = figures._command(figures._read(f.record), f.command)
+        assert command and "/work/" not in command and "/tmp/" not in command, (f.name, command)
+
+
+def test_api_index_lists_every_public_module_once():
+    api = _extension("api_pages")
+    modules = api.public_modules()
+    assert not [m for m in modules if any(p.startswith("_") for p in m.split(".")[1:])]
+    listed = re.findall(r"^   (transformer_theory[\w.]*)$", api.api_page(modules), flags=re.M)
+    assert sorted(listed) == sorted(modules)
+    assert len(listed) == len(set(listed))
+    titles = [title for title, _, _ in api.layers(modules)]
+    assert titles[:3] == ["The spine", "The claims ledger", "Shared helpers"], titles
+    assert "The commands" in titles and "Other modules" not in titles, titles
+
+
+def _repository() -> str:
+    match = re.search(r'^REPOSITORY = "(.*)"', (DOCS / "conf.py").read_text(), flags=re.M)
+    assert match, "docs/conf.py: REPOSITORY not found"
+    return match.group(1)
+
+
+@pytest.mark.parametrize(
+    "notebook", sorted((ROOT / "notebooks").glob("*.py")), ids=lambda p: p.stem
+)
+def test_colab_badges_agree_with_the_one_repository_address(notebook):
+    repository = _repository()
+    for path in (notebook, notebook.with_suffix(".ipynb")):
+        text = path.read_text(encoding="utf-8")
+        assert "OWNER/REPO" not in text, f"{path.name}: a placeholder address"
+        badges = re.findall(r"colab\.research\.google\.com/github/([^)\s\"']+)", text)
+        if not repository:
+            assert not badges, f"{path.name}: a badge, but docs/conf.py has no REPOSITORY"
+            continue
+        expected = f"{repository}/blob/main/notebooks/{notebook.stem}.ipynb"
+        assert badges == [expected], (path.name, badges)
