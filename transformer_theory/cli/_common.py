@@ -348,3 +348,20 @@ def experiment_script(
     if rows:
         print(format_table(rows, columns))
     return EXIT_OK
+
+
+def add_resumable_out(parser: argparse.ArgumentParser, out: str, record: str) -> None:
+    """``--out`` (default ``out``), ``--fresh`` and ``--no-progress`` of a study that resumes
+    from the ``record`` (e.g. ``collapse.json``) it writes model by model."""
+    parser.add_argument("--out", default=out, help="output directory")
+    parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help=f"start over: measure every model, replacing the {record} in --out (without it, one "
+        "with the same settings is resumed and one with other settings is refused)",
+    )
+    parser.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (it is drawn only on a terminal)",
+    )

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 
 from transformer_theory.cli._common import (
     EXIT_INTERRUPTED,
+    add_resumable_out,
     format_table,
     prepare_out_dir,
     refuse_other_settings,
@@ -43,18 +44,7 @@ X64 = True
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_options(parser, collapse.CollapseSettings)
-    parser.add_argument("--out", default="results/collapse", help="output directory")
-    parser.add_argument(
-        "--fresh",
-        action="store_true",
-        help="start over: measure every model, replacing a collapse.json in --out (without it, "
-        "one with the same settings is resumed and one with other settings is refused)",
-    )
-    parser.add_argument(
-        "--no-progress",
-        action="store_true",
-        help="no progress bar (it is drawn only on a terminal)",
-    )
+    add_resumable_out(parser, "results/collapse", "collapse.json")
 
 
 def run(args: argparse.Namespace) -> int:

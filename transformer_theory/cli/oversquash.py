@@ -29,6 +29,7 @@ import sys
 from transformer_theory.cli._common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
+    add_resumable_out,
     format_table,
     prepare_out_dir,
     refuse_other_settings,
@@ -42,13 +43,7 @@ X64 = True
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_options(parser, oversquash.OversquashSettings)
-    parser.add_argument("--out", default="results/oversquash", help="output directory")
-    parser.add_argument(
-        "--fresh",
-        action="store_true",
-        help="start over: measure every model, replacing an oversquash.json in --out (without "
-        "it, one with the same settings is resumed and one with other settings is refused)",
-    )
+    add_resumable_out(parser, "results/oversquash", "oversquash.json")
 
 
 def run(args: argparse.Namespace) -> int:
