@@ -122,8 +122,8 @@ show(fig)
 # log-log slopes say which variants are really sub-quadratic (the command
 # `transformer-theory efficient-attention --max-len 16384 --out DIR` runs the full study). At
 # smoke size the lengths stop at 1024, where the time slopes are mostly fixed costs and noise
-# (one run read dense 0.8, BigBird 1.6); the memory slopes already separate dense attention (1.8,
-# tending to 2) from the sub-quadratic variants (1.0).
+# (they change from run to run); the memory slopes already separate dense attention (1.8, tending
+# to 2) from the sub-quadratic variants (1.0).
 
 # %%
 lengths = [128, 256, 512, 1024] if SMOKE else [512, 1024, 2048, 4096]
