@@ -68,7 +68,6 @@ def test_every_ledger_row_has_a_record():
         assert r["status"] == r["expected"], f"{r['id']}: {r['status']} (expected {r['expected']})"
 
 
-
 def test_every_papers_claims_are_rendered_by_a_page():
     rendered = set()
     for page in DOCS.rglob("*.md"):
