@@ -90,9 +90,6 @@ def test_claims_pages_render_every_record():
 
 
 def test_committed_figures_draw(tmp_path):
-    import transformer_theory.papers.formal_languages.generalization  # noqa: F401 (a submodule
-    # named like the plotting function: the lookup must not take it)
-
     figures = _extension("results_figures")
     drawn = figures.draw_all(tmp_path)
     assert set(drawn) == {f.name for f in figures.FIGURES}
