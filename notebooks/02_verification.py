@@ -48,8 +48,8 @@ import jax
 jax.config.update("jax_enable_x64", True)
 import numpy as np
 
-from transformer_theory import plotting
-from transformer_theory.theory import checks, report, suite
+from transformer_theory import plotting, report
+from transformer_theory.theory import checks, suite
 from transformer_theory.theory import dependence as dep
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"

@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 import scipy.optimize as so
 
-from transformer_theory import ModelConfig, init_params
-from transformer_theory.theory import certificates, report
+from transformer_theory import ModelConfig, init_params, report
+from transformer_theory.theory import certificates
 from transformer_theory.theory.certificates import programs
 
 # §13.1's D_toy-icl: a=0, b=1, x=2, y=3, "="=4; targets x -> 0, y -> 1.

@@ -11,8 +11,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from transformer_theory import ModelConfig, files, forward, init_params
-from transformer_theory.theory import report, witness
+from transformer_theory import ModelConfig, files, forward, init_params, report
+from transformer_theory.theory import witness
 
 A_, B_, X_, Y_, R_ = 0, 1, 2, 3, 4
 TOY_TOKENS = np.array(

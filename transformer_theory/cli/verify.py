@@ -45,7 +45,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _print_extra(records: list[dict]) -> None:
-    from transformer_theory.theory import report
+    from transformer_theory import report
 
     for r in records:
         if r.get("kind") == "certificate":
@@ -62,9 +62,9 @@ def _print_extra(records: list[dict]) -> None:
 def run(args: argparse.Namespace) -> int:
     import jax
 
-    from transformer_theory import parallel
+    from transformer_theory import parallel, report
     from transformer_theory.progress import tqdm
-    from transformer_theory.theory import report, suite
+    from transformer_theory.theory import suite
 
     # Every check of the user's input comes before any computation; the cost from the settings
     # alone, before anything is built (README, "Exit status").

@@ -6,8 +6,9 @@ witnesses.
   controls.
 - :mod:`transformer_theory.theory.suite`: the built-in suite behind ``transformer-theory verify``.
 - ``certificates`` / ``witness``: LP/MIP impossibility certificates and witness search.
-- :mod:`transformer_theory.theory.report`: the verdict table, the records' one-line summaries and
-  the files ``verify`` / ``certify`` write.
+
+The verdict table and the files ``verify`` / ``certify`` write are :mod:`transformer_theory.report`
+(at the edge: nothing under ``theory/`` plots or touches files).
 
 Submodules are imported on demand (``from transformer_theory.theory import dependence``).
 """
@@ -16,7 +17,6 @@ __all__ = [
     "certificates",
     "checks",
     "dependence",
-    "report",
     "suite",
     "witness",
 ]
