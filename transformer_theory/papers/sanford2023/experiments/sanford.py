@@ -93,7 +93,7 @@ class SanfordSettings:
     tasks: tuple[str, ...] = setting(TASKS, flag="--task", parse=_tasks, metavar="NAMES")
     ns: tuple[int, ...] = setting((4, 8, 16), flag="--n", metavar="N,...")
     qs: tuple[int, ...] = setting((1, 2), flag="--q", metavar="Q,...")
-    epss: tuple[float, ...] = setting((0.1,), flag="--eps", metavar="EPS,...", positive=True)
+    epss: tuple[float, ...] = setting((0.1,), flag="--eps", metavar="EPS,...")
     dim: int = setting(2, positive=True)
     modulus_power: int = setting(2, positive=True)
     window: int = 2
