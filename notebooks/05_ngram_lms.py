@@ -52,11 +52,8 @@ from transformer_theory.precision import enable_x64
 enable_x64()
 
 from transformer_theory.core.forward import forward_trace, lm_inputs, lm_log_probs  # noqa: E402
-from transformer_theory.papers.svete_cotterell2024 import _constructions as cn  # noqa: E402
-from transformer_theory.papers.svete_cotterell2024 import _theory_equivalence as equivalence  # noqa: E402
-from transformer_theory.papers.svete_cotterell2024 import _theory_precision as precision_scan  # noqa: E402
-from transformer_theory.papers.svete_cotterell2024 import _theory_soft as soft  # noqa: E402
-from transformer_theory.papers.svete_cotterell2024._tasks import NGramLM  # noqa: E402
+from transformer_theory.papers import svete_cotterell2024 as sc  # noqa: E402
+from transformer_theory.papers.svete_cotterell2024 import NGramLM  # noqa: E402
 from transformer_theory.precision import PRECISIONS, dtype_of, significand_bits  # noqa: E402
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
@@ -82,16 +79,16 @@ print("log p(0 2 1) =", lm.log_prob(y)[0], "| mass of strings up to 6:", lm.mass
 # 3.1's heads one per layer; 3.3-slots' one head averages the last `n - 1` positions and keeps
 # their order in slots `j mod (n - 1)`. The paper's 3.3 scores with `-ReLU(t - j - (n - 2))`,
 # averages values `10^-j onehot(y_j)` and decodes the digits with an MLP: a ReLU inside the score,
-# so it is its own small model (`cn.Paper33`).
+# so it is its own small model (`sc.Paper33`).
 
 # %%
-models = {c: cn.build(lm, c, attention="hard", max_len=8) for c in cn.CONSTRUCTIONS}
+models = {c: sc.build(lm, c, attention="hard", max_len=8) for c in sc.CONSTRUCTIONS}
 for c, p in models.items():
     cfg = p.config
     got = float(jnp.sum(jax.jit(lm_log_probs)(p, jnp.asarray(y[0]))))
     print(f"{c}: heads {cfg.heads}, width {cfg.width}, MLP units {cfg.mlp_hidden}; log q = {got}")
-paper33 = cn.build_paper33(lm)
-got = float(equivalence.transformer_log_prob(paper33, y)[0])
+paper33 = sc.build_paper33(lm)
+got = float(sc.transformer_log_prob(paper33, y)[0])
 print(f"3.3 (the paper's): one head, one layer, digit MLP of depth {lm.order - 1}; log q = {got}")
 
 tokens = lm_inputs(models["3.1"].config, jnp.asarray([0, 2, 1, 1, 0]))
@@ -117,8 +114,8 @@ for c in [*models, "3.3"]:
         if c == "3.3":
             params = paper33
         else:
-            params = cn.build(lm, c, attention=attention, max_len=max_len)
-        rec = equivalence.equivalence_record(lm, params, max_len)
+            params = sc.build(lm, c, attention=attention, max_len=max_len)
+        rec = sc.equivalence_record(lm, params, max_len)
         print(
             f"{c} {attention:6s}: equivalent={rec['equivalent']} on {rec['strings']} strings, "
             f"max diff {rec['max_abs_logprob_diff']:.1e}, mass {rec['mass_transformer']:.12f} "
@@ -139,19 +136,19 @@ for c in ("3.1", "3.3-slots", "3.3"):
     for name in PRECISIONS:
         dtype = dtype_of(name)
         if c == "3.3":
-            scan = precision_scan.paper33_scan(cn.build_paper33(lm, dtype=dtype), max_length=limit)
+            scan = sc.paper33_scan(sc.build_paper33(lm, dtype=dtype), max_length=limit)
             derived = None
         else:
-            p = cn.build(lm, c, max_len=8, dtype=dtype)
-            scan = precision_scan.selection_scan(p, c, max_length=limit)
-            derived = precision_scan.predicted_exact_length(c, 3, dtype)
+            p = sc.build(lm, c, max_len=8, dtype=dtype)
+            scan = sc.selection_scan(p, c, max_length=limit)
+            derived = sc.predicted_exact_length(c, 3, dtype)
         longest = scan["longest_exact_length"]
         exact = f">= {limit} (scan limit)" if longest is None else longest
         print(f"{c:9s} {name:9s}: exact at every length up to {exact} (derived {derived})")
 
 t = np.unique(np.logspace(0, 5, 200).astype(int))
 plt.figure(figsize=(5, 3.5))
-plt.loglog(t, cn.score_gap(t), "k-", label="3.1/3.2 score gap")
+plt.loglog(t, sc.score_gap(t), "k-", label="3.1/3.2 score gap")
 for name in PRECISIONS:
     plt.axhline(10 * 2.0 ** -significand_bits(name), ls=":", label=f"10u {name}")
 plt.xlabel("position t")
@@ -170,14 +167,14 @@ L = 2 if SMOKE else 6
 betas = [1, 100, 1e4] if SMOKE else [1, 10, 100, 1e3, 1e4, 1e5]
 plt.figure(figsize=(5, 3.5))
 for c in ("3.1", "3.3-slots"):
-    kl = [max(soft.soft_kl(soft_lm, c, b, L), 1e-18) for b in betas]
+    kl = [max(sc.soft_kl(soft_lm, c, b, L), 1e-18) for b in betas]
     plt.loglog(betas, kl, "o-", label=c)
 plt.xlabel("beta")
 plt.ylabel(f"KL, first {L + 1} outcomes")
 plt.legend()
 for c in ("3.1", "3.3-slots"):
     lengths = [L] if SMOKE else [2, 4, L]
-    need = [soft.beta_for_kl(soft_lm, c, 1e-3, n) for n in lengths]
+    need = [sc.beta_for_kl(soft_lm, c, 1e-3, n) for n in lengths]
     print(f"{c}: beta for KL <= 1e-3 at lengths {lengths}: {np.round(need, 1)}")
 
 # %% [markdown]
@@ -185,13 +182,11 @@ for c in ("3.1", "3.3-slots"):
 # The slides say only that "space complexity has been addressed in Theorem 5.1"; the bound itself
 # is not printed in the source texts, so here the BUILT models are counted: width, heads, layers,
 # stored numbers, non-zero weights outside the n-gram table, and the significand bits the
-# structural weights need (`space.count`), beside the closed forms of `space.formula`. The width
-# is dominated by the `A = sum_k |Sigma|^k` history indicators, exponential in `n`.
+# structural weights need, beside the closed forms in `n` and `|Sigma|` (`sc.space_table`). The
+# width is dominated by the `A = sum_k |Sigma|^k` history indicators, exponential in `n`.
 
 # %%
-from transformer_theory.papers.svete_cotterell2024 import _theory_space as space
-
-size_rows = space.space_table([2, 3] if SMOKE else [2, 3, 4, 5], [2] if SMOKE else [2, 3])
+size_rows = sc.space_table([2, 3] if SMOKE else [2, 3, 4, 5], [2] if SMOKE else [2, 3])
 for r in size_rows:
     print(
         f"{r['construction']:10s} n={r['order']} |Sigma|={r['alphabet']}: width {r['width']:4d}, "

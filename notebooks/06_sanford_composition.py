@@ -52,11 +52,6 @@ precision.enable_x64()  # float64 is one of the formats compared, before any arr
 
 from transformer_theory.papers import peng2024 as comp  # noqa: E402
 from transformer_theory.papers import sanford2023 as analysis  # noqa: E402
-from transformer_theory.papers.sanford2023 import _constructions_match2 as match2  # noqa: E402
-from transformer_theory.papers.sanford2023 import _constructions_match3 as match3  # noqa: E402
-from transformer_theory.papers.sanford2023 import _constructions_qsa as qsa  # noqa: E402
-from transformer_theory.papers.sanford2023 import _tasks as ts  # noqa: E402
-from transformer_theory.papers.sanford2023 import _theory_rip as rip  # noqa: E402
 from transformer_theory.precision import FORMATS  # noqa: E402
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
@@ -70,13 +65,13 @@ SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
 
 # %%
 n, q, eps, rows = 8, 2, 0.1, 32
-u = rip.rademacher(0, rows, n)
-print(rip.rip_constants(u, q))
-unit = qsa.qsa_construction(n, q, 2, eps, rows, seed=0)
-print("alpha", unit.alpha, "| worst error over all inputs:", qsa.qsa_worst_error(unit))
-z, members = ts.qsa_sample(1, 1000, n, q, 2)
-out, ok = qsa.qsa_apply(unit, z, members)
-print("sampled max error", np.linalg.norm(out - ts.qsa_target(z, members), axis=-1).max())
+u = analysis.rademacher(0, rows, n)
+print(analysis.rip_constants(u, q))
+unit = analysis.qsa_construction(n, q, 2, eps, rows, seed=0)
+print("alpha", unit.alpha, "| worst error over all inputs:", analysis.qsa_worst_error(unit))
+z, members = analysis.qsa_sample(1, 1000, n, q, 2)
+out, ok = analysis.qsa_apply(unit, z, members)
+print("sampled max error", np.linalg.norm(out - analysis.qsa_target(z, members), axis=-1).max())
 
 # %% [markdown]
 # The smallest `m` at which the drawn unit reaches `eps`, against `q log N` (four `(N, q)` cells at
@@ -102,15 +97,14 @@ plt.show()
 # as exactly `m p` bits: a protocol right on every pair needs `2^q` distinct messages, `m p >= q`.
 
 # %%
-from transformer_theory.papers.sanford2023 import _theory_disjointness as disjointness  # noqa: E402
 from transformer_theory.papers.sanford2023.experiments import sanford as study  # noqa: E402
 
 for q_disj in (1, 2, 3, 4):
-    print(disjointness.reduction_record(q_disj))
-table = disjointness.protocol_table((1, 2) if SMOKE else (1, 2, 3, 4))
+    print(analysis.reduction_record(q_disj))
+table = analysis.protocol_table((1, 2) if SMOKE else (1, 2, 3, 4))
 for r in table:
     print(study.protocol_summary(r))
-for r in disjointness.match3_bound_table()[:3]:
+for r in analysis.match3_bound_table()[:3]:
     print({k: r[k] for k in ("source", "N", "m", "p", "H", "c_needed")})
 
 # %% [markdown]
@@ -118,28 +112,15 @@ for r in disjointness.match3_bound_table()[:3]:
 # `j = i` is allowed (the Match2 construction attends to itself).
 
 # %%
-for name, build, apply, ref in [
-    (
-        "match2",
-        lambda: match2.match2_construction(3, 6),
-        lambda p, x: match2.match2_apply(p, x, 6),
-        lambda x: ts.match2(x, 6),
-    ),
-    (
-        "match3bigram",
-        lambda: match3.match3bigram_construction(3, 6),
-        lambda p, x: match3.match3bigram_apply(p, x, 6),
-        lambda x: ts.match3_bigram(x, 6),
-    ),
-    (
-        "match3local",
-        lambda: match3.match3local_construction(3, 6, 1),
-        lambda p, x: match3.match3local_apply(p, x, 6, 1),
-        lambda x: ts.match3_local(x, 6, 1),
-    ),
+x = np.array(list(itertools.product(range(6), repeat=3)))
+for name, params, window in [
+    ("match2", analysis.match2_construction(3, 6), 0),
+    ("match3bigram", analysis.match3bigram_construction(3, 6), 0),
+    ("match3local", analysis.match3local_construction(3, 6, 1), 1),
 ]:
-    x = np.array(list(itertools.product(range(6), repeat=3)))
-    print(name, "accuracy on all of [6]^3:", np.mean(apply(build(), x) == ref(x)))
+    predicted = analysis.UNITS[name].apply(params, x, 6, window)  # the unit's forward pass
+    right = predicted == analysis.match_labels(name, x, 6, window)  # brute-force reference
+    print(name, "accuracy on all of [6]^3:", np.mean(right))
 
 # %% [markdown]
 # ## Precision: which float format keeps Match2 exact as `M` grows (`c = M^2 log 6N`)
@@ -182,7 +163,7 @@ plt.show()
 # %% [markdown]
 # ## How many bits one layer needs (Theorem 1, the other side)
 # The bound is positive below `n log2 n` message bits `H (d + 1) p`. A hand-built one-layer model
-# (ours: `papers.peng2024._constructions`, two heads and a ReLU MLP on pair-token prompts, each
+# (ours: `peng2024.build`, two heads and a ReLU MLP on pair-token prompts, each
 # table entry one token `(argument, value)`) answers `g(f(x))` right on every prompt of n = 3 at
 # its fewest exact bits, and errs with one bit fewer: its `H (d + 1) p` is a budget that
 # suffices. `experiments/composition_one_pass.py` trains the same architecture from random
@@ -191,13 +172,11 @@ plt.show()
 # through two points; the full size goes to n = 16): the built budget stays far above `n log2 n`.
 
 # %%
-from transformer_theory.papers.peng2024 import _constructions as construction  # noqa: E402
-
-tokens3, answers3 = construction.all_prompts(3)
+tokens3, answers3 = comp.all_prompts(3)
 for bits in (2, 3):
-    wrong = construction.errors(construction.build(3, bits), tokens3, answers3)
+    wrong = comp.errors(comp.build(3, bits), tokens3, answers3)
     print(f"n = 3, p = {bits}: {wrong} of {len(tokens3)} prompts wrong")
-rows = construction.budget_table((2, 3) if SMOKE else (2, 3, 4, 8, 16))
+rows = comp.budget_table((2, 3) if SMOKE else (2, 3, 4, 8, 16))
 for r in rows:
     print(
         f"n = {r['n']}: exact at p = {r['bits']}, H (d + 1) p = {r['construction_bits']} bits; "
@@ -212,7 +191,7 @@ plt.show()
 
 # %% [markdown]
 # ## Chain of thought (Peng et al. 2024, Theorem 2)
-# Iterated composition of `K` functions in table form (`papers.peng2024._models_cot`): the token at
+# Iterated composition of `K` functions in table form (`peng2024.cot_sample`): the token at
 # position `(k - 1) n + i` is `f_k(i)`, so each token names the position of its next value and one
 # CoT step is one lookup. A one-layer causal model writes `f_1(x)`, `f_2(f_1(x))`, ... on the
 # growing prompt (`cot.generate`). Theorem 2 says a layer needs `Omega(sqrt(n / (H d p)))` such
@@ -254,7 +233,7 @@ else:
 # %% [markdown]
 # ## The qSA separation, trained
 # One softmax attention unit (query/key width `m`), a fully connected ReLU network and a GRU, each
-# trained with Adam on q-sparse averaging (`papers.sanford2023._models_separations`); the dotted
+# trained with Adam on q-sparse averaging (`sanford2023.qsa_trained_record`); the dotted
 # lines are the numbers of Sanford et al. 2023's bounds drawn on a width axis. Only the FNN's
 # (`N d'/2`) counts width; attention's (`m p >= q`) and the RNN's (`(N - 1)/2` for `q = d' = 1`)
 # count BITS, which a float32 width of 1 or 2 already exceeds, so here they test nothing:
@@ -264,8 +243,6 @@ else:
 # comes close, while the GRU stays far above it; the full size trains 3000 steps at N = 16.
 
 # %%
-from transformer_theory.papers.sanford2023 import _models_separations as separations  # noqa: E402
-
 n, q, steps = (6, 1, 300) if SMOKE else (16, 1, 3000)
 widths = (
     {"attention": [1, 2, 4], "fnn": [2, 64], "rnn": [2, 8]}
@@ -273,11 +250,11 @@ widths = (
     else {"attention": [1, 2, 4, 8], "fnn": [16, 256, 1024], "rnn": [4, 16, 64]}
 )
 trained = [
-    separations.qsa_trained_record(model, n, q, 1, w, steps=steps, held_out=500)
+    analysis.qsa_trained_record(model, n, q, 1, w, steps=steps, held_out=500)
     for model, ws in widths.items()
     for w in ws
 ]
-for i, model in enumerate(separations.QSA_MODELS):
+for i, model in enumerate(widths):
     rows = [r for r in trained if r["model"] == model]
     plt.plot(
         [r["width"] for r in rows],

@@ -46,30 +46,34 @@ if importlib.util.find_spec("transformer_theory") is None:
 
 # %%
 import os
+import tempfile
 
-import jax.numpy as jnp
 import numpy as np
 
 from transformer_theory.precision import enable_x64
 
 enable_x64()
 
-from transformer_theory.core.positional import embed_long  # noqa: E402
-from transformer_theory.papers.barbero2024 import _plots as plots  # noqa: E402
-from transformer_theory.papers.barbero2024 import _theory_collapse as collapse  # noqa: E402
-from transformer_theory.papers.barbero2024 import _theory_oversquash as oversquash  # noqa: E402
 from transformer_theory.papers.barbero2024 import (  # noqa: E402
+    CollapseSettings,
+    OversquashSettings,
+    asymptotic_rate,
     causal_pre_ln_config,
-    pattern_tokens,
+    model_grid,
+    model_record,
     random_model,
+    run_collapse,
+    run_oversquash,
 )
+from transformer_theory.precision import PRECISIONS as ALL_PRECISIONS  # noqa: E402
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
 # Smoke sizes still show the effect the text describes: to n = 512 the one-layer model's distance
 # falls like n^-1.01 (at n <= 32 the tail read n^-0.65, not yet the asymptotic rate).
 MAX_LEN = 512 if SMOKE else 2048
 POINTS = 6 if SMOKE else 10  # the rate needs >= 3 lengths >= 8
-PRECISIONS = ("float64", "bfloat16") if SMOKE else collapse.PRECISIONS
+PRECISIONS = ("float64", "bfloat16") if SMOKE else ALL_PRECISIONS
+OUT = tempfile.mkdtemp()  # the studies write their records and figures here
 
 # %% [markdown]
 # ## 1. Collapse: distance against length, at every precision
@@ -81,13 +85,20 @@ PRECISIONS = ("float64", "bfloat16") if SMOKE else collapse.PRECISIONS
 # `barbero2024.bfloat16_identical`: all 32 coordinates equal at n = 32768).
 
 # %%
-lengths = collapse.length_grid(MAX_LEN, POINTS, 4)
-models = []
-for depth, positional in [(1, "none")] if SMOKE else [(1, "none"), (2, "rope")]:
-    cfg = causal_pre_ln_config(depth, 1, positional, width=24)
-    params = random_model(cfg, seed=0)
-    rec = collapse.model_record(params, f"L{depth}_{positional}", lengths, PRECISIONS)
-    models.append(rec)
+# The study behind `transformer-theory collapse`: its settings are the command's options.
+settings = CollapseSettings(
+    depths=(1,) if SMOKE else (1, 2),
+    positionals=("none",) if SMOKE else ("none", "rope"),
+    max_len=MAX_LEN,
+    points=POINTS,
+    precisions=PRECISIONS,
+    width=24,
+)
+# Of the grid (every depth with every positional code), the two models described above.
+grid = [m for m in model_grid(settings) if m.name in ("L1_H1_none_seed0", "L2_H1_rope_seed0")]
+study = run_collapse(settings, OUT, progress=False, grid=grid)
+lengths, models = study.record["settings"]["lengths"], study.record["models"]
+for rec in models:
     # the verdict is read from the curve's tail (last decade) and a plateau test, not hand-written
     print(rec["name"], "(float64):", rec["verdict"])
     for prec, r in rec["precisions"].items():
@@ -107,12 +118,9 @@ print("K derived from the weights:", round(k, 4))
 print("n * distance (float64):    ", np.round(np.array(lengths) * d64, 4))
 
 # %%
-fig_path = plots.plot_collapse(
-    dict(settings=dict(pattern="ones_zero"), models=models), "/tmp/07_collapse.png"
-)
 from IPython.display import Image, display  # noqa: E402
 
-display(Image(fig_path))
+display(Image(study.figure_path))
 
 # %% [markdown]
 # Outside the theorem's hypotheses. ALiBi's bias `−m|i − j|` is unbounded and does not decay: the
@@ -131,11 +139,9 @@ display(Image(fig_path))
 alibi_lengths = [256, 1024, 4096] if not SMOKE else [8, 16, 32]
 for positional in ("sinusoidal", "alibi"):
     cfg = causal_pre_ln_config(1, 1, positional, width=24)
-    r = collapse.collapse_curve(random_model(cfg), alibi_lengths, ("float64",))
+    r = model_record(random_model(cfg), positional, alibi_lengths, ("float64",))
     d = r["precisions"]["float64"]["distance"]
-    print(
-        positional, [f"{x:.4g}" for x in d], collapse.asymptotic_rate(alibi_lengths, d)["verdict"]
-    )
+    print(positional, [f"{x:.4g}" for x in d], asymptotic_rate(alibi_lengths, d)["verdict"])
 
 # %% [markdown]
 # ## 2. Over-squashing: sensitivities against attention paths
@@ -146,21 +152,24 @@ for positional in ("sinusoidal", "alibi"):
 
 # %%
 n = 8 if SMOKE else 32
-tokens = pattern_tokens("random", n)
-records = []
-for depth in (1, 2) if SMOKE else (1, 2, 4):
-    cfg = causal_pre_ln_config(depth, 1, "rope", width=16)
-    params = random_model(cfg, seed=1)
-    emb = embed_long(cfg, tokens, dtype=jnp.float64)
-    rec = oversquash.oversquash_record(params, emb)
-    records.append(dict(name=f"L{depth}_rope", **rec))
+# The study behind `transformer-theory oversquash`, on RoPE models reading n random bits.
+settings = OversquashSettings(
+    depths=(1, 2) if SMOKE else (1, 2, 4),
+    positionals=("rope",),
+    seeds=(1,),
+    length=n,
+    pattern="random",
+    width=16,
+)
+study = run_oversquash(settings, OUT)
+for rec in study.record["models"]:
     s = np.array(rec["sensitivity_final"])
     print(
-        f"L={depth}: bound holds {rec['bound_holds']} (measured / bound <= "
+        f"L={rec['depth']}: bound holds {rec['bound_holds']} (measured / bound <= "
         f"{rec['bound_ratio_max']:.3f}); sensitivity first {s[0]:.3g}, middle {s[n // 2]:.3g}, "
         f"last {s[-1]:.3g}"
     )
-display(Image(plots.plot_oversquash(dict(models=records), "/tmp/07_oversquash.png")))
+display(Image(study.figure_path))
 
 # %% [markdown]
 # ## 3. A trained model: copying at growing lengths and precisions
@@ -180,8 +189,8 @@ config = collapse_tasks.CollapseTaskConfig(
     steps=300 if SMOKE else 1000,
     eval_max_len=256 if SMOKE else 2048,
     eval_points=4 if SMOKE else 10,
-    precisions=("bfloat16",) if SMOKE else collapse.PRECISIONS,
+    precisions=("bfloat16",) if SMOKE else ALL_PRECISIONS,
 )
-record = collapse_tasks.run(config, None, progress=False)
+record = collapse_tasks.run(config, OUT, progress=False)  # writes notebook.json and .png
 print("\n".join(collapse_tasks.summary_lines(record)))
-display(Image(plots.plot_task_accuracy(record, "/tmp/07_tasks.png")))
+display(Image(os.path.join(OUT, "notebook.png")))

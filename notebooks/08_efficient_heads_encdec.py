@@ -54,8 +54,7 @@ from IPython.display import Image, display
 
 from transformer_theory import precision
 from transformer_theory.core import attention, blocked, masks
-from transformer_theory.papers.conti2024 import _models_efficient as efficient
-from transformer_theory.papers.conti2024 import _theory_heads as heads
+from transformer_theory.papers import conti2024 as conti
 from transformer_theory.plotting import heatmap, pyplot
 
 precision.enable_x64()  # the entry point's switch: Linformer's references below are float64
@@ -99,8 +98,8 @@ variants = ["sliding_window", "bigbird", "linformer", "performer", "linear_elu",
 budgets = {"sliding_window": [2, 8, 64], "bigbird": [2, 8], "linformer": [4, 32], "performer": [16]}
 records = []
 for kind in ("iid", "local"):
-    qb, kb, vb = efficient.random_inputs(jax.random.key(2), 2 if SMOKE else 8, err_n, 64, kind)
-    records += efficient.error_vs_budget(
+    qb, kb, vb = conti.random_inputs(jax.random.key(2), 2 if SMOKE else 8, err_n, 64, kind)
+    records += conti.error_vs_budget(
         qb, kb, vb, variants=variants, budgets=budgets if SMOKE else None, label=f"random {kind}"
     )
 for r in records:
@@ -108,12 +107,22 @@ for r in records:
         print(f"{r['inputs']:>13} {r['variant']:>15} budget {r['budget']}: error {r['error']:.3f}")
 
 # %%
-from transformer_theory.papers.conti2024 import _plots as plots
-
-plots.error_vs_budget(records, "/tmp/08_errors.png")
-fig = plt.figure(figsize=(10, 4))
-plt.imshow(plt.imread("/tmp/08_errors.png"))
-plt.axis("off")
+# The error against the budget, one panel per input kind (variants without a budget: a line).
+fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+for ax, inputs in zip(axes, ["random iid", "random local"]):
+    for i, variant in enumerate(variants):
+        pts = sorted(
+            (r["budget"], r["error"])
+            for r in records
+            if r["inputs"] == inputs and r["variant"] == variant
+        )
+        if pts[0][0] is None:
+            ax.axhline(pts[0][1], color=f"C{i}", ls="--", label=variant)
+        else:
+            ax.plot(*zip(*pts), "o-", color=f"C{i}", mfc="none", label=variant)
+    ax.set(xscale="log", title=inputs, xlabel="budget (window / random keys / features / rank)")
+axes[0].set_ylabel("relative error vs softmax attention")
+axes[1].legend(fontsize=7)
 show(fig)
 
 # %% [markdown]
@@ -127,10 +136,10 @@ show(fig)
 
 # %%
 lengths = [128, 256, 512, 1024] if SMOKE else [512, 1024, 2048, 4096]
-cost = efficient.cost_vs_length(
+cost = conti.cost_vs_length(
     lengths, variants=["sliding_window", "bigbird", "linear_elu", "dense"], repeats=2
 )
-slopes = efficient.fit_slopes(cost, min_n=lengths[1], min_points=3)  # a slope needs 3 lengths
+slopes = conti.fit_slopes(cost, min_n=lengths[1], min_points=3)  # a slope needs 3 lengths
 for name, s in slopes.items():
     print(f"{name:>15}: time slope {s['seconds']:.2f}, memory slope {s['xla_bytes']:.2f}")
 if not slopes:
@@ -148,8 +157,8 @@ if not slopes:
 rng = np.random.default_rng(0)
 fig, axes = plt.subplots(1, 4, figsize=(12, 3))
 for ax, kind in zip(axes, ["positional", "syntactic", "rare_token", "diffuse"]):
-    m = heads.synthetic_head(kind, 12, rng, noise=0.5)
-    rec = heads.classify_map(m)
+    m = conti.synthetic_head(kind, 12, rng, noise=0.5)
+    rec = conti.classify_map(m)
     heatmap(fig, ax, m, "attention weight", vmin=0)
     ax.set_title(f"built {kind}\nfound {rec['kind']} ({rec['score']:.2f})", fontsize=9)
     ax.set_xlabel("key position")
@@ -161,13 +170,13 @@ show(fig)
 # Conti 2024 allows each family "up to a proper permutation" (eq. 19-20). A sharp alignment that
 # reorders -- each query reading its own key, far from the diagonal -- is in none of the families
 # as printed, and a positional head once its columns are permuted. The permutation is an
-# assignment problem (`heads.diagonal_order`); every record reports both classifications:
+# assignment problem (`classify_map` solves it); every record reports both classifications:
 
 # %%
 sigma = rng.permutation(12)
-m = heads.synthetic_head("diffuse", 12, rng, noise=0.1) + 4 * np.eye(12)[sigma]
+m = conti.synthetic_head("diffuse", 12, rng, noise=0.1) + 4 * np.eye(12)[sigma]
 m /= m.sum(axis=1, keepdims=True)
-rec = heads.classify_map(m)
+rec = conti.classify_map(m)
 print("plain:", rec["kind"], "| up to a permutation:", rec["permuted"]["kind"])
 print("sigma:", list(sigma), "\nfound:", rec["permuted"]["order"])
 
@@ -182,8 +191,7 @@ print("sigma:", list(sigma), "\nfound:", rec["permuted"]["order"])
 from flax import nnx
 
 from transformer_theory.nn.encdec import EncoderDecoder, Seq2SeqConfig
-from transformer_theory.papers.conti2024 import Translation, token_accuracy
-from transformer_theory.papers.conti2024 import _models_translation as translation
+from transformer_theory.papers.conti2024 import BOS, EOS, Translation, token_accuracy
 from transformer_theory.train import TrainConfig
 from transformer_theory.train import seq2seq as s2s
 
@@ -198,7 +206,7 @@ print(task.size, "sentence pairs; vocabulary", task.vocab_size)
 # forcing (Adam); then greedy decoding of the held-out sentences against the grammar's reference.
 
 # %%
-data = translation.split_translation(task, jax.random.key(0), holdout=0.5)
+data = s2s.split_pairs(task, jax.random.key(0), 0.5, bos=BOS)  # half the pairs held out
 cfg = Seq2SeqConfig(
     vocab_size=task.vocab_size,
     width=32 if SMOKE else 64,
@@ -238,7 +246,6 @@ print(
 
 # %%
 from transformer_theory.core import beam
-from transformer_theory.papers.conti2024._tasks import BOS, EOS
 
 hyp = beam.beam_decode_eos(params, sub[0], BOS, EOS, task.target_len, 4, alpha=0.6)
 for i in range(4):
@@ -259,7 +266,7 @@ from transformer_theory.nn import activations
 maps = activations.seq2seq_maps(
     params, data.src_eval_BxN[:32], s2s.decoder_inputs(data.tgt_eval_BxT[:32])
 )
-records = heads.classify_model(maps)
+records = conti.classify_model(maps)
 for r in records:
     print(
         f"{r['attention']:>8} head {r['head']}: {r['kind']:<10} score {r['score']:.2f}; up to a "
@@ -269,10 +276,16 @@ words = task.words()
 src_w = [words[t] for t in data.src_eval_BxN[0]]
 tgt_w = [words[t] for t in s2s.decoder_inputs(data.tgt_eval_BxT[:1])[0]]
 labels = {"encoder": (src_w, src_w), "decoder": (tgt_w, tgt_w), "cross": (tgt_w, src_w)}
-plots.head_grid(maps, records, labels, "/tmp/08_heads.png")
-fig = plt.figure(figsize=(12, 5))
-plt.imshow(plt.imread("/tmp/08_heads.png"))
-plt.axis("off")
+by_head = {(r["attention"], r["layer"], r["head"]): r for r in records}
+fig, axes = plt.subplots(len(maps), 8, figsize=(27, 3 * len(maps)), squeeze=False)
+for row, (kind, layer, m) in enumerate(maps):  # m: (B, H, Q, K); draw the first sentence
+    q_words, k_words = labels[kind]
+    for h, ax in enumerate(axes[row]):
+        heatmap(fig, ax, np.asarray(m[0, h]), "attention weight", vmin=0)
+        r = by_head[(kind, layer, h)]
+        ax.set_title(f"{kind}, head {h + 1}\n{r['kind']} ({r['score']:.2f})", fontsize=8)
+        ax.set_yticks(range(len(q_words)), q_words, fontsize=6)
+        ax.set_xticks(range(len(k_words)), k_words, fontsize=6, rotation=90)
 show(fig)
 
 # %% [markdown]
@@ -286,16 +299,15 @@ show(fig)
 # attention above (how many singular values hold 90% of `||P||_F^2`).
 
 # %%
-from transformer_theory.papers.conti2024 import _theory_linformer as linformer
-
 n0 = 8
 w0 = np.eye(n0)[0] - np.eye(n0)[1]
 uniform = np.full((n0, n0), 1.0 / n0)
+r0 = conti.jl_projection(0, 4, n0)  # R: k' = 4 rows, entries N(0, 1/k')
 print(
-    "eq. 16 ratio with P w = 0:",
-    linformer.relative_error(uniform, linformer.jl_projection(0, 4, n0), w0),
+    f"eq. 16 with P w = 0: ||P R^T R w - P w|| = {np.linalg.norm(uniform @ r0.T @ r0 @ w0):.3f}, "
+    f"||P w|| = {np.linalg.norm(uniform @ w0):.3f}: no eps bounds the ratio"
 )
-jl = linformer.scaling_study(
+jl = conti.scaling_study(
     (32, 64) if SMOKE else (64, 128, 256, 512, 1024),
     0.5,
     0.1,
@@ -309,9 +321,7 @@ for r in jl["rows"]:
     )
 print("slope of k' against ln n:", jl["slopes"], "(union bound", round(jl["bound_slope"], 1), ")")
 enc = [m for attention, _, m in maps if attention == "encoder"][0]  # (B, H, N, N)
-ranks = [
-    linformer.spectrum_rank(enc[b, h]) for b in range(enc.shape[0]) for h in range(enc.shape[1])
-]
+ranks = [conti.spectrum_rank(enc[b, h]) for b in range(enc.shape[0]) for h in range(enc.shape[1])]
 print(
     f"trained encoder attention (n = {enc.shape[-1]}): 90% of ||P||_F^2 in {np.mean(ranks):.1f} "
     "singular values on average"
@@ -335,5 +345,5 @@ harness.run_experiment(config, out, progress=False)
 spec = config.runs()[0]
 trained = harness.trained_params(spec, out)
 tokens = harness.build_data(spec).eval_tokens_BxN[:32]
-for r in heads.classify_model(activations.depth_maps(trained, tokens)):
+for r in conti.classify_model(activations.depth_maps(trained, tokens)):
     print(f"layer {r['layer']} head {r['head']}: {r['kind']} (score {r['score']:.2f})")

@@ -50,16 +50,13 @@ from transformer_theory import precision  # noqa: E402
 
 precision.enable_x64()
 
-from transformer_theory.papers.formal_languages import _constructions as recognizers  # noqa: E402
-from transformer_theory.papers.formal_languages import _tasks as tasks  # noqa: E402
-from transformer_theory.papers.formal_languages import _theory, row_record  # noqa: E402
-from transformer_theory.papers.formal_languages.experiments import languages as study  # noqa: E402
+from transformer_theory.papers import formal_languages as fl  # noqa: E402
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
 # The study behind `transformer-theory languages` (every row of the table): every string up to
 # EXHAUSTIVE, then balanced samples at 16, 32, ..., max_len; PARITY's precision sweep at
 # parity_lengths.
-settings = study.TableSettings(
+settings = fl.TableSettings(
     max_len=16 if SMOKE else 256,
     exhaustive_up_to=6 if SMOKE else 10,
     parity_lengths=(16,) if SMOKE else (64, 256, 1024, 2048),
@@ -72,7 +69,7 @@ settings = study.TableSettings(
 # balanced classes; membership is a counter or a running depth.
 
 # %%
-strings, labels = tasks.sample("dyck1", 8, 6, seed=0)
+strings, labels = fl.sample("dyck1", 8, 6, seed=0)
 for s, y in zip(strings, labels):
     print("".join("()"[x] for x in s), "member" if y else "not a member")
 
@@ -82,15 +79,9 @@ for s, y in zip(strings, labels):
 # truth, so a positive smallest margin means every string was classified correctly.
 
 # %%
-rows = [  # one record per row of the table, float64
-    row_record(
-        name,
-        exhaustive_up_to=settings.exhaustive_up_to,
-        sampled_lengths=settings.sampled_lengths,
-        samples=settings.sample_count,
-    )
-    for name in settings.rows
-]
+# every row built and checked (a record per row, float64), then PARITY's precision sweep
+table = fl.run_table(settings, progress=False)
+rows = table["records"]
 for r in rows:
     print(
         f"{r['construction']:>20}: {r['attention']:>22}, code {r['positional']:>13}, "
@@ -114,13 +105,11 @@ plt.show()
 # float64.
 
 # %%
-precision = _theory.parity_precision_records(
-    settings.parity_lengths, samples=settings.parity_sample_count
-)
+sweep = table["precision"]  # PARITY at settings.parity_lengths, in float32 and float64
 fig, ax = plt.subplots(figsize=(5.5, 3.6))
 for dtype in ("float32", "float64"):
     for ln in (True, False):
-        sel = [r for r in precision if r["dtype"] == dtype and r["layer_norm"] == ln]
+        sel = [r for r in sweep if r["dtype"] == dtype and r["layer_norm"] == ln]
         ax.plot(
             [r["n"] for r in sel],
             [r["max_cross_entropy_bits"] for r in sel],
@@ -135,63 +124,78 @@ plt.show()
 # The `eps` matters: the library's default `1e-5` swamps the variance `2 d^2 / D ~ n^-4`.
 
 # %%
-p = recognizers.parity()
+p = fl.parity()
 p_eps = p.replace(config=p.config.replace(norm_eps=1e-5))
 s = np.array([[1] * 41], np.int32)
 print(
     "eps = 0:",
-    recognizers.decision_margins(p, s),
+    fl.decision_margins(p, s),
     " eps = 1e-5:",
-    recognizers.decision_margins(p_eps, s),
+    fl.decision_margins(p_eps, s),
 )
-print("float32 build:", recognizers.decision_margins(recognizers.parity(dtype=jnp.float32), s))
+print("float32 build:", fl.decision_margins(fl.parity(dtype=jnp.float32), s))
 
 # %% [markdown]
 # ## Hahn 2020's rows: training WITH hard attention
 # Hahn 2020 proves that no leftmost-hard transformer recognizes PARITY or Dyck-1 at every length.
 # Hard attention has no gradient, so a hard model is trained with the straight-through estimator:
 # the forward pass is exactly leftmost-hard attention, the backward pass the softmax gradient of
-# the same scores (`hard_training`). On scores with a tie, the weights are one-hot on the
+# the same scores (`straight_through_weights`). On scores with a tie, the weights are one-hot on the
 # first maximizer, and the gradient is the softmax one:
 
 # %%
 from transformer_theory.core.attention import softmax_weights  # noqa: E402
-from transformer_theory.papers.formal_languages import _models as hard_training  # noqa: E402
 
 scores = jnp.array([[1.0, 3.0, 3.0, 0.0]])
-print("weights:", hard_training.straight_through_weights(scores))
-print("grad:   ", jax.grad(lambda s: hard_training.straight_through_weights(s)[0, 1])(scores))
+print("weights:", fl.straight_through_weights(scores))
+print("grad:   ", jax.grad(lambda s: fl.straight_through_weights(s)[0, 1])(scores))
 print("softmax:", jax.grad(lambda s: softmax_weights(s)[0, 1])(scores))
 
 # %% [markdown]
-# A short run on Dyck-(2, 3) (lengths 4-16; `hard_training.sample`: members and hard non-members
-# of `dyck_k.sample`, labels from its stack), the softmax model beside the leftmost-hard one;
-# the full experiment (PARITY, Dyck-1 and Dyck-2; softmax, straight-through, and an annealed
-# softmax curriculum that ends straight-through, so the final model is the hard one) is
-# `experiments/languages_generalization.py` (README). A run that fails to learn proves no
-# theorem: Hahn's result is about every parameter setting at unbounded length. At smoke size (CI)
-# the run takes 2 steps, so both models sit near chance: the cell shows the interface only.
+# A short run on Dyck-(2, 3) (lengths 4-16; `train_hard_attention` draws members and hard
+# non-members of `dyck_k_sample`, labels from its stack), the softmax model beside the
+# leftmost-hard one; the full experiment (PARITY, Dyck-1 and Dyck-2; softmax, straight-through, and
+# an annealed softmax curriculum that ends straight-through, so the final model is the hard one)
+# is `experiments/languages_generalization.py` (README), whose `run` this cell calls. A run that
+# fails to learn proves no theorem: Hahn's result is about every parameter setting at unbounded
+# length. At smoke size (CI) the run takes 2 steps, so both models sit near chance: the cell shows
+# the interface only.
 
 # %%
+import tempfile  # noqa: E402
+
+from transformer_theory.papers.formal_languages.experiments import (  # noqa: E402
+    languages_generalization,
+)
+
 STEPS = 2 if SMOKE else 300
 LENGTHS = (8,) if SMOKE else (8, 16, 64)
-for mode in ("softmax", "straight_through_leftmost"):
-    params, losses = hard_training.train(
-        "dyck2", mode, steps=STEPS, batch=32, seed=0, lengths=(4, 8, 12, 16), small=SMOKE
-    )
-    model = hard_training.deployed(params, mode)
-    accs = [hard_training.accuracy(model, "dyck2", n, 64, seed=n) for n in LENGTHS]
-    print(
-        f"{model.config.attention:>14}: final loss {np.mean(losses[-10:]):.3f}, accuracy "
-        + ", ".join(f"L={n}: {a:.2f}" for n, a in zip(LENGTHS, accs))
-    )
+config = fl.GeneralizationConfig(
+    size="notebook",
+    modes=(("dyck2", ("softmax", "straight_through_leftmost")),),
+    steps=STEPS,
+    schedule="constant",
+    final_temperature=0.01,
+    train_lengths=(4, 8, 12, 16),
+    eval_lengths=LENGTHS,
+    samples=64,
+    small=SMOKE,
+)
+result = languages_generalization.run(config, tempfile.mkdtemp(), progress=False)
+for r in result["records"]:
+    if r["steps"]:  # the trained models (the run also reads softmax weights as hard, and the
+        # construction)
+        print(
+            f"{r['model']:>22}: final loss {r['final_loss']:.3f}, accuracy "
+            + ", ".join(f"L={n}: {a:.2f}" for n, a in zip(r["eval_lengths"], r["accuracy"]))
+        )
 
 # %% [markdown]
 # ## SHUFFLE-DYCK-k and counter machines (Bhattamishra, Ahuja & Goyal 2020)
 # The rows "SHUFFLE-DYCK-k" and "SSCMs" of the table: softmax attention, a future mask, no
 # positional code. SHUFFLE-DYCK-k interleaves `k` bracket types (`2t` opens type `t`, `2t + 1`
 # closes it); a string is a member iff no type's depth is negative in any prefix and every depth
-# ends at 0. The construction (`counters.build`) is one causal layer with `W_QK = 0`: softmax
+# ends at 0. The construction (`counter_recognizer`) is one causal layer with `W_QK = 0`: softmax
 # with equal scores averages the prefix, so each type's value `+-1` becomes its depth over the
 # length, `r_t = depth_t / (i + 1)`, and BOS gives `b = 1 / (i + 1)`. A ReLU MLP turns these
 # into one output per next symbol and one for the end, `b/2` where it may come next and at most
@@ -199,29 +203,21 @@ for mode in ("softmax", "straight_through_leftmost"):
 # each symbol was predicted before it and the end after it.
 
 # %%
-from transformer_theory.papers.formal_languages import (  # noqa: E402
-    _constructions_counters,
-    _tasks_counters,
-    _theory_counters,
-)
-
-m = _tasks_counters.shuffle_dyck(2)
-sd_params = _constructions_counters.build(m)
-sd_strings, sd_labels, sd_kinds = _tasks_counters.sample("shuffle_dyck_2", 8, 3, seed=0)
+m = fl.machine("shuffle_dyck_2")
+sd_params = fl.counter_recognizer(m)
+sd_strings, sd_labels, sd_kinds = fl.counter_sample("shuffle_dyck_2", 8, 3, seed=0)
 brackets = "()[]"
-for s, y, kind, acc in zip(
-    sd_strings, sd_labels, sd_kinds, _constructions_counters.recognize(sd_params, sd_strings)
-):
+for s, y, kind, acc in zip(sd_strings, sd_labels, sd_kinds, fl.recognize(sd_params, sd_strings)):
     print(f"{''.join(brackets[x] for x in s)}  {kind:>6}: member {y}, accepted {acc}")
 # The outputs along the "dip" string (one type below zero, the total depth never negative):
 # the row of position i says which symbols may follow, in units of 1/(2(i + 1)).
-margins = _constructions_counters.next_symbol_margins(sd_params, sd_strings[1:2])[0]
+margins = fl.next_symbol_margins(sd_params, sd_strings[1:2])[0]
 scale = 2 * np.arange(1, margins.shape[0] + 1)[:, None]
 print("   " + "  ".join(f"{c:>4}" for c in [*brackets, "end"]))
 print(np.round(margins * scale, 2))
 
 # %% [markdown]
-# Every string up to a length, in exact rational arithmetic (`counters.exact_check` runs the
+# Every string up to a length, in exact rational arithmetic (`exact_check` runs the
 # same weights in `fmpq`, prefix by prefix): each output exactly `1/(2n)` or at most `-1/(2n)`,
 # acceptance = membership. The claims `formal_languages.shuffle_dyck`, `.sscm_boolexp`,
 # `.sscm_anbn` and `.sscm_anbncn` run this at README's sizes (`transformer-theory claims --id
@@ -238,9 +234,7 @@ for language, length in [
     ("anbn", 6),
     ("anbncn", 6),
 ]:
-    result = _theory_counters.exact_check(
-        _constructions_counters.build(_tasks_counters.machine(language)), language, length
-    )
+    result = fl.exact_check(fl.counter_recognizer(fl.machine(language)), language, length)
     print(
         f"{language:>15}: lengths 0-{length}, {result['strings']:,} strings, "
         f"{result['members']} members, exact: {result['ok']}"
@@ -251,8 +245,11 @@ for language, length in [
 # trained models' attention tracking the same ratio).
 
 # %%
-long_member = _tasks_counters.sample("shuffle_dyck_2", 16 if SMOKE else 256, 1, seed=1)[0][0]
-depth = _tasks_counters.counter_values(m, long_member)
+long_member = fl.counter_sample("shuffle_dyck_2", 16 if SMOKE else 256, 1, seed=1)[0][0]
+# each type's depth after every prefix (row 0: BOS alone): +1 for its opening symbol 2t, -1 for
+# its closing symbol 2t + 1
+steps = np.stack([(long_member == 2 * t) * 1 - (long_member == 2 * t + 1) for t in range(2)], 1)
+depth = np.concatenate([np.zeros((1, 2), int), np.cumsum(steps, 0)])
 fig, ax = plt.subplots(figsize=(6, 2.5))
 for t in range(2):
     ax.plot(depth[:, t] / np.arange(1, len(depth) + 1), label=f"type {t}: depth / (i + 1)")
@@ -269,29 +266,24 @@ plt.show()
 
 # %%
 from transformer_theory.core import forward_trace  # noqa: E402
-from transformer_theory.papers.formal_languages import (  # noqa: E402
-    _constructions_dyck_k,
-    _tasks_dyck_k,
-    _theory_dyck_k,
-)
 
 k, D = 2, 2
 glyph = "([)]"
-dyck_strings, dyck_labels, dyck_kinds = _tasks_dyck_k.sample(k, D, 10, 8, seed=2)
+dyck_strings, dyck_labels, dyck_kinds = fl.dyck_k_sample(k, D, 10, 8, seed=2)
 for s, kind in zip(dyck_strings, dyck_kinds):
     print(" ".join(glyph[x] for x in s), " ", kind)
 
 # %% [markdown]
-# The recognizer (`dyck_k.build`, our variant after Yao et al.; its docstring gives the weights):
-# layer 1 averages the prefix for the depth `d_i / (i + 1)`; layer `l + 1` sends every position
-# to the nearest opening bracket of depth `l` (score `-n |d_j - l| / (j + 1) + j / (2n)`); the
-# last layer copies the largest error flag. Below, where each closing bracket of
+# The recognizer (`dyck_k_recognizer`, our variant after Yao et al.; its docstring gives the
+# weights): layer 1 averages the prefix for the depth `d_i / (i + 1)`; layer `l + 1` sends every
+# position to the nearest opening bracket of depth `l` (score `-n |d_j - l| / (j + 1) + j / (2n)`);
+# the last layer copies the largest error flag. Below, where each closing bracket of
 # `( [ ] ) [ ( ) ]` looks in the level layers: its partner.
 
 # %%
-params = _constructions_dyck_k.build(k, D)
+params = fl.dyck_k_recognizer(k, D)
 example = np.array([0, 1, 3, 2, 1, 0, 2, 3])
-trace = forward_trace(params, _constructions_dyck_k.embed(params, example[None])[0])
+trace = forward_trace(params, fl.dyck_k_embed(params, example[None])[0])
 depths = np.concatenate([[0], np.cumsum(np.where(example < k, 1, -1))])
 for i, x in enumerate(example, start=1):
     if x >= k:  # a closing bracket at level d_{i-1}: the level layer of that depth matches it
@@ -307,15 +299,19 @@ for i, x in enumerate(example, start=1):
 # `.dyck_k_softmax` run this for k = 2, 3 and D = 1-4 (`transformer-theory experiment dyck_k`).
 
 # %%
-for attention in ("hard", "softmax"):
-    rec = _theory_dyck_k.check_record(
-        k,
-        D,
-        attention=attention,
-        exhaustive_up_to=4 if SMOKE else 6,
-        sampled_lengths=() if SMOKE else (16, 64),
-        samples=32,
-    )
+from transformer_theory.papers.formal_languages.experiments import dyck_k  # noqa: E402
+
+check = fl.DyckKSettings(  # the experiment's settings: one (k, D), both recognizers
+    exhaustive=((k, 4 if SMOKE else 6),),
+    depths=(D,),
+    sampled_lengths=() if SMOKE else (16, 64),
+    samples=32,
+    precision_k=k,  # and a short margin sweep (its records are not read here)
+    precision_depth=D,
+    precision_lengths=(8,),
+    precision_samples=2,
+)
+for attention, rec in zip(check.attentions, dyck_k.run(check, progress=False)["records"]):
     print(
         f"{attention:>8}: {rec['strings_checked']:,} strings, accuracy {rec['accuracy']}, "
         f"smallest margin x n {rec['min_margin_times_n']:.4f}, derived {rec['derived']}, "

@@ -4,16 +4,21 @@ translation experiment.
 
 Role modules (private; their names below are the public face):
 
-- :mod:`._tasks`: the synthetic translation task (reordering and agreement).
+- :mod:`._tasks`: the synthetic translation task (reordering and agreement), its ``BOS`` and
+  ``EOS`` tokens.
 - :mod:`._models_efficient`: efficient attention's variants, their error against exact attention
-  and their cost against the sequence length (§2.1).
+  and their cost against the sequence length, with its fitted log-log slopes (``fit_slopes``)
+  (§2.1).
 - :mod:`._models_trained`: trained models (depth runs and translation runs) read back for the
   head analysis and the error study.
 - :mod:`._models_translation`: the trained encoder-decoder: its data split, decoding scored
   against the grammar, its heads, a run read back.
-- :mod:`._theory_heads`: positional / syntactic / rare-token heads by the L1 projection (§3.1).
+- :mod:`._theory_heads`: positional / syntactic / rare-token heads by the L1 projection (§3.1),
+  and synthetic heads of each kind (``synthetic_head``).
 - :mod:`._theory_linformer`: Linformer's random (Johnson-Lindenstrauss) projection as the thesis
-  writes it (eq. 16, Lemma 2.1, corrected), the rank it needs against ``n`` (§2.1.3).
+  writes it (eq. 16, Lemma 2.1, corrected; ``jl_projection``), the rank it needs against ``n``
+  (``scaling_study``; ``jl_study`` adds the output error and spectra), and the effective rank of
+  an attention map (``spectrum_rank``) (§2.1.3).
 - :mod:`._theory_cost`: the memory and time the efficient-attention measurements need, from the
   shapes alone.
 - :mod:`._checks`: the checks the claims run, each returning a ``ledger.Checked``.
@@ -29,16 +34,24 @@ from transformer_theory.papers.conti2024._models_efficient import (
     VARIANTS,
     cost_vs_length,
     error_vs_budget,
+    fit_slopes,
     random_inputs,
 )
 from transformer_theory.papers.conti2024._models_trained import LoadedRun, read_runs
-from transformer_theory.papers.conti2024._tasks import Translation, token_accuracy
+from transformer_theory.papers.conti2024._tasks import BOS, EOS, Translation, token_accuracy
 from transformer_theory.papers.conti2024._theory_heads import (
     HeadOptions,
     classify_map,
     classify_model,
+    synthetic_head,
 )
-from transformer_theory.papers.conti2024._theory_linformer import jl_study, row_bound_rank
+from transformer_theory.papers.conti2024._theory_linformer import (
+    jl_projection,
+    jl_study,
+    row_bound_rank,
+    scaling_study,
+    spectrum_rank,
+)
 from transformer_theory.papers.conti2024.experiments.efficient_attention import (
     EfficientSettings,
 )
@@ -46,6 +59,8 @@ from transformer_theory.papers.conti2024.experiments.encdec_translation import T
 from transformer_theory.papers.conti2024.experiments.heads import HeadsSettings
 
 __all__ = [
+    "BOS",
+    "EOS",
     "VARIANTS",
     "EfficientSettings",
     "HeadOptions",
@@ -57,9 +72,14 @@ __all__ = [
     "classify_model",
     "cost_vs_length",
     "error_vs_budget",
+    "fit_slopes",
+    "jl_projection",
     "jl_study",
     "random_inputs",
     "read_runs",
     "row_bound_rank",
+    "scaling_study",
+    "spectrum_rank",
+    "synthetic_head",
     "token_accuracy",
 ]

@@ -7,11 +7,13 @@ short string, and transformers trained with hard attention (Hahn 2020's rows).
 Role modules (private; this package's names below are the public face):
 
 - ``_tasks``, ``_tasks_dyck_k``, ``_tasks_counters``: the languages -- membership references,
-  every string of a length, samples with hard non-members, the counter machines and the true
-  continuation sets.
+  every string of a length, samples with hard non-members (``sample``, ``dyck_k_sample``,
+  ``counter_sample``), the counter machines and the true continuation sets.
 - ``_constructions``, ``_constructions_dyck_k``, ``_constructions_counters``: the recognizers'
-  weights (MAJORITY, PARITY, Dyck-1; Dyck-(k, D); the one-layer counter recognizer).
-- ``_models``: hard-attention transformers trained with a straight-through estimator.
+  weights (MAJORITY, PARITY, Dyck-1; Dyck-(k, D) and its input embedding ``dyck_k_embed``; the
+  one-layer counter recognizer).
+- ``_models``: hard-attention transformers trained with a straight-through estimator
+  (``straight_through_weights``: hard forward, softmax gradient).
 - ``_theory``, ``_theory_dyck_k``, ``_theory_counters``, ``_theory_table``: the derived margins
   and float tolerances, the recognizers measured against their languages (records), the counter
   layer in exact rationals, every table row checked one way, and what each costs.
@@ -40,10 +42,16 @@ from transformer_theory.papers.formal_languages._constructions_counters import (
 from transformer_theory.papers.formal_languages._constructions_dyck_k import (
     build as dyck_k_recognizer,
 )
+from transformer_theory.papers.formal_languages._constructions_dyck_k import (
+    embed as dyck_k_embed,
+)
+from transformer_theory.papers.formal_languages._models import straight_through_weights
 from transformer_theory.papers.formal_languages._models import train as train_hard_attention
 from transformer_theory.papers.formal_languages._tasks import is_member, sample
 from transformer_theory.papers.formal_languages._tasks_counters import CounterMachine, machine
+from transformer_theory.papers.formal_languages._tasks_counters import sample as counter_sample
 from transformer_theory.papers.formal_languages._tasks_dyck_k import is_member as is_dyck_k_member
+from transformer_theory.papers.formal_languages._tasks_dyck_k import sample as dyck_k_sample
 from transformer_theory.papers.formal_languages._theory_counters import exact_check
 from transformer_theory.papers.formal_languages._theory_table import ROWS, row_record
 from transformer_theory.papers.formal_languages.experiments.dyck_k import DyckKSettings
@@ -62,9 +70,12 @@ __all__ = [
     "GeneralizationConfig",
     "TableSettings",
     "counter_recognizer",
+    "counter_sample",
     "decision_margins",
     "dyck1",
+    "dyck_k_embed",
     "dyck_k_recognizer",
+    "dyck_k_sample",
     "exact_check",
     "is_dyck_k_member",
     "is_member",
@@ -76,5 +87,6 @@ __all__ = [
     "row_record",
     "run_table",
     "sample",
+    "straight_through_weights",
     "train_hard_attention",
 ]

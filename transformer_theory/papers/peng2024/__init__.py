@@ -11,7 +11,8 @@ Modules (private, by role; the names below are the public face):
   autoregressive loop, the steps it needs); ``_models_one_pass``: the one-pass recipe that learns
   on pair-token prompts.
 - ``_constructions``: one-pass composition by one layer, built by hand (ours): pair-token prompts,
-  the exact two-head model, and the bits it needs beside Theorem 1's ``n log n``.
+  the exact two-head model, checked on every prompt (``all_prompts``, ``errors``), and the bits
+  it needs beside Theorem 1's ``n log n``.
 - ``_checks``: the checks behind the claims (:class:`transformer_theory.ledger.Checked`).
 - ``_plots``: the figures.
 - :mod:`.experiments`: ``composition_depth``, ``composition_one_layer``, ``composition_cot``,
@@ -20,8 +21,10 @@ Modules (private, by role; the names below are the public face):
 """
 
 from transformer_theory.papers.peng2024._constructions import (
+    all_prompts,
     budget_table,
     build,
+    errors,
     pair_sample,
     smallest_exact_bits,
 )
@@ -48,6 +51,7 @@ __all__ = [
     "CompositionDepthConfig",
     "CompositionTransformer",
     "OnePassConfig",
+    "all_prompts",
     "budget_table",
     "build",
     "composition_sample",
@@ -57,6 +61,7 @@ __all__ = [
     "cot_record",
     "cot_sample",
     "cot_vocab",
+    "errors",
     "generate",
     "one_pass_record",
     "pair_sample",

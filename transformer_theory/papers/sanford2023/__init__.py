@@ -6,15 +6,16 @@ Modules (private, by role; the names below are the public face):
 
 - ``_tasks``: qSA, Match2 and Match3 inputs with exact targets; the Match task registry.
 - ``_constructions``: the softmax+MLP layer and the forward pass the units share;
-  ``_constructions_qsa``: the qSA unit (Theorem 2); ``_constructions_match2``: the Match2 unit
-  (Theorem 6); ``_constructions_match3``: the Match3Bigram (depth 2) and Match3Local (one layer)
-  units; ``_constructions_registry``: the checked units by name (sizes, build, apply, exact scale).
+  ``_constructions_qsa``: the qSA unit (Theorem 2; run by ``qsa_apply``);
+  ``_constructions_match2``: the Match2 unit (Theorem 6); ``_constructions_match3``: the
+  Match3Bigram (depth 2) and Match3Local (one layer) units; ``_constructions_registry``: the
+  checked units by name (``UNITS``: sizes, build, apply; ``exact_scale``).
 - ``_models``: the Flax NNX networks the separations train; ``_models_separations``: training
   them on qSA; ``_models_match``: one trained softmax layer on Match2 / Match3.
 - ``_theory_rip``: the Rademacher matrix ``U`` and its restricted isometry / orthogonality
   constants; ``_theory_disjointness``: the qSA lower bound's reduction from set disjointness, the
-  one-way protocol and where Match3's bound binds; ``_theory_costs``: what each check costs, and
-  the refusal of sizes beyond the budget.
+  one-way protocol and where Match3's bound binds (``match3_bound_table``); ``_theory_costs``:
+  what each check costs, and the refusal of sizes beyond the budget.
 - ``_checks``: the checks behind the claims (:class:`transformer_theory.ledger.Checked`).
 - ``_plots``: the figures of the study and of the trained experiments.
 - :mod:`.experiments`: ``sanford`` (the study of ``transformer-theory sanford``),
@@ -30,10 +31,11 @@ from transformer_theory.papers.sanford2023._constructions_match3 import (
     match3local_single_construction,
 )
 from transformer_theory.papers.sanford2023._constructions_qsa import (
+    qsa_apply,
     qsa_construction,
     qsa_worst_error,
 )
-from transformer_theory.papers.sanford2023._constructions_registry import exact_scale
+from transformer_theory.papers.sanford2023._constructions_registry import UNITS, exact_scale
 from transformer_theory.papers.sanford2023._models import (
     FullyConnected,
     Recurrent,
@@ -47,6 +49,7 @@ from transformer_theory.papers.sanford2023._tasks import (
     qsa_target,
 )
 from transformer_theory.papers.sanford2023._theory_disjointness import (
+    match3_bound_table,
     protocol_table,
     reduction_record,
 )
@@ -62,8 +65,10 @@ __all__ = [
     "Recurrent",
     "SanfordSettings",
     "SparseAveragingAttention",
+    "UNITS",
     "exact_scale",
     "match2_construction",
+    "match3_bound_table",
     "match3bigram_construction",
     "match3local_construction",
     "match3local_single_construction",
@@ -71,6 +76,7 @@ __all__ = [
     "match_record",
     "match_sample",
     "protocol_table",
+    "qsa_apply",
     "qsa_construction",
     "qsa_record",
     "qsa_sample",

@@ -7,14 +7,17 @@ order:
 
 - :mod:`._tasks`: n-gram language models (random, exact probabilities, samples).
 - :mod:`._constructions_layout`: what every construction shares (the residual stream's blocks,
-  the unit code ``u`` and its score gap, the AND units, the construction interface).
+  the unit code ``u`` and its ``score_gap``, the AND units, the construction interface).
 - :mod:`._constructions`: Theorems 3.1, 3.2, 3.3 as the paper builds them, and
-  ``build(lm, name)`` over the registry of all four ``ModelParams`` constructions.
+  ``build(lm, name)`` over the registry of all four ``ModelParams`` constructions (their names:
+  ``CONSTRUCTIONS``).
 - :mod:`._constructions_variants`: this library's variants 3.2-direct and 3.3-slots (not the
   paper's).
-- :mod:`._theory_equivalence`: weak equivalence, ``log q(y)`` against ``log p(y)`` on every string.
+- :mod:`._theory_equivalence`: weak equivalence, ``log q(y)`` (``transformer_log_prob``) against
+  ``log p(y)`` on every string.
 - :mod:`._theory_precision`: how long each construction stays exact in a float format
-  (measured at every length, and derived).
+  (measured at every length: ``selection_scan``, ``paper33_scan`` for the paper's 3.3; and
+  derived: ``predicted_exact_length``).
 - :mod:`._theory_space`: each construction's size counted on the built model (width, heads,
   parameters, non-zeros, bits per weight) against closed forms in ``n`` and ``|Sigma|``
   (Theorem 5.1's topic).
@@ -32,14 +35,20 @@ order:
 """
 
 from transformer_theory.papers.svete_cotterell2024._constructions import (
+    CONSTRUCTIONS,
     Paper33,
     build,
     build_paper33,
+    score_gap,
 )
 from transformer_theory.papers.svete_cotterell2024._models import train, unigram_fit
 from transformer_theory.papers.svete_cotterell2024._tasks import NGramLM
-from transformer_theory.papers.svete_cotterell2024._theory_equivalence import equivalence_record
+from transformer_theory.papers.svete_cotterell2024._theory_equivalence import (
+    equivalence_record,
+    transformer_log_prob,
+)
 from transformer_theory.papers.svete_cotterell2024._theory_precision import (
+    paper33_scan,
     predicted_exact_length,
     selection_scan,
 )
@@ -56,6 +65,7 @@ from transformer_theory.papers.svete_cotterell2024.experiments.ngram_learnabilit
 )
 
 __all__ = [
+    "CONSTRUCTIONS",
     "LearnabilityConfig",
     "NGramLM",
     "NGramSettings",
@@ -65,12 +75,15 @@ __all__ = [
     "build",
     "build_paper33",
     "equivalence_record",
+    "paper33_scan",
     "predicted_exact_length",
     "run_ngram",
     "run_space",
+    "score_gap",
     "selection_scan",
     "soft_kl",
     "space_table",
     "train",
+    "transformer_log_prob",
     "unigram_fit",
 ]
