@@ -15,7 +15,7 @@ is ONE token naming the pair ``(argument, value)``, so a single position knows b
 entries ``j n + f(j)`` (``[0, n^2)``), then ``g``'s ``n^2 + j n + g(j)`` (``[n^2, 2 n^2)``), each
 block in a random order, then the query ``2 n^2 + x``; the answer is ``g(f(x))`` as a class in
 ``[0, n)``. Tokens ``2 n^2 + n + x`` ask for ``f(x)`` instead (an auxiliary query the training
-recipe of :mod:`.configs.composition_bound` mixes in; the construction ignores them). In the
+recipe of the ``composition_bound`` experiment mixes in; the construction ignores them). In the
 table form of :mod:`.cot` an entry's value and its argument (its position) reach a head only as
 a SUM of two embeddings, and the average of such sums over ``g``'s block forgets which value
 belongs to which argument; with pair tokens the average keeps the whole table.
