@@ -29,7 +29,7 @@ class Sweep:
       max_len: the longest length measured,
         in tokens.
       depths, widths: the grid of models.
-      mode: how to measure.
+      mode: how to measure, ``fast`` or :data:`~.EXACT`.
       seed: the seed, or none for fresh entropy.
       plot: draw the figure.
     """
@@ -89,6 +89,7 @@ def test_help_comes_from_the_docstring_or_the_setting():
     assert help_of(Sweep, "max_len") == "the longest length measured, in tokens."
     assert help_of(Sweep, "depths") == help_of(Sweep, "widths") == "the grid of models."
     assert help_of(Sweep, "ratio") == "the split, a number in (0, 1)"
+    assert help_of(Sweep, "mode") == "how to measure, fast or EXACT."  # markup as plain text
     text = _parser().format_help()
     assert "the longest length measured, in tokens. (default: 64)" in " ".join(text.split())
     assert " ".join(text.split()).count("(default: True)") <= 1  # --plot: said once

@@ -178,15 +178,24 @@ def _docstring_entries(cls: type) -> dict[str, str]:
     return out
 
 
+_MARKUP = re.compile(r":[a-z]+:`~?\.*([^`]+)`|``([^`]+)``")
+
+
+def _plain(text: str) -> str:
+    """Docstring markup as a terminal shows it: ``x`` and :func:`~.a.x` as x."""
+    return _MARKUP.sub(lambda m: m.group(1) or m.group(2), text)
+
+
 def help_of(cls: type, name: str) -> str:
     """The help text of field ``name``: :func:`setting`'s ``help``, else the ``Attributes:``
-    entry of the docstring of ``cls`` or of the nearest base class that documents it."""
+    entry of the docstring of ``cls`` or of the nearest base class that documents it (its
+    reStructuredText literals and roles shown as plain text)."""
     for f in dataclasses.fields(cls):
         if f.name == name and f.metadata.get("help"):
             return f.metadata["help"]
     for klass in cls.__mro__:
         if klass.__doc__ and (text := _docstring_entries(klass).get(name)):
-            return text
+            return _plain(text)
     return ""
 
 

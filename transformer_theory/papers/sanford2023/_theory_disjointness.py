@@ -509,8 +509,8 @@ def match3_bound_row(seq_len: int, qk_dim: int, bits: int, heads: int, **labels:
 def match3_bound_table() -> list[dict]:
     """:func:`match3_bound_row` at the sizes the library uses: the trained one-layer Match3
     models of the ``match_width`` experiment (every size; ``p = 32``, float32 words) and, for
-    comparison, the one-layer Match3Local units (``_constructions_match3``) at the ``sanford`` command's
-    lengths (``p = 64``, float64 words; they compute Match3Local, which the bound does not
+    comparison, the one-layer Match3Local units (``_constructions_match3``) at the ``sanford``
+    command's lengths (``p = 64``, float64 words; they compute Match3Local, which the bound does not
     cover: their row says how large ``c`` would have to be for the bound to forbid a Match3 unit
     of their size)."""
     from transformer_theory.papers.sanford2023.experiments import match_width

@@ -383,9 +383,9 @@ class EfficientResult:
     Attributes:
       lengths: the lengths timed.
       cost: :func:`._models_efficient.cost_vs_length`'s records.
-      slopes: :func:`._models_efficient.fit_slopes` of ``cost`` over ``n >= min(1024, max_len /
-      2)``,
-        through at least :data:`MIN_SLOPE_POINTS` lengths (a variant with fewer is left out).
+      slopes: :func:`._models_efficient.fit_slopes` of ``cost`` over
+        ``n >= min(1024, max_len / 2)``, through at least :data:`MIN_SLOPE_POINTS` lengths (a
+        variant with fewer is left out).
       errors: :func:`._models_efficient.error_vs_budget`'s records on every source (empty without an
         approximation).
       machine: :func:`machine`.

@@ -65,7 +65,7 @@ class HeadsSettings(HeadOptions):
       run_dir: a run or experiment directory (transformer-theory train, or the encoder-decoder
         experiment).
       examples: held-out inputs per model.
-      max_offset: positional heads may sit on diagonals j = i + o, |o| <= this.
+      max_offset: positional heads may sit on diagonals ``j = i + o``, ``|o| <= this``.
       bandwidth: w of the syntactic band.
       max_columns: rare-token heads: at most this many attended columns.
       slack: a simpler family wins within this score of the best.

@@ -109,7 +109,7 @@ class NGramSettings:
 
     Attributes:
       order: n of the n-gram LM (>= 2).
-      alphabet: |Sigma|.
+      alphabet: ``|Sigma|``.
       max_len: check every string up to this length (sampled where a length has more than
         50,000 strings).
       constructions: comma list of 3.1, 3.2, 3.3 (the paper's), 3.2-direct, 3.3-slots (this
@@ -205,11 +205,11 @@ class NGramSettings:
 @dataclasses.dataclass(frozen=True)
 class SpaceSettings:
     """The size table of ``transformer-theory ngram --space``: every construction built at each
-    n x |Sigma| and counted against the closed forms.
+    n x ``|Sigma|`` and counted against the closed forms.
 
     Attributes:
       orders: --space: n (each >= 2).
-      alphabets: --space: |Sigma| (each >= 1).
+      alphabets: --space: ``|Sigma|`` (each >= 1).
       seed: seed of the random LMs.
     """
 
