@@ -132,3 +132,20 @@ def test_colab_badges_agree_with_the_one_repository_address(notebook):
             continue
         expected = f"{repository}/blob/main/notebooks/{notebook.stem}.ipynb"
         assert badges == [expected], (path.name, badges)
+
+
+def test_includes_start_after_a_whole_heading():
+    # a :start-after: that is only the start of a heading leaves the heading's tail as a stray
+    # line at the top of the included text
+    bad = []
+    for page in DOCS.rglob("*.md"):
+        if "_build" in page.parts:
+            continue
+        text = page.read_text()
+        for path, marker in re.findall(
+            r"```\{include\} (\S+)\n(?::[a-z-]+: .*\n)*?:start-after: \"(#+ [^\"]*)\"", text
+        ):
+            lines = (page.parent / path).read_text().splitlines()
+            if marker not in lines:
+                bad.append(f"{page.relative_to(DOCS)}: {marker!r}")
+    assert not bad, bad
