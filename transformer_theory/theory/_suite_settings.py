@@ -7,13 +7,12 @@ afford is refused before any work (:func:`check_budget`).
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 from collections.abc import Sequence
 from typing import Literal
 
 from transformer_theory import budget
-from transformer_theory.settings import setting
+from transformer_theory.settings import check_minimums, setting
 
 #: The suite's datasets, in the order of the default job.
 DATASETS = ("toy", "icqa", "templates")
@@ -67,18 +66,6 @@ def template_counts(alphabet: int, length: int) -> tuple[int, int]:
     return sum(row), sequences
 
 
-def _positive(text: str) -> int:
-    """The text of an option whose field must be positive, as an integer (``__post_init__``
-    refuses zero and negatives); named so that ``--help`` and the bad-argument probes say so."""
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-
-
-_positive.__name__ = "positive_int"
-
-
 def _sizes(name: str, values: tuple[int, ...], count: int) -> None:
     if len(values) != count or any(v < 1 for v in values):
         raise ValueError(f"{name}: expected exactly {count} positive integers, got {values}")
@@ -113,19 +100,20 @@ class VerifySettings:
     models: int | None = setting(
         None,
         help="random models per family and dataset (default 4; 2 with --quick)",
-        parse=_positive,
+        positive=True,
     )
     precision: Literal["float64", "float32"] = "float64"
     seed: int = 0
-    chunk_size: int = setting(4096, parse=_positive)
+    chunk_size: int = setting(4096, positive=True)
     certificates: bool = True
     witnesses: bool = True
-    witness_steps: int = setting(300, parse=_positive)
-    witness_restarts: int = setting(4, parse=_positive)
+    witness_steps: int = setting(300, positive=True)
+    witness_restarts: int = setting(4, positive=True)
     shard: bool = True
     quick: bool = False
 
     def __post_init__(self):
+        check_minimums(self)  # the positive fields, declared beside them
         from transformer_theory.theory.checks import FAMILIES
 
         for name in self.datasets:

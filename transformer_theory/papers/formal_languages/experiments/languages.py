@@ -31,7 +31,7 @@ from collections.abc import Callable
 from transformer_theory import _validate, budget, precision
 from transformer_theory.jsonio import write_json
 from transformer_theory.papers.formal_languages import _plots, _theory, _theory_table
-from transformer_theory.settings import setting, split_list
+from transformer_theory.settings import check_minimums, setting, split_list
 
 __all__ = [
     "MAX_EXHAUSTIVE",
@@ -52,19 +52,6 @@ MAX_DYCK_K = 8
 MAX_DYCK_DEPTH = 32
 DEFAULT_SAMPLES = 64
 DEFAULT_PARITY_SAMPLES = 8
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-_positive.__name__ = "positive_int"  # argparse names the type; the probes read it
 
 
 def _nonnegative(text: str) -> int:
@@ -145,17 +132,18 @@ class TableSettings:
     """
 
     rows: tuple[str, ...] = setting(_theory_table.ROWS, parse=_rows, metavar="NAME[,NAME...]")
-    max_len: int = setting(256, parse=_positive)
-    exhaustive_up_to: int = setting(10, parse=_positive)
-    samples: int | None = setting(None, parse=_positive)
+    max_len: int = setting(256, positive=True)
+    exhaustive_up_to: int = setting(10, positive=True)
+    samples: int | None = setting(None, positive=True)
     parity_lengths: tuple[int, ...] = setting((64, 256, 1024, 2048), parse=_lengths)
-    parity_samples: int | None = setting(None, parse=_positive)
+    parity_samples: int | None = setting(None, positive=True)
     parity_precisions: tuple[str, ...] = setting(("float32", "float64"), option=False)
     seed: int | None = setting(None, parse=_nonnegative)
-    dyck_k: int = setting(2, parse=_positive)
-    dyck_depth: int = setting(2, parse=_positive)
+    dyck_k: int = setting(2, positive=True)
+    dyck_depth: int = setting(2, positive=True)
 
     def __post_init__(self) -> None:
+        check_minimums(self)  # the positive fields, declared beside them
         if not self.rows:
             raise ValueError("rows: expected at least one row")
         for name in self.rows:
