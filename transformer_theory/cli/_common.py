@@ -339,10 +339,7 @@ def experiment_script(
     except (OptionError, UsageError) as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_USAGE
-    if getattr(experiment, "X64", False):
-        from transformer_theory.precision import enable_x64
-
-        enable_x64()
+    enable_x64_if_declared(experiment)
     records = experiment.run(config, out, progress=size != "smoke")
     rows = records.get("rows") if isinstance(records, dict) else records
     if rows:
@@ -365,3 +362,12 @@ def add_resumable_out(parser: argparse.ArgumentParser, out: str, record: str) ->
         action="store_true",
         help="no progress bar (it is drawn only on a terminal)",
     )
+
+
+def enable_x64_if_declared(module: Any) -> None:
+    """Turn JAX's 64-bit mode on when ``module`` (a command or an experiment) declares
+    ``X64 = True``: the entry points' one switch, flipped before the module makes any array."""
+    if getattr(module, "X64", False):
+        from transformer_theory.precision import enable_x64
+
+        enable_x64()

@@ -22,6 +22,7 @@ from transformer_theory.cli._common import (
     EXIT_USAGE,
     UsageError,
     changed_options,
+    enable_x64_if_declared,
     release_out_dirs,
 )
 from transformer_theory.cli._registry import COMMANDS, DEFAULT_COMMAND, EXAMPLES, OUTPUTS
@@ -168,12 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             ignored = False
     try:
         check_environment()
-        if getattr(mod, "X64", False):
-            # The one place a command's 64-bit mode is set: a module computing in float64 says
-            # X64 = True, and the switch is flipped here, before the command makes any array.
-            from transformer_theory.precision import enable_x64
-
-            enable_x64()
+        enable_x64_if_declared(mod)  # a command computing in float64 says X64 = True
         return int(mod.run(args) or 0)
     except (UsageError, OptionError, BudgetError, BudgetSettingError) as err:
         # BudgetError: a size refused before the work, with its estimate (budget.py).

@@ -15,7 +15,12 @@ from __future__ import annotations
 
 import argparse
 
-from transformer_theory.cli._common import UsageError, format_table, prepare_out_dir
+from transformer_theory.cli._common import (
+    UsageError,
+    enable_x64_if_declared,
+    format_table,
+    prepare_out_dir,
+)
 from transformer_theory.cli._experiments import check_seconds, discover, summary
 
 __all__ = ["add_arguments", "discover", "run"]
@@ -52,10 +57,7 @@ def run(args: argparse.Namespace) -> int:
     sizes = tuple(getattr(module, "SIZES", ("default",)))
     if args.size not in sizes:
         raise UsageError(f"--size: {args.name} has sizes {', '.join(sizes)}; got {args.size!r}")
-    if getattr(module, "X64", False):  # this experiment computes in float64: its module says so
-        from transformer_theory.precision import enable_x64
-
-        enable_x64()
+    enable_x64_if_declared(module)  # this experiment computes in float64: its module says so
     config = module.get_config(args.size)
     check_seconds(args.name, args.size)
     out = prepare_out_dir(args.out or f"results/{args.name}")

@@ -46,6 +46,9 @@ from transformer_theory.papers.barbero2024.experiments._records import (
 from transformer_theory.precision import PRECISIONS
 from transformer_theory.settings import flag_of, setting
 
+#: This experiment computes in float64: ``experiment`` and the scripts turn 64-bit mode on.
+X64 = True
+
 __all__ = [
     "Interrupted",
     "SettingsDiffer",

@@ -45,6 +45,9 @@ from transformer_theory.papers.barbero2024 import _theory_collapse as collapse
 from transformer_theory.papers.barbero2024._models import POSITIONAL
 from transformer_theory.papers.barbero2024._models_trained import train_task
 
+#: This experiment computes in float64: ``experiment`` and the scripts turn 64-bit mode on.
+X64 = True
+
 __all__ = ["SIZES", "CollapseTaskConfig", "get_config", "run", "summary_lines"]
 
 SIZES = ("smoke", "default")

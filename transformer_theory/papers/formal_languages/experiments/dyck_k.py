@@ -39,6 +39,9 @@ from transformer_theory.papers.formal_languages import _plots, _theory_dyck_k
 from transformer_theory.papers.formal_languages._constructions_dyck_k import ATTENTIONS
 from transformer_theory.papers.formal_languages._tasks_dyck_k import ALL_STRINGS_LIMIT
 
+#: This experiment computes in float64: ``experiment`` and the scripts turn 64-bit mode on.
+X64 = True
+
 __all__ = ["SIZES", "DyckKSettings", "get_config", "run"]
 
 SIZES = ("smoke", "default")

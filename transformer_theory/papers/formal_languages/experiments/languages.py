@@ -33,6 +33,9 @@ from transformer_theory.jsonio import write_json
 from transformer_theory.papers.formal_languages import _plots, _theory, _theory_table
 from transformer_theory.settings import check_minimums, setting, split_list
 
+#: This experiment computes in float64: ``experiment`` and the scripts turn 64-bit mode on.
+X64 = True
+
 __all__ = [
     "MAX_EXHAUSTIVE",
     "MAX_PARITY_LENGTH",

@@ -55,6 +55,9 @@ from transformer_theory.papers.svete_cotterell2024 import _theory_cost as cost
 from transformer_theory.precision import PRECISIONS, require_x64
 from transformer_theory.settings import flag_of, setting
 
+#: This experiment computes in float64: ``experiment`` and the scripts turn 64-bit mode on.
+X64 = True
+
 __all__ = [
     "ALL_CONSTRUCTIONS",
     "OUTPUTS",

@@ -49,6 +49,9 @@ from transformer_theory import _validate
 from transformer_theory.precision import require_x64
 from transformer_theory.settings import setting
 
+#: This experiment computes in float64: ``experiment`` and the scripts turn 64-bit mode on.
+X64 = True
+
 __all__ = ["SIZES", "LearnabilityConfig", "get_config", "run"]
 
 SIZES = ("smoke", "default")
