@@ -39,7 +39,7 @@ def _run_paper(paper: str) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--out", default="results/claims_full", help="output directory")
     parser.add_argument("--paper", action="append", default=None, help="only these papers")

@@ -26,7 +26,7 @@ OLD_NAMES = {"collapse_tasks": "default", "smoke": "smoke"}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", choices=collapse_tasks.SIZES, default=None, help="default")
     parser.add_argument("--config", choices=sorted(OLD_NAMES), default=None, help="older --size")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE")

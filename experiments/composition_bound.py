@@ -24,7 +24,7 @@ COLUMNS = ["n", "heads", "d", "p", "R", "final_loss", "error", "bound", "seconds
 
 def main(argv: list[str] | None = None) -> int:
     return experiment_script(
-        argv, composition_bound, description=__doc__.splitlines()[0], columns=COLUMNS
+        argv, composition_bound, description=__doc__.split("\n\n")[0], columns=COLUMNS
     )
 
 

@@ -35,7 +35,7 @@ COLUMNS = [
 
 def main(argv: list[str] | None = None) -> int:
     return experiment_script(
-        argv, composition_cot, description=__doc__.splitlines()[0], columns=COLUMNS
+        argv, composition_cot, description=__doc__.split("\n\n")[0], columns=COLUMNS
     )
 
 

@@ -24,7 +24,7 @@ COLUMNS = ["layers", "d", "p", "params", "final_loss", "error", "bound", "second
 
 def main(argv: list[str] | None = None) -> int:
     return experiment_script(
-        argv, composition_depth, description=__doc__.splitlines()[0], columns=COLUMNS
+        argv, composition_depth, description=__doc__.split("\n\n")[0], columns=COLUMNS
     )
 
 

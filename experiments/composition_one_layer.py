@@ -24,7 +24,7 @@ COLUMNS = ["layers", "d", "format", "p", "error", "bound", "chance_error", "seco
 
 def main(argv: list[str] | None = None) -> int:
     return experiment_script(
-        argv, composition_one_layer, description=__doc__.splitlines()[0], columns=COLUMNS
+        argv, composition_one_layer, description=__doc__.split("\n\n")[0], columns=COLUMNS
     )
 
 

@@ -36,7 +36,7 @@ COLUMNS = [
 
 def main(argv: list[str] | None = None) -> int:
     return experiment_script(
-        argv, composition_one_pass, description=__doc__.splitlines()[0], columns=COLUMNS
+        argv, composition_one_pass, description=__doc__.split("\n\n")[0], columns=COLUMNS
     )
 
 

@@ -57,7 +57,7 @@ def optimizer(variant: str, steps: int) -> optax.GradientTransformation:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("variant", help="base, wideK, cosine, lrX or literal")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--steps", type=int, default=8000)

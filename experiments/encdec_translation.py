@@ -19,7 +19,7 @@ from transformer_theory.settings import OptionError, override
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", required=True, help="output directory")
     parser.add_argument("--size", choices=experiment.SIZES, default="default", help="the size")
     parser.add_argument("--smoke", action="store_true", help="the same as --size smoke")

@@ -22,7 +22,7 @@ RESULT = os.path.join(HERE, "results", "fig2_paper_summary.csv")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "out",
         nargs="+",

@@ -29,7 +29,7 @@ __all__ = ["LABELS", "SOFT_THEN_HARD", "main"]
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", required=True)
     p.add_argument("--size", choices=experiment.SIZES, default="default")
     p.add_argument("--smoke", action="store_true", help="the same as --size smoke (the test)")

@@ -22,7 +22,7 @@ from transformer_theory.settings import OptionError, override
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, help="parent directory of the runs")
     ap.add_argument("--size", default="default", choices=exp.SIZES)
     ap.add_argument("--only", default="all", help="comma list of run names (default: all)")

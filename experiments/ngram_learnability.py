@@ -21,7 +21,7 @@ from transformer_theory.settings import OptionError, override
 
 
 def main(argv: list[str] | None = None) -> dict:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, help="output directory")
     ap.add_argument("--size", default="default", choices=exp.SIZES)
     ap.add_argument("--smoke", action="store_true", help="the same as --size smoke")

@@ -25,7 +25,7 @@ import platform
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, help="the JSON record to write")
     ap.add_argument("--samples", type=int, default=4, help="seeded inputs per failure length")
     args = ap.parse_args(argv)

@@ -24,7 +24,7 @@ COLUMNS = ["task", "depth", "heads", "qk_dim", "accuracy", "majority_baseline", 
 
 def main(argv: list[str] | None = None) -> int:
     return experiment_script(
-        argv, match_width, description=__doc__.splitlines()[0], columns=COLUMNS
+        argv, match_width, description=__doc__.split("\n\n")[0], columns=COLUMNS
     )
 
 

@@ -29,10 +29,16 @@ COLUMNS += ["within_epsilon"]
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(add_help=False)
-    p.add_argument("--model", default="attention", choices=sorted(EXPERIMENTS))
-    args, rest = p.parse_known_args(argv)
+    p.add_argument(
+        "--model", default="attention", choices=sorted(EXPERIMENTS), help="which unit is swept"
+    )
+    args, _ = p.parse_known_args(argv)
     return experiment_script(
-        rest, EXPERIMENTS[args.model], description=__doc__.splitlines()[0], columns=COLUMNS
+        argv,
+        EXPERIMENTS[args.model],
+        description=__doc__.split("\n\n")[0],
+        columns=COLUMNS,
+        parents=[p],
     )
 
 

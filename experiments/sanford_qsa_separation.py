@@ -23,7 +23,7 @@ COLUMNS = ["model", "width", "params", "threshold", "mean_max_error", "within_ep
 
 def main(argv: list[str] | None = None) -> int:
     return experiment_script(
-        argv, qsa_separation, description=__doc__.splitlines()[0], columns=COLUMNS
+        argv, qsa_separation, description=__doc__.split("\n\n")[0], columns=COLUMNS
     )
 
 

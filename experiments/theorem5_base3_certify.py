@@ -194,7 +194,7 @@ def model_agrees(l: int) -> bool:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--blocks", type=int, default=33, help="certify f on subsets of {0..L-1}")
     p.add_argument("--sort", type=int, default=24, help="brute-force cross-check up to this L")
     p.add_argument("--direct", type=int, default=12, help="enumerate all templates up to this l")

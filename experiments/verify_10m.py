@@ -42,7 +42,7 @@ class Prefix:
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n-q", type=int, default=8)
     ap.add_argument("--n-a", type=int, default=8)
     ap.add_argument("--k", type=int, default=4)

@@ -282,3 +282,112 @@ def test_readme_states_the_counts_of_the_committed_claims_md():
 def test_run_claims_takes_one_id_as_a_string():
     one = claims.run_claims(ids="chen_zou2024.definition2")
     assert [r.id for r in one] == ["chen_zou2024.definition2"]
+
+
+def _script_help(path: pathlib.Path) -> str:
+    """``python experiments/X.py --help``'s text, in process (the scripts define ``main(argv)``)."""
+    import contextlib
+    import io
+    import runpy
+    import sys
+    from unittest import mock
+
+    names = runpy.run_path(str(path), run_name="_claims_command_check")
+    out = io.StringIO()
+    with (
+        mock.patch.object(sys, "argv", [str(path), "--help"]),
+        contextlib.redirect_stdout(out),
+        pytest.raises(SystemExit) as exit_,
+    ):
+        names["main"]()
+    assert exit_.value.code == 0, path
+    return out.getvalue()
+
+
+def _command_problem(command: str, parser) -> str | None:
+    """Why ``command`` (a ledger row's reproducing command) would not run as written: an unknown
+    subcommand or option, a missing script, test or module, a name its ``python -c`` imports that
+    the package does not have. ``None`` where it names only what exists. Nothing long is run."""
+    import ast
+    import importlib
+    import shlex
+
+    argv = shlex.split(command)
+    if argv[0] == "transformer-theory":
+        try:
+            parser.parse_args(argv[1:])
+        except SystemExit:
+            return "the command line does not parse"
+        return None
+    if argv[0].endswith("python") and argv[1] == "-c":
+        tree = ast.parse(argv[2])
+        aliases = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                module = importlib.import_module(node.module)
+                for a in node.names:
+                    if not hasattr(module, a.name):
+                        return f"{node.module} has no {a.name}"
+                    aliases[a.asname or a.name] = getattr(module, a.name)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                owner = aliases.get(node.value.id)
+                if owner is not None and not hasattr(owner, node.attr):
+                    return f"{node.value.id} has no {node.attr}"
+        return None
+    if argv[:3] == ["python", "-m", "pytest"] or argv[0] == "pytest":
+        target = argv[3] if argv[0] == "python" else argv[1]
+        path, _, name = target.partition("::")
+        if not (ROOT / path).is_file():
+            return f"no test file {path}"
+        text = (ROOT / path).read_text()
+        if name and f"def {name}(" not in text:
+            return f"{path} has no test {name}"
+        if "-k" in argv:
+            expr = argv[argv.index("-k") + 1]
+            if not re.search(rf"def test_\w*{re.escape(expr)}", text):
+                return f"-k {expr} selects no test of {path}"
+        return None
+    if argv[0].endswith("python") and argv[1].startswith("experiments/"):
+        script = ROOT / argv[1]
+        if not script.is_file():
+            return f"no script {argv[1]}"
+        if "tracr" in argv[0]:  # runs only beside tracr, in its own environment
+            return None
+        text = _script_help(script)
+        unknown = [a for a in argv[2:] if a.startswith("--") and a.split("=")[0] not in text]
+        return f"{argv[1]} has no option {unknown}" if unknown else None
+    return "not a command this test knows how to read"
+
+
+def test_every_claims_command_names_what_exists():
+    """Each row's reproducing command (CLAIMS.md's command column), at both tiers, names a
+    command, options, scripts, tests and library names that exist (a renamed module or option
+    leaves a command that fails when a reader copies it)."""
+    from transformer_theory import cli
+
+    parser = cli.build_parser(cli._load_commands())
+    bad = []
+    for claim in ALL:
+        for tier in ("quick", "full"):
+            command = claim.command_for(tier)
+            problem = _command_problem(command, parser)
+            if problem:
+                bad.append(f"{claim.id} [{tier}]: {command!r}: {problem}")
+    assert not bad, "\n".join(bad)
+
+
+def test_the_command_check_can_fail():
+    from transformer_theory import cli
+
+    parser = cli.build_parser(cli._load_commands())
+    for broken in (
+        "transformer-theory collapse --no-such-option 1",
+        "python -c 'from transformer_theory.papers import peng2024 as p; print(p.no_such_name(1))'",
+        "python -c 'from transformer_theory.papers.svete_cotterell2024 import precision_scan'",
+        "python experiments/sanford_qsa_bits.py --no-such-option 1 --out DIR",
+        "pytest tests/test_claims.py::test_no_such_test",
+        "python -m pytest tests/test_claims.py -k no_such_words",
+        "collapse.model_record(params, 'L1', [1024], ('float64',))",
+    ):
+        assert _command_problem(broken, parser), broken

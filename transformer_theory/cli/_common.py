@@ -315,18 +315,20 @@ def experiment_script(
     *,
     description: str,
     columns: Sequence[str] | None = None,
+    parents: Sequence[argparse.ArgumentParser] = (),
 ) -> int:
     """The whole body of a thin ``experiments/*.py`` script over a paper's experiment module
     (``SIZES``, ``get_config(size)``, ``run(config, out_dir, *, progress)``): ``--out``,
     ``--size`` (``--smoke`` is ``--size smoke``) and ``--set field=value`` (repeatable,
     :func:`transformer_theory.settings.override`); a refused value is one line naming its option,
     exit 2, before any work; then the run, its records as a table, exit 0. An experiment module
-    that declares ``X64 = True`` runs with JAX's 64-bit mode on."""
+    that declares ``X64 = True`` runs with JAX's 64-bit mode on. ``parents``: the script's own
+    options (``add_help=False`` parsers), shown in ``--help`` beside these."""
     import sys
 
     from transformer_theory.settings import OptionError, override
 
-    p = argparse.ArgumentParser(description=description)
+    p = argparse.ArgumentParser(description=description, parents=list(parents))
     p.add_argument("--out", required=True, help="output directory")
     p.add_argument("--size", default="default", choices=list(experiment.SIZES))
     p.add_argument("--smoke", action="store_true", help="the same as --size smoke (tests)")

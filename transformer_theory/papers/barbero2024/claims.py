@@ -77,8 +77,6 @@ CLAIMS: list[Row] = [
         ),
         sizes={"quick": {"lengths": (256, 1024)}, "full": {"lengths": (1024, 4096, 8192)}},
         expected="example",
-        command="collapse.model_record(params, 'L1', [1024, 4096, 8192], ('float64',))"
-        "['predicted_limit']",
         note="The paper states no rate; the limit K is the library's derivation. " + _ONE_MODEL,
     ),
     Row(
@@ -148,7 +146,6 @@ CLAIMS: list[Row] = [
         ),
         sizes={"quick": {"lengths": (256, 1024, 2048)}, "full": {"lengths": (32768,)}},
         expected="example",
-        command="collapse.model_record(params, 'L1', [32768], ('bfloat16',))",
         note=_NOT_QUOTED + _ONE_MODEL + "The full tier's n = 32,768 takes about 85 s.",
     ),
     open_claim(
@@ -201,7 +198,6 @@ CLAIMS: list[Row] = [
         ),
         sizes=_OS,
         expected="example",
-        command="oversquash.layer_jacobian(layer, h, cfg, weights)",
         note=_ONE_MODEL,
     ),
     Row(
@@ -219,7 +215,6 @@ CLAIMS: list[Row] = [
             "full": {"max_n": 64, "max_depth": 8},
         },
         expected="finding",
-        command="oversquash.causal_path_counts(n, depth)",
         note=_NOT_QUOTED + "Exact up to the stated n and L, not for every n.",
     ),
     Row(

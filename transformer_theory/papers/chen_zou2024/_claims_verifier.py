@@ -235,7 +235,6 @@ CLAIMS: list[Row] = [
         sizes={"quick": {}},
         expected="proved",
         printed=_THEOREM2,
-        command="transformer-theory certify",
         note="The softmax family is one head: several softmax heads are §16's open question.",
     ),
     Row(
@@ -258,7 +257,6 @@ CLAIMS: list[Row] = [
         ),
         sizes={"quick": {}},
         expected="finding",
-        command="transformer-theory certify",
         note="The paper proves impossibility; the bound 3/4 is the library's.",
     ),
     Row(
@@ -278,7 +276,6 @@ CLAIMS: list[Row] = [
         sizes={"quick": {}},
         expected="proved",
         printed=_THEOREM4,
-        command="transformer-theory certify",
     ),
     Row(
         id="chen_zou2024.icqa_accuracy_bound",
@@ -323,7 +320,6 @@ CLAIMS: list[Row] = [
             "full": {"heads": [2, 4], "steps": 300, "restarts": 4},
         },
         expected="finding",
-        command="transformer-theory verify (witness part)",
         note=(
             "The paper leaves the multi-head softmax case open ('extending to multiple head case "
             "is left for future study'): whether one layer with several softmax heads can perform "
@@ -355,7 +351,6 @@ CLAIMS: list[Row] = [
             "full": {"indices": [0, 3, 4], "steps": 300, "restarts": 4},
         },
         expected="finding",
-        command="transformer-theory verify (witness part)",
         note="float64 witnesses (MLP layers are out of the enclosed margin's reach here); a "
         "failed in-scope search proves nothing by itself (Theorem 2's certificates do).",
     ),

@@ -169,7 +169,7 @@ CLAIMS: list[Row] = [
         paper=PAPER,
         place=f"{_SLIDE}, the four rows built (MAJORITY, PARITY with and without LN, Dyck-1)",
         statement=(
-            "What `transformer-theory languages` runs (study.check_rows) in float64: every row at "
+            "What `transformer-theory languages` runs in float64: every row at "
             "accuracy 1.0 and each length's smallest margin at least the derived one (MAJORITY "
             "1/n, PARITY 4/n^2 or 4 sqrt 5, Dyck-1 1/(2n); n = L + 1) less the tolerance"
         ),

@@ -588,7 +588,7 @@ def check_match3_one_layer() -> Checked:
     from transformer_theory.papers.sanford2023 import _theory_disjointness as dj
 
     rows = dj.match3_bound_table()
-    trained = [r["c_needed"] for r in rows if r["source"].startswith("configs.match_width")]
+    trained = [r["c_needed"] for r in rows if r["source"].startswith("match_width ")]
     at8 = dj.match3_bound_row(8, 1, 32, 2)["c_needed"]
     reason = (
         f"c unspecified: m <= c N/(p H log log N) is {1 / at8:.2f} c at N = 8, p = 32, H = 2 "
@@ -604,7 +604,7 @@ def check_match3_one_layer() -> Checked:
 
 
 def check_match3_trained(smoke: bool = True) -> Checked:
-    """configs.match_width at its smoke size (quick) or 200 steps of its default (full)."""
+    """The match_width experiment at its smoke size (quick) or 200 steps of its default (full)."""
     import dataclasses
     import tempfile
 
@@ -628,7 +628,7 @@ def check_match3_trained(smoke: bool = True) -> Checked:
     return _training(
         {"trained": True if rows else None, "records": rows, "accuracies": text},
         config.steps,
-        f"configs.match_width, tasks {list(config.tasks)}",
+        f"experiment match_width, tasks {list(config.tasks)}",
     )
 
 

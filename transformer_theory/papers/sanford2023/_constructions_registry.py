@@ -1,6 +1,6 @@
 """The registry of the checked constructions: one frozen :class:`Unit` per name the ``sanford``
-command accepts, so the study (:mod:`.checks`, :mod:`.study`) and the command dispatch by lookup,
-never by chains over task names.
+command accepts, so the study (:mod:`._checks`, the ``sanford`` experiment) and the command
+dispatch by lookup, never by chains over task names.
 
 Every Match unit names the specification it computes (:data:`~.tasks.MATCH_TASKS`), its named
 sizes (``N``, ``M`` and, for Match3Local, the window ``K``), how to build it in a dtype and run

@@ -524,7 +524,7 @@ def match3_bound_table() -> list[dict]:
             for m in cfg.widths:
                 rows.append(
                     match3_bound_row(
-                        cfg.seq_len, m, 32, h, source=f"configs.match_width {size}", M=cfg.modulus
+                        cfg.seq_len, m, 32, h, source=f"match_width {size}", M=cfg.modulus
                     )
                 )
     for n in (4, 16, 64):

@@ -434,7 +434,7 @@ CLAIMS: list[Row] = [
         paper=PAPER,
         place="Match2 positive and Match3 negative results (what one layer learns)",
         statement=(
-            "configs.match_width: one layer trained on Match3 (and at full, Match2 and "
+            "The match_width experiment: one layer trained on Match3 (and at full, Match2 and "
             "Match3Bigram), accuracy beside the majority baseline"
         ),
         quantifier="empirical",

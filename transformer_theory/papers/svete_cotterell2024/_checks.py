@@ -686,7 +686,8 @@ def softmax_kl(lengths: tuple[int, ...], betas: tuple[float, ...]) -> Checked:
 # ------------------------------------------------------------------------ learnability
 def learnability() -> Checked:
     """README's learnability table: the committed record of the default run of
-    ``configs.ngram_learnability`` (training takes minutes; nothing is trained here)."""
+    ``transformer-theory experiment ngram_learnability`` (training takes minutes; nothing is
+    trained here)."""
     from transformer_theory.jsonio import read_json
 
     path = RESULTS_DIR / "ngram_learnability.json"
@@ -700,7 +701,7 @@ def learnability() -> Checked:
         arithmetic="record",
         coverage="samples",
         domain=f"experiments/results/ngram_learnability.json ({len(rows)} cells, one seed each), "
-        f"produced by configs.ngram_learnability (provenance: {record.get('provenance')})",
+        f"produced by experiment ngram_learnability (provenance: {record.get('provenance')})",
         values={
             "cells": len(rows),
             "trained_min": min(trained),

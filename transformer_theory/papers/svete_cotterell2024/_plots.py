@@ -1,5 +1,5 @@
 """The figures of the n-gram study (``ngram_precision.png``, ``ngram_soft.png``), drawn from the
-records of :func:`.study.run`; nothing here computes a result.
+records of the ngram experiments; nothing here computes a result.
 
 - :func:`precision_figure`: 3.1/3.2's score gap against each format's rounding, and 3.3-slots'
   largest intermediate against ``2^p``, with each model's first failing position dashed.
@@ -64,8 +64,9 @@ def precision_figure(records: list[dict], path: str) -> str | None:
 
 
 def soft_figure(soft: list[dict], path: str) -> str:
-    """Two panels from :func:`.study.soft_study`'s rows: the KL against ``beta`` (log-log, KL
-    floored at 1e-18), and the ``beta`` the target KL needs against the string length."""
+    """Two panels from :func:`.experiments.ngram_exactness.soft_study`'s rows: the KL against
+    ``beta`` (log-log, KL floored at 1e-18), and the ``beta`` the target KL needs against the
+    string length."""
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     for row in soft:

@@ -239,7 +239,7 @@ CLAIMS: list[Row] = [
         id="svete_cotterell2024.derived_exact_length",
         paper=PAPER,
         place="Theorems 3.1-3.3 in finite precision (this library's derivation, README)",
-        statement="The derived exact length (precision_scan.predicted_exact_length: a 3.1/3.2 run "
+        statement="The derived exact length (predicted_exact_length: a 3.1/3.2 run "
         "is exact while the score gap exceeds 10u; 3.3-slots while its integer budget is below "
         "2^p) holds where a run reaches it: each construction built in the stated format "
         "selects the proof's keys at every query of every string length up to its derived "
@@ -255,8 +255,8 @@ CLAIMS: list[Row] = [
         },
         expected="finding",
         command="python -c 'from transformer_theory.papers.svete_cotterell2024 import "
-        'precision_scan as p; import jax.numpy as j; print(p.predicted_exact_length("3.1", 3, '
-        "j.float32))'",
+        "predicted_exact_length as p; import jax.numpy as j; "
+        'print(p("3.1", 3, j.float32))\'',
         note="Tests the derivation's rounding model (5u per score) only where a scan reaches it: "
         "float32 (derived 55 for 3.1, 29 for 3.3-slots) at the full tier; quick uses float16 "
         "(3.1: none guaranteed; 3.3-slots: 0). The float64 figures the derivation gives "
@@ -291,7 +291,7 @@ CLAIMS: list[Row] = [
         expected="finding",
         command="transformer-theory ngram --max-len 6 --precision float64 --scan-limit {limit}",
         note="On this machine's XLA build: the rounding of a float run depends on the compiled "
-        "shapes (precision_scan.selection_scan).",
+        "shapes (selection_scan).",
     ),
     Row(
         id="svete_cotterell2024.precision_float32",
@@ -462,8 +462,8 @@ CLAIMS: list[Row] = [
         printed="Experiments to study learnability of n-gram models w.r.t n, |Sigma| and rank(E) "
         "under a metric (like KL divergence) (Svete et al. (2024)).",
         statement="experiments/results/ngram_learnability.json, the committed record of "
-        "configs.ngram_learnability's default run: the trained one-layer model's KL per symbol "
-        "is below the best unigram fit's in every cell",
+        "``transformer-theory experiment ngram_learnability``'s default run: the trained "
+        "one-layer model's KL per symbol is below the best unigram fit's in every cell",
         quantifier="empirical",
         check=checks.learnability,
         judge=judges.true(
