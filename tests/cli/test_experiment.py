@@ -58,3 +58,34 @@ def test_a_smoke_experiment_runs_by_name_and_writes_valid_json(tmp_path, capsys)
     for p in jsons:
         read_json(str(p))  # strict: raises on NaN / Infinity literals
     assert "qsa_separation (sanford2023, size smoke)" in capsys.readouterr().out
+
+
+@pytest.fixture
+def x64_off():
+    """JAX's 64-bit mode OFF for one test, as a user's fresh process starts (the suite's conftest
+    turns it on, which would hide an experiment that needs it and does not say so)."""
+    import jax
+
+    jax.config.update("jax_enable_x64", False)
+    try:
+        yield
+    finally:
+        jax.config.update("jax_enable_x64", True)
+
+
+def test_a_float64_experiment_turns_64_bit_mode_on_itself(x64_off, tmp_path, monkeypatch):
+    """``experiment ngram_exactness`` (float64 rows; ``X64 = True``) runs from a process whose
+    64-bit mode is off; without its declaration the same run is refused, naming float64."""
+    import jax
+
+    from transformer_theory.papers.svete_cotterell2024.experiments import ngram_exactness
+
+    argv = ["experiment", "ngram_exactness", "--size", "smoke", "--out", str(tmp_path / "a")]
+    assert main(argv) == 0
+    assert jax.config.jax_enable_x64
+
+    jax.config.update("jax_enable_x64", False)
+    monkeypatch.setattr(ngram_exactness, "X64", False)
+    argv[-1] = str(tmp_path / "b")
+    with pytest.raises(ValueError, match="64-bit mode"):
+        main(argv)

@@ -14,6 +14,7 @@ experiments are run by ``transformer-theory train --experiment NAME`` (their con
 from __future__ import annotations
 
 import argparse
+import textwrap
 
 from transformer_theory.cli._common import (
     UsageError,
@@ -43,11 +44,15 @@ def run(args: argparse.Namespace) -> int:
                 "name": name,
                 "paper": paper,
                 "sizes": ",".join(getattr(module, "SIZES", ("default",))),
-                "what": summary(module),
+                "what": textwrap.shorten(summary(module), 88, placeholder=" ..."),
             }
             for name, (paper, module) in found.items()
         ]
         print(format_table(rows, ["name", "paper", "sizes", "what"]))
+        print(
+            "\nThe whole description, the command and the result of one: python -m pydoc "
+            "transformer_theory.papers.PAPER.experiments.NAME"
+        )
         if args.name is None and not args.list:
             raise UsageError("NAME: give an experiment (listed above) or --list")
         return 0
