@@ -20,22 +20,29 @@
 # Conti 2024, linear attention, and Chen & Zou's four dependent sequences, for which every one-layer
 # ReLU model satisfies `o0 + o1 = o2 + o3` (Prop. 8) while a two-layer model does not.
 #
-# *Set-up:* run from a checkout with the package installed (`pip install .` in the repository root).
-# In Colab: clone the repository, `%cd` into it and `%pip install .`, then restart the runtime. The
-# cells run on CPU, GPU or TPU; the float64 checks need `jax_enable_x64`, set in the first code
-# cell.
+# *Set-up:* the first code cell installs the library where it is not importable: in Colab or
+# a fresh environment set `TT_INSTALL` first (the repository's git URL, a checkout's path or
+# a wheel); in a checkout, `pip install .` beforehand does the same. Nothing is read from
+# beside the notebook: the committed results it draws come with the package.
+# The cells run on CPU, GPU or TPU; the float64 checks need `jax_enable_x64`, set in the
+# second code cell.
 
 # %%
 # Set-up: install the library where it is not importable (a fresh Colab runtime or virtual
-# environment); TT_INSTALL names what to install (a wheel, a checkout, a git URL), by default the
-# package name. Restart the runtime if Colab asks to.
+# environment). TT_INSTALL names what pip installs: the repository's git URL, a checkout's path
+# or a wheel. Restart the runtime if Colab asks to.
 import importlib.util
 import os
 import subprocess
 import sys
 
 if importlib.util.find_spec("transformer_theory") is None:
-    source = os.environ.get("TT_INSTALL", "transformer_theory")
+    source = os.environ.get("TT_INSTALL", "")
+    if not source:
+        raise RuntimeError(
+            "transformer_theory is not installed here: set os.environ['TT_INSTALL'] to the "
+            "repository's git URL, a checkout's path or a wheel, and run this cell again"
+        )
     subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", source])
 
 # %%

@@ -22,21 +22,28 @@
 # Everything here is library code; the notebook defines nothing. Tiny sizes: runs in seconds on a
 # CPU.
 #
-# *Set-up:* install the package (`pip install .` in a checkout of the repository; in Colab:
-# `%pip install` the repository, then restart the runtime); nothing here needs the checkout
-# itself. The cells run on CPU, GPU or TPU (float32, as training does).
+# *Set-up:* the first code cell installs the library where it is not importable: in Colab or
+# a fresh environment set `TT_INSTALL` first (the repository's git URL, a checkout's path or
+# a wheel); in a checkout, `pip install .` beforehand does the same. Nothing is read from
+# beside the notebook: the committed results it draws come with the package.
+# The cells run on CPU, GPU or TPU (float32, as training does).
 
 # %%
 # Set-up: install the library where it is not importable (a fresh Colab runtime or virtual
-# environment); TT_INSTALL names what to install (a wheel, a checkout, a git URL), by default the
-# package name. Restart the runtime if Colab asks to.
+# environment). TT_INSTALL names what pip installs: the repository's git URL, a checkout's path
+# or a wheel. Restart the runtime if Colab asks to.
 import importlib.util
 import os
 import subprocess
 import sys
 
 if importlib.util.find_spec("transformer_theory") is None:
-    source = os.environ.get("TT_INSTALL", "transformer_theory")
+    source = os.environ.get("TT_INSTALL", "")
+    if not source:
+        raise RuntimeError(
+            "transformer_theory is not installed here: set os.environ['TT_INSTALL'] to the "
+            "repository's git URL, a checkout's path or a wheel, and run this cell again"
+        )
     subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", source])
 
 # %%

@@ -149,3 +149,49 @@ def test_includes_start_after_a_whole_heading():
             if marker not in lines:
                 bad.append(f"{page.relative_to(DOCS)}: {marker!r}")
     assert not bad, bad
+
+
+def test_every_notebook_starts_with_the_same_install_cell():
+    """The first code cell of every notebook installs the library where it is not importable, from
+    ``TT_INSTALL``; its default is the repository's git URL once ``docs/conf.py`` has one, and none
+    while it has not (then the cell says what to set instead of installing whatever an index holds
+    under the name). ``.ci/notebooks_outside.py`` runs each notebook through that cell."""
+    nbformat = pytest.importorskip("nbformat")
+    repository = _repository()
+    default = f"git+https://github.com/{repository}" if repository else ""
+    cells = {}
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        code = [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+        cells[path.name] = code[0]
+    first = next(iter(cells.values()))
+    differ = [name for name, cell in cells.items() if cell != first]
+    assert not differ, differ
+    assert 'find_spec("transformer_theory") is None' in first
+    assert f'os.environ.get("TT_INSTALL", "{default}")' in first, first
+
+
+def test_printed_statements_maths_becomes_math_nodes():
+    """Every printed statement's ``\\( \\)`` / ``\\[ \\]`` formula is a math node (MathJax renders
+    it; as text it showed raw LaTeX), no delimiter is left in the text around it, and nicematrix's
+    ``NiceArray`` (which MathJax lacks) is drawn as a ``pmatrix``."""
+    pages = _extension("claims_pages")
+    from docutils import nodes
+
+    with_maths = [r for r in _claims_json() if r.get("printed") and "\\(" in r["printed"]]
+    assert len(with_maths) >= 5, len(with_maths)
+    for r in _claims_json():
+        parts = pages._with_math(r.get("printed") or "")
+        text = "".join(p.astext() for p in parts if isinstance(p, nodes.Text))
+        assert not re.search(r"\\[()\[\]]", text), (r["id"], text)
+        for p in parts:
+            if isinstance(p, nodes.math):
+                assert "NiceArray" not in p.astext(), r["id"]
+                assert p.astext().count("{") == p.astext().count("}"), r["id"]
+    assert (
+        pages._latex_for_mathjax(
+            r"\begin{NiceArray}{\left\lgroup cc \right\rgroup} a & b \end{NiceArray}"
+        )
+        == r"\begin{pmatrix} a & b \end{pmatrix}"
+    )
+    summary = pages._without_math(r"Let \(x \in \mathbb{R}\) be \[y\] here")
+    assert summary == "Let \u2026 be \u2026 here", summary
