@@ -95,6 +95,38 @@ def _inline(text: str, classes: tuple[str, ...] = ()) -> nodes.paragraph:
     return p
 
 
+#: The printed statements' maths: ``\( ... \)`` inline, ``\[ ... \]`` display (the papers' LaTeX);
+#: a display the quote elides (``\[ ... + ... Here,``) ends where the elision starts.
+MATH = re.compile(r"\\\((.*?)\\\)|\\\[(.*?)(?:\\\]|(?=\s\.\.\.\s)|$)", flags=re.S)
+
+
+def _latex_for_mathjax(latex: str) -> str:
+    """The paper's LaTeX as MathJax reads it: ``NiceArray`` (nicematrix, which MathJax lacks)
+    with ``\\left\\lgroup ... \\right\\rgroup`` delimiters becomes the ``pmatrix`` it draws."""
+    latex = re.sub(r"\\begin\{NiceArray\}\{[^{}]*\}", r"\\begin{pmatrix}", latex)
+    return latex.replace(r"\end{NiceArray}", r"\end{pmatrix}")
+
+
+def _with_math(text: str) -> list[nodes.Node]:
+    """``text`` with its inline and display formulas as math nodes (rendered by MathJax)."""
+    out: list[nodes.Node] = []
+    last = 0
+    for m in MATH.finditer(text):
+        if m.start() > last:
+            out.append(nodes.Text(text[last : m.start()]))
+        latex = _latex_for_mathjax((m.group(1) if m.group(1) is not None else m.group(2)).strip())
+        out.append(nodes.math(latex, latex))
+        last = m.end()
+    if last < len(text):
+        out.append(nodes.Text(text[last:]))
+    return out
+
+
+def _without_math(text: str) -> str:
+    """``text`` with each formula shown as an ellipsis (for a one-line summary)."""
+    return " ".join(MATH.sub("\u2026", text).split())
+
+
 def _status_badge(status: str) -> nodes.inline:
     return nodes.inline(text=status, classes=["claim-status", f"claim-status-{status}"])
 
@@ -121,9 +153,9 @@ def _claim_cell(r: dict) -> list[nodes.Node]:
     out: list[nodes.Node] = [head, _inline(r["checked"])]
     printed = r.get("printed")
     if printed:
-        quote = _para("\u201c" + printed + "\u201d", classes=("claim-printed",))
+        quote = _para("\u201c", *_with_math(printed), "\u201d", classes=("claim-printed",))
         if len(printed) > LONG:
-            words = " ".join(printed.split()[:10])
+            words = " ".join(_without_math(printed).split()[:10])
             out += _details(f"The paper's statement: \u201c{words} \u2026\u201d", quote)
         else:
             out += [_para(nodes.strong(text="The paper: ")), quote]
