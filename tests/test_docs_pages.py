@@ -195,3 +195,9 @@ def test_printed_statements_maths_becomes_math_nodes():
     )
     summary = pages._without_math(r"Let \(x \in \mathbb{R}\) be \[y\] here")
     assert summary == "Let \u2026 be \u2026 here", summary
+
+
+def test_no_page_gives_a_placeholder_address():
+    pages = [ROOT / "README.md", *(p for p in DOCS.rglob("*.md") if "_build" not in p.parts)]
+    bad = [str(p.relative_to(ROOT)) for p in pages if "OWNER/REPO" in p.read_text()]
+    assert not bad, bad
