@@ -333,6 +333,11 @@ def test_heads_command_reads_a_run_with_the_default_out(translation_run, tmp_pat
     assert "kind_permuted" in (tmp_path / "results" / "heads" / "heads.csv").read_text()
 
 
+# Orbax's failed asynchronous restore leaves a TensorStore callback that fires after Orbax's own
+# event loop has closed ("Event loop is closed", raised in a worker thread, reported by pytest
+# as unraisable). It is inside Orbax, after the command has refused the checkpoint; what the
+# user sees (one line, exit 2) is checked here.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 @pytest.mark.parametrize("how", ["truncated", "data_deleted", "metadata_deleted", "item_deleted"])
 def test_heads_command_refuses_a_corrupted_checkpoint(translation_run, how, tmp_path, capfd):
     import shutil
