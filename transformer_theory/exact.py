@@ -422,9 +422,7 @@ def evaluate(
     if getattr(params, "batch_shape", ()):
         raise ValueError("params: evaluate takes ONE model (no batch axis)")
     be = _backend(arithmetic, prec)
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with flint.ctx.workprec(prec):
         h0 = _embed(params, inputs)
         n = h0.shape[0]
         mask = np.ones((n, n), bool) if mask_NxN is None else np.asarray(mask_NxN, bool)
@@ -493,8 +491,6 @@ def evaluate(
             last = _norm(be, cfg.final_norm, last, fn.scale, fn.bias, cfg.norm_eps)
         logits = _rows(last * be.matrix(np.asarray(params.w_o, np.float64)).transpose())
         return Trace(be.name, streams, all_weights, logits, all_scores, all_z)
-    finally:
-        flint.ctx.prec = old
 
 
 def margins(

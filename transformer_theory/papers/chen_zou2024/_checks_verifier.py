@@ -170,9 +170,7 @@ def proposition(prop: str, datasets: Any, models: int, families: Any) -> Checked
     fams = _prop_families(prop, families)
     worst, pairs, zero, gap, witness = 0.0, 0, 0, 0.0, None
     per_family = {}
-    old = flint.ctx.prec
-    flint.ctx.prec = ARB_PREC
-    try:
+    with flint.ctx.workprec(ARB_PREC):
         for name in fams:
             fam_worst = 0.0
             for entry in _enclosures(names, int(models), name):
@@ -199,8 +197,6 @@ def proposition(prop: str, datasets: Any, models: int, families: Any) -> Checked
                             "residual_lower": max(float(c.abs_lower()) for c in coords),
                         }
             per_family[name] = fam_worst
-    finally:
-        flint.ctx.prec = old
     values = {
         "proposition": prop,
         "target": target,

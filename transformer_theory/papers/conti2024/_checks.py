@@ -113,10 +113,9 @@ def softmax_saturation(ts: tuple[int, ...]) -> Checked:
 
     precision.require_x64("conti2024.softmax_saturation")
 
-    # 1 - s_0 ~ e^-t cancels about 1.44 t bits: carry them (the context is global: restore it).
+    # 1 - s_0 ~ e^-t cancels about 1.44 t bits: carry them (workprec restores the context).
     bits = 128 + 2 * max(ts)
-    saved, flint.ctx.prec = flint.ctx.prec, bits
-    try:
+    with flint.ctx.workprec(bits):
         rows = []
         ok = True
         jac = jax.jit(jax.jacobian(lambda x: attention.softmax_weights(x[None, :])[0]))
@@ -138,8 +137,6 @@ def softmax_saturation(ts: tuple[int, ...]) -> Checked:
             upper = max(float(abs(exact[i][j]).upper()) for i in range(3) for j in range(3))
             rows.append(dict(t=t, max_entry_upper=upper, below_2exp_minus_t=below, library=close))
             ok = ok and below and close
-    finally:
-        flint.ctx.prec = saved
     return Checked(
         "enclosed",
         "all",

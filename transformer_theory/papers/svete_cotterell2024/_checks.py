@@ -123,9 +123,7 @@ def selection_margin(params: Any, construction: str, length: int) -> dict:
         and np.array_equal(emb_other[:, idx], streams[0][:, idx])
     )
     N = streams.shape[1]
-    old = flint.ctx.prec
-    flint.ctx.prec = PREC
-    try:
+    with flint.ctx.workprec(PREC):
         X = arb_matrix(streams[0][:, idx])
         worst, where, ties_exact = None, None, True
         for layer, head, offset in cn.head_offsets(construction, w + 1):
@@ -143,8 +141,6 @@ def selection_margin(params: Any, construction: str, length: int) -> dict:
                     lead = top - S[i, j]
                     if worst is None or _lower(lead) < _lower(worst):
                         worst, where = lead, (layer, head, i, j)
-    finally:
-        flint.ctx.prec = old
     lead_lower = _lower(worst) if worst is not None else float("inf")
     return {
         "length": int(length),
@@ -175,10 +171,8 @@ def per_query_leads(params: Any, construction: str, length: int) -> list[tuple[i
     idx = sorted({int(k) for m in qk for k in (*np.nonzero(m)[1], *np.nonzero(m)[2])})
     emb = np.asarray(embed(params, lm_inputs(cfg, jnp.zeros((length,), jnp.int32))), np.float64)
     N = emb.shape[0]
-    old = flint.ctx.prec
-    flint.ctx.prec = PREC
-    out: dict[int, Any] = {}
-    try:
+    with flint.ctx.workprec(PREC):
+        out: dict[int, Any] = {}
         X = arb_matrix(emb[:, idx])
         for layer, head, offset in cn.head_offsets(construction, w + 1):
             S = X * arb_matrix(qk[layer][head][np.ix_(idx, idx)].T) * X.transpose()
@@ -190,8 +184,6 @@ def per_query_leads(params: Any, construction: str, length: int) -> list[tuple[i
                         lead = S[i, k] - S[i, j]
                         if i not in out or _lower(lead) < _lower(out[i]):
                             out[i] = lead
-    finally:
-        flint.ctx.prec = old
     return sorted(out.items())
 
 
@@ -387,9 +379,7 @@ def score_argmax(positions: int) -> Checked:
     from transformer_theory.papers.svete_cotterell2024._constructions_layout import score_gap
 
     T = positions
-    old = flint.ctx.prec
-    flint.ctx.prec = PREC
-    try:
+    with flint.ctx.workprec(PREC):
         peak_ok, below_ok, worst, min_gap = True, True, None, None
         for t in range(1, T + 1):
             peak_ok &= bool((_dot(code(t), code(t)) - 1).contains(0))
@@ -402,8 +392,6 @@ def score_argmax(positions: int) -> Checked:
             worst = best
             min_gap = _lower(best) if min_gap is None else min(min_gap, _lower(best))
         lib = float(score_gap(T))
-    finally:
-        flint.ctx.prec = old
     return Checked(
         arithmetic="enclosed",
         coverage="upto",
@@ -426,9 +414,7 @@ def slide_query_map(offsets: int, positions: int) -> Checked:
     ``j = t - h`` (lead > 0, ball), and whether its peak exceeds 1 (it is not a cosine)."""
     import flint
 
-    old = flint.ctx.prec
-    flint.ctx.prec = PREC
-    try:
+    with flint.ctx.workprec(PREC):
         argmax_ok, peak_above_1, min_lead = True, True, None
         for h in range(1, offsets + 1):
             for t in range(h + 1, positions + 1):
@@ -441,8 +427,6 @@ def slide_query_map(offsets: int, positions: int) -> Checked:
                         argmax_ok &= bool(lead > 0)
                         if min_lead is None or _lower(lead) < _lower(min_lead):
                             min_lead = lead
-    finally:
-        flint.ctx.prec = old
     return Checked(
         arithmetic="enclosed",
         coverage="upto",
