@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from transformer_theory.jsonio import write_json, write_text
-from transformer_theory.ledger import STATUSES, TIERS, Row
+from transformer_theory.ledger import STATUSES, TIERS, Row, Tally
 
 __all__ = [
     "ARITHMETIC_WORDS",
@@ -95,6 +95,10 @@ class ClaimRecord:
     tolerance: str | None = None
     strength: str = ""
     note: str = ""
+    statement_domain: str = ""
+    reason: str = ""
+    subject: str = ""
+    legacy: bool = False
 
     @property
     def regression(self) -> bool:
@@ -172,17 +176,34 @@ def _check(row: Row, tier: str) -> ClaimRecord:
     start = time.perf_counter()
     extra: dict[str, Any] = {}
     try:
-        checked, verdict, status, strength = row.run(tier)
-        figure, details = verdict.figure, dict(checked.values)
+        outcome = row.evaluate(tier)
+        checked, verdict = outcome.checked, outcome.verdict
+        status, figure, details = outcome.status, verdict.figure, dict(checked.values)
+        if status in ("failed", "unreproduced"):
+            figure = f"{outcome.reason}. {figure}"
         extra = dict(
             arithmetic=checked.effective_arithmetic,
-            coverage=checked.coverage,
+            coverage=checked.coverage_against(row.domain),
             domain=checked.domain,
             tolerance=checked.tolerance,
-            strength=strength,
+            strength=outcome.strength,
+            reason=outcome.reason,
+            subject=checked.subject,
+            legacy=checked.legacy or row.legacy,
         )
         if checked.unenclosed:
             details["unenclosed"] = list(checked.unenclosed)
+        if checked.witnesses:
+            details["witnesses"] = [
+                {"name": w.name, "value": str(w.value), "bound": str(w.bound), "side": w.side}
+                for w in checked.witnesses
+            ]
+        if isinstance(checked.covered, Tally):
+            details["covered"] = {
+                "seen": checked.covered.seen,
+                "size": checked.covered.size,
+                "complete": checked.covered.complete,
+            }
     except Exception as err:  # a failing check is a regression to report, not a crash
         status, figure, details = "error", f"{type(err).__name__}: {err}", {}
     return ClaimRecord(
@@ -201,6 +222,7 @@ def _check(row: Row, tier: str) -> ClaimRecord:
         seconds=round(time.perf_counter() - start, 3),
         quantifier=row.quantifier,
         note=row.note,
+        statement_domain=row.domain_words(),
         **extra,
     )
 
