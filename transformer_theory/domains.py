@@ -225,7 +225,10 @@ class Grid(Domain):
         for k, v in self.axes:
             ints = all(isinstance(x, int) and not isinstance(x, bool) for x in v)
             parts.append(f"{k} in {{{_span(v) if ints else ', '.join(map(str, v))}}}")
-        return f"every {' x '.join(parts)} ({_n(self.size)} {self.over} points)"
+        unit = {"integers": "integer points", "rationals": "rational points"}.get(
+            self.over, "points"
+        )
+        return f"every {' x '.join(parts)} ({_n(self.size)} {unit})"
 
 
 @dataclasses.dataclass(frozen=True)

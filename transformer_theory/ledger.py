@@ -54,8 +54,8 @@ The **strength** the arithmetic and the coverage allow (:func:`strength`):
 arithmetic, coverage                                 strength
 ===================================================  ==========================================
 ``training`` / ``record``, or an empirical statement  ``measured``
-``float`` (any coverage), or ``samples``              ``verified``
-``instance``                                          ``example``
+``instance`` (one element, one size of a family)      ``example``
+``float`` (any other coverage), or ``samples``        ``verified``
 ``grid`` (exact / enclosed at every grid point)       ``gridded``
 ``upto`` (exact / enclosed)                           ``bounded``
 ``all``, exact / enclosed                             ``proved`` / ``certified``
@@ -526,10 +526,10 @@ def strength(arithmetic: str, coverage: str, quantifier: str = "finite") -> str:
         return "measured"
     if coverage == "none":
         return "measured"
-    if arithmetic == "float" or coverage == "samples":
-        return "verified"
     if coverage == "instance":
         return "example"
+    if arithmetic == "float" or coverage == "samples":
+        return "verified"
     if coverage == "grid":
         return "gridded"
     if coverage == "upto":
