@@ -418,7 +418,7 @@ def test_rows_refuse_declared_words_and_impossible_expectations():
             place="§",
             statement="s",
             domain=FINITE,
-            quantifier="finite",
+            quantifier="infinite",
             check=lambda: None,
             judge=lambda c: None,
             sizes={"quick": {}},
