@@ -209,8 +209,8 @@ def _fake_claims(monkeypatch, checks):
         )
         for i, fn in enumerate(checks)
     ]
-    monkeypatch.setattr("transformer_theory.claims.runner.all_claims", lambda: fake)
-    monkeypatch.setattr("transformer_theory.claims.all_claims", lambda: fake)
+    monkeypatch.setattr("transformer_theory.claims.runner.all_claims", lambda *a, **k: fake)
+    monkeypatch.setattr("transformer_theory.claims.all_claims", lambda *a, **k: fake)
     return fake
 
 
