@@ -117,7 +117,7 @@ def test_a_claim_whose_check_fails_is_a_regression_with_exit_1(monkeypatch, tmp_
     md = (tmp_path / "claims.md").read_text()
     assert "**error** (expected proved)" in md
     # the arithmetic and the covered domain (generated from the object) beside the status
-    assert "floating point; one instance (seed 0) of every real weight; tol 0" in md
+    assert "floating point over instance; one instance (seed 0) of every real weight; tol 0" in md
     assert main(["claims", "--id", "test.ok", "--out", str(tmp_path)]) == 0
     assert main(["claims", "--paper", "nope", "--out", str(tmp_path)]) == 2
 

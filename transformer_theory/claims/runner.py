@@ -449,10 +449,17 @@ def markdown(records: Sequence[ClaimRecord], *, title: str = "Claims", note: str
         "Statuses: " + ", ".join(f"{s} {n}" for s, n in counts.items() if n) + f" ({len(records)})."
     )
     lines.append(
-        "Each status is derived from the check's arithmetic and its coverage of the statement's "
-        "domain by the rule in `transformer_theory/ledger.py` (column *computed*); the paper's "
-        "words are quoted where it prints the statement."
+        "Each status is derived by the rule in `transformer_theory/ledger.py` from the "
+        "statement's domain (an object: its quantifier is read from it), the sub-domain the "
+        "check covered (counted element by element) and the arithmetic (column *computed*); the "
+        "paper's words are quoted where it prints the statement."
     )
+    from transformer_theory.ledger import STATUS_WORDS
+
+    used = [s for s in (*STATUSES, "error") if counts.get(s)]
+    lines += [""] + [
+        f"- `{s}`: {STATUS_WORDS.get(s, 'the check raised (a regression)')}" for s in used
+    ]
     papers: dict[str, list[ClaimRecord]] = {}
     for r in records:
         papers.setdefault(r.paper, []).append(r)
@@ -471,7 +478,12 @@ def markdown(records: Sequence[ClaimRecord], *, title: str = "Claims", note: str
                 claim += " (a statement of the library's own)"
             if r.correction:
                 claim += f" Correction: {_cell(r.correction)}"
-            how = f"{ARITHMETIC_WORDS.get(r.arithmetic, r.arithmetic)}; {_cell(r.domain)}"
+            if r.statement_domain:
+                claim += f" Domain ({r.quantifier}): {_cell(r.statement_domain)}."
+            how = f"{ARITHMETIC_WORDS.get(r.arithmetic, r.arithmetic)}"
+            if r.coverage and r.coverage != "none":
+                how += f" over {r.coverage}"
+            how += f"; {_cell(r.domain)}"
             if r.tolerance:
                 how += f"; tol {_cell(r.tolerance)}"
             cmd = f"`{_cell(r.command)}`" if r.command else ""
