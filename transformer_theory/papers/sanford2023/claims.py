@@ -363,7 +363,7 @@ CLAIMS: list[Row] = [
         judge=judges.exactly("misses", 0, figure="{misses} misses on all of {spaces}"),
         sizes={
             "quick": {"seq_lens": (3, 4), "moduli": (4, 5)},
-            "full": {"seq_lens": (4,), "moduli": (6, 16)},
+            "full": {"seq_lens": (3, 4), "moduli": (6, 16)},
         },
         expected="verified",
         command="transformer-theory sanford --task match3bigram --n 4",
