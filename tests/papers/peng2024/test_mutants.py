@@ -5,8 +5,7 @@ import math
 
 import numpy as np
 
-from tests.mutants import mutant
-from tests.papers.sanford2023._status import status_of
+from tests.mutants import mutant, status_of
 from transformer_theory.papers.peng2024 import _checks as checks
 from transformer_theory.papers.peng2024 import _constructions as construction
 from transformer_theory.papers.peng2024 import _theory as theory

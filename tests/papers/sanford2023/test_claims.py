@@ -5,7 +5,7 @@ import dataclasses
 
 import jax
 
-from tests.papers.sanford2023._status import status_of
+from tests.mutants import status_of
 from transformer_theory.papers.sanford2023 import _checks as checks
 from transformer_theory.papers.sanford2023 import _constructions_qsa as qsa
 from transformer_theory.papers.sanford2023 import _models_separations as separations

@@ -13,8 +13,7 @@ import itertools
 import flint
 import jax
 
-from tests.mutants import mutant
-from tests.papers.sanford2023._status import status_of
+from tests.mutants import mutant, status_of
 from transformer_theory import exact
 from transformer_theory.papers.sanford2023 import _checks as checks
 from transformer_theory.papers.sanford2023 import _constructions_match2 as match2

@@ -9,8 +9,7 @@ never a refutation; a finding of the library's own that its check finds false is
 import jax.numpy as jnp
 import numpy as np
 
-from tests.mutants import mutant
-from tests.papers.sanford2023._status import status_of
+from tests.mutants import mutant, status_of
 from transformer_theory.papers.svete_cotterell2024 import _checks as checks
 from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
 from transformer_theory.papers.svete_cotterell2024 import _theory_precision as precision_scan
