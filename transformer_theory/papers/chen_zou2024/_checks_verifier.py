@@ -316,6 +316,7 @@ def scope_controls(datasets: Any, models: int, families: Any) -> Checked:
     held = [v.to_dict() for v in controls if v.holds]
     values = {
         "controls": len(controls),
+        "failing_controls": len(controls) - len(held),
         "holding_controls": held,
         "control_residual_min": min(v.max_residual for v in controls),
         "control_residual_max": max(v.max_residual for v in controls),
@@ -631,6 +632,7 @@ def theorem4_templates(upto: int) -> Checked:
             failing.append({"pair": [a, list(t), list(u)], "families": found})
     values = {
         "pairs": len(pairs),
+        "certified_pairs": len(pairs) - len(failing),
         "failing": failing[:5],
         "impossible": bool(pairs) and not failing,
     }
@@ -745,6 +747,7 @@ def witness_scope(indices: Any, steps: int, restarts: int) -> Checked:
     values = {
         "searches": found,
         "in_scope_witnesses": inside,
+        "out_of_scope_found": f"{sum(r['found'] for r in outside)} of {len(outside)}",
         # an in-scope float witness would contradict Theorem 2; a failed search decides nothing
         "tight": False
         if inside

@@ -115,7 +115,11 @@ CLAIMS: list[Row] = [
         ),
         domain=D.DEFINITION2,
         check=vc.definition2,
-        judge=judges.true("holds", figure="equal multisets per position; (1,-1,1,-1) rejected"),
+        judge=judges.true(
+            "holds",
+            figure="per-position multisets equal: {printed_multisets_equal}; is_dependence: "
+            "{is_dependence}; (1,-1,1,-1) rejected: {non_dependence_rejected}",
+        ),
         sizes={"quick": {}},
         expected="proved",
         printed=(
@@ -138,7 +142,9 @@ CLAIMS: list[Row] = [
         domain=D.SEQUENCE_GROUPS,
         check=vc.definition3,
         judge=judges.true(
-            "holds", figure="{basis_rows} basis dependences over {sequences} sequences"
+            "holds",
+            figure="{basis_rows} basis dependences over {sequences} sequences; failing groups: "
+            "{failures}; counterexample: {counterexample}",
         ),
         sizes={"quick": {"upto": 6}, "full": {"upto": 8}},
         expected="bounded",
@@ -160,7 +166,9 @@ CLAIMS: list[Row] = [
         ),
         domain=D.LEMMA6,
         check=vc.lemma6,
-        judge=judges.true("holds", figure="all {pair_sets} template-pair sets dependent"),
+        judge=judges.true(
+            "holds", figure="{dependent} of {pair_sets} template-pair sets dependent"
+        ),
         sizes={"quick": {"upto": 6}, "full": {"upto": 8}},
         expected="bounded",
         printed=(
@@ -189,8 +197,9 @@ CLAIMS: list[Row] = [
         judge=(
             judges.true(
                 "controls_fail",
-                figure="all {controls} controls fail: residual {control_residual_min} .. "
-                "{control_residual_max} (>= {smallest_residual_over_tolerance} x tolerance)",
+                figure="{failing_controls} of {controls} controls fail: residual "
+                "{control_residual_min} .. {control_residual_max} (smallest "
+                "{smallest_residual_over_tolerance} x tolerance)",
             )
         ),
         sizes=_VERIFY_SIZES,
@@ -214,8 +223,8 @@ CLAIMS: list[Row] = [
         judge=(
             judges.true(
                 "holds",
-                figure="{verdicts} in-scope fits, residual <= {max_residual} <= tol "
-                "{smallest_tolerance}",
+                figure="{verdicts} in-scope fits, largest residual {max_residual} against the "
+                "smallest tolerance {smallest_tolerance}; failures: {failures}",
             )
         ),
         sizes=_VERIFY_SIZES,
@@ -234,7 +243,7 @@ CLAIMS: list[Row] = [
         ),
         domain=D.THEOREM2,
         check=vc.theorem2_toy,
-        judge=judges.true("impossible", figure="impossible: exact certificates for both families"),
+        judge=judges.true("impossible", figure="exact certificates (impossible): {families}"),
         sizes={"quick": {}},
         expected="example",
         printed=_THEOREM2,
@@ -257,7 +266,7 @@ CLAIMS: list[Row] = [
             judges.all_of(
                 judges.true("impossible"),
                 judges.exactly("max_correct", 3),
-                figure="impossible (exact certificates); at most {bound} correct",
+                figure="exact certificates (impossible): {certificates}; at most {bound} correct",
             )
         ),
         sizes={"quick": {}},
@@ -277,7 +286,9 @@ CLAIMS: list[Row] = [
         domain=D.THEOREM4,
         check=vc.theorem4_templates,
         judge=judges.true(
-            "impossible", figure="impossible (exact certificates) on all {pairs} template pairs"
+            "impossible",
+            figure="exact certificates on {certified_pairs} of {pairs} template pairs (both "
+            "families); failing: {failing}",
         ),
         sizes={"quick": {"upto": 5}, "full": {"upto": 6}},
         expected="bounded",
@@ -299,7 +310,8 @@ CLAIMS: list[Row] = [
             judges.all_of(
                 judges.true("impossible"),
                 judges.exactly("max_correct", 54),
-                figure="impossible (exact certificates); at most {bound} correct ({method})",
+                figure="exact certificates (impossible): {certificates}; at most {bound} "
+                "correct ({method})",
             )
         ),
         sizes={"quick": {"method": "sound"}, "full": {"method": "exact"}},
@@ -349,8 +361,9 @@ CLAIMS: list[Row] = [
         judge=(
             judges.true(
                 "tight",
-                figure="out-of-scope witnesses found, margin >= "
-                "{min_margin_over_tolerance} x tolerance; none in scope",
+                figure="out-of-scope witnesses found: {out_of_scope_found}, margin >= "
+                "{min_margin_over_tolerance} x tolerance; in-scope witnesses: "
+                "{in_scope_witnesses}",
             )
         ),
         sizes={

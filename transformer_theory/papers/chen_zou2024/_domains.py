@@ -319,6 +319,12 @@ def _lemma4_member(s: int) -> Enumerated:
 LEMMA4 = Family("s", _lemma4_member, "every (d, n), d >= 2, n >= 2 (s = d + n)", start=4)
 
 
+LEMMA4_EXISTS = Exists(
+    "a one-layer transformer with n heads mapping every sequence to non-parallel vectors (the "
+    "library's lemma4_layer at width max{k d, d + n})",
+    LEMMA4,
+)
+
 # ------------------------------------------------------------------------ the theorems
 
 THEOREM1 = Exists(
@@ -487,6 +493,25 @@ def record(path: str, produced_by: str) -> Record:
     return Record(f"experiments/results/{path}", produced_by)
 
 
+PAPER_SIZES_RECORD = record(
+    "constructions_paper_sizes.json",
+    "python experiments/constructions_paper_sizes.py --part paper",
+)
+FIG2_RECORD = record(
+    "fig2_paper_summary.csv", "transformer-theory train --experiment fig2_paper (3 seeds)"
+)
+FIG2_QUICK_RECORD = record(
+    "fig2_quick_aggregate.csv",
+    "transformer-theory train --experiment fig2_depth --size quick --seeds 0 1 2",
+)
+HEADS_RECORD = record(
+    "fig4_7_heads_quick_aggregate.csv",
+    "transformer-theory train --experiment fig4_7_heads --size quick --seeds 0 1",
+)
+FIG3_RECORD = record(
+    "fig3_attention_quick.json",
+    "transformer-theory train --experiment fig3_attention_maps --size quick --seeds 0",
+)
 README_RUNS = Trained(
     "README's single paper-size reasoning runs (SGD lr 0.1 against Adam 1e-3, in-context QA(100, "
     "100, 3)), not kept"
