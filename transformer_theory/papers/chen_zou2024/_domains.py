@@ -23,7 +23,7 @@ import dataclasses
 import functools
 import itertools
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from transformer_theory.domains import (
@@ -165,9 +165,6 @@ class TaskFamily:
 
     def upto(self, s: int) -> Domain:
         return self.family.upto(s)
-
-    def __iter__(self) -> Iterator[Any]:  # pragma: no cover - not a domain
-        raise TypeError("TaskFamily: iterate over tasks(s)")
 
 
 def _icqa(n_q: int, n_a: int, k: int) -> Any:
