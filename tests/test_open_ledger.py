@@ -128,13 +128,30 @@ def _moved() -> list[Row]:
     return [r for r in runner.builtin_claims() if not r.legacy and r.printed]
 
 
+_FORALL_WORD = re.compile(r"\bfor (all|any|every)\b", re.I)
+
+
+def _leading_quantifier(printed: str) -> str | None:
+    """``exists`` / ``forall`` for the first sentence that says "there exists": the first
+    quantifier word of that sentence (a "for any model ..., there exists a point" is a for-all
+    over the models, its existence nested inside)."""
+    for sentence in re.split(r"(?<=[.;])\s+", printed):
+        m = _EXISTS.search(sentence)
+        if m:
+            f = _FORALL_WORD.search(sentence)
+            return "forall" if f and f.start() < m.start() else "exists"
+    return None
+
+
 def test_quoted_existence_statements_have_existential_domains():
-    bad = [
-        r.id
-        for r in _moved()
-        if _EXISTS.search(r.printed) and r.quantifier not in ("exists", "empirical")
-    ]
-    assert not bad, f"the printed words say 'there exists' but the domain is not an Exists: {bad}"
+    bad = []
+    for r in _moved():
+        lead = _leading_quantifier(r.printed)
+        if lead == "exists" and r.quantifier not in ("exists", "empirical"):
+            bad.append(r.id)
+        if lead == "forall" and r.quantifier == "finite":
+            bad.append(r.id)
+    assert not bad, f"the printed words' leading quantifier disagrees with the domain: {bad}"
 
 
 def test_quoted_for_all_over_a_variable_is_never_one_finite_set():
@@ -147,3 +164,8 @@ def test_the_quote_checks_can_fail():
     assert _FORALL_VAR.search("for any N, M the bound holds")
     assert not _FORALL_VAR.search("on every binary string of length at most 6")
     assert _EXISTS.search("There exists a transformer with two layers")
+    assert _leading_quantifier("There exists a transformer with two layers.") == "exists"
+    assert _leading_quantifier("For any transformer, there exists a point it errs on.") == (
+        "forall"
+    )
+    assert _leading_quantifier("A bound holds.") is None

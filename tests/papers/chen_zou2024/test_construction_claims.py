@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from tests.papers.chen_zou2024._status import status_of
+from tests.mutants import status_of
 from transformer_theory import constructions, exact
 from transformer_theory.papers.chen_zou2024 import _checks_construction as checks
 from transformer_theory.papers.chen_zou2024 import _claims_construction as table

@@ -12,8 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from tests.mutants import mutant
-from tests.papers.chen_zou2024._status import status_of
+from tests.mutants import mutant, status_of
 from transformer_theory import constructions
 from transformer_theory.constructions import attention, report
 from transformer_theory.params import AttentionParams, LayerParams

@@ -13,8 +13,7 @@ import types
 import numpy as np
 import pytest
 
-from tests.mutants import mutant
-from tests.papers.chen_zou2024._status import status_of
+from tests.mutants import mutant, status_of
 from transformer_theory.papers.chen_zou2024 import _checks_verifier as vc
 from transformer_theory.theory import checks, dependence, suite
 
