@@ -68,6 +68,7 @@ predicted limit (:func:`transformer_theory.rasp.predicted_exact`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
 from collections.abc import Callable, Hashable, Sequence
@@ -138,6 +139,12 @@ class Node:
 
 
 def _numeric(values: set, label: str) -> list:
+    if None in values:
+        raise ValueError(
+            f"{label}: its value is None at some position (tracr's meaning: a Map or SequenceMap "
+            "with a None argument is None), and a numerical dimension holds no None: make it "
+            "categorical, or give the aggregate that makes the None a default"
+        )
     out = set()
     for v in values:
         try:
@@ -147,10 +154,10 @@ def _numeric(values: set, label: str) -> list:
     return sorted(out)
 
 
-def _mean_values(values: list, n: int, label: str) -> list:
-    """Every mean of a multiset of ``1..n`` values (and 0, the empty selection)."""
+def _mean_values(values: list, n: int, label: str, default: Any = 0) -> list:
+    """Every mean of a multiset of ``1..n`` values (and ``default``, the empty selection)."""
     sums = {Fraction(0)}
-    out = {Fraction(0)}
+    out = {Fraction(default)}
     for w in range(1, n + 1):
         sums = {s + v for s in sums for v in values}
         out |= {s / w for s in sums}
@@ -194,17 +201,29 @@ class _Builder:
             nd = Node("tokens", "tokens", False, _sorted(set(self.vocab)), expect, source=e)
         elif isinstance(e, L._Indices):
             nd = Node("indices", "indices", False, list(range(self.n)), expect, source=e)
+        elif isinstance(e, (L.Full, L.ConstantSOp)):
+            nd = self.constant(e, expect)
         elif isinstance(e, (L.Map, L.SequenceMap)):
             ins = [self.node(e.inner)] if isinstance(e, L.Map) else [self.node(e.a), self.node(e.b)]
-            vals = self.mlp_values(e.label, e.f, ins, e.numerical)
-            nd = Node(e.label, "mlp", e.numerical, vals, expect, ins, e.f, source=e)
+            fn = functools.partial(L.apply, e)
+            vals = self.mlp_values(e.label, fn, ins, e.numerical)
+            nd = Node(e.label, "mlp", e.numerical, vals, expect, ins, fn, source=e)
         elif isinstance(e, L.Aggregate):
             terms = self.selector(e.selector)
             value = self.node(e.sop)
             if not value.numerical:
                 vals = _sorted(set(value.values) | {e.default})
             else:
-                vals = _mean_values(value.values, self.n, e.label)
+                default = e.default
+                if default is None:  # tracr's meaning: None where the selection is empty
+                    if self.possibly_empty(e.selector):
+                        raise ValueError(
+                            f"{e.label}: a numerical aggregate with default None means None "
+                            "where its selection is empty (tracr's meaning), and a numerical "
+                            "dimension holds no None: give it default=0"
+                        )
+                    default = 0
+                vals = _mean_values(value.values, self.n, e.label, default)
             base, fn = _absorb(self.clean(value))
             nd = Node(
                 e.label,
@@ -216,7 +235,7 @@ class _Builder:
                 value=value,
                 value_base=base,
                 value_fn=fn,
-                default=e.default,
+                default=(e.default or 0) if e.numerical else e.default,
                 source=e,
             )
         elif isinstance(e, L.SelectorWidth):
@@ -246,6 +265,44 @@ class _Builder:
             raise ValueError(f"program: unknown operation {e!r}")
         self.memo[e.id] = self.add(nd)
         return nd
+
+    def constant(self, e: L.Full | L.ConstantSOp, expect) -> Node:
+        """A constant as a table over the indices (absorbed into the tables that read it)."""
+        if isinstance(e, L.Full):
+            values = [e.fill] * self.n
+        else:
+            k = len(e.values)
+            if e.check_length or k < self.n:
+                where = f"of length {k}" if e.check_length else f"up to length {k}"
+                raise ValueError(
+                    f"{e.label}: a constant of length {k} has a meaning only on inputs {where}; "
+                    f"a model reading lengths 1..{self.n} would claim values it has not"
+                    + (" (give check_length=False)" if e.check_length else "")
+                )
+            values = list(e.values)
+
+        def fn(i, values=values):
+            return values[i]
+
+        vals = self.mlp_values(e.label, fn, [self.node(L.indices)], e.numerical)
+        return Node(e.label, "mlp", e.numerical, vals, expect, [self.node(L.indices)], fn, source=e)
+
+    def possibly_empty(self, sel: L.Selector) -> bool:
+        """Can ``sel`` select no key at some query (False only where it provably cannot: a
+        ``Select`` true on every pair of its value sets, or on every value paired with itself
+        where keys and queries are the same SOp, since key ``i`` is always there, causal mask
+        included; an ``Or`` with such a side)."""
+        if isinstance(sel, L.SelectOr):
+            return self.possibly_empty(sel.a) and self.possibly_empty(sel.b)
+        if not isinstance(sel, L.Select):
+            return True
+        keys, queries = self.node(sel.keys).values, self.node(sel.queries).values
+        try:
+            if all(sel.predicate(k, q) for k in keys for q in queries):
+                return False
+            return not (sel.keys is sel.queries and all(sel.predicate(v, v) for v in keys))
+        except Exception:  # a predicate that raises on a value: no proof
+            return True
 
     def clean(self, nd: Node) -> Node:
         """An exact one-hot copy of a categorical aggregate (read by later attention)."""
@@ -594,7 +651,7 @@ def compile_program(
     for nd in nodes:
         if nd.op == "mean":
             if nd.numerical:
-                vmax = float(max(abs(v) for v in nd.value.values)) or 1.0
+                vmax = float(max(abs(v) for v in [*nd.value.values, nd.default])) or 1.0
                 tau = _min_gap(nd.values) / (4 * m)
             else:
                 vmax, tau = 1.0, float(CATEGORICAL_TOLERANCE)
@@ -621,6 +678,8 @@ def compile_program(
                 x_bos[nd.dims] = 1
             elif not nd.numerical:
                 x_bos[nd.dim(nd.default)] = 1
+            else:
+                x_bos[nd.dims.start] = float(nd.default)
         if not heads:
             wqk, wv = [np.zeros((D, D))], [np.zeros((D, D))]
         units = []
@@ -725,7 +784,14 @@ def _head(nd: Node, D: int, bos: int, real: list[int], x_bos: np.ndarray):
     for key, query, pred in nd.terms:
         for kv in key.values:
             for qv in query.values:
-                if pred(kv, qv):
+                try:
+                    hit = pred(kv, qv)
+                except Exception as err:  # a user's predicate on a pair of its value sets
+                    raise ValueError(
+                        f"{nd.label}: its selector's predicate raised {err!r} on key {kv!r} "
+                        f"({key.label}), query {qv!r} ({query.label})"
+                    ) from None
+                if hit:
                     wqk[key.dim(kv), query.dim(qv)] += beta
     wqk[bos, real] = beta * (m if nd.op == "width" else m - 0.5)
     wqk[bos, bos] = 2 * beta * m
@@ -746,6 +812,8 @@ def _head(nd: Node, D: int, bos: int, real: list[int], x_bos: np.ndarray):
         target[nd.dims.start] = 1
     elif not nd.numerical:
         target[nd.dim(nd.default)] = 1
+    else:
+        target[nd.dims.start] = float(nd.default)
     wv[:, bos] += target - wv @ x_bos
     return wqk, wv
 

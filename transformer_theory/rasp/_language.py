@@ -21,12 +21,22 @@ comparisons with ``None`` are False; ``EQ``/``NEQ`` compare with ``==``.
 
 **Causal evaluation** (``causal=True``) restricts every selector to keys ``j <= i``, what a causal
 attention mask does.
+
+**tracr's meaning of None** (``semantics="tracr"`` on a :class:`Map`, :class:`SequenceMap` or
+:class:`Aggregate`; what :func:`~transformer_theory.rasp._tracr.from_tracr` and the
+tracr-compatible module :mod:`transformer_theory.rasp.tracr` build): a Map or SequenceMap with a
+None argument is None (its function is not called), as in tracr's ``DefaultRASPEvaluator``, and
+an Aggregate's ``default`` is taken literally (a numerical aggregate with ``default=None`` is None
+where its selection is empty). Under the default ``semantics="rasp"`` the function is applied to
+None like to any value, and a numerical aggregate's empty selection reads its ``default``
+(``None`` meaning 0).
 """
 
 from __future__ import annotations
 
 import enum
 import itertools
+import math
 from collections.abc import Callable, Hashable, Sequence
 from fractions import Fraction
 from typing import Any
@@ -40,6 +50,8 @@ __all__ = [
     "indices",
     "Map",
     "SequenceMap",
+    "Full",
+    "ConstantSOp",
     "Select",
     "SelectAnd",
     "SelectOr",
@@ -49,7 +61,12 @@ __all__ = [
     "evaluate",
     "evaluate_all",
     "selection",
+    "apply",
+    "SEMANTICS",
 ]
+
+SEMANTICS = ("rasp", "tracr")
+"""The two meanings of a None argument (module docstring)."""
 
 _ids = itertools.count()
 
@@ -128,6 +145,20 @@ indices = _Indices("indices")
 """The positions ``0..n-1``."""
 
 
+def _check_semantics(semantics: Any) -> str:
+    if semantics not in SEMANTICS:
+        raise ValueError(f"semantics: expected one of {SEMANTICS}, got {semantics!r}")
+    return semantics
+
+
+def apply(e: Map | SequenceMap, *args: Any) -> Any:
+    """``e``'s function on one position's arguments, with ``e``'s meaning of None (the one
+    definition the interpreter and the compiler's value-set inference both call)."""
+    if e.semantics == "tracr" and any(a is None for a in args):
+        return None
+    return e.f(*args)
+
+
 def _check_sop(name: str, x: Any) -> SOp:
     if not isinstance(x, SOp):
         raise ValueError(f"{name}: expected a RASP SOp, got {type(x).__name__}")
@@ -146,10 +177,12 @@ class Map(SOp):
         *,
         numerical: bool = False,
         label: str | None = None,
+        semantics: str = "rasp",
     ):
         if not callable(f):
             raise ValueError(f"f: expected a callable, got {type(f).__name__}")
         self.f, self.inner, self.numerical = f, _check_sop("inner", inner), bool(numerical)
+        self.semantics = _check_semantics(semantics)
         super().__init__(label)
 
     def children(self) -> tuple[RASPExpr, ...]:
@@ -169,15 +202,48 @@ class SequenceMap(SOp):
         *,
         numerical: bool = False,
         label: str | None = None,
+        semantics: str = "rasp",
     ):
         if not callable(f):
             raise ValueError(f"f: expected a callable, got {type(f).__name__}")
         self.f, self.a, self.b = f, _check_sop("a", a), _check_sop("b", b)
         self.numerical = bool(numerical)
+        self.semantics = _check_semantics(semantics)
         super().__init__(label)
 
     def children(self) -> tuple[RASPExpr, ...]:
         return (self.a, self.b)
+
+
+class Full(SOp):
+    """``fill`` at every position (``numerical=True``: one number)."""
+
+    kind = "full"
+
+    def __init__(self, fill: Hashable, *, numerical: bool = False, label: str | None = None):
+        self.fill, self.numerical = fill, bool(numerical)
+        super().__init__(label)
+
+
+class ConstantSOp(SOp):
+    """``values[i]`` at position ``i``. With ``check_length`` (tracr's default) it has a
+    meaning only on inputs of length ``len(values)``; without, on every input up to it."""
+
+    kind = "constant"
+
+    def __init__(
+        self,
+        values: Sequence[Hashable],
+        *,
+        numerical: bool = False,
+        check_length: bool = True,
+        label: str | None = None,
+    ):
+        self.values, self.numerical = tuple(values), bool(numerical)
+        if not self.values:
+            raise ValueError("values: expected at least one value")
+        self.check_length = bool(check_length)
+        super().__init__(label)
 
 
 class Selector(RASPExpr):
@@ -281,21 +347,36 @@ class SelectNot(Selector):
 
 
 class Aggregate(SOp):
-    """The selected keys' value at each query (numerical: their mean; empty selection: 0;
-    categorical: their common value; empty selection: ``default``)."""
+    """The selected keys' value at each query (numerical: their mean; categorical: their common
+    value); an empty selection reads ``default`` (numerical: a number, ``None`` meaning 0 unless
+    ``semantics="tracr"``, where it means None)."""
 
     kind = "aggregate"
 
     def __init__(
-        self, selector: Selector, sop: SOp, *, default: Hashable = None, label: str | None = None
+        self,
+        selector: Selector,
+        sop: SOp,
+        *,
+        default: Hashable = None,
+        label: str | None = None,
+        semantics: str = "rasp",
     ):
         self.selector, self.sop = _check_selector("selector", selector), _check_sop("sop", sop)
         self.numerical = sop.numerical
-        if self.numerical and default not in (None, 0):
-            raise ValueError(
-                f"default: a numerical aggregate's empty selection is 0, got {default}"
-            )
-        self.default = 0 if self.numerical else default
+        self.semantics = _check_semantics(semantics)
+        if self.numerical and default is not None:
+            try:
+                ok = math.isfinite(Fraction(default))
+            except (TypeError, ValueError, OverflowError):
+                ok = False
+            if isinstance(default, bool) or not ok:
+                raise ValueError(
+                    f"default: a numerical aggregate's empty selection is a number, got {default!r}"
+                )
+        if self.numerical and default is None and semantics == "rasp":
+            default = 0
+        self.default = default
         super().__init__(label)
 
     def children(self) -> tuple[RASPExpr, ...]:
@@ -370,10 +451,20 @@ def evaluate_all(
                 v = list(xs)
             elif isinstance(e, _Indices):
                 v = list(range(n))
+            elif isinstance(e, Full):
+                v = [e.fill] * n
+            elif isinstance(e, ConstantSOp):
+                k = len(e.values)
+                if (e.check_length and n != k) or n > k:
+                    raise ValueError(
+                        f"{e.label}: a constant of length {k} has no value on input "
+                        f"{list(xs)} of length {n}"
+                    )
+                v = list(e.values[:n])
             elif isinstance(e, Map):
-                v = [e.f(x) for x in values[e.inner.id]]
+                v = [apply(e, x) for x in values[e.inner.id]]
             elif isinstance(e, SequenceMap):
-                v = [e.f(x, y) for x, y in zip(values[e.a.id], values[e.b.id])]
+                v = [apply(e, x, y) for x, y in zip(values[e.a.id], values[e.b.id])]
             elif isinstance(e, SelectorWidth):
                 v = [sum(row) for row in selection(e.selector, values, n, causal)]
             elif isinstance(e, Aggregate):
@@ -383,6 +474,11 @@ def evaluate_all(
                     if not picked:
                         v.append(e.default)
                     elif e.numerical:
+                        if any(x is None for x in picked):
+                            raise ValueError(
+                                f"{e.label}: numerical aggregate over None at position {i} of "
+                                f"input {list(xs)}"
+                            )
                         v.append(sum(Fraction(x) for x in picked) / len(picked))
                     elif len(set(picked)) == 1:
                         v.append(picked[0])
