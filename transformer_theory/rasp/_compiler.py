@@ -54,12 +54,36 @@ and exactly 1 above ``hi``:
   while ``N (N + 1) <= c``). The output weights carry any sign: a negative ``f`` is not clipped
   (tracr PR #13).
 
+**The rest of tracr's language**, each on the laws above:
+
+- a numerical key or query of a ``Select``, and the second number of a ``SequenceMap`` of two
+  numerical SOps (``LinearSequenceMap`` included), is read through a categorical copy: an MLP of
+  the one-numerical-input table (one step per value at the midpoints, ramping over half the
+  gap), exact while the number is within a quarter of its gap of its value (what the mean heads'
+  ``tau`` guarantees); the copy costs one MLP sublayer before the table that reads it;
+- a numerical aggregate's non-zero ``default`` ``d`` is BOS's value (an empty selection reads
+  it), and the law's ``V`` is ``max(|values|, |d|)``;
+- ``Full`` / ``ConstantSOp`` are tables over the indices (absorbed into the heads that read
+  them); a ``ConstantSOp`` is compiled only where its meaning covers every length ``1..N``;
+- a numerical ``SelectorWidth`` is the same head and decoder, the decoder writing the number
+  ``w`` instead of a one-hot;
+- ``causal="prefix"`` compiles :func:`~transformer_theory.rasp._language.prefix_program` (every
+  selector AND-ed with ``j <= i``) under the causal mask, the mask itself standing for that
+  conjunct: BOS is key 0 of every query, so the heads and their laws are unchanged, and a
+  ``SelectorWidth`` counts the selected keys of the prefix.
+
 Every unit is switched off at BOS by a weight on the ``bos`` dimension computed from BOS's known
 stream, so BOS stays what the bookkeeping says. Chains of Maps are fused into one table over the
 nearest attention outputs (or tokens, indices), so no program pays a layer for an MLP that can
-share the previous attention's layer: the compiled attention layers equal the attention depth of
-Weiss et al. 2021 (:func:`attention_depth`), and an MLP-only layer appears only where a table
-must precede the first attention or would read two numerical inputs (reported in the sizes).
+share the previous attention's layer, and each head sits in the first layer after its inputs.
+The layers are then the longest chain of the dependency graph counted in sublayers: one per
+``Aggregate`` / ``SelectorWidth`` on it (the attention depth of Weiss et al. 2021,
+:func:`attention_depth`, a lower bound), plus one for each MLP table on it that must run before
+an attention with no attention before it in its layer (sort's ``(key, index)`` pairs, the
+categorical copy of a number). They equal the attention depth where no such table lies on the
+longest chain (every library program but ``sort`` and ``shuffle_dyck2``); sort-then-reverse has
+attention depth 3 and compiles to 4 layers, all 4 with attention
+(``tests/rasp/test_rasp.py``).
 
 The format does not enter the constants (no constant buys back a roundoff); it enters the
 predicted limit (:func:`transformer_theory.rasp.predicted_exact`).
@@ -128,6 +152,11 @@ class Node:
     tolerance: float | None = None
     ramps: list | None = None
 
+    def __repr__(self) -> str:
+        kind = "numerical" if self.numerical else "categorical"
+        n = len(self.values)
+        return f"Node({self.label!r}, {self.op}, {kind}, {n} values, layer {self.layer})"
+
     def dim(self, v: Any) -> int:
         """The residual dimension of value ``v`` (categorical) or of the number (numerical)."""
         if self.numerical:
@@ -170,13 +199,20 @@ def _mean_values(values: list, n: int, label: str, default: Any = 0) -> list:
 
 
 class _Builder:
-    def __init__(self, vocab: Sequence[Hashable], n: int):
-        self.vocab, self.n = list(vocab), n
+    def __init__(self, vocab: Sequence[Hashable], n: int, causal: bool = False):
+        self.vocab, self.n, self.causal = list(vocab), n, causal
         self.memo: dict[int, Node] = {}
         self.clean_memo: dict[int, Node] = {}
         self.nodes: list[Node] = []
+        self.labels: set[str] = set()
 
     def add(self, node: Node) -> Node:
+        """Append ``node``, its label made unique (``label#2``, ...) among the compiled nodes."""
+        base, k = node.label, 1
+        while node.label in self.labels:
+            k += 1
+            node.label = f"{base}#{k}"
+        self.labels.add(node.label)
         node.finish()
         self.nodes.append(node)
         return node
@@ -198,13 +234,18 @@ class _Builder:
             return t[e.id]
 
         if isinstance(e, L._Tokens):
-            nd = Node("tokens", "tokens", False, _sorted(set(self.vocab)), expect, source=e)
+            # the given order: token id k is vocab[k], and its one-hot is dimension k
+            nd = Node("tokens", "tokens", False, list(self.vocab), expect, source=e)
         elif isinstance(e, L._Indices):
             nd = Node("indices", "indices", False, list(range(self.n)), expect, source=e)
         elif isinstance(e, (L.Full, L.ConstantSOp)):
             nd = self.constant(e, expect)
         elif isinstance(e, (L.Map, L.SequenceMap)):
             ins = [self.node(e.inner)] if isinstance(e, L.Map) else [self.node(e.a), self.node(e.b)]
+            if len(ins) == 2 and all(i.numerical for i in ins):
+                # a table reads one number: the one with fewer values through a categorical copy
+                k = int(len(ins[1].values) > len(ins[0].values))
+                ins[k] = self.categorical(ins[k])
             fn = functools.partial(L.apply, e)
             vals = self.mlp_values(e.label, fn, ins, e.numerical)
             nd = Node(e.label, "mlp", e.numerical, vals, expect, ins, fn, source=e)
@@ -251,11 +292,12 @@ class _Builder:
                     source=e,
                 )
             )
+            widths = list(range(self.n + 1))
             nd = Node(
                 e.label,
                 "mlp",
-                False,
-                list(range(self.n + 1)),
+                e.numerical,
+                [Fraction(w) for w in widths] if e.numerical else widths,
                 expect,
                 [scratch],
                 lambda x: int(1 / Fraction(x)) - 1,
@@ -305,23 +347,31 @@ class _Builder:
             return True
 
     def clean(self, nd: Node) -> Node:
-        """An exact one-hot copy of a categorical aggregate (read by later attention)."""
+        """An exact one-hot copy of an aggregate (read by later attention)."""
         if nd.op != "mean":
             return nd
-        if nd.label not in self.clean_memo:
-            self.clean_memo[nd.label] = self.add(
+        return self.copy(nd, "clean")
+
+    def categorical(self, nd: Node) -> Node:
+        """A one-hot copy of a numerical node (an MLP: one step per value, at the midpoints)."""
+        return self.copy(nd, "categorical") if nd.numerical else nd
+
+    def copy(self, nd: Node, what: str) -> Node:
+        key = (what, id(nd))
+        if key not in self.clean_memo:
+            self.clean_memo[key] = self.add(
                 Node(
-                    f"{nd.label}.clean",
+                    f"{nd.label}.{what}",
                     "mlp",
                     False,
                     nd.values,
                     nd.expect,
                     [nd],
-                    lambda x: x,
+                    _identity,
                     source=nd.source,
                 )
             )
-        return self.clean_memo[nd.label]
+        return self.clean_memo[key]
 
     def selector(self, sel: L.Selector) -> list[tuple[Node, Node, Callable]]:
         """The selector as AND-ed score terms ``(key node, query node, predicate)``: a head
@@ -331,6 +381,8 @@ class _Builder:
         (an MLP). Single-input Maps of categorical SOps are absorbed into the table."""
         terms = []
         for conj in _conjuncts(sel):
+            if self.causal and getattr(conj, "is_causal_mask", False):
+                continue  # the causal mask selects j <= i already
             leaves = conj.leaves()
             keys = list({lf.keys.id: lf.keys for lf in leaves}.values())
             queries = list({lf.queries.id: lf.queries for lf in leaves}.values())
@@ -354,12 +406,13 @@ class _Builder:
         return terms
 
     def tuple_node(self, sops: list[L.SOp], sel: L.Selector) -> Node:
-        parts = [self.clean(self.node(s)) for s in sops]
+        parts = [self.categorical(self.clean(self.node(s))) for s in sops]
         if len(parts) == 1:
             return parts[0]
         label = f"{sel.label}.tuple(" + ",".join(s.label for s in sops) + ")"
-        if label in self.clean_memo:
-            return self.clean_memo[label]
+        key = ("tuple", id(sel), *(s.id for s in sops))
+        if key in self.clean_memo:
+            return self.clean_memo[key]
 
         def fn(*vs):
             return tuple(vs)
@@ -376,8 +429,12 @@ class _Builder:
                 fn,
             )
         )
-        self.clean_memo[label] = nd
+        self.clean_memo[key] = nd
         return nd
+
+
+def _identity(x: Any) -> Any:
+    return x
 
 
 def _conjuncts(sel: L.Selector) -> list[L.Selector]:
@@ -468,7 +525,7 @@ def _evaluate_fused(node: Node, assignment: dict[int, Any]) -> Any:
     return node.fn(*(_evaluate_fused(i, assignment) for i in node.inputs))
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(repr=False)
 class CompiledProgram:
     """A compiled RASP program.
 
@@ -485,6 +542,9 @@ class CompiledProgram:
       nodes: every node of the compiled graph (materialized ones have ``dims``).
       attention_depth: Weiss et al. 2021's lower bound on the attention layers.
       constants: the per-head ``beta`` and tolerance, and the MLP ramp law, as a record.
+      meaning: ``"full"`` (the program's meaning) or ``"prefix"`` (compiled with
+        ``causal="prefix"``: ``program`` is then :func:`~transformer_theory.rasp._language.
+        prefix_program` of the given one, whose meaning is the causal one).
     """
 
     program: L.SOp
@@ -499,6 +559,25 @@ class CompiledProgram:
     nodes: list[Node]
     attention_depth: int
     constants: dict
+    meaning: str = "full"
+
+    def __repr__(self) -> str:
+        return f"CompiledProgram({self.program.label!r}: {self.summary()})"
+
+    def summary(self) -> str:
+        """One line of the sizes, e.g. ``2 layers (2 attention, attention depth 2), 2 heads,
+        width 22, 5668 parameters, max_seq_len 4`` (singulars where a count is 1)."""
+        z = self.sizes()
+
+        def n(k: int, word: str) -> str:
+            return f"{k} {word}{'' if k == 1 else 's'}"
+
+        return (
+            f"{n(z['layers'], 'layer')} ({z['attention_sublayers']} attention, attention depth "
+            f"{z['attention_depth']}), {n(z['heads'], 'head')}, width {z['residual_width']}, "
+            f"{n(z['parameters'], 'parameter')}, max_seq_len {self.max_seq_len}"
+            + (", causal" if self.causal else "")
+        )
 
     def params(self, dtype: Any = jnp.float64) -> ModelParams:
         """The model's :class:`ModelParams` in ``dtype`` (float64 needs ``jax_enable_x64``)."""
@@ -573,8 +652,11 @@ def compile_program(
       program: the output SOp.
       vocab: the input tokens (hashable, distinct).
       max_seq_len: ``N``, the longest input the model reads.
-      causal: compile under a causal mask; a program whose selectors pick a later key on some
-        input is refused, naming the operation and the input (its meaning would change).
+      causal: ``True``: compile under a causal mask, refusing (naming the operation and the
+        input) a program whose selectors pick a later key on some input (its meaning would
+        change); ``"prefix"``: under a causal mask with the causal meaning (tracr's: every
+        selector masked to keys ``j <= i``, so a ``SelectorWidth`` counts the prefix), compiled
+        as :func:`~transformer_theory.rasp._language.prefix_program`, whose meaning that is.
       softmax_scale: override every head's ``beta`` (the law of the module docstring chooses it
         per head otherwise): to measure a construction constant's precision limit.
       mlp_slope: override the discretisation law: every numerical step ramps over ``1/slope``
@@ -593,11 +675,17 @@ def compile_program(
     for name, v in (("softmax_scale", softmax_scale), ("mlp_slope", mlp_slope)):
         if v is not None and not (isinstance(v, (int, float)) and 0 < v < math.inf):
             raise ValueError(f"{name}: expected a positive number, got {v!r}")
+    if causal not in (False, True, "prefix"):
+        raise ValueError(f"causal: expected False, True or 'prefix', got {causal!r}")
+    meaning = "prefix" if causal == "prefix" else "full"
+    if meaning == "prefix":  # the program whose meaning is the causal one (every selector masked)
+        program = L.prefix_program(program)
     N = max_seq_len
-    b = _Builder(vocab, N)
+    b = _Builder(vocab, N, bool(causal))
     out = b.node(program)
-    if causal:
+    if causal is True:
         _refuse_noncausal(b.nodes, program, vocab, N)
+    _refuse_undefined(b.nodes, program, vocab, N)
     nodes = b.nodes  # children before parents
     # -- layers and fusion
     for nd in nodes:
@@ -757,6 +845,7 @@ def compile_program(
         nodes,
         attention_depth(program),
         constants,
+        meaning,
     )
 
 
@@ -888,6 +977,37 @@ def _mlp_units(nd: Node, D: int, real: list[int], slope: float | None) -> list:
             ramps.append((sign, lo, hi))
         nd.ramps.append(ramps)
     return units
+
+
+def _refuse_undefined(nodes: list[Node], program: L.SOp, vocab: list, N: int) -> None:
+    """Refuse, at compile time, a program the interpreter gives no value on some input (a
+    categorical aggregate whose selected keys carry different values, tracr's validator's
+    "width > 1 that requires aggregation"; a user's function raising): every input while there
+    are at most 512 of a length, then 4 seeded ones at half the length and at ``N``. Run only
+    where a categorical aggregate reads more than one value (else nothing can be undefined but a
+    raising function, which the value-set inference already called on every value)."""
+    if not any(
+        n.op == "mean" and not n.numerical and len(set(n.value.values) - {n.default}) > 1
+        for n in nodes
+    ):
+        return
+    rng = np.random.default_rng(0)
+    for n in range(1, N + 1):
+        if len(vocab) ** n <= 512:
+            inputs = [list(t) for t in itertools.product(vocab, repeat=n)]
+        elif n in (max(1, N // 2), N):
+            inputs = [[vocab[i] for i in rng.integers(len(vocab), size=n)] for _ in range(4)]
+        else:
+            continue
+        for xs in inputs:
+            try:
+                L.evaluate_all(program, xs)
+            except ValueError as err:
+                if "categorical aggregate over different values" not in str(err):
+                    return  # a predicate raising on a value: the head's table names its node
+                raise ValueError(
+                    f"{err} (no value to compile: a categorical aggregate moves one value)"
+                ) from None
 
 
 def _refuse_noncausal(nodes: list[Node], program: L.SOp, vocab: list, N: int) -> None:

@@ -62,6 +62,8 @@ __all__ = [
     "evaluate_all",
     "selection",
     "apply",
+    "prefix_program",
+    "causal_mask",
     "SEMANTICS",
 ]
 
@@ -109,7 +111,7 @@ class RASPExpr:
 
     def __init__(self, label: str | None = None):
         self.id = next(_ids)
-        self.label = label or f"{self.kind}_{self.id}"
+        self.label = label or _readable(self)
 
     def children(self) -> tuple[RASPExpr, ...]:
         """The expressions this one reads."""
@@ -122,6 +124,37 @@ class RASPExpr:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.label!r})"
+
+
+def _short(e: RASPExpr, limit: int = 24) -> str:
+    return e.label if len(e.label) <= limit else e.label[: limit - 3] + "..."
+
+
+def _fname(f: Any, default: str) -> str:
+    name = getattr(f, "__name__", None)
+    return default if not name or name == "<lambda>" else name
+
+
+def _readable(e: RASPExpr) -> str:
+    """A default label from what the node does and reads, e.g. ``map(tokens)``,
+    ``sequence_map(length, indices)``, ``aggregate(select(indices == opp_index), tokens)``
+    (names longer than 24 characters shortened); unique labels are the compiler's concern."""
+    c = [_short(x) for x in e.children()]
+    if isinstance(e, (Map, SequenceMap)):
+        return f"{_fname(e.f, e.kind)}({', '.join(c)})"
+    if isinstance(e, Select):
+        pred = getattr(e.predicate, "comparison", e.predicate)  # tracr's, wrapped
+        op = pred.value if isinstance(pred, Comparison) else _fname(pred, "predicate")
+        return f"select({c[0]} {op} {c[1]})"
+    if isinstance(e, (SelectAnd, SelectOr)):
+        return f"({c[0]} {'&' if type(e) is SelectAnd else '|'} {c[1]})"
+    if isinstance(e, SelectNot):
+        return f"~{c[0]}"
+    if isinstance(e, Full):
+        return f"full({e.fill!r})"
+    if isinstance(e, SelectorWidth):
+        return f"width({c[0]})"
+    return f"{e.kind}({', '.join(c)})" if c else e.kind
 
 
 class SOp(RASPExpr):
@@ -263,7 +296,8 @@ class Selector(RASPExpr):
 class Select(Selector):
     """Key ``j`` selected at query ``i`` iff ``predicate(keys_j, queries_i)``: a
     :class:`Comparison`, or a function ``(key, query) -> bool`` (compiled as its table over the
-    two value sets, like a comparison)."""
+    two value sets, like a comparison). Keys and queries may be numerical (compiled through a
+    categorical copy of each, an MLP)."""
 
     kind = "select"
 
@@ -278,8 +312,6 @@ class Select(Selector):
         if not isinstance(predicate, Comparison) and not callable(predicate):
             raise ValueError(f"predicate: expected a Comparison or a function, got {predicate!r}")
         self.keys, self.queries = _check_sop("keys", keys), _check_sop("queries", queries)
-        if keys.numerical or queries.numerical:
-            raise ValueError("keys/queries: Select compares categorical SOps only")
         self.predicate = predicate
         super().__init__(label)
 
@@ -384,12 +416,14 @@ class Aggregate(SOp):
 
 
 class SelectorWidth(SOp):
-    """``|S_i|``, the number of keys selected at query ``i`` (categorical ``0..n``)."""
+    """``|S_i|``, the number of keys selected at query ``i`` (categorical ``0..n``;
+    ``numerical=True``: one number)."""
 
     kind = "selector_width"
 
-    def __init__(self, selector: Selector, *, label: str | None = None):
+    def __init__(self, selector: Selector, *, numerical: bool = False, label: str | None = None):
         self.selector = _check_selector("selector", selector)
+        self.numerical = bool(numerical)
         super().__init__(label)
 
     def children(self) -> tuple[RASPExpr, ...]:
@@ -491,6 +525,42 @@ def evaluate_all(
                 raise ValueError(f"programs: unknown SOp {e!r}")
             values[e.id] = v
     return values
+
+
+def prefix_program(program: SOp) -> SOp:
+    """A program whose (non-causal) meaning is ``program``'s causal meaning: every selector
+    that an ``Aggregate`` or ``SelectorWidth`` reads is AND-ed with ``Select(indices, indices,
+    LEQ)`` (key ``j <= i``, what the causal mask does), the rest copied with its labels."""
+    import copy
+
+    done: dict[int, RASPExpr] = {}
+
+    def rebuild(e: RASPExpr) -> RASPExpr:
+        if e.id in done:
+            return done[e.id]
+        if isinstance(e, (_Tokens, _Indices)):
+            return e
+        new = copy.copy(e)
+        new.id = next(_ids)
+        for name in ("inner", "a", "b", "keys", "queries", "selector", "sop"):
+            if isinstance(getattr(e, name, None), RASPExpr):
+                setattr(new, name, rebuild(getattr(e, name)))
+        if isinstance(e, (Aggregate, SelectorWidth)):
+            new.selector = SelectAnd(
+                new.selector, causal_mask(), label=f"{e.selector.label}.causal"
+            )
+        done[e.id] = new
+        return new
+
+    return _check_sop("program", rebuild(_check_sop("program", program)))
+
+
+def causal_mask() -> Select:
+    """``Select(indices, indices, LEQ)``: key ``j`` at query ``i`` iff ``j <= i`` (marked, so a
+    causal compilation knows the mask already does it)."""
+    sel = Select(indices, indices, Comparison.LEQ, label="causal_mask")
+    sel.is_causal_mask = True
+    return sel
 
 
 def evaluate(program: SOp, xs: Sequence[Hashable], causal: bool = False) -> list[Any]:

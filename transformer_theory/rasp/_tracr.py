@@ -224,12 +224,19 @@ def from_tracr(program: Any, nodes: dict[int, L.RASPExpr] | None = None) -> L.SO
             # categorical aggregate of their categories, tracr's mean where one value is read)
             inner = sop(e.sop)
             if numerical(e) != inner.numerical:
-                inner = L.Map(_identity, inner, numerical=numerical(e), semantics="tracr")
+                encoding = "numerical" if numerical(e) else "categorical"
+                inner = L.Map(
+                    _identity,
+                    inner,
+                    numerical=numerical(e),
+                    label=f"{encoding}({inner.label})",
+                    semantics="tracr",
+                )
             out = L.Aggregate(
                 sel(e.selector), inner, default=e.default, label=label(e), semantics="tracr"
             )
         elif isinstance(e, tr.SelectorWidth):
-            out = L.SelectorWidth(sel(e.selector), label=label(e))
+            out = L.SelectorWidth(sel(e.selector), numerical=numerical(e), label=label(e))
         else:
             raise ValueError(f"program: no counterpart for tracr's {type(e).__name__} {e.label}")
         memo[id(e)] = (e, out)
