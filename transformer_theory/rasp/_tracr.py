@@ -6,13 +6,19 @@ dm-haiku): it is imported inside these functions only, and :data:`INSTALL` says 
 beside the library. ``tests/rasp/test_tracr_differential.py`` skips without it;
 ``experiments/rasp_tracr.py`` writes ``experiments/results/rasp_tracr_differential.json``.
 
-:func:`from_tracr` translates a tracr RASP program into this library's RASP node by node
-(``tokens``, ``indices``, ``Map``, ``SequenceMap``, ``Select`` with a comparison or a function,
-the selector combinations, ``Aggregate``, ``SelectorWidth``; numerical encodings kept), with ONE
-rewrite, an identity: tracr's ``LinearSequenceMap(a, b, p, q)`` of two numerical means over equal
-selectors of numerical Maps of one SOp becomes one mean of the Map ``p f + q g`` (the mean is
-linear and both empty selections read 0), because this compiler reads at most one numerical SOp
-per table (``pair_balance`` and the shuffle-Dyck programs use it). Whatever the translation
+:func:`from_tracr` translates a tracr RASP program (tracr's own, or one written against this
+library's tracr-compatible :mod:`transformer_theory.rasp.tracr`, which needs no tracr) into this
+library's RASP node by node (``tokens``, ``indices``, ``length``, ``Full``, ``ConstantSOp``,
+``Map``, ``SequenceMap``, ``Select`` with a comparison or a function, the selector combinations,
+``Aggregate``, ``SelectorWidth``; numerical encodings kept, an aggregate that changes its SOp's
+encoding read through an encoding-changing Map), with tracr's meaning of None
+(``semantics="tracr"``: a None argument makes a Map or SequenceMap None, a comparison with None
+raises, an aggregate's default is taken literally) and with ONE rewrite, an identity:
+tracr's ``LinearSequenceMap(a, b, p, q)`` of two numerical means over equal selectors of
+numerical Maps of one SOp becomes one mean of the Map ``p f + q g`` (the mean is linear and both
+empty selections read 0), because a table reads one number directly (a second number costs a
+categorical copy, one more MLP sublayer; ``pair_balance`` and the shuffle-Dyck programs use the
+rewrite). Whatever the translation
 does, :func:`compare` checks it: the two interpreters are compared on every input.
 
 Decoding, the same rule on both sides: a categorical output is the argmax of its block (tracr:
