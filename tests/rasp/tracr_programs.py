@@ -183,6 +183,16 @@ def _case(name, program, vocab, test_input, expected_output, max_seq_len):
     )
 
 
+# One program object per family of cases that tracr builds the same way (tracr builds each case's
+# anew; the programs are the same, and one compiled model then serves the family's inputs).
+_AB = detect_pattern(rasp.tokens, "ab")
+_REVERSE = make_reverse(rasp.tokens)
+_LENGTH_C, _LENGTH_N = rasp.categorical(make_length()), rasp.numerical(make_length())
+_DYCK2, _DYCK3 = make_shuffle_dyck(pairs=["()", "{}"]), make_shuffle_dyck(pairs=["()", "{}", "[]"])
+_LESS_C, _LESS_N = make_count_less_freq(n=2), rasp.numerical(make_count_less_freq(n=2))
+_COUNT_A = make_count(rasp.tokens, "a")
+_SORT = make_sort(vals=rasp.tokens, keys=rasp.tokens, max_seq_len=5, min_key=1)
+
 UNIVERSAL_TEST_CASES = [
     _case(
         "frac_prevs_1",
@@ -234,7 +244,7 @@ UNIVERSAL_TEST_CASES = [
     ),
     _case(
         "detect_pattern_ab",
-        detect_pattern(rasp.tokens, "ab"),
+        _AB,
         {"a", "b"},
         list("aaba"),
         [None, False, True, False],
@@ -242,7 +252,7 @@ UNIVERSAL_TEST_CASES = [
     ),
     _case(
         "detect_pattern_ab_2",
-        detect_pattern(rasp.tokens, "ab"),
+        _AB,
         {"a", "b"},
         list("abaa"),
         [None, True, False, False],
@@ -250,7 +260,7 @@ UNIVERSAL_TEST_CASES = [
     ),
     _case(
         "detect_pattern_ab_3",
-        detect_pattern(rasp.tokens, "ab"),
+        _AB,
         {"a", "b"},
         list("aaaa"),
         [None, False, False, False],
@@ -271,18 +281,16 @@ _BRACKETS2 = {"(", ")", "{", "}"}
 _BRACKETS3 = {"(", ")", "{", "}", "[", "]"}
 
 TEST_CASES = UNIVERSAL_TEST_CASES + [
-    _case("reverse_1", make_reverse(rasp.tokens), _ABCD, list("abcd"), list("dcba"), 5),
-    _case("reverse_2", make_reverse(rasp.tokens), _ABCD, list("abc"), list("cba"), 5),
-    _case("reverse_3", make_reverse(rasp.tokens), _ABCD, list("ad"), list("da"), 5),
-    _case("reverse_4", make_reverse(rasp.tokens), _ABCD, ["c"], ["c"], 5),
-    _case(
-        "length_categorical_1", rasp.categorical(make_length()), _ABCD, list("abc"), [3, 3, 3], 3
-    ),
-    _case("length_categorical_2", rasp.categorical(make_length()), _ABCD, list("ad"), [2, 2], 3),
-    _case("length_categorical_3", rasp.categorical(make_length()), _ABCD, ["c"], [1], 3),
-    _case("length_numerical_1", rasp.numerical(make_length()), _ABCD, list("abc"), [3, 3, 3], 3),
-    _case("length_numerical_2", rasp.numerical(make_length()), _ABCD, list("ad"), [2, 2], 3),
-    _case("length_numerical_3", rasp.numerical(make_length()), _ABCD, ["c"], [1], 3),
+    _case("reverse_1", _REVERSE, _ABCD, list("abcd"), list("dcba"), 5),
+    _case("reverse_2", _REVERSE, _ABCD, list("abc"), list("cba"), 5),
+    _case("reverse_3", _REVERSE, _ABCD, list("ad"), list("da"), 5),
+    _case("reverse_4", _REVERSE, _ABCD, ["c"], ["c"], 5),
+    _case("length_categorical_1", _LENGTH_C, _ABCD, list("abc"), [3, 3, 3], 3),
+    _case("length_categorical_2", _LENGTH_C, _ABCD, list("ad"), [2, 2], 3),
+    _case("length_categorical_3", _LENGTH_C, _ABCD, ["c"], [1], 3),
+    _case("length_numerical_1", _LENGTH_N, _ABCD, list("abc"), [3, 3, 3], 3),
+    _case("length_numerical_2", _LENGTH_N, _ABCD, list("ad"), [2, 2], 3),
+    _case("length_numerical_3", _LENGTH_N, _ABCD, ["c"], [1], 3),
     _case(
         "pair_balance_1",
         make_pair_balance(rasp.tokens, "(", ")"),
@@ -293,7 +301,7 @@ TEST_CASES = UNIVERSAL_TEST_CASES + [
     ),
     _case(
         "shuffle_dyck2_1",
-        make_shuffle_dyck(pairs=["()", "{}"]),
+        _DYCK2,
         _BRACKETS2,
         list("({)}"),
         [1, 1, 1, 1],
@@ -301,7 +309,7 @@ TEST_CASES = UNIVERSAL_TEST_CASES + [
     ),
     _case(
         "shuffle_dyck2_2",
-        make_shuffle_dyck(pairs=["()", "{}"]),
+        _DYCK2,
         _BRACKETS2,
         list("(){)}"),
         [0, 0, 0, 0, 0],
@@ -309,7 +317,7 @@ TEST_CASES = UNIVERSAL_TEST_CASES + [
     ),
     _case(
         "shuffle_dyck2_3",
-        make_shuffle_dyck(pairs=["()", "{}"]),
+        _DYCK2,
         _BRACKETS2,
         list("{}("),
         [0, 0, 0],
@@ -317,7 +325,7 @@ TEST_CASES = UNIVERSAL_TEST_CASES + [
     ),
     _case(
         "shuffle_dyck3_1",
-        make_shuffle_dyck(pairs=["()", "{}", "[]"]),
+        _DYCK3,
         _BRACKETS3,
         list("({)[}]"),
         [1, 1, 1, 1, 1, 1],
@@ -325,7 +333,7 @@ TEST_CASES = UNIVERSAL_TEST_CASES + [
     ),
     _case(
         "shuffle_dyck3_2",
-        make_shuffle_dyck(pairs=["()", "{}", "[]"]),
+        _DYCK3,
         _BRACKETS3,
         list("(){)}"),
         [0, 0, 0, 0, 0],
@@ -333,7 +341,7 @@ TEST_CASES = UNIVERSAL_TEST_CASES + [
     ),
     _case(
         "shuffle_dyck3_3",
-        make_shuffle_dyck(pairs=["()", "{}", "[]"]),
+        _DYCK3,
         _BRACKETS3,
         list("{}[(]"),
         [0, 0, 0, 0, 0],
@@ -358,7 +366,7 @@ TEST_CASES = UNIVERSAL_TEST_CASES + [
     ),
     _case(
         "sort_1",
-        make_sort(vals=rasp.tokens, keys=rasp.tokens, max_seq_len=5, min_key=1),
+        _SORT,
         {1, 2, 3, 4},
         [2, 4, 3, 1],
         [1, 2, 3, 4],
@@ -374,7 +382,7 @@ TEST_CASES = UNIVERSAL_TEST_CASES + [
     ),
     _case(
         "sort_3",
-        make_sort(vals=rasp.tokens, keys=rasp.tokens, max_seq_len=5, min_key=1),
+        _SORT,
         {1, 2, 3, 4},
         [2, 4, 1, 2],
         [1, 2, 2, 4],
@@ -383,7 +391,7 @@ TEST_CASES = UNIVERSAL_TEST_CASES + [
     _case("sort_freq", make_sort_freq(max_seq_len=5), {1, 2, 3, 4}, [2, 4, 2, 1], [2, 2, 4, 1], 5),
     _case(
         "make_count_less_freq_categorical_1",
-        make_count_less_freq(n=2),
+        _LESS_C,
         _ABCD,
         ["a", "a", "a", "b", "b", "c"],
         [3, 3, 3, 3, 3, 3],
@@ -391,7 +399,7 @@ TEST_CASES = UNIVERSAL_TEST_CASES + [
     ),
     _case(
         "make_count_less_freq_categorical_2",
-        make_count_less_freq(n=2),
+        _LESS_C,
         _ABCD,
         ["a", "a", "c", "b", "b", "c"],
         [6, 6, 6, 6, 6, 6],
@@ -399,7 +407,7 @@ TEST_CASES = UNIVERSAL_TEST_CASES + [
     ),
     _case(
         "make_count_less_freq_numerical_1",
-        rasp.numerical(make_count_less_freq(n=2)),
+        _LESS_N,
         _ABCD,
         ["a", "a", "a", "b", "b", "c"],
         [3, 3, 3, 3, 3, 3],
@@ -407,7 +415,7 @@ TEST_CASES = UNIVERSAL_TEST_CASES + [
     ),
     _case(
         "make_count_less_freq_numerical_2",
-        rasp.numerical(make_count_less_freq(n=2)),
+        _LESS_N,
         _ABCD,
         ["a", "a", "c", "b", "b", "c"],
         [6, 6, 6, 6, 6, 6],
@@ -415,7 +423,7 @@ TEST_CASES = UNIVERSAL_TEST_CASES + [
     ),
     _case(
         "make_count_1",
-        make_count(rasp.tokens, "a"),
+        _COUNT_A,
         {"a", "b", "c"},
         ["a", "a", "a", "b", "b", "c"],
         [3, 3, 3, 3, 3, 3],
@@ -423,7 +431,7 @@ TEST_CASES = UNIVERSAL_TEST_CASES + [
     ),
     _case(
         "make_count_2",
-        make_count(rasp.tokens, "a"),
+        _COUNT_A,
         {"a", "b", "c"},
         ["c", "a", "b", "c"],
         [1, 1, 1, 1],
@@ -431,7 +439,7 @@ TEST_CASES = UNIVERSAL_TEST_CASES + [
     ),
     _case(
         "make_count_3",
-        make_count(rasp.tokens, "a"),
+        _COUNT_A,
         {"a", "b", "c"},
         ["b", "b", "c"],
         [0, 0, 0],
