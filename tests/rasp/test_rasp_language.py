@@ -132,3 +132,27 @@ def test_a_categorical_aggregate_over_different_values_is_refused_at_compile_tim
     mixed = rasp.Aggregate(rasp.Select(t, t, TRUE), t, label="mixed")
     with pytest.raises(ValueError, match=r"mixed: categorical aggregate over different values"):
         rasp.compile(mixed, "ab", 3)
+
+
+def test_a_linear_sequence_map_of_two_numerical_means_is_an_exact_linear_mlp():
+    # tracr's LinearSequenceMap over two means with DIFFERENT selectors (no rewrite into one
+    # mean applies): one exact linear MLP in the heads' own layer, no categorical copy
+    a = _frac_prevs("(")
+    closes = rasp.Map(lambda x: int(x == ")"), t, numerical=True, label="is_close")
+    b = rasp.Aggregate(rasp.Select(i, i, LT), closes, label="closes_before")
+    diff = L.LinearSequenceMap(a, b, 1, -2, label="balance")
+    assert L.evaluate(diff, list("()")) == [1, Fraction(1, 2) - 0]
+    compiled = rasp.compile(diff, "()", 4)
+    assert compiled.config.depth == 1
+    assert not any(n.label.endswith(".categorical") for n in compiled.nodes)
+
+    def reference(xs):
+        out = []
+        for k in range(len(xs)):
+            before = Fraction(xs[:k].count(")"), k) if k else Fraction(0)
+            out.append(_frac(xs, k, "(") - 2 * before)
+        return out
+
+    _exact_everywhere(compiled, reference)
+    with pytest.raises(ValueError, match="q"):
+        L.LinearSequenceMap(a, b, 1, float("nan"))

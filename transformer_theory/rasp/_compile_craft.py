@@ -24,11 +24,24 @@ def choose_constants(nodes: list[Node], N: int, softmax_scale: float | None) -> 
     ``softmax_scale`` for every head)."""
     numeric_heads = [n for n in nodes if n.op == "mean" and n.numerical]
     m = max(1, len(numeric_heads))
+    need: dict[int, float] = {}  # the gap a linear MLP downstream asks of a numerical head
+
+    def require(nd: Node, gap: float) -> None:
+        if nd.op == "mean" and nd.numerical:
+            need[id(nd)] = min(need.get(id(nd), gap), gap)
+        elif nd.linear:
+            p, q = nd.linear
+            for x in nd.inputs:
+                require(x, gap / float(abs(p) + abs(q) or 1))
+
+    for nd in nodes:
+        if nd.linear:
+            require(nd, _min_gap(nd.values))
     for nd in nodes:
         if nd.op == "mean":
             if nd.numerical:
                 vmax = float(max(abs(v) for v in [*nd.value.values, nd.default])) or 1.0
-                tau = _min_gap(nd.values) / (4 * m)
+                tau = min(_min_gap(nd.values), need.get(id(nd), math.inf)) / (4 * m)
             else:
                 vmax, tau = 1.0, float(CATEGORICAL_TOLERANCE)
             nd.tolerance = tau
@@ -124,6 +137,14 @@ def _encode(nd: Node, y: Any, D: int) -> np.ndarray:
 
 def mlp_units(nd: Node, D: int, real: list[int], slope: float | None) -> list:
     """The hidden units of a materialized MLP node: ``(w1 row, b1, w2 column)`` triples."""
+    if nd.linear:  # p a + q b exactly: c x = c relu(x) - c relu(-x) for each input
+        units = []
+        nd.ramps = []
+        for x, c in zip(nd.inputs, nd.linear):
+            w, out = np.zeros(D), np.zeros(D)
+            w[x.dims.start], out[nd.dims.start] = 1.0, float(c)
+            units += [(w, 0.0, out), (-w, 0.0, -out)]
+        return units
     nums = [f for f in nd.frontier if f.numerical]
     cats = [f for f in nd.frontier if not f.numerical]
     k = len(cats)

@@ -54,6 +54,7 @@ class Node:
     beta: float | None = None
     tolerance: float | None = None
     ramps: list | None = None
+    linear: tuple | None = None  # (p, q) of an exact linear MLP over two numerical inputs
 
     def __repr__(self) -> str:
         kind = "numerical" if self.numerical else "categorical"
@@ -145,13 +146,17 @@ class _Builder:
             nd = self.constant(e, expect)
         elif isinstance(e, (L.Map, L.SequenceMap)):
             ins = [self.node(e.inner)] if isinstance(e, L.Map) else [self.node(e.a), self.node(e.b)]
-            if len(ins) == 2 and all(i.numerical for i in ins):
+            linear = isinstance(e, L.LinearSequenceMap) and e.numerical
+            linear = linear and all(i.numerical for i in ins)
+            if len(ins) == 2 and all(i.numerical for i in ins) and not linear:
                 # a table reads one number: the one with fewer values through a categorical copy
                 k = int(len(ins[1].values) > len(ins[0].values))
                 ins[k] = self.categorical(ins[k])
             fn = functools.partial(L.apply, e)
             vals = self.mlp_values(e.label, fn, ins, e.numerical)
             nd = Node(e.label, "mlp", e.numerical, vals, expect, ins, fn, source=e)
+            if linear:
+                nd.linear = (e.p, e.q)
         elif isinstance(e, L.Aggregate):
             terms = self.selector(e.selector)
             value = self.node(e.sop)

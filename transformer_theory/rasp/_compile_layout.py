@@ -34,7 +34,7 @@ def allocate_layers(nodes: list[Node], out: Node) -> int:
             nd.layer = max((_avail_attn(x) for x in ins), default=0)
             nd.materialized = True
         else:
-            fr = _choose_frontier(nd)
+            fr = list(nd.inputs) if nd.linear else _choose_frontier(nd)
             if fr is None:
                 raise ValueError(
                     f"{nd.label}: a one-hidden-layer table reads one numerical input (beside up "

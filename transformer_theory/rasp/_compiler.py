@@ -64,10 +64,15 @@ and exactly 1 above ``hi``:
 **The rest of tracr's language**, each on the laws above:
 
 - a numerical key or query of a ``Select``, and the second number of a ``SequenceMap`` of two
-  numerical SOps (``LinearSequenceMap`` included), is read through a categorical copy: an MLP of
-  the one-numerical-input table (one step per value at the midpoints, ramping over half the
-  gap), exact while the number is within a quarter of its gap of its value (what the mean heads'
-  ``tau`` guarantees); the copy costs one MLP sublayer before the table that reads it;
+  numerical SOps, is read through a categorical copy: an MLP of the one-numerical-input table
+  (one step per value at the midpoints, ramping over half the gap), exact while the number is
+  within a quarter of its gap of its value (what the mean heads' ``tau`` guarantees); the copy
+  costs one MLP sublayer before the table that reads it;
+- a numerical ``LinearSequenceMap`` ``p a + q b`` of two numerical SOps is an exact linear MLP
+  (``c x = c relu(x) - c relu(-x)`` per input, in the layer of its inputs), so input errors add
+  as ``|p| e_a + |q| e_b``: a numerical head read by it (through chains of them, the factors
+  multiplying) takes ``tau = min(g, g_out / (|p| + |q|)) / (4 m)``, ``g_out`` the smallest gap
+  of the combination's value set, so the output stays within a quarter of its gap;
 - a numerical aggregate's non-zero ``default`` ``d`` is BOS's value (an empty selection reads
   it), and the law's ``V`` is ``max(|values|, |d|)``;
 - ``Full`` / ``ConstantSOp`` are tables over the indices (absorbed into the heads that read

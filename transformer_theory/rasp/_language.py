@@ -50,6 +50,7 @@ __all__ = [
     "indices",
     "Map",
     "SequenceMap",
+    "LinearSequenceMap",
     "Full",
     "ConstantSOp",
     "Select",
@@ -246,6 +247,34 @@ class SequenceMap(SOp):
 
     def children(self) -> tuple[RASPExpr, ...]:
         return (self.a, self.b)
+
+
+class LinearSequenceMap(SequenceMap):
+    """``p x_i + q y_i`` at every position (tracr's ``LinearSequenceMap``); of two numerical
+    SOps it compiles to an exact linear MLP, no discretisation, no copy."""
+
+    kind = "linear_sequence_map"
+
+    def __init__(
+        self,
+        a: SOp,
+        b: SOp,
+        p: float,
+        q: float,
+        *,
+        numerical: bool = True,
+        label: str | None = None,
+        semantics: str = "rasp",
+    ):
+        for name, c in (("p", p), ("q", q)):
+            if isinstance(c, bool) or not isinstance(c, (int, float, Fraction)):
+                raise ValueError(f"{name}: expected a number, got {c!r}")
+            if not math.isfinite(c):
+                raise ValueError(f"{name}: expected a finite number, got {c!r}")
+        self.p, self.q = p, q
+        super().__init__(
+            lambda x, y: p * x + q * y, a, b, numerical=numerical, label=label, semantics=semantics
+        )
 
 
 class Full(SOp):

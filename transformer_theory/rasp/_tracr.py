@@ -215,6 +215,10 @@ def from_tracr(program: Any, nodes: dict[int, L.RASPExpr] | None = None) -> L.SO
             )
         elif isinstance(e, tr.LinearSequenceMap) and numerical(e) and linear_mean(e) is not None:
             out = linear_mean(e)
+        elif isinstance(e, tr.LinearSequenceMap) and numerical(e):
+            out = L.LinearSequenceMap(
+                sop(e.fst), sop(e.snd), e.fst_fac, e.snd_fac, label=label(e), semantics="tracr"
+            )
         elif isinstance(e, tr.SequenceMap):
             out = L.SequenceMap(
                 e.f,
