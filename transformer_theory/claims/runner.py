@@ -289,9 +289,32 @@ def resumed_records(path: str, tier: str, ids: Sequence[str]) -> list[ClaimRecor
             and row.get("tier") == tier
             and row.get("id") in wanted
             and all(k in row for k in fields)
+            and _well_typed(row)
         ):
             kept[row["id"]] = ClaimRecord(**{k: row[k] for k in fields})
     return [kept[i] for i in ids if i in kept]
+
+
+def _well_typed(row: dict[str, Any]) -> bool:
+    """A kept record is reused only if every field has its type and its status is one the
+    ledger derives (a damaged one -- ``seconds`` ``"abc"``, ``status`` 12345, ``figure`` null --
+    is checked again instead of inventing a regression or breaking the summary)."""
+    hints = {f.name: f.type for f in dataclasses.fields(ClaimRecord)}
+    for name, hint in hints.items():
+        value = row[name]
+        if name == "details":
+            ok = isinstance(value, dict)
+        elif name == "seconds":
+            ok = (
+                isinstance(value, (int, float))
+                and not isinstance(value, bool)
+                and 0 <= value < float("inf")
+            )
+        else:
+            ok = isinstance(value, str) or (value is None and "None" in str(hint))
+        if not ok:
+            return False
+    return row["status"] in (*STATUSES, "error") and row["expected"] in STATUSES
 
 
 def select(
@@ -301,7 +324,15 @@ def select(
     ids: Sequence[str] | None = None,
 ) -> list[Row]:
     """The claims of ``paper`` (the id's first part, e.g. ``sanford2023``) whose id matches one
-    of the glob patterns ``ids`` (``"chen_zou2024.prop*"``); ``None`` selects all."""
+    of the glob patterns ``ids`` (``"chen_zou2024.prop*"``); ``None`` selects all. A single
+    string is ONE pattern (not one pattern per character)."""
+    if isinstance(ids, str):
+        ids = [ids]
+    elif ids is not None:
+        ids = list(ids)
+        bad = [p for p in ids if not isinstance(p, str)]
+        if bad:
+            raise ValueError(f"ids: expected glob patterns (strings), got {bad[0]!r}")
     out = []
     for c in claims:
         if paper is not None and c.paper_key != paper:

@@ -79,12 +79,17 @@ def run(args: argparse.Namespace) -> int:
         pool = all_claims(modules)
     except (ValueError, RuntimeError) as err:
         raise UsageError(f"--module: {err}") from None
+    papers = sorted({c.paper_key for c in pool})
+    if args.paper is not None and args.paper not in papers:
+        raise UsageError(
+            f"--paper: {'an empty name' if not args.paper.strip() else repr(args.paper)} is no "
+            f"paper of the ledger (papers: {', '.join(papers)})"
+        )
     chosen = select(pool, paper=args.paper, ids=args.ids)
     if not chosen:
-        papers = sorted({c.paper_key for c in pool})
         raise UsageError(
             f"--paper/--id: no claim selected (papers: {', '.join(papers)})"
-            if args.paper or args.ids
+            if args.paper is not None or args.ids is not None
             else "no claims registered"
         )
     ids = [c.id for c in chosen]
@@ -93,6 +98,12 @@ def run(args: argparse.Namespace) -> int:
     todo = [i for i in ids if i not in {r.id for r in kept}]
     if args.tier == "full":
         check_full_tier_seconds(todo)  # before the directory and any claim
+    previous = os.path.join(os.path.abspath(args.out), "claims.previous.json")
+    if os.path.lexists(previous) and (os.path.islink(previous) or not os.path.isfile(previous)):
+        raise UsageError(
+            f"--out: {previous} (where a new run keeps the earlier run's records) exists and is "
+            "not a plain file; move it away or choose another --out"
+        )
     out = prepare_out_dir(args.out)
     note = provenance(args.tier)
     done = list(kept)
@@ -102,7 +113,6 @@ def run(args: argparse.Namespace) -> int:
     elif os.path.exists(os.path.join(out, "claims.json")):
         # a new run replaces claims.json as its claims finish: the earlier run's records are kept
         # whole beside it, so an interrupted rerun never loses a finished record
-        previous = os.path.join(out, "claims.previous.json")
         os.replace(os.path.join(out, "claims.json"), previous)
         print(f"the earlier run's records are kept in {previous}", flush=True)
 
