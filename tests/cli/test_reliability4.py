@@ -70,7 +70,7 @@ def test_a_damaged_kept_record_is_checked_again_not_kept(damage, tmp_path, capsy
     assert "resuming: 1 claim(s)" in out
     records = json.loads((tmp_path / "claims.json").read_text())["records"]
     assert [r["id"] for r in records] == ["test.c0", "test.c1"]
-    assert records[0]["status"] == "verified" and isinstance(records[0]["seconds"], float)
+    assert records[0]["status"] == "example" and isinstance(records[0]["seconds"], float)
 
 
 def test_claims_previous_json_that_is_a_directory_is_refused_before_any_claim(

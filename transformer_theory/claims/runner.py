@@ -304,6 +304,8 @@ def _well_typed(row: dict[str, Any]) -> bool:
         value = row[name]
         if name == "details":
             ok = isinstance(value, dict)
+        elif str(hint) == "bool":
+            ok = isinstance(value, bool)
         elif name == "seconds":
             ok = (
                 isinstance(value, (int, float))
