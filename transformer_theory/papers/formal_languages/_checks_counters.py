@@ -19,9 +19,13 @@ from transformer_theory.papers.formal_languages import (
     _theory_counters,
 )
 from transformer_theory.papers.formal_languages._domains import (
+    ANBN_STRINGS,
     ANBNCN_RECOGNIZER,
+    ANBNCN_STRINGS,
+    BOOLEXP_STRINGS,
     COUNTER_PREFIXES,
     SHUFFLE_DYCK_2_STRINGS,
+    SHUFFLE_DYCK_STRINGS,
     Languages,
 )
 from transformer_theory.papers.formal_languages._tasks_counters import (
@@ -34,6 +38,16 @@ from transformer_theory.papers.formal_languages._theory_counters import (
     predicted_sign_safe_n,
 )
 
+#: Each language's statement domain (the default of :func:`counter_languages`).
+STATEMENTS = {
+    "shuffle_dyck_1": SHUFFLE_DYCK_STRINGS,
+    "shuffle_dyck_2": SHUFFLE_DYCK_STRINGS,
+    "shuffle_dyck_3": SHUFFLE_DYCK_STRINGS,
+    "anbn": ANBN_STRINGS,
+    "anbncn": ANBNCN_STRINGS,
+    "boolexp_3": BOOLEXP_STRINGS,
+}
+
 
 def _alphabets(languages: Sequence[str]) -> dict:
     return {lang: range(_tasks_counters.machine(lang).num_symbols) for lang in languages}
@@ -45,7 +59,7 @@ def counter_languages(
     sampled: Sequence[int],
     samples: int,
     *,
-    statement: Languages,
+    statement: Languages | None = None,
 ) -> Checked:
     """:func:`._theory_counters.exact_check` (rationals) of :func:`._constructions_counters.build`
     for each language: every string of lengths ``0..exhaustive[i]`` and every prefix of
@@ -57,10 +71,16 @@ def counter_languages(
     Covered: every string of each language of lengths ``0..exhaustive[i]`` (a sub-domain of
     ``statement``, the row's domain), counted as :func:`._theory_counters.exact_check` visits
     them (it stops at a language's first failure, so a failing language is also short of its
-    strings). The drawn longer strings are beyond it.
+    strings). The drawn longer strings are beyond it. ``statement`` defaults to the languages'
+    own (:data:`STATEMENTS`).
     Values: ``failures`` (languages failing), ``strings``, ``outputs``, ``witness``."""
     precision.require_x64("counter_languages")
     languages, exhaustive = tuple(languages), tuple(int(e) for e in exhaustive)
+    if statement is None:
+        found = {STATEMENTS.get(lang) for lang in languages}
+        if len(found) != 1 or None in found:
+            raise ValueError(f"statement: name the domain of {languages!r}")
+        (statement,) = found
     tally = Tally(statement.upto(_alphabets(languages), dict(zip(languages, exhaustive))))
     failures, strings, outputs, witness = 0, 0, 0, None
     for language, e in zip(languages, exhaustive):

@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+
 from transformer_theory import precision
 from transformer_theory.ledger import Checked, Tally
 from transformer_theory.papers.formal_languages import _theory_dyck_k
@@ -55,7 +57,7 @@ def dyck_k_margins(
                 leftmost=True,
             )
             pairs += r["strings_checked"]
-            tally.record_count(sum(x["strings"] for x in r["by_length"] if x["length"] <= e))
+            tally.record_count(_prefixes_evaluated(k, e))
             low = min(low, r["min_margin_times_n"])
             bad = [e for e in r["by_length"] if e["accuracy"] < 1.0 or not e["derived"]]
             diff = r["leftmost_max_difference"]
@@ -77,6 +79,16 @@ def dyck_k_margins(
         },
         tolerance="16 n u (u = 2^-53): averages of n terms of size <= 1, three summed",
     )
+
+
+def _prefixes_evaluated(k: int, e: int) -> int:
+    """The distinct prefixes of lengths ``0..e`` of the strings :func:`._theory_dyck_k.
+    check_record` enumerates (``all_strings(e, k)``, each prefix read at its own position): the
+    strings of those lengths it evaluated, counted from the enumeration itself."""
+    strings = np.asarray(_theory_dyck_k.all_strings(e, k))
+    if len(strings) == 0:
+        return 0
+    return 1 + sum(len(np.unique(strings[:, :n], axis=0)) for n in range(1, e + 1))
 
 
 def dyck_k_float32(lengths: Sequence[int] = (16,), samples: int = 16) -> Checked:
