@@ -185,7 +185,7 @@ CLAIMS: list[Row] = [
             )
         ),
         sizes={
-            "quick": {"max_len": 1, "exhaustive_up_to": 1, "samples": 64},
+            "quick": {"max_len": 2, "exhaustive_up_to": 2, "samples": 64},
             "full": {"max_len": 256, "exhaustive_up_to": 10, "samples": 64},
         },
         expected="finding",
