@@ -293,6 +293,17 @@ CASES = [
     ),
     # the check's own soundness
     ("skipped element", FINITE, "exact", lambda: _short(FINITE), True, {}, True, "failed"),
+    # a check that stopped at its first counterexample: the counterexample decides
+    (
+        "stopped at a counterexample",
+        FINITE,
+        "exact",
+        lambda: _short(FINITE),
+        False,
+        {"subject": "printed"},
+        True,
+        "refuted",
+    ),
     (
         "not a sub-domain",
         BITS,

@@ -69,8 +69,9 @@ status              exactly when
 ``open``            nothing was computed (arithmetic ``none``), or the judge cannot decide
 ``measured``        a measurement (strength ``measured``), whatever the numbers say
 ``failed``          the LIBRARY failed: the check covered less than its sub-domain (an element
-                    skipped, counted twice, or outside it), or a sub-domain that is not part of the
-                    statement's domain; a witness lies outside the bound the check certified (the
+                    skipped, counted twice, or outside it) of a statement it says holds (a check
+                    that stops at its first counterexample decides a failure with it), or a
+                    sub-domain that is not part of the statement's domain; a witness lies outside the bound the check certified (the
                     check is unsound); the library's construction or reading of a printed
                     statement fails (a failed construction refutes nothing: not an existence
                     statement, not a printed for-all); a correction fails, or turns out unneeded
@@ -580,10 +581,11 @@ def derive_status(row: Row, checked: Checked, verdict: Verdict) -> Derivation:
     if quantifier == "empirical":
         return Derivation("measured", s, "an empirical statement: a measurement")
     # the check's own soundness, before anything it says about the statement
-    if isinstance(checked.covered, Tally) and not checked.covered.complete:
-        return Derivation(
-            "failed", s, f"the library's check is incomplete: {checked.covered.shortfall()}"
-        )
+    # an incomplete tally fails a statement the check says holds; a check that stopped at its
+    # first counterexample decides a failure with that one witness (strangers never count)
+    tally = checked.covered if isinstance(checked.covered, Tally) else None
+    if tally is not None and not tally.complete and (verdict.holds or tally.strangers):
+        return Derivation("failed", s, f"the library's check is incomplete: {tally.shortfall()}")
     if coverage == "none":
         return Derivation(
             "failed",
