@@ -369,7 +369,8 @@ def validate_params(params: ModelParams, *, finite: bool = False) -> None:
     The one check of a :class:`ModelParams` against its :class:`ModelConfig`, used by every entry
     that reads weights (the forward pass, the exact engine, the certificates, the model files):
     the depth, every head count, every array's shape (a leading batch axis shared by all leaves
-    is allowed), and the presence of each optional norm / MLP. With ``finite`` (the exact and
+    is allowed), the presence of each optional norm, and each layer's MLP shapes (its hidden width
+    read from its own ``w1``: a layer may have none). With ``finite`` (the exact and
     certifying entries), every concrete weight must also be finite: a NaN or inf weight has no
     rational value and would make every figure derived from it meaningless. Tracers (under
     ``jit``/``vmap``) are only shape-checked.
@@ -411,10 +412,14 @@ def validate_params(params: ModelParams, *, finite: bool = False) -> None:
                     raise ValueError(f"{where}.attn.{nm}: required when config.qk_dim is set")
                 _validate.check_shape(f"{where}.attn.{nm}", w, (*bs, H, cfg.qk_dim, D))
                 named.append((f"{where}.attn.{nm}", w))
-        if (layer.mlp is None) != (cfg.mlp_hidden is None):
-            raise ValueError(f"{where}.mlp: presence must match config.mlp_hidden={cfg.mlp_hidden}")
+        # the forward pass runs a layer's MLP wherever it is present, with its own hidden width
+        # (constructions give layers different widths, or an MLP in some layers only):
+        # config.mlp_hidden is random init's width, so the shapes are checked against each other
         if layer.mlp is not None:
-            F = cfg.mlp_hidden
+            w1 = layer.mlp.w1
+            if not hasattr(w1, "shape") or len(w1.shape) < 2:
+                raise ValueError(f"{where}.mlp.w1: expected an (F, {D}) array")
+            F = w1.shape[-2]
             for nm, shape in (("w1", (F, D)), ("b1", (F,)), ("w2", (D, F)), ("b2", (D,))):
                 w = getattr(layer.mlp, nm)
                 _validate.check_shape(f"{where}.mlp.{nm}", w, (*bs, *shape))
