@@ -71,10 +71,11 @@ status              exactly when
 ``failed``          the LIBRARY failed: the check covered less than its sub-domain (an element
                     skipped, counted twice, or outside it) of a statement it says holds (a check
                     that stops at its first counterexample decides a failure with it), or a
-                    sub-domain that is not part of the statement's domain; a witness lies outside the bound the check certified (the
-                    check is unsound); the library's construction or reading of a printed
-                    statement fails (a failed construction refutes nothing: not an existence
-                    statement, not a printed for-all); a correction fails, or turns out unneeded
+                    sub-domain that is not part of the statement's domain; a witness lies
+                    outside the bound the check certified (the check is unsound); the library's
+                    construction or reading of a printed statement fails (a failed construction
+                    refutes nothing: not an existence statement, not a printed for-all); a
+                    correction fails, or turns out unneeded
 ``unreproduced``    a finding of the library's own whose check ran and found it false
 ``refuted``         a printed statement fails on the PRINTED object (``subject="printed"``) by an
                     exact, enclosed or float witness; an existential printed statement only by an
