@@ -17,9 +17,10 @@ The spine (Chen & Zou 2024), in pipeline order:
 
 Beside the spine, one package per companion paper: :mod:`~transformer_theory.papers`. Above
 both, the claims ledger :mod:`~transformer_theory.claims` (every statement of the papers, checked
-by one command), built on :mod:`~transformer_theory.ledger` (what a claim is and the rule that
-derives its status) and :mod:`~transformer_theory.exact` (the one exact engine: any model in
-rationals or arb balls).
+by one command, open to any researcher's package), built on :mod:`~transformer_theory.ledger`
+(what a claim is and the rule that derives its status), :mod:`~transformer_theory.domains` (the
+sets a statement quantifies over, as objects that know their size and enumerate their elements)
+and :mod:`~transformer_theory.exact` (the one exact engine: any model in rationals or arb balls).
 
 Shared helpers, one each: :mod:`~transformer_theory.settings` (settings dataclasses that make
 their own command-line options), :mod:`~transformer_theory.precision` (formats, significand bits,

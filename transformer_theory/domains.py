@@ -396,7 +396,7 @@ class Family(Domain):
 class Sizes(Domain):
     """Every element of ``family`` at each size in ``sizes`` (a finite sub-domain)."""
 
-    parent: Family
+    parent: Domain  # the Family the sizes are of
     sizes: tuple[int, ...]
 
     @property
@@ -454,7 +454,7 @@ class Continuum(Domain):
 class GridOf(Domain):
     """A finite grid ``points`` of the continuum ``parent``."""
 
-    parent: Continuum
+    parent: Domain  # the Continuum the grid is of
     points: Domain
 
     @property
@@ -478,7 +478,7 @@ class GridOf(Domain):
 class Enclosure(Domain):
     """The continuum ``parent`` as one box ``box`` that ball arithmetic covers whole."""
 
-    parent: Continuum
+    parent: Domain  # the Continuum enclosed
     box: str
 
     @property

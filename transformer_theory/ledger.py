@@ -50,16 +50,16 @@ The rule (every status in CLAIMS.md follows from it mechanically, in this order)
 
 The **strength** the arithmetic and the coverage allow (:func:`strength`):
 
-===================================================  ==========================================
-arithmetic, coverage                                 strength
-===================================================  ==========================================
+====================================================  ==========================
+arithmetic, coverage                                  strength
+====================================================  ==========================
 ``training`` / ``record``, or an empirical statement  ``measured``
 ``instance`` (one element, one size of a family)      ``example``
 ``float`` (any other coverage), or ``samples``        ``verified``
 ``grid`` (exact / enclosed at every grid point)       ``gridded``
 ``upto`` (exact / enclosed)                           ``bounded``
 ``all``, exact / enclosed                             ``proved`` / ``certified``
-===================================================  ==========================================
+====================================================  ==========================
 
 Then the status:
 
