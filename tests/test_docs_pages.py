@@ -170,31 +170,72 @@ def test_every_notebook_starts_with_the_same_install_cell():
     assert f'os.environ.get("TT_INSTALL", "{default}")' in first, first
 
 
-def test_printed_statements_maths_becomes_math_nodes():
-    """Every printed statement's ``\\( \\)`` / ``\\[ \\]`` formula is a math node (MathJax renders
-    it; as text it showed raw LaTeX), no delimiter is left in the text around it, and nicematrix's
-    ``NiceArray`` (which MathJax lacks) is drawn as a ``pmatrix``."""
+def _plain_text(parts) -> str:
+    """The text of ``parts`` outside maths and code (what a reader sees as words)."""
+    from docutils import nodes
+
+    out = []
+    for part in parts:
+        for node in part.findall(nodes.Text):
+            if not any(isinstance(a, (nodes.math, nodes.literal)) for a in _ancestors(node)):
+                out.append(node.astext())
+    return "".join(out)
+
+
+def _ancestors(node):
+    while node is not None:
+        yield node
+        node = node.parent
+
+
+def test_printed_statements_are_rendered_as_the_papers_print_them():
+    """Every record's printed words, check, figure and correction: each formula (``\\( \\)``,
+    ``\\[ \\]``, ``$ $``, ``$$ $$``) is a math node (MathJax renders it; as text it showed raw
+    LaTeX), ``**strong**`` and ``<sup>`` are markup nodes, and no delimiter or TeX command is left
+    in the words around them; nicematrix's ``NiceArray`` (which MathJax lacks) is drawn as a
+    ``pmatrix``, and ``\\tag`` (display maths only) as its number."""
     pages = _extension("claims_pages")
     from docutils import nodes
 
     with_maths = [r for r in _claims_json() if r.get("printed") and "\\(" in r["printed"]]
     assert len(with_maths) >= 5, len(with_maths)
+    dollars = [r for r in _claims_json() if "$" in (r.get("printed") or "")]
+    assert len(dollars) >= 10, len(dollars)
     for r in _claims_json():
-        parts = pages._with_math(r.get("printed") or "")
-        text = "".join(p.astext() for p in parts if isinstance(p, nodes.Text))
-        assert not re.search(r"\\[()\[\]]", text), (r["id"], text)
-        for p in parts:
-            if isinstance(p, nodes.math):
-                assert "NiceArray" not in p.astext(), r["id"]
-                assert p.astext().count("{") == p.astext().count("}"), r["id"]
+        for key in ("printed", "checked", "figure", "correction"):
+            parts = pages._with_math(r.get(key) or "")
+            text = _plain_text(parts)
+            assert not re.search(r"\\[()\[\]]|\$|\*\*|\\frac|\\math|<sup>", text), (
+                r["id"],
+                key,
+                text,
+            )
+            for p in parts:
+                for m in p.findall(nodes.math):
+                    assert "NiceArray" not in m.astext() and "\\tag" not in m.astext(), r["id"]
+                    assert m.astext().count("{") == m.astext().count("}"), r["id"]
+    parts = pages._with_math(r"**Theorem**: any $m \ge 1$ and $$x^2$$ with TC <sup>0</sup> `code`")
+    kinds = [type(p).__name__ for p in parts]
+    assert kinds == [
+        "strong",
+        "Text",
+        "math",
+        "Text",
+        "math",
+        "Text",
+        "superscript",
+        "Text",
+        "literal",
+    ]
+    assert parts[4].astext() == r"\displaystyle x^2"
     assert (
         pages._latex_for_mathjax(
-            r"\begin{NiceArray}{\left\lgroup cc \right\rgroup} a & b \end{NiceArray}"
+            r"\begin{NiceArray}{\left\lgroup cc \right\rgroup} a & b \end{NiceArray} \tag{21}"
         )
-        == r"\begin{pmatrix} a & b \end{pmatrix}"
+        == r"\begin{pmatrix} a & b \end{pmatrix} \qquad(21)"
     )
-    summary = pages._without_math(r"Let \(x \in \mathbb{R}\) be \[y\] here")
-    assert summary == "Let \u2026 be \u2026 here", summary
+    summary = pages._without_math(r"**Let** \(x \in \mathbb{R}\) be \[y\] or $z$ here")
+    assert summary == "Let \u2026 be \u2026 or \u2026 here", summary
 
 
 def test_no_page_gives_a_placeholder_address():

@@ -74,22 +74,28 @@ def _command(data: Any, default: str) -> str:
 def _depth_accuracy(rows: list[dict], path: str) -> str:
     """Chen & Zou's Figure 2 from its aggregate: held-out accuracy (mean over seeds, min-max bars)
     against depth, one panel per task, chance dashed."""
-    from transformer_theory.plotting import panel_grid, pyplot, save_figure, suptitle
+    from transformer_theory.plotting import (
+        figure_legend,
+        panel_grid,
+        pyplot,
+        save_figure,
+        suptitle,
+    )
 
     plt = pyplot()
     tasks = list(dict.fromkeys(r["task"] for r in rows))
-    fig, axes = panel_grid(plt, len(tasks), width=3.2, height=2.8)
+    fig, axes = panel_grid(plt, len(tasks), height=3.2)
     for ax, task in zip(axes, tasks):
         mine = [r for r in rows if r["task"] == task]
         depth = [int(r["depth"]) for r in mine]
         mean = [float(r["acc_mean"]) for r in mine]
         low = [m - float(r["acc_min"]) for m, r in zip(mean, mine)]
         high = [float(r["acc_max"]) - m for m, r in zip(mean, mine)]
-        ax.errorbar(depth, mean, yerr=[low, high], marker="o", capsize=3)
+        ax.errorbar(depth, mean, yerr=[low, high], marker="o", capsize=3, label="mean (min-max)")
         ax.axhline(float(mine[0]["chance"]), color="gray", ls="--", lw=1, label="chance")
         ax.set(title=task, xlabel="layers", xticks=depth, ylim=(0, 1.05))
-    axes[0].set_ylabel("held-out accuracy")
-    axes[0].legend(fontsize=7, loc="lower right")
+        ax.set_ylabel("held-out accuracy")
+    figure_legend(fig, axes)
     suptitle(fig, "mean over seeds, bars from the worst to the best seed")
     return save_figure(fig, path)
 
@@ -105,12 +111,12 @@ def _ngram_kl(data: dict, path: str) -> str:
     rows = data["rows"]
     labels = [f"n={r['order']}, |S|={r['alphabet']}\nrank {r['rank']}" for r in rows]
     x = np.arange(len(rows))
-    fig, ax = plt.subplots(figsize=(7.5, 3.4))
+    fig, ax = plt.subplots(figsize=(9, 3.8))
     ax.bar(x - 0.2, [r["kl_per_symbol_trained"] for r in rows], 0.4, label="trained transformer")
     ax.bar(x + 0.2, [r["kl_per_symbol_unigram"] for r in rows], 0.4, label="unigram baseline")
     ax.set(ylabel="KL per symbol (nats)", yscale="log", xticks=x)
-    ax.set_xticklabels(labels, fontsize=7)
-    legend_outside(ax, fontsize=7)
+    ax.set_xticklabels(labels)
+    legend_outside(ax)
     return save_figure(fig, path)
 
 
