@@ -242,3 +242,33 @@ def test_no_page_gives_a_placeholder_address():
     pages = [ROOT / "README.md", *(p for p in DOCS.rglob("*.md") if "_build" not in p.parts)]
     bad = [str(p.relative_to(ROOT)) for p in pages if "OWNER/REPO" in p.read_text()]
     assert not bad, bad
+
+
+def test_api_pages_show_every_public_name_of_each_curated_face():
+    """A package's page lists every name of its ``__all__``: defined on it, documented on it
+    (re-exported from a private module) or listed with a link to the public submodule that
+    documents it (``theory.checks`` and ``constructions`` showed no object at all)."""
+    import importlib
+    import inspect
+
+    api = _extension("api_pages")
+    modules = api.public_modules()
+    faces, reexported = api.curated_faces(modules), api.reexports(modules)
+    checks = dict(faces["transformer_theory.theory.checks"])
+    assert {"Family", "random_models", "check_family"} <= set(checks), checks
+    assert checks["Family"] == "transformer_theory.theory.checks.families.Family"
+    assert "check_construction" in dict(faces["transformer_theory.constructions"])
+    documented_once = {name for names in reexported.values() for name, _ in names}
+    missing = []
+    for module in modules:
+        mod = importlib.import_module(module)
+        shown = {n for n, _ in faces.get(module, [])} | {n for n, _ in reexported.get(module, [])}
+        for name in getattr(mod, "__all__", ()):
+            obj = getattr(mod, name, None)
+            home = getattr(obj, "__module__", None)
+            if inspect.ismodule(obj) or home == module or name in shown:
+                continue
+            if not (home or "").startswith("transformer_theory") or name in documented_once:
+                continue  # a foreign object, or documented on a shallower page
+            missing.append(f"{module}.{name}")
+    assert not missing, missing[:10]

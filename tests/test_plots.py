@@ -47,6 +47,7 @@ NOT_PLOTS = {
         "PAGE_WIDTH",
         "SERIES",
         "readable",
+        "use_style",
         "STYLE",
         "colorbar",
         "figure_legend",

@@ -53,6 +53,7 @@ __all__ = [
     "residuals_by_family",
     "save_figure",
     "suptitle",
+    "use_style",
 ]
 
 MIN_FONT = 9.0
@@ -63,8 +64,9 @@ PAGE_WIDTH = 9.0
 """The widest a figure is drawn, in inches (990 pixels at 110 dpi: the docs page's column shows
 it at 0.8 of its size, so :data:`MIN_FONT` stays readable)."""
 
-#: Twelve series told apart by colour and by marker (Okabe & Ito's colour-blind-safe eight, then
-#: four of matplotlib's tab10 they lack), in the order a plot's lines take them.
+#: Twelve series told apart by colour and by marker (Okabe & Ito's colour-blind-safe seven, then
+#: five of matplotlib's tab10), in the order a plot's lines take them. None is grey or black:
+#: those are the references' (a bound, a rate, chance), which :func:`readable` draws unmarked.
 SERIES: tuple[tuple[str, str], ...] = (
     ("#0072B2", "o"),
     ("#D55E00", "s"),
@@ -72,10 +74,10 @@ SERIES: tuple[tuple[str, str], ...] = (
     ("#CC79A7", "D"),
     ("#E69F00", "v"),
     ("#56B4E9", "P"),
-    ("#000000", "X"),
+    ("#17becf", "X"),
     ("#F0E442", "*"),
     ("#8c564b", "<"),
-    ("#7f7f7f", ">"),
+    ("#e377c2", ">"),
     ("#9467bd", "h"),
     ("#bcbd22", "p"),
 )
@@ -105,6 +107,16 @@ STYLE: dict[str, Any] = {
 """The rcParams :func:`pyplot` sets: every figure of the library is drawn under them."""
 
 
+def use_style() -> None:
+    """Apply :data:`STYLE` and the :data:`SERIES` cycle to matplotlib's current settings without
+    choosing a backend: a notebook calls it once and its inline figures share the library's
+    style (:func:`pyplot` calls it too)."""
+    import matplotlib
+
+    matplotlib.rcParams.update(STYLE)
+    matplotlib.rcParams["axes.prop_cycle"] = _series_cycle()
+
+
 def pyplot() -> ModuleType:
     """``matplotlib.pyplot`` on the non-interactive Agg backend with :data:`STYLE` applied: the one
     place the library selects a backend (figures are written to files; a notebook shows them with
@@ -114,8 +126,7 @@ def pyplot() -> ModuleType:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    plt.rcParams.update(STYLE)
-    plt.rcParams["axes.prop_cycle"] = _series_cycle()
+    use_style()
     return plt
 
 
@@ -140,8 +151,10 @@ def panel_grid(
 
 def readable(fig: Figure) -> Figure:
     """``fig`` with every text at least :data:`MIN_FONT` points (titles, labels, ticks, legends,
-    annotations) and a line of many points marked at about fifteen of them (a marker on each of a
-    thousand steps would hide the line); :func:`save_figure` applies it to every figure."""
+    annotations), a line of many points marked at about fifteen of them (a marker on each of a
+    thousand steps would hide the line), and a grey or black line (a reference: a bound, a rate,
+    chance) drawn without the series' markers (a marker-only grey series keeps its marks);
+    :func:`save_figure` applies it to every figure."""
     from matplotlib.lines import Line2D
     from matplotlib.text import Text
 
@@ -156,7 +169,14 @@ def readable(fig: Figure) -> Figure:
     for text in fig.findobj(Text):
         if text.get_fontsize() < MIN_FONT:
             text.set_fontsize(MIN_FONT)
+    from matplotlib.colors import to_rgb
+
+    cycle_markers = {m for _, m in SERIES}
     for line in fig.findobj(Line2D):
+        r, g, b = to_rgb(line.get_color())
+        if r == g == b and line.get_linestyle() not in ("None", "", " "):
+            if line.get_marker() in cycle_markers:
+                line.set_marker("")
         points = len(line.get_xdata())
         if (
             points > 30

@@ -120,6 +120,46 @@ def _ngram_kl(data: dict, path: str) -> str:
     return save_figure(fig, path)
 
 
+def _encdec(data: dict, path: str) -> str:
+    """Conti 2024's encoder-decoder (``experiments/encdec_translation.py``'s committed summary):
+    held-out exact match per decoding (greedy, beams 1, 2, 4, with and without the <eos> length
+    penalty) per model, beside the heads each model has of each kind, on the original sentences
+    and with the source words permuted."""
+    import numpy as np
+
+    from transformer_theory.plotting import SERIES, legend_outside, pyplot, save_figure
+
+    plt = pyplot()
+    rows = data["rows"]
+    decodings = ["greedy", "beam1", "beam2", "beam4", "beam1_eos", "beam2_eos", "beam4_eos"]
+    kinds = ["positional", "syntactic", "rare_token", "other", "empty"]
+    fig, axes = plt.subplots(2, 1, figsize=(9, 6.8))
+    x = np.arange(len(decodings))
+    width = 0.8 / len(rows)
+    for i, r in enumerate(rows):
+        values = [r[f"{d}_exact_match"] for d in decodings]
+        offset = (i - (len(rows) - 1) / 2) * width
+        axes[0].bar(x + offset, values, width, color=SERIES[i][0], label=r["model"])
+    axes[0].set_xticks(x, [d.replace("_eos", "\n+ <eos>\npenalty") for d in decodings])
+    axes[0].set(ylabel="held-out exact match", ylim=(0, 1.05), xlabel="decoding")
+    axes[0].set_title(f"{rows[0]['heldout']:,} held-out sentences")
+    labels = [f"{r['model']}\n{order}" for r in rows for order in ("original", "permuted")]
+    bottom = np.zeros(len(labels))
+    for j, kind in enumerate(kinds):
+        counts = [
+            r[f"heads_{kind}" if order == "original" else f"heads_permuted_{kind}"]
+            for r in rows
+            for order in ("original", "permuted")
+        ]
+        color = SERIES[len(rows) + j][0]
+        axes[1].bar(labels, counts, bottom=bottom, color=color, label=kind.replace("_", "-"))
+        bottom += counts
+    axes[1].set(ylabel="heads of each kind\n(encoder, decoder, cross)", xlabel="model, source")
+    for ax in axes:
+        legend_outside(ax)
+    return save_figure(fig, path)
+
+
 @dataclasses.dataclass(frozen=True)
 class Figure:
     """One figure: the record it is drawn from, how, the caption's words and, where the record
@@ -138,6 +178,31 @@ def _peng(name: str) -> Callable[..., str]:
     return lambda *args: _plots("peng2024", name)(*args)
 
 
+def _barbero(name: str) -> Callable[..., str]:
+    return lambda *args: _plots("barbero2024", name)(*args)
+
+
+def _conti(name: str) -> Callable[..., str]:
+    return lambda *args: _plots("conti2024", name)(*args)
+
+
+def _sanford_study(file: str) -> Callable[[Any, str], str]:
+    """One of the figures ``transformer-theory sanford`` draws (``study_figures`` writes them all
+    into a folder): ``file`` of them, moved to the page's path."""
+
+    def draw(data: dict, path: str) -> str:
+        import shutil
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            written = _plots("sanford2023", "study_figures")(data["records"], tmp)
+            (mine,) = [p for p in written if Path(p).name == file]
+            shutil.move(mine, path)
+        return path
+
+    return draw
+
+
 FIGURES = [
     Figure(
         "fig2_depth",
@@ -148,6 +213,27 @@ FIGURES = [
         "Figure 2 at quick size: held-out accuracy against depth on the four tasks, 3 seeds.",
         "transformer-theory train --experiment fig2_depth --size quick --seeds 0 1 2 "
         "--out results/fig2_quick",
+    ),
+    Figure(
+        "sanford_qsa",
+        "sanford2023",
+        "sanford2023_constructions.json",
+        _sanford_study("qsa_m_min.png"),
+        "transformer_theory.papers.sanford2023 study_figures",
+        "q-sparse averaging (Sanford et al. 2023, Theorem 2's construction, eps = 0.1, d' = 2): "
+        "the smallest number of rows m of U that reaches eps on every q-subset, and the "
+        "fraction bits of w it needs against the proof's choice, for N = 8, 16 and q = 1, 2 "
+        "(README's table adds N = 32: 15 min, beyond this record's few minutes).",
+    ),
+    Figure(
+        "sanford_match2",
+        "sanford2023",
+        "sanford2023_constructions.json",
+        _sanford_study("match2_precision.png"),
+        "transformer_theory.papers.sanford2023 study_figures",
+        "Match2's exact construction (query/key width 3, M = N^2) in each float format: float64 "
+        "is exact at every N = 4, 8, 16, 32; float32 up to M = 1,024; the 16-bit formats fail "
+        "early, as the scale c = M^2 log 6N outgrows their precision.",
     ),
     Figure(
         "peng_composition_bound",
@@ -193,6 +279,39 @@ FIGURES = [
         "a few lines on transformer_theory.plotting (docs/_ext/results_figures.py)",
         "A trained transformer's distance (KL per symbol) from the n-gram model it learns, "
         "against the unigram baseline's, per cell.",
+    ),
+    Figure(
+        "barbero_collapse",
+        "barbero2024",
+        "barbero2024_collapse.json",
+        _barbero("plot_collapse"),
+        "transformer_theory.papers.barbero2024 plot_collapse",
+        "Representational collapse: the distance between the last-token representations of "
+        "1...1 0 and 1...1 0 0 against n, per depth and positional code, float64, lengths up to "
+        "2,048 (README's run A went to 8,192, 27 min; this size runs in minutes). Each panel's "
+        "title is the verdict read from the curve's tail: 1/n without positional code and with "
+        "RoPE, a plateau with ALiBi and the added sinusoidal code (outside the theorem).",
+    ),
+    Figure(
+        "barbero_oversquash",
+        "barbero2024",
+        "barbero2024_oversquash.json",
+        _barbero("plot_oversquash"),
+        "transformer_theory.papers.barbero2024 plot_oversquash",
+        "Over-squashing at full size (the command's defaults: RoPE, n = 48, depths 1, 2, 4): "
+        "the last token's sensitivity to each input position beside the attention-path "
+        "weights, the causal path counts and the product-of-attention bound, each divided by "
+        "its maximum.",
+    ),
+    Figure(
+        "conti_encdec",
+        "conti2024",
+        "encdec_translation_summary.json",
+        _encdec,
+        "a few lines on transformer_theory.plotting (docs/_ext/results_figures.py)",
+        "The encoder-decoder trained on the synthetic translation grammar (Conti 2024, §3): "
+        "exact match of every decoding on the held-out sentences, and the heads of each kind "
+        "the projection finds, with the source words in order and permuted.",
     ),
 ]
 
