@@ -119,6 +119,9 @@ nb_execution_raise_on_error = True  # a cell that raises fails the build
 nb_execution_timeout = 300  # seconds per cell (tests/test_notebooks.py gives a notebook 300 s)
 nb_execution_show_tb = True  # the traceback in the log when a cell fails
 nb_merge_streams = True
+# A cell's Markdown output (notebook 10's claims table: pipe tables, the papers' $...$ maths) is
+# read as MyST, as the pages are; MyST-NB's default, CommonMark, has no tables and showed it raw.
+nb_render_markdown_format = "myst"
 
 # --- API reference -----------------------------------------------------------------------------
 autosummary_generate = True

@@ -272,3 +272,21 @@ def test_api_pages_show_every_public_name_of_each_curated_face():
                 continue  # a foreign object, or documented on a shallower page
             missing.append(f"{module}.{name}")
     assert not missing, missing[:10]
+
+
+def test_project_urls_name_the_one_repository_address():
+    """``[project.urls]`` exists exactly when ``docs/conf.py`` has a public ``REPOSITORY``, and then
+    every URL in it (and CITATION.cff's ``repository-code``) names that address: no placeholder
+    reaches an index's page."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    repository = _repository()
+    urls = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"].get("urls", {})
+    citation = (ROOT / "CITATION.cff").read_text()
+    code = re.search(r"^repository-code: \"?([^\"\n]+)", citation, flags=re.M)
+    if not repository:
+        assert not urls, urls
+        assert code is None, code.group(1)
+        return
+    assert urls and all(f"github.com/{repository}" in u for u in urls.values()), urls
+    assert code and code.group(1) == f"https://github.com/{repository}", code

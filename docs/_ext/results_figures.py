@@ -183,7 +183,11 @@ def _barbero(name: str) -> Callable[..., str]:
 
 
 def _conti(name: str) -> Callable[..., str]:
-    return lambda *args: _plots("conti2024", name)(*args)
+    """Conti 2024's plotting function ``name`` (its package exports the studies of the same
+    names, which compute; the figures are in ``_plots``)."""
+    return lambda *args, **kw: getattr(
+        importlib.import_module("transformer_theory.papers.conti2024._plots"), name
+    )(*args, **kw)
 
 
 def _sanford_study(file: str) -> Callable[[Any, str], str]:
@@ -302,6 +306,29 @@ FIGURES = [
         "the last token's sensitivity to each input position beside the attention-path "
         "weights, the causal path counts and the product-of-attention bound, each divided by "
         "its maximum.",
+    ),
+    Figure(
+        "conti_error_budget",
+        "conti2024",
+        "conti2024_efficient_attention.json",
+        lambda d, p: _conti("error_vs_budget")(d["errors"], p),
+        "transformer_theory.papers.conti2024 error_vs_budget",
+        "Efficient attention (Conti 2024, §2.1) against exact softmax attention: the output's "
+        "relative error against each variant's budget (window, random keys, features, rank) on "
+        "i.i.d. and local inputs.",
+    ),
+    Figure(
+        "conti_cost_length",
+        "conti2024",
+        "conti2024_efficient_attention.json",
+        lambda d, p: _conti("cost_vs_length")(
+            d["cost"]["records"], d["cost"]["slopes"], p, fit_from=d["provenance"]["fit_from"]
+        ),
+        "transformer_theory.papers.conti2024 cost_vs_length",
+        "Time and memory against the sequence length n up to 8,192 (README's run goes to "
+        "16,384, beyond this record's minutes), log-log slopes fitted over n >= 1,024: memory "
+        "(XLA's plan for one call) grows like n for every efficient variant and like n^2 for "
+        "dense attention; the times were measured on shared, loaded cores and are noisy.",
     ),
     Figure(
         "conti_encdec",
