@@ -182,31 +182,35 @@ def test_time_budget_refuses_the_full_claims_tier_before_it_starts(tmp_path, cap
 
 def _fake_claims(monkeypatch, checks):
     """Rows whose checks are ``check()`` -> the figure (``None``: "fine")."""
-    from transformer_theory.ledger import Checked, Row, Verdict
+    from transformer_theory.ledger import Checked, Continuum, Row, Verdict
+
+    models = Continuum("every real weight")
 
     def as_check(fn):
         def check():
-            return Checked("float", "samples", "d", {"figure": fn()}, tolerance="0")
+            return Checked(
+                "float", models.instance("seed 0"), {"figure": fn()}, tolerance="0 (exact)"
+            )
 
         return check
 
     fake = [
         Row(
-            f"test.c{i}",
-            "T",
-            "§1",
-            "s",
-            "infinite",
-            as_check(fn or (lambda: "fine")),
-            lambda c: Verdict(True, c.values["figure"]),
-            {"quick": {}},
-            "verified",
+            id=f"test.c{i}",
+            paper="T",
+            place="§1",
+            statement="s",
+            domain=models,
+            check=as_check(fn or (lambda: "fine")),
+            judge=lambda c: Verdict(True, c.values["figure"]),
+            sizes={"quick": {}},
+            expected="example",
             printed="p",
         )
         for i, fn in enumerate(checks)
     ]
-    monkeypatch.setattr("transformer_theory.claims.runner.all_claims", lambda: fake)
-    monkeypatch.setattr("transformer_theory.claims.all_claims", lambda: fake)
+    monkeypatch.setattr("transformer_theory.claims.runner.all_claims", lambda *a, **k: fake)
+    monkeypatch.setattr("transformer_theory.claims.all_claims", lambda *a, **k: fake)
     return fake
 
 

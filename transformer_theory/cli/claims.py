@@ -1,7 +1,8 @@
 """Check the claims ledger: every statement of the six papers the library checks, each with its
 status, evidence and the command that reproduces it.
 
-``transformer-theory claims [--paper P] [--id GLOB] [--tier quick|full] [--out DIR]`` prints one
+``transformer-theory claims [--paper P] [--id GLOB] [--module PKG.claims] [--tier quick|full]
+[--out DIR]`` prints one
 line per claim (id, status, one figure) as it finishes and writes ``DIR/claims.json`` and
 ``DIR/claims.md`` (a table per paper) after each. Exit 1 when a claim's status differs from the
 registry's expected one (a regression, or a check that raised), 0 otherwise; 130 on Ctrl-C.
@@ -53,6 +54,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("quick", "full"),
         help="check sizes: quick (about 3 s a claim at most) or full (about 60 s)",
     )
+    parser.add_argument(
+        "--module",
+        dest="modules",
+        action="append",
+        default=None,
+        metavar="PKG.claims",
+        help="also check the rows of this module (its list CLAIMS); repeatable. Installed "
+        "packages register theirs through the entry-point group transformer_theory.claims",
+    )
     parser.add_argument("--out", default="results/claims", help="output directory")
     parser.add_argument(
         "--resume",
@@ -64,9 +74,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from transformer_theory.claims import all_claims, run_claims, select, write_records
 
-    chosen = select(all_claims(), paper=args.paper, ids=args.ids)
+    modules = args.modules or []
+    try:
+        pool = all_claims(modules)
+    except (ValueError, RuntimeError) as err:
+        raise UsageError(f"--module: {err}") from None
+    chosen = select(pool, paper=args.paper, ids=args.ids)
     if not chosen:
-        papers = sorted({c.paper_key for c in all_claims()})
+        papers = sorted({c.paper_key for c in pool})
         raise UsageError(
             f"--paper/--id: no claim selected (papers: {', '.join(papers)})"
             if args.paper or args.ids
@@ -102,7 +117,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         with sigint_flag() as interrupted:
             records = kept + (
-                run_claims(ids=todo, tier=args.tier, progress=False, on_record=on_record)
+                run_claims(
+                    claims=[c for c in chosen if c.id in set(todo)],
+                    tier=args.tier,
+                    progress=False,
+                    on_record=on_record,
+                )
                 if todo
                 else []
             )

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from transformer_theory import precision
-from transformer_theory.ledger import Checked
+from transformer_theory.ledger import Checked, Family, Strings, Tally, Witness
 from transformer_theory.papers.formal_languages import _constructions as recognizers
 from transformer_theory.papers.formal_languages import _tasks as tasks
 from transformer_theory.papers.formal_languages._theory import (
@@ -38,6 +38,13 @@ _ARITHMETIC = {
     "parity": "enclosed",
     "parity_no_layernorm": "enclosed",
 }
+
+
+#: Every binary string of every length L >= 1: the domain of the table's rows ("MAJORITY is
+#: recognized ..." quantifies over every input string).
+BINARY_STRINGS = Family(
+    "L", lambda L: Strings((0, 1), [L], what="binary string"), start=1, what="binary strings"
+)
 
 
 def _strings_of(language: str, exhaustive: int, sampled: Sequence[int], samples: int) -> list:
@@ -69,6 +76,7 @@ def row_margins(
     language, arithmetic = _LANGUAGE[name], _ARITHMETIC[name]
     params = recognizers.build(name)
     strings = _strings_of(language, exhaustive, sampled, samples)
+    tally = Tally(BINARY_STRINGS.upto(exhaustive))
     wrong = off = 0
     witness = None
     smallest = None
@@ -91,26 +99,41 @@ def row_margins(
             tol = 16 * n * precision.unit_roundoff("float64") * abs(want)
             on = bool(abs(m - want) < tol)
         smallest = signed if smallest is None else min(smallest, signed)
+        if len(s) <= exhaustive:
+            tally.record(tuple(int(x) for x in s))
         if not right or not on:
             wrong += not right
             off += not on
             if witness is None:
                 witness = {"string": "".join(map(str, s)), "member": member, "margin": str(m)}
-    domain = f"every string of lengths 1-{exhaustive} over {{0, 1}}"
-    if any(n > exhaustive for n in sampled):
-        domain += f", and {samples} balanced strings per length {', '.join(map(str, sampled))}"
-    return Checked(
-        arithmetic,
-        "upto",
-        f"{domain} ({len(strings):,} strings)",
-        {
-            "strings": len(strings),
-            "wrong": wrong,
-            "off_derived": off,
-            "smallest_signed_margin": smallest,
-            "witness": witness,
-        },
-    )
+    values = {
+        "strings": len(strings),
+        "sampled_longer": sum(len(s) > exhaustive for s in strings),
+        "wrong": wrong,
+        "off_derived": off,
+        "smallest_signed_margin": smallest,
+        "witness": witness,
+    }
+    witnesses = ()
+    if arithmetic == "enclosed":
+        # the float64 forward pass of the same model on the first string lies in its enclosure
+        witnesses = (_float_inside_enclosure(params, strings[0]),)
+    return Checked(arithmetic, tally, values, witnesses=witnesses)
+
+
+def _float_inside_enclosure(params, s) -> Witness:
+    """The float64 margin of ``s`` (the library's float forward pass) inside the arb enclosure of
+    the same margin, widened by ``64 n u`` of its size (the float pass's rounding)."""
+    from transformer_theory import exact
+    from transformer_theory.core.forward import forward
+
+    x = np.array([tasks.BOS, *s])
+    ball = exact.evaluate(params, x, arithmetic="enclosed").logits[-1]
+    m_ball = ball[1] - ball[0]
+    o = np.asarray(forward(params, x), dtype=np.float64)
+    m_float = float(o[1] - o[0])
+    slack = 64 * len(x) * precision.unit_roundoff("float64") * (abs(m_float) + 1)
+    return Witness("float64 margin of the first string", m_float, m_ball, "inside", slack)
 
 
 def table_float64(

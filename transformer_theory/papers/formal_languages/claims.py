@@ -97,7 +97,7 @@ CLAIMS: list[Row] = [
             "(2 (#1 - #0) - 1) / (L + 1) exactly, on every string up to a length (and sampled "
             "longer ones)"
         ),
-        quantifier="infinite",
+        domain=checks.BINARY_STRINGS,
         check=_row("majority"),
         judge=_none_wrong(_ROW_FIGURE),
         sizes=_ROW_SIZES,
@@ -117,7 +117,7 @@ CLAIMS: list[Row] = [
             "softmax and the norm's square root have no rational value): every sign certain and "
             "right, and the margin within 16 n u (relative) of +-4 sqrt 5"
         ),
-        quantifier="infinite",
+        domain=checks.BINARY_STRINGS,
         check=_row("parity"),
         judge=_none_wrong(_ROW_FIGURE),
         sizes=_ROW_SIZES,
@@ -139,7 +139,7 @@ CLAIMS: list[Row] = [
             "enclosed in arb balls, every sign certain and right and the margin within 16 n u "
             "(relative) of +-4/n^2, n = L + 1"
         ),
-        quantifier="infinite",
+        domain=checks.BINARY_STRINGS,
         check=_row("parity_no_layernorm"),
         judge=(_none_wrong(_ROW_FIGURE)),
         sizes=_ROW_SIZES,
