@@ -290,3 +290,16 @@ def test_project_urls_name_the_one_repository_address():
         return
     assert urls and all(f"github.com/{repository}" in u for u in urls.values()), urls
     assert code and code.group(1) == f"https://github.com/{repository}", code
+
+
+def test_every_status_of_the_ledger_has_a_colour_and_a_meaning_on_the_site():
+    """The claims pages render whatever statuses ``transformer_theory.ledger.STATUSES`` lists:
+    each has its badge colour in the site's CSS and its line on the claims page."""
+    from transformer_theory.ledger import STATUSES
+
+    css = (DOCS / "_static" / "tables.css").read_text()
+    missing = [s for s in (*STATUSES, "error") if f".claim-status-{s}" not in css]
+    assert not missing, missing
+    pages = _extension("claims_pages")
+    assert pages.STATUS_ORDER[: len(STATUSES)] == tuple(STATUSES)
+    assert "```{claims-statuses}" in (DOCS / "claims.md").read_text()

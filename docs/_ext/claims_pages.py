@@ -32,6 +32,11 @@ from sphinx.util.docutils import SphinxDirective
 from transformer_theory.claims.runner import ARITHMETIC_WORDS
 from transformer_theory.ledger import STATUSES
 
+try:  # one line per status (the ledger's own words, where it has them)
+    from transformer_theory.ledger import STATUS_WORDS
+except ImportError:  # an older ledger
+    STATUS_WORDS = {}
+
 ROOT = Path(__file__).resolve().parents[2]
 CLAIMS_JSON = ROOT / "CLAIMS.json"
 
@@ -314,7 +319,22 @@ class ClaimsSummary(SphinxDirective):
         return [_counts_paragraph(records), table, _inline(note)]
 
 
+class ClaimsStatuses(SphinxDirective):
+    """Every status of :data:`transformer_theory.ledger.STATUSES`, strongest first, with what it
+    means (``STATUS_WORDS``): whatever statuses the ledger lists, generically."""
+
+    def run(self) -> list[nodes.Node]:
+        items = nodes.bullet_list()
+        for status in STATUSES:
+            item = nodes.list_item()
+            words = STATUS_WORDS.get(status, "")
+            item += _para(_status_badge(status), *([": " + words] if words else []))
+            items += item
+        return [items]
+
+
 def setup(app):  # noqa: ANN001, ANN201 (Sphinx's entry point)
+    app.add_directive("claims-statuses", ClaimsStatuses)
     app.add_directive("claims-table", ClaimsTable)
     app.add_directive("claims-summary", ClaimsSummary)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
