@@ -160,6 +160,42 @@ def _encdec(data: dict, path: str) -> str:
     return save_figure(fig, path)
 
 
+def _rasp_tracr(data: dict, path: str) -> str:
+    """The RASP compiler beside tracr (``experiments/rasp_tracr.py``'s committed record): the
+    compiled layers and residual width per program, each compiler's; then ``frac_prevs``
+    compiled for growing lengths in float32: tracr's largest output error and wrong inputs
+    against ours (none wrong)."""
+    import numpy as np
+
+    from transformer_theory.plotting import SERIES, legend_outside, pyplot, save_figure
+
+    plt = pyplot()
+    programs = data["programs"]
+    names = [p["program"] for p in programs]
+    fig, axes = plt.subplots(3, 1, figsize=(9, 10.5))
+    x = np.arange(len(names))
+    for ax, key, label in (
+        (axes[0], "layers", "layers"),
+        (axes[1], "residual_width", "residual width"),
+    ):
+        for i, who in enumerate(("tracr", "ours")):
+            values = [p[key][who] for p in programs]
+            name = "tracr" if who == "tracr" else "this library"
+            ax.bar(x + (i - 0.5) * 0.4, values, 0.4, color=SERIES[i][0], label=name)
+        ax.set_xticks(x, names, rotation=35, ha="right")
+        ax.set(ylabel=label, xlabel="program")
+        legend_outside(ax)
+    rows = data["failure_lengths"]["frac_prevs"]["rows"]
+    n = [r["compiled_for"] for r in rows]
+    axes[2].semilogy(n, [r["tracr_max_abs_error"] for r in rows], label="tracr: largest error")
+    wrong = [r["compiled_for"] for r in rows if r["tracr_wrong_inputs"]]
+    axes[2].axvline(min(wrong), color="gray", ls=":", label="tracr: first wrong input")
+    axes[2].set(xlabel="max_seq_len compiled for", ylabel="largest output error (float32)")
+    axes[2].set_title("frac_prevs: this library's compiled model is right on every input")
+    legend_outside(axes[2])
+    return save_figure(fig, path)
+
+
 @dataclasses.dataclass(frozen=True)
 class Figure:
     """One figure: the record it is drawn from, how, the caption's words and, where the record
@@ -329,6 +365,16 @@ FIGURES = [
         "16,384, beyond this record's minutes), log-log slopes fitted over n >= 1,024: memory "
         "(XLA's plan for one call) grows like n for every efficient variant and like n^2 for "
         "dense attention; the times were measured on shared, loaded cores and are noisy.",
+    ),
+    Figure(
+        "rasp_tracr",
+        "rasp",
+        "rasp_tracr_differential.json",
+        _rasp_tracr,
+        "a few lines on transformer_theory.plotting (docs/_ext/results_figures.py)",
+        "The RASP compiler beside tracr (Lindner et al. 2023) on the library's programs: "
+        "layers and residual width of each compiled model, and frac_prevs compiled for growing "
+        "lengths in float32, where tracr's output error grows until inputs are decoded wrong.",
     ),
     Figure(
         "conti_encdec",
