@@ -35,6 +35,7 @@ from pathlib import Path
 
 #: The pages a reader of each paper opens, and three notebooks (the widest outputs and figures).
 PAGES = (
+    "index.html",
     "papers/chen_zou2024.html",
     "papers/sanford_peng.html",
     "papers/svete_cotterell2024.html",

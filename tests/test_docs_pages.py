@@ -303,3 +303,26 @@ def test_every_status_of_the_ledger_has_a_colour_and_a_meaning_on_the_site():
     pages = _extension("claims_pages")
     assert pages.STATUS_ORDER[: len(STATUSES)] == tuple(STATUSES)
     assert "```{claims-statuses}" in (DOCS / "claims.md").read_text()
+
+
+def test_the_page_check_reports_what_a_reader_would_see_wrong():
+    """``.ci/check_pages.py`` (run by ``.ci/run`` on the built site with headless Chromium) turns
+    each measurement into a failure line: raw markup, a broken word, an image shown under its
+    minimum scale or narrower than its minimum, a clipped output; a clean page gives none."""
+    spec = importlib.util.spec_from_file_location("_check_pages", ROOT / ".ci" / "check_pages.py")
+    check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check)
+    clean = {"raw": [], "broken": [], "images": [], "clipped": [], "merror": 0}
+    fine = {"src": "a.png", "natural": 990, "shown": 780}
+    assert check.problems("p", {**clean, "images": [fine]}) == []
+    bad = {
+        "raw": ["$m \\ge 1$"],
+        "broken": ["memorization"],
+        "images": [{"src": "b.png", "natural": 1760, "shown": 780}, {**fine, "natural": 200}],
+        "clipped": ["a long line"],
+        "merror": 2,
+    }
+    lines = check.problems("p", bad)
+    assert len(lines) == 6, lines
+    assert any("raw markup" in x for x in lines) and any("broken" in x for x in lines)
+    assert "index.html" in check.PAGES and "papers/conti2024.html" in check.PAGES
