@@ -32,7 +32,7 @@ def study_figures(records: list[dict], out: str) -> list[str]:
         fig, ax = plt.subplots(1, 2, figsize=(9, 3.5))
         xs = [r["q_log_N"] for r in qsa]
         ax[0].scatter(xs, [r["m_min"] for r in qsa])
-        for r in qsa:  # which (N, q) each point is
+        for r in (r for r in qsa if "N" in r and "q" in r):  # which (N, q) each point is
             ax[0].annotate(
                 f"N={r['N']}, q={r['q']}",
                 (r["q_log_N"], r["m_min"]),
