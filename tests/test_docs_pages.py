@@ -326,3 +326,11 @@ def test_the_page_check_reports_what_a_reader_would_see_wrong():
     assert len(lines) == 6, lines
     assert any("raw markup" in x for x in lines) and any("broken" in x for x in lines)
     assert "index.html" in check.PAGES and "papers/conti2024.html" in check.PAGES
+
+
+def test_table_code_breaks_only_at_its_joints():
+    layout = _extension("page_layout")
+    assert layout.code_with_joints("sanford2023.qsa_upper").count("<wbr>") == 2
+    assert "<wbr>" not in layout.code_with_joints("_common")  # a leading joint stays whole
+    assert "<wbr>" not in layout.code_with_joints("memorization")
+    assert "&lt;b&gt;" in layout.code_with_joints("<b>.x")  # escaped

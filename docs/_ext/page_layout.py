@@ -29,7 +29,8 @@ from sphinx.util.docutils import SphinxDirective
 ROOT = Path(__file__).resolve().parents[2]
 
 #: After these characters an identifier, path or command may break.
-JOINTS = re.compile(r"(?<=[./_,=])(?=[^./_,=\s])")
+#: (Not after a leading joint: ``_common`` and ``./x`` stay whole.)
+JOINTS = re.compile(r"(?<=[^./_,=\s][./_,=])(?=[^./_,=\s])")
 
 
 def code_with_joints(text: str) -> str:
