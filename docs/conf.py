@@ -3,7 +3,9 @@
 Build (warnings are errors, as in CI)::
 
     pip install ".[docs]"
-    python -m sphinx -W --keep-going -b html docs docs/_build/html
+    python -m sphinx -j 2 -W --keep-going -b html docs docs/_build/html
+
+(``TT_DOCS_EXECUTE=off`` in the environment skips the notebooks: a quick look at the pages.)
 
 The notebooks in ``notebooks/`` are copied into ``docs/notebooks/`` (ignored by git) and executed
 by MyST-NB at build time at smoke size (``TT_NOTEBOOK_SMOKE=1``); a cell that raises fails the
@@ -26,8 +28,8 @@ import transformer_theory
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 # The site's own extensions: the API index generated from the package (api_pages writes api.md),
-# the claims tables rendered from CLAIMS.json (claims_pages) and the figures drawn from the
-# committed results (results_figures).
+# the claims tables rendered from CLAIMS.json (claims_pages), the figures drawn from the
+# committed results (results_figures) and the tables' code broken at its joints (page_layout).
 sys.path.insert(0, str(DOCS / "_ext"))
 
 # The notebooks read this to pick their small configurations; the kernels MyST-NB starts inherit it.
@@ -77,6 +79,7 @@ extensions = [
     "api_pages",
     "claims_pages",
     "results_figures",
+    "page_layout",
 ]
 
 exclude_patterns = [
@@ -109,11 +112,16 @@ with open(os.path.join(_IPYTHONDIR, "profile_default", "ipython_kernel_config.py
     _f.write('c.IPKernelApp.log_level = "ERROR"\n')
 os.environ["IPYTHONDIR"] = _IPYTHONDIR
 
-nb_execution_mode = "force"  # every build runs every notebook: the site always shows fresh outputs
+# every build runs every notebook: the site always shows fresh outputs. TT_DOCS_EXECUTE=off skips
+# them (a quick look at the pages while writing them; the notebooks then show no outputs).
+nb_execution_mode = "off" if os.environ.get("TT_DOCS_EXECUTE") == "off" else "force"
 nb_execution_raise_on_error = True  # a cell that raises fails the build
 nb_execution_timeout = 300  # seconds per cell (tests/test_notebooks.py gives a notebook 300 s)
 nb_execution_show_tb = True  # the traceback in the log when a cell fails
 nb_merge_streams = True
+# A cell's Markdown output (notebook 10's claims table: pipe tables, the papers' $...$ maths) is
+# read as MyST, as the pages are; MyST-NB's default, CommonMark, has no tables and showed it raw.
+nb_render_markdown_format = "myst"
 
 # --- API reference -----------------------------------------------------------------------------
 autosummary_generate = True

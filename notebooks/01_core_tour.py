@@ -29,8 +29,16 @@
 
 # %%
 # Set-up: install the library where it is not importable (a fresh Colab runtime or virtual
-# environment). TT_INSTALL names what pip installs: the repository's git URL, a checkout's path
-# or a wheel. Restart the runtime if Colab asks to.
+# environment). No package index or public repository holds it yet; TT_INSTALL says what pip
+# installs, one of:
+#   - the wheel a release builds (`python -m build` in a checkout writes
+#     dist/transformer_theory-<version>-py3-none-any.whl): upload it to the runtime (Colab: the
+#     Files pane, into /content) or put it beside the notebook: with TT_INSTALL unset this
+#     cell installs it;
+#   - a checkout's path: os.environ["TT_INSTALL"] = "/path/to/transformer_theory";
+#   - the repository's git URL once it is published: "git+https://github.com/<owner>/<name>".
+# Restart the runtime if Colab asks to.
+import glob
 import importlib.util
 import os
 import subprocess
@@ -38,10 +46,19 @@ import sys
 
 if importlib.util.find_spec("transformer_theory") is None:
     source = os.environ.get("TT_INSTALL", "")
+    wheels = sorted(
+        glob.glob("transformer_theory-*.whl") + glob.glob("/content/transformer_theory-*.whl")
+    )
+    if not source and wheels:
+        source = wheels[-1]  # an uploaded wheel (the last name in order if several)
     if not source:
         raise RuntimeError(
-            "transformer_theory is not installed here: set os.environ['TT_INSTALL'] to the "
-            "repository's git URL, a checkout's path or a wheel, and run this cell again"
+            "transformer_theory is not installed here, and no package index or public repository "
+            "holds it yet. Upload the wheel a release builds (transformer_theory-<version>-"
+            "py3-none-any.whl; Colab: the Files pane) beside this notebook, or set "
+            "os.environ['TT_INSTALL'] "
+            "to that wheel's path, a checkout's path, or the repository's git URL once it is "
+            "published (git+https://github.com/<owner>/<name>); then run this cell again."
         )
     subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", source])
 

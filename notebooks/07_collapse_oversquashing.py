@@ -38,8 +38,16 @@
 
 # %%
 # Set-up: install the library where it is not importable (a fresh Colab runtime or virtual
-# environment). TT_INSTALL names what pip installs: the repository's git URL, a checkout's path
-# or a wheel. Restart the runtime if Colab asks to.
+# environment). No package index or public repository holds it yet; TT_INSTALL says what pip
+# installs, one of:
+#   - the wheel a release builds (`python -m build` in a checkout writes
+#     dist/transformer_theory-<version>-py3-none-any.whl): upload it to the runtime (Colab: the
+#     Files pane, into /content) or put it beside the notebook: with TT_INSTALL unset this
+#     cell installs it;
+#   - a checkout's path: os.environ["TT_INSTALL"] = "/path/to/transformer_theory";
+#   - the repository's git URL once it is published: "git+https://github.com/<owner>/<name>".
+# Restart the runtime if Colab asks to.
+import glob
 import importlib.util
 import os
 import subprocess
@@ -47,10 +55,19 @@ import sys
 
 if importlib.util.find_spec("transformer_theory") is None:
     source = os.environ.get("TT_INSTALL", "")
+    wheels = sorted(
+        glob.glob("transformer_theory-*.whl") + glob.glob("/content/transformer_theory-*.whl")
+    )
+    if not source and wheels:
+        source = wheels[-1]  # an uploaded wheel (the last name in order if several)
     if not source:
         raise RuntimeError(
-            "transformer_theory is not installed here: set os.environ['TT_INSTALL'] to the "
-            "repository's git URL, a checkout's path or a wheel, and run this cell again"
+            "transformer_theory is not installed here, and no package index or public repository "
+            "holds it yet. Upload the wheel a release builds (transformer_theory-<version>-"
+            "py3-none-any.whl; Colab: the Files pane) beside this notebook, or set "
+            "os.environ['TT_INSTALL'] "
+            "to that wheel's path, a checkout's path, or the repository's git URL once it is "
+            "published (git+https://github.com/<owner>/<name>); then run this cell again."
         )
     subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", source])
 
@@ -141,12 +158,12 @@ display(Image(study.figure_path))
 # stream*, so `v` and `v'` end in tokens carrying the codes of positions `n` and `n + 1`: that
 # breaks the theorem's premise (positions only through the kernel `k(q, k, p_ij)`), so its "no
 # collapse" is no finding against the paper. `asymptotic_rate` reads the verdict from the tail.
-# At smoke size the lengths are 8, 16, 32, below `1/m`, where the ALiBi distance still falls
-# (the verdict then reads a decay); from n = 256 on it plateaus (lengths 256, 1024, 4096 at full
-# size; the ledger's `barbero2024.alibi_no_collapse`, lengths 512 to 8192):
+# Below `1/m` the ALiBi distance still falls; from n = 256 on it plateaus, so the lengths are
+# 256, 1024 and 4096 at every size (one forward pass each: seconds; the ledger's
+# `barbero2024.alibi_no_collapse` reads lengths 512 to 8192):
 
 # %%
-alibi_lengths = [256, 1024, 4096] if not SMOKE else [8, 16, 32]
+alibi_lengths = [256, 1024, 4096]
 for positional in ("sinusoidal", "alibi"):
     cfg = causal_pre_ln_config(1, 1, positional, width=24)
     r = model_record(random_model(cfg), positional, alibi_lengths, ("float64",))

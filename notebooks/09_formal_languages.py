@@ -31,8 +31,16 @@
 
 # %%
 # Set-up: install the library where it is not importable (a fresh Colab runtime or virtual
-# environment). TT_INSTALL names what pip installs: the repository's git URL, a checkout's path
-# or a wheel. Restart the runtime if Colab asks to.
+# environment). No package index or public repository holds it yet; TT_INSTALL says what pip
+# installs, one of:
+#   - the wheel a release builds (`python -m build` in a checkout writes
+#     dist/transformer_theory-<version>-py3-none-any.whl): upload it to the runtime (Colab: the
+#     Files pane, into /content) or put it beside the notebook: with TT_INSTALL unset this
+#     cell installs it;
+#   - a checkout's path: os.environ["TT_INSTALL"] = "/path/to/transformer_theory";
+#   - the repository's git URL once it is published: "git+https://github.com/<owner>/<name>".
+# Restart the runtime if Colab asks to.
+import glob
 import importlib.util
 import os
 import subprocess
@@ -40,10 +48,19 @@ import sys
 
 if importlib.util.find_spec("transformer_theory") is None:
     source = os.environ.get("TT_INSTALL", "")
+    wheels = sorted(
+        glob.glob("transformer_theory-*.whl") + glob.glob("/content/transformer_theory-*.whl")
+    )
+    if not source and wheels:
+        source = wheels[-1]  # an uploaded wheel (the last name in order if several)
     if not source:
         raise RuntimeError(
-            "transformer_theory is not installed here: set os.environ['TT_INSTALL'] to the "
-            "repository's git URL, a checkout's path or a wheel, and run this cell again"
+            "transformer_theory is not installed here, and no package index or public repository "
+            "holds it yet. Upload the wheel a release builds (transformer_theory-<version>-"
+            "py3-none-any.whl; Colab: the Files pane) beside this notebook, or set "
+            "os.environ['TT_INSTALL'] "
+            "to that wheel's path, a checkout's path, or the repository's git URL once it is "
+            "published (git+https://github.com/<owner>/<name>); then run this cell again."
         )
     subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", source])
 
@@ -55,9 +72,10 @@ import jax.numpy as jnp
 import matplotlib.pyplot as plt
 import numpy as np
 
-from transformer_theory import precision  # noqa: E402
+from transformer_theory import plotting, precision  # noqa: E402
 
 precision.enable_x64()
+plotting.use_style()  # the library's figure style: readable sizes, a colour and marker per line
 
 from transformer_theory.papers import formal_languages as fl  # noqa: E402
 
@@ -68,7 +86,7 @@ SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
 settings = fl.TableSettings(
     max_len=16 if SMOKE else 256,
     exhaustive_up_to=6 if SMOKE else 10,
-    parity_lengths=(16,) if SMOKE else (64, 256, 1024, 2048),
+    parity_lengths=(16, 64, 256) if SMOKE else (64, 256, 1024, 2048),
     parity_samples=4,
 )
 
@@ -99,12 +117,13 @@ for r in rows:
     )
 
 # %%
-fig, ax = plt.subplots(figsize=(5.5, 3.6))
+# one line per row of the table, each its own colour and marker, the legend beside the axes
+fig, ax = plt.subplots(figsize=(9, 4.2), layout="constrained")
 for r in rows:
     xs = [e["length"] for e in r["by_length"]]
-    ax.plot(xs, [abs(e["min_margin"]) for e in r["by_length"]], marker=".", label=r["construction"])
+    ax.plot(xs, [abs(e["min_margin"]) for e in r["by_length"]], label=r["construction"])
 ax.set(xscale="log", yscale="log", xlabel="length", ylabel="smallest |margin|")
-ax.legend(fontsize=7)
+plotting.legend_outside(ax)
 plt.show()
 
 # %% [markdown]
@@ -115,18 +134,18 @@ plt.show()
 
 # %%
 sweep = table["precision"]  # PARITY at settings.parity_lengths, in float32 and float64
-fig, ax = plt.subplots(figsize=(5.5, 3.6))
+fig, ax = plt.subplots(figsize=(8, 3.6), layout="constrained")
 for dtype in ("float32", "float64"):
     for ln in (True, False):
         sel = [r for r in sweep if r["dtype"] == dtype and r["layer_norm"] == ln]
         ax.plot(
             [r["n"] for r in sel],
             [r["max_cross_entropy_bits"] for r in sel],
-            marker="o",
+            ls="--" if dtype == "float32" else "-",  # float32 lies on float64: dashed over it
             label=f"{dtype}, {'LayerNorm' if ln else 'no LayerNorm'}",
         )
 ax.set(xscale="log", xlabel="n", ylabel="max cross-entropy (bits)")
-ax.legend(fontsize=7)
+plotting.legend_outside(ax)
 plt.show()
 
 # %% [markdown]
@@ -259,11 +278,11 @@ long_member = fl.counter_sample("shuffle_dyck_2", 16 if SMOKE else 256, 1, seed=
 # its closing symbol 2t + 1
 steps = np.stack([(long_member == 2 * t) * 1 - (long_member == 2 * t + 1) for t in range(2)], 1)
 depth = np.concatenate([np.zeros((1, 2), int), np.cumsum(steps, 0)])
-fig, ax = plt.subplots(figsize=(6, 2.5))
+fig, ax = plt.subplots(figsize=(8, 3), layout="constrained")
 for t in range(2):
     ax.plot(depth[:, t] / np.arange(1, len(depth) + 1), label=f"type {t}: depth / (i + 1)")
-ax.set(xlabel="position i", ylabel="r_t")
-ax.legend(fontsize=7)
+ax.set(xlabel="position i", ylabel="$r_t$")
+plotting.legend_outside(ax)
 plt.show()
 
 # %% [markdown]

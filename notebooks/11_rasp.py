@@ -31,8 +31,16 @@
 
 # %%
 # Set-up: install the library where it is not importable (a fresh Colab runtime or virtual
-# environment). TT_INSTALL names what pip installs: the repository's git URL, a checkout's path
-# or a wheel. Restart the runtime if Colab asks to.
+# environment). No package index or public repository holds it yet; TT_INSTALL says what pip
+# installs, one of:
+#   - the wheel a release builds (`python -m build` in a checkout writes
+#     dist/transformer_theory-<version>-py3-none-any.whl): upload it to the runtime (Colab: the
+#     Files pane, into /content) or put it beside the notebook: with TT_INSTALL unset this
+#     cell installs it;
+#   - a checkout's path: os.environ["TT_INSTALL"] = "/path/to/transformer_theory";
+#   - the repository's git URL once it is published: "git+https://github.com/<owner>/<name>".
+# Restart the runtime if Colab asks to.
+import glob
 import importlib.util
 import os
 import subprocess
@@ -40,10 +48,19 @@ import sys
 
 if importlib.util.find_spec("transformer_theory") is None:
     source = os.environ.get("TT_INSTALL", "")
+    wheels = sorted(
+        glob.glob("transformer_theory-*.whl") + glob.glob("/content/transformer_theory-*.whl")
+    )
+    if not source and wheels:
+        source = wheels[-1]  # an uploaded wheel (the last name in order if several)
     if not source:
         raise RuntimeError(
-            "transformer_theory is not installed here: set os.environ['TT_INSTALL'] to the "
-            "repository's git URL, a checkout's path or a wheel, and run this cell again"
+            "transformer_theory is not installed here, and no package index or public repository "
+            "holds it yet. Upload the wheel a release builds (transformer_theory-<version>-"
+            "py3-none-any.whl; Colab: the Files pane) beside this notebook, or set "
+            "os.environ['TT_INSTALL'] "
+            "to that wheel's path, a checkout's path, or the repository's git URL once it is "
+            "published (git+https://github.com/<owner>/<name>); then run this cell again."
         )
     subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", source])
 
@@ -57,9 +74,10 @@ import numpy as np
 
 jax.config.update("jax_enable_x64", True)
 
-from transformer_theory import rasp  # noqa: E402
+from transformer_theory import plotting, rasp  # noqa: E402
 from transformer_theory.core import forward_trace  # noqa: E402
 
+plotting.use_style()  # the library's figure style: readable sizes, a colour and marker per line
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
 MAX_LEN = 4 if SMOKE else 6
 
@@ -95,13 +113,22 @@ print(
 # %%
 xs = list("abcab"[:MAX_LEN])
 trace = forward_trace(compiled.params(), jnp.asarray(compiled.embed(xs)))
-fig, axes = plt.subplots(1, 1 + len(trace.attention), figsize=(11, 4))
-axes[0].imshow(np.asarray(trace.streams_LxNxD[-1]).T, aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1)
-axes[0].set_yticks(range(len(compiled.labels)), compiled.labels, fontsize=5)
-axes[0].set_title("residual stream")
+# The stream first, one row per labelled dimension at a readable size, then the attention maps.
+stream = np.asarray(trace.streams_LxNxD[-1]).T
+fig, ax = plt.subplots(figsize=(8, 0.22 * len(compiled.labels) + 1.2), layout="constrained")
+image = ax.imshow(stream, aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1)
+ax.set_yticks(range(len(compiled.labels)), compiled.labels)
+ax.set_xticks(range(stream.shape[1]), ["BOS", *xs])
+ax.set(title="residual stream after the last layer", xlabel="position")
+plotting.colorbar(fig, ax, image, "value")
+plt.show()
+fig, axes = plt.subplots(
+    1, len(trace.attention), figsize=(4 * len(trace.attention), 3.6), squeeze=False
+)
 for k, att in enumerate(trace.attention):
-    axes[k + 1].imshow(np.asarray(att).sum(0), vmin=0, vmax=1)
-    axes[k + 1].set_title(f"layer {k + 1}: attention")
+    image = axes[0, k].imshow(np.asarray(att).sum(0), vmin=0, vmax=1)
+    axes[0, k].set(title=f"layer {k + 1}: attention", xlabel="key", ylabel="query")
+    plotting.colorbar(fig, axes[0, k], image, "weight")
 plt.show()
 
 # %% [markdown]
@@ -132,7 +159,7 @@ for name in names:
 # `N (N + 1) <= 100`; with the law's constant it stays exact at every length tried.
 
 # %%
-lengths = (4, 8, 12) if SMOKE else (4, 8, 9, 10, 12, 16)
+lengths = (4, 8, 9, 10, 12, 16)  # every size: the failure the text describes is at 16 (seconds)
 for slope in (100.0, None):
     row = rasp.precision_limits(
         rasp.get_program("length")[0],
@@ -144,7 +171,8 @@ for slope in (100.0, None):
     )[0]
     print(
         f"slope {slope}: exact up to {row['longest_exact']} (first failure "
-        f"{row['first_failure']}); the law guarantees up to {row['predicted_longest']}"
+        f"{row['first_failure'] or 'none up to ' + str(max(lengths))}); the law guarantees up "
+        f"to {row['predicted_longest']}"
     )
 
 # %% [markdown]

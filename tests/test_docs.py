@@ -151,3 +151,63 @@ def test_docs_includes_find_their_anchors_in_readme_and_claims():
                         f"{page.name}: {anchor.group(1)!r} not in {target}"
                     )
     assert found >= 10, found
+
+
+_MANUAL = ROOT / "docs" / "_sources" / "manual.md"
+_BUILD = re.compile(r"^pip install \"\.\[docs\]\" && (python -m sphinx .*)$", flags=re.M)
+_BUILD_TIME = re.compile(
+    r"^\((\d+ min \d+ s on [^;]*); then open `docs/_build/html/index\.html`\)", flags=re.M
+)
+
+
+def test_readme_and_the_guide_give_one_build_command_and_one_time():
+    readme, manual = (ROOT / "README.md").read_text(), _MANUAL.read_text()
+    commands = {
+        name: _BUILD.findall(text) for name, text in (("README", readme), ("guide", manual))
+    }
+    assert all(len(c) == 1 for c in commands.values()), commands
+    assert commands["README"] == commands["guide"], commands
+    times = {
+        name: _BUILD_TIME.findall(text) for name, text in (("README", readme), ("guide", manual))
+    }
+    assert all(len(t) == 1 for t in times.values()) and times["README"] == times["guide"], times
+
+
+def test_the_guides_from_python_block_is_readmes():
+    # the guide showed other figures (8.7e-17 / 3.0e-16) than README and than the code prints
+    readme = _python_block((ROOT / "README.md").read_text(), "### From Python")
+    assert _python_block(_MANUAL.read_text(), "### From Python") == readme
+
+
+def test_the_guide_names_every_notebook_and_every_command():
+    from transformer_theory.cli import COMMANDS
+
+    manual = _MANUAL.read_text()
+    notebooks = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
+    listed = re.findall(r"^\| \[\d+ [^]]+\]\(notebooks/(\w+)\.ipynb\)", manual, flags=re.M)
+    assert listed == notebooks, (listed, notebooks)
+    words = {10: "ten", 11: "eleven", 12: "twelve", 13: "thirteen"}
+    assert f"the {words[len(notebooks)]} notebooks" in manual
+    row = next(line for line in manual.splitlines() if line.startswith("| `cli/` |"))
+    named = set(
+        re.search(r"transformer-theory \{([^}]*)\}", row).group(1).replace(" ", "").split(",")
+    )
+    assert named == set(COMMANDS), set(COMMANDS) ^ named
+
+
+def test_top_level_help_speaks_to_a_user():
+    """``transformer-theory --help`` says what the tool does, its main commands and a first
+    example that parses (how the command modules are written is the developers' part)."""
+    from transformer_theory.cli import COMMANDS, build_parser
+    from transformer_theory.cli._main import DESCRIPTION, _load_commands
+
+    parser = build_parser(_load_commands())
+    text = parser.format_help()
+    assert text.index("Check what the theory of transformers") < text.index("Main commands")
+    for internal in ("Thin by design", "add_arguments", "_registry", "module docstring"):
+        assert internal not in text, internal
+    main = re.findall(r"^  (\w[\w-]*) {2,}", DESCRIPTION.split("Main commands:")[1], flags=re.M)
+    assert len(main) >= 5 and set(main) <= set(COMMANDS), main
+    example = re.search(r"^  (transformer-theory .*)$", DESCRIPTION, flags=re.M).group(1)
+    args = parser.parse_args(example.split()[1:])
+    assert args.command == example.split()[1]

@@ -170,34 +170,167 @@ def test_every_notebook_starts_with_the_same_install_cell():
     assert f'os.environ.get("TT_INSTALL", "{default}")' in first, first
 
 
-def test_printed_statements_maths_becomes_math_nodes():
-    """Every printed statement's ``\\( \\)`` / ``\\[ \\]`` formula is a math node (MathJax renders
-    it; as text it showed raw LaTeX), no delimiter is left in the text around it, and nicematrix's
-    ``NiceArray`` (which MathJax lacks) is drawn as a ``pmatrix``."""
+def _plain_text(parts) -> str:
+    """The text of ``parts`` outside maths and code (what a reader sees as words)."""
+    from docutils import nodes
+
+    out = []
+    for part in parts:
+        for node in part.findall(nodes.Text):
+            if not any(isinstance(a, (nodes.math, nodes.literal)) for a in _ancestors(node)):
+                out.append(node.astext())
+    return "".join(out)
+
+
+def _ancestors(node):
+    while node is not None:
+        yield node
+        node = node.parent
+
+
+def test_printed_statements_are_rendered_as_the_papers_print_them():
+    """Every record's printed words, check, figure and correction: each formula (``\\( \\)``,
+    ``\\[ \\]``, ``$ $``, ``$$ $$``) is a math node (MathJax renders it; as text it showed raw
+    LaTeX), ``**strong**`` and ``<sup>`` are markup nodes, and no delimiter or TeX command is left
+    in the words around them; nicematrix's ``NiceArray`` (which MathJax lacks) is drawn as a
+    ``pmatrix``, and ``\\tag`` (display maths only) as its number."""
     pages = _extension("claims_pages")
     from docutils import nodes
 
     with_maths = [r for r in _claims_json() if r.get("printed") and "\\(" in r["printed"]]
     assert len(with_maths) >= 5, len(with_maths)
+    dollars = [r for r in _claims_json() if "$" in (r.get("printed") or "")]
+    assert len(dollars) >= 10, len(dollars)
     for r in _claims_json():
-        parts = pages._with_math(r.get("printed") or "")
-        text = "".join(p.astext() for p in parts if isinstance(p, nodes.Text))
-        assert not re.search(r"\\[()\[\]]", text), (r["id"], text)
-        for p in parts:
-            if isinstance(p, nodes.math):
-                assert "NiceArray" not in p.astext(), r["id"]
-                assert p.astext().count("{") == p.astext().count("}"), r["id"]
+        for key in ("printed", "checked", "figure", "correction"):
+            parts = pages._with_math(r.get(key) or "")
+            text = _plain_text(parts)
+            assert not re.search(r"\\[()\[\]]|\$|\*\*|\\frac|\\math|<sup>", text), (
+                r["id"],
+                key,
+                text,
+            )
+            for p in parts:
+                for m in p.findall(nodes.math):
+                    assert "NiceArray" not in m.astext() and "\\tag" not in m.astext(), r["id"]
+                    assert m.astext().count("{") == m.astext().count("}"), r["id"]
+    parts = pages._with_math(r"**Theorem**: any $m \ge 1$ and $$x^2$$ with TC <sup>0</sup> `code`")
+    kinds = [type(p).__name__ for p in parts]
+    assert kinds == [
+        "strong",
+        "Text",
+        "math",
+        "Text",
+        "math",
+        "Text",
+        "superscript",
+        "Text",
+        "literal",
+    ]
+    assert parts[4].astext() == r"\displaystyle x^2"
     assert (
         pages._latex_for_mathjax(
-            r"\begin{NiceArray}{\left\lgroup cc \right\rgroup} a & b \end{NiceArray}"
+            r"\begin{NiceArray}{\left\lgroup cc \right\rgroup} a & b \end{NiceArray} \tag{21}"
         )
-        == r"\begin{pmatrix} a & b \end{pmatrix}"
+        == r"\begin{pmatrix} a & b \end{pmatrix} \qquad(21)"
     )
-    summary = pages._without_math(r"Let \(x \in \mathbb{R}\) be \[y\] here")
-    assert summary == "Let \u2026 be \u2026 here", summary
+    summary = pages._without_math(r"**Let** \(x \in \mathbb{R}\) be \[y\] or $z$ here")
+    assert summary == "Let \u2026 be \u2026 or \u2026 here", summary
 
 
 def test_no_page_gives_a_placeholder_address():
     pages = [ROOT / "README.md", *(p for p in DOCS.rglob("*.md") if "_build" not in p.parts)]
     bad = [str(p.relative_to(ROOT)) for p in pages if "OWNER/REPO" in p.read_text()]
     assert not bad, bad
+
+
+def test_api_pages_show_every_public_name_of_each_curated_face():
+    """A package's page lists every name of its ``__all__``: defined on it, documented on it
+    (re-exported from a private module) or listed with a link to the public submodule that
+    documents it (``theory.checks`` and ``constructions`` showed no object at all)."""
+    import importlib
+    import inspect
+
+    api = _extension("api_pages")
+    modules = api.public_modules()
+    faces, reexported = api.curated_faces(modules), api.reexports(modules)
+    checks = dict(faces["transformer_theory.theory.checks"])
+    assert {"Family", "random_models", "check_family"} <= set(checks), checks
+    assert checks["Family"] == "transformer_theory.theory.checks.families.Family"
+    assert "check_construction" in dict(faces["transformer_theory.constructions"])
+    documented_once = {name for names in reexported.values() for name, _ in names}
+    missing = []
+    for module in modules:
+        mod = importlib.import_module(module)
+        shown = {n for n, _ in faces.get(module, [])} | {n for n, _ in reexported.get(module, [])}
+        for name in getattr(mod, "__all__", ()):
+            obj = getattr(mod, name, None)
+            home = getattr(obj, "__module__", None)
+            if inspect.ismodule(obj) or home == module or name in shown:
+                continue
+            if not (home or "").startswith("transformer_theory") or name in documented_once:
+                continue  # a foreign object, or documented on a shallower page
+            missing.append(f"{module}.{name}")
+    assert not missing, missing[:10]
+
+
+def test_project_urls_name_the_one_repository_address():
+    """``[project.urls]`` exists exactly when ``docs/conf.py`` has a public ``REPOSITORY``, and then
+    every URL in it (and CITATION.cff's ``repository-code``) names that address: no placeholder
+    reaches an index's page."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    repository = _repository()
+    urls = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"].get("urls", {})
+    citation = (ROOT / "CITATION.cff").read_text()
+    code = re.search(r"^repository-code: \"?([^\"\n]+)", citation, flags=re.M)
+    if not repository:
+        assert not urls, urls
+        assert code is None, code.group(1)
+        return
+    assert urls and all(f"github.com/{repository}" in u for u in urls.values()), urls
+    assert code and code.group(1) == f"https://github.com/{repository}", code
+
+
+def test_every_status_of_the_ledger_has_a_colour_and_a_meaning_on_the_site():
+    """The claims pages render whatever statuses ``transformer_theory.ledger.STATUSES`` lists:
+    each has its badge colour in the site's CSS and its line on the claims page."""
+    from transformer_theory.ledger import STATUSES
+
+    css = (DOCS / "_static" / "tables.css").read_text()
+    missing = [s for s in (*STATUSES, "error") if f".claim-status-{s}" not in css]
+    assert not missing, missing
+    pages = _extension("claims_pages")
+    assert pages.STATUS_ORDER[: len(STATUSES)] == tuple(STATUSES)
+    assert "```{claims-statuses}" in (DOCS / "claims.md").read_text()
+
+
+def test_the_page_check_reports_what_a_reader_would_see_wrong():
+    """``.ci/check_pages.py`` (run by ``.ci/run`` on the built site with headless Chromium) turns
+    each measurement into a failure line: raw markup, a broken word, an image shown under its
+    minimum scale or narrower than its minimum, a clipped output; a clean page gives none."""
+    spec = importlib.util.spec_from_file_location("_check_pages", ROOT / ".ci" / "check_pages.py")
+    check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check)
+    clean = {"raw": [], "broken": [], "images": [], "clipped": [], "merror": 0}
+    fine = {"src": "a.png", "natural": 990, "shown": 780}
+    assert check.problems("p", {**clean, "images": [fine]}) == []
+    bad = {
+        "raw": ["$m \\ge 1$"],
+        "broken": ["memorization"],
+        "images": [{"src": "b.png", "natural": 1760, "shown": 780}, {**fine, "natural": 200}],
+        "clipped": ["a long line"],
+        "merror": 2,
+    }
+    lines = check.problems("p", bad)
+    assert len(lines) == 6, lines
+    assert any("raw markup" in x for x in lines) and any("broken" in x for x in lines)
+    assert "index.html" in check.PAGES and "papers/conti2024.html" in check.PAGES
+
+
+def test_table_code_breaks_only_at_its_joints():
+    layout = _extension("page_layout")
+    assert layout.code_with_joints("sanford2023.qsa_upper").count("<wbr>") == 2
+    assert "<wbr>" not in layout.code_with_joints("_common")  # a leading joint stays whole
+    assert "<wbr>" not in layout.code_with_joints("memorization")
+    assert "&lt;b&gt;" in layout.code_with_joints("<b>.x")  # escaped

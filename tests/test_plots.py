@@ -5,7 +5,7 @@ reader needs is checked on the figure itself (issue 30, section 3):
 - every visible axes has an x and a y label (a y label may come from an axes it shares its y
   axis with), or is a heat map with a labelled colorbar;
 - no text shows TeX source outside ``$...$`` (a backslash, ``^``, ``_{`` or ``||``), and none is
-  smaller than 6 pt;
+  smaller than plotting.MIN_FONT (9 pt);
 - layers (and heads) are numbered from 1 (``layer 0``, ``L0``, ``head 0`` never appear);
 - a legend inside an axes covers none of its data points;
 - the figure's tight bounding box lies within the canvas (nothing clipped).
@@ -43,6 +43,11 @@ from matplotlib.text import Text  # noqa: E402
 NOT_PLOTS = {
     "transformer_theory.plotting." + name
     for name in (
+        "MIN_FONT",
+        "PAGE_WIDTH",
+        "SERIES",
+        "readable",
+        "use_style",
         "STYLE",
         "colorbar",
         "figure_legend",
@@ -439,7 +444,7 @@ _RAW_TEX = ("\\", "^", "_{", "||")
 _NUMBERED = re.compile(r"(?i)\b(?:layer|head)\s+(\d+)\b|\b[LH](\d+)\b")
 
 
-MIN_POINTS = 6  # the smallest font a figure may use: 6 pt at the saved 110 dpi is 9 pixels high
+MIN_POINTS = plotting.MIN_FONT  # the smallest font a figure may use (save_figure raises any below)
 
 
 def _texts(fig) -> list[str]:
@@ -635,3 +640,43 @@ def test_cost_draws_overhead_floor_hollow(tmp_path, monkeypatch) -> None:
         }
         assert hollow == (expected if key == "seconds" else set())
     plt.close(fig)
+
+
+def test_the_house_style_tells_series_apart_and_keeps_text_readable(tmp_path, monkeypatch) -> None:
+    """Twelve lines on one axes get twelve different colours and twelve different markers (a
+    repeated colour made notebook 09's sweep unreadable); a 5-pt label, tick or legend is raised
+    to MIN_FONT when saved; a line of many points is marked at about fifteen; ``panel_grid`` puts
+    at most two panels a row within PAGE_WIDTH (four side by side were 190 pixels each)."""
+    from matplotlib.lines import Line2D
+
+    figures = []
+    monkeypatch.setattr(plt, "close", figures.append)
+    pp = plotting.pyplot()
+    fig, ax = pp.subplots(figsize=(6, 3))
+    for i in range(12):
+        ax.plot(np.arange(200), np.arange(200) * i, label=f"series {i}")
+    ax.set_xlabel("x", fontsize=5)
+    ax.set_ylabel("y")
+    ax.tick_params(labelsize=5)
+    plotting.legend_outside(ax, fontsize=5)
+    plotting.save_figure(fig, str(tmp_path / "twelve.png"))
+    monkeypatch.undo()
+    lines = [line for line in fig.axes[0].lines if isinstance(line, Line2D)]
+    assert len({line.get_color() for line in lines}) == 12
+    assert len({line.get_marker() for line in lines}) == 12
+    assert all(0 < len(np.arange(200)[:: line.get_markevery()]) <= 20 for line in lines)
+    sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text()]
+    assert min(sizes) >= plotting.MIN_FONT, sorted(sizes)[:3]
+    assert min(t.label1.get_fontsize() for t in ax.xaxis.get_major_ticks()) >= plotting.MIN_FONT
+    _check_legends(fig)
+    plt.close(fig)
+    for count, shape in ((1, (1, 1)), (2, (1, 2)), (4, (2, 2)), (5, (3, 2))):
+        grid, axes = plotting.panel_grid(pp, count)
+        rows, cols = grid.axes[0].get_gridspec().get_geometry()
+        assert (rows, cols) == shape, (count, rows, cols)
+        assert grid.get_figwidth() <= plotting.PAGE_WIDTH
+        assert sum(a.get_visible() for a in axes) == count
+        plt.close(grid)
+    grid, _ = plotting.panel_grid(pp, 3, cols=1)
+    assert grid.axes[0].get_gridspec().get_geometry() == (3, 1)
+    plt.close(grid)

@@ -7,9 +7,16 @@ labelled :func:`colorbar` on each heat map, which :func:`heatmap` draws with it;
 (:func:`residuals_by_family`); each paper's own figures live in its package
 (``papers/<paper>/plots.py``). Nothing here computes.
 
-Style: readable sizes, constrained layout (no label cut off), mathtext for formulas
-(``$\\|y_n - y'_{n+1}\\|$``, never raw TeX shown as text), legends beside the axes rather than
-over the data. ``tests/test_plots.py`` renders every plot function and checks these properties.
+Style, shared by every figure of the library, the docs site's and the notebooks': a figure is at
+most :data:`PAGE_WIDTH` inches wide (the docs page's column at 110 dpi, so it is never shrunk
+below its size), no text smaller than :data:`MIN_FONT` points (:func:`save_figure` raises any
+that is), each series of a plot its own colour AND marker (:data:`SERIES`, the axes' property
+cycle: twelve lines are twelve different marks, also in grey print), constrained layout (no label
+cut off), mathtext for formulas (``$\\|y_n - y'_{n+1}\\|$``, never raw TeX shown as text),
+legends beside or below the axes rather than over the data (:func:`legend_outside`,
+:func:`figure_legend`), at most two panels a row (:func:`panel_grid`; one a row where each needs
+the page's width). ``tests/test_plots.py`` renders every plot function and checks these
+properties.
 """
 
 from __future__ import annotations
@@ -30,6 +37,9 @@ if TYPE_CHECKING:
     from matplotlib.text import Text
 
 __all__ = [
+    "MIN_FONT",
+    "PAGE_WIDTH",
+    "SERIES",
     "STYLE",
     "colorbar",
     "figure_legend",
@@ -39,19 +49,55 @@ __all__ = [
     "legend_outside",
     "panel_grid",
     "pyplot",
+    "readable",
     "residuals_by_family",
     "save_figure",
     "suptitle",
+    "use_style",
 ]
+
+MIN_FONT = 9.0
+"""The smallest font of any figure, in points: 9 pt at the saved 110 dpi is 14 pixels, 11 on a
+docs page that shows a :data:`PAGE_WIDTH` figure in its 780-pixel column."""
+
+PAGE_WIDTH = 9.0
+"""The widest a figure is drawn, in inches (990 pixels at 110 dpi: the docs page's column shows
+it at 0.8 of its size, so :data:`MIN_FONT` stays readable)."""
+
+#: Twelve series told apart by colour and by marker (Okabe & Ito's colour-blind-safe seven, then
+#: five of matplotlib's tab10), in the order a plot's lines take them. None is grey or black:
+#: those are the references' (a bound, a rate, chance), which :func:`readable` draws unmarked.
+SERIES: tuple[tuple[str, str], ...] = (
+    ("#0072B2", "o"),
+    ("#D55E00", "s"),
+    ("#009E73", "^"),
+    ("#CC79A7", "D"),
+    ("#E69F00", "v"),
+    ("#56B4E9", "P"),
+    ("#17becf", "X"),
+    ("#F0E442", "*"),
+    ("#8c564b", "<"),
+    ("#e377c2", ">"),
+    ("#9467bd", "h"),
+    ("#bcbd22", "p"),
+)
+
+
+def _series_cycle() -> Any:
+    from cycler import cycler
+
+    return cycler(color=[c for c, _ in SERIES]) + cycler(marker=[m for _, m in SERIES])
+
 
 STYLE: dict[str, Any] = {
     "font.size": 10,
     "axes.titlesize": 10,
     "axes.labelsize": 10,
-    "xtick.labelsize": 9,
-    "ytick.labelsize": 9,
-    "legend.fontsize": 8,
+    "xtick.labelsize": MIN_FONT,
+    "ytick.labelsize": MIN_FONT,
+    "legend.fontsize": MIN_FONT,
     "figure.titlesize": 11,
+    "lines.markersize": 5,
     "figure.constrained_layout.use": True,
     "image.cmap": "viridis",
     "mathtext.fontset": "dejavusans",
@@ -59,6 +105,16 @@ STYLE: dict[str, Any] = {
     "legend.framealpha": 0.9,
 }
 """The rcParams :func:`pyplot` sets: every figure of the library is drawn under them."""
+
+
+def use_style() -> None:
+    """Apply :data:`STYLE` and the :data:`SERIES` cycle to matplotlib's current settings without
+    choosing a backend: a notebook calls it once and its inline figures share the library's
+    style (:func:`pyplot` calls it too)."""
+    import matplotlib
+
+    matplotlib.rcParams.update(STYLE)
+    matplotlib.rcParams["axes.prop_cycle"] = _series_cycle()
 
 
 def pyplot() -> ModuleType:
@@ -70,27 +126,72 @@ def pyplot() -> ModuleType:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    plt.rcParams.update(STYLE)
+    use_style()
     return plt
 
 
 def panel_grid(
-    plt: ModuleType, count: int, width: float = 4.2, height: float = 3.4
+    plt: ModuleType,
+    count: int,
+    width: float = PAGE_WIDTH / 2,
+    height: float = 3.4,
+    cols: int = 2,
 ) -> tuple[Figure, list[Axes]]:
-    """A figure of ``count`` panels, at most four a row (unused panels hidden); returns
+    """A figure of ``count`` panels, at most ``cols`` (two) a row and at most :data:`PAGE_WIDTH`
+    wide (unused panels hidden; ``cols=1``: one a row, each the page's width); returns
     ``(fig, axes)`` with ``axes`` a flat list."""
-    cols = min(count, 4)
+    cols = max(1, min(count, cols))
     rows = math.ceil(count / cols)
+    width = min(width, PAGE_WIDTH / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False)
     for ax in axes.flat[count:]:
         ax.set_visible(False)
     return fig, list(axes.flat)
 
 
+def readable(fig: Figure) -> Figure:
+    """``fig`` with every text at least :data:`MIN_FONT` points (titles, labels, ticks, legends,
+    annotations), a line of many points marked at about fifteen of them (a marker on each of a
+    thousand steps would hide the line), and a grey or black line (a reference: a bound, a rate,
+    chance) drawn without the series' markers (a marker-only grey series keeps its marks);
+    :func:`save_figure` applies it to every figure."""
+    from matplotlib.lines import Line2D
+    from matplotlib.text import Text
+
+    for ax in fig.axes:
+        for axis, name in ((ax.xaxis, "x"), (ax.yaxis, "y")):
+            for which, ticks in (
+                ("major", axis.get_major_ticks()),
+                ("minor", axis.get_minor_ticks()),
+            ):
+                if ticks and ticks[0].label1.get_fontsize() < MIN_FONT:
+                    ax.tick_params(axis=name, which=which, labelsize=MIN_FONT)
+    for text in fig.findobj(Text):
+        if text.get_fontsize() < MIN_FONT:
+            text.set_fontsize(MIN_FONT)
+    from matplotlib.colors import to_rgb
+
+    cycle_markers = {m for _, m in SERIES}
+    for line in fig.findobj(Line2D):
+        r, g, b = to_rgb(line.get_color())
+        if r == g == b and line.get_linestyle() not in ("None", "", " "):
+            if line.get_marker() in cycle_markers:
+                line.set_marker("")
+        points = len(line.get_xdata())
+        if (
+            points > 30
+            and line.get_marker() not in (None, "None", "", " ")
+            and line.get_markevery() is None
+        ):
+            line.set_markevery(max(1, points // 15))
+    return fig
+
+
 def save_figure(fig: Figure, path: str) -> str:
-    """Lay ``fig`` out (constrained layout: labels, titles, colorbars and outside legends get room
-    on the canvas, nothing cut off at the edges), write it to ``path`` at 110 dpi, close it;
-    returns ``path``."""
+    """Make ``fig`` :func:`readable`, lay it out (constrained layout: labels, titles, colorbars
+    and outside legends get room on the canvas, nothing cut off at the edges), write it to
+    ``path`` at 110 dpi, close it; returns ``path``."""
+    readable(fig)
     if fig.get_layout_engine() is None:
         fig.set_layout_engine("constrained")
     from transformer_theory.jsonio import write_figure

@@ -181,13 +181,43 @@ def reexports(modules: list[str]) -> dict[str, list[tuple[str, str]]]:
     return out
 
 
+def curated_faces(modules: list[str]) -> dict[str, list[tuple[str, str]]]:
+    """``public module -> [(name, target)]``: every name of its ``__all__`` (its curated face) that
+    is documented elsewhere, with the page it is documented on: a class or function defined in
+    another public module (``transformer_theory.theory.checks.Family`` is documented in
+    ``...checks.families``). A package's page lists them all, so its face shows every public name
+    even where the objects live in submodules (names from private modules are documented on the
+    page itself, :func:`reexports`; submodules are listed as modules)."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for module in modules:
+        mod = importlib.import_module(module)
+        for name in getattr(mod, "__all__", ()):
+            obj = getattr(mod, name, None)
+            if obj is None or inspect.ismodule(obj):
+                continue
+            home = getattr(obj, "__module__", None) or ""
+            qualname = getattr(obj, "__qualname__", None)
+            if not home.startswith(ROOT_PACKAGE) or home == module or qualname is None:
+                continue
+            if any(part.startswith("_") for part in home.split(".")[1:]):
+                continue  # documented on this page (reexports)
+            if "<" in qualname:
+                continue
+            out.setdefault(module, []).append((name, f"{home}.{qualname}"))
+    return out
+
+
 def _generate(app, config) -> None:  # noqa: ANN001 (Sphinx's event)
     modules = public_modules()
     text = api_page(modules)
     path = DOCS / "api.md"
     if not path.exists() or path.read_text(encoding="utf-8") != text:
         path.write_text(text, encoding="utf-8")
-    config.autosummary_context = {**config.autosummary_context, "reexports": reexports(modules)}
+    config.autosummary_context = {
+        **config.autosummary_context,
+        "reexports": reexports(modules),
+        "faces": curated_faces(modules),
+    }
 
 
 def setup(app):  # noqa: ANN001, ANN201 (Sphinx's entry point)

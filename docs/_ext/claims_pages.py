@@ -32,6 +32,11 @@ from sphinx.util.docutils import SphinxDirective
 from transformer_theory.claims.runner import ARITHMETIC_WORDS
 from transformer_theory.ledger import STATUSES
 
+try:  # one line per status (the ledger's own words, where it has them)
+    from transformer_theory.ledger import STATUS_WORDS
+except ImportError:  # an older ledger
+    STATUS_WORDS = {}
+
 ROOT = Path(__file__).resolve().parents[2]
 CLAIMS_JSON = ROOT / "CLAIMS.json"
 
@@ -86,45 +91,80 @@ def _para(*parts: nodes.Node | str, classes: tuple[str, ...] = ()) -> nodes.para
     return p
 
 
-def _inline(text: str, classes: tuple[str, ...] = ()) -> nodes.paragraph:
-    """A paragraph of ``text`` whose `backquoted` parts are code (as the records write them)."""
-    p = nodes.paragraph(classes=list(classes))
-    for i, part in enumerate(text.split("`")):
-        if part:
-            p += nodes.literal(text=part) if i % 2 else nodes.Text(part)
-    return p
-
-
-#: The printed statements' maths: ``\( ... \)`` inline, ``\[ ... \]`` display (the papers' LaTeX);
-#: a display the quote elides (``\[ ... + ... Here,``) ends where the elision starts.
-MATH = re.compile(r"\\\((.*?)\\\)|\\\[(.*?)(?:\\\]|(?=\s\.\.\.\s)|$)", flags=re.S)
+#: The records' markup, as the papers print it (their words are the papers' LaTeX and Markdown):
+#: display maths ``$$ ... $$`` or ``\\[ ... \\]`` (a display the quote elides, ``\\[ ... + ...
+#: Here,``, ends where the elision starts), inline maths ``\\( ... \\)`` or ``$ ... $``, code in
+#: backquotes, ``**strong**``, ``*emphasis*`` and ``<sup>`` superscripts.
+MARKUP = re.compile(
+    r"\$\$(?P<dollars>.+?)(?:\$\$|$)"
+    r"|\\\[(?P<bracket>.*?)(?:\\\]|(?=\s\.\.\.\s)|$)"
+    r"|\\\((?P<paren>.*?)\\\)"
+    r"|\$(?P<dollar>[^$]+?)\$"
+    r"|`(?P<code>[^`]+)`"
+    r"|\*\*(?P<strong>.+?)\*\*"
+    r"|(?<![\w*])\*(?P<em>[^\s*](?:[^*]*[^\s*])?)\*(?![\w*])"
+    r"|<sup>(?P<sup>.*?)</sup>",
+    flags=re.S,
+)
+#: The maths alone (for a summary line, where each formula becomes an ellipsis).
+MATH = re.compile(
+    r"\$\$.+?(?:\$\$|$)|\\\[.*?(?:\\\]|(?=\s\.\.\.\s)|$)|\\\(.*?\\\)|\$[^$]+?\$", flags=re.S
+)
 
 
 def _latex_for_mathjax(latex: str) -> str:
     """The paper's LaTeX as MathJax reads it: ``NiceArray`` (nicematrix, which MathJax lacks)
-    with ``\\left\\lgroup ... \\right\\rgroup`` delimiters becomes the ``pmatrix`` it draws."""
+    with ``\\left\\lgroup ... \\right\\rgroup`` delimiters becomes the ``pmatrix`` it draws, and
+    an equation's ``\\tag{21}`` (display maths only) its number ``(21)`` beside it."""
     latex = re.sub(r"\\begin\{NiceArray\}\{[^{}]*\}", r"\\begin{pmatrix}", latex)
+    latex = re.sub(r"\\tag\{([^{}]*)\}", r"\\qquad(\1)", latex)
     return latex.replace(r"\end{NiceArray}", r"\end{pmatrix}")
 
 
 def _with_math(text: str) -> list[nodes.Node]:
-    """``text`` with its inline and display formulas as math nodes (rendered by MathJax)."""
+    """``text`` as the paper prints it: its formulas as math nodes (rendered by MathJax; a
+    display formula drawn in display style within the line), its Markdown as emphasis, strong,
+    code and superscript nodes, the rest as text."""
     out: list[nodes.Node] = []
     last = 0
-    for m in MATH.finditer(text):
+    for m in MARKUP.finditer(text):
         if m.start() > last:
             out.append(nodes.Text(text[last : m.start()]))
-        latex = _latex_for_mathjax((m.group(1) if m.group(1) is not None else m.group(2)).strip())
-        out.append(nodes.math(latex, latex))
+        kind = m.lastgroup
+        body = m.group(kind)
+        if kind in ("dollars", "bracket", "paren", "dollar"):
+            latex = _latex_for_mathjax(body.strip())
+            if kind in ("dollars", "bracket"):
+                latex = r"\displaystyle " + latex
+            out.append(nodes.math(latex, latex))
+        elif kind == "code":
+            out.append(nodes.literal(text=body))
+        elif kind == "strong":
+            out.append(nodes.strong("", "", *_with_math(body)))
+        elif kind == "em":
+            out.append(nodes.emphasis("", "", *_with_math(body)))
+        else:
+            out.append(nodes.superscript(text=body))
         last = m.end()
     if last < len(text):
         out.append(nodes.Text(text[last:]))
     return out
 
 
+def _inline(text: str, classes: tuple[str, ...] = ()) -> nodes.paragraph:
+    """A paragraph of ``text`` rendered as :func:`_with_math` reads it (the records' backquoted
+    parts as code, their formulas as maths)."""
+    p = nodes.paragraph(classes=list(classes))
+    p.extend(_with_math(text))
+    return p
+
+
 def _without_math(text: str) -> str:
-    """``text`` with each formula shown as an ellipsis (for a one-line summary)."""
-    return " ".join(MATH.sub("\u2026", text).split())
+    """``text`` with each formula shown as an ellipsis and its Markdown markers dropped (for a
+    one-line summary)."""
+    text = MATH.sub("\u2026", text)
+    text = re.sub(r"\*\*(.+?)\*\*|<sup>(.*?)</sup>", lambda m: m.group(1) or m.group(2) or "", text)
+    return " ".join(text.replace("`", "").split())
 
 
 def _status_badge(status: str) -> nodes.inline:
@@ -279,7 +319,22 @@ class ClaimsSummary(SphinxDirective):
         return [_counts_paragraph(records), table, _inline(note)]
 
 
+class ClaimsStatuses(SphinxDirective):
+    """Every status of :data:`transformer_theory.ledger.STATUSES`, strongest first, with what it
+    means (``STATUS_WORDS``): whatever statuses the ledger lists, generically."""
+
+    def run(self) -> list[nodes.Node]:
+        items = nodes.bullet_list()
+        for status in STATUSES:
+            item = nodes.list_item()
+            words = STATUS_WORDS.get(status, "")
+            item += _para(_status_badge(status), *([": " + words] if words else []))
+            items += item
+        return [items]
+
+
 def setup(app):  # noqa: ANN001, ANN201 (Sphinx's entry point)
+    app.add_directive("claims-statuses", ClaimsStatuses)
     app.add_directive("claims-table", ClaimsTable)
     app.add_directive("claims-summary", ClaimsSummary)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -74,22 +74,28 @@ def _command(data: Any, default: str) -> str:
 def _depth_accuracy(rows: list[dict], path: str) -> str:
     """Chen & Zou's Figure 2 from its aggregate: held-out accuracy (mean over seeds, min-max bars)
     against depth, one panel per task, chance dashed."""
-    from transformer_theory.plotting import panel_grid, pyplot, save_figure, suptitle
+    from transformer_theory.plotting import (
+        figure_legend,
+        panel_grid,
+        pyplot,
+        save_figure,
+        suptitle,
+    )
 
     plt = pyplot()
     tasks = list(dict.fromkeys(r["task"] for r in rows))
-    fig, axes = panel_grid(plt, len(tasks), width=3.2, height=2.8)
+    fig, axes = panel_grid(plt, len(tasks), height=3.2)
     for ax, task in zip(axes, tasks):
         mine = [r for r in rows if r["task"] == task]
         depth = [int(r["depth"]) for r in mine]
         mean = [float(r["acc_mean"]) for r in mine]
         low = [m - float(r["acc_min"]) for m, r in zip(mean, mine)]
         high = [float(r["acc_max"]) - m for m, r in zip(mean, mine)]
-        ax.errorbar(depth, mean, yerr=[low, high], marker="o", capsize=3)
+        ax.errorbar(depth, mean, yerr=[low, high], marker="o", capsize=3, label="mean (min-max)")
         ax.axhline(float(mine[0]["chance"]), color="gray", ls="--", lw=1, label="chance")
         ax.set(title=task, xlabel="layers", xticks=depth, ylim=(0, 1.05))
-    axes[0].set_ylabel("held-out accuracy")
-    axes[0].legend(fontsize=7, loc="lower right")
+        ax.set_ylabel("held-out accuracy")
+    figure_legend(fig, axes)
     suptitle(fig, "mean over seeds, bars from the worst to the best seed")
     return save_figure(fig, path)
 
@@ -105,12 +111,88 @@ def _ngram_kl(data: dict, path: str) -> str:
     rows = data["rows"]
     labels = [f"n={r['order']}, |S|={r['alphabet']}\nrank {r['rank']}" for r in rows]
     x = np.arange(len(rows))
-    fig, ax = plt.subplots(figsize=(7.5, 3.4))
+    fig, ax = plt.subplots(figsize=(9, 3.8))
     ax.bar(x - 0.2, [r["kl_per_symbol_trained"] for r in rows], 0.4, label="trained transformer")
     ax.bar(x + 0.2, [r["kl_per_symbol_unigram"] for r in rows], 0.4, label="unigram baseline")
     ax.set(ylabel="KL per symbol (nats)", yscale="log", xticks=x)
-    ax.set_xticklabels(labels, fontsize=7)
-    legend_outside(ax, fontsize=7)
+    ax.set_xticklabels(labels)
+    legend_outside(ax)
+    return save_figure(fig, path)
+
+
+def _encdec(data: dict, path: str) -> str:
+    """Conti 2024's encoder-decoder (``experiments/encdec_translation.py``'s committed summary):
+    held-out exact match per decoding (greedy, beams 1, 2, 4, with and without the <eos> length
+    penalty) per model, beside the heads each model has of each kind, on the original sentences
+    and with the source words permuted."""
+    import numpy as np
+
+    from transformer_theory.plotting import SERIES, legend_outside, pyplot, save_figure
+
+    plt = pyplot()
+    rows = data["rows"]
+    decodings = ["greedy", "beam1", "beam2", "beam4", "beam1_eos", "beam2_eos", "beam4_eos"]
+    kinds = ["positional", "syntactic", "rare_token", "other", "empty"]
+    fig, axes = plt.subplots(2, 1, figsize=(9, 6.8))
+    x = np.arange(len(decodings))
+    width = 0.8 / len(rows)
+    for i, r in enumerate(rows):
+        values = [r[f"{d}_exact_match"] for d in decodings]
+        offset = (i - (len(rows) - 1) / 2) * width
+        axes[0].bar(x + offset, values, width, color=SERIES[i][0], label=r["model"])
+    axes[0].set_xticks(x, [d.replace("_eos", "\n+ <eos>\npenalty") for d in decodings])
+    axes[0].set(ylabel="held-out exact match", ylim=(0, 1.05), xlabel="decoding")
+    axes[0].set_title(f"{rows[0]['heldout']:,} held-out sentences")
+    labels = [f"{r['model']}\n{order}" for r in rows for order in ("original", "permuted")]
+    bottom = np.zeros(len(labels))
+    for j, kind in enumerate(kinds):
+        counts = [
+            r[f"heads_{kind}" if order == "original" else f"heads_permuted_{kind}"]
+            for r in rows
+            for order in ("original", "permuted")
+        ]
+        color = SERIES[len(rows) + j][0]
+        axes[1].bar(labels, counts, bottom=bottom, color=color, label=kind.replace("_", "-"))
+        bottom += counts
+    axes[1].set(ylabel="heads of each kind\n(encoder, decoder, cross)", xlabel="model, source")
+    for ax in axes:
+        legend_outside(ax)
+    return save_figure(fig, path)
+
+
+def _rasp_tracr(data: dict, path: str) -> str:
+    """The RASP compiler beside tracr (``experiments/rasp_tracr.py``'s committed record): the
+    compiled layers and residual width per program, each compiler's; then ``frac_prevs``
+    compiled for growing lengths in float32: tracr's largest output error and wrong inputs
+    against ours (none wrong)."""
+    import numpy as np
+
+    from transformer_theory.plotting import SERIES, legend_outside, pyplot, save_figure
+
+    plt = pyplot()
+    programs = data["programs"]
+    names = [p["program"] for p in programs]
+    fig, axes = plt.subplots(3, 1, figsize=(9, 10.5))
+    x = np.arange(len(names))
+    for ax, key, label in (
+        (axes[0], "layers", "layers"),
+        (axes[1], "residual_width", "residual width"),
+    ):
+        for i, who in enumerate(("tracr", "ours")):
+            values = [p[key][who] for p in programs]
+            name = "tracr" if who == "tracr" else "this library"
+            ax.bar(x + (i - 0.5) * 0.4, values, 0.4, color=SERIES[i][0], label=name)
+        ax.set_xticks(x, names, rotation=35, ha="right")
+        ax.set(ylabel=label, xlabel="program")
+        legend_outside(ax)
+    rows = data["failure_lengths"]["frac_prevs"]["rows"]
+    n = [r["compiled_for"] for r in rows]
+    axes[2].semilogy(n, [r["tracr_max_abs_error"] for r in rows], label="tracr: largest error")
+    wrong = [r["compiled_for"] for r in rows if r["tracr_wrong_inputs"]]
+    axes[2].axvline(min(wrong), color="gray", ls=":", label="tracr: first wrong input")
+    axes[2].set(xlabel="max_seq_len compiled for", ylabel="largest output error (float32)")
+    axes[2].set_title("frac_prevs: this library's compiled model is right on every input")
+    legend_outside(axes[2])
     return save_figure(fig, path)
 
 
@@ -132,6 +214,35 @@ def _peng(name: str) -> Callable[..., str]:
     return lambda *args: _plots("peng2024", name)(*args)
 
 
+def _barbero(name: str) -> Callable[..., str]:
+    return lambda *args: _plots("barbero2024", name)(*args)
+
+
+def _conti(name: str) -> Callable[..., str]:
+    """Conti 2024's plotting function ``name`` (its package exports the studies of the same
+    names, which compute; the figures are in ``_plots``)."""
+    return lambda *args, **kw: getattr(
+        importlib.import_module("transformer_theory.papers.conti2024._plots"), name
+    )(*args, **kw)
+
+
+def _sanford_study(file: str) -> Callable[[Any, str], str]:
+    """One of the figures ``transformer-theory sanford`` draws (``study_figures`` writes them all
+    into a folder): ``file`` of them, moved to the page's path."""
+
+    def draw(data: dict, path: str) -> str:
+        import shutil
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            written = _plots("sanford2023", "study_figures")(data["records"], tmp)
+            (mine,) = [p for p in written if Path(p).name == file]
+            shutil.move(mine, path)
+        return path
+
+    return draw
+
+
 FIGURES = [
     Figure(
         "fig2_depth",
@@ -142,6 +253,27 @@ FIGURES = [
         "Figure 2 at quick size: held-out accuracy against depth on the four tasks, 3 seeds.",
         "transformer-theory train --experiment fig2_depth --size quick --seeds 0 1 2 "
         "--out results/fig2_quick",
+    ),
+    Figure(
+        "sanford_qsa",
+        "sanford2023",
+        "sanford2023_constructions.json",
+        _sanford_study("qsa_m_min.png"),
+        "transformer_theory.papers.sanford2023 study_figures",
+        "q-sparse averaging (Sanford et al. 2023, Theorem 2's construction, eps = 0.1, d' = 2): "
+        "the smallest number of rows m of U that reaches eps on every q-subset, and the "
+        "fraction bits of w it needs against the proof's choice, for N = 8, 16 and q = 1, 2 "
+        "(README's table adds N = 32: 15 min, beyond this record's few minutes).",
+    ),
+    Figure(
+        "sanford_match2",
+        "sanford2023",
+        "sanford2023_constructions.json",
+        _sanford_study("match2_precision.png"),
+        "transformer_theory.papers.sanford2023 study_figures",
+        "Match2's exact construction (query/key width 3, M = N^2) in each float format: float64 "
+        "is exact at every N = 4, 8, 16, 32; float32 up to M = 1,024; the 16-bit formats fail "
+        "early, as the scale c = M^2 log 6N outgrows their precision.",
     ),
     Figure(
         "peng_composition_bound",
@@ -187,6 +319,72 @@ FIGURES = [
         "a few lines on transformer_theory.plotting (docs/_ext/results_figures.py)",
         "A trained transformer's distance (KL per symbol) from the n-gram model it learns, "
         "against the unigram baseline's, per cell.",
+    ),
+    Figure(
+        "barbero_collapse",
+        "barbero2024",
+        "barbero2024_collapse.json",
+        _barbero("plot_collapse"),
+        "transformer_theory.papers.barbero2024 plot_collapse",
+        "Representational collapse: the distance between the last-token representations of "
+        "1...1 0 and 1...1 0 0 against n, per depth and positional code, float64, lengths up to "
+        "2,048 (README's run A went to 8,192, 27 min; this size runs in minutes). Each panel's "
+        "title is the verdict read from the curve's tail: 1/n without positional code and with "
+        "RoPE, a plateau with ALiBi and the added sinusoidal code (outside the theorem).",
+    ),
+    Figure(
+        "barbero_oversquash",
+        "barbero2024",
+        "barbero2024_oversquash.json",
+        _barbero("plot_oversquash"),
+        "transformer_theory.papers.barbero2024 plot_oversquash",
+        "Over-squashing at full size (the command's defaults: RoPE, n = 48, depths 1, 2, 4): "
+        "the last token's sensitivity to each input position beside the attention-path "
+        "weights, the causal path counts and the product-of-attention bound, each divided by "
+        "its maximum.",
+    ),
+    Figure(
+        "conti_error_budget",
+        "conti2024",
+        "conti2024_efficient_attention.json",
+        lambda d, p: _conti("error_vs_budget")(d["errors"], p),
+        "transformer_theory.papers.conti2024 error_vs_budget",
+        "Efficient attention (Conti 2024, §2.1) against exact softmax attention: the output's "
+        "relative error against each variant's budget (window, random keys, features, rank) on "
+        "i.i.d. and local inputs.",
+    ),
+    Figure(
+        "conti_cost_length",
+        "conti2024",
+        "conti2024_efficient_attention.json",
+        lambda d, p: _conti("cost_vs_length")(
+            d["cost"]["records"], d["cost"]["slopes"], p, fit_from=d["provenance"]["fit_from"]
+        ),
+        "transformer_theory.papers.conti2024 cost_vs_length",
+        "Time and memory against the sequence length n up to 8,192 (README's run goes to "
+        "16,384, beyond this record's minutes), log-log slopes fitted over n >= 1,024: memory "
+        "(XLA's plan for one call) grows like n for every efficient variant and like n^2 for "
+        "dense attention; the times were measured on shared, loaded cores and are noisy.",
+    ),
+    Figure(
+        "rasp_tracr",
+        "rasp",
+        "rasp_tracr_differential.json",
+        _rasp_tracr,
+        "a few lines on transformer_theory.plotting (docs/_ext/results_figures.py)",
+        "The RASP compiler beside tracr (Lindner et al. 2023) on the library's programs: "
+        "layers and residual width of each compiled model, and frac_prevs compiled for growing "
+        "lengths in float32, where tracr's output error grows until inputs are decoded wrong.",
+    ),
+    Figure(
+        "conti_encdec",
+        "conti2024",
+        "encdec_translation_summary.json",
+        _encdec,
+        "a few lines on transformer_theory.plotting (docs/_ext/results_figures.py)",
+        "The encoder-decoder trained on the synthetic translation grammar (Conti 2024, §3): "
+        "exact match of every decoding on the held-out sentences, and the heads of each kind "
+        "the projection finds, with the source words in order and permuted.",
     ),
 ]
 

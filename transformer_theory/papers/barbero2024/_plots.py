@@ -56,11 +56,18 @@ def plot_collapse(record: dict, path: str) -> str:
         ax.set_ylabel(r"$\|y_n - y'_{n+1}\|$")
         _plain_minor_ticks(ax)
     figure_legend(fig, axes, ncol=4)
-    suptitle(
-        fig,
-        f"Representational collapse, pattern {record['settings']['pattern']} "
-        "(vertical lines: first bit-identical length)",
+    identical = any(
+        rec["first_identical"] is not None
+        for model in models
+        for rec in model["precisions"].values()
     )
+    longest = max(max(model["lengths"]) for model in models)
+    marks = (
+        "vertical lines: first bit-identical length"
+        if identical
+        else f"no pair became bit-identical up to n = {longest}"
+    )
+    suptitle(fig, f"Representational collapse, pattern {record['settings']['pattern']} ({marks})")
     return save_figure(fig, path)
 
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from transformer_theory.papers.conti2024._tasks import BOS, Translation
 from transformer_theory.plotting import (
+    PAGE_WIDTH,
     figure_legend,
     heatmap,
     layer_name,
@@ -98,7 +99,9 @@ def error_vs_budget(records: Sequence[dict], path: str) -> str:
     sources = list(dict.fromkeys(r["inputs"] for r in records))
     cols = min(3, len(sources))
     rows = -(-len(sources) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(5.4 * cols, 3.9 * rows), squeeze=False)
+    fig, axes = plt.subplots(
+        rows, cols, figsize=(min(5.4 * cols, PAGE_WIDTH), 3.9 * rows), squeeze=False
+    )
     for ax in axes.ravel()[len(sources) :]:
         ax.axis("off")
     variants = list(dict.fromkeys(r["variant"] for r in records))
@@ -141,7 +144,10 @@ def cost_vs_length(
     smallest ``n`` the slopes were fitted over (shaded below it); None leaves it unshaded.
     """
     plt = pyplot()
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
+    from matplotlib.ticker import NullFormatter
+
+    # one panel a row (ten variants' legends beside each): the page's width, readable text
+    fig, axes = plt.subplots(2, 1, figsize=(9, 8.4))
     floor = TIMING_FLOOR * min(r["seconds"] for r in records)
     for i, variant in enumerate(dict.fromkeys(r["variant"] for r in records)):
         rs = sorted((r for r in records if r["variant"] == variant), key=lambda r: r["n"])
@@ -163,17 +169,17 @@ def cost_vs_length(
     axes[1].set_title("memory (XLA's plan for one call)")
     for ax in axes:
         ax.set_xlabel("sequence length $n$")
+        ax.xaxis.set_minor_formatter(NullFormatter())  # labelled minor ticks overlapped
         ax.grid(True, which="both", alpha=0.3)
         if fit_from is not None:
             ax.axvspan(min(r["n"] for r in records), fit_from, color="gray", alpha=0.12, lw=0)
-        legend_outside(ax, fontsize=7)
+        legend_outside(ax)
     if fit_from is not None:
         axes[0].annotate(
             f"slopes fitted over $n \\geq$ {fit_from}",
             (0.01, 0.98),
             xycoords="axes fraction",
             va="top",
-            fontsize=7,
         )
     return save_figure(fig, path)
 

@@ -13,7 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from transformer_theory.plotting import legend_outside, pyplot, save_figure
+from transformer_theory.plotting import (
+    figure_legend,
+    legend_outside,
+    panel_grid,
+    pyplot,
+    save_figure,
+)
 from transformer_theory.precision import PRECISION_STYLE
 
 __all__ = ["dyck_k_margins", "generalization", "margins_by_length", "parity_precision"]
@@ -62,21 +68,22 @@ def parity_precision(records: list[dict], path: str) -> str:
 
 
 def generalization(records: list[dict], path: str) -> str:
-    """Accuracy against string length, one panel per language and one line per model (the mean
-    over seeds), the longest training length dotted, one legend (the last panel's); returns
-    ``path``."""
+    """Accuracy against string length, one panel per language (two a row) and one line per model
+    (the mean over seeds; each model its own colour and marker), the longest training length
+    dotted, one legend below the panels; returns ``path``."""
     plt = pyplot()
     languages = sorted({r["language"] for r in records})
-    fig, axes = plt.subplots(1, len(languages), figsize=(4 * len(languages) + 4, 4), squeeze=False)
-    for ax, language in zip(axes[0], languages):
+    fig, axes = panel_grid(plt, len(languages), height=3.6)
+    for ax, language in zip(axes, languages):
         rows = [r for r in records if r["language"] == language]
         for name in dict.fromkeys(r["model"] for r in rows):
             accs = np.array([r["accuracy"] for r in rows if r["model"] == name])
-            ax.plot(rows[0]["eval_lengths"], accs.mean(0), marker="o", label=f"{name}")
-        ax.axvline(max(rows[0]["train_lengths"]), color="gray", ls=":", lw=1)
+            ax.plot(rows[0]["eval_lengths"], accs.mean(0), label=f"{name}")
+        longest = max(rows[0]["train_lengths"])
+        ax.axvline(longest, color="gray", ls=":", lw=1, label="longest training length")
         ax.set(xscale="log", ylim=(0.3, 1.02), xlabel="string length", ylabel="accuracy")
-        ax.set_title(f"{language}: trained on lengths up to {max(rows[0]['train_lengths'])}")
-    legend_outside(axes[0][-1], fontsize=7)
+        ax.set_title(f"{language}: trained on lengths up to {longest}")
+    figure_legend(fig, axes, ncol=1)
     return save_figure(fig, path)
 
 

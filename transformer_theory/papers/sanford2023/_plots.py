@@ -32,6 +32,14 @@ def study_figures(records: list[dict], out: str) -> list[str]:
         fig, ax = plt.subplots(1, 2, figsize=(9, 3.5))
         xs = [r["q_log_N"] for r in qsa]
         ax[0].scatter(xs, [r["m_min"] for r in qsa])
+        for r in (r for r in qsa if "N" in r and "q" in r):  # which (N, q) each point is
+            ax[0].annotate(
+                f"N={r['N']}, q={r['q']}",
+                (r["q_log_N"], r["m_min"]),
+                textcoords="offset points",
+                xytext=(4, 4),
+            )
+        ax[0].margins(x=0.25, y=0.15)
         ax[0].set(xlabel="q log N", ylabel="smallest m reaching eps", title="qSA: rows of U")
         ax[1].scatter(xs, [r["bits_min"] for r in qsa], label="smallest")
         ax[1].scatter(xs, [r["bits_proof"] for r in qsa], marker="x", label="proof's choice")
