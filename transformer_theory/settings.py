@@ -13,6 +13,9 @@ command-line options and back, so no option, default, type or help text is writt
   ``__post_init__`` raises naming a field comes back as an :class:`OptionError` naming its
   flag (``--max-len: expected 2..8192, got 1``), which the command line prints as one line and
   exit 2;
+- :func:`as_options` turns an error that names fields (``ns/qs: ...; lower ns or qs``, as the
+  library's refusals are written) into one naming their options (``--n/--q: ...; lower --n or
+  --q``): the library names what it was given, only the command line knows the flags;
 - :func:`override` applies ``field=value`` strings (the experiments scripts' ``--set``, in the
   manner of big_vision's config overrides) with the same parsing as the options.
 
@@ -43,20 +46,23 @@ Example::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import inspect
 import re
 import types
 import typing
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 __all__ = [
     "OptionError",
     "add_options",
+    "as_options",
     "flag_of",
     "from_args",
     "help_of",
+    "naming_options",
     "override",
     "check_minimums",
     "setting",
@@ -376,13 +382,70 @@ def add_options(
         )
 
 
-def _rename(cls: type, err: ValueError) -> OptionError:
+_WORD = re.compile(r"\b[a-z_][a-z0-9_]*\b")
+
+
+def _flags_in(cls: type, text: str, names: set[str]) -> str:
+    """``text`` with each word that is a field of ``cls`` as its option (``no_bound`` as
+    ``--no-bound`` for a boolean field ``bound``)."""
+
+    def flag(m: re.Match) -> str:
+        word = m.group(0)
+        if word in names:
+            return flag_of(cls, word)
+        if word.startswith("no_") and word[3:] in names:
+            return "--no-" + flag_of(cls, word[3:])[2:]
+        return word
+
+    return _WORD.sub(flag, text)
+
+
+def as_options(cls: type, err: ValueError) -> ValueError:
+    """``err`` with the fields of ``cls`` it names written as their options.
+
+    The library names what was wrong by field (argument) at the head of its message and, in a
+    refusal of a size, after its last ``lower``: ``"ns/qs: N = 64, q = 10 has ...; lower ns or
+    qs"``. Each word there that is a field becomes its option (``--n/--q: ...; lower --n or
+    --q``). A :class:`~transformer_theory.budget.BudgetError` stays one (its ``option`` renamed);
+    another error becomes an :class:`OptionError`; an error whose head names no field of ``cls``
+    is returned as it is.
+    """
+    from transformer_theory import budget
+
     text = str(err)
-    field, sep, rest = text.partition(":")
+    head, sep, rest = text.partition(":")
     names = {f.name for f in _option_fields(cls)}
-    if sep and field.strip() in names:
-        return OptionError(flag_of(cls, field.strip()), rest.strip())
-    return OptionError(cls.__name__, text)
+    first = _WORD.match(head.strip())
+    if not sep or first is None or first.group(0) not in names:
+        return err
+    option = _flags_in(cls, head.strip(), names)
+    at = rest.rfind("lower ")
+    if at >= 0:
+        rest = rest[:at] + _flags_in(cls, rest[at:], names)
+    if isinstance(err, budget.BudgetError):
+        return budget.BudgetError(
+            f"{option}:{rest}", option=option, estimate=err.estimate, available=err.available
+        )
+    return OptionError(option, rest.strip())
+
+
+@contextlib.contextmanager
+def naming_options(cls: type) -> Iterator[None]:
+    """Within this block, a ``ValueError`` naming fields of ``cls`` is raised again naming their
+    options (:func:`as_options`); any other error passes as it was. For a command's checks before
+    work: ``with naming_options(Settings): study.check_sizes(settings)``."""
+    try:
+        yield
+    except ValueError as err:
+        renamed = as_options(cls, err)
+        if renamed is err:
+            raise
+        raise renamed from None
+
+
+def _rename(cls: type, err: ValueError) -> ValueError:
+    renamed = as_options(cls, err)
+    return OptionError(cls.__name__, str(err)) if renamed is err else renamed
 
 
 def from_args(cls: type[S], args: argparse.Namespace, **fixed: Any) -> S:

@@ -180,7 +180,18 @@ def run(config: CollapseTaskConfig, out_dir: str | None, *, progress: bool = Tru
         for sep in config.separators:
             task = config.task(name, sep)
             t1 = time.perf_counter()
-            params, rows, diverged = train_task(config, task, progress)
+            params, rows, diverged = train_task(
+                task,
+                depth=config.depth,
+                heads=config.heads,
+                positional=config.positional,
+                width=config.width,
+                steps=config.steps,
+                batch_size=config.batch_size,
+                learning_rate=config.learning_rate,
+                seed=config.seed,
+                progress=progress,
+            )
             lengths = config.eval_lengths(task)
             result = collapse.evaluate(params, task, lengths, config.precisions, progress)
             pattern = None

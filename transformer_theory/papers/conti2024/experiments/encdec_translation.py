@@ -223,8 +223,19 @@ def run(
                 teacher_forced_eval_acc=metrics[-1]["eval_acc"],
                 eval_loss=metrics[-1]["eval_loss"],
             )
-            row.update(translation.evaluate(params, cfg, data, config))
-            records, maps = translation.head_records(params, cfg, data, config)
+            row.update(
+                translation.evaluate(
+                    params,
+                    cfg,
+                    data,
+                    beam_sizes=config.beam_sizes,
+                    beam_examples=config.beam_examples,
+                    eos_alpha=config.eos_alpha,
+                )
+            )
+            records, maps = translation.head_records(
+                params, cfg, data, map_examples=config.map_examples, options=config.head_options
+            )
             for rec in records:
                 head_rows.append(dict(run=name, **rec))
             counts = {k: sum(r["kind"] == k for r in records) for k in heads.KINDS}
