@@ -97,6 +97,13 @@ class CollapseTaskConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
+        for name in ("learning_rate", "train_min_len", "count_max_len"):
+            _validate.check_positive(name, getattr(self, name))
+        if self.train_max_len < self.train_min_len:
+            raise ValueError(
+                f"train_max_len: expected at least train_min_len = {self.train_min_len}, got "
+                f"{self.train_max_len}"
+            )
         for t in self.tasks:
             _validate.check_choice("tasks", t, copying.TASKS)
         for p in self.precisions:

@@ -130,6 +130,8 @@ class TranslationConfig:
         object.__setattr__(self, "beam_sizes", sizes)
         if not (np.isfinite(self.eos_alpha) and self.eos_alpha >= 0):
             raise ValueError(f"eos_alpha: expected a finite exponent >= 0, got {self.eos_alpha}")
+        if not 0 < self.holdout < 1:  # NaN fails too
+            raise ValueError(f"holdout: expected a share in (0, 1), got {self.holdout}")
         for name in ("beam_examples", "map_examples"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}: expected a positive count, got {getattr(self, name)}")
