@@ -430,3 +430,18 @@ def test_params_and_positional_codes_do_not_import_each_other():
     # params builds on the positional codes (code_dim); the codes read a config by its fields
     positional = [m for m, _ in _all_imports(PKG / "core" / "positional.py")]
     assert "transformer_theory.params" not in positional
+
+
+def test_the_readme_layout_table_names_every_top_level_entry():
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("## The layout") :].split("\n## ", 1)[0]
+    entries = sorted(
+        q.name + ("/" if q.is_dir() else "")
+        for q in PKG.iterdir()
+        if q.name not in ("__init__.py", "__main__.py", "py.typed", "__pycache__")
+        and (q.suffix == ".py" or (q.is_dir() and (q / "__init__.py").exists()))
+    )
+    missing = [e for e in entries if f"`transformer_theory/{e}`" not in table]
+    assert not missing, f"README's layout table does not name {missing}"
+    rows = [line for line in table.splitlines() if line.startswith("| `transformer_theory/")]
+    assert len(rows) == len(entries), "one row per top-level entry"
