@@ -14,7 +14,7 @@ from transformer_theory.cli import main
 from transformer_theory.ledger import STATUSES, Checked, Row
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-ALL = claims.all_claims()
+ALL = claims.runner.builtin_claims()  # the library's own rows (CLAIMS.md lists them)
 CLAIMS_MD = ROOT / "CLAIMS.md"
 
 
@@ -71,59 +71,67 @@ def test_claims_md_lists_every_claim():
 
 def test_a_claim_whose_check_fails_is_a_regression_with_exit_1(monkeypatch, tmp_path, capsys):
     from transformer_theory.claims import judges
+    from transformer_theory.ledger import Continuum
+
+    models = Continuum("every real weight")
 
     def boom():
         raise RuntimeError("broken check")
 
     def fine():
-        return Checked("float", "samples", "3 draws", {"err": 0.0}, tolerance="0")
+        return Checked(
+            "float", models.instance("seed 0"), {"err": 0.0}, tolerance="0 (exact zeros)"
+        )
 
     fake = [
         Row(
-            "test.ok",
-            "T",
-            "§1",
-            "s",
-            "infinite",
-            fine,
-            judges.at_most("err", 0),
-            {"quick": {}},
-            "verified",
+            id="test.ok",
+            paper="T",
+            place="§1",
+            statement="s",
+            domain=models,
+            check=fine,
+            judge=judges.at_most("err", 0),
+            sizes={"quick": {}},
+            expected="example",
             printed="p",
         ),
         Row(
-            "test.bad",
-            "T",
-            "§2",
-            "s",
-            "finite",
-            boom,
-            judges.true("x"),
-            {"quick": {}},
-            "proved",
+            id="test.bad",
+            paper="T",
+            place="§2",
+            statement="s",
+            domain=models,
+            check=boom,
+            judge=judges.true("x"),
+            sizes={"quick": {}},
+            expected="proved",
             printed="p",
         ),
     ]
-    monkeypatch.setattr("transformer_theory.claims.runner.all_claims", lambda: fake)
-    monkeypatch.setattr("transformer_theory.claims.all_claims", lambda: fake)
+    monkeypatch.setattr("transformer_theory.claims.runner.all_claims", lambda *a, **k: fake)
+    monkeypatch.setattr("transformer_theory.claims.all_claims", lambda *a, **k: fake)
     assert main(["claims", "--out", str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert "test.bad" in out and "expected proved" in out and "error" in out
     md = (tmp_path / "claims.md").read_text()
     assert "**error** (expected proved)" in md
-    assert "floating point; 3 draws; tol 0" in md  # the arithmetic and domain beside the status
+    # the arithmetic and the covered domain (generated from the object) beside the status
+    assert "floating point over instance; one instance (seed 0) of every real weight; tol 0" in md
     assert main(["claims", "--id", "test.ok", "--out", str(tmp_path)]) == 0
     assert main(["claims", "--paper", "nope", "--out", str(tmp_path)]) == 2
 
 
-def test_rows_refuse_unknown_statuses_and_quantifiers():
+def test_rows_refuse_unknown_statuses_and_missing_domains():
+    from transformer_theory.ledger import Strings
+
     def row(**kw):
         base = dict(
             id="a.b",
             paper="T",
             place="§",
             statement="s",
-            quantifier="finite",
+            domain=Strings("ab", [1]),
             check=lambda: None,
             judge=lambda c: None,
             sizes={"quick": {}},
@@ -134,104 +142,22 @@ def test_rows_refuse_unknown_statuses_and_quantifiers():
 
     with pytest.raises(ValueError, match="expected"):
         row(expected="likely")
-    with pytest.raises(ValueError, match="quantifier"):
-        row(quantifier="most")
+    with pytest.raises(ValueError, match="domain"):
+        row(domain=None)
+    with pytest.raises(ValueError, match="domain"):
+        row(domain="every string")
     with pytest.raises(ValueError, match="correct"):
         row(expected="corrected")
     with pytest.raises(ValueError, match="finding"):
         row(expected="finding")
     with pytest.raises(ValueError, match="arithmetic"):
-        Checked("approximate", "all", "d")
-
-
-# ------------------------------------------------------------------ the rule that derives statuses
-
-from transformer_theory.ledger import Verdict, derive_status  # noqa: E402
-
-
-def _row(quantifier="finite", printed="The paper's words.", correction=None, expected="open"):
-    return Row(
-        "test.row",
-        "T 2024",
-        "§1",
-        "s",
-        quantifier,
-        lambda: None,
-        lambda c: None,
-        {"quick": {}},
-        expected,
-        printed=printed,
-        correction=correction,
-    )
-
-
-def _c(arithmetic, coverage, **kw):
-    if arithmetic == "float":
-        kw.setdefault("tolerance", "4 u")
-    return Checked(arithmetic, coverage, "d", **kw)
-
-
-# (quantifier, arithmetic, coverage, holds) -> status, for a statement the paper prints; each line
-# is the ledger's table read by hand, not computed by the code under test.
-RULE = [
-    ("finite", "exact", "all", True, "proved"),
-    ("finite", "enclosed", "all", True, "certified"),
-    ("finite", "float", "all", True, "verified"),
-    ("infinite", "exact", "upto", True, "bounded"),
-    ("infinite", "exact", "all", True, "bounded"),
-    ("infinite", "enclosed", "upto", True, "bounded"),
-    ("infinite", "float", "upto", True, "verified"),
-    ("infinite", "exact", "samples", True, "verified"),
-    ("infinite", "exact", "instance", True, "example"),
-    ("finite", "exact", "instance", True, "example"),
-    ("exists", "exact", "instance", True, "proved"),
-    ("exists", "float", "instance", True, "verified"),
-    ("infinite", "exact", "instance", False, "refuted"),
-    ("finite", "float", "samples", False, "refuted"),
-    ("finite", "record", "all", True, "measured"),
-    ("empirical", "training", "samples", False, "measured"),
-    ("finite", "exact", "all", None, "open"),
-    ("finite", "none", "none", True, "open"),
-]
-
-
-@pytest.mark.parametrize("q,a,c,holds,status", RULE, ids=[" ".join(map(str, r)) for r in RULE])
-def test_the_rule_gives_each_status(q, a, c, holds, status):
-    got, _ = derive_status(_row(q), _c(a, c), Verdict(holds, "f"))
-    assert got == status
-
-
-def test_an_enclosure_with_a_float_quantity_is_float():
-    checked = _c("enclosed", "all", unenclosed=("the value map",))
-    assert derive_status(_row(), checked, Verdict(True, "f"))[0] == "verified"
-
-
-def test_library_statements_are_findings_never_refuted():
-    assert derive_status(_row(printed=None), _c("exact", "all"), Verdict(True, "f")) == (
-        "finding",
-        "proved",
-    )
-    # a finding not reproduced is open (a mutant that breaks it moves it)
-    assert derive_status(_row(printed=None), _c("exact", "all"), Verdict(False, "f"))[0] == "open"
-    assert derive_status(_row(printed=None), _c("exact", "instance"), Verdict(True, "f"))[0] == (
-        "example"
-    )
-
-
-def test_corrected_needs_the_printed_to_fail_and_the_correction_to_hold():
-    row = _row(correction="n - 1, not n")
-    fails_holds = Verdict(True, "f", printed_holds=False)
-    assert derive_status(row, _c("exact", "all"), fails_holds)[0] == "corrected"
-    assert derive_status(row, _c("exact", "all"), Verdict(False, "f", printed_holds=False))[0] == (
-        "refuted"
-    )
-    assert derive_status(row, _c("record", "all"), fails_holds)[0] == "measured"
+        Checked("approximate", Strings("ab", [1]).instance("a"), {})
     with pytest.raises(ValueError, match="printed"):
-        _row(printed=None, correction="x")
+        row(printed=None, correction="x")
     with pytest.raises(ValueError, match="printed"):
-        _row(printed=None, expected="refuted")
+        row(printed=None, expected="refuted")
     with pytest.raises(ValueError, match="tolerance"):
-        Checked("float", "all", "d")
+        Checked("float", Strings("ab", [1]).instance("a"), {})
 
 
 _MUTANT = re.compile(r"mutant\(([^)]*)\)")

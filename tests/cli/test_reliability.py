@@ -182,31 +182,35 @@ def test_time_budget_refuses_the_full_claims_tier_before_it_starts(tmp_path, cap
 
 def _fake_claims(monkeypatch, checks):
     """Rows whose checks are ``check()`` -> the figure (``None``: "fine")."""
-    from transformer_theory.ledger import Checked, Row, Verdict
+    from transformer_theory.ledger import Checked, Continuum, Row, Verdict
+
+    models = Continuum("every real weight")
 
     def as_check(fn):
         def check():
-            return Checked("float", "samples", "d", {"figure": fn()}, tolerance="0")
+            return Checked(
+                "float", models.instance("seed 0"), {"figure": fn()}, tolerance="0 (exact)"
+            )
 
         return check
 
     fake = [
         Row(
-            f"test.c{i}",
-            "T",
-            "§1",
-            "s",
-            "infinite",
-            as_check(fn or (lambda: "fine")),
-            lambda c: Verdict(True, c.values["figure"]),
-            {"quick": {}},
-            "verified",
+            id=f"test.c{i}",
+            paper="T",
+            place="§1",
+            statement="s",
+            domain=models,
+            check=as_check(fn or (lambda: "fine")),
+            judge=lambda c: Verdict(True, c.values["figure"]),
+            sizes={"quick": {}},
+            expected="example",
             printed="p",
         )
         for i, fn in enumerate(checks)
     ]
-    monkeypatch.setattr("transformer_theory.claims.runner.all_claims", lambda: fake)
-    monkeypatch.setattr("transformer_theory.claims.all_claims", lambda: fake)
+    monkeypatch.setattr("transformer_theory.claims.runner.all_claims", lambda *a, **k: fake)
+    monkeypatch.setattr("transformer_theory.claims.all_claims", lambda *a, **k: fake)
     return fake
 
 
@@ -229,13 +233,14 @@ def test_ctrl_c_swallowed_inside_a_check_still_ends_claims_with_exit_130(
         return "fine"
 
     _fake_claims(monkeypatch, [None, swallowed, later])
+    before = signal.getsignal(signal.SIGINT)  # SIG_IGN when the suite runs as a background job
     code, out, err = _run(["claims", "--out", tmp_path], capsys)
     assert code == 130, (code, out, err)
     assert "--resume" in err.strip().splitlines()[-1]
     assert not ran  # stopped after the interrupted claim
     records = json.loads((tmp_path / "claims.json").read_text())["records"]
     assert [r["id"] for r in records] == ["test.c0"]  # the cut-short claim is not recorded
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGINT) is before  # the handler installed before, restored
 
 
 def test_claims_resume_keeps_the_finished_records_of_the_same_tier(tmp_path, capsys, monkeypatch):

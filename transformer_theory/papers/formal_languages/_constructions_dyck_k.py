@@ -282,7 +282,10 @@ def _margins_leftmost(params, tail, inputs_BxNxD):
     from transformer_theory.core import forward_all, forward_trace
 
     def one(h):
-        after1 = forward_trace(params.replace(layers=params.layers[:1]), h).streams_LxNxD[-1]
+        first = params.replace(
+            layers=params.layers[:1], config=params.config.replace(heads=params.config.heads[:1])
+        )
+        after1 = forward_trace(first, h).streams_LxNxD[-1]
         return forward_all(tail, after1)
 
     logits = jax.vmap(one)(inputs_BxNxD)
