@@ -282,3 +282,166 @@ def test_commands_never_import_each_other(path):
         if m.startswith("transformer_theory.cli.") and not m.split(".")[-1].startswith("_")
     ]
     assert not bad, f"cli/{path.name} imports the commands {bad}; shared helpers go in _common"
+
+
+# --- the study contract (issue: one study contract for every experiment) -------------------------
+
+#: A paper's maths: the role files that compute (tasks, models, constructions, theory, plots).
+#: They take plain arguments: they never import the paper's experiments (a study runs the maths,
+#: not the other way round) or the command line, and never name an option: an error names the
+#: argument, and only the command layer turns a field into its flag. (``_checks*`` and
+#: ``_claims*`` sit above the studies: a check may run one.)
+MATHS_ROLES = ("tasks", "models", "constructions", "theory", "plots")
+MATHS = sorted(
+    q
+    for paper in PAPERS
+    for q in paper.glob("_*.py")
+    if q.name != "__init__.py"
+    and any(q.stem == f"_{r}" or q.stem.startswith(f"_{r}_") for r in MATHS_ROLES)
+)
+#: What the option layer offers a command; maths never asks for it (``setting``, a field's
+#: bound beside its default, is data and allowed).
+OPTION_LAYER = {"flag_of", "OptionError", "add_options", "from_args", "override", "as_options"}
+OPTION_NAME = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*\b")
+
+
+def _all_imports(path: pathlib.Path) -> list[tuple[str, str | None]]:
+    """Every import, relative ones resolved, inside functions and ``TYPE_CHECKING`` blocks too."""
+    tree = ast.parse(path.read_text())
+    package = _dotted(path).rsplit(".", 1)[0]
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(a.name, None) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+            module = node.module if node.level == 0 else f"{base}.{node.module or ''}".strip(".")
+            out += [(module, a.name) for a in node.names]
+    return out
+
+
+def test_the_maths_modules_are_found():
+    names = {q.stem for q in MATHS}
+    assert {"_theory_costs", "_models_trained", "_models_translation"} <= names
+    assert not any(n.startswith(("_checks", "_claims")) for n in names)
+
+
+@pytest.mark.parametrize("path", MATHS, ids=[_dotted(p) for p in MATHS])
+def test_maths_never_imports_a_study_or_the_command_line(path):
+    experiments = _dotted(path).rsplit(".", 1)[0] + ".experiments"
+    bad = []
+    for m, n in _all_imports(path):
+        full = [m] + ([f"{m}.{n}"] if n else [])
+        if any(t == experiments or t.startswith(experiments + ".") for t in full):
+            bad.append(f"{m}:{n} (the paper's experiments)")
+        if any(t.startswith("transformer_theory.cli") for t in full):
+            bad.append(f"{m}:{n} (the command line)")
+        if m == "transformer_theory.settings" and n in OPTION_LAYER:
+            bad.append(f"{m}:{n} (the option layer)")
+    assert not bad, f"{_dotted(path)} imports {bad}: maths takes plain arguments"
+
+
+def _code_strings(path: pathlib.Path) -> list[tuple[int, str]]:
+    """The string constants of ``path`` that are not docstrings."""
+    tree = ast.parse(path.read_text())
+    docs = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                docs.add(id(body[0].value))
+    return [
+        (n.lineno, n.value)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs
+    ]
+
+
+@pytest.mark.parametrize("path", MATHS, ids=[_dotted(p) for p in MATHS])
+def test_maths_never_names_an_option(path):
+    found = [
+        f"line {line}: {m.group(0)}"
+        for line, text in _code_strings(path)
+        for m in OPTION_NAME.finditer(text)
+    ]
+    assert not found, f"{_dotted(path)} names options {found}: name the argument instead"
+
+
+def test_the_option_guard_can_fail(tmp_path):
+    # the two guards above, on a module that does what they forbid
+    bad = tmp_path / "_theory_bad.py"
+    bad.write_text(
+        '"""--doc is fine."""\nfrom transformer_theory.settings import flag_of\n'
+        'def f():\n    raise ValueError("--max-len: too long")\n'
+    )
+    assert [t for _, t in _code_strings(bad) if OPTION_NAME.search(t)] == ["--max-len: too long"]
+    tree = ast.parse(bad.read_text())
+    names = {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+    assert names & OPTION_LAYER == {"flag_of"}
+
+
+EXPERIMENT_MODULES = sorted(q for paper in PAPERS for q in (paper / "experiments").glob("[!_]*.py"))
+SETTINGS_CLASS = re.compile(r"(Settings|Config)$")
+#: Experiment modules that still hold more (or fewer) than one settings class, or JAX maths, as
+#: the study contract found them; this list may only shrink (a module leaving it fails the test
+#: until it is struck off, so the list stays the truth).
+KNOWN_EXPERIMENT_DEBTS = {
+    "sanford": "3 settings classes (SanfordSettings and the per-configuration QSAConfig, "
+    "MatchConfig)",
+    "ngram_exactness": "3 settings classes (two studies in one module)",
+    "composition_bound": "no settings class of its own (composition_depth's)",
+    "qsa_bits_rnn": "no settings class of its own (qsa_bits_attention's)",
+    "efficient_attention": "imports jax",
+    "languages_generalization": "imports jax",
+}
+
+
+def _experiment_debts(path: pathlib.Path) -> list[str]:
+    tree = ast.parse(path.read_text())
+    classes = [
+        n.name
+        for n in tree.body
+        if isinstance(n, ast.ClassDef)
+        and SETTINGS_CLASS.search(n.name)
+        and any("dataclass" in ast.unparse(d) for d in n.decorator_list)
+    ]
+    debts = []
+    if len(classes) != 1:
+        debts.append(f"{len(classes)} settings classes {classes}")
+    config = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "get_config"]
+    if not config or [a.arg for a in config[0].args.args] != ["size"]:
+        debts.append("no get_config(size)")
+    roots = {m.split(".")[0] for m, _ in _all_imports(path)}
+    if roots & {"jax", "flax", "optax"}:
+        debts.append(f"imports {sorted(roots & {'jax', 'flax', 'optax'})}")
+    return debts
+
+
+@pytest.mark.parametrize("path", EXPERIMENT_MODULES, ids=[q.stem for q in EXPERIMENT_MODULES])
+def test_every_experiment_module_is_one_settings_class_and_get_config(path):
+    debts = _experiment_debts(path)
+    if path.stem in KNOWN_EXPERIMENT_DEBTS:
+        assert debts, f"{path.stem} is no longer a debt: strike it off KNOWN_EXPERIMENT_DEBTS"
+        return
+    assert not debts, f"{path.relative_to(ROOT)}: {debts}; maths goes in the paper's _* modules"
+
+
+def test_params_and_positional_codes_do_not_import_each_other():
+    # params builds on the positional codes (code_dim); the codes read a config by its fields
+    positional = [m for m, _ in _all_imports(PKG / "core" / "positional.py")]
+    assert "transformer_theory.params" not in positional
+
+
+def test_the_readme_layout_table_names_every_top_level_entry():
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("## The layout") :].split("\n## ", 1)[0]
+    entries = sorted(
+        q.name + ("/" if q.is_dir() else "")
+        for q in PKG.iterdir()
+        if q.name not in ("__init__.py", "__main__.py", "py.typed", "__pycache__")
+        and (q.suffix == ".py" or (q.is_dir() and (q / "__init__.py").exists()))
+    )
+    missing = [e for e in entries if f"`transformer_theory/{e}`" not in table]
+    assert not missing, f"README's layout table does not name {missing}"
+    rows = [line for line in table.splitlines() if line.startswith("| `transformer_theory/")]
+    assert len(rows) == len(entries), "one row per top-level entry"

@@ -180,3 +180,161 @@ class Wider(Sweep):
 def test_help_is_inherited_from_the_base_class_docstring():
     assert help_of(Wider, "max_len") == "the longest length measured, in tokens."
     assert help_of(Wider, "extra") == "one more field."
+
+
+# --- field-named errors turned into options (the command layer's one job) ----------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Grid:
+    """Attributes:
+    ns: lengths.
+    max_len: the longest.
+    bound: also the bound.
+    """
+
+    ns: tuple[int, ...] = setting((4,), flag="--n")
+    max_len: int = 8
+    bound: bool = True
+
+
+def test_as_options_renames_the_head_and_what_to_lower():
+    from transformer_theory.budget import BudgetError
+    from transformer_theory.settings import as_options
+
+    err = as_options(Grid, ValueError("ns/max_len: too big at ns = 4; lower ns or max_len"))
+    assert isinstance(err, OptionError)
+    assert str(err) == "--n/--max-len: too big at ns = 4; lower --n or --max-len"  # not the body
+    budget = BudgetError("max_len (or no_bound): 9 GiB; lower max_len (or no_bound)", option="x")
+    renamed = as_options(Grid, budget)
+    assert isinstance(renamed, BudgetError)
+    assert str(renamed) == "--max-len (or --no-bound): 9 GiB; lower --max-len (or --no-bound)"
+    other = ValueError("seq_len: not a field here")
+    assert as_options(Grid, other) is other
+
+
+def test_naming_options_reraises_only_what_names_a_field():
+    from transformer_theory.settings import naming_options
+
+    with pytest.raises(OptionError, match="^--n: bad$"):
+        with naming_options(Grid):
+            raise ValueError("ns: bad")
+    with pytest.raises(ValueError, match="^q: bad$"):
+        with naming_options(Grid):
+            raise ValueError("q: bad")
+
+
+# --- --set: parsed and validated by the settings object, before any work (reliability round 4) --
+
+
+@dataclasses.dataclass(frozen=True)
+class Nested:
+    cells: tuple[tuple[int, int, int], ...] = ((1, 2, 4),)
+    pairs: tuple[tuple[str, tuple[int, ...]], ...] = (("attention", (8,)),)
+    every: tuple[int | None, ...] = (None, 3)
+    rate: float = 0.1
+
+
+def test_override_refuses_non_finite_numbers():
+    for text in ("nan", "inf", "-inf", "1e309"):
+        with pytest.raises(OptionError, match=f"^--rate: expected a finite number, got '{text}'$"):
+            override(Nested(), [f"rate={text}"])
+
+
+def test_override_parses_nested_tuples_as_literals_and_checks_their_shape():
+    got = override(Nested(), ["cells=((5, 16, 32), (1, 1, 2))", "every=(2, None)"])
+    assert got.cells == ((5, 16, 32), (1, 1, 2)) and got.every == (2, None)
+    assert override(Nested(), ["pairs=(('rnn', (4, 8)),)"]).pairs == (("rnn", (4, 8)),)
+    for text in ("cells=1,1,2", "cells=((1, 2),)", "cells=((1, 2, 'x'),)", "cells=((1, 2, 3.5),)"):
+        with pytest.raises(OptionError, match=r"^--cells: expected a tuple of \(integer, integer"):
+            override(Nested(), [text])
+    with pytest.raises(OptionError, match="^--pairs: .*got 'attention'"):
+        override(Nested(), ["pairs=attention"])
+    with pytest.raises(OptionError, match="^--every: "):
+        override(Nested(), ["every=3"])
+
+
+def _experiments():
+    from transformer_theory.cli._experiments import discover
+
+    return sorted(discover().items())
+
+
+PROBES = ("nan", "inf", "1e309", "0", "-1", "attention", "1,1,2", "", "none")
+
+
+@pytest.mark.parametrize("name, found", _experiments(), ids=[n for n, _ in _experiments()])
+def test_every_experiment_setting_is_refused_in_one_line_or_finite(name, found):
+    # every --set a user may type ends as a setting the object accepted (finite) or an
+    # OptionError: never a TypeError, never a NaN carried into the run
+    import math
+
+    from transformer_theory.settings import _option_fields
+
+    config = found[1].get_config("smoke")
+    for f in _option_fields(type(config)):
+        for text in PROBES:
+            try:
+                value = getattr(override(config, [f"{f.name}={text}"]), f.name)
+            except OptionError as err:
+                assert "\n" not in str(err)
+                continue
+            flat = list(value) if isinstance(value, (tuple, list)) else [value]
+            assert all(not isinstance(v, float) or math.isfinite(v) for v in flat), (f.name, text)
+
+
+COUNTS = {
+    "composition_bound": ("steps", "batch", "held_out", "functions", "learning_rate"),
+    "composition_cot": ("steps", "batch", "held_out", "functions", "learning_rate"),
+    "composition_depth": ("steps", "held_out", "heads"),
+    "composition_one_layer": ("steps", "batch", "heads", "n"),
+    "composition_one_pass": ("steps", "batch", "held_out", "learning_rate"),
+    "qsa_bits_attention": ("steps", "batch", "held_out", "seq_len", "q", "learning_rate"),
+    "qsa_bits_rnn": ("steps", "batch", "held_out", "seq_len", "q", "learning_rate"),
+    "match_width": ("steps", "batch", "seq_len", "modulus"),
+    "collapse_tasks": ("learning_rate", "train_min_len", "count_max_len"),
+    "dyck_k": ("precision_k", "precision_depth"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COUNTS))
+def test_a_zero_count_is_refused_by_the_settings_object(name):
+    experiments = dict(_experiments())
+    config = experiments[name][1].get_config("smoke")
+    for field in COUNTS[name]:
+        with pytest.raises(ValueError, match=f"^{field}: "):  # the Python API names the field
+            dataclasses.replace(config, **{field: 0})
+        with pytest.raises(OptionError, match=f"^--{field.replace('_', '-')}: "):
+            override(config, [f"{field}=0"])
+
+
+SCRIPT_PROBES = [
+    ("composition_bound", "learning_rate=nan", "--learning-rate: expected a finite number"),
+    ("composition_bound", "learning_rate=inf", "--learning-rate: expected a finite number"),
+    ("composition_bound", "learning_rate=1e309", "--learning-rate: expected a finite number"),
+    ("composition_bound", "cells=1,1,2", "--cells: expected a tuple of (integer"),
+    ("sanford_qsa_separation", "widths=attention", "--widths: expected a tuple of (text"),
+    ("composition_bound", "steps=0", "--steps: expected a positive value"),
+    ("composition_bound", "batch=0", "--batch: expected a positive value"),
+    ("composition_bound", "held_out=0", "--held-out: expected a positive value"),
+    ("composition_bound", "functions=0", "--functions: expected a positive value"),
+]
+
+
+@pytest.mark.parametrize("script, assignment, message", SCRIPT_PROBES)
+def test_the_scripts_refuse_a_bad_set_before_any_work(
+    script, assignment, message, tmp_path, capsys
+):
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[1] / "experiments" / f"{script}.py"
+    spec = importlib.util.spec_from_file_location(f"script_{script}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = tmp_path / "out"
+    assert module.main(["--smoke", "--set", assignment, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1, err
+    assert not out.exists()  # refused before the output directory is made

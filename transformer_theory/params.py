@@ -33,6 +33,7 @@ import jax.numpy as jnp
 from jax.typing import DTypeLike
 
 from transformer_theory import _validate
+from transformer_theory.core import positional as positional_codes
 
 ATTENTION_KINDS = ("relu", "softmax", "hard_leftmost", "hard_average", "sparsemax")
 NORM_KINDS = (None, "layernorm", "layernorm_sigma", "rmsnorm")
@@ -151,9 +152,7 @@ class ModelConfig:
     @property
     def pos_dim(self) -> int:
         """Width of the absolute positional code inside the embedding."""
-        from transformer_theory.core import positional
-
-        return positional.code_dim(
+        return positional_codes.code_dim(
             self.positional, self.seq_len, window=self.positional_window, vocab_size=self.vocab_size
         )
 
@@ -177,8 +176,6 @@ def embed_dim(vocab_size: int, seq_len: int, positional: str = "onehot") -> int:
 
     The smallest ``width`` a :class:`ModelConfig` with these settings accepts.
     """
-    from transformer_theory.core import positional as positional_codes
-
     return vocab_size + positional_codes.code_dim(positional, seq_len)
 
 

@@ -13,6 +13,9 @@ command-line options and back, so no option, default, type or help text is writt
   ``__post_init__`` raises naming a field comes back as an :class:`OptionError` naming its
   flag (``--max-len: expected 2..8192, got 1``), which the command line prints as one line and
   exit 2;
+- :func:`as_options` turns an error that names fields (``ns/qs: ...; lower ns or qs``, as the
+  library's refusals are written) into one naming their options (``--n/--q: ...; lower --n or
+  --q``): the library names what it was given, only the command line knows the flags;
 - :func:`override` applies ``field=value`` strings (the experiments scripts' ``--set``, in the
   manner of big_vision's config overrides) with the same parsing as the options.
 
@@ -43,20 +46,25 @@ Example::
 from __future__ import annotations
 
 import argparse
+import ast
+import contextlib
 import dataclasses
 import inspect
+import math
 import re
 import types
 import typing
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 __all__ = [
     "OptionError",
     "add_options",
+    "as_options",
     "flag_of",
     "from_args",
     "help_of",
+    "naming_options",
     "override",
     "check_minimums",
     "setting",
@@ -256,21 +264,128 @@ def _scalar_parser(tp: Any, flag: str) -> Callable[[str], Any]:
 
         def scalar(text: str) -> Any:
             try:
-                return tp(text)
+                value = tp(text)
             except ValueError:
                 word = {int: "an integer", float: "a number", str: "text"}[tp]
                 raise argparse.ArgumentTypeError(f"expected {word}, got {text!r}") from None
+            if tp is float and not math.isfinite(value):  # nan, inf, 1e309: never a setting
+                raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+            return value
 
         scalar.__name__ = tp.__name__  # argparse names the type in its messages
         return scalar
     raise TypeError(f"{flag}: no parser for the annotation {tp!r}; give setting(parse=...)")
 
 
+def _describe(tp: Any) -> str:
+    """An annotation in words a user reads (``tuple[tuple[int, int], ...]`` -> ``a tuple of
+    (integer, integer) tuples``)."""
+    tp, optional = _unwrap_optional(tp)
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is typing.Literal:
+        text = "one of " + ", ".join(map(repr, args))
+    elif origin in (tuple, list) and len(args) == 2 and args[1] is Ellipsis:
+        text = f"a tuple of {_describe(args[0])}"
+    elif origin in (tuple, list) and args:
+        text = "(" + ", ".join(_describe(a) for a in args) + ")"
+    else:
+        text = {int: "integer", float: "finite number", str: "text", bool: "true/false"}.get(
+            tp, getattr(tp, "__name__", str(tp))
+        )
+    return f"{text} or None" if optional else text
+
+
+def _coerce(value: Any, tp: Any) -> Any:
+    """``value`` (a Python literal) as annotation ``tp`` asks, else ``ValueError``; ``TypeError``
+    for an annotation no literal can be (a dataclass, a mapping of objects)."""
+    tp, optional = _unwrap_optional(tp)
+    if value is None:
+        if optional:
+            return None
+        raise ValueError("None")
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is typing.Literal:
+        if value in args:
+            return value
+        raise ValueError(repr(value))
+    if origin in (tuple, list) and args:
+        if not isinstance(value, (tuple, list)):
+            raise ValueError(repr(value))
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_coerce(v, args[0]) for v in value)
+        if len(value) != len(args):
+            raise ValueError(repr(value))
+        return tuple(_coerce(v, a) for v, a in zip(value, args))
+    if tp is bool and isinstance(value, bool):
+        return value
+    if tp is int and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if tp is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+        if math.isfinite(value):
+            return float(value)
+        raise ValueError(repr(value))
+    if tp is str and isinstance(value, str):
+        return value
+    if tp in (bool, int, float, str):
+        raise ValueError(repr(value))
+    raise TypeError(f"no literal is a {_describe(tp)}")
+
+
+def _literal_parser(tp: Any, flag: str) -> Callable[[str], Any]:
+    """For a nested annotation (``tuple[tuple[int, int, int], ...]``, ``tuple[str, float]``):
+    the text as a Python literal (``((1, 1, 2),)``), checked item by item against ``tp``."""
+    _coerce(_example_of(tp), tp)  # TypeError here: no literal can be this annotation
+
+    def literal(text: str) -> Any:
+        expected = f"expected {_describe(tp)} as a Python literal"
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            raise argparse.ArgumentTypeError(f"{expected}, got {text!r}") from None
+        try:
+            return _coerce(value, tp)
+        except (ValueError, TypeError):
+            raise argparse.ArgumentTypeError(f"{expected}, got {text!r}") from None
+
+    literal.__name__ = "literal"
+    return literal
+
+
+def _example_of(tp: Any) -> Any:
+    """A value of annotation ``tp`` built of literals (to prove one exists), else a sentinel
+    :func:`_coerce` refuses with ``TypeError``."""
+    tp, optional = _unwrap_optional(tp)
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if optional:
+        return None
+    if origin is typing.Literal:
+        return args[0]
+    if origin in (tuple, list) and args:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return (_example_of(args[0]),)
+        return tuple(_example_of(a) for a in args)
+    return {bool: True, int: 1, float: 1.0, str: "x"}.get(tp, _NoLiteral())
+
+
+class _NoLiteral:
+    """Stands for a value no literal can be (see :func:`_example_of`)."""
+
+
 def _parser_of(tp: Any, flag: str) -> tuple[Callable[[str], Any], bool]:
     """The text -> value function for an annotation, and whether the field is a flag pair."""
     tp, optional = _unwrap_optional(tp)
     origin = typing.get_origin(tp)
-    if origin in (tuple, list) and (args := typing.get_args(tp)):
+    args = typing.get_args(tp)
+    comma_list = (origin is tuple and len(args) == 2 and args[1] is Ellipsis) or (
+        origin is list and len(args) == 1
+    )
+    scalar_items = bool(args) and (
+        args[0] in (int, float, str, bool) or typing.get_origin(args[0]) is typing.Literal
+    )
+    if origin in (tuple, list) and args and not (comma_list and scalar_items):
+        parse = _literal_parser(tp | None if optional else tp, flag)
+        return parse, False
+    if origin in (tuple, list) and args:
         item = _scalar_parser(args[0], flag)
 
         def items(text: str) -> Any:
@@ -376,13 +491,70 @@ def add_options(
         )
 
 
-def _rename(cls: type, err: ValueError) -> OptionError:
+_WORD = re.compile(r"\b[a-z_][a-z0-9_]*\b")
+
+
+def _flags_in(cls: type, text: str, names: set[str]) -> str:
+    """``text`` with each word that is a field of ``cls`` as its option (``no_bound`` as
+    ``--no-bound`` for a boolean field ``bound``)."""
+
+    def flag(m: re.Match) -> str:
+        word = m.group(0)
+        if word in names:
+            return flag_of(cls, word)
+        if word.startswith("no_") and word[3:] in names:
+            return "--no-" + flag_of(cls, word[3:])[2:]
+        return word
+
+    return _WORD.sub(flag, text)
+
+
+def as_options(cls: type, err: ValueError) -> ValueError:
+    """``err`` with the fields of ``cls`` it names written as their options.
+
+    The library names what was wrong by field (argument) at the head of its message and, in a
+    refusal of a size, after its last ``lower``: ``"ns/qs: N = 64, q = 10 has ...; lower ns or
+    qs"``. Each word there that is a field becomes its option (``--n/--q: ...; lower --n or
+    --q``). A :class:`~transformer_theory.budget.BudgetError` stays one (its ``option`` renamed);
+    another error becomes an :class:`OptionError`; an error whose head names no field of ``cls``
+    is returned as it is.
+    """
+    from transformer_theory import budget
+
     text = str(err)
-    field, sep, rest = text.partition(":")
+    head, sep, rest = text.partition(":")
     names = {f.name for f in _option_fields(cls)}
-    if sep and field.strip() in names:
-        return OptionError(flag_of(cls, field.strip()), rest.strip())
-    return OptionError(cls.__name__, text)
+    first = _WORD.match(head.strip())
+    if not sep or first is None or first.group(0) not in names:
+        return err
+    option = _flags_in(cls, head.strip(), names)
+    at = rest.rfind("lower ")
+    if at >= 0:
+        rest = rest[:at] + _flags_in(cls, rest[at:], names)
+    if isinstance(err, budget.BudgetError):
+        return budget.BudgetError(
+            f"{option}:{rest}", option=option, estimate=err.estimate, available=err.available
+        )
+    return OptionError(option, rest.strip())
+
+
+@contextlib.contextmanager
+def naming_options(cls: type) -> Iterator[None]:
+    """Within this block, a ``ValueError`` naming fields of ``cls`` is raised again naming their
+    options (:func:`as_options`); any other error passes as it was. For a command's checks before
+    work: ``with naming_options(Settings): study.check_sizes(settings)``."""
+    try:
+        yield
+    except ValueError as err:
+        renamed = as_options(cls, err)
+        if renamed is err:
+            raise
+        raise renamed from None
+
+
+def _rename(cls: type, err: ValueError) -> ValueError:
+    renamed = as_options(cls, err)
+    return OptionError(cls.__name__, str(err)) if renamed is err else renamed
 
 
 def from_args(cls: type[S], args: argparse.Namespace, **fixed: Any) -> S:
@@ -423,11 +595,19 @@ def override(settings: S, assignments: Sequence[str]) -> S:
                 "--set", f"expected field=value with a field of {known}; got {text!r}"
             )
         flag = flag_of(cls, name)
-        parse = fields[name].metadata.get("parse") or _parser_of(hints[name], flag)[0]
+        try:
+            parse = fields[name].metadata.get("parse") or _parser_of(hints[name], flag)[0]
+        except TypeError:  # a nested settings object: no text is one
+            raise OptionError(
+                "--set",
+                f"{name} cannot be set from text (it is a {_describe(hints[name])}); change it "
+                "in the experiment's get_config",
+            ) from None
         try:
             changes[name] = parse(value.strip())
         except (argparse.ArgumentTypeError, ValueError) as err:
-            raise OptionError(flag, str(err)) from None
+            now = f" (it is {getattr(settings, name)!r})" if parse.__name__ == "literal" else ""
+            raise OptionError(flag, f"{err}{now}") from None
     try:
         return dataclasses.replace(settings, **changes)
     except ValueError as err:

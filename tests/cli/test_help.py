@@ -135,3 +135,21 @@ def test_every_progress_bar_is_drawn_on_a_terminal_only():
                 bars.append(where)
                 assert disable and ast.unparse(disable[0]) in TERMINAL_ONLY, where
     assert len(bars) >= 10, bars  # the scan finds them (13 on 2026-11-25)
+
+
+def test_a_command_imports_no_other_command():
+    # the top-level --help lists the commands from the registry; a command imports its own module
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom transformer_theory.cli import main\n"
+        "for argv in (['--help'], ['demo', '--help']):\n"
+        "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
+        "    names = [m for m in sys.modules if m.startswith('transformer_theory.cli.')]\n"
+        "    print('MODULES', sorted(m for m in names if not m.split('.')[-1].startswith('_')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if line.startswith("MODULES ")]
+    assert lines == ["MODULES []", "MODULES ['transformer_theory.cli.demo']"], lines

@@ -368,6 +368,51 @@ def add_resumable_out(parser: argparse.ArgumentParser, out: str, record: str) ->
     )
 
 
+def run_grid_study(
+    args: argparse.Namespace,
+    study: Any,
+    settings_cls: type,
+    command: str,
+    line: Callable[[dict], str],
+    **extra: Any,
+) -> Any:
+    """The body of a resumable grid command (``collapse``, ``oversquash``): the settings from
+    ``args`` (:func:`transformer_theory.settings.from_args` of ``settings_cls``), the grid's size
+    refused before ``--out`` is made, then ``study.run`` with Ctrl-C held around each JAX call,
+    ``line(model)`` printed per finished model. A refusal naming fields names their options; a
+    record of other settings in ``--out`` is refused naming the option that differs. Returns the
+    study's result, or :data:`EXIT_INTERRUPTED` after saying what was saved."""
+    import sys
+
+    from transformer_theory.settings import from_args, naming_options
+    from transformer_theory.train.checkpoint import deferred_sigint
+
+    settings = from_args(settings_cls, args)
+    with naming_options(settings_cls):
+        grid = study.grid_of(settings)  # its size refused before --out is made
+        out = prepare_out_dir(args.out)
+        try:
+            return study.run(
+                settings,
+                out,
+                grid=grid,
+                guard=deferred_sigint,  # Ctrl-C held until the JAX call returns (it crashed XLA)
+                on_model=lambda model: print(line(model), flush=True),
+                log=lambda text: print(text, flush=True),
+                fresh=args.fresh,
+                **extra,
+            )
+        except study.SettingsDiffer as err:
+            raise refuse_other_settings(err, settings_cls) from None
+        except study.Interrupted as stop:
+            print(
+                f"transformer-theory {command}: interrupted; {stop.finished} of {stop.total} "
+                f"model(s) finished and saved in {stop.path}; run the same command to resume",
+                file=sys.stderr,
+            )
+            return EXIT_INTERRUPTED
+
+
 def enable_x64_if_declared(module: Any) -> None:
     """Turn JAX's 64-bit mode on when ``module`` (a command or an experiment) declares
     ``X64 = True``: the entry points' one switch, flipped before the module makes any array."""

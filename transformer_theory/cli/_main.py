@@ -141,14 +141,23 @@ and exit 2, options it cannot run or a size that would not fit in memory or time
 """
 
 
-def _load_commands() -> dict[str, tuple[ModuleType, str]]:
-    return {name: (importlib.import_module(mod), help_) for name, (mod, help_) in COMMANDS.items()}
+def _load_commands(only: str | None = "") -> dict[str, tuple[ModuleType | None, str]]:
+    """``name -> (module, one-line help)`` of every command; with ``only``, the module of that
+    command alone is imported (None for the others: the top-level ``--help`` lists them from the
+    registry, so a command imports nothing of the others, nor ``--help`` any paper)."""
+    return {
+        name: (importlib.import_module(mod) if only == "" or name == only else None, help_)
+        for name, (mod, help_) in COMMANDS.items()
+    }
 
 
-def build_parser(commands: Mapping[str, tuple[ModuleType, str]]) -> argparse.ArgumentParser:
+def build_parser(
+    commands: Mapping[str, tuple[ModuleType | None, str]],
+) -> argparse.ArgumentParser:
     """The parser of every command in ``commands`` (``name -> (module, one-line help)``): each
     subcommand's ``--help`` shows its module's whole docstring (:func:`plain_text`), every
-    option's default (:class:`HelpFormatter`) and its :func:`epilog`."""
+    option's default (:class:`HelpFormatter`) and its :func:`epilog`; a command whose module is
+    None (not imported) is listed by its help alone."""
     parser = argparse.ArgumentParser(
         prog="transformer-theory",
         description=DESCRIPTION,
@@ -159,6 +168,9 @@ def build_parser(commands: Mapping[str, tuple[ModuleType, str]]) -> argparse.Arg
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (mod, help_) in commands.items():
+        if mod is None:
+            sub.add_parser(name, help=help_)
+            continue
         p = sub.add_parser(
             name,
             help=help_,
@@ -225,15 +237,16 @@ def run_command(argv: Sequence[str] | None = None) -> int:
 
 def _dispatch(argv: list[str]) -> int:
     try:  # importing the commands and building the parser take seconds: Ctrl-C is one line
-        commands = _load_commands()
         if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
             argv = [DEFAULT_COMMAND] + argv
+        commands = _load_commands(argv[0] if argv[0] in COMMANDS else None)  # that one alone
         parser = build_parser(commands)
         args = parser.parse_args(argv)
     except KeyboardInterrupt:
         print("transformer-theory: interrupted before the command started", file=sys.stderr)
         return EXIT_INTERRUPTED
     mod = commands[args.command][0]
+    assert mod is not None  # the command parsed is the one imported
     subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     args.changed = changed_options(subparsers.choices[args.command], args)
     try:

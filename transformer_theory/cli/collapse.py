@@ -25,19 +25,11 @@ there, once); the study is its module's ``run``; this command parses and prints.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 
-from transformer_theory.cli._common import (
-    EXIT_INTERRUPTED,
-    add_resumable_out,
-    format_table,
-    prepare_out_dir,
-    refuse_other_settings,
-)
-from transformer_theory.papers.barbero2024 import model_grid
+from transformer_theory.cli._common import add_resumable_out, format_table, run_grid_study
 from transformer_theory.papers.barbero2024.experiments import collapse
-from transformer_theory.settings import add_options, from_args
+from transformer_theory.settings import add_options
 
 X64 = True
 
@@ -48,31 +40,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from transformer_theory.train.checkpoint import deferred_sigint
-
-    settings = from_args(collapse.CollapseSettings, args)
-    grid = model_grid(settings)  # its size refused before --out is made
-    out = prepare_out_dir(args.out)
-    try:
-        result = collapse.run(
-            settings,
-            out,
-            progress=not args.no_progress,
-            grid=grid,
-            guard=deferred_sigint,  # Ctrl-C held until the JAX call returns (it crashed XLA)
-            on_model=lambda model: print(summary_line(model, settings.precisions), flush=True),
-            log=lambda line: print(line, flush=True),
-            fresh=args.fresh,
-        )
-    except collapse.SettingsDiffer as err:
-        raise refuse_other_settings(err, collapse.CollapseSettings) from None
-    except collapse.Interrupted as stop:
-        print(
-            f"transformer-theory collapse: interrupted; {stop.finished} of {stop.total} model(s) "
-            f"finished and saved in {stop.path}; run the same command to resume",
-            file=sys.stderr,
-        )
-        return EXIT_INTERRUPTED
+    result = run_grid_study(
+        args,
+        collapse,
+        collapse.CollapseSettings,
+        "collapse",
+        lambda model: summary_line(model, list(model["precisions"])),
+        progress=not args.no_progress,
+    )
+    if isinstance(result, int):
+        return result
     print(format_table(collapse.summary(m) for m in result.record["models"]))
     print(result.json_path)
     print(result.figure_path)

@@ -24,19 +24,15 @@ there, once); the study is its module's ``run``; this command parses and prints.
 from __future__ import annotations
 
 import argparse
-import sys
 
 from transformer_theory.cli._common import (
     EXIT_FAILED,
-    EXIT_INTERRUPTED,
     add_resumable_out,
     format_table,
-    prepare_out_dir,
-    refuse_other_settings,
+    run_grid_study,
 )
-from transformer_theory.papers.barbero2024 import model_grid
 from transformer_theory.papers.barbero2024.experiments import oversquash
-from transformer_theory.settings import add_options, from_args
+from transformer_theory.settings import add_options
 
 X64 = True
 
@@ -47,30 +43,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from transformer_theory.train.checkpoint import deferred_sigint
-
-    settings = from_args(oversquash.OversquashSettings, args)
-    grid = model_grid(settings)  # its size refused before --out is made
-    out = prepare_out_dir(args.out)
-    try:
-        result = oversquash.run(
-            settings,
-            out,
-            grid=grid,
-            guard=deferred_sigint,  # Ctrl-C held until the JAX call returns (it crashed XLA)
-            on_model=lambda m: print(line(m), flush=True),
-            log=lambda text: print(text, flush=True),
-            fresh=args.fresh,
-        )
-    except oversquash.SettingsDiffer as err:
-        raise refuse_other_settings(err, oversquash.OversquashSettings) from None
-    except oversquash.Interrupted as stop:
-        print(
-            f"transformer-theory oversquash: interrupted; {stop.finished} of {stop.total} "
-            f"model(s) finished and saved in {stop.path}; run the same command to resume",
-            file=sys.stderr,
-        )
-        return EXIT_INTERRUPTED
+    result = run_grid_study(
+        args, oversquash, oversquash.OversquashSettings, "oversquash", lambda m: line(m)
+    )
+    if isinstance(result, int):
+        return result
     models = result.record["models"]
     print(format_table(oversquash.summary(m) for m in models))
     print(result.json_path)

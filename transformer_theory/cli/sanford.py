@@ -62,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
         cls = type(settings)
         ignored = [f.name for f in dataclasses.fields(cls) if f.name not in cls.DISJ_READS]
         refuse_ignored(args, [options.flag_of(cls, n) for n in ignored], "--task disj")
-    study.check_sizes(settings)
+    with options.naming_options(study.SanfordSettings):  # the sizes refused before any work
+        study.check_sizes(settings)
     out = prepare_out_dir(args.out)
     result = study.run(settings, out)
     records = result["rows"]

@@ -26,7 +26,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import jax
 import jax.numpy as jnp
@@ -35,8 +35,22 @@ from jax.typing import ArrayLike, DTypeLike
 
 from transformer_theory import _validate
 
-if TYPE_CHECKING:  # params imports nothing of core; the annotation only
-    from transformer_theory.params import ModelConfig
+
+class EmbeddingConfig(Protocol):
+    """What :func:`embed_long` reads of a model's config (a :class:`~transformer_theory.params.
+    ModelConfig`; ``params`` imports this module for :func:`code_dim`, never the other way)."""
+
+    vocab_size: int
+    seq_len: int
+    positional: str
+    width: int
+
+    @property
+    def pos_dim(self) -> int: ...
+
+    @property
+    def embed_dim(self) -> int: ...
+
 
 KINDS = ("onehot", "sinusoidal", "svete", "none", "ngram_window", "chiang_cholak")
 
@@ -298,7 +312,7 @@ def svete_cotterell_offsets(n: int, num_offsets: int, dtype: DTypeLike = jnp.flo
 
 
 def embed_long(
-    config: ModelConfig,
+    config: EmbeddingConfig,
     tokens_N: jax.Array,
     *,
     dtype: jax.typing.DTypeLike = jnp.float32,

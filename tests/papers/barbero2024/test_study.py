@@ -15,7 +15,7 @@ from tests.helpers import assert_close
 from tests.papers.barbero2024 import _reference
 from transformer_theory.papers.barbero2024 import _models, _tasks
 from transformer_theory.papers.barbero2024._models import random_model
-from transformer_theory.papers.barbero2024.experiments import collapse, oversquash
+from transformer_theory.papers.barbero2024.experiments import _records, collapse, oversquash
 from transformer_theory.papers.barbero2024.experiments import collapse_tasks as configs
 from transformer_theory.papers.barbero2024.experiments._records import Interrupted
 
@@ -91,7 +91,7 @@ def test_model_grid_order_names_and_size_check():
     s = oversquash.OversquashSettings(
         depths=(1, 2), heads=(1, 2), positionals=("rope",), seeds=(0, 3)
     )
-    grid = _models.model_grid(s)
+    grid = _models.model_grid(s.depths, s.heads, s.positionals, s.seeds, s.width)
     assert [m.name for m in grid][:3] == [
         "L1_H1_rope_seed0",
         "L1_H1_rope_seed3",
@@ -101,8 +101,8 @@ def test_model_grid_order_names_and_size_check():
     assert grid[-1].config.depth == 2 and grid[-1].config.heads == (2, 2)
     from transformer_theory.budget import BudgetError
 
-    with pytest.raises(BudgetError, match="--depth/--heads/--width"):
-        _models.check_model_size(10**12, 1, 32, option="--depth/--heads/--width")
+    with pytest.raises(BudgetError, match="^depth/heads/width: .*lower depth/heads/width$"):
+        _models.check_model_size(10**12, 1, 32)
 
 
 def test_run_collapse_writes_each_model_and_matches_numpy(tmp_path):
@@ -119,7 +119,7 @@ def test_run_collapse_writes_each_model_and_matches_numpy(tmp_path):
     ]
     assert (tmp_path / "collapse.png").stat().st_size > 0 and result.figure_path.endswith(".png")
     # the distance, from an independent float64 NumPy forward pass of the same random model
-    for model, grid_model in zip(saved["models"], _models.model_grid(settings)):
+    for model, grid_model in zip(saved["models"], _records.grid_of(settings)):
         params = random_model(grid_model.config, 0)
         for n, d in zip(model["lengths"], model["precisions"]["float64"]["distance"]):
             v = _tasks.pattern_tokens("ones_zero", n)

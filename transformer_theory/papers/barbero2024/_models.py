@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from typing import Protocol
 
 import jax
 import jax.numpy as jnp
@@ -33,7 +32,6 @@ from transformer_theory.precision import require_x64
 __all__ = [
     "POSITIONAL",
     "GridModel",
-    "GridSettings",
     "check_distinct",
     "check_grid",
     "check_model_size",
@@ -168,19 +166,6 @@ def mlp_map(layer: LayerParams, cfg: ModelConfig) -> Callable[[jax.Array], jax.A
 # --- the grid of models of a study ---------------------------------------------------------------
 
 
-class GridSettings(Protocol):
-    """What :func:`model_grid` reads of a study's settings (``CollapseSettings``,
-    ``OversquashSettings``); ``flags(*fields)`` names the options that set ``fields``."""
-
-    depths: tuple[int, ...]
-    heads: tuple[int, ...]
-    positionals: tuple[str, ...]
-    seeds: tuple[int, ...]
-    width: int
-
-    def flags(self, *fields: str) -> str: ...
-
-
 @dataclasses.dataclass(frozen=True)
 class GridModel:
     """One model of a grid: ``name`` (``L{depth}_H{heads}_{positional}_seed{seed}``), its
@@ -198,59 +183,73 @@ def check_distinct(name: str, values: Sequence) -> None:
         raise ValueError(f"{name}: {', '.join(map(str, repeated))} given more than once")
 
 
-def check_grid(settings: GridSettings) -> None:
-    """ValueError naming the field (``depths: expected integers >= 1``, ``width: d' must be at
+def check_grid(
+    depths: Sequence[int],
+    heads: Sequence[int],
+    positionals: Sequence[str],
+    seeds: Sequence[int],
+    width: int,
+) -> None:
+    """ValueError naming the argument (``depths: expected integers >= 1``, ``width: d' must be at
     least ...``) unless every axis of the grid holds distinct valid values and ``width`` fits
     every positional code (checked on one-layer configs: nothing is built)."""
-    for name in ("depths", "heads", "positionals", "seeds"):
-        values = getattr(settings, name)
+    axes = dict(depths=depths, heads=heads, positionals=positionals, seeds=seeds)
+    for name, values in axes.items():
         if not values:
             raise ValueError(f"{name}: expected at least one value")
         check_distinct(
             name, values
         )  # a repeated value would measure one model twice under one name
     for name in ("depths", "heads"):
-        if min(getattr(settings, name)) < 1:
-            raise ValueError(f"{name}: expected integers >= 1, got {getattr(settings, name)}")
-    if min(settings.seeds) < 0 or max(settings.seeds) >= 2**32:
-        raise ValueError(f"seeds: expected integers in 0..2**32 - 1, got {settings.seeds}")
-    for p in settings.positionals:
+        if min(axes[name]) < 1:
+            raise ValueError(f"{name}: expected integers >= 1, got {axes[name]}")
+    if min(seeds) < 0 or max(seeds) >= 2**32:
+        raise ValueError(f"seeds: expected integers in 0..2**32 - 1, got {seeds}")
+    for p in positionals:
         if p not in POSITIONAL:
             raise ValueError(f"positionals: unknown {p!r}; choose from {', '.join(POSITIONAL)}")
-    if settings.width < 1:
-        raise ValueError(f"width: expected a positive integer, got {settings.width}")
-    for p in settings.positionals:
-        causal_pre_ln_config(1, 1, p, width=settings.width)  # "width: d' must be at least ..."
+    if width < 1:
+        raise ValueError(f"width: expected a positive integer, got {width}")
+    for p in positionals:
+        causal_pre_ln_config(1, 1, p, width=width)  # "width: d' must be at least ..."
 
 
-def check_model_size(depth: int, heads: int, width: int, *, option: str) -> float:
-    """Refuse (BudgetError naming ``option``, the options that set the sizes) a grid whose
-    largest model cannot be held, from its sizes alone (:func:`model_bytes`): BEFORE any config
-    is built, since the config of ``depth = 10^12`` is itself a tuple of ``10^12`` head counts.
-    Returns the estimate in bytes."""
+def check_model_size(depth: int, heads: int, width: int) -> float:
+    """Refuse (BudgetError naming ``depth/heads/width``) a model that cannot be held, from its
+    sizes alone (:func:`model_bytes`): BEFORE any config is built, since the config of ``depth =
+    10^12`` is itself a tuple of ``10^12`` head counts. Returns the estimate in bytes."""
+    return _check_model_bytes(depth, heads, width, "depth/heads/width")
+
+
+def _check_model_bytes(depth: int, heads: int, width: int, names: str) -> float:
     from transformer_theory import budget
 
     estimate = model_bytes(depth, heads, width=width)
     return budget.check_memory(
         float(estimate) if estimate < 2**1000 else float("inf"),  # float(10^400) overflows
         what=f"the float64 model of {depth} layer(s) x {heads} head(s) at width {width}",
-        option=option,
+        option=names,
     )
 
 
-def model_grid(settings: GridSettings) -> list[GridModel]:
-    """Every model of the grid (depth, then heads, positional code, seed), its size checked first
-    (:func:`check_model_size`, naming the options of ``depths``, ``heads`` and ``width``)."""
-    option = settings.flags("depths", "heads", "width")
-    check_model_size(max(settings.depths), max(settings.heads), settings.width, option=option)
+def model_grid(
+    depths: Sequence[int],
+    heads: Sequence[int],
+    positionals: Sequence[str],
+    seeds: Sequence[int],
+    width: int,
+) -> list[GridModel]:
+    """Every model of the grid (depth, then heads, positional code, seed), the largest's size
+    checked first (BudgetError naming ``depths/heads/width``, :func:`check_model_size`)."""
+    _check_model_bytes(max(depths), max(heads), width, "depths/heads/width")
     grid = []
-    for depth in settings.depths:
-        for heads in settings.heads:
-            for pos in settings.positionals:
-                cfg = causal_pre_ln_config(depth, heads, pos, width=settings.width)
-                for seed in settings.seeds:
-                    labels = dict(depth=depth, heads=heads, positional=pos, seed=seed)
-                    grid.append(GridModel(f"L{depth}_H{heads}_{pos}_seed{seed}", labels, cfg))
+    for depth in depths:
+        for h in heads:
+            for pos in positionals:
+                cfg = causal_pre_ln_config(depth, h, pos, width=width)
+                for seed in seeds:
+                    labels = dict(depth=depth, heads=h, positional=pos, seed=seed)
+                    grid.append(GridModel(f"L{depth}_H{h}_{pos}_seed{seed}", labels, cfg))
     return grid
 
 

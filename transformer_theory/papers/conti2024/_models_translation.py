@@ -11,7 +11,6 @@ import dataclasses
 import functools
 import os
 import time
-from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
@@ -25,11 +24,6 @@ from transformer_theory.papers.conti2024 import _theory_heads as heads
 from transformer_theory.papers.conti2024._tasks import BOS, EOS, Translation, token_accuracy
 from transformer_theory.train import TrainConfig, rundir
 from transformer_theory.train import seq2seq as s2s
-
-if TYPE_CHECKING:
-    from transformer_theory.papers.conti2024.experiments.encdec_translation import (
-        TranslationConfig,
-    )
 
 KIND = "seq2seq_translation"
 
@@ -57,10 +51,14 @@ def evaluate(
     params: encdec.Seq2SeqParams,
     cfg: Seq2SeqConfig,
     data: s2s.Seq2SeqData,
-    config: TranslationConfig,
+    *,
+    beam_sizes: tuple[int, ...],
+    beam_examples: int,
+    eos_alpha: float,
 ) -> dict:
-    """Greedy decoding of every held-out sentence, and beams on a subset (see the module
-    docstring)."""
+    """Greedy decoding of every held-out sentence, and beams of each of ``beam_sizes`` on the
+    first ``beam_examples`` of them (plain, and stopping at ``<eos>`` with length penalty
+    ``eos_alpha``)."""
     length = data.task.target_len
     t0 = time.perf_counter()
     # Beam 1 is greedy decoding (tests/core/test_beam.py checks it against core.greedy_decode).
@@ -72,10 +70,10 @@ def evaluate(
         heldout=scores["examples"],
         greedy_seconds=round(time.perf_counter() - t0, 2),
     )
-    sub = slice(0, min(config.beam_examples, data.src_eval_BxN.shape[0]))
+    sub = slice(0, min(beam_examples, data.src_eval_BxN.shape[0]))
     src, ref = data.src_eval_BxN[sub], data.tgt_eval_BxT[sub]
     previous = None
-    for k in config.beam_sizes:
+    for k in beam_sizes:
         if k == 1:
             toks, lps = greedy[sub], greedy_lps[sub]
         else:
@@ -87,8 +85,8 @@ def evaluate(
             # A larger beam may end on a less likely sequence (core.beam): count how often.
             out[f"beam{k}_below_smaller_beam"] = float((lps < previous - 1e-5).mean())
         previous = lps
-    for k in config.beam_sizes:
-        hyp = _decode_eos(params, jnp.asarray(src), length, k, config.eos_alpha, cfg.norm)
+    for k in beam_sizes:
+        hyp = _decode_eos(params, jnp.asarray(src), length, k, eos_alpha, cfg.norm)
         toks, lengths = np.asarray(hyp.tokens_KxL), np.asarray(hyp.lengths_K)
         ended = np.asarray(hyp.finished_K)
         # exact: ends in <eos> where the reference does, with the same words before it
@@ -100,7 +98,7 @@ def evaluate(
         out[f"beam{k}_eos_exact_match"] = float(np.mean(same))
         out[f"beam{k}_eos_mean_length"] = float(lengths.mean())
     out["beam_examples"] = int(src.shape[0])
-    out["eos_alpha"] = config.eos_alpha
+    out["eos_alpha"] = eos_alpha
     return out
 
 
@@ -119,14 +117,17 @@ def head_records(
     params: encdec.Seq2SeqParams,
     cfg: Seq2SeqConfig,
     data: s2s.Seq2SeqData,
-    config: TranslationConfig,
+    *,
+    map_examples: int,
+    options: heads.HeadOptions,
 ) -> tuple[list[dict], list]:
-    """``(records, maps)``: one record per head (kind and score, plus, for cross-attention, the
+    """``(records, maps)`` on the first ``map_examples`` held-out sentences, the heads classified
+    with ``options``: one record per head (kind and score, plus, for cross-attention, the
     share of each head's attention on the source word being translated) and the maps used."""
-    n = min(config.map_examples, data.src_eval_BxN.shape[0])
+    n = min(map_examples, data.src_eval_BxN.shape[0])
     src, tgt = data.src_eval_BxN[:n], data.tgt_eval_BxT[:n]
     maps = activations.seq2seq_maps(params, src, s2s.decoder_inputs(tgt, BOS), norm=cfg.norm)
-    records = heads.classify_model(maps, config.head_options)
+    records = heads.classify_model(maps, options)
     align = data.task.alignment(src)  # (B, T): source position of each target token
     cross = {layer: m for att, layer, m in maps if att == "cross"}
     for rec in records:

@@ -9,7 +9,9 @@ Modules (private, by role; the names below are the public face):
   ``_constructions_qsa``: the qSA unit (Theorem 2; run by ``qsa_apply``);
   ``_constructions_match2``: the Match2 unit (Theorem 6); ``_constructions_match3``: the
   Match3Bigram (depth 2) and Match3Local (one layer) units; ``_constructions_registry``: the
-  checked units by name (``UNITS``: sizes, build, apply; ``exact_scale``).
+  checked units by name (``UNITS``: sizes, build, apply; ``exact_scale``);
+  ``_constructions_records``: one configuration built and checked (``qsa_record``,
+  ``match_record``).
 - ``_models``: the Flax NNX networks the separations train; ``_models_separations``: training
   them on qSA; ``_models_match``: one trained softmax layer on Match2 / Match3.
 - ``_theory_rip``: the Rademacher matrix ``U`` and its restricted isometry / orthogonality
@@ -35,6 +37,7 @@ from transformer_theory.papers.sanford2023._constructions_qsa import (
     qsa_construction,
     qsa_worst_error,
 )
+from transformer_theory.papers.sanford2023._constructions_records import match_record, qsa_record
 from transformer_theory.papers.sanford2023._constructions_registry import UNITS, exact_scale
 from transformer_theory.papers.sanford2023._models import (
     FullyConnected,
@@ -49,15 +52,13 @@ from transformer_theory.papers.sanford2023._tasks import (
     qsa_target,
 )
 from transformer_theory.papers.sanford2023._theory_disjointness import (
-    match3_bound_table,
     protocol_table,
     reduction_record,
 )
 from transformer_theory.papers.sanford2023._theory_rip import rademacher, rip_constants
 from transformer_theory.papers.sanford2023.experiments.sanford import (
     SanfordSettings,
-    match_record,
-    qsa_record,
+    match3_bound_table,
 )
 
 __all__ = [

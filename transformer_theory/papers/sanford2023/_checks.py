@@ -23,7 +23,7 @@ from transformer_theory.papers.sanford2023 import _constructions_qsa as qsa_unit
 from transformer_theory.papers.sanford2023 import _domains as dom
 from transformer_theory.papers.sanford2023 import _tasks as ts
 from transformer_theory.papers.sanford2023 import _theory_rip as rip
-from transformer_theory.papers.sanford2023.experiments.sanford import match_record
+from transformer_theory.papers.sanford2023._constructions_records import match_record
 
 _PREC = 128  # bits of the balls' working precision
 EPS_QSA = 0.1  # the qSA rows' eps (README's table)
@@ -697,7 +697,7 @@ def check_match3local_single(
 def check_match3_one_layer() -> Checked:
     """Where ``m <= c N / (p H log log N)`` binds: the constant ``c`` above which it says
     anything at the sizes trained (nothing is decided: ``c`` is unspecified)."""
-    from transformer_theory.papers.sanford2023 import _theory_disjointness as dj
+    from transformer_theory.papers.sanford2023.experiments import sanford as dj  # the study's
 
     rows = dj.match3_bound_table()
     trained = [r["c_needed"] for r in rows if r["source"].startswith("match_width ")]

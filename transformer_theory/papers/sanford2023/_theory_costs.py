@@ -1,22 +1,18 @@
 """What the checks of ``transformer-theory sanford`` cost before they run: peak bytes and a lower
 bound on the seconds of each configuration (pure arithmetic on Python ints, so a size beyond the
 budget is refused from its estimate before anything is allocated), and :func:`check_sizes`, which
-refuses a study's settings on them.
+refuses a grid of sizes on them. Errors name the arguments (``ns/qs: ...; lower ns or qs``);
+the command turns them into its options.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
 
 from transformer_theory import _validate, budget, precision
 from transformer_theory.papers.sanford2023 import _constructions_registry as registry
 from transformer_theory.papers.sanford2023 import _tasks as ts
-from transformer_theory.settings import OptionError, flag_of
-
-if TYPE_CHECKING:
-    from transformer_theory.papers.sanford2023.experiments.sanford import SanfordSettings
 
 
 def match_bytes_per_sequence(task: str, seq_len: int, modulus: int, window: int = 1) -> int:
@@ -106,35 +102,45 @@ def match_seconds(task: str, seq_len: int, modulus: int, window: int, samples: i
 
 
 # ---------------------------------------------------------------------------------------------
-# refusing a study's sizes before any work
+# refusing a grid of sizes before any work
 #
-# ``settings`` is a :class:`~transformer_theory.papers.sanford2023.experiments.sanford.
-# SanfordSettings`; an estimate is a function of the size fields ``{"dim", "modulus_power",
-# "samples"}``, so an over-budget one can name the field out of its ordinary range (its default).
+# An estimate is a function of the size arguments ``{"dim", "modulus_power", "samples"}``, so an
+# over-budget one can name the argument out of its ordinary range (``ordinary``: its usual value).
 
 _SIZE_FIELDS = ("dim", "modulus_power", "samples")
 
 
-def _flag(settings, names: list[str]) -> str:
-    return "/".join(flag_of(type(settings), n) for n in names)
+class _Grid:
+    """The arguments of :func:`check_sizes`, read by the helpers below."""
+
+    def __init__(self, units, ns, qs, epss, dim, modulus_power, window, samples, ordinary):
+        self.units, self.ns, self.qs, self.epss = tuple(units), tuple(ns), tuple(qs), tuple(epss)
+        self.dim, self.modulus_power, self.window = dim, modulus_power, window
+        self.samples = samples
+        given = {n: getattr(self, n) for n in _SIZE_FIELDS}
+        self.ordinary = given | {k: v for k, v in dict(ordinary or {}).items() if k in given}
 
 
-def _sizes(settings, **change: int) -> dict[str, int]:
-    return {n: getattr(settings, n) for n in _SIZE_FIELDS} | change
+def _names(names: list[str]) -> str:
+    return "/".join(names)
 
 
-def _defaults(settings) -> dict[str, int]:
-    return {f.name: f.default for f in dataclasses.fields(settings) if f.name in _SIZE_FIELDS}
+def _lower(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
 
 
-def _blame(settings, estimate, ok, fields: list[str], rest: list[str]) -> str:
-    """The options to name when ``estimate(sizes)`` is not ``ok``, ``/``-joined: those of
-    ``fields`` above their default whose default alone makes it ok; else ``rest`` (the lists
-    ``--n``, ``--q``, which have no single default) and those above their default."""
-    values, defaults = _sizes(settings), _defaults(settings)
-    above = [f for f in fields if values[f] > defaults[f]]
-    alone = [f for f in above if ok(estimate(_sizes(settings, **{f: defaults[f]})))]
-    return _flag(settings, alone or list(dict.fromkeys([*rest, *above])))
+def _sizes(grid: _Grid, **change: int) -> dict[str, int]:
+    return {n: getattr(grid, n) for n in _SIZE_FIELDS} | change
+
+
+def _blame(grid: _Grid, estimate, ok, fields: list[str], rest: list[str]) -> str:
+    """The arguments to name when ``estimate(sizes)`` is not ``ok``, ``/``-joined: those of
+    ``fields`` above their ordinary value whose ordinary value alone makes it ok; else ``rest``
+    (the lists ``ns``, ``qs``, which have no single ordinary value) and those above it."""
+    values, ordinary = _sizes(grid), grid.ordinary
+    above = [f for f in fields if values[f] > ordinary[f]]
+    alone = [f for f in above if ok(estimate(_sizes(grid, **{f: ordinary[f]})))]
+    return _names(alone or list(dict.fromkeys([*rest, *above])))
 
 
 def _memory_ok(nbytes) -> bool:
@@ -149,49 +155,47 @@ def _time_ok(seconds) -> bool:
     return math.isfinite(seconds) and seconds <= budget.time_budget()
 
 
-def _check_memory(settings, estimate, what: str, fields: list[str], rest: list[str]) -> None:
-    nbytes = estimate(_sizes(settings))
+def _check_memory(grid: _Grid, estimate, what: str, fields: list[str], rest: list[str]) -> None:
+    nbytes = estimate(_sizes(grid))
     if not _memory_ok(nbytes):
-        option = _blame(settings, estimate, _memory_ok, fields, rest)
+        option = _blame(grid, estimate, _memory_ok, fields, rest)
         budget.check_memory(nbytes, what=what, option=option)
 
 
-def _check_qsa(settings, seconds: list) -> None:
-    for n in settings.ns:
-        for q in settings.qs:
+def _check_qsa(grid: _Grid, seconds: list) -> None:
+    for n in grid.ns:
+        for q in grid.qs:
             count = math.comb(n, q)
             if count > ts.ALL_SUBSETS_LIMIT:
-                raise OptionError(
-                    _flag(settings, ["ns", "qs"]),
-                    f"N = {n}, q = {q} has C(N, q) = {count:.3g} subsets to check exhaustively, "
-                    f"more than the limit {ts.ALL_SUBSETS_LIMIT:,}; lower "
-                    f"{_flag(settings, ['ns'])} or {_flag(settings, ['qs'])}",
+                raise ValueError(
+                    f"ns/qs: N = {n}, q = {q} has C(N, q) = {count:.3g} subsets to check "
+                    f"exhaustively, more than the limit {ts.ALL_SUBSETS_LIMIT:,}; lower ns or qs"
                 )
-            at = f"N = {n}, q = {q}, d' = {settings.dim}"
+            at = f"N = {n}, q = {q}, d' = {grid.dim}"
             _check_memory(
-                settings,
+                grid,
                 lambda s, n=n, q=q: qsa_bytes(n, q, s["dim"]),
                 f"the exhaustive qSA check at {at}",
                 ["dim"],
                 ["ns", "qs"],
             )
             _check_memory(
-                settings,
+                grid,
                 lambda s, n=n, q=q: qsa_samples_bytes(n, q, s["dim"], s["samples"]),
                 f"a chunk of the sampled qSA check at {at}",
                 ["dim"],
                 ["ns"],
             )
             seconds.append(
-                lambda s, n=n: len(settings.epss) * qsa_samples_seconds(n, s["dim"], s["samples"])
+                lambda s, n=n: len(grid.epss) * qsa_samples_seconds(n, s["dim"], s["samples"])
             )
 
 
-def _check_match(settings, name: str, seconds: list) -> None:
+def _check_match(grid: _Grid, name: str, seconds: list) -> None:
     unit = registry.unit(name)
-    power, window = settings.modulus_power, settings.window
+    power, window = grid.modulus_power, grid.window
     exact = precision.significand_bits("float64")
-    for n in settings.ns:
+    for n in grid.ns:
         # M = max(N^power, 4) >= N^power, and the scale is at least log2 M (exact_scale): a
         # log2 M beyond float64's 53 bits is refused before M (10^12 digits...) is computed.
         log2_m = max(power * math.log2(n), 2.0)
@@ -202,20 +206,18 @@ def _check_match(settings, name: str, seconds: list) -> None:
             scale_log2 = registry.exact_scale(name, n, m, window)
             m_text, scale = f"{float(m):.3g}", f"2^{scale_log2:.1f}"
         if scale_log2 > exact:
-            first = "modulus_power" if power > _defaults(settings)["modulus_power"] else "ns"
+            first = "modulus_power" if power > grid.ordinary["modulus_power"] else "ns"
             if unit.windowed and log2_m <= exact:
                 # M fits: the positional scale c_1 ~ (N + 2K)^2 is what overflows.
                 first = "window" if window > 2 else first
             lower = ["modulus_power", "ns", "window"] if unit.windowed else ["modulus_power", "ns"]
-            flags = [flag_of(type(settings), f) for f in lower]
-            raise OptionError(
-                _flag(settings, [first]),
-                f"{name} at N = {n}, M = {m_text} needs its scale c = {scale} resolved to one "
-                f"unit, beyond float64's exact range (2^53): a miss would be float64's precision, "
-                f"not the construction; lower {', '.join(flags[:-1])} or {flags[-1]}",
+            raise ValueError(
+                f"{first}: {name} at N = {n}, M = {m_text} needs its scale c = {scale} resolved "
+                f"to one unit, beyond float64's exact range (2^53): a miss would be float64's "
+                f"precision, not the construction; lower {_lower(lower)}"
             )
         _check_memory(
-            settings,
+            grid,
             lambda s, n=n: match_bytes_per_sequence(
                 name, n, _modulus(n, s["modulus_power"]), window
             ),
@@ -223,9 +225,9 @@ def _check_match(settings, name: str, seconds: list) -> None:
             ["modulus_power"],
             ["ns"],
         )
-        count, exhaustive = match_input_count(n, m, settings.samples)
+        count, exhaustive = match_input_count(n, m, grid.samples)
         _check_memory(
-            settings,
+            grid,
             lambda s, n=n: match_inputs_bytes(
                 name, n, _modulus(n, s["modulus_power"]), window, s["samples"]
             ),
@@ -245,25 +247,39 @@ def _modulus(seq_len: int, power: int) -> int:
     return max(seq_len**power, 4)
 
 
-def check_sizes(settings: SanfordSettings) -> None:
-    """Refuse ``settings`` before any work: Match sizes beyond float64's exact range, qSA subset
-    counts beyond the enumeration limit (:class:`~transformer_theory.settings.OptionError` naming
-    the option), memory or time beyond the budget (:class:`~transformer_theory.budget.
-    BudgetError`), naming the option out of its ordinary range. Pure arithmetic on the settings:
+def check_sizes(
+    units: Sequence[str],
+    ns: Sequence[int],
+    qs: Sequence[int],
+    epss: Sequence[float],
+    *,
+    dim: int,
+    modulus_power: int,
+    window: int,
+    samples: int,
+    ordinary: Mapping[str, int] | None = None,
+) -> None:
+    """Refuse, before any work, the grid of checks ``units`` (qSA and Match units by name) over
+    ``ns`` x ``qs`` x ``epss`` at these sizes: Match sizes beyond float64's exact range, qSA
+    subset counts beyond the enumeration limit (``ValueError``), memory or time beyond the budget
+    (:class:`~transformer_theory.budget.BudgetError`). The message names the arguments to change
+    at its head and after its last ``lower``, the one out of its ``ordinary`` value (``dim``,
+    ``modulus_power``, ``samples``: what a user usually runs) first. Pure arithmetic:
     ``M = N^power`` is compared through ``log2`` before it is computed."""
+    grid = _Grid(units, ns, qs, epss, dim, modulus_power, window, samples, ordinary)
     seconds: list = []  # estimate(sizes) -> seconds, one per configuration
-    for name in settings.units:
+    for name in grid.units:
         if name == "qsa":
-            _check_qsa(settings, seconds)
+            _check_qsa(grid, seconds)
         else:
-            _check_match(settings, name, seconds)
+            _check_match(grid, name, seconds)
 
     def total(s):
         return sum(f(s) for f in seconds)
 
-    if not _time_ok(total(_sizes(settings))):
+    if not _time_ok(total(_sizes(grid))):
         budget.check_seconds(
-            total(_sizes(settings)),
-            what=f"running {settings.samples:,} sampled inputs per configuration (at least)",
-            option=_blame(settings, total, _time_ok, ["samples", "dim"], ["ns", "samples"]),
+            total(_sizes(grid)),
+            what=f"running {grid.samples:,} sampled inputs per configuration (at least)",
+            option=_blame(grid, total, _time_ok, ["samples", "dim"], ["ns", "samples"]),
         )

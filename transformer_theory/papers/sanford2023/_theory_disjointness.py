@@ -47,7 +47,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
 
 import jax
@@ -506,27 +506,19 @@ def match3_bound_row(seq_len: int, qk_dim: int, bits: int, heads: int, **labels:
     }
 
 
-def match3_bound_table() -> list[dict]:
-    """:func:`match3_bound_row` at the sizes the library uses: the trained one-layer Match3
-    models of the ``match_width`` experiment (every size; ``p = 32``, float32 words) and, for
+def match3_bound_table(
+    trained: Iterable[tuple[str, int, int, int, int, int]] = (),
+) -> list[dict]:
+    """:func:`match3_bound_row` of each ``(source, N, m, p, H, M)`` of ``trained`` (trained
+    one-layer Match3 models: length, query/key width, bits per word, heads, modulus), then, for
     comparison, the one-layer Match3Local units (``_constructions_match3``) at the ``sanford``
     command's lengths (``p = 64``, float64 words; they compute Match3Local, which the bound does not
     cover: their row says how large ``c`` would have to be for the bound to forbid a Match3 unit
     of their size)."""
-    from transformer_theory.papers.sanford2023.experiments import match_width
-
-    rows = []
-    for size in match_width.SIZES:
-        cfg = match_width.get_config(size)
-        if "match3" not in cfg.tasks:
-            continue
-        for h in cfg.heads:
-            for m in cfg.widths:
-                rows.append(
-                    match3_bound_row(
-                        cfg.seq_len, m, 32, h, source=f"match_width {size}", M=cfg.modulus
-                    )
-                )
+    rows = [
+        match3_bound_row(n, m, p, h, source=source, M=modulus)
+        for source, n, m, p, h, modulus in trained
+    ]
     for n in (4, 16, 64):
         k = 2
         rows.append(

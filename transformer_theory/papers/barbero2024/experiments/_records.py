@@ -15,9 +15,10 @@ import dataclasses
 import os
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from transformer_theory import jsonio
-from transformer_theory.papers.barbero2024._models import GridModel
+from transformer_theory.papers.barbero2024._models import GridModel, model_grid
 from transformer_theory.settings import split_list
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "StudyResult",
     "check_resumable",
     "finished_models",
+    "grid_of",
     "measure_grid",
     "recorded_settings",
     "settings_block",
@@ -78,6 +80,13 @@ class SettingsDiffer(ValueError):
             )
         super().__init__(text)
         self.path, self.setting, self.recorded, self.asked = path, setting, recorded, asked
+
+
+def grid_of(settings: object) -> list[GridModel]:
+    """The models of a grid study's settings (their ``depths``, ``heads``, ``positionals``,
+    ``seeds`` and ``width``: :func:`~.._models.model_grid`, the largest's size refused first)."""
+    s: Any = settings
+    return model_grid(s.depths, s.heads, s.positionals, s.seeds, s.width)
 
 
 def settings_block(settings: object, **derived: object) -> dict:

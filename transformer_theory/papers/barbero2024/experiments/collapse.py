@@ -30,7 +30,6 @@ from transformer_theory.papers.barbero2024._models import (
     check_distinct,
     check_grid,
     largest_per_code,
-    model_grid,
     random_model,
 )
 from transformer_theory.papers.barbero2024._tasks import PATTERNS, pattern_tokens
@@ -40,11 +39,12 @@ from transformer_theory.papers.barbero2024.experiments._records import (
     StudyResult,
     check_resumable,
     finished_models,
+    grid_of,
     measure_grid,
     settings_block,
 )
 from transformer_theory.precision import PRECISIONS
-from transformer_theory.settings import flag_of, setting
+from transformer_theory.settings import setting
 
 #: This experiment computes in float64: ``experiment`` and the scripts turn 64-bit mode on.
 X64 = True
@@ -107,7 +107,7 @@ class CollapseSettings:
             object.__setattr__(self, name, every if values == ("all",) else values)
         for name in ("depths", "heads", "seeds"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
-        check_grid(self)
+        check_grid(self.depths, self.heads, self.positionals, self.seeds, self.width)
         if not self.precisions:
             raise ValueError("precisions: expected at least one precision")
         check_distinct("precisions", self.precisions)
@@ -127,10 +127,6 @@ class CollapseSettings:
             )
         if self.separator_every is not None and self.separator_every < 1:
             raise ValueError(f"separator_every: expected >= 1, got {self.separator_every}")
-
-    def flags(self, *fields: str) -> str:
-        """The options that set ``fields`` (``--depth/--heads/--width``), for a refusal to name."""
-        return "/".join(flag_of(type(self), f) for f in fields)
 
     def point_count(self) -> int:
         """``points``, or when not given :data:`DEFAULT_POINTS` (every length if fewer)."""
@@ -161,7 +157,7 @@ def get_config(size: str = "default") -> CollapseSettings:
 
 
 def check_memory(settings: CollapseSettings, grid: Sequence[GridModel]) -> float:
-    """Refuse (BudgetError naming ``--max-len/--heads/--width``) a run whose longest measurement
+    """Refuse (BudgetError naming ``max_len/heads/width``) a run whose longest measurement
     would not fit in memory: a floor without compiling first (refuses the hopeless at once), then
     XLA's account of one compile per positional code, at the grid's largest depth and heads, the
     longest input and the widest precision. Returns the estimate in bytes."""
@@ -169,7 +165,7 @@ def check_memory(settings: CollapseSettings, grid: Sequence[GridModel]) -> float
     tokens = settings.tokens()
     configs = largest_per_code(grid)
     what = f"the longest measurement ({tokens} tokens, {widest})"
-    option = settings.flags("max_len", "heads", "width")
+    option = "max_len/heads/width"
     for compiled in (False, True):
         estimate = max(
             collapse.measurement_bytes(c, tokens, widest, compiled=compiled) for c in configs
@@ -197,7 +193,7 @@ def run(
         (its finished models are kept, not measured again); one with other settings is refused
         (:class:`~._records.SettingsDiffer`) unless ``fresh``.
       progress: a progress bar per model (to a terminal only).
-      grid: :func:`~.._models.model_grid` ``(config)`` when already built (and checked).
+      grid: :func:`~._records.grid_of` ``(config)`` when already built (and checked).
       guard: a context manager factory entered around each JAX call (the command passes one
         that holds Ctrl-C until the call returns).
       on_model: called with each newly measured model's record once it is written.
@@ -212,7 +208,7 @@ def run(
       SettingsDiffer: ``collapse.json`` records other settings (and not ``fresh``).
       BudgetError: the grid's largest model or longest measurement would not fit in memory.
     """
-    grid = model_grid(config) if grid is None else list(grid)
+    grid = grid_of(config) if grid is None else list(grid)
     block, path = config.record(), os.path.join(out_dir, "collapse.json")
     if not fresh:
         check_resumable(path, block)  # before the memory check: it compiles

@@ -97,6 +97,13 @@ class CollapseTaskConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
+        for name in ("learning_rate", "train_min_len", "count_max_len"):
+            _validate.check_positive(name, getattr(self, name))
+        if self.train_max_len < self.train_min_len:
+            raise ValueError(
+                f"train_max_len: expected at least train_min_len = {self.train_min_len}, got "
+                f"{self.train_max_len}"
+            )
         for t in self.tasks:
             _validate.check_choice("tasks", t, copying.TASKS)
         for p in self.precisions:
@@ -180,7 +187,18 @@ def run(config: CollapseTaskConfig, out_dir: str | None, *, progress: bool = Tru
         for sep in config.separators:
             task = config.task(name, sep)
             t1 = time.perf_counter()
-            params, rows, diverged = train_task(config, task, progress)
+            params, rows, diverged = train_task(
+                task,
+                depth=config.depth,
+                heads=config.heads,
+                positional=config.positional,
+                width=config.width,
+                steps=config.steps,
+                batch_size=config.batch_size,
+                learning_rate=config.learning_rate,
+                seed=config.seed,
+                progress=progress,
+            )
             lengths = config.eval_lengths(task)
             result = collapse.evaluate(params, task, lengths, config.precisions, progress)
             pattern = None

@@ -30,7 +30,6 @@ from transformer_theory.papers.barbero2024._models import (
     GridModel,
     check_grid,
     largest_per_code,
-    model_grid,
     random_model,
 )
 from transformer_theory.papers.barbero2024._tasks import PATTERNS, pattern_tokens
@@ -40,10 +39,11 @@ from transformer_theory.papers.barbero2024.experiments._records import (
     StudyResult,
     check_resumable,
     finished_models,
+    grid_of,
     measure_grid,
     settings_block,
 )
-from transformer_theory.settings import flag_of, setting
+from transformer_theory.settings import setting
 
 #: This experiment computes in float64: ``experiment`` and the scripts turn 64-bit mode on.
 X64 = True
@@ -95,17 +95,13 @@ class OversquashSettings:
         )
         for name in ("depths", "heads", "seeds"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
-        check_grid(self)
+        check_grid(self.depths, self.heads, self.positionals, self.seeds, self.width)
         if self.pattern not in PATTERNS:
             raise ValueError(
                 f"pattern: unknown {self.pattern!r}; choose from {', '.join(PATTERNS)}"
             )
         if self.length < 5:
             raise ValueError(f"length: expected at least 5 tokens (quarters), got {self.length}")
-
-    def flags(self, *fields: str) -> str:
-        """The options that set ``fields`` (``--depth/--heads/--width``), for a refusal to name."""
-        return "/".join(flag_of(type(self), f) for f in fields)
 
     def tokens(self) -> np.ndarray:
         """The input's token ids."""
@@ -124,11 +120,10 @@ def get_config(size: str = "default") -> OversquashSettings:
 
 
 def check_memory(settings: OversquashSettings, grid: Sequence[GridModel]) -> float:
-    """Refuse (BudgetError naming ``--length/--width/--depth/--heads``, and ``--no-bound`` with
-    the bound) a run whose largest program would not fit: the floor is ``sum(heads) n^2`` (and
+    """Refuse (BudgetError naming ``length/width/depths/heads``, and ``no_bound`` with the
+    bound) a run whose largest program would not fit: the floor is ``sum(heads) n^2`` (and
     ``max(heads) n^2 D^2`` for the bound), then XLA's account. Returns the estimate in bytes."""
-    option = settings.flags("length", "width", "depths", "heads")
-    option += " (or --no-bound)" if settings.bound else ""
+    option = "length/width/depths/heads" + (" (or no_bound)" if settings.bound else "")
     configs = largest_per_code(grid)
     for compiled in (False, True):
         estimate = max(
@@ -164,7 +159,7 @@ def run(
         ``fresh``.
       progress: unused (each model is one program; ``on_model`` reports it); the experiments'
         common signature.
-      grid: :func:`~.._models.model_grid` ``(config)`` when already built (and checked).
+      grid: :func:`~._records.grid_of` ``(config)`` when already built (and checked).
       guard: a context manager factory entered around each model's computation.
       on_model: called with each newly measured model's record once it is written.
       log: called with a line when a run is resumed.
@@ -178,7 +173,7 @@ def run(
       SettingsDiffer: ``oversquash.json`` records other settings (and not ``fresh``).
       BudgetError: the grid's largest model or program would not fit in memory.
     """
-    grid = model_grid(config) if grid is None else list(grid)
+    grid = grid_of(config) if grid is None else list(grid)
     check_memory(config, grid)  # first: the settings' block holds the input's tokens
     block, path = config.record(), os.path.join(out_dir, "oversquash.json")
     if not fresh:

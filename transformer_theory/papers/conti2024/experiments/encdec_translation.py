@@ -130,6 +130,8 @@ class TranslationConfig:
         object.__setattr__(self, "beam_sizes", sizes)
         if not (np.isfinite(self.eos_alpha) and self.eos_alpha >= 0):
             raise ValueError(f"eos_alpha: expected a finite exponent >= 0, got {self.eos_alpha}")
+        if not 0 < self.holdout < 1:  # NaN fails too
+            raise ValueError(f"holdout: expected a share in (0, 1), got {self.holdout}")
         for name in ("beam_examples", "map_examples"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}: expected a positive count, got {getattr(self, name)}")
@@ -223,8 +225,19 @@ def run(
                 teacher_forced_eval_acc=metrics[-1]["eval_acc"],
                 eval_loss=metrics[-1]["eval_loss"],
             )
-            row.update(translation.evaluate(params, cfg, data, config))
-            records, maps = translation.head_records(params, cfg, data, config)
+            row.update(
+                translation.evaluate(
+                    params,
+                    cfg,
+                    data,
+                    beam_sizes=config.beam_sizes,
+                    beam_examples=config.beam_examples,
+                    eos_alpha=config.eos_alpha,
+                )
+            )
+            records, maps = translation.head_records(
+                params, cfg, data, map_examples=config.map_examples, options=config.head_options
+            )
             for rec in records:
                 head_rows.append(dict(run=name, **rec))
             counts = {k: sum(r["kind"] == k for r in records) for k in heads.KINDS}

@@ -83,6 +83,8 @@ class DyckKSettings:
     seed: int = 0
 
     def __post_init__(self) -> None:
+        for name in ("precision_k", "precision_depth"):
+            _validate.check_positive(name, getattr(self, name))
         for k, e in self.exhaustive:
             _int("exhaustive", k, 1)
             _int("exhaustive", e, 0)

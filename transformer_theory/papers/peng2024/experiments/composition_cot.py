@@ -49,7 +49,7 @@ from __future__ import annotations
 import dataclasses
 import os
 
-from transformer_theory import jsonio
+from transformer_theory import _validate, jsonio
 from transformer_theory.papers.peng2024 import _plots as plots
 from transformer_theory.papers.peng2024._models_cot import _check_stride, cot_record, steps_needed
 from transformer_theory.papers.peng2024._models_training import _sweep
@@ -96,6 +96,10 @@ class CoTConfig:
     seed: int = 0
 
     def __post_init__(self):
+        for name in ("functions", "steps", "batch", "learning_rate", "held_out"):
+            _validate.check_positive(name, getattr(self, name))
+        if not 0 < self.target <= 1:
+            raise ValueError(f"target: expected an accuracy in (0, 1], got {self.target}")
         for s in self.strides:
             _check_stride(self.functions, s)
         for h, d, p in self.cells:

@@ -42,6 +42,7 @@ from __future__ import annotations
 import dataclasses
 import os
 
+from transformer_theory import _validate
 from transformer_theory.papers.peng2024 import _plots as plots
 from transformer_theory.papers.peng2024._models_training import _sweep, composition_trained_record
 
@@ -77,6 +78,8 @@ class CompositionDepthConfig:
     runs: tuple[tuple[int, int, int], ...] | None = None  # explicit (layers, d, p), else all
 
     def __post_init__(self):
+        for name in ("heads", "steps", "held_out"):
+            _validate.check_positive(name, getattr(self, name))
         if any(b < 2 for b in self.bits):
             raise ValueError(f"bits: expected every p >= 2, got {list(self.bits)}")
         if self.n < 2:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import os
 
+from transformer_theory import _validate
 from transformer_theory.papers.peng2024 import _plots as plots
 from transformer_theory.papers.peng2024._models_training import _sweep, one_layer_records
 
@@ -55,6 +56,10 @@ class OneLayerConfig:
     steps: int = 800
     batch: int = 128
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("n", "heads", "steps", "batch"):
+            _validate.check_positive(name, getattr(self, name))
 
 
 def run(config: OneLayerConfig, out_dir: str, *, progress: bool = True) -> list[dict]:

@@ -47,7 +47,7 @@ from __future__ import annotations
 import dataclasses
 import os
 
-from transformer_theory import jsonio
+from transformer_theory import _validate, jsonio
 from transformer_theory.papers.peng2024 import _constructions as construction
 from transformer_theory.papers.peng2024 import _plots as plots
 from transformer_theory.papers.peng2024._models_one_pass import one_pass_record
@@ -108,6 +108,8 @@ class OnePassConfig:
     construction_samples: int = 4096
 
     def __post_init__(self):
+        for name in ("steps", "batch", "learning_rate", "held_out", "construction_samples"):
+            _validate.check_positive(name, getattr(self, name))
         for h, d, p in self.cells:
             if min(h, d) < 1 or p < 2:
                 raise ValueError(f"cells: expected (H >= 1, d >= 1, p >= 2), got {(h, d, p)}")

@@ -48,6 +48,7 @@ from __future__ import annotations
 import dataclasses
 import os
 
+from transformer_theory import _validate
 from transformer_theory.papers.sanford2023 import _plots
 from transformer_theory.papers.sanford2023._models_match import DEPTHS, train_match_model
 from transformer_theory.papers.sanford2023._models_separations import run_and_save
@@ -87,6 +88,8 @@ class MatchWidthConfig:
     seed: int = 0
 
     def __post_init__(self):
+        for name in ("seq_len", "modulus", "steps", "batch"):
+            _validate.check_positive(name, getattr(self, name))
         unknown = [t for t in self.tasks if t not in DEPTHS]
         if not self.tasks or unknown:
             raise ValueError(f"tasks: choose from {', '.join(DEPTHS)}, got {list(self.tasks)}")

@@ -32,6 +32,7 @@ from __future__ import annotations
 import dataclasses
 import os
 
+from transformer_theory import _validate
 from transformer_theory.papers.sanford2023 import _plots
 from transformer_theory.papers.sanford2023._models_separations import (
     qsa_trained_record,
@@ -71,6 +72,8 @@ class QSABitsConfig:
     seed: int = 0
 
     def __post_init__(self):
+        for name in ("seq_len", "q", "learning_rate", "steps", "batch", "held_out"):
+            _validate.check_positive(name, getattr(self, name))
         if self.model not in ("attention", "rnn"):
             raise ValueError(f"model: expected attention or rnn, got {self.model!r}")
         if min(self.bits) < 2:

@@ -21,21 +21,15 @@ minutes on 2 CPU cores); ``smoke`` checks Match2 and qSA at ``N = 4`` in seconds
 from __future__ import annotations
 
 import dataclasses
-import itertools
-import math
 import os
 from collections.abc import Callable
 
-import numpy as np
-
-from transformer_theory import _validate, budget, jsonio, precision
-from transformer_theory.papers.sanford2023 import _constructions_qsa as qsa_unit
+from transformer_theory import _validate, jsonio, precision
 from transformer_theory.papers.sanford2023 import _constructions_registry as registry
 from transformer_theory.papers.sanford2023 import _plots, _theory_costs
-from transformer_theory.papers.sanford2023 import _tasks as ts
 from transformer_theory.papers.sanford2023 import _theory_disjointness as disjointness
-from transformer_theory.papers.sanford2023 import _theory_rip as rip
-from transformer_theory.papers.sanford2023._theory_costs import check_sizes
+from transformer_theory.papers.sanford2023._constructions_records import match_record, qsa_record
+from transformer_theory.papers.sanford2023._theory_disjointness import match3_bound_row
 from transformer_theory.settings import setting, split_list
 
 __all__ = [
@@ -48,10 +42,10 @@ __all__ = [
     "failed",
     "check_sizes",
     "get_config",
-    "match_record",
+    "match3_bound_row",
+    "match3_bound_table",
     "modulus",
     "protocol_summary",
-    "qsa_record",
     "run",
     "summary",
 ]
@@ -142,6 +136,46 @@ class SanfordSettings:
     def units(self) -> tuple[str, ...]:
         """The checked units of :attr:`tasks` (every task but ``disj``)."""
         return tuple(t for t in self.tasks if t != "disj")
+
+
+def match3_bound_table() -> list[dict]:
+    """Where Match3's one-layer bound binds (:func:`.._theory_disjointness.match3_bound_table`)
+    at the sizes the library uses: every size of the trained one-layer Match3 models of the
+    ``match_width`` experiment (``p = 32``, float32 words), then the Match3Local units."""
+    from transformer_theory.papers.sanford2023.experiments import match_width
+
+    trained = []
+    for size in match_width.SIZES:
+        cfg = match_width.get_config(size)
+        if "match3" in cfg.tasks:
+            trained += [
+                (f"match_width {size}", cfg.seq_len, m, 32, h, cfg.modulus)
+                for h in cfg.heads
+                for m in cfg.widths
+            ]
+    return disjointness.match3_bound_table(trained)
+
+
+def check_sizes(settings: SanfordSettings) -> None:
+    """Refuse ``settings`` before any work (:func:`.._theory_costs.check_sizes` on its fields, the
+    defaults of ``dim``, ``modulus_power`` and ``samples`` as their ordinary values): the error
+    names the fields to change."""
+    ordinary = {
+        f.name: f.default
+        for f in dataclasses.fields(SanfordSettings)
+        if f.name in ("dim", "modulus_power", "samples")
+    }
+    _theory_costs.check_sizes(
+        settings.units,
+        settings.ns,
+        settings.qs,
+        settings.epss,
+        dim=settings.dim,
+        modulus_power=settings.modulus_power,
+        window=settings.window,
+        samples=settings.samples,
+        ordinary=ordinary,
+    )
 
 
 def get_config(size: str = "default") -> SanfordSettings:
@@ -238,7 +272,7 @@ def run(
         disj = {
             "reduction": [disjointness.reduction_record(q) for q in config.qs],
             "protocol": disjointness.protocol_table(tuple(config.qs), seed=config.seed),
-            "match3_bound": disjointness.match3_bound_table(),
+            "match3_bound": match3_bound_table(),
         }
         jsonio.write_json(os.path.join(out_dir, "disj.json"), disj)
     return {"rows": records, "disj": disj}
@@ -323,148 +357,4 @@ def protocol_summary(record: dict) -> dict:
         "witness (a; b)": None
         if witness is None
         else "".join(map(str, witness["a"])) + ";" + "".join(map(str, witness["b"])),
-    }
-
-
-# ---------------------------------------------------------------------------------------------
-# one configuration checked
-
-
-def qsa_record(
-    seq_len: int,
-    q: int,
-    epsilon: float,
-    *,
-    dim: int = 2,
-    samples: int = 100_000,
-    seed: int = 0,
-    max_rows: int = 4096,
-) -> dict:
-    """Search the smallest ``m`` (steps of ``x 1.25``) whose drawn unit has worst-case error
-    ``<= eps`` over ALL inputs (``_constructions_qsa.qsa_worst_error``),
-    then the fewest fraction bits of ``w`` that keep it, the RIP constants of that ``U`` and the
-    error on ``samples`` random inputs run through the model. ``m_min = None`` if no ``m <=
-    max_rows`` works. Refuses (``ValueError`` naming ``q``) beyond
-    :data:`~transformer_theory.papers.sanford2023._tasks.ALL_SUBSETS_LIMIT` subsets."""
-    seq_len = _validate.check_int_arg("seq_len", seq_len, 1)
-    q = _validate.check_int_arg("q", q, 1)
-    dim = _validate.check_int_arg("dim", dim, 1)
-    _validate.check_seed("seed", seed)
-    budget.check_count("q", math.comb(int(seq_len), int(q)), ts.ALL_SUBSETS_LIMIT, unit="subsets")
-    rows, found = max(1, q), None
-    while rows <= max_rows:
-        c = qsa_unit.qsa_construction(seq_len, q, dim, epsilon, rows, seed=seed)
-        worst = qsa_unit.qsa_worst_error(c)
-        if worst["valid_w"] and worst["max_error"] <= epsilon:
-            found = (c, worst)
-            break
-        rows = max(rows + 1, math.ceil(rows * 1.25))
-    record = {
-        "task": "qsa",
-        "N": seq_len,
-        "q": q,
-        "d_prime": dim,
-        "epsilon": epsilon,
-        "alpha": qsa_unit.alpha_scale(seq_len, epsilon),
-        "q_log_N": q * math.log(seq_len),
-        "m_min": None,
-    }
-    if found is None:
-        return record
-    c, worst = found
-    proof_bits = qsa_unit.bits_needed(c.rows, c.alpha, epsilon)
-    bits = next(
-        p
-        for p in range(proof_bits + 1)
-        if qsa_unit.qsa_worst_error(
-            qsa_unit.qsa_construction(seq_len, q, dim, epsilon, c.rows, seed=seed, bits=p)
-        )["max_error"]
-        <= epsilon
-    )
-    report = rip.rip_constants(c.u_ExK, q) if q < seq_len else None
-    sampled = 0.0
-    for start in range(0, samples, _theory_costs.QSA_SAMPLE_CHUNK):
-        num = min(_theory_costs.QSA_SAMPLE_CHUNK, samples - start)
-        z, members = ts.qsa_sample(seed + 1 + start, num, seq_len, q, dim)
-        out, _ = qsa_unit.qsa_apply(c, z, members)
-        err = np.linalg.norm(out - ts.qsa_target(z, members), axis=-1).max()
-        sampled = max(sampled, float(err))
-    w, _ = qsa_unit.subset_weights(c.u_ExK, ts.all_subsets(seq_len, q))
-    record.update(
-        m_min=c.rows,
-        max_error=worst["max_error"],
-        exhaustive=True,
-        subsets=worst["subsets"],
-        examples=samples,
-        sampled_max_error=sampled,
-        bits_min=bits,
-        bits_proof=proof_bits,
-        w_norm_max=float(np.linalg.norm(w, axis=-1).max()),
-        w_norm_bound=2 * math.sqrt(q),
-        rip_isometry=None if report is None else report.isometry,
-        rip_orthogonality=None if report is None else report.orthogonality,
-        rip_exhaustive=None if report is None else report.exhaustive,
-    )
-    return record
-
-
-def _inputs(task, seq_len, modulus, window, samples, seed):
-    task = registry.unit(task).task
-    if _theory_costs.match_input_count(seq_len, modulus, samples)[1]:
-        x = np.array(list(itertools.product(range(modulus), repeat=seq_len)))
-        return x, ts.match_labels(task, x, modulus, window), True
-    x, labels = ts.match_sample(task, seed, samples, seq_len, modulus, window)
-    return x, labels, False
-
-
-def match_record(
-    task: str,
-    seq_len: int,
-    modulus: int,
-    *,
-    window: int = 1,
-    samples: int = 100_000,
-    seed: int = 0,
-    dtypes: tuple[str, ...] = precision.FORMATS,
-) -> dict:
-    """Accuracy of the ``task`` construction (match2 / match3bigram / match3local, or
-    match3local1: Match3Local by the single-head unit) on all of
-    ``[M]^N`` when that has at most ``samples`` sequences, else on ``samples`` balanced samples,
-    run in each float format of ``dtypes``; ``smallest_exact`` is the narrowest format that is
-    100% correct (``None`` if none). ``scale_log2`` is ``exact_scale`` and ``within_exact_range``
-    says per format whether it is at most the format's significand bits: a miss outside that range
-    is the format's precision, not the construction. Inputs run in chunks sized to a quarter of
-    the memory budget (``_theory_costs.match_bytes_per_sequence``);
-    :class:`~transformer_theory.budget.BudgetError` if not even one sequence fits."""
-    unit = registry.unit(task)
-    per_seq = _theory_costs.match_bytes_per_sequence(task, seq_len, modulus, window)
-    budget.check_memory(
-        per_seq, what="one sequence of the Match check", option="--n/--modulus-power"
-    )
-    chunk = int(max(1, min(2000, budget.available_memory() // 4 // per_seq)))
-    x, labels, exhaustive = _inputs(task, seq_len, modulus, window, samples, seed)
-    scale = registry.exact_scale(task, seq_len, modulus, window)
-    accuracy = {}
-    for name in dtypes:
-        params = unit.build(seq_len, modulus, window, precision.dtype_of(name))
-        pred = np.concatenate(
-            [unit.apply(params, x[s : s + chunk], modulus, window) for s in range(0, len(x), chunk)]
-        )
-        accuracy[name] = float(np.mean(pred == labels))
-    exact = [name for name in dtypes if accuracy[name] == 1.0]
-    bits = {name: precision.significand_bits(name) for name in dtypes}
-    return {
-        "task": task,
-        "N": seq_len,
-        "M": modulus,
-        "window": window if unit.windowed else None,
-        "examples": int(len(x)),
-        "exhaustive": exhaustive,
-        "positive_rate": float(labels.mean()),
-        "accuracy_by_dtype": accuracy,
-        "accuracy": accuracy.get("float64", max(accuracy.values())),
-        "scale_log2": scale,
-        "within_exact_range": {name: scale <= bits[name] for name in dtypes},
-        "smallest_exact": min(exact, key=lambda n: bits[n]) if exact else None,
-        "smallest_exact_mantissa_bits": min(bits[n] for n in exact) if exact else None,
     }
