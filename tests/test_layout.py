@@ -208,7 +208,7 @@ def test_public_functions_are_fully_annotated():
 PAPERS = sorted(
     p for p in (PKG / "papers").iterdir() if p.is_dir() and (p / "__init__.py").exists()
 )
-ROLES = ("tasks", "models", "constructions", "theory", "checks", "plots", "claims")
+ROLES = ("tasks", "models", "constructions", "theory", "checks", "plots", "claims", "domains")
 
 
 @pytest.mark.parametrize("paper", PAPERS, ids=[p.name for p in PAPERS])

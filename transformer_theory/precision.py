@@ -9,7 +9,9 @@ from a hand-written table: 53 (float64), 24 (float32), 11 (float16), 8 (bfloat16
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Iterator
 
 import jax
 import jax.numpy as jnp
@@ -37,6 +39,18 @@ def enable_x64() -> None:
     :func:`require_x64`.
     """
     jax.config.update("jax_enable_x64", True)
+
+
+@contextlib.contextmanager
+def x64() -> Iterator[None]:
+    """JAX's 64-bit mode inside a block, restored afterwards: for a library call that must
+    compute in float64 (the claims runner) without changing its caller's mode, as optax does."""
+    before = bool(jax.config.jax_enable_x64)
+    jax.config.update("jax_enable_x64", True)
+    try:
+        yield
+    finally:
+        jax.config.update("jax_enable_x64", before)
 
 
 def require_x64(name: str) -> None:

@@ -10,14 +10,13 @@ is a regression like any other mismatch.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import fnmatch
 import importlib
 import os
 import pkgutil
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from transformer_theory.jsonio import write_json, write_text
@@ -427,17 +426,11 @@ def run_claims(
         return _run(chosen, tier, progress, on_record)
 
 
-@contextlib.contextmanager
-def _x64() -> Iterator[None]:
+def _x64() -> Any:
     """64-bit mode for the checks, restored afterwards (a library call, not an entry point)."""
-    import jax
+    from transformer_theory.precision import x64
 
-    before = bool(jax.config.jax_enable_x64)
-    jax.config.update("jax_enable_x64", True)
-    try:
-        yield
-    finally:
-        jax.config.update("jax_enable_x64", before)
+    return x64()
 
 
 def _run(chosen: Sequence[Row], tier: str, progress: bool, on_record: Any) -> list[ClaimRecord]:

@@ -51,7 +51,7 @@ def choose_constants(nodes: list[Node], N: int, softmax_scale: float | None) -> 
             nd.beta = softmax_scale or math.log(4 * N * (N + 1) * (N + 2))
 
 
-def constants_record(nodes: list[Node], softmax_scale, mlp_slope) -> dict:
+def constants_record(nodes: list[Node], softmax_scale: Any, mlp_slope: Any) -> dict:
     """The per-head constants and the laws, as the compiled program's record."""
     return {
         "law": "beta = 2 ln(2 V (N+1) / tau) (mean heads), ln(4 N (N+1) (N+2)) (SelectorWidth); "
@@ -77,7 +77,9 @@ def _min_gap(values: list) -> float:
     return min(gaps, default=1.0)
 
 
-def head_weights(nd: Node, D: int, bos: int, real: list[int], x_bos: np.ndarray):
+def head_weights(
+    nd: Node, D: int, bos: int, real: list[int], x_bos: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """``(w_qk, w_v)`` of one head: ``beta`` per term that holds, BOS at ``beta (m - 1/2)``
     (mean) or ``beta m`` (width) for ``m`` terms, ``2 beta m`` from BOS to itself; values through
     the absorbed Map; BOS's value column set so BOS writes the empty selection's value."""

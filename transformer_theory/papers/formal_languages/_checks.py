@@ -14,7 +14,16 @@ from collections.abc import Sequence
 import numpy as np
 
 from transformer_theory import precision
-from transformer_theory.ledger import Checked, Enumerated, Product, Record, Tally, Trained, Witness
+from transformer_theory.ledger import (
+    Checked,
+    Domain,
+    Enumerated,
+    Product,
+    Record,
+    Tally,
+    Trained,
+    Witness,
+)
 from transformer_theory.papers.formal_languages import _constructions as recognizers
 from transformer_theory.papers.formal_languages import _tasks as tasks
 from transformer_theory.papers.formal_languages._domains import BINARY_STRINGS, ONES_STRINGS
@@ -58,7 +67,9 @@ HAHN_TRAINED = Trained(
 )
 
 
-def balanced_samples(language: str, lengths: Sequence[int], samples: int):
+def balanced_samples(
+    language: str, lengths: Sequence[int], samples: int
+) -> tuple[list[tuple[int, ...]], list[bool], Domain]:
     """The strings :func:`.tasks.sample` draws (``samples`` balanced strings per length, seed =
     length) and their labels, and the sub-domain of :data:`BINARY_STRINGS` they are: seeded
     draws (``draw(seed, i)`` gives the i-th)."""

@@ -18,7 +18,7 @@ import numpy as np
 
 from transformer_theory import precision
 from transformer_theory.domains import Tally
-from transformer_theory.ledger import Checked, Witness
+from transformer_theory.ledger import Checked, Verdict, Witness
 from transformer_theory.papers.sanford2023 import _constructions_qsa as qsa_unit
 from transformer_theory.papers.sanford2023 import _domains as dom
 from transformer_theory.papers.sanford2023 import _tasks as ts
@@ -791,7 +791,7 @@ def check_disj_reduction(q_max: int = 4) -> Checked:
     )
 
 
-def disj_reduction_judge(c: Checked):
+def disj_reduction_judge(c: Checked) -> Verdict:
     """Holds iff the equivalence, Bob's rule and the gap 2/q hold on every pair and the reading
     2i + 1 has a failing pair; the figure says which part failed where, when one does."""
     from transformer_theory.ledger import Verdict

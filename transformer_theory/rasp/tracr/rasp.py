@@ -122,7 +122,7 @@ class RASPExpr:
     def unique_id(self) -> int:
         return next(self._ids)
 
-    def copy(self):
+    def copy(self) -> RASPExpr:
         """A shallow copy (tracr's: a new expression over the same children)."""
         return copy.copy(self)
 
@@ -130,15 +130,15 @@ class RASPExpr:
     def label(self) -> str:
         return f"{self.name}_{self.unique_id}"
 
-    def named(self, name: str):
+    def named(self, name: str) -> RASPExpr:
         """A copy annotated with ``name`` (tracr's ``named`` does not rename in place)."""
         return annotate(self, name=name)
 
-    def annotated(self, **annotations: Any):
+    def annotated(self, **annotations: Any) -> RASPExpr:
         return annotate(self, **annotations)
 
 
-def annotate(expr, **annotations: Any):
+def annotate(expr: RASPExpr, **annotations: Any) -> RASPExpr:
     """A copy of ``expr`` with ``annotations`` added (new ones overwrite)."""
     new = expr.copy()
     new.annotations = {**expr.annotations, **annotations}
@@ -500,11 +500,11 @@ class Encoding(enum.Enum):
     NUMERICAL = "numerical"
 
 
-def numerical(sop):
+def numerical(sop: RASPExpr) -> RASPExpr:
     return annotate(sop, encoding=Encoding.NUMERICAL)
 
 
-def categorical(sop):
+def categorical(sop: RASPExpr) -> RASPExpr:
     return annotate(sop, encoding=Encoding.CATEGORICAL)
 
 
