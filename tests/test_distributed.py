@@ -87,5 +87,48 @@ def test_two_processes_match_one_process():
         np.testing.assert_allclose(np.asarray(o["residuals"]), here, rtol=1e-12)
 
 
+# Issue 48: a mesh over no device, over the characters of "cpu" or over None was built, and a
+# 0-d leaf or a mesh that is not one failed with IndexError / AttributeError inside.
+BAD_MESHES = [([], "devices"), ("cpu", "devices"), ([None], "devices"), (2.5, "num_models")]
+
+
+def test_make_mesh_refuses_devices_that_are_none():
+    import jax
+    import pytest
+
+    from transformer_theory import parallel
+
+    for devices, name in BAD_MESHES:
+        models = 2.5 if name == "num_models" else 3
+        with pytest.raises(ValueError, match=f"^{name}:"):
+            parallel.make_mesh(models, devices=None if name == "num_models" else devices)
+    with pytest.raises(ValueError, match="^devices:.*twice"):
+        parallel.make_mesh(1, devices=[jax.devices()[0]] * 2)
+    mesh = parallel.make_mesh(3, devices=jax.devices()[:1])
+    assert dict(mesh.shape) == {"models": 1, "data": 1}
+
+
+def test_shard_refuses_a_0d_leaf_and_what_is_not_a_mesh():
+    import jax.numpy as jnp
+    import pytest
+
+    from transformer_theory import parallel
+
+    mesh = parallel.make_mesh(1)
+    with pytest.raises(ValueError, match="^params_M:.*0-d"):
+        parallel.shard_models({"w": jnp.ones((2, 3)), "b": jnp.float32(1.0)}, mesh)
+    with pytest.raises(ValueError, match="^params_M:"):
+        parallel.shard_models({}, mesh)
+    for not_a_mesh in ("mesh", None, 4):
+        with pytest.raises(ValueError, match="^mesh:"):
+            parallel.shard_models({"w": jnp.ones((2, 3))}, not_a_mesh)
+        with pytest.raises(ValueError, match="^mesh:"):
+            parallel.shard_data(np.ones((4, 2)), not_a_mesh)
+    with pytest.raises(ValueError, match="^x:.*0-d"):
+        parallel.shard_data(np.float32(2.0), mesh)
+    placed = parallel.shard_data(np.arange(4.0), mesh)
+    np.testing.assert_array_equal(np.asarray(placed), np.arange(4.0))
+
+
 if __name__ == "__main__":
     worker(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]))

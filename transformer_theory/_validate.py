@@ -157,3 +157,30 @@ def check_file_name(name: str, value: object) -> str:
             f"directories under --out), got {value!r:.80}"
         )
     return value
+
+
+def check_template(name: str, template: str, fields: Sequence[str]) -> tuple[str, ...]:
+    """Raise unless ``template`` is a ``str.format`` text whose every placeholder is a plain name
+    among ``fields`` (e.g. a claim's reproducing command ``"tt verify --n {n}"`` against its tier's
+    sizes); return the placeholders used, in order, once each.
+
+    A malformed template (``"tt {"``), a positional ``{}`` / ``{0}``, an attribute or index
+    (``{n.real}``, ``{n[0]}``) or a name not in ``fields`` is refused naming ``name``, instead of
+    the ``ValueError`` / ``IndexError`` / ``KeyError`` that ``template.format`` raises later.
+    """
+    import string
+
+    if not isinstance(template, str):
+        raise ValueError(f"{name}: expected a text, got {template!r:.80}")
+    try:
+        used = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
+    except ValueError as err:
+        raise ValueError(f"{name}: not a valid template ({err}): {template!r:.80}") from None
+    known = set(fields)
+    for field in used:
+        if not field.isidentifier() or field not in known:
+            raise ValueError(
+                f"{name}: placeholder {{{field}}} is not one of the sizes "
+                f"{sorted(known)} in {template!r:.80}"
+            )
+    return tuple(dict.fromkeys(used))

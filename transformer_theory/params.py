@@ -33,7 +33,6 @@ import jax.numpy as jnp
 from jax.typing import DTypeLike
 
 from transformer_theory import _validate
-from transformer_theory.core import positional as positional_codes
 
 ATTENTION_KINDS = ("relu", "softmax", "hard_leftmost", "hard_average", "sparsemax")
 NORM_KINDS = (None, "layernorm", "layernorm_sigma", "rmsnorm")
@@ -152,7 +151,9 @@ class ModelConfig:
     @property
     def pos_dim(self) -> int:
         """Width of the absolute positional code inside the embedding."""
-        return positional_codes.code_dim(
+        from transformer_theory.core import positional
+
+        return positional.code_dim(
             self.positional, self.seq_len, window=self.positional_window, vocab_size=self.vocab_size
         )
 
@@ -176,6 +177,8 @@ def embed_dim(vocab_size: int, seq_len: int, positional: str = "onehot") -> int:
 
     The smallest ``width`` a :class:`ModelConfig` with these settings accepts.
     """
+    from transformer_theory.core import positional as positional_codes
+
     return vocab_size + positional_codes.code_dim(positional, seq_len)
 
 
@@ -360,17 +363,17 @@ def cast_params(params: ModelParams, dtype: DTypeLike) -> ModelParams:
     return jax.tree.map(lambda x: jnp.asarray(x, dtype), params)
 
 
-def validate_params(params: ModelParams, *, finite: bool = False) -> None:
+def validate_params(params: ModelParams, *, finite: bool = False, prefix: bool = False) -> None:
     """Raise a ``ValueError`` naming the offending field if ``params`` disagrees with its config.
 
     The one check of a :class:`ModelParams` against its :class:`ModelConfig`, used by every entry
     that reads weights (the forward pass, the exact engine, the certificates, the model files):
     the depth, every head count, every array's shape (a leading batch axis shared by all leaves
-    is allowed), the presence of each optional norm, and each layer's MLP shapes (its hidden width
-    read from its own ``w1``: a layer may have none). With ``finite`` (the exact and
+    is allowed), and the presence of each optional norm / MLP. With ``finite`` (the exact and
     certifying entries), every concrete weight must also be finite: a NaN or inf weight has no
     rational value and would make every figure derived from it meaningless. Tracers (under
-    ``jit``/``vmap``) are only shape-checked.
+    ``jit``/``vmap``) are only shape-checked. With ``prefix`` (the forward pass), the layers may
+    be the first ones of the config's (a partial pass, as the constructions' checks run one).
     """
     if not isinstance(params, ModelParams):
         raise ValueError(f"params: expected a ModelParams, got {type(params).__name__}")
@@ -385,7 +388,9 @@ def validate_params(params: ModelParams, *, finite: bool = False) -> None:
     bs = params.batch_shape
     D, C = cfg.width, cfg.num_classes
     _validate.check_shape("params.w_o", params.w_o, (*bs, C, D))
-    if not isinstance(params.layers, (tuple, list)) or len(params.layers) != cfg.depth:
+    if not isinstance(params.layers, (tuple, list)) or not (
+        len(params.layers) == cfg.depth or (prefix and 0 < len(params.layers) < cfg.depth)
+    ):
         got = len(params.layers) if isinstance(params.layers, (tuple, list)) else params.layers
         raise ValueError(
             f"params.layers: config has depth {cfg.depth} (heads={cfg.heads}), "
@@ -409,25 +414,20 @@ def validate_params(params: ModelParams, *, finite: bool = False) -> None:
                     raise ValueError(f"{where}.attn.{nm}: required when config.qk_dim is set")
                 _validate.check_shape(f"{where}.attn.{nm}", w, (*bs, H, cfg.qk_dim, D))
                 named.append((f"{where}.attn.{nm}", w))
-        # the forward pass runs a layer's MLP wherever it is present, with its own hidden width
-        # (constructions give layers different widths, or an MLP in some layers only):
-        # config.mlp_hidden is random init's width, so the shapes are checked against each other
         if layer.mlp is not None:
-            w1 = layer.mlp.w1
-            if not hasattr(w1, "shape") or len(w1.shape) < 2:
-                raise ValueError(f"{where}.mlp.w1: expected an (F, {D}) array")
-            F = w1.shape[-2]
+            # config.mlp_hidden says the model has MLPs; constructions give each layer the
+            # hidden width it needs (or none), which the forward pass reads from the arrays
+            if cfg.mlp_hidden is None:
+                raise ValueError(f"{where}.mlp: present, but config.mlp_hidden is None")
+            F = int(jax.numpy.shape(layer.mlp.w1)[-2]) if jax.numpy.ndim(layer.mlp.w1) >= 2 else 0
             for nm, shape in (("w1", (F, D)), ("b1", (F,)), ("w2", (D, F)), ("b2", (D,))):
                 w = getattr(layer.mlp, nm)
                 _validate.check_shape(f"{where}.mlp.{nm}", w, (*bs, *shape))
                 named.append((f"{where}.mlp.{nm}", w))
         if (layer.norm1 is None) != (cfg.norm1 is None):
             raise ValueError(f"{where}.norm1: presence must match config.norm1={cfg.norm1!r}")
-        if layer.norm2 is not None and (cfg.norm2 is None or layer.mlp is None):
-            raise ValueError(
-                f"{where}.norm2: present, but config.norm2={cfg.norm2!r} and "
-                f"config.mlp_hidden={cfg.mlp_hidden} (a norm2 precedes an MLP)"
-            )
+        if layer.norm2 is not None and cfg.norm2 is None:
+            raise ValueError(f"{where}.norm2: present, but config.norm2 is None")
         for nm in ("norm1", "norm2"):
             norm = getattr(layer, nm)
             if norm is not None:

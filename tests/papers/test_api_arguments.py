@@ -136,3 +136,15 @@ def test_limits_can_be_raised_and_check_finite_is_one_line():
     with pytest.raises(ValueError, match="1 non-finite of 10000"):
         _validate.check_finite("x", np.r_[np.zeros(9999), np.inf])
     assert linformer.attention_probs(np.eye(3), np.eye(3)).shape == (3, 3)
+
+
+@pytest.mark.parametrize("template", ["tt {nosuch}", "tt {", "tt {}", "tt {0}", "tt {n.real}"])
+def test_a_command_template_with_a_placeholder_that_is_no_size_is_refused(template):
+    # Issue 48: Row(command='tt {nosuch}').command_for() raised KeyError; the check the ledger can
+    # call before formatting names the argument.
+    with pytest.raises(ValueError, match="^command:"):
+        _validate.check_template("command", template, ["n", "m"])
+    assert _validate.check_template("command", "tt --n {n} --m {m} {{x}} {n}", ["n", "m"]) == (
+        "n",
+        "m",
+    )

@@ -53,7 +53,7 @@ def embed(params: ModelParams, tokens_N: jax.Array) -> jax.Array:
 
 
 def _inputs_to_stream(params: ModelParams, inputs) -> jax.Array:
-    validate_params(params)  # shapes against the config (static: free under jit)
+    validate_params(params, prefix=True)  # shapes against the config (static: free under jit)
     cfg = params.config
     if params.batch_shape:
         raise ValueError(
