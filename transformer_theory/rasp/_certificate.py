@@ -860,3 +860,72 @@ def certified_length(
         "mlp_slope": mlp_slope,
         "rows": [rows[n] for n in sorted(rows)],
     }
+
+
+# -- the ledger's check ---------------------------------------------------------------------
+
+
+def inputs_family(vocab: Sequence[Hashable]) -> Any:
+    """The domain of a certificate row: for every ``N``, every input over ``vocab`` of every
+    length ``1..N`` to the model compiled for ``N``."""
+    from transformer_theory.domains import Family, Strings
+
+    v = tuple(vocab)
+    return Family(
+        "N",
+        lambda N: Strings(v, range(1, N + 1), what="input"),
+        start=1,
+        what=f"inputs over {{{', '.join(map(str, v))}}} of every length up to N to the model "
+        "compiled for N",
+    )
+
+
+def ledger_check(program: str, upto: int, family: Any, witness_length: int = 1) -> Any:
+    """The ledger's check of a library program's certified lengths (``rasp/claims.py``): the
+    model compiled for every ``N`` of :data:`DEFAULT_LENGTHS` up to ``upto`` (and the bisection)
+    certified in float32 and in float64; the sizes certified in both are the covered sub-domain
+    of ``family`` (every input of each, counted, never enumerated).
+
+    Values: ``certified`` (both formats certified at every length tried up to ``upto``),
+    ``float32`` / ``float64`` (the certified length found, of the largest tried), ``limited_by``.
+    Witness: the float32 forward pass's smallest margin over every input of the model compiled
+    for ``witness_length`` (:func:`~transformer_theory.rasp.check`) is at least the certified
+    lower bound of it.
+    """
+    from transformer_theory.domains import Tally
+    from transformer_theory.ledger import Checked, Witness
+    from transformer_theory.rasp import _check
+    from transformer_theory.rasp._library import PROGRAMS, get_program
+
+    sop, v = get_program(program)
+    causal = PROGRAMS[program].causal
+    lengths = [n for n in DEFAULT_LENGTHS if n <= int(upto)] or [1]
+    recs = {d: certified_length(sop, v, d, lengths=lengths, causal=causal) for d in FORMATS[:2]}
+    both = sorted(
+        {r["length"] for r in recs["float32"]["rows"] if r["certified"]}
+        & {r["length"] for r in recs["float64"]["rows"] if r["certified"]}
+    )
+    covered = [n for n in both if n <= int(upto)]
+    tally = Tally(family.at(covered or [1]))
+    for n in covered:
+        tally.record_count(family.member(n).size)
+    m = min(witness_length, int(upto))
+    compiled = C.compile_program(sop, v, m, False)
+    cert = certify(compiled, "float32")
+    rec = _check.check(compiled, dtype="float32", max_inputs=10**6)
+    witness = Witness(
+        f"float32 smallest margin over every input, model compiled for {m}",
+        rec["min_margin"],
+        cert["min_margin"] if cert["min_margin"] is not None else -math.inf,
+        side="above",
+    )
+    ok = all(r["certified_length"] >= lengths[-1] for r in recs.values())
+    values = {
+        "certified": ok and bool(covered),
+        "upto": lengths[-1],
+        "float32": recs["float32"]["certified_length"],
+        "float64": recs["float64"]["certified_length"],
+        "largest_tried": max(r["largest_tried"] for r in recs.values()),
+        "limited_by": [r["rows"][-1]["limited_by"] for r in recs.values() if r["first_failure"]],
+    }
+    return Checked("enclosed", tally, values, witnesses=(witness,))
