@@ -33,9 +33,11 @@ def _run_paper(paper: str) -> list[dict]:
     from transformer_theory.precision import enable_x64
 
     enable_x64()  # an entry point: the claims run in float64
-    from transformer_theory.claims import run_claims
+    from transformer_theory.claims import run_claims, runner
 
-    return [r.to_dict() for r in run_claims(paper=paper, tier="full")]
+    # the library's own rows only: CLAIMS.md never lists an installed package's
+    rows = runner.builtin_claims()
+    return [r.to_dict() for r in run_claims(paper=paper, tier="full", claims=rows)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,10 +67,10 @@ def main(argv: list[str] | None = None) -> int:
             f"transformer_theory is imported from {here}, not this checkout: run "
             "`python -m experiments.claims_full` from the checkout's root"
         )
-    from transformer_theory.claims import all_claims, runner
+    from transformer_theory.claims import runner
     from transformer_theory.claims._cli_support import provenance
 
-    order = list(dict.fromkeys(c.paper_key for c in all_claims()))
+    order = list(dict.fromkeys(c.paper_key for c in runner.builtin_claims()))
     papers = args.paper or order
     unknown = sorted(set(papers) - set(order))
     if unknown:

@@ -38,5 +38,7 @@ def status_of(claim_id: str, tier: str = "quick", **sizes: Any) -> str:
     (row,) = [c for c in runner.all_claims() if c.id == claim_id]
     if sizes:
         merged = {**row.tier_sizes(tier), **sizes}
-        row = dataclasses.replace(row, sizes={**row.sizes, tier: merged})
+        # a row with a Domain reads its quantifier from it: replace() must not pass it back
+        keep = {} if row.legacy else {"quantifier": None}
+        row = dataclasses.replace(row, sizes={**row.sizes, tier: merged}, **keep)
     return runner._check(row, tier).status

@@ -14,7 +14,7 @@ from transformer_theory.cli import main
 from transformer_theory.ledger import STATUSES, Checked, Row
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-ALL = claims.all_claims()
+ALL = claims.runner.builtin_claims()  # the library's own rows (CLAIMS.md lists them)
 CLAIMS_MD = ROOT / "CLAIMS.md"
 
 
@@ -109,15 +109,15 @@ def test_a_claim_whose_check_fails_is_a_regression_with_exit_1(monkeypatch, tmp_
             printed="p",
         ),
     ]
-    monkeypatch.setattr("transformer_theory.claims.runner.all_claims", lambda: fake)
-    monkeypatch.setattr("transformer_theory.claims.all_claims", lambda: fake)
+    monkeypatch.setattr("transformer_theory.claims.runner.all_claims", lambda *a, **k: fake)
+    monkeypatch.setattr("transformer_theory.claims.all_claims", lambda *a, **k: fake)
     assert main(["claims", "--out", str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert "test.bad" in out and "expected proved" in out and "error" in out
     md = (tmp_path / "claims.md").read_text()
     assert "**error** (expected proved)" in md
     # the arithmetic and the covered domain (generated from the object) beside the status
-    assert "floating point; one instance (seed 0) of every real weight; tol 0" in md
+    assert "floating point over instance; one instance (seed 0) of every real weight; tol 0" in md
     assert main(["claims", "--id", "test.ok", "--out", str(tmp_path)]) == 0
     assert main(["claims", "--paper", "nope", "--out", str(tmp_path)]) == 2
 

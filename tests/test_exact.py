@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from fractions import Fraction
 
 import flint
@@ -188,3 +189,103 @@ def test_what_each_arithmetic_refuses():
     p = p.replace(layers=(zero,))
     w = exact.evaluate(p, np.array([0, 1, 1]), arithmetic="exact").weights[0][0]
     assert all(v == flint.fmpq(1, 3) for row in w for v in row)
+
+
+# ---------------------------------------------------------------- params against their config
+# Issue 48: the exact engine never validated the params, and returned numbers for a classifier of
+# the wrong size, a layer the config does not have or a head too many.
+
+
+def _mismatched():
+    params, *_ = _integer_model()  # config: 2 classes, heads=(1,), width 5
+    lay = params.layers[0]
+    two_heads = lay.replace(attn=lay.attn.replace(w_v=jnp.zeros((2, 5, 5)), w_qk=lay.attn.w_qk))
+    return {
+        "params.w_o": params.replace(w_o=jnp.zeros((3, 5))),
+        "params.layers": params.replace(layers=(lay, lay)),
+        "params.layers[0].attn.w_v": params.replace(layers=(two_heads,)),
+    }
+
+
+@pytest.mark.parametrize("field", ["params.w_o", "params.layers", "params.layers[0].attn.w_v"])
+def test_params_inconsistent_with_their_config_are_refused_by_every_entry(field):
+    from transformer_theory.core import forward
+
+    bad = _mismatched()[field]
+    tokens = np.array([0, 1, 1])
+    for call in (
+        lambda: exact.evaluate(bad, tokens),
+        lambda: exact.evaluate(bad, tokens, arithmetic="enclosed"),
+        lambda: exact.margins(bad, [tokens], [0]),
+        lambda: exact.dyadic_margins(bad, tokens[None], np.array([0])),
+        lambda: forward(bad, jnp.asarray(tokens)),
+    ):
+        with pytest.raises(ValueError, match=re.escape(field)):
+            call()
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+def test_non_finite_weights_are_a_value_error_naming_params(value):
+    params, *_ = _integer_model()
+    bad = params.replace(w_o=params.w_o.at[1, 2].set(value))
+    for call in (
+        lambda: exact.evaluate(bad, np.array([0, 1, 1])),
+        lambda: exact.margins(bad, [np.array([0, 1, 1])], [0], arithmetic="enclosed"),
+        lambda: exact.dyadic_margins(bad, np.array([[0, 1, 1]]), np.array([0])),
+    ):
+        with pytest.raises(ValueError, match=r"params\.w_o: expected finite"):
+            call()
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        (dict(labels=[-1]), "labels"),  # read as the last class: a margin of the wrong class
+        (dict(labels=[5]), "labels"),
+        (dict(labels=[0.5]), "labels"),
+        (dict(position=99), "position"),
+        (dict(position=-4), "position"),
+        (dict(position=1.0), "position"),
+    ],
+)
+def test_margins_refuse_a_label_or_position_that_does_not_exist(kwargs, name):
+    params, *_ = _integer_model()
+    args = {"labels": [0], **kwargs}
+    labels = args.pop("labels")
+    with pytest.raises(ValueError, match=f"^{name}:"):
+        exact.margins(params, [np.array([0, 1, 1])], labels, **args)
+
+
+def test_a_margin_needs_two_classes():
+    params, *_ = _integer_model()
+    one = params.replace(config=params.config.replace(num_classes=1), w_o=params.w_o[:1])
+    with pytest.raises(ValueError, match="^params:.*two classes"):
+        exact.margins(one, [np.array([0, 1, 1])], [0])
+    with pytest.raises(ValueError, match="^params:.*two classes"):
+        exact.dyadic_margins(one, np.array([[0, 1, 1]]), np.array([0]))
+
+
+@pytest.mark.parametrize(
+    "tokens, labels, name",
+    [
+        ([[0, 1, 1]], [7], "labels"),
+        ([[0, 1, 1]], [-1], "labels"),
+        ([[0, 1, 1]], [0, 1], "labels_B"),
+        ([[0, 1, 2]], [0], "tokens_BxN"),
+        ([[0, 1]], [0], "tokens_BxN"),
+    ],
+)
+def test_dyadic_margins_refuse_labels_and_tokens_out_of_range(tokens, labels, name):
+    params, *_ = _integer_model()
+    with pytest.raises(ValueError, match=f"^{name}:"):
+        exact.dyadic_margins(params, np.array(tokens), np.array(labels))
+
+
+def test_the_last_position_is_the_default_and_every_valid_position_is_read():
+    params, *_ = _integer_model()
+    tokens = np.array([0, 1, 1])
+    logits = exact.evaluate(params, tokens).logits
+    for position in (-3, -1, 0, 2):
+        row = [Fraction(int(v.p), int(v.q)) for v in logits[position]]
+        got = exact.margins(params, [tokens], [1], position=position)["min_margin"]
+        assert got == row[1] - row[0]

@@ -418,7 +418,7 @@ def test_rows_refuse_declared_words_and_impossible_expectations():
             place="§",
             statement="s",
             domain=FINITE,
-            quantifier="finite",
+            quantifier="infinite",
             check=lambda: None,
             judge=lambda c: None,
             sizes={"quick": {}},
@@ -473,3 +473,40 @@ def test_grid_words_are_generated_from_the_object():
     assert "only" in BITS.at([3]).words()
     assert math.prod([3, 2]) == g.size
     assert list(itertools.islice(FINITE.elements(), 3)) == [(), ("a",), ("b",)]
+
+
+def test_the_ledger_hands_a_check_its_elements():
+    from transformer_theory.claims import judges
+
+    seen = []
+
+    def check(tally, max_len):
+        for s in tally:
+            seen.append(s)
+            tally.record(s)
+        return Checked("exact", tally, {"wrong": 0})
+
+    row = Row(
+        id="test.covers",
+        paper="T",
+        place="§",
+        statement="s",
+        domain=BITS,
+        covers=lambda max_len: BITS.upto(max_len),
+        check=check,
+        judge=judges.exactly("wrong", 0),
+        sizes={"quick": {"max_len": 3}},
+        expected="bounded",
+        printed="p",
+    )
+    outcome = row.evaluate("quick")
+    assert outcome.status == "bounded" and len(seen) == 2 + 4 + 8
+
+    def lazy(tally, max_len):  # covers one element less than it was handed
+        for s in list(tally)[1:]:
+            tally.record(s)
+        return Checked("exact", tally, {"wrong": 0})
+
+    import dataclasses
+
+    assert dataclasses.replace(row, check=lazy).evaluate("quick").status == "failed"

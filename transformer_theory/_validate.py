@@ -8,6 +8,7 @@ Token-id range checks need concrete values; :func:`check_token_ids` skips them f
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -140,3 +141,19 @@ def check_seed(name: str, seed: object) -> object:
     if isinstance(seed, np.random.Generator):
         return seed
     return check_int_arg(name, seed, 0)
+
+
+_FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,199}")
+
+
+def check_file_name(name: str, value: object) -> str:
+    """Raise unless ``value`` is safe as ONE path component the library builds a file or
+    directory name from (an experiment's name, a task's, a size's): letters, digits and ``_ . +
+    -``, not starting with a dot or a dash, at most 200 characters -- so no ``/``, no ``..``, no
+    hidden or absolute name can take a write outside ``--out``. Returns ``value``."""
+    if not (isinstance(value, str) and _FILE_NAME.fullmatch(value)):
+        raise ValueError(
+            f"{name}: expected letters, digits, '_', '.', '+' or '-' (it names files and "
+            f"directories under --out), got {value!r:.80}"
+        )
+    return value

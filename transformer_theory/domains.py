@@ -532,7 +532,8 @@ class Samples(Domain):
         return self.parent.contains(element)
 
     def key(self, element: Any) -> Hashable:
-        return ("draw", id(element)) if self.draw is not None else self.parent.key(element)
+        # a draw's element is keyed by its value (a check usually records the draw's index)
+        return _hashable(element) if self.draw is not None else self.parent.key(element)
 
     def words(self) -> str:
         what = f" {self.what}" if self.what else ""

@@ -35,6 +35,8 @@ from typing import Any
 
 import numpy as np
 
+from transformer_theory import _validate
+
 __all__ = [
     "ARITHMETICS",
     "Trace",
@@ -388,7 +390,18 @@ def _embed(params: Any, inputs: Any) -> np.ndarray:
         return np.asarray(h, np.float64)
     if arr.ndim != 2 or arr.shape[1] != params.config.width:
         raise ValueError(f"inputs: expected token ids or an N x {params.config.width} embedding")
+    _validate.check_finite("inputs", arr)
     return np.asarray(arr, np.float64)
+
+
+def _one_model(params: Any, what: str) -> Any:
+    """Validate ``params`` (one finite model consistent with its config); return its config."""
+    from transformer_theory.params import validate_params
+
+    validate_params(params, finite=True)
+    if params.batch_shape:
+        raise ValueError(f"params: {what} takes ONE model (no batch axis)")
+    return params.config
 
 
 def evaluate(
@@ -416,11 +429,7 @@ def evaluate(
     """
     import flint
 
-    cfg = getattr(params, "config", None)
-    if cfg is None:
-        raise ValueError("params: expected a ModelParams carrying its ModelConfig")
-    if getattr(params, "batch_shape", ()):
-        raise ValueError("params: evaluate takes ONE model (no batch axis)")
+    cfg = _one_model(params, "evaluate")
     be = _backend(arithmetic, prec)
     with flint.ctx.workprec(prec):
         h0 = _embed(params, inputs)
@@ -513,9 +522,19 @@ def margins(
         raise ValueError(f"labels: expected {len(inputs)} labels, got {len(labels)}")
     if not len(inputs):
         raise ValueError("inputs: expected at least one input")
+    cfg = _one_model(params, "margins")
+    _check_labels(labels, cfg.num_classes)
+    if isinstance(position, bool) or not isinstance(position, (int, np.integer)):
+        raise ValueError(f"position: expected an int, got {position!r}")
     out, worst, best = [], None, None
     for index, (x, y) in enumerate(zip(inputs, labels)):
-        row = list(evaluate(params, x, arithmetic=arithmetic, prec=prec).logits[position])
+        logits = evaluate(params, x, arithmetic=arithmetic, prec=prec).logits
+        if not -len(logits) <= position < len(logits):
+            raise ValueError(
+                f"position: expected -{len(logits)}..{len(logits) - 1} for input {index} "
+                f"of length {len(logits)}, got {position}"
+            )
+        row = list(logits[position])
         correct = row.pop(int(y))
         rival = row[0]
         for v in row[1:]:
@@ -533,6 +552,24 @@ def margins(
         if best is None or value < best:
             best, worst = value, index
     return {"min_margin": best, "worst": worst, "margins": out}
+
+
+def _check_labels(labels: Any, num_classes: int) -> np.ndarray:
+    """Labels as an int array, each a class of a classifier with at least two classes."""
+    if num_classes < 2:
+        raise ValueError(
+            f"params: a margin o_y - max_(c != y) o_c needs at least two classes, the config has "
+            f"num_classes={num_classes}"
+        )
+    arr = np.asarray(labels)
+    if arr.ndim != 1 or (arr.size and not np.issubdtype(arr.dtype, np.integer)):
+        raise ValueError(f"labels: expected a list of integer class ids, got {labels!r:.80}")
+    if arr.size and (arr.min() < 0 or arr.max() >= num_classes):
+        raise ValueError(
+            f"labels: class ids must lie in [0, {num_classes}), got min {arr.min()} and max "
+            f"{arr.max()}"
+        )
+    return arr.astype(np.int64)
 
 
 def _arb_max(a: Any, b: Any) -> Any:
@@ -579,7 +616,7 @@ def dyadic_last_streams(params: Any, tokens_BxN: np.ndarray) -> tuple[np.ndarray
     The construction architecture only (ReLU attention, bidirectional, eq. 2's head mean, one-hot
     positions, no norm, no MLP); anything else raises ``ArithmeticError`` (use :func:`evaluate`).
     """
-    cfg = params.config
+    cfg = _one_model(params, "dyadic_last_streams")
     if (cfg.attention, cfg.causal, cfg.head_mean, cfg.positional) != (
         "relu",
         False,
@@ -589,7 +626,16 @@ def dyadic_last_streams(params: Any, tokens_BxN: np.ndarray) -> tuple[np.ndarray
         raise ArithmeticError("the dyadic pass covers the constructions' architecture only")
     if cfg.qk_dim is not None or cfg.relative is not None or cfg.scale_scores:
         raise ArithmeticError("the dyadic pass covers w_qk heads without relative terms only")
-    tokens = np.asarray(tokens_BxN, np.int64)
+    tokens = np.asarray(tokens_BxN)
+    if tokens.ndim != 2 or (tokens.size and not np.issubdtype(tokens.dtype, np.integer)):
+        raise ValueError(f"tokens_BxN: expected a 2-d array of token ids, got {tokens.shape}")
+    if tokens.shape[1] != cfg.seq_len:
+        raise ValueError(
+            f"tokens_BxN: expected sequences of length seq_len={cfg.seq_len}, got {tokens.shape}"
+        )
+    if tokens.size and (tokens.min() < 0 or tokens.max() >= cfg.vocab_size):
+        raise ValueError(f"tokens_BxN: token ids must lie in [0, {cfg.vocab_size})")
+    tokens = tokens.astype(np.int64)
     B, n = tokens.shape
     d, D = cfg.vocab_size, cfg.width
     x = np.zeros((B, n, D))
@@ -643,7 +689,12 @@ def dyadic_margins(params: Any, tokens_BxN: np.ndarray, labels_B: np.ndarray) ->
     Returns ``dict(min_margin=Fraction, worst=index of the input with the smallest margin,
     distinct=number of distinct (last stream, label) pairs, denominator=den)``.
     """
-    labels = np.asarray(labels_B, np.int64)
+    cfg = _one_model(params, "dyadic_margins")
+    if len(labels_B) != len(tokens_BxN):
+        raise ValueError(f"labels_B: expected {len(tokens_BxN)} labels, got {len(labels_B)}")
+    if not len(labels_B):
+        raise ValueError("tokens_BxN: expected at least one input")
+    labels = _check_labels(labels_B, cfg.num_classes)
     xs, den = [], 1
     for lo in range(0, len(labels), 2048):
         x, dn = dyadic_last_streams(params, np.asarray(tokens_BxN)[lo : lo + 2048])

@@ -28,7 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from transformer_theory.jsonio import dumps_json, write_json
+from transformer_theory.jsonio import dumps_json, loads_json, write_json, write_npz
 from transformer_theory.params import (
     ModelConfig,
     ModelParams,
@@ -98,13 +98,15 @@ def _int_entry(where: str, x) -> int:
 def _from_json(path: str) -> dict:
     try:
         with open(path, encoding="utf-8") as f:
-            obj = json.load(f)
+            obj = loads_json(f.read())
     except json.JSONDecodeError as err:
         raise ValueError(
             f"{path}: not valid JSON ({err.msg} at line {err.lineno}, column {err.colno})"
         ) from err
     except UnicodeDecodeError as err:
         raise ValueError(f"{path}: not a UTF-8 text file ({err.reason})") from err
+    except ValueError as err:  # nested too deeply for the parser
+        raise ValueError(f"{path}: not a dataset ({err})") from None
     if not isinstance(obj, dict):
         raise ValueError(
             f"{path}: expected a JSON object with keys 'tokens', 'labels', 'vocab_size', "
@@ -305,12 +307,14 @@ def save_dataset(
             indent=None,
         )
     elif ext == ".npz":
-        np.savez(
+        write_npz(
             path,
-            tokens=tokens,
-            labels=labels,
-            vocab_size=np.int64(vocab_size),
-            **{k: np.asarray(v) for k, v in extra.items()},
+            dict(
+                tokens=tokens,
+                labels=labels,
+                vocab_size=np.int64(vocab_size),
+                **{k: np.asarray(v) for k, v in extra.items()},
+            ),
         )
     else:
         raise ValueError(f"path: expected a .json or .npz file name, got {path!r}")
@@ -338,8 +342,7 @@ def save_model(path: str, params: ModelParams) -> str:
     leaves = jax.tree_util.tree_flatten_with_path(params)[0]
     arrays = {jax.tree_util.keystr(p): np.asarray(x) for p, x in leaves}
     arrays[_CONFIG_KEY] = np.array(dumps_json(config_dict(params.config)))
-    np.savez(path, **arrays)
-    return path
+    return write_npz(path, arrays)
 
 
 def load_model(path: str) -> ModelParams:

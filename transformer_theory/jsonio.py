@@ -19,19 +19,33 @@ file. Every record the library writes goes through :func:`write_json` (files) or
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
+import errno
 import io
 import json
 import math
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, BinaryIO, Literal
 
 import numpy as np
 
-__all__ = ["to_jsonable", "dumps_json", "write_json", "read_json", "write_csv", "write_text"]
+__all__ = [
+    "atomic_file",
+    "dumps_json",
+    "loads_json",
+    "read_json",
+    "to_jsonable",
+    "write_bytes",
+    "write_csv",
+    "write_figure",
+    "write_json",
+    "write_npz",
+    "write_text",
+]
 
 
 def _label(x: float) -> str:
@@ -147,24 +161,68 @@ def _umask() -> int:
     return mask
 
 
-def write_text(path: str, text: str, *, suffix: str = ".txt") -> str:
-    """Write ``text`` to ``path`` atomically (a temporary file renamed over it); returns it.
+@contextlib.contextmanager
+def atomic_file(path: str, *, suffix: str = "") -> Iterator[BinaryIO]:
+    """A binary file that becomes ``path`` whole or not at all: the one way the library writes.
+
+    The bytes go to a temporary file in ``path``'s own directory (created if needed), which is
+    flushed, synced and renamed over ``path`` (``os.replace``) when the block ends without an
+    error; on any error -- a full disk (``OSError(ENOSPC)``), Ctrl-C -- the temporary file is
+    removed and an existing ``path`` is left as it was. ``os.replace`` replaces a directory
+    entry: a symbolic link planted at ``path`` is itself replaced, never written through, and the
+    temporary name (``mkstemp``'s, ``O_EXCL``) cannot be one. A ``path`` that is a directory is
+    refused before anything is written.
 
     The file gets the mode ``open()`` would give it (``0o666`` less the umask), not the ``0o600``
     of the temporary file, so results stay readable by the group and others as the umask allows.
     """
+    path = os.fspath(path)
+    if os.path.isdir(path) and not os.path.islink(path):
+        raise IsADirectoryError(errno.EISDIR, "is a directory, not a file", path)
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=suffix)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+        with os.fdopen(fd, "wb") as f:
             os.fchmod(f.fileno(), 0o666 & ~_umask())
-            f.write(text)
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
-        if os.path.exists(tmp):
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def write_bytes(path: str, data: bytes, *, suffix: str = "") -> str:
+    """Write ``data`` to ``path`` atomically (:func:`atomic_file`); returns ``path``."""
+    with atomic_file(path, suffix=suffix) as f:
+        f.write(data)
+    return path
+
+
+def write_text(path: str, text: str, *, suffix: str = ".txt") -> str:
+    """Write ``text`` (UTF-8) to ``path`` atomically (:func:`atomic_file`); returns ``path``."""
+    return write_bytes(path, text.encode("utf-8"), suffix=suffix)
+
+
+def write_npz(path: str, arrays: Mapping[str, Any]) -> str:
+    """``np.savez(path, **arrays)`` atomically (:func:`atomic_file`): a full disk or an interrupt
+    leaves no truncated archive; returns ``path`` (which should end in ``.npz``: unlike
+    ``np.savez`` on a name, nothing is appended)."""
+    with atomic_file(path, suffix=".npz") as f:
+        np.savez(f, **arrays)
+    return path
+
+
+def write_figure(fig: Any, path: str, **savefig_kwargs: Any) -> str:
+    """``fig.savefig(path, ...)`` atomically (:func:`atomic_file`); the format is ``path``'s
+    extension, as ``savefig`` reads it from a name; returns ``path``."""
+    ext = os.path.splitext(path)[1]
+    savefig_kwargs.setdefault("format", ext[1:].lower() or "png")
+    with atomic_file(path, suffix=ext) as f:
+        fig.savefig(f, **savefig_kwargs)
     return path
 
 
@@ -173,6 +231,16 @@ def _refuse_constant(name: str):
 
 
 def read_json(path: str) -> Any:
-    """Read a JSON file strictly: ``NaN`` / ``Infinity`` literals raise ``ValueError``."""
+    """Read a JSON file strictly: ``NaN`` / ``Infinity`` literals raise ``ValueError``, and so
+    does nesting too deep for Python's parser (``RecursionError`` inside ``json``)."""
     with open(path, encoding="utf-8") as f:
-        return json.load(f, parse_constant=_refuse_constant)
+        return loads_json(f.read(), parse_constant=_refuse_constant)
+
+
+def loads_json(text: str | bytes, **kwargs: Any) -> Any:
+    """``json.loads`` whose ``RecursionError`` on deeply nested input (``[[[...]]]`` 200,000
+    deep) is a ``ValueError`` like any other malformed text."""
+    try:
+        return json.loads(text, **kwargs)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply to read") from None

@@ -752,12 +752,16 @@ class Row:
             raise ValueError(
                 f"{self.id}: domain: expected a Domain, got {type(self.domain).__name__}"
             )
-        elif self.quantifier is not None:
-            raise ValueError(
-                f"{self.id}: quantifier: read from the domain, never declared beside it"
-            )
         else:
-            object.__setattr__(self, "quantifier", statement_kind(self.domain))
+            derived = statement_kind(self.domain)
+            # dataclasses.replace passes the derived word back in; any other word is a
+            # declaration, which a row never makes beside its domain
+            if self.quantifier is not None and self.quantifier != derived:
+                raise ValueError(
+                    f"{self.id}: quantifier: read from the domain ({derived}), never declared "
+                    f"beside it (got {self.quantifier!r})"
+                )
+            object.__setattr__(self, "quantifier", derived)
         if self.expected not in STATUSES:
             raise ValueError(f"{self.id}: expected: not a status: {self.expected!r}")
         if self.expected in _NEVER_EXPECTED:

@@ -40,11 +40,33 @@ def make_mesh(num_models: int, devices: Sequence[jax.Device] | None = None) -> M
       num_models: ``M``, the size of the model batch to shard.
       devices: defaults to ``jax.local_devices()``.
     """
-    _validate.check_positive("num_models", num_models)
-    devs = list(jax.local_devices() if devices is None else devices)
+    _validate.check_int_arg("num_models", num_models)
+    if devices is None:
+        devs = list(jax.local_devices())
+    elif isinstance(devices, (str, bytes)) or not isinstance(devices, Sequence):
+        raise ValueError(
+            f"devices: expected a list of jax devices (e.g. jax.devices()), got {devices!r:.80}"
+        )
+    else:
+        devs = list(devices)
+    if not devs:
+        raise ValueError("devices: expected at least one device, got an empty list")
+    bad = [d for d in devs if not isinstance(d, jax.Device)]
+    if bad:
+        raise ValueError(f"devices: expected jax devices, got {bad[0]!r:.80}")
+    if len(set(devs)) != len(devs):
+        raise ValueError("devices: a device is listed twice")
     n = len(devs)
     a = math.gcd(int(num_models), n)
     return Mesh(np.asarray(devs, dtype=object).reshape(a, n // a), ("models", "data"))
+
+
+def _check_mesh(mesh: object) -> None:
+    if not isinstance(mesh, Mesh) or set(mesh.axis_names) != {"models", "data"}:
+        raise ValueError(
+            f"mesh: expected a ('models', 'data') jax.sharding.Mesh from make_mesh, got "
+            f"{mesh!r:.80}"
+        )
 
 
 def model_size(mesh: Mesh) -> int:
@@ -62,7 +84,16 @@ def round_up(x: int, multiple: int) -> int:
 
 def shard_models(params_M: _PyTree, mesh: Mesh) -> _PyTree:
     """Place a model batch (any pytree with a leading model axis) sharded over ``"models"``."""
-    lead = {x.shape[0] for x in jax.tree.leaves(params_M)}
+    _check_mesh(mesh)
+    leaves = jax.tree.leaves(params_M)
+    if not leaves:
+        raise ValueError("params_M: expected a pytree with array leaves, got none")
+    flat = [x for x in leaves if jax.numpy.ndim(x) == 0]
+    if flat:
+        raise ValueError(
+            f"params_M: every leaf needs a leading model axis, got a 0-d leaf {flat[0]!r:.60}"
+        )
+    lead = {x.shape[0] for x in leaves}
     if len(lead) != 1:
         raise ValueError(
             f"params_M: every leaf needs the same leading model axis, got sizes {sorted(lead)}"
@@ -89,6 +120,9 @@ def to_host(x: ArrayLike) -> np.ndarray:
 
 def shard_data(x: jax.Array | np.ndarray, mesh: Mesh) -> jax.Array:
     """Place an array sharded over ``"data"`` on its leading axis (replicated over ``"models"``)."""
+    _check_mesh(mesh)
+    if jax.numpy.ndim(x) == 0:
+        raise ValueError(f"x: expected an array with a leading axis to shard, got a 0-d {x!r:.60}")
     if x.shape[0] % data_size(mesh):
         raise ValueError(
             f"x: leading size {x.shape[0]} does not split over the mesh's "

@@ -363,44 +363,85 @@ def cast_params(params: ModelParams, dtype: DTypeLike) -> ModelParams:
     return jax.tree.map(lambda x: jnp.asarray(x, dtype), params)
 
 
-def validate_params(params: ModelParams) -> None:
-    """Raise a ``ValueError`` naming the offending field if ``params`` disagrees with its config."""
+def validate_params(params: ModelParams, *, finite: bool = False) -> None:
+    """Raise a ``ValueError`` naming the offending field if ``params`` disagrees with its config.
+
+    The one check of a :class:`ModelParams` against its :class:`ModelConfig`, used by every entry
+    that reads weights (the forward pass, the exact engine, the certificates, the model files):
+    the depth, every head count, every array's shape (a leading batch axis shared by all leaves
+    is allowed), and the presence of each optional norm / MLP. With ``finite`` (the exact and
+    certifying entries), every concrete weight must also be finite: a NaN or inf weight has no
+    rational value and would make every figure derived from it meaningless. Tracers (under
+    ``jit``/``vmap``) are only shape-checked.
+    """
+    if not isinstance(params, ModelParams):
+        raise ValueError(f"params: expected a ModelParams, got {type(params).__name__}")
     cfg = params.config
-    if cfg is None:
+    if not isinstance(cfg, ModelConfig):
         raise ValueError("params.config: a ModelParams must carry its ModelConfig")
+    if not hasattr(params.w_o, "shape") or len(params.w_o.shape) < 2:
+        raise ValueError(
+            f"params.w_o: expected a ({cfg.num_classes}, {cfg.width}) array, got "
+            f"{getattr(params.w_o, 'shape', type(params.w_o).__name__)}"
+        )
     bs = params.batch_shape
     D, C = cfg.width, cfg.num_classes
     _validate.check_shape("params.w_o", params.w_o, (*bs, C, D))
-    if len(params.layers) != cfg.depth:
+    if not isinstance(params.layers, (tuple, list)) or len(params.layers) != cfg.depth:
+        got = len(params.layers) if isinstance(params.layers, (tuple, list)) else params.layers
         raise ValueError(
-            f"params.layers: config has depth {cfg.depth}, params have {len(params.layers)} layers"
+            f"params.layers: config has depth {cfg.depth} (heads={cfg.heads}), "
+            f"params have {got} layers"
         )
+    named: list[tuple[str, Any]] = [("params.w_o", params.w_o)]
     for li, (layer, H) in enumerate(zip(params.layers, cfg.heads)):
+        where = f"params.layers[{li}]"
         a = layer.attn
-        _validate.check_shape(f"params.layers[{li}].attn.w_v", a.w_v, (*bs, H, D, D))
+        _validate.check_shape(f"{where}.attn.w_v", a.w_v, (*bs, H, D, D))
+        named.append((f"{where}.attn.w_v", a.w_v))
         if cfg.qk_dim is None:
             if a.w_qk is None:
-                raise ValueError(
-                    f"params.layers[{li}].attn.w_qk: required when config.qk_dim is None"
-                )
-            _validate.check_shape(f"params.layers[{li}].attn.w_qk", a.w_qk, (*bs, H, D, D))
+                raise ValueError(f"{where}.attn.w_qk: required when config.qk_dim is None")
+            _validate.check_shape(f"{where}.attn.w_qk", a.w_qk, (*bs, H, D, D))
+            named.append((f"{where}.attn.w_qk", a.w_qk))
         else:
             for nm in ("w_q", "w_k"):
                 w = getattr(a, nm)
                 if w is None:
-                    raise ValueError(
-                        f"params.layers[{li}].attn.{nm}: required when config.qk_dim is set"
-                    )
-                _validate.check_shape(f"params.layers[{li}].attn.{nm}", w, (*bs, H, cfg.qk_dim, D))
+                    raise ValueError(f"{where}.attn.{nm}: required when config.qk_dim is set")
+                _validate.check_shape(f"{where}.attn.{nm}", w, (*bs, H, cfg.qk_dim, D))
+                named.append((f"{where}.attn.{nm}", w))
         if (layer.mlp is None) != (cfg.mlp_hidden is None):
-            raise ValueError(
-                f"params.layers[{li}].mlp: presence must match config.mlp_hidden={cfg.mlp_hidden}"
-            )
+            raise ValueError(f"{where}.mlp: presence must match config.mlp_hidden={cfg.mlp_hidden}")
+        if layer.mlp is not None:
+            F = cfg.mlp_hidden
+            for nm, shape in (("w1", (F, D)), ("b1", (F,)), ("w2", (D, F)), ("b2", (D,))):
+                w = getattr(layer.mlp, nm)
+                _validate.check_shape(f"{where}.mlp.{nm}", w, (*bs, *shape))
+                named.append((f"{where}.mlp.{nm}", w))
         if (layer.norm1 is None) != (cfg.norm1 is None):
+            raise ValueError(f"{where}.norm1: presence must match config.norm1={cfg.norm1!r}")
+        if layer.norm2 is not None and (cfg.norm2 is None or layer.mlp is None):
             raise ValueError(
-                f"params.layers[{li}].norm1: presence must match config.norm1={cfg.norm1!r}"
+                f"{where}.norm2: present, but config.norm2={cfg.norm2!r} and "
+                f"config.mlp_hidden={cfg.mlp_hidden} (a norm2 precedes an MLP)"
             )
+        for nm in ("norm1", "norm2"):
+            norm = getattr(layer, nm)
+            if norm is not None:
+                named += _norm_leaves(f"{where}.{nm}", norm, bs, D)
     if (params.final_norm is None) != (cfg.final_norm is None):
         raise ValueError(
             f"params.final_norm: presence must match config.final_norm={cfg.final_norm!r}"
         )
+    if params.final_norm is not None:
+        named += _norm_leaves("params.final_norm", params.final_norm, bs, D)
+    if finite:
+        for name, w in named:
+            _validate.check_finite(name, w)
+
+
+def _norm_leaves(where: str, norm: NormParams, bs: tuple[int, ...], D: int) -> list:
+    for nm in ("scale", "bias"):
+        _validate.check_shape(f"{where}.{nm}", getattr(norm, nm), (*bs, D))
+    return [(f"{where}.scale", norm.scale), (f"{where}.bias", norm.bias)]

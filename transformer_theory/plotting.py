@@ -93,8 +93,12 @@ def save_figure(fig: Figure, path: str) -> str:
     returns ``path``."""
     if fig.get_layout_engine() is None:
         fig.set_layout_engine("constrained")
-    fig.savefig(path, dpi=110)
-    pyplot().close(fig)
+    from transformer_theory.jsonio import write_figure
+
+    try:
+        write_figure(fig, path, dpi=110)  # atomic: a full disk leaves no truncated image
+    finally:
+        pyplot().close(fig)
     return path
 
 

@@ -209,8 +209,8 @@ def _fake_claims(monkeypatch, checks):
         )
         for i, fn in enumerate(checks)
     ]
-    monkeypatch.setattr("transformer_theory.claims.runner.all_claims", lambda: fake)
-    monkeypatch.setattr("transformer_theory.claims.all_claims", lambda: fake)
+    monkeypatch.setattr("transformer_theory.claims.runner.all_claims", lambda *a, **k: fake)
+    monkeypatch.setattr("transformer_theory.claims.all_claims", lambda *a, **k: fake)
     return fake
 
 
@@ -233,13 +233,14 @@ def test_ctrl_c_swallowed_inside_a_check_still_ends_claims_with_exit_130(
         return "fine"
 
     _fake_claims(monkeypatch, [None, swallowed, later])
+    before = signal.getsignal(signal.SIGINT)  # SIG_IGN when the suite runs as a background job
     code, out, err = _run(["claims", "--out", tmp_path], capsys)
     assert code == 130, (code, out, err)
     assert "--resume" in err.strip().splitlines()[-1]
     assert not ran  # stopped after the interrupted claim
     records = json.loads((tmp_path / "claims.json").read_text())["records"]
     assert [r["id"] for r in records] == ["test.c0"]  # the cut-short claim is not recorded
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGINT) is before  # the handler installed before, restored
 
 
 def test_claims_resume_keeps_the_finished_records_of_the_same_tier(tmp_path, capsys, monkeypatch):

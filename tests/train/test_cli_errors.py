@@ -145,3 +145,72 @@ def test_large_initial_losses_are_explained_where_they_are_printed():
         [{"initial_eval_loss": 1.67e11, "chance": 1 / 64}, {"initial_eval_loss": 5.5, "chance": 1}]
     )
     assert "1.67e+11" in out and "initialization" in out and "1 run(s)" in out
+
+
+# ------------------------------------------------------------------ issue 48: names, disk, files
+ESCAPING_CONFIG = """
+from transformer_theory import tasks
+from transformer_theory.harness import QUICK, ExperimentConfig
+
+def get_config():
+    setup = QUICK["reasoning"].replace(task=tasks.InContextQA(3, 3, 2))
+    return ExperimentConfig(
+        name={name!r}, heads={{{task!r}: [(1,)]}}, size={size!r},
+        setups={{{size!r}: {{{task!r}: setup}}}}, steps=2,
+    )
+"""
+
+
+@pytest.mark.parametrize(
+    "name, task, size, field",
+    [
+        ("x", "../../escaped", "tiny", "heads"),
+        ("x", "/tmp/abs", "tiny", "heads"),
+        ("x", ".hidden", "tiny", "heads"),
+        ("x", "reasoning", "../up", "size"),
+        ("../x", "reasoning", "tiny", "name"),
+    ],
+)
+def test_a_config_name_that_would_leave_out_is_refused(name, task, size, field, tmp_path, capsys):
+    path = tmp_path / "cfg.py"
+    path.write_text(ESCAPING_CONFIG.format(name=name, task=task, size=size))
+    out = tmp_path / "a" / "b" / "o"
+    code, o, e = _run(["train", "--config", str(path), "--out", str(out), "--no-progress"], capsys)
+    _assert_one_line_exit_2(code, o, e, "--config")
+    assert f"{field}: expected letters" in e
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["cfg.py"]  # nothing written anywhere
+
+
+SMOKE = ["train", "--experiment", "fig2_paper", "--size", "smoke", "--seeds", "0"]
+
+
+def test_resume_with_checkpoints_replaced_by_a_file_is_one_line(tmp_path, capsys):
+    argv = [*SMOKE, "--tasks", "reasoning", "--steps", "2", "--no-progress"]
+    out = tmp_path / "o"
+    assert main([*argv, "--out", str(out)]) == 0
+    capsys.readouterr()
+    run = next(p for p in out.iterdir() if (p / "checkpoints").is_dir())
+    shutil.rmtree(run / "checkpoints")
+    (run / "checkpoints").write_text("not a directory")
+    code, o, e = _run([*argv, "--steps", "3", "--out", str(out)], capsys)
+    _assert_one_line_exit_2(code, o, e, "--out")
+    assert "checkpoints is not a directory" in e
+
+
+@pytest.mark.parametrize("wrapped", [False, True], ids=["oserror", "tensorstore-text"])
+def test_a_full_disk_during_training_is_one_line_and_exit_1(wrapped, tmp_path, capsys, monkeypatch):
+    import errno
+
+    import orbax.checkpoint as ocp
+
+    def full(self, step, *args, **kwargs):
+        if wrapped:  # what TensorStore raises through Orbax: no errno, the text only
+            raise ValueError("Error writing local file: No space left on device [OS error: 28]")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "checkpoints")
+
+    monkeypatch.setattr(ocp.CheckpointManager, "save", full)
+    argv = [*SMOKE, "--tasks", "reasoning", "--steps", "2", "--no-progress"]
+    code, o, e = _run([*argv, "--out", str(tmp_path / "o")], capsys)
+    assert code == 1, (code, o, e)
+    assert "Traceback" not in o + e
+    assert "no space left" in e.strip().splitlines()[-1]

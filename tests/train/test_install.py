@@ -41,8 +41,10 @@ def test_train_and_plot_from_a_non_editable_install_in_an_empty_directory(tmp_pa
         src / "transformer_theory",
         ignore=shutil.ignore_patterns("__pycache__"),
     )
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "setup.py", "CLAIMS.json"):
         shutil.copy(ROOT / name, src / name)
+    # the committed records setup.py copies into the wheel (transformer_theory/_results)
+    shutil.copytree(ROOT / "experiments" / "results", src / "experiments" / "results")
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
     _run(pip + ["wheel", "--no-deps", "-w", str(wheels), str(src)], tmp_path)
     (wheel,) = wheels.glob("transformer_theory-*.whl")
@@ -78,6 +80,21 @@ def test_train_and_plot_from_a_non_editable_install_in_an_empty_directory(tmp_pa
     assert where[0].startswith(str(purelib)), where  # the installed copy, not the checkout
     assert where[1] == "None"  # no top-level `experiments` package to fall back on
     assert sorted(os.listdir(work)) == []
+    # the committed claims records, read from the wheel's own copy
+    committed = subprocess.run(
+        [
+            str(python),
+            "-c",
+            "from transformer_theory import claims, ledger; "
+            "r = claims.committed('chen_zou2024.prop8'); "
+            "print(r['id'], r['status'] in ledger.STATUSES)",
+        ],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert committed.stdout.split() == ["chen_zou2024.prop8", "True"], committed.stderr[-2000:]
 
     cli = str(venv / "bin" / "transformer-theory")
 

@@ -273,6 +273,8 @@ def prepare_out_dir(path: str, option: str = "--out") -> str:
     Raises :class:`UsageError` naming ``option`` when ``path`` is an existing file, cannot be
     created, refuses a test write, or is in use by another run. Returns the absolute path.
     """
+    if not isinstance(path, str) or not path.strip():
+        raise UsageError(f"{option}: expected a directory, got an empty path")
     path = os.path.abspath(path)
     if os.path.exists(path) and not os.path.isdir(path):
         raise UsageError(f"{option}: {path} exists and is not a directory")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import errno
 import importlib
+import os
 import re
 import signal
 import sys
@@ -141,6 +142,32 @@ def build_parser(commands: Mapping[str, tuple[ModuleType, str]]) -> argparse.Arg
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv``, run the command, return its exit code (see :mod:`.cli._common` and
+    :func:`run_command`).
+
+    Called as the process's entry (``argv`` None: the console script, ``python -m
+    transformer_theory``), an interrupted command (exit 130) leaves through ``os._exit`` once
+    its line is printed and the streams flushed: a Ctrl-C that lands while XLA compiles or runs
+    leaves XLA's worker threads busy, and the interpreter's shutdown finalizing them crashed the
+    process with SIGSEGV (exit 139) after "interrupted" was printed. Nothing is left to do by
+    then: every file is written atomically and every ``--out`` lock is released.
+    """
+    code = run_command(argv)
+    if argv is None and code == EXIT_INTERRUPTED:
+        _leave(code)
+    return code
+
+
+def _leave(code: int) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe, a closed stream: nothing more to say
+            pass
+    os._exit(code)
+
+
+def run_command(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv``, run the command, return its exit code (see :mod:`.cli._common`).
 
     A :class:`~transformer_theory.cli._common.UsageError` (or a bad ``TT_MEMORY_BUDGET`` /
@@ -151,22 +178,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     written before are whole). The ``--out`` directories the command locked are released.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
-    commands = _load_commands()
-    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
-        argv = [DEFAULT_COMMAND] + argv
-    parser = build_parser(commands)
-    args = parser.parse_args(argv)
-    mod = commands[args.command][0]
-    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    args.changed = changed_options(subparsers.choices[args.command], args)
     # A shell starts a background job (`cmd &` in a script) with SIGINT ignored, so `kill -INT`
-    # used to be lost and the command ran on to exit 0; every command handles Ctrl-C (exit 130).
+    # used to be lost and the command ran on to exit 0; every command handles Ctrl-C (exit 130),
+    # from the first import on. The handler found is put back on the way out, whatever it was.
     ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
     if ignored:
         try:
             signal.signal(signal.SIGINT, signal.default_int_handler)
         except ValueError:  # not the main thread: leave it
             ignored = False
+    try:
+        return _dispatch(argv)
+    finally:
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _dispatch(argv: list[str]) -> int:
+    try:  # importing the commands and building the parser take seconds: Ctrl-C is one line
+        commands = _load_commands()
+        if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
+            argv = [DEFAULT_COMMAND] + argv
+        parser = build_parser(commands)
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt:
+        print("transformer-theory: interrupted before the command started", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    mod = commands[args.command][0]
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    args.changed = changed_options(subparsers.choices[args.command], args)
     try:
         check_environment()
         enable_x64_if_declared(mod)  # a command computing in float64 says X64 = True
@@ -190,5 +230,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAILED
     finally:
         release_out_dirs()
-        if ignored:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -1,7 +1,8 @@
 """Check the claims ledger: every statement of the six papers the library checks, each with its
 status, evidence and the command that reproduces it.
 
-``transformer-theory claims [--paper P] [--id GLOB] [--tier quick|full] [--out DIR]`` prints one
+``transformer-theory claims [--paper P] [--id GLOB] [--module PKG.claims] [--tier quick|full]
+[--out DIR]`` prints one
 line per claim (id, status, one figure) as it finishes and writes ``DIR/claims.json`` and
 ``DIR/claims.md`` (a table per paper) after each. Exit 1 when a claim's status differs from the
 registry's expected one (a regression, or a check that raised), 0 otherwise; 130 on Ctrl-C.
@@ -53,6 +54,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("quick", "full"),
         help="check sizes: quick (about 3 s a claim at most) or full (about 60 s)",
     )
+    parser.add_argument(
+        "--module",
+        dest="modules",
+        action="append",
+        default=None,
+        metavar="PKG.claims",
+        help="also check the rows of this module (its list CLAIMS); repeatable. Installed "
+        "packages register theirs through the entry-point group transformer_theory.claims",
+    )
     parser.add_argument("--out", default="results/claims", help="output directory")
     parser.add_argument(
         "--resume",
@@ -64,12 +74,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from transformer_theory.claims import all_claims, run_claims, select, write_records
 
-    chosen = select(all_claims(), paper=args.paper, ids=args.ids)
+    modules = args.modules or []
+    try:
+        pool = all_claims(modules)
+    except (ValueError, RuntimeError) as err:
+        raise UsageError(f"--module: {err}") from None
+    papers = sorted({c.paper_key for c in pool})
+    if args.paper is not None and args.paper not in papers:
+        raise UsageError(
+            f"--paper: {'an empty name' if not args.paper.strip() else repr(args.paper)} is no "
+            f"paper of the ledger (papers: {', '.join(papers)})"
+        )
+    chosen = select(pool, paper=args.paper, ids=args.ids)
     if not chosen:
-        papers = sorted({c.paper_key for c in all_claims()})
         raise UsageError(
             f"--paper/--id: no claim selected (papers: {', '.join(papers)})"
-            if args.paper or args.ids
+            if args.paper is not None or args.ids is not None
             else "no claims registered"
         )
     ids = [c.id for c in chosen]
@@ -78,6 +98,12 @@ def run(args: argparse.Namespace) -> int:
     todo = [i for i in ids if i not in {r.id for r in kept}]
     if args.tier == "full":
         check_full_tier_seconds(todo)  # before the directory and any claim
+    previous = os.path.join(os.path.abspath(args.out), "claims.previous.json")
+    if os.path.lexists(previous) and (os.path.islink(previous) or not os.path.isfile(previous)):
+        raise UsageError(
+            f"--out: {previous} (where a new run keeps the earlier run's records) exists and is "
+            "not a plain file; move it away or choose another --out"
+        )
     out = prepare_out_dir(args.out)
     note = provenance(args.tier)
     done = list(kept)
@@ -87,7 +113,6 @@ def run(args: argparse.Namespace) -> int:
     elif os.path.exists(os.path.join(out, "claims.json")):
         # a new run replaces claims.json as its claims finish: the earlier run's records are kept
         # whole beside it, so an interrupted rerun never loses a finished record
-        previous = os.path.join(out, "claims.previous.json")
         os.replace(os.path.join(out, "claims.json"), previous)
         print(f"the earlier run's records are kept in {previous}", flush=True)
 
@@ -102,7 +127,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         with sigint_flag() as interrupted:
             records = kept + (
-                run_claims(ids=todo, tier=args.tier, progress=False, on_record=on_record)
+                run_claims(
+                    claims=[c for c in chosen if c.id in set(todo)],
+                    tier=args.tier,
+                    progress=False,
+                    on_record=on_record,
+                )
                 if todo
                 else []
             )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from transformer_theory.cli._common import nonnegative_int
+from transformer_theory.cli._common import UsageError, nonnegative_int
 
 X64 = True  # the residuals are float64
 
@@ -22,6 +22,9 @@ def run(args: argparse.Namespace) -> int:
     import jax.numpy as jnp
 
     from transformer_theory import ModelConfig, forward, init_params
+
+    if args.seed > 2**63 - 1:  # jax.random.PRNGKey takes a C long (an OverflowError beyond)
+        raise UsageError(f"--seed: expected an integer in 0..2**63 - 1, got {args.seed}")
 
     a, b, r = 0, 1, 2
     seqs = jnp.array([[a, b, r], [b, a, r], [a, a, r], [b, b, r]])

@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     enable_x64_if_declared(module)  # this experiment computes in float64: its module says so
     config = module.get_config(args.size)
     check_seconds(args.name, args.size)
-    out = prepare_out_dir(args.out or f"results/{args.name}")
+    out = prepare_out_dir(f"results/{args.name}" if args.out is None else args.out)
     record = module.run(config, out, progress=True)
     print(f"{args.name} ({paper}, size {args.size}): wrote {out}")
     rows = record.get("rows") if isinstance(record, dict) else record

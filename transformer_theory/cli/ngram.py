@@ -37,9 +37,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 
 from transformer_theory.cli._common import (
     EXIT_FAILED,
+    EXIT_INTERRUPTED,
     EXIT_OK,
     UsageError,
     format_table,
@@ -100,9 +102,13 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         result = exactness.run_ngram(settings, out, progress=True)
-    except KeyboardInterrupt:
-        print(f"interrupted: {out}/ngram.json holds the records done, marked complete: false")
-        raise
+    except KeyboardInterrupt:  # one line, exit 130 (cli.main leaves without a shutdown)
+        print(
+            f"transformer-theory ngram: interrupted; {out}/ngram.json holds the records done, "
+            "marked complete: false",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
     print(format_table(exactness.table_rows(result)))
     if result["soft"]:
         print(format_table(exactness.soft_table_rows(result)))

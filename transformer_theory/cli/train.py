@@ -107,7 +107,8 @@ def resolve_config(args: argparse.Namespace) -> tuple[ExperimentConfig, str]:
 
 def run(args: argparse.Namespace) -> int:
     config, source = resolve_config(args)
-    out = prepare_out_dir(args.out or os.path.join("results", f"{config.name}_{config.size}"))
+    default = os.path.join("results", f"{config.name}_{config.size}")
+    out = prepare_out_dir(default if args.out is None else args.out)
     runs = config.run_specs
     try:  # before anything is trained or written: the directory's records, then the time
         check_out_dir(config, out, source)

@@ -22,7 +22,7 @@ from transformer_theory import _validate
 from transformer_theory.core import norms
 from transformer_theory.core.layers import attention_layer
 from transformer_theory.core.positional import embed_tokens
-from transformer_theory.params import ModelConfig, ModelParams
+from transformer_theory.params import ModelConfig, ModelParams, validate_params
 
 
 class ForwardTrace(NamedTuple):
@@ -53,9 +53,8 @@ def embed(params: ModelParams, tokens_N: jax.Array) -> jax.Array:
 
 
 def _inputs_to_stream(params: ModelParams, inputs) -> jax.Array:
+    validate_params(params)  # shapes against the config (static: free under jit)
     cfg = params.config
-    if cfg is None:
-        raise ValueError("params.config: a ModelParams must carry its ModelConfig")
     if params.batch_shape:
         raise ValueError(
             f"params: forward takes ONE model, got a batch of shape {params.batch_shape}; "

@@ -36,6 +36,7 @@ import typing
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from transformer_theory import _validate
 from transformer_theory import tasks as tasklib
 from transformer_theory.harness.setups import SETUPS, TaskSetup
 from transformer_theory.settings import setting
@@ -70,7 +71,6 @@ ANALYSES = ("curves", "attention_maps")
 INITS = ("paper", "random")
 Optimizer = Literal["sgd", "adam"]
 OPTIMIZERS = typing.get_args(Optimizer)
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
 class ExperimentError(ValueError):
@@ -142,11 +142,8 @@ class ExperimentConfig:
         def put(field, value):
             object.__setattr__(self, field, value)
 
-        if not (isinstance(self.name, str) and _NAME.fullmatch(self.name)):
-            raise ValueError(
-                f"name: expected letters, digits, '_', '.' or '-' (it names files), got "
-                f"{self.name!r}"
-            )
+        _validate.check_file_name("name", self.name)  # names become paths under --out
+        _validate.check_file_name("size", self.size)
         tables = SETUPS if self.setups is None else self.setups
         if not isinstance(tables, Mapping) or not tables:
             raise ValueError(
@@ -159,6 +156,7 @@ class ExperimentConfig:
             raise ValueError("heads: expected a non-empty mapping task -> heads configurations")
         heads = {}
         for task, configs in self.heads.items():
+            _validate.check_file_name("heads", task)  # a run directory's name starts with it
             if task not in table:
                 raise ValueError(
                     f"heads: unknown task {task!r}; the {self.size!r} setups have "

@@ -21,12 +21,22 @@ comparisons with ``None`` are False; ``EQ``/``NEQ`` compare with ``==``.
 
 **Causal evaluation** (``causal=True``) restricts every selector to keys ``j <= i``, what a causal
 attention mask does.
+
+**tracr's meaning of None** (``semantics="tracr"`` on a :class:`Map`, :class:`SequenceMap` or
+:class:`Aggregate`; what :func:`~transformer_theory.rasp._tracr.from_tracr` and the
+tracr-compatible module :mod:`transformer_theory.rasp.tracr` build): a Map or SequenceMap with a
+None argument is None (its function is not called), as in tracr's ``DefaultRASPEvaluator``, and
+an Aggregate's ``default`` is taken literally (a numerical aggregate with ``default=None`` is None
+where its selection is empty). Under the default ``semantics="rasp"`` the function is applied to
+None like to any value, and a numerical aggregate's empty selection reads its ``default``
+(``None`` meaning 0).
 """
 
 from __future__ import annotations
 
 import enum
 import itertools
+import math
 from collections.abc import Callable, Hashable, Sequence
 from fractions import Fraction
 from typing import Any
@@ -40,6 +50,9 @@ __all__ = [
     "indices",
     "Map",
     "SequenceMap",
+    "LinearSequenceMap",
+    "Full",
+    "ConstantSOp",
     "Select",
     "SelectAnd",
     "SelectOr",
@@ -49,7 +62,14 @@ __all__ = [
     "evaluate",
     "evaluate_all",
     "selection",
+    "apply",
+    "prefix_program",
+    "causal_mask",
+    "SEMANTICS",
 ]
+
+SEMANTICS = ("rasp", "tracr")
+"""The two meanings of a None argument (module docstring)."""
 
 _ids = itertools.count()
 
@@ -92,7 +112,7 @@ class RASPExpr:
 
     def __init__(self, label: str | None = None):
         self.id = next(_ids)
-        self.label = label or f"{self.kind}_{self.id}"
+        self.label = label or _readable(self)
 
     def children(self) -> tuple[RASPExpr, ...]:
         """The expressions this one reads."""
@@ -105,6 +125,37 @@ class RASPExpr:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.label!r})"
+
+
+def _short(e: RASPExpr, limit: int = 24) -> str:
+    return e.label if len(e.label) <= limit else e.label[: limit - 3] + "..."
+
+
+def _fname(f: Any, default: str) -> str:
+    name = getattr(f, "__name__", None)
+    return default if not name or name == "<lambda>" else name
+
+
+def _readable(e: RASPExpr) -> str:
+    """A default label from what the node does and reads, e.g. ``map(tokens)``,
+    ``sequence_map(length, indices)``, ``aggregate(select(indices == opp_index), tokens)``
+    (names longer than 24 characters shortened); unique labels are the compiler's concern."""
+    c = [_short(x) for x in e.children()]
+    if isinstance(e, (Map, SequenceMap)):
+        return f"{_fname(e.f, e.kind)}({', '.join(c)})"
+    if isinstance(e, Select):
+        pred = getattr(e.predicate, "comparison", e.predicate)  # tracr's, wrapped
+        op = pred.value if isinstance(pred, Comparison) else _fname(pred, "predicate")
+        return f"select({c[0]} {op} {c[1]})"
+    if isinstance(e, (SelectAnd, SelectOr)):
+        return f"({c[0]} {'&' if type(e) is SelectAnd else '|'} {c[1]})"
+    if isinstance(e, SelectNot):
+        return f"~{c[0]}"
+    if isinstance(e, Full):
+        return f"full({e.fill!r})"
+    if isinstance(e, SelectorWidth):
+        return f"width({c[0]})"
+    return f"{e.kind}({', '.join(c)})" if c else e.kind
 
 
 class SOp(RASPExpr):
@@ -128,6 +179,20 @@ indices = _Indices("indices")
 """The positions ``0..n-1``."""
 
 
+def _check_semantics(semantics: Any) -> str:
+    if semantics not in SEMANTICS:
+        raise ValueError(f"semantics: expected one of {SEMANTICS}, got {semantics!r}")
+    return semantics
+
+
+def apply(e: Map | SequenceMap, *args: Any) -> Any:
+    """``e``'s function on one position's arguments, with ``e``'s meaning of None (the one
+    definition the interpreter and the compiler's value-set inference both call)."""
+    if e.semantics == "tracr" and any(a is None for a in args):
+        return None
+    return e.f(*args)
+
+
 def _check_sop(name: str, x: Any) -> SOp:
     if not isinstance(x, SOp):
         raise ValueError(f"{name}: expected a RASP SOp, got {type(x).__name__}")
@@ -146,10 +211,12 @@ class Map(SOp):
         *,
         numerical: bool = False,
         label: str | None = None,
+        semantics: str = "rasp",
     ):
         if not callable(f):
             raise ValueError(f"f: expected a callable, got {type(f).__name__}")
         self.f, self.inner, self.numerical = f, _check_sop("inner", inner), bool(numerical)
+        self.semantics = _check_semantics(semantics)
         super().__init__(label)
 
     def children(self) -> tuple[RASPExpr, ...]:
@@ -169,15 +236,76 @@ class SequenceMap(SOp):
         *,
         numerical: bool = False,
         label: str | None = None,
+        semantics: str = "rasp",
     ):
         if not callable(f):
             raise ValueError(f"f: expected a callable, got {type(f).__name__}")
         self.f, self.a, self.b = f, _check_sop("a", a), _check_sop("b", b)
         self.numerical = bool(numerical)
+        self.semantics = _check_semantics(semantics)
         super().__init__(label)
 
     def children(self) -> tuple[RASPExpr, ...]:
         return (self.a, self.b)
+
+
+class LinearSequenceMap(SequenceMap):
+    """``p x_i + q y_i`` at every position (tracr's ``LinearSequenceMap``); of two numerical
+    SOps it compiles to an exact linear MLP, no discretisation, no copy."""
+
+    kind = "linear_sequence_map"
+
+    def __init__(
+        self,
+        a: SOp,
+        b: SOp,
+        p: float,
+        q: float,
+        *,
+        numerical: bool = True,
+        label: str | None = None,
+        semantics: str = "rasp",
+    ):
+        for name, c in (("p", p), ("q", q)):
+            if isinstance(c, bool) or not isinstance(c, (int, float, Fraction)):
+                raise ValueError(f"{name}: expected a number, got {c!r}")
+            if not math.isfinite(c):
+                raise ValueError(f"{name}: expected a finite number, got {c!r}")
+        self.p, self.q = p, q
+        super().__init__(
+            lambda x, y: p * x + q * y, a, b, numerical=numerical, label=label, semantics=semantics
+        )
+
+
+class Full(SOp):
+    """``fill`` at every position (``numerical=True``: one number)."""
+
+    kind = "full"
+
+    def __init__(self, fill: Hashable, *, numerical: bool = False, label: str | None = None):
+        self.fill, self.numerical = fill, bool(numerical)
+        super().__init__(label)
+
+
+class ConstantSOp(SOp):
+    """``values[i]`` at position ``i``. With ``check_length`` (tracr's default) it has a
+    meaning only on inputs of length ``len(values)``; without, on every input up to it."""
+
+    kind = "constant"
+
+    def __init__(
+        self,
+        values: Sequence[Hashable],
+        *,
+        numerical: bool = False,
+        check_length: bool = True,
+        label: str | None = None,
+    ):
+        self.values, self.numerical = tuple(values), bool(numerical)
+        if not self.values:
+            raise ValueError("values: expected at least one value")
+        self.check_length = bool(check_length)
+        super().__init__(label)
 
 
 class Selector(RASPExpr):
@@ -197,7 +325,8 @@ class Selector(RASPExpr):
 class Select(Selector):
     """Key ``j`` selected at query ``i`` iff ``predicate(keys_j, queries_i)``: a
     :class:`Comparison`, or a function ``(key, query) -> bool`` (compiled as its table over the
-    two value sets, like a comparison)."""
+    two value sets, like a comparison). Keys and queries may be numerical (compiled through a
+    categorical copy of each, an MLP)."""
 
     kind = "select"
 
@@ -212,8 +341,6 @@ class Select(Selector):
         if not isinstance(predicate, Comparison) and not callable(predicate):
             raise ValueError(f"predicate: expected a Comparison or a function, got {predicate!r}")
         self.keys, self.queries = _check_sop("keys", keys), _check_sop("queries", queries)
-        if keys.numerical or queries.numerical:
-            raise ValueError("keys/queries: Select compares categorical SOps only")
         self.predicate = predicate
         super().__init__(label)
 
@@ -281,21 +408,36 @@ class SelectNot(Selector):
 
 
 class Aggregate(SOp):
-    """The selected keys' value at each query (numerical: their mean; empty selection: 0;
-    categorical: their common value; empty selection: ``default``)."""
+    """The selected keys' value at each query (numerical: their mean; categorical: their common
+    value); an empty selection reads ``default`` (numerical: a number, ``None`` meaning 0 unless
+    ``semantics="tracr"``, where it means None)."""
 
     kind = "aggregate"
 
     def __init__(
-        self, selector: Selector, sop: SOp, *, default: Hashable = None, label: str | None = None
+        self,
+        selector: Selector,
+        sop: SOp,
+        *,
+        default: Hashable = None,
+        label: str | None = None,
+        semantics: str = "rasp",
     ):
         self.selector, self.sop = _check_selector("selector", selector), _check_sop("sop", sop)
         self.numerical = sop.numerical
-        if self.numerical and default not in (None, 0):
-            raise ValueError(
-                f"default: a numerical aggregate's empty selection is 0, got {default}"
-            )
-        self.default = 0 if self.numerical else default
+        self.semantics = _check_semantics(semantics)
+        if self.numerical and default is not None:
+            try:
+                ok = math.isfinite(Fraction(default))
+            except (TypeError, ValueError, OverflowError):
+                ok = False
+            if isinstance(default, bool) or not ok:
+                raise ValueError(
+                    f"default: a numerical aggregate's empty selection is a number, got {default!r}"
+                )
+        if self.numerical and default is None and semantics == "rasp":
+            default = 0
+        self.default = default
         super().__init__(label)
 
     def children(self) -> tuple[RASPExpr, ...]:
@@ -303,12 +445,14 @@ class Aggregate(SOp):
 
 
 class SelectorWidth(SOp):
-    """``|S_i|``, the number of keys selected at query ``i`` (categorical ``0..n``)."""
+    """``|S_i|``, the number of keys selected at query ``i`` (categorical ``0..n``;
+    ``numerical=True``: one number)."""
 
     kind = "selector_width"
 
-    def __init__(self, selector: Selector, *, label: str | None = None):
+    def __init__(self, selector: Selector, *, numerical: bool = False, label: str | None = None):
         self.selector = _check_selector("selector", selector)
+        self.numerical = bool(numerical)
         super().__init__(label)
 
     def children(self) -> tuple[RASPExpr, ...]:
@@ -370,10 +514,20 @@ def evaluate_all(
                 v = list(xs)
             elif isinstance(e, _Indices):
                 v = list(range(n))
+            elif isinstance(e, Full):
+                v = [e.fill] * n
+            elif isinstance(e, ConstantSOp):
+                k = len(e.values)
+                if (e.check_length and n != k) or n > k:
+                    raise ValueError(
+                        f"{e.label}: a constant of length {k} has no value on input "
+                        f"{list(xs)} of length {n}"
+                    )
+                v = list(e.values[:n])
             elif isinstance(e, Map):
-                v = [e.f(x) for x in values[e.inner.id]]
+                v = [apply(e, x) for x in values[e.inner.id]]
             elif isinstance(e, SequenceMap):
-                v = [e.f(x, y) for x, y in zip(values[e.a.id], values[e.b.id])]
+                v = [apply(e, x, y) for x, y in zip(values[e.a.id], values[e.b.id])]
             elif isinstance(e, SelectorWidth):
                 v = [sum(row) for row in selection(e.selector, values, n, causal)]
             elif isinstance(e, Aggregate):
@@ -383,6 +537,11 @@ def evaluate_all(
                     if not picked:
                         v.append(e.default)
                     elif e.numerical:
+                        if any(x is None for x in picked):
+                            raise ValueError(
+                                f"{e.label}: numerical aggregate over None at position {i} of "
+                                f"input {list(xs)}"
+                            )
                         v.append(sum(Fraction(x) for x in picked) / len(picked))
                     elif len(set(picked)) == 1:
                         v.append(picked[0])
@@ -395,6 +554,42 @@ def evaluate_all(
                 raise ValueError(f"programs: unknown SOp {e!r}")
             values[e.id] = v
     return values
+
+
+def prefix_program(program: SOp) -> SOp:
+    """A program whose (non-causal) meaning is ``program``'s causal meaning: every selector
+    that an ``Aggregate`` or ``SelectorWidth`` reads is AND-ed with ``Select(indices, indices,
+    LEQ)`` (key ``j <= i``, what the causal mask does), the rest copied with its labels."""
+    import copy
+
+    done: dict[int, RASPExpr] = {}
+
+    def rebuild(e: RASPExpr) -> RASPExpr:
+        if e.id in done:
+            return done[e.id]
+        if isinstance(e, (_Tokens, _Indices)):
+            return e
+        new = copy.copy(e)
+        new.id = next(_ids)
+        for name in ("inner", "a", "b", "keys", "queries", "selector", "sop"):
+            if isinstance(getattr(e, name, None), RASPExpr):
+                setattr(new, name, rebuild(getattr(e, name)))
+        if isinstance(e, (Aggregate, SelectorWidth)):
+            new.selector = SelectAnd(
+                new.selector, causal_mask(), label=f"{e.selector.label}.causal"
+            )
+        done[e.id] = new
+        return new
+
+    return _check_sop("program", rebuild(_check_sop("program", program)))
+
+
+def causal_mask() -> Select:
+    """``Select(indices, indices, LEQ)``: key ``j`` at query ``i`` iff ``j <= i`` (marked, so a
+    causal compilation knows the mask already does it)."""
+    sel = Select(indices, indices, Comparison.LEQ, label="causal_mask")
+    sel.is_causal_mask = True
+    return sel
 
 
 def evaluate(program: SOp, xs: Sequence[Hashable], causal: bool = False) -> list[Any]:

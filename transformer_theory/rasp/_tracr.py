@@ -6,13 +6,19 @@ dm-haiku): it is imported inside these functions only, and :data:`INSTALL` says 
 beside the library. ``tests/rasp/test_tracr_differential.py`` skips without it;
 ``experiments/rasp_tracr.py`` writes ``experiments/results/rasp_tracr_differential.json``.
 
-:func:`from_tracr` translates a tracr RASP program into this library's RASP node by node
-(``tokens``, ``indices``, ``Map``, ``SequenceMap``, ``Select`` with a comparison or a function,
-the selector combinations, ``Aggregate``, ``SelectorWidth``; numerical encodings kept), with ONE
-rewrite, an identity: tracr's ``LinearSequenceMap(a, b, p, q)`` of two numerical means over equal
-selectors of numerical Maps of one SOp becomes one mean of the Map ``p f + q g`` (the mean is
-linear and both empty selections read 0), because this compiler reads at most one numerical SOp
-per table (``pair_balance`` and the shuffle-Dyck programs use it). Whatever the translation
+:func:`from_tracr` translates a tracr RASP program (tracr's own, or one written against this
+library's tracr-compatible :mod:`transformer_theory.rasp.tracr`, which needs no tracr) into this
+library's RASP node by node (``tokens``, ``indices``, ``length``, ``Full``, ``ConstantSOp``,
+``Map``, ``SequenceMap``, ``Select`` with a comparison or a function, the selector combinations,
+``Aggregate``, ``SelectorWidth``; numerical encodings kept, an aggregate that changes its SOp's
+encoding read through an encoding-changing Map), with tracr's meaning of None
+(``semantics="tracr"``: a None argument makes a Map or SequenceMap None, a comparison with None
+raises, an aggregate's default is taken literally) and with ONE rewrite, an identity:
+tracr's ``LinearSequenceMap(a, b, p, q)`` of two numerical means over equal selectors of
+numerical Maps of one SOp becomes one mean of the Map ``p f + q g`` (the mean is linear and both
+empty selections read 0), because a table reads one number directly (a second number costs a
+categorical copy, one more MLP sublayer; ``pair_balance`` and the shuffle-Dyck programs use the
+rewrite). Whatever the translation
 does, :func:`compare` checks it: the two interpreters are compared on every input.
 
 Decoding, the same rule on both sides: a categorical output is the argmax of its block (tracr:
@@ -39,6 +45,7 @@ __all__ = [
     "INSTALL",
     "TRACR_COMMIT",
     "TRACR_PROGRAMS",
+    "TracrComparison",
     "from_tracr",
     "tracr_programs",
     "compare",
@@ -76,18 +83,64 @@ TRACR_PROGRAMS = (
 """The names of :func:`tracr_programs` (known without importing tracr)."""
 
 
-def from_tracr(program: Any) -> L.SOp:
-    """This library's RASP program for a tracr RASP program (see the module docstring).
+def _tracr_module(program: Any) -> Any:
+    """The module ``program``'s classes come from: this library's tracr-compatible
+    :mod:`transformer_theory.rasp.tracr.rasp`, or tracr's own ``tracr.rasp.rasp``."""
+    if type(program).__module__.startswith("transformer_theory.rasp.tracr"):
+        from transformer_theory.rasp.tracr import rasp as tr
+    else:
+        try:
+            from tracr.rasp import rasp as tr
+        except ImportError:
+            raise ValueError(
+                f"program: expected a tracr RASP expression, got {type(program).__name__}"
+            ) from None
+    return tr
+
+
+class TracrComparison:
+    """tracr's meaning of a :class:`Comparison` in a ``Select``: a None key or query raises
+    ``ValueError`` (tracr's ``Comparison.__call__``), where this library's comparison says
+    False (order) or compares with ``==``."""
+
+    def __init__(self, comparison: L.Comparison):
+        self.comparison = comparison
+
+    def __call__(self, key: Any, query: Any) -> bool:
+        if key is None or query is None:
+            raise ValueError(f"{'key' if key is None else 'query'} is None!")
+        return self.comparison(key, query)
+
+    def __repr__(self) -> str:
+        return f"Comparison.{self.comparison.name}"
+
+
+def _identity(x: Any) -> Any:
+    return x
+
+
+def from_tracr(program: Any, nodes: dict[int, L.RASPExpr] | None = None) -> L.SOp:
+    """This library's RASP program for a tracr RASP program (see the module docstring), from
+    tracr's own classes or this library's tracr-compatible ones
+    (:mod:`transformer_theory.rasp.tracr`), with tracr's meaning of None
+    (``semantics="tracr"``: a None argument makes a Map or SequenceMap None, an Aggregate's
+    default is taken literally, a comparison with None raises). Labels are tracr's names where a
+    program named a node, readable ones otherwise.
+
+    ``nodes``, where given, receives every translated expression by ``id`` of its tracr node.
 
     Raises:
       ValueError: naming the tracr expression this translation has no counterpart for.
     """
-    from tracr.rasp import rasp as tr
-
+    tr = _tracr_module(program)
+    defaults = set(tr._default_name_by_class.values())
     memo: dict[int, Any] = {}
 
     def numerical(e) -> bool:
         return tr.is_numerical(e)
+
+    def label(e) -> str | None:
+        return None if e.name in defaults else e.name
 
     def sel(e) -> L.Selector:
         if id(e) in memo:
@@ -95,14 +148,14 @@ def from_tracr(program: Any) -> L.SOp:
         if isinstance(e, tr.Select):
             pred = e.predicate
             if isinstance(pred, tr.Comparison):
-                pred = L.Comparison[pred.name]
-            out = L.Select(sop(e.keys), sop(e.queries), pred, label=e.label)
+                pred = TracrComparison(L.Comparison[pred.name])
+            out = L.Select(sop(e.keys), sop(e.queries), pred, label=label(e))
         elif isinstance(e, tr.SelectorAnd):
-            out = L.SelectAnd(sel(e.fst), sel(e.snd), label=e.label)
+            out = L.SelectAnd(sel(e.fst), sel(e.snd), label=label(e))
         elif isinstance(e, tr.SelectorOr):
-            out = L.SelectOr(sel(e.fst), sel(e.snd), label=e.label)
+            out = L.SelectOr(sel(e.fst), sel(e.snd), label=label(e))
         elif isinstance(e, tr.SelectorNot):
-            out = L.SelectNot(sel(e.inner), label=e.label)
+            out = L.SelectNot(sel(e.inner), label=label(e))
         else:
             raise ValueError(f"program: no counterpart for tracr's {type(e).__name__} {e.label}")
         memo[id(e)] = (e, out)
@@ -126,46 +179,83 @@ def from_tracr(program: Any) -> L.SOp:
             and sa.queries is sb.queries
             and sa.predicate == sb.predicate
             and a.sop.inner is b.sop.inner
-            and a.default in (None, 0)
-            and b.default in (None, 0)
+            and a.default == 0
+            and b.default == 0
         )
         if not same:
             return None
         f, g, p, q = a.sop.f, b.sop.f, e.fst_fac, e.snd_fac
         step = L.Map(
-            lambda x: p * f(x) + q * g(x), sop(a.sop.inner), numerical=True, label=f"{e.label}.step"
+            lambda x: p * f(x) + q * g(x),
+            sop(a.sop.inner),
+            numerical=True,
+            label=f"{label(e) or 'linear_sequence_map'}.step",
+            semantics="tracr",
         )
-        return L.Aggregate(sel(sa), step, label=e.label)
+        return L.Aggregate(sel(sa), step, default=0, label=label(e), semantics="tracr")
 
     def sop(e) -> L.SOp:
         if id(e) in memo:
             return memo[id(e)][1]
-        if isinstance(e, tr.TokensType):
-            out = L.tokens
-        elif isinstance(e, tr.IndicesType):
-            out = L.indices
+        if isinstance(e, (tr.TokensType, tr.IndicesType)):
+            out = L.tokens if isinstance(e, tr.TokensType) else L.indices
+            if numerical(e):  # tracr's validator refuses it; the meaning is the same numbers
+                out = L.Map(_identity, out, numerical=True, label=f"numerical({out.label})")
+        elif isinstance(e, tr.LengthType):
+            out = L.SelectorWidth(L.Select(L.tokens, L.tokens, L.Comparison.TRUE), label="length")
+        elif isinstance(e, tr.Full):
+            out = L.Full(e.fill, numerical=numerical(e), label=label(e))
+        elif isinstance(e, tr.ConstantSOp):
+            out = L.ConstantSOp(
+                e.value, numerical=numerical(e), check_length=e.check_length, label=label(e)
+            )
         elif isinstance(e, tr.Map):
-            out = L.Map(e.f, sop(e.inner), numerical=numerical(e), label=e.label)
+            out = L.Map(
+                e.f, sop(e.inner), numerical=numerical(e), label=label(e), semantics="tracr"
+            )
         elif isinstance(e, tr.LinearSequenceMap) and numerical(e) and linear_mean(e) is not None:
             out = linear_mean(e)
+        elif isinstance(e, tr.LinearSequenceMap) and numerical(e):
+            out = L.LinearSequenceMap(
+                sop(e.fst), sop(e.snd), e.fst_fac, e.snd_fac, label=label(e), semantics="tracr"
+            )
         elif isinstance(e, tr.SequenceMap):
-            out = L.SequenceMap(e.f, sop(e.fst), sop(e.snd), numerical=numerical(e), label=e.label)
+            out = L.SequenceMap(
+                e.f,
+                sop(e.fst),
+                sop(e.snd),
+                numerical=numerical(e),
+                label=label(e),
+                semantics="tracr",
+            )
         elif isinstance(e, tr.Aggregate):
-            default = 0 if numerical(e) else e.default
-            out = L.Aggregate(sel(e.selector), sop(e.sop), default=default, label=e.label)
-            if out.numerical != numerical(e):
-                raise ValueError(
-                    f"program: tracr's {e.label} changes the encoding of the SOp it "
-                    "aggregates; no counterpart here"
+            # an aggregate that changes its SOp's encoding (tracr's validator refuses it): the
+            # SOp through an encoding-changing Map first (a numerical mean of the numbers; a
+            # categorical aggregate of their categories, tracr's mean where one value is read)
+            inner = sop(e.sop)
+            if numerical(e) != inner.numerical:
+                encoding = "numerical" if numerical(e) else "categorical"
+                inner = L.Map(
+                    _identity,
+                    inner,
+                    numerical=numerical(e),
+                    label=f"{encoding}({inner.label})",
+                    semantics="tracr",
                 )
+            out = L.Aggregate(
+                sel(e.selector), inner, default=e.default, label=label(e), semantics="tracr"
+            )
         elif isinstance(e, tr.SelectorWidth):
-            out = L.SelectorWidth(sel(e.selector), label=e.label)
+            out = L.SelectorWidth(sel(e.selector), numerical=numerical(e), label=label(e))
         else:
             raise ValueError(f"program: no counterpart for tracr's {type(e).__name__} {e.label}")
         memo[id(e)] = (e, out)
         return out
 
-    return sop(program)
+    out = sop(program)
+    if nodes is not None:
+        nodes.update({k: v for k, (_, v) in memo.items()})
+    return out
 
 
 def tracr_programs(max_seq_len: int) -> dict[str, tuple[Any, list, bool]]:

@@ -131,6 +131,16 @@ class VerifySettings:
         for name in ("random_sets", "seed"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name}: expected >= 0, got {getattr(self, name)}")
+        if self.quick:  # --quick fixes these: a value asked beside it would be silently dropped
+            if self.random_sets != 8:
+                raise ValueError(
+                    f"random_sets: --quick runs 4 random sets, not the {self.random_sets} asked; "
+                    "drop --quick to choose the count"
+                )
+            if tuple(self.datasets) not in (DATASETS, ("toy",)):
+                raise ValueError(
+                    "datasets: --quick runs the toy dataset only; drop --quick to choose datasets"
+                )
         for name in ("models", "chunk_size", "witness_steps", "witness_restarts"):
             value = getattr(self, name)
             if value is not None and value < 1:
@@ -163,9 +173,11 @@ class VerifySettings:
 
         s = self
         if s.quick:
-            s = dataclasses.replace(s, datasets=("toy",), witnesses=False, random_sets=4)
+            s = dataclasses.replace(
+                s, datasets=("toy",), witnesses=False, random_sets=4, quick=False
+            )
         families = tuple(FAMILIES) if s.families == ("all",) else s.families
-        models = s.models if s.models is not None else (2 if s.quick else 4)
+        models = s.models if s.models is not None else (2 if self.quick else 4)
         return dataclasses.replace(s, families=families, models=models, quick=False)
 
 

@@ -12,6 +12,7 @@ Uses the current API: ``ocp.CheckpointManager(directory, options=...)`` as a con
 
 from __future__ import annotations
 
+import errno
 import os
 from typing import Any
 
@@ -27,6 +28,21 @@ __all__ = ["Checkpointer", "latest_step"]
 def _flatten(state: Any) -> dict[str, Any]:
     leaves = jax.tree_util.tree_flatten_with_path(state)[0]
     return {jax.tree_util.keystr(path): leaf for path, leaf in leaves}
+
+
+def _disk_full(err: BaseException | None) -> bool:
+    """Whether ``err`` (or an error it was raised from) is a full disk or an exhausted quota:
+    an ``OSError`` with ``ENOSPC`` / ``EDQUOT``, or the text TensorStore gives it."""
+    seen = set()
+    while err is not None and id(err) not in seen:
+        seen.add(id(err))
+        if isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        text = str(err)
+        if any(words in text for words in ("No space left on device", "Disk quota exceeded")):
+            return True
+        err = err.__cause__ or err.__context__
+    return False
 
 
 def latest_step(directory: os.PathLike | str) -> int | None:
@@ -97,8 +113,13 @@ class Checkpointer:
         """
         flat = {k: np.asarray(v) for k, v in _flatten(state).items()}
         with deferred_sigint():
-            self._manager.save(int(step), args=ocp.args.StandardSave(flat), force=True)
-            self._manager.wait_until_finished()
+            try:
+                self._manager.save(int(step), args=ocp.args.StandardSave(flat), force=True)
+                self._manager.wait_until_finished()
+            except Exception as err:
+                if _disk_full(err):  # Orbax / TensorStore wrap it: the CLI's one line needs it
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), self.directory) from err
+                raise
 
     def restore(self, step: int, template: Any) -> Any:
         """Checkpoint ``step`` in the pytree structure (and shapes/dtypes) of ``template``."""

@@ -192,7 +192,15 @@ def check_run_dir(
     ``settings`` (and ``fingerprints``, when given) -- at most ``steps`` steps into it. Returns the
     step of its latest checkpoint (None for a fresh start).
     """
-    latest = checkpoint.latest_step(os.path.join(out_dir, "checkpoints"))
+    if os.path.lexists(out_dir) and not os.path.isdir(out_dir):
+        raise RunDirectoryError(f"{out_dir} exists and is not a directory; remove it")
+    directory = os.path.join(out_dir, "checkpoints")
+    if os.path.lexists(directory) and (os.path.islink(directory) or not os.path.isdir(directory)):
+        raise RunDirectoryError(
+            f"{directory} is not a directory (a run keeps its checkpoints there); remove it, or "
+            f"{out_dir} to train this run again"
+        )
+    latest = checkpoint.latest_step(directory)
     record = read_run_file(out_dir)
     if record is None:
         if latest is not None:

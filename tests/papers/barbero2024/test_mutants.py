@@ -1,15 +1,14 @@
 """Mutants of Barbero et al. 2024's rows: each test breaks the thing a row is about (the model's
 positional code, a derived limit, the bound's softmax derivative, the path counts) and checks that
-the row's statement no longer holds. Every row here is an ``example`` (one seeded model) or a
-``finding`` (the library's own statement: the theorems' text is not among the source documents),
-and those keep their word when the statement fails (``ledger.derive_status``), so the tests
-assert that the judge's verdict turns (``_holds``)."""
-
-import dataclasses
+the row's statement no longer holds. Every row here is the library's own statement (the
+theorems' text is not among the source documents): an ``example`` (one seeded model) or a
+``finding``, and a statement of the library's own that its check finds false is
+``unreproduced`` (``ledger.derive_status``); a check that skips elements of its domain is
+``failed``."""
 
 import jax
 
-from tests.mutants import mutant
+from tests.mutants import mutant, status_of
 from transformer_theory.papers.barbero2024 import _checks as checks
 from transformer_theory.papers.barbero2024 import _theory_collapse as collapse
 from transformer_theory.papers.barbero2024 import _theory_oversquash as oversquash
@@ -18,13 +17,9 @@ P = "barbero2024."
 
 
 def _holds(claim_id, **sizes):
-    """The judge's verdict on ``claim_id`` at the quick tier with ``sizes`` overridden."""
-    from transformer_theory.claims import runner
-
-    (row,) = [c for c in runner.all_claims() if c.id == claim_id]
-    row = dataclasses.replace(row, sizes={"quick": {**row.tier_sizes("quick"), **sizes}})
-    _, verdict, _, _ = row.run("quick")
-    return verdict.holds
+    """``False`` when the row reads ``unreproduced`` (its check ran and found it false)."""
+    status = status_of(claim_id, **sizes)
+    return False if status == "unreproduced" else status
 
 
 def _positional_swapped(monkeypatch, mapping):
@@ -102,3 +97,12 @@ def test_wrong_path_counts_fail(monkeypatch):
         lambda n, d: right(n, max(d - 1, 1)) if d > 2 else right(n, d),
     )
     assert _holds(P + "path_counts", max_n=6, max_depth=4) is False
+
+
+@mutant(P + "path_counts")
+def test_path_counts_that_skip_every_odd_length_are_incomplete(monkeypatch):
+    every = checks._path_cases
+    monkeypatch.setattr(
+        checks, "_path_cases", lambda n, d: [c for c in every(n, d) if c[0] % 2 == 0]
+    )
+    assert status_of(P + "path_counts", max_n=6, max_depth=4) == "failed"

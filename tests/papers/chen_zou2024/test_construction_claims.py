@@ -43,17 +43,24 @@ def test_theorem3_with_swapped_answer_rows_gives_an_exact_witness(monkeypatch):
         return dataclasses.replace(p, w_o=jnp.asarray(w_o))
 
     monkeypatch.setattr(constructions, "theorem3", broken)
-    c = checks.theorem3(3, 3, 2)
+    c = checks.theorem3(5)
     assert Fraction(c.values["min_margin"]) == -3
-    assert c.values["witness_label"] in (0, 1) and len(c.values["witness_tokens"]) == 8
+    assert c.values["witness_label"] in (0, 1) and len(c.values["witness_tokens"]) == 5
 
 
-def test_theorem3_family_covers_every_size_up_to_the_maxima():
-    c = checks.theorem3(2, 2, 1, every_smaller=True)
-    assert c.coverage == "upto"
-    # n_a = 1 has one class (nothing to classify) and is left out; (1, 2, 1) and (2, 2, 1) remain
-    assert [p["size"] for p in c.values["per_size"]] == ["n_q=1 n_a=2 k=1", "n_q=2 n_a=2 k=1"]
-    assert c.values["min_margin"] == "3"
+def test_theorem3_family_covers_every_size_up_to_the_bound():
+    from transformer_theory.papers.chen_zou2024 import _domains
+
+    c = checks.theorem3(5)
+    assert c.coverage_against(_domains.THEOREM3) == "upto" and c.covered.complete
+    # n_q + n_a + k <= 5 with n_a >= 2 (one answer leaves nothing to classify): (1, 2, 1) with
+    # 1 * 2 = 2 inputs, (1, 3, 1) with 3, (2, 2, 1) with 2 * 2 = 4 (query x answer of the pair)
+    assert [p["size"] for p in c.values["per_size"]] == [
+        "n_q=1 n_a=2 k=1",
+        "n_q=1 n_a=3 k=1",
+        "n_q=2 n_a=2 k=1",
+    ]
+    assert c.covered.size == 2 + 3 + 4 and c.values["min_margin"] == "3"
 
 
 def test_theorem6_with_a_halved_layer3_value_has_exact_margin_one_quarter(monkeypatch):
@@ -66,7 +73,8 @@ def test_theorem6_with_a_halved_layer3_value_has_exact_margin_one_quarter(monkey
         return dataclasses.replace(p, layers=(*p.layers[:-1], LayerParams(attn=attn)))
 
     monkeypatch.setattr(constructions, "theorem6", broken)
-    c = checks.theorem6(3, 3, 2, 2)
+    c = checks.theorem6(8)
+    # (2 symbols, 2 answers, l = 2, k = 2) has margin 1/l = 1/2, halved 1/4: l x margin 1/2
     assert Fraction(c.values["min_margin"]) == Fraction(1, 4)
     assert Fraction(c.values["scaled_margin"]) == Fraction(1, 2)
 
@@ -133,10 +141,44 @@ def test_dyadic_margins_of_a_dyadic_classifier_equal_fraction_arithmetic():
     assert ex["min_margin"] == want
 
 
-def test_figure2_rows_say_open_without_the_results_file(monkeypatch, tmp_path):
-    monkeypatch.setattr(checks, "FIG2_CSV", tmp_path / "missing.csv")
-    assert status_of("chen_zou2024.fig2_reasoning") == "open"
+def test_record_rows_say_open_without_their_results_file(monkeypatch, tmp_path):
+    for name, row in (
+        ("FIG2_CSV", "fig2_reasoning"),
+        ("FIG2_QUICK_CSV", "fig2_quick"),
+        ("HEADS_CSV", "fig4_7_heads"),
+        ("FIG3_JSON", "fig3_attention_maps"),
+        ("PAPER_SIZES_JSON", "constructions_paper_sizes_record"),
+        ("BASE3_SCRIPT", "theorem5_base3_codes"),
+    ):
+        monkeypatch.setattr(checks, name, tmp_path / "missing")
+        assert status_of(f"chen_zou2024.{row}") == "open", row
 
 
 def test_paper_size_record_row_is_measured_at_most():
     assert status_of("chen_zou2024.constructions_paper_sizes_record") == "measured"
+
+
+def test_no_row_of_the_paper_declares_its_own_quantifier():
+    from transformer_theory.papers.chen_zou2024.claims import CLAIMS
+
+    assert [r.id for r in CLAIMS if r.legacy] == []
+
+
+def test_quoted_existence_statements_are_exists_domains():
+    """Every quoted 'there exist(s)' of a construction row reads an Exists (a failed construction
+    refutes nothing) or a correction (the printed object fails)."""
+    for r in table.CLAIMS:
+        if r.printed and "there exist" in r.printed.lower() and not r.correction:
+            assert r.quantifier == "exists", r.id
+
+
+def test_families_count_their_members_independently():
+    """The diagonal members' sizes are this test's own counts: Theorem 1 at s = 4 is (2, 2): 4
+    sequences, sum_N 4!/(4-N)! = 12 + 24 + 24 = 60 datasets, and (3, 1): 3!/1! + 3! = 12; base 3
+    at l = 4: 15 templates, 105 pairs; Lemma 3 on {-1, 0, 1}^2, N = 2: 8 x 6 ordered pairs."""
+    from transformer_theory.papers.chen_zou2024 import _domains
+
+    assert _domains.SC_DATASETS.member(4).size == 60 + 12
+    assert _domains.BASE3_PAIRS.member(4).size == 105
+    assert _domains.lemma3_points(2, 2).size == 8 * 6
+    assert [_domains.bell(n) for n in range(1, 7)] == [1, 2, 5, 15, 52, 203]

@@ -1,6 +1,11 @@
 """Mutants of Chen & Zou 2024's verifier rows: each test breaks what a row is about (a dependence
 coefficient, a model's scope, the softmax weight Z, a dataset's labels, a witness) and asserts the
-row no longer reaches its expected status (tiny sizes; each runs in seconds)."""
+row no longer reaches its expected status (tiny sizes; each runs in seconds).
+
+A break in the library's reading (its models, its dependent sets, its candidate witness) reads
+``failed``, never ``refuted``: only the printed object (Definition 2's example, a printed
+sentence's counterexample) refutes the paper. A check that skips elements of its domain, or whose
+witness leaves its own ball, reads ``failed`` too."""
 
 import dataclasses
 import types
@@ -52,13 +57,13 @@ def _swap_family(monkeypatch, name, other):
 @mutant("chen_zou2024.prop7")
 def test_prop7_a_coefficient_that_is_no_dependence(monkeypatch):
     _break_first_lambda(monkeypatch)
-    assert status_of("chen_zou2024.prop7", families="relu-1h", **ONE) == "refuted"
+    assert status_of("chen_zou2024.prop7", families="relu-1h", **ONE) == "failed"
 
 
 @mutant("chen_zou2024.prop8")
 def test_prop8_an_mlp_breaks_the_relation(monkeypatch):
     _swap_family(monkeypatch, "relu-1h", "relu-mlp")
-    assert status_of("chen_zou2024.prop8", families="relu-1h", **ONE) == "refuted"
+    assert status_of("chen_zou2024.prop8", families="relu-1h", **ONE) == "failed"
 
 
 @mutant("chen_zou2024.prop9")
@@ -78,13 +83,13 @@ def test_prop9_plain_lambda_without_z(monkeypatch):
         return tr
 
     monkeypatch.setattr(exact, "evaluate", without_z)
-    assert status_of("chen_zou2024.prop9", families="softmax-1h", **ONE) == "refuted"
+    assert status_of("chen_zou2024.prop9", families="softmax-1h", **ONE) == "failed"
 
 
 @mutant("chen_zou2024.prop10")
 def test_prop10_three_heads_each_with_its_own_z(monkeypatch):
     _swap_family(monkeypatch, "softmax-1h", "softmax-3h")
-    assert status_of("chen_zou2024.prop10", families="softmax-1h", **ONE) == "refuted"
+    assert status_of("chen_zou2024.prop10", families="softmax-1h", **ONE) == "failed"
 
 
 def test_the_engine_must_agree_with_the_library(monkeypatch):
@@ -99,8 +104,20 @@ def test_the_engine_must_agree_with_the_library(monkeypatch):
 
 
 @mutant("chen_zou2024.definition2")
-def test_definition2_a_checker_that_accepts_everything(monkeypatch):
+def test_definition2_a_checker_that_accepts_everything_is_the_librarys_failure(monkeypatch):
     monkeypatch.setattr(dependence, "is_dependence", lambda *a, **k: True)
+    assert status_of("chen_zou2024.definition2") == "failed"
+
+
+@mutant("chen_zou2024.definition2")
+def test_definition2_an_example_whose_sides_differ_is_refuted(monkeypatch):
+    real = dependence.paper_example
+
+    def unbalanced():  # (a,b,r) + (a,a,r) against (b,a,r) + (b,b,r): position 0 differs
+        s = real()
+        return dataclasses.replace(s, lam_B=np.array([1, -1, 1, -1], dtype=object))
+
+    monkeypatch.setattr(dependence, "paper_example", unbalanced)
     assert status_of("chen_zou2024.definition2") == "refuted"
 
 
@@ -108,7 +125,35 @@ def test_definition2_a_checker_that_accepts_everything(monkeypatch):
 def test_definition3_a_basis_missing_a_row(monkeypatch):
     real = dependence.dependence_basis
     monkeypatch.setattr(dependence, "dependence_basis", lambda *a, **k: real(*a, **k)[:-1])
-    assert status_of("chen_zou2024.definition3_basis", jobs="toy") == "refuted"
+    assert status_of("chen_zou2024.definition3_basis", upto=5) == "failed"
+
+
+@mutant("chen_zou2024.definition3_basis")
+def test_definition3_a_balanced_row_with_nonzero_sum_refutes_the_sentence(monkeypatch):
+    """A basis row that balances every position yet sums to 1 would be a counterexample to the
+    printed sentence: position_counts and the check's own balance both say 'balanced'."""
+    from transformer_theory.papers.chen_zou2024 import _checks_verifier
+
+    real = dependence.dependence_basis
+
+    def with_extra(tokens, vocab):
+        b = real(tokens, vocab)
+        extra = np.zeros((1, b.shape[1]), dtype=object)
+        extra[0, 0] = 1
+        return np.concatenate([b, extra])
+
+    monkeypatch.setattr(dependence, "dependence_basis", with_extra)
+    monkeypatch.setattr(_checks_verifier, "_position_balance", lambda *a: True)
+    assert status_of("chen_zou2024.definition3_basis", upto=5) == "refuted"
+
+
+@mutant("chen_zou2024.lemma6_template_pairs")
+def test_lemma6_skipping_pairs_of_its_domain_fails(monkeypatch):
+    """The library's template list loses its last template: Lemma 6 covers fewer pairs than its
+    domain (counted by _domains' own enumeration) holds."""
+    real = vc._usable
+    monkeypatch.setattr(vc, "_usable", lambda a, l: real(a, l)[:-1])
+    assert status_of("chen_zou2024.lemma6_template_pairs", upto=5) == "failed"
 
 
 @mutant("chen_zou2024.lemma6_template_pairs")
@@ -122,7 +167,7 @@ def test_lemma6_a_wrong_weight(monkeypatch):
         return [dataclasses.replace(sets[0], lam_B=lam), *sets[1:]]
 
     monkeypatch.setattr(dependence, "template_pair_sets", broken)
-    assert status_of("chen_zou2024.lemma6_template_pairs") == "refuted"
+    assert status_of("chen_zou2024.lemma6_template_pairs") == "failed"
 
 
 @mutant("chen_zou2024.theorem2_toy")
@@ -135,7 +180,7 @@ def test_theorem2_a_separable_set_has_no_certificate(monkeypatch):
         return dataclasses.replace(s, tokens_BxN=tok)
 
     monkeypatch.setattr(dependence, "paper_example", separable)
-    assert status_of("chen_zou2024.theorem2_toy") == "refuted"
+    assert status_of("chen_zou2024.theorem2_toy") == "failed"
 
 
 def _drop_last(module, name, monkeypatch):
@@ -148,7 +193,7 @@ def test_theorem2_accuracy_three_examples_are_separable(monkeypatch):
     from transformer_theory.tasks import toy
 
     _drop_last(toy, "toy_icl", monkeypatch)
-    assert status_of("chen_zou2024.theorem2_accuracy") == "open"
+    assert status_of("chen_zou2024.theorem2_accuracy") == "unreproduced"
 
 
 @mutant("chen_zou2024.theorem4_templates")
@@ -163,7 +208,7 @@ def test_theorem4_one_template_left_is_classifiable(monkeypatch):
         return np.asarray(x)[keep], np.asarray(y)[keep]
 
     monkeypatch.setattr(TemplateMatching, "all", only_aa)
-    assert status_of("chen_zou2024.theorem4_templates") != "proved"
+    assert status_of("chen_zou2024.theorem4_templates", upto=4) == "failed"
 
 
 @mutant("chen_zou2024.icqa_accuracy_bound")
@@ -240,3 +285,42 @@ def test_affine_form_a_zero_tolerance(monkeypatch):
 
     monkeypatch.setattr(verdicts, "affine_tolerance", lambda *a, **k: 0.0)
     assert status_of("chen_zou2024.affine_form", families="softmax-1h", **ONE) == "open"
+
+
+@mutant("chen_zou2024.prop7")
+def test_prop7_a_model_skipped_is_an_incomplete_check(monkeypatch):
+    real = vc._enclosures.__wrapped__
+    monkeypatch.setattr(vc, "_enclosures", lambda *a: real(*a)[:-1])
+    assert status_of("chen_zou2024.prop7", families="relu-1h", datasets="toy", models=2) == "failed"
+
+
+@mutant("chen_zou2024.prop7", "chen_zou2024.prop8")
+def test_prop_an_engine_ball_off_the_librarys_value_is_unsound(monkeypatch):
+    """The engine's first stream ball moved away from the library's float64 value (the midpoint
+    guard switched off): the witness leaves the ball, the check is unsound."""
+    from transformer_theory import exact
+
+    real = exact.evaluate
+
+    def shifted(*args, **kwargs):
+        tr = real(*args, **kwargs)
+        tr.streams[1][tr.streams[1].nrows() - 1, 0] += 1
+        return tr
+
+    monkeypatch.setattr(exact, "evaluate", shifted)
+    monkeypatch.setattr(vc, "_midpoint_gap", lambda *a: 0.0)
+    assert status_of("chen_zou2024.prop7", families="relu-1h", **ONE) == "failed"
+
+
+@mutant("chen_zou2024.section16_multihead")
+def test_section16_margin_balls_off_the_float_margin_are_unsound(monkeypatch):
+    from transformer_theory import exact
+
+    real = exact.margins
+
+    def moved(*args, **kwargs):
+        m = real(*args, **kwargs)
+        return {**m, "margins": ["[1000 +/- 1e-10]"] * len(m["margins"])}
+
+    monkeypatch.setattr(exact, "margins", moved)
+    assert status_of("chen_zou2024.section16_multihead") == "failed"

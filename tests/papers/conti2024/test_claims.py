@@ -25,7 +25,7 @@ def test_every_row_is_conti2024s_and_exports_only_claims():
     assert claims.__all__ == ["CLAIMS"]
     assert all(isinstance(c, Row) for c in claims.CLAIMS)
     assert all(c.id.startswith("conti2024.") and c.paper == "Conti 2024" for c in claims.CLAIMS)
-    assert {"corrected", "certified", "verified", "finding", "measured"} <= {
+    assert {"corrected", "gridded", "verified", "finding", "measured"} <= {
         c.expected for c in claims.CLAIMS
     }
 

@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from tests.mutants import mutant, status_of
+from transformer_theory.papers.peng2024 import _checks as checks
 from transformer_theory.papers.peng2024 import _constructions as construction
 from transformer_theory.papers.peng2024 import _theory as theory
 
@@ -17,7 +18,7 @@ def test_a_bound_in_natural_logs(monkeypatch):
         return max(0.0, (nlogn - heads * (width + 1) * bits) / (3 * nlogn))
 
     monkeypatch.setattr(theory, "peng_error_bound", natural)
-    assert status_of("peng2024.theorem1_bound") == "open"
+    assert status_of("peng2024.theorem1_bound") == "unreproduced"
 
 
 @mutant("peng2024.theorem1_bound")
@@ -27,7 +28,17 @@ def test_a_bound_that_is_never_void(monkeypatch):
         return abs(nlogn - heads * (width + 1) * bits) / (3 * nlogn)
 
     monkeypatch.setattr(theory, "peng_error_bound", absolute)
-    assert status_of("peng2024.theorem1_bound") == "open"
+    assert status_of("peng2024.theorem1_bound") == "unreproduced"
+
+
+@mutant("peng2024.theorem1_bound")
+def test_a_bound_check_that_skips_cells_is_incomplete(monkeypatch):
+    # the exact value "unavailable" at d = 16: the cells are skipped, and the tally sees it
+    real = checks.exact_bound
+    monkeypatch.setattr(
+        checks, "exact_bound", lambda n, h, d, p: None if d == 16 else real(n, h, d, p)
+    )
+    assert status_of("peng2024.theorem1_bound") == "failed"
 
 
 @mutant("peng2024.theorem1_construction")
@@ -42,4 +53,4 @@ def test_a_construction_reading_the_wrong_answer(monkeypatch):
         return model
 
     monkeypatch.setattr(construction, "build", rotated)
-    assert status_of("peng2024.theorem1_construction", ns=[2], max_bits=3) == "open"
+    assert status_of("peng2024.theorem1_construction", ns=[2], max_bits=3) == "unreproduced"

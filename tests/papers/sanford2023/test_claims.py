@@ -50,3 +50,22 @@ def test_a_below_threshold_cell_within_eps_is_flagged_open_not_measured(monkeypa
         assert status_of("sanford2023.qsa_lower_attention") == "open"
     finally:
         checks.trained.cache_clear()
+
+
+def test_the_disj_reduction_figure_says_what_failed_when_it_fails(monkeypatch):
+    # issue 44: the figure said "hold on every pair" whatever the row's status
+    import functools
+
+    from transformer_theory.claims import runner
+    from transformer_theory.papers.sanford2023 import _theory_disjointness as disjointness
+
+    (row,) = [c for c in runner.all_claims() if c.id == "sanford2023.disj_reduction"]
+    held = row.evaluate("quick")
+    assert held.status == "bounded" and "hold on every pair" in held.verdict.figure
+    monkeypatch.setattr(
+        disjointness, "encode", functools.partial(disjointness.encode, literal_plus=True)
+    )
+    failed = row.evaluate("quick")
+    assert failed.status == "refuted"
+    assert "hold on every pair" not in failed.verdict.figure
+    assert "NOT on every pair" in failed.verdict.figure and "equivalence" in failed.verdict.figure

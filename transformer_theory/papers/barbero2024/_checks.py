@@ -28,13 +28,27 @@ import jax
 import numpy as np
 
 from transformer_theory.core.layers import attention_layer
-from transformer_theory.ledger import Checked
+from transformer_theory.ledger import (
+    Checked,
+    Continuum,
+    Enumerated,
+    Family,
+    Product,
+    Tally,
+    Trained,
+)
 from transformer_theory.papers.barbero2024 import _models
 from transformer_theory.papers.barbero2024 import _theory_collapse as collapse
 from transformer_theory.papers.barbero2024 import _theory_oversquash as oversquash
 from transformer_theory.papers.barbero2024._tasks import pattern_tokens
 
 __all__ = [
+    "BFLOAT16_MODELS",
+    "COLLAPSE_MODELS",
+    "ONE_LAYER_MODELS",
+    "OVERSQUASH_MODELS",
+    "PATH_GRID",
+    "TRAINED_TASKS",
     "alibi_plateau",
     "bfloat16",
     "collapse_limit",
@@ -52,6 +66,36 @@ __all__ = [
 # is ~1e-14 relative; the comparison allows 1e-9 (and 1e-12 absolute).
 BOUND_RTOL, BOUND_ATOL = 1e-9, 1e-12
 _F64 = "float64, u = 2^-53"
+
+# The domains of the rows (library statements: Theorems 4.2 and 5.1 are not among the sources):
+# every model of a kind (real weights) and every length, of which a check runs ONE seeded model.
+_PAIR = "the pair (v, v') at every length n"
+COLLAPSE_MODELS = {
+    pos: Continuum(
+        f"every causal Pre-LN transformer with positional code {pos} (real weights), {_PAIR}"
+    )
+    for pos in ("none", "rope", "alibi", "sinusoidal")
+}
+ONE_LAYER_MODELS = Continuum(
+    f"every one-layer causal Pre-LN transformer without positional code (real weights), {_PAIR}"
+)
+BFLOAT16_MODELS = Continuum(
+    "every one-layer causal Pre-LN transformer without positional code in bfloat16 (weights and "
+    f"activations), {_PAIR}"
+)
+OVERSQUASH_MODELS = Continuum(
+    "every causal RoPE transformer (real weights, one head per layer), every input, every layer "
+    "count and position"
+)
+#: Every (n, L): sequence length n >= 1 and depth L >= 1 (the path counts).
+PATH_GRID = Product(
+    Family("n", lambda n: Enumerated(f"n = {n}", (n,), "length"), start=1, what="lengths n"),
+    Family("L", lambda d: Enumerated(f"L = {d}", (d,), "depth"), start=1, what="depths L"),
+)
+TRAINED_TASKS = Trained(
+    "models trained on the collapse_tasks experiment's copy / count tasks (with and without "
+    "separators)"
+)
 
 
 def model(depth: int, positional: str, *, width: int = 32, seed: int = 0) -> Any:
@@ -73,8 +117,12 @@ def _curves(positional: str, depths: tuple[int, ...], lengths: list[int]) -> lis
     ]
 
 
-def _curve_domain(positional: str, depths: tuple[int, ...], lengths: list[int]) -> str:
-    return (
+def _curve_domain(
+    positional: str, depths: tuple[int, ...], lengths: list[int], of: Continuum | None = None
+):
+    """ONE seeded model per depth at a grid of lengths: an instance of the row's domain."""
+    of = COLLAPSE_MODELS[positional] if of is None else of
+    return of.instance(
         f"one random model per depth {list(depths)} (positional {positional}, one head, width "
         f"32, seed 0), the pair (v, v') at lengths {lengths[0]}..{lengths[-1]} "
         f"({len(lengths)} lengths)"
@@ -116,9 +164,8 @@ def collapse_rate(
         for s, r in zip(slopes, records)
     )
     return Checked(
-        arithmetic="float",
-        coverage="instance",
-        domain=_curve_domain(positional, depths, lens),
+        "float",
+        _curve_domain(positional, depths, lens),
         values={
             "one_over_n": bool(ok),
             "slopes": [round(s, 4) if s is not None else None for s in slopes],
@@ -145,9 +192,8 @@ def collapse_limit(lengths: tuple[int, ...]) -> Checked:
     tols = [8 / n for n in lens]
     ok = k is not None and all(g <= t for g, t in zip(gaps, tols)) and gaps[-1] < gaps[0]
     return Checked(
-        arithmetic="float",
-        coverage="instance",
-        domain=_curve_domain("none", (1,), lens),
+        "float",
+        _curve_domain("none", (1,), lens, ONE_LAYER_MODELS),
         values={
             "K_derived": k,
             "n_times_distance_last": measured[-1],
@@ -173,9 +219,8 @@ def alibi_plateau(
     lens = _lengths(lengths, max_len, min_len, points)
     records = _curves("alibi", depths, lens)
     return Checked(
-        arithmetic="float",
-        coverage="instance",
-        domain=_curve_domain("alibi", depths, lens),
+        "float",
+        _curve_domain("alibi", depths, lens),
         values={
             "plateau": all(bool(r["asymptotic"]["plateau"]) for r in records),
             "values": [r["asymptotic"]["plateau_value"] for r in records],
@@ -198,9 +243,8 @@ def sinusoidal(
     lens = _lengths(lengths, max_len, min_len, points)
     records = _curves("sinusoidal", depths, lens)
     return Checked(
-        arithmetic="float",
-        coverage="instance",
-        domain=_curve_domain("sinusoidal", depths, lens),
+        "float",
+        _curve_domain("sinusoidal", depths, lens),
         values={
             "no_collapse": all(r["verdict"].endswith("no collapse") for r in records),
             "verdicts": [r["verdict"] for r in records],
@@ -218,9 +262,8 @@ def bfloat16(lengths: tuple[int, ...]) -> Checked:
     r = collapse.model_record(model(1, "none"), "L1_none", lens, ("bfloat16",))
     bf = r["precisions"]["bfloat16"]
     return Checked(
-        arithmetic="float",
-        coverage="instance",
-        domain=_curve_domain("none", (1,), lens) + ", in bfloat16",
+        "float",
+        _curve_domain("none", (1,), lens, BFLOAT16_MODELS),
         values={
             "n_last": lens[-1],
             "width": bf["width"],
@@ -247,10 +290,11 @@ def _oversquash_models(length: int, depths: tuple[int, ...]) -> list:
     return out
 
 
-def _os_domain(length: int, depths: tuple[int, ...]) -> str:
-    return (
+def _os_domain(length: int, depths: tuple[int, ...], count: str = ""):
+    """ONE seeded model per depth on one input: an instance of :data:`OVERSQUASH_MODELS`."""
+    return OVERSQUASH_MODELS.instance(
         f"one random RoPE model per depth {list(depths)} (width 24, seed 0, one head), one "
-        f"random input of length {length}: every layer and position"
+        f"random input of length {length}: every layer and position{count}"
     )
 
 
@@ -272,9 +316,8 @@ def oversquash_bound(length: int, depths: tuple[int, ...]) -> Checked:
         worst = max(worst, float(np.max(sens / edge)))
         paper_form_worst = max(paper_form_worst, float(np.max(sens / att)))
     return Checked(
-        arithmetic="float",
-        coverage="instance",
-        domain=_os_domain(length, depths) + f" ({cases} cases)",
+        "float",
+        _os_domain(length, depths, f" ({cases} cases)"),
         values={
             "holds": bool(holds),
             "cases": cases,
@@ -310,9 +353,8 @@ def layer_jacobian(length: int, depths: tuple[int, ...]) -> Checked:
             scale = max(scale, float(np.max(np.abs(auto))))
             cases += 1
     return Checked(
-        arithmetic="float",
-        coverage="instance",
-        domain=_os_domain(length, depths) + f" ({cases} layers)",
+        "float",
+        _os_domain(length, depths, f" ({cases} layers)"),
         values={"residual": worst, "tolerance": 1e-12 * max(scale, 1.0), "layers": cases},
         tolerance="1e-12 of the largest entry: a few hundred float64 products per entry "
         "(u = 2^-53)",
@@ -329,40 +371,40 @@ def early_tokens(length: int, depths: tuple[int, ...]) -> Checked:
         ratios.append(rec["early_late_ratio"])
     grows = all(b > a for a, b in zip(ratios, ratios[1:]))
     return Checked(
-        arithmetic="float",
-        coverage="instance",
-        domain=_os_domain(length, depths),
+        "float",
+        _os_domain(length, depths),
         values={"ratios": [round(r, 3) for r in ratios], "holds": bool(grows and ratios[0] > 1)},
         tolerance=f"{_F64}; the ratios differ by far more than rounding",
     )
 
 
+def _path_cases(max_n: int, max_depth: int):
+    """Every ``(n, L)`` with ``n <= max_n`` and ``L <= max_depth``."""
+    return [(n, d) for n in range(1, max_n + 1) for d in range(1, max_depth + 1)]
+
+
 def path_counts(max_n: int, max_depth: int) -> Checked:
     """:func:`._theory_oversquash.causal_path_counts` against row ``n - 1`` of ``T^L`` (``T`` the
     causal all-ones matrix) computed in Python integers, and strictly decreasing in ``i`` for
-    ``L >= 2``, for every ``n <= max_n`` and ``L <= max_depth``."""
-
-    bad, cases = [], 0
-    for n in range(1, max_n + 1):
+    ``L >= 2``, for every ``n <= max_n`` and ``L <= max_depth``: each ``(n, L)`` recorded in a
+    tally of :data:`PATH_GRID` up to those sizes."""
+    tally = Tally(Product(PATH_GRID.parts[0].upto(max_n), PATH_GRID.parts[1].upto(max_depth)))
+    bad = []
+    for n, depth in _path_cases(max_n, max_depth):
         row = [1 if i == n - 1 else 0 for i in range(n)]
-        for depth in range(1, max_depth + 1):
+        for _ in range(depth):
             # (row T)_i = sum_{j >= i} row_j: one more layer of the causal graph
             suffix, acc = [0] * n, 0
             for i in range(n - 1, -1, -1):
                 acc += row[i]
                 suffix[i] = acc
             row = suffix
-            counts = oversquash.causal_path_counts(n, depth)
-            cases += 1
-            decreasing = depth == 1 or all(a > b for a, b in zip(counts, counts[1:]))
-            if counts != row or not decreasing:
-                bad.append(dict(n=n, depth=depth, library=counts, exact=row))
-    return Checked(
-        arithmetic="exact",
-        coverage="upto",
-        domain=f"every n <= {max_n} and depth L <= {max_depth} ({cases} rows)",
-        values={"cases": cases, "wrong": len(bad), "witness": bad[:1]},
-    )
+        counts = oversquash.causal_path_counts(n, depth)
+        decreasing = depth == 1 or all(a > b for a, b in zip(counts, counts[1:]))
+        if counts != row or not decreasing:
+            bad.append(dict(n=n, depth=depth, library=counts, exact=row))
+        tally.record((n, depth))
+    return Checked("exact", tally, {"cases": tally.seen, "wrong": len(bad), "witness": bad[:1]})
 
 
 def trained_tasks(separators: bool) -> Checked:
@@ -379,10 +421,11 @@ def trained_tasks(separators: bool) -> Checked:
         for t in record["tasks"]
     )
     return Checked(
-        arithmetic="training",
-        coverage="instance",
-        domain=f"the collapse_tasks smoke config{'' if separators else ' without separators'}, "
-        "trained now (a few steps, not the paper's sizes)",
+        "training",
+        Trained(
+            f"the collapse_tasks smoke config{'' if separators else ' without separators'}, "
+            "trained now (a few steps, not the paper's sizes)"
+        ),
         values={
             "finished": bool(record["complete"] and finite),
             "summary": "; ".join(collapse_tasks.summary_lines(record)),

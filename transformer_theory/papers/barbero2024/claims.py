@@ -51,7 +51,7 @@ CLAIMS: list[Row] = [
         "last-token representations of a causal Pre-LN transformer without positional code get "
         "closer like 1/n: ||y_n - y'_{n+1}||'s tail slope (collapse.asymptotic_rate) is within "
         "rate_tolerance of -1, float64",
-        quantifier="infinite",
+        domain=checks.COLLAPSE_MODELS["none"],
         check=functools.partial(checks.collapse_rate, "none", rate_tolerance=RATE_TOLERANCE),
         judge=judges.true(
             "one_over_n", figure="tail slope {slopes} (|slope + 1| <= {rate_tolerance})"
@@ -68,7 +68,7 @@ CLAIMS: list[Row] = [
         statement="One layer without positional code: n ||y_n - y'_{n+1}|| tends to K = "
         "collapse.one_layer_limit(params), derived from the weights (relative gap <= 8/n and "
         "shrinking), float64",
-        quantifier="infinite",
+        domain=checks.ONE_LAYER_MODELS,
         check=checks.collapse_limit,
         judge=judges.true(
             "holds",
@@ -85,7 +85,7 @@ CLAIMS: list[Row] = [
         place="§4, Theorem 4.2 (RoPE: positions bounded, in the scores)",
         statement="With RoPE (bounded positional information in the scores) the pair's final "
         "representations get closer like 1/n: tail slope within rate_tolerance of -1, float64",
-        quantifier="infinite",
+        domain=checks.COLLAPSE_MODELS["rope"],
         check=functools.partial(checks.collapse_rate, "rope", rate_tolerance=RATE_TOLERANCE),
         judge=judges.true(
             "one_over_n", figure="tail slope {slopes} (|slope + 1| <= {rate_tolerance})"
@@ -102,7 +102,7 @@ CLAIMS: list[Row] = [
         statement="With ALiBi (bias -m|i - j|, unbounded) the pair's distance plateaus instead "
         "of collapsing (relative change over the last two octaves <= 5%): the ones' attention "
         "mass converges to e^a/(e^m - 1) instead of growing like n e^a, float64",
-        quantifier="infinite",
+        domain=checks.COLLAPSE_MODELS["alibi"],
         check=checks.alibi_plateau,
         judge=judges.true("plateau", figure="plateau at {values} (change {changes})"),
         sizes={
@@ -121,7 +121,7 @@ CLAIMS: list[Row] = [
         "stream is outside the premise)",
         statement="With an absolute sinusoidal code added to the stream (outside the premise) "
         "the pair does not collapse (a plateau or a tail slope above -0.1), float64",
-        quantifier="infinite",
+        domain=checks.COLLAPSE_MODELS["sinusoidal"],
         check=checks.sinusoidal,
         judge=judges.true("no_collapse", figure="{verdicts}"),
         sizes=_CURVES,
@@ -136,7 +136,7 @@ CLAIMS: list[Row] = [
         statement="Depth 1 without positional code, model and activations in bfloat16: at the "
         "largest checked length at least half the coordinates of the pair's final "
         "representations are bit-equal (whether all are is in the figure)",
-        quantifier="infinite",
+        domain=checks.BFLOAT16_MODELS,
         check=checks.bfloat16,
         judge=judges.at_least(
             "equal_last",
@@ -169,7 +169,7 @@ CLAIMS: list[Row] = [
         "products of attention weights with each edge's constant from the weights at this "
         "input, plus the residual) at every layer count and position, and the paper's form "
         "(one constant per head and layer) above it, float64",
-        quantifier="infinite",
+        domain=checks.OVERSQUASH_MODELS,
         check=checks.oversquash_bound,
         judge=judges.true(
             "holds",
@@ -189,7 +189,7 @@ CLAIMS: list[Row] = [
         statement="d out_i / d h_k = sum_h alpha^h_ik B^h_ik (softmax derivative included), "
         "assembled by oversquash.layer_jacobian, equals jax.jacrev of the layer within 1e-12 of "
         "the largest entry, every layer of the over-squashing models",
-        quantifier="infinite",
+        domain=checks.OVERSQUASH_MODELS,
         check=checks.layer_jacobian,
         judge=judges.at_most(
             "residual",
@@ -207,7 +207,7 @@ CLAIMS: list[Row] = [
         statement="oversquash.causal_path_counts(n, L) = C(n-1-i+L-1, L-1) equals row n-1 of "
         "T^L (T the causal all-ones matrix), in Python integers, and strictly decreases in i "
         "for L >= 2: earlier tokens have more paths to the last one",
-        quantifier="infinite",
+        domain=checks.PATH_GRID,
         check=checks.path_counts,
         judge=judges.exactly("wrong", 0, figure="{cases} (n, L) rows exact, {wrong} wrong"),
         sizes={
@@ -224,7 +224,7 @@ CLAIMS: list[Row] = [
         statement="The last token's representation is more sensitive to early tokens than to "
         "late ones (first/last-quarter ratio of ||dy_n/dv_i|| above 1), increasingly with "
         "depth, float64",
-        quantifier="infinite",
+        domain=checks.OVERSQUASH_MODELS,
         check=checks.early_tokens,
         judge=judges.true("holds", figure="first/last-quarter ratio {ratios} by depth"),
         sizes=_OS,
@@ -239,7 +239,7 @@ CLAIMS: list[Row] = [
         statement="The collapse_tasks experiment's smoke config (count-ones, 20 steps, "
         "bfloat16) trains to a finite loss without divergence; its accuracies by length are "
         "reported",
-        quantifier="empirical",
+        domain=checks.TRAINED_TASKS,
         check=checks.trained_tasks,
         judge=judges.true("finished", figure="smoke run only: {summary}"),
         sizes={"quick": {"separators": False}, "full": {"separators": True}},

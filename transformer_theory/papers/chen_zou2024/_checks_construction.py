@@ -25,7 +25,6 @@ float64 weight).
 
 from __future__ import annotations
 
-import collections
 import csv
 import importlib.util
 import itertools
@@ -37,7 +36,8 @@ from typing import Any
 import numpy as np
 
 from transformer_theory import exact, precision
-from transformer_theory.ledger import REPO_ROOT, RESULTS_DIR, Checked
+from transformer_theory.ledger import REPO_ROOT, RESULTS_DIR, Checked, Tally
+from transformer_theory.papers.chen_zou2024 import _domains as D
 
 __all__ = [
     "aggregate_cells",
@@ -71,9 +71,9 @@ PAPER_SIZES_JSON = RESULTS_DIR / "constructions_paper_sizes.json"
 BASE3_SCRIPT = REPO_ROOT / "experiments" / "theorem5_base3_certify.py"
 
 
-def _undecided() -> collections.defaultdict:
-    """Values for a check that computed nothing: every key a judge reads is ``None``."""
-    return collections.defaultdict(lambda: None)
+def _undecided(*keys: str) -> dict[str, None]:
+    """Values for a check that computed nothing: every key its judge reads is ``None``."""
+    return dict.fromkeys(keys)
 
 
 def _q(q: Fraction) -> str:
@@ -89,13 +89,20 @@ def _qtext(q: Fraction) -> str:
 
 
 def _family_margins(
-    build: Callable[[Any], Any], tasks: Sequence[tuple[str, Any]], *, cross_check: bool = True
+    build: Callable[[Any], Any],
+    tasks: Sequence[tuple[str, Any]],
+    tally: Tally,
+    *,
+    per_task: bool = False,
+    cross_check: bool = True,
 ) -> dict[str, Any]:
     """Build ``build(task)`` for each ``(label, task)`` and take its exact margins on every input
     (:func:`exact.dyadic_margins`). Returns the smallest margin over the family, the smallest
     margin per size, the witness of the smallest, and the inputs counted. With ``cross_check``,
     the float64 ``check_construction`` margin of the last (largest) task must equal the exact one
-    to 1e-9 relative, else ``RuntimeError`` (the exact pass no longer mirrors the library's)."""
+    to 1e-9 relative, else ``RuntimeError`` (the exact pass no longer mirrors the library's).
+    Each task's inputs are recorded in ``tally`` once evaluated (``per_task``: the task, a
+    dataset, is the element)."""
     from transformer_theory.constructions import check_construction
 
     precision.require_x64("the construction checks")
@@ -104,6 +111,7 @@ def _family_margins(
         params = build(task)
         tokens, labels = (np.asarray(a) for a in task.all())
         ex = exact.dyadic_margins(params, tokens, labels)
+        tally.record_count(1 if per_task else len(labels))
         q = ex["min_margin"]
         per.append({"size": label, "inputs": int(len(labels)), "min_margin": _q(q)})
         inputs += int(len(labels))
@@ -130,41 +138,9 @@ def _family_margins(
     )
 
 
-def _grid(every_smaller: bool, **ranges: int) -> list[dict[str, int]]:
-    """Every size tuple with each size in ``[1, max]`` (``every_smaller``), or the maxima only."""
-    if not every_smaller:
-        return [dict(ranges)]
-    names = list(ranges)
-    return [
-        dict(zip(names, v)) for v in itertools.product(*[range(1, ranges[k] + 1) for k in names])
-    ]
-
-
-def _coverage(every_smaller: bool) -> str:
-    return "upto" if every_smaller else "all"
-
-
-def _domain(every_smaller: bool, family: str, one: str, v: dict[str, Any]) -> str:
-    """The domain in words: every size of ``family`` up to its maxima, or the one size ``one``."""
-    if every_smaller:
-        return f"every {family} ({v['sizes_checked']} sizes), every input ({v['inputs']:,})"
-    return f"every input of {one} ({v['inputs']:,})"
-
-
-def _valid(make: Callable[..., Any], grid: Iterable[dict[str, int]]) -> list[tuple[str, Any]]:
-    """The tasks ``make(**sizes)`` that the task class accepts (it refuses impossible sizes, e.g.
-    ``k > n_q``, with ``ValueError``) and that have at least two classes (one class leaves nothing
-    to classify)."""
-    out = []
-    for s in grid:
-        try:
-            task = make(**s)
-        except ValueError:
-            continue
-        if task.num_classes < 2:
-            continue
-        out.append((" ".join(f"{k}={v}" for k, v in s.items()), task))
-    return out
+def _upto(family: D.TaskFamily, upto: int) -> list[tuple[str, Any]]:
+    """Every valid task of ``family`` with ``s <= upto`` (:meth:`._domains.TaskFamily.tasks`)."""
+    return [t for s in range(family.family.start, upto + 1) for t in family.tasks(s)]
 
 
 def _with_data(task: Any, seqs: np.ndarray, labels: np.ndarray) -> Any:
@@ -192,118 +168,53 @@ def theorem1_tasks(families: Sequence[Sequence[int]]) -> list[tuple[str, Any]]:
     return out
 
 
-def theorem1(families: Sequence[Sequence[int]]) -> Checked:
-    """Theorem 1's construction on every dataset of :func:`theorem1_tasks`, every sequence,
-    exact."""
+def theorem1(upto: int) -> Checked:
+    """Theorem 1's construction on every dataset of :func:`theorem1_tasks` over every
+    ``(symbols, length)`` with ``symbols + length <= upto`` (:data:`._domains.SC_DATASETS`), every
+    sequence, exact; each dataset recorded."""
     from transformer_theory import constructions
 
+    tally = Tally(D.THEOREM1.upto(upto))
+    families = [p for s in range(D.SC_DATASETS.start, upto + 1) for p in D.sc_sizes(s)]
     tasks = theorem1_tasks(families)
-    v = _family_margins(lambda t: constructions.theorem1(t), tasks)
-    fams = ", ".join(f"{s} symbols length {n}" for s, n in families)
-    return Checked(
-        "exact",
-        "upto",
-        f"every dataset of N >= 2 distinct sequences with distinct labels over ({fams}): "
-        f"{len(tasks)} datasets, {v['inputs']} inputs",
-        v,
-    )
+    v = _family_margins(lambda t: constructions.theorem1(t), tasks, tally, per_task=True)
+    return Checked("exact", tally, {**v, "datasets": len(tasks)})
 
 
-def theorem3_tasks(n_q: int, n_a: int, k: int, every_smaller: bool) -> list[tuple[str, Any]]:
-    from transformer_theory.tasks import InContextQA
-
-    return _valid(InContextQA, _grid(every_smaller, n_q=n_q, n_a=n_a, k=k))
-
-
-def theorem3(n_q: int, n_a: int, k: int, every_smaller: bool = False) -> Checked:
-    """Theorem 3's construction on every input of in-context QA(n_q, n_a, k) (with
-    ``every_smaller``: of every size up to these, with at least two answers)."""
+def theorem3(upto: int) -> Checked:
+    """Theorem 3's construction on every input of every in-context QA(n_q, n_a, k) with
+    ``n_q + n_a + k <= upto`` (with at least two answers)."""
     from transformer_theory import constructions
 
-    tasks = theorem3_tasks(n_q, n_a, k, every_smaller)
-    v = _family_margins(lambda t: constructions.theorem3(t), tasks)
-    return Checked(
-        "exact",
-        _coverage(every_smaller),
-        _domain(
-            every_smaller,
-            f"in-context QA(n_q, n_a, k) with n_q <= {n_q}, n_a <= {n_a}, k <= {k}",
-            f"in-context QA({n_q}, {n_a}, {k})",
-            v,
-        ),
-        v,
-    )
+    tally = Tally(D.THEOREM3.upto(upto))
+    v = _family_margins(lambda t: constructions.theorem3(t), _upto(D.ICQA, upto), tally)
+    return Checked("exact", tally, v)
 
 
-def theorem5_tasks(
-    symbols: int, template_length: int, every_smaller: bool
-) -> list[tuple[str, Any]]:
-    from transformer_theory.tasks import TemplateMatching, all_templates
-
-    return _valid(
-        lambda symbols, l: TemplateMatching(symbols, all_templates(l)),
-        _grid(every_smaller, symbols=symbols, l=template_length),
-    )
-
-
-def theorem5(
-    version: str, symbols: int, template_length: int, every_smaller: bool = False
-) -> Checked:
+def theorem5(version: str, upto: int) -> Checked:
     """Theorem 5's construction (``version`` ``single`` or ``multi``) on every input of every
-    template-matching size up to the maxima (all templates of each length)."""
+    template-matching size with ``symbols + l <= upto`` (all templates of each length)."""
     from transformer_theory import constructions
 
-    tasks = theorem5_tasks(symbols, template_length, every_smaller)
-    v = _family_margins(lambda t: constructions.theorem5(t, version=version), tasks)
-    return Checked(
-        "exact",
-        _coverage(every_smaller),
-        _domain(
-            every_smaller,
-            f"template-matching task with <= {symbols} symbols and template length "
-            f"<= {template_length}, all templates",
-            f"template matching over {symbols} symbols, all templates of length {template_length}",
-            v,
-        ),
-        v,
+    tally = Tally(D.THEOREM5.upto(upto))
+    v = _family_margins(
+        lambda t: constructions.theorem5(t, version=version), _upto(D.TM, upto), tally
     )
+    return Checked("exact", tally, v)
 
 
-def theorem6_tasks(
-    symbols: int, n_a: int, l: int, k: int, every_smaller: bool
-) -> list[tuple[str, Any]]:
-    from transformer_theory.tasks import InContextTemplateMatching, all_templates
-
-    return _valid(
-        lambda symbols, n_a, l, k: InContextTemplateMatching(symbols, n_a, all_templates(l), k),
-        _grid(every_smaller, symbols=symbols, n_a=n_a, l=l, k=k),
-    )
-
-
-def theorem6(symbols: int, n_a: int, l: int, k: int, every_smaller: bool = False) -> Checked:
+def theorem6(upto: int) -> Checked:
     """Theorem 6's corrected construction on every input of every in-context template-matching
-    size up to the maxima; ``scaled_margin`` = min over sizes of ``l x`` margin (>= 1 means every
-    size reaches margin ``1/l``)."""
+    size with ``symbols + n_a + l + k <= upto``; ``scaled_margin`` = min over sizes of ``l x``
+    margin (>= 1 means every size reaches margin ``1/l``)."""
     from transformer_theory import constructions
 
-    tasks = theorem6_tasks(symbols, n_a, l, k, every_smaller)
-    v = _family_margins(lambda t: constructions.theorem6(t), tasks)
+    tally = Tally(D.THEOREM6.upto(upto))
+    v = _family_margins(lambda t: constructions.theorem6(t), _upto(D.ICTM, upto), tally)
     scaled = min(
         Fraction(p["min_margin"]) * int(p["size"].split("l=")[1].split()[0]) for p in v["per_size"]
     )
-    return Checked(
-        "exact",
-        _coverage(every_smaller),
-        _domain(
-            every_smaller,
-            f"in-context template matching with <= {symbols} symbols, <= {n_a} answers, "
-            f"template length <= {l}, k <= {k}",
-            f"in-context template matching with {symbols} symbols, {n_a} answers, template "
-            f"length {l}, k = {k}",
-            v,
-        ),
-        {**v, "scaled_margin": _q(scaled)},
-    )
+    return Checked("exact", tally, {**v, "scaled_margin": _q(scaled)})
 
 
 # --------------------------------------------------------------------------- lemmas
@@ -351,6 +262,7 @@ def lemma1(vocab: int, max_len: int, max_entry: int) -> Checked:
     sequence over ``vocab`` tokens."""
     from transformer_theory.constructions import instructive_attention
 
+    tally = Tally(D.lemma1_points(max_len, max_entry))
     alphas = inputs = bad = 0
     witness = None
     for n in range(1, max_len + 1):
@@ -364,6 +276,7 @@ def lemma1(vocab: int, max_len: int, max_entry: int) -> Checked:
             maps = run(np.concatenate([stack, np.repeat(stack[:1], pad, axis=0)]))[: len(chunk)]
             wrong = np.any(maps != np.swapaxes(chunk, 1, 2)[:, None], axis=(2, 3))  # [alpha, x]
             alphas += len(chunk)
+            tally.record_count(len(chunk))
             inputs += wrong.size
             for a in np.flatnonzero(wrong.any(axis=1)):
                 bad += 1
@@ -371,13 +284,9 @@ def lemma1(vocab: int, max_len: int, max_entry: int) -> Checked:
                     "alpha": chunk[a].tolist(),
                     "input": int(np.argmax(wrong[a])),
                 }
+    # integer scores below 2^53 (the bound is checked in _maps_fn), so float64 is exact
     return Checked(
-        "exact",
-        "upto",
-        f"every integer alpha in [0, {max_entry}]^(n x n), n <= {max_len}, every sequence over "
-        f"{vocab} tokens ({alphas:,} maps, {inputs:,} map evaluations); integer scores below "
-        "2^53 (bound checked), so float64 is exact",
-        dict(alphas=alphas, evaluations=inputs, wrong_maps=bad, witness=witness),
+        "exact", tally, dict(alphas=alphas, evaluations=inputs, wrong_maps=bad, witness=witness)
     )
 
 
@@ -389,6 +298,7 @@ def lemma2(vocab: int, max_len: int, bases: int, seed: int = 1) -> Checked:
     from transformer_theory.constructions import constrained_attention, masking_magnitude
 
     rng = np.random.default_rng(seed)
+    tally = Tally(D.lemma2_cases(max_len, bases, seed))
     cases = leaks = changed = accepted = 0
     witness = None
     for n in range(1, max_len + 1):
@@ -412,14 +322,12 @@ def lemma2(vocab: int, max_len: int, bases: int, seed: int = 1) -> Checked:
                     pass
                 leaks += leak
                 changed += not kept
+                tally.record_count(1)
                 if (leak or not kept) and witness is None:
                     witness = {"allowed": allowed.tolist(), "base": base.tolist()}
     return Checked(
         "exact",
-        "samples",
-        f"every mask of n <= {max_len} positions ({cases:,} cases: {bases} seeded integer W_QK "
-        f"in [-2, 2] per mask, seed {seed}), every sequence over {vocab} tokens; integer scores "
-        "below 2^53, so float64 is exact",
+        tally,
         dict(
             cases=cases,
             leaking=leaks,
@@ -461,6 +369,7 @@ def lemma3(dim: int, max_n: int) -> Checked:
     float64 ``W`` is taken at its exact rational value and every margin is a rational."""
     from transformer_theory.constructions import lemma3_classifier
 
+    tally = Tally(D.lemma3_points(dim, max_n))
     count, worst = 0, None
     for x in lemma3_datasets(dim, max_n):
         labels = np.arange(len(x))
@@ -473,11 +382,10 @@ def lemma3(dim: int, max_n: int) -> Checked:
             if worst is None or m < worst[0]:
                 worst = (m, x.astype(int).tolist(), i)
         count += 1
+        tally.record_count(1)
     return Checked(
         "exact",
-        "upto",
-        f"every labelled set of 2 <= N <= {max_n} pairwise independent vectors of "
-        f"{{-1, 0, 1}}^{dim} ({count:,} datasets); W's float64 entries as exact rationals",
+        tally,
         dict(
             datasets=count,
             min_margin=_q(worst[0]),
@@ -514,10 +422,12 @@ def _lemma4_stream_ok(d: int, n: int) -> bool:
     return den == 1 and np.array_equal(x, want)
 
 
-def lemma4_printed(vocab: int, seq_len: int) -> Checked:
+def lemma4_printed(upto: int) -> Checked:
     """Lemma 4: the printed width ``max{k d, d + k}`` against the eq. 3 embedding's ``d + n``
-    (witness ``d = 3, n = 2``), and the corrected width on every ``2 <= d <= vocab``,
-    ``2 <= n <= seq_len``, every sequence."""
+    (witness ``d = 3, n = 2``: the printed object, refused by the layer), and the corrected width
+    on every ``(d, n)`` with ``d, n >= 2``, ``d + n <= upto`` (:data:`._domains.LEMMA4`), every
+    sequence. The embedding (one-hot token and position) needs ``d + n`` coordinates, so no
+    layer of the printed width carries it: an exact impossibility, not a failed candidate."""
     from transformer_theory.constructions import lemma4_layer
 
     d, n = 3, 2
@@ -528,29 +438,35 @@ def lemma4_printed(vocab: int, seq_len: int) -> Checked:
         refused = False
     except ValueError:
         refused = True
-    sizes = [(dd, nn) for dd in range(2, vocab + 1) for nn in range(2, seq_len + 1)]
-    failing = [f"d={dd} n={nn}" for dd, nn in sizes if not _lemma4_stream_ok(dd, nn)]
+    tally = Tally(D.LEMMA4.upto(upto))
+    failing = []
+    for s in range(D.LEMMA4.start, upto + 1):
+        for dd, nn in D.LEMMA4.member(s).elements():
+            if not _lemma4_stream_ok(dd, nn):
+                failing.append(f"d={dd} n={nn}")
+            tally.record((dd, nn))
+    printed_holds = printed >= d + n and not refused
     return Checked(
         "exact",
-        "upto",
-        f"printed width at d = {d}, n = {n}; corrected width on every 2 <= d <= {vocab}, "
-        f"2 <= n <= {seq_len} ({len(sizes)} sizes), every sequence",
+        tally,
         dict(
             printed_width=printed,
             embedding_width=d + n,
             layer_refuses_printed=refused,
-            printed_holds=printed >= d + n and not refused,
-            corrected_sizes=len(sizes),
+            printed_holds=printed_holds,
+            corrected_sizes=tally.seen,
             corrected_failing=failing,
             corrected_holds=not failing,
         ),
+        subject="printed",
+        impossibility=not printed_holds,
     )
 
 
-def theorem3_printed(n_q: int, n_a: int, k: int, every_smaller: bool = False) -> Checked:
+def theorem3_printed(upto: int) -> Checked:
     """Theorem 3's printed ``W_O`` (``n`` rows, not ``d'``) and example answer ``a_1`` on
-    in-context QA(3, 3, 2), and the corrected model (trailing width ``d' - (d1+d2+1)``) on every
-    input up to the maxima (:func:`theorem3`)."""
+    in-context QA(3, 3, 2) (the printed object), and the corrected model (trailing width
+    ``d' - (d1+d2+1)``) on every input of every size up to ``upto`` (:func:`theorem3`)."""
     from transformer_theory import constructions
     from transformer_theory.params import validate_params
     from transformer_theory.tasks import InContextQA
@@ -574,12 +490,10 @@ def theorem3_printed(n_q: int, n_a: int, k: int, every_smaller: bool = False) ->
     answers = [
         exact.dyadic_margins(params, tokens, np.array([y]))["min_margin"] > 0 for y in (0, 1)
     ]
-    inner = theorem3(n_q, n_a, k, every_smaller)
+    inner = theorem3(upto)
     return Checked(
         "exact",
-        inner.coverage,
-        "the printed W_O and example on in-context QA(3, 3, 2); the corrected model: "
-        + inner.domain,
+        inner.covered,
         dict(
             printed_rows=int(printed.shape[0]),
             d_prime=d + n,
@@ -591,6 +505,7 @@ def theorem3_printed(n_q: int, n_a: int, k: int, every_smaller: bool = False) ->
             printed_holds=printed.shape[0] == d + n and not rejected and bool(answers[1]),
             corrected_holds=bool(same and answers[0] and Fraction(inner.values["min_margin"]) > 0),
         ),
+        subject="printed",
     )
 
 
@@ -607,10 +522,11 @@ def _first_failure(params: Any, task: Any) -> dict[str, Any] | None:
     }
 
 
-def theorem5_printed(symbols: int, template_length: int, every_smaller: bool = False) -> Checked:
-    """Theorem 5 as printed, and with each one of its two repairs alone, on templates over 4
-    symbols, l = 3 (a failing input each, or Lemma 3 refusing parallel representatives); the
-    repaired single-head model on every size up to the maxima (:func:`theorem5`)."""
+def theorem5_printed(upto: int) -> Checked:
+    """Theorem 5 as printed (the printed object), and with each one of its two repairs alone, on
+    templates over 4 symbols, l = 3 (a failing input each, or Lemma 3 refusing parallel
+    representatives); the repaired single-head model on every size up to ``upto``
+    (:func:`theorem5`)."""
     from transformer_theory.constructions import theorem5_as_printed
     from transformer_theory.constructions.templates import PRINTED_REPAIRS
     from transformer_theory.tasks import TemplateMatching, all_templates
@@ -626,12 +542,10 @@ def theorem5_printed(symbols: int, template_length: int, every_smaller: bool = F
             failures[name] = _first_failure(theorem5_as_printed(task, repair=repair), task)
         except ValueError as err:  # Lemma 3 cannot be fit: two representatives are parallel
             failures[name] = {"lemma3_refuses": str(err)}
-    inner = theorem5("single", symbols, template_length, every_smaller)
+    inner = theorem5("single", upto)
     return Checked(
         "exact",
-        inner.coverage,
-        "printed and one-repair variants on templates over 4 symbols, l = 3 (every input); the "
-        "repaired model: " + inner.domain,
+        inner.covered,
         dict(
             failures=failures,
             printed_holds=failures["printed"] is None,
@@ -640,14 +554,14 @@ def theorem5_printed(symbols: int, template_length: int, every_smaller: bool = F
             corrected_holds=all(v is not None for v in failures.values())
             and Fraction(inner.values["min_margin"]) > 0,
         ),
+        subject="printed",
     )
 
 
-def theorem6_printed(
-    symbols: int, n_a: int, l: int, k: int, every_smaller: bool = False
-) -> Checked:
-    """Theorem 6 as printed, and without each one of its three repairs (on the tasks where that
-    repair matters), every input; the corrected model on every size up to the maxima."""
+def theorem6_printed(upto: int) -> Checked:
+    """Theorem 6 as printed (the printed object), and without each one of its three repairs (on
+    the tasks where that repair matters), every input; the corrected model on every size up to
+    ``upto`` (:func:`theorem6`)."""
     from transformer_theory.constructions import theorem6_as_printed
     from transformer_theory.constructions.contextual import PRINTED_REPAIRS
     from transformer_theory.tasks import InContextTemplateMatching, all_templates
@@ -666,12 +580,10 @@ def theorem6_printed(
         failures[f"without {missing}"] = _first_failure(
             theorem6_as_printed(task, repair=rest), task
         )
-    inner = theorem6(symbols, n_a, l, k, every_smaller)
+    inner = theorem6(upto)
     return Checked(
         "exact",
-        inner.coverage,
-        "printed and one-repair-missing variants on (4 symbols, 2 answers) / (3 symbols, "
-        "3 answers), l = 2, k = 2, every input; the corrected model: " + inner.domain,
+        inner.covered,
         dict(
             failures=failures,
             printed_holds=failures["printed"] is None,
@@ -680,6 +592,7 @@ def theorem6_printed(
             corrected_holds=all(v is not None for v in failures.values())
             and Fraction(inner.values["min_margin"]) > 0,
         ),
+        subject="printed",
     )
 
 
@@ -698,10 +611,18 @@ def theorem5_base3(automaton_l: int, direct_l: int, first_collision: bool = Fals
     from transformer_theory.constructions import template_code
     from transformer_theory.tasks import all_templates
 
-    if not BASE3_SCRIPT.exists():
-        return Checked("none", "none", f"{BASE3_SCRIPT.name} is not in this checkout", _undecided())
+    if not BASE3_SCRIPT.exists():  # nothing computed: every value the judge reads is None
+        return Checked(
+            "none",
+            D.BASE3_PAIRS,
+            _undecided("injective", "automaton_l", "distinct_codes", "templates", "direct_l"),
+        )
     cert = _base3_module()
+    tally = Tally(D.BASE3_PAIRS.upto(automaton_l))
     collisions = cert.block_collisions(automaton_l)
+    # the automaton runs over every subset of {0..L-1}: every pair of templates of each l <= L
+    for l in range(D.BASE3_PAIRS.start, automaton_l + 1):
+        tally.record_count(D.BASE3_PAIRS.member(l).size)
     templates = all_templates(direct_l)
     codes = {template_code(t) for t in templates}
     values = dict(
@@ -714,13 +635,7 @@ def theorem5_base3(automaton_l: int, direct_l: int, first_collision: bool = Fals
     )
     if first_collision:
         values["collides_at_next_l"] = bool(cert.block_collisions(automaton_l + 1))
-    return Checked(
-        "exact",
-        "upto",
-        f"every subset of {{0..{automaton_l - 1}}} (exact carry automaton: every template "
-        f"length l <= {automaton_l}); all {len(templates):,} templates of length {direct_l}",
-        values,
-    )
+    return Checked("exact", tally, values)
 
 
 # --------------------------------------------------------------------------- paper sizes
@@ -747,31 +662,43 @@ def constructions_paper_sizes(
     from transformer_theory.constructions import report
 
     precision.require_x64("the construction checks")
+    plans = [
+        p
+        for theorem, sizes in report.paper_sizes(smoke=smoke)
+        if theorem in theorems
+        for p in report.plan([theorem], sizes)
+    ]
+    # the examples planned: every example of a small dataset, else `samples` uniform draws
+    planned = sum(min(int(p.task.size), samples) for p in plans)
+    tally = Tally(
+        D.ANY_SIZE.of.sample(
+            planned,
+            seed,
+            lambda seed, i: ("uniform example", seed, i),
+            what=f"of uniform examples at §9.1's sizes (report.paper_sizes(smoke={smoke}), "
+            f"theorems {', '.join(map(str, theorems))})",
+        )
+    )
     rows = []
-    for theorem, sizes in report.paper_sizes(smoke=smoke):
-        if theorem not in theorems:
-            continue
-        for p in report.plan([theorem], sizes):
-            params = p.build(p.task)
-            tokens, labels, mode = paper_size_sample(p.task, samples, seed)
-            ex = exact.dyadic_margins(params, tokens, labels)
-            rows.append(
-                dict(
-                    theorem=p.label,
-                    sizes=p.sizes,
-                    width=params.config.width,
-                    examples=int(len(labels)),
-                    mode=mode,
-                    min_margin=_q(ex["min_margin"]),
-                )
+    for p in plans:
+        params = p.build(p.task)
+        tokens, labels, mode = paper_size_sample(p.task, samples, seed)
+        ex = exact.dyadic_margins(params, tokens, labels)
+        tally.record_count(len(labels))
+        rows.append(
+            dict(
+                theorem=p.label,
+                sizes=p.sizes,
+                width=params.config.width,
+                examples=int(len(labels)),
+                mode=mode,
+                min_margin=_q(ex["min_margin"]),
             )
+        )
     worst = min(rows, key=lambda r: Fraction(r["min_margin"]))
     return Checked(
         "exact",
-        "samples",
-        f"{samples:,} uniform examples per construction (seed {seed}; every example where the "
-        f"dataset is smaller) at report.paper_sizes(smoke={smoke}), theorems "
-        f"{', '.join(map(str, theorems))}: {sum(r['examples'] for r in rows):,} examples",
+        tally,
         dict(
             rows=rows,
             min_margin=worst["min_margin"],
@@ -788,7 +715,11 @@ def constructions_paper_sizes_record() -> Checked:
     from transformer_theory.jsonio import read_json
 
     if not PAPER_SIZES_JSON.exists():
-        return Checked("none", "none", f"{PAPER_SIZES_JSON.name} is missing", _undecided())
+        return Checked(
+            "none",
+            D.PAPER_SIZES_RECORD,
+            _undecided("min_accuracy", "examples", "min_relative_margin"),
+        )
     record = read_json(str(PAPER_SIZES_JSON))
     rows = [
         dict(
@@ -803,11 +734,9 @@ def constructions_paper_sizes_record() -> Checked:
     ]
     return Checked(
         "record",
-        "samples",
-        "experiments/results/constructions_paper_sizes.json, produced by `python "
-        "experiments/constructions_paper_sizes.py --part paper` "
-        f"(provenance: {record.get('provenance')})",
+        D.PAPER_SIZES_RECORD,
         dict(
+            provenance=record.get("provenance"),
             rows=rows,
             examples=sum(r["examples"] for r in rows),
             min_accuracy=min(r["accuracy"] for r in rows),
@@ -819,10 +748,12 @@ def constructions_paper_sizes_record() -> Checked:
 # --------------------------------------------------------------------------- trained runs
 
 
-def _record(path: pathlib.Path, values: Callable[[], dict[str, Any]], words: str) -> Checked:
-    if not path.exists():  # every value the judges read is undecided (None)
-        return Checked("none", "none", f"{path.name} is missing", _undecided())
-    return Checked("record", "samples", f"experiments/results/{path.name}, {words}", values())
+def _record(
+    path: pathlib.Path, values: Callable[[], dict[str, Any]], domain: Any, keys: tuple[str, ...]
+) -> Checked:
+    if not path.exists():  # every value the judges read (``keys``) is undecided (None)
+        return Checked("none", domain, _undecided(*keys))
+    return Checked("record", domain, values())
 
 
 def _spread(s: dict) -> str:
@@ -874,9 +805,7 @@ def fig2(task: str) -> Checked:
         ok, text = _agrees(task, by)
         return dict(held_out_accuracy_by_depth=by, agrees_with_paper=ok, reading=text)
 
-    return _record(
-        FIG2_CSV, values, "produced by `transformer-theory train --experiment fig2_paper` (3 seeds)"
-    )
+    return _record(FIG2_CSV, values, D.FIG2_RECORD, ("agrees_with_paper", "reading"))
 
 
 def aggregate_cells(path: pathlib.Path) -> list[dict[str, Any]]:
@@ -917,9 +846,7 @@ def fig2_quick() -> Checked:
         )
 
     return _record(
-        FIG2_QUICK_CSV,
-        values,
-        "produced by `transformer-theory train --experiment fig2_depth --size quick --seeds 0 1 2`",
+        FIG2_QUICK_CSV, values, D.FIG2_QUICK_RECORD, ("all_agree", "agree_on", "differ_on")
     )
 
 
@@ -942,11 +869,7 @@ def fig4_7() -> Checked:
         )
         return dict(cells=cells, agrees_with_paper=agrees, all_agree=all(agrees.values()))
 
-    return _record(
-        HEADS_CSV,
-        values,
-        "produced by `transformer-theory train --experiment fig4_7_heads --size quick --seeds 0 1`",
-    )
+    return _record(HEADS_CSV, values, D.HEADS_RECORD, ("all_agree", "agrees_with_paper"))
 
 
 def fig3() -> Checked:
@@ -973,6 +896,6 @@ def fig3() -> Checked:
     return _record(
         FIG3_JSON,
         values,
-        "produced by `transformer-theory train --experiment "
-        "fig3_attention_maps --size quick --seeds 0`",
+        D.FIG3_RECORD,
+        ("answers_correct", "copy_share", "match_share", "constructed_match_share"),
     )

@@ -31,7 +31,8 @@ from typing import Any
 import numpy as np
 
 from transformer_theory import exact, precision
-from transformer_theory.ledger import Checked
+from transformer_theory.ledger import Checked, Tally, Witness
+from transformer_theory.papers.chen_zou2024 import _domains as D
 
 __all__ = [
     "CERTIFY_BOUND",
@@ -126,7 +127,7 @@ def _enclosures(names: tuple[str, ...], num_models: int, family_name: str) -> li
             cfg = p.config
             is_softmax = cfg.attention == "softmax"
             one_layer = cfg.depth == 1 and p.final_norm is None
-            table, gap = {}, 0.0
+            table, gap, first = {}, 0.0, None
             for b, seq in enumerate(seqs):
                 tr = exact.evaluate(p, h0[b], arithmetic="enclosed", prec=ARB_PREC)
                 n = h0.shape[1]
@@ -135,11 +136,20 @@ def _enclosures(names: tuple[str, ...], num_models: int, family_name: str) -> li
                 # Z per head of the first layer at the last query (Props. 9-10)
                 z = [zs[n - 1] for zs in tr.normalizers[0]] if is_softmax else None
                 gap = max(gap, _midpoint_gap(st, s_f[m, b], f"{family_name} stream1"))
+                if first is None:  # the library's float64 value beside the engine's ball
+                    first = (float(s_f[m, b][0]), st[0])
                 if lo is not None:
                     gap = max(gap, _midpoint_gap(lo, l_f[m, b], f"{family_name} logits"))
                 table[seq] = (st, lo, z)
             out.append(
-                {"dataset": ds.name, "model": m, "sets": ds.sets, "table": table, "gap": gap}
+                {
+                    "dataset": ds.name,
+                    "model": m,
+                    "sets": ds.sets,
+                    "table": table,
+                    "gap": gap,
+                    "first": first,
+                }
             )
     return out
 
@@ -168,13 +178,33 @@ def proposition(prop: str, datasets: Any, models: int, families: Any) -> Checked
     target = checks.prop_target(prop)
     weighted = prop in ("9", "10")
     fams = _prop_families(prop, families)
+    # one draw = one random model of one family on one dataset, with every dependent set
+    tally = Tally(
+        D.PROPOSITIONS[prop].sample(
+            len(fams) * len(names) * int(models),
+            0,
+            lambda seed, i: ("verify's random model", seed, i),
+            what="of random models (verify's seeds), in-scope families x datasets",
+        )
+    )
     worst, pairs, zero, gap, witness = 0.0, 0, 0, 0.0, None
-    per_family = {}
+    per_family, inside = {}, []
     with flint.ctx.workprec(ARB_PREC):
         for name in fams:
             fam_worst = 0.0
             for entry in _enclosures(names, int(models), name):
                 gap = max(gap, entry["gap"])
+                if entry["first"] is not None and not inside:
+                    value, ball = entry["first"]
+                    inside.append(
+                        Witness(
+                            f"float64 first-layer stream of {name} inside the engine's ball",
+                            value,
+                            ball,
+                            "inside",
+                            MIDPOINT_AGREEMENT * max(1.0, abs(value)),
+                        )
+                    )
                 for dset in entry["sets"]:
                     outs = [entry["table"][tuple(int(t) for t in row)] for row in dset.tokens_BxN]
                     coords = None
@@ -196,6 +226,7 @@ def proposition(prop: str, datasets: Any, models: int, families: Any) -> Checked
                             "lambda": [int(v) for v in dset.lam_B],
                             "residual_lower": max(float(c.abs_lower()) for c in coords),
                         }
+                tally.record_count(1)
             per_family[name] = fam_worst
     values = {
         "proposition": prop,
@@ -214,14 +245,7 @@ def proposition(prop: str, datasets: Any, models: int, families: Any) -> Checked
         if witness is not None
         else (True if pairs and worst <= CERTIFY_BOUND else None),
     }
-    return Checked(
-        "enclosed",
-        "samples",
-        f"{models} random models (verify's seeds) of each of {len(fams)} in-scope families "
-        f"({', '.join(fams)}) x every dependent set of {', '.join(names)}: {pairs} "
-        "model-set residuals",
-        values,
-    )
+    return Checked("enclosed", tally, values, witnesses=inside)
 
 
 # --------------------------------------------------------------------- float64 verdicts (verify)
@@ -247,14 +271,52 @@ def _fams(families: Any) -> tuple[str, ...] | None:
 _FLOAT_TOL = "16 eps (D + N + C) per relation (suite.run_checks), eps = 2^-52: a heuristic"
 
 
+def _relations(names: tuple[str, ...], families: Any, controls: bool) -> list[tuple[str, ...]]:
+    """The relations ``suite.run_checks`` reports, read from the families' scope
+    (:meth:`~transformer_theory.theory.checks.families.Family.in_scope`), independently of the
+    run: ``(dataset, family, proposition)`` for each control (a relation out of scope) or each
+    in-scope affine fit."""
+    from transformer_theory.theory import checks
+
+    fams = list(checks.FAMILIES) if _fams(families) is None else list(_fams(families))
+    out = []
+    for ds in _suite_datasets(names):
+        for name in fams:
+            fam = checks.FAMILIES[name]
+            for prop in fam.propositions():
+                scope = fam.in_scope(prop)
+                if (controls and not scope) or (not controls and scope and prop == "affine"):
+                    out.append((ds.name, name, prop))
+    return out
+
+
+def _relation_tally(domain: Any, wanted: list[tuple[str, ...]], verdicts: list, what: str) -> Tally:
+    """A tally of ``wanted`` relations (seeded draws of ``domain``), recording each one a verdict
+    with a finite residual reports."""
+    import math
+
+    tally = Tally(domain.sample(max(1, len(wanted)), 0, lambda seed, i: wanted[i], what=what))
+    got = {(v.dataset, v.family, v.proposition) for v in verdicts if math.isfinite(v.max_residual)}
+    tally.record_count(sum(1 for w in wanted if w in got))
+    return tally
+
+
 def scope_controls(datasets: Any, models: int, families: Any) -> Checked:
     """The controls of ``suite.run_checks`` (outside a proposition's premises): each one's max
     relative residual against its tolerance. Values: ``controls_fail`` (every control exceeds)."""
-    verdicts = _verdicts(_names(datasets), int(models), _fams(families))
+    names = _names(datasets)
+    verdicts = _verdicts(names, int(models), _fams(families))
     controls = [v for v in verdicts if not v.expected]
+    tally = _relation_tally(
+        D.CONTROLS.of,
+        _relations(names, families, controls=True),
+        controls,
+        f"of control relations ({models} random models each, verify's seeds)",
+    )
     held = [v.to_dict() for v in controls if v.holds]
     values = {
         "controls": len(controls),
+        "failing_controls": len(controls) - len(held),
         "holding_controls": held,
         "control_residual_min": min(v.max_residual for v in controls),
         "control_residual_max": max(v.max_residual for v in controls),
@@ -263,20 +325,21 @@ def scope_controls(datasets: Any, models: int, families: Any) -> Checked:
         # a control within its heuristic float tolerance leaves the finding undecided
         "controls_fail": True if controls and not held else None,
     }
-    return Checked(
-        "float",
-        "samples",
-        f"{models} random models per control family and dataset ({', '.join(_names(datasets))})",
-        values,
-        tolerance=_FLOAT_TOL,
-    )
+    return Checked("float", tally, values, tolerance=_FLOAT_TOL)
 
 
 def affine_form(datasets: Any, models: int, families: Any) -> Checked:
     """The in-scope affine fits of ``suite.run_checks``: ``w_i t_i = a + M c_i`` over each whole
     dataset, relative residual against the heuristic tolerance. Values: ``holds``."""
-    verdicts = _verdicts(_names(datasets), int(models), _fams(families))
+    names = _names(datasets)
+    verdicts = _verdicts(names, int(models), _fams(families))
     affine = [v for v in verdicts if v.proposition == "affine" and v.expected]
+    tally = _relation_tally(
+        D.AFFINE,
+        _relations(names, families, controls=False),
+        affine,
+        f"of in-scope affine fits ({models} random models each, verify's seeds)",
+    )
     worst = max(affine, key=lambda v: v.max_residual)
     failed = [v.to_dict() for v in affine if not v.holds]
     values = {
@@ -291,8 +354,7 @@ def affine_form(datasets: Any, models: int, families: Any) -> Checked:
     }
     return Checked(
         "float",
-        "samples",
-        f"{models} random models per in-scope family and dataset ({', '.join(_names(datasets))})",
+        tally,
         values,
         tolerance="16 eps (D + N + C + p) sqrt(s), eps = 2^-52: a heuristic with a measured margin",
     )
@@ -303,136 +365,219 @@ def affine_form(datasets: Any, models: int, families: Any) -> Checked:
 
 def definition2() -> Checked:
     """The paper's example (a,b,r)+(b,a,r) = (a,a,r)+(b,b,r): the two sides' per-position token
-    multisets (python integers), ``is_dependence``, and the non-dependence (1,-1,1,-1)."""
+    multisets (python integers), position by position (the printed example), and the library's
+    ``is_dependence`` on it and on the non-dependence (1,-1,1,-1). The check's subject is the
+    printed example, unless only the library's ``is_dependence`` fails."""
     from transformer_theory.theory import dependence as dep
 
     s = dep.paper_example()
-    holds = dep.is_dependence(s.tokens_BxN, s.lam_B, s.vocab_size)
-    sides = []
-    for sign in (1, -1):
-        per_pos = []
-        for j in range(s.tokens_BxN.shape[1]):
+    tally = Tally(D.DEFINITION2)
+    sides: list[list[dict[int, int]]] = [[], []]
+    for j in range(s.tokens_BxN.shape[1]):
+        for side, sign in enumerate((1, -1)):
             counts: dict[int, int] = {}
             for row, lam in zip(s.tokens_BxN, s.lam_B):
                 if sign * int(lam) > 0:
                     counts[int(row[j])] = counts.get(int(row[j]), 0) + sign * int(lam)
-            per_pos.append(counts)
-        sides.append(per_pos)
+            sides[side].append(counts)
+        tally.record(j)
+    printed = sides[0] == sides[1]
+    holds = dep.is_dependence(s.tokens_BxN, s.lam_B, s.vocab_size)
     wrong = np.array([1, -1, 1, -1], dtype=object)
     rejects = not dep.is_dependence(s.tokens_BxN, wrong, s.vocab_size)
     values = {
         "lambda": [int(v) for v in s.lam_B],
         "positive_side": [{str(k): v for k, v in p.items()} for p in sides[0]],
         "negative_side": [{str(k): v for k, v in p.items()} for p in sides[1]],
+        "printed_multisets_equal": printed,
         "is_dependence": bool(holds),
         "non_dependence_rejected": rejects,
-        "holds": bool(holds and sides[0] == sides[1] and rejects),
+        "holds": bool(holds and printed and rejects),
     }
-    return Checked("exact", "all", "the paper's 4-sequence example and one non-dependence", values)
+    library_only = printed and not (holds and rejects)
+    return Checked("exact", tally, values, subject="library" if library_only else "printed")
 
 
-def definition3(jobs: Any) -> Checked:
-    """``dependence_basis`` (HNF + LLL in flint integers) per last token of whole datasets: each
-    row satisfies ``C^T lambda = 0`` and ``sum lambda = 0``, and the basis has ``B - rank(C)``
-    rows (exact rank). ``jobs``: dataset names among ``toy``, ``icqa221``, ``icqa332``,
-    ``templates43``."""
+def _group(v: int, n: int, last: int) -> np.ndarray:
+    """All ``v^(n-1)`` sequences of length ``n`` over ``v`` tokens ending in ``last``."""
+    import itertools
+
+    rows = [(*head, last) for head in itertools.product(range(v), repeat=n - 1)]
+    return np.asarray(rows, np.int32)
+
+
+def _position_balance(tokens: np.ndarray, lam: Any) -> bool:
+    """``C^T lambda = 0`` computed here in python integers: at every position every token's
+    lambda-weighted count is 0."""
+    counts: dict[tuple[int, int], int] = {}
+    for row, c in zip(tokens.tolist(), lam):
+        for j, t in enumerate(row):
+            counts[j, t] = counts.get((j, t), 0) + int(c)
+    return not any(counts.values())
+
+
+def definition3(upto: int) -> Checked:
+    """``dependence_basis`` (HNF + LLL in flint integers) of every maximal group ``(V, n, last
+    token)`` with ``V + n <= upto`` (:data:`._domains.SEQUENCE_GROUPS`: every set of sequences
+    sharing the last token is a subset of one, so its dependences are in the group's lattice):
+    each basis row satisfies ``C^T lambda = 0`` (recomputed here) and ``sum lambda = 0``, and the
+    basis has ``B - rank(C)`` rows (exact rank). A basis row balancing every position with
+    ``sum lambda != 0`` would be a counterexample to the printed sentence (``subject="printed"``);
+    a basis that is short or not a dependence is the library's failure."""
     import flint
 
-    from transformer_theory.tasks import InContextQA, TemplateMatching
     from transformer_theory.theory import dependence as dep
 
-    def build(name: str) -> tuple[np.ndarray, int]:
-        if name == "toy":
-            return np.asarray([[a, b, 2] for a in range(3) for b in range(3)], np.int32), 3
-        if name.startswith("icqa"):
-            task = InContextQA(*(int(c) for c in name[4:]))
-            return np.asarray(task.all(limit=20000)[0]), task.vocab_size
-        tm = TemplateMatching(int(name[-2]), TemplateMatching.all_templates(int(name[-1])))
-        return np.asarray(tm.all()[0]), tm.vocab_size
-
-    groups, bad = {}, []
-    for name in _names(jobs):
-        tok, vocab = build(name)
-        for last, idx in dep.group_by_last_token(tok).items():
-            group = tok[idx]
-            basis = dep.dependence_basis(group, vocab)
-            C = dep.position_counts(group, vocab)
+    tally = Tally(D.SEQUENCE_GROUPS.upto(upto))
+    groups, bad, counterexample = {}, [], None
+    for s in range(D.SEQUENCE_GROUPS.start, upto + 1):
+        for v, n, last in D.SEQUENCE_GROUPS.member(s).elements():
+            group = _group(v, n, last)
+            basis = dep.dependence_basis(group, v)
+            C = dep.position_counts(group, v)
             rank = flint.fmpz_mat(C.astype(int).tolist()).rank()
-            ok = (
-                all(dep.is_dependence(group, lam, vocab) for lam in basis)
-                and all(sum(int(v) for v in lam) == 0 for lam in basis)
-                and len(basis) == len(group) - rank
-            )
-            groups[f"{name} last={last}"] = [len(group), int(rank), len(basis)]
+            balanced = [_position_balance(group, lam) for lam in basis]
+            sums = [sum(int(x) for x in lam) for lam in basis]
+            for b, total, lam in zip(balanced, sums, basis):
+                if b and total != 0 and counterexample is None:
+                    counterexample = {"group": [v, n, last], "lambda": [int(x) for x in lam]}
+            ok = all(balanced) and not any(sums) and len(basis) == len(group) - rank
+            groups[f"V={v} n={n} last={last}"] = [len(group), int(rank), len(basis)]
             if not ok:
-                bad.append(f"{name} last={last}")
+                bad.append(f"V={v} n={n} last={last}")
+            tally.record((v, n, last))
     values = {
         "groups": groups,
         "sequences": sum(g[0] for g in groups.values()),
         "basis_rows": sum(g[2] for g in groups.values()),
         "failures": bad,
+        "counterexample": counterexample,
         "holds": bool(groups) and not bad,
     }
-    return Checked("exact", "all", f"every last-token group of {', '.join(_names(jobs))}", values)
+    return Checked(
+        "exact", tally, values, subject="printed" if counterexample is not None else "library"
+    )
 
 
-def lemma6(alphabet: int, length: int) -> Checked:
-    """Lemma 6's coefficients on every pair of templates of ``length`` over ``alphabet``
-    symbols, each set re-checked by ``is_dependence`` in integers."""
+def _usable(a: int, l: int) -> list[tuple[int, ...]]:
+    """The library's templates of length ``l`` (``all_templates``) with at most ``a`` wildcards."""
     from transformer_theory.tasks import TemplateMatching
+
+    return [tuple(int(x) for x in t) for t in TemplateMatching.all_templates(l) if len(set(t)) <= a]
+
+
+def _alphabet_lengths(upto: int) -> list[tuple[int, int]]:
+    """``(A, l)`` with ``l >= 2``, ``A >= 1`` and ``A + l <= upto``, along the diagonal."""
+    return [(s - l, l) for s in range(D.TEMPLATE_PAIRS.start, upto + 1) for l in range(2, s)]
+
+
+def template_pairs(upto: int) -> list[tuple[int, int, tuple, tuple]]:
+    """Every ``(A, l, t, t')`` of :data:`._domains.TEMPLATE_PAIRS` up to ``upto``, from the
+    library's ``all_templates`` (templates with at most ``A`` wildcards, pairs in order)."""
+    import itertools
+
+    return [
+        (a, l, t, u)
+        for a, l in _alphabet_lengths(upto)
+        for t, u in itertools.combinations(_usable(a, l), 2)
+    ]
+
+
+def lemma6(upto: int) -> Checked:
+    """Lemma 6's coefficients (the proof's lambda = n^(t'), lambda' = n^(t), by
+    ``template_pair_sets``) on every pair of :data:`._domains.TEMPLATE_PAIRS` up to ``upto``:
+    both positive, and the set a dependence (``is_dependence``, and ``C^T lambda = 0``
+    recomputed here in integers)."""
+    import itertools
+
     from transformer_theory.theory import dependence as dep
 
-    temps = TemplateMatching.all_templates(length)
-    sets = dep.template_pair_sets(alphabet, temps)
-    ok = [bool(dep.is_dependence(s.tokens_BxN, s.lam_B, s.vocab_size)) for s in sets]
+    tally = Tally(D.LEMMA6.upto(upto))
+    ok, failures = 0, []
+    for a, l in _alphabet_lengths(upto):
+        temps = _usable(a, l)
+        if len(temps) < 2:
+            continue
+        sets = dep.template_pair_sets(a, temps)
+        for (t, u), st in zip(itertools.combinations(temps, 2), sets):
+            lam = [int(x) for x in st.lam_B]
+            n_t = sum(1 for x in lam if x > 0)
+            positive = 0 < n_t < len(lam) and all(x < 0 for x in lam[n_t:])
+            good = (
+                positive
+                and bool(dep.is_dependence(st.tokens_BxN, st.lam_B, st.vocab_size))
+                and _position_balance(np.asarray(st.tokens_BxN), lam)
+            )
+            ok += good
+            if not good:
+                failures.append(f"A={a} {t} {u}")
+            tally.record((a, l, t, u))
     values = {
-        "templates": len(temps),
-        "pair_sets": len(sets),
-        "dependent": int(sum(ok)),
-        "holds": bool(sets) and all(ok),
+        "pair_sets": tally.seen,
+        "dependent": ok,
+        "failures": failures[:5],
+        "holds": tally.seen > 0 and not failures,
     }
-    return Checked(
-        "exact",
-        "all",
-        f"every pair of the {len(temps)} templates of length {length}, {alphabet} symbols",
-        values,
-    )
+    return Checked("exact", tally, values, subject="printed")
 
 
 # ------------------------------------------------- certificates and bounds (Theorems 2 and 4)
 
 
+def _certify(tokens, labels, vocab, tally: Tally, element: Any) -> dict[str, bool]:
+    """Both families' Farkas certificates for ``(tokens, labels)``, each re-verified exactly; each
+    family certified is recorded in ``tally`` as ``(element, family, box)`` (``element`` None:
+    ``(family, box)``)."""
+    from transformer_theory.theory import certificates
+
+    box = D.ONE_LAYER_WEIGHTS.enclosure(D.CERTIFICATE_BOX).box
+    found = {}
+    for fam in D.CERT_FAMILIES.items:
+        rec = certificates.certify_dataset(tokens, labels, vocab, family=fam)
+        found[fam] = rec.verdict == "impossible" and bool(rec.verified_exactly)
+        tally.record((fam, box) if element is None else (element, fam, box))
+    return found
+
+
+def _whole(first: Any = None) -> Tally:
+    """A tally of both families x every weight (whole, by the certificate), after ``first``."""
+    from transformer_theory.domains import Product
+
+    parts = (D.CERT_FAMILIES, D.ONE_LAYER_WEIGHTS.enclosure(D.CERTIFICATE_BOX))
+    return Tally(Product(*parts) if first is None else Product(first, *parts))
+
+
 def theorem2_toy() -> Checked:
     """No one-layer ReLU model (any heads) and no one-layer single-head softmax model classifies
     (a,b,r), (b,a,r) as 0 and (a,a,r), (b,b,r) as 1: Farkas certificates re-verified in
-    rationals."""
-    from transformer_theory.theory import certificates, dependence
+    rationals. One instance of Theorem 2's datasets (every in-context QA dataset)."""
+    from transformer_theory.theory import dependence
 
     s = dependence.paper_example()
     labels = np.array([0, 0, 1, 1])
-    found = {}
-    for family in ("relu_any_heads", "softmax_one_head"):
-        rec = certificates.certify_dataset(s.tokens_BxN, labels, 3, 2, family=family)
-        found[family] = rec.verdict == "impossible" and bool(rec.verified_exactly)
+    instance = D.ICQA.family.instance("the 4 sequences (a,b,r), (b,a,r), (a,a,r), (b,b,r) of §13.1")
+    tally = _whole(instance)
+    found = _certify(s.tokens_BxN, labels, 3, tally, instance.what)
     values = {"families": found, "impossible": all(found.values())}
-    return Checked("exact", "all", "the 4 sequences of the dependent set of §11", values)
+    return Checked("exact", tally, values, impossibility=all(found.values()))
 
 
 def certificate_and_bound(
     tokens: np.ndarray, labels: np.ndarray, vocab: int, method: str, what: str
 ) -> Checked:
-    """Both families' certificates re-verified exactly and the accuracy upper bound
-    (``accuracy_upper_bound(method=...)``) as ``max_correct`` of ``num_examples``."""
+    """Both families' certificates re-verified exactly over the whole finite dataset (every
+    weight of both families: :data:`._domains.ONE_LAYER`) and the accuracy upper bound
+    (``accuracy_upper_bound(method=...)``) as ``max_correct`` of ``num_examples``; the witness:
+    the examples the relaxation provably classifies, at most the bound."""
     from transformer_theory.theory import certificates
 
-    verdicts = {}
-    for fam in certificates.FAMILIES:
-        rec = certificates.certify_dataset(tokens, labels, vocab, family=fam)
-        verdicts[fam] = rec.verdict == "impossible" and bool(rec.verified_exactly)
+    tally = _whole()
+    verdicts = _certify(tokens, labels, vocab, tally, None)
     bound = certificates.accuracy_upper_bound(
         tokens, labels, vocab, family="relu_any_heads", method=method, time_limit=30.0
     )
     values = {
+        "dataset": what,
         "certificates": verdicts,
         "impossible": all(verdicts.values()),
         "max_correct": int(bound.max_correct),
@@ -441,7 +586,19 @@ def certificate_and_bound(
         "method": method,
         "certified_cores": len(bound.cores),
     }
-    return Checked("exact", "all", f"{what}, all {bound.num_examples} sequences", values)
+    witnesses = ()
+    if bound.lower_bound is not None:
+        witnesses = (
+            Witness(
+                "examples the relaxation classifies (exact)",
+                int(bound.lower_bound),
+                int(bound.max_correct),
+                "below",
+            ),
+        )
+    return Checked(
+        "exact", tally, values, impossibility=all(verdicts.values()), witnesses=witnesses
+    )
 
 
 def theorem2_accuracy() -> Checked:
@@ -457,14 +614,29 @@ def theorem2_accuracy() -> Checked:
     )
 
 
-def theorem4_templates() -> Checked:
+def theorem4_templates(upto: int) -> Checked:
+    """Both families' certificates on every pair of templates of :data:`._domains.TEMPLATE_PAIRS`
+    up to ``upto`` (``TemplateMatching(A, (t, t'))``, all its sequences): a dataset of the
+    template-matching task with two templates or more contains such a pair, so a certificate on
+    the pair covers it."""
     from transformer_theory.tasks import TemplateMatching
 
-    tm = TemplateMatching(3, ((0, 0), (0, 1)))
-    x, y = tm.all()
-    return certificate_and_bound(
-        np.asarray(x), np.asarray(y), tm.vocab_size, "exact", "TemplateMatching(3, (aa, ab))"
-    )
+    tally = _whole(D.TEMPLATE_PAIRS.upto(upto))
+    failing = []
+    pairs = template_pairs(upto)
+    for a, l, t, u in pairs:
+        tm = TemplateMatching(a, (t, u))
+        x, y = tm.all()
+        found = _certify(np.asarray(x), np.asarray(y), tm.vocab_size, tally, (a, l, t, u))
+        if not all(found.values()):
+            failing.append({"pair": [a, list(t), list(u)], "families": found})
+    values = {
+        "pairs": len(pairs),
+        "certified_pairs": len(pairs) - len(failing),
+        "failing": failing[:5],
+        "impossible": bool(pairs) and not failing,
+    }
+    return Checked("exact", tally, values, impossibility=values["impossible"])
 
 
 def icqa_whole(method: str) -> Checked:
@@ -497,21 +669,46 @@ def _search(index: int, steps: int, restarts: int) -> Any:
     return name, rec, tok, lab
 
 
+def _float_margin(params: Any, x: Any, y: int) -> float:
+    """The library's float64 margin ``o_y - max_{c != y} o_c`` at the last position."""
+    from transformer_theory.core.forward import forward
+
+    o = np.asarray(forward(params, np.asarray(x)), dtype=np.float64)
+    o = o[-1] if o.ndim == 2 else o
+    rival = max(float(v) for c, v in enumerate(o) if c != int(y))
+    return float(o[int(y)]) - rival
+
+
 def section16_multihead(heads: Any, steps: int, restarts: int) -> Checked:
     """A witness search (verify's key, ``steps`` Adam steps, ``restarts``) for one softmax layer
     with each of ``heads`` heads on Theorem 2's toy set; a found model's margin on each of the 4
-    examples enclosed by :func:`exact.margins` (``"enclosed"``). Values: ``witness`` (a family
-    whose every margin ball lies above 0, or None)."""
-    index_of = {2: 1, 4: 2}  # witness.DEFAULT_FAMILIES
-    found, witness_name = {}, None
+    examples enclosed by :func:`exact.margins` (``"enclosed"``), each example recorded; the
+    library's float64 margin of the worst example must lie inside its ball. Values: ``witness``
+    (a family whose every margin ball lies above 0, or None). Nothing found: nothing computed."""
+    import flint
+
+    found, witness_name, tally, inside = {}, None, None, []
     for h in heads if isinstance(heads, (list, tuple)) else [heads]:
-        name, rec, tok, lab = _search(index_of[int(h)], int(steps), int(restarts))
+        name, rec, tok, lab = _search({2: 1, 4: 2}[int(h)], int(steps), int(restarts))
         entry: dict[str, Any] = {"found": rec.found, "float64_min_margin": rec.min_margin}
         if rec.found:
             m = exact.margins(rec.params, list(tok), list(lab), arithmetic="enclosed", prec=256)
             entry["enclosed_min_margin_lower"] = m["min_margin"]
             if m["min_margin"] > 0 and witness_name is None:
                 witness_name = name
+                tally = Tally(D.SECTION16.of)
+                tally.record_all(tuple(int(t) for t in x) for x in np.asarray(tok))
+                w = int(m["worst"])
+                value = _float_margin(rec.params, tok[w], lab[w])
+                inside.append(
+                    Witness(
+                        "float64 margin of the worst example inside its ball",
+                        value,
+                        flint.arb(m["margins"][w]),
+                        "inside",
+                        1e-9 * max(1.0, abs(value)),
+                    )
+                )
         found[name] = entry
     low = max(
         (e.get("enclosed_min_margin_lower", float("-inf")) for e in found.values()),
@@ -523,32 +720,34 @@ def section16_multihead(heads: Any, steps: int, restarts: int) -> Checked:
         "witness_found": True if witness_name else None,  # a failed search decides nothing
         "min_margin_lower": low,
     }
-    return Checked(
-        "enclosed",
-        "all",
-        "Theorem 2's toy set (4 sequences); the witness's margins on all 4 enclosed in balls",
-        values,
-    )
+    if tally is None:
+        return Checked("none", D.SECTION16, values)
+    return Checked("enclosed", tally, values, witnesses=inside)
 
 
 def witness_scope(indices: Any, steps: int, restarts: int) -> Checked:
     """Witness searches (verify's keys) for ``witness.DEFAULT_FAMILIES[i]``, ``i`` in ``indices``
-    (1 layer + MLP: 3, two layers: 4, one softmax head (in scope): 0), float64 margins.
-    Values: ``tight`` (every out-of-scope family found, no in-scope one)."""
+    (1 layer + MLP: 3, two layers: 4, one softmax head (in scope): 0), float64 margins on every
+    example of the toy set (each recorded once a search has run on it). Values: ``tight`` (every
+    out-of-scope family found, no in-scope one)."""
     found = {}
+    tally = Tally(D.WITNESS_SCOPE.of)
     for i in indices if isinstance(indices, (list, tuple)) else [indices]:
-        name, rec, _, _ = _search(int(i), int(steps), int(restarts))
+        name, rec, tok, _ = _search(int(i), int(steps), int(restarts))
         found[name] = {
             "found": rec.found,
             "in_scope": rec.in_scope,
             "min_margin": rec.min_margin,
             "tolerance": rec.tolerance,
         }
+        if tok is not None and not tally.seen:
+            tally.record_all(tuple(int(t) for t in x) for x in np.asarray(tok))
     inside = [n for n, r in found.items() if r["in_scope"] and r["found"]]
     outside = [r for r in found.values() if not r["in_scope"]]
     values = {
         "searches": found,
         "in_scope_witnesses": inside,
+        "out_of_scope_found": f"{sum(r['found'] for r in outside)} of {len(outside)}",
         # an in-scope float witness would contradict Theorem 2; a failed search decides nothing
         "tight": False
         if inside
@@ -559,8 +758,7 @@ def witness_scope(indices: Any, steps: int, restarts: int) -> Checked:
     }
     return Checked(
         "float",
-        "all",
-        "Theorem 2's toy set (4 sequences), one search per family",
+        tally,
         values,
         tolerance="a witness's float64 margin must exceed 1e-8 max(1, max |o|) on every example",
     )

@@ -5,9 +5,12 @@ measured records.
 
 This module is a table (:data:`CLAIMS`); every check lives in :mod:`._checks_construction` and
 returns what it computed, in which arithmetic and over which inputs. The status of each row is
-derived from that by :func:`transformer_theory.ledger.derive_status`. The theorems and lemmas
-quantify over every size, so an exact check over every input of every size up to a stated bound
-is ``bounded`` (proved up to those sizes), never ``proved``.
+derived from that by :func:`transformer_theory.ledger.derive_status`. Each row's domain is the
+printed statement's (:mod:`._domains`): the theorems are existence statements over every size of
+a task (an :class:`~transformer_theory.domains.Exists` over a family), so an exact check over
+every input of every size up to a stated bound is ``bounded`` (proved up to those sizes), never
+``proved``, and a construction of the library's that fails is the library's failure (``failed``),
+never a refutation; Lemmas 1 and 3 are about real numbers, so an integer grid is ``gridded``.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import functools
 from transformer_theory.claims import judges
 from transformer_theory.ledger import Row, open_claim
 from transformer_theory.papers.chen_zou2024 import _checks_construction as checks
+from transformer_theory.papers.chen_zou2024 import _domains as D
 
 __all__ = ["CLAIMS"]
 
@@ -152,21 +156,21 @@ CLAIMS: list[Row] = [
         statement="instructive_attention(alpha) gives the library's ReLU layer the attention map "
         "alpha exactly, on every input sequence, for every integer alpha with entries in "
         "[0, max_entry] and every n <= max_len",
-        quantifier="infinite",
+        domain=D.LEMMA1,
         check=checks.lemma1,
         judge=judges.exactly(
             "wrong_maps",
             0,
-            figure="map = alpha exactly for every one of {alphas} alphas ({evaluations} map "
-            "evaluations); wrong maps: {wrong_maps}",
+            figure="{wrong_maps} maps differ from alpha among {alphas} alphas ({evaluations} "
+            "map evaluations)",
         ),
         sizes={
             "quick": {"vocab": 2, "max_len": 3, "max_entry": 1},
             "full": {"vocab": 2, "max_len": 3, "max_entry": 2},
         },
-        expected="bounded",
+        expected="gridded",
         printed=_LEMMA1,
-        note="integer alpha up to the stated bounds only (the lemma is for every real alpha >= 0); "
+        note="integer alpha on a grid only (the lemma is for every real alpha >= 0); "
         "the maps are the library's float64 layer's, exact because every score is an integer "
         "below 2^53 (checked).",
     ),
@@ -177,13 +181,13 @@ CLAIMS: list[Row] = [
         "M = bound + 1 makes every masked weight exactly 0 and leaves every unmasked weight "
         "as without the mask, on every input, for every mask of n <= max_len positions and "
         "drawn integer W_QK; a magnitude below the bound is refused",
-        quantifier="infinite",
+        domain=D.LEMMA2,
         check=checks.lemma2,
         judge=judges.exactly(
             "failures",
             0,
-            figure="masked weights exactly 0 and the rest unchanged in {cases} (mask, W_QK) cases; "
-            "failures: {failures}",
+            figure="{failures} failures (a masked weight not 0, an unmasked one changed, or a "
+            "short magnitude accepted) in {cases} (mask, W_QK) cases",
         ),
         sizes={
             "quick": {"vocab": 2, "max_len": 3, "bases": 1},
@@ -200,33 +204,34 @@ CLAIMS: list[Row] = [
         statement="lemma3_classifier's W (float64, taken at its exact rational value) classifies "
         "every labelled set of 2 <= N <= max_n pairwise independent vectors of {-1, 0, 1}^dim "
         "with a positive exact margin",
-        quantifier="infinite",
+        domain=D.LEMMA3,
         check=checks.lemma3,
         judge=judges.all_right(
             "min_margin",
-            figure="every one of {datasets} labelled datasets classified; exact min margin "
-            "{min_margin_text}",
+            figure="{datasets} labelled datasets, exact min margin {min_margin_text} (all "
+            "classified iff > 0)",
         ),
         sizes={"quick": {"dim": 2, "max_n": 4}, "full": {"dim": 3, "max_n": 3}},
-        expected="bounded",
+        expected="gridded",
         printed=_LEMMA3,
-        note="vectors with entries in {-1, 0, 1} and the stated N only.",
+        note="vectors with entries in {-1, 0, 1} and the stated N only (the lemma is for real "
+        "vectors): a grid of the continuum.",
     ),
     _row(
         "lemma4_width",
         place="§12, Lemma 4",
         statement="the printed width max{kd, d + k} is short of the eq. 3 embedding's d + n at "
         "k = 1 (d = 3, n = 2: 4 < 5) and lemma4_layer refuses it; with max{kd, d + n} the layer's "
-        "last stream is exactly [x_0; ...; x_{k-1}; 0] on every input of every 2 <= d <= vocab, "
-        "2 <= n <= seq_len (exact dyadic pass)",
-        quantifier="infinite",
+        "last stream is exactly [x_0; ...; x_{k-1}; 0] on every input of every d, n >= 2 with "
+        "d + n up to a bound (exact dyadic pass)",
+        domain=D.LEMMA4_EXISTS,
         check=checks.lemma4_printed,
         judge=judges.printed_fails_corrected_holds(
             figure="printed width {printed_width} < d + n = {embedding_width} (refused: "
             "{layer_refuses_printed}); corrected width exact on {corrected_sizes} sizes, "
             "failing: {corrected_failing}"
         ),
-        sizes={"quick": {"vocab": 3, "seq_len": 4}, "full": {"vocab": 4, "seq_len": 5}},
+        sizes={"quick": {"upto": 7}, "full": {"upto": 9}},
         expected="corrected",
         printed=_LEMMA4,
         correction="width max{kd, d + n} (the embedding must fit); the display alpha_i[:, n-1] = "
@@ -238,9 +243,9 @@ CLAIMS: list[Row] = [
         "theorem1_memorization",
         place="§5, Theorem 1 (Lemma 4 + Lemma 3)",
         statement="theorem1 classifies every sequence of every dataset of N >= 2 distinct "
-        "sequences with distinct labels over the stated (symbols, length) pairs (every set, "
-        "every labelling), exact margins (dyadic pass) all positive",
-        quantifier="infinite",
+        "sequences with distinct labels over every (symbols, length) with symbols + length up "
+        "to a bound (every set, every labelling), exact margins (dyadic pass) all positive",
+        domain=D.THEOREM1,
         check=checks.theorem1,
         judge=judges.all_right(
             "min_margin",
@@ -248,8 +253,8 @@ CLAIMS: list[Row] = [
             "{min_margin_text}",
         ),
         sizes={
-            "quick": {"families": [[2, 1], [2, 2]]},
-            "full": {"families": [[2, 1], [2, 2], [3, 1]]},
+            "quick": {"upto": 4},
+            "full": {"upto": 4},
         },
         expected="bounded",
         printed=_THEOREM1,
@@ -260,8 +265,9 @@ CLAIMS: list[Row] = [
         "theorem3_reasoning",
         place="§13.2, Theorem 3",
         statement="theorem3 (two layers, one head, d' = d + n) answers every in-context QA input "
-        "with exact margin exactly 3 (integer weights and streams)",
-        quantifier="infinite",
+        "of every size with n_q + n_a + k up to a bound with exact margin exactly 3 (integer "
+        "weights and streams)",
+        domain=D.THEOREM3,
         check=checks.theorem3,
         judge=judges.exactly(
             "min_margin",
@@ -269,13 +275,13 @@ CLAIMS: list[Row] = [
             figure="exact min margin {min_margin_text} on {inputs} inputs ({sizes_checked} sizes)",
         ),
         sizes={
-            "quick": {"n_q": 3, "n_a": 3, "k": 2},
-            "full": {"n_q": 5, "n_a": 5, "k": 3, "every_smaller": True},
+            "quick": {"upto": 6},
+            "full": {"upto": 9},
         },
         expected="bounded",
         printed=_THEOREM3,
-        note="the margin of exactly 3 is the library's construction's (a different construction "
-        "with another margin would fail this row while solving the task).",
+        note="the margin of exactly 3 is the library's construction's: a construction with "
+        "another margin fails this row as the library's (failed), not the theorem.",
     ),
     _row(
         "theorem3_printed_classifier",
@@ -284,10 +290,10 @@ CLAIMS: list[Row] = [
         "validate_params rejects it, and the printed example is answered a_0, not a_1; with "
         "trailing width d' - (d1+d2+1) it equals the library's W_O (token order mapped) and the "
         "model answers every input (theorem3_reasoning's check)",
-        quantifier="infinite",
+        domain=D.ICQA.family,
         check=checks.theorem3_printed,
         judge=_CORRECT,
-        sizes={"quick": {"n_q": 3, "n_a": 3, "k": 2}, "full": {"n_q": 5, "n_a": 5, "k": 3}},
+        sizes={"quick": {"upto": 6}, "full": {"upto": 8}},
         expected="corrected",
         printed=_THEOREM3_W_O,
         correction="trailing width d' - (d1+d2+1) (= n); the example's answer is a_0, not a_1",
@@ -298,16 +304,17 @@ CLAIMS: list[Row] = [
         "theorem5_single_head",
         place="§14.2, Theorem 5 (one head per layer, base 3)",
         statement="the repaired single-head construction in the paper's base 3 classifies every "
-        "sequence of every template (all templates of the length), exact margins positive",
-        quantifier="infinite",
+        "sequence of every template (all templates of the length) of every size with "
+        "symbols + l up to a bound, exact margins positive",
+        domain=D.THEOREM5,
         check=functools.partial(checks.theorem5, "single"),
         judge=judges.all_right(
             "min_margin",
             figure="exact on {inputs} inputs ({sizes_checked} sizes), min margin {min_margin_text}",
         ),
         sizes={
-            "quick": {"symbols": 4, "template_length": 4},
-            "full": {"symbols": 6, "template_length": 6, "every_smaller": True},
+            "quick": {"upto": 6},
+            "full": {"upto": 8},
         },
         expected="bounded",
         printed=_THEOREM5,
@@ -316,16 +323,17 @@ CLAIMS: list[Row] = [
         "theorem5_n_heads",
         place="§14.2, Theorem 5 (n heads in layer 2)",
         statement="theorem5(version='multi') (Lemma 4 on the parsed sequence) classifies every "
-        "sequence of every template, exact margins positive",
-        quantifier="infinite",
+        "sequence of every template of every size with symbols + l up to a bound, exact "
+        "margins positive",
+        domain=D.THEOREM5_N_HEADS,
         check=functools.partial(checks.theorem5, "multi"),
         judge=judges.all_right(
             "min_margin",
             figure="exact on {inputs} inputs ({sizes_checked} sizes), min margin {min_margin_text}",
         ),
         sizes={
-            "quick": {"symbols": 4, "template_length": 4},
-            "full": {"symbols": 6, "template_length": 6, "every_smaller": True},
+            "quick": {"upto": 6},
+            "full": {"upto": 8},
         },
         expected="bounded",
         printed=_THEOREM5_N_HEADS,
@@ -336,10 +344,10 @@ CLAIMS: list[Row] = [
         statement="theorem5_as_printed on templates over 4 symbols, l = 3: as printed, and with "
         "only one of the two repairs, some input fails (exact margin <= 0, or Lemma 3 cannot be "
         "fit); with both repairs the model is theorem5's and classifies every input",
-        quantifier="infinite",
+        domain=D.TM.family,
         check=checks.theorem5_printed,
         judge=_CORRECT,
-        sizes={"quick": {"symbols": 4, "template_length": 4}},
+        sizes={"quick": {"upto": 5}, "full": {"upto": 7}},
         expected="corrected",
         printed=_THEOREM5_W_V,
         correction="W_V^(1) reads the position block; W_V^(2) restricted to the position block; "
@@ -354,12 +362,12 @@ CLAIMS: list[Row] = [
         "carry automaton of experiments/theorem5_base3_certify.py), so base 3 gives distinct "
         "templates distinct vectors for every l <= L; template_code is distinct on every "
         "template of length direct_l",
-        quantifier="infinite",
+        domain=D.BASE3_PAIRS,
         check=checks.theorem5_base3,
         judge=judges.true(
             "injective",
-            figure="f injective on subsets of {{0..L-1}}, L = {automaton_l}; {distinct_codes} "
-            "distinct codes for {templates} templates of length {direct_l}",
+            figure="f injective on subsets of {{0..L-1}}, L = {automaton_l}: {injective}; "
+            "{distinct_codes} distinct codes for {templates} templates of length {direct_l}",
         ),
         sizes={
             "quick": {"automaton_l": 20, "direct_l": 6},
@@ -374,41 +382,47 @@ CLAIMS: list[Row] = [
         "chen_zou2024.fig2_paper_single_runs",
         PAPER,
         "§9.2, Figure 2 (reasoning at §9.1's size, the single runs before the sweep)",
-        "Two layers reason at §9.1's size (one layer fails).",
+        _FIG2["reasoning"],
         "README's single paper-size runs (SGD lr 0.1 against Adam 1e-3 on in-context QA(100, "
         "100, 3), one seed and two short ones) were made before the committed sweep and their "
         "records were not kept; the sweep's fig2_reasoning claim reads its committed summary, and "
         "`python experiments/reasoning_paper_adam.py` re-runs the Adam comparison in about 2 "
         "minutes, which the ledger does not train",
         command="transformer-theory train --config experiments/reasoning_paper_adam.py",
+        domain=D.README_RUNS,
     ),
     open_claim(
         "chen_zou2024.contextual_depth3_recipes",
         PAPER,
         "§9.2, Figure 2 (contextual generalization at three layers, seed 0)",
-        "Three layers solve contextual generalization (Theorem 6 builds a solution).",
+        _FIG2["contextual"],
         "README's recipe search for seed 0 (four variants of 8,000 steps: wider padding, warm-up "
         "and cosine decay, Adam 1e-4, §9.1's initialization read literally; 0.51-0.84) is a "
         "training search whose records are not committed; it shows what these recipes reach, not "
         "what three layers can represent (Theorem 6's construction is proved)",
         command="python experiments/contextual_depth3_recipes.py VARIANT --seed 0",
+        domain=D.RECIPE_RUNS,
     ),
     open_claim(
         "chen_zou2024.theorem5_base3_beyond_33",
         PAPER,
         "§14.2, Theorem 5 (base 3, l >= 34)",
-        "The single-head construction in base 3 works for every template length.",
+        None,
         "no proof for l >= 34: the sufficient condition (f injective) fails at l = 34 and whether "
         "two whole templates collide there is not decided; float64 holds the vectors exactly "
         "only to l = 30 (base l + 4 is proved for every l)",
+        statement="The library's question: whether base 3 gives every two different templates "
+        "of length l >= 34 distinct (non-parallel) vectors; the paper's sentence "
+        "(theorem5_base3_codes) is checked for l <= 33 only.",
         command="python experiments/theorem5_base3_certify.py",
+        domain=D.BASE3_BEYOND_33,
     ),
     _row(
         "theorem6_contextual",
         place="§15, Theorem 6",
         statement="the corrected theorem6 answers every in-context template-matching input with "
-        "exact margin >= 1/l",
-        quantifier="infinite",
+        "exact margin >= 1/l, every size with symbols + n_a + l + k up to a bound",
+        domain=D.THEOREM6,
         check=checks.theorem6,
         judge=judges.all_of(
             judges.all_right("min_margin"),
@@ -417,8 +431,8 @@ CLAIMS: list[Row] = [
             "{min_margin_text}; min over sizes of l x margin {scaled_margin}",
         ),
         sizes={
-            "quick": {"symbols": 3, "n_a": 3, "l": 2, "k": 2},
-            "full": {"symbols": 3, "n_a": 3, "l": 3, "k": 2, "every_smaller": True},
+            "quick": {"upto": 7},
+            "full": {"upto": 9},
         },
         expected="bounded",
         printed=_THEOREM6,
@@ -432,10 +446,10 @@ CLAIMS: list[Row] = [
         "wrongly (exact margin <= 0); dropping any one of the three repairs leaves a failing "
         "input (W_QK^(1) on 4 symbols, 2 answers); with all three the model is theorem6's and "
         "answers every input",
-        quantifier="infinite",
+        domain=D.ICTM.family,
         check=checks.theorem6_printed,
         judge=_CORRECT,
-        sizes={"quick": {"symbols": 3, "n_a": 3, "l": 2, "k": 2}},
+        sizes={"quick": {"upto": 7}, "full": {"upto": 8}},
         expected="corrected",
         printed=_THEOREM6_WEIGHTS,
         correction="W_QK^(1): the symbol block only; the final r collects the context answers; "
@@ -449,7 +463,7 @@ CLAIMS: list[Row] = [
         statement="the library's constructions, built now at §9.1's sizes (report.paper_sizes; "
         "quick: its smoke sizes), classify uniformly sampled examples with positive exact "
         "margins (dyadic exact pass)",
-        quantifier="finite",
+        domain=D.ANY_SIZE,
         check=checks.constructions_paper_sizes,
         judge=judges.all_right(
             "min_margin",
@@ -471,7 +485,7 @@ CLAIMS: list[Row] = [
         place="§9.1 sizes; Theorems 1, 3, 5, 6",
         statement="the committed float64 paper-size run (10^5 sampled examples per theorem, "
         "every one of N = 500 for Theorem 1): accuracy 1.0 on every row",
-        quantifier="empirical",
+        domain=D.PAPER_SIZES_RECORD,
         check=checks.constructions_paper_sizes_record,
         judge=judges.against_rule(
             "min_accuracy",
@@ -493,7 +507,7 @@ CLAIMS: list[Row] = [
             place=f"§9.2, Figure 2 ({task})",
             statement=f"{what} (held-out accuracy by depth at §9.1's sizes, 3 seeds, read from "
             "experiments/results/fig2_paper_summary.csv)",
-            quantifier="empirical",
+            domain=D.FIG2_RECORD,
             check=functools.partial(checks.fig2, task),
             judge=judges.true("agrees_with_paper", figure="{reading}"),
             sizes={"quick": {}},
@@ -523,7 +537,7 @@ CLAIMS: list[Row] = [
         place="§9.2, Figure 2 (README's quick sizes)",
         statement="held-out accuracy by task and depth at README's quick sizes over 3 seeds "
         "(experiments/results/fig2_quick_aggregate.csv), judged by the fig2_* rules",
-        quantifier="empirical",
+        domain=D.FIG2_QUICK_RECORD,
         check=checks.fig2_quick,
         judge=judges.true(
             "all_agree",
@@ -542,7 +556,7 @@ CLAIMS: list[Row] = [
         statement="the trained two-layer model's predictions on A=1B=2A= and A=1B=2B= and the "
         "share of its attention on the construction's copy (layer 1) and matching (layer 2) "
         "positions (experiments/results/fig3_attention_quick.json)",
-        quantifier="empirical",
+        domain=D.FIG3_RECORD,
         check=checks.fig3,
         judge=judges.true(
             "answers_correct",
@@ -565,7 +579,7 @@ CLAIMS: list[Row] = [
         "reasoning and generalization; two layers' mean >= 0.9 on reasoning and >= 0.85 on "
         "generalization; three layers' mean >= 0.9 on contextual generalization "
         "(experiments/results/fig4_7_heads_quick_aggregate.csv, quick sizes, 2 seeds)",
-        quantifier="empirical",
+        domain=D.HEADS_RECORD,
         check=checks.fig4_7,
         judge=judges.true("all_agree", figure="{agrees_with_paper}"),
         sizes={"quick": {}},

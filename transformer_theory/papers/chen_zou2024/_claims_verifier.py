@@ -14,6 +14,7 @@ import functools
 from transformer_theory.claims import judges
 from transformer_theory.ledger import Row, open_claim
 from transformer_theory.papers.chen_zou2024 import _checks_verifier as vc
+from transformer_theory.papers.chen_zou2024 import _domains as D
 
 __all__ = ["CLAIMS"]
 
@@ -84,7 +85,7 @@ def _prop_row(prop: str) -> Row:
             "exact.evaluate in 256-bit arb balls: the residual sum_i lambda_i t_i"
             f"{weight} contains 0 and lies within {vc.CERTIFY_BOUND:g} in every coordinate"
         ),
-        quantifier="infinite",
+        domain=D.PROPOSITIONS[prop],
         check=functools.partial(vc.proposition, prop),
         judge=judges.true(
             "supported",
@@ -112,9 +113,13 @@ CLAIMS: list[Row] = [
             "(1, 1, -1, -1)) are equal (python integers), is_dependence agrees, and lambda = "
             "(1, -1, 1, -1) is rejected"
         ),
-        quantifier="finite",
+        domain=D.DEFINITION2,
         check=vc.definition2,
-        judge=judges.true("holds", figure="equal multisets per position; (1,-1,1,-1) rejected"),
+        judge=judges.true(
+            "holds",
+            figure="per-position multisets equal: {printed_multisets_equal}; is_dependence: "
+            "{is_dependence}; (1,-1,1,-1) rejected: {non_dependence_rejected}",
+        ),
         sizes={"quick": {}},
         expected="proved",
         printed=(
@@ -127,39 +132,44 @@ CLAIMS: list[Row] = [
         paper=PAPER,
         place="§11, Definition 3 and its example",
         statement=(
-            "dependence.dependence_basis (HNF + LLL, flint integers) per last token of whole "
-            "datasets: every basis row satisfies C^T lambda = 0 and sum lambda = 0 exactly, and "
-            "the basis has B - rank(C) rows (exact rank), so every dependence of these datasets "
-            "has sum lambda = 0"
+            "dependence.dependence_basis (HNF + LLL, flint integers) of every maximal group of "
+            "sequences (all V^(n-1) sequences of length n over V tokens ending in one token; "
+            "every set sharing its last token lies in one, so its dependences are in the "
+            "group's lattice): every basis row balances every position (recomputed in python "
+            "integers) and has sum lambda = 0, and the basis has B - rank(C) rows (exact rank), "
+            "so every dependence there has sum lambda = 0"
         ),
-        quantifier="finite",
+        domain=D.SEQUENCE_GROUPS,
         check=vc.definition3,
         judge=judges.true(
-            "holds", figure="{basis_rows} basis dependences over {sequences} sequences"
+            "holds",
+            figure="{basis_rows} basis dependences over {sequences} sequences; failing groups: "
+            "{failures}; counterexample: {counterexample}",
         ),
-        sizes={
-            "quick": {"jobs": ("toy", "icqa221")},
-            "full": {"jobs": ("toy", "icqa332", "templates43")},
-        },
-        expected="proved",
+        sizes={"quick": {"upto": 6}, "full": {"upto": 8}},
+        expected="bounded",
         printed=(
             "Additionally, we can observe that sum_{i=0}^{N-1} lambda_i = 0 since both sides of "
             "5 should have the same number of discrete tokens in each position."
         ),
+        note="Every V + n up to the bound only; the sentence is for every dependence.",
     ),
     Row(
         id="chen_zou2024.lemma6_template_pairs",
         paper=PAPER,
         place="§14.1, Lemma 6",
         statement=(
-            "dependence.template_pair_sets on every pair of templates of the given length over "
-            "the given alphabet: each set (the substitutions of t weighted n^(t'), those of t' "
-            "weighted -n^(t)) is a dependence, checked in integers"
+            "dependence.template_pair_sets on every pair of different templates of length l "
+            "over an alphabet of A symbols (both with at most A wildcards), every A + l up to a "
+            "bound: each set (the substitutions of t weighted n^(t'), those of t' weighted "
+            "-n^(t): the proof's lambda, lambda' > 0) is a dependence, checked in integers"
         ),
-        quantifier="infinite",
+        domain=D.LEMMA6,
         check=vc.lemma6,
-        judge=judges.true("holds", figure="all {pair_sets} template-pair sets dependent"),
-        sizes={"quick": {"alphabet": 3, "length": 3}, "full": {"alphabet": 4, "length": 4}},
+        judge=judges.true(
+            "holds", figure="{dependent} of {pair_sets} template-pair sets dependent"
+        ),
+        sizes={"quick": {"upto": 6}, "full": {"upto": 8}},
         expected="bounded",
         printed=(
             "Given any two different templates t, t', and all possible sequences generated "
@@ -168,7 +178,8 @@ CLAIMS: list[Row] = [
             "at each position in D_tmpl^(t) is equal to the combined occurrence of each token at "
             "each position in D_tmpl^(t')"
         ),
-        note="One alphabet size and template length per tier, not every size.",
+        note="Every A + l up to the bound only; lambda is the proof's (a failure would be the "
+        "library's candidate failing, not the lemma).",
     ),
     *(_prop_row(p) for p in ("7", "8", "9", "10")),
     Row(
@@ -181,13 +192,14 @@ CLAIMS: list[Row] = [
             "softmax heads, as the families chosen allow): every control's max relative residual "
             "exceeds its tolerance"
         ),
-        quantifier="exists",
+        domain=D.CONTROLS,
         check=vc.scope_controls,
         judge=(
             judges.true(
                 "controls_fail",
-                figure="all {controls} controls fail: residual {control_residual_min} .. "
-                "{control_residual_max} (>= {smallest_residual_over_tolerance} x tolerance)",
+                figure="{failing_controls} of {controls} controls fail: residual "
+                "{control_residual_min} .. {control_residual_max} (smallest "
+                "{smallest_residual_over_tolerance} x tolerance)",
             )
         ),
         sizes=_VERIFY_SIZES,
@@ -206,13 +218,13 @@ CLAIMS: list[Row] = [
             "whole dataset (exact integer Gram counts, rational solve), relative residual within "
             "the heuristic tolerance"
         ),
-        quantifier="infinite",
+        domain=D.AFFINE,
         check=vc.affine_form,
         judge=(
             judges.true(
                 "holds",
-                figure="{verdicts} in-scope fits, residual <= {max_residual} <= tol "
-                "{smallest_tolerance}",
+                figure="{verdicts} in-scope fits, largest residual {max_residual} against the "
+                "smallest tolerance {smallest_tolerance}; failures: {failures}",
             )
         ),
         sizes=_VERIFY_SIZES,
@@ -229,13 +241,15 @@ CLAIMS: list[Row] = [
             "one-layer ReLU model (any heads) and no one-layer single-head softmax model is right "
             "on all four: Farkas certificates of the linear relaxation re-verified in rationals"
         ),
-        quantifier="exists",
+        domain=D.THEOREM2,
         check=vc.theorem2_toy,
-        judge=judges.true("impossible", figure="impossible: exact certificates for both families"),
+        judge=judges.true("impossible", figure="exact certificates (impossible): {families}"),
         sizes={"quick": {}},
-        expected="proved",
+        expected="example",
         printed=_THEOREM2,
-        note="The softmax family is one head: several softmax heads are §16's open question.",
+        note="One designed dataset of a statement about every in-context QA dataset (every weight "
+        "of both families covered by the certificate); the softmax family is one head: several "
+        "softmax heads are §16's open question.",
     ),
     Row(
         id="chen_zou2024.theorem2_accuracy",
@@ -246,13 +260,13 @@ CLAIMS: list[Row] = [
             "certificates), and at most 3 of its 4 examples are right "
             "(accuracy_upper_bound(method='exact'))"
         ),
-        quantifier="finite",
+        domain=D.ONE_LAYER,
         check=vc.theorem2_accuracy,
         judge=(
             judges.all_of(
                 judges.true("impossible"),
                 judges.exactly("max_correct", 3),
-                figure="impossible (exact certificates); at most {bound} correct",
+                figure="exact certificates (impossible): {certificates}; at most {bound} correct",
             )
         ),
         sizes={"quick": {}},
@@ -264,18 +278,22 @@ CLAIMS: list[Row] = [
         paper=PAPER,
         place="§14.1, Theorem 4",
         statement=(
-            "TemplateMatching(3, (aa, ab)), all 9 sequences: no one-layer ReLU model (any heads) "
-            "and no single-head softmax model classifies them (Farkas certificates re-verified "
-            "in rationals); accuracy_upper_bound(method='exact') reported"
+            "TemplateMatching(A, (t, t')), all its sequences, for every pair of different "
+            "templates of every A + l up to a bound (a dataset with two templates or more "
+            "contains such a pair): no one-layer ReLU model (any heads) and no single-head "
+            "softmax model classifies it (Farkas certificates re-verified in rationals)"
         ),
-        quantifier="exists",
+        domain=D.THEOREM4,
         check=vc.theorem4_templates,
         judge=judges.true(
-            "impossible", figure="impossible (exact certificates); at most {bound} correct"
+            "impossible",
+            figure="exact certificates on {certified_pairs} of {pairs} template pairs (both "
+            "families); failing: {failing}",
         ),
-        sizes={"quick": {}},
-        expected="proved",
+        sizes={"quick": {"upto": 5}, "full": {"upto": 6}},
+        expected="bounded",
         printed=_THEOREM4,
+        note="Every A + l up to the bound only.",
     ),
     Row(
         id="chen_zou2024.icqa_accuracy_bound",
@@ -286,13 +304,14 @@ CLAIMS: list[Row] = [
             "certificates) and at most 54 of 72 right (accuracy_upper_bound with the method "
             "given)"
         ),
-        quantifier="finite",
+        domain=D.ONE_LAYER,
         check=vc.icqa_whole,
         judge=(
             judges.all_of(
                 judges.true("impossible"),
                 judges.exactly("max_correct", 54),
-                figure="impossible (exact certificates); at most {bound} correct ({method})",
+                figure="exact certificates (impossible): {certificates}; at most {bound} "
+                "correct ({method})",
             )
         ),
         sizes={"quick": {"method": "sound"}, "full": {"method": "exact"}},
@@ -310,7 +329,7 @@ CLAIMS: list[Row] = [
             "witness.search_witness (verify's key) finds a model, and its margin on each example, "
             "enclosed by exact.margins in 256-bit balls, lies above 0"
         ),
-        quantifier="exists",
+        domain=D.SECTION16,
         check=vc.section16_multihead,
         judge=judges.true(
             "witness_found", figure="witness: {witness}, every margin >= {min_margin_lower} (balls)"
@@ -337,13 +356,14 @@ CLAIMS: list[Row] = [
             "(one ReLU layer + MLP; full: also two ReLU layers), and none for one softmax head "
             "(full tier, in scope); float64 margins above 1e-8 max(1, |o|)"
         ),
-        quantifier="exists",
+        domain=D.WITNESS_SCOPE,
         check=vc.witness_scope,
         judge=(
             judges.true(
                 "tight",
-                figure="out-of-scope witnesses found, margin >= "
-                "{min_margin_over_tolerance} x tolerance; none in scope",
+                figure="out-of-scope witnesses found: {out_of_scope_found}, margin >= "
+                "{min_margin_over_tolerance} x tolerance; in-scope witnesses: "
+                "{in_scope_witnesses}",
             )
         ),
         sizes={
@@ -371,6 +391,7 @@ CLAIMS: list[Row] = [
         command=(
             "python experiments/verify_10m.py --n-q 8 --n-a 8 --k 4 --models 2 --family relu-3h"
         ),
+        domain=D.AFFINE,
     ),
     open_claim(
         id="chen_zou2024.section16_open_question",
@@ -389,5 +410,6 @@ CLAIMS: list[Row] = [
             "in-context QA task for several heads"
         ),
         command="transformer-theory verify",
+        domain=D.SECTION16_OPEN,
     ),
 ]

@@ -1,12 +1,15 @@
 """The checks of Conti 2024's claims (:mod:`.claims`): each ``check(**sizes) -> Checked`` computes
 the numbers a shared judge reads, and declares how (exact rationals, arb balls, float64 with a
-derived tolerance, a committed record) and over what (every element, samples, one instance).
+derived tolerance, a committed record) and over what (a tally of a grid, a family's sizes, samples,
+or a record).
 
 A check never sees a tier and never writes a status: :func:`transformer_theory.ledger.derive_status`
-does, from the declared arithmetic and coverage. The checks call the library (``core.attention``,
-``core.linear``, ``core.positional``, ``core.beam``, :mod:`._theory_heads`,
-:mod:`._models_efficient`, :mod:`._theory_linformer`); a library function that stops agreeing with
-the statement moves the status.
+does, from the arithmetic and what the check recorded in a :class:`~transformer_theory.ledger.Tally`
+of a sub-domain of its row's domain (the domains below, shared with :mod:`.claims`). A correction
+row's check evaluates the thesis's printed object (``subject="printed"``) beside the correction.
+The checks call the library (``core.attention``, ``core.linear``, ``core.positional``,
+``core.beam``, :mod:`._theory_heads`, :mod:`._models_efficient`, :mod:`._theory_linformer`); a
+library function that stops agreeing with the statement moves the status.
 
 The small models checked here (softmax's Jacobian at rational points, a lookup-table language
 model for beam search) are not :class:`~transformer_theory.core.ModelParams`, so their exact
@@ -23,9 +26,94 @@ from fractions import Fraction
 import numpy as np
 
 from transformer_theory import precision
-from transformer_theory.ledger import RESULTS_DIR, Checked
+from transformer_theory.ledger import (
+    RESULTS_DIR,
+    Checked,
+    Continuum,
+    Enumerated,
+    Exists,
+    Family,
+    Grid,
+    Product,
+    Record,
+    Strings,
+    Tally,
+    Trained,
+    Witness,
+)
 
 EPS64 = 2 * precision.unit_roundoff("float64")  # the spacing of doubles at 1
+
+# --- the rows' domains (what the printed words quantify over) ---------------------------------
+
+#: Every score vector (the softmax's input) of every size: the Jacobian of (8) is printed for it.
+SCORE_VECTORS = Continuum("every score vector z in R^n (s = softmax(z)), every n >= 1")
+#: The printed 'large inputs': score vectors with one entry growing.
+LARGE_SCORES = Continuum(
+    "every score vector z = (t, 0, -1) with t large (the thesis's 'for large inputs'), t real"
+)
+#: Every pair (q, k) of sign vectors of every dimension k (entries independent, uniform on +-1).
+SIGN_PAIRS = Family(
+    "k",
+    lambda k: Product(
+        Strings((-1, 1), [k], what="query sign vector"),
+        Strings((-1, 1), [k], what="key sign vector"),
+    ),
+    start=1,
+    what="pairs (q, k) of sign vectors",
+)
+#: Every position and shift of the sinusoidal code (reals), every frequency.
+POSITIONS_AND_SHIFTS = Continuum(
+    "every position t and shift s (reals) of the sinusoidal code, every frequency w_k"
+)
+#: Every input of (masked) attention: queries, keys and values of every length N.
+ATTENTION_INPUTS = Continuum(
+    "every Q, K in R^(N x e) and V in R^(N x d), every N >= 1, each feature map phi"
+)
+#: Every attention map and value vector of eq. 16 (with R drawn at random).
+LINFORMER_INPUTS = Continuum(
+    "every attention map P (n x n) and value vector w in R^n, every n, R drawn with N(0, 1/k') "
+    "entries"
+)
+#: Every real map H and support of the three head families (eq. 21's projection).
+HEAD_MAPS = Continuum("every real map H (q x k), support of the three families and eps > 0")
+#: Every synthetic head of the thesis's families (the library's classifier's inputs).
+SYNTHETIC_HEADS = Continuum(
+    "every attention map synthetic_head builds (each family, every size, noise level and seed)"
+)
+#: Every lookup-table language model over three tokens with an eos (real log-probabilities).
+LOOKUP_LMS = Continuum(
+    "every lookup-table language model over 3 tokens (real log-probabilities), eos = 2, max "
+    "length 4, every length penalty"
+)
+#: There exists a language model on which a larger beam ends worse: the hand-built one, at the
+#: listed pair of beams.
+BEAM_PAIR = Enumerated(
+    "beams (1, 2) on the hand-built lookup-table LM (_COUNTER)", ((1, 2),), what="beam pair"
+)
+LARGER_BEAM_WORSE = Exists(
+    "a lookup-table language model on which the larger beam ends on a less likely sequence",
+    BEAM_PAIR,
+)
+#: The measurements of §2.1 (run now, on random inputs and this machine: no model is trained).
+EFFICIENT_ERROR_RUNS = Trained(
+    "relative output errors of the efficient-attention variants against exact attention, "
+    "measured now on seeded random inputs (no model is trained)"
+)
+EFFICIENT_COST_RUNS = Trained(
+    "XLA's compiled memory account and one call's time per attention variant against n, measured "
+    "now on this machine (no model is trained)"
+)
+#: The encoder-decoder experiment's trained models.
+ENCDEC_MODELS = Trained(
+    "encoder-decoder translation models trained by experiments/encdec_translation.py (one and "
+    "eight heads)"
+)
+
+
+def _samples_of(domain: Continuum, n: int, what: str):
+    """``n`` seeded draws of ``domain`` (the check draws them itself; ``draw`` names the i-th)."""
+    return domain.sample(n, 0, lambda seed, i: ("draw", i), what=what)
 
 
 def _printed_jacobian(s: list[Fraction]) -> list[list[Fraction]]:
@@ -64,6 +152,16 @@ def softmax_jacobian(ns: tuple[int, ...], draws: int) -> Checked:
     )
     printed_fails = any(c != 0 for c in printed_cols)
 
+    total = 1 + draws * len(ns)
+    tally = Tally(
+        _samples_of(
+            SCORE_VECTORS,
+            total,
+            f"(s = (1/2, 1/2) for the printed matrix; {draws} N(0, 9) score vectors per n in "
+            f"{list(ns)})",
+        )
+    )
+    tally.record(s)  # the printed matrix's witness point, evaluated exactly
     worst, worst_ratio, cases = 0.0, 0.0, 0
     rng = np.random.default_rng(0)
 
@@ -82,11 +180,10 @@ def softmax_jacobian(ns: tuple[int, ...], draws: int) -> Checked:
         worst = max(worst, res)
         worst_ratio = max(worst_ratio, res / tol)
         cases += draws
+        tally.record_count(draws)
     return Checked(
         "float",
-        "samples",
-        f"printed matrix: s = (1/2, 1/2), exact rationals; corrected: {cases} random score "
-        f"vectors (n in {list(ns)}, {draws} each, N(0, 9) entries, seed 0)",
+        tally,
         {
             "printed_holds": not printed_fails,
             "corrected_holds": bool(worst_ratio <= 1.0 and lib_matches_exact),
@@ -99,12 +196,19 @@ def softmax_jacobian(ns: tuple[int, ...], draws: int) -> Checked:
         },
         tolerance="8 (n + 2) eps64 per entry: entries <= 1/4, each side rounds an n-term softmax "
         "and one product",
+        subject="printed",
     )
+
+
+#: The saturation bound's constant: every entry of the Jacobian at (t, 0, -1) is below c e^-t.
+SATURATION_CONSTANT = 2
 
 
 def softmax_saturation(ts: tuple[int, ...]) -> Checked:
     """At saturated scores ``z = (t, 0, -1)`` every entry of the exact Jacobian is enclosed (arb
-    balls) below ``2 e^{-t}``, and the library's autodiff Jacobian lies within ``4 eps`` of it."""
+    balls) below ``2 e^{-t}`` (the verdict: the printed statement's object, the softmax itself);
+    at each grid point ``t`` the library's float64 autodiff Jacobian lies within ``4 eps`` of the
+    enclosure and its largest entry below the certified bound (the witnesses)."""
     import flint
     import jax
     import jax.numpy as jnp
@@ -115,6 +219,8 @@ def softmax_saturation(ts: tuple[int, ...]) -> Checked:
 
     # 1 - s_0 ~ e^-t cancels about 1.44 t bits: carry them (workprec restores the context).
     bits = 128 + 2 * max(ts)
+    tally = Tally(LARGE_SCORES.grid(Grid({"t": tuple(ts)}, over="integers")))
+    witnesses = []
     with flint.ctx.workprec(bits):
         rows = []
         ok = True
@@ -125,7 +231,7 @@ def softmax_saturation(ts: tuple[int, ...]) -> Checked:
             total = e[0] + e[1] + e[2]
             s = [x / total for x in e]
             exact = [[(s[i] if i == j else 0) - s[i] * s[j] for j in range(3)] for i in range(3)]
-            bound = 2 * (-flint.arb(t)).exp()
+            bound = SATURATION_CONSTANT * (-flint.arb(t)).exp()
             below = all(abs(exact[i][j]) < bound for i in range(3) for j in range(3))
             lib = np.asarray(jac(jnp.asarray([float(t), 0.0, -1.0])))
             tol = flint.arb(4 * EPS64)
@@ -136,18 +242,33 @@ def softmax_saturation(ts: tuple[int, ...]) -> Checked:
             )
             upper = max(float(abs(exact[i][j]).upper()) for i in range(3) for j in range(3))
             rows.append(dict(t=t, max_entry_upper=upper, below_2exp_minus_t=below, library=close))
-            ok = ok and below and close
+            ok = ok and below
+            i, j = np.unravel_index(int(np.argmax(np.abs(lib))), lib.shape)
+            witnesses += [
+                Witness(
+                    f"float64 J[{i}][{j}] at t = {t}",
+                    float(lib[i, j]),
+                    exact[i][j],
+                    "inside",
+                    4 * EPS64,
+                ),
+                Witness(
+                    f"float64 max |J| at t = {t}", float(abs(lib[i, j])), bound, "below", 4 * EPS64
+                ),
+            ]
+            tally.record({"t": t})
     return Checked(
         "enclosed",
-        "all",
-        f"z = (t, 0, -1) for each t in {list(ts)}: arb balls at {bits} bits; the library's float64 "
-        "autodiff Jacobian entered as exact doubles",
+        tally,
         {
+            "bits": bits,
             "holds": ok,
             "max_entry_upper_at_largest_t": rows[-1]["max_entry_upper"],
             "largest_t": ts[-1],
             "rows": rows,
         },
+        subject="printed",
+        witnesses=witnesses,
     )
 
 
@@ -163,9 +284,10 @@ def scale_sqrt_k(dims: tuple[int, ...]) -> Checked:
 
     precision.require_x64("conti2024.scale_sqrt_k")
 
+    tally = Tally(SIGN_PAIRS.at(dims))
     exact_ok, library_ok, rows = True, True, []
     for k in dims:
-        signs = np.array(list(itertools.product((-1, 1), repeat=k)), dtype=np.int64)
+        signs = _sign_vectors(k)
         dots = (signs[:, None, :] * signs[None, :, :]).sum(-1).ravel()  # all 4^k pairs
         count = len(dots)
         mean = Fraction(int(dots.sum()), count)
@@ -180,14 +302,14 @@ def scale_sqrt_k(dims: tuple[int, ...]) -> Checked:
         rows.append(
             dict(k=k, pairs=count, var=str(var), var_sqrt_k=str(var_sqrt), var_k=str(var_printed))
         )
+        tally.record_count(count)  # the pairs' dot products, one batch
     k_w = dims[-1]
+    var_w = Fraction(rows[-1]["var_k"])  # Var(q.k / k) under the printed scale, largest k
     return Checked(
         "float",
-        "upto",
-        f"q, k with independent entries uniform on {{-1, +1}}: all 4^k pairs for every k in "
-        f"{list(dims)} (variances in exact rationals; the library's scale in float64)",
+        tally,
         {
-            "printed_holds": Fraction(1, k_w) == 1,  # Var(q.k / k) = 1/k at the largest k
+            "printed_holds": var_w == 1,
             "corrected_holds": exact_ok and library_ok,
             "var_of_qk_over_k": f"1/{k_w}",
             "k": k_w,
@@ -197,7 +319,13 @@ def scale_sqrt_k(dims: tuple[int, ...]) -> Checked:
         },
         tolerance="16 eps64 on the library's variance: integer scores, one division and one "
         "square each (relative error <= 4 eps)",
+        subject="printed",
     )
+
+
+def _sign_vectors(k: int) -> np.ndarray:
+    """Every vector of ``{-1, +1}^k`` (``2^k`` rows)."""
+    return np.array(list(itertools.product((-1, 1), repeat=k)), dtype=np.int64)
 
 
 # --- §1.2.1: the sinusoidal shift ---------------------------------------------------------------
@@ -226,11 +354,13 @@ def sinusoidal_shift(n: int, dim: int, shifts: tuple[int, ...]) -> Checked:
     design = np.stack([t, np.ones_like(t)], 1)
     coef, *_ = np.linalg.lstsq(design, y, rcond=None)
     res_affine = float(np.sum((design @ coef - y) ** 2))
+    tally = Tally(
+        POSITIONS_AND_SHIFTS.grid(Grid({"t": tuple(range(n)), "s": tuple(shifts)}, over="integers"))
+    )
+    tally.record_count(n * len(shifts))  # every (t, s): one matrix product per shift
     return Checked(
         "float",
-        "samples",
-        f"positions 0..{n - 1}, width {dim}, shifts {list(shifts)}; the printed affine form "
-        f"fitted on the first frequency at shift 2 over {n} positions",
+        tally,
         {
             # a residual of order 1 is no rounding: the affine form cannot fit sin(t + 2)
             "printed_holds": res_affine <= 1.0,
@@ -241,6 +371,7 @@ def sinusoidal_shift(n: int, dim: int, shifts: tuple[int, ...]) -> Checked:
         },
         tolerance="8 (n + s) eps64: angles up to n + s radians carry ~ (n + s) eps, the 2 x 2 "
         "product 4 eps",
+        subject="printed",
     )
 
 
@@ -285,6 +416,13 @@ def causal_linear(ns: tuple[int, ...], seeds: int) -> Checked:
         ).reshape(len(maps), 2)
 
     batched = jax.jit(jax.vmap(gaps))  # one compile per length
+    tally = Tally(
+        _samples_of(
+            ATTENTION_INPUTS,
+            len(ns) * seeds * len(maps) * 2,
+            f"(N in {list(ns)}, {seeds} Gaussian draws each, 3 feature maps, causal and not)",
+        )
+    )
     for n in ns:
         draws = [_qkv(np.random.default_rng([seed, n]), n, e, d) for seed in range(seeds)]
         q, k, v = (jnp.asarray(np.stack(x)) for x in zip(*draws))
@@ -296,10 +434,10 @@ def causal_linear(ns: tuple[int, ...], seeds: int) -> Checked:
         worst = max(worst, float(res.max()))
         worst_ratio = max(worst_ratio, float((res / tol).max()))
         cases += res.size
+        tally.record_count(res.size)
     return Checked(
         "float",
-        "samples",
-        f"{cases} cases: N in {list(ns)}, {seeds} seeds each, 3 feature maps, causal and not",
+        tally,
         {"max_residual": worst, "max_residual_over_tolerance": worst_ratio, "cases": cases},
         tolerance="8 N F eps64 max|v| per case: outputs are convex combinations of the values; "
         "sums of N products of width-F features",
@@ -325,6 +463,13 @@ def taylor(ns: tuple[int, ...], seeds: int) -> Checked:
             [linear.taylor_attention(q, k, v, causal=c) for c in (False, True)]
         )
     )
+    tally = Tally(
+        _samples_of(
+            ATTENTION_INPUTS,
+            len(ns) * seeds * 2,
+            f"(N in {list(ns)}, {seeds} Gaussian draws each, the Taylor map, causal and not)",
+        )
+    )
     for n in ns:
         for seed in range(seeds):
             q, k, v = _qkv(np.random.default_rng([seed, n, 1]), n, e, d)
@@ -346,6 +491,7 @@ def taylor(ns: tuple[int, ...], seeds: int) -> Checked:
                 tol = 16.0 * n * (e + 1) * EPS64 * float(np.abs(v).max())
                 worst, worst_ratio = max(worst, res), max(worst_ratio, res / tol)
                 cases += 1
+                tally.record_count(1)
             # The printed numerator: every key weighted by 1 + q^_i . sum_j k^_j.
             # sum_j (1 + q^_i . sum_j' k^_j') V_j / sum_j (1 + q^_i . k^_j), all i at once.
             numerator = (1.0 + qh @ kh.sum(0))[:, None] * v.sum(0)[None, :]
@@ -353,8 +499,7 @@ def taylor(ns: tuple[int, ...], seeds: int) -> Checked:
             gap = max(gap, float(np.abs(printed - outs[0]).max()))
     return Checked(
         "float",
-        "samples",
-        f"{cases} cases: N in {list(ns)}, {seeds} seeds each, causal and not",
+        tally,
         {
             # a gap of 1e-2 is ~1e11 times the tolerance: the printed form is a different map
             "printed_holds": gap <= 1e-2,
@@ -365,6 +510,7 @@ def taylor(ns: tuple[int, ...], seeds: int) -> Checked:
             "cases": cases,
         },
         tolerance="16 N (E + 1) eps64 max|v| per case",
+        subject="printed",
     )
 
 
@@ -408,9 +554,10 @@ def efficient_error(
         figure += f"; Linformer {min(lin):.2f}-{max(lin):.2f}"
     return Checked(
         "float",
-        "samples",
-        f"i.i.d. and local random inputs (key 0): n = {n}, batch {batch}, width {dim}",
+        EFFICIENT_ERROR_RUNS,
         {
+            "inputs": f"i.i.d. and local random inputs (key 0): n = {n}, batch {batch}, "
+            f"width {dim}",
             "figure": figure,
             "sane": bool(exact_at_full and finite),
             "windows_exact_at_full_budget": exact_at_full,
@@ -439,10 +586,15 @@ def efficient_cost(lengths: tuple[int, ...], variants: tuple[str, ...]) -> Check
     figure = f"memory slope dense {mem['dense']:.2f} vs {lin} (n = {lengths[0]}..{lengths[-1]})"
     return Checked(
         "float",
-        "samples",
-        f"XLA's compiled memory account and one call's median seconds, width 64, n in "
-        f"{list(lengths)}",
-        {"figure": figure, "shape_ok": shape_ok, "memory_slopes": mem, "time_slopes": time},
+        EFFICIENT_COST_RUNS,
+        {
+            "runs": f"XLA's compiled memory account and one call's median seconds, width 64, n "
+            f"in {list(lengths)}",
+            "figure": figure,
+            "shape_ok": shape_ok,
+            "memory_slopes": mem,
+            "time_slopes": time,
+        },
         tolerance="log-log slopes: above 1.7 for the dense forms, below 1.3 for the others",
     )
 
@@ -456,6 +608,14 @@ def heads_synthetic(sizes: tuple[int, ...], per: int, noises: tuple[float, ...])
     from transformer_theory.papers.conti2024 import _theory_heads as heads
 
     expected = {k: ("other" if k == "diffuse" else k) for k in heads.SYNTHETIC}
+    tally = Tally(
+        _samples_of(
+            SYNTHETIC_HEADS,
+            len(heads.SYNTHETIC) * len(sizes) * len(noises) * per,
+            f"({len(heads.SYNTHETIC)} kinds, sizes {list(sizes)}, noise {list(noises)}, {per} "
+            "seeds each)",
+        )
+    )
     wrong, total = [], 0
     for kind in heads.SYNTHETIC:
         for n in sizes:
@@ -468,13 +628,12 @@ def heads_synthetic(sizes: tuple[int, ...], per: int, noises: tuple[float, ...])
                         "kind"
                     ]
                     total += 1
+                    tally.record_count(1)
                     if got != expected[kind]:
                         wrong.append(dict(kind=kind, n=n, noise=noise, seed=seed, got=got))
     return Checked(
         "float",
-        "samples",
-        f"{total} synthetic maps: {len(heads.SYNTHETIC)} kinds, sizes {list(sizes)}, noise "
-        f"{list(noises)}, {per} seeds each",
+        tally,
         {"misclassified": len(wrong), "maps": total, "first_wrong": wrong[:5]},
         tolerance="none needed: kinds compared exactly; the projections deciding them are "
         "float64 with margins far above rounding",
@@ -507,6 +666,15 @@ def heads_projection(
     (:func:`._theory_heads.diagonal_order`) equals the best over all permutations."""
     from transformer_theory.papers.conti2024 import _theory_heads as heads
 
+    tally = Tally(
+        _samples_of(
+            HEAD_MAPS,
+            3 * seeds * len(shapes) + seeds * len(perm_shapes),
+            f"(3 families x {seeds} seeds on shapes {[list(x) for x in shapes]}; {seeds} "
+            f"Dirichlet maps on shapes {[list(x) for x in perm_shapes]} against every "
+            "permutation)",
+        )
+    )
     worst_lp, cases = 0.0, 0
     for shape in shapes:
         q, k = shape
@@ -522,6 +690,7 @@ def heads_projection(
                 _, res = heads.project(a, support, eps)
                 worst_lp = max(worst_lp, abs(res - _lp_projection(a, support, eps)))
                 cases += 1
+                tally.record_count(1)
     lp_tol = 1e-7  # HiGHS's default primal/dual feasibility tolerance
     worst_perm, perm_cases = 0.0, 0
     for shape in perm_shapes:
@@ -545,13 +714,11 @@ def heads_projection(
             brute = total - max(gains)
             worst_perm = max(worst_perm, abs(residual - brute))
             perm_cases += 1
+            tally.record_count(1)
     perm_tol = 1e-12  # sums of <= 36 entries in [0, 1]
     return Checked(
         "float",
-        "samples",
-        f"{cases} projections (shapes {[list(x) for x in shapes]}, {seeds} seeds, 3 families) "
-        f"and {perm_cases} maps against every permutation (shapes "
-        f"{[list(x) for x in perm_shapes]})",
+        tally,
         {
             "ok": bool(worst_lp <= lp_tol and worst_perm <= perm_tol),
             "max_gap_lp": worst_lp,
@@ -630,12 +797,14 @@ def beam_counterexample(beams: tuple[int, int]) -> Checked:
     p1, p2 = prob(found[small][0]), prob(found[large][0])
     consistent = all(abs(math.log(prob(found[k][0])) - found[k][1]) < 1e-12 for k in beams)
     witness = distributions and consistent and large > small and p2 < p1
+    tally = Tally(BEAM_PAIR)
+    tally.record(tuple(beams))
     return Checked(
         "exact",
-        "instance",
-        "the hand-built lookup-table language model over {a, b, c} (rows by prefix: () "
-        ".45/.44/.11; a .46/.44/.10; b .5/.5/0; aa 1/0/0; else uniform), length 3",
+        tally,
         {
+            "model": "the hand-built lookup-table language model over {a, b, c} (rows by prefix: "
+            "() .45/.44/.11; a .46/.44/.10; b .5/.5/0; aa 1/0/0; else uniform), length 3",
             "larger_beam_worse": True if witness else None,
             "small_beam": small,
             "large_beam": large,
@@ -664,6 +833,14 @@ def beam_eos(settings: tuple[tuple[float, str], ...], models: int) -> Checked:
     others = [v for v in range(vocab) if v != eos]
     prefixes = _prefixes(vocab, max_len)
     index = {p: i for i, p in enumerate(prefixes)}
+    tally = Tally(
+        _samples_of(
+            LOOKUP_LMS,
+            models * (len(settings) + 1),
+            f"({models} random LMs per length penalty {[list(x) for x in settings]} with beam "
+            f"{k}, and {models} with beam 1 against greedy decoding)",
+        )
+    )
     worst, cases, wrong = 0.0, 0, []
     for alpha, penalty in settings:
         wide = jax.jit(
@@ -697,6 +874,7 @@ def beam_eos(settings: tuple[tuple[float, str], ...], models: int) -> Checked:
             gap = abs(float(hyp.scores_K[0]) - best[0])
             worst = max(worst, gap)
             cases += 1
+            tally.record_count(1)
             if got != best[1] or gap > 64 * max_len * EPS64:
                 wrong.append(dict(alpha=alpha, seed=seed, got=list(got), best=list(best[1])))
     greedy = jax.jit(
@@ -711,14 +889,12 @@ def beam_eos(settings: tuple[tuple[float, str], ...], models: int) -> Checked:
         hyp = greedy(jnp.asarray(lp))
         got = tuple(int(x) for x in np.asarray(hyp.tokens_KxL[0])[: int(hyp.lengths_K[0])])
         cases += 1
+        tally.record_count(1)
         if got != y:
             wrong.append(dict(greedy=True, seed=seed, got=list(got), expected=list(y)))
     return Checked(
         "float",
-        "samples",
-        f"{cases} random lookup-table LMs (vocab {vocab}, eos {eos}, max length {max_len}): "
-        f"{models} per length penalty {[list(x) for x in settings]} with beam {k}, and "
-        f"{models} with beam 1 against greedy decoding",
+        tally,
         {"wrong": len(wrong), "cases": cases, "max_score_gap": worst, "failures": wrong[:5]},
         tolerance=f"score gap <= 64 max_len eps64 = {64 * max_len * EPS64:.1e}; hypotheses "
         "compared exactly",
@@ -739,7 +915,9 @@ def encdec() -> Checked:
 
     if not _ENCDEC_SUMMARY.exists():
         return Checked(
-            "none", "none", "experiments/results/encdec_translation_summary.json is missing"
+            "none",
+            ENCDEC_MODELS,
+            {"missing": "experiments/results/encdec_translation_summary.json"},
         )
     record = read_json(str(_ENCDEC_SUMMARY))
     rows = record["rows"]
@@ -775,9 +953,10 @@ def encdec() -> Checked:
     )
     return Checked(
         "record",
-        "instance",
-        "experiments/results/encdec_translation_summary.json, produced by python "
-        "experiments/encdec_translation.py --size default (provenance in the file)",
+        Record(
+            "experiments/results/encdec_translation_summary.json",
+            "python experiments/encdec_translation.py --size default (provenance in the file)",
+        ),
         {"figure": figure, "finite": ok, "rows": measured, "provenance": record.get("provenance")},
     )
 
@@ -820,17 +999,25 @@ def linformer_jl(
     row_sum_error = float(np.max(np.abs(row_sums - 1.0)))
     order_fails = row_sum_error > 0.1
     critical = linformer.binomial_critical(trials, delta, alpha)
+    tally = Tally(
+        _samples_of(
+            LINFORMER_INPUTS,
+            1 + len(ns),
+            f"(the printed witness: P uniform, w = e_0 - e_1, n = 16, 20 draws of R; corrected: "
+            f"P = I_n and a Gaussian w for each n in {list(ns)}, {trials} draws of R each)",
+        )
+    )
+    tally.record_count(1)  # the printed witness (P0, w0)
     sampled = []
     for n in ns:
         w = np.random.default_rng([n, 1]).standard_normal(n)
         rank = linformer.row_bound_rank(n, eps, delta)
         fails = round(linformer.failure_rate(np.eye(n), w, rank, eps, trials, seed=n) * trials)
         sampled.append({"n": n, "rank": rank, "failures": fails})
+        tally.record_count(1)
     return Checked(
         "float",
-        "samples",
-        f"printed: A = 0, w = e_0 - e_1, n = 16, 20 draws of R (k = 4); a random 8 x 8 A. "
-        f"corrected: P = I_n, Gaussian w, {trials} draws of R for each n in {list(ns)}",
+        tally,
         {
             "printed_holds": not (eq16_fails and order_fails),
             "corrected_holds": all(c["failures"] <= critical for c in sampled),
@@ -846,4 +1033,5 @@ def linformer_jl(
         },
         tolerance=f"binomial: F <= {critical} of {trials} (Pr(Bin({trials}, {delta}) > "
         f"{critical}) <= {alpha:g}); ratios in float64, rounding ~ k n eps64 far below eps",
+        subject="printed",
     )

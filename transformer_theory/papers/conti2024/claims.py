@@ -35,7 +35,7 @@ CLAIMS: list[Row] = [
         "sums to -1/2, where every softmax Jacobian's columns sum to 0. The corrected diag(s) - "
         "s s^T (core.attention.softmax_jacobian) equals jax.jacobian of "
         "core.attention.softmax_weights in float64 on random scores (ns: sizes, draws each).",
-        quantifier="infinite",
+        domain=checks.SCORE_VECTORS,
         check=checks.softmax_jacobian,
         judge=judges.printed_fails_corrected_holds(
             figure="printed column sums {printed_column_sums} at s = (1/2, 1/2) (must be 0); "
@@ -62,7 +62,7 @@ CLAIMS: list[Row] = [
         statement="At z = (t, 0, -1), for each listed t, every entry of the exact softmax "
         "Jacobian is enclosed (arb balls, 128 + 2 max t bits) below 2 e^-t, and the library's "
         "float64 autodiff Jacobian lies within 4 eps64 of the enclosure.",
-        quantifier="finite",
+        domain=checks.LARGE_SCORES,
         check=checks.softmax_saturation,
         judge=judges.true(
             "holds",
@@ -70,8 +70,8 @@ CLAIMS: list[Row] = [
             "every entry below 2 e^-t and the library within 4 eps at every t: {holds}",
         ),
         sizes={"quick": {"ts": (20, 40, 60)}, "full": {"ts": (10, 20, 30, 40, 60, 80, 100)}},
-        expected="certified",
-        note="certified for the listed t only; the thesis's 'large inputs' is every large t",
+        expected="gridded",
+        note="the listed t only (a grid of the thesis's 'large inputs', every large real t)",
     ),
     Row(
         id="conti2024.scale_sqrt_k",
@@ -83,7 +83,7 @@ CLAIMS: list[Row] = [
         "pairs enumerated for each k in dims: Var(q . k) = k exactly (rationals), so Var(q . k "
         "/ sqrt(k)) = 1 while the printed / k gives 1/k; core.attention.scale_scores on those "
         "scores has variance 1 within 16 eps64.",
-        quantifier="infinite",
+        domain=checks.SIGN_PAIRS,
         check=checks.scale_sqrt_k,
         judge=judges.printed_fails_corrected_holds(
             figure="Var(q.k) = k exactly for every k <= {k} (all 4^k pairs): {exact_identity}; "
@@ -105,7 +105,7 @@ CLAIMS: list[Row] = [
         statement="The affine least-squares fit of sin(t + 2) on (sin t, 1) over n positions "
         "leaves a residual of order 1 (b is not a constant); core.positional.sinusoidal_shift's "
         "rotation R(s) maps PE(t) to PE(t + s) for every position and shift tested (float64).",
-        quantifier="infinite",
+        domain=checks.POSITIONS_AND_SHIFTS,
         check=checks.sinusoidal_shift,
         judge=judges.printed_fails_corrected_holds(
             figure="affine form leaves residual {affine_residual} on the positions; rotation "
@@ -132,7 +132,7 @@ CLAIMS: list[Row] = [
         statement="core.linear.linear_attention (O(N) prefix sums, causal and not) equals "
         "core.linear.linear_attention_quadratic (the explicit N x N weights of eq. 15) for elu + "
         "1, the Taylor map and 16 positive random features, float64.",
-        quantifier="infinite",
+        domain=checks.ATTENTION_INPUTS,
         check=checks.causal_linear,
         judge=judges.at_most(
             "max_residual_over_tolerance",
@@ -155,7 +155,7 @@ CLAIMS: list[Row] = [
         "core.linear.taylor_attention: off by more than 1e-2 on random inputs. The corrected "
         "(sum_j V_j + (sum_j V_j k^_j^T) q^_i) / (n + q^_i . sum_j k^_j) (O(N), causal and not) "
         "equals the explicit normalized weights 1 + q^ . k^, float64.",
-        quantifier="infinite",
+        domain=checks.ATTENTION_INPUTS,
         check=checks.taylor,
         judge=judges.printed_fails_corrected_holds(
             figure="printed numerator off by up to {max_gap_printed}; corrected form against "
@@ -187,7 +187,7 @@ CLAIMS: list[Row] = [
         "row_bound_rank(n, eps, delta) = ceil(4 ln(4n/delta) / (eps^2 - 2 eps^3/3)), sampled on "
         "P = I_n (where the union bound is tightest) with `trials` draws of R per n: accepted "
         "iff the failures F <= c, the (1 - alpha) quantile of Binomial(trials, delta).",
-        quantifier="infinite",
+        domain=checks.LINFORMER_INPUTS,
         check=checks.linformer_jl,
         judge=judges.printed_fails_corrected_holds(
             figure="eq. 16's ratio infinite (P w = 0, P~ w != 0) on all 20 draws: "
@@ -224,7 +224,7 @@ CLAIMS: list[Row] = [
         statement="papers/conti2024/_models_efficient.py's error_vs_budget: relative output error "
         "against exact attention for each variant and budget, on i.i.d. and locally structured "
         "random inputs; a window at its full budget (2n) must be exact.",
-        quantifier="empirical",
+        domain=checks.EFFICIENT_ERROR_RUNS,
         check=checks.efficient_error,
         judge=judges.true("sane", figure="{figure}"),
         sizes={
@@ -269,7 +269,7 @@ CLAIMS: list[Row] = [
         "'s cost_vs_length: XLA's memory account and time "
         "of one call against n, log-log slopes: dense and the dense-mask window above 1.7, the "
         "others below 1.3.",
-        quantifier="empirical",
+        domain=checks.EFFICIENT_COST_RUNS,
         check=checks.efficient_cost,
         judge=judges.true("shape_ok", figure="{figure}"),
         sizes={
@@ -298,14 +298,13 @@ CLAIMS: list[Row] = [
     Row(
         id="conti2024.heads_synthetic",
         paper=PAPER,
-        place="§3.1.1, eq. 19-20 (the three head families)",
-        printed="Three general structured can be identified: - positional heads; - syntactic "
-        "heads; - rare tokens heads.",
+        place="§3.1.1, eq. 19-20 (the three head families: the library's classifier of them)",
+        printed=None,
         statement="papers/conti2024/_theory_heads.py"
         "'s classify_map returns the family each synthetic "
         "map was built from by synthetic_head (diffuse noise: 'other'), for every size, noise "
         "level and seed listed.",
-        quantifier="infinite",
+        domain=checks.SYNTHETIC_HEADS,
         check=checks.heads_synthetic,
         judge=judges.exactly(
             "misclassified", 0, figure="{misclassified} of {maps} synthetic heads misclassified"
@@ -314,9 +313,11 @@ CLAIMS: list[Row] = [
             "quick": {"sizes": (8, 12), "per": 3, "noises": (0.1, 0.5)},
             "full": {"sizes": (8, 12, 16, 24), "per": 25, "noises": (0.0, 0.1, 0.3, 0.5)},
         },
-        expected="verified",
-        note="checks the library's classifier on maps of the thesis's families; that trained "
-        "heads are of these families is measured in conti2024.encdec_translation",
+        expected="finding",
+        note="checks the library's classifier on maps of the thesis's families, not the thesis's "
+        "sentence 'Three general structured can be identified: - positional heads; - syntactic "
+        "heads; - rare tokens heads.' (about trained heads: measured in "
+        "conti2024.encdec_translation)",
     ),
     Row(
         id="conti2024.heads_projection",
@@ -330,7 +331,7 @@ CLAIMS: list[Row] = [
         "'s closed-form project equals the optimum of eq. "
         "21's linear program (SciPy HiGHS) on each family's support for random maps; "
         "diagonal_order's assignment equals the best over every permutation.",
-        quantifier="infinite",
+        domain=checks.HEAD_MAPS,
         check=checks.heads_projection,
         judge=judges.true(
             "ok",
@@ -358,7 +359,7 @@ CLAIMS: list[Row] = [
         "core.beam.beam_search on a hand-built three-token language model (every row a "
         "distribution, exact rationals), beams as listed, length 3; both sequences' "
         "probabilities re-computed exactly from the table.",
-        quantifier="exists",
+        domain=checks.LARGER_BEAM_WORSE,
         check=checks.beam_counterexample,
         judge=judges.true(
             "larger_beam_worse",
@@ -382,7 +383,7 @@ CLAIMS: list[Row] = [
         "every prefix) returns the brute-force optimum over every eos-ended and cut hypothesis "
         "under the listed length penalties, on random lookup-table LMs; beam 1 with alpha 0 is "
         "greedy decoding until eos.",
-        quantifier="infinite",
+        domain=checks.LOOKUP_LMS,
         check=checks.beam_eos,
         judge=judges.exactly(
             "wrong",
@@ -407,7 +408,7 @@ CLAIMS: list[Row] = [
         statement="experiments/results/encdec_translation_summary.json, the committed summary of "
         "the default-size run (one layer, width 64, one and eight heads, 1,000 Adam steps, "
         "7,200 held-out pairs): greedy and beam exact match and the head kinds as measured.",
-        quantifier="empirical",
+        domain=checks.ENCDEC_MODELS,
         check=checks.encdec,
         judge=judges.true("finite", figure="{figure}"),
         sizes={"quick": {}},

@@ -1,9 +1,10 @@
 """The checks of the claims ledger's rows (:mod:`.claims`) on MAJORITY, PARITY and Dyck-1 and
 Hahn 2020's trained rows: each ``check(**sizes) -> Checked`` states its arithmetic (rationals or
 arb balls through :func:`transformer_theory.exact.evaluate`; floats with a derived tolerance; a
-record read) and its domain, and :mod:`transformer_theory.ledger` derives the status. The
-Dyck-(k, D) rows' checks are :mod:`._checks_dyck_k`, the counter languages'
-:mod:`._checks_counters`.
+record read) and records every element it evaluated in a :class:`~transformer_theory.ledger.Tally`
+of a sub-domain of the row's domain (:mod:`._domains`), and :mod:`transformer_theory.ledger`
+derives the status. The Dyck-(k, D) rows' checks are :mod:`._checks_dyck_k`, the counter
+languages' :mod:`._checks_counters`.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from transformer_theory import precision
-from transformer_theory.ledger import Checked, Family, Strings, Tally, Witness
+from transformer_theory.ledger import Checked, Enumerated, Product, Record, Tally, Trained, Witness
 from transformer_theory.papers.formal_languages import _constructions as recognizers
 from transformer_theory.papers.formal_languages import _tasks as tasks
+from transformer_theory.papers.formal_languages._domains import BINARY_STRINGS, ONES_STRINGS
 from transformer_theory.papers.formal_languages._theory import (
     _MAX_MARGIN,
     derived_margin,
@@ -39,12 +41,40 @@ _ARITHMETIC = {
     "parity_no_layernorm": "enclosed",
 }
 
-
-#: Every binary string of every length L >= 1: the domain of the table's rows ("MAJORITY is
-#: recognized ..." quantifies over every input string).
-BINARY_STRINGS = Family(
-    "L", lambda L: Strings((0, 1), [L], what="binary string"), start=1, what="binary strings"
+#: The four recognizers ``transformer-theory languages`` builds (the float64 table's rows).
+TABLE_ROWS = Enumerated("the four recognizers built", recognizers.RECOGNIZERS, what="recognizer")
+#: Every (recognizer, binary string) pair: the float64 table's statement.
+TABLE_INPUTS = Product(TABLE_ROWS, BINARY_STRINGS)
+#: PARITY's two variants: with Chiang & Cholak's final LayerNorm (eps = 0) and without it.
+PARITY_VARIANTS = Enumerated(
+    "PARITY's recognizer with and without the final LayerNorm", ("layernorm", "none"), "variant"
 )
+#: Every (PARITY variant, binary string) pair.
+PARITY_INPUTS = Product(PARITY_VARIANTS, BINARY_STRINGS)
+#: The domain of the training experiment (Hahn 2020's row as an experiment).
+HAHN_TRAINED = Trained(
+    "PARITY, Dyck-1 and Dyck-(2, 3) models trained on lengths 4-16 with softmax and leftmost-hard "
+    "attention (languages_generalization)"
+)
+
+
+def balanced_samples(language: str, lengths: Sequence[int], samples: int):
+    """The strings :func:`.tasks.sample` draws (``samples`` balanced strings per length, seed =
+    length) and their labels, and the sub-domain of :data:`BINARY_STRINGS` they are: seeded
+    draws (``draw(seed, i)`` gives the i-th)."""
+    drawn, labels = [], []
+    for length in lengths:
+        s, t = tasks.sample(language, length, samples, seed=length)
+        drawn += [tuple(int(x) for x in row) for row in s]
+        labels += [bool(x) for x in t]
+    where = ", ".join(map(str, lengths))
+    domain = BINARY_STRINGS.sample(
+        len(drawn),
+        0,
+        lambda seed, i: drawn[i],
+        what=f"of balanced {language} strings, {samples} per length L = {where} (seed = L)",
+    )
+    return drawn, labels, domain
 
 
 def _strings_of(language: str, exhaustive: int, sampled: Sequence[int], samples: int) -> list:
@@ -144,9 +174,20 @@ def table_float64(
 ) -> Checked:
     """What ``transformer-theory languages`` runs for its MAJORITY, PARITY and Dyck-1 rows
     (:func:`._theory_table.row_record`) in float64 for ``rows``: every row's accuracy, and each
-    length's smallest margin against :func:`smallest_margin` less ``16 n u * 4 sqrt 5``."""
+    length's smallest margin against :func:`smallest_margin` less ``16 n u * 4 sqrt 5``.
+
+    Covered: every (row, string) of lengths ``1..exhaustive_up_to``, counted from each length's
+    record (the sampled longer lengths are beyond it); ``rows`` other than the four is not the
+    row's statement (:data:`TABLE_INPUTS`) and reads as such."""
     precision.require_x64("table_float64")
     extra = sampled_lengths(max_len, exhaustive_up_to)
+    rows = tuple(rows)
+    which = (
+        TABLE_ROWS
+        if rows == tuple(TABLE_ROWS.items)
+        else Enumerated("the recognizers " + ", ".join(rows), rows, what="recognizer")
+    )
+    tally = Tally(Product(which, BINARY_STRINGS.upto(exhaustive_up_to)))
     records = [
         row_record(name, exhaustive_up_to=exhaustive_up_to, sampled_lengths=extra, samples=samples)
         for name in rows
@@ -161,16 +202,15 @@ def table_float64(
             worst = max(worst, (smallest_margin(name, n) - e["min_margin"]) / tol)
             cases += e["strings"]
             wrong += round((1 - e["accuracy"]) * e["strings"])
+            if e["exhaustive"]:
+                tally.record_count(e["strings"])
         smallest[name] = rec["min_margin"]
-    lengths = f"every string of lengths 1-{exhaustive_up_to}"
-    if extra:
-        lengths += f", {samples} balanced strings per length {', '.join(map(str, extra))}"
     return Checked(
         "float",
-        "upto",
-        f"the {len(records)} rows on {lengths} ({cases:,} strings)",
+        tally,
         {
             "cases": cases,
+            "sampled_longer": sampled_lengths(max_len, exhaustive_up_to),
             "misclassified": wrong,
             "max_shortfall_over_tolerance": worst,
             "smallest": {k: f"{v:.3g}" for k, v in smallest.items()},
@@ -187,54 +227,75 @@ def parity_confidence(lengths: Sequence[int] = (16,), samples: int = 4) -> Check
     run by :func:`transformer_theory.exact.evaluate` in arb balls on ``samples`` balanced strings
     per length, and ``log2(1 + e^-margin)`` enclosed. Without the LayerNorm every enclosure must
     lie in ``[1 - 2/(n^2 ln 2), 1)`` (so the cross-entropy tends to 1 bit), with it in
-    ``(0, 2e-4)`` bits. Values: ``failures`` (``n`` with an enclosure outside its bound)."""
+    ``(0, 2e-4)`` bits. Covered: every (variant, drawn string) pair. Witnesses: each variant's
+    float64 margin on the first string inside its enclosure, and the float64 cross-entropy of the
+    model without the LayerNorm inside the certified interval. Values: ``failures`` (``n`` with
+    an enclosure outside its bound)."""
     import flint
 
     from transformer_theory import exact
+    from transformer_theory.core.forward import forward
+    from transformer_theory.papers.formal_languages._theory import cross_entropy_bits
 
     precision.require_x64("parity_confidence")
     with_ln, without = recognizers.build("parity"), recognizers.build("parity_no_layernorm")
+    drawn, labels, where = balanced_samples("parity", lengths, samples)
+    tally = Tally(Product(PARITY_VARIANTS, where))
     ln2 = flint.arb(2).log()
-    failures, worst_plain, worst_ln, total = [], None, None, 0
-    for length in lengths:
-        n = length + 1
-        strings, labels = tasks.sample("parity", length, samples, seed=length)
+    failing, worst_plain, worst_ln = set(), None, None
+    for s, t in zip(drawn, labels):
+        n = len(s) + 1
         floor = 1 - flint.arb(2) / (flint.arb(n) ** 2 * ln2)
-        ok = True
-        for s, t in zip(strings, labels):
-            total += 1
-            sign = 1 if t else -1
-            ce = []
-            for p in (without, with_ln):
-                o = exact.evaluate(p, np.array([tasks.BOS, *s]), arithmetic="enclosed").logits[-1]
-                m = (o[1] - o[0]) * sign
-                ce.append((1 + (-m).exp()).log() / ln2)
-            ok = ok and bool(ce[0] > floor and ce[0] < 1) and bool(ce[1] > 0 and ce[1] < 2e-4)
-            worst_plain = float(ce[0].mid())
-            worst_ln = max(worst_ln or 0.0, float(ce[1].mid()))
-        if not ok:
-            failures.append(n)
+        sign = 1 if t else -1
+        ce = []
+        for variant, p in (("none", without), ("layernorm", with_ln)):
+            o = exact.evaluate(p, np.array([tasks.BOS, *s]), arithmetic="enclosed").logits[-1]
+            m = (o[1] - o[0]) * sign
+            ce.append((1 + (-m).exp()).log() / ln2)
+            tally.record((variant, s))
+        if not (bool(ce[0] > floor and ce[0] < 1) and bool(ce[1] > 0 and ce[1] < 2e-4)):
+            failing.add(n)
+        worst_plain = float(ce[0].mid())
+        worst_ln = max(worst_ln or 0.0, float(ce[1].mid()))
+    first = drawn[0]
+    n0 = len(first) + 1
+    o = np.asarray(forward(without, np.array([tasks.BOS, *first])), dtype=np.float64)
+    m0 = float(o[1] - o[0]) * (1 if labels[0] else -1)
+    floor0 = 1 - 2 / (n0**2 * float(ln2.mid()))
+    witnesses = (
+        _float_inside_enclosure(without, first),
+        _float_inside_enclosure(with_ln, first),
+        Witness(
+            "float64 cross-entropy without the LayerNorm, first string",
+            float(cross_entropy_bits(m0)),
+            (floor0, 1),
+            "inside",
+            64 * n0 * precision.unit_roundoff("float64"),
+        ),
+    )
     return Checked(
         "enclosed",
-        "samples",
-        f"{samples} balanced strings per n = {', '.join(str(x + 1) for x in lengths)} "
-        f"({total} strings, both variants)",
+        tally,
         {
-            "failures": len(failures),
-            "failing_n": failures,
+            "failures": len(failing),
+            "failing_n": sorted(failing),
             "ce_bits_without_layernorm_last": f"{worst_plain:.7f}",
             "ce_bits_with_layernorm_max": f"{worst_ln:.3g}",
         },
+        witnesses=witnesses,
     )
 
 
 def parity_float(dtype: str, lengths: Sequence[int] = (64,), samples: int = 8) -> Checked:
     """:func:`parity_precision_records` in ``dtype``: each variant's smallest margin against the
     exact ``4/n^2`` and ``4 sqrt 5``, over :func:`float_tolerance` (absolute without the LayerNorm;
-    times ``4 sqrt 5`` with it), and the misclassified strings. Values: ``worst_over_tolerance``
-    (both variants), ``ln_worst_over_tolerance`` (the LayerNorm variant), ``misclassified``,
+    times ``4 sqrt 5`` with it), and the misclassified strings. Covered: every (variant, drawn
+    string) pair, counted from each record. Values: ``worst_over_tolerance`` (both variants),
+    ``ln_worst_over_tolerance`` (the LayerNorm variant), ``misclassified``,
     ``plain_relative_error`` (the LayerNorm-free variant, the largest)."""
     precision.require_x64("parity_float")
+    _, _, where = balanced_samples("parity", lengths, samples)
+    tally = Tally(Product(PARITY_VARIANTS, where))
     records = parity_precision_records(lengths, dtypes=(dtype,), samples=samples)
     worst = ln_worst = rel = 0.0
     wrong, first_wrong = 0, None
@@ -253,11 +314,10 @@ def parity_float(dtype: str, lengths: Sequence[int] = (64,), samples: int = 8) -
         if r["accuracy"] < 1.0:
             wrong += round((1 - r["accuracy"]) * r["strings"])
             first_wrong = n if first_wrong is None else min(first_wrong, n)
+        tally.record_count(r["strings"])
     return Checked(
         "float",
-        "samples",
-        f"{samples} balanced strings per n = {', '.join(str(x + 1) for x in lengths)}, "
-        "with and without the LayerNorm",
+        tally,
         {
             "worst_over_tolerance": worst,
             "ln_worst_over_tolerance": ln_worst,
@@ -277,27 +337,30 @@ def layernorm_eps(lengths: Sequence[int] = (41,)) -> Checked:
     """PARITY's recognizer with the library's default ``eps`` (:data:`LAYERNORM_EPS`) in its
     final LayerNorm, run in arb balls by :func:`transformer_theory.exact.evaluate` on the string of
     ``L`` ones for each ``L`` (a member iff ``L`` odd): the signed margin's enclosure, which must
-    lie in ``(0, 1)`` (against ``4 sqrt 5 = 8.944`` with ``eps = 0``). Values: ``inside`` (every
-    enclosure certainly in ``(0, 1)``), ``margins``."""
+    lie in ``(0, 1)`` (against ``4 sqrt 5 = 8.944`` with ``eps = 0``). Covered: the strings of
+    ``L`` ones at the listed ``L`` (:data:`ONES_STRINGS`). Witness: the float64 margin of the
+    first string inside its enclosure. Values: ``inside`` (every enclosure certainly in
+    ``(0, 1)``), ``margins``."""
     from transformer_theory import exact
 
     precision.require_x64("layernorm_eps")
     params = recognizers.build("parity")
     params = params.replace(config=params.config.replace(norm_eps=LAYERNORM_EPS))
+    tally = Tally(ONES_STRINGS.at(lengths))
     inside, margins = True, {}
     for length in lengths:
         sign = 1 if length % 2 else -1
-        o = exact.evaluate(
-            params, np.array([tasks.BOS, *([1] * length)]), arithmetic="enclosed"
-        ).logits[-1]
+        s = (1,) * length
+        o = exact.evaluate(params, np.array([tasks.BOS, *s]), arithmetic="enclosed").logits[-1]
         m = (o[1] - o[0]) * sign
         inside = inside and bool(m > 0 and m < 1)
         margins[length + 1] = f"{float(m.mid()):.3g}"
+        tally.record(s)
     return Checked(
         "enclosed",
-        "all",
-        f"the strings of L ones, L = {', '.join(map(str, lengths))}",
+        tally,
         {"inside": inside, "margins": margins},
+        witnesses=(_float_inside_enclosure(params, (1,) * lengths[0]),),
     )
 
 
@@ -330,12 +393,15 @@ def hahn_training(root: str | None = None) -> Checked:
             with open(path) as f:
                 records += json.load(f)["records"]
         arithmetic = "record"
-        domain = "committed " + ", ".join(os.path.relpath(p, root) for p in found)
+        covered = Record(
+            ", ".join(os.path.relpath(p, root) for p in found),
+            "python experiments/languages_generalization.py",
+        )
     else:
         config = languages_generalization.get_config("smoke")
         with tempfile.TemporaryDirectory() as out:
             records = languages_generalization.run(config, out, progress=False)["records"]
-        arithmetic, domain = "training", "the smoke config, trained now"
+        arithmetic, covered = "training", Trained("the smoke config, trained now")
     built = [r for r in records if r["model"] == "constructed"]
     trained = [r for r in records if r["final_loss"] is not None]
 
@@ -345,12 +411,12 @@ def hahn_training(root: str | None = None) -> Checked:
 
     return Checked(
         arithmetic,
-        "samples",
-        f"{domain}: {len(trained)} trained models, seeds {sorted({r['seed'] for r in trained})}",
+        covered,
         {
             "constructions_exact": bool(built)
             and all(a == 1.0 for r in built for a in r["accuracy"]),
             "trained": len(trained),
+            "seeds": sorted({r["seed"] for r in trained}),
             "best_hard": best("hard (trained"),
             "best_softmax": best("softmax (trained"),
         },

@@ -7,9 +7,17 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+
 from transformer_theory import precision
-from transformer_theory.ledger import Checked
+from transformer_theory.ledger import Checked, Tally
 from transformer_theory.papers.formal_languages import _theory_dyck_k
+from transformer_theory.papers.formal_languages._domains import DYCK_K_STRINGS, Languages
+
+#: The hard Dyck-(2, 4) recognizer's inputs (the float32 row).
+DYCK_2_4_STRINGS = Languages(
+    "every string over 2 bracket pairs, read against depth 4, at every length"
+)
 
 
 def dyck_k_margins(
@@ -23,10 +31,19 @@ def dyck_k_margins(
     ``k`` of ``exhaustive`` (every string of length ``<= exhaustive[k]``) and each depth ``D``, with
     ``samples`` drawn strings per length of ``sampled``: every string classified as the stack
     says, the margins the derived ones within :func:`._theory_dyck_k.tolerance` and (hard)
-    leftmost-hard attention giving the same margins. Values: ``pairs`` (string, D) checked,
-    ``failures``, ``smallest_margin_times_n``, ``first_failure``."""
+    leftmost-hard attention giving the same margins. Covered: every (k, D, string) of lengths
+    ``0..exhaustive[k]``, a sub-domain of :data:`._domains.DYCK_K_STRINGS`, counted from each
+    length's record (the drawn longer strings are beyond it). Values: ``pairs`` (string, D)
+    checked, ``failures``, ``smallest_margin_times_n``, ``first_failure``."""
     precision.require_x64("dyck_k_margins")
     exhaustive = {2: 6} if exhaustive is None else {int(k): int(v) for k, v in exhaustive.items()}
+    labels = {(k, d): f"k = {k}, D = {d}" for k in exhaustive for d in depths}
+    tally = Tally(
+        DYCK_K_STRINGS.upto(
+            {labels[k, d]: range(2 * k) for k, d in labels},
+            {labels[k, d]: exhaustive[k] for k, d in labels},
+        )
+    )
     failures, first, pairs, low = 0, None, 0, math.inf
     for k, e in exhaustive.items():
         for depth in depths:
@@ -40,6 +57,7 @@ def dyck_k_margins(
                 leftmost=True,
             )
             pairs += r["strings_checked"]
+            tally.record_count(_prefixes_evaluated(k, e))
             low = min(low, r["min_margin_times_n"])
             bad = [e for e in r["by_length"] if e["accuracy"] < 1.0 or not e["derived"]]
             diff = r["leftmost_max_difference"]
@@ -49,14 +67,11 @@ def dyck_k_margins(
             failures += len(bad)
             if bad and first is None:
                 first = {"k": k, "depth": depth, "entry": str(bad[0])}
-    what = ", ".join(f"k = {k}: every string of length <= {e}" for k, e in exhaustive.items())
-    if sampled and samples:
-        what += f"; {samples} drawn per length {', '.join(map(str, sampled))}"
     return Checked(
         "float",
-        "upto",
-        f"D = {', '.join(map(str, depths))}; {what} ({pairs:,} (string, D) pairs)",
+        tally,
         {
+            "drawn_per_length": {"lengths": list(sampled), "samples": samples},
             "pairs": pairs,
             "failures": failures,
             "smallest_margin_times_n": low,
@@ -66,6 +81,16 @@ def dyck_k_margins(
     )
 
 
+def _prefixes_evaluated(k: int, e: int) -> int:
+    """The distinct prefixes of lengths ``0..e`` of the strings :func:`._theory_dyck_k.
+    check_record` enumerates (``all_strings(e, k)``, each prefix read at its own position): the
+    strings of those lengths it evaluated, counted from the enumeration itself."""
+    strings = np.asarray(_theory_dyck_k.all_strings(e, k))
+    if len(strings) == 0:
+        return 0
+    return 1 + sum(len(np.unique(strings[:, :n], axis=0)) for n in range(1, e + 1))
+
+
 def dyck_k_float32(lengths: Sequence[int] = (16,), samples: int = 16) -> Checked:
     """:func:`._theory_dyck_k.margin_records` of the hard Dyck-(2, 4) recognizer in float32,
     ``samples`` strings per even length: the members' margin error against
@@ -73,12 +98,23 @@ def dyck_k_float32(lengths: Sequence[int] = (16,), samples: int = 16) -> Checked
     string."""
     precision.require_x64("dyck_k_float32")
     records = _theory_dyck_k.margin_records(2, 4, lengths, dtypes=("float32",), samples=samples)
+    asked = sorted(set(lengths))
+    where = ", ".join(str(n + 1) for n in asked)
+    tally = Tally(
+        DYCK_2_4_STRINGS.sample(
+            len(asked) * samples,
+            0,
+            lambda seed, i: ("drawn", i),
+            what=f"of strings ({samples} per n = {where}, drawn by dyck_k.sample)",
+        )
+    )
+    # one batch per length: counted, not told apart
+    tally.record_count(sum(r["strings"] for r in records))
     first_wrong = next((r["n"] for r in records if r["accuracy"] < 1.0), None)
     worst = max(r["member_margin_error"] / r["tolerance"] for r in records)
     return Checked(
         "float",
-        "samples",
-        f"{samples} drawn strings per n = {', '.join(str(r['n']) for r in records)}",
+        tally,
         {
             "members_error_over_tolerance": worst,
             "first_misclassified_n": first_wrong,

@@ -15,9 +15,10 @@ from __future__ import annotations
 import functools
 
 from transformer_theory.claims import judges
-from transformer_theory.ledger import Row, open_claim
+from transformer_theory.ledger import Continuum, Exists, Row, open_claim
 from transformer_theory.papers.formal_languages import _checks as checks
 from transformer_theory.papers.formal_languages import _checks_counters, _checks_dyck_k
+from transformer_theory.papers.formal_languages import _domains as domains
 
 __all__ = ["CLAIMS"]
 
@@ -156,7 +157,7 @@ CLAIMS: list[Row] = [
             "row's PE or attention), in rationals (exact.evaluate): right on every string, signed "
             "margin >= 1/(2n)"
         ),
-        quantifier="infinite",
+        domain=checks.BINARY_STRINGS,
         check=_row("dyck1"),
         judge=(_none_wrong(_ROW_FIGURE)),
         sizes=_ROW_SIZES,
@@ -173,7 +174,7 @@ CLAIMS: list[Row] = [
             "accuracy 1.0 and each length's smallest margin at least the derived one (MAJORITY "
             "1/n, PARITY 4/n^2 or 4 sqrt 5, Dyck-1 1/(2n); n = L + 1) less the tolerance"
         ),
-        quantifier="infinite",
+        domain=checks.TABLE_INPUTS,
         check=checks.table_float64,
         judge=(
             judges.all_of(
@@ -184,7 +185,7 @@ CLAIMS: list[Row] = [
             )
         ),
         sizes={
-            "quick": {"max_len": 1, "exhaustive_up_to": 1, "samples": 64},
+            "quick": {"max_len": 2, "exhaustive_up_to": 2, "samples": 64},
             "full": {"max_len": 256, "exhaustive_up_to": 10, "samples": 64},
         },
         expected="finding",
@@ -200,7 +201,7 @@ CLAIMS: list[Row] = [
             "1) bits (so the cross-entropy tends to 1 bit, as Hahn 2020's lemma says it must); "
             "with Chiang & Cholak's LayerNorm (eps = 0) in (0, 2e-4) bits at every n checked"
         ),
-        quantifier="infinite",
+        domain=checks.PARITY_INPUTS,
         check=checks.parity_confidence,
         judge=(
             judges.exactly(
@@ -231,7 +232,7 @@ CLAIMS: list[Row] = [
             "within 16 n u (absolute; times 4 sqrt 5 with the LayerNorm) of the exact 4/n^2 and "
             "4 sqrt 5"
         ),
-        quantifier="infinite",
+        domain=checks.PARITY_INPUTS,
         check=functools.partial(checks.parity_float, "float64"),
         judge=(
             judges.all_of(
@@ -257,7 +258,7 @@ CLAIMS: list[Row] = [
             "4 sqrt 5 within 16 n u * 4 sqrt 5 on every string; without it the relative error of "
             "4/n^2 and the first n that misclassifies are reported (measurements beside it)"
         ),
-        quantifier="infinite",
+        domain=checks.PARITY_INPUTS,
         check=functools.partial(checks.parity_float, "float32"),
         judge=(
             judges.at_most(
@@ -285,10 +286,10 @@ CLAIMS: list[Row] = [
             "LayerNorm, PARITY's recognizer on the string of L ones has a signed margin certainly "
             "in (0, 1) (arb balls, exact.evaluate), against 4 sqrt 5 = 8.944 with eps = 0"
         ),
-        quantifier="exists",
+        domain=domains.ONES_STRINGS,
         check=checks.layernorm_eps,
         judge=(judges.true("inside", figure="margin in (0, 1): {inside}; margins by n {margins}")),
-        sizes={"quick": {"lengths": (41,)}, "full": {"lengths": (41, 256, 1024)}},
+        sizes={"quick": {"lengths": (41, 64)}, "full": {"lengths": (41, 256, 1024)}},
         expected="finding",
         command="pytest tests/papers/formal_languages/test_constructions.py -k eps_zero",
     ),
@@ -303,7 +304,7 @@ CLAIMS: list[Row] = [
             "annealed-softmax curriculum), evaluated at lengths 8-256 beside the constructions "
             "(generalization.run); read from the committed record when there is one"
         ),
-        quantifier="empirical",
+        domain=checks.HAHN_TRAINED,
         check=checks.hahn_training,
         judge=judges.true(
             "constructions_exact",
@@ -321,6 +322,9 @@ CLAIMS: list[Row] = [
         _HAHN_HARD,
         "an impossibility over every parameter setting at unbounded length: no finite check "
         "or training run can show it (formal_languages.hahn_training is the experiment beside it)",
+        domain=Continuum(
+            "every leftmost-hard transformer (real weights and PE), at every input length"
+        ),
     ),
     open_claim(
         "formal_languages.hahn_softmax",
@@ -330,6 +334,10 @@ CLAIMS: list[Row] = [
         "a statement about every Lipschitz softmax transformer; checked only on one "
         "construction (formal_languages.parity_confidence), whose LayerNorm with eps = 0 is "
         "not Lipschitz; Dyck-2 needs a four-symbol alphabet the tasks do not have",
+        domain=Continuum(
+            "every softmax transformer with a future mask (real weights and PE), at every input "
+            "length"
+        ),
     ),
     Row(
         id="formal_languages.dyck_k",
@@ -343,7 +351,11 @@ CLAIMS: list[Row] = [
             "against a stack: every string right, members' margin 1/(4n) and non-members' "
             "<= -3/(4n) within 16 n u"
         ),
-        quantifier="infinite",
+        domain=Exists(
+            "a transformer with the row's PE (i/n, i/n^3, n) and softmax & leftmost-hard "
+            "attention recognizing Dyck-k (the library's: dyck_k.build)",
+            domains.DYCK_K_STRINGS,
+        ),
         check=functools.partial(_checks_dyck_k.dyck_k_margins, "hard"),
         judge=judges.exactly(
             "failures",
@@ -378,7 +390,11 @@ CLAIMS: list[Row] = [
             "(dyck_k.softmax_scales), in float64: every string right, members' margin 1/(4n) "
             "within 16 n u"
         ),
-        quantifier="infinite",
+        domain=Exists(
+            "a transformer with the row's PE (i/n, i/n^3, n) and softmax & leftmost-hard "
+            "attention recognizing Dyck-k (the library's: dyck_k.build)",
+            domains.DYCK_K_STRINGS,
+        ),
         check=functools.partial(_checks_dyck_k.dyck_k_margins, "softmax"),
         judge=judges.exactly(
             "failures",
@@ -407,7 +423,7 @@ CLAIMS: list[Row] = [
             "The hard Dyck-(2, 4) recognizer in float32 (dyck_k.margin_records): the members' "
             "margin error within 16 n u at every n checked; the first misclassified n reported"
         ),
-        quantifier="infinite",
+        domain=_checks_dyck_k.DYCK_2_4_STRINGS,
         check=_checks_dyck_k.dyck_k_float32,
         judge=(
             judges.at_most(
@@ -437,8 +453,14 @@ CLAIMS: list[Row] = [
             "the symbol and <= -1/(2n) where not, and acceptance by the next-character convention "
             "= membership (per-type depths)"
         ),
-        quantifier="infinite",
-        check=_checks_counters.counter_languages,
+        domain=Exists(
+            "a softmax transformer with a future mask and no PE recognizing SHUFFLE-DYCK-k (the "
+            "library's: counters.build)",
+            domains.SHUFFLE_DYCK_STRINGS,
+        ),
+        check=functools.partial(
+            _checks_counters.counter_languages, statement=domains.SHUFFLE_DYCK_STRINGS
+        ),
         judge=_COUNTER_JUDGE,
         sizes=_counter_sizes(_COUNTERS[:3], (6, 4, 3), (14, 7, 6)),
         expected="bounded",
@@ -458,7 +480,7 @@ CLAIMS: list[Row] = [
             "every output within the hand-derived 2 (4G + 1)(n + 5) u (G = 2) of the exact one, "
             "at the lengths run"
         ),
-        quantifier="infinite",
+        domain=domains.SHUFFLE_DYCK_2_STRINGS,
         check=functools.partial(_checks_counters.counter_float, "float64"),
         judge=(
             judges.all_of(
@@ -490,7 +512,7 @@ CLAIMS: list[Row] = [
             "The same in float32: every string right and every output within the hand-derived "
             "tolerance at the lengths run; the error against the smallest margin 1/(2n) reported"
         ),
-        quantifier="infinite",
+        domain=domains.SHUFFLE_DYCK_2_STRINGS,
         check=functools.partial(_checks_counters.counter_float, "float32"),
         judge=(
             judges.all_of(
@@ -518,8 +540,8 @@ CLAIMS: list[Row] = [
             "same counter layer, in rationals (counters.exact_check): outputs exactly +-1/(2n) as "
             "the guards say, acceptance = the block pattern; samples: the member and near misses"
         ),
-        quantifier="infinite",
-        check=_checks_counters.counter_languages,
+        domain=domains.ANBN_STRINGS,
+        check=functools.partial(_checks_counters.counter_languages, statement=domains.ANBN_STRINGS),
         judge=(_COUNTER_JUDGE),
         sizes=_counter_sizes(("anbn",), (10,), (14,)),
         expected="finding",
@@ -539,8 +561,10 @@ CLAIMS: list[Row] = [
             "as the guards say, and ACCEPTANCE = the block pattern (the per-position sets are "
             "not the continuation sets: formal_languages.sscm_anbncn_continuations)"
         ),
-        quantifier="infinite",
-        check=_checks_counters.counter_languages,
+        domain=domains.ANBNCN_STRINGS,
+        check=functools.partial(
+            _checks_counters.counter_languages, statement=domains.ANBNCN_STRINGS
+        ),
         judge=(_COUNTER_JUDGE),
         sizes=_ANBNCN_SIZES,
         expected="finding",
@@ -556,8 +580,10 @@ CLAIMS: list[Row] = [
             "needed) through the same counter layer, in rationals: outputs exactly +-1/(2n) as "
             "the guards say, acceptance = a recursive-descent parse"
         ),
-        quantifier="infinite",
-        check=_checks_counters.counter_languages,
+        domain=domains.BOOLEXP_STRINGS,
+        check=functools.partial(
+            _checks_counters.counter_languages, statement=domains.BOOLEXP_STRINGS
+        ),
         judge=(_COUNTER_JUDGE),
         sizes=_counter_sizes(("boolexp_3",), (4,), (6,)),
         expected="finding",
@@ -574,7 +600,7 @@ CLAIMS: list[Row] = [
             "member; decided from the languages' definitions, not the machines) at every prefix "
             "of a member"
         ),
-        quantifier="infinite",
+        domain=domains.COUNTER_PREFIXES,
         check=_checks_counters.continuations,
         judge=(
             judges.exactly(
@@ -604,8 +630,11 @@ CLAIMS: list[Row] = [
             "(after a^i b^j, 0 < j < i, it allows c); acceptance is still right "
             "(formal_languages.sscm_anbncn), because the string is rejected later"
         ),
-        quantifier="exists",
-        check=_checks_counters.continuations,
+        domain=Exists(
+            "a prefix of a member at which the recognizer allows a symbol no member continues with",
+            domains.ANBNCN_RECOGNIZER,
+        ),
+        check=_checks_counters.anbncn_continuations,
         judge=judges.true(
             "differs",
             figure="{disagreements} of {prefixes} prefixes differ; first witness {witness}",

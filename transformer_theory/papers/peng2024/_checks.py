@@ -19,10 +19,12 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from transformer_theory.domains import Enumerated, Family, Product, Record, Tally, Trained
 from transformer_theory.ledger import REPO_ROOT, RESULTS_DIR, Checked
 from transformer_theory.papers.peng2024 import _theory as theory
 
 __all__ = [
+    "BOUND_CELLS",
     "BOUND_RESULTS",
     "COT_RESULTS",
     "ONE_PASS_RESULTS",
@@ -44,6 +46,30 @@ BITS = (2, 4, 8, 32)
 """README's table: the one-layer cells ``d x p``."""
 
 
+def _size(name: str, what: str, of=lambda k: k):
+    return lambda k: Enumerated(f"{name} = {of(k)}", (of(k),), what=what)
+
+
+#: The bound's arguments: every n = 2^k (k >= 1; log2 n an integer, so the bound is rational),
+#: every H, d, p >= 1. The library's statement about the formula's values quantifies over them.
+BOUND_CELLS = Product(
+    Family("k", _size("n", "domain size", lambda k: 2**k), start=1, what="domain sizes n = 2^k"),
+    Family("H", _size("H", "head count"), start=1, what="head counts H"),
+    Family("d", _size("d", "width"), start=1, what="embedding widths d"),
+    Family("p", _size("p", "precision"), start=1, what="precisions p"),
+)
+#: Every domain size n >= 2 of the composition task (each member: the prompts at that n).
+PROMPT_SIZES = Family(
+    "n",
+    _size("n", "domain size (every prompt f, g, x at it)"),
+    start=2,
+    what="domain sizes n of the composition task, every prompt (f, g, x)",
+)
+#: The measurements: one-layer models trained now, or the committed records of such runs.
+TRAINED_ONE_LAYER = Trained("one-layer transformers trained on function composition")
+TRAINED_COT = Trained("one-layer causal transformers trained to write CoT for K compositions")
+
+
 def exact_bound(n: int, heads: int, width: int, bits: int) -> Fraction | None:
     """``max(0, R) / (3 n log2 n)``, ``R = n log2 n - H (d + 1) p``, in rationals where ``n`` is
     a power of two (``log2 n`` an integer); ``None`` elsewhere."""
@@ -61,26 +87,38 @@ def _cells(cells: Any) -> list[tuple[int, int]]:
     return [tuple(int(v) for v in c.split("x")) for c in cells]
 
 
-def theorem1_bound(cells: Any) -> Checked:
-    """At every ``(n, H)`` of ``cells`` and every ``d x p`` of README's table: the bound in exact
-    rationals, the cells where it is void (``R <= 0``, an integer comparison), and the
-    library's float :func:`~.theory.peng_error_bound` against the exact value (the difference
-    taken exactly: a float64 is a rational). ``holds``: the float is within one rounding
-    (``2 u``) everywhere and is exactly 0 at every void cell."""
-
+def theorem1_bound(
+    ns: Any = (16, 64), heads: Any = (1, 2), widths: Any = WIDTHS, bits: Any = BITS
+) -> Checked:
+    """At every cell ``(n, H, d, p)`` of ``ns x heads x widths x bits`` (each ``n`` a power of
+    two): the bound in exact rationals, the cells where it is void (``R <= 0``, an integer
+    comparison), and the library's float :func:`~.theory.peng_error_bound` against the exact
+    value (the difference taken exactly: a float64 is a rational). ``holds``: the float is
+    within one rounding (``2 u``) everywhere and is exactly 0 at every void cell. Each cell is
+    recorded once evaluated; one with no exact value (``n`` not a power of two) is skipped and the
+    check is then incomplete."""
+    ks = [int(n).bit_length() - 1 for n in ns]
+    k_family, h_family, d_family, p_family = BOUND_CELLS.parts
+    tally = Tally(
+        Product(k_family.at(ks), h_family.at(heads), d_family.at(widths), p_family.at(bits))
+    )
     rows, worst, void, bad_void = [], Fraction(0), [], []
-    for n, h in _cells(cells):
-        for d in WIDTHS:
-            for p in BITS:
-                exact = exact_bound(n, h, d, p)
-                got = theory.peng_error_bound(n, h, d, p)
-                diff = abs(Fraction(got) - exact)
-                worst = max(worst, diff)
-                if h * (d + 1) * p >= n * (n.bit_length() - 1):
-                    void.append([n, h, d, p])
-                    if got != 0:
-                        bad_void.append([n, h, d, p])
-                rows.append({"n": n, "H": h, "d": d, "p": p, "exact": str(exact)})
+    for n in ns:
+        for h in heads:
+            for d in widths:
+                for p in bits:
+                    exact = exact_bound(n, h, d, p)
+                    if exact is None:
+                        continue
+                    got = theory.peng_error_bound(n, h, d, p)
+                    diff = abs(Fraction(got) - exact)
+                    worst = max(worst, diff)
+                    if h * (d + 1) * p >= n * (n.bit_length() - 1):
+                        void.append([n, h, d, p])
+                        if got != 0:
+                            bad_void.append([n, h, d, p])
+                    rows.append({"n": n, "H": h, "d": d, "p": p, "exact": str(exact)})
+                    tally.record((n, h, d, p))
     tol = Fraction(2 * math.ulp(1.0))
     values = {
         "cells": len(rows),
@@ -91,30 +129,30 @@ def theorem1_bound(cells: Any) -> Checked:
         "holds": bool(worst <= tol and not bad_void),
         "rows": rows,
     }
-    return Checked(
-        "exact",
-        "all",
-        f"every (n, H) in {cells} x d in {WIDTHS} x p in {BITS} ({len(rows)} cells)",
-        values,
-    )
+    return Checked("exact", tally, values)
 
 
-def _saved_or_smoke(path: str, run_smoke: Callable[[str], list[dict]]) -> tuple[Any, list, str]:
-    """The committed results file at ``path`` when it exists (``"record"``), else the smoke
-    config trained now in a temporary directory (``"training"``)."""
+def _saved_or_smoke(path: str, run_smoke: Callable[[str], list[dict]]) -> tuple[Any, list, Any]:
+    """The committed results file at ``path`` when it exists (``"record"``: its
+    :class:`~transformer_theory.domains.Record`), else the smoke config trained now in a
+    temporary directory (``"training"``: ``None``)."""
     from transformer_theory import jsonio
 
     if os.path.exists(path):
         saved = jsonio.read_json(path)
-        source = os.path.relpath(path, _ROOT) + f" ({saved.get('produced_by', '')})"
+        source = Record(os.path.relpath(path, _ROOT), str(saved.get("produced_by", "")))
         return saved, saved["records"], source
     with tempfile.TemporaryDirectory() as out:
         records = run_smoke(out)
-    return None, records, "smoke config trained now (no committed results file)"
+    return None, records, None
 
 
-def _measured(saved: Any, source: str, values: dict) -> Checked:
-    return Checked("record" if saved is not None else "training", "samples", source, values)
+def _measured(saved: Any, source: Any, values: dict, trained: Trained) -> Checked:
+    """A measurement: the committed record ``source``, or the smoke config trained now
+    (``trained``, the row's domain)."""
+    if saved is not None:
+        return Checked("record", source, values | {"source": source.words()})
+    return Checked("training", trained, values | {"source": "smoke config trained now"})
 
 
 def _row_text(r: dict) -> str:
@@ -158,7 +196,7 @@ def theorem1_trained(path: str | None = None) -> Checked:
         "runs": "; ".join(_row_text(r) for r in records),
         "records": [{k: r[k] for k in keys if k in r} for r in records],
     }
-    return _measured(saved, source, values)
+    return _measured(saved, source, values, TRAINED_ONE_LAYER)
 
 
 def theorem1_one_pass(path: str | None = None) -> Checked:
@@ -193,7 +231,7 @@ def theorem1_one_pass(path: str | None = None) -> Checked:
         "runs": "; ".join(_row_text(r) for r in records),
         "records": [{k: r[k] for k in keys} for r in records],
     }
-    return _measured(saved, source, values)
+    return _measured(saved, source, values, TRAINED_ONE_LAYER)
 
 
 def theorem2_cot(path: str | None = None) -> Checked:
@@ -232,7 +270,7 @@ def theorem2_cot(path: str | None = None) -> Checked:
         "steps": txt,
         "summary": summary,
     }
-    return _measured(saved, source, values)
+    return _measured(saved, source, values, TRAINED_COT)
 
 
 def theorem1_construction(ns: Any, samples: int, max_bits: int = 24) -> Checked:
@@ -245,9 +283,13 @@ def theorem1_construction(ns: Any, samples: int, max_bits: int = 24) -> Checked:
     from transformer_theory.papers.peng2024 import _constructions as construction
 
     ns = [int(v) for v in ((ns,) if isinstance(ns, (int, str)) else ns)]
+    # every prompt at n <= 3 (recorded once each has run); larger n sampled, outside the tally
+    tally = Tally(PROMPT_SIZES.at([n for n in ns if n <= 3] or [2]))
     rows = []
     for n in ns:
         found = construction.smallest_exact_bits(n, samples=int(samples), max_bits=int(max_bits))
+        if n <= 3 and found["exhaustive"]:
+            tally.record(n)
         d = construction.construction_width(n)
         budget = None if found["bits"] is None else construction.HEADS * (d + 1) * found["bits"]
         rows.append(found | {"d": d, "threshold_bits": n * math.log2(n), "budget": budget})
@@ -266,12 +308,11 @@ def theorem1_construction(ns: Any, samples: int, max_bits: int = 24) -> Checked:
             for r in rows
         ),
     }
-    sampled = any(n > 3 for n in ns)
+    sampled = [n for n in ns if n > 3]
+    values["sampled"] = f"{samples} sampled prompts at n in {sampled}" if sampled else None
     return Checked(
         "float",
-        "samples" if sampled else "all",
-        f"every prompt at n in {[n for n in ns if n <= 3]}"
-        + (f", {samples} sampled prompts at n in {[n for n in ns if n > 3]}" if sampled else ""),
+        tally,
         values,
         tolerance=(
             "none needed for the decision at the fake-quantized p (each value rounded to p bits "

@@ -34,11 +34,11 @@ CLAIMS: list[Row] = [
         place="Theorem 1 (the bound's values; the library's evaluation)",
         statement=(
             "Theorem 1's bound R / (3 n log2 n), R = n log2 n - H (d + 1) p, evaluated in exact "
-            "rationals at every cell d in {2, 4, 8, 16} x p in {2, 4, 8, 32} of the (n, H) given: "
+            "rationals at every cell n x H x d x p of the sizes given (n a power of two): "
             "the library's tasks.peng_error_bound is within one float64 rounding of it, and is "
             "exactly 0 (the bound void) wherever H (d + 1) p >= n log2 n"
         ),
-        quantifier="finite",
+        domain=checks.BOUND_CELLS,
         check=checks.theorem1_bound,
         judge=(
             judges.true(
@@ -47,7 +47,10 @@ CLAIMS: list[Row] = [
                 "{void_cells}",
             )
         ),
-        sizes={"quick": {"cells": ("16x1",)}, "full": {"cells": ("16x1", "16x2", "64x1", "256x4")}},
+        sizes={
+            "quick": {"ns": (16, 64), "heads": (1, 2)},
+            "full": {"ns": (16, 64, 256), "heads": (1, 2, 4)},
+        },
         expected="finding",
         note=(
             "The bound's values and where it is void, not Theorem 1: nothing here proves that a "
@@ -67,7 +70,7 @@ CLAIMS: list[Row] = [
             "recipe at cells where the bound is void and where R > 0; a model below the bound "
             "leaves the row open"
         ),
-        quantifier="empirical",
+        domain=checks.TRAINED_ONE_LAYER,
         check=checks.theorem1_trained,
         judge=judges.true("consistent", figure="{summary}: {runs}"),
         sizes={"quick": {}},
@@ -87,7 +90,7 @@ CLAIMS: list[Row] = [
             "p) the fewest S reaching the target accuracy (recomputed from the records) beside "
             "sqrt(n / (H d p))"
         ),
-        quantifier="empirical",
+        domain=checks.TRAINED_COT,
         check=checks.theorem2_cot,
         judge=judges.true("consistent", figure="steps for accuracy >= {target}: {steps}"),
         sizes={"quick": {}},
@@ -107,7 +110,7 @@ CLAIMS: list[Row] = [
             "float32 and at its fewest exact bits p (fake-quantized), and errs at p - 1; its "
             "message bits H (d + 1) p lie above n log2 n"
         ),
-        quantifier="finite",
+        domain=checks.PROMPT_SIZES,
         check=checks.theorem1_construction,
         judge=(judges.true("holds", figure="{table}")),
         sizes={
@@ -130,7 +133,7 @@ CLAIMS: list[Row] = [
             "to convergence; held-out error beside the bound (recomputed) where it is void and "
             "where R > 0; a model below the bound leaves the row open"
         ),
-        quantifier="empirical",
+        domain=checks.TRAINED_ONE_LAYER,
         check=checks.theorem1_one_pass,
         judge=judges.true("consistent", figure="{summary}: {runs}"),
         sizes={"quick": {}},

@@ -17,8 +17,10 @@ from typing import Any
 import numpy as np
 
 from transformer_theory import precision
-from transformer_theory.ledger import Checked
+from transformer_theory.domains import Tally
+from transformer_theory.ledger import Checked, Witness
 from transformer_theory.papers.sanford2023 import _constructions_qsa as qsa_unit
+from transformer_theory.papers.sanford2023 import _domains as dom
 from transformer_theory.papers.sanford2023 import _tasks as ts
 from transformer_theory.papers.sanford2023 import _theory_rip as rip
 from transformer_theory.papers.sanford2023.experiments.sanford import match_record
@@ -150,8 +152,9 @@ def qsa_unit_error(
         "bits": bits,
         "subsets": int(len(subsets)),
         "valid_w": bool(ok.all()),
-        "error_upper": float(upper.upper()),
-        "witness_lower": float(witness.lower()),
+        # rounded outward: the float upper bound above the ball, the float lower bound below
+        "error_upper": math.nextafter(float(upper.upper()), math.inf),
+        "witness_lower": math.nextafter(float(witness.lower()), -math.inf),
     }
 
 
@@ -169,35 +172,64 @@ def _qsa_judge(c):
     return Verdict(None, f"error bound {up:.4f} >= eps {eps} but witness {low:.4f} <= eps")
 
 
-def _qsa_checked(rows: list[dict], eps: float):
-
+def _qsa_checked(rows: list[dict], eps: float, tally: Tally) -> Checked:
+    """The qSA rows' :class:`Checked`: each size's enclosed supremum (``error_upper``) must lie
+    above the enclosed error of that size's own witness input (``witness_lower``), or the bound
+    is not a bound and the check is unsound."""
     subsets = sum(r["subsets"] for r in rows)
     sizes = ", ".join(
         f"N={r['N']} q={r['q']} m={r['m']}" + ("" if r["bits"] is None else f" p={r['bits']}")
         for r in rows
     )
+    witnesses = tuple(
+        Witness(
+            f"the witness input's enclosed error at N={r['N']} q={r['q']} p={r['bits']}",
+            r["witness_lower"],
+            r["error_upper"],
+            "below",
+        )
+        for r in rows
+    )
     return Checked(
         "enclosed",
-        "all",
-        f"every input X of each size ({sizes}): every q-subset y_i at every query ({subsets} "
-        "subsets in all) and every z_j in the unit ball (the output is affine in z, checked on "
-        "the weights, and the supremum bounded by operator norms)",
+        tally,
         {
             "eps": eps,
             "error_upper": max(r["error_upper"] for r in rows),
             "witness_lower": max(r["witness_lower"] for r in rows),
             "sizes": sizes,
+            "subsets": subsets,
+            "inputs": "every q-subset y_i at every query and every z_j in the unit ball (the "
+            "output is affine in z, checked on the weights; the supremum bounded by operator "
+            "norms)",
             "rows": rows,
         },
+        witnesses=witnesses,
+    )
+
+
+def _qsa_tally(seq_lens, qs, eps: float) -> Tally:
+    """The qSA rows' covered sub-domain: every listed (q, N) at the one eps checked."""
+    return Tally(
+        dom.Product(
+            dom.Q_SPARSITY.at(int(q) for q in qs),
+            dom.SEQ_LEN.at(int(n) for n in seq_lens),
+            dom.EPS.instance(f"eps = {eps}", eps),
+        )
     )
 
 
 def check_qsa_upper(
     seq_lens: Sequence[Any] = (8,), qs: Sequence[Any] = (1, 2), eps: float = EPS_QSA
 ) -> Checked:
-    """The unit at README's ``m_min`` (unrounded ``w``): :func:`qsa_unit_error` per size."""
-    rows = [qsa_unit_error(n, q, QSA_M_MIN[n, q], eps, None) for n, q in _qsa_cases(seq_lens, qs)]
-    return _qsa_checked(rows, eps)
+    """The unit at README's ``m_min`` (unrounded ``w``): :func:`qsa_unit_error` per size, each
+    (q, N) recorded once its whole input space is enclosed."""
+    tally = _qsa_tally(seq_lens, qs, eps)
+    rows = []
+    for n, q in _qsa_cases(seq_lens, qs):
+        rows.append(qsa_unit_error(n, q, QSA_M_MIN[n, q], eps, None))
+        tally.record((q, n, eps))
+    return _qsa_checked(rows, eps, tally)
 
 
 def check_qsa_precision(
@@ -205,13 +237,15 @@ def check_qsa_precision(
 ) -> Checked:
     """The unit with ``w`` rounded to the proof's ``p`` (:func:`.qsa.bits_needed`) and to
     README's fewest bits: :func:`qsa_unit_error` at both, per size."""
+    tally = _qsa_tally(seq_lens, qs, eps)
     rows = []
     for n, q in _qsa_cases(seq_lens, qs):
         m = QSA_M_MIN[n, q]
         p = qsa_unit.bits_needed(m, qsa_unit.alpha_scale(n, eps), eps)
         rows.append(qsa_unit_error(n, q, m, eps, p) | {"which": "proof"})
         rows.append(qsa_unit_error(n, q, m, eps, QSA_BITS_MIN[n, q]) | {"which": "readme_min"})
-    return _qsa_checked(rows, eps)
+        tally.record((q, n, eps))
+    return _qsa_checked(rows, eps, tally)
 
 
 # ------------------------------------------------------------------------ restricted isometry
@@ -232,6 +266,9 @@ def check_rip_route(
     than the tolerance."""
 
     precision.require_x64("the constructions (built and run in float64)")
+    tally = Tally(
+        dom.Product(dom.Q_SPARSITY.at(int(q) for q in qs), dom.SEQ_LEN.at(int(n) for n in seq_lens))
+    )
     rows, tol = [], 0.0
     for n, q in _qsa_cases(seq_lens, qs):
         if q >= n:
@@ -252,14 +289,14 @@ def check_rip_route(
                 "max_error": worst["max_error"],
             }
         )
+        tally.record((q, n))
     reaches = all(r["max_error"] <= EPS_QSA for r in rows)
     fails_rip = all(max(r["isometry"], r["orthogonality"]) - tol > 0.25 for r in rows)
     return Checked(
         "float",
-        "samples" if not all(r["exhaustive"] for r in rows) else "all",
-        f"the seed-0 U at README's m_min for {len(rows)} sizes; the RIP pairs exhaustive where "
-        f"at most {max_pairs:,}, else that many drawn",
+        tally,
         {
+            "rip_pairs": f"exhaustive where at most {max_pairs:,}, else that many drawn",
             "found": bool(reaches and fails_rip),
             "reaches_eps": reaches,
             "rip_fails": fails_rip,
@@ -285,12 +322,13 @@ def check_rip_disjoint(rows: int = 1024, seq_len: int = 8, q: int = 1) -> Checke
     rep = rip.rip_constants(u, q)
     tol = _rip_tol(u, q, seq_len)
     corrected = bool(rep.exhaustive and max(rep.isometry, rep.orthogonality) + tol <= delta)
+    covered = dom.RIP_VECTORS.instance(
+        f"printed: v = v' = e_1 of the seed-0 U (exact); corrected: every disjoint support pair "
+        f"of it ({rep.pairs} pairs, m = {rows}, N = {seq_len}, q = {q}, float64)"
+    )
     return Checked(
         "float",
-        "all",
-        f"printed: every U with unit columns (witness v = v' = e_1, exact); corrected: every "
-        f"disjoint support pair of the seed-0 U ({rep.pairs} pairs, m = {rows}, N = {seq_len}, "
-        f"q = {q})",
+        covered,
         {
             "printed_holds": bool(self_inner <= delta),
             "corrected_holds": corrected,
@@ -300,6 +338,7 @@ def check_rip_disjoint(rows: int = 1024, seq_len: int = 8, q: int = 1) -> Checke
             "pairs": rep.pairs,
         },
         tolerance=f"3 q N u ||U||^2 = {tol:.1e} on each float64 constant (u = 2^-53)",
+        subject="printed",
     )
 
 
@@ -317,8 +356,9 @@ def trained(model: str, seq_len: int, q: int, width: int, bits: int | None, step
     )
 
 
-def _training(values: dict, steps: int, what: str):
-    """A training run's record; ``summary`` lists each model's held-out mean of max_i error."""
+def _training(values: dict, steps: int, what: str, trained_now: Any):
+    """A training run's record over the row's ``trained_now`` domain; ``summary`` lists each
+    model's held-out mean of max_i error."""
     summary = "; ".join(
         f"{r.get('model', '')} {r.get('width')}"
         + (f" p={r['bits']}" if r.get("bits") is not None else "")
@@ -328,9 +368,13 @@ def _training(values: dict, steps: int, what: str):
     )
     return Checked(
         "training",
-        "samples",
-        f"{what}: trained now ({steps} Adam steps), error on held-out inputs",
-        values | {"summary": summary or None, "steps": steps},
+        trained_now,
+        values
+        | {
+            "summary": summary or None,
+            "steps": steps,
+            "runs": f"{what}: trained now ({steps} Adam steps), error on held-out inputs",
+        },
     )
 
 
@@ -356,6 +400,7 @@ def check_qsa_lower_attention(cells: Sequence[Any] = ((1, 2),), steps: int = 2) 
         {"below_threshold_fails": ok, "threshold_bits": threshold, "records": records},
         steps,
         f"N = 9, q = 4, cells (m, p) = {list(cells)}",
+        dom.TRAINED_QSA_ATTENTION,
     )
 
 
@@ -372,6 +417,7 @@ def check_fnn_bound(widths: Sequence[Any] = (4,), steps: int = 2) -> Checked:
         {"below_threshold_fails": ok, "threshold_width": threshold, "records": records},
         steps,
         f"N = 16, q = d' = 1, widths {list(widths)}",
+        dom.TRAINED_FNN,
     )
 
 
@@ -392,6 +438,7 @@ def check_rnn_bound(cells: Sequence[Any] = ((1, 2),), steps: int = 2) -> Checked
         },
         steps,
         f"N = 8, cells (state, p) = {list(cells)}",
+        dom.TRAINED_RNN,
     )
 
 
@@ -410,32 +457,48 @@ def check_qsa_separation(
         {"trained": True if finite else None, "records": rows},
         steps,
         f"N = 16, q = d' = 1, models {list(cells)}",
+        dom.TRAINED_SEPARATION,
     )
 
 
 # ------------------------------------------------------------------------------ Match2 (Thm 6)
 
 
-def check_match2_exact(cases: Sequence[Any] = ((3, 9),)) -> Checked:
+def _float_inside(name: str, value: float, ball: Any, scale: float, terms: int) -> Witness:
+    """The library's float64 pass's ``value`` of a quantity inside the arb ``ball`` the engine
+    enclosed for the same quantity, widened by ``64 terms u (1 + scale)`` (``u = 2^-53``: the
+    float pass's rounding over ``terms`` operations on numbers up to ``scale``)."""
+    slack = 64 * terms * precision.unit_roundoff("float64") * (1 + abs(scale))
+    return Witness(name, float(value), ball, "inside", slack)
+
+
+def check_match2_exact(seq_lens: Sequence[Any] = (2, 3), moduli: Sequence[Any] = (4, 9)) -> Checked:
     """Every multiset of ``N`` tokens of ``[M]`` through :func:`.match2.match2_construction` in
-    arb balls (:func:`transformer_theory.exact.evaluate`, 128 bits): the answer slot enclosed
-    strictly on its label's side of 1/2. The unit has no positional input, so its answers are
-    permutation-equivariant: the multisets cover every sequence of ``[M]^N`` (every ordering
-    is also run in float64, recorded beside, not deciding)."""
+    arb balls (:func:`transformer_theory.exact.evaluate`, 128 bits), at every ``(N, M)`` of
+    ``seq_lens x moduli``: the answer slot enclosed strictly on its label's side of 1/2. The unit
+    has no positional input, so its answers are permutation-equivariant: the multisets cover
+    every sequence of ``[M]^N`` (every ordering is also run in float64, recorded beside, not
+    deciding). A size is recorded once all its ``C(M + N - 1, N)`` multisets are evaluated; the
+    float64 answer slot of each size's first multiset must lie in its enclosure (witness)."""
     precision.require_x64("the constructions (built and run in float64)")
     import flint
 
     from transformer_theory import exact
+    from transformer_theory.core.forward import forward_trace
     from transformer_theory.papers.sanford2023 import _constructions_match2 as match2
 
-    rows = []
+    tally = Tally(
+        dom.Product(dom.SEQ_LEN.at(int(n) for n in seq_lens), dom.VOCAB.at(int(m) for m in moduli))
+    )
+    rows, witnesses = [], []
     with flint.ctx.workprec(_PREC):
-        for n, m in cases:
+        for n, m in itertools.product(sorted(set(seq_lens)), sorted(set(moduli))):
+            n, m = int(n), int(m)
             params = match2.match2_construction(n, m)
             xs = np.array(list(itertools.combinations_with_replacement(range(m), n)))
             labels = ts.match2(xs, m)
             streams = match2.match2_embed(xs, m)
-            margin = math.inf
+            margin, evaluated = math.inf, 0
             for b in range(len(xs)):
                 h = exact.evaluate(params, streams[b], arithmetic="enclosed", prec=_PREC)
                 last = h.streams[-1]
@@ -443,6 +506,19 @@ def check_match2_exact(cases: Sequence[Any] = ((3, 9),)) -> Checked:
                     ans = last[i, 5]
                     side = ans - 0.5 if labels[b, i] else 0.5 - ans
                     margin = min(margin, float(side.lower()))
+                if b == 0:
+                    got = float(forward_trace(params, streams[0]).streams_LxNxD[-1][0, 5])
+                    scale = match2.match2_scale(n, m)
+                    witnesses.append(
+                        _float_inside(
+                            f"float64 answer slot of {xs[0].tolist()} in [{m}]^{n}",
+                            got,
+                            last[0, 5],
+                            scale,
+                            n + 1,
+                        )
+                    )
+                evaluated += 1
             full = match_record("match2", n, m, samples=m**n, dtypes=("float64",))
             rows.append(
                 {
@@ -454,13 +530,14 @@ def check_match2_exact(cases: Sequence[Any] = ((3, 9),)) -> Checked:
                     "min_margin_lower": margin,
                 }
             )
-    spaces = ", ".join(f"[{m}]^{n}" for n, m in cases)
+            if evaluated == math.comb(m + n - 1, n):
+                tally.record((n, m))
+    spaces = ", ".join(f"[{r['M']}]^{r['N']}" for r in rows)
     return Checked(
         "enclosed",
-        "all",
-        f"every X in {spaces} (its {sum(r['multisets'] for r in rows)} multisets; no positional "
-        "input, so orderings follow)",
+        tally,
         {"min_margin": min(r["min_margin_lower"] for r in rows), "spaces": spaces, "rows": rows},
+        witnesses=witnesses,
     )
 
 
@@ -480,10 +557,12 @@ def check_match2_mod_m(seq_len: int = 3, modulus: int = 5) -> Checked:
     x = np.array(list(itertools.product(range(modulus), repeat=seq_len)))
     got = match2.match2_apply(params, x, modulus)
     misses = np.flatnonzero(np.any(got != ts.match2(x % seq_len, seq_len), axis=-1))
+    tally = Tally(dom.Product(dom.SEQ_LEN.at([seq_len]), dom.VOCAB.at([modulus])))
+    if len(got) == modulus**seq_len:  # every X in [M]^N ran
+        tally.record((seq_len, modulus))
     return Checked(
         "float",
-        "all",
-        f"every X in [{modulus}]^{seq_len} ({len(x)} inputs)",
+        tally,
         {
             "printed_holds": not len(misses),
             "corrected_holds": bool(np.all(got == ts.match2(x, modulus))),
@@ -492,6 +571,20 @@ def check_match2_mod_m(seq_len: int = 3, modulus: int = 5) -> Checked:
             "witness": x[misses[0]].tolist() if len(misses) else None,
         },
         tolerance=_FLOAT_READ,
+        subject="printed",
+    )
+
+
+def _sampled(samples: int, where: str, sizes: int) -> Tally:
+    """A tally of ``samples`` balanced inputs (match_record's seed 0) at each of ``sizes``
+    sizes ``where`` (of the Match units' sizes)."""
+    return Tally(
+        dom.MATCH_SIZES.sample(
+            samples * sizes,
+            0,
+            lambda seed, i: i,
+            what=f"balanced inputs ({samples:,} per size) {where}",
+        )
     )
 
 
@@ -504,10 +597,11 @@ def check_match2_float32(samples: int = 2_000) -> Checked:
     a_ok = ok["accuracy_by_dtype"]["float32"]
     a_miss = miss["accuracy_by_dtype"]["float32"]
     a64 = miss["accuracy_by_dtype"]["float64"]
+    tally = _sampled(samples, "at (N, M) = (32, 1024) and (64, 4096)", 2)
+    tally.record_count(ok["examples"] + miss["examples"])
     return Checked(
         "float",
-        "samples",
-        f"{samples:,} balanced samples at each of N = 32 and N = 64",
+        tally,
         {
             "found": bool(a_ok == 1.0 and a_miss < 1.0 and a64 == 1.0),
             "float32_at_M_1024": a_ok,
@@ -526,16 +620,19 @@ def check_match_16bit(
 
     precision.require_x64("the constructions (built and run in float64)")
     formats = ("float64", "bfloat16", "float16")
-    rows = []
+    rows, examples = [], 0
     for task, n, m, window in cases:
         kwargs = {} if window is None else {"window": window}
         r = match_record(task, n, m, samples=samples, dtypes=formats, **kwargs)
         rows.append(dict(task=task, n=n, m=m, **{f: r["accuracy_by_dtype"][f] for f in formats}))
+        examples += r["examples"]
     first = rows[0]
+    where = ", ".join(f"{t} (N, M) = ({n}, {m})" for t, n, m, _ in cases)
+    tally = _sampled(samples, f"of {where}", len(cases))
+    tally.record_count(examples)
     return Checked(
         "float",
-        "samples",
-        f"{samples:,} balanced samples per case, {len(rows)} cases",
+        tally,
         {
             "found": all(r["float64"] == 1.0 and r["bfloat16"] < 1.0 for r in rows),
             "first": (
@@ -551,35 +648,50 @@ def check_match_16bit(
 # ------------------------------------------------------------------------ Match3 units (ours)
 
 
-def check_match_exhaustive(task: str, cases: Sequence[Any]) -> Checked:
-    """Every input of each ``[M]^N`` (window ``K``) through the library's unit in float64."""
+def check_match_exhaustive(
+    task: str, seq_lens: Sequence[Any], moduli: Sequence[Any], windows: Sequence[Any] = ()
+) -> Checked:
+    """Every input of each ``[M]^N`` (window ``K``; ``windows`` empty for an unwindowed task)
+    through the library's unit in float64, at every size of ``seq_lens x moduli (x windows)``;
+    a size is recorded once all ``M^N`` inputs ran."""
 
     precision.require_x64("the constructions (built and run in float64)")
+    parts = [dom.SEQ_LEN.at(int(n) for n in seq_lens), dom.VOCAB.at(int(m) for m in moduli)]
+    if windows:
+        parts.append(dom.WINDOW.at(int(k) for k in windows))
+    tally = Tally(dom.Product(*parts))
     rows = []
-    for n, m, k in cases:
+    for size in itertools.product(*(p.sizes for p in parts)):
+        n, m, k = (*size, 0) if not windows else size
         r = match_record(task, n, m, window=k, samples=m**n, dtypes=("float64",))
         rows.append({"N": n, "M": m, "K": k, "inputs": r["examples"], "accuracy": r["accuracy"]})
+        if r["exhaustive"] and r["examples"] == m**n:
+            tally.record(size)
     misses = sum(round((1 - r["accuracy"]) * r["inputs"]) for r in rows)
-    spaces = ", ".join(f"[{m}]^{n}" + (f" K={k}" if k else "") for n, m, k in cases)
+    spaces = ", ".join(f"[{r['M']}]^{r['N']}" + (f" K={r['K']}" if windows else "") for r in rows)
     return Checked(
         "float",
-        "all",
-        f"every input of {spaces} ({sum(r['inputs'] for r in rows):,} inputs)",
-        {"misses": int(misses), "spaces": spaces, "rows": rows},
+        tally,
+        {"misses": int(misses), "spaces": spaces, "inputs": sum(r["inputs"] for r in rows)}
+        | {"rows": rows},
         tolerance=_FLOAT_READ,
     )
 
 
-def check_match3bigram(cases: Sequence[Any] = ((4, 6, 0),)) -> Checked:
-    return check_match_exhaustive("match3bigram", cases)
+def check_match3bigram(seq_lens: Sequence[Any] = (4,), moduli: Sequence[Any] = (6,)) -> Checked:
+    return check_match_exhaustive("match3bigram", seq_lens, moduli)
 
 
-def check_match3local(cases: Sequence[Any] = ((5, 5, 1),)) -> Checked:
-    return check_match_exhaustive("match3local", cases)
+def check_match3local(
+    seq_lens: Sequence[Any] = (5,), moduli: Sequence[Any] = (5,), windows: Sequence[Any] = (1,)
+) -> Checked:
+    return check_match_exhaustive("match3local", seq_lens, moduli, windows)
 
 
-def check_match3local_single(cases: Sequence[Any] = ((5, 4, 1),)) -> Checked:
-    return check_match_exhaustive("match3local1", cases)
+def check_match3local_single(
+    seq_lens: Sequence[Any] = (5,), moduli: Sequence[Any] = (4,), windows: Sequence[Any] = (1,)
+) -> Checked:
+    return check_match_exhaustive("match3local1", seq_lens, moduli, windows)
 
 
 def check_match3_one_layer() -> Checked:
@@ -595,12 +707,7 @@ def check_match3_one_layer() -> Checked:
         f"(natural logs), below 1 unless c > {at8:.2f}; the trained one-layer Match3 models "
         f"need c > {min(trained):.2f} to {max(trained):.1f} for the bound to say anything"
     )
-    return Checked(
-        "none",
-        "none",
-        "not checked: the bound's constant c is unspecified",
-        {"decided": None, "reason": reason, "rows": rows},
-    )
+    return Checked("none", dom.MATCH3_ONE_LAYER, {"decided": None, "reason": reason, "rows": rows})
 
 
 def check_match3_trained(smoke: bool = True) -> Checked:
@@ -629,6 +736,7 @@ def check_match3_trained(smoke: bool = True) -> Checked:
         {"trained": True if rows else None, "records": rows, "accuracies": text},
         config.steps,
         f"experiment match_width, tasks {list(config.tasks)}",
+        dom.TRAINED_MATCH,
     )
 
 
@@ -642,7 +750,11 @@ def check_disj_reduction(q_max: int = 4) -> Checked:
     2i + 1 on q = 3: the first pair where the equivalence fails."""
     from transformer_theory.papers.sanford2023 import _theory_disjointness as dj
 
-    rows = [dj.reduction_record(q) for q in range(1, q_max + 1)]
+    tally = Tally(dom.DISJ_PAIRS.upto(q_max))
+    rows = []
+    for q in range(1, q_max + 1):
+        rows.append(dj.reduction_record(q))
+        tally.record_count(rows[-1]["pairs"])  # reduction_record runs every pair, in rationals
     witness = None
     for a, b in itertools.product(dj.all_inputs(3), repeat=2):
         z, members = dj.encode(a, b, literal_plus=True)
@@ -650,11 +762,52 @@ def check_disj_reduction(q_max: int = 4) -> Checked:
             witness = {"a": a.tolist(), "b": b.tolist()}
             break
     holds = all(r["equivalence_holds"] and r["decided"] and r["gap_is_2_over_q"] for r in rows)
+    failing = [
+        f"q = {r['q']}: "
+        + ", ".join(
+            what
+            for what, ok in (
+                ("the equivalence", r["equivalence_holds"]),
+                ("Bob's rule", r["decided"]),
+                (f"the gap 2/q (found {r['gap']})", r["gap_is_2_over_q"]),
+            )
+            if not ok
+        )
+        + " fails"
+        for r in rows
+        if not (r["equivalence_holds"] and r["decided"] and r["gap_is_2_over_q"])
+    ]
     return Checked(
         "exact",
-        "upto",
-        f"every pair (a, b) for q = 1..{q_max} ({sum(r['pairs'] for r in rows):,} pairs)",
-        {"holds": holds, "plus_reading_witness": witness, "q_max": q_max, "rows": rows},
+        tally,
+        {
+            "holds": holds,
+            "plus_reading_witness": witness,
+            "q_max": q_max,
+            "failing": "; ".join(failing) or None,
+            "rows": rows,
+        },
+        subject="printed",
+    )
+
+
+def disj_reduction_judge(c: Checked):
+    """Holds iff the equivalence, Bob's rule and the gap 2/q hold on every pair and the reading
+    2i + 1 has a failing pair; the figure says which part failed where, when one does."""
+    from transformer_theory.ledger import Verdict
+
+    v, q_max = c.values, c.values["q_max"]
+    plus = v["plus_reading_witness"]
+    plus_text = f"2i + 1 fails at {plus}" if plus else "2i + 1 has NO failing pair at q = 3"
+    if v["holds"] and plus:
+        return Verdict(
+            True,
+            f"equivalence, rule and gap 2/q hold on every pair to q = {q_max} (exact); {plus_text}",
+        )
+    if not v["holds"]:
+        return Verdict(False, f"NOT on every pair to q = {q_max} (exact): {v['failing']}")
+    return Verdict(
+        False, f"equivalence, rule and gap 2/q hold on every pair to q = {q_max}; {plus_text}"
     )
 
 
@@ -668,9 +821,9 @@ def _disj_certify(c, a, b, bits: int | None, scale: float | None) -> dict:
     from transformer_theory import exact
     from transformer_theory.papers.sanford2023 import _theory_disjointness as dj
 
-    _, stream = dj.construction_rows(c, a, b, bits=bits, scale=scale)
+    rows_float, stream = dj.construction_rows(c, a, b, bits=bits, scale=scale)
     row, q = dj.query_position(c.q), c.q
-    right, undecided, wrong = 0, 0, None
+    right, undecided, wrong, witness = 0, 0, None, None
     with flint.ctx.workprec(_PREC):
         for k in range(len(a)):
             h = exact.evaluate(c.params, stream[k], arithmetic="enclosed", prec=_PREC).streams[-1]
@@ -682,9 +835,25 @@ def _disj_certify(c, a, b, bits: int | None, scale: float | None) -> dict:
             said = 0 if side < 0 else (1 if side > 0 else None)
             undecided += said is None
             right += said == truth
+            if k == 0:
+                f = np.asarray(rows_float[0], np.float64).copy()
+                f[0] += 1
+                witness = _float_inside(
+                    f"float64 ||f(X)_(2q+1) + e_1||^2 - 1/q^2 of the first pair at q = {q}",
+                    float(f @ f) - 1 / (q * q),
+                    side,
+                    1.0,
+                    len(stream[0]) * (c.rows + 1),
+                )
             if said is not None and said != truth and wrong is None:
                 wrong = {"a": a[k].tolist(), "b": b[k].tolist(), "said": said}
-    return {"pairs": len(a), "right": right, "undecided": undecided, "certified_wrong": wrong}
+    return {
+        "pairs": len(a),
+        "right": right,
+        "undecided": undecided,
+        "certified_wrong": wrong,
+        "witness": witness,
+    }
 
 
 def _all_pairs(q: int):
@@ -701,22 +870,25 @@ def check_disj_unit(qs: Sequence[Any] = (2,)) -> Checked:
     from transformer_theory.papers.sanford2023 import _theory_disjointness as dj
 
     precision.require_x64("the constructions (built and run in float64)")
-    rows = []
+    tally = Tally(dom.DISJ_PAIRS.at(int(q) for q in qs))
+    rows, witnesses = [], []
     for q in qs:
         c, worst = dj.reduction_unit(q, dj.UNIT_ROWS[q])
         cert = _disj_certify(c, *_all_pairs(q), None, None)
+        tally.record_count(cert["pairs"])
+        witnesses.append(cert.pop("witness"))
         rows.append({"q": q, "m": c.rows, "float64_unit_error": worst["max_error"]} | cert)
     pairs = sum(r["pairs"] for r in rows)
     return Checked(
         "enclosed",
-        "all",
-        f"every pair (a, b) for q in {list(qs)} ({pairs} pairs)",
+        tally,
         {
             "not_right": sum(r["pairs"] - r["right"] for r in rows),
             "pairs": pairs,
             "sizes": ", ".join(f"q={r['q']} m={r['m']}" for r in rows),
             "rows": rows,
         },
+        witnesses=witnesses,
     )
 
 
@@ -729,12 +901,14 @@ def check_disj_message(qs: Sequence[Any] = (3,)) -> Checked:
 
     precision.require_x64("the constructions (built and run in float64)")
     table = dj.protocol_table(tuple(qs))
-    rows, ok = [], True
+    tally = Tally(dom.DISJ_PAIRS.at(int(q) for q in qs))
+    rows, ok, witnesses, certified, first = [], True, [], set(), None
     for r in table:
         if r["p"] is None:
             continue
         c, _ = dj.reduction_unit(r["q"], r["m"], seed=0)
         scale = dj.message_scale(c)
+        first = first or (c, r["p"], scale)
         codes = dj.message_codes(c, dj.all_inputs(r["q"]), r["p"], scale)
         exact_bits = len(dj.pack_message(codes[-1], r["p"])) == r["m"] * r["p"]
         row = {k: r[k] for k in ("q", "m", "p", "message_bits", "distinct_messages")}
@@ -742,12 +916,19 @@ def check_disj_message(qs: Sequence[Any] = (3,)) -> Checked:
         if r["decides_all"]:
             cert = _disj_certify(c, *_all_pairs(r["q"]), r["p"], scale)
             row["certified"] = cert["right"] == cert["pairs"]
+            witnesses.append(cert["witness"])
+            if r["q"] not in certified:  # every pair of this q decided, enclosed, at one p
+                certified.add(r["q"])
+                tally.record_count(cert["pairs"])
             ok = ok and row["certified"] and r["distinct_messages"] == 2 ** r["q"]
             ok = ok and r["message_bits"] >= r["q"]
         elif r["message_bits"] < r["q"]:
             ok = ok and r["collision"] is not None
         ok = ok and exact_bits
         rows.append(row)
+    if not witnesses and first is not None:  # nothing certified: the engine's witness anyway
+        a, b = _all_pairs(first[0].q)
+        witnesses.append(_disj_certify(first[0], a[:1], b[:1], first[1], first[2])["witness"])
     decided = {q: any(r["q"] == q and r["decides_all"] for r in rows) for q in qs}
     below = [r for r in rows if r["message_bits"] < r["q"]]
     fewest = {
@@ -755,12 +936,12 @@ def check_disj_message(qs: Sequence[Any] = (3,)) -> Checked:
     }
     return Checked(
         "enclosed",
-        "all",
-        f"every pair (a, b) at each q in {list(qs)}, for each message row of the table",
+        tally,
         {
             "accounting_holds": bool(ok and all(decided.values()) and below),
             "fewest_p": fewest,
             "rows_below_q": len(below),
             "rows": rows,
         },
+        witnesses=witnesses,
     )

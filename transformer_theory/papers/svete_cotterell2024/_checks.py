@@ -33,7 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from transformer_theory.ledger import RESULTS_DIR, Checked
+from transformer_theory.domains import Tally
+from transformer_theory.ledger import RESULTS_DIR, Checked, Witness
+from transformer_theory.papers.svete_cotterell2024 import _domains as dom
 from transformer_theory.precision import require_x64
 
 __all__ = [
@@ -73,6 +75,26 @@ def _lm(seed: int, alphabet: int, order: int, zeros: float) -> Any:
     from transformer_theory.papers.svete_cotterell2024._tasks import NGramLM
 
     return NGramLM.random(seed, alphabet, order, zero_fraction=zeros)
+
+
+def _lms(seeds: int, order: int, alphabet: int, zeros: float, max_len: int) -> Tally:
+    """A tally of the ``seeds`` seeded random LMs (every string up to ``max_len`` each)."""
+    return Tally(
+        dom.NGRAM_LMS.sample(
+            seeds,
+            0,
+            lambda seed, i: _lm(i, alphabet, order, zeros),
+            what=f"{_lm_text(seeds, order, alphabet, zeros)}, every string up to length {max_len}",
+        )
+    )
+
+
+def _lengths(max_len: int, recs: list[dict]) -> Tally:
+    """Every string length ``0..max_len``, each recorded when every record enumerated it."""
+    tally = Tally(dom.LENGTHS.upto(max_len))
+    if all(r["exhaustive"] for r in recs):
+        tally.record_all(range(max_len + 1))
+    return tally
 
 
 def _lower(x: Any) -> float:
@@ -210,22 +232,23 @@ def construction(
     from transformer_theory.papers.svete_cotterell2024._theory_equivalence import equivalence_record
 
     require_x64("construction")
+    tally = _lms(seeds, order, alphabet, zeros, max_len)
     recs, shapes, margin = [], [], None
     for seed in range(seeds):
         lm = _lm(seed, alphabet, order, zeros)
         params = cn.build(lm, construction, max_len=margin_len)
         recs.append(equivalence_record(lm, params, max_len))
+        if recs[-1]["exhaustive"]:  # every string up to max_len of this LM
+            tally.record_count(1)
         shapes.append(tuple(int(h) for h in params.config.heads))
         if margin is None:
             margin = selection_margin(params, construction, margin_len)
     strings = sum(r["strings"] for r in recs)
     return Checked(
-        arithmetic="enclosed",
-        coverage="samples",
-        domain=f"{_lm_text(seeds, order, alphabet, zeros)}, every string up to length {max_len} "
-        f"({strings:,} strings in all); selection enclosed at every query up to length "
-        f"{margin_len} (seed 0's model)",
+        "enclosed",
+        tally,
         values={
+            "selection_enclosed": f"every query up to length {margin_len} (seed 0's model)",
             "equivalent": all(r["equivalent"] for r in recs),
             "strings": strings,
             "max_abs_logprob_diff": max(r["max_abs_logprob_diff"] for r in recs),
@@ -250,16 +273,17 @@ def paper33(order: int, alphabet: int, zeros: float, seeds: int, max_len: int) -
     from transformer_theory.papers.svete_cotterell2024._theory_equivalence import equivalence_record
 
     require_x64("paper33")
+    tally = _lms(seeds, order, alphabet, zeros, max_len)
     recs = []
     for seed in range(seeds):
         lm = _lm(seed, alphabet, order, zeros)
         recs.append(equivalence_record(lm, cn.build_paper33(lm), max_len))
+        if recs[-1]["exhaustive"]:
+            tally.record_count(1)
     strings = sum(r["strings"] for r in recs)
     return Checked(
-        arithmetic="float",
-        coverage="samples",
-        domain=f"{_lm_text(seeds, order, alphabet, zeros)}, every string up to length {max_len} "
-        f"({strings:,} strings in all)",
+        "float",
+        tally,
         values={
             "equivalent": all(r["equivalent"] for r in recs),
             "strings": strings,
@@ -291,6 +315,9 @@ def sparse_built_length(
     w = lm.order - 1
     params = cn.build(lm, "3.1", attention="sparse", max_len=built_for)
     leads = per_query_leads(params, "3.1", built_for + 4)
+    # every query of a string of length built_for + 4 (after the w BOS pads), each recorded
+    tally = Tally(dom.QUERIES.at(range(1, built_for + 4 + w)))
+    tally.record_all(i for i, _ in leads)
     below = [i for i, lead in leads if not lead >= 1]
     first_bad = min(below) if below else None
     exact_to = None if first_bad is None else first_bad - w  # a query i serves lengths >= i-w+1
@@ -317,13 +344,12 @@ def sparse_built_length(
     slots_margin = selection_margin(slots, "3.3-slots", slots_to)
     fails_beyond = witness is not None and witness["abs_logprob_diff"] > witness["tolerance"]
     return Checked(
-        arithmetic="enclosed",
-        coverage="all",
-        domain=f"sparse 3.1 built for strings up to {built_for} (one {order}-gram LM over "
-        f"{alphabet} symbols, seed 0): every query up to length {built_for + 4}, every string "
-        f"up to {eq_len} and every string of the witness length; sparse 3.3-slots every query "
-        f"up to length {slots_to}",
+        "enclosed",
+        tally,
         values={
+            "also": f"one {order}-gram LM over {alphabet} symbols (seed 0): every string up to "
+            f"{eq_len} and every string of the witness length (float64); sparse 3.3-slots every "
+            f"query up to length {slots_to} (enclosed)",
             "built_for": built_for,
             "beta": float(np.asarray(params.layers[0].attn.w_qk).max()),
             "lead_ge_1_through_length": exact_to,
@@ -366,6 +392,11 @@ def literal_query(t: int, h: int) -> tuple[Any, Any]:
     return (1 / tt).sqrt(), (1 - 1 / (tt + h)).sqrt()
 
 
+def _float_code(s: int) -> np.ndarray:
+    """``u(s)`` in float64 (the witness beside the balls)."""
+    return np.array([np.sqrt(1 / s), np.sqrt(1 - 1 / s)])
+
+
 def _dot(a: tuple[Any, Any], b: tuple[Any, Any]) -> Any:
     return a[0] * b[0] + a[1] * b[1]
 
@@ -379,6 +410,7 @@ def score_argmax(positions: int) -> Checked:
     from transformer_theory.papers.svete_cotterell2024._constructions_layout import score_gap
 
     T = positions
+    tally = Tally(dom.QUERIES.upto(T))
     with flint.ctx.workprec(PREC):
         peak_ok, below_ok, worst, min_gap = True, True, None, None
         for t in range(1, T + 1):
@@ -391,12 +423,26 @@ def score_argmax(positions: int) -> Checked:
                     best = g if best is None or _lower(g) < _lower(best) else best
             worst = best
             min_gap = _lower(best) if min_gap is None else min(min_gap, _lower(best))
+            tally.record(t)
         lib = float(score_gap(T))
+        last = 1 - _dot(code(T), code(T + 1))
+    u = float(np.finfo(np.float64).eps) / 2
+    got = 1 - float(np.dot(_float_code(T), _float_code(T + 1)))
     return Checked(
-        arithmetic="enclosed",
-        coverage="upto",
-        domain=f"every query t <= {T} and key s <= {T + 1}",
+        "enclosed",
+        tally,
+        witnesses=(
+            Witness(
+                f"float64 1 - <u({T}), u({T + 1})> inside its ball",
+                got,
+                last,
+                "inside",
+                8 * u,  # two square roots, a dot of two terms and a difference from 1
+            ),
+        ),
+        subject="printed",
         values={
+            "keys": f"every key s <= {T + 1} at each query",
             "peak_at_s_eq_t": bool(peak_ok),
             "others_below_peak": bool(below_ok),
             "maximized_at_target": bool(peak_ok and below_ok),
@@ -414,9 +460,11 @@ def slide_query_map(offsets: int, positions: int) -> Checked:
     ``j = t - h`` (lead > 0, ball), and whether its peak exceeds 1 (it is not a cosine)."""
     import flint
 
+    tally = Tally(dom.Product(dom.OFFSETS.upto(offsets), dom.QUERIES.upto(positions)))
     with flint.ctx.workprec(PREC):
-        argmax_ok, peak_above_1, min_lead = True, True, None
+        argmax_ok, peak_above_1, min_lead, where, peak = True, True, None, None, None
         for h in range(1, offsets + 1):
+            tally.record_all((h, t) for t in range(1, h + 1))  # no key j = t - h >= 1: vacuous
             for t in range(h + 1, positions + 1):
                 q = literal_query(t, h)
                 top = _dot(q, code(t))  # key j = t - h: u(j + h) = u(t)
@@ -426,11 +474,32 @@ def slide_query_map(offsets: int, positions: int) -> Checked:
                         lead = top - _dot(q, code(j + h))
                         argmax_ok &= bool(lead > 0)
                         if min_lead is None or _lower(lead) < _lower(min_lead):
-                            min_lead = lead
+                            min_lead, where, peak = lead, (t, h, j), top
+                tally.record((h, t))
+    t, h, j = where
+    fq = np.array([np.sqrt(1 / t), np.sqrt(1 - 1 / (t + h))])
+    got = float(fq @ _float_code(t) - fq @ _float_code(j + h))
+    eps64 = float(np.finfo(np.float64).eps)
     return Checked(
-        arithmetic="enclosed",
-        coverage="upto",
-        domain=f"offsets h = 1..{offsets}, queries h < t <= {positions}, keys j <= t",
+        "enclosed",
+        tally,
+        witnesses=(
+            Witness(
+                f"float64 peak <Q_h(t), u(t)> (t = {t}, h = {h}) inside its ball",
+                float(fq @ _float_code(t)),
+                peak,
+                "inside",
+                8 * eps64,  # three square roots and a dot of two terms
+            ),
+            Witness(
+                f"float64 smallest lead (t = {t}, h = {h}, j = {j}) inside its ball",
+                got,
+                min_lead,
+                "inside",
+                16 * eps64,  # four square roots, two dots, a difference
+            ),
+        ),
+        subject="printed",
         values={
             "argmax_at_t_minus_h": bool(argmax_ok),
             "peak_above_1": bool(peak_above_1),
@@ -462,10 +531,13 @@ def _exact_to(r: dict) -> int:
 _SCAN_TOL = "none needed: the float model is the object measured; attention compared exactly"
 
 
-def derived_exact_length(constructions: tuple[str, ...], precision: str, alphabet: int) -> Checked:
+def derived_exact_length(
+    constructions: tuple[str, ...], precision: str, alphabet: int, cap: int | None = None
+) -> Checked:
     """The derived guarantee (:func:`._theory_precision.predicted_exact_length`) tested where a run
     reaches it: each construction built in ``precision`` and scanned
-    (:func:`._theory_precision.selection_scan`) at every length up to its derived length."""
+    (:func:`._theory_precision.selection_scan`) at every length up to its derived length (or
+    to ``cap`` where that is shorter: the quick tier's scan)."""
     from transformer_theory.papers.svete_cotterell2024 import _theory_precision as precision_scan
     from transformer_theory.precision import dtype_of
 
@@ -477,16 +549,27 @@ def derived_exact_length(constructions: tuple[str, ...], precision: str, alphabe
         if derived is None:
             rows[c] = {"derived": None}
             continue
-        r = _scan(lm, c, precision, derived, 2)
+        target = derived if cap is None else min(derived, int(cap))
+        r = _scan(lm, c, precision, target, 2)
         ok = r["longest_exact_length"] is None
-        rows[c] = {"derived": derived, "scanned_exact_to": _exact_to(r), "holds": ok}
+        rows[c] = {"derived": derived, "scanned_to": target, "scanned_exact_to": _exact_to(r)}
+        rows[c]["holds"] = ok
+        rows[c]["checked_up_to"] = r["checked_up_to"]
         holds &= ok
+    # every length up to the longest derived one; a length is covered once every construction
+    # whose derived length reaches it was scanned through it (lengths beyond all: vacuous)
+    top = max([1] + [r["scanned_to"] for r in rows.values() if r.get("scanned_to")])
+    tally = Tally(dom.LENGTHS.at(range(1, top + 1)))
+    tally.record_all(
+        L
+        for L in range(1, top + 1)
+        if all(r["checked_up_to"] >= L for r in rows.values() if r.get("scanned_to", 0) >= L)
+    )
     return Checked(
-        arithmetic="float",
-        coverage="all",
-        domain=f"{precision}, a trigram over {alphabet} symbols: every string length up to each "
-        "construction's derived length, every query",
+        "float",
+        tally,
         values={
+            "lm": f"{precision}, a trigram over {alphabet} symbols (seed 0), every query",
             "precision": precision,
             "rows": rows,
             "holds": bool(holds and any(r["derived"] is not None for r in rows.values())),
@@ -504,12 +587,14 @@ def precision(
     lm = _lm(0, alphabet, 3, 0.2)
     scans = {c: _scan(lm, c, precision, limit, max_len) for c in constructions}
     exact = {c: _exact_to(r) for c, r in scans.items()}
+    tally = Tally(dom.LENGTHS.at(range(1, limit + 1)))
+    reached = min(r["checked_up_to"] for r in scans.values())
+    tally.record_all(range(1, min(reached, limit) + 1))
     return Checked(
-        arithmetic="float",
-        coverage="upto",
-        domain=f"{precision}, a trigram over {alphabet} symbols (seed 0): every string length "
-        f"up to {limit}, every query",
+        "float",
+        tally,
         values={
+            "lm": f"{precision}, a trigram over {alphabet} symbols (seed 0), every query",
             "exact_to": exact,
             "min_exact_to": min(exact.values()),
             "limit": limit,
@@ -536,13 +621,12 @@ def float32_equivalence(constructions: tuple[str, ...], alphabet: int, max_len: 
             else cn.build(lm, c, max_len=max_len, dtype=dtype)
         )
         rec = equivalence_record(lm, params, max_len)
-        eq[c] = {k: rec[k] for k in ("equivalent", "max_abs_logprob_diff", "strings")}
+        eq[c] = {k: rec[k] for k in ("equivalent", "max_abs_logprob_diff", "strings", "exhaustive")}
     return Checked(
-        arithmetic="float",
-        coverage="all",
-        domain=f"float32, a trigram over {alphabet} symbols (seed 0): every string up to length "
-        f"{max_len}",
+        "float",
+        _lengths(max_len, list(eq.values())),
         values={
+            "lm": f"float32, a trigram over {alphabet} symbols (seed 0)",
             "equivalence": eq,
             "diffs": {c: r["max_abs_logprob_diff"] for c, r in eq.items()},
             "all_equivalent": all(r["equivalent"] for r in eq.values()),
@@ -569,14 +653,13 @@ def bfloat16(constructions: tuple[str, ...], alphabet: int, max_len: int) -> Che
             else cn.build(lm, c, max_len=max_len, dtype=dtype)
         )
         rec = equivalence_record(lm, params, max_len)
-        eq[c] = {k: rec[k] for k in ("equivalent", "max_abs_logprob_diff", "strings")}
+        eq[c] = {k: rec[k] for k in ("equivalent", "max_abs_logprob_diff", "strings", "exhaustive")}
         scans[c] = _exact_to(_scan(lm, c, "bfloat16", max_len, max_len))
     return Checked(
-        arithmetic="float",
-        coverage="all",
-        domain=f"bfloat16, a trigram over {alphabet} symbols (seed 0): every string up to "
-        f"length {max_len}",
+        "float",
+        _lengths(max_len, list(eq.values())),
         values={
+            "lm": f"bfloat16, a trigram over {alphabet} symbols (seed 0)",
             "equivalence": eq,
             "none_equivalent": not any(r["equivalent"] for r in eq.values()),
             "min_nats": min(r["max_abs_logprob_diff"] for r in eq.values()),
@@ -604,6 +687,15 @@ def paper33_float32(alphabet: int, lengths: tuple[int, ...]) -> Checked:
     t_subnormal = next(t for t in range(1, 400) if Fraction(1, 10**t) < Fraction(1, 2**126))
     rng = np.random.default_rng(0)
     states = jax.jit(jax.vmap(lambda x: cn.paper33_states(model, x)))
+    tally = Tally(
+        dom.LENGTHS.sample(
+            9 * len(lengths),
+            0,
+            lambda seed, i: i,
+            what=f"strings (the all-0 and 8 seeded random) at each length "
+            f"{', '.join(map(str, lengths))} of a float32 trigram over {alphabet} symbols",
+        )
+    )
     first_failing = None
     for L in lengths:
         strings = np.concatenate([np.zeros((1, L), np.int64), rng.integers(0, S, (8, L))])
@@ -611,14 +703,12 @@ def paper33_float32(alphabet: int, lengths: tuple[int, ...]) -> Checked:
         decoded = np.asarray(jnp.argmax(states(jnp.asarray(tokens)), axis=-1))[:, n - 2 :]
         windows = np.stack([tokens[:, t : t + n - 1] for t in range(L + 1)], axis=1)
         want = history_ids(S, n, windows.reshape(-1, n - 1)).reshape(len(strings), L + 1)
-        if np.any(decoded != want):
+        tally.record_count(len(strings))
+        if first_failing is None and np.any(decoded != want):
             first_failing = L
-            break
     return Checked(
-        arithmetic="float",
-        coverage="samples",
-        domain=f"float32, a trigram over {alphabet} symbols (seed 0): string lengths "
-        f"{', '.join(map(str, lengths))}, 9 strings each (the all-0 and 8 seeded random)",
+        "float",
+        tally,
         values={
             "first_failing_length": first_failing,
             "t_below_float32_normal": t_subnormal,
@@ -653,10 +743,11 @@ def softmax_kl(lengths: tuple[int, ...], betas: tuple[float, ...]) -> Checked:
     grows = all(u[a] < u[b] for a, b in zip(lengths, lengths[1:]))
     positive = all(rows[c]["kl_by_beta"][betas[0]] > tol for c in rows)
     return Checked(
-        arithmetic="float",
-        coverage="instance",
-        domain=f"one trigram LM over 2 symbols without zeros (seed 0); KL over the first "
-        f"{kl_len} + 2 outcomes at beta in {list(betas)}",
+        "float",
+        dom.NGRAM_LMS.instance(
+            f"one trigram LM over 2 symbols without zeros (seed 0); KL over the first "
+            f"{kl_len} + 2 outcomes at beta in {list(betas)}"
+        ),
         values={
             "rows": rows,
             "beta_31": [u[L] for L in lengths],
@@ -676,17 +767,16 @@ def learnability() -> Checked:
 
     path = RESULTS_DIR / "ngram_learnability.json"
     if not path.exists():
-        return Checked("none", "none", "experiments/results/ngram_learnability.json is missing")
+        return Checked("none", dom.LEARNABILITY_RECORD, {"below_unigram": None})
     record = read_json(str(path))
     rows = record["rows"]
     trained = [r["kl_per_symbol_trained"] for r in rows]
     ratio = [r["kl_per_symbol_unigram"] / r["kl_per_symbol_trained"] for r in rows]
     return Checked(
-        arithmetic="record",
-        coverage="samples",
-        domain=f"experiments/results/ngram_learnability.json ({len(rows)} cells, one seed each), "
-        f"produced by experiment ngram_learnability (provenance: {record.get('provenance')})",
+        "record",
+        dom.LEARNABILITY_RECORD,
         values={
+            "provenance": f"{len(rows)} cells, one seed each ({record.get('provenance')})",
             "cells": len(rows),
             "trained_min": min(trained),
             "trained_max": max(trained),
@@ -708,11 +798,14 @@ def construction_sizes(orders: tuple[int, ...], alphabets: tuple[int, ...]) -> C
 
     rows = space.space_table(orders, alphabets, constructions=("3.1", "3.2", "3.3"))
     bad = [r for r in rows if not r["within_printed"]]
+    tally = Tally(dom.Product(dom.ORDERS.at(orders), dom.ALPHABETS.at(alphabets)))
+    built: dict[tuple[int, int], set] = {}
+    for r in rows:
+        built.setdefault((r["order"], r["alphabet"]), set()).add(r["construction"])
+    tally.record_all(k for k, cs in built.items() if cs == {"3.1", "3.2", "3.3"})
     return Checked(
-        arithmetic="exact",
-        coverage="upto",
-        domain=f"the paper's 3.1, 3.2, 3.3 for n in {list(orders)} and |Sigma| in "
-        f"{list(alphabets)} ({len(rows)} built models, integers counted from the arrays)",
+        "exact",
+        tally,
         values={
             "models": len(rows),
             "over_printed": len(bad),

@@ -15,6 +15,7 @@ import functools
 from transformer_theory.claims import judges
 from transformer_theory.ledger import Row, open_claim
 from transformer_theory.papers.svete_cotterell2024 import _checks as checks
+from transformer_theory.papers.svete_cotterell2024 import _domains as dom
 
 __all__ = ["CLAIMS"]
 
@@ -65,7 +66,7 @@ CLAIMS: list[Row] = [
         "(log q(y) = log p(y) within the float64 rounding tolerance, same support) on every "
         "string up to max_len, uses at most n - 1 heads in 1 layer, and its proof's key leads "
         "every other key (arb balls) at every query up to margin_len",
-        quantifier="infinite",
+        domain=dom.EQUIVALENT_TRANSFORMER,
         check=_construction("3.1"),
         judge=_equivalent,
         sizes={"quick": _LM, "full": _LM_FULL},
@@ -82,7 +83,7 @@ CLAIMS: list[Row] = [
         "max(n - 2, 1) layers: within the printed n - 1) is weakly equivalent to each seeded "
         "random n-gram LM on every string up to max_len (float64), and its proof's key leads "
         "every other key (arb balls) at every query up to margin_len",
-        quantifier="infinite",
+        domain=dom.EQUIVALENT_TRANSFORMER,
         check=_construction("3.2"),
         judge=_equivalent,
         sizes={"quick": _LM, "full": _LM_FULL},
@@ -98,7 +99,7 @@ CLAIMS: list[Row] = [
         statement="The paper's 3.3 (cn.Paper33: score -ReLU(t - j - (n - 2)), values 10^-t "
         "onehot(y_t), a digit-decoding MLP read by argmax; one head, one layer) is weakly "
         "equivalent to each seeded random n-gram LM on every string up to max_len (float64)",
-        quantifier="infinite",
+        domain=dom.EQUIVALENT_TRANSFORMER,
         check=checks.paper33,
         judge=judges.all_of(
             judges.true("equivalent"),
@@ -123,7 +124,7 @@ CLAIMS: list[Row] = [
         "equivalent to each seeded random n-gram LM on every string up to max_len (float64), "
         "within 1 head per layer and n - 1 layers, its proof's key leading every other key "
         "(arb balls) at every query up to margin_len",
-        quantifier="infinite",
+        domain=dom.NGRAM_LMS,
         check=_construction("3.2-direct"),
         judge=_equivalent,
         sizes={"quick": _LM, "full": _LM_FULL},
@@ -139,7 +140,7 @@ CLAIMS: list[Row] = [
         "symbols in slots j mod (n - 1); one head, one layer) is weakly equivalent to each "
         "seeded random n-gram LM on every string up to max_len (float64); the window keys' "
         "scores tie exactly and lead every other key (arb balls) at every query up to margin_len",
-        quantifier="infinite",
+        domain=dom.NGRAM_LMS,
         check=_construction("3.3-slots"),
         judge=_equivalent,
         sizes={"quick": _LM, "full": _LM_FULL},
@@ -157,7 +158,7 @@ CLAIMS: list[Row] = [
         ">= 1 through length built_for + 1 and < 1 beyond, where a float64 witness string "
         "differs by more than the rounding tolerance; it is weakly equivalent up to eq_len "
         "(float64); sparse 3.3-slots (integer gap, beta = 1) keeps lead >= 1 to slots_to",
-        quantifier="finite",
+        domain=dom.QUERIES,
         check=checks.sparse_built_length,
         judge=judges.true(
             "holds",
@@ -201,7 +202,7 @@ CLAIMS: list[Row] = [
         "apply hardmax.",
         statement="<u(t), u(s)> with u(s) = (sqrt(1/s), sqrt(1 - 1/s)) contains 1 at s = t and "
         "is < 1 (arb balls) at every other key s <= positions + 1, for every t <= positions",
-        quantifier="infinite",
+        domain=dom.QUERIES,
         check=checks.score_argmax,
         judge=judges.true(
             "maximized_at_target",
@@ -222,14 +223,14 @@ CLAIMS: list[Row] = [
         statement="With the slides' printed Q_h (mixing t and t + h) against the keys "
         "K_h(r(y_j, j)) = u(j + h), j = 1..t, the score's argmax is j = t - h (lead > 0, arb "
         "balls) for h = 1..offsets and h < t <= positions",
-        quantifier="infinite",
+        domain=dom.OFFSET_QUERIES,
         check=checks.slide_query_map,
         judge=judges.true(
             "argmax_at_t_minus_h",
             figure="argmax j = t - h (lead >= {min_lead}, ball); peak above 1 (not a cosine): "
             "{peak_above_1}",
         ),
-        sizes={"quick": {"offsets": 1, "positions": 30}, "full": {"offsets": 3, "positions": 100}},
+        sizes={"quick": {"offsets": 2, "positions": 30}, "full": {"offsets": 3, "positions": 100}},
         expected="bounded",
         command="pytest tests/papers/svete_cotterell2024/test_constructions.py -k literal",
         note="The printed query's peak exceeds 1 (it is not the cosine the proof uses), but its "
@@ -244,22 +245,32 @@ CLAIMS: list[Row] = [
         "2^p) holds where a run reaches it: each construction built in the stated format "
         "selects the proof's keys at every query of every string length up to its derived "
         "length",
-        quantifier="finite",
+        domain=dom.LENGTHS,
         check=checks.derived_exact_length,
         judge=judges.true(
             "holds", figure="{precision}: derived length reached by the scan: {rows}"
         ),
         sizes={
-            "quick": {"constructions": ("3.1", "3.3-slots"), "precision": "float16", "alphabet": 2},
-            "full": {"constructions": ("3.1", "3.3-slots"), "precision": "float32", "alphabet": 2},
+            "quick": {
+                "constructions": ("3.3-slots",),
+                "precision": "float32",
+                "alphabet": 2,
+                "cap": 3,
+            },
+            "full": {
+                "constructions": ("3.1", "3.3-slots"),
+                "precision": "float32",
+                "alphabet": 2,
+                "cap": None,
+            },
         },
         expected="finding",
         command="python -c 'from transformer_theory.papers.svete_cotterell2024 import "
         "predicted_exact_length as p; import jax.numpy as j; "
         'print(p("3.1", 3, j.float32))\'',
         note="Tests the derivation's rounding model (5u per score) only where a scan reaches it: "
-        "float32 (derived 55 for 3.1, 29 for 3.3-slots) at the full tier; quick uses float16 "
-        "(3.1: none guaranteed; 3.3-slots: 0). The float64 figures the derivation gives "
+        "float32 (derived 55 for 3.1, 29 for 3.3-slots) at the full tier; quick scans 3.3-slots "
+        "in float32 to length 3 only. The float64 figures the derivation gives "
         "(48,283 for 3.1/3.2/3.2-direct, 4,868 for 3.3-slots) are unverified predictions: no "
         "scan reaches them (precision_float64 scans to 12).",
     ),
@@ -269,7 +280,7 @@ CLAIMS: list[Row] = [
         place="Theorems 3.1-3.3 in float64 (README table, longest exact length)",
         statement="Built in float64, each construction's attention is the proof's at every query "
         "of every string length up to limit",
-        quantifier="finite",
+        domain=dom.LENGTHS,
         check=functools.partial(checks.precision, "float64"),
         judge=judges.at_least(
             "min_exact_to", bound_key="limit", figure="float64 exact to {exact_to}"
@@ -299,7 +310,7 @@ CLAIMS: list[Row] = [
         place="Theorems 3.1-3.3 in float32 (README table, longest exact length)",
         statement="Built in float32, each construction's attention is the proof's at every query "
         "of every string length up to limit",
-        quantifier="finite",
+        domain=dom.LENGTHS,
         check=functools.partial(checks.precision, "float32"),
         judge=judges.at_least(
             "min_exact_to",
@@ -331,7 +342,7 @@ CLAIMS: list[Row] = [
         place="Theorems 3.1-3.3 in float32 (README table, the float32 column)",
         statement="Built in float32, each construction is weakly equivalent to the LM on every "
         "string up to max_len within equivalence.logprob_tolerance for float32",
-        quantifier="finite",
+        domain=dom.LENGTHS,
         check=checks.float32_equivalence,
         judge=judges.true(
             "all_equivalent",
@@ -355,7 +366,7 @@ CLAIMS: list[Row] = [
         statement="The paper's 3.3 built in float32 first decodes a history wrongly at the "
         "string length whose last position t has 10^-t below float32's smallest normal 2^-126 "
         "(t = 38, string length 36 for a trigram), checked at the stated lengths",
-        quantifier="finite",
+        domain=dom.LENGTHS,
         check=checks.paper33_float32,
         judge=judges.true(
             "fails_where_10_pow_minus_t_is_subnormal",
@@ -378,7 +389,7 @@ CLAIMS: list[Row] = [
         statement="Built in bfloat16, no construction is weakly equivalent to the LM on the "
         "strings up to max_len (largest |log q - log p| per construction, in nats); the "
         "longest exact length of each scan beside it",
-        quantifier="finite",
+        domain=dom.LENGTHS,
         check=checks.bfloat16,
         judge=judges.true(
             "none_equivalent",
@@ -403,7 +414,7 @@ CLAIMS: list[Row] = [
         "outcomes is positive at beta = 1 and non-increasing in beta (float64 tolerance), for "
         "3.1 and 3.3-slots; the beta for KL <= 1e-3 grows with the length for 3.1 (soft "
         "attention is exact only as beta -> inf), not for 3.3-slots",
-        quantifier="infinite",
+        domain=dom.NGRAM_LMS,
         check=checks.softmax_kl,
         judge=judges.true(
             "holds",
@@ -436,7 +447,7 @@ CLAIMS: list[Row] = [
         statement="The paper's 3.1, 3.2 and 3.3 as built for a random n-gram LM use no more "
         "layers and heads than printed (counted from the arrays, integers), at every (n, "
         "|Sigma|) of the grid",
-        quantifier="infinite",
+        domain=dom.PRINTED_SHAPES,
         check=checks.construction_sizes,
         judge=judges.exactly(
             "over_printed",
@@ -464,7 +475,7 @@ CLAIMS: list[Row] = [
         statement="experiments/results/ngram_learnability.json, the committed record of "
         "``transformer-theory experiment ngram_learnability``'s default run: the trained "
         "one-layer model's KL per symbol is below the best unigram fit's in every cell",
-        quantifier="empirical",
+        domain=dom.LEARNABILITY_RECORD,
         check=checks.learnability,
         judge=judges.true(
             "below_unigram",

@@ -1,0 +1,98 @@
+"""Mutants of the exact engine's enclosure rows (transformer_theory.claims.engine): break an
+operation's enclosure (drop its radius, round an input through float32) and its row must no
+longer be reproduced."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.mutants import mutant, status_of
+from transformer_theory import exact
+from transformer_theory.claims import engine
+
+E = "exact."
+
+
+def _pointwise(fn):
+    """``fn`` with the radius of its ball dropped: a point, no longer an enclosure."""
+    return lambda *a: fn(*a).mid()
+
+
+def _in_floats(fn):
+    """``fn`` computed in float64 and returned as an exact point: an engine that silently
+    computes in floats."""
+    import flint
+
+    return lambda *a: flint.arb(float(fn(*a).mid()))
+
+
+@mutant(E + "ball_exp")
+def test_an_exp_without_its_radius_is_seen(monkeypatch):
+    monkeypatch.setattr(exact._Balls, "exp", _pointwise(exact._Balls.exp))
+    assert status_of("exact.ball_exp") == "unreproduced"
+
+
+@mutant(E + "ball_exp", E + "ball_softmax")
+def test_an_exp_in_floats_is_seen(monkeypatch):
+    monkeypatch.setattr(exact._Balls, "exp", _in_floats(exact._Balls.exp))
+    assert status_of("exact.ball_exp") == "unreproduced"
+    assert status_of("exact.ball_softmax") == "unreproduced"
+
+
+@mutant(E + "ball_rsqrt", E + "ball_layernorm", E + "ball_rmsnorm")
+def test_an_rsqrt_without_its_radius_is_seen(monkeypatch):
+    monkeypatch.setattr(exact._Balls, "rsqrt", _pointwise(exact._Balls.rsqrt))
+    for row in ("ball_rsqrt", "ball_layernorm", "ball_rmsnorm"):
+        assert status_of(E + row) == "unreproduced", row
+
+
+@mutant(E + "ball_sqrt")
+def test_a_sqrt_without_its_radius_is_seen(monkeypatch):
+    monkeypatch.setattr(exact._Balls, "sqrt_int", _pointwise(exact._Balls.sqrt_int))
+    assert status_of("exact.ball_sqrt") == "unreproduced"
+
+
+@mutant(E + "ball_gelu")
+def test_a_gelu_without_its_radius_is_seen(monkeypatch):
+    monkeypatch.setattr(exact._Balls, "gelu", _pointwise(exact._Balls.gelu))
+    assert status_of("exact.ball_gelu") == "unreproduced"
+
+
+@mutant(E + "ball_division")
+def test_a_division_without_its_radius_is_seen(monkeypatch):
+    monkeypatch.setattr(engine, "ball_div", lambda a, b: (a / b).mid())
+    assert status_of("exact.ball_division") == "unreproduced"
+
+
+@mutant(E + "ball_log")
+def test_a_log_without_its_radius_is_seen(monkeypatch):
+    monkeypatch.setattr(engine, "ball_log", lambda x: x.log().mid())
+    assert status_of("exact.ball_log") == "unreproduced"
+
+
+@mutant(E + "ball_layernorm_sigma", E + "ball_layernorm")
+def test_inputs_rounded_through_float32_are_seen(monkeypatch):
+    import flint
+
+    monkeypatch.setattr(exact._Balls, "scalar", lambda self, x: flint.arb(float(np.float32(x))))
+    assert status_of("exact.ball_layernorm_sigma") == "unreproduced"
+    assert status_of("exact.ball_layernorm") == "unreproduced"
+
+
+def test_containment_is_decided_in_rationals():
+    from fractions import Fraction
+
+    import flint
+
+    third = flint.arb(1) / 3
+    lo, hi = engine.endpoints(third)
+    assert lo < Fraction(1, 3) < hi
+    assert engine.contains(third, Fraction(1, 3), Fraction(1, 3))
+    assert not engine.contains(third.mid(), Fraction(1, 3), Fraction(1, 3))
+    assert not engine.contains(flint.arb("nan"), Fraction(0), Fraction(0))
+
+
+@pytest.mark.parametrize("row", engine.CLAIMS, ids=[r.id for r in engine.CLAIMS])
+def test_each_engine_row_is_a_finding_of_samples(row):
+    assert row.quantifier == "continuum" and row.printed is None
