@@ -11,6 +11,7 @@ import pytest
 
 from tests.mutants import mutant, status_of
 from transformer_theory.rasp import _compiler as C
+from transformer_theory.rasp._library import PROGRAMS
 
 
 def negate_output_writer(compiled: C.CompiledProgram) -> C.CompiledProgram:
@@ -79,3 +80,39 @@ def test_dyck1_mutant(broken):
 @mutant("rasp.reverse_float32_length64")
 def test_reverse_float32_length64_mutant(broken):
     assert status_of("rasp.reverse_float32_length64", samples=2) != "finding"
+
+
+@pytest.fixture
+def loose_softmax(monkeypatch):
+    """Every head's softmax scale forced to 0.1 (the law's is about 5 to 20 at these lengths)."""
+    real = C.compile_program
+
+    def compile_loose(*args, **kwargs):
+        kwargs["softmax_scale"] = 0.1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(C, "compile_program", compile_loose)
+
+
+@mutant(
+    "rasp.certified.length",
+    "rasp.certified.reverse",
+    "rasp.certified.histogram",
+    "rasp.certified.sort",
+    "rasp.certified.sort_unique",
+    "rasp.certified.sort_by_frequency",
+    "rasp.certified.frac_prevs",
+    "rasp.certified.shift",
+    "rasp.certified.detect_pattern",
+    "rasp.certified.pair_balance",
+    "rasp.certified.shuffle_dyck1",
+    "rasp.certified.shuffle_dyck2",
+    "rasp.certified.majority",
+    "rasp.certified.dyck1",
+    "rasp.certified.parity",
+)
+@pytest.mark.parametrize("program", sorted(PROGRAMS))
+def test_certified_rows_mutant_loosened_softmax_scale(loose_softmax, program):
+    """A softmax scale of 0.1 leaks too much weight: the certificate fails at the first length,
+    and the row is no longer a finding."""
+    assert status_of(f"rasp.certified.{program}") != "finding"

@@ -16,11 +16,13 @@ compiled model disagrees with the interpreter anywhere.
 from __future__ import annotations
 
 import argparse
+import contextlib
 
 from transformer_theory.cli._common import (
     EXIT_FAILED,
     UsageError,
     comma_list,
+    nonnegative_int,
     positive_int,
     prepare_out_dir,
 )
@@ -54,13 +56,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--max-inputs",
-        type=positive_int,
+        type=nonnegative_int,
         default=100_000,
         help="inputs enumerated before sampling starts",
     )
     p.add_argument(
         "--samples",
-        type=positive_int,
+        type=nonnegative_int,
         default=64,
         help="seeded inputs per length beyond --max-inputs",
     )
@@ -77,25 +79,43 @@ def run(args: argparse.Namespace) -> int:
     if args.vocab is not None and (not args.vocab or len(set(args.vocab)) != len(args.vocab)):
         raise UsageError(f"--vocab: expected distinct characters, got {args.vocab!r}")
     from transformer_theory import rasp
+    from transformer_theory.rasp import _check, _loader
 
     try:
         program, vocab, name = rasp.load_program(args.program, args.vocab)
     except ValueError as err:
         raise UsageError(str(err)) from None
     max_len = args.max_len or rasp.PROGRAMS.get(name, rasp.PROGRAMS["reverse"]).max_len
-    rasp.check_cost(len(vocab), max_len, args.precision_lengths)  # BudgetError: exit 2
+    try:  # the API's refusal of a check over no input, before any work
+        _check.count_inputs(len(vocab), range(1, max_len + 1), args.max_inputs, args.samples)
+    except ValueError as err:
+        raise UsageError(
+            str(err)
+            .replace("max_inputs", "--max-inputs")
+            .replace("samples_per_length", "--samples")
+        ) from None
+    rasp.check_cost(  # BudgetError: exit 2, with the estimate
+        len(vocab),
+        max_len,
+        args.precision_lengths,
+        max_inputs=args.max_inputs,
+        samples=args.samples,
+    )
     out = prepare_out_dir(args.out)
+    user = args.program if args.program.endswith(".py") else None
+    guard = _loader.user_code(user, "compile and check") if user else contextlib.nullcontext()
     try:
-        compiled, record = rasp.study(
-            program,
-            vocab,
-            max_len,
-            causal=args.causal,
-            precision=args.precision,
-            max_inputs=args.max_inputs,
-            samples=args.samples,
-            precision_lengths=args.precision_lengths,
-        )
+        with guard:
+            compiled, record = rasp.study(
+                program,
+                vocab,
+                max_len,
+                causal=args.causal,
+                precision=args.precision,
+                max_inputs=args.max_inputs,
+                samples=args.samples,
+                precision_lengths=args.precision_lengths,
+            )
     except ValueError as err:  # refused: a causal program, a table too large, a bad value set
         raise UsageError(str(err)) from None
     paths = rasp.write_outputs(compiled, record, out)

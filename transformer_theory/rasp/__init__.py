@@ -5,7 +5,9 @@ The pipeline, as tracr's (Lindner et al. 2023) but onto this library's
 graph -> value sets -> residual layout -> heads and MLPs -> parameters. Private modules behind
 this curated namespace: ``_language`` (the language and its interpreter, which defines the
 semantics), ``_compiler`` (the compiler and its stated laws for the constants), ``_check``
-(compiled model against the interpreter on every input, margins, precision laws), ``_library``
+(compiled model against the interpreter on every input, margins, precision laws),
+``_certificate`` (certificates by length: exact on every input up to ``N`` in a float format,
+proved from the value sets without enumerating inputs), ``_library``
 (the programs), ``_lower_bounds`` (the library's one-layer impossibility certificates for a
 program's task), ``_outputs`` (one program end to end, as the ``rasp`` command runs it) and
 ``_tracr`` (differential testing against tracr, imported only where tracr is installed);
@@ -19,6 +21,7 @@ Example::
     rasp.check(compiled)["agree"]  # True: every input up to length 6, every position
 """
 
+from transformer_theory.rasp._certificate import certified_length, certify
 from transformer_theory.rasp._check import check, precision_limits, predicted_exact, run
 from transformer_theory.rasp._compiler import CompiledProgram, attention_depth
 from transformer_theory.rasp._compiler import compile_program as compile
@@ -59,6 +62,8 @@ __all__ = [
     "SelectorWidth",
     "SequenceMap",
     "attention_depth",
+    "certified_length",
+    "certify",
     "check",
     "check_cost",
     "compile",

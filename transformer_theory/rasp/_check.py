@@ -48,6 +48,34 @@ __all__ = ["check", "ledger_check", "run", "precision_limits", "predicted_exact"
 DTYPES = precision.PRECISIONS
 
 
+def count_inputs(
+    vocab_size: int, lengths: Sequence[int], max_inputs: int, samples: int
+) -> list[tuple[int, int, bool]]:
+    """``(length, inputs, exhaustive)`` per length as :func:`check` draws them: every input while
+    the running count stays within ``max_inputs``, else ``samples``. A length that would be
+    checked on no input is refused (ValueError naming ``max_inputs`` and
+    ``samples_per_length``): a check over nothing never reports agreement."""
+    for name, v in (("max_inputs", max_inputs), ("samples_per_length", samples)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+            raise ValueError(f"{name}: expected an integer >= 0, got {v!r}")
+    out, total = [], 0
+    for n in lengths:
+        count = vocab_size**n
+        if total + count <= max_inputs:
+            total += count
+            out.append((n, count, True))
+        else:
+            out.append((n, int(samples), False))
+    empty = [n for n, k, _ in out if k == 0]
+    if empty:
+        raise ValueError(
+            f"max_inputs, samples_per_length: lengths {empty} would be checked on 0 inputs "
+            f"(max_inputs {max_inputs} enumerates fewer, samples_per_length is 0); a check over "
+            "nothing is no agreement"
+        )
+    return out
+
+
 def _inputs(vocab: Sequence, lengths: Sequence[int], max_inputs: int, samples: int, seed: int):
     """``(length, inputs, exhaustive)`` per length: all inputs while the running count stays
     within ``max_inputs``, else ``samples`` seeded draws."""
@@ -199,8 +227,9 @@ def check(
     N = compiled.max_seq_len
     lengths = list(range(1, N + 1)) if lengths is None else list(lengths)
     bad = [n for n in lengths if not 1 <= n <= N]
-    if bad:
-        raise ValueError(f"lengths: expected lengths in 1..{N}, got {bad}")
+    if bad or not lengths:
+        raise ValueError(f"lengths: expected lengths in 1..{N}, got {bad or lengths}")
+    count_inputs(len(compiled.vocab), lengths, max_inputs, samples_per_length)
     nodes = [n for n in compiled.nodes if n.materialized and n.op not in ("tokens", "indices")]
     enclosed = arithmetic == "enclosed"
     gaps = {id(n): _half_gaps(n.values) for n in nodes if n.numerical}
@@ -312,13 +341,28 @@ def predicted_exact(compiled: C.CompiledProgram, dtype: str) -> dict[str, Any]:
       about ``0.67 N^2``, measured at ``N = 16, 64, 256``, so float32 is guaranteed to
       ``N ~ 2500`` and bfloat16 to ``N ~ 9``).
 
-    Returns ``{"exact": bool, "limited_by": [...]}``.
+    - float16 (and any format): every weight and the largest score ``2 beta m`` below the
+      format's largest number (float16's is 65504).
+
+    Returns ``{"exact": bool, "limited_by": [...]}``; ValueError naming ``dtype`` for a format
+    outside :data:`transformer_theory.precision.FORMATS`.
     """
+    if not isinstance(compiled, C.CompiledProgram):
+        raise ValueError(f"compiled: expected a CompiledProgram, got {type(compiled).__name__}")
+    if dtype not in precision.FORMATS:
+        raise ValueError(f"dtype: expected one of {list(precision.FORMATS)}, got {dtype!r}")
     u = precision.unit_roundoff(dtype)
+    largest = float(jnp.finfo(precision._DTYPES[dtype]).max)
     N = compiled.max_seq_len
     slope = compiled.constants["mlp_slope_override"]
     limits = []
+    leaves = jax.tree.leaves(compiled.weights)
+    biggest = max(float(np.abs(np.asarray(x)).max(initial=0.0)) for x in leaves)
+    if biggest > largest:
+        limits.append(f"a weight {biggest:.3g} overflows {dtype}")
     for nd in compiled.nodes:
+        if nd.op in ("width", "mean") and 2 * nd.beta * max(1, len(nd.terms)) > largest:
+            limits.append(f"{nd.label}: its scores overflow {dtype}")
         if nd.op == "width":
             if N * math.exp(-nd.beta) > (1 + 1e-9) / (4 * (N + 1) * (N + 2)):
                 limits.append(f"{nd.label}: softmax leakage")

@@ -3,7 +3,6 @@ precision limits, write the model (``.npz``), ``rasp.json`` and the figure."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from collections.abc import Hashable, Sequence
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from transformer_theory import files, jsonio, plotting
-from transformer_theory.rasp import _check, _compiler, _language, _library, _lower_bounds
+from transformer_theory.rasp import _check, _compiler, _language, _library, _loader, _lower_bounds
 
 
 def load_program(
@@ -20,21 +19,7 @@ def load_program(
     """``(program, vocab, name)`` from a library name or a ``.py`` file defining ``program()``
     (and optionally ``VOCAB``). ValueError naming ``spec`` or ``vocab`` otherwise."""
     if spec.endswith(".py"):
-        if not os.path.isfile(spec):
-            raise ValueError(f"PROGRAM: no such file {spec!r}")
-        mod_spec = importlib.util.spec_from_file_location("rasp_user_program", spec)
-        module = importlib.util.module_from_spec(mod_spec)
-        try:
-            mod_spec.loader.exec_module(module)
-        except Exception as err:
-            raise ValueError(f"PROGRAM: {spec} failed to import: {err!r}") from None
-        if not callable(getattr(module, "program", None)):
-            raise ValueError(f"PROGRAM: {spec} defines no program() function")
-        prog = module.program()
-        if not isinstance(prog, _language.SOp):
-            raise ValueError(f"PROGRAM: {spec}'s program() returned {type(prog).__name__}")
-        v = list(vocab if vocab is not None else getattr(module, "VOCAB", "abc"))
-        return prog, v, os.path.splitext(os.path.basename(spec))[0]
+        return _loader.load_file(spec, vocab)
     if spec not in _library.PROGRAMS:
         raise ValueError(
             f"PROGRAM: {spec!r} is neither a .py file nor a library program "
@@ -153,43 +138,86 @@ def figure(compiled: _compiler.CompiledProgram, path: str, example: Sequence | N
     axes[0].set_xlabel("position (0 = BOS)")
     axes[0].set_title("residual layout")
     for li, att in enumerate(tr.attention):
-        plotting.heatmap(fig, axes[li + 1], np.asarray(att).sum(0), "weight", vmin=0, vmax=1)
-        axes[li + 1].set_title(f"{plotting.layer_name(li)}: attention")
-        axes[li + 1].set_xlabel("key")
-        axes[li + 1].set_ylabel("query")
+        ax = axes[li + 1]
+        attn = compiled.weights.layers[li].attn
+        if not (np.any(attn.w_qk) or np.any(attn.w_v)):  # an MLP-only layer: no head reads
+            ax.text(0.5, 0.5, "MLP only\n(no attention head)", ha="center", va="center")
+            ax.set_axis_off()
+            ax.set_title(f"{plotting.layer_name(li)}: MLP only")
+            continue
+        plotting.heatmap(fig, ax, np.asarray(att).sum(0), "weight", vmin=0, vmax=1)
+        ax.set_title(f"{plotting.layer_name(li)}: attention")
+        ax.set_xlabel("key")
+        ax.set_ylabel("query")
     plotting.suptitle(fig, f"{compiled.program.label} on {''.join(map(str, example))}")
     return plotting.save_figure(fig, path)
 
 
 # A compiled model's parameters grow like N^2 (positions one-hot, MLP tables over them): 6.9e6
-# float64 parameters for reverse at N = 64, the largest library program measured.
+# float64 parameters for reverse at N = 64, the largest library program measured; its residual
+# width is about 2 |V| + 3 N, and every head holds two D x D matrices.
 _PARAMETERS_AT_64 = 6.9e6
-# The most inputs of one length (capped at 8) a check enumerates or samples among.
-_MAX_INPUTS = 10**7
+# The most input positions (inputs times their length) one check compares: about 10^5 a second.
+_MAX_POSITIONS = 2 * 10**7
+# The most floating-point operations one check's forward passes may take (minutes on a core;
+# reverse at --max-len 64 needs about 2.4e11).
+_MAX_FLOPS = 5 * 10**11
 
 
-def check_cost(vocab_size: int, max_len: int, precision_lengths: Sequence[int] = ()) -> None:
+def check_cost(
+    vocab_size: int,
+    max_len: int,
+    precision_lengths: Sequence[int] = (),
+    *,
+    max_inputs: int = 100_000,
+    samples: int = 64,
+) -> None:
     """Refuse (:class:`~transformer_theory.budget.BudgetError` naming the ``rasp`` command's
-    option ``--max-len`` or ``--precision-lengths``), before anything is compiled, a check whose
-    inputs up to ``max_len`` over ``vocab_size`` tokens are too many to enumerate, or whose
-    compiled model for ``max_len`` or the longest of ``precision_lengths`` exceeds the memory
-    budget."""
+    option), before anything is compiled, a check whose work or model is too large, counting
+    every option that multiplies it: the positions compared (every input enumerated while they
+    number at most ``max_inputs`` -- ``vocab_size`` to the power of the length -- then
+    ``samples`` per longer length, times the length), and the memory of the model compiled for
+    ``max_len`` or the longest of ``precision_lengths`` (positions and vocabulary: width about
+    ``2 |V| + 3 N``)."""
     from transformer_theory import budget
 
-    inputs = vocab_size ** min(max_len, 8)
-    if inputs > _MAX_INPUTS:
+    total = positions = 0
+    for n in range(1, max_len + 1):
+        count = vocab_size**n
+        if total + count <= max_inputs:
+            total += count
+            positions += count * n
+        else:
+            positions += samples * n
+    if positions > _MAX_POSITIONS:
+        option = "--samples" if samples * max_len > _MAX_POSITIONS // 2 else "--max-inputs"
+        if max_inputs * max_len <= _MAX_POSITIONS and samples * max_len <= _MAX_POSITIONS:
+            option = "--max-len"
         raise budget.BudgetError(
-            f"--max-len: {max_len} with {vocab_size} tokens is too large to check",
-            option="--max-len",
-            estimate=inputs,
-            available=_MAX_INPUTS,
+            f"{option}: the check would compare {positions:.3g} positions (--max-len "
+            f"{max_len}, {vocab_size} tokens, --max-inputs {max_inputs}, --samples {samples})",
+            option=option,
+            estimate=positions,
+            available=_MAX_POSITIONS,
+        )
+    width = 2 * vocab_size + 3 * max_len + 8
+    flops = 2 * 3 * positions * width**2  # three heads' D x D products per position, at least
+    if flops > _MAX_FLOPS:
+        raise budget.BudgetError(
+            f"--vocab: {vocab_size} tokens make a residual stream about {width} wide; the check "
+            f"would take about {flops:.2g} floating-point operations",
+            option="--vocab",
+            estimate=flops,
+            available=_MAX_FLOPS,
         )
     for option, n in (
         ("--max-len", max_len),
         ("--precision-lengths", max(precision_lengths, default=0)),
     ):
+        width = 2 * vocab_size + 3 * n + 8
+        heads_bytes = 8 * 2 * 3 * width**2  # three heads' w_qk and w_v at least
         budget.check_memory(
-            8 * _PARAMETERS_AT_64 * (n / 64) ** 2,
-            what=f"a compiled model for length {n}",
-            option=option,
+            max(8 * _PARAMETERS_AT_64 * (n / 64) ** 2, heads_bytes),
+            what=f"a compiled model for length {n} over {vocab_size} tokens",
+            option=option if n else "--vocab",
         )

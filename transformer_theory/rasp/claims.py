@@ -6,7 +6,11 @@ Each ``rasp.<program>`` row states that the model compiled from a library progra
 over its vocabulary up to a length, every decision certified in arb balls by the exact engine
 (:func:`transformer_theory.rasp._check.ledger_check`); ``rasp.reverse_float32_length64`` is the
 float32 forward pass of ``reverse`` at length 64, on seeded samples;
-``rasp.tracr_differential`` reads the committed record of the differential run against tracr
+each ``rasp.certified.<program>`` row states that the model compiled for ``N`` is exact on every
+input of every length up to ``N`` in float32 and in float64 for every ``N`` tried up to a bound,
+proved by the certificate (:func:`transformer_theory.rasp.certified_length`) without enumerating
+the inputs, with its certified lengths as the figure; ``rasp.tracr_differential`` reads the
+committed record of the differential run against tracr
 (``experiments/results/rasp_tracr_differential.json``, written by ``experiments/rasp_tracr.py`` in
 an environment where tracr is installed) and recomputes its verdict from the per-program counts.
 """
@@ -18,7 +22,9 @@ from functools import partial
 
 from transformer_theory.claims import judges
 from transformer_theory.ledger import REPO_ROOT, RESULTS_DIR, Checked, Row
+from transformer_theory.rasp import _certificate
 from transformer_theory.rasp._check import ledger_check
+from transformer_theory.rasp._library import PROGRAMS
 
 __all__ = ["CLAIMS"]
 
@@ -158,6 +164,41 @@ def _tracr_row() -> Row:
     )
 
 
+# program: the bound N of the full tier (every length of DEFAULT_LENGTHS up to it certified in
+# float32 and float64; measured with rasp.certified_length, see docs/rasp.md)
+_CERTIFIED_UPTO = {name: 16 for name in PROGRAMS} | {"sort_by_frequency": 3}
+_CERT_FIGURE = (
+    "certified exact through N = {float32} (float32) and {float64} (float64) of the lengths "
+    "tried up to {upto}"
+)
+
+
+def _certified_row(program: str, full: int) -> Row:
+    family = _certificate.inputs_family(PROGRAMS[program].vocab)
+    return Row(
+        id=f"rasp.certified.{program}",
+        paper=PAPER,
+        place="the program's RASP definition; the certificate of rasp._certificate",
+        statement=(
+            f"the model compiled from {program} for N (constants by the compiler's laws) is "
+            "exact on every input of every length up to N, every node at every position, in "
+            "the float32 and the float64 forward pass (the standard rounding model), for every "
+            "N tried up to the bound: proved by the certificate, without enumerating inputs"
+        ),
+        domain=family,
+        check=partial(_certificate.ledger_check, program, family=family),
+        judge=judges.true("certified", figure=_CERT_FIGURE),
+        sizes={"quick": {"upto": 2}, "full": {"upto": full}},
+        expected="finding",
+        printed=None,
+        note="the rounding model (every operation within u, exp within 4 ulps) is an assumption "
+        "about XLA's kernels; the witness is the float32 forward pass's margin",
+    )
+
+
 CLAIMS: list[Row] = (
-    [_row(p, q, f) for p, (q, f) in _SIZES.items()] + [_float_row()] + [_tracr_row()]
+    [_row(p, q, f) for p, (q, f) in _SIZES.items()]
+    + [_float_row()]
+    + [_tracr_row()]
+    + [_certified_row(p, n) for p, n in _CERTIFIED_UPTO.items()]
 )

@@ -1,0 +1,211 @@
+"""This compiler beside tracr (Lindner et al. 2023) on tracr's own library programs: writes
+``experiments/results/rasp_table.json``, from which ``docs/rasp.md``'s table is generated
+(:func:`markdown`).
+
+Runs only where tracr is installed, in its own environment (the recipe is
+``transformer_theory.rasp._tracr.INSTALL``)::
+
+    /tmp/tracr-venv/bin/python experiments/rasp_table.py --out experiments/results/rasp_table.json
+
+Per program (translated by :func:`transformer_theory.rasp._tracr.from_tracr`): layers, residual
+width and parameters of both compiled models (at ``--size``); this compiler's exact length in
+float32 by enumeration (the model compiled for ``--enumerate`` checked on every input of every
+length up to it, every node at every position) and by certificate
+(:func:`transformer_theory.rasp.certified_length`, lengths up to ``--certify``); tracr's exact
+length in float32 at its default constants (``mlp_exactness=100``) and at ``mlp_exactness=1000``:
+its model compiled for ``--tracr-len``, ``--samples`` seeded inputs of each length ``1..`` against
+its own interpreter, the last length before the first wrong position.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.metadata
+import platform
+import time
+
+COLUMNS = (
+    ("program", "program"),
+    ("layers", "layers ours / tracr"),
+    ("width", "width ours / tracr"),
+    ("parameters", "parameters ours / tracr"),
+    ("enumerated", "ours exact (float32, enumerated)"),
+    ("certified", "ours certified (float32)"),
+    ("tracr_default", "tracr exact (float32, mlp_exactness 100)"),
+    ("tracr_1000", "tracr exact (float32, mlp_exactness 1000)"),
+)
+
+
+def _tracr_model(program, vocab, n, causal, exactness):
+    import jax
+    from tracr.compiler import compiling
+
+    with jax.numpy_rank_promotion("allow"):
+        return compiling.compile_rasp_to_model(
+            program, set(vocab), n, causal=causal, compiler_bos="BOS", mlp_exactness=exactness
+        )
+
+
+def _tracr_sizes(model):
+    import jax
+    import numpy as np
+
+    leaves = jax.tree.leaves(model.params)
+    return {
+        "layers": int(model.model_config.num_layers),
+        "width": len(model.residual_labels),
+        "parameters": int(sum(np.asarray(x).size for x in leaves)),
+    }
+
+
+def _tracr_exact(program, vocab, n, causal, exactness, samples):
+    import numpy as np
+    from tracr.rasp import rasp as tr
+
+    from transformer_theory.rasp import _compiler as C
+    from transformer_theory.rasp import _tracr
+
+    model = _tracr_model(program, vocab, n, causal, exactness)
+    rng = np.random.default_rng(0)
+    ours = _tracr.from_tracr(program)
+    values = None
+    for length in range(1, n + 1):
+        inputs = [[vocab[i] for i in rng.integers(len(vocab), size=length)] for _ in range(samples)]
+        got, raw = _tracr.run_tracr(model, inputs, "float32")
+        if raw is not None and values is None:
+            values = C._Builder(vocab, n).node(ours).values
+        near = _tracr._nearest(values) if raw is not None else (lambda v: v)
+        for k, xs in enumerate(inputs):
+            want = tr.evaluate(program, xs)
+            # tracr's own tests skip the positions its interpreter calls None
+            if any(w is not None and near(g) != near(w) for g, w in zip(got[k], want)):
+                return length - 1, model
+    return n, model
+
+
+def study(args) -> dict:
+    from transformer_theory import rasp
+    from transformer_theory.rasp import _tracr
+    from transformer_theory.rasp._certificate import DEFAULT_LENGTHS
+
+    rows = []
+    programs = _tracr.tracr_programs(args.tracr_len)
+    for name, (tprog, vocab, causal) in programs.items():
+        t0 = time.time()
+        prog = _tracr.from_tracr(tprog)
+        row = {"program": name, "vocab": [repr(v) for v in vocab], "causal": causal}
+        try:
+            ours = rasp.compile(prog, vocab, args.size, causal)
+        except ValueError as err:
+            row["compiled"] = False
+            row["refused"] = str(err)
+            rows.append(row)
+            continue
+        row["compiled"] = True
+        s = ours.sizes()
+        tm = _tracr_model(tprog, vocab, args.size, causal, 100)
+        ts = _tracr_sizes(tm)
+        row["ours"] = {k: s[k] for k in ("layers", "residual_width", "parameters")}
+        row["tracr"] = ts
+        model = rasp.compile(prog, vocab, args.enumerate, causal)
+        rec = rasp.check(model, dtype="float32", max_inputs=10**6)
+        exact = rec["agree"] and not rec["internal_disagreements"]
+        row["enumerated"] = {
+            "max_seq_len": args.enumerate,
+            "inputs": rec["inputs_checked"],
+            "exact": exact,
+            "sampled_lengths": rec["sampled_lengths"],
+        }
+        cert = rasp.certified_length(
+            prog,
+            vocab,
+            "float32",
+            lengths=[n for n in DEFAULT_LENGTHS if n <= args.certify],
+            causal=causal,
+        )
+        row["certified"] = {
+            k: cert[k] for k in ("certified_length", "first_failure", "largest_tried")
+        }
+        row["certified"]["limited_by"] = cert["rows"][-1]["limited_by"]
+        for key, ex in (("tracr_default", 100), ("tracr_1000", 1000)):
+            n_ok, _ = _tracr_exact(tprog, vocab, args.tracr_len, causal, ex, args.samples)
+            row[key] = {"exact_through": n_ok, "max_seq_len": args.tracr_len}
+        row["seconds"] = round(time.time() - t0, 1)
+        print(name, row["certified"], row["tracr_default"], row["tracr_1000"], flush=True)
+        rows.append(row)
+    return {
+        "programs": rows,
+        "settings": {
+            "size": args.size,
+            "enumerate": args.enumerate,
+            "certify": args.certify,
+            "tracr_len": args.tracr_len,
+            "samples": args.samples,
+        },
+    }
+
+
+def _cell(row, key):
+    if not row.get("compiled"):
+        return "refused" if key != "program" else row["program"]
+    if key == "program":
+        return row["program"]
+    if key == "layers":
+        return f"{row['ours']['layers']} / {row['tracr']['layers']}"
+    if key == "width":
+        return f"{row['ours']['residual_width']} / {row['tracr']['width']}"
+    if key == "parameters":
+        return f"{row['ours']['parameters']:,} / {row['tracr']['parameters']:,}"
+    if key == "enumerated":
+        e = row["enumerated"]
+        return f"{'>= ' if e['exact'] else '< '}{e['max_seq_len']}"
+    if key == "certified":
+        c = row["certified"]
+        more = c["first_failure"] is None
+        return f"{'>= ' if more else ''}{c['certified_length']}"
+    t = row[key]
+    more = t["exact_through"] == t["max_seq_len"]
+    return f"{'>= ' if more else ''}{t['exact_through']}"
+
+
+def markdown(record: dict) -> str:
+    """The table of ``record`` (the JSON this script writes) as Markdown."""
+    head = "| " + " | ".join(h for _, h in COLUMNS) + " |"
+    sep = "|" + "|".join("---" for _ in COLUMNS) + "|"
+    body = ["| " + " | ".join(_cell(r, k) for k, _ in COLUMNS) + " |" for r in record["programs"]]
+    return "\n".join([head, sep, *body])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", required=True, help="the JSON record to write")
+    ap.add_argument("--size", type=int, default=5, help="max_seq_len of the size columns")
+    ap.add_argument("--enumerate", type=int, default=5, help="max_seq_len enumerated")
+    ap.add_argument("--certify", type=int, default=32, help="longest length certified")
+    ap.add_argument("--tracr-len", type=int, default=16, help="tracr's max_seq_len")
+    ap.add_argument("--samples", type=int, default=8, help="seeded inputs per length (tracr)")
+    args = ap.parse_args(argv)
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    from transformer_theory import jsonio
+
+    t0 = time.time()
+    rec = study(args)
+    versions = {p: importlib.metadata.version(p) for p in ("jax", "dm-haiku", "numpy")}
+    rec["produced_by"] = (
+        "/tmp/tracr-venv/bin/python experiments/rasp_table.py "
+        f"--size {args.size} --enumerate {args.enumerate} --certify {args.certify} "
+        f"--tracr-len {args.tracr_len} --samples {args.samples} "
+        f"({datetime.date.today()}, {platform.machine()}, "
+        + ", ".join(f"{k} {v}" for k, v in versions.items())
+        + f", {time.time() - t0:.0f} s)"
+    )
+    jsonio.write_json(args.out, rec)
+    print(markdown(rec))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

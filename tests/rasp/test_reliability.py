@@ -1,0 +1,181 @@
+"""The RASP probes of the reliability round (issue 48), each failing before its fix: no check
+over nothing reports agreement, an unknown format is refused, sizes are refused with their
+estimate counting every option, user program files fail in one line, files in ``--out`` are
+written atomically and never through a planted link, the plot tells an MLP-only layer."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from transformer_theory import rasp
+from transformer_theory.cli import main
+
+
+def _compiled(name="length", vocab="ab", n=3):
+    prog, v = rasp.get_program(name, vocab)
+    return rasp.compile(prog, v, n)
+
+
+def test_a_check_over_no_input_is_refused_not_agreement():
+    c = _compiled()
+    with pytest.raises(ValueError, match="0 inputs"):
+        rasp.check(c, max_inputs=0, samples_per_length=0)
+    prog, v = rasp.get_program("length", "ab")
+    with pytest.raises(ValueError, match="0 inputs"):
+        rasp.study(prog, v, 3, samples=0, max_inputs=0)
+    with pytest.raises(ValueError, match="samples_per_length"):
+        rasp.check(c, samples_per_length=-1)
+    # sampling only (max_inputs 0) still checks, and says so
+    rec = rasp.check(c, max_inputs=0, samples_per_length=2)
+    assert rec["inputs_checked"] == 6 and rec["sampled_lengths"] == [1, 2, 3]
+
+
+def test_predicted_exact_refuses_an_unknown_format_and_analyses_float16():
+    c = _compiled()
+    with pytest.raises(ValueError, match="dtype"):
+        rasp.predicted_exact(c, "float8")
+    rec = rasp.predicted_exact(c, "float16")
+    assert set(rec) == {"exact", "limited_by"}
+    # a weight beyond float16's largest number (65504) is a limit, not exactness
+    big = _compiled("length", "ab", 3)
+    big.weights.layers[0].mlp.w1[0, 0] = 1e6
+    assert not rasp.predicted_exact(big, "float16")["exact"]
+
+
+def _one_line(capsys, *words):
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    for w in words:
+        assert w in err, err
+    return err
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--max-len", "3", "--max-inputs", "1", "--samples", "1000000000000"], "--samples"),
+        (["--max-len", "1", "--vocab", "".join(chr(0x100 + i) for i in range(4000))], "--vocab"),
+        (["--max-len", "3", "--max-inputs", "0", "--samples", "0"], "0 inputs"),
+    ],
+)
+def test_sizes_and_empty_checks_are_refused_before_work(argv, words, tmp_path, capsys):
+    out = tmp_path / "o"
+    assert main(["rasp", "reverse", *argv, "--out", str(out)]) == 2
+    _one_line(capsys, words)
+    assert not out.exists()
+
+
+def test_cli_accepts_max_inputs_0_as_the_api_does(tmp_path, capsys):
+    out = tmp_path / "o"
+    argv = ["rasp", "length", "--max-len", "2", "--max-inputs", "0", "--samples", "2"]
+    assert main([*argv, "--out", str(out)]) == 0
+    assert "checked 4 inputs" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "source, words",
+    [
+        ("def program():\n    raise RuntimeError('boom')\n", "RuntimeError: boom"),
+        ("def program(x):\n    return x\n", "program()"),
+        ("VOCAB = 5\n" + "def program():\n    return rasp.tokens\n", "VOCAB"),
+        ("VOCAB = None\n" + "def program():\n    return rasp.tokens\n", "VOCAB"),
+        ("VOCAB = [[1], [2]]\n" + "def program():\n    return rasp.tokens\n", "VOCAB"),
+        (
+            "def bad(k, q):\n    raise ZeroDivisionError('pred')\n"
+            "def program():\n"
+            "    return rasp.Aggregate(rasp.Select(rasp.tokens, rasp.tokens, bad), rasp.tokens)\n",
+            "pred",
+        ),
+        (
+            "def program():\n"
+            "    return rasp.Map(lambda t: float('inf'), rasp.tokens, numerical=True)\n",
+            "Infinity",
+        ),
+        (
+            "def program():\n    x = rasp.tokens\n    for _ in range(3000):\n"
+            "        x = rasp.Map(lambda t: t, x)\n    return x\n",
+            "Error",
+        ),
+        (
+            "import random\n"
+            "def program():\n    return rasp.Map(lambda t: random.random(), rasp.tokens)\n",
+            "mine.py",
+        ),
+    ],
+)
+def test_every_failure_of_a_users_file_is_one_line_naming_it(source, words, tmp_path, capsys):
+    path = tmp_path / "mine.py"
+    path.write_text("from transformer_theory import rasp\n" + source)
+    code = main(["rasp", str(path), "--max-len", "2", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip()
+    if code == 1:  # the random Map compiled: its model disagrees with its interpreter, said
+        return
+    assert code == 2, err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err and "mine.py" in err, err
+    assert words in err, err
+
+
+def test_files_in_out_are_replaced_never_written_through_a_planted_link(tmp_path):
+    out = tmp_path / "o"
+    out.mkdir()
+    victims = {}
+    for name in ("model.npz", "rasp.png", "rasp.json"):
+        target = tmp_path / f"victim-{name}"
+        target.write_text("keep")
+        os.symlink(target, out / name)
+        victims[name] = target
+    assert main(["rasp", "length", "--max-len", "2", "--out", str(out)]) == 0
+    for name, target in victims.items():
+        assert target.read_text() == "keep"
+        assert not (out / name).is_symlink() and (out / name).stat().st_size > 0
+    leftovers = [p for p in os.listdir(out) if p.startswith(".tmp")]
+    assert not leftovers
+
+
+def test_a_full_disk_leaves_no_truncated_model(tmp_path, monkeypatch):
+    """np.savez raising mid-write (ENOSPC) leaves the previous model.npz whole."""
+    import errno
+
+    out = tmp_path / "o"
+    assert main(["rasp", "length", "--max-len", "2", "--out", str(out)]) == 0
+    before = (out / "model.npz").read_bytes()
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(np, "savez", full)
+    with pytest.raises(OSError):
+        c = _compiled("length", "ab", 2)
+        rasp.write_outputs(c, {"program": "length"}, str(out))
+    assert (out / "model.npz").read_bytes() == before
+    assert not [p for p in os.listdir(out) if p.startswith(".tmp")]
+
+
+def test_the_plot_draws_an_mlp_only_layer_as_such(tmp_path, monkeypatch):
+    """A Map before the first attention compiles to an MLP-only layer: its panel is not a
+    uniform attention map."""
+    from transformer_theory import plotting
+    from transformer_theory.rasp import _outputs
+
+    prog = rasp.Aggregate(
+        rasp.Select(rasp.indices, rasp.indices, rasp.Comparison.EQ),
+        rasp.Map(lambda t: t == "a", rasp.tokens, numerical=True),
+    )
+    c = rasp.compile(prog, "ab", 3)
+    layers = [(np.any(lay.attn.w_qk) or np.any(lay.attn.w_v)) for lay in c.weights.layers]
+    titles = []
+    real = plotting.save_figure
+
+    def keep(fig, path):
+        titles.extend(ax.get_title() for ax in fig.axes)
+        return real(fig, path)
+
+    monkeypatch.setattr(plotting, "save_figure", keep)
+    _outputs.figure(c, str(tmp_path / "f.png"))
+    mlp_only = [t for t in titles if "MLP only" in t]
+    assert len(mlp_only) == layers.count(False)
+    if not all(layers):
+        assert mlp_only
