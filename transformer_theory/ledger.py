@@ -350,9 +350,7 @@ class Checked:
       witnesses: :class:`Witness` values the check achieved beside its certified bounds; an
         ``enclosed`` check carries at least one.
 
-    The legacy form ``Checked(arithmetic, coverage_word, domain_words, values, ...)`` (a
-    coverage word and the domain in words) is still read while rows move to domain objects; a
-    row using it is reported as ``legacy`` and its words are its own.
+    There is no form with a coverage word or the domain in words: both follow from the objects.
     """
 
     arithmetic: str
@@ -363,8 +361,6 @@ class Checked:
     subject: str
     impossibility: bool
     witnesses: tuple[Witness, ...]
-    legacy_coverage: str | None
-    legacy_domain: str | None
 
     def __init__(
         self,
@@ -379,20 +375,13 @@ class Checked:
         witnesses: tuple[Witness, ...] | list[Witness] = (),
         domain: str | None = None,
     ) -> None:
-        legacy_coverage = legacy_domain = None
-        if isinstance(covered, str):  # the legacy form: coverage word, domain words, values
-            legacy_coverage = covered
-            rest = list(args)
-            legacy_domain = rest.pop(0) if rest else domain
-            if rest:
-                values = rest.pop(0)
-            if rest:
-                raise TypeError("Checked: too many positional arguments")
-            if legacy_coverage not in ("all", "upto", "samples", "instance", "none"):
-                raise ValueError(f"coverage: not a coverage word: {legacy_coverage!r}")
-            if not isinstance(legacy_domain, str) or not legacy_domain:
-                raise ValueError("domain: expected the domain in words")
-        else:
+        if isinstance(covered, str) or domain is not None:
+            raise ValueError(
+                "covered: a coverage word and a domain in words are not accepted: give a Tally "
+                "of the sub-domain the check evaluated (or an instance, an enclosure, a Record, "
+                "Trained models)"
+            )
+        if True:
             if len(args) > 1:
                 raise TypeError("Checked: expected (arithmetic, covered, values)")
             if args:
@@ -419,8 +408,6 @@ class Checked:
         object.__setattr__(self, "subject", subject)
         object.__setattr__(self, "impossibility", bool(impossibility))
         object.__setattr__(self, "witnesses", tuple(witnesses))
-        object.__setattr__(self, "legacy_coverage", legacy_coverage)
-        object.__setattr__(self, "legacy_domain", legacy_domain)
         self._validate()
 
     def _validate(self) -> None:
@@ -438,19 +425,11 @@ class Checked:
             raise ValueError("witnesses: expected Witness objects")
         if self.impossibility and self.arithmetic not in ("exact", "enclosed"):
             raise ValueError("impossibility: a certificate is exact or enclosed")
-        if (
-            self.legacy_coverage is None
-            and self.effective_arithmetic == "enclosed"
-            and not self.witnesses
-        ):
+        if self.effective_arithmetic == "enclosed" and not self.witnesses:
             raise ValueError(
                 "witnesses: an enclosed check confirms at least one witness inside its "
                 "certified bound"
             )
-
-    @property
-    def legacy(self) -> bool:
-        return self.legacy_coverage is not None
 
     @property
     def effective_arithmetic(self) -> str:
@@ -461,15 +440,11 @@ class Checked:
 
     @property
     def covered_domain(self) -> Domain | None:
-        if self.legacy:
-            return None
         return self.covered.domain if isinstance(self.covered, Tally) else self.covered
 
     @property
     def domain(self) -> str:
         """The covered sub-domain in words (generated from the object)."""
-        if self.legacy:
-            return self.legacy_domain or ""
         words = self.covered_domain.words()
         if isinstance(self.covered, Tally) and not self.covered.complete:
             words += f" [incomplete: {self.covered.shortfall()}]"
@@ -477,16 +452,9 @@ class Checked:
 
     def coverage_against(self, statement: Domain | None) -> str:
         """The coverage word: the covered sub-domain's relation to ``statement``."""
-        if self.legacy:
-            return self.legacy_coverage or "none"
         if self.arithmetic == "none" or statement is None:
             return "none"
         return relation(statement, self.covered_domain)
-
-    @property
-    def coverage(self) -> str:
-        """The legacy coverage word (new-style checks: see :meth:`coverage_against`)."""
-        return self.legacy_coverage or "counted"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -547,28 +515,8 @@ class Derivation(NamedTuple):
     reason: str
 
 
-def _legacy_strength(checked: Checked, quantifier: str) -> str:
-    """The rule before domain objects, for a legacy row (its own quantifier and words)."""
-    a, c = checked.effective_arithmetic, checked.legacy_coverage
-    if a in ("training", "record", "none") or quantifier == "empirical" or c == "none":
-        return "measured"
-    if quantifier == "exists":
-        return {"exact": "proved", "enclosed": "certified", "float": "verified"}[a]
-    if c == "instance":
-        return "example"
-    if c == "samples" or a == "float":
-        return "verified"
-    if quantifier == "finite" and c == "all":
-        return "proved" if a == "exact" else "certified"
-    return "bounded"
-
-
 def derive_status(row: Row, checked: Checked, verdict: Verdict) -> Derivation:
     """``(status, strength, reason)``: the ledger's rule (module docstring), applied in order."""
-    if checked.legacy:
-        return _legacy_derive(row, checked, verdict)
-    if row.legacy:
-        raise ValueError(f"{row.id}: domain: a domain-object check needs a row with a Domain")
     a = checked.effective_arithmetic
     quantifier = row.quantifier
     coverage = checked.coverage_against(row.domain)
@@ -647,33 +595,6 @@ def derive_status(row: Row, checked: Checked, verdict: Verdict) -> Derivation:
     )
 
 
-def _legacy_derive(row: Row, checked: Checked, verdict: Verdict) -> Derivation:
-    """The rule before domain objects, kept for rows not yet moved onto them (``legacy``)."""
-    s = _legacy_strength(checked, row.quantifier)
-    why = "legacy row: its quantifier and coverage words are its own"
-    if checked.arithmetic == "none" or verdict.holds is None:
-        return Derivation("open", s, why)
-    if s == "measured":
-        return Derivation("measured", s, why)
-    decisive = s in ("proved", "certified", "bounded", "verified")
-    if row.printed is None:
-        if not verdict.holds:
-            return Derivation("open", s, why)
-        return Derivation("finding" if decisive else s, s, why)
-    if row.correction:
-        if verdict.printed_holds is False and verdict.holds and decisive:
-            return Derivation("corrected", s, why)
-        if verdict.printed_holds is False and not verdict.holds:
-            return Derivation("refuted", s, why)
-        if verdict.printed_holds:
-            return Derivation(s, s, why)
-        return Derivation("open", s, why)
-    if verdict.holds:
-        return Derivation(s, s, why)
-    witnessed = checked.effective_arithmetic in ("exact", "enclosed", "float")
-    return Derivation("refuted" if witnessed else "open", s, why)
-
-
 def _sizes_text(sizes: Mapping[str, Any]) -> str:
     return ", ".join(f"{k} = {_fmt(v)}" for k, v in sizes.items()) if sizes else "fixed sizes"
 
@@ -686,9 +607,6 @@ class Outcome(NamedTuple):
     status: str
     strength: str
     reason: str
-
-
-_LEGACY_QUANTIFIERS = ("finite", "infinite", "exists", "empirical")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -705,7 +623,7 @@ class Row:
         :class:`~transformer_theory.domains.Family`; over the reals a
         :class:`~transformer_theory.domains.Continuum`; "there exists" an
         :class:`~transformer_theory.domains.Exists`). Its quantifier is read from it
-        (:attr:`quantifier`, set from the domain; declaring it is the legacy form).
+        (:attr:`quantifier`, set from the domain, never declared).
       check: ``check(**sizes) -> Checked`` (with ``covers``: ``check(tally, **sizes)``); lives
         beside the maths it checks, never sees a tier.
       judge: ``judge(checked) -> Verdict`` (a shared judge of :mod:`.claims.judges`).
@@ -718,7 +636,7 @@ class Row:
         (``"transformer-theory verify --datasets {datasets}"``); default: the claims command.
       note: what the row does NOT show, or context a reader needs.
       quantifier: read from ``domain`` (:func:`~transformer_theory.domains.statement_kind`);
-        a row declares it only in the legacy form, without a domain.
+        never declared (``dataclasses.replace`` may pass the derived word back).
       covers: optional ``covers(**sizes) -> Domain``: the finite sub-domain of ``domain`` the
         check covers at those sizes; the ledger then hands the check a
         :class:`~transformer_theory.domains.Tally` of it (its elements come from the ledger).
@@ -745,12 +663,11 @@ class Row:
             raise ValueError(f"id: expected '<paper>.<name>' in lower case, got {self.id!r}")
         if " " in self.id or "." not in self.id:
             raise ValueError(f"id: expected '<paper>.<name>' in lower case, got {self.id!r}")
-        if self.domain is None:  # the legacy form: the row's own quantifier word
-            if self.quantifier not in _LEGACY_QUANTIFIERS:
-                raise ValueError(
-                    f"{self.id}: domain: expected a Domain (or the legacy quantifier word: one "
-                    f"of {', '.join(_LEGACY_QUANTIFIERS)}), got {self.quantifier!r}"
-                )
+        if self.domain is None:
+            raise ValueError(
+                f"{self.id}: domain: expected the Domain the statement quantifies over (a row "
+                "never declares its quantifier)"
+            )
         elif not isinstance(self.domain, Domain):
             raise ValueError(
                 f"{self.id}: domain: expected a Domain, got {type(self.domain).__name__}"
@@ -796,7 +713,7 @@ class Row:
 
     @property
     def legacy(self) -> bool:
-        """The row declares its own quantifier word (not yet a domain object)."""
+        """False: a row without its domain object is refused (kept for callers that ask)."""
         return self.domain is None
 
     @property
@@ -843,12 +760,7 @@ class Row:
         verdict = self.judge(checked)
         if not isinstance(verdict, Verdict):
             raise TypeError(f"{self.id}: judge returned {type(verdict).__name__}, not Verdict")
-        if checked.legacy:
-            d = _legacy_derive(self, checked, verdict)
-        else:
-            if self.legacy:
-                raise TypeError(f"{self.id}: a row with a quantifier word needs a legacy check")
-            d = derive_status(self, checked, verdict)
+        d = derive_status(self, checked, verdict)
         return Outcome(checked, verdict, d.status, d.strength, d.reason)
 
     def run(self, tier: str = "quick") -> tuple[Checked, Verdict, str, str]:

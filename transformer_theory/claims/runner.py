@@ -175,8 +175,7 @@ class ClaimRecord:
       ``regression`` (status != expected);
     - ``figure``: the one figure a reader needs; ``details``: the numbers the judge read, the
       witnesses (name, value, bound, side) and the tally (``covered``: seen, size, complete);
-    - ``command``: the command reproducing it; ``tier``; ``seconds``; ``note``; ``legacy``
-      (a row not yet on domain objects).
+    - ``command``: the command reproducing it; ``tier``; ``seconds``; ``note``.
     """
 
     id: str
@@ -202,7 +201,6 @@ class ClaimRecord:
     statement_domain: str = ""
     reason: str = ""
     subject: str = ""
-    legacy: bool = False
 
     @property
     def regression(self) -> bool:
@@ -361,7 +359,6 @@ def _check(row: Row, tier: str) -> ClaimRecord:
             strength=outcome.strength,
             reason=outcome.reason,
             subject=checked.subject,
-            legacy=checked.legacy or row.legacy,
         )
         if checked.unenclosed:
             details["unenclosed"] = list(checked.unenclosed)

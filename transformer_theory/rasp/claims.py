@@ -21,7 +21,17 @@ import os
 from functools import partial
 
 from transformer_theory.claims import judges
-from transformer_theory.ledger import REPO_ROOT, RESULTS_DIR, Checked, Row
+from transformer_theory.ledger import (
+    REPO_ROOT,
+    RESULTS_DIR,
+    Checked,
+    Family,
+    Record,
+    Row,
+    Strings,
+    Tally,
+    Witness,
+)
 from transformer_theory.rasp import _certificate
 from transformer_theory.rasp._check import ledger_check
 from transformer_theory.rasp._library import PROGRAMS
@@ -35,35 +45,94 @@ STATEMENT = (
 )
 FIGURE = "agree on {inputs} inputs; certified min margin {min_margin} ({layers} layers)"
 
-# program: (quick sizes, full sizes)
+# program: (vocabulary, quick lengths, full lengths): the program compiled for each length N on
+# every input up to N
 _SIZES = {
-    "length": ({"vocab": "ab", "max_len": 3}, {"vocab": "abc", "max_len": 6}),
-    "reverse": ({"vocab": "ab", "max_len": 3}, {"vocab": "abc", "max_len": 6}),
-    "histogram": ({"vocab": "ab", "max_len": 3}, {"vocab": "abc", "max_len": 6}),
-    "sort": ({"vocab": "ab", "max_len": 3}, {"vocab": "abc", "max_len": 5}),
-    "frac_prevs": ({"vocab": "ab", "max_len": 3}, {"vocab": "ab", "max_len": 8}),
-    "dyck1": ({"vocab": "()", "max_len": 4}, {"vocab": "()", "max_len": 8}),
+    "length": ("abc", (2, 3), (5, 6)),
+    "reverse": ("abc", (2, 3), (5, 6)),
+    "histogram": ("abc", (2, 3), (5, 6)),
+    "sort": ("abc", (2, 3), (4, 5)),
+    "frac_prevs": ("ab", (3, 4), (7, 8)),
+    "dyck1": ("()", (3, 4), (7, 8)),
 }
 
 
-def _row(program: str, quick: dict, full: dict) -> Row:
+def _inputs_family(vocab: str) -> Family:
+    """For every N >= 1: every input over ``vocab`` of length 1..N, to the model compiled for
+    N."""
+    return Family(
+        "N",
+        lambda N: Strings(tuple(vocab), range(1, N + 1), what="input"),
+        start=1,
+        what=f"every input over {{{', '.join(vocab)}}} up to N, to the model compiled for N",
+    )
+
+
+def _family_check(program: str, family: Family, vocab: str, max_lens: tuple) -> Checked:
+    """:func:`ledger_check` (every decision enclosed in arb balls) of ``program`` compiled for
+    each N of ``max_lens``, on every input up to N; the witness: the float64 forward pass's
+    smallest margin, which must not lie below the certified lower end (less the float64
+    rounding of the margin)."""
+    tally = Tally(family.at(max_lens))
+    agree, margin, inputs, layers, depth = True, None, 0, 0, 0
+    witnesses = []
+    for n in max_lens:
+        enc = ledger_check(program, vocab, n)
+        flt = ledger_check(program, vocab, n, arithmetic="float")
+        v = enc.values
+        agree = agree and bool(v["agree"])
+        m = v["min_margin"]
+        margin = m if margin is None or (m is not None and m < margin) else margin
+        inputs += v["inputs"]
+        layers, depth = max(layers, v["layers"]), max(depth, v["attention_depth"])
+        tally.record_count(v["inputs"])
+        if m is not None and flt.values["min_margin"] is not None:
+            f = float(flt.values["min_margin"])
+            slack = 1e-9 * (1 + abs(f))
+            witnesses.append(Witness(f"float64 min margin at N = {n}", f, m, "above", slack))
+    values = {
+        "agree": agree,
+        "min_margin": margin,
+        "inputs": inputs,
+        "layers": layers,
+        "attention_depth": depth,
+    }
+    return Checked("enclosed", tally, values, witnesses=witnesses)
+
+
+def _row(program: str, vocab: str, quick: tuple, full: tuple) -> Row:
+    family = _inputs_family(vocab)
     return Row(
         id=f"rasp.{program}",
         paper=PAPER,
         place="the program's RASP definition",
         statement=STATEMENT,
-        quantifier="finite",
-        check=partial(ledger_check, program),
+        domain=family,
+        check=partial(_family_check, program, family, vocab),
         judge=judges.all_of(judges.true("agree"), judges.all_right("min_margin"), figure=FIGURE),
-        sizes={"quick": quick, "full": full},
+        sizes={"quick": {"max_lens": quick}, "full": {"max_lens": full}},
         expected="finding",
         printed=None,
-        note="certified for the float64 weights the compiler emits, on this finite input space",
+        note="certified for the float64 weights the compiler emits, at the listed N only",
     )
 
 
-def _float_row() -> Row:
+_REVERSE_64 = Strings(tuple("abc"), range(1, 65), what="input")
+
+
+def _float_check(vocab: str, max_len: int, samples: int) -> Checked:
     lengths = [1, 16, 32, 63, 64]
+    c = ledger_check(
+        "reverse", vocab, max_len, arithmetic="float", dtype="float32", lengths=lengths,
+        samples=samples,
+    )  # fmt: skip
+    n = c.values["inputs"]
+    tally = Tally(_REVERSE_64.sample(n, 0, lambda seed, i: i, what="inputs, seeded by length"))
+    tally.record_count(n)
+    return Checked("float", tally, c.values, tolerance=c.tolerance)
+
+
+def _float_row() -> Row:
     return Row(
         id="rasp.reverse_float32_length64",
         paper=PAPER,
@@ -73,10 +142,8 @@ def _float_row() -> Row:
             "laws) decodes to the interpreter's value at every position of seeded inputs of "
             "lengths 1, 16, 32, 63, 64 in the float32 forward pass"
         ),
-        quantifier="finite",
-        check=partial(
-            ledger_check, "reverse", arithmetic="float", dtype="float32", lengths=lengths
-        ),
+        domain=_REVERSE_64,
+        check=_float_check,
         judge=judges.all_of(
             judges.true("agree"),
             judges.all_right("min_margin"),
@@ -93,6 +160,9 @@ def _float_row() -> Row:
 
 
 TRACR_RECORD = os.path.join(str(RESULTS_DIR), "rasp_tracr_differential.json")
+_TRACR_DOMAIN = Record(
+    "experiments/results/rasp_tracr_differential.json", "experiments/rasp_tracr.py"
+)
 
 
 def tracr_differential(path: str | None = None) -> Checked:
@@ -105,7 +175,7 @@ def tracr_differential(path: str | None = None) -> Checked:
 
     path = path or TRACR_RECORD
     if not os.path.exists(path):
-        return Checked("none", "none", f"no record at {path}", {"consistent": None})
+        return Checked("none", _TRACR_DOMAIN, {"consistent": None})
     rec = jsonio.read_json(path)
     progs = rec["programs"]
     ok = all(
@@ -128,8 +198,8 @@ def tracr_differential(path: str | None = None) -> Checked:
         "tracr_length_fails_at": fails["length"]["tracr"]["float32"]["first_failure"],
         "tracr_frac_prevs_fails_at": fails["frac_prevs"]["tracr_first_failure"],
     }
-    source = os.path.relpath(path, REPO_ROOT) + f" ({rec.get('produced_by', '')})"
-    return Checked("record", "all", source, values)
+    source = Record(os.path.relpath(path, REPO_ROOT), rec.get("produced_by", ""))
+    return Checked("record", source, values)
 
 
 def _tracr_row() -> Row:
@@ -143,7 +213,7 @@ def _tracr_row() -> Row:
             "every position: this compiler's model equals the interpreter everywhere (None "
             "included), the interpreters agree, and this compiler never uses more layers"
         ),
-        quantifier="finite",
+        domain=_TRACR_DOMAIN,
         check=tracr_differential,
         judge=judges.true(
             "consistent",
@@ -197,7 +267,7 @@ def _certified_row(program: str, full: int) -> Row:
 
 
 CLAIMS: list[Row] = (
-    [_row(p, q, f) for p, (q, f) in _SIZES.items()]
+    [_row(p, v, q, f) for p, (v, q, f) in _SIZES.items()]
     + [_float_row()]
     + [_tracr_row()]
     + [_certified_row(p, n) for p, n in _CERTIFIED_UPTO.items()]
