@@ -116,3 +116,20 @@ def test_certified_rows_mutant_loosened_softmax_scale(loose_softmax, program):
     """A softmax scale of 0.1 leaks too much weight: the certificate fails at the first length,
     and the row is no longer a finding."""
     assert status_of(f"rasp.certified.{program}") != "finding"
+
+
+@mutant("rasp.length", "rasp.dyck1")
+def test_an_input_left_out_is_seen(monkeypatch):
+    """A check that evaluates one input fewer than the inputs up to N: incomplete, failed."""
+    import transformer_theory.rasp.claims as rc
+
+    real = rc.ledger_check
+
+    def short(*args, **kwargs):
+        v = real(*args, **kwargs)
+        v["inputs"] -= 1
+        return v
+
+    monkeypatch.setattr(rc, "ledger_check", short)
+    assert status_of("rasp.length") == "failed"
+    assert status_of("rasp.dyck1") == "failed"

@@ -39,7 +39,6 @@ import numpy as np
 
 from transformer_theory import precision
 from transformer_theory.core import forward_trace
-from transformer_theory.ledger import Checked
 from transformer_theory.rasp import _compiler as C
 from transformer_theory.rasp import _language as L
 
@@ -476,15 +475,17 @@ def ledger_check(
     dtype: str = "float64",
     lengths: Sequence[int] | None = None,
     samples: int = 0,
-) -> Checked:
-    """The ledger's check of a library program (``rasp/claims.py``): compile
+) -> dict[str, Any]:
+    """The ledger rows' record of a library program (``rasp/claims.py`` builds the rows'
+    :class:`~transformer_theory.ledger.Checked` from it): compile
     ``PROGRAMS[program]`` over ``vocab`` for ``max_len``, then :func:`check` it on every input of
     ``lengths`` (default ``1..max_len``) in ``arithmetic``; with ``samples`` set, that many seeded
     inputs of each length instead (coverage ``samples``).
 
-    Values: ``agree`` (every node, the output included, decodes to the interpreter's value at
+    Keys: ``agree`` (every node, the output included, decodes to the interpreter's value at
     every position of every input, each decision with a positive margin), ``min_margin`` (its
-    certified lower end when enclosed), ``inputs``, ``layers``, ``attention_depth``.
+    certified lower end when enclosed), ``inputs`` (the number checked), ``sampled``,
+    ``layers``, ``attention_depth``.
     """
     from transformer_theory.rasp._library import PROGRAMS, get_program
 
@@ -499,31 +500,13 @@ def ledger_check(
         samples_per_length=samples,
         max_reported=3,
     )
-    lens = list(range(1, int(max_len) + 1)) if lengths is None else sorted(lengths)
-    where = f"over {{{', '.join(map(str, v))}}} of length {', '.join(map(str, lens))}"
-    n = rec["inputs_checked"]
-    if samples:
-        domain = f"{samples} seeded inputs of each length, {where} ({n} inputs)"
-    else:
-        domain = f"every input {where} ({n} inputs), every node at every position"
-    tol = None
-    if arithmetic == "float":
-        tol = (
-            f"none: {dtype} decoded values compared exactly (argmax of a one-hot block, nearest "
-            "value of a numerical node), each decision with a positive margin"
-        )
-    return Checked(
-        "enclosed" if arithmetic == "enclosed" else "float",
-        "samples" if rec["sampled_lengths"] else "all",
-        domain,
-        values={
-            "agree": rec["agree"] and not rec["internal_disagreements"],
-            "min_margin": rec["min_margin"],
-            "min_margin_at": rec["min_margin_at"],
-            "disagreements": rec["disagreements"],
-            "inputs": n,
-            "layers": compiled.config.depth,
-            "attention_depth": compiled.attention_depth,
-        },
-        tolerance=tol,
-    )
+    return {
+        "agree": rec["agree"] and not rec["internal_disagreements"],
+        "min_margin": rec["min_margin"],
+        "min_margin_at": rec["min_margin_at"],
+        "disagreements": rec["disagreements"],
+        "inputs": rec["inputs_checked"],
+        "sampled": bool(rec["sampled_lengths"]),
+        "layers": compiled.config.depth,
+        "attention_depth": compiled.attention_depth,
+    }
