@@ -96,3 +96,17 @@ def test_containment_is_decided_in_rationals():
 @pytest.mark.parametrize("row", engine.CLAIMS, ids=[r.id for r in engine.CLAIMS])
 def test_each_engine_row_is_a_finding_of_samples(row):
     assert row.quantifier == "continuum" and row.printed is None
+
+
+def test_an_exact_ball_of_an_exact_value_is_an_enclosure():
+    # sqrt 16 = 4 is exact in arb (radius 0) and in decimal: the reference is the point, so a
+    # point ball is right there (the full tier's perfect squares once read as misses)
+    from fractions import Fraction
+
+    import flint
+
+    lo, hi = engine._sqrt_iv(Fraction(16))
+    assert lo == hi == 4
+    assert engine.contains(flint.arb(16).sqrt(), lo, hi)
+    lo, hi = engine._sqrt_iv(Fraction(2))
+    assert lo < hi and engine.contains(flint.arb(2).sqrt(), lo, hi)

@@ -70,31 +70,37 @@ def _ctx() -> decimal.Context:
     return decimal.Context(prec=_DIGITS, rounding=decimal.ROUND_HALF_EVEN)
 
 
-def _interval(d: decimal.Decimal) -> tuple[Fraction, Fraction]:
+def _interval(d: decimal.Decimal, ctx: decimal.Context) -> tuple[Fraction, Fraction]:
+    """The true value's interval around ``d``: the point where every operation of ``ctx`` was
+    exact (a perfect square's root, a terminating quotient), else one unit of the last digit,
+    doubled."""
     v = Fraction(d)
+    if not ctx.flags[decimal.Inexact]:
+        return v, v
     w = abs(v) * _REL
-    return v - w, v + w
+    return v - w * 2, v + w * 2
 
 
-def _dec(x: Fraction) -> decimal.Decimal:
-    c = _ctx()
-    return c.divide(decimal.Decimal(x.numerator), decimal.Decimal(x.denominator))
+def _dec(x: Fraction, ctx: decimal.Context) -> decimal.Decimal:
+    return ctx.divide(decimal.Decimal(x.numerator), decimal.Decimal(x.denominator))
 
 
 def _exp_iv(x: Fraction) -> tuple[Fraction, Fraction]:
-    # the division that makes x a Decimal rounds too: widen by the derivative's bound
-    lo, hi = _interval(_ctx().exp(_dec(x)))
-    return lo * (1 - _REL), hi * (1 + _REL)
+    # the division that makes x a Decimal rounds too: the interval is widened by two units
+    ctx = _ctx()
+    return _interval(ctx.exp(_dec(x, ctx)), ctx)
 
 
 def _sqrt_iv(x: Fraction) -> tuple[Fraction, Fraction]:
-    lo, hi = _interval(_ctx().sqrt(_dec(x)))
-    return lo * (1 - _REL), hi * (1 + _REL)
+    ctx = _ctx()
+    return _interval(ctx.sqrt(_dec(x, ctx)), ctx)
 
 
 def _ln_iv(x: Fraction) -> tuple[Fraction, Fraction]:
-    d = _ctx().ln(_dec(x))
-    lo, hi = _interval(d)
+    ctx = _ctx()
+    lo, hi = _interval(ctx.ln(_dec(x, ctx)), ctx)
+    if lo == hi:  # ln 1 = 0 exactly
+        return lo, hi
     pad = _REL * 4  # ln's absolute error from the rounded argument: |d ln| = |dx / x|
     return lo - pad, hi + pad
 

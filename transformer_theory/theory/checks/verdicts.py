@@ -17,6 +17,7 @@ from jax.typing import DTypeLike
 from transformer_theory import _validate
 from transformer_theory.params import ModelConfig, ModelParams, init_params_batch
 from transformer_theory.theory import dependence as dep
+from transformer_theory.theory.checks import families
 from transformer_theory.theory.checks.affine import affine_residuals, independent_columns
 from transformer_theory.theory.checks.families import TOL_SAFETY, Family, prop_target
 from transformer_theory.theory.checks.outputs import (
@@ -108,7 +109,7 @@ def _verdict(prop, fam: Family, cfg, models, sets, resid, tol, dataset, dtype) -
 
 
 def check_family(
-    family: Family,
+    family: families.Family,
     params_M: ModelParams,
     sets: Sequence[dep.DependentSet] = (),
     data: np.ndarray | jax.Array | Task | None = None,
@@ -207,7 +208,7 @@ def check_family(
 
 
 def random_models(
-    family: Family,
+    family: families.Family,
     vocab_size: int,
     seq_len: int,
     num_classes: int,
