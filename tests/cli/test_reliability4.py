@@ -261,9 +261,9 @@ def test_ctrl_c_while_the_commands_load_is_exit_130_and_one_line(tmp_path):
         import signal, sys
         from transformer_theory.cli import _main
         real = _main._load_commands
-        def load():
+        def load(*args, **kwargs):
             signal.raise_signal(signal.SIGINT)  # Ctrl-C while the command modules import
-            return real()
+            return real(*args, **kwargs)
         _main._load_commands = load
         sys.argv = ["transformer-theory", "demo"]
         sys.exit(_main.main())

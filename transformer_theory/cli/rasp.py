@@ -86,6 +86,13 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise UsageError(str(err)) from None
     max_len = args.max_len or rasp.PROGRAMS.get(name, rasp.PROGRAMS["reverse"]).max_len
+    rasp.check_cost(  # BudgetError: exit 2, with the estimate (first: it reads only sizes)
+        len(vocab),
+        max_len,
+        args.precision_lengths,
+        max_inputs=args.max_inputs,
+        samples=args.samples,
+    )
     try:  # the API's refusal of a check over no input, before any work
         _check.count_inputs(len(vocab), range(1, max_len + 1), args.max_inputs, args.samples)
     except ValueError as err:
@@ -94,13 +101,6 @@ def run(args: argparse.Namespace) -> int:
             .replace("max_inputs", "--max-inputs")
             .replace("samples_per_length", "--samples")
         ) from None
-    rasp.check_cost(  # BudgetError: exit 2, with the estimate
-        len(vocab),
-        max_len,
-        args.precision_lengths,
-        max_inputs=args.max_inputs,
-        samples=args.samples,
-    )
     out = prepare_out_dir(args.out)
     user = args.program if args.program.endswith(".py") else None
     guard = _loader.user_code(user, "compile and check") if user else contextlib.nullcontext()

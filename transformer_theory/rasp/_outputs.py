@@ -182,13 +182,16 @@ def check_cost(
     from transformer_theory import budget
 
     total = positions = 0
-    for n in range(1, max_len + 1):
+    n = 1  # every input of the lengths enumerated, in closed form for the sampled rest
+    while n <= max_len and positions <= _MAX_POSITIONS:
         count = vocab_size**n
-        if total + count <= max_inputs:
-            total += count
-            positions += count * n
-        else:
-            positions += samples * n
+        if total + count > max_inputs:
+            break
+        total += count
+        positions += count * n
+        n += 1
+    if n <= max_len:  # lengths n..max_len: samples each, times the length
+        positions += samples * (max_len * (max_len + 1) // 2 - (n - 1) * n // 2)
     if positions > _MAX_POSITIONS:
         option = "--samples" if samples * max_len > _MAX_POSITIONS // 2 else "--max-inputs"
         if max_inputs * max_len <= _MAX_POSITIONS and samples * max_len <= _MAX_POSITIONS:
