@@ -33,6 +33,7 @@ element), and the family / continuum ones above. Each knows its ``parent``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
@@ -312,9 +313,9 @@ class Filtered(Domain):
         if not self.of.finite:
             raise ValueError(f"of: {self.of.words()} is not finite")
 
-    @property
+    @functools.cached_property
     def size(self) -> int:
-        return _filtered_size(self)
+        return sum(1 for _ in self.elements())
 
     def elements(self) -> Iterator[Any]:
         return (e for e in self.of.elements() if self.predicate(e))
@@ -328,15 +329,6 @@ class Filtered(Domain):
 
     def words(self) -> str:
         return f"the {self.which} elements of {self.of.words()} ({_n(self.size)})"
-
-
-_SIZES: dict[int, int] = {}
-
-
-def _filtered_size(d: Filtered) -> int:
-    if id(d) not in _SIZES:
-        _SIZES[id(d)] = sum(1 for _ in d.elements())
-    return _SIZES[id(d)]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -65,7 +65,9 @@ def test_tracrs_test_cases_compile_here_and_give_tracrs_expected_output(case, ca
     compiled, refusal = _compile(case, causal)
     if compiled is None:
         assert ":" in refusal and refusal.split(":")[0], refusal  # names the node
-        pytest.xfail(f"refused at compile time: {refusal}")
+        # the one case refused here, as tracr's own validator refuses it (counted below)
+        assert case["testcase_name"] == "numerical_categorical_aggregate", refusal
+        return
     (got,) = R.run(compiled, [case["test_input"]])
     assert _agree(got, case["expected_output"]), (got, case["expected_output"])
 

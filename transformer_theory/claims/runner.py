@@ -419,15 +419,10 @@ def run_claims(
         ids = [ids]
     pool = list(claims) if claims is not None else all_claims(modules)
     chosen = select(pool, paper=paper, ids=ids)
-    with _x64():
-        return _run(chosen, tier, progress, on_record)
-
-
-def _x64() -> Any:
-    """64-bit mode for the checks, restored afterwards (a library call, not an entry point)."""
     from transformer_theory.precision import x64
 
-    return x64()
+    with x64():
+        return _run(chosen, tier, progress, on_record)
 
 
 def _run(chosen: Sequence[Row], tier: str, progress: bool, on_record: Any) -> list[ClaimRecord]:

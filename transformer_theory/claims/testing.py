@@ -19,7 +19,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from transformer_theory.claims.runner import ClaimRecord, _check, all_claims, run_claims
+from transformer_theory.claims.runner import ClaimRecord, all_claims, run_claims
 from transformer_theory.ledger import Row
 
 __all__ = ["assert_status", "check_row"]
@@ -45,14 +45,7 @@ def check_row(
     if sizes:
         merged = {**r.tier_sizes(tier), **sizes}
         r = dataclasses.replace(r, sizes={**r.sizes, tier: merged})
-    return run_claims(claims=[r], tier=tier)[0] if not sizes else _x64_check(r, tier)
-
-
-def _x64_check(r: Row, tier: str) -> ClaimRecord:
-    from transformer_theory.claims.runner import _x64
-
-    with _x64():
-        return _check(r, tier)
+    return run_claims(claims=[r], tier=tier)[0]
 
 
 def assert_status(
