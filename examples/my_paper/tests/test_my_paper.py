@@ -17,9 +17,16 @@ def test_the_rows_are_registered_through_the_entry_point():
     assert ids == {r.id for r in claims.CLAIMS}
 
 
-def test_a_negative_confidence_breaks_the_construction():
+def test_a_flipped_classifier_breaks_the_construction(monkeypatch):
     # the classifier's sign flipped: every string is misclassified, so the row is no longer proved
-    record = check_row(claims.CLAIMS[0], confidence=-1.0)
+    real = claims.formal_languages.majority
+
+    def flipped(**kwargs):
+        params = real(**kwargs)
+        return params.replace(w_o=-params.w_o)
+
+    monkeypatch.setattr(claims.formal_languages, "majority", flipped)
+    record = check_row(claims.CLAIMS[0])
     assert record.status == "failed" and "construction" in record.reason
 
 
