@@ -122,7 +122,13 @@ settings = CollapseSettings(
     width=24,
 )
 # Of the grid (every depth with every positional code), the two models described above.
-grid = [m for m in model_grid(settings) if m.name in ("L1_H1_none_seed0", "L2_H1_rope_seed0")]
+grid = [
+    m
+    for m in model_grid(
+        settings.depths, settings.heads, settings.positionals, settings.seeds, settings.width
+    )
+    if m.name in ("L1_H1_none_seed0", "L2_H1_rope_seed0")
+]
 study = run_collapse(settings, OUT, progress=False, grid=grid)
 lengths, models = study.record["settings"]["lengths"], study.record["models"]
 for rec in models:
