@@ -103,11 +103,12 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     enable_x64()  # an entry point: the constructions are built in float64
     from transformer_theory.constructions.report import (
+        TABLE_COLUMNS,
         construction_rows,
-        format_table,
         paper_sizes,
     )
     from transformer_theory.jsonio import write_json
+    from transformer_theory.tables import table
 
     samples = 300 if args.smoke else args.samples
     plan = []
@@ -128,7 +129,7 @@ def main(argv=None) -> int:
             progress=sys.stderr.isatty(),
         )
         rows += new
-        print("\n".join(format_table(new).splitlines()[2:]), flush=True)
+        print("\n".join(table(new, TABLE_COLUMNS).splitlines()[2:]), flush=True)
         # rewritten (atomically) after each theorem: partial results survive an interruption
         write_json(
             path,
@@ -141,7 +142,7 @@ def main(argv=None) -> int:
             indent=2,
         )
     print()
-    print(format_table(rows))
+    print(table(rows, TABLE_COLUMNS))
     print(f"wrote {path}")
     return 0 if all(r["accuracy"] == 1.0 and r["min_margin"] > 0 for r in rows) else 1
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from transformer_theory.cli._common import format_table
 from transformer_theory.papers.formal_languages import GeneralizationConfig
 from transformer_theory.papers.formal_languages.experiments import (
     languages_generalization as experiment,
 )
 from transformer_theory.settings import add_options, override
+from transformer_theory.tables import table
 
 LABELS, SOFT_THEN_HARD = experiment.LABELS, experiment.SOFT_THEN_HARD
 OVERRIDES = ("steps", "batch", "samples", "seeds")
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     given = {n: getattr(args, n) for n in OVERRIDES if getattr(args, n) is not None}
     config = override(dataclasses.replace(config, **given), args.set)
     result = experiment.run(config, args.out)
-    print(format_table(experiment.table(result["records"])))
+    print(table(experiment.table(result["records"])))
     print(f"took {result['seconds']:.0f} s")
     return 0
 

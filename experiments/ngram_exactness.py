@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import argparse
 
-from transformer_theory.cli._common import UsageError, format_table, name_list
+from transformer_theory.cli._common import UsageError, name_list
 from transformer_theory.papers.svete_cotterell2024.experiments import ngram_exactness as exp
 from transformer_theory.precision import enable_x64
 from transformer_theory.settings import OptionError, override
+from transformer_theory.tables import table
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, OptionError) as err:
         ap.error(str(err))
     result = exp.run(exp.ExactnessConfig(config.size, runs), args.out, only=only)
-    print(format_table(result["rows"]))
+    print(table(result["rows"]))
     return 1 if any(r["float64_failures"] for r in result["rows"]) else 0
 
 

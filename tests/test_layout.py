@@ -445,3 +445,79 @@ def test_the_readme_layout_table_names_every_top_level_entry():
     assert not missing, f"README's layout table does not name {missing}"
     rows = [line for line in table.splitlines() if line.startswith("| `transformer_theory/")]
     assert len(rows) == len(entries), "one row per top-level entry"
+
+
+# --- typed records (issue: one study contract, "Typed records") --------------------------------
+
+#: Command modules that still read a study's record by string key (``record["check"]``,
+#: ``row.get("kind")``): each must move to the study's typed record and leave this list, which
+#: may only shrink (a module that no longer reads a key fails until it is struck off).
+KNOWN_KEY_READERS: dict[str, str] = {
+    "_common": "experiment_script prints any experiment's rows (experiments return dicts or lists)",
+    "experiment": "prints any experiment's rows (experiments return dicts or lists)",
+    "certify": "certify.json is built in the command from the certifiers' to_dict()",
+    "collapse": "the grid study's record (result.record) is a dict",
+    "construct": "construction rows are dicts",
+    "efficient_attention": "--jl's record is a dict",
+    "languages": "languages.run returns a dict",
+    "ngram": "the n-gram study returns a dict",
+    "oversquash": "the grid study's record (result.record) is a dict",
+    "rasp": "rasp.study returns a dict",
+    "sanford": "sanford.run returns a dict",
+    "train": "a sweep's summary rows are dicts",
+    "verify": "verify's records are dicts",
+}
+
+
+def _string_key_reads(path: pathlib.Path) -> list[str]:
+    """Every ``x["key"]`` and ``x.get("key")`` of ``path``: a value read by a string key."""
+    tree = ast.parse(path.read_text())
+    found = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, str)
+        ) or (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+@pytest.mark.parametrize("path", CLI, ids=[p.name for p in CLI])
+def test_no_command_reads_a_record_by_string_key(path):
+    found = _string_key_reads(path)
+    if path.stem in KNOWN_KEY_READERS:
+        assert found, f"cli/{path.name} reads no key: strike it off KNOWN_KEY_READERS"
+        return
+    assert not found, (
+        f"cli/{path.name} reads records by string key {found}: the study returns a typed record "
+        "(a frozen dataclass) and the command prints from its fields"
+    )
+
+
+def test_the_key_guard_can_fail(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text('def run(rec):\n    print(rec["x"], rec.get("y"), rec[0], rec.x)\n')
+    assert _string_key_reads(bad) == ["line 2: rec['x']", "line 2: rec.get('y')"]
+
+
+def test_one_table_writer():
+    # a table's rule (a Markdown ``|---|`` row or a text header padded with ljust) is drawn only
+    # by transformer_theory.tables
+    found = sorted(
+        str(p.relative_to(PKG))
+        for p in MODULES
+        if p.name != "tables.py"
+        and (
+            re.search(r"\.[lr]just\(", p.read_text())
+            or any("|---|" in text for _, text in _code_strings(p))
+        )
+    )
+    assert not found, f"tables drawn outside transformer_theory.tables: {found}"

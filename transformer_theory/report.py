@@ -19,6 +19,7 @@ from typing import Any
 
 from transformer_theory import files, plotting
 from transformer_theory.jsonio import to_jsonable, write_csv, write_json
+from transformer_theory.tables import Column, table
 from transformer_theory.theory import checks
 
 COLUMNS = (
@@ -37,23 +38,32 @@ COLUMNS = (
 CSV_COLUMNS = ("dataset", *COLUMNS, "precision")
 
 
+def _flag(v: checks.Verdict) -> str:
+    return "FAIL" if v.failed else ("ok" if v.holds == v.expected else "note")
+
+
+#: The verdict table's columns (:func:`transformer_theory.tables.table`).
+VERDICT_COLUMNS = (
+    Column("dataset"),
+    Column("proposition", "prop"),
+    Column("family"),
+    Column("attention", "attn"),
+    Column("heads"),
+    Column("layers", "L", align=">"),
+    Column("models", "M", align=">"),
+    Column("sets", align=">"),
+    Column("max_residual", "max_resid", fmt=".2e", align=">"),
+    Column("tolerance", fmt=".2e", align=">"),
+    Column("holds"),
+    Column("expected"),
+    Column("flag", "", of=_flag),
+)
+
+
 def format_table(verdicts: Sequence[checks.Verdict]) -> str:
-    """The verdict table (one line per proposition x family x dataset)."""
-    head = (
-        f"{'dataset':<18} {'prop':<6} {'family':<17} {'attn':<7} {'heads':<5} {'L':>1} "
-        f"{'M':>3} {'sets':>5} {'max_resid':>10} {'tolerance':>10} {'holds':<5} "
-        f"{'expected':<8} {'':<4}"
-    )
-    lines = [head, "-" * len(head)]
-    for v in verdicts:
-        flag = "FAIL" if v.failed else ("ok" if v.holds == v.expected else "note")
-        lines.append(
-            f"{v.dataset:<18} {v.proposition:<6} {v.family:<17} {v.attention:<7} "
-            f"{v.heads:<5} {v.layers:>1} {v.models:>3} {v.sets:>5} "
-            f"{v.max_residual:>10.2e} {v.tolerance:>10.2e} {str(v.holds):<5} "
-            f"{str(v.expected):<8} {flag:<4}"
-        )
-    return "\n".join(lines)
+    """The verdict table (one line per proposition x family x dataset; the last column says
+    ``ok``, ``note`` where a verdict differs from its expected one out of scope, or ``FAIL``)."""
+    return table(verdicts, VERDICT_COLUMNS)
 
 
 OWNED_PATTERNS = ("verify.json", "verify.csv", "verify.png", "witness_*.npz")

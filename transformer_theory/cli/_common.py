@@ -19,7 +19,7 @@ import fcntl
 import math
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, overload
 
 from transformer_theory.settings import split_list
@@ -136,29 +136,6 @@ def comma_list(
     parse.__name__ = f"list of {noun}"
     parse.minimum = minimum  # type: ignore[attr-defined]  # read by the bad-argument tests
     return parse
-
-
-def format_table(rows: Iterable[Mapping[str, Any]], columns: Sequence[str] | None = None) -> str:
-    """Rows of dicts as a plain aligned text table (the one table printer of the commands):
-    ``columns`` picks and orders the keys (default: every key, first seen first); floats print
-    with 4 significant digits, ``None`` as ``-``."""
-    rows = list(rows)
-    if columns is None:
-        columns = list(dict.fromkeys(k for r in rows for k in r))
-
-    def cell(v: object) -> str:
-        if v is None:
-            return "-"
-        if isinstance(v, float):
-            return f"{v:.4g}"
-        return str(v)
-
-    body = [[cell(r.get(c)) for c in columns] for r in rows]
-    widths = [max([len(str(c))] + [len(b[i]) for b in body]) for i, c in enumerate(columns)]
-    lines = ["  ".join(str(c).ljust(w) for c, w in zip(columns, widths)).rstrip()]
-    lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(x.ljust(w) for x, w in zip(b, widths)).rstrip() for b in body]
-    return "\n".join(lines)
 
 
 def name_list(text: str, choices: Iterable[str], option: str) -> list[str]:
@@ -347,7 +324,9 @@ def experiment_script(
     records = experiment.run(config, out, progress=size != "smoke")
     rows = records.get("rows") if isinstance(records, dict) else records
     if rows:
-        print(format_table(rows, columns))
+        from transformer_theory.tables import table
+
+        print(table(rows, columns))
     return EXIT_OK
 
 

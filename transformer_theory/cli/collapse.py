@@ -27,9 +27,10 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from transformer_theory.cli._common import add_resumable_out, format_table, run_grid_study
+from transformer_theory.cli._common import add_resumable_out, run_grid_study
 from transformer_theory.papers.barbero2024.experiments import collapse
 from transformer_theory.settings import add_options
+from transformer_theory.tables import table
 
 X64 = True
 
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if isinstance(result, int):
         return result
-    print(format_table(collapse.summary(m) for m in result.record["models"]))
+    print(table(collapse.summary(m) for m in result.record["models"]))
     print(result.json_path)
     print(result.figure_path)
     return 0

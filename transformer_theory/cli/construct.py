@@ -47,6 +47,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from transformer_theory.constructions import report
+    from transformer_theory.tables import table
 
     s = settings.from_args(ConstructSettings, args, theorem=tuple(args.theorem))
     # Everything the user gave is checked before anything is built: the output directory, then
@@ -71,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         progress=sys.stderr.isatty(),
         log=lambda line: print(line, file=sys.stderr, flush=True),
     )
-    print(report.format_table(rows))
+    print(table(rows, report.TABLE_COLUMNS))
     path = os.path.join(out, "construct.json")
     sizes = dataclasses.asdict(s.sizes)
     write_json(path, dict(sizes=sizes, samples=s.samples, seed=s.seed, rows=rows), indent=2)

@@ -36,9 +36,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from transformer_theory.cli._common import format_table, prepare_out_dir
+from transformer_theory.cli._common import prepare_out_dir
 from transformer_theory.papers.conti2024.experiments import efficient_attention as study
 from transformer_theory.settings import add_options, from_args, help_of
+from transformer_theory.tables import table
 
 __all__ = ["X64", "add_arguments", "run"]
 
@@ -66,7 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _print_jl(result: dict) -> None:
     sc = result["scaling"]
     print(f"rank k' needed for the row bound (eps {sc['eps']}, delta {sc['delta']}):")
-    print(format_table(sc["rows"]))
+    print(table(sc["rows"]))
     print(
         "slope of k' against ln n: "
         + ", ".join(f"{k} {v:.1f}" for k, v in sc["slopes"].items())
@@ -74,14 +75,14 @@ def _print_jl(result: dict) -> None:
     )
     for kind, rows in result["errors"].items():
         print(f"output error, {kind} inputs, n = {result['error_len']}:")
-        print(format_table(rows))
+        print(table(rows))
     print("spectrum rank (90% of ||P||_F^2):", result["spectrum_rank_90"])
     for t in result["trained"]:
         print(
             f"trained {t['source']} (n = {t['n']}, {t['heads_examples']} heads x examples): "
             f"spectrum rank {t['spectrum_rank_90']}, k' needed {t['rank_needed']}"
         )
-        print(format_table(t["errors"]))
+        print(table(t["errors"]))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -98,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     if not settings.approximations:
         print("errors: --variants names no approximation; the error study is skipped")
     print(f"n = {result.lengths[-1]} ({result.machine['backend']}):")
-    print(format_table(study.summary_rows(result)))
+    print(table(study.summary_rows(result)))
     if not result.slopes:
         print(
             f"(slopes n/a: fewer than {study.MIN_SLOPE_POINTS} lengths from --min-len to --max-len)"

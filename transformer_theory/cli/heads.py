@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import argparse
 
-from transformer_theory.cli._common import format_table, prepare_out_dir
+from transformer_theory.cli._common import prepare_out_dir
 from transformer_theory.papers.conti2024.experiments import heads as study
 from transformer_theory.settings import add_options, from_args, help_of
+from transformer_theory.tables import table
 
 __all__ = ["add_arguments", "run"]
 
@@ -45,6 +46,6 @@ def run(args: argparse.Namespace) -> int:
     out = prepare_out_dir(args.out)
     runs = study.read_runs(settings)
     result = study.run(settings, out, runs=runs)
-    print(format_table(study.summary_rows(result.records)))
+    print(table(study.summary_rows(result.records)))
     print("\n".join(result.files + result.figures))
     return 0

@@ -45,12 +45,12 @@ def run(args: argparse.Namespace) -> int:
         EXIT_FAILED,
         EXIT_INTERRUPTED,
         EXIT_OK,
-        format_table,
         prepare_out_dir,
     )
     from transformer_theory.papers.formal_languages import TableSettings
     from transformer_theory.papers.formal_languages.experiments import languages
     from transformer_theory.settings import from_args
+    from transformer_theory.tables import table
 
     settings = from_args(TableSettings, args)
     estimate = languages.check_budget(settings)
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     print(estimate, flush=True)
 
     def print_rows(records):
-        print(format_table(languages.row_table(records)), flush=True)
+        print(table(languages.row_table(records)), flush=True)
 
     result = languages.run(settings, out, progress=True, on_rows=print_rows)
     if result["interrupted"]:
@@ -71,6 +71,6 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     if result["precision"]:
         print()
-        print(format_table(languages.precision_table(result["precision"])))
+        print(table(languages.precision_table(result["precision"])))
     print(f"records and plots in {out}")
     return EXIT_FAILED if result["failed"] else EXIT_OK

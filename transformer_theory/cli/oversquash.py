@@ -28,11 +28,11 @@ import argparse
 from transformer_theory.cli._common import (
     EXIT_FAILED,
     add_resumable_out,
-    format_table,
     run_grid_study,
 )
 from transformer_theory.papers.barbero2024.experiments import oversquash
 from transformer_theory.settings import add_options
+from transformer_theory.tables import table
 
 X64 = True
 
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(result, int):
         return result
     models = result.record["models"]
-    print(format_table(oversquash.summary(m) for m in models))
+    print(table(oversquash.summary(m) for m in models))
     print(result.json_path)
     print(result.figure_path)
     failed = [m["name"] for m in models if not m.get("bound_holds", True)]

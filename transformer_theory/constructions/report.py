@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
@@ -26,6 +26,7 @@ from transformer_theory.constructions.reasoning import theorem3
 from transformer_theory.constructions.templates import theorem5
 from transformer_theory.params import ModelParams
 from transformer_theory.settings import flag_of, setting
+from transformer_theory.tables import Column
 from transformer_theory.tasks import (
     InContextQA,
     InContextTemplateMatching,
@@ -431,37 +432,17 @@ def construction_rows(
     )
 
 
-def format_table(rows: Sequence[Mapping[str, Any]]) -> str:
-    """A plain-text table of :func:`construction_rows` output."""
-    cols = [
-        ("theorem", "theorem"),
-        ("task", "task"),
-        ("sizes", "sizes"),
-        ("layers", "L"),
-        ("heads", "heads"),
-        ("width", "d'"),
-        ("examples", "examples"),
-        ("mode", "mode"),
-        ("accuracy", "accuracy"),
-        ("min_margin", "min margin"),
-        ("min_relative_margin", "relative"),
-    ]
-
-    def fmt(key, v):
-        if key == "accuracy":
-            return f"{v:.6f}"
-        if key in ("min_margin", "min_relative_margin"):
-            return f"{v:.6g}" if key == "min_margin" else f"{v:.3g}"
-        if key == "examples":
-            return f"{v:,}"
-        return str(v)
-
-    cells = [[fmt(k, r[k]) for k, _ in cols] for r in rows]
-    widths = [
-        max(len(h), *(len(c[i]) for c in cells)) if cells else len(h)
-        for i, (_, h) in enumerate(cols)
-    ]
-    lines = ["  ".join(h.ljust(w) for (_, h), w in zip(cols, widths))]
-    lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in cells]
-    return "\n".join(lines)
+#: The columns of :func:`construction_rows` output for :func:`transformer_theory.tables.table`.
+TABLE_COLUMNS = (
+    Column("theorem"),
+    Column("task"),
+    Column("sizes"),
+    Column("layers", "L"),
+    Column("heads"),
+    Column("width", "d'"),
+    Column("examples", fmt=","),
+    Column("mode"),
+    Column("accuracy", fmt=".6f"),
+    Column("min_margin", "min margin", fmt=".6g"),
+    Column("min_relative_margin", "relative", fmt=".3g"),
+)
