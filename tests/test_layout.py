@@ -462,7 +462,6 @@ KNOWN_KEY_READERS: dict[str, str] = {
     "languages": "languages.run returns a dict",
     "ngram": "the n-gram study returns a dict",
     "oversquash": "the grid study's record (result.record) is a dict",
-    "rasp": "rasp.study returns a dict",
     "sanford": "sanford.run returns a dict",
     "train": "a sweep's summary rows are dicts",
     "verify": "verify's records are dicts",

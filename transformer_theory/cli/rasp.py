@@ -30,6 +30,7 @@ from transformer_theory.cli._common import (
 __all__ = ["X64", "add_arguments", "run"]
 
 X64 = True  # the check compares in float64 beside the interpreter (cli.main turns it on)
+FILE_MAX_LEN = 6  # a .py program's default --max-len (the library's reverse's)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -85,7 +86,8 @@ def run(args: argparse.Namespace) -> int:
         program, vocab, name = rasp.load_program(args.program, args.vocab)
     except ValueError as err:
         raise UsageError(str(err)) from None
-    max_len = args.max_len or rasp.PROGRAMS.get(name, rasp.PROGRAMS["reverse"]).max_len
+    spec = rasp.PROGRAMS.get(name)
+    max_len = args.max_len or (spec.max_len if spec else FILE_MAX_LEN)
     rasp.check_cost(  # BudgetError: exit 2, with the estimate (first: it reads only sizes)
         len(vocab),
         max_len,
@@ -119,42 +121,33 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as err:  # refused: a causal program, a table too large, a bad value set
         raise UsageError(str(err)) from None
     paths = rasp.write_outputs(compiled, record, out)
-    rec, sizes = record["check"], record["sizes"]
+    rec, sizes, lb = record.check, record.sizes, record.lower_bounds
     print(
-        f"{name}: {sizes['layers']} layers ({sizes['attention_sublayers']} attention, "
-        f"attention depth {sizes['attention_depth']}), {sizes['heads']} heads, "
-        f"width {sizes['residual_width']}, {sizes['parameters']} parameters"
+        f"{name}: {sizes.layers} layers ({sizes.attention_sublayers} attention, "
+        f"attention depth {sizes.attention_depth}), {sizes.heads} heads, "
+        f"width {sizes.residual_width}, {sizes.parameters} parameters"
     )
     print(
-        f"checked {rec['inputs_checked']} inputs ({rec['positions_compared']} positions) in "
-        f"{args.precision}: agree={rec['agree']} exact={rec['exact']} "
-        f"min margin {rec['min_margin']:.4g}"
+        f"checked {rec.inputs_checked} inputs ({rec.positions_compared} positions) in "
+        f"{args.precision}: agree={rec.agree} exact={rec.exact} min margin {rec.min_margin:.4g}"
     )
-    lb = record["lower_bounds"]
-    certs = lb["one_layer_certificates"]
-    tried = sorted({c["length"] for c in certs})
+    impossible = lb.one_layer_certified_impossible_at
     print(
-        f"lower bounds: attention depth {lb['attention_depth']} (the dependency graph) beside "
-        f"{lb['compiled_attention_sublayers']} compiled attention layers; one attention layer + "
+        f"lower bounds: attention depth {lb.attention_depth} (the dependency graph) beside "
+        f"{lb.compiled_attention_sublayers} compiled attention layers; one attention layer + "
         "linear classifier (Chen & Zou 2024 certificates, ReLU any heads and softmax one head) "
-        + (
-            f"certified impossible at lengths {lb['one_layer_certified_impossible_at']}"
-            if lb["one_layer_certified_impossible_at"]
-            else "not certified impossible"
-        )
-        + f" of {tried}"
+        + (f"certified impossible at lengths {list(impossible)}" if impossible else "not certified")
+        + (" impossible" if not impossible else "")
+        + f" of {sorted({c.length for c in lb.one_layer_certificates})}"
     )
-    law = record["predicted"][args.precision]
+    law = record.predicted[args.precision]
     print(
         f"the stated law in {args.precision}: "
-        + ("exact at this length" if law["exact"] else "limited by " + "; ".join(law["limited_by"]))
+        + ("exact at this length" if law.exact else "limited by " + "; ".join(law.limited_by))
     )
-    for d in rec["disagreements"]:
+    for d in rec.disagreements:
         print(f"  disagreement: {d}")
-    for row in record.get("precision_limits", []):
-        print(
-            f"  {row['dtype']}: exact up to {row['longest_exact']} (law: "
-            f"{row['predicted_longest']})"
-        )
+    for row in record.precision_limits or ():
+        print(f"  {row.dtype}: exact up to {row.longest_exact} (law: {row.predicted_longest})")
     print("wrote " + ", ".join(paths.values()))
-    return 0 if rec["agree"] else EXIT_FAILED
+    return 0 if rec.agree else EXIT_FAILED

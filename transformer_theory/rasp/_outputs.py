@@ -11,6 +11,7 @@ import numpy as np
 
 from transformer_theory import files, jsonio, plotting
 from transformer_theory.rasp import _check, _compiler, _language, _library, _loader, _lower_bounds
+from transformer_theory.rasp._records import RaspRecord
 
 
 def load_program(
@@ -40,10 +41,11 @@ def study(
     samples: int = 64,
     precision_lengths: Sequence[int] = (),
     certificate_inputs: int = 2048,
-) -> tuple[_compiler.CompiledProgram, dict[str, Any]]:
+) -> tuple[_compiler.CompiledProgram, RaspRecord]:
     """Compile, check in ``precision``, put the lower bounds beside the compiled size and
     measure the precision limits over ``precision_lengths`` (float64, float32 and bfloat16
-    beside the law); returns ``(compiled, record)``.
+    beside the law); returns ``(compiled, record)``, the record typed (:class:`RaspRecord`: the
+    fields of ``rasp.json``).
 
     The record's ``lower_bounds``: the attention depth of the dependency graph (Weiss et al.
     2021) beside the compiled layers and attention sublayers, and per length ``2..max_len`` with
@@ -76,7 +78,7 @@ def study(
             causal=causal,
             dtypes=_check.DTYPES,
         )
-    return compiled, record
+    return compiled, jsonio.as_record(RaspRecord, record)
 
 
 def lower_bounds(compiled: _compiler.CompiledProgram, certificate_inputs: int = 2048) -> dict:
@@ -105,7 +107,9 @@ def lower_bounds(compiled: _compiler.CompiledProgram, certificate_inputs: int = 
     }
 
 
-def write_outputs(compiled: _compiler.CompiledProgram, record: dict[str, Any], out: str) -> dict:
+def write_outputs(
+    compiled: _compiler.CompiledProgram, record: RaspRecord | dict[str, Any], out: str
+) -> dict:
     """Write ``model.npz`` (:func:`transformer_theory.files.save_model`), ``rasp.json``
     (atomically, strict JSON) and ``rasp.png`` under ``out``; returns the paths."""
     os.makedirs(out, exist_ok=True)
