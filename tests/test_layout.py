@@ -458,7 +458,6 @@ KNOWN_KEY_READERS: dict[str, str] = {
     "certify": "certify.json is built in the command from the certifiers' to_dict()",
     "collapse": "the grid study's record (result.record) is a dict",
     "construct": "construction rows are dicts",
-    "efficient_attention": "--jl's record is a dict",
     "languages": "languages.run returns a dict",
     "ngram": "the n-gram study returns a dict",
     "oversquash": "the grid study's record (result.record) is a dict",

@@ -34,6 +34,7 @@ the rank it needs against ``n`` and its output error against the rank, on random
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 
 from transformer_theory.cli._common import prepare_out_dir
@@ -64,25 +65,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
 
 
-def _print_jl(result: dict) -> None:
-    sc = result["scaling"]
-    print(f"rank k' needed for the row bound (eps {sc['eps']}, delta {sc['delta']}):")
-    print(table(sc["rows"]))
+def _print_jl(result: study.JLResult) -> None:
+    sc = result.scaling
+    print(f"rank k' needed for the row bound (eps {sc.eps}, delta {sc.delta}):")
+    print(table(sc.rows))
     print(
         "slope of k' against ln n: "
-        + ", ".join(f"{k} {v:.1f}" for k, v in sc["slopes"].items())
-        + f" (union bound {sc['bound_slope']:.1f})"
+        + ", ".join(f"{k} {v:.1f}" for k, v in sc.slopes.items())
+        + f" (union bound {sc.bound_slope:.1f})"
     )
-    for kind, rows in result["errors"].items():
-        print(f"output error, {kind} inputs, n = {result['error_len']}:")
+    for kind, rows in result.errors.items():
+        print(f"output error, {kind} inputs, n = {result.error_len}:")
         print(table(rows))
-    print("spectrum rank (90% of ||P||_F^2):", result["spectrum_rank_90"])
-    for t in result["trained"]:
+    print("spectrum rank (90% of ||P||_F^2):", result.spectrum_rank_90)
+    for t in result.trained:
         print(
-            f"trained {t['source']} (n = {t['n']}, {t['heads_examples']} heads x examples): "
-            f"spectrum rank {t['spectrum_rank_90']}, k' needed {t['rank_needed']}"
+            f"trained {t.source} (n = {t.n}, {t.heads_examples} heads x examples): "
+            f"spectrum rank {dataclasses.asdict(t.spectrum_rank_90)}, "
+            f"k' needed {dataclasses.asdict(t.rank_needed)}"
         )
-        print(table(t["errors"]))
+        print(table(t.errors))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -94,11 +96,11 @@ def run(args: argparse.Namespace) -> int:
     result = study.run(settings, out, progress=show, runs=runs, checked=checked)
     if settings.jl:
         _print_jl(result)
-        print("\n".join(result["files"]))
+        print("\n".join(result.files))
         return 0
     if not settings.approximations:
         print("errors: --variants names no approximation; the error study is skipped")
-    print(f"n = {result.lengths[-1]} ({result.machine['backend']}):")
+    print(f"n = {result.lengths[-1]} ({result.machine.backend}):")
     print(table(study.summary_rows(result)))
     if not result.slopes:
         print(
