@@ -42,6 +42,7 @@ from typing import Any, BinaryIO, Literal, TypeVar
 import numpy as np
 
 __all__ = [
+    "ABSENT",
     "as_record",
     "atomic_file",
     "dumps_json",
@@ -63,9 +64,25 @@ __all__ = [
 _OPTIONAL = "transformer_theory.jsonio.optional"
 
 
+class _Absent:
+    """:data:`ABSENT`: no value at all (where ``None`` is a value the record writes as ``null``)."""
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+#: The default of an :func:`optional` field whose ``None`` is written (``null``) and whose key
+#: some records lack altogether.
+ABSENT: Any = _Absent()
+
+
 def optional(default: Any = None) -> Any:
-    """A dataclass field whose key the JSON record has only when the value is not ``None`` (a
-    part of the study that was not asked for: ``rasp.json``'s ``precision_limits``)."""
+    """A dataclass field whose key the JSON record has only when the value is not ``default``
+    (``None``: a part of the study that was not asked for, ``rasp.json``'s
+    ``precision_limits``; :data:`ABSENT` where ``None`` is itself written as ``null``)."""
     return dataclasses.field(default=default, metadata={_OPTIONAL: True})
 
 
@@ -99,7 +116,7 @@ def to_jsonable(obj: Any, *, default_str: bool = False) -> tuple[Any, dict[str, 
             return {
                 f.name: walk(getattr(x, f.name), f"{path}.{f.name}" if path else f.name)
                 for f in dataclasses.fields(x)
-                if not (f.metadata.get(_OPTIONAL) and getattr(x, f.name) is None)
+                if not (f.metadata.get(_OPTIONAL) and getattr(x, f.name) is f.default)
             }
         if isinstance(x, Mapping):
             return {str(k): walk(v, f"{path}.{k}" if path else str(k)) for k, v in x.items()}

@@ -13,6 +13,7 @@ import pytest
 
 from tests.helpers import assert_close
 from tests.papers.barbero2024 import _reference
+from transformer_theory import jsonio
 from transformer_theory.papers.barbero2024 import _models, _tasks
 from transformer_theory.papers.barbero2024._models import random_model
 from transformer_theory.papers.barbero2024.experiments import _records, collapse, oversquash
@@ -113,10 +114,11 @@ def test_run_collapse_writes_each_model_and_matches_numpy(tmp_path):
     seen = []
     result = collapse.run(settings, str(tmp_path), on_model=seen.append)
     saved = json.loads((tmp_path / "collapse.json").read_text())
-    assert saved == result.record and saved["complete"] and saved["settings"] == settings.record()
-    assert [m["name"] for m in seen] == ["L1_H1_none_seed0"] and saved["models"][0]["lengths"] == [
-        9
-    ]
+    # the typed record is the file, field for field
+    assert jsonio.to_jsonable(result.record)[0] == saved
+    assert jsonio.read_record(result.json_path, collapse.CollapseRecord) == result.record
+    assert saved["complete"] and saved["settings"] == settings.record()
+    assert [m.name for m in seen] == ["L1_H1_none_seed0"] and saved["models"][0]["lengths"] == [9]
     assert (tmp_path / "collapse.png").stat().st_size > 0 and result.figure_path.endswith(".png")
     # the distance, from an independent float64 NumPy forward pass of the same random model
     for model, grid_model in zip(saved["models"], _records.grid_of(settings)):
@@ -126,11 +128,11 @@ def test_run_collapse_writes_each_model_and_matches_numpy(tmp_path):
             ya = _reference.last_representation(params, params.config, v)
             yb = _reference.last_representation(params, params.config, _tasks.repeat_last(v))
             assert_close(d, np.linalg.norm(ya - yb))
-    row = collapse.summary(saved["models"][0])
+    row = collapse.summary(result.record.models[0])
     assert row["name"] == "L1_H1_none_seed0" and row["K_derived"] > 0 and "float64 identical" in row
     # the same settings again: every model is read back, none measured
     again = collapse.run(settings, str(tmp_path), on_model=seen.append)
-    assert len(seen) == 1 and again.record["models"] == saved["models"]
+    assert len(seen) == 1 and again.record.models == result.record.models
 
 
 def test_run_oversquash_interrupted_keeps_the_finished_model(tmp_path):
@@ -149,7 +151,7 @@ def test_run_oversquash_interrupted_keeps_the_finished_model(tmp_path):
     assert model["path_count"] == ["1"] * 5
     # the last row of a causal softmax attention matrix is a distribution over the 5 tokens
     assert math.isclose(sum(model["path_weight"][-1]), 1.0, rel_tol=1e-12)
-    row = oversquash.summary(model)
+    row = oversquash.summary(jsonio.as_record(oversquash.OversquashModel, model))
     assert row["name"] == "L1_H1_rope_seed0" and "bound_holds" not in row
 
 
