@@ -455,7 +455,6 @@ def test_the_readme_layout_table_names_every_top_level_entry():
 KNOWN_KEY_READERS: dict[str, str] = {
     "_common": "experiment_script prints any experiment's rows (experiments return dicts or lists)",
     "experiment": "prints any experiment's rows (experiments return dicts or lists)",
-    "certify": "certify.json is built in the command from the certifiers' to_dict()",
     "construct": "construction rows are dicts",
     "languages": "languages.run returns a dict",
     "ngram": "the n-gram study returns a dict",

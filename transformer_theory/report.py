@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from transformer_theory import files, plotting
-from transformer_theory.jsonio import to_jsonable, write_csv, write_json
+from transformer_theory.jsonio import optional, to_jsonable, write_csv, write_json
 from transformer_theory.tables import Column, table
 from transformer_theory.theory import checks
 
@@ -123,6 +123,28 @@ def witness_line(record: dict) -> str:
             "evidence, not proof"
         )
     return f"[witness] {text}"
+
+
+@dataclasses.dataclass(frozen=True)
+class CertifyEntry:
+    """One family of ``certify.json``: its certificate record (``CertificateRecord.to_dict()``)
+    and, unless no bound was asked for, the accuracy bound (``BoundRecord.to_dict()`` with the
+    ``family`` it is reported for: the two families share one relaxation)."""
+
+    certificate: dict[str, Any]
+    bound: dict[str, Any] | None = optional()
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class CertifyRecord:
+    """``certify.json`` (``transformer-theory certify``): the dataset's summary, the file, the
+    groups of rows that hold one sequence under different labels, one entry per family."""
+
+    kind: str = "certify"
+    dataset: files.DatasetSummary
+    file: str
+    contradictions: tuple[tuple[int, ...], ...]
+    results: tuple[CertifyEntry, ...]
 
 
 def certificate_line(record: dict) -> str:

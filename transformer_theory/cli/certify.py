@@ -90,10 +90,9 @@ def run(args: argparse.Namespace) -> int:
         raise _common.UsageError(f"FILE: {err}") from None
     s = data.summary()
     print(
-        f"dataset {s['name']}: {s['num_examples']} sequences of length {s['seq_len']}, "
-        f"vocabulary {s['vocab_size']}"
-        f"{' (inferred)' if s['vocab_size_inferred'] else ''}, {s['num_classes']} "
-        f"classes, last tokens {s['last_tokens']}"
+        f"dataset {s.name}: {s.num_examples} sequences of length {s.seq_len}, "
+        f"vocabulary {s.vocab_size}{' (inferred)' if s.vocab_size_inferred else ''}, "
+        f"{s.num_classes} classes, last tokens {list(s.last_tokens)}"
     )
     contradictions = certificates.contradictory_rows(data.tokens_BxN, data.labels_B)
     for rows in contradictions[:5]:
@@ -105,14 +104,7 @@ def run(args: argparse.Namespace) -> int:
     if len(contradictions) > 5:
         print(f"    ... {len(contradictions)} such groups in all (see certify.json)")
     families = _FAMILIES if args.family == "all" else (args.family,)
-    out = {
-        "kind": "certify",
-        "dataset": s,
-        "file": os.path.abspath(args.file),
-        "contradictions": [list(rows) for rows in contradictions],
-        "results": [],
-    }
-    bound = None
+    results, bound = [], None
     for fam in families:
         rec = certificates.certify_dataset(
             data.tokens_BxN,
@@ -126,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"[{fam}] {report.certificate_line(rec.to_dict())} ({rec.seconds:.2f} s)")
         if rec.certificate is not None:
             _print_certificate(rec.certificate, data.tokens_BxN)
-        entry = {"certificate": rec.to_dict()}
+        family_bound = None
         if args.bound != "none":
             # Both families share one relaxation: the bound is computed once and holds for both.
             if bound is None:
@@ -139,10 +131,16 @@ def run(args: argparse.Namespace) -> int:
                     method=args.bound,
                     minimize=not args.no_minimize,
                     deadline=deadline,
-                ).to_dict()
-            entry["bound"] = dict(bound, family=fam)
-            print(f"[{fam}] {report.bound_line(entry['bound'])} ({bound['seconds']:.2f} s)")
-        out["results"].append(entry)
+                )
+            family_bound = dict(bound.to_dict(), family=fam)
+            print(f"[{fam}] {report.bound_line(family_bound)} ({bound.seconds:.2f} s)")
+        results.append(report.CertifyEntry(rec.to_dict(), family_bound))
+    out = report.CertifyRecord(
+        dataset=s,
+        file=os.path.abspath(args.file),
+        contradictions=tuple(tuple(rows) for rows in contradictions),
+        results=tuple(results),
+    )
     path = os.path.join(out_dir, "certify.json")
     write_json(path, out)
     print(f"wrote {path}")
