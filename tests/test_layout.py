@@ -458,7 +458,6 @@ KNOWN_KEY_READERS: dict[str, str] = {
     "construct": "construction rows are dicts",
     "languages": "languages.run returns a dict",
     "ngram": "the n-gram study returns a dict",
-    "sanford": "sanford.run returns a dict",
     "train": "a sweep's summary rows are dicts",
     "verify": "verify's records are dicts",
 }

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import pathlib
 
 import pytest
 
@@ -101,3 +102,26 @@ def test_dataclass_rows_and_markdown():
     )
     with pytest.raises(ValueError, match="fmt"):
         table(rows, fmt="html")
+
+
+RESULTS = pathlib.Path(__file__).resolve().parents[2] / "experiments" / "results"
+
+
+def _committed_records():
+    from transformer_theory.papers.barbero2024.experiments import _records as barbero
+    from transformer_theory.papers.sanford2023.experiments import _records as sanford
+
+    row = sanford.QSARecord | sanford.MatchRecord
+    return [
+        ("barbero2024_collapse.json", barbero.CollapseRecord, lambda d: d),
+        ("barbero2024_oversquash.json", barbero.OversquashRecord, lambda d: d),
+        ("sanford2023_constructions.json", tuple[row, ...], lambda d: d["records"]),
+    ]
+
+
+@pytest.mark.parametrize("name, kind, part", _committed_records())
+def test_the_committed_results_read_back_as_their_typed_records(name, kind, part):
+    # what the typed record writes is the committed file (or its row), key for key
+    data = part(jsonio.read_json(str(RESULTS / name)))
+    rec = jsonio.as_record(kind, data)
+    assert jsonio.to_jsonable(rec)[0] == data
