@@ -61,16 +61,16 @@ def run(args: argparse.Namespace) -> int:
         print(table(languages.row_table(records)), flush=True)
 
     result = languages.run(settings, out, progress=True, on_rows=print_rows)
-    if result["interrupted"]:
+    if result.interrupted:
         print(
-            f"transformer-theory languages: interrupted; {len(result['records'])} of "
-            f"{len(settings.rows)} row(s) and {len(result['precision'])} sweep record(s) "
+            f"transformer-theory languages: interrupted; {len(result.records)} of "
+            f"{len(settings.rows)} row(s) and {len(result.precision)} sweep record(s) "
             f"written to {out}",
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
-    if result["precision"]:
+    if result.precision:
         print()
-        print(table(languages.precision_table(result["precision"])))
+        print(table(languages.precision_table(result.precision)))
     print(f"records and plots in {out}")
-    return EXIT_FAILED if result["failed"] else EXIT_OK
+    return EXIT_FAILED if result.failed else EXIT_OK

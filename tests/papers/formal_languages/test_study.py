@@ -77,16 +77,16 @@ def test_run_writes_the_records_and_figures(tmp_path):
     result = languages.run(
         settings, str(tmp_path), on_rows=lambda records: seen.append(len(records))
     )
-    assert seen == [1] and not result["interrupted"] and not result["failed"]
-    (row,) = result["records"]
+    assert seen == [1] and not result.interrupted and not result.failed
+    (row,) = result.records
     # MAJORITY's margin 2 (#1 - #0 - 1/2) / n over lengths 1 and 2 (n = L + 1), signed by the
     # truth: "0" 3/2, "1" 1/2, "00" 5/3, "11" 1, and the ties "01", "10" (not members) 1/3, the
     # smallest.
     assert row["accuracy"] == 1.0 and row["min_margin"] == pytest.approx(1 / 3, abs=1e-12)
     assert read_json(tmp_path / "languages.json") == [row]
     assert read_json(tmp_path / "languages_majority.json") == row
-    sweep = result["precision"]
-    assert read_json(tmp_path / "parity_precision.json") == sweep
+    sweep = result.precision
+    assert read_json(tmp_path / "parity_precision.json") == list(sweep)
     assert [(r["dtype"], r["layer_norm"]) for r in sweep] == [
         ("float32", True),
         ("float32", False),
@@ -102,7 +102,8 @@ def test_run_writes_the_records_and_figures(tmp_path):
     assert (tmp_path / "languages_margin.png").stat().st_size > 0
     assert (tmp_path / "parity_precision.png").stat().st_size > 0
     # The table rows the command prints.
-    (printed,) = languages.row_table(result["records"])
+    (printed,) = languages.row_table(result.records)
+    assert result.rows == (printed,)
     assert printed["lengths"] == "1-2" and printed["accuracy"] == "1.0000"
     assert printed["strings"] == 2 + 4
     assert languages.precision_table(sweep)[1]["LayerNorm"] == "no"
@@ -117,7 +118,7 @@ def test_run_interrupted_keeps_the_finished_records(tmp_path, monkeypatch):
         rows=("majority",), max_len=1, exhaustive_up_to=1, parity_lengths=(3,)
     )
     result = languages.run(settings, str(tmp_path))
-    assert result["interrupted"] and len(result["records"]) == 1 and result["precision"] == []
-    assert read_json(tmp_path / "languages.json") == result["records"]
+    assert result.interrupted and len(result.records) == 1 and result.precision == ()
+    assert read_json(tmp_path / "languages.json") == list(result.records)
     assert read_json(tmp_path / "parity_precision.json") == []
     assert not (tmp_path / "languages_margin.png").exists()  # no figure of a partial run

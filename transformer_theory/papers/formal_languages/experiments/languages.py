@@ -27,6 +27,7 @@ import argparse
 import dataclasses
 import os
 from collections.abc import Callable
+from typing import Any
 
 from transformer_theory import _validate, budget, precision
 from transformer_theory.jsonio import write_json
@@ -41,6 +42,7 @@ __all__ = [
     "MAX_PARITY_LENGTH",
     "SIZES",
     "Estimate",
+    "LanguagesResult",
     "TableSettings",
     "check_budget",
     "estimate",
@@ -311,7 +313,7 @@ def run(
     *,
     progress: bool = True,
     on_rows: Callable[[list[dict]], None] | None = None,
-) -> dict:
+) -> LanguagesResult:
     """The table: each row built and checked (:func:`._theory_table.row_record`), then PARITY's
     sweep (:func:`._theory.parity_precision_records`), every finished record written to
     ``out_dir`` as it goes (when given), then the figures. Needs JAX's 64-bit mode.
@@ -324,10 +326,8 @@ def run(
         command prints its first table there).
 
     Returns:
-      ``{"rows", "records", "precision", "failed", "interrupted"}``: the table's rows
-      (:func:`row_table`), the row records, the sweep records, whether a recognizer
-      misclassified a string, and whether Ctrl-C stopped the run (then the records hold the
-      finished part, written to ``out_dir``, and no figure is drawn).
+      a :class:`LanguagesResult`: the table's rows, the row records, the sweep records, whether
+      a recognizer misclassified a string, and whether Ctrl-C stopped the run.
     """
     precision.require_x64("config")
     records: list[dict] = []
@@ -366,13 +366,34 @@ def run(
         _plots.margins_by_length(records, os.path.join(out_dir, "languages_margin.png"))
         if sweep:
             _plots.parity_precision(sweep, os.path.join(out_dir, "parity_precision.png"))
-    return {
-        "rows": row_table(records),
-        "records": records,
-        "precision": sweep,
-        "failed": any(r["accuracy"] < 1.0 for r in records),
-        "interrupted": interrupted,
-    }
+    return LanguagesResult(
+        rows=tuple(row_table(records)),
+        records=tuple(records),
+        precision=tuple(sweep),
+        failed=any(r["accuracy"] < 1.0 for r in records),
+        interrupted=interrupted,
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class LanguagesResult:
+    """What :func:`run` returns.
+
+    Attributes:
+      rows: the table's rows (:func:`row_table`).
+      records: the row records (:func:`._theory_table.row_record`; ``languages.json``), one per
+        construction: data whose keys depend on the construction.
+      precision: PARITY's sweep records (``parity_precision.json``).
+      failed: a recognizer misclassified a string.
+      interrupted: Ctrl-C stopped the run (then the records hold the finished part, written to
+        ``out_dir``, and no figure is drawn).
+    """
+
+    rows: tuple[dict[str, Any], ...]
+    records: tuple[dict[str, Any], ...]
+    precision: tuple[dict[str, Any], ...]
+    failed: bool
+    interrupted: bool
 
 
 def _record(out_dir: str | None, name: str, blob: object) -> None:
