@@ -458,7 +458,6 @@ KNOWN_KEY_READERS: dict[str, str] = {
     "construct": "construction rows are dicts",
     "ngram": "the n-gram study returns a dict",
     "train": "a sweep's summary rows are dicts",
-    "verify": "verify's records are dicts",
 }
 
 

@@ -3,6 +3,7 @@ records, this module formats and writes them.
 
 - :func:`format_table`: the verdict table printed by the command;
 - :func:`clear_outputs`: remove the files a previous run left in ``--out`` (before computing);
+- :func:`suite_lines`: the certificate and bound lines printed by the command;
 - :func:`save_witnesses`: found witnesses as ``witness_<family>.npz``
   (:func:`transformer_theory.files.save_model`);
 - :func:`write_outputs`: ``verify.json``, ``verify.csv``, ``verify.png``
@@ -90,9 +91,10 @@ def witness_file_name(record: Any) -> str:
     return f"witness_{slug}.npz"
 
 
-def save_witnesses(out_dir: str, records: Sequence[Any]) -> list[dict]:
-    """Save every found witness's model next to the report; return the records as dictionaries
-    (``params_path`` set where a model was saved)."""
+def save_witnesses(out_dir: str, records: Sequence[Any]) -> list[Any]:
+    """Save every found witness's model next to the report; return the records
+    (:class:`~transformer_theory.theory.witness.WitnessRecord`) with ``params_path`` set where
+    a model was saved."""
     out = []
     for rec in records:
         if rec.params is not None:
@@ -102,8 +104,23 @@ def save_witnesses(out_dir: str, records: Sequence[Any]) -> list[dict]:
                     os.path.join(out_dir, witness_file_name(rec)), rec.params
                 ),
             )
-        out.append(rec.to_dict())
+        out.append(rec)
     return out
+
+
+def suite_lines(records: Sequence[dict]) -> list[str]:
+    """The lines ``verify`` prints for the suite's certificate and bound records
+    (:func:`transformer_theory.theory.suite.run_suite`'s second value)."""
+    lines = []
+    for r in records:
+        if r.get("kind") == "certificate":
+            lines.append(f"[certificate] {r['dataset']}: {certificate_line(r)}")
+        elif r.get("kind") == "accuracy_bound":
+            lines.append(
+                f"[bound] {r['dataset']}: {r['family']} accuracy <= "
+                f"{r['upper_bound_fraction']} ({r['method']}, exact={r['exact']})"
+            )
+    return lines
 
 
 def witness_line(record: dict) -> str:
