@@ -456,7 +456,6 @@ KNOWN_KEY_READERS: dict[str, str] = {
     "_common": "experiment_script prints any experiment's rows (experiments return dicts or lists)",
     "experiment": "prints any experiment's rows (experiments return dicts or lists)",
     "construct": "construction rows are dicts",
-    "ngram": "the n-gram study returns a dict",
     "train": "a sweep's summary rows are dicts",
 }
 

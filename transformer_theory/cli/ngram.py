@@ -82,7 +82,7 @@ def _run_space(args: argparse.Namespace) -> int:
     result = exactness.run_space(settings, out)
     print(table(exactness.space_table_rows(result)))
     print(f"wrote {out}/ngram_space.json, {out}/ngram_space.png")
-    return EXIT_OK if result["all_match"] and result["within_printed"] else EXIT_FAILED
+    return EXIT_OK if result.all_match and result.within_printed else EXIT_FAILED
 
 
 def run(args: argparse.Namespace) -> int:
@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return EXIT_INTERRUPTED
     print(table(exactness.table_rows(result)))
-    if result["soft"]:
+    if result.soft:
         print(table(exactness.soft_table_rows(result)))
     print(f"wrote {out}/ngram.json")
-    return EXIT_FAILED if exactness.float64_failures(result["records"]) else EXIT_OK
+    return EXIT_FAILED if exactness.float64_failures(result.records) else EXIT_OK
