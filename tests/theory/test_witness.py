@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from transformer_theory import ModelConfig, files, forward, init_params, report
+from transformer_theory import ModelConfig, files, forward, init_params, verify_outputs
 from transformer_theory.theory import witness
 
 A_, B_, X_, Y_, R_ = 0, 1, 2, 3, 4
@@ -70,7 +70,7 @@ def test_two_softmax_heads_fit_the_toy_set_and_the_margin_reverifies(two_head_se
     rec, path = two_head_search
     # Outside Prop. 10's scope (two heads): the search finds a witness with seed 0 (and 6/6 seeds
     # tried when the defaults were chosen); the record is honest either way.
-    assert rec.found, report.witness_line(rec.to_dict())
+    assert rec.found, verify_outputs.witness_line(rec.to_dict())
     assert not rec.in_scope and rec.accuracy == 1.0 and rec.params is not None
     assert "params" not in rec.to_dict()  # the record serializes data, the model goes to a file
     with jax.enable_x64(True):
@@ -101,7 +101,7 @@ def test_in_scope_family_finds_no_witness_and_says_so():
     # Theorem 2 + Prop. 10: impossible, so any "found" would be a bug.
     assert rec.in_scope and not rec.found and rec.params is None
     assert rec.min_margin <= rec.tolerance and rec.accuracy < 1.0
-    line = report.witness_line(rec.to_dict())
+    line = verify_outputs.witness_line(rec.to_dict())
     assert "no witness found" in line and "evidence, not proof" in line
     d = rec.to_dict()
     assert d["kind"] == "witness" and d["config"]["heads"] == [1] and d["restarts"] == 4

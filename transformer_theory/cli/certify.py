@@ -73,7 +73,7 @@ def _print_certificate(cert, tokens) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from transformer_theory import report
+    from transformer_theory import verify_outputs
     from transformer_theory.files import load_dataset
     from transformer_theory.theory import certificates
 
@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
             minimize=not args.no_minimize,
             deadline=deadline,
         )
-        print(f"[{fam}] {report.certificate_line(rec.to_dict())} ({rec.seconds:.2f} s)")
+        print(f"[{fam}] {verify_outputs.certificate_line(rec.to_dict())} ({rec.seconds:.2f} s)")
         if rec.certificate is not None:
             _print_certificate(rec.certificate, data.tokens_BxN)
         entry = {"certificate": rec.to_dict()}
@@ -141,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
                     deadline=deadline,
                 ).to_dict()
             entry["bound"] = dict(bound, family=fam)
-            print(f"[{fam}] {report.bound_line(entry['bound'])} ({bound['seconds']:.2f} s)")
+            print(f"[{fam}] {verify_outputs.bound_line(entry['bound'])} ({bound['seconds']:.2f} s)")
         out["results"].append(entry)
     path = os.path.join(out_dir, "certify.json")
     write_json(path, out)

@@ -13,7 +13,7 @@ Runs, on the paper's datasets at small sizes:
 :func:`check_budget` its cost model against this machine's budget, before anything is built;
 :func:`run_suite` runs the job. Parts 2-3 import their modules (SciPy's HiGHS, Optax) only when
 they run. Everything here returns records; the command formats and writes them
-(:mod:`transformer_theory.report`).
+(:mod:`transformer_theory.verify_outputs`).
 """
 
 from __future__ import annotations
