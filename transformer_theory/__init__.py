@@ -27,7 +27,7 @@ their own command-line options), :mod:`~transformer_theory.precision` (formats, 
 fake quantization, the 64-bit switch for entry points), :mod:`~transformer_theory.jsonio`
 (strict atomic JSON and CSV),
 :mod:`~transformer_theory.plotting` (the matplotlib backend, saving, panels),
-:mod:`~transformer_theory.files` (datasets and models on disk),
+:mod:`~transformer_theory.saveload` (datasets and models on disk),
 :mod:`~transformer_theory.verify_outputs` (what ``verify`` and ``certify`` print and write),
 :mod:`~transformer_theory.budget` (memory and time estimates checked before long work),
 :mod:`~transformer_theory.parallel`

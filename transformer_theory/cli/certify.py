@@ -74,14 +74,14 @@ def _print_certificate(cert, tokens) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from transformer_theory import verify_outputs
-    from transformer_theory.files import load_dataset
+    from transformer_theory.saveload import load_dataset
     from transformer_theory.theory import certificates
 
     # The time limit covers the whole command, loading and counting included.
     deadline = time.perf_counter() + args.time_limit
     out_dir = _common.prepare_out_dir(args.out)
     from transformer_theory import budget
-    from transformer_theory.files import dataset_memory_bytes
+    from transformer_theory.saveload import dataset_memory_bytes
 
     budget.check_memory(dataset_memory_bytes(args.file), what=f"reading {args.file}", option="FILE")
     try:
