@@ -19,7 +19,7 @@ import time
 
 from transformer_theory import budget, settings
 from transformer_theory.cli import _common
-from transformer_theory.theory._suite_settings import VerifySettings, template_counts
+from transformer_theory.theory._verify_settings import VerifySettings, template_counts
 
 __all__ = ["X64", "add_arguments", "run", "template_counts"]
 

@@ -31,7 +31,7 @@ from jax.typing import DTypeLike
 from transformer_theory import _validate
 from transformer_theory.theory import checks
 from transformer_theory.theory import dependence as dep
-from transformer_theory.theory._suite_settings import (  # noqa: F401 -- the suite's settings
+from transformer_theory.theory._verify_settings import (  # noqa: F401 -- the suite's settings
     DATASETS,
     Estimate,
     VerifySettings,
