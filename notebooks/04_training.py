@@ -123,7 +123,7 @@ show(fig)
 
 # %% [markdown]
 # The paper's figures are experiment *configs* shipped with the library
-# (`transformer_theory.harness`): `transformer-theory train --experiment fig2_depth` runs one
+# (`transformer_theory.sweeps`): `transformer-theory train --experiment fig2_depth` runs one
 # from the command line, `--config my_sweep.py` runs a file of your own with a `get_config()`.
 # From Python, a config is a frozen dataclass; narrow it and run it (here: the two-layer reasoning
 # run of Figure 2, 200 steps). The run directory records its settings, and the trained parameters
@@ -132,13 +132,13 @@ show(fig)
 # %%
 import tempfile
 
-from transformer_theory import harness
+from transformer_theory import sweeps
 
-config = harness.named_config("fig2_depth")
+config = sweeps.named_config("fig2_depth")
 print(config.name, "-", len(config.runs()), "runs:", [s.name for s in config.runs()[:3]], "...")
 config = config.replace(heads={"reasoning": ((1, 1),)}, seeds=(0,), steps=200)
 out = tempfile.mkdtemp()
-rows, figures = harness.run_experiment(config, out, progress=False)
+rows, figures = sweeps.run_experiment(config, out, progress=False)
 print(
     rows[0]["run"],
     "held-out accuracy",
@@ -146,7 +146,7 @@ print(
     "->",
     [os.path.relpath(f, out) for f in figures],
 )
-restored = harness.trained_params(config.runs()[0], out)
+restored = sweeps.trained_params(config.runs()[0], out)
 print("restored", type(restored).__name__, "with heads", restored.config.heads)
 
 # %% [markdown]

@@ -362,15 +362,15 @@ print(
 # %%
 import tempfile
 
-from transformer_theory import harness
+from transformer_theory import sweeps
 
-config = harness.named_config("fig2_depth").replace(
+config = sweeps.named_config("fig2_depth").replace(
     heads={"reasoning": ((1, 1),)}, seeds=(0,), steps=20 if SMOKE else 2000
 )
 out = tempfile.mkdtemp()
-harness.run_experiment(config, out, progress=False)
+sweeps.run_experiment(config, out, progress=False)
 spec = config.runs()[0]
-trained = harness.trained_params(spec, out)
-tokens = harness.build_data(spec).eval_tokens_BxN[:32]
+trained = sweeps.trained_params(spec, out)
+tokens = sweeps.build_data(spec).eval_tokens_BxN[:32]
 for r in conti.classify_model(activations.depth_maps(trained, tokens)):
     print(f"layer {r['layer']} head {r['head']}: {r['kind']} (score {r['score']:.2f})")

@@ -10,7 +10,7 @@ The spine (Chen & Zou 2024), in pipeline order:
   2-3, Propositions 7-10, certificates, witnesses; the weights of Theorems 1, 3, 5, 6;
 - :mod:`~transformer_theory.nn` and :mod:`~transformer_theory.train`: Flax NNX modules and the
   Optax runner (:func:`~transformer_theory.train.fit` for small models);
-- :mod:`~transformer_theory.harness`: runs, resumes and sweeps experiment configs;
+- :mod:`~transformer_theory.sweeps`: runs, resumes and sweeps experiment configs;
 - :mod:`~transformer_theory.rasp`: RASP programs compiled into the one parameter format and
   checked on every input;
 - :mod:`~transformer_theory.cli`: the ``transformer-theory`` commands (parse and print only).

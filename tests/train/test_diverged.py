@@ -11,10 +11,10 @@ from flax import nnx
 
 from transformer_theory import tasks
 from transformer_theory.cli import main as cli_main
-from transformer_theory.harness import aggregate
-from transformer_theory.harness.tables import markdown_table, write_summary_csv
 from transformer_theory.jsonio import read_json
 from transformer_theory.nn import from_params
+from transformer_theory.sweeps import aggregate
+from transformer_theory.sweeps.tables import markdown_table, write_summary_csv
 from transformer_theory.train import (
     DataConfig,
     TaskData,

@@ -8,9 +8,9 @@ import textwrap
 
 import pytest
 
-from transformer_theory import harness, tasks
+from transformer_theory import sweeps, tasks
 from transformer_theory.cli import main as cli_main
-from transformer_theory.harness import (
+from transformer_theory.sweeps import (
     NAMED,
     QUICK,
     SETUPS,
@@ -170,7 +170,7 @@ def test_experiments_user_config_file_and_seed_lists(tmp_path, monkeypatch, caps
         textwrap.dedent(
             """
             from transformer_theory import tasks
-            from transformer_theory.harness import QUICK, ExperimentConfig
+            from transformer_theory.sweeps import QUICK, ExperimentConfig
 
             def get_config():
                 tiny = {"reasoning": QUICK["reasoning"].replace(task=tasks.InContextQA(3, 3, 2))}
@@ -204,4 +204,4 @@ def test_experiments_user_config_file_and_seed_lists(tmp_path, monkeypatch, caps
     assert "4 run(s) done" in capsys.readouterr().out
     assert cli_main(["plot", str(out)]) == 0
     assert (out / "tiny_sweep.png").exists()
-    assert harness.read_record(str(out))[0].size == "tiny"
+    assert sweeps.read_record(str(out))[0].size == "tiny"

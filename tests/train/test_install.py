@@ -119,7 +119,7 @@ def test_train_and_plot_from_a_non_editable_install_in_an_empty_directory(tmp_pa
     (work / "my_sweep.py").write_text(
         textwrap.dedent(
             """
-            from transformer_theory.harness import ExperimentConfig
+            from transformer_theory.sweeps import ExperimentConfig
 
             def get_config():
                 return ExperimentConfig(

@@ -14,8 +14,8 @@ import pytest
 
 from transformer_theory import tasks
 from transformer_theory.cli import main as cli_main
-from transformer_theory.harness import named_config, trained_params
 from transformer_theory.jsonio import read_json
+from transformer_theory.sweeps import named_config, trained_params
 from transformer_theory.train import (
     DataConfig,
     TaskData,

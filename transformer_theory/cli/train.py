@@ -2,9 +2,9 @@
 SIZE] [--seeds 0 1 2] [--tasks ...] [--depths ...] [--steps N] [--optimizer sgd|adam] [--lr LR]
 [--out DIR]``.
 
-Thin by design: resolves the config (a shipped experiment, :mod:`transformer_theory.harness`,
+Thin by design: resolves the config (a shipped experiment, :mod:`transformer_theory.sweeps`,
 or a user's file with ``get_config()``), applies the flags, checks the output directory and calls
-:func:`transformer_theory.harness.run_experiment`. Re-running the same command resumes killed
+:func:`transformer_theory.sweeps.run_experiment`. Re-running the same command resumes killed
 runs from their last checkpoint; ``--steps N`` continues finished runs to N steps. A run directory
 with other settings, or an output directory recording another experiment or other overrides (say
 ``--lr 0.1`` there, ``--lr 0.5`` asked), is refused (exit 2) naming the setting that differs;
@@ -25,7 +25,8 @@ from transformer_theory.cli._common import (
     comma_list,
     prepare_out_dir,
 )
-from transformer_theory.harness import (
+from transformer_theory.settings import add_options, flag_of, help_of, split_list
+from transformer_theory.sweeps import (
     NAMED,
     ExperimentConfig,
     ExperimentError,
@@ -34,10 +35,9 @@ from transformer_theory.harness import (
     named_config,
     run_experiment,
 )
-from transformer_theory.harness.cost import check_seconds, shipped_defaults
-from transformer_theory.harness.sweeps import OVERRIDABLE
-from transformer_theory.harness.tables import initial_loss_note, result_line
-from transformer_theory.settings import add_options, flag_of, help_of, split_list
+from transformer_theory.sweeps.cost import check_seconds, shipped_defaults
+from transformer_theory.sweeps.directory import OVERRIDABLE
+from transformer_theory.sweeps.tables import initial_loss_note, result_line
 from transformer_theory.train import RunDirectoryError, TrainingInterrupted
 
 # The overrides given as several values after one flag (``--seeds 0 1 2``, or a comma list):

@@ -1,12 +1,12 @@
 """An experiment is a config: a typed frozen :class:`ExperimentConfig`, named or from a user's file.
 
 The library ships the configs of the paper's figures as modules of
-:mod:`transformer_theory.harness.configs` (:data:`NAMED`, found on disk: every module there is a
+:mod:`transformer_theory.sweeps.configs` (:data:`NAMED`, found on disk: every module there is a
 named experiment); a user's experiment is a Python file
 with a ``get_config()`` that returns an :class:`ExperimentConfig` (the big_vision / nanodo
 convention), e.g. ``my_sweep.py``::
 
-    from transformer_theory.harness import ExperimentConfig
+    from transformer_theory.sweeps import ExperimentConfig
 
     def get_config():
         return ExperimentConfig(
@@ -38,11 +38,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from transformer_theory import _validate
 from transformer_theory import tasks as tasklib
-from transformer_theory.harness.setups import SETUPS, TaskSetup
 from transformer_theory.settings import setting
+from transformer_theory.sweeps.setups import SETUPS, TaskSetup
 
 if TYPE_CHECKING:
-    from transformer_theory.harness.runs import RunSpec
+    from transformer_theory.sweeps.runs import RunSpec
 
 __all__ = [
     "ANALYSES",
@@ -58,7 +58,7 @@ __all__ = [
 
 
 def _shipped() -> tuple[str, ...]:
-    """The config modules of :mod:`transformer_theory.harness.configs`, found on disk (a new
+    """The config modules of :mod:`transformer_theory.sweeps.configs`, found on disk (a new
     ``configs/<name>.py`` with ``get_config()`` is a new named experiment)."""
     where = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs")
     return tuple(
@@ -97,7 +97,7 @@ class ExperimentConfig:
 
     A run is (task, heads per layer, seed); the runs are every ``heads`` entry of every selected
     task, for every seed, each trained with the task's :class:`~.setups.TaskSetup` of ``size``.
-    The fields a command line may change (:data:`~.sweeps.OVERRIDABLE`) are the options of
+    The fields a command line may change (:data:`~.directory.OVERRIDABLE`) are the options of
     ``transformer-theory train``, their help the entries below; the others are the config's own.
 
     Attributes:
@@ -249,7 +249,7 @@ class ExperimentConfig:
     def run_specs(self) -> tuple[RunSpec, ...]:
         """Every run, as :class:`~.runs.RunSpec`: tasks, then heads configurations, then seeds
         (computed once per config: a config is frozen)."""
-        from transformer_theory.harness.runs import RunSpec
+        from transformer_theory.sweeps.runs import RunSpec
 
         return tuple(
             RunSpec(
@@ -278,7 +278,7 @@ def named_config(name: str) -> ExperimentConfig:
     """The shipped config ``name`` (one of :data:`NAMED`)."""
     if name not in NAMED:
         raise ExperimentError(f"unknown experiment {name!r}; choose from {', '.join(NAMED)}")
-    module = importlib.import_module(f"transformer_theory.harness.configs.{name}")
+    module = importlib.import_module(f"transformer_theory.sweeps.configs.{name}")
     return module.get_config()
 
 

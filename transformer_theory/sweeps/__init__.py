@@ -1,6 +1,6 @@
-"""The harness runs, resumes and sweeps experiment configs (Chen & Zou 2024's trained figures).
+"""Training sweeps: run, resume and sweep experiment configs (Chen & Zou 2024's trained figures).
 
-An experiment is a typed frozen config; the harness trains each of its runs through
+An experiment is a typed frozen config; this package trains each of its runs through
 :func:`transformer_theory.train.train` (a killed run resumes bit for bit from its directory, a
 finished one continues to more steps), sweeps them into one output directory, summarizes them and
 draws the figures. One module each:
@@ -12,7 +12,7 @@ draws the figures. One module each:
   the modules of :mod:`.configs` (:data:`NAMED`, found on disk), a user's own is a file with
   ``get_config()``;
 - :mod:`.runs`: :class:`RunSpec`, one run, and what it builds (model, data, optimizer);
-- :mod:`.sweeps`: :func:`run_experiment` (check the output directory, train every run, summarize,
+- :mod:`.directory`: :func:`run_experiment` (check the output directory, train every run, summarize,
   draw) and :func:`plot` (redraw from a directory);
 - :mod:`.cost`: a lower bound on a sweep's training time, checked against the budget before any
   run starts, and the shipped configs' defaults as ``train --help`` shows them;
@@ -21,16 +21,16 @@ draws the figures. One module each:
 
 From Python::
 
-    from transformer_theory import harness
+    from transformer_theory import sweeps
 
-    config = harness.named_config("fig2_depth").replace(seeds=(0,), tasks=("reasoning",))
-    rows, figures = harness.run_experiment(config, "results/fig2_reasoning")
+    config = sweeps.named_config("fig2_depth").replace(seeds=(0,), tasks=("reasoning",))
+    rows, figures = sweeps.run_experiment(config, "results/fig2_reasoning")
 
 The command line does the same: ``transformer-theory train --experiment fig2_depth --seeds 0
 --tasks reasoning --out results/fig2_reasoning``, or ``--config my_sweep.py`` for a user's file.
 """
 
-from transformer_theory.harness.config import (
+from transformer_theory.sweeps.config import (
     NAMED,
     ExperimentConfig,
     ExperimentError,
@@ -38,24 +38,7 @@ from transformer_theory.harness.config import (
     named_config,
     resolve,
 )
-from transformer_theory.harness.runs import (
-    RunSpec,
-    build_data,
-    build_model,
-    build_run,
-    execute,
-    trained_params,
-)
-from transformer_theory.harness.setups import (
-    PAPER,
-    PAPER_CLAIMS,
-    QUICK,
-    SETUPS,
-    SIZES,
-    TASK_NAMES,
-    TaskSetup,
-)
-from transformer_theory.harness.sweeps import (
+from transformer_theory.sweeps.directory import (
     aggregate,
     analyse,
     check_out_dir,
@@ -63,6 +46,23 @@ from transformer_theory.harness.sweeps import (
     read_record,
     run_experiment,
     sweep,
+)
+from transformer_theory.sweeps.runs import (
+    RunSpec,
+    build_data,
+    build_model,
+    build_run,
+    execute,
+    trained_params,
+)
+from transformer_theory.sweeps.setups import (
+    PAPER,
+    PAPER_CLAIMS,
+    QUICK,
+    SETUPS,
+    SIZES,
+    TASK_NAMES,
+    TaskSetup,
 )
 
 __all__ = [

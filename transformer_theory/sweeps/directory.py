@@ -29,10 +29,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from transformer_theory.harness.config import ExperimentConfig, ExperimentError, resolve
-from transformer_theory.harness.runs import RunSpec, execute
-from transformer_theory.harness.setups import PAPER_CLAIMS
 from transformer_theory.jsonio import read_json, write_csv, write_json
+from transformer_theory.sweeps.config import ExperimentConfig, ExperimentError, resolve
+from transformer_theory.sweeps.runs import RunSpec, execute
+from transformer_theory.sweeps.setups import PAPER_CLAIMS
 from transformer_theory.train.rundir import RunDirectoryError, check_run_dir
 
 __all__ = [
@@ -237,10 +237,10 @@ def run_experiment(
 def analyse(config: ExperimentConfig, out: str) -> list[str]:
     """Draw ``config``'s analysis from the run directories under ``out``; returns the files."""
     if config.analysis == "attention_maps":
-        from transformer_theory.harness import attention_maps
+        from transformer_theory.sweeps import attention_maps
 
         return attention_maps.analyse(config, out)
-    from transformer_theory.harness.plots import plot_curves
+    from transformer_theory.sweeps.plots import plot_curves
 
     return [plot_curves(config, out)]
 

@@ -7,8 +7,8 @@ import os
 
 import numpy as np
 
-from transformer_theory.harness.config import ExperimentConfig
 from transformer_theory.plotting import figure_legend, pyplot, save_figure, suptitle
+from transformer_theory.sweeps.config import ExperimentConfig
 from transformer_theory.train import RunDirectoryError, read_metrics
 from transformer_theory.train.rundir import METRICS_FILE
 

@@ -19,10 +19,10 @@ import numpy as np
 from transformer_theory import tasks as tasklib
 from transformer_theory.constructions.reasoning import theorem3
 from transformer_theory.core.forward import forward_trace
-from transformer_theory.harness.config import ExperimentConfig
-from transformer_theory.harness.runs import trained_params
 from transformer_theory.jsonio import write_json
 from transformer_theory.plotting import heatmap, layer_name, pyplot, save_figure, suptitle
+from transformer_theory.sweeps.config import ExperimentConfig
+from transformer_theory.sweeps.runs import trained_params
 from transformer_theory.train.init import copy_pattern_alpha
 
 __all__ = [

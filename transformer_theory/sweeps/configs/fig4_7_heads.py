@@ -18,7 +18,7 @@ for contextual generalization extra heads do not help (a single head in the last
 fastest) and 4 layers learn faster than 3.
 """
 
-from transformer_theory.harness import ExperimentConfig
+from transformer_theory.sweeps import ExperimentConfig
 
 ONE_TO_THREE_LAYERS = ((1,), (2,), (4,), (1, 1), (2, 2), (1, 1, 1))
 HEADS = {

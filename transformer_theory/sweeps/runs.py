@@ -14,8 +14,8 @@ import time
 
 import jax
 
-from transformer_theory.harness.setups import SETUPS, TaskSetup
 from transformer_theory.params import ModelConfig, ModelParams
+from transformer_theory.sweeps.setups import SETUPS, TaskSetup
 from transformer_theory.train import (
     TaskData,
     TrainConfig,

@@ -3,7 +3,7 @@
 A :class:`TaskSetup` holds the task instance, the data split, the optimizer and the
 initialization choices of one task at one size. :data:`QUICK` and :data:`PAPER` are the two
 tables; :data:`SETUPS` maps a size name to its table, and an
-:class:`~transformer_theory.harness.ExperimentConfig` may bring its own tables (a new size, a
+:class:`~transformer_theory.sweeps.ExperimentConfig` may bring its own tables (a new size, a
 changed task) in the same form.
 
 Sizes:
