@@ -69,11 +69,11 @@ import numpy as np
 
 from transformer_theory import tasks
 from transformer_theory.core.forward import forward_trace
-from transformer_theory.train import DataConfig, TaskData, TrainConfig, paper_init, train
+from transformer_theory.train import DataSettings, TaskData, TrainSettings, paper_init, train
 
 task = tasks.InContextQA(4, 4, 2)
-data = TaskData(task, jax.random.key(2), DataConfig(holdout=0.2))
-tc = TrainConfig(steps=400, batch_size=64, learning_rate=0.1, grad_clip=1.0, log_every=100)
+data = TaskData(task, jax.random.key(2), DataSettings(holdout=0.2))
+tc = TrainSettings(steps=400, batch_size=64, learning_rate=0.1, grad_clip=1.0, log_every=100)
 results = {}
 for heads in [(1,), (1, 1)]:
     params = paper_init(

@@ -219,7 +219,7 @@ from flax import nnx
 
 from transformer_theory.nn.encdec import EncoderDecoder, Seq2SeqConfig
 from transformer_theory.papers.conti2024 import BOS, EOS, Translation, token_accuracy
-from transformer_theory.train import TrainConfig
+from transformer_theory.train import TrainSettings
 from transformer_theory.train import seq2seq as s2s
 
 task = Translation(num_nouns=3, num_adjectives=2, num_verbs=2) if SMOKE else Translation()
@@ -240,7 +240,7 @@ cfg = Seq2SeqConfig(
     num_heads=8,
     ffn_hidden=64 if SMOKE else 128,
 )
-tc = TrainConfig(
+tc = TrainSettings(
     steps=200 if SMOKE else 1000,
     batch_size=64,
     learning_rate=3e-3,

@@ -69,8 +69,9 @@ def test_train_out_is_a_file_or_unwritable(tmp_path, capsys):
         ("def get_config(:\n", "SyntaxError"),
         ("import no_such_module_here\n", "ModuleNotFoundError"),
         (
-            "from transformer_theory.sweeps import ExperimentConfig\n"
-            "def get_config():\n    return ExperimentConfig(name='x', heads={'sorting': [(1,)]})\n",
+            "from transformer_theory.sweeps import ExperimentSettings\n"
+            "def get_config():\n"
+            "    return ExperimentSettings(name='x', heads={'sorting': [(1,)]})\n",
             "heads: unknown task 'sorting'",
         ),
     ],
@@ -150,11 +151,11 @@ def test_large_initial_losses_are_explained_where_they_are_printed():
 # ------------------------------------------------------------------ issue 48: names, disk, files
 ESCAPING_CONFIG = """
 from transformer_theory import tasks
-from transformer_theory.sweeps import QUICK, ExperimentConfig
+from transformer_theory.sweeps import QUICK, ExperimentSettings
 
 def get_config():
     setup = QUICK["reasoning"].replace(task=tasks.InContextQA(3, 3, 2))
-    return ExperimentConfig(
+    return ExperimentSettings(
         name={name!r}, heads={{{task!r}: [(1,)]}}, size={size!r},
         setups={{{size!r}: {{{task!r}: setup}}}}, steps=2,
     )

@@ -7,7 +7,7 @@ draws the figures. One module each:
 
 - :mod:`.setups`: how each of Chen & Zou's four tasks is built and trained, one table per size
   (:data:`QUICK`, :data:`PAPER`);
-- :mod:`.config`: :class:`ExperimentConfig`, a typed frozen description of an experiment (which
+- :mod:`.config`: :class:`ExperimentSettings`, a typed frozen description of an experiment (which
   tasks, heads per layer, seeds, size, optimizer overrides, which analysis); the shipped ones are
   the modules of :mod:`.configs` (:data:`NAMED`, found on disk), a user's own is a file with
   ``get_config()``;
@@ -32,8 +32,8 @@ The command line does the same: ``transformer-theory train --experiment fig2_dep
 
 from transformer_theory.sweeps.config import (
     NAMED,
-    ExperimentConfig,
     ExperimentError,
+    ExperimentSettings,
     config_from_file,
     named_config,
     resolve,
@@ -73,7 +73,7 @@ __all__ = [
     "SETUPS",
     "SIZES",
     "TASK_NAMES",
-    "ExperimentConfig",
+    "ExperimentSettings",
     "ExperimentError",
     "RunSpec",
     "TaskSetup",

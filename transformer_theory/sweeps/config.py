@@ -1,15 +1,15 @@
-"""An experiment is a config: a typed frozen :class:`ExperimentConfig`, named or from a user's file.
+"""An experiment is a typed frozen :class:`ExperimentSettings`, named or from a user's file.
 
 The library ships the configs of the paper's figures as modules of
 :mod:`transformer_theory.sweeps.configs` (:data:`NAMED`, found on disk: every module there is a
 named experiment); a user's experiment is a Python file
-with a ``get_config()`` that returns an :class:`ExperimentConfig` (the big_vision / nanodo
+with a ``get_config()`` that returns an :class:`ExperimentSettings` (the big_vision / nanodo
 convention), e.g. ``my_sweep.py``::
 
-    from transformer_theory.sweeps import ExperimentConfig
+    from transformer_theory.sweeps import ExperimentSettings
 
     def get_config():
-        return ExperimentConfig(
+        return ExperimentSettings(
             name="my_sweep",
             heads={"reasoning": [(1,), (2,), (1, 1)]},
             seeds=(0, 1),
@@ -49,7 +49,7 @@ __all__ = [
     "INITS",
     "NAMED",
     "OPTIMIZERS",
-    "ExperimentConfig",
+    "ExperimentSettings",
     "ExperimentError",
     "config_from_file",
     "named_config",
@@ -92,7 +92,7 @@ def _heads_config(task: str, heads) -> tuple[int, ...]:
 
 
 @dataclasses.dataclass(frozen=True)
-class ExperimentConfig:
+class ExperimentSettings:
     """Which runs an experiment trains and how it draws them.
 
     A run is (task, heads per layer, seed); the runs are every ``heads`` entry of every selected
@@ -230,7 +230,7 @@ class ExperimentConfig:
         if self.init not in INITS:
             raise ValueError(f"init: expected one of {INITS}, got {self.init!r}")
 
-    def replace(self, **changes: Any) -> ExperimentConfig:
+    def replace(self, **changes: Any) -> ExperimentSettings:
         return dataclasses.replace(self, **changes)
 
     @property
@@ -274,7 +274,7 @@ class ExperimentConfig:
         return list(self.run_specs)
 
 
-def named_config(name: str) -> ExperimentConfig:
+def named_config(name: str) -> ExperimentSettings:
     """The shipped config ``name`` (one of :data:`NAMED`)."""
     if name not in NAMED:
         raise ExperimentError(f"unknown experiment {name!r}; choose from {', '.join(NAMED)}")
@@ -282,12 +282,12 @@ def named_config(name: str) -> ExperimentConfig:
     return module.get_config()
 
 
-def config_from_file(path: str) -> ExperimentConfig:
-    """The :class:`ExperimentConfig` returned by ``get_config()`` of the Python file ``path``.
+def config_from_file(path: str) -> ExperimentSettings:
+    """The :class:`ExperimentSettings` returned by ``get_config()`` of the Python file ``path``.
 
     The file is executed as a module of its own (nothing is added to ``sys.path``). Raises
     :class:`ExperimentError` naming the file when it is missing, fails to run, has no
-    ``get_config`` or returns something else than an :class:`ExperimentConfig`.
+    ``get_config`` or returns something else than an :class:`ExperimentSettings`.
     """
     path = os.path.abspath(path)
     if not os.path.isfile(path):
@@ -310,14 +310,14 @@ def config_from_file(path: str) -> ExperimentConfig:
         raise ExperimentError(f"{path}: {type(err).__name__}: {err}") from None
     finally:
         sys.modules.pop(module_name, None)
-    if not isinstance(config, ExperimentConfig):
+    if not isinstance(config, ExperimentSettings):
         raise ExperimentError(
-            f"{path}: get_config() returned {type(config).__name__}, expected an ExperimentConfig"
+            f"{path}: get_config() returned {type(config).__name__}, expected an ExperimentSettings"
         )
     return config
 
 
-def resolve(source: str) -> ExperimentConfig:
+def resolve(source: str) -> ExperimentSettings:
     """A shipped name (:data:`NAMED`) or the path of a config file -> its config."""
     if source in NAMED:
         return named_config(source)

@@ -6,7 +6,7 @@
 - :mod:`.fig4_7_heads`: Figures 4-7, heads per layer.
 
 Each module's ``get_config()`` returns an
-:class:`~transformer_theory.sweeps.ExperimentConfig` (``fig2_paper`` is ``fig2_depth``'s runs with
+:class:`~transformer_theory.sweeps.ExperimentSettings` (``fig2_paper`` is ``fig2_depth``'s runs with
 §9.1's setups); its docstring gives the exact command and the result it produced. The config is
 the one settings object: the fields a command line may change (size, seeds, tasks, depths, steps,
 optimizer, learning rate) are ``train``'s options, each defined once by its field (type, bound,

@@ -23,13 +23,13 @@ shares are 1.0 and 3/5 (its last row also reads its own final ``q r`` pair with 
 """
 
 from transformer_theory import tasks
-from transformer_theory.sweeps import SETUPS, ExperimentConfig
+from transformer_theory.sweeps import SETUPS, ExperimentSettings
 
 
-def get_config() -> ExperimentConfig:
+def get_config() -> ExperimentSettings:
     paper = dict(SETUPS["paper"])
     paper["reasoning"] = paper["reasoning"].replace(task=tasks.InContextQA(100, 100, 2))
-    return ExperimentConfig(
+    return ExperimentSettings(
         name="fig3_attention_maps",
         title=(
             "Chen & Zou 2024, Figure 3: trained two-layer model vs Theorem 3's construction "
