@@ -106,17 +106,17 @@ def test_time_limit_covers_the_whole_command(tmp_path, capsys, monkeypatch):
     than the limit leaves every group undecided, and the command still reports and exits 0."""
     import time
 
-    from transformer_theory import files
+    from transformer_theory import saveload
 
     f = tmp_path / "toy.json"
     f.write_text(json.dumps(TOY))
-    slow = files.load_dataset
+    slow = saveload.load_dataset
 
     def slow_load(path):
         time.sleep(0.3)
         return slow(path)
 
-    monkeypatch.setattr(files, "load_dataset", slow_load)
+    monkeypatch.setattr(saveload, "load_dataset", slow_load)
     argv = ["certify", str(f), "--time-limit", "0.2", "--out", str(tmp_path / "o")]
     assert main(argv) == 0
     out = capsys.readouterr().out
@@ -144,14 +144,14 @@ def test_certify_refuses_a_file_too_large_for_memory(tmp_path, monkeypatch, caps
 
 
 def test_certify_json_is_the_typed_record(tmp_path, capsys):
-    from transformer_theory import report
+    from transformer_theory import verify_outputs
     from transformer_theory.jsonio import read_record, to_jsonable
 
     f = tmp_path / "toy.json"
     f.write_text(json.dumps(TOY))
     assert main(["certify", str(f), "--bound", "none", "--out", str(tmp_path)]) == 0
     path = tmp_path / "certify.json"
-    rec = read_record(str(path), report.CertifyRecord)
+    rec = read_record(str(path), verify_outputs.CertifyRecord)
     assert rec.dataset.num_examples == 4 and rec.dataset.last_tokens == (4,)
     assert [r.bound for r in rec.results] == [None, None]  # --bound none: no key "bound"
     assert to_jsonable(rec)[0] == read_json(str(path))

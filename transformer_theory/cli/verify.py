@@ -19,7 +19,7 @@ import time
 
 from transformer_theory import budget, settings
 from transformer_theory.cli import _common
-from transformer_theory.theory._suite_settings import VerifySettings, template_counts
+from transformer_theory.theory._verify_settings import VerifySettings, template_counts
 
 __all__ = ["X64", "add_arguments", "run", "template_counts"]
 
@@ -47,7 +47,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import jax
 
-    from transformer_theory import parallel, report
+    from transformer_theory import parallel, verify_outputs
     from transformer_theory.progress import tqdm
     from transformer_theory.theory import suite
 
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         )
     except ValueError as e:
         raise _common.UsageError(str(e)) from None
-    report.clear_outputs(out)
+    verify_outputs.clear_outputs(out)
     mesh = None
     if s.shard and jax.local_device_count() > 1:
         mesh = parallel.make_mesh(s.models)
@@ -82,14 +82,15 @@ def run(args: argparse.Namespace) -> int:
         bar.update(1)
 
     verdicts, extra, found = suite.run_suite(s, datasets, mesh=mesh, on_step=step)
-    witnesses = report.save_witnesses(out, found) if s.witnesses else []
+    witnesses = verify_outputs.save_witnesses(out, found) if s.witnesses else []
     witness_fail = any(w.found and w.in_scope for w in witnesses)
     bar.close()
 
-    print(report.format_table(verdicts))
-    for line in report.suite_lines(extra) + [report.witness_line(w.to_dict()) for w in witnesses]:
+    print(verify_outputs.format_table(verdicts))
+    lines = verify_outputs.suite_lines(extra)
+    for line in lines + [verify_outputs.witness_line(w.to_dict()) for w in witnesses]:
         print(line)
-    paths = report.write_outputs(out, verdicts, extra + [w.to_dict() for w in witnesses])
+    paths = verify_outputs.write_outputs(out, verdicts, extra + [w.to_dict() for w in witnesses])
     failed = [v for v in verdicts if v.failed]
     n_in = sum(v.expected for v in verdicts)
     print(

@@ -5,7 +5,7 @@ records, this module formats and writes them.
 - :func:`clear_outputs`: remove the files a previous run left in ``--out`` (before computing);
 - :func:`suite_lines`: the certificate and bound lines printed by the command;
 - :func:`save_witnesses`: found witnesses as ``witness_<family>.npz``
-  (:func:`transformer_theory.files.save_model`);
+  (:func:`transformer_theory.saveload.save_model`);
 - :func:`write_outputs`: ``verify.json``, ``verify.csv``, ``verify.png``
   (:func:`transformer_theory.plotting.residuals_by_family`).
 """
@@ -18,7 +18,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from transformer_theory import files, plotting
+from transformer_theory import plotting, saveload
 from transformer_theory.jsonio import optional, to_jsonable, write_csv, write_json
 from transformer_theory.tables import Column, table
 from transformer_theory.theory import checks
@@ -100,7 +100,7 @@ def save_witnesses(out_dir: str, records: Sequence[Any]) -> list[Any]:
         if rec.params is not None:
             rec = dataclasses.replace(
                 rec,
-                params_path=files.save_model(
+                params_path=saveload.save_model(
                     os.path.join(out_dir, witness_file_name(rec)), rec.params
                 ),
             )
@@ -158,7 +158,7 @@ class CertifyRecord:
     groups of rows that hold one sequence under different labels, one entry per family."""
 
     kind: str = "certify"
-    dataset: files.DatasetSummary
+    dataset: saveload.DatasetSummary
     file: str
     contradictions: tuple[tuple[int, ...], ...]
     results: tuple[CertifyEntry, ...]
