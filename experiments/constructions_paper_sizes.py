@@ -141,7 +141,7 @@ def main(argv=None) -> int:
     print()
     print(table(rows, TABLE_COLUMNS))
     print(f"wrote {path}")
-    return 0 if all(r["accuracy"] == 1.0 and r["min_margin"] > 0 for r in rows) else 1
+    return 0 if all(r.exact for r in rows) else 1
 
 
 if __name__ == "__main__":

@@ -455,7 +455,6 @@ def test_the_readme_layout_table_names_every_top_level_entry():
 KNOWN_KEY_READERS: dict[str, str] = {
     "_common": "experiment_script prints any experiment's rows (experiments return dicts or lists)",
     "experiment": "prints any experiment's rows (experiments return dicts or lists)",
-    "construct": "construction rows are dicts",
     "train": "a sweep's summary rows are dicts",
 }
 

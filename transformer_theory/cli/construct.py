@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     )
     print(table(rows, study.TABLE_COLUMNS))
     path = os.path.join(out, "construct.json")
-    sizes = dataclasses.asdict(s.sizes)
-    write_json(path, dict(sizes=sizes, samples=s.samples, seed=s.seed, rows=rows), indent=2)
+    record = study.ConstructRecord(dataclasses.asdict(s.sizes), s.samples, s.seed, tuple(rows))
+    write_json(path, record, indent=2)
     print(f"wrote {path}")
-    return 0 if all(r["accuracy"] == 1.0 and r["min_margin"] > 0 for r in rows) else 1
+    return 0 if all(r.exact for r in rows) else 1

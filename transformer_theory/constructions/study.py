@@ -133,6 +133,42 @@ def is_exhaustive(task: Task, samples: int | None) -> bool:
 LONG_CHECK = 10**7  # examples: an exhaustive check this long gets a hint about --samples
 
 
+@dataclasses.dataclass(frozen=True)
+class ConstructionRow:
+    """One construction built and checked: theorem, task, its sizes and dataset size, the
+    model's layers, heads (per layer, ``1/1``) and width ``d'``, the examples checked (``mode``
+    ``exhaustive`` or ``sampled``), accuracy, smallest margin and relative margin, seconds."""
+
+    theorem: str
+    task: str
+    sizes: str
+    dataset_size: str
+    layers: int
+    heads: str
+    width: int
+    examples: int
+    mode: str
+    accuracy: float
+    min_margin: float
+    min_relative_margin: float
+    seconds: float
+
+    @property
+    def exact(self) -> bool:
+        """Every example classified, with a positive margin."""
+        return self.accuracy == 1.0 and self.min_margin > 0
+
+
+@dataclasses.dataclass(frozen=True)
+class ConstructRecord:
+    """``construct.json`` (``transformer-theory construct``): the sizes, the sampling, the rows."""
+
+    sizes: dict[str, Any]
+    samples: int | None
+    seed: int
+    rows: tuple[ConstructionRow, ...]
+
+
 def check_plan(
     planned: Sequence[Planned],
     *,
@@ -141,7 +177,7 @@ def check_plan(
     chunk_size: int = 4096,
     progress: bool = False,
     log: Callable[[str], None] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[ConstructionRow]:
     """Build and check every planned row; see :func:`construction_rows`."""
     rows = []
     for p in planned:
@@ -166,7 +202,7 @@ def check_plan(
         )
         cfg = params.config
         rows.append(
-            dict(
+            ConstructionRow(
                 theorem=p.label,
                 task=type(p.task).__name__,
                 sizes=p.sizes,
@@ -194,7 +230,7 @@ def construction_rows(
     chunk_size: int = 4096,
     progress: bool = False,
     log: Callable[[str], None] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[ConstructionRow]:
     """Build and check each theorem's construction; ``samples=None`` checks every example.
 
     With ``samples`` set, a task whose whole dataset has at most ``samples`` examples is still
