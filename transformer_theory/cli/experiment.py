@@ -68,8 +68,20 @@ def run(args: argparse.Namespace) -> int:
     out = prepare_out_dir(f"results/{args.name}" if args.out is None else args.out)
     record = module.run(config, out, progress=True)
     print(f"{args.name} ({paper}, size {args.size}): wrote {out}")
-    rows = record.get("rows") if isinstance(record, dict) else record
-    if isinstance(rows, list) and rows and all(isinstance(r, dict) for r in rows):
+    rows = _rows(record)
+    if rows:
         scalar = [k for k in rows[0] if isinstance(rows[0][k], (int, float, str, type(None)))]
         print(table(rows, scalar))
     return 0
+
+
+def _rows(record: object) -> list[dict]:
+    """The rows an experiment's record holds, as their JSON objects: a list of rows, or the
+    ``rows`` of a dict or of a typed record (none when it holds no list of objects)."""
+    from transformer_theory.jsonio import to_jsonable
+
+    rows = record.get("rows") if isinstance(record, dict) else getattr(record, "rows", record)
+    if not isinstance(rows, (list, tuple)):
+        return []
+    rows = [to_jsonable(r, default_str=True)[0] for r in rows]
+    return rows if all(isinstance(r, dict) for r in rows) else []
