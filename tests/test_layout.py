@@ -453,9 +453,11 @@ def test_the_readme_layout_table_names_every_top_level_entry():
 #: ``row.get("kind")``): each must move to the study's typed record and leave this list, which
 #: may only shrink (a module that no longer reads a key fails until it is struck off).
 KNOWN_KEY_READERS: dict[str, str] = {
-    "_common": "experiment_script prints any experiment's rows (experiments return dicts or lists)",
-    "experiment": "prints any experiment's rows (experiments return dicts or lists)",
-    "train": "a sweep's summary rows are dicts",
+    "_common": "experiment_script reads the 'rows' of any experiment's record (the top-level "
+    "experiments return dicts or lists)",
+    "experiment": "reads the 'rows' of any experiment's record, as _common",
+    "train": "a sweep's summary rows (sweeps.runs.execute, summary.json, read back by the "
+    "sweep tables, notebooks 04 and 08) are dicts",
 }
 
 
