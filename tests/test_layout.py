@@ -456,8 +456,6 @@ KNOWN_KEY_READERS: dict[str, str] = {
     "_common": "experiment_script reads the 'rows' of any experiment's record (the top-level "
     "experiments return dicts or lists)",
     "experiment": "reads the 'rows' of any experiment's record, as _common",
-    "train": "a sweep's summary rows (sweeps.runs.execute, summary.json, read back by the "
-    "sweep tables, notebooks 04 and 08) are dicts",
 }
 
 

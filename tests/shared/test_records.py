@@ -125,3 +125,32 @@ def test_the_committed_results_read_back_as_their_typed_records(name, kind, part
     data = part(jsonio.read_json(str(RESULTS / name)))
     rec = jsonio.as_record(kind, data)
     assert jsonio.to_jsonable(rec)[0] == data
+
+
+def test_a_sweep_row_is_typed_and_reads_as_its_json_mapping(tmp_path):
+    from transformer_theory.sweeps.runs import RunSummary
+
+    row = RunSummary(
+        run="reasoning_h1_s0",
+        task="reasoning",
+        heads="1",
+        depth=1,
+        seed=0,
+        optimizer="adam",
+        learning_rate=1e-3,
+        steps=10,
+        status="diverged",
+        diverged_step=7,
+        final_eval_acc=None,
+        final_eval_loss=None,
+        initial_eval_loss=2.5,
+        chance=0.25,
+        stop_reason="diverged",
+        seconds=1.5,
+    )
+    assert row.diverged and row["diverged_step"] == 7 and row.get("nothing") is None
+    assert dict(row) == jsonio.to_jsonable(row)[0]  # the mapping view is the JSON row
+    with pytest.raises(KeyError):
+        row["nothing"]
+    path = jsonio.write_json(str(tmp_path / "summary.json"), [row])
+    assert jsonio.read_record(path, tuple[RunSummary, ...]) == (row,)
