@@ -449,14 +449,10 @@ def test_the_readme_layout_table_names_every_top_level_entry():
 
 # --- typed records (issue: one study contract, "Typed records") --------------------------------
 
-#: Command modules that still read a study's record by string key (``record["check"]``,
-#: ``row.get("kind")``): each must move to the study's typed record and leave this list, which
-#: may only shrink (a module that no longer reads a key fails until it is struck off).
-KNOWN_KEY_READERS: dict[str, str] = {
-    "_common": "experiment_script reads the 'rows' of any experiment's record (the top-level "
-    "experiments return dicts or lists)",
-    "experiment": "reads the 'rows' of any experiment's record, as _common",
-}
+#: Command modules allowed to read a value by string key (``record["check"]``,
+#: ``row.get("kind")``), each with why: none, every command prints from a study's typed record.
+#: A module listed here that reads no key fails the test until it is struck off.
+KNOWN_KEY_READERS: dict[str, str] = {}
 
 
 def _string_key_reads(path: pathlib.Path) -> list[str]:

@@ -14,7 +14,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-__all__ = ["Column", "table"]
+__all__ = ["Column", "rows_of", "table"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,3 +98,25 @@ def table(
     lines = [line([c.title for c in cols]), "  ".join("-" * w for w in widths)]
     lines += [line(b) for b in body]
     return "\n".join(lines)
+
+
+def rows_of(record: Any) -> list[dict]:
+    """The table rows of an experiment's record, as JSON objects (a typed row becomes the dict
+    of its fields, as its file holds it): the record itself when it is a list or tuple, else its
+    ``rows`` (a dict's key or a typed record's field); none when those are not all objects.
+
+    The top-level experiments (``papers/<p>/experiments/*.py``) return their record as a dict
+    holding ``rows`` or as a list of rows; a typed record with a ``rows`` field reads the same.
+    """
+    from transformer_theory.jsonio import to_jsonable
+
+    if isinstance(record, Mapping):
+        rows = record.get("rows")
+    elif isinstance(record, (list, tuple)):
+        rows = record
+    else:
+        rows = getattr(record, "rows", None)
+    if not isinstance(rows, (list, tuple)):
+        return []
+    rows = [to_jsonable(r, default_str=True)[0] for r in rows]
+    return rows if all(isinstance(r, dict) for r in rows) else []

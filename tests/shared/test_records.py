@@ -154,3 +154,14 @@ def test_a_sweep_row_is_typed_and_reads_as_its_json_mapping(tmp_path):
         row["nothing"]
     path = jsonio.write_json(str(tmp_path / "summary.json"), [row])
     assert jsonio.read_record(path, tuple[RunSummary, ...]) == (row,)
+
+
+def test_rows_of_reads_every_shape_of_an_experiment_record():
+    from transformer_theory.tables import rows_of
+
+    rows = [{"a": 1}, {"a": 2}]
+    assert rows_of(rows) == rows == rows_of({"rows": rows, "seconds": 3.0})
+    assert rows_of((Row("a", 0.5, (1,)),)) == [{"name": "a", "loss": 0.5, "lengths": [1]}]
+    typed = Record((Row("b", 1.0, ()),), {}, None)
+    assert rows_of(typed) == [{"name": "b", "loss": 1.0, "lengths": []}]
+    assert rows_of({"no rows": 1}) == rows_of([1, 2]) == rows_of(3.0) == []

@@ -322,10 +322,10 @@ def experiment_script(
         return EXIT_USAGE
     enable_x64_if_declared(experiment)
     records = experiment.run(config, out, progress=size != "smoke")
-    rows = records.get("rows") if isinstance(records, dict) else records
-    if rows:
-        from transformer_theory.tables import table
+    from transformer_theory.tables import rows_of, table
 
+    rows = rows_of(records)
+    if rows:
         print(table(rows, columns))
     return EXIT_OK
 

@@ -22,7 +22,7 @@ from transformer_theory.cli._common import (
     prepare_out_dir,
 )
 from transformer_theory.cli._experiments import check_seconds, discover, summary
-from transformer_theory.tables import table
+from transformer_theory.tables import rows_of, table
 
 __all__ = ["add_arguments", "discover", "run"]
 
@@ -68,20 +68,8 @@ def run(args: argparse.Namespace) -> int:
     out = prepare_out_dir(f"results/{args.name}" if args.out is None else args.out)
     record = module.run(config, out, progress=True)
     print(f"{args.name} ({paper}, size {args.size}): wrote {out}")
-    rows = _rows(record)
+    rows = rows_of(record)
     if rows:
         scalar = [k for k in rows[0] if isinstance(rows[0][k], (int, float, str, type(None)))]
         print(table(rows, scalar))
     return 0
-
-
-def _rows(record: object) -> list[dict]:
-    """The rows an experiment's record holds, as their JSON objects: a list of rows, or the
-    ``rows`` of a dict or of a typed record (none when it holds no list of objects)."""
-    from transformer_theory.jsonio import to_jsonable
-
-    rows = record.get("rows") if isinstance(record, dict) else getattr(record, "rows", record)
-    if not isinstance(rows, (list, tuple)):
-        return []
-    rows = [to_jsonable(r, default_str=True)[0] for r in rows]
-    return rows if all(isinstance(r, dict) for r in rows) else []
