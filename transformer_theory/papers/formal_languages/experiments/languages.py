@@ -26,11 +26,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from transformer_theory import _validate, budget, precision
-from transformer_theory.jsonio import write_json
+from transformer_theory.jsonio import as_record, write_json
 from transformer_theory.papers.formal_languages import _plots, _theory, _theory_table
 from transformer_theory.settings import check_minimums, setting, split_list
 
@@ -42,7 +42,9 @@ __all__ = [
     "MAX_PARITY_LENGTH",
     "SIZES",
     "Estimate",
+    "LanguageRow",
     "LanguagesResult",
+    "ParityPrecisionRow",
     "TableSettings",
     "check_budget",
     "estimate",
@@ -312,7 +314,7 @@ def run(
     out_dir: str | None = None,
     *,
     progress: bool = True,
-    on_rows: Callable[[list[dict]], None] | None = None,
+    on_rows: Callable[[tuple[LanguageRow, ...]], None] | None = None,
 ) -> LanguagesResult:
     """The table: each row built and checked (:func:`._theory_table.row_record`), then PARITY's
     sweep (:func:`._theory.parity_precision_records`), every finished record written to
@@ -349,7 +351,7 @@ def run(
             _record(out_dir, f"languages_{name}.json", records[-1])
         _record(out_dir, "languages.json", records)
         if on_rows is not None:
-            on_rows(records)
+            on_rows(_typed(records))
         for length in _bar(config.parity_lengths, "parity precision", progress):
             sweep += _theory.parity_precision_records(
                 [length],
@@ -366,13 +368,54 @@ def run(
         _plots.margins_by_length(records, os.path.join(out_dir, "languages_margin.png"))
         if sweep:
             _plots.parity_precision(sweep, os.path.join(out_dir, "parity_precision.png"))
+    rows = _typed(records)
     return LanguagesResult(
-        rows=tuple(row_table(records)),
-        records=tuple(records),
-        precision=tuple(sweep),
-        failed=any(r["accuracy"] < 1.0 for r in records),
+        rows=tuple(row_table(rows)),
+        records=rows,
+        precision=tuple(as_record(ParityPrecisionRow, r) for r in sweep),
+        failed=any(r.accuracy < 1.0 for r in rows),
         interrupted=interrupted,
     )
+
+
+def _typed(records: list[dict]) -> tuple[LanguageRow, ...]:
+    return tuple(as_record(LanguageRow, r) for r in records)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class LanguageRow:
+    """One row of the table (:func:`._theory_table.row_record`; ``languages_<name>.json``): the
+    language, the construction and how it attends, where it comes from, the format, the lengths
+    and strings checked, accuracy, smallest signed margin and the per-length entries (data whose
+    keys depend on the construction)."""
+
+    language: str
+    construction: str
+    attention: str
+    positional: str
+    source: str
+    dtype: str
+    lengths_checked: tuple[int, ...]
+    exhaustive_up_to: int
+    strings_checked: int
+    accuracy: float
+    min_margin: float
+    by_length: tuple[dict[str, Any], ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class ParityPrecisionRow:
+    """One length, format and LayerNorm choice of PARITY's sweep
+    (:func:`._theory.parity_precision_records`; ``parity_precision.json``)."""
+
+    n: int
+    dtype: str
+    layer_norm: bool
+    strings: int
+    accuracy: float
+    min_margin: float
+    max_cross_entropy_bits: float
+    mean_cross_entropy_bits: float
 
 
 @dataclasses.dataclass(frozen=True)
@@ -381,8 +424,7 @@ class LanguagesResult:
 
     Attributes:
       rows: the table's rows (:func:`row_table`).
-      records: the row records (:func:`._theory_table.row_record`; ``languages.json``), one per
-        construction: data whose keys depend on the construction.
+      records: the row records (``languages.json``), one per construction.
       precision: PARITY's sweep records (``parity_precision.json``).
       failed: a recognizer misclassified a string.
       interrupted: Ctrl-C stopped the run (then the records hold the finished part, written to
@@ -390,8 +432,8 @@ class LanguagesResult:
     """
 
     rows: tuple[dict[str, Any], ...]
-    records: tuple[dict[str, Any], ...]
-    precision: tuple[dict[str, Any], ...]
+    records: tuple[LanguageRow, ...]
+    precision: tuple[ParityPrecisionRow, ...]
     failed: bool
     interrupted: bool
 
@@ -409,39 +451,38 @@ def _bar(items, desc: str, progress: bool):
     return tqdm(items, desc=desc, disable=None)
 
 
-def row_table(records: list[dict]) -> list[dict]:
+def row_table(records: Sequence[LanguageRow]) -> list[dict]:
     """The row records as table rows: construction, attention, positional code, strings
     checked, lengths (``min-max``), accuracy (4 decimals), smallest margin, the precision."""
-    rows = []
-    for r in records:
-        lengths = r["lengths_checked"]
-        rows.append(
-            {
-                "construction": r["construction"],
-                "attention": r["attention"],
-                "positional": r["positional"],
-                "strings": r["strings_checked"],
-                "lengths": f"{min(lengths)}-{max(lengths)}" if lengths else "-",
-                "accuracy": f"{r['accuracy']:.4f}",
-                "min margin": r["min_margin"],
-                "precision": r["dtype"],
-            }
-        )
-    return rows
+    return [
+        {
+            "construction": r.construction,
+            "attention": r.attention,
+            "positional": r.positional,
+            "strings": r.strings_checked,
+            "lengths": f"{min(r.lengths_checked)}-{max(r.lengths_checked)}"
+            if r.lengths_checked
+            else "-",
+            "accuracy": f"{r.accuracy:.4f}",
+            "min margin": r.min_margin,
+            "precision": r.dtype,
+        }
+        for r in records
+    ]
 
 
-def precision_table(records: list[dict]) -> list[dict]:
+def precision_table(records: Sequence[ParityPrecisionRow]) -> list[dict]:
     """PARITY's sweep records as table rows: ``n``, format, LayerNorm (``eps=0`` or ``no``),
     strings, accuracy (4 decimals), smallest margin, largest cross-entropy in bits."""
     return [
         {
-            "n": r["n"],
-            "dtype": r["dtype"],
-            "LayerNorm": "eps=0" if r["layer_norm"] else "no",
-            "strings": r["strings"],
-            "accuracy": f"{r['accuracy']:.4f}",
-            "min margin": r["min_margin"],
-            "max CE (bits)": f"{r['max_cross_entropy_bits']:.6g}",
+            "n": r.n,
+            "dtype": r.dtype,
+            "LayerNorm": "eps=0" if r.layer_norm else "no",
+            "strings": r.strings,
+            "accuracy": f"{r.accuracy:.4f}",
+            "min margin": r.min_margin,
+            "max CE (bits)": f"{r.max_cross_entropy_bits:.6g}",
         }
         for r in records
     ]
