@@ -6,6 +6,7 @@ Runs only where tracr is installed, in its own environment (the recipe is
 ``transformer_theory.rasp._tracr.INSTALL``)::
 
     /tmp/tracr-venv/bin/python experiments/rasp_table.py --out experiments/results/rasp_table.json
+    python experiments/rasp_table.py --print experiments/results/rasp_table.json  # the table
 
 Per program (translated by :func:`transformer_theory.rasp._tracr.from_tracr`): layers, residual
 width and parameters of both compiled models (at ``--size``); this compiler's exact length in
@@ -29,13 +30,17 @@ import time
 
 COLUMNS = (
     ("program", "program"),
-    ("layers", "layers ours / tracr"),
-    ("width", "width ours / tracr"),
-    ("parameters", "parameters ours / tracr"),
-    ("enumerated", "ours exact (float32, enumerated)"),
-    ("certified", "ours certified (float32)"),
-    ("tracr_default", "tracr exact (float32, mlp_exactness 100)"),
-    ("tracr_1000", "tracr exact (float32, mlp_exactness 1000)"),
+    ("layers", "layers ours / tracr (N = {size})"),
+    ("width", "residual width ours / tracr (N = {size})"),
+    ("parameters", "parameters ours / tracr (N = {size})"),
+    ("enumerated", "ours, every input up to {enumerate} (float32)"),
+    ("certified", "ours, certified length (float32, tried up to {certify})"),
+    (
+        "tracr_default",
+        "tracr compiled for {tracr_len}, {samples} seeded inputs per length (float32, "
+        "mlp_exactness 100)",
+    ),
+    ("tracr_1000", "tracr, the same at mlp_exactness 1000"),
 )
 
 
@@ -227,7 +232,7 @@ def _cell(row, key):
     if not row.get("compiled"):
         return "refused" if key != "program" else row["program"]
     if key == "program":
-        return row["program"]
+        return row["program"] + (" (causal)" if row.get("causal") else "")
     if key == "layers":
         return f"{row['ours']['layers']} / {row['tracr']['layers']}"
     if key == "width":
@@ -236,19 +241,23 @@ def _cell(row, key):
         return f"{row['ours']['parameters']:,} / {row['tracr']['parameters']:,}"
     if key == "enumerated":
         e = row["enumerated"]
-        return f"{'>= ' if e['exact'] else '< '}{e['max_seq_len']}"
+        return f"exact ({e['inputs']:,} inputs)" if e["exact"] else "WRONG"
     if key == "certified":
         c = row["certified"]
-        more = c["first_failure"] is None
-        return f"{'>= ' if more else ''}{c['certified_length']}"
+        if c["first_failure"] is None:
+            return f"{c['certified_length']} (every length tried)"
+        return f"{c['certified_length']} (not {c['first_failure']})"
     t = row[key]
-    more = t["exact_through"] == t["max_seq_len"]
-    return f"{'>= ' if more else ''}{t['exact_through']}"
+    if t["exact_through"] == t["max_seq_len"]:
+        return f"right through {t['max_seq_len']}"
+    return f"right through {t['exact_through']}, wrong at {t['exact_through'] + 1}"
 
 
 def markdown(record: dict) -> str:
-    """The table of ``record`` (the JSON this script writes) as Markdown."""
-    head = "| " + " | ".join(h for _, h in COLUMNS) + " |"
+    """The table of ``record`` (the JSON this script writes) as Markdown, the programs not yet
+    measured as such."""
+    heads = [h.format(**record["settings"]) for _, h in COLUMNS]
+    head = "| " + " | ".join(heads) + " |"
     sep = "|" + "|".join("---" for _ in COLUMNS) + "|"
     rows = [*record["programs"], *({"program": n} for n in record.get("missing", []))]
     body = ["| " + " | ".join(_cell(r, k) for k, _ in COLUMNS) + " |" for r in rows]
@@ -257,7 +266,10 @@ def markdown(record: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", required=True, help="the JSON record to write (and resume from)")
+    ap.add_argument("--out", help="the JSON record to write (and resume from)")
+    ap.add_argument(
+        "--print", metavar="RECORD", help="print RECORD's table as Markdown (no tracr needed)"
+    )
     ap.add_argument("--size", type=int, default=5, help="max_seq_len of the size columns")
     ap.add_argument("--enumerate", type=int, default=5, help="max_seq_len enumerated")
     ap.add_argument("--certify", type=int, default=32, help="longest length certified")
@@ -266,6 +278,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", nargs="+", default=None, help="measure only these programs")
     ap.add_argument("--restart", action="store_true", help="ignore the rows already in --out")
     args = ap.parse_args(argv)
+    from transformer_theory import jsonio
+
+    if args.print:
+        print(markdown(jsonio.read_json(args.print)))
+        return 0
+    if not args.out:
+        ap.error("--out: required (or --print RECORD)")
     from transformer_theory.rasp import _tracr
 
     unknown = sorted(set(args.only or ()) - set(_tracr.TRACR_PROGRAMS))
@@ -274,8 +293,6 @@ def main(argv: list[str] | None = None) -> int:
     import jax
 
     jax.config.update("jax_enable_x64", True)
-    from transformer_theory import jsonio
-
     previous = None
     if os.path.exists(args.out) and not args.restart:
         previous = jsonio.read_json(args.out)
