@@ -161,7 +161,7 @@ _PARAMETERS_AT_64 = 6.9e6
 # The most input positions (inputs times their length) one check compares: about 10^5 a second.
 _MAX_POSITIONS = 2 * 10**7
 # The most floating-point operations one check's forward passes may take (minutes on a core;
-# reverse at --max-len 64 needs about 2.4e11).
+# reverse at max_len 64 needs about 2.4e11).
 _MAX_FLOPS = 5 * 10**11
 
 
