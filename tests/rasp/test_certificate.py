@@ -1,4 +1,4 @@
-"""Certificates by length (``rasp.certify``, ``rasp.certified_length``) against enumeration and
+"""Certificates by length (``_certificate.certify``, ``rasp.certified_length``) against enumeration and
 seeded adversarial inputs: a certified length is never beaten, the certified margin is a lower
 bound of every enumerated margin, a loosened constant moves the certified length down."""
 
