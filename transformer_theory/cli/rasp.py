@@ -142,28 +142,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as err:  # refused: a causal program, a table too large, a bad value set
         raise UsageError(str(err)) from None
     paths = _outputs.write_outputs(compiled, record, out)
-    rec, lb, law = record.check, record.lower_bounds, record.predicted[args.precision]
-    impossible, layers = lb.one_layer_certified_impossible_at, lb.compiled_attention_sublayers
     print(f"{name}: {compiled.summary()}")  # singular where a count is 1
-    print(
-        f"checked {rec.inputs_checked} inputs ({rec.positions_compared} positions) in "
-        f"{args.precision}: agree={rec.agree} exact={rec.exact} min margin {rec.min_margin:.4g}"
-    )
-    print(
-        f"lower bounds: attention depth {lb.attention_depth} (the dependency graph) beside "
-        f"{layers} compiled attention layer{'' if layers == 1 else 's'}; one attention layer + "
-        "linear classifier (Chen & Zou 2024 certificates, ReLU any heads and softmax one head) "
-        + (f"certified impossible at lengths {list(impossible)}" if impossible else "not certified")
-        + ("" if impossible else " impossible")
-        + f" of {sorted({c.length for c in lb.one_layer_certificates})}"
-    )
-    print(
-        f"the stated law in {args.precision}: "
-        + ("exact at this length" if law.exact else "limited by " + "; ".join(law.limited_by))
-    )
-    for d in rec.disagreements:
-        print(f"  disagreement: {d}")
-    for row in record.precision_limits or ():
-        print(f"  {row.dtype}: exact up to {row.longest_exact} (law: {row.predicted_longest})")
+    print("\n".join(record.lines(args.precision)))
     print("wrote " + ", ".join(paths.values()))
-    return 0 if rec.agree else EXIT_FAILED
+    return 0 if record.check.agree else EXIT_FAILED

@@ -138,3 +138,31 @@ class RaspRecord:
     output_values: tuple[str, ...] | None
     unembedding: str
     precision_limits: tuple[PrecisionLimit, ...] | None = optional()
+
+    def lines(self, precision: str) -> list[str]:
+        """What the ``rasp`` command prints below the sizes, for the check in ``precision``: the
+        check, the lower bounds, the stated law, each disagreement and each precision limit."""
+        rec, lb, law = self.check, self.lower_bounds, self.predicted[precision]
+        impossible, layers = lb.one_layer_certified_impossible_at, lb.compiled_attention_sublayers
+        lines = [
+            f"checked {rec.inputs_checked} inputs ({rec.positions_compared} positions) in "
+            f"{precision}: agree={rec.agree} exact={rec.exact} min margin {rec.min_margin:.4g}",
+            f"lower bounds: attention depth {lb.attention_depth} (the dependency graph) beside "
+            f"{layers} compiled attention layer{'' if layers == 1 else 's'}; one attention layer "
+            "+ linear classifier (Chen & Zou 2024 certificates, ReLU any heads and softmax one "
+            "head) "
+            + (
+                f"certified impossible at lengths {list(impossible)}"
+                if impossible
+                else "not certified impossible"
+            )
+            + f" of {sorted({c.length for c in lb.one_layer_certificates})}",
+            f"the stated law in {precision}: "
+            + ("exact at this length" if law.exact else "limited by " + "; ".join(law.limited_by)),
+        ]
+        lines += [f"  disagreement: {d}" for d in rec.disagreements]
+        lines += [
+            f"  {row.dtype}: exact up to {row.longest_exact} (law: {row.predicted_longest})"
+            for row in self.precision_limits or ()
+        ]
+        return lines
