@@ -24,6 +24,49 @@ SETTINGS = dict(depths=(1, 2), positionals=("none", "rope"), max_len=8, points=2
 NAMES = [f"L{d}_H1_{p}_seed0" for d in (1, 2) for p in ("none", "rope")]
 
 
+def stand_in_model(name, lengths, precisions):
+    """A collapse model record with every field of a CollapseModel but the grid's labels and the
+    seconds, its distances a function of the name."""
+    fit = dict(slope=None, constant=None, fit_from=None, fit_to=None, points=0)
+    asym = dict(
+        slope=None,
+        tail_from=None,
+        tail_to=None,
+        tail_points=0,
+        change=None,
+        change_from=None,
+        plateau=False,
+        plateau_value=None,
+        verdict="undetermined: a stand-in",
+    )
+    n = len(lengths)
+    curve = dict(
+        distance=[float(sum(map(ord, name)))] * n,
+        identical=[False] * n,
+        equal_coords=[0] * n,
+        width=1,
+        first_identical=None,
+        identical_from=None,
+        rate=fit,
+        asymptotic=asym,
+    )
+    record = dict(
+        name=name,
+        pattern="ones_zero",
+        separator_every=None,
+        lengths=list(lengths),
+        tokens=list(lengths),
+        precisions={p: curve for p in precisions},
+        rate=fit,
+        asymptotic=asym,
+        verdict=asym["verdict"],
+        predicted_limit=None,
+    )
+    # every field a finished record has (_records.MODEL_FIELDS), or the resume measures it again
+    assert set(_records.MODEL_FIELDS["collapse"]) - {"seconds"} <= set(record)
+    return record
+
+
 @pytest.fixture
 def measured(monkeypatch):
     """The names measured, in order; each "measurement" is a function of the model alone."""
@@ -31,46 +74,7 @@ def measured(monkeypatch):
 
     def fake_record(params, name, lengths, precisions, **kwargs):
         calls.append(name)
-        # every field of a CollapseModel but the grid's labels and the seconds, its distances a
-        # function of the name
-        fit = dict(slope=None, constant=None, fit_from=None, fit_to=None, points=0)
-        asym = dict(
-            slope=None,
-            tail_from=None,
-            tail_to=None,
-            tail_points=0,
-            change=None,
-            change_from=None,
-            plateau=False,
-            plateau_value=None,
-            verdict="undetermined: a stand-in",
-        )
-        n = len(lengths)
-        curve = dict(
-            distance=[float(sum(map(ord, name)))] * n,
-            identical=[False] * n,
-            equal_coords=[0] * n,
-            width=1,
-            first_identical=None,
-            identical_from=None,
-            rate=fit,
-            asymptotic=asym,
-        )
-        record = dict(
-            name=name,
-            pattern="ones_zero",
-            separator_every=None,
-            lengths=list(lengths),
-            tokens=list(lengths),
-            precisions={p: curve for p in precisions},
-            rate=fit,
-            asymptotic=asym,
-            verdict=asym["verdict"],
-            predicted_limit=None,
-        )
-        # every field a finished record has (_records.MODEL_FIELDS), or the resume measures it again
-        assert set(_records.MODEL_FIELDS["collapse"]) - {"seconds"} <= set(record)
-        return record
+        return stand_in_model(name, lengths, precisions)
 
     monkeypatch.setattr(collapse, "random_model", lambda config, seed: None)
     monkeypatch.setattr(_theory_collapse, "model_record", fake_record)

@@ -13,6 +13,7 @@ import pytest
 
 from tests.helpers import assert_close
 from tests.papers.barbero2024 import _reference
+from tests.papers.barbero2024.test_resume import stand_in_model
 from transformer_theory import jsonio
 from transformer_theory.papers.barbero2024 import _models, _tasks
 from transformer_theory.papers.barbero2024._models import random_model
@@ -78,9 +79,11 @@ def test_a_record_written_before_the_field_names_is_read_and_resumed(tmp_path):
     )  # fmt: skip
     assert _records.recorded_settings(old) == s.record()
     path = str(tmp_path / "collapse.json")
-    fields = {k: {} for k in _records.MODEL_FIELDS["collapse"]}
-    fields["precisions"] = dict.fromkeys(s.precisions, {})
-    write_json(path, {"settings": old, "models": [dict(fields, name="L1_H1_none_seed0")]})
+    labels = dict(depth=1, heads=1, positional="none", seed=0)
+    model = dict(labels, **stand_in_model("L1_H1_none_seed0", [2, 8], s.precisions), seconds=1.0)
+    # a model an older version wrote, without a field the typed record has: measured again
+    older = {k: v for k, v in dict(model, name="L2_H1_none_seed0").items() if k != "tokens"}
+    write_json(path, {"settings": old, "models": [model, older]})
     _records.check_resumable(path, s.record())  # the same run: resumed, not refused
     assert list(_records.finished_models(path, s.record())) == ["L1_H1_none_seed0"]
     with pytest.raises(_records.SettingsDiffer) as info:

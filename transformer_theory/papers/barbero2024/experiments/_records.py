@@ -267,8 +267,9 @@ def check_resumable(path: str, block: dict) -> None:
 def finished_models(path: str, block: dict, study: str = "collapse") -> dict[str, dict]:
     """The models an earlier run with the same settings ``block`` finished, by name; none when
     there is no such file, it cannot be read, or its settings differ. A model record that lacks
-    one of ``MODEL_FIELDS[study]`` (or, for collapse, a precision of ``block``) is not finished:
-    it is left out, to be measured again."""
+    one of ``MODEL_FIELDS[study]`` (or, for collapse, a precision of ``block``), or does not fit
+    the study's typed model record (:class:`CollapseModel`, :class:`OversquashModel`: one an
+    older version wrote), is not finished: it is left out, to be measured again."""
     if not os.path.exists(path) or _read_settings(path) != block:
         return {}
     precisions = block.get("precisions", []) if study == "collapse" else []
@@ -276,9 +277,15 @@ def finished_models(path: str, block: dict, study: str = "collapse") -> dict[str
     def finished(m: object) -> bool:
         if not isinstance(m, dict) or not all(k in m for k in MODEL_FIELDS[study]):
             return False
-        return not precisions or (
+        if precisions and not (
             isinstance(m["precisions"], dict) and all(p in m["precisions"] for p in precisions)
-        )
+        ):
+            return False
+        try:
+            jsonio.as_record(CollapseModel if study == "collapse" else OversquashModel, m)
+        except (TypeError, ValueError):
+            return False
+        return True
 
     models = jsonio.read_json(path).get("models")
     return {m["name"]: m for m in (models if isinstance(models, list) else []) if finished(m)}
