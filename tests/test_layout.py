@@ -443,5 +443,30 @@ def test_the_readme_layout_table_names_every_top_level_entry():
     )
     missing = [e for e in entries if f"`transformer_theory/{e}`" not in table]
     assert not missing, f"README's layout table does not name {missing}"
-    rows = [line for line in table.splitlines() if line.startswith("| `transformer_theory/")]
+    rows = [
+        line
+        for line in table.splitlines()
+        if line.startswith("| `transformer_theory/")
+        and not line.startswith("| `transformer_theory/` ")
+    ]
     assert len(rows) == len(entries), "one row per top-level entry"
+
+
+def test_the_readme_layout_table_names_every_entry_of_the_repository():
+    # every top-level file and folder git tracks has its own row (a checkout; an sdist has no git)
+    import subprocess
+
+    try:
+        tracked = subprocess.run(
+            ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout")
+    if not tracked:
+        pytest.skip("not a git checkout")
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("## The layout") :].split("\n## ", 1)[0]
+    firsts = {line.split("|")[1].strip() for line in table.splitlines() if line.startswith("| `")}
+    entries = {p.split("/")[0] + ("/" if "/" in p else "") for p in tracked}
+    missing = sorted(e for e in entries if f"`{e}`" not in firsts)
+    assert not missing, f"README's layout table has no row of its own for {missing}"

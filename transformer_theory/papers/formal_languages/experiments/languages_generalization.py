@@ -180,9 +180,9 @@ class GeneralizationSettings:
       steps, batch, learning_rate: Adam's steps, strings per step and step size.
       train_lengths: the lengths a step draws from; eval_lengths: where accuracy is measured.
       samples: balanced evaluation strings per length (the same strings for every seed).
-      schedule, final_temperature, hard_fraction, width, layers:
-      :func:`.._models.train_hard_attention`'s
-        (``hard_fraction`` for the ``"annealed_leftmost"`` mode only).
+      schedule, final_temperature, hard_fraction, width, layers: the arguments of
+        :func:`.._models.train_hard_attention` (``hard_fraction`` for the
+        ``"annealed_leftmost"`` mode only).
       positional: ``(language, kind)`` pairs overriding :func:`.._models.model_config`'s
         positional code of a language.
       small: :func:`.._models.model_config`'s one-head model (the smoke size's).
