@@ -15,9 +15,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from transformer_theory.papers.formal_languages import GeneralizationSettings
 from transformer_theory.papers.formal_languages.experiments import (
     languages_generalization as experiment,
+)
+from transformer_theory.papers.formal_languages.experiments.languages_generalization import (
+    GeneralizationSettings,
 )
 from transformer_theory.settings import add_options, override
 from transformer_theory.tables import table
