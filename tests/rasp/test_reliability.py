@@ -33,6 +33,81 @@ def test_a_check_over_no_input_is_refused_not_agreement():
     assert rec["inputs_checked"] == 6 and rec["sampled_lengths"] == [1, 2, 3]
 
 
+_C = None
+
+
+def _small():
+    global _C
+    if _C is None:
+        _C = _compiled("reverse", "ab", 3)
+    return _C
+
+
+_PROG = rasp.get_program("reverse", "ab")[0]
+_HUGE = 2**70
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        # a negative batch checked no input and reported agree=True; 0 was range()'s error
+        (lambda: rasp.check(_small(), batch_size=-1), "batch_size"),
+        (lambda: rasp.check(_small(), batch_size=0), "batch_size"),
+        (lambda: rasp.check(_small(), batch_size=None), "batch_size"),
+        (lambda: rasp.check(_small(), max_reported=-1), "max_reported"),
+        (lambda: rasp.check(_small(), seed=1.5), "seed"),
+        (lambda: rasp.check(_small(), lengths="1"), "lengths"),
+        (lambda: rasp.check(_small(), lengths=[1.5]), "lengths"),
+        (
+            lambda: rasp.check(_small(), max_inputs=1, samples_per_length=_HUGE),
+            "samples_per_length",
+        ),
+        (lambda: rasp.run(_small(), "ab"), "inputs"),
+        (lambda: rasp.run(_small(), [["z"]]), "inputs"),
+        (lambda: rasp.evaluate(_PROG, 5), "xs"),
+        # study's own names (it said samples_per_length, dtype, max_inputs, lengths)
+        (lambda: rasp.study(_PROG, "ab", 3, samples=-1), "samples"),
+        (lambda: rasp.study(_PROG, "ab", 3, precision="float8"), "precision"),
+        (lambda: rasp.study(_PROG, "ab", 3, certificate_inputs=0), "certificate_inputs"),
+        (lambda: rasp.study(_PROG, "ab", 3, precision_lengths=[0]), "precision_lengths"),
+        (lambda: rasp.study(_PROG, "ab", _HUGE), "max_seq_len"),
+        (lambda: rasp.lower_bounds(_small(), -1), "certificate_inputs"),
+        (lambda: rasp.compile(_PROG, 5, 3), "vocab"),
+        (lambda: rasp.compile(_PROG, [[1], [2]], 3), "vocab"),
+        (lambda: rasp.precision_limits(_PROG, "ab", samples=-1), "samples"),
+        (lambda: rasp.precision_limits(_PROG, "ab", lengths=["a"]), "lengths"),
+        (lambda: rasp.precision_limits(_PROG, "ab", dtypes=[]), "dtypes"),
+        (lambda: rasp.precision_limits(_PROG, "ab", lengths=[2**40]), "lengths"),
+        (lambda: rasp.certified_length(_PROG, "ab", softmax_scale=float("nan")), "softmax_scale"),
+        (lambda: rasp.certified_length(_PROG, "ab", lengths=[1.5]), "lengths"),
+        (lambda: rasp.check_cost(0, 3), "vocab_size"),
+        (lambda: rasp.check_cost(2, 3, samples=-1), "samples"),
+        (lambda: rasp.load_program(5), "spec"),
+        # the task at length 0 failed inside the interpreter (IndexError)
+        (lambda: rasp.one_layer_certificates(_PROG, "ab", [0]), "lengths"),
+        (lambda: rasp.one_layer_certificates(_PROG, "ab", []), "lengths"),
+        (lambda: rasp.one_layer_certificates(_PROG, "", [1]), "vocab"),
+        (lambda: rasp.one_layer_certificates(_PROG, "ab", [1], max_inputs=0), "max_inputs"),
+        (lambda: rasp.one_layer_certificates(_PROG, "ab", [1], families=["x"]), "families"),
+        (lambda: rasp.one_layer_certificates("x", "ab", [1]), "program"),
+    ],
+)
+def test_bad_arguments_are_a_value_error_naming_them(call, name):
+    with pytest.raises(ValueError, match=rf"^{name}\b"):
+        call()
+
+
+def test_lengths_beyond_enumeration_are_skipped_without_computing_the_count():
+    # |V|^(2^70) was computed before the comparison with max_inputs (it never ended)
+    assert rasp.one_layer_certificates(_PROG, "ab", [_HUGE]) == []
+
+
+def test_write_outputs_refuses_a_file_where_the_directory_goes(tmp_path):
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(ValueError, match="^out:"):
+        rasp.write_outputs(_small(), {}, str(tmp_path / "f"))
+
+
 def test_predicted_exact_refuses_an_unknown_format_and_analyses_float16():
     c = _compiled()
     with pytest.raises(ValueError, match="dtype"):

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from transformer_theory import files, jsonio, plotting
+from transformer_theory import _validate, files, jsonio, plotting
 from transformer_theory.rasp import _check, _compiler, _language, _library, _loader, _lower_bounds
 
 
@@ -18,6 +18,8 @@ def load_program(
 ) -> tuple[_language.SOp, list, str]:
     """``(program, vocab, name)`` from a library name or a ``.py`` file defining ``program()``
     (and optionally ``VOCAB``). ValueError naming ``spec`` or ``vocab`` otherwise."""
+    if not isinstance(spec, str):
+        raise ValueError(f"spec: expected a program name or a .py file, got {spec!r:.80}")
     if spec.endswith(".py"):
         return _loader.load_file(spec, vocab)
     if spec not in _library.PROGRAMS:
@@ -49,8 +51,21 @@ def study(
     2021) beside the compiled layers and attention sublayers, and per length ``2..max_len`` with
     at most ``certificate_inputs`` inputs the one-layer certificates of
     :func:`~transformer_theory.rasp.one_layer_certificates` (Chen & Zou 2024's families)."""
+    # refused naming this function's arguments (check's are max_inputs / samples_per_length)
+    _validate.check_int_arg("max_inputs", max_inputs, 0)
+    _validate.check_int_arg("samples", samples, 0)
+    _validate.check_int_arg("certificate_inputs", certificate_inputs)
+    _validate.check_choice("precision", precision, sorted(_check.DTYPES))
+    if precision_lengths:
+        if any(n < 1 for n in _check._lengths("precision_lengths", precision_lengths)):
+            raise ValueError(f"precision_lengths: expected lengths >= 1, got {precision_lengths}")
     compiled = _compiler.compile_program(program, vocab, max_len, causal)
-    rec = _check.check(compiled, dtype=precision, max_inputs=max_inputs, samples_per_length=samples)
+    try:
+        rec = _check.check(
+            compiled, dtype=precision, max_inputs=max_inputs, samples_per_length=samples
+        )
+    except ValueError as err:  # named as this function's arguments
+        raise ValueError(str(err).replace("samples_per_length", "samples")) from None
     record = {
         "program": program.label,
         "vocab": [repr(v) for v in vocab],
@@ -84,6 +99,7 @@ def lower_bounds(compiled: _compiler.CompiledProgram, certificate_inputs: int = 
     ``2..max_seq_len`` with at most ``certificate_inputs`` inputs each)."""
     from transformer_theory.theory.certificates import FAMILIES
 
+    _validate.check_int_arg("certificate_inputs", certificate_inputs)
     sizes = compiled.sizes()
     certs = _lower_bounds.one_layer_certificates(
         compiled.program,
@@ -108,6 +124,8 @@ def lower_bounds(compiled: _compiler.CompiledProgram, certificate_inputs: int = 
 def write_outputs(compiled: _compiler.CompiledProgram, record: dict[str, Any], out: str) -> dict:
     """Write ``model.npz`` (:func:`transformer_theory.files.save_model`), ``rasp.json``
     (atomically, strict JSON) and ``rasp.png`` under ``out``; returns the paths."""
+    if os.path.lexists(out) and not os.path.isdir(out):
+        raise ValueError(f"out: {out} exists and is not a directory")
     os.makedirs(out, exist_ok=True)
     paths = {
         "model": files.save_model(os.path.join(out, "model.npz"), compiled.params()),
@@ -181,6 +199,12 @@ def check_cost(
     ``2 |V| + 3 N``)."""
     from transformer_theory import budget
 
+    _validate.check_int_arg("vocab_size", vocab_size)
+    _validate.check_int_arg("max_len", max_len)
+    _validate.check_int_arg("max_inputs", max_inputs, 0)
+    _validate.check_int_arg("samples", samples, 0)
+    if any(n < 1 for n in _check._lengths("precision_lengths", precision_lengths)):
+        raise ValueError(f"precision_lengths: expected lengths >= 1, got {precision_lengths}")
     total = positions = 0
     n = 1  # every input of the lengths enumerated, in closed form for the sampled rest
     while n <= max_len and positions <= _MAX_POSITIONS:
