@@ -36,6 +36,13 @@ def test_select_reads_a_string_as_one_glob():
     assert select(rows, ids="c") == []  # one pattern "c", not the character glob of every id
     with pytest.raises(ValueError, match="^ids:"):
         select(rows, ids=[3])
+    with pytest.raises(ValueError, match="^ids:"):  # TypeError: 'int' object is not iterable
+        select(rows, ids=5)
+    # a misspelt or empty paper selected nothing, silently (run_claims checked no claim)
+    for paper in ("", "nosuch", 5):
+        with pytest.raises(ValueError, match="^paper:.*chen_zou2024"):
+            select(rows, paper=paper)
+    assert select(rows, paper="sanford2023") and select(iter(rows), paper="sanford2023")
 
 
 def _kept_record(tmp_path, monkeypatch, capsys, **damage):
@@ -210,6 +217,81 @@ def test_an_npz_written_atomically_reads_back(tmp_path):
     data = files.load_dataset(path)
     assert data.tokens_BxN.tolist() == [[0, 1], [1, 0]] and data.labels_B.tolist() == [0, 1]
     assert sorted(os.listdir(tmp_path)) == ["d.npz"]
+
+
+# --------------------------------------------------------------------------- heads on trained runs
+
+
+@pytest.fixture(scope="module")
+def translation_run(tmp_path_factory):
+    from tests.papers.conti2024.test_heads import untrained_translation_run
+
+    return untrained_translation_run(str(tmp_path_factory.mktemp("encdec")))
+
+
+def test_heads_on_a_corrupted_checkpoint_prints_its_one_line_and_nothing_after(
+    translation_run, tmp_path
+):
+    # Orbax's restore raised on the first unreadable array and closed its event loop while
+    # TensorStore still completed the other reads: each then printed "RuntimeError: Event loop
+    # is closed" with a traceback, after the one-line refusal (30 of them for this model).
+    import shutil
+
+    from tests.papers.conti2024.test_heads import corrupt
+
+    run = str(tmp_path / "run")
+    shutil.copytree(translation_run, run)
+    corrupt(run, "data_deleted")
+    proc = subprocess.run(
+        [sys.executable, "-m", "transformer_theory", "heads", run, "--out", str(tmp_path / "o")],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=ROOT),
+        timeout=300,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr and "Event loop" not in proc.stderr, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and run in lines[0] and "cannot be read" in lines[0], proc.stderr
+
+
+def test_a_failed_restore_drops_only_the_closed_loop_callbacks(monkeypatch):
+    from transformer_theory.train import checkpoint
+
+    seen = []
+    monkeypatch.setattr(sys, "unraisablehook", seen.append)
+    checkpoint._drop_closed_loop_callbacks()
+    checkpoint._drop_closed_loop_callbacks()  # once: not a chain of wrappers
+    hook = sys.unraisablehook
+    assert hook is not seen.append and getattr(hook, "drops_closed_loop_callbacks", False)
+
+    class Unraisable:
+        def __init__(self, err):
+            self.exc_value = err
+
+    hook(Unraisable(RuntimeError("Event loop is closed")))
+    other = Unraisable(RuntimeError("something else"))
+    hook(other)
+    hook(Unraisable(ValueError("Event loop is closed")))
+    assert [u.exc_value.args[0] for u in seen] == ["something else", "Event loop is closed"]
+
+
+def test_heads_on_an_unfinished_run_says_so(translation_run, tmp_path, capsys):
+    # A run cut short (Ctrl-C at step 1 of 40) was classified as if trained, without a word.
+    import shutil
+
+    from transformer_theory.train import runner
+
+    run = str(tmp_path / "run")
+    shutil.copytree(translation_run, run)
+    rows = [dict(step=1, train_loss=1.0, train_acc=0.5, eval_loss=1.0, eval_acc=0.5, seconds=1)]
+    runner.write_metrics(run, rows, {}, target_steps=40, finished=False)  # as at a checkpoint
+    code, out, err = _run(["heads", run, "--out", tmp_path / "o", "--examples", "2"], capsys)
+    assert code == 0, err
+    assert "unfinished" in err and "1 of 40 steps" in err and run in err, err
+    runner.write_metrics(run, rows, {}, target_steps=1, finished=True)  # as a finished run
+    code, out, err = _run(["heads", run, "--out", tmp_path / "o2", "--examples", "2"], capsys)
+    assert code == 0 and "unfinished" not in err, err
 
 
 # --------------------------------------------------------------------------- Ctrl-C
