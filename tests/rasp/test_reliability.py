@@ -143,6 +143,27 @@ def test_sizes_and_empty_checks_are_refused_before_work(argv, words, tmp_path, c
     assert not out.exists()
 
 
+def test_a_vocab_byte_that_is_not_text_is_one_line_before_work(tmp_path, capsys):
+    # $'a\xffb' on a UTF-8 command line arrives as 'a\udcffb': the model and record were
+    # written, then matplotlib's traceback (exit 1) as it drew the title
+    out = tmp_path / "o"
+    assert (
+        main(["rasp", "reverse", "--vocab", "a\udcffb", "--max-len", "3", "--out", str(out)]) == 2
+    )
+    _one_line(capsys, "--vocab", "not text")
+    assert not out.exists()
+
+
+def test_a_token_no_font_draws_is_drawn_escaped(tmp_path):
+    # the same byte in a user's file (VOCAB = ["a", "\udcff"]) reaches the figure
+    from transformer_theory.rasp import _outputs
+
+    prog = rasp.Map(lambda x: x, rasp.tokens)
+    compiled = rasp.compile(prog, ["a", "\udcff"], 2)
+    path = _outputs.figure(compiled, str(tmp_path / "f.png"))
+    assert os.path.getsize(path) > 0
+
+
 def test_cli_accepts_max_inputs_0_as_the_api_does(tmp_path, capsys):
     out = tmp_path / "o"
     argv = ["rasp", "length", "--max-len", "2", "--max-inputs", "0", "--samples", "2"]

@@ -152,7 +152,7 @@ def figure(compiled: _compiler.CompiledProgram, path: str, example: Sequence | N
     stream = np.asarray(tr.streams_LxNxD[-1])
     plotting.heatmap(fig, axes[0], stream.T, "value", aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1)
     axes[0].set_yticks(range(len(compiled.labels)))
-    axes[0].set_yticklabels(compiled.labels, fontsize=5)
+    axes[0].set_yticklabels([_drawable(s) for s in compiled.labels], fontsize=5)
     axes[0].set_xlabel("position (0 = BOS)")
     axes[0].set_title("residual layout")
     for li, att in enumerate(tr.attention):
@@ -167,8 +167,15 @@ def figure(compiled: _compiler.CompiledProgram, path: str, example: Sequence | N
         ax.set_title(f"{plotting.layer_name(li)}: attention")
         ax.set_xlabel("key")
         ax.set_ylabel("query")
-    plotting.suptitle(fig, f"{compiled.program.label} on {''.join(map(str, example))}")
+    title = f"{compiled.program.label} on {''.join(map(str, example))}"
+    plotting.suptitle(fig, _drawable(title))
     return plotting.save_figure(fig, path)
+
+
+def _drawable(text: str) -> str:
+    """``text`` with what no font can draw (a lone surrogate: an undecodable byte of a file or
+    the command line) written as its escape, so the figure is drawn, not a traceback."""
+    return str(text).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 # A compiled model's parameters grow like N^2 (positions one-hot, MLP tables over them): 6.9e6
