@@ -143,6 +143,27 @@ def test_demo_seed_beyond_a_prng_key_is_one_line(seed, capsys):
     _one_line_exit_2(code, out, err, "--seed")
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        # an OverflowError traceback once the seed reached jax.random.key (after work began)
+        ["construct", "--seed"],
+        ["efficient-attention", "--seed"],
+        ["train", "--experiment", "fig2_depth", "--tasks", "memorization", "--seeds"],
+        # the same seed, refused by the settings of the commands that would reach a key later
+        ["verify", "--quick", "--seed"],
+        ["languages", "--seed"],
+        ["sanford", "--seed"],
+    ],
+    ids=lambda argv: argv[0],
+)
+def test_a_seed_beyond_a_prng_key_is_one_line_before_work(argv, tmp_path, capsys):
+    out = tmp_path / "o"
+    code, o, err = _run([*argv, str(2**64), "--out", out], capsys)
+    _one_line_exit_2(code, o, err, argv[-1])
+    assert "2**63 - 1" in err and not out.exists()
+
+
 def test_verify_quick_refuses_a_random_set_count_it_would_ignore(tmp_path, capsys):
     code, out, err = _run(
         ["verify", "--quick", "--random-sets", "1000000000", "--out", tmp_path / "o"], capsys
