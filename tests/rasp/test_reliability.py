@@ -12,7 +12,7 @@ import pytest
 
 from transformer_theory import rasp
 from transformer_theory.cli import main
-from transformer_theory.rasp import _check, _library, _outputs
+from transformer_theory.rasp import _check, _library, _lower_bounds, _outputs
 
 
 def _compiled(name="length", vocab="ab", n=3):
@@ -44,7 +44,8 @@ def _small():
     return _C
 
 
-_PROG = rasp.get_program("reverse", "ab")[0]
+_certs = _lower_bounds.one_layer_certificates
+_PROG = _library.get_program("reverse", "ab")[0]
 _HUGE = 2**70
 
 
@@ -72,7 +73,7 @@ _HUGE = 2**70
         (lambda: rasp.study(_PROG, "ab", 3, certificate_inputs=0), "certificate_inputs"),
         (lambda: rasp.study(_PROG, "ab", 3, precision_lengths=[0]), "precision_lengths"),
         (lambda: rasp.study(_PROG, "ab", _HUGE), "max_seq_len"),
-        (lambda: rasp.lower_bounds(_small(), -1), "certificate_inputs"),
+        (lambda: _outputs.lower_bounds(_small(), -1), "certificate_inputs"),
         (lambda: rasp.compile(_PROG, 5, 3), "vocab"),
         (lambda: rasp.compile(_PROG, [[1], [2]], 3), "vocab"),
         (lambda: rasp.precision_limits(_PROG, "ab", samples=-1), "samples"),
@@ -81,16 +82,16 @@ _HUGE = 2**70
         (lambda: rasp.precision_limits(_PROG, "ab", lengths=[2**40]), "lengths"),
         (lambda: rasp.certified_length(_PROG, "ab", softmax_scale=float("nan")), "softmax_scale"),
         (lambda: rasp.certified_length(_PROG, "ab", lengths=[1.5]), "lengths"),
-        (lambda: rasp.check_cost(0, 3), "vocab_size"),
-        (lambda: rasp.check_cost(2, 3, samples=-1), "samples"),
-        (lambda: rasp.load_program(5), "spec"),
+        (lambda: _outputs.check_cost(0, 3), "vocab_size"),
+        (lambda: _outputs.check_cost(2, 3, samples=-1), "samples"),
+        (lambda: _outputs.load_program(5), "spec"),
         # the task at length 0 failed inside the interpreter (IndexError)
-        (lambda: rasp.one_layer_certificates(_PROG, "ab", [0]), "lengths"),
-        (lambda: rasp.one_layer_certificates(_PROG, "ab", []), "lengths"),
-        (lambda: rasp.one_layer_certificates(_PROG, "", [1]), "vocab"),
-        (lambda: rasp.one_layer_certificates(_PROG, "ab", [1], max_inputs=0), "max_inputs"),
-        (lambda: rasp.one_layer_certificates(_PROG, "ab", [1], families=["x"]), "families"),
-        (lambda: rasp.one_layer_certificates("x", "ab", [1]), "program"),
+        (lambda: _certs(_PROG, "ab", [0]), "lengths"),
+        (lambda: _certs(_PROG, "ab", []), "lengths"),
+        (lambda: _certs(_PROG, "", [1]), "vocab"),
+        (lambda: _certs(_PROG, "ab", [1], max_inputs=0), "max_inputs"),
+        (lambda: _certs(_PROG, "ab", [1], families=["x"]), "families"),
+        (lambda: _certs("x", "ab", [1]), "program"),
     ],
 )
 def test_bad_arguments_are_a_value_error_naming_them(call, name):
@@ -100,13 +101,13 @@ def test_bad_arguments_are_a_value_error_naming_them(call, name):
 
 def test_lengths_beyond_enumeration_are_skipped_without_computing_the_count():
     # |V|^(2^70) was computed before the comparison with max_inputs (it never ended)
-    assert rasp.one_layer_certificates(_PROG, "ab", [_HUGE]) == []
+    assert _certs(_PROG, "ab", [_HUGE]) == []
 
 
 def test_write_outputs_refuses_a_file_where_the_directory_goes(tmp_path):
     (tmp_path / "f").write_text("x")
     with pytest.raises(ValueError, match="^out:"):
-        rasp.write_outputs(_small(), {}, str(tmp_path / "f"))
+        _outputs.write_outputs(_small(), {}, str(tmp_path / "f"))
 
 
 def test_predicted_exact_refuses_an_unknown_format_and_analyses_float16():
