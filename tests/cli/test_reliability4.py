@@ -382,3 +382,31 @@ def test_ctrl_c_while_the_commands_load_is_exit_130_and_one_line(tmp_path):
     assert proc.returncode == 130, proc.stderr
     assert "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "barbero2024.experiments.collapse_tasks",
+        "formal_languages.experiments.dyck_k",
+        "peng2024.experiments.composition_cot",
+        "peng2024.experiments.composition_depth",
+        "peng2024.experiments.composition_one_layer",
+        "peng2024.experiments.composition_one_pass",
+        "sanford2023.experiments.match_width",
+        "sanford2023.experiments.qsa_bits_attention",
+        "sanford2023.experiments.qsa_separation",
+        "svete_cotterell2024.experiments.ngram_learnability",
+    ],
+)
+@pytest.mark.parametrize("seed", [2**64, -1])
+def test_an_experiments_seed_is_refused_by_its_settings(module, seed):
+    # `--set seed=18446744073709551616` ended in jax.random.key's OverflowError and
+    # `--set seed=-1` in NumPy's ValueError, each a traceback after the work had begun
+    import dataclasses
+    import importlib
+
+    experiment = importlib.import_module(f"transformer_theory.papers.{module}")
+    config = experiment.get_config("smoke")
+    with pytest.raises(ValueError, match="^seed:"):
+        dataclasses.replace(config, seed=seed)
