@@ -16,9 +16,11 @@ import argparse
 import dataclasses
 
 from transformer_theory.cli._common import format_table
-from transformer_theory.papers.formal_languages import GeneralizationSettings
 from transformer_theory.papers.formal_languages.experiments import (
     languages_generalization as experiment,
+)
+from transformer_theory.papers.formal_languages.experiments.languages_generalization import (
+    GeneralizationSettings,
 )
 from transformer_theory.settings import add_options, override
 
