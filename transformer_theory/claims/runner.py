@@ -329,10 +329,16 @@ def select(
     if isinstance(ids, str):
         ids = [ids]
     elif ids is not None:
+        if not isinstance(ids, Iterable) or isinstance(ids, bytes):
+            raise ValueError(f"ids: expected glob patterns (strings), got {ids!r:.80}")
         ids = list(ids)
         bad = [p for p in ids if not isinstance(p, str)]
         if bad:
             raise ValueError(f"ids: expected glob patterns (strings), got {bad[0]!r}")
+    claims = list(claims)
+    papers = sorted({c.paper_key for c in claims})
+    if paper is not None and paper not in papers:  # a misspelt paper selects nothing silently
+        raise ValueError(f"paper: expected one of {', '.join(papers)}, got {paper!r:.80}")
     out = []
     for c in claims:
         if paper is not None and c.paper_key != paper:

@@ -38,6 +38,7 @@ import dataclasses
 import sys
 
 from transformer_theory.cli._common import prepare_out_dir
+from transformer_theory.papers.conti2024._models_trained import unfinished_notes
 from transformer_theory.papers.conti2024.experiments import efficient_attention as study
 from transformer_theory.settings import add_options, from_args, help_of
 from transformer_theory.tables import table
@@ -91,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
     settings = from_args(study.EfficientSettings, args)
     checked = None if settings.jl else study.check_budgets(settings)
     runs = study.read_runs(settings)
+    for note in unfinished_notes(runs):
+        print(note, file=sys.stderr)
     out = prepare_out_dir(args.out)
     show = not args.no_progress and sys.stderr.isatty()
     result = study.run(settings, out, progress=show, runs=runs, checked=checked)

@@ -19,8 +19,10 @@ the directory and what is wrong (exit 2), before any classification.
 from __future__ import annotations
 
 import argparse
+import sys
 
 from transformer_theory.cli._common import prepare_out_dir
+from transformer_theory.papers.conti2024._models_trained import unfinished_notes
 from transformer_theory.papers.conti2024.experiments import heads as study
 from transformer_theory.settings import add_options, from_args, help_of
 from transformer_theory.tables import table
@@ -45,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
     settings = from_args(study.HeadsSettings, args)
     out = prepare_out_dir(args.out)
     runs = study.read_runs(settings)
+    for note in unfinished_notes(runs):
+        print(note, file=sys.stderr)
     result = study.run(settings, out, runs=runs)
     print(table(study.summary_rows(result.records)))
     print("\n".join(result.files + result.figures))

@@ -104,6 +104,8 @@ def _as_options(err: ValueError) -> ValueError:
 def run(args: argparse.Namespace) -> int:
     if args.vocab is not None and (not args.vocab or len(set(args.vocab)) != len(args.vocab)):
         raise UsageError(f"--vocab: expected distinct characters, got {args.vocab!r}")
+    if args.vocab is not None and any(0xD800 <= ord(c) <= 0xDFFF for c in args.vocab):
+        raise UsageError(f"--vocab: {args.vocab!r} holds a byte that is not text (not UTF-8)")
     from transformer_theory import rasp
     from transformer_theory.rasp import _check, _loader, _outputs
 

@@ -126,7 +126,7 @@ class EfficientSettings:
             _validate.check_int_arg(name, getattr(self, name))
         if self.examples is not None:
             _validate.check_int_arg("examples", self.examples)
-        _validate.check_int_arg("seed", self.seed, minimum=0)
+        _validate.check_seed("seed", self.seed)
         if self.max_len < self.min_len:
             raise ValueError(
                 f"max_len: must be at least --min-len = {self.min_len}, got {self.max_len}"

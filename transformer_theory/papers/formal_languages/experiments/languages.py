@@ -163,7 +163,7 @@ class TableSettings:
             if getattr(self, name) is not None:
                 _validate.check_int_arg(name, getattr(self, name))
         if self.seed is not None:
-            _validate.check_int_arg("seed", self.seed, minimum=0)
+            _validate.check_seed("seed", self.seed)
         if self.exhaustive_up_to > MAX_EXHAUSTIVE:
             raise ValueError(
                 f"exhaustive_up_to: at most {MAX_EXHAUSTIVE} (2^L strings per length), "

@@ -148,6 +148,8 @@ class NGramSettings:
     seed: int = 0
 
     def __post_init__(self):
+        _validate.check_seed("seed", self.seed)  # a jax.random.key: 0..2**63 - 1
+
         def put(name, value):
             object.__setattr__(self, name, value)
 
@@ -224,6 +226,7 @@ class SpaceSettings:
     seed: int = 0
 
     def __post_init__(self):
+        _validate.check_seed("seed", self.seed)  # a jax.random.key: 0..2**63 - 1
         from transformer_theory.papers.svete_cotterell2024._tasks import num_histories
 
         for name in ("orders", "alphabets"):
