@@ -16,7 +16,7 @@ import argparse
 import dataclasses
 
 from transformer_theory.cli._common import format_table
-from transformer_theory.papers.formal_languages import GeneralizationConfig
+from transformer_theory.papers.formal_languages import GeneralizationSettings
 from transformer_theory.papers.formal_languages.experiments import (
     languages_generalization as experiment,
 )
@@ -34,9 +34,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--size", choices=experiment.SIZES, default="default")
     p.add_argument("--smoke", action="store_true", help="the same as --size smoke (the test)")
     p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE")
-    fields = [f.name for f in dataclasses.fields(GeneralizationConfig)]
+    fields = [f.name for f in dataclasses.fields(GeneralizationSettings)]
     skip = [f for f in fields if f not in OVERRIDES]
-    add_options(p, GeneralizationConfig, skip=skip, defaults=dict.fromkeys(OVERRIDES))
+    add_options(p, GeneralizationSettings, skip=skip, defaults=dict.fromkeys(OVERRIDES))
     args = p.parse_args(argv)
     config = experiment.get_config("smoke" if args.smoke else args.size)
     given = {n: getattr(args, n) for n in OVERRIDES if getattr(args, n) is not None}

@@ -8,7 +8,7 @@ a minute and the ``default`` size README quotes) and ``run(config, out_dir, *, p
 trains and writes each finished result under ``out_dir``; a module computing in float64 declares
 ``X64 = True`` and JAX's 64-bit mode is turned on before ``get_config``. Chen & Zou 2024's depth
 experiments are run by ``transformer-theory train --experiment NAME`` (their configs are
-``harness/configs/``).
+``sweeps/configs/``).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from transformer_theory.cli._common import UsageError
-from transformer_theory.harness import ExperimentError, plot
+from transformer_theory.sweeps import ExperimentError, plot
 from transformer_theory.train import RunDirectoryError
 
 
