@@ -1,6 +1,7 @@
-"""Certificates by length (``_certificate.certify``, ``rasp.certified_length``) against enumeration and
-seeded adversarial inputs: a certified length is never beaten, the certified margin is a lower
-bound of every enumerated margin, a loosened constant moves the certified length down."""
+"""Certificates by length (``_certificate.certify``, ``rasp.certified_length``) against
+enumeration and seeded adversarial inputs: a certified length is never beaten, the certified
+margin is a lower bound of every enumerated margin, a loosened constant moves the certified length
+down."""
 
 from __future__ import annotations
 
