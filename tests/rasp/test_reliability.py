@@ -300,3 +300,10 @@ def test_the_command_says_1_layer_and_1_head(tmp_path, capsys):
     assert "length: 1 layer (1 attention, attention depth 1), 1 head," in text
     assert "1 layers" not in text and "1 heads" not in text
     assert "beside 1 compiled attention layer;" in text
+
+
+def test_the_ledger_rows_say_1_layer_and_2_layers():
+    from transformer_theory.claims import runner
+
+    length, reverse = runner.run_claims(ids=["rasp.length", "rasp.reverse"])
+    assert length.figure.endswith("(1 layer)") and reverse.figure.endswith("(2 layers)")
