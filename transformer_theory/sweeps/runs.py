@@ -235,9 +235,12 @@ def execute(spec: RunSpec, out_root: str | None, progress: bool = True) -> RunSu
         initial_eval_loss=res.metrics[0]["eval_loss"],
         chance=meta["chance"],
         stop_reason=res.stop_reason,
-        # A finished run read back costs ~0.1 s here; its metrics rows keep the seconds its
-        # training took (since its last resume).
-        seconds=round(max(time.perf_counter() - t0, last.get("seconds") or 0.0), 2),
+        # The seconds its training took (since its last resume), as its metrics rows keep them:
+        # a finished run read back reports those, not the ~0.1 s the read took (a maximum of the
+        # two read the read's time whenever a warm training was shorter than the read).
+        seconds=round(
+            last["seconds"] if last.get("seconds") is not None else time.perf_counter() - t0, 2
+        ),
     )
 
 
