@@ -14,7 +14,7 @@
   the ``n - 1`` heads (or layers) of the n-gram constructions read.
 - :func:`ngram_window_code`: the code ``r(y_t, t)`` of the single-head n-gram construction
   (Svete & Cotterell 2024, Theorem 3.3; see
-  :mod:`transformer_theory.papers.svete_cotterell2024.constructions`):
+  :mod:`transformer_theory.papers.svete_cotterell2024`, its ``build``):
   position powers, the coefficients of a score polynomial that peaks on the last ``w``
   positions, ``t mod w`` one-hot, and the joint block ``onehot(y_t) (x) onehot(t mod w)``.
 - :func:`chiang_cholak`: ``(i/n, (-1)^i)`` of Chiang & Cholak 2022's PARITY transformer.
