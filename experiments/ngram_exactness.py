@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import argparse
 
-from transformer_theory.cli._common import UsageError, format_table, name_list
+from transformer_theory.cli._common import format_table
+from transformer_theory.cli._options import override
 from transformer_theory.papers.svete_cotterell2024.experiments import ngram_exactness as exp
 from transformer_theory.precision import enable_x64
-from transformer_theory.settings import OptionError, override
+from transformer_theory.settings import OptionError
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -31,9 +32,13 @@ def main(argv: list[str] | None = None) -> int:
     enable_x64()
     config = exp.get_config(args.size)
     try:
-        only = name_list(args.only, [name for name, _ in config.runs], "--only")
+        names = [name for name, _ in config.runs]
+        only = names if args.only.strip() == "all" else [n.strip() for n in args.only.split(",")]
+        unknown = [n for n in only if n not in names]
+        if unknown or not only:
+            raise OptionError("--only", f"unknown {unknown}; choose from {', '.join(names)}")
         runs = tuple((name, override(s, args.set)) for name, s in config.runs)
-    except (UsageError, OptionError) as err:
+    except OptionError as err:
         ap.error(str(err))
     result = exp.run(exp.ExactnessConfig(config.size, runs), args.out, only=only)
     print(format_table(result["rows"]))

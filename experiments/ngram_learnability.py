@@ -15,9 +15,10 @@ import argparse
 import os
 
 from transformer_theory.cli._common import format_table
+from transformer_theory.cli._options import override
 from transformer_theory.papers.svete_cotterell2024.experiments import ngram_learnability as exp
 from transformer_theory.precision import enable_x64
-from transformer_theory.settings import OptionError, override
+from transformer_theory.settings import OptionError
 
 
 def main(argv: list[str] | None = None) -> dict:

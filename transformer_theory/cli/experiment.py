@@ -14,6 +14,7 @@ experiments are run by ``transformer-theory train --experiment NAME`` (their con
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import textwrap
 
 from transformer_theory.cli._common import (
@@ -23,16 +24,29 @@ from transformer_theory.cli._common import (
     prepare_out_dir,
 )
 from transformer_theory.cli._experiments import check_seconds, discover, summary
+from transformer_theory.cli._options import add_settings
+from transformer_theory.settings import setting
 
 __all__ = ["add_arguments", "discover", "run"]
 
 
+@dataclasses.dataclass(frozen=True)
+class ExperimentChoice:
+    """Which experiment, at which size (each experiment's own settings are its config's).
+
+    Attributes:
+      name: the experiment (see --list).
+      list: list the experiments and exit.
+      size: a size the config defines.
+    """
+
+    name: str | None = setting(None, flag="NAME")
+    list: bool = False  # noqa: A003 - the option's word
+    size: str = "default"
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("name", nargs="?", metavar="NAME", help="the experiment (see --list)")
-    parser.add_argument("--list", action="store_true", help="list the experiments and exit")
-    parser.add_argument(
-        "--size", default="default", help="a size the config defines (default: default)"
-    )
+    add_settings(parser, ExperimentChoice)
     parser.add_argument("--out", default=None, help="output directory (default: results/NAME)")
 
 

@@ -17,84 +17,74 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
+from typing import Literal
 
-from transformer_theory.cli._common import (
-    EXIT_FAILED,
-    UsageError,
-    comma_list,
-    nonnegative_int,
-    positive_int,
-    prepare_out_dir,
-)
+from transformer_theory.cli._common import EXIT_FAILED, UsageError, prepare_out_dir
+from transformer_theory.cli._options import add_settings
+from transformer_theory.settings import check_minimums, from_args, setting
 
 __all__ = ["X64", "add_arguments", "run"]
 
 X64 = True  # the check compares in float64 beside the interpreter (cli.main turns it on)
 
 
+@dataclasses.dataclass(frozen=True)
+class RaspSettings:
+    """What one rasp run compiles and checks.
+
+    Attributes:
+      program: a library program name or a .py file.
+      max_len: longest input (default: the program's own, 5 to 8).
+      vocab: the tokens, one character each (default: the program's own).
+      causal: compile under a causal mask (refused where the meaning would change).
+      precision: float format of the check.
+      max_inputs: inputs enumerated before sampling starts.
+      samples: seeded inputs per length beyond --max-inputs.
+      precision_lengths: lengths for the precision limits, e.g. 8,16,32,64 (none by default).
+    """
+
+    program: str = setting(flag="PROGRAM")
+    max_len: int | None = setting(None, positive=True)
+    vocab: str | None = None
+    causal: bool = False
+    precision: Literal["float64", "float32", "bfloat16"] = "float64"
+    max_inputs: int = setting(100_000, minimum=0)
+    samples: int = setting(64, minimum=0)
+    precision_lengths: tuple[int, ...] = setting((), positive=True)
+
+    def __post_init__(self) -> None:
+        check_minimums(self)
+        if self.vocab is not None and (not self.vocab or len(set(self.vocab)) != len(self.vocab)):
+            raise ValueError(f"vocab: expected distinct characters, got {self.vocab!r}")
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("program", metavar="PROGRAM", help="a library program name or a .py file")
-    p.add_argument(
-        "--max-len",
-        type=positive_int,
-        default=None,
-        help="longest input (default: the program's own, 5 to 8)",
-    )
-    p.add_argument(
-        "--vocab", default=None, help="the tokens, one character each (default: the program's own)"
-    )
-    p.add_argument(
-        "--causal",
-        action="store_true",
-        help="compile under a causal mask (refused where the meaning would change)",
-    )
-    p.add_argument(
-        "--precision",
-        choices=("float64", "float32", "bfloat16"),
-        default="float64",
-        help="float format of the check",
-    )
-    p.add_argument(
-        "--max-inputs",
-        type=nonnegative_int,
-        default=100_000,
-        help="inputs enumerated before sampling starts",
-    )
-    p.add_argument(
-        "--samples",
-        type=nonnegative_int,
-        default=64,
-        help="seeded inputs per length beyond --max-inputs",
-    )
-    p.add_argument(
-        "--precision-lengths",
-        type=comma_list(int, minimum=1),
-        default=[],
-        help="lengths for the precision limits, e.g. 8,16,32,64 (none by default)",
-    )
+    add_settings(p, RaspSettings)
     p.add_argument("--out", default="results/rasp", help="output directory")
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.vocab is not None and (not args.vocab or len(set(args.vocab)) != len(args.vocab)):
-        raise UsageError(f"--vocab: expected distinct characters, got {args.vocab!r}")
+    settings = from_args(RaspSettings, args)
     from transformer_theory import rasp
     from transformer_theory.rasp import _check, _loader
 
     try:
-        program, vocab, name = rasp.load_program(args.program, args.vocab)
+        program, vocab, name = rasp.load_program(settings.program, settings.vocab)
     except ValueError as err:
         raise UsageError(str(err)) from None
-    max_len = args.max_len or rasp.PROGRAMS.get(name, rasp.PROGRAMS["reverse"]).max_len
+    max_len = settings.max_len or rasp.PROGRAMS.get(name, rasp.PROGRAMS["reverse"]).max_len
     rasp.check_cost(  # BudgetError: exit 2, with the estimate (first: it reads only sizes)
         len(vocab),
         max_len,
-        args.precision_lengths,
-        max_inputs=args.max_inputs,
-        samples=args.samples,
+        list(settings.precision_lengths),
+        max_inputs=settings.max_inputs,
+        samples=settings.samples,
     )
     try:  # the API's refusal of a check over no input, before any work
-        _check.count_inputs(len(vocab), range(1, max_len + 1), args.max_inputs, args.samples)
+        _check.count_inputs(
+            len(vocab), range(1, max_len + 1), settings.max_inputs, settings.samples
+        )
     except ValueError as err:
         raise UsageError(
             str(err)
@@ -102,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
             .replace("samples_per_length", "--samples")
         ) from None
     out = prepare_out_dir(args.out)
-    user = args.program if args.program.endswith(".py") else None
+    user = settings.program if settings.program.endswith(".py") else None
     guard = _loader.user_code(user, "compile and check") if user else contextlib.nullcontext()
     try:
         with guard:
@@ -110,11 +100,11 @@ def run(args: argparse.Namespace) -> int:
                 program,
                 vocab,
                 max_len,
-                causal=args.causal,
-                precision=args.precision,
-                max_inputs=args.max_inputs,
-                samples=args.samples,
-                precision_lengths=args.precision_lengths,
+                causal=settings.causal,
+                precision=settings.precision,
+                max_inputs=settings.max_inputs,
+                samples=settings.samples,
+                precision_lengths=list(settings.precision_lengths),
             )
     except ValueError as err:  # refused: a causal program, a table too large, a bad value set
         raise UsageError(str(err)) from None
@@ -127,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     )
     print(
         f"checked {rec['inputs_checked']} inputs ({rec['positions_compared']} positions) in "
-        f"{args.precision}: agree={rec['agree']} exact={rec['exact']} "
+        f"{settings.precision}: agree={rec['agree']} exact={rec['exact']} "
         f"min margin {rec['min_margin']:.4g}"
     )
     lb = record["lower_bounds"]
@@ -144,9 +134,9 @@ def run(args: argparse.Namespace) -> int:
         )
         + f" of {tried}"
     )
-    law = record["predicted"][args.precision]
+    law = record["predicted"][settings.precision]
     print(
-        f"the stated law in {args.precision}: "
+        f"the stated law in {settings.precision}: "
         + ("exact at this length" if law["exact"] else "limited by " + "; ".join(law["limited_by"]))
     )
     for d in rec["disagreements"]:

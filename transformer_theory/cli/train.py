@@ -22,9 +22,9 @@ from transformer_theory.cli._common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     UsageError,
-    comma_list,
     prepare_out_dir,
 )
+from transformer_theory.cli._options import add_settings
 from transformer_theory.harness import (
     NAMED,
     ExperimentConfig,
@@ -37,13 +37,11 @@ from transformer_theory.harness import (
 from transformer_theory.harness.cost import check_seconds, shipped_defaults
 from transformer_theory.harness.sweeps import OVERRIDABLE
 from transformer_theory.harness.tables import initial_loss_note, result_line
-from transformer_theory.settings import add_options, flag_of, help_of, split_list
+from transformer_theory.settings import flag_of
 from transformer_theory.train import RunDirectoryError, TrainingInterrupted
 
-# The overrides given as several values after one flag (``--seeds 0 1 2``, or a comma list):
-# declared here; the other overrides are generated from ExperimentConfig's fields.
-_int_list = comma_list(int, minimum=0)
-LISTS = {"seeds": _int_list, "tasks": split_list, "depths": _int_list}
+# The overrides given as several words after one flag (``--seeds 0 1 2``) as well as a comma list.
+LISTS = ("seeds", "tasks", "depths")
 # The flag of each override, and of what a refused output directory names (else --out).
 FLAGS = {field: flag_of(ExperimentConfig, field) for field in OVERRIDABLE}
 _REFUSED = {f"overrides.{field}": flag for field, flag in FLAGS.items()}
@@ -66,16 +64,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"Sizes (default marked): {sizes}. Optimizers at the default size: {optimizers}; a "
         "--config file: its own.",
     )
-    add_options(overrides, ExperimentConfig, skip=LISTS, defaults=dict.fromkeys(OVERRIDABLE))
-    for field, parse in LISTS.items():
-        overrides.add_argument(
-            FLAGS[field],
-            dest=field,
-            type=parse,
-            nargs="+",
-            default=None,
-            help=help_of(ExperimentConfig, field),
-        )
+    add_settings(
+        parser,
+        ExperimentConfig,
+        group=overrides,
+        defaults=dict.fromkeys(OVERRIDABLE),
+        words=LISTS,
+    )
     parser.add_argument(
         "--out", default=None, help="output directory (default results/<experiment>_<size>)"
     )
@@ -94,8 +89,6 @@ def resolve_config(args: argparse.Namespace) -> tuple[ExperimentConfig, str]:
     except ExperimentError as err:
         raise UsageError(f"{option}: {err}") from None
     changes = {f: getattr(args, f) for f in OVERRIDABLE if getattr(args, f) is not None}
-    for field in LISTS.keys() & changes.keys():  # ``--seeds 0 1,2``: one flat tuple
-        changes[field] = tuple(value for group in changes[field] for value in group)
     try:
         return config.replace(**changes), source
     except ValueError as err:  # the config checks every field; the message names the flag
