@@ -15,8 +15,6 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from types import ModuleType
 
-from jsonargparse import ActionConfigFile, ArgumentError
-
 from transformer_theory import __version__
 from transformer_theory.budget import BudgetError, BudgetSettingError, check_environment
 from transformer_theory.cli._common import (
@@ -28,7 +26,6 @@ from transformer_theory.cli._common import (
     enable_x64_if_declared,
     release_out_dirs,
 )
-from transformer_theory.cli._options import CommandParser, one_line
 from transformer_theory.cli._registry import COMMANDS, DEFAULT_COMMAND, EXAMPLES, OUTPUTS
 from transformer_theory.settings import OptionError
 
@@ -169,7 +166,14 @@ def build_parser(
         formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
+    if all(mod is None for mod, _ in commands.values()):  # the listing alone: no jsonargparse
+        sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    else:
+        from jsonargparse import ActionConfigFile
+
+        from transformer_theory.cli._options import CommandParser
+
+        sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
     for name, (mod, help_) in commands.items():
         if mod is None:
             sub.add_parser(name, help=help_)
@@ -256,6 +260,10 @@ def _dispatch(argv: list[str]) -> int:
             parser.parse_args(argv)
         subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         sub = subparsers.choices[name]
+        from jsonargparse import ArgumentError
+
+        from transformer_theory.cli._options import one_line
+
         try:  # jsonargparse's error, or one its types raise, as one line naming the option
             args = sub.parse_args(argv[1:])
         except ArgumentError as err:
