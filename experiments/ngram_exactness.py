@@ -19,7 +19,7 @@ from transformer_theory.cli._common import format_table
 from transformer_theory.cli._options import override
 from transformer_theory.papers.svete_cotterell2024.experiments import ngram_exactness as exp
 from transformer_theory.precision import enable_x64
-from transformer_theory.settings import OptionError
+from transformer_theory.settings import OptionError, split_list
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,13 +33,13 @@ def main(argv: list[str] | None = None) -> int:
     config = exp.get_config(args.size)
     try:
         names = [name for name, _ in config.runs]
-        only = names if args.only.strip() == "all" else [n.strip() for n in args.only.split(",")]
+        only = names if args.only.strip() == "all" else split_list(args.only)
         unknown = [n for n in only if n not in names]
-        if unknown or not only:
+        if unknown:
             raise OptionError("--only", f"unknown {unknown}; choose from {', '.join(names)}")
         runs = tuple((name, override(s, args.set)) for name, s in config.runs)
-    except OptionError as err:
-        ap.error(str(err))
+    except (OptionError, argparse.ArgumentTypeError) as err:
+        ap.error(f"--only: {err}" if isinstance(err, argparse.ArgumentTypeError) else str(err))
     result = exp.run(exp.ExactnessConfig(config.size, runs), args.out, only=only)
     print(format_table(result["rows"]))
     return 1 if any(r["float64_failures"] for r in result["rows"]) else 0

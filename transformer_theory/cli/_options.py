@@ -34,9 +34,9 @@ the same parser.
 
 from __future__ import annotations
 
+import argparse
 import ast
 import dataclasses
-import json
 import math
 import re
 import types
@@ -47,12 +47,14 @@ from typing import Any, TypeVar
 import jsonargparse
 from jsonargparse.typing import NonNegativeInt, PositiveInt, restricted_number_type
 
+from transformer_theory.jsonio import dumps_json
 from transformer_theory.settings import (
     OptionError,
     _option_fields,
     _rename,
     flag_of,
     help_of,
+    split_list,
 )
 
 __all__ = ["CommandParser", "add_settings", "one_line", "override", "typehint_of"]
@@ -224,20 +226,21 @@ class CommandParser(jsonargparse.ArgumentParser):
         given = " ".join(values)
         text = given
         if spell.item is not None and not (len(values) == 1 and given.lstrip().startswith("[")):
-            items = [p.strip() for v in values for p in v.split(",")]
-            if not all(items):  # an empty item (``8,,16``, ``""``): left for jsonargparse to refuse
-                return given
+            try:
+                items = [item for v in values for item in split_list(v)]
+            except argparse.ArgumentTypeError:  # an empty item (``8,,16``, ``""``): for
+                return given  # jsonargparse to refuse, as the user wrote it
             if given.strip().lower() == "none" and not _quoted(spell.item):
                 text = "[]"
             elif _quoted(spell.item):
-                text = json.dumps(items)
+                text = dumps_json(items)
             else:
                 text = "[" + ",".join(items) + "]"
         elif spell.optional and given.strip().lower() == "none":
             text = "null"
         elif spell.nested and given.lstrip().startswith("("):
             try:
-                text = json.dumps(ast.literal_eval(given))
+                text = dumps_json(ast.literal_eval(given))
             except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
                 text = given
         if text != given:
