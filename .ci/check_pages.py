@@ -131,7 +131,7 @@ def render(page: Path, chromium: str, budget_ms: int = 20000) -> dict:
                 "--window-size=1280,2000",
                 f"--virtual-time-budget={budget_ms}",
                 "--dump-dom",
-                probe.as_uri(),
+                probe.resolve().as_uri(),
             ],
             capture_output=True,
             text=True,

@@ -118,6 +118,26 @@ def test_a_tally_sees_skipped_repeated_and_foreign_elements():
         Tally(BITS)
 
 
+def test_a_counted_domain_is_checked_by_its_count():
+    from transformer_theory.domains import Counted
+
+    pairs = Counted("every pair of different templates of length 4", 15 * 14 // 2)
+    assert pairs.size == 105 and relation(pairs, pairs) == "all"
+    t = Tally(pairs)
+    t.record_count(60)
+    t.record_count(45)
+    assert t.complete
+    t = Tally(pairs)
+    t.record_count(104)  # a batch that left one pair out
+    assert not t.complete and "104 of 105" in t.shortfall()
+    t = Tally(pairs)
+    t.record_count(106)  # one counted twice: an excess, not a completion
+    assert not t.complete
+    for bad in (-1, 2.5, True, "105"):
+        with pytest.raises(ValueError, match="count"):
+            Counted("x", bad)
+
+
 # ------------------------------------------------------------------------------------- the rule
 
 

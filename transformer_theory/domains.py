@@ -15,6 +15,7 @@ The kinds:
   lengths), :class:`Grid` (a product of integer / rational / named axes), :class:`Enumerated`
   (a named list: datasets, programs, template pairs, model configurations), :class:`Product`,
   :class:`Filtered` (the members of a finite set that satisfy a stated predicate);
+  :class:`Counted` (a finite set known by its count, its elements reported in batches);
 - :class:`Family`: a family with a size parameter (``n = 1, 2, ...``, unbounded unless ``stop``
   is given) whose member at each size is a finite domain; :meth:`Family.upto` and
   :meth:`Family.at` are its finite sub-domains (every element at each listed size);
@@ -42,6 +43,7 @@ from typing import Any
 __all__ = [
     "RELATIONS",
     "Continuum",
+    "Counted",
     "Domain",
     "Enumerated",
     "Exists",
@@ -230,6 +232,30 @@ class Grid(Domain):
             self.over, "points"
         )
         return f"every {' x '.join(parts)} ({_n(self.size)} {unit})"
+
+
+@dataclasses.dataclass(frozen=True)
+class Counted(Domain):
+    """A finite set named in words whose size is counted, not listed (``count``: e.g. every input
+    of every task whose parameters sum to ``s``, counted from the tasks' sizes). Its elements
+    cannot be enumerated here, so a check over it reports them in batches
+    (:meth:`Tally.record_count`): the tally then sees a shortfall or an excess, never a
+    duplicate or a stranger, which is why a check that can list its elements should use a
+    listing domain (:class:`Strings`, :class:`Grid`, :class:`Enumerated`) instead."""
+
+    what: str
+    count: int
+
+    def __post_init__(self):
+        if isinstance(self.count, bool) or not isinstance(self.count, int) or self.count < 0:
+            raise ValueError(f"count: expected a non-negative int, got {self.count!r}")
+
+    @property
+    def size(self) -> int:
+        return self.count
+
+    def words(self) -> str:
+        return f"{self.what} ({self.count:,})"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -108,6 +108,7 @@ from transformer_theory import domains as _domains
 from transformer_theory.domains import (
     RELATIONS,
     Continuum,
+    Counted,
     Domain,
     Enumerated,
     Exists,
@@ -135,6 +136,7 @@ __all__ = [
     "TIERS",
     "Checked",
     "Continuum",
+    "Counted",
     "Derivation",
     "Domain",
     "Enumerated",

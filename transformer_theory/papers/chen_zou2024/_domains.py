@@ -19,7 +19,6 @@ family (the library's construction is the candidate witness); a statement about 
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import itertools
 import math
@@ -28,6 +27,7 @@ from typing import Any
 
 from transformer_theory.domains import (
     Continuum,
+    Counted,
     Domain,
     Enumerated,
     Exists,
@@ -40,27 +40,10 @@ from transformer_theory.domains import (
 __all__ = [
     "CERT_FAMILIES",
     "ONE_LAYER_WEIGHTS",
-    "Counted",
     "TaskFamily",
     "bell",
     "templates",
 ]
-
-
-@dataclasses.dataclass(frozen=True)
-class Counted(Domain):
-    """A finite set named in words whose size this module counts (``count``); a check records
-    its elements in batches (:meth:`~transformer_theory.domains.Tally.record_count`)."""
-
-    what: str
-    count: int
-
-    @property
-    def size(self) -> int:
-        return self.count
-
-    def words(self) -> str:
-        return f"{self.what} ({self.count:,})"
 
 
 def templates(length: int) -> list[tuple[int, ...]]:
