@@ -129,6 +129,20 @@ def test_print_config_round_trips_through_config(tmp_path, capsys):
     assert later.ns == (16,) and later.tasks == ("qsa", "match2")  # options after it win
 
 
+@pytest.mark.parametrize(
+    "argv, line",
+    [
+        (["certify"], "transformer-theory certify: error: FILE: required; see --help"),
+        (["plot"], "transformer-theory plot: error: DIR: required; see --help"),
+        (["train"], "transformer-theory train: error: --experiment/--config: give one of them"),
+        (["demo", "--seed=-1"], "transformer-theory demo: error: --seed: not of type"),
+    ],
+)
+def test_a_missing_or_bad_argument_is_named_as_the_help_names_it(argv, line, capsys):
+    code, out, err = _run(argv, capsys)
+    assert code == 2 and err.startswith(line) and len(err.strip().splitlines()) == 1, err
+
+
 def test_train_keeps_its_python_config_file(tmp_path, capsys):
     # train's --config is a Python file with get_config(); the YAML --config is not added there
     code, _, err = _run(["train", "--config", str(tmp_path / "missing.py")], capsys)

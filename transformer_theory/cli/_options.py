@@ -283,6 +283,13 @@ def one_line(parser: CommandParser, err: Exception) -> OptionError:
     m = re.match(r"argument ([^:]+): (.*)", text)
     if m:
         return OptionError(m.group(1), m.group(2))
+    m = re.match(r"the following arguments are required: (.*)", text)
+    if m:  # named as the help names them (a positional argument by its metavar: FILE)
+        names = [parser.flags.get(n.strip(), n.strip()) for n in m.group(1).split(",")]
+        return OptionError(", ".join(names), "required; see --help")
+    m = re.match(r"one of the arguments (.*) is required", text)
+    if m:
+        return OptionError("/".join(m.group(1).split()), "give one of them")
     return OptionError("arguments", text)
 
 
