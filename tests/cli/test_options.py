@@ -182,3 +182,17 @@ def test_no_hand_written_type_parser_is_left():
     # settings.split_list: the one splitter of the library's own comma-list values
     assert raised == ["settings.py"], raised
     assert set(typed) == {"cli/_options.py type=typehint"}, typed  # jsonargparse's typehints
+
+
+@pytest.mark.parametrize(
+    "assignment, needle",
+    [("steps=0", "--steps: "), ("learning_rates=nan", "--learning-rates: "), ("nope=1", "--set: ")],
+)
+def test_experiment_set_is_checked_by_the_settings_before_any_work(
+    assignment, needle, tmp_path, capsys
+):
+    out = tmp_path / "o"
+    argv = ["experiment", "qsa_separation", "--size", "smoke", "--set", assignment]
+    code, _, err = _run([*argv, "--out", str(out)], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and needle in err, err
+    assert not out.exists()

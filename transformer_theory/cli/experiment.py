@@ -4,7 +4,8 @@
 Each experiment is a module ``transformer_theory/papers/<paper>/experiments/<name>.py``, found on
 disk: its docstring gives the exact command and the result it produced, ``get_config(size)``
 returns the settings (a frozen dataclass; every experiment has a ``smoke`` size that runs in under
-a minute and the ``default`` size README quotes) and ``run(config, out_dir, *, progress=True)``
+a minute and the ``default`` size README quotes; ``--set field=value`` changes one field, parsed
+and checked as that field's option would be) and ``run(config, out_dir, *, progress=True)``
 trains and writes each finished result under ``out_dir``; a module computing in float64 declares
 ``X64 = True`` and JAX's 64-bit mode is turned on before ``get_config``. Chen & Zou 2024's depth
 experiments are run by ``transformer-theory train --experiment NAME`` (their configs are
@@ -24,7 +25,7 @@ from transformer_theory.cli._common import (
     prepare_out_dir,
 )
 from transformer_theory.cli._experiments import check_seconds, discover, summary
-from transformer_theory.cli._options import add_settings
+from transformer_theory.cli._options import add_settings, override
 from transformer_theory.settings import setting
 
 __all__ = ["add_arguments", "discover", "run"]
@@ -47,6 +48,15 @@ class ExperimentChoice:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_settings(parser, ExperimentChoice)
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        dest="sets",
+        metavar="FIELD=VALUE",
+        help="change one field of the size's settings (repeatable), parsed and checked as that "
+        "field's option is: --set steps=100",
+    )
     parser.add_argument("--out", default=None, help="output directory (default: results/NAME)")
 
 
@@ -77,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     if args.size not in sizes:
         raise UsageError(f"--size: {args.name} has sizes {', '.join(sizes)}; got {args.size!r}")
     enable_x64_if_declared(module)  # this experiment computes in float64: its module says so
-    config = module.get_config(args.size)
+    config = override(module.get_config(args.size), args.sets)  # refused before any work
     check_seconds(args.name, args.size)
     out = prepare_out_dir(f"results/{args.name}" if args.out is None else args.out)
     record = module.run(config, out, progress=True)
