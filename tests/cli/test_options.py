@@ -87,6 +87,7 @@ def test_the_help_is_the_field_docstring():
         (["--lengths", "8,x"], "--lengths", "8,x"),
         (["--precision", "float16"], "--precision", "float16"),
         (["--seed", "1.5"], "--seed", "1.5"),
+        (["--seed", "x"], "--seed", "expected a <class 'int'> (or none) (in 'x')"),
         (["--no-such", "1"], "arguments", "--no-such"),
     ],
 )

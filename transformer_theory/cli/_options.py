@@ -276,8 +276,17 @@ def one_line(parser: CommandParser, err: Exception) -> OptionError:
     if m:
         option = parser.flags.get(m.group(1), m.group(1))
         rest = m.group(2)
+        # an optional value's refusal: the value type's reason, not the union's list of both
+        union = re.match(
+            r"Does not validate against any of the Union subtypes .*? Errors: - (.*?) - "
+            r"Expected a <class 'NoneType'>",
+            rest,
+        )
+        if union:
+            rest = f"{union.group(1)} (or none)"
         given = parser.given.get(option)
-        if given is not None and given not in rest:  # an item refused: say in what
+        shown = given is not None and re.search(rf"(?<![\w.]){re.escape(given)}(?![\w.])", rest)
+        if given is not None and not shown:  # an item refused, or no value named: say what
             rest += f" (in {given!r})"
         return OptionError(option, rest[:1].lower() + rest[1:])
     m = re.match(r"argument ([^:]+): (.*)", text)
