@@ -1,7 +1,7 @@
 """Training throughput: the fast train step against the general dense one, in the same run.
 
 For each task and depth, builds the run exactly as the Figure 2 experiments do
-(:func:`transformer_theory.harness.build_run`, ``--size paper`` = Chen & Zou 2024, §9.1's
+(:func:`transformer_theory.sweeps.build_run`, ``--size paper`` = Chen & Zou 2024, §9.1's
 sizes, e.g. reasoning B = 256, N = 11, D = 212; contextual B = 256, N = 20, D = 228), compiles the
 jitted NNX train step twice -- once with the general dense forward pass (``core.forward`` vmapped)
 and once with :func:`transformer_theory.nn.fast.batch_logits`'s fast path (first layer as
@@ -47,9 +47,9 @@ import jax.numpy as jnp
 import numpy as np
 from flax import nnx
 
-from transformer_theory.harness import TASK_NAMES, RunSpec, build_run
 from transformer_theory.jsonio import write_csv, write_json
 from transformer_theory.nn import from_params
+from transformer_theory.sweeps import TASK_NAMES, RunSpec, build_run
 from transformer_theory.train.loop import auto_microbatches, cached_steps, make_optimizer
 
 

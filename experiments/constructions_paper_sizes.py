@@ -73,7 +73,7 @@ from transformer_theory.precision import enable_x64
 
 def exhaustive_grid(smoke: bool):
     """Sizes past the unit tests' grid, checked on EVERY example (tens of thousands each)."""
-    from transformer_theory.constructions.report import Sizes
+    from transformer_theory.constructions.sizes import Sizes
 
     if smoke:
         return [(3, Sizes(n_q=3, n_a=3, k=2))]
@@ -102,11 +102,8 @@ def main(argv=None) -> int:
     )
     args = p.parse_args(argv)
     enable_x64()  # an entry point: the constructions are built in float64
-    from transformer_theory.constructions.report import (
-        construction_rows,
-        format_table,
-        paper_sizes,
-    )
+    from transformer_theory.constructions.sizes import paper_sizes
+    from transformer_theory.constructions.study import construction_rows, format_table
     from transformer_theory.jsonio import write_json
 
     samples = 300 if args.smoke else args.samples

@@ -13,7 +13,7 @@ steps, so the variants README reports can be rerun:
   (the sweep scales them to ``[0, 0.1)``).
 
 Batches are the sweep's (``fold_in(fold_in(key(seed), 1), step)``), the initialization the
-sweep's (:func:`transformer_theory.harness.build_run`). Output: one JSON line per evaluation in
+sweep's (:func:`transformer_theory.sweeps.build_run`). Output: one JSON line per evaluation in
 ``--out/<variant>_seed<seed>.jsonl``.
 
 Command (one core, ~7 minutes per 8,000 steps)::
@@ -36,9 +36,9 @@ import jax
 import optax
 from flax import nnx
 
-from transformer_theory.harness import PAPER, RunSpec, build_run
 from transformer_theory.jsonio import dumps_json
 from transformer_theory.nn import from_params
+from transformer_theory.sweeps import PAPER, RunSpec, build_run
 from transformer_theory.train.loop import make_steps
 
 LEARNING_RATE = 3e-4

@@ -15,7 +15,7 @@ Seconds on 2 CPU cores: under one (it reads ``summary.json``).
 import argparse
 import os
 
-from transformer_theory.harness import tables
+from transformer_theory.sweeps import tables
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULT = os.path.join(HERE, "results", "fig2_paper_summary.csv")

@@ -19,7 +19,7 @@ from jsonargparse import ArgumentError
 
 from transformer_theory.cli._common import format_table
 from transformer_theory.cli._options import CommandParser, add_settings, one_line, override
-from transformer_theory.papers.formal_languages import GeneralizationConfig
+from transformer_theory.papers.formal_languages import GeneralizationSettings
 from transformer_theory.papers.formal_languages.experiments import (
     languages_generalization as experiment,
 )
@@ -37,9 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--size", choices=experiment.SIZES, default="default")
     p.add_argument("--smoke", action="store_true", help="the same as --size smoke (the test)")
     p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE")
-    fields = [f.name for f in dataclasses.fields(GeneralizationConfig)]
+    fields = [f.name for f in dataclasses.fields(GeneralizationSettings)]
     skip = [f for f in fields if f not in OVERRIDES]
-    add_settings(p, GeneralizationConfig, skip=skip, defaults=dict.fromkeys(OVERRIDES))
+    add_settings(p, GeneralizationSettings, skip=skip, defaults=dict.fromkeys(OVERRIDES))
     try:
         args = p.parse_args(argv)
     except ArgumentError as err:

@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
         runs = tuple((name, override(s, args.set)) for name, s in config.runs)
     except (OptionError, argparse.ArgumentTypeError) as err:
         ap.error(f"--only: {err}" if isinstance(err, argparse.ArgumentTypeError) else str(err))
-    result = exp.run(exp.ExactnessConfig(config.size, runs), args.out, only=only)
+    result = exp.run(exp.ExactnessSettings(config.size, runs), args.out, only=only)
     print(format_table(result["rows"]))
     return 1 if any(r["float64_failures"] for r in result["rows"]) else 0
 

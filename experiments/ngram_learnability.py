@@ -2,7 +2,7 @@
 
 The experiment, its settings and its results are
 ``transformer_theory/papers/svete_cotterell2024/experiments/ngram_learnability.py``; this script
-is its entry point (``--set field=value`` changes a field of its ``LearnabilityConfig``)::
+is its entry point (``--set field=value`` changes a field of its ``LearnabilitySettings``)::
 
     python experiments/ngram_learnability.py --out results/ngram_learnability
     python experiments/ngram_learnability.py --size smoke --out /tmp/smoke   # (or --smoke)

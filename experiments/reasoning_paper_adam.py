@@ -2,7 +2,7 @@
 against two (Theorems 2 and 3). Also the example of a user's config file.
 
 A config file is a Python file with ``get_config()`` returning an
-:class:`~transformer_theory.harness.ExperimentConfig`; it imports only the public library and
+:class:`~transformer_theory.sweeps.ExperimentSettings`; it imports only the public library and
 runs from any directory::
 
     transformer-theory train --config experiments/reasoning_paper_adam.py \\
@@ -18,11 +18,11 @@ Result (measured with the command above on 2 shared CPU cores, 2 min 7 s in all;
 1.000 from step 500 on (29 s and 93 s). ``summary.csv`` has the final numbers.
 """
 
-from transformer_theory.harness import ExperimentConfig
+from transformer_theory.sweeps import ExperimentSettings
 
 
-def get_config() -> ExperimentConfig:
-    return ExperimentConfig(
+def get_config() -> ExperimentSettings:
+    return ExperimentSettings(
         name="reasoning_paper_adam",
         title="In-context QA at §9.1's size (100 questions, 100 answers, k = 3), Adam lr 1e-3",
         heads={"reasoning": ((1,), (1, 1))},

@@ -72,7 +72,7 @@ import jax
 jax.config.update("jax_enable_x64", True)
 import numpy as np
 
-from transformer_theory import plotting, report
+from transformer_theory import plotting, verify_outputs
 from transformer_theory.theory import checks, suite
 from transformer_theory.theory import dependence as dep
 
@@ -103,7 +103,7 @@ verdicts = []
 for fam in checks.FAMILIES.values():
     params = checks.random_models(fam, 3, 3, 2, 0, M)
     verdicts += checks.check_family(fam, params, sets, toy, dataset="toy")
-print(report.format_table(verdicts))
+print(verify_outputs.format_table(verdicts))
 
 # %% [markdown]
 # ## The affine form over a whole dataset
@@ -146,7 +146,9 @@ display(Image(png))
 recs = suite.run_certificates(icqa=(2, 2, 2))
 print(
     "\n".join(
-        report.certificate_line(r) if r["kind"] == "certificate" else report.bound_line(r)
+        verify_outputs.certificate_line(r)
+        if r["kind"] == "certificate"
+        else verify_outputs.bound_line(r)
         for r in recs
         if r["dataset"].startswith("theorem2")
     )

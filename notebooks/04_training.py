@@ -69,11 +69,11 @@ import numpy as np
 
 from transformer_theory import tasks
 from transformer_theory.core.forward import forward_trace
-from transformer_theory.train import DataConfig, TaskData, TrainConfig, paper_init, train
+from transformer_theory.train import DataSettings, TaskData, TrainSettings, paper_init, train
 
 task = tasks.InContextQA(4, 4, 2)
-data = TaskData(task, jax.random.key(2), DataConfig(holdout=0.2))
-tc = TrainConfig(steps=400, batch_size=64, learning_rate=0.1, grad_clip=1.0, log_every=100)
+data = TaskData(task, jax.random.key(2), DataSettings(holdout=0.2))
+tc = TrainSettings(steps=400, batch_size=64, learning_rate=0.1, grad_clip=1.0, log_every=100)
 results = {}
 for heads in [(1,), (1, 1)]:
     params = paper_init(
@@ -123,7 +123,7 @@ show(fig)
 
 # %% [markdown]
 # The paper's figures are experiment *configs* shipped with the library
-# (`transformer_theory.harness`): `transformer-theory train --experiment fig2_depth` runs one
+# (`transformer_theory.sweeps`): `transformer-theory train --experiment fig2_depth` runs one
 # from the command line, `--config my_sweep.py` runs a file of your own with a `get_config()`.
 # From Python, a config is a frozen dataclass; narrow it and run it (here: the two-layer reasoning
 # run of Figure 2, 200 steps). The run directory records its settings, and the trained parameters
@@ -132,13 +132,13 @@ show(fig)
 # %%
 import tempfile
 
-from transformer_theory import harness
+from transformer_theory import sweeps
 
-config = harness.named_config("fig2_depth")
+config = sweeps.named_config("fig2_depth")
 print(config.name, "-", len(config.runs()), "runs:", [s.name for s in config.runs()[:3]], "...")
 config = config.replace(heads={"reasoning": ((1, 1),)}, seeds=(0,), steps=200)
 out = tempfile.mkdtemp()
-rows, figures = harness.run_experiment(config, out, progress=False)
+rows, figures = sweeps.run_experiment(config, out, progress=False)
 print(
     rows[0]["run"],
     "held-out accuracy",
@@ -146,7 +146,7 @@ print(
     "->",
     [os.path.relpath(f, out) for f in figures],
 )
-restored = harness.trained_params(config.runs()[0], out)
+restored = sweeps.trained_params(config.runs()[0], out)
 print("restored", type(restored).__name__, "with heads", restored.config.heads)
 
 # %% [markdown]

@@ -215,7 +215,7 @@ display(Image(study.figure_path))
 # %%
 from transformer_theory.papers.barbero2024.experiments import collapse_tasks  # noqa: E402
 
-config = collapse_tasks.CollapseTaskConfig(
+config = collapse_tasks.CollapseTaskSettings(
     name="notebook",
     tasks=("copy_last",),
     separators=(None,),

@@ -219,7 +219,7 @@ from flax import nnx
 
 from transformer_theory.nn.encdec import EncoderDecoder, Seq2SeqConfig
 from transformer_theory.papers.conti2024 import BOS, EOS, Translation, token_accuracy
-from transformer_theory.train import TrainConfig
+from transformer_theory.train import TrainSettings
 from transformer_theory.train import seq2seq as s2s
 
 task = Translation(num_nouns=3, num_adjectives=2, num_verbs=2) if SMOKE else Translation()
@@ -240,7 +240,7 @@ cfg = Seq2SeqConfig(
     num_heads=8,
     ffn_hidden=64 if SMOKE else 128,
 )
-tc = TrainConfig(
+tc = TrainSettings(
     steps=200 if SMOKE else 1000,
     batch_size=64,
     learning_rate=3e-3,
@@ -362,15 +362,15 @@ print(
 # %%
 import tempfile
 
-from transformer_theory import harness
+from transformer_theory import sweeps
 
-config = harness.named_config("fig2_depth").replace(
+config = sweeps.named_config("fig2_depth").replace(
     heads={"reasoning": ((1, 1),)}, seeds=(0,), steps=20 if SMOKE else 2000
 )
 out = tempfile.mkdtemp()
-harness.run_experiment(config, out, progress=False)
+sweeps.run_experiment(config, out, progress=False)
 spec = config.runs()[0]
-trained = harness.trained_params(spec, out)
-tokens = harness.build_data(spec).eval_tokens_BxN[:32]
+trained = sweeps.trained_params(spec, out)
+tokens = sweeps.build_data(spec).eval_tokens_BxN[:32]
 for r in conti.classify_model(activations.depth_maps(trained, tokens)):
     print(f"layer {r['layer']} head {r['head']}: {r['kind']} (score {r['score']:.2f})")

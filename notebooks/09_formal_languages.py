@@ -198,7 +198,7 @@ from transformer_theory.papers.formal_languages.experiments import (  # noqa: E4
 
 STEPS = 2 if SMOKE else 300
 LENGTHS = (8,) if SMOKE else (8, 16, 64)
-config = fl.GeneralizationConfig(
+config = fl.GeneralizationSettings(
     size="notebook",
     modes=(("dyck2", ("softmax", "straight_through_leftmost")),),
     steps=STEPS,

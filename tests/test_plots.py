@@ -11,8 +11,8 @@ reader needs is checked on the figure itself (issue 30, section 3):
 - the figure's tight bounding box lies within the canvas (nothing clipped).
 
 Plot functions are discovered (every name in ``__all__`` of :mod:`transformer_theory.plotting`,
-of each ``papers/<paper>/plots.py`` and of :mod:`transformer_theory.harness.plots`, and every
-``plot_*`` of the harness's figure modules, less the helpers in :data:`NOT_PLOTS`), so a new plot
+of each ``papers/<paper>/plots.py`` and of :mod:`transformer_theory.sweeps.plots`, and every
+``plot_*`` of the sweeps' figure modules, less the helpers in :data:`NOT_PLOTS`), so a new plot
 without a case in :data:`CASES` fails :func:`test_every_plot_has_a_case`.
 """
 
@@ -32,9 +32,9 @@ import pytest
 
 import transformer_theory.papers as papers_pkg
 from transformer_theory import jsonio, plotting
-from transformer_theory.harness import attention_maps
-from transformer_theory.harness import plots as harness_plots
 from transformer_theory.precision import PRECISIONS
+from transformer_theory.sweeps import attention_maps
+from transformer_theory.sweeps import plots as sweep_plots
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -59,11 +59,11 @@ NOT_PLOTS = {
         "save_figure",
         "suptitle",
     )
-} | {"transformer_theory.harness.plots.load_metrics"}
+} | {"transformer_theory.sweeps.plots.load_metrics"}
 
 
 def _plot_modules() -> list[types.ModuleType]:
-    mods = [plotting, harness_plots]
+    mods = [plotting, sweep_plots]
     for info in pkgutil.iter_modules(papers_pkg.__path__):
         for stem in ("plots", "_plots"):  # the role module, public or private
             if info.ispkg and os.path.exists(
@@ -429,10 +429,10 @@ CASES = {
     SANFORD + "match_width": _match_width,
     SVETE + "precision_figure": _ngram_precision,
     SVETE + "soft_figure": _ngram_soft,
-    "transformer_theory.harness.attention_maps.plot_attention_maps": _attention_maps,
+    "transformer_theory.sweeps.attention_maps.plot_attention_maps": _attention_maps,
 }
 # Plot functions with a test of their own below (they read files, not records).
-OWN_TESTS = {"transformer_theory.harness.plots.plot_curves": "test_plot_curves_renders"}
+OWN_TESTS = {"transformer_theory.sweeps.plots.plot_curves": "test_plot_curves_renders"}
 # Functions whose last argument is an output directory, not a file.
 WRITES_DIRECTORY = {SANFORD + "study_figures"}
 
@@ -581,9 +581,9 @@ def test_checks_catch_an_unreadable_figure(tmp_path) -> None:
 
 
 def test_plot_curves_renders(tmp_path, monkeypatch) -> None:
-    """The harness's learning curves (Chen & Zou 2024, Figure 2) from synthetic ``metrics.json``
+    """The sweeps' learning curves (Chen & Zou 2024, Figure 2) from synthetic ``metrics.json``
     files at the paper config's layout: the long title wraps instead of being clipped."""
-    from transformer_theory.harness.configs import fig2_paper
+    from transformer_theory.sweeps.configs import fig2_paper
 
     # One task, one seed: the narrowest figure, where the paper config's long title was clipped.
     config = fig2_paper.get_config()
@@ -606,7 +606,7 @@ def test_plot_curves_renders(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(plt, "close", figures.append)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        path = harness_plots.plot_curves(config, str(tmp_path))
+        path = sweep_plots.plot_curves(config, str(tmp_path))
     monkeypatch.undo()
     assert os.path.getsize(path) > 0
     for fig in figures:

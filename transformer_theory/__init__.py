@@ -10,7 +10,7 @@ The spine (Chen & Zou 2024), in pipeline order:
   2-3, Propositions 7-10, certificates, witnesses; the weights of Theorems 1, 3, 5, 6;
 - :mod:`~transformer_theory.nn` and :mod:`~transformer_theory.train`: Flax NNX modules and the
   Optax runner (:func:`~transformer_theory.train.fit` for small models);
-- :mod:`~transformer_theory.harness`: runs, resumes and sweeps experiment configs;
+- :mod:`~transformer_theory.sweeps`: runs, resumes and sweeps experiment configs;
 - :mod:`~transformer_theory.rasp`: RASP programs compiled into the one parameter format and
   checked on every input;
 - :mod:`~transformer_theory.cli`: the ``transformer-theory`` commands (parse and print only).
@@ -27,9 +27,10 @@ their own command-line options), :mod:`~transformer_theory.precision` (formats, 
 fake quantization, the 64-bit switch for entry points), :mod:`~transformer_theory.jsonio`
 (strict atomic JSON and CSV),
 :mod:`~transformer_theory.plotting` (the matplotlib backend, saving, panels),
-:mod:`~transformer_theory.files` (datasets and models on disk), :mod:`~transformer_theory.report`
-(what ``verify`` and ``certify`` print and write), :mod:`~transformer_theory.budget`
-(memory and time estimates checked before long work), :mod:`~transformer_theory.parallel`
+:mod:`~transformer_theory.saveload` (datasets and models on disk),
+:mod:`~transformer_theory.verify_outputs` (what ``verify`` and ``certify`` print and write),
+:mod:`~transformer_theory.budget` (memory and time estimates checked before long work),
+:mod:`~transformer_theory.parallel`
 (device sharding), :mod:`~transformer_theory.glossary` (shape letters),
 :mod:`~transformer_theory.progress` (the one progress bar).
 """

@@ -86,7 +86,7 @@ def layers(modules: list[str]) -> list[tuple[str, str, list[str]]]:
         (
             "The spine",
             "Chen & Zou 2024's pipeline, in order: the forward pass, parameters, tasks, "
-            "the theory and the constructions, the trainable modules, training and the harness.",
+            "the theory and the constructions, the trainable modules, training and the sweeps.",
             under(spine),
         ),
         (

@@ -106,17 +106,17 @@ def test_time_limit_covers_the_whole_command(tmp_path, capsys, monkeypatch):
     than the limit leaves every group undecided, and the command still reports and exits 0."""
     import time
 
-    from transformer_theory import files
+    from transformer_theory import saveload
 
     f = tmp_path / "toy.json"
     f.write_text(json.dumps(TOY))
-    slow = files.load_dataset
+    slow = saveload.load_dataset
 
     def slow_load(path):
         time.sleep(0.3)
         return slow(path)
 
-    monkeypatch.setattr(files, "load_dataset", slow_load)
+    monkeypatch.setattr(saveload, "load_dataset", slow_load)
     argv = ["certify", str(f), "--time-limit", "0.2", "--out", str(tmp_path / "o")]
     assert main(argv) == 0
     out = capsys.readouterr().out

@@ -204,10 +204,10 @@ def test_a_full_disk_leaves_the_old_file_whole_and_no_temporary(kind, tmp_path, 
 
 
 def test_an_npz_written_atomically_reads_back(tmp_path):
-    from transformer_theory import files
+    from transformer_theory import saveload
 
-    path = files.save_dataset(tmp_path / "d.npz", [[0, 1], [1, 0]], [0, 1], 2)
-    data = files.load_dataset(path)
+    path = saveload.save_dataset(tmp_path / "d.npz", [[0, 1], [1, 0]], [0, 1], 2)
+    data = saveload.load_dataset(path)
     assert data.tokens_BxN.tolist() == [[0, 1], [1, 0]] and data.labels_B.tolist() == [0, 1]
     assert sorted(os.listdir(tmp_path)) == ["d.npz"]
 

@@ -24,7 +24,7 @@ from transformer_theory.nn.encdec import (
 )
 from transformer_theory.papers.conti2024._models_translation import split_translation
 from transformer_theory.papers.conti2024._tasks import Translation, token_accuracy
-from transformer_theory.train import TrainConfig, rundir
+from transformer_theory.train import TrainSettings, rundir
 from transformer_theory.train import seq2seq as s2s
 
 CONFIG = Seq2SeqConfig(vocab_size=11, width=8, num_heads=2, ffn_hidden=12, num_layers=1)
@@ -93,7 +93,7 @@ def test_trained_model_translates_and_resumes(tmp_path):
     data = split_translation(task, jax.random.key(0), holdout=1 / 16)
     cfg = Seq2SeqConfig(vocab_size=task.vocab_size, width=16, num_heads=2, ffn_hidden=32)
     model = EncoderDecoder(cfg, rngs=nnx.Rngs(0))
-    tc = TrainConfig(
+    tc = TrainSettings(
         steps=150,
         batch_size=16,
         learning_rate=1e-2,

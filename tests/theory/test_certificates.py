@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 import scipy.optimize as so
 
-from transformer_theory import ModelConfig, init_params, report
+from transformer_theory import ModelConfig, init_params, verify_outputs
 from transformer_theory.theory import certificates
 from transformer_theory.theory.certificates import programs
 
@@ -184,7 +184,7 @@ def test_separable_dataset_gets_no_certificate_and_full_bound():
     assert reference_feasible(tokens, labels, list(range(9)))
     rec = certificates.certify_dataset(tokens, labels, 4)
     assert rec.verdict == "no certificate" and not rec.verified_exactly and rec.certificate is None
-    assert "proves nothing" in report.certificate_line(rec.to_dict())
+    assert "proves nothing" in verify_outputs.certificate_line(rec.to_dict())
     assert all(g.status == "feasible" and g.verified_exactly for g in rec.groups)
     b = certificates.accuracy_upper_bound(tokens, labels, 4)
     assert (b.max_correct, b.exact, b.upper_bound) == (9, True, 1.0)
@@ -300,7 +300,7 @@ def test_unverifiable_dual_is_reported_as_no_certificate(monkeypatch):
     rec = certificates.certify_dataset(TOY_TOKENS, TOY_LABELS, 5)
     assert rec.verdict == "no certificate" and not rec.verified_exactly and rec.certificate is None
     assert [g.status for g in rec.groups] == ["undecided"]
-    assert "undecided" in report.certificate_line(rec.to_dict())
+    assert "undecided" in verify_outputs.certificate_line(rec.to_dict())
 
 
 def test_certificate_json_round_trip():
@@ -469,7 +469,7 @@ def test_the_same_sequence_under_two_labels_is_impossible_for_every_model():
     assert groups == _reference_contradictions(tokens, labels) and groups
     rec = certificates.certify_dataset(tokens, labels, 3, 2)
     assert rec.verdict == "impossible" and rec.contradictions == groups
-    assert "every model of every depth" in report.certificate_line(rec.to_dict())
+    assert "every model of every depth" in verify_outputs.certificate_line(rec.to_dict())
     assert rec.to_dict()["contradictions"] == [list(g) for g in groups]
     # Repeats under one label are no contradiction.
     same = np.zeros(40, np.int64)

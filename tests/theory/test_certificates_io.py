@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from transformer_theory.files import load_dataset, save_dataset
+from transformer_theory.saveload import load_dataset, save_dataset
 
 TOKENS = np.array([[0, 1, 2], [1, 0, 2], [0, 0, 2]])
 LABELS = np.array([0, 1, 1])

@@ -1,5 +1,5 @@
 """``theory/`` holds mathematics: no module under it plots or touches files (the commands and
-:mod:`transformer_theory.files` do that at the edge)."""
+:mod:`transformer_theory.saveload` do that at the edge)."""
 
 import pathlib
 import re
@@ -29,4 +29,4 @@ def test_the_theory_package_has_modules():
 def test_no_plotting_and_no_file_writes_in_theory(path):
     text = path.read_text()
     found = [name for name, pattern in FORBIDDEN.items() if re.search(pattern, text)]
-    assert not found, f"{path.name} uses {found}: move it to the edge (cli/, files.py)"
+    assert not found, f"{path.name} uses {found}: move it to the edge (cli/, saveload.py)"

@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from transformer_theory import ModelConfig, files, forward, init_params, report
+from transformer_theory import ModelConfig, forward, init_params, saveload, verify_outputs
 from transformer_theory.theory import witness
 
 A_, B_, X_, Y_, R_ = 0, 1, 2, 3, 4
@@ -62,7 +62,7 @@ def two_head_search(tmp_path_factory):
         300,
         restarts=4,
     )
-    path = files.save_model(tmp_path_factory.mktemp("witness") / "softmax2.npz", rec.params)
+    path = saveload.save_model(tmp_path_factory.mktemp("witness") / "softmax2.npz", rec.params)
     return rec, path
 
 
@@ -70,11 +70,11 @@ def test_two_softmax_heads_fit_the_toy_set_and_the_margin_reverifies(two_head_se
     rec, path = two_head_search
     # Outside Prop. 10's scope (two heads): the search finds a witness with seed 0 (and 6/6 seeds
     # tried when the defaults were chosen); the record is honest either way.
-    assert rec.found, report.witness_line(rec.to_dict())
+    assert rec.found, verify_outputs.witness_line(rec.to_dict())
     assert not rec.in_scope and rec.accuracy == 1.0 and rec.params is not None
     assert "params" not in rec.to_dict()  # the record serializes data, the model goes to a file
     with jax.enable_x64(True):
-        params = files.load_model(path)
+        params = saveload.load_model(path)
         assert params.w_o.dtype == jnp.float64 and params.config.heads == (2,)
         logits = np.asarray(
             jax.jit(jax.vmap(lambda t: forward(params, t)))(jnp.asarray(TOY_TOKENS))
@@ -101,7 +101,7 @@ def test_in_scope_family_finds_no_witness_and_says_so():
     # Theorem 2 + Prop. 10: impossible, so any "found" would be a bug.
     assert rec.in_scope and not rec.found and rec.params is None
     assert rec.min_margin <= rec.tolerance and rec.accuracy < 1.0
-    line = report.witness_line(rec.to_dict())
+    line = verify_outputs.witness_line(rec.to_dict())
     assert "no witness found" in line and "evidence, not proof" in line
     d = rec.to_dict()
     assert d["kind"] == "witness" and d["config"]["heads"] == [1] and d["restarts"] == 4
@@ -122,21 +122,21 @@ def test_save_load_round_trip_and_errors(tmp_path):
     shapes = jax.eval_shape(lambda: init_params(jax.random.PRNGKey(0), cfg))
     with jax.enable_x64(True):
         p = jax.tree.map(lambda s: jnp.asarray(rng.normal(size=s.shape), jnp.float64), shapes)
-        path = files.save_model(tmp_path / "m", p)
-        q = files.load_model(path)
+        path = saveload.save_model(tmp_path / "m", p)
+        q = saveload.load_model(path)
     assert path.endswith(".npz") and q.config == cfg
     for a, b in zip(jax.tree.leaves(p), jax.tree.leaves(q)):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     with pytest.raises(ValueError, match="no such file"):
-        files.load_model(tmp_path / "none.npz")
+        saveload.load_model(tmp_path / "none.npz")
     np.savez(tmp_path / "plain.npz", w=np.ones(2))
     with pytest.raises(ValueError, match="not written by save_model"):
-        files.load_model(tmp_path / "plain.npz")
+        saveload.load_model(tmp_path / "plain.npz")
     data = dict(np.load(path))
     data.pop(".w_o")
     np.savez(tmp_path / "cut.npz", **data)
     with pytest.raises(ValueError, match="lacks the array '.w_o'"):
-        files.load_model(tmp_path / "cut.npz")
+        saveload.load_model(tmp_path / "cut.npz")
 
 
 @pytest.mark.parametrize(
@@ -164,6 +164,6 @@ def test_invalid_config_and_steps_raise():
 def test_load_model_refuses_random_bytes_and_directories(tmp_path):
     (tmp_path / "noise.npz").write_bytes(np.random.default_rng(0).bytes(256))
     with pytest.raises(ValueError, match="not an .npz archive"):
-        files.load_model(tmp_path / "noise.npz")
+        saveload.load_model(tmp_path / "noise.npz")
     with pytest.raises(ValueError, match="no such file"):
-        files.load_model(tmp_path)
+        saveload.load_model(tmp_path)

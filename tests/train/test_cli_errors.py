@@ -69,8 +69,9 @@ def test_train_out_is_a_file_or_unwritable(tmp_path, capsys):
         ("def get_config(:\n", "SyntaxError"),
         ("import no_such_module_here\n", "ModuleNotFoundError"),
         (
-            "from transformer_theory.harness import ExperimentConfig\n"
-            "def get_config():\n    return ExperimentConfig(name='x', heads={'sorting': [(1,)]})\n",
+            "from transformer_theory.sweeps import ExperimentSettings\n"
+            "def get_config():\n"
+            "    return ExperimentSettings(name='x', heads={'sorting': [(1,)]})\n",
             "heads: unknown task 'sorting'",
         ),
     ],
@@ -137,7 +138,7 @@ def test_plot_missing_directory(tmp_path, capsys):
 
 
 def test_large_initial_losses_are_explained_where_they_are_printed():
-    from transformer_theory.harness.tables import initial_loss_note
+    from transformer_theory.sweeps.tables import initial_loss_note
 
     # 100 ln(64) = 416: a run starting at 1e11 is explained, one at 5.5 is not
     assert initial_loss_note([{"initial_eval_loss": 5.5, "chance": 1 / 64}]) is None
@@ -150,11 +151,11 @@ def test_large_initial_losses_are_explained_where_they_are_printed():
 # ------------------------------------------------------------------ issue 48: names, disk, files
 ESCAPING_CONFIG = """
 from transformer_theory import tasks
-from transformer_theory.harness import QUICK, ExperimentConfig
+from transformer_theory.sweeps import QUICK, ExperimentSettings
 
 def get_config():
     setup = QUICK["reasoning"].replace(task=tasks.InContextQA(3, 3, 2))
-    return ExperimentConfig(
+    return ExperimentSettings(
         name={name!r}, heads={{{task!r}: [(1,)]}}, size={size!r},
         setups={{{size!r}: {{{task!r}: setup}}}}, steps=2,
     )

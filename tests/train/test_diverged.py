@@ -11,14 +11,14 @@ from flax import nnx
 
 from transformer_theory import tasks
 from transformer_theory.cli import main as cli_main
-from transformer_theory.harness import aggregate
-from transformer_theory.harness.tables import markdown_table, write_summary_csv
 from transformer_theory.jsonio import read_json
 from transformer_theory.nn import from_params
+from transformer_theory.sweeps import aggregate
+from transformer_theory.sweeps.tables import markdown_table, write_summary_csv
 from transformer_theory.train import (
-    DataConfig,
+    DataSettings,
     TaskData,
-    TrainConfig,
+    TrainSettings,
     make_optimizer,
     make_steps,
     paper_init,
@@ -29,7 +29,7 @@ from transformer_theory.train import (
 def _reasoning():
     task = tasks.InContextQA(3, 3, 2)
     params = paper_init(jax.random.key(0), task.model_config(heads=(1, 1)), task, w_v="identity")
-    return params, TaskData(task, jax.random.key(2), DataConfig(holdout=0.25))
+    return params, TaskData(task, jax.random.key(2), DataSettings(holdout=0.25))
 
 
 def _finite(tree) -> bool:
@@ -38,7 +38,7 @@ def _finite(tree) -> bool:
 
 def test_train_stops_at_the_diverging_update_and_records_it(tmp_path):
     params, data = _reasoning()
-    tc = TrainConfig(steps=12, batch_size=8, learning_rate=1e3, log_every=6, checkpoint_every=6)
+    tc = TrainSettings(steps=12, batch_size=8, learning_rate=1e3, log_every=6, checkpoint_every=6)
     # Reference: the plain (unguarded) step, the same batches, the first update after which the
     # batch loss or a parameter is not finite (checked here in float64 NumPy).
     graphdef, state = nnx.split(from_params(params))

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from transformer_theory.harness import named_config, run_experiment, tables
-from transformer_theory.harness.runs import execute
+from transformer_theory.sweeps import named_config, run_experiment, tables
+from transformer_theory.sweeps.runs import execute
 from transformer_theory.train import EarlyStop
 
 

@@ -8,9 +8,9 @@ import textwrap
 
 import pytest
 
-from transformer_theory import harness, tasks
+from transformer_theory import sweeps, tasks
 from transformer_theory.cli import main as cli_main
-from transformer_theory.harness import (
+from transformer_theory.sweeps import (
     NAMED,
     QUICK,
     SETUPS,
@@ -148,7 +148,7 @@ def test_experiments_cli_train_and_plot_fig3(tmp_path):
 
 
 def test_experiments_cli_optimizer_override_reaches_the_run(tmp_path):
-    """``--optimizer adam --lr 0.01`` changes the run's TrainConfig and its directory name (so it
+    """``--optimizer adam --lr 0.01`` changes the run's TrainSettings and its directory name (so it
     never resumes an SGD run's checkpoint)."""
     out = str(tmp_path / "fig2")
     argv = ["train", "--experiment", "fig2_depth", "--tasks", "memorization", "--seeds", "0"]
@@ -170,11 +170,11 @@ def test_experiments_user_config_file_and_seed_lists(tmp_path, monkeypatch, caps
         textwrap.dedent(
             """
             from transformer_theory import tasks
-            from transformer_theory.harness import QUICK, ExperimentConfig
+            from transformer_theory.sweeps import QUICK, ExperimentSettings
 
             def get_config():
                 tiny = {"reasoning": QUICK["reasoning"].replace(task=tasks.InContextQA(3, 3, 2))}
-                return ExperimentConfig(
+                return ExperimentSettings(
                     name="tiny_sweep",
                     heads={"reasoning": [(1,), (2,)]},
                     size="tiny",
@@ -204,4 +204,4 @@ def test_experiments_user_config_file_and_seed_lists(tmp_path, monkeypatch, caps
     assert "4 run(s) done" in capsys.readouterr().out
     assert cli_main(["plot", str(out)]) == 0
     assert (out / "tiny_sweep.png").exists()
-    assert harness.read_record(str(out))[0].size == "tiny"
+    assert sweeps.read_record(str(out))[0].size == "tiny"

@@ -119,10 +119,10 @@ def test_train_and_plot_from_a_non_editable_install_in_an_empty_directory(tmp_pa
     (work / "my_sweep.py").write_text(
         textwrap.dedent(
             """
-            from transformer_theory.harness import ExperimentConfig
+            from transformer_theory.sweeps import ExperimentSettings
 
             def get_config():
-                return ExperimentConfig(
+                return ExperimentSettings(
                     name="my_sweep", heads={"memorization": [(2,)]}, seeds=(1,), steps=2
                 )
             """

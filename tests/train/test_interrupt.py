@@ -14,13 +14,13 @@ import pytest
 
 from transformer_theory import tasks
 from transformer_theory.cli import main as cli_main
-from transformer_theory.harness import named_config, trained_params
 from transformer_theory.jsonio import read_json
+from transformer_theory.sweeps import named_config, trained_params
 from transformer_theory.train import (
-    DataConfig,
+    DataSettings,
     TaskData,
-    TrainConfig,
     TrainingInterrupted,
+    TrainSettings,
     paper_init,
     train,
 )
@@ -43,13 +43,13 @@ def _interrupt_on_call(monkeypatch, n):
 def _reasoning():
     task = tasks.InContextQA(3, 3, 2)
     params = paper_init(jax.random.key(0), task.model_config(heads=(1, 1)), task, w_v="identity")
-    return params, TaskData(task, jax.random.key(2), DataConfig(holdout=0.25))
+    return params, TaskData(task, jax.random.key(2), DataSettings(holdout=0.25))
 
 
 def test_interrupt_checkpoints_the_last_step_and_resumes_bit_for_bit(tmp_path, monkeypatch):
     params, data = _reasoning()
     meta = {"name": "reasoning"}
-    tc = TrainConfig(steps=10, batch_size=8, learning_rate=0.01, optimizer="adam", log_every=5)
+    tc = TrainSettings(steps=10, batch_size=8, learning_rate=0.01, optimizer="adam", log_every=5)
     full = train(params, data, tc, str(tmp_path / "full"), meta=meta, progress=False)
     run = str(tmp_path / "run")
     _interrupt_on_call(monkeypatch, 8)  # 7 updates done, Ctrl-C while drawing the 8th batch
@@ -74,7 +74,7 @@ def test_interrupt_without_out_dir_says_nothing_was_saved(monkeypatch):
     params, data = _reasoning()
     _interrupt_on_call(monkeypatch, 1)
     with pytest.raises(TrainingInterrupted, match="interrupted at step 0; nothing was saved"):
-        train(params, data, TrainConfig(steps=3, batch_size=8), None, progress=False)
+        train(params, data, TrainSettings(steps=3, batch_size=8), None, progress=False)
 
 
 def test_interrupt_cli_exits_130_with_the_resume_message(tmp_path, monkeypatch, capsys):

@@ -11,9 +11,9 @@ from transformer_theory import tasks
 from transformer_theory.constructions.reasoning import theorem3
 from transformer_theory.core.forward import forward_trace
 from transformer_theory.train import (
-    DataConfig,
+    DataSettings,
     TaskData,
-    TrainConfig,
+    TrainSettings,
     first_layer_pattern,
     paper_init,
     train,
@@ -24,7 +24,7 @@ def _mem_setup(num=16):
     task = tasks.SequenceClassification(4, 2, num, seed=0)
     config = task.model_config(heads=(1,))
     params = paper_init(jax.random.key(0), config, task, w_v="identity")
-    data = TaskData(task, jax.random.key(1), DataConfig(eval_on_train=True))
+    data = TaskData(task, jax.random.key(1), DataSettings(eval_on_train=True))
     return task, params, data
 
 
@@ -33,7 +33,7 @@ def test_train_learning_happens_on_tiny_memorization_set():
     res = train(
         params,
         data,
-        TrainConfig(steps=300, batch_size=16, learning_rate=0.1, grad_clip=1.0, log_every=100),
+        TrainSettings(steps=300, batch_size=16, learning_rate=0.1, grad_clip=1.0, log_every=100),
         progress=False,
     )
     first, last = res.metrics[0], res.metrics[-1]
@@ -47,9 +47,9 @@ def test_train_resume_after_kill_is_bitwise(tmp_path):
     task = tasks.InContextQA(3, 3, 2)
     config = task.model_config(heads=(1, 1))
     params = paper_init(jax.random.key(0), config, task, w_v="identity")
-    data = TaskData(task, jax.random.key(2), DataConfig(holdout=0.25))
+    data = TaskData(task, jax.random.key(2), DataSettings(holdout=0.25))
     # Adam: its moment estimates must be restored too, or the resumed run drifts.
-    tc = TrainConfig(
+    tc = TrainSettings(
         steps=12,
         batch_size=8,
         learning_rate=0.01,
@@ -163,16 +163,16 @@ def test_train_generalization_pattern_parses_equal_symbols():
 def test_train_config_errors_name_the_argument(bad):
     name = next(iter(bad))
     with pytest.raises(ValueError, match=name):
-        TrainConfig(**bad)
+        TrainSettings(**bad)
 
 
 def test_train_rejects_mismatched_data():
     task, params, data = _mem_setup()
     other = tasks.InContextQA(3, 3, 2)
     with pytest.raises(ValueError, match="data"):
-        train(params, TaskData(other, jax.random.key(0)), TrainConfig(steps=1), progress=False)
+        train(params, TaskData(other, jax.random.key(0)), TrainSettings(steps=1), progress=False)
     with pytest.raises(ValueError, match="model"):
-        train("params", data, TrainConfig(steps=1), progress=False)
+        train("params", data, TrainSettings(steps=1), progress=False)
 
 
 def test_train_balanced_template_data_puts_chance_at_one_over_classes():
@@ -181,8 +181,8 @@ def test_train_balanced_template_data_puts_chance_at_one_over_classes():
     balance_classes every class weighs 1/C, so a constant guess scores exactly 1/C on the held-out
     set."""
     task = tasks.TemplateMatching(10, tasks.all_templates(3))
-    plain = TaskData(task, jax.random.key(0), DataConfig(holdout=0.2))
-    bal = TaskData(task, jax.random.key(0), DataConfig(holdout=0.2, balance_classes=True))
+    plain = TaskData(task, jax.random.key(0), DataSettings(holdout=0.2))
+    bal = TaskData(task, jax.random.key(0), DataSettings(holdout=0.2, balance_classes=True))
     labels, w = np.asarray(bal.eval_labels_B), np.asarray(bal.eval_weights_B, np.float64)
     np.testing.assert_array_equal(labels, np.asarray(plain.eval_labels_B))  # same split
     assert abs(w.sum() - 1.0) < 1e-6

@@ -11,10 +11,10 @@ import pytest
 from transformer_theory import tasks
 from transformer_theory.cli import main as cli_main
 from transformer_theory.train import (
-    DataConfig,
+    DataSettings,
     RunDirectoryError,
     TaskData,
-    TrainConfig,
+    TrainSettings,
     paper_init,
     train,
 )
@@ -23,11 +23,11 @@ from transformer_theory.train import (
 def _setup(k=2, seed=0):
     task = tasks.InContextQA(3, 3, k)
     params = paper_init(jax.random.key(seed), task.model_config(heads=(1, 1)), task, w_v="identity")
-    data = TaskData(task, jax.random.key(2), DataConfig(holdout=0.25))
+    data = TaskData(task, jax.random.key(2), DataSettings(holdout=0.25))
     return params, data
 
 
-TC = TrainConfig(
+TC = TrainSettings(
     steps=12, batch_size=8, learning_rate=0.01, optimizer="adam", log_every=4, checkpoint_every=4
 )
 
@@ -57,7 +57,7 @@ def test_rundir_refuses_other_settings_and_names_them(tmp_path):
         (dict(params=_setup(seed=1)[0]), "initial_params_sha256"),  # same settings, other init
         (dict(data=TaskData(data.task, jax.random.key(3), data.config)), "heldout_sha256"),
         (
-            dict(data=TaskData(data.task, jax.random.key(2), DataConfig(holdout=0.5))),
+            dict(data=TaskData(data.task, jax.random.key(2), DataSettings(holdout=0.5))),
             "data.holdout",
         ),
     ]

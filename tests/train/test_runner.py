@@ -11,7 +11,7 @@ import optax
 import pytest
 
 from transformer_theory.jsonio import read_json
-from transformer_theory.train import TrainConfig, rundir, runner
+from transformer_theory.train import TrainSettings, rundir, runner
 
 W_TRUE = jnp.asarray([1.0, -2.0, 0.5])
 X_EVAL = jax.random.normal(jax.random.key(9), (16, 3))
@@ -57,7 +57,7 @@ def toy_run(out_dir, config, learning_rate=0.05, **kw):
     )
 
 
-CONFIG = TrainConfig(steps=20, batch_size=8, log_every=5, checkpoint_every=5)
+CONFIG = TrainSettings(steps=20, batch_size=8, log_every=5, checkpoint_every=5)
 
 
 def test_a_stopped_run_resumes_bit_for_bit(tmp_path):

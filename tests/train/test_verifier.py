@@ -17,17 +17,17 @@ from transformer_theory.core.forward import forward
 from transformer_theory.params import cast_params, stack_params
 from transformer_theory.theory.certificates import accuracy_upper_bound
 from transformer_theory.theory.checks import affine_residuals
-from transformer_theory.train import DataConfig, TaskData, TrainConfig, paper_init, train
+from transformer_theory.train import DataSettings, TaskData, TrainSettings, paper_init, train
 
 
 def _trained(task, heads, seed=0):
     config = task.model_config(heads=heads)
     p = paper_init(jax.random.key(seed), config, task, w_v="identity", later_qk_scale=0.1)
-    data = TaskData(task, jax.random.key(1), DataConfig(eval_on_train=True))
+    data = TaskData(task, jax.random.key(1), DataSettings(eval_on_train=True))
     return train(
         p,
         data,
-        TrainConfig(
+        TrainSettings(
             steps=100, batch_size=8, learning_rate=0.1, grad_clip=1.0, log_every=100, seed=seed
         ),
         progress=False,

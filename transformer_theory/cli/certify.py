@@ -73,8 +73,8 @@ def _print_certificate(cert, tokens) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from transformer_theory import report
-    from transformer_theory.files import load_dataset
+    from transformer_theory import verify_outputs
+    from transformer_theory.saveload import load_dataset
     from transformer_theory.theory import certificates
 
     # The time limit covers the whole command, loading and counting included.
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     deadline = time.perf_counter() + settings.time_limit
     out_dir = _common.prepare_out_dir(args.out)
     from transformer_theory import budget
-    from transformer_theory.files import dataset_memory_bytes
+    from transformer_theory.saveload import dataset_memory_bytes
 
     budget.check_memory(
         dataset_memory_bytes(settings.file), what=f"reading {settings.file}", option="FILE"
@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
             minimize=settings.minimize,
             deadline=deadline,
         )
-        print(f"[{fam}] {report.certificate_line(rec.to_dict())} ({rec.seconds:.2f} s)")
+        print(f"[{fam}] {verify_outputs.certificate_line(rec.to_dict())} ({rec.seconds:.2f} s)")
         if rec.certificate is not None:
             _print_certificate(rec.certificate, data.tokens_BxN)
         entry = {"certificate": rec.to_dict()}
@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
                     deadline=deadline,
                 ).to_dict()
             entry["bound"] = dict(bound, family=fam)
-            print(f"[{fam}] {report.bound_line(entry['bound'])} ({bound['seconds']:.2f} s)")
+            print(f"[{fam}] {verify_outputs.bound_line(entry['bound'])} ({bound['seconds']:.2f} s)")
         out["results"].append(entry)
     path = os.path.join(out_dir, "certify.json")
     write_json(path, out)

@@ -3,7 +3,7 @@ a sample).
 
 Prints a table (theorem, task, sizes, layers, heads, d', examples checked, accuracy, min margin)
 and writes it as JSON to ``--out/construct.json``. The options are the fields of
-:class:`~transformer_theory.constructions.report.ConstructSettings`; each construction's memory
+:class:`~transformer_theory.constructions.sizes.ConstructSettings`; each construction's memory
 and the checks' time are estimated from them before anything is built. Example::
 
     transformer-theory construct --theorem 3 --n-q 6 --n-a 6 -k 2
@@ -21,7 +21,7 @@ import sys
 from transformer_theory import budget, settings
 from transformer_theory.cli import _common
 from transformer_theory.cli._options import add_settings
-from transformer_theory.constructions.report import THEOREMS, ConstructSettings
+from transformer_theory.constructions.sizes import THEOREMS, ConstructSettings
 from transformer_theory.jsonio import write_json
 
 __all__ = ["X64", "add_arguments", "run"]
@@ -47,14 +47,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from transformer_theory.constructions import report
+    from transformer_theory.constructions import study
 
     s = settings.from_args(ConstructSettings, args, theorem=tuple(args.theorem))
     # Everything the user gave is checked before anything is built: the output directory, then
     # the memory each construction needs (from its sizes alone), then the tasks themselves.
     out = _common.prepare_out_dir(args.out)
     try:
-        planned, seconds = report.check_budget(s)
+        planned, seconds = study.check_budget(s)
     except budget.BudgetError:
         raise
     except ValueError as err:  # a task refused its sizes: name the option
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         flag = settings.flag_of(ConstructSettings, field.strip())
         raise settings.OptionError(flag, rest.strip()) from None
     print(f"estimate: ~{budget.format_seconds(seconds)} of checks", file=sys.stderr, flush=True)
-    rows = report.check_plan(
+    rows = study.check_plan(
         planned,
         samples=s.samples,
         seed=s.seed,
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         progress=sys.stderr.isatty(),
         log=lambda line: print(line, file=sys.stderr, flush=True),
     )
-    print(report.format_table(rows))
+    print(study.format_table(rows))
     path = os.path.join(out, "construct.json")
     sizes = dataclasses.asdict(s.sizes)
     write_json(path, dict(sizes=sizes, samples=s.samples, seed=s.seed, rows=rows), indent=2)

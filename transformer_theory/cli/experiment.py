@@ -9,7 +9,7 @@ and checked as that field's option would be) and ``run(config, out_dir, *, progr
 trains and writes each finished result under ``out_dir``; a module computing in float64 declares
 ``X64 = True`` and JAX's 64-bit mode is turned on before ``get_config``. Chen & Zou 2024's depth
 experiments are run by ``transformer-theory train --experiment NAME`` (their configs are
-``harness/configs/``).
+``sweeps/configs/``).
 """
 
 from __future__ import annotations

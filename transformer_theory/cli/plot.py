@@ -12,8 +12,8 @@ import dataclasses
 
 from transformer_theory.cli._common import UsageError
 from transformer_theory.cli._options import add_settings
-from transformer_theory.harness import ExperimentError, plot
 from transformer_theory.settings import setting
+from transformer_theory.sweeps import ExperimentError, plot
 from transformer_theory.train import RunDirectoryError
 
 

@@ -2,9 +2,9 @@
 SIZE] [--seeds 0 1 2] [--tasks ...] [--depths ...] [--steps N] [--optimizer sgd|adam] [--lr LR]
 [--out DIR]``.
 
-Thin by design: resolves the config (a shipped experiment, :mod:`transformer_theory.harness`,
+Thin by design: resolves the config (a shipped experiment, :mod:`transformer_theory.sweeps`,
 or a user's file with ``get_config()``), applies the flags, checks the output directory and calls
-:func:`transformer_theory.harness.run_experiment`. Re-running the same command resumes killed
+:func:`transformer_theory.sweeps.run_experiment`. Re-running the same command resumes killed
 runs from their last checkpoint; ``--steps N`` continues finished runs to N steps. A run directory
 with other settings, or an output directory recording another experiment or other overrides (say
 ``--lr 0.1`` there, ``--lr 0.5`` asked), is refused (exit 2) naming the setting that differs;
@@ -25,25 +25,25 @@ from transformer_theory.cli._common import (
     prepare_out_dir,
 )
 from transformer_theory.cli._options import add_settings
-from transformer_theory.harness import (
+from transformer_theory.settings import flag_of
+from transformer_theory.sweeps import (
     NAMED,
-    ExperimentConfig,
     ExperimentError,
+    ExperimentSettings,
     check_out_dir,
     config_from_file,
     named_config,
     run_experiment,
 )
-from transformer_theory.harness.cost import check_seconds, shipped_defaults
-from transformer_theory.harness.sweeps import OVERRIDABLE
-from transformer_theory.harness.tables import initial_loss_note, result_line
-from transformer_theory.settings import flag_of
+from transformer_theory.sweeps.cost import check_seconds, shipped_defaults
+from transformer_theory.sweeps.directory import OVERRIDABLE
+from transformer_theory.sweeps.tables import initial_loss_note, result_line
 from transformer_theory.train import RunDirectoryError, TrainingInterrupted
 
 # The overrides given as several words after one flag (``--seeds 0 1 2``) as well as a comma list.
 LISTS = ("seeds", "tasks", "depths")
 # The flag of each override, and of what a refused output directory names (else --out).
-FLAGS = {field: flag_of(ExperimentConfig, field) for field in OVERRIDABLE}
+FLAGS = {field: flag_of(ExperimentSettings, field) for field in OVERRIDABLE}
 _REFUSED = {f"overrides.{field}": flag for field, flag in FLAGS.items()}
 _REFUSED.update(steps="--steps", experiment="--experiment/--config", source="--experiment/--config")
 
@@ -56,7 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     which.add_argument(
         "--config",
         metavar="FILE",
-        help="a Python file whose get_config() returns an ExperimentConfig",
+        help="a Python file whose get_config() returns an ExperimentSettings",
     )
     sizes, optimizers = shipped_defaults()
     overrides = parser.add_argument_group(
@@ -66,7 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_settings(
         parser,
-        ExperimentConfig,
+        ExperimentSettings,
         group=overrides,
         defaults=dict.fromkeys(OVERRIDABLE),
         words=LISTS,
@@ -77,7 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
 
 
-def resolve_config(args: argparse.Namespace) -> tuple[ExperimentConfig, str]:
+def resolve_config(args: argparse.Namespace) -> tuple[ExperimentSettings, str]:
     """``(config, source)``: the config named by ``--experiment``/``--config`` with the flags
     applied, and how ``plot`` finds it again. Raises :class:`UsageError` naming the flag."""
     if args.experiment is not None:

@@ -20,7 +20,7 @@ import time
 from transformer_theory import budget, settings
 from transformer_theory.cli import _common
 from transformer_theory.cli._options import add_settings
-from transformer_theory.theory._suite_settings import VerifySettings, template_counts
+from transformer_theory.theory._verify_settings import VerifySettings, template_counts
 
 __all__ = ["X64", "add_arguments", "run", "template_counts"]
 
@@ -46,24 +46,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _print_extra(records: list[dict]) -> None:
-    from transformer_theory import report
+    from transformer_theory import verify_outputs
 
     for r in records:
         if r.get("kind") == "certificate":
-            print(f"[certificate] {r['dataset']}: {report.certificate_line(r)}")
+            print(f"[certificate] {r['dataset']}: {verify_outputs.certificate_line(r)}")
         elif r.get("kind") == "accuracy_bound":
             print(
                 f"[bound] {r['dataset']}: {r['family']} accuracy <= "
                 f"{r['upper_bound_fraction']} ({r['method']}, exact={r['exact']})"
             )
         elif r.get("kind") == "witness":
-            print(report.witness_line(r))
+            print(verify_outputs.witness_line(r))
 
 
 def run(args: argparse.Namespace) -> int:
     import jax
 
-    from transformer_theory import parallel, report
+    from transformer_theory import parallel, verify_outputs
     from transformer_theory.progress import tqdm
     from transformer_theory.theory import suite
 
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         )
     except ValueError as e:
         raise _common.UsageError(str(e)) from None
-    report.clear_outputs(out)
+    verify_outputs.clear_outputs(out)
     mesh = None
     if s.shard and jax.local_device_count() > 1:
         mesh = parallel.make_mesh(s.models)
@@ -98,13 +98,13 @@ def run(args: argparse.Namespace) -> int:
         bar.update(1)
 
     verdicts, extra, found = suite.run_suite(s, datasets, mesh=mesh, on_step=step)
-    witnesses = report.save_witnesses(out, found) if s.witnesses else []
+    witnesses = verify_outputs.save_witnesses(out, found) if s.witnesses else []
     witness_fail = any(r.get("found") and r.get("in_scope") for r in witnesses)
     bar.close()
 
-    print(report.format_table(verdicts))
+    print(verify_outputs.format_table(verdicts))
     _print_extra(extra + witnesses)
-    paths = report.write_outputs(out, verdicts, extra + witnesses)
+    paths = verify_outputs.write_outputs(out, verdicts, extra + witnesses)
     failed = [v for v in verdicts if v.failed]
     n_in = sum(v.expected for v in verdicts)
     print(

@@ -8,7 +8,10 @@ ReLU, bidirectional attention and eq. 2's head mean, plus an exhaustive / sample
 - :mod:`.templates`: Theorem 5 (template matching, two layers; single-head and ``n``-head).
 - :mod:`.contextual`: Theorem 6 (in-context template matching, three layers, ``2l`` heads).
 - :mod:`.check`: :func:`check_construction`.
-- :mod:`.report`: each construction's sizes and margins as a record
+- :mod:`.sizes`: the task sizes each theorem reads and a ``construct`` run's settings.
+- :mod:`.cost`: a construction's dimensions, memory and template count (Bell numbers) from its
+  sizes alone.
+- :mod:`.study`: build and check each construction, one row of sizes and margins each
   (``transformer-theory construct``).
 
 Where the printed proofs are wrong (PDF extraction or typos), the modules implement the corrected

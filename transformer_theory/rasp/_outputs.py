@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from transformer_theory import files, jsonio, plotting
+from transformer_theory import jsonio, plotting, saveload
 from transformer_theory.rasp import _check, _compiler, _language, _library, _loader, _lower_bounds
 
 
@@ -106,11 +106,11 @@ def lower_bounds(compiled: _compiler.CompiledProgram, certificate_inputs: int = 
 
 
 def write_outputs(compiled: _compiler.CompiledProgram, record: dict[str, Any], out: str) -> dict:
-    """Write ``model.npz`` (:func:`transformer_theory.files.save_model`), ``rasp.json``
+    """Write ``model.npz`` (:func:`transformer_theory.saveload.save_model`), ``rasp.json``
     (atomically, strict JSON) and ``rasp.png`` under ``out``; returns the paths."""
     os.makedirs(out, exist_ok=True)
     paths = {
-        "model": files.save_model(os.path.join(out, "model.npz"), compiled.params()),
+        "model": saveload.save_model(os.path.join(out, "model.npz"), compiled.params()),
         "record": jsonio.write_json(os.path.join(out, "rasp.json"), record),
         "figure": figure(compiled, os.path.join(out, "rasp.png")),
     }

@@ -7,8 +7,9 @@ witnesses.
 - :mod:`transformer_theory.theory.suite`: the built-in suite behind ``transformer-theory verify``.
 - ``certificates`` / ``witness``: LP/MIP impossibility certificates and witness search.
 
-The verdict table and the files ``verify`` / ``certify`` write are :mod:`transformer_theory.report`
-(at the edge: nothing under ``theory/`` plots or touches files).
+The verdict table and the files ``verify`` / ``certify`` write are
+:mod:`transformer_theory.verify_outputs` (at the edge: nothing under ``theory/`` plots or
+touches files).
 
 Submodules are imported on demand (``from transformer_theory.theory import dependence``).
 """

@@ -13,7 +13,7 @@ Runs, on the paper's datasets at small sizes:
 :func:`check_budget` its cost model against this machine's budget, before anything is built;
 :func:`run_suite` runs the job. Parts 2-3 import their modules (SciPy's HiGHS, Optax) only when
 they run. Everything here returns records; the command formats and writes them
-(:mod:`transformer_theory.report`).
+(:mod:`transformer_theory.verify_outputs`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from jax.typing import DTypeLike
 from transformer_theory import _validate
 from transformer_theory.theory import checks
 from transformer_theory.theory import dependence as dep
-from transformer_theory.theory._suite_settings import (  # noqa: F401 -- the suite's settings
+from transformer_theory.theory._verify_settings import (  # noqa: F401 -- the suite's settings
     DATASETS,
     Estimate,
     VerifySettings,

@@ -20,8 +20,8 @@ artefact). A failed search is evidence, never proof: the record says how many re
 steps were tried and nothing more.
 
 A found witness travels in its record (``WitnessRecord.params``); the commands save it with
-:func:`transformer_theory.files.save_model` and :func:`~transformer_theory.files.load_model` reads
-it back (this module writes no files).
+:func:`transformer_theory.saveload.save_model` and
+:func:`~transformer_theory.saveload.load_model` reads it back (this module writes no files).
 """
 
 from __future__ import annotations

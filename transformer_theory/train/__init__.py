@@ -16,12 +16,12 @@ Modules:
 - :mod:`.signals`: Ctrl-C held across a write (no orbax).
 """
 
-from transformer_theory.train.data import DataConfig, TaskData
+from transformer_theory.train.data import DataSettings, TaskData
 from transformer_theory.train.init import first_layer_pattern, paper_init, random_init, task_kind
 from transformer_theory.train.loop import (
     EarlyStop,
-    TrainConfig,
     TrainResult,
+    TrainSettings,
     cross_entropy,
     make_optimizer,
     make_steps,
@@ -32,11 +32,11 @@ from transformer_theory.train.rundir import RunDirectoryError, read_metrics, run
 from transformer_theory.train.runner import TrainingInterrupted
 
 __all__ = [
-    "DataConfig",
+    "DataSettings",
     "EarlyStop",
     "RunDirectoryError",
     "TaskData",
-    "TrainConfig",
+    "TrainSettings",
     "TrainResult",
     "TrainingInterrupted",
     "cross_entropy",

@@ -34,13 +34,13 @@ import jax.numpy as jnp
 import numpy as np
 
 __all__ = [
-    "DataConfig",
+    "DataSettings",
     "TaskData",
 ]
 
 
 @dataclasses.dataclass(frozen=True)
-class DataConfig:
+class DataSettings:
     """How to split a task into training and held-out data.
 
     Attributes:
@@ -71,7 +71,7 @@ class TaskData:
     Args:
       task: a task object of the tasks API.
       key: PRNG key of the split / held-out sample.
-      config: the :class:`DataConfig`.
+      config: the :class:`DataSettings`.
 
     Attributes:
       eval_tokens_BxN, eval_labels_B: the held-out set.
@@ -80,7 +80,7 @@ class TaskData:
       train_tokens_BxN, train_labels_B: the training set when materialized, else None.
     """
 
-    def __init__(self, task: Any, key: jax.Array, config: DataConfig = DataConfig()):
+    def __init__(self, task: Any, key: jax.Array, config: DataSettings = DataSettings()):
         self.task = task
         self.config = config
         size = int(task.size)

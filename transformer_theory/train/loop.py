@@ -44,7 +44,7 @@ __all__ = [
     "EarlyStop",
     "MICROBATCH_BYTES",
     "MIN_MICROBATCH",
-    "TrainConfig",
+    "TrainSettings",
     "TrainResult",
     "auto_microbatches",
     "cached_steps",
@@ -57,7 +57,7 @@ __all__ = [
 
 
 @dataclasses.dataclass(frozen=True)
-class TrainConfig:
+class TrainSettings:
     """Optimization settings (hashable).
 
     Attributes:
@@ -91,13 +91,13 @@ class TrainConfig:
                 f"learning_rate: expected a positive step size, got {self.learning_rate}"
             )
 
-    def replace(self, **changes: Any) -> TrainConfig:
+    def replace(self, **changes: Any) -> TrainSettings:
         return dataclasses.replace(self, **changes)
 
 
 @dataclasses.dataclass(frozen=True)
 class EarlyStop:
-    """When to stop a run before ``TrainConfig.steps``, judged on the held-out metric rows.
+    """When to stop a run before ``TrainSettings.steps``, judged on the held-out metric rows.
 
     Two rules; a run stops when either fires (its reason names which):
 
@@ -161,7 +161,7 @@ class TrainResult:
         return self.diverged_step is not None
 
 
-def make_optimizer(config: TrainConfig) -> optax.GradientTransformation:
+def make_optimizer(config: TrainSettings) -> optax.GradientTransformation:
     """SGD (optionally with momentum) or Adam, optionally after global-norm clipping."""
     if config.optimizer == "sgd":
         tx = optax.sgd(config.learning_rate, momentum=config.momentum or None)
@@ -191,7 +191,7 @@ def cached_steps(
     """:func:`make_steps` memoized on the (hashable) graph definition and optimizer settings, so
     repeated :func:`train` calls in one process (seeds, resumes, sweeps) reuse the compiled
     steps."""
-    cfg = TrainConfig(
+    cfg = TrainSettings(
         optimizer=optimizer, learning_rate=learning_rate, momentum=momentum, grad_clip=grad_clip
     )
     return make_steps(
@@ -311,7 +311,7 @@ def make_steps(
 def train(
     model: Transformer | ModelParams,
     data: TaskData,
-    config: TrainConfig,
+    config: TrainSettings,
     out_dir: str | None = None,
     *,
     meta: dict | None = None,
@@ -404,7 +404,7 @@ def train(
 
 
 def restore_params(
-    out_dir: str, model: Transformer | ModelParams, config: TrainConfig, step: int | None = None
+    out_dir: str, model: Transformer | ModelParams, config: TrainSettings, step: int | None = None
 ) -> ModelParams:
     """The parameters of checkpoint ``step`` (default: the latest) of the run in ``out_dir``.
 

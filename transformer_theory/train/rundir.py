@@ -54,7 +54,7 @@ __all__ = [
 RUN_FILE = "run.json"
 METRICS_FILE = "metrics.json"
 METRIC_FIELDS = ("step", "train_loss", "train_acc", "eval_loss", "eval_acc", "seconds")
-# TrainConfig fields that say how long and how often to write, not what the trajectory is.
+# TrainSettings fields that say how long and how often to write, not what the trajectory is.
 PROGRESS_FIELDS = ("steps", "log_every", "checkpoint_every")
 _SHOWN = 4  # differing settings named in a message before "and N more"
 
@@ -85,8 +85,8 @@ def run_settings(
     Keys: the caller's ``meta`` (task name, heads, seed, size, initialization, ...), then
     ``task_instance`` (the task's repr), ``model.<field>`` for every field of the
     :class:`~transformer_theory.params.ModelConfig`, ``data.<field>`` of the
-    :class:`~transformer_theory.train.DataConfig` and ``train.<field>`` of the
-    :class:`~transformer_theory.train.TrainConfig` except :data:`PROGRESS_FIELDS`.
+    :class:`~transformer_theory.train.DataSettings` and ``train.<field>`` of the
+    :class:`~transformer_theory.train.TrainSettings` except :data:`PROGRESS_FIELDS`.
     """
     settings = {k: _jsonable(v) for k, v in (meta or {}).items()}
     settings["task_instance"] = repr(task)

@@ -64,7 +64,7 @@ WATCH_EVERY = 8
 
 
 class Schedule(Protocol):
-    """What :func:`run` reads of a training config (:class:`~transformer_theory.train.TrainConfig`
+    """What :func:`run` reads of a training config (:class:`~transformer_theory.train.TrainSettings`
     has these fields)."""
 
     steps: int
@@ -273,7 +273,7 @@ def run(
       eval_step: ``eval_step(state) -> (held-out loss, held-out accuracy)``.
       batch: ``batch(key, size) -> tuple of arrays``, the training batch of a key.
       config: steps, batch size, logging and checkpoint intervals, seed
-        (:class:`~transformer_theory.train.TrainConfig`).
+        (:class:`~transformer_theory.train.TrainSettings`).
       out_dir: the run directory (None: nothing written).
       settings, fingerprints: the run's settings and fingerprints (:mod:`.rundir`), compared with
         ``out_dir``'s ``run.json`` before training; required with ``out_dir``.

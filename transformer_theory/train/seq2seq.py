@@ -36,7 +36,7 @@ from transformer_theory import _validate
 from transformer_theory.core import beam, encdec
 from transformer_theory.nn.encdec import EncoderDecoder, Seq2SeqConfig, to_params
 from transformer_theory.train import rundir, runner
-from transformer_theory.train.loop import TrainConfig, make_optimizer
+from transformer_theory.train.loop import TrainSettings, make_optimizer
 
 __all__ = [
     "BOS",
@@ -126,7 +126,7 @@ def teacher_forcing_loss(
 
 
 @functools.lru_cache(maxsize=16)
-def _steps(graphdef, config: TrainConfig, bos: int):
+def _steps(graphdef, config: TrainSettings, bos: int):
     """``(guarded train_step, eval_step)`` jitted for the model ``graphdef``, memoized on the
     (hashable) graph definition, optimizer settings and start token so a process compiles them
     once."""
@@ -144,7 +144,7 @@ def _steps(graphdef, config: TrainConfig, bos: int):
 
 
 def settings(
-    config: Seq2SeqConfig, data: Seq2SeqData, train_config: TrainConfig, meta: dict | None = None
+    config: Seq2SeqConfig, data: Seq2SeqData, train_config: TrainSettings, meta: dict | None = None
 ) -> dict:
     """The run's settings as :func:`~transformer_theory.train.rundir.run_settings` lays them out."""
     return rundir.run_settings(config, data.task, data.split, train_config, meta)
@@ -153,7 +153,7 @@ def settings(
 def train_seq2seq(
     model: EncoderDecoder,
     data: Seq2SeqData,
-    config: TrainConfig,
+    config: TrainSettings,
     out_dir: str | None = None,
     *,
     meta: dict | None = None,
@@ -186,7 +186,7 @@ def train_seq2seq(
             f"data: the task has {data.task.vocab_size} tokens, the model {model.config.vocab_size}"
         )
     graphdef, state = nnx.split(model)
-    opt_only = TrainConfig(
+    opt_only = TrainSettings(
         optimizer=config.optimizer,
         learning_rate=config.learning_rate,
         momentum=config.momentum,
@@ -217,7 +217,7 @@ def train_seq2seq(
 
 
 def restore_seq2seq(
-    out_dir: str, model: EncoderDecoder, config: TrainConfig
+    out_dir: str, model: EncoderDecoder, config: TrainSettings
 ) -> encdec.Seq2SeqParams:
     """The parameters of the latest checkpoint in ``out_dir``; ``model`` and ``config`` give the
     structure of the saved state. Raises ``RunDirectoryError`` when there is none."""

@@ -14,7 +14,7 @@ import pytest
 
 from tests.mutants import mutant, status_of
 from transformer_theory import constructions
-from transformer_theory.constructions import attention, report
+from transformer_theory.constructions import attention, study
 from transformer_theory.params import AttentionParams, LayerParams
 
 jax.config.update("jax_enable_x64", True)
@@ -162,7 +162,7 @@ def test_theorem6_printed_with_a_broken_corrected_model_is_not_corrected(monkeyp
 def test_paper_sizes_row_computes_and_fails_with_theorem3_broken(monkeypatch):
     """The issue's blind spot: with Theorem 3's construction broken, the row must fail (it
     computes now; the committed record is a separate measured row)."""
-    monkeypatch.setattr(report, "theorem3", _swap_w_o_rows(report.theorem3))
+    monkeypatch.setattr(study, "theorem3", _swap_w_o_rows(study.theorem3))
     got = status_of("chen_zou2024.constructions_paper_sizes", theorems=[3], samples=50)
     assert got == "failed"
 

@@ -7,9 +7,9 @@ import os
 import pytest
 
 from transformer_theory.cli import main as cli_main
-from transformer_theory.harness import named_config, run_experiment
 from transformer_theory.papers.conti2024 import _models_translation as translation
 from transformer_theory.papers.conti2024.experiments import encdec_translation
+from transformer_theory.sweeps import named_config, run_experiment
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +100,7 @@ def test_the_config_has_its_sizes_and_names_an_unknown_one():
     smoke, default = (encdec_translation.get_config(s) for s in ("smoke", "default"))
     assert (
         smoke.train.steps < default.train.steps
-        and default == encdec_translation.TranslationConfig()
+        and default == encdec_translation.TranslationSettings()
     )
     assert encdec_translation.get_config("smoke") == smoke
     with pytest.raises(ValueError, match="size"):
@@ -161,13 +161,13 @@ def test_a_stopped_translation_run_resumes_bit_for_bit(tmp_path):
 
     from transformer_theory.nn.encdec import EncoderDecoder, Seq2SeqConfig
     from transformer_theory.papers.conti2024._tasks import Translation
-    from transformer_theory.train import TrainConfig
+    from transformer_theory.train import TrainSettings
     from transformer_theory.train import seq2seq as s2s
 
     task = Translation(num_nouns=2, num_adjectives=1, num_verbs=1)
     data = translation.split_translation(task, jax.random.key(0), holdout=0.25)
     cfg = Seq2SeqConfig(vocab_size=task.vocab_size, width=8, num_heads=1, ffn_hidden=16)
-    tc = TrainConfig(steps=6, batch_size=4, learning_rate=1e-2, optimizer="adam", log_every=2)
+    tc = TrainSettings(steps=6, batch_size=4, learning_rate=1e-2, optimizer="adam", log_every=2)
     tc = tc.replace(checkpoint_every=3)
 
     def train(out, **kw):

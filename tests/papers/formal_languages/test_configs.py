@@ -31,17 +31,17 @@ def test_unknown_size_refused():
 
 def test_bad_settings_refused():
     with pytest.raises(ValueError, match="modes"):
-        languages_generalization.GeneralizationConfig(modes=(("parity", ("hard",)),))
+        languages_generalization.GeneralizationSettings(modes=(("parity", ("hard",)),))
     with pytest.raises(ValueError, match="seeds"):
-        languages_generalization.GeneralizationConfig(seeds=())
+        languages_generalization.GeneralizationSettings(seeds=())
     with pytest.raises(ValueError, match="hard_fraction"):
-        languages_generalization.GeneralizationConfig(hard_fraction=1.5)
+        languages_generalization.GeneralizationSettings(hard_fraction=1.5)
     with pytest.raises(ValueError, match="schedule"):
-        languages_generalization.GeneralizationConfig(schedule="linear")
+        languages_generalization.GeneralizationSettings(schedule="linear")
     with pytest.raises(ValueError, match="positional"):
-        languages_generalization.GeneralizationConfig(positional=(("dyck2", "learned"),))
+        languages_generalization.GeneralizationSettings(positional=(("dyck2", "learned"),))
     with pytest.raises(ValueError, match="eval_lengths"):  # Dyck has no odd-length members
-        languages_generalization.GeneralizationConfig(eval_lengths=(9,))
+        languages_generalization.GeneralizationSettings(eval_lengths=(9,))
 
 
 def read_json_roundtrip(obj):

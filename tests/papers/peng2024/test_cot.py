@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from flax import nnx
 
-from transformer_theory.papers.peng2024 import CoTConfig
+from transformer_theory.papers.peng2024 import CoTSettings
 from transformer_theory.papers.peng2024 import _models_cot as cot
 from transformer_theory.papers.peng2024._models import CompositionTransformer
 
@@ -147,7 +147,7 @@ def test_cot_bound_and_steps_needed():
         (lambda: cot.cot_sample(0, 4, 4, 0), "functions"),
         (lambda: cot.cot_record(4, 4, 3, 1, 4, 4, steps=1), "stride"),
         (lambda: cot.generate(_oracle(1), np.zeros((1, 3), int), 0), "steps"),
-        (lambda: CoTConfig(strides=(3,)), "stride"),
+        (lambda: CoTSettings(strides=(3,)), "stride"),
     ],
 )
 def test_bad_arguments_name_themselves(call, name):

@@ -49,16 +49,16 @@ def test_configurations_have_named_sizes():
     )
     configs = study.configurations(settings)
     assert configs[:4] == [
-        study.QSAConfig(4, 1, 0.1),
-        study.QSAConfig(4, 1, 0.2),
-        study.QSAConfig(5, 1, 0.1),
-        study.QSAConfig(5, 1, 0.2),
+        study.QSASettings(4, 1, 0.1),
+        study.QSASettings(4, 1, 0.2),
+        study.QSASettings(5, 1, 0.1),
+        study.QSASettings(5, 1, 0.2),
     ]
     assert configs[4:] == [
-        study.MatchConfig("match2", 4, 16),
-        study.MatchConfig("match2", 5, 25),
-        study.MatchConfig("match3local", 4, 16, 1),
-        study.MatchConfig("match3local", 5, 25, 1),
+        study.MatchSettings("match2", 4, 16),
+        study.MatchSettings("match2", 5, 25),
+        study.MatchSettings("match3local", 4, 16, 1),
+        study.MatchSettings("match3local", 5, 25, 1),
     ]
     assert configs[0].file_name == "qsa_N4_q1_eps0.1.json"
     assert configs[4].file_name == "match2_N4_M16.json"

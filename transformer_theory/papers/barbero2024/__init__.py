@@ -40,7 +40,7 @@ from transformer_theory.papers.barbero2024._theory_oversquash import (
 )
 from transformer_theory.papers.barbero2024.experiments.collapse import CollapseSettings
 from transformer_theory.papers.barbero2024.experiments.collapse import run as run_collapse
-from transformer_theory.papers.barbero2024.experiments.collapse_tasks import CollapseTaskConfig
+from transformer_theory.papers.barbero2024.experiments.collapse_tasks import CollapseTaskSettings
 from transformer_theory.papers.barbero2024.experiments.collapse_tasks import (
     run as run_collapse_tasks,
 )
@@ -50,7 +50,7 @@ from transformer_theory.papers.barbero2024.experiments.oversquash import run as 
 __all__ = [
     "POSITIONAL",
     "CollapseSettings",
-    "CollapseTaskConfig",
+    "CollapseTaskSettings",
     "CopyingTask",
     "OversquashSettings",
     "asymptotic_rate",

@@ -23,7 +23,7 @@ from transformer_theory.papers.barbero2024 import _tasks as copying
 from transformer_theory.papers.barbero2024._models import causal_pre_ln_config
 from transformer_theory.params import ModelConfig, ModelParams
 from transformer_theory.train.fit import fit
-from transformer_theory.train.loop import TrainConfig, cross_entropy, make_optimizer
+from transformer_theory.train.loop import TrainSettings, cross_entropy, make_optimizer
 
 __all__ = ["model_config", "train_task"]
 
@@ -69,7 +69,7 @@ def train_task(
     """
     mcfg = model_config(task, depth=depth, heads=heads, positional=positional, width=width)
     model = Transformer(mcfg, rngs=nnx.Rngs(seed))
-    tx = make_optimizer(TrainConfig(optimizer="adam", learning_rate=learning_rate, grad_clip=1.0))
+    tx = make_optimizer(TrainSettings(optimizer="adam", learning_rate=learning_rate, grad_clip=1.0))
 
     def logits_of(params: ModelParams, tokens_N: jax.Array, valid_N: jax.Array) -> jax.Array:
         emb = embed_long(mcfg, tokens_N, dtype=jnp.float32, valid_N=valid_N)

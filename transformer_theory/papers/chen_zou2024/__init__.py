@@ -19,7 +19,7 @@ the names a reader of the paper calls, by statement:
   :func:`theorem6` build the constructions (Lemmas 1-4 inside), :func:`check_construction`
   evaluates one on every input (``transformer-theory construct``).
 - Figures 2-7 (trained depth experiments): ``transformer-theory train --experiment NAME``
-  (:mod:`transformer_theory.harness`).
+  (:mod:`transformer_theory.sweeps`).
 
 Role modules (private):
 

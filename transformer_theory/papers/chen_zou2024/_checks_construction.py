@@ -656,17 +656,18 @@ def paper_size_sample(task: Any, samples: int, seed: int) -> tuple[np.ndarray, n
 def constructions_paper_sizes(
     smoke: bool, theorems: Sequence[int], samples: int, seed: int = 0
 ) -> Checked:
-    """The constructions of ``theorems`` at §9.1's sizes (``report.paper_sizes``; ``smoke``: its
+    """The constructions of ``theorems`` at §9.1's sizes (``sizes.paper_sizes``; ``smoke``: its
     smoke sizes), built now and evaluated in exact arithmetic (:func:`exact.dyadic_margins`) on
     ``samples`` uniformly drawn examples each (every example of a smaller dataset)."""
-    from transformer_theory.constructions import report
+    from transformer_theory.constructions.sizes import paper_sizes
+    from transformer_theory.constructions.study import plan
 
     precision.require_x64("the construction checks")
     plans = [
         p
-        for theorem, sizes in report.paper_sizes(smoke=smoke)
+        for theorem, sizes in paper_sizes(smoke=smoke)
         if theorem in theorems
-        for p in report.plan([theorem], sizes)
+        for p in plan([theorem], sizes)
     ]
     # the examples planned: every example of a small dataset, else `samples` uniform draws
     planned = sum(min(int(p.task.size), samples) for p in plans)
@@ -675,7 +676,7 @@ def constructions_paper_sizes(
             planned,
             seed,
             lambda seed, i: ("uniform example", seed, i),
-            what=f"of uniform examples at §9.1's sizes (report.paper_sizes(smoke={smoke}), "
+            what=f"of uniform examples at §9.1's sizes (sizes.paper_sizes(smoke={smoke}), "
             f"theorems {', '.join(map(str, theorems))})",
         )
     )

@@ -460,7 +460,7 @@ CLAIMS: list[Row] = [
     _row(
         "constructions_paper_sizes",
         place="§9.1 sizes; Theorems 3, 5, 6 (and 1 at the quick tier)",
-        statement="the library's constructions, built now at §9.1's sizes (report.paper_sizes; "
+        statement="the library's constructions, built now at §9.1's sizes (sizes.paper_sizes; "
         "quick: its smoke sizes), classify uniformly sampled examples with positive exact "
         "margins (dyadic exact pass)",
         domain=D.ANY_SIZE,

@@ -55,7 +55,7 @@ from transformer_theory.papers.conti2024._theory_linformer import (
 from transformer_theory.papers.conti2024.experiments.efficient_attention import (
     EfficientSettings,
 )
-from transformer_theory.papers.conti2024.experiments.encdec_translation import TranslationConfig
+from transformer_theory.papers.conti2024.experiments.encdec_translation import TranslationSettings
 from transformer_theory.papers.conti2024.experiments.heads import HeadsSettings
 
 __all__ = [
@@ -67,7 +67,7 @@ __all__ = [
     "HeadsSettings",
     "LoadedRun",
     "Translation",
-    "TranslationConfig",
+    "TranslationSettings",
     "classify_map",
     "classify_model",
     "cost_vs_length",

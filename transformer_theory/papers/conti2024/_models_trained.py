@@ -25,11 +25,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from transformer_theory.harness.config import ExperimentError
-from transformer_theory.harness.runs import build_data, trained_params
-from transformer_theory.harness.sweeps import EXPERIMENT_FILE, read_record
 from transformer_theory.nn import activations
 from transformer_theory.papers.conti2024 import _models_translation as translation
+from transformer_theory.sweeps.config import ExperimentError
+from transformer_theory.sweeps.directory import EXPERIMENT_FILE, read_record
+from transformer_theory.sweeps.runs import build_data, trained_params
 from transformer_theory.train import RunDirectoryError
 from transformer_theory.train.checkpoint import latest_step
 from transformer_theory.train.rundir import RUN_FILE
@@ -107,7 +107,7 @@ def load_runs(path: str) -> list[LoadedRun]:
     """The trained model(s) in ``path`` (see the module docstring).
 
     Raises :class:`~transformer_theory.train.RunDirectoryError` or
-    :class:`~transformer_theory.harness.ExperimentError` naming the directory when it holds
+    :class:`~transformer_theory.sweeps.ExperimentError` naming the directory when it holds
     none of these.
     """
     path = os.path.abspath(path)

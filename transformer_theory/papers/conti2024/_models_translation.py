@@ -22,7 +22,7 @@ from transformer_theory.nn import activations
 from transformer_theory.nn.encdec import EncoderDecoder, Seq2SeqConfig
 from transformer_theory.papers.conti2024 import _theory_heads as heads
 from transformer_theory.papers.conti2024._tasks import BOS, EOS, Translation, token_accuracy
-from transformer_theory.train import TrainConfig, rundir
+from transformer_theory.train import TrainSettings, rundir
 from transformer_theory.train import seq2seq as s2s
 
 KIND = "seq2seq_translation"
@@ -170,10 +170,10 @@ def load_run(run_dir: str) -> tuple[encdec.Seq2SeqParams, Seq2SeqConfig, s2s.Seq
         task = Translation(**s["task"])
         train_fields = {
             f.name: s[f"train.{f.name}"]
-            for f in dataclasses.fields(TrainConfig)
+            for f in dataclasses.fields(TrainSettings)
             if f"train.{f.name}" in s
         }
-        tc = TrainConfig(**train_fields)
+        tc = TrainSettings(**train_fields)
         data = _split(task, int(s["seed"]), float(s["data.holdout"]))
     except (KeyError, TypeError, ValueError) as err:
         raise rundir.RunDirectoryError(

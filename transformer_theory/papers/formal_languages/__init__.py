@@ -60,14 +60,14 @@ from transformer_theory.papers.formal_languages.experiments.languages import (
 )
 from transformer_theory.papers.formal_languages.experiments.languages import run as run_table
 from transformer_theory.papers.formal_languages.experiments.languages_generalization import (
-    GeneralizationConfig,
+    GeneralizationSettings,
 )
 
 __all__ = [
     "ROWS",
     "CounterMachine",
     "DyckKSettings",
-    "GeneralizationConfig",
+    "GeneralizationSettings",
     "TableSettings",
     "counter_recognizer",
     "counter_sample",

@@ -40,17 +40,17 @@ from transformer_theory.papers.peng2024._models_one_pass import one_pass_record
 from transformer_theory.papers.peng2024._models_training import composition_trained_record
 from transformer_theory.papers.peng2024._tasks import composition_sample, composition_vocab
 from transformer_theory.papers.peng2024._theory import peng_error_bound
-from transformer_theory.papers.peng2024.experiments.composition_cot import CoTConfig
+from transformer_theory.papers.peng2024.experiments.composition_cot import CoTSettings
 from transformer_theory.papers.peng2024.experiments.composition_depth import (
-    CompositionDepthConfig,
+    CompositionDepthSettings,
 )
-from transformer_theory.papers.peng2024.experiments.composition_one_pass import OnePassConfig
+from transformer_theory.papers.peng2024.experiments.composition_one_pass import OnePassSettings
 
 __all__ = [
-    "CoTConfig",
-    "CompositionDepthConfig",
+    "CoTSettings",
+    "CompositionDepthSettings",
     "CompositionTransformer",
-    "OnePassConfig",
+    "OnePassSettings",
     "all_prompts",
     "budget_table",
     "build",

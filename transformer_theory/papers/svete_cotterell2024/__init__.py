@@ -61,12 +61,12 @@ from transformer_theory.papers.svete_cotterell2024.experiments.ngram_exactness i
     run_space,
 )
 from transformer_theory.papers.svete_cotterell2024.experiments.ngram_learnability import (
-    LearnabilityConfig,
+    LearnabilitySettings,
 )
 
 __all__ = [
     "CONSTRUCTIONS",
-    "LearnabilityConfig",
+    "LearnabilitySettings",
     "NGramLM",
     "NGramSettings",
     "Paper33",

@@ -1,5 +1,5 @@
 """Copy-first, copy-last and count-ones, trained small and evaluated long, at every precision,
-with and without separators (Barbero et al. 2024, §4): :class:`CollapseTaskConfig`,
+with and without separators (Barbero et al. 2024, §4): :class:`CollapseTaskSettings`,
 ``get_config(size)`` and :func:`run` (train each task, evaluate it long, record, plot).
 Command::
 
@@ -48,13 +48,13 @@ from transformer_theory.papers.barbero2024._models_trained import train_task
 #: This experiment computes in float64: ``experiment`` and the scripts turn 64-bit mode on.
 X64 = True
 
-__all__ = ["SIZES", "CollapseTaskConfig", "get_config", "run", "summary_lines"]
+__all__ = ["SIZES", "CollapseTaskSettings", "get_config", "run", "summary_lines"]
 
 SIZES = ("smoke", "default")
 
 
 @dataclasses.dataclass(frozen=True)
-class CollapseTaskConfig:
+class CollapseTaskSettings:
     """One experiment: which tasks, which model, how it trains, where it is evaluated.
 
     Attributes:
@@ -120,7 +120,7 @@ class CollapseTaskConfig:
                 f"{self.eval_max_len}"
             )
 
-    def replace(self, **changes: object) -> CollapseTaskConfig:
+    def replace(self, **changes: object) -> CollapseTaskSettings:
         return dataclasses.replace(self, **changes)
 
     def task(self, name: str, separator_every: int | None) -> copying.CopyingTask:
@@ -135,13 +135,13 @@ class CollapseTaskConfig:
         return collapse.length_grid(self.eval_max_len, self.eval_points, self.train_min_len)
 
 
-def get_config(size: str = "default") -> CollapseTaskConfig:
+def get_config(size: str = "default") -> CollapseTaskSettings:
     """The config of ``size`` (:data:`SIZES`): ``"smoke"`` (one task, 20 steps, bfloat16 only:
     seconds of work, the test) or ``"default"`` (the run quoted above)."""
     if size not in SIZES:
         raise ValueError(f"size: expected one of {SIZES}, got {size!r}")
     if size == "smoke":
-        return CollapseTaskConfig(
+        return CollapseTaskSettings(
             name="smoke",
             tasks=("count_ones",),
             separators=(None, 2),
@@ -154,10 +154,10 @@ def get_config(size: str = "default") -> CollapseTaskConfig:
             steps=20,
             batch_size=8,
         )
-    return CollapseTaskConfig(name="collapse_tasks")
+    return CollapseTaskSettings(name="collapse_tasks")
 
 
-def run(config: CollapseTaskConfig, out_dir: str | None, *, progress: bool = True) -> dict:
+def run(config: CollapseTaskSettings, out_dir: str | None, *, progress: bool = True) -> dict:
     """Train and evaluate every (task, separators) run of ``config``.
 
     Writes ``<name>.json`` under ``out_dir`` after each finished run (``complete`` False until the

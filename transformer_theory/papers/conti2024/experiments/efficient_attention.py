@@ -400,8 +400,8 @@ class EfficientResult:
 def read_runs(settings: EfficientSettings) -> list[LoadedRun]:
     """The trained models of ``settings.runs`` (:func:`.._models_trained.read_runs`); a
     directory that holds none is refused naming ``--run`` (``settings.OptionError``)."""
-    from transformer_theory.harness import ExperimentError
     from transformer_theory.papers.conti2024._models_trained import read_runs as read
+    from transformer_theory.sweeps import ExperimentError
     from transformer_theory.train import RunDirectoryError
 
     runs: list[LoadedRun] = []

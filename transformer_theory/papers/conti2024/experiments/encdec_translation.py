@@ -53,14 +53,14 @@ from transformer_theory.papers.conti2024 import _models_translation as translati
 from transformer_theory.papers.conti2024 import _plots as plots
 from transformer_theory.papers.conti2024 import _theory_heads as heads
 from transformer_theory.papers.conti2024._tasks import Translation
-from transformer_theory.train import TrainConfig
+from transformer_theory.train import TrainSettings
 from transformer_theory.train import seq2seq as s2s
 
-__all__ = ["SIZES", "TranslationConfig", "get_config", "run"]
+__all__ = ["SIZES", "TranslationSettings", "get_config", "run"]
 
 
 @dataclasses.dataclass(frozen=True)
-class TranslationConfig:
+class TranslationSettings:
     """The encoder-decoder experiment.
 
     Attributes:
@@ -89,7 +89,7 @@ class TranslationConfig:
             "1layer_8heads": Seq2SeqConfig(vocab_size=1, width=64, num_heads=8, ffn_hidden=128),
         }
     )
-    train: TrainConfig = TrainConfig(
+    train: TrainSettings = TrainSettings(
         steps=1000,
         batch_size=64,
         learning_rate=3e-3,
@@ -136,14 +136,14 @@ class TranslationConfig:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}: expected a positive count, got {getattr(self, name)}")
 
-    def replace(self, **changes: Any) -> TranslationConfig:
+    def replace(self, **changes: Any) -> TranslationSettings:
         return dataclasses.replace(self, **changes)
 
 
 SIZES = ("smoke", "default")
 
 
-def get_config(size: str = "default") -> TranslationConfig:
+def get_config(size: str = "default") -> TranslationSettings:
     """The experiment at ``size`` (``"smoke"`` or ``"default"``, the one README quotes).
 
     Raises:
@@ -151,7 +151,7 @@ def get_config(size: str = "default") -> TranslationConfig:
     """
     if size not in SIZES:
         raise ValueError(f"size: expected one of {', '.join(SIZES)}, got {size!r}")
-    config = TranslationConfig()
+    config = TranslationSettings()
     if size == "smoke":
         config = config.replace(
             task=Translation(num_nouns=2, num_adjectives=1, num_verbs=1),
@@ -167,7 +167,7 @@ def get_config(size: str = "default") -> TranslationConfig:
     return config
 
 
-def _meta(config: TranslationConfig, model: str, seed: int) -> dict:
+def _meta(config: TranslationSettings, model: str, seed: int) -> dict:
     return dict(
         kind=translation.KIND,
         name=translation.run_name(model, seed),
@@ -178,7 +178,7 @@ def _meta(config: TranslationConfig, model: str, seed: int) -> dict:
 
 
 def run(
-    config: TranslationConfig,
+    config: TranslationSettings,
     out_dir: str,
     *,
     progress: bool = True,

@@ -106,8 +106,8 @@ def get_config(size: str = "default") -> HeadsSettings:
 def read_runs(settings: HeadsSettings) -> list[LoadedRun]:
     """The trained models in ``settings.run_dir``; refused naming ``RUN_DIR``
     (``settings.OptionError``) when it holds none or a checkpoint cannot be read."""
-    from transformer_theory.harness import ExperimentError
     from transformer_theory.papers.conti2024._models_trained import read_runs as read
+    from transformer_theory.sweeps import ExperimentError
     from transformer_theory.train import RunDirectoryError
 
     if not os.path.isdir(settings.run_dir):

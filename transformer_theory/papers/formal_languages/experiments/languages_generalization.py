@@ -152,7 +152,7 @@ __all__ = [
     "LABELS",
     "SIZES",
     "SOFT_THEN_HARD",
-    "GeneralizationConfig",
+    "GeneralizationSettings",
     "get_config",
     "run",
     "table",
@@ -168,7 +168,7 @@ SOFT_THEN_HARD = "softmax weights read with leftmost-hard (soft-then-hard, not t
 
 
 @dataclasses.dataclass(frozen=True)
-class GeneralizationConfig:
+class GeneralizationSettings:
     """One run of the experiment.
 
     Attributes:
@@ -237,7 +237,7 @@ class GeneralizationConfig:
 
 
 def _accuracies(
-    model, language: str, config: GeneralizationConfig, built: bool = False
+    model, language: str, config: GeneralizationSettings, built: bool = False
 ) -> list[float]:
     # Seed 1000 + n: the same evaluation strings for every model and seed.
     if built and language == "dyck2":  # the Dyck-(2, D) recognizer reads dyck_k.embed's code
@@ -267,7 +267,7 @@ def constructed(language: str) -> object:
     return _constructions.build(language, dtype=jnp.float32)
 
 
-def run(config: GeneralizationConfig, out_dir: str, *, progress: bool = True) -> dict:
+def run(config: GeneralizationSettings, out_dir: str, *, progress: bool = True) -> dict:
     """Train every (language, mode, seed) of ``config``, evaluate each model (and each softmax
     model's weights read with leftmost-hard attention, and the construction) at
     ``config.eval_lengths``.
@@ -354,12 +354,12 @@ def table(records: list[dict]) -> list[dict]:
 SIZES = ("smoke", "default")
 
 
-def get_config(size: str = "default") -> GeneralizationConfig:
+def get_config(size: str = "default") -> GeneralizationSettings:
     """The experiment at ``size``: ``"default"`` (the result above: 4000 Adam steps of 32
     strings, seed 0, four layers of two heads, width 32) or ``"smoke"`` (two steps of the
     one-head model, Dyck-2's softmax model only, one length; a few seconds)."""
     if size == "default":
-        return GeneralizationConfig(
+        return GeneralizationSettings(
             steps=4000,
             batch=32,
             learning_rate=3e-3,
@@ -373,7 +373,7 @@ def get_config(size: str = "default") -> GeneralizationConfig:
     if size == "smoke":
         # One training (the straight-through loop has its own smoke test in
         # tests/papers/formal_languages/test_hard_training.py).
-        return GeneralizationConfig(
+        return GeneralizationSettings(
             size="smoke",
             modes=(("dyck2", ("softmax",)),),
             seeds=(0,),

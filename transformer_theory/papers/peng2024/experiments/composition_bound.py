@@ -49,20 +49,20 @@ import os
 from transformer_theory.papers.peng2024 import _plots as plots
 from transformer_theory.papers.peng2024._models_cot import bound_records
 from transformer_theory.papers.peng2024._models_training import _sweep
-from transformer_theory.papers.peng2024.experiments.composition_cot import CoTConfig, _cell_record
+from transformer_theory.papers.peng2024.experiments.composition_cot import CoTSettings, _cell_record
 
 __all__ = ["SIZES", "get_config", "run"]
 
 SIZES = ("smoke", "default", "n8")
 
 
-def get_config(size: str = "default") -> CoTConfig:
+def get_config(size: str = "default") -> CoTSettings:
     """The config of ``size`` (:data:`SIZES`): ``"smoke"`` runs in seconds (the test),
     ``"default"`` is the run quoted above, ``"n8"`` the same at n = 8 (more room: bounds up to
     0.28) with 9 heads where the bound is void and 6,000 steps (it did not learn: see above)."""
     if size not in SIZES:
         raise ValueError(f"size: expected one of {SIZES}, got {size!r}")
-    config = CoTConfig(
+    config = CoTSettings(
         ns=(4,),
         functions=2,
         strides=(2,),
@@ -79,7 +79,7 @@ def get_config(size: str = "default") -> CoTConfig:
     return config
 
 
-def run(config: CoTConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
+def run(config: CoTSettings, out_dir: str, *, progress: bool = True) -> list[dict]:
     """Theorem 1 in table form: every ``ns x cells`` model answers the ``K``-fold composition in
     ONE pass (stride ``K``; ``config.strides`` is ignored), trained and evaluated like
     :func:`.composition_cot.run`; the records (:func:`bound_records`: error beside the bound) go

@@ -54,17 +54,17 @@ from transformer_theory.papers.peng2024 import _plots as plots
 from transformer_theory.papers.peng2024._models_cot import _check_stride, cot_record, steps_needed
 from transformer_theory.papers.peng2024._models_training import _sweep
 
-__all__ = ["SIZES", "CoTConfig", "get_config", "run"]
+__all__ = ["SIZES", "CoTSettings", "get_config", "run"]
 
 SIZES = ("smoke", "default")
 
 
-def get_config(size: str = "default") -> CoTConfig:
+def get_config(size: str = "default") -> CoTSettings:
     """The config of ``size`` (:data:`SIZES`): ``"smoke"`` runs in seconds (the test),
     ``"default"`` is the run quoted above."""
     if size not in SIZES:
         raise ValueError(f"size: expected one of {SIZES}, got {size!r}")
-    config = CoTConfig()
+    config = CoTSettings()
     if size == "smoke":  # one model writing 2 CoT tokens; the one-pass path: composition_bound
         config = dataclasses.replace(
             config,
@@ -79,7 +79,7 @@ def get_config(size: str = "default") -> CoTConfig:
 
 
 @dataclasses.dataclass(frozen=True)
-class CoTConfig:
+class CoTSettings:
     """The chain-of-thought sweep: every ``ns x cells x strides`` (``cells``: ``(H, d, p)``, ``p =
     32`` is float32), ``functions`` composed, ``steps`` Adam steps of ``batch``; ``target`` is the
     answer accuracy that counts as solved."""
@@ -111,7 +111,7 @@ class CoTConfig:
             raise ValueError(f"seed: expected an integer >= 0, got {self.seed}")
 
 
-def _cell_record(config: CoTConfig, n: int, cell: tuple[int, int, int], stride: int) -> dict:
+def _cell_record(config: CoTSettings, n: int, cell: tuple[int, int, int], stride: int) -> dict:
     """:func:`cot_record` of one ``(H, d, p)`` cell (``p = 32``: float32) with ``config``'s
     training settings."""
     heads, width, bits = cell
@@ -130,7 +130,7 @@ def _cell_record(config: CoTConfig, n: int, cell: tuple[int, int, int], stride: 
     )
 
 
-def run(config: CoTConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
+def run(config: CoTSettings, out_dir: str, *, progress: bool = True) -> list[dict]:
     """Train every run of ``config`` (:func:`cot_record`), writing ``out_dir/records.json`` after
     each, then ``out_dir/summary.json`` (:func:`steps_needed`) and the figure
     ``out_dir/composition_cot.png``."""

@@ -46,24 +46,24 @@ from transformer_theory import _validate
 from transformer_theory.papers.peng2024 import _plots as plots
 from transformer_theory.papers.peng2024._models_training import _sweep, composition_trained_record
 
-__all__ = ["SIZES", "CompositionDepthConfig", "get_config", "run"]
+__all__ = ["SIZES", "CompositionDepthSettings", "get_config", "run"]
 
 SIZES = ("smoke", "default")
 
 
-def get_config(size: str = "default") -> CompositionDepthConfig:
+def get_config(size: str = "default") -> CompositionDepthSettings:
     """The config of ``size`` (:data:`SIZES`): ``"smoke"`` runs in seconds (the test),
     ``"default"`` is the run quoted above."""
     if size not in SIZES:
         raise ValueError(f"size: expected one of {SIZES}, got {size!r}")
-    config = CompositionDepthConfig()
+    config = CompositionDepthSettings()
     if size == "smoke":  # the quantized path; depth 2 only repeats the block
         config = dataclasses.replace(config, n=4, steps=2, held_out=200, runs=((1, 2, 4),))
     return config
 
 
 @dataclasses.dataclass(frozen=True)
-class CompositionDepthConfig:
+class CompositionDepthSettings:
     """The quantized composition sweep: every ``layers x widths x bits`` (``32`` = float32, no
     rounding), ``heads`` heads, domains of ``n``."""
 
@@ -92,7 +92,7 @@ class CompositionDepthConfig:
         return [(a, d, b) for a in self.layers for d in self.widths for b in self.bits]
 
 
-def run(config: CompositionDepthConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
+def run(config: CompositionDepthSettings, out_dir: str, *, progress: bool = True) -> list[dict]:
     """Train every run of ``config`` (:func:`composition_trained_record`), writing
     ``out_dir/records.json`` after each and the figure ``out_dir/composition_depth.png``."""
     records = _sweep(

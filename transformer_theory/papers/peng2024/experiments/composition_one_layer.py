@@ -28,24 +28,24 @@ from transformer_theory import _validate
 from transformer_theory.papers.peng2024 import _plots as plots
 from transformer_theory.papers.peng2024._models_training import _sweep, one_layer_records
 
-__all__ = ["SIZES", "OneLayerConfig", "get_config", "run"]
+__all__ = ["SIZES", "OneLayerSettings", "get_config", "run"]
 
 SIZES = ("smoke", "default")
 
 
-def get_config(size: str = "default") -> OneLayerConfig:
+def get_config(size: str = "default") -> OneLayerSettings:
     """The config of ``size`` (:data:`SIZES`): ``"smoke"`` runs in seconds (the test),
     ``"default"`` is the run quoted above."""
     if size not in SIZES:
         raise ValueError(f"size: expected one of {SIZES}, got {size!r}")
-    config = OneLayerConfig()
+    config = OneLayerSettings()
     if size == "smoke":
         config = dataclasses.replace(config, n=4, steps=2, widths=(2,))
     return config
 
 
 @dataclasses.dataclass(frozen=True)
-class OneLayerConfig:
+class OneLayerSettings:
     """The library-format composition sweep: ``depths x widths``, ``heads`` heads, domains of
     ``n``, ``steps`` Adam steps of ``batch`` prompts."""
 
@@ -62,7 +62,7 @@ class OneLayerConfig:
             _validate.check_positive(name, getattr(self, name))
 
 
-def run(config: OneLayerConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
+def run(config: OneLayerSettings, out_dir: str, *, progress: bool = True) -> list[dict]:
     """Train every ``(depth, width)`` of ``config`` (:func:`one_layer_records`), writing
     ``out_dir/records.json`` after each and the figure ``out_dir/composition.png``."""
     runs = [(depth, width) for depth in config.depths for width in config.widths]

@@ -53,18 +53,18 @@ from transformer_theory.papers.peng2024 import _plots as plots
 from transformer_theory.papers.peng2024._models_one_pass import one_pass_record
 from transformer_theory.papers.peng2024._models_training import _sweep
 
-__all__ = ["SIZES", "OnePassConfig", "get_config", "run"]
+__all__ = ["SIZES", "OnePassSettings", "get_config", "run"]
 
 SIZES = ("smoke", "default")
 
 
-def get_config(size: str = "default") -> OnePassConfig:
+def get_config(size: str = "default") -> OnePassSettings:
     """The config of ``size`` (:data:`SIZES`): ``"smoke"`` runs in seconds (the test),
     ``"default"`` is the run quoted above (n = 6: void cells at float32, 4 and 2 bits, and the
     cells with ``R > 0``, 30,000 steps each)."""
     if size not in SIZES:
         raise ValueError(f"size: expected one of {SIZES}, got {size!r}")
-    config = OnePassConfig(
+    config = OnePassSettings(
         ns=(6,),
         cells=(
             (2, 36, 32),
@@ -93,7 +93,7 @@ def get_config(size: str = "default") -> OnePassConfig:
 
 
 @dataclasses.dataclass(frozen=True)
-class OnePassConfig:
+class OnePassSettings:
     """Every ``ns x cells`` (``cells``: ``(H, d, p)``, ``p = 32`` float32) trained with the recipe
     above: ``steps`` Adam steps of ``batch`` prompts, a fraction ``aux`` asking for ``f(x)``."""
 
@@ -121,7 +121,7 @@ class OnePassConfig:
             raise ValueError(f"seed: expected an integer >= 0, got {self.seed}")
 
 
-def run(config: OnePassConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
+def run(config: OnePassSettings, out_dir: str, *, progress: bool = True) -> list[dict]:
     """Train every model of ``config`` (:func:`one_pass_record`), writing ``out_dir/records.json``
     after each; then the construction's budget at each ``n``
     (:func:`.construction.budget_table`) to ``out_dir/construction.json`` and the figure

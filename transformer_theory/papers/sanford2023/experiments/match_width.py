@@ -53,17 +53,17 @@ from transformer_theory.papers.sanford2023 import _plots
 from transformer_theory.papers.sanford2023._models_match import DEPTHS, train_match_model
 from transformer_theory.papers.sanford2023._models_separations import run_and_save
 
-__all__ = ["SIZES", "MatchWidthConfig", "get_config", "run"]
+__all__ = ["SIZES", "MatchWidthSettings", "get_config", "run"]
 
 SIZES = ("smoke", "default", "large")
 
 
-def get_config(size: str = "default") -> MatchWidthConfig:
+def get_config(size: str = "default") -> MatchWidthSettings:
     """The config of ``size`` (:data:`SIZES`): ``"smoke"`` runs in seconds (the test),
     ``"default"`` is the run quoted above, ``"large"`` the larger sweep."""
     if size not in SIZES:
         raise ValueError(f"size: expected one of {SIZES}, got {size!r}")
-    config = MatchWidthConfig()
+    config = MatchWidthSettings()
     if size == "smoke":
         config = dataclasses.replace(config, seq_len=6, modulus=16, steps=2, widths=(2,))
     elif size == "large":
@@ -74,7 +74,7 @@ def get_config(size: str = "default") -> MatchWidthConfig:
 
 
 @dataclasses.dataclass(frozen=True)
-class MatchWidthConfig:
+class MatchWidthSettings:
     """The Match width sweep: every ``tasks x heads x widths`` at ``N = seq_len``, ``M =
     modulus``, ``steps`` Adam steps of ``batch`` sequences."""
 
@@ -95,7 +95,7 @@ class MatchWidthConfig:
             raise ValueError(f"tasks: choose from {', '.join(DEPTHS)}, got {list(self.tasks)}")
 
 
-def run(config: MatchWidthConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
+def run(config: MatchWidthSettings, out_dir: str, *, progress: bool = True) -> list[dict]:
     """Train every (task, heads, width) of ``config`` (:func:`train_match_model`), writing
     ``out_dir/records.json`` after each run and the figure ``out_dir/match_width.png``."""
     runs = [(t, DEPTHS[t], h, w) for t in config.tasks for h in config.heads for w in config.widths]

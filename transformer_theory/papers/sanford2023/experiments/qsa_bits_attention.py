@@ -39,24 +39,24 @@ from transformer_theory.papers.sanford2023._models_separations import (
     run_and_save,
 )
 
-__all__ = ["SIZES", "QSABitsConfig", "get_config", "run"]
+__all__ = ["SIZES", "QSABitsSettings", "get_config", "run"]
 
 SIZES = ("smoke", "default")
 
 
-def get_config(size: str = "default") -> QSABitsConfig:
+def get_config(size: str = "default") -> QSABitsSettings:
     """The config of ``size`` (:data:`SIZES`): ``"smoke"`` runs in seconds (the test),
     ``"default"`` is the run quoted above."""
     if size not in SIZES:
         raise ValueError(f"size: expected one of {SIZES}, got {size!r}")
-    config = QSABitsConfig(model="attention")
+    config = QSABitsSettings(model="attention")
     if size == "smoke":
         config = dataclasses.replace(config, steps=2, held_out=100, widths=(1,), bits=(2,))
     return config
 
 
 @dataclasses.dataclass(frozen=True)
-class QSABitsConfig:
+class QSABitsSettings:
     """The quantized qSA sweep (``experiments/sanford_qsa_bits.py``): ``model`` (attention or
     rnn) at every width x precision ``p`` (``bits``, each ``>= 2``), ``d' = 1``."""
 
@@ -82,7 +82,7 @@ class QSABitsConfig:
             )
 
 
-def run(config: QSABitsConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
+def run(config: QSABitsSettings, out_dir: str, *, progress: bool = True) -> list[dict]:
     """Train ``config.model`` at every (width, bits) (:func:`qsa_trained_record` with ``bits``),
     writing ``out_dir/records.json`` after each run and the figure ``out_dir/qsa_bits.png``.
     Returns the records."""

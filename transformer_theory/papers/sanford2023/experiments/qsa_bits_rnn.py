@@ -22,25 +22,25 @@ from __future__ import annotations
 import dataclasses
 
 from transformer_theory.papers.sanford2023.experiments import qsa_bits_attention
-from transformer_theory.papers.sanford2023.experiments.qsa_bits_attention import QSABitsConfig
+from transformer_theory.papers.sanford2023.experiments.qsa_bits_attention import QSABitsSettings
 
 __all__ = ["SIZES", "get_config", "run"]
 
 SIZES = ("smoke", "default")
 
 
-def get_config(size: str = "default") -> QSABitsConfig:
+def get_config(size: str = "default") -> QSABitsSettings:
     """The config of ``size`` (:data:`SIZES`): ``"smoke"`` runs in seconds (the test),
     ``"default"`` is the run quoted above."""
     if size not in SIZES:
         raise ValueError(f"size: expected one of {SIZES}, got {size!r}")
-    config = QSABitsConfig(model="rnn", seq_len=8, q=1, widths=(1, 2, 4, 8))
+    config = QSABitsSettings(model="rnn", seq_len=8, q=1, widths=(1, 2, 4, 8))
     if size == "smoke":
         config = dataclasses.replace(config, steps=2, held_out=100, widths=(1,), bits=(2,))
     return config
 
 
-def run(config: QSABitsConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
+def run(config: QSABitsSettings, out_dir: str, *, progress: bool = True) -> list[dict]:
     """The sweep of :func:`.qsa_bits_attention.run` (the config names the model): writes
     ``out_dir/records.json`` after each run and ``out_dir/qsa_bits.png``; returns the records."""
     return qsa_bits_attention.run(config, out_dir, progress=progress)

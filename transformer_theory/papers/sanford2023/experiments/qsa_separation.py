@@ -47,17 +47,17 @@ from transformer_theory.papers.sanford2023._models_separations import (
     run_and_save,
 )
 
-__all__ = ["SIZES", "QSASeparationConfig", "get_config", "run"]
+__all__ = ["SIZES", "QSASeparationSettings", "get_config", "run"]
 
 SIZES = ("smoke", "default")
 
 
-def get_config(size: str = "default") -> QSASeparationConfig:
+def get_config(size: str = "default") -> QSASeparationSettings:
     """The config of ``size`` (:data:`SIZES`): ``"smoke"`` runs in seconds (the test),
     ``"default"`` is the run quoted above."""
     if size not in SIZES:
         raise ValueError(f"size: expected one of {SIZES}, got {size!r}")
-    config = QSASeparationConfig()
+    config = QSASeparationSettings()
     if size == "smoke":
         widths = tuple((model, (2,)) for model, _ in config.widths)
         config = dataclasses.replace(
@@ -67,7 +67,7 @@ def get_config(size: str = "default") -> QSASeparationConfig:
 
 
 @dataclasses.dataclass(frozen=True)
-class QSASeparationConfig:
+class QSASeparationSettings:
     """The float32 qSA separation (``experiments/sanford_qsa_separation.py``): every model of
     :data:`QSA_MODELS` at each of its widths on qSA at ``N = seq_len``, ``q``, ``d' = dim``."""
 
@@ -97,7 +97,7 @@ class QSASeparationConfig:
             raise ValueError(f"q: expected q <= N = {self.seq_len}, got {self.q}")
 
 
-def run(config: QSASeparationConfig, out_dir: str, *, progress: bool = True) -> list[dict]:
+def run(config: QSASeparationSettings, out_dir: str, *, progress: bool = True) -> list[dict]:
     """Train every (model, width) of ``config`` (:func:`qsa_trained_record`), writing
     ``out_dir/records.json`` after each run and the figure ``out_dir/qsa_separation.png``.
     Returns the records."""

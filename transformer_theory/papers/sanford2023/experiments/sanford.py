@@ -2,7 +2,7 @@
 ``transformer-theory sanford`` -- build each unit, check it against the exact task, record, plot.
 
 :class:`SanfordSettings` is the command's options (one field each); :func:`configurations` lists
-one :class:`QSAConfig` (``N, q, eps``) or :class:`MatchConfig` (``N, M, K``) per configuration;
+one :class:`QSASettings` (``N, q, eps``) or :class:`MatchSettings` (``N, M, K``) per configuration;
 :func:`qsa_record` searches the smallest ``m`` (and bits) at which the qSA unit reaches ``eps``,
 :func:`match_record` measures a Match unit per float format; ``disj`` runs the qSA lower bound's
 reduction from set disjointness (``_theory_disjointness``). Sizes the check cannot honestly
@@ -34,8 +34,8 @@ from transformer_theory.settings import setting
 
 __all__ = [
     "TASKS",
-    "MatchConfig",
-    "QSAConfig",
+    "MatchSettings",
+    "QSASettings",
     "SIZES",
     "SanfordSettings",
     "configurations",
@@ -186,7 +186,7 @@ def get_config(size: str = "default") -> SanfordSettings:
 
 
 @dataclasses.dataclass(frozen=True)
-class QSAConfig:
+class QSASettings:
     """One qSA configuration: its named sizes ``N``, ``q``, ``eps``."""
 
     N: int
@@ -200,7 +200,7 @@ class QSAConfig:
 
 
 @dataclasses.dataclass(frozen=True)
-class MatchConfig:
+class MatchSettings:
     """One Match configuration: the unit and its named sizes ``N``, ``M``, ``K`` (``K`` is
     ``None`` for a unit without a window)."""
 
@@ -219,13 +219,13 @@ def modulus(seq_len: int, power: int) -> int:
     return max(seq_len**power, 4)
 
 
-def configurations(settings: SanfordSettings) -> list[QSAConfig | MatchConfig]:
+def configurations(settings: SanfordSettings) -> list[QSASettings | MatchSettings]:
     """Every configuration of ``settings``, qSA first (``N x q x eps``), then each Match unit
     over ``N`` (``disj`` has none: it is checked at every ``q``)."""
-    configs: list[QSAConfig | MatchConfig] = []
+    configs: list[QSASettings | MatchSettings] = []
     if "qsa" in settings.tasks:
         configs += [
-            QSAConfig(n, q, e) for n in settings.ns for q in settings.qs for e in settings.epss
+            QSASettings(n, q, e) for n in settings.ns for q in settings.qs for e in settings.epss
         ]
     for name in settings.units:
         if name == "qsa":
@@ -233,7 +233,7 @@ def configurations(settings: SanfordSettings) -> list[QSAConfig | MatchConfig]:
         unit = registry.unit(name)
         k = settings.window if unit.windowed else None
         configs += [
-            MatchConfig(name, n, modulus(n, settings.modulus_power), k) for n in settings.ns
+            MatchSettings(name, n, modulus(n, settings.modulus_power), k) for n in settings.ns
         ]
     return configs
 
@@ -275,9 +275,9 @@ def run(
     return {"rows": records, "disj": disj}
 
 
-def record_of(config: QSAConfig | MatchConfig, settings: SanfordSettings) -> dict:
+def record_of(config: QSASettings | MatchSettings, settings: SanfordSettings) -> dict:
     """Check one configuration: :func:`qsa_record` or :func:`match_record`."""
-    if isinstance(config, QSAConfig):
+    if isinstance(config, QSASettings):
         return qsa_record(
             config.N,
             config.q,

@@ -64,7 +64,7 @@ __all__ = [
     "SIZES",
     "SPACE_MAX_HISTORIES",
     "SPACE_OUTPUTS",
-    "ExactnessConfig",
+    "ExactnessSettings",
     "NGramSettings",
     "SpaceSettings",
     "check_budget",
@@ -567,14 +567,14 @@ def space_table_rows(result: dict) -> list[dict]:
 
 # ------------------------------------------------------------------------------ the experiment
 @dataclasses.dataclass(frozen=True)
-class ExactnessConfig:
+class ExactnessSettings:
     """Named study runs (``name -> NGramSettings``), each written to ``out_dir/name``."""
 
     size: str = "default"
     runs: tuple[tuple[str, NGramSettings], ...] = ()
 
 
-def get_config(size: str = "default") -> ExactnessConfig:
+def get_config(size: str = "default") -> ExactnessSettings:
     """The runs quoted above (``"default"``: the trigram LM over 3 symbols with 20% zeros, seed 0)
     or one small hard-attention run (``"smoke"``)."""
     if size == "smoke":
@@ -586,7 +586,7 @@ def get_config(size: str = "default") -> ExactnessConfig:
             precisions=("float64",),
             scan_limit=2,
         )
-        return ExactnessConfig(size="smoke", runs=(("ngram_hard", smoke),))
+        return ExactnessSettings(size="smoke", runs=(("ngram_hard", smoke),))
     if size != "default":
         raise ValueError(f"size: expected one of {list(SIZES)}, got {size!r}")
     hard = NGramSettings(max_len=6, constructions=ALL_CONSTRUCTIONS, zero_fraction=0.2)
@@ -607,7 +607,7 @@ def get_config(size: str = "default") -> ExactnessConfig:
         zero_fraction=0.0,
         soft_lengths=(1, 2, 3, 4, 5, 6),
     )
-    return ExactnessConfig(
+    return ExactnessSettings(
         runs=(
             (
                 "ngram_hard",
@@ -624,7 +624,7 @@ def get_config(size: str = "default") -> ExactnessConfig:
 
 
 def run(
-    config: ExactnessConfig,
+    config: ExactnessSettings,
     out_dir: str,
     *,
     progress: bool = True,

@@ -52,13 +52,13 @@ from transformer_theory.settings import setting
 #: This experiment computes in float64: ``experiment`` and the scripts turn 64-bit mode on.
 X64 = True
 
-__all__ = ["SIZES", "LearnabilityConfig", "get_config", "run"]
+__all__ = ["SIZES", "LearnabilitySettings", "get_config", "run"]
 
 SIZES = ("smoke", "default")
 
 
 @dataclasses.dataclass(frozen=True)
-class LearnabilityConfig:
+class LearnabilitySettings:
     """The learnability grid.
 
     Attributes:
@@ -98,19 +98,19 @@ class LearnabilityConfig:
                 raise ValueError(f"grid: expected n >= 2 and |Sigma| >= 1, got {order, alphabet}")
 
 
-def get_config(size: str = "default") -> LearnabilityConfig:
+def get_config(size: str = "default") -> LearnabilitySettings:
     """The config of ``size`` (:data:`SIZES`): ``"default"`` is the run quoted above,
     ``"smoke"`` a few steps of one cell (the test)."""
     if size == "default":
-        return LearnabilityConfig()
+        return LearnabilitySettings()
     if size == "smoke":
         return dataclasses.replace(
-            LearnabilityConfig(), size="smoke", grid=((2, 2, None),), steps=5, batch=8, eval_len=1
+            LearnabilitySettings(), size="smoke", grid=((2, 2, None),), steps=5, batch=8, eval_len=1
         )
     raise ValueError(f"size: expected one of {list(SIZES)}, got {size!r}")
 
 
-def run(config: LearnabilityConfig, out_dir: str | None, *, progress: bool = True) -> dict:
+def run(config: LearnabilitySettings, out_dir: str | None, *, progress: bool = True) -> dict:
     """Every cell of ``config.grid``: train, then the KL per symbol of the trained model, the
     unigram fit and the 3.1 construction. With ``out_dir``, ``ngram_learnability.json`` (``rows``,
     ``seconds``, ``config``) is rewritten after every cell. Needs JAX's 64-bit mode (the KL sums

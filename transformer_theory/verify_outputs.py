@@ -4,7 +4,7 @@ records, this module formats and writes them.
 - :func:`format_table`: the verdict table printed by the command;
 - :func:`clear_outputs`: remove the files a previous run left in ``--out`` (before computing);
 - :func:`save_witnesses`: found witnesses as ``witness_<family>.npz``
-  (:func:`transformer_theory.files.save_model`);
+  (:func:`transformer_theory.saveload.save_model`);
 - :func:`write_outputs`: ``verify.json``, ``verify.csv``, ``verify.png``
   (:func:`transformer_theory.plotting.residuals_by_family`).
 """
@@ -17,7 +17,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from transformer_theory import files, plotting
+from transformer_theory import plotting, saveload
 from transformer_theory.jsonio import to_jsonable, write_csv, write_json
 from transformer_theory.theory import checks
 
@@ -88,7 +88,7 @@ def save_witnesses(out_dir: str, records: Sequence[Any]) -> list[dict]:
         if rec.params is not None:
             rec = dataclasses.replace(
                 rec,
-                params_path=files.save_model(
+                params_path=saveload.save_model(
                     os.path.join(out_dir, witness_file_name(rec)), rec.params
                 ),
             )

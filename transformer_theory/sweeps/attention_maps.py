@@ -19,10 +19,10 @@ import numpy as np
 from transformer_theory import tasks as tasklib
 from transformer_theory.constructions.reasoning import theorem3
 from transformer_theory.core.forward import forward_trace
-from transformer_theory.harness.config import ExperimentConfig
-from transformer_theory.harness.runs import trained_params
 from transformer_theory.jsonio import write_json
 from transformer_theory.plotting import heatmap, layer_name, pyplot, save_figure, suptitle
+from transformer_theory.sweeps.config import ExperimentSettings
+from transformer_theory.sweeps.runs import trained_params
 from transformer_theory.train.init import copy_pattern_alpha
 
 __all__ = [
@@ -65,7 +65,7 @@ def match_support(tokens: np.ndarray, k: int) -> np.ndarray:
     return s
 
 
-def _spec(config: ExperimentConfig):
+def _spec(config: ExperimentSettings):
     """The run Figure 3 draws: the first seed's two-layer, one-head reasoning run with k = 2."""
     specs = [s for s in config.run_specs if s.task == "reasoning" and s.heads == (1, 1)]
     task = specs[0].setup.task if specs else None
@@ -77,7 +77,7 @@ def _spec(config: ExperimentConfig):
     return specs[0]
 
 
-def analyse(config: ExperimentConfig, out: str) -> list[str]:
+def analyse(config: ExperimentSettings, out: str) -> list[str]:
     """Draw the figure from the trained run under ``out`` and write the attention-share summary;
     returns ``[figure, summary]`` paths."""
     spec = _spec(config)

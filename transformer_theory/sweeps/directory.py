@@ -29,10 +29,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from transformer_theory.harness.config import ExperimentConfig, ExperimentError, resolve
-from transformer_theory.harness.runs import RunSpec, execute
-from transformer_theory.harness.setups import PAPER_CLAIMS
 from transformer_theory.jsonio import read_json, write_csv, write_json
+from transformer_theory.sweeps.config import ExperimentError, ExperimentSettings, resolve
+from transformer_theory.sweeps.runs import RunSpec, execute
+from transformer_theory.sweeps.setups import PAPER_CLAIMS
 from transformer_theory.train.rundir import RunDirectoryError, check_run_dir
 
 __all__ = [
@@ -53,7 +53,7 @@ EXPERIMENT_FILE = "experiment.json"
 OVERRIDABLE = ("size", "seeds", "tasks", "depths", "steps", "optimizer", "learning_rate")
 
 
-def _record(config: ExperimentConfig, source: str) -> dict:
+def _record(config: ExperimentSettings, source: str) -> dict:
     overrides = {k: getattr(config, k) for k in OVERRIDABLE}
     overrides = {k: list(v) if isinstance(v, tuple) else v for k, v in overrides.items()}
     return dict(
@@ -64,7 +64,7 @@ def _record(config: ExperimentConfig, source: str) -> dict:
     )
 
 
-def check_out_dir(config: ExperimentConfig, out: str, source: str | None = None) -> None:
+def check_out_dir(config: ExperimentSettings, out: str, source: str | None = None) -> None:
     """Raise :class:`~transformer_theory.train.RunDirectoryError` if any run directory under
     ``out`` holds a run with other settings (or more steps), or if ``out/experiment.json`` records
     another experiment or other overrides (``steps`` aside); cheap: builds no model or data.
@@ -107,12 +107,12 @@ def check_out_dir(config: ExperimentConfig, out: str, source: str | None = None)
             )
 
 
-def write_record(config: ExperimentConfig, source: str, out: str) -> None:
+def write_record(config: ExperimentSettings, source: str, out: str) -> None:
     """``out/experiment.json``: enough to rebuild ``config`` (see the module docstring)."""
     write_json(os.path.join(out, EXPERIMENT_FILE), _record(config, source))
 
 
-def read_record(out: str) -> tuple[ExperimentConfig, dict]:
+def read_record(out: str) -> tuple[ExperimentSettings, dict]:
     """The config and record of the experiment directory ``out``.
 
     Raises :class:`~.config.ExperimentError` naming the file when ``out/experiment.json`` is
@@ -203,7 +203,7 @@ def sweep(
 
 
 def run_experiment(
-    config: ExperimentConfig,
+    config: ExperimentSettings,
     out: str,
     *,
     source: str | None = None,
@@ -234,13 +234,13 @@ def run_experiment(
     return rows, analyse(config, out)
 
 
-def analyse(config: ExperimentConfig, out: str) -> list[str]:
+def analyse(config: ExperimentSettings, out: str) -> list[str]:
     """Draw ``config``'s analysis from the run directories under ``out``; returns the files."""
     if config.analysis == "attention_maps":
-        from transformer_theory.harness import attention_maps
+        from transformer_theory.sweeps import attention_maps
 
         return attention_maps.analyse(config, out)
-    from transformer_theory.harness.plots import plot_curves
+    from transformer_theory.sweeps.plots import plot_curves
 
     return [plot_curves(config, out)]
 

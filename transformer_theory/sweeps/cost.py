@@ -9,8 +9,8 @@ import os
 from collections.abc import Sequence
 
 from transformer_theory import budget
-from transformer_theory.harness.config import NAMED, named_config
-from transformer_theory.harness.runs import RunSpec
+from transformer_theory.sweeps.config import NAMED, named_config
+from transformer_theory.sweeps.runs import RunSpec
 
 __all__ = ["check_seconds", "shipped_defaults"]
 

@@ -1,15 +1,15 @@
-"""An experiment is a config: a typed frozen :class:`ExperimentConfig`, named or from a user's file.
+"""An experiment is a typed frozen :class:`ExperimentSettings`, named or from a user's file.
 
 The library ships the configs of the paper's figures as modules of
-:mod:`transformer_theory.harness.configs` (:data:`NAMED`, found on disk: every module there is a
+:mod:`transformer_theory.sweeps.configs` (:data:`NAMED`, found on disk: every module there is a
 named experiment); a user's experiment is a Python file
-with a ``get_config()`` that returns an :class:`ExperimentConfig` (the big_vision / nanodo
+with a ``get_config()`` that returns an :class:`ExperimentSettings` (the big_vision / nanodo
 convention), e.g. ``my_sweep.py``::
 
-    from transformer_theory.harness import ExperimentConfig
+    from transformer_theory.sweeps import ExperimentSettings
 
     def get_config():
-        return ExperimentConfig(
+        return ExperimentSettings(
             name="my_sweep",
             heads={"reasoning": [(1,), (2,), (1, 1)]},
             seeds=(0, 1),
@@ -38,18 +38,18 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from transformer_theory import _validate
 from transformer_theory import tasks as tasklib
-from transformer_theory.harness.setups import SETUPS, TaskSetup
 from transformer_theory.settings import setting
+from transformer_theory.sweeps.setups import SETUPS, TaskSetup
 
 if TYPE_CHECKING:
-    from transformer_theory.harness.runs import RunSpec
+    from transformer_theory.sweeps.runs import RunSpec
 
 __all__ = [
     "ANALYSES",
     "INITS",
     "NAMED",
     "OPTIMIZERS",
-    "ExperimentConfig",
+    "ExperimentSettings",
     "ExperimentError",
     "config_from_file",
     "named_config",
@@ -58,7 +58,7 @@ __all__ = [
 
 
 def _shipped() -> tuple[str, ...]:
-    """The config modules of :mod:`transformer_theory.harness.configs`, found on disk (a new
+    """The config modules of :mod:`transformer_theory.sweeps.configs`, found on disk (a new
     ``configs/<name>.py`` with ``get_config()`` is a new named experiment)."""
     where = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs")
     return tuple(
@@ -92,12 +92,12 @@ def _heads_config(task: str, heads) -> tuple[int, ...]:
 
 
 @dataclasses.dataclass(frozen=True)
-class ExperimentConfig:
+class ExperimentSettings:
     """Which runs an experiment trains and how it draws them.
 
     A run is (task, heads per layer, seed); the runs are every ``heads`` entry of every selected
     task, for every seed, each trained with the task's :class:`~.setups.TaskSetup` of ``size``.
-    The fields a command line may change (:data:`~.sweeps.OVERRIDABLE`) are the options of
+    The fields a command line may change (:data:`~.directory.OVERRIDABLE`) are the options of
     ``transformer-theory train``, their help the entries below; the others are the config's own.
 
     Attributes:
@@ -230,7 +230,7 @@ class ExperimentConfig:
         if self.init not in INITS:
             raise ValueError(f"init: expected one of {INITS}, got {self.init!r}")
 
-    def replace(self, **changes: Any) -> ExperimentConfig:
+    def replace(self, **changes: Any) -> ExperimentSettings:
         return dataclasses.replace(self, **changes)
 
     @property
@@ -249,7 +249,7 @@ class ExperimentConfig:
     def run_specs(self) -> tuple[RunSpec, ...]:
         """Every run, as :class:`~.runs.RunSpec`: tasks, then heads configurations, then seeds
         (computed once per config: a config is frozen)."""
-        from transformer_theory.harness.runs import RunSpec
+        from transformer_theory.sweeps.runs import RunSpec
 
         return tuple(
             RunSpec(
@@ -274,20 +274,20 @@ class ExperimentConfig:
         return list(self.run_specs)
 
 
-def named_config(name: str) -> ExperimentConfig:
+def named_config(name: str) -> ExperimentSettings:
     """The shipped config ``name`` (one of :data:`NAMED`)."""
     if name not in NAMED:
         raise ExperimentError(f"unknown experiment {name!r}; choose from {', '.join(NAMED)}")
-    module = importlib.import_module(f"transformer_theory.harness.configs.{name}")
+    module = importlib.import_module(f"transformer_theory.sweeps.configs.{name}")
     return module.get_config()
 
 
-def config_from_file(path: str) -> ExperimentConfig:
-    """The :class:`ExperimentConfig` returned by ``get_config()`` of the Python file ``path``.
+def config_from_file(path: str) -> ExperimentSettings:
+    """The :class:`ExperimentSettings` returned by ``get_config()`` of the Python file ``path``.
 
     The file is executed as a module of its own (nothing is added to ``sys.path``). Raises
     :class:`ExperimentError` naming the file when it is missing, fails to run, has no
-    ``get_config`` or returns something else than an :class:`ExperimentConfig`.
+    ``get_config`` or returns something else than an :class:`ExperimentSettings`.
     """
     path = os.path.abspath(path)
     if not os.path.isfile(path):
@@ -310,14 +310,14 @@ def config_from_file(path: str) -> ExperimentConfig:
         raise ExperimentError(f"{path}: {type(err).__name__}: {err}") from None
     finally:
         sys.modules.pop(module_name, None)
-    if not isinstance(config, ExperimentConfig):
+    if not isinstance(config, ExperimentSettings):
         raise ExperimentError(
-            f"{path}: get_config() returned {type(config).__name__}, expected an ExperimentConfig"
+            f"{path}: get_config() returned {type(config).__name__}, expected an ExperimentSettings"
         )
     return config
 
 
-def resolve(source: str) -> ExperimentConfig:
+def resolve(source: str) -> ExperimentSettings:
     """A shipped name (:data:`NAMED`) or the path of a config file -> its config."""
     if source in NAMED:
         return named_config(source)

@@ -7,8 +7,8 @@ import os
 
 import numpy as np
 
-from transformer_theory.harness.config import ExperimentConfig
 from transformer_theory.plotting import figure_legend, pyplot, save_figure, suptitle
+from transformer_theory.sweeps.config import ExperimentSettings
 from transformer_theory.train import RunDirectoryError, read_metrics
 from transformer_theory.train.rundir import METRICS_FILE
 
@@ -18,7 +18,7 @@ __all__ = [
 ]
 
 
-def load_metrics(config: ExperimentConfig, out: str) -> list[tuple]:
+def load_metrics(config: ExperimentSettings, out: str) -> list[tuple]:
     """``[(spec, metrics record)]`` of every run of ``config`` that has a ``metrics.json`` under
     ``out`` (a run that never logged is left out)."""
     found = []
@@ -29,7 +29,7 @@ def load_metrics(config: ExperimentConfig, out: str) -> list[tuple]:
     return found
 
 
-def plot_curves(config: ExperimentConfig, out: str) -> str:
+def plot_curves(config: ExperimentSettings, out: str) -> str:
     """``out/<name>.png``: accuracy (top) and loss (bottom) against steps, one column per task,
     one line per heads configuration (the mean over seeds; the band spans min to max). A run
     that diverged is named in its line's legend entry (``L=2 (1/3 diverged)``); its curve ends at

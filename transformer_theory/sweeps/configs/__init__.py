@@ -6,12 +6,12 @@
 - :mod:`.fig4_7_heads`: Figures 4-7, heads per layer.
 
 Each module's ``get_config()`` returns an
-:class:`~transformer_theory.harness.ExperimentConfig` (``fig2_paper`` is ``fig2_depth``'s runs with
+:class:`~transformer_theory.sweeps.ExperimentSettings` (``fig2_paper`` is ``fig2_depth``'s runs with
 §9.1's setups); its docstring gives the exact command and the result it produced. The config is
 the one settings object: the fields a command line may change (size, seeds, tasks, depths, steps,
 optimizer, learning rate) are ``train``'s options, each defined once by its field (type, bound,
-help). The harness finds them on disk
-(:data:`~transformer_theory.harness.NAMED`): ``transformer-theory train --experiment NAME`` runs
+help). The sweeps find them on disk
+(:data:`~transformer_theory.sweeps.NAMED`): ``transformer-theory train --experiment NAME`` runs
 one; ``transformer-theory train --config FILE`` runs a user's file of the same form.
 """
 

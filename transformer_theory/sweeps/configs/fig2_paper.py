@@ -49,8 +49,8 @@ Smoke mode (tiny tasks, 20 steps a run, seconds on 2 CPU cores; a test runs it):
     transformer-theory train --experiment fig2_paper --size smoke --seeds 0 --out /tmp/fig2_smoke
 """
 
-from transformer_theory.harness import PAPER, QUICK, TASK_NAMES, ExperimentConfig
-from transformer_theory.harness.configs import fig2_depth
+from transformer_theory.sweeps import PAPER, QUICK, TASK_NAMES, ExperimentSettings
+from transformer_theory.sweeps.configs import fig2_depth
 from transformer_theory.train import EarlyStop
 
 EARLY_STOP = EarlyStop(threshold=0.99, patience=3, plateau_steps=5000)
@@ -83,7 +83,7 @@ def _adam(setup, early_stop, learning_rate=1e-3, **train):
     )
 
 
-def get_config() -> ExperimentConfig:
+def get_config() -> ExperimentSettings:
     """:mod:`.fig2_depth`'s runs (tasks, depths, seeds) with their own setups."""
     smoke_stop = EarlyStop(threshold=0.99, patience=2, plateau_steps=10)
     return fig2_depth.get_config().replace(

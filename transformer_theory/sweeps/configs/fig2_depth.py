@@ -35,13 +35,13 @@ k context answers, not the right one) after 20,000 steps (5 and 13 min); with
 2 layers 1.00; contextual 2 layers 0.51 (1/k), 3 layers 0.73 (flat from step 1,000 to 10,000).
 """
 
-from transformer_theory.harness import TASK_NAMES, ExperimentConfig
+from transformer_theory.sweeps import TASK_NAMES, ExperimentSettings
 
 DEPTHS = (1, 2, 3, 4)
 
 
-def get_config() -> ExperimentConfig:
-    return ExperimentConfig(
+def get_config() -> ExperimentSettings:
+    return ExperimentSettings(
         name="fig2_depth",
         title="Chen & Zou 2024, Figure 2: depth (one head per layer)",
         heads={task: tuple((1,) * depth for depth in DEPTHS) for task in TASK_NAMES},

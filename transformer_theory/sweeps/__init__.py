@@ -1,18 +1,18 @@
-"""The harness runs, resumes and sweeps experiment configs (Chen & Zou 2024's trained figures).
+"""Training sweeps: run, resume and sweep experiment configs (Chen & Zou 2024's trained figures).
 
-An experiment is a typed frozen config; the harness trains each of its runs through
+An experiment is a typed frozen config; this package trains each of its runs through
 :func:`transformer_theory.train.train` (a killed run resumes bit for bit from its directory, a
 finished one continues to more steps), sweeps them into one output directory, summarizes them and
 draws the figures. One module each:
 
 - :mod:`.setups`: how each of Chen & Zou's four tasks is built and trained, one table per size
   (:data:`QUICK`, :data:`PAPER`);
-- :mod:`.config`: :class:`ExperimentConfig`, a typed frozen description of an experiment (which
+- :mod:`.config`: :class:`ExperimentSettings`, a typed frozen description of an experiment (which
   tasks, heads per layer, seeds, size, optimizer overrides, which analysis); the shipped ones are
   the modules of :mod:`.configs` (:data:`NAMED`, found on disk), a user's own is a file with
   ``get_config()``;
 - :mod:`.runs`: :class:`RunSpec`, one run, and what it builds (model, data, optimizer);
-- :mod:`.sweeps`: :func:`run_experiment` (check the output directory, train every run, summarize,
+- :mod:`.directory`: :func:`run_experiment` (check the output directory, train every run, summarize,
   draw) and :func:`plot` (redraw from a directory);
 - :mod:`.cost`: a lower bound on a sweep's training time, checked against the budget before any
   run starts, and the shipped configs' defaults as ``train --help`` shows them;
@@ -21,41 +21,24 @@ draws the figures. One module each:
 
 From Python::
 
-    from transformer_theory import harness
+    from transformer_theory import sweeps
 
-    config = harness.named_config("fig2_depth").replace(seeds=(0,), tasks=("reasoning",))
-    rows, figures = harness.run_experiment(config, "results/fig2_reasoning")
+    config = sweeps.named_config("fig2_depth").replace(seeds=(0,), tasks=("reasoning",))
+    rows, figures = sweeps.run_experiment(config, "results/fig2_reasoning")
 
 The command line does the same: ``transformer-theory train --experiment fig2_depth --seeds 0
 --tasks reasoning --out results/fig2_reasoning``, or ``--config my_sweep.py`` for a user's file.
 """
 
-from transformer_theory.harness.config import (
+from transformer_theory.sweeps.config import (
     NAMED,
-    ExperimentConfig,
     ExperimentError,
+    ExperimentSettings,
     config_from_file,
     named_config,
     resolve,
 )
-from transformer_theory.harness.runs import (
-    RunSpec,
-    build_data,
-    build_model,
-    build_run,
-    execute,
-    trained_params,
-)
-from transformer_theory.harness.setups import (
-    PAPER,
-    PAPER_CLAIMS,
-    QUICK,
-    SETUPS,
-    SIZES,
-    TASK_NAMES,
-    TaskSetup,
-)
-from transformer_theory.harness.sweeps import (
+from transformer_theory.sweeps.directory import (
     aggregate,
     analyse,
     check_out_dir,
@@ -63,6 +46,23 @@ from transformer_theory.harness.sweeps import (
     read_record,
     run_experiment,
     sweep,
+)
+from transformer_theory.sweeps.runs import (
+    RunSpec,
+    build_data,
+    build_model,
+    build_run,
+    execute,
+    trained_params,
+)
+from transformer_theory.sweeps.setups import (
+    PAPER,
+    PAPER_CLAIMS,
+    QUICK,
+    SETUPS,
+    SIZES,
+    TASK_NAMES,
+    TaskSetup,
 )
 
 __all__ = [
@@ -73,7 +73,7 @@ __all__ = [
     "SETUPS",
     "SIZES",
     "TASK_NAMES",
-    "ExperimentConfig",
+    "ExperimentSettings",
     "ExperimentError",
     "RunSpec",
     "TaskSetup",

@@ -3,7 +3,7 @@
 A :class:`TaskSetup` holds the task instance, the data split, the optimizer and the
 initialization choices of one task at one size. :data:`QUICK` and :data:`PAPER` are the two
 tables; :data:`SETUPS` maps a size name to its table, and an
-:class:`~transformer_theory.harness.ExperimentConfig` may bring its own tables (a new size, a
+:class:`~transformer_theory.sweeps.ExperimentSettings` may bring its own tables (a new size, a
 changed task) in the same form.
 
 Sizes:
@@ -34,7 +34,7 @@ from typing import Any
 
 from transformer_theory import _validate
 from transformer_theory import tasks as tasklib
-from transformer_theory.train import DataConfig, EarlyStop, TrainConfig
+from transformer_theory.train import DataSettings, EarlyStop, TrainSettings
 
 __all__ = [
     "PAPER",
@@ -73,8 +73,8 @@ class TaskSetup:
     """
 
     task: tasklib.Task
-    data: DataConfig
-    train: TrainConfig
+    data: DataSettings
+    train: TrainSettings
     extra_width: int = 0
     w_v: str = "identity"
     later_qk_scale: float = 0.1
@@ -101,11 +101,11 @@ class TaskSetup:
         return dataclasses.replace(self, **changes)
 
 
-_SGD = TrainConfig(optimizer="sgd", learning_rate=0.1, grad_clip=1.0)
+_SGD = TrainSettings(optimizer="sgd", learning_rate=0.1, grad_clip=1.0)
 _QUICK_TRAIN = dict(batch_size=64, log_every=50, checkpoint_every=500)
 _PAPER_TRAIN = dict(batch_size=256, log_every=500, checkpoint_every=5000)
-_HELD_OUT = DataConfig(holdout=0.2, eval_size=1024)
-_BALANCED = DataConfig(holdout=0.2, eval_size=1024, balance_classes=True)
+_HELD_OUT = DataSettings(holdout=0.2, eval_size=1024)
+_BALANCED = DataSettings(holdout=0.2, eval_size=1024, balance_classes=True)
 
 QUICK: dict[str, TaskSetup] = {
     # 64 random length-3 sequences over 8 symbols, 64 distinct labels; full-batch GD. §9.1 puts
@@ -114,7 +114,7 @@ QUICK: dict[str, TaskSetup] = {
     # moves. Layers 2.. get [0, 0.01) (initial loss ~1e11 at depth 4, memorized in 1000 steps).
     "memorization": TaskSetup(
         task=tasklib.SequenceClassification(8, 3, 64, seed=0),
-        data=DataConfig(eval_on_train=True),
+        data=DataSettings(eval_on_train=True),
         train=_SGD.replace(steps=1000, **_QUICK_TRAIN),
         later_qk_scale=0.01,
     ),
@@ -149,7 +149,7 @@ PAPER: dict[str, TaskSetup] = {
     # 4e8 and has memorized by step 50 (measured).
     "memorization": TaskSetup(
         task=tasklib.SequenceClassification(500, 6, 1000, seed=0),
-        data=DataConfig(eval_on_train=True),
+        data=DataSettings(eval_on_train=True),
         train=_SGD.replace(steps=20000, **(_PAPER_TRAIN | dict(batch_size=1000))),
         later_qk_scale=0.001,
     ),

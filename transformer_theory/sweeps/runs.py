@@ -14,11 +14,11 @@ import time
 
 import jax
 
-from transformer_theory.harness.setups import SETUPS, TaskSetup
 from transformer_theory.params import ModelConfig, ModelParams
+from transformer_theory.sweeps.setups import SETUPS, TaskSetup
 from transformer_theory.train import (
     TaskData,
-    TrainConfig,
+    TrainSettings,
     paper_init,
     random_init,
     restore_params,
@@ -84,8 +84,8 @@ class RunSpec:
         return f"{self.task}_heads{h}_seed{self.seed}{opt}{lr}"
 
     @property
-    def train_config(self) -> TrainConfig:
-        """The setup's :class:`~transformer_theory.train.TrainConfig` with this run's seed and
+    def train_config(self) -> TrainSettings:
+        """The setup's :class:`~transformer_theory.train.TrainSettings` with this run's seed and
         overrides (``steps`` also caps the logging and checkpoint intervals)."""
         tc = self.setup.train.replace(seed=self.seed)
         if self.steps is not None:
@@ -151,7 +151,7 @@ def build_data(spec: RunSpec) -> TaskData:
     )
 
 
-def build_run(spec: RunSpec) -> tuple[ModelParams, TaskData, TrainConfig, dict]:
+def build_run(spec: RunSpec) -> tuple[ModelParams, TaskData, TrainSettings, dict]:
     """``(params, data, train_config, meta)`` of ``spec`` -- everything :func:`train` needs."""
     return build_model(spec), build_data(spec), spec.train_config, spec.meta
 

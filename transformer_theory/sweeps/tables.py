@@ -1,5 +1,5 @@
 """A sweep's summary as the committed CSV and README's table (mean [min, max] per cell beside the
-paper's claim); reads only the rows that :func:`~.sweeps.sweep` writes to ``summary.json``."""
+paper's claim); reads only the rows that :func:`~.directory.sweep` writes to ``summary.json``."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from transformer_theory.harness.setups import PAPER_CLAIMS, TASK_NAMES
 from transformer_theory.jsonio import read_json, write_csv
+from transformer_theory.sweeps.setups import PAPER_CLAIMS, TASK_NAMES
 
 __all__ = [
     "SUMMARY_COLUMNS",

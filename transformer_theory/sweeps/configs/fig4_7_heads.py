@@ -18,7 +18,7 @@ for contextual generalization extra heads do not help (a single head in the last
 fastest) and 4 layers learn faster than 3.
 """
 
-from transformer_theory.harness import ExperimentConfig
+from transformer_theory.sweeps import ExperimentSettings
 
 ONE_TO_THREE_LAYERS = ((1,), (2,), (4,), (1, 1), (2, 2), (1, 1, 1))
 HEADS = {
@@ -29,8 +29,8 @@ HEADS = {
 }
 
 
-def get_config() -> ExperimentConfig:
-    return ExperimentConfig(
+def get_config() -> ExperimentSettings:
+    return ExperimentSettings(
         name="fig4_7_heads",
         title="Chen & Zou 2024, Figures 4-7: heads per layer",
         heads=HEADS,

@@ -4,7 +4,7 @@ inputs ``A=1B=2A=`` and ``A=1B=2B=``, next to the maps of Theorem 3's constructe
 Trains one two-layer, one-head model on ``InContextQA(n_q, n_a, k=2)`` (quick: 6 questions and 6
 answers, the quick reasoning setup; paper: 100 and 100, the paper reasoning setup with k = 2), then
 draws the trained and the constructed maps
-(:mod:`transformer_theory.harness.attention_maps`) and reports the share of the trained
+(:mod:`transformer_theory.sweeps.attention_maps`) and reports the share of the trained
 model's attention on the construction's copy and match positions.
 
 Command (quick, about 10 s on 2 CPU cores)::
@@ -23,13 +23,13 @@ shares are 1.0 and 3/5 (its last row also reads its own final ``q r`` pair with 
 """
 
 from transformer_theory import tasks
-from transformer_theory.harness import SETUPS, ExperimentConfig
+from transformer_theory.sweeps import SETUPS, ExperimentSettings
 
 
-def get_config() -> ExperimentConfig:
+def get_config() -> ExperimentSettings:
     paper = dict(SETUPS["paper"])
     paper["reasoning"] = paper["reasoning"].replace(task=tasks.InContextQA(100, 100, 2))
-    return ExperimentConfig(
+    return ExperimentSettings(
         name="fig3_attention_maps",
         title=(
             "Chen & Zou 2024, Figure 3: trained two-layer model vs Theorem 3's construction "
