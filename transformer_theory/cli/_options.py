@@ -294,7 +294,7 @@ def one_line(parser: CommandParser, err: Exception) -> OptionError:
         return OptionError(m.group(1), m.group(2))
     m = re.match(r"the following arguments are required: (.*)", text)
     if m:  # named as the help names them (a positional argument by its metavar: FILE)
-        names = [parser.flags.get(n.strip(), n.strip()) for n in m.group(1).split(",")]
+        names = [parser.flags.get(n, n) for n in re.findall(r"[^,\s]+", m.group(1))]
         return OptionError(", ".join(names), "required; see --help")
     m = re.match(r"one of the arguments (.*) is required", text)
     if m:
