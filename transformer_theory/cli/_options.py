@@ -393,6 +393,8 @@ def override(settings: S, assignments: Sequence[str]) -> S:
       OptionError: an unknown field, a field no text can set, a value jsonargparse refuses or one
         ``__post_init__`` refuses; the message names the field's option, in one line.
     """
+    if not assignments:
+        return settings
     cls = type(settings)
     hints = typing.get_type_hints(cls)
     fields = {f.name: f for f in _option_fields(cls)}
