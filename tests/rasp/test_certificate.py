@@ -1,6 +1,7 @@
-"""Certificates by length (``rasp.certify``, ``rasp.certified_length``) against enumeration and
-seeded adversarial inputs: a certified length is never beaten, the certified margin is a lower
-bound of every enumerated margin, a loosened constant moves the certified length down."""
+"""Certificates by length (``_certificate.certify``, ``rasp.certified_length``) against
+enumeration and seeded adversarial inputs: a certified length is never beaten, the certified
+margin is a lower bound of every enumerated margin, a loosened constant moves the certified length
+down."""
 
 from __future__ import annotations
 
@@ -8,17 +9,18 @@ import numpy as np
 import pytest
 
 from transformer_theory import rasp
+from transformer_theory.rasp import _certificate, _library
 
 LENGTHS = range(1, 9)
 
 
 def _compile(name, vocab, n, **kw):
-    prog, v = rasp.get_program(name, vocab)
+    prog, v = _library.get_program(name, vocab)
     return rasp.compile(prog, v, n, **kw)
 
 
 def _length(name, vocab, dtype="float32", lengths=LENGTHS, **kw):
-    prog, v = rasp.get_program(name, vocab)
+    prog, v = _library.get_program(name, vocab)
     return rasp.certified_length(prog, v, dtype, lengths=lengths, **kw)
 
 
@@ -56,7 +58,7 @@ def test_the_certificate_refuses_where_enumeration_finds_an_error(name, vocab, n
     c = _compile(name, vocab, n, **kw)
     got = rasp.check(c, dtype="float32")
     assert not (got["agree"] and not got["internal_disagreements"])
-    cert = rasp.certify(c, "float32")
+    cert = _certificate.certify(c, "float32")
     assert not cert["certified"] and cert["limited_by"]
 
 
@@ -85,7 +87,7 @@ def test_adversarial_inputs_never_beat_the_certified_length():
 
 def test_float64_certificate_and_enumeration_agree_on_sort():
     c = _compile("sort", "abc", 3)
-    cert = rasp.certify(c, "float64")
+    cert = _certificate.certify(c, "float64")
     got = rasp.check(c)
     assert cert["certified"] and got["agree"] and not got["internal_disagreements"]
     assert cert["min_margin"] <= got["min_margin"] + 1e-12
@@ -98,14 +100,14 @@ def test_narrow_formats_are_analysed_not_assumed():
     """bfloat16 and float16: the certificate's own verdict (ValueError for an unknown name)."""
     c = _compile("length", "ab", 4)
     for d in ("bfloat16", "float16"):
-        rec = rasp.certify(c, d)
+        rec = _certificate.certify(c, d)
         assert rec["dtype"] == d and isinstance(rec["certified"], bool)
         if not rec["certified"]:
             assert rec["limited_by"]
     with pytest.raises(ValueError, match="dtype"):
-        rasp.certify(c, "float8")
+        _certificate.certify(c, "float8")
     with pytest.raises(ValueError, match="compiled"):
-        rasp.certify("length", "float32")
+        _certificate.certify("length", "float32")
     with pytest.raises(ValueError, match="lengths"):
         rasp.certified_length(c.program, "ab", "float32", lengths=[0])
 

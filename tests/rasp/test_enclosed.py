@@ -8,12 +8,13 @@ import pytest
 
 from tests.rasp.test_mutants import negate_output_writer
 from transformer_theory import rasp
+from transformer_theory.rasp import _library
 
 jax.config.update("jax_enable_x64", True)
 
 
 def _compiled(name="reverse", vocab="ab", n=3):
-    prog, v = rasp.get_program(name, vocab)
+    prog, v = _library.get_program(name, vocab)
     return rasp.compile(prog, v, n, rasp.PROGRAMS[name].causal)
 
 

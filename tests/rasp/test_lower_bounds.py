@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from transformer_theory import rasp
+from transformer_theory.rasp import _compiler, _library, _lower_bounds, _outputs
 
 # The longest chain of Aggregate / SelectorWidth, counted by hand from the definitions:
 # length = width(all); reverse = aggregate(.. length ..); sort(_unique) = aggregate(.. width ..);
@@ -40,8 +41,8 @@ def test_every_program_has_a_hand_count():
 
 @pytest.mark.parametrize("name", sorted(HAND_DEPTH))
 def test_attention_depth_is_the_hand_count_and_the_compiled_attention_layers(name):
-    program, vocab = rasp.get_program(name)
-    assert rasp.attention_depth(program) == HAND_DEPTH[name]
+    program, vocab = _library.get_program(name)
+    assert _compiler.attention_depth(program) == HAND_DEPTH[name]
     sizes = rasp.compile(program, vocab, 3).sizes()
     assert sizes["attention_depth"] == sizes["attention_sublayers"] == HAND_DEPTH[name]
 
@@ -50,14 +51,14 @@ def test_parity_is_certified_impossible_for_one_attention_layer_yet_compiles_to_
     # Odd count of "1" at the last position: for every input of length 3 over {0, 1}, no one
     # attention layer + linear classifier (either family) is right on all (Chen & Zou 2024,
     # a Farkas certificate verified in integers); the compiled model needs its MLP.
-    program, vocab = rasp.get_program("parity")
-    certs = rasp.one_layer_certificates(program, vocab, [2, 3])
+    program, vocab = _library.get_program("parity")
+    certs = _lower_bounds.one_layer_certificates(program, vocab, [2, 3])
     by = {(c["length"], c["family"]): c for c in certs}
     for family in ("relu_any_heads", "softmax_one_head"):
         assert by[(3, family)]["verdict"] == "impossible" and by[(3, family)]["verified_exactly"]
         assert by[(3, family)]["inputs"] == 8 and by[(3, family)]["certificate_size"] >= 2
         assert by[(2, family)]["verdict"] == "no certificate"  # x_0 XOR x_1 given x_1: linear
-    lb = rasp.lower_bounds(rasp.compile(program, vocab, 4))
+    lb = _outputs.lower_bounds(rasp.compile(program, vocab, 4))
     assert lb["one_layer_certified_impossible_at"] == [3, 4]
     assert lb["compiled_layers"] == lb["attention_depth"] == 1
 
@@ -69,7 +70,7 @@ def test_certified_lengths(name, impossible):
     # Dyck-1 at the last position is certified at length 4 (odd lengths are never balanced:
     # one class, nothing to certify); MAJORITY is a threshold of counts, linear: no certificate;
     # sort_unique's last position (the largest token, None where it repeats) is certified at 3
-    program, vocab = rasp.get_program(name)
-    lb = rasp.lower_bounds(rasp.compile(program, vocab, max(impossible, default=4)))
+    program, vocab = _library.get_program(name)
+    lb = _outputs.lower_bounds(rasp.compile(program, vocab, max(impossible, default=4)))
     assert lb["one_layer_certified_impossible_at"] == impossible
     assert lb["compiled_attention_sublayers"] == lb["attention_depth"]

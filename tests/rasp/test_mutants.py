@@ -39,12 +39,12 @@ def _negate_mlp_out(mlp, dims):
 
 @pytest.fixture
 def broken(monkeypatch):
-    real = C.compile_program
+    real = C.compile
 
     def compile_broken(*args, **kwargs):
         return negate_output_writer(real(*args, **kwargs))
 
-    monkeypatch.setattr(C, "compile_program", compile_broken)
+    monkeypatch.setattr(C, "compile", compile_broken)
 
 
 @mutant("rasp.length")
@@ -85,13 +85,13 @@ def test_reverse_float32_length64_mutant(broken):
 @pytest.fixture
 def loose_softmax(monkeypatch):
     """Every head's softmax scale forced to 0.1 (the law's is about 5 to 20 at these lengths)."""
-    real = C.compile_program
+    real = C.compile
 
     def compile_loose(*args, **kwargs):
         kwargs["softmax_scale"] = 0.1
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(C, "compile_program", compile_loose)
+    monkeypatch.setattr(C, "compile", compile_loose)
 
 
 @mutant(

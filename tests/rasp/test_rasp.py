@@ -19,6 +19,7 @@ import pytest
 
 from transformer_theory import rasp
 from transformer_theory.core import forward_trace
+from transformer_theory.rasp import _compiler, _library
 
 
 def _frac(xs, i, t):
@@ -81,14 +82,14 @@ def test_every_library_program_has_a_reference():
 
 @pytest.mark.parametrize("name", sorted(REFERENCES))
 def test_interpreter_matches_reference(name):
-    program, vocab = rasp.get_program(name)
+    program, vocab = _library.get_program(name)
     for xs in _all_inputs(vocab, 5):
         assert rasp.evaluate(program, xs) == REFERENCES[name](xs), xs
 
 
 @pytest.mark.parametrize("name", sorted(REFERENCES))
 def test_compiled_matches_reference_on_every_input(name):
-    program, vocab = rasp.get_program(name)
+    program, vocab = _library.get_program(name)
     n = SMALL.get(name, 4)
     compiled = rasp.compile(program, vocab, n)
     inputs = list(_all_inputs(vocab, n))
@@ -97,14 +98,18 @@ def test_compiled_matches_reference_on_every_input(name):
         assert out == REFERENCES[name](xs), xs
     sizes = compiled.sizes()
     # Weiss et al. 2021's attention depth is met exactly: one head per operation on its chain
-    assert sizes["attention_sublayers"] == sizes["attention_depth"] == rasp.attention_depth(program)
+    assert (
+        sizes["attention_sublayers"]
+        == sizes["attention_depth"]
+        == _compiler.attention_depth(program)
+    )
     # no MLP-only layer except where a table must come before the first attention (sort's
     # (key, index) pairs) or read two numerical inputs (shuffle-Dyck-2's tuple key)
     assert sizes["layers"] == sizes["attention_depth"] + (name in ("sort", "shuffle_dyck2"))
 
 
 def test_check_compares_every_node_and_reports_margins():
-    program, vocab = rasp.get_program("reverse")
+    program, vocab = _library.get_program("reverse")
     rec = rasp.check(rasp.compile(program, vocab, 4))
     assert rec["agree"] and rec["exact"] and rec["internal_disagreements"] == 0
     assert rec["inputs_checked"] == 3 + 9 + 27 + 81
@@ -114,7 +119,7 @@ def test_check_compares_every_node_and_reports_margins():
 
 def test_a_disagreement_is_reported_with_its_input():
     # an overridden, far too small softmax scale: the compiled model mixes keys
-    program, vocab = rasp.get_program("reverse")
+    program, vocab = _library.get_program("reverse")
     rec = rasp.check(rasp.compile(program, vocab, 4, softmax_scale=0.5))
     assert not rec["agree"] and rec["disagreements"]
     d = rec["disagreements"][0]
@@ -122,7 +127,7 @@ def test_a_disagreement_is_reported_with_its_input():
 
 
 def test_sampling_beyond_max_inputs():
-    program, vocab = rasp.get_program("histogram")
+    program, vocab = _library.get_program("histogram")
     rec = rasp.check(rasp.compile(program, vocab, 6), max_inputs=100, samples_per_length=8)
     assert rec["exhaustive_lengths"] == [1, 2, 3] and rec["sampled_lengths"] == [4, 5, 6]
     assert rec["agree"]
@@ -133,7 +138,7 @@ def test_sampling_beyond_max_inputs():
 
 @pytest.mark.parametrize("name", ["reverse", "sort", "histogram"])
 def test_exact_at_length_64_in_float32(name):
-    program, vocab = rasp.get_program(name)
+    program, vocab = _library.get_program(name)
     compiled = rasp.compile(program, vocab, 64)
     rec = rasp.check(compiled, dtype="float32", lengths=[64], samples_per_length=6, max_inputs=0)
     assert rec["exact"] and rec["inputs_checked"] == 6 and rec["positions_compared"] == 384
@@ -147,8 +152,8 @@ def test_exact_at_length_64_in_float32(name):
 
 def test_causal_refuses_a_program_whose_meaning_changes_and_compiles_a_prefix_one():
     with pytest.raises(ValueError, match="length.*causal mask"):
-        rasp.compile(rasp.get_program("reverse")[0], "abc", 4, causal=True)
-    program, vocab = rasp.get_program("majority")
+        rasp.compile(_library.get_program("reverse")[0], "abc", 4, causal=True)
+    program, vocab = _library.get_program("majority")
     compiled = rasp.compile(program, vocab, 5, causal=True)
     assert compiled.config.causal and rasp.check(compiled)["exact"]
 
@@ -156,7 +161,7 @@ def test_causal_refuses_a_program_whose_meaning_changes_and_compiles_a_prefix_on
 def test_the_model_is_the_librarys_format_and_loads_as_the_nnx_module():
     from transformer_theory.nn import from_params
 
-    program, vocab = rasp.get_program("histogram")
+    program, vocab = _library.get_program("histogram")
     compiled = rasp.compile(program, vocab, 4)
     ids = jnp.asarray(compiled.token_ids(list("abca")))  # full length: token ids embed as-is
     by_ids = forward_trace(compiled.params(), ids).streams_LxNxD[-1]
@@ -169,7 +174,7 @@ def test_the_model_is_the_librarys_format_and_loads_as_the_nnx_module():
 
 
 def test_bad_arguments_name_the_argument():
-    program = rasp.get_program("length")[0]
+    program = _library.get_program("length")[0]
     for kwargs, name in [
         ({"vocab": "aa", "max_seq_len": 3}, "vocab"),
         ({"vocab": "ab", "max_seq_len": 0}, "max_seq_len"),
@@ -186,10 +191,10 @@ def test_bad_arguments_name_the_argument():
 
 
 def test_interpreter_causal_evaluation_and_undefined_aggregates():
-    length = rasp.get_program("length")[0]
+    length = _library.get_program("length")[0]
     assert rasp.evaluate(length, list("abca"), causal=True) == [1, 2, 3, 4]
     assert rasp.evaluate(length, list("abca")) == [4, 4, 4, 4]
-    frac = rasp.get_program("frac_prevs")[0]
+    frac = _library.get_program("frac_prevs")[0]
     xs = list("abbab")
     assert rasp.evaluate(frac, xs, causal=True) == rasp.evaluate(frac, xs)
     # a categorical aggregate over different values has no value: refused, naming op and input
@@ -201,7 +206,7 @@ def test_interpreter_causal_evaluation_and_undefined_aggregates():
 
 
 def test_a_table_over_two_numbers_compiles_through_a_categorical_copy():
-    frac_a = rasp.get_program("frac_prevs")[0]
+    frac_a = _library.get_program("frac_prevs")[0]
     frac_b = rasp.Aggregate(
         rasp.Select(rasp.indices, rasp.indices, rasp.Comparison.LEQ),
         rasp.Map(lambda x: int(x == "b"), rasp.tokens, numerical=True),
@@ -221,7 +226,7 @@ def test_a_table_over_two_numbers_compiles_through_a_categorical_copy():
 def test_any_vocabulary_order_compiles_the_right_model(vocab):
     # the token one-hot follows the given order and so does the tokens value set (before the
     # fix the value set was sorted: with "cab" the input c decoded to a)
-    program = rasp.get_program("reverse", list(vocab))[0]
+    program = _library.get_program("reverse", list(vocab))[0]
     compiled = rasp.compile(program, list(vocab), 3)
     assert compiled.labels[: len(vocab)] == tuple(f"tokens:{v!r}" for v in vocab)
     inputs = list(_all_inputs(list(vocab), 3))
@@ -230,11 +235,11 @@ def test_any_vocabulary_order_compiles_the_right_model(vocab):
 
 
 def test_a_compiled_program_prints_its_sizes_not_its_weights():
-    length = rasp.compile(rasp.get_program("length")[0], "ab", 3)
+    length = rasp.compile(_library.get_program("length")[0], "ab", 3)
     text = repr(length)
     assert len(text) < 200 and "1 layer " in text and "1 head," in text and "array" not in text
     assert length.summary().startswith("1 layer (1 attention, attention depth 1), 1 head,")
-    reverse = rasp.compile(rasp.get_program("reverse")[0], "abc", 3)
+    reverse = rasp.compile(_library.get_program("reverse")[0], "abc", 3)
     assert "2 layers" in repr(reverse) and "2 heads" in repr(reverse)
     assert len(repr(reverse.nodes)) < 120 * len(reverse.nodes)
 
@@ -265,3 +270,33 @@ def test_layers_beside_the_attention_depth_for_sort_then_reverse():
     compiled = rasp.compile(_library.reverse(_library.sort()), "abc", 3)
     sizes = compiled.sizes()
     assert sizes["attention_depth"] == 3 and sizes["attention_sublayers"] == sizes["layers"] == 4
+
+
+def test_the_face_is_small_and_renames_nothing():
+    # issue 46: about 15 public names, each the object's own name (no ``x as y`` on re-export)
+    import ast
+    import pathlib
+
+    import transformer_theory.rasp as face
+
+    assert 12 <= len(face.__all__) <= 18, face.__all__
+    source = pathlib.Path(face.__file__).read_text()
+    renamed = [
+        f"{a.name} as {a.asname}"
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ImportFrom)
+        for a in node.names
+        if a.asname is not None
+    ]
+    assert not renamed, renamed
+    for name in face.__all__:
+        obj = getattr(face, name)
+        assert obj.__doc__, name
+        if callable(obj) and hasattr(obj, "__name__"):
+            assert obj.__name__ == name, (name, obj.__name__)
+    # what left the face is still where the private modules keep it, and the study has it
+    assert {"get_program", "attention_depth", "certify", "SelectAnd"}.isdisjoint(face.__all__)
+    program = face.PROGRAMS["length"].make("ab")
+    compiled, record = face.study(program, "ab", 2)
+    assert record["lower_bounds"]["attention_depth"] == compiled.attention_depth == 1
+    assert set(record["predicted"]) >= {"float32", "float64"}

@@ -12,10 +12,11 @@ import pytest
 
 from transformer_theory import rasp
 from transformer_theory.cli import main
+from transformer_theory.rasp import _check, _library, _outputs
 
 
 def _compiled(name="length", vocab="ab", n=3):
-    prog, v = rasp.get_program(name, vocab)
+    prog, v = _library.get_program(name, vocab)
     return rasp.compile(prog, v, n)
 
 
@@ -23,7 +24,7 @@ def test_a_check_over_no_input_is_refused_not_agreement():
     c = _compiled()
     with pytest.raises(ValueError, match="0 inputs"):
         rasp.check(c, max_inputs=0, samples_per_length=0)
-    prog, v = rasp.get_program("length", "ab")
+    prog, v = _library.get_program("length", "ab")
     with pytest.raises(ValueError, match="0 inputs"):
         rasp.study(prog, v, 3, samples=0, max_inputs=0)
     with pytest.raises(ValueError, match="samples_per_length"):
@@ -36,13 +37,13 @@ def test_a_check_over_no_input_is_refused_not_agreement():
 def test_predicted_exact_refuses_an_unknown_format_and_analyses_float16():
     c = _compiled()
     with pytest.raises(ValueError, match="dtype"):
-        rasp.predicted_exact(c, "float8")
-    rec = rasp.predicted_exact(c, "float16")
+        _check.predicted_exact(c, "float8")
+    rec = _check.predicted_exact(c, "float16")
     assert set(rec) == {"exact", "limited_by"}
     # a weight beyond float16's largest number (65504) is a limit, not exactness
     big = _compiled("length", "ab", 3)
     big.weights.layers[0].mlp.w1[0, 0] = 1e6
-    assert not rasp.predicted_exact(big, "float16")["exact"]
+    assert not _check.predicted_exact(big, "float16")["exact"]
 
 
 def _one_line(capsys, *words):
@@ -149,7 +150,7 @@ def test_a_full_disk_leaves_no_truncated_model(tmp_path, monkeypatch):
     monkeypatch.setattr(np, "savez", full)
     with pytest.raises(OSError):
         c = _compiled("length", "ab", 2)
-        rasp.write_outputs(c, {"program": "length"}, str(out))
+        _outputs.write_outputs(c, {"program": "length"}, str(out))
     assert (out / "model.npz").read_bytes() == before
     assert not [p for p in os.listdir(out) if p.startswith(".tmp")]
 
@@ -179,3 +180,26 @@ def test_the_plot_draws_an_mlp_only_layer_as_such(tmp_path, monkeypatch):
     assert len(mlp_only) == layers.count(False)
     if not all(layers):
         assert mlp_only
+
+
+def test_size_refusals_name_the_argument_and_the_command_its_option():
+    # issue 46: the maths names the study's argument (max_len, samples, ...), only the command
+    # turns it into a flag
+    from transformer_theory import budget
+
+    with pytest.raises(budget.BudgetError) as err:
+        _outputs.check_cost(3, 3, max_inputs=1, samples=10**12)
+    assert str(err.value).startswith("samples:") and err.value.option == "samples"
+    assert "--" not in str(err.value) and "lower samples" in str(err.value)
+    with pytest.raises(budget.BudgetError) as err:
+        _outputs.check_cost(4000, 1)
+    assert str(err.value).startswith("vocab:") and "--" not in str(err.value)
+
+
+def test_the_command_says_1_layer_and_1_head(tmp_path, capsys):
+    out = tmp_path / "o"
+    assert main(["rasp", "length", "--max-len", "2", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "length: 1 layer (1 attention, attention depth 1), 1 head," in text
+    assert "1 layers" not in text and "1 heads" not in text
+    assert "beside 1 compiled attention layer;" in text

@@ -14,9 +14,11 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
+import pytest
 
 from tests.rasp.test_rasp import _all_inputs, _frac
 from transformer_theory import rasp
+from transformer_theory.rasp import _language, _library
 
 
 def test_empty_categorical_aggregate_keeps_its_default_downstream():
@@ -35,7 +37,7 @@ def test_empty_categorical_aggregate_keeps_its_default_downstream():
 
 def test_negative_numerical_map_is_not_clipped():
     # tracr PR #13: a numerical MLP's negative outputs were clipped to 0 by the ReLU
-    frac = rasp.get_program("frac_prevs")[0]
+    frac = _library.get_program("frac_prevs")[0]
     shifted = rasp.Map(lambda f: 2 * f - 3, frac, numerical=True)
     compiled = rasp.compile(shifted, "ab", 4)
     for xs in _all_inputs("ab", 4):
@@ -58,7 +60,7 @@ def test_value_matrix_wider_than_every_qk_block():
 
 def test_length_is_exact_past_ten_tokens_and_the_law_says_where_tracrs_constant_fails():
     # tracr #7/#14: `length` wrong past 10 tokens under its fixed MLP constant 100
-    program = rasp.get_program("length")[0]
+    program = _library.get_program("length")[0]
     compiled = rasp.compile(program, "ab", 16)
     rec = rasp.check(
         compiled, dtype="float32", lengths=[10, 11, 16], samples_per_length=4, max_inputs=0
@@ -77,12 +79,12 @@ def test_length_is_exact_past_ten_tokens_and_the_law_says_where_tracrs_constant_
 def test_composite_selectors_compile():
     # tracr #4: no and/or/not of selectors
     t, i = rasp.tokens, rasp.indices
-    sel = rasp.SelectOr(
-        rasp.SelectAnd(
-            rasp.Select(t, t, rasp.Comparison.EQ), rasp.Select(i, i, rasp.Comparison.LT)
-        ),
-        rasp.SelectNot(rasp.Select(i, i, rasp.Comparison.LEQ)),
-    )
+    eq, lt = rasp.Select(t, t, rasp.Comparison.EQ), rasp.Select(i, i, rasp.Comparison.LT)
+    sel = (eq & lt) | ~rasp.Select(i, i, rasp.Comparison.LEQ)  # tracr's operators
+    assert isinstance(sel, _language.SelectOr) and isinstance(sel.a, _language.SelectAnd)
+    assert isinstance(sel.b, _language.SelectNot)
+    with pytest.raises(ValueError, match="b: expected a RASP selector"):
+        eq & t
     width = rasp.SelectorWidth(sel)
     compiled = rasp.compile(width, "ab", 4)
     for xs in _all_inputs("ab", 4):
@@ -111,7 +113,7 @@ def test_a_numerical_mean_does_not_leak_to_bos_at_length_128():
     # means leak to BOS: frac_prevs is off by 0.023 at length 128 in tracr's model (measured in
     # experiments/results/rasp_tracr_differential.json), wrong after nearest-value decoding.
     # Here each head's scale follows from its own value set: exact at 128 in float32.
-    program = rasp.get_program("frac_prevs", "ab")[0]
+    program = _library.get_program("frac_prevs", "ab")[0]
     compiled = rasp.compile(program, "ab", 128)
     rng = np.random.default_rng(0)
     inputs = [[("a", "b")[k] for k in rng.integers(2, size=128)] for _ in range(2)]

@@ -178,4 +178,4 @@ def test_a_predicate_raising_on_a_value_is_refused_at_compile_time_naming_the_no
     with pytest.raises(ValueError, match="None"):
         rasp.evaluate(same, list("ab"))  # tracr's meaning: a comparison with None raises
     with pytest.raises(ValueError, match="same.*raised"):
-        _compiler.compile_program(_tracr.from_tracr(same), "ab", 3)
+        _compiler.compile(_tracr.from_tracr(same), "ab", 3)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import re
 from typing import Literal
 
 from transformer_theory.cli._common import EXIT_FAILED, UsageError, prepare_out_dir
@@ -64,33 +65,53 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default="results/rasp", help="output directory")
 
 
+# the library's argument names (rasp.study's, rasp._check's) and this command's options
+_OPTIONS = {
+    "max_len": "--max-len",
+    "max_inputs": "--max-inputs",
+    "samples_per_length": "--samples",
+    "samples": "--samples",
+    "vocab": "--vocab",
+    "precision_lengths": "--precision-lengths",
+}
+
+
+def _as_options(err: ValueError) -> ValueError:
+    """``err`` with the argument names it gives written as this command's options."""
+    from transformer_theory import budget
+
+    text = re.sub(r"\b(" + "|".join(_OPTIONS) + r")\b", lambda m: _OPTIONS[m[0]], str(err))
+    if isinstance(err, budget.BudgetError):
+        option = _OPTIONS.get(err.option, err.option)
+        return budget.BudgetError(
+            text, option=option, estimate=err.estimate, available=err.available
+        )
+    return UsageError(text)
+
+
 def run(args: argparse.Namespace) -> int:
     settings = from_args(RaspSettings, args)
     from transformer_theory import rasp
-    from transformer_theory.rasp import _check, _loader
+    from transformer_theory.rasp import _check, _loader, _outputs
 
     try:
-        program, vocab, name = rasp.load_program(settings.program, settings.vocab)
+        program, vocab, name = _outputs.load_program(settings.program, settings.vocab)
     except ValueError as err:
         raise UsageError(str(err)) from None
     max_len = settings.max_len or rasp.PROGRAMS.get(name, rasp.PROGRAMS["reverse"]).max_len
-    rasp.check_cost(  # BudgetError: exit 2, with the estimate (first: it reads only sizes)
-        len(vocab),
-        max_len,
-        list(settings.precision_lengths),
-        max_inputs=settings.max_inputs,
-        samples=settings.samples,
-    )
-    try:  # the API's refusal of a check over no input, before any work
+    try:  # sizes (BudgetError, with the estimate) and a check over no input, before any work
+        _outputs.check_cost(
+            len(vocab),
+            max_len,
+            list(settings.precision_lengths),
+            max_inputs=settings.max_inputs,
+            samples=settings.samples,
+        )
         _check.count_inputs(
             len(vocab), range(1, max_len + 1), settings.max_inputs, settings.samples
         )
     except ValueError as err:
-        raise UsageError(
-            str(err)
-            .replace("max_inputs", "--max-inputs")
-            .replace("samples_per_length", "--samples")
-        ) from None
+        raise _as_options(err) from None
     out = prepare_out_dir(args.out)
     user = settings.program if settings.program.endswith(".py") else None
     guard = _loader.user_code(user, "compile and check") if user else contextlib.nullcontext()
@@ -108,13 +129,9 @@ def run(args: argparse.Namespace) -> int:
             )
     except ValueError as err:  # refused: a causal program, a table too large, a bad value set
         raise UsageError(str(err)) from None
-    paths = rasp.write_outputs(compiled, record, out)
-    rec, sizes = record["check"], record["sizes"]
-    print(
-        f"{name}: {sizes['layers']} layers ({sizes['attention_sublayers']} attention, "
-        f"attention depth {sizes['attention_depth']}), {sizes['heads']} heads, "
-        f"width {sizes['residual_width']}, {sizes['parameters']} parameters"
-    )
+    paths = _outputs.write_outputs(compiled, record, out)
+    rec = record["check"]
+    print(f"{name}: {compiled.summary()}")  # singular where a count is 1
     print(
         f"checked {rec['inputs_checked']} inputs ({rec['positions_compared']} positions) in "
         f"{settings.precision}: agree={rec['agree']} exact={rec['exact']} "
@@ -125,7 +142,8 @@ def run(args: argparse.Namespace) -> int:
     tried = sorted({c["length"] for c in certs})
     print(
         f"lower bounds: attention depth {lb['attention_depth']} (the dependency graph) beside "
-        f"{lb['compiled_attention_sublayers']} compiled attention layers; one attention layer + "
+        f"{lb['compiled_attention_sublayers']} compiled attention "
+        f"layer{'' if lb['compiled_attention_sublayers'] == 1 else 's'}; one attention layer + "
         "linear classifier (Chen & Zou 2024 certificates, ReLU any heads and softmax one head) "
         + (
             f"certified impossible at lengths {lb['one_layer_certified_impossible_at']}"

@@ -14,40 +14,39 @@ program's task), ``_outputs`` (one program end to end, as the ``rasp`` command r
 :mod:`.claims` registers compiled programs as rows of the claims ledger (certified in arb balls
 on every input up to a size).
 
+The face (17 names): the language (``tokens``, ``indices``, ``Map``, ``SequenceMap``,
+``Select`` -- combined with ``&``, ``|``, ``~`` --, ``Comparison``, ``Aggregate``,
+``SelectorWidth``, ``evaluate``), the compiler (``compile``, ``CompiledProgram``), the model run
+and checked (``run``, ``check``, ``precision_limits``, ``certified_length``), the library
+(``PROGRAMS``: ``PROGRAMS[name].make(PROGRAMS[name].vocab)``) and one program end to end
+(``study``, whose record holds the laws' predictions and the lower bounds). tracr's whole
+language under tracr's names (``Full``, ``ConstantSOp``, ``LinearSequenceMap``, numerical
+encodings, ``.named()``) is :mod:`transformer_theory.rasp.tracr`.
+
 Example::
 
     from transformer_theory import rasp
-    compiled = rasp.compile(rasp.PROGRAMS["reverse"].make("abc"), "abc", max_seq_len=6)
+    spec = rasp.PROGRAMS["reverse"]
+    compiled = rasp.compile(spec.make("abc"), "abc", max_seq_len=6)
     rasp.check(compiled)["agree"]  # True: every input up to length 6, every position
 """
 
-from transformer_theory.rasp._certificate import certified_length, certify
-from transformer_theory.rasp._check import check, precision_limits, predicted_exact, run
-from transformer_theory.rasp._compiler import CompiledProgram, attention_depth
-from transformer_theory.rasp._compiler import compile_program as compile
+from transformer_theory.rasp._certificate import certified_length
+from transformer_theory.rasp._check import check, precision_limits, run
+from transformer_theory.rasp._compiler import CompiledProgram, compile
 from transformer_theory.rasp._language import (
     Aggregate,
     Comparison,
     Map,
     Select,
-    SelectAnd,
-    SelectNot,
-    SelectOr,
     SelectorWidth,
     SequenceMap,
     evaluate,
     indices,
     tokens,
 )
-from transformer_theory.rasp._library import PROGRAMS, get_program
-from transformer_theory.rasp._lower_bounds import one_layer_certificates
-from transformer_theory.rasp._outputs import (
-    check_cost,
-    load_program,
-    lower_bounds,
-    study,
-    write_outputs,
-)
+from transformer_theory.rasp._library import PROGRAMS
+from transformer_theory.rasp._outputs import study
 
 __all__ = [
     "PROGRAMS",
@@ -56,27 +55,15 @@ __all__ = [
     "Comparison",
     "Map",
     "Select",
-    "SelectAnd",
-    "SelectNot",
-    "SelectOr",
     "SelectorWidth",
     "SequenceMap",
-    "attention_depth",
     "certified_length",
-    "certify",
     "check",
-    "check_cost",
     "compile",
     "evaluate",
-    "get_program",
     "indices",
-    "load_program",
-    "lower_bounds",
-    "one_layer_certificates",
     "precision_limits",
-    "predicted_exact",
     "run",
     "study",
     "tokens",
-    "write_outputs",
 ]

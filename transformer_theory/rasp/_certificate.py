@@ -814,14 +814,14 @@ def certified_length(
         raise ValueError(f"lengths: expected positive lengths, got {list(lengths)}")
     rows: dict[int, dict] = {}
     if causal:  # the compiler's refusal of a program whose meaning a causal mask changes, once
-        C.compile_program(program, vocab, min(lengths[-1], 6), True)
+        C.compile(program, vocab, min(lengths[-1], 6), True)
 
     def attempt(n: int) -> bool:
         if n not in rows:
             try:
                 # a causal model has the same weights; its mask only removes keys, which the
                 # worst case over every set of competing keys already covers
-                compiled = C.compile_program(
+                compiled = C.compile(
                     program, vocab, n, False, softmax_scale=softmax_scale, mlp_slope=mlp_slope
                 )
             except ValueError as err:  # the compiler refuses this length (a table too large)
@@ -911,7 +911,7 @@ def ledger_check(program: str, upto: int, family: Any, witness_length: int = 1) 
     for n in covered:
         tally.record_count(family.member(n).size)
     m = min(witness_length, int(upto))
-    compiled = C.compile_program(sop, v, m, False)
+    compiled = C.compile(sop, v, m, False)
     cert = certify(compiled, "float32")
     rec = _check.check(compiled, dtype="float32", max_inputs=10**6)
     witness = Witness(

@@ -419,7 +419,7 @@ def precision_limits(
         raise ValueError(f"lengths: expected positive lengths, got {list(lengths)}")
     rows: dict[str, list] = {d: [] for d in dtypes}
     for n in sorted(lengths):
-        compiled = C.compile_program(
+        compiled = C.compile(
             program, vocab, int(n), causal, softmax_scale=softmax_scale, mlp_slope=mlp_slope
         )
         for d in dtypes:
@@ -490,7 +490,7 @@ def ledger_check(
     from transformer_theory.rasp._library import PROGRAMS, get_program
 
     sop, v = get_program(program, list(vocab))
-    compiled = C.compile_program(sop, v, int(max_len), PROGRAMS[program].causal)
+    compiled = C.compile(sop, v, int(max_len), PROGRAMS[program].causal)
     rec = check(
         compiled,
         dtype=dtype,

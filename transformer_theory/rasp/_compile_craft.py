@@ -176,7 +176,7 @@ def mlp_units(nd: Node, D: int, real: list[int], slope: float | None) -> list:
             delta = _encode(nd, ys[i + 1], D) - _encode(nd, ys[i], D)
             # A ramp's pre-activation grows with the distance from its threshold; ramp on the
             # side with the shorter reach ("x >= t", or "x <= t" as 1 - it), so the rounding of
-            # the saturated units stays small (the float law in rasp.predicted_exact).
+            # the saturated units stays small (the float law in rasp._check.predicted_exact).
             up = high - t <= t - low
             if not up:
                 base = base + delta

@@ -2,7 +2,7 @@
 :class:`~transformer_theory.params.ModelParams`, run by
 :func:`transformer_theory.core.forward_trace`.
 
-:func:`compile_program` is the pipeline, one call per stage module (as tracr's
+:func:`compile` is the pipeline, one call per stage module (as tracr's
 ``compiler/compiling.py`` calls its stages): ``_compile_graph`` (the graph and its value sets),
 ``_compile_validate`` (refusals at compile time, naming the node), ``_compile_layout`` (layers,
 fusion and the residual layout), ``_compile_craft`` (the constants by the laws below, each head's
@@ -98,7 +98,8 @@ attention depth 3 and compiles to 4 layers, all 4 with attention
 (``tests/rasp/test_rasp.py``).
 
 The format does not enter the constants (no constant buys back a roundoff); it enters the
-predicted limit (:func:`transformer_theory.rasp.predicted_exact`).
+predicted limit (:func:`~transformer_theory.rasp._check.predicted_exact`, in the record of
+:func:`transformer_theory.rasp.study`).
 """
 
 from __future__ import annotations
@@ -129,11 +130,11 @@ __all__ = [
     "CompiledProgram",
     "Node",
     "attention_depth",
-    "compile_program",
+    "compile",
 ]
 
 
-def compile_program(
+def compile(
     program: L.SOp,
     vocab: Sequence[Hashable],
     max_seq_len: int,

@@ -166,10 +166,14 @@ class SOp(RASPExpr):
 
 
 class _Tokens(SOp):
+    """The input tokens (the one instance is :data:`tokens`)."""
+
     kind = "tokens"
 
 
 class _Indices(SOp):
+    """The positions ``0..n-1`` (the one instance is :data:`indices`)."""
+
     kind = "indices"
 
 
@@ -309,9 +313,20 @@ class ConstantSOp(SOp):
 
 
 class Selector(RASPExpr):
-    """A boolean matrix ``S[i][j]``: is key ``j`` selected at query ``i``."""
+    """A boolean matrix ``S[i][j]``: is key ``j`` selected at query ``i``. Selectors combine as
+    tracr's do: ``a & b`` (:class:`SelectAnd`), ``a | b`` (:class:`SelectOr`), ``~a``
+    (:class:`SelectNot`)."""
 
     kind = "selector"
+
+    def __and__(self, other: Selector) -> SelectAnd:
+        return SelectAnd(self, other)
+
+    def __or__(self, other: Selector) -> SelectOr:
+        return SelectOr(self, other)
+
+    def __invert__(self) -> SelectNot:
+        return SelectNot(self)
 
     def leaves(self) -> list[Select]:
         """The :class:`Select` nodes this selector combines."""

@@ -48,8 +48,9 @@ def study(
     The record's ``lower_bounds``: the attention depth of the dependency graph (Weiss et al.
     2021) beside the compiled layers and attention sublayers, and per length ``2..max_len`` with
     at most ``certificate_inputs`` inputs the one-layer certificates of
-    :func:`~transformer_theory.rasp.one_layer_certificates` (Chen & Zou 2024's families)."""
-    compiled = _compiler.compile_program(program, vocab, max_len, causal)
+    :func:`~transformer_theory.rasp._lower_bounds.one_layer_certificates` (Chen & Zou 2024's
+    families)."""
+    compiled = _compiler.compile(program, vocab, max_len, causal)
     rec = _check.check(compiled, dtype=precision, max_inputs=max_inputs, samples_per_length=samples)
     record = {
         "program": program.label,
@@ -160,7 +161,7 @@ _PARAMETERS_AT_64 = 6.9e6
 # The most input positions (inputs times their length) one check compares: about 10^5 a second.
 _MAX_POSITIONS = 2 * 10**7
 # The most floating-point operations one check's forward passes may take (minutes on a core;
-# reverse at --max-len 64 needs about 2.4e11).
+# reverse at max_len 64 needs about 2.4e11).
 _MAX_FLOPS = 5 * 10**11
 
 
@@ -172,9 +173,11 @@ def check_cost(
     max_inputs: int = 100_000,
     samples: int = 64,
 ) -> None:
-    """Refuse (:class:`~transformer_theory.budget.BudgetError` naming the ``rasp`` command's
+    """Refuse (:class:`~transformer_theory.budget.BudgetError` naming the argument to lower:
+    ``max_len``, ``max_inputs``, ``samples``, ``vocab`` -- the vocabulary, ``vocab_size`` tokens
+    -- or ``precision_lengths``, as :func:`study` names them; the command turns each into its
     option), before anything is compiled, a check whose work or model is too large, counting
-    every option that multiplies it: the positions compared (every input enumerated while they
+    every argument that multiplies it: the positions compared (every input enumerated while they
     number at most ``max_inputs`` -- ``vocab_size`` to the power of the length -- then
     ``samples`` per longer length, times the length), and the memory of the model compiled for
     ``max_len`` or the longest of ``precision_lengths`` (positions and vocabulary: width about
@@ -193,12 +196,13 @@ def check_cost(
     if n <= max_len:  # lengths n..max_len: samples each, times the length
         positions += samples * (max_len * (max_len + 1) // 2 - (n - 1) * n // 2)
     if positions > _MAX_POSITIONS:
-        option = "--samples" if samples * max_len > _MAX_POSITIONS // 2 else "--max-inputs"
+        option = "samples" if samples * max_len > _MAX_POSITIONS // 2 else "max_inputs"
         if max_inputs * max_len <= _MAX_POSITIONS and samples * max_len <= _MAX_POSITIONS:
-            option = "--max-len"
+            option = "max_len"
         raise budget.BudgetError(
-            f"{option}: the check would compare {positions:.3g} positions (--max-len "
-            f"{max_len}, {vocab_size} tokens, --max-inputs {max_inputs}, --samples {samples})",
+            f"{option}: the check would compare {positions:.3g} positions (max_len "
+            f"{max_len}, {vocab_size} tokens, max_inputs {max_inputs}, samples {samples}); "
+            f"lower {option}",
             option=option,
             estimate=positions,
             available=_MAX_POSITIONS,
@@ -207,20 +211,20 @@ def check_cost(
     flops = 2 * 3 * positions * width**2  # three heads' D x D products per position, at least
     if flops > _MAX_FLOPS:
         raise budget.BudgetError(
-            f"--vocab: {vocab_size} tokens make a residual stream about {width} wide; the check "
-            f"would take about {flops:.2g} floating-point operations",
-            option="--vocab",
+            f"vocab: {vocab_size} tokens make a residual stream about {width} wide; the check "
+            f"would take about {flops:.2g} floating-point operations; lower vocab",
+            option="vocab",
             estimate=flops,
             available=_MAX_FLOPS,
         )
     for option, n in (
-        ("--max-len", max_len),
-        ("--precision-lengths", max(precision_lengths, default=0)),
+        ("max_len", max_len),
+        ("precision_lengths", max(precision_lengths, default=0)),
     ):
         width = 2 * vocab_size + 3 * n + 8
         heads_bytes = 8 * 2 * 3 * width**2  # three heads' w_qk and w_v at least
         budget.check_memory(
             max(8 * _PARAMETERS_AT_64 * (n / 64) ** 2, heads_bytes),
             what=f"a compiled model for length {n} over {vocab_size} tokens",
-            option=option if n else "--vocab",
+            option=option if n else "vocab",
         )

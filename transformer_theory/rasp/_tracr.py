@@ -382,7 +382,7 @@ def compare(
 
     ours = from_tracr(program)
     model = compile_tracr(program, vocab, max_seq_len, causal)
-    compiled = C.compile_program(ours, vocab, max_seq_len, causal)
+    compiled = C.compile(ours, vocab, max_seq_len, causal)
     inputs = _all_inputs(vocab, max_seq_len)
     numerical = compiled.output.numerical
     near = _nearest(compiled.output.values) if numerical else (lambda v: v)
@@ -565,7 +565,7 @@ def study(
 def _ours_on_samples(program, vocab, max_seq_len, lengths, samples) -> dict[str, Any]:
     """This compiler's model of the translated ``program`` in float32 on ``samples`` seeded
     inputs of each length (:func:`rasp.check`'s draws), every node at every position."""
-    compiled = C.compile_program(from_tracr(program), vocab, max_seq_len)
+    compiled = C.compile(from_tracr(program), vocab, max_seq_len)
     rec = _check.check(
         compiled,
         dtype="float32",

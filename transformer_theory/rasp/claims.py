@@ -190,7 +190,9 @@ def tracr_differential(path: str | None = None) -> Checked:
     fails = rec["failure_lengths"]
     values = {
         "consistent": ok,
-        "programs": len(progs),
+        # frac_prevs is compared twice (non-causal and causal): one program, two comparisons
+        "programs": len({p["program"].removesuffix("_causal") for p in progs}),
+        "comparisons": len(progs),
         "inputs": sum(p["inputs"] for p in progs),
         "ours_disagree": sum(p["ours"]["disagree"] for p in progs),
         "tracr_disagree": sum(p["tracr"]["disagree"] for p in progs),
@@ -221,10 +223,13 @@ def _tracr_row() -> Row:
         judge=judges.true(
             "consistent",
             figure=(
-                "{programs} programs, {inputs} inputs: ours {ours_disagree} wrong positions, "
-                "tracr {tracr_disagree} ({tracr_at_none} where its interpreter says None); "
-                "layers ours/tracr: {layers}; tracr's length wrong from {tracr_length_fails_at} "
-                "tokens, frac_prevs from length {tracr_frac_prevs_fails_at}"
+                "{comparisons} comparisons of {programs} programs, {inputs} inputs: each model "
+                "beside its own interpreter differs at {ours_disagree} positions here, at "
+                "{tracr_disagree} in tracr ({tracr_at_none} of them where tracr's interpreter "
+                "says None); "
+                "layers ours/tracr: {layers}; at tracr's default mlp_exactness 100 its length is "
+                "wrong from {tracr_length_fails_at} tokens, frac_prevs from length "
+                "{tracr_frac_prevs_fails_at}"
             ),
         ),
         sizes={"quick": {}},

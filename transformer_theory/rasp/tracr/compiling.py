@@ -56,7 +56,7 @@ def compile_rasp_to_model(
         vocab = sorted(vocab)
     except TypeError:
         vocab = sorted(vocab, key=repr)
-    return _compiler.compile_program(
+    return _compiler.compile(
         _tracr.from_tracr(program),
         vocab,
         max_seq_len,
