@@ -21,9 +21,10 @@ import dataclasses
 import re
 from typing import Literal
 
+from transformer_theory import budget
 from transformer_theory.cli._common import EXIT_FAILED, UsageError, prepare_out_dir
 from transformer_theory.cli._options import add_settings
-from transformer_theory.settings import check_minimums, from_args, setting
+from transformer_theory.settings import check_minimums, flag_of, from_args, setting
 
 __all__ = ["X64", "add_arguments", "run"]
 
@@ -65,21 +66,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default="results/rasp", help="output directory")
 
 
-# the library's argument names (rasp.study's, rasp._check's) and this command's options
-_OPTIONS = {
-    "max_len": "--max-len",
-    "max_inputs": "--max-inputs",
-    "samples_per_length": "--samples",
-    "samples": "--samples",
-    "vocab": "--vocab",
-    "precision_lengths": "--precision-lengths",
-}
+_NAMED = ("max_len", "max_inputs", "samples", "vocab", "precision_lengths")
+_OPTIONS = {n: flag_of(RaspSettings, n) for n in _NAMED} | {"samples_per_length": "--samples"}
 
 
 def _as_options(err: ValueError) -> ValueError:
-    """``err`` with the argument names it gives written as this command's options."""
-    from transformer_theory import budget
-
+    """``err`` with the library's argument names it gives written as this command's options."""
     text = re.sub(r"\b(" + "|".join(_OPTIONS) + r")\b", lambda m: _OPTIONS[m[0]], str(err))
     if isinstance(err, budget.BudgetError):
         option = _OPTIONS.get(err.option, err.option)
