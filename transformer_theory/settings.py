@@ -58,7 +58,9 @@ __all__ = [
     "from_args",
     "help_of",
     "naming_options",
+    "Declared",
     "check_minimums",
+    "declared",
     "setting",
     "split_list",
 ]
@@ -131,6 +133,25 @@ def setting(
     if isinstance(default, (list, dict, set)):
         return dataclasses.field(default_factory=lambda: type(default)(default), metadata=metadata)
     return dataclasses.field(default=default, metadata=metadata)
+
+
+@dataclasses.dataclass(frozen=True)
+class Declared:
+    """What :func:`setting` declared for a field's option (its arguments, typed)."""
+
+    help: str | None = None  # noqa: A003 - argparse's word
+    flag: str | None = None
+    metavar: str | None = None
+    minimum: float | None = None
+    positive: bool = False
+    words: bool = False
+
+
+def declared(f: dataclasses.Field) -> Declared:
+    """The :class:`Declared` of field ``f`` (every default for a field not made by
+    :func:`setting`)."""
+    names = {g.name for g in dataclasses.fields(Declared)}
+    return Declared(**{k: v for k, v in f.metadata.items() if k in names})
 
 
 def _option_fields(cls: type) -> list[dataclasses.Field]:

@@ -52,6 +52,7 @@ from transformer_theory.settings import (
     OptionError,
     _option_fields,
     _rename,
+    declared,
     flag_of,
     help_of,
     split_list,
@@ -344,9 +345,10 @@ def add_settings(
             default = f.default_factory()
         else:
             default = dataclasses.MISSING
-        kwargs: dict[str, Any] = {"help": help_of(cls, f.name) or None}
-        if f.metadata.get("metavar"):
-            kwargs["metavar"] = f.metadata["metavar"]
+        decl = declared(f)
+        kwargs: dict[str, Any] = dict(help=help_of(cls, f.name) or None)
+        if decl.metavar:
+            kwargs.update(metavar=decl.metavar)
         inner, optional = _unwrap_optional(tp)
         item = _item_of_list(tp)
         if inner is bool and not optional:
@@ -359,19 +361,19 @@ def add_settings(
             )
             parser.flags[f.name] = flag
             continue
-        typehint = typehint_of(tp, f.metadata.get("minimum"), bool(f.metadata.get("positive")))
+        typehint = typehint_of(tp, decl.minimum, decl.positive)
         if item is not None and "metavar" not in kwargs:
-            kwargs["metavar"] = f"{flag.lstrip('-').upper().replace('-', '_')}[,...]"
+            kwargs.update(metavar=f"{flag.lstrip('-').upper().replace('-', '_')}[,...]")
         if not flag.startswith("-"):  # a positional argument, named by its metavar
-            kwargs["metavar"] = flag
+            kwargs.update(metavar=flag)
             if default is not dataclasses.MISSING:
                 kwargs.update(nargs="?", default=default)
             target.add_argument(f.name, type=typehint, **kwargs)
         else:
             if default is dataclasses.MISSING:
-                kwargs["required"] = True
+                kwargs.update(required=True)
             else:
-                kwargs["default"] = tuple(default) if isinstance(default, list) else default
+                kwargs.update(default=tuple(default) if isinstance(default, list) else default)
             target.add_argument(flag, dest=f.name, type=typehint, **kwargs)
         parser.flags[f.name] = flag
         origin = typing.get_origin(inner)
@@ -379,7 +381,7 @@ def add_settings(
             item=item,
             optional=optional,
             nested=origin in _SEQUENCES and item is None,
-            words=bool(f.metadata.get("words")) or f.name in words,
+            words=decl.words or f.name in words,
         )
 
 
