@@ -19,9 +19,11 @@ from jsonargparse import ArgumentError
 
 from transformer_theory.cli._common import format_table
 from transformer_theory.cli._options import CommandParser, add_settings, one_line, override
-from transformer_theory.papers.formal_languages import GeneralizationSettings
 from transformer_theory.papers.formal_languages.experiments import (
     languages_generalization as experiment,
+)
+from transformer_theory.papers.formal_languages.experiments.languages_generalization import (
+    GeneralizationSettings,
 )
 from transformer_theory.settings import OptionError
 

@@ -122,8 +122,9 @@ for i, ax in enumerate(axes):
 show(fig)
 
 # %% [markdown]
-# The paper's figures are experiment *configs* shipped with the library
-# (`transformer_theory.sweeps`): `transformer-theory train --experiment fig2_depth` runs one
+# The paper's figures are experiments shipped with the library
+# (`transformer_theory.papers.chen_zou2024.experiments`, trained by `transformer_theory.sweeps`):
+# `transformer-theory train --experiment fig2_depth` runs one
 # from the command line, `--config my_sweep.py` runs a file of your own with a `get_config()`.
 # From Python, a config is a frozen dataclass; narrow it and run it (here: the two-layer reasoning
 # run of Figure 2, 200 steps). The run directory records its settings, and the trained parameters
@@ -133,8 +134,9 @@ show(fig)
 import tempfile
 
 from transformer_theory import sweeps
+from transformer_theory.papers.chen_zou2024.experiments import fig2_depth
 
-config = sweeps.named_config("fig2_depth")
+config = fig2_depth.get_config("default")
 print(config.name, "-", len(config.runs()), "runs:", [s.name for s in config.runs()[:3]], "...")
 config = config.replace(heads={"reasoning": ((1, 1),)}, seeds=(0,), steps=200)
 out = tempfile.mkdtemp()

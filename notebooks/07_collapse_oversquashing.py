@@ -82,16 +82,13 @@ from transformer_theory.precision import enable_x64
 enable_x64()
 
 from transformer_theory.papers.barbero2024 import (  # noqa: E402
-    CollapseSettings,
-    OversquashSettings,
     asymptotic_rate,
     causal_pre_ln_config,
     model_grid,
     model_record,
     random_model,
-    run_collapse,
-    run_oversquash,
 )
+from transformer_theory.papers.barbero2024.experiments import collapse, oversquash  # noqa: E402
 from transformer_theory.precision import PRECISIONS as ALL_PRECISIONS  # noqa: E402
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
@@ -113,7 +110,7 @@ OUT = tempfile.mkdtemp()  # the studies write their records and figures here
 
 # %%
 # The study behind `transformer-theory collapse`: its settings are the command's options.
-settings = CollapseSettings(
+settings = collapse.CollapseSettings(
     depths=(1,) if SMOKE else (1, 2),
     positionals=("none",) if SMOKE else ("none", "rope"),
     max_len=MAX_LEN,
@@ -129,7 +126,7 @@ grid = [
     )
     if m.name in ("L1_H1_none_seed0", "L2_H1_rope_seed0")
 ]
-study = run_collapse(settings, OUT, progress=False, grid=grid)
+study = collapse.run(settings, OUT, progress=False, grid=grid)
 lengths, models = study.record["settings"]["lengths"], study.record["models"]
 for rec in models:
     # the verdict is read from the curve's tail (last decade) and a plateau test, not hand-written
@@ -186,7 +183,7 @@ for positional in ("sinusoidal", "alibi"):
 # %%
 n = 8 if SMOKE else 32
 # The study behind `transformer-theory oversquash`, on RoPE models reading n random bits.
-settings = OversquashSettings(
+settings = oversquash.OversquashSettings(
     depths=(1, 2) if SMOKE else (1, 2, 4),
     positionals=("rope",),
     seeds=(1,),
@@ -194,7 +191,7 @@ settings = OversquashSettings(
     pattern="random",
     width=16,
 )
-study = run_oversquash(settings, OUT)
+study = oversquash.run(settings, OUT)
 for rec in study.record["models"]:
     s = np.array(rec["sensitivity_final"])
     print(

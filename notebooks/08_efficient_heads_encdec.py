@@ -363,8 +363,9 @@ print(
 import tempfile
 
 from transformer_theory import sweeps
+from transformer_theory.papers.chen_zou2024.experiments import fig2_depth
 
-config = sweeps.named_config("fig2_depth").replace(
+config = fig2_depth.get_config("default").replace(
     heads={"reasoning": ((1, 1),)}, seeds=(0,), steps=20 if SMOKE else 2000
 )
 out = tempfile.mkdtemp()

@@ -78,12 +78,13 @@ precision.enable_x64()
 plotting.use_style()  # the library's figure style: readable sizes, a colour and marker per line
 
 from transformer_theory.papers import formal_languages as fl  # noqa: E402
+from transformer_theory.papers.formal_languages.experiments import languages  # noqa: E402
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
 # The study behind `transformer-theory languages` (every row of the table): every string up to
 # EXHAUSTIVE, then balanced samples at 16, 32, ..., max_len; PARITY's precision sweep at
 # parity_lengths.
-settings = fl.TableSettings(
+settings = languages.TableSettings(
     max_len=16 if SMOKE else 256,
     exhaustive_up_to=6 if SMOKE else 10,
     parity_lengths=(16, 64, 256) if SMOKE else (64, 256, 1024, 2048),
@@ -107,7 +108,7 @@ for s, y in zip(strings, labels):
 
 # %%
 # every row built and checked (a record per row, float64), then PARITY's precision sweep
-table = fl.run_table(settings, progress=False)
+table = languages.run(settings, progress=False)
 rows = table["records"]
 for r in rows:
     print(
@@ -198,7 +199,7 @@ from transformer_theory.papers.formal_languages.experiments import (  # noqa: E4
 
 STEPS = 2 if SMOKE else 300
 LENGTHS = (8,) if SMOKE else (8, 16, 64)
-config = fl.GeneralizationSettings(
+config = languages_generalization.GeneralizationSettings(
     size="notebook",
     modes=(("dyck2", ("softmax", "straight_through_leftmost")),),
     steps=STEPS,
@@ -329,7 +330,7 @@ for i, x in enumerate(example, start=1):
 # %%
 from transformer_theory.papers.formal_languages.experiments import dyck_k  # noqa: E402
 
-check = fl.DyckKSettings(  # the experiment's settings: one (k, D), both recognizers
+check = dyck_k.DyckKSettings(  # the experiment's settings: one (k, D), both recognizers
     exhaustive=((k, 4 if SMOKE else 6),),
     depths=(D,),
     sampled_lengths=() if SMOKE else (16, 64),

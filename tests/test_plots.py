@@ -583,7 +583,7 @@ def test_checks_catch_an_unreadable_figure(tmp_path) -> None:
 def test_plot_curves_renders(tmp_path, monkeypatch) -> None:
     """The sweeps' learning curves (Chen & Zou 2024, Figure 2) from synthetic ``metrics.json``
     files at the paper config's layout: the long title wraps instead of being clipped."""
-    from transformer_theory.sweeps.configs import fig2_paper
+    from transformer_theory.papers.chen_zou2024.experiments import fig2_paper
 
     # One task, one seed: the narrowest figure, where the paper config's long title was clipped.
     config = fig2_paper.get_config()

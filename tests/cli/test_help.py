@@ -95,8 +95,8 @@ def test_defaults_the_issue_found_missing_are_shown(parser):
 
 
 def test_train_help_says_each_configs_sizes_and_optimizer(parser):
-    # sweeps/configs: fig2_paper is Adam (lr 1e-3, 3e-4 for the template tasks) at sizes paper
-    # and smoke; fig2_depth is SGD (lr 0.1) at quick and paper
+    # papers/chen_zou2024/experiments: fig2_paper is Adam (lr 1e-3, 3e-4 for the template tasks)
+    # at sizes paper and smoke; fig2_depth is SGD (lr 0.1) at quick and paper
     text = _words(_subparsers(parser)["train"].format_help())
     assert (
         "fig2_paper: paper (default), smoke" in text

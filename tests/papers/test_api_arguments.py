@@ -42,8 +42,8 @@ MODEL = SimpleNamespace(embed=SimpleNamespace(num_embeddings=12), position=np.ze
 CASES = [
     # (call, the argument the message must start with)
     (lambda: tasks.qsa_target(np.ones((1, 2, 1)), np.zeros((1, 2, 2), bool)), "members_BxNxK"),
-    (lambda: _constructions_dyck_k.build(1, 1, dtype=jnp.int32), "dtype"),
-    (lambda: _constructions_dyck_k.build(1, 1, dtype="nonsense"), "dtype"),
+    (lambda: _constructions_dyck_k.dyck_k_recognizer(1, 1, dtype=jnp.int32), "dtype"),
+    (lambda: _constructions_dyck_k.dyck_k_recognizer(1, 1, dtype="nonsense"), "dtype"),
     (lambda: dj.unpack_message("0101", 0), "bits"),
     (lambda: dj.pack_message(np.zeros(2, int), 0), "bits"),
     (lambda: dj.protocol_record(1, None, 1), "bits"),
@@ -54,7 +54,7 @@ CASES = [
     (lambda: dj.reduction_record(2, dim=0), "dim"),
     (
         lambda: _theory_counters.exact_check(
-            _constructions_counters.build(_tasks_counters.machine("anbn")), "anbn", 40
+            _constructions_counters.counter_recognizer(_tasks_counters.machine("anbn")), "anbn", 40
         ),
         "max_length",
     ),

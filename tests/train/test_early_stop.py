@@ -7,7 +7,8 @@ import os
 
 import pytest
 
-from transformer_theory.sweeps import named_config, run_experiment, tables
+from transformer_theory.papers.chen_zou2024.experiments import named_config
+from transformer_theory.sweeps import run_experiment, tables
 from transformer_theory.sweeps.runs import execute
 from transformer_theory.train import EarlyStop
 

@@ -10,15 +10,14 @@ import pytest
 
 from transformer_theory import sweeps, tasks
 from transformer_theory.cli import main as cli_main
+from transformer_theory.papers.chen_zou2024.experiments import NAMED, named_config
 from transformer_theory.sweeps import (
-    NAMED,
     QUICK,
     SETUPS,
     TASK_NAMES,
     ExperimentError,
     RunSpec,
     build_run,
-    named_config,
     run_experiment,
 )
 
@@ -159,7 +158,7 @@ def test_experiments_cli_optimizer_override_reaches_the_run(tmp_path):
     assert (tc["optimizer"], tc["learning_rate"], tc["steps"]) == ("adam", 0.01, 1)
     with open(os.path.join(out, "experiment.json")) as f:
         record = json.load(f)
-    assert record["source"] == "fig2_depth"
+    assert record["source"] == "transformer_theory.papers.chen_zou2024.experiments.fig2_depth"
     assert record["overrides"]["optimizer"] == "adam" and record["overrides"]["seeds"] == [0]
 
 

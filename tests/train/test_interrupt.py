@@ -15,7 +15,8 @@ import pytest
 from transformer_theory import tasks
 from transformer_theory.cli import main as cli_main
 from transformer_theory.jsonio import read_json
-from transformer_theory.sweeps import named_config, trained_params
+from transformer_theory.papers.chen_zou2024.experiments import named_config
+from transformer_theory.sweeps import trained_params
 from transformer_theory.train import (
     DataSettings,
     TaskData,

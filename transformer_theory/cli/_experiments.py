@@ -68,6 +68,12 @@ MEASURED_SECONDS: dict[tuple[str, str], float] = {
     ("qsa_separation", "default"): 631,
     ("ngram_exactness", "default"): 630,
     ("ngram_learnability", "default"): 286,
+    # Chen & Zou's figures (docs/_sources/manual.md's table): fig2_paper's 48 runs took 3.4 h of
+    # per-run seconds on both cores; the quick ones minutes.
+    ("fig2_depth", "default"): 161,
+    ("fig2_paper", "default"): 12240,
+    ("fig3_attention_maps", "default"): 10,
+    ("fig4_7_heads", "default"): 186,
 }
 #: Seconds assumed for a size not measured: every size but ``smoke`` trains for minutes.
 UNMEASURED_SECONDS = 60.0

@@ -8,8 +8,8 @@ a minute and the ``default`` size README quotes; ``--set field=value`` changes o
 and checked as that field's option would be) and ``run(config, out_dir, *, progress=True)``
 trains and writes each finished result under ``out_dir``; a module computing in float64 declares
 ``X64 = True`` and JAX's 64-bit mode is turned on before ``get_config``. Chen & Zou 2024's depth
-experiments are run by ``transformer-theory train --experiment NAME`` (their configs are
-``sweeps/configs/``).
+experiments (``papers/chen_zou2024/experiments/``) are also run by ``transformer-theory train
+--experiment NAME``, whose options change their settings field by field.
 """
 
 from __future__ import annotations

@@ -12,8 +12,9 @@ writes one JSON record per row to ``--out/languages_<row>.json``, all of them to
 
     transformer-theory languages --rows dyck1,dyck_k,anbncn --max-len 256 --out results/languages
 
-The study is :func:`transformer_theory.papers.formal_languages.run_table` (its settings,
-:class:`~transformer_theory.papers.formal_languages.TableSettings`, are this command's options).
+The study is :func:`transformer_theory.papers.formal_languages.experiments.languages.run` (its
+settings, :class:`~transformer_theory.papers.formal_languages.experiments.languages.TableSettings`,
+are this command's options).
 Before any work it estimates peak memory and work from the settings and refuses (exit 2, naming
 the options to lower) what would not fit in memory or run past the time budget
 (``TT_MEMORY_BUDGET`` / ``TT_TIME_BUDGET`` override the machine's figures). Ctrl-C: exit 130 with
@@ -32,7 +33,7 @@ X64 = True  # float64 is the precision the rows are checked in
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from transformer_theory.cli._options import add_settings
-    from transformer_theory.papers.formal_languages import TableSettings
+    from transformer_theory.papers.formal_languages.experiments.languages import TableSettings
 
     p.add_argument(
         "--out", default="results/languages", help="output directory (JSON records + PNG plots)"
@@ -48,11 +49,10 @@ def run(args: argparse.Namespace) -> int:
         format_table,
         prepare_out_dir,
     )
-    from transformer_theory.papers.formal_languages import TableSettings
     from transformer_theory.papers.formal_languages.experiments import languages
     from transformer_theory.settings import from_args
 
-    settings = from_args(TableSettings, args)
+    settings = from_args(languages.TableSettings, args)
     estimate = languages.check_budget(settings)
     out = prepare_out_dir(args.out)
     print(estimate, flush=True)

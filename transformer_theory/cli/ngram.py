@@ -16,15 +16,18 @@ construction and precision, with ``max_abs_logprob_diff``, ``strings``, ``equiva
 softmax), and prints one table row per model (equivalent or not, on how many strings, the
 largest ``|log q - log p|``, the longest exact length and the derived one, softmax's KL) and,
 with softmax, the ``beta`` each length needs. The options are the fields of
-:class:`transformer_theory.papers.svete_cotterell2024.NGramSettings`; the study is
-:func:`transformer_theory.papers.svete_cotterell2024.run_ngram`. Examples::
+:class:`transformer_theory.papers.svete_cotterell2024.experiments.ngram_exactness.NGramSettings`;
+the study is
+:func:`transformer_theory.papers.svete_cotterell2024.experiments.ngram_exactness.run_ngram`.
+Examples::
 
     transformer-theory ngram --order 3 --alphabet 3 --max-len 8 --out results/ngram
     transformer-theory ngram --construction 3.1,3.3-slots --attention softmax --beta 1000 \\
         --out r/soft
 
 ``--space`` runs, instead, the size table of
-:func:`transformer_theory.papers.svete_cotterell2024.run_space` (every construction built
+:func:`transformer_theory.papers.svete_cotterell2024.experiments.ngram_exactness.run_space` (every
+construction built
 at each ``--orders`` x ``--alphabets``, counted against the closed forms; exit 1 on a difference)::
 
     transformer-theory ngram --space --orders 2,3,4,5 --alphabets 1,2,3,4 --out results/ngram_space

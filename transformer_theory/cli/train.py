@@ -2,7 +2,8 @@
 SIZE] [--seeds 0 1 2] [--tasks ...] [--depths ...] [--steps N] [--optimizer sgd|adam] [--lr LR]
 [--out DIR]``.
 
-Thin by design: resolves the config (a shipped experiment, :mod:`transformer_theory.sweeps`,
+Thin by design: resolves the config (a shipped experiment, one of Chen & Zou 2024's modules
+``transformer_theory.papers.chen_zou2024.experiments``, trained by :mod:`transformer_theory.sweeps`,
 or a user's file with ``get_config()``), applies the flags, checks the output directory and calls
 :func:`transformer_theory.sweeps.run_experiment`. Re-running the same command resumes killed
 runs from their last checkpoint; ``--steps N`` continues finished runs to N steps. A run directory
@@ -25,17 +26,21 @@ from transformer_theory.cli._common import (
     prepare_out_dir,
 )
 from transformer_theory.cli._options import add_settings
+from transformer_theory.papers.chen_zou2024.experiments import (
+    NAMED,
+    module_name,
+    named_config,
+    shipped_defaults,
+)
 from transformer_theory.settings import flag_of
 from transformer_theory.sweeps import (
-    NAMED,
     ExperimentError,
     ExperimentSettings,
     check_out_dir,
     config_from_file,
-    named_config,
     run_experiment,
 )
-from transformer_theory.sweeps.cost import check_seconds, shipped_defaults
+from transformer_theory.sweeps.cost import check_seconds
 from transformer_theory.sweeps.directory import OVERRIDABLE
 from transformer_theory.sweeps.tables import initial_loss_note, result_line
 from transformer_theory.train import RunDirectoryError, TrainingInterrupted
@@ -86,6 +91,8 @@ def resolve_config(args: argparse.Namespace) -> tuple[ExperimentSettings, str]:
         option, source, load = "--config", os.path.abspath(args.config), config_from_file
     try:
         config = load(source)
+        if args.experiment is not None:  # an output directory records the module's dotted name
+            source = module_name(source)
     except ExperimentError as err:
         raise UsageError(f"{option}: {err}") from None
     changes = {f: getattr(args, f) for f in OVERRIDABLE if getattr(args, f) is not None}

@@ -8,9 +8,9 @@ draws the figures. One module each:
 - :mod:`.setups`: how each of Chen & Zou's four tasks is built and trained, one table per size
   (:data:`QUICK`, :data:`PAPER`);
 - :mod:`.config`: :class:`ExperimentSettings`, a typed frozen description of an experiment (which
-  tasks, heads per layer, seeds, size, optimizer overrides, which analysis); the shipped ones are
-  the modules of :mod:`.configs` (:data:`NAMED`, found on disk), a user's own is a file with
-  ``get_config()``;
+  tasks, heads per layer, seeds, size, optimizer overrides, which analysis); the library's own are
+  the figures of Chen & Zou 2024, ``transformer_theory.papers.chen_zou2024.experiments`` (one
+  module each, ``get_config(size)``), a user's own is a file with ``get_config()``;
 - :mod:`.runs`: :class:`RunSpec`, one run, and what it builds (model, data, optimizer);
 - :mod:`.directory`: :func:`run_experiment` (check the output directory, train every run, summarize,
   draw) and :func:`plot` (redraw from a directory);
@@ -22,8 +22,9 @@ draws the figures. One module each:
 From Python::
 
     from transformer_theory import sweeps
+    from transformer_theory.papers.chen_zou2024.experiments import fig2_depth
 
-    config = sweeps.named_config("fig2_depth").replace(seeds=(0,), tasks=("reasoning",))
+    config = fig2_depth.get_config("default").replace(seeds=(0,), tasks=("reasoning",))
     rows, figures = sweeps.run_experiment(config, "results/fig2_reasoning")
 
 The command line does the same: ``transformer-theory train --experiment fig2_depth --seeds 0
@@ -31,11 +32,10 @@ The command line does the same: ``transformer-theory train --experiment fig2_dep
 """
 
 from transformer_theory.sweeps.config import (
-    NAMED,
     ExperimentError,
     ExperimentSettings,
     config_from_file,
-    named_config,
+    config_from_module,
     resolve,
 )
 from transformer_theory.sweeps.directory import (
@@ -66,7 +66,6 @@ from transformer_theory.sweeps.setups import (
 )
 
 __all__ = [
-    "NAMED",
     "PAPER",
     "PAPER_CLAIMS",
     "QUICK",
@@ -85,7 +84,7 @@ __all__ = [
     "check_out_dir",
     "config_from_file",
     "execute",
-    "named_config",
+    "config_from_module",
     "plot",
     "read_record",
     "resolve",

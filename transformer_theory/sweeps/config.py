@@ -1,10 +1,10 @@
-"""An experiment is a typed frozen :class:`ExperimentSettings`, named or from a user's file.
+"""An experiment is a typed frozen :class:`ExperimentSettings`, from a module or a user's file.
 
-The library ships the configs of the paper's figures as modules of
-:mod:`transformer_theory.sweeps.configs` (:data:`NAMED`, found on disk: every module there is a
-named experiment); a user's experiment is a Python file
-with a ``get_config()`` that returns an :class:`ExperimentSettings` (the big_vision / nanodo
-convention), e.g. ``my_sweep.py``::
+The library's own are Chen & Zou 2024's figures, the modules of
+``transformer_theory.papers.chen_zou2024.experiments`` (each ``get_config(size)`` returns a
+subclass of :class:`ExperimentSettings` whose docstring is the command's help); a user's
+experiment is a Python file with a ``get_config()`` that returns an :class:`ExperimentSettings`
+(the big_vision / nanodo convention), e.g. ``my_sweep.py``::
 
     from transformer_theory.sweeps import ExperimentSettings
 
@@ -18,7 +18,7 @@ convention), e.g. ``my_sweep.py``::
         )
 
 and ``transformer-theory train --config my_sweep.py`` runs it. :func:`resolve` turns either kind
-of source (a shipped name or a file path) into the config.
+of source (a module's dotted name or a file path) into the config; nothing here names a paper.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ import importlib
 import importlib.util
 import math
 import os
-import pkgutil
 import re
 import sys
 import typing
@@ -47,26 +46,15 @@ if TYPE_CHECKING:
 __all__ = [
     "ANALYSES",
     "INITS",
-    "NAMED",
     "OPTIMIZERS",
     "ExperimentSettings",
     "ExperimentError",
     "config_from_file",
-    "named_config",
+    "config_from_module",
     "resolve",
 ]
 
 
-def _shipped() -> tuple[str, ...]:
-    """The config modules of :mod:`transformer_theory.sweeps.configs`, found on disk (a new
-    ``configs/<name>.py`` with ``get_config()`` is a new named experiment)."""
-    where = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs")
-    return tuple(
-        sorted(m.name for m in pkgutil.iter_modules([where]) if not m.name.startswith("_"))
-    )
-
-
-NAMED = _shipped()
 ANALYSES = ("curves", "attention_maps")
 INITS = ("paper", "random")
 Optimizer = Literal["sgd", "adam"]
@@ -274,12 +262,22 @@ class ExperimentSettings:
         return list(self.run_specs)
 
 
-def named_config(name: str) -> ExperimentSettings:
-    """The shipped config ``name`` (one of :data:`NAMED`)."""
-    if name not in NAMED:
-        raise ExperimentError(f"unknown experiment {name!r}; choose from {', '.join(NAMED)}")
-    module = importlib.import_module(f"transformer_theory.sweeps.configs.{name}")
-    return module.get_config()
+def config_from_module(name: str) -> ExperimentSettings:
+    """The :class:`ExperimentSettings` of the experiment module ``name`` (a dotted module name,
+    e.g. ``transformer_theory.papers.chen_zou2024.experiments.fig2_depth``): its
+    ``get_config("default")`` (an output directory records the overridable fields besides,
+    :data:`~.directory.OVERRIDABLE`).
+    Raises :class:`ExperimentError` naming the module when it cannot be imported or returns
+    something else than an :class:`ExperimentSettings`."""
+    try:
+        module = importlib.import_module(name)
+    except ImportError as err:
+        raise ExperimentError(f"{name}: no such experiment module ({err})") from None
+    get_config = getattr(module, "get_config", None)
+    config = get_config("default") if callable(get_config) else None
+    if not isinstance(config, ExperimentSettings):
+        raise ExperimentError(f"{name}: its get_config('default') is not an ExperimentSettings")
+    return config
 
 
 def config_from_file(path: str) -> ExperimentSettings:
@@ -318,9 +316,12 @@ def config_from_file(path: str) -> ExperimentSettings:
 
 
 def resolve(source: str) -> ExperimentSettings:
-    """A shipped name (:data:`NAMED`) or the path of a config file -> its config."""
-    if source in NAMED:
-        return named_config(source)
+    """The path of a config file, or an experiment module's dotted name -> its config."""
     if source.endswith(".py") or os.sep in source:
         return config_from_file(source)
-    return named_config(source)  # raises, listing the shipped names
+    if "." not in source:
+        raise ExperimentError(
+            f"unknown experiment {source!r}: expected a config file or an experiment module's "
+            "dotted name (transformer_theory.papers.chen_zou2024.experiments.NAME)"
+        )
+    return config_from_module(source)

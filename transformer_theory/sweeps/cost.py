@@ -1,6 +1,5 @@
 """What training a sweep will cost, from its settings alone: a LOWER bound on the seconds of the
-steps a command would run (:func:`check_seconds`, against :mod:`transformer_theory.budget`), and
-what each shipped experiment trains by default (:func:`shipped_defaults`, for ``train --help``).
+steps a command would run (:func:`check_seconds`, against :mod:`transformer_theory.budget`).
 Integer arithmetic on the configs: nothing is built."""
 
 from __future__ import annotations
@@ -9,10 +8,9 @@ import os
 from collections.abc import Sequence
 
 from transformer_theory import budget
-from transformer_theory.sweeps.config import NAMED, named_config
 from transformer_theory.sweeps.runs import RunSpec
 
-__all__ = ["check_seconds", "shipped_defaults"]
+__all__ = ["check_seconds"]
 
 
 # A LOWER bound on the seconds of one training step, so that the estimate below refuses only runs
@@ -82,28 +80,3 @@ def check_seconds(runs: Sequence[RunSpec], out: str) -> float:
         option="--steps",
     )
     return total
-
-
-def shipped_defaults() -> tuple[str, str]:
-    """``(sizes, optimizers)``: per shipped experiment, its sizes (the default first) and each
-    setup's optimizer and learning rate at its default size, read from the configs themselves
-    (``--help`` shows them, so they cannot drift from what a run does)."""
-    sizes, optimizers = [], {}
-    for name in NAMED:
-        config = named_config(name)
-        others = [s for s in config.sizes if s != config.size]
-        sizes.append(f"{name}: {config.size} (default){''.join(', ' + s for s in others)}")
-        rates: dict[str, dict[float, list[str]]] = {}
-        for task in config.selected_tasks:
-            train = config.setup(task).train
-            rates.setdefault(train.optimizer, {}).setdefault(train.learning_rate, []).append(task)
-        parts = []
-        for opt, by_rate in rates.items():
-            (usual, _), *others = sorted(by_rate.items(), key=lambda kv: -len(kv[1]))
-            parts.append(
-                f"{opt} lr {usual:g}"
-                + "".join(f" ({lr:g} for {', '.join(tasks)})" for lr, tasks in others)
-            )
-        optimizers.setdefault(" or ".join(parts), []).append(name)
-    optimizer = "; ".join(f"{text} for {', '.join(names)}" for text, names in optimizers.items())
-    return "; ".join(sizes), optimizer

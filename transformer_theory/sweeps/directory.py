@@ -2,8 +2,9 @@
 
 ``out/`` after :func:`run_experiment`:
 
-- ``experiment.json``: where the config came from (a shipped name or a file path) and the fields
-  the command line may override, so :func:`plot` rebuilds the same config; and the run names;
+- ``experiment.json``: where the config came from (an experiment module's dotted name or a file
+  path) and the fields the command line may override, so :func:`plot` rebuilds the same config;
+  and the run names;
 - ``<run name>/``: one directory per run (:mod:`transformer_theory.train.rundir`: ``run.json``,
   ``metrics.{json,csv}``, ``checkpoints/``);
 - ``summary.{json,csv}``: the final held-out accuracy and loss of each run of the command, and its
@@ -44,6 +45,7 @@ __all__ = [
     "plot",
     "read_record",
     "run_experiment",
+    "source_of",
     "sweep",
     "write_record",
 ]
@@ -51,6 +53,16 @@ __all__ = [
 EXPERIMENT_FILE = "experiment.json"
 # The config fields a command line may change; experiment.json records their values.
 OVERRIDABLE = ("size", "seeds", "tasks", "depths", "steps", "optimizer", "learning_rate")
+
+
+def source_of(config: ExperimentSettings) -> str:
+    """How :func:`read_record` finds ``config`` again when the caller names no source: the module
+    of its settings class, when that class is an experiment module's own (a shipped experiment's
+    ``get_config``), else the config's name."""
+    module = type(config).__module__
+    if type(config) is not ExperimentSettings and not module.startswith("_"):
+        return module
+    return config.name
 
 
 def _record(config: ExperimentSettings, source: str) -> dict:
@@ -87,7 +99,7 @@ def check_out_dir(config: ExperimentSettings, out: str, source: str | None = Non
             f"{path}: not a JSON experiment record ({type(err).__name__}); use another output "
             "directory"
         ) from None
-    requested = _record(config, config.name if source is None else source)
+    requested = _record(config, source_of(config) if source is None else source)
     if not isinstance(recorded, dict) or not isinstance(recorded.get("overrides"), dict):
         raise RunDirectoryError(f"{path}: expected an object with 'overrides'")
     pairs = [(k, k, recorded.get(k), requested[k]) for k in ("experiment", "source")]
@@ -215,8 +227,8 @@ def run_experiment(
     Args:
       config: the experiment.
       out: the output directory (created).
-      source: how :func:`plot` finds ``config`` again: a shipped name or a config file's path
-        (default: ``config.name``, for the shipped configs).
+      source: how :func:`plot` finds ``config`` again: an experiment module's dotted name or a
+        config file's path (default: :func:`source_of`, the module of a shipped experiment).
       progress, on_result: see :func:`sweep`.
 
     Returns:
@@ -226,7 +238,7 @@ def run_experiment(
       RunDirectoryError: a run directory holds another run, or ``out`` another experiment
         (before anything is trained).
     """
-    source = config.name if source is None else source
+    source = source_of(config) if source is None else source
     check_out_dir(config, out, source)
     os.makedirs(out, exist_ok=True)
     write_record(config, source, out)

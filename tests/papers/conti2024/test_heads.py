@@ -84,7 +84,7 @@ def test_rare_token_columns_are_the_best_choice():
     # The gain-sorted columns match an exhaustive search over every pair of columns.
     rng = np.random.default_rng(3)
     a = rng.dirichlet(np.ones(6) * 0.3, size=6)
-    opts = heads.HeadOptions(max_columns=2)
+    opts = heads.HeadClassifySettings(max_columns=2)
     fit = heads.fit_families(a, opts)["rare_token"]
     eps = heads.default_epsilon(a)
     brute = min(
@@ -254,8 +254,8 @@ def test_classify_model_records_one_per_head():
         (lambda: heads.project(np.ones((2, 2)), np.ones((2, 2), bool), -1), "epsilon"),
         (lambda: heads.classify_head(np.ones((2, 2))), "maps_BxQxK"),
         (lambda: heads.classify_map(np.full((2, 2), np.nan)), "a_QxK"),
-        (lambda: heads.HeadOptions(slack=2), "slack"),
-        (lambda: heads.HeadOptions(bandwidth=-1), "bandwidth"),
+        (lambda: heads.HeadClassifySettings(slack=2), "slack"),
+        (lambda: heads.HeadClassifySettings(bandwidth=-1), "bandwidth"),
         (lambda: heads.synthetic_head("nonsense", 4, np.random.default_rng()), "kind"),
     ],
 )
@@ -362,10 +362,12 @@ def test_an_option_covering_the_whole_map_is_refused(size):
     q, k = size
     a = np.random.default_rng(0).dirichlet(np.ones(k), size=q)
     with pytest.raises(ValueError, match="bandwidth"):
-        heads.fit_families(a, heads.HeadOptions(bandwidth=max(q, k) - 1))
+        heads.fit_families(a, heads.HeadClassifySettings(bandwidth=max(q, k) - 1))
     with pytest.raises(ValueError, match="max_columns"):
-        heads.fit_families(a, heads.HeadOptions(max_columns=k))
-    fits = heads.fit_families(a, heads.HeadOptions(bandwidth=max(q, k) - 2, max_columns=k - 1))
+        heads.fit_families(a, heads.HeadClassifySettings(max_columns=k))
+    fits = heads.fit_families(
+        a, heads.HeadClassifySettings(bandwidth=max(q, k) - 2, max_columns=k - 1)
+    )
     assert fits["syntactic"]["score"] > 0  # a band that leaves a corner out does not fit it all
 
 

@@ -115,7 +115,7 @@ def test_a_classifier_that_always_says_positional(monkeypatch):
     real = heads.classify_map
 
     def always_positional(a, options=None):
-        return dict(real(a, options or heads.HeadOptions()), kind="positional")
+        return dict(real(a, options or heads.HeadClassifySettings()), kind="positional")
 
     monkeypatch.setattr(heads, "classify_map", always_positional)
     assert status_of("conti2024.heads_synthetic", sizes=(8,), per=1) == "unreproduced"

@@ -3,7 +3,8 @@
 Settings in, records and files out: the lengths swept, the refusals before any work (naming the
 option out of its ordinary range), the error study's inputs, the files each study writes (read
 back with the standard ``csv`` module), and the head study on maps built here with a known kind.
-Trained models are stood in for by :class:`~transformer_theory.papers.conti2024.LoadedRun`
+Trained models are stood in for by
+:class:`~transformer_theory.papers.conti2024._models_trained.LoadedRun`
 objects holding arrays (the commands on real runs are tested in ``test_translation.py``).
 """
 

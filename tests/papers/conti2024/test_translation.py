@@ -7,9 +7,10 @@ import os
 import pytest
 
 from transformer_theory.cli import main as cli_main
+from transformer_theory.papers.chen_zou2024.experiments import named_config
 from transformer_theory.papers.conti2024 import _models_translation as translation
 from transformer_theory.papers.conti2024.experiments import encdec_translation
-from transformer_theory.sweeps import named_config, run_experiment
+from transformer_theory.sweeps import run_experiment
 
 
 @pytest.fixture(scope="module")

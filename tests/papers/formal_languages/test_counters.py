@@ -72,7 +72,7 @@ def reference(language, s):
 
 @pytest.mark.parametrize(("language", "length"), EXACT)
 def test_exact_on_every_string(language, length):
-    params = _constructions_counters.build(_tasks_counters.machine(language))
+    params = _constructions_counters.counter_recognizer(_tasks_counters.machine(language))
     result = _theory_counters.exact_check(params, language, length)
     symbols = _tasks_counters.machine(language).num_symbols
     assert result["ok"], result["witness"]
@@ -110,7 +110,7 @@ def test_anbncn_and_boolexp_machines_match_their_references():
             ), s
             assert _tasks_counters.is_member("boolexp_3", s) == expression(s), s
     # the counter starts at 1 (BOS writes it): the value row of BOS holds it
-    w_v = np.asarray(_constructions_counters.build(m).layers[0].attn.w_v[0])
+    w_v = np.asarray(_constructions_counters.counter_recognizer(m).layers[0].attn.w_v[0])
     assert w_v[6, 5] == 1.0 and w_v[7, 5] == 1.0  # r_0 and b, from BOS (id 5)
 
 
@@ -120,7 +120,7 @@ def test_float64_outputs_on_every_string_of_length_6_shuffle_dyck_2():
     -1/(2n) otherwise, to 1e-12 (float64 averages of <= 7 terms); acceptance = membership."""
     k, L = 2, 6
     strings = every_string(2 * k, L)
-    params = _constructions_counters.build(_tasks_counters.shuffle_dyck(k))
+    params = _constructions_counters.counter_recognizer(_tasks_counters.shuffle_dyck(k))
     margins = _constructions_counters.next_symbol_margins(params, strings)
     assert margins.shape == (len(strings), L + 1, 2 * k + 1)
     ds = np.array([depths(s, k) for s in strings])  # (B, L + 1, k)
@@ -140,8 +140,8 @@ def test_float64_outputs_on_every_string_of_length_6_shuffle_dyck_2():
 
 def test_samples_are_hard_and_labelled_by_the_definition():
     for k in (1, 2, 3):
-        strings, labels, kinds = _tasks_counters.sample(f"shuffle_dyck_{k}", 24, 30, seed=3)
-        again = _tasks_counters.sample(f"shuffle_dyck_{k}", 24, 30, seed=3)[0]
+        strings, labels, kinds = _tasks_counters.counter_sample(f"shuffle_dyck_{k}", 24, 30, seed=3)
+        again = _tasks_counters.counter_sample(f"shuffle_dyck_{k}", 24, 30, seed=3)[0]
         np.testing.assert_array_equal(strings, again)
         hidden = 0
         for s, label, kind in zip(strings, labels, kinds):
@@ -154,10 +154,10 @@ def test_samples_are_hard_and_labelled_by_the_definition():
                 assert ds[:-1].min() >= 0 and ds[-1].any()  # only the end is wrong
         # k = 1: the total is the one type's depth, so no dip can hide
         assert hidden == 0 if k == 1 else hidden >= 5
-    strings, labels, kinds = _tasks_counters.sample("boolexp_3", 21, 10, seed=0)
+    strings, labels, kinds = _tasks_counters.counter_sample("boolexp_3", 21, 10, seed=0)
     assert [expression(s) for s in strings] == list(labels) == [k == "member" for k in kinds]
     assert kinds == ["member", "near"] * 5
-    strings, labels, kinds = _tasks_counters.sample("anbn", 20, 10, seed=0)
+    strings, labels, kinds = _tasks_counters.counter_sample("anbn", 20, 10, seed=0)
     assert [block_member(s, 2) for s in strings] == list(labels) == [True] + [False] * 9
     assert kinds == ["member"] + ["near"] * 9
 
@@ -176,7 +176,9 @@ def _perturbed(params, which):
 
 @pytest.mark.parametrize("which", ["value", "mlp"])
 def test_a_broken_construction_is_caught(which):
-    params = _perturbed(_constructions_counters.build(_tasks_counters.shuffle_dyck(2)), which)
+    params = _perturbed(
+        _constructions_counters.counter_recognizer(_tasks_counters.shuffle_dyck(2)), which
+    )
     result = _theory_counters.exact_check(params, "shuffle_dyck_2", 4)
     assert not result["ok"] and result["witness"] is not None
 
@@ -184,7 +186,9 @@ def test_a_broken_construction_is_caught(which):
 def test_a_machine_without_the_close_guard_is_caught():
     m = _tasks_counters.shuffle_dyck(1)
     loose = dataclasses.replace(m, guards=((), ()))  # ")(" would be accepted
-    result = _theory_counters.exact_check(_constructions_counters.build(loose), "shuffle_dyck_1", 2)
+    result = _theory_counters.exact_check(
+        _constructions_counters.counter_recognizer(loose), "shuffle_dyck_1", 2
+    )
     assert not result["ok"] and result["witness"]["output"] == 1  # ")" predicted where not
 
 
@@ -194,11 +198,11 @@ def test_bad_arguments_raise_value_errors():
     with pytest.raises(ValueError, match="language"):
         _tasks_counters.machine("dyck7")
     with pytest.raises(ValueError, match="m"):
-        _constructions_counters.build("shuffle_dyck_2")
+        _constructions_counters.counter_recognizer("shuffle_dyck_2")
     with pytest.raises(ValueError, match="confidence"):
-        _constructions_counters.build(_tasks_counters.anbn(), confidence=0.0)
+        _constructions_counters.counter_recognizer(_tasks_counters.anbn(), confidence=0.0)
     with pytest.raises(ValueError, match="length"):
-        _tasks_counters.sample("shuffle_dyck_2", 7, 3)
+        _tasks_counters.counter_sample("shuffle_dyck_2", 7, 3)
     with pytest.raises(ValueError, match="guards"):
         _tasks_counters.CounterMachine("x", ("a",), ((1,),), (((3, "zero"),),), ())
     with pytest.raises(ValueError, match="initial"):
@@ -214,9 +218,11 @@ def test_bad_arguments_raise_value_errors():
 def test_the_claim_check_fails_when_the_construction_breaks(monkeypatch):
     from transformer_theory.papers.formal_languages import _checks_counters
 
-    build = _constructions_counters.build
+    build = _constructions_counters.counter_recognizer
     monkeypatch.setattr(
-        _constructions_counters, "build", lambda m, **kw: _perturbed(build(m, **kw), "mlp")
+        _constructions_counters,
+        "counter_recognizer",
+        lambda m, **kw: _perturbed(build(m, **kw), "mlp"),
     )
     checked = _checks_counters.counter_languages(("shuffle_dyck_1",), (4,), (), 1)
     assert checked.values["failures"] == 1 and checked.values["witness"]["string"] == []
@@ -225,7 +231,7 @@ def test_the_claim_check_fails_when_the_construction_breaks(monkeypatch):
 def test_the_exact_evaluator_is_core_forward_all_on_random_weights():
     """Random dyadic weights (biases too) in the construction's shape: the fmpq forward pass
     equals core.forward_all's float64 one to 1e-12 (sums of ~30 terms of size <= 8)."""
-    params = _constructions_counters.build(_tasks_counters.shuffle_dyck(2))
+    params = _constructions_counters.counter_recognizer(_tasks_counters.shuffle_dyck(2))
     layer = params.layers[0]
     rng = np.random.default_rng(0)
 

@@ -51,7 +51,7 @@ def test_membership_matches_the_reference_on_every_short_string(k, length):
     words = strings_up_to(length, k)
     for depth in (1, 2, 3):
         want = [reference(w, k, depth) for w in words]
-        got = [_tasks_dyck_k.is_member(w, k, depth) for w in words]
+        got = [_tasks_dyck_k.is_dyck_k_member(w, k, depth) for w in words]
         assert got == want
         assert sum(want) > 1  # members exist: the comparison is not vacuous
     # prefix_members: column i of every row of the longest length is the prefix's membership.
@@ -64,8 +64,8 @@ def test_membership_matches_the_reference_on_every_short_string(k, length):
 
 def test_sampler_members_and_hard_non_members():
     k, depth, length = 3, 2, 24
-    strings, labels, kinds = _tasks_dyck_k.sample(k, depth, length, 60, seed=3)
-    again = _tasks_dyck_k.sample(k, depth, length, 60, seed=3)
+    strings, labels, kinds = _tasks_dyck_k.dyck_k_sample(k, depth, length, 60, seed=3)
+    again = _tasks_dyck_k.dyck_k_sample(k, depth, length, 60, seed=3)
     assert np.array_equal(strings, again[0]) and kinds == again[2]
     assert [reference(s, k, depth) for s in strings] == list(labels)
     assert labels[:30].all() and not labels[30:].any()
@@ -82,21 +82,21 @@ def test_sampler_members_and_hard_non_members():
         else:
             assert heights.min() < 0
     # Short members: the swap needs two pairs; "( ]"-like strings at length 2.
-    s, y, _ = _tasks_dyck_k.sample(2, 1, 2, 4, seed=0)
+    s, y, _ = _tasks_dyck_k.dyck_k_sample(2, 1, 2, 4, seed=0)
     assert [reference(w, 2, 1) for w in s] == list(y) and not y[2:].any()
 
 
 def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="length"):
-        _tasks_dyck_k.sample(2, 2, 7, 4)
+        _tasks_dyck_k.dyck_k_sample(2, 2, 7, 4)
     with pytest.raises(ValueError, match="k"):
-        _constructions_dyck_k.build(0, 2)
+        _constructions_dyck_k.dyck_k_recognizer(0, 2)
     with pytest.raises(ValueError, match="depth"):
-        _constructions_dyck_k.build(2, 0)
+        _constructions_dyck_k.dyck_k_recognizer(2, 0)
     with pytest.raises(ValueError, match="attention"):
-        _constructions_dyck_k.build(2, 2, "relu")
+        _constructions_dyck_k.dyck_k_recognizer(2, 2, "relu")
     with pytest.raises(ValueError, match="string"):
-        _tasks_dyck_k.is_member([0, 5], 2, 2)
+        _tasks_dyck_k.is_dyck_k_member([0, 5], 2, 2)
     with pytest.raises(ValueError, match="length"):
         _tasks_dyck_k.all_strings(12, 2)  # 4^12 strings, more than the 2^20 limit
 
@@ -130,7 +130,7 @@ def test_recognizer_k2_every_string_leftmost_prefixes_and_perturbations(monkeypa
     prefers the FARTHEST bracket ("( ) [ ]": the "]" is matched with "(") or that forgets the
     overflow flag."""
     k, depth, length = 2, 2, 6
-    params = _constructions_dyck_k.build(k, depth)
+    params = _constructions_dyck_k.dyck_k_recognizer(k, depth)
     strings = _tasks_dyck_k.all_strings(length, k)
     truth = np.array([[reference(w[:i], k, depth) for i in range(length + 1)] for w in strings])
     margins = _constructions_dyck_k.decision_margins(params, strings, prefixes=True)
@@ -156,7 +156,9 @@ def test_recognizer_k2_every_string_leftmost_prefixes_and_perturbations(monkeypa
 
     assert _checks_dyck_k.dyck_k_margins("hard").values["failures"] == 0
     for bad in (far, no_overflow):
-        monkeypatch.setattr(_theory_dyck_k, "build", lambda *args, bad=bad, **kwargs: bad)
+        monkeypatch.setattr(
+            _theory_dyck_k, "dyck_k_recognizer", lambda *args, bad=bad, **kwargs: bad
+        )
         assert _checks_dyck_k.dyck_k_margins("hard").values["failures"] > 0
 
 
@@ -165,7 +167,7 @@ def test_recognizer_k3_every_string():
     strings = _tasks_dyck_k.all_strings(length, k)
     truth = np.array([[reference(w[:i], k, depth) for i in range(length + 1)] for w in strings])
     margins = _constructions_dyck_k.decision_margins(
-        _constructions_dyck_k.build(k, depth), strings, prefixes=True
+        _constructions_dyck_k.dyck_k_recognizer(k, depth), strings, prefixes=True
     )
     _check_derived(margins, truth, length)
 
@@ -174,9 +176,9 @@ def test_softmax_recognizer_on_samples():
     """Softmax with the derived scales: every sampled string right at length 16 in float64,
     members' margin 1/(4n) (the off-partner weight < 1/(2N) moves no flag)."""
     k, depth, length = 2, 3, 16
-    params = _constructions_dyck_k.build(k, depth, "softmax", max_len=length)
+    params = _constructions_dyck_k.dyck_k_recognizer(k, depth, "softmax", max_len=length)
     assert params.config.attention == "softmax"
-    strings, labels, _ = _tasks_dyck_k.sample(k, depth, length, 12, seed=1)
+    strings, labels, _ = _tasks_dyck_k.dyck_k_sample(k, depth, length, 12, seed=1)
     margins = _constructions_dyck_k.decision_margins(params, strings)
     n = length + 1
     np.testing.assert_allclose(margins[labels], 1 / (4 * n), rtol=0, atol=1e-12)

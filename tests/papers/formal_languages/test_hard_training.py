@@ -142,7 +142,7 @@ def test_annealed_mode_is_softmax_at_the_temperature():
     np.testing.assert_allclose(annealed(inputs, 1.0), core(params, inputs), rtol=1e-12)
     np.testing.assert_allclose(annealed(inputs, 0.25), core(sharp, inputs), rtol=1e-12)
     with pytest.raises(ValueError, match="final_temperature"):
-        _models.train(
+        _models.train_hard_attention(
             "dyck1",
             "annealed_leftmost",
             steps=1,
@@ -154,7 +154,7 @@ def test_annealed_mode_is_softmax_at_the_temperature():
 
 
 def test_training_smoke_and_loss_is_the_hard_models():
-    params, losses = _models.train(
+    params, losses = _models.train_hard_attention(
         "dyck1", "straight_through_leftmost", steps=2, batch=4, seed=0, lengths=(4,), small=True
     )
     assert len(losses) == 2 and np.all(np.isfinite(losses))
@@ -178,11 +178,13 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="mode"):
         _models.straight_through_weights(jnp.zeros((2, 2)), mode="rightmost")
     with pytest.raises(ValueError, match="mode"):
-        _models.train("parity", "hard", steps=1, batch=2, seed=0, lengths=(4,))
+        _models.train_hard_attention("parity", "hard", steps=1, batch=2, seed=0, lengths=(4,))
     with pytest.raises(ValueError, match="lengths"):
-        _models.train("dyck1", "softmax", steps=1, batch=2, seed=0, lengths=(5,))
+        _models.train_hard_attention("dyck1", "softmax", steps=1, batch=2, seed=0, lengths=(5,))
     with pytest.raises(ValueError, match="steps"):
-        _models.train("dyck1", "softmax", steps=float("nan"), batch=2, seed=0, lengths=(4,))
+        _models.train_hard_attention(
+            "dyck1", "softmax", steps=float("nan"), batch=2, seed=0, lengths=(4,)
+        )
 
 
 def dyck2_stack(string, depth):
@@ -242,7 +244,7 @@ def test_annealed_hard_phase_is_the_core_leftmost_model():
 
 
 def test_dyck2_training_smoke_and_curriculum_arguments():
-    params, losses = _models.train(
+    params, losses = _models.train_hard_attention(
         "dyck2",
         "annealed_leftmost",
         steps=2,
@@ -263,12 +265,16 @@ def test_dyck2_training_smoke_and_curriculum_arguments():
     want = np.mean(preds == [dyck2_stack(list(s), _models.DYCK2_DEPTH) for s in strings])
     assert _models.accuracy(model, "dyck2", 4, 8, seed=1) == want
     with pytest.raises(ValueError, match="hard_fraction"):
-        _models.train("dyck2", "softmax", steps=1, batch=2, seed=0, lengths=(4,), hard_fraction=0.5)
+        _models.train_hard_attention(
+            "dyck2", "softmax", steps=1, batch=2, seed=0, lengths=(4,), hard_fraction=0.5
+        )
     with pytest.raises(ValueError, match="hard_fraction"):
-        _models.train(
+        _models.train_hard_attention(
             "dyck2", "annealed_leftmost", steps=1, batch=2, seed=0, lengths=(4,), hard_fraction=2
         )
     with pytest.raises(ValueError, match="schedule"):
-        _models.train("dyck2", "softmax", steps=1, batch=2, seed=0, lengths=(4,), schedule="x")
+        _models.train_hard_attention(
+            "dyck2", "softmax", steps=1, batch=2, seed=0, lengths=(4,), schedule="x"
+        )
     with pytest.raises(ValueError, match="lengths"):
-        _models.train("dyck2", "softmax", steps=1, batch=2, seed=0, lengths=(3,))
+        _models.train_hard_attention("dyck2", "softmax", steps=1, batch=2, seed=0, lengths=(3,))

@@ -178,7 +178,7 @@ def test_layernorm_eps_zero_keeps_the_margin(monkeypatch):
 @mutant("formal_languages.dyck_k", "formal_languages.dyck_k_softmax")
 @pytest.mark.parametrize("attention", ["hard", "softmax"])
 def test_dyck_k_with_its_readout_negated(monkeypatch, attention):
-    _scaled_readout(monkeypatch, _theory_dyck_k, "build", -1.0)
+    _scaled_readout(monkeypatch, _theory_dyck_k, "dyck_k_recognizer", -1.0)
     row = "formal_languages.dyck_k" + ("_softmax" if attention == "softmax" else "")
     # an existence statement: the library's candidate failing refutes nothing
     assert status_of(row, exhaustive={2: 2}, depths=(1,)) == "failed"
@@ -186,18 +186,18 @@ def test_dyck_k_with_its_readout_negated(monkeypatch, attention):
 
 @mutant("formal_languages.dyck_k_float32")
 def test_dyck_k_float32_with_a_halved_readout(monkeypatch):
-    _scaled_readout(monkeypatch, _theory_dyck_k, "build", 0.5)
+    _scaled_readout(monkeypatch, _theory_dyck_k, "dyck_k_recognizer", 0.5)
     assert status_of("formal_languages.dyck_k_float32", lengths=(8,), samples=2) == ("unreproduced")
 
 
 def _counters_readout_doubled(monkeypatch):
-    built = _constructions_counters.build
+    built = _constructions_counters.counter_recognizer
 
     def broken(m, **kw):
         p = built(m, **kw)
         return p.replace(w_o=p.w_o * 2.0)  # outputs +-1/n: not the derived 1/(2n)
 
-    monkeypatch.setattr(_constructions_counters, "build", broken)
+    monkeypatch.setattr(_constructions_counters, "counter_recognizer", broken)
 
 
 @mutant(

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from flax import nnx
 
-from transformer_theory.papers.peng2024 import CoTSettings
 from transformer_theory.papers.peng2024 import _models_cot as cot
 from transformer_theory.papers.peng2024._models import CompositionTransformer
+from transformer_theory.papers.peng2024.experiments.composition_cot import CoTSettings
 
 EXPERIMENTS = Path(__file__).resolve().parents[3] / "experiments"
 

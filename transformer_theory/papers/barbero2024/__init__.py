@@ -38,21 +38,10 @@ from transformer_theory.papers.barbero2024._theory_oversquash import (
     sensitivities,
     sensitivity_bound,
 )
-from transformer_theory.papers.barbero2024.experiments.collapse import CollapseSettings
-from transformer_theory.papers.barbero2024.experiments.collapse import run as run_collapse
-from transformer_theory.papers.barbero2024.experiments.collapse_tasks import CollapseTaskSettings
-from transformer_theory.papers.barbero2024.experiments.collapse_tasks import (
-    run as run_collapse_tasks,
-)
-from transformer_theory.papers.barbero2024.experiments.oversquash import OversquashSettings
-from transformer_theory.papers.barbero2024.experiments.oversquash import run as run_oversquash
 
 __all__ = [
-    "POSITIONAL",
-    "CollapseSettings",
-    "CollapseTaskSettings",
     "CopyingTask",
-    "OversquashSettings",
+    "POSITIONAL",
     "asymptotic_rate",
     "causal_path_counts",
     "causal_pre_ln_config",
@@ -62,9 +51,6 @@ __all__ = [
     "oversquash_record",
     "pattern_tokens",
     "random_model",
-    "run_collapse",
-    "run_collapse_tasks",
-    "run_oversquash",
     "sensitivities",
     "sensitivity_bound",
 ]

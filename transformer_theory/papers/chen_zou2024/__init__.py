@@ -18,8 +18,8 @@ the names a reader of the paper calls, by statement:
 - Theorems 1, 3, 5, 6 (what depth can): :func:`theorem1`, :func:`theorem3`, :func:`theorem5`,
   :func:`theorem6` build the constructions (Lemmas 1-4 inside), :func:`check_construction`
   evaluates one on every input (``transformer-theory construct``).
-- Figures 2-7 (trained depth experiments): ``transformer-theory train --experiment NAME``
-  (:mod:`transformer_theory.sweeps`).
+- Figures 2-7 (trained depth experiments): :mod:`.experiments` (one module per figure, trained by
+  :mod:`transformer_theory.sweeps`; ``transformer-theory train --experiment NAME``).
 
 Role modules (private):
 

@@ -31,53 +31,36 @@ Role modules (private; their names below are the public face):
 """
 
 from transformer_theory.papers.conti2024._models_efficient import (
-    VARIANTS,
     cost_vs_length,
     error_vs_budget,
     fit_slopes,
     random_inputs,
 )
-from transformer_theory.papers.conti2024._models_trained import LoadedRun, read_runs
+from transformer_theory.papers.conti2024._models_trained import read_runs
 from transformer_theory.papers.conti2024._tasks import BOS, EOS, Translation, token_accuracy
 from transformer_theory.papers.conti2024._theory_heads import (
-    HeadOptions,
     classify_map,
     classify_model,
     synthetic_head,
 )
 from transformer_theory.papers.conti2024._theory_linformer import (
     jl_projection,
-    jl_study,
-    row_bound_rank,
     scaling_study,
     spectrum_rank,
 )
-from transformer_theory.papers.conti2024.experiments.efficient_attention import (
-    EfficientSettings,
-)
-from transformer_theory.papers.conti2024.experiments.encdec_translation import TranslationSettings
-from transformer_theory.papers.conti2024.experiments.heads import HeadsSettings
 
 __all__ = [
     "BOS",
     "EOS",
-    "VARIANTS",
-    "EfficientSettings",
-    "HeadOptions",
-    "HeadsSettings",
-    "LoadedRun",
     "Translation",
-    "TranslationSettings",
     "classify_map",
     "classify_model",
     "cost_vs_length",
     "error_vs_budget",
     "fit_slopes",
     "jl_projection",
-    "jl_study",
     "random_inputs",
     "read_runs",
-    "row_bound_rank",
     "scaling_study",
     "spectrum_rank",
     "synthetic_head",

@@ -119,7 +119,7 @@ def head_records(
     data: s2s.Seq2SeqData,
     *,
     map_examples: int,
-    options: heads.HeadOptions,
+    options: heads.HeadClassifySettings,
 ) -> tuple[list[dict], list]:
     """``(records, maps)`` on the first ``map_examples`` held-out sentences, the heads classified
     with ``options``: one record per head (kind and score, plus, for cross-attention, the

@@ -88,7 +88,7 @@ __all__ = [
     "FAMILIES",
     "KINDS",
     "SYNTHETIC",
-    "HeadOptions",
+    "HeadClassifySettings",
     "check_options_fit",
     "choose_kind",
     "classify_head",
@@ -114,7 +114,7 @@ SYNTHETIC = FAMILIES + ("diffuse",)  # what synthetic_head builds
 
 
 @dataclasses.dataclass(frozen=True)
-class HeadOptions:
+class HeadClassifySettings:
     """How heads are projected and classified (see the module docstring).
 
     Attributes:
@@ -157,7 +157,7 @@ class HeadOptions:
                 f"unexplained_above: expected a fraction in (0, 1], got {self.unexplained_above}"
             )
 
-    def replace(self, **changes: object) -> HeadOptions:
+    def replace(self, **changes: object) -> HeadClassifySettings:
         """A copy with ``changes`` (validated again)."""
         return dataclasses.replace(self, **changes)
 
@@ -248,7 +248,7 @@ def uniform_like(a_QxK: ArrayLike) -> np.ndarray:
     return allowed * rows / allowed.sum(axis=1, keepdims=True)
 
 
-def check_options_fit(options: HeadOptions, q: int, k: int) -> None:
+def check_options_fit(options: HeadClassifySettings, q: int, k: int) -> None:
     """Raise ``ValueError`` naming the option when a family's support covers the whole ``q x k``
     map: then every map fits that family exactly, and "syntactic" or "rare-token" would be a
     verdict about the option, not about the head (``--bandwidth 1000`` on a 9 x 9 map)."""
@@ -265,7 +265,9 @@ def check_options_fit(options: HeadOptions, q: int, k: int) -> None:
         )
 
 
-def fit_families(a_QxK: ArrayLike, options: HeadOptions = HeadOptions()) -> dict[str, dict]:
+def fit_families(
+    a_QxK: ArrayLike, options: HeadClassifySettings = HeadClassifySettings()
+) -> dict[str, dict]:
     """Project ``a_QxK`` onto each family; returns ``family -> {score, residual, fit}``.
 
     ``fit`` names the best support: ``{"offset": o}``, ``{"columns": [t, ...]}`` or
@@ -299,7 +301,9 @@ def fit_families(a_QxK: ArrayLike, options: HeadOptions = HeadOptions()) -> dict
 
 
 def choose_kind(
-    scores: dict[str, float], baseline: dict[str, float], options: HeadOptions = HeadOptions()
+    scores: dict[str, float],
+    baseline: dict[str, float],
+    options: HeadClassifySettings = HeadClassifySettings(),
 ) -> str:
     """The simplest family within ``slack`` of the best score, or ``"other"`` when every family
     scores above ``unexplained_above`` times its ``baseline`` (its score on the uniform map; a
@@ -353,7 +357,7 @@ def permute(a_QxK: ArrayLike, axis: str, order: Sequence[int] | np.ndarray) -> n
     return a[:, order] if axis == "columns" else a[np.asarray(order)]
 
 
-def _kind_of(a: np.ndarray, uniform: np.ndarray, eps: float, options: HeadOptions) -> dict:
+def _kind_of(a: np.ndarray, uniform: np.ndarray, eps: float, options: HeadClassifySettings) -> dict:
     fits = fit_families(a, options.replace(epsilon=eps))
     scores = {f: fits[f]["score"] for f in FAMILIES}
     base = fit_families(uniform, options.replace(epsilon=eps))
@@ -368,7 +372,7 @@ def _kind_of(a: np.ndarray, uniform: np.ndarray, eps: float, options: HeadOption
     )
 
 
-def classify_map(a_QxK: ArrayLike, options: HeadOptions = HeadOptions()) -> dict:
+def classify_map(a_QxK: ArrayLike, options: HeadClassifySettings = HeadClassifySettings()) -> dict:
     """One map: ``{kind, score, scores: {family: score}, baseline: {family: score of the uniform
     map}, fits: {family: fit}, concentration, permuted}``; ``score`` is the chosen family's (for
     ``"other"``, the best family's). ``permuted`` holds the same keys for the classification up
@@ -418,7 +422,9 @@ def _vote(per: list[dict]) -> dict:
     )
 
 
-def classify_head(maps_BxQxK: ArrayLike, options: HeadOptions = HeadOptions()) -> dict:
+def classify_head(
+    maps_BxQxK: ArrayLike, options: HeadClassifySettings = HeadClassifySettings()
+) -> dict:
     """A head seen on several inputs: classify each map, then vote.
 
     Returns ``{kind, score, agreement, kinds: {kind: count}, scores: {family: mean score},
@@ -476,7 +482,7 @@ def synthetic_head(
 
 
 def classify_model(
-    maps: list[tuple[str, int, np.ndarray]], options: HeadOptions = HeadOptions()
+    maps: list[tuple[str, int, np.ndarray]], options: HeadClassifySettings = HeadClassifySettings()
 ) -> list[dict]:
     """Classify every head of a model: one record per head.
 
@@ -485,7 +491,7 @@ def classify_model(
         attention (``"self"`` for Chen & Zou 2024's layers; ``"encoder"``, ``"decoder"``,
         ``"cross"`` for the encoder-decoder), ``maps_BxHxQxK`` the weights of the layer's ``H``
         heads on ``B`` inputs.
-      options: see :class:`HeadOptions`.
+      options: see :class:`HeadClassifySettings`.
     Returns:
       ``[{attention, layer, head, kind, score, agreement, kinds, scores, examples, fit,
       permuted}, ...]`` (``permuted``: the classification up to a permutation).

@@ -33,42 +33,24 @@ from transformer_theory.papers.formal_languages._constructions import (
     parity,
 )
 from transformer_theory.papers.formal_languages._constructions_counters import (
-    build as counter_recognizer,
-)
-from transformer_theory.papers.formal_languages._constructions_counters import (
+    counter_recognizer,
     next_symbol_margins,
     recognize,
 )
 from transformer_theory.papers.formal_languages._constructions_dyck_k import (
-    build as dyck_k_recognizer,
+    dyck_k_embed,
+    dyck_k_recognizer,
 )
-from transformer_theory.papers.formal_languages._constructions_dyck_k import (
-    embed as dyck_k_embed,
+from transformer_theory.papers.formal_languages._models import (
+    straight_through_weights,
+    train_hard_attention,
 )
-from transformer_theory.papers.formal_languages._models import straight_through_weights
-from transformer_theory.papers.formal_languages._models import train as train_hard_attention
 from transformer_theory.papers.formal_languages._tasks import is_member, sample
-from transformer_theory.papers.formal_languages._tasks_counters import CounterMachine, machine
-from transformer_theory.papers.formal_languages._tasks_counters import sample as counter_sample
-from transformer_theory.papers.formal_languages._tasks_dyck_k import is_member as is_dyck_k_member
-from transformer_theory.papers.formal_languages._tasks_dyck_k import sample as dyck_k_sample
+from transformer_theory.papers.formal_languages._tasks_counters import counter_sample, machine
+from transformer_theory.papers.formal_languages._tasks_dyck_k import dyck_k_sample
 from transformer_theory.papers.formal_languages._theory_counters import exact_check
-from transformer_theory.papers.formal_languages._theory_table import ROWS, row_record
-from transformer_theory.papers.formal_languages.experiments.dyck_k import DyckKSettings
-from transformer_theory.papers.formal_languages.experiments.languages import (
-    TableSettings,
-)
-from transformer_theory.papers.formal_languages.experiments.languages import run as run_table
-from transformer_theory.papers.formal_languages.experiments.languages_generalization import (
-    GeneralizationSettings,
-)
 
 __all__ = [
-    "ROWS",
-    "CounterMachine",
-    "DyckKSettings",
-    "GeneralizationSettings",
-    "TableSettings",
     "counter_recognizer",
     "counter_sample",
     "decision_margins",
@@ -77,15 +59,12 @@ __all__ = [
     "dyck_k_recognizer",
     "dyck_k_sample",
     "exact_check",
-    "is_dyck_k_member",
     "is_member",
     "machine",
     "majority",
     "next_symbol_margins",
     "parity",
     "recognize",
-    "row_record",
-    "run_table",
     "sample",
     "straight_through_weights",
     "train_hard_attention",

@@ -61,9 +61,10 @@ def counter_languages(
     *,
     statement: Languages | None = None,
 ) -> Checked:
-    """:func:`._theory_counters.exact_check` (rationals) of :func:`._constructions_counters.build`
+    """:func:`._theory_counters.exact_check` (rationals) of
+    :func:`._constructions_counters.counter_recognizer`
     for each language: every string of lengths ``0..exhaustive[i]`` and every prefix of
-    ``samples`` strings per length of ``sampled`` (:func:`._tasks_counters.sample`, seed =
+    ``samples`` strings per length of ``sampled`` (:func:`._tasks_counters.counter_sample`, seed =
     length). At each position every output is exactly ``1/(2n)`` where the MACHINE's guards
     allow the symbol and ``<= -1/(2n)`` where not, and acceptance by the next-symbol convention
     equals :func:`._tasks_counters.is_member`.
@@ -84,10 +85,10 @@ def counter_languages(
     tally = Tally(statement.upto(_alphabets(languages), dict(zip(languages, exhaustive))))
     failures, strings, outputs, witness = 0, 0, 0, None
     for language, e in zip(languages, exhaustive):
-        params = _constructions_counters.build(_tasks_counters.machine(language))
+        params = _constructions_counters.counter_recognizer(_tasks_counters.machine(language))
         drawn = []
         for length in sampled:
-            drawn.extend(_tasks_counters.sample(language, length, samples, seed=length)[0])
+            drawn.extend(_tasks_counters.counter_sample(language, length, samples, seed=length)[0])
         for i, res in enumerate(
             (
                 _theory_counters.exact_check(params, language, e),
@@ -126,11 +127,11 @@ def counter_float(dtype: str, lengths: Sequence[int] = (64,), samples: int = 6) 
     language = "shuffle_dyck_2"
     m = _tasks_counters.machine(language)
     G = max(len(g) for g in (*m.guards, m.end_guards))
-    exact_model = _theory_counters.ExactCounterModel(_constructions_counters.build(m))
-    params = _constructions_counters.build(m, dtype=precision.dtype_of(dtype))
+    exact_model = _theory_counters.ExactCounterModel(_constructions_counters.counter_recognizer(m))
+    params = _constructions_counters.counter_recognizer(m, dtype=precision.dtype_of(dtype))
     drawn = []
     for length in lengths:
-        drawn += list(_tasks_counters.sample(language, length, samples, seed=length)[0])
+        drawn += list(_tasks_counters.counter_sample(language, length, samples, seed=length)[0])
     where = ", ".join(str(x + 1) for x in lengths)
     tally = Tally(
         SHUFFLE_DYCK_2_STRINGS.sample(
@@ -139,7 +140,7 @@ def counter_float(dtype: str, lengths: Sequence[int] = (64,), samples: int = 6) 
     )
     wrong, over_tol, over_margin, k = 0, 0.0, 0.0, 0
     for length in lengths:
-        strings, labels, _ = _tasks_counters.sample(language, length, samples, seed=length)
+        strings, labels, _ = _tasks_counters.counter_sample(language, length, samples, seed=length)
         floats = np.concatenate(
             [
                 _constructions_counters.next_symbol_margins(params, strings[i : i + 2])
@@ -198,7 +199,7 @@ def _compare(languages, max_lengths, record):
     total, bad, by_language, witness, probe = 0, 0, {}, None, None
     for language, L in zip(languages, max_lengths):
         m = _tasks_counters.machine(language)
-        params = _constructions_counters.build(m)
+        params = _constructions_counters.counter_recognizer(m)
         names = [*range(m.num_symbols), END]
         leaves, _ = _viable_leaves(language, L)
         seen, wrong = set(), 0

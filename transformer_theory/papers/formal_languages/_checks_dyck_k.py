@@ -105,7 +105,7 @@ def dyck_k_float32(lengths: Sequence[int] = (16,), samples: int = 16) -> Checked
             len(asked) * samples,
             0,
             lambda seed, i: ("drawn", i),
-            what=f"of strings ({samples} per n = {where}, drawn by dyck_k.sample)",
+            what=f"of strings ({samples} per n = {where}, drawn by dyck_k_sample)",
         )
     )
     # one batch per length: counted, not told apart

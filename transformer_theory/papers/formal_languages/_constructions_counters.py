@@ -66,7 +66,9 @@ def _check_confidence(confidence: float) -> float:
     return float(confidence)
 
 
-def build(m: CounterMachine, confidence: float = 1.0, dtype: DType = jnp.float64) -> ModelParams:
+def counter_recognizer(
+    m: CounterMachine, confidence: float = 1.0, dtype: DType = jnp.float64
+) -> ModelParams:
     """The one-layer causal softmax recognizer of ``m`` (module docstring).
 
     Args:

@@ -4,8 +4,10 @@ al. 2021, positional code i/n, i/n^3, n; softmax and leftmost-hard").
 
 The language is :mod:`._tasks_dyck_k`'s (Dyck-(k, D) over ``2k`` symbols, ``BOS = 2k``).
 
-The recognizer (:func:`build`) is a :class:`~transformer_theory.params.ModelParams` run by
-:func:`transformer_theory.core.forward` on the embedding of :func:`embed` (one-hot token, then the
+The recognizer (:func:`dyck_k_recognizer`) is a :class:`~transformer_theory.params.ModelParams` run
+by
+:func:`transformer_theory.core.forward` on the embedding of :func:`dyck_k_embed` (one-hot token,
+then the
 positional code ``(i/n, n)``), causal, one head per layer, ``D + 2`` layers:
 
 1. depth: every score 0, so each position averages its prefix uniformly (exact in softmax too) and
@@ -143,7 +145,7 @@ def _check_confidence(confidence: object) -> float:
     return float(confidence)
 
 
-def build(
+def dyck_k_recognizer(
     k: int,
     depth: int,
     attention: str = "hard",
@@ -153,7 +155,7 @@ def build(
     dtype: jnp.dtype | type = jnp.float64,
 ) -> ModelParams:
     """The Dyck-(k, depth) recognizer after Yao et al. 2021 (module docstring): ``depth + 2``
-    causal single-head layers reading :func:`embed`.
+    causal single-head layers reading :func:`dyck_k_embed`.
 
     Args:
       k: bracket types (``>= 1``).
@@ -243,7 +245,7 @@ def _layout_of(params: ModelParams) -> Layout:
     return Layout(k, cfg.depth - 2)
 
 
-def embed(params: ModelParams, strings_BxL: ArrayLike) -> jax.Array:
+def dyck_k_embed(params: ModelParams, strings_BxL: ArrayLike) -> jax.Array:
     """``BOS w_1 .. w_L`` embedded for ``params``: one-hot token, ``i/n``, ``n`` (``n = L + 1``),
     zeros; ``(B, N, D)`` in the parameters' dtype."""
     lay = _layout_of(params)
@@ -306,7 +308,7 @@ def decision_margins(
     the hard recognizer column ``i`` equals the decision on that prefix alone). ``leftmost``
     runs layers 2.. with leftmost-hard attention (:func:`leftmost_tail`). Evaluated in chunks of
     ``chunk`` rows (default about ``2^22 / N^2``)."""
-    inputs = embed(params, strings_BxL)
+    inputs = dyck_k_embed(params, strings_BxL)
     B, n = inputs.shape[0], inputs.shape[1]
     chunk = max(1, 2**22 // (n * n)) if chunk is None else _int("chunk", chunk, 1)
     tail = leftmost_tail(params) if leftmost else None

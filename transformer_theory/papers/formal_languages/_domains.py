@@ -164,7 +164,7 @@ COUNTER_PREFIXES = Languages(
 #: The library's a^n b^n c^n recognizer: the one object the continuation-set finding is about
 #: (there exists a prefix of a member at which its next-symbol set is wrong).
 ANBNCN_RECOGNIZER = Enumerated(
-    "the library's a^n b^n c^n recognizer (counters.build(counters.anbncn()))",
+    "the library's a^n b^n c^n recognizer (counter_recognizer(counters.anbncn()))",
     ("anbncn",),
     what="recognizer",
 )

@@ -24,7 +24,8 @@ forward with hard attention.
 
 The other route, ``"annealed_leftmost"``, a curriculum: softmax attention of ``scores /
 temperature`` with the temperature lowered geometrically to ``final_temperature``, then (the last
-``hard_fraction`` of the steps, :func:`train`) the straight-through leftmost-hard forward with the
+``hard_fraction`` of the steps, :func:`train_hard_attention`) the straight-through leftmost-hard
+forward with the
 gradient of that low-temperature softmax, so that the model trained last IS the leftmost-hard
 one. With ``hard_fraction = 0`` the run ends on the softmax; where scores tie (no positional
 code: equal symbols give equal scores) low-temperature softmax tends to AVERAGE-hard attention,
@@ -69,12 +70,13 @@ __all__ = [
     "sample",
     "straight_through_forward",
     "straight_through_weights",
-    "train",
+    "train_hard_attention",
 ]
 
 LANGUAGES = ("parity", "dyck1", "dyck2")
 # Dyck-2 is Dyck-(2, DYCK2_DEPTH) of :mod:`._tasks_dyck_k`: bounded depth, so that the recognizer
-# ``_constructions_dyck_k.build(2, DYCK2_DEPTH)`` stands beside the trained models (and the
+# ``_constructions_dyck_k.dyck_k_recognizer(2, DYCK2_DEPTH)`` stands beside the trained models (and
+# the
 # language is star-free: see :func:`model_config`).
 DYCK2_DEPTH = 3
 SCHEDULES = ("constant", "cosine")
@@ -145,7 +147,7 @@ def straight_through_forward(
     softmax tends to hard attention: uniform over the maximizers, leftmost-hard where the maximum
     is unique); with ``hard = 1`` its forward value is the leftmost-hard model's exactly and its
     gradient that of the softmax at ``temperature`` (the straight-through phase of the
-    curriculum of :func:`train`). Mirrors
+    curriculum of :func:`train_hard_attention`). Mirrors
     :func:`transformer_theory.core.forward.forward_trace` and
     :func:`transformer_theory.core.layers.attention_layer` (no extra mask argument).
     """
@@ -199,14 +201,15 @@ def has_both_classes(language: str, length: int) -> bool:
 def sample(language: str, length: int, count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """``count`` balanced strings of ``length`` and their membership (``count // 2`` non-members).
 
-    PARITY and Dyck-1: :func:`._tasks.sample`. Dyck-2: :func:`._tasks_dyck_k.sample` of Dyck-(2,
+    PARITY and Dyck-1: :func:`._tasks.sample`. Dyck-2: :func:`._tasks_dyck_k.dyck_k_sample` of
+    Dyck-(2,
     :data:`DYCK2_DEPTH`): members uniform over the bounded-depth shapes, non-members the hard kinds
     ``swap``, ``overflow``, ``dip`` in turn; labels from the stack of
-    :func:`._tasks_dyck_k.is_member`.
+    :func:`._tasks_dyck_k.is_dyck_k_member`.
     """
     _validate.check_choice("language", language, LANGUAGES)
     if language == "dyck2":
-        strings, labels, _ = _tasks_dyck_k.sample(2, DYCK2_DEPTH, length, count, seed=seed)
+        strings, labels, _ = _tasks_dyck_k.dyck_k_sample(2, DYCK2_DEPTH, length, count, seed=seed)
         return strings, labels
     return tasks.sample(language, length, count, seed=seed)
 
@@ -296,7 +299,7 @@ def accuracy(params: ModelParams, language: str, length: int, samples: int, seed
     return float(np.mean(preds == labels))
 
 
-def train(
+def train_hard_attention(
     language: str,
     mode: str,
     *,

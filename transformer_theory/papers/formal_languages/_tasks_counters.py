@@ -286,7 +286,7 @@ def _random_expression(rng: np.random.Generator, m: CounterMachine, length: int)
     return np.array(out, np.int64)
 
 
-def sample(
+def counter_sample(
     language: str, length: int, count: int, seed: int = 0
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """``count`` strings of ``length``: members and hard non-members, with their kind.

@@ -7,8 +7,10 @@ opening one of its type, and never nest deeper than ``D``. The recognizers read 
 with ``BOS = 2k``.
 
 Task (specification, plain NumPy and Python integers, seeded ``numpy.random.default_rng``):
-:func:`is_member` (a stack), :func:`members`, :func:`all_strings` (every string of a length), and
-:func:`sample`: members (uniform over the depth-bounded bracket shapes, uniform types) and *hard*
+:func:`is_dyck_k_member` (a stack), :func:`members`, :func:`all_strings` (every string of a
+length), and
+:func:`dyck_k_sample`: members (uniform over the depth-bounded bracket shapes, uniform types) and
+*hard*
 non-members of three kinds, cycled: ``"swap"`` (two closing brackets of different types
 exchanged: the counts per type and the Dyck-1 shape stay right, the matching is wrong, e.g.
 ``( [ ) ]``), ``"overflow"`` (a well-matched string one level too deep, ``D + 1``) and ``"dip"``
@@ -42,7 +44,7 @@ def _check_string(string: Sequence[int] | np.ndarray, k: int) -> list[int]:
     return symbols
 
 
-def is_member(string: Sequence[int] | np.ndarray, k: int, depth: int) -> bool:
+def is_dyck_k_member(string: Sequence[int] | np.ndarray, k: int, depth: int) -> bool:
     """Whether ``string`` is in Dyck-(k, depth), by a stack: push an opening bracket's type, pop
     on a closing one of the same type, refuse a mismatch, an empty pop, a stack deeper than
     ``depth`` or a non-empty stack at the end."""
@@ -59,15 +61,16 @@ def is_member(string: Sequence[int] | np.ndarray, k: int, depth: int) -> bool:
 
 
 def members(strings_BxL: ArrayLike, k: int, depth: int) -> np.ndarray:
-    """:func:`is_member` of every row, a boolean ``(B,)`` array."""
+    """:func:`is_dyck_k_member` of every row, a boolean ``(B,)`` array."""
     strings = np.asarray(strings_BxL)
     _validate.check_ndim("strings_BxL", strings, 2)
-    return np.array([is_member(row, k, depth) for row in strings], dtype=bool)
+    return np.array([is_dyck_k_member(row, k, depth) for row in strings], dtype=bool)
 
 
 def prefix_members(strings_BxL: ArrayLike, k: int, depth: int) -> np.ndarray:
     """``out[b, i]``: whether the prefix ``w_1 .. w_i`` of row ``b`` is in Dyck-(k, depth),
-    ``(B, L + 1)`` (column 0: the empty string), by one pass of the stack of :func:`is_member`
+    ``(B, L + 1)`` (column 0: the empty string), by one pass of the stack of
+    :func:`is_dyck_k_member`
     per row (a prefix that broke a rule stays broken)."""
     k, depth = _int("k", k, 1), _int("depth", depth, 1)
     strings = np.asarray(strings_BxL)
@@ -170,7 +173,7 @@ def _negative(rng: np.random.Generator, kind: str, length: int, k: int, depth: i
     return s
 
 
-def sample(
+def dyck_k_sample(
     k: int, depth: int, length: int, count: int, seed: int = 0
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """``count`` strings of even ``length``: ``count - count // 2`` members (:func:`random_member`)
@@ -180,7 +183,7 @@ def sample(
     type, so the counts differ).
 
     Returns:
-      ``(strings_BxL, labels_B, kinds_B)``: int32 symbols, membership from :func:`is_member`
+      ``(strings_BxL, labels_B, kinds_B)``: int32 symbols, membership from :func:`is_dyck_k_member`
       (a generator bug cannot mislabel a string) and ``"member"`` or the non-member's kind.
     """
     k, depth = _int("k", k, 1), _int("depth", depth, 1)

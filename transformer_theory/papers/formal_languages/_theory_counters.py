@@ -219,7 +219,7 @@ def exact_check(
 
 
 def counter_tolerance(n: int, guards: int, dtype: str) -> float:
-    """A bound on the float error of one output of :func:`.counters.build` at ``n`` positions,
+    """A bound on the float error of one output of :func:`.counter_recognizer` at ``n`` positions,
     derived by hand (not itself checked): ``2 (4G + 1) (n + 5) u`` (``G`` the output's guards,
     ``u`` the unit roundoff). Each stream coordinate is a uniform average of ``n`` values in
     ``[-1, 1]`` (within ``(n + 2) u`` of the exact one, Higham's ``gamma_n``), each hidden unit

@@ -11,11 +11,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from transformer_theory import _validate, precision
-from transformer_theory.papers.formal_languages._constructions_dyck_k import build, decision_margins
+from transformer_theory.papers.formal_languages._constructions_dyck_k import (
+    decision_margins,
+    dyck_k_recognizer,
+)
 from transformer_theory.papers.formal_languages._tasks_dyck_k import (
     all_strings,
+    dyck_k_sample,
     prefix_members,
-    sample,
 )
 
 DTYPES = ("float32", "float64")
@@ -79,10 +82,12 @@ def check_record(
     max_len: int | None = None,
     leftmost: bool = True,
 ) -> dict:
-    """The recognizer :func:`build` ``(k, depth, attention)`` checked against the stack
+    """The recognizer :func:`._constructions_dyck_k.dyck_k_recognizer` ``(k, depth, attention)``
+    checked against the stack
     (:func:`prefix_members`): on every string of lengths ``0 .. exhaustive_up_to`` (as the
     prefixes of every string of the longest, which for the hard recognizer give the decision on
-    the prefix itself: :func:`decision_margins`) and on :func:`sample`'s ``samples`` strings of
+    the prefix itself: :func:`decision_margins`) and on :func:`._tasks_dyck_k.dyck_k_sample`'s
+    ``samples`` strings of
     each even length of ``sampled_lengths`` (seed ``seed + length``; evaluated in one batch,
     right-padded to the longest, each read at its own length).
 
@@ -98,7 +103,7 @@ def check_record(
     exhaustive_up_to = _int("exhaustive_up_to", exhaustive_up_to, 0)
     lengths = sorted({_int("sampled_lengths", n, 2) for n in sampled_lengths})
     longest = max([exhaustive_up_to, *lengths])
-    params = build(
+    params = dyck_k_recognizer(
         k,
         depth,
         attention,
@@ -121,7 +126,7 @@ def check_record(
         # One batch (one compilation): every sample right-padded to the longest length, its
         # decision read in the column of its own length.
         width = max(drawn)
-        rows = [sample(k, depth, n, samples, seed=seed + n)[0] for n in drawn]
+        rows = [dyck_k_sample(k, depth, n, samples, seed=seed + n)[0] for n in drawn]
         padded = np.stack([np.pad(r, (0, width - len(r))) for g in rows for r in g])
         m = decision_margins(params, padded, prefixes=True)
         truth = prefix_members(padded, k, depth)
@@ -166,7 +171,8 @@ def margin_records(
     samples: int = 16,
     seed: int = 0,
 ) -> list[dict]:
-    """The smallest margin against ``n`` per float format: :func:`sample`'s ``samples`` strings
+    """The smallest margin against ``n`` per float format: :func:`._tasks_dyck_k.dyck_k_sample`'s
+    ``samples`` strings
     of each even length, one record ``{n, dtype, attention, strings, accuracy, min_margin,
     min_margin_times_n, member_margin_error, tolerance}`` per (length, format); the softmax
     recognizer is built for the longest length."""
@@ -174,11 +180,13 @@ def margin_records(
     records = []
     for name in dtypes:
         _validate.check_choice("dtypes", name, DTYPES)
-        params = build(k, depth, attention, max_len=max(lengths), dtype=precision.dtype_of(name))
+        params = dyck_k_recognizer(
+            k, depth, attention, max_len=max(lengths), dtype=precision.dtype_of(name)
+        )
         for n in lengths:
             if n % 2:
                 continue
-            s, y, _ = sample(k, depth, n, samples, seed=seed + n)
+            s, y, _ = dyck_k_sample(k, depth, n, samples, seed=seed + n)
             m = decision_margins(params, s).astype(np.float64)
             signed = np.where(y, m, -m)
             records.append(

@@ -174,8 +174,8 @@ def _truth(name: str, strings_BxL: np.ndarray, k: int, depth: int) -> np.ndarray
 
 def _sample(name: str, length: int, samples: int, seed: int, k: int, depth: int) -> np.ndarray:
     if name in DYCK_K_ROWS:
-        return _tasks_dyck_k.sample(k, depth, length, samples, seed=seed)[0]
-    return _tasks_counters.sample(name, length, samples, seed=seed)[0]
+        return _tasks_dyck_k.dyck_k_sample(k, depth, length, samples, seed=seed)[0]
+    return _tasks_counters.counter_sample(name, length, samples, seed=seed)[0]
 
 
 def _describe(name: str, k: int, depth: int, max_len: int) -> dict:
@@ -199,8 +199,8 @@ def _describe(name: str, k: int, depth: int, max_len: int) -> dict:
 def _build(name: str, k: int, depth: int, max_len: int):
     if name in DYCK_K_ROWS:
         attention = "softmax" if name == "dyck_k_softmax" else "hard"
-        return _constructions_dyck_k.build(k, depth, attention, max_len=max(max_len, 1))
-    return _constructions_counters.build(_tasks_counters.machine(name))
+        return _constructions_dyck_k.dyck_k_recognizer(k, depth, attention, max_len=max(max_len, 1))
+    return _constructions_counters.counter_recognizer(_tasks_counters.machine(name))
 
 
 def row_record(

@@ -346,14 +346,14 @@ CLAIMS: list[Row] = [
         printed=_DYCK_K,
         statement=(
             "Dyck-(k, D) (bounded depth D) by the library's recognizer after Yao et al. 2021 "
-            "(dyck_k.build, a variant: D + 2 causal layers, code (i/n, n); layer 1 average-hard, "
-            "layers 2.. leftmost-hard give the same margins) run by core.forward in float64 "
-            "against a stack: every string right, members' margin 1/(4n) and non-members' "
+            "(dyck_k_recognizer, a variant: D + 2 causal layers, code (i/n, n); layer 1 "
+            "average-hard, layers 2.. leftmost-hard give the same margins) run by core.forward in "
+            "float64 against a stack: every string right, members' margin 1/(4n) and non-members' "
             "<= -3/(4n) within 16 n u"
         ),
         domain=Exists(
             "a transformer with the row's PE (i/n, i/n^3, n) and softmax & leftmost-hard "
-            "attention recognizing Dyck-k (the library's: dyck_k.build)",
+            "attention recognizing Dyck-k (the library's: dyck_k_recognizer)",
             domains.DYCK_K_STRINGS,
         ),
         check=functools.partial(_checks_dyck_k.dyck_k_margins, "hard"),
@@ -392,7 +392,7 @@ CLAIMS: list[Row] = [
         ),
         domain=Exists(
             "a transformer with the row's PE (i/n, i/n^3, n) and softmax & leftmost-hard "
-            "attention recognizing Dyck-k (the library's: dyck_k.build)",
+            "attention recognizing Dyck-k (the library's: dyck_k_recognizer)",
             domains.DYCK_K_STRINGS,
         ),
         check=functools.partial(_checks_dyck_k.dyck_k_margins, "softmax"),
@@ -447,7 +447,7 @@ CLAIMS: list[Row] = [
         printed=_SHUFFLE,
         statement=(
             "For k = 1, 2, 3, Bhattamishra et al.'s mechanism as the library's model "
-            "(counters.build(counters.shuffle_dyck(k)): one causal softmax layer, W_QK = 0, a "
+            "(counter_recognizer(counters.shuffle_dyck(k)): one causal softmax layer, W_QK = 0, a "
             "ReLU MLP, an output per next symbol and for the end at every position) in rationals "
             "(counters.exact_check): each output exactly 1/(2n) where the machine's guards allow "
             "the symbol and <= -1/(2n) where not, and acceptance by the next-character convention "
@@ -455,7 +455,7 @@ CLAIMS: list[Row] = [
         ),
         domain=Exists(
             "a softmax transformer with a future mask and no PE recognizing SHUFFLE-DYCK-k (the "
-            "library's: counters.build)",
+            "library's: counter_recognizer)",
             domains.SHUFFLE_DYCK_STRINGS,
         ),
         check=functools.partial(
@@ -652,7 +652,7 @@ CLAIMS: list[Row] = [
         PAPER,
         f"{_SLIDE}, lower bounds, row SSCMs",
         _SSCM,
-        "a class of machines, not one language: counters.build builds the recognizer of any "
+        "a class of machines, not one language: counter_recognizer builds the recognizer of any "
         "machine given as data, but only the instances SHUFFLE-DYCK-1..3, BoolExp-3, a^n b^n and "
         "a^n b^n c^n are checked (formal_languages.shuffle_dyck, .sscm_boolexp, .sscm_anbn, "
         ".sscm_anbncn); the guards are the library's reading of the machines' zero checks",

@@ -25,7 +25,6 @@ from transformer_theory.papers.peng2024._constructions import (
     budget_table,
     build,
     errors,
-    pair_sample,
     smallest_exact_bits,
 )
 from transformer_theory.papers.peng2024._models import CompositionTransformer
@@ -33,38 +32,26 @@ from transformer_theory.papers.peng2024._models_cot import (
     cot_bound,
     cot_record,
     cot_sample,
-    cot_vocab,
     generate,
 )
 from transformer_theory.papers.peng2024._models_one_pass import one_pass_record
 from transformer_theory.papers.peng2024._models_training import composition_trained_record
-from transformer_theory.papers.peng2024._tasks import composition_sample, composition_vocab
+from transformer_theory.papers.peng2024._tasks import composition_sample
 from transformer_theory.papers.peng2024._theory import peng_error_bound
-from transformer_theory.papers.peng2024.experiments.composition_cot import CoTSettings
-from transformer_theory.papers.peng2024.experiments.composition_depth import (
-    CompositionDepthSettings,
-)
-from transformer_theory.papers.peng2024.experiments.composition_one_pass import OnePassSettings
 
 __all__ = [
-    "CoTSettings",
-    "CompositionDepthSettings",
     "CompositionTransformer",
-    "OnePassSettings",
     "all_prompts",
     "budget_table",
     "build",
     "composition_sample",
     "composition_trained_record",
-    "composition_vocab",
     "cot_bound",
     "cot_record",
     "cot_sample",
-    "cot_vocab",
     "errors",
     "generate",
     "one_pass_record",
-    "pair_sample",
     "peng_error_bound",
     "smallest_exact_bits",
 ]

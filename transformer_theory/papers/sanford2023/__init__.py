@@ -30,7 +30,6 @@ from transformer_theory.papers.sanford2023._constructions_match2 import match2_c
 from transformer_theory.papers.sanford2023._constructions_match3 import (
     match3bigram_construction,
     match3local_construction,
-    match3local_single_construction,
 )
 from transformer_theory.papers.sanford2023._constructions_qsa import (
     qsa_apply,
@@ -38,44 +37,22 @@ from transformer_theory.papers.sanford2023._constructions_qsa import (
     qsa_worst_error,
 )
 from transformer_theory.papers.sanford2023._constructions_records import match_record, qsa_record
-from transformer_theory.papers.sanford2023._constructions_registry import UNITS, exact_scale
-from transformer_theory.papers.sanford2023._models import (
-    FullyConnected,
-    Recurrent,
-    SparseAveragingAttention,
-)
+from transformer_theory.papers.sanford2023._constructions_registry import UNITS
 from transformer_theory.papers.sanford2023._models_separations import qsa_trained_record
-from transformer_theory.papers.sanford2023._tasks import (
-    match_labels,
-    match_sample,
-    qsa_sample,
-    qsa_target,
-)
+from transformer_theory.papers.sanford2023._tasks import match_labels, qsa_sample, qsa_target
 from transformer_theory.papers.sanford2023._theory_disjointness import (
     protocol_table,
     reduction_record,
 )
 from transformer_theory.papers.sanford2023._theory_rip import rademacher, rip_constants
-from transformer_theory.papers.sanford2023.experiments.sanford import (
-    SanfordSettings,
-    match3_bound_table,
-)
 
 __all__ = [
-    "FullyConnected",
-    "Recurrent",
-    "SanfordSettings",
-    "SparseAveragingAttention",
     "UNITS",
-    "exact_scale",
     "match2_construction",
-    "match3_bound_table",
     "match3bigram_construction",
     "match3local_construction",
-    "match3local_single_construction",
     "match_labels",
     "match_record",
-    "match_sample",
     "protocol_table",
     "qsa_apply",
     "qsa_construction",

@@ -41,7 +41,7 @@ from transformer_theory.papers.svete_cotterell2024._constructions import (
     build_paper33,
     score_gap,
 )
-from transformer_theory.papers.svete_cotterell2024._models import train, unigram_fit
+from transformer_theory.papers.svete_cotterell2024._models import unigram_fit
 from transformer_theory.papers.svete_cotterell2024._tasks import NGramLM
 from transformer_theory.papers.svete_cotterell2024._theory_equivalence import (
     equivalence_record,
@@ -54,36 +54,21 @@ from transformer_theory.papers.svete_cotterell2024._theory_precision import (
 )
 from transformer_theory.papers.svete_cotterell2024._theory_soft import beta_for_kl, soft_kl
 from transformer_theory.papers.svete_cotterell2024._theory_space import space_table
-from transformer_theory.papers.svete_cotterell2024.experiments.ngram_exactness import (
-    NGramSettings,
-    SpaceSettings,
-    run_ngram,
-    run_space,
-)
-from transformer_theory.papers.svete_cotterell2024.experiments.ngram_learnability import (
-    LearnabilitySettings,
-)
 
 __all__ = [
     "CONSTRUCTIONS",
-    "LearnabilitySettings",
     "NGramLM",
-    "NGramSettings",
     "Paper33",
-    "SpaceSettings",
     "beta_for_kl",
     "build",
     "build_paper33",
     "equivalence_record",
     "paper33_scan",
     "predicted_exact_length",
-    "run_ngram",
-    "run_space",
     "score_gap",
     "selection_scan",
     "soft_kl",
     "space_table",
-    "train",
     "transformer_log_prob",
     "unigram_fit",
 ]

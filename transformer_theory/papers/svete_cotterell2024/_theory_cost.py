@@ -1,5 +1,6 @@
 """What the n-gram study costs, in closed forms: the memory and time of a run of
-:class:`~transformer_theory.papers.svete_cotterell2024.NGramSettings`, from the settings alone.
+:class:`~transformer_theory.papers.svete_cotterell2024.experiments.ngram_exactness.NGramSettings`,
+from the settings alone.
 
 Shapes: ``S = |Sigma|``, ``V = S + 1`` ids, ``w = n - 1``, ``A = sum_{k<n} S^k`` histories,
 ``D`` the residual width, ``N = w + L`` positions.

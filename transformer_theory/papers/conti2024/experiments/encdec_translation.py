@@ -104,7 +104,7 @@ class TranslationSettings:
     beam_examples: int = 256
     eos_alpha: float = 0.6
     map_examples: int = 64
-    head_options: heads.HeadOptions = heads.HeadOptions()
+    head_options: heads.HeadClassifySettings = heads.HeadClassifySettings()
 
     def __post_init__(self):
         if not isinstance(self.task, Translation):

@@ -6,7 +6,8 @@ to a permutation (eq. 19-20). Commands (after the encoder-decoder experiment)::
     transformer-theory experiment heads --size smoke
 
 :class:`HeadsSettings` are the command's options (the classifier's
-:class:`.._theory_heads.HeadOptions` plus the run directory and the examples); :func:`run` reads
+:class:`.._theory_heads.HeadClassifySettings` plus the run directory and the examples);
+:func:`run` reads
 every head of every trained run (:mod:`.._models_trained`) on its held-out inputs, refuses options
 whose family covers a whole map (:func:`check_maps`: every head would fit it, naming the option
 and the run), classifies each head (:func:`.._theory_heads.classify_model`), draws each run's
@@ -29,7 +30,7 @@ from transformer_theory import _validate, jsonio
 from transformer_theory.papers.conti2024 import _plots as plots
 from transformer_theory.papers.conti2024 import _theory_heads as heads
 from transformer_theory.papers.conti2024._models_trained import LoadedRun
-from transformer_theory.papers.conti2024._theory_heads import HeadOptions
+from transformer_theory.papers.conti2024._theory_heads import HeadClassifySettings
 from transformer_theory.settings import OptionError, flag_of, setting
 
 __all__ = [
@@ -58,7 +59,7 @@ CSV_COLUMNS = (
 
 
 @dataclasses.dataclass(frozen=True)
-class HeadsSettings(HeadOptions):
+class HeadsSettings(HeadClassifySettings):
     """What one ``heads`` run classifies: the classifier's options and where the models are.
 
     Attributes:
@@ -81,10 +82,10 @@ class HeadsSettings(HeadOptions):
         if not self.slack > 0:
             raise ValueError(f"slack: expected a fraction in (0, 1], got {self.slack}")
 
-    def options(self) -> HeadOptions:
+    def options(self) -> HeadClassifySettings:
         """The classifier's options alone."""
-        return HeadOptions(
-            **{f.name: getattr(self, f.name) for f in dataclasses.fields(HeadOptions)}
+        return HeadClassifySettings(
+            **{f.name: getattr(self, f.name) for f in dataclasses.fields(HeadClassifySettings)}
         )
 
 
@@ -119,7 +120,7 @@ def read_runs(settings: HeadsSettings) -> list[LoadedRun]:
 
 
 def check_maps(
-    name: str, maps: Sequence[tuple[str, int, np.ndarray]], options: HeadOptions
+    name: str, maps: Sequence[tuple[str, int, np.ndarray]], options: HeadClassifySettings
 ) -> None:
     """Raise ``settings.OptionError`` naming the option (``--bandwidth``) when ``options`` cannot
     tell heads apart on some map of the run ``name`` (:func:`.._theory_heads.check_options_fit`)."""
@@ -132,7 +133,7 @@ def check_maps(
 
 
 def classify_run(
-    loaded: LoadedRun, options: HeadOptions, examples: int
+    loaded: LoadedRun, options: HeadClassifySettings, examples: int
 ) -> tuple[list[tuple[str, int, np.ndarray]], list[dict]]:
     """Every head of one run on its first ``examples`` held-out inputs.
 

@@ -104,8 +104,8 @@ mattered most; the default takes 4 layers and 4000 steps to stay under ~7 min a 
 What is trained (the same masking as the construction of the row; the depth, width, positional
 code and schedule are the config's; Adam on fresh balanced samples of the training lengths at
 every step; labels from the membership references, the Dyck-2 ones from the stack of
-:func:`.._tasks_dyck_k.is_member`; Dyck-2 evaluation strings half members, half the HARD
-non-members of :func:`.._tasks_dyck_k.sample`, so "always no" scores 0.5):
+:func:`.._tasks_dyck_k.is_dyck_k_member`; Dyck-2 evaluation strings half members, half the HARD
+non-members of :func:`.._tasks_dyck_k.dyck_k_sample`, so "always no" scores 0.5):
 
 - ``softmax``: a softmax transformer;
 - ``leftmost-hard (straight-through)``: a leftmost-hard transformer, trained with the
@@ -118,7 +118,8 @@ non-members of :func:`.._tasks_dyck_k.sample`, so "always no" scores 0.5):
 - ``softmax weights read with leftmost-hard (soft-then-hard)``: the softmax model's weights
   evaluated with leftmost-hard attention, a model nobody trained, kept for comparison only;
 - ``constructed``: the recognizer built by hand (PARITY: Chiang & Cholak 2022, softmax; Dyck-1:
-  average-hard after Yao et al. 2021; Dyck-(2, 3): :func:`.._constructions_dyck_k.build`,
+  average-hard after Yao et al. 2021; Dyck-(2, 3):
+  :func:`.._constructions_dyck_k.dyck_k_recognizer`,
   average-hard layer 1 then layers where leftmost-hard gives the same output).
 
 What this shows and does not: Hahn 2020 proves that for every leftmost-hard transformer, PARITY and
@@ -179,8 +180,9 @@ class GeneralizationSettings:
       steps, batch, learning_rate: Adam's steps, strings per step and step size.
       train_lengths: the lengths a step draws from; eval_lengths: where accuracy is measured.
       samples: balanced evaluation strings per length (the same strings for every seed).
-      schedule, final_temperature, hard_fraction, width, layers: :func:`.._models.train`'s
-        (``hard_fraction`` for the ``"annealed_leftmost"`` mode only).
+      schedule, final_temperature, hard_fraction, width, layers: the arguments of
+        :func:`.._models.train_hard_attention` (``hard_fraction`` for the
+        ``"annealed_leftmost"`` mode only).
       positional: ``(language, kind)`` pairs overriding :func:`.._models.model_config`'s
         positional code of a language.
       small: :func:`.._models.model_config`'s one-head model (the smoke size's).
@@ -240,7 +242,7 @@ def _accuracies(
     model, language: str, config: GeneralizationSettings, built: bool = False
 ) -> list[float]:
     # Seed 1000 + n: the same evaluation strings for every model and seed.
-    if built and language == "dyck2":  # the Dyck-(2, D) recognizer reads dyck_k.embed's code
+    if built and language == "dyck2":  # the Dyck-(2, D) recognizer reads dyck_k_embed's code
         out = []
         for n in config.eval_lengths:
             strings, labels = _models.sample(language, n, config.samples, 1000 + n)
@@ -258,12 +260,14 @@ def _accuracies(
 def constructed(language: str) -> object:
     """The construction beside the trained models: PARITY Chiang & Cholak 2022 (softmax, float32),
     Dyck-1 average-hard after Yao et al. 2021 (float32), Dyck-2 the Dyck-(2,
-    :data:`.._models.DYCK2_DEPTH`) recognizer of :func:`.._constructions_dyck_k.build`
+    :data:`.._models.DYCK2_DEPTH`) recognizer of :func:`.._constructions_dyck_k.dyck_k_recognizer`
     (average-hard layer 1, then layers where leftmost-hard gives the same output); all float32
     (the experiment runs without JAX's 64-bit mode)."""
     _validate.check_choice("language", language, _models.LANGUAGES)
     if language == "dyck2":
-        return _constructions_dyck_k.build(2, _models.DYCK2_DEPTH, "hard", dtype=jnp.float32)
+        return _constructions_dyck_k.dyck_k_recognizer(
+            2, _models.DYCK2_DEPTH, "hard", dtype=jnp.float32
+        )
     return _constructions.build(language, dtype=jnp.float32)
 
 
@@ -309,7 +313,7 @@ def run(config: GeneralizationSettings, out_dir: str, *, progress: bool = True) 
     for language, modes in config.modes:
         for seed in config.seeds:
             for mode in modes:
-                params, losses = _models.train(
+                params, losses = _models.train_hard_attention(
                     language,
                     mode,
                     steps=config.steps,

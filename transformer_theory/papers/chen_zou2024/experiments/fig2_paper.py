@@ -47,11 +47,19 @@ reasoning and generalization 15 s - 9 min, contextual 1-29 min, memorization (fu
 Smoke mode (tiny tasks, 20 steps a run, seconds on 2 CPU cores; a test runs it)::
 
     transformer-theory train --experiment fig2_paper --size smoke --seeds 0 --out /tmp/fig2_smoke
+
+or ``transformer-theory experiment fig2_paper --size smoke`` (its reasoning runs only).
 """
 
-from transformer_theory.sweeps import PAPER, QUICK, TASK_NAMES, ExperimentSettings
-from transformer_theory.sweeps.configs import fig2_depth
+import dataclasses
+
+from transformer_theory.papers.chen_zou2024.experiments import fig2_depth
+from transformer_theory.sweeps import PAPER, QUICK, TASK_NAMES, ExperimentSettings, run_experiment
 from transformer_theory.train import EarlyStop
+
+#: ``default``: the sweep README's table comes from (§9.1's sizes, 3 seeds; hours); ``smoke``: the
+#: reasoning runs of seed 0 on the tiny ``smoke`` setups (seconds).
+SIZES = ("smoke", "default")
 
 EARLY_STOP = EarlyStop(threshold=0.99, patience=3, plateau_steps=5000)
 
@@ -83,12 +91,23 @@ def _adam(setup, early_stop, learning_rate=1e-3, **train):
     )
 
 
-def get_config() -> ExperimentSettings:
-    """:mod:`.fig2_depth`'s runs (tasks, depths, seeds) with their own setups."""
+@dataclasses.dataclass(frozen=True)
+class Fig2PaperSettings(ExperimentSettings):
+    """Chen & Zou 2024, Figure 2 at §9.1's sizes: depth 1-4 on the four tasks, Adam, early
+    stopping, resumable (the fields a command line may change are ``train``'s options)."""
+
+
+def get_config(size: str = "default") -> Fig2PaperSettings:
+    """:mod:`.fig2_depth`'s runs (tasks, depths, seeds) with their own setups (``default``), or
+    the reasoning runs of seed 0 on the ``smoke`` setups (``smoke``)."""
+    if size not in SIZES:
+        raise ValueError(f"size: expected one of {SIZES}, got {size!r}")
     smoke_stop = EarlyStop(threshold=0.99, patience=2, plateau_steps=10)
-    return fig2_depth.get_config().replace(
+    config = Fig2PaperSettings(
         name="fig2_paper",
         title="Chen & Zou 2024, Figure 2 at §9.1's sizes (Adam, early stopping)",
+        heads=fig2_depth.HEADS,
+        seeds=(0, 1, 2),
         size="paper",
         setups={
             "paper": {
@@ -103,3 +122,12 @@ def get_config() -> ExperimentSettings:
             },
         },
     )
+    if size == "smoke":
+        return config.replace(size="smoke", seeds=(0,), tasks=("reasoning",))
+    return config
+
+
+def run(config: Fig2PaperSettings, out_dir: str, *, progress: bool = True) -> dict:
+    """Train (or resume), summarize, draw: :func:`~transformer_theory.sweeps.run_experiment`."""
+    rows, figures = run_experiment(config, out_dir, progress=progress)
+    return {"rows": rows, "figures": figures}

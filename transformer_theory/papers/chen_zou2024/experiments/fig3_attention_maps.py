@@ -20,16 +20,33 @@ of its layer-1 mass lie on the copy blocks (it starts from the constructed copy 
 this part is inherited, not discovered) and 50% and 49% of its layer-2 last row lie on the matching
 block (uniform attention would put 3/8), mostly on that block's response sign. The construction's
 shares are 1.0 and 3/5 (its last row also reads its own final ``q r`` pair with weight 1 each).
+
+Also ``transformer-theory experiment fig3_attention_maps --size smoke`` (two steps, seconds).
 """
 
+import dataclasses
+
 from transformer_theory import tasks
-from transformer_theory.sweeps import SETUPS, ExperimentSettings
+from transformer_theory.sweeps import SETUPS, ExperimentSettings, run_experiment
+
+#: ``default``: the figure (quick setups, seed 0); ``smoke``: the same run for two steps.
+SIZES = ("smoke", "default")
 
 
-def get_config() -> ExperimentSettings:
+@dataclasses.dataclass(frozen=True)
+class AttentionMapsSettings(ExperimentSettings):
+    """Chen & Zou 2024, Figure 3: a trained two-layer one-head model's attention maps on in-context
+    QA beside Theorem 3's construction (the fields a command line may change are ``train``'s
+    options)."""
+
+
+def get_config(size: str = "default") -> AttentionMapsSettings:
+    """The figure's run (``default``) or the same run for two steps (``smoke``)."""
+    if size not in SIZES:
+        raise ValueError(f"size: expected one of {SIZES}, got {size!r}")
     paper = dict(SETUPS["paper"])
     paper["reasoning"] = paper["reasoning"].replace(task=tasks.InContextQA(100, 100, 2))
-    return ExperimentSettings(
+    config = AttentionMapsSettings(
         name="fig3_attention_maps",
         title=(
             "Chen & Zou 2024, Figure 3: trained two-layer model vs Theorem 3's construction "
@@ -40,3 +57,10 @@ def get_config() -> ExperimentSettings:
         analysis="attention_maps",
         setups={"quick": SETUPS["quick"], "paper": paper},
     )
+    return config.replace(steps=2) if size == "smoke" else config
+
+
+def run(config: AttentionMapsSettings, out_dir: str, *, progress: bool = True) -> dict:
+    """Train (or resume), summarize, draw: :func:`~transformer_theory.sweeps.run_experiment`."""
+    rows, figures = run_experiment(config, out_dir, progress=progress)
+    return {"rows": rows, "figures": figures}
