@@ -103,8 +103,9 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     enable_x64()  # an entry point: the constructions are built in float64
     from transformer_theory.constructions.sizes import paper_sizes
-    from transformer_theory.constructions.study import construction_rows, format_table
+    from transformer_theory.constructions.study import TABLE_COLUMNS, construction_rows
     from transformer_theory.jsonio import write_json
+    from transformer_theory.tables import table
 
     samples = 300 if args.smoke else args.samples
     plan = []
@@ -125,7 +126,7 @@ def main(argv=None) -> int:
             progress=sys.stderr.isatty(),
         )
         rows += new
-        print("\n".join(format_table(new).splitlines()[2:]), flush=True)
+        print("\n".join(table(new, TABLE_COLUMNS).splitlines()[2:]), flush=True)
         # rewritten (atomically) after each theorem: partial results survive an interruption
         write_json(
             path,
@@ -138,9 +139,9 @@ def main(argv=None) -> int:
             indent=2,
         )
     print()
-    print(format_table(rows))
+    print(table(rows, TABLE_COLUMNS))
     print(f"wrote {path}")
-    return 0 if all(r["accuracy"] == 1.0 and r["min_margin"] > 0 for r in rows) else 1
+    return 0 if all(r.exact for r in rows) else 1
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ import sys
 
 from jsonargparse import ArgumentError
 
-from transformer_theory.cli._common import format_table
 from transformer_theory.cli._options import CommandParser, add_settings, one_line, override
 from transformer_theory.papers.formal_languages.experiments import (
     languages_generalization as experiment,
@@ -26,6 +25,7 @@ from transformer_theory.papers.formal_languages.experiments.languages_generaliza
     GeneralizationSettings,
 )
 from transformer_theory.settings import OptionError
+from transformer_theory.tables import table
 
 LABELS, SOFT_THEN_HARD = experiment.LABELS, experiment.SOFT_THEN_HARD
 OVERRIDES = ("steps", "batch", "samples", "seeds")
@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     result = experiment.run(config, args.out)
-    print(format_table(experiment.table(result["records"])))
+    print(table(experiment.table(result["records"])))
     print(f"took {result['seconds']:.0f} s")
     return 0
 

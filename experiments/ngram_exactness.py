@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import argparse
 
-from transformer_theory.cli._common import format_table
 from transformer_theory.cli._options import override
 from transformer_theory.papers.svete_cotterell2024.experiments import ngram_exactness as exp
 from transformer_theory.precision import enable_x64
 from transformer_theory.settings import OptionError, split_list
+from transformer_theory.tables import table
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OptionError, argparse.ArgumentTypeError) as err:
         ap.error(f"--only: {err}" if isinstance(err, argparse.ArgumentTypeError) else str(err))
     result = exp.run(exp.ExactnessSettings(config.size, runs), args.out, only=only)
-    print(format_table(result["rows"]))
+    print(table(result["rows"]))
     return 1 if any(r["float64_failures"] for r in result["rows"]) else 0
 
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 import argparse
 import os
 
-from transformer_theory.cli._common import format_table
 from transformer_theory.cli._options import override
 from transformer_theory.papers.svete_cotterell2024.experiments import ngram_learnability as exp
 from transformer_theory.precision import enable_x64
 from transformer_theory.settings import OptionError
+from transformer_theory.tables import table
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> dict:
         ap.error(str(err))
     os.makedirs(args.out, exist_ok=True)
     result = exp.run(config, args.out)
-    print(format_table(result["rows"]))
+    print(table(result["rows"]))
     print(f"{result['seconds']:.0f} s")
     return result
 

@@ -151,6 +151,13 @@ def _settings(args) -> dict:
     }
 
 
+def _version(package: str) -> str:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
 def _commit() -> str:
     import subprocess
 
@@ -185,7 +192,7 @@ def study(args, previous: dict | None = None, progress=print) -> dict:
     programs = _tracr.tracr_programs(args.tracr_len)
     order = list(programs)
     todo = [n for n in order if (n in args.only if args.only else n not in kept)]
-    versions = {p: importlib.metadata.version(p) for p in ("jax", "dm-haiku", "numpy")}
+    versions = {p: _version(p) for p in ("jax", "dm-haiku", "numpy")}
     rec = {
         "programs": [],
         "missing": [],

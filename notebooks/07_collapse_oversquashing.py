@@ -127,12 +127,12 @@ grid = [
     if m.name in ("L1_H1_none_seed0", "L2_H1_rope_seed0")
 ]
 study = collapse.run(settings, OUT, progress=False, grid=grid)
-lengths, models = study.record["settings"]["lengths"], study.record["models"]
+lengths, models = study.record.settings["lengths"], study.record.models
 for rec in models:
     # the verdict is read from the curve's tail (last decade) and a plateau test, not hand-written
-    print(rec["name"], "(float64):", rec["verdict"])
-    for prec, r in rec["precisions"].items():
-        print(f"  {prec:9s} first bit-identical length: {r['first_identical']}")
+    print(rec.name, "(float64):", rec.verdict)
+    for prec, r in rec.precisions.items():
+        print(f"  {prec:9s} first bit-identical length: {r.first_identical}")
 
 # %% [markdown]
 # The rate, derived from the model: at the last query a head gives the ones the score `a` and the
@@ -142,8 +142,8 @@ for rec in models:
 # tends to a constant `K` that `one_layer_limit` computes from the weights:
 
 # %%
-k = models[0]["predicted_limit"]
-d64 = np.array(models[0]["precisions"]["float64"]["distance"])
+k = models[0].predicted_limit
+d64 = np.array(models[0].precisions["float64"].distance)
 print("K derived from the weights:", round(k, 4))
 print("n * distance (float64):    ", np.round(np.array(lengths) * d64, 4))
 
@@ -192,11 +192,11 @@ settings = oversquash.OversquashSettings(
     width=16,
 )
 study = oversquash.run(settings, OUT)
-for rec in study.record["models"]:
-    s = np.array(rec["sensitivity_final"])
+for rec in study.record.models:
+    s = np.array(rec.sensitivity_final)
     print(
-        f"L={rec['depth']}: bound holds {rec['bound_holds']} (measured / bound <= "
-        f"{rec['bound_ratio_max']:.3f}); sensitivity first {s[0]:.3g}, middle {s[n // 2]:.3g}, "
+        f"L={rec.depth}: bound holds {rec.bound_holds} (measured / bound <= "
+        f"{rec.bound_ratio_max:.3f}); sensitivity first {s[0]:.3g}, middle {s[n // 2]:.3g}, "
         f"last {s[-1]:.3g}"
     )
 display(Image(study.figure_path))

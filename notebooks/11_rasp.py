@@ -188,9 +188,9 @@ for slope in (100.0, None):
 for name in ("parity", "dyck1", "majority"):
     spec = rasp.PROGRAMS[name]
     _, rec = rasp.study(spec.make(spec.vocab), spec.vocab, 4)  # compile, check, lower bounds
-    lb = rec["lower_bounds"]
+    lb = rec.lower_bounds
     print(
-        f"{name:>8}: attention depth {lb['attention_depth']}, compiled layers "
-        f"{lb['compiled_layers']}; one attention layer certified impossible at lengths "
-        f"{lb['one_layer_certified_impossible_at'] or 'none'} of 2..4"
+        f"{name:>8}: attention depth {lb.attention_depth}, compiled layers "
+        f"{lb.compiled_layers}; one attention layer certified impossible at lengths "
+        f"{list(lb.one_layer_certified_impossible_at) or 'none'} of 2..4"
     )

@@ -130,5 +130,20 @@ def test_shard_refuses_a_0d_leaf_and_what_is_not_a_mesh():
     np.testing.assert_array_equal(np.asarray(placed), np.arange(4.0))
 
 
+def test_shard_data_and_round_up_name_their_arguments():
+    import pytest
+
+    from transformer_theory import parallel
+
+    mesh = parallel.make_mesh(1)
+    with pytest.raises(ValueError, match="^x:"):  # a list had no .shape (AttributeError)
+        parallel.shard_data([1, 2], mesh)
+    with pytest.raises(ValueError, match="^multiple:"):  # ZeroDivisionError
+        parallel.round_up(3, 0)
+    with pytest.raises(ValueError, match="^x:"):
+        parallel.round_up(float("nan"), 2)
+    assert [parallel.round_up(x, 4) for x in (0, 1, 4, 5)] == [0, 4, 4, 8]
+
+
 if __name__ == "__main__":
     worker(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]))

@@ -289,3 +289,33 @@ def test_the_last_position_is_the_default_and_every_valid_position_is_read():
         row = [Fraction(int(v.p), int(v.q)) for v in logits[position]]
         got = exact.margins(params, [tokens], [1], position=position)["min_margin"]
         assert got == row[1] - row[0]
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        # flint's OverflowError for a precision beyond a C long; a label that is no sequence
+        (
+            lambda p: exact.evaluate(p, np.array([0, 1, 1]), arithmetic="enclosed", prec=2**70),
+            "prec",
+        ),
+        (lambda p: exact.evaluate(p, np.array([0, 1, 1]), arithmetic="enclosed", prec=1), "prec"),
+        (lambda p: exact.margins(p, [np.array([0, 1, 1])], 0), "labels"),
+        (lambda p: exact.margins(p, "ab", [0, 0]), "inputs"),
+        # 1-d tokens were blamed on the labels ("expected 3 labels")
+        (lambda p: exact.dyadic_margins(p, np.array([0, 1, 1]), np.array([0])), "tokens_BxN"),
+        (lambda p: exact.dyadic_margins(p, np.array([[0, 1, 1]]), np.array([[0]])), "labels_B"),
+        (lambda p: exact.fraction("a"), "x"),
+        (lambda p: exact.fraction(float("nan")), "x"),
+        (lambda p: exact.arb_matrix(np.array([[np.nan]])), "a"),
+    ],
+)
+def test_bad_arguments_of_the_engine_are_a_value_error_naming_them(call, name):
+    params, *_ = _integer_model()
+    with pytest.raises(ValueError, match=f"^{name}:"):
+        call(params)
+
+
+def test_a_non_finite_float_is_still_the_arithmetics_refusal():
+    with pytest.raises(ArithmeticError):  # callers that caught ArithmeticError keep working
+        exact.fraction(float("inf"))

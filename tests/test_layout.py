@@ -478,3 +478,65 @@ def test_the_readme_layout_table_names_every_entry_of_the_repository():
     entries = {p.split("/")[0] + ("/" if "/" in p else "") for p in tracked}
     missing = sorted(e for e in entries if f"`{e}`" not in firsts)
     assert not missing, f"README's layout table has no row of its own for {missing}"
+
+
+# --- typed records (issue: one study contract, "Typed records") --------------------------------
+
+#: Command modules allowed to read a value by string key (``record["check"]``,
+#: ``row.get("kind")``), each with why: none, every command prints from a study's typed record.
+#: A module listed here that reads no key fails the test until it is struck off.
+KNOWN_KEY_READERS: dict[str, str] = {}
+
+
+def _string_key_reads(path: pathlib.Path) -> list[str]:
+    """Every ``x["key"]`` and ``x.get("key")`` of ``path``: a value read by a string key."""
+    tree = ast.parse(path.read_text())
+    found = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, str)
+        ) or (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+@pytest.mark.parametrize("path", CLI, ids=[p.name for p in CLI])
+def test_no_command_reads_a_record_by_string_key(path):
+    found = _string_key_reads(path)
+    if path.stem in KNOWN_KEY_READERS:
+        assert found, f"cli/{path.name} reads no key: strike it off KNOWN_KEY_READERS"
+        return
+    assert not found, (
+        f"cli/{path.name} reads records by string key {found}: the study returns a typed record "
+        "(a frozen dataclass) and the command prints from its fields"
+    )
+
+
+def test_the_key_guard_can_fail(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text('def run(rec):\n    print(rec["x"], rec.get("y"), rec[0], rec.x)\n')
+    assert _string_key_reads(bad) == ["line 2: rec['x']", "line 2: rec.get('y')"]
+
+
+def test_one_table_writer():
+    # a table's rule (a Markdown ``|---|`` row or a text header padded with ljust) is drawn only
+    # by transformer_theory.tables
+    found = sorted(
+        str(p.relative_to(PKG))
+        for p in MODULES
+        if p.name != "tables.py"
+        and (
+            re.search(r"\.[lr]just\(", p.read_text())
+            or any("|---|" in text for _, text in _code_strings(p))
+        )
+    )
+    assert not found, f"tables drawn outside transformer_theory.tables: {found}"

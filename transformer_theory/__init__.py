@@ -25,7 +25,8 @@ and :mod:`~transformer_theory.exact` (the one exact engine: any model in rationa
 Shared helpers, one each: :mod:`~transformer_theory.settings` (settings dataclasses that make
 their own command-line options), :mod:`~transformer_theory.precision` (formats, significand bits,
 fake quantization, the 64-bit switch for entry points), :mod:`~transformer_theory.jsonio`
-(strict atomic JSON and CSV),
+(strict atomic JSON and CSV, typed records written and read back),
+:mod:`~transformer_theory.tables` (the one table writer, text and Markdown),
 :mod:`~transformer_theory.plotting` (the matplotlib backend, saving, panels),
 :mod:`~transformer_theory.saveload` (datasets and models on disk),
 :mod:`~transformer_theory.verify_outputs` (what ``verify`` and ``certify`` print and write),

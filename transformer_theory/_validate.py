@@ -140,7 +140,10 @@ def check_seed(name: str, seed: object) -> object:
     error names no argument) or already a ``np.random.Generator``; return it."""
     if isinstance(seed, np.random.Generator):
         return seed
-    return check_int_arg(name, seed, 0)
+    value = check_int_arg(name, seed, 0)
+    if value > 2**63 - 1:  # a jax.random.key takes a C long (an OverflowError mid-run beyond)
+        raise ValueError(f"{name}: expected a seed in 0..2**63 - 1, got {value}")
+    return value
 
 
 _FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,199}")

@@ -54,10 +54,18 @@ _EXACT = 2.0**53  # float64 holds every integer below this, and sums of them exa
 
 def fraction(x: float) -> Fraction:
     """The exact rational value of a float64 (every finite float64 is a dyadic rational)."""
-    x = float(x)
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"x: expected a float64, got {x!r:.80}") from None
     if not math.isfinite(x):
-        raise ArithmeticError(f"non-finite value {x!r} has no rational value")
+        raise _NonFinite(f"x: the non-finite value {x!r} has no rational value")
     return Fraction(*x.as_integer_ratio())
+
+
+class _NonFinite(ValueError, ArithmeticError):
+    """A bad input (a ``ValueError`` naming it) that is also the arithmetic's refusal (an
+    ``ArithmeticError``, as before)."""
 
 
 def arb_matrix(a: Any) -> Any:
@@ -65,6 +73,7 @@ def arb_matrix(a: Any) -> Any:
     import flint
 
     arr = np.asarray(a, np.float64)
+    _validate.check_finite("a", arr)
     if arr.ndim == 1:
         arr = arr[:, None]
     return flint.arb_mat(arr.tolist())
@@ -185,6 +194,13 @@ class _Balls:
         if (a - b).is_exact() and (a - b).is_zero():
             return True
         raise ArithmeticError("a hard-attention tie is not decided by the balls")
+
+
+def _check_prec(prec: Any) -> None:
+    """A working precision flint can hold: an int of 2 to 2^20 bits."""
+    _validate.check_int_arg("prec", prec, 2)
+    if prec > 2**20:
+        raise ValueError(f"prec: expected at most 2^20 bits, got {prec}")
 
 
 def _backend(arithmetic: str, prec: int) -> Any:
@@ -430,6 +446,7 @@ def evaluate(
     import flint
 
     cfg = _one_model(params, "evaluate")
+    _check_prec(prec)
     be = _backend(arithmetic, prec)
     with flint.ctx.workprec(prec):
         h0 = _embed(params, inputs)
@@ -518,6 +535,9 @@ def margins(
     margin ball (a float rounded down, so ``min_margin > 0`` certifies every input), and
     ``margins`` the balls as strings.
     """
+    for name, v in (("inputs", inputs), ("labels", labels)):
+        if isinstance(v, (str, bytes)) or not hasattr(v, "__len__"):
+            raise ValueError(f"{name}: expected a sequence, got {v!r:.80}")
     if len(inputs) != len(labels):
         raise ValueError(f"labels: expected {len(inputs)} labels, got {len(labels)}")
     if not len(inputs):
@@ -690,6 +710,10 @@ def dyadic_margins(params: Any, tokens_BxN: np.ndarray, labels_B: np.ndarray) ->
     distinct=number of distinct (last stream, label) pairs, denominator=den)``.
     """
     cfg = _one_model(params, "dyadic_margins")
+    if np.ndim(tokens_BxN) != 2:
+        raise ValueError(f"tokens_BxN: expected a 2-d array of token ids, got {tokens_BxN!r:.80}")
+    if np.ndim(labels_B) != 1:
+        raise ValueError(f"labels_B: expected a 1-d array of class ids, got {labels_B!r:.80}")
     if len(labels_B) != len(tokens_BxN):
         raise ValueError(f"labels_B: expected {len(tokens_BxN)} labels, got {len(labels_B)}")
     if not len(labels_B):

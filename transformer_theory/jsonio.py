@@ -5,7 +5,8 @@ Python's ``json`` writes ``NaN`` and ``Infinity`` by default, which are not JSON
 file. Every record the library writes goes through :func:`write_json` (files) or
 :func:`dumps_json` (printed lines), which
 
-- turn NumPy / JAX scalars and arrays into plain numbers and lists, dataclasses into dicts,
+- turn NumPy / JAX scalars and arrays into plain numbers and lists, dataclasses into dicts of
+  their fields (a field declared with :func:`optional` is left out while it is ``None``),
   tuples into lists, and anything else into ``str`` only where ``default=str`` is asked for;
 - replace every non-finite float by ``null`` and, when the top level is a dict, list what was
   replaced under ``"nonfinite"`` (``{"rows[3].loss": "nan"}``), so a reader sees *why* a value is
@@ -15,6 +16,11 @@ file. Every record the library writes goes through :func:`write_json` (files) or
   either the previous file or the new one, never half of one.
 
 :func:`write_csv` writes tables the same way (atomically, non-finite values as empty cells).
+
+A study returns a typed record (a frozen dataclass); :func:`write_json` is the one way it
+becomes a file, and :func:`from_jsonable` (or :func:`read_record`) the one way a file becomes the
+record again (``--resume``): the fields' type hints rebuild nested records, tuples and
+dictionaries, and the ``"nonfinite"`` list puts back the floats written as ``null``.
 """
 
 from __future__ import annotations
@@ -28,16 +34,23 @@ import json
 import math
 import os
 import tempfile
+import types
+import typing
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, BinaryIO, Literal
+from typing import Any, BinaryIO, Literal, TypeVar
 
 import numpy as np
 
 __all__ = [
+    "ABSENT",
+    "as_record",
     "atomic_file",
     "dumps_json",
+    "from_jsonable",
     "loads_json",
+    "optional",
     "read_json",
+    "read_record",
     "to_jsonable",
     "write_bytes",
     "write_csv",
@@ -46,6 +59,31 @@ __all__ = [
     "write_npz",
     "write_text",
 ]
+
+
+_OPTIONAL = "transformer_theory.jsonio.optional"
+
+
+class _Absent:
+    """:data:`ABSENT`: no value at all (where ``None`` is a value the record writes as ``null``)."""
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+#: The default of an :func:`optional` field whose ``None`` is written (``null``) and whose key
+#: some records lack altogether.
+ABSENT: Any = _Absent()
+
+
+def optional(default: Any = None) -> Any:
+    """A dataclass field whose key the JSON record has only when the value is not ``default``
+    (``None``: a part of the study that was not asked for, ``rasp.json``'s
+    ``precision_limits``; :data:`ABSENT` where ``None`` is itself written as ``null``)."""
+    return dataclasses.field(default=default, metadata={_OPTIONAL: True})
 
 
 def _label(x: float) -> str:
@@ -75,7 +113,11 @@ def to_jsonable(obj: Any, *, default_str: bool = False) -> tuple[Any, dict[str, 
                 return None
             return v
         if dataclasses.is_dataclass(x) and not isinstance(x, type):
-            return walk(dataclasses.asdict(x), path)
+            return {
+                f.name: walk(getattr(x, f.name), f"{path}.{f.name}" if path else f.name)
+                for f in dataclasses.fields(x)
+                if not (f.metadata.get(_OPTIONAL) and getattr(x, f.name) is f.default)
+            }
         if isinstance(x, Mapping):
             return {str(k): walk(v, f"{path}.{k}" if path else str(k)) for k, v in x.items()}
         if isinstance(x, (list, tuple)):
@@ -244,3 +286,116 @@ def loads_json(text: str | bytes, **kwargs: Any) -> Any:
         return json.loads(text, **kwargs)
     except RecursionError:
         raise ValueError("JSON nested too deeply to read") from None
+
+
+R = TypeVar("R")
+_NONFINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+
+def _restore(data: Any, path: str, value: float) -> None:
+    """Put ``value`` back at ``path`` (``"rows[3].loss"``, as :func:`to_jsonable` names it)."""
+    steps: list[Any] = []
+    for part in path.split("."):
+        name, _, rest = part.partition("[")
+        if name:
+            steps.append(name)
+        steps += [int(i) for i in rest.rstrip("]").split("][")] if rest else []
+    target = data
+    for step in steps[:-1]:
+        target = target[step]
+    if target[steps[-1]] is not None:
+        raise ValueError(f"nonfinite: {path} is {target[steps[-1]]!r} in the record, not null")
+    target[steps[-1]] = value
+
+
+def from_jsonable(kind: type[R], data: Any, path: str = "$") -> R:
+    """The value of type ``kind`` that :func:`to_jsonable` wrote as ``data``: a dataclass from
+    its dict (by the fields' type hints, nested records, ``tuple[...]``, ``list[...]``,
+    ``dict[str, ...]`` and ``X | None`` rebuilt; a missing key takes the field's default), the
+    non-finite floats listed under a top-level ``"nonfinite"`` put back. ``ValueError`` naming
+    the path for a missing key without a default, a key the record has no field for, or a
+    value of the wrong kind."""
+    if isinstance(data, dict) and path == "$" and "nonfinite" in data:
+        is_field = dataclasses.is_dataclass(kind) and "nonfinite" in {
+            f.name for f in dataclasses.fields(kind)
+        }
+        if not is_field:
+            data = json.loads(json.dumps(data))  # a copy to restore into
+            for where, label in data.pop("nonfinite").items():
+                _restore(data, where, _NONFINITE[label])
+    return _build(kind, data, path)
+
+
+def _build(kind: Any, data: Any, path: str) -> Any:
+    if kind is Any or kind is object:
+        return data
+    origin = typing.get_origin(kind) or (kind if kind in (tuple, list, dict) else None)
+    if origin is typing.Union or origin is types.UnionType:
+        options = typing.get_args(kind)
+        if data is None and type(None) in options:
+            return None
+        errors = []
+        for option in options:
+            if option is type(None):
+                continue
+            try:
+                return _build(option, data, path)
+            except ValueError as err:
+                errors.append(str(err))
+        raise ValueError(errors[0] if len(errors) == 1 else f"{path}: no type of {kind} fits")
+    if origin is Literal:
+        if data not in typing.get_args(kind):
+            raise ValueError(f"{path}: expected one of {typing.get_args(kind)}, got {data!r}")
+        return data
+    if dataclasses.is_dataclass(kind):
+        if not isinstance(data, dict):
+            raise ValueError(f"{path}: expected an object for {kind.__name__}")
+        hints = typing.get_type_hints(kind)
+        fields = {f.name: f for f in dataclasses.fields(kind) if f.init}
+        unknown = sorted(set(data) - set(fields))
+        if unknown:
+            raise ValueError(f"{path}: {kind.__name__} has no field {unknown[0]!r}")
+        values = {}
+        for name, f in fields.items():
+            if name in data:
+                values[name] = _build(hints[name], data[name], f"{path}.{name}")
+            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise ValueError(f"{path}: {kind.__name__} needs {name!r}")
+        return kind(**values)
+    if origin in (tuple, list):
+        if not isinstance(data, list):
+            raise ValueError(f"{path}: expected a list, got {type(data).__name__}")
+        args = typing.get_args(kind)
+        if origin is tuple and args and args[-1] is not Ellipsis:
+            if len(args) != len(data):
+                raise ValueError(f"{path}: expected {len(args)} items, got {len(data)}")
+            return tuple(_build(a, v, f"{path}[{i}]") for i, (a, v) in enumerate(zip(args, data)))
+        item = args[0] if args else Any
+        built = [_build(item, v, f"{path}[{i}]") for i, v in enumerate(data)]
+        return tuple(built) if origin is tuple else built
+    if origin is dict:
+        if not isinstance(data, dict):
+            raise ValueError(f"{path}: expected an object, got {type(data).__name__}")
+        value = typing.get_args(kind)[1] if typing.get_args(kind) else Any
+        return {k: _build(value, v, f"{path}.{k}") for k, v in data.items()}
+    if kind is float:
+        if isinstance(data, (int, float)) and not isinstance(data, bool):
+            return float(data)
+    elif kind in (int, str, bool):
+        if isinstance(data, kind) and not (kind is int and isinstance(data, bool)):
+            return data
+    else:
+        raise TypeError(f"{path}: from_jsonable cannot build {kind!r}")
+    raise ValueError(f"{path}: expected {kind.__name__}, got {data!r}")
+
+
+def as_record(kind: type[R], obj: Any) -> R:
+    """``obj`` (a study's dict, as it would be written) as the typed record ``kind``: exactly
+    what :func:`write_json` then :func:`read_record` would give, without the file."""
+    return from_jsonable(kind, _prepare(obj, False))
+
+
+def read_record(path: str, kind: type[R]) -> R:
+    """The typed record ``kind`` of the JSON file ``path`` (:func:`read_json`, then
+    :func:`from_jsonable`)."""
+    return from_jsonable(kind, read_json(path))

@@ -79,6 +79,8 @@ def data_size(mesh: Mesh) -> int:
 
 def round_up(x: int, multiple: int) -> int:
     """Smallest multiple of ``multiple`` that is ``>= x``."""
+    _validate.check_int_arg("x", x, 0)
+    _validate.check_int_arg("multiple", multiple)
     return -(-int(x) // int(multiple)) * int(multiple)
 
 
@@ -121,6 +123,8 @@ def to_host(x: ArrayLike) -> np.ndarray:
 def shard_data(x: jax.Array | np.ndarray, mesh: Mesh) -> jax.Array:
     """Place an array sharded over ``"data"`` on its leading axis (replicated over ``"models"``)."""
     _check_mesh(mesh)
+    if not isinstance(x, (jax.Array, np.ndarray, np.generic)):
+        raise ValueError(f"x: expected a jax or NumPy array, got {type(x).__name__}")
     if jax.numpy.ndim(x) == 0:
         raise ValueError(f"x: expected an array with a leading axis to shard, got a 0-d {x!r:.60}")
     if x.shape[0] % data_size(mesh):

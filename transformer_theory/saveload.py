@@ -43,6 +43,19 @@ _ALLOWED = {"tokens", "labels", "vocab_size", "num_classes", "name", "descriptio
 
 
 @dataclasses.dataclass(frozen=True)
+class DatasetSummary:
+    """What a dataset is (:meth:`LabelledDataset.summary`; ``certify.json``'s ``dataset``)."""
+
+    name: str
+    num_examples: int
+    seq_len: int
+    vocab_size: int
+    vocab_size_inferred: bool
+    num_classes: int
+    last_tokens: tuple[int, ...]
+
+
+@dataclasses.dataclass(frozen=True)
 class LabelledDataset:
     """A validated dataset.
 
@@ -61,17 +74,17 @@ class LabelledDataset:
     name: str = ""
     vocab_size_inferred: bool = False
 
-    def summary(self) -> dict:
+    def summary(self) -> DatasetSummary:
         B, N = self.tokens_BxN.shape
-        return {
-            "name": self.name,
-            "num_examples": int(B),
-            "seq_len": int(N),
-            "vocab_size": int(self.vocab_size),
-            "vocab_size_inferred": bool(self.vocab_size_inferred),
-            "num_classes": int(self.num_classes),
-            "last_tokens": sorted({int(t) for t in self.tokens_BxN[:, -1]}),
-        }
+        return DatasetSummary(
+            name=self.name,
+            num_examples=int(B),
+            seq_len=int(N),
+            vocab_size=int(self.vocab_size),
+            vocab_size_inferred=bool(self.vocab_size_inferred),
+            num_classes=int(self.num_classes),
+            last_tokens=tuple(sorted({int(t) for t in self.tokens_BxN[:, -1]})),
+        )
 
 
 def _int_scalar(where: str, value) -> int:

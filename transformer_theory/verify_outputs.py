@@ -3,6 +3,7 @@ records, this module formats and writes them.
 
 - :func:`format_table`: the verdict table printed by the command;
 - :func:`clear_outputs`: remove the files a previous run left in ``--out`` (before computing);
+- :func:`suite_lines`: the certificate and bound lines printed by the command;
 - :func:`save_witnesses`: found witnesses as ``witness_<family>.npz``
   (:func:`transformer_theory.saveload.save_model`);
 - :func:`write_outputs`: ``verify.json``, ``verify.csv``, ``verify.png``
@@ -18,7 +19,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from transformer_theory import plotting, saveload
-from transformer_theory.jsonio import to_jsonable, write_csv, write_json
+from transformer_theory.jsonio import optional, to_jsonable, write_csv, write_json
+from transformer_theory.tables import Column, table
 from transformer_theory.theory import checks
 
 COLUMNS = (
@@ -37,23 +39,32 @@ COLUMNS = (
 CSV_COLUMNS = ("dataset", *COLUMNS, "precision")
 
 
+def _flag(v: checks.Verdict) -> str:
+    return "FAIL" if v.failed else ("ok" if v.holds == v.expected else "note")
+
+
+#: The verdict table's columns (:func:`transformer_theory.tables.table`).
+VERDICT_COLUMNS = (
+    Column("dataset"),
+    Column("proposition", "prop"),
+    Column("family"),
+    Column("attention", "attn"),
+    Column("heads"),
+    Column("layers", "L", align=">"),
+    Column("models", "M", align=">"),
+    Column("sets", align=">"),
+    Column("max_residual", "max_resid", fmt=".2e", align=">"),
+    Column("tolerance", fmt=".2e", align=">"),
+    Column("holds"),
+    Column("expected"),
+    Column("flag", "", of=_flag),
+)
+
+
 def format_table(verdicts: Sequence[checks.Verdict]) -> str:
-    """The verdict table (one line per proposition x family x dataset)."""
-    head = (
-        f"{'dataset':<18} {'prop':<6} {'family':<17} {'attn':<7} {'heads':<5} {'L':>1} "
-        f"{'M':>3} {'sets':>5} {'max_resid':>10} {'tolerance':>10} {'holds':<5} "
-        f"{'expected':<8} {'':<4}"
-    )
-    lines = [head, "-" * len(head)]
-    for v in verdicts:
-        flag = "FAIL" if v.failed else ("ok" if v.holds == v.expected else "note")
-        lines.append(
-            f"{v.dataset:<18} {v.proposition:<6} {v.family:<17} {v.attention:<7} "
-            f"{v.heads:<5} {v.layers:>1} {v.models:>3} {v.sets:>5} "
-            f"{v.max_residual:>10.2e} {v.tolerance:>10.2e} {str(v.holds):<5} "
-            f"{str(v.expected):<8} {flag:<4}"
-        )
-    return "\n".join(lines)
+    """The verdict table (one line per proposition x family x dataset; the last column says
+    ``ok``, ``note`` where a verdict differs from its expected one out of scope, or ``FAIL``)."""
+    return table(verdicts, VERDICT_COLUMNS)
 
 
 OWNED_PATTERNS = ("verify.json", "verify.csv", "verify.png", "witness_*.npz")
@@ -80,9 +91,10 @@ def witness_file_name(record: Any) -> str:
     return f"witness_{slug}.npz"
 
 
-def save_witnesses(out_dir: str, records: Sequence[Any]) -> list[dict]:
-    """Save every found witness's model next to the report; return the records as dictionaries
-    (``params_path`` set where a model was saved)."""
+def save_witnesses(out_dir: str, records: Sequence[Any]) -> list[Any]:
+    """Save every found witness's model next to the report; return the records
+    (:class:`~transformer_theory.theory.witness.WitnessRecord`) with ``params_path`` set where
+    a model was saved."""
     out = []
     for rec in records:
         if rec.params is not None:
@@ -92,8 +104,23 @@ def save_witnesses(out_dir: str, records: Sequence[Any]) -> list[dict]:
                     os.path.join(out_dir, witness_file_name(rec)), rec.params
                 ),
             )
-        out.append(rec.to_dict())
+        out.append(rec)
     return out
+
+
+def suite_lines(records: Sequence[dict]) -> list[str]:
+    """The lines ``verify`` prints for the suite's certificate and bound records
+    (:func:`transformer_theory.theory.suite.run_suite`'s second value)."""
+    lines = []
+    for r in records:
+        if r.get("kind") == "certificate":
+            lines.append(f"[certificate] {r['dataset']}: {certificate_line(r)}")
+        elif r.get("kind") == "accuracy_bound":
+            lines.append(
+                f"[bound] {r['dataset']}: {r['family']} accuracy <= "
+                f"{r['upper_bound_fraction']} ({r['method']}, exact={r['exact']})"
+            )
+    return lines
 
 
 def witness_line(record: dict) -> str:
@@ -113,6 +140,28 @@ def witness_line(record: dict) -> str:
             "evidence, not proof"
         )
     return f"[witness] {text}"
+
+
+@dataclasses.dataclass(frozen=True)
+class CertifyEntry:
+    """One family of ``certify.json``: its certificate record (``CertificateRecord.to_dict()``)
+    and, unless no bound was asked for, the accuracy bound (``BoundRecord.to_dict()`` with the
+    ``family`` it is reported for: the two families share one relaxation)."""
+
+    certificate: dict[str, Any]
+    bound: dict[str, Any] | None = optional()
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class CertifyRecord:
+    """``certify.json`` (``transformer-theory certify``): the dataset's summary, the file, the
+    groups of rows that hold one sequence under different labels, one entry per family."""
+
+    kind: str = "certify"
+    dataset: saveload.DatasetSummary
+    file: str
+    contradictions: tuple[tuple[int, ...], ...]
+    results: tuple[CertifyEntry, ...]
 
 
 def certificate_line(record: dict) -> str:

@@ -141,3 +141,18 @@ def test_certify_refuses_a_file_too_large_for_memory(tmp_path, monkeypatch, caps
     assert main(["certify", str(f), "--bound", "none", "--out", str(out)]) == 0
     rec = read_json(str(out / "certify.json"))  # strict JSON
     assert rec["dataset"]["num_examples"] == 4
+
+
+def test_certify_json_is_the_typed_record(tmp_path, capsys):
+    from transformer_theory import verify_outputs
+    from transformer_theory.jsonio import read_record, to_jsonable
+
+    f = tmp_path / "toy.json"
+    f.write_text(json.dumps(TOY))
+    assert main(["certify", str(f), "--bound", "none", "--out", str(tmp_path)]) == 0
+    path = tmp_path / "certify.json"
+    rec = read_record(str(path), verify_outputs.CertifyRecord)
+    assert rec.dataset.num_examples == 4 and rec.dataset.last_tokens == (4,)
+    assert [r.bound for r in rec.results] == [None, None]  # --bound none: no key "bound"
+    assert to_jsonable(rec)[0] == read_json(str(path))
+    assert all("bound" not in r for r in read_json(str(path))["results"])

@@ -36,6 +36,13 @@ def test_select_reads_a_string_as_one_glob():
     assert select(rows, ids="c") == []  # one pattern "c", not the character glob of every id
     with pytest.raises(ValueError, match="^ids:"):
         select(rows, ids=[3])
+    with pytest.raises(ValueError, match="^ids:"):  # TypeError: 'int' object is not iterable
+        select(rows, ids=5)
+    # a misspelt or empty paper selected nothing, silently (run_claims checked no claim)
+    for paper in ("", "nosuch", 5):
+        with pytest.raises(ValueError, match="^paper:.*chen_zou2024"):
+            select(rows, paper=paper)
+    assert select(rows, paper="sanford2023") and select(iter(rows), paper="sanford2023")
 
 
 def _kept_record(tmp_path, monkeypatch, capsys, **damage):
@@ -136,6 +143,27 @@ def test_demo_seed_beyond_a_prng_key_is_one_line(seed, capsys):
     _one_line_exit_2(code, out, err, "--seed")
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        # an OverflowError traceback once the seed reached jax.random.key (after work began)
+        ["construct", "--seed"],
+        ["efficient-attention", "--seed"],
+        ["train", "--experiment", "fig2_depth", "--tasks", "memorization", "--seeds"],
+        # the same seed, refused by the settings of the commands that would reach a key later
+        ["verify", "--quick", "--seed"],
+        ["languages", "--seed"],
+        ["sanford", "--seed"],
+    ],
+    ids=lambda argv: argv[0],
+)
+def test_a_seed_beyond_a_prng_key_is_one_line_before_work(argv, tmp_path, capsys):
+    out = tmp_path / "o"
+    code, o, err = _run([*argv, str(2**64), "--out", out], capsys)
+    _one_line_exit_2(code, o, err, argv[-1])
+    assert "2**63 - 1" in err and not out.exists()
+
+
 def test_verify_quick_refuses_a_random_set_count_it_would_ignore(tmp_path, capsys):
     code, out, err = _run(
         ["verify", "--quick", "--random-sets", "1000000000", "--out", tmp_path / "o"], capsys
@@ -212,6 +240,81 @@ def test_an_npz_written_atomically_reads_back(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["d.npz"]
 
 
+# --------------------------------------------------------------------------- heads on trained runs
+
+
+@pytest.fixture(scope="module")
+def translation_run(tmp_path_factory):
+    from tests.papers.conti2024.test_heads import untrained_translation_run
+
+    return untrained_translation_run(str(tmp_path_factory.mktemp("encdec")))
+
+
+def test_heads_on_a_corrupted_checkpoint_prints_its_one_line_and_nothing_after(
+    translation_run, tmp_path
+):
+    # Orbax's restore raised on the first unreadable array and closed its event loop while
+    # TensorStore still completed the other reads: each then printed "RuntimeError: Event loop
+    # is closed" with a traceback, after the one-line refusal (30 of them for this model).
+    import shutil
+
+    from tests.papers.conti2024.test_heads import corrupt
+
+    run = str(tmp_path / "run")
+    shutil.copytree(translation_run, run)
+    corrupt(run, "data_deleted")
+    proc = subprocess.run(
+        [sys.executable, "-m", "transformer_theory", "heads", run, "--out", str(tmp_path / "o")],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=ROOT),
+        timeout=300,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr and "Event loop" not in proc.stderr, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and run in lines[0] and "cannot be read" in lines[0], proc.stderr
+
+
+def test_a_failed_restore_drops_only_the_closed_loop_callbacks(monkeypatch):
+    from transformer_theory.train import checkpoint
+
+    seen = []
+    monkeypatch.setattr(sys, "unraisablehook", seen.append)
+    checkpoint._drop_closed_loop_callbacks()
+    checkpoint._drop_closed_loop_callbacks()  # once: not a chain of wrappers
+    hook = sys.unraisablehook
+    assert hook is not seen.append and getattr(hook, "drops_closed_loop_callbacks", False)
+
+    class Unraisable:
+        def __init__(self, err):
+            self.exc_value = err
+
+    hook(Unraisable(RuntimeError("Event loop is closed")))
+    other = Unraisable(RuntimeError("something else"))
+    hook(other)
+    hook(Unraisable(ValueError("Event loop is closed")))
+    assert [u.exc_value.args[0] for u in seen] == ["something else", "Event loop is closed"]
+
+
+def test_heads_on_an_unfinished_run_says_so(translation_run, tmp_path, capsys):
+    # A run cut short (Ctrl-C at step 1 of 40) was classified as if trained, without a word.
+    import shutil
+
+    from transformer_theory.train import runner
+
+    run = str(tmp_path / "run")
+    shutil.copytree(translation_run, run)
+    rows = [dict(step=1, train_loss=1.0, train_acc=0.5, eval_loss=1.0, eval_acc=0.5, seconds=1)]
+    runner.write_metrics(run, rows, {}, target_steps=40, finished=False)  # as at a checkpoint
+    code, out, err = _run(["heads", run, "--out", tmp_path / "o", "--examples", "2"], capsys)
+    assert code == 0, err
+    assert "unfinished" in err and "1 of 40 steps" in err and run in err, err
+    runner.write_metrics(run, rows, {}, target_steps=1, finished=True)  # as a finished run
+    code, out, err = _run(["heads", run, "--out", tmp_path / "o2", "--examples", "2"], capsys)
+    assert code == 0 and "unfinished" not in err, err
+
+
 # --------------------------------------------------------------------------- Ctrl-C
 
 
@@ -279,3 +382,31 @@ def test_ctrl_c_while_the_commands_load_is_exit_130_and_one_line(tmp_path):
     assert proc.returncode == 130, proc.stderr
     assert "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "barbero2024.experiments.collapse_tasks",
+        "formal_languages.experiments.dyck_k",
+        "peng2024.experiments.composition_cot",
+        "peng2024.experiments.composition_depth",
+        "peng2024.experiments.composition_one_layer",
+        "peng2024.experiments.composition_one_pass",
+        "sanford2023.experiments.match_width",
+        "sanford2023.experiments.qsa_bits_attention",
+        "sanford2023.experiments.qsa_separation",
+        "svete_cotterell2024.experiments.ngram_learnability",
+    ],
+)
+@pytest.mark.parametrize("seed", [2**64, -1])
+def test_an_experiments_seed_is_refused_by_its_settings(module, seed):
+    # `--set seed=18446744073709551616` ended in jax.random.key's OverflowError and
+    # `--set seed=-1` in NumPy's ValueError, each a traceback after the work had begun
+    import dataclasses
+    import importlib
+
+    experiment = importlib.import_module(f"transformer_theory.papers.{module}")
+    config = experiment.get_config("smoke")
+    with pytest.raises(ValueError, match="^seed:"):
+        dataclasses.replace(config, seed=seed)

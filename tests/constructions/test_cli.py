@@ -38,6 +38,12 @@ def test_construct_cli_writes_table(tmp_path, capsys):
         and rows["3"]["accuracy"] == 1.0
         and rows["3"]["min_margin"] == 3.0
     )
+    # construct.json is the typed record, field for field
+    from transformer_theory.constructions.study import ConstructRecord
+    from transformer_theory.jsonio import read_record, to_jsonable
+
+    record = read_record(str(tmp_path / "construct.json"), ConstructRecord)
+    assert to_jsonable(record)[0] == data and all(r.exact for r in record.rows)
     assert rows["5 (n heads)"]["heads"] == "1/3" and rows["5 (1 head)"]["width"] == 4 + 3
     assert all(r["mode"] == "exhaustive" and r["min_margin"] > 0 for r in data["rows"])
 

@@ -298,5 +298,5 @@ def test_the_face_is_small_and_renames_nothing():
     assert {"get_program", "attention_depth", "certify", "SelectAnd"}.isdisjoint(face.__all__)
     program = face.PROGRAMS["length"].make("ab")
     compiled, record = face.study(program, "ab", 2)
-    assert record["lower_bounds"]["attention_depth"] == compiled.attention_depth == 1
-    assert set(record["predicted"]) >= {"float32", "float64"}
+    assert record.lower_bounds.attention_depth == compiled.attention_depth == 1
+    assert set(record.predicted) >= {"float32", "float64"}

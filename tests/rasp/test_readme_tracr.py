@@ -1,10 +1,14 @@
-"""README's comparison with tracr states what the committed differential record holds."""
+"""README's comparison with tracr states what the committed records hold (the differential run and
+the table beside tracr), the docs show the table as the record has it, and the table's run
+resumes."""
 
 from __future__ import annotations
 
 import json
 import pathlib
 import re
+
+import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 RECORD = ROOT / "experiments" / "results" / "rasp_tracr_differential.json"
@@ -79,3 +83,42 @@ def test_docs_show_the_table_as_the_record_has_it():
     assert record["produced_by"] in page and all(c in page for c in record["commits"])
     for name in record["missing"]:
         assert f"| {name} | not measured |" in page
+
+
+def test_the_table_run_resumes_and_writes_each_row_as_it_finishes(tmp_path, monkeypatch):
+    # a run stopped after two programs leaves a valid record naming the rest as missing; the next
+    # run measures only those (tracr replaced by stand-ins: the bookkeeping is what is tested)
+    import argparse
+
+    from transformer_theory import jsonio
+    from transformer_theory.rasp import _tracr
+
+    script = _table_script()
+    names = ["p1", "p2", "p3", "p4"]
+    monkeypatch.setattr(_tracr, "tracr_programs", lambda n: {k: (k, ["a"], False) for k in names})
+    measured, stop = [], ["p3"]
+
+    def measure(name, tprog, vocab, causal, args):
+        if name in stop:
+            stop.clear()
+            raise RuntimeError("stopped")  # the first run dies here
+        measured.append(name)
+        return {"program": name, "compiled": False, "refused": "stand-in"}
+
+    monkeypatch.setattr(script, "measure", measure)
+    out = str(tmp_path / "t.json")
+    args = argparse.Namespace(
+        out=out, size=5, enumerate=5, certify=32, tracr_len=16, samples=8, only=None
+    )
+    with pytest.raises(RuntimeError, match="stopped"):
+        script.study(args, None, progress=lambda s: None)
+    rec = jsonio.read_json(out)
+    assert [r["program"] for r in rec["programs"]] == ["p1", "p2"]
+    assert rec["missing"] == ["p3", "p4"]
+    rec = script.study(args, rec, progress=lambda s: None)
+    assert measured == ["p1", "p2", "p3", "p4"]  # p1, p2 not measured again
+    assert jsonio.read_json(out)["missing"] == [] and len(rec["programs"]) == 4
+    # other settings: nothing is kept
+    args.samples = 4
+    script.study(args, rec, progress=lambda s: None)
+    assert measured[4:] == names

@@ -12,7 +12,7 @@ import pytest
 
 from transformer_theory import rasp
 from transformer_theory.cli import main
-from transformer_theory.rasp import _check, _library, _outputs
+from transformer_theory.rasp import _check, _library, _lower_bounds, _outputs
 
 
 def _compiled(name="length", vocab="ab", n=3):
@@ -32,6 +32,82 @@ def test_a_check_over_no_input_is_refused_not_agreement():
     # sampling only (max_inputs 0) still checks, and says so
     rec = rasp.check(c, max_inputs=0, samples_per_length=2)
     assert rec["inputs_checked"] == 6 and rec["sampled_lengths"] == [1, 2, 3]
+
+
+_C = None
+
+
+def _small():
+    global _C
+    if _C is None:
+        _C = _compiled("reverse", "ab", 3)
+    return _C
+
+
+_certs = _lower_bounds.one_layer_certificates
+_PROG = _library.get_program("reverse", "ab")[0]
+_HUGE = 2**70
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        # a negative batch checked no input and reported agree=True; 0 was range()'s error
+        (lambda: rasp.check(_small(), batch_size=-1), "batch_size"),
+        (lambda: rasp.check(_small(), batch_size=0), "batch_size"),
+        (lambda: rasp.check(_small(), batch_size=None), "batch_size"),
+        (lambda: rasp.check(_small(), max_reported=-1), "max_reported"),
+        (lambda: rasp.check(_small(), seed=1.5), "seed"),
+        (lambda: rasp.check(_small(), lengths="1"), "lengths"),
+        (lambda: rasp.check(_small(), lengths=[1.5]), "lengths"),
+        (
+            lambda: rasp.check(_small(), max_inputs=1, samples_per_length=_HUGE),
+            "samples_per_length",
+        ),
+        (lambda: rasp.run(_small(), "ab"), "inputs"),
+        (lambda: rasp.run(_small(), [["z"]]), "inputs"),
+        (lambda: rasp.evaluate(_PROG, 5), "xs"),
+        # study's own names (it said samples_per_length, dtype, max_inputs, lengths)
+        (lambda: rasp.study(_PROG, "ab", 3, samples=-1), "samples"),
+        (lambda: rasp.study(_PROG, "ab", 3, precision="float8"), "precision"),
+        (lambda: rasp.study(_PROG, "ab", 3, certificate_inputs=0), "certificate_inputs"),
+        (lambda: rasp.study(_PROG, "ab", 3, precision_lengths=[0]), "precision_lengths"),
+        (lambda: rasp.study(_PROG, "ab", _HUGE), "max_seq_len"),
+        (lambda: _outputs.lower_bounds(_small(), -1), "certificate_inputs"),
+        (lambda: rasp.compile(_PROG, 5, 3), "vocab"),
+        (lambda: rasp.compile(_PROG, [[1], [2]], 3), "vocab"),
+        (lambda: rasp.precision_limits(_PROG, "ab", samples=-1), "samples"),
+        (lambda: rasp.precision_limits(_PROG, "ab", lengths=["a"]), "lengths"),
+        (lambda: rasp.precision_limits(_PROG, "ab", dtypes=[]), "dtypes"),
+        (lambda: rasp.precision_limits(_PROG, "ab", lengths=[2**40]), "lengths"),
+        (lambda: rasp.certified_length(_PROG, "ab", softmax_scale=float("nan")), "softmax_scale"),
+        (lambda: rasp.certified_length(_PROG, "ab", lengths=[1.5]), "lengths"),
+        (lambda: _outputs.check_cost(0, 3), "vocab_size"),
+        (lambda: _outputs.check_cost(2, 3, samples=-1), "samples"),
+        (lambda: _outputs.load_program(5), "spec"),
+        # the task at length 0 failed inside the interpreter (IndexError)
+        (lambda: _certs(_PROG, "ab", [0]), "lengths"),
+        (lambda: _certs(_PROG, "ab", []), "lengths"),
+        (lambda: _certs(_PROG, "", [1]), "vocab"),
+        (lambda: _certs(_PROG, "ab", [1], max_inputs=0), "max_inputs"),
+        (lambda: _certs(_PROG, "ab", [1], families=["x"]), "families"),
+        (lambda: _certs("x", "ab", [1]), "program"),
+    ],
+)
+def test_bad_arguments_are_a_value_error_naming_them(call, name):
+    with pytest.raises(ValueError, match=rf"^{name}\b"):
+        call()
+
+
+def test_lengths_beyond_enumeration_are_skipped_without_computing_the_count():
+    # |V|^(2^70) was computed before the comparison with max_inputs (it never ended)
+    assert _certs(_PROG, "ab", [_HUGE]) == []
+
+
+def test_write_outputs_refuses_a_file_where_the_directory_goes(tmp_path):
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(ValueError, match="^out:"):
+        _outputs.write_outputs(_small(), {}, str(tmp_path / "f"))
 
 
 def test_predicted_exact_refuses_an_unknown_format_and_analyses_float16():
@@ -67,6 +143,27 @@ def test_sizes_and_empty_checks_are_refused_before_work(argv, words, tmp_path, c
     assert main(["rasp", "reverse", *argv, "--out", str(out)]) == 2
     _one_line(capsys, words)
     assert not out.exists()
+
+
+def test_a_vocab_byte_that_is_not_text_is_one_line_before_work(tmp_path, capsys):
+    # $'a\xffb' on a UTF-8 command line arrives as 'a\udcffb': the model and record were
+    # written, then matplotlib's traceback (exit 1) as it drew the title
+    out = tmp_path / "o"
+    assert (
+        main(["rasp", "reverse", "--vocab", "a\udcffb", "--max-len", "3", "--out", str(out)]) == 2
+    )
+    _one_line(capsys, "--vocab", "not text")
+    assert not out.exists()
+
+
+def test_a_token_no_font_draws_is_drawn_escaped(tmp_path):
+    # the same byte in a user's file (VOCAB = ["a", "\udcff"]) reaches the figure
+    from transformer_theory.rasp import _outputs
+
+    prog = rasp.Map(lambda x: x, rasp.tokens)
+    compiled = rasp.compile(prog, ["a", "\udcff"], 2)
+    path = _outputs.figure(compiled, str(tmp_path / "f.png"))
+    assert os.path.getsize(path) > 0
 
 
 def test_cli_accepts_max_inputs_0_as_the_api_does(tmp_path, capsys):
@@ -203,3 +300,10 @@ def test_the_command_says_1_layer_and_1_head(tmp_path, capsys):
     assert "length: 1 layer (1 attention, attention depth 1), 1 head," in text
     assert "1 layers" not in text and "1 heads" not in text
     assert "beside 1 compiled attention layer;" in text
+
+
+def test_the_ledger_rows_say_1_layer_and_2_layers():
+    from transformer_theory.claims import runner
+
+    length, reverse = runner.run_claims(ids=["rasp.length", "rasp.reverse"])
+    assert length.figure.endswith("(1 layer)") and reverse.figure.endswith("(2 layers)")

@@ -18,7 +18,7 @@ def test_round_trip(tmp_path, ext):
     d = load_dataset(p)
     assert np.array_equal(d.tokens_BxN, TOKENS) and np.array_equal(d.labels_B, LABELS)
     assert (d.vocab_size, d.num_classes, d.name, d.vocab_size_inferred) == (4, 3, "mine", False)
-    assert d.tokens_BxN.dtype == np.int64 and d.summary()["last_tokens"] == [2]
+    assert d.tokens_BxN.dtype == np.int64 and d.summary().last_tokens == (2,)
 
 
 def test_vocab_size_and_num_classes_are_inferred(tmp_path):

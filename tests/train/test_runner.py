@@ -121,3 +121,23 @@ def test_metrics_files_mark_every_finished_row_ok(tmp_path):
 def test_no_checkpoint_to_restore_is_named(tmp_path):
     with pytest.raises(rundir.RunDirectoryError, match="no checkpoint"):
         runner.restore(str(tmp_path), {"w": jnp.zeros(3)}, every=5)
+
+
+def test_a_run_cut_short_says_so_until_it_reaches_its_target(tmp_path):
+    # Issue 48: a reader of the run (heads, efficient-attention) must be able to tell a run
+    # stopped at step 7 of 20 from a finished one; metrics.json said "ok" for both.
+    out = str(tmp_path / "part")
+    toy_run(out, CONFIG, stop_after=7)
+    record = read_json(os.path.join(out, rundir.METRICS_FILE))
+    assert (record["finished"], record["target_steps"]) == (False, 20)
+    note = rundir.unfinished(out)
+    assert note is not None and "7 of 20 steps" in note and out in note
+    toy_run(out, CONFIG)
+    assert read_json(os.path.join(out, rundir.METRICS_FILE))["finished"] is True
+    assert rundir.unfinished(out) is None
+    # a run that diverged is not "unfinished": it ends there (its status says diverged)
+    bad = str(tmp_path / "bad")
+    toy_run(bad, CONFIG, learning_rate=1e30)
+    assert rundir.unfinished(bad) is None
+    # a record that does not say (written before runs recorded it, or no file) is not guessed
+    assert rundir.unfinished(str(tmp_path / "none")) is None

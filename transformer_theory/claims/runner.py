@@ -21,6 +21,7 @@ from typing import Any
 
 from transformer_theory.jsonio import write_json, write_text
 from transformer_theory.ledger import STATUSES, TIERS, Row, Tally
+from transformer_theory.tables import table
 
 __all__ = [
     "ARITHMETIC_WORDS",
@@ -328,10 +329,16 @@ def select(
     if isinstance(ids, str):
         ids = [ids]
     elif ids is not None:
+        if not isinstance(ids, Iterable) or isinstance(ids, bytes):
+            raise ValueError(f"ids: expected glob patterns (strings), got {ids!r:.80}")
         ids = list(ids)
         bad = [p for p in ids if not isinstance(p, str)]
         if bad:
             raise ValueError(f"ids: expected glob patterns (strings), got {bad[0]!r}")
+    claims = list(claims)
+    papers = sorted({c.paper_key for c in claims})
+    if paper is not None and paper not in papers:  # a misspelt paper selects nothing silently
+        raise ValueError(f"paper: expected one of {', '.join(papers)}, got {paper!r:.80}")
     out = []
     for c in claims:
         if paper is not None and c.paper_key != paper:
@@ -440,10 +447,6 @@ def _run(chosen: Sequence[Row], tier: str, progress: bool, on_record: Any) -> li
     return records
 
 
-def _cell(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
 #: The arithmetics in words (the tables' *computed* column: CLAIMS.md and the docs pages).
 ARITHMETIC_WORDS = {
     "exact": "exact (rationals)",
@@ -483,32 +486,38 @@ def markdown(records: Sequence[ClaimRecord], *, title: str = "Claims", note: str
         papers.setdefault(r.paper, []).append(r)
     for paper, rows in papers.items():
         lines += ["", f"## {paper}", ""]
-        lines.append("| claim | where | status | computed | evidence | command | s |")
-        lines.append("|---|---|---|---|---|---|---|")
+        cells = []
         for r in rows:
             status = r.status if not r.regression else f"**{r.status}** (expected {r.expected})"
             if r.status in ("finding", "corrected") and r.strength:
                 status += f" ({r.strength})"
-            claim = f"`{r.id}`: {_cell(r.checked)}"
+            claim = f"`{r.id}`: {r.checked}"
             if r.printed:
-                claim += f" Printed: \u201c{_cell(r.printed)}\u201d"
+                claim += f" Printed: \u201c{r.printed}\u201d"
             else:
                 claim += " (a statement of the library's own)"
             if r.correction:
-                claim += f" Correction: {_cell(r.correction)}"
+                claim += f" Correction: {r.correction}"
             if r.statement_domain:
-                claim += f" Domain ({r.quantifier}): {_cell(r.statement_domain)}."
+                claim += f" Domain ({r.quantifier}): {r.statement_domain}."
             how = f"{ARITHMETIC_WORDS.get(r.arithmetic, r.arithmetic)}"
             if r.coverage and r.coverage != "none":
                 how += f" over {r.coverage}"
-            how += f"; {_cell(r.domain)}"
+            how += f"; {r.domain}"
             if r.tolerance:
-                how += f"; tol {_cell(r.tolerance)}"
-            cmd = f"`{_cell(r.command)}`" if r.command else ""
-            lines.append(
-                f"| {claim} | {_cell(r.place)} | {status} | {how} | {_cell(r.figure)} | {cmd} | "
-                f"{r.seconds:.1f} |"
+                how += f"; tol {r.tolerance}"
+            cells.append(
+                {
+                    "claim": claim,
+                    "where": r.place,
+                    "status": status,
+                    "computed": how,
+                    "evidence": r.figure,
+                    "command": f"`{r.command}`" if r.command else "",
+                    "s": f"{r.seconds:.1f}",
+                }
             )
+        lines.append(table(cells, fmt="markdown"))
     return "\n".join(lines) + "\n"
 
 

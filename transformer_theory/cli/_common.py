@@ -18,7 +18,7 @@ import errno
 import fcntl
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 EXIT_OK = 0
@@ -29,29 +29,6 @@ EXIT_INTERRUPTED = 130
 
 class UsageError(Exception):
     """A user's mistake (an option, a file, a size): one line naming the argument, exit 2."""
-
-
-def format_table(rows: Iterable[Mapping[str, Any]], columns: Sequence[str] | None = None) -> str:
-    """Rows of dicts as a plain aligned text table (the one table printer of the commands):
-    ``columns`` picks and orders the keys (default: every key, first seen first); floats print
-    with 4 significant digits, ``None`` as ``-``."""
-    rows = list(rows)
-    if columns is None:
-        columns = list(dict.fromkeys(k for r in rows for k in r))
-
-    def cell(v: object) -> str:
-        if v is None:
-            return "-"
-        if isinstance(v, float):
-            return f"{v:.4g}"
-        return str(v)
-
-    body = [[cell(r.get(c)) for c in columns] for r in rows]
-    widths = [max([len(str(c))] + [len(b[i]) for b in body]) for i, c in enumerate(columns)]
-    lines = ["  ".join(str(c).ljust(w) for c, w in zip(columns, widths)).rstrip()]
-    lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(x.ljust(w) for x, w in zip(b, widths)).rstrip() for b in body]
-    return "\n".join(lines)
 
 
 def changed_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> set[str]:
@@ -209,9 +186,11 @@ def experiment_script(
         return EXIT_USAGE
     enable_x64_if_declared(experiment)
     records = experiment.run(config, out, progress=size != "smoke")
-    rows = records.get("rows") if isinstance(records, dict) else records
+    from transformer_theory.tables import rows_of, table
+
+    rows = rows_of(records)
     if rows:
-        print(format_table(rows, columns))
+        print(table(rows, columns))
     return EXIT_OK
 
 

@@ -93,10 +93,9 @@ def run(args: argparse.Namespace) -> int:
         raise _common.UsageError(f"FILE: {err}") from None
     s = data.summary()
     print(
-        f"dataset {s['name']}: {s['num_examples']} sequences of length {s['seq_len']}, "
-        f"vocabulary {s['vocab_size']}"
-        f"{' (inferred)' if s['vocab_size_inferred'] else ''}, {s['num_classes']} "
-        f"classes, last tokens {s['last_tokens']}"
+        f"dataset {s.name}: {s.num_examples} sequences of length {s.seq_len}, "
+        f"vocabulary {s.vocab_size}{' (inferred)' if s.vocab_size_inferred else ''}, "
+        f"{s.num_classes} classes, last tokens {list(s.last_tokens)}"
     )
     contradictions = certificates.contradictory_rows(data.tokens_BxN, data.labels_B)
     for rows in contradictions[:5]:
@@ -108,14 +107,7 @@ def run(args: argparse.Namespace) -> int:
     if len(contradictions) > 5:
         print(f"    ... {len(contradictions)} such groups in all (see certify.json)")
     families = _FAMILIES if settings.family == "all" else (settings.family,)
-    out = {
-        "kind": "certify",
-        "dataset": s,
-        "file": os.path.abspath(settings.file),
-        "contradictions": [list(rows) for rows in contradictions],
-        "results": [],
-    }
-    bound = None
+    results, bound = [], None
     for fam in families:
         rec = certificates.certify_dataset(
             data.tokens_BxN,
@@ -129,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"[{fam}] {verify_outputs.certificate_line(rec.to_dict())} ({rec.seconds:.2f} s)")
         if rec.certificate is not None:
             _print_certificate(rec.certificate, data.tokens_BxN)
-        entry = {"certificate": rec.to_dict()}
+        family_bound = None
         if settings.bound != "none":
             # Both families share one relaxation: the bound is computed once and holds for both.
             if bound is None:
@@ -142,10 +134,16 @@ def run(args: argparse.Namespace) -> int:
                     method=settings.bound,
                     minimize=settings.minimize,
                     deadline=deadline,
-                ).to_dict()
-            entry["bound"] = dict(bound, family=fam)
-            print(f"[{fam}] {verify_outputs.bound_line(entry['bound'])} ({bound['seconds']:.2f} s)")
-        out["results"].append(entry)
+                )
+            family_bound = dict(bound.to_dict(), family=fam)
+            print(f"[{fam}] {verify_outputs.bound_line(family_bound)} ({bound.seconds:.2f} s)")
+        results.append(verify_outputs.CertifyEntry(rec.to_dict(), family_bound))
+    out = verify_outputs.CertifyRecord(
+        dataset=s,
+        file=os.path.abspath(settings.file),
+        contradictions=tuple(tuple(rows) for rows in contradictions),
+        results=tuple(results),
+    )
     path = os.path.join(out_dir, "certify.json")
     write_json(path, out)
     print(f"wrote {path}")

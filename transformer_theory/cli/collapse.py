@@ -27,9 +27,10 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from transformer_theory.cli._common import add_resumable_out, format_table, run_grid_study
+from transformer_theory.cli._common import add_resumable_out, run_grid_study
 from transformer_theory.cli._options import add_settings
 from transformer_theory.papers.barbero2024.experiments import collapse
+from transformer_theory.tables import table
 
 X64 = True
 
@@ -45,29 +46,29 @@ def run(args: argparse.Namespace) -> int:
         collapse,
         collapse.CollapseSettings,
         "collapse",
-        lambda model: summary_line(model, list(model["precisions"])),
+        lambda model: summary_line(model, list(model.precisions)),
         progress=not args.no_progress,
     )
     if isinstance(result, int):
         return result
-    print(format_table(collapse.summary(m) for m in result.record["models"]))
+    print(table(collapse.summary(m) for m in result.record.models))
     print(result.json_path)
     print(result.figure_path)
     return 0
 
 
-def summary_line(model: dict, precisions: Sequence[str]) -> str:
+def summary_line(model: collapse.CollapseModel, precisions: Sequence[str]) -> str:
     """One line per model: the verdict read from the tail, the derived limit where there is one,
     and per precision the first identical length."""
-    asym = model["asymptotic"]
-    parts = [f"{model['name']}: {model['verdict']}"]
-    if asym["slope"] is not None:
-        parts[0] += f" (tail {asym['tail_from']}..{asym['tail_to']})"
-    if model["predicted_limit"] is not None:
-        rate = model["rate"]
-        fitted = "n/a" if rate["constant"] is None else f"{rate['constant']:.3g}"
-        parts.append(f"n*distance -> K derived {model['predicted_limit']:.3g}, measured {fitted}")
+    asym = model.asymptotic
+    parts = [f"{model.name}: {model.verdict}"]
+    if asym.slope is not None:
+        parts[0] += f" (tail {asym.tail_from}..{asym.tail_to})"
+    if model.predicted_limit is not None:
+        constant = model.rate.constant
+        fitted = "n/a" if constant is None else f"{constant:.3g}"
+        parts.append(f"n*distance -> K derived {model.predicted_limit:.3g}, measured {fitted}")
     for prec in precisions:
-        first = model["precisions"][prec]["first_identical"]
+        first = model.precisions[prec].first_identical
         parts.append(f"{prec} first identical at n={first}" if first else f"{prec} never identical")
     return "; ".join(parts)

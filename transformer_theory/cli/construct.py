@@ -48,6 +48,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from transformer_theory.constructions import study
+    from transformer_theory.tables import table
 
     s = settings.from_args(ConstructSettings, args, theorem=tuple(args.theorem))
     # Everything the user gave is checked before anything is built: the output directory, then
@@ -72,9 +73,9 @@ def run(args: argparse.Namespace) -> int:
         progress=sys.stderr.isatty(),
         log=lambda line: print(line, file=sys.stderr, flush=True),
     )
-    print(study.format_table(rows))
+    print(table(rows, study.TABLE_COLUMNS))
     path = os.path.join(out, "construct.json")
-    sizes = dataclasses.asdict(s.sizes)
-    write_json(path, dict(sizes=sizes, samples=s.samples, seed=s.seed, rows=rows), indent=2)
+    record = study.ConstructRecord(dataclasses.asdict(s.sizes), s.samples, s.seed, tuple(rows))
+    write_json(path, record, indent=2)
     print(f"wrote {path}")
-    return 0 if all(r["accuracy"] == 1.0 and r["min_margin"] > 0 for r in rows) else 1
+    return 0 if all(r.exact for r in rows) else 1

@@ -34,12 +34,15 @@ the rank it needs against ``n`` and its output error against the rank, on random
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 
-from transformer_theory.cli._common import format_table, prepare_out_dir
+from transformer_theory.cli._common import prepare_out_dir
 from transformer_theory.cli._options import add_settings
+from transformer_theory.papers.conti2024._models_trained import unfinished_notes
 from transformer_theory.papers.conti2024.experiments import efficient_attention as study
 from transformer_theory.settings import from_args
+from transformer_theory.tables import table
 
 __all__ = ["X64", "add_arguments", "run"]
 
@@ -56,42 +59,45 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
 
 
-def _print_jl(result: dict) -> None:
-    sc = result["scaling"]
-    print(f"rank k' needed for the row bound (eps {sc['eps']}, delta {sc['delta']}):")
-    print(format_table(sc["rows"]))
+def _print_jl(result: study.JLResult) -> None:
+    sc = result.scaling
+    print(f"rank k' needed for the row bound (eps {sc.eps}, delta {sc.delta}):")
+    print(table(sc.rows))
     print(
         "slope of k' against ln n: "
-        + ", ".join(f"{k} {v:.1f}" for k, v in sc["slopes"].items())
-        + f" (union bound {sc['bound_slope']:.1f})"
+        + ", ".join(f"{k} {v:.1f}" for k, v in sc.slopes.items())
+        + f" (union bound {sc.bound_slope:.1f})"
     )
-    for kind, rows in result["errors"].items():
-        print(f"output error, {kind} inputs, n = {result['error_len']}:")
-        print(format_table(rows))
-    print("spectrum rank (90% of ||P||_F^2):", result["spectrum_rank_90"])
-    for t in result["trained"]:
+    for kind, rows in result.errors.items():
+        print(f"output error, {kind} inputs, n = {result.error_len}:")
+        print(table(rows))
+    print("spectrum rank (90% of ||P||_F^2):", result.spectrum_rank_90)
+    for t in result.trained:
         print(
-            f"trained {t['source']} (n = {t['n']}, {t['heads_examples']} heads x examples): "
-            f"spectrum rank {t['spectrum_rank_90']}, k' needed {t['rank_needed']}"
+            f"trained {t.source} (n = {t.n}, {t.heads_examples} heads x examples): "
+            f"spectrum rank {dataclasses.asdict(t.spectrum_rank_90)}, "
+            f"k' needed {dataclasses.asdict(t.rank_needed)}"
         )
-        print(format_table(t["errors"]))
+        print(table(t.errors))
 
 
 def run(args: argparse.Namespace) -> int:
     settings = from_args(study.EfficientSettings, args)
     checked = None if settings.jl else study.check_budgets(settings)
     runs = study.read_runs(settings)
+    for note in unfinished_notes(runs):
+        print(note, file=sys.stderr)
     out = prepare_out_dir(args.out)
     show = not args.no_progress and sys.stderr.isatty()
     result = study.run(settings, out, progress=show, runs=runs, checked=checked)
     if settings.jl:
         _print_jl(result)
-        print("\n".join(result["files"]))
+        print("\n".join(result.files))
         return 0
     if not settings.approximations:
         print("errors: --variants names no approximation; the error study is skipped")
-    print(f"n = {result.lengths[-1]} ({result.machine['backend']}):")
-    print(format_table(study.summary_rows(result)))
+    print(f"n = {result.lengths[-1]} ({result.machine.backend}):")
+    print(table(study.summary_rows(result)))
     if not result.slopes:
         print(
             f"(slopes n/a: fewer than {study.MIN_SLOPE_POINTS} lengths from --min-len to --max-len)"

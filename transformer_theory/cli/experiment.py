@@ -21,12 +21,12 @@ import textwrap
 from transformer_theory.cli._common import (
     UsageError,
     enable_x64_if_declared,
-    format_table,
     prepare_out_dir,
 )
 from transformer_theory.cli._experiments import check_seconds, discover, summary
 from transformer_theory.cli._options import add_settings, override
 from transformer_theory.settings import setting
+from transformer_theory.tables import rows_of, table
 
 __all__ = ["add_arguments", "discover", "run"]
 
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
             }
             for name, (paper, module) in found.items()
         ]
-        print(format_table(rows, ["name", "paper", "sizes", "what"]))
+        print(table(rows, ["name", "paper", "sizes", "what"]))
         print(
             "\nThe whole description, the command and the result of one: python -m pydoc "
             "transformer_theory.papers.PAPER.experiments.NAME"
@@ -92,8 +92,8 @@ def run(args: argparse.Namespace) -> int:
     out = prepare_out_dir(f"results/{args.name}" if args.out is None else args.out)
     record = module.run(config, out, progress=True)
     print(f"{args.name} ({paper}, size {args.size}): wrote {out}")
-    rows = record.get("rows") if isinstance(record, dict) else record
-    if isinstance(rows, list) and rows and all(isinstance(r, dict) for r in rows):
+    rows = rows_of(record)
+    if rows:
         scalar = [k for k in rows[0] if isinstance(rows[0][k], (int, float, str, type(None)))]
-        print(format_table(rows, scalar))
+        print(table(rows, scalar))
     return 0

@@ -19,11 +19,14 @@ the directory and what is wrong (exit 2), before any classification.
 from __future__ import annotations
 
 import argparse
+import sys
 
-from transformer_theory.cli._common import format_table, prepare_out_dir
+from transformer_theory.cli._common import prepare_out_dir
 from transformer_theory.cli._options import add_settings
+from transformer_theory.papers.conti2024._models_trained import unfinished_notes
 from transformer_theory.papers.conti2024.experiments import heads as study
 from transformer_theory.settings import from_args
+from transformer_theory.tables import table
 
 __all__ = ["add_arguments", "run"]
 
@@ -44,7 +47,9 @@ def run(args: argparse.Namespace) -> int:
     settings = from_args(study.HeadsSettings, args)
     out = prepare_out_dir(args.out)
     runs = study.read_runs(settings)
+    for note in unfinished_notes(runs):
+        print(note, file=sys.stderr)
     result = study.run(settings, out, runs=runs)
-    print(format_table(study.summary_rows(result.records)))
+    print(table(study.summary_rows(result.records)))
     print("\n".join(result.files + result.figures))
     return 0

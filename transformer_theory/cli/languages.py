@@ -46,11 +46,11 @@ def run(args: argparse.Namespace) -> int:
         EXIT_FAILED,
         EXIT_INTERRUPTED,
         EXIT_OK,
-        format_table,
         prepare_out_dir,
     )
     from transformer_theory.papers.formal_languages.experiments import languages
     from transformer_theory.settings import from_args
+    from transformer_theory.tables import table
 
     settings = from_args(languages.TableSettings, args)
     estimate = languages.check_budget(settings)
@@ -58,19 +58,19 @@ def run(args: argparse.Namespace) -> int:
     print(estimate, flush=True)
 
     def print_rows(records):
-        print(format_table(languages.row_table(records)), flush=True)
+        print(table(languages.row_table(records)), flush=True)
 
     result = languages.run(settings, out, progress=True, on_rows=print_rows)
-    if result["interrupted"]:
+    if result.interrupted:
         print(
-            f"transformer-theory languages: interrupted; {len(result['records'])} of "
-            f"{len(settings.rows)} row(s) and {len(result['precision'])} sweep record(s) "
+            f"transformer-theory languages: interrupted; {len(result.records)} of "
+            f"{len(settings.rows)} row(s) and {len(result.precision)} sweep record(s) "
             f"written to {out}",
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
-    if result["precision"]:
+    if result.precision:
         print()
-        print(format_table(languages.precision_table(result["precision"])))
+        print(table(languages.precision_table(result.precision)))
     print(f"records and plots in {out}")
-    return EXIT_FAILED if result["failed"] else EXIT_OK
+    return EXIT_FAILED if result.failed else EXIT_OK

@@ -47,13 +47,13 @@ from transformer_theory.cli._common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     UsageError,
-    format_table,
     prepare_out_dir,
     refuse_ignored,
 )
 from transformer_theory.cli._options import add_settings
 from transformer_theory.papers.svete_cotterell2024.experiments import ngram_exactness as exactness
 from transformer_theory.settings import flag_of, from_args
+from transformer_theory.tables import table
 
 #: The study computes in float64 (the reference and one of the formats compared).
 X64 = True
@@ -84,9 +84,9 @@ def _run_space(args: argparse.Namespace) -> int:
     settings = from_args(exactness.SpaceSettings, args)
     out = prepare_out_dir(args.out)
     result = exactness.run_space(settings, out)
-    print(format_table(exactness.space_table_rows(result)))
+    print(table(exactness.space_table_rows(result)))
     print(f"wrote {out}/ngram_space.json, {out}/ngram_space.png")
-    return EXIT_OK if result["all_match"] and result["within_printed"] else EXIT_FAILED
+    return EXIT_OK if result.all_match and result.within_printed else EXIT_FAILED
 
 
 def run(args: argparse.Namespace) -> int:
@@ -113,8 +113,8 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
-    print(format_table(exactness.table_rows(result)))
-    if result["soft"]:
-        print(format_table(exactness.soft_table_rows(result)))
+    print(table(exactness.table_rows(result)))
+    if result.soft:
+        print(table(exactness.soft_table_rows(result)))
     print(f"wrote {out}/ngram.json")
-    return EXIT_FAILED if exactness.float64_failures(result["records"]) else EXIT_OK
+    return EXIT_FAILED if exactness.float64_failures(result.records) else EXIT_OK

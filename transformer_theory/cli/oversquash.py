@@ -28,11 +28,11 @@ import argparse
 from transformer_theory.cli._common import (
     EXIT_FAILED,
     add_resumable_out,
-    format_table,
     run_grid_study,
 )
 from transformer_theory.cli._options import add_settings
 from transformer_theory.papers.barbero2024.experiments import oversquash
+from transformer_theory.tables import table
 
 X64 = True
 
@@ -48,24 +48,24 @@ def run(args: argparse.Namespace) -> int:
     )
     if isinstance(result, int):
         return result
-    models = result.record["models"]
-    print(format_table(oversquash.summary(m) for m in models))
+    models = result.record.models
+    print(table(oversquash.summary(m) for m in models))
     print(result.json_path)
     print(result.figure_path)
-    failed = [m["name"] for m in models if not m.get("bound_holds", True)]
+    failed = [m.name for m in models if m.bound_holds is False]
     if failed:
         print(f"the certified bound FAILED for {', '.join(failed)}")
         return EXIT_FAILED
     return 0
 
 
-def line(model: dict) -> str:
+def line(model: oversquash.OversquashModel) -> str:
     """One line per finished model: the first/last-quarter ratios and whether the bound holds."""
     text = (
-        f"{model['name']}: first/last quarter of ||dy_n/dv_i||: {model['early_late_ratio']:.3g}, "
-        f"of the path weights {model['path_early_late_ratio']:.3g} (with the residual "
-        f"{model['residual_path_early_late_ratio']:.3g})"
+        f"{model.name}: first/last quarter of ||dy_n/dv_i||: {model.early_late_ratio:.3g}, "
+        f"of the path weights {model.path_early_late_ratio:.3g} (with the residual "
+        f"{model.residual_path_early_late_ratio:.3g})"
     )
-    if "bound_holds" in model:
-        text += f"; bound holds: {model['bound_holds']} (max ratio {model['bound_ratio_max']:.3g})"
+    if model.bound_holds is not None:
+        text += f"; bound holds: {model.bound_holds} (max ratio {model.bound_ratio_max:.3g})"
     return text

@@ -29,6 +29,7 @@ from transformer_theory.settings import check_minimums, flag_of, from_args, sett
 __all__ = ["X64", "add_arguments", "run"]
 
 X64 = True  # the check compares in float64 beside the interpreter (cli.main turns it on)
+FILE_MAX_LEN = 6  # a .py program's default --max-len (the library's reverse's)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,6 +60,8 @@ class RaspSettings:
         check_minimums(self)
         if self.vocab is not None and (not self.vocab or len(set(self.vocab)) != len(self.vocab)):
             raise ValueError(f"vocab: expected distinct characters, got {self.vocab!r}")
+        if self.vocab is not None and any(0xD800 <= ord(c) <= 0xDFFF for c in self.vocab):
+            raise ValueError(f"vocab: {self.vocab!r} holds a byte that is not text (not UTF-8)")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -90,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
         program, vocab, name = _outputs.load_program(settings.program, settings.vocab)
     except ValueError as err:
         raise UsageError(str(err)) from None
-    max_len = settings.max_len or rasp.PROGRAMS.get(name, rasp.PROGRAMS["reverse"]).max_len
+    spec = rasp.PROGRAMS.get(name)
+    max_len = settings.max_len or (spec.max_len if spec else FILE_MAX_LEN)
     try:  # sizes (BudgetError, with the estimate) and a check over no input, before any work
         _outputs.check_cost(
             len(vocab),
@@ -122,39 +126,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as err:  # refused: a causal program, a table too large, a bad value set
         raise UsageError(str(err)) from None
     paths = _outputs.write_outputs(compiled, record, out)
-    rec = record["check"]
     print(f"{name}: {compiled.summary()}")  # singular where a count is 1
-    print(
-        f"checked {rec['inputs_checked']} inputs ({rec['positions_compared']} positions) in "
-        f"{settings.precision}: agree={rec['agree']} exact={rec['exact']} "
-        f"min margin {rec['min_margin']:.4g}"
-    )
-    lb = record["lower_bounds"]
-    certs = lb["one_layer_certificates"]
-    tried = sorted({c["length"] for c in certs})
-    print(
-        f"lower bounds: attention depth {lb['attention_depth']} (the dependency graph) beside "
-        f"{lb['compiled_attention_sublayers']} compiled attention "
-        f"layer{'' if lb['compiled_attention_sublayers'] == 1 else 's'}; one attention layer + "
-        "linear classifier (Chen & Zou 2024 certificates, ReLU any heads and softmax one head) "
-        + (
-            f"certified impossible at lengths {lb['one_layer_certified_impossible_at']}"
-            if lb["one_layer_certified_impossible_at"]
-            else "not certified impossible"
-        )
-        + f" of {tried}"
-    )
-    law = record["predicted"][settings.precision]
-    print(
-        f"the stated law in {settings.precision}: "
-        + ("exact at this length" if law["exact"] else "limited by " + "; ".join(law["limited_by"]))
-    )
-    for d in rec["disagreements"]:
-        print(f"  disagreement: {d}")
-    for row in record.get("precision_limits", []):
-        print(
-            f"  {row['dtype']}: exact up to {row['longest_exact']} (law: "
-            f"{row['predicted_longest']})"
-        )
+    print("\n".join(record.lines(settings.precision)))
     print("wrote " + ", ".join(paths.values()))
-    return 0 if rec["agree"] else EXIT_FAILED
+    return 0 if record.check.agree else EXIT_FAILED

@@ -53,10 +53,10 @@ def run(args: argparse.Namespace) -> int:
     from transformer_theory.cli._common import (
         EXIT_FAILED,
         EXIT_OK,
-        format_table,
         prepare_out_dir,
         refuse_ignored,
     )
+    from transformer_theory.tables import table
 
     settings = options.from_args(study.SanfordSettings, args)
     if settings.tasks == ("disj",):  # an option is used or refused, never silently dropped
@@ -67,24 +67,21 @@ def run(args: argparse.Namespace) -> int:
         study.check_sizes(settings)
     out = prepare_out_dir(args.out)
     result = study.run(settings, out)
-    records = result["rows"]
-    for kind in ("qsa", "match"):
-        rows = [study.summary(r) for r in records if (r["task"] == "qsa") == (kind == "qsa")]
-        if rows:
-            print(format_table(rows), end="\n\n")
-    if records:
+    for rows in study.summary_tables(result):
+        print(table(rows), end="\n\n")
+    if result.rows:
         print("* = beyond the format's exact range")
         print(f"wrote {os.path.join(out, 'sanford.json')}")
-    if result["disj"] is not None:
-        _print_disj(result["disj"], out, format_table)
+    if result.disj is not None:
+        _print_disj(result.disj, out, table)
     return EXIT_FAILED if study.failed(result) else EXIT_OK
 
 
-def _print_disj(disj: dict, out: str, format_table) -> None:
+def _print_disj(disj: study.DisjRecord, out: str, table) -> None:
     """``--task disj``: the reduction, the protocol and the Match3 bound table."""
-    print(format_table(disj["reduction"]), end="\n\n")
-    print(format_table(study.protocol_summary(r) for r in disj["protocol"]), end="\n\n")
+    print(table(disj.reduction), end="\n\n")
+    print(table(study.protocol_summary(r) for r in disj.protocol), end="\n\n")
     cols = ["source", "N", "M", "m", "p", "H", "m_p_H", "N_over_loglogN", "c_needed"]
-    print(format_table(disj["match3_bound"], cols), end="\n\n")
+    print(table(disj.match3_bound, cols), end="\n\n")
     print("c_needed = m p H ln ln N / N: the bound forbids the row's size only if c exceeds it")
     print(f"wrote {os.path.join(out, 'disj.json')}")

@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"{len(rows)} run(s) done; outputs in {out}")
     for line in filter(None, (initial_loss_note(rows), *figures)):
         print(line)
-    diverged = [r["run"] for r in rows if r["status"] == "diverged"]
+    diverged = [r.run for r in rows if r.diverged]
     if diverged:
         print(
             f"transformer-theory train: {len(diverged)} of {len(rows)} run(s) diverged "

@@ -45,21 +45,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_settings(p, VerifySettings)
 
 
-def _print_extra(records: list[dict]) -> None:
-    from transformer_theory import verify_outputs
-
-    for r in records:
-        if r.get("kind") == "certificate":
-            print(f"[certificate] {r['dataset']}: {verify_outputs.certificate_line(r)}")
-        elif r.get("kind") == "accuracy_bound":
-            print(
-                f"[bound] {r['dataset']}: {r['family']} accuracy <= "
-                f"{r['upper_bound_fraction']} ({r['method']}, exact={r['exact']})"
-            )
-        elif r.get("kind") == "witness":
-            print(verify_outputs.witness_line(r))
-
-
 def run(args: argparse.Namespace) -> int:
     import jax
 
@@ -99,12 +84,14 @@ def run(args: argparse.Namespace) -> int:
 
     verdicts, extra, found = suite.run_suite(s, datasets, mesh=mesh, on_step=step)
     witnesses = verify_outputs.save_witnesses(out, found) if s.witnesses else []
-    witness_fail = any(r.get("found") and r.get("in_scope") for r in witnesses)
+    witness_fail = any(w.found and w.in_scope for w in witnesses)
     bar.close()
 
     print(verify_outputs.format_table(verdicts))
-    _print_extra(extra + witnesses)
-    paths = verify_outputs.write_outputs(out, verdicts, extra + witnesses)
+    lines = verify_outputs.suite_lines(extra)
+    for line in lines + [verify_outputs.witness_line(w.to_dict()) for w in witnesses]:
+        print(line)
+    paths = verify_outputs.write_outputs(out, verdicts, extra + [w.to_dict() for w in witnesses])
     failed = [v for v in verdicts if v.failed]
     n_in = sum(v.expected for v in verdicts)
     print(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from transformer_theory import _validate
 from transformer_theory.settings import setting
 
 THEOREMS = (1, 3, 5, 6)
@@ -83,8 +84,7 @@ class ConstructSettings(Sizes):
         super().__post_init__()
         if self.samples is not None and self.samples < 1:
             raise ValueError(f"samples: expected a positive integer, got {self.samples}")
-        if self.seed < 0:
-            raise ValueError(f"seed: expected >= 0, got {self.seed}")
+        _validate.check_seed("seed", self.seed)
         if self.chunk_size < 1:
             raise ValueError(f"chunk_size: expected a positive integer, got {self.chunk_size}")
         for t in self.theorem:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
@@ -24,6 +24,7 @@ from transformer_theory.constructions.sizes import SIZE_FIELDS, THEOREMS, Constr
 from transformer_theory.constructions.templates import theorem5
 from transformer_theory.params import ModelParams
 from transformer_theory.settings import flag_of
+from transformer_theory.tables import Column
 from transformer_theory.tasks import (
     InContextQA,
     InContextTemplateMatching,
@@ -132,6 +133,42 @@ def is_exhaustive(task: Task, samples: int | None) -> bool:
 LONG_CHECK = 10**7  # examples: an exhaustive check this long gets a hint about --samples
 
 
+@dataclasses.dataclass(frozen=True)
+class ConstructionRow:
+    """One construction built and checked: theorem, task, its sizes and dataset size, the
+    model's layers, heads (per layer, ``1/1``) and width ``d'``, the examples checked (``mode``
+    ``exhaustive`` or ``sampled``), accuracy, smallest margin and relative margin, seconds."""
+
+    theorem: str
+    task: str
+    sizes: str
+    dataset_size: str
+    layers: int
+    heads: str
+    width: int
+    examples: int
+    mode: str
+    accuracy: float
+    min_margin: float
+    min_relative_margin: float
+    seconds: float
+
+    @property
+    def exact(self) -> bool:
+        """Every example classified, with a positive margin."""
+        return self.accuracy == 1.0 and self.min_margin > 0
+
+
+@dataclasses.dataclass(frozen=True)
+class ConstructRecord:
+    """``construct.json`` (``transformer-theory construct``): the sizes, the sampling, the rows."""
+
+    sizes: dict[str, Any]
+    samples: int | None
+    seed: int
+    rows: tuple[ConstructionRow, ...]
+
+
 def check_plan(
     planned: Sequence[Planned],
     *,
@@ -140,7 +177,7 @@ def check_plan(
     chunk_size: int = 4096,
     progress: bool = False,
     log: Callable[[str], None] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[ConstructionRow]:
     """Build and check every planned row; see :func:`construction_rows`."""
     rows = []
     for p in planned:
@@ -165,7 +202,7 @@ def check_plan(
         )
         cfg = params.config
         rows.append(
-            dict(
+            ConstructionRow(
                 theorem=p.label,
                 task=type(p.task).__name__,
                 sizes=p.sizes,
@@ -193,7 +230,7 @@ def construction_rows(
     chunk_size: int = 4096,
     progress: bool = False,
     log: Callable[[str], None] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[ConstructionRow]:
     """Build and check each theorem's construction; ``samples=None`` checks every example.
 
     With ``samples`` set, a task whose whole dataset has at most ``samples`` examples is still
@@ -211,37 +248,17 @@ def construction_rows(
     )
 
 
-def format_table(rows: Sequence[Mapping[str, Any]]) -> str:
-    """A plain-text table of :func:`construction_rows` output."""
-    cols = [
-        ("theorem", "theorem"),
-        ("task", "task"),
-        ("sizes", "sizes"),
-        ("layers", "L"),
-        ("heads", "heads"),
-        ("width", "d'"),
-        ("examples", "examples"),
-        ("mode", "mode"),
-        ("accuracy", "accuracy"),
-        ("min_margin", "min margin"),
-        ("min_relative_margin", "relative"),
-    ]
-
-    def fmt(key, v):
-        if key == "accuracy":
-            return f"{v:.6f}"
-        if key in ("min_margin", "min_relative_margin"):
-            return f"{v:.6g}" if key == "min_margin" else f"{v:.3g}"
-        if key == "examples":
-            return f"{v:,}"
-        return str(v)
-
-    cells = [[fmt(k, r[k]) for k, _ in cols] for r in rows]
-    widths = [
-        max(len(h), *(len(c[i]) for c in cells)) if cells else len(h)
-        for i, (_, h) in enumerate(cols)
-    ]
-    lines = ["  ".join(h.ljust(w) for (_, h), w in zip(cols, widths))]
-    lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in cells]
-    return "\n".join(lines)
+#: The columns of :func:`construction_rows` output for :func:`transformer_theory.tables.table`.
+TABLE_COLUMNS = (
+    Column("theorem"),
+    Column("task"),
+    Column("sizes"),
+    Column("layers", "L"),
+    Column("heads"),
+    Column("width", "d'"),
+    Column("examples", fmt=","),
+    Column("mode"),
+    Column("accuracy", fmt=".6f"),
+    Column("min_margin", "min margin", fmt=".6g"),
+    Column("min_relative_margin", "relative", fmt=".3g"),
+)

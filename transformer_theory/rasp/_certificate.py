@@ -809,7 +809,12 @@ def certified_length(
     """
     if dtype not in FORMATS:
         raise ValueError(f"dtype: expected one of {list(FORMATS)}, got {dtype!r}")
-    lengths = sorted({int(n) for n in lengths})
+    from transformer_theory.rasp._check import _lengths
+
+    lengths = sorted(set(_lengths("lengths", lengths)))
+    for name, v in (("softmax_scale", softmax_scale), ("mlp_slope", mlp_slope)):
+        if v is not None and not (isinstance(v, (int, float)) and 0 < v < math.inf):
+            raise ValueError(f"{name}: expected a positive number, got {v!r}")
     if not lengths or lengths[0] < 1:
         raise ValueError(f"lengths: expected positive lengths, got {list(lengths)}")
     rows: dict[int, dict] = {}

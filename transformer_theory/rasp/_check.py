@@ -37,7 +37,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from transformer_theory import precision
+from transformer_theory import _validate, budget, precision
 from transformer_theory.core import forward_trace
 from transformer_theory.rasp import _compiler as C
 from transformer_theory.rasp import _language as L
@@ -65,6 +65,11 @@ def count_inputs(
             out.append((n, count, True))
         else:
             out.append((n, int(samples), False))
+            budget.check_memory(
+                (64 + 8 * n) * float(samples),
+                what=f"{samples} sampled inputs of length {n}",
+                option="samples_per_length",
+            )
     empty = [n for n, k, _ in out if k == 0]
     if empty:
         raise ValueError(
@@ -73,6 +78,16 @@ def count_inputs(
             "nothing is no agreement"
         )
     return out
+
+
+def _lengths(name: str, lengths: Any) -> list[int]:
+    """``lengths`` as a list of ints; ValueError naming ``name`` for a string, a non-sequence or a
+    length that is not an int."""
+    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence):
+        raise ValueError(f"{name}: expected a sequence of lengths, got {lengths!r:.80}")
+    if any(isinstance(n, bool) or not isinstance(n, (int, np.integer)) for n in lengths):
+        raise ValueError(f"{name}: expected integer lengths, got {list(lengths)!r:.80}")
+    return [int(n) for n in lengths]
 
 
 def _inputs(vocab: Sequence, lengths: Sequence[int], max_inputs: int, samples: int, seed: int):
@@ -153,12 +168,17 @@ def run(
     one), from :func:`transformer_theory.core.forward_trace`."""
     if dtype not in DTYPES:
         raise ValueError(f"dtype: expected one of {sorted(DTYPES)}, got {dtype!r}")
+    if isinstance(inputs, (str, bytes)) or not isinstance(inputs, Sequence):
+        raise ValueError(f"inputs: expected a sequence of inputs, got {inputs!r:.80}")
     inputs = [list(xs) for xs in inputs]
     out = []
     nd = compiled.output
     for start in range(0, len(inputs), 256):
         chunk = inputs[start : start + 256]
-        logits = _final_streams(compiled, chunk, dtype) @ compiled.unembedding.T
+        try:
+            logits = _final_streams(compiled, chunk, dtype) @ compiled.unembedding.T
+        except ValueError as err:  # an input the model cannot read, named as this argument
+            raise ValueError(str(err).replace("xs:", "inputs:", 1)) from None
         for b, xs in enumerate(chunk):
             row = logits[b, 1 : len(xs) + 1]
             if nd.numerical:
@@ -224,11 +244,14 @@ def check(
     if arithmetic == "float" and dtype == "float64":
         precision.require_x64("dtype")
     N = compiled.max_seq_len
-    lengths = list(range(1, N + 1)) if lengths is None else list(lengths)
+    lengths = list(range(1, N + 1)) if lengths is None else _lengths("lengths", lengths)
     bad = [n for n in lengths if not 1 <= n <= N]
     if bad or not lengths:
         raise ValueError(f"lengths: expected lengths in 1..{N}, got {bad or lengths}")
     count_inputs(len(compiled.vocab), lengths, max_inputs, samples_per_length)
+    batch_size = _validate.check_int_arg("batch_size", batch_size)
+    max_reported = _validate.check_int_arg("max_reported", max_reported, 0)
+    _validate.check_seed("seed", seed)
     nodes = [n for n in compiled.nodes if n.materialized and n.op not in ("tokens", "indices")]
     enclosed = arithmetic == "enclosed"
     gaps = {id(n): _half_gaps(n.values) for n in nodes if n.numerical}
@@ -412,16 +435,23 @@ def precision_limits(
     Returns one record per dtype: ``longest_exact``, ``first_failure`` (length, or None),
     ``predicted_longest``, ``predicted_first_failure`` and the per-length rows.
     """
+    if isinstance(dtypes, str) or not dtypes:
+        raise ValueError(f"dtypes: expected a non-empty list of names, got {dtypes!r}")
     for d in dtypes:
         if d not in DTYPES:
             raise ValueError(f"dtypes: expected names among {sorted(DTYPES)}, got {d!r}")
-    if not lengths or any(int(n) < 1 for n in lengths):
+    lengths = _lengths("lengths", lengths)
+    if not lengths or any(n < 1 for n in lengths):
         raise ValueError(f"lengths: expected positive lengths, got {list(lengths)}")
+    _validate.check_int_arg("samples", samples)
     rows: dict[str, list] = {d: [] for d in dtypes}
     for n in sorted(lengths):
-        compiled = C.compile(
-            program, vocab, int(n), causal, softmax_scale=softmax_scale, mlp_slope=mlp_slope
-        )
+        try:
+            compiled = C.compile(
+                program, vocab, int(n), causal, softmax_scale=softmax_scale, mlp_slope=mlp_slope
+            )
+        except budget.BudgetError as err:  # the length the caller gave, not the compiler's name
+            raise ValueError(f"lengths: {str(err).partition(': ')[2]}") from None
         for d in dtypes:
             rec = check(
                 compiled,

@@ -107,6 +107,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Sequence
 
+from transformer_theory import budget
 from transformer_theory.rasp import _language as L
 from transformer_theory.rasp._compile_assemble import CompiledProgram, assemble
 from transformer_theory.rasp._compile_craft import (
@@ -164,11 +165,22 @@ def compile(
     """
     if not isinstance(program, L.SOp):
         raise ValueError(f"program: expected a RASP SOp, got {type(program).__name__}")
-    vocab = list(vocab)
-    if not vocab or len(set(vocab)) != len(vocab):
+    try:
+        vocab = list(vocab)
+        distinct = len(set(vocab)) == len(vocab)
+    except TypeError:
+        raise ValueError(f"vocab: expected hashable tokens, got {vocab!r:.80}") from None
+    if not vocab or not distinct:
         raise ValueError(f"vocab: expected distinct tokens, got {vocab}")
     if isinstance(max_seq_len, bool) or not isinstance(max_seq_len, int) or max_seq_len < 1:
         raise ValueError(f"max_seq_len: expected a positive integer, got {max_seq_len!r}")
+    # a residual about 2 |V| + 3 N wide (three heads' weights at least): refused, not an OOM
+    width = 2.0 * len(vocab) + 3.0 * max_seq_len + 8
+    budget.check_memory(
+        8 * 2 * 3 * width**2,
+        what=f"a model for length {max_seq_len} over {len(vocab)} tokens",
+        option="max_seq_len",
+    )
     for name, v in (("softmax_scale", softmax_scale), ("mlp_slope", mlp_slope)):
         if v is not None and not (isinstance(v, (int, float)) and 0 < v < math.inf):
             raise ValueError(f"{name}: expected a positive number, got {v!r}")

@@ -519,6 +519,8 @@ def evaluate_all(
         keys carry different values (undefined in RASP: the compiled mean of one-hots is no value).
     """
     progs = [programs] if isinstance(programs, SOp) else list(programs)
+    if not isinstance(xs, Sequence):
+        raise ValueError(f"xs: expected a sequence of tokens, got {xs!r:.80}")
     n = len(xs)
     values: dict[int, list[Any]] = {}
     for p in progs:

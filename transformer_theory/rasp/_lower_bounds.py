@@ -44,12 +44,23 @@ def one_layer_certificates(
     ``verdict`` (``"impossible"`` or ``"no certificate"``), ``verified_exactly`` and
     ``certificate_size`` (examples in the smallest certificate; None without one).
     """
+    from transformer_theory import _validate
     from transformer_theory.theory.certificates import certify_dataset
 
-    vocab = list(vocab)
+    if not isinstance(program, L.SOp):
+        raise ValueError(f"program: expected a RASP SOp, got {type(program).__name__}")
+    vocab = list(vocab) if isinstance(vocab, (str, Sequence)) else vocab
+    if not isinstance(vocab, list) or not vocab:
+        raise ValueError(f"vocab: expected a non-empty sequence of tokens, got {vocab!r:.80}")
+    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence) or not lengths:
+        raise ValueError(f"lengths: expected a non-empty sequence of lengths, got {lengths!r:.80}")
+    lengths = [_validate.check_int_arg("lengths", n) for n in lengths]
+    max_inputs = _validate.check_int_arg("max_inputs", max_inputs)
+    if isinstance(families, str) or any(f not in FAMILIES for f in families):
+        raise ValueError(f"families: expected names from {list(FAMILIES)}, got {families!r}")
     out = []
     for n in lengths:
-        if len(vocab) ** n > max_inputs:
+        if len(vocab) > 1 and n > max_inputs or len(vocab) ** n > max_inputs:  # 2**n > n
             continue
         inputs = [list(t) for t in itertools.product(vocab, repeat=n)]
         last = [repr(L.evaluate(program, xs)[-1]) for xs in inputs]

@@ -9,8 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from transformer_theory import jsonio, plotting, saveload
+from transformer_theory import _validate, jsonio, plotting, saveload
 from transformer_theory.rasp import _check, _compiler, _language, _library, _loader, _lower_bounds
+from transformer_theory.rasp._records import RaspRecord
 
 
 def load_program(
@@ -18,6 +19,8 @@ def load_program(
 ) -> tuple[_language.SOp, list, str]:
     """``(program, vocab, name)`` from a library name or a ``.py`` file defining ``program()``
     (and optionally ``VOCAB``). ValueError naming ``spec`` or ``vocab`` otherwise."""
+    if not isinstance(spec, str):
+        raise ValueError(f"spec: expected a program name or a .py file, got {spec!r:.80}")
     if spec.endswith(".py"):
         return _loader.load_file(spec, vocab)
     if spec not in _library.PROGRAMS:
@@ -40,18 +43,32 @@ def study(
     samples: int = 64,
     precision_lengths: Sequence[int] = (),
     certificate_inputs: int = 2048,
-) -> tuple[_compiler.CompiledProgram, dict[str, Any]]:
+) -> tuple[_compiler.CompiledProgram, RaspRecord]:
     """Compile, check in ``precision``, put the lower bounds beside the compiled size and
     measure the precision limits over ``precision_lengths`` (float64, float32 and bfloat16
-    beside the law); returns ``(compiled, record)``.
+    beside the law); returns ``(compiled, record)``, the record typed (:class:`RaspRecord`: the
+    fields of ``rasp.json``).
 
     The record's ``lower_bounds``: the attention depth of the dependency graph (Weiss et al.
     2021) beside the compiled layers and attention sublayers, and per length ``2..max_len`` with
     at most ``certificate_inputs`` inputs the one-layer certificates of
     :func:`~transformer_theory.rasp._lower_bounds.one_layer_certificates` (Chen & Zou 2024's
     families)."""
+    # refused naming this function's arguments (check's are max_inputs / samples_per_length)
+    _validate.check_int_arg("max_inputs", max_inputs, 0)
+    _validate.check_int_arg("samples", samples, 0)
+    _validate.check_int_arg("certificate_inputs", certificate_inputs)
+    _validate.check_choice("precision", precision, sorted(_check.DTYPES))
+    if precision_lengths:
+        if any(n < 1 for n in _check._lengths("precision_lengths", precision_lengths)):
+            raise ValueError(f"precision_lengths: expected lengths >= 1, got {precision_lengths}")
     compiled = _compiler.compile(program, vocab, max_len, causal)
-    rec = _check.check(compiled, dtype=precision, max_inputs=max_inputs, samples_per_length=samples)
+    try:
+        rec = _check.check(
+            compiled, dtype=precision, max_inputs=max_inputs, samples_per_length=samples
+        )
+    except ValueError as err:  # named as this function's arguments
+        raise ValueError(str(err).replace("samples_per_length", "samples")) from None
     record = {
         "program": program.label,
         "vocab": [repr(v) for v in vocab],
@@ -77,7 +94,7 @@ def study(
             causal=causal,
             dtypes=_check.DTYPES,
         )
-    return compiled, record
+    return compiled, jsonio.as_record(RaspRecord, record)
 
 
 def lower_bounds(compiled: _compiler.CompiledProgram, certificate_inputs: int = 2048) -> dict:
@@ -85,6 +102,7 @@ def lower_bounds(compiled: _compiler.CompiledProgram, certificate_inputs: int = 
     ``2..max_seq_len`` with at most ``certificate_inputs`` inputs each)."""
     from transformer_theory.theory.certificates import FAMILIES
 
+    _validate.check_int_arg("certificate_inputs", certificate_inputs)
     sizes = compiled.sizes()
     certs = _lower_bounds.one_layer_certificates(
         compiled.program,
@@ -106,9 +124,13 @@ def lower_bounds(compiled: _compiler.CompiledProgram, certificate_inputs: int = 
     }
 
 
-def write_outputs(compiled: _compiler.CompiledProgram, record: dict[str, Any], out: str) -> dict:
+def write_outputs(
+    compiled: _compiler.CompiledProgram, record: RaspRecord | dict[str, Any], out: str
+) -> dict:
     """Write ``model.npz`` (:func:`transformer_theory.saveload.save_model`), ``rasp.json``
     (atomically, strict JSON) and ``rasp.png`` under ``out``; returns the paths."""
+    if os.path.lexists(out) and not os.path.isdir(out):
+        raise ValueError(f"out: {out} exists and is not a directory")
     os.makedirs(out, exist_ok=True)
     paths = {
         "model": saveload.save_model(os.path.join(out, "model.npz"), compiled.params()),
@@ -135,7 +157,7 @@ def figure(compiled: _compiler.CompiledProgram, path: str, example: Sequence | N
     stream = np.asarray(tr.streams_LxNxD[-1])
     plotting.heatmap(fig, axes[0], stream.T, "value", aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1)
     axes[0].set_yticks(range(len(compiled.labels)))
-    axes[0].set_yticklabels(compiled.labels, fontsize=5)
+    axes[0].set_yticklabels([_drawable(s) for s in compiled.labels], fontsize=5)
     axes[0].set_xlabel("position (0 = BOS)")
     axes[0].set_title("residual layout")
     for li, att in enumerate(tr.attention):
@@ -150,8 +172,15 @@ def figure(compiled: _compiler.CompiledProgram, path: str, example: Sequence | N
         ax.set_title(f"{plotting.layer_name(li)}: attention")
         ax.set_xlabel("key")
         ax.set_ylabel("query")
-    plotting.suptitle(fig, f"{compiled.program.label} on {''.join(map(str, example))}")
+    title = f"{compiled.program.label} on {''.join(map(str, example))}"
+    plotting.suptitle(fig, _drawable(title))
     return plotting.save_figure(fig, path)
+
+
+def _drawable(text: str) -> str:
+    """``text`` with what no font can draw (a lone surrogate: an undecodable byte of a file or
+    the command line) written as its escape, so the figure is drawn, not a traceback."""
+    return str(text).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 # A compiled model's parameters grow like N^2 (positions one-hot, MLP tables over them): 6.9e6
@@ -184,6 +213,12 @@ def check_cost(
     ``2 |V| + 3 N``)."""
     from transformer_theory import budget
 
+    _validate.check_int_arg("vocab_size", vocab_size)
+    _validate.check_int_arg("max_len", max_len)
+    _validate.check_int_arg("max_inputs", max_inputs, 0)
+    _validate.check_int_arg("samples", samples, 0)
+    if any(n < 1 for n in _check._lengths("precision_lengths", precision_lengths)):
+        raise ValueError(f"precision_lengths: expected lengths >= 1, got {precision_lengths}")
     total = positions = 0
     n = 1  # every input of the lengths enumerated, in closed form for the sampled rest
     while n <= max_len and positions <= _MAX_POSITIONS:

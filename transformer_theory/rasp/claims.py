@@ -43,7 +43,7 @@ STATEMENT = (
     "the compiled model equals the interpreter at every position of every input over vocab V up "
     "to length N, every decision certified in arb balls"
 )
-FIGURE = "agree on {inputs} inputs; certified min margin {min_margin} ({layers} layers)"
+FIGURE = "agree on {inputs} inputs; certified min margin {min_margin} ({layers_text})"
 
 # program: (vocabulary, quick lengths, full lengths): the program compiled for each length N on
 # every input up to N
@@ -94,6 +94,7 @@ def _family_check(program: str, family: Family, vocab: str, max_lens: tuple) -> 
         "min_margin": margin,
         "inputs": inputs,
         "layers": layers,
+        "layers_text": f"{layers} layer{'' if layers == 1 else 's'}",
         "attention_depth": depth,
     }
     return Checked("enclosed", tally, values, witnesses=witnesses)

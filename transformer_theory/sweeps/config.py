@@ -167,6 +167,8 @@ class ExperimentSettings:
             raise ValueError(f"seeds: expected integers, got {self.seeds!r}") from None
         if not seeds or min(seeds) < 0 or len(set(seeds)) != len(seeds):
             raise ValueError(f"seeds: expected distinct non-negative integers, got {self.seeds!r}")
+        if max(seeds) > 2**63 - 1:  # a seed becomes a jax.random.key: a C long (OverflowError)
+            raise ValueError(f"seeds: expected integers in 0..2**63 - 1, got {max(seeds)}")
         put("seeds", seeds)
         if self.tasks is not None:
             tasks = (self.tasks,) if isinstance(self.tasks, str) else tuple(self.tasks)

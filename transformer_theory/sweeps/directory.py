@@ -32,7 +32,7 @@ import numpy as np
 
 from transformer_theory.jsonio import read_json, write_csv, write_json
 from transformer_theory.sweeps.config import ExperimentError, ExperimentSettings, resolve
-from transformer_theory.sweeps.runs import RunSpec, execute
+from transformer_theory.sweeps.runs import RunSpec, RunSummary, execute
 from transformer_theory.sweeps.setups import PAPER_CLAIMS
 from transformer_theory.train.rundir import RunDirectoryError, check_run_dir
 
@@ -196,8 +196,8 @@ def sweep(
     specs: Sequence[RunSpec],
     out: str,
     progress: bool = True,
-    on_result: Callable[[int, RunSpec, dict], None] | None = None,
-) -> list[dict]:
+    on_result: Callable[[int, RunSpec, RunSummary], None] | None = None,
+) -> list[RunSummary]:
     """Train every spec (resuming or continuing its directory), write ``summary.*`` and
     ``aggregate.csv``; ``on_result(i, spec, row)`` is called after each run."""
     os.makedirs(out, exist_ok=True)
@@ -220,8 +220,8 @@ def run_experiment(
     *,
     source: str | None = None,
     progress: bool = True,
-    on_result: Callable[[int, RunSpec, dict], None] | None = None,
-) -> tuple[list[dict], list[str]]:
+    on_result: Callable[[int, RunSpec, RunSummary], None] | None = None,
+) -> tuple[list[RunSummary], list[str]]:
     """Check ``out``, record the experiment, train its runs, draw its analysis.
 
     Args:
@@ -232,7 +232,7 @@ def run_experiment(
       progress, on_result: see :func:`sweep`.
 
     Returns:
-      ``(summary rows, figure paths)``.
+      ``(summary rows, figure paths)``: one :class:`~.runs.RunSummary` per run.
 
     Raises:
       RunDirectoryError: a run directory holds another run, or ``out`` another experiment

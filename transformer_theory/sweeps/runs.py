@@ -11,6 +11,8 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 import jax
 
@@ -28,6 +30,7 @@ from transformer_theory.train import (
 
 __all__ = [
     "RunSpec",
+    "RunSummary",
     "build_data",
     "build_model",
     "build_run",
@@ -156,7 +159,51 @@ def build_run(spec: RunSpec) -> tuple[ModelParams, TaskData, TrainSettings, dict
     return build_model(spec), build_data(spec), spec.train_config, spec.meta
 
 
-def execute(spec: RunSpec, out_root: str | None, progress: bool = True) -> dict:
+@dataclasses.dataclass(frozen=True)
+class RunSummary(Mapping):
+    """One finished run of a sweep (a row of ``summary.json``): its name, task, heads (``1-1``),
+    depth, seed, optimizer and learning rate, the steps taken, ``status`` (``"ok"`` or
+    ``"diverged"``, then ``diverged_step`` names the update that was not finite and the final
+    held-out accuracy and loss are None), the held-out loss at step 0, chance level, why it
+    stopped and the seconds its training took.
+
+    Also a read-only mapping of its fields (``row["task"]``), so the sweep's tables read these
+    rows and the rows of a ``summary.json`` read back alike."""
+
+    run: str
+    task: str
+    heads: str
+    depth: int
+    seed: int
+    optimizer: str
+    learning_rate: float
+    steps: int
+    status: str
+    diverged_step: int | None
+    final_eval_acc: float | None
+    final_eval_loss: float | None
+    initial_eval_loss: float
+    chance: float
+    stop_reason: str | None
+    seconds: float
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self.__dataclass_fields__:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.__dataclass_fields__)
+
+    def __len__(self) -> int:
+        return len(self.__dataclass_fields__)
+
+    @property
+    def diverged(self) -> bool:
+        return self.status == "diverged"
+
+
+def execute(spec: RunSpec, out_root: str | None, progress: bool = True) -> RunSummary:
     """Train one run (resuming or continuing it from its directory); returns its summary row.
 
     The row's ``status`` is ``"ok"`` or ``"diverged"``; a diverged run's ``final_eval_acc`` and
@@ -170,7 +217,7 @@ def execute(spec: RunSpec, out_root: str | None, progress: bool = True) -> dict:
     )
     last = res.metrics[-1]
     diverged = res.diverged_step is not None
-    return dict(
+    return RunSummary(
         run=spec.name,
         task=spec.task,
         heads="-".join(map(str, spec.heads)),

@@ -11,6 +11,7 @@ import numpy as np
 
 from transformer_theory.jsonio import read_json, write_csv
 from transformer_theory.sweeps.setups import PAPER_CLAIMS, TASK_NAMES
+from transformer_theory.tables import table
 
 __all__ = [
     "SUMMARY_COLUMNS",
@@ -75,6 +76,19 @@ def write_summary_csv(rows: Sequence[dict], path: str) -> None:
     write_csv(path, table, SUMMARY_COLUMNS, extrasaction="ignore")
 
 
+_MARKDOWN_COLUMNS = (
+    "task",
+    "depth",
+    "optimizer, lr",
+    "held-out acc mean [min, max]",
+    "seeds",
+    "chance",
+    "steps (max)",
+    "stopped by",
+    "paper's claim",
+)
+
+
 def markdown_table(rows: Sequence[dict]) -> str:
     """README's table: one line per (task, depth): optimizer and learning rate, held-out accuracy
     mean [min, max] over the seeds that did not diverge, seeds (``3 (1 diverged)``), chance, steps
@@ -83,25 +97,27 @@ def markdown_table(rows: Sequence[dict]) -> str:
     groups: dict = {}
     for r in rows:
         groups.setdefault((r["task"], int(r["depth"])), []).append(r)
-    lines = [
-        "| task | depth | optimizer, lr | held-out acc mean [min, max] | seeds | chance "
-        "| steps (max) | stopped by | paper's claim |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
+    cells = []
     for (task, depth), rs in groups.items():
         acc = np.array([float(r["final_eval_acc"]) for r in rs if not _diverged(r)])
         recipes = sorted({f"{r['optimizer']} {float(r['learning_rate']):g}" for r in rs})
         reasons = sorted({"diverged" if _diverged(r) else r["stop_reason"] for r in rs})
         bad = sum(_diverged(r) for r in rs)
         cell = f"{acc.mean():.2f} [{acc.min():.2f}, {acc.max():.2f}]" if len(acc) else "diverged"
-        seeds = f"{len(rs)} ({bad} diverged)" if bad else f"{len(rs)}"
-        lines.append(
-            f"| {task} | {depth} | {', '.join(recipes)} | {cell} | {seeds} | "
-            f"{float(rs[0]['chance']):.3g} | "
-            f"{max(int(r['steps']) for r in rs)} | {', '.join(reasons)} | "
-            f"{PAPER_CLAIMS.get(task, '')} |"
+        cells.append(
+            {
+                "task": task,
+                "depth": depth,
+                "optimizer, lr": ", ".join(recipes),
+                "held-out acc mean [min, max]": cell,
+                "seeds": f"{len(rs)} ({bad} diverged)" if bad else f"{len(rs)}",
+                "chance": f"{float(rs[0]['chance']):.3g}",
+                "steps (max)": max(int(r["steps"]) for r in rs),
+                "stopped by": ", ".join(reasons),
+                "paper's claim": PAPER_CLAIMS.get(task, ""),
+            }
         )
-    return "\n".join(lines)
+    return table(cells, _MARKDOWN_COLUMNS, fmt="markdown")
 
 
 def result_line(row: dict) -> str:

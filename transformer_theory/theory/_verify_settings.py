@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Literal
 
-from transformer_theory import budget
+from transformer_theory import _validate, budget
 from transformer_theory.settings import check_minimums, setting
 
 #: The suite's datasets, in the order of the default job.
@@ -128,9 +128,9 @@ class VerifySettings:
                     )
         _sizes("icqa", self.icqa, 3)
         _sizes("templates", self.templates, 2)
-        for name in ("random_sets", "seed"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name}: expected >= 0, got {getattr(self, name)}")
+        if self.random_sets < 0:
+            raise ValueError(f"random_sets: expected >= 0, got {self.random_sets}")
+        _validate.check_seed("seed", self.seed)
         if self.quick:  # --quick fixes these: a value asked beside it would be silently dropped
             if self.random_sets != 8:
                 raise ValueError(

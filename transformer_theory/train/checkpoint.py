@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import errno
 import os
+import sys
 from typing import Any
 
 import jax
@@ -43,6 +44,30 @@ def _disk_full(err: BaseException | None) -> bool:
             return True
         err = err.__cause__ or err.__context__
     return False
+
+
+def _drop_closed_loop_callbacks() -> None:
+    """Keep the late callbacks of a failed restore from printing tracebacks.
+
+    When one array of a checkpoint cannot be read, Orbax's restore raises at once and
+    ``asyncio_utils.run_sync`` closes the event loop it ran on, while TensorStore still completes
+    the other reads in its own threads; each completion hands its result to that closed loop and
+    raises ``RuntimeError("Event loop is closed")`` in a TensorStore thread, which Python prints
+    through ``sys.unraisablehook`` -- after the caller has reported the unreadable checkpoint in
+    one line. From the first failed restore on, the hook drops exactly those (every other
+    unraisable exception still reaches the previous hook)."""
+    previous = sys.unraisablehook
+    if getattr(previous, "drops_closed_loop_callbacks", False):
+        return
+
+    def hook(unraisable: Any) -> None:
+        err = unraisable.exc_value
+        if isinstance(err, RuntimeError) and str(err) == "Event loop is closed":
+            return
+        previous(unraisable)
+
+    hook.drops_closed_loop_callbacks = True  # type: ignore[attr-defined]
+    sys.unraisablehook = hook
 
 
 def latest_step(directory: os.PathLike | str) -> int | None:
@@ -128,7 +153,11 @@ class Checkpointer:
             k: jax.ShapeDtypeStruct(np.shape(v), np.asarray(v).dtype)
             for k, v in flat_template.items()
         }
-        restored = self._manager.restore(int(step), args=ocp.args.StandardRestore(abstract))
+        try:
+            restored = self._manager.restore(int(step), args=ocp.args.StandardRestore(abstract))
+        except Exception:
+            _drop_closed_loop_callbacks()
+            raise
         missing = set(abstract) - set(restored)
         if missing:
             raise ValueError(f"template: checkpoint {step} lacks entries {sorted(missing)[:3]}")

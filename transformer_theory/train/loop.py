@@ -86,6 +86,7 @@ class TrainSettings:
         for name in ("steps", "batch_size", "log_every", "checkpoint_every"):
             _validate.check_positive(name, getattr(self, name))
         _validate.check_choice("optimizer", self.optimizer, ("sgd", "adam"))
+        _validate.check_seed("seed", self.seed)
         if not self.learning_rate > 0:
             raise ValueError(
                 f"learning_rate: expected a positive step size, got {self.learning_rate}"

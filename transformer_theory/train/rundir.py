@@ -48,6 +48,7 @@ __all__ = [
     "read_metrics",
     "read_run_file",
     "run_settings",
+    "unfinished",
     "write_run_file",
 ]
 
@@ -165,6 +166,25 @@ def read_metrics(path: str) -> dict:
             f"{', '.join(METRIC_FIELDS)})"
         )
     return record
+
+
+def unfinished(out_dir: str) -> str | None:
+    """What a reader of ``out_dir``'s model should know when its training was cut short (Ctrl-C,
+    a kill, a crash): how many of its target steps its latest checkpoint holds. None when
+    ``metrics.json`` says the run finished (its target reached, stopped early or diverged) or does
+    not say (no such file, or written before runs recorded it)."""
+    path = os.path.join(out_dir, METRICS_FILE)
+    if not os.path.exists(path):
+        return None
+    record = read_metrics(path)
+    if record.get("finished") is not False:
+        return None
+    latest = checkpoint.latest_step(os.path.join(out_dir, "checkpoints"))
+    return (
+        f"{out_dir} is an unfinished run: its checkpoint holds {latest or 0} of "
+        f"{record.get('target_steps', '?')} steps (training was cut short; the same training "
+        "command continues it)"
+    )
 
 
 def _describe(value: Any, limit: int = 40) -> str:

@@ -156,13 +156,26 @@ def guard(step: Callable[..., tuple]) -> Callable[..., tuple]:
 
 
 def write_metrics(
-    out_dir: str, rows: Sequence[dict], meta: dict, status: dict | None = None
+    out_dir: str,
+    rows: Sequence[dict],
+    meta: dict,
+    status: dict | None = None,
+    *,
+    target_steps: int | None = None,
+    finished: bool | None = None,
 ) -> None:
     """``metrics.json`` (strict JSON: a non-finite loss is ``null``, named under ``nonfinite``) and
-    ``metrics.csv`` (its ``status`` column is ``ok`` or ``diverged``)."""
+    ``metrics.csv`` (its ``status`` column is ``ok`` or ``diverged``). ``target_steps`` and
+    ``finished`` (when given) say whether the run reached its target, stopped early or diverged
+    (``finished: true``) or was cut short (``false``: written at a checkpoint while training, or
+    on Ctrl-C), for whoever reads the run later (:func:`.rundir.unfinished`)."""
     record: dict[str, Any] = {"meta": meta, "status": "ok" if status is None else status["state"]}
     if status is not None:
         record["diverged_step"] = status["step"]
+    if target_steps is not None:
+        record["target_steps"] = int(target_steps)
+    if finished is not None:
+        record["finished"] = bool(finished)
     record["rows"] = list(rows)
     write_json(os.path.join(out_dir, rundir.METRICS_FILE), record)
     write_csv(
@@ -331,7 +344,8 @@ def run(
 
     def save(step):
         ckpt.save(step, (state, opt_state))
-        write_metrics(out_dir, [r for r in rows if r["step"] <= step], meta)
+        rows_saved = [r for r in rows if r["step"] <= step]
+        write_metrics(out_dir, rows_saved, meta, target_steps=config.steps, finished=False)
 
     def diverged_at() -> int | None:
         bad = int(watch["bad"])  # waits for the step that wrote it
@@ -365,7 +379,7 @@ def run(
             if latest is None or bad - 1 > latest:
                 ckpt.save(bad - 1, (state, opt_state))
             rundir.write_run_file(out_dir, settings, fingerprints, status=status)
-            write_metrics(out_dir, rows, meta, status)
+            write_metrics(out_dir, rows, meta, status, target_steps=config.steps, finished=True)
         return status
 
     # `done` counts the updates applied to `state`. They change in ONE assignment: Python raises
@@ -452,7 +466,9 @@ def run(
         if ckpt is not None:
             ckpt.close()
     if out_dir is not None and diverged is None:
-        write_metrics(out_dir, rows, meta)
+        # stop_after cuts a run short as a kill would: it stays unfinished
+        finished = stop_reason != "steps" or steps_done >= config.steps
+        write_metrics(out_dir, rows, meta, target_steps=config.steps, finished=finished)
     return RunResult(
         state=state,
         opt_state=opt_state,

@@ -24,6 +24,49 @@ SETTINGS = dict(depths=(1, 2), positionals=("none", "rope"), max_len=8, points=2
 NAMES = [f"L{d}_H1_{p}_seed0" for d in (1, 2) for p in ("none", "rope")]
 
 
+def stand_in_model(name, lengths, precisions):
+    """A collapse model record with every field of a CollapseModel but the grid's labels and the
+    seconds, its distances a function of the name."""
+    fit = dict(slope=None, constant=None, fit_from=None, fit_to=None, points=0)
+    asym = dict(
+        slope=None,
+        tail_from=None,
+        tail_to=None,
+        tail_points=0,
+        change=None,
+        change_from=None,
+        plateau=False,
+        plateau_value=None,
+        verdict="undetermined: a stand-in",
+    )
+    n = len(lengths)
+    curve = dict(
+        distance=[float(sum(map(ord, name)))] * n,
+        identical=[False] * n,
+        equal_coords=[0] * n,
+        width=1,
+        first_identical=None,
+        identical_from=None,
+        rate=fit,
+        asymptotic=asym,
+    )
+    record = dict(
+        name=name,
+        pattern="ones_zero",
+        separator_every=None,
+        lengths=list(lengths),
+        tokens=list(lengths),
+        precisions={p: curve for p in precisions},
+        rate=fit,
+        asymptotic=asym,
+        verdict=asym["verdict"],
+        predicted_limit=None,
+    )
+    # every field a finished record has (_records.MODEL_FIELDS), or the resume measures it again
+    assert set(_records.MODEL_FIELDS["collapse"]) - {"seconds"} <= set(record)
+    return record
+
+
 @pytest.fixture
 def measured(monkeypatch):
     """The names measured, in order; each "measurement" is a function of the model alone."""
@@ -31,12 +74,7 @@ def measured(monkeypatch):
 
     def fake_record(params, name, lengths, precisions, **kwargs):
         calls.append(name)
-        # every field a finished record has (_records.MODEL_FIELDS), or the resume measures it again
-        fields = dict.fromkeys(k for k in _records.MODEL_FIELDS["collapse"] if k != "seconds")
-        precision = {p: {} for p in precisions}
-        return fields | dict(
-            name=name, lengths=list(lengths), precisions=precision, value=sum(map(ord, name))
-        )
+        return stand_in_model(name, lengths, precisions)
 
     monkeypatch.setattr(collapse, "random_model", lambda config, seed: None)
     monkeypatch.setattr(_theory_collapse, "model_record", fake_record)
@@ -97,8 +135,8 @@ def test_command_names_the_option_that_differs(tmp_path, measured, capsys, monke
     from transformer_theory.cli import collapse as command
 
     # the stand-in records carry no verdict to print; the memory check compiles (tested elsewhere)
-    monkeypatch.setattr(command, "summary_line", lambda model, precisions: model["name"])
-    monkeypatch.setattr(collapse, "summary", lambda model: {"name": model["name"]})
+    monkeypatch.setattr(command, "summary_line", lambda model, precisions: model.name)
+    monkeypatch.setattr(collapse, "summary", lambda model: {"name": model.name})
     monkeypatch.setattr(collapse, "check_memory", lambda settings, grid: 0.0)
     argv = ["collapse", "--depth", "1,2", "--positional", "none,rope", "--max-len", "8"]
     argv += ["--points", "2", "--precision", "float64", "--out", str(tmp_path), "--no-progress"]
@@ -128,8 +166,21 @@ def test_oversquash_resumes_and_refuses_other_settings(tmp_path, monkeypatch):
 
     def fake_record(params, emb, bound):
         calls.append(params.seed)
-        fields = dict.fromkeys(k for k in _records.MODEL_FIELDS["oversquash"] if k != "name")
-        return fields | dict(value=params.seed * 10)
+        value = params.seed * 10.0  # the record of an OversquashModel, marked by its seed
+        record = dict(
+            depth=1,
+            length=8,
+            sensitivity=[[value]],
+            sensitivity_final=[value],
+            path_weight=[[1.0]],
+            path_weight_residual=[[1.0]],
+            path_count=["1"],
+            early_late_ratio=value,
+            path_early_late_ratio=1.0,
+            residual_path_early_late_ratio=1.0,
+        )
+        assert set(_records.MODEL_FIELDS["oversquash"]) - {"name"} <= set(record)
+        return record
 
     def fake_model(config, seed):
         return SimpleNamespace(seed=seed, w_o=np.zeros(1))
@@ -146,7 +197,7 @@ def test_oversquash_resumes_and_refuses_other_settings(tmp_path, monkeypatch):
     with pytest.raises(Interrupted):
         oversquash.run(settings, str(tmp_path), on_model=stop)
     result = oversquash.run(settings, str(tmp_path))
-    assert calls == [0, 1, 2] and [m["value"] for m in result.record["models"]] == [0, 10, 20]
+    assert calls == [0, 1, 2] and [m.early_late_ratio for m in result.record.models] == [0, 10, 20]
     with pytest.raises(SettingsDiffer, match="length: 8 there, 9 asked"):
         oversquash.run(dataclasses.replace(settings, length=9), str(tmp_path))
     assert calls == [0, 1, 2]

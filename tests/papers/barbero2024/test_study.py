@@ -13,6 +13,8 @@ import pytest
 
 from tests.helpers import assert_close
 from tests.papers.barbero2024 import _reference
+from tests.papers.barbero2024.test_resume import stand_in_model
+from transformer_theory import jsonio
 from transformer_theory.papers.barbero2024 import _models, _tasks
 from transformer_theory.papers.barbero2024._models import random_model
 from transformer_theory.papers.barbero2024.experiments import _records, collapse, oversquash
@@ -77,9 +79,11 @@ def test_a_record_written_before_the_field_names_is_read_and_resumed(tmp_path):
     )  # fmt: skip
     assert _records.recorded_settings(old) == s.record()
     path = str(tmp_path / "collapse.json")
-    fields = {k: {} for k in _records.MODEL_FIELDS["collapse"]}
-    fields["precisions"] = dict.fromkeys(s.precisions, {})
-    write_json(path, {"settings": old, "models": [dict(fields, name="L1_H1_none_seed0")]})
+    labels = dict(depth=1, heads=1, positional="none", seed=0)
+    model = dict(labels, **stand_in_model("L1_H1_none_seed0", [2, 8], s.precisions), seconds=1.0)
+    # a model an older version wrote, without a field the typed record has: measured again
+    older = {k: v for k, v in dict(model, name="L2_H1_none_seed0").items() if k != "tokens"}
+    write_json(path, {"settings": old, "models": [model, older]})
     _records.check_resumable(path, s.record())  # the same run: resumed, not refused
     assert list(_records.finished_models(path, s.record())) == ["L1_H1_none_seed0"]
     with pytest.raises(_records.SettingsDiffer) as info:
@@ -113,10 +117,11 @@ def test_run_collapse_writes_each_model_and_matches_numpy(tmp_path):
     seen = []
     result = collapse.run(settings, str(tmp_path), on_model=seen.append)
     saved = json.loads((tmp_path / "collapse.json").read_text())
-    assert saved == result.record and saved["complete"] and saved["settings"] == settings.record()
-    assert [m["name"] for m in seen] == ["L1_H1_none_seed0"] and saved["models"][0]["lengths"] == [
-        9
-    ]
+    # the typed record is the file, field for field
+    assert jsonio.to_jsonable(result.record)[0] == saved
+    assert jsonio.read_record(result.json_path, collapse.CollapseRecord) == result.record
+    assert saved["complete"] and saved["settings"] == settings.record()
+    assert [m.name for m in seen] == ["L1_H1_none_seed0"] and saved["models"][0]["lengths"] == [9]
     assert (tmp_path / "collapse.png").stat().st_size > 0 and result.figure_path.endswith(".png")
     # the distance, from an independent float64 NumPy forward pass of the same random model
     for model, grid_model in zip(saved["models"], _records.grid_of(settings)):
@@ -126,11 +131,11 @@ def test_run_collapse_writes_each_model_and_matches_numpy(tmp_path):
             ya = _reference.last_representation(params, params.config, v)
             yb = _reference.last_representation(params, params.config, _tasks.repeat_last(v))
             assert_close(d, np.linalg.norm(ya - yb))
-    row = collapse.summary(saved["models"][0])
+    row = collapse.summary(result.record.models[0])
     assert row["name"] == "L1_H1_none_seed0" and row["K_derived"] > 0 and "float64 identical" in row
     # the same settings again: every model is read back, none measured
     again = collapse.run(settings, str(tmp_path), on_model=seen.append)
-    assert len(seen) == 1 and again.record["models"] == saved["models"]
+    assert len(seen) == 1 and again.record.models == result.record.models
 
 
 def test_run_oversquash_interrupted_keeps_the_finished_model(tmp_path):
@@ -149,7 +154,7 @@ def test_run_oversquash_interrupted_keeps_the_finished_model(tmp_path):
     assert model["path_count"] == ["1"] * 5
     # the last row of a causal softmax attention matrix is a distribution over the 5 tokens
     assert math.isclose(sum(model["path_weight"][-1]), 1.0, rel_tol=1e-12)
-    row = oversquash.summary(model)
+    row = oversquash.summary(jsonio.as_record(oversquash.OversquashModel, model))
     assert row["name"] == "L1_H1_rope_seed0" and "bound_holds" not in row
 
 

@@ -8,6 +8,7 @@ import math
 
 import pytest
 
+from transformer_theory import jsonio
 from transformer_theory.jsonio import read_json
 from transformer_theory.papers.formal_languages import _theory, _theory_table
 from transformer_theory.papers.formal_languages.experiments import languages
@@ -77,32 +78,32 @@ def test_run_writes_the_records_and_figures(tmp_path):
     result = languages.run(
         settings, str(tmp_path), on_rows=lambda records: seen.append(len(records))
     )
-    assert seen == [1] and not result["interrupted"] and not result["failed"]
-    (row,) = result["records"]
+    assert seen == [1] and not result.interrupted and not result.failed
+    (row,) = result.records
     # MAJORITY's margin 2 (#1 - #0 - 1/2) / n over lengths 1 and 2 (n = L + 1), signed by the
     # truth: "0" 3/2, "1" 1/2, "00" 5/3, "11" 1, and the ties "01", "10" (not members) 1/3, the
     # smallest.
-    assert row["accuracy"] == 1.0 and row["min_margin"] == pytest.approx(1 / 3, abs=1e-12)
-    assert read_json(tmp_path / "languages.json") == [row]
-    assert read_json(tmp_path / "languages_majority.json") == row
-    sweep = result["precision"]
-    assert read_json(tmp_path / "parity_precision.json") == sweep
-    assert [(r["dtype"], r["layer_norm"]) for r in sweep] == [
+    assert row.accuracy == 1.0 and row.min_margin == pytest.approx(1 / 3, abs=1e-12)
+    # the typed records are the files, key for key
+    assert read_json(tmp_path / "languages.json") == [jsonio.to_jsonable(row)[0]]
+    assert jsonio.read_record(str(tmp_path / "languages_majority.json"), type(row)) == row
+    sweep = result.precision
+    assert read_json(tmp_path / "parity_precision.json") == jsonio.to_jsonable(sweep)[0]
+    assert [(r.dtype, r.layer_norm) for r in sweep] == [
         ("float32", True),
         ("float32", False),
         ("float64", True),
         ("float64", False),
     ]
     for r in sweep:
-        assert r["n"] == 4 and r["accuracy"] == 1.0
-        want = 4 * math.sqrt(10 / 2) if r["layer_norm"] else 4 / 4**2
-        assert r["min_margin"] == pytest.approx(
-            want, rel=1e-5 if r["dtype"] == "float32" else 1e-12
-        )
+        assert r.n == 4 and r.accuracy == 1.0
+        want = 4 * math.sqrt(10 / 2) if r.layer_norm else 4 / 4**2
+        assert r.min_margin == pytest.approx(want, rel=1e-5 if r.dtype == "float32" else 1e-12)
     assert (tmp_path / "languages_margin.png").stat().st_size > 0
     assert (tmp_path / "parity_precision.png").stat().st_size > 0
     # The table rows the command prints.
-    (printed,) = languages.row_table(result["records"])
+    (printed,) = languages.row_table(result.records)
+    assert result.rows == (printed,)
     assert printed["lengths"] == "1-2" and printed["accuracy"] == "1.0000"
     assert printed["strings"] == 2 + 4
     assert languages.precision_table(sweep)[1]["LayerNorm"] == "no"
@@ -117,7 +118,7 @@ def test_run_interrupted_keeps_the_finished_records(tmp_path, monkeypatch):
         rows=("majority",), max_len=1, exhaustive_up_to=1, parity_lengths=(3,)
     )
     result = languages.run(settings, str(tmp_path))
-    assert result["interrupted"] and len(result["records"]) == 1 and result["precision"] == []
-    assert read_json(tmp_path / "languages.json") == result["records"]
+    assert result.interrupted and len(result.records) == 1 and result.precision == ()
+    assert read_json(tmp_path / "languages.json") == jsonio.to_jsonable(result.records)[0]
     assert read_json(tmp_path / "parity_precision.json") == []
     assert not (tmp_path / "languages_margin.png").exists()  # no figure of a partial run

@@ -1,6 +1,7 @@
 """The registry and the study behind ``transformer-theory sanford`` (settings in, records out), and
 the trained experiments' configs: small, against references written here."""
 
+import dataclasses
 import importlib
 import json
 import math
@@ -9,7 +10,7 @@ import jax
 import numpy as np
 import pytest
 
-from transformer_theory import precision
+from transformer_theory import jsonio, precision
 from transformer_theory.papers.sanford2023 import _constructions_registry as registry
 from transformer_theory.papers.sanford2023 import _tasks as ts
 from transformer_theory.papers.sanford2023.experiments import sanford as study
@@ -77,24 +78,47 @@ def test_run_writes_every_record_and_the_summary_rows(tmp_path):
     jax.config.update("jax_enable_x64", True)
     settings = study.SanfordSettings(tasks=("match2",), ns=(3,), samples=50)
     result = study.run(settings, str(tmp_path), plot=False)
-    records = result["rows"]
+    records = result.rows
     (record,) = records
-    assert result["disj"] is None and not study.failed(result)
-    assert not record["exhaustive"] and record["examples"] == 50  # 9^3 = 729 > 50 inputs
-    assert record["accuracy_by_dtype"]["float64"] == 1.0 and not study.failed(record)
-    assert set(record["accuracy_by_dtype"]) == set(precision.FORMATS)
+    assert isinstance(record, study.MatchRecord)
+    assert result.disj is None and not study.failed(result)
+    assert not record.exhaustive and record.examples == 50  # 9^3 = 729 > 50 inputs
+    assert record.accuracy_by_dtype["float64"] == 1.0 and not study.failed(record)
+    assert set(record.accuracy_by_dtype) == set(precision.FORMATS)
     bits = {name: int(jax.numpy.finfo(name).nmant) + 1 for name in precision.FORMATS}
-    assert record["within_exact_range"] == {n: record["scale_log2"] <= b for n, b in bits.items()}
-    assert json.loads((tmp_path / "sanford.json").read_text()) == records
-    assert json.loads((tmp_path / "match2_N3_M9.json").read_text()) == record
+    assert record.within_exact_range == {n: record.scale_log2 <= b for n, b in bits.items()}
+    # the typed records are the files, field for field
+    assert json.loads((tmp_path / "sanford.json").read_text()) == [jsonio.to_jsonable(record)[0]]
+    saved = jsonio.read_record(str(tmp_path / "match2_N3_M9.json"), study.MatchRecord)
+    assert saved == record
     row = study.summary(record)
     assert row["task"] == "match2" and row["M"] == 9 and row["float64"] == "1.0000"
+    assert study.summary_tables(result) == [[row]]
 
 
 def test_failed_reads_the_record():
-    assert study.failed({"task": "qsa", "m_min": None})
-    assert not study.failed({"task": "qsa", "m_min": 4})
-    assert study.failed({"task": "match2", "accuracy_by_dtype": {"float64": 0.99}})
+    qsa = dict(task="qsa", N=8, q=1, d_prime=2, epsilon=0.1, alpha=12, q_log_N=2.08, m_min=None)
+    missed = jsonio.as_record(study.QSARecord, qsa)
+    assert study.failed(missed) and study.summary(missed)["result"] == "MISSED"
+    assert "max_error" not in jsonio.to_jsonable(missed)[0]  # absent, as qsa_record leaves it
+    assert not study.failed(dataclasses.replace(missed, m_min=4))
+    match = study.MatchRecord(
+        task="match2",
+        N=3,
+        M=9,
+        window=None,
+        examples=50,
+        exhaustive=False,
+        positive_rate=0.5,
+        accuracy_by_dtype={"float64": 0.99},
+        accuracy=0.99,
+        scale_log2=3,
+        within_exact_range={"float64": True},
+        smallest_exact=None,
+        smallest_exact_mantissa_bits=None,
+    )
+    assert study.failed(match)
+    assert not study.failed(dataclasses.replace(match, accuracy_by_dtype={"float64": 1.0}))
 
 
 CONFIGS = [

@@ -8,6 +8,7 @@ import jax
 import numpy as np
 import pytest
 
+from transformer_theory import jsonio
 from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
 from transformer_theory.papers.svete_cotterell2024 import _constructions_variants as variants
 from transformer_theory.papers.svete_cotterell2024 import _tasks as tasks
@@ -38,20 +39,23 @@ def test_study_run_writes_what_the_checks_return(tmp_path):
     )
     settings = dataclasses.replace(settings, scan_limit=2)
     result = study.run_ngram(settings, str(tmp_path))
-    assert [r["construction"] for r in result["records"]] == ["3.1", "3.3"]
+    assert [r["construction"] for r in result.records] == ["3.1", "3.3"]
     lm = tasks.NGramLM.random(0, 2, 2, zero_fraction=0.2)
     direct = equivalence.equivalence_record(lm, cn.build(lm, "3.1", max_len=2), 2)
-    rec = result["records"][0]
+    rec = result.records[0]
     assert {k: rec[k] for k in direct} == direct
-    for rec in result["records"]:
+    for rec in result.records:
         assert rec["equivalent"] and rec["strings"] == 7
         assert rec["mass_transformer"] == pytest.approx(lm.mass_up_to(2), abs=1e-12)
         assert rec["scan"]["longest_exact_length"] is None
     saved = json.loads((tmp_path / "ngram.json").read_text())
     assert saved["complete"] is True and saved["settings"]["order"] == 2
-    assert saved["records"] == json.loads(json.dumps(result["records"]))
+    assert saved["records"] == json.loads(json.dumps(result.records))
+    assert "soft" not in saved and result.soft is None  # no softmax: no soft study, no key
+    back = jsonio.read_record(str(tmp_path / "ngram.json"), study.NGramResult)
+    assert jsonio.to_jsonable(back)[0] == jsonio.to_jsonable(result)[0] == saved
     assert (tmp_path / "ngram_precision.png").stat().st_size > 0
-    assert study.float64_failures(result["records"]) == []
+    assert study.float64_failures(result.records) == []
     rows = study.table_rows(result)
     assert [r["exact_to"] for r in rows] == [">=2", ">=2"] and rows[1]["derived"] is None
 

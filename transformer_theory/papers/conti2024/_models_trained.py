@@ -30,12 +30,12 @@ from transformer_theory.papers.conti2024 import _models_translation as translati
 from transformer_theory.sweeps.config import ExperimentError
 from transformer_theory.sweeps.directory import EXPERIMENT_FILE, read_record
 from transformer_theory.sweeps.runs import build_data, trained_params
-from transformer_theory.train import RunDirectoryError
+from transformer_theory.train import RunDirectoryError, rundir
 from transformer_theory.train.checkpoint import latest_step
 from transformer_theory.train.rundir import RUN_FILE
 from transformer_theory.train.seq2seq import decoder_inputs
 
-__all__ = ["LoadedRun", "load_runs", "read_runs"]
+__all__ = ["LoadedRun", "load_runs", "read_runs", "unfinished_notes"]
 
 # What LoadedRun.maps and LoadedRun.qkv return: (attention, layer, maps_BxHxQxK) and
 # (attention, layer, q, k, v) with q, k, v of shape (B, H, N, E).
@@ -53,6 +53,8 @@ class LoadedRun:
       path: its directory.
       maps: ``examples -> [(attention, layer, maps_BxHxQxK)]``.
       qkv: ``examples -> [(attention, layer, q, k, v)]`` (bidirectional attentions only).
+      unfinished: None, or what a reader must know of a run whose training was cut short (its
+        latest checkpoint holds fewer steps than its target: :func:`.rundir.unfinished`).
     """
 
     name: str
@@ -60,6 +62,7 @@ class LoadedRun:
     path: str
     maps: Callable[[int], Maps]
     qkv: Callable[[int], QKV]
+    unfinished: str | None = None
 
 
 def _depth_run(out: str, spec) -> LoadedRun:
@@ -71,6 +74,7 @@ def _depth_run(out: str, spec) -> LoadedRun:
         path=os.path.join(out, spec.name),
         maps=lambda b: activations.depth_maps(params, tokens[:b]),
         qkv=lambda b: activations.depth_qkv(params, tokens[:b]),
+        unfinished=rundir.unfinished(os.path.join(out, spec.name)),
     )
 
 
@@ -85,6 +89,7 @@ def _seq2seq_run(run_dir: str) -> LoadedRun:
             params, src[:b], decoder_inputs(tgt[:b]), norm=cfg.norm
         ),
         qkv=lambda b: activations.seq2seq_qkv(params, src[:b], norm=cfg.norm),
+        unfinished=rundir.unfinished(run_dir),
     )
 
 
@@ -157,3 +162,9 @@ def read_runs(path: str) -> list[LoadedRun]:
             f"{os.path.abspath(path)}: cannot read the trained model, a checkpoint file is "
             f"missing or corrupted ({type(err).__name__}: {first})"
         ) from None
+
+
+def unfinished_notes(runs: list[LoadedRun]) -> list[str]:
+    """One line per run whose training was cut short (``"note: ..."``), for the commands that
+    read trained models to print before their results: an unfinished run is read as it is."""
+    return [f"note: {r.unfinished}" for r in runs if r.unfinished]

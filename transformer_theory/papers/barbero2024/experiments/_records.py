@@ -23,7 +23,14 @@ from transformer_theory.settings import split_list
 
 __all__ = [
     "MODEL_FIELDS",
+    "Asymptotic",
+    "CollapseCurve",
+    "CollapseModel",
+    "CollapseRecord",
+    "Fit",
     "Interrupted",
+    "OversquashModel",
+    "OversquashRecord",
     "SettingsDiffer",
     "StudyResult",
     "check_resumable",
@@ -48,12 +55,130 @@ _OLD_KEYS = {"depth": "depths", "positional": "positionals"}
 
 @dataclasses.dataclass(frozen=True)
 class StudyResult:
-    """What a finished run returns: the ``record`` written to ``json_path`` and the figure's
-    ``figure_path``."""
+    """What a finished run returns: the ``record`` written to ``json_path``, typed
+    (:class:`CollapseRecord`, :class:`OversquashRecord`), and the figure's ``figure_path``."""
 
-    record: dict
+    record: Any
     json_path: str
     figure_path: str
+
+
+# --- the typed records (the JSON files' layout, field for field) -------------------------------
+
+record = dataclasses.dataclass(frozen=True, kw_only=True)
+
+
+@record
+class Fit:
+    """One power law fitted over the lengths (:func:`~.._theory_collapse.fit_rate`)."""
+
+    slope: float | None
+    constant: float | None
+    fit_from: int | None
+    fit_to: int | None
+    points: int
+
+
+@record
+class Asymptotic:
+    """The rate on the asymptotic range, the plateau test and the verdict
+    (:func:`~.._theory_collapse.asymptotic_rate`)."""
+
+    slope: float | None
+    tail_from: int | None
+    tail_to: int | None
+    tail_points: int
+    change: float | None
+    change_from: int | None
+    plateau: bool
+    plateau_value: float | None
+    verdict: str
+
+
+@record
+class CollapseCurve:
+    """One precision of one model: the distances by length, bit identity, the fits."""
+
+    distance: tuple[float, ...]
+    identical: tuple[bool, ...]
+    equal_coords: tuple[int, ...]
+    width: int
+    first_identical: int | None
+    identical_from: int | None
+    rate: Fit
+    rounding_dominates_from: int | None = jsonio.optional(jsonio.ABSENT)  # beside float64 only
+    asymptotic: Asymptotic
+
+
+@record
+class CollapseModel:
+    """One model of ``collapse.json``: its grid labels, the curve per precision, the verdict."""
+
+    depth: int
+    heads: int
+    positional: str
+    seed: int
+    name: str
+    pattern: str
+    separator_every: int | None
+    lengths: tuple[int, ...]
+    tokens: tuple[int, ...]
+    precisions: dict[str, CollapseCurve]
+    rate: Fit
+    asymptotic: Asymptotic
+    verdict: str
+    predicted_limit: float | None
+    seconds: float
+
+
+@record
+class CollapseRecord:
+    """``collapse.json``: the settings block, whether every model finished, the models."""
+
+    provenance: dict[str, Any] = jsonio.optional(jsonio.ABSENT)  # the committed results' only
+    settings: dict[str, Any]
+    complete: bool
+    seconds: float
+    models: tuple[CollapseModel, ...]
+
+
+@record
+class OversquashModel:
+    """One model of ``oversquash.json``: sensitivities, path weights and counts by position
+    (one row per layer count), their first/last-quarter ratios and, with the bound, the bound
+    and whether it holds."""
+
+    depth: int
+    heads: int
+    positional: str
+    seed: int
+    name: str
+    length: int
+    sensitivity: tuple[tuple[float, ...], ...]
+    sensitivity_final: tuple[float, ...]
+    path_weight: tuple[tuple[float, ...], ...]
+    path_weight_residual: tuple[tuple[float, ...], ...]
+    path_count: tuple[str, ...]
+    early_late_ratio: float
+    path_early_late_ratio: float
+    residual_path_early_late_ratio: float
+    bound_edge: tuple[tuple[float, ...], ...] | None = jsonio.optional()
+    bound_edge_final: tuple[float, ...] | None = jsonio.optional()
+    bound_attention: tuple[tuple[float, ...], ...] | None = jsonio.optional()
+    bound_attention_final: tuple[float, ...] | None = jsonio.optional()
+    bound_holds: bool | None = jsonio.optional()
+    bound_ratio_max: float | None = jsonio.optional()
+
+
+@record
+class OversquashRecord:
+    """``oversquash.json``: the settings block, whether every model finished, the models."""
+
+    provenance: dict[str, Any] = jsonio.optional(jsonio.ABSENT)
+    settings: dict[str, Any]
+    complete: bool
+    seconds: float
+    models: tuple[OversquashModel, ...]
 
 
 class Interrupted(KeyboardInterrupt):
@@ -142,8 +267,9 @@ def check_resumable(path: str, block: dict) -> None:
 def finished_models(path: str, block: dict, study: str = "collapse") -> dict[str, dict]:
     """The models an earlier run with the same settings ``block`` finished, by name; none when
     there is no such file, it cannot be read, or its settings differ. A model record that lacks
-    one of ``MODEL_FIELDS[study]`` (or, for collapse, a precision of ``block``) is not finished:
-    it is left out, to be measured again."""
+    one of ``MODEL_FIELDS[study]`` (or, for collapse, a precision of ``block``), or does not fit
+    the study's typed model record (:class:`CollapseModel`, :class:`OversquashModel`: one an
+    older version wrote), is not finished: it is left out, to be measured again."""
     if not os.path.exists(path) or _read_settings(path) != block:
         return {}
     precisions = block.get("precisions", []) if study == "collapse" else []
@@ -151,9 +277,15 @@ def finished_models(path: str, block: dict, study: str = "collapse") -> dict[str
     def finished(m: object) -> bool:
         if not isinstance(m, dict) or not all(k in m for k in MODEL_FIELDS[study]):
             return False
-        return not precisions or (
+        if precisions and not (
             isinstance(m["precisions"], dict) and all(p in m["precisions"] for p in precisions)
-        )
+        ):
+            return False
+        try:
+            jsonio.as_record(CollapseModel if study == "collapse" else OversquashModel, m)
+        except (TypeError, ValueError):
+            return False
+        return True
 
     models = jsonio.read_json(path).get("models")
     return {m["name"]: m for m in (models if isinstance(models, list) else []) if finished(m)}

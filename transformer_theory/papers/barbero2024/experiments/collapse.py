@@ -21,7 +21,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 
-from transformer_theory import _validate, budget
+from transformer_theory import _validate, budget, jsonio
 from transformer_theory.papers.barbero2024 import _plots
 from transformer_theory.papers.barbero2024 import _theory_collapse as collapse
 from transformer_theory.papers.barbero2024._models import (
@@ -34,6 +34,8 @@ from transformer_theory.papers.barbero2024._models import (
 )
 from transformer_theory.papers.barbero2024._tasks import PATTERNS, pattern_tokens
 from transformer_theory.papers.barbero2024.experiments._records import (
+    CollapseModel,
+    CollapseRecord,
     Interrupted,
     SettingsDiffer,
     StudyResult,
@@ -50,6 +52,8 @@ from transformer_theory.settings import setting
 X64 = True
 
 __all__ = [
+    "CollapseModel",
+    "CollapseRecord",
     "Interrupted",
     "SettingsDiffer",
     "MAX_LEN",
@@ -181,7 +185,7 @@ def run(
     progress: bool = True,
     grid: Sequence[GridModel] | None = None,
     guard: Guard = contextlib.nullcontext,
-    on_model: Callable[[dict], None] | None = None,
+    on_model: Callable[[CollapseModel], None] | None = None,
     log: Callable[[str], None] | None = None,
     fresh: bool = False,
 ) -> StudyResult:
@@ -196,13 +200,14 @@ def run(
       grid: :func:`~._records.grid_of` ``(config)`` when already built (and checked).
       guard: a context manager factory entered around each JAX call (the command passes one
         that holds Ctrl-C until the call returns).
-      on_model: called with each newly measured model's record once it is written.
+      on_model: called with each newly measured model's record once it is written (a
+        :class:`~._records.CollapseModel`).
       log: called with a line when a run is resumed.
       fresh: start over, measuring every model and overwriting any ``collapse.json`` there.
     Returns:
-      :class:`~._records.StudyResult`; the record holds ``settings``
-      (:meth:`CollapseSettings.record`), ``complete``, ``seconds`` and ``models`` (labels,
-      :func:`~.._theory_collapse.model_record`, ``seconds``).
+      :class:`~._records.StudyResult`; its record (a :class:`~._records.CollapseRecord`) holds
+      ``settings`` (:meth:`CollapseSettings.record`), ``complete``, ``seconds`` and ``models``
+      (labels, :func:`~.._theory_collapse.model_record`, ``seconds``).
     Raises:
       Interrupted: on Ctrl-C, the finished models written.
       SettingsDiffer: ``collapse.json`` records other settings (and not ``fresh``).
@@ -233,23 +238,24 @@ def run(
         )
         return dict(model.labels, **rec, seconds=round(time.perf_counter() - t1, 1))
 
-    record = measure_grid(grid, measure, path, block, done=done, on_model=on_model)
+    typed = None if on_model is None else lambda m: on_model(jsonio.as_record(CollapseModel, m))
+    record = measure_grid(grid, measure, path, block, done=done, on_model=typed)
     figure = _plots.plot_collapse(record, os.path.join(out_dir, "collapse.png"))
-    return StudyResult(record, path, figure)
+    return StudyResult(jsonio.as_record(CollapseRecord, record), path, figure)
 
 
-def summary(model: dict) -> dict:
+def summary(model: CollapseModel) -> dict:
     """One row per model: ``name``, ``verdict``, the tail it is read from, the derived and the
     measured ``K = lim n ||y_n - y'_{n+1}||`` (None where there is none), and per precision the
     first bit-identical length (``<precision> identical``)."""
-    asym, rate = model["asymptotic"], model["rate"]
+    asym = model.asymptotic
     row = dict(
-        name=model["name"],
-        verdict=model["verdict"],
-        tail=None if asym["slope"] is None else f"{asym['tail_from']}..{asym['tail_to']}",
-        K_derived=model["predicted_limit"],
-        K_measured=rate["constant"] if model["predicted_limit"] is not None else None,
+        name=model.name,
+        verdict=model.verdict,
+        tail=None if asym.slope is None else f"{asym.tail_from}..{asym.tail_to}",
+        K_derived=model.predicted_limit,
+        K_measured=model.rate.constant if model.predicted_limit is not None else None,
     )
-    for prec, rec in model["precisions"].items():
-        row[f"{prec} identical"] = rec["first_identical"]
+    for prec, rec in model.precisions.items():
+        row[f"{prec} identical"] = rec.first_identical
     return row

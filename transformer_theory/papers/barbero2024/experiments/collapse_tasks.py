@@ -97,6 +97,7 @@ class CollapseTaskSettings:
     seed: int = 0
 
     def __post_init__(self) -> None:
+        _validate.check_seed("seed", self.seed)  # a jax.random.key: 0..2**63 - 1
         for name in ("learning_rate", "train_min_len", "count_max_len"):
             _validate.check_positive(name, getattr(self, name))
         if self.train_max_len < self.train_min_len:

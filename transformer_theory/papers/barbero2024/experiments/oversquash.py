@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from transformer_theory import budget
+from transformer_theory import budget, jsonio
 from transformer_theory.core.positional import embed_long
 from transformer_theory.papers.barbero2024 import _plots
 from transformer_theory.papers.barbero2024 import _theory_oversquash as oversquash
@@ -35,6 +35,8 @@ from transformer_theory.papers.barbero2024._models import (
 from transformer_theory.papers.barbero2024._tasks import PATTERNS, pattern_tokens
 from transformer_theory.papers.barbero2024.experiments._records import (
     Interrupted,
+    OversquashModel,
+    OversquashRecord,
     SettingsDiffer,
     StudyResult,
     check_resumable,
@@ -49,6 +51,8 @@ from transformer_theory.settings import setting
 X64 = True
 
 __all__ = [
+    "OversquashModel",
+    "OversquashRecord",
     "Interrupted",
     "SettingsDiffer",
     "SIZES",
@@ -145,7 +149,7 @@ def run(
     progress: bool = True,
     grid: Sequence[GridModel] | None = None,
     guard: Guard = contextlib.nullcontext,
-    on_model: Callable[[dict], None] | None = None,
+    on_model: Callable[[OversquashModel], None] | None = None,
     log: Callable[[str], None] | None = None,
     fresh: bool = False,
 ) -> StudyResult:
@@ -161,13 +165,14 @@ def run(
         common signature.
       grid: :func:`~._records.grid_of` ``(config)`` when already built (and checked).
       guard: a context manager factory entered around each model's computation.
-      on_model: called with each newly measured model's record once it is written.
+      on_model: called with each newly measured model's record once it is written (a
+        :class:`~._records.OversquashModel`).
       log: called with a line when a run is resumed.
       fresh: start over, measuring every model and overwriting any ``oversquash.json`` there.
     Returns:
-      :class:`~._records.StudyResult`; the record holds ``settings``
-      (:meth:`OversquashSettings.record`), ``complete``, ``seconds`` and ``models`` (labels,
-      ``name`` and :func:`~.._theory_oversquash.oversquash_record`).
+      :class:`~._records.StudyResult`; its record (a :class:`~._records.OversquashRecord`) holds
+      ``settings`` (:meth:`OversquashSettings.record`), ``complete``, ``seconds`` and ``models``
+      (labels, ``name`` and :func:`~.._theory_oversquash.oversquash_record`).
     Raises:
       Interrupted: on Ctrl-C, the finished models written.
       SettingsDiffer: ``oversquash.json`` records other settings (and not ``fresh``).
@@ -190,21 +195,22 @@ def run(
             rec = oversquash.oversquash_record(params, emb, bound=config.bound)
         return dict(model.labels, name=model.name, **rec)
 
-    record = measure_grid(grid, measure, path, block, done=done, on_model=on_model)
+    typed = None if on_model is None else lambda m: on_model(jsonio.as_record(OversquashModel, m))
+    record = measure_grid(grid, measure, path, block, done=done, on_model=typed)
     figure = _plots.plot_oversquash(record, os.path.join(out_dir, "oversquash.png"))
-    return StudyResult(record, path, figure)
+    return StudyResult(jsonio.as_record(OversquashRecord, record), path, figure)
 
 
-def summary(model: dict) -> dict:
+def summary(model: OversquashModel) -> dict:
     """One row per model: the first/last-quarter ratios of ``||dy_n/dv_i||``, of the path weights
     and of the residual path weights, and (with the bound) whether it holds and the largest
     sensitivity/bound ratio."""
     row = dict(
-        name=model["name"],
-        sensitivity_ratio=model["early_late_ratio"],
-        path_ratio=model["path_early_late_ratio"],
-        residual_path_ratio=model["residual_path_early_late_ratio"],
+        name=model.name,
+        sensitivity_ratio=model.early_late_ratio,
+        path_ratio=model.path_early_late_ratio,
+        residual_path_ratio=model.residual_path_early_late_ratio,
     )
-    if "bound_holds" in model:
-        row.update(bound_holds=model["bound_holds"], bound_ratio_max=model["bound_ratio_max"])
+    if model.bound_holds is not None:
+        row.update(bound_holds=model.bound_holds, bound_ratio_max=model.bound_ratio_max)
     return row

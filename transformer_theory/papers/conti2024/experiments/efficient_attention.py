@@ -42,6 +42,8 @@ __all__ = [
     "MIN_SLOPE_POINTS",
     "EfficientResult",
     "EfficientSettings",
+    "JLResult",
+    "Machine",
     "check_budgets",
     "check_memory",
     "check_seconds",
@@ -120,7 +122,7 @@ class EfficientSettings:
             _validate.check_int_arg(name, getattr(self, name))
         if self.examples is not None:
             _validate.check_int_arg("examples", self.examples)
-        _validate.check_int_arg("seed", self.seed, minimum=0)
+        _validate.check_seed("seed", self.seed)
         if self.max_len < self.min_len:
             raise ValueError(
                 f"max_len: must be at least --min-len = {self.min_len}, got {self.max_len}"
@@ -354,16 +356,108 @@ def error_sources(settings: EfficientSettings, runs: Sequence[LoadedRun] = ()) -
     return sources + trained
 
 
-def machine() -> dict:
+@dataclasses.dataclass(frozen=True)
+class Machine:
+    """Where the costs were measured (``cost.json``'s ``machine``)."""
+
+    backend: str
+    devices: tuple[str, ...]
+    cpu_count: int | None
+    platform: str
+
+
+def machine() -> Machine:
     """Where the costs were measured: JAX's backend and devices, CPU count, platform."""
     import jax
 
-    return dict(
+    return Machine(
         backend=jax.default_backend(),
-        devices=[str(d) for d in jax.devices()],
+        devices=tuple(str(d) for d in jax.devices()),
         cpu_count=os.cpu_count(),
         platform=platform.platform(),
     )
+
+
+frozen = dataclasses.dataclass(frozen=True)
+
+
+@frozen
+class ScalingRow:
+    """One input kind and length of the row bound: the rank ``k'`` needed beside the bounds."""
+
+    kind: str
+    n: int
+    rank_needed: int | None
+    row_bound_rank: int
+    lemma_rank: int
+    eq16_ratio_median: float | None
+
+
+@frozen
+class Scaling:
+    """:func:`.._theory_linformer.scaling_study`: the rank needed against ``n``, its slope
+    against ``ln n`` per input kind beside the union bound's."""
+
+    eps: float
+    delta: float
+    trials: int
+    rows: tuple[ScalingRow, ...]
+    slopes: dict[str, float]
+    bound_slope: float
+
+
+@frozen
+class ErrorRow:
+    """The attention output's mean relative error at one rank ``k'``."""
+
+    rank: int
+    jl: float
+    eq17_random: float
+    pooled: float
+    lemma_distortion: float
+
+
+@frozen
+class SpectrumRank:
+    """The rank holding 90% of ``||P||_F^2`` over a trained model's heads and examples."""
+
+    mean: float
+    min: int
+    max: int
+
+
+@frozen
+class RankNeeded:
+    """The rank ``k'`` the row bound needs over a trained model's heads and examples."""
+
+    median: float | None
+    max: int | None
+    not_found: int
+
+
+@frozen
+class TrainedJL:
+    """The JL study on one trained model's attention."""
+
+    source: str
+    n: int
+    heads_examples: int
+    spectrum_rank_90: SpectrumRank
+    rank_needed: RankNeeded
+    errors: tuple[ErrorRow, ...]
+
+
+@frozen
+class JLResult:
+    """``jl.json`` (:func:`run_jl`): :func:`.._theory_linformer.jl_study`'s record, typed; its
+    ``files`` (not in ``jl.json``) the JSON and PNG written."""
+
+    scaling: Scaling
+    errors: dict[str, tuple[ErrorRow, ...]]
+    error_len: int
+    spectrum_rank_90: dict[str, int]
+    trained: tuple[TrainedJL, ...]
+    files: tuple[str, ...] | None = jsonio.optional()
 
 
 MEMORY_NOTE = (
@@ -384,7 +478,7 @@ class EfficientResult:
         variant with fewer is left out).
       errors: :func:`._models_efficient.error_vs_budget`'s records on every source (empty without an
         approximation).
-      machine: :func:`machine`.
+      machine: :func:`machine`, where the costs were measured.
       files: the JSON and CSV files written; figures: the PNG files.
     """
 
@@ -392,7 +486,7 @@ class EfficientResult:
     cost: list[dict]
     slopes: dict[str, dict[str, float]]
     errors: list[dict]
-    machine: dict
+    machine: Machine
     files: list[str]
     figures: list[str]
 
@@ -415,18 +509,19 @@ def read_runs(settings: EfficientSettings) -> list[LoadedRun]:
     return runs
 
 
-def run_jl(settings: EfficientSettings, out_dir: str, runs: Sequence[LoadedRun] = ()) -> dict:
+def run_jl(settings: EfficientSettings, out_dir: str, runs: Sequence[LoadedRun] = ()) -> JLResult:
     """``--jl``: :func:`._theory_linformer.jl_study` on random inputs and on ``runs``' trained
     attention, written to ``jl.json`` and drawn in ``jl.png`` (the result's ``files``)."""
     from transformer_theory.papers.conti2024 import _theory_linformer as linformer
 
     qkv = trained_inputs(runs, settings.trained_examples()) if runs else []
-    result = linformer.jl_study(qkv=qkv, seed=settings.seed)
-    files = [
-        jsonio.write_json(os.path.join(out_dir, "jl.json"), result),
-        plots.jl_figure(result, os.path.join(out_dir, "jl.png")),
-    ]
-    return dict(result, files=files)
+    found = linformer.jl_study(qkv=qkv, seed=settings.seed)
+    record = jsonio.as_record(JLResult, found)
+    files = (
+        jsonio.write_json(os.path.join(out_dir, "jl.json"), record),
+        plots.jl_figure(found, os.path.join(out_dir, "jl.png")),
+    )
+    return dataclasses.replace(record, files=files)
 
 
 def run(
@@ -436,7 +531,7 @@ def run(
     progress: bool = True,
     runs: Sequence[LoadedRun] | None = None,
     checked: dict | None = None,
-) -> EfficientResult | dict:
+) -> EfficientResult | JLResult:
     """Both studies, their files and figures under ``out_dir`` (an existing directory): budgets
     checked -> errors measured -> costs measured -> records written -> figures drawn; with
     ``config.jl``, :func:`run_jl` instead.
@@ -449,7 +544,7 @@ def run(
       checked: :func:`check_budgets`'s result, recorded in ``cost.json`` (None: checked here,
         refusing a run over budget).
     Returns:
-      an :class:`EfficientResult` (with ``jl``, :func:`run_jl`'s dict).
+      an :class:`EfficientResult` (with ``jl``, :func:`run_jl`'s :class:`JLResult`).
     """
     if config.jl:
         return run_jl(config, out_dir, read_runs(config) if runs is None else runs)

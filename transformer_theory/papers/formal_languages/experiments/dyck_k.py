@@ -83,6 +83,7 @@ class DyckKSettings:
     seed: int = 0
 
     def __post_init__(self) -> None:
+        _validate.check_seed("seed", self.seed)  # a jax.random.key: 0..2**63 - 1
         for name in ("precision_k", "precision_depth"):
             _validate.check_positive(name, getattr(self, name))
         for k, e in self.exhaustive:

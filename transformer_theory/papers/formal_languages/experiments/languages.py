@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from transformer_theory import _validate, budget, precision
-from transformer_theory.jsonio import write_json
+from transformer_theory.jsonio import as_record, write_json
 from transformer_theory.papers.formal_languages import _plots, _theory, _theory_table
 from transformer_theory.settings import check_minimums, setting
 
@@ -40,6 +41,9 @@ __all__ = [
     "MAX_PARITY_LENGTH",
     "SIZES",
     "Estimate",
+    "LanguageRow",
+    "LanguagesResult",
+    "ParityPrecisionRow",
     "TableSettings",
     "check_budget",
     "estimate",
@@ -107,7 +111,7 @@ class TableSettings:
             if getattr(self, name) is not None:
                 _validate.check_int_arg(name, getattr(self, name))
         if self.seed is not None:
-            _validate.check_int_arg("seed", self.seed, minimum=0)
+            _validate.check_seed("seed", self.seed)
         if self.exhaustive_up_to > MAX_EXHAUSTIVE:
             raise ValueError(
                 f"exhaustive_up_to: at most {MAX_EXHAUSTIVE} (2^L strings per length), "
@@ -258,8 +262,8 @@ def run(
     out_dir: str | None = None,
     *,
     progress: bool = True,
-    on_rows: Callable[[list[dict]], None] | None = None,
-) -> dict:
+    on_rows: Callable[[tuple[LanguageRow, ...]], None] | None = None,
+) -> LanguagesResult:
     """The table: each row built and checked (:func:`._theory_table.row_record`), then PARITY's
     sweep (:func:`._theory.parity_precision_records`), every finished record written to
     ``out_dir`` as it goes (when given), then the figures. Needs JAX's 64-bit mode.
@@ -272,10 +276,8 @@ def run(
         command prints its first table there).
 
     Returns:
-      ``{"rows", "records", "precision", "failed", "interrupted"}``: the table's rows
-      (:func:`row_table`), the row records, the sweep records, whether a recognizer
-      misclassified a string, and whether Ctrl-C stopped the run (then the records hold the
-      finished part, written to ``out_dir``, and no figure is drawn).
+      a :class:`LanguagesResult`: the table's rows, the row records, the sweep records, whether
+      a recognizer misclassified a string, and whether Ctrl-C stopped the run.
     """
     precision.require_x64("config")
     records: list[dict] = []
@@ -297,7 +299,7 @@ def run(
             _record(out_dir, f"languages_{name}.json", records[-1])
         _record(out_dir, "languages.json", records)
         if on_rows is not None:
-            on_rows(records)
+            on_rows(_typed(records))
         for length in _bar(config.parity_lengths, "parity precision", progress):
             sweep += _theory.parity_precision_records(
                 [length],
@@ -314,13 +316,74 @@ def run(
         _plots.margins_by_length(records, os.path.join(out_dir, "languages_margin.png"))
         if sweep:
             _plots.parity_precision(sweep, os.path.join(out_dir, "parity_precision.png"))
-    return {
-        "rows": row_table(records),
-        "records": records,
-        "precision": sweep,
-        "failed": any(r["accuracy"] < 1.0 for r in records),
-        "interrupted": interrupted,
-    }
+    rows = _typed(records)
+    return LanguagesResult(
+        rows=tuple(row_table(rows)),
+        records=rows,
+        precision=tuple(as_record(ParityPrecisionRow, r) for r in sweep),
+        failed=any(r.accuracy < 1.0 for r in rows),
+        interrupted=interrupted,
+    )
+
+
+def _typed(records: list[dict]) -> tuple[LanguageRow, ...]:
+    return tuple(as_record(LanguageRow, r) for r in records)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class LanguageRow:
+    """One row of the table (:func:`._theory_table.row_record`; ``languages_<name>.json``): the
+    language, the construction and how it attends, where it comes from, the format, the lengths
+    and strings checked, accuracy, smallest signed margin and the per-length entries (data whose
+    keys depend on the construction)."""
+
+    language: str
+    construction: str
+    attention: str
+    positional: str
+    source: str
+    dtype: str
+    lengths_checked: tuple[int, ...]
+    exhaustive_up_to: int
+    strings_checked: int
+    accuracy: float
+    min_margin: float
+    by_length: tuple[dict[str, Any], ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class ParityPrecisionRow:
+    """One length, format and LayerNorm choice of PARITY's sweep
+    (:func:`._theory.parity_precision_records`; ``parity_precision.json``)."""
+
+    n: int
+    dtype: str
+    layer_norm: bool
+    strings: int
+    accuracy: float
+    min_margin: float
+    max_cross_entropy_bits: float
+    mean_cross_entropy_bits: float
+
+
+@dataclasses.dataclass(frozen=True)
+class LanguagesResult:
+    """What :func:`run` returns.
+
+    Attributes:
+      rows: the table's rows (:func:`row_table`).
+      records: the row records (``languages.json``), one per construction.
+      precision: PARITY's sweep records (``parity_precision.json``).
+      failed: a recognizer misclassified a string.
+      interrupted: Ctrl-C stopped the run (then the records hold the finished part, written to
+        ``out_dir``, and no figure is drawn).
+    """
+
+    rows: tuple[dict[str, Any], ...]
+    records: tuple[LanguageRow, ...]
+    precision: tuple[ParityPrecisionRow, ...]
+    failed: bool
+    interrupted: bool
 
 
 def _record(out_dir: str | None, name: str, blob: object) -> None:
@@ -336,39 +399,38 @@ def _bar(items, desc: str, progress: bool):
     return tqdm(items, desc=desc, disable=None)
 
 
-def row_table(records: list[dict]) -> list[dict]:
+def row_table(records: Sequence[LanguageRow]) -> list[dict]:
     """The row records as table rows: construction, attention, positional code, strings
     checked, lengths (``min-max``), accuracy (4 decimals), smallest margin, the precision."""
-    rows = []
-    for r in records:
-        lengths = r["lengths_checked"]
-        rows.append(
-            {
-                "construction": r["construction"],
-                "attention": r["attention"],
-                "positional": r["positional"],
-                "strings": r["strings_checked"],
-                "lengths": f"{min(lengths)}-{max(lengths)}" if lengths else "-",
-                "accuracy": f"{r['accuracy']:.4f}",
-                "min margin": r["min_margin"],
-                "precision": r["dtype"],
-            }
-        )
-    return rows
+    return [
+        {
+            "construction": r.construction,
+            "attention": r.attention,
+            "positional": r.positional,
+            "strings": r.strings_checked,
+            "lengths": f"{min(r.lengths_checked)}-{max(r.lengths_checked)}"
+            if r.lengths_checked
+            else "-",
+            "accuracy": f"{r.accuracy:.4f}",
+            "min margin": r.min_margin,
+            "precision": r.dtype,
+        }
+        for r in records
+    ]
 
 
-def precision_table(records: list[dict]) -> list[dict]:
+def precision_table(records: Sequence[ParityPrecisionRow]) -> list[dict]:
     """PARITY's sweep records as table rows: ``n``, format, LayerNorm (``eps=0`` or ``no``),
     strings, accuracy (4 decimals), smallest margin, largest cross-entropy in bits."""
     return [
         {
-            "n": r["n"],
-            "dtype": r["dtype"],
-            "LayerNorm": "eps=0" if r["layer_norm"] else "no",
-            "strings": r["strings"],
-            "accuracy": f"{r['accuracy']:.4f}",
-            "min margin": r["min_margin"],
-            "max CE (bits)": f"{r['max_cross_entropy_bits']:.6g}",
+            "n": r.n,
+            "dtype": r.dtype,
+            "LayerNorm": "eps=0" if r.layer_norm else "no",
+            "strings": r.strings,
+            "accuracy": f"{r.accuracy:.4f}",
+            "min margin": r.min_margin,
+            "max CE (bits)": f"{r.max_cross_entropy_bits:.6g}",
         }
         for r in records
     ]

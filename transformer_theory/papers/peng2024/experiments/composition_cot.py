@@ -96,6 +96,7 @@ class CoTSettings:
     seed: int = 0
 
     def __post_init__(self):
+        _validate.check_seed("seed", self.seed)  # a jax.random.key: 0..2**63 - 1
         for name in ("functions", "steps", "batch", "learning_rate", "held_out"):
             _validate.check_positive(name, getattr(self, name))
         if not 0 < self.target <= 1:

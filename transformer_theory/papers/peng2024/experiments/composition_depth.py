@@ -78,6 +78,7 @@ class CompositionDepthSettings:
     runs: tuple[tuple[int, int, int], ...] | None = None  # explicit (layers, d, p), else all
 
     def __post_init__(self):
+        _validate.check_seed("seed", self.seed)  # a jax.random.key: 0..2**63 - 1
         for name in ("heads", "steps", "held_out"):
             _validate.check_positive(name, getattr(self, name))
         if any(b < 2 for b in self.bits):

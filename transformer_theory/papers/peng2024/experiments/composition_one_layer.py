@@ -58,6 +58,7 @@ class OneLayerSettings:
     seed: int = 0
 
     def __post_init__(self) -> None:
+        _validate.check_seed("seed", self.seed)  # a jax.random.key: 0..2**63 - 1
         for name in ("n", "heads", "steps", "batch"):
             _validate.check_positive(name, getattr(self, name))
 

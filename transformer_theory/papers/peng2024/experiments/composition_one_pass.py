@@ -108,6 +108,7 @@ class OnePassSettings:
     construction_samples: int = 4096
 
     def __post_init__(self):
+        _validate.check_seed("seed", self.seed)  # a jax.random.key: 0..2**63 - 1
         for name in ("steps", "batch", "learning_rate", "held_out", "construction_samples"):
             _validate.check_positive(name, getattr(self, name))
         for h, d, p in self.cells:

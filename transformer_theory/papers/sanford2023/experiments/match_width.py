@@ -88,6 +88,7 @@ class MatchWidthSettings:
     seed: int = 0
 
     def __post_init__(self):
+        _validate.check_seed("seed", self.seed)  # a jax.random.key: 0..2**63 - 1
         for name in ("seq_len", "modulus", "steps", "batch"):
             _validate.check_positive(name, getattr(self, name))
         unknown = [t for t in self.tasks if t not in DEPTHS]

@@ -72,6 +72,7 @@ class QSABitsSettings:
     seed: int = 0
 
     def __post_init__(self):
+        _validate.check_seed("seed", self.seed)  # a jax.random.key: 0..2**63 - 1
         for name in ("seq_len", "q", "learning_rate", "steps", "batch", "held_out"):
             _validate.check_positive(name, getattr(self, name))
         if self.model not in ("attention", "rnn"):

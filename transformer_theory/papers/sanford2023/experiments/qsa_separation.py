@@ -41,6 +41,7 @@ from __future__ import annotations
 import dataclasses
 import os
 
+from transformer_theory import _validate
 from transformer_theory.papers.sanford2023 import _plots
 from transformer_theory.papers.sanford2023._models_separations import (
     qsa_trained_record,
@@ -90,6 +91,7 @@ class QSASeparationSettings:
     )
 
     def __post_init__(self):
+        _validate.check_seed("seed", self.seed)  # a jax.random.key: 0..2**63 - 1
         for name in ("seq_len", "q", "dim", "steps", "batch", "held_out"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name}: expected a positive integer, got {getattr(self, name)}")

@@ -30,6 +30,13 @@ from transformer_theory.papers.sanford2023 import _plots, _theory_costs
 from transformer_theory.papers.sanford2023 import _theory_disjointness as disjointness
 from transformer_theory.papers.sanford2023._constructions_records import match_record, qsa_record
 from transformer_theory.papers.sanford2023._theory_disjointness import match3_bound_row
+from transformer_theory.papers.sanford2023.experiments._records import (
+    DisjRecord,
+    MatchRecord,
+    ProtocolRow,
+    QSARecord,
+    SanfordResult,
+)
 from transformer_theory.settings import setting
 
 __all__ = [
@@ -37,6 +44,10 @@ __all__ = [
     "MatchSettings",
     "QSASettings",
     "SIZES",
+    "DisjRecord",
+    "MatchRecord",
+    "QSARecord",
+    "SanfordResult",
     "SanfordSettings",
     "configurations",
     "failed",
@@ -48,6 +59,7 @@ __all__ = [
     "protocol_summary",
     "run",
     "summary",
+    "summary_tables",
 ]
 
 #: Every name ``--task`` accepts: the checked units, then ``disj`` (the lower bound's reduction).
@@ -245,13 +257,13 @@ def run(
     progress: bool = True,
     on_record: Callable[[dict], None] | None = None,
     plot: bool = True,
-) -> dict:
+) -> SanfordResult:
     """Check every configuration of ``config`` (:func:`record_of`), writing each record to
     ``out_dir/<file_name>`` and all of them to ``out_dir/sanford.json`` after every one (an
     interrupted run keeps what it finished; ``on_record(record)`` after each), then the figures;
     then ``disj`` if asked (``out_dir/disj.json``). Refuses sizes first
-    (``_theory_costs.check_sizes``). Returns ``{"rows": records, "disj": result or
-    None}``. Needs JAX's 64-bit mode."""
+    (``_theory_costs.check_sizes``). Returns a :class:`~._records.SanfordResult` (the rows
+    typed, ``disj`` a :class:`~._records.DisjRecord` or None). Needs JAX's 64-bit mode."""
     precision.require_x64("config")
     check_sizes(config)
     records = []
@@ -266,13 +278,17 @@ def run(
         _plots.study_figures(records, out_dir)
     disj = None
     if "disj" in config.tasks:
-        disj = {
-            "reduction": [disjointness.reduction_record(q) for q in config.qs],
-            "protocol": disjointness.protocol_table(tuple(config.qs), seed=config.seed),
-            "match3_bound": match3_bound_table(),
-        }
+        disj = jsonio.as_record(
+            DisjRecord,
+            {
+                "reduction": [disjointness.reduction_record(q) for q in config.qs],
+                "protocol": disjointness.protocol_table(tuple(config.qs), seed=config.seed),
+                "match3_bound": match3_bound_table(),
+            },
+        )
         jsonio.write_json(os.path.join(out_dir, "disj.json"), disj)
-    return {"rows": records, "disj": disj}
+    rows = tuple(jsonio.as_record(QSARecord | MatchRecord, r) for r in records)  # type: ignore[arg-type]
+    return SanfordResult(rows, disj)
 
 
 def record_of(config: QSASettings | MatchSettings, settings: SanfordSettings) -> dict:
@@ -296,61 +312,73 @@ def record_of(config: QSASettings | MatchSettings, settings: SanfordSettings) ->
     )
 
 
-def failed(result: dict) -> bool:
+def failed(result: SanfordResult | QSARecord | MatchRecord) -> bool:
     """A construction missed: a qSA unit above ``eps`` for every ``m`` searched, a Match unit
     below 100% in float64, the reduction's equivalence broken, or a ``q`` at which no message of
     the unit decides DISJ on every pair. ``result`` is :func:`run`'s, or one record."""
-    if "rows" not in result:
-        record = result
-        if record["task"] == "qsa":
-            return record["m_min"] is None
-        return record["accuracy_by_dtype"]["float64"] < 1.0
-    if any(failed(r) for r in result["rows"]):
+    if isinstance(result, QSARecord):
+        return result.m_min is None
+    if isinstance(result, MatchRecord):
+        return result.accuracy_by_dtype["float64"] < 1.0
+    if any(failed(r) for r in result.rows):
         return True
-    disj = result.get("disj")
+    disj = result.disj
     if disj is None:
         return False
-    reduction_ok = all(r["equivalence_holds"] and r["decided"] for r in disj["reduction"])
-    qs = {r["q"] for r in disj["reduction"]}
-    decided = {r["q"] for r in disj["protocol"] if r["p"] is not None and r["decides_all"]}
+    reduction_ok = all(r.equivalence_holds and r.decided for r in disj.reduction)
+    qs = {r.q for r in disj.reduction}
+    decided = {r.q for r in disj.protocol if r.p is not None and r.decides_all}
     return not (reduction_ok and decided == qs)
 
 
-def summary(record: dict) -> dict:
+def summary_tables(result: SanfordResult) -> list[list[dict]]:
+    """The command's tables of ``result.rows``: the qSA rows, then the Match rows (either left
+    out when there is none), each row :func:`summary`'s."""
+    tables = [
+        [summary(r) for r in result.rows if isinstance(r, QSARecord)],
+        [summary(r) for r in result.rows if isinstance(r, MatchRecord)],
+    ]
+    return [t for t in tables if t]
+
+
+def summary(record: QSARecord | MatchRecord) -> dict:
     """One table row of a record: its sizes, then the qSA search or the accuracy per format
     (``*`` marks a format beyond its exact range)."""
-    row = {"task": record["task"], "N": record["N"]}
-    if record["task"] == "qsa":
-        row |= {"q": record["q"], "eps": record["epsilon"], "m_min": record["m_min"]}
-        if record["m_min"] is None:
+    row: dict = {"task": record.task, "N": record.N}
+    if isinstance(record, QSARecord):
+        row |= {"q": record.q, "eps": record.epsilon, "m_min": record.m_min}
+        if record.m_min is None:
             return row | {"result": "MISSED"}
         return row | {
-            "error (all inputs)": record["max_error"],
-            "sampled": record["sampled_max_error"],
-            "bits": record["bits_min"],
-            "bits (proof)": record["bits_proof"],
+            "error (all inputs)": record.max_error,
+            "sampled": record.sampled_max_error,
+            "bits": record.bits_min,
+            "bits (proof)": record.bits_proof,
         }
-    row |= {"M": record["M"], "K": record["window"]}
-    row["inputs"] = "all" if record["exhaustive"] else "sampled"
-    for name, value in record["accuracy_by_dtype"].items():
-        star = "" if record["within_exact_range"][name] else "*"
+    row |= {"M": record.M, "K": record.window}
+    row["inputs"] = "all" if record.exhaustive else "sampled"
+    for name, value in record.accuracy_by_dtype.items():
+        star = "" if record.within_exact_range[name] else "*"
         row[name] = f"{value:.4f}{star}"
     return row
 
 
-def protocol_summary(record: dict) -> dict:
-    """One table row of a :func:`protocol_record`: sizes, message bits against DISJ's ``q``,
-    the verdict and the witness."""
-    witness = record["wrong_pair"]
+def protocol_summary(record: ProtocolRow | dict) -> dict:
+    """One table row of a :func:`protocol_record` (a :class:`~._records.ProtocolRow`, or the
+    dict :func:`.._theory_disjointness.protocol_table` gives): sizes, message bits against
+    DISJ's ``q``, the verdict and the witness."""
+    if isinstance(record, dict):
+        record = jsonio.as_record(ProtocolRow, record)
+    witness = record.wrong_pair
     return {
-        "q": record["q"],
-        "N": record["N"],
-        "m": record["m"],
-        "p": record["p"],
-        "bits m p": record["message_bits"],
-        "DISJ q": record["disj_bits"],
-        "messages": f"{record['distinct_messages']}/{2 ** record['q']}",
-        "decides all": "yes" if record["decides_all"] else "NO",
+        "q": record.q,
+        "N": record.N,
+        "m": record.m,
+        "p": record.p,
+        "bits m p": record.message_bits,
+        "DISJ q": record.disj_bits,
+        "messages": f"{record.distinct_messages}/{2**record.q}",
+        "decides all": "yes" if record.decides_all else "NO",
         "witness (a; b)": None
         if witness is None
         else "".join(map(str, witness["a"])) + ";" + "".join(map(str, witness["b"])),

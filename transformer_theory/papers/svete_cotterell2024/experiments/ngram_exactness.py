@@ -47,10 +47,11 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from transformer_theory import _validate
-from transformer_theory.jsonio import write_json
+from transformer_theory.jsonio import optional, to_jsonable, write_json
 from transformer_theory.papers.svete_cotterell2024 import _theory_cost as cost
 from transformer_theory.precision import PRECISIONS, require_x64
 from transformer_theory.settings import flag_of, setting
@@ -65,7 +66,9 @@ __all__ = [
     "SPACE_MAX_HISTORIES",
     "SPACE_OUTPUTS",
     "ExactnessSettings",
+    "NGramResult",
     "NGramSettings",
+    "SpaceResult",
     "SpaceSettings",
     "check_budget",
     "float64_failures",
@@ -145,6 +148,8 @@ class NGramSettings:
     seed: int = 0
 
     def __post_init__(self):
+        _validate.check_seed("seed", self.seed)  # a jax.random.key: 0..2**63 - 1
+
         def put(name, value):
             object.__setattr__(self, name, value)
 
@@ -221,6 +226,7 @@ class SpaceSettings:
     seed: int = 0
 
     def __post_init__(self):
+        _validate.check_seed("seed", self.seed)  # a jax.random.key: 0..2**63 - 1
         from transformer_theory.papers.svete_cotterell2024._tasks import num_histories
 
         for name in ("orders", "alphabets"):
@@ -396,7 +402,7 @@ def soft_study(
     return rows
 
 
-def float64_failures(records: list[dict]) -> list[dict]:
+def float64_failures(records: Sequence[dict]) -> list[dict]:
     """The hard or sparse records in float64 that are not weakly equivalent: where Theorems
     3.1-3.3 claim exactness and the check found none (a lower precision that breaks is a
     measurement, not a failure; softmax is exact only as ``beta -> inf``)."""
@@ -407,18 +413,44 @@ def float64_failures(records: list[dict]) -> list[dict]:
     ]
 
 
-def _save(path: str | None, settings: NGramSettings, records, soft, complete: bool) -> dict:
-    result = {"complete": complete, "settings": dataclasses.asdict(settings), "records": records}
-    result["soft"] = soft
+@dataclasses.dataclass(frozen=True)
+class NGramResult:
+    """``ngram.json`` (:func:`run_ngram`): whether the run finished, its settings, one record per
+    construction and precision (:func:`model_record`) and, with softmax attention, the soft
+    study (:func:`soft_study`; the key is absent without it)."""
+
+    complete: bool
+    settings: dict[str, Any]
+    records: tuple[dict[str, Any], ...]
+    soft: tuple[dict[str, Any], ...] | None = optional()
+
+
+@dataclasses.dataclass(frozen=True)
+class SpaceResult:
+    """``ngram_space.json`` (:func:`run_space`): the size records, and whether every model's
+    counts equal the closed forms and stay within the printed heads and layers."""
+
+    records: tuple[dict[str, Any], ...]
+    all_match: bool
+    within_printed: bool
+
+
+def _save(path: str | None, settings: NGramSettings, records, soft, complete: bool) -> NGramResult:
+    result = NGramResult(
+        complete=complete,
+        settings=to_jsonable(dataclasses.asdict(settings))[0],  # as the file holds it
+        records=tuple(records),
+        soft=None if soft is None else tuple(soft),
+    )
     if path:
-        write_json(path, {k: v for k, v in result.items() if k != "soft" or v is not None})
+        write_json(path, result)
     return result
 
 
 # ------------------------------------------------------------------------------ one study run
 def run_ngram(
     settings: NGramSettings, out_dir: str | None = None, *, progress: bool = False
-) -> dict:
+) -> NGramResult:
     """Build -> check -> record -> plot for every construction and precision of ``settings``
     (:func:`model_record`), then :func:`soft_study` with softmax attention. Needs JAX's 64-bit
     mode (float64 is one of the formats compared and the reference).
@@ -429,7 +461,7 @@ def run_ngram(
     ``ngram.json`` with ``complete: true``.
 
     Returns:
-      ``{"complete": True, "settings", "records", "soft"}`` (``soft`` None without softmax).
+      the :class:`NGramResult` written last (``complete`` True; ``soft`` None without softmax).
     """
     from transformer_theory.papers.svete_cotterell2024 import _plots as plots
     from transformer_theory.papers.svete_cotterell2024._tasks import NGramLM
@@ -470,13 +502,13 @@ def run_ngram(
     return _save(path, settings, records, soft, complete=True)
 
 
-def table_rows(result: dict) -> list[dict]:
+def table_rows(result: NGramResult) -> list[dict]:
     """The records of :func:`run_ngram` as the rows of the command's table, one per model
     (``exact_to``: the scan's longest exact length, ``>=L`` when no length up to the scan's
     limit ``L`` failed, -1 when even the empty string fails; ``derived``: the derived guarantee,
     None where there is none)."""
     rows = []
-    for r in result["records"]:
+    for r in result.records:
         row = {
             "construction": r["construction"],
             "attention": r["attention"],
@@ -496,7 +528,7 @@ def table_rows(result: dict) -> list[dict]:
     return rows
 
 
-def soft_table_rows(result: dict) -> list[dict]:
+def soft_table_rows(result: NGramResult) -> list[dict]:
     """The soft study of :func:`run_ngram` as table rows: one per construction and soft length,
     with the ``beta`` the target KL needs (None where ``2^20`` does not reach it)."""
     return [
@@ -506,37 +538,37 @@ def soft_table_rows(result: dict) -> list[dict]:
             "target_kl": s["target_kl"],
             "beta_needed": need["beta"],
         }
-        for s in result.get("soft") or []
+        for s in result.soft or ()
         for need in s["beta_needed"]
     ]
 
 
 # ----------------------------------------------------------------------------- the size table
-def run_space(settings: SpaceSettings, out_dir: str | None = None) -> dict:
+def run_space(settings: SpaceSettings, out_dir: str | None = None) -> SpaceResult:
     """:func:`._theory_space.space_table` over ``orders x alphabets`` (every construction), with
     ``out_dir`` written to ``ngram_space.json`` and drawn to ``ngram_space.png``
     (:func:`._plots.space_figure`). Needs JAX's 64-bit mode.
 
     Returns:
-      ``{"records", "all_match", "within_printed"}``: the records, and whether every model's
-      counts equal the closed forms and stay within the printed heads and layers.
+      a :class:`SpaceResult`: the records, and whether every model's counts equal the closed
+      forms and stay within the printed heads and layers.
     """
     from transformer_theory.papers.svete_cotterell2024 import _plots as plots
     from transformer_theory.papers.svete_cotterell2024 import _theory_space as space
 
     records = space.space_table(settings.orders, settings.alphabets, seed=settings.seed)
-    result = {
-        "records": records,
-        "all_match": all(r["matches"] for r in records),
-        "within_printed": all(r["within_printed"] for r in records),
-    }
+    result = SpaceResult(
+        records=tuple(records),
+        all_match=all(r["matches"] for r in records),
+        within_printed=all(r["within_printed"] for r in records),
+    )
     if out_dir is not None:
         write_json(os.path.join(out_dir, "ngram_space.json"), result)
         plots.space_figure(records, os.path.join(out_dir, "ngram_space.png"))
     return result
 
 
-def space_table_rows(result: dict) -> list[dict]:
+def space_table_rows(result: SpaceResult) -> list[dict]:
     """The records of :func:`run_space` as the command's table rows (``exact_to``: the derived
     exact length in float64/float32, ``-`` where none is derived)."""
 
@@ -561,7 +593,7 @@ def space_table_rows(result: dict) -> list[dict]:
             "exact_f32": exact(r, "float32"),
             "formula": "=" if r["matches"] else "DIFFERS",
         }
-        for r in result["records"]
+        for r in result.records
     ]
 
 
@@ -647,8 +679,8 @@ def run(
         rows.append(
             {
                 "run": name,
-                "records": len(result["records"]),
-                "float64_failures": len(float64_failures(result["records"])),
+                "records": len(result.records),
+                "float64_failures": len(float64_failures(result.records)),
             }
         )
     return {"rows": rows}

@@ -89,6 +89,7 @@ class LearnabilitySettings:
     seed: int = 0
 
     def __post_init__(self):
+        _validate.check_seed("seed", self.seed)  # a jax.random.key: 0..2**63 - 1
         for name in ("steps", "batch", "learning_rate", "hidden_per_history", "scale"):
             _validate.check_positive(name, getattr(self, name))
         for name in ("eval_len", "width_extra", "seed"):
