@@ -17,9 +17,10 @@ from __future__ import annotations
 import argparse
 import sys
 
+from transformer_theory.cli._options import override
 from transformer_theory.papers.barbero2024.experiments import collapse_tasks
 from transformer_theory.precision import enable_x64
-from transformer_theory.settings import OptionError, override
+from transformer_theory.settings import OptionError
 
 # --config NAME (the script's older option) -> the size it names
 OLD_NAMES = {"collapse_tasks": "default", "smoke": "smoke"}

@@ -14,8 +14,9 @@ import argparse
 import sys
 import time
 
+from transformer_theory.cli._options import override
 from transformer_theory.papers.conti2024.experiments import encdec_translation as experiment
-from transformer_theory.settings import OptionError, override
+from transformer_theory.settings import OptionError
 
 
 def main(argv=None) -> int:

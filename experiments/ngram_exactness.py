@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import argparse
 
-from transformer_theory.cli._common import UsageError, name_list
+from transformer_theory.cli._options import override
 from transformer_theory.papers.svete_cotterell2024.experiments import ngram_exactness as exp
 from transformer_theory.precision import enable_x64
-from transformer_theory.settings import OptionError, override
+from transformer_theory.settings import OptionError, split_list
 from transformer_theory.tables import table
 
 
@@ -32,10 +32,14 @@ def main(argv: list[str] | None = None) -> int:
     enable_x64()
     config = exp.get_config(args.size)
     try:
-        only = name_list(args.only, [name for name, _ in config.runs], "--only")
+        names = [name for name, _ in config.runs]
+        only = names if args.only.strip() == "all" else split_list(args.only)
+        unknown = [n for n in only if n not in names]
+        if unknown:
+            raise OptionError("--only", f"unknown {unknown}; choose from {', '.join(names)}")
         runs = tuple((name, override(s, args.set)) for name, s in config.runs)
-    except (UsageError, OptionError) as err:
-        ap.error(str(err))
+    except (OptionError, argparse.ArgumentTypeError) as err:
+        ap.error(f"--only: {err}" if isinstance(err, argparse.ArgumentTypeError) else str(err))
     result = exp.run(exp.ExactnessSettings(config.size, runs), args.out, only=only)
     print(table(result["rows"]))
     return 1 if any(r["float64_failures"] for r in result["rows"]) else 0

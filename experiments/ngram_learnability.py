@@ -14,9 +14,10 @@ from __future__ import annotations
 import argparse
 import os
 
+from transformer_theory.cli._options import override
 from transformer_theory.papers.svete_cotterell2024.experiments import ngram_learnability as exp
 from transformer_theory.precision import enable_x64
-from transformer_theory.settings import OptionError, override
+from transformer_theory.settings import OptionError
 from transformer_theory.tables import table
 
 

@@ -309,7 +309,7 @@ MATHS = sorted(
 )
 #: What the option layer offers a command; maths never asks for it (``setting``, a field's
 #: bound beside its default, is data and allowed).
-OPTION_LAYER = {"flag_of", "OptionError", "add_options", "from_args", "override", "as_options"}
+OPTION_LAYER = {"flag_of", "OptionError", "from_args", "as_options", "naming_options"}
 OPTION_NAME = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*\b")
 
 

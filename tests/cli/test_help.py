@@ -80,7 +80,7 @@ def test_help_shows_the_whole_docstring_defaults_and_examples(command, parser, c
 
 
 def test_defaults_the_issue_found_missing_are_shown(parser):
-    # verify's options come from theory.suite.VerifySettings: settings.add_options writes them
+    # verify's options come from VerifySettings: cli._options.add_settings generates them
     verify = _subparsers(parser)["verify"].format_help()
     for option, default in [
         ("--models", "default 4"),

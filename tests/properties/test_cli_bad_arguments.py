@@ -2,9 +2,10 @@
 
 The commands and their options are read from the parsers themselves
 (``transformer_theory.cli.COMMANDS`` and each module's ``add_arguments``), so a new command or
-option is probed without editing this file. An option is numeric when its argparse ``type`` parses
-numbers (``int``, ``float``, ``positive_int``, ``nonnegative_int``, ``positive_float``, the
-integer-list parsers) or its default is a comma-separated list of numbers (``--depth 1,2``).
+option is probed without editing this file. An option is numeric when the jsonargparse typehint
+generated from its settings field holds numbers (``int``, ``FiniteFloat``, ``PositiveInt``,
+``NonNegativeInt``, ``FinitePositiveFloat``, a tuple of them such as ``--depth 1,2``), or, for an
+option written by hand, when its argparse ``type`` parses numbers.
 
 Probes, each run in-process (``cli.main``) with ``TT_MEMORY_BUDGET=1G`` and
 ``TT_TIME_BUDGET=3600`` (an hour: the small base settings below must pass, 10^12 steps or samples
@@ -14,7 +15,7 @@ instead of running the job:
 - never a number: ``abc``, ``nan``, ``inf``, ``-inf``, and random text/negative numbers drawn by
   hypothesis;
 - ``-1`` for every numeric option (no option of this CLI takes a negative number);
-- ``0`` for the options that must be positive (``positive_*`` types, the list options of depths,
+- ``0`` for the options that must be positive (``Positive*`` types, the list options of depths,
   heads, lengths and sizes);
 - ``10^12`` for the size options (a sequence length, a sample count, a width, a number of steps):
   the budget must refuse it from its estimate, before allocating.
@@ -68,7 +69,6 @@ HUGE_OK_IN = {("construct", "--samples"), ("rasp", "--max-inputs"), ("rasp", "--
 # List options given as text whose entries must be positive.
 POSITIVE_LISTS = {"--depth", "--heads", "--n", "--q", "--eps", "--parity-lengths", "--soft-lengths"}
 NUMERIC_TYPES = re.compile(r"int|float|integer|number", re.IGNORECASE)
-NUMBER_LIST = re.compile(r"^[0-9.,]+$")
 
 
 class ProbeTimeout(BaseException):
@@ -86,20 +86,16 @@ def _numeric_options(sub: argparse.ArgumentParser):
     for a in sub._actions:
         if not a.option_strings or a.nargs == 0:
             continue
-        tname = getattr(a.type, "__name__", repr(a.type)) if a.type is not None else ""
+        hint = getattr(a, "_typehint", None)  # jsonargparse's, from the settings field
+        if hint is not None:
+            tname = str(hint)
+        else:
+            tname = getattr(a.type, "__name__", repr(a.type)) if a.type is not None else ""
         numeric = bool(NUMERIC_TYPES.search(tname)) and a.choices is None
-        listed = isinstance(a.default, str) and bool(NUMBER_LIST.match(a.default))
-        if numeric or listed:
+        if numeric and "Literal" not in tname:  # a choice among names is no number
             opt = max(a.option_strings, key=len)
-            # list types state their minimum (cli._common.comma_list / int_list)
-            minimum = getattr(a.type, "minimum", None)
-            positive = (
-                "positive" in tname
-                or (minimum is not None and minimum >= 1)
-                or (minimum is None and "integers" in tname and "list of" not in tname)
-                or opt in POSITIVE_LISTS
-            )
-            integer = "int" in tname.lower() or listed
+            positive = "positive" in tname.lower() or opt in POSITIVE_LISTS
+            integer = "int" in tname.lower()
             out.append((opt, positive, integer))
     return out
 

@@ -7,8 +7,8 @@ work; ``130`` interrupted (Ctrl-C), with what was saved.
 
 A command raises :class:`UsageError` for a user's mistake; :func:`transformer_theory.cli.main`
 prints ``transformer-theory <command>: error: <message>`` on stderr and returns 2, with no
-traceback. Argument types below raise ``argparse.ArgumentTypeError``, which argparse reports the
-same way (usage line, then the error, exit 2).
+traceback. The options are parsed by jsonargparse from the settings dataclasses
+(:mod:`._options`); a value it refuses is reported the same way, in one line naming the option.
 """
 
 from __future__ import annotations
@@ -16,13 +16,10 @@ from __future__ import annotations
 import argparse
 import errno
 import fcntl
-import math
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, overload
-
-from transformer_theory.settings import split_list
+from typing import Any
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -34,150 +31,15 @@ class UsageError(Exception):
     """A user's mistake (an option, a file, a size): one line naming the argument, exit 2."""
 
 
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
-
-
-def nonnegative_int(text: str) -> int:
-    """argparse type: an integer >= 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
-    return value
-
-
-def positive_float(text: str) -> float:
-    """argparse type: a finite number > 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not (value > 0 and value != float("inf")):
-        raise argparse.ArgumentTypeError(f"expected a positive finite number, got {text}")
-    return value
-
-
-def int_list(count: int, *, minimum: int = 1) -> Callable[[str], tuple[int, ...]]:
-    """argparse type: exactly ``count`` comma-separated integers, each ``>= minimum``.
-
-    ``--icqa 3,3,2`` parses to ``(3, 3, 2)``; ``3,3`` or ``3,3,2,9`` are refused with the count
-    expected, never completed from defaults or silently truncated.
-    """
-
-    def parse(text: str) -> tuple[int, ...]:
-        try:
-            values = tuple(int(p) for p in split_list(text))
-        except (ValueError, argparse.ArgumentTypeError):
-            raise argparse.ArgumentTypeError(
-                f"expected {count} comma-separated integers, got {text!r}"
-            ) from None
-        if len(values) != count:
-            raise argparse.ArgumentTypeError(
-                f"expected exactly {count} comma-separated integers, got {len(values)} in {text!r}"
-            )
-        low = [v for v in values if v < minimum]
-        if low:
-            raise argparse.ArgumentTypeError(f"every value must be >= {minimum}, got {text!r}")
-        return values
-
-    parse.__name__ = f"{count} integers"  # argparse names the type in its messages
-    parse.minimum = minimum  # type: ignore[attr-defined]  # read by the bad-argument tests
-    return parse
-
-
-@overload
-def comma_list(
-    kind: type[int] = ..., *, minimum: float | None = None
-) -> Callable[[str], list[int]]: ...
-@overload
-def comma_list(
-    kind: type[float], *, minimum: float | None = None
-) -> Callable[[str], list[float]]: ...
-def comma_list(
-    kind: type[int] | type[float] = int, *, minimum: float | None = None
-) -> Callable[[str], list[int]] | Callable[[str], list[float]]:
-    """argparse type: one or more comma-separated values of ``kind`` (``int`` or ``float``), each
-    ``>= minimum`` when given; ``--lengths 8,16,32`` parses to ``[8, 16, 32]``.
-
-    The one parser of comma lists: an empty list, an empty item (``8,,16``), a value that is not
-    a ``kind`` or one below ``minimum`` is refused naming the text, never dropped.
-    """
-    noun = "integers" if kind is int else "numbers"
-
-    def parse(text: str) -> list[Any]:
-        try:
-            parts = split_list(text)
-        except argparse.ArgumentTypeError:
-            raise argparse.ArgumentTypeError(
-                f"expected comma-separated {noun}, got {text!r}"
-            ) from None
-        try:
-            values = [kind(p) for p in parts]
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"expected comma-separated {noun}, got {text!r}"
-            ) from None
-        if kind is float and not all(math.isfinite(v) for v in values):
-            raise argparse.ArgumentTypeError(f"expected finite {noun}, got {text!r}")
-        if minimum is not None and any(v < minimum for v in values):
-            raise argparse.ArgumentTypeError(f"every value must be >= {minimum}, got {text!r}")
-        return values
-
-    parse.__name__ = f"list of {noun}"
-    parse.minimum = minimum  # type: ignore[attr-defined]  # read by the bad-argument tests
-    return parse
-
-
-def name_list(text: str, choices: Iterable[str], option: str) -> list[str]:
-    """A non-empty comma list of names from ``choices`` (``'all'`` = every choice).
-
-    Raises :class:`UsageError` naming ``option`` for an empty selection or an unknown name.
-    """
-    choices = list(choices)
-    if text.strip() == "all":
-        return choices
-    try:
-        names = split_list(text)
-    except argparse.ArgumentTypeError:
-        raise UsageError(
-            f"{option}: expected a comma list of names from {', '.join(choices)} or 'all', "
-            f"got {text!r}"
-        ) from None
-    if not names:
-        raise UsageError(f"{option}: empty selection; choose from {', '.join(choices)} or 'all'")
-    unknown = [n for n in names if n not in choices]
-    if unknown:
-        raise UsageError(
-            f"{option}: unknown {', '.join(map(repr, unknown))}; choose from {', '.join(choices)}"
-        )
-    return names
-
-
 def changed_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> set[str]:
-    """The options of ``parser`` whose value in ``args`` is not their default (a string default
-    compared after its ``type``, as argparse applies it): what the user set. Each is named by
-    its first long option string (``--max-len``)."""
+    """The options of ``parser`` whose value in ``args`` is not their default (jsonargparse has
+    applied each option's type to its value): what the user set. Each is named by its first long
+    option string (``--max-len``)."""
     changed = set()
     for action in parser._actions:
         if not action.option_strings or not hasattr(args, action.dest):
             continue
-        default = action.default
-        if isinstance(default, str) and action.type is not None:
-            try:
-                default = action.type(default)
-            except (argparse.ArgumentTypeError, TypeError, ValueError):
-                pass
-        if getattr(args, action.dest) != default:
+        if getattr(args, action.dest) != action.default:
             longs = [o for o in action.option_strings if o.startswith("--")]
             changed.add((longs or action.option_strings)[0])
     return changed
@@ -299,13 +161,15 @@ def experiment_script(
     """The whole body of a thin ``experiments/*.py`` script over a paper's experiment module
     (``SIZES``, ``get_config(size)``, ``run(config, out_dir, *, progress)``): ``--out``,
     ``--size`` (``--smoke`` is ``--size smoke``) and ``--set field=value`` (repeatable,
-    :func:`transformer_theory.settings.override`); a refused value is one line naming its option,
-    exit 2, before any work; then the run, its records as a table, exit 0. An experiment module
-    that declares ``X64 = True`` runs with JAX's 64-bit mode on. ``parents``: the script's own
-    options (``add_help=False`` parsers), shown in ``--help`` beside these."""
+    :func:`transformer_theory.cli._options.override`: parsed by jsonargparse, validated by the
+    settings object); a refused value is one line naming its option, exit 2, before any work;
+    then the run, its records as a table, exit 0. An experiment module that declares ``X64 =
+    True`` runs with JAX's 64-bit mode on. ``parents``: the script's own options (``add_help=False``
+    parsers), shown in ``--help`` beside these."""
     import sys
 
-    from transformer_theory.settings import OptionError, override
+    from transformer_theory.cli._options import override
+    from transformer_theory.settings import OptionError
 
     p = argparse.ArgumentParser(description=description, parents=list(parents))
     p.add_argument("--out", required=True, help="output directory")

@@ -166,7 +166,14 @@ def build_parser(
         formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    if all(mod is None for mod, _ in commands.values()):  # the listing alone: no jsonargparse
+        sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    else:
+        from jsonargparse import ActionConfigFile
+
+        from transformer_theory.cli._options import CommandParser
+
+        sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
     for name, (mod, help_) in commands.items():
         if mod is None:
             sub.add_parser(name, help=help_)
@@ -178,6 +185,13 @@ def build_parser(
             formatter_class=HelpFormatter,
         )
         mod.add_arguments(p)
+        if "--config" not in p._option_string_actions:  # train's --config is a Python file
+            p.add_argument(
+                "--config",
+                action=ActionConfigFile,
+                help="read the options from a YAML or JSON file (as --print_config writes it); "
+                "options after it override it",
+            )
         p.epilog = epilog(name, out="--out" in p._option_string_actions)
     return parser
 
@@ -239,16 +253,29 @@ def _dispatch(argv: list[str]) -> int:
     try:  # importing the commands and building the parser take seconds: Ctrl-C is one line
         if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
             argv = [DEFAULT_COMMAND] + argv
-        commands = _load_commands(argv[0] if argv[0] in COMMANDS else None)  # that one alone
+        name = argv[0] if argv[0] in COMMANDS else None
+        commands = _load_commands(name)  # that one alone
         parser = build_parser(commands)
-        args = parser.parse_args(argv)
+        if name is None:  # --help, --version or an unknown command: argparse says which
+            parser.parse_args(argv)
+        subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        sub = subparsers.choices[name]
+        from jsonargparse import ArgumentError
+
+        from transformer_theory.cli._options import one_line
+
+        try:  # jsonargparse's error, or one its types raise, as one line naming the option
+            args = sub.parse_args(argv[1:])
+        except ArgumentError as err:
+            print(f"transformer-theory {name}: error: {one_line(sub, err)}", file=sys.stderr)
+            return EXIT_USAGE
+        args.command = name
     except KeyboardInterrupt:
         print("transformer-theory: interrupted before the command started", file=sys.stderr)
         return EXIT_INTERRUPTED
     mod = commands[args.command][0]
     assert mod is not None  # the command parsed is the one imported
-    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    args.changed = changed_options(subparsers.choices[args.command], args)
+    args.changed = changed_options(sub, args)
     try:
         check_environment()
         enable_x64_if_declared(mod)  # a command computing in float64 says X64 = True

@@ -13,50 +13,50 @@ dataset, not a failed claim), 2 for a malformed file or option (checked before a
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import time
+from typing import Literal
 
 from transformer_theory.cli import _common
+from transformer_theory.cli._options import add_settings
 from transformer_theory.jsonio import write_json
+from transformer_theory.settings import check_minimums, from_args, setting
 
 _FAMILIES = ("relu_any_heads", "softmax_one_head")
 
 
+@dataclasses.dataclass(frozen=True)
+class CertifySettings:
+    """What one certify run reads and proves.
+
+    Attributes:
+      file: dataset: .json {tokens, labels, vocab_size} or .npz with arrays tokens,
+        labels[, vocab_size].
+      family: one-layer family to certify against.
+      bound: accuracy upper bound: exact (hitting-set MILP, small sets), sound (disjoint
+        cores), or none.
+      time_limit: seconds for the whole command, loading included (when exhausted, undecided
+        groups are reported as such and the bound is the best sound one found so far).
+      minimize: shrink the LP's certificate (--no-minimize keeps its first one).
+    """
+
+    file: str = setting(flag="FILE")
+    family: Literal["relu_any_heads", "softmax_one_head", "all"] = "all"
+    bound: Literal["exact", "sound", "none"] = "exact"
+    time_limit: float = setting(60.0, positive=True)
+    minimize: bool = True
+
+    def __post_init__(self) -> None:
+        check_minimums(self)
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "file",
-        help="dataset: .json {tokens, labels, vocab_size} or .npz with arrays tokens, "
-        "labels[, vocab_size]",
-    )
-    p.add_argument(
-        "--family",
-        choices=_FAMILIES + ("all",),
-        default="all",
-        help="one-layer family to certify against",
-    )
-    p.add_argument(
-        "--bound",
-        choices=("exact", "sound", "none"),
-        default="exact",
-        help="accuracy upper bound: exact (hitting-set MILP, small sets), sound (disjoint "
-        "cores), or none",
-    )
-    p.add_argument(
-        "--time-limit",
-        type=_common.positive_float,
-        default=60.0,
-        help="seconds for the whole command, loading included (when exhausted, undecided groups "
-        "are reported as such and the bound is the best sound one found so far)",
-    )
+    add_settings(p, CertifySettings)
     p.add_argument(
         "--out",
         default=os.path.join("results", "certify"),
         help="output directory for certify.json",
-    )
-    p.add_argument(
-        "--no-minimize",
-        action="store_true",
-        help="keep the LP's first certificate instead of shrinking it",
     )
 
 
@@ -78,14 +78,17 @@ def run(args: argparse.Namespace) -> int:
     from transformer_theory.theory import certificates
 
     # The time limit covers the whole command, loading and counting included.
-    deadline = time.perf_counter() + args.time_limit
+    settings = from_args(CertifySettings, args)
+    deadline = time.perf_counter() + settings.time_limit
     out_dir = _common.prepare_out_dir(args.out)
     from transformer_theory import budget
     from transformer_theory.saveload import dataset_memory_bytes
 
-    budget.check_memory(dataset_memory_bytes(args.file), what=f"reading {args.file}", option="FILE")
+    budget.check_memory(
+        dataset_memory_bytes(settings.file), what=f"reading {settings.file}", option="FILE"
+    )
     try:
-        data = load_dataset(args.file)
+        data = load_dataset(settings.file)
     except ValueError as err:
         raise _common.UsageError(f"FILE: {err}") from None
     s = data.summary()
@@ -103,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if len(contradictions) > 5:
         print(f"    ... {len(contradictions)} such groups in all (see certify.json)")
-    families = _FAMILIES if args.family == "all" else (args.family,)
+    families = _FAMILIES if settings.family == "all" else (settings.family,)
     results, bound = [], None
     for fam in families:
         rec = certificates.certify_dataset(
@@ -112,14 +115,14 @@ def run(args: argparse.Namespace) -> int:
             data.vocab_size,
             data.num_classes,
             fam,
-            minimize=not args.no_minimize,
+            minimize=settings.minimize,
             deadline=deadline,
         )
         print(f"[{fam}] {verify_outputs.certificate_line(rec.to_dict())} ({rec.seconds:.2f} s)")
         if rec.certificate is not None:
             _print_certificate(rec.certificate, data.tokens_BxN)
         family_bound = None
-        if args.bound != "none":
+        if settings.bound != "none":
             # Both families share one relaxation: the bound is computed once and holds for both.
             if bound is None:
                 bound = certificates.accuracy_upper_bound(
@@ -128,8 +131,8 @@ def run(args: argparse.Namespace) -> int:
                     data.vocab_size,
                     data.num_classes,
                     fam,
-                    method=args.bound,
-                    minimize=not args.no_minimize,
+                    method=settings.bound,
+                    minimize=settings.minimize,
                     deadline=deadline,
                 )
             family_bound = dict(bound.to_dict(), family=fam)
@@ -137,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
         results.append(verify_outputs.CertifyEntry(rec.to_dict(), family_bound))
     out = verify_outputs.CertifyRecord(
         dataset=s,
-        file=os.path.abspath(args.file),
+        file=os.path.abspath(settings.file),
         contradictions=tuple(tuple(rows) for rows in contradictions),
         results=tuple(results),
     )

@@ -17,8 +17,10 @@ beyond ``TT_TIME_BUDGET`` (exit 2), before any claim starts.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
+from typing import Literal
 
 from transformer_theory.claims._cli_support import (
     check_full_tier_seconds,
@@ -32,49 +34,46 @@ from transformer_theory.cli._common import (
     UsageError,
     prepare_out_dir,
 )
+from transformer_theory.cli._options import add_settings
+from transformer_theory.settings import from_args, setting
 
 __all__ = ["X64", "add_arguments", "run"]
 
 X64 = True  # the checks build and run constructions in float64 (exact arithmetic beside)
 
 
+@dataclasses.dataclass(frozen=True)
+class ClaimsSettings:
+    """Which claims to check, and how.
+
+    Attributes:
+      paper: one paper's claims (e.g. sanford2023).
+      ids: claims whose id matches (e.g. 'chen_zou2024.prop*'); repeatable.
+      tier: check sizes: quick (about 3 s a claim at most) or full (about 60 s).
+      modules: also check the rows of this module (its list CLAIMS); repeatable. Installed
+        packages register theirs through the entry-point group transformer_theory.claims.
+      resume: keep the records --out/claims.json holds for this --tier and check only the rest.
+    """
+
+    paper: str | None = None
+    ids: tuple[str, ...] | None = setting(None, flag="--id", metavar="GLOB", words=True)
+    tier: Literal["quick", "full"] = "quick"
+    modules: tuple[str, ...] | None = setting(
+        None, flag="--module", metavar="PKG.claims", words=True
+    )
+    resume: bool = False
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--paper", default=None, help="one paper's claims (e.g. sanford2023)")
-    parser.add_argument(
-        "--id",
-        dest="ids",
-        action="append",
-        default=None,
-        metavar="GLOB",
-        help="claims whose id matches (e.g. 'chen_zou2024.prop*'); repeatable",
-    )
-    parser.add_argument(
-        "--tier",
-        default="quick",
-        choices=("quick", "full"),
-        help="check sizes: quick (about 3 s a claim at most) or full (about 60 s)",
-    )
-    parser.add_argument(
-        "--module",
-        dest="modules",
-        action="append",
-        default=None,
-        metavar="PKG.claims",
-        help="also check the rows of this module (its list CLAIMS); repeatable. Installed "
-        "packages register theirs through the entry-point group transformer_theory.claims",
-    )
+    add_settings(parser, ClaimsSettings)
     parser.add_argument("--out", default="results/claims", help="output directory")
-    parser.add_argument(
-        "--resume",
-        action="store_true",
-        help="keep the records --out/claims.json holds for this --tier and check only the rest",
-    )
 
 
 def run(args: argparse.Namespace) -> int:
     from transformer_theory.claims import all_claims, run_claims, select, write_records
 
-    modules = args.modules or []
+    settings = from_args(ClaimsSettings, args)
+    modules = list(settings.modules or [])
     try:
         pool = all_claims(modules)
     except (ValueError, RuntimeError) as err:

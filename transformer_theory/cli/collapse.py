@@ -28,15 +28,15 @@ import argparse
 from collections.abc import Sequence
 
 from transformer_theory.cli._common import add_resumable_out, run_grid_study
+from transformer_theory.cli._options import add_settings
 from transformer_theory.papers.barbero2024.experiments import collapse
-from transformer_theory.settings import add_options
 from transformer_theory.tables import table
 
 X64 = True
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_options(parser, collapse.CollapseSettings)
+    add_settings(parser, collapse.CollapseSettings)
     add_resumable_out(parser, "results/collapse", "collapse.json")
 
 

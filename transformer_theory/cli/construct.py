@@ -20,6 +20,7 @@ import sys
 
 from transformer_theory import budget, settings
 from transformer_theory.cli import _common
+from transformer_theory.cli._options import add_settings
 from transformer_theory.constructions.sizes import THEOREMS, ConstructSettings
 from transformer_theory.jsonio import write_json
 
@@ -37,7 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=list(THEOREMS),
         help="which theorems (default: all)",
     )
-    settings.add_options(p, ConstructSettings)
+    add_settings(p, ConstructSettings)
     p.add_argument(
         "--out",
         default=os.path.join(".", "results", "construct"),

@@ -7,14 +7,32 @@ one-layer model (Prop. 8); a two-layer model breaks the relation.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
-from transformer_theory.cli._common import UsageError, nonnegative_int
+from transformer_theory.cli._options import add_settings
+from transformer_theory.settings import check_minimums, from_args, setting
 
 X64 = True  # the residuals are float64
 
 
+@dataclasses.dataclass(frozen=True)
+class DemoSettings:
+    """The tour's options.
+
+    Attributes:
+      seed: PRNG seed of the random models (0 to 2**63 - 1).
+    """
+
+    seed: int = setting(0, minimum=0)
+
+    def __post_init__(self) -> None:
+        check_minimums(self)
+        if self.seed > 2**63 - 1:  # jax.random.PRNGKey takes a C long (an OverflowError beyond)
+            raise ValueError(f"seed: expected an integer in 0..2**63 - 1, got {self.seed}")
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--seed", type=nonnegative_int, default=0, help="PRNG seed")
+    add_settings(p, DemoSettings)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -23,15 +41,14 @@ def run(args: argparse.Namespace) -> int:
 
     from transformer_theory import ModelConfig, forward, init_params
 
-    if args.seed > 2**63 - 1:  # jax.random.PRNGKey takes a C long (an OverflowError beyond)
-        raise UsageError(f"--seed: expected an integer in 0..2**63 - 1, got {args.seed}")
+    settings = from_args(DemoSettings, args)
 
     a, b, r = 0, 1, 2
     seqs = jnp.array([[a, b, r], [b, a, r], [a, a, r], [b, b, r]])
     print("sequences (a=0, b=1, r=2):", seqs.tolist())
     for depth in (1, 2):
         cfg = ModelConfig(vocab_size=3, seq_len=3, width=8, num_classes=3, heads=(2,) * depth)
-        params = init_params(jax.random.PRNGKey(args.seed), cfg, dtype=jnp.float64)
+        params = init_params(jax.random.PRNGKey(settings.seed), cfg, dtype=jnp.float64)
         o = jax.jit(jax.vmap(lambda t, p=params: forward(p, t)))(seqs)
         resid = float(
             jnp.linalg.norm(o[0] + o[1] - o[2] - o[3]) / jnp.sum(jnp.linalg.norm(o, axis=1))

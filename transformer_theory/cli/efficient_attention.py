@@ -38,9 +38,10 @@ import dataclasses
 import sys
 
 from transformer_theory.cli._common import prepare_out_dir
+from transformer_theory.cli._options import add_settings
 from transformer_theory.papers.conti2024._models_trained import unfinished_notes
 from transformer_theory.papers.conti2024.experiments import efficient_attention as study
-from transformer_theory.settings import add_options, from_args, help_of
+from transformer_theory.settings import from_args
 from transformer_theory.tables import table
 
 __all__ = ["X64", "add_arguments", "run"]
@@ -54,15 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="results/efficient_attention",
         help="output directory for JSON, CSV and PNG (default results/efficient_attention)",
     )
-    add_options(parser, study.EfficientSettings, skip=("runs",), defaults={"variants": "all"})
-    parser.add_argument(
-        "--run",
-        action="append",
-        default=[],
-        dest="runs",
-        metavar="RUN_DIR",
-        help=help_of(study.EfficientSettings, "runs"),
-    )
+    add_settings(parser, study.EfficientSettings, defaults={"variants": ("all",)})
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
 
 

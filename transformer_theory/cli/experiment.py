@@ -4,7 +4,8 @@
 Each experiment is a module ``transformer_theory/papers/<paper>/experiments/<name>.py``, found on
 disk: its docstring gives the exact command and the result it produced, ``get_config(size)``
 returns the settings (a frozen dataclass; every experiment has a ``smoke`` size that runs in under
-a minute and the ``default`` size README quotes) and ``run(config, out_dir, *, progress=True)``
+a minute and the ``default`` size README quotes; ``--set field=value`` changes one field, parsed
+and checked as that field's option would be) and ``run(config, out_dir, *, progress=True)``
 trains and writes each finished result under ``out_dir``; a module computing in float64 declares
 ``X64 = True`` and JAX's 64-bit mode is turned on before ``get_config``. Chen & Zou 2024's depth
 experiments (``papers/chen_zou2024/experiments/``) are also run by ``transformer-theory train
@@ -14,6 +15,7 @@ experiments (``papers/chen_zou2024/experiments/``) are also run by ``transformer
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import textwrap
 
 from transformer_theory.cli._common import (
@@ -22,16 +24,38 @@ from transformer_theory.cli._common import (
     prepare_out_dir,
 )
 from transformer_theory.cli._experiments import check_seconds, discover, summary
+from transformer_theory.cli._options import add_settings, override
+from transformer_theory.settings import setting
 from transformer_theory.tables import rows_of, table
 
 __all__ = ["add_arguments", "discover", "run"]
 
 
+@dataclasses.dataclass(frozen=True)
+class ExperimentChoice:
+    """Which experiment, at which size (each experiment's own settings are its config's).
+
+    Attributes:
+      name: the experiment (see --list).
+      list: list the experiments and exit.
+      size: a size the config defines.
+    """
+
+    name: str | None = setting(None, flag="NAME")
+    list: bool = False  # noqa: A003 - the option's word
+    size: str = "default"
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("name", nargs="?", metavar="NAME", help="the experiment (see --list)")
-    parser.add_argument("--list", action="store_true", help="list the experiments and exit")
+    add_settings(parser, ExperimentChoice)
     parser.add_argument(
-        "--size", default="default", help="a size the config defines (default: default)"
+        "--set",
+        action="append",
+        default=[],
+        dest="sets",
+        metavar="FIELD=VALUE",
+        help="change one field of the size's settings (repeatable), parsed and checked as that "
+        "field's option is: --set steps=100",
     )
     parser.add_argument("--out", default=None, help="output directory (default: results/NAME)")
 
@@ -63,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     if args.size not in sizes:
         raise UsageError(f"--size: {args.name} has sizes {', '.join(sizes)}; got {args.size!r}")
     enable_x64_if_declared(module)  # this experiment computes in float64: its module says so
-    config = module.get_config(args.size)
+    config = override(module.get_config(args.size), args.sets)  # refused before any work
     check_seconds(args.name, args.size)
     out = prepare_out_dir(f"results/{args.name}" if args.out is None else args.out)
     record = module.run(config, out, progress=True)

@@ -22,9 +22,10 @@ import argparse
 import sys
 
 from transformer_theory.cli._common import prepare_out_dir
+from transformer_theory.cli._options import add_settings
 from transformer_theory.papers.conti2024._models_trained import unfinished_notes
 from transformer_theory.papers.conti2024.experiments import heads as study
-from transformer_theory.settings import add_options, from_args, help_of
+from transformer_theory.settings import from_args
 from transformer_theory.tables import table
 
 __all__ = ["add_arguments", "run"]
@@ -34,13 +35,12 @@ _FIXED = ("epsilon", "max_errors", "unexplained_above")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("run_dir", metavar="RUN_DIR", help=help_of(study.HeadsSettings, "run_dir"))
     parser.add_argument(
         "--out",
         default="results/heads",
         help="output directory for JSON, CSV and PNG (default results/heads)",
     )
-    add_options(parser, study.HeadsSettings, skip=("run_dir",) + _FIXED)
+    add_settings(parser, study.HeadsSettings, skip=_FIXED)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -32,13 +32,13 @@ X64 = True  # float64 is the precision the rows are checked in
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from transformer_theory.cli._options import add_settings
     from transformer_theory.papers.formal_languages.experiments.languages import TableSettings
-    from transformer_theory.settings import add_options
 
     p.add_argument(
         "--out", default="results/languages", help="output directory (JSON records + PNG plots)"
     )
-    add_options(p, TableSettings, defaults={"rows": "all"})  # argparse parses it
+    add_settings(p, TableSettings, defaults={"rows": ("all",)})
 
 
 def run(args: argparse.Namespace) -> int:

@@ -50,8 +50,9 @@ from transformer_theory.cli._common import (
     prepare_out_dir,
     refuse_ignored,
 )
+from transformer_theory.cli._options import add_settings
 from transformer_theory.papers.svete_cotterell2024.experiments import ngram_exactness as exactness
-from transformer_theory.settings import add_options, flag_of, from_args
+from transformer_theory.settings import flag_of, from_args
 from transformer_theory.tables import table
 
 #: The study computes in float64 (the reference and one of the formats compared).
@@ -63,7 +64,7 @@ def _flags(cls: type, skip: tuple[str, ...] = ("seed",)) -> list[str]:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    add_options(p, exactness.NGramSettings)
+    add_settings(p, exactness.NGramSettings)
     p.add_argument(
         "--space",
         action="store_true",
@@ -71,7 +72,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "of --alphabets and print its sizes (width, heads, parameters, non-zeros, bits per "
         "weight) beside the closed forms (ngram_space.json, ngram_space.png)",
     )
-    add_options(p, exactness.SpaceSettings, skip=("seed",))
+    add_settings(p, exactness.SpaceSettings, skip=("seed",))
     p.add_argument(
         "--out", default="results/ngram", help="output directory (ngram.json + PNG plots)"
     )

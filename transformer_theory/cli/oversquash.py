@@ -30,15 +30,15 @@ from transformer_theory.cli._common import (
     add_resumable_out,
     run_grid_study,
 )
+from transformer_theory.cli._options import add_settings
 from transformer_theory.papers.barbero2024.experiments import oversquash
-from transformer_theory.settings import add_options
 from transformer_theory.tables import table
 
 X64 = True
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_options(parser, oversquash.OversquashSettings)
+    add_settings(parser, oversquash.OversquashSettings)
     add_resumable_out(parser, "results/oversquash", "oversquash.json")
 
 

@@ -8,16 +8,28 @@ user's config file it names) and redraws its figures from the run directories; p
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 from transformer_theory.cli._common import UsageError
+from transformer_theory.cli._options import add_settings
+from transformer_theory.settings import setting
 from transformer_theory.sweeps import ExperimentError, plot
 from transformer_theory.train import RunDirectoryError
 
 
+@dataclasses.dataclass(frozen=True)
+class PlotSettings:
+    """What to plot.
+
+    Attributes:
+      dir: an output directory of `transformer-theory train`.
+    """
+
+    dir: str = setting(flag="DIR")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "dir", metavar="DIR", help="an output directory of `transformer-theory train`"
-    )
+    add_settings(parser, PlotSettings)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -36,13 +36,14 @@ import dataclasses
 import os
 
 from transformer_theory import settings as options
+from transformer_theory.cli._options import add_settings
 from transformer_theory.papers.sanford2023.experiments import sanford as study
 
 X64 = True  # float64 is one of the formats compared; the disj unit runs in float64
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    options.add_options(p, study.SanfordSettings)
+    add_settings(p, study.SanfordSettings)
     p.add_argument(
         "--out", default="results/sanford", help="output directory (JSON records + PNG plots)"
     )

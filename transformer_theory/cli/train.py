@@ -23,16 +23,16 @@ from transformer_theory.cli._common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     UsageError,
-    comma_list,
     prepare_out_dir,
 )
+from transformer_theory.cli._options import add_settings
 from transformer_theory.papers.chen_zou2024.experiments import (
     NAMED,
     module_name,
     named_config,
     shipped_defaults,
 )
-from transformer_theory.settings import add_options, flag_of, help_of, split_list
+from transformer_theory.settings import flag_of
 from transformer_theory.sweeps import (
     ExperimentError,
     ExperimentSettings,
@@ -45,10 +45,8 @@ from transformer_theory.sweeps.directory import OVERRIDABLE
 from transformer_theory.sweeps.tables import initial_loss_note, result_line
 from transformer_theory.train import RunDirectoryError, TrainingInterrupted
 
-# The overrides given as several values after one flag (``--seeds 0 1 2``, or a comma list):
-# declared here; the other overrides are generated from ExperimentSettings's fields.
-_int_list = comma_list(int, minimum=0)
-LISTS = {"seeds": _int_list, "tasks": split_list, "depths": _int_list}
+# The overrides given as several words after one flag (``--seeds 0 1 2``) as well as a comma list.
+LISTS = ("seeds", "tasks", "depths")
 # The flag of each override, and of what a refused output directory names (else --out).
 FLAGS = {field: flag_of(ExperimentSettings, field) for field in OVERRIDABLE}
 _REFUSED = {f"overrides.{field}": flag for field, flag in FLAGS.items()}
@@ -71,16 +69,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"Sizes (default marked): {sizes}. Optimizers at the default size: {optimizers}; a "
         "--config file: its own.",
     )
-    add_options(overrides, ExperimentSettings, skip=LISTS, defaults=dict.fromkeys(OVERRIDABLE))
-    for field, parse in LISTS.items():
-        overrides.add_argument(
-            FLAGS[field],
-            dest=field,
-            type=parse,
-            nargs="+",
-            default=None,
-            help=help_of(ExperimentSettings, field),
-        )
+    add_settings(
+        parser,
+        ExperimentSettings,
+        group=overrides,
+        defaults=dict.fromkeys(OVERRIDABLE),
+        words=LISTS,
+    )
     parser.add_argument(
         "--out", default=None, help="output directory (default results/<experiment>_<size>)"
     )
@@ -101,8 +96,6 @@ def resolve_config(args: argparse.Namespace) -> tuple[ExperimentSettings, str]:
     except ExperimentError as err:
         raise UsageError(f"{option}: {err}") from None
     changes = {f: getattr(args, f) for f in OVERRIDABLE if getattr(args, f) is not None}
-    for field in LISTS.keys() & changes.keys():  # ``--seeds 0 1,2``: one flat tuple
-        changes[field] = tuple(value for group in changes[field] for value in group)
     try:
         return config.replace(**changes), source
     except ValueError as err:  # the config checks every field; the message names the flag

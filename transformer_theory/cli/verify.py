@@ -19,6 +19,7 @@ import time
 
 from transformer_theory import budget, settings
 from transformer_theory.cli import _common
+from transformer_theory.cli._options import add_settings
 from transformer_theory.theory._verify_settings import VerifySettings, template_counts
 
 __all__ = ["X64", "add_arguments", "run", "template_counts"]
@@ -41,7 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="output directory (default ./results/verify); the files a previous verify run wrote "
         "there (verify.json/csv/png, witness_*.npz) are removed before this run starts",
     )
-    settings.add_options(p, VerifySettings)
+    add_settings(p, VerifySettings)
 
 
 def run(args: argparse.Namespace) -> int:

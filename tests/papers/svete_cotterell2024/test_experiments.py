@@ -47,9 +47,8 @@ def test_smoke_size_runs_and_writes_each_row(tmp_path):
 def test_exactness_config_matches_the_quoted_commands():
     """The default runs are the settings ``transformer-theory ngram`` parses from the commands the
     config's docstring quotes (so README's numbers come from this config)."""
-    import argparse
-
     from transformer_theory.cli import ngram
+    from transformer_theory.cli._options import CommandParser
     from transformer_theory.papers.svete_cotterell2024.experiments import ngram_exactness
     from transformer_theory.settings import from_args
 
@@ -64,7 +63,7 @@ def test_exactness_config_matches_the_quoted_commands():
     runs = dict(ngram_exactness.get_config().runs)
     assert list(runs) == list(commands)
     for name, argv in commands.items():
-        parser = argparse.ArgumentParser()
+        parser = CommandParser()
         ngram.add_arguments(parser)
         args = parser.parse_args([*argv.split(), "--out", "unused"])
         assert from_args(ngram_exactness.NGramSettings, args) == runs[name], name

@@ -34,7 +34,7 @@ from transformer_theory.papers.conti2024 import _models_efficient as efficient
 from transformer_theory.papers.conti2024 import _plots as plots
 from transformer_theory.papers.conti2024 import _theory_cost as estimates
 from transformer_theory.papers.conti2024._models_trained import LoadedRun
-from transformer_theory.settings import OptionError, flag_of, setting, split_list
+from transformer_theory.settings import OptionError, flag_of, setting
 
 __all__ = [
     "DEFAULTS",
@@ -68,11 +68,6 @@ MIN_SLOPE_POINTS = 3  # a slope through two points has no check on the power law
 Source = tuple[str, np.ndarray, np.ndarray, np.ndarray]
 
 
-def _variant_names(text: str) -> tuple[str, ...]:
-    """``--variants``' text: ``all`` or a comma list (each name checked by the settings)."""
-    return tuple(efficient.VARIANTS) if text.strip() == "all" else tuple(split_list(text))
-
-
 # The cost and error study's fields, which --jl does not read.
 _STUDY_FIELDS = ("max_len", "min_len", "dim", "repeats", "variants", "error_len", "error_batch")
 
@@ -103,20 +98,21 @@ class EfficientSettings:
         --out only.
     """
 
-    variants: tuple[str, ...] = setting(tuple(efficient.VARIANTS), parse=_variant_names)
+    variants: tuple[str, ...] = setting(tuple(efficient.VARIANTS))
     min_len: int = setting(256, positive=True)
     max_len: int = setting(16384, positive=True)
     dim: int = setting(64, positive=True)
     repeats: int = setting(3, positive=True)
     error_len: int = setting(512, positive=True)
     error_batch: int = setting(8, positive=True)
-    runs: tuple[str, ...] = setting((), flag="--run")
+    runs: tuple[str, ...] = setting((), flag="--run", words=True)
     examples: int | None = setting(None, positive=True)
     seed: int = 0
     jl: bool = False
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "variants", tuple(self.variants))
+        every = tuple(self.variants) == ("all",)  # the command line's word for every variant
+        object.__setattr__(self, "variants", tuple(efficient.VARIANTS if every else self.variants))
         object.__setattr__(self, "runs", tuple(self.runs))
         if not self.variants:
             raise ValueError("variants: expected at least one variant, got none")

@@ -23,7 +23,6 @@ derived one -- MAJORITY ``1/n``, PARITY ``4/n^2`` (``4 sqrt 5`` with the LayerNo
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import os
 from collections.abc import Callable, Sequence
@@ -32,7 +31,7 @@ from typing import Any
 from transformer_theory import _validate, budget, precision
 from transformer_theory.jsonio import as_record, write_json
 from transformer_theory.papers.formal_languages import _plots, _theory, _theory_table
-from transformer_theory.settings import check_minimums, setting, split_list
+from transformer_theory.settings import check_minimums, setting
 
 #: This experiment computes in float64: ``experiment`` and the scripts turn 64-bit mode on.
 X64 = True
@@ -61,59 +60,6 @@ DEFAULT_SAMPLES = 64
 DEFAULT_PARITY_SAMPLES = 8
 
 
-def _nonnegative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
-    return value
-
-
-_nonnegative.__name__ = "nonnegative_int"
-
-
-def _rows(text: str) -> tuple[str, ...]:
-    """``--rows``: a comma list of :data:`._theory_table.ROWS`, or ``all``."""
-    choices = ", ".join(_theory_table.ROWS)
-    if text.strip() == "all":
-        return _theory_table.ROWS
-    try:
-        names = split_list(text)
-    except argparse.ArgumentTypeError:
-        raise argparse.ArgumentTypeError(f"expected names from {choices} or 'all'") from None
-    unknown = [n for n in names if n not in _theory_table.ROWS]
-    if unknown:
-        raise argparse.ArgumentTypeError(
-            f"unknown {', '.join(map(repr, unknown))}; choose from {choices} or 'all'"
-        )
-    return tuple(names)
-
-
-def _lengths(text: str) -> tuple[int, ...]:
-    """``--parity-lengths``: a comma list of positive lengths, or ``none``."""
-    if text.strip() == "none":
-        return ()
-    out = []
-    for item in split_list(text):
-        try:
-            value = int(item)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"expected integers (or 'none'), got {text!r}"
-            ) from None
-        if not 1 <= value <= MAX_PARITY_LENGTH:
-            raise argparse.ArgumentTypeError(
-                f"every length must be in 1..{MAX_PARITY_LENGTH}, got {text!r}"
-            )
-        out.append(value)
-    return tuple(out)
-
-
-_lengths.__name__ = "list of integers"
-
-
 @dataclasses.dataclass(frozen=True)
 class TableSettings:
     """What one run of the table checks (the options of ``transformer-theory languages``).
@@ -138,18 +84,20 @@ class TableSettings:
       dyck_depth: depth D of the Dyck-(k, D) rows (at most 32).
     """
 
-    rows: tuple[str, ...] = setting(_theory_table.ROWS, parse=_rows, metavar="NAME[,NAME...]")
+    rows: tuple[str, ...] = setting(_theory_table.ROWS, metavar="NAME[,NAME...]")
     max_len: int = setting(256, positive=True)
     exhaustive_up_to: int = setting(10, positive=True)
     samples: int | None = setting(None, positive=True)
-    parity_lengths: tuple[int, ...] = setting((64, 256, 1024, 2048), parse=_lengths)
+    parity_lengths: tuple[int, ...] = setting((64, 256, 1024, 2048))
     parity_samples: int | None = setting(None, positive=True)
     parity_precisions: tuple[str, ...] = setting(("float32", "float64"), option=False)
-    seed: int | None = setting(None, parse=_nonnegative)
+    seed: int | None = setting(None, minimum=0)
     dyck_k: int = setting(2, positive=True)
     dyck_depth: int = setting(2, positive=True)
 
     def __post_init__(self) -> None:
+        if tuple(self.rows) == ("all",):  # the command line's word for every row
+            object.__setattr__(self, "rows", _theory_table.ROWS)
         check_minimums(self)  # the positive fields, declared beside them
         if not self.rows:
             raise ValueError("rows: expected at least one row")

@@ -37,7 +37,7 @@ from transformer_theory.papers.sanford2023.experiments._records import (
     QSARecord,
     SanfordResult,
 )
-from transformer_theory.settings import setting, split_list
+from transformer_theory.settings import setting
 
 __all__ = [
     "TASKS",
@@ -71,11 +71,6 @@ SIZES = ("smoke", "default")
 X64 = True
 
 
-def _tasks(text: str) -> tuple[str, ...]:
-    """``--task``: a comma list of names, or ``all``."""
-    return TASKS if text.strip() == "all" else tuple(split_list(text))
-
-
 def _repeated(values) -> list:
     return sorted({v for v in values if list(values).count(v) > 1})
 
@@ -96,7 +91,7 @@ class SanfordSettings:
       seed: seed of the drawn matrix and the samples.
     """
 
-    tasks: tuple[str, ...] = setting(TASKS, flag="--task", parse=_tasks, metavar="NAMES")
+    tasks: tuple[str, ...] = setting(TASKS, flag="--task", metavar="NAMES")
     ns: tuple[int, ...] = setting((4, 8, 16), flag="--n", metavar="N,...")
     qs: tuple[int, ...] = setting((1, 2), flag="--q", metavar="Q,...")
     epss: tuple[float, ...] = setting((0.1,), flag="--eps", metavar="EPS,...")
@@ -110,6 +105,8 @@ class SanfordSettings:
     DISJ_READS = ("tasks", "qs", "seed")
 
     def __post_init__(self):
+        if tuple(self.tasks) == ("all",):  # the command line's word for every task
+            object.__setattr__(self, "tasks", TASKS)
         unknown = [t for t in self.tasks if t not in TASKS]
         if not self.tasks or unknown:
             raise ValueError(
