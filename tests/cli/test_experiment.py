@@ -89,3 +89,41 @@ def test_a_float64_experiment_turns_64_bit_mode_on_itself(x64_off, tmp_path, mon
     argv[-1] = str(tmp_path / "b")
     with pytest.raises(ValueError, match="64-bit mode"):
         main(argv)
+
+
+@pytest.mark.parametrize("how", ["command", "script"])
+def test_an_override_that_multiplies_the_work_is_refused_with_its_estimate(how, tmp_path, capsys):
+    """``--set steps=2**70`` ran for hours (issue 48): the size's estimate is scaled by every
+    work field the override changes, refused in one line naming ``--set steps``, exit 2, before
+    the output directory is made; a shorter run than shipped is not refused."""
+    import importlib.util
+    import pathlib
+
+    out = tmp_path / "o"
+    huge = ["--set", f"steps={2**70}"]
+    if how == "command":
+        run = lambda extra: main(  # noqa: E731
+            ["experiment", "composition_bound", "--size", "smoke", *extra, "--out", str(out)]
+        )
+    else:
+        path = pathlib.Path(__file__).parents[2] / "experiments" / "composition_bound.py"
+        spec = importlib.util.spec_from_file_location("composition_bound_script", path)
+        script = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(script)
+        run = lambda extra: script.main(["--smoke", *extra, "--out", str(out)])  # noqa: E731
+    assert run(huge) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--set steps" in err[0] and "would take about" in err[0], err
+    assert not out.exists()
+
+
+def test_the_estimate_scales_with_each_work_field():
+    from transformer_theory.cli._experiments import SMOKE_SECONDS, check_seconds
+    from transformer_theory.papers.peng2024.experiments import composition_bound as cb
+
+    shipped = cb.get_config("smoke")
+    assert check_seconds("composition_bound", "smoke", shipped, shipped) == SMOKE_SECONDS
+    more = dataclasses.replace(shipped, steps=shipped.steps * 4, batch=shipped.batch * 2)
+    assert check_seconds("composition_bound", "smoke", more, shipped) == SMOKE_SECONDS * 8
+    fewer = dataclasses.replace(shipped, steps=1)
+    assert check_seconds("composition_bound", "smoke", fewer, shipped) < SMOKE_SECONDS

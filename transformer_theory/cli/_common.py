@@ -178,10 +178,15 @@ def experiment_script(
     p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE")
     args = p.parse_args(argv)
     size = "smoke" if args.smoke else args.size
+    from transformer_theory.budget import BudgetError, BudgetSettingError
+    from transformer_theory.cli._experiments import check_seconds
+
     try:
-        config = override(experiment.get_config(size), args.set)
+        shipped = experiment.get_config(size)
+        config = override(shipped, args.set)
+        check_seconds(experiment.__name__.rsplit(".", 1)[-1], size, config, shipped)
         out = prepare_out_dir(args.out)
-    except (OptionError, UsageError) as err:
+    except (OptionError, UsageError, BudgetError, BudgetSettingError) as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_USAGE
     enable_x64_if_declared(experiment)

@@ -9,10 +9,19 @@ import importlib
 import pkgutil
 import re
 from types import ModuleType
+from typing import Any
 
 from transformer_theory import budget
 
-__all__ = ["MEASURED_SECONDS", "UNMEASURED_SECONDS", "check_seconds", "discover", "summary"]
+__all__ = [
+    "MEASURED_SECONDS",
+    "SMOKE_SECONDS",
+    "UNMEASURED_SECONDS",
+    "WORK_FIELDS",
+    "check_seconds",
+    "discover",
+    "summary",
+]
 
 
 def discover() -> dict[str, tuple[str, ModuleType]]:
@@ -77,13 +86,46 @@ MEASURED_SECONDS: dict[tuple[str, str], float] = {
 }
 #: Seconds assumed for a size not measured: every size but ``smoke`` trains for minutes.
 UNMEASURED_SECONDS = 60.0
+#: Seconds assumed for ``smoke`` (every smoke size runs in seconds: the tests run them).
+SMOKE_SECONDS = 10.0
+#: The settings fields the work grows with linearly (a tuple field by its length): an override
+#: scales the size's estimate by ``new / shipped`` for each (``--set steps=...``).
+WORK_FIELDS = ("steps", "batch", "batch_size", "samples", "examples", "repeats", "seeds")
 
 
-def check_seconds(name: str, size: str) -> float:
+def _amount(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, tuple | list):
+        return len(value)
+    return None
+
+
+def check_seconds(name: str, size: str, config: Any = None, shipped: Any = None) -> float:
     """The estimated seconds of ``experiment NAME --size SIZE`` (:data:`MEASURED_SECONDS`;
-    :data:`UNMEASURED_SECONDS` for another size, 0 for ``smoke``), refused (``BudgetError``,
-    exit 2) beyond ``TT_TIME_BUDGET`` before anything is written."""
-    estimate = 0.0 if size == "smoke" else MEASURED_SECONDS.get((name, size), UNMEASURED_SECONDS)
-    return budget.check_seconds(
-        estimate, what=f"{name} at size {size} (as measured)", option="--size"
-    )
+    :data:`UNMEASURED_SECONDS` for another size, :data:`SMOKE_SECONDS` for ``smoke``), scaled
+    by every :data:`WORK_FIELDS` field that ``config`` (the settings after ``--set``) changes
+    from ``shipped`` (the size's own settings), refused (``BudgetError``, exit 2) beyond
+    ``TT_TIME_BUDGET`` before anything is written."""
+    if size == "smoke":
+        estimate = SMOKE_SECONDS
+    else:
+        estimate = MEASURED_SECONDS.get((name, size), UNMEASURED_SECONDS)
+    option, scaled, largest = "--size", [], 1.0
+    if config is not None and shipped is not None:
+        for field in WORK_FIELDS:
+            new = _amount(getattr(config, field, None))
+            old = _amount(getattr(shipped, field, None))
+            if new is None or not old or new == old:
+                continue
+            ratio = new / old
+            estimate *= ratio
+            scaled.append(f"{field} {new:,} for {old:,}")
+            if ratio > largest:
+                option, largest = f"--set {field}", ratio
+    basis = "as measured" if (name, size) in MEASURED_SECONDS else "as assumed for that size"
+    what = f"{name} at size {size} ({basis}"
+    what += f", scaled by {', '.join(scaled)})" if scaled else ")"
+    return budget.check_seconds(estimate, what=what, option=option)

@@ -87,8 +87,9 @@ def run(args: argparse.Namespace) -> int:
     if args.size not in sizes:
         raise UsageError(f"--size: {args.name} has sizes {', '.join(sizes)}; got {args.size!r}")
     enable_x64_if_declared(module)  # this experiment computes in float64: its module says so
-    config = override(module.get_config(args.size), args.sets)  # refused before any work
-    check_seconds(args.name, args.size)
+    shipped = module.get_config(args.size)
+    config = override(shipped, args.sets)  # refused before any work
+    check_seconds(args.name, args.size, config, shipped)
     out = prepare_out_dir(f"results/{args.name}" if args.out is None else args.out)
     record = module.run(config, out, progress=True)
     print(f"{args.name} ({paper}, size {args.size}): wrote {out}")
