@@ -281,6 +281,7 @@ def test_a_failed_restore_drops_only_the_closed_loop_callbacks(monkeypatch):
 
     seen = []
     monkeypatch.setattr(sys, "unraisablehook", seen.append)
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)  # restored afterwards
     checkpoint._drop_closed_loop_callbacks()
     checkpoint._drop_closed_loop_callbacks()  # once: not a chain of wrappers
     hook = sys.unraisablehook
@@ -295,6 +296,23 @@ def test_a_failed_restore_drops_only_the_closed_loop_callbacks(monkeypatch):
     hook(other)
     hook(Unraisable(ValueError("Event loop is closed")))
     assert [u.exc_value.args[0] for u in seen] == ["something else", "Event loop is closed"]
+
+
+def test_a_failed_restore_drops_the_closed_loop_errors_printed_through_excepthook(monkeypatch):
+    """A TensorStore thread may print the same error with PyErr_Print (sys.excepthook)."""
+    from transformer_theory.train import checkpoint
+
+    seen = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: None)
+    monkeypatch.setattr(sys, "excepthook", lambda kind, err, tb: seen.append(err))
+    checkpoint._drop_closed_loop_callbacks()
+    checkpoint._drop_closed_loop_callbacks()
+    hook = sys.excepthook
+    assert getattr(hook, "drops_closed_loop_callbacks", False)
+    hook(RuntimeError, RuntimeError("Event loop is closed"), None)
+    hook(RuntimeError, RuntimeError("something else"), None)
+    hook(KeyError, KeyError("Event loop is closed"), None)
+    assert [type(e).__name__ for e in seen] == ["RuntimeError", "KeyError"]
 
 
 def test_heads_on_an_unfinished_run_says_so(translation_run, tmp_path, capsys):

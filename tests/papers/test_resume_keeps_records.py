@@ -2,6 +2,7 @@
 that is incomplete is measured again instead of failing with a ``KeyError``."""
 
 import json
+import pathlib
 
 import pytest
 
@@ -52,20 +53,25 @@ def test_a_rerun_interrupted_after_some_models_keeps_the_others(tmp_path):
 
 
 def test_an_incomplete_model_record_is_not_resumed(tmp_path):
+    """Only a model record that is whole (every field, every precision of the settings, and the
+    shape of the typed record) is resumed; the records are the committed results' own models."""
+    results = pathlib.Path(__file__).parents[2] / "experiments" / "results"
     settings = CollapseSettings(max_len=8, points=3, precisions=("float64", "float32"))
     block = settings.record()
-    whole = {k: {} for k in _records.MODEL_FIELDS["collapse"]}
-    whole["precisions"] = {"float64": {}, "float32": {}}
+    real = json.loads((results / "barbero2024_collapse.json").read_text())["models"][0]
+    curve = real["precisions"]["float64"]
+    whole = dict(real, precisions={"float64": curve, "float32": curve})
     models = [
         dict(whole, name="done"),
         {k: v for k, v in dict(whole, name="cut").items() if k != "precisions"},
-        dict(whole, name="one_precision", precisions={"float64": {}}),
+        dict(whole, name="one_precision", precisions={"float64": curve}),
+        dict(whole, name="not_typed", rate={}),  # every key, but not the record's shape
         "not a record",
     ]
     path = tmp_path / "collapse.json"
     write_json(str(path), {"settings": block, "complete": False, "models": models})
     assert list(_records.finished_models(str(path), block)) == ["done"]
-    over = {k: 0 for k in _records.MODEL_FIELDS["oversquash"]}
+    over = json.loads((results / "barbero2024_oversquash.json").read_text())["models"][0]
     write_json(str(path), {"settings": block, "models": [dict(over, name="a"), {"name": "b"}]})
     assert list(_records.finished_models(str(path), block, "oversquash")) == ["a"]
 

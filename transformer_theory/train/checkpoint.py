@@ -53,21 +53,32 @@ def _drop_closed_loop_callbacks() -> None:
     ``asyncio_utils.run_sync`` closes the event loop it ran on, while TensorStore still completes
     the other reads in its own threads; each completion hands its result to that closed loop and
     raises ``RuntimeError("Event loop is closed")`` in a TensorStore thread, which Python prints
-    through ``sys.unraisablehook`` -- after the caller has reported the unreadable checkpoint in
-    one line. From the first failed restore on, the hook drops exactly those (every other
-    unraisable exception still reaches the previous hook)."""
+    through ``sys.unraisablehook`` or, from a thread that calls ``PyErr_Print``, through
+    ``sys.excepthook`` (both seen here, run to run) -- after the caller has reported the
+    unreadable checkpoint in one line. From the first failed restore on, both hooks drop exactly
+    those (every other exception still reaches the previous hook)."""
+
+    def closed_loop(err: BaseException | None) -> bool:
+        return isinstance(err, RuntimeError) and str(err) == "Event loop is closed"
+
     previous = sys.unraisablehook
-    if getattr(previous, "drops_closed_loop_callbacks", False):
-        return
+    if not getattr(previous, "drops_closed_loop_callbacks", False):
 
-    def hook(unraisable: Any) -> None:
-        err = unraisable.exc_value
-        if isinstance(err, RuntimeError) and str(err) == "Event loop is closed":
-            return
-        previous(unraisable)
+        def hook(unraisable: Any) -> None:
+            if not closed_loop(unraisable.exc_value):
+                previous(unraisable)
 
-    hook.drops_closed_loop_callbacks = True  # type: ignore[attr-defined]
-    sys.unraisablehook = hook
+        hook.drops_closed_loop_callbacks = True  # type: ignore[attr-defined]
+        sys.unraisablehook = hook
+    previous_except = sys.excepthook
+    if not getattr(previous_except, "drops_closed_loop_callbacks", False):
+
+        def excepthook(kind: type, err: BaseException, tb: Any) -> None:
+            if not closed_loop(err):
+                previous_except(kind, err, tb)
+
+        excepthook.drops_closed_loop_callbacks = True  # type: ignore[attr-defined]
+        sys.excepthook = excepthook
 
 
 def latest_step(directory: os.PathLike | str) -> int | None:

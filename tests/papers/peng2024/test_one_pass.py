@@ -64,5 +64,5 @@ def test_a_negative_seed_is_one_line_and_exit_2_before_any_work(script, tmp_path
     spec.loader.exec_module(mod)
     assert mod.main(["--smoke", "--set", "seed=-1", "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == "error: --seed: expected an integer >= 0, got -1"
+    assert err == "error: --seed: expected an int >= 0, got -1"
     assert not (tmp_path / "out").exists()  # checked before the output directory is made
