@@ -333,6 +333,24 @@ def test_heads_on_an_unfinished_run_says_so(translation_run, tmp_path, capsys):
     assert code == 0 and "unfinished" not in err, err
 
 
+def test_heads_with_more_examples_than_held_out_inputs_says_how_many_it_read(
+    translation_run, tmp_path, capsys
+):
+    # --examples 2**70 classified the heads on the held-out inputs there were, without a word.
+    code, out, err = _run(
+        ["heads", translation_run, "--out", tmp_path / "o", "--examples", str(2**70)], capsys
+    )
+    assert code == 0, err
+    notes = [line for line in err.splitlines() if "fewer than --examples" in line]
+    assert len(notes) == 1 and f"--examples {2**70}" in notes[0], err
+    read = int(notes[0].split(" holds ")[1].split()[0])
+    assert 0 < read < 2**70
+    code, out, err = _run(
+        ["heads", translation_run, "--out", tmp_path / "o2", "--examples", str(read)], capsys
+    )
+    assert code == 0 and "fewer than --examples" not in err, err
+
+
 # --------------------------------------------------------------------------- Ctrl-C
 
 

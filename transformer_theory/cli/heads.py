@@ -50,6 +50,12 @@ def run(args: argparse.Namespace) -> int:
     for note in unfinished_notes(runs):
         print(note, file=sys.stderr)
     result = study.run(settings, out, runs=runs)
+    for name, read in result.short.items():
+        print(
+            f"note: {name} holds {read} held-out inputs, fewer than --examples "
+            f"{settings.examples}: its heads were classified on those {read}",
+            file=sys.stderr,
+        )
     print(table(study.summary_rows(result.records)))
     print("\n".join(result.files + result.figures))
     return 0

@@ -176,6 +176,8 @@ class HeadStudy:
     records: list[dict]
     files: list[str]
     figures: list[str]
+    #: per run whose held-out set is smaller than ``examples``: the number of inputs read
+    short: dict[str, int] = dataclasses.field(default_factory=dict)
 
 
 def run(
@@ -200,9 +202,12 @@ def run(
     """
     runs = read_runs(config) if runs is None else runs
     options, examples, out = config.options(), config.examples, out_dir
-    records, figures = [], []
+    records, figures, short = [], [], {}
     for loaded in runs:
         maps, recs = classify_run(loaded, options, examples)
+        read = int(maps[0][2].shape[0]) if maps else examples
+        if read < examples:  # the run holds fewer held-out inputs than asked
+            short[loaded.name] = read
         records += recs
         figures.append(
             plots.head_grid(maps, recs, None, os.path.join(out, f"{loaded.name}_heads.png"))
@@ -213,7 +218,7 @@ def run(
         jsonio.write_json(os.path.join(out, "heads.json"), records),
         jsonio.write_csv(os.path.join(out, "heads.csv"), csv_rows(records), CSV_COLUMNS),
     ]
-    return HeadStudy(records, files, figures)
+    return HeadStudy(records, files, figures, short)
 
 
 def summary_rows(records: Sequence[dict]) -> list[dict]:
