@@ -109,20 +109,20 @@ for s, y in zip(strings, labels):
 # %%
 # every row built and checked (a record per row, float64), then PARITY's precision sweep
 table = languages.run(settings, progress=False)
-rows = table["records"]
+rows = table.records  # a typed record per row (languages.json's, field for field)
 for r in rows:
     print(
-        f"{r['construction']:>20}: {r['attention']:>22}, code {r['positional']:>13}, "
-        f"{r['strings_checked']} strings, accuracy {r['accuracy']:.3f}, "
-        f"min margin {r['min_margin']:.3g}"
+        f"{r.construction:>20}: {r.attention:>22}, code {r.positional:>13}, "
+        f"{r.strings_checked} strings, accuracy {r.accuracy:.3f}, "
+        f"min margin {r.min_margin:.3g}"
     )
 
 # %%
 # one line per row of the table, each its own colour and marker, the legend beside the axes
 fig, ax = plt.subplots(figsize=(9, 4.2), layout="constrained")
 for r in rows:
-    xs = [e["length"] for e in r["by_length"]]
-    ax.plot(xs, [abs(e["min_margin"]) for e in r["by_length"]], label=r["construction"])
+    xs = [e["length"] for e in r.by_length]
+    ax.plot(xs, [abs(e["min_margin"]) for e in r.by_length], label=r.construction)
 ax.set(xscale="log", yscale="log", xlabel="length", ylabel="smallest |margin|")
 plotting.legend_outside(ax)
 plt.show()
@@ -134,14 +134,14 @@ plt.show()
 # float64.
 
 # %%
-sweep = table["precision"]  # PARITY at settings.parity_lengths, in float32 and float64
+sweep = table.precision  # PARITY at settings.parity_lengths, in float32 and float64
 fig, ax = plt.subplots(figsize=(8, 3.6), layout="constrained")
 for dtype in ("float32", "float64"):
     for ln in (True, False):
-        sel = [r for r in sweep if r["dtype"] == dtype and r["layer_norm"] == ln]
+        sel = [r for r in sweep if r.dtype == dtype and r.layer_norm == ln]
         ax.plot(
-            [r["n"] for r in sel],
-            [r["max_cross_entropy_bits"] for r in sel],
+            [r.n for r in sel],
+            [r.max_cross_entropy_bits for r in sel],
             ls="--" if dtype == "float32" else "-",  # float32 lies on float64: dashed over it
             label=f"{dtype}, {'LayerNorm' if ln else 'no LayerNorm'}",
         )
