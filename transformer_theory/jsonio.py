@@ -26,6 +26,7 @@ dictionaries, and the ``"nonfinite"`` list puts back the floats written as ``nul
 from __future__ import annotations
 
 import contextlib
+import copy
 import csv
 import dataclasses
 import errno
@@ -320,7 +321,7 @@ def from_jsonable(kind: type[R], data: Any, path: str = "$") -> R:
             f.name for f in dataclasses.fields(kind)
         }
         if not is_field:
-            data = json.loads(json.dumps(data))  # a copy to restore into
+            data = copy.deepcopy(data)  # a copy to restore into
             for where, label in data.pop("nonfinite").items():
                 _restore(data, where, _NONFINITE[label])
     return _build(kind, data, path)
