@@ -40,6 +40,8 @@ import math
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Any
 
+from transformer_theory import _validate
+
 __all__ = [
     "RELATIONS",
     "Continuum",
@@ -247,8 +249,7 @@ class Counted(Domain):
     count: int
 
     def __post_init__(self):
-        if isinstance(self.count, bool) or not isinstance(self.count, int) or self.count < 0:
-            raise ValueError(f"count: expected a non-negative int, got {self.count!r}")
+        _validate.check_int_arg("count", self.count, 0)
 
     @property
     def size(self) -> int:
