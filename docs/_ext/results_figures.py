@@ -100,6 +100,63 @@ def _depth_accuracy(rows: list[dict], path: str) -> str:
     return save_figure(fig, path)
 
 
+def _depth_accuracy_runs(rows: list[dict], path: str) -> str:
+    """Chen & Zou's Figure 2 at the paper's sizes from the sweep's summary, one row per run
+    (``fig2_paper_summary.csv``): every seed's held-out accuracy against depth (a dot each), their
+    mean joined by a line, chance dashed; one panel per task, the optimizer and learning rate in
+    its title."""
+    from transformer_theory.plotting import (
+        SERIES,
+        figure_legend,
+        panel_grid,
+        pyplot,
+        save_figure,
+        suptitle,
+    )
+
+    plt = pyplot()
+    tasks = list(dict.fromkeys(r["task"] for r in rows))
+    fig, axes = panel_grid(plt, len(tasks), height=3.2)
+    seeds = sorted({int(r["seed"]) for r in rows})
+    for ax, task in zip(axes, tasks):
+        mine = [r for r in rows if r["task"] == task]
+        depths = sorted({int(r["depth"]) for r in mine})
+        mean = [
+            sum(float(r["final_eval_acc"]) for r in mine if int(r["depth"]) == d)
+            / sum(1 for r in mine if int(r["depth"]) == d)
+            for d in depths
+        ]
+        ax.plot(depths, mean, color="black", lw=1.2, label="mean over seeds")
+        for i, seed in enumerate(seeds):
+            runs = sorted(
+                (int(r["depth"]), float(r["final_eval_acc"]))
+                for r in mine
+                if int(r["seed"]) == seed
+            )
+            color, marker = SERIES[i]
+            offset = (i - (len(seeds) - 1) / 2) * 0.08  # seeds side by side at each depth
+            ax.plot(
+                [d + offset for d, _ in runs],
+                [a for _, a in runs],
+                ls="none",
+                color=color,
+                marker=marker,
+                label=f"seed {seed}",
+            )
+        ax.axhline(float(mine[0]["chance"]), color="gray", ls="--", lw=1, label="chance")
+        lr = mine[0]["learning_rate"]
+        ax.set(
+            title=f"{task} ({mine[0]['optimizer']}, lr {lr})",
+            xlabel="layers",
+            xticks=depths,
+            ylim=(-0.03, 1.05),
+            ylabel="held-out accuracy",
+        )
+    figure_legend(fig, axes, ncol=5)
+    suptitle(fig, f"{len(rows)} runs at the paper's sizes: each seed's final held-out accuracy")
+    return save_figure(fig, path)
+
+
 def _ngram_kl(data: dict, path: str) -> str:
     """Svete & Cotterell: KL per symbol of the trained model and of the unigram baseline from the
     n-gram model, per cell (order, alphabet, rank)."""
@@ -245,12 +302,28 @@ def _sanford_study(file: str) -> Callable[[Any, str], str]:
 
 FIGURES = [
     Figure(
+        "fig2_paper",
+        "chen_zou2024",
+        "fig2_paper_summary.csv",
+        _depth_accuracy_runs,
+        "a few lines on transformer_theory.plotting (docs/_ext/results_figures.py)",
+        "Figure 2 at the paper's sizes (§9.1): held-out accuracy against depth on the four "
+        "tasks, 4 tasks x depths 1-4 x 3 seeds = 48 runs, Adam with early stopping (contextual "
+        "generalization capped at 3,000 steps at depths 1-2 and 8,000 at depths 3-4; the user "
+        "guide's Results give the table). One layer memorizes and is at chance on the other "
+        "three tasks; two layers reason and generalize; contextual generalization needs three "
+        "(two sit at 1/2, one of the two context answers).",
+        "transformer-theory train --experiment fig2_paper --out results/fig2_paper, then "
+        "python experiments/fig2_paper_table.py results/fig2_paper",
+    ),
+    Figure(
         "fig2_depth",
         "chen_zou2024",
         "fig2_quick_aggregate.csv",
         _depth_accuracy,
         "a few lines on transformer_theory.plotting (docs/_ext/results_figures.py)",
-        "Figure 2 at quick size: held-out accuracy against depth on the four tasks, 3 seeds.",
+        "Figure 2 at quick size (a second, smaller run: the quick sizes, 3 seeds): held-out "
+        "accuracy against depth on the four tasks, mean over seeds with the worst and best seed.",
         "transformer-theory train --experiment fig2_depth --size quick --seeds 0 1 2 "
         "--out results/fig2_quick",
     ),
