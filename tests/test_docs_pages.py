@@ -328,6 +328,76 @@ def test_the_page_check_reports_what_a_reader_would_see_wrong():
     assert "index.html" in check.PAGES and "papers/conti2024.html" in check.PAGES
 
 
+_FIXTURE = """<!doctype html><html><head><meta charset="utf-8"><style>
+td {{ width: 40px; word-break: break-all; }} div.highlight pre {{ width: 200px; overflow: auto; }}
+</style></head><body><article>
+<p>{prose}</p>
+<table><tr><td>{cell}</td></tr></table>
+<figure><img src="wide.png" style="width: {shown}px"></figure>
+<div class="highlight"><pre>{code}</pre></div>
+<p><span class="math">\\(x \\le 1\\)</span> <code>$HOME **x**</code></p>
+</article></body></html>"""
+
+
+def _page(folder: Path, **parts: str | int) -> Path:
+    """A page with one of each thing :data:`SCRIPT` measures (a clean value for every part not
+    given), and the 990-pixel image it shows."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=(9, 1))
+    fig.savefig(folder / "wide.png", dpi=110)
+    plt.close(fig)
+    clean = {"prose": "plain words", "cell": "ok", "shown": 800, "code": "short"}
+    page = folder / "page.html"
+    page.write_text(_FIXTURE.format(**{**clean, **parts}), encoding="utf-8")
+    return page
+
+
+def test_the_page_check_sees_what_chromium_renders(tmp_path):
+    """The measurements themselves, in the browser CI runs (``.ci/check_pages.py``'s script on
+    small pages): a clean page (maths in ``span.math``, markup inside ``code``) gives nothing, and
+    each fault alone gives its line: raw ``$``/``\\frac``/``**`` in the text, a word broken in a
+    table cell, an image shown under its minimum scale, a clipped code block."""
+    import shutil
+
+    check = _check_pages()
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        pytest.skip("no chromium (apt-get install chromium): .ci/run installs it")
+
+    def lines(**parts: str | int) -> list[str]:
+        folder = tmp_path / str(len(list(tmp_path.iterdir())))
+        folder.mkdir()
+        return check.problems("p", check.render(_page(folder, **parts), chromium, 3000))
+
+    assert lines() == []
+    faults = {
+        "prose": "a bound $m$</p><p>half \\frac{1}{2}</p><p>the **Theorem** says",
+        "cell": "memorization",
+        "shown": 300,
+        "code": "x" * 200,
+    }
+    found = lines(**faults)
+    assert len(found) == 6, found
+    assert [x for x in found if "raw markup" in x] == [
+        "p: raw markup in the text: 'a bound $m$'",
+        "p: raw markup in the text: 'half \\\\frac{1}{2}'",
+        "p: raw markup in the text: 'the **Theorem** says'",
+    ], found
+    for words in ("broken inside a table cell: 'memorization'", "wide.png shown 300 px", "wider"):
+        assert sum(words in x for x in found) == 1, (words, found)
+
+
+def _check_pages():
+    spec = importlib.util.spec_from_file_location("_check_pages", ROOT / ".ci" / "check_pages.py")
+    check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check)
+    return check
+
+
 def test_table_code_breaks_only_at_its_joints():
     layout = _extension("page_layout")
     assert layout.code_with_joints("sanford2023.qsa_upper").count("<wbr>") == 2
