@@ -434,8 +434,9 @@ FIGURES = [
             d["cost"]["records"], d["cost"]["slopes"], p, fit_from=d["provenance"]["fit_from"]
         ),
         "transformer_theory.papers.conti2024 cost_vs_length",
-        "Time and memory against the sequence length n up to 8,192 (README's run goes to "
-        "16,384, beyond this record's minutes), log-log slopes fitted over n >= 1,024: memory "
+        "Time and memory against the sequence length n from 256 to 16,384 (the command's "
+        "defaults; the Results table above is this run's), log-log slopes fitted over "
+        "n >= 1,024: memory "
         "(XLA's plan for one call) grows like n for every efficient variant and like n^2 for "
         "dense attention; the times were measured on shared, loaded cores and are noisy.",
     ),
