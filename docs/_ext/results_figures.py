@@ -400,10 +400,11 @@ FIGURES = [
         _barbero("plot_collapse"),
         "transformer_theory.papers.barbero2024 plot_collapse",
         "Representational collapse: the distance between the last-token representations of "
-        "1...1 0 and 1...1 0 0 against n, per depth and positional code, float64, lengths up to "
-        "2,048 (README's run A went to 8,192, 27 min; this size runs in minutes). Each panel's "
+        "1...1 0 and 1...1 0 0 against n, per depth and positional code, float64, lengths 2 to "
+        "8,192 (the Results section's run A, re-run for this record). Each panel's "
         "title is the verdict read from the curve's tail: 1/n without positional code and with "
-        "RoPE, a plateau with ALiBi and the added sinusoidal code (outside the theorem).",
+        "RoPE, no collapse with ALiBi (a plateau) or the added sinusoidal code (no decay; both "
+        "outside the theorem).",
     ),
     Figure(
         "barbero_oversquash",
