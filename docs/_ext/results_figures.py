@@ -171,7 +171,12 @@ def _ngram_kl(data: dict, path: str) -> str:
     fig, ax = plt.subplots(figsize=(9, 3.8))
     ax.bar(x - 0.2, [r["kl_per_symbol_trained"] for r in rows], 0.4, label="trained transformer")
     ax.bar(x + 0.2, [r["kl_per_symbol_unigram"] for r in rows], 0.4, label="unigram baseline")
-    ax.set(ylabel="KL per symbol (nats)", yscale="log", xticks=x)
+    ax.set(
+        ylabel="KL per symbol (nats)",
+        xlabel="cell: n-gram order n, alphabet size |S|, rank",
+        yscale="log",
+        xticks=x,
+    )
     ax.set_xticklabels(labels)
     legend_outside(ax)
     return save_figure(fig, path)
