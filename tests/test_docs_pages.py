@@ -420,6 +420,37 @@ def test_the_page_check_sees_what_chromium_renders(tmp_path):
         assert sum(words in x for x in found) == 1, (words, found)
 
 
+def test_the_page_check_typesets_with_a_local_mathjax(tmp_path):
+    """With a local MathJax (``MATHJAX``: a ``node_modules`` holding ``mathjax@4``, as ``.ci/run``
+    installs), the page's CDN link is replaced, every formula is typeset, and one MathJax cannot
+    typeset fails; a clean formula gives nothing."""
+    import os
+    import shutil
+
+    if not os.environ.get("MATHJAX") or not shutil.which("chromium"):
+        pytest.skip("no local MathJax (MATHJAX=node_modules of npm install mathjax@4) or chromium")
+    check = _check_pages()
+    cdn = '<script defer="defer" src="https://cdn.jsdelivr.net/npm/mathjax@4/tex-mml-chtml.js">'
+    found = {}
+    for name, formula in (
+        ("clean", "x \\le 1"),
+        ("undefined", "\\undefinedmacro{1}"),
+        ("unread", "\\frac{1}{"),
+    ):
+        page = tmp_path / f"{name}.html"
+        page.write_text(
+            f'<html><body><article><p><span class="math">\\({formula}\\)</span></p></article>'
+            f"{cdn}</script></body></html>",
+            encoding="utf-8",
+        )
+        found[name] = check.render(page, "chromium", 5000, Path(os.environ["MATHJAX"]))
+    assert check.problems("p", found["clean"]) == [] and found["clean"]["mathjax"]
+    assert check.problems("p", found["undefined"]) == ["p: 1 formulas MathJax could not typeset"]
+    assert check.problems("p", found["unread"]) == [
+        "p: raw markup in the text: '\\\\(\\\\frac{1}{\\\\)'"
+    ]
+
+
 def _check_pages():
     spec = importlib.util.spec_from_file_location("_check_pages", ROOT / ".ci" / "check_pages.py")
     check = importlib.util.module_from_spec(spec)
