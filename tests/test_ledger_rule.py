@@ -419,6 +419,23 @@ def test_corrections(printed_holds, holds, subject, status):
     assert got.status == status, got.reason
 
 
+@pytest.mark.parametrize(
+    "arithmetic, faults, status",
+    [
+        ("enclosed", ("exp",), "failed"),  # balls from an unsound engine enclose nothing
+        ("enclosed", (), "certified"),
+        ("exact", ("exp",), "proved"),  # rationals do not go through the balls
+    ],
+)
+def test_an_enclosed_check_rests_on_the_engine(arithmetic, faults, status):
+    kw = {"witnesses": (_EXACT_BALL,)} if arithmetic == "enclosed" else {}
+    checked = Checked(arithmetic, _full(FINITE), {}, **kw)
+    got = derive_status(_row(FINITE), checked, Verdict(True, "f"), engine_faults=faults)
+    assert got.status == status, got.reason
+    if status == "failed":
+        assert "engine is unsound" in got.reason and "exp" in got.reason
+
+
 def test_an_enclosure_with_a_float_quantity_is_float():
     c = Checked("enclosed", _full(FINITE), {}, unenclosed=("the value map",))
     assert derive_status(_row(FINITE), c, Verdict(True, "f")).status == "verified"

@@ -380,16 +380,23 @@ def code(s: Any) -> tuple[Any, Any]:
     """The slides' positional code ``u(s) = (sqrt(1/s), sqrt(1 - 1/s))`` as arb balls."""
     import flint
 
+    from transformer_theory import exact
+
+    be = exact.balls()  # the engine's sqrt and division (checked by its own rows)
     s = flint.arb(s)
-    return (1 / s).sqrt(), (1 - 1 / s).sqrt()
+    inv = be.div(flint.arb(1), s)
+    return be.sqrt(inv), be.sqrt(1 - inv)
 
 
 def literal_query(t: int, h: int) -> tuple[Any, Any]:
     """The slides' printed query ``Q_h(r(y_t, t)) = (sqrt(1/t), sqrt(1 - 1/(t + h)))``."""
     import flint
 
+    from transformer_theory import exact
+
+    be = exact.balls()  # the engine's sqrt and division (checked by its own rows)
     tt = flint.arb(t)
-    return (1 / tt).sqrt(), (1 - 1 / (tt + h)).sqrt()
+    return be.sqrt(be.div(flint.arb(1), tt)), be.sqrt(1 - be.div(flint.arb(1), tt + h))
 
 
 def _float_code(s: int) -> np.ndarray:
