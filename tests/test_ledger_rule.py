@@ -437,13 +437,18 @@ def test_an_enclosed_check_rests_on_the_engine(arithmetic, faults, status):
 
 
 def test_an_enclosure_with_a_float_quantity_is_float():
-    c = Checked("enclosed", _full(FINITE), {}, unenclosed=("the value map",))
+    c = Checked(
+        "enclosed", _full(FINITE), {}, unenclosed=("the value map",), witnesses=(_EXACT_BALL,)
+    )
     assert derive_status(_row(FINITE), c, Verdict(True, "f")).status == "verified"
 
 
 def test_an_enclosed_check_needs_a_witness():
     with pytest.raises(ValueError, match="witness"):
         Checked("enclosed", _full(FINITE), {})
+    # a float quantity beside the balls does not excuse the balls from their witness
+    with pytest.raises(ValueError, match="witness"):
+        Checked("enclosed", _full(FINITE), {}, unenclosed=("the value map",))
 
 
 def test_witness_sides_and_balls():
@@ -456,6 +461,10 @@ def test_witness_sides_and_balls():
     assert not Witness("x", 0.34, ball, "inside").holds()
     assert Witness("x", 0.5, (Fraction(1, 4), Fraction(3, 4)), "inside").holds()
     assert Witness("x", float("nan"), 1).holds() is None  # undecidable, never "sound"
+    # a ball as arb prints it (a record's string) is that ball, not an unreadable text
+    assert Witness("x", 1 / 3, str(ball), "inside", slack=1e-15).holds()
+    assert not Witness("x", 0.34, str(ball), "inside").holds()
+    assert Witness("x", 1 / 3, "[0.5 +/- oops]", "inside").holds() is None
 
 
 def test_rows_refuse_declared_words_and_impossible_expectations():

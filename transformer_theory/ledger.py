@@ -248,7 +248,8 @@ class Witness:
     ``"above"``: ``value >= bound`` (an achieved value above a certified lower bound);
     ``"inside"``: ``value`` inside ``bound``, an arb ball or a ``(lo, hi)`` pair (a float
     evaluation inside the enclosure, widened by its tolerance where one is given as ``slack``).
-    Values may be ints, Fractions, floats, ``"p/q"`` strings or arb balls. The ledger calls
+    Values may be ints, Fractions, floats, ``"p/q"`` strings, arb balls or their printed form
+    (``"[0.333 +/- 4e-4]"``, which contains the ball printed). The ledger calls
     :meth:`holds`; ``False`` (certainly on the wrong side) makes the check unsound.
     """
 
@@ -300,6 +301,11 @@ def _ball(x: Any) -> Any:
     from fractions import Fraction
 
     if isinstance(x, str):
+        if x.startswith("["):  # an arb ball as arb prints it: the printed ball contains it
+            try:
+                return flint.arb(x)
+            except (ValueError, TypeError):
+                return None
         try:
             x = Fraction(x)
         except (ValueError, ZeroDivisionError):
@@ -347,7 +353,7 @@ class Checked:
       impossibility: the check's negative result is an impossibility certificate (exact or
         enclosed): the only thing that refutes an existence statement.
       witnesses: :class:`Witness` values the check achieved beside its certified bounds; an
-        ``enclosed`` check carries at least one.
+        ``enclosed`` check carries at least one (also one with ``unenclosed`` quantities).
 
     There is no form with a coverage word or the domain in words: both follow from the objects.
     """
@@ -424,7 +430,9 @@ class Checked:
             raise ValueError("witnesses: expected Witness objects")
         if self.impossibility and self.arithmetic not in ("exact", "enclosed"):
             raise ValueError("impossibility: a certificate is exact or enclosed")
-        if self.effective_arithmetic == "enclosed" and not self.witnesses:
+        if self.arithmetic == "enclosed" and not self.witnesses:
+            # also where a float quantity makes the check count as float: what it did enclose
+            # is compared with a value it achieved, or a broken bound goes unseen
             raise ValueError(
                 "witnesses: an enclosed check confirms at least one witness inside its "
                 "certified bound"
