@@ -84,6 +84,11 @@ def test_relations_of_sub_domains():
     assert relation(BITS, BITS.at([4])) == "instance"  # one size of a family: an example
     assert relation(REALS, REALS.grid(Grid({"eps": (Fraction(1, 2), Fraction(1, 4))}))) == "grid"
     assert relation(REALS, REALS.enclosure("[1/4, 1/2]")) == "all"
+    # one enclosure covers a set of reals, never every size of a family
+    from transformer_theory.domains import Enclosure
+
+    with pytest.raises(ValueError, match="only a Continuum"):
+        Enclosure(BITS, "every L")
     assert relation(MODELS, MODELS.sample(8, 0, lambda seed, i: i)) == "samples"
     assert relation(MODELS, MODELS.instance("seed 0")) == "instance"
     # a sub-domain of something else is not a sub-domain of the statement's domain
