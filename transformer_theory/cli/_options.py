@@ -368,6 +368,7 @@ def add_settings(
     defaults: Mapping[str, Any] | None = None,
     group: Any = None,
     words: Sequence[str] = (),
+    helps: Mapping[str, str] | None = None,
 ) -> None:
     """Add one jsonargparse argument per field of the settings dataclass ``cls``.
 
@@ -385,6 +386,7 @@ def add_settings(
       defaults: the command's own defaults where they differ from the class's.
       group: an argument group of ``parser`` to add the options to.
       words: fields whose option takes several words, as ``setting(words=True)`` declares.
+      helps: the command's own help of a field where it says more than the class's.
     """
     hints = typing.get_type_hints(cls)
     own = dict(defaults or {})
@@ -404,19 +406,22 @@ def add_settings(
             default = dataclasses.MISSING
         decl = declared(f)
         parser.kinds[f.name] = (tp, decl.minimum, decl.positive)
-        kwargs: dict[str, Any] = dict(help=help_of(cls, f.name) or None)
+        text = (helps or {}).get(f.name) or help_of(cls, f.name)
+        kwargs: dict[str, Any] = dict(help=text or None)
         if decl.metavar:
             kwargs.update(metavar=decl.metavar)
         inner, optional = _unwrap_optional(tp)
         item = _item_of_list(tp)
         if inner is bool and not optional:
-            target.add_argument(
+            action = target.add_argument(
                 flag,
                 dest=f.name,
                 action=jsonargparse.ActionYesNo(no_prefix="no-"),
                 default=False if default is dataclasses.MISSING else default,
                 **kwargs,
             )
+            if action.default is True:  # the usage line shows what changes it: [--no-progress]
+                action.option_strings.reverse()
             parser.flags[f.name] = flag
             continue
         typehint = typehint_of(tp, decl.minimum, decl.positive)

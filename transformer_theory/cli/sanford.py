@@ -36,6 +36,7 @@ import dataclasses
 import os
 
 from transformer_theory import settings as options
+from transformer_theory.cli._common import add_output
 from transformer_theory.cli._options import add_settings
 from transformer_theory.papers.sanford2023.experiments import sanford as study
 
@@ -44,9 +45,7 @@ X64 = True  # float64 is one of the formats compared; the disj unit runs in floa
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_settings(p, study.SanfordSettings)
-    p.add_argument(
-        "--out", default="results/sanford", help="output directory (JSON records + PNG plots)"
-    )
+    add_output(p, "results/sanford", help="output directory (JSON records + PNG plots)")
 
 
 def run(args: argparse.Namespace) -> int:
