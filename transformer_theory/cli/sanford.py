@@ -26,7 +26,8 @@ is beyond float64's 53-bit exact range (there a miss would be the format's, not 
 construction's), more qSA subsets than the enumeration limit, or memory beyond the budget.
 The options are the fields of
 :class:`transformer_theory.papers.sanford2023.experiments.sanford.SanfordSettings`; the study is
-its ``run`` (also ``transformer-theory experiment sanford``).
+``papers/sanford2023/_study_sanford.py``'s ``run``, which the experiment module re-exports (also
+``transformer-theory experiment sanford``).
 """
 
 from __future__ import annotations
