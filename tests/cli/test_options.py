@@ -204,3 +204,27 @@ def test_experiment_set_is_checked_by_the_settings_before_any_work(
     code, _, err = _run([*argv, "--out", str(out)], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1 and needle in err, err
     assert not out.exists()
+
+
+def _script_config(size: str) -> NewStudySettings:
+    return NewStudySettings(steps=3) if size == "smoke" else NewStudySettings()
+
+
+def test_a_script_reads_its_settings_as_an_experiment_does(capsys):
+    from transformer_theory.cli._common import script_settings
+
+    def read(argv):
+        return script_settings(argv, _script_config, ("smoke", "default"), description="s")
+
+    assert read([]) == NewStudySettings()
+    assert read(["--smoke"]) == read(["--size", "smoke"]) == NewStudySettings(steps=3)
+    assert read(["--smoke", "--lengths", "4,32"]) == NewStudySettings((4, 32), steps=3)
+    for argv, line in [
+        (["--steps", "0"], "--steps: expected a positive integer, got 0"),
+        (["--steps", "2000000"], "--steps: at most 10**6, got 2000000"),  # __post_init__
+        (["--size", "huge"], "--size: expected one of smoke, default, got huge"),
+    ]:
+        with pytest.raises(SystemExit) as info:
+            read(argv)
+        err = capsys.readouterr().err
+        assert info.value.code == 2 and line in err and len(err.strip().splitlines()) == 1, err
