@@ -255,7 +255,13 @@ def script_settings(
             args = parser.parse_args(argv)
         except argparse.ArgumentError as err:
             raise one_line(parser, err) from None
-        return from_args(cls, args)
+        options = {f.name for f in _option_fields(cls)}
+        fixed = {  # the size's values of the fields that are no option (smoke's sizes)
+            f.name: getattr(shipped, f.name)
+            for f in dataclasses.fields(cls)
+            if f.init and f.name not in options
+        }
+        return from_args(cls, args, **fixed)
     except OptionError as err:
         print(f"{parser.prog}: error: {err}", file=sys.stderr)
         raise SystemExit(EXIT_USAGE) from None
