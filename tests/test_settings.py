@@ -372,3 +372,30 @@ def test_the_scripts_refuse_a_bad_set_before_any_work(
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1, err
     assert not out.exists()  # refused before the output directory is made
+
+
+@pytest.mark.parametrize(
+    "script, argv, message",
+    [
+        ("composition_depth", ["--size", "big"], "--size: expected one of default, smoke, got big"),
+        ("composition_depth", ["--smoke"], "--out: required; see --help"),
+        ("composition_depth", ["--smoke", "--sett", "x"], "--sett"),
+        ("sanford_qsa_bits", ["--model", "cnn"], "--model: expected one of attention, rnn"),
+    ],
+)
+def test_the_scripts_refuse_a_bad_option_in_one_line(script, argv, message, tmp_path, capsys):
+    # the scripts' own options (--out, --size, --model) too: one line, exit 2, no usage block
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[1] / "experiments" / f"{script}.py"
+    spec = importlib.util.spec_from_file_location(f"script_{script}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = tmp_path / "out"
+    out_args = [] if "--smoke" in argv and len(argv) == 1 else ["--out", str(out)]
+    assert module.main([*argv, *out_args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1, err
+    assert not out.exists()

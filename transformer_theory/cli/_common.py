@@ -156,38 +156,56 @@ def experiment_script(
     *,
     description: str,
     columns: Sequence[str] | None = None,
-    parents: Sequence[argparse.ArgumentParser] = (),
+    choose: tuple[str, dict[str, Any], str, str] | None = None,
 ) -> int:
     """The whole body of a thin ``experiments/*.py`` script over a paper's experiment module
     (``SIZES``, ``get_config(size)``, ``run(config, out_dir, *, progress)``): ``--out``,
     ``--size`` (``--smoke`` is ``--size smoke``) and ``--set field=value`` (repeatable,
     :func:`transformer_theory.cli._options.override`: parsed by jsonargparse, validated by the
-    settings object); a refused value is one line naming its option, exit 2, before any work;
-    then the run, its records as a table, exit 0. An experiment module that declares ``X64 =
-    True`` runs with JAX's 64-bit mode on. ``parents``: the script's own options (``add_help=False``
-    parsers), shown in ``--help`` beside these."""
+    settings object), parsed by the commands' own :class:`~._options.CommandParser`; a refused
+    value is one line naming its option, exit 2, before any work; then the run, its records as a
+    table, exit 0. An experiment module that declares ``X64 = True`` runs with JAX's 64-bit mode
+    on. ``choose``: ``(option, {name: experiment module}, default, help)`` for a script that
+    runs one of several experiments (``--model attention``); ``experiment`` is then unused."""
     import sys
 
-    from transformer_theory.cli._options import override
-    from transformer_theory.settings import OptionError
-
-    p = argparse.ArgumentParser(description=description, parents=list(parents))
-    p.add_argument("--out", required=True, help="output directory")
-    p.add_argument("--size", default="default", choices=list(experiment.SIZES))
-    p.add_argument("--smoke", action="store_true", help="the same as --size smoke (tests)")
-    p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE")
-    args = p.parse_args(argv)
-    size = "smoke" if args.smoke else args.size
     from transformer_theory.budget import BudgetError, BudgetSettingError
     from transformer_theory.cli._experiments import check_seconds
+    from transformer_theory.cli._main import HelpFormatter
+    from transformer_theory.cli._options import CommandParser, one_line, override
+    from transformer_theory.settings import OptionError
 
+    argv = list(sys.argv[1:] if argv is None else argv)
+    p = CommandParser(description=description, formatter_class=HelpFormatter)
+    modules = {None: experiment}
+    if choose is not None:
+        option, modules, default, text = choose
+        p.add_argument(option, default=default, choices=sorted(modules), help=text)
+    add_output(p, None)
+    sizes = sorted({size for module in modules.values() for size in module.SIZES})
+    p.add_argument("--size", default="default", choices=sizes)
+    p.add_argument("--smoke", action="store_true", help="the same as --size smoke (tests)")
+    p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE")
     try:
+        try:
+            args = p.parse_args(argv)
+        except argparse.ArgumentError as err:
+            raise one_line(p, err) from None
+        if choose is not None:
+            experiment = modules[getattr(args, choose[0].lstrip("-").replace("-", "_"))]
+        if args.out is None:
+            raise OptionError("--out", "required; see --help")
+        size = "smoke" if args.smoke else args.size
+        if size not in experiment.SIZES:
+            raise OptionError(
+                "--size", f"expected one of {', '.join(experiment.SIZES)}, got {size}"
+            )
         shipped = experiment.get_config(size)
         config = override(shipped, args.set)
         check_seconds(experiment.__name__.rsplit(".", 1)[-1], size, config, shipped)
         out = prepare_out_dir(args.out)
     except (OptionError, UsageError, BudgetError, BudgetSettingError) as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"{p.prog}: error: {err}", file=sys.stderr)
         return EXIT_USAGE
     enable_x64_if_declared(experiment)
     records = experiment.run(config, out, progress=size != "smoke")

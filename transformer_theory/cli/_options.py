@@ -344,6 +344,10 @@ def one_line(parser: CommandParser, err: Exception) -> OptionError:
             rest = m.group(2)
             return OptionError(option, rest[:1].lower() + rest[1:])
         return OptionError(option, f"expected {expected(*kind)}, got {given!s}")
+    m = re.match(r"argument ([^:]+): invalid choice: '(.*)' \(choose from (.*)\)$", text)
+    if m:  # argparse's choices (--size big)
+        known = ", ".join(c.strip(" '") for c in m.group(3).split(","))
+        return OptionError(m.group(1), f"expected one of {known}, got {m.group(2)}")
     m = re.match(r"argument ([^:]+): ignored explicit argument (.*)", text)
     if m:  # --verbose=maybe
         return OptionError(m.group(1), f"takes no value, got {m.group(2)}")
@@ -413,15 +417,13 @@ def add_settings(
         inner, optional = _unwrap_optional(tp)
         item = _item_of_list(tp)
         if inner is bool and not optional:
-            action = target.add_argument(
+            target.add_argument(
                 flag,
                 dest=f.name,
                 action=jsonargparse.ActionYesNo(no_prefix="no-"),
                 default=False if default is dataclasses.MISSING else default,
                 **kwargs,
             )
-            if action.default is True:  # the usage line shows what changes it: [--no-progress]
-                action.option_strings.reverse()
             parser.flags[f.name] = flag
             continue
         typehint = typehint_of(tp, decl.minimum, decl.positive)
