@@ -355,10 +355,8 @@ SCRIPT_PROBES = [
 ]
 
 
-@pytest.mark.parametrize("script, assignment, message", SCRIPT_PROBES)
-def test_the_scripts_refuse_a_bad_set_before_any_work(
-    script, assignment, message, tmp_path, capsys
-):
+def _load_script(script: str):
+    """``experiments/<script>.py`` loaded as a module (its ``main(argv)``)."""
     import importlib.util
     import pathlib
 
@@ -367,6 +365,14 @@ def test_the_scripts_refuse_a_bad_set_before_any_work(
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("script, assignment, message", SCRIPT_PROBES)
+def test_the_scripts_refuse_a_bad_set_before_any_work(
+    script, assignment, message, tmp_path, capsys
+):
+    module = _load_script(script)
     out = tmp_path / "out"
     assert module.main(["--smoke", "--set", assignment, "--out", str(out)]) == 2
     err = capsys.readouterr().err
@@ -385,14 +391,7 @@ def test_the_scripts_refuse_a_bad_set_before_any_work(
 )
 def test_the_scripts_refuse_a_bad_option_in_one_line(script, argv, message, tmp_path, capsys):
     # the scripts' own options (--out, --size, --model) too: one line, exit 2, no usage block
-    import importlib.util
-    import pathlib
-
-    path = pathlib.Path(__file__).resolve().parents[1] / "experiments" / f"{script}.py"
-    spec = importlib.util.spec_from_file_location(f"script_{script}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _load_script(script)
     out = tmp_path / "out"
     out_args = [] if "--smoke" in argv and len(argv) == 1 else ["--out", str(out)]
     assert module.main([*argv, *out_args]) == 2
