@@ -157,6 +157,7 @@ def experiment_script(
     description: str,
     columns: Sequence[str] | None = None,
     choose: tuple[str, dict[str, Any], str, str] | None = None,
+    report: Callable[[Any], int | None] | None = None,
 ) -> int:
     """The whole body of a thin ``experiments/*.py`` script over a paper's experiment module
     (``SIZES``, ``get_config(size)``, ``run(config, out_dir, *, progress)``): ``--out``,
@@ -166,7 +167,8 @@ def experiment_script(
     value is one line naming its option, exit 2, before any work; then the run, its records as a
     table, exit 0. An experiment module that declares ``X64 = True`` runs with JAX's 64-bit mode
     on. ``choose``: ``(option, {name: experiment module}, default, help)`` for a script that
-    runs one of several experiments (``--model attention``); ``experiment`` is then unused."""
+    runs one of several experiments (``--model attention``); ``experiment`` is then unused.
+    ``report(record)``: what the script prints after the table, its exit code (None: 0)."""
     import sys
 
     from transformer_theory.budget import BudgetError, BudgetSettingError
@@ -214,7 +216,37 @@ def experiment_script(
     rows = rows_of(records)
     if rows:
         print(table(rows, columns))
-    return EXIT_OK
+    code = None if report is None else report(records)
+    return EXIT_OK if code is None else code
+
+
+def script_parser(description: str) -> Any:
+    """The parser of an ``experiments/*.py`` script with options of its own: the commands'
+    :class:`~._options.CommandParser` (jsonargparse's checks of each value; read it with
+    :func:`parse_script_args`, so a refusal is one line)."""
+    from transformer_theory.cli._main import HelpFormatter
+    from transformer_theory.cli._options import CommandParser
+
+    return CommandParser(description=description, formatter_class=HelpFormatter)
+
+
+def parse_script_args(parser: Any, argv: Sequence[str] | None) -> argparse.Namespace:
+    """``parser.parse_args(argv)``; a refused value is one line naming its option on stderr
+    (:func:`~._options.one_line`) and ``SystemExit(2)``, before any work."""
+    from transformer_theory.cli._options import one_line
+
+    try:
+        return parser.parse_args(argv)
+    except argparse.ArgumentError as err:
+        refuse(parser, one_line(parser, err))
+
+
+def refuse(parser: Any, message: Any) -> None:
+    """Print ``message`` (an error naming its option) as the script's one line and exit 2."""
+    import sys
+
+    print(f"{parser.prog}: error: {message}", file=sys.stderr)
+    raise SystemExit(EXIT_USAGE)
 
 
 @dataclasses.dataclass(frozen=True)
