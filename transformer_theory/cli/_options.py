@@ -346,7 +346,7 @@ def one_line(parser: CommandParser, err: Exception) -> OptionError:
         return OptionError(option, f"expected {expected(*kind)}, got {given!s}")
     m = re.match(r"argument ([^:]+): invalid choice: '(.*)' \(choose from (.*)\)$", text)
     if m:  # argparse's choices (--size big)
-        known = ", ".join(c.strip(" '") for c in m.group(3).split(","))
+        known = ", ".join(re.findall(r"'([^']*)'", m.group(3)))
         return OptionError(m.group(1), f"expected one of {known}, got {m.group(2)}")
     m = re.match(r"argument ([^:]+): ignored explicit argument (.*)", text)
     if m:  # --verbose=maybe
