@@ -350,7 +350,7 @@ MATHS = sorted(
     for q in paper.glob("_*.py")
     if q.name != "__init__.py"
     and any(q.stem == f"_{r}" or q.stem.startswith(f"_{r}_") for r in MATHS_ROLES)
-)
+) + sorted((PKG / "rasp").glob("_*.py"))  # the RASP compiler's stages and checks too
 #: What the option layer offers a command; maths never asks for it (``setting``, a field's
 #: bound beside its default, is data and allowed).
 OPTION_LAYER = {"flag_of", "OptionError", "from_args", "as_options", "naming_options"}
