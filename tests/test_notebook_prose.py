@@ -77,6 +77,25 @@ def _every_row_exact(out: str) -> bool:
     return bool(rows) and all(float(a) == 1.0 and float(m) > 0 for a, m in rows)
 
 
+def _one_bit_fewer_errs(out: str) -> bool:
+    """At n = 3 the built model is right on every prompt at its bits and wrong on some with one
+    fewer."""
+    rows = {int(p): int(w) for p, w in re.findall(r"n = 3, p = (\d+): (\d+) of \d+ prompts", out)}
+    return len(rows) == 2 and rows[max(rows)] == 0 and rows[min(rows)] > 0
+
+
+def _eps_swamps(out: str) -> bool:
+    """PARITY's LayerNorm margin is 4 sqrt(5) with eps = 0 (float64 and the float32 build), and
+    far below it with the default eps = 1e-5."""
+    zero = _numbers(r"eps = 0: \[([0-9.]+)\]", out)
+    default = _numbers(r"eps = 1e-5: \[([0-9.]+)\]", out)
+    single = _numbers(r"float32 build: \[([0-9.]+)\]", out)
+    exact = 4 * 5**0.5  # printed to 8 (float64) and 6 (float32) decimals: the tolerances
+    return bool(zero and default and single) and (
+        abs(zero[0] - exact) < 1e-6 and abs(single[0] - exact) < 1e-5 and default[0] < exact / 2
+    )
+
+
 #: ``(notebook, words of its prose, what the outputs after them must show)``.
 CLAIMS: list[tuple[str, str, Callable[[str], bool]]] = [
     (
@@ -110,6 +129,36 @@ CLAIMS: list[tuple[str, str, Callable[[str], bool]]] = [
         _every_row_exact,
     ),
     ("11_rasp", "`length` is guaranteed exact while\n# `N (N + 1) <= 100`", _tracr_constant_fails),
+    (
+        "11_rasp",
+        "`parity` is certified impossible\n# from length 3, yet compiles to one layer",
+        lambda out: bool(
+            re.search(r"parity: attention depth 1, compiled layers 1; .* at lengths \[3\b", out)
+        ),
+    ),
+    (
+        "11_rasp",
+        "`dyck1`\n# is certified at length 4 and compiles to two layers",
+        lambda out: bool(
+            re.search(r"dyck1: attention depth 2, compiled layers 2; .* at lengths \[4\]", out)
+        ),
+    ),
+    (
+        "06_sanford_composition",
+        "right on every prompt of n = 3 at\n# its fewest exact bits, and errs with one bit fewer",
+        _one_bit_fewer_errs,
+    ),
+    (
+        "06_sanford_composition",
+        "(four `(N, q)` cells at\n# smoke size",
+        lambda out: out.count("'m_min'") == 4,
+    ),
+    (
+        "07_collapse_oversquashing",
+        "bfloat16 still tells the pair apart",
+        lambda out: bool(re.search(r"bfloat16\s+first bit-identical length: None", out)),
+    ),
+    ("09_formal_languages", "The `eps` matters: the library's default `1e-5` swamps", _eps_swamps),
 ]
 
 
@@ -186,3 +235,11 @@ def test_the_checks_fail_on_the_outputs_that_contradicted_their_prose():
     )
     assert _every_row_exact("x: accuracy 1.000, min margin 0.25\ny: accuracy 1.000, min margin 3")
     assert not _every_row_exact("x: accuracy 0.990, min margin -0.1")
+    assert _one_bit_fewer_errs(
+        "n = 3, p = 2: 1458 of 2187 prompts wrong\nn = 3, p = 3: 0 of 2187 prompts wrong"
+    )
+    assert not _one_bit_fewer_errs(  # exact at both: one bit fewer would not err
+        "n = 3, p = 2: 0 of 2187 prompts wrong\nn = 3, p = 3: 0 of 2187 prompts wrong"
+    )
+    assert _eps_swamps("eps = 0: [8.94427191]  eps = 1e-5: [0.71477638]\nfloat32 build: [8.944272]")
+    assert not _eps_swamps("eps = 0: [8.94427191]  eps = 1e-5: [8.9]\nfloat32 build: [8.944272]")
