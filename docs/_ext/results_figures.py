@@ -408,8 +408,8 @@ FIGURES = [
         "1...1 0 and 1...1 0 0 against n, per depth and positional code, float64, lengths 2 to "
         "8,192 (the Results section's run A, re-run for this record). Each panel's "
         "title is the verdict read from the curve's tail: 1/n without positional code and with "
-        "RoPE, no collapse with ALiBi (a plateau) or the added sinusoidal code (no decay; both "
-        "outside the theorem).",
+        "RoPE, no collapse with ALiBi (a plateau) or the added sinusoidal code (a plateau at one "
+        "layer, no decay at two; both outside the theorem).",
     ),
     Figure(
         "barbero_oversquash",
