@@ -64,27 +64,15 @@ def test_train_and_plot_from_a_non_editable_install_in_an_empty_directory(tmp_pa
 
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     env["JAX_PLATFORMS"] = "cpu"
-    where = subprocess.run(
+    # One interpreter (each start imports JAX): where the package comes from, that there is no
+    # top-level `experiments` package to fall back on, and the committed claims records, read
+    # from the wheel's own copy.
+    probe = subprocess.run(
         [
             str(python),
             "-c",
             "import importlib.util, transformer_theory; print(transformer_theory.__file__); "
-            "print(importlib.util.find_spec('experiments'))",
-        ],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
-    assert where[0].startswith(str(purelib)), where  # the installed copy, not the checkout
-    assert where[1] == "None"  # no top-level `experiments` package to fall back on
-    assert sorted(os.listdir(work)) == []
-    # the committed claims records, read from the wheel's own copy
-    committed = subprocess.run(
-        [
-            str(python),
-            "-c",
+            "print(importlib.util.find_spec('experiments')); "
             "from transformer_theory import claims, ledger; "
             "r = claims.committed('chen_zou2024.prop8'); "
             "print(r['id'], r['status'] in ledger.STATUSES)",
@@ -94,7 +82,12 @@ def test_train_and_plot_from_a_non_editable_install_in_an_empty_directory(tmp_pa
         capture_output=True,
         text=True,
     )
-    assert committed.stdout.split() == ["chen_zou2024.prop8", "True"], committed.stderr[-2000:]
+    where = probe.stdout.split()
+    assert len(where) == 4, (where, probe.stderr[-2000:])
+    assert where[0].startswith(str(purelib)), where  # the installed copy, not the checkout
+    assert where[1] == "None"  # no top-level `experiments` package to fall back on
+    assert where[2:] == ["chen_zou2024.prop8", "True"], probe.stderr[-2000:]
+    assert sorted(os.listdir(work)) == []
 
     cli = str(venv / "bin" / "transformer-theory")
 
@@ -107,9 +100,11 @@ def test_train_and_plot_from_a_non_editable_install_in_an_empty_directory(tmp_pa
 
     out = run_cli(
         "train", "--experiment", "fig2_depth", "--size", "quick", "--seeds", "0",
-        "--tasks", "reasoning", "--steps", "3", "--no-progress",
+        "--tasks", "reasoning", "--depths", "2", "--steps", "3", "--no-progress",
     )  # fmt: skip
-    assert "4 run(s) done" in out
+    # one run (depth 2) of the shipped sweep: the installed package's experiment, trainer and
+    # figure; the other depths run the same modules (test_experiments_smoke.py trains them all)
+    assert "1 run(s) done" in out
     result = work / "results" / "fig2_depth_quick"
     assert (result / "reasoning_heads1-1_seed0" / "metrics.json").exists()
     (result / "fig2_depth.png").unlink()
