@@ -2,12 +2,15 @@
 the guide, the results page and three notebooks, and this fails on what a reader would see wrong.
 
 Each page is copied beside itself with a small script appended, loaded by ``chromium --headless
---dump-dom`` with a virtual-time budget (MathJax, where the CDN is reachable, typesets first; the
-script runs after it), and the script writes what it measured into the DOM, which is read back:
+--dump-dom`` with a virtual-time budget (MathJax typesets first: a local copy given by
+``--mathjax``/``MATHJAX``, as ``.ci/run`` installs one, else the page's CDN copy where it is
+reachable; the script runs after it), and the script writes what it measured into the DOM, which
+is read back:
 
 - **raw markup in the text**: ``$``, ``\\frac``, ``\\(``, ``**`` or a TeX command in a text node
-  outside code, a literal block, and the maths MathJax renders (``span.math``, ``div.math``,
-  ``mjx-container``); a MathJax error box (``mjx-merror``) where MathJax ran;
+  outside code, a literal block, and the maths MathJax renders (``mjx-container``; without
+  MathJax also ``span.math``/``div.math``, left as TeX by design); where MathJax ran, a formula it
+  could not typeset (an error box ``mjx-merror``, an undefined macro in red);
 - **a word broken inside a table cell**: a word of four or more letters whose glyphs lie on two
   lines (``Range.getClientRects``), as "memori zation" did;
 - **an image narrower than its stated minimum**: a figure drawn at its natural width ``w`` is shown
@@ -17,8 +20,10 @@ script runs after it), and the script writes what it measured into the DOM, whic
 - **a clipped output**: a notebook output or code block wider than its box (its text cut at the
   column's edge or hidden behind a scrollbar).
 
-Usage: ``python .ci/check_pages.py docs/_build/html`` (about a minute; exit 1 with one line per
-problem). ``CHROMIUM`` names the browser (default: ``chromium``, Debian's package).
+Usage: ``python .ci/check_pages.py docs/_build/html [--mathjax NODE_MODULES]`` (about a minute;
+exit 1 with one line per problem). ``CHROMIUM`` names the browser (default: ``chromium``,
+Debian's package); ``npm install --prefix DIR mathjax@4`` gives ``DIR/node_modules`` for
+``--mathjax``.
 """
 
 from __future__ import annotations
@@ -65,7 +70,10 @@ SCRIPT = r"""
   function check() {
     var out = {raw: [], broken: [], images: [], clipped: [], merror: 0,
                mathjax: !!(window.MathJax && window.MathJax.startup)};
-    var skip = "code, pre, script, style, .math, mjx-container, .MathJax, #tt-page-check";
+    // Where MathJax typeset the page, TeX left in a span.math is TeX it could not read (an
+    // unbalanced brace): raw. Without MathJax every span.math is left as TeX, by design.
+    var skip = "code, pre, script, style, mjx-container, .MathJax, #tt-page-check" +
+               (out.mathjax ? "" : ", .math");
     var raw = /\$|\\frac|\\\(|\\\[|\*\*|\\(?:mathbf|mathbb|mathcal|begin|end|le|ge|sum|cdot)\b/;
     var walker = document.createTreeWalker(document.querySelector("article") || document.body,
                                            NodeFilter.SHOW_TEXT);
@@ -88,7 +96,9 @@ SCRIPT = r"""
         if (Object.keys(tops).length > 1) out.broken.push(w[0]);
       }
     }
-    out.merror = document.querySelectorAll("mjx-merror").length;
+    // an error box, or (MathJax 4's noundefined) an undefined macro shown as red text
+    out.merror = document.querySelectorAll(
+      'mjx-merror, mjx-container mjx-mtext[style*="color: red"]').length;
     document.querySelectorAll("article img").forEach(function (img) {
       if (!img.naturalWidth || img.closest("a.headerlink")) return;
       if (img.src.indexOf("badge") >= 0 || img.naturalWidth < 64) return;
@@ -115,10 +125,32 @@ SCRIPT = r"""
 """
 
 
-def render(page: Path, chromium: str, budget_ms: int = 20000) -> dict:
-    """What :data:`SCRIPT` measured on ``page`` rendered 1280 pixels wide."""
+CDN_MATHJAX = re.compile(
+    r'<script[^>]*src="https://cdn\.jsdelivr\.net/npm/mathjax@[^"]*/tex-mml-chtml\.js"'
+)
+"""The MathJax script Sphinx links from the CDN (``sphinx.ext.mathjax``'s default)."""
+
+
+def render(page: Path, chromium: str, budget_ms: int = 20000, mathjax: Path | None = None) -> dict:
+    """What :data:`SCRIPT` measured on ``page`` rendered 1280 pixels wide. ``mathjax``: a local
+    MathJax 4 (a ``node_modules`` folder holding ``mathjax`` and its font
+    ``@mathjax/mathjax-newcm-font``) loaded in place of the CDN's, where the CDN is out of reach
+    as on CI's machines: then every formula is typeset, and one MathJax cannot typeset fails."""
     probe = page.with_name(page.stem + ".tt-check.html")
     text = page.read_text(encoding="utf-8")
+    if mathjax is not None:
+        fonts = (mathjax / "@mathjax").resolve().as_uri() + "/%%FONT%%-font"
+        config = (  # after the page's own MathJax settings (MyST-NB's processHtmlClass)
+            "<script>var M = window.MathJax = window.MathJax || {};"
+            f'M.output = Object.assign(M.output || {{}}, {{fontPath: "{fonts}"}});'
+            "M.options = Object.assign(M.options || {}, {enableSpeech: false, "
+            "enableBraille: false, enableEnrichment: false, enableExplorer: false, "
+            "enableComplexity: false, menuOptions: {settings: {enrich: false, speech: false, "
+            "braille: false, collapsible: false, assistiveMml: false}}});</script>"
+            # the accessibility extensions' speech worker kept MathJax's startup from resolving
+        )
+        local = (mathjax / "mathjax" / "tex-mml-chtml.js").resolve().as_uri()
+        text = CDN_MATHJAX.sub(lambda m: f'{config}<script defer="defer" src="{local}"', text)
     probe.write_text(text.replace("</body>", SCRIPT + "</body>"), encoding="utf-8")
     try:
         done = subprocess.run(
@@ -127,6 +159,7 @@ def render(page: Path, chromium: str, budget_ms: int = 20000) -> dict:
                 "--headless",
                 "--no-sandbox",
                 "--disable-gpu",
+                "--allow-file-access-from-files",  # a local MathJax starts its worker
                 "--hide-scrollbars",
                 "--window-size=1280,2000",
                 f"--virtual-time-budget={budget_ms}",
@@ -139,7 +172,7 @@ def render(page: Path, chromium: str, budget_ms: int = 20000) -> dict:
         )
     finally:
         probe.unlink()
-    match = re.search(r'<pre id="tt-page-check">(.*?)</pre>', done.stdout, flags=re.S)
+    match = re.search(r'<pre id="tt-page-check"[^>]*>(.*?)</pre>', done.stdout, flags=re.S)
     if not match:
         raise RuntimeError(f"{page.name}: the check did not run ({done.stderr.strip()[-300:]})")
     return json.loads(html.unescape(match.group(1)))
@@ -167,7 +200,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("site", type=Path, help="the built site (docs/_build/html)")
     parser.add_argument("--pages", nargs="*", default=list(PAGES), help="pages to check")
+    parser.add_argument(
+        "--mathjax",
+        type=Path,
+        default=os.environ.get("MATHJAX") or None,
+        help="a node_modules folder holding MathJax 4 and its font, to typeset with in place of "
+        "the CDN's (default: $MATHJAX; .ci/run installs one with npm install mathjax@4)",
+    )
     args = parser.parse_args(argv)
+    if args.mathjax is not None and not (args.mathjax / "mathjax" / "tex-mml-chtml.js").is_file():
+        print(f"check_pages: no MathJax at {args.mathjax}", file=sys.stderr)
+        return 2
     chromium = os.environ.get("CHROMIUM") or shutil.which("chromium") or "chromium"
     if not shutil.which(chromium) and not Path(chromium).exists():
         print(f"check_pages: no browser {chromium!r} (apt-get install chromium)", file=sys.stderr)
@@ -178,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         if not page.exists():
             bad.append(f"{name}: not built")
             continue
-        found = render(page, chromium)
+        found = render(page, chromium, mathjax=args.mathjax)
         mathjax |= found["mathjax"]
         bad += problems(name, found)
     typeset = "typeset by MathJax" if mathjax else "MathJax unreachable: maths left to span.math"

@@ -14,9 +14,9 @@ fields. ``--config collapse_tasks`` and ``--config smoke`` are the older names o
 
 from __future__ import annotations
 
-import argparse
 import sys
 
+from transformer_theory.cli._common import add_output, parse_script_args, refuse, script_parser
 from transformer_theory.cli._options import override
 from transformer_theory.papers.barbero2024.experiments import collapse_tasks
 from transformer_theory.precision import enable_x64
@@ -27,22 +27,21 @@ OLD_NAMES = {"collapse_tasks": "default", "smoke": "smoke"}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = script_parser(__doc__.split("\n\n")[0])
     parser.add_argument("--size", choices=collapse_tasks.SIZES, default=None, help="default")
     parser.add_argument("--config", choices=sorted(OLD_NAMES), default=None, help="older --size")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE")
-    parser.add_argument("--out", default="results/collapse_tasks", help="output directory")
-    parser.add_argument("--no-progress", action="store_true")
-    args = parser.parse_args(argv)
+    add_output(parser, "results/collapse_tasks", progress=True)
+    args = parse_script_args(parser, argv)
     if args.size is not None and args.config is not None:
-        parser.error("--config: give --size or --config, not both")
+        refuse(parser, "--config: give --size or --config, not both")
     size = args.size or OLD_NAMES.get(args.config, "default")
     try:
         config = override(collapse_tasks.get_config(size), args.set)
     except OptionError as err:
-        parser.error(str(err))
+        refuse(parser, err)
     enable_x64()
-    record = collapse_tasks.run(config, args.out, progress=not args.no_progress)
+    record = collapse_tasks.run(config, args.out, progress=args.progress)
     print("\n".join(collapse_tasks.summary_lines(record)))
     print(f"{record['seconds']} s; {args.out}")
     return 0

@@ -24,9 +24,6 @@ Measured 2026-11-23, seed 0, 8,000 steps, final held-out accuracy (the sweep's r
 ``wide16`` 0.79, ``cosine`` 0.84, ``lr1e-4`` 0.83, ``literal`` 0.51 (README, Results).
 """
 
-from __future__ import annotations
-
-import argparse
 import dataclasses
 import os
 import sys
@@ -38,6 +35,7 @@ from flax import nnx
 
 from transformer_theory.jsonio import dumps_json
 from transformer_theory.nn import from_params
+from transformer_theory.settings import check_minimums, setting
 from transformer_theory.sweeps import PAPER, RunSpec, build_run
 from transformer_theory.train.loop import make_steps
 
@@ -56,24 +54,56 @@ def optimizer(variant: str, steps: int) -> optax.GradientTransformation:
     return optax.chain(optax.clip_by_global_norm(GRAD_CLIP), optax.adam(lr))
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("variant", help="base, wideK, cosine, lrX or literal")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--steps", type=int, default=8000)
-    ap.add_argument("--out", default="results/contextual_depth3_recipes")
-    args = ap.parse_args(argv)
-    ok = args.variant in ("base", "cosine", "literal")
+SIZES = ("smoke", "default")
+
+
+def _variant_ok(variant: str) -> bool:
+    if variant in ("base", "cosine", "literal"):
+        return True
     for prefix, parse in (("wide", int), ("lr", float)):
-        if args.variant.startswith(prefix):
+        if variant.startswith(prefix):
             try:
-                ok = parse(args.variant[len(prefix) :]) > 0
+                return parse(variant[len(prefix) :]) > 0
             except ValueError:
-                ok = False
-    if not ok:
-        ap.error(f"variant: expected base, wideK, cosine, lrX or literal, got {args.variant!r}")
-    if args.steps < 500:
-        ap.error("--steps: at least 500 (one evaluation)")
+                return False
+    return False
+
+
+@dataclasses.dataclass(frozen=True)
+class RecipeSettings:
+    """One seed of the 3-layer contextual model under one variant of the sweep's recipe.
+
+    Attributes:
+      variant: base, wideK, cosine, lrX or literal (module docstring).
+      seed: the run's seed (batches and initialization as the sweep's).
+      steps: training steps (an evaluation every 500).
+      out: output directory (<variant>_seed<seed>.jsonl).
+    """
+
+    variant: str = setting("base", flag="variant")
+    seed: int = setting(0, minimum=0)
+    steps: int = setting(8000, minimum=500)
+    out: str = "results/contextual_depth3_recipes"
+
+    def __post_init__(self):
+        if not _variant_ok(self.variant):
+            raise ValueError(
+                f"variant: expected base, wideK, cosine, lrX or literal, got {self.variant!r}"
+            )
+        check_minimums(self)
+
+
+def get_config(size: str = "default") -> RecipeSettings:
+    """``"default"``: 8,000 steps (about 7 minutes a run); ``"smoke"``: one evaluation (500)."""
+    if size == "smoke":
+        return RecipeSettings(steps=500)
+    return RecipeSettings()
+
+
+def main(argv=None) -> int:
+    from transformer_theory.cli._common import script_settings
+
+    args = script_settings(argv, get_config, SIZES, description=__doc__.split("\n\n")[0])
 
     setup = PAPER["contextual"]
     if args.variant.startswith("wide"):

@@ -10,36 +10,37 @@ and the result::
 ``--smoke`` is ``--size smoke``.
 """
 
-import argparse
 import sys
 import time
 
+from transformer_theory.cli._common import add_output, parse_script_args, refuse, script_parser
 from transformer_theory.cli._options import override
 from transformer_theory.papers.conti2024.experiments import encdec_translation as experiment
 from transformer_theory.settings import OptionError
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", required=True, help="output directory")
+    parser = script_parser(__doc__.split("\n\n")[0])
+    add_output(parser, None, progress=True)
     parser.add_argument("--size", choices=experiment.SIZES, default="default", help="the size")
     parser.add_argument("--smoke", action="store_true", help="the same as --size smoke")
     parser.add_argument("--steps", type=int, default=None, help="training steps per run")
-    parser.add_argument("--seeds", type=int, nargs="+", default=None, help="seeds")
+    parser.add_argument("--seeds", nargs="+", default=None, help="seeds (words or a comma list)")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
-    args = parser.parse_args(argv)
+    args = parse_script_args(parser, argv)
+    if args.out is None:
+        refuse(parser, "--out: required; see --help")
     config = experiment.get_config("smoke" if args.smoke else args.size)
     if args.steps is not None:
         if args.steps < 1:
-            parser.error(f"--steps: expected a positive integer, got {args.steps}")
+            refuse(parser, f"--steps: expected a positive integer, got {args.steps}")
         config = config.replace(train=config.train.replace(steps=args.steps))
     try:
         if args.seeds is not None:
-            config = override(config, ["seeds=" + ",".join(map(str, args.seeds))])
+            config = override(config, ["seeds=" + ",".join(args.seeds)])
         config = override(config, args.set)
     except OptionError as err:
-        parser.error(str(err))
+        refuse(parser, err)
     t0 = time.perf_counter()
 
     def report(row):
@@ -50,7 +51,7 @@ def main(argv=None) -> int:
             flush=True,
         )
 
-    result = experiment.run(config, args.out, progress=not args.no_progress, on_result=report)
+    result = experiment.run(config, args.out, progress=args.progress, on_result=report)
     print(f"done in {time.perf_counter() - t0:.0f} s")
     for path in result["files"]:
         print(path)

@@ -12,9 +12,9 @@ or, for a sweep split over processes with ``--tasks``, every output directory::
 Seconds on 2 CPU cores: under one (it reads ``summary.json``).
 """
 
-import argparse
 import os
 
+from transformer_theory.cli._common import parse_script_args, refuse, script_parser
 from transformer_theory.sweeps import tables
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -22,7 +22,7 @@ RESULT = os.path.join(HERE, "results", "fig2_paper_summary.csv")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = script_parser(__doc__.split("\n\n")[0])
     parser.add_argument(
         "out",
         nargs="+",
@@ -30,11 +30,11 @@ def main() -> None:
         "over several processes has one per process)",
     )
     parser.add_argument("--csv", default=RESULT, help=f"where the summary goes (default {RESULT})")
-    args = parser.parse_args()
+    args = parse_script_args(parser, None)
     try:
         rows = tables.read_summaries(args.out)
     except ValueError as err:
-        parser.error(str(err))
+        refuse(parser, err)
     tables.write_summary_csv(rows, args.csv)
     print(tables.markdown_table(rows))
     print(f"\n{len(rows)} runs -> {args.csv}")

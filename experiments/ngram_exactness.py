@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 
+from transformer_theory.cli._common import add_output, parse_script_args, refuse, script_parser
 from transformer_theory.cli._options import override
 from transformer_theory.papers.svete_cotterell2024.experiments import ngram_exactness as exp
 from transformer_theory.precision import enable_x64
@@ -23,12 +24,14 @@ from transformer_theory.tables import table
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", required=True, help="parent directory of the runs")
+    ap = script_parser(__doc__.split("\n\n")[0])
+    add_output(ap, None, help="parent directory of the runs")
     ap.add_argument("--size", default="default", choices=exp.SIZES)
     ap.add_argument("--only", default="all", help="comma list of run names (default: all)")
     ap.add_argument("--set", action="append", default=[], help="field=value (repeatable)")
-    args = ap.parse_args(argv)
+    args = parse_script_args(ap, argv)
+    if args.out is None:
+        refuse(ap, "--out: required; see --help")
     enable_x64()
     config = exp.get_config(args.size)
     try:
@@ -39,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
             raise OptionError("--only", f"unknown {unknown}; choose from {', '.join(names)}")
         runs = tuple((name, override(s, args.set)) for name, s in config.runs)
     except (OptionError, argparse.ArgumentTypeError) as err:
-        ap.error(f"--only: {err}" if isinstance(err, argparse.ArgumentTypeError) else str(err))
+        refuse(ap, f"--only: {err}" if isinstance(err, argparse.ArgumentTypeError) else err)
     result = exp.run(exp.ExactnessSettings(config.size, runs), args.out, only=only)
     print(table(result["rows"]))
     return 1 if any(r["float64_failures"] for r in result["rows"]) else 0

@@ -11,34 +11,20 @@ is its entry point (``--set field=value`` changes a field of its ``LearnabilityS
 
 from __future__ import annotations
 
-import argparse
-import os
+import sys
 
-from transformer_theory.cli._options import override
+from transformer_theory.cli._common import experiment_script
 from transformer_theory.papers.svete_cotterell2024.experiments import ngram_learnability as exp
-from transformer_theory.precision import enable_x64
-from transformer_theory.settings import OptionError
-from transformer_theory.tables import table
 
 
-def main(argv: list[str] | None = None) -> dict:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", required=True, help="output directory")
-    ap.add_argument("--size", default="default", choices=exp.SIZES)
-    ap.add_argument("--smoke", action="store_true", help="the same as --size smoke")
-    ap.add_argument("--set", action="append", default=[], help="field=value (repeatable)")
-    args = ap.parse_args(argv)
-    enable_x64()
-    try:
-        config = override(exp.get_config("smoke" if args.smoke else args.size), args.set)
-    except OptionError as err:
-        ap.error(str(err))
-    os.makedirs(args.out, exist_ok=True)
-    result = exp.run(config, args.out)
-    print(table(result["rows"]))
-    print(f"{result['seconds']:.0f} s")
-    return result
+def main(argv: list[str] | None = None) -> int:
+    return experiment_script(
+        argv,
+        exp,
+        description=__doc__.split("\n\n")[0],
+        report=lambda result: print(f"{result['seconds']:.0f} s"),
+    )
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -16,7 +16,6 @@ changes one of their settings::
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from transformer_theory.cli._common import experiment_script
@@ -28,17 +27,12 @@ COLUMNS += ["within_epsilon"]
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(add_help=False)
-    p.add_argument(
-        "--model", default="attention", choices=sorted(EXPERIMENTS), help="which unit is swept"
-    )
-    args, _ = p.parse_known_args(argv)
     return experiment_script(
         argv,
-        EXPERIMENTS[args.model],
+        None,
         description=__doc__.split("\n\n")[0],
         columns=COLUMNS,
-        parents=[p],
+        choose=("--model", EXPERIMENTS, "attention", "which unit is swept"),
     )
 
 

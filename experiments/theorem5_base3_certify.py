@@ -38,12 +38,11 @@ every ``L <= 24`` (7.1 s); ``direct`` finds all vectors distinct for every ``l <
 open (the collisions of ``f`` would have to line up over every block of both templates); float64
 stops holding the vectors exactly beyond ``l = 30`` anyway.
 
-``--smoke`` runs tiny bounds in a second (used by the tests).
+``--smoke`` (``--size smoke``) runs tiny bounds in a second (used by the tests); the options are
+the fields of :class:`Base3CertifySettings`, read as an experiment's (``get_config(size)``).
 """
 
-from __future__ import annotations
-
-import argparse
+import dataclasses
 import os
 import sys
 import time
@@ -51,6 +50,7 @@ import time
 import numpy as np
 
 from transformer_theory.precision import enable_x64
+from transformer_theory.settings import check_minimums, setting
 
 
 def _mult(m: int) -> int:
@@ -193,23 +193,45 @@ def model_agrees(l: int) -> bool:
     return bool(np.array_equal(streams, want.astype(np.float64)))
 
 
+SIZES = ("smoke", "default")
+
+
+@dataclasses.dataclass(frozen=True)
+class Base3CertifySettings:
+    """The bounds each of the four checks runs to, and where the record goes.
+
+    Attributes:
+      blocks: certify f on the subsets of {0..L-1}.
+      sort: brute-force cross-check up to this L.
+      direct: enumerate all templates up to this l.
+      model: compare with the model up to this l.
+      out: output directory (theorem5_base3_certify.json).
+    """
+
+    blocks: int = setting(33, positive=True)
+    sort: int = setting(24, positive=True)
+    direct: int = setting(12, positive=True)
+    model: int = setting(8, positive=True)
+    out: str = os.path.join("results", "theorem5_base3")
+
+    def __post_init__(self):
+        check_minimums(self)
+
+
+def get_config(size: str = "default") -> Base3CertifySettings:
+    """``"default"``: the bounds measured above; ``"smoke"``: tiny bounds (a test runs it)."""
+    if size == "smoke":
+        return Base3CertifySettings(blocks=12, sort=10, direct=7, model=4)
+    return Base3CertifySettings()
+
+
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--blocks", type=int, default=33, help="certify f on subsets of {0..L-1}")
-    p.add_argument("--sort", type=int, default=24, help="brute-force cross-check up to this L")
-    p.add_argument("--direct", type=int, default=12, help="enumerate all templates up to this l")
-    p.add_argument("--model", type=int, default=8, help="compare with the model up to this l")
-    p.add_argument("--out", default=os.path.join("results", "theorem5_base3"))
-    p.add_argument("--smoke", action="store_true", help="tiny bounds (tests)")
-    args = p.parse_args(argv)
+    from transformer_theory.cli._common import script_settings
+
+    args = script_settings(argv, get_config, SIZES, description=__doc__.split("\n\n")[0])
     enable_x64()  # an entry point: the model's streams are compared in float64
     from transformer_theory.jsonio import write_json
 
-    if args.smoke:
-        args.blocks, args.sort, args.direct, args.model = 12, 10, 7, 4
-    for name in ("blocks", "sort", "direct", "model"):
-        if getattr(args, name) < 1:
-            p.error(f"--{name}: expected a positive integer")
     os.makedirs(args.out, exist_ok=True)
     record: dict = {}
     ok = True

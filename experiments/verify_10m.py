@@ -14,19 +14,24 @@ CPU), peak RSS 0.35 GB -- memory is independent of the dataset size (formula in
 ``theory.checks``). The same code with the counts on the main thread: 36.6 s; before the
 lookups and the exact counts (``--method qr``, dense TSQR, general first layer): 281 s, residual
 1.349e-13. The control family (``--family relu-mlp --limit 1000000``) gives 2.41e-2.
-``--limit`` runs a prefix for a quick look; ``--smoke`` a few thousand sequences (a test runs it).
+``--limit`` runs a prefix for a quick look; ``--smoke`` (``--size smoke``) a few thousand
+sequences (a test runs it). The options are the fields of :class:`Verify10MSettings`, read as
+an experiment's (``get_config(size)``, generated options, one-line errors, exit 2 before any
+work).
 """
 
 from __future__ import annotations
 
-import argparse
+import dataclasses
 import resource
 import time
+from typing import Literal
 
 from transformer_theory.precision import enable_x64
 
 enable_x64()  # an entry point: the verification runs in float64
 
+from transformer_theory.settings import check_minimums, setting  # noqa: E402
 from transformer_theory.tasks import InContextQA  # noqa: E402
 from transformer_theory.theory import checks as K  # noqa: E402
 
@@ -41,22 +46,55 @@ class Prefix:
         return self.task.chunks(chunk_size, 0, min(self.limit, self.task.size))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--n-q", type=int, default=8)
-    ap.add_argument("--n-a", type=int, default=8)
-    ap.add_argument("--k", type=int, default=4)
-    ap.add_argument("--models", type=int, default=2)
-    ap.add_argument("--family", default="relu-3h")
-    ap.add_argument("--chunk-size", type=int, default=8192)
-    ap.add_argument("--limit", type=int, default=None, help="only the first LIMIT sequences")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--method", choices=("normal", "qr"), default="normal")
-    ap.add_argument("--smoke", action="store_true", help="InContextQA(3, 3, 2), seconds")
-    args = ap.parse_args()
-    if args.smoke:
-        args.n_q, args.n_a, args.k, args.chunk_size = 3, 3, 2, 32
+SIZES = ("smoke", "default")
 
+
+@dataclasses.dataclass(frozen=True)
+class Verify10MSettings:
+    """The streamed affine-form check of one task and one model family.
+
+    Attributes:
+      n_q: InContextQA's questions.
+      n_a: InContextQA's answers.
+      k: InContextQA's pairs per sequence.
+      models: random models of the family, checked at once.
+      family: the model family (a name of theory.checks.FAMILIES).
+      chunk_size: sequences per streamed chunk.
+      limit: only the first LIMIT sequences (none: every sequence).
+      seed: seed of the random models.
+      method: normal (exact integer Gram counts, exact rational solve) or qr (dense TSQR).
+    """
+
+    n_q: int = setting(8, positive=True)
+    n_a: int = setting(8, positive=True)
+    k: int = setting(4, positive=True)
+    models: int = setting(2, positive=True)
+    family: str = "relu-3h"
+    chunk_size: int = setting(8192, positive=True)
+    limit: int | None = setting(None, positive=True)
+    seed: int = setting(0, minimum=0)
+    method: Literal["normal", "qr"] = "normal"
+
+    def __post_init__(self):
+        check_minimums(self)
+        if self.family not in K.FAMILIES:
+            raise ValueError(
+                f"family: expected one of {', '.join(K.FAMILIES)}, got {self.family!r}"
+            )
+
+
+def get_config(size: str = "default") -> Verify10MSettings:
+    """``"default"``: InContextQA(8, 8, 4), 11,289,600 sequences (the measured run above);
+    ``"smoke"``: InContextQA(3, 3, 2) in chunks of 32, seconds (a test runs it)."""
+    if size == "smoke":
+        return Verify10MSettings(n_q=3, n_a=3, k=2, chunk_size=32)
+    return Verify10MSettings()
+
+
+def main(argv=None):
+    from transformer_theory.cli._common import script_settings
+
+    args = script_settings(argv, get_config, SIZES, description=__doc__.split("\n\n")[0])
     task = InContextQA(args.n_q, args.n_a, args.k)
     data = task if args.limit is None else Prefix(task, args.limit)
     fam = K.FAMILIES[args.family]

@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# # A tour of `transformer_theory.core`
+# # 01 — A tour of `transformer_theory.core`
 #
 # Pure functions, one example at a time: a random model and its attention maps, the sparse masks of
 # Conti 2024, linear attention, and Chen & Zou's four dependent sequences, for which every one-layer

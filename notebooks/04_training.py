@@ -102,7 +102,7 @@ import io
 
 from IPython.display import Image, display
 
-from transformer_theory.plotting import heatmap, pyplot
+from transformer_theory.plotting import heatmap, panel_grid, pyplot
 
 plt = pyplot()  # the library's backend (Agg) draws to files and bytes, shown as PNG here
 
@@ -170,15 +170,14 @@ if summary.exists():
     with open(summary) as f:
         sweep = list(csv.DictReader(f))
     tasks = list(dict.fromkeys(r["task"] for r in sweep))
-    fig, axes = plt.subplots(1, len(tasks), figsize=(3 * len(tasks), 2.8), sharey=True)
-    for ax, name in zip(np.atleast_1d(axes), tasks):
+    fig, axes = panel_grid(plt, len(tasks), height=2.8)  # two panels a row: readable text
+    for ax, name in zip(axes, tasks):
         rs = [r for r in sweep if r["task"] == name]
-        ax.scatter([int(r["depth"]) for r in rs], [float(r["final_eval_acc"]) for r in rs], s=18)
+        ax.scatter([int(r["depth"]) for r in rs], [float(r["final_eval_acc"]) for r in rs])
         ax.axhline(float(rs[0]["chance"]), ls="--", c="gray", lw=1)
-        ax.set_title(f"{name}\n(Adam {rs[0]['learning_rate']})", fontsize=9)
-        ax.set_xlabel("layers")
-        ax.set_xticks([1, 2, 3, 4])
-    np.atleast_1d(axes)[0].set_ylabel("held-out accuracy")
+        ax.set_title(f"{name} (Adam {rs[0]['learning_rate']})")
+        ax.set(xlabel="layers", xticks=[1, 2, 3, 4], ylabel="held-out accuracy", ylim=(-0.03, 1.05))
+    fig.set_layout_engine("constrained")
     show(fig)
 else:  # neither a checkout nor a built wheel: an editable install of a partial tree
     print(f"{summary} not found: run the sweep (experiments/fig2_paper_table.py) to draw it")

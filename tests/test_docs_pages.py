@@ -89,12 +89,41 @@ def test_claims_pages_render_every_record():
     assert sum(pages.status_counts(records).values()) == len(records)
 
 
-def test_committed_figures_draw(tmp_path):
+def test_committed_figures_draw(tmp_path, monkeypatch):
+    """Every committed figure is drawn from its record, and passes the checks every plot of the
+    library passes on synthetic records (``tests/test_plots.py``: labels, no raw TeX, legends off
+    the data, labels apart, nothing clipped), here on the records' real data; every paper page
+    has at least one figure."""
+    import matplotlib.pyplot as plt
+
+    from tests import test_plots as readable
+
     figures = _extension("results_figures")
+    kept = []
+    monkeypatch.setattr(plt, "close", kept.append)  # save_figure closes: keep them to check
     drawn = figures.draw_all(tmp_path)
+    monkeypatch.undo()
     assert set(drawn) == {f.name for f in figures.FIGURES}
     for path in drawn.values():
         assert path.stat().st_size > 10_000, path
+    try:
+        for fig in kept:
+            if hasattr(fig, "axes"):
+                fig.set_dpi(110)  # laid out as save_figure wrote it (at 100 dpi a legend's
+                fig.canvas.draw()  # text ran 2 px past a 9-inch canvas the PNG holds whole)
+                readable._check_labels(fig)
+                readable._check_text(fig)
+                readable._check_legends(fig)
+                readable._check_labels_apart(fig)
+                readable._check_canvas(fig)
+    finally:
+        for fig in kept:
+            plt.close(fig)
+    pages = "\n".join(p.read_text() for p in [*DOCS.glob("papers/*.md"), DOCS / "rasp.md"])
+    placed = re.findall(r"```\{committed-figures\}\n:paper: ([\w, ]+)", pages)
+    papers = {p.strip() for group in placed for p in group.split(",")}
+    assert len(placed) == 7, placed  # the six paper pages (Sanford and Peng share one) and RASP
+    assert all(any(f.paper == p for f in figures.FIGURES) for p in papers), papers
     for f in figures.FIGURES:
         command = figures._command(figures._read(f.record), f.command)
         assert command and "/work/" not in command and "/tmp/" not in command, (f.name, command)
@@ -326,6 +355,107 @@ def test_the_page_check_reports_what_a_reader_would_see_wrong():
     assert len(lines) == 6, lines
     assert any("raw markup" in x for x in lines) and any("broken" in x for x in lines)
     assert "index.html" in check.PAGES and "papers/conti2024.html" in check.PAGES
+
+
+_FIXTURE = """<!doctype html><html><head><meta charset="utf-8"><style>
+td {{ width: 40px; word-break: break-all; }} div.highlight pre {{ width: 200px; overflow: auto; }}
+</style></head><body><article>
+<p>{prose}</p>
+<table><tr><td>{cell}</td></tr></table>
+<figure><img src="wide.png" style="width: {shown}px"></figure>
+<div class="highlight"><pre>{code}</pre></div>
+<p><span class="math">\\(x \\le 1\\)</span> <code>$HOME **x**</code></p>
+</article></body></html>"""
+
+
+def _page(folder: Path, **parts: str | int) -> Path:
+    """A page with one of each thing :data:`SCRIPT` measures (a clean value for every part not
+    given), and the 990-pixel image it shows."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=(9, 1))
+    fig.savefig(folder / "wide.png", dpi=110)
+    plt.close(fig)
+    clean = {"prose": "plain words", "cell": "ok", "shown": 800, "code": "short"}
+    page = folder / "page.html"
+    page.write_text(_FIXTURE.format(**{**clean, **parts}), encoding="utf-8")
+    return page
+
+
+def test_the_page_check_sees_what_chromium_renders(tmp_path):
+    """The measurements themselves, in the browser CI runs (``.ci/check_pages.py``'s script on
+    small pages): a clean page (maths in ``span.math``, markup inside ``code``) gives nothing, and
+    each fault alone gives its line: raw ``$``/``\\frac``/``**`` in the text, a word broken in a
+    table cell, an image shown under its minimum scale, a clipped code block."""
+    import shutil
+
+    check = _check_pages()
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        pytest.skip("no chromium (apt-get install chromium): .ci/run installs it")
+
+    def lines(**parts: str | int) -> list[str]:
+        folder = tmp_path / str(len(list(tmp_path.iterdir())))
+        folder.mkdir()
+        return check.problems("p", check.render(_page(folder, **parts), chromium, 3000))
+
+    assert lines() == []
+    faults = {
+        "prose": "a bound $m$</p><p>half \\frac{1}{2}</p><p>the **Theorem** says",
+        "cell": "memorization",
+        "shown": 300,
+        "code": "x" * 200,
+    }
+    found = lines(**faults)
+    assert len(found) == 6, found
+    assert [x for x in found if "raw markup" in x] == [
+        "p: raw markup in the text: 'a bound $m$'",
+        "p: raw markup in the text: 'half \\\\frac{1}{2}'",
+        "p: raw markup in the text: 'the **Theorem** says'",
+    ], found
+    for words in ("broken inside a table cell: 'memorization'", "wide.png shown 300 px", "wider"):
+        assert sum(words in x for x in found) == 1, (words, found)
+
+
+def test_the_page_check_typesets_with_a_local_mathjax(tmp_path):
+    """With a local MathJax (``MATHJAX``: a ``node_modules`` holding ``mathjax@4``, as ``.ci/run``
+    installs), the page's CDN link is replaced, every formula is typeset, and one MathJax cannot
+    typeset fails; a clean formula gives nothing."""
+    import os
+    import shutil
+
+    if not os.environ.get("MATHJAX") or not shutil.which("chromium"):
+        pytest.skip("no local MathJax (MATHJAX=node_modules of npm install mathjax@4) or chromium")
+    check = _check_pages()
+    cdn = '<script defer="defer" src="https://cdn.jsdelivr.net/npm/mathjax@4/tex-mml-chtml.js">'
+    found = {}
+    for name, formula in (
+        ("clean", "x \\le 1"),
+        ("undefined", "\\undefinedmacro{1}"),
+        ("unread", "\\frac{1}{"),
+    ):
+        page = tmp_path / f"{name}.html"
+        page.write_text(
+            f'<html><body><article><p><span class="math">\\({formula}\\)</span></p></article>'
+            f"{cdn}</script></body></html>",
+            encoding="utf-8",
+        )
+        found[name] = check.render(page, "chromium", 5000, Path(os.environ["MATHJAX"]))
+    assert check.problems("p", found["clean"]) == [] and found["clean"]["mathjax"]
+    assert check.problems("p", found["undefined"]) == ["p: 1 formulas MathJax could not typeset"]
+    assert check.problems("p", found["unread"]) == [
+        "p: raw markup in the text: '\\\\(\\\\frac{1}{\\\\)'"
+    ]
+
+
+def _check_pages():
+    spec = importlib.util.spec_from_file_location("_check_pages", ROOT / ".ci" / "check_pages.py")
+    check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check)
+    return check
 
 
 def test_table_code_breaks_only_at_its_joints():

@@ -59,16 +59,23 @@ def test_a_gelu_without_its_radius_is_seen(monkeypatch):
     assert status_of("exact.ball_gelu") == "unreproduced"
 
 
-@mutant(E + "ball_division")
+@mutant(E + "ball_division", E + "ball_softmax", E + "ball_layernorm_sigma")
 def test_a_division_without_its_radius_is_seen(monkeypatch):
-    monkeypatch.setattr(engine, "ball_div", lambda a, b: (a / b).mid())
-    assert status_of("exact.ball_division") == "unreproduced"
+    monkeypatch.setattr(exact._Balls, "div", _pointwise(exact._Balls.div))
+    for row in ("ball_division", "ball_softmax", "ball_layernorm_sigma"):
+        assert status_of(E + row) == "unreproduced", row
 
 
 @mutant(E + "ball_log")
 def test_a_log_without_its_radius_is_seen(monkeypatch):
-    monkeypatch.setattr(engine, "ball_log", lambda x: x.log().mid())
+    monkeypatch.setattr(exact._Balls, "log", _pointwise(exact._Balls.log))
     assert status_of("exact.ball_log") == "unreproduced"
+
+
+@mutant(E + "ball_sqrt")
+def test_a_real_sqrt_without_its_radius_is_seen(monkeypatch):
+    monkeypatch.setattr(exact._Balls, "sqrt", _pointwise(exact._Balls.sqrt))
+    assert status_of("exact.ball_sqrt") == "unreproduced"
 
 
 @mutant(E + "ball_layernorm_sigma", E + "ball_layernorm")
@@ -110,3 +117,44 @@ def test_an_exact_ball_of_an_exact_value_is_an_enclosure():
     assert engine.contains(flint.arb(16).sqrt(), lo, hi)
     lo, hi = engine._sqrt_iv(Fraction(2))
     assert lo < hi and engine.contains(flint.arb(2).sqrt(), lo, hi)
+
+
+# ------------------------------------------------ a broken engine moves every row it enclosed
+
+#: Cheap rows whose checks enclose in the engine's balls (a score, a unit's error, a Jacobian).
+_ENCLOSED_ROWS = (
+    "svete_cotterell2024.score_maximized_at_target",
+    "sanford2023.qsa_upper",
+    "conti2024.softmax_saturation",
+)
+
+
+@mutant(*_ENCLOSED_ROWS)
+@pytest.mark.parametrize("op", ["exp", "log", "div", "sqrt", "rsqrt"])
+def test_an_operation_without_its_radius_fails_every_enclosed_row(monkeypatch, op):
+    # the rows' own witnesses (a float64 value inside its ball, widened by its rounding) cannot
+    # see a point where a ball should be: the engine's own rows do, and the rule reads them
+    monkeypatch.setattr(exact._Balls, op, _pointwise(getattr(exact._Balls, op)))
+    from transformer_theory.claims import runner
+
+    for claim_id in _ENCLOSED_ROWS:
+        (row,) = [c for c in runner.all_claims() if c.id == claim_id]
+        record = runner._check(row, "quick")
+        assert record.status == "failed", (claim_id, record.figure)
+        assert "engine is unsound" in record.reason, record.reason
+
+
+def test_faults_are_checked_again_once_an_operation_is_replaced(monkeypatch):
+    assert engine.faults() == ()
+    with monkeypatch.context() as m:
+        m.setattr(exact._Balls, "log", _pointwise(exact._Balls.log))
+        assert engine.faults() == ("log",)
+    assert engine.faults() == ()
+
+
+def test_an_exact_check_does_not_rest_on_the_balls(monkeypatch):
+    # rationals have no radius to drop: a broken ball exp leaves an exact row where it was
+    monkeypatch.setattr(exact._Balls, "exp", _pointwise(exact._Balls.exp))
+    assert status_of("formal_languages.majority", exhaustive=3, sampled=(), samples=1) == (
+        "bounded"
+    )

@@ -154,6 +154,30 @@ def test_the_scripts_use_the_shared_helpers_too():
     assert not bad, f"scripts that re-write a shared helper: {bad}"
 
 
+#: Scripts still parsing with a parser of their own: the ledger's full run and the RASP tables
+#: (another helper's files). This list may only shrink.
+OWN_PARSER_SCRIPTS = {"claims_full.py", "rasp_table.py", "rasp_tracr.py"}
+
+
+def _own_parser(text: str) -> bool:
+    return bool(re.search(r"\bArgumentParser\(", text))
+
+
+def test_the_scripts_parse_with_the_commands_parser():
+    # one experiment system: a script reads an experiment's config (experiment_script,
+    # script_settings) or, with options of its own, the commands' CommandParser (script_parser),
+    # so every refusal is one line naming its option, exit 2; never argparse's usage block
+    scripts = sorted((ROOT / "experiments").glob("*.py"))
+    own = {p.name for p in scripts if _own_parser(p.read_text())}
+    assert own <= OWN_PARSER_SCRIPTS, (
+        f"scripts with a parser of their own: {own - OWN_PARSER_SCRIPTS}"
+    )
+    gone = OWN_PARSER_SCRIPTS - own
+    assert not gone, f"{gone} no longer parse by themselves: strike them off OWN_PARSER_SCRIPTS"
+    assert _own_parser("p = argparse.ArgumentParser(description=d)")  # the guard can fail
+    assert not _own_parser("p = script_parser(d)")
+
+
 CLI = sorted((PKG / "cli").glob("*.py"))
 CLI_FORBIDDEN = {
     "matplotlib": r"\bmatplotlib\b|\bplt\.",
@@ -208,7 +232,18 @@ def test_public_functions_are_fully_annotated():
 PAPERS = sorted(
     p for p in (PKG / "papers").iterdir() if p.is_dir() and (p / "__init__.py").exists()
 )
-ROLES = ("tasks", "models", "constructions", "theory", "checks", "plots", "claims", "domains")
+ROLES = (
+    "tasks",
+    "models",
+    "constructions",
+    "theory",
+    "study",
+    "records",
+    "checks",
+    "plots",
+    "claims",
+    "domains",
+)
 
 
 @pytest.mark.parametrize("paper", PAPERS, ids=[p.name for p in PAPERS])
@@ -233,6 +268,14 @@ def test_every_paper_has_the_same_role_files(paper):
         for q in (paper / "experiments").glob("[!_]*.py"):
             tree = ast.parse(q.read_text())
             defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+            # its study's run: defined there, or imported from the paper's _study_* module
+            defined |= {
+                a.asname or a.name
+                for n in tree.body
+                if isinstance(n, ast.ImportFrom)
+                and (n.module or "").split(".")[-1].startswith("_study")
+                for a in n.names
+            }
             assert {"get_config", "run"} <= defined, f"{q}: an experiment has get_config and run"
 
 
@@ -294,19 +337,20 @@ def test_commands_never_import_each_other(path):
 
 # --- the study contract (issue: one study contract for every experiment) -------------------------
 
-#: A paper's maths: the role files that compute (tasks, models, constructions, theory, plots).
+#: A paper's maths: the role files that compute (tasks, models, constructions, theory, plots),
+#: and its studies and their records (``_study_*``, ``_records``) held to the same rule.
 #: They take plain arguments: they never import the paper's experiments (a study runs the maths,
 #: not the other way round) or the command line, and never name an option: an error names the
 #: argument, and only the command layer turns a field into its flag. (``_checks*`` and
 #: ``_claims*`` sit above the studies: a check may run one.)
-MATHS_ROLES = ("tasks", "models", "constructions", "theory", "plots")
+MATHS_ROLES = ("tasks", "models", "constructions", "theory", "plots", "study", "records")
 MATHS = sorted(
     q
     for paper in PAPERS
     for q in paper.glob("_*.py")
     if q.name != "__init__.py"
     and any(q.stem == f"_{r}" or q.stem.startswith(f"_{r}_") for r in MATHS_ROLES)
-)
+) + sorted((PKG / "rasp").glob("_*.py"))  # the RASP compiler's stages and checks too
 #: What the option layer offers a command; maths never asks for it (``setting``, a field's
 #: bound beside its default, is data and allowed).
 OPTION_LAYER = {"flag_of", "OptionError", "from_args", "as_options", "naming_options"}
@@ -334,11 +378,12 @@ def test_the_maths_modules_are_found():
     assert not any(n.startswith(("_checks", "_claims")) for n in names)
 
 
-@pytest.mark.parametrize("path", MATHS, ids=[_dotted(p) for p in MATHS])
-def test_maths_never_imports_a_study_or_the_command_line(path):
-    experiments = _dotted(path).rsplit(".", 1)[0] + ".experiments"
+def _maths_import_faults(imports: list[tuple[str, str | None]], dotted: str) -> list[str]:
+    """What of ``imports`` (:func:`_all_imports`) the maths (or study) module ``dotted`` may not
+    import: its paper's experiments, the command line, the option layer."""
+    experiments = dotted.rsplit(".", 1)[0] + ".experiments"
     bad = []
-    for m, n in _all_imports(path):
+    for m, n in imports:
         full = [m] + ([f"{m}.{n}"] if n else [])
         if any(t == experiments or t.startswith(experiments + ".") for t in full):
             bad.append(f"{m}:{n} (the paper's experiments)")
@@ -346,7 +391,29 @@ def test_maths_never_imports_a_study_or_the_command_line(path):
             bad.append(f"{m}:{n} (the command line)")
         if m == "transformer_theory.settings" and n in OPTION_LAYER:
             bad.append(f"{m}:{n} (the option layer)")
+    return bad
+
+
+@pytest.mark.parametrize("path", MATHS, ids=[_dotted(p) for p in MATHS])
+def test_maths_never_imports_a_study_or_the_command_line(path):
+    bad = _maths_import_faults(_all_imports(path), _dotted(path))
     assert not bad, f"{_dotted(path)} imports {bad}: maths takes plain arguments"
+
+
+def test_the_maths_import_guard_can_fail():
+    # a study that imports its settings module, the command line and the option layer back
+    dotted = "transformer_theory.papers.sanford2023._study_sanford"
+    imports = [
+        ("transformer_theory.papers.sanford2023.experiments.sanford", "SanfordSettings"),
+        ("transformer_theory.papers.sanford2023.experiments", "match_width"),
+        ("transformer_theory.cli._common", "UsageError"),
+        ("transformer_theory.settings", "flag_of"),
+        ("transformer_theory.settings", "setting"),  # data: allowed
+        ("transformer_theory.papers.sanford2023._records", "QSARecord"),  # allowed
+    ]
+    assert len(_maths_import_faults(imports, dotted)) == 4
+    study = PKG / "papers" / "sanford2023" / "_study_sanford.py"
+    assert study in MATHS  # the studies are held to it too
 
 
 def _code_strings(path: pathlib.Path) -> list[tuple[int, str]]:
@@ -394,8 +461,6 @@ SETTINGS_CLASS = re.compile(r"Settings$")
 #: the study contract found them; this list may only shrink (a module leaving it fails the test
 #: until it is struck off, so the list stays the truth).
 KNOWN_EXPERIMENT_DEBTS = {
-    "sanford": "3 settings classes (SanfordSettings and the per-configuration QSASettings, "
-    "MatchSettings)",
     "ngram_exactness": "3 settings classes (two studies in one module)",
     "composition_bound": "no settings class of its own (composition_depth's)",
     "qsa_bits_rnn": "no settings class of its own (qsa_bits_attention's)",
@@ -432,6 +497,18 @@ def test_every_experiment_module_is_one_settings_class_and_get_config(path):
         assert debts, f"{path.stem} is no longer a debt: strike it off KNOWN_EXPERIMENT_DEBTS"
         return
     assert not debts, f"{path.relative_to(ROOT)}: {debts}; maths goes in the paper's _* modules"
+
+
+def test_the_experiment_guard_can_fail(monkeypatch):
+    bad = PKG / "papers" / "sanford2023" / "experiments" / "sanford.py"
+    text = (
+        "import dataclasses\nimport jax\n@dataclasses.dataclass\nclass ASettings:\n    a: int = 1\n"
+        "@dataclasses.dataclass(frozen=True)\nclass BSettings:\n    b: int = 1\n"
+        "def get_config():\n    return ASettings()\n"
+    )
+    monkeypatch.setattr(pathlib.Path, "read_text", lambda self, *a, **k: text)
+    debts = _experiment_debts(bad)
+    assert len(debts) == 3 and "no get_config(size)" in debts, debts
 
 
 def test_params_and_positional_codes_do_not_import_each_other():

@@ -84,6 +84,11 @@ def test_relations_of_sub_domains():
     assert relation(BITS, BITS.at([4])) == "instance"  # one size of a family: an example
     assert relation(REALS, REALS.grid(Grid({"eps": (Fraction(1, 2), Fraction(1, 4))}))) == "grid"
     assert relation(REALS, REALS.enclosure("[1/4, 1/2]")) == "all"
+    # one enclosure covers a set of reals, never every size of a family
+    from transformer_theory.domains import Enclosure
+
+    with pytest.raises(ValueError, match="only a Continuum"):
+        Enclosure(BITS, "every L")
     assert relation(MODELS, MODELS.sample(8, 0, lambda seed, i: i)) == "samples"
     assert relation(MODELS, MODELS.instance("seed 0")) == "instance"
     # a sub-domain of something else is not a sub-domain of the statement's domain
@@ -419,14 +424,36 @@ def test_corrections(printed_holds, holds, subject, status):
     assert got.status == status, got.reason
 
 
+@pytest.mark.parametrize(
+    "arithmetic, faults, status",
+    [
+        ("enclosed", ("exp",), "failed"),  # balls from an unsound engine enclose nothing
+        ("enclosed", (), "certified"),
+        ("exact", ("exp",), "proved"),  # rationals do not go through the balls
+    ],
+)
+def test_an_enclosed_check_rests_on_the_engine(arithmetic, faults, status):
+    kw = {"witnesses": (_EXACT_BALL,)} if arithmetic == "enclosed" else {}
+    checked = Checked(arithmetic, _full(FINITE), {}, **kw)
+    got = derive_status(_row(FINITE), checked, Verdict(True, "f"), engine_faults=faults)
+    assert got.status == status, got.reason
+    if status == "failed":
+        assert "engine is unsound" in got.reason and "exp" in got.reason
+
+
 def test_an_enclosure_with_a_float_quantity_is_float():
-    c = Checked("enclosed", _full(FINITE), {}, unenclosed=("the value map",))
+    c = Checked(
+        "enclosed", _full(FINITE), {}, unenclosed=("the value map",), witnesses=(_EXACT_BALL,)
+    )
     assert derive_status(_row(FINITE), c, Verdict(True, "f")).status == "verified"
 
 
 def test_an_enclosed_check_needs_a_witness():
     with pytest.raises(ValueError, match="witness"):
         Checked("enclosed", _full(FINITE), {})
+    # a float quantity beside the balls does not excuse the balls from their witness
+    with pytest.raises(ValueError, match="witness"):
+        Checked("enclosed", _full(FINITE), {}, unenclosed=("the value map",))
 
 
 def test_witness_sides_and_balls():
@@ -439,6 +466,10 @@ def test_witness_sides_and_balls():
     assert not Witness("x", 0.34, ball, "inside").holds()
     assert Witness("x", 0.5, (Fraction(1, 4), Fraction(3, 4)), "inside").holds()
     assert Witness("x", float("nan"), 1).holds() is None  # undecidable, never "sound"
+    # a ball as arb prints it (a record's string) is that ball, not an unreadable text
+    assert Witness("x", 1 / 3, str(ball), "inside", slack=1e-15).holds()
+    assert not Witness("x", 0.34, str(ball), "inside").holds()
+    assert Witness("x", 1 / 3, "[0.5 +/- oops]", "inside").holds() is None
 
 
 def test_rows_refuse_declared_words_and_impossible_expectations():

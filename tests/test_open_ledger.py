@@ -143,20 +143,77 @@ def _leading_quantifier(printed: str) -> str | None:
     return None
 
 
-def test_quoted_existence_statements_have_existential_domains():
+# "every input", "any m", "all X", "for all q": a universal word asks for more than one
+# finite set unless the words themselves bound it ("every string of length at most 6")
+_UNIVERSAL = re.compile(r"\b(for (all|any|every)|every|any|all)\b", re.I)
+# a universal word whose own sentence names the finite set it ranges over
+_BOUNDED = re.compile(r"\b(at most|up to|of length \d|these|the (two|three|four) )", re.I)
+
+
+def disagreements(rows: list[Row]) -> list[tuple[str, str]]:
+    """``(id, why)`` for each quoted row whose printed quantifier words disagree with the
+    quantifier its domain gives: a leading "there exists" over a non-existential domain, a
+    for-all (or any universal word not bounded in its own sentence) over one finite set."""
     bad = []
-    for r in _moved():
+    for r in rows:
         lead = _leading_quantifier(r.printed)
         if lead == "exists" and r.quantifier not in ("exists", "empirical"):
-            bad.append(r.id)
+            bad.append((r.id, f"'there exists' over a {r.quantifier} domain"))
         if lead == "forall" and r.quantifier == "finite":
-            bad.append(r.id)
-    assert not bad, f"the printed words' leading quantifier disagrees with the domain: {bad}"
+            bad.append((r.id, "a for-all with an existence inside, over one finite set"))
+        if _FORALL_VAR.search(r.printed) and r.quantifier == "finite":
+            bad.append((r.id, "'for all <variable>' over one finite set"))
+        for sentence in re.split(r"(?<=[.;:])\s+", r.printed):
+            if (
+                _UNIVERSAL.search(sentence)
+                and not _BOUNDED.search(sentence)
+                and r.quantifier == "finite"
+            ):
+                bad.append((r.id, f"a universal word over one finite set: {sentence[:60]!r}"))
+                break
+    return bad
 
 
-def test_quoted_for_all_over_a_variable_is_never_one_finite_set():
-    bad = [r.id for r in _moved() if _FORALL_VAR.search(r.printed) and r.quantifier == "finite"]
-    assert not bad, f"the printed words quantify over a variable but the domain is finite: {bad}"
+def test_quoted_quantifier_words_agree_with_the_domains():
+    bad = disagreements(_moved())
+    assert not bad, f"the printed words' quantifier disagrees with the domain: {bad}"
+
+
+def _with_domain(claim_id: str, domain) -> list[Row]:
+    import dataclasses
+
+    return [
+        dataclasses.replace(r, domain=domain, quantifier=None) if r.id == claim_id else r
+        for r in _moved()
+    ]
+
+
+@pytest.mark.parametrize(
+    "claim_id",
+    [
+        "sanford2023.qsa_upper",  # "For all q, N, any m ...": the checked instance as its domain
+        "svete_cotterell2024.theorem31",  # "For every n-gram LM, there exists ..."
+        "chen_zou2024.prop8",  # "for any single layer transformer ..."
+        "sanford2023.match3bigram",  # "... with f(X) = Match3Bigram(X) for all X"
+    ],
+)
+def test_a_row_that_shrinks_its_quoted_domain_to_one_finite_set_is_flagged(claim_id):
+    from transformer_theory.domains import Enumerated
+
+    finite = Enumerated("the instance checked", ("seed 0",))
+    assert claim_id in [i for i, _ in disagreements(_with_domain(claim_id, finite))]
+
+
+@pytest.mark.parametrize(
+    "claim_id", ["chen_zou2024.lemma6_template_pairs", "sanford2023.match3bigram"]
+)
+def test_a_quoted_existence_over_a_for_all_domain_is_flagged(claim_id):
+    from transformer_theory.domains import Enumerated, Family
+
+    (row,) = [r for r in _moved() if r.id == claim_id]
+    assert _leading_quantifier(row.printed) == "exists"
+    family = Family("n", lambda n: Enumerated(f"n = {n}", (n,)), start=1, what="sizes")
+    assert claim_id in [i for i, _ in disagreements(_with_domain(claim_id, family))]
 
 
 def test_the_quote_checks_can_fail():
@@ -169,3 +226,7 @@ def test_the_quote_checks_can_fail():
         "forall"
     )
     assert _leading_quantifier("A bound holds.") is None
+    assert _UNIVERSAL.search("the bound holds on every input")
+    assert _UNIVERSAL.search("All X are matched")
+    assert not _UNIVERSAL.search("the sequences (a,b,r), (b,a,r) are dependent")
+    assert _BOUNDED.search("on every binary string of length at most 6")

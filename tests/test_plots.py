@@ -7,7 +7,8 @@ reader needs is checked on the figure itself (issue 30, section 3):
 - no text shows TeX source outside ``$...$`` (a backslash, ``^``, ``_{`` or ``||``), and none is
   smaller than plotting.MIN_FONT (9 pt);
 - layers (and heads) are numbered from 1 (``layer 0``, ``L0``, ``head 0`` never appear);
-- a legend inside an axes covers none of its data points;
+- a legend inside an axes covers none of its data points, and no two labels written on one axes
+  overlap;
 - the figure's tight bounding box lies within the canvas (nothing clipped).
 
 Plot functions are discovered (every name in ``__all__`` of :mod:`transformer_theory.plotting`,
@@ -507,6 +508,18 @@ def _check_legends(fig) -> None:
             assert not inside.any(), f"legend covers data of {line.get_label()!r}"
 
 
+def _check_labels_apart(fig) -> None:
+    """No two texts written on the same axes (point labels, annotations) overlap: "n=4n=8" read
+    as one word on Peng et al.'s chain-of-thought figure."""
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        shown = [t for t in ax.texts if t.get_visible() and t.get_text().strip()]
+        boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in shown]
+        for i, (a, box) in enumerate(boxes):
+            for b, other in boxes[i + 1 :]:
+                assert not box.overlaps(other), f"labels {a!r} and {b!r} overlap"
+
+
 def _check_canvas(fig) -> None:
     renderer = fig.canvas.get_renderer()
     tight = fig.get_tightbbox(renderer)
@@ -541,6 +554,7 @@ def test_plot_renders_readably(name: str, tmp_path, monkeypatch) -> None:
             _check_labels(fig)
             _check_text(fig)
             _check_legends(fig)
+            _check_labels_apart(fig)
             _check_canvas(fig)
     finally:
         monkeypatch.undo()
@@ -576,7 +590,16 @@ def test_checks_catch_an_unreadable_figure(tmp_path) -> None:
     fig4.canvas.draw()
     with pytest.raises(AssertionError, match="legend covers"):
         _check_legends(fig4)
-    for f in (fig, fig2, fig3, fig4):
+    fig5, ax5 = plt_.subplots()
+    for x, n in ((0.25, 4), (0.26, 8)):  # two points close together, labelled beside each
+        ax5.annotate(f"n={n}", (x, 4.0), xytext=(3, 3), textcoords="offset points")
+    ax5.set(xlim=(0, 1.5), ylim=(0, 5))
+    fig5.canvas.draw()
+    with pytest.raises(AssertionError, match="overlap"):
+        _check_labels_apart(fig5)
+    ax5.texts[1].xy = (1.2, 1.0)  # apart: no complaint
+    _check_labels_apart(fig5)
+    for f in (fig, fig2, fig3, fig4, fig5):
         plt_.close(f)
 
 

@@ -500,6 +500,14 @@ class Enclosure(Domain):
     parent: Domain  # the Continuum enclosed
     box: str
 
+    def __post_init__(self) -> None:
+        # ball arithmetic covers a set of reals whole; an unbounded family of finite sets (every
+        # n) is covered only size by size, never by one enclosure
+        if not isinstance(self.parent, Continuum):
+            raise ValueError(
+                f"parent: only a Continuum is enclosed whole, not {self.parent.words()}"
+            )
+
     @property
     def size(self) -> int:
         return 1
@@ -698,7 +706,7 @@ def relation(statement: Domain, covered: Domain) -> str:
     if isinstance(covered, Instance):
         return "instance"
     if isinstance(covered, Enclosure):
-        return "all"
+        return "all" if isinstance(covered.parent, Continuum) else "none"
     if isinstance(covered, GridOf):
         return "grid"
     if isinstance(covered, Sizes):

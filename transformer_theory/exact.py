@@ -41,6 +41,7 @@ __all__ = [
     "ARITHMETICS",
     "Trace",
     "arb_matrix",
+    "balls",
     "dyadic_last_streams",
     "dyadic_margins",
     "evaluate",
@@ -126,6 +127,15 @@ class _Rationals:
     def gelu(self, x: Any) -> Any:
         raise ArithmeticError("GELU has no rational value: use 'enclosed'")
 
+    def div(self, a: Any, b: Any) -> Any:
+        return a / b
+
+    def sqrt(self, x: Any) -> Any:
+        raise ArithmeticError("a square root has no rational value: use 'enclosed'")
+
+    def log(self, x: Any) -> Any:
+        raise ArithmeticError("a logarithm has no rational value: use 'enclosed'")
+
     def greater(self, a: Any, b: Any) -> bool:
         return bool(a > b)
 
@@ -134,6 +144,12 @@ class _Rationals:
 
 
 class _Balls:
+    """The ball arithmetic every enclosure of the library goes through: the forward pass
+    (:func:`evaluate`) and the checks that enclose a quantity of their own (:func:`balls`).
+    Each operation with no exact result (``exp``, ``log``, ``sqrt``, ``rsqrt``, ``div``,
+    ``gelu``) is one method here, so the exact engine's own ledger rows
+    (:mod:`transformer_theory.claims.engine`) check the very code every enclosure runs."""
+
     name = "enclosed"
 
     def __init__(self, prec: int) -> None:
@@ -167,6 +183,17 @@ class _Balls:
     def exp(self, x: Any) -> Any:
         return x.exp()
 
+    def log(self, x: Any) -> Any:
+        if not x > 0:
+            raise ArithmeticError("a logarithm's argument is not certainly positive")
+        return x.log()
+
+    def div(self, a: Any, b: Any) -> Any:
+        return a / b
+
+    def sqrt(self, x: Any) -> Any:
+        return x.sqrt()
+
     def rsqrt(self, x: Any) -> Any:
         if not x > 0:
             raise ArithmeticError("a norm's variance + eps is not certainly positive")
@@ -194,6 +221,17 @@ class _Balls:
         if (a - b).is_exact() and (a - b).is_zero():
             return True
         raise ArithmeticError("a hard-attention tie is not decided by the balls")
+
+
+def balls(prec: int = 128) -> _Balls:
+    """The engine's ball arithmetic at ``prec`` bits, for a check that encloses a quantity of its
+    own (a cross-entropy's log, a bound's exp): ``balls().log(x)``, ``.exp``, ``.sqrt``,
+    ``.rsqrt``, ``.div(a, b)``, ``.scalar(float)``. Going through it (not arb's methods
+    directly) puts the check's enclosures under the engine's own ledger rows
+    (:mod:`transformer_theory.claims.engine`): a broken operation fails them, and with them
+    every enclosed row."""
+    _check_prec(prec)
+    return _Balls(prec)
 
 
 def _check_prec(prec: Any) -> None:
@@ -260,17 +298,17 @@ def _norm(be: Any, kind: str, m: Any, scale: Any, bias: Any, eps: float) -> Any:
     out = []
     e = be.scalar(eps)
     for r in rows:
-        mu = sum(r, be.scalar(0.0)) / D
+        mu = be.div(sum(r, be.scalar(0.0)), be.scalar(D))
         if kind == "rmsnorm":
-            inv = be.rsqrt(sum((v * v for v in r), be.scalar(0.0)) / D + e)
+            inv = be.rsqrt(be.div(sum((v * v for v in r), be.scalar(0.0)), be.scalar(D)) + e)
             y = [v * inv for v in r]
         elif kind in ("layernorm", "layernorm_sigma"):
-            var = sum(((v - mu) * (v - mu) for v in r), be.scalar(0.0)) / D
+            var = be.div(sum(((v - mu) * (v - mu) for v in r), be.scalar(0.0)), be.scalar(D))
             if kind == "layernorm":
                 y = [(v - mu) * be.rsqrt(var + e) for v in r]
             else:
-                sigma = var.sqrt() if be.name == "enclosed" else be.rsqrt(var)
-                y = [(v - mu) / (sigma + e) for v in r]
+                sigma = be.sqrt(var) if be.name == "enclosed" else be.rsqrt(var)
+                y = [be.div(v - mu, sigma + e) for v in r]
         else:
             raise ValueError(f"norm: no exact version of {kind!r}")
         out.append([v * be.scalar(si) + be.scalar(bi) for v, si, bi in zip(y, s, b)])
@@ -297,7 +335,7 @@ def _weights(be: Any, kind: str, scores: list[list], mask: np.ndarray) -> list[l
             e = {j: be.exp(scores[i][j] - top) for j in allowed}
             z = sum(e.values(), be.scalar(0.0))
             for j in allowed:
-                row[j] = e[j] / z
+                row[j] = be.div(e[j], z)
         elif kind in ("hard_leftmost", "hard_average"):
             best = [allowed[0]]
             for j in allowed[1:]:
@@ -308,7 +346,7 @@ def _weights(be: Any, kind: str, scores: list[list], mask: np.ndarray) -> list[l
             if kind == "hard_leftmost":
                 best = best[:1]
             for j in best:
-                row[j] = be.one() / len(best)
+                row[j] = be.div(be.one(), be.scalar(len(best)))
         else:
             raise ArithmeticError(f"no exact version of attention={kind!r}")
         out.append(row)
@@ -334,7 +372,7 @@ def _layer_scores(be: Any, layer: Any, cfg: Any, x: Any, n: int) -> list[Any]:
             s = q * k.transpose()
             key_dim = int(cfg.qk_dim)
         if cfg.scale_scores:
-            s = s * (be.one() / be.sqrt_int(key_dim))
+            s = s * be.div(be.one(), be.sqrt_int(key_dim))
         if cfg.relative == "alibi":
             s = s + be.matrix(_alibi(n, H)[h])
         elif cfg.relative not in (None, "rope"):
@@ -470,7 +508,7 @@ def evaluate(
                 all_z.append(
                     [
                         [
-                            sum((s[i, j].exp() for j in range(n) if mask[i, j]), be.scalar(0.0))
+                            sum((be.exp(s[i, j]) for j in range(n) if mask[i, j]), be.scalar(0.0))
                             for i in range(n)
                         ]
                         for s in scores
@@ -487,7 +525,7 @@ def evaluate(
             for other in heads[1:]:
                 total = total + other
             if cfg.head_mean and len(heads) > 1:
-                total = total * (be.one() / len(heads))
+                total = total * be.div(be.one(), be.scalar(len(heads)))
             z = h + total
             if lay.mlp is not None:
                 u = z

@@ -39,6 +39,10 @@ What the rule reads, and where each input comes from
 - the check's **self-consistency**: every :class:`Witness` (a value the check achieved, such as a
   sampled error or a lower bound) on the right side of the bound it certified. An ``enclosed``
   check must carry at least one.
+- the **engine's soundness**, for an ``enclosed`` check: the operations of the exact engine whose
+  enclosures miss independently computed values (:func:`transformer_theory.claims.engine.
+  faults`: the engine's own rows ``exact.ball_*``, run small on seeded inputs). An enclosure
+  computed by an unsound engine encloses nothing.
 - what the check ran (``Checked.subject``): ``printed`` (the paper's printed object: its formula,
   its weights, its bound) or ``library`` (the library's construction or reading); and
   ``Checked.impossibility`` (the failure is an impossibility certificate, exact or enclosed).
@@ -72,7 +76,8 @@ status              exactly when
                     skipped, counted twice, or outside it) of a statement it says holds (a check
                     that stops at its first counterexample decides a failure with it), or a
                     sub-domain that is not part of the statement's domain; a witness lies
-                    outside the bound the check certified (the check is unsound); the library's
+                    outside the bound the check certified (the check is unsound); an enclosed
+                    check while the exact engine's own rows find an enclosure unsound; the library's
                     construction or reading of a printed statement fails (a failed construction
                     refutes nothing: not an existence statement, not a printed for-all); a
                     correction fails, or turns out unneeded
@@ -101,7 +106,7 @@ import dataclasses
 import math
 import pathlib
 import string
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from transformer_theory import domains as _domains
@@ -243,7 +248,8 @@ class Witness:
     ``"above"``: ``value >= bound`` (an achieved value above a certified lower bound);
     ``"inside"``: ``value`` inside ``bound``, an arb ball or a ``(lo, hi)`` pair (a float
     evaluation inside the enclosure, widened by its tolerance where one is given as ``slack``).
-    Values may be ints, Fractions, floats, ``"p/q"`` strings or arb balls. The ledger calls
+    Values may be ints, Fractions, floats, ``"p/q"`` strings, arb balls or their printed form
+    (``"[0.333 +/- 4e-4]"``, which contains the ball printed). The ledger calls
     :meth:`holds`; ``False`` (certainly on the wrong side) makes the check unsound.
     """
 
@@ -295,6 +301,11 @@ def _ball(x: Any) -> Any:
     from fractions import Fraction
 
     if isinstance(x, str):
+        if x.startswith("["):  # an arb ball as arb prints it: the printed ball contains it
+            try:
+                return flint.arb(x)
+            except (ValueError, TypeError):
+                return None
         try:
             x = Fraction(x)
         except (ValueError, ZeroDivisionError):
@@ -342,7 +353,7 @@ class Checked:
       impossibility: the check's negative result is an impossibility certificate (exact or
         enclosed): the only thing that refutes an existence statement.
       witnesses: :class:`Witness` values the check achieved beside its certified bounds; an
-        ``enclosed`` check carries at least one.
+        ``enclosed`` check carries at least one (also one with ``unenclosed`` quantities).
 
     There is no form with a coverage word or the domain in words: both follow from the objects.
     """
@@ -419,7 +430,9 @@ class Checked:
             raise ValueError("witnesses: expected Witness objects")
         if self.impossibility and self.arithmetic not in ("exact", "enclosed"):
             raise ValueError("impossibility: a certificate is exact or enclosed")
-        if self.effective_arithmetic == "enclosed" and not self.witnesses:
+        if self.arithmetic == "enclosed" and not self.witnesses:
+            # also where a float quantity makes the check count as float: what it did enclose
+            # is compared with a value it achieved, or a broken bound goes unseen
             raise ValueError(
                 "witnesses: an enclosed check confirms at least one witness inside its "
                 "certified bound"
@@ -509,8 +522,14 @@ class Derivation(NamedTuple):
     reason: str
 
 
-def derive_status(row: Row, checked: Checked, verdict: Verdict) -> Derivation:
-    """``(status, strength, reason)``: the ledger's rule (module docstring), applied in order."""
+def derive_status(
+    row: Row, checked: Checked, verdict: Verdict, *, engine_faults: Sequence[str] = ()
+) -> Derivation:
+    """``(status, strength, reason)``: the ledger's rule (module docstring), applied in order.
+
+    ``engine_faults``: the exact engine's operations found unsound
+    (:func:`transformer_theory.claims.engine.faults`; :meth:`Row.evaluate` passes them for an
+    ``enclosed`` check)."""
     a = checked.effective_arithmetic
     quantifier = row.quantifier
     coverage = checked.coverage_against(row.domain)
@@ -535,6 +554,15 @@ def derive_status(row: Row, checked: Checked, verdict: Verdict) -> Derivation:
             s,
             f"the check covered {checked.covered_domain.words()}, which is not a sub-domain of "
             f"the statement's domain ({row.domain.words()})",
+        )
+    if checked.arithmetic == "enclosed" and engine_faults:
+        return Derivation(
+            "failed",
+            s,
+            "the exact engine is unsound: its enclosures of "
+            + ", ".join(engine_faults)
+            + " miss the independently computed values (rows exact.ball_*), so nothing it "
+            "enclosed is certified",
         )
     broken = [w for w in checked.witnesses if w.holds() is False]
     if broken:
@@ -754,7 +782,12 @@ class Row:
         verdict = self.judge(checked)
         if not isinstance(verdict, Verdict):
             raise TypeError(f"{self.id}: judge returned {type(verdict).__name__}, not Verdict")
-        d = derive_status(self, checked, verdict)
+        faults: tuple[str, ...] = ()
+        if checked.arithmetic == "enclosed":
+            from transformer_theory.claims import engine
+
+            faults = engine.faults()
+        d = derive_status(self, checked, verdict, engine_faults=faults)
         return Outcome(checked, verdict, d.status, d.strength, d.reason)
 
     def run(self, tier: str = "quick") -> tuple[Checked, Verdict, str, str]:

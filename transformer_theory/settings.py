@@ -48,7 +48,7 @@ import dataclasses
 import inspect
 import re
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 __all__ = [
@@ -103,6 +103,7 @@ def setting(
     positive: bool = False,
     option: bool = True,
     words: bool = False,
+    factory: Callable[[], Any] | None = None,
 ) -> Any:
     """A dataclass field with what its command-line option needs beyond the annotation.
 
@@ -119,6 +120,8 @@ def setting(
       option: ``False`` for a field that is not an option (set by the program, not the user).
       words: the option takes several words and may be repeated, all gathered into one list
         (``--seeds 0 1 2``, ``--id A --id B``), as well as a comma list.
+      factory: makes the default when an instance is made (a default read from other data:
+        another experiment's configs), in place of ``default``.
     """
     metadata = {
         "help": help,
@@ -130,6 +133,8 @@ def setting(
     }
     if not option:
         metadata[_NOT_AN_OPTION] = True
+    if factory is not None:
+        return dataclasses.field(default_factory=factory, metadata=metadata)
     if isinstance(default, (list, dict, set)):
         return dataclasses.field(default_factory=lambda: type(default)(default), metadata=metadata)
     return dataclasses.field(default=default, metadata=metadata)

@@ -100,6 +100,63 @@ def _depth_accuracy(rows: list[dict], path: str) -> str:
     return save_figure(fig, path)
 
 
+def _depth_accuracy_runs(rows: list[dict], path: str) -> str:
+    """Chen & Zou's Figure 2 at the paper's sizes from the sweep's summary, one row per run
+    (``fig2_paper_summary.csv``): every seed's held-out accuracy against depth (a dot each), their
+    mean joined by a line, chance dashed; one panel per task, the optimizer and learning rate in
+    its title."""
+    from transformer_theory.plotting import (
+        SERIES,
+        figure_legend,
+        panel_grid,
+        pyplot,
+        save_figure,
+        suptitle,
+    )
+
+    plt = pyplot()
+    tasks = list(dict.fromkeys(r["task"] for r in rows))
+    fig, axes = panel_grid(plt, len(tasks), height=3.2)
+    seeds = sorted({int(r["seed"]) for r in rows})
+    for ax, task in zip(axes, tasks):
+        mine = [r for r in rows if r["task"] == task]
+        depths = sorted({int(r["depth"]) for r in mine})
+        mean = [
+            sum(float(r["final_eval_acc"]) for r in mine if int(r["depth"]) == d)
+            / sum(1 for r in mine if int(r["depth"]) == d)
+            for d in depths
+        ]
+        ax.plot(depths, mean, color="black", lw=1.2, label="mean over seeds")
+        for i, seed in enumerate(seeds):
+            runs = sorted(
+                (int(r["depth"]), float(r["final_eval_acc"]))
+                for r in mine
+                if int(r["seed"]) == seed
+            )
+            color, marker = SERIES[i]
+            offset = (i - (len(seeds) - 1) / 2) * 0.08  # seeds side by side at each depth
+            ax.plot(
+                [d + offset for d, _ in runs],
+                [a for _, a in runs],
+                ls="none",
+                color=color,
+                marker=marker,
+                label=f"seed {seed}",
+            )
+        ax.axhline(float(mine[0]["chance"]), color="gray", ls="--", lw=1, label="chance")
+        lr = mine[0]["learning_rate"]
+        ax.set(
+            title=f"{task} ({mine[0]['optimizer']}, lr {lr})",
+            xlabel="layers",
+            xticks=depths,
+            ylim=(-0.03, 1.05),
+            ylabel="held-out accuracy",
+        )
+    figure_legend(fig, axes, ncol=5)
+    suptitle(fig, f"{len(rows)} runs at the paper's sizes: each seed's final held-out accuracy")
+    return save_figure(fig, path)
+
+
 def _ngram_kl(data: dict, path: str) -> str:
     """Svete & Cotterell: KL per symbol of the trained model and of the unigram baseline from the
     n-gram model, per cell (order, alphabet, rank)."""
@@ -114,7 +171,12 @@ def _ngram_kl(data: dict, path: str) -> str:
     fig, ax = plt.subplots(figsize=(9, 3.8))
     ax.bar(x - 0.2, [r["kl_per_symbol_trained"] for r in rows], 0.4, label="trained transformer")
     ax.bar(x + 0.2, [r["kl_per_symbol_unigram"] for r in rows], 0.4, label="unigram baseline")
-    ax.set(ylabel="KL per symbol (nats)", yscale="log", xticks=x)
+    ax.set(
+        ylabel="KL per symbol (nats)",
+        xlabel="cell: n-gram order n, alphabet size |S|, rank",
+        yscale="log",
+        xticks=x,
+    )
     ax.set_xticklabels(labels)
     legend_outside(ax)
     return save_figure(fig, path)
@@ -245,12 +307,28 @@ def _sanford_study(file: str) -> Callable[[Any, str], str]:
 
 FIGURES = [
     Figure(
+        "fig2_paper",
+        "chen_zou2024",
+        "fig2_paper_summary.csv",
+        _depth_accuracy_runs,
+        "a few lines on transformer_theory.plotting (docs/_ext/results_figures.py)",
+        "Figure 2 at the paper's sizes (§9.1): held-out accuracy against depth on the four "
+        "tasks, 4 tasks x depths 1-4 x 3 seeds = 48 runs, Adam with early stopping (contextual "
+        "generalization capped at 3,000 steps at depths 1-2 and 8,000 at depths 3-4; the user "
+        "guide's Results give the table). One layer memorizes and is at chance on the other "
+        "three tasks; two layers reason and generalize; contextual generalization needs three "
+        "(two sit at 1/2, one of the two context answers).",
+        "transformer-theory train --experiment fig2_paper --out results/fig2_paper, then "
+        "python experiments/fig2_paper_table.py results/fig2_paper",
+    ),
+    Figure(
         "fig2_depth",
         "chen_zou2024",
         "fig2_quick_aggregate.csv",
         _depth_accuracy,
         "a few lines on transformer_theory.plotting (docs/_ext/results_figures.py)",
-        "Figure 2 at quick size: held-out accuracy against depth on the four tasks, 3 seeds.",
+        "Figure 2 at quick size (a second, smaller run: the quick sizes, 3 seeds): held-out "
+        "accuracy against depth on the four tasks, mean over seeds with the worst and best seed.",
         "transformer-theory train --experiment fig2_depth --size quick --seeds 0 1 2 "
         "--out results/fig2_quick",
     ),
@@ -262,8 +340,8 @@ FIGURES = [
         "transformer_theory.papers.sanford2023 study_figures",
         "q-sparse averaging (Sanford et al. 2023, Theorem 2's construction, eps = 0.1, d' = 2): "
         "the smallest number of rows m of U that reaches eps on every q-subset, and the "
-        "fraction bits of w it needs against the proof's choice, for N = 8, 16 and q = 1, 2 "
-        "(README's table adds N = 32: 15 min, beyond this record's few minutes).",
+        "fraction bits of w it needs against the proof's choice, for N = 8, 16, 32 and q = 1, 2 "
+        "(the Results section's table).",
     ),
     Figure(
         "sanford_match2",
@@ -272,8 +350,8 @@ FIGURES = [
         _sanford_study("match2_precision.png"),
         "transformer_theory.papers.sanford2023 study_figures",
         "Match2's exact construction (query/key width 3, M = N^2) in each float format: float64 "
-        "is exact at every N = 4, 8, 16, 32; float32 up to M = 1,024; the 16-bit formats fail "
-        "early, as the scale c = M^2 log 6N outgrows their precision.",
+        "is exact at every N = 4, 8, 16, 32, 64; float32 up to M = 1,024 and 0.915 at M = 4,096; "
+        "the 16-bit formats fail early, as the scale c = M^2 log 6N outgrows their precision.",
     ),
     Figure(
         "peng_composition_bound",
@@ -327,10 +405,11 @@ FIGURES = [
         _barbero("plot_collapse"),
         "transformer_theory.papers.barbero2024 plot_collapse",
         "Representational collapse: the distance between the last-token representations of "
-        "1...1 0 and 1...1 0 0 against n, per depth and positional code, float64, lengths up to "
-        "2,048 (README's run A went to 8,192, 27 min; this size runs in minutes). Each panel's "
+        "1...1 0 and 1...1 0 0 against n, per depth and positional code, float64, lengths 2 to "
+        "8,192 (the Results section's run A, re-run for this record). Each panel's "
         "title is the verdict read from the curve's tail: 1/n without positional code and with "
-        "RoPE, a plateau with ALiBi and the added sinusoidal code (outside the theorem).",
+        "RoPE, no collapse with ALiBi (a plateau) or the added sinusoidal code (no decay; both "
+        "outside the theorem).",
     ),
     Figure(
         "barbero_oversquash",
@@ -361,8 +440,9 @@ FIGURES = [
             d["cost"]["records"], d["cost"]["slopes"], p, fit_from=d["provenance"]["fit_from"]
         ),
         "transformer_theory.papers.conti2024 cost_vs_length",
-        "Time and memory against the sequence length n up to 8,192 (README's run goes to "
-        "16,384, beyond this record's minutes), log-log slopes fitted over n >= 1,024: memory "
+        "Time and memory against the sequence length n from 256 to 16,384 (the command's "
+        "defaults; the Results table above is this run's), log-log slopes fitted over "
+        "n >= 1,024: memory "
         "(XLA's plan for one call) grows like n for every efficient variant and like n^2 for "
         "dense attention; the times were measured on shared, loaded cores and are noisy.",
     ),

@@ -78,16 +78,22 @@ def test_the_help_is_the_field_docstring():
 @pytest.mark.parametrize(
     "argv, option, text",
     [
-        (["--steps", "0"], "--steps", "0"),  # jsonargparse's PositiveInt
+        (["--steps", "0"], "--steps", "expected a positive integer, got 0"),  # by jsonargparse
+        (["--steps", "x"], "--steps", "expected a positive integer, got x"),
         (["--steps", "2000000"], "--steps", "at most 10**6"),  # __post_init__
-        (["--learning-rate", "nan"], "--learning-rate", "nan"),
+        (
+            ["--learning-rate", "nan"],
+            "--learning-rate",
+            "expected a positive finite number, got nan",
+        ),
         (["--learning-rate", "1e309"], "--learning-rate", "1e309"),
-        (["--lengths", "8,0"], "--lengths", "8,0"),
+        (["--lengths", "8,0"], "--lengths", "expected a comma list of positive integers, got 8,0"),
         (["--lengths", "8,,16"], "--lengths", "8,,16"),
         (["--lengths", "8,x"], "--lengths", "8,x"),
-        (["--precision", "float16"], "--precision", "float16"),
+        (["--precision", "float16"], "--precision", "one of float32, float64, got float16"),
         (["--seed", "1.5"], "--seed", "1.5"),
-        (["--seed", "x"], "--seed", "expected a <class 'int'> (or none) (in 'x')"),
+        (["--seed", "x"], "--seed", "expected an integer or none, got x"),
+        (["--verbose=maybe"], "--verbose/--no-verbose", "takes no value, got 'maybe'"),
         (["--no-such", "1"], "arguments", "--no-such"),
     ],
 )
@@ -95,6 +101,7 @@ def test_a_bad_value_is_one_line_naming_the_option(argv, option, text):
     err = _command(argv)
     assert isinstance(err, OptionError), err
     assert err.option == option and text in str(err) and "\n" not in str(err), str(err)
+    assert "<class" not in str(err) and "conform" not in str(err), str(err)  # no library words
 
 
 def _run(argv, capsys):
@@ -136,7 +143,7 @@ def test_print_config_round_trips_through_config(tmp_path, capsys):
         (["certify"], "transformer-theory certify: error: FILE: required; see --help"),
         (["plot"], "transformer-theory plot: error: DIR: required; see --help"),
         (["train"], "transformer-theory train: error: --experiment/--config: give one of them"),
-        (["demo", "--seed=-1"], "transformer-theory demo: error: --seed: not of type"),
+        (["demo", "--seed=-1"], "transformer-theory demo: error: --seed: expected an integer >= 0"),
     ],
 )
 def test_a_missing_or_bad_argument_is_named_as_the_help_names_it(argv, line, capsys):
@@ -197,3 +204,27 @@ def test_experiment_set_is_checked_by_the_settings_before_any_work(
     code, _, err = _run([*argv, "--out", str(out)], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1 and needle in err, err
     assert not out.exists()
+
+
+def _script_config(size: str) -> NewStudySettings:
+    return NewStudySettings(steps=3) if size == "smoke" else NewStudySettings()
+
+
+def test_a_script_reads_its_settings_as_an_experiment_does(capsys):
+    from transformer_theory.cli._common import script_settings
+
+    def read(argv):
+        return script_settings(argv, _script_config, ("smoke", "default"), description="s")
+
+    assert read([]) == NewStudySettings()
+    assert read(["--smoke"]) == read(["--size", "smoke"]) == NewStudySettings(steps=3)
+    assert read(["--smoke", "--lengths", "4,32"]) == NewStudySettings((4, 32), steps=3)
+    for argv, line in [
+        (["--steps", "0"], "--steps: expected a positive integer, got 0"),
+        (["--steps", "2000000"], "--steps: at most 10**6, got 2000000"),  # __post_init__
+        (["--size", "huge"], "--size: expected one of smoke, default, got huge"),
+    ]:
+        with pytest.raises(SystemExit) as info:
+            read(argv)
+        err = capsys.readouterr().err
+        assert info.value.code == 2 and line in err and len(err.strip().splitlines()) == 1, err

@@ -109,7 +109,7 @@ RESULTS = pathlib.Path(__file__).resolve().parents[2] / "experiments" / "results
 
 def _committed_records():
     from transformer_theory.papers.barbero2024.experiments import _records as barbero
-    from transformer_theory.papers.sanford2023.experiments import _records as sanford
+    from transformer_theory.papers.sanford2023 import _records as sanford
 
     row = sanford.QSARecord | sanford.MatchRecord
     return [

@@ -10,18 +10,21 @@ is compared with its reference interval exactly: the ball's midpoint and radius 
 rationals (``arb.mid().man_exp()``), so containment is decided in rationals, never in floats.
 
 A broken engine moves these rows: an ``exp`` that drops its radius returns a point that contains
-no interval of positive width (the mutant tests in ``tests/test_engine_claims.py``).
+no interval of positive width (the mutant tests in ``tests/test_engine_claims.py``). It also moves
+every other row computed in balls: :func:`faults` runs these checks on a few seeded inputs (once
+per process, again whenever one of the operations is replaced) and the ledger's rule
+(:func:`transformer_theory.ledger.derive_status`) fails any ``enclosed`` check while the engine
+has a fault: an enclosure computed by an unsound engine certifies nothing.
 
-The operations, as the engine calls them: ``_Balls.exp`` / ``rsqrt`` / ``sqrt_int`` / ``gelu``,
-arb division, the softmax weights of :func:`transformer_theory.exact._weights`, the norms of
-:func:`transformer_theory.exact._norm` (LayerNorm, RMSNorm, LayerNorm with sigma + eps), and
-arb's ``log`` as the cross-entropy checks call it (:func:`ball_log`).
+The operations, as every enclosure calls them (the methods of the engine's ball arithmetic,
+:func:`transformer_theory.exact.balls`): ``exp``, ``log``, ``div``, ``sqrt``, ``rsqrt``,
+``sqrt_int``, ``gelu``, the softmax weights of :func:`transformer_theory.exact._weights` and the
+norms of :func:`transformer_theory.exact._norm` (LayerNorm, RMSNorm, LayerNorm with sigma + eps).
 """
 
 from __future__ import annotations
 
 import decimal
-import operator
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -31,22 +34,13 @@ import numpy as np
 from transformer_theory.claims import judges
 from transformer_theory.ledger import Checked, Continuum, Row, Tally
 
-__all__ = ["CLAIMS", "ball_log", "contains", "endpoints"]
+__all__ = ["CLAIMS", "contains", "endpoints", "faults"]
 
 PAPER = "transformer_theory (the exact engine)"
 _DIGITS = 60
 # |reference - true| <= this relative error (one unit of the 60th digit, doubled for safety)
 _REL = Fraction(2, 10**59)
 _SIZES = {"quick": {"samples": 48, "seed": 0}, "full": {"samples": 2000, "seed": 0}}
-
-
-#: arb division, as the engine's softmax and norms divide (one name, so a mutant can break it)
-ball_div = operator.truediv
-
-
-def ball_log(x: Any) -> Any:
-    """arb's natural logarithm, as the formal-language cross-entropy checks call it."""
-    return x.log()
 
 
 def endpoints(ball: Any) -> tuple[Fraction, Fraction]:
@@ -194,23 +188,31 @@ def _rsqrt_one(x: float) -> list:
     return [(be.rsqrt(flint.arb(x)), 1 / hi, 1 / lo)]
 
 
-def _sqrt_one(k: int) -> list:
+def _sqrt_one(pair: tuple[int, float]) -> list:
+    import flint
+
     _, be = _balls()
-    return [(be.sqrt_int(int(k)), *_sqrt_iv(Fraction(int(k))))]
+    k, x = pair
+    return [
+        (be.sqrt_int(int(k)), *_sqrt_iv(Fraction(int(k)))),
+        (be.sqrt(flint.arb(x)), *_sqrt_iv(Fraction(x))),
+    ]
 
 
 def _div_one(pair: tuple[float, float]) -> list:
     import flint
 
+    _, be = _balls()
     a, b = pair
     q = Fraction(a) / Fraction(b)
-    return [(ball_div(flint.arb(a), flint.arb(b)), q, q)]
+    return [(be.div(flint.arb(a), flint.arb(b)), q, q)]
 
 
 def _log_one(x: float) -> list:
     import flint
 
-    return [(ball_log(flint.arb(x)), *_ln_iv(Fraction(x)))]
+    _, be = _balls()
+    return [(be.log(flint.arb(x)), *_ln_iv(Fraction(x)))]
 
 
 def _gelu_one(x: float) -> list:
@@ -303,9 +305,9 @@ _OPS: list[tuple[str, str, str, Callable[[np.random.Generator], Any], Callable[[
     ),
     (
         "sqrt",
-        "sqrt k (the attention scale 1/sqrt d)",
-        "every integer k in [1, 10^6]",
-        lambda rng: int(rng.integers(1, 10**6)),
+        "sqrt k (the attention scale 1/sqrt d) and sqrt x (a norm's sigma)",
+        "every integer k in [1, 10^6] and every float64 x in (0, 1000]",
+        lambda rng: (int(rng.integers(1, 10**6)), float(rng.uniform(1e-6, 1000))),
         _sqrt_one,
     ),
     (
@@ -320,7 +322,7 @@ _OPS: list[tuple[str, str, str, Callable[[np.random.Generator], Any], Callable[[
     ),
     (
         "log",
-        "ln x (arb's log, as the cross-entropy checks call it)",
+        "ln x (the engine's log, as the cross-entropy checks call it)",
         "every float64 x in (0, 10^4]",
         _floats(1e-4, 1e4),
         _log_one,
@@ -387,3 +389,53 @@ def _row(name: str, op: str, what: str, draw: Any, one: Any) -> Row:
 
 
 CLAIMS: list[Row] = [_row(*op) for op in _OPS]
+
+
+# ------------------------------------------------------------------- the engine checks itself
+#: The seeded inputs :func:`faults` checks each operation on (a few: it runs once per process).
+_SELF_TEST = {"samples": 4, "seed": 1}
+#: The engine's code every enclosure runs through: a replaced one is checked again.
+_ENGINE_PARTS = (
+    "exp",
+    "log",
+    "div",
+    "sqrt",
+    "rsqrt",
+    "sqrt_int",
+    "gelu",
+    "scalar",
+    "matrix",
+    "relu",
+)
+_faults_cache: list = []  # [(parts, faults)]: the parts held, so an id is never reused
+
+
+def _parts() -> tuple:
+    from transformer_theory import exact
+
+    return (
+        exact._Balls,
+        exact._weights,
+        exact._norm,
+        *(getattr(exact._Balls, name) for name in _ENGINE_PARTS),
+    )
+
+
+def faults() -> tuple[str, ...]:
+    """The exact engine's operations whose enclosures miss the independently computed value on
+    the self-test's seeded inputs (``()`` for a sound engine): the rows of :data:`CLAIMS` run
+    small. Cached while the engine's code is the same objects; checked again once one is
+    replaced. The ledger fails every ``enclosed`` check while this is not empty."""
+    parts = _parts()
+    if _faults_cache and all(a is b for a, b in zip(_faults_cache[0][0], parts)):
+        return _faults_cache[0][1]
+    found = []
+    for row in CLAIMS:
+        try:
+            missed = row.check(**_SELF_TEST).values["outside"]
+        except Exception:  # an engine that raises on its own inputs is broken too
+            missed = 1
+        if missed:
+            found.append(row.id.removeprefix("exact.ball_"))
+    _faults_cache[:] = [(parts, tuple(found))]
+    return tuple(found)

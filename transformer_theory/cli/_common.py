@@ -14,6 +14,7 @@ traceback. The options are parsed by jsonargparse from the settings dataclasses
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import errno
 import fcntl
 import os
@@ -133,7 +134,6 @@ def refuse_other_settings(err: Exception, settings_cls: type) -> UsageError:
     option that sets the differing field (:func:`transformer_theory.settings.flag_of` of
     ``settings_cls``); ``--out`` when the file is no run's record or what differs is not a field
     (a value the fields derive)."""
-    import dataclasses
 
     from transformer_theory.settings import flag_of
 
@@ -156,38 +156,58 @@ def experiment_script(
     *,
     description: str,
     columns: Sequence[str] | None = None,
-    parents: Sequence[argparse.ArgumentParser] = (),
+    choose: tuple[str, dict[str, Any], str, str] | None = None,
+    report: Callable[[Any], int | None] | None = None,
 ) -> int:
     """The whole body of a thin ``experiments/*.py`` script over a paper's experiment module
     (``SIZES``, ``get_config(size)``, ``run(config, out_dir, *, progress)``): ``--out``,
     ``--size`` (``--smoke`` is ``--size smoke``) and ``--set field=value`` (repeatable,
     :func:`transformer_theory.cli._options.override`: parsed by jsonargparse, validated by the
-    settings object); a refused value is one line naming its option, exit 2, before any work;
-    then the run, its records as a table, exit 0. An experiment module that declares ``X64 =
-    True`` runs with JAX's 64-bit mode on. ``parents``: the script's own options (``add_help=False``
-    parsers), shown in ``--help`` beside these."""
+    settings object), parsed by the commands' own :class:`~._options.CommandParser`; a refused
+    value is one line naming its option, exit 2, before any work; then the run, its records as a
+    table, exit 0. An experiment module that declares ``X64 = True`` runs with JAX's 64-bit mode
+    on. ``choose``: ``(option, {name: experiment module}, default, help)`` for a script that
+    runs one of several experiments (``--model attention``); ``experiment`` is then unused.
+    ``report(record)``: what the script prints after the table, its exit code (None: 0)."""
     import sys
 
-    from transformer_theory.cli._options import override
-    from transformer_theory.settings import OptionError
-
-    p = argparse.ArgumentParser(description=description, parents=list(parents))
-    p.add_argument("--out", required=True, help="output directory")
-    p.add_argument("--size", default="default", choices=list(experiment.SIZES))
-    p.add_argument("--smoke", action="store_true", help="the same as --size smoke (tests)")
-    p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE")
-    args = p.parse_args(argv)
-    size = "smoke" if args.smoke else args.size
     from transformer_theory.budget import BudgetError, BudgetSettingError
     from transformer_theory.cli._experiments import check_seconds
+    from transformer_theory.cli._main import HelpFormatter
+    from transformer_theory.cli._options import CommandParser, one_line, override
+    from transformer_theory.settings import OptionError
 
+    argv = list(sys.argv[1:] if argv is None else argv)
+    p = CommandParser(description=description, formatter_class=HelpFormatter)
+    modules = {None: experiment}
+    if choose is not None:
+        option, modules, default, text = choose
+        p.add_argument(option, default=default, choices=sorted(modules), help=text)
+    add_output(p, None)
+    sizes = sorted({size for module in modules.values() for size in module.SIZES})
+    p.add_argument("--size", default="default", choices=sizes)
+    p.add_argument("--smoke", action="store_true", help="the same as --size smoke (tests)")
+    p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE")
     try:
+        try:
+            args = p.parse_args(argv)
+        except argparse.ArgumentError as err:
+            raise one_line(p, err) from None
+        if choose is not None:
+            experiment = modules[getattr(args, choose[0].lstrip("-").replace("-", "_"))]
+        if args.out is None:
+            raise OptionError("--out", "required; see --help")
+        size = "smoke" if args.smoke else args.size
+        if size not in experiment.SIZES:
+            raise OptionError(
+                "--size", f"expected one of {', '.join(experiment.SIZES)}, got {size}"
+            )
         shipped = experiment.get_config(size)
         config = override(shipped, args.set)
         check_seconds(experiment.__name__.rsplit(".", 1)[-1], size, config, shipped)
         out = prepare_out_dir(args.out)
     except (OptionError, UsageError, BudgetError, BudgetSettingError) as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"{p.prog}: error: {err}", file=sys.stderr)
         return EXIT_USAGE
     enable_x64_if_declared(experiment)
     records = experiment.run(config, out, progress=size != "smoke")
@@ -196,24 +216,125 @@ def experiment_script(
     rows = rows_of(records)
     if rows:
         print(table(rows, columns))
-    return EXIT_OK
+    code = None if report is None else report(records)
+    return EXIT_OK if code is None else code
 
 
-def add_resumable_out(parser: argparse.ArgumentParser, out: str, record: str) -> None:
-    """``--out`` (default ``out``), ``--fresh`` and ``--no-progress`` of a study that resumes
-    from the ``record`` (e.g. ``collapse.json``) it writes model by model."""
-    parser.add_argument("--out", default=out, help="output directory")
-    parser.add_argument(
-        "--fresh",
-        action="store_true",
-        help=f"start over: measure every model, replacing the {record} in --out (without it, one "
-        "with the same settings is resumed and one with other settings is refused)",
-    )
-    parser.add_argument(
-        "--no-progress",
-        action="store_true",
-        help="no progress bar (it is drawn only on a terminal)",
-    )
+def script_parser(description: str) -> Any:
+    """The parser of an ``experiments/*.py`` script with options of its own: the commands'
+    :class:`~._options.CommandParser` (jsonargparse's checks of each value; read it with
+    :func:`parse_script_args`, so a refusal is one line)."""
+    from transformer_theory.cli._main import HelpFormatter
+    from transformer_theory.cli._options import CommandParser
+
+    return CommandParser(description=description, formatter_class=HelpFormatter)
+
+
+def parse_script_args(parser: Any, argv: Sequence[str] | None) -> argparse.Namespace:
+    """``parser.parse_args(argv)``; a refused value is one line naming its option on stderr
+    (:func:`~._options.one_line`) and ``SystemExit(2)``, before any work."""
+    from transformer_theory.cli._options import one_line
+
+    try:
+        return parser.parse_args(argv)
+    except argparse.ArgumentError as err:
+        refuse(parser, one_line(parser, err))
+
+
+def refuse(parser: Any, message: Any) -> None:
+    """Print ``message`` (an error naming its option) as the script's one line and exit 2."""
+    import sys
+
+    print(f"{parser.prog}: error: {message}", file=sys.stderr)
+    raise SystemExit(EXIT_USAGE)
+
+
+@dataclasses.dataclass(frozen=True)
+class OutputSettings:
+    """Where a command writes and what it shows while it runs: the options every command that
+    writes shares, generated as its own options are (:func:`add_output`).
+
+    Attributes:
+      out: output directory (its JSON records and plots; held locked while a run writes it).
+      fresh: start over: measure every model again, replacing the record in ``--out`` (without
+        it, a record of the same settings is resumed and one of other settings is refused).
+      progress: draw the progress bars (only on a terminal); ``--no-progress`` hides them.
+    """
+
+    out: str = "results"
+    fresh: bool = False
+    progress: bool = True
+
+
+def script_settings(
+    argv: Sequence[str] | None,
+    get_config: Callable[[str], Any],
+    sizes: Sequence[str],
+    *,
+    description: str,
+) -> Any:
+    """The settings of an ``experiments/*.py`` script that must stay a script, read as an
+    experiment's are: ``--size`` (``--smoke`` is ``--size smoke``) picks ``get_config(size)``,
+    whose fields are the script's other options, generated by jsonargparse from the settings
+    dataclass (:func:`transformer_theory.cli._options.add_settings`, that size's values their
+    defaults) and validated by its ``__post_init__``. A refused value is one line naming its
+    option on stderr and ``SystemExit(2)``, before any work; ``--help`` lists every field."""
+    import sys
+
+    from transformer_theory.cli._main import HelpFormatter
+    from transformer_theory.cli._options import CommandParser, add_settings, one_line
+    from transformer_theory.settings import OptionError, _option_fields, from_args
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    first = argparse.ArgumentParser(add_help=False)
+    first.add_argument("--size", default="default")
+    first.add_argument("--smoke", action="store_true")
+    known, _ = first.parse_known_args(argv)
+    size = "smoke" if known.smoke else known.size
+    parser = CommandParser(description=description, formatter_class=HelpFormatter)
+    parser.add_argument("--size", default="default", choices=list(sizes))
+    parser.add_argument("--smoke", action="store_true", help="the same as --size smoke (tests)")
+    try:
+        if size not in sizes:
+            raise OptionError("--size", f"expected one of {', '.join(sizes)}, got {size}")
+        shipped = get_config(size)
+        cls = type(shipped)
+        defaults = {f.name: getattr(shipped, f.name) for f in _option_fields(cls)}
+        add_settings(parser, cls, defaults=defaults)
+        try:
+            args = parser.parse_args(argv)
+        except argparse.ArgumentError as err:
+            raise one_line(parser, err) from None
+        options = {f.name for f in _option_fields(cls)}
+        fixed = {  # the size's values of the fields that are no option (smoke's sizes)
+            f.name: getattr(shipped, f.name)
+            for f in dataclasses.fields(cls)
+            if f.init and f.name not in options
+        }
+        return from_args(cls, args, **fixed)
+    except OptionError as err:
+        print(f"{parser.prog}: error: {err}", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE) from None
+
+
+def add_output(
+    parser: argparse.ArgumentParser,
+    out: str | None,
+    *,
+    fresh: bool = False,
+    progress: bool = False,
+    help: str | None = None,
+) -> None:
+    """``--out`` (default ``out``; None: the command names it from its other options) and, where
+    asked, ``--fresh`` (a study that resumes from the record it writes model by model) and
+    ``--progress/--no-progress``: the fields of :class:`OutputSettings`, generated by
+    :func:`transformer_theory.cli._options.add_settings` as every other option is; ``help``:
+    the command's own words for ``--out`` (what it writes there)."""
+    from transformer_theory.cli._options import add_settings
+
+    skip = [name for name, wanted in (("fresh", fresh), ("progress", progress)) if not wanted]
+    helps = {"out": help} if help else None
+    add_settings(parser, OutputSettings, skip=skip, defaults={"out": out}, helps=helps)
 
 
 def run_grid_study(

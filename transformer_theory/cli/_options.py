@@ -58,7 +58,7 @@ from transformer_theory.settings import (
     split_list,
 )
 
-__all__ = ["CommandParser", "add_settings", "one_line", "override", "typehint_of"]
+__all__ = ["CommandParser", "add_settings", "expected", "one_line", "override", "typehint_of"]
 
 S = TypeVar("S")
 
@@ -185,6 +185,7 @@ class CommandParser(jsonargparse.ArgumentParser):
         self.flags: dict[str, str] = {}  # dest -> the option that sets it
         self.written: dict[str, str] = {}  # respelled text -> what the user wrote
         self.given: dict[str, str] = {}  # option -> what the user wrote for it
+        self.kinds: dict[str, tuple[Any, Any, bool]] = {}  # dest -> (annotation, minimum, positive)
 
     def respell(self, argv: Sequence[str]) -> list[str]:
         """``argv`` with each value written as jsonargparse reads it (the module docstring)."""
@@ -266,30 +267,90 @@ class CommandParser(jsonargparse.ArgumentParser):
         return parsed, []
 
 
+def _bound(tp: type, minimum: float | None, positive: bool) -> str:
+    if (positive and (minimum is None or minimum <= 0)) or (tp is int and minimum == 1):
+        return "positive"
+    return "" if minimum is None else f">= {minimum:g}"
+
+
+def expected(
+    tp: Any, minimum: float | None = None, positive: bool = False, many: bool = False
+) -> str:
+    """What a value of annotation ``tp`` must be, in a researcher's words (``a positive integer``,
+    ``a comma list of finite numbers >= 0``, ``one of float32, float64``, ``an integer or none``):
+    the first half of a refusal, ``--steps: expected a positive integer, got 0``. ``minimum`` and
+    ``positive`` are the field's ``setting(minimum=, positive=)``; ``many`` the plural."""
+    inner, optional = _unwrap_optional(tp)
+    if optional:
+        return expected(inner, minimum, positive, many) + " or none"
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    bound = _bound(tp, minimum, positive) if tp in (int, float) else ""
+    if tp is int or tp is float:
+        noun = "integer" if tp is int else "finite number"
+        if bound == "positive":
+            return f"positive {noun}s" if many else f"a positive {noun}"
+        tail = f" {bound}" if bound else ""
+        if many:
+            return f"{noun}s{tail}"
+        return ("an " if tp is int else "a ") + noun + tail
+    if tp is bool:
+        return "true or false"
+    if tp is str:
+        return "words" if many else "a word"
+    if origin is typing.Literal:
+        return ("each one of " if many else "one of ") + ", ".join(str(a) for a in args)
+    if origin in (tuple, list, Sequence) and (
+        (origin is tuple and len(args) == 2 and args[1] is Ellipsis) or origin is not tuple
+    ):
+        item = expected(args[0], minimum, positive, many=True)
+        if _is_scalar(args[0]) or _unwrap_optional(args[0])[1]:
+            return f"a comma list of {item}"
+        return f"a list of {item}"
+    if origin is tuple:
+        parts = ", ".join(_shape(a) for a in args)
+        return f"tuples ({parts})" if many else f"a tuple ({parts})"
+    return f"a value of type {_shape(tp)}"
+
+
+def _shape(tp: Any) -> str:
+    """``tp`` as a short type name: ``int``, ``(int, int, int)``, ``(str, (int, ...))``."""
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is tuple:
+        return "(" + ", ".join("..." if a is Ellipsis else _shape(a) for a in args) + ")"
+    if origin is typing.Literal:
+        return "|".join(str(a) for a in args)
+    if origin in (typing.Union, types.UnionType):
+        return "|".join(_shape(a) for a in args)
+    return "none" if tp is type(None) else getattr(tp, "__name__", str(tp))
+
+
 def one_line(parser: CommandParser, err: Exception) -> OptionError:
-    """jsonargparse's (or argparse's) error as one line naming the option: ``Parser key
-    "max_len": Not of type PositiveInt: 0 does not ...`` as ``--max-len: not of type
-    PositiveInt: 0 does not ...``, the user's own text where it was respelled."""
+    """jsonargparse's (or argparse's) error as one line naming the option, in a researcher's
+    words: what the field's annotation expects (:func:`expected`) and what the user wrote, e.g.
+    ``--max-len: expected a positive integer, got 0`` (jsonargparse's own ``Parser key "max_len":
+    Not of type PositiveInt: 0 does not conform to restriction v>0`` is not shown)."""
     text = " ".join(str(err).split())
     for respelled, given in parser.written.items():
         text = text.replace(respelled, given)
     m = re.match(r'Parser key "([\w.]+)"(?: element \d+)?:\s*(.*)', text)
     if m:
         option = parser.flags.get(m.group(1), m.group(1))
-        rest = m.group(2)
-        # an optional value's refusal: the value type's reason, not the union's list of both
-        union = re.match(
-            r"Does not validate against any of the Union subtypes .*? Errors: - (.*?) - "
-            r"Expected a <class 'NoneType'>",
-            rest,
-        )
-        if union:
-            rest = f"{union.group(1)} (or none)"
         given = parser.given.get(option)
-        shown = given is not None and re.search(rf"(?<![\w.]){re.escape(given)}(?![\w.])", rest)
-        if given is not None and not shown:  # an item refused, or no value named: say what
-            rest += f" (in {given!r})"
-        return OptionError(option, rest[:1].lower() + rest[1:])
+        if given is None:  # from a --config file: the value as jsonargparse quotes it
+            value = re.search(r"Got value: (.*?)(?: - |$)|(\S+) does not conform", m.group(2))
+            given = None if value is None else (value.group(1) or value.group(2))
+        kind = parser.kinds.get(m.group(1))
+        if kind is None:
+            rest = m.group(2)
+            return OptionError(option, rest[:1].lower() + rest[1:])
+        return OptionError(option, f"expected {expected(*kind)}, got {given!s}")
+    m = re.match(r"argument ([^:]+): invalid choice: '(.*)' \(choose from (.*)\)$", text)
+    if m:  # argparse's choices (--size big)
+        known = ", ".join(re.findall(r"'([^']*)'", m.group(3)))
+        return OptionError(m.group(1), f"expected one of {known}, got {m.group(2)}")
+    m = re.match(r"argument ([^:]+): ignored explicit argument (.*)", text)
+    if m:  # --verbose=maybe
+        return OptionError(m.group(1), f"takes no value, got {m.group(2)}")
     m = re.match(r"argument ([^:]+): (.*)", text)
     if m:
         return OptionError(m.group(1), m.group(2))
@@ -311,6 +372,7 @@ def add_settings(
     defaults: Mapping[str, Any] | None = None,
     group: Any = None,
     words: Sequence[str] = (),
+    helps: Mapping[str, str] | None = None,
 ) -> None:
     """Add one jsonargparse argument per field of the settings dataclass ``cls``.
 
@@ -328,6 +390,7 @@ def add_settings(
       defaults: the command's own defaults where they differ from the class's.
       group: an argument group of ``parser`` to add the options to.
       words: fields whose option takes several words, as ``setting(words=True)`` declares.
+      helps: the command's own help of a field where it says more than the class's.
     """
     hints = typing.get_type_hints(cls)
     own = dict(defaults or {})
@@ -346,7 +409,9 @@ def add_settings(
         else:
             default = dataclasses.MISSING
         decl = declared(f)
-        kwargs: dict[str, Any] = dict(help=help_of(cls, f.name) or None)
+        parser.kinds[f.name] = (tp, decl.minimum, decl.positive)
+        text = (helps or {}).get(f.name) or help_of(cls, f.name)
+        kwargs: dict[str, Any] = dict(help=text or None)
         if decl.metavar:
             kwargs.update(metavar=decl.metavar)
         inner, optional = _unwrap_optional(tp)

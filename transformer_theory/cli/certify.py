@@ -19,6 +19,7 @@ import time
 from typing import Literal
 
 from transformer_theory.cli import _common
+from transformer_theory.cli._common import add_output
 from transformer_theory.cli._options import add_settings
 from transformer_theory.jsonio import write_json
 from transformer_theory.settings import check_minimums, from_args, setting
@@ -53,11 +54,7 @@ class CertifySettings:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_settings(p, CertifySettings)
-    p.add_argument(
-        "--out",
-        default=os.path.join("results", "certify"),
-        help="output directory for certify.json",
-    )
+    add_output(p, os.path.join("results", "certify"), help="output directory for certify.json")
 
 
 def _print_certificate(cert, tokens) -> None:

@@ -32,6 +32,7 @@ from transformer_theory.cli._common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     UsageError,
+    add_output,
     prepare_out_dir,
 )
 from transformer_theory.cli._options import add_settings
@@ -66,7 +67,7 @@ class ClaimsSettings:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_settings(parser, ClaimsSettings)
-    parser.add_argument("--out", default="results/claims", help="output directory")
+    add_output(parser, "results/claims")
 
 
 def run(args: argparse.Namespace) -> int:

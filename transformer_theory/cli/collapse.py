@@ -27,7 +27,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from transformer_theory.cli._common import add_resumable_out, run_grid_study
+from transformer_theory.cli._common import add_output, run_grid_study
 from transformer_theory.cli._options import add_settings
 from transformer_theory.papers.barbero2024.experiments import collapse
 from transformer_theory.tables import table
@@ -37,7 +37,7 @@ X64 = True
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_settings(parser, collapse.CollapseSettings)
-    add_resumable_out(parser, "results/collapse", "collapse.json")
+    add_output(parser, "results/collapse", fresh=True, progress=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         collapse.CollapseSettings,
         "collapse",
         lambda model: summary_line(model, list(model.precisions)),
-        progress=not args.no_progress,
+        progress=args.progress,
     )
     if isinstance(result, int):
         return result

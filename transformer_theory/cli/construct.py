@@ -20,6 +20,7 @@ import sys
 
 from transformer_theory import budget, settings
 from transformer_theory.cli import _common
+from transformer_theory.cli._common import add_output
 from transformer_theory.cli._options import add_settings
 from transformer_theory.constructions.sizes import THEOREMS, ConstructSettings
 from transformer_theory.jsonio import write_json
@@ -39,11 +40,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="which theorems (default: all)",
     )
     add_settings(p, ConstructSettings)
-    p.add_argument(
-        "--out",
-        default=os.path.join(".", "results", "construct"),
-        help="output directory for construct.json",
-    )
+    out = os.path.join(".", "results", "construct")
+    add_output(p, out, help="output directory (construct.json)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -37,7 +37,7 @@ import argparse
 import dataclasses
 import sys
 
-from transformer_theory.cli._common import prepare_out_dir
+from transformer_theory.cli._common import add_output, prepare_out_dir
 from transformer_theory.cli._options import add_settings
 from transformer_theory.papers.conti2024._models_trained import unfinished_notes
 from transformer_theory.papers.conti2024.experiments import efficient_attention as study
@@ -50,13 +50,10 @@ X64 = True  # --jl's references (Linformer's projection, exact attention) are fl
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--out",
-        default="results/efficient_attention",
-        help="output directory for JSON, CSV and PNG (default results/efficient_attention)",
+    add_output(
+        parser, "results/efficient_attention", progress=True, help="output directory (JSON/CSV/PNG)"
     )
     add_settings(parser, study.EfficientSettings, defaults={"variants": ("all",)})
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
 
 
 def _print_jl(result: study.JLResult) -> None:
@@ -88,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     for note in unfinished_notes(runs):
         print(note, file=sys.stderr)
     out = prepare_out_dir(args.out)
-    show = not args.no_progress and sys.stderr.isatty()
+    show = args.progress and sys.stderr.isatty()
     result = study.run(settings, out, progress=show, runs=runs, checked=checked)
     if settings.jl:
         _print_jl(result)

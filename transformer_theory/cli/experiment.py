@@ -20,6 +20,7 @@ import textwrap
 
 from transformer_theory.cli._common import (
     UsageError,
+    add_output,
     enable_x64_if_declared,
     prepare_out_dir,
 )
@@ -57,7 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="change one field of the size's settings (repeatable), parsed and checked as that "
         "field's option is: --set steps=100",
     )
-    parser.add_argument("--out", default=None, help="output directory (default: results/NAME)")
+    add_output(parser, None, help="output directory (default: results/NAME)")
 
 
 def run(args: argparse.Namespace) -> int:

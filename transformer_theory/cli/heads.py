@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from transformer_theory.cli._common import prepare_out_dir
+from transformer_theory.cli._common import add_output, prepare_out_dir
 from transformer_theory.cli._options import add_settings
 from transformer_theory.papers.conti2024._models_trained import unfinished_notes
 from transformer_theory.papers.conti2024.experiments import heads as study
@@ -35,11 +35,7 @@ _FIXED = ("epsilon", "max_errors", "unexplained_above")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--out",
-        default="results/heads",
-        help="output directory for JSON, CSV and PNG (default results/heads)",
-    )
+    add_output(parser, "results/heads", help="output directory for JSON, CSV and PNG")
     add_settings(parser, study.HeadsSettings, skip=_FIXED)
 
 

@@ -32,12 +32,11 @@ X64 = True  # float64 is the precision the rows are checked in
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from transformer_theory.cli._common import add_output
     from transformer_theory.cli._options import add_settings
     from transformer_theory.papers.formal_languages.experiments.languages import TableSettings
 
-    p.add_argument(
-        "--out", default="results/languages", help="output directory (JSON records + PNG plots)"
-    )
+    add_output(p, "results/languages", help="output directory (JSON records + PNG plots)")
     add_settings(p, TableSettings, defaults={"rows": ("all",)})
 
 

@@ -47,6 +47,7 @@ from transformer_theory.cli._common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     UsageError,
+    add_output,
     prepare_out_dir,
     refuse_ignored,
 )
@@ -73,9 +74,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "weight) beside the closed forms (ngram_space.json, ngram_space.png)",
     )
     add_settings(p, exactness.SpaceSettings, skip=("seed",))
-    p.add_argument(
-        "--out", default="results/ngram", help="output directory (ngram.json + PNG plots)"
-    )
+    add_output(p, "results/ngram", help="output directory (ngram.json + PNG plots)")
 
 
 def _run_space(args: argparse.Namespace) -> int:

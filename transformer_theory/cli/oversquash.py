@@ -27,7 +27,7 @@ import argparse
 
 from transformer_theory.cli._common import (
     EXIT_FAILED,
-    add_resumable_out,
+    add_output,
     run_grid_study,
 )
 from transformer_theory.cli._options import add_settings
@@ -39,7 +39,7 @@ X64 = True
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_settings(parser, oversquash.OversquashSettings)
-    add_resumable_out(parser, "results/oversquash", "oversquash.json")
+    add_output(parser, "results/oversquash", fresh=True, progress=True)
 
 
 def run(args: argparse.Namespace) -> int:

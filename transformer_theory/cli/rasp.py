@@ -22,7 +22,7 @@ import re
 from typing import Literal
 
 from transformer_theory import budget
-from transformer_theory.cli._common import EXIT_FAILED, UsageError, prepare_out_dir
+from transformer_theory.cli._common import EXIT_FAILED, UsageError, add_output, prepare_out_dir
 from transformer_theory.cli._options import add_settings
 from transformer_theory.settings import check_minimums, flag_of, from_args, setting
 
@@ -66,7 +66,7 @@ class RaspSettings:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_settings(p, RaspSettings)
-    p.add_argument("--out", default="results/rasp", help="output directory")
+    add_output(p, "results/rasp")
 
 
 _NAMED = ("max_len", "max_inputs", "samples", "vocab", "precision_lengths")

@@ -26,7 +26,8 @@ is beyond float64's 53-bit exact range (there a miss would be the format's, not 
 construction's), more qSA subsets than the enumeration limit, or memory beyond the budget.
 The options are the fields of
 :class:`transformer_theory.papers.sanford2023.experiments.sanford.SanfordSettings`; the study is
-its ``run`` (also ``transformer-theory experiment sanford``).
+``papers/sanford2023/_study_sanford.py``'s ``run``, which the experiment module re-exports (also
+``transformer-theory experiment sanford``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import dataclasses
 import os
 
 from transformer_theory import settings as options
+from transformer_theory.cli._common import add_output
 from transformer_theory.cli._options import add_settings
 from transformer_theory.papers.sanford2023.experiments import sanford as study
 
@@ -44,9 +46,7 @@ X64 = True  # float64 is one of the formats compared; the disj unit runs in floa
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_settings(p, study.SanfordSettings)
-    p.add_argument(
-        "--out", default="results/sanford", help="output directory (JSON records + PNG plots)"
-    )
+    add_output(p, "results/sanford", help="output directory (JSON records + PNG plots)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -23,6 +23,7 @@ from transformer_theory.cli._common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     UsageError,
+    add_output,
     prepare_out_dir,
 )
 from transformer_theory.cli._options import add_settings
@@ -76,10 +77,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         defaults=dict.fromkeys(OVERRIDABLE),
         words=LISTS,
     )
-    parser.add_argument(
-        "--out", default=None, help="output directory (default results/<experiment>_<size>)"
+    add_output(
+        parser, None, progress=True, help="output directory (default results/<experiment>_<size>)"
     )
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
 
 
 def resolve_config(args: argparse.Namespace) -> tuple[ExperimentSettings, str]:
@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         rows, figures = run_experiment(
-            config, out, source=source, progress=not args.no_progress, on_result=report
+            config, out, source=source, progress=args.progress, on_result=report
         )
     except RunDirectoryError as err:  # a run's directory unreadable on resume (files damaged)
         raise UsageError(f"--out: {err}") from None

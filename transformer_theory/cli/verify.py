@@ -19,6 +19,7 @@ import time
 
 from transformer_theory import budget, settings
 from transformer_theory.cli import _common
+from transformer_theory.cli._common import add_output
 from transformer_theory.cli._options import add_settings
 from transformer_theory.theory._verify_settings import VerifySettings, template_counts
 
@@ -36,9 +37,9 @@ def _time(s: float) -> str:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--out",
-        default="./results/verify",
+    add_output(
+        p,
+        "./results/verify",
         help="output directory (default ./results/verify); the files a previous verify run wrote "
         "there (verify.json/csv/png, witness_*.npz) are removed before this run starts",
     )

@@ -269,3 +269,20 @@ def test_dyck_k_strings_that_skip_a_first_symbol_are_an_incomplete_check(monkeyp
     monkeypatch.setattr(_theory_dyck_k, "all_strings", lambda n, k, **kw: every(n, k, **kw)[1:])
     record = _reason_of(f"formal_languages.{row}", exhaustive={2: 2}, depths=(1,))
     assert record.status == "failed" and "incomplete" in record.figure, record.figure
+
+
+@mutant("formal_languages.dyck_k", "formal_languages.dyck_k_softmax")
+@pytest.mark.parametrize("row", ["dyck_k", "dyck_k_softmax"])
+def test_dyck_k_records_of_odd_lengths_only_are_an_incomplete_check(monkeypatch, row):
+    # the enumeration is whole, but the check's record keeps only the odd lengths: the count
+    # must come from what was evaluated, not from the enumeration beside it
+    real = _theory_dyck_k.check_record
+
+    def odd_only(*args, **kwargs):
+        r = real(*args, **kwargs)
+        keep = [e for e in r["by_length"] if e["length"] % 2 or not e["exhaustive"]]
+        return {**r, "by_length": keep}
+
+    monkeypatch.setattr(_theory_dyck_k, "check_record", odd_only)
+    record = _reason_of(f"formal_languages.{row}", exhaustive={2: 3}, depths=(1,))
+    assert record.status == "failed" and "incomplete" in record.figure, record.figure

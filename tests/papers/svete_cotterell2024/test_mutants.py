@@ -207,3 +207,20 @@ def test_a_doubled_depth_exceeds_the_printed_layers(monkeypatch):
     monkeypatch.setattr(cn, "build", deeper)
     # "there exists a transformer with n - 1 heads ...": the deeper build refutes nothing
     assert status_of(P + "construction_sizes", orders=(3, 4), alphabets=(2,)) == "failed"
+
+
+@mutant(P + "theorem31", P + "sparse_built_length")
+def test_a_selection_lead_enclosed_wider_than_the_scores_is_unsound(monkeypatch):
+    # the selection lead's balls computed from weights 1% too large: a lead certified where the
+    # float64 scores of the same model are not. Its float equivalence still holds, so only the
+    # float-inside-ball witness beside the balls can see it
+    import flint
+
+    from transformer_theory import exact
+
+    real = exact.arb_matrix
+    monkeypatch.setattr(exact, "arb_matrix", lambda a: real(a) * flint.arb(1.01))
+    # (theorem32 and the variants run the same check, construction())
+    assert status_of(P + "theorem31", **_TINY) == "failed"
+    sizes = {"built_for": 2, "eq_len": 2, "slots_to": 3}
+    assert status_of(P + "sparse_built_length", **sizes) == "failed"

@@ -213,6 +213,7 @@ def softmax_saturation(ts: tuple[int, ...]) -> Checked:
     import jax
     import jax.numpy as jnp
 
+    from transformer_theory import exact as exact_engine
     from transformer_theory.core import attention
 
     precision.require_x64("conti2024.softmax_saturation")
@@ -221,17 +222,18 @@ def softmax_saturation(ts: tuple[int, ...]) -> Checked:
     bits = 128 + 2 * max(ts)
     tally = Tally(LARGE_SCORES.grid(Grid({"t": tuple(ts)}, over="integers")))
     witnesses = []
+    be = exact_engine.balls(bits)  # the engine's exp and division (checked by its own rows)
     with flint.ctx.workprec(bits):
         rows = []
         ok = True
         jac = jax.jit(jax.jacobian(lambda x: attention.softmax_weights(x[None, :])[0]))
         for t in ts:
             z = [flint.arb(t), flint.arb(0), flint.arb(-1)]
-            e = [x.exp() for x in z]
+            e = [be.exp(x) for x in z]
             total = e[0] + e[1] + e[2]
-            s = [x / total for x in e]
+            s = [be.div(x, total) for x in e]
             exact = [[(s[i] if i == j else 0) - s[i] * s[j] for j in range(3)] for i in range(3)]
-            bound = SATURATION_CONSTANT * (-flint.arb(t)).exp()
+            bound = SATURATION_CONSTANT * be.exp(-flint.arb(t))
             below = all(abs(exact[i][j]) < bound for i in range(3) for j in range(3))
             lib = np.asarray(jac(jnp.asarray([float(t), 0.0, -1.0])))
             tol = flint.arb(4 * EPS64)

@@ -57,7 +57,7 @@ def dyck_k_margins(
                 leftmost=True,
             )
             pairs += r["strings_checked"]
-            tally.record_count(_prefixes_evaluated(k, e))
+            tally.record_count(_prefixes_evaluated(k, e, r["by_length"]))
             low = min(low, r["min_margin_times_n"])
             bad = [e for e in r["by_length"] if e["accuracy"] < 1.0 or not e["derived"]]
             diff = r["leftmost_max_difference"]
@@ -81,14 +81,20 @@ def dyck_k_margins(
     )
 
 
-def _prefixes_evaluated(k: int, e: int) -> int:
-    """The distinct prefixes of lengths ``0..e`` of the strings :func:`._theory_dyck_k.
-    check_record` enumerates (``all_strings(e, k)``, each prefix read at its own position): the
-    strings of those lengths it evaluated, counted from the enumeration itself."""
+def _prefixes_evaluated(k: int, e: int, by_length: Sequence[Mapping]) -> int:
+    """The strings of lengths ``0..e`` the record evaluated: per length, the record's own entry
+    (a length the record has no exhaustive entry for was not evaluated), at most the distinct
+    prefixes of that length among the strings :func:`._theory_dyck_k.check_record` enumerates
+    (``all_strings(e, k)``, each prefix read at its own position)."""
     strings = np.asarray(_theory_dyck_k.all_strings(e, k))
     if len(strings) == 0:
         return 0
-    return 1 + sum(len(np.unique(strings[:, :n], axis=0)) for n in range(1, e + 1))
+    counted = {x["length"]: int(x["strings"]) for x in by_length if x["exhaustive"]}
+    total = 0
+    for n in range(e + 1):
+        distinct = 1 if n == 0 else len(np.unique(strings[:, :n], axis=0))
+        total += min(counted.get(n, 0), distinct)
+    return total
 
 
 def dyck_k_float32(lengths: Sequence[int] = (16,), samples: int = 16) -> Checked:

@@ -8,7 +8,7 @@ one-layer models against the message bits ``H (d + 1) p``). Nothing here compute
 
 from __future__ import annotations
 
-from transformer_theory.plotting import legend_outside, pyplot, save_figure
+from transformer_theory.plotting import SERIES, legend_outside, panel_grid, pyplot, save_figure
 
 __all__ = ["composition_cot", "composition_depth", "one_layer", "one_pass"]
 
@@ -79,86 +79,86 @@ def one_layer(records: list[dict], path: str) -> str:
     return save_figure(fig, path)
 
 
+def _marks(keys: list) -> dict:
+    """A marker per key (a point's second variable), in :data:`SERIES`'s order: drawn black in
+    the legend, the colour being the first variable's."""
+    return {k: SERIES[i % len(SERIES)][1] for i, k in enumerate(keys)}
+
+
 def composition_cot(summary: list[dict], path: str) -> str:
-    """CoT steps a one-layer model needed for the target accuracy against ``sqrt(n / (H d p))``,
-    one marker per ``(H, d, p)`` and the ``n`` written beside each point; a cell where no stride
-    reached the target is drawn hollow above the most steps tried."""
+    """CoT steps a one-layer model needed for the target accuracy against ``sqrt(n / (H d p))``:
+    a colour per ``(H, d, p)``, a marker per ``n`` (no labels beside the points, which overlapped
+    where the points crowd); a cell where no stride reached the target is drawn hollow above the
+    most steps tried."""
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(5.5, 4.2))
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
     top = max(max(r["steps_tried"]) for r in summary) + 1
     cells = sorted({(r["heads"], r["d"], r["p"]) for r in summary})
+    marks = _marks(sorted({r["n"] for r in summary}))
     for i, (h, d, p) in enumerate(cells):
-        rows = [r for r in summary if (r["heads"], r["d"], r["p"]) == (h, d, p)]
-        color = f"C{i}"
-        for r in rows:
+        color = SERIES[i][0]
+        for r in (r for r in summary if (r["heads"], r["d"], r["p"]) == (h, d, p)):
             reached = r["steps_needed"] is not None
-            y = r["steps_needed"] if reached else top
             ax.scatter(
                 r["cot_bound"],
-                y,
+                r["steps_needed"] if reached else top,
                 c=color if reached else "none",
                 edgecolors=color,
-                marker="o",
-                s=40,
+                marker=marks[r["n"]],
+                s=50,
+                zorder=3,
             )
-            ax.annotate(
-                f"n={r['n']}",
-                (r["cot_bound"], y),
-                fontsize=6,
-                xytext=(3, 3),
-                textcoords="offset points",
-            )
-        ax.scatter([], [], c=color, label=f"H = {h}, d = {d}, p = {p}")
+        ax.scatter([], [], c=color, marker="s", label=f"H = {h}, d = {d}, p = {p}")
+    for n, marker in marks.items():
+        ax.scatter([], [], c="k", marker=marker, label=f"n = {n}")
     ax.axhline(top, c="gray", ls=":", lw=0.8, label="target not reached (hollow)")
-    ax.margins(x=0.15)
+    ax.margins(x=0.1)
     ax.set(
         xlabel=r"$\sqrt{n / (H d p)}$",
         ylabel=f"CoT steps for accuracy $\\geq$ {summary[0]['target']}",
         title=f"iterated composition of K = {summary[0]['functions']} functions, one layer",
         ylim=(0, top + 0.5),
     )
-    legend_outside(ax, fontsize=7)
+    legend_outside(ax)
     return save_figure(fig, path)
 
 
 def one_pass(records: list[dict], built: list[dict], path: str) -> str:
     """Held-out error of one-pass models against their message bits ``H (d + 1) p`` (log scale),
-    one panel per ``n``: trained models by ``p`` (hollow: the run had not converged), the
-    hand-built model (a star at error 0, its budget), Peng et al.'s bound as a function of the
-    bits (0 from ``n log2 n`` on), chance and the error of guessing ``g``'s most frequent value."""
+    one panel a row per ``n``: trained models by ``p`` (colour) and ``(H, d)`` (marker; hollow: the
+    run had not converged), the hand-built model (a star at error 0, its budget), Peng et al.'s
+    bound as a function of the bits (0 from ``n log2 n`` on), chance and the error of guessing
+    ``g``'s most frequent value."""
     import math
 
     plt = pyplot()
     ns = sorted({r["n"] for r in records})
-    fig, axes = plt.subplots(1, len(ns), figsize=(5.5 * len(ns), 4.2), squeeze=False)
-    for ax, n in zip(axes[0], ns):
+    fig, axes = panel_grid(plt, len(ns), width=8.0, height=4.2, cols=1)  # legend beside each
+    for ax, n in zip(axes, ns):
         rows = [r for r in records if r["n"] == n]
         bits = [r["heads"] * (r["d"] + 1) * r["p"] for r in rows]
         made = [b for b in built if b["n"] == n and b["construction_bits"]]
         nlogn = n * math.log2(n)
         hi = max(bits + [b["construction_bits"] for b in made] + [nlogn]) * 2
         lo = min(bits + [nlogn]) / 2
+        marks = _marks(sorted({(r["heads"], r["d"]) for r in rows}))
         for i, p in enumerate(sorted({r["p"] for r in rows})):
+            color = SERIES[i][0]
             for r, b in zip(rows, bits):
                 if r["p"] == p:
                     ax.scatter(
                         b,
                         r["error"],
-                        marker="o",
-                        s=36,
-                        c=f"C{i}" if r["converged"] else "none",
-                        edgecolors=f"C{i}",
+                        marker=marks[(r["heads"], r["d"])],
+                        s=50,
+                        c=color if r["converged"] else "none",
+                        edgecolors=color,
+                        zorder=3,
                     )
-                    ax.annotate(
-                        f"H={r['heads']},d={r['d']}",
-                        (b, r["error"]),
-                        fontsize=6,
-                        xytext=(3, 3),
-                        textcoords="offset points",
-                    )
-            ax.scatter(
-                [], [], c=f"C{i}", label=f"trained, p = {p}" if p < 32 else "trained, float32"
-            )
+            label = f"trained, p = {p}" if p < 32 else "trained, float32"
+            ax.scatter([], [], c=color, marker="s", label=label)
+        for (h, d), marker in marks.items():
+            ax.scatter([], [], c="k", marker=marker, label=f"H = {h}, d = {d}")
         for b in made:
             ax.scatter(
                 b["construction_bits"],
@@ -188,5 +188,5 @@ def one_pass(records: list[dict], built: list[dict], path: str) -> str:
             ylabel="held-out error, g(f(x))",
             title=f"one layer, one pass, n = {n} (hollow: not converged)",
         )
-        legend_outside(ax, fontsize=7)
+        legend_outside(ax)
     return save_figure(fig, path)

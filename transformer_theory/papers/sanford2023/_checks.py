@@ -72,7 +72,10 @@ def _op_upper(block) -> object:
         (sum((abs(block[r][c]) for r in range(rows)), flint.arb(0)) for c in range(cols)),
         key=lambda v: float(v.upper()),
     )
-    return (flint.arb(float(r_inf.upper())) * flint.arb(float(c_one.upper()))).sqrt()
+    from transformer_theory import exact
+
+    # the engine's sqrt (checked by its own rows)
+    return exact.balls().sqrt(flint.arb(float(r_inf.upper())) * flint.arb(float(c_one.upper())))
 
 
 def qsa_unit_error(
@@ -107,6 +110,7 @@ def qsa_unit_error(
     stream, ok = qsa.qsa_embed(c, np.zeros(packed.shape[:2] + (dim,)), packed)
     n = seq_len
     upper, worst = flint.arb(0), None
+    be = exact.balls(_PREC)  # the engine's sqrt and division (checked by its own rows)
     with flint.ctx.workprec(_PREC):
         for b in range(len(packed)):
             base = exact.evaluate(c.params, stream[b], arithmetic="enclosed", prec=_PREC).logits
@@ -118,10 +122,10 @@ def qsa_unit_error(
                     out = exact.evaluate(c.params, s, arithmetic="enclosed", prec=_PREC).logits
                     cols[j, k] = [[out[i][r] - base[i][r] for r in range(dim)] for i in range(n)]
             for i in range(n):
-                bound = sum((v * v for v in base[i]), flint.arb(0)).sqrt()
+                bound = be.sqrt(sum((v * v for v in base[i]), flint.arb(0)))
                 signs = []
                 for j in range(n):
-                    t = flint.arb(1) / q if packed[b, i, j] else flint.arb(0)
+                    t = be.div(flint.arb(1), flint.arb(q)) if packed[b, i, j] else flint.arb(0)
                     block = [
                         [cols[j, k][i][r] - (t if r == k else 0) for k in range(dim)]
                         for r in range(dim)
@@ -144,7 +148,7 @@ def qsa_unit_error(
             for r in range(dim)
         ]
         err = sum(((got[r] - flint.arb(target[r])) ** 2 for r in range(dim)), flint.arb(0))
-        witness = err.sqrt()
+        witness = be.sqrt(err)
     return {
         "N": seq_len,
         "q": q,

@@ -53,6 +53,7 @@ __all__ = [
     "precision",
     "score_argmax",
     "selection_margin",
+    "selection_witness",
     "slide_query_map",
     "softmax_kl",
     "sparse_built_length",
@@ -162,7 +163,7 @@ def selection_margin(params: Any, construction: str, length: int) -> dict:
                 for j in others:
                     lead = top - S[i, j]
                     if worst is None or _lower(lead) < _lower(worst):
-                        worst, where = lead, (layer, head, i, j)
+                        worst, where, key = lead, (layer, head, i, j), keys[0]
     lead_lower = _lower(worst) if worst is not None else float("inf")
     return {
         "length": int(length),
@@ -170,10 +171,39 @@ def selection_margin(params: Any, construction: str, length: int) -> dict:
         "min_lead_lower_bound": lead_lower,
         "min_lead": str(worst) if worst is not None else None,
         "at_layer_head_query_key": where,
+        "proof_key": None if worst is None else int(key),
         "window_ties_exact": bool(ties_exact),
         "scores_input_independent": independent,
         "ok": bool(independent and ties_exact and lead_lower > 0),
     }
+
+
+def selection_witness(params: Any, margin: dict, length: int) -> tuple[Witness, ...]:
+    """The float64 score lead (the library's own streams and weights, multiplied in NumPy) at the
+    query and key where :func:`selection_margin` found its smallest enclosed lead, which must lie
+    inside the ball that check certified (``margin["min_lead"]``) widened by its rounding
+    (``4 D u`` of the terms' sizes): a lead certified where the float value is not is no
+    enclosure. ``()`` when nothing was enclosed."""
+    import jax.numpy as jnp
+
+    from transformer_theory.core.forward import forward_trace, lm_inputs
+
+    if margin["at_layer_head_query_key"] is None:
+        return ()
+    layer, head, i, j = margin["at_layer_head_query_key"]
+    k = margin["proof_key"]
+    cfg = params.config
+    qk = [np.asarray(lay.attn.w_qk, np.float64) for lay in params.layers]
+    idx = sorted({int(c) for m in qk for c in (*np.nonzero(m)[1], *np.nonzero(m)[2])})
+    trace = forward_trace(params, lm_inputs(cfg, jnp.zeros((length,), jnp.int32)))
+    x = np.asarray(trace.streams_LxNxD, np.float64)[0][:, idx]
+    wt = qk[layer][head][np.ix_(idx, idx)].T
+    q = x[i] @ wt
+    lead = float(q @ x[k] - q @ x[j])
+    size = float(np.abs(x[i]) @ np.abs(wt) @ (np.abs(x[k]) + np.abs(x[j])))
+    slack = 4 * len(idx) * float(np.finfo(np.float64).eps) * (size + 1)
+    name = f"float64 selection lead (layer {layer}, head {head}, query {i}, key {k} over {j})"
+    return (Witness(name, lead, margin["min_lead"], "inside", slack),)
 
 
 def per_query_leads(params: Any, construction: str, length: int) -> list[tuple[int, Any]]:
@@ -242,7 +272,7 @@ def construction(
             tally.record_count(1)
         shapes.append(tuple(int(h) for h in params.config.heads))
         if margin is None:
-            margin = selection_margin(params, construction, margin_len)
+            margin, margin_params = selection_margin(params, construction, margin_len), params
     strings = sum(r["strings"] for r in recs)
     return Checked(
         "enclosed",
@@ -262,6 +292,7 @@ def construction(
         },
         tolerance=_tolerance_text(),
         unenclosed=("log q(y) - log p(y) on every string: the built model's float64 forward",),
+        witnesses=selection_witness(margin_params, margin, margin_len),
     )
 
 
@@ -342,6 +373,7 @@ def sparse_built_length(
         }
     slots = cn.build(lm, "3.3-slots", attention="sparse", max_len=built_for)
     slots_margin = selection_margin(slots, "3.3-slots", slots_to)
+    witnesses = selection_witness(slots, slots_margin, slots_to)
     fails_beyond = witness is not None and witness["abs_logprob_diff"] > witness["tolerance"]
     return Checked(
         "enclosed",
@@ -372,6 +404,7 @@ def sparse_built_length(
             "the witness's |log q - log p| (float64 forward)",
             "weak equivalence up to eq_len (float64 forward)",
         ),
+        witnesses=witnesses,
     )
 
 
@@ -380,16 +413,23 @@ def code(s: Any) -> tuple[Any, Any]:
     """The slides' positional code ``u(s) = (sqrt(1/s), sqrt(1 - 1/s))`` as arb balls."""
     import flint
 
+    from transformer_theory import exact
+
+    be = exact.balls()  # the engine's sqrt and division (checked by its own rows)
     s = flint.arb(s)
-    return (1 / s).sqrt(), (1 - 1 / s).sqrt()
+    inv = be.div(flint.arb(1), s)
+    return be.sqrt(inv), be.sqrt(1 - inv)
 
 
 def literal_query(t: int, h: int) -> tuple[Any, Any]:
     """The slides' printed query ``Q_h(r(y_t, t)) = (sqrt(1/t), sqrt(1 - 1/(t + h)))``."""
     import flint
 
+    from transformer_theory import exact
+
+    be = exact.balls()  # the engine's sqrt and division (checked by its own rows)
     tt = flint.arb(t)
-    return (1 / tt).sqrt(), (1 - 1 / (tt + h)).sqrt()
+    return be.sqrt(be.div(flint.arb(1), tt)), be.sqrt(1 - be.div(flint.arb(1), tt + h))
 
 
 def _float_code(s: int) -> np.ndarray:

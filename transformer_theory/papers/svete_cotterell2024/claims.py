@@ -78,7 +78,7 @@ CLAIMS: list[Row] = [
         id="svete_cotterell2024.theorem32",
         paper=PAPER,
         place="Slides, Main Results: Theorem 3.1 - 3.3 in Svete and Cotterell (2024), item 2",
-        printed=_THEOREMS + "2. 1 head and n-1 layers.",
+        printed=_THEOREMS + "... 2. 1 head and n-1 layers.",
         statement="The paper's 3.2 as the authors build it (one offset-1 head per layer, "
         "max(n - 2, 1) layers: within the printed n - 1) is weakly equivalent to each seeded "
         "random n-gram LM on every string up to max_len (float64), and its proof's key leads "
@@ -95,7 +95,7 @@ CLAIMS: list[Row] = [
         id="svete_cotterell2024.theorem33",
         paper=PAPER,
         place="Slides, Main Results: Theorem 3.1 - 3.3 in Svete and Cotterell (2024), item 3",
-        printed=_THEOREMS + "3. 1 head and 1 layer.",
+        printed=_THEOREMS + "... 3. 1 head and 1 layer.",
         statement="The paper's 3.3 (cn.Paper33: score -ReLU(t - j - (n - 2)), values 10^-t "
         "onehot(y_t), a digit-decoding MLP read by argmax; one head, one layer) is weakly "
         "equivalent to each seeded random n-gram LM on every string up to max_len (float64)",
@@ -234,7 +234,9 @@ CLAIMS: list[Row] = [
         expected="bounded",
         command="pytest tests/papers/svete_cotterell2024/test_constructions.py -k literal",
         note="The printed query's peak exceeds 1 (it is not the cosine the proof uses), but its "
-        "argmax is still j = t - h, so nothing fails with it.",
+        "argmax is still j = t - h, so nothing fails with it. The slides' text, converted from "
+        "PDF, reads the key map's name as kappa_h (a garbled K_h, the name the score's own "
+        "line uses).",
     ),
     Row(
         id="svete_cotterell2024.derived_exact_length",

@@ -1,0 +1,257 @@
+"""The study of ``transformer-theory sanford`` (Sanford, Hsu & Telgarsky 2023's checked
+constructions): refuse the sizes, build each unit, check it against the exact task, record, plot,
+in that order. Its settings are :class:`.experiments.sanford.SanfordSettings` (read by their
+fields: this module imports no experiment and no option); the maths it calls take plain
+arguments.
+
+:func:`configurations` lists one :class:`QSASettings` (``N, q, eps``) or :class:`MatchSettings`
+(``N, M, K``) per configuration; :func:`record_of` checks one
+(:func:`._constructions_records.qsa_record` searches the smallest ``m`` and bits at which the qSA
+unit reaches ``eps``, :func:`._constructions_records.match_record` measures a Match unit per float
+format); ``disj`` runs the qSA lower bound's reduction from set disjointness
+(:mod:`._theory_disjointness`). :func:`run` writes the records, :func:`summary_tables` and
+:func:`protocol_summary` are the command's tables, :func:`failed` its verdict.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable
+from typing import Any
+
+from transformer_theory import jsonio, precision
+from transformer_theory.papers.sanford2023 import _constructions_registry as registry
+from transformer_theory.papers.sanford2023 import _plots, _theory_costs
+from transformer_theory.papers.sanford2023 import _theory_disjointness as disjointness
+from transformer_theory.papers.sanford2023._constructions_records import match_record, qsa_record
+from transformer_theory.papers.sanford2023._records import (
+    DisjRecord,
+    MatchRecord,
+    ProtocolRow,
+    QSARecord,
+    SanfordResult,
+)
+
+__all__ = [
+    "MatchSettings",
+    "QSASettings",
+    "check_sizes",
+    "configurations",
+    "failed",
+    "modulus",
+    "protocol_summary",
+    "record_of",
+    "run",
+    "summary",
+    "summary_tables",
+]
+
+#: The fields whose defaults are the ordinary values :func:`check_sizes` compares against.
+_ORDINARY = ("dim", "modulus_power", "samples")
+
+
+def check_sizes(settings: Any) -> None:
+    """Refuse ``settings`` before any work (:func:`.._theory_costs.check_sizes` on its fields, the
+    defaults of ``dim``, ``modulus_power`` and ``samples`` as their ordinary values): the error
+    names the fields to change."""
+    ordinary = {f.name: f.default for f in dataclasses.fields(settings) if f.name in _ORDINARY}
+    _theory_costs.check_sizes(
+        settings.units,
+        settings.ns,
+        settings.qs,
+        settings.epss,
+        dim=settings.dim,
+        modulus_power=settings.modulus_power,
+        window=settings.window,
+        samples=settings.samples,
+        ordinary=ordinary,
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class QSASettings:
+    """One qSA configuration: its named sizes ``N``, ``q``, ``eps``."""
+
+    N: int
+    q: int
+    eps: float
+    task: str = "qsa"
+
+    @property
+    def file_name(self) -> str:
+        return f"qsa_N{self.N}_q{self.q}_eps{self.eps:g}.json"
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchSettings:
+    """One Match configuration: the unit and its named sizes ``N``, ``M``, ``K`` (``K`` is
+    ``None`` for a unit without a window)."""
+
+    task: str
+    N: int
+    M: int
+    K: int | None = None
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.task}_N{self.N}_M{self.M}.json"
+
+
+def modulus(seq_len: int, power: int) -> int:
+    """``M = max(N^power, 4)``."""
+    return max(seq_len**power, 4)
+
+
+def configurations(settings: Any) -> list[QSASettings | MatchSettings]:
+    """Every configuration of ``settings`` (a ``SanfordSettings``), qSA first (``N x q x eps``),
+    then each Match unit over ``N`` (``disj`` has none: it is checked at every ``q``)."""
+    configs: list[QSASettings | MatchSettings] = []
+    if "qsa" in settings.tasks:
+        configs += [
+            QSASettings(n, q, e) for n in settings.ns for q in settings.qs for e in settings.epss
+        ]
+    for name in settings.units:
+        if name == "qsa":
+            continue
+        unit = registry.unit(name)
+        k = settings.window if unit.windowed else None
+        configs += [
+            MatchSettings(name, n, modulus(n, settings.modulus_power), k) for n in settings.ns
+        ]
+    return configs
+
+
+def run(
+    config: Any,
+    out_dir: str,
+    *,
+    progress: bool = True,
+    on_record: Callable[[dict], None] | None = None,
+    plot: bool = True,
+) -> SanfordResult:
+    """Check every configuration of ``config`` (:func:`record_of`), writing each record to
+    ``out_dir/<file_name>`` and all of them to ``out_dir/sanford.json`` after every one (an
+    interrupted run keeps what it finished; ``on_record(record)`` after each), then the figures;
+    then ``disj`` if asked (``out_dir/disj.json``). Refuses sizes first
+    (``_theory_costs.check_sizes``). Returns a :class:`~._records.SanfordResult` (the rows
+    typed, ``disj`` a :class:`~._records.DisjRecord` or None). Needs JAX's 64-bit mode."""
+    precision.require_x64("config")
+    check_sizes(config)
+    records = []
+    for c in configurations(config):
+        record = record_of(c, config)
+        records.append(record)
+        jsonio.write_json(os.path.join(out_dir, c.file_name), record)
+        jsonio.write_json(os.path.join(out_dir, "sanford.json"), records)
+        if on_record is not None:
+            on_record(record)
+    if plot and records:
+        _plots.study_figures(records, out_dir)
+    disj = None
+    if "disj" in config.tasks:
+        disj = jsonio.as_record(
+            DisjRecord,
+            {
+                "reduction": [disjointness.reduction_record(q) for q in config.qs],
+                "protocol": disjointness.protocol_table(tuple(config.qs), seed=config.seed),
+                "match3_bound": disjointness.match3_bound_table(config.match3_trained),
+            },
+        )
+        jsonio.write_json(os.path.join(out_dir, "disj.json"), disj)
+    rows = tuple(jsonio.as_record(QSARecord | MatchRecord, r) for r in records)  # type: ignore[arg-type]
+    return SanfordResult(rows, disj)
+
+
+def record_of(config: QSASettings | MatchSettings, settings: Any) -> dict:
+    """Check one configuration: :func:`qsa_record` or :func:`match_record`."""
+    if isinstance(config, QSASettings):
+        return qsa_record(
+            config.N,
+            config.q,
+            config.eps,
+            dim=settings.dim,
+            samples=settings.samples,
+            seed=settings.seed,
+        )
+    return match_record(
+        config.task,
+        config.N,
+        config.M,
+        window=settings.window,
+        samples=settings.samples,
+        seed=settings.seed,
+    )
+
+
+def failed(result: SanfordResult | QSARecord | MatchRecord) -> bool:
+    """A construction missed: a qSA unit above ``eps`` for every ``m`` searched, a Match unit
+    below 100% in float64, the reduction's equivalence broken, or a ``q`` at which no message of
+    the unit decides DISJ on every pair. ``result`` is :func:`run`'s, or one record."""
+    if isinstance(result, QSARecord):
+        return result.m_min is None
+    if isinstance(result, MatchRecord):
+        return result.accuracy_by_dtype["float64"] < 1.0
+    if any(failed(r) for r in result.rows):
+        return True
+    disj = result.disj
+    if disj is None:
+        return False
+    reduction_ok = all(r.equivalence_holds and r.decided for r in disj.reduction)
+    qs = {r.q for r in disj.reduction}
+    decided = {r.q for r in disj.protocol if r.p is not None and r.decides_all}
+    return not (reduction_ok and decided == qs)
+
+
+def summary_tables(result: SanfordResult) -> list[list[dict]]:
+    """The command's tables of ``result.rows``: the qSA rows, then the Match rows (either left
+    out when there is none), each row :func:`summary`'s."""
+    tables = [
+        [summary(r) for r in result.rows if isinstance(r, QSARecord)],
+        [summary(r) for r in result.rows if isinstance(r, MatchRecord)],
+    ]
+    return [t for t in tables if t]
+
+
+def summary(record: QSARecord | MatchRecord) -> dict:
+    """One table row of a record: its sizes, then the qSA search or the accuracy per format
+    (``*`` marks a format beyond its exact range)."""
+    row: dict = {"task": record.task, "N": record.N}
+    if isinstance(record, QSARecord):
+        row |= {"q": record.q, "eps": record.epsilon, "m_min": record.m_min}
+        if record.m_min is None:
+            return row | {"result": "MISSED"}
+        return row | {
+            "error (all inputs)": record.max_error,
+            "sampled": record.sampled_max_error,
+            "bits": record.bits_min,
+            "bits (proof)": record.bits_proof,
+        }
+    row |= {"M": record.M, "K": record.window}
+    row["inputs"] = "all" if record.exhaustive else "sampled"
+    for name, value in record.accuracy_by_dtype.items():
+        star = "" if record.within_exact_range[name] else "*"
+        row[name] = f"{value:.4f}{star}"
+    return row
+
+
+def protocol_summary(record: ProtocolRow | dict) -> dict:
+    """One table row of a :func:`protocol_record` (a :class:`~._records.ProtocolRow`, or the
+    dict :func:`.._theory_disjointness.protocol_table` gives): sizes, message bits against
+    DISJ's ``q``, the verdict and the witness."""
+    if isinstance(record, dict):
+        record = jsonio.as_record(ProtocolRow, record)
+    witness = record.wrong_pair
+    return {
+        "q": record.q,
+        "N": record.N,
+        "m": record.m,
+        "p": record.p,
+        "bits m p": record.message_bits,
+        "DISJ q": record.disj_bits,
+        "messages": f"{record.distinct_messages}/{2**record.q}",
+        "decides all": "yes" if record.decides_all else "NO",
+        "witness (a; b)": None
+        if witness is None
+        else "".join(map(str, witness["a"])) + ";" + "".join(map(str, witness["b"])),
+    }
