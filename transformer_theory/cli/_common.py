@@ -150,6 +150,12 @@ def refuse_other_settings(err: Exception, settings_cls: type) -> UsageError:
     )
 
 
+def _add_size(parser: Any, sizes: Sequence[str]) -> None:
+    """A script's ``--size`` (one of ``sizes``) and ``--smoke`` (``--size smoke``)."""
+    parser.add_argument("--size", default="default", choices=list(sizes), help="the size")
+    parser.add_argument("--smoke", action="store_true", help="the same as --size smoke (tests)")
+
+
 def experiment_script(
     argv: Sequence[str] | None,
     experiment: Any,
@@ -185,8 +191,7 @@ def experiment_script(
         p.add_argument(option, default=default, choices=sorted(modules), help=text)
     add_output(p, None)
     sizes = sorted({size for module in modules.values() for size in module.SIZES})
-    p.add_argument("--size", default="default", choices=sizes)
-    p.add_argument("--smoke", action="store_true", help="the same as --size smoke (tests)")
+    _add_size(p, sizes)
     p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE")
     try:
         try:
@@ -292,8 +297,7 @@ def script_settings(
     known, _ = first.parse_known_args(argv)
     size = "smoke" if known.smoke else known.size
     parser = CommandParser(description=description, formatter_class=HelpFormatter)
-    parser.add_argument("--size", default="default", choices=list(sizes))
-    parser.add_argument("--smoke", action="store_true", help="the same as --size smoke (tests)")
+    _add_size(parser, sizes)
     try:
         if size not in sizes:
             raise OptionError("--size", f"expected one of {', '.join(sizes)}, got {size}")
