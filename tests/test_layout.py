@@ -499,6 +499,33 @@ def test_every_experiment_module_is_one_settings_class_and_get_config(path):
     assert not debts, f"{path.relative_to(ROOT)}: {debts}; maths goes in the paper's _* modules"
 
 
+#: Experiment modules that still hold their study (a ``run`` defined there, not the paper's
+#: ``_study_<name>.run``): the study contract's debt. This list may only shrink.
+STUDY_IN_EXPERIMENT = {
+    "collapse", "collapse_tasks", "oversquash", "fig2_depth", "fig2_paper", "fig3_attention_maps",
+    "fig4_7_heads", "efficient_attention", "encdec_translation", "heads", "dyck_k", "languages",
+    "languages_generalization", "composition_bound", "composition_cot", "composition_depth",
+    "composition_one_layer", "composition_one_pass", "match_width", "qsa_bits_attention",
+    "qsa_bits_rnn", "qsa_separation", "ngram_exactness",
+}  # fmt: skip
+
+
+def _defines_run(text: str) -> bool:
+    tree = ast.parse(text)
+    return any(isinstance(n, ast.FunctionDef) and n.name == "run" for n in tree.body)
+
+
+def test_an_experiment_module_is_settings_and_its_study_lives_beside_it():
+    holding = {q.stem for q in EXPERIMENT_MODULES if _defines_run(q.read_text())}
+    new = holding - STUDY_IN_EXPERIMENT
+    assert not new, f"{new} define their study's run: write it in the paper's _study_<name>.py"
+    gone = STUDY_IN_EXPERIMENT - holding
+    assert not gone, f"{gone} no longer hold their study: strike them off STUDY_IN_EXPERIMENT"
+    assert {"sanford", "ngram_learnability"} <= {q.stem for q in EXPERIMENT_MODULES} - holding
+    assert _defines_run("def run(config, out_dir):\n    pass\n")  # the guard can fail
+    assert not _defines_run("from ._study_x import run\n")
+
+
 def test_the_experiment_guard_can_fail(monkeypatch):
     bad = PKG / "papers" / "sanford2023" / "experiments" / "sanford.py"
     text = (
