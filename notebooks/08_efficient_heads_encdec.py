@@ -296,23 +296,30 @@ maps = activations.seq2seq_maps(
 records = conti.classify_model(maps)
 for r in records:
     print(
-        f"{r['attention']:>8} head {r['head']}: {r['kind']:<10} score {r['score']:.2f}; up to a "
-        f"permutation {r['permuted']['kind']:<10} score {r['permuted']['score']:.2f}"
+        f"{r['attention']:>8} head {r['head'] + 1}: {r['kind']:<10} score {r['score']:.2f}; "
+        f"up to a permutation {r['permuted']['kind']:<10} score {r['permuted']['score']:.2f}"
     )
 words = task.words()
 src_w = [words[t] for t in data.src_eval_BxN[0]]
 tgt_w = [words[t] for t in s2s.decoder_inputs(data.tgt_eval_BxT[:1])[0]]
 labels = {"encoder": (src_w, src_w), "decoder": (tgt_w, tgt_w), "cross": (tgt_w, src_w)}
 by_head = {(r["attention"], r["layer"], r["head"]): r for r in records}
-fig, axes = plt.subplots(len(maps), 8, figsize=(27, 3 * len(maps)), squeeze=False)
+heads = maps[0][2].shape[1]
+cols = 4  # four heads a row at the page's width: every label readable (eight were shrunk to 5 px)
+rows_per = -(-heads // cols)
+fig, axes = plt.subplots(
+    len(maps) * rows_per, cols, figsize=(9, 2.9 * len(maps) * rows_per), squeeze=False
+)
 for row, (kind, layer, m) in enumerate(maps):  # m: (B, H, Q, K); draw the first sentence
     q_words, k_words = labels[kind]
-    for h, ax in enumerate(axes[row]):
-        heatmap(fig, ax, np.asarray(m[0, h]), "attention weight", vmin=0)
+    for h in range(heads):
+        ax = axes[row * rows_per + h // cols][h % cols]
+        ax.imshow(np.asarray(m[0, h]), vmin=0, vmax=1)
         r = by_head[(kind, layer, h)]
-        ax.set_title(f"{kind}, head {h + 1}\n{r['kind']} ({r['score']:.2f})", fontsize=8)
-        ax.set_yticks(range(len(q_words)), q_words, fontsize=6)
-        ax.set_xticks(range(len(k_words)), k_words, fontsize=6, rotation=90)
+        ax.set_title(f"{kind}, head {h + 1}\n{r['kind']} ({r['score']:.2f})")
+        ax.set_yticks(range(len(q_words)), q_words if h % cols == 0 else [])
+        ax.set_xticks(range(len(k_words)), k_words, rotation=90)
+fig.colorbar(axes[0][0].images[0], ax=axes, shrink=0.3, label="attention weight (0 to 1)")
 show(fig)
 
 # %% [markdown]
@@ -346,7 +353,8 @@ for r in jl["rows"]:
         f"{r['kind']:5s} n={r['n']:5d}: k' needed {r['rank_needed']}, union bound "
         f"{r['row_bound_rank']}, Lemma 2.1 {r['lemma_rank']}"
     )
-print("slope of k' against ln n:", jl["slopes"], "(union bound", round(jl["bound_slope"], 1), ")")
+slopes = ", ".join(f"{kind} {slope:.1f}" for kind, slope in jl["slopes"].items())
+print(f"slope of k' against ln n: {slopes} (union bound {jl['bound_slope']:.1f})")
 enc = [m for attention, _, m in maps if attention == "encoder"][0]  # (B, H, N, N)
 ranks = [conti.spectrum_rank(enc[b, h]) for b in range(enc.shape[0]) for h in range(enc.shape[1])]
 print(
@@ -374,4 +382,4 @@ spec = config.runs()[0]
 trained = sweeps.trained_params(spec, out)
 tokens = sweeps.build_data(spec).eval_tokens_BxN[:32]
 for r in conti.classify_model(activations.depth_maps(trained, tokens)):
-    print(f"layer {r['layer']} head {r['head']}: {r['kind']} (score {r['score']:.2f})")
+    print(f"layer {r['layer'] + 1} head {r['head'] + 1}: {r['kind']} (score {r['score']:.2f})")

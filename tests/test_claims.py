@@ -213,19 +213,24 @@ def test_run_claims_takes_one_id_as_a_string():
 def _script_help(path: pathlib.Path) -> str:
     """``python experiments/X.py --help``'s text, in process (the scripts define ``main(argv)``)."""
     import contextlib
+    import importlib.util
     import io
-    import runpy
     import sys
     from unittest import mock
 
-    names = runpy.run_path(str(path), run_name="_claims_command_check")
+    # a module in sys.modules while it runs: a settings dataclass's string annotations
+    # (typing.get_type_hints) are read in its module's namespace
+    spec = importlib.util.spec_from_file_location("_claims_command_check", path)
+    module = importlib.util.module_from_spec(spec)
     out = io.StringIO()
     with (
+        mock.patch.dict(sys.modules, {"_claims_command_check": module}),
         mock.patch.object(sys, "argv", [str(path), "--help"]),
         contextlib.redirect_stdout(out),
         pytest.raises(SystemExit) as exit_,
     ):
-        names["main"]()
+        spec.loader.exec_module(module)
+        module.main()
     assert exit_.value.code == 0, path
     return out.getvalue()
 

@@ -158,3 +158,14 @@ def test_an_exact_check_does_not_rest_on_the_balls(monkeypatch):
     assert status_of("formal_languages.majority", exhaustive=3, sampled=(), samples=1) == (
         "bounded"
     )
+
+
+def test_every_ball_operation_is_one_the_engine_checks_itself_on():
+    # an operation added to the ball arithmetic without a row of its own would go unchecked;
+    # comparisons and constants carry no radius of their own
+    ops = {
+        m for m in vars(exact._Balls) if not m.startswith("_") and callable(vars(exact._Balls)[m])
+    }
+    assert ops - {"greater", "equal", "one", "zeros"} <= set(engine._ENGINE_PARTS)
+    checked = {"exp", "log", "div", "sqrt", "rsqrt", "sqrt_int", "gelu"}
+    assert checked <= ops

@@ -286,3 +286,19 @@ def test_dyck_k_records_of_odd_lengths_only_are_an_incomplete_check(monkeypatch,
     monkeypatch.setattr(_theory_dyck_k, "check_record", odd_only)
     record = _reason_of(f"formal_languages.{row}", exhaustive={2: 3}, depths=(1,))
     assert record.status == "failed" and "incomplete" in record.figure, record.figure
+
+
+@mutant("formal_languages.table_float64")
+def test_table_float64_records_of_odd_lengths_only_are_an_incomplete_check(monkeypatch):
+    # the languages command's record keeps only the odd lengths: every string it has is right,
+    # but the (row, string) pairs of the even lengths were never evaluated
+    real = _checks.row_record
+
+    def odd_only(*args, **kwargs):
+        r = real(*args, **kwargs)
+        keep = [e for e in r["by_length"] if e["length"] % 2 or not e["exhaustive"]]
+        return {**r, "by_length": keep}
+
+    monkeypatch.setattr(_checks, "row_record", odd_only)
+    record = _reason_of("formal_languages.table_float64", max_len=2, exhaustive_up_to=2)
+    assert record.status == "failed" and "incomplete" in record.figure, record.figure
