@@ -507,10 +507,8 @@ def test_every_experiment_module_is_one_settings_class_and_get_config(path):
 #: contract's debt. This list may only shrink.
 STUDY_IN_EXPERIMENT = {
     "collapse", "collapse_tasks", "oversquash", "efficient_attention", "encdec_translation",
-    "heads", "dyck_k", "languages",
-    "languages_generalization", "composition_bound", "composition_cot", "composition_depth",
-    "composition_one_layer", "composition_one_pass", "match_width", "qsa_bits_attention",
-    "qsa_bits_rnn", "qsa_separation", "ngram_exactness",
+    "heads", "dyck_k", "languages", "languages_generalization", "match_width",
+    "qsa_bits_attention", "qsa_bits_rnn", "qsa_separation", "ngram_exactness",
 }  # fmt: skip
 
 
@@ -526,7 +524,7 @@ def test_an_experiment_module_is_settings_and_its_study_lives_beside_it():
     gone = STUDY_IN_EXPERIMENT - holding
     assert not gone, f"{gone} no longer hold their study: strike them off STUDY_IN_EXPERIMENT"
     settled = {q.stem for q in EXPERIMENT_MODULES} - holding
-    assert {"sanford", "ngram_learnability", "fig2_depth", "fig4_7_heads"} <= settled
+    assert {"sanford", "ngram_learnability", "fig2_depth", "composition_cot"} <= settled
     assert _defines_run("def run(config, out_dir):\n    pass\n")  # the guard can fail
     assert not _defines_run("from ._study_x import run\n")
 
