@@ -53,6 +53,44 @@ def test_the_registry_is_well_formed():
             assert c.correction, c.id
 
 
+def _declarations(source: str) -> list[str]:
+    """Where ``source`` declares what the ledger reads from objects: a ``quantifier=`` passed to
+    a row, a coverage word or a domain in words passed to a ``Checked``."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        name = getattr(node.func, "id", getattr(node.func, "attr", ""))
+        words = {k.arg for k in node.keywords}
+        # (a record carries the quantifier its row read from the domain)
+        if "quantifier" in words and name not in ("replace", "strength", "ClaimRecord"):
+            found.append(f"line {node.lineno}: {name}(quantifier=...)")
+        if name == "Checked":
+            if "domain" in words or "coverage" in words:
+                found.append(f"line {node.lineno}: Checked(domain= / coverage=)")
+            if len(node.args) > 1 and isinstance(node.args[1], ast.Constant):
+                found.append(f"line {node.lineno}: Checked(..., {node.args[1].value!r}, ...)")
+    return found
+
+
+def test_no_row_or_check_declares_its_quantifier_or_coverage():
+    root = pathlib.Path(__file__).resolve().parents[1]
+    files = [*(root / "transformer_theory").rglob("*.py"), *(root / "examples").rglob("*.py")]
+    bad = {
+        str(f.relative_to(root)): d
+        for f in files
+        if f.name != "ledger.py" and (d := _declarations(f.read_text()))
+    }
+    assert not bad, bad
+    # the scan sees each form it refuses
+    assert _declarations("Row(id='a.b', quantifier='finite')")
+    assert _declarations("Checked('exact', 'all', {})")
+    assert _declarations("Checked('exact', t, {}, domain='every n')")
+    assert not _declarations("dataclasses.replace(row, quantifier=None)")
+
+
 @pytest.mark.parametrize("claim", ALL, ids=[c.id for c in ALL])
 def test_each_claim_reaches_its_expected_status_at_the_quick_tier(claim):
     record = claims.run_claims(ids=[claim.id], tier="quick")[0]

@@ -22,7 +22,11 @@ construction architecture of Chen & Zou 2024 (ReLU attention, one-hot positions,
 MLP): integer numerators in float64 with a common power-of-two denominator, each product
 refused unless it is provably below :math:`2^{53}` -- exact, and fast enough for 400,500 inputs.
 
-The claims ledger routes every ``proved`` and ``certified`` check through this module.
+The claims ledger routes every ``proved`` and ``certified`` check through this module. Every
+ball operation with no exact result is one method of the ball arithmetic (:func:`balls`, which
+checks with enclosures of their own use too), and the engine's own ledger rows
+(:mod:`transformer_theory.claims.engine`) check those methods: while one fails, the ledger's rule
+fails every enclosed check.
 """
 
 from __future__ import annotations

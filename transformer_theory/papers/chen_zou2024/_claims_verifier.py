@@ -4,7 +4,8 @@ library's), Theorems 2 and 4 as exact certificates and accuracy bounds, §16's m
 
 A table of :class:`~transformer_theory.ledger.Row`; the checks live in :mod:`._checks_verifier`
 (Props. 7-10 through :func:`transformer_theory.exact.evaluate` in arb balls). Printed words are
-quoted from the paper with its LaTeX markup simplified (``\\mathbf{a}`` -> ``a``).
+the paper's converted text verbatim, LaTeX and all; Definitions 2-3's quotes drop its markup and
+write ``(+)``, ``sum``, ``lambda`` for its symbols, the transliteration tests/test_quotes.py maps.
 """
 
 from __future__ import annotations
@@ -32,41 +33,54 @@ _VERIFY_SIZES = {
 _PRINTED = {
     "7": (
         "§11, Proposition 7",
-        "If the input sequences X^(0), X^(1), ..., X^(N-1) in X^n are dependent, then for the "
-        "first attention layer TF_1 for any attention only transformer, we have lambda_0 "
-        "(TF_1(X^(0))[n-1]) + lambda_1 (TF_1(X^(1))[n-1]) + ... + lambda_{N-1} "
-        "(TF_1(X^(N-1))[n-1]) = 0.",
+        r"If the input sequences \(\mathbf{X}^{(0)},\mathbf{X}^{(1)},\dots, \mathbf{X}^{(N-1)} \in"
+        r" \mathcal{X}^n\) are dependent, then for the first attention layer \(\texttt{TF}_1\) for"
+        r" any attention only transformer, we have \[\lambda_0 "
+        r"(\texttt{TF}_1(\mathbf{X}^{(0)})[n-1]) + \lambda_1 "
+        r"(\texttt{TF}_1(\mathbf{X}^{(1)})[n-1]) + \dots + \lambda_{N-1} "
+        r"(\texttt{TF}_1(\mathbf{X}^{(N-1)})[n-1]) = \mathbf{0}.\]",
     ),
     "8": (
         "§11, Proposition 8",
-        "If the input sequences X^(0), X^(1), ..., X^(N-1) in X^n are dependent, then for any "
-        "single layer transformer TF, their prediction result o^(0), ..., o^(N-1) lambda_0 o^(0) "
-        "+ lambda_1 o^(1) + ... + lambda_{N-1} o^(N-1) = 0.",
+        r"If the input sequences \(\mathbf{X}^{(0)},\mathbf{X}^{(1)},\dots, \mathbf{X}^{(N-1)} \in"
+        r" \mathcal{X}^n\) are dependent, then for any single layer transformer \(\texttt{TF}\), "
+        r"their prediction result \(\mathbf{o}^{(0)},\dots,\mathbf{o}^{(N-1)}\) \[\lambda_0 "
+        r"\mathbf{o}^{(0)} + \lambda_1 \mathbf{o}^{(1)} + \dots + \lambda_{N-1} \mathbf{o}^{(N-1)}"
+        r" = \mathbf{0}.\]",
     ),
     "9": (
         "§16, Proposition 9",
-        "If the input sequences X^(0), X^(1), ..., X^(N-1) in X^n are dependent, then for any "
-        "single layer single head transformer with softmax attention TF_soft, we have lambda'_0 "
-        "(TF_soft(X^(0))[n-1]) + ... + lambda'_{N-1} (TF_soft(X^(N-1))[n-1]) = 0. where "
-        "lambda'_i = sum_{j=0}^{n-1} sigma'(x^(i)_j, x_{n-1}) lambda_i",
+        r"If the input sequences \(\mathbf{X}^{(0)},\mathbf{X}^{(1)},\dots, \mathbf{X}^{(N-1)} \in"
+        r" \mathcal{X}^n\) are dependent, then for any single layer single head transformer with "
+        r"softmax attention \(\texttt{TF}_{\text{soft}}\), we have \[\lambda'_0 "
+        r"(\texttt{TF}_{\text{soft}}(\mathbf{X}^{(0)})[n-1]) + \lambda'_1 "
+        r"(\texttt{TF}_{\text{soft}}(\mathbf{X}^{(1)})[n-1]) + \dots + \lambda'_{N-1} "
+        r"(\texttt{TF}_{\text{soft}}(\mathbf{X}^{(N-1)})[n-1]) = \mathbf{0}.\] where \(\lambda'_i "
+        r"= \sum_{j=0}^{n-1}\sigma'(\mathbf{x}^{(i)}_j,\mathbf{x}_{n-1}) \lambda_i\)",
     ),
     "10": (
         "§16, Proposition 10",
-        "If the input sequences X^(0), X^(1), ..., X^(N-1) in X^n are dependent, then for any "
-        "single layer single head softmax transformer TF_soft, their prediction result o^(0), "
-        "..., o^(N-1) lambda'_0 o^(0) + lambda'_1 o^(1) + ... + lambda'_{N-1} o^(N-1) = 0. where "
-        "lambda'_i = sum_{j=0}^{n-1} sigma'(x^(i)_j, x_{n-1}) lambda_i",
+        r"If the input sequences \(\mathbf{X}^{(0)},\mathbf{X}^{(1)},\dots, \mathbf{X}^{(N-1)} \in"
+        r" \mathcal{X}^n\) are dependent, then for any single layer single head softmax "
+        r"transformer \(\texttt{TF}_{\text{soft}}\), their prediction result "
+        r"\(\mathbf{o}^{(0)},\dots,\mathbf{o}^{(N-1)}\) \[\lambda'_0 \mathbf{o}^{(0)} + \lambda'_1"
+        r" \mathbf{o}^{(1)} + \dots + \lambda'_{N-1} \mathbf{o}^{(N-1)} = \mathbf{0}.\] where "
+        r"\(\lambda'_i = \sum_{j=0}^{n-1}\sigma'(\mathbf{x}^{(i)}_j,\mathbf{x}_{n-1}) \lambda_i\)",
     ),
 }
 _THEOREM2 = (
-    "Then for any transformer with L = 1 attention layer, no matter how many heads are applied, "
-    "there exists at least one data point (E_IC-QA^(pi,pi')(c), a_{pi'_c}) in D_IC-QA^(k) such "
-    "that TF(E_IC-QA^(pi,pi')(c)) != a_{pi'_c}."
+    r"Then for any transformer with \(L = 1\) attention layer, no matter how many heads are "
+    r"applied, there exists at least one data point "
+    r"\((\mathbf{E}_{\texttt{IC-QA}}^{(\pi,\pi')}(c), \mathbf{a}_{\pi_c'})\in "
+    r"\mathcal{D}_{\texttt{IC-QA}}^{(k)}\) such that "
+    r"\(\texttt{TF}\big(\mathbf{E}_{\texttt{IC-QA}}^{(\pi,\pi')}(c)\big)\neq "
+    r"\mathbf{a}_{\pi_c'}\)."
 )
 _THEOREM4 = (
-    "Then for any transformer with L = 1 attention layer, no matter how many heads are applied, "
-    "there exists at least one data (sub(t,s), y) in D_TM, generated via a template t and a "
-    "mapping s, such that TF(sub(t,s)) != y."
+    r"Then for any transformer with \(L = 1\) attention layer, no matter how many heads are "
+    r"applied, there exists at least one data \((\texttt{sub}(\boldsymbol{t},s), y)\in "
+    r"\mathcal{D}_{\texttt{TM}}\), generated via a template \(\boldsymbol{t}\) and a mapping "
+    r"\(s\), such that \(\texttt{TF}(\texttt{sub}(\boldsymbol{t},s))\neq y\)."
 )
 
 
@@ -172,11 +186,15 @@ CLAIMS: list[Row] = [
         sizes={"quick": {"upto": 6}, "full": {"upto": 8}},
         expected="bounded",
         printed=(
-            "Given any two different templates t, t', and all possible sequences generated "
-            "D_tmpl^(t) = { X_0, ..., X_{n^(t)-1} }, D_tmpl^(t') = { X'_0, ..., X'_{n^(t')-1} }, "
-            "there exist lambda, lambda' in Z_+ such that the combined occurrence of each token "
-            "at each position in D_tmpl^(t) is equal to the combined occurrence of each token at "
-            "each position in D_tmpl^(t')"
+            r"Given any two different templates \(\mathbf{t},\mathbf{t}'\), and all possible "
+            r"sequences generated \(\mathcal{D}_{\texttt{tmpl}}^{(\mathbf{t})} = \{ "
+            r"\mathbf{X}_0,\dots,\mathbf{X}_{n^{(\mathbf{t})}-1} \}\), "
+            r"\(\mathcal{D}_{\texttt{tmpl}}^{(\mathbf{t}')} = \{ "
+            r"\mathbf{X}'_0,\dots,\mathbf{X}'_{n^{(\mathbf{t}')}-1} \}\), there exist "
+            r"\(\lambda,\lambda' \in \mathbb{Z}_{+}\) such that the combined occurrence of each "
+            r"token at each position in \(\mathcal{D}_{\texttt{tmpl}}^{(\mathbf{t})}\) is equal to"
+            r" the combined occurrence of each token at each position in "
+            r"\(\mathcal{D}_{\texttt{tmpl}}^{(\mathbf{t}')}\)"
         ),
         note="Every A + l up to the bound only; lambda is the proof's (a failure would be the "
         "library's candidate failing, not the lemma).",

@@ -23,8 +23,8 @@ _THEOREM1 = (
     "of the function is large."
 )
 _THEOREM2 = (
-    "A transformer layer requires Omega(sqrt(n / (Hdp))) CoT steps for correctly answering "
-    "iterated function composition prompts."
+    r"A transformer layer requires  $\Omega\left(\sqrt{\frac{n}{Hdp}}\right)$  CoT steps for "
+    "correctly answering iterated function composition prompts."
 )
 
 CLAIMS: list[Row] = [

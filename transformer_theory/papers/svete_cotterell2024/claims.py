@@ -4,8 +4,9 @@ sparse and softmax attention), as ledger rows (:class:`~transformer_theory.ledge
 
 The checks live in :mod:`._checks`; each row's status is derived from what its check computed
 (:func:`transformer_theory.ledger.derive_status`). ``printed`` quotes the slides (the seed
-``001_4a8a9b13747ade48.txt``) verbatim, with LaTeX written out; statements the slides do not make
-(the library's variants, precision figures, the sparse built length) have ``printed=None``.
+``001_4a8a9b13747ade48.txt``) verbatim, their LaTeX as the PDF conversion left it (garbled where
+it is: the row's note says how it is read), less the markdown emphasis; statements the slides do
+not make (the library's variants, precision figures, the sparse built length) have ``printed=None``.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ __all__ = ["CLAIMS"]
 PAPER = "Svete & Cotterell 2024"
 
 _THEOREMS = (
-    "For every n-gram LM, there exists a weakly equivalent ({hard, sparse} attention) "
-    "transformer LM with "
+    r"For every n-gram LM, there exists a weakly equivalent ( $\{\text{hard, sparse}\}$  "
+    "attention) transformer LM with "
 )
 _LM = {"order": 3, "alphabet": 2, "zeros": 0.2, "seeds": 2, "max_len": 2, "margin_len": 16}
 _LM_FULL = {"order": 3, "alphabet": 3, "zeros": 0.2, "seeds": 2, "max_len": 6, "margin_len": 100}
@@ -197,9 +198,10 @@ CLAIMS: list[Row] = [
         id="svete_cotterell2024.score_maximized_at_target",
         paper=PAPER,
         place="Slides, 'Choice of score function': Maximized when t = j + h",
-        printed="f(q_t, k_j) = <Q_h(r(y_t, t)), K_h(r(y_j, j))> = <(sqrt(1/t), sqrt(1 - 1/t)), "
-        "(sqrt(1/(j+h)), sqrt(1 - 1/(j+h)))> ... Maximized when t = j + h, or j = t - h. Now "
-        "apply hardmax.",
+        printed=r"$$f(q_t, k_j) = \langle Q_h(r(y_t, t)), K_h(r(y_j, j)) \rangle$$ $$= \langle "
+        r"\left(\frac{\sqrt{\frac{1}{t}}}{\sqrt{1 - \frac{1}{t}}}\right), "
+        r"\left(\frac{\sqrt{\frac{1}{j+h}}}{\sqrt{1 - \frac{1}{j+h}}}\right) \rangle ... "
+        "Maximized when t = j + h, or j = t - h. Now apply hardmax.",
         statement="<u(t), u(s)> with u(s) = (sqrt(1/s), sqrt(1 - 1/s)) contains 1 at s = t and "
         "is < 1 (arb balls) at every other key s <= positions + 1, for every t <= positions",
         domain=dom.QUERIES,
@@ -212,14 +214,18 @@ CLAIMS: list[Row] = [
         sizes={"quick": {"positions": 40}, "full": {"positions": 150}},
         expected="bounded",
         note="Checked for t up to the stated bound, not for every t (the closed form "
-        "<u(t), u(s)> = cos of the angle difference gives it for all t; not checked here).",
+        "<u(t), u(s)> = cos of the angle difference gives it for all t; not checked here). The "
+        "converted slides print each two-entry column vector as a fraction: "
+        "\\frac{\\sqrt{\\frac{1}{t}}}{\\sqrt{1 - \\frac{1}{t}}} is read as "
+        "(sqrt(1/t), sqrt(1 - 1/t)).",
     ),
     Row(
         id="svete_cotterell2024.slide_query_map",
         paper=PAPER,
         place="Slides, 'Choice of positional encoding': Q_h and K_h",
-        printed="Q_h: r(y_t, t) -> (sqrt(1/t), sqrt(1 - 1/(t+h))); K_h: r(y_t, t) -> "
-        "(sqrt(1/(t+h)), sqrt(1 - 1/(t+h))) ... Maximized when t = j + h, or j = t - h.",
+        printed=r"Q_h: r(y_t,t) ightarrow \left( \sqrt{rac{1}{t}} \\ \sqrt{1-rac{1}{t+h}} ight) "
+        r"\\ \kappa_h: r(y_t,t) ightarrow \left( \sqrt{rac{1}{t+h}} \\ \sqrt{1-rac{1}{t+h}} "
+        "ight) ... Maximized when t = j + h, or j = t - h.",
         statement="With the slides' printed Q_h (mixing t and t + h) against the keys "
         "K_h(r(y_j, j)) = u(j + h), j = 1..t, the score's argmax is j = t - h (lead > 0, arb "
         "balls) for h = 1..offsets and h < t <= positions",
@@ -236,7 +242,9 @@ CLAIMS: list[Row] = [
         note="The printed query's peak exceeds 1 (it is not the cosine the proof uses), but its "
         "argmax is still j = t - h, so nothing fails with it. The slides' text, converted from "
         "PDF, reads the key map's name as kappa_h (a garbled K_h, the name the score's own "
-        "line uses).",
+        "line uses) and lost the escapes \\r, \\f, \\b: 'ightarrow' is \\rightarrow, 'rac' is "
+        "\\frac, so Q_h maps r(y_t, t) to (sqrt(1/t), sqrt(1 - 1/(t+h))) and K_h to "
+        "(sqrt(1/(t+h)), sqrt(1 - 1/(t+h))).",
     ),
     Row(
         id="svete_cotterell2024.derived_exact_length",
@@ -472,8 +480,8 @@ CLAIMS: list[Row] = [
         id="svete_cotterell2024.learnability",
         paper=PAPER,
         place="Slides, Follow-up Work 2. (Svete et al. 2024)",
-        printed="Experiments to study learnability of n-gram models w.r.t n, |Sigma| and rank(E) "
-        "under a metric (like KL divergence) (Svete et al. (2024)).",
+        printed="Experiments to study learnability of n-gram models w.r.t n,  $|\\Sigma|$  and "
+        "rank(E) under a metric (like KL divergence) (Svete et al. (2024)).",
         statement="experiments/results/ngram_learnability.json, the committed record of "
         "``transformer-theory experiment ngram_learnability``'s default run: the trained "
         "one-layer model's KL per symbol is below the best unigram fit's in every cell",
