@@ -507,7 +507,7 @@ def test_every_experiment_module_is_one_settings_class_and_get_config(path):
 #: contract's debt. This list may only shrink.
 STUDY_IN_EXPERIMENT = {
     "collapse", "collapse_tasks", "oversquash", "efficient_attention", "encdec_translation",
-    "heads", "dyck_k", "languages", "languages_generalization", "ngram_exactness",
+    "heads", "languages", "languages_generalization", "ngram_exactness",
 }  # fmt: skip
 
 
