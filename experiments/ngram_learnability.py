@@ -22,7 +22,7 @@ def main(argv: list[str] | None = None) -> int:
         argv,
         exp,
         description=__doc__.split("\n\n")[0],
-        report=lambda result: print(f"{result['seconds']:.0f} s"),
+        report=lambda result: print(f"{result.seconds:.0f} s"),
     )
 
 

@@ -273,7 +273,10 @@ def test_every_paper_has_the_same_role_files(paper):
                 a.asname or a.name
                 for n in tree.body
                 if isinstance(n, ast.ImportFrom)
-                and (n.module or "").split(".")[-1].startswith("_study")
+                and (
+                    (n.module or "").split(".")[-1].startswith("_study")
+                    or n.module == "transformer_theory.sweeps.directory"  # Chen & Zou's figures
+                )
                 for a in n.names
             }
             assert {"get_config", "run"} <= defined, f"{q}: an experiment has get_config and run"
@@ -497,6 +500,32 @@ def test_every_experiment_module_is_one_settings_class_and_get_config(path):
         assert debts, f"{path.stem} is no longer a debt: strike it off KNOWN_EXPERIMENT_DEBTS"
         return
     assert not debts, f"{path.relative_to(ROOT)}: {debts}; maths goes in the paper's _* modules"
+
+
+#: Experiment modules that still hold their study (a ``run`` defined there, not the paper's
+#: ``_study_<name>.run`` or, for Chen & Zou's figures, ``sweeps.directory.run``): the study
+#: contract's debt. This list may only shrink.
+STUDY_IN_EXPERIMENT = {
+    "collapse", "collapse_tasks", "oversquash", "efficient_attention", "encdec_translation",
+    "heads", "languages", "languages_generalization", "ngram_exactness",
+}  # fmt: skip
+
+
+def _defines_run(text: str) -> bool:
+    tree = ast.parse(text)
+    return any(isinstance(n, ast.FunctionDef) and n.name == "run" for n in tree.body)
+
+
+def test_an_experiment_module_is_settings_and_its_study_lives_beside_it():
+    holding = {q.stem for q in EXPERIMENT_MODULES if _defines_run(q.read_text())}
+    new = holding - STUDY_IN_EXPERIMENT
+    assert not new, f"{new} define their study's run: write it in the paper's _study_<name>.py"
+    gone = STUDY_IN_EXPERIMENT - holding
+    assert not gone, f"{gone} no longer hold their study: strike them off STUDY_IN_EXPERIMENT"
+    settled = {q.stem for q in EXPERIMENT_MODULES} - holding
+    assert {"sanford", "ngram_learnability", "fig2_depth", "composition_cot"} <= settled
+    assert _defines_run("def run(config, out_dir):\n    pass\n")  # the guard can fail
+    assert not _defines_run("from ._study_x import run\n")
 
 
 def test_the_experiment_guard_can_fail(monkeypatch):

@@ -110,12 +110,18 @@ RESULTS = pathlib.Path(__file__).resolve().parents[2] / "experiments" / "results
 def _committed_records():
     from transformer_theory.papers.barbero2024.experiments import _records as barbero
     from transformer_theory.papers.sanford2023 import _records as sanford
+    from transformer_theory.papers.svete_cotterell2024 import _records as svete
 
     row = sanford.QSARecord | sanford.MatchRecord
     return [
         ("barbero2024_collapse.json", barbero.CollapseRecord, lambda d: d),
         ("barbero2024_oversquash.json", barbero.OversquashRecord, lambda d: d),
         ("sanford2023_constructions.json", tuple[row, ...], lambda d: d["records"]),
+        (
+            "ngram_learnability.json",
+            svete.LearnabilityResult,
+            lambda d: {k: v for k, v in d.items() if k != "provenance"},
+        ),
     ]
 
 

@@ -212,7 +212,7 @@ def experiment_script(
         check_seconds(experiment.__name__.rsplit(".", 1)[-1], size, config, shipped)
         out = prepare_out_dir(args.out)
     except (OptionError, UsageError, BudgetError, BudgetSettingError) as err:
-        print(f"{p.prog}: error: {err}", file=sys.stderr)
+        print(f"error: {err}", file=sys.stderr)
         return EXIT_USAGE
     enable_x64_if_declared(experiment)
     records = experiment.run(config, out, progress=size != "smoke")

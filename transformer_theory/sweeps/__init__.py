@@ -13,7 +13,8 @@ draws the figures. One module each:
   module each, ``get_config(size)``), a user's own is a file with ``get_config()``;
 - :mod:`.runs`: :class:`RunSpec`, one run, and what it builds (model, data, optimizer);
 - :mod:`.directory`: :func:`run_experiment` (check the output directory, train every run, summarize,
-  draw) and :func:`plot` (redraw from a directory);
+  draw; :func:`.directory.run` is the same as the figure experiments' study, giving the typed
+  :class:`SweepResult`) and :func:`plot` (redraw from a directory);
 - :mod:`.cost`: a lower bound on a sweep's training time, checked against the budget before any
   run starts, and the shipped configs' defaults as ``train --help`` shows them;
 - :mod:`.tables`: a sweep's summary as the committed CSV and README's table;
@@ -39,6 +40,7 @@ from transformer_theory.sweeps.config import (
     resolve,
 )
 from transformer_theory.sweeps.directory import (
+    SweepResult,
     aggregate,
     analyse,
     check_out_dir,
@@ -75,6 +77,7 @@ __all__ = [
     "ExperimentSettings",
     "ExperimentError",
     "RunSpec",
+    "SweepResult",
     "TaskSetup",
     "aggregate",
     "analyse",

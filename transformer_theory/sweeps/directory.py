@@ -25,6 +25,7 @@ Run directories that the command does not list are left alone: runs shared by tw
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Sequence
 
@@ -244,6 +245,23 @@ def run_experiment(
     write_record(config, source, out)
     rows = sweep(config.run_specs, out, progress=progress, on_result=on_result)
     return rows, analyse(config, out)
+
+
+@dataclasses.dataclass(frozen=True)
+class SweepResult:
+    """What :func:`run` gives: one :class:`~.runs.RunSummary` per run (``summary.json``'s
+    rows) and the figures drawn."""
+
+    rows: tuple[RunSummary, ...]
+    figures: tuple[str, ...]
+
+
+def run(config: ExperimentSettings, out_dir: str, *, progress: bool = True) -> SweepResult:
+    """The study of a shipped figure experiment (Chen & Zou 2024's ``fig*`` configs, whose
+    modules are settings alone): train (or resume) every run, summarize, draw
+    (:func:`run_experiment`); the typed :class:`SweepResult`."""
+    rows, figures = run_experiment(config, out_dir, progress=progress)
+    return SweepResult(tuple(rows), tuple(figures))
 
 
 def analyse(config: ExperimentSettings, out: str) -> list[str]:

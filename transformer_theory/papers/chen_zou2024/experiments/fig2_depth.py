@@ -39,7 +39,8 @@ Also ``transformer-theory experiment fig2_depth --size smoke`` (one run, seconds
 
 import dataclasses
 
-from transformer_theory.sweeps import TASK_NAMES, ExperimentSettings, run_experiment
+from transformer_theory.sweeps import TASK_NAMES, ExperimentSettings
+from transformer_theory.sweeps.directory import run  # noqa: F401 - the study: train, summarize, draw
 
 DEPTHS = (1, 2, 3, 4)
 
@@ -70,9 +71,3 @@ def get_config(size: str = "default") -> Fig2DepthSettings:
     if size == "smoke":
         return config.replace(seeds=(0,), tasks=("reasoning",), depths=(2,), steps=2)
     return config
-
-
-def run(config: Fig2DepthSettings, out_dir: str, *, progress: bool = True) -> dict:
-    """Train (or resume), summarize, draw: :func:`~transformer_theory.sweeps.run_experiment`."""
-    rows, figures = run_experiment(config, out_dir, progress=progress)
-    return {"rows": rows, "figures": figures}

@@ -54,7 +54,8 @@ or ``transformer-theory experiment fig2_paper --size smoke`` (its reasoning runs
 import dataclasses
 
 from transformer_theory.papers.chen_zou2024.experiments import fig2_depth
-from transformer_theory.sweeps import PAPER, QUICK, TASK_NAMES, ExperimentSettings, run_experiment
+from transformer_theory.sweeps import PAPER, QUICK, TASK_NAMES, ExperimentSettings
+from transformer_theory.sweeps.directory import run  # noqa: F401 - the study: train, summarize, draw
 from transformer_theory.train import EarlyStop
 
 #: ``default``: the sweep README's table comes from (§9.1's sizes, 3 seeds; hours); ``smoke``: the
@@ -125,9 +126,3 @@ def get_config(size: str = "default") -> Fig2PaperSettings:
     if size == "smoke":
         return config.replace(size="smoke", seeds=(0,), tasks=("reasoning",))
     return config
-
-
-def run(config: Fig2PaperSettings, out_dir: str, *, progress: bool = True) -> dict:
-    """Train (or resume), summarize, draw: :func:`~transformer_theory.sweeps.run_experiment`."""
-    rows, figures = run_experiment(config, out_dir, progress=progress)
-    return {"rows": rows, "figures": figures}

@@ -27,7 +27,8 @@ Also ``transformer-theory experiment fig3_attention_maps --size smoke`` (two ste
 import dataclasses
 
 from transformer_theory import tasks
-from transformer_theory.sweeps import SETUPS, ExperimentSettings, run_experiment
+from transformer_theory.sweeps import SETUPS, ExperimentSettings
+from transformer_theory.sweeps.directory import run  # noqa: F401 - the study: train, summarize, draw
 
 #: ``default``: the figure (quick setups, seed 0); ``smoke``: the same run for two steps.
 SIZES = ("smoke", "default")
@@ -58,9 +59,3 @@ def get_config(size: str = "default") -> AttentionMapsSettings:
         setups={"quick": SETUPS["quick"], "paper": paper},
     )
     return config.replace(steps=2) if size == "smoke" else config
-
-
-def run(config: AttentionMapsSettings, out_dir: str, *, progress: bool = True) -> dict:
-    """Train (or resume), summarize, draw: :func:`~transformer_theory.sweeps.run_experiment`."""
-    rows, figures = run_experiment(config, out_dir, progress=progress)
-    return {"rows": rows, "figures": figures}

@@ -22,7 +22,8 @@ Also ``transformer-theory experiment fig4_7_heads --size smoke`` (two one-layer 
 
 import dataclasses
 
-from transformer_theory.sweeps import ExperimentSettings, run_experiment
+from transformer_theory.sweeps import ExperimentSettings
+from transformer_theory.sweeps.directory import run  # noqa: F401 - the study: train, summarize, draw
 
 #: ``default``: the figures as README quotes them; ``smoke``: two steps of one-layer runs.
 SIZES = ("smoke", "default")
@@ -55,9 +56,3 @@ def get_config(size: str = "default") -> HeadsPerLayerSettings:
     if size == "smoke":
         return config.replace(seeds=(0,), tasks=("reasoning",), depths=(1,), steps=2)
     return config
-
-
-def run(config: HeadsPerLayerSettings, out_dir: str, *, progress: bool = True) -> dict:
-    """Train (or resume), summarize, draw: :func:`~transformer_theory.sweeps.run_experiment`."""
-    rows, figures = run_experiment(config, out_dir, progress=progress)
-    return {"rows": rows, "figures": figures}

@@ -44,12 +44,9 @@ at 4 bits too, and sets its ``R > 0`` cells beside that and beside a hand-built 
 from __future__ import annotations
 
 import dataclasses
-import os
 
-from transformer_theory.papers.peng2024 import _plots as plots
-from transformer_theory.papers.peng2024._models_cot import bound_records
-from transformer_theory.papers.peng2024._models_training import _sweep
-from transformer_theory.papers.peng2024.experiments.composition_cot import CoTSettings, _cell_record
+from transformer_theory.papers.peng2024._study_composition_bound import run  # the study
+from transformer_theory.papers.peng2024.experiments.composition_cot import CoTSettings
 
 __all__ = ["SIZES", "get_config", "run"]
 
@@ -77,21 +74,3 @@ def get_config(size: str = "default") -> CoTSettings:
             config, ns=(8,), cells=((9, 16, 32), (1, 2, 2), (1, 1, 2)), steps=6000
         )
     return config
-
-
-def run(config: CoTSettings, out_dir: str, *, progress: bool = True) -> list[dict]:
-    """Theorem 1 in table form: every ``ns x cells`` model answers the ``K``-fold composition in
-    ONE pass (stride ``K``; ``config.strides`` is ignored), trained and evaluated like
-    :func:`.composition_cot.run`; the records (:func:`bound_records`: error beside the bound) go
-    to ``out_dir/records.json`` after each run, the figure to ``out_dir/composition_bound.png``."""
-    runs = [(n, c) for n in config.ns for c in config.cells]
-    records = _sweep(
-        runs,
-        lambda n, cell: bound_records([_cell_record(config, n, cell, config.functions)]),
-        out_dir,
-        desc="one-pass composition models",
-        progress=progress,
-    )
-    if records:
-        plots.composition_depth(records, os.path.join(out_dir, "composition_bound.png"))
-    return records

@@ -47,12 +47,10 @@ Writes ``records.json`` (after each run), ``summary.json`` and ``composition_cot
 from __future__ import annotations
 
 import dataclasses
-import os
 
-from transformer_theory import _validate, jsonio
-from transformer_theory.papers.peng2024 import _plots as plots
-from transformer_theory.papers.peng2024._models_cot import _check_stride, cot_record, steps_needed
-from transformer_theory.papers.peng2024._models_training import _sweep
+from transformer_theory import _validate
+from transformer_theory.papers.peng2024._models_cot import _check_stride
+from transformer_theory.papers.peng2024._study_composition_cot import run  # the study
 
 __all__ = ["SIZES", "CoTSettings", "get_config", "run"]
 
@@ -110,41 +108,3 @@ class CoTSettings:
             raise ValueError(f"ns: expected domain sizes >= 2, got {list(self.ns)}")
         if self.seed < 0:  # numpy seeds are non-negative
             raise ValueError(f"seed: expected an integer >= 0, got {self.seed}")
-
-
-def _cell_record(config: CoTSettings, n: int, cell: tuple[int, int, int], stride: int) -> dict:
-    """:func:`cot_record` of one ``(H, d, p)`` cell (``p = 32``: float32) with ``config``'s
-    training settings."""
-    heads, width, bits = cell
-    return cot_record(
-        n,
-        config.functions,
-        stride,
-        heads,
-        width,
-        None if bits == 32 else bits,
-        steps=config.steps,
-        batch=config.batch,
-        learning_rate=config.learning_rate,
-        seed=config.seed,
-        held_out=config.held_out,
-    )
-
-
-def run(config: CoTSettings, out_dir: str, *, progress: bool = True) -> list[dict]:
-    """Train every run of ``config`` (:func:`cot_record`), writing ``out_dir/records.json`` after
-    each, then ``out_dir/summary.json`` (:func:`steps_needed`) and the figure
-    ``out_dir/composition_cot.png``."""
-    runs = [(n, c, s) for n in config.ns for c in config.cells for s in config.strides]
-    records = _sweep(
-        runs,
-        lambda n, cell, stride: [_cell_record(config, n, cell, stride)],
-        out_dir,
-        desc="CoT models",
-        progress=progress,
-    )
-    summary = steps_needed(records, config.target)
-    jsonio.write_json(os.path.join(out_dir, "summary.json"), summary)
-    if records:
-        plots.composition_cot(summary, os.path.join(out_dir, "composition_cot.png"))
-    return records

@@ -40,11 +40,9 @@ Writes ``records.json`` (after each run) and ``composition_depth.png``.
 from __future__ import annotations
 
 import dataclasses
-import os
 
 from transformer_theory import _validate
-from transformer_theory.papers.peng2024 import _plots as plots
-from transformer_theory.papers.peng2024._models_training import _sweep, composition_trained_record
+from transformer_theory.papers.peng2024._study_composition_depth import run  # the study
 
 __all__ = ["SIZES", "CompositionDepthSettings", "get_config", "run"]
 
@@ -91,29 +89,3 @@ class CompositionDepthSettings:
         if self.runs is not None:
             return list(self.runs)
         return [(a, d, b) for a in self.layers for d in self.widths for b in self.bits]
-
-
-def run(config: CompositionDepthSettings, out_dir: str, *, progress: bool = True) -> list[dict]:
-    """Train every run of ``config`` (:func:`composition_trained_record`), writing
-    ``out_dir/records.json`` after each and the figure ``out_dir/composition_depth.png``."""
-    records = _sweep(
-        config.grid(),
-        lambda layers, d, p: [
-            composition_trained_record(
-                config.n,
-                layers,
-                config.heads,
-                d,
-                None if p == 32 else p,
-                steps=config.steps,
-                seed=config.seed,
-                held_out=config.held_out,
-            )
-        ],
-        out_dir,
-        desc="composition models",
-        progress=progress,
-    )
-    if records:
-        plots.composition_depth(records, os.path.join(out_dir, "composition_depth.png"))
-    return records

@@ -22,11 +22,9 @@ Writes ``records.json`` (after each run) and ``composition.png``.
 from __future__ import annotations
 
 import dataclasses
-import os
 
 from transformer_theory import _validate
-from transformer_theory.papers.peng2024 import _plots as plots
-from transformer_theory.papers.peng2024._models_training import _sweep, one_layer_records
+from transformer_theory.papers.peng2024._study_composition_one_layer import run  # the study
 
 __all__ = ["SIZES", "OneLayerSettings", "get_config", "run"]
 
@@ -61,21 +59,3 @@ class OneLayerSettings:
         _validate.check_seed("seed", self.seed)  # a jax.random.key: 0..2**63 - 1
         for name in ("n", "heads", "steps", "batch"):
             _validate.check_positive(name, getattr(self, name))
-
-
-def run(config: OneLayerSettings, out_dir: str, *, progress: bool = True) -> list[dict]:
-    """Train every ``(depth, width)`` of ``config`` (:func:`one_layer_records`), writing
-    ``out_dir/records.json`` after each and the figure ``out_dir/composition.png``."""
-    runs = [(depth, width) for depth in config.depths for width in config.widths]
-    records = _sweep(
-        runs,
-        lambda depth, width: one_layer_records(
-            config.n, depth, width, config.heads, config.steps, config.batch, config.seed
-        ),
-        out_dir,
-        desc="composition models",
-        progress=progress,
-    )
-    if records:
-        plots.one_layer(records, os.path.join(out_dir, "composition.png"))
-    return records

@@ -45,13 +45,9 @@ each ``n``) and ``composition_one_pass.png`` (error against the message bits ``H
 from __future__ import annotations
 
 import dataclasses
-import os
 
-from transformer_theory import _validate, jsonio
-from transformer_theory.papers.peng2024 import _constructions as construction
-from transformer_theory.papers.peng2024 import _plots as plots
-from transformer_theory.papers.peng2024._models_one_pass import one_pass_record
-from transformer_theory.papers.peng2024._models_training import _sweep
+from transformer_theory import _validate
+from transformer_theory.papers.peng2024._study_composition_one_pass import run  # the study
 
 __all__ = ["SIZES", "OnePassSettings", "get_config", "run"]
 
@@ -120,35 +116,3 @@ class OnePassSettings:
             raise ValueError(f"aux: expected a fraction in [0, 1), got {self.aux}")
         if self.seed < 0:  # numpy seeds are non-negative
             raise ValueError(f"seed: expected an integer >= 0, got {self.seed}")
-
-
-def run(config: OnePassSettings, out_dir: str, *, progress: bool = True) -> list[dict]:
-    """Train every model of ``config`` (:func:`one_pass_record`), writing ``out_dir/records.json``
-    after each; then the construction's budget at each ``n``
-    (:func:`.construction.budget_table`) to ``out_dir/construction.json`` and the figure
-    ``out_dir/composition_one_pass.png``."""
-    runs = [(n, c) for n in config.ns for c in config.cells]
-
-    def train(n, cell):
-        heads, width, bits = cell
-        return [
-            one_pass_record(
-                n,
-                heads,
-                width,
-                None if bits == 32 else bits,
-                steps=config.steps,
-                batch=config.batch,
-                learning_rate=config.learning_rate,
-                aux=config.aux,
-                seed=config.seed,
-                held_out=config.held_out,
-            )
-        ]
-
-    records = _sweep(runs, train, out_dir, desc="one-pass models", progress=progress)
-    built = construction.budget_table(tuple(config.ns), samples=config.construction_samples)
-    jsonio.write_json(os.path.join(out_dir, "construction.json"), built)
-    if records:
-        plots.one_pass(records, built, os.path.join(out_dir, "composition_one_pass.png"))
-    return records

@@ -46,12 +46,10 @@ Writes ``records.json`` (after each run) and ``match_width.png``.
 from __future__ import annotations
 
 import dataclasses
-import os
 
 from transformer_theory import _validate
-from transformer_theory.papers.sanford2023 import _plots
-from transformer_theory.papers.sanford2023._models_match import DEPTHS, train_match_model
-from transformer_theory.papers.sanford2023._models_separations import run_and_save
+from transformer_theory.papers.sanford2023._models_match import DEPTHS
+from transformer_theory.papers.sanford2023._study_match_width import run  # the study
 
 __all__ = ["SIZES", "MatchWidthSettings", "get_config", "run"]
 
@@ -94,29 +92,3 @@ class MatchWidthSettings:
         unknown = [t for t in self.tasks if t not in DEPTHS]
         if not self.tasks or unknown:
             raise ValueError(f"tasks: choose from {', '.join(DEPTHS)}, got {list(self.tasks)}")
-
-
-def run(config: MatchWidthSettings, out_dir: str, *, progress: bool = True) -> list[dict]:
-    """Train every (task, heads, width) of ``config`` (:func:`train_match_model`), writing
-    ``out_dir/records.json`` after each run and the figure ``out_dir/match_width.png``."""
-    runs = [(t, DEPTHS[t], h, w) for t in config.tasks for h in config.heads for w in config.widths]
-    records = run_and_save(
-        runs,
-        lambda task, depth, h, width: train_match_model(
-            task,
-            config.seq_len,
-            config.modulus,
-            depth,
-            width,
-            h,
-            config.steps,
-            config.batch,
-            seed=config.seed,
-        ),
-        out_dir,
-        desc="Match models",
-        progress=progress,
-    )
-    if records:
-        _plots.match_width(records, os.path.join(out_dir, "match_width.png"))
-    return records

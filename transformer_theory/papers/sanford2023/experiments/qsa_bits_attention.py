@@ -30,14 +30,9 @@ This config: the ``attention`` sweep (the GRU's: :mod:`.qsa_bits_rnn`). Writes `
 from __future__ import annotations
 
 import dataclasses
-import os
 
 from transformer_theory import _validate
-from transformer_theory.papers.sanford2023 import _plots
-from transformer_theory.papers.sanford2023._models_separations import (
-    qsa_trained_record,
-    run_and_save,
-)
+from transformer_theory.papers.sanford2023._study_qsa_bits import run  # the study
 
 __all__ = ["SIZES", "QSABitsSettings", "get_config", "run"]
 
@@ -81,32 +76,3 @@ class QSABitsSettings:
             raise ValueError(
                 f"bits: expected every p >= 2 (sign and one level), got {list(self.bits)}"
             )
-
-
-def run(config: QSABitsSettings, out_dir: str, *, progress: bool = True) -> list[dict]:
-    """Train ``config.model`` at every (width, bits) (:func:`qsa_trained_record` with ``bits``),
-    writing ``out_dir/records.json`` after each run and the figure ``out_dir/qsa_bits.png``.
-    Returns the records."""
-    runs = [(w, b) for b in config.bits for w in config.widths]
-    records = run_and_save(
-        runs,
-        lambda w, b: qsa_trained_record(
-            config.model,
-            config.seq_len,
-            config.q,
-            1,
-            w,
-            steps=config.steps,
-            batch=config.batch,
-            learning_rate=config.learning_rate,
-            seed=config.seed,
-            held_out=config.held_out,
-            bits=b,
-        ),
-        out_dir,
-        desc=f"{config.model} x bits",
-        progress=progress,
-    )
-    if records:
-        _plots.qsa_bits(records, os.path.join(out_dir, "qsa_bits.png"))
-    return records

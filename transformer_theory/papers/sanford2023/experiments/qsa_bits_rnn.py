@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from transformer_theory.papers.sanford2023.experiments import qsa_bits_attention
+from transformer_theory.papers.sanford2023._study_qsa_bits import (
+    run,  # the study (the config names the model)
+)
 from transformer_theory.papers.sanford2023.experiments.qsa_bits_attention import QSABitsSettings
 
 __all__ = ["SIZES", "get_config", "run"]
@@ -38,9 +40,3 @@ def get_config(size: str = "default") -> QSABitsSettings:
     if size == "smoke":
         config = dataclasses.replace(config, steps=2, held_out=100, widths=(1,), bits=(2,))
     return config
-
-
-def run(config: QSABitsSettings, out_dir: str, *, progress: bool = True) -> list[dict]:
-    """The sweep of :func:`.qsa_bits_attention.run` (the config names the model): writes
-    ``out_dir/records.json`` after each run and ``out_dir/qsa_bits.png``; returns the records."""
-    return qsa_bits_attention.run(config, out_dir, progress=progress)

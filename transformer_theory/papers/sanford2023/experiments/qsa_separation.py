@@ -39,14 +39,9 @@ Writes ``records.json`` (one record per model and width, after each run) and
 from __future__ import annotations
 
 import dataclasses
-import os
 
 from transformer_theory import _validate
-from transformer_theory.papers.sanford2023 import _plots
-from transformer_theory.papers.sanford2023._models_separations import (
-    qsa_trained_record,
-    run_and_save,
-)
+from transformer_theory.papers.sanford2023._study_qsa_separation import run  # the study
 
 __all__ = ["SIZES", "QSASeparationSettings", "get_config", "run"]
 
@@ -97,32 +92,3 @@ class QSASeparationSettings:
                 raise ValueError(f"{name}: expected a positive integer, got {getattr(self, name)}")
         if self.q > self.seq_len:
             raise ValueError(f"q: expected q <= N = {self.seq_len}, got {self.q}")
-
-
-def run(config: QSASeparationSettings, out_dir: str, *, progress: bool = True) -> list[dict]:
-    """Train every (model, width) of ``config`` (:func:`qsa_trained_record`), writing
-    ``out_dir/records.json`` after each run and the figure ``out_dir/qsa_separation.png``.
-    Returns the records."""
-    rates = dict(config.learning_rates)
-    runs = [(model, w) for model, widths in config.widths for w in widths]
-    records = run_and_save(
-        runs,
-        lambda model, width: qsa_trained_record(
-            model,
-            config.seq_len,
-            config.q,
-            config.dim,
-            width,
-            steps=config.steps,
-            batch=config.batch,
-            learning_rate=rates[model],
-            seed=config.seed,
-            held_out=config.held_out,
-        ),
-        out_dir,
-        desc="qSA models",
-        progress=progress,
-    )
-    if records:
-        _plots.qsa_separation(records, os.path.join(out_dir, "qsa_separation.png"))
-    return records

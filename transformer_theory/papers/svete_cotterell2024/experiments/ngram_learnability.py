@@ -42,11 +42,11 @@ first 2 outcomes; under a minute.
 from __future__ import annotations
 
 import dataclasses
-import os
-import time
 
 from transformer_theory import _validate
-from transformer_theory.precision import require_x64
+from transformer_theory.papers.svete_cotterell2024._study_ngram_learnability import (  # the study
+    run,
+)
 from transformer_theory.settings import setting
 
 #: This experiment computes in float64: ``experiment`` and the scripts turn 64-bit mode on.
@@ -109,62 +109,3 @@ def get_config(size: str = "default") -> LearnabilitySettings:
             LearnabilitySettings(), size="smoke", grid=((2, 2, None),), steps=5, batch=8, eval_len=1
         )
     raise ValueError(f"size: expected one of {list(SIZES)}, got {size!r}")
-
-
-def run(config: LearnabilitySettings, out_dir: str | None, *, progress: bool = True) -> dict:
-    """Every cell of ``config.grid``: train, then the KL per symbol of the trained model, the
-    unigram fit and the 3.1 construction. With ``out_dir``, ``ngram_learnability.json`` (``rows``,
-    ``seconds``, ``config``) is rewritten after every cell. Needs JAX's 64-bit mode (the KL sums
-    run in float64; the trained model stays float32).
-
-    Returns:
-      ``{"rows": [...], "seconds": ..., "config": ...}``: one row per cell with ``order``,
-      ``alphabet``, ``rank`` (``"full"`` for Dirichlet rows), ``steps``, ``final_loss`` and
-      ``kl_per_symbol_{trained,unigram,construction}``.
-    """
-    from transformer_theory.jsonio import write_json
-    from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
-    from transformer_theory.papers.svete_cotterell2024._models import train, unigram_fit
-    from transformer_theory.papers.svete_cotterell2024._tasks import NGramLM
-    from transformer_theory.papers.svete_cotterell2024._theory_soft import kl_first_outcomes
-
-    require_x64("config")
-    max_len = config.eval_len + 2
-    rows: list[dict] = []
-    t0 = time.time()
-    result: dict = {"rows": rows, "seconds": 0.0, "config": dataclasses.asdict(config)}
-    for order, alphabet, rank in config.grid:
-        lm = NGramLM.random(config.seed, alphabet, order, rank=rank, scale=config.scale)
-        hidden = config.hidden_per_history * (alphabet + 1) ** (order - 1)
-        params, loss = train(
-            lm,
-            max_len,
-            config.steps,
-            config.batch,
-            config.seed,
-            hidden,
-            learning_rate=config.learning_rate,
-            width_extra=config.width_extra,
-            progress=f"n={order} |Sigma|={alphabet}" if progress else None,
-        )
-        kl = kl_first_outcomes(lm, params, config.eval_len)
-        uni_lm = cn.build(unigram_fit(lm, max_len), "3.1")
-        uni = kl_first_outcomes(lm, uni_lm, config.eval_len)
-        exact = kl_first_outcomes(lm, cn.build(lm, "3.1", max_len=max_len), config.eval_len)
-        n_sym = config.eval_len + 1
-        rows.append(
-            {
-                "order": order,
-                "alphabet": alphabet,
-                "rank": rank or "full",
-                "steps": config.steps,
-                "final_loss": loss,
-                "kl_per_symbol_trained": kl / n_sym,
-                "kl_per_symbol_unigram": uni / n_sym,
-                "kl_per_symbol_construction": exact / n_sym,
-            }
-        )
-        result["seconds"] = time.time() - t0
-        if out_dir is not None:
-            write_json(os.path.join(out_dir, "ngram_learnability.json"), result)
-    return result
