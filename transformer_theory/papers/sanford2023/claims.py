@@ -22,7 +22,8 @@ PAPER = "Sanford, Hsu & Telgarsky 2023"
 _QSA_CMD = "transformer-theory sanford --task qsa --n {seq_lens} --q {qs} --eps 0.1"
 _DISJ_CMD = "transformer-theory sanford --task disj --q 1,2,3,4 --out DIR"
 _QSA_NOTE = (
-    "Covers the built unit at the stated sizes only (seed 0, d' = 2, README's m_min) and ONE eps "
+    "Covers the built unit at the stated sizes only (seed 0, d' = 2, the study's m_min) and "
+    "ONE eps "
     "(0.1): an example of the theorem for every q, N, m, eps, not the theorem. The supremum "
     "over z is an upper bound (operator norms of the affine map, enclosed); a witness input "
     "bounds the error from below, and must lie below it (else the check is unsound)."
@@ -40,7 +41,8 @@ CLAIMS: list[Row] = [
             " $\\epsilon$ -approximates q-SA."
         ),
         statement=(
-            "the unit of qsa.qsa_construction (eps = 0.1, seed 0, unrounded w) at README's m_min "
+            "the unit of qsa.qsa_construction (eps = 0.1, seed 0, unrounded w) at the "
+            "study's m_min "
             "eps-approximates qSA on every input: its whole output (attention, value map, "
             "readout), enclosed in arb balls by exact.evaluate, lies within eps of the exact "
             "average of the selected z's for every q-subset and every z in the unit ball"
@@ -69,7 +71,8 @@ CLAIMS: list[Row] = [
         ),
         statement=(
             "with w rounded to qsa.bits_needed's p = ceil(log2(2 alpha sqrt(m) / eps)) fraction "
-            "bits, and to README's far fewer bits_min, the whole unit (as qsa_upper) stays within "
+            "bits, and to the study's far fewer bits_min, the whole unit (as qsa_upper) "
+            "stays within "
             "eps of qSA on every input"
         ),
         domain=dom.QSA_ROUNDED,
@@ -88,7 +91,7 @@ CLAIMS: list[Row] = [
         paper=PAPER,
         place="qSA, proof outline: 'How to choose Q, K?' (Candes & Tao 2005)",
         statement=(
-            "the RIP route is sufficient, not necessary: at README's m_min the unit reaches "
+            "the RIP route is sufficient, not necessary: at the study's m_min the unit reaches "
             "eps = 0.1 (float64 worst error over every subset) while the drawn U's RIP "
             "constants exceed 1/4 by more than the float64 tolerance"
         ),
