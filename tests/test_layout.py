@@ -506,9 +506,6 @@ def test_every_experiment_module_is_one_settings_class_and_get_config(path):
 #: ``_study_<name>.run`` or, for Chen & Zou's figures, ``sweeps.directory.run``): the study
 #: contract's debt. This list may only shrink.
 STUDY_IN_EXPERIMENT = {
-    "collapse",
-    "collapse_tasks",
-    "oversquash",
     "efficient_attention",
     "encdec_translation",
     "heads",

@@ -7,8 +7,11 @@ import pathlib
 import pytest
 
 from transformer_theory.jsonio import write_json
-from transformer_theory.papers.barbero2024.experiments import _records
-from transformer_theory.papers.barbero2024.experiments.collapse import CollapseSettings
+from transformer_theory.papers.barbero2024 import _records
+from transformer_theory.papers.barbero2024.experiments.collapse import (
+    CollapseSettings,
+    settings_record,
+)
 from transformer_theory.papers.peng2024._models_training import _sweep
 
 
@@ -57,7 +60,7 @@ def test_an_incomplete_model_record_is_not_resumed(tmp_path):
     shape of the typed record) is resumed; the records are the committed results' own models."""
     results = pathlib.Path(__file__).parents[2] / "experiments" / "results"
     settings = CollapseSettings(max_len=8, points=3, precisions=("float64", "float32"))
-    block = settings.record()
+    block = settings_record(settings)
     real = json.loads((results / "barbero2024_collapse.json").read_text())["models"][0]
     curve = real["precisions"]["float64"]
     whole = dict(real, precisions={"float64": curve, "float32": curve})

@@ -108,7 +108,7 @@ RESULTS = pathlib.Path(__file__).resolve().parents[2] / "experiments" / "results
 
 
 def _committed_records():
-    from transformer_theory.papers.barbero2024.experiments import _records as barbero
+    from transformer_theory.papers.barbero2024 import _records as barbero
     from transformer_theory.papers.sanford2023 import _records as sanford
     from transformer_theory.papers.svete_cotterell2024 import _records as svete
 

@@ -19,7 +19,8 @@ asks to start over.
 
 The options are the fields of
 :class:`transformer_theory.papers.barbero2024.experiments.collapse.CollapseSettings` (checked
-there, once); the study is its module's ``run``; this command parses and prints.
+there, once); the study is its module's ``run``; this command parses and prints from the typed
+records.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if isinstance(result, int):
         return result
-    print(table(collapse.summary(m) for m in result.record.models))
+    print(table(summary(m) for m in result.record.models))
     print(result.json_path)
     print(result.figure_path)
     return 0
@@ -72,3 +73,20 @@ def summary_line(model: collapse.CollapseModel, precisions: Sequence[str]) -> st
         first = model.precisions[prec].first_identical
         parts.append(f"{prec} first identical at n={first}" if first else f"{prec} never identical")
     return "; ".join(parts)
+
+
+def summary(model: collapse.CollapseModel) -> dict:
+    """One table row per model: ``name``, ``verdict``, the tail it is read from, the derived and
+    the measured ``K = lim n ||y_n - y'_{n+1}||`` (None where there is none), and per precision
+    the first bit-identical length (``<precision> identical``)."""
+    asym = model.asymptotic
+    row = dict(
+        name=model.name,
+        verdict=model.verdict,
+        tail=None if asym.slope is None else f"{asym.tail_from}..{asym.tail_to}",
+        K_derived=model.predicted_limit,
+        K_measured=model.rate.constant if model.predicted_limit is not None else None,
+    )
+    for prec, rec in model.precisions.items():
+        row[f"{prec} identical"] = rec.first_identical
+    return row

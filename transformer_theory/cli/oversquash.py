@@ -18,7 +18,8 @@ of them at the end.
 
 The options are the fields of
 :class:`transformer_theory.papers.barbero2024.experiments.oversquash.OversquashSettings` (checked
-there, once); the study is its module's ``run``; this command parses and prints.
+there, once); the study is its module's ``run``; this command parses and prints from the typed
+records.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(result, int):
         return result
     models = result.record.models
-    print(table(oversquash.summary(m) for m in models))
+    print(table(summary(m) for m in models))
     print(result.json_path)
     print(result.figure_path)
     failed = [m.name for m in models if m.bound_holds is False]
@@ -69,3 +70,18 @@ def line(model: oversquash.OversquashModel) -> str:
     if model.bound_holds is not None:
         text += f"; bound holds: {model.bound_holds} (max ratio {model.bound_ratio_max:.3g})"
     return text
+
+
+def summary(model: oversquash.OversquashModel) -> dict:
+    """One table row per model: the first/last-quarter ratios of ``||dy_n/dv_i||``, of the path
+    weights and of the residual path weights, and (with the bound) whether it holds and the
+    largest sensitivity/bound ratio."""
+    row = dict(
+        name=model.name,
+        sensitivity_ratio=model.early_late_ratio,
+        path_ratio=model.path_early_late_ratio,
+        residual_path_ratio=model.residual_path_early_late_ratio,
+    )
+    if model.bound_holds is not None:
+        row.update(bound_holds=model.bound_holds, bound_ratio_max=model.bound_ratio_max)
+    return row

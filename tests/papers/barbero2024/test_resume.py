@@ -16,9 +16,14 @@ import pytest
 
 from transformer_theory.cli import main
 from transformer_theory.papers.barbero2024 import _plots as plots
-from transformer_theory.papers.barbero2024 import _theory_collapse
-from transformer_theory.papers.barbero2024.experiments import _records, collapse, oversquash
-from transformer_theory.papers.barbero2024.experiments._records import Interrupted, SettingsDiffer
+from transformer_theory.papers.barbero2024 import (
+    _records,
+    _study_collapse,
+    _study_oversquash,
+    _theory_collapse,
+)
+from transformer_theory.papers.barbero2024._records import Interrupted, SettingsDiffer
+from transformer_theory.papers.barbero2024.experiments import collapse, oversquash
 
 SETTINGS = dict(depths=(1, 2), positionals=("none", "rope"), max_len=8, points=2)
 NAMES = [f"L{d}_H1_{p}_seed0" for d in (1, 2) for p in ("none", "rope")]
@@ -76,7 +81,7 @@ def measured(monkeypatch):
         calls.append(name)
         return stand_in_model(name, lengths, precisions)
 
-    monkeypatch.setattr(collapse, "random_model", lambda config, seed: None)
+    monkeypatch.setattr(_study_collapse, "random_model", lambda config, seed: None)
     monkeypatch.setattr(_theory_collapse, "model_record", fake_record)
     monkeypatch.setattr(plots, "plot_collapse", lambda record, path: path)
     return calls
@@ -136,8 +141,8 @@ def test_command_names_the_option_that_differs(tmp_path, measured, capsys, monke
 
     # the stand-in records carry no verdict to print; the memory check compiles (tested elsewhere)
     monkeypatch.setattr(command, "summary_line", lambda model, precisions: model.name)
-    monkeypatch.setattr(collapse, "summary", lambda model: {"name": model.name})
-    monkeypatch.setattr(collapse, "check_memory", lambda settings, grid: 0.0)
+    monkeypatch.setattr(command, "summary", lambda model: {"name": model.name})
+    monkeypatch.setattr(_study_collapse, "check_memory", lambda *args: 0.0)
     argv = ["collapse", "--depth", "1,2", "--positional", "none,rope", "--max-len", "8"]
     argv += ["--points", "2", "--precision", "float64", "--out", str(tmp_path), "--no-progress"]
     assert main(argv) == 0 and measured == NAMES
@@ -185,8 +190,8 @@ def test_oversquash_resumes_and_refuses_other_settings(tmp_path, monkeypatch):
     def fake_model(config, seed):
         return SimpleNamespace(seed=seed, w_o=np.zeros(1))
 
-    monkeypatch.setattr(oversquash, "random_model", fake_model)
-    monkeypatch.setattr(oversquash, "embed_long", lambda *args, **kwargs: None)
+    monkeypatch.setattr(_study_oversquash, "random_model", fake_model)
+    monkeypatch.setattr(_study_oversquash, "embed_long", lambda *args, **kwargs: None)
     monkeypatch.setattr(_theory_oversquash, "oversquash_record", fake_record)
     monkeypatch.setattr(plots, "plot_oversquash", lambda record, path: path)
     settings = oversquash.OversquashSettings(depths=(1,), seeds=(0, 1, 2), length=8, bound=False)

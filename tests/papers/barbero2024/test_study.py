@@ -15,11 +15,13 @@ from tests.helpers import assert_close
 from tests.papers.barbero2024 import _reference
 from tests.papers.barbero2024.test_resume import stand_in_model
 from transformer_theory import jsonio
-from transformer_theory.papers.barbero2024 import _models, _tasks
+from transformer_theory.cli import collapse as collapse_command
+from transformer_theory.cli import oversquash as oversquash_command
+from transformer_theory.papers.barbero2024 import _models, _records, _tasks
 from transformer_theory.papers.barbero2024._models import random_model
-from transformer_theory.papers.barbero2024.experiments import _records, collapse, oversquash
+from transformer_theory.papers.barbero2024._records import Interrupted
+from transformer_theory.papers.barbero2024.experiments import collapse, oversquash
 from transformer_theory.papers.barbero2024.experiments import collapse_tasks as configs
-from transformer_theory.papers.barbero2024.experiments._records import Interrupted
 
 
 def test_settings_name_the_field():
@@ -41,7 +43,7 @@ def test_settings_name_the_field():
 
 def test_settings_record_is_the_fields_by_name():
     s = collapse.CollapseSettings(depths=[1, 2], positionals=["none"], max_len=8, points=2)
-    assert s.record() == dict(
+    assert collapse.settings_record(s) == dict(
         depths=[1, 2],
         heads=[1],
         positionals=["none"],
@@ -54,12 +56,15 @@ def test_settings_record_is_the_fields_by_name():
         width=32,
         lengths=[2, 8],
     )
-    assert collapse.CollapseSettings(max_len=8, points=2, separator_every=2).tokens() == 11
     o = oversquash.OversquashSettings(length=6, pattern="ones_zero")
-    assert o.record()["tokens"] == [1, 1, 1, 1, 1, 0] and o.record()["bound"] is True
+    assert len(_tasks.pattern_tokens("ones_zero", 8, separator_every=2)) == 11  # the longest v
+    block = oversquash.settings_record(o)
+    assert block["tokens"] == [1, 1, 1, 1, 1, 0] and block["bound"] is True
     # points not given: 16, or every length of a short grid (2..8: was 16 of 7 lengths)
-    assert collapse.CollapseSettings().record()["points"] == collapse.DEFAULT_POINTS
-    assert collapse.CollapseSettings(max_len=8).record()["points"] == 7
+    assert (
+        collapse.settings_record(collapse.CollapseSettings())["points"] == collapse.DEFAULT_POINTS
+    )
+    assert collapse.settings_record(collapse.CollapseSettings(max_len=8))["points"] == 7
     # "all" selects every positional code and precision
     assert collapse.CollapseSettings(positionals=("all",)).positionals == _models.POSITIONAL
     assert collapse.CollapseSettings(precisions=("all",)).precisions == collapse.PRECISIONS
@@ -69,7 +74,6 @@ def test_a_record_written_before_the_field_names_is_read_and_resumed(tmp_path):
     # collapse.json's settings block before the keys were the field names: comma text for the
     # integer axes, "depth" and "positional" for depths and positionals
     from transformer_theory.jsonio import write_json
-    from transformer_theory.papers.barbero2024.experiments import _records
 
     s = collapse.CollapseSettings(depths=(1, 2), positionals=("none",), max_len=8, points=2)
     old = dict(
@@ -77,17 +81,21 @@ def test_a_record_written_before_the_field_names_is_read_and_resumed(tmp_path):
         lengths=[2, 8], precisions=["float64", "float32", "bfloat16"], pattern="ones_zero",
         separator_every=None, width=32,
     )  # fmt: skip
-    assert _records.recorded_settings(old) == s.record()
+    assert _records.recorded_settings(old) == collapse.settings_record(s)
     path = str(tmp_path / "collapse.json")
     labels = dict(depth=1, heads=1, positional="none", seed=0)
     model = dict(labels, **stand_in_model("L1_H1_none_seed0", [2, 8], s.precisions), seconds=1.0)
     # a model an older version wrote, without a field the typed record has: measured again
     older = {k: v for k, v in dict(model, name="L2_H1_none_seed0").items() if k != "tokens"}
     write_json(path, {"settings": old, "models": [model, older]})
-    _records.check_resumable(path, s.record())  # the same run: resumed, not refused
-    assert list(_records.finished_models(path, s.record())) == ["L1_H1_none_seed0"]
+    _records.check_resumable(
+        path, collapse.settings_record(s)
+    )  # the same run: resumed, not refused
+    assert list(_records.finished_models(path, collapse.settings_record(s))) == ["L1_H1_none_seed0"]
     with pytest.raises(_records.SettingsDiffer) as info:
-        _records.check_resumable(path, dataclasses.replace(s, depths=(1,)).record())
+        _records.check_resumable(
+            path, collapse.settings_record(dataclasses.replace(s, depths=(1,)))
+        )
     assert (info.value.setting, info.value.recorded, info.value.asked) == ("depths", [1, 2], [1])
 
 
@@ -120,18 +128,18 @@ def test_run_collapse_writes_each_model_and_matches_numpy(tmp_path):
     # the typed record is the file, field for field
     assert jsonio.to_jsonable(result.record)[0] == saved
     assert jsonio.read_record(result.json_path, collapse.CollapseRecord) == result.record
-    assert saved["complete"] and saved["settings"] == settings.record()
+    assert saved["complete"] and saved["settings"] == collapse.settings_record(settings)
     assert [m.name for m in seen] == ["L1_H1_none_seed0"] and saved["models"][0]["lengths"] == [9]
     assert (tmp_path / "collapse.png").stat().st_size > 0 and result.figure_path.endswith(".png")
     # the distance, from an independent float64 NumPy forward pass of the same random model
-    for model, grid_model in zip(saved["models"], _records.grid_of(settings)):
+    for model, grid_model in zip(saved["models"], collapse.grid_of(settings)):
         params = random_model(grid_model.config, 0)
         for n, d in zip(model["lengths"], model["precisions"]["float64"]["distance"]):
             v = _tasks.pattern_tokens("ones_zero", n)
             ya = _reference.last_representation(params, params.config, v)
             yb = _reference.last_representation(params, params.config, _tasks.repeat_last(v))
             assert_close(d, np.linalg.norm(ya - yb))
-    row = collapse.summary(result.record.models[0])
+    row = collapse_command.summary(result.record.models[0])
     assert row["name"] == "L1_H1_none_seed0" and row["K_derived"] > 0 and "float64 identical" in row
     # the same settings again: every model is read back, none measured
     again = collapse.run(settings, str(tmp_path), on_model=seen.append)
@@ -154,7 +162,7 @@ def test_run_oversquash_interrupted_keeps_the_finished_model(tmp_path):
     assert model["path_count"] == ["1"] * 5
     # the last row of a causal softmax attention matrix is a distribution over the 5 tokens
     assert math.isclose(sum(model["path_weight"][-1]), 1.0, rel_tol=1e-12)
-    row = oversquash.summary(jsonio.as_record(oversquash.OversquashModel, model))
+    row = oversquash_command.summary(jsonio.as_record(oversquash.OversquashModel, model))
     assert row["name"] == "L1_H1_rope_seed0" and "bound_holds" not in row
 
 

@@ -1,6 +1,7 @@
-"""Barbero et al. 2024's studies, one module each with its settings (a frozen dataclass),
-``get_config(size)`` (sizes ``smoke`` and ``default``) and ``run(config, out_dir, *,
-progress=True)``; ``transformer-theory experiment NAME`` runs one by name:
+"""Barbero et al. 2024's experiments, one module each: its settings (a frozen dataclass) and
+``get_config(size)`` (sizes ``smoke`` and ``default``), with the study's ``run(config, out_dir,
+*, progress=True)`` re-exported from the paper's ``_study_<name>``; ``transformer-theory
+experiment NAME`` runs one by name:
 
 - :mod:`.collapse`: representational collapse over a grid of random models (the
   ``transformer-theory collapse`` command's settings and study).
@@ -9,7 +10,7 @@ progress=True)``; ``transformer-theory experiment NAME`` runs one by name:
 - :mod:`.collapse_tasks`: copy-first, copy-last and count-ones trained small and evaluated long
   at every precision, with and without separators.
 
-``_records``: the resumable record the two grid studies keep.
+The resumable record the two grid studies keep is the paper's ``_records``.
 """
 
 __all__ = ["collapse", "collapse_tasks", "oversquash"]

@@ -6,7 +6,9 @@ For every model of the grid and every precision, ``||y_n - y'_{n+1}||`` by lengt
 bit-identical length, the rates and the verdict (:func:`~.._theory_collapse.model_record`);
 ``collapse.json`` is rewritten after each model (valid JSON at every moment), a run with the same
 settings resumes from the finished models (one with other settings is refused,
-:class:`~._records.SettingsDiffer`, unless ``fresh``), and ``collapse.png`` is drawn at the end.
+:class:`~.._records.SettingsDiffer`, unless ``fresh``), and ``collapse.png`` is drawn at the end.
+This module is the settings (:class:`CollapseSettings`, :func:`get_config`); the study is
+:mod:`.._study_collapse` (its :func:`run` re-exported here).
 
 Result (README, run A: ``--precision float64 --depth 1,2 --max-len 8192 --points 14``): without
 positions and with RoPE every model collapses like ``n^-1``; ALiBi plateaus and the absolute
@@ -15,36 +17,23 @@ sinusoidal code does not collapse (the claims ``barbero2024.collapse_*``).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import os
-import time
-from collections.abc import Callable, Sequence
 
-from transformer_theory import _validate, budget, jsonio
-from transformer_theory.papers.barbero2024 import _plots
-from transformer_theory.papers.barbero2024 import _theory_collapse as collapse
-from transformer_theory.papers.barbero2024._models import (
-    POSITIONAL,
-    GridModel,
-    check_distinct,
-    check_grid,
-    largest_per_code,
-    random_model,
-)
-from transformer_theory.papers.barbero2024._tasks import PATTERNS, pattern_tokens
-from transformer_theory.papers.barbero2024.experiments._records import (
+from transformer_theory import _validate
+from transformer_theory.papers.barbero2024._models import POSITIONAL, check_distinct, check_grid
+from transformer_theory.papers.barbero2024._records import (
     CollapseModel,
     CollapseRecord,
     Interrupted,
     SettingsDiffer,
-    StudyResult,
-    check_resumable,
-    finished_models,
-    grid_of,
-    measure_grid,
-    settings_block,
 )
+from transformer_theory.papers.barbero2024._study_collapse import (  # the study
+    DEFAULT_POINTS,
+    grid_of,
+    run,
+    settings_record,
+)
+from transformer_theory.papers.barbero2024._tasks import PATTERNS
 from transformer_theory.precision import PRECISIONS
 from transformer_theory.settings import setting
 
@@ -56,21 +45,19 @@ __all__ = [
     "CollapseRecord",
     "Interrupted",
     "SettingsDiffer",
+    "DEFAULT_POINTS",
     "MAX_LEN",
     "SIZES",
     "CollapseSettings",
-    "check_memory",
     "get_config",
+    "grid_of",
     "run",
-    "summary",
+    "settings_record",
 ]
 
 #: The largest length a collapse run may ask for (memory is checked against the machine besides).
 MAX_LEN = 16384
-#: Lengths measured when ``points`` is not given (fewer when ``max_len`` has fewer).
-DEFAULT_POINTS = 16
 SIZES = ("smoke", "default")
-Guard = Callable[[], contextlib.AbstractContextManager]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -132,23 +119,6 @@ class CollapseSettings:
         if self.separator_every is not None and self.separator_every < 1:
             raise ValueError(f"separator_every: expected >= 1, got {self.separator_every}")
 
-    def point_count(self) -> int:
-        """``points``, or when not given :data:`DEFAULT_POINTS` (every length if fewer)."""
-        return min(DEFAULT_POINTS, self.max_len - 1) if self.points is None else self.points
-
-    def lengths(self) -> list[int]:
-        """The pattern lengths ``n`` measured."""
-        return collapse.length_grid(self.max_len, self.point_count())
-
-    def tokens(self) -> int:
-        """Tokens of the longest ``v`` (separators included)."""
-        v = pattern_tokens(self.pattern, self.lengths()[-1], separator_every=self.separator_every)
-        return len(v)
-
-    def record(self) -> dict:
-        """The ``settings`` block of ``collapse.json`` (a resumed run must match it exactly)."""
-        return settings_block(self, points=self.point_count(), lengths=self.lengths())
-
 
 def get_config(size: str = "default") -> CollapseSettings:
     """``"smoke"`` (one model, two lengths, float64: seconds) or ``"default"`` (the command's
@@ -158,104 +128,3 @@ def get_config(size: str = "default") -> CollapseSettings:
     if size == "smoke":
         return CollapseSettings(depths=(1,), positionals=("none",), max_len=8, points=2)
     return CollapseSettings()
-
-
-def check_memory(settings: CollapseSettings, grid: Sequence[GridModel]) -> float:
-    """Refuse (BudgetError naming ``max_len/heads/width``) a run whose longest measurement
-    would not fit in memory: a floor without compiling first (refuses the hopeless at once), then
-    XLA's account of one compile per positional code, at the grid's largest depth and heads, the
-    longest input and the widest precision. Returns the estimate in bytes."""
-    widest = max(settings.precisions, key=lambda p: collapse.check_precision(p).itemsize)
-    tokens = settings.tokens()
-    configs = largest_per_code(grid)
-    what = f"the longest measurement ({tokens} tokens, {widest})"
-    option = "max_len/heads/width"
-    for compiled in (False, True):
-        estimate = max(
-            collapse.measurement_bytes(c, tokens, widest, compiled=compiled) for c in configs
-        )
-        budget.check_memory(estimate, what=what, option=option)
-    return estimate
-
-
-def run(
-    config: CollapseSettings,
-    out_dir: str,
-    *,
-    progress: bool = True,
-    grid: Sequence[GridModel] | None = None,
-    guard: Guard = contextlib.nullcontext,
-    on_model: Callable[[CollapseModel], None] | None = None,
-    log: Callable[[str], None] | None = None,
-    fresh: bool = False,
-) -> StudyResult:
-    """Measure every model of the grid; write ``collapse.json`` after each and ``collapse.png``.
-
-    Args:
-      config: the run's settings.
-      out_dir: an existing directory; a ``collapse.json`` there with the same settings is resumed
-        (its finished models are kept, not measured again); one with other settings is refused
-        (:class:`~._records.SettingsDiffer`) unless ``fresh``.
-      progress: a progress bar per model (to a terminal only).
-      grid: :func:`~._records.grid_of` ``(config)`` when already built (and checked).
-      guard: a context manager factory entered around each JAX call (the command passes one
-        that holds Ctrl-C until the call returns).
-      on_model: called with each newly measured model's record once it is written (a
-        :class:`~._records.CollapseModel`).
-      log: called with a line when a run is resumed.
-      fresh: start over, measuring every model and overwriting any ``collapse.json`` there.
-    Returns:
-      :class:`~._records.StudyResult`; its record (a :class:`~._records.CollapseRecord`) holds
-      ``settings`` (:meth:`CollapseSettings.record`), ``complete``, ``seconds`` and ``models``
-      (labels, :func:`~.._theory_collapse.model_record`, ``seconds``).
-    Raises:
-      Interrupted: on Ctrl-C, the finished models written.
-      SettingsDiffer: ``collapse.json`` records other settings (and not ``fresh``).
-      BudgetError: the grid's largest model or longest measurement would not fit in memory.
-    """
-    grid = grid_of(config) if grid is None else list(grid)
-    block, path = config.record(), os.path.join(out_dir, "collapse.json")
-    if not fresh:
-        check_resumable(path, block)  # before the memory check: it compiles
-    check_memory(config, grid)
-    done = {} if fresh else finished_models(path, block)
-    if done and log is not None:
-        log(f"resuming: {len(done)} finished model(s) read from {path}")
-
-    def measure(model: GridModel) -> dict:
-        t1 = time.perf_counter()
-        with guard():
-            params = random_model(model.config, model.labels["seed"])
-        rec = collapse.model_record(
-            params,
-            model.name,
-            block["lengths"],
-            config.precisions,
-            pattern=config.pattern,
-            separator_every=config.separator_every,
-            progress=progress,
-            guard=guard,
-        )
-        return dict(model.labels, **rec, seconds=round(time.perf_counter() - t1, 1))
-
-    typed = None if on_model is None else lambda m: on_model(jsonio.as_record(CollapseModel, m))
-    record = measure_grid(grid, measure, path, block, done=done, on_model=typed)
-    figure = _plots.plot_collapse(record, os.path.join(out_dir, "collapse.png"))
-    return StudyResult(jsonio.as_record(CollapseRecord, record), path, figure)
-
-
-def summary(model: CollapseModel) -> dict:
-    """One row per model: ``name``, ``verdict``, the tail it is read from, the derived and the
-    measured ``K = lim n ||y_n - y'_{n+1}||`` (None where there is none), and per precision the
-    first bit-identical length (``<precision> identical``)."""
-    asym = model.asymptotic
-    row = dict(
-        name=model.name,
-        verdict=model.verdict,
-        tail=None if asym.slope is None else f"{asym.tail_from}..{asym.tail_to}",
-        K_derived=model.predicted_limit,
-        K_measured=model.rate.constant if model.predicted_limit is not None else None,
-    )
-    for prec, rec in model.precisions.items():
-        row[f"{prec} identical"] = rec.first_identical
-    return row

@@ -1,6 +1,7 @@
 """Copy-first, copy-last and count-ones, trained small and evaluated long, at every precision,
-with and without separators (Barbero et al. 2024, §4): :class:`CollapseTaskSettings`,
-``get_config(size)`` and :func:`run` (train each task, evaluate it long, record, plot).
+with and without separators (Barbero et al. 2024, §4): :class:`CollapseTaskSettings` and
+``get_config(size)``; the study is :mod:`.._study_collapse_tasks` (its :func:`run`, re-exported
+here, trains each task, evaluates it long, records and plots).
 Command::
 
     transformer-theory experiment collapse_tasks --out results/collapse_tasks
@@ -35,15 +36,15 @@ steps.)
 from __future__ import annotations
 
 import dataclasses
-import os
-import time
 
-from transformer_theory import _validate, jsonio
-from transformer_theory.papers.barbero2024 import _plots
-from transformer_theory.papers.barbero2024 import _tasks as copying
-from transformer_theory.papers.barbero2024 import _theory_collapse as collapse
+from transformer_theory import _validate
 from transformer_theory.papers.barbero2024._models import POSITIONAL
-from transformer_theory.papers.barbero2024._models_trained import train_task
+from transformer_theory.papers.barbero2024._study_collapse_tasks import (  # the study
+    run,
+    summary_lines,
+)
+from transformer_theory.papers.barbero2024._tasks import TASKS
+from transformer_theory.precision import PRECISIONS
 
 #: This experiment computes in float64: ``experiment`` and the scripts turn 64-bit mode on.
 X64 = True
@@ -78,7 +79,7 @@ class CollapseTaskSettings:
     """
 
     name: str
-    tasks: tuple[str, ...] = copying.TASKS
+    tasks: tuple[str, ...] = TASKS
     separators: tuple[int | None, ...] = (None, 3)
     positional: str = "rope"
     depth: int = 2
@@ -89,7 +90,7 @@ class CollapseTaskSettings:
     count_max_len: int = 48
     eval_max_len: int = 2048
     eval_points: int = 20
-    precisions: tuple[str, ...] = collapse.PRECISIONS
+    precisions: tuple[str, ...] = PRECISIONS
     collapse_pattern: str | None = "ones_zero"
     steps: int = 1500
     batch_size: int = 64
@@ -106,9 +107,9 @@ class CollapseTaskSettings:
                 f"{self.train_max_len}"
             )
         for t in self.tasks:
-            _validate.check_choice("tasks", t, copying.TASKS)
+            _validate.check_choice("tasks", t, TASKS)
         for p in self.precisions:
-            _validate.check_choice("precisions", p, collapse.PRECISIONS)
+            _validate.check_choice("precisions", p, PRECISIONS)
         for k in self.separators:
             if k is not None:
                 _validate.check_positive("separators", k)
@@ -123,17 +124,6 @@ class CollapseTaskSettings:
 
     def replace(self, **changes: object) -> CollapseTaskSettings:
         return dataclasses.replace(self, **changes)
-
-    def task(self, name: str, separator_every: int | None) -> copying.CopyingTask:
-        if name == "count_ones":
-            return copying.CopyingTask(name, 1, self.count_max_len, separator_every)
-        return copying.CopyingTask(name, self.train_min_len, self.train_max_len, separator_every)
-
-    def eval_lengths(self, task: copying.CopyingTask) -> list[int]:
-        if task.name == "count_ones":
-            # every count whose pair (n, n + 1) both have a class
-            return list(range(1, task.max_len))
-        return collapse.length_grid(self.eval_max_len, self.eval_points, self.train_min_len)
 
 
 def get_config(size: str = "default") -> CollapseTaskSettings:
@@ -156,93 +146,3 @@ def get_config(size: str = "default") -> CollapseTaskSettings:
             batch_size=8,
         )
     return CollapseTaskSettings(name="collapse_tasks")
-
-
-def run(config: CollapseTaskSettings, out_dir: str | None, *, progress: bool = True) -> dict:
-    """Train and evaluate every (task, separators) run of ``config``.
-
-    Writes ``<name>.json`` under ``out_dir`` after each finished run (``complete`` False until the
-    last; valid JSON at every moment) and ``<name>.png`` at the end; ``out_dir`` None writes
-    nothing. Returns the record: ``config``, ``complete``, ``seconds`` and per run ``tasks``
-    (training log, ``diverged_step``, and per precision accuracy, distance, bit identity).
-    """
-    t0 = time.perf_counter()
-    tasks: list[dict] = []
-    path = None
-    if out_dir is not None:
-        os.makedirs(out_dir, exist_ok=True)
-        path = os.path.join(out_dir, f"{config.name}.json")
-
-    def record(complete: bool) -> dict:
-        out = dict(
-            config=dataclasses.asdict(config),
-            complete=complete,
-            seconds=round(time.perf_counter() - t0, 1),
-            tasks=tasks,
-        )
-        if path is not None:
-            jsonio.write_json(path, out)
-        return out
-
-    for name in config.tasks:
-        for sep in config.separators:
-            task = config.task(name, sep)
-            t1 = time.perf_counter()
-            params, rows, diverged = train_task(
-                task,
-                depth=config.depth,
-                heads=config.heads,
-                positional=config.positional,
-                width=config.width,
-                steps=config.steps,
-                batch_size=config.batch_size,
-                learning_rate=config.learning_rate,
-                seed=config.seed,
-                progress=progress,
-            )
-            lengths = config.eval_lengths(task)
-            result = collapse.evaluate(params, task, lengths, config.precisions, progress)
-            pattern = None
-            if config.collapse_pattern is not None and sep is None:
-                pattern = collapse.model_record(
-                    params,
-                    f"trained {name}",
-                    collapse.length_grid(config.eval_max_len, config.eval_points),
-                    config.precisions,
-                    pattern=config.collapse_pattern,
-                )
-            tasks.append(
-                dict(
-                    name=name if sep is None else f"{name} (separator every {sep})",
-                    task=name,
-                    separator_every=sep,
-                    train_min_len=task.min_len,
-                    train_max_len=task.max_len,
-                    lengths=lengths,
-                    training=rows,
-                    diverged_step=diverged,
-                    precisions=result,
-                    collapse=pattern,
-                    seconds=round(time.perf_counter() - t1, 1),
-                )
-            )
-            record(complete=False)
-    final = record(complete=True)
-    if out_dir is not None:
-        _plots.plot_task_accuracy(final, os.path.join(out_dir, f"{config.name}.png"))
-    return final
-
-
-def summary_lines(record: dict) -> list[str]:
-    """One line per run: final training accuracy, then per precision the accuracy at the longest
-    length, the first length where the pair gets one prediction and the first bit-identical one."""
-    lines = []
-    for t in record["tasks"]:
-        parts = [f"{t['name']}: train acc {t['training'][-1]['acc']:.2f}"]
-        for prec, r in t["precisions"].items():
-            parts.append(
-                f"{prec} acc@{t['lengths'][-1]}={r['accuracy'][-1]:.2f}, one prediction from "
-                f"n={r['first_same_prediction']}, identical from n={r['first_identical']}"
-            )
-        lines.append("; ".join(parts))
-    return lines

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from transformer_theory import jsonio
-from transformer_theory.papers.barbero2024._models import GridModel, model_grid
+from transformer_theory.papers.barbero2024._models import GridModel
 from transformer_theory.settings import split_list
 
 __all__ = [
@@ -35,7 +35,6 @@ __all__ = [
     "StudyResult",
     "check_resumable",
     "finished_models",
-    "grid_of",
     "measure_grid",
     "recorded_settings",
     "settings_block",
@@ -70,7 +69,7 @@ record = dataclasses.dataclass(frozen=True, kw_only=True)
 
 @record
 class Fit:
-    """One power law fitted over the lengths (:func:`~.._theory_collapse.fit_rate`)."""
+    """One power law fitted over the lengths (:func:`~._theory_collapse.fit_rate`)."""
 
     slope: float | None
     constant: float | None
@@ -82,7 +81,7 @@ class Fit:
 @record
 class Asymptotic:
     """The rate on the asymptotic range, the plateau test and the verdict
-    (:func:`~.._theory_collapse.asymptotic_rate`)."""
+    (:func:`~._theory_collapse.asymptotic_rate`)."""
 
     slope: float | None
     tail_from: int | None
@@ -205,13 +204,6 @@ class SettingsDiffer(ValueError):
             )
         super().__init__(text)
         self.path, self.setting, self.recorded, self.asked = path, setting, recorded, asked
-
-
-def grid_of(settings: object) -> list[GridModel]:
-    """The models of a grid study's settings (their ``depths``, ``heads``, ``positionals``,
-    ``seeds`` and ``width``: :func:`~.._models.model_grid`, the largest's size refused first)."""
-    s: Any = settings
-    return model_grid(s.depths, s.heads, s.positionals, s.seeds, s.width)
 
 
 def settings_block(settings: object, **derived: object) -> dict:

@@ -1,0 +1,141 @@
+"""The study of Barbero et al. 2024's ``collapse`` experiment: build the grid of random causal
+Pre-LN models of its settings (:class:`.experiments.collapse.CollapseSettings`, read by their
+fields: this module imports no experiment and no option), refuse what memory cannot hold, measure
+each model (:func:`~._theory_collapse.model_record`), record it to ``collapse.json`` as it
+finishes (resumed from the finished models by a run with the same settings), then draw
+``collapse.png``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from transformer_theory import budget, jsonio
+from transformer_theory.papers.barbero2024 import _plots
+from transformer_theory.papers.barbero2024 import _theory_collapse as collapse
+from transformer_theory.papers.barbero2024._models import (
+    GridModel,
+    largest_per_code,
+    model_grid,
+    random_model,
+)
+from transformer_theory.papers.barbero2024._records import (
+    CollapseModel,
+    CollapseRecord,
+    StudyResult,
+    check_resumable,
+    finished_models,
+    measure_grid,
+    settings_block,
+)
+from transformer_theory.papers.barbero2024._tasks import pattern_tokens
+
+__all__ = ["DEFAULT_POINTS", "check_memory", "grid_of", "run", "settings_record"]
+
+#: Lengths measured when ``points`` is not given (fewer when ``max_len`` has fewer).
+DEFAULT_POINTS = 16
+Guard = Callable[[], contextlib.AbstractContextManager]
+
+
+def grid_of(config: Any) -> list[GridModel]:
+    """The models of ``config`` (every ``depths x heads x positionals x seeds`` at ``width``:
+    :func:`~._models.model_grid`, the largest's size refused first)."""
+    return model_grid(config.depths, config.heads, config.positionals, config.seeds, config.width)
+
+
+def settings_record(config: Any) -> dict:
+    """The ``settings`` block of ``collapse.json``: the fields by name, ``points`` counted (when
+    not given :data:`DEFAULT_POINTS`, every length if fewer) and the ``lengths`` measured (a
+    resumed run must match it exactly)."""
+    points = min(DEFAULT_POINTS, config.max_len - 1) if config.points is None else config.points
+    lengths = collapse.length_grid(config.max_len, points)
+    return settings_block(config, points=points, lengths=lengths)
+
+
+def check_memory(configs: Sequence[Any], tokens: int, precisions: Sequence[str]) -> float:
+    """Refuse (BudgetError naming ``max_len/heads/width``) a run whose longest measurement, of
+    ``tokens`` tokens, would not fit in memory: a floor without compiling first (refuses the
+    hopeless at once), then XLA's account of one compile per model config of ``configs`` (the
+    grid's largest per positional code) in the widest of ``precisions``. Returns the estimate
+    in bytes."""
+    widest = max(precisions, key=lambda p: collapse.check_precision(p).itemsize)
+    what = f"the longest measurement ({tokens} tokens, {widest})"
+    for compiled in (False, True):
+        estimate = max(
+            collapse.measurement_bytes(c, tokens, widest, compiled=compiled) for c in configs
+        )
+        budget.check_memory(estimate, what=what, option="max_len/heads/width")
+    return estimate
+
+
+def run(
+    config: Any,
+    out_dir: str,
+    *,
+    progress: bool = True,
+    grid: Sequence[GridModel] | None = None,
+    guard: Guard = contextlib.nullcontext,
+    on_model: Callable[[CollapseModel], None] | None = None,
+    log: Callable[[str], None] | None = None,
+    fresh: bool = False,
+) -> StudyResult:
+    """Measure every model of the grid; write ``collapse.json`` after each and ``collapse.png``.
+
+    Args:
+      config: the run's settings (a ``CollapseSettings``).
+      out_dir: an existing directory; a ``collapse.json`` there with the same settings is resumed
+        (its finished models are kept, not measured again); one with other settings is refused
+        (:class:`~._records.SettingsDiffer`) unless ``fresh``.
+      progress: a progress bar per model (to a terminal only).
+      grid: :func:`grid_of` ``(config)`` when already built (and checked).
+      guard: a context manager factory entered around each JAX call (the command passes one
+        that holds Ctrl-C until the call returns).
+      on_model: called with each newly measured model's record once it is written (a
+        :class:`~._records.CollapseModel`).
+      log: called with a line when a run is resumed.
+      fresh: start over, measuring every model and overwriting any ``collapse.json`` there.
+    Returns:
+      :class:`~._records.StudyResult`; its record (a :class:`~._records.CollapseRecord`) holds
+      ``settings`` (:func:`settings_record`), ``complete``, ``seconds`` and ``models`` (labels,
+      :func:`~._theory_collapse.model_record`, ``seconds``).
+    Raises:
+      Interrupted: on Ctrl-C, the finished models written.
+      SettingsDiffer: ``collapse.json`` records other settings (and not ``fresh``).
+      BudgetError: the grid's largest model or longest measurement would not fit in memory.
+    """
+    grid = grid_of(config) if grid is None else list(grid)
+    configs = largest_per_code(grid)
+    block, path = settings_record(config), os.path.join(out_dir, "collapse.json")
+    lengths = block["lengths"]
+    longest = pattern_tokens(config.pattern, lengths[-1], separator_every=config.separator_every)
+    if not fresh:
+        check_resumable(path, block)  # before the memory check: it compiles
+    done = {} if fresh else finished_models(path, block)
+    check_memory(configs, len(longest), config.precisions)
+    if done and log is not None:
+        log(f"resuming: {len(done)} finished model(s) read from {path}")
+
+    def measure(model: GridModel) -> dict:
+        t1 = time.perf_counter()
+        with guard():
+            params = random_model(model.config, model.labels["seed"])
+        rec = collapse.model_record(
+            params,
+            model.name,
+            lengths,
+            config.precisions,
+            pattern=config.pattern,
+            separator_every=config.separator_every,
+            progress=progress,
+            guard=guard,
+        )
+        return dict(model.labels, **rec, seconds=round(time.perf_counter() - t1, 1))
+
+    typed = None if on_model is None else lambda m: on_model(jsonio.as_record(CollapseModel, m))
+    record = measure_grid(grid, measure, path, block, done=done, on_model=typed)
+    figure = _plots.plot_collapse(record, os.path.join(out_dir, "collapse.png"))
+    return StudyResult(jsonio.as_record(CollapseRecord, record), path, figure)
