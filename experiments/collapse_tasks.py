@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     enable_x64()
     record = collapse_tasks.run(config, args.out, progress=args.progress)
     print("\n".join(collapse_tasks.summary_lines(record)))
-    print(f"{record['seconds']} s; {args.out}")
+    print(f"{record.seconds} s; {args.out}")
     return 0
 
 

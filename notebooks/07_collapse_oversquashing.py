@@ -127,7 +127,7 @@ grid = [
     if m.name in ("L1_H1_none_seed0", "L2_H1_rope_seed0")
 ]
 study = collapse.run(settings, OUT, progress=False, grid=grid)
-lengths, models = study.record.settings["lengths"], study.record.models
+lengths, models = study.record.settings.lengths, study.record.models
 for rec in models:
     # the verdict is read from the curve's tail (last decade) and a plateau test, not hand-written
     print(rec.name, "(float64):", rec.verdict)

@@ -417,8 +417,7 @@ def trained_tasks(separators: bool) -> Checked:
         config = config.replace(separators=(None,))
     record = collapse_tasks.run(config, None, progress=False)
     finite = all(
-        math.isfinite(t["training"][-1]["loss"]) and t["diverged_step"] is None
-        for t in record["tasks"]
+        math.isfinite(t.training[-1].loss) and t.diverged_step is None for t in record.tasks
     )
     return Checked(
         "training",
@@ -427,7 +426,7 @@ def trained_tasks(separators: bool) -> Checked:
             "trained now (a few steps, not the paper's sizes)"
         ),
         values={
-            "finished": bool(record["complete"] and finite),
+            "finished": bool(record.complete and finite),
             "summary": "; ".join(collapse_tasks.summary_lines(record)),
         },
     )

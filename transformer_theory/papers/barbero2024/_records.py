@@ -1,6 +1,10 @@
-"""The record a grid study keeps (``collapse.json``, ``oversquash.json``): rewritten after each
-model (valid JSON at every moment), resumed from the finished models by a run with the same
-settings, refused to a run with other settings (:class:`SettingsDiffer`) unless it starts fresh.
+"""The records Barbero et al. 2024's studies write and return, typed: the grid studies'
+(``collapse.json``, ``oversquash.json``: :class:`CollapseRecord`, :class:`OversquashRecord`) and
+the trained tasks' (``<name>.json``: :class:`TasksRecord`).
+
+A grid study's record is rewritten after each model (valid JSON at every moment), resumed from
+the finished models by a run with the same settings, refused to a run with other settings
+(:class:`SettingsDiffer`) unless it starts fresh.
 
 The record's ``settings`` block is the settings' fields by name (``depths``, ``max_len``, ...),
 lists for tuples, then what they derive (``lengths``, ``tokens``). A block written before the
@@ -32,7 +36,14 @@ __all__ = [
     "OversquashModel",
     "OversquashRecord",
     "SettingsDiffer",
+    "CollapseBlock",
+    "OversquashBlock",
     "StudyResult",
+    "TaskEvaluation",
+    "TaskRun",
+    "TasksRecord",
+    "TrainedCollapse",
+    "TrainingRow",
     "check_resumable",
     "finished_models",
     "measure_grid",
@@ -131,11 +142,29 @@ class CollapseModel:
 
 
 @record
+class CollapseBlock:
+    """The ``settings`` block of ``collapse.json``: the settings' fields, ``points`` counted and
+    the ``lengths`` measured."""
+
+    depths: tuple[int, ...]
+    heads: tuple[int, ...]
+    positionals: tuple[str, ...]
+    seeds: tuple[int, ...]
+    max_len: int
+    points: int
+    precisions: tuple[str, ...]
+    pattern: str
+    separator_every: int | None
+    width: int
+    lengths: tuple[int, ...]
+
+
+@record
 class CollapseRecord:
     """``collapse.json``: the settings block, whether every model finished, the models."""
 
     provenance: dict[str, Any] = jsonio.optional(jsonio.ABSENT)  # the committed results' only
-    settings: dict[str, Any]
+    settings: CollapseBlock
     complete: bool
     seconds: float
     models: tuple[CollapseModel, ...]
@@ -170,14 +199,98 @@ class OversquashModel:
 
 
 @record
+class OversquashBlock:
+    """The ``settings`` block of ``oversquash.json``: the settings' fields and the input's
+    ``tokens``."""
+
+    depths: tuple[int, ...]
+    heads: tuple[int, ...]
+    positionals: tuple[str, ...]
+    seeds: tuple[int, ...]
+    length: int
+    pattern: str
+    width: int
+    bound: bool
+    tokens: tuple[int, ...]
+
+
+@record
 class OversquashRecord:
     """``oversquash.json``: the settings block, whether every model finished, the models."""
 
     provenance: dict[str, Any] = jsonio.optional(jsonio.ABSENT)
-    settings: dict[str, Any]
+    settings: OversquashBlock
     complete: bool
     seconds: float
     models: tuple[OversquashModel, ...]
+
+
+@record
+class TrainingRow:
+    """One logged training step of a trained task: the step, its loss and accuracy."""
+
+    step: int
+    loss: float
+    acc: float
+
+
+@record
+class TaskEvaluation:
+    """One precision of a trained task evaluated long (:func:`~._theory_collapse.evaluate`):
+    accuracy, pair distance and bit identity by length, and the first lengths where the pair is
+    bit-identical and where both inputs get one prediction."""
+
+    accuracy: tuple[float, ...]
+    distance: tuple[float, ...]
+    identical: tuple[bool, ...]
+    first_identical: int | None
+    first_same_prediction: int | None
+    identical_from: int | None
+
+
+@record
+class TrainedCollapse:
+    """A trained model's collapse on a pattern (:func:`~._theory_collapse.model_record`)."""
+
+    name: str
+    pattern: str
+    separator_every: int | None
+    lengths: tuple[int, ...]
+    tokens: tuple[int, ...]
+    precisions: dict[str, CollapseCurve]
+    rate: Fit
+    asymptotic: Asymptotic
+    verdict: str
+    predicted_limit: float | None
+
+
+@record
+class TaskRun:
+    """One (task, separators) run: the training log, the step it diverged at (None: it did not)
+    and per precision its evaluation; ``collapse`` for a run without separators when asked."""
+
+    name: str
+    task: str
+    separator_every: int | None
+    train_min_len: int
+    train_max_len: int
+    lengths: tuple[int, ...]
+    training: tuple[TrainingRow, ...]
+    diverged_step: int | None
+    precisions: dict[str, TaskEvaluation]
+    collapse: TrainedCollapse | None
+    seconds: float
+
+
+@record
+class TasksRecord:
+    """``<name>.json`` of ``collapse_tasks``: the settings by field (``config``), whether every
+    run finished, the seconds and the runs."""
+
+    config: dict[str, Any]
+    complete: bool
+    seconds: float
+    tasks: tuple[TaskRun, ...]
 
 
 class Interrupted(KeyboardInterrupt):

@@ -17,18 +17,20 @@ from transformer_theory import jsonio
 from transformer_theory.papers.barbero2024 import _plots
 from transformer_theory.papers.barbero2024 import _theory_collapse as collapse
 from transformer_theory.papers.barbero2024._models_trained import train_task
+from transformer_theory.papers.barbero2024._records import TasksRecord
 from transformer_theory.papers.barbero2024._tasks import CopyingTask
 
 __all__ = ["run", "summary_lines"]
 
 
-def run(config: Any, out_dir: str | None, *, progress: bool = True) -> dict:
+def run(config: Any, out_dir: str | None, *, progress: bool = True) -> TasksRecord:
     """Train and evaluate every (task, separators) run of ``config``.
 
     Writes ``<name>.json`` under ``out_dir`` after each finished run (``complete`` False until the
     last; valid JSON at every moment) and ``<name>.png`` at the end; ``out_dir`` None writes
-    nothing. Returns the record: ``config``, ``complete``, ``seconds`` and per run ``tasks``
-    (training log, ``diverged_step``, and per precision accuracy, distance, bit identity).
+    nothing. Returns the record (:class:`~._records.TasksRecord`): ``config``, ``complete``,
+    ``seconds`` and per run ``tasks`` (training log, ``diverged_step``, and per precision
+    accuracy, distance, bit identity).
     """
     t0 = time.perf_counter()
     tasks: list[dict] = []
@@ -100,19 +102,19 @@ def run(config: Any, out_dir: str | None, *, progress: bool = True) -> dict:
     final = record(complete=True)
     if out_dir is not None:
         _plots.plot_task_accuracy(final, os.path.join(out_dir, f"{config.name}.png"))
-    return final
+    return jsonio.as_record(TasksRecord, final)
 
 
-def summary_lines(record: dict) -> list[str]:
+def summary_lines(record: TasksRecord) -> list[str]:
     """One line per run: final training accuracy, then per precision the accuracy at the longest
     length, the first length where the pair gets one prediction and the first bit-identical one."""
     lines = []
-    for t in record["tasks"]:
-        parts = [f"{t['name']}: train acc {t['training'][-1]['acc']:.2f}"]
-        for prec, r in t["precisions"].items():
+    for t in record.tasks:
+        parts = [f"{t.name}: train acc {t.training[-1].acc:.2f}"]
+        for prec, r in t.precisions.items():
             parts.append(
-                f"{prec} acc@{t['lengths'][-1]}={r['accuracy'][-1]:.2f}, one prediction from "
-                f"n={r['first_same_prediction']}, identical from n={r['first_identical']}"
+                f"{prec} acc@{t.lengths[-1]}={r.accuracy[-1]:.2f}, one prediction from "
+                f"n={r.first_same_prediction}, identical from n={r.first_identical}"
             )
         lines.append("; ".join(parts))
     return lines
