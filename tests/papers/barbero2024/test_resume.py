@@ -142,7 +142,7 @@ def test_command_names_the_option_that_differs(tmp_path, measured, capsys, monke
     # the stand-in records carry no verdict to print; the memory check compiles (tested elsewhere)
     monkeypatch.setattr(command, "summary_line", lambda model, precisions: model.name)
     monkeypatch.setattr(command, "summary", lambda model: {"name": model.name})
-    monkeypatch.setattr(_study_collapse, "check_memory", lambda *args: 0.0)
+    monkeypatch.setattr(_theory_collapse, "check_measurement_memory", lambda *args: 0.0)
     argv = ["collapse", "--depth", "1,2", "--positional", "none,rope", "--max-len", "8"]
     argv += ["--points", "2", "--precision", "float64", "--out", str(tmp_path), "--no-progress"]
     assert main(argv) == 0 and measured == NAMES

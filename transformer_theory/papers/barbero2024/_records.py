@@ -27,6 +27,7 @@ from transformer_theory.settings import split_list
 
 __all__ = [
     "MODEL_FIELDS",
+    "ModelCollapse",
     "Asymptotic",
     "CollapseCurve",
     "CollapseModel",
@@ -42,7 +43,6 @@ __all__ = [
     "TaskEvaluation",
     "TaskRun",
     "TasksRecord",
-    "TrainedCollapse",
     "TrainingRow",
     "check_resumable",
     "finished_models",
@@ -121,13 +121,10 @@ class CollapseCurve:
 
 
 @record
-class CollapseModel:
-    """One model of ``collapse.json``: its grid labels, the curve per precision, the verdict."""
+class ModelCollapse:
+    """One model's collapse on a pattern (:func:`~._theory_collapse.model_record`): the lengths
+    and tokens, the curve per precision, the float64 rate, the verdict and the derived limit."""
 
-    depth: int
-    heads: int
-    positional: str
-    seed: int
     name: str
     pattern: str
     separator_every: int | None
@@ -138,6 +135,17 @@ class CollapseModel:
     asymptotic: Asymptotic
     verdict: str
     predicted_limit: float | None
+
+
+@record
+class CollapseModel(ModelCollapse):
+    """One model of ``collapse.json``: its grid labels, its collapse (the fields of
+    :class:`ModelCollapse`) and the seconds it took."""
+
+    depth: int
+    heads: int
+    positional: str
+    seed: int
     seconds: float
 
 
@@ -249,22 +257,6 @@ class TaskEvaluation:
 
 
 @record
-class TrainedCollapse:
-    """A trained model's collapse on a pattern (:func:`~._theory_collapse.model_record`)."""
-
-    name: str
-    pattern: str
-    separator_every: int | None
-    lengths: tuple[int, ...]
-    tokens: tuple[int, ...]
-    precisions: dict[str, CollapseCurve]
-    rate: Fit
-    asymptotic: Asymptotic
-    verdict: str
-    predicted_limit: float | None
-
-
-@record
 class TaskRun:
     """One (task, separators) run: the training log, the step it diverged at (None: it did not)
     and per precision its evaluation; ``collapse`` for a run without separators when asked."""
@@ -278,7 +270,7 @@ class TaskRun:
     training: tuple[TrainingRow, ...]
     diverged_step: int | None
     precisions: dict[str, TaskEvaluation]
-    collapse: TrainedCollapse | None
+    collapse: ModelCollapse | None
     seconds: float
 
 

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from transformer_theory import budget, jsonio
+from transformer_theory import jsonio
 from transformer_theory.papers.barbero2024 import _plots
 from transformer_theory.papers.barbero2024 import _theory_collapse as collapse
 from transformer_theory.papers.barbero2024._models import (
@@ -34,7 +34,7 @@ from transformer_theory.papers.barbero2024._records import (
 )
 from transformer_theory.papers.barbero2024._tasks import pattern_tokens
 
-__all__ = ["DEFAULT_POINTS", "check_memory", "grid_of", "run", "settings_record"]
+__all__ = ["DEFAULT_POINTS", "grid_of", "run", "settings_record"]
 
 #: Lengths measured when ``points`` is not given (fewer when ``max_len`` has fewer).
 DEFAULT_POINTS = 16
@@ -56,22 +56,6 @@ def settings_record(config: Any) -> dict:
     return settings_block(config, points=points, lengths=lengths)
 
 
-def check_memory(configs: Sequence[Any], tokens: int, precisions: Sequence[str]) -> float:
-    """Refuse (BudgetError naming ``max_len/heads/width``) a run whose longest measurement, of
-    ``tokens`` tokens, would not fit in memory: a floor without compiling first (refuses the
-    hopeless at once), then XLA's account of one compile per model config of ``configs`` (the
-    grid's largest per positional code) in the widest of ``precisions``. Returns the estimate
-    in bytes."""
-    widest = max(precisions, key=lambda p: collapse.check_precision(p).itemsize)
-    what = f"the longest measurement ({tokens} tokens, {widest})"
-    for compiled in (False, True):
-        estimate = max(
-            collapse.measurement_bytes(c, tokens, widest, compiled=compiled) for c in configs
-        )
-        budget.check_memory(estimate, what=what, option="max_len/heads/width")
-    return estimate
-
-
 def run(
     config: Any,
     out_dir: str,
@@ -84,6 +68,13 @@ def run(
     fresh: bool = False,
 ) -> StudyResult:
     """Measure every model of the grid; write ``collapse.json`` after each and ``collapse.png``.
+
+    In order: the grid (:func:`grid_of`) and its largest model per positional code, the longest
+    input (:func:`~._tasks.pattern_tokens`), the lengths (:func:`~._theory_collapse.length_grid`)
+    and the settings block, the resume check, the memory check
+    (:func:`~._theory_collapse.check_measurement_memory`), then each model measured
+    (:func:`~._theory_collapse.model_record`) and written (:func:`~._records.measure_grid`) and
+    the figure drawn.
 
     Args:
       config: the run's settings (a ``CollapseSettings``).
@@ -108,14 +99,16 @@ def run(
       BudgetError: the grid's largest model or longest measurement would not fit in memory.
     """
     grid = grid_of(config) if grid is None else list(grid)
-    configs = largest_per_code(grid)
-    block, path = settings_record(config), os.path.join(out_dir, "collapse.json")
-    lengths = block["lengths"]
-    longest = pattern_tokens(config.pattern, lengths[-1], separator_every=config.separator_every)
+    configs = largest_per_code(grid)  # the grid's largest model per positional code
+    longest = pattern_tokens(config.pattern, config.max_len, separator_every=config.separator_every)
+    points = min(DEFAULT_POINTS, config.max_len - 1) if config.points is None else config.points
+    lengths = collapse.length_grid(config.max_len, points)  # ends at max_len
+    block = settings_block(config, points=points, lengths=lengths)
+    path = os.path.join(out_dir, "collapse.json")
     if not fresh:
         check_resumable(path, block)  # before the memory check: it compiles
     done = {} if fresh else finished_models(path, block)
-    check_memory(configs, len(longest), config.precisions)
+    collapse.check_measurement_memory(configs, len(longest), config.precisions)
     if done and log is not None:
         log(f"resuming: {len(done)} finished model(s) read from {path}")
 

@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from transformer_theory import budget, jsonio
+from transformer_theory import jsonio
 from transformer_theory.core.positional import embed_long
 from transformer_theory.papers.barbero2024 import _plots
 from transformer_theory.papers.barbero2024 import _theory_oversquash as oversquash
@@ -34,7 +34,7 @@ from transformer_theory.papers.barbero2024._records import (
 )
 from transformer_theory.papers.barbero2024._tasks import pattern_tokens
 
-__all__ = ["check_memory", "grid_of", "run", "settings_record"]
+__all__ = ["grid_of", "run", "settings_record"]
 
 Guard = Callable[[], contextlib.AbstractContextManager]
 
@@ -49,25 +49,6 @@ def settings_record(config: Any) -> dict:
     """The ``settings`` block of ``oversquash.json``: the fields by name and the input's
     ``tokens``."""
     return settings_block(config, tokens=pattern_tokens(config.pattern, config.length).tolist())
-
-
-def check_memory(configs: Sequence[Any], length: int, bound: bool) -> float:
-    """Refuse (BudgetError naming ``length/width/depths/heads``, and ``no_bound`` with the
-    ``bound``) a run whose largest program, for the model configs ``configs`` (the grid's
-    largest per positional code) at ``length`` tokens, would not fit: the floor is ``sum(heads)
-    n^2`` (and ``max(heads) n^2 D^2`` for the bound), then XLA's account. Returns the estimate in
-    bytes."""
-    option = "length/width/depths/heads" + (" (or no_bound)" if bound else "")
-    for compiled in (False, True):
-        estimate = max(
-            oversquash.record_bytes(c, length, bound=bound, compiled=compiled) for c in configs
-        )
-        budget.check_memory(
-            estimate,
-            what=f"the largest program (Jacobians, path products) at n = {length}",
-            option=option,
-        )
-    return estimate
 
 
 def run(
@@ -108,7 +89,7 @@ def run(
     """
     grid = grid_of(config) if grid is None else list(grid)
     configs = largest_per_code(grid)
-    check_memory(configs, config.length, config.bound)  # first: the block holds the input
+    oversquash.check_record_memory(configs, config.length, config.bound)  # first: the input
     tokens = pattern_tokens(config.pattern, config.length)
     block = settings_block(config, tokens=tokens.tolist())
     path = os.path.join(out_dir, "oversquash.json")

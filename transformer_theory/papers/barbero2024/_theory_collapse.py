@@ -80,6 +80,7 @@ __all__ = [
     "PLATEAU_CHANGE",
     "PRECISIONS",
     "asymptotic_rate",
+    "check_measurement_memory",
     "check_precision",
     "collapse_curve",
     "compare",
@@ -171,6 +172,24 @@ def measurement_bytes(
     eb = jax.ShapeDtypeStruct((tokens + 1, config.width), dtype)
     program = budget.compiled_bytes(_pair_last_representations, run_params, ea, eb)
     return int(program + master + 2 * 8 * (2 * tokens + 1) * config.width)
+
+
+def check_measurement_memory(
+    configs: Sequence[ModelConfig], tokens: int, precisions: Sequence[str]
+) -> float:
+    """Refuse (BudgetError naming ``max_len/heads/width``) a run whose longest measurement, of
+    ``tokens`` tokens, would not fit in memory: a floor without compiling first
+    (:func:`measurement_bytes` ``compiled=False``: refuses the hopeless at once), then XLA's
+    account of one compile per model config of ``configs`` (a grid's largest per positional
+    code) in the widest of ``precisions``. Returns the estimate in bytes."""
+    from transformer_theory import budget
+
+    widest = max(precisions, key=lambda p: check_precision(p).itemsize)
+    what = f"the longest measurement ({tokens} tokens, {widest})"
+    for compiled in (False, True):
+        estimate = max(measurement_bytes(c, tokens, widest, compiled=compiled) for c in configs)
+        budget.check_memory(estimate, what=what, option="max_len/heads/width")
+    return estimate
 
 
 def compare(ya: jax.Array, yb: jax.Array) -> dict:

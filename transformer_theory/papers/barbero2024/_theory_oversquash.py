@@ -45,6 +45,7 @@ queries/keys, RoPE, ALiBi, score scaling, norms and the MLP. Shape letters:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import jax
 import jax.numpy as jnp
@@ -61,6 +62,7 @@ __all__ = [
     "attention_matrices",
     "attention_paths",
     "causal_path_counts",
+    "check_record_memory",
     "early_late_ratio",
     "layer_jacobian",
     "layer_jacobian_blocks",
@@ -337,6 +339,21 @@ def record_bytes(config: ModelConfig, n: int, *, bound: bool = True, compiled: b
     programs = [_sensitivities, _last_path_rows] + ([_bound] if bound else [])
     peak = max(budget.compiled_bytes(f, params, emb) for f in programs)
     return int(peak + held)
+
+
+def check_record_memory(configs: Sequence[ModelConfig], n: int, bound: bool) -> float:
+    """Refuse (BudgetError naming ``length/width/depths/heads``, and ``no_bound`` with the
+    ``bound``) a run whose largest program (:func:`record_bytes`) for the model configs
+    ``configs`` (a grid's largest per positional code) at ``n`` tokens would not fit: the floor
+    first, then XLA's account. Returns the estimate in bytes."""
+    from transformer_theory import budget
+
+    option = "length/width/depths/heads" + (" (or no_bound)" if bound else "")
+    what = f"the largest program (Jacobians, path products) at n = {n}"
+    for compiled in (False, True):
+        estimate = max(record_bytes(c, n, bound=bound, compiled=compiled) for c in configs)
+        budget.check_memory(estimate, what=what, option=option)
+    return estimate
 
 
 def oversquash_record(params: ModelParams, embedding_NxD: jax.Array, *, bound: bool = True) -> dict:
