@@ -346,18 +346,21 @@ def run_grid_study(
     study: Any,
     settings_cls: type,
     command: str,
-    line: Callable[[dict], str],
+    line: Callable[[Any], str],
+    row: Callable[[Any], dict],
     **extra: Any,
 ) -> Any:
     """The body of a resumable grid command (``collapse``, ``oversquash``): the settings from
     ``args`` (:func:`transformer_theory.settings.from_args` of ``settings_cls``), the grid's size
     refused before ``--out`` is made, then ``study.run`` with Ctrl-C held around each JAX call,
-    ``line(model)`` printed per finished model. A refusal naming fields names their options; a
+    ``line(model)`` printed per finished model, and at the end a table of ``row(model)`` per
+    model, the record's and the figure's paths. A refusal naming fields names their options; a
     record of other settings in ``--out`` is refused naming the option that differs. Returns the
     study's result, or :data:`EXIT_INTERRUPTED` after saying what was saved."""
     import sys
 
     from transformer_theory.settings import from_args, naming_options
+    from transformer_theory.tables import table
     from transformer_theory.train.checkpoint import deferred_sigint
 
     settings = from_args(settings_cls, args)
@@ -365,7 +368,7 @@ def run_grid_study(
         grid = study.grid_of(settings)  # its size refused before --out is made
         out = prepare_out_dir(args.out)
         try:
-            return study.run(
+            result = study.run(
                 settings,
                 out,
                 grid=grid,
@@ -384,6 +387,10 @@ def run_grid_study(
                 file=sys.stderr,
             )
             return EXIT_INTERRUPTED
+    print(table(row(m) for m in result.record.models))
+    print(result.json_path)
+    print(result.figure_path)
+    return result
 
 
 def enable_x64_if_declared(module: Any) -> None:

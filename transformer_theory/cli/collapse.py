@@ -31,7 +31,6 @@ from collections.abc import Sequence
 from transformer_theory.cli._common import add_output, run_grid_study
 from transformer_theory.cli._options import add_settings
 from transformer_theory.papers.barbero2024.experiments import collapse
-from transformer_theory.tables import table
 
 X64 = True
 
@@ -48,14 +47,10 @@ def run(args: argparse.Namespace) -> int:
         collapse.CollapseSettings,
         "collapse",
         lambda model: summary_line(model, list(model.precisions)),
+        lambda model: summary(model),
         progress=args.progress,
     )
-    if isinstance(result, int):
-        return result
-    print(table(summary(m) for m in result.record.models))
-    print(result.json_path)
-    print(result.figure_path)
-    return 0
+    return result if isinstance(result, int) else 0
 
 
 def summary_line(model: collapse.CollapseModel, precisions: Sequence[str]) -> str:

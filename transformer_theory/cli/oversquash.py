@@ -33,7 +33,6 @@ from transformer_theory.cli._common import (
 )
 from transformer_theory.cli._options import add_settings
 from transformer_theory.papers.barbero2024.experiments import oversquash
-from transformer_theory.tables import table
 
 X64 = True
 
@@ -45,15 +44,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     result = run_grid_study(
-        args, oversquash, oversquash.OversquashSettings, "oversquash", lambda m: line(m)
+        args,
+        oversquash,
+        oversquash.OversquashSettings,
+        "oversquash",
+        lambda model: line(model),
+        lambda model: summary(model),
     )
     if isinstance(result, int):
         return result
-    models = result.record.models
-    print(table(summary(m) for m in models))
-    print(result.json_path)
-    print(result.figure_path)
-    failed = [m.name for m in models if m.bound_holds is False]
+    failed = [m.name for m in result.record.models if m.bound_holds is False]
     if failed:
         print(f"the certified bound FAILED for {', '.join(failed)}")
         return EXIT_FAILED
