@@ -172,3 +172,14 @@ def test_experiment_config_sizes():
     assert default.name == "collapse_tasks" and default.eval_max_len == 2048
     with pytest.raises(ValueError, match="size"):
         configs.get_config("huge")
+
+
+def test_collapse_tasks_returns_the_typed_record_it_writes(tmp_path):
+    config = configs.get_config("smoke").replace(separators=(None,), steps=2)
+    record = configs.run(config, str(tmp_path), progress=False)
+    assert isinstance(record, _records.TasksRecord) and record.complete
+    assert jsonio.read_record(str(tmp_path / "smoke.json"), _records.TasksRecord) == record
+    (run,) = record.tasks
+    assert run.name == "count_ones" and run.lengths == (1, 2) and run.collapse is None
+    assert len(run.precisions["bfloat16"].accuracy) == 2 and run.training[-1].step == 1
+    assert configs.summary_lines(record)[0].startswith("count_ones: train acc ")

@@ -15,9 +15,12 @@ Modules (private; the names below are the public face):
 - ``_plots``: the figures: collapse curves, over-squashing profiles, task accuracy.
 - :mod:`.claims`: the paper's statements in the claims ledger
   (``transformer-theory claims --paper barbero2024``).
-- :mod:`.experiments`: the studies behind ``transformer-theory collapse`` and
-  ``transformer-theory oversquash`` (their settings are the commands' options) and the trained
-  ``collapse_tasks`` experiment: settings, ``get_config(size)`` and ``run``.
+- :mod:`.experiments`: the settings of ``transformer-theory collapse`` and ``transformer-theory
+  oversquash`` (their fields are the commands' options) and of the trained ``collapse_tasks``
+  experiment, with ``get_config(size)`` and the study's ``run`` re-exported.
+- ``_study_collapse``, ``_study_oversquash``, ``_study_collapse_tasks``: the studies (build,
+  check, record, plot), reading the settings by their fields; ``_records``: the typed records
+  they write and return, and the resume bookkeeping of the two grid studies.
 """
 
 from transformer_theory.papers.barbero2024._models import (
