@@ -395,11 +395,14 @@ def measure_grid(
     block: dict,
     *,
     done: dict[str, dict],
-    on_model: Callable[[dict], None] | None,
+    on_model: Callable[[Any], None] | None,
+    kind: type,
 ) -> dict:
     """``measure`` every model of ``grid`` not in ``done`` (finished models, by name, kept as
-    they are), rewriting ``path`` after each; ``seconds`` counts the finished models' own. A
-    Ctrl-C raises :class:`Interrupted` with the models written so far."""
+    they are), rewriting ``path`` after each and then calling ``on_model`` with the model as the
+    typed record ``kind`` (:class:`CollapseModel`, :class:`OversquashModel`); ``seconds`` counts
+    the finished models' own. A Ctrl-C raises :class:`Interrupted` with the models written so
+    far."""
     t0 = time.perf_counter()
     earlier = sum(m.get("seconds", 0.0) for m in done.values())
     models: list[dict] = []
@@ -418,7 +421,7 @@ def measure_grid(
             models.append(measure(model))
             save(complete=False)
             if on_model is not None:
-                on_model(models[-1])
+                on_model(jsonio.as_record(kind, models[-1]))
         return save(complete=True)
     except KeyboardInterrupt:
         raise Interrupted(len(models), len(grid), path) from None

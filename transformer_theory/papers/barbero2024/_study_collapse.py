@@ -128,7 +128,8 @@ def run(
         )
         return dict(model.labels, **rec, seconds=round(time.perf_counter() - t1, 1))
 
-    typed = None if on_model is None else lambda m: on_model(jsonio.as_record(CollapseModel, m))
-    record = measure_grid(grid, measure, path, block, done=done, on_model=typed)
+    record = measure_grid(
+        grid, measure, path, block, done=done, on_model=on_model, kind=CollapseModel
+    )
     figure = _plots.plot_collapse(record, os.path.join(out_dir, "collapse.png"))
     return StudyResult(jsonio.as_record(CollapseRecord, record), path, figure)

@@ -106,7 +106,8 @@ def run(
             rec = oversquash.oversquash_record(params, emb, bound=config.bound)
         return dict(model.labels, name=model.name, **rec)
 
-    typed = None if on_model is None else lambda m: on_model(jsonio.as_record(OversquashModel, m))
-    record = measure_grid(grid, measure, path, block, done=done, on_model=typed)
+    record = measure_grid(
+        grid, measure, path, block, done=done, on_model=on_model, kind=OversquashModel
+    )
     figure = _plots.plot_oversquash(record, os.path.join(out_dir, "oversquash.png"))
     return StudyResult(jsonio.as_record(OversquashRecord, record), path, figure)
