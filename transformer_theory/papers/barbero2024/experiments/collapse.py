@@ -1,6 +1,7 @@
 """Representational collapse by length and precision over a grid of random causal Pre-LN models
-(Barbero et al. 2024, §4): the study behind ``transformer-theory collapse`` (its options are
-:class:`CollapseSettings`' fields), also ``transformer-theory experiment collapse --size smoke``.
+(Barbero et al. 2024, §4): the settings of the study behind ``transformer-theory collapse`` (its
+options are :class:`CollapseSettings`' fields), also ``transformer-theory experiment collapse
+--size smoke``.
 
 For every model of the grid and every precision, ``||y_n - y'_{n+1}||`` by length, the first
 bit-identical length, the rates and the verdict (:func:`~.._theory_collapse.model_record`);

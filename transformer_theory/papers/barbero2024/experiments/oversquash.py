@@ -1,6 +1,7 @@
 """Over-squashing over a grid of random causal Pre-LN models in float64 (Barbero et al. 2024, §5):
-the study behind ``transformer-theory oversquash`` (its options are :class:`OversquashSettings`'
-fields), also ``transformer-theory experiment oversquash --size smoke``.
+the settings of the study behind ``transformer-theory oversquash`` (its options are
+:class:`OversquashSettings`' fields), also ``transformer-theory experiment oversquash --size
+smoke``.
 
 Per model, the exact sensitivities of the last token, the attention-path weights, the path counts
 and the certified bound (:func:`~.._theory_oversquash.oversquash_record`); ``oversquash.json``
