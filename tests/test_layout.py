@@ -467,7 +467,6 @@ KNOWN_EXPERIMENT_DEBTS = {
     "ngram_exactness": "3 settings classes (two studies in one module)",
     "composition_bound": "no settings class of its own (composition_depth's)",
     "qsa_bits_rnn": "no settings class of its own (qsa_bits_attention's)",
-    "efficient_attention": "imports jax",
     "languages_generalization": "imports jax",
 }
 
@@ -509,9 +508,6 @@ STUDY_IN_EXPERIMENT = {
     "collapse",
     "collapse_tasks",
     "oversquash",
-    "efficient_attention",
-    "encdec_translation",
-    "heads",
     "languages",
     "languages_generalization",
     "ngram_exactness",

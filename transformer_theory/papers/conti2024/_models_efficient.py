@@ -32,13 +32,15 @@ builds the mask costs).
 
 How much memory and time both measurements need, from the shapes alone, is :mod:`._theory_cost`;
 the study the ``efficient-attention`` command runs (random and trained inputs, files) is
-:mod:`.experiments.efficient_attention`.
+:mod:`._study_efficient_attention` (its settings: :mod:`.experiments.efficient_attention`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import os
+import platform
 import time
 from collections.abc import Callable, Sequence
 
@@ -57,12 +59,14 @@ __all__ = [
     "GLOBAL",
     "VARIANTS",
     "AttentionFn",
+    "Machine",
     "Variant",
     "cost_vs_length",
     "default_budgets",
     "error_vs_budget",
     "exact_attention",
     "fit_slopes",
+    "machine",
     "measure_cost",
     "pooling_projection",
     "random_inputs",
@@ -403,3 +407,23 @@ def fit_slopes(
                 x, y = np.log([p[0] for p in pts]), np.log([p[1] for p in pts])
                 out[name][key] = float(np.polyfit(x, y, 1)[0])
     return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Machine:
+    """Where the costs were measured (``cost.json``'s ``machine``)."""
+
+    backend: str
+    devices: tuple[str, ...]
+    cpu_count: int | None
+    platform: str
+
+
+def machine() -> Machine:
+    """Where the costs were measured: JAX's backend and devices, CPU count, platform."""
+    return Machine(
+        backend=jax.default_backend(),
+        devices=tuple(str(d) for d in jax.devices()),
+        cpu_count=os.cpu_count(),
+        platform=platform.platform(),
+    )

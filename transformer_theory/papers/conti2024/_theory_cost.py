@@ -37,6 +37,7 @@ __all__ = [
     "error_study_seconds",
     "estimate_bytes",
     "estimate_macs",
+    "lengths",
 ]
 
 # Bytes of one call of each variant on float32 inputs of length n and width d (queries, keys and
@@ -163,3 +164,14 @@ def error_study_seconds(n: int, dim: int, batch: int, variants: Sequence[str]) -
         for b in default_budgets(name, n):
             total += COMPILE_SECONDS + call_seconds(name, n, dim, b, batch=batch)
     return total
+
+
+def lengths(min_len: int, max_len: int) -> list[int]:
+    """``min_len, 2 min_len, 4 min_len, ...`` below ``max_len``, then ``max_len``."""
+    _validate.check_int_arg("min_len", min_len)
+    _validate.check_int_arg("max_len", max_len)
+    out, n = [], min_len
+    while n < max_len:
+        out.append(n)
+        n *= 2
+    return out + [max_len]
