@@ -7,6 +7,7 @@ and ``heads.json`` rewritten -> its maps drawn; at the end the learning curves.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections.abc import Callable
@@ -18,7 +19,22 @@ from transformer_theory.papers.conti2024 import _plots as plots
 from transformer_theory.papers.conti2024 import _theory_heads as heads
 from transformer_theory.train import seq2seq as s2s
 
-__all__ = ["run"]
+__all__ = ["TranslationStudy", "run"]
+
+
+@dataclasses.dataclass(frozen=True)
+class TranslationStudy:
+    """What :func:`run` trained and wrote: one :class:`.._models_translation.TranslationRun` per
+    finished (model, seed), and the files written (``summary.json``, ``heads.json``, the maps,
+    ``curves.png``)."""
+
+    runs: tuple[translation.TranslationRun, ...]
+    files: tuple[str, ...]
+
+    @property
+    def rows(self) -> list[dict]:
+        """The flat ``summary.json`` rows (the table ``experiment`` prints)."""
+        return [r.row() for r in self.runs]
 
 
 def run(
@@ -26,20 +42,20 @@ def run(
     out_dir: str,
     *,
     progress: bool = True,
-    on_result: Callable[[dict], None] | None = None,
-) -> dict:
+    on_result: Callable[[translation.TranslationRun], None] | None = None,
+) -> TranslationStudy:
     """Train, evaluate and analyse every (model, seed) of ``config`` under ``out_dir``.
 
     Writes, as each run finishes, ``summary.{json,csv}`` (one row per finished run) and
     ``heads.json`` (one record per head) and ``<run>_maps.png``; at the end ``curves.png``. Each
     run's directory (``run.json``, metrics, checkpoints) resumes like any training run, so the same
-    call after a kill continues where it stopped. ``on_result(row)`` is called after each run.
+    call after a kill continues where it stopped. ``on_result(run)`` is called after each run.
 
     Returns:
-      ``{"rows": summary rows, "files": the files written}``.
+      a :class:`TranslationStudy`.
     """
     os.makedirs(out_dir, exist_ok=True)
-    rows, head_rows, maps_files, curves = [], [], [], {}
+    done, head_rows, maps_files, curves = [], [], [], {}
     summary = os.path.join(out_dir, "summary.json")
     heads_file = os.path.join(out_dir, "heads.json")
     for model_name, cfg in config.models.items():
@@ -88,7 +104,8 @@ def run(
             row.update({f"heads_{k}": v for k, v in counts.items()})
             permuted = {k: sum(r["permuted"]["kind"] == k for r in records) for k in heads.KINDS}
             row.update({f"heads_permuted_{k}": v for k, v in permuted.items()})
-            rows.append(row)
+            done.append(translation.TranslationRun.from_row(row))
+            rows = [r.row() for r in done]
             curves[name] = metrics
             maps_files.append(
                 plots.translation_maps(
@@ -99,6 +116,6 @@ def run(
             jsonio.write_csv(os.path.join(out_dir, "summary.csv"), rows, list(rows[0]))
             jsonio.write_json(heads_file, head_rows)
             if on_result is not None:
-                on_result(row)
+                on_result(done[-1])
     maps_files.append(plotting.learning_curves(curves, os.path.join(out_dir, "curves.png")))
-    return {"rows": rows, "files": [summary, heads_file] + maps_files}
+    return TranslationStudy(tuple(done), (summary, heads_file, *maps_files))
