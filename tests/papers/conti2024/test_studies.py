@@ -77,7 +77,7 @@ def test_settings_refuse_max_len_below_min_len_and_what_would_be_ignored():
 
 def test_memory_estimates_are_the_shape_arithmetic():
     s = EfficientSettings(variants=("dense", "taylor"), max_len=2048, dim=64)
-    got = efficient_study.check_memory(s)
+    got = efficient_study.check_budgets(s)["memory"]
     n, d = 2048, 64
     # dense: scores, weights and a mask (9 n^2 bytes) plus q, k, v, out (16 n d), times 1.25
     assert got["cost"]["dense"] == pytest.approx(1.25 * (9 * n * n + 16 * n * d))
@@ -92,12 +92,12 @@ def test_only_the_option_whose_default_fits_is_blamed(monkeypatch):
     # the command their options (test_efficient.py).
     s = EfficientSettings(variants=("sliding_window",), max_len=2**24, dim=128)
     with pytest.raises(budget.BudgetError) as err:
-        efficient_study.check_memory(s)
+        efficient_study.check_budgets(s)
     assert err.value.option == "max_len" and str(err.value).startswith("max_len: timing")
     # Dense at the default length does not fit 512 MiB either: both fields are named.
     s = EfficientSettings(variants=("dense",), max_len=2**18, dim=128)
     with pytest.raises(budget.BudgetError) as err:
-        efficient_study.check_memory(s)
+        efficient_study.check_budgets(s)
     assert err.value.option == "max_len/dim"
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -28,8 +28,6 @@ __all__ = [
     "EfficientResult",
     "JLResult",
     "check_budgets",
-    "check_memory",
-    "check_seconds",
     "error_sources",
     "read_runs",
     "run",
@@ -43,122 +41,24 @@ MIN_SLOPE_POINTS = 3  # a slope through two points has no check on the power law
 Source = tuple[str, np.ndarray, np.ndarray, np.ndarray]
 
 
-def _cost_bytes(s: Any) -> tuple[str, float]:
-    """The variant of the cost study with the largest peak and its bytes at ``max_len``."""
-    cost = {v: estimates.estimate_bytes(v, s.max_len, s.dim) for v in s.variants}
-    worst = max(cost, key=cost.get)
-    return worst, cost[worst] + 12 * s.max_len * s.dim  # + the timed inputs
-
-
-def _error_bytes(s: Any) -> dict[str, float]:
-    return estimates.error_study_bytes(s.error_len, s.dim, s.error_batch, s.approximations)
-
-
-def _seconds(s: Any) -> float:
-    """A lower bound on the seconds of both studies on random inputs (trained inputs add more)."""
-    total = estimates.cost_study_seconds(
-        lengths(s.min_len, s.max_len), s.variants, s.dim, s.repeats
-    )
-    if s.approximations:  # two kinds of random inputs
-        total += 2 * estimates.error_study_seconds(
-            s.error_len, s.dim, s.error_batch, s.approximations
-        )
-    return total
-
-
-def _fits(check: Callable[[], object]) -> bool:
-    try:
-        check()
-    except budget.BudgetError:
-        return False
-    return True
-
-
-def _blame(s: Any, fields: Sequence[str], fits: Callable[[Any], bool]) -> str:
-    """The fields among ``fields`` to name for a run over budget, ``/``-joined: those above
-    their default (out of their ordinary range) whose default alone makes ``fits(settings)``
-    true; else all those above their default; else all of ``fields`` (the defaults themselves do
-    not fit)."""
-    defaults = type(s)()
-    above = [f for f in fields if getattr(s, f) > getattr(defaults, f)]
-
-    def fits_at_default(f: str) -> bool:
-        try:
-            return fits(dataclasses.replace(s, **{f: getattr(defaults, f)}))
-        except ValueError:  # the default is out of order with another field (max_len < min_len)
-            return False
-
-    alone = [f for f in above if fits_at_default(f)]
-    return "/".join(alone or above or fields)
-
-
-def check_memory(settings: Any) -> dict[str, dict[str, float]]:
-    """Refuse (:class:`~transformer_theory.budget.BudgetError`) when either study on random inputs
-    would not fit in memory, naming the field out of its ordinary range.
-
-    Returns:
-      the estimates for the record: ``{"cost": {variant: bytes at max_len}, "errors":
-      {variant: bytes}}`` (``errors`` empty without an approximation).
-    """
-    s = settings
-    cost = {v: estimates.estimate_bytes(v, s.max_len, s.dim) for v in s.variants}
-    worst, peak = _cost_bytes(s)
-
-    def cost_fits(a: Any) -> bool:
-        return _fits(lambda: budget.check_memory(_cost_bytes(a)[1], what="", option=""))
-
-    if not cost_fits(s):
-        budget.check_memory(
-            peak,
-            what=f"timing {worst} at n = {s.max_len}, width {s.dim}",
-            option=_blame(s, ["max_len", "dim"], cost_fits),
-        )
-    errors: dict[str, float] = {}
-    if s.approximations:
-        errors = _error_bytes(s)
-
-        def error_fits(a: Any) -> bool:
-            return _fits(
-                lambda: budget.check_memory(max(_error_bytes(a).values()), what="", option="")
-            )
-
-        if not error_fits(s):
-            worst_e = max(errors, key=errors.get)
-            budget.check_memory(
-                errors[worst_e],
-                what=f"the error study ({worst_e} at its largest budget, n = {s.error_len}, "
-                f"width {s.dim}, {s.error_batch} inputs at once)",
-                option=_blame(s, ["error_len", "error_batch", "dim"], error_fits),
-            )
-    return dict(cost=cost, errors=errors)
-
-
-def check_seconds(settings: Any) -> float:
-    """Refuse (:class:`~transformer_theory.budget.BudgetError`) when both studies would take
-    longer than the time budget by a lower-bound estimate; returns the estimate (seconds)."""
-    s = settings
-    seconds = _seconds(s)
-
-    def time_fits(a: Any) -> bool:
-        return _fits(lambda: budget.check_seconds(_seconds(a), what="", option=""))
-
-    if not time_fits(s):
-        budget.check_seconds(
-            seconds,
-            what=f"timing {len(s.variants)} variants at {len(lengths(s.min_len, s.max_len))} "
-            f"lengths, {s.repeats} calls each, and the error study (at least)",
-            option=_blame(s, ["repeats", "max_len", "dim", "error_len", "error_batch"], time_fits),
-        )
-    return seconds
+def _sizes(settings: Any) -> dict[str, int]:
+    """The size fields of ``settings`` the budgets read (:data:`.._theory_cost.SIZE_FIELDS`)."""
+    return {f: getattr(settings, f) for f in estimates.SIZE_FIELDS}
 
 
 def check_budgets(settings: Any) -> dict:
-    """:func:`check_memory`, then :func:`check_seconds`, before any work.
+    """:func:`.._theory_cost.check_study_budgets` at ``settings``' sizes, before any work: memory,
+    then time, refused naming the field out of its ordinary range (measured against
+    ``type(settings)()``'s defaults).
 
     Returns:
-      ``{"memory": <check_memory's estimates>, "seconds": <the lower bound>}``.
+      ``{"memory": {"cost": {variant: bytes at max_len}, "errors": {variant: bytes}}, "seconds":
+      <the lower bound>}``.
     """
-    return dict(memory=check_memory(settings), seconds=check_seconds(settings))
+    s = settings
+    return estimates.check_study_budgets(
+        s.variants, s.approximations, _sizes(s), defaults=_sizes(type(s)())
+    )
 
 
 def error_sources(settings: Any, runs: Sequence[LoadedRun] = ()) -> list[Source]:
