@@ -139,7 +139,16 @@ def run(
       heads) when an option covers a whole map.
     """
     runs = read_runs(config) if runs is None else runs
-    options, examples, out = config.options(), config.examples, out_dir
+    options = HeadClassifySettings(  # the classifier's fields of the settings
+        max_offset=config.max_offset,
+        bandwidth=config.bandwidth,
+        max_columns=config.max_columns,
+        epsilon=config.epsilon,
+        max_errors=config.max_errors,
+        slack=config.slack,
+        unexplained_above=config.unexplained_above,
+    )
+    examples, out = config.examples, out_dir
     records, figures, short = [], [], {}
     for loaded in runs:
         maps, recs = classify_run(loaded, options, examples)

@@ -53,12 +53,6 @@ class HeadsSettings(HeadClassifySettings):
         if not self.slack > 0:
             raise ValueError(f"slack: expected a fraction in (0, 1], got {self.slack}")
 
-    def options(self) -> HeadClassifySettings:
-        """The classifier's options alone."""
-        return HeadClassifySettings(
-            **{f.name: getattr(self, f.name) for f in dataclasses.fields(HeadClassifySettings)}
-        )
-
 
 SIZES = ("smoke", "default")
 
