@@ -51,6 +51,13 @@ from numpy.typing import ArrayLike
 
 from transformer_theory import _validate
 from transformer_theory.core import blocked, kernels, linear, masks, positional, random_features
+from transformer_theory.papers.conti2024._theory_cost import (
+    BIGBIRD_WINDOW,
+    BUDGET_KINDS,
+    COST_BUDGETS,
+    GLOBAL,
+    default_budgets,
+)
 
 __all__ = [
     "APPROXIMATIONS",
@@ -74,8 +81,6 @@ __all__ = [
 ]
 
 AttentionFn = Callable[[jax.Array, jax.Array, jax.Array], jax.Array]
-BIGBIRD_WINDOW = 8
-GLOBAL = (0,)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -163,48 +168,21 @@ def _window_dense_mask(budget, n, key):
 
 
 VARIANTS: dict[str, Variant] = {
-    v.name: v
-    for v in (
-        Variant("sliding_window", "window", _sliding),
-        Variant("dilated_window", "window", _dilated),
-        Variant("longformer", "window", _longformer),
-        Variant("bigbird", "random keys", _bigbird),
-        Variant("linformer", "rank", _linformer),
-        Variant("performer", "features", _performer),
-        Variant("linear_elu", None, _linear_elu),
-        Variant("taylor", None, _taylor),
-        Variant("dense", None, _dense),
-        Variant("window_dense_mask", "window", _window_dense_mask),
+    name: Variant(name, BUDGET_KINDS[name], build)
+    for name, build in (
+        ("sliding_window", _sliding),
+        ("dilated_window", _dilated),
+        ("longformer", _longformer),
+        ("bigbird", _bigbird),
+        ("linformer", _linformer),
+        ("performer", _performer),
+        ("linear_elu", _linear_elu),
+        ("taylor", _taylor),
+        ("dense", _dense),
+        ("window_dense_mask", _window_dense_mask),
     )
 }
 APPROXIMATIONS = tuple(VARIANTS)[:8]
-# Budgets of the cost measurement (fixed while n grows).
-COST_BUDGETS = {
-    "sliding_window": 128,
-    "dilated_window": 128,
-    "longformer": 128,
-    "bigbird": 32,
-    "linformer": 256,
-    "performer": 256,
-    "linear_elu": None,
-    "taylor": None,
-    "dense": None,
-    "window_dense_mask": 128,
-}
-
-
-def default_budgets(variant: str, n: int) -> list[int | None]:
-    """Powers of two up to what makes the variant exact at length ``n`` (windows up to ``2 n``,
-    random keys and ranks up to ``n``); features ``4, 16, ..., 1024``."""
-    if variant not in VARIANTS:
-        raise ValueError(f"variant: expected one of {tuple(VARIANTS)}, got {variant!r}")
-    kind = VARIANTS[variant].budget
-    if kind is None:
-        return [None]
-    if kind == "features":
-        return [4**i for i in range(1, 6)]  # 4 .. 1024
-    top = {"window": 2 * n, "random keys": n, "rank": n}[kind]
-    return [2**i for i in range(int(np.log2(top)) + 1)]
 
 
 def random_inputs(

@@ -262,15 +262,15 @@ def run(
     Returns:
       an :class:`EfficientResult` (with ``jl``, :func:`run_jl`'s :class:`JLResult`).
     """
-    if config.jl:
-        return run_jl(config, out_dir, read_runs(config) if runs is None else runs)
-    from transformer_theory.progress import tqdm
-
     s = config
-    if checked is None:
+    if checked is None and not s.jl:
         checked = check_budgets(s)
     if runs is None:
         runs = read_runs(s)
+    if s.jl:
+        return run_jl(s, out_dir, runs)
+    from transformer_theory.progress import tqdm
+
     sizes = lengths(s.min_len, s.max_len)
     approx = s.approximations
     errors: list[dict] = []

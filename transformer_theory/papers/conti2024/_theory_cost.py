@@ -8,7 +8,11 @@ memory or in the time budget (:mod:`transformer_theory.budget`); these are its e
   account of the compiled program in ``tests/papers/conti2024/test_efficient.py``);
   :func:`error_study_bytes` for the error study;
 - :func:`estimate_macs` and :func:`call_seconds`: a lower bound on one call's seconds;
-  :func:`cost_study_seconds` and :func:`error_study_seconds` for the two studies.
+  :func:`cost_study_seconds` and :func:`error_study_seconds` for the two studies;
+- :func:`check_study_budgets`: both studies' memory and time checked against the budgets, naming
+  the size to lower;
+- the budgets the studies sweep (:func:`default_budgets`, :data:`COST_BUDGETS`; what each counts,
+  :data:`BUDGET_KINDS`), which :mod:`._models_efficient` builds its variants with.
 
 Pure arithmetic on the sizes: nothing is built or compiled.
 """
@@ -18,17 +22,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from transformer_theory import _validate, budget
-from transformer_theory.papers.conti2024._models_efficient import (
-    BIGBIRD_WINDOW,
-    COST_BUDGETS,
-    GLOBAL,
-    VARIANTS,
-    default_budgets,
-)
 
 __all__ = [
+    "BIGBIRD_WINDOW",
+    "BUDGET_KINDS",
     "CALL_SECONDS",
     "COMPILE_SECONDS",
+    "COST_BUDGETS",
+    "GLOBAL",
     "MACS_PER_SECOND",
     "MEMORY_MARGIN",
     "SIZE_FIELDS",
@@ -36,6 +37,7 @@ __all__ = [
     "check_study_budgets",
     "check_study_memory",
     "check_study_seconds",
+    "default_budgets",
     "cost_study_seconds",
     "error_study_bytes",
     "error_study_seconds",
@@ -43,6 +45,51 @@ __all__ = [
     "estimate_macs",
     "lengths",
 ]
+
+BIGBIRD_WINDOW = 8  # BigBird's window
+GLOBAL = (0,)  # the global positions of Longformer and BigBird
+#: What each variant's budget counts (None: it has none): the key window, BigBird's random keys,
+#: Linformer's rank, the Performer's random features.
+BUDGET_KINDS: dict[str, str | None] = {
+    "sliding_window": "window",
+    "dilated_window": "window",
+    "longformer": "window",
+    "bigbird": "random keys",
+    "linformer": "rank",
+    "performer": "features",
+    "linear_elu": None,
+    "taylor": None,
+    "dense": None,
+    "window_dense_mask": "window",
+}
+# Budgets of the cost measurement (fixed while n grows).
+COST_BUDGETS = {
+    "sliding_window": 128,
+    "dilated_window": 128,
+    "longformer": 128,
+    "bigbird": 32,
+    "linformer": 256,
+    "performer": 256,
+    "linear_elu": None,
+    "taylor": None,
+    "dense": None,
+    "window_dense_mask": 128,
+}
+
+
+def default_budgets(variant: str, n: int) -> list[int | None]:
+    """Powers of two up to what makes the variant exact at length ``n`` (windows up to ``2 n``,
+    random keys and ranks up to ``n``); features ``4, 16, ..., 1024``."""
+    if variant not in BUDGET_KINDS:
+        raise ValueError(f"variant: expected one of {tuple(BUDGET_KINDS)}, got {variant!r}")
+    kind = BUDGET_KINDS[variant]
+    if kind is None:
+        return [None]
+    if kind == "features":
+        return [4**i for i in range(1, 6)]  # 4 .. 1024
+    top = {"window": 2 * n, "random keys": n, "rank": n}[kind]
+    return [2**i for i in range(int(top).bit_length())]  # 1, 2, 4, .., <= top
+
 
 # Bytes of one call of each variant on float32 inputs of length n and width d (queries, keys and
 # values of width d), its budget b, from the shapes each builds: dense holds the n x n scores and
@@ -60,8 +107,8 @@ MEMORY_MARGIN = 1.25
 def _sizes(variant: str, n: int, dim: int, budget: int | None) -> tuple[int | None, float, float]:
     """The checked sizes of one call: ``(budget, n, d)``, the budget :data:`COST_BUDGETS`'s when
     None."""
-    if variant not in VARIANTS:
-        raise ValueError(f"variant: expected one of {tuple(VARIANTS)}, got {variant!r}")
+    if variant not in BUDGET_KINDS:
+        raise ValueError(f"variant: expected one of {tuple(BUDGET_KINDS)}, got {variant!r}")
     _validate.check_positive("n", n)
     _validate.check_positive("dim", dim)
     return COST_BUDGETS[variant] if budget is None else budget, float(n), float(dim)
