@@ -9,6 +9,7 @@ import pytest
 from transformer_theory.cli import main as cli_main
 from transformer_theory.papers.chen_zou2024.experiments import named_config
 from transformer_theory.papers.conti2024 import _models_translation as translation
+from transformer_theory.papers.conti2024._records import TranslationRun
 from transformer_theory.papers.conti2024.experiments import encdec_translation
 from transformer_theory.sweeps import run_experiment
 
@@ -36,7 +37,7 @@ def test_translation_experiment_writes_its_outputs(trained):
     assert "beam2_below_smaller_beam" in row.beams and sum(row.head_kinds.values()) == 6
     with open(root / "encdec" / "summary.json") as f:
         (flat,) = json.load(f)
-    assert flat == json.loads(json.dumps(row.row())) and translation.TranslationRun.from_row(flat)
+    assert flat == json.loads(json.dumps(row.row())) and TranslationRun.from_row(flat)
     with open(root / "encdec" / "heads.json") as f:
         heads = json.load(f)
     # one layer, 2 heads, three attentions (encoder, decoder, cross)

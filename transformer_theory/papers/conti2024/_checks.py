@@ -921,7 +921,7 @@ def encdec() -> Checked:
             ENCDEC_MODELS,
             {"missing": "experiments/results/encdec_translation_summary.json"},
         )
-    from transformer_theory.papers.conti2024._models_translation import TranslationRun
+    from transformer_theory.papers.conti2024._records import TranslationRun
 
     record = read_json(str(_ENCDEC_SUMMARY))
     runs = [TranslationRun.from_row(r) for r in record["rows"]]

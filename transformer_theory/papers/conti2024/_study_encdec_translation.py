@@ -17,6 +17,7 @@ from transformer_theory import jsonio, plotting
 from transformer_theory.papers.conti2024 import _models_translation as translation
 from transformer_theory.papers.conti2024 import _plots as plots
 from transformer_theory.papers.conti2024 import _theory_heads as heads
+from transformer_theory.papers.conti2024._records import TranslationRun
 from transformer_theory.train import seq2seq as s2s
 
 __all__ = ["TranslationStudy", "run"]
@@ -24,11 +25,11 @@ __all__ = ["TranslationStudy", "run"]
 
 @dataclasses.dataclass(frozen=True)
 class TranslationStudy:
-    """What :func:`run` trained and wrote: one :class:`.._models_translation.TranslationRun` per
+    """What :func:`run` trained and wrote: one :class:`.._models_TranslationRun` per
     finished (model, seed), and the files written (``summary.json``, ``heads.json``, the maps,
     ``curves.png``)."""
 
-    runs: tuple[translation.TranslationRun, ...]
+    runs: tuple[TranslationRun, ...]
     files: tuple[str, ...]
 
     @property
@@ -42,7 +43,7 @@ def run(
     out_dir: str,
     *,
     progress: bool = True,
-    on_result: Callable[[translation.TranslationRun], None] | None = None,
+    on_result: Callable[[TranslationRun], None] | None = None,
 ) -> TranslationStudy:
     """Train, evaluate and analyse every (model, seed) of ``config`` under ``out_dir``.
 
@@ -104,7 +105,7 @@ def run(
             row.update({f"heads_{k}": v for k, v in counts.items()})
             permuted = {k: sum(r["permuted"]["kind"] == k for r in records) for k in heads.KINDS}
             row.update({f"heads_permuted_{k}": v for k, v in permuted.items()})
-            done.append(translation.TranslationRun.from_row(row))
+            done.append(TranslationRun.from_row(row))
             rows = [r.row() for r in done]
             curves[name] = metrics
             maps_files.append(
