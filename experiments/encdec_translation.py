@@ -43,17 +43,19 @@ def main(argv=None) -> int:
         refuse(parser, err)
     t0 = time.perf_counter()
 
-    def report(row):
+    def report(run):  # a TranslationRun (the study's typed record)
+        kinds = [(k, v) for k, v in run.head_kinds.items() if v]
+        kinds += [(f"permuted_{k}", v) for k, v in run.head_kinds_permuted.items() if v]
         print(
-            f"{row['run']}: greedy exact match {row['greedy_exact_match']:.3f}, token accuracy "
-            f"{row['greedy_token_accuracy']:.3f} on {row['heldout']} held-out sentences; heads "
-            + ", ".join(f"{k[6:]} {v}" for k, v in row.items() if k.startswith("heads_") and v),
+            f"{run.run}: greedy exact match {run.greedy_exact_match:.3f}, token accuracy "
+            f"{run.greedy_token_accuracy:.3f} on {run.heldout} held-out sentences; heads "
+            + ", ".join(f"{k} {v}" for k, v in kinds),
             flush=True,
         )
 
     result = experiment.run(config, args.out, progress=args.progress, on_result=report)
     print(f"done in {time.perf_counter() - t0:.0f} s")
-    for path in result["files"]:
+    for path in result.files:
         print(path)
     return 0
 

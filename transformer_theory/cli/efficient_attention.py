@@ -39,9 +39,10 @@ import sys
 
 from transformer_theory.cli._common import add_output, prepare_out_dir
 from transformer_theory.cli._options import add_settings
+from transformer_theory.papers.conti2024 import _study_efficient_attention as study
 from transformer_theory.papers.conti2024._models_trained import unfinished_notes
-from transformer_theory.papers.conti2024.experiments import efficient_attention as study
-from transformer_theory.settings import from_args
+from transformer_theory.papers.conti2024.experiments.efficient_attention import EfficientSettings
+from transformer_theory.settings import from_args, naming_options
 from transformer_theory.tables import table
 
 __all__ = ["X64", "add_arguments", "run"]
@@ -53,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_output(
         parser, "results/efficient_attention", progress=True, help="output directory (JSON/CSV/PNG)"
     )
-    add_settings(parser, study.EfficientSettings, defaults={"variants": ("all",)})
+    add_settings(parser, EfficientSettings, defaults={"variants": ("all",)})
 
 
 def _print_jl(result: study.JLResult) -> None:
@@ -79,14 +80,16 @@ def _print_jl(result: study.JLResult) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = from_args(study.EfficientSettings, args)
-    checked = None if settings.jl else study.check_budgets(settings)
-    runs = study.read_runs(settings)
+    settings = from_args(EfficientSettings, args)
+    with naming_options(EfficientSettings):  # the study names fields; here they are options
+        checked = None if settings.jl else study.check_budgets(settings)
+        runs = study.read_runs(settings)
     for note in unfinished_notes(runs):
         print(note, file=sys.stderr)
     out = prepare_out_dir(args.out)
     show = args.progress and sys.stderr.isatty()
-    result = study.run(settings, out, progress=show, runs=runs, checked=checked)
+    with naming_options(EfficientSettings):
+        result = study.run(settings, out, progress=show, runs=runs, checked=checked)
     if settings.jl:
         _print_jl(result)
         print("\n".join(result.files))

@@ -23,9 +23,10 @@ import sys
 
 from transformer_theory.cli._common import add_output, prepare_out_dir
 from transformer_theory.cli._options import add_settings
+from transformer_theory.papers.conti2024 import _study_heads as study
 from transformer_theory.papers.conti2024._models_trained import unfinished_notes
-from transformer_theory.papers.conti2024.experiments import heads as study
-from transformer_theory.settings import from_args
+from transformer_theory.papers.conti2024.experiments.heads import HeadsSettings
+from transformer_theory.settings import from_args, naming_options
 from transformer_theory.tables import table
 
 __all__ = ["add_arguments", "run"]
@@ -36,16 +37,17 @@ _FIXED = ("epsilon", "max_errors", "unexplained_above")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_output(parser, "results/heads", help="output directory for JSON, CSV and PNG")
-    add_settings(parser, study.HeadsSettings, skip=_FIXED)
+    add_settings(parser, HeadsSettings, skip=_FIXED)
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = from_args(study.HeadsSettings, args)
+    settings = from_args(HeadsSettings, args)
     out = prepare_out_dir(args.out)
-    runs = study.read_runs(settings)
-    for note in unfinished_notes(runs):
-        print(note, file=sys.stderr)
-    result = study.run(settings, out, runs=runs)
+    with naming_options(HeadsSettings):  # the study names fields; here they are options
+        runs = study.read_runs(settings)
+        for note in unfinished_notes(runs):
+            print(note, file=sys.stderr)
+        result = study.run(settings, out, runs=runs)
     for name, read in result.short.items():
         print(
             f"note: {name} holds {read} held-out inputs, fewer than --examples "

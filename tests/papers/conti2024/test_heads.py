@@ -289,7 +289,7 @@ def untrained_translation_run(root):
     out = os.path.join(root, translation.run_name(name, 0))
     os.makedirs(out)
     fingerprints = {"initial_params_sha256": rundir.fingerprint(state)}
-    meta = encdec_translation._meta(config, name, 0)
+    meta = translation.run_meta(config.task, name, 0)
     rundir.write_run_file(out, s2s.settings(cfg, data, tc, meta), fingerprints)
     with Checkpointer(os.path.join(out, "checkpoints"), every=1) as ckpt:
         ckpt.save(1, (state, s2s.make_optimizer(tc).init(state)))

@@ -17,11 +17,12 @@ import pytest
 
 from transformer_theory import budget, jsonio
 from transformer_theory.papers.conti2024 import _models_trained as loading
+from transformer_theory.papers.conti2024 import _study_efficient_attention as efficient_study
+from transformer_theory.papers.conti2024 import _study_heads as head_study
+from transformer_theory.papers.conti2024 import _theory_cost as estimates
 from transformer_theory.papers.conti2024 import _theory_heads as heads
-from transformer_theory.papers.conti2024.experiments import efficient_attention as efficient_study
-from transformer_theory.papers.conti2024.experiments import heads as head_study
 from transformer_theory.papers.conti2024.experiments.efficient_attention import EfficientSettings
-from transformer_theory.settings import OptionError
+from transformer_theory.papers.conti2024.experiments.heads import HeadsSettings
 from transformer_theory.train import RunDirectoryError
 
 
@@ -44,9 +45,9 @@ def read_csv(path):
 
 
 def test_lengths_double_up_to_the_maximum():
-    assert efficient_study.lengths(256, 1000) == [256, 512, 1000]
-    assert efficient_study.lengths(256, 1024) == [256, 512, 1024]
-    assert efficient_study.lengths(64, 64) == [64]
+    assert estimates.lengths(256, 1000) == [256, 512, 1000]
+    assert estimates.lengths(256, 1024) == [256, 512, 1024]
+    assert estimates.lengths(64, 64) == [64]
 
 
 @pytest.mark.parametrize(
@@ -76,7 +77,7 @@ def test_settings_refuse_max_len_below_min_len_and_what_would_be_ignored():
 
 def test_memory_estimates_are_the_shape_arithmetic():
     s = EfficientSettings(variants=("dense", "taylor"), max_len=2048, dim=64)
-    got = efficient_study.check_memory(s)
+    got = efficient_study.check_budgets(s)["memory"]
     n, d = 2048, 64
     # dense: scores, weights and a mask (9 n^2 bytes) plus q, k, v, out (16 n d), times 1.25
     assert got["cost"]["dense"] == pytest.approx(1.25 * (9 * n * n + 16 * n * d))
@@ -87,16 +88,17 @@ def test_memory_estimates_are_the_shape_arithmetic():
 def test_only_the_option_whose_default_fits_is_blamed(monkeypatch):
     monkeypatch.setenv("TT_MEMORY_BUDGET", "512M")
     # A window at n = 2^24 needs ~90 GiB; at the default n = 16384 it fits at either width, so
-    # --max-len is the option to lower, not --dim (also above its default).
+    # max_len is the field to lower, not dim (also above its default); the study names fields,
+    # the command their options (test_efficient.py).
     s = EfficientSettings(variants=("sliding_window",), max_len=2**24, dim=128)
     with pytest.raises(budget.BudgetError) as err:
-        efficient_study.check_memory(s)
-    assert err.value.option == "--max-len" and str(err.value).startswith("--max-len: timing")
-    # Dense at the default length does not fit 512 MiB either: both options are named.
+        efficient_study.check_budgets(s)
+    assert err.value.option == "max_len" and str(err.value).startswith("max_len: timing")
+    # Dense at the default length does not fit 512 MiB either: both fields are named.
     s = EfficientSettings(variants=("dense",), max_len=2**18, dim=128)
     with pytest.raises(budget.BudgetError) as err:
-        efficient_study.check_memory(s)
-    assert err.value.option == "--max-len/--dim"
+        efficient_study.check_budgets(s)
+    assert err.value.option == "max_len/dim"
 
 
 # One size of random inputs for every test below: JAX compiles each shape once.
@@ -125,7 +127,7 @@ def test_trained_inputs_too_large_are_refused_naming_examples(monkeypatch):
     s = EfficientSettings(variants=("taylor",), examples=64, runs=("big",), **SMALL)
     qkv = [("encoder", 0, *(np.ones((64, 8, 512, 4), np.float32) for _ in range(3)))]
     monkeypatch.setenv("TT_MEMORY_BUDGET", "16M")  # the 64 x 8 heads at n = 512 need more
-    with pytest.raises(budget.BudgetError, match="--examples"):
+    with pytest.raises(budget.BudgetError, match="^examples: "):
         efficient_study.error_sources(s, [fake_run("big", qkv=qkv)])
 
 
@@ -165,7 +167,7 @@ def test_head_study_classifies_and_writes(head_maps, tmp_path):
     kinds, maps = head_maps
     runs = [fake_run("a", maps=maps), fake_run("b", maps=maps)]
     seen = []
-    settings = head_study.HeadsSettings(examples=3)
+    settings = HeadsSettings(examples=3)
     study = head_study.run(settings, str(tmp_path), runs=runs, on_run=lambda n, r: seen.append(n))
     assert seen == ["a", "b"] and len(study.records) == 6
     assert [r["kind"] for r in study.records] == list(kinds) * 2
@@ -191,12 +193,9 @@ def test_head_study_classifies_and_writes(head_maps, tmp_path):
 
 def test_head_study_refuses_an_option_covering_a_map(head_maps, tmp_path):
     _, maps = head_maps
-    settings = head_study.HeadsSettings(bandwidth=9, examples=2)
-    with pytest.raises(OptionError) as err:
+    settings = HeadsSettings(bandwidth=9, examples=2)
+    with pytest.raises(ValueError, match="^bandwidth: wide: w = 9"):
         head_study.run(settings, str(tmp_path), runs=[fake_run("wide", maps=maps)])
-    assert err.value.option == "--bandwidth" and str(err.value).startswith(
-        "--bandwidth: wide: w = 9"
-    )
     assert not (tmp_path / "heads.json").exists()  # refused before any record is written
 
 

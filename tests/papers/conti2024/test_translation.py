@@ -9,6 +9,7 @@ import pytest
 from transformer_theory.cli import main as cli_main
 from transformer_theory.papers.chen_zou2024.experiments import named_config
 from transformer_theory.papers.conti2024 import _models_translation as translation
+from transformer_theory.papers.conti2024._records import TranslationRun
 from transformer_theory.papers.conti2024.experiments import encdec_translation
 from transformer_theory.sweeps import run_experiment
 
@@ -20,7 +21,7 @@ def trained(tmp_path_factory):
     config = encdec_translation.get_config("smoke")
     config = config.replace(models={"1layer_2heads": config.models["1layer_2heads"]})
     result = encdec_translation.run(config, str(root / "encdec"), progress=False)
-    rows, files = result["rows"], result["files"]
+    rows, files = result.runs, list(result.files)
     depth = named_config("fig2_depth").replace(tasks=("reasoning",), steps=2)
     depth = depth.replace(heads={"reasoning": ((1, 1),)})
     run_experiment(depth, str(root / "depth"), progress=False)
@@ -30,18 +31,21 @@ def trained(tmp_path_factory):
 def test_translation_experiment_writes_its_outputs(trained):
     root, rows, files = trained
     assert all(os.path.exists(f) for f in files)
-    (row,) = rows
-    assert row["run"] == "1layer_2heads_seed0" and row["steps"] == 40
-    assert 0 <= row["greedy_exact_match"] <= row["greedy_token_accuracy"] <= 1
-    assert "beam2_below_smaller_beam" in row
+    (row,) = rows  # a typed run; summary.json holds its flat row, which reads back the same
+    assert row.run == "1layer_2heads_seed0" and row.steps == 40
+    assert 0 <= row.greedy_exact_match <= row.greedy_token_accuracy <= 1
+    assert "beam2_below_smaller_beam" in row.beams and sum(row.head_kinds.values()) == 6
+    with open(root / "encdec" / "summary.json") as f:
+        (flat,) = json.load(f)
+    assert flat == json.loads(json.dumps(row.row())) and TranslationRun.from_row(flat)
     with open(root / "encdec" / "heads.json") as f:
         heads = json.load(f)
     # one layer, 2 heads, three attentions (encoder, decoder, cross)
     assert len(heads) == 6 and {h["attention"] for h in heads} == {"encoder", "decoder", "cross"}
     assert all("share_on_aligned_word" in h for h in heads if h["attention"] == "cross")
     # the run directory reads back into the same parameters' decoding
-    params, cfg, data, name = translation.load_run(str(root / "encdec" / row["run"]))
-    assert name == row["run"] and cfg.num_heads == 2
+    params, cfg, data, name = translation.load_run(str(root / "encdec" / row.run))
+    assert name == row.run and cfg.num_heads == 2
 
 
 @pytest.mark.parametrize("which", ["encdec", "depth/reasoning_heads1-1_seed0", "depth"])

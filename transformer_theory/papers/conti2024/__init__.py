@@ -22,12 +22,14 @@ Role modules (private; their names below are the public face):
 - :mod:`._theory_cost`: the memory and time the efficient-attention measurements need, from the
   shapes alone.
 - :mod:`._checks`: the checks the claims run, each returning a ``ledger.Checked``.
+- :mod:`._records`: the typed records the studies return (``TranslationRun``).
 - :mod:`._plots`: the figures: head grids, error against budget, cost against length, JL.
 - :mod:`.claims`: the paper's statements in the claims ledger
   (``transformer-theory claims --paper conti2024``).
 - :mod:`.experiments`: ``efficient_attention`` (the command ``efficient-attention``), ``heads``
   (the command ``heads``) and ``encdec_translation`` (trained), each its settings, ``get_config``
-  and ``run``.
+  and ``run`` (each re-exported from its study, ``_study_<name>.py``: settings in,
+  records and files out).
 """
 
 from transformer_theory.papers.conti2024._models_efficient import (

@@ -921,15 +921,11 @@ def encdec() -> Checked:
             ENCDEC_MODELS,
             {"missing": "experiments/results/encdec_translation_summary.json"},
         )
+    from transformer_theory.papers.conti2024._records import TranslationRun
+
     record = read_json(str(_ENCDEC_SUMMARY))
-    rows = record["rows"]
-    keep = (
-        "run",
-        "steps",
-        "heldout",
-        "teacher_forced_eval_acc",
-        "greedy_exact_match",
-        "beam_examples",
+    runs = [TranslationRun.from_row(r) for r in record["rows"]]
+    beams = (
         "beam1_eos_exact_match",
         "beam2_exact_match",
         "beam2_below_smaller_beam",
@@ -940,18 +936,26 @@ def encdec() -> Checked:
     )
     kinds = ("positional", "syntactic", "rare_token", "other", "empty")
     measured = []
-    for r in rows:
-        m = {k: r[k] for k in keep if k in r}
-        m["heads"] = {k: r[f"heads_{k}"] for k in kinds if r.get(f"heads_{k}")}
+    for r in runs:
+        m = dict(
+            run=r.run,
+            steps=r.steps,
+            heldout=r.heldout,
+            teacher_forced_eval_acc=r.teacher_forced_eval_acc,
+            greedy_exact_match=r.greedy_exact_match,
+            beam_examples=r.beam_examples,
+        )
+        m.update({k: r.beams[k] for k in beams if k in r.beams})
+        m["heads"] = {k: r.head_kinds[k] for k in kinds if r.head_kinds.get(k)}
         m["heads_permuted"] = {
-            k: r[f"heads_permuted_{k}"] for k in kinds if r.get(f"heads_permuted_{k}")
+            k: r.head_kinds_permuted[k] for k in kinds if r.head_kinds_permuted.get(k)
         }
         measured.append(m)
-    ok = bool(rows) and all(np.isfinite(float(r["greedy_exact_match"])) for r in rows)
+    ok = bool(runs) and all(np.isfinite(float(r.greedy_exact_match)) for r in runs)
     figure = "; ".join(
-        f"{m['run']}: greedy exact match {float(m['greedy_exact_match']):.3f} on "
-        f"{m.get('heldout', '?')} held-out pairs, heads {m['heads']}"
-        for m in measured
+        f"{r.run}: greedy exact match {float(r.greedy_exact_match):.3f} on "
+        f"{r.heldout} held-out pairs, heads {m['heads']}"
+        for r, m in zip(runs, measured)
     )
     return Checked(
         "record",

@@ -32,13 +32,15 @@ builds the mask costs).
 
 How much memory and time both measurements need, from the shapes alone, is :mod:`._theory_cost`;
 the study the ``efficient-attention`` command runs (random and trained inputs, files) is
-:mod:`.experiments.efficient_attention`.
+:mod:`._study_efficient_attention` (its settings: :mod:`.experiments.efficient_attention`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import os
+import platform
 import time
 from collections.abc import Callable, Sequence
 
@@ -49,6 +51,13 @@ from numpy.typing import ArrayLike
 
 from transformer_theory import _validate
 from transformer_theory.core import blocked, kernels, linear, masks, positional, random_features
+from transformer_theory.papers.conti2024._theory_cost import (
+    BIGBIRD_WINDOW,
+    BUDGET_KINDS,
+    COST_BUDGETS,
+    GLOBAL,
+    default_budgets,
+)
 
 __all__ = [
     "APPROXIMATIONS",
@@ -57,12 +66,14 @@ __all__ = [
     "GLOBAL",
     "VARIANTS",
     "AttentionFn",
+    "Machine",
     "Variant",
     "cost_vs_length",
     "default_budgets",
     "error_vs_budget",
     "exact_attention",
     "fit_slopes",
+    "machine",
     "measure_cost",
     "pooling_projection",
     "random_inputs",
@@ -70,8 +81,6 @@ __all__ = [
 ]
 
 AttentionFn = Callable[[jax.Array, jax.Array, jax.Array], jax.Array]
-BIGBIRD_WINDOW = 8
-GLOBAL = (0,)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -159,48 +168,21 @@ def _window_dense_mask(budget, n, key):
 
 
 VARIANTS: dict[str, Variant] = {
-    v.name: v
-    for v in (
-        Variant("sliding_window", "window", _sliding),
-        Variant("dilated_window", "window", _dilated),
-        Variant("longformer", "window", _longformer),
-        Variant("bigbird", "random keys", _bigbird),
-        Variant("linformer", "rank", _linformer),
-        Variant("performer", "features", _performer),
-        Variant("linear_elu", None, _linear_elu),
-        Variant("taylor", None, _taylor),
-        Variant("dense", None, _dense),
-        Variant("window_dense_mask", "window", _window_dense_mask),
+    name: Variant(name, BUDGET_KINDS[name], build)
+    for name, build in (
+        ("sliding_window", _sliding),
+        ("dilated_window", _dilated),
+        ("longformer", _longformer),
+        ("bigbird", _bigbird),
+        ("linformer", _linformer),
+        ("performer", _performer),
+        ("linear_elu", _linear_elu),
+        ("taylor", _taylor),
+        ("dense", _dense),
+        ("window_dense_mask", _window_dense_mask),
     )
 }
 APPROXIMATIONS = tuple(VARIANTS)[:8]
-# Budgets of the cost measurement (fixed while n grows).
-COST_BUDGETS = {
-    "sliding_window": 128,
-    "dilated_window": 128,
-    "longformer": 128,
-    "bigbird": 32,
-    "linformer": 256,
-    "performer": 256,
-    "linear_elu": None,
-    "taylor": None,
-    "dense": None,
-    "window_dense_mask": 128,
-}
-
-
-def default_budgets(variant: str, n: int) -> list[int | None]:
-    """Powers of two up to what makes the variant exact at length ``n`` (windows up to ``2 n``,
-    random keys and ranks up to ``n``); features ``4, 16, ..., 1024``."""
-    if variant not in VARIANTS:
-        raise ValueError(f"variant: expected one of {tuple(VARIANTS)}, got {variant!r}")
-    kind = VARIANTS[variant].budget
-    if kind is None:
-        return [None]
-    if kind == "features":
-        return [4**i for i in range(1, 6)]  # 4 .. 1024
-    top = {"window": 2 * n, "random keys": n, "rank": n}[kind]
-    return [2**i for i in range(int(np.log2(top)) + 1)]
 
 
 def random_inputs(
@@ -403,3 +385,23 @@ def fit_slopes(
                 x, y = np.log([p[0] for p in pts]), np.log([p[1] for p in pts])
                 out[name][key] = float(np.polyfit(x, y, 1)[0])
     return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Machine:
+    """Where the costs were measured (``cost.json``'s ``machine``)."""
+
+    backend: str
+    devices: tuple[str, ...]
+    cpu_count: int | None
+    platform: str
+
+
+def machine() -> Machine:
+    """Where the costs were measured: JAX's backend and devices, CPU count, platform."""
+    return Machine(
+        backend=jax.default_backend(),
+        devices=tuple(str(d) for d in jax.devices()),
+        cpu_count=os.cpu_count(),
+        platform=platform.platform(),
+    )

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -35,7 +35,7 @@ from transformer_theory.train.checkpoint import latest_step
 from transformer_theory.train.rundir import RUN_FILE
 from transformer_theory.train.seq2seq import decoder_inputs
 
-__all__ = ["LoadedRun", "load_runs", "read_runs", "unfinished_notes"]
+__all__ = ["LoadedRun", "load_runs", "read_runs", "trained_inputs", "unfinished_notes"]
 
 # What LoadedRun.maps and LoadedRun.qkv return: (attention, layer, maps_BxHxQxK) and
 # (attention, layer, q, k, v) with q, k, v of shape (B, H, N, E).
@@ -168,3 +168,20 @@ def unfinished_notes(runs: list[LoadedRun]) -> list[str]:
     """One line per run whose training was cut short (``"note: ..."``), for the commands that
     read trained models to print before their results: an unfinished run is read as it is."""
     return [f"note: {r.unfinished}" for r in runs if r.unfinished]
+
+
+def trained_inputs(
+    runs: Sequence[LoadedRun], examples: int
+) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+    """``[(name, q, k, v)]``, one per run: every bidirectional head of the run on ``examples``
+    held-out inputs, heads and layers stacked along the first axis (``q`` of shape
+    ``(examples x heads, N, E)``)."""
+    out = []
+    for loaded in runs:
+        qs, ks, vs = [], [], []
+        for _attention, _layer, q, k, v in loaded.qkv(examples):
+            qs.append(q.reshape((-1,) + q.shape[2:]))
+            ks.append(k.reshape((-1,) + k.shape[2:]))
+            vs.append(v.reshape((-1,) + v.shape[2:]))
+        out.append((loaded.name, np.concatenate(qs), np.concatenate(ks), np.concatenate(vs)))
+    return out

@@ -2,7 +2,8 @@
 names and data split, greedy / beam / eos-beam decoding scored against the grammar, its heads
 classified (:mod:`._theory_heads`), and a finished run read back from its directory.
 
-The experiment that trains these models is :mod:`.experiments.encdec_translation`.
+The experiment that trains these models is :mod:`.experiments.encdec_translation` (its study:
+:mod:`._study_encdec_translation`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,14 @@ KIND = "seq2seq_translation"
 def run_name(model: str, seed: int) -> str:
     """The run directory's name of ``model`` trained with ``seed``."""
     return f"{model}_seed{seed}"
+
+
+def run_meta(task: Translation, model: str, seed: int) -> dict:
+    """What ``run.json`` records of ``model`` trained with ``seed`` on ``task`` beside the
+    training settings: the kind of run (:data:`KIND`), its name, the model, the seed, the task."""
+    return dict(
+        kind=KIND, name=run_name(model, seed), model=model, seed=seed, task=dataclasses.asdict(task)
+    )
 
 
 def split_translation(task: Translation, key: jax.Array, holdout: float = 0.2) -> s2s.Seq2SeqData:
@@ -198,6 +207,7 @@ __all__ = [
     "head_records",
     "is_translation_run",
     "load_run",
+    "run_meta",
     "run_name",
     "split_translation",
 ]

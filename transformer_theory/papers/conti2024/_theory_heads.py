@@ -70,7 +70,7 @@ for that support is still exact).
 
 Shapes follow :mod:`transformer_theory.glossary`: one map is ``QxK``; several examples of one
 head are ``BxQxK``. The study the ``heads`` command runs on trained models (records, files,
-figures) is :mod:`.experiments.heads`.
+figures) is :mod:`._study_heads`.
 """
 
 from __future__ import annotations

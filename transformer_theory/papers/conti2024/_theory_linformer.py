@@ -402,7 +402,7 @@ def trained_study(
 ) -> list[dict]:
     """The same measurements on trained attention: for each ``(name, q_BxNxE, k_BxNxE,
     v_BxNxD)`` (every head and example stacked on ``B``, as
-    :func:`.experiments.efficient_attention.trained_inputs` returns them), per head-example: ``P``'s
+    :func:`._models_trained.trained_inputs` returns them), per head-example: ``P``'s
     :func:`spectrum_rank` (90% of ``||P||_F^2``), :func:`rank_needed` for its first value column
     (median, max, and how many found none up to ``4 N``), and :func:`output_error_vs_rank` at
     ``k = 1, 2, 4, .., N`` (mean over heads-examples).

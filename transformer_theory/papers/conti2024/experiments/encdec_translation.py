@@ -1,7 +1,8 @@
 """The encoder-decoder of Conti 2024 trained on the synthetic translation grammar: decoding and
 heads (one layer with one head against one layer with eight, as in Conti 2024, §3.1).
 
-Run by :func:`run` (train -> decode -> heads -> record -> plot). Command (2 shared CPU cores)::
+Run by its study, :func:`.._study_encdec_translation.run` (train -> decode -> heads -> record
+-> plot). Command (2 shared CPU cores)::
 
     python experiments/encdec_translation.py --size default --out results/encdec_translation
     transformer-theory heads results/encdec_translation --out results/encdec_heads
@@ -40,21 +41,16 @@ The smoke size (2 nouns, 1 adjective, 1 verb; width 16; 40 steps per model) take
 from __future__ import annotations
 
 import dataclasses
-import os
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from transformer_theory import jsonio, plotting
 from transformer_theory.nn.encdec import Seq2SeqConfig
-from transformer_theory.papers.conti2024 import _models_translation as translation
-from transformer_theory.papers.conti2024 import _plots as plots
 from transformer_theory.papers.conti2024 import _theory_heads as heads
+from transformer_theory.papers.conti2024._study_encdec_translation import run  # the study
 from transformer_theory.papers.conti2024._tasks import Translation
 from transformer_theory.train import TrainSettings
-from transformer_theory.train import seq2seq as s2s
 
 __all__ = ["SIZES", "TranslationSettings", "get_config", "run"]
 
@@ -165,96 +161,3 @@ def get_config(size: str = "default") -> TranslationSettings:
             map_examples=4,
         )
     return config
-
-
-def _meta(config: TranslationSettings, model: str, seed: int) -> dict:
-    return dict(
-        kind=translation.KIND,
-        name=translation.run_name(model, seed),
-        model=model,
-        seed=seed,
-        task=dataclasses.asdict(config.task),
-    )
-
-
-def run(
-    config: TranslationSettings,
-    out_dir: str,
-    *,
-    progress: bool = True,
-    on_result: Callable[[dict], None] | None = None,
-) -> dict:
-    """Train, evaluate and analyse every (model, seed) of ``config`` under ``out_dir``.
-
-    Writes, as each run finishes, ``summary.{json,csv}`` (one row per finished run) and
-    ``heads.json`` (one record per head) and ``<run>_maps.png``; at the end ``curves.png``. Each
-    run's directory (``run.json``, metrics, checkpoints) resumes like any training run, so the same
-    call after a kill continues where it stopped. ``on_result(row)`` is called after each run.
-
-    Returns:
-      ``{"rows": summary rows, "files": the files written}``.
-    """
-    os.makedirs(out_dir, exist_ok=True)
-    rows, head_rows, maps_files, curves = [], [], [], {}
-    summary = os.path.join(out_dir, "summary.json")
-    heads_file = os.path.join(out_dir, "heads.json")
-    for model_name, cfg in config.models.items():
-        for seed in config.seeds:
-            name = translation.run_name(model_name, seed)
-            data = translation._split(config.task, seed, config.holdout)
-            tc = config.train.replace(seed=seed)
-            t0 = time.perf_counter()
-            params, metrics = s2s.train_seq2seq(
-                translation._initial_model(cfg, seed),
-                data,
-                tc,
-                os.path.join(out_dir, name),
-                meta=_meta(config, model_name, seed),
-                progress=progress,
-            )
-            train_seconds = round(time.perf_counter() - t0, 2)
-            row = dict(
-                run=name,
-                model=model_name,
-                heads=cfg.num_heads,
-                layers=cfg.num_layers,
-                width=cfg.width,
-                seed=seed,
-                steps=metrics[-1]["step"],
-                train_seconds=train_seconds,
-                teacher_forced_eval_acc=metrics[-1]["eval_acc"],
-                eval_loss=metrics[-1]["eval_loss"],
-            )
-            row.update(
-                translation.evaluate(
-                    params,
-                    cfg,
-                    data,
-                    beam_sizes=config.beam_sizes,
-                    beam_examples=config.beam_examples,
-                    eos_alpha=config.eos_alpha,
-                )
-            )
-            records, maps = translation.head_records(
-                params, cfg, data, map_examples=config.map_examples, options=config.head_options
-            )
-            for rec in records:
-                head_rows.append(dict(run=name, **rec))
-            counts = {k: sum(r["kind"] == k for r in records) for k in heads.KINDS}
-            row.update({f"heads_{k}": v for k, v in counts.items()})
-            permuted = {k: sum(r["permuted"]["kind"] == k for r in records) for k in heads.KINDS}
-            row.update({f"heads_permuted_{k}": v for k, v in permuted.items()})
-            rows.append(row)
-            curves[name] = metrics
-            maps_files.append(
-                plots.translation_maps(
-                    config.task, data, maps, records, os.path.join(out_dir, f"{name}_maps.png")
-                )
-            )
-            jsonio.write_json(summary, rows)
-            jsonio.write_csv(os.path.join(out_dir, "summary.csv"), rows, list(rows[0]))
-            jsonio.write_json(heads_file, head_rows)
-            if on_result is not None:
-                on_result(row)
-    maps_files.append(plotting.learning_curves(curves, os.path.join(out_dir, "curves.png")))
-    return {"rows": rows, "files": [summary, heads_file] + maps_files}

@@ -6,56 +6,27 @@ to a permutation (eq. 19-20). Commands (after the encoder-decoder experiment)::
     transformer-theory experiment heads --size smoke
 
 :class:`HeadsSettings` are the command's options (the classifier's
-:class:`.._theory_heads.HeadClassifySettings` plus the run directory and the examples);
-:func:`run` reads
-every head of every trained run (:mod:`.._models_trained`) on its held-out inputs, refuses options
-whose family covers a whole map (:func:`check_maps`: every head would fit it, naming the option
-and the run), classifies each head (:func:`.._theory_heads.classify_model`), draws each run's
-heads (:func:`.._plots.head_grid`) and writes ``heads.json`` and ``heads.csv``
-(:func:`csv_rows`)::
+:class:`.._theory_heads.HeadClassifySettings` plus the run directory and the examples); the
+study, :func:`.._study_heads.run`, reads every head of every trained run
+(:mod:`.._models_trained`) on its held-out inputs, refuses options whose family covers a whole
+map (naming the field and the run: every head would fit it), classifies each head
+(:func:`.._theory_heads.classify_model`), draws each run's heads (:func:`.._plots.head_grid`) and
+writes ``heads.json`` and ``heads.csv``::
 
     study = run(HeadsSettings(run_dir="results/encdec_translation"), "results/heads")
-    summary_rows(study.records)  # the kinds counted per run
+    summary_rows(study.records)  # (from the study) the kinds counted per run
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
-from collections.abc import Callable, Sequence
 
-import numpy as np
-
-from transformer_theory import _validate, jsonio
-from transformer_theory.papers.conti2024 import _plots as plots
-from transformer_theory.papers.conti2024 import _theory_heads as heads
-from transformer_theory.papers.conti2024._models_trained import LoadedRun
+from transformer_theory import _validate
+from transformer_theory.papers.conti2024._study_heads import run  # the study
 from transformer_theory.papers.conti2024._theory_heads import HeadClassifySettings
-from transformer_theory.settings import OptionError, flag_of, setting
+from transformer_theory.settings import setting
 
-__all__ = [
-    "CSV_COLUMNS",
-    "SIZES",
-    "HeadStudy",
-    "HeadsSettings",
-    "check_maps",
-    "classify_run",
-    "csv_rows",
-    "get_config",
-    "read_runs",
-    "run",
-    "summary_rows",
-]
-
-_FLAT = ("run", "model", "attention", "layer", "head", "kind", "score", "agreement")
-_FLAT += ("concentration",)
-# heads.csv's columns: the record's flat fields, each family's score, the best support (JSON),
-# and the classification up to a permutation.
-CSV_COLUMNS = (
-    _FLAT
-    + tuple(f"score_{fam}" for fam in heads.FAMILIES)
-    + ("fit", "kind_permuted", "score_permuted", "fit_permuted")
-)
+__all__ = ["SIZES", "HeadsSettings", "get_config", "run"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,12 +53,6 @@ class HeadsSettings(HeadClassifySettings):
         if not self.slack > 0:
             raise ValueError(f"slack: expected a fraction in (0, 1], got {self.slack}")
 
-    def options(self) -> HeadClassifySettings:
-        """The classifier's options alone."""
-        return HeadClassifySettings(
-            **{f.name: getattr(self, f.name) for f in dataclasses.fields(HeadClassifySettings)}
-        )
-
 
 SIZES = ("smoke", "default")
 
@@ -102,136 +67,3 @@ def get_config(size: str = "default") -> HeadsSettings:
     if size not in SIZES:
         raise ValueError(f"size: expected one of {', '.join(SIZES)}, got {size!r}")
     return HeadsSettings(examples=4 if size == "smoke" else 64)
-
-
-def read_runs(settings: HeadsSettings) -> list[LoadedRun]:
-    """The trained models in ``settings.run_dir``; refused naming ``RUN_DIR``
-    (``settings.OptionError``) when it holds none or a checkpoint cannot be read."""
-    from transformer_theory.papers.conti2024._models_trained import read_runs as read
-    from transformer_theory.sweeps import ExperimentError
-    from transformer_theory.train import RunDirectoryError
-
-    if not os.path.isdir(settings.run_dir):
-        raise OptionError("RUN_DIR", f"{settings.run_dir} is not a directory")
-    try:
-        return read(settings.run_dir)
-    except (ExperimentError, RunDirectoryError) as err:
-        raise OptionError("RUN_DIR", str(err)) from None
-
-
-def check_maps(
-    name: str, maps: Sequence[tuple[str, int, np.ndarray]], options: HeadClassifySettings
-) -> None:
-    """Raise ``settings.OptionError`` naming the option (``--bandwidth``) when ``options`` cannot
-    tell heads apart on some map of the run ``name`` (:func:`.._theory_heads.check_options_fit`)."""
-    for _attention, _layer, m in maps:
-        try:
-            heads.check_options_fit(options, *np.shape(m)[-2:])
-        except ValueError as err:
-            field, _, why = str(err).partition(": ")
-            raise OptionError(flag_of(HeadsSettings, field), f"{name}: {why}") from None
-
-
-def classify_run(
-    loaded: LoadedRun, options: HeadClassifySettings, examples: int
-) -> tuple[list[tuple[str, int, np.ndarray]], list[dict]]:
-    """Every head of one run on its first ``examples`` held-out inputs.
-
-    Returns:
-      ``(maps, records)``: the maps (``(attention, layer, maps_BxHxQxK)``) and one record per
-      head, :func:`._theory_heads.classify_model`'s with ``run`` and ``model`` (``"depth"`` or
-      ``"seq2seq"``) first.
-    """
-    maps = loaded.maps(examples)
-    check_maps(loaded.name, maps, options)  # refused before any head is fitted
-    records = [
-        dict(run=loaded.name, model=loaded.kind, **r) for r in heads.classify_model(maps, options)
-    ]
-    return maps, records
-
-
-def csv_rows(records: Sequence[dict]) -> list[dict]:
-    """``heads.csv``'s rows (:data:`CSV_COLUMNS`) from :func:`classify_run`'s records: the fits
-    as JSON text."""
-    rows = []
-    for r in records:
-        p = r["permuted"]
-        row = {k: r[k] for k in _FLAT}
-        row.update({f"score_{fam}": r["scores"][fam] for fam in heads.FAMILIES})
-        row.update(
-            fit=jsonio.dumps_json(r["fit"]),
-            kind_permuted=p["kind"],
-            score_permuted=p["score"],
-            fit_permuted=jsonio.dumps_json(p["fit"]),
-        )
-        rows.append(row)
-    return rows
-
-
-@dataclasses.dataclass(frozen=True)
-class HeadStudy:
-    """What :func:`run_study` classified and wrote: ``records`` (one per head, every run),
-    ``files`` (``heads.json``, ``heads.csv``) and ``figures`` (``<run>_heads.png`` per run)."""
-
-    records: list[dict]
-    files: list[str]
-    figures: list[str]
-    #: per run whose held-out set is smaller than ``examples``: the number of inputs read
-    short: dict[str, int] = dataclasses.field(default_factory=dict)
-
-
-def run(
-    config: HeadsSettings,
-    out_dir: str,
-    *,
-    progress: bool = True,
-    runs: Sequence[LoadedRun] | None = None,
-    on_run: Callable[[str, list[dict]], None] | None = None,
-) -> HeadStudy:
-    """Classify every head of every run, draw each run's heads, write the records.
-
-    Args:
-      config: how heads are classified, where the runs are, how many examples.
-      out_dir: an existing output directory.
-      progress: unused (the study shows no bars; the experiment convention's argument).
-      runs: the trained models, already read (None: :func:`read_runs`).
-      on_run: called with ``(run name, its records)`` as each run is done (progress).
-    Returns:
-      a :class:`HeadStudy`. Raises ``settings.OptionError`` (before fitting that run's heads)
-      when an option covers a whole map.
-    """
-    runs = read_runs(config) if runs is None else runs
-    options, examples, out = config.options(), config.examples, out_dir
-    records, figures, short = [], [], {}
-    for loaded in runs:
-        maps, recs = classify_run(loaded, options, examples)
-        read = int(maps[0][2].shape[0]) if maps else examples
-        if read < examples:  # the run holds fewer held-out inputs than asked
-            short[loaded.name] = read
-        records += recs
-        figures.append(
-            plots.head_grid(maps, recs, None, os.path.join(out, f"{loaded.name}_heads.png"))
-        )
-        if on_run is not None:
-            on_run(loaded.name, recs)
-    files = [
-        jsonio.write_json(os.path.join(out, "heads.json"), records),
-        jsonio.write_csv(os.path.join(out, "heads.csv"), csv_rows(records), CSV_COLUMNS),
-    ]
-    return HeadStudy(records, files, figures, short)
-
-
-def summary_rows(records: Sequence[dict]) -> list[dict]:
-    """Per run, two rows -- the plain classification and the one up to a permutation (Conti
-    2024, eq. 19-20) -- counting heads of each kind (:data:`.heads.KINDS`)."""
-    rows = []
-    for run in dict.fromkeys(r["run"] for r in records):
-        recs = [r for r in records if r["run"] == run]
-        for reading, kind_of in (
-            ("plain", lambda r: r["kind"]),
-            ("up to a permutation", lambda r: r["permuted"]["kind"]),
-        ):
-            row = {"run": run, "classification": reading, "heads": len(recs)}
-            row.update({k: sum(kind_of(r) == k for r in recs) for k in heads.KINDS})
-            rows.append(row)
-    return rows
