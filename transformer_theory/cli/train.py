@@ -16,6 +16,7 @@ finite stops there and is reported as diverged (no accuracy); the command then e
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 
@@ -33,7 +34,7 @@ from transformer_theory.papers.chen_zou2024.experiments import (
     named_config,
     shipped_defaults,
 )
-from transformer_theory.settings import flag_of
+from transformer_theory.settings import flag_of, from_args, setting
 from transformer_theory.sweeps import (
     ExperimentError,
     ExperimentSettings,
@@ -54,15 +55,31 @@ _REFUSED = {f"overrides.{field}": flag for field, flag in FLAGS.items()}
 _REFUSED.update(steps="--steps", experiment="--experiment/--config", source="--experiment/--config")
 
 
+@dataclasses.dataclass(frozen=True)
+class TrainSource:
+    """What is trained: a shipped experiment or a user's config file (exactly one of them).
+
+    Attributes:
+      experiment: a shipped experiment (Chen & Zou 2024's modules, listed in its option's help).
+      config: a Python file whose get_config() returns an ExperimentSettings.
+    """
+
+    experiment: str | None = setting(None, metavar="NAME")
+    config: str | None = setting(None, metavar="FILE")
+
+    def __post_init__(self) -> None:
+        given = [name for name in ("experiment", "config") if getattr(self, name) is not None]
+        if len(given) != 1:
+            raise ValueError(
+                "experiment/config: give one of them" + (", not both" if given else "")
+            )
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    which = parser.add_mutually_exclusive_group(required=True)
-    which.add_argument(
-        "--experiment", metavar="NAME", help=f"a shipped experiment: {', '.join(NAMED)}"
-    )
-    which.add_argument(
-        "--config",
-        metavar="FILE",
-        help="a Python file whose get_config() returns an ExperimentSettings",
+    add_settings(
+        parser,
+        TrainSource,
+        helps={"experiment": f"a shipped experiment: {', '.join(NAMED)}"},
     )
     sizes, optimizers = shipped_defaults()
     overrides = parser.add_argument_group(
@@ -84,7 +101,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def resolve_config(args: argparse.Namespace) -> tuple[ExperimentSettings, str]:
     """``(config, source)``: the config named by ``--experiment``/``--config`` with the flags
-    applied, and how ``plot`` finds it again. Raises :class:`UsageError` naming the flag."""
+    applied, and how ``plot`` finds it again. Raises :class:`UsageError` naming the flag (an
+    :class:`~transformer_theory.settings.OptionError` when neither or both of them are given)."""
+    from_args(TrainSource, args)  # exactly one of --experiment and --config
     if args.experiment is not None:
         option, source, load = "--experiment", args.experiment, named_config
     else:
