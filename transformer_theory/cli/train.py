@@ -47,8 +47,7 @@ from transformer_theory.sweeps.directory import OVERRIDABLE
 from transformer_theory.sweeps.tables import initial_loss_note, result_line
 from transformer_theory.train import RunDirectoryError, TrainingInterrupted
 
-# The overrides given as several words after one flag (``--seeds 0 1 2``) as well as a comma list.
-LISTS = ("seeds", "tasks", "depths")
+LISTS = ("seeds", "tasks", "depths")  # also several words after one flag: --seeds 0 1 2
 # The flag of each override, and of what a refused output directory names (else --out).
 FLAGS = {field: flag_of(ExperimentSettings, field) for field in OVERRIDABLE}
 _REFUSED = {f"overrides.{field}": flag for field, flag in FLAGS.items()}
@@ -58,29 +57,22 @@ _REFUSED.update(steps="--steps", experiment="--experiment/--config", source="--e
 @dataclasses.dataclass(frozen=True)
 class TrainSource:
     """What is trained: a shipped experiment or a user's config file (exactly one of them).
-
     Attributes:
-      experiment: a shipped experiment (Chen & Zou 2024's modules, listed in its option's help).
+      experiment: a shipped experiment (one of Chen & Zou 2024's modules, listed by --help).
       config: a Python file whose get_config() returns an ExperimentSettings.
     """
 
-    experiment: str | None = setting(None, metavar="NAME")
+    experiment: str | None = setting(None, metavar="NAME", help=f"one of {', '.join(NAMED)}")
     config: str | None = setting(None, metavar="FILE")
 
     def __post_init__(self) -> None:
-        given = [name for name in ("experiment", "config") if getattr(self, name) is not None]
-        if len(given) != 1:
-            raise ValueError(
-                "experiment/config: give one of them" + (", not both" if given else "")
-            )
+        if (self.experiment is None) == (self.config is None):
+            both = ", not both" if self.config is not None else ""
+            raise ValueError(f"experiment/config: give one of them{both}")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_settings(
-        parser,
-        TrainSource,
-        helps={"experiment": f"a shipped experiment: {', '.join(NAMED)}"},
-    )
+    add_settings(parser, TrainSource)
     sizes, optimizers = shipped_defaults()
     overrides = parser.add_argument_group(
         "the config's settings (default: the config's own)",
@@ -101,13 +93,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def resolve_config(args: argparse.Namespace) -> tuple[ExperimentSettings, str]:
     """``(config, source)``: the config named by ``--experiment``/``--config`` with the flags
-    applied, and how ``plot`` finds it again. Raises :class:`UsageError` naming the flag (an
-    :class:`~transformer_theory.settings.OptionError` when neither or both of them are given)."""
-    from_args(TrainSource, args)  # exactly one of --experiment and --config
-    if args.experiment is not None:
-        option, source, load = "--experiment", args.experiment, named_config
-    else:
-        option, source, load = "--config", os.path.abspath(args.config), config_from_file
+    applied, and how ``plot`` finds it again. Raises :class:`UsageError` naming the flag."""
+    which = from_args(TrainSource, args)  # exactly one of --experiment and --config
+    option, source, load = "--experiment", which.experiment, named_config
+    if which.config is not None:
+        option, source, load = "--config", os.path.abspath(which.config), config_from_file
     try:
         config = load(source)
         if args.experiment is not None:  # an output directory records the module's dotted name
