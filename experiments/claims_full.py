@@ -17,8 +17,6 @@ as ``python experiments/claims_full.py`` does) is refused.
 Exit 1 when a status differs from its row's expected one (a regression), as the command does.
 """
 
-from __future__ import annotations
-
 import concurrent.futures
 import dataclasses
 import multiprocessing

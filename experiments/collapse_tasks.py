@@ -12,8 +12,6 @@ the result it produced) is
 fields. ``--config collapse_tasks`` and ``--config smoke`` are the older names of the two sizes.
 """
 
-from __future__ import annotations
-
 import dataclasses
 import sys
 from typing import Literal

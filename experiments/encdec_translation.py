@@ -14,13 +14,7 @@ import dataclasses
 import sys
 import time
 
-from transformer_theory.cli._common import (
-    EXIT_USAGE,
-    OutputSettings,
-    Overrides,
-    script_options,
-    size_settings,
-)
+from transformer_theory.cli._common import EXIT_USAGE, script_run
 from transformer_theory.cli._options import override
 from transformer_theory.papers.conti2024.experiments import encdec_translation as experiment
 from transformer_theory.settings import OptionError, setting
@@ -40,25 +34,17 @@ class TranslationOptions:
 
 
 def main(argv=None) -> int:
-    output, sized, options, changes = script_options(
-        argv,
-        OutputSettings,
-        size_settings(experiment.SIZES),
-        TranslationOptions,
-        Overrides,
-        description=__doc__.split("\n\n")[0],
-        defaults={"out": None},
-        skip=("fresh",),
+    given = script_run(
+        argv, experiment, TranslationOptions, description=__doc__.split("\n\n")[0], progress=True
     )
+    options = given.options
     try:
-        if output.out is None:
-            raise OptionError("--out", "required; see --help")
-        config = experiment.get_config("smoke" if sized.smoke else sized.size)
+        config = experiment.get_config(given.size)
         if options.steps is not None:
             config = config.replace(train=config.train.replace(steps=options.steps))
         if options.seeds is not None:
             config = override(config, ["seeds=" + ",".join(map(str, options.seeds))])
-        config = override(config, changes.sets)
+        config = override(config, given.sets)
     except OptionError as err:
         print(f"encdec_translation: error: {err}", file=sys.stderr)
         return EXIT_USAGE
@@ -72,7 +58,7 @@ def main(argv=None) -> int:
             flush=True,
         )
 
-    result = experiment.run(config, output.out, progress=output.progress, on_result=report)
+    result = experiment.run(config, given.out, progress=given.progress, on_result=report)
     print(f"done in {time.perf_counter() - t0:.0f} s")
     for path in result["files"]:
         print(path)

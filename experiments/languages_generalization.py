@@ -10,18 +10,10 @@ A thin entry: the experiment (its settings, sizes, the command's result, the run
 values.
 """
 
-from __future__ import annotations
-
 import dataclasses
 import sys
 
-from transformer_theory.cli._common import (
-    EXIT_USAGE,
-    OutputSettings,
-    Overrides,
-    script_options,
-    size_settings,
-)
+from transformer_theory.cli._common import EXIT_USAGE, script_run
 from transformer_theory.cli._options import override
 from transformer_theory.papers.formal_languages.experiments import (
     languages_generalization as experiment,
@@ -52,26 +44,17 @@ class GeneralizationOptions:
 
 
 def main(argv: list[str] | None = None) -> int:
-    output, sized, options, changes = script_options(
-        argv,
-        OutputSettings,
-        size_settings(experiment.SIZES),
-        GeneralizationOptions,
-        Overrides,
-        description=__doc__.split("\n\n")[0],
-        defaults={"out": None},
-        skip=("fresh", "progress"),
+    given = script_run(
+        argv, experiment, GeneralizationOptions, description=__doc__.split("\n\n")[0]
     )
-    config = experiment.get_config("smoke" if sized.smoke else sized.size)
-    given = {k: v for k, v in dataclasses.asdict(options).items() if v is not None}
+    config = experiment.get_config(given.size)
+    changes = {k: v for k, v in dataclasses.asdict(given.options).items() if v is not None}
     try:
-        if output.out is None:
-            raise OptionError("--out", "required; see --help")
-        config = override(dataclasses.replace(config, **given), changes.sets)
+        config = override(dataclasses.replace(config, **changes), given.sets)
     except (OptionError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_USAGE
-    result = experiment.run(config, output.out)
+    result = experiment.run(config, given.out)
     print(table(experiment.table(result["records"])))
     print(f"took {result['seconds']:.0f} s")
     return 0

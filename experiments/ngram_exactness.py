@@ -11,18 +11,10 @@ Exit 1 if a hard or sparse construction is not equivalent in float64 (where the 
 it), as ``transformer-theory ngram`` does.
 """
 
-from __future__ import annotations
-
 import dataclasses
 import sys
 
-from transformer_theory.cli._common import (
-    EXIT_USAGE,
-    OutputSettings,
-    Overrides,
-    script_options,
-    size_settings,
-)
+from transformer_theory.cli._common import EXIT_USAGE, script_run
 from transformer_theory.cli._options import override
 from transformer_theory.papers.svete_cotterell2024.experiments import ngram_exactness as exp
 from transformer_theory.precision import enable_x64
@@ -42,31 +34,20 @@ class ExactnessRuns:
 
 
 def main(argv: list[str] | None = None) -> int:
-    output, sized, runs, changes = script_options(
-        argv,
-        OutputSettings,
-        size_settings(exp.SIZES),
-        ExactnessRuns,
-        Overrides,
-        description=__doc__.split("\n\n")[0],
-        defaults={"out": None},
-        skip=("fresh", "progress"),
-    )
-    config = exp.get_config("smoke" if sized.smoke else sized.size)
+    given = script_run(argv, exp, ExactnessRuns, description=__doc__.split("\n\n")[0])
+    config = exp.get_config(given.size)
     try:
-        if output.out is None:
-            raise OptionError("--out", "required; see --help")
         names = [name for name, _ in config.runs]
-        only = names if runs.only == ("all",) else list(runs.only)
+        only = names if given.options.only == ("all",) else list(given.options.only)
         unknown = [n for n in only if n not in names]
         if unknown:
             raise OptionError("--only", f"unknown {unknown}; choose from {', '.join(names)}")
-        settings = tuple((name, override(s, changes.sets)) for name, s in config.runs)
+        settings = tuple((name, override(s, given.sets)) for name, s in config.runs)
     except OptionError as err:
         print(f"ngram_exactness: error: {err}", file=sys.stderr)
         return EXIT_USAGE
     enable_x64()
-    result = exp.run(exp.ExactnessSettings(config.size, settings), output.out, only=only)
+    result = exp.run(exp.ExactnessSettings(config.size, settings), given.out, only=only)
     print(table(result["rows"]))
     return 1 if any(r["float64_failures"] for r in result["rows"]) else 0
 

@@ -18,8 +18,6 @@ its model compiled for ``--tracr-len``, ``--samples`` seeded inputs of each leng
 its own interpreter, the last length before the first wrong position.
 """
 
-from __future__ import annotations
-
 import dataclasses
 import datetime
 import importlib.metadata

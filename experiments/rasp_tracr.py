@@ -16,8 +16,6 @@ disagrees with its interpreter anywhere, the interpreters disagree, or it needs 
 tracr's.
 """
 
-from __future__ import annotations
-
 import dataclasses
 import datetime
 import importlib.metadata

@@ -164,7 +164,7 @@ def _own_parser(text: str) -> bool:
 
 def test_the_scripts_parse_with_the_commands_parser():
     # one experiment system: a script reads an experiment's config (experiment_script,
-    # script_settings) or, with options of its own, the commands' CommandParser (script_parser),
+    # script_settings) or, with options of its own, the commands' CommandParser (script_options),
     # so every refusal is one line naming its option, exit 2; never argparse's usage block
     scripts = sorted((ROOT / "experiments").glob("*.py"))
     own = {p.name for p in scripts if _own_parser(p.read_text())}
@@ -174,7 +174,7 @@ def test_the_scripts_parse_with_the_commands_parser():
     gone = OWN_PARSER_SCRIPTS - own
     assert not gone, f"{gone} no longer parse by themselves: strike them off OWN_PARSER_SCRIPTS"
     assert _own_parser("p = argparse.ArgumentParser(description=d)")  # the guard can fail
-    assert not _own_parser("p = script_parser(d)")
+    assert not _own_parser("p = script_options(argv, S, description=d)")
 
 
 CLI = sorted((PKG / "cli").glob("*.py"))

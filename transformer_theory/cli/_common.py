@@ -256,6 +256,53 @@ def script_options(
         raise SystemExit(EXIT_USAGE) from None
 
 
+@dataclasses.dataclass(frozen=True)
+class ScriptRun:
+    """What a script over an experiment module with options of its own reads
+    (:func:`script_run`): where it writes, whether it draws progress bars, the size, its own
+    options (an instance of its settings class) and the ``--set`` assignments, not yet applied."""
+
+    out: str
+    progress: bool
+    size: str
+    options: Any
+    sets: tuple[str, ...]
+
+
+def script_run(
+    argv: Sequence[str] | None,
+    experiment: Any,
+    options: type,
+    *,
+    description: str,
+    progress: bool = False,
+) -> ScriptRun:
+    """The command line of a script over ``experiment`` (its ``SIZES``) that has options of its
+    own (the fields of ``options``): ``--out`` (required), ``--progress/--no-progress`` where
+    ``progress``, ``--size``/``--smoke`` and ``--set``, read by :func:`script_options`; a refusal
+    (``--out`` missing too) is one line and ``SystemExit(2)`` before any work."""
+    import sys
+
+    from transformer_theory.settings import OptionError
+
+    skip = ("fresh",) if progress else ("fresh", "progress")
+    output, sized, own, changes = script_options(
+        argv,
+        OutputSettings,
+        size_settings(experiment.SIZES),
+        options,
+        Overrides,
+        description=description,
+        defaults={"out": None},
+        skip=skip,
+    )
+    if output.out is None:
+        print(f"error: {OptionError('--out', 'required; see --help')}", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+    size = "smoke" if sized.smoke else sized.size
+    return ScriptRun(output.out, output.progress, size, own, changes.sets)
+
+
 def experiment_script(
     argv: Sequence[str] | None = None,
     experiment: Any = None,
