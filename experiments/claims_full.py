@@ -17,14 +17,14 @@ as ``python experiments/claims_full.py`` does) is refused.
 Exit 1 when a status differs from its row's expected one (a regression), as the command does.
 """
 
-from __future__ import annotations
-
-import argparse
 import concurrent.futures
+import dataclasses
 import multiprocessing
 import pathlib
 import sys
 import time
+
+from transformer_theory.settings import setting
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -40,30 +40,39 @@ def _run_paper(paper: str) -> list[dict]:
     return [r.to_dict() for r in run_claims(paper=paper, tier="full", claims=rows)]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
-    parser.add_argument("--out", default="results/claims_full", help="output directory")
-    parser.add_argument("--paper", action="append", default=None, help="only these papers")
-    parser.add_argument(
-        "--write-claims-md",
-        action="store_true",
-        help="also overwrite the checkout's CLAIMS.md and CLAIMS.json",
-    )
-    parser.add_argument(
-        "--update",
-        action="store_true",
-        help="keep the other papers' records of --out/claims.json (re-run only --paper)",
-    )
-    args = parser.parse_args(argv)
-    if args.jobs < 1:
-        parser.error("--jobs: expected a positive number of processes")
+@dataclasses.dataclass(frozen=True)
+class ClaimsFullSettings:
+    """The full tier's run: how many processes, which papers, what it writes.
 
+    Attributes:
+      jobs: worker processes.
+      out: output directory.
+      paper: only these papers (repeatable, several words or a comma list).
+      write_claims_md: also overwrite the checkout's CLAIMS.md and CLAIMS.json.
+      update: keep the other papers' records of --out/claims.json (re-run only --paper).
+    """
+
+    jobs: int = setting(2, positive=True)
+    out: str = "results/claims_full"
+    paper: tuple[str, ...] | None = setting(None, words=True)
+    write_claims_md: bool = False
+    update: bool = False
+
+
+def _refuse(message: str) -> int:
+    print(f"claims_full: error: {message}", file=sys.stderr)
+    return 2  # transformer_theory.cli._common.EXIT_USAGE
+
+
+def main(argv: list[str] | None = None) -> int:
+    from transformer_theory.cli._common import script_options
+
+    (args,) = script_options(argv, ClaimsFullSettings, description=__doc__.split("\n\n")[0])
     import transformer_theory
 
     here = pathlib.Path(transformer_theory.__file__).resolve().parent
     if here != ROOT / "transformer_theory":
-        parser.error(
+        return _refuse(
             f"transformer_theory is imported from {here}, not this checkout: run "
             "`python -m experiments.claims_full` from the checkout's root"
         )
@@ -74,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     papers = args.paper or order
     unknown = sorted(set(papers) - set(order))
     if unknown:
-        parser.error(f"--paper: no such paper {unknown} (papers: {', '.join(order)})")
+        return _refuse(f"--paper: no such paper {unknown} (papers: {', '.join(order)})")
     start = time.time()
     done: dict[str, list[dict]] = {}
     context = multiprocessing.get_context("spawn")

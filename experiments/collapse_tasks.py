@@ -12,38 +12,55 @@ the result it produced) is
 fields. ``--config collapse_tasks`` and ``--config smoke`` are the older names of the two sizes.
 """
 
-from __future__ import annotations
-
+import dataclasses
 import sys
+from typing import Literal
 
-from transformer_theory.cli._common import add_output, parse_script_args, refuse, script_parser
+from transformer_theory.cli._common import EXIT_USAGE, Overrides, script_options
 from transformer_theory.cli._options import override
 from transformer_theory.papers.barbero2024.experiments import collapse_tasks
 from transformer_theory.precision import enable_x64
-from transformer_theory.settings import OptionError
+from transformer_theory.settings import OptionError, setting
 
 # --config NAME (the script's older option) -> the size it names
 OLD_NAMES = {"collapse_tasks": "default", "smoke": "smoke"}
 
 
+@dataclasses.dataclass(frozen=True)
+class CollapseTasksScript:
+    """The script's own options (the experiment's settings are changed by ``--set``).
+
+    Attributes:
+      size: the size (default: default).
+      config: the older name of a size (collapse_tasks: default, smoke: smoke).
+      out: output directory (its JSON record and plot).
+      progress: draw the progress bars (only on a terminal); --no-progress hides them.
+    """
+
+    size: Literal[collapse_tasks.SIZES] | None = None
+    config: Literal[tuple(sorted(OLD_NAMES))] | None = None
+    out: str = "results/collapse_tasks"
+    progress: bool = setting(True)
+
+    def __post_init__(self) -> None:
+        if self.size is not None and self.config is not None:
+            raise ValueError("config: give --size or --config, not both")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = script_parser(__doc__.split("\n\n")[0])
-    parser.add_argument("--size", choices=collapse_tasks.SIZES, default=None, help="default")
-    parser.add_argument("--config", choices=sorted(OLD_NAMES), default=None, help="older --size")
-    parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE")
-    add_output(parser, "results/collapse_tasks", progress=True)
-    args = parse_script_args(parser, argv)
-    if args.size is not None and args.config is not None:
-        refuse(parser, "--config: give --size or --config, not both")
-    size = args.size or OLD_NAMES.get(args.config, "default")
+    opts, changes = script_options(
+        argv, CollapseTasksScript, Overrides, description=__doc__.split("\n\n")[0]
+    )
+    size = opts.size or OLD_NAMES.get(opts.config, "default")
     try:
-        config = override(collapse_tasks.get_config(size), args.set)
+        config = override(collapse_tasks.get_config(size), changes.sets)
     except OptionError as err:
-        refuse(parser, err)
+        print(f"collapse_tasks: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
     enable_x64()
-    record = collapse_tasks.run(config, args.out, progress=args.progress)
+    record = collapse_tasks.run(config, opts.out, progress=opts.progress)
     print("\n".join(collapse_tasks.summary_lines(record)))
-    print(f"{record.seconds} s; {args.out}")
+    print(f"{record.seconds} s; {opts.out}")
     return 0
 
 

@@ -10,37 +10,44 @@ and the result::
 ``--smoke`` is ``--size smoke``.
 """
 
+import dataclasses
 import sys
 import time
 
-from transformer_theory.cli._common import add_output, parse_script_args, refuse, script_parser
+from transformer_theory.cli._common import EXIT_USAGE, script_run
 from transformer_theory.cli._options import override
 from transformer_theory.papers.conti2024.experiments import encdec_translation as experiment
-from transformer_theory.settings import OptionError
+from transformer_theory.settings import OptionError, setting
+
+
+@dataclasses.dataclass(frozen=True)
+class TranslationOptions:
+    """The size's values the script changes by an option of their own.
+
+    Attributes:
+      steps: training steps per run (default: the size's).
+      seeds: seeds, several words or a comma list (default: the size's).
+    """
+
+    steps: int | None = setting(None, positive=True)
+    seeds: tuple[int, ...] | None = setting(None, minimum=0, words=True)
 
 
 def main(argv=None) -> int:
-    parser = script_parser(__doc__.split("\n\n")[0])
-    add_output(parser, None, progress=True)
-    parser.add_argument("--size", choices=experiment.SIZES, default="default", help="the size")
-    parser.add_argument("--smoke", action="store_true", help="the same as --size smoke")
-    parser.add_argument("--steps", type=int, default=None, help="training steps per run")
-    parser.add_argument("--seeds", nargs="+", default=None, help="seeds (words or a comma list)")
-    parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE")
-    args = parse_script_args(parser, argv)
-    if args.out is None:
-        refuse(parser, "--out: required; see --help")
-    config = experiment.get_config("smoke" if args.smoke else args.size)
-    if args.steps is not None:
-        if args.steps < 1:
-            refuse(parser, f"--steps: expected a positive integer, got {args.steps}")
-        config = config.replace(train=config.train.replace(steps=args.steps))
+    given = script_run(
+        argv, experiment, TranslationOptions, description=__doc__.split("\n\n")[0], progress=True
+    )
+    options = given.options
     try:
-        if args.seeds is not None:
-            config = override(config, ["seeds=" + ",".join(args.seeds)])
-        config = override(config, args.set)
+        config = experiment.get_config(given.size)
+        if options.steps is not None:
+            config = config.replace(train=config.train.replace(steps=options.steps))
+        if options.seeds is not None:
+            config = override(config, ["seeds=" + ",".join(map(str, options.seeds))])
+        config = override(config, given.sets)
     except OptionError as err:
-        refuse(parser, err)
+        print(f"encdec_translation: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
     t0 = time.perf_counter()
 
     def report(run):  # a TranslationRun (the study's typed record)
@@ -53,7 +60,7 @@ def main(argv=None) -> int:
             flush=True,
         )
 
-    result = experiment.run(config, args.out, progress=args.progress, on_result=report)
+    result = experiment.run(config, given.out, progress=given.progress, on_result=report)
     print(f"done in {time.perf_counter() - t0:.0f} s")
     for path in result.files:
         print(path)

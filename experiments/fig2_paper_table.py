@@ -12,33 +12,44 @@ or, for a sweep split over processes with ``--tasks``, every output directory::
 Seconds on 2 CPU cores: under one (it reads ``summary.json``).
 """
 
+import dataclasses
 import os
+import sys
 
-from transformer_theory.cli._common import parse_script_args, refuse, script_parser
+from transformer_theory.cli._common import EXIT_USAGE, script_options
+from transformer_theory.settings import setting
 from transformer_theory.sweeps import tables
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULT = os.path.join(HERE, "results", "fig2_paper_summary.csv")
 
 
-def main() -> None:
-    parser = script_parser(__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "out",
-        nargs="+",
-        help="the sweep's output directories (each holds summary.json; a sweep split by --tasks "
-        "over several processes has one per process)",
-    )
-    parser.add_argument("--csv", default=RESULT, help=f"where the summary goes (default {RESULT})")
-    args = parse_script_args(parser, None)
+@dataclasses.dataclass(frozen=True)
+class Fig2TableSettings:
+    """Which sweep is read and where its summary goes.
+
+    Attributes:
+      out: the sweep's output directories (each holds summary.json; a sweep split by --tasks
+        over several processes has one per process).
+      csv: where the summary goes (default experiments/results/fig2_paper_summary.csv).
+    """
+
+    out: tuple[str, ...] = setting(flag="OUT", words=True)
+    csv: str = RESULT
+
+
+def main(argv: list[str] | None = None) -> int:
+    (args,) = script_options(argv, Fig2TableSettings, description=__doc__.split("\n\n")[0])
     try:
-        rows = tables.read_summaries(args.out)
+        rows = tables.read_summaries(list(args.out))
     except ValueError as err:
-        refuse(parser, err)
+        print(f"fig2_paper_table: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
     tables.write_summary_csv(rows, args.csv)
     print(tables.markdown_table(rows))
     print(f"\n{len(rows)} runs -> {args.csv}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

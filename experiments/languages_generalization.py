@@ -10,51 +10,51 @@ A thin entry: the experiment (its settings, sizes, the command's result, the run
 values.
 """
 
-from __future__ import annotations
-
 import dataclasses
 import sys
 
-from jsonargparse import ArgumentError
-
-from transformer_theory.cli._options import CommandParser, add_settings, one_line, override
+from transformer_theory.cli._common import EXIT_USAGE, script_run
+from transformer_theory.cli._options import override
 from transformer_theory.papers.formal_languages.experiments import (
     languages_generalization as experiment,
 )
-from transformer_theory.papers.formal_languages.experiments.languages_generalization import (
-    GeneralizationSettings,
-)
-from transformer_theory.settings import OptionError
+from transformer_theory.settings import OptionError, setting
 from transformer_theory.tables import table
 
 LABELS, SOFT_THEN_HARD = experiment.LABELS, experiment.SOFT_THEN_HARD
-OVERRIDES = ("steps", "batch", "samples", "seeds")
 
 __all__ = ["LABELS", "SOFT_THEN_HARD", "main"]
 
 
+@dataclasses.dataclass(frozen=True)
+class GeneralizationOptions:
+    """The size's values the script changes by an option of their own (none: the size's).
+
+    Attributes:
+      steps: Adam's steps.
+      batch: strings per step.
+      samples: balanced evaluation strings per length.
+      seeds: training seeds, several words or a comma list.
+    """
+
+    steps: int | None = setting(None, positive=True)
+    batch: int | None = setting(None, positive=True)
+    samples: int | None = setting(None, positive=True)
+    seeds: tuple[int, ...] | None = setting(None, minimum=0, words=True)
+
+
 def main(argv: list[str] | None = None) -> int:
-    p = CommandParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", required=True)
-    p.add_argument("--size", choices=experiment.SIZES, default="default")
-    p.add_argument("--smoke", action="store_true", help="the same as --size smoke (the test)")
-    p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE")
-    fields = [f.name for f in dataclasses.fields(GeneralizationSettings)]
-    skip = [f for f in fields if f not in OVERRIDES]
-    add_settings(p, GeneralizationSettings, skip=skip, defaults=dict.fromkeys(OVERRIDES))
+    given = script_run(
+        argv, experiment, GeneralizationOptions, description=__doc__.split("\n\n")[0]
+    )
+    config = experiment.get_config(given.size)
+    changes = {k: v for k, v in dataclasses.asdict(given.options).items() if v is not None}
     try:
-        args = p.parse_args(argv)
-    except ArgumentError as err:
-        print(f"error: {one_line(p, err)}", file=sys.stderr)
-        return 2
-    config = experiment.get_config("smoke" if args.smoke else args.size)
-    given = {n: getattr(args, n) for n in OVERRIDES if getattr(args, n) is not None}
-    try:
-        config = override(dataclasses.replace(config, **given), args.set)
+        config = override(dataclasses.replace(config, **changes), given.sets)
     except (OptionError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
-        return 2
-    result = experiment.run(config, args.out)
+        return EXIT_USAGE
+    result = experiment.run(config, given.out)
     print(table(experiment.table(result["records"])))
     print(f"took {result['seconds']:.0f} s")
     return 0

@@ -11,39 +11,43 @@ Exit 1 if a hard or sparse construction is not equivalent in float64 (where the 
 it), as ``transformer-theory ngram`` does.
 """
 
-from __future__ import annotations
+import dataclasses
+import sys
 
-import argparse
-
-from transformer_theory.cli._common import add_output, parse_script_args, refuse, script_parser
+from transformer_theory.cli._common import EXIT_USAGE, script_run
 from transformer_theory.cli._options import override
 from transformer_theory.papers.svete_cotterell2024.experiments import ngram_exactness as exp
 from transformer_theory.precision import enable_x64
-from transformer_theory.settings import OptionError, split_list
+from transformer_theory.settings import OptionError, setting
 from transformer_theory.tables import table
 
 
+@dataclasses.dataclass(frozen=True)
+class ExactnessRuns:
+    """Which of the experiment's runs are made.
+
+    Attributes:
+      only: comma list of run names (default: all).
+    """
+
+    only: tuple[str, ...] = setting(("all",))
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = script_parser(__doc__.split("\n\n")[0])
-    add_output(ap, None, help="parent directory of the runs")
-    ap.add_argument("--size", default="default", choices=exp.SIZES)
-    ap.add_argument("--only", default="all", help="comma list of run names (default: all)")
-    ap.add_argument("--set", action="append", default=[], help="field=value (repeatable)")
-    args = parse_script_args(ap, argv)
-    if args.out is None:
-        refuse(ap, "--out: required; see --help")
-    enable_x64()
-    config = exp.get_config(args.size)
+    given = script_run(argv, exp, ExactnessRuns, description=__doc__.split("\n\n")[0])
+    config = exp.get_config(given.size)
     try:
         names = [name for name, _ in config.runs]
-        only = names if args.only.strip() == "all" else split_list(args.only)
+        only = names if given.options.only == ("all",) else list(given.options.only)
         unknown = [n for n in only if n not in names]
         if unknown:
             raise OptionError("--only", f"unknown {unknown}; choose from {', '.join(names)}")
-        runs = tuple((name, override(s, args.set)) for name, s in config.runs)
-    except (OptionError, argparse.ArgumentTypeError) as err:
-        refuse(ap, f"--only: {err}" if isinstance(err, argparse.ArgumentTypeError) else err)
-    result = exp.run(exp.ExactnessSettings(config.size, runs), args.out, only=only)
+        settings = tuple((name, override(s, given.sets)) for name, s in config.runs)
+    except OptionError as err:
+        print(f"ngram_exactness: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    enable_x64()
+    result = exp.run(exp.ExactnessSettings(config.size, settings), given.out, only=only)
     print(table(result["rows"]))
     return 1 if any(r["float64_failures"] for r in result["rows"]) else 0
 

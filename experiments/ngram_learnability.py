@@ -9,22 +9,12 @@ is its entry point (``--set field=value`` changes a field of its ``LearnabilityS
     python experiments/ngram_learnability.py --set steps=100 --set seed=1 --out /tmp/short
 """
 
-from __future__ import annotations
-
 import sys
 
-from transformer_theory.cli._common import experiment_script
+from transformer_theory.cli._common import script_main
 from transformer_theory.papers.svete_cotterell2024.experiments import ngram_learnability as exp
 
-
-def main(argv: list[str] | None = None) -> int:
-    return experiment_script(
-        argv,
-        exp,
-        description=__doc__.split("\n\n")[0],
-        report=lambda result: print(f"{result.seconds:.0f} s"),
-    )
-
+main = script_main(exp, report=lambda result: print(f"{result.seconds:.0f} s"))
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -18,15 +18,16 @@ its model compiled for ``--tracr-len``, ``--samples`` seeded inputs of each leng
 its own interpreter, the last length before the first wrong position.
 """
 
-from __future__ import annotations
-
-import argparse
+import dataclasses
 import datetime
 import importlib.metadata
 import os
 import platform
 import sys
 import time
+
+from transformer_theory.cli._common import EXIT_USAGE, script_options
+from transformer_theory.settings import setting
 
 COLUMNS = (
     ("program", "program"),
@@ -271,32 +272,52 @@ def markdown(record: dict) -> str:
     return "\n".join([head, sep, *body])
 
 
+@dataclasses.dataclass(frozen=True)
+class RaspTableSettings:
+    """What the table measures, where its record goes, or the record to print.
+
+    Attributes:
+      out: the JSON record to write (and resume from).
+      print: print RECORD's table as Markdown (no tracr needed).
+      size: max_seq_len of the size columns.
+      enumerate: max_seq_len enumerated.
+      certify: longest length certified.
+      tracr_len: tracr's max_seq_len.
+      samples: seeded inputs per length (tracr).
+      only: measure only these programs (several words or a comma list).
+      restart: ignore the rows already in --out.
+    """
+
+    out: str | None = None
+    print: str | None = setting(None, metavar="RECORD")  # noqa: A003 - the option's word
+    size: int = setting(5, positive=True)
+    enumerate: int = setting(5, positive=True)  # noqa: A003 - the option's word
+    certify: int = setting(32, positive=True)
+    tracr_len: int = setting(16, positive=True)
+    samples: int = setting(8, positive=True)
+    only: tuple[str, ...] | None = setting(None, words=True)
+    restart: bool = False
+
+
+def _refuse(message: str) -> int:
+    print(f"rasp_table: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", help="the JSON record to write (and resume from)")
-    ap.add_argument(
-        "--print", metavar="RECORD", help="print RECORD's table as Markdown (no tracr needed)"
-    )
-    ap.add_argument("--size", type=int, default=5, help="max_seq_len of the size columns")
-    ap.add_argument("--enumerate", type=int, default=5, help="max_seq_len enumerated")
-    ap.add_argument("--certify", type=int, default=32, help="longest length certified")
-    ap.add_argument("--tracr-len", type=int, default=16, help="tracr's max_seq_len")
-    ap.add_argument("--samples", type=int, default=8, help="seeded inputs per length (tracr)")
-    ap.add_argument("--only", nargs="+", default=None, help="measure only these programs")
-    ap.add_argument("--restart", action="store_true", help="ignore the rows already in --out")
-    args = ap.parse_args(argv)
+    (args,) = script_options(argv, RaspTableSettings, description=__doc__.split("\n\n")[0])
     from transformer_theory import jsonio
 
     if args.print:
         print(markdown(jsonio.read_json(args.print)))
         return 0
     if not args.out:
-        ap.error("--out: required (or --print RECORD)")
+        return _refuse("--out: required (or --print RECORD)")
     from transformer_theory.rasp import _tracr
 
     unknown = sorted(set(args.only or ()) - set(_tracr.TRACR_PROGRAMS))
     if unknown:
-        ap.error(f"--only: unknown programs {unknown}; known: {list(_tracr.TRACR_PROGRAMS)}")
+        return _refuse(f"--only: unknown programs {unknown}; known: {list(_tracr.TRACR_PROGRAMS)}")
     import jax
 
     jax.config.update("jax_enable_x64", True)

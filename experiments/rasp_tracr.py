@@ -16,19 +16,31 @@ disagrees with its interpreter anywhere, the interpreters disagree, or it needs 
 tracr's.
 """
 
-from __future__ import annotations
-
-import argparse
+import dataclasses
 import datetime
 import importlib.metadata
 import platform
 
+from transformer_theory.settings import setting
+
+
+@dataclasses.dataclass(frozen=True)
+class TracrDifferentialSettings:
+    """What the differential run writes and how many inputs it draws.
+
+    Attributes:
+      out: the JSON record to write.
+      samples: seeded inputs per failure length.
+    """
+
+    out: str
+    samples: int = setting(4, positive=True)
+
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", required=True, help="the JSON record to write")
-    ap.add_argument("--samples", type=int, default=4, help="seeded inputs per failure length")
-    args = ap.parse_args(argv)
+    from transformer_theory.cli._common import script_options
+
+    (args,) = script_options(argv, TracrDifferentialSettings, description=__doc__.split("\n\n")[0])
     import jax
 
     jax.config.update("jax_enable_x64", True)  # float64 for the failure lengths; models in float32

@@ -14,27 +14,20 @@ changes one of their settings::
         --set steps=3000 --out results/qsa_bits_rnn_wide
 """
 
-from __future__ import annotations
-
 import sys
 
-from transformer_theory.cli._common import experiment_script
+from transformer_theory.cli._common import script_main
 from transformer_theory.papers.sanford2023.experiments import qsa_bits_attention, qsa_bits_rnn
 
 EXPERIMENTS = {"attention": qsa_bits_attention, "rnn": qsa_bits_rnn}
-COLUMNS = ["model", "width", "bits", "message_bits", "bits_needed", "mean_max_error"]
-COLUMNS += ["within_epsilon"]
+COLUMNS = "model width bits message_bits bits_needed mean_max_error within_epsilon"
 
-
-def main(argv: list[str] | None = None) -> int:
-    return experiment_script(
-        argv,
-        None,
-        description=__doc__.split("\n\n")[0],
-        columns=COLUMNS,
-        choose=("--model", EXPERIMENTS, "attention", "which unit is swept"),
-    )
-
+main = script_main(
+    None,
+    COLUMNS,
+    description=__doc__.split("\n\n")[0],
+    choose=("--model", EXPERIMENTS, "attention", "which unit is swept"),
+)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -103,6 +103,7 @@ def setting(
     positive: bool = False,
     option: bool = True,
     words: bool = False,
+    repeat: bool = False,
     factory: Callable[[], Any] | None = None,
 ) -> Any:
     """A dataclass field with what its command-line option needs beyond the annotation.
@@ -120,6 +121,8 @@ def setting(
       option: ``False`` for a field that is not an option (set by the program, not the user).
       words: the option takes several words and may be repeated, all gathered into one list
         (``--seeds 0 1 2``, ``--id A --id B``), as well as a comma list.
+      repeat: the option may be given several times, each value one item of the list, never split
+        at its commas (``--set widths=1,4 --set steps=10``).
       factory: makes the default when an instance is made (a default read from other data:
         another experiment's configs), in place of ``default``.
     """
@@ -128,6 +131,7 @@ def setting(
         "flag": flag,
         "metavar": metavar,
         "words": words,
+        "repeat": repeat,
         "minimum": minimum,
         "positive": positive,
     }
@@ -150,6 +154,7 @@ class Declared:
     minimum: float | None = None
     positive: bool = False
     words: bool = False
+    repeat: bool = False
 
 
 def declared(f: dataclasses.Field) -> Declared:
@@ -310,6 +315,7 @@ def from_args(cls: type[S], args: argparse.Namespace, **fixed: Any) -> S:
       OptionError: a field's value is refused by ``__post_init__``; the message names its option.
     """
     values = {f.name: getattr(args, f.name) for f in _option_fields(cls) if hasattr(args, f.name)}
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}  # nargs
     values.update(fixed)
     try:
         return cls(**values)

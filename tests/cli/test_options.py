@@ -228,3 +228,23 @@ def test_a_script_reads_its_settings_as_an_experiment_does(capsys):
             read(argv)
         err = capsys.readouterr().err
         assert info.value.code == 2 and line in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_the_hand_written_options_are_settings_fields_now(capsys):
+    # construct's --theorem (several words), experiment's --set (repeatable, never split at its
+    # commas) and train's --experiment/--config (exactly one, in TrainSource.__post_init__)
+    def sub(name):
+        parser = cli.build_parser(cli._load_commands(name))
+        return parser._subparsers._group_actions[0].choices[name]
+
+    construct = sub("construct")
+    assert construct.parse_args(["--theorem", "3", "5"]).theorem == (3, 5)
+    assert construct.parse_args([]).theorem == (1, 3, 5, 6)
+    sets = ["composition_bound", "--set", "widths=1,4", "--set", "cells=((1,1,2),)"]
+    assert sub("experiment").parse_args(sets).sets == ("widths=1,4", "cells=((1,1,2),)")
+    for argv, line in [
+        (["construct", "--theorem", "2"], "--theorem: expected a comma list of each one of 1,"),
+        (["train", "--experiment", "fig2_depth", "--config", "x.py"], "give one of them, not both"),
+    ]:
+        code, _, err = _run(argv, capsys)
+        assert code == 2 and line in err and len(err.strip().splitlines()) == 1, err

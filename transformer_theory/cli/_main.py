@@ -81,7 +81,7 @@ def shown_default(action: argparse.Action) -> str | None:
         or action.nargs == 0  # store_true / store_false / help / version
         or default is None
         or default is argparse.SUPPRESS
-        or default == []
+        or default in ([], ())
     ):
         return None
     if isinstance(default, (list, tuple)):
@@ -158,20 +158,20 @@ def build_parser(
     subcommand's ``--help`` shows its module's whole docstring (:func:`plain_text`), every
     option's default (:class:`HelpFormatter`) and its :func:`epilog`; a command whose module is
     None (not imported) is listed by its help alone."""
-    parser = argparse.ArgumentParser(
+    from transformer_theory.cli._options import top_parser
+
+    parser = top_parser(
+        __version__,
         prog="transformer-theory",
         description=DESCRIPTION,
         epilog="run `transformer-theory COMMAND --help` for a command's options, examples and "
         "outputs",
         formatter_class=HelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     if all(mod is None for mod, _ in commands.values()):  # the listing alone: no jsonargparse
         sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     else:
-        from jsonargparse import ActionConfigFile
-
-        from transformer_theory.cli._options import CommandParser
+        from transformer_theory.cli._options import CommandParser, add_config_file
 
         sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
     for name, (mod, help_) in commands.items():
@@ -186,12 +186,7 @@ def build_parser(
         )
         mod.add_arguments(p)
         if "--config" not in p._option_string_actions:  # train's --config is a Python file
-            p.add_argument(
-                "--config",
-                action=ActionConfigFile,
-                help="read the options from a YAML or JSON file (as --print_config writes it); "
-                "options after it override it",
-            )
+            add_config_file(p)
         p.epilog = epilog(name, out="--out" in p._option_string_actions)
     return parser
 

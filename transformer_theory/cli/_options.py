@@ -23,7 +23,9 @@ reads it):
 - a nested tuple may be written as a Python literal (``--set cells=((1,1,2),)``), given to
   jsonargparse as JSON;
 - an option declared ``setting(words=True)`` takes several words and may repeat, every value
-  gathered into one list (``train --seeds 0 1 2``, ``claims --id A --id B``).
+  gathered into one list (``train --seeds 0 1 2``, ``claims --id A --id B``);
+- an option declared ``setting(repeat=True)`` may repeat, each value one item as it is written,
+  never split at its commas (``--set widths=1,4 --set steps=10``).
 
 A value jsonargparse refuses becomes :class:`~transformer_theory.settings.OptionError` naming the
 option in one line (:func:`one_line`); a value ``__post_init__`` refuses becomes one at
@@ -58,7 +60,16 @@ from transformer_theory.settings import (
     split_list,
 )
 
-__all__ = ["CommandParser", "add_settings", "expected", "one_line", "override", "typehint_of"]
+__all__ = [
+    "CommandParser",
+    "add_config_file",
+    "add_settings",
+    "expected",
+    "one_line",
+    "override",
+    "top_parser",
+    "typehint_of",
+]
 
 S = TypeVar("S")
 
@@ -164,6 +175,7 @@ class _Spelling:
     optional: bool = False
     nested: bool = False  # a tuple of tuples (a Python literal accepted)
     words: bool = False  # several words, repeatable, gathered into one list
+    repeat: bool = False  # repeatable, each value one item (never split), gathered into one list
 
 
 def _quoted(item: Any) -> bool:
@@ -210,7 +222,7 @@ class CommandParser(jsonargparse.ArgumentParser):
                 values.append(argv[i])
                 i += 1
             self.given[flag] = " ".join(values)
-            if spell.words and flag in gathered:
+            if (spell.words or spell.repeat) and flag in gathered:
                 at, before = gathered[flag]
                 before += values
                 text = self._text(spell, before)
@@ -227,7 +239,9 @@ class CommandParser(jsonargparse.ArgumentParser):
     def _text(self, spell: _Spelling, values: list[str]) -> str:
         given = " ".join(values)
         text = given
-        if spell.item is not None and not (len(values) == 1 and given.lstrip().startswith("[")):
+        if spell.repeat:
+            text = dumps_json(values)
+        elif spell.item is not None and not (len(values) == 1 and given.lstrip().startswith("[")):
             try:
                 items = [item for v in values for item in split_list(v)]
             except argparse.ArgumentTypeError:  # an empty item (``8,,16``, ``""``): for
@@ -431,8 +445,13 @@ def add_settings(
             kwargs.update(metavar=f"{flag.lstrip('-').upper().replace('-', '_')}[,...]")
         if not flag.startswith("-"):  # a positional argument, named by its metavar
             kwargs.update(metavar=flag)
+            if item is not None and decl.words:  # several words: the list's items
+                typehint = typehint_of(item, decl.minimum, decl.positive)
+                kwargs.update(nargs="+" if default is dataclasses.MISSING else "*")
+            elif default is not dataclasses.MISSING:
+                kwargs.update(nargs="?")
             if default is not dataclasses.MISSING:
-                kwargs.update(nargs="?", default=default)
+                kwargs.update(default=default)
             target.add_argument(f.name, type=typehint, **kwargs)
         else:
             if default is dataclasses.MISSING:
@@ -447,7 +466,29 @@ def add_settings(
             optional=optional,
             nested=origin in _SEQUENCES and item is None,
             words=decl.words or f.name in words,
+            repeat=decl.repeat,
         )
+
+
+def add_config_file(parser: CommandParser) -> None:
+    """jsonargparse's ``--config FILE``: the options read from a YAML or JSON file (as
+    ``--print_config`` writes it), those after it overriding it."""
+    parser.add_argument(
+        "--config",
+        action=jsonargparse.ActionConfigFile,
+        help="read the options from a YAML or JSON file (as --print_config writes it); "
+        "options after it override it",
+    )
+
+
+def top_parser(version: str, **kwargs: Any) -> argparse.ArgumentParser:
+    """The parser above the commands (``kwargs``: ``argparse.ArgumentParser``'s): an ``argparse``
+    parser, so that ``transformer-theory --help`` imports no command and no jsonargparse, with
+    argparse's ``--version`` (``version``; jsonargparse 4.53 has no version option of its own:
+    its ``ArgumentParser`` takes no ``version`` argument)."""
+    parser = argparse.ArgumentParser(**kwargs)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version}")
+    return parser
 
 
 def override(settings: S, assignments: Sequence[str]) -> S:

@@ -17,6 +17,7 @@ import argparse
 import dataclasses
 import os
 import sys
+from typing import Literal
 
 from transformer_theory import budget, settings
 from transformer_theory.cli import _common
@@ -24,21 +25,30 @@ from transformer_theory.cli._common import add_output
 from transformer_theory.cli._options import add_settings
 from transformer_theory.constructions.sizes import THEOREMS, ConstructSettings
 from transformer_theory.jsonio import write_json
+from transformer_theory.settings import setting
 
 __all__ = ["X64", "add_arguments", "run"]
 
 X64 = True  # the constructions are built and checked in float64
 
 
+@dataclasses.dataclass(frozen=True)
+class TheoremChoice:
+    """Which constructions are built.
+
+    Attributes:
+      theorem: which theorems (default: all), several words or a comma list.
+    """
+
+    theorem: tuple[Literal[THEOREMS], ...] = setting(THEOREMS, words=True)
+
+    def __post_init__(self) -> None:
+        if not self.theorem:
+            raise ValueError(f"theorem: expected one or more of {THEOREMS}, got none")
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--theorem",
-        type=int,
-        nargs="+",
-        choices=THEOREMS,
-        default=list(THEOREMS),
-        help="which theorems (default: all)",
-    )
+    add_settings(p, TheoremChoice)
     add_settings(p, ConstructSettings)
     out = os.path.join(".", "results", "construct")
     add_output(p, out, help="output directory (construct.json)")
@@ -48,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
     from transformer_theory.constructions import study
     from transformer_theory.tables import table
 
-    s = settings.from_args(ConstructSettings, args, theorem=tuple(args.theorem))
+    chosen = settings.from_args(TheoremChoice, args)
+    s = settings.from_args(ConstructSettings, args, theorem=chosen.theorem)
     # Everything the user gave is checked before anything is built: the output directory, then
     # the memory each construction needs (from its sizes alone), then the tasks themselves.
     out = _common.prepare_out_dir(args.out)

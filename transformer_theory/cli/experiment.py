@@ -19,6 +19,7 @@ import dataclasses
 import textwrap
 
 from transformer_theory.cli._common import (
+    Overrides,
     UsageError,
     add_output,
     enable_x64_if_declared,
@@ -49,15 +50,7 @@ class ExperimentChoice:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_settings(parser, ExperimentChoice)
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        dest="sets",
-        metavar="FIELD=VALUE",
-        help="change one field of the size's settings (repeatable), parsed and checked as that "
-        "field's option is: --set steps=100",
-    )
+    add_settings(parser, Overrides)  # --set FIELD=VALUE, repeatable
     add_output(parser, None, help="output directory (default: results/NAME)")
 
 

@@ -16,6 +16,7 @@ finite stops there and is reported as diverged (no accuracy); the command then e
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 
@@ -33,7 +34,7 @@ from transformer_theory.papers.chen_zou2024.experiments import (
     named_config,
     shipped_defaults,
 )
-from transformer_theory.settings import flag_of
+from transformer_theory.settings import flag_of, from_args, setting
 from transformer_theory.sweeps import (
     ExperimentError,
     ExperimentSettings,
@@ -46,24 +47,32 @@ from transformer_theory.sweeps.directory import OVERRIDABLE
 from transformer_theory.sweeps.tables import initial_loss_note, result_line
 from transformer_theory.train import RunDirectoryError, TrainingInterrupted
 
-# The overrides given as several words after one flag (``--seeds 0 1 2``) as well as a comma list.
-LISTS = ("seeds", "tasks", "depths")
+LISTS = ("seeds", "tasks", "depths")  # also several words after one flag: --seeds 0 1 2
 # The flag of each override, and of what a refused output directory names (else --out).
 FLAGS = {field: flag_of(ExperimentSettings, field) for field in OVERRIDABLE}
 _REFUSED = {f"overrides.{field}": flag for field, flag in FLAGS.items()}
 _REFUSED.update(steps="--steps", experiment="--experiment/--config", source="--experiment/--config")
 
 
+@dataclasses.dataclass(frozen=True)
+class TrainSource:
+    """What is trained: a shipped experiment or a user's config file (exactly one of them).
+    Attributes:
+      experiment: a shipped experiment (one of Chen & Zou 2024's modules, listed by --help).
+      config: a Python file whose get_config() returns an ExperimentSettings.
+    """
+
+    experiment: str | None = setting(None, metavar="NAME", help=f"one of {', '.join(NAMED)}")
+    config: str | None = setting(None, metavar="FILE")
+
+    def __post_init__(self) -> None:
+        if (self.experiment is None) == (self.config is None):
+            both = ", not both" if self.config is not None else ""
+            raise ValueError(f"experiment/config: give one of them{both}")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    which = parser.add_mutually_exclusive_group(required=True)
-    which.add_argument(
-        "--experiment", metavar="NAME", help=f"a shipped experiment: {', '.join(NAMED)}"
-    )
-    which.add_argument(
-        "--config",
-        metavar="FILE",
-        help="a Python file whose get_config() returns an ExperimentSettings",
-    )
+    add_settings(parser, TrainSource)
     sizes, optimizers = shipped_defaults()
     overrides = parser.add_argument_group(
         "the config's settings (default: the config's own)",
@@ -85,10 +94,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def resolve_config(args: argparse.Namespace) -> tuple[ExperimentSettings, str]:
     """``(config, source)``: the config named by ``--experiment``/``--config`` with the flags
     applied, and how ``plot`` finds it again. Raises :class:`UsageError` naming the flag."""
-    if args.experiment is not None:
-        option, source, load = "--experiment", args.experiment, named_config
-    else:
-        option, source, load = "--config", os.path.abspath(args.config), config_from_file
+    which = from_args(TrainSource, args)  # exactly one of --experiment and --config
+    option, source, load = "--experiment", which.experiment, named_config
+    if which.config is not None:
+        option, source, load = "--config", os.path.abspath(which.config), config_from_file
     try:
         config = load(source)
         if args.experiment is not None:  # an output directory records the module's dotted name
