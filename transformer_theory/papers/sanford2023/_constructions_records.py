@@ -43,10 +43,12 @@ def qsa_record(
     dim = _validate.check_int_arg("dim", dim, 1)
     _validate.check_seed("seed", seed)
     budget.check_count("q", math.comb(int(seq_len), int(q)), ts.ALL_SUBSETS_LIMIT, unit="subsets")
+    subsets = ts.all_subsets(seq_len, q)  # listed once: the search, the bits and w read them
+    alpha = qsa_unit.alpha_scale(seq_len, epsilon)
     rows, found = max(1, q), None
     while rows <= max_rows:
         c = qsa_unit.qsa_construction(seq_len, q, dim, epsilon, rows, seed=seed)
-        worst = qsa_unit.qsa_worst_error(c)
+        worst = qsa_unit.qsa_worst_error(c, subsets)
         if worst["valid_w"] and worst["max_error"] <= epsilon:
             found = (c, worst)
             break
@@ -57,7 +59,7 @@ def qsa_record(
         "q": q,
         "d_prime": dim,
         "epsilon": epsilon,
-        "alpha": qsa_unit.alpha_scale(seq_len, epsilon),
+        "alpha": alpha,
         "q_log_N": q * math.log(seq_len),
         "m_min": None,
     }
@@ -69,19 +71,20 @@ def qsa_record(
         p
         for p in range(proof_bits + 1)
         if qsa_unit.qsa_worst_error(
-            qsa_unit.qsa_construction(seq_len, q, dim, epsilon, c.rows, seed=seed, bits=p)
+            qsa_unit.qsa_construction(seq_len, q, dim, epsilon, c.rows, seed=seed, bits=p),
+            subsets,
         )["max_error"]
         <= epsilon
     )
-    report = rip.rip_constants(c.u_ExK, q) if q < seq_len else None
+    w, _ = qsa_unit.subset_weights(c.u_ExK, subsets)
     sampled = 0.0
     for start in range(0, samples, costs.QSA_SAMPLE_CHUNK):
         num = min(costs.QSA_SAMPLE_CHUNK, samples - start)
         z, members = ts.qsa_sample(seed + 1 + start, num, seq_len, q, dim)
+        target = ts.qsa_target(z, members)
         out, _ = qsa_unit.qsa_apply(c, z, members)
-        err = np.linalg.norm(out - ts.qsa_target(z, members), axis=-1).max()
-        sampled = max(sampled, float(err))
-    w, _ = qsa_unit.subset_weights(c.u_ExK, ts.all_subsets(seq_len, q))
+        sampled = max(sampled, float(np.linalg.norm(out - target, axis=-1).max()))
+    report = rip.rip_constants(c.u_ExK, q) if q < seq_len else None
     record.update(
         m_min=c.rows,
         max_error=worst["max_error"],
