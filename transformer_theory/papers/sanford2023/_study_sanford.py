@@ -86,12 +86,14 @@ class QSASettings:
 @dataclasses.dataclass(frozen=True)
 class MatchSettings:
     """One Match configuration: the unit and its named sizes ``N``, ``M``, ``K`` (``K`` is
-    ``None`` for a unit without a window)."""
+    ``None`` for a unit without a window); ``unit`` is the registry's unit of ``task``, looked up
+    once by :func:`configurations` and passed down (``None``: looked up by name)."""
 
     task: str
     N: int
     M: int
     K: int | None = None
+    unit: registry.Unit | None = dataclasses.field(default=None, compare=False, repr=False)
 
     @property
     def file_name(self) -> str:
@@ -117,7 +119,7 @@ def configurations(settings: Any) -> list[QSASettings | MatchSettings]:
         unit = registry.unit(name)
         k = settings.window if unit.windowed else None
         configs += [
-            MatchSettings(name, n, modulus(n, settings.modulus_power), k) for n in settings.ns
+            MatchSettings(name, n, modulus(n, settings.modulus_power), k, unit) for n in settings.ns
         ]
     return configs
 
@@ -175,7 +177,7 @@ def record_of(config: QSASettings | MatchSettings, settings: Any) -> dict:
             seed=settings.seed,
         )
     return match_record(
-        config.task,
+        config.task if config.unit is None else config.unit,
         config.N,
         config.M,
         window=settings.window,
