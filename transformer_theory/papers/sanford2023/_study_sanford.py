@@ -116,7 +116,7 @@ def configurations(settings: Any) -> list[QSASettings | MatchSettings]:
     for name in settings.units:
         if name == "qsa":
             continue
-        unit = registry.unit(name)
+        unit = registry.UNITS[name]  # the typed unit, looked up once (the settings checked names)
         k = settings.window if unit.windowed else None
         configs += [
             MatchSettings(name, n, modulus(n, settings.modulus_power), k, unit) for n in settings.ns
@@ -139,9 +139,10 @@ def run(
     (``_theory_costs.check_sizes``). Returns a :class:`~._records.SanfordResult` (the rows
     typed, ``disj`` a :class:`~._records.DisjRecord` or None). Needs JAX's 64-bit mode."""
     precision.require_x64("config")
+    configs = configurations(config)  # no work: the sizes are refused next, before any
     check_sizes(config)
     records = []
-    for c in configurations(config):
+    for c in configs:
         record = record_of(c, config)
         records.append(record)
         jsonio.write_json(os.path.join(out_dir, c.file_name), record)
