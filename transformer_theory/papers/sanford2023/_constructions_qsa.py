@@ -95,11 +95,7 @@ def rademacher(seed: int, rows: int, seq_len: int) -> np.ndarray:
     keys of the unit (re-exported by :mod:`._theory_rip`, which measures its constants)."""
     rows = _validate.check_int_arg("rows", rows, 1)
     seq_len = _validate.check_int_arg("seq_len", seq_len, 1)
-    return _signs(_validate.check_seed("seed", seed), rows, seq_len)
-
-
-def _signs(seed: int, rows: int, seq_len: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(_validate.check_seed("seed", seed))
     return rng.choice([-1.0, 1.0], size=(rows, seq_len)) / math.sqrt(rows)
 
 
@@ -107,16 +103,8 @@ def alpha_scale(seq_len: int, epsilon: float) -> int:
     """``alpha = ceil(2 log(4 N / eps))``: an off-``y`` score ``<= alpha/2`` below the on-``y``
     ones gets softmax weight ``<= e^{-alpha/2} <= eps / (4N)``."""
     seq_len = _validate.check_int_arg("seq_len", seq_len, 1)
-    return _alpha(seq_len, _check_epsilon(epsilon))
-
-
-def _check_epsilon(epsilon: float) -> float:
     if not 0 < epsilon < 1:
         raise ValueError(f"epsilon: expected 0 < eps < 1, got {epsilon}")
-    return epsilon
-
-
-def _alpha(seq_len: int, epsilon: float) -> int:
     return math.ceil(2 * math.log(4 * seq_len / epsilon))
 
 
@@ -177,18 +165,16 @@ def qsa_construction(
     ``bits=None`` keeps ``w`` unrounded; an integer rounds ``alpha w`` 's ``w`` to that many
     fraction bits (:func:`bits_needed` gives the proof's choice).
     """
-    seq_len = _validate.check_int_arg("seq_len", seq_len, 1)  # before q is read against it
+    alpha = alpha_scale(seq_len, epsilon)  # checks seq_len (before q is read against it), eps
+    u = rademacher(seed, rows, seq_len)  # checks rows and seed
+    seq_len, rows = int(seq_len), int(rows)
     dim = _validate.check_int_arg("dim", dim, 1)
-    rows = _validate.check_int_arg("rows", rows, 1)
-    seed = _validate.check_seed("seed", seed)
     if not 1 <= int(q) <= int(seq_len):
         raise ValueError(f"q: expected 1 <= q <= N = {seq_len}, got {q}")
     if int(dim) < 1:
         raise ValueError(f"dim: expected d' >= 1, got {dim}")
     if bits is not None and int(bits) < 0:
         raise ValueError(f"bits: expected >= 0, got {bits}")
-    alpha = _alpha(seq_len, _check_epsilon(epsilon))
-    u = _signs(seed, rows, seq_len)
     m, y = rows, dim
     width = 2 * y + 2 * m
     eye = np.eye(width)
