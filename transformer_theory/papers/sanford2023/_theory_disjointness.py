@@ -411,6 +411,7 @@ def protocol_record(q: int, rows: int | None, bits: int | None, *, seed: int = 0
     a, b = _pairs(q)
     truth = np.max(a * b, axis=1)
     c, worst = reduction_unit(q, rows, seed=seed)
+    grid = None if bits is None else precision.grid_bits(c.rows, bits)
     scale = message_scale(c) if bits is not None else None
     out, _ = construction_rows(c, a, b, bits=bits, scale=scale)
     got = np.array([decide(r, q) for r in out])
@@ -443,7 +444,7 @@ def protocol_record(q: int, rows: int | None, bits: int | None, *, seed: int = 0
         "m": c.rows,
         "p": bits,
         "message_bits": None if bits is None else c.rows * int(bits),
-        "grid_bits": None if bits is None else precision.grid_bits(c.rows, bits),
+        "grid_bits": grid,
         "disj_bits": q,
         "unit_error": worst["max_error"],
         "unit_within_eps": bool(worst["valid_w"] and worst["max_error"] <= 1 / (2 * q)),
