@@ -1,6 +1,7 @@
 """Restricted isometry and orthogonality (Candes & Tao 2005) of the drawn Rademacher matrix ``U``
-behind Sanford, Hsu & Telgarsky 2023's qSA unit (Theorem 2, proof outline): the matrix and its
-measured ``(q, delta)`` constants.
+behind Sanford, Hsu & Telgarsky 2023's qSA unit (Theorem 2, proof outline): its measured ``(q,
+delta)`` constants; the matrix itself is drawn where the unit is built
+(:func:`._constructions_qsa.rademacher`, re-exported here).
 
 Shape letters: :mod:`transformer_theory.glossary` (``E`` = the rows ``m`` of ``U``, ``K`` key
 positions).
