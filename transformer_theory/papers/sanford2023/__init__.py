@@ -35,6 +35,7 @@ from transformer_theory.papers.sanford2023._constructions_qsa import (
     qsa_apply,
     qsa_construction,
     qsa_worst_error,
+    rademacher,
 )
 from transformer_theory.papers.sanford2023._constructions_records import match_record, qsa_record
 from transformer_theory.papers.sanford2023._constructions_registry import UNITS
@@ -44,7 +45,7 @@ from transformer_theory.papers.sanford2023._theory_disjointness import (
     protocol_table,
     reduction_record,
 )
-from transformer_theory.papers.sanford2023._theory_rip import rademacher, rip_constants
+from transformer_theory.papers.sanford2023._theory_rip import rip_constants
 
 __all__ = [
     "UNITS",

@@ -728,7 +728,7 @@ def check_match3_trained(smoke: bool = True) -> Checked:
     with tempfile.TemporaryDirectory() as out:
         records = match_width.run(config, out, progress=False)
     rows = [
-        {k: r.get(k) for k in ("task", "depth", "qk_dim", "accuracy", "majority_baseline")}
+        {k: getattr(r, k) for k in ("task", "depth", "qk_dim", "accuracy", "majority_baseline")}
         for r in records
     ]
     text = "; ".join(

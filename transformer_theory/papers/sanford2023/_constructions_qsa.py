@@ -26,7 +26,6 @@ from jax.typing import DTypeLike
 from transformer_theory import _validate
 from transformer_theory.papers.sanford2023 import _tasks as tasks_sanford
 from transformer_theory.papers.sanford2023._constructions import run_streams
-from transformer_theory.papers.sanford2023._theory_rip import rademacher
 from transformer_theory.params import AttentionParams, LayerParams, ModelConfig, ModelParams
 
 __all__ = [
@@ -37,6 +36,7 @@ __all__ = [
     "qsa_construction",
     "qsa_embed",
     "qsa_worst_error",
+    "rademacher",
     "round_bits",
     "subset_weights",
 ]
@@ -88,6 +88,15 @@ def _w_valid(u, members, w, tol=1e-9):
     on = np.all(np.abs(ip - 1.0) <= tol, axis=-1, where=members)
     off = np.all(ip <= 0.5 + tol, axis=-1, where=~members)
     return on & off
+
+
+def rademacher(seed: int, rows: int, seq_len: int) -> np.ndarray:
+    """``U_ExK``: ``m x N`` independent signs scaled by ``1/sqrt(m)`` (columns of norm 1), the
+    keys of the unit (re-exported by :mod:`._theory_rip`, which measures its constants)."""
+    rows = _validate.check_int_arg("rows", rows, 1)
+    seq_len = _validate.check_int_arg("seq_len", seq_len, 1)
+    rng = np.random.default_rng(_validate.check_seed("seed", seed))
+    return rng.choice([-1.0, 1.0], size=(rows, seq_len)) / math.sqrt(rows)
 
 
 def alpha_scale(seq_len: int, epsilon: float) -> int:
@@ -156,18 +165,16 @@ def qsa_construction(
     ``bits=None`` keeps ``w`` unrounded; an integer rounds ``alpha w`` 's ``w`` to that many
     fraction bits (:func:`bits_needed` gives the proof's choice).
     """
-    seq_len = _validate.check_int_arg("seq_len", seq_len, 1)  # before q is read against it
+    alpha = alpha_scale(seq_len, epsilon)  # checks seq_len (before q is read against it), eps
+    u = rademacher(seed, rows, seq_len)  # checks rows and seed
+    seq_len, rows = int(seq_len), int(rows)
     dim = _validate.check_int_arg("dim", dim, 1)
-    rows = _validate.check_int_arg("rows", rows, 1)
-    _validate.check_seed("seed", seed)
     if not 1 <= int(q) <= int(seq_len):
         raise ValueError(f"q: expected 1 <= q <= N = {seq_len}, got {q}")
     if int(dim) < 1:
         raise ValueError(f"dim: expected d' >= 1, got {dim}")
     if bits is not None and int(bits) < 0:
         raise ValueError(f"bits: expected >= 0, got {bits}")
-    alpha = alpha_scale(seq_len, epsilon)
-    u = rademacher(seed, rows, seq_len)
     m, y = rows, dim
     width = 2 * y + 2 * m
     eye = np.eye(width)

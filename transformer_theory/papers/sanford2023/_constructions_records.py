@@ -43,10 +43,12 @@ def qsa_record(
     dim = _validate.check_int_arg("dim", dim, 1)
     _validate.check_seed("seed", seed)
     budget.check_count("q", math.comb(int(seq_len), int(q)), ts.ALL_SUBSETS_LIMIT, unit="subsets")
+    subsets = ts.all_subsets(seq_len, q)  # listed once: the search, the bits and w read them
+    alpha = qsa_unit.alpha_scale(seq_len, epsilon)
     rows, found = max(1, q), None
     while rows <= max_rows:
         c = qsa_unit.qsa_construction(seq_len, q, dim, epsilon, rows, seed=seed)
-        worst = qsa_unit.qsa_worst_error(c)
+        worst = qsa_unit.qsa_worst_error(c, subsets)
         if worst["valid_w"] and worst["max_error"] <= epsilon:
             found = (c, worst)
             break
@@ -57,7 +59,7 @@ def qsa_record(
         "q": q,
         "d_prime": dim,
         "epsilon": epsilon,
-        "alpha": qsa_unit.alpha_scale(seq_len, epsilon),
+        "alpha": alpha,
         "q_log_N": q * math.log(seq_len),
         "m_min": None,
     }
@@ -69,19 +71,20 @@ def qsa_record(
         p
         for p in range(proof_bits + 1)
         if qsa_unit.qsa_worst_error(
-            qsa_unit.qsa_construction(seq_len, q, dim, epsilon, c.rows, seed=seed, bits=p)
+            qsa_unit.qsa_construction(seq_len, q, dim, epsilon, c.rows, seed=seed, bits=p),
+            subsets,
         )["max_error"]
         <= epsilon
     )
-    report = rip.rip_constants(c.u_ExK, q) if q < seq_len else None
+    w, _ = qsa_unit.subset_weights(c.u_ExK, subsets)
     sampled = 0.0
     for start in range(0, samples, costs.QSA_SAMPLE_CHUNK):
         num = min(costs.QSA_SAMPLE_CHUNK, samples - start)
         z, members = ts.qsa_sample(seed + 1 + start, num, seq_len, q, dim)
+        target = ts.qsa_target(z, members)
         out, _ = qsa_unit.qsa_apply(c, z, members)
-        err = np.linalg.norm(out - ts.qsa_target(z, members), axis=-1).max()
-        sampled = max(sampled, float(err))
-    w, _ = qsa_unit.subset_weights(c.u_ExK, ts.all_subsets(seq_len, q))
+        sampled = max(sampled, float(np.linalg.norm(out - target, axis=-1).max()))
+    report = rip.rip_constants(c.u_ExK, q) if q < seq_len else None
     record.update(
         m_min=c.rows,
         max_error=worst["max_error"],
@@ -100,17 +103,8 @@ def qsa_record(
     return record
 
 
-def _inputs(task, seq_len, modulus, window, samples, seed):
-    task = registry.unit(task).task
-    if costs.match_input_count(seq_len, modulus, samples)[1]:
-        x = np.array(list(itertools.product(range(modulus), repeat=seq_len)))
-        return x, ts.match_labels(task, x, modulus, window), True
-    x, labels = ts.match_sample(task, seed, samples, seq_len, modulus, window)
-    return x, labels, False
-
-
 def match_record(
-    task: str,
+    task: str | registry.Unit,
     seq_len: int,
     modulus: int,
     *,
@@ -119,8 +113,9 @@ def match_record(
     seed: int = 0,
     dtypes: tuple[str, ...] = precision.FORMATS,
 ) -> dict:
-    """Accuracy of the ``task`` construction (match2 / match3bigram / match3local, or
-    match3local1: Match3Local by the single-head unit) on all of
+    """Accuracy of the ``task`` construction (a :class:`~._constructions_registry.Unit`, or its
+    name: match2 / match3bigram / match3local, or match3local1: Match3Local by the single-head
+    unit) on all of
     ``[M]^N`` when that has at most ``samples`` sequences, else on ``samples`` balanced samples,
     run in each float format of ``dtypes``; ``smallest_exact`` is the narrowest format that is
     100% correct (``None`` if none). ``scale_log2`` is ``exact_scale`` and ``within_exact_range``
@@ -128,12 +123,17 @@ def match_record(
     is the format's precision, not the construction. Inputs run in chunks sized to a quarter of
     the memory budget (``costs.match_bytes_per_sequence``);
     :class:`~transformer_theory.budget.BudgetError` if not even one sequence fits."""
-    unit = registry.unit(task)
-    per_seq = costs.match_bytes_per_sequence(task, seq_len, modulus, window)
+    unit = registry.unit(task) if isinstance(task, str) else task
+    per_seq = costs.match_bytes_per_sequence(unit, seq_len, modulus, window)
+    _, exhaustive = costs.match_input_count(seq_len, modulus, samples)
     budget.check_memory(per_seq, what="one sequence of the Match check", option="seq_len/modulus")
     chunk = int(max(1, min(2000, budget.available_memory() // 4 // per_seq)))
-    x, labels, exhaustive = _inputs(task, seq_len, modulus, window, samples, seed)
-    scale = registry.exact_scale(task, seq_len, modulus, window)
+    if exhaustive:
+        x = np.array(list(itertools.product(range(modulus), repeat=seq_len)))
+        labels = ts.match_labels(unit.task, x, modulus, window)
+    else:
+        x, labels = ts.match_sample(unit.task, seed, samples, seq_len, modulus, window)
+    scale = unit.scale_log2(seq_len, modulus, window)  # exact_scale of the unit
     accuracy = {}
     for name in dtypes:
         params = unit.build(seq_len, modulus, window, precision.dtype_of(name))
@@ -144,7 +144,7 @@ def match_record(
     exact = [name for name in dtypes if accuracy[name] == 1.0]
     bits = {name: precision.significand_bits(name) for name in dtypes}
     return {
-        "task": task,
+        "task": unit.name,
         "N": seq_len,
         "M": modulus,
         "window": window if unit.windowed else None,

@@ -72,9 +72,9 @@ def train_match_model(
         x, y = ts.match_sample(task, seed * 100_000 + t, batch, seq_len, modulus)
         return jnp.asarray(x), jnp.asarray(y, jnp.int32)
 
+    x, y = ts.match_sample(task, 10**9 + seed, 2000, seq_len, modulus)  # held out, drawn first
     result = fit(params, loss_fn, sample, optimizer=optax.adam(3e-3), steps=steps, log_every=steps)
     params = result.params
-    x, y = ts.match_sample(task, 10**9 + seed, 2000, seq_len, modulus)
     logits = jax.jit(jax.vmap(lambda t: per_position_logits(params, t)))(jnp.asarray(x))
     pred = np.asarray(jnp.argmax(logits, -1))
     return {

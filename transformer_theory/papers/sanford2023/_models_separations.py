@@ -141,10 +141,8 @@ def _apply(model: nnx.Module, inputs: jnp.ndarray) -> jnp.ndarray:
 
 def _qsa_batch(seed: int, num: int, seq_len: int, q: int, dim: int):
     z, members = ts.qsa_sample(seed, num, seq_len, q, dim)
-    return (
-        jnp.asarray(qsa_features(z, members)),
-        jnp.asarray(ts.qsa_target(z, members), jnp.float32),
-    )
+    target = jnp.asarray(ts.qsa_target(z, members), jnp.float32)
+    return jnp.asarray(qsa_features(z, members)), target
 
 
 def _qsa_loss(model, inputs, target_BxNxZ):
@@ -176,8 +174,10 @@ def qsa_trained_record(
     for name, v in (("seq_len", seq_len), ("q", q), ("dim", dim), ("width", width)):
         if int(v) < 1:
             raise ValueError(f"{name}: expected a positive integer, got {v}")
+    # the bounds first, then build, train, measure (the network's size is read from the result)
+    threshold = qsa_threshold(model, seq_len, q, dim)
+    bits_needed = qsa_bit_threshold(model, seq_len, q, dim)
     net = build_qsa_model(model, seq_len, dim, width, seed, bits=bits)
-    params = baselines.param_count(net)
     net, final_loss = train_adam_cosine(
         net,
         lambda t: _qsa_batch(seed * 1_000_003 + t + 1, batch, seq_len, q, dim),
@@ -189,6 +189,7 @@ def qsa_trained_record(
     worst_B = np.asarray(jnp.linalg.norm(_apply(net, inputs) - target, axis=-1).max(axis=-1))
     zero_B = np.asarray(jnp.linalg.norm(target, axis=-1).max(axis=-1))
     eps = 1 / (2 * q)
+    params = baselines.param_count(net)
     return {
         "task": "qsa",
         "model": model,
@@ -197,10 +198,10 @@ def qsa_trained_record(
         "d_prime": dim,
         "width": width,
         "params": params,
-        "threshold": qsa_threshold(model, seq_len, q, dim),
+        "threshold": threshold,
         "bits": bits,
         "message_bits": None if bits is None else precision.grid_bits(width, bits),
-        "bits_needed": qsa_bit_threshold(model, seq_len, q, dim),
+        "bits_needed": bits_needed,
         "steps": steps,
         "examples": held_out,
         "final_loss": final_loss,

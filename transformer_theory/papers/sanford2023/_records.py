@@ -1,6 +1,8 @@
 """The typed records of the ``sanford`` study (:func:`.sanford.run`): ``sanford.json``'s rows
 (one :class:`QSARecord` or :class:`MatchRecord` per configuration) and ``disj.json``
-(:class:`DisjRecord`), field for field as the files hold them."""
+(:class:`DisjRecord`); and the rows of the trained studies' ``records.json``
+(:class:`QSATrainedRecord` for ``qsa_separation`` and ``qsa_bits_*``, :class:`MatchTrainedRecord`
+for ``match_width``); field for field as the files hold them."""
 
 from __future__ import annotations
 
@@ -13,8 +15,10 @@ __all__ = [
     "DisjRecord",
     "Match3BoundRow",
     "MatchRecord",
+    "MatchTrainedRecord",
     "ProtocolRow",
     "QSARecord",
+    "QSATrainedRecord",
     "ReductionRow",
     "SanfordResult",
 ]
@@ -140,3 +144,52 @@ class SanfordResult:
 
     rows: tuple[QSARecord | MatchRecord, ...]
     disj: DisjRecord | None
+
+
+@frozen
+class QSATrainedRecord:
+    """One trained qSA network (:func:`.._models_separations.qsa_trained_record`) and the seconds
+    since its sweep started: its bounds (``threshold``, ``bits_needed``; ``None`` where none
+    applies), what a quantized one can hold (``message_bits``) and its held-out errors."""
+
+    task: Literal["qsa"]
+    model: str
+    N: int
+    q: int
+    d_prime: int
+    width: int
+    params: int
+    threshold: float | None
+    bits: int | None
+    message_bits: float | None
+    bits_needed: float | None
+    steps: int
+    examples: int
+    final_loss: float
+    mean_max_error: float
+    max_error: float
+    epsilon: float
+    within_epsilon: float
+    zero_error: float
+    exhaustive: bool
+    seconds: float
+
+
+@frozen
+class MatchTrainedRecord:
+    """One trained Match model (:func:`.._models_match.train_match_model`) and the seconds since
+    its sweep started: the held-out accuracies beside the majority baseline."""
+
+    task: str
+    N: int
+    M: int
+    depth: int
+    heads: int
+    qk_dim: int
+    steps: int
+    final_loss: float
+    accuracy: float
+    sequence_accuracy: float
+    positive_rate: float
+    majority_baseline: float
+    seconds: float

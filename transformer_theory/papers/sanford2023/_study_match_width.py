@@ -9,16 +9,19 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from transformer_theory import jsonio
 from transformer_theory.papers.sanford2023 import _plots
 from transformer_theory.papers.sanford2023._models_match import DEPTHS, train_match_model
 from transformer_theory.papers.sanford2023._models_separations import run_and_save
+from transformer_theory.papers.sanford2023._records import MatchTrainedRecord
 
 __all__ = ["run"]
 
 
-def run(config: Any, out_dir: str, *, progress: bool = True) -> list[dict]:
+def run(config: Any, out_dir: str, *, progress: bool = True) -> list[MatchTrainedRecord]:
     """Train every (task, heads, width) of ``config`` (:func:`train_match_model`), writing
-    ``out_dir/records.json`` after each run and the figure ``out_dir/match_width.png``."""
+    ``out_dir/records.json`` after each run and the figure ``out_dir/match_width.png``. Returns
+    the records typed (:class:`~._records.MatchTrainedRecord`)."""
     runs = [(t, DEPTHS[t], h, w) for t in config.tasks for h in config.heads for w in config.widths]
     records = run_and_save(
         runs,
@@ -39,4 +42,4 @@ def run(config: Any, out_dir: str, *, progress: bool = True) -> list[dict]:
     )
     if records:
         _plots.match_width(records, os.path.join(out_dir, "match_width.png"))
-    return records
+    return [jsonio.as_record(MatchTrainedRecord, r) for r in records]

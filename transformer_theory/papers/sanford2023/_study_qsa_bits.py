@@ -9,19 +9,21 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from transformer_theory import jsonio
 from transformer_theory.papers.sanford2023 import _plots
 from transformer_theory.papers.sanford2023._models_separations import (
     qsa_trained_record,
     run_and_save,
 )
+from transformer_theory.papers.sanford2023._records import QSATrainedRecord
 
 __all__ = ["run"]
 
 
-def run(config: Any, out_dir: str, *, progress: bool = True) -> list[dict]:
+def run(config: Any, out_dir: str, *, progress: bool = True) -> list[QSATrainedRecord]:
     """Train ``config.model`` at every (width, bits) (:func:`qsa_trained_record` with ``bits``),
     writing ``out_dir/records.json`` after each run and the figure ``out_dir/qsa_bits.png``.
-    Returns the records."""
+    Returns the records typed (:class:`~._records.QSATrainedRecord`)."""
     runs = [(w, b) for b in config.bits for w in config.widths]
     records = run_and_save(
         runs,
@@ -44,4 +46,4 @@ def run(config: Any, out_dir: str, *, progress: bool = True) -> list[dict]:
     )
     if records:
         _plots.qsa_bits(records, os.path.join(out_dir, "qsa_bits.png"))
-    return records
+    return [jsonio.as_record(QSATrainedRecord, r) for r in records]

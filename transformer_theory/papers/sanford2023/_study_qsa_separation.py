@@ -9,19 +9,21 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from transformer_theory import jsonio
 from transformer_theory.papers.sanford2023 import _plots
 from transformer_theory.papers.sanford2023._models_separations import (
     qsa_trained_record,
     run_and_save,
 )
+from transformer_theory.papers.sanford2023._records import QSATrainedRecord
 
 __all__ = ["run"]
 
 
-def run(config: Any, out_dir: str, *, progress: bool = True) -> list[dict]:
+def run(config: Any, out_dir: str, *, progress: bool = True) -> list[QSATrainedRecord]:
     """Train every (model, width) of ``config`` (:func:`qsa_trained_record`), writing
     ``out_dir/records.json`` after each run and the figure ``out_dir/qsa_separation.png``.
-    Returns the records."""
+    Returns the records typed (:class:`~._records.QSATrainedRecord`)."""
     rates = dict(config.learning_rates)
     runs = [(model, w) for model, widths in config.widths for w in widths]
     records = run_and_save(
@@ -44,4 +46,4 @@ def run(config: Any, out_dir: str, *, progress: bool = True) -> list[dict]:
     )
     if records:
         _plots.qsa_separation(records, os.path.join(out_dir, "qsa_separation.png"))
-    return records
+    return [jsonio.as_record(QSATrainedRecord, r) for r in records]

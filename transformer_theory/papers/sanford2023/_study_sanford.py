@@ -86,12 +86,14 @@ class QSASettings:
 @dataclasses.dataclass(frozen=True)
 class MatchSettings:
     """One Match configuration: the unit and its named sizes ``N``, ``M``, ``K`` (``K`` is
-    ``None`` for a unit without a window)."""
+    ``None`` for a unit without a window); ``unit`` is the registry's unit of ``task``, looked up
+    once by :func:`configurations` and passed down (``None``: looked up by name)."""
 
     task: str
     N: int
     M: int
     K: int | None = None
+    unit: registry.Unit | None = dataclasses.field(default=None, compare=False, repr=False)
 
     @property
     def file_name(self) -> str:
@@ -114,10 +116,10 @@ def configurations(settings: Any) -> list[QSASettings | MatchSettings]:
     for name in settings.units:
         if name == "qsa":
             continue
-        unit = registry.unit(name)
+        unit = registry.UNITS[name]  # the typed unit, looked up once (the settings checked names)
         k = settings.window if unit.windowed else None
         configs += [
-            MatchSettings(name, n, modulus(n, settings.modulus_power), k) for n in settings.ns
+            MatchSettings(name, n, modulus(n, settings.modulus_power), k, unit) for n in settings.ns
         ]
     return configs
 
@@ -137,9 +139,10 @@ def run(
     (``_theory_costs.check_sizes``). Returns a :class:`~._records.SanfordResult` (the rows
     typed, ``disj`` a :class:`~._records.DisjRecord` or None). Needs JAX's 64-bit mode."""
     precision.require_x64("config")
+    configs = configurations(config)  # no work: the sizes are refused next, before any
     check_sizes(config)
     records = []
-    for c in configurations(config):
+    for c in configs:
         record = record_of(c, config)
         records.append(record)
         jsonio.write_json(os.path.join(out_dir, c.file_name), record)
@@ -175,7 +178,7 @@ def record_of(config: QSASettings | MatchSettings, settings: Any) -> dict:
             seed=settings.seed,
         )
     return match_record(
-        config.task,
+        config.task if config.unit is None else config.unit,
         config.N,
         config.M,
         window=settings.window,

@@ -13,12 +13,13 @@ from collections.abc import Mapping, Sequence
 from transformer_theory import _validate, budget, precision
 from transformer_theory.papers.sanford2023 import _constructions_registry as registry
 from transformer_theory.papers.sanford2023 import _tasks as ts
+from transformer_theory.papers.sanford2023._constructions_registry import Unit
 
 
-def match_bytes_per_sequence(task: str, seq_len: int, modulus: int, window: int = 1) -> int:
-    """Peak bytes one sequence costs in :func:`match_record`: four float64 buffers of ``(N + 2K +
-    1) x max(hidden, width)`` (MLP pre-activation, ReLU, the stream and the attention rows)."""
-    unit = registry.unit(task)
+def match_bytes_per_sequence(unit: Unit, seq_len: int, modulus: int, window: int = 1) -> int:
+    """Peak bytes one sequence of ``unit`` costs in :func:`match_record`: four float64 buffers of
+    ``(N + 2K + 1) x max(hidden, width)`` (MLP pre-activation, ReLU, the stream and the attention
+    rows)."""
     k = unit.window_of(window)
     cols = max(unit.hidden(seq_len, modulus, k), unit.width, seq_len + 2 * k + 1)
     return 4 * 8 * (seq_len + 2 * k + 1) * cols
@@ -75,13 +76,12 @@ def match_input_count(seq_len: int, modulus: int, samples: int) -> tuple[int, bo
     return (total, True) if total <= samples else (samples, False)
 
 
-def match_inputs_bytes(task: str, seq_len: int, modulus: int, window: int, samples: int) -> int:
+def match_inputs_bytes(unit: Unit, seq_len: int, modulus: int, window: int, samples: int) -> int:
     """Peak bytes of :func:`match_record`'s inputs and labels (made at once, before the chunked
     run): per sequence, the tokens and the generator's uniforms, permutation and plants (8 int64
     or float64 per position), the brute-force labels' ``N x N`` sums and their test for Match2 and
     Match3Bigram (17 bytes per pair), and for an exhaustive enumeration the Python tuples of
     ``itertools.product``."""
-    unit = registry.unit(task)
     count, exhaustive = match_input_count(seq_len, modulus, samples)
     n = int(seq_len)
     per = 64 * n
@@ -92,12 +92,12 @@ def match_inputs_bytes(task: str, seq_len: int, modulus: int, window: int, sampl
     return count * per
 
 
-def match_seconds(task: str, seq_len: int, modulus: int, window: int, samples: int) -> float:
+def match_seconds(unit: Unit, seq_len: int, modulus: int, window: int, samples: int) -> float:
     """A lower bound on the seconds of :func:`match_record` (see :data:`SECONDS_PER_ELEMENT`):
     every input through the unit in each of the formats
     (:data:`transformer_theory.precision.FORMATS`)."""
+    k = unit.window_of(window)
     count, _ = match_input_count(seq_len, modulus, samples)
-    k = registry.unit(task).window_of(window)
     return float(count) * len(precision.FORMATS) * (int(seq_len) + 2 * k + 1) * SECONDS_PER_ELEMENT
 
 
@@ -203,7 +203,7 @@ def _check_match(grid: _Grid, name: str, seconds: list) -> None:
             m_text, scale_log2, scale = f"2^{log2_m:,.0f}", log2_m, f"at least 2^{log2_m:,.0f}"
         else:
             m = _modulus(n, power)
-            scale_log2 = registry.exact_scale(name, n, m, window)
+            scale_log2 = unit.scale_log2(n, m, window)
             m_text, scale = f"{float(m):.3g}", f"2^{scale_log2:.1f}"
         if scale_log2 > exact:
             first = "modulus_power" if power > grid.ordinary["modulus_power"] else "ns"
@@ -219,7 +219,7 @@ def _check_match(grid: _Grid, name: str, seconds: list) -> None:
         _check_memory(
             grid,
             lambda s, n=n: match_bytes_per_sequence(
-                name, n, _modulus(n, s["modulus_power"]), window
+                unit, n, _modulus(n, s["modulus_power"]), window
             ),
             f"one {name} sequence at N = {n}, M = {m}",
             ["modulus_power"],
@@ -229,7 +229,7 @@ def _check_match(grid: _Grid, name: str, seconds: list) -> None:
         _check_memory(
             grid,
             lambda s, n=n: match_inputs_bytes(
-                name, n, _modulus(n, s["modulus_power"]), window, s["samples"]
+                unit, n, _modulus(n, s["modulus_power"]), window, s["samples"]
             ),
             f"the {count:,} {'' if exhaustive else 'sampled '}{name} inputs and their labels "
             f"at N = {n}, M = {m}",
@@ -238,7 +238,7 @@ def _check_match(grid: _Grid, name: str, seconds: list) -> None:
         )
         seconds.append(
             lambda s, n=n: match_seconds(
-                name, n, _modulus(n, s["modulus_power"]), window, s["samples"]
+                unit, n, _modulus(n, s["modulus_power"]), window, s["samples"]
             )
         )
 

@@ -407,11 +407,13 @@ def protocol_record(q: int, rows: int | None, bits: int | None, *, seed: int = 0
         rows = _validate.check_int_arg("rows", rows, 1)
     if bits is not None:
         bits = _validate.check_int_arg("bits", bits, 2)
-    c, worst = reduction_unit(q, rows, seed=seed)
+    # the pairs and DISJ on them first, then the unit, its message and Bob's run
     a, b = _pairs(q)
+    truth = np.max(a * b, axis=1)
+    c, worst = reduction_unit(q, rows, seed=seed)
+    grid = None if bits is None else precision.grid_bits(c.rows, bits)
     scale = message_scale(c) if bits is not None else None
     out, _ = construction_rows(c, a, b, bits=bits, scale=scale)
-    truth = np.max(a * b, axis=1)
     got = np.array([decide(r, q) for r in out])
     dist = np.linalg.norm(out - np.eye(c.dim)[0] * -1.0, axis=1)
     margin = np.abs(dist - 1.0 / q)
@@ -442,7 +444,7 @@ def protocol_record(q: int, rows: int | None, bits: int | None, *, seed: int = 0
         "m": c.rows,
         "p": bits,
         "message_bits": None if bits is None else c.rows * int(bits),
-        "grid_bits": None if bits is None else precision.grid_bits(c.rows, bits),
+        "grid_bits": grid,
         "disj_bits": q,
         "unit_error": worst["max_error"],
         "unit_within_eps": bool(worst["valid_w"] and worst["max_error"] <= 1 / (2 * q)),

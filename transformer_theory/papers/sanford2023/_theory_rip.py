@@ -1,6 +1,7 @@
 """Restricted isometry and orthogonality (Candes & Tao 2005) of the drawn Rademacher matrix ``U``
-behind Sanford, Hsu & Telgarsky 2023's qSA unit (Theorem 2, proof outline): the matrix and its
-measured ``(q, delta)`` constants.
+behind Sanford, Hsu & Telgarsky 2023's qSA unit (Theorem 2, proof outline): its measured ``(q,
+delta)`` constants; the matrix itself is drawn where the unit is built
+(:func:`._constructions_qsa.rademacher`, re-exported here).
 
 Shape letters: :mod:`transformer_theory.glossary` (``E`` = the rows ``m`` of ``U``, ``K`` key
 positions).
@@ -9,22 +10,14 @@ positions).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 
 import numpy as np
 
-from transformer_theory import _validate
-from transformer_theory.papers.sanford2023 import _tasks as tasks_sanford
+from transformer_theory.papers.sanford2023._constructions_qsa import rademacher  # re-exported
 
 __all__ = ["RIPReport", "rademacher", "rip_constants"]
-
-
-def rademacher(seed: int, rows: int, seq_len: int) -> np.ndarray:
-    """``U_ExK``: ``m x N`` independent signs scaled by ``1/sqrt(m)`` (columns of norm 1)."""
-    rows = _validate.check_int_arg("rows", rows, 1)
-    seq_len = _validate.check_int_arg("seq_len", seq_len, 1)
-    rng = np.random.default_rng(_validate.check_seed("seed", seed))
-    return rng.choice([-1.0, 1.0], size=(rows, seq_len)) / math.sqrt(rows)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,13 +58,12 @@ def rip_constants(
     total = math.comb(n, q) * math.comb(n - q, other)
     rng = np.random.default_rng(seed)
     if total <= max_pairs:
-        firsts = tasks_sanford.all_subsets(n, q)
         t_list, s_list = [], []
-        for row in firsts:
-            rest = np.flatnonzero(~row)
-            for c in tasks_sanford.all_subsets(len(rest), other):
-                t_list.append(np.flatnonzero(row))
-                s_list.append(rest[c])
+        for t in itertools.combinations(range(n), q):  # lexicographic, as _tasks.all_subsets
+            rest = [j for j in range(n) if j not in t]
+            for s in itertools.combinations(rest, other):
+                t_list.append(t)
+                s_list.append(s)
         t_idx, s_idx = np.array(t_list), np.array(s_list)
     else:
         perm = np.argsort(rng.uniform(size=(max_pairs, n)), axis=-1)
