@@ -93,7 +93,13 @@ def _signed(margins_B: np.ndarray, labels_B: np.ndarray) -> np.ndarray:
 def length_entry(
     params: ModelParams, language: str, strings_BxN: np.ndarray, exhaustive: bool
 ) -> dict:
-    """Accuracy and smallest signed margin of ``params`` on ``strings_BxN`` (one length)."""
+    """Accuracy and smallest signed margin of ``params`` on ``strings_BxN`` (one length).
+
+    Raises:
+      ValueError: ``strings_BxN`` holds no string (an empty batch has no smallest margin).
+    """
+    if np.shape(strings_BxN)[0] == 0:
+        raise ValueError("strings_BxN: empty batch, no string to check at this length")
     labels = tasks.members(language, strings_BxN)
     signed = _signed(recognizers.decision_margins(params, strings_BxN), labels)
     return {
