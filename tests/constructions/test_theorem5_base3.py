@@ -19,6 +19,7 @@ import pytest
 
 from tests.constructions.test_reference import all_logits, logit_margins, spec_tm
 from transformer_theory.constructions import (
+    base3,
     check_construction,
     exactly_parallel,
     lemma3_classifier,
@@ -124,6 +125,7 @@ def test_colliding_codes_raise_naming_base(monkeypatch):
 
 
 def _certify_module():
+    """The certify script (a script: ``main`` reads its settings)."""
     path = pathlib.Path(__file__).resolve().parents[2] / "experiments" / "theorem5_base3_certify.py"
     spec = importlib.util.spec_from_file_location("theorem5_base3_certify", path)
     module = importlib.util.module_from_spec(spec)
@@ -144,10 +146,11 @@ def _brute_collisions(L, mult):
 
 
 def test_certify_automaton_agrees_with_brute_force():
-    """The carry automaton of experiments/theorem5_base3_certify.py finds exactly the collisions
-    that enumeration finds: none for f's factor 2 + m (L <= 10), the planted ones for a factor
-    that collides (4 S_{0} = 1 S_{0, 1} = 4); its L = 34 witness checks out in Python ints."""
-    cert = _certify_module()
+    """The carry automaton of :mod:`transformer_theory.constructions.base3` finds exactly the
+    collisions that enumeration finds: none for f's factor 2 + m (L <= 10), the planted ones for a
+    factor that collides (4 S_{0} = 1 S_{0, 1} = 4); its L = 34 witness checks out in Python
+    ints."""
+    cert = base3
     for L in range(1, 11):
         assert cert.block_collisions(L) == _brute_collisions(L, lambda m: 2 + m) == []
         assert not cert.sort_collides(L)
@@ -155,10 +158,32 @@ def test_certify_automaton_agrees_with_brute_force():
     for L in (2, 3, 5):
         assert cert.block_collisions(L, planted) == _brute_collisions(L, planted) == [(1, 2)]
         assert cert.sort_collides(L, planted)
-    E, E2 = cert._witness(34, 18, 24)
+    E, E2 = cert.collision_witness(34, 18, 24)
     assert (len(E), len(E2)) == (18, 24) and max(E + E2) < 34
     assert 20 * sum(3**e for e in E) == 26 * sum(3**e for e in E2)
     assert cert.block_collisions(33) == []
+
+
+def test_certify_names_a_bad_bound_and_fails_when_the_formula_breaks(monkeypatch):
+    """A bound that is not a positive int is refused by name; a model whose streams differ from
+    the formula (``codes`` planted off by one) makes the certificate fail."""
+    with pytest.raises(ValueError, match="direct: expected an int >= 1"):
+        base3.certify(4, 4, 0, 2)
+    assert base3.certify(6, 6, 5, 3).holds  # 64-bit mode: conftest
+    monkeypatch.setattr(base3, "codes", _codes_off)
+    cert = base3.certify(6, 6, 2, 3)
+    assert not cert.holds and not cert.model.lengths[3]
+
+
+def _codes_off(rgs):
+    """The vectors with the factor ``3 + |C|`` in place of ``2 + |C|`` (a wrong formula)."""
+    B, l = rgs.shape
+    powers = np.array([3 ** (l - 1 - j) for j in range(l)], np.int64)
+    out = np.empty((B, l), np.int64)
+    for r in range(l):
+        same = rgs == rgs[:, r : r + 1]
+        out[:, r] = powers[r] + (3 + same.sum(1)) * (same.astype(np.int64) @ powers)
+    return out
 
 
 def test_certify_script_smoke(tmp_path):

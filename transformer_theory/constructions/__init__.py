@@ -6,6 +6,8 @@ ReLU, bidirectional attention and eq. 2's head mean, plus an exhaustive / sample
 - :mod:`.memorization`: Lemma 4 and Theorem 1 (one layer, ``n`` heads).
 - :mod:`.reasoning`: Theorem 3 (in-context QA, two layers, one head).
 - :mod:`.templates`: Theorem 5 (template matching, two layers; single-head and ``n``-head).
+- :mod:`.base3`: exact certificates that Theorem 5's single head in the paper's base 3 gives
+  distinct templates distinct vectors (no proof is known for base 3).
 - :mod:`.contextual`: Theorem 6 (in-context template matching, three layers, ``2l`` heads).
 - :mod:`.check`: :func:`check_construction`.
 - :mod:`.sizes`: the task sizes each theorem reads and a ``construct`` run's settings.

@@ -114,3 +114,18 @@ def paper_sizes(smoke: bool = False) -> list[tuple[int, Sizes]]:
         (6, Sizes(alphabet=100, n_a=100, ictm_template_length=5, k=3)),
         (1, Sizes(alphabet=500, length=6, num_sequences=500)),
     ]
+
+
+def exhaustive_grid(smoke: bool = False) -> list[tuple[int, Sizes]]:
+    """Sizes past the unit tests' grid, checked on EVERY example (tens of thousands each), as
+    ``(theorem, sizes)``; ``smoke``: one tiny Theorem 3 size."""
+    if smoke:
+        return [(3, Sizes(n_q=3, n_a=3, k=2))]
+    return [
+        (3, Sizes(n_q=6, n_a=6, k=3)),
+        (3, Sizes(n_q=5, n_a=6, k=3)),
+        (5, Sizes(alphabet=5, template_length=5)),
+        (5, Sizes(alphabet=6, template_length=6)),
+        (6, Sizes(alphabet=3, n_a=3, ictm_template_length=3, k=2)),
+        (6, Sizes(alphabet=5, n_a=3, ictm_template_length=2, k=2)),
+    ]

@@ -30,7 +30,8 @@ distinct templates get distinct vectors depends on the base:
   ``3 + l < B``, so ``v`` determines ``E``, i.e. the template.
 - ``B = 3`` (the paper's base, the default): no proof. A sufficient condition is that ``f``
   (with ``B = 3``) is injective on the non-empty subsets of ``{0, ..., l-1}``; an exact carry
-  automaton (``experiments/theorem5_base3_certify.py``) certifies that for every ``l <= 33`` and
+  automaton (:mod:`.base3`, run by ``experiments/theorem5_base3_certify.py``) certifies that for
+  every ``l <= 33`` and
   finds, at ``l = 34``, exponent sets ``E``, ``E'`` of sizes 18 and 24 with
   ``20 S_E = 26 S_E'``, so the sufficient condition fails from ``l = 34`` on and no certificate
   exists there (whether two whole templates then collide is open). The same script enumerates

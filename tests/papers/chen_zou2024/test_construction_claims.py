@@ -148,7 +148,6 @@ def test_record_rows_say_open_without_their_results_file(monkeypatch, tmp_path):
         ("HEADS_CSV", "fig4_7_heads"),
         ("FIG3_JSON", "fig3_attention_maps"),
         ("PAPER_SIZES_JSON", "constructions_paper_sizes_record"),
-        ("BASE3_SCRIPT", "theorem5_base3_codes"),
     ):
         monkeypatch.setattr(checks, name, tmp_path / "missing")
         assert status_of(f"chen_zou2024.{row}") == "open", row

@@ -26,7 +26,6 @@ float64 weight).
 from __future__ import annotations
 
 import csv
-import importlib.util
 import itertools
 import pathlib
 from collections.abc import Callable, Iterable, Sequence
@@ -36,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from transformer_theory import exact, precision
-from transformer_theory.ledger import REPO_ROOT, RESULTS_DIR, Checked, Tally
+from transformer_theory.ledger import RESULTS_DIR, Checked, Tally
 from transformer_theory.papers.chen_zou2024 import _domains as D
 
 __all__ = [
@@ -68,7 +67,6 @@ FIG2_QUICK_CSV = RESULTS_DIR / "fig2_quick_aggregate.csv"
 HEADS_CSV = RESULTS_DIR / "fig4_7_heads_quick_aggregate.csv"
 FIG3_JSON = RESULTS_DIR / "fig3_attention_quick.json"
 PAPER_SIZES_JSON = RESULTS_DIR / "constructions_paper_sizes.json"
-BASE3_SCRIPT = REPO_ROOT / "experiments" / "theorem5_base3_certify.py"
 
 
 def _undecided(*keys: str) -> dict[str, None]:
@@ -596,30 +594,17 @@ def theorem6_printed(upto: int) -> Checked:
     )
 
 
-def _base3_module() -> Any:
-    spec = importlib.util.spec_from_file_location("_theorem5_base3_certify", BASE3_SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def theorem5_base3(automaton_l: int, direct_l: int, first_collision: bool = False) -> Checked:
-    """Base 3 for Theorem 5: the exact integer carry automaton of
-    ``experiments/theorem5_base3_certify.py`` shows ``f(C) = (2+|C|) S_C`` injective on the
-    subsets of ``{0..L-1}`` (so distinct templates give distinct vectors for every ``l <= L``),
-    and ``template_code`` is distinct on every template of length ``direct_l``."""
-    from transformer_theory.constructions import template_code
+    """Base 3 for Theorem 5: the exact integer carry automaton
+    (:func:`transformer_theory.constructions.base3.block_collisions`) shows
+    ``f(C) = (2+|C|) S_C`` injective on the subsets of ``{0..L-1}`` (so distinct templates give
+    distinct vectors for every ``l <= L``), and ``template_code`` is distinct on every template
+    of length ``direct_l``."""
+    from transformer_theory.constructions import base3, template_code
     from transformer_theory.tasks import all_templates
 
-    if not BASE3_SCRIPT.exists():  # nothing computed: every value the judge reads is None
-        return Checked(
-            "none",
-            D.BASE3_PAIRS,
-            _undecided("injective", "automaton_l", "distinct_codes", "templates", "direct_l"),
-        )
-    cert = _base3_module()
     tally = Tally(D.BASE3_PAIRS.upto(automaton_l))
-    collisions = cert.block_collisions(automaton_l)
+    collisions = base3.block_collisions(automaton_l)
     # the automaton runs over every subset of {0..L-1}: every pair of templates of each l <= L
     for l in range(D.BASE3_PAIRS.start, automaton_l + 1):
         tally.record_count(D.BASE3_PAIRS.member(l).size)
@@ -634,7 +619,7 @@ def theorem5_base3(automaton_l: int, direct_l: int, first_collision: bool = Fals
         injective=not collisions and len(codes) == len(templates),
     )
     if first_collision:
-        values["collides_at_next_l"] = bool(cert.block_collisions(automaton_l + 1))
+        values["collides_at_next_l"] = bool(base3.block_collisions(automaton_l + 1))
     return Checked("exact", tally, values)
 
 
