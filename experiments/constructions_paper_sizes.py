@@ -71,23 +71,6 @@ from typing import Literal
 from transformer_theory.precision import enable_x64
 from transformer_theory.settings import check_minimums, setting
 
-
-def exhaustive_grid(smoke: bool):
-    """Sizes past the unit tests' grid, checked on EVERY example (tens of thousands each)."""
-    from transformer_theory.constructions.sizes import Sizes
-
-    if smoke:
-        return [(3, Sizes(n_q=3, n_a=3, k=2))]
-    return [
-        (3, Sizes(n_q=6, n_a=6, k=3)),
-        (3, Sizes(n_q=5, n_a=6, k=3)),
-        (5, Sizes(alphabet=5, template_length=5)),
-        (5, Sizes(alphabet=6, template_length=6)),
-        (6, Sizes(alphabet=3, n_a=3, ictm_template_length=3, k=2)),
-        (6, Sizes(alphabet=5, n_a=3, ictm_template_length=2, k=2)),
-    ]
-
-
 SIZES = ("smoke", "default")
 
 
@@ -128,7 +111,7 @@ def main(argv=None) -> int:
 
     args = script_settings(argv, get_config, SIZES, description=__doc__.split("\n\n")[0])
     enable_x64()  # an entry point: the constructions are built in float64
-    from transformer_theory.constructions.sizes import paper_sizes
+    from transformer_theory.constructions.sizes import exhaustive_grid, paper_sizes
     from transformer_theory.constructions.study import TABLE_COLUMNS, construction_rows
     from transformer_theory.jsonio import write_json
     from transformer_theory.tables import table
