@@ -28,12 +28,9 @@ import time
 from typing import Literal
 
 from transformer_theory.precision import enable_x64
-
-enable_x64()  # an entry point: the verification runs in float64
-
-from transformer_theory.settings import check_minimums, setting  # noqa: E402
-from transformer_theory.tasks import InContextQA  # noqa: E402
-from transformer_theory.theory import checks as K  # noqa: E402
+from transformer_theory.settings import check_minimums, setting
+from transformer_theory.tasks import InContextQA
+from transformer_theory.theory import checks
 
 
 class Prefix:
@@ -77,9 +74,9 @@ class Verify10MSettings:
 
     def __post_init__(self):
         check_minimums(self)
-        if self.family not in K.FAMILIES:
+        if self.family not in checks.FAMILIES:
             raise ValueError(
-                f"family: expected one of {', '.join(K.FAMILIES)}, got {self.family!r}"
+                f"family: expected one of {', '.join(checks.FAMILIES)}, got {self.family!r}"
             )
 
 
@@ -95,14 +92,15 @@ def main(argv=None):
     from transformer_theory.cli._common import script_settings
 
     args = script_settings(argv, get_config, SIZES, description=__doc__.split("\n\n")[0])
+    enable_x64()  # an entry point: the verification runs in float64
     task = InContextQA(args.n_q, args.n_a, args.k)
     data = task if args.limit is None else Prefix(task, args.limit)
-    fam = K.FAMILIES[args.family]
-    params = K.random_models(
+    fam = checks.FAMILIES[args.family]
+    params = checks.random_models(
         fam, task.vocab_size, task.seq_len, task.num_classes, args.seed, args.models
     )
     t0 = time.perf_counter()
-    res = K.affine_residuals(
+    res = checks.affine_residuals(
         params,
         data,
         weighted=fam.weighted("affine"),
@@ -111,7 +109,7 @@ def main(argv=None):
         method=args.method,
     )
     dt = time.perf_counter() - t0
-    tol = K.affine_tolerance(params.w_o.dtype, params.config, res.rank, res.num_chunks)
+    tol = checks.affine_tolerance(params.w_o.dtype, params.config, res.rank, res.num_chunks)
     rss_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     print(
         f"{args.family} on InContextQA{(args.n_q, args.n_a, args.k)}: "
