@@ -2,7 +2,8 @@
 
 The paper-size Figure 2 sweep (``fig2_paper``: Adam 3e-4, global-norm clip 1.0, width
 ``d + n + l + 2``) takes seeds 1 and 2 of this model to 0.99 and leaves seed 0 at 0.81-0.85. This
-script trains one seed under one variant of that recipe and logs the held-out accuracy every 500
+script trains one seed under one variant of that recipe
+(:func:`transformer_theory.sweeps.recipes.train_recipe`) and logs the held-out accuracy every 500
 steps, so the variants README reports can be rerun:
 
 - ``base``: the sweep's recipe (reproduces its seed-0 curve: 0.827 at step 1,500);
@@ -27,46 +28,10 @@ Measured 2026-11-23, seed 0, 8,000 steps, final held-out accuracy (the sweep's r
 import dataclasses
 import os
 import sys
-import time
 
-import jax
-import optax
-from flax import nnx
-
-from transformer_theory.jsonio import dumps_json
-from transformer_theory.nn import from_params
 from transformer_theory.settings import check_minimums, setting
-from transformer_theory.sweeps import PAPER, RunSpec, build_run
-from transformer_theory.train.loop import make_steps
-
-LEARNING_RATE = 3e-4
-GRAD_CLIP = 1.0
-
-
-def optimizer(variant: str, steps: int) -> optax.GradientTransformation:
-    """The variant's Adam, after the sweep's global-norm clipping."""
-    if variant == "cosine":
-        lr = optax.warmup_cosine_decay_schedule(0.0, LEARNING_RATE, 200, steps, 0.0)
-    elif variant.startswith("lr"):
-        lr = float(variant[2:])
-    else:
-        lr = LEARNING_RATE
-    return optax.chain(optax.clip_by_global_norm(GRAD_CLIP), optax.adam(lr))
-
 
 SIZES = ("smoke", "default")
-
-
-def _variant_ok(variant: str) -> bool:
-    if variant in ("base", "cosine", "literal"):
-        return True
-    for prefix, parse in (("wide", int), ("lr", float)):
-        if variant.startswith(prefix):
-            try:
-                return parse(variant[len(prefix) :]) > 0
-            except ValueError:
-                return False
-    return False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,10 +51,9 @@ class RecipeSettings:
     out: str = "results/contextual_depth3_recipes"
 
     def __post_init__(self):
-        if not _variant_ok(self.variant):
-            raise ValueError(
-                f"variant: expected base, wideK, cosine, lrX or literal, got {self.variant!r}"
-            )
+        from transformer_theory.sweeps.recipes import check_variant
+
+        check_variant(self.variant)
         check_minimums(self)
 
 
@@ -104,39 +68,16 @@ def main(argv=None) -> int:
     from transformer_theory.cli._common import script_settings
 
     args = script_settings(argv, get_config, SIZES, description=__doc__.split("\n\n")[0])
+    from transformer_theory.jsonio import dumps_json
+    from transformer_theory.sweeps.recipes import train_recipe
 
-    setup = PAPER["contextual"]
-    if args.variant.startswith("wide"):
-        setup = dataclasses.replace(setup, extra_width=setup.extra_width + int(args.variant[4:]))
-    if args.variant == "literal":
-        setup = dataclasses.replace(setup, later_qk_scale=1.0)
-    spec = RunSpec("contextual", (1, 1, 1), args.seed, "paper", setup=setup)
-    params, data, tc, _ = build_run(spec)
-    tx = optimizer(args.variant, args.steps)
-    graphdef, state = nnx.split(from_params(params))
-    opt_state = tx.init(state)
-    train_step, eval_step = make_steps(graphdef, tx)
-    key = jax.random.fold_in(jax.random.key(args.seed), 1)
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, f"{args.variant}_seed{args.seed}.jsonl")
-    t0 = time.time()
     with open(path, "w") as f:
-        for step in range(args.steps):
-            tokens, labels = data.batch(jax.random.fold_in(key, step), tc.batch_size)
-            state, opt_state, loss, _ = train_step(state, opt_state, tokens, labels)
-            if (step + 1) % 500 == 0:
-                _, acc = eval_step(
-                    state, data.eval_tokens_BxN, data.eval_labels_B, data.eval_weights_B
-                )
-                row = dict(
-                    step=step + 1,
-                    train_loss=float(loss),
-                    eval_acc=float(acc),
-                    seconds=round(time.time() - t0, 1),
-                )
-                f.write(dumps_json(row) + "\n")
-                f.flush()
-                print(args.variant, f"seed {args.seed}", row, flush=True)
+        for row in train_recipe(args.variant, args.seed, args.steps):
+            f.write(dumps_json(row) + "\n")
+            f.flush()
+            print(args.variant, f"seed {args.seed}", dataclasses.asdict(row), flush=True)
     print(f"wrote {path}")
     return 0
 

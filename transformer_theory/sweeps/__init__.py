@@ -18,6 +18,8 @@ draws the figures. One module each:
 - :mod:`.cost`: a lower bound on a sweep's training time, checked against the budget before any
   run starts, and the shipped configs' defaults as ``train --help`` shows them;
 - :mod:`.tables`: a sweep's summary as the committed CSV and README's table;
+- :mod:`.recipes`: variants of the paper-size recipe for the 3-layer contextual model, one seed
+  at a time (``experiments/contextual_depth3_recipes.py``);
 - :mod:`.plots` (learning curves) and :mod:`.attention_maps` (Figure 3), the analyses.
 
 From Python::
