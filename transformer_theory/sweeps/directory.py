@@ -27,27 +27,22 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
-import numpy as np
-
-from transformer_theory.jsonio import read_json, write_csv, write_json
+from transformer_theory.jsonio import read_json, write_json
 from transformer_theory.sweeps.config import ExperimentError, ExperimentSettings, resolve
-from transformer_theory.sweeps.runs import RunSpec, RunSummary, execute
-from transformer_theory.sweeps.setups import PAPER_CLAIMS
+from transformer_theory.sweeps.plots import analyse
+from transformer_theory.sweeps.runs import RunSpec, RunSummary, sweep
 from transformer_theory.train.rundir import RunDirectoryError, check_run_dir
 
 __all__ = [
     "EXPERIMENT_FILE",
     "OVERRIDABLE",
-    "aggregate",
-    "analyse",
     "check_out_dir",
     "plot",
     "read_record",
     "run_experiment",
     "source_of",
-    "sweep",
     "write_record",
 ]
 
@@ -77,7 +72,7 @@ def _record(config: ExperimentSettings, source: str) -> dict:
     )
 
 
-def check_out_dir(config: ExperimentSettings, out: str, source: str | None = None) -> None:
+def check_out_dir(config: ExperimentSettings, out: str, source: str | None = None) -> dict:
     """Raise :class:`~transformer_theory.train.RunDirectoryError` if any run directory under
     ``out`` holds a run with other settings (or more steps), or if ``out/experiment.json`` records
     another experiment or other overrides (``steps`` aside); cheap: builds no model or data.
@@ -85,14 +80,17 @@ def check_out_dir(config: ExperimentSettings, out: str, source: str | None = Non
     The error's ``setting`` is the differing setting: a run setting (``"size"``,
     ``"train.learning_rate"``, ...), ``"steps"``, ``"experiment"``, ``"source"`` or a recorded
     override (``"overrides.learning_rate"``, ``"overrides.seeds"``, ...).
+
+    Returns the experiment record this command would write (``experiment.json``'s content).
     """
+    requested = _record(config, source_of(config) if source is None else source)
     for spec in config.run_specs:
         run_dir = os.path.join(out, spec.name)
         if os.path.isdir(run_dir):
             check_run_dir(run_dir, spec.settings(), spec.train_config.steps)
     path = os.path.join(out, EXPERIMENT_FILE)
     if not os.path.exists(path):
-        return
+        return requested
     try:
         recorded = read_json(path)
     except (OSError, UnicodeDecodeError, ValueError) as err:
@@ -100,7 +98,6 @@ def check_out_dir(config: ExperimentSettings, out: str, source: str | None = Non
             f"{path}: not a JSON experiment record ({type(err).__name__}); use another output "
             "directory"
         ) from None
-    requested = _record(config, source_of(config) if source is None else source)
     if not isinstance(recorded, dict) or not isinstance(recorded.get("overrides"), dict):
         raise RunDirectoryError(f"{path}: expected an object with 'overrides'")
     pairs = [(k, k, recorded.get(k), requested[k]) for k in ("experiment", "source")]
@@ -118,6 +115,7 @@ def check_out_dir(config: ExperimentSettings, out: str, source: str | None = Non
                 "another output directory",
                 setting=setting,
             )
+    return requested
 
 
 def write_record(config: ExperimentSettings, source: str, out: str) -> None:
@@ -163,58 +161,6 @@ def read_record(out: str) -> tuple[ExperimentSettings, dict]:
     return config, record
 
 
-def aggregate(rows: Sequence[dict]) -> list[dict]:
-    """Mean, sample standard deviation, min and max of the final held-out accuracy per (task,
-    heads) over the runs that did not diverge, how many did (``diverged``; all of them: the
-    accuracy columns are None), beside the paper's claim."""
-    groups: dict = {}
-    for r in rows:
-        groups.setdefault((r["task"], r["heads"]), []).append(r)
-    out = []
-    for (task, heads), rs in groups.items():
-        ok = [r for r in rs if r.get("status", "ok") != "diverged"]
-        acc = np.array([r["final_eval_acc"] for r in ok], dtype=float)
-        some = len(acc) > 0
-        out.append(
-            dict(
-                task=task,
-                heads=heads,
-                depth=rs[0]["depth"],
-                seeds=len(rs),
-                diverged=len(rs) - len(ok),
-                acc_mean=float(acc.mean()) if some else None,
-                acc_std=(float(acc.std(ddof=1)) if len(acc) > 1 else 0.0) if some else None,
-                acc_min=float(acc.min()) if some else None,
-                acc_max=float(acc.max()) if some else None,
-                chance=rs[0]["chance"],
-                paper_claim=PAPER_CLAIMS.get(task, ""),
-            )
-        )
-    return out
-
-
-def sweep(
-    specs: Sequence[RunSpec],
-    out: str,
-    progress: bool = True,
-    on_result: Callable[[int, RunSpec, RunSummary], None] | None = None,
-) -> list[RunSummary]:
-    """Train every spec (resuming or continuing its directory), write ``summary.*`` and
-    ``aggregate.csv``; ``on_result(i, spec, row)`` is called after each run."""
-    os.makedirs(out, exist_ok=True)
-    rows = []
-    for i, spec in enumerate(specs):
-        row = execute(spec, out, progress=progress)
-        rows.append(row)
-        if on_result is not None:
-            on_result(i, spec, row)
-    write_json(os.path.join(out, "summary.json"), rows)
-    if rows:
-        write_csv(os.path.join(out, "summary.csv"), rows, list(rows[0]))
-        write_csv(os.path.join(out, "aggregate.csv"), aggregate(rows))
-    return rows
-
-
 def run_experiment(
     config: ExperimentSettings,
     out: str,
@@ -230,7 +176,7 @@ def run_experiment(
       out: the output directory (created).
       source: how :func:`plot` finds ``config`` again: an experiment module's dotted name or a
         config file's path (default: :func:`source_of`, the module of a shipped experiment).
-      progress, on_result: see :func:`sweep`.
+      progress, on_result: see :func:`.runs.sweep`.
 
     Returns:
       ``(summary rows, figure paths)``: one :class:`~.runs.RunSummary` per run.
@@ -239,10 +185,9 @@ def run_experiment(
       RunDirectoryError: a run directory holds another run, or ``out`` another experiment
         (before anything is trained).
     """
-    source = source_of(config) if source is None else source
-    check_out_dir(config, out, source)
+    record = check_out_dir(config, out, source)
     os.makedirs(out, exist_ok=True)
-    write_record(config, source, out)
+    write_json(os.path.join(out, EXPERIMENT_FILE), record)
     rows = sweep(config.run_specs, out, progress=progress, on_result=on_result)
     return rows, analyse(config, out)
 
@@ -262,17 +207,6 @@ def run(config: ExperimentSettings, out_dir: str, *, progress: bool = True) -> S
     (:func:`run_experiment`); the typed :class:`SweepResult`."""
     rows, figures = run_experiment(config, out_dir, progress=progress)
     return SweepResult(tuple(rows), tuple(figures))
-
-
-def analyse(config: ExperimentSettings, out: str) -> list[str]:
-    """Draw ``config``'s analysis from the run directories under ``out``; returns the files."""
-    if config.analysis == "attention_maps":
-        from transformer_theory.sweeps import attention_maps
-
-        return attention_maps.analyse(config, out)
-    from transformer_theory.sweeps.plots import plot_curves
-
-    return [plot_curves(config, out)]
 
 
 def plot(out: str) -> list[str]:

@@ -11,13 +11,15 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import jax
 
+from transformer_theory.jsonio import write_csv, write_json
 from transformer_theory.params import ModelConfig, ModelParams
 from transformer_theory.sweeps.setups import SETUPS, TaskSetup
+from transformer_theory.sweeps.tables import aggregate
 from transformer_theory.train import (
     TaskData,
     TrainSettings,
@@ -29,6 +31,7 @@ from transformer_theory.train import (
 )
 
 __all__ = [
+    "sweep",
     "RunSpec",
     "RunSummary",
     "build_data",
@@ -247,3 +250,25 @@ def execute(spec: RunSpec, out_root: str | None, progress: bool = True) -> RunSu
 def trained_params(spec: RunSpec, out_root: str) -> ModelParams:
     """The parameters of the latest checkpoint of ``spec``'s run under ``out_root``."""
     return restore_params(os.path.join(out_root, spec.name), build_model(spec), spec.train_config)
+
+
+def sweep(
+    specs: Sequence[RunSpec],
+    out: str,
+    progress: bool = True,
+    on_result: Callable[[int, RunSpec, RunSummary], None] | None = None,
+) -> list[RunSummary]:
+    """Train every spec (resuming or continuing its directory), write ``summary.*`` and
+    ``aggregate.csv``; ``on_result(i, spec, row)`` is called after each run."""
+    os.makedirs(out, exist_ok=True)
+    rows = []
+    for i, spec in enumerate(specs):
+        row = execute(spec, out, progress=progress)
+        rows.append(row)
+        if on_result is not None:
+            on_result(i, spec, row)
+    write_json(os.path.join(out, "summary.json"), rows)
+    if rows:
+        write_csv(os.path.join(out, "summary.csv"), rows, list(rows[0]))
+        write_csv(os.path.join(out, "aggregate.csv"), aggregate(rows))
+    return rows

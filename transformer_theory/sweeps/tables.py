@@ -1,5 +1,5 @@
 """A sweep's summary as the committed CSV and README's table (mean [min, max] per cell beside the
-paper's claim); reads only the rows that :func:`~.directory.sweep` writes to ``summary.json``."""
+paper's claim); reads only the rows that :func:`~.runs.sweep` writes to ``summary.json``."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from transformer_theory.sweeps.setups import PAPER_CLAIMS, TASK_NAMES
 from transformer_theory.tables import table
 
 __all__ = [
+    "aggregate",
     "SUMMARY_COLUMNS",
     "initial_loss_note",
     "markdown_table",
@@ -162,3 +163,33 @@ def initial_loss_note(rows: Sequence[dict]) -> str | None:
         "each layer raises the initial logits' scale to about the third power; training "
         "brings them down in the first steps (the final losses above)"
     )
+
+
+def aggregate(rows: Sequence[dict]) -> list[dict]:
+    """Mean, sample standard deviation, min and max of the final held-out accuracy per (task,
+    heads) over the runs that did not diverge, how many did (``diverged``; all of them: the
+    accuracy columns are None), beside the paper's claim."""
+    groups: dict = {}
+    for r in rows:
+        groups.setdefault((r["task"], r["heads"]), []).append(r)
+    out = []
+    for (task, heads), rs in groups.items():
+        ok = [r for r in rs if r.get("status", "ok") != "diverged"]
+        acc = np.array([r["final_eval_acc"] for r in ok], dtype=float)
+        some = len(acc) > 0
+        out.append(
+            dict(
+                task=task,
+                heads=heads,
+                depth=rs[0]["depth"],
+                seeds=len(rs),
+                diverged=len(rs) - len(ok),
+                acc_mean=float(acc.mean()) if some else None,
+                acc_std=(float(acc.std(ddof=1)) if len(acc) > 1 else 0.0) if some else None,
+                acc_min=float(acc.min()) if some else None,
+                acc_max=float(acc.max()) if some else None,
+                chance=rs[0]["chance"],
+                paper_claim=PAPER_CLAIMS.get(task, ""),
+            )
+        )
+    return out
