@@ -1,7 +1,7 @@
 """The study of Peng, Narayanan & Papadimitriou 2024's ``composition_bound`` experiment: train
-every run of its settings (:class:`.experiments.composition_bound.CoTSettings`, read by their
-fields: this module imports no experiment and no option), record each to ``records.json`` as it
-finishes, then draw.
+every run of its settings (:class:`.experiments.composition_bound.CompositionBoundSettings`,
+read by their fields: this module imports no experiment and no option), record each to
+``records.json`` as it finishes, then draw.
 """
 
 from __future__ import annotations
