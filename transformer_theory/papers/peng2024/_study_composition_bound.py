@@ -10,9 +10,8 @@ import os
 from typing import Any
 
 from transformer_theory.papers.peng2024 import _plots as plots
-from transformer_theory.papers.peng2024._models_cot import bound_records
+from transformer_theory.papers.peng2024._models_cot import bound_records, cot_record
 from transformer_theory.papers.peng2024._models_training import _sweep
-from transformer_theory.papers.peng2024._study_composition_cot import cell_record
 
 __all__ = ["run"]
 
@@ -24,13 +23,26 @@ def run(config: Any, out_dir: str, *, progress: bool = True) -> list[dict]:
     bound) go to ``out_dir/records.json`` after each run, the figure to
     ``out_dir/composition_bound.png``."""
     runs = [(n, c) for n in config.ns for c in config.cells]
-    records = _sweep(
-        runs,
-        lambda n, cell: bound_records([cell_record(config, n, cell, config.functions)]),
-        out_dir,
-        desc="one-pass composition models",
-        progress=progress,
-    )
+    k = config.functions  # stride K: the answer in one pass
+
+    def train(n, cell):
+        heads, width, bits = cell
+        record = cot_record(
+            n,
+            k,
+            k,
+            heads,
+            width,
+            None if bits == 32 else bits,
+            steps=config.steps,
+            batch=config.batch,
+            learning_rate=config.learning_rate,
+            seed=config.seed,
+            held_out=config.held_out,
+        )
+        return bound_records([record])
+
+    records = _sweep(runs, train, out_dir, desc="one-pass composition models", progress=progress)
     if records:
         plots.composition_depth(records, os.path.join(out_dir, "composition_bound.png"))
     return records
