@@ -9,19 +9,21 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from transformer_theory import jsonio
 from transformer_theory.papers.peng2024 import _plots as plots
 from transformer_theory.papers.peng2024._models_cot import bound_records, cot_record
 from transformer_theory.papers.peng2024._models_training import _sweep
+from transformer_theory.papers.peng2024._records import BoundRecord
 
 __all__ = ["run"]
 
 
-def run(config: Any, out_dir: str, *, progress: bool = True) -> list[dict]:
-    """Theorem 1 in table form: every ``ns x cells`` model answers the ``K``-fold composition in
-    ONE pass (stride ``K``; ``config.strides`` is ignored), trained and evaluated like
-    :func:`._study_composition_cot.run`; the records (:func:`bound_records`: error beside the
-    bound) go to ``out_dir/records.json`` after each run, the figure to
-    ``out_dir/composition_bound.png``."""
+def run(config: Any, out_dir: str, *, progress: bool = True) -> list[BoundRecord]:
+    """Theorem 1 in table form: every ``ns x cells`` model answers the ``K``-fold composition in ONE
+    pass (stride ``K``; ``config.strides`` is ignored), trained and evaluated like
+    :func:`._study_composition_cot.run`; the records (:func:`bound_records`: error beside the bound)
+    go to ``out_dir/records.json`` after each run, the figure to ``out_dir/composition_bound.png``.
+    Returns the records typed (:class:`~._records.BoundRecord`)."""
     runs = [(n, c) for n in config.ns for c in config.cells]
     k = config.functions  # stride K: the answer in one pass
 
@@ -45,4 +47,4 @@ def run(config: Any, out_dir: str, *, progress: bool = True) -> list[dict]:
     records = _sweep(runs, train, out_dir, desc="one-pass composition models", progress=progress)
     if records:
         plots.composition_depth(records, os.path.join(out_dir, "composition_bound.png"))
-    return records
+    return [jsonio.as_record(BoundRecord, r) for r in records]

@@ -13,14 +13,15 @@ from transformer_theory import jsonio
 from transformer_theory.papers.peng2024 import _plots as plots
 from transformer_theory.papers.peng2024._models_cot import cot_record, steps_needed
 from transformer_theory.papers.peng2024._models_training import _sweep
+from transformer_theory.papers.peng2024._records import CoTRecord
 
 __all__ = ["run"]
 
 
-def run(config: Any, out_dir: str, *, progress: bool = True) -> list[dict]:
+def run(config: Any, out_dir: str, *, progress: bool = True) -> list[CoTRecord]:
     """Train every run of ``config`` (:func:`cot_record`), writing ``out_dir/records.json`` after
     each, then ``out_dir/summary.json`` (:func:`steps_needed`) and the figure
-    ``out_dir/composition_cot.png``."""
+    ``out_dir/composition_cot.png``. Returns the records typed (:class:`~._records.CoTRecord`)."""
     runs = [(n, c, s) for n in config.ns for c in config.cells for s in config.strides]
 
     def train(n, cell, stride):
@@ -46,4 +47,4 @@ def run(config: Any, out_dir: str, *, progress: bool = True) -> list[dict]:
     jsonio.write_json(os.path.join(out_dir, "summary.json"), summary)
     if records:
         plots.composition_cot(summary, os.path.join(out_dir, "composition_cot.png"))
-    return records
+    return [jsonio.as_record(CoTRecord, r) for r in records]
