@@ -464,8 +464,6 @@ SETTINGS_CLASS = re.compile(r"Settings$")
 #: until it is struck off, so the list stays the truth).
 KNOWN_EXPERIMENT_DEBTS = {
     "ngram_exactness": "3 settings classes (two studies in one module)",
-    "composition_bound": "no settings class of its own (composition_depth's)",
-    "qsa_bits_rnn": "no settings class of its own (qsa_bits_attention's)",
     "languages_generalization": "imports jax",
 }
 

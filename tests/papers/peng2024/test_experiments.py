@@ -60,3 +60,24 @@ def test_bad_arguments_exit_2_before_training(name, argv, message, tmp_path, cap
     assert _load(name).main(argv + ["--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("composition_bound", "BoundRecord"),
+        ("composition_cot", "CoTRecord"),
+        ("composition_one_pass", "OnePassRecord"),
+    ],
+)
+def test_the_committed_rows_read_as_the_typed_records(name, kind):
+    # the records a study returns are its records.json rows typed: every committed row reads as
+    # one, field for field (a field renamed, dropped or added in either is a ValueError here)
+    from transformer_theory import jsonio
+    from transformer_theory.papers.peng2024 import _records
+
+    saved = json.loads((EXPERIMENTS / "results" / f"peng2024_{name}.json").read_text())
+    rows = [jsonio.as_record(getattr(_records, kind), r) for r in saved["records"]]
+    assert rows and [jsonio.to_jsonable(r)[0] for r in rows] == saved["records"]
+    with pytest.raises(ValueError, match="no field"):
+        jsonio.as_record(getattr(_records, kind), saved["records"][0] | {"extra": 1})

@@ -132,10 +132,11 @@ def theorem1_bound(
     return Checked("exact", tally, values)
 
 
-def _saved_or_smoke(path: str, run_smoke: Callable[[str], list[dict]]) -> tuple[Any, list, Any]:
-    """The committed results file at ``path`` when it exists (``"record"``: its
-    :class:`~transformer_theory.domains.Record`), else the smoke config trained now in a
-    temporary directory (``"training"``: ``None``)."""
+def _saved_or_smoke(path: str, run_smoke: Callable[[str], Any]) -> tuple[Any, list, Any]:
+    """The rows of the committed results file at ``path`` when it exists (``"record"``: its
+    :class:`~transformer_theory.domains.Record`), else those of the ``records.json`` that the
+    smoke config, trained now in a temporary directory, writes (``"training"``: ``None``): the
+    rows as a file holds them either way."""
     from transformer_theory import jsonio
 
     if os.path.exists(path):
@@ -143,7 +144,8 @@ def _saved_or_smoke(path: str, run_smoke: Callable[[str], list[dict]]) -> tuple[
         source = Record(os.path.relpath(path, _ROOT), str(saved.get("produced_by", "")))
         return saved, saved["records"], source
     with tempfile.TemporaryDirectory() as out:
-        records = run_smoke(out)
+        run_smoke(out)
+        records = jsonio.read_json(os.path.join(out, "records.json"))
     return None, records, None
 
 

@@ -13,43 +13,38 @@ from transformer_theory import jsonio
 from transformer_theory.papers.peng2024 import _plots as plots
 from transformer_theory.papers.peng2024._models_cot import cot_record, steps_needed
 from transformer_theory.papers.peng2024._models_training import _sweep
+from transformer_theory.papers.peng2024._records import CoTRecord
 
-__all__ = ["cell_record", "run"]
-
-
-def cell_record(config: Any, n: int, cell: tuple[int, int, int], stride: int) -> dict:
-    """:func:`cot_record` of one ``(H, d, p)`` cell (``p = 32``: float32) with ``config``'s
-    training settings."""
-    heads, width, bits = cell
-    return cot_record(
-        n,
-        config.functions,
-        stride,
-        heads,
-        width,
-        None if bits == 32 else bits,
-        steps=config.steps,
-        batch=config.batch,
-        learning_rate=config.learning_rate,
-        seed=config.seed,
-        held_out=config.held_out,
-    )
+__all__ = ["run"]
 
 
-def run(config: Any, out_dir: str, *, progress: bool = True) -> list[dict]:
+def run(config: Any, out_dir: str, *, progress: bool = True) -> list[CoTRecord]:
     """Train every run of ``config`` (:func:`cot_record`), writing ``out_dir/records.json`` after
     each, then ``out_dir/summary.json`` (:func:`steps_needed`) and the figure
-    ``out_dir/composition_cot.png``."""
+    ``out_dir/composition_cot.png``. Returns the records typed (:class:`~._records.CoTRecord`)."""
     runs = [(n, c, s) for n in config.ns for c in config.cells for s in config.strides]
-    records = _sweep(
-        runs,
-        lambda n, cell, stride: [cell_record(config, n, cell, stride)],
-        out_dir,
-        desc="CoT models",
-        progress=progress,
-    )
+
+    def train(n, cell, stride):
+        heads, width, bits = cell
+        return [
+            cot_record(
+                n,
+                config.functions,
+                stride,
+                heads,
+                width,
+                None if bits == 32 else bits,
+                steps=config.steps,
+                batch=config.batch,
+                learning_rate=config.learning_rate,
+                seed=config.seed,
+                held_out=config.held_out,
+            )
+        ]
+
+    records = _sweep(runs, train, out_dir, desc="CoT models", progress=progress)
     summary = steps_needed(records, config.target)
     jsonio.write_json(os.path.join(out_dir, "summary.json"), summary)
     if records:
         plots.composition_cot(summary, os.path.join(out_dir, "composition_cot.png"))
-    return records
+    return [jsonio.as_record(CoTRecord, r) for r in records]

@@ -9,15 +9,18 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from transformer_theory import jsonio
 from transformer_theory.papers.peng2024 import _plots as plots
 from transformer_theory.papers.peng2024._models_training import _sweep, composition_trained_record
+from transformer_theory.papers.peng2024._records import DepthRecord
 
 __all__ = ["run"]
 
 
-def run(config: Any, out_dir: str, *, progress: bool = True) -> list[dict]:
+def run(config: Any, out_dir: str, *, progress: bool = True) -> list[DepthRecord]:
     """Train every run of ``config`` (:func:`composition_trained_record`), writing
-    ``out_dir/records.json`` after each and the figure ``out_dir/composition_depth.png``."""
+    ``out_dir/records.json`` after each and the figure ``out_dir/composition_depth.png``. Returns
+    the records typed (:class:`~._records.DepthRecord`)."""
     records = _sweep(
         config.grid(),
         lambda layers, d, p: [
@@ -38,4 +41,4 @@ def run(config: Any, out_dir: str, *, progress: bool = True) -> list[dict]:
     )
     if records:
         plots.composition_depth(records, os.path.join(out_dir, "composition_depth.png"))
-    return records
+    return [jsonio.as_record(DepthRecord, r) for r in records]

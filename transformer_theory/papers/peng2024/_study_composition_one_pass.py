@@ -14,15 +14,16 @@ from transformer_theory.papers.peng2024 import _constructions as construction
 from transformer_theory.papers.peng2024 import _plots as plots
 from transformer_theory.papers.peng2024._models_one_pass import one_pass_record
 from transformer_theory.papers.peng2024._models_training import _sweep
+from transformer_theory.papers.peng2024._records import OnePassRecord
 
 __all__ = ["run"]
 
 
-def run(config: Any, out_dir: str, *, progress: bool = True) -> list[dict]:
+def run(config: Any, out_dir: str, *, progress: bool = True) -> list[OnePassRecord]:
     """Train every model of ``config`` (:func:`one_pass_record`), writing ``out_dir/records.json``
-    after each; then the construction's budget at each ``n``
-    (:func:`.construction.budget_table`) to ``out_dir/construction.json`` and the figure
-    ``out_dir/composition_one_pass.png``."""
+    after each; then the construction's budget at each ``n`` (:func:`.construction.budget_table`) to
+    ``out_dir/construction.json`` and the figure ``out_dir/composition_one_pass.png``. Returns the
+    records typed (:class:`~._records.OnePassRecord`)."""
     runs = [(n, c) for n in config.ns for c in config.cells]
 
     def train(n, cell):
@@ -47,4 +48,4 @@ def run(config: Any, out_dir: str, *, progress: bool = True) -> list[dict]:
     jsonio.write_json(os.path.join(out_dir, "construction.json"), built)
     if records:
         plots.one_pass(records, built, os.path.join(out_dir, "composition_one_pass.png"))
-    return records
+    return [jsonio.as_record(OnePassRecord, r) for r in records]

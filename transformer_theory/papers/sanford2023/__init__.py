@@ -4,7 +4,8 @@ separations against fully connected and recurrent networks.
 
 Modules (private, by role; the names below are the public face):
 
-- ``_tasks``: qSA, Match2 and Match3 inputs with exact targets; the Match task registry.
+- ``_tasks``: qSA, Match2 and Match3 inputs with exact targets (``qsa_target``); the Match task
+  registry.
 - ``_constructions``: the softmax+MLP layer and the forward pass the units share;
   ``_constructions_qsa``: the qSA unit (Theorem 2; run by ``qsa_apply``);
   ``_constructions_match2``: the Match2 unit (Theorem 6); ``_constructions_match3``: the
@@ -40,7 +41,7 @@ from transformer_theory.papers.sanford2023._constructions_qsa import (
 from transformer_theory.papers.sanford2023._constructions_records import match_record, qsa_record
 from transformer_theory.papers.sanford2023._constructions_registry import UNITS
 from transformer_theory.papers.sanford2023._models_separations import qsa_trained_record
-from transformer_theory.papers.sanford2023._tasks import match_labels, qsa_sample, qsa_target
+from transformer_theory.papers.sanford2023._tasks import match_labels, qsa_sample
 from transformer_theory.papers.sanford2023._theory_disjointness import (
     protocol_table,
     reduction_record,
@@ -59,7 +60,6 @@ __all__ = [
     "qsa_construction",
     "qsa_record",
     "qsa_sample",
-    "qsa_target",
     "qsa_trained_record",
     "qsa_worst_error",
     "rademacher",

@@ -1,7 +1,8 @@
-"""The study of Sanford, Hsu & Telgarsky 2023's ``qsa_bits_attention`` experiment: train every run
-of its settings (:class:`.experiments.qsa_bits_attention.QSABitsSettings`, read by their fields:
-this module imports no experiment and no option), record each to ``records.json`` as it
-finishes, then draw.
+"""The study of Sanford, Hsu & Telgarsky 2023's ``qsa_bits_attention`` and ``qsa_bits_rnn``
+experiments: train every run of their settings
+(:class:`.experiments.qsa_bits_attention.QSABitsSettings`,
+:class:`.experiments.qsa_bits_rnn.QSABitsRNNSettings`, read by their fields: this module imports
+no experiment and no option), record each to ``records.json`` as it finishes, then draw.
 """
 
 from __future__ import annotations

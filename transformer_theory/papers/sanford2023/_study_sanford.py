@@ -5,7 +5,7 @@ fields: this module imports no experiment and no option); the maths it calls tak
 arguments.
 
 :func:`configurations` lists one :class:`QSASettings` (``N, q, eps``) or :class:`MatchSettings`
-(``N, M, K``) per configuration; :func:`record_of` checks one
+(``N, M, K``) per configuration; :func:`run` checks each
 (:func:`._constructions_records.qsa_record` searches the smallest ``m`` and bits at which the qSA
 unit reaches ``eps``, :func:`._constructions_records.match_record` measures a Match unit per float
 format); ``disj`` runs the qSA lower bound's reduction from set disjointness
@@ -41,7 +41,6 @@ __all__ = [
     "failed",
     "modulus",
     "protocol_summary",
-    "record_of",
     "run",
     "summary",
     "summary_tables",
@@ -132,18 +131,31 @@ def run(
     on_record: Callable[[dict], None] | None = None,
     plot: bool = True,
 ) -> SanfordResult:
-    """Check every configuration of ``config`` (:func:`record_of`), writing each record to
-    ``out_dir/<file_name>`` and all of them to ``out_dir/sanford.json`` after every one (an
-    interrupted run keeps what it finished; ``on_record(record)`` after each), then the figures;
-    then ``disj`` if asked (``out_dir/disj.json``). Refuses sizes first
-    (``_theory_costs.check_sizes``). Returns a :class:`~._records.SanfordResult` (the rows
-    typed, ``disj`` a :class:`~._records.DisjRecord` or None). Needs JAX's 64-bit mode."""
+    """Check every configuration of ``config`` (:func:`qsa_record`, or :func:`match_record` with the
+    unit :func:`configurations` looked up), writing each record to ``out_dir/<file_name>`` and all
+    of them to ``out_dir/sanford.json`` after every one (an interrupted run keeps what it finished;
+    ``on_record(record)`` after each), then the figures; then ``disj`` if asked
+    (``out_dir/disj.json``). Refuses sizes first (``_theory_costs.check_sizes``). Returns a
+    :class:`~._records.SanfordResult` (the rows typed, ``disj`` a :class:`~._records.DisjRecord` or
+    None). Needs JAX's 64-bit mode."""
     precision.require_x64("config")
     configs = configurations(config)  # no work: the sizes are refused next, before any
     check_sizes(config)
     records = []
     for c in configs:
-        record = record_of(c, config)
+        if isinstance(c, QSASettings):  # the check of its kind (the unit looked up already)
+            record = qsa_record(
+                c.N, c.q, c.eps, dim=config.dim, samples=config.samples, seed=config.seed
+            )
+        else:
+            record = match_record(
+                c.task if c.unit is None else c.unit,
+                c.N,
+                c.M,
+                window=config.window,
+                samples=config.samples,
+                seed=config.seed,
+            )
         records.append(record)
         jsonio.write_json(os.path.join(out_dir, c.file_name), record)
         jsonio.write_json(os.path.join(out_dir, "sanford.json"), records)
@@ -164,27 +176,6 @@ def run(
         jsonio.write_json(os.path.join(out_dir, "disj.json"), disj)
     rows = tuple(jsonio.as_record(QSARecord | MatchRecord, r) for r in records)  # type: ignore[arg-type]
     return SanfordResult(rows, disj)
-
-
-def record_of(config: QSASettings | MatchSettings, settings: Any) -> dict:
-    """Check one configuration: :func:`qsa_record` or :func:`match_record`."""
-    if isinstance(config, QSASettings):
-        return qsa_record(
-            config.N,
-            config.q,
-            config.eps,
-            dim=settings.dim,
-            samples=settings.samples,
-            seed=settings.seed,
-        )
-    return match_record(
-        config.task if config.unit is None else config.unit,
-        config.N,
-        config.M,
-        window=settings.window,
-        samples=settings.samples,
-        seed=settings.seed,
-    )
 
 
 def failed(result: SanfordResult | QSARecord | MatchRecord) -> bool:

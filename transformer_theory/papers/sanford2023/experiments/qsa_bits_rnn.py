@@ -26,17 +26,28 @@ from transformer_theory.papers.sanford2023._study_qsa_bits import (
 )
 from transformer_theory.papers.sanford2023.experiments.qsa_bits_attention import QSABitsSettings
 
-__all__ = ["SIZES", "get_config", "run"]
+__all__ = ["SIZES", "QSABitsRNNSettings", "get_config", "run"]
 
 SIZES = ("smoke", "default")
 
 
-def get_config(size: str = "default") -> QSABitsSettings:
+def get_config(size: str = "default") -> QSABitsRNNSettings:
     """The config of ``size`` (:data:`SIZES`): ``"smoke"`` runs in seconds (the test),
     ``"default"`` is the run quoted above."""
     if size not in SIZES:
         raise ValueError(f"size: expected one of {SIZES}, got {size!r}")
-    config = QSABitsSettings(model="rnn", seq_len=8, q=1, widths=(1, 2, 4, 8))
+    config = QSABitsRNNSettings()
     if size == "smoke":
         config = dataclasses.replace(config, steps=2, held_out=100, widths=(1,), bits=(2,))
     return config
+
+
+@dataclasses.dataclass(frozen=True)
+class QSABitsRNNSettings(QSABitsSettings):
+    """The quantized qSA sweep of the two-pass GRU: :class:`.qsa_bits_attention.QSABitsSettings`
+    at the RNN bound's case (``N = 8``, ``q = 1``), state ``m`` x precision ``p`` (``bits``)."""
+
+    model: str = "rnn"
+    seq_len: int = 8
+    q: int = 1
+    widths: tuple[int, ...] = (1, 2, 4, 8)
