@@ -135,20 +135,20 @@ def test_run_writes_what_it_returns(tmp_path):
     s = EfficientSettings(variants=("taylor", "dense"), min_len=32, max_len=32, repeats=1, **SMALL)
     result = efficient_study.run(s, str(tmp_path), progress=False, runs=[])
     assert result.lengths == [32] and result.slopes == {}  # one length: no slope
-    assert [(r["variant"], r["n"]) for r in result.cost] == [("taylor", 32), ("dense", 32)]
+    assert [(r.variant, r.n) for r in result.cost] == [("taylor", 32), ("dense", 32)]
     cost = jsonio.read_json(str(tmp_path / "cost.json"))
-    assert cost["records"] == result.cost and cost["seconds_lower_bound"] > 0
+    assert cost["records"] == jsonio.to_jsonable(result.cost)[0] and cost["seconds_lower_bound"] > 0
     rows = read_csv(tmp_path / "cost.csv")
     assert [(r["variant"], int(r["n"])) for r in rows] == [("taylor", 32), ("dense", 32)]
-    assert rows[0]["budget"] == "" and float(rows[1]["seconds"]) == result.cost[1]["seconds"]
+    assert rows[0]["budget"] == "" and float(rows[1]["seconds"]) == result.cost[1].seconds
     errors = read_csv(tmp_path / "errors.csv")
     assert [r["inputs"] for r in errors] == ["random iid, n=16", "random local, n=16"]
-    assert [float(r["error"]) for r in errors] == [r["error"] for r in result.errors]
+    assert [float(r["error"]) for r in errors] == [r.error for r in result.errors]
     assert all((tmp_path / f).exists() for f in ("cost.png", "errors.png", "errors.json"))
     summary = efficient_study.summary_rows(result)
     assert [r["variant"] for r in summary] == ["taylor", "dense"]
     assert all(r["slope time"] == r["slope memory"] == "n/a" for r in summary)
-    assert summary[1]["ms per call"] == pytest.approx(result.cost[1]["seconds"] * 1e3)
+    assert summary[1]["ms per call"] == pytest.approx(result.cost[1].seconds * 1e3)
 
 
 # --- heads ----------------------------------------------------------------------------------
@@ -170,18 +170,18 @@ def test_head_study_classifies_and_writes(head_maps, tmp_path):
     settings = HeadsSettings(examples=3)
     study = head_study.run(settings, str(tmp_path), runs=runs, on_run=lambda n, r: seen.append(n))
     assert seen == ["a", "b"] and len(study.records) == 6
-    assert [r["kind"] for r in study.records] == list(kinds) * 2
-    assert all(r["examples"] == 3 and r["model"] == "seq2seq" for r in study.records)
+    assert [r.kind for r in study.records] == list(kinds) * 2
+    assert all(r.examples == 3 and r.model == "seq2seq" for r in study.records)
     assert jsonio.read_json(str(tmp_path / "heads.json")) == json.loads(
         jsonio.dumps_json(study.records)
     )
     rows = read_csv(tmp_path / "heads.csv")
     assert tuple(rows[0]) == head_study.CSV_COLUMNS
     for row, rec in zip(rows, study.records):
-        assert row["kind"] == rec["kind"] and float(row["score"]) == rec["score"]
-        assert json.loads(row["fit"]) == rec["fit"]
-        assert row["kind_permuted"] == rec["permuted"]["kind"]
-        assert json.loads(row["fit_permuted"]) == rec["permuted"]["fit"]
+        assert row["kind"] == rec.kind and float(row["score"]) == rec.score
+        assert json.loads(row["fit"]) == rec.fit
+        assert row["kind_permuted"] == rec.permuted.kind
+        assert json.loads(row["fit_permuted"]) == rec.permuted.fit
     assert sorted(study.figures) == sorted(str(tmp_path / f"{n}_heads.png") for n in "ab")
     summary = head_study.summary_rows(study.records)
     assert [(r["run"], r["classification"]) for r in summary] == [

@@ -21,6 +21,7 @@ from transformer_theory.papers.conti2024 import _plots as plots
 from transformer_theory.papers.conti2024 import _theory_cost as estimates
 from transformer_theory.papers.conti2024._models_efficient import Machine, machine
 from transformer_theory.papers.conti2024._models_trained import LoadedRun, trained_inputs
+from transformer_theory.papers.conti2024._records import CostRow, ErrorAtBudget
 from transformer_theory.papers.conti2024._theory_cost import lengths
 
 __all__ = [
@@ -199,12 +200,17 @@ class EfficientResult:
     """
 
     lengths: list[int]
-    cost: list[dict]
+    cost: list[CostRow]
     slopes: dict[str, dict[str, float]]
-    errors: list[dict]
+    errors: list[ErrorAtBudget]
     machine: Machine
     files: list[str]
     figures: list[str]
+
+
+def _table(rows: Sequence[CostRow | ErrorAtBudget]) -> list[dict]:
+    """A CSV table's rows: each record as it is written in JSON (an absent field, no column)."""
+    return [jsonio.to_jsonable(r)[0] for r in rows]
 
 
 def read_runs(settings: Any) -> list[LoadedRun]:
@@ -273,14 +279,14 @@ def run(
 
     sizes = lengths(s.min_len, s.max_len)
     approx = s.approximations
-    errors: list[dict] = []
+    errors: list[ErrorAtBudget] = []
     for label, q, k, v in tqdm(error_sources(s, runs), desc="errors", disable=not progress or None):
         errors += efficient.error_vs_budget(q, k, v, variants=approx, seed=s.seed, label=label)
     bar = tqdm(total=len(sizes) * len(s.variants), desc="cost", disable=not progress or None)
 
-    def tick(rec: dict) -> None:
+    def tick(rec: CostRow) -> None:
         bar.update(1)
-        bar.set_postfix(variant=rec["variant"], n=rec["n"])
+        bar.set_postfix(variant=rec.variant, n=rec.n)
 
     cost = efficient.cost_vs_length(
         sizes, variants=s.variants, dim=s.dim, repeats=s.repeats, on_record=tick
@@ -301,14 +307,14 @@ def run(
     )
     files = [
         jsonio.write_json(os.path.join(out_dir, "cost.json"), record),
-        jsonio.write_csv(os.path.join(out_dir, "cost.csv"), cost),
+        jsonio.write_csv(os.path.join(out_dir, "cost.csv"), _table(cost)),
     ]
     figures = [
         plots.cost_vs_length(cost, slopes, os.path.join(out_dir, "cost.png"), fit_from=fit_from)
     ]
     if approx:
         files.append(jsonio.write_json(os.path.join(out_dir, "errors.json"), errors))
-        files.append(jsonio.write_csv(os.path.join(out_dir, "errors.csv"), errors))
+        files.append(jsonio.write_csv(os.path.join(out_dir, "errors.csv"), _table(errors)))
         figures.append(plots.error_vs_budget(errors, os.path.join(out_dir, "errors.png")))
     return EfficientResult(sizes, cost, slopes, errors, where, files, figures)
 
@@ -323,13 +329,13 @@ def summary_rows(result: EfficientResult) -> list[dict]:
 
     return [
         {
-            "variant": r["variant"],
-            "budget": r["budget"],
-            "ms per call": r["seconds"] * 1e3,
-            "XLA MiB": r.get("xla_bytes", 0) / 2**20,
-            "slope time": slope(r["variant"], "seconds"),
-            "slope memory": slope(r["variant"], "xla_bytes"),
+            "variant": r.variant,
+            "budget": r.budget,
+            "ms per call": r.seconds * 1e3,
+            "XLA MiB": (r.xla_bytes or 0) / 2**20,
+            "slope time": slope(r.variant, "seconds"),
+            "slope memory": slope(r.variant, "xla_bytes"),
         }
         for r in result.cost
-        if r["n"] == result.lengths[-1]
+        if r.n == result.lengths[-1]
     ]
