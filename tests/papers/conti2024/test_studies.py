@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from transformer_theory import budget, jsonio
+from transformer_theory.papers.conti2024 import _models_efficient as efficient
 from transformer_theory.papers.conti2024 import _models_trained as loading
 from transformer_theory.papers.conti2024 import _study_efficient_attention as efficient_study
 from transformer_theory.papers.conti2024 import _study_heads as head_study
@@ -105,30 +106,44 @@ def test_only_the_option_whose_default_fits_is_blamed(monkeypatch):
 SMALL = dict(error_len=16, error_batch=2, dim=8)
 
 
-def test_error_sources_random_then_trained_and_seeded():
-    s = EfficientSettings(variants=("taylor", "dense"), seed=5, **SMALL)
-    rng = np.random.default_rng(0)
-    qkv = [("encoder", 0, *(rng.normal(size=(5, 2, 6, 4)) for _ in range(3)))]
-    sources = efficient_study.error_sources(s, [fake_run("r", qkv=qkv)])
+def test_error_sources_random_then_trained_and_seeded(tmp_path):
+    sources = efficient.random_sources(5, 2, 16, 8)
     labels = [label for label, *_ in sources]
-    assert labels == ["random iid, n=16", "random local, n=16", "trained r, n=6"]
-    assert all(q.shape == (2, 16, 8) for _, q, _, _ in sources[:2])
+    assert labels == ["random iid, n=16", "random local, n=16"]
+    assert all(q.shape == (2, 16, 8) for _, q, _, _ in sources)
     key = jax.random.fold_in(jax.random.key(5), 0)  # the iid draw: the seed, then its index
     np.testing.assert_array_equal(
         sources[0][1], jax.random.normal(jax.random.split(key, 3)[0], (2, 16, 8))
     )
-    _, q, k, v = sources[2]  # examples (default 32, the run holds 5) x heads (2), stacked
-    assert q.shape == k.shape == v.shape == (10, 6, 4)
+    rng = np.random.default_rng(0)
+    qkv = [("encoder", 0, *(rng.normal(size=(5, 2, 6, 4)) for _ in range(3)))]
+    runs = [fake_run("r", qkv=qkv)]
+    ((name, q, k, v),) = loading.trained_inputs(runs, 32)
+    # examples (32 asked, the run holds 5) x heads (2), stacked
+    assert name == "r" and q.shape == k.shape == v.shape == (10, 6, 4)
     np.testing.assert_array_equal(q[2:4], qkv[0][2][1])  # example 1's two heads
-    assert efficient_study.error_sources(s.replace(variants=("dense",))) == []
+    s = EfficientSettings(variants=("taylor", "dense"), seed=5, min_len=8, max_len=8, **SMALL)
+    s = s.replace(repeats=1)
+    result = efficient_study.run(s, str(tmp_path), progress=False, runs=runs)
+    assert [(r.inputs, r.examples) for r in result.errors] == [
+        ("random iid, n=16", 2), ("random local, n=16", 2), ("trained r, n=6", 10),
+    ]  # fmt: skip
+    assert [r.error for r in result.errors[:2]] == [
+        r.error for _, q, k, v in sources for r in efficient.error_vs_budget(
+            q, k, v, variants=("taylor",), seed=5
+        )
+    ]  # fmt: skip
+    result = efficient_study.run(s.replace(variants=("dense",)), str(tmp_path), runs=runs)
+    assert result.errors == []  # no approximation: no error study
 
 
-def test_trained_inputs_too_large_are_refused_naming_examples(monkeypatch):
+def test_trained_inputs_too_large_are_refused_naming_examples(monkeypatch, tmp_path):
     s = EfficientSettings(variants=("taylor",), examples=64, runs=("big",), **SMALL)
     qkv = [("encoder", 0, *(np.ones((64, 8, 512, 4), np.float32) for _ in range(3)))]
     monkeypatch.setenv("TT_MEMORY_BUDGET", "16M")  # the 64 x 8 heads at n = 512 need more
     with pytest.raises(budget.BudgetError, match="^examples: "):
-        efficient_study.error_sources(s, [fake_run("big", qkv=qkv)])
+        efficient_study.run(s, str(tmp_path), progress=False, runs=[fake_run("big", qkv=qkv)])
+    assert not (tmp_path / "errors.json").exists()  # refused before any error work
 
 
 def test_run_writes_what_it_returns(tmp_path):

@@ -216,6 +216,19 @@ def random_inputs(
     return alpha * pe[None] + noise[0], alpha * pe[None] + noise[1], v
 
 
+def random_sources(
+    seed: int, batch: int, n: int, dim: int
+) -> list[tuple[str, jax.Array, jax.Array, jax.Array]]:
+    """``batch`` random draws of each kind of :func:`random_inputs` (``iid``, then ``local``),
+    labelled for the error study: ``[(label, q, k, v)]``, the draw of index ``i`` keyed by
+    ``fold_in(key(seed), i)``."""
+    key = jax.random.key(seed)
+    return [
+        (f"random {kind}, n={n}", *random_inputs(jax.random.fold_in(key, i), batch, n, dim, kind))
+        for i, kind in enumerate(("iid", "local"))
+    ]
+
+
 def relative_error(approx_BxNxD: ArrayLike, exact_BxNxD: ArrayLike) -> np.ndarray:
     """``||Y - Y*||_F / ||Y*||_F`` per example, in float64 on the host."""
     a, e = np.asarray(approx_BxNxD, np.float64), np.asarray(exact_BxNxD, np.float64)
