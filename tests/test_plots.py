@@ -186,7 +186,7 @@ def _translation_maps() -> tuple:
     shapes = {"encoder": (n, n), "decoder": (t, t), "cross": (t, n)}
     maps = [(a, 0, rng.dirichlet(np.ones(k), (1, 1, q))) for a, (q, k) in shapes.items()]
     records = [dict(attention=a, layer=0, head=0, kind="other", score=0.5) for a in shapes]
-    return task, data, maps, records
+    return task.words(), data, maps, records
 
 
 def _errors() -> tuple:

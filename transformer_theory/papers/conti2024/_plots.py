@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from transformer_theory.papers.conti2024._records import CostRow, ErrorAtBudget
-from transformer_theory.papers.conti2024._tasks import BOS, Translation
+from transformer_theory.papers.conti2024._tasks import BOS
 from transformer_theory.plotting import (
     PAGE_WIDTH,
     figure_legend,
@@ -243,11 +243,11 @@ def jl_figure(result: dict, path: str) -> str:
 
 
 def translation_maps(
-    task: Translation, data: Seq2SeqData, maps: list, records: list[dict], path: str
+    words: Sequence[str], data: Seq2SeqData, maps: list, records: list[dict], path: str
 ) -> str:
     """Figures 11-12 of Conti 2024 for our model: every head's map on the first held-out sentence
-    (rows = queries, columns = keys), titled with its kind and score on all the map examples."""
-    words = task.words()
+    (rows = queries, columns = keys), titled with its kind and score on all the map examples;
+    ``words``: the word of every token id (:meth:`._tasks.Translation.words`)."""
     src = [words[t] for t in data.src_eval_BxN[0]]
     tgt_in = [words[t] for t in decoder_inputs(data.tgt_eval_BxT[:1], BOS)[0]]
     labels = {"encoder": (src, src), "decoder": (tgt_in, tgt_in), "cross": (tgt_in, src)}
