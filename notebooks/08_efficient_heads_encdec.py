@@ -130,8 +130,8 @@ for kind in ("iid", "local"):
         qb, kb, vb, variants=variants, budgets=budgets if SMOKE else None, label=f"random {kind}"
     )
 for r in records:
-    if r["variant"] in ("sliding_window", "linear_elu") and r["budget"] in (None, 8, 2 * err_n):
-        print(f"{r['inputs']:>13} {r['variant']:>15} budget {r['budget']}: error {r['error']:.3f}")
+    if r.variant in ("sliding_window", "linear_elu") and r.budget in (None, 8, 2 * err_n):
+        print(f"{r.inputs:>13} {r.variant:>15} budget {r.budget}: error {r.error:.3f}")
 
 # %%
 # The error against the budget, one panel per input kind (variants without a budget: a line).
@@ -139,9 +139,7 @@ fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
 for ax, inputs in zip(axes, ["random iid", "random local"]):
     for i, variant in enumerate(variants):
         pts = sorted(
-            (r["budget"], r["error"])
-            for r in records
-            if r["inputs"] == inputs and r["variant"] == variant
+            (r.budget, r.error) for r in records if r.inputs == inputs and r.variant == variant
         )
         if pts[0][0] is None:
             ax.axhline(pts[0][1], color=f"C{i}", ls="--", label=variant)

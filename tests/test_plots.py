@@ -33,6 +33,7 @@ import pytest
 
 import transformer_theory.papers as papers_pkg
 from transformer_theory import jsonio, plotting
+from transformer_theory.papers.conti2024._records import CostRow, ErrorAtBudget
 from transformer_theory.precision import PRECISIONS
 from transformer_theory.sweeps import attention_maps
 from transformer_theory.sweeps import plots as sweep_plots
@@ -185,7 +186,7 @@ def _translation_maps() -> tuple:
     shapes = {"encoder": (n, n), "decoder": (t, t), "cross": (t, n)}
     maps = [(a, 0, rng.dirichlet(np.ones(k), (1, 1, q))) for a, (q, k) in shapes.items()]
     records = [dict(attention=a, layer=0, head=0, kind="other", score=0.5) for a in shapes]
-    return task, data, maps, records
+    return task.words(), data, maps, records
 
 
 def _errors() -> tuple:
@@ -193,14 +194,14 @@ def _errors() -> tuple:
     for source in ("random iid, n=32", "random local, n=32"):
         for variant in ("sliding_window", "dilated_window", "longformer"):
             for b in (2, 4, 8):
-                recs.append(dict(inputs=source, variant=variant, budget=b, error=1.0 / b))
-        recs.append(dict(inputs=source, variant="taylor", budget=None, error=0.6))
+                recs.append(ErrorAtBudget(source, variant, "window", b, 32, 1, 1.0 / b, 1.0 / b))
+        recs.append(ErrorAtBudget(source, "taylor", None, None, 32, 1, 0.6, 0.6))
     return (recs,)
 
 
 def _cost() -> tuple:
     recs = [
-        dict(variant=v, n=n, seconds=max(1e-4 * (n / 64) ** p, 4e-4), xla_bytes=1e3 * n**p)
+        CostRow(v, None, n, 64, max(1e-4 * (n / 64) ** p, 4e-4), 0.0, 0.0, int(1e3 * n**p))
         for v, p in (("dense", 2), ("sliding_window", 1))
         for n in (64, 128, 256, 512)
     ]
@@ -655,8 +656,8 @@ def test_cost_draws_overhead_floor_hollow(tmp_path, monkeypatch) -> None:
     conti.cost_vs_length(records, slopes, str(tmp_path / "cost.png"), fit_from=256)
     monkeypatch.undo()
     (fig,) = figures
-    fastest = min(r["seconds"] for r in records)
-    expected = {(r["n"], r["seconds"]) for r in records if r["seconds"] <= 2.0 * fastest}
+    fastest = min(r.seconds for r in records)
+    expected = {(r.n, r.seconds) for r in records if r.seconds <= 2.0 * fastest}
     assert expected and len(expected) < len(records)  # the case has both kinds
     for ax, key in zip(fig.axes[:2], ("seconds", "xla_bytes")):
         hollow = {

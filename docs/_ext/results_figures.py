@@ -288,6 +288,15 @@ def _conti(name: str) -> Callable[..., str]:
     )(*args, **kw)
 
 
+def _conti_rows(kind: str, rows: list) -> list:
+    """The committed ``rows`` as Conti 2024's typed records ``kind`` (``CostRow``,
+    ``ErrorAtBudget``: what its plots read)."""
+    from transformer_theory import jsonio
+
+    records = importlib.import_module("transformer_theory.papers.conti2024._records")
+    return jsonio.from_jsonable(list[getattr(records, kind)], rows)
+
+
 def _sanford_study(file: str) -> Callable[[Any, str], str]:
     """One of the figures ``transformer-theory sanford`` draws (``study_figures`` writes them all
     into a folder): ``file`` of them, moved to the page's path."""
@@ -426,7 +435,7 @@ FIGURES = [
         "conti_error_budget",
         "conti2024",
         "conti2024_efficient_attention.json",
-        lambda d, p: _conti("error_vs_budget")(d["errors"], p),
+        lambda d, p: _conti("error_vs_budget")(_conti_rows("ErrorAtBudget", d["errors"]), p),
         "transformer_theory.papers.conti2024 error_vs_budget",
         "Efficient attention (Conti 2024, §2.1) against exact softmax attention: the output's "
         "relative error against each variant's budget (window, random keys, features, rank) on "
@@ -437,7 +446,10 @@ FIGURES = [
         "conti2024",
         "conti2024_efficient_attention.json",
         lambda d, p: _conti("cost_vs_length")(
-            d["cost"]["records"], d["cost"]["slopes"], p, fit_from=d["provenance"]["fit_from"]
+            _conti_rows("CostRow", d["cost"]["records"]),
+            d["cost"]["slopes"],
+            p,
+            fit_from=d["provenance"]["fit_from"],
         ),
         "transformer_theory.papers.conti2024 cost_vs_length",
         "Time and memory against the sequence length n from 256 to 16,384 (the command's "

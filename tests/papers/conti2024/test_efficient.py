@@ -14,6 +14,12 @@ import pytest
 
 from transformer_theory.papers.conti2024 import _models_efficient as efficient
 from transformer_theory.papers.conti2024 import _theory_cost as estimates
+from transformer_theory.papers.conti2024._records import CostRow
+
+
+def cost_row(variant, n, *, seconds, xla_bytes):
+    """A measured cost row with the given seconds and bytes (the other fields filler)."""
+    return CostRow(variant, None, n, 64, seconds, seconds, 0.0, xla_bytes, xla_bytes)
 
 
 def np_window_error(q, k, v, window):
@@ -44,13 +50,13 @@ def test_errors_match_numpy_and_vanish_where_exact():
         variants=["sliding_window", "linformer"],
         budgets={"sliding_window": [4, 32], "linformer": [n]},
     )
-    by = {(r["variant"], r["budget"]): r for r in recs}
+    by = {(r.variant, r.budget): r for r in recs}
     ref = np.mean([np_window_error(q[b], k[b], v[b], 4) for b in range(2)])
     # float32 attention vs float64 reference on O(1) entries: relative 1e-4 is ~1000 eps32.
-    assert by["sliding_window", 4]["error"] == pytest.approx(ref, rel=1e-4)
+    assert by["sliding_window", 4].error == pytest.approx(ref, rel=1e-4)
     assert ref > 0.05  # a narrow window on 16 positions really differs
     for key in (("sliding_window", 32), ("linformer", n)):
-        assert by[key]["error"] < 1e-5, by[key]
+        assert by[key].error < 1e-5, by[key]
 
 
 def test_local_inputs_concentrate_attention_and_budgets_cover_them():
@@ -72,12 +78,12 @@ def test_dense_memory_is_quadratic_and_blocked_linear():
     slopes = efficient.fit_slopes(recs, min_n=512)
     assert slopes["dense"]["xla_bytes"] > 1.7, slopes  # n^2 scores dominate
     assert slopes["sliding_window"]["xla_bytes"] < 1.1, slopes
-    assert all(r["seconds"] > 0 and r["temp_bytes"] > 0 for r in recs)
+    assert all(r.seconds > 0 and r.temp_bytes > 0 for r in recs)
 
 
 def test_fit_slopes_on_exact_power_laws():
     recs = [
-        dict(variant=v, n=n, seconds=3e-6 * n**p, xla_bytes=7 * n**p)
+        cost_row(v, n, seconds=3e-6 * n**p, xla_bytes=7 * n**p)
         for v, p in (("lin", 1), ("quad", 2))
         for n in (256, 1024, 4096)
     ]
@@ -168,8 +174,8 @@ def test_cli_dense_only_one_point_sweep(tmp_path, capfd):
 
 
 def test_slopes_need_three_lengths():
-    recs = [dict(variant="v", n=n, seconds=1e-6 * n, xla_bytes=4 * n) for n in (1024, 2048)]
+    recs = [cost_row("v", n, seconds=1e-6 * n, xla_bytes=4 * n) for n in (1024, 2048)]
     assert efficient.fit_slopes(recs, min_n=1024, min_points=3) == {}
-    recs.append(dict(variant="v", n=4096, seconds=1e-6 * 4096, xla_bytes=4 * 4096))
+    recs.append(cost_row("v", 4096, seconds=1e-6 * 4096, xla_bytes=4 * 4096))
     slopes = efficient.fit_slopes(recs, min_n=1024, min_points=3)
     assert slopes["v"]["xla_bytes"] == pytest.approx(1.0)

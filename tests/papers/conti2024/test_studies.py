@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from transformer_theory import budget, jsonio
+from transformer_theory.papers.conti2024 import _models_efficient as efficient
 from transformer_theory.papers.conti2024 import _models_trained as loading
 from transformer_theory.papers.conti2024 import _study_efficient_attention as efficient_study
 from transformer_theory.papers.conti2024 import _study_heads as head_study
@@ -105,50 +106,64 @@ def test_only_the_option_whose_default_fits_is_blamed(monkeypatch):
 SMALL = dict(error_len=16, error_batch=2, dim=8)
 
 
-def test_error_sources_random_then_trained_and_seeded():
-    s = EfficientSettings(variants=("taylor", "dense"), seed=5, **SMALL)
-    rng = np.random.default_rng(0)
-    qkv = [("encoder", 0, *(rng.normal(size=(5, 2, 6, 4)) for _ in range(3)))]
-    sources = efficient_study.error_sources(s, [fake_run("r", qkv=qkv)])
+def test_error_sources_random_then_trained_and_seeded(tmp_path):
+    sources = efficient.random_sources(5, 2, 16, 8)
     labels = [label for label, *_ in sources]
-    assert labels == ["random iid, n=16", "random local, n=16", "trained r, n=6"]
-    assert all(q.shape == (2, 16, 8) for _, q, _, _ in sources[:2])
+    assert labels == ["random iid, n=16", "random local, n=16"]
+    assert all(q.shape == (2, 16, 8) for _, q, _, _ in sources)
     key = jax.random.fold_in(jax.random.key(5), 0)  # the iid draw: the seed, then its index
     np.testing.assert_array_equal(
         sources[0][1], jax.random.normal(jax.random.split(key, 3)[0], (2, 16, 8))
     )
-    _, q, k, v = sources[2]  # examples (default 32, the run holds 5) x heads (2), stacked
-    assert q.shape == k.shape == v.shape == (10, 6, 4)
+    rng = np.random.default_rng(0)
+    qkv = [("encoder", 0, *(rng.normal(size=(5, 2, 6, 4)) for _ in range(3)))]
+    runs = [fake_run("r", qkv=qkv)]
+    ((name, q, k, v),) = loading.trained_inputs(runs, 32)
+    # examples (32 asked, the run holds 5) x heads (2), stacked
+    assert name == "r" and q.shape == k.shape == v.shape == (10, 6, 4)
     np.testing.assert_array_equal(q[2:4], qkv[0][2][1])  # example 1's two heads
-    assert efficient_study.error_sources(s.replace(variants=("dense",))) == []
+    s = EfficientSettings(variants=("taylor", "dense"), seed=5, min_len=8, max_len=8, **SMALL)
+    s = s.replace(repeats=1)
+    result = efficient_study.run(s, str(tmp_path), progress=False, runs=runs)
+    assert [(r.inputs, r.examples) for r in result.errors] == [
+        ("random iid, n=16", 2), ("random local, n=16", 2), ("trained r, n=6", 10),
+    ]  # fmt: skip
+    assert [r.error for r in result.errors[:2]] == [
+        r.error for _, q, k, v in sources for r in efficient.error_vs_budget(
+            q, k, v, variants=("taylor",), seed=5
+        )
+    ]  # fmt: skip
+    result = efficient_study.run(s.replace(variants=("dense",)), str(tmp_path), runs=runs)
+    assert result.errors == []  # no approximation: no error study
 
 
-def test_trained_inputs_too_large_are_refused_naming_examples(monkeypatch):
+def test_trained_inputs_too_large_are_refused_naming_examples(monkeypatch, tmp_path):
     s = EfficientSettings(variants=("taylor",), examples=64, runs=("big",), **SMALL)
     qkv = [("encoder", 0, *(np.ones((64, 8, 512, 4), np.float32) for _ in range(3)))]
     monkeypatch.setenv("TT_MEMORY_BUDGET", "16M")  # the 64 x 8 heads at n = 512 need more
     with pytest.raises(budget.BudgetError, match="^examples: "):
-        efficient_study.error_sources(s, [fake_run("big", qkv=qkv)])
+        efficient_study.run(s, str(tmp_path), progress=False, runs=[fake_run("big", qkv=qkv)])
+    assert not (tmp_path / "errors.json").exists()  # refused before any error work
 
 
 def test_run_writes_what_it_returns(tmp_path):
     s = EfficientSettings(variants=("taylor", "dense"), min_len=32, max_len=32, repeats=1, **SMALL)
     result = efficient_study.run(s, str(tmp_path), progress=False, runs=[])
     assert result.lengths == [32] and result.slopes == {}  # one length: no slope
-    assert [(r["variant"], r["n"]) for r in result.cost] == [("taylor", 32), ("dense", 32)]
+    assert [(r.variant, r.n) for r in result.cost] == [("taylor", 32), ("dense", 32)]
     cost = jsonio.read_json(str(tmp_path / "cost.json"))
-    assert cost["records"] == result.cost and cost["seconds_lower_bound"] > 0
+    assert cost["records"] == jsonio.to_jsonable(result.cost)[0] and cost["seconds_lower_bound"] > 0
     rows = read_csv(tmp_path / "cost.csv")
     assert [(r["variant"], int(r["n"])) for r in rows] == [("taylor", 32), ("dense", 32)]
-    assert rows[0]["budget"] == "" and float(rows[1]["seconds"]) == result.cost[1]["seconds"]
+    assert rows[0]["budget"] == "" and float(rows[1]["seconds"]) == result.cost[1].seconds
     errors = read_csv(tmp_path / "errors.csv")
     assert [r["inputs"] for r in errors] == ["random iid, n=16", "random local, n=16"]
-    assert [float(r["error"]) for r in errors] == [r["error"] for r in result.errors]
+    assert [float(r["error"]) for r in errors] == [r.error for r in result.errors]
     assert all((tmp_path / f).exists() for f in ("cost.png", "errors.png", "errors.json"))
     summary = efficient_study.summary_rows(result)
     assert [r["variant"] for r in summary] == ["taylor", "dense"]
     assert all(r["slope time"] == r["slope memory"] == "n/a" for r in summary)
-    assert summary[1]["ms per call"] == pytest.approx(result.cost[1]["seconds"] * 1e3)
+    assert summary[1]["ms per call"] == pytest.approx(result.cost[1].seconds * 1e3)
 
 
 # --- heads ----------------------------------------------------------------------------------
@@ -170,18 +185,18 @@ def test_head_study_classifies_and_writes(head_maps, tmp_path):
     settings = HeadsSettings(examples=3)
     study = head_study.run(settings, str(tmp_path), runs=runs, on_run=lambda n, r: seen.append(n))
     assert seen == ["a", "b"] and len(study.records) == 6
-    assert [r["kind"] for r in study.records] == list(kinds) * 2
-    assert all(r["examples"] == 3 and r["model"] == "seq2seq" for r in study.records)
+    assert [r.kind for r in study.records] == list(kinds) * 2
+    assert all(r.examples == 3 and r.model == "seq2seq" for r in study.records)
     assert jsonio.read_json(str(tmp_path / "heads.json")) == json.loads(
         jsonio.dumps_json(study.records)
     )
     rows = read_csv(tmp_path / "heads.csv")
     assert tuple(rows[0]) == head_study.CSV_COLUMNS
     for row, rec in zip(rows, study.records):
-        assert row["kind"] == rec["kind"] and float(row["score"]) == rec["score"]
-        assert json.loads(row["fit"]) == rec["fit"]
-        assert row["kind_permuted"] == rec["permuted"]["kind"]
-        assert json.loads(row["fit_permuted"]) == rec["permuted"]["fit"]
+        assert row["kind"] == rec.kind and float(row["score"]) == rec.score
+        assert json.loads(row["fit"]) == rec.fit
+        assert row["kind_permuted"] == rec.permuted.kind
+        assert json.loads(row["fit_permuted"]) == rec.permuted.fit
     assert sorted(study.figures) == sorted(str(tmp_path / f"{n}_heads.png") for n in "ab")
     summary = head_study.summary_rows(study.records)
     assert [(r["run"], r["classification"]) for r in summary] == [

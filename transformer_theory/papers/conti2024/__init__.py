@@ -22,7 +22,8 @@ Role modules (private; their names below are the public face):
 - :mod:`._theory_cost`: the memory and time the efficient-attention measurements need, from the
   shapes alone.
 - :mod:`._checks`: the checks the claims run, each returning a ``ledger.Checked``.
-- :mod:`._records`: the typed records the studies return (``TranslationRun``).
+- :mod:`._records`: the typed records the studies return (``TranslationRun``, ``CostRow``,
+  ``ErrorAtBudget``, ``HeadRecord``).
 - :mod:`._plots`: the figures: head grids, error against budget, cost against length, JL.
 - :mod:`.claims`: the paper's statements in the claims ledger
   (``transformer-theory claims --paper conti2024``).

@@ -540,11 +540,11 @@ def efficient_error(
     summary = {}
     for kind in ("iid", "local"):
         for name in variants:
-            rs = [r for r in records if r["inputs"] == kind and r["variant"] == name]
-            summary[f"{kind}/{name}"] = {str(r["budget"]): round(r["error"], 4) for r in rs}
-    full = [r for r in records if r["variant"] == "sliding_window" and r["budget"] == 2 * n]
-    exact_at_full = all(r["error"] < 1e-5 for r in full) and bool(full)
-    finite = all(np.isfinite(r["error"]) for r in records)
+            rs = [r for r in records if r.inputs == kind and r.variant == name]
+            summary[f"{kind}/{name}"] = {str(r.budget): round(r.error, 4) for r in rs}
+    full = [r for r in records if r.variant == "sliding_window" and r.budget == 2 * n]
+    exact_at_full = all(r.error < 1e-5 for r in full) and bool(full)
+    finite = all(np.isfinite(r.error) for r in records)
     win = summary["iid/sliding_window"]
     first, last = min(win, key=int), max(win, key=int)
     figure = (

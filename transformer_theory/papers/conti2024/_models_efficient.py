@@ -51,6 +51,7 @@ from numpy.typing import ArrayLike
 
 from transformer_theory import _validate
 from transformer_theory.core import blocked, kernels, linear, masks, positional, random_features
+from transformer_theory.papers.conti2024._records import CostRow, ErrorAtBudget
 from transformer_theory.papers.conti2024._theory_cost import (
     BIGBIRD_WINDOW,
     BUDGET_KINDS,
@@ -215,6 +216,19 @@ def random_inputs(
     return alpha * pe[None] + noise[0], alpha * pe[None] + noise[1], v
 
 
+def random_sources(
+    seed: int, batch: int, n: int, dim: int
+) -> list[tuple[str, jax.Array, jax.Array, jax.Array]]:
+    """``batch`` random draws of each kind of :func:`random_inputs` (``iid``, then ``local``),
+    labelled for the error study: ``[(label, q, k, v)]``, the draw of index ``i`` keyed by
+    ``fold_in(key(seed), i)``."""
+    key = jax.random.key(seed)
+    return [
+        (f"random {kind}, n={n}", *random_inputs(jax.random.fold_in(key, i), batch, n, dim, kind))
+        for i, kind in enumerate(("iid", "local"))
+    ]
+
+
 def relative_error(approx_BxNxD: ArrayLike, exact_BxNxD: ArrayLike) -> np.ndarray:
     """``||Y - Y*||_F / ||Y*||_F`` per example, in float64 on the host."""
     a, e = np.asarray(approx_BxNxD, np.float64), np.asarray(exact_BxNxD, np.float64)
@@ -231,7 +245,7 @@ def error_vs_budget(
     budgets: dict[str, Sequence[int | None]] | None = None,
     seed: int = 0,
     label: str = "inputs",
-) -> list[dict]:
+) -> list[ErrorAtBudget]:
     """Relative output error of each variant at each budget, against exact attention.
 
     Args:
@@ -242,8 +256,8 @@ def error_vs_budget(
         and length give the same random pattern, so inputs of one shape share compiled code.
       label: names the inputs in the records.
     Returns:
-      ``[{inputs, variant, budget_kind, budget, n, examples, error, error_max}, ...]``: ``error``
-      the mean over examples.
+      one :class:`.._records.ErrorAtBudget` per variant and budget: ``error`` the mean over
+      examples.
     """
     q, k, v = (jnp.asarray(x, jnp.float32) for x in (q_BxNxE, k_BxNxE, v_BxNxD))
     for name, x in (("q_BxNxE", q), ("k_BxNxE", k), ("v_BxNxD", v)):
@@ -264,7 +278,7 @@ def error_vs_budget(
             out = _batched(name, budget, n, seed)(q, k, v)
             err = relative_error(out, exact)
             records.append(
-                dict(
+                ErrorAtBudget(
                     inputs=label,
                     variant=name,
                     budget_kind=var.budget,
@@ -326,8 +340,8 @@ def cost_vs_length(
     dim: int = 64,
     repeats: int = 3,
     max_dense_len: int | None = None,
-    on_record: Callable[[dict], None] | None = None,
-) -> list[dict]:
+    on_record: Callable[[CostRow], None] | None = None,
+) -> list[CostRow]:
     """Time and memory of each variant at each length (one head, width ``dim``).
 
     Args:
@@ -339,8 +353,7 @@ def cost_vs_length(
       max_dense_len: skip the quadratic variants (``dense``, ``window_dense_mask``) above this.
       on_record: called with each record as it is measured (progress).
     Returns:
-      ``[{variant, budget, n, dim, seconds, seconds_min, compile_seconds, xla_bytes,
-      temp_bytes}, ...]``.
+      one :class:`.._records.CostRow` per length and variant.
     """
     budgets = {**COST_BUDGETS, **(budgets or {})}
     records = []
@@ -354,8 +367,7 @@ def cost_vs_length(
                 continue
             budget = budgets[name]
             fn = VARIANTS[name].build(budget, n, jax.random.key(1))
-            rec = dict(variant=name, budget=budget, n=int(n), dim=int(dim))
-            rec.update(measure_cost(fn, n, dim, repeats))
+            rec = CostRow(name, budget, int(n), int(dim), **measure_cost(fn, n, dim, repeats))
             records.append(rec)
             if on_record is not None:
                 on_record(rec)
@@ -363,24 +375,25 @@ def cost_vs_length(
 
 
 def fit_slopes(
-    records: Sequence[dict],
+    records: Sequence[CostRow],
     keys: Sequence[str] = ("seconds", "xla_bytes"),
     min_n: int = 1024,
     min_points: int = 2,
 ) -> dict[str, dict[str, float]]:
     """Least-squares slope of ``log(value)`` against ``log(n)`` per variant, over ``n >= min_n``
     (1 = linear, 2 = quadratic); variants with fewer than ``min_points`` distinct such lengths
-    are left out (a slope through one point is undefined; through two it has no check)."""
+    are left out (a slope through one point is undefined; through two it has no check).
+    ``keys``: the fields of :class:`.._records.CostRow` fitted."""
     if not (isinstance(min_points, int) and min_points >= 2):
         raise ValueError(f"min_points: expected an integer >= 2, got {min_points!r}")
     out: dict[str, dict[str, float]] = {}
-    for name in dict.fromkeys(r["variant"] for r in records):
-        rs = [r for r in records if r["variant"] == name and r["n"] >= min_n]
-        if len({r["n"] for r in rs}) < min_points:
+    for name in dict.fromkeys(r.variant for r in records):
+        rs = [r for r in records if r.variant == name and r.n >= min_n]
+        if len({r.n for r in rs}) < min_points:
             continue
         out[name] = {}
         for key in keys:
-            pts = [(r["n"], r[key]) for r in rs if r.get(key)]
+            pts = [(r.n, getattr(r, key)) for r in rs if getattr(r, key)]
             if len({p[0] for p in pts}) >= min_points:
                 x, y = np.log([p[0] for p in pts]), np.log([p[1] for p in pts])
                 out[name][key] = float(np.polyfit(x, y, 1)[0])

@@ -18,7 +18,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from transformer_theory.papers.conti2024._tasks import BOS, Translation
+from transformer_theory.papers.conti2024._records import CostRow, ErrorAtBudget
+from transformer_theory.papers.conti2024._tasks import BOS
 from transformer_theory.plotting import (
     PAGE_WIDTH,
     figure_legend,
@@ -92,11 +93,11 @@ def head_grid(
     return save_figure(fig, path)
 
 
-def error_vs_budget(records: Sequence[dict], path: str) -> str:
+def error_vs_budget(records: Sequence[ErrorAtBudget], path: str) -> str:
     """Relative output error against budget, one panel per input source, one line per variant
     (variants without a budget are horizontal lines)."""
     plt = pyplot()
-    sources = list(dict.fromkeys(r["inputs"] for r in records))
+    sources = list(dict.fromkeys(r.inputs for r in records))
     cols = min(3, len(sources))
     rows = -(-len(sources) // cols)
     fig, axes = plt.subplots(
@@ -104,11 +105,11 @@ def error_vs_budget(records: Sequence[dict], path: str) -> str:
     )
     for ax in axes.ravel()[len(sources) :]:
         ax.axis("off")
-    variants = list(dict.fromkeys(r["variant"] for r in records))
+    variants = list(dict.fromkeys(r.variant for r in records))
     for ax, source in zip(axes.ravel(), sources):
-        rs = [r for r in records if r["inputs"] == source]
+        rs = [r for r in records if r.inputs == source]
         for i, variant in enumerate(variants):
-            pts = sorted((r["budget"], r["error"]) for r in rs if r["variant"] == variant)
+            pts = sorted((r.budget, r.error) for r in rs if r.variant == variant)
             if not pts:
                 continue
             # One colour, marker and line style per variant, the same in every panel: the window
@@ -131,7 +132,7 @@ def error_vs_budget(records: Sequence[dict], path: str) -> str:
 
 
 def cost_vs_length(
-    records: Sequence[dict],
+    records: Sequence[CostRow],
     slopes: dict[str, dict[str, float]],
     path: str,
     *,
@@ -148,14 +149,16 @@ def cost_vs_length(
 
     # one panel a row (ten variants' legends beside each): the page's width, readable text
     fig, axes = plt.subplots(2, 1, figsize=(9, 8.4))
-    floor = TIMING_FLOOR * min(r["seconds"] for r in records)
-    for i, variant in enumerate(dict.fromkeys(r["variant"] for r in records)):
-        rs = sorted((r for r in records if r["variant"] == variant), key=lambda r: r["n"])
-        n = np.array([r["n"] for r in rs], float)
-        for ax, key in zip(axes, ("seconds", "xla_bytes")):
+    floor = TIMING_FLOOR * min(r.seconds for r in records)
+    for i, variant in enumerate(dict.fromkeys(r.variant for r in records)):
+        rs = sorted((r for r in records if r.variant == variant), key=lambda r: r.n)
+        n = np.array([r.n for r in rs], float)
+        for ax, key, y in (
+            (axes[0], "seconds", np.array([r.seconds for r in rs], float)),
+            (axes[1], "xla_bytes", np.array([r.xla_bytes for r in rs], float)),
+        ):
             slope = slopes.get(variant, {}).get(key)
             label = variant if slope is None else f"{variant} (slope {slope:.2f})"
-            y = np.array([r[key] for r in rs], float)
             color, ls = f"C{i % 10}", _LINESTYLES[(i // 10) % len(_LINESTYLES)]
             ax.loglog(n, y, color=color, ls=ls, label=label)
             noisy = y <= floor if key == "seconds" else np.zeros(len(y), bool)
@@ -172,7 +175,7 @@ def cost_vs_length(
         ax.xaxis.set_minor_formatter(NullFormatter())  # labelled minor ticks overlapped
         ax.grid(True, which="both", alpha=0.3)
         if fit_from is not None:
-            ax.axvspan(min(r["n"] for r in records), fit_from, color="gray", alpha=0.12, lw=0)
+            ax.axvspan(min(r.n for r in records), fit_from, color="gray", alpha=0.12, lw=0)
         legend_outside(ax)
     if fit_from is not None:
         axes[0].annotate(
@@ -240,11 +243,11 @@ def jl_figure(result: dict, path: str) -> str:
 
 
 def translation_maps(
-    task: Translation, data: Seq2SeqData, maps: list, records: list[dict], path: str
+    words: Sequence[str], data: Seq2SeqData, maps: list, records: list[dict], path: str
 ) -> str:
     """Figures 11-12 of Conti 2024 for our model: every head's map on the first held-out sentence
-    (rows = queries, columns = keys), titled with its kind and score on all the map examples."""
-    words = task.words()
+    (rows = queries, columns = keys), titled with its kind and score on all the map examples;
+    ``words``: the word of every token id (:meth:`._tasks.Translation.words`)."""
     src = [words[t] for t in data.src_eval_BxN[0]]
     tgt_in = [words[t] for t in decoder_inputs(data.tgt_eval_BxT[:1], BOS)[0]]
     labels = {"encoder": (src, src), "decoder": (tgt_in, tgt_in), "cross": (tgt_in, src)}

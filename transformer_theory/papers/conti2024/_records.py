@@ -4,13 +4,93 @@
   (:mod:`._study_encdec_translation`), as ``summary.json`` holds it (:meth:`TranslationRun.row`,
   :meth:`TranslationRun.from_row`); the ledger row ``conti2024.encdec_translation`` reads the
   committed summary through it.
+- :class:`CostRow`, :class:`ErrorAtBudget`: one row of ``cost.json`` / ``errors.json``
+  (:func:`._models_efficient.cost_vs_length`, :func:`._models_efficient.error_vs_budget`).
+- :class:`HeadRecord` (with :class:`PermutedKind`): one head of ``heads.json``
+  (:mod:`._study_heads`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
-__all__ = ["TranslationRun"]
+from transformer_theory import jsonio
+
+__all__ = ["CostRow", "ErrorAtBudget", "HeadRecord", "PermutedKind", "TranslationRun"]
+
+frozen = dataclasses.dataclass(frozen=True)
+
+
+@frozen
+class CostRow:
+    """One variant at one length (:func:`._models_efficient.cost_vs_length`): seconds per call
+    (median and minimum of the timed calls), the compile seconds and XLA's memory account
+    (``xla_bytes``, ``temp_bytes``: absent where XLA gives none)."""
+
+    variant: str
+    budget: int | None
+    n: int
+    dim: int
+    seconds: float
+    seconds_min: float
+    compile_seconds: float
+    xla_bytes: int | None = jsonio.optional()
+    temp_bytes: int | None = jsonio.optional()
+
+
+@frozen
+class ErrorAtBudget:
+    """One variant at one budget on one source of inputs
+    (:func:`._models_efficient.error_vs_budget`): the output's relative error against exact
+    attention, the mean (``error``) and the largest (``error_max``) over ``examples``."""
+
+    inputs: str
+    variant: str
+    budget_kind: str | None
+    budget: int | None
+    n: int
+    examples: int
+    error: float
+    error_max: float
+
+
+@frozen
+class PermutedKind:
+    """A head's classification up to a permutation (Conti 2024, eq. 19-20):
+    :func:`._theory_heads.classify_head`'s ``permuted``, with the ``axis`` permuted and the
+    most frequent ``order``."""
+
+    kind: str
+    score: float
+    agreement: float
+    kinds: dict[str, int]
+    scores: dict[str, float]
+    fit: Any
+    axis: str
+    order: list[int]
+
+
+@frozen
+class HeadRecord:
+    """One head of one trained run (``heads.json``): :func:`._theory_heads.classify_head`'s
+    vote over ``examples`` inputs, with the run's ``name`` and ``model`` (``"depth"`` or
+    ``"seq2seq"``) first; ``fit`` the most frequent best support of the family scored."""
+
+    run: str
+    model: str
+    attention: str
+    layer: int
+    head: int
+    kind: str
+    score: float
+    agreement: float
+    kinds: dict[str, int]
+    scores: dict[str, float]
+    fit: Any
+    concentration: float
+    examples: int
+    permuted: PermutedKind
 
 
 # summary.json's flat fields of one run, in its order (the beam measures follow greedy_seconds).

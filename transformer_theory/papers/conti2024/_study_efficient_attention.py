@@ -1,9 +1,11 @@
 """The study of Conti 2024's ``efficient_attention`` experiment (§2.1): its settings
 (:class:`.experiments.efficient_attention.EfficientSettings`, read by their fields: this module
-imports no experiment and no option) -> the budgets checked before any work (naming the field to
-lower) -> the error of each approximation against exact attention -> the cost of every variant
-against the sequence length -> the records -> the figures; with ``jl``, Linformer's random
-projection as the thesis writes it (:func:`run_jl`).
+imports no experiment and no option) -> the trained models' inputs read -> the budgets checked
+before any measurement (naming the field to lower) -> the error of each approximation against
+exact attention -> the cost of every variant against the sequence length -> the records -> the
+figures; with ``jl``, Linformer's random projection as the thesis writes it (:func:`run_jl`).
+:func:`run` calls each maths module once, in that order, with plain values (the command checks
+the budgets and reads the runs itself first, :func:`check_budgets`, :func:`read_runs`).
 """
 
 from __future__ import annotations
@@ -13,22 +15,19 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from transformer_theory import budget, jsonio
 from transformer_theory.papers.conti2024 import _models_efficient as efficient
 from transformer_theory.papers.conti2024 import _plots as plots
 from transformer_theory.papers.conti2024 import _theory_cost as estimates
-from transformer_theory.papers.conti2024._models_efficient import Machine, machine
+from transformer_theory.papers.conti2024._models_efficient import Machine
 from transformer_theory.papers.conti2024._models_trained import LoadedRun, trained_inputs
-from transformer_theory.papers.conti2024._theory_cost import lengths
+from transformer_theory.papers.conti2024._records import CostRow, ErrorAtBudget
 
 __all__ = [
     "MIN_SLOPE_POINTS",
     "EfficientResult",
     "JLResult",
     "check_budgets",
-    "error_sources",
     "read_runs",
     "run",
     "run_jl",
@@ -36,9 +35,6 @@ __all__ = [
 ]
 
 MIN_SLOPE_POINTS = 3  # a slope through two points has no check on the power law
-
-# Inputs of the error study: (label, q_BxNxE, k_BxNxE, v_BxNxD).
-Source = tuple[str, np.ndarray, np.ndarray, np.ndarray]
 
 
 def _sizes(settings: Any) -> dict[str, int]:
@@ -59,39 +55,6 @@ def check_budgets(settings: Any) -> dict:
     return estimates.check_study_budgets(
         s.variants, s.approximations, _sizes(s), defaults=_sizes(type(s)())
     )
-
-
-def error_sources(settings: Any, runs: Sequence[LoadedRun] = ()) -> list[Source]:
-    """The inputs of the error study: ``error_batch`` random draws of each kind (``iid``,
-    ``local``; :func:`._models_efficient.random_inputs`), then every trained run's activations
-    (:func:`.._models_trained.trained_inputs`); none without an approximation among the variants.
-
-    Raises :class:`~transformer_theory.budget.BudgetError` naming ``examples`` when a trained
-    model's inputs, known only once read, would not fit in memory.
-    """
-    import jax
-
-    s = settings
-    approx = s.approximations
-    if not approx:
-        return []
-    key = jax.random.key(s.seed)
-    sources: list[Source] = []
-    for kind in ("iid", "local"):
-        q, k, v = efficient.random_inputs(
-            jax.random.fold_in(key, len(sources)), s.error_batch, s.error_len, s.dim, kind
-        )
-        sources.append((f"random {kind}, n={s.error_len}", q, k, v))
-    trained = [
-        (f"trained {name}, n={q.shape[1]}", q, k, v)
-        for name, q, k, v in trained_inputs(runs, s.trained_examples())
-    ]
-    for label, q, _, _ in trained:  # before any error work
-        est = estimates.error_study_bytes(q.shape[1], q.shape[2], q.shape[0], approx)
-        budget.check_memory(
-            max(est.values()), what=f"the error study on {label}", option="examples"
-        )
-    return sources + trained
 
 
 frozen = dataclasses.dataclass(frozen=True)
@@ -199,12 +162,17 @@ class EfficientResult:
     """
 
     lengths: list[int]
-    cost: list[dict]
+    cost: list[CostRow]
     slopes: dict[str, dict[str, float]]
-    errors: list[dict]
+    errors: list[ErrorAtBudget]
     machine: Machine
     files: list[str]
     figures: list[str]
+
+
+def _table(rows: Sequence[CostRow | ErrorAtBudget]) -> list[dict]:
+    """A CSV table's rows: each record as it is written in JSON (an absent field, no column)."""
+    return [jsonio.to_jsonable(r)[0] for r in rows]
 
 
 def read_runs(settings: Any) -> list[LoadedRun]:
@@ -227,17 +195,9 @@ def read_runs(settings: Any) -> list[LoadedRun]:
 
 def run_jl(settings: Any, out_dir: str, runs: Sequence[LoadedRun] = ()) -> JLResult:
     """``jl``: :func:`._theory_linformer.jl_study` on random inputs and on ``runs``' trained
-    attention, written to ``jl.json`` and drawn in ``jl.png`` (the result's ``files``)."""
-    from transformer_theory.papers.conti2024 import _theory_linformer as linformer
-
-    qkv = trained_inputs(runs, settings.trained_examples()) if runs else []
-    found = linformer.jl_study(qkv=qkv, seed=settings.seed)
-    record = jsonio.as_record(JLResult, found)
-    files = (
-        jsonio.write_json(os.path.join(out_dir, "jl.json"), record),
-        plots.jl_figure(found, os.path.join(out_dir, "jl.png")),
-    )
-    return dataclasses.replace(record, files=files)
+    attention, written to ``jl.json`` and drawn in ``jl.png`` (the result's ``files``):
+    :func:`run` with ``jl`` set."""
+    return run(settings.replace(jl=True), out_dir, runs=runs)
 
 
 def run(
@@ -248,9 +208,10 @@ def run(
     runs: Sequence[LoadedRun] | None = None,
     checked: dict | None = None,
 ) -> EfficientResult | JLResult:
-    """Both studies, their files and figures under ``out_dir`` (an existing directory): budgets
-    checked -> errors measured -> costs measured -> records written -> figures drawn; with
-    ``config.jl``, :func:`run_jl` instead.
+    """Both studies, their files and figures under ``out_dir`` (an existing directory): the
+    trained inputs read -> budgets checked (the trained inputs' once read) -> errors measured ->
+    costs measured -> records written -> figures drawn; with ``config.jl``, Linformer's random
+    projection instead (:func:`run_jl`).
 
     Args:
       config: what to measure.
@@ -260,35 +221,54 @@ def run(
       checked: :func:`check_budgets`'s result, recorded in ``cost.json`` (None: checked here,
         refusing a run over budget).
     Returns:
-      an :class:`EfficientResult` (with ``jl``, :func:`run_jl`'s :class:`JLResult`).
+      an :class:`EfficientResult` (with ``jl``, a :class:`JLResult`). Raises
+      :class:`~transformer_theory.budget.BudgetError` naming ``examples`` when a trained
+      model's inputs, known only once read, would not fit in memory for the error study.
     """
     s = config
-    if checked is None and not s.jl:
-        checked = check_budgets(s)
+    approx = s.approximations
+    sizes, defaults = _sizes(s), _sizes(type(s)())
     if runs is None:
         runs = read_runs(s)
+    qkv = trained_inputs(runs, s.trained_examples()) if runs and (s.jl or approx) else []
     if s.jl:
-        return run_jl(s, out_dir, runs)
+        from transformer_theory.papers.conti2024 import _theory_linformer as linformer
+
+        found = linformer.jl_study(qkv=qkv, seed=s.seed)
+        record = jsonio.as_record(JLResult, found)
+        files = (
+            jsonio.write_json(os.path.join(out_dir, "jl.json"), record),
+            plots.jl_figure(found, os.path.join(out_dir, "jl.png")),
+        )
+        return dataclasses.replace(record, files=files)
     from transformer_theory.progress import tqdm
 
-    sizes = lengths(s.min_len, s.max_len)
-    approx = s.approximations
-    errors: list[dict] = []
-    for label, q, k, v in tqdm(error_sources(s, runs), desc="errors", disable=not progress or None):
+    if checked is None:
+        checked = estimates.check_study_budgets(s.variants, approx, sizes, defaults=defaults)
+    trained = [(f"trained {name}, n={q.shape[1]}", q, k, v) for name, q, k, v in qkv]
+    for label, q, _, _ in trained:  # before any error work
+        est = estimates.error_study_bytes(q.shape[1], q.shape[2], q.shape[0], approx)
+        budget.check_memory(
+            max(est.values()), what=f"the error study on {label}", option="examples"
+        )
+    ns = estimates.lengths(s.min_len, s.max_len)
+    sources = efficient.random_sources(s.seed, s.error_batch, s.error_len, s.dim) if approx else []
+    errors: list[ErrorAtBudget] = []
+    for label, q, k, v in tqdm(sources + trained, desc="errors", disable=not progress or None):
         errors += efficient.error_vs_budget(q, k, v, variants=approx, seed=s.seed, label=label)
-    bar = tqdm(total=len(sizes) * len(s.variants), desc="cost", disable=not progress or None)
+    bar = tqdm(total=len(ns) * len(s.variants), desc="cost", disable=not progress or None)
 
-    def tick(rec: dict) -> None:
+    def tick(rec: CostRow) -> None:
         bar.update(1)
-        bar.set_postfix(variant=rec["variant"], n=rec["n"])
+        bar.set_postfix(variant=rec.variant, n=rec.n)
 
     cost = efficient.cost_vs_length(
-        sizes, variants=s.variants, dim=s.dim, repeats=s.repeats, on_record=tick
+        ns, variants=s.variants, dim=s.dim, repeats=s.repeats, on_record=tick
     )
     bar.close()
-    fit_from = min(1024, sizes[-1] // 2 or 1)
+    fit_from = min(1024, ns[-1] // 2 or 1)
     slopes = efficient.fit_slopes(cost, min_n=fit_from, min_points=MIN_SLOPE_POINTS)
-    where = machine()
+    where = efficient.machine()
     record = dict(
         machine=where,
         memory=MEMORY_NOTE,
@@ -301,16 +281,17 @@ def run(
     )
     files = [
         jsonio.write_json(os.path.join(out_dir, "cost.json"), record),
-        jsonio.write_csv(os.path.join(out_dir, "cost.csv"), cost),
+        jsonio.write_csv(os.path.join(out_dir, "cost.csv"), _table(cost)),
     ]
+    if approx:
+        files.append(jsonio.write_json(os.path.join(out_dir, "errors.json"), errors))
+        files.append(jsonio.write_csv(os.path.join(out_dir, "errors.csv"), _table(errors)))
     figures = [
         plots.cost_vs_length(cost, slopes, os.path.join(out_dir, "cost.png"), fit_from=fit_from)
     ]
     if approx:
-        files.append(jsonio.write_json(os.path.join(out_dir, "errors.json"), errors))
-        files.append(jsonio.write_csv(os.path.join(out_dir, "errors.csv"), errors))
         figures.append(plots.error_vs_budget(errors, os.path.join(out_dir, "errors.png")))
-    return EfficientResult(sizes, cost, slopes, errors, where, files, figures)
+    return EfficientResult(ns, cost, slopes, errors, where, files, figures)
 
 
 def summary_rows(result: EfficientResult) -> list[dict]:
@@ -323,13 +304,13 @@ def summary_rows(result: EfficientResult) -> list[dict]:
 
     return [
         {
-            "variant": r["variant"],
-            "budget": r["budget"],
-            "ms per call": r["seconds"] * 1e3,
-            "XLA MiB": r.get("xla_bytes", 0) / 2**20,
-            "slope time": slope(r["variant"], "seconds"),
-            "slope memory": slope(r["variant"], "xla_bytes"),
+            "variant": r.variant,
+            "budget": r.budget,
+            "ms per call": r.seconds * 1e3,
+            "XLA MiB": (r.xla_bytes or 0) / 2**20,
+            "slope time": slope(r.variant, "seconds"),
+            "slope memory": slope(r.variant, "xla_bytes"),
         }
         for r in result.cost
-        if r["n"] == result.lengths[-1]
+        if r.n == result.lengths[-1]
     ]

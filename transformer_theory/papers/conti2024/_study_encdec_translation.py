@@ -99,6 +99,7 @@ def run(
             records, maps = translation.head_records(
                 params, cfg, data, map_examples=config.map_examples, options=config.head_options
             )
+            words = config.task.words()  # the maps' tick labels
             for rec in records:
                 head_rows.append(dict(run=name, **rec))
             counts = {k: sum(r["kind"] == k for r in records) for k in heads.KINDS}
@@ -110,7 +111,7 @@ def run(
             curves[name] = metrics
             maps_files.append(
                 plots.translation_maps(
-                    config.task, data, maps, records, os.path.join(out_dir, f"{name}_maps.png")
+                    words, data, maps, records, os.path.join(out_dir, f"{name}_maps.png")
                 )
             )
             jsonio.write_json(summary, rows)

@@ -18,6 +18,7 @@ from transformer_theory import jsonio
 from transformer_theory.papers.conti2024 import _plots as plots
 from transformer_theory.papers.conti2024 import _theory_heads as heads
 from transformer_theory.papers.conti2024._models_trained import LoadedRun
+from transformer_theory.papers.conti2024._records import HeadRecord
 from transformer_theory.papers.conti2024._theory_heads import HeadClassifySettings
 
 __all__ = [
@@ -72,38 +73,47 @@ def check_maps(
 
 def classify_run(
     loaded: LoadedRun, options: HeadClassifySettings, examples: int
-) -> tuple[list[tuple[str, int, np.ndarray]], list[dict]]:
+) -> tuple[list[tuple[str, int, np.ndarray]], list[dict], list[HeadRecord]]:
     """Every head of one run on its first ``examples`` held-out inputs.
 
     Returns:
-      ``(maps, records)``: the maps (``(attention, layer, maps_BxHxQxK)``) and one record per
-      head, :func:`._theory_heads.classify_model`'s with ``run`` and ``model`` (``"depth"`` or
-      ``"seq2seq"``) first.
+      ``(maps, classified, records)``: the maps (``(attention, layer, maps_BxHxQxK)``),
+      :func:`._theory_heads.classify_model`'s classification of them (what
+      :func:`.._plots.head_grid` titles) and one :class:`.._records.HeadRecord` per head, that
+      classification with ``run`` and ``model`` (``"depth"`` or ``"seq2seq"``) first.
     """
     maps = loaded.maps(examples)
     check_maps(loaded.name, maps, options)  # refused before any head is fitted
+    classified = heads.classify_model(maps, options)
     records = [
-        dict(run=loaded.name, model=loaded.kind, **r) for r in heads.classify_model(maps, options)
+        jsonio.as_record(HeadRecord, dict(run=loaded.name, model=loaded.kind, **r))
+        for r in classified
     ]
-    return maps, records
+    return maps, classified, records
 
 
-def csv_rows(records: Sequence[dict]) -> list[dict]:
+def csv_rows(records: Sequence[HeadRecord]) -> list[dict]:
     """``heads.csv``'s rows (:data:`CSV_COLUMNS`) from :func:`classify_run`'s records: the fits
     as JSON text."""
-    rows = []
-    for r in records:
-        p = r["permuted"]
-        row = {k: r[k] for k in _FLAT}
-        row.update({f"score_{fam}": r["scores"][fam] for fam in heads.FAMILIES})
-        row.update(
-            fit=jsonio.dumps_json(r["fit"]),
-            kind_permuted=p["kind"],
-            score_permuted=p["score"],
-            fit_permuted=jsonio.dumps_json(p["fit"]),
+    return [
+        dict(
+            run=r.run,
+            model=r.model,
+            attention=r.attention,
+            layer=r.layer,
+            head=r.head,
+            kind=r.kind,
+            score=r.score,
+            agreement=r.agreement,
+            concentration=r.concentration,
+            **{f"score_{fam}": r.scores[fam] for fam in heads.FAMILIES},
+            fit=jsonio.dumps_json(r.fit),
+            kind_permuted=r.permuted.kind,
+            score_permuted=r.permuted.score,
+            fit_permuted=jsonio.dumps_json(r.permuted.fit),
         )
-        rows.append(row)
-    return rows
+        for r in records
+    ]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -111,7 +121,7 @@ class HeadStudy:
     """What :func:`run` classified and wrote: ``records`` (one per head, every run),
     ``files`` (``heads.json``, ``heads.csv``) and ``figures`` (``<run>_heads.png`` per run)."""
 
-    records: list[dict]
+    records: list[HeadRecord]
     files: list[str]
     figures: list[str]
     #: per run whose held-out set is smaller than ``examples``: the number of inputs read
@@ -124,7 +134,7 @@ def run(
     *,
     progress: bool = True,
     runs: Sequence[LoadedRun] | None = None,
-    on_run: Callable[[str, list[dict]], None] | None = None,
+    on_run: Callable[[str, list[HeadRecord]], None] | None = None,
 ) -> HeadStudy:
     """Classify every head of every run, draw each run's heads, write the records.
 
@@ -151,13 +161,13 @@ def run(
     examples, out = config.examples, out_dir
     records, figures, short = [], [], {}
     for loaded in runs:
-        maps, recs = classify_run(loaded, options, examples)
+        maps, classified, recs = classify_run(loaded, options, examples)
         read = int(maps[0][2].shape[0]) if maps else examples
         if read < examples:  # the run holds fewer held-out inputs than asked
             short[loaded.name] = read
         records += recs
         figures.append(
-            plots.head_grid(maps, recs, None, os.path.join(out, f"{loaded.name}_heads.png"))
+            plots.head_grid(maps, classified, None, os.path.join(out, f"{loaded.name}_heads.png"))
         )
         if on_run is not None:
             on_run(loaded.name, recs)
@@ -168,15 +178,15 @@ def run(
     return HeadStudy(records, files, figures, short)
 
 
-def summary_rows(records: Sequence[dict]) -> list[dict]:
+def summary_rows(records: Sequence[HeadRecord]) -> list[dict]:
     """Per run, two rows -- the plain classification and the one up to a permutation (Conti
     2024, eq. 19-20) -- counting heads of each kind (:data:`.heads.KINDS`)."""
     rows = []
-    for run in dict.fromkeys(r["run"] for r in records):
-        recs = [r for r in records if r["run"] == run]
+    for run in dict.fromkeys(r.run for r in records):
+        recs = [r for r in records if r.run == run]
         for reading, kind_of in (
-            ("plain", lambda r: r["kind"]),
-            ("up to a permutation", lambda r: r["permuted"]["kind"]),
+            ("plain", lambda r: r.kind),
+            ("up to a permutation", lambda r: r.permuted.kind),
         ):
             row = {"run": run, "classification": reading, "heads": len(recs)}
             row.update({k: sum(kind_of(r) == k for r in recs) for k in heads.KINDS})
