@@ -466,7 +466,6 @@ KNOWN_EXPERIMENT_DEBTS = {
     "ngram_exactness": "3 settings classes (two studies in one module)",
     "composition_bound": "no settings class of its own (composition_depth's)",
     "qsa_bits_rnn": "no settings class of its own (qsa_bits_attention's)",
-    "languages_generalization": "imports jax",
 }
 
 
@@ -504,8 +503,6 @@ def test_every_experiment_module_is_one_settings_class_and_get_config(path):
 #: ``_study_<name>.run`` or, for Chen & Zou's figures, ``sweeps.directory.run``): the study
 #: contract's debt. This list may only shrink.
 STUDY_IN_EXPERIMENT = {
-    "languages",
-    "languages_generalization",
     "ngram_exactness",
 }
 

@@ -19,6 +19,8 @@ Role modules (private; this package's names below are the public face):
   layer in exact rationals, every table row checked one way, and what each costs.
 - ``_checks``, ``_checks_dyck_k``, ``_checks_counters``: the claims' checks
   (``ledger.Checked``).
+- ``_study_languages``, ``_study_dyck_k``, ``_study_languages_generalization``: the studies
+  (build, check, record, plot) of the experiments below; ``_records``: the table's typed records.
 - ``_plots``: the figures, drawn from records.
 - :mod:`.claims`: the table's claims for the ledger (``transformer-theory claims --paper
   formal_languages``).
