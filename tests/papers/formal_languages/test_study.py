@@ -123,3 +123,19 @@ def test_run_interrupted_keeps_the_finished_records(tmp_path, monkeypatch):
     assert read_json(tmp_path / "languages.json") == jsonio.to_jsonable(result.records)[0]
     assert read_json(tmp_path / "parity_precision.json") == []
     assert not (tmp_path / "languages_margin.png").exists()  # no figure of a partial run
+
+
+def test_every_row_is_one_typed_entry_whose_parts_agree():
+    # the study looks each row up once in TABLE; a row's sampler, membership truth, alphabet and
+    # sampled-length step must agree with each other (members and non-members, symbols in range)
+    assert tuple(_theory_table.TABLE) == _theory_table.ROWS
+    for name, row in _theory_table.TABLE.items():
+        assert row.name == name
+        if isinstance(row, _theory_table.RecognizerRow):
+            continue
+        n = row.sample_length(17)
+        assert n is not None and n <= 17 and n % row.step == 0
+        strings = row.sample(n, 16, 0, 2, 2)
+        truth = row.truth(strings, 2, 2)
+        assert strings.shape == (16, n) and truth.any() and not truth.all(), name
+        assert 0 <= strings.min() and strings.max() < row.symbols(2), name

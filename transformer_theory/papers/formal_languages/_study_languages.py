@@ -38,7 +38,7 @@ __all__ = [
 @dataclasses.dataclass(frozen=True)
 class Estimate:
     """Peak memory (bytes) and attention-map entries of the two parts of a run (the rows, from
-    :func:`._theory_table.row_cost`; PARITY's sweep, from :func:`._theory.precision_cost`);
+    :meth:`._theory_table.TableRow.cost`; PARITY's sweep, from :func:`._theory.precision_cost`);
     ``*_seconds`` at :data:`._theory.ENTRIES_PER_SECOND`."""
 
     rows_bytes: float
@@ -70,8 +70,7 @@ class Estimate:
 def estimate(settings: Any) -> Estimate:
     """What :func:`run` with ``settings`` costs. Plain arithmetic, nothing allocated."""
     costs = [
-        _theory_table.row_cost(
-            name,
+        _theory_table.TABLE[name].cost(
             settings.exhaustive_up_to,
             settings.sampled_lengths,
             settings.sample_count,
@@ -93,9 +92,10 @@ def run(
     progress: bool = True,
     on_rows: Callable[[tuple[LanguageRow, ...]], None] | None = None,
 ) -> LanguagesResult:
-    """The table: each row built and checked (:func:`._theory_table.row_record`), then PARITY's
-    sweep (:func:`._theory.parity_precision_records`), every finished record written to
-    ``out_dir`` as it goes (when given), then the figures. Needs JAX's 64-bit mode.
+    """The table: each row's entry (:data:`._theory_table.TABLE`, looked up once) built and
+    checked (its ``record``), then PARITY's sweep (:func:`._theory.parity_precision_records`),
+    every finished record written to ``out_dir`` as it goes (when given), then the figures.
+    Needs JAX's 64-bit mode.
 
     Args:
       config: what to check.
@@ -109,14 +109,14 @@ def run(
       a recognizer misclassified a string, and whether Ctrl-C stopped the run.
     """
     precision.require_x64("config")
+    table = [_theory_table.TABLE[name] for name in config.rows]  # each row's entry, looked up once
     records: list[dict] = []
     sweep: list[dict] = []
     interrupted = False
     try:
-        for name in _bar(config.rows, "rows", progress):  # build and check each row
+        for row in _bar(table, "rows", progress):  # build and check each row
             records.append(
-                _theory_table.row_record(
-                    name,
+                row.record(
                     exhaustive_up_to=config.exhaustive_up_to,
                     sampled_lengths=config.sampled_lengths,
                     samples=config.sample_count,
@@ -125,7 +125,7 @@ def run(
                     depth=config.dyck_depth,
                 )
             )
-            _record(out_dir, f"languages_{name}.json", records[-1])
+            _record(out_dir, f"languages_{row.name}.json", records[-1])
         _record(out_dir, "languages.json", records)
         if on_rows is not None:
             on_rows(_typed(records))
