@@ -57,8 +57,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_USAGE
     result = study.run(config, given.out)
-    print(table(study.table(result["records"])))
-    print(f"took {result['seconds']:.0f} s")
+    print(table(study.table(result.records)))
+    print(f"took {result.seconds:.0f} s")
     return 0
 
 

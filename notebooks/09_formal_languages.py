@@ -121,8 +121,8 @@ for r in rows:
 # one line per row of the table, each its own colour and marker, the legend beside the axes
 fig, ax = plt.subplots(figsize=(9, 4.2), layout="constrained")
 for r in rows:
-    xs = [e["length"] for e in r.by_length]
-    ax.plot(xs, [abs(e["min_margin"]) for e in r.by_length], label=r.construction)
+    xs = [e.length for e in r.by_length]
+    ax.plot(xs, [abs(e.min_margin) for e in r.by_length], label=r.construction)
 ax.set(xscale="log", yscale="log", xlabel="length", ylabel="smallest |margin|")
 plotting.legend_outside(ax)
 plt.show()
@@ -211,12 +211,12 @@ config = languages_generalization.GeneralizationSettings(
     small=SMOKE,
 )
 result = languages_generalization.run(config, tempfile.mkdtemp(), progress=False)
-for r in result["records"]:
-    if r["steps"]:  # the trained models (the run also reads softmax weights as hard, and the
+for r in result.records:  # a typed record per model
+    if r.steps:  # the trained models (the run also reads softmax weights as hard, and the
         # construction)
         print(
-            f"{r['model']:>22}: final loss {r['final_loss']:.3f}, accuracy "
-            + ", ".join(f"L={n}: {a:.2f}" for n, a in zip(r["eval_lengths"], r["accuracy"]))
+            f"{r.model:>22}: final loss {r.final_loss:.3f}, accuracy "
+            + ", ".join(f"L={n}: {a:.2f}" for n, a in zip(r.eval_lengths, r.accuracy))
         )
 
 # %% [markdown]

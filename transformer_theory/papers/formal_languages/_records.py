@@ -1,7 +1,9 @@
 """The records the formal-language studies write and return, typed: the table's row records
 (``languages_<row>.json``, ``languages.json``: :class:`LanguageRow`, one :class:`LengthEntry` per
 length checked), PARITY's precision sweep (``parity_precision.json``:
-:class:`ParityPrecisionRow`) and what the table's study returns (:class:`LanguagesResult`).
+:class:`ParityPrecisionRow`), what the table's study returns (:class:`LanguagesResult`), and the
+generalization study's models (``languages_generalization.json``: :class:`GeneralizationResult`,
+one :class:`GeneralizationRecord` per model).
 """
 
 from __future__ import annotations
@@ -9,15 +11,36 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-__all__ = ["LanguageRow", "LanguagesResult", "ParityPrecisionRow"]
+__all__ = [
+    "GeneralizationRecord",
+    "GeneralizationResult",
+    "LanguageRow",
+    "LanguagesResult",
+    "LengthEntry",
+    "ParityPrecisionRow",
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class LengthEntry:
+    """One length of a row record (``by_length``): the strings checked there, how many are
+    members, whether they are every string of the length (else samples), the accuracy and the
+    smallest signed margin (positive = right)."""
+
+    length: int
+    strings: int
+    members: int
+    exhaustive: bool
+    accuracy: float
+    min_margin: float
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class LanguageRow:
     """One row of the table (:func:`._theory_table.row_record`; ``languages_<name>.json``): the
     language, the construction and how it attends, where it comes from, the format, the lengths
-    and strings checked, accuracy, smallest signed margin and the per-length entries (data whose
-    keys depend on the construction)."""
+    and strings checked, accuracy, smallest signed margin and one :class:`LengthEntry` per
+    length checked."""
 
     language: str
     construction: str
@@ -30,7 +53,7 @@ class LanguageRow:
     strings_checked: int
     accuracy: float
     min_margin: float
-    by_length: tuple[dict[str, Any], ...]
+    by_length: tuple[LengthEntry, ...]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,3 +89,31 @@ class LanguagesResult:
     precision: tuple[ParityPrecisionRow, ...]
     failed: bool
     interrupted: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class GeneralizationRecord:
+    """One model of the generalization study (``languages_generalization.json``'s ``records``):
+    its language and label, training seed (``None``: not trained), training and evaluation
+    lengths, accuracy at each evaluation length, final loss (mean of the last 20 steps) and
+    steps (both ``None`` for a model nobody trained)."""
+
+    language: str
+    model: str
+    seed: int | None
+    train_lengths: tuple[int, ...]
+    eval_lengths: tuple[int, ...]
+    accuracy: tuple[float, ...]
+    final_loss: float | None
+    steps: int | None
+
+
+@dataclasses.dataclass(frozen=True)
+class GeneralizationResult:
+    """What the generalization study returns and writes (``languages_generalization.json``): one
+    :class:`GeneralizationRecord` per model, the seconds it took, and its settings (the
+    experiment's ``GeneralizationSettings``, written field by field)."""
+
+    records: tuple[GeneralizationRecord, ...]
+    seconds: float
+    settings: Any

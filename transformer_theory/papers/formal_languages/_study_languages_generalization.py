@@ -8,21 +8,25 @@ every model, then draw. What is trained and what the result shows: the experimen
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
 
 from transformer_theory import _validate
-from transformer_theory.jsonio import write_json
+from transformer_theory.jsonio import to_jsonable, write_json
 from transformer_theory.papers.formal_languages import (
     _constructions,
     _constructions_dyck_k,
     _models,
     _plots,
+)
+from transformer_theory.papers.formal_languages._records import (
+    GeneralizationRecord,
+    GeneralizationResult,
 )
 
 __all__ = ["LABELS", "SOFT_THEN_HARD", "constructed", "run", "table"]
@@ -67,7 +71,7 @@ def constructed(language: str) -> object:
     return _constructions.build(language, dtype=jnp.float32)
 
 
-def run(config: Any, out_dir: str, *, progress: bool = True) -> dict:
+def run(config: Any, out_dir: str, *, progress: bool = True) -> GeneralizationResult:
     """Train every (language, mode, seed) of ``config``, evaluate each model (and each softmax
     model's weights read with leftmost-hard attention, and the construction) at
     ``config.eval_lengths``.
@@ -79,31 +83,29 @@ def run(config: Any, out_dir: str, *, progress: bool = True) -> dict:
       progress: print one line per finished model.
 
     Returns:
-      ``{"records", "seconds", "settings"}`` (what the JSON file holds): one record per model,
-      ``{language, model, seed, train_lengths, eval_lengths, accuracy: [per eval length],
-      final_loss (mean of the last 20 steps; None for untrained models), steps}``.
+      a :class:`.._records.GeneralizationResult` (what the JSON file holds): one
+      :class:`.._records.GeneralizationRecord` per model, the seconds, the settings.
     """
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, "languages_generalization.json")
-    settings = dataclasses.asdict(config)
-    records: list[dict] = []
+    records: list[GeneralizationRecord] = []
     start = time.time()
 
     def add(language: str, name: str, model, seed: int | None, losses: list | None) -> None:
-        rec = {
-            "language": language,
-            "model": name,
-            "seed": seed,
-            "train_lengths": list(config.train_lengths),
-            "eval_lengths": list(config.eval_lengths),
-            "accuracy": _accuracies(model, language, config, built=name == "constructed"),
-            "final_loss": None if losses is None else float(np.mean(losses[-20:])),
-            "steps": None if losses is None else len(losses),
-        }
+        rec = GeneralizationRecord(
+            language=language,
+            model=name,
+            seed=seed,
+            train_lengths=tuple(config.train_lengths),
+            eval_lengths=tuple(config.eval_lengths),
+            accuracy=tuple(_accuracies(model, language, config, built=name == "constructed")),
+            final_loss=None if losses is None else float(np.mean(losses[-20:])),
+            steps=None if losses is None else len(losses),
+        )
         records.append(rec)
-        write_json(path, {"records": records, "seconds": time.time() - start, "settings": settings})
+        write_json(path, GeneralizationResult(tuple(records), time.time() - start, config))
         if progress:
-            accs = " ".join(f"{a:.2f}" for a in rec["accuracy"])
+            accs = " ".join(f"{a:.2f}" for a in rec.accuracy)
             print(f"{language} | {name} | seed {seed}: accuracy {accs}", flush=True)
 
     for language, modes in config.modes:
@@ -130,22 +132,23 @@ def run(config: Any, out_dir: str, *, progress: bool = True) -> dict:
                     hard = _models.deployed(params, "straight_through_leftmost")
                     add(language, SOFT_THEN_HARD, hard, seed, None)
         add(language, "constructed", constructed(language), None, None)
-    result = {"records": records, "seconds": time.time() - start, "settings": settings}
+    result = GeneralizationResult(tuple(records), time.time() - start, config)
     write_json(path, result)
-    _plots.generalization(records, os.path.join(out_dir, "languages_generalization.png"))
+    drawn = to_jsonable(result.records)[0]  # the figure reads records as the file holds them
+    _plots.generalization(drawn, os.path.join(out_dir, "languages_generalization.png"))
     return result
 
 
-def table(records: list[dict]) -> list[dict]:
+def table(records: Sequence[GeneralizationRecord]) -> list[dict]:
     """The records as table rows: language, model, seed, final loss, then the accuracy at each
     evaluation length (one column per length)."""
     return [
         {
-            "language": r["language"],
-            "model": r["model"],
-            "seed": r["seed"],
-            "final loss": r["final_loss"],
-            **{f"L={n}": f"{a:.2f}" for n, a in zip(r["eval_lengths"], r["accuracy"])},
+            "language": r.language,
+            "model": r.model,
+            "seed": r.seed,
+            "final loss": r.final_loss,
+            **{f"L={n}": f"{a:.2f}" for n, a in zip(r.eval_lengths, r.accuracy)},
         }
         for r in records
     ]
