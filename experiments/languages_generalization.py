@@ -1,7 +1,8 @@
 """Hahn 2020's rows (Strobl et al. 2024) as an experiment: trained models beside the constructions.
 
-A thin entry: the experiment (its settings, sizes, the command's result, the run) is
-:mod:`transformer_theory.papers.formal_languages.experiments.languages_generalization`. Command::
+A thin entry: the experiment (its settings, sizes, the command's result) is
+:mod:`transformer_theory.papers.formal_languages.experiments.languages_generalization`, its study
+:mod:`transformer_theory.papers.formal_languages._study_languages_generalization`. Command::
 
     python experiments/languages_generalization.py --out results/languages_generalization
 
@@ -15,13 +16,14 @@ import sys
 
 from transformer_theory.cli._common import EXIT_USAGE, script_run
 from transformer_theory.cli._options import override
+from transformer_theory.papers.formal_languages import _study_languages_generalization as study
 from transformer_theory.papers.formal_languages.experiments import (
     languages_generalization as experiment,
 )
 from transformer_theory.settings import OptionError, setting
 from transformer_theory.tables import table
 
-LABELS, SOFT_THEN_HARD = experiment.LABELS, experiment.SOFT_THEN_HARD
+LABELS, SOFT_THEN_HARD = study.LABELS, study.SOFT_THEN_HARD
 
 __all__ = ["LABELS", "SOFT_THEN_HARD", "main"]
 
@@ -54,9 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     except (OptionError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_USAGE
-    result = experiment.run(config, given.out)
-    print(table(experiment.table(result["records"])))
-    print(f"took {result['seconds']:.0f} s")
+    result = study.run(config, given.out)
+    print(table(study.table(result.records)))
+    print(f"took {result.seconds:.0f} s")
     return 0
 
 

@@ -464,7 +464,6 @@ SETTINGS_CLASS = re.compile(r"Settings$")
 #: until it is struck off, so the list stays the truth).
 KNOWN_EXPERIMENT_DEBTS = {
     "ngram_exactness": "3 settings classes (two studies in one module)",
-    "languages_generalization": "imports jax",
 }
 
 
@@ -502,8 +501,6 @@ def test_every_experiment_module_is_one_settings_class_and_get_config(path):
 #: ``_study_<name>.run`` or, for Chen & Zou's figures, ``sweeps.directory.run``): the study
 #: contract's debt. This list may only shrink.
 STUDY_IN_EXPERIMENT = {
-    "languages",
-    "languages_generalization",
     "ngram_exactness",
 }
 

@@ -12,7 +12,7 @@ writes one JSON record per row to ``--out/languages_<row>.json``, all of them to
 
     transformer-theory languages --rows dyck1,dyck_k,anbncn --max-len 256 --out results/languages
 
-The study is :func:`transformer_theory.papers.formal_languages.experiments.languages.run` (its
+The study is :func:`transformer_theory.papers.formal_languages._study_languages.run` (its
 settings, :class:`~transformer_theory.papers.formal_languages.experiments.languages.TableSettings`,
 are this command's options).
 Before any work it estimates peak memory and work from the settings and refuses (exit 2, naming
@@ -47,19 +47,20 @@ def run(args: argparse.Namespace) -> int:
         EXIT_OK,
         prepare_out_dir,
     )
-    from transformer_theory.papers.formal_languages.experiments import languages
+    from transformer_theory.papers.formal_languages import _study_languages as study
+    from transformer_theory.papers.formal_languages.experiments.languages import TableSettings
     from transformer_theory.settings import from_args
     from transformer_theory.tables import table
 
-    settings = from_args(languages.TableSettings, args)
-    estimate = languages.check_budget(settings)
+    settings = from_args(TableSettings, args)
+    estimate = _check_budget(settings, study.estimate(settings))
     out = prepare_out_dir(args.out)
     print(estimate, flush=True)
 
     def print_rows(records):
-        print(table(languages.row_table(records)), flush=True)
+        print(table(study.row_table(records)), flush=True)
 
-    result = languages.run(settings, out, progress=True, on_rows=print_rows)
+    result = study.run(settings, out, progress=True, on_rows=print_rows)
     if result.interrupted:
         print(
             f"transformer-theory languages: interrupted; {len(result.records)} of "
@@ -70,6 +71,38 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     if result.precision:
         print()
-        print(table(languages.precision_table(result.precision)))
+        print(table(study.precision_table(result.precision)))
     print(f"records and plots in {out}")
     return EXIT_FAILED if result.failed else EXIT_OK
+
+
+def _check_budget(settings, cost) -> str:
+    """Refuse (:class:`transformer_theory.budget.BudgetError`, naming the options to lower) a
+    run whose ``cost`` (:func:`.._study_languages.estimate` of ``settings``) would not fit in
+    memory or would run past the time budget; return the estimate's summary line."""
+    from transformer_theory import budget
+
+    budget.check_memory(
+        cost.rows_bytes,
+        what=f"checking {settings.sample_count} strings of length "
+        f"{max(settings.sampled_lengths, default=0)}",
+        option="--max-len/--samples",
+    )
+    budget.check_memory(
+        cost.sweep_bytes,
+        what=f"the PARITY sweep ({settings.parity_sample_count} strings of length "
+        f"{max(settings.parity_lengths, default=0)})",
+        option="--parity-lengths/--parity-samples",
+    )
+    budget.check_seconds(
+        cost.seconds,
+        what=f"{cost.entries:.3g} attention-map entries",
+        option="--max-len/--samples"
+        if cost.rows_seconds >= cost.sweep_seconds
+        else "--parity-lengths/--parity-samples",
+    )
+    return (
+        f"estimate: peak {budget.format_bytes(cost.peak_bytes)}, "
+        f"{cost.entries:.3g} attention-map entries "
+        f"(about {budget.format_seconds(cost.seconds)} of computation, plus compilation)"
+    )

@@ -5,7 +5,9 @@ import dataclasses
 
 import pytest
 
+from transformer_theory import jsonio
 from transformer_theory.jsonio import dumps_json, read_json
+from transformer_theory.papers.formal_languages import _study_languages_generalization as study
 from transformer_theory.papers.formal_languages.experiments import languages_generalization
 
 
@@ -53,22 +55,23 @@ def read_json_roundtrip(obj):
 
 def test_smoke_size_runs(tmp_path):
     config = languages_generalization.get_config("smoke")
-    result = languages_generalization.run(config, str(tmp_path), progress=False)
+    result = study.run(config, str(tmp_path), progress=False)
     written = read_json(tmp_path / "languages_generalization.json")
-    assert written["records"] == result["records"]
-    assert written["settings"] == read_json_roundtrip(result["settings"])
-    assert result["settings"]["size"] == "smoke"
-    by_model = {r["model"]: r for r in result["records"]}
+    assert written["records"] == read_json_roundtrip(result.records)
+    assert written["settings"] == read_json_roundtrip(dataclasses.asdict(result.settings))
+    assert result.settings.size == "smoke"
+    assert (
+        jsonio.read_record(str(tmp_path / "languages_generalization.json"), type(result)).records
+        == result.records
+    )
+    by_model = {r.model: r for r in result.records}
     assert set(by_model) == {
-        languages_generalization.LABELS["softmax"],
-        languages_generalization.SOFT_THEN_HARD,
+        study.LABELS["softmax"],
+        study.SOFT_THEN_HARD,
         "constructed",
     }
-    assert by_model["constructed"]["accuracy"] == [1.0]
-    assert by_model[languages_generalization.LABELS["softmax"]]["steps"] == config.steps
+    assert by_model["constructed"].accuracy == (1.0,)
+    assert by_model[study.LABELS["softmax"]].steps == config.steps
     assert (tmp_path / "languages_generalization.png").stat().st_size > 0
-    rows = languages_generalization.table(result["records"])
-    assert (
-        rows[0]["L=4"]
-        == f"{by_model[languages_generalization.LABELS['softmax']]['accuracy'][0]:.2f}"
-    )
+    rows = study.table(result.records)
+    assert rows[0]["L=4"] == f"{by_model[study.LABELS['softmax']].accuracy[0]:.2f}"

@@ -1,4 +1,5 @@
-"""The table experiment (papers/formal_languages/experiments/languages.py): the sampled
+"""The table experiment (papers/formal_languages/experiments/languages.py, its study
+_study_languages.py): the sampled
 lengths and the cost estimate against arithmetic written out here, the settings' refusals, and one
 tiny run whose records and files are checked against the margins derived in the constructions'
 docstring (MAJORITY ``2 (#1 - #0 - 1/2) / n``; PARITY ``4 / n^2`` without the LayerNorm, ``4
@@ -10,7 +11,7 @@ import pytest
 
 from transformer_theory import jsonio
 from transformer_theory.jsonio import read_json
-from transformer_theory.papers.formal_languages import _theory, _theory_table
+from transformer_theory.papers.formal_languages import _study_languages, _theory, _theory_table
 from transformer_theory.papers.formal_languages.experiments import languages
 
 
@@ -38,7 +39,7 @@ def test_estimate_is_the_attention_map_count():
         parity_lengths=(4,),
         parity_samples=2,
     )
-    cost = languages.estimate(settings)
+    cost = _study_languages.estimate(settings)
     # Every string of lengths 1 and 2, (L + 1)^2 entries each: 2 * 4 + 4 * 9 = 44, per row.
     assert cost.rows_entries == 2 * 44
     # 2 strings of length 4 (n = 5) in 2 formats x 2 variants.
@@ -75,7 +76,7 @@ def test_run_writes_the_records_and_figures(tmp_path):
         parity_samples=2,
     )
     seen = []
-    result = languages.run(
+    result = _study_languages.run(
         settings, str(tmp_path), on_rows=lambda records: seen.append(len(records))
     )
     assert seen == [1] and not result.interrupted and not result.failed
@@ -102,11 +103,11 @@ def test_run_writes_the_records_and_figures(tmp_path):
     assert (tmp_path / "languages_margin.png").stat().st_size > 0
     assert (tmp_path / "parity_precision.png").stat().st_size > 0
     # The table rows the command prints.
-    (printed,) = languages.row_table(result.records)
+    (printed,) = _study_languages.row_table(result.records)
     assert result.rows == (printed,)
     assert printed["lengths"] == "1-2" and printed["accuracy"] == "1.0000"
     assert printed["strings"] == 2 + 4
-    assert languages.precision_table(sweep)[1]["LayerNorm"] == "no"
+    assert _study_languages.precision_table(sweep)[1]["LayerNorm"] == "no"
 
 
 def test_run_interrupted_keeps_the_finished_records(tmp_path, monkeypatch):
@@ -117,8 +118,24 @@ def test_run_interrupted_keeps_the_finished_records(tmp_path, monkeypatch):
     settings = languages.TableSettings(
         rows=("majority",), max_len=1, exhaustive_up_to=1, parity_lengths=(3,)
     )
-    result = languages.run(settings, str(tmp_path))
+    result = _study_languages.run(settings, str(tmp_path))
     assert result.interrupted and len(result.records) == 1 and result.precision == ()
     assert read_json(tmp_path / "languages.json") == jsonio.to_jsonable(result.records)[0]
     assert read_json(tmp_path / "parity_precision.json") == []
     assert not (tmp_path / "languages_margin.png").exists()  # no figure of a partial run
+
+
+def test_every_row_is_one_typed_entry_whose_parts_agree():
+    # the study looks each row up once in TABLE; a row's sampler, membership truth, alphabet and
+    # sampled-length step must agree with each other (members and non-members, symbols in range)
+    assert tuple(_theory_table.TABLE) == _theory_table.ROWS
+    for name, row in _theory_table.TABLE.items():
+        assert row.name == name
+        if isinstance(row, _theory_table.RecognizerRow):
+            continue
+        n = row.sample_length(17)
+        assert n is not None and n <= 17 and n % row.step == 0
+        strings = row.sample(n, 16, 0, 2, 2)
+        truth = row.truth(strings, 2, 2)
+        assert strings.shape == (16, n) and truth.any() and not truth.all(), name
+        assert 0 <= strings.min() and strings.max() < row.symbols(2), name

@@ -11,7 +11,8 @@ Role modules (private; this package's names below are the public face):
   ``counter_sample``), the counter machines and the true continuation sets.
 - ``_constructions``, ``_constructions_dyck_k``, ``_constructions_counters``: the recognizers'
   weights (MAJORITY, PARITY, Dyck-1; Dyck-(k, D) and its input embedding ``dyck_k_embed``; the
-  one-layer counter recognizer).
+  one-layer counter recognizer and its raw outputs ``next_symbol_margins``: those two not on
+  this face).
 - ``_models``: hard-attention transformers trained with a straight-through estimator
   (``straight_through_weights``: hard forward, softmax gradient).
 - ``_theory``, ``_theory_dyck_k``, ``_theory_counters``, ``_theory_table``: the derived margins
@@ -19,6 +20,8 @@ Role modules (private; this package's names below are the public face):
   layer in exact rationals, every table row checked one way, and what each costs.
 - ``_checks``, ``_checks_dyck_k``, ``_checks_counters``: the claims' checks
   (``ledger.Checked``).
+- ``_study_languages``, ``_study_dyck_k``, ``_study_languages_generalization``: the studies
+  (build, check, record, plot) of the experiments below; ``_records``: the table's typed records.
 - ``_plots``: the figures, drawn from records.
 - :mod:`.claims`: the table's claims for the ledger (``transformer-theory claims --paper
   formal_languages``).
@@ -34,13 +37,9 @@ from transformer_theory.papers.formal_languages._constructions import (
 )
 from transformer_theory.papers.formal_languages._constructions_counters import (
     counter_recognizer,
-    next_symbol_margins,
     recognize,
 )
-from transformer_theory.papers.formal_languages._constructions_dyck_k import (
-    dyck_k_embed,
-    dyck_k_recognizer,
-)
+from transformer_theory.papers.formal_languages._constructions_dyck_k import dyck_k_recognizer
 from transformer_theory.papers.formal_languages._models import (
     straight_through_weights,
     train_hard_attention,
@@ -55,14 +54,12 @@ __all__ = [
     "counter_sample",
     "decision_margins",
     "dyck1",
-    "dyck_k_embed",
     "dyck_k_recognizer",
     "dyck_k_sample",
     "exact_check",
     "is_member",
     "machine",
     "majority",
-    "next_symbol_margins",
     "parity",
     "recognize",
     "sample",

@@ -22,14 +22,22 @@ accuracy, min_margin, by_length}``.
 
 Exhaustive lengths: MAJORITY, PARITY and Dyck-1 every string of lengths ``1..E``; a row over a
 larger alphabet stops at the longest length with at most :data:`MAX_ROW_STRINGS` strings
-(:func:`exhaustive_length`), checked as the prefixes of every string of that length (one batch:
-the recognizers are causal, and each prefix's decision is read at its own position).
+(:meth:`TableRow.exhaustive_length`), checked as the prefixes of every string of that length (one
+batch: the recognizers are causal, and each prefix's decision is read at its own position).
+
+Each row is one typed entry of :data:`TABLE` (:class:`TableRow`: its recognizer builder,
+decision, membership truth, sampler, alphabet size, layers and sampled-length step;
+:class:`RecognizerRow` for the four rows :func:`._theory.recognizer_record` checks), looked up
+once by name and asked for its ``record`` and its ``cost``.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -64,63 +72,132 @@ def sampled_lengths(max_len: int, exhaustive_up_to: int) -> list[int]:
     return [n for n in lengths if n > exhaustive_up_to]
 
 
-def alphabet_size(name: str, k: int = 2) -> int:
-    """The symbols of row ``name`` (``k``: the bracket types of the Dyck-(k, D) rows)."""
-    _validate.check_choice("name", name, ROWS)
-    if name in RECOGNIZERS:
-        return 2
-    if name in DYCK_K_ROWS:
-        return 2 * int(k)
-    return _tasks_counters.machine(name).num_symbols
+@dataclasses.dataclass(frozen=True)
+class TableRow:
+    """One row of the table other than MAJORITY, PARITY and Dyck-1, as the functions and values
+    :func:`row_record` and :func:`row_cost` read (looked up once, by name, in :data:`TABLE`).
+
+    Attributes:
+      name: the row's name (:data:`ROWS`; the record's ``construction``).
+      symbols: the alphabet's size, of the Dyck-(k, D) rows' bracket types ``k``.
+      layers: the recognizer's layers, of the Dyck-(k, D) rows' depth ``D``.
+      step: a sampled length is a multiple of this (the longest at or below the one asked).
+      build: ``(k, depth, max_len) -> params``, the recognizer (``max_len`` the longest length
+        it is checked at).
+      decisions: ``(params, strings_BxL) -> (B, L + 1)``, the decision on every prefix.
+      truth: ``(strings_BxL, k, depth) -> (B,)`` bool, the language's own membership test.
+      sample: ``(length, samples, seed, k, depth) -> strings``, members and hard non-members.
+      describe: ``(k, depth, max_len) -> {language, attention, positional, source}``.
+      per_length: each length is its own batch (the decision at position ``i`` of a longer
+        string is not the prefix's: the softmax Dyck-(k, D) recognizer reads the length).
+    """
+
+    name: str
+    symbols: Callable[[int], int]
+    layers: Callable[[int], int]
+    step: int
+    build: Callable[[int, int, int], Any]
+    decisions: Callable[[Any, np.ndarray], np.ndarray]
+    truth: Callable[[np.ndarray, int, int], np.ndarray]
+    sample: Callable[[int, int, int, int, int], np.ndarray]
+    describe: Callable[[int, int, int], dict]
+    per_length: bool = False
+
+    def exhaustive_length(self, exhaustive_up_to: int, k: int = 2) -> int:
+        """The longest length this row checks on every string: ``exhaustive_up_to``, or for a
+        larger alphabet the longest length with at most :data:`MAX_ROW_STRINGS` strings."""
+        size = self.symbols(k)
+        if size == 2:
+            return int(exhaustive_up_to)
+        cap = int(math.floor(math.log(MAX_ROW_STRINGS) / math.log(size) + 1e-9))
+        return min(int(exhaustive_up_to), cap)
+
+    def sample_length(self, length: int) -> int | None:
+        """The length this row samples for ``length``: itself, or the longest shorter multiple
+        of :attr:`step` (a length with members); ``None`` below one step."""
+        n = int(length) - int(length) % self.step
+        return n if n >= self.step else None
+
+    def record(
+        self,
+        *,
+        exhaustive_up_to: int,
+        sampled_lengths: Sequence[int] = (),
+        samples: int = 64,
+        seed: int = 0,
+        k: int = 2,
+        depth: int = 2,
+    ) -> dict:
+        """This row built and checked in float64 (module docstring): every string of lengths
+        ``1 ..`` :meth:`exhaustive_length`, and ``samples`` strings (members and hard
+        non-members; seed ``seed + length``) of each :meth:`sample_length` of
+        ``sampled_lengths`` beyond it. ``k``, ``depth``: the Dyck-(k, D) rows' bracket types and
+        depth (the softmax one is built for the longest length checked).
+
+        Returns:
+          the record (module docstring), ``by_length`` one entry per length.
+        """
+        exhaustive_up_to = _validate.check_int_arg("exhaustive_up_to", exhaustive_up_to, minimum=1)
+        return _checked(self, exhaustive_up_to, sampled_lengths, samples, seed, k, depth)
+
+    def cost(
+        self,
+        exhaustive_up_to: int,
+        sampled: Iterable[int],
+        samples: int,
+        *,
+        k: int = 2,
+        depth: int = 2,
+    ) -> tuple[float, float]:
+        """``(peak_bytes, attention_map_entries)`` of :meth:`record` (entries counted once per
+        layer), from :func:`._theory.evaluation_cost`. Plain arithmetic, nothing allocated."""
+        e = self.exhaustive_length(exhaustive_up_to, k)
+        costs = [_theory.evaluation_cost(e, self.symbols(k) ** e)] if e > 0 else []
+        drawn = {self.sample_length(n) for n in sampled if n > exhaustive_up_to}
+        costs += [_theory.evaluation_cost(n, samples) for n in sorted(drawn - {None})]
+        layers = self.layers(depth)
+        return max((c[0] for c in costs), default=0.0), layers * sum(c[1] for c in costs)
 
 
-def exhaustive_length(name: str, exhaustive_up_to: int, k: int = 2) -> int:
-    """The longest length row ``name`` checks on every string: ``exhaustive_up_to``, or for a
-    larger alphabet the longest length with at most :data:`MAX_ROW_STRINGS` strings."""
-    size = alphabet_size(name, k)
-    if size == 2:
-        return int(exhaustive_up_to)
-    cap = int(math.floor(math.log(MAX_ROW_STRINGS) / math.log(size) + 1e-9))
-    return min(int(exhaustive_up_to), cap)
+@dataclasses.dataclass(frozen=True)
+class RecognizerRow:
+    """MAJORITY, PARITY (with or without the LayerNorm) or Dyck-1: a row over two symbols that
+    :func:`._theory.recognizer_record` checks (the same :meth:`record` and :meth:`cost` as
+    :class:`TableRow`'s; ``k`` and ``depth`` do not apply)."""
 
+    name: str
 
-def sample_length(name: str, length: int) -> int | None:
-    """The length row ``name`` samples for ``length``: itself, or the longest shorter length with
-    members (even for the bracket languages and ``a^n b^n``, a multiple of 3 for ``a^n b^n
-    c^n``); ``None`` where a MAJORITY/PARITY/Dyck-1 length has no balanced sample (those rows
-    skip it, as :func:`._theory.recognizer_record` does)."""
-    if name in RECOGNIZERS:
-        return None
-    step = 1 if name.startswith("boolexp") else (3 if name == "anbncn" else 2)
-    n = int(length) - int(length) % step
-    return n if n >= step else None
+    def record(
+        self,
+        *,
+        exhaustive_up_to: int,
+        sampled_lengths: Sequence[int] = (),
+        samples: int = 64,
+        seed: int = 0,
+        k: int = 2,
+        depth: int = 2,
+    ) -> dict:
+        """:func:`._theory.recognizer_record` of this row."""
+        exhaustive_up_to = _validate.check_int_arg("exhaustive_up_to", exhaustive_up_to, minimum=1)
+        return _theory.recognizer_record(
+            self.name,
+            exhaustive_up_to=exhaustive_up_to,
+            sampled_lengths=sampled_lengths,
+            samples=samples,
+            seed=seed,
+        )
 
-
-def _layers(name: str, depth: int) -> int:
-    if name in DYCK_K_ROWS:
-        return int(depth) + 2
-    return 1 if name in COUNTER_ROWS else 2
-
-
-def row_cost(
-    name: str,
-    exhaustive_up_to: int,
-    sampled: Iterable[int],
-    samples: int,
-    *,
-    k: int = 2,
-    depth: int = 2,
-) -> tuple[float, float]:
-    """``(peak_bytes, attention_map_entries)`` of :func:`row_record` (entries counted once per
-    layer), from :func:`._theory.evaluation_cost`. Plain arithmetic, nothing allocated."""
-    if name in RECOGNIZERS:
+    def cost(
+        self,
+        exhaustive_up_to: int,
+        sampled: Iterable[int],
+        samples: int,
+        *,
+        k: int = 2,
+        depth: int = 2,
+    ) -> tuple[float, float]:
+        """:func:`._theory.record_cost` (every recognizer row costs the same)."""
         return _theory.record_cost(exhaustive_up_to, sampled, samples)
-    e = exhaustive_length(name, exhaustive_up_to, k)
-    costs = [_theory.evaluation_cost(e, alphabet_size(name, k) ** e)] if e > 0 else []
-    drawn = {sample_length(name, n) for n in sampled if n > exhaustive_up_to}
-    costs += [_theory.evaluation_cost(n, samples) for n in sorted(drawn - {None})]
-    layers = _layers(name, depth)
-    return max((c[0] for c in costs), default=0.0), layers * sum(c[1] for c in costs)
 
 
 def _entry(length: int, signed: np.ndarray, members: np.ndarray, exhaustive: bool) -> dict:
@@ -159,48 +236,122 @@ def _counter_decisions(params, strings_BxL: np.ndarray) -> np.ndarray:
     return np.concatenate(parts)
 
 
-def _decisions(name: str, params, strings_BxL: np.ndarray) -> np.ndarray:
-    """``(B, L + 1)``: the decision on every prefix of every string."""
-    if name in DYCK_K_ROWS:
-        return _constructions_dyck_k.decision_margins(params, strings_BxL, prefixes=True)
-    return _counter_decisions(params, strings_BxL)
+def _dyck_k_build(attention: str, k: int, depth: int, max_len: int):
+    return _constructions_dyck_k.dyck_k_recognizer(k, depth, attention, max_len=max(max_len, 1))
 
 
-def _truth(name: str, strings_BxL: np.ndarray, k: int, depth: int) -> np.ndarray:
-    if name in DYCK_K_ROWS:
-        return _tasks_dyck_k.members(strings_BxL, k, depth)
-    return np.array([_tasks_counters.is_member(name, s) for s in strings_BxL], bool)
+def _dyck_k_decisions(params, strings_BxL: np.ndarray) -> np.ndarray:
+    return _constructions_dyck_k.decision_margins(params, strings_BxL, prefixes=True)
 
 
-def _sample(name: str, length: int, samples: int, seed: int, k: int, depth: int) -> np.ndarray:
-    if name in DYCK_K_ROWS:
-        return _tasks_dyck_k.dyck_k_sample(k, depth, length, samples, seed=seed)[0]
-    return _tasks_counters.counter_sample(name, length, samples, seed=seed)[0]
+def _dyck_k_sample(length: int, samples: int, seed: int, k: int, depth: int) -> np.ndarray:
+    return _tasks_dyck_k.dyck_k_sample(k, depth, length, samples, seed=seed)[0]
 
 
-def _describe(name: str, k: int, depth: int, max_len: int) -> dict:
-    if name in DYCK_K_ROWS:
-        softmax = name == "dyck_k_softmax"
-        return {
-            "language": f"dyck_({k},{depth})",
-            "attention": "softmax (causal)" if softmax else "hard_average (causal)",
-            "positional": "i/n, n",
-            "source": f"Yao et al. 2021 (variant: {depth + 2} layers"
-            + (f", scores scaled for n <= {max_len + 1})" if softmax else ")"),
-        }
+def _dyck_k_describe(softmax: bool, k: int, depth: int, max_len: int) -> dict:
     return {
+        "language": f"dyck_({k},{depth})",
+        "attention": "softmax (causal)" if softmax else "hard_average (causal)",
+        "positional": "i/n, n",
+        "source": f"Yao et al. 2021 (variant: {depth + 2} layers"
+        + (f", scores scaled for n <= {max_len + 1})" if softmax else ")"),
+    }
+
+
+def _dyck_k_row(name: str, attention: str) -> TableRow:
+    softmax = attention == "softmax"
+    return TableRow(
+        name=name,
+        symbols=lambda k: 2 * int(k),
+        layers=lambda depth: int(depth) + 2,
+        step=2,
+        build=functools.partial(_dyck_k_build, attention),
+        decisions=_dyck_k_decisions,
+        truth=_tasks_dyck_k.members,
+        sample=_dyck_k_sample,
+        describe=functools.partial(_dyck_k_describe, softmax),
+        per_length=softmax,
+    )
+
+
+def _counter_row(name: str) -> TableRow:
+    machine = _tasks_counters.machine(name)
+    described = {
         "language": name,
         "attention": "softmax (causal, W_QK = 0)",
         "positional": "none",
         "source": _COUNTER_SOURCE,
     }
+    return TableRow(
+        name=name,
+        symbols=lambda k: machine.num_symbols,
+        layers=lambda depth: 1,
+        step=1 if name.startswith("boolexp") else (3 if name == "anbncn" else 2),
+        build=lambda k, depth, max_len: _constructions_counters.counter_recognizer(machine),
+        decisions=_counter_decisions,
+        truth=lambda strings, k, depth: np.array(
+            [_tasks_counters.is_member(name, s) for s in strings], bool
+        ),
+        sample=lambda length, samples, seed, k, depth: _tasks_counters.counter_sample(
+            name, length, samples, seed=seed
+        )[0],
+        describe=lambda k, depth, max_len: dict(described),
+    )
 
 
-def _build(name: str, k: int, depth: int, max_len: int):
-    if name in DYCK_K_ROWS:
-        attention = "softmax" if name == "dyck_k_softmax" else "hard"
-        return _constructions_dyck_k.dyck_k_recognizer(k, depth, attention, max_len=max(max_len, 1))
-    return _constructions_counters.counter_recognizer(_tasks_counters.machine(name))
+#: Every row by name (:data:`ROWS`'s order): what the study looks up once and checks.
+TABLE: dict[str, TableRow | RecognizerRow] = {
+    **{name: RecognizerRow(name) for name in RECOGNIZERS},
+    "dyck_k": _dyck_k_row("dyck_k", "hard"),
+    "dyck_k_softmax": _dyck_k_row("dyck_k_softmax", "softmax"),
+    **{name: _counter_row(name) for name in COUNTER_ROWS},
+}
+
+
+def _checked(
+    row: TableRow,
+    exhaustive_up_to: int,
+    sampled_lengths: Sequence[int],
+    samples: int,
+    seed: int,
+    k: int,
+    depth: int,
+) -> dict:
+    """:meth:`TableRow.record`'s work (its docstring)."""
+    e = row.exhaustive_length(exhaustive_up_to, k)
+    size = row.symbols(k)
+    drawn = sorted({row.sample_length(n) for n in sampled_lengths if n > exhaustive_up_to} - {None})
+    drawn = [n for n in drawn if n > e]
+    params = row.build(k, depth, max([e, *drawn]))
+    entries = []
+    strings = _all_strings(e, size) if e > 0 and not row.per_length else None
+    decisions = None if strings is None else row.decisions(params, strings)
+    for length in range(1, e + 1):
+        if row.per_length:
+            rows = _all_strings(length, size)
+            d = row.decisions(params, rows)[:, -1]
+        else:  # the distinct prefixes of length L: the rows whose last e - L symbols are 0
+            rows = strings[:: size ** (e - length), :length]
+            d = decisions[:: size ** (e - length), length]
+        truth = row.truth(rows, k, depth)
+        entries.append(_entry(length, np.where(truth, d, -d), truth, True))
+    for n in drawn:
+        strings = row.sample(n, samples, seed + n, k, depth)
+        truth = row.truth(strings, k, depth)
+        d = row.decisions(params, strings)[:, -1]
+        entries.append(_entry(n, np.where(truth, d, -d), truth, False))
+    total = sum(x["strings"] for x in entries)
+    return {
+        **row.describe(k, depth, max([e, *drawn])),
+        "construction": row.name,
+        "dtype": "float64",
+        "lengths_checked": [x["length"] for x in entries],
+        "exhaustive_up_to": int(e),
+        "strings_checked": int(total),
+        "accuracy": float(sum(x["accuracy"] * x["strings"] for x in entries) / total),
+        "min_margin": float(min(x["min_margin"] for x in entries)),
+        "by_length": entries,
+    }
 
 
 def row_record(
@@ -213,62 +364,14 @@ def row_record(
     k: int = 2,
     depth: int = 2,
 ) -> dict:
-    """Row ``name`` of :data:`ROWS` built and checked in float64 (module docstring): every string
-    of lengths ``1 ..`` :func:`exhaustive_length`, and ``samples`` strings (members and hard
-    non-members; seed ``seed + length``) of each :func:`sample_length` of ``sampled_lengths``
-    beyond it. ``k``, ``depth``: the Dyck-(k, D) rows' bracket types and depth (the softmax one
-    is built for the longest length checked). MAJORITY, PARITY and Dyck-1:
-    :func:`._theory.recognizer_record`.
-
-    Returns:
-      the record (module docstring), ``by_length`` one entry per length.
-    """
+    """Row ``name`` of :data:`ROWS` built and checked in float64: ``TABLE[name].record`` (the
+    entry's :meth:`TableRow.record` or :meth:`RecognizerRow.record`)."""
     _validate.check_choice("name", name, ROWS)
-    exhaustive_up_to = _validate.check_int_arg("exhaustive_up_to", exhaustive_up_to, minimum=1)
-    if name in RECOGNIZERS:
-        return _theory.recognizer_record(
-            name,
-            exhaustive_up_to=exhaustive_up_to,
-            sampled_lengths=sampled_lengths,
-            samples=samples,
-            seed=seed,
-        )
-    e = exhaustive_length(name, exhaustive_up_to, k)
-    size = alphabet_size(name, k)
-    drawn = sorted(
-        {sample_length(name, n) for n in sampled_lengths if n > exhaustive_up_to} - {None}
+    return TABLE[name].record(
+        exhaustive_up_to=exhaustive_up_to,
+        sampled_lengths=sampled_lengths,
+        samples=samples,
+        seed=seed,
+        k=k,
+        depth=depth,
     )
-    drawn = [n for n in drawn if n > e]
-    params = _build(name, k, depth, max([e, *drawn]))
-    entries = []
-    # The softmax Dyck-(k, D) recognizer's decision at position i of a longer string is not its
-    # decision on the prefix (the code reads the whole length n): each length is its own batch.
-    per_length = name == "dyck_k_softmax"
-    strings = _all_strings(e, size) if e > 0 and not per_length else None
-    decisions = None if strings is None else _decisions(name, params, strings)
-    for length in range(1, e + 1):
-        if per_length:
-            rows = _all_strings(length, size)
-            d = _decisions(name, params, rows)[:, -1]
-        else:  # the distinct prefixes of length L: the rows whose last e - L symbols are 0
-            rows = strings[:: size ** (e - length), :length]
-            d = decisions[:: size ** (e - length), length]
-        truth = _truth(name, rows, k, depth)
-        entries.append(_entry(length, np.where(truth, d, -d), truth, True))
-    for n in drawn:
-        strings = _sample(name, n, samples, seed + n, k, depth)
-        truth = _truth(name, strings, k, depth)
-        d = _decisions(name, params, strings)[:, -1]
-        entries.append(_entry(n, np.where(truth, d, -d), truth, False))
-    total = sum(x["strings"] for x in entries)
-    return {
-        **_describe(name, k, depth, max([e, *drawn])),
-        "construction": name,
-        "dtype": "float64",
-        "lengths_checked": [x["length"] for x in entries],
-        "exhaustive_up_to": int(e),
-        "strings_checked": int(total),
-        "accuracy": float(sum(x["accuracy"] * x["strings"] for x in entries) / total),
-        "min_margin": float(min(x["min_margin"] for x in entries)),
-        "by_length": entries,
-    }

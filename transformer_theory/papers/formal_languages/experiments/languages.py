@@ -4,8 +4,10 @@ softmax), SHUFFLE-DYCK-1/2/3 and the counter languages BoolExp-3, ``a^n b^n``, `
 -- each recognizer on every short string and on samples beyond, in float64 -- and PARITY's
 margin and cross-entropy against ``n`` in float32 and float64.
 
-Command (what ``transformer-theory languages`` runs; its options are :class:`TableSettings`'s
-fields)::
+The settings (:class:`TableSettings`, one field per option of ``transformer-theory languages``)
+and the sizes (:func:`get_config`); the study that builds, checks, records and plots is
+:mod:`.._study_languages` (its :func:`run`, re-exported for ``transformer-theory experiment``).
+Command::
 
     transformer-theory languages --out results/languages
     transformer-theory experiment languages --out results/languages
@@ -24,13 +26,10 @@ derived one -- MAJORITY ``1/n``, PARITY ``4/n^2`` (``4 sqrt 5`` with the LayerNo
 from __future__ import annotations
 
 import dataclasses
-import os
-from collections.abc import Callable, Sequence
-from typing import Any
 
-from transformer_theory import _validate, budget, precision
-from transformer_theory.jsonio import as_record, write_json
-from transformer_theory.papers.formal_languages import _plots, _theory, _theory_table
+from transformer_theory import _validate, precision
+from transformer_theory.papers.formal_languages import _theory_table
+from transformer_theory.papers.formal_languages._study_languages import run  # the study
 from transformer_theory.settings import check_minimums, setting
 
 #: This experiment computes in float64: ``experiment`` and the scripts turn 64-bit mode on.
@@ -40,13 +39,7 @@ __all__ = [
     "MAX_EXHAUSTIVE",
     "MAX_PARITY_LENGTH",
     "SIZES",
-    "Estimate",
-    "LanguageRow",
-    "LanguagesResult",
-    "ParityPrecisionRow",
     "TableSettings",
-    "check_budget",
-    "estimate",
     "get_config",
     "run",
 ]
@@ -173,264 +166,3 @@ def get_config(size: str = "default") -> TableSettings:
             max_len=16, exhaustive_up_to=4, samples=4, parity_lengths=(16,), parity_samples=2
         )
     raise ValueError(f"size: expected one of {list(SIZES)}, got {size!r}")
-
-
-@dataclasses.dataclass(frozen=True)
-class Estimate:
-    """Peak memory (bytes) and attention-map entries of the two parts of a run (the rows, from
-    :func:`._theory_table.row_cost`; PARITY's sweep, from :func:`._theory.precision_cost`);
-    ``*_seconds`` at :data:`._theory.ENTRIES_PER_SECOND`."""
-
-    rows_bytes: float
-    rows_entries: float
-    sweep_bytes: float
-    sweep_entries: float
-
-    @property
-    def rows_seconds(self) -> float:
-        return self.rows_entries / _theory.ENTRIES_PER_SECOND
-
-    @property
-    def sweep_seconds(self) -> float:
-        return self.sweep_entries / _theory.ENTRIES_PER_SECOND
-
-    @property
-    def peak_bytes(self) -> float:
-        return max(self.rows_bytes, self.sweep_bytes)
-
-    @property
-    def entries(self) -> float:
-        return self.rows_entries + self.sweep_entries
-
-    @property
-    def seconds(self) -> float:
-        return self.rows_seconds + self.sweep_seconds
-
-
-def estimate(settings: TableSettings) -> Estimate:
-    """What :func:`run` with ``settings`` costs. Plain arithmetic, nothing allocated."""
-    costs = [
-        _theory_table.row_cost(
-            name,
-            settings.exhaustive_up_to,
-            settings.sampled_lengths,
-            settings.sample_count,
-            k=settings.dyck_k,
-            depth=settings.dyck_depth,
-        )
-        for name in settings.rows
-    ]
-    sweep_bytes, sweep_entries = _theory.precision_cost(
-        settings.parity_lengths, settings.parity_sample_count, settings.parity_precisions
-    )
-    return Estimate(max(c[0] for c in costs), sum(c[1] for c in costs), sweep_bytes, sweep_entries)
-
-
-def check_budget(settings: TableSettings) -> str:
-    """Refuse (:class:`transformer_theory.budget.BudgetError`, naming the options to lower) a
-    run that would not fit in memory or would run past the time budget, from :func:`estimate`;
-    return the estimate's summary line."""
-    cost = estimate(settings)
-    budget.check_memory(
-        cost.rows_bytes,
-        what=f"checking {settings.sample_count} strings of length "
-        f"{max(settings.sampled_lengths, default=0)}",
-        option="--max-len/--samples",
-    )
-    budget.check_memory(
-        cost.sweep_bytes,
-        what=f"the PARITY sweep ({settings.parity_sample_count} strings of length "
-        f"{max(settings.parity_lengths, default=0)})",
-        option="--parity-lengths/--parity-samples",
-    )
-    budget.check_seconds(
-        cost.seconds,
-        what=f"{cost.entries:.3g} attention-map entries",
-        option="--max-len/--samples"
-        if cost.rows_seconds >= cost.sweep_seconds
-        else "--parity-lengths/--parity-samples",
-    )
-    return (
-        f"estimate: peak {budget.format_bytes(cost.peak_bytes)}, "
-        f"{cost.entries:.3g} attention-map entries "
-        f"(about {budget.format_seconds(cost.seconds)} of computation, plus compilation)"
-    )
-
-
-def run(
-    config: TableSettings,
-    out_dir: str | None = None,
-    *,
-    progress: bool = True,
-    on_rows: Callable[[tuple[LanguageRow, ...]], None] | None = None,
-) -> LanguagesResult:
-    """The table: each row built and checked (:func:`._theory_table.row_record`), then PARITY's
-    sweep (:func:`._theory.parity_precision_records`), every finished record written to
-    ``out_dir`` as it goes (when given), then the figures. Needs JAX's 64-bit mode.
-
-    Args:
-      config: what to check.
-      out_dir: an existing directory for the records and figures, or ``None`` for none.
-      progress: progress bars (to a terminal).
-      on_rows: called with the row records once they are all done, before the sweep (the
-        command prints its first table there).
-
-    Returns:
-      a :class:`LanguagesResult`: the table's rows, the row records, the sweep records, whether
-      a recognizer misclassified a string, and whether Ctrl-C stopped the run.
-    """
-    precision.require_x64("config")
-    records: list[dict] = []
-    sweep: list[dict] = []
-    interrupted = False
-    try:
-        for name in _bar(config.rows, "rows", progress):  # build and check each row
-            records.append(
-                _theory_table.row_record(
-                    name,
-                    exhaustive_up_to=config.exhaustive_up_to,
-                    sampled_lengths=config.sampled_lengths,
-                    samples=config.sample_count,
-                    seed=config.seed_value,
-                    k=config.dyck_k,
-                    depth=config.dyck_depth,
-                )
-            )
-            _record(out_dir, f"languages_{name}.json", records[-1])
-        _record(out_dir, "languages.json", records)
-        if on_rows is not None:
-            on_rows(_typed(records))
-        for length in _bar(config.parity_lengths, "parity precision", progress):
-            sweep += _theory.parity_precision_records(
-                [length],
-                dtypes=config.parity_precisions,
-                samples=config.parity_sample_count,
-                seed=config.seed_value,
-            )
-            _record(out_dir, "parity_precision.json", sweep)
-    except KeyboardInterrupt:
-        interrupted = True
-    _record(out_dir, "languages.json", records)
-    _record(out_dir, "parity_precision.json", sweep)
-    if out_dir is not None and not interrupted:
-        _plots.margins_by_length(records, os.path.join(out_dir, "languages_margin.png"))
-        if sweep:
-            _plots.parity_precision(sweep, os.path.join(out_dir, "parity_precision.png"))
-    rows = _typed(records)
-    return LanguagesResult(
-        rows=tuple(row_table(rows)),
-        records=rows,
-        precision=tuple(as_record(ParityPrecisionRow, r) for r in sweep),
-        failed=any(r.accuracy < 1.0 for r in rows),
-        interrupted=interrupted,
-    )
-
-
-def _typed(records: list[dict]) -> tuple[LanguageRow, ...]:
-    return tuple(as_record(LanguageRow, r) for r in records)
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class LanguageRow:
-    """One row of the table (:func:`._theory_table.row_record`; ``languages_<name>.json``): the
-    language, the construction and how it attends, where it comes from, the format, the lengths
-    and strings checked, accuracy, smallest signed margin and the per-length entries (data whose
-    keys depend on the construction)."""
-
-    language: str
-    construction: str
-    attention: str
-    positional: str
-    source: str
-    dtype: str
-    lengths_checked: tuple[int, ...]
-    exhaustive_up_to: int
-    strings_checked: int
-    accuracy: float
-    min_margin: float
-    by_length: tuple[dict[str, Any], ...]
-
-
-@dataclasses.dataclass(frozen=True)
-class ParityPrecisionRow:
-    """One length, format and LayerNorm choice of PARITY's sweep
-    (:func:`._theory.parity_precision_records`; ``parity_precision.json``)."""
-
-    n: int
-    dtype: str
-    layer_norm: bool
-    strings: int
-    accuracy: float
-    min_margin: float
-    max_cross_entropy_bits: float
-    mean_cross_entropy_bits: float
-
-
-@dataclasses.dataclass(frozen=True)
-class LanguagesResult:
-    """What :func:`run` returns.
-
-    Attributes:
-      rows: the table's rows (:func:`row_table`).
-      records: the row records (``languages.json``), one per construction.
-      precision: PARITY's sweep records (``parity_precision.json``).
-      failed: a recognizer misclassified a string.
-      interrupted: Ctrl-C stopped the run (then the records hold the finished part, written to
-        ``out_dir``, and no figure is drawn).
-    """
-
-    rows: tuple[dict[str, Any], ...]
-    records: tuple[LanguageRow, ...]
-    precision: tuple[ParityPrecisionRow, ...]
-    failed: bool
-    interrupted: bool
-
-
-def _record(out_dir: str | None, name: str, blob: object) -> None:
-    if out_dir is not None:
-        write_json(os.path.join(out_dir, name), blob)
-
-
-def _bar(items, desc: str, progress: bool):
-    if not progress:
-        return items
-    from transformer_theory.progress import tqdm
-
-    return tqdm(items, desc=desc, disable=None)
-
-
-def row_table(records: Sequence[LanguageRow]) -> list[dict]:
-    """The row records as table rows: construction, attention, positional code, strings
-    checked, lengths (``min-max``), accuracy (4 decimals), smallest margin, the precision."""
-    return [
-        {
-            "construction": r.construction,
-            "attention": r.attention,
-            "positional": r.positional,
-            "strings": r.strings_checked,
-            "lengths": f"{min(r.lengths_checked)}-{max(r.lengths_checked)}"
-            if r.lengths_checked
-            else "-",
-            "accuracy": f"{r.accuracy:.4f}",
-            "min margin": r.min_margin,
-            "precision": r.dtype,
-        }
-        for r in records
-    ]
-
-
-def precision_table(records: Sequence[ParityPrecisionRow]) -> list[dict]:
-    """PARITY's sweep records as table rows: ``n``, format, LayerNorm (``eps=0`` or ``no``),
-    strings, accuracy (4 decimals), smallest margin, largest cross-entropy in bits."""
-    return [
-        {
-            "n": r.n,
-            "dtype": r.dtype,
-            "LayerNorm": "eps=0" if r.layer_norm else "no",
-            "strings": r.strings,
-            "accuracy": f"{r.accuracy:.4f}",
-            "min margin": r.min_margin,
-            "max CE (bits)": f"{r.max_cross_entropy_bits:.6g}",
-        }
-        for r in records
-    ]

@@ -3,6 +3,10 @@ models trained on lengths 4-16 with softmax and with leftmost-hard attention (st
 an annealed-softmax curriculum ending straight-through), evaluated at lengths 8-256 beside the
 constructed recognizers (what each model is: below).
 
+The settings (:class:`GeneralizationSettings`) and the sizes (:func:`get_config`); the study that
+trains, evaluates, records and plots is :mod:`.._study_languages_generalization` (its :func:`run`,
+re-exported for ``transformer-theory experiment``).
+
 Command (one seed; the result below ran ``--seeds 0``, ``1`` and ``2`` separately, one at a
 time)::
 
@@ -134,38 +138,14 @@ constructions that do not break.
 from __future__ import annotations
 
 import dataclasses
-import os
-import time
-
-import jax.numpy as jnp
-import numpy as np
 
 from transformer_theory import _validate
-from transformer_theory.jsonio import write_json
-from transformer_theory.papers.formal_languages import (
-    _constructions,
-    _constructions_dyck_k,
-    _models,
-    _plots,
-)
+from transformer_theory.papers.formal_languages import _models
+from transformer_theory.papers.formal_languages._study_languages_generalization import run  # study
 
-__all__ = [
-    "LABELS",
-    "SIZES",
-    "SOFT_THEN_HARD",
-    "GeneralizationSettings",
-    "get_config",
-    "run",
-    "table",
-]
+__all__ = ["SIZES", "GeneralizationSettings", "get_config", "run"]
 
-LABELS = {
-    "softmax": "softmax (trained)",
-    "straight_through_leftmost": "leftmost-hard (trained, straight-through)",
-    "straight_through_average": "average-hard (trained, straight-through)",
-    "annealed_leftmost": "leftmost-hard (trained, annealed softmax then straight-through)",
-}
-SOFT_THEN_HARD = "softmax weights read with leftmost-hard (soft-then-hard, not trained)"
+SIZES = ("smoke", "default")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -213,7 +193,7 @@ class GeneralizationSettings:
         for language, modes in self.modes:
             _validate.check_choice("modes", language, _models.LANGUAGES)
             for mode in modes:
-                _validate.check_choice("modes", mode, tuple(LABELS))
+                _validate.check_choice("modes", mode, _models.TRAINING_MODES)
         for name in ("steps", "batch", "samples"):
             _validate.check_int_arg(name, getattr(self, name))
         for seed in self.seeds:
@@ -236,126 +216,6 @@ class GeneralizationSettings:
             for n in (*self.train_lengths, *self.eval_lengths):
                 if not _models.has_both_classes(language, n):
                     raise ValueError(f"train_lengths/eval_lengths: {language} has none at {n}")
-
-
-def _accuracies(
-    model, language: str, config: GeneralizationSettings, built: bool = False
-) -> list[float]:
-    # Seed 1000 + n: the same evaluation strings for every model and seed.
-    if built and language == "dyck2":  # the Dyck-(2, D) recognizer reads dyck_k_embed's code
-        out = []
-        for n in config.eval_lengths:
-            strings, labels = _models.sample(language, n, config.samples, 1000 + n)
-            out.append(
-                float(
-                    np.mean((_constructions_dyck_k.decision_margins(model, strings) > 0) == labels)
-                )
-            )
-        return out
-    return [
-        _models.accuracy(model, language, n, config.samples, 1000 + n) for n in config.eval_lengths
-    ]
-
-
-def constructed(language: str) -> object:
-    """The construction beside the trained models: PARITY Chiang & Cholak 2022 (softmax, float32),
-    Dyck-1 average-hard after Yao et al. 2021 (float32), Dyck-2 the Dyck-(2,
-    :data:`.._models.DYCK2_DEPTH`) recognizer of :func:`.._constructions_dyck_k.dyck_k_recognizer`
-    (average-hard layer 1, then layers where leftmost-hard gives the same output); all float32
-    (the experiment runs without JAX's 64-bit mode)."""
-    _validate.check_choice("language", language, _models.LANGUAGES)
-    if language == "dyck2":
-        return _constructions_dyck_k.dyck_k_recognizer(
-            2, _models.DYCK2_DEPTH, "hard", dtype=jnp.float32
-        )
-    return _constructions.build(language, dtype=jnp.float32)
-
-
-def run(config: GeneralizationSettings, out_dir: str, *, progress: bool = True) -> dict:
-    """Train every (language, mode, seed) of ``config``, evaluate each model (and each softmax
-    model's weights read with leftmost-hard attention, and the construction) at
-    ``config.eval_lengths``.
-
-    Args:
-      config: the settings (:func:`get_config`).
-      out_dir: a directory (created if missing); ``languages_generalization.json`` is rewritten
-        after every finished model, ``languages_generalization.png`` drawn at the end.
-      progress: print one line per finished model.
-
-    Returns:
-      ``{"records", "seconds", "settings"}`` (what the JSON file holds): one record per model,
-      ``{language, model, seed, train_lengths, eval_lengths, accuracy: [per eval length],
-      final_loss (mean of the last 20 steps; None for untrained models), steps}``.
-    """
-    os.makedirs(out_dir, exist_ok=True)
-    path = os.path.join(out_dir, "languages_generalization.json")
-    settings = dataclasses.asdict(config)
-    records: list[dict] = []
-    start = time.time()
-
-    def add(language: str, name: str, model, seed: int | None, losses: list | None) -> None:
-        rec = {
-            "language": language,
-            "model": name,
-            "seed": seed,
-            "train_lengths": list(config.train_lengths),
-            "eval_lengths": list(config.eval_lengths),
-            "accuracy": _accuracies(model, language, config, built=name == "constructed"),
-            "final_loss": None if losses is None else float(np.mean(losses[-20:])),
-            "steps": None if losses is None else len(losses),
-        }
-        records.append(rec)
-        write_json(path, {"records": records, "seconds": time.time() - start, "settings": settings})
-        if progress:
-            accs = " ".join(f"{a:.2f}" for a in rec["accuracy"])
-            print(f"{language} | {name} | seed {seed}: accuracy {accs}", flush=True)
-
-    for language, modes in config.modes:
-        for seed in config.seeds:
-            for mode in modes:
-                params, losses = _models.train_hard_attention(
-                    language,
-                    mode,
-                    steps=config.steps,
-                    batch=config.batch,
-                    seed=seed,
-                    lengths=config.train_lengths,
-                    learning_rate=config.learning_rate,
-                    final_temperature=config.final_temperature,
-                    hard_fraction=config.hard_fraction if mode == "annealed_leftmost" else 0.0,
-                    schedule=config.schedule,
-                    width=config.width,
-                    layers=config.layers,
-                    positional=dict(config.positional).get(language),
-                    small=config.small,
-                )
-                add(language, LABELS[mode], _models.deployed(params, mode), seed, losses)
-                if mode == "softmax":
-                    hard = _models.deployed(params, "straight_through_leftmost")
-                    add(language, SOFT_THEN_HARD, hard, seed, None)
-        add(language, "constructed", constructed(language), None, None)
-    result = {"records": records, "seconds": time.time() - start, "settings": settings}
-    write_json(path, result)
-    _plots.generalization(records, os.path.join(out_dir, "languages_generalization.png"))
-    return result
-
-
-def table(records: list[dict]) -> list[dict]:
-    """The records as table rows: language, model, seed, final loss, then the accuracy at each
-    evaluation length (one column per length)."""
-    return [
-        {
-            "language": r["language"],
-            "model": r["model"],
-            "seed": r["seed"],
-            "final loss": r["final_loss"],
-            **{f"L={n}": f"{a:.2f}" for n, a in zip(r["eval_lengths"], r["accuracy"])},
-        }
-        for r in records
-    ]
-
-
-SIZES = ("smoke", "default")
 
 
 def get_config(size: str = "default") -> GeneralizationSettings:
