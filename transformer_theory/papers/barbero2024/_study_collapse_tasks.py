@@ -17,7 +17,7 @@ from transformer_theory import jsonio
 from transformer_theory.papers.barbero2024 import _plots
 from transformer_theory.papers.barbero2024 import _theory_collapse as collapse
 from transformer_theory.papers.barbero2024._models_trained import train_task
-from transformer_theory.papers.barbero2024._records import TasksRecord
+from transformer_theory.papers.barbero2024._records import TasksConfig, TasksRecord
 from transformer_theory.papers.barbero2024._tasks import CopyingTask
 
 __all__ = ["run", "summary_lines"]
@@ -33,6 +33,7 @@ def run(config: Any, out_dir: str | None, *, progress: bool = True) -> TasksReco
     accuracy, distance, bit identity).
     """
     t0 = time.perf_counter()
+    block = TasksConfig(**dataclasses.asdict(config))  # the settings by field, typed
     tasks: list[dict] = []
     path = None
     if out_dir is not None:
@@ -41,7 +42,7 @@ def run(config: Any, out_dir: str | None, *, progress: bool = True) -> TasksReco
 
     def record(complete: bool) -> dict:
         out = dict(
-            config=dataclasses.asdict(config),
+            config=block,
             complete=complete,
             seconds=round(time.perf_counter() - t0, 1),
             tasks=tasks,
