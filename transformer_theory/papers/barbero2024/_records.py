@@ -49,6 +49,7 @@ __all__ = [
     "check_resumable",
     "finished_models",
     "measure_grid",
+    "models_to_keep",
     "recorded_settings",
     "settings_block",
 ]
@@ -428,6 +429,16 @@ def finished_models(path: str, block: dict, study: str = "collapse") -> dict[str
 
     models = jsonio.read_json(path).get("models")
     return {m["name"]: m for m in (models if isinstance(models, list) else []) if finished(m)}
+
+
+def models_to_keep(path: str, block: dict, study: str, *, fresh: bool) -> dict[str, dict]:
+    """The finished models a run with the settings ``block`` keeps from ``path``, by name: none
+    when ``fresh`` (the run overwrites it), else :func:`finished_models` once
+    :func:`check_resumable` has refused a record of other settings."""
+    if fresh:
+        return {}
+    check_resumable(path, block)
+    return finished_models(path, block, study)
 
 
 def measure_grid(
