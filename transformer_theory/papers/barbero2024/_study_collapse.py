@@ -93,9 +93,8 @@ def run(
     lengths = length_grid(config.max_len, points)  # ends at max_len
     block = settings_block(config, points=points, lengths=lengths)
     path = os.path.join(out_dir, "collapse.json")
-    done = models_to_keep(
-        path, block, "collapse", fresh=fresh
-    )  # before the memory check: it compiles
+    # the resume check before the memory check: it compiles
+    done = models_to_keep(path, block, "collapse", fresh=fresh)
     collapse.check_measurement_memory(configs, len(longest), config.precisions)
     if done and log is not None:
         log(f"resuming: {len(done)} finished model(s) read from {path}")
