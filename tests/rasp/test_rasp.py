@@ -295,8 +295,12 @@ def test_the_face_is_small_and_renames_nothing():
         if callable(obj) and hasattr(obj, "__name__"):
             assert obj.__name__ == name, (name, obj.__name__)
     # what left the face is still where the private modules keep it, and the study has it
-    assert {"get_program", "attention_depth", "certify", "SelectAnd"}.isdisjoint(face.__all__)
+    left = {"get_program", "attention_depth", "certify", "SelectAnd", "study", "CompiledProgram"}
+    assert left.isdisjoint(face.__all__)
+    from transformer_theory.rasp import _outputs
+
     program = face.PROGRAMS["length"].make("ab")
-    compiled, record = face.study(program, "ab", 2)
+    compiled, record = _outputs.study(program, "ab", 2)
+    assert isinstance(compiled, _compiler.CompiledProgram)
     assert record.lower_bounds.attention_depth == compiled.attention_depth == 1
     assert set(record.predicted) >= {"float32", "float64"}

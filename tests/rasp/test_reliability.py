@@ -26,7 +26,7 @@ def test_a_check_over_no_input_is_refused_not_agreement():
         rasp.check(c, max_inputs=0, samples_per_length=0)
     prog, v = _library.get_program("length", "ab")
     with pytest.raises(ValueError, match="0 inputs"):
-        rasp.study(prog, v, 3, samples=0, max_inputs=0)
+        _outputs.study(prog, v, 3, samples=0, max_inputs=0)
     with pytest.raises(ValueError, match="samples_per_length"):
         rasp.check(c, samples_per_length=-1)
     # sampling only (max_inputs 0) still checks, and says so
@@ -68,11 +68,11 @@ _HUGE = 2**70
         (lambda: rasp.run(_small(), [["z"]]), "inputs"),
         (lambda: rasp.evaluate(_PROG, 5), "xs"),
         # study's own names (it said samples_per_length, dtype, max_inputs, lengths)
-        (lambda: rasp.study(_PROG, "ab", 3, samples=-1), "samples"),
-        (lambda: rasp.study(_PROG, "ab", 3, precision="float8"), "precision"),
-        (lambda: rasp.study(_PROG, "ab", 3, certificate_inputs=0), "certificate_inputs"),
-        (lambda: rasp.study(_PROG, "ab", 3, precision_lengths=[0]), "precision_lengths"),
-        (lambda: rasp.study(_PROG, "ab", _HUGE), "max_seq_len"),
+        (lambda: _outputs.study(_PROG, "ab", 3, samples=-1), "samples"),
+        (lambda: _outputs.study(_PROG, "ab", 3, precision="float8"), "precision"),
+        (lambda: _outputs.study(_PROG, "ab", 3, certificate_inputs=0), "certificate_inputs"),
+        (lambda: _outputs.study(_PROG, "ab", 3, precision_lengths=[0]), "precision_lengths"),
+        (lambda: _outputs.study(_PROG, "ab", _HUGE), "max_seq_len"),
         (lambda: _outputs.lower_bounds(_small(), -1), "certificate_inputs"),
         (lambda: rasp.compile(_PROG, 5, 3), "vocab"),
         (lambda: rasp.compile(_PROG, [[1], [2]], 3), "vocab"),

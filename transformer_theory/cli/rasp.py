@@ -9,8 +9,8 @@ interpreter on every input up to ``--max-len`` while there are at most ``--max-i
 on ``--samples`` seeded inputs of each longer length, every position compared. With
 ``--precision-lengths`` the longest exact length in float32 and float64 (constants chosen by the
 stated law for each length) is measured beside the law's prediction. The work is
-:func:`transformer_theory.rasp.study`; this command parses, calls it and prints. Exit 1 if the
-compiled model disagrees with the interpreter anywhere.
+:func:`transformer_theory.rasp._outputs.study`; this command parses, calls it and prints. Exit 1
+if the compiled model disagrees with the interpreter anywhere.
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     guard = _loader.user_code(user, "compile and check") if user else contextlib.nullcontext()
     try:
         with guard:
-            compiled, record = rasp.study(
+            compiled, record = _outputs.study(
                 program,
                 vocab,
                 max_len,

@@ -14,14 +14,15 @@ program's task), ``_outputs`` (one program end to end, as the ``rasp`` command r
 :mod:`.claims` registers compiled programs as rows of the claims ledger (certified in arb balls
 on every input up to a size).
 
-The face (17 names): the language (``tokens``, ``indices``, ``Map``, ``SequenceMap``,
-``Select`` -- combined with ``&``, ``|``, ``~`` --, ``Comparison``, ``Aggregate``,
-``SelectorWidth``, ``evaluate``), the compiler (``compile``, ``CompiledProgram``), the model run
-and checked (``run``, ``check``, ``precision_limits``, ``certified_length``), the library
-(``PROGRAMS``: ``PROGRAMS[name].make(PROGRAMS[name].vocab)``) and one program end to end
-(``study``, whose record holds the laws' predictions and the lower bounds). tracr's whole
-language under tracr's names (``Full``, ``ConstantSOp``, ``LinearSequenceMap``, numerical
-encodings, ``.named()``) is :mod:`transformer_theory.rasp.tracr`.
+The face (15 names: what a RASP program is written with and called through): the language
+(``tokens``, ``indices``, ``Map``, ``SequenceMap``, ``Select`` -- combined with ``&``, ``|``,
+``~`` --, ``Comparison``, ``Aggregate``, ``SelectorWidth``, ``evaluate``), ``compile``, the
+model run and checked (``run``, ``check``, ``precision_limits``, ``certified_length``) and the
+library (``PROGRAMS``: ``PROGRAMS[name].make(PROGRAMS[name].vocab)``). The compiled model's type
+is :class:`._compiler.CompiledProgram`; one program end to end, as the ``rasp`` command runs it
+(its record holds the laws' predictions and the lower bounds), is :func:`._outputs.study`.
+tracr's whole language under tracr's names (``Full``, ``ConstantSOp``, ``LinearSequenceMap``,
+numerical encodings, ``.named()``) is :mod:`transformer_theory.rasp.tracr`.
 
 Example::
 
@@ -33,7 +34,7 @@ Example::
 
 from transformer_theory.rasp._certificate import certified_length
 from transformer_theory.rasp._check import check, precision_limits, run
-from transformer_theory.rasp._compiler import CompiledProgram, compile
+from transformer_theory.rasp._compiler import compile
 from transformer_theory.rasp._language import (
     Aggregate,
     Comparison,
@@ -46,12 +47,10 @@ from transformer_theory.rasp._language import (
     tokens,
 )
 from transformer_theory.rasp._library import PROGRAMS
-from transformer_theory.rasp._outputs import study
 
 __all__ = [
     "PROGRAMS",
     "Aggregate",
-    "CompiledProgram",
     "Comparison",
     "Map",
     "Select",
@@ -64,6 +63,5 @@ __all__ = [
     "indices",
     "precision_limits",
     "run",
-    "study",
     "tokens",
 ]

@@ -99,7 +99,7 @@ attention depth 3 and compiles to 4 layers, all 4 with attention
 
 The format does not enter the constants (no constant buys back a roundoff); it enters the
 predicted limit (:func:`~transformer_theory.rasp._check.predicted_exact`, in the record of
-:func:`transformer_theory.rasp.study`).
+:func:`transformer_theory.rasp._outputs.study`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The typed record of one program's study (:func:`~transformer_theory.rasp.study`): what
+"""The typed record of one program's study (:func:`~transformer_theory.rasp._outputs.study`): what
 ``rasp.json`` holds, field for field (:func:`transformer_theory.jsonio.write_json` writes it,
 :func:`transformer_theory.jsonio.read_record` reads it back)."""
 

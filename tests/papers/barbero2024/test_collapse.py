@@ -146,21 +146,21 @@ def test_patterns_and_separators():
 
 def test_length_grid_one_point_is_the_longest_length():
     # was [2]: `collapse --max-len 4096 --points 1` measured n = 2 while recording 4096
-    assert collapse.length_grid(8, 1) == [8]
-    assert collapse.length_grid(4096, 1, min_len=4) == [4096]
-    assert collapse.length_grid(64, 4)[-1] == 64
+    assert copying.length_grid(8, 1) == [8]
+    assert copying.length_grid(4096, 1, min_len=4) == [4096]
+    assert copying.length_grid(64, 4)[-1] == 64
 
 
 def test_length_grid_of_many_points_is_every_length_without_an_array_of_points():
     # was a MemoryError: np.geomspace(2, 64, 10^12) (7.3 TiB)
-    assert collapse.length_grid(64, 10**12) == list(range(2, 65))
+    assert copying.length_grid(64, 10**12) == list(range(2, 65))
     # the shortcut gives what the geometric grid gives: at the smallest count that takes it, and
     # below it (where the geometric grid is computed) the grid still misses lengths
     every = 2 * np.log(64 / 2) / np.log(64 / 63)
     first = int(every) + 2
     rounded = np.unique(np.round(np.geomspace(2, 64, first)).astype(int)).tolist()
-    assert collapse.length_grid(64, first) == rounded == list(range(2, 65))
-    assert collapse.length_grid(64, 40) != list(range(2, 65))
+    assert copying.length_grid(64, first) == rounded == list(range(2, 65))
+    assert copying.length_grid(64, 40) != list(range(2, 65))
 
 
 @pytest.mark.parametrize("positional", ["none", "sinusoidal"])
@@ -259,3 +259,12 @@ def test_asymptotic_rate_verdicts_from_synthetic_curves():
     assert not collapse.asymptotic_rate([8, 16, 4000, 4096], [4.0, 2.0, 1.0, 1.0])["plateau"]
     with pytest.raises(ValueError, match="distances"):
         collapse.asymptotic_rate(n, [1.0, 2.0])
+
+
+def test_confusable_pairs_hold_the_inputs_and_the_answers_scored():
+    (p,) = copying.CopyingTask("copy_last", 2, 4).confusable_pairs([3])
+    assert p.n == 3 and p.answers == (0, 1)  # both marked bits are scored
+    assert p.a.tolist() == [1, 1, 0, copying.QUERY] and p.b.tolist() == [1, 1, 1, copying.QUERY]
+    (q,) = copying.CopyingTask("count_ones", 1, 4).confusable_pairs([2])
+    assert q.answers == (2,)  # the count n only: n + 1 may have no class
+    assert q.a.tolist() == [1, 1, copying.QUERY] and q.b.tolist() == [1, 1, 1, copying.QUERY]

@@ -179,6 +179,8 @@ def test_collapse_tasks_returns_the_typed_record_it_writes(tmp_path):
     record = configs.run(config, str(tmp_path), progress=False)
     assert isinstance(record, _records.TasksRecord) and record.complete
     assert jsonio.read_record(str(tmp_path / "smoke.json"), _records.TasksRecord) == record
+    # the record's config block is the settings, field for field (a field added to one only fails)
+    assert dataclasses.asdict(record.config) == dataclasses.asdict(config)
     (run,) = record.tasks
     assert run.name == "count_ones" and run.lengths == (1, 2) and run.collapse is None
     assert len(run.precisions["bfloat16"].accuracy) == 2 and run.training[-1].step == 1

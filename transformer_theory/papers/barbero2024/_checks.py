@@ -40,7 +40,7 @@ from transformer_theory.ledger import (
 from transformer_theory.papers.barbero2024 import _models
 from transformer_theory.papers.barbero2024 import _theory_collapse as collapse
 from transformer_theory.papers.barbero2024 import _theory_oversquash as oversquash
-from transformer_theory.papers.barbero2024._tasks import pattern_tokens
+from transformer_theory.papers.barbero2024._tasks import length_grid, pattern_tokens
 
 __all__ = [
     "BFLOAT16_MODELS",
@@ -106,7 +106,7 @@ def model(depth: int, positional: str, *, width: int = 32, seed: int = 0) -> Any
 
 def _lengths(lengths: tuple[int, ...] | None, max_len: int, min_len: int, points: int) -> list:
 
-    return list(lengths) if lengths else collapse.length_grid(max_len, points, min_len)
+    return list(lengths) if lengths else length_grid(max_len, points, min_len)
 
 
 def _curves(positional: str, depths: tuple[int, ...], lengths: list[int]) -> list[dict]:

@@ -36,17 +36,20 @@ __all__ = [
     "Interrupted",
     "OversquashModel",
     "OversquashRecord",
+    "Provenance",
     "SettingsDiffer",
     "CollapseBlock",
     "OversquashBlock",
     "StudyResult",
     "TaskEvaluation",
     "TaskRun",
+    "TasksConfig",
     "TasksRecord",
     "TrainingRow",
     "check_resumable",
     "finished_models",
     "measure_grid",
+    "models_to_keep",
     "recorded_settings",
     "settings_block",
 ]
@@ -68,7 +71,7 @@ class StudyResult:
     """What a finished run returns: the ``record`` written to ``json_path``, typed
     (:class:`CollapseRecord`, :class:`OversquashRecord`), and the figure's ``figure_path``."""
 
-    record: Any
+    record: CollapseRecord | OversquashRecord
     json_path: str
     figure_path: str
 
@@ -76,6 +79,21 @@ class StudyResult:
 # --- the typed records (the JSON files' layout, field for field) -------------------------------
 
 record = dataclasses.dataclass(frozen=True, kw_only=True)
+
+
+@record
+class Provenance:
+    """How a committed result was made (``experiments/results/barbero2024_*.json``): the
+    command, the date, the code, the machine, the wall (and CPU) seconds and the size run."""
+
+    command: str
+    produced_by: str
+    date: str
+    code: str
+    machine: str
+    wall_seconds: int | float
+    cpu_seconds: int | float | None = jsonio.optional(jsonio.ABSENT)
+    size: str
 
 
 @record
@@ -171,7 +189,7 @@ class CollapseBlock:
 class CollapseRecord:
     """``collapse.json``: the settings block, whether every model finished, the models."""
 
-    provenance: dict[str, Any] = jsonio.optional(jsonio.ABSENT)  # the committed results' only
+    provenance: Provenance | None = jsonio.optional(jsonio.ABSENT)  # the committed results' only
     settings: CollapseBlock
     complete: bool
     seconds: float
@@ -226,7 +244,7 @@ class OversquashBlock:
 class OversquashRecord:
     """``oversquash.json``: the settings block, whether every model finished, the models."""
 
-    provenance: dict[str, Any] = jsonio.optional(jsonio.ABSENT)
+    provenance: Provenance | None = jsonio.optional(jsonio.ABSENT)
     settings: OversquashBlock
     complete: bool
     seconds: float
@@ -275,11 +293,36 @@ class TaskRun:
 
 
 @record
+class TasksConfig:
+    """The ``config`` block of ``<name>.json`` of ``collapse_tasks``: the settings' fields by
+    name (``CollapseTaskSettings``'; lists for tuples)."""
+
+    name: str
+    tasks: tuple[str, ...]
+    separators: tuple[int | None, ...]
+    positional: str
+    depth: int
+    heads: int
+    width: int
+    train_min_len: int
+    train_max_len: int
+    count_max_len: int
+    eval_max_len: int
+    eval_points: int
+    precisions: tuple[str, ...]
+    collapse_pattern: str | None
+    steps: int
+    batch_size: int
+    learning_rate: float
+    seed: int
+
+
+@record
 class TasksRecord:
     """``<name>.json`` of ``collapse_tasks``: the settings by field (``config``), whether every
     run finished, the seconds and the runs."""
 
-    config: dict[str, Any]
+    config: TasksConfig
     complete: bool
     seconds: float
     tasks: tuple[TaskRun, ...]
@@ -386,6 +429,16 @@ def finished_models(path: str, block: dict, study: str = "collapse") -> dict[str
 
     models = jsonio.read_json(path).get("models")
     return {m["name"]: m for m in (models if isinstance(models, list) else []) if finished(m)}
+
+
+def models_to_keep(path: str, block: dict, study: str, *, fresh: bool) -> dict[str, dict]:
+    """The finished models a run with the settings ``block`` keeps from ``path``, by name: none
+    when ``fresh`` (the run overwrites it), else :func:`finished_models` once
+    :func:`check_resumable` has refused a record of other settings."""
+    if fresh:
+        return {}
+    check_resumable(path, block)
+    return finished_models(path, block, study)
 
 
 def measure_grid(

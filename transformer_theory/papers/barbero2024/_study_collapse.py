@@ -17,34 +17,22 @@ from typing import Any
 from transformer_theory import jsonio
 from transformer_theory.papers.barbero2024 import _plots
 from transformer_theory.papers.barbero2024 import _theory_collapse as collapse
-from transformer_theory.papers.barbero2024._models import (
-    GridModel,
-    largest_per_code,
-    model_grid,
-    random_model,
-)
+from transformer_theory.papers.barbero2024._models import GridModel, largest_per_code, random_model
 from transformer_theory.papers.barbero2024._records import (
     CollapseModel,
     CollapseRecord,
     StudyResult,
-    check_resumable,
-    finished_models,
     measure_grid,
+    models_to_keep,
     settings_block,
 )
-from transformer_theory.papers.barbero2024._tasks import pattern_tokens
+from transformer_theory.papers.barbero2024._study_grid import Guard, grid_of
+from transformer_theory.papers.barbero2024._tasks import length_grid, pattern_tokens
 
 __all__ = ["DEFAULT_POINTS", "grid_of", "run", "settings_record"]
 
 #: Lengths measured when ``points`` is not given (fewer when ``max_len`` has fewer).
 DEFAULT_POINTS = 16
-Guard = Callable[[], contextlib.AbstractContextManager]
-
-
-def grid_of(config: Any) -> list[GridModel]:
-    """The models of ``config`` (every ``depths x heads x positionals x seeds`` at ``width``:
-    :func:`~._models.model_grid`, the largest's size refused first)."""
-    return model_grid(config.depths, config.heads, config.positionals, config.seeds, config.width)
 
 
 def settings_record(config: Any) -> dict:
@@ -52,7 +40,7 @@ def settings_record(config: Any) -> dict:
     not given :data:`DEFAULT_POINTS`, every length if fewer) and the ``lengths`` measured (a
     resumed run must match it exactly)."""
     points = min(DEFAULT_POINTS, config.max_len - 1) if config.points is None else config.points
-    lengths = collapse.length_grid(config.max_len, points)
+    lengths = length_grid(config.max_len, points)
     return settings_block(config, points=points, lengths=lengths)
 
 
@@ -70,7 +58,7 @@ def run(
     """Measure every model of the grid; write ``collapse.json`` after each and ``collapse.png``.
 
     In order: the grid (:func:`grid_of`) and its largest model per positional code, the longest
-    input (:func:`~._tasks.pattern_tokens`), the lengths (:func:`~._theory_collapse.length_grid`)
+    input (:func:`~._tasks.pattern_tokens`), the lengths (:func:`~._tasks.length_grid`)
     and the settings block, the resume check, the memory check
     (:func:`~._theory_collapse.check_measurement_memory`), then each model measured
     (:func:`~._theory_collapse.model_record`) and written (:func:`~._records.measure_grid`) and
@@ -102,12 +90,11 @@ def run(
     configs = largest_per_code(grid)  # the grid's largest model per positional code
     longest = pattern_tokens(config.pattern, config.max_len, separator_every=config.separator_every)
     points = min(DEFAULT_POINTS, config.max_len - 1) if config.points is None else config.points
-    lengths = collapse.length_grid(config.max_len, points)  # ends at max_len
+    lengths = length_grid(config.max_len, points)  # ends at max_len
     block = settings_block(config, points=points, lengths=lengths)
     path = os.path.join(out_dir, "collapse.json")
-    if not fresh:
-        check_resumable(path, block)  # before the memory check: it compiles
-    done = {} if fresh else finished_models(path, block)
+    # the resume check before the memory check: it compiles
+    done = models_to_keep(path, block, "collapse", fresh=fresh)
     collapse.check_measurement_memory(configs, len(longest), config.precisions)
     if done and log is not None:
         log(f"resuming: {len(done)} finished model(s) read from {path}")

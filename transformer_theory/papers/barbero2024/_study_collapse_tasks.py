@@ -17,8 +17,8 @@ from transformer_theory import jsonio
 from transformer_theory.papers.barbero2024 import _plots
 from transformer_theory.papers.barbero2024 import _theory_collapse as collapse
 from transformer_theory.papers.barbero2024._models_trained import train_task
-from transformer_theory.papers.barbero2024._records import TasksRecord
-from transformer_theory.papers.barbero2024._tasks import CopyingTask
+from transformer_theory.papers.barbero2024._records import TasksConfig, TasksRecord
+from transformer_theory.papers.barbero2024._tasks import CopyingTask, length_grid
 
 __all__ = ["run", "summary_lines"]
 
@@ -33,6 +33,7 @@ def run(config: Any, out_dir: str | None, *, progress: bool = True) -> TasksReco
     accuracy, distance, bit identity).
     """
     t0 = time.perf_counter()
+    block = TasksConfig(**dataclasses.asdict(config))  # the settings by field, typed
     tasks: list[dict] = []
     path = None
     if out_dir is not None:
@@ -41,7 +42,7 @@ def run(config: Any, out_dir: str | None, *, progress: bool = True) -> TasksReco
 
     def record(complete: bool) -> dict:
         out = dict(
-            config=dataclasses.asdict(config),
+            config=block,
             complete=complete,
             seconds=round(time.perf_counter() - t0, 1),
             tasks=tasks,
@@ -54,12 +55,8 @@ def run(config: Any, out_dir: str | None, *, progress: bool = True) -> TasksReco
         for sep in config.separators:
             if name == "count_ones":  # every count whose pair (n, n + 1) both have a class
                 task = CopyingTask(name, 1, config.count_max_len, sep)
-                lengths = list(range(1, task.max_len))
             else:
                 task = CopyingTask(name, config.train_min_len, config.train_max_len, sep)
-                lengths = collapse.length_grid(
-                    config.eval_max_len, config.eval_points, config.train_min_len
-                )
             t1 = time.perf_counter()
             params, rows, diverged = train_task(
                 task,
@@ -73,13 +70,23 @@ def run(config: Any, out_dir: str | None, *, progress: bool = True) -> TasksReco
                 seed=config.seed,
                 progress=progress,
             )
-            result = collapse.evaluate(params, task, lengths, config.precisions, progress)
+            # the inputs, built once: the lengths, their confusable pairs, the pattern's lengths
+            if name == "count_ones":
+                lengths = list(range(1, task.max_len))
+            else:
+                lengths = length_grid(config.eval_max_len, config.eval_points, config.train_min_len)
+            pairs = task.confusable_pairs(lengths)
+            measure_pattern = config.collapse_pattern is not None and sep is None
+            if measure_pattern:
+                pattern_lengths = length_grid(config.eval_max_len, config.eval_points)
+            # then the measurements
+            result = collapse.evaluate(params, pairs, config.precisions, progress, name=name)
             pattern = None
-            if config.collapse_pattern is not None and sep is None:
+            if measure_pattern:
                 pattern = collapse.model_record(
                     params,
                     f"trained {name}",
-                    collapse.length_grid(config.eval_max_len, config.eval_points),
+                    pattern_lengths,
                     config.precisions,
                     pattern=config.collapse_pattern,
                 )

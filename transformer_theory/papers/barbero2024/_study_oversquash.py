@@ -17,32 +17,19 @@ from transformer_theory import jsonio
 from transformer_theory.core.positional import embed_long
 from transformer_theory.papers.barbero2024 import _plots
 from transformer_theory.papers.barbero2024 import _theory_oversquash as oversquash
-from transformer_theory.papers.barbero2024._models import (
-    GridModel,
-    largest_per_code,
-    model_grid,
-    random_model,
-)
+from transformer_theory.papers.barbero2024._models import GridModel, largest_per_code, random_model
 from transformer_theory.papers.barbero2024._records import (
     OversquashModel,
     OversquashRecord,
     StudyResult,
-    check_resumable,
-    finished_models,
     measure_grid,
+    models_to_keep,
     settings_block,
 )
+from transformer_theory.papers.barbero2024._study_grid import Guard, grid_of
 from transformer_theory.papers.barbero2024._tasks import pattern_tokens
 
 __all__ = ["grid_of", "run", "settings_record"]
-
-Guard = Callable[[], contextlib.AbstractContextManager]
-
-
-def grid_of(config: Any) -> list[GridModel]:
-    """The models of ``config`` (every ``depths x heads x positionals x seeds`` at ``width``:
-    :func:`~._models.model_grid`, the largest's size refused first)."""
-    return model_grid(config.depths, config.heads, config.positionals, config.seeds, config.width)
 
 
 def settings_record(config: Any) -> dict:
@@ -93,9 +80,7 @@ def run(
     tokens = pattern_tokens(config.pattern, config.length)
     block = settings_block(config, tokens=tokens.tolist())
     path = os.path.join(out_dir, "oversquash.json")
-    if not fresh:
-        check_resumable(path, block)
-    done = {} if fresh else finished_models(path, block, "oversquash")
+    done = models_to_keep(path, block, "oversquash", fresh=fresh)
     if done and log is not None:
         log(f"resuming: {len(done)} finished model(s) read from {path}")
 

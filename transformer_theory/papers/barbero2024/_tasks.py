@@ -30,6 +30,7 @@ Shape letters: :mod:`transformer_theory.glossary`.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterable
 
 import jax
@@ -48,10 +49,12 @@ __all__ = [
     "TASKS",
     "VOCAB_SIZE",
     "ZERO",
+    "ConfusablePair",
     "CopyingTask",
     "PATTERNS",
     "attention_mask",
     "interleave",
+    "length_grid",
     "pattern_tokens",
     "repeat_last",
     "separated_length",
@@ -83,6 +86,41 @@ def interleave(tokens_N: ArrayLike, separator: int, every: int) -> np.ndarray:
 def separated_length(n: int, every: int | None) -> int:
     """Length of ``n`` tokens after :func:`interleave` (``n`` when ``every`` is None)."""
     return n if every is None else n + (n - 1) // every
+
+
+def length_grid(max_len: int, points: int = 24, min_len: int = 2) -> list[int]:
+    """About ``points`` lengths from ``min_len`` to ``max_len``, geometrically spaced, distinct;
+    always ending at ``max_len`` (one point is ``[max_len]``: the length a run asked for, not
+    ``min_len``)."""
+    _validate.check_positive("max_len", max_len)
+    _validate.check_positive("points", points)
+    if not 1 <= min_len <= max_len:
+        raise ValueError(f"min_len: expected 1 <= min_len <= max_len = {max_len}, got {min_len}")
+    if points == 1:
+        return [int(max_len)]
+    if min_len == max_len:
+        return [int(max_len)]
+    # Past this many points every gap of the geometric grid is below 1 (the widest is the last,
+    # max_len (1 - r^-1), r the ratio), so the rounded grid holds every integer length: return them
+    # without building an array of `points` floats (10^12 of them would not fit in memory). The
+    # factor 2 keeps the test clear of rounding; below it the grid is computed as before.
+    every = 2 * math.log(max_len / min_len) / math.log(max_len / (max_len - 1))
+    if points - 1 > every:
+        return list(range(int(min_len), int(max_len) + 1))
+    grid = np.unique(np.round(np.geomspace(min_len, max_len, points)).astype(int))
+    return [int(x) for x in grid]
+
+
+@dataclasses.dataclass(frozen=True)
+class ConfusablePair:
+    """A task's confusable pair at content length ``n`` (:meth:`CopyingTask.confusable_pairs`):
+    the inputs ``a`` and ``b`` and the ``answers`` an evaluation scores, in order (both marked
+    bits for copying; for counting ``a``'s count only, ``b``'s ``n + 1`` may have no class)."""
+
+    n: int
+    a: np.ndarray
+    b: np.ndarray
+    answers: tuple[int, ...]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -170,6 +208,15 @@ class CopyingTask:
         if self.name == "count_ones":
             return self.example(n, n), self.example(n + 1, n + 1)
         return self.example(n, 0), self.example(n, 1)
+
+    def confusable_pairs(self, lengths: Iterable[int]) -> list[ConfusablePair]:
+        """The confusable pair (:meth:`pair`) at each of ``lengths``, with the answers scored."""
+        out = []
+        for n in lengths:
+            a, b = self.pair(int(n))
+            answers = (int(n),) if self.name == "count_ones" else (0, 1)
+            out.append(ConfusablePair(int(n), a, b, answers))
+        return out
 
     def padded(self, lengths: Iterable[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every example of every length in ``lengths``, left-padded to the longest:

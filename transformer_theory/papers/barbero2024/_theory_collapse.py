@@ -68,7 +68,7 @@ from transformer_theory.papers.barbero2024._models import final_norm, mlp_map, n
 from transformer_theory.papers.barbero2024._tasks import (
     ONE,
     ZERO,
-    CopyingTask,
+    ConfusablePair,
     pattern_tokens,
     repeat_last,
 )
@@ -89,7 +89,6 @@ __all__ = [
     "fit_rate",
     "identical_from",
     "last_representation",
-    "length_grid",
     "measurement_bytes",
     "model_record",
     "one_layer_limit",
@@ -208,29 +207,6 @@ def compare(ya: jax.Array, yb: jax.Array) -> dict:
 
 def _uint_of(dtype: jnp.dtype) -> jnp.dtype:
     return {2: jnp.uint16, 4: jnp.uint32, 8: jnp.uint64}[jnp.dtype(dtype).itemsize]
-
-
-def length_grid(max_len: int, points: int = 24, min_len: int = 2) -> list[int]:
-    """About ``points`` lengths from ``min_len`` to ``max_len``, geometrically spaced, distinct;
-    always ending at ``max_len`` (one point is ``[max_len]``: the length a run asked for, not
-    ``min_len``)."""
-    _validate.check_positive("max_len", max_len)
-    _validate.check_positive("points", points)
-    if not 1 <= min_len <= max_len:
-        raise ValueError(f"min_len: expected 1 <= min_len <= max_len = {max_len}, got {min_len}")
-    if points == 1:
-        return [int(max_len)]
-    if min_len == max_len:
-        return [int(max_len)]
-    # Past this many points every gap of the geometric grid is below 1 (the widest is the last,
-    # max_len (1 - r^-1), r the ratio), so the rounded grid holds every integer length: return them
-    # without building an array of `points` floats (10^12 of them would not fit in memory). The
-    # factor 2 keeps the test clear of rounding; below it the grid is computed as before.
-    every = 2 * math.log(max_len / min_len) / math.log(max_len / (max_len - 1))
-    if points - 1 > every:
-        return list(range(int(min_len), int(max_len) + 1))
-    grid = np.unique(np.round(np.geomspace(min_len, max_len, points)).astype(int))
-    return [int(x) for x in grid]
 
 
 def collapse_curve(
@@ -543,28 +519,29 @@ def model_record(
 
 def evaluate(
     params: ModelParams,
-    task: CopyingTask,
-    lengths: Sequence[int],
+    pairs: Sequence[ConfusablePair],
     precisions: Sequence[str],
     progress: bool = False,
+    *,
+    name: str = "task",
 ) -> dict:
-    """Accuracy, pair distance and bit identity of the confusable pair, by length and precision."""
+    """Accuracy, pair distance and bit identity of the confusable ``pairs`` (one per length,
+    :meth:`~._tasks.CopyingTask.confusable_pairs`), by length and precision; ``name`` labels the
+    progress bar."""
     out = {}
-    steps = [(p, n) for p in precisions for n in lengths]
+    lengths = [pair.n for pair in pairs]
+    steps = [(p, pair) for p in precisions for pair in pairs]
     if progress:
         from transformer_theory.progress import tqdm
 
-        steps = tqdm(steps, desc=f"evaluate {task.name}", unit="length", leave=False, disable=None)
+        steps = tqdm(steps, desc=f"evaluate {name}", unit="length", leave=False, disable=None)
     rows: dict[str, list] = {p: [] for p in precisions}
-    for prec, n in steps:
-        a, b = task.pair(n)
-        ya, yb = pair_representations(params, a, b, prec)
+    for prec, pair in steps:
+        ya, yb = pair_representations(params, pair.a, pair.b, prec)
         w_o = params.w_o.astype(ya.dtype)
         pred = [int(jnp.argmax(w_o @ ya)), int(jnp.argmax(w_o @ yb))]
-        if task.name == "count_ones":
-            acc = float(pred[0] == n)
-        else:
-            acc = (float(pred[0] == 0) + float(pred[1] == 1)) / 2
+        # the mean over the scored answers: both of a copying pair's, a counting pair's first only
+        acc = sum(float(p == a) for p, a in zip(pred, pair.answers)) / len(pair.answers)
         rows[prec].append(dict(compare(ya, yb), accuracy=acc, same_prediction=pred[0] == pred[1]))
     for prec in precisions:
         same = [r["identical"] for r in rows[prec]]

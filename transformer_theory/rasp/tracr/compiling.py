@@ -1,8 +1,9 @@
 """tracr's compiler entry, ``compiling.compile_rasp_to_model``, onto this library's compiler.
 
-The arguments are tracr's; the result is a :class:`~transformer_theory.rasp.CompiledProgram`
-(this library's :class:`~transformer_theory.params.ModelParams` and its residual layout), not
-tracr's Haiku model: run it with :func:`transformer_theory.rasp.run`, check it with
+The arguments are tracr's; the result is a
+:class:`~transformer_theory.rasp._compiler.CompiledProgram` (this library's
+:class:`~transformer_theory.params.ModelParams` and its residual layout), not tracr's Haiku model:
+run it with :func:`transformer_theory.rasp.run`, check it with
 :func:`transformer_theory.rasp.check`.
 """
 
