@@ -463,7 +463,6 @@ SETTINGS_CLASS = re.compile(r"Settings$")
 #: the study contract found them; this list may only shrink (a module leaving it fails the test
 #: until it is struck off, so the list stays the truth).
 KNOWN_EXPERIMENT_DEBTS = {
-    "ngram_exactness": "3 settings classes (two studies in one module)",
     "composition_bound": "no settings class of its own (composition_depth's)",
     "qsa_bits_rnn": "no settings class of its own (qsa_bits_attention's)",
     "languages_generalization": "imports jax",
@@ -506,7 +505,6 @@ def test_every_experiment_module_is_one_settings_class_and_get_config(path):
 STUDY_IN_EXPERIMENT = {
     "languages",
     "languages_generalization",
-    "ngram_exactness",
 }
 
 
@@ -652,9 +650,7 @@ def test_one_table_writer():
 HAND_OPTION_CALLS = ("add_argument", "add_mutually_exclusive_group")
 OPTIONS_MODULE = PKG / "cli" / "_options.py"
 #: Command modules still declaring an option by hand: ``{file: reason}`` (may only shrink).
-HAND_OPTION_DEBTS = {
-    "cli/ngram.py": "owned by another branch (the ngram command's --space)",
-}
+HAND_OPTION_DEBTS: dict[str, str] = {}
 
 
 def _hand_options(path: pathlib.Path) -> list[str]:
