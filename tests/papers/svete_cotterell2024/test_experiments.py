@@ -82,3 +82,24 @@ def test_exactness_smoke_size_runs(tmp_path):
     ]
     saved = json.loads((tmp_path / "ngram_hard" / "ngram.json").read_text())
     assert saved["complete"] is True and all(r["equivalent"] for r in saved["records"])
+
+
+@pytest.mark.parametrize("name", ["ngram", "ngram_space"])
+def test_the_command_settings_run_as_experiments_by_name(name, tmp_path, capsys):
+    """``experiment ngram`` / ``experiment ngram_space`` at smoke size: the command's study on its
+    experiment's settings, its file read back as the typed record it was written from."""
+    from transformer_theory import jsonio
+    from transformer_theory.cli import main
+    from transformer_theory.papers.svete_cotterell2024 import _records
+
+    out = tmp_path / name
+    assert main(["experiment", name, "--size", "smoke", "--out", str(out)]) == 0
+    assert f"{name} (svete_cotterell2024, size smoke)" in capsys.readouterr().out
+    if name == "ngram":
+        back = jsonio.read_record(str(out / "ngram.json"), _records.NGramResult)
+        assert back.complete and [r.construction for r in back.records] == ["3.1", "3.3"]
+        assert all(r.equivalent for r in back.records) and back.soft is None
+    else:
+        back = jsonio.read_record(str(out / "ngram_space.json"), _records.SpaceResult)
+        assert {(r.order, r.alphabet) for r in back.records} == {(2, 1), (2, 2), (3, 1), (3, 2)}
+        assert back.all_match and back.within_printed
