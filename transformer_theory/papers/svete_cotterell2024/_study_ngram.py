@@ -92,13 +92,8 @@ def check_budget(settings: Any) -> tuple[float, float]:
     return memory, seconds
 
 
-def _save(path: str | None, settings: Any, records, soft, complete: bool) -> NGramResult:
-    result = NGramResult(
-        complete=complete,
-        settings=to_jsonable(dataclasses.asdict(settings))[0],  # as the file holds it
-        records=tuple(records),
-        soft=soft,
-    )
+def _save(path: str | None, settings: dict, records, soft, complete: bool) -> NGramResult:
+    result = NGramResult(complete=complete, settings=settings, records=tuple(records), soft=soft)
     if path:
         write_json(path, result)
     return result
@@ -135,7 +130,8 @@ def run(config: Any, out_dir: str | None = None, *, progress: bool = False) -> N
                 os.remove(os.path.join(out_dir, name))
         path = os.path.join(out_dir, "ngram.json")
     records: list[ModelRecord] = []
-    _save(path, config, records, None, complete=False)
+    settings = to_jsonable(dataclasses.asdict(config))[0]  # as the file holds them
+    _save(path, settings, records, None, complete=False)
     lm = NGramLM.random(
         config.seed, config.alphabet, config.order, zero_fraction=config.zero_fraction
     )
@@ -154,7 +150,7 @@ def run(config: Any, out_dir: str | None = None, *, progress: bool = False) -> N
             seed=config.seed,
         )
         records.append(record)
-        _save(path, config, records, None, complete=False)
+        _save(path, settings, records, None, complete=False)
     soft = None
     if config.attention == "softmax":
         soft = soft_study(
@@ -169,7 +165,7 @@ def run(config: Any, out_dir: str | None = None, *, progress: bool = False) -> N
         plots.precision_figure(records, os.path.join(out_dir, "ngram_precision.png"))
         if soft:
             plots.soft_figure(soft, os.path.join(out_dir, "ngram_soft.png"))
-    return _save(path, config, records, soft, complete=True)
+    return _save(path, settings, records, soft, complete=True)
 
 
 def table_rows(result: NGramResult) -> list[dict]:
