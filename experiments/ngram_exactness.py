@@ -2,7 +2,8 @@
 
 The experiment, its settings and its results are
 ``transformer_theory/papers/svete_cotterell2024/experiments/ngram_exactness.py``; this script is
-its entry point (``--set field=value`` changes a field of every run's ``NGramSettings``)::
+its entry point (``--set field=value`` changes a field of every run's ``NGramSettings``,
+:mod:`transformer_theory.papers.svete_cotterell2024.experiments.ngram`)::
 
     python experiments/ngram_exactness.py --out results [--only ngram_hard,ngram_soft]
     python experiments/ngram_exactness.py --size smoke --out /tmp/smoke
@@ -19,7 +20,7 @@ from transformer_theory.cli._options import override
 from transformer_theory.papers.svete_cotterell2024.experiments import ngram_exactness as exp
 from transformer_theory.precision import enable_x64
 from transformer_theory.settings import OptionError, setting
-from transformer_theory.tables import table
+from transformer_theory.tables import rows_of, table
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,8 +49,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     enable_x64()
     result = exp.run(exp.ExactnessSettings(config.size, settings), given.out, only=only)
-    print(table(result["rows"]))
-    return 1 if any(r["float64_failures"] for r in result["rows"]) else 0
+    print(table(rows_of(result)))
+    return 1 if any(r.float64_failures for r in result.rows) else 0
 
 
 if __name__ == "__main__":

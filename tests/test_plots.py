@@ -291,21 +291,33 @@ def _match_width() -> tuple:
 
 
 def _ngram_precision() -> tuple:
-    recs = [
-        dict(construction=c, order=3, precision=p, scan=dict(first_failing_position=pos))
-        for c, pos in (("3.1", 100), ("3.3-slots", 1000))
-        for p in PRECISIONS
-    ]
+    from transformer_theory.papers.svete_cotterell2024._records import ModelRecord
+
+    def record(c, p, pos):
+        return ModelRecord(
+            *(c, "hard", p, 3, 2, 4, None, (2,), 8, 8),
+            *(7, True, 0.0, 0.0, 0, 0, True, 1.0, 1.0),
+            scan=dict(first_failing_position=pos),
+        )
+
+    recs = [record(c, p, pos) for c, pos in (("3.1", 100), ("3.3-slots", 1000)) for p in PRECISIONS]
     return (recs,)
 
 
 def _ngram_soft() -> tuple:
+    from transformer_theory.papers.svete_cotterell2024._records import (
+        BetaNeeded,
+        KLPoint,
+        SoftRow,
+    )
+
     rows = [
-        dict(
+        SoftRow(
             construction=c,
+            max_len=8,
+            kl_by_beta=tuple(KLPoint(beta=b, kl=1 / b**2) for b in (1, 10, 100)),
             target_kl=1e-3,
-            kl_by_beta=[dict(beta=b, kl=1 / b**2) for b in (1, 10, 100)],
-            beta_needed=[dict(length=n, beta=10.0 * n) for n in (0, 4, 8)],
+            beta_needed=tuple(BetaNeeded(length=n, beta=10.0 * n) for n in (0, 4, 8)),
         )
         for c in ("3.1", "3.2")
     ]

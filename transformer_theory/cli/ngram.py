@@ -16,9 +16,8 @@ construction and precision, with ``max_abs_logprob_diff``, ``strings``, ``equiva
 softmax), and prints one table row per model (equivalent or not, on how many strings, the
 largest ``|log q - log p|``, the longest exact length and the derived one, softmax's KL) and,
 with softmax, the ``beta`` each length needs. The options are the fields of
-:class:`transformer_theory.papers.svete_cotterell2024.experiments.ngram_exactness.NGramSettings`;
-the study is
-:func:`transformer_theory.papers.svete_cotterell2024.experiments.ngram_exactness.run_ngram`.
+:class:`transformer_theory.papers.svete_cotterell2024.experiments.ngram.NGramSettings`;
+the study is :func:`transformer_theory.papers.svete_cotterell2024._study_ngram.run`.
 Examples::
 
     transformer-theory ngram --order 3 --alphabet 3 --max-len 8 --out results/ngram
@@ -26,9 +25,10 @@ Examples::
         --out r/soft
 
 ``--space`` runs, instead, the size table of
-:func:`transformer_theory.papers.svete_cotterell2024.experiments.ngram_exactness.run_space` (every
-construction built
-at each ``--orders`` x ``--alphabets``, counted against the closed forms; exit 1 on a difference)::
+:func:`transformer_theory.papers.svete_cotterell2024._study_ngram_space.run` (every construction
+built at each ``--orders`` x ``--alphabets``, counted against the closed forms; its settings
+:class:`transformer_theory.papers.svete_cotterell2024.experiments.ngram_space.SpaceSettings`;
+exit 1 on a difference)::
 
     transformer-theory ngram --space --orders 2,3,4,5 --alphabets 1,2,3,4 --out results/ngram_space
 
@@ -42,6 +42,7 @@ import argparse
 import dataclasses
 import sys
 
+from transformer_theory import budget
 from transformer_theory.cli._common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -52,59 +53,82 @@ from transformer_theory.cli._common import (
     refuse_ignored,
 )
 from transformer_theory.cli._options import add_settings
-from transformer_theory.papers.svete_cotterell2024.experiments import ngram_exactness as exactness
-from transformer_theory.settings import flag_of, from_args
+from transformer_theory.papers.svete_cotterell2024 import _study_ngram, _study_ngram_space
+from transformer_theory.papers.svete_cotterell2024._theory_ngram import float64_failures
+from transformer_theory.papers.svete_cotterell2024.experiments.ngram import NGramSettings
+from transformer_theory.papers.svete_cotterell2024.experiments.ngram_space import SpaceSettings
+from transformer_theory.settings import flag_of, from_args, setting
 from transformer_theory.tables import table
 
 #: The study computes in float64 (the reference and one of the formats compared).
 X64 = True
 
 
+@dataclasses.dataclass(frozen=True)
+class SpaceChoice:
+    """Which study runs.
+
+    Attributes:
+      space: instead of the study: build every construction at each n of --orders and |Sigma|
+        of --alphabets and print its sizes (width, heads, parameters, non-zeros, bits per
+        weight) beside the closed forms (ngram_space.json, ngram_space.png).
+    """
+
+    space: bool = setting(False)
+
+
 def _flags(cls: type, skip: tuple[str, ...] = ("seed",)) -> list[str]:
     return [flag_of(cls, f.name) for f in dataclasses.fields(cls) if f.name not in skip]
 
 
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    add_settings(p, exactness.NGramSettings)
-    p.add_argument(
-        "--space",
-        action="store_true",
-        help="instead of the study: build every construction at each n of --orders and |Sigma| "
-        "of --alphabets and print its sizes (width, heads, parameters, non-zeros, bits per "
-        "weight) beside the closed forms (ngram_space.json, ngram_space.png)",
+def _as_options(err: budget.BudgetError) -> budget.BudgetError:
+    """``err`` (naming the study's fields, ``/``-joined) with those fields written as this
+    command's options."""
+    flags = "/".join(flag_of(NGramSettings, f) for f in err.option.split("/"))
+    return budget.BudgetError(
+        str(err).replace(err.option, flags),
+        option=flags,
+        estimate=err.estimate,
+        available=err.available,
     )
-    add_settings(p, exactness.SpaceSettings, skip=("seed",))
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_settings(p, NGramSettings)
+    add_settings(p, SpaceChoice)
+    add_settings(p, SpaceSettings, skip=("seed",))
     add_output(p, "results/ngram", help="output directory (ngram.json + PNG plots)")
 
 
 def _run_space(args: argparse.Namespace) -> int:
     """``--space``: the size table; exit 1 if a count differs from its closed form."""
-    refuse_ignored(args, _flags(exactness.NGramSettings), "--space")
-    settings = from_args(exactness.SpaceSettings, args)
+    refuse_ignored(args, _flags(NGramSettings), "--space")
+    settings = from_args(SpaceSettings, args)
     out = prepare_out_dir(args.out)
-    result = exactness.run_space(settings, out)
-    print(table(exactness.space_table_rows(result)))
+    result = _study_ngram_space.run(settings, out)
+    print(table(_study_ngram_space.table_rows(result)))
     print(f"wrote {out}/ngram_space.json, {out}/ngram_space.png")
     return EXIT_OK if result.all_match and result.within_printed else EXIT_FAILED
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.space:
+    if from_args(SpaceChoice, args).space:
         return _run_space(args)
-    for option in _flags(exactness.SpaceSettings):
+    for option in _flags(SpaceSettings):
         if option in getattr(args, "changed", set()):
             raise UsageError(f"{option}: applies to --space only (it would be ignored)")
-    settings = from_args(exactness.NGramSettings, args)
-    from transformer_theory import budget
-
-    memory, seconds = exactness.check_budget(settings)
+    settings = from_args(NGramSettings, args)
+    try:
+        memory, seconds = _study_ngram.check_budget(settings)
+    except budget.BudgetError as err:
+        raise _as_options(err) from None
     out = prepare_out_dir(args.out)
     print(
         f"ngram: estimated {budget.format_bytes(memory)} of memory, "
         f"{budget.format_seconds(seconds)}"
     )
     try:
-        result = exactness.run_ngram(settings, out, progress=True)
+        result = _study_ngram.run(settings, out, progress=True)
     except KeyboardInterrupt:  # one line, exit 130 (cli.main leaves without a shutdown)
         print(
             f"transformer-theory ngram: interrupted; {out}/ngram.json holds the records done, "
@@ -112,8 +136,8 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
-    print(table(exactness.table_rows(result)))
+    print(table(_study_ngram.table_rows(result)))
     if result.soft:
-        print(table(exactness.soft_table_rows(result)))
+        print(table(_study_ngram.soft_table_rows(result)))
     print(f"wrote {out}/ngram.json")
-    return EXIT_FAILED if exactness.float64_failures(result.records) else EXIT_OK
+    return EXIT_FAILED if float64_failures(result.records) else EXIT_OK

@@ -51,6 +51,7 @@ def test_exactness_config_matches_the_quoted_commands():
     from transformer_theory.cli import ngram
     from transformer_theory.cli._options import CommandParser
     from transformer_theory.papers.svete_cotterell2024.experiments import ngram_exactness
+    from transformer_theory.papers.svete_cotterell2024.experiments.ngram import NGramSettings
     from transformer_theory.settings import from_args
 
     commands = {
@@ -67,7 +68,7 @@ def test_exactness_config_matches_the_quoted_commands():
         parser = CommandParser()
         ngram.add_arguments(parser)
         args = parser.parse_args([*argv.split(), "--out", "unused"])
-        assert from_args(ngram_exactness.NGramSettings, args) == runs[name], name
+        assert from_args(NGramSettings, args) == runs[name], name
     with pytest.raises(ValueError, match="size"):
         ngram_exactness.get_config("huge")
 
@@ -76,6 +77,29 @@ def test_exactness_smoke_size_runs(tmp_path):
     from transformer_theory.papers.svete_cotterell2024.experiments import ngram_exactness
 
     result = ngram_exactness.run(ngram_exactness.get_config("smoke"), str(tmp_path), progress=False)
-    assert result["rows"] == [{"run": "ngram_hard", "records": 2, "float64_failures": 0}]
+    assert [dataclasses.asdict(r) for r in result.rows] == [
+        {"run": "ngram_hard", "records": 2, "float64_failures": 0}
+    ]
     saved = json.loads((tmp_path / "ngram_hard" / "ngram.json").read_text())
     assert saved["complete"] is True and all(r["equivalent"] for r in saved["records"])
+
+
+@pytest.mark.parametrize("name", ["ngram", "ngram_space"])
+def test_the_command_settings_run_as_experiments_by_name(name, tmp_path, capsys):
+    """``experiment ngram`` / ``experiment ngram_space`` at smoke size: the command's study on its
+    experiment's settings, its file read back as the typed record it was written from."""
+    from transformer_theory import jsonio
+    from transformer_theory.cli import main
+    from transformer_theory.papers.svete_cotterell2024 import _records
+
+    out = tmp_path / name
+    assert main(["experiment", name, "--size", "smoke", "--out", str(out)]) == 0
+    assert f"{name} (svete_cotterell2024, size smoke)" in capsys.readouterr().out
+    if name == "ngram":
+        back = jsonio.read_record(str(out / "ngram.json"), _records.NGramResult)
+        assert back.complete and [r.construction for r in back.records] == ["3.1", "3.3"]
+        assert all(r.equivalent for r in back.records) and back.soft is None
+    else:
+        back = jsonio.read_record(str(out / "ngram_space.json"), _records.SpaceResult)
+        assert {(r.order, r.alphabet) for r in back.records} == {(2, 1), (2, 2), (3, 1), (3, 2)}
+        assert back.all_match and back.within_printed

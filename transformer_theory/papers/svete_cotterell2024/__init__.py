@@ -29,9 +29,11 @@ order:
 - :mod:`._plots`: the figures.
 - :mod:`.claims`: the paper's statements in the claims ledger (``transformer-theory claims
   --paper svete_cotterell2024``), each with its check and status.
-- :mod:`.experiments`: ``ngram_exactness`` (the study of ``transformer-theory ngram``: settings
-  in, records out, ``ngram.json``; its ``--space`` size table; the runs README quotes) and
-  ``ngram_learnability`` (the trained experiment), each with ``get_config(size)`` and ``run``.
+- :mod:`.experiments`: ``ngram`` (the settings of ``transformer-theory ngram``; its study
+  :mod:`._study_ngram`: settings in, records out, ``ngram.json``), ``ngram_space`` (its
+  ``--space`` size table, :mod:`._study_ngram_space`), ``ngram_exactness`` (the runs README
+  quotes) and ``ngram_learnability`` (the trained experiment), each with ``get_config(size)`` and
+  ``run``; the records are typed (:mod:`._records`).
 """
 
 from transformer_theory.papers.svete_cotterell2024._constructions import (

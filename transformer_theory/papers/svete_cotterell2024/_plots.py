@@ -11,15 +11,19 @@ records of the ngram experiments; nothing here computes a result.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
+from transformer_theory.jsonio import ABSENT
+from transformer_theory.papers.svete_cotterell2024._records import ModelRecord, SoftRow
 from transformer_theory.plotting import legend_outside, pyplot, save_figure, suptitle
 from transformer_theory.precision import PRECISION_COLOR, PRECISIONS, significand_bits
 
 __all__ = ["precision_figure", "soft_figure", "space_figure"]
 
 
-def precision_figure(records: list[dict], path: str) -> str | None:
+def precision_figure(records: Sequence[ModelRecord], path: str) -> str | None:
     """Two panels from the hard/sparse records with a scan (the paper's 3.3 left out: it has no
     derived bound): left, :func:`~._constructions.score_gap` against ``10u`` of each format
     (3.1/3.2); right, :func:`~._theory_precision.window_budget` against ``2^p`` (3.3-slots). A
@@ -28,11 +32,11 @@ def precision_figure(records: list[dict], path: str) -> str | None:
     from transformer_theory.papers.svete_cotterell2024._constructions import score_gap
     from transformer_theory.papers.svete_cotterell2024._theory_precision import window_budget
 
-    records = [r for r in records if "scan" in r and r["construction"] != "3.3"]
+    records = [r for r in records if r.scan is not ABSENT and r.construction != "3.3"]
     if not records:
         return None
     plt = pyplot()
-    w = records[0]["order"] - 1
+    w = records[0].order - 1
     t = np.unique(np.logspace(0, 6, 300).astype(int))
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     axes[0].loglog(t, score_gap(t), "k-", label=r"gap $1 - \langle u(t), u(t \pm 1)\rangle$")
@@ -43,11 +47,11 @@ def precision_figure(records: list[dict], path: str) -> str | None:
         axes[0].axhline(10 * 2.0**-bits, color=color, ls=":", label=f"$10u$, {precision}")
         axes[1].axhline(2.0**bits, color=color, ls=":", label=f"$2^p$, {precision}")
     for r in records:
-        pos = r["scan"]["first_failing_position"]
+        pos = r.scan["first_failing_position"]
         if pos is None:
             continue
-        ax = axes[1] if r["construction"] == "3.3-slots" else axes[0]
-        ax.axvline(pos + 1, color=PRECISION_COLOR[r["precision"]], ls="--", alpha=0.7)
+        ax = axes[1] if r.construction == "3.3-slots" else axes[0]
+        ax.axvline(pos + 1, color=PRECISION_COLOR[r.precision], ls="--", alpha=0.7)
     axes[0].set(
         xlabel="position t",
         ylabel="score gap",
@@ -63,22 +67,22 @@ def precision_figure(records: list[dict], path: str) -> str | None:
     return save_figure(fig, path)
 
 
-def soft_figure(soft: list[dict], path: str) -> str:
-    """Two panels from :func:`.experiments.ngram_exactness.soft_study`'s rows: the KL against
+def soft_figure(soft: Sequence[SoftRow], path: str) -> str:
+    """Two panels from :func:`._theory_ngram.soft_study`'s rows: the KL against
     ``beta`` (log-log, KL floored at 1e-18), and the ``beta`` the target KL needs against the
     string length."""
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     for row in soft:
-        kls = [max(c["kl"], 1e-18) for c in row["kl_by_beta"]]
-        betas = [c["beta"] for c in row["kl_by_beta"]]
-        axes[0].loglog(betas, kls, "o-", label=row["construction"])
-        pts = [n for n in row["beta_needed"] if n["beta"] is not None]
+        kls = [max(c.kl, 1e-18) for c in row.kl_by_beta]
+        betas = [c.beta for c in row.kl_by_beta]
+        axes[0].loglog(betas, kls, "o-", label=row.construction)
+        pts = [n for n in row.beta_needed if n.beta is not None]
         axes[1].loglog(
-            [max(n["length"], 1) for n in pts],
-            [n["beta"] for n in pts],
+            [max(n.length, 1) for n in pts],
+            [n.beta for n in pts],
             "o-",
-            label=row["construction"],
+            label=row.construction,
         )
     axes[0].set(
         xlabel=r"$\beta$", ylabel="KL, first max-len+1 outcomes", title="softmax: KL from n-gram"
@@ -86,7 +90,7 @@ def soft_figure(soft: list[dict], path: str) -> str:
     axes[1].set(
         xlabel="max string length",
         ylabel=r"$\beta$ for the target KL",
-        title=rf"$\beta$ needed for KL $\leq$ {soft[0]['target_kl']:g}",
+        title=rf"$\beta$ needed for KL $\leq$ {soft[0].target_kl:g}",
     )
     for ax in axes:
         legend_outside(ax)

@@ -1,6 +1,5 @@
-"""What the n-gram study costs, in closed forms: the memory and time of a run of
-:class:`~transformer_theory.papers.svete_cotterell2024.experiments.ngram_exactness.NGramSettings`,
-from the settings alone.
+"""What the n-gram study costs, in closed forms: the memory and time of a run of the ``ngram``
+study (:mod:`.._study_ngram`), from its sizes alone.
 
 Shapes: ``S = |Sigma|``, ``V = S + 1`` ids, ``w = n - 1``, ``A = sum_{k<n} S^k`` histories,
 ``D`` the residual width, ``N = w + L`` positions.
@@ -15,7 +14,6 @@ costs nothing to estimate; ``inf`` beyond float range.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from transformer_theory.papers.svete_cotterell2024._theory_soft import SOFT_BETAS
 
@@ -50,8 +48,19 @@ def table_bytes(alphabet: int, order: int) -> float:
     return 8.0 * _geometric(alphabet, order) * (alphabet + 1)
 
 
-def estimate(settings: Any) -> tuple[float, float]:
-    """``(bytes, seconds)`` the study of ``settings`` (an ``NGramSettings``) needs.
+def estimate(
+    alphabet: int,
+    order: int,
+    max_len: int,
+    *,
+    models: int,
+    scan_limit: int | None = None,
+    soft_lengths: tuple[int, ...] | None = None,
+) -> tuple[float, float]:
+    """``(bytes, seconds)`` the ``ngram`` study needs for ``models`` models of an ``order``-gram
+    LM over ``alphabet`` symbols checked on every string up to ``max_len``, each scanned at every
+    length up to ``scan_limit`` (hard/sparse attention) or, with ``soft_lengths`` (softmax), run
+    through the soft study instead (no scan).
 
     Memory: the n-gram table (``A (|Sigma| + 1)`` float64), the largest model's weights (``W_QK``
     and ``W_V`` are ``D x D`` per head, ``D ~ A``; the MLP is ``units x D`` twice) and the largest
@@ -60,28 +69,27 @@ def estimate(settings: Any) -> tuple[float, float]:
     (:data:`SECONDS_PER_COMPILE`) per string length checked and per length scanned, per model,
     plus the arithmetic at 1e9 multiply-adds per second.
     """
-    S, n = settings.alphabet, settings.order
+    S, n = alphabet, order
     w, V = n - 1, S + 1
     A = _geometric(S, n)
     D = V + 2 * (2 * w + 1) + w * (1 + V) + w * V + A  # the widest layout (3.3-slots)
     heads = w
     units = A * w
     weights = 8.0 * (2 * heads * D * D + 2 * units * D + V * D)
-    N = w + settings.max_len
-    strings = min(_geometric(S, settings.max_len + 1), 50_000.0 * (settings.max_len + 1))
-    batch = min(4096, max(min(_power(S, settings.max_len), 50_000), 2_000))
+    N = w + max_len
+    strings = min(_geometric(S, max_len + 1), 50_000.0 * (max_len + 1))
+    batch = min(4096, max(min(_power(S, max_len), 50_000), 2_000))
     acts = 8.0 * batch * (N * (D + units) * (w + 1) + heads * N * N)
     memory = table_bytes(S, n) + weights + acts
-    soft = settings.attention == "softmax"
-    models = len(settings.constructions) * (1 if soft else len(settings.precisions))
-    scans = 0 if soft else settings.scan_limit + 1
-    lengths = settings.max_len + 1 + scans
+    soft = soft_lengths is not None
+    scans = 0 if soft or scan_limit is None else scan_limit + 1
+    lengths = max_len + 1 + scans
     evaluations = 1
     if soft:
         # the soft study: 7 betas and a ~12-step bisection per soft length, each over every
         # string up to the length (the shapes repeat, so they compile once per length)
-        lengths += max([*settings.soft_lengths, settings.max_len]) + 2
-        evaluations += len(SOFT_BETAS) + 12 * len(settings.soft_lengths)
+        lengths += max([*soft_lengths, max_len]) + 2
+        evaluations += len(SOFT_BETAS) + 12 * len(soft_lengths)
     flops = models * (
         evaluations * strings * N * D * (D + units) * (w + 1) + scans * (w + scans) ** 2 * D
     )

@@ -28,6 +28,13 @@ _THEOREMS = (
 )
 _LM = {"order": 3, "alphabet": 2, "zeros": 0.2, "seeds": 2, "max_len": 2, "margin_len": 16}
 _LM_FULL = {"order": 3, "alphabet": 3, "zeros": 0.2, "seeds": 2, "max_len": 6, "margin_len": 100}
+#: The sizes of the per-format rows (float32, bfloat16): the constructions built and the LM.
+_EVERY_FORMAT = {"constructions": ("3.1", "3.3"), "alphabet": 2, "max_len": 2}
+_EVERY_FORMAT_FULL = {
+    "constructions": ("3.1", "3.2", "3.2-direct", "3.3", "3.3-slots"),
+    "alphabet": 3,
+    "max_len": 6,
+}
 _EQ_NOTE = (
     "Weak equivalence is float64 on strings up to the stated length for a few seeded LMs (the "
     "built models use average-hard attention and log_softmax outputs, which the exact engine "
@@ -46,8 +53,19 @@ _equivalent = judges.all_of(
 )
 
 
-def _construction(name: str):
-    return functools.partial(checks.construction, name)
+def _construction_row(name: str, construction: str, **fields) -> Row:
+    """The row ``svete_cotterell2024.<name>``: ``construction`` built for the seeded LMs and
+    checked weakly equivalent (:func:`._checks.construction`, judged :data:`_equivalent`) at the
+    sizes ``_LM`` / ``_LM_FULL``, with the ``ngram`` command that shows it."""
+    return Row(
+        id=f"svete_cotterell2024.{name}",
+        paper=PAPER,
+        check=functools.partial(checks.construction, construction),
+        judge=_equivalent,
+        sizes={"quick": _LM, "full": _LM_FULL},
+        command=_cmd(construction),
+        **fields,
+    )
 
 
 def _cmd(construction: str) -> str:
@@ -57,10 +75,35 @@ def _cmd(construction: str) -> str:
     )
 
 
-CLAIMS: list[Row] = [
-    Row(
-        id="svete_cotterell2024.theorem31",
+def _true_row(name: str, *, key: str, figure: str, quick: dict, full: dict, **fields) -> Row:
+    """The row ``svete_cotterell2024.<name>`` of this paper, judged true on its check's ``key``
+    (``figure`` quoting the values), checked at the sizes ``quick`` and ``full``."""
+    return Row(
+        id=f"svete_cotterell2024.{name}",
         paper=PAPER,
+        judge=judges.true(key, figure=figure),
+        sizes={"quick": quick, "full": full},
+        **fields,
+    )
+
+
+def _per_format_row(name: str, **fields) -> Row:
+    """A :func:`_true_row` of one float format over the per-format sizes (every construction on
+    one LM, :data:`_EVERY_FORMAT`): a finding on the string lengths."""
+    return _true_row(
+        name,
+        domain=dom.LENGTHS,
+        expected="finding",
+        quick=_EVERY_FORMAT,
+        full=_EVERY_FORMAT_FULL,
+        **fields,
+    )
+
+
+CLAIMS: list[Row] = [
+    _construction_row(
+        "theorem31",
+        "3.1",
         place="Slides, Main Results: Theorem 3.1 - 3.3 in Svete and Cotterell (2024), item 1",
         printed=_THEOREMS + "1. n-1 heads and 1 layer.",
         statement="The paper's 3.1 built for seeded random n-gram LMs is weakly equivalent to each "
@@ -68,16 +111,12 @@ CLAIMS: list[Row] = [
         "string up to max_len, uses at most n - 1 heads in 1 layer, and its proof's key leads "
         "every other key (arb balls) at every query up to margin_len",
         domain=dom.EQUIVALENT_TRANSFORMER,
-        check=_construction("3.1"),
-        judge=_equivalent,
-        sizes={"quick": _LM, "full": _LM_FULL},
         expected="verified",
-        command=_cmd("3.1"),
         note=_EQ_NOTE,
     ),
-    Row(
-        id="svete_cotterell2024.theorem32",
-        paper=PAPER,
+    _construction_row(
+        "theorem32",
+        "3.2",
         place="Slides, Main Results: Theorem 3.1 - 3.3 in Svete and Cotterell (2024), item 2",
         printed=_THEOREMS + "... 2. 1 head and n-1 layers.",
         statement="The paper's 3.2 as the authors build it (one offset-1 head per layer, "
@@ -85,11 +124,7 @@ CLAIMS: list[Row] = [
         "random n-gram LM on every string up to max_len (float64), and its proof's key leads "
         "every other key (arb balls) at every query up to margin_len",
         domain=dom.EQUIVALENT_TRANSFORMER,
-        check=_construction("3.2"),
-        judge=_equivalent,
-        sizes={"quick": _LM, "full": _LM_FULL},
         expected="verified",
-        command=_cmd("3.2"),
         note=_EQ_NOTE,
     ),
     Row(
@@ -117,41 +152,32 @@ CLAIMS: list[Row] = [
         note="Float64 only: the digit decoding has no ball-arithmetic evaluation (not a "
         "ModelParams). In float32 it fails at string length 36 (paper33_float32).",
     ),
-    Row(
-        id="svete_cotterell2024.variant32_direct",
-        paper=PAPER,
+    _construction_row(
+        "variant32_direct",
+        "3.2-direct",
         place="Theorem 3.2 (slides, Main Results, item 2); 3.2-direct is this library's variant",
         statement="The library's 3.2-direct (3.1's heads one per layer, n - 1 layers) is weakly "
         "equivalent to each seeded random n-gram LM on every string up to max_len (float64), "
         "within 1 head per layer and n - 1 layers, its proof's key leading every other key "
         "(arb balls) at every query up to margin_len",
         domain=dom.NGRAM_LMS,
-        check=_construction("3.2-direct"),
-        judge=_equivalent,
-        sizes={"quick": _LM, "full": _LM_FULL},
         expected="finding",
-        command=_cmd("3.2-direct"),
         note="The library's construction, not the paper's. " + _EQ_NOTE,
     ),
-    Row(
-        id="svete_cotterell2024.variant33_slots",
-        paper=PAPER,
+    _construction_row(
+        "variant33_slots",
+        "3.3-slots",
         place="Theorem 3.3 (slides, Main Results, item 3); 3.3-slots is this library's variant",
         statement="The library's 3.3-slots (an integer polynomial score averages the window, "
         "symbols in slots j mod (n - 1); one head, one layer) is weakly equivalent to each "
         "seeded random n-gram LM on every string up to max_len (float64); the window keys' "
         "scores tie exactly and lead every other key (arb balls) at every query up to margin_len",
         domain=dom.NGRAM_LMS,
-        check=_construction("3.3-slots"),
-        judge=_equivalent,
-        sizes={"quick": _LM, "full": _LM_FULL},
         expected="finding",
-        command=_cmd("3.3-slots"),
         note="The library's construction, not the paper's. " + _EQ_NOTE,
     ),
-    Row(
-        id="svete_cotterell2024.sparse_built_length",
-        paper=PAPER,
+    _true_row(
+        "sparse_built_length",
         place="Slides, Main Results ({hard, sparse} attention); sparse 3.1 as this library "
         "builds it",
         statement="Sparse 3.1 with its score scale fixed when built for strings up to built_for "
@@ -161,30 +187,6 @@ CLAIMS: list[Row] = [
         "(float64); sparse 3.3-slots (integer gap, beta = 1) keeps lead >= 1 to slots_to",
         domain=dom.QUERIES,
         check=checks.sparse_built_length,
-        judge=judges.true(
-            "holds",
-            figure="built for {built_for}: lead >= 1 (ball) to length "
-            "{lead_ge_1_through_length}, a witness beyond it off by more than the tolerance: "
-            "{fails_beyond_built_length}; 3.3-slots lead >= {slots_lead}",
-        ),
-        sizes={
-            "quick": {
-                "order": 3,
-                "alphabet": 2,
-                "zeros": 0.2,
-                "built_for": 4,
-                "eq_len": 2,
-                "slots_to": 10,
-            },
-            "full": {
-                "order": 3,
-                "alphabet": 3,
-                "zeros": 0.2,
-                "built_for": 4,
-                "eq_len": 4,
-                "slots_to": 10,
-            },
-        },
         expected="finding",
         command="transformer-theory ngram --attention sparse --max-len 4 --precision float64 "
         "--construction 3.1,3.2,3.3-slots --scan-limit 10",
@@ -193,10 +195,29 @@ CLAIMS: list[Row] = [
         "correction. With the u code the gap shrinks like 1/(8 t^3): a scale per length bound, "
         "or 3.3-slots' integer gap, gives sparse equivalence. The lead is LM-independent; the "
         "witness and equivalence are float64 (declared unenclosed).",
+        key="holds",
+        figure="built for {built_for}: lead >= 1 (ball) to length "
+        "{lead_ge_1_through_length}, a witness beyond it off by more than the tolerance: "
+        "{fails_beyond_built_length}; 3.3-slots lead >= {slots_lead}",
+        quick={
+            "order": 3,
+            "alphabet": 2,
+            "zeros": 0.2,
+            "built_for": 4,
+            "eq_len": 2,
+            "slots_to": 10,
+        },
+        full={
+            "order": 3,
+            "alphabet": 3,
+            "zeros": 0.2,
+            "built_for": 4,
+            "eq_len": 4,
+            "slots_to": 10,
+        },
     ),
-    Row(
-        id="svete_cotterell2024.score_maximized_at_target",
-        paper=PAPER,
+    _true_row(
+        "score_maximized_at_target",
         place="Slides, 'Choice of score function': Maximized when t = j + h",
         printed=r"$$f(q_t, k_j) = \langle Q_h(r(y_t, t)), K_h(r(y_j, j)) \rangle$$ $$= \langle "
         r"\left(\frac{\sqrt{\frac{1}{t}}}{\sqrt{1 - \frac{1}{t}}}\right), "
@@ -206,22 +227,20 @@ CLAIMS: list[Row] = [
         "is < 1 (arb balls) at every other key s <= positions + 1, for every t <= positions",
         domain=dom.QUERIES,
         check=checks.score_argmax,
-        judge=judges.true(
-            "maximized_at_target",
-            figure="<u(t), u(s)> = 1 at s = t and < 1 (ball) elsewhere, t <= {positions}; gap "
-            "at t = {positions} {gap_at_T_mid} (layout.score_gap {library_score_gap_at_T})",
-        ),
-        sizes={"quick": {"positions": 40}, "full": {"positions": 150}},
         expected="bounded",
         note="Checked for t up to the stated bound, not for every t (the closed form "
         "<u(t), u(s)> = cos of the angle difference gives it for all t; not checked here). The "
         "converted slides print each two-entry column vector as a fraction: "
         "\\frac{\\sqrt{\\frac{1}{t}}}{\\sqrt{1 - \\frac{1}{t}}} is read as "
         "(sqrt(1/t), sqrt(1 - 1/t)).",
+        key="maximized_at_target",
+        figure="<u(t), u(s)> = 1 at s = t and < 1 (ball) elsewhere, t <= {positions}; gap "
+        "at t = {positions} {gap_at_T_mid} (layout.score_gap {library_score_gap_at_T})",
+        quick={"positions": 40},
+        full={"positions": 150},
     ),
-    Row(
-        id="svete_cotterell2024.slide_query_map",
-        paper=PAPER,
+    _true_row(
+        "slide_query_map",
         place="Slides, 'Choice of positional encoding': Q_h and K_h",
         printed=r"Q_h: r(y_t,t) ightarrow \left( \sqrt{rac{1}{t}} \\ \sqrt{1-rac{1}{t+h}} ight) "
         r"\\ \kappa_h: r(y_t,t) ightarrow \left( \sqrt{rac{1}{t+h}} \\ \sqrt{1-rac{1}{t+h}} "
@@ -231,12 +250,6 @@ CLAIMS: list[Row] = [
         "balls) for h = 1..offsets and h < t <= positions",
         domain=dom.OFFSET_QUERIES,
         check=checks.slide_query_map,
-        judge=judges.true(
-            "argmax_at_t_minus_h",
-            figure="argmax j = t - h (lead >= {min_lead}, ball); peak above 1 (not a cosine): "
-            "{peak_above_1}",
-        ),
-        sizes={"quick": {"offsets": 2, "positions": 30}, "full": {"offsets": 3, "positions": 100}},
         expected="bounded",
         command="pytest tests/papers/svete_cotterell2024/test_constructions.py -k literal",
         note="The printed query's peak exceeds 1 (it is not the cosine the proof uses), but its "
@@ -245,6 +258,11 @@ CLAIMS: list[Row] = [
         "line uses) and lost the escapes \\r, \\f, \\b: 'ightarrow' is \\rightarrow, 'rac' is "
         "\\frac, so Q_h maps r(y_t, t) to (sqrt(1/t), sqrt(1 - 1/(t+h))) and K_h to "
         "(sqrt(1/(t+h)), sqrt(1 - 1/(t+h))).",
+        key="argmax_at_t_minus_h",
+        figure="argmax j = t - h (lead >= {min_lead}, ball); peak above 1 (not a cosine): "
+        "{peak_above_1}",
+        quick={"offsets": 2, "positions": 30},
+        full={"offsets": 3, "positions": 100},
     ),
     Row(
         id="svete_cotterell2024.derived_exact_length",
@@ -346,79 +364,47 @@ CLAIMS: list[Row] = [
         note="Scans to 12 here; derived_exact_length's full tier scans 3.1 to 55 and 3.3-slots "
         "to 29 in float32.",
     ),
-    Row(
-        id="svete_cotterell2024.float32_equivalence",
-        paper=PAPER,
+    _per_format_row(
+        "float32_equivalence",
         place="Theorems 3.1-3.3 in float32 (README table, the float32 column)",
         statement="Built in float32, each construction is weakly equivalent to the LM on every "
         "string up to max_len within equivalence.logprob_tolerance for float32",
-        domain=dom.LENGTHS,
         check=checks.float32_equivalence,
-        judge=judges.true(
-            "all_equivalent",
-            figure="float32, all equivalent: max |log q - log p| {diffs}",
-        ),
-        sizes={
-            "quick": {"constructions": ("3.1", "3.3"), "alphabet": 2, "max_len": 2},
-            "full": {
-                "constructions": ("3.1", "3.2", "3.2-direct", "3.3", "3.3-slots"),
-                "alphabet": 3,
-                "max_len": 6,
-            },
-        },
-        expected="finding",
         command="transformer-theory ngram --max-len 6 --precision float32",
+        key="all_equivalent",
+        figure="float32, all equivalent: max |log q - log p| {diffs}",
     ),
-    Row(
-        id="svete_cotterell2024.paper33_float32",
-        paper=PAPER,
+    _true_row(
+        "paper33_float32",
         place="Theorem 3.3 (the paper's) in float32 (README: breaks at string length 36)",
         statement="The paper's 3.3 built in float32 first decodes a history wrongly at the "
         "string length whose last position t has 10^-t below float32's smallest normal 2^-126 "
         "(t = 38, string length 36 for a trigram), checked at the stated lengths",
         domain=dom.LENGTHS,
         check=checks.paper33_float32,
-        judge=judges.true(
-            "fails_where_10_pow_minus_t_is_subnormal",
-            figure="first wrong at string length {first_failing_length}; 10^-t < 2^-126 from "
-            "t = {t_below_float32_normal}",
-        ),
-        sizes={
-            "quick": {"alphabet": 2, "lengths": (34, 35, 36)},
-            "full": {"alphabet": 3, "lengths": tuple(range(1, 41))},
-        },
         expected="finding",
         command="transformer-theory ngram --construction 3.3 --max-len 6 --precision float32 "
         "--scan-limit 40",
         note="9 strings per length (the all-0 string and 8 seeded random ones), not every string.",
+        key="fails_where_10_pow_minus_t_is_subnormal",
+        figure="first wrong at string length {first_failing_length}; 10^-t < 2^-126 from "
+        "t = {t_below_float32_normal}",
+        quick={"alphabet": 2, "lengths": (34, 35, 36)},
+        full={"alphabet": 3, "lengths": tuple(range(1, 41))},
     ),
-    Row(
-        id="svete_cotterell2024.precision_bfloat16",
-        paper=PAPER,
+    _per_format_row(
+        "precision_bfloat16",
         place="Theorems 3.1-3.3 in bfloat16 (README table)",
         statement="Built in bfloat16, no construction is weakly equivalent to the LM on the "
         "strings up to max_len (largest |log q - log p| per construction, in nats); the "
         "longest exact length of each scan beside it",
-        domain=dom.LENGTHS,
         check=checks.bfloat16,
-        judge=judges.true(
-            "none_equivalent",
-            figure="bfloat16 not equivalent ({min_nats}-{max_nats} nats); exact to {exact_to}",
-        ),
-        sizes={
-            "quick": {"constructions": ("3.1", "3.3"), "alphabet": 2, "max_len": 2},
-            "full": {
-                "constructions": ("3.1", "3.2", "3.2-direct", "3.3", "3.3-slots"),
-                "alphabet": 3,
-                "max_len": 6,
-            },
-        },
-        expected="finding",
         command="transformer-theory ngram --max-len 6 --precision bfloat16 --scan-limit 12",
+        key="none_equivalent",
+        figure="bfloat16 not equivalent ({min_nats}-{max_nats} nats); exact to {exact_to}",
     ),
-    Row(
-        id="svete_cotterell2024.softmax_kl",
-        paper=PAPER,
+    _true_row(
+        "softmax_kl",
         place="Slides, Summary 1. ('represented ... with hard, sparse or soft attention')",
         statement="With softmax attention at score scale beta, KL(p || q) over the first "
         "outcomes is positive at beta = 1 and non-increasing in beta (float64 tolerance), for "
@@ -426,19 +412,15 @@ CLAIMS: list[Row] = [
         "attention is exact only as beta -> inf), not for 3.3-slots",
         domain=dom.NGRAM_LMS,
         check=checks.softmax_kl,
-        judge=judges.true(
-            "holds",
-            figure="3.1 needs beta {beta_31} for KL <= 1e-3 at the lengths; 3.3-slots {beta_slots}",
-        ),
-        sizes={
-            "quick": {"lengths": (1, 2), "betas": (1.0, 1000.0)},
-            "full": {"lengths": (1, 2, 3, 4), "betas": tuple(10.0**k for k in range(7))},
-        },
         expected="example",
         command="transformer-theory ngram --attention softmax --beta 1000 --alphabet 2 --max-len 6 "
         "--precision float64 --soft-lengths 1,2,3,4,5,6",
         note="The slides' Summary says n-gram LMs can be represented with soft attention; read "
         "exactly it fails at every finite beta (KL > 0), read as a limit it holds. One seeded LM.",
+        key="holds",
+        figure="3.1 needs beta {beta_31} for KL <= 1e-3 at the lengths; 3.3-slots {beta_slots}",
+        quick={"lengths": (1, 2), "betas": (1.0, 1000.0)},
+        full={"lengths": (1, 2, 3, 4), "betas": tuple(10.0**k for k in range(7))},
     ),
     open_claim(
         id="svete_cotterell2024.theorem51_size_bound",

@@ -47,7 +47,7 @@ from transformer_theory import _validate
 from transformer_theory.papers.svete_cotterell2024._study_ngram_learnability import (  # the study
     run,
 )
-from transformer_theory.settings import setting
+from transformer_theory.settings import check_minimums, setting
 
 #: This experiment computes in float64: ``experiment`` and the scripts turn 64-bit mode on.
 X64 = True
@@ -79,21 +79,18 @@ class LearnabilitySettings:
     grid: tuple[tuple[int, int, int | None], ...] = setting(
         tuple((n, S, rank) for n in (2, 3) for S in (2, 4) for rank in (None, 1)), option=False
     )
-    steps: int = 600
-    batch: int = 64
-    eval_len: int = 6
-    learning_rate: float = 3e-3
-    width_extra: int = 16
-    hidden_per_history: int = 4
-    scale: float = 3.0
+    steps: int = setting(600, positive=True)
+    batch: int = setting(64, positive=True)
+    eval_len: int = setting(6, minimum=0)
+    learning_rate: float = setting(3e-3, positive=True)
+    width_extra: int = setting(16, minimum=0)
+    hidden_per_history: int = setting(4, positive=True)
+    scale: float = setting(3.0, positive=True)
     seed: int = 0
 
     def __post_init__(self):
         _validate.check_seed("seed", self.seed)  # a jax.random.key: 0..2**63 - 1
-        for name in ("steps", "batch", "learning_rate", "hidden_per_history", "scale"):
-            _validate.check_positive(name, getattr(self, name))
-        for name in ("eval_len", "width_extra", "seed"):
-            _validate.check_positive(name, getattr(self, name), allow_zero=True)
+        check_minimums(self)  # the bounds declared beside the fields
         for order, alphabet, _ in self.grid:
             if order < 2 or alphabet < 1:
                 raise ValueError(f"grid: expected n >= 2 and |Sigma| >= 1, got {order, alphabet}")
