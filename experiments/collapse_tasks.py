@@ -18,6 +18,7 @@ from typing import Literal
 
 from transformer_theory.cli._common import EXIT_USAGE, Overrides, script_options
 from transformer_theory.cli._options import override
+from transformer_theory.papers import study_of
 from transformer_theory.papers.barbero2024.experiments import collapse_tasks
 from transformer_theory.precision import enable_x64
 from transformer_theory.settings import OptionError, setting
@@ -58,8 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"collapse_tasks: error: {err}", file=sys.stderr)
         return EXIT_USAGE
     enable_x64()
-    record = collapse_tasks.run(config, opts.out, progress=opts.progress)
-    print("\n".join(collapse_tasks.summary_lines(record)))
+    record = study_of(collapse_tasks).run(config, opts.out, progress=opts.progress)
+    print("\n".join(study_of(collapse_tasks).summary_lines(record)))
     print(f"{record.seconds} s; {opts.out}")
     return 0
 

@@ -16,6 +16,7 @@ import time
 
 from transformer_theory.cli._common import EXIT_USAGE, script_run
 from transformer_theory.cli._options import override
+from transformer_theory.papers import study_of
 from transformer_theory.papers.conti2024.experiments import encdec_translation as experiment
 from transformer_theory.settings import OptionError, setting
 
@@ -60,7 +61,7 @@ def main(argv=None) -> int:
             flush=True,
         )
 
-    result = experiment.run(config, given.out, progress=given.progress, on_result=report)
+    result = study_of(experiment).run(config, given.out, progress=given.progress, on_result=report)
     print(f"done in {time.perf_counter() - t0:.0f} s")
     for path in result.files:
         print(path)

@@ -17,6 +17,7 @@ import sys
 
 from transformer_theory.cli._common import EXIT_USAGE, script_run
 from transformer_theory.cli._options import override
+from transformer_theory.papers import study_of
 from transformer_theory.papers.svete_cotterell2024.experiments import ngram_exactness as exp
 from transformer_theory.precision import enable_x64
 from transformer_theory.settings import OptionError, setting
@@ -48,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ngram_exactness: error: {err}", file=sys.stderr)
         return EXIT_USAGE
     enable_x64()
-    result = exp.run(exp.ExactnessSettings(config.size, settings), given.out, only=only)
+    result = study_of(exp).run(exp.ExactnessSettings(config.size, settings), given.out, only=only)
     print(table(rows_of(result)))
     return 1 if any(r.float64_failures for r in result.rows) else 0
 

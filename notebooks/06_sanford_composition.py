@@ -124,13 +124,14 @@ plt.show()
 # as exactly `m p` bits: a protocol right on every pair needs `2^q` distinct messages, `m p >= q`.
 
 # %%
+from transformer_theory.papers import study_of  # noqa: E402
 from transformer_theory.papers.sanford2023.experiments import sanford as study  # noqa: E402
 
 for q_disj in (1, 2, 3, 4):
     print(analysis.reduction_record(q_disj))
 table = analysis.protocol_table((1, 2) if SMOKE else (1, 2, 3, 4))
 for r in table:
-    print(study.protocol_summary(r))
+    print(study_of(study).protocol_summary(r))
 for r in study.match3_bound_table()[:3]:
     print({k: r[k] for k in ("source", "N", "m", "p", "H", "c_needed")})
 

@@ -81,6 +81,7 @@ from transformer_theory.precision import enable_x64
 
 enable_x64()
 
+from transformer_theory.papers import study_of  # noqa: E402
 from transformer_theory.papers.barbero2024 import (  # noqa: E402
     asymptotic_rate,
     causal_pre_ln_config,
@@ -126,7 +127,7 @@ grid = [
     )
     if m.name in ("L1_H1_none_seed0", "L2_H1_rope_seed0")
 ]
-study = collapse.run(settings, OUT, progress=False, grid=grid)
+study = study_of(collapse).run(settings, OUT, progress=False, grid=grid)
 lengths, models = study.record.settings.lengths, study.record.models
 for rec in models:
     # the verdict is read from the curve's tail (last decade) and a plateau test, not hand-written
@@ -191,7 +192,7 @@ settings = oversquash.OversquashSettings(
     pattern="random",
     width=16,
 )
-study = oversquash.run(settings, OUT)
+study = study_of(oversquash).run(settings, OUT)
 for rec in study.record.models:
     s = np.array(rec.sensitivity_final)
     print(
@@ -221,6 +222,6 @@ config = collapse_tasks.CollapseTaskSettings(
     eval_points=4 if SMOKE else 10,
     precisions=("bfloat16",) if SMOKE else ALL_PRECISIONS,
 )
-record = collapse_tasks.run(config, OUT, progress=False)  # writes notebook.json and .png
-print("\n".join(collapse_tasks.summary_lines(record)))
+record = study_of(collapse_tasks).run(config, OUT, progress=False)  # writes notebook.json and .png
+print("\n".join(study_of(collapse_tasks).summary_lines(record)))
 display(Image(os.path.join(OUT, "notebook.png")))

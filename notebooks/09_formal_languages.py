@@ -78,6 +78,7 @@ precision.enable_x64()
 plotting.use_style()  # the library's figure style: readable sizes, a colour and marker per line
 
 from transformer_theory.papers import formal_languages as fl  # noqa: E402
+from transformer_theory.papers import study_of  # noqa: E402
 from transformer_theory.papers.formal_languages.experiments import languages  # noqa: E402
 
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
@@ -108,7 +109,7 @@ for s, y in zip(strings, labels):
 
 # %%
 # every row built and checked (a record per row, float64), then PARITY's precision sweep
-table = languages.run(settings, progress=False)
+table = study_of(languages).run(settings, progress=False)
 rows = table.records  # a typed record per row (languages.json's, field for field)
 for r in rows:
     print(
@@ -210,7 +211,7 @@ config = languages_generalization.GeneralizationSettings(
     samples=64,
     small=SMOKE,
 )
-result = languages_generalization.run(config, tempfile.mkdtemp(), progress=False)
+result = study_of(languages_generalization).run(config, tempfile.mkdtemp(), progress=False)
 for r in result.records:  # a typed record per model
     if r.steps:  # the trained models (the run also reads softmax weights as hard, and the
         # construction)
@@ -347,7 +348,7 @@ check = dyck_k.DyckKSettings(  # the experiment's settings: one (k, D), both rec
     precision_lengths=(8,),
     precision_samples=2,
 )
-for attention, rec in zip(check.attentions, dyck_k.run(check, progress=False)["records"]):
+for attention, rec in zip(check.attentions, study_of(dyck_k).run(check, progress=False)["records"]):
     print(
         f"{attention:>8}: {rec['strings_checked']:,} strings, accuracy {rec['accuracy']}, "
         f"smallest margin x n {rec['min_margin_times_n']:.4f}, derived {rec['derived']}, "

@@ -8,10 +8,8 @@ import pytest
 
 from transformer_theory.jsonio import write_json
 from transformer_theory.papers.barbero2024 import _records
-from transformer_theory.papers.barbero2024.experiments.collapse import (
-    CollapseSettings,
-    settings_record,
-)
+from transformer_theory.papers.barbero2024._study_collapse import settings_record
+from transformer_theory.papers.barbero2024.experiments.collapse import CollapseSettings
 from transformer_theory.papers.peng2024._models_training import _sweep
 
 

@@ -331,6 +331,7 @@ def experiment_script(
     from transformer_theory.cli._experiments import check_seconds
     from transformer_theory.cli._main import HelpFormatter
     from transformer_theory.cli._options import CommandParser, add_settings, override
+    from transformer_theory.papers import study_of
     from transformer_theory.settings import OptionError, from_args
 
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -369,7 +370,7 @@ def experiment_script(
         print(f"error: {err}", file=sys.stderr)
         return EXIT_USAGE
     enable_x64_if_declared(experiment)
-    records = experiment.run(config, out, progress=size != "smoke")
+    records = study_of(experiment).run(config, out, progress=size != "smoke")
     from transformer_theory.tables import rows_of, table
 
     rows = rows_of(records)

@@ -19,8 +19,8 @@ asks to start over.
 
 The options are the fields of
 :class:`transformer_theory.papers.barbero2024.experiments.collapse.CollapseSettings` (checked
-there, once); the study is its module's ``run``; this command parses and prints from the typed
-records.
+there, once); the study is ``papers/barbero2024/_study_collapse.py``'s ``run``; this command
+parses and prints from the typed records.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ from collections.abc import Sequence
 
 from transformer_theory.cli._common import add_output, run_grid_study
 from transformer_theory.cli._options import add_settings
+from transformer_theory.papers import study_of
+from transformer_theory.papers.barbero2024 import _records
 from transformer_theory.papers.barbero2024.experiments import collapse
 
 X64 = True
@@ -43,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     result = run_grid_study(
         args,
-        collapse,
+        study_of(collapse),
         collapse.CollapseSettings,
         "collapse",
         lambda model: summary_line(model, list(model.precisions)),
@@ -53,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     return result if isinstance(result, int) else 0
 
 
-def summary_line(model: collapse.CollapseModel, precisions: Sequence[str]) -> str:
+def summary_line(model: _records.CollapseModel, precisions: Sequence[str]) -> str:
     """One line per model: the verdict read from the tail, the derived limit where there is one,
     and per precision the first identical length."""
     asym = model.asymptotic
@@ -70,7 +72,7 @@ def summary_line(model: collapse.CollapseModel, precisions: Sequence[str]) -> st
     return "; ".join(parts)
 
 
-def summary(model: collapse.CollapseModel) -> dict:
+def summary(model: _records.CollapseModel) -> dict:
     """One table row per model: ``name``, ``verdict``, the tail it is read from, the derived and
     the measured ``K = lim n ||y_n - y'_{n+1}||`` (None where there is none), and per precision
     the first bit-identical length (``<precision> identical``)."""

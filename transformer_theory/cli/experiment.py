@@ -27,6 +27,7 @@ from transformer_theory.cli._common import (
 )
 from transformer_theory.cli._experiments import check_seconds, discover, summary
 from transformer_theory.cli._options import add_settings, override
+from transformer_theory.papers import study_of
 from transformer_theory.settings import setting
 from transformer_theory.tables import rows_of, table
 
@@ -85,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     config = override(shipped, args.sets)  # refused before any work
     check_seconds(args.name, args.size, config, shipped)
     out = prepare_out_dir(f"results/{args.name}" if args.out is None else args.out)
-    record = module.run(config, out, progress=True)
+    record = study_of(module).run(config, out, progress=True)
     print(f"{args.name} ({paper}, size {args.size}): wrote {out}")
     rows = rows_of(record)
     if rows:

@@ -18,8 +18,8 @@ of them at the end.
 
 The options are the fields of
 :class:`transformer_theory.papers.barbero2024.experiments.oversquash.OversquashSettings` (checked
-there, once); the study is its module's ``run``; this command parses and prints from the typed
-records.
+there, once); the study is ``papers/barbero2024/_study_oversquash.py``'s ``run``; this command
+parses and prints from the typed records.
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ from transformer_theory.cli._common import (
     run_grid_study,
 )
 from transformer_theory.cli._options import add_settings
+from transformer_theory.papers import study_of
+from transformer_theory.papers.barbero2024 import _records
 from transformer_theory.papers.barbero2024.experiments import oversquash
 
 X64 = True
@@ -45,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     result = run_grid_study(
         args,
-        oversquash,
+        study_of(oversquash),
         oversquash.OversquashSettings,
         "oversquash",
         lambda model: line(model),
@@ -60,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def line(model: oversquash.OversquashModel) -> str:
+def line(model: _records.OversquashModel) -> str:
     """One line per finished model: the first/last-quarter ratios and whether the bound holds."""
     text = (
         f"{model.name}: first/last quarter of ||dy_n/dv_i||: {model.early_late_ratio:.3g}, "
@@ -72,7 +74,7 @@ def line(model: oversquash.OversquashModel) -> str:
     return text
 
 
-def summary(model: oversquash.OversquashModel) -> dict:
+def summary(model: _records.OversquashModel) -> dict:
     """One table row per model: the first/last-quarter ratios of ``||dy_n/dv_i||``, of the path
     weights and of the residual path weights, and (with the bound) whether it holds and the
     largest sensitivity/bound ratio."""

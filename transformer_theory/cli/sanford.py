@@ -26,8 +26,8 @@ is beyond float64's 53-bit exact range (there a miss would be the format's, not 
 construction's), more qSA subsets than the enumeration limit, or memory beyond the budget.
 The options are the fields of
 :class:`transformer_theory.papers.sanford2023.experiments.sanford.SanfordSettings`; the study is
-``papers/sanford2023/_study_sanford.py``'s ``run``, which the experiment module re-exports (also
-``transformer-theory experiment sanford``).
+``papers/sanford2023/_study_sanford.py``'s ``run`` (also ``transformer-theory experiment
+sanford``).
 """
 
 from __future__ import annotations
@@ -39,6 +39,8 @@ import os
 from transformer_theory import settings as options
 from transformer_theory.cli._common import add_output
 from transformer_theory.cli._options import add_settings
+from transformer_theory.papers import study_of
+from transformer_theory.papers.sanford2023 import _records
 from transformer_theory.papers.sanford2023.experiments import sanford as study
 
 X64 = True  # float64 is one of the formats compared; the disj unit runs in float64
@@ -64,23 +66,23 @@ def run(args: argparse.Namespace) -> int:
         ignored = [f.name for f in dataclasses.fields(cls) if f.name not in cls.DISJ_READS]
         refuse_ignored(args, [options.flag_of(cls, n) for n in ignored], "--task disj")
     with options.naming_options(study.SanfordSettings):  # the sizes refused before any work
-        study.check_sizes(settings)
+        study_of(study).check_sizes(settings)
     out = prepare_out_dir(args.out)
-    result = study.run(settings, out)
-    for rows in study.summary_tables(result):
+    result = study_of(study).run(settings, out)
+    for rows in study_of(study).summary_tables(result):
         print(table(rows), end="\n\n")
     if result.rows:
         print("* = beyond the format's exact range")
         print(f"wrote {os.path.join(out, 'sanford.json')}")
     if result.disj is not None:
         _print_disj(result.disj, out, table)
-    return EXIT_FAILED if study.failed(result) else EXIT_OK
+    return EXIT_FAILED if study_of(study).failed(result) else EXIT_OK
 
 
-def _print_disj(disj: study.DisjRecord, out: str, table) -> None:
+def _print_disj(disj: _records.DisjRecord, out: str, table) -> None:
     """``--task disj``: the reduction, the protocol and the Match3 bound table."""
     print(table(disj.reduction), end="\n\n")
-    print(table(study.protocol_summary(r) for r in disj.protocol), end="\n\n")
+    print(table(study_of(study).protocol_summary(r) for r in disj.protocol), end="\n\n")
     cols = ["source", "N", "M", "m", "p", "H", "m_p_H", "N_over_loglogN", "c_needed"]
     print(table(disj.match3_bound, cols), end="\n\n")
     print("c_needed = m p H ln ln N / N: the bound forbids the row's size only if c exceeds it")

@@ -100,7 +100,7 @@ def test_interrupted_run_resumes_to_the_uninterrupted_file(tmp_path, measured):
     settings = collapse.CollapseSettings(**SETTINGS)
     whole, parts = tmp_path / "whole", tmp_path / "parts"
     whole.mkdir(), parts.mkdir()
-    collapse.run(settings, str(whole))
+    _study_collapse.run(settings, str(whole))
     assert measured == NAMES
     measured.clear()
 
@@ -108,13 +108,13 @@ def test_interrupted_run_resumes_to_the_uninterrupted_file(tmp_path, measured):
         raise KeyboardInterrupt  # Ctrl-C right after the first model was written
 
     with pytest.raises(Interrupted) as info:
-        collapse.run(settings, str(parts), on_model=stop)
+        _study_collapse.run(settings, str(parts), on_model=stop)
     assert (info.value.finished, info.value.total) == (1, 4)
     saved = json.loads((parts / "collapse.json").read_text())
     assert not saved["complete"] and [m["name"] for m in saved["models"]] == NAMES[:1]
 
     measured.clear()
-    collapse.run(settings, str(parts))
+    _study_collapse.run(settings, str(parts))
     assert measured == NAMES[1:]  # the finished model is read back, not measured again
     final = json.loads((parts / "collapse.json").read_text())
     expected = json.loads((whole / "collapse.json").read_text())
@@ -123,16 +123,16 @@ def test_interrupted_run_resumes_to_the_uninterrupted_file(tmp_path, measured):
 
 
 def test_other_settings_are_refused_unless_fresh(tmp_path, measured):
-    collapse.run(collapse.CollapseSettings(**SETTINGS), str(tmp_path))
+    _study_collapse.run(collapse.CollapseSettings(**SETTINGS), str(tmp_path))
     path = tmp_path / "collapse.json"
     before = path.read_text()
     other = collapse.CollapseSettings(**dict(SETTINGS, max_len=9))
     with pytest.raises(SettingsDiffer) as info:
-        collapse.run(other, str(tmp_path))
+        _study_collapse.run(other, str(tmp_path))
     assert (info.value.setting, info.value.recorded, info.value.asked) == ("max_len", 8, 9)
     assert path.read_text() == before  # nothing measured, nothing overwritten
     measured.clear()
-    collapse.run(other, str(tmp_path), fresh=True)
+    _study_collapse.run(other, str(tmp_path), fresh=True)
     assert measured == NAMES and json.loads(path.read_text())["settings"]["max_len"] == 9
 
 
@@ -200,9 +200,9 @@ def test_oversquash_resumes_and_refuses_other_settings(tmp_path, monkeypatch):
         raise KeyboardInterrupt
 
     with pytest.raises(Interrupted):
-        oversquash.run(settings, str(tmp_path), on_model=stop)
-    result = oversquash.run(settings, str(tmp_path))
+        _study_oversquash.run(settings, str(tmp_path), on_model=stop)
+    result = _study_oversquash.run(settings, str(tmp_path))
     assert calls == [0, 1, 2] and [m.early_late_ratio for m in result.record.models] == [0, 10, 20]
     with pytest.raises(SettingsDiffer, match="length: 8 there, 9 asked"):
-        oversquash.run(dataclasses.replace(settings, length=9), str(tmp_path))
+        _study_oversquash.run(dataclasses.replace(settings, length=9), str(tmp_path))
     assert calls == [0, 1, 2]

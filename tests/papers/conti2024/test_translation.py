@@ -9,6 +9,7 @@ import pytest
 from transformer_theory.cli import main as cli_main
 from transformer_theory.papers.chen_zou2024.experiments import named_config
 from transformer_theory.papers.conti2024 import _models_translation as translation
+from transformer_theory.papers.conti2024 import _study_encdec_translation
 from transformer_theory.papers.conti2024._records import TranslationRun
 from transformer_theory.papers.conti2024.experiments import encdec_translation
 from transformer_theory.sweeps import run_experiment
@@ -20,7 +21,7 @@ def trained(tmp_path_factory):
     root = tmp_path_factory.mktemp("trained")
     config = encdec_translation.get_config("smoke")
     config = config.replace(models={"1layer_2heads": config.models["1layer_2heads"]})
-    result = encdec_translation.run(config, str(root / "encdec"), progress=False)
+    result = _study_encdec_translation.run(config, str(root / "encdec"), progress=False)
     rows, files = result.runs, list(result.files)
     depth = named_config("fig2_depth").replace(tasks=("reasoning",), steps=2)
     depth = depth.replace(heads={"reasoning": ((1, 1),)})

@@ -13,6 +13,7 @@ import pytest
 
 from transformer_theory.papers.formal_languages import (
     _constructions_dyck_k,
+    _study_dyck_k,
     _tasks_dyck_k,
     _theory_dyck_k,
 )
@@ -195,7 +196,7 @@ def test_experiment_smoke_size_runs(tmp_path):
     from transformer_theory.papers.formal_languages.experiments import dyck_k as experiments_dyck_k
 
     config = experiments_dyck_k.get_config("smoke")
-    result = experiments_dyck_k.run(config, str(tmp_path))
+    result = _study_dyck_k.run(config, str(tmp_path))
     written = read_json(tmp_path / "dyck_k.json")
     assert not result["failed"] and len(written["records"]) == 1
     assert written["records"][0]["strings_checked"] == sum(4**n for n in range(5))

@@ -12,6 +12,7 @@ import pytest
 
 from transformer_theory import jsonio, precision
 from transformer_theory.papers.sanford2023 import _constructions_registry as registry
+from transformer_theory.papers.sanford2023 import _records, _study_sanford
 from transformer_theory.papers.sanford2023 import _tasks as ts
 from transformer_theory.papers.sanford2023.experiments import sanford as study
 
@@ -48,18 +49,18 @@ def test_configurations_have_named_sizes():
     settings = study.SanfordSettings(
         tasks=("qsa", "match2", "match3local"), ns=(4, 5), qs=(1,), epss=(0.1, 0.2), window=1
     )
-    configs = study.configurations(settings)
+    configs = _study_sanford.configurations(settings)
     assert configs[:4] == [
-        study.QSASettings(4, 1, 0.1),
-        study.QSASettings(4, 1, 0.2),
-        study.QSASettings(5, 1, 0.1),
-        study.QSASettings(5, 1, 0.2),
+        _study_sanford.QSASettings(4, 1, 0.1),
+        _study_sanford.QSASettings(4, 1, 0.2),
+        _study_sanford.QSASettings(5, 1, 0.1),
+        _study_sanford.QSASettings(5, 1, 0.2),
     ]
     assert configs[4:] == [
-        study.MatchSettings("match2", 4, 16),
-        study.MatchSettings("match2", 5, 25),
-        study.MatchSettings("match3local", 4, 16, 1),
-        study.MatchSettings("match3local", 5, 25, 1),
+        _study_sanford.MatchSettings("match2", 4, 16),
+        _study_sanford.MatchSettings("match2", 5, 25),
+        _study_sanford.MatchSettings("match3local", 4, 16, 1),
+        _study_sanford.MatchSettings("match3local", 5, 25, 1),
     ]
     assert configs[0].file_name == "qsa_N4_q1_eps0.1.json"
     assert configs[4].file_name == "match2_N4_M16.json"
@@ -68,41 +69,43 @@ def test_configurations_have_named_sizes():
 def test_check_sizes_refuses_before_any_work():
     # the study names its fields; the command names their options (test_hardening)
     with pytest.raises(ValueError, match=r"^ns/qs: N = 64, q = 10.*lower ns or qs$"):
-        study.check_sizes(study.SanfordSettings(tasks=("qsa",), ns=(64,), qs=(10,)))
+        _study_sanford.check_sizes(study.SanfordSettings(tasks=("qsa",), ns=(64,), qs=(10,)))
     with pytest.raises(ValueError, match="float64's exact range"):
-        study.check_sizes(study.SanfordSettings(tasks=("match2",), ns=(8,), modulus_power=9))
-    study.check_sizes(study.SanfordSettings(tasks=("match2",), ns=(3,), samples=50))
+        _study_sanford.check_sizes(
+            study.SanfordSettings(tasks=("match2",), ns=(8,), modulus_power=9)
+        )
+    _study_sanford.check_sizes(study.SanfordSettings(tasks=("match2",), ns=(3,), samples=50))
 
 
 def test_run_writes_every_record_and_the_summary_rows(tmp_path):
     jax.config.update("jax_enable_x64", True)
     settings = study.SanfordSettings(tasks=("match2",), ns=(3,), samples=50)
-    result = study.run(settings, str(tmp_path), plot=False)
+    result = _study_sanford.run(settings, str(tmp_path), plot=False)
     records = result.rows
     (record,) = records
-    assert isinstance(record, study.MatchRecord)
-    assert result.disj is None and not study.failed(result)
+    assert isinstance(record, _records.MatchRecord)
+    assert result.disj is None and not _study_sanford.failed(result)
     assert not record.exhaustive and record.examples == 50  # 9^3 = 729 > 50 inputs
-    assert record.accuracy_by_dtype["float64"] == 1.0 and not study.failed(record)
+    assert record.accuracy_by_dtype["float64"] == 1.0 and not _study_sanford.failed(record)
     assert set(record.accuracy_by_dtype) == set(precision.FORMATS)
     bits = {name: int(jax.numpy.finfo(name).nmant) + 1 for name in precision.FORMATS}
     assert record.within_exact_range == {n: record.scale_log2 <= b for n, b in bits.items()}
     # the typed records are the files, field for field
     assert json.loads((tmp_path / "sanford.json").read_text()) == [jsonio.to_jsonable(record)[0]]
-    saved = jsonio.read_record(str(tmp_path / "match2_N3_M9.json"), study.MatchRecord)
+    saved = jsonio.read_record(str(tmp_path / "match2_N3_M9.json"), _records.MatchRecord)
     assert saved == record
-    row = study.summary(record)
+    row = _study_sanford.summary(record)
     assert row["task"] == "match2" and row["M"] == 9 and row["float64"] == "1.0000"
-    assert study.summary_tables(result) == [[row]]
+    assert _study_sanford.summary_tables(result) == [[row]]
 
 
 def test_failed_reads_the_record():
     qsa = dict(task="qsa", N=8, q=1, d_prime=2, epsilon=0.1, alpha=12, q_log_N=2.08, m_min=None)
-    missed = jsonio.as_record(study.QSARecord, qsa)
-    assert study.failed(missed) and study.summary(missed)["result"] == "MISSED"
+    missed = jsonio.as_record(_records.QSARecord, qsa)
+    assert _study_sanford.failed(missed) and _study_sanford.summary(missed)["result"] == "MISSED"
     assert "max_error" not in jsonio.to_jsonable(missed)[0]  # absent, as qsa_record leaves it
-    assert not study.failed(dataclasses.replace(missed, m_min=4))
-    match = study.MatchRecord(
+    assert not _study_sanford.failed(dataclasses.replace(missed, m_min=4))
+    match = _records.MatchRecord(
         task="match2",
         N=3,
         M=9,
@@ -117,8 +120,8 @@ def test_failed_reads_the_record():
         smallest_exact=None,
         smallest_exact_mantissa_bits=None,
     )
-    assert study.failed(match)
-    assert not study.failed(dataclasses.replace(match, accuracy_by_dtype={"float64": 1.0}))
+    assert _study_sanford.failed(match)
+    assert not _study_sanford.failed(dataclasses.replace(match, accuracy_by_dtype={"float64": 1.0}))
 
 
 CONFIGS = [

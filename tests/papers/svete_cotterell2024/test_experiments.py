@@ -9,6 +9,10 @@ import numpy as np
 import pytest
 
 from transformer_theory.papers.svete_cotterell2024 import _models as learn
+from transformer_theory.papers.svete_cotterell2024 import (
+    _study_ngram_exactness,
+    _study_ngram_learnability,
+)
 from transformer_theory.papers.svete_cotterell2024 import _tasks as tasks
 from transformer_theory.papers.svete_cotterell2024.experiments import (
     ngram_learnability as config_module,
@@ -36,7 +40,9 @@ def test_unigram_fit_is_history_free_and_normalized():
 
 
 def test_smoke_size_runs_and_writes_each_row(tmp_path):
-    result = config_module.run(config_module.get_config("smoke"), str(tmp_path), progress=False)
+    result = _study_ngram_learnability.run(
+        config_module.get_config("smoke"), str(tmp_path), progress=False
+    )
     (row,) = result.rows
     assert abs(row.kl_per_symbol_construction) < 1e-12  # the construction is exact
     assert row.kl_per_symbol_trained > 0 and row.kl_per_symbol_unigram > 0
@@ -76,7 +82,9 @@ def test_exactness_config_matches_the_quoted_commands():
 def test_exactness_smoke_size_runs(tmp_path):
     from transformer_theory.papers.svete_cotterell2024.experiments import ngram_exactness
 
-    result = ngram_exactness.run(ngram_exactness.get_config("smoke"), str(tmp_path), progress=False)
+    result = _study_ngram_exactness.run(
+        ngram_exactness.get_config("smoke"), str(tmp_path), progress=False
+    )
     assert [dataclasses.asdict(r) for r in result.rows] == [
         {"run": "ngram_hard", "records": 2, "float64_failures": 0}
     ]

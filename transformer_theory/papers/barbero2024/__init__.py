@@ -17,7 +17,7 @@ Modules (private; the names below are the public face):
   (``transformer-theory claims --paper barbero2024``).
 - :mod:`.experiments`: the settings of ``transformer-theory collapse`` and ``transformer-theory
   oversquash`` (their fields are the commands' options) and of the trained ``collapse_tasks``
-  experiment, with ``get_config(size)`` and the study's ``run`` re-exported.
+  experiment, with ``get_config(size)`` (the study of each: ``papers.study_of``).
 - ``_study_collapse``, ``_study_oversquash``, ``_study_collapse_tasks``: the studies (build,
   check, record, plot), reading the settings by their fields; ``_records``: the typed records
   they write and return, and the resume bookkeeping of the two grid studies.

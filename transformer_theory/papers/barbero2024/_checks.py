@@ -37,6 +37,7 @@ from transformer_theory.ledger import (
     Tally,
     Trained,
 )
+from transformer_theory.papers import study_of
 from transformer_theory.papers.barbero2024 import _models
 from transformer_theory.papers.barbero2024 import _theory_collapse as collapse
 from transformer_theory.papers.barbero2024 import _theory_oversquash as oversquash
@@ -415,7 +416,7 @@ def trained_tasks(separators: bool) -> Checked:
     config = collapse_tasks.get_config("smoke")
     if not separators:
         config = config.replace(separators=(None,))
-    record = collapse_tasks.run(config, None, progress=False)
+    record = study_of(collapse_tasks).run(config, None, progress=False)
     finite = all(
         math.isfinite(t.training[-1].loss) and t.diverged_step is None for t in record.tasks
     )
@@ -427,6 +428,6 @@ def trained_tasks(separators: bool) -> Checked:
         ),
         values={
             "finished": bool(record.complete and finite),
-            "summary": "; ".join(collapse_tasks.summary_lines(record)),
+            "summary": "; ".join(study_of(collapse_tasks).summary_lines(record)),
         },
     )

@@ -29,8 +29,7 @@ Role modules (private; their names below are the public face):
   (``transformer-theory claims --paper conti2024``).
 - :mod:`.experiments`: ``efficient_attention`` (the command ``efficient-attention``), ``heads``
   (the command ``heads``) and ``encdec_translation`` (trained), each its settings, ``get_config``
-  and ``run`` (each re-exported from its study, ``_study_<name>.py``: settings in,
-  records and files out).
+  (each study is ``_study_<name>.py``'s ``run``: settings in, records and files out).
 """
 
 from transformer_theory.papers.conti2024._models_efficient import (

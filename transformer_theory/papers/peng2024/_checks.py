@@ -21,6 +21,7 @@ from typing import Any
 
 from transformer_theory.domains import Enumerated, Family, Product, Record, Tally, Trained
 from transformer_theory.ledger import REPO_ROOT, RESULTS_DIR, Checked
+from transformer_theory.papers import study_of
 from transformer_theory.papers.peng2024 import _theory as theory
 
 __all__ = [
@@ -173,7 +174,7 @@ def theorem1_trained(path: str | None = None) -> Checked:
 
     saved, records, source = _saved_or_smoke(
         path or BOUND_RESULTS,
-        lambda out: composition_bound.run(
+        lambda out: study_of(composition_bound).run(
             composition_bound.get_config("smoke"), out, progress=False
         ),
     )
@@ -209,7 +210,7 @@ def theorem1_one_pass(path: str | None = None) -> Checked:
 
     saved, records, source = _saved_or_smoke(
         path or ONE_PASS_RESULTS,
-        lambda out: composition_one_pass.run(
+        lambda out: study_of(composition_one_pass).run(
             composition_one_pass.get_config("smoke"), out, progress=False
         ),
     )
@@ -246,7 +247,7 @@ def theorem2_cot(path: str | None = None) -> Checked:
 
     config = composition_cot.get_config("smoke")
     saved, records, source = _saved_or_smoke(
-        path or COT_RESULTS, lambda out: composition_cot.run(config, out, progress=False)
+        path or COT_RESULTS, lambda out: study_of(composition_cot).run(config, out, progress=False)
     )
     target = config.target if saved is None else saved["target"]
     summary = cot.steps_needed(records, target)

@@ -19,6 +19,7 @@ import numpy as np
 from transformer_theory import precision
 from transformer_theory.domains import Tally
 from transformer_theory.ledger import Checked, Verdict, Witness
+from transformer_theory.papers import study_of
 from transformer_theory.papers.sanford2023 import _constructions_qsa as qsa_unit
 from transformer_theory.papers.sanford2023 import _domains as dom
 from transformer_theory.papers.sanford2023 import _tasks as ts
@@ -726,7 +727,7 @@ def check_match3_trained(smoke: bool = True) -> Checked:
     else:
         config = dataclasses.replace(match_width.get_config("default"), steps=200, widths=(4,))
     with tempfile.TemporaryDirectory() as out:
-        records = match_width.run(config, out, progress=False)
+        records = study_of(match_width).run(config, out, progress=False)
     rows = [
         {k: getattr(r, k) for k in ("task", "depth", "qk_dim", "accuracy", "majority_baseline")}
         for r in records

@@ -1,7 +1,7 @@
 """Barbero et al. 2024's experiments, one module each: its settings (a frozen dataclass) and
-``get_config(size)`` (sizes ``smoke`` and ``default``), with the study's ``run(config, out_dir,
-*, progress=True)`` re-exported from the paper's ``_study_<name>``; ``transformer-theory
-experiment NAME`` runs one by name:
+``get_config(size)`` (sizes ``smoke`` and ``default``); the study, ``run(config, out_dir, *,
+progress=True)``, is the paper's ``_study_<name>`` (:func:`transformer_theory.papers.study_of`);
+``transformer-theory experiment NAME`` runs one by name:
 
 - :mod:`.collapse`: representational collapse over a grid of random models (the
   ``transformer-theory collapse`` command's settings and study).

@@ -9,7 +9,7 @@ bit-identical length, the rates and the verdict (:func:`~.._theory_collapse.mode
 settings resumes from the finished models (one with other settings is refused,
 :class:`~.._records.SettingsDiffer`, unless ``fresh``), and ``collapse.png`` is drawn at the end.
 This module is the settings (:class:`CollapseSettings`, :func:`get_config`); the study is
-:mod:`.._study_collapse` (its :func:`run` re-exported here).
+:mod:`.._study_collapse` (its ``run``).
 
 Result (README, run A: ``--precision float64 --depth 1,2 --max-len 8192 --points 14``): without
 positions and with RoPE every model collapses like ``n^-1``; ALiBi plateaus and the absolute
@@ -22,18 +22,6 @@ import dataclasses
 
 from transformer_theory import _validate
 from transformer_theory.papers.barbero2024._models import POSITIONAL, check_distinct, check_grid
-from transformer_theory.papers.barbero2024._records import (
-    CollapseModel,
-    CollapseRecord,
-    Interrupted,
-    SettingsDiffer,
-)
-from transformer_theory.papers.barbero2024._study_collapse import (  # the study
-    DEFAULT_POINTS,
-    grid_of,
-    run,
-    settings_record,
-)
 from transformer_theory.papers.barbero2024._tasks import PATTERNS
 from transformer_theory.precision import PRECISIONS
 from transformer_theory.settings import setting
@@ -41,20 +29,7 @@ from transformer_theory.settings import setting
 #: This experiment computes in float64: ``experiment`` and the scripts turn 64-bit mode on.
 X64 = True
 
-__all__ = [
-    "CollapseModel",
-    "CollapseRecord",
-    "Interrupted",
-    "SettingsDiffer",
-    "DEFAULT_POINTS",
-    "MAX_LEN",
-    "SIZES",
-    "CollapseSettings",
-    "get_config",
-    "grid_of",
-    "run",
-    "settings_record",
-]
+__all__ = ["MAX_LEN", "SIZES", "CollapseSettings", "get_config"]
 
 #: The largest length a collapse run may ask for (memory is checked against the machine besides).
 MAX_LEN = 16384

@@ -1,7 +1,7 @@
 """Copy-first, copy-last and count-ones, trained small and evaluated long, at every precision,
 with and without separators (Barbero et al. 2024, §4): :class:`CollapseTaskSettings` and
-``get_config(size)``; the study is :mod:`.._study_collapse_tasks` (its :func:`run`, re-exported
-here, trains each task, evaluates it long, records and plots).
+``get_config(size)``; the study is :mod:`.._study_collapse_tasks` (its ``run`` trains each
+task, evaluates it long, records and plots).
 Command::
 
     transformer-theory experiment collapse_tasks --out results/collapse_tasks
@@ -39,17 +39,13 @@ import dataclasses
 
 from transformer_theory import _validate
 from transformer_theory.papers.barbero2024._models import POSITIONAL
-from transformer_theory.papers.barbero2024._study_collapse_tasks import (  # the study
-    run,
-    summary_lines,
-)
 from transformer_theory.papers.barbero2024._tasks import TASKS
 from transformer_theory.precision import PRECISIONS
 
 #: This experiment computes in float64: ``experiment`` and the scripts turn 64-bit mode on.
 X64 = True
 
-__all__ = ["SIZES", "CollapseTaskSettings", "get_config", "run", "summary_lines"]
+__all__ = ["SIZES", "CollapseTaskSettings", "get_config"]
 
 SIZES = ("smoke", "default")
 

@@ -7,7 +7,7 @@ Per model, the exact sensitivities of the last token, the attention-path weights
 and the certified bound (:func:`~.._theory_oversquash.oversquash_record`); ``oversquash.json``
 after each model (resumed, and refused to other settings, as ``collapse.json`` is), then
 ``oversquash.png``. This module is the settings (:class:`OversquashSettings`,
-:func:`get_config`); the study is :mod:`.._study_oversquash` (its :func:`run` re-exported here).
+:func:`get_config`); the study is :mod:`.._study_oversquash` (its ``run``).
 
 Result (README: the defaults, RoPE, n = 48, 2 min): the sensitivity weighs early tokens more, the
 more so the deeper the model, and the bound holds on every model (the claims
@@ -19,35 +19,13 @@ from __future__ import annotations
 import dataclasses
 
 from transformer_theory.papers.barbero2024._models import POSITIONAL, check_grid
-from transformer_theory.papers.barbero2024._records import (
-    Interrupted,
-    OversquashModel,
-    OversquashRecord,
-    SettingsDiffer,
-)
-from transformer_theory.papers.barbero2024._study_oversquash import (  # the study
-    grid_of,
-    run,
-    settings_record,
-)
 from transformer_theory.papers.barbero2024._tasks import PATTERNS
 from transformer_theory.settings import setting
 
 #: This experiment computes in float64: ``experiment`` and the scripts turn 64-bit mode on.
 X64 = True
 
-__all__ = [
-    "OversquashModel",
-    "OversquashRecord",
-    "Interrupted",
-    "SettingsDiffer",
-    "SIZES",
-    "OversquashSettings",
-    "get_config",
-    "grid_of",
-    "run",
-    "settings_record",
-]
+__all__ = ["SIZES", "OversquashSettings", "get_config"]
 
 SIZES = ("smoke", "default")
 

@@ -40,7 +40,9 @@ Also ``transformer-theory experiment fig2_depth --size smoke`` (one run, seconds
 import dataclasses
 
 from transformer_theory.sweeps import TASK_NAMES, ExperimentSettings
-from transformer_theory.sweeps.directory import run  # noqa: F401 - the study: train, summarize, draw
+
+#: The study that runs this experiment (:func:`transformer_theory.papers.study_of`).
+STUDY = "transformer_theory.sweeps.directory"
 
 DEPTHS = (1, 2, 3, 4)
 

@@ -55,8 +55,10 @@ import dataclasses
 
 from transformer_theory.papers.chen_zou2024.experiments import fig2_depth
 from transformer_theory.sweeps import PAPER, QUICK, TASK_NAMES, ExperimentSettings
-from transformer_theory.sweeps.directory import run  # noqa: F401 - the study: train, summarize, draw
 from transformer_theory.train import EarlyStop
+
+#: The study that runs this experiment (:func:`transformer_theory.papers.study_of`).
+STUDY = "transformer_theory.sweeps.directory"
 
 #: ``default``: the sweep README's table comes from (§9.1's sizes, 3 seeds; hours); ``smoke``: the
 #: reasoning runs of seed 0 on the tiny ``smoke`` setups (seconds).

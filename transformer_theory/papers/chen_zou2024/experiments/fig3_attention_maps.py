@@ -28,7 +28,9 @@ import dataclasses
 
 from transformer_theory import tasks
 from transformer_theory.sweeps import SETUPS, ExperimentSettings
-from transformer_theory.sweeps.directory import run  # noqa: F401 - the study: train, summarize, draw
+
+#: The study that runs this experiment (:func:`transformer_theory.papers.study_of`).
+STUDY = "transformer_theory.sweeps.directory"
 
 #: ``default``: the figure (quick setups, seed 0); ``smoke``: the same run for two steps.
 SIZES = ("smoke", "default")

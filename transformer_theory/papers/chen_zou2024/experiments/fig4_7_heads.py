@@ -23,7 +23,9 @@ Also ``transformer-theory experiment fig4_7_heads --size smoke`` (two one-layer 
 import dataclasses
 
 from transformer_theory.sweeps import ExperimentSettings
-from transformer_theory.sweeps.directory import run  # noqa: F401 - the study: train, summarize, draw
+
+#: The study that runs this experiment (:func:`transformer_theory.papers.study_of`).
+STUDY = "transformer_theory.sweeps.directory"
 
 #: ``default``: the figures as README quotes them; ``smoke``: two steps of one-layer runs.
 SIZES = ("smoke", "default")

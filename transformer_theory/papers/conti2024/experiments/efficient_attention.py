@@ -27,10 +27,9 @@ import dataclasses
 
 from transformer_theory import _validate
 from transformer_theory.papers.conti2024._models_efficient import APPROXIMATIONS, VARIANTS
-from transformer_theory.papers.conti2024._study_efficient_attention import run  # the study
 from transformer_theory.settings import setting
 
-__all__ = ["SIZES", "EfficientSettings", "get_config", "run"]
+__all__ = ["SIZES", "EfficientSettings", "get_config"]
 
 #: ``jl``'s references (Linformer's projection, exact attention) are float64: the entry point
 #: (``experiment``, the command) turns 64-bit mode on.

@@ -48,11 +48,10 @@ import numpy as np
 
 from transformer_theory.nn.encdec import Seq2SeqConfig
 from transformer_theory.papers.conti2024 import _theory_heads as heads
-from transformer_theory.papers.conti2024._study_encdec_translation import run  # the study
 from transformer_theory.papers.conti2024._tasks import Translation
 from transformer_theory.train import TrainSettings
 
-__all__ = ["SIZES", "TranslationSettings", "get_config", "run"]
+__all__ = ["SIZES", "TranslationSettings", "get_config"]
 
 
 @dataclasses.dataclass(frozen=True)

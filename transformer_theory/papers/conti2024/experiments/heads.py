@@ -22,11 +22,10 @@ from __future__ import annotations
 import dataclasses
 
 from transformer_theory import _validate
-from transformer_theory.papers.conti2024._study_heads import run  # the study
 from transformer_theory.papers.conti2024._theory_heads import HeadClassifySettings
 from transformer_theory.settings import setting
 
-__all__ = ["SIZES", "HeadsSettings", "get_config", "run"]
+__all__ = ["SIZES", "HeadsSettings", "get_config"]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -35,13 +35,12 @@ import dataclasses
 from transformer_theory import _validate, budget
 from transformer_theory.papers.formal_languages import _theory_dyck_k
 from transformer_theory.papers.formal_languages._constructions_dyck_k import ATTENTIONS
-from transformer_theory.papers.formal_languages._study_dyck_k import run  # the study
 from transformer_theory.papers.formal_languages._tasks_dyck_k import ALL_STRINGS_LIMIT
 
 #: This experiment computes in float64: ``experiment`` and the scripts turn 64-bit mode on.
 X64 = True
 
-__all__ = ["SIZES", "DyckKSettings", "get_config", "run"]
+__all__ = ["SIZES", "DyckKSettings", "get_config"]
 
 SIZES = ("smoke", "default")
 

@@ -6,7 +6,7 @@ margin and cross-entropy against ``n`` in float32 and float64.
 
 The settings (:class:`TableSettings`, one field per option of ``transformer-theory languages``)
 and the sizes (:func:`get_config`); the study that builds, checks, records and plots is
-:mod:`.._study_languages` (its :func:`run`, re-exported for ``transformer-theory experiment``).
+:mod:`.._study_languages` (its ``run``, found by :func:`transformer_theory.papers.study_of`).
 Command::
 
     transformer-theory languages --out results/languages
@@ -29,20 +29,12 @@ import dataclasses
 
 from transformer_theory import _validate, precision
 from transformer_theory.papers.formal_languages import _theory_table
-from transformer_theory.papers.formal_languages._study_languages import run  # the study
 from transformer_theory.settings import check_minimums, setting
 
 #: This experiment computes in float64: ``experiment`` and the scripts turn 64-bit mode on.
 X64 = True
 
-__all__ = [
-    "MAX_EXHAUSTIVE",
-    "MAX_PARITY_LENGTH",
-    "SIZES",
-    "TableSettings",
-    "get_config",
-    "run",
-]
+__all__ = ["MAX_EXHAUSTIVE", "MAX_PARITY_LENGTH", "SIZES", "TableSettings", "get_config"]
 
 SIZES = ("smoke", "default")
 MAX_EXHAUSTIVE = 16  # 2^16 strings of one length: the most the exhaustive check enumerates

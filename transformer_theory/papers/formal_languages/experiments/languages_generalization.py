@@ -4,8 +4,8 @@ an annealed-softmax curriculum ending straight-through), evaluated at lengths 8-
 constructed recognizers (what each model is: below).
 
 The settings (:class:`GeneralizationSettings`) and the sizes (:func:`get_config`); the study that
-trains, evaluates, records and plots is :mod:`.._study_languages_generalization` (its :func:`run`,
-re-exported for ``transformer-theory experiment``).
+trains, evaluates, records and plots is :mod:`.._study_languages_generalization` (its ``run``,
+found by :func:`transformer_theory.papers.study_of`).
 
 Command (one seed; the result below ran ``--seeds 0``, ``1`` and ``2`` separately, one at a
 time)::
@@ -141,9 +141,8 @@ import dataclasses
 
 from transformer_theory import _validate
 from transformer_theory.papers.formal_languages import _models
-from transformer_theory.papers.formal_languages._study_languages_generalization import run  # study
 
-__all__ = ["SIZES", "GeneralizationSettings", "get_config", "run"]
+__all__ = ["SIZES", "GeneralizationSettings", "get_config"]
 
 SIZES = ("smoke", "default")
 

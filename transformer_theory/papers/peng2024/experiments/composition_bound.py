@@ -45,10 +45,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from transformer_theory.papers.peng2024._study_composition_bound import run  # the study
 from transformer_theory.papers.peng2024.experiments.composition_cot import CoTSettings
 
-__all__ = ["SIZES", "CompositionBoundSettings", "get_config", "run"]
+__all__ = ["SIZES", "CompositionBoundSettings", "get_config"]
 
 SIZES = ("smoke", "default", "n8")
 

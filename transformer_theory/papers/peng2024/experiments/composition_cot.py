@@ -50,9 +50,8 @@ import dataclasses
 
 from transformer_theory import _validate
 from transformer_theory.papers.peng2024._models_cot import _check_stride
-from transformer_theory.papers.peng2024._study_composition_cot import run  # the study
 
-__all__ = ["SIZES", "CoTSettings", "get_config", "run"]
+__all__ = ["SIZES", "CoTSettings", "get_config"]
 
 SIZES = ("smoke", "default")
 

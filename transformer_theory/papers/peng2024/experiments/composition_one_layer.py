@@ -24,9 +24,8 @@ from __future__ import annotations
 import dataclasses
 
 from transformer_theory import _validate
-from transformer_theory.papers.peng2024._study_composition_one_layer import run  # the study
 
-__all__ = ["SIZES", "OneLayerSettings", "get_config", "run"]
+__all__ = ["SIZES", "OneLayerSettings", "get_config"]
 
 SIZES = ("smoke", "default")
 

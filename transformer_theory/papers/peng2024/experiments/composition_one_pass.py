@@ -47,9 +47,8 @@ from __future__ import annotations
 import dataclasses
 
 from transformer_theory import _validate
-from transformer_theory.papers.peng2024._study_composition_one_pass import run  # the study
 
-__all__ = ["SIZES", "OnePassSettings", "get_config", "run"]
+__all__ = ["SIZES", "OnePassSettings", "get_config"]
 
 SIZES = ("smoke", "default")
 

@@ -49,9 +49,8 @@ import dataclasses
 
 from transformer_theory import _validate
 from transformer_theory.papers.sanford2023._models_match import DEPTHS
-from transformer_theory.papers.sanford2023._study_match_width import run  # the study
 
-__all__ = ["SIZES", "MatchWidthSettings", "get_config", "run"]
+__all__ = ["SIZES", "MatchWidthSettings", "get_config"]
 
 SIZES = ("smoke", "default", "large")
 

@@ -32,9 +32,11 @@ from __future__ import annotations
 import dataclasses
 
 from transformer_theory import _validate
-from transformer_theory.papers.sanford2023._study_qsa_bits import run  # the study
 
-__all__ = ["SIZES", "QSABitsSettings", "get_config", "run"]
+#: The study that runs this experiment (:func:`transformer_theory.papers.study_of`).
+STUDY = "transformer_theory.papers.sanford2023._study_qsa_bits"
+
+__all__ = ["STUDY", "SIZES", "QSABitsSettings", "get_config"]
 
 SIZES = ("smoke", "default")
 

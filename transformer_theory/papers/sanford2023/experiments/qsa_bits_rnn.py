@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from transformer_theory.papers.sanford2023._study_qsa_bits import (
-    run,  # the study (the config names the model)
-)
 from transformer_theory.papers.sanford2023.experiments.qsa_bits_attention import QSABitsSettings
 
-__all__ = ["SIZES", "QSABitsRNNSettings", "get_config", "run"]
+#: The study that runs this experiment (:func:`transformer_theory.papers.study_of`).
+STUDY = "transformer_theory.papers.sanford2023._study_qsa_bits"
+
+__all__ = ["STUDY", "SIZES", "QSABitsRNNSettings", "get_config"]
 
 SIZES = ("smoke", "default")
 

@@ -41,9 +41,8 @@ from __future__ import annotations
 import dataclasses
 
 from transformer_theory import _validate
-from transformer_theory.papers.sanford2023._study_qsa_separation import run  # the study
 
-__all__ = ["SIZES", "QSASeparationSettings", "get_config", "run"]
+__all__ = ["SIZES", "QSASeparationSettings", "get_config"]
 
 SIZES = ("smoke", "default")
 

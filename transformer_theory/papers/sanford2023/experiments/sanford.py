@@ -2,7 +2,7 @@
 ``transformer-theory sanford`` checks (:class:`SanfordSettings`, one field per option) and the
 sizes of ``transformer-theory experiment sanford`` (:func:`get_config`). The study that builds each
 unit, checks it against the exact task, records and plots is :mod:`.._study_sanford` (its
-:func:`run` is this experiment's, re-exported with its tables and verdict); the trained Match3
+``run``, with its tables and verdict); the trained Match3
 sizes that ``disj``'s bound table rows are read from the ``match_width`` experiment's configs
 (:func:`match3_trained`). Commands::
 
@@ -23,49 +23,17 @@ import dataclasses
 from transformer_theory import _validate
 from transformer_theory.papers.sanford2023 import _constructions_registry as registry
 from transformer_theory.papers.sanford2023 import _theory_disjointness as disjointness
-from transformer_theory.papers.sanford2023._records import (
-    DisjRecord,
-    MatchRecord,
-    QSARecord,
-    SanfordResult,
-)
-from transformer_theory.papers.sanford2023._study_sanford import (  # the study, by its contract
-    MatchSettings,
-    QSASettings,
-    check_sizes,
-    configurations,
-    failed,
-    modulus,
-    protocol_summary,
-    run,
-    summary,
-    summary_tables,
-)
 from transformer_theory.papers.sanford2023._theory_disjointness import match3_bound_row
 from transformer_theory.settings import setting
 
 __all__ = [
     "TASKS",
-    "MatchSettings",
-    "QSASettings",
     "SIZES",
-    "DisjRecord",
-    "MatchRecord",
-    "QSARecord",
-    "SanfordResult",
     "SanfordSettings",
-    "configurations",
-    "failed",
-    "check_sizes",
     "get_config",
     "match3_bound_row",
     "match3_bound_table",
     "match3_trained",
-    "modulus",
-    "protocol_summary",
-    "run",
-    "summary",
-    "summary_tables",
 ]
 
 #: Every name ``--task`` accepts: the checked units, then ``disj`` (the lower bound's reduction).

@@ -19,14 +19,13 @@ import math
 from typing import Literal
 
 from transformer_theory import _validate
-from transformer_theory.papers.svete_cotterell2024._study_ngram import run  # the study
 from transformer_theory.precision import PRECISIONS
 from transformer_theory.settings import setting
 
 #: This experiment computes in float64: ``experiment`` and the scripts turn 64-bit mode on.
 X64 = True
 
-__all__ = ["ALL_CONSTRUCTIONS", "SIZES", "NGramSettings", "get_config", "run"]
+__all__ = ["ALL_CONSTRUCTIONS", "SIZES", "NGramSettings", "get_config"]
 
 #: Every construction the study runs: the paper's 3.1, 3.2 and 3.3 (``Paper33``) and this
 #: library's variants 3.2-direct and 3.3-slots.

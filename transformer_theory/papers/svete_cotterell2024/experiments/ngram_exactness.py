@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import dataclasses
 
-from transformer_theory.papers.svete_cotterell2024._study_ngram_exactness import run  # the study
 from transformer_theory.papers.svete_cotterell2024.experiments import ngram
 from transformer_theory.papers.svete_cotterell2024.experiments.ngram import (
     ALL_CONSTRUCTIONS,
@@ -57,7 +56,7 @@ from transformer_theory.papers.svete_cotterell2024.experiments.ngram import (
 #: This experiment computes in float64: ``experiment`` and the scripts turn 64-bit mode on.
 X64 = True
 
-__all__ = ["SIZES", "ExactnessSettings", "get_config", "run"]
+__all__ = ["SIZES", "ExactnessSettings", "get_config"]
 
 SIZES = ("smoke", "default")
 

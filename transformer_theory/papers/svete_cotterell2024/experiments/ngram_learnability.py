@@ -44,15 +44,12 @@ from __future__ import annotations
 import dataclasses
 
 from transformer_theory import _validate
-from transformer_theory.papers.svete_cotterell2024._study_ngram_learnability import (  # the study
-    run,
-)
 from transformer_theory.settings import check_minimums, setting
 
 #: This experiment computes in float64: ``experiment`` and the scripts turn 64-bit mode on.
 X64 = True
 
-__all__ = ["SIZES", "LearnabilitySettings", "get_config", "run"]
+__all__ = ["SIZES", "LearnabilitySettings", "get_config"]
 
 SIZES = ("smoke", "default")
 

@@ -16,13 +16,12 @@ import dataclasses
 import math
 
 from transformer_theory import _validate
-from transformer_theory.papers.svete_cotterell2024._study_ngram_space import run  # the study
 from transformer_theory.settings import setting
 
 #: This experiment computes in float64: ``experiment`` and the scripts turn 64-bit mode on.
 X64 = True
 
-__all__ = ["SIZES", "SPACE_MAX_HISTORIES", "SpaceSettings", "get_config", "run"]
+__all__ = ["SIZES", "SPACE_MAX_HISTORIES", "SpaceSettings", "get_config"]
 
 #: The most histories ``A = sum_k |Sigma|^k`` the size table builds for (the dense ``W_QK``
 #: and ``W_V`` hold ``(n - 1) D^2`` numbers, ``D > A``).
