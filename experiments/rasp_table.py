@@ -76,7 +76,7 @@ def _tracr_exact(program, vocab, n, causal, exactness, samples):
     import numpy as np
     from tracr.rasp import rasp as tr
 
-    from transformer_theory.rasp import _compiler as C
+    from transformer_theory.rasp import _compiler as compiler
     from transformer_theory.rasp import _tracr
 
     model = _tracr_model(program, vocab, n, causal, exactness)
@@ -87,7 +87,7 @@ def _tracr_exact(program, vocab, n, causal, exactness, samples):
         inputs = [[vocab[i] for i in rng.integers(len(vocab), size=length)] for _ in range(samples)]
         got, raw = _tracr.run_tracr(model, inputs, "float32")
         if raw is not None and values is None:
-            values = C._Builder(vocab, n).node(ours).values
+            values = compiler._Builder(vocab, n).node(ours).values
         near = _tracr._nearest(values) if raw is not None else (lambda v: v)
         for k, xs in enumerate(inputs):
             want = tr.evaluate(program, xs)

@@ -518,6 +518,51 @@ def test_an_experiment_module_is_settings_and_its_study_lives_beside_it():
     assert not _defines_run("from ._study_x import run\n")
 
 
+def _imports_its_study(path: pathlib.Path) -> list[str]:
+    """The modules ``path`` imports that hold a study or its records (``_study_*``, ``_records``,
+    ``sweeps.directory``): a config that imports them is not data."""
+    return sorted(
+        m
+        for m, _ in _all_imports(path)
+        if m.rsplit(".", 1)[-1].startswith(("_study", "_records")) or m.endswith("sweeps.directory")
+    )
+
+
+@pytest.mark.parametrize("path", EXPERIMENT_MODULES, ids=[q.stem for q in EXPERIMENT_MODULES])
+def test_an_experiment_module_imports_no_study_and_study_of_finds_it(path):
+    import importlib
+
+    from transformer_theory.papers import study_of
+
+    found = _imports_its_study(path)
+    assert not found, f"{path.relative_to(ROOT)} imports {found}: a config names no study"
+    module = importlib.import_module(_dotted(path))
+    assert not hasattr(module, "run"), f"{_dotted(path)} has a run: the study is study_of's"
+    study = study_of(module)
+    assert callable(study.run), f"{study.__name__} has no run(config, out_dir)"
+
+
+def test_the_study_import_guard_can_fail(tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setattr(sys.modules[__name__], "_dotted", lambda p: "transformer_theory.x")
+    bad = tmp_path / "x.py"
+    bad.write_text(
+        "from transformer_theory.papers.p._study_x import run\n"
+        "from transformer_theory.sweeps.directory import run as r\nimport os\n"
+    )
+    assert _imports_its_study(bad) == [
+        "transformer_theory.papers.p._study_x",
+        "transformer_theory.sweeps.directory",
+    ]
+    import types
+
+    from transformer_theory.papers import study_of
+
+    with pytest.raises(ValueError, match="experiment: os is not a module"):
+        study_of(types.ModuleType("os"))
+
+
 def test_the_experiment_guard_can_fail(monkeypatch):
     bad = PKG / "papers" / "sanford2023" / "experiments" / "sanford.py"
     text = (
@@ -686,3 +731,24 @@ def test_the_hand_option_guard_can_fail(tmp_path):
         "line 3: p.add_argument(",
         "line 4: p.add_mutually_exclusive_group(",
     ]
+
+
+def _one_letter_aliases(path: pathlib.Path) -> list[str]:
+    """``line N: import x as L`` for each module imported under a one-letter name."""
+    return [
+        f"line {node.lineno}: {a.name} as {a.asname}"
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for a in node.names
+        if a.asname is not None and len(a.asname) == 1
+    ]
+
+
+def test_no_module_is_imported_under_one_letter(tmp_path):
+    # STYLE.md: "single-letter module aliases (`as V`, `as K`)" say nothing of what they hold
+    paths = MODULES + sorted(q for d in ("tests", "experiments") for q in (ROOT / d).rglob("*.py"))
+    found = {str(p.relative_to(ROOT)): a for p in paths if (a := _one_letter_aliases(p))}
+    assert not found, found
+    bad = tmp_path / "bad.py"  # the guard can fail
+    bad.write_text("from x import _language as L\nimport numpy as np\n")
+    assert _one_letter_aliases(bad) == ["line 1: _language as L"]

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from tests.mutants import mutant, status_of
-from transformer_theory.rasp import _compiler as C
+from transformer_theory.rasp import _compiler as compiler
 from transformer_theory.rasp._library import PROGRAMS
 
 
-def negate_output_writer(compiled: C.CompiledProgram) -> C.CompiledProgram:
+def negate_output_writer(compiled: compiler.CompiledProgram) -> compiler.CompiledProgram:
     """``compiled`` with the rows writing its output node's dimensions negated (every layer's
     attention value maps and MLP output maps: only the output node's writer touches them)."""
     w = compiled.weights
@@ -39,12 +39,12 @@ def _negate_mlp_out(mlp, dims):
 
 @pytest.fixture
 def broken(monkeypatch):
-    real = C.compile
+    real = compiler.compile
 
     def compile_broken(*args, **kwargs):
         return negate_output_writer(real(*args, **kwargs))
 
-    monkeypatch.setattr(C, "compile", compile_broken)
+    monkeypatch.setattr(compiler, "compile", compile_broken)
 
 
 @mutant("rasp.length")
@@ -85,13 +85,13 @@ def test_reverse_float32_length64_mutant(broken):
 @pytest.fixture
 def loose_softmax(monkeypatch):
     """Every head's softmax scale forced to 0.1 (the law's is about 5 to 20 at these lengths)."""
-    real = C.compile
+    real = compiler.compile
 
     def compile_loose(*args, **kwargs):
         kwargs["softmax_scale"] = 0.1
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(C, "compile", compile_loose)
+    monkeypatch.setattr(compiler, "compile", compile_loose)
 
 
 @mutant(

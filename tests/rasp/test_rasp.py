@@ -247,13 +247,13 @@ def test_a_compiled_program_prints_its_sizes_not_its_weights():
 def test_unlabelled_nodes_get_readable_unique_labels():
     import re
 
-    from transformer_theory.rasp import _language as L
+    from transformer_theory.rasp import _language as lang
 
     m = rasp.Map(lambda x: x == "a", rasp.tokens)
     assert m.label == "map(tokens)"
     two = rasp.SequenceMap(lambda a, b: a and b, m, rasp.Map(lambda x: x == "b", rasp.tokens))
     assert two.label == "sequence_map(map(tokens), map(tokens))"
-    sel = L.Select(rasp.indices, rasp.indices, rasp.Comparison.LEQ)
+    sel = lang.Select(rasp.indices, rasp.indices, rasp.Comparison.LEQ)
     assert sel.label == "select(indices <= indices)"
     compiled = rasp.compile(two, "ab", 2)
     labels = [n.label for n in compiled.nodes]

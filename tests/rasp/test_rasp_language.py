@@ -15,7 +15,7 @@ from fractions import Fraction
 import pytest
 
 from transformer_theory import rasp
-from transformer_theory.rasp import _language as L
+from transformer_theory.rasp import _language as lang
 
 t, i = rasp.tokens, rasp.indices
 LEQ, LT, EQ, TRUE = (rasp.Comparison[c] for c in ("LEQ", "LT", "EQ", "TRUE"))
@@ -65,7 +65,7 @@ def test_causal_prefix_meaning_counts_the_prefix():
         rasp.compile(width, "ab", 3, causal=True)
     compiled = rasp.compile(width, "ab", 4, causal="prefix")
     assert compiled.config.causal and compiled.meaning == "prefix"
-    assert L.evaluate(compiled.program, list("abab")) == [1, 2, 3, 4]
+    assert lang.evaluate(compiled.program, list("abab")) == [1, 2, 3, 4]
     _exact_everywhere(compiled, lambda xs: list(range(1, len(xs) + 1)))
     # a mean under the prefix meaning: the fraction of the prefix, from an all-true selector
     hit = rasp.Map(lambda x: int(x == "a"), t, numerical=True)
@@ -106,19 +106,19 @@ def test_a_non_zero_numerical_default_is_read_where_the_selection_is_empty():
 
 
 def test_full_and_constant_sops():
-    full = L.Full(3, numerical=True, label="three")
-    plus = rasp.SequenceMap(lambda a, b: a + b, L.Full("x", label="x"), t, label="x_plus")
+    full = lang.Full(3, numerical=True, label="three")
+    plus = rasp.SequenceMap(lambda a, b: a + b, lang.Full("x", label="x"), t, label="x_plus")
     compiled = rasp.compile(plus, "ab", 3)
     _exact_everywhere(compiled, lambda xs: ["x" + x for x in xs])
     mean = rasp.Aggregate(rasp.Select(i, i, LEQ), full, label="mean_three")
     _exact_everywhere(rasp.compile(mean, "ab", 3), lambda xs: [3] * len(xs))
-    const = L.ConstantSOp([5, 6, 7], check_length=False, label="const")
+    const = lang.ConstantSOp([5, 6, 7], check_length=False, label="const")
     shifted = rasp.SequenceMap(lambda c, x: (c, x), const, t, label="pair")
     _exact_everywhere(rasp.compile(shifted, "ab", 3), lambda xs: list(zip([5, 6, 7], xs)))
     with pytest.raises(ValueError, match="const.*length"):
         rasp.compile(shifted, "ab", 4)
     with pytest.raises(ValueError, match="check_length"):
-        rasp.compile(L.ConstantSOp([1, 2]), "ab", 2)
+        rasp.compile(lang.ConstantSOp([1, 2]), "ab", 2)
 
 
 def test_a_numerical_selector_width():
@@ -140,8 +140,8 @@ def test_a_linear_sequence_map_of_two_numerical_means_is_an_exact_linear_mlp():
     a = _frac_prevs("(")
     closes = rasp.Map(lambda x: int(x == ")"), t, numerical=True, label="is_close")
     b = rasp.Aggregate(rasp.Select(i, i, LT), closes, label="closes_before")
-    diff = L.LinearSequenceMap(a, b, 1, -2, label="balance")
-    assert L.evaluate(diff, list("()")) == [1, Fraction(1, 2) - 0]
+    diff = lang.LinearSequenceMap(a, b, 1, -2, label="balance")
+    assert lang.evaluate(diff, list("()")) == [1, Fraction(1, 2) - 0]
     compiled = rasp.compile(diff, "()", 4)
     assert compiled.config.depth == 1
     assert not any(n.label.endswith(".categorical") for n in compiled.nodes)
@@ -155,4 +155,4 @@ def test_a_linear_sequence_map_of_two_numerical_means_is_an_exact_linear_mlp():
 
     _exact_everywhere(compiled, reference)
     with pytest.raises(ValueError, match="q"):
-        L.LinearSequenceMap(a, b, 1, float("nan"))
+        lang.LinearSequenceMap(a, b, 1, float("nan"))

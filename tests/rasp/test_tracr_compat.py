@@ -16,8 +16,8 @@ import pathlib
 
 import pytest
 
-from tests.rasp import tracr_programs as T
-from transformer_theory import rasp as R
+from tests.rasp import tracr_programs as programs
+from transformer_theory import rasp as library
 from transformer_theory.rasp.tracr import compiling, rasp
 
 
@@ -31,7 +31,7 @@ def _agree(got, want):
     return len(got) == len(want) and all(map(_same, got, want))
 
 
-CASES = [(c, False) for c in T.TEST_CASES] + [(c, True) for c in T.CAUSAL_TEST_CASES]
+CASES = [(c, False) for c in programs.TEST_CASES] + [(c, True) for c in programs.CAUSAL_TEST_CASES]
 IDS = [("causal_" if causal else "") + c["testcase_name"] for c, causal in CASES]
 
 
@@ -68,11 +68,11 @@ def test_tracrs_test_cases_compile_here_and_give_tracrs_expected_output(case, ca
         # the one case refused here, as tracr's own validator refuses it (counted below)
         assert case["testcase_name"] == "numerical_categorical_aggregate", refusal
         return
-    (got,) = R.run(compiled, [case["test_input"]])
+    (got,) = library.run(compiled, [case["test_input"]])
     assert _agree(got, case["expected_output"]), (got, case["expected_output"])
 
 
-@pytest.mark.parametrize("case", T.UNSUPPORTED_TEST_CASES, ids=lambda c: c["testcase_name"])
+@pytest.mark.parametrize("case", programs.UNSUPPORTED_TEST_CASES, ids=lambda c: c["testcase_name"])
 def test_tracrs_unsupported_cases_compile_or_are_refused_naming_the_node(case):
     compiled, refusal = _compile(case, False)
     if compiled is None:
@@ -80,7 +80,7 @@ def test_tracrs_unsupported_cases_compile_or_are_refused_naming_the_node(case):
         return
     # compiled: the model agrees with the interpreter (tracr's meaning) on every input
     # up to length 3 (tracr has no expected outputs for these)
-    rec = R.check(compiled, lengths=[1, 2, 3])
+    rec = library.check(compiled, lengths=[1, 2, 3])
     assert rec["agree"] and not rec["internal_disagreements"], rec["disagreements"]
 
 
@@ -89,14 +89,14 @@ def test_the_count_compiled_here_and_refused_at_compile_time():
     # 77 compile here, 1 is refused at compile time naming the node (a categorical aggregate
     # over different values, which tracr's validator also refuses)
     compiled, refused = 0, []
-    for table, causal in ((T.TEST_CASES, False), (T.CAUSAL_TEST_CASES, True)):
+    for table, causal in ((programs.TEST_CASES, False), (programs.CAUSAL_TEST_CASES, True)):
         for case in table:
             compiled += _compile(case, causal)[0] is not None
-    for case in T.UNSUPPORTED_TEST_CASES:
+    for case in programs.UNSUPPORTED_TEST_CASES:
         c, why = _compile(case, False)
         compiled += c is not None
         refused += [] if c else [(case["testcase_name"], why)]
-    for program, vocab in T.library(4).values():
+    for program, vocab in programs.library(4).values():
         compiled += compiling.compile_rasp_to_model(program, set(vocab), 4) is not None
     assert compiled == 77 and [r[0] for r in refused] == ["numerical_categorical_aggregate"]
     assert "categorical aggregate over different values" in refused[0][1]
@@ -127,7 +127,7 @@ def test_a_file_written_for_tracr_runs_with_one_changed_import(tmp_path):
     assert prog.name == "others" and rasp.is_numerical(prog)
     assert prog(list("abac")) == [1, 0, 1, 0]
     compiled = compiling.compile_rasp_to_model(prog, {"a", "b", "c"}, 4)
-    assert R.check(compiled)["agree"]
+    assert library.check(compiled)["agree"]
 
 
 def test_tracrs_api_names_and_behaviour():
@@ -149,4 +149,4 @@ def test_tracrs_api_names_and_behaviour():
     with pytest.raises(ValueError, match="None"):
         rasp.Comparison.LT(None, 1)
     with pytest.raises(ValueError, match="vocab"):
-        compiling.compile_rasp_to_model(T.make_hist(), {"a", "compiler_bos"}, 3)
+        compiling.compile_rasp_to_model(programs.make_hist(), {"a", "compiler_bos"}, 3)

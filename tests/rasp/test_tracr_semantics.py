@@ -17,10 +17,10 @@ import math
 
 import pytest
 
-from tests.rasp import tracr_programs as T
-from transformer_theory import rasp as R
+from tests.rasp import tracr_programs as programs
+from transformer_theory import rasp as library
 from transformer_theory.rasp import _compiler, _tracr
-from transformer_theory.rasp import _language as L
+from transformer_theory.rasp import _language as lang
 from transformer_theory.rasp.tracr import rasp
 
 _TABLE = {
@@ -105,7 +105,7 @@ def _sops(e, out):
     return out
 
 
-LIBRARY = T.library(4)
+LIBRARY = programs.library(4)
 
 
 @pytest.mark.parametrize("name", sorted(LIBRARY))
@@ -121,7 +121,7 @@ def test_every_node_of_tracrs_library_means_what_tracr_means(name):
     compared = nones = 0
     for n in range(1, max_len + 1):
         for xs in map(list, itertools.product(vocab, repeat=n)):
-            trace = L.evaluate_all([nodes[id(e)] for e in sops], xs)
+            trace = lang.evaluate_all([nodes[id(e)] for e in sops], xs)
             for e in sops:
                 want = tracr_rules(e, xs)
                 got = trace[nodes[id(e)].id]
@@ -134,32 +134,34 @@ def test_every_node_of_tracrs_library_means_what_tracr_means(name):
 
 
 def test_a_none_argument_makes_a_map_none_only_under_tracrs_meaning():
-    shifted = L.Aggregate(L.Select(L.indices, L.indices, lambda k, q: q == k + 1), L.tokens)
-    ours = L.Map(lambda x: x == "a", shifted)
-    tracrs = L.Map(lambda x: x == "a", shifted, semantics="tracr")
-    assert L.evaluate(ours, list("ab")) == [False, True]
-    assert L.evaluate(tracrs, list("ab")) == [None, True]
+    shifted = lang.Aggregate(
+        lang.Select(lang.indices, lang.indices, lambda k, q: q == k + 1), lang.tokens
+    )
+    ours = lang.Map(lambda x: x == "a", shifted)
+    tracrs = lang.Map(lambda x: x == "a", shifted, semantics="tracr")
+    assert lang.evaluate(ours, list("ab")) == [False, True]
+    assert lang.evaluate(tracrs, list("ab")) == [None, True]
     with pytest.raises(ValueError, match="semantics"):
-        L.Map(lambda x: x, L.tokens, semantics="python")
+        lang.Map(lambda x: x, lang.tokens, semantics="python")
 
 
 def test_the_compiled_model_says_none_where_tracrs_program_means_none():
     # detect_pattern's first two positions mean None in tracr: the model decodes None there,
     # never a value (tracr's own model decodes a value there, its issue #25)
-    program = T.detect_pattern(rasp.tokens, "abc")
-    compiled = R.compile(_tracr.from_tracr(program), "abc", 4)
+    program = programs.detect_pattern(rasp.tokens, "abc")
+    compiled = library.compile(_tracr.from_tracr(program), "abc", 4)
     assert None in compiled.output.values
     inputs = [list(t) for n in range(1, 5) for t in itertools.product("abc", repeat=n)]
-    for xs, got in zip(inputs, R.run(compiled, inputs)):
+    for xs, got in zip(inputs, library.run(compiled, inputs)):
         assert got == [tracr_rules(program, xs)[i] for i in range(len(xs))], xs
         assert got[: min(2, len(xs))] == [None] * min(2, len(xs))
 
 
 def test_a_numerical_node_that_would_hold_none_is_refused_at_compile_time_naming_it():
-    shifted = T.shift_by(1, rasp.numerical(rasp.Map(lambda x: 1, rasp.tokens)))
+    shifted = programs.shift_by(1, rasp.numerical(rasp.Map(lambda x: 1, rasp.tokens)))
     doubled = rasp.numerical(rasp.Map(lambda x: 2 * x, shifted)).named("doubled")
     with pytest.raises(ValueError, match="doubled.*None"):
-        R.compile(_tracr.from_tracr(doubled), "ab", 3)
+        library.compile(_tracr.from_tracr(doubled), "ab", 3)
     # a numerical aggregate with tracr's default None where the selection can be empty
     empty = rasp.numerical(
         rasp.Aggregate(
@@ -169,11 +171,11 @@ def test_a_numerical_node_that_would_hold_none_is_refused_at_compile_time_naming
     ).named("earlier_mean")
     assert rasp.evaluate(empty, list("ab")) == [None, 1]
     with pytest.raises(ValueError, match="earlier_mean.*default None"):
-        R.compile(_tracr.from_tracr(empty), "ab", 3)
+        library.compile(_tracr.from_tracr(empty), "ab", 3)
 
 
 def test_a_predicate_raising_on_a_value_is_refused_at_compile_time_naming_the_node():
-    shifted = T.shift_by(1, rasp.tokens)
+    shifted = programs.shift_by(1, rasp.tokens)
     same = rasp.SelectorWidth(rasp.Select(shifted, shifted, rasp.Comparison.EQ)).named("same")
     with pytest.raises(ValueError, match="None"):
         rasp.evaluate(same, list("ab"))  # tracr's meaning: a comparison with None raises

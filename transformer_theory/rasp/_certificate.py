@@ -99,8 +99,8 @@ import numpy as np
 from flint import arb, ctx
 
 from transformer_theory import precision
-from transformer_theory.rasp import _compiler as C
-from transformer_theory.rasp import _language as L
+from transformer_theory.rasp import _compiler as compiler
+from transformer_theory.rasp import _language as lang
 from transformer_theory.rasp._compile_craft import _evaluate_fused
 
 __all__ = ["EXP_ULPS", "FORMATS", "certify", "certified_length", "DEFAULT_LENGTHS"]
@@ -156,7 +156,7 @@ class _Format:
         return math.inf if ku >= 1 else _up(ku / (1 - ku))
 
 
-def _weights(compiled: C.CompiledProgram, dtype: str):
+def _weights(compiled: compiler.CompiledProgram, dtype: str):
     """The weights the forward pass in ``dtype`` uses, read back exactly as float64 arrays."""
     import jax
 
@@ -168,7 +168,7 @@ def _weights(compiled: C.CompiledProgram, dtype: str):
 class _Owners:
     """Which node owns each residual dimension (tokens, ``bos``, position 0, indices, nodes)."""
 
-    def __init__(self, compiled: C.CompiledProgram):
+    def __init__(self, compiled: compiler.CompiledProgram):
         V, N = len(compiled.vocab), compiled.max_seq_len
         D = compiled.config.width
         self.bos, self.pos0 = V, V + 1
@@ -228,7 +228,7 @@ class _State:
     ``num[id(node)]``; for a categorical block, ``eps`` bounds every dimension and
     ``eps + extra`` the active one), ``eps_bos[d]`` at BOS, BOS's nominal stream ``x_bos``."""
 
-    def __init__(self, compiled: C.CompiledProgram):
+    def __init__(self, compiled: compiler.CompiledProgram):
         D = compiled.config.width
         V = len(compiled.vocab)
         self.eps = np.zeros(D)
@@ -245,7 +245,7 @@ class _State:
         return np.full(len(owner.values), float(self.eps[owner.dims].max(initial=0.0)))
 
 
-def certify(compiled: C.CompiledProgram, dtype: str = "float32") -> dict[str, Any]:
+def certify(compiled: compiler.CompiledProgram, dtype: str = "float32") -> dict[str, Any]:
     """Prove ``compiled`` exact on every input of every length ``1..max_seq_len`` in ``dtype``
     (the analysis of the module docstring), or say which node it fails at.
 
@@ -260,7 +260,7 @@ def certify(compiled: C.CompiledProgram, dtype: str = "float32") -> dict[str, An
       when a bound failed before any margin), ``limited_by`` (the failing node and reason) and
       per node its kind, error bound and margin.
     """
-    if not isinstance(compiled, C.CompiledProgram):
+    if not isinstance(compiled, compiler.CompiledProgram):
         raise ValueError(f"compiled: expected a CompiledProgram, got {type(compiled).__name__}")
     if dtype not in FORMATS:
         raise ValueError(f"dtype: expected one of {list(FORMATS)}, got {dtype!r}")
@@ -787,7 +787,7 @@ def _mlp(nd, lw, owners: _Owners, st: _State, fmt: _Format):
 
 
 def certified_length(
-    program: L.SOp,
+    program: lang.SOp,
     vocab: Sequence[Hashable],
     dtype: str = "float32",
     *,
@@ -819,14 +819,14 @@ def certified_length(
         raise ValueError(f"lengths: expected positive lengths, got {list(lengths)}")
     rows: dict[int, dict] = {}
     if causal:  # the compiler's refusal of a program whose meaning a causal mask changes, once
-        C.compile(program, vocab, min(lengths[-1], 6), True)
+        compiler.compile(program, vocab, min(lengths[-1], 6), True)
 
     def attempt(n: int) -> bool:
         if n not in rows:
             try:
                 # a causal model has the same weights; its mask only removes keys, which the
                 # worst case over every set of competing keys already covers
-                compiled = C.compile(
+                compiled = compiler.compile(
                     program, vocab, n, False, softmax_scale=softmax_scale, mlp_slope=mlp_slope
                 )
             except ValueError as err:  # the compiler refuses this length (a table too large)
@@ -916,7 +916,7 @@ def ledger_check(program: str, upto: int, family: Any, witness_length: int = 1) 
     for n in covered:
         tally.record_count(family.member(n).size)
     m = min(witness_length, int(upto))
-    compiled = C.compile(sop, v, m, False)
+    compiled = compiler.compile(sop, v, m, False)
     cert = certify(compiled, "float32")
     rec = _check.check(compiled, dtype="float32", max_inputs=10**6)
     witness = Witness(

@@ -39,8 +39,8 @@ import numpy as np
 
 from transformer_theory import _validate, budget, precision
 from transformer_theory.core import forward_trace
-from transformer_theory.rasp import _compiler as C
-from transformer_theory.rasp import _language as L
+from transformer_theory.rasp import _compiler as compiler
+from transformer_theory.rasp import _language as lang
 
 __all__ = ["check", "ledger_check", "run", "precision_limits", "predicted_exact", "DTYPES"]
 
@@ -105,7 +105,7 @@ def _inputs(vocab: Sequence, lengths: Sequence[int], max_inputs: int, samples: i
             yield n, [[vocab[i] for i in row] for row in draws], False
 
 
-def _runner(compiled: C.CompiledProgram, dtype: str):
+def _runner(compiled: compiler.CompiledProgram, dtype: str):
     """One jitted ``vmap`` of the forward pass per compiled model and dtype (kept on the model)."""
     cache = compiled.__dict__.setdefault("_runners", {})
     if dtype not in cache:
@@ -118,7 +118,7 @@ def _runner(compiled: C.CompiledProgram, dtype: str):
     return cache[dtype]
 
 
-def _final_streams(compiled: C.CompiledProgram, batch: list[list], dtype: str) -> np.ndarray:
+def _final_streams(compiled: compiler.CompiledProgram, batch: list[list], dtype: str) -> np.ndarray:
     """Final residual streams ``(B, N + 1, D)`` of a batch, padded and masked (float64 out)."""
     N1 = compiled.max_seq_len + 1
     D = compiled.config.width
@@ -138,7 +138,9 @@ def _exact_endpoint(a: Any) -> Fraction:
     return int(man) * Fraction(2) ** int(exp)
 
 
-def _enclosed_streams(compiled: C.CompiledProgram, batch: list[list]) -> tuple[np.ndarray, ...]:
+def _enclosed_streams(
+    compiled: compiler.CompiledProgram, batch: list[list]
+) -> tuple[np.ndarray, ...]:
     """Lower and upper ends (exact Fractions, ``(B, n + 1, D)`` object arrays) of the arb balls
     enclosing each input's final stream (:func:`transformer_theory.exact.evaluate`)."""
     from transformer_theory import exact
@@ -161,7 +163,7 @@ def _down(m: Any) -> float:
 
 
 def run(
-    compiled: C.CompiledProgram, inputs: Sequence[Sequence[Hashable]], dtype: str = "float64"
+    compiled: compiler.CompiledProgram, inputs: Sequence[Sequence[Hashable]], dtype: str = "float64"
 ) -> list[list[Any]]:
     """The compiled model's decoded output at every position of each input (argmax of the
     unembedding for a categorical output, the nearest value of its value set for a numerical
@@ -198,7 +200,7 @@ def _half_gaps(values: list) -> dict:
 
 
 def check(
-    compiled: C.CompiledProgram,
+    compiled: compiler.CompiledProgram,
     *,
     dtype: str = "float64",
     arithmetic: str = "float",
@@ -233,7 +235,7 @@ def check(
       enumerated and sampled, ``min_margin`` (over every node, see the module docstring) with the
       input and node attaining it, ``min_output_margin`` and the first disagreements.
     """
-    if not isinstance(compiled, C.CompiledProgram):
+    if not isinstance(compiled, compiler.CompiledProgram):
         raise ValueError(f"compiled: expected a CompiledProgram, got {type(compiled).__name__}")
     if dtype not in DTYPES:
         raise ValueError(f"dtype: expected one of {sorted(DTYPES)}, got {dtype!r}")
@@ -282,7 +284,7 @@ def check(
             else:
                 low = high = _final_streams(compiled, chunk, dtype)[:, 1 : n + 1]
             for b, xs in enumerate(chunk):
-                trace = L.evaluate_all(compiled.program, xs)
+                trace = lang.evaluate_all(compiled.program, xs)
                 for nd in nodes:
                     _compare(
                         rec,
@@ -349,7 +351,7 @@ def _compare(rec, nd, expected, low, high, xs, gaps, is_output, max_reported):
                 )
 
 
-def predicted_exact(compiled: C.CompiledProgram, dtype: str) -> dict[str, Any]:
+def predicted_exact(compiled: compiler.CompiledProgram, dtype: str) -> dict[str, Any]:
     """The stated law: is ``compiled`` exact in ``dtype`` at its ``max_seq_len``, and which head
     limits it. Per head, with ``N = max_seq_len``, ``u`` the unit roundoff:
 
@@ -369,7 +371,7 @@ def predicted_exact(compiled: C.CompiledProgram, dtype: str) -> dict[str, Any]:
     Returns ``{"exact": bool, "limited_by": [...]}``; ValueError naming ``dtype`` for a format
     outside :data:`transformer_theory.precision.FORMATS`.
     """
-    if not isinstance(compiled, C.CompiledProgram):
+    if not isinstance(compiled, compiler.CompiledProgram):
         raise ValueError(f"compiled: expected a CompiledProgram, got {type(compiled).__name__}")
     if dtype not in precision.FORMATS:
         raise ValueError(f"dtype: expected one of {list(precision.FORMATS)}, got {dtype!r}")
@@ -409,13 +411,13 @@ def predicted_exact(compiled: C.CompiledProgram, dtype: str) -> dict[str, Any]:
             worst = max(worst, float(total.max(initial=0.0)))
         if u * worst > 0.25:
             limits.append(f"{nd.label}: {dtype} rounding of its ramps ({u * worst:.2g} > 1/4)")
-        if slope is not None and C._min_gap(x.values) < 1 / slope:
+        if slope is not None and compiler._min_gap(x.values) < 1 / slope:
             limits.append(f"{nd.label}: ramp slope {slope} < 1/gap")
     return {"exact": not limits, "limited_by": limits}
 
 
 def precision_limits(
-    program: L.SOp,
+    program: lang.SOp,
     vocab: Sequence[Hashable],
     *,
     lengths: Sequence[int] = (4, 8, 16, 32, 64),
@@ -447,7 +449,7 @@ def precision_limits(
     rows: dict[str, list] = {d: [] for d in dtypes}
     for n in sorted(lengths):
         try:
-            compiled = C.compile(
+            compiled = compiler.compile(
                 program, vocab, int(n), causal, softmax_scale=softmax_scale, mlp_slope=mlp_slope
             )
         except budget.BudgetError as err:  # the length the caller gave, not the compiler's name
@@ -520,7 +522,7 @@ def ledger_check(
     from transformer_theory.rasp._library import PROGRAMS, get_program
 
     sop, v = get_program(program, list(vocab))
-    compiled = C.compile(sop, v, int(max_len), PROGRAMS[program].causal)
+    compiled = compiler.compile(sop, v, int(max_len), PROGRAMS[program].causal)
     rec = check(
         compiled,
         dtype=dtype,

@@ -19,7 +19,7 @@ from transformer_theory.params import (
     ModelConfig,
     ModelParams,
 )
-from transformer_theory.rasp import _language as L
+from transformer_theory.rasp import _language as lang
 from transformer_theory.rasp._compile_craft import head_weights, mlp_units
 from transformer_theory.rasp._compile_graph import Node
 
@@ -129,7 +129,7 @@ class CompiledProgram:
         prefix_program` of the given one, whose meaning is the causal one).
     """
 
-    program: L.SOp
+    program: lang.SOp
     vocab: tuple
     max_seq_len: int
     causal: bool

@@ -15,7 +15,7 @@ from collections.abc import Callable, Hashable, Sequence
 from fractions import Fraction
 from typing import Any
 
-from transformer_theory.rasp import _language as L
+from transformer_theory.rasp import _language as lang
 
 __all__ = ["MAX_VALUE_SET", "Node", "attention_depth", "build_graph"]
 
@@ -46,7 +46,7 @@ class Node:
     value_base: Node | None = None
     value_fn: Callable[[Any], Any] | None = None
     default: Any = None
-    source: L.RASPExpr | None = None
+    source: lang.RASPExpr | None = None
     layer: int = -1
     frontier: list[Node] | None = None
     materialized: bool = False
@@ -130,34 +130,38 @@ class _Builder:
                 raise ValueError(f"{label}: f{combo!r} raised {err!r}") from None
         return _numeric(out, label) if numerical else _sorted(out)
 
-    def node(self, e: L.SOp) -> Node:
+    def node(self, e: lang.SOp) -> Node:
         if e.id in self.memo:
             return self.memo[e.id]
 
         def expect(t, e=e):
             return t[e.id]
 
-        if isinstance(e, L._Tokens):
+        if isinstance(e, lang._Tokens):
             # the given order: token id k is vocab[k], and its one-hot is dimension k
             nd = Node("tokens", "tokens", False, list(self.vocab), expect, source=e)
-        elif isinstance(e, L._Indices):
+        elif isinstance(e, lang._Indices):
             nd = Node("indices", "indices", False, list(range(self.n)), expect, source=e)
-        elif isinstance(e, (L.Full, L.ConstantSOp)):
+        elif isinstance(e, (lang.Full, lang.ConstantSOp)):
             nd = self.constant(e, expect)
-        elif isinstance(e, (L.Map, L.SequenceMap)):
-            ins = [self.node(e.inner)] if isinstance(e, L.Map) else [self.node(e.a), self.node(e.b)]
-            linear = isinstance(e, L.LinearSequenceMap) and e.numerical
+        elif isinstance(e, (lang.Map, lang.SequenceMap)):
+            ins = (
+                [self.node(e.inner)]
+                if isinstance(e, lang.Map)
+                else [self.node(e.a), self.node(e.b)]
+            )
+            linear = isinstance(e, lang.LinearSequenceMap) and e.numerical
             linear = linear and all(i.numerical for i in ins)
             if len(ins) == 2 and all(i.numerical for i in ins) and not linear:
                 # a table reads one number: the one with fewer values through a categorical copy
                 k = int(len(ins[1].values) > len(ins[0].values))
                 ins[k] = self.categorical(ins[k])
-            fn = functools.partial(L.apply, e)
+            fn = functools.partial(lang.apply, e)
             vals = self.mlp_values(e.label, fn, ins, e.numerical)
             nd = Node(e.label, "mlp", e.numerical, vals, expect, ins, fn, source=e)
             if linear:
                 nd.linear = (e.p, e.q)
-        elif isinstance(e, L.Aggregate):
+        elif isinstance(e, lang.Aggregate):
             terms = self.selector(e.selector)
             value = self.node(e.sop)
             if not value.numerical:
@@ -187,7 +191,7 @@ class _Builder:
                 default=(e.default or 0) if e.numerical else e.default,
                 source=e,
             )
-        elif isinstance(e, L.SelectorWidth):
+        elif isinstance(e, lang.SelectorWidth):
             terms = self.selector(e.selector)
             scratch = self.add(
                 Node(
@@ -216,9 +220,9 @@ class _Builder:
         self.memo[e.id] = self.add(nd)
         return nd
 
-    def constant(self, e: L.Full | L.ConstantSOp, expect) -> Node:
+    def constant(self, e: lang.Full | lang.ConstantSOp, expect) -> Node:
         """A constant as a table over the indices (absorbed into the tables that read it)."""
-        if isinstance(e, L.Full):
+        if isinstance(e, lang.Full):
             values = [e.fill] * self.n
         else:
             k = len(e.values)
@@ -234,17 +238,19 @@ class _Builder:
         def fn(i, values=values):
             return values[i]
 
-        vals = self.mlp_values(e.label, fn, [self.node(L.indices)], e.numerical)
-        return Node(e.label, "mlp", e.numerical, vals, expect, [self.node(L.indices)], fn, source=e)
+        vals = self.mlp_values(e.label, fn, [self.node(lang.indices)], e.numerical)
+        return Node(
+            e.label, "mlp", e.numerical, vals, expect, [self.node(lang.indices)], fn, source=e
+        )
 
-    def possibly_empty(self, sel: L.Selector) -> bool:
+    def possibly_empty(self, sel: lang.Selector) -> bool:
         """Can ``sel`` select no key at some query (False only where it provably cannot: a
         ``Select`` true on every pair of its value sets, or on every value paired with itself
         where keys and queries are the same SOp, since key ``i`` is always there, causal mask
         included; an ``Or`` with such a side)."""
-        if isinstance(sel, L.SelectOr):
+        if isinstance(sel, lang.SelectOr):
             return self.possibly_empty(sel.a) and self.possibly_empty(sel.b)
-        if not isinstance(sel, L.Select):
+        if not isinstance(sel, lang.Select):
             return True
         keys, queries = self.node(sel.keys).values, self.node(sel.queries).values
         try:
@@ -281,7 +287,7 @@ class _Builder:
             )
         return self.clean_memo[key]
 
-    def selector(self, sel: L.Selector) -> list[tuple[Node, Node, Callable]]:
+    def selector(self, sel: lang.Selector) -> list[tuple[Node, Node, Callable]]:
         """The selector as AND-ed score terms ``(key node, query node, predicate)``: a head
         scores ``beta`` times the number of terms that hold, so it selects where all hold. A
         conjunct whose leaves read one key SOp and one query SOp is one bilinear table (any
@@ -313,7 +319,7 @@ class _Builder:
             terms.append((kb, qb, lambda k, q, p=pred, kf=kf, qf=qf: p(kf(k), qf(q))))
         return terms
 
-    def tuple_node(self, sops: list[L.SOp], sel: L.Selector) -> Node:
+    def tuple_node(self, sops: list[lang.SOp], sel: lang.Selector) -> Node:
         parts = [self.categorical(self.clean(self.node(s))) for s in sops]
         if len(parts) == 1:
             return parts[0]
@@ -342,7 +348,7 @@ class _Builder:
 
 
 def build_graph(
-    program: L.SOp, vocab: Sequence[Hashable], max_seq_len: int, causal: bool
+    program: lang.SOp, vocab: Sequence[Hashable], max_seq_len: int, causal: bool
 ) -> tuple[list[Node], Node]:
     """``(nodes, output)``: the compiled graph, children before parents, and the output node."""
     b = _Builder(vocab, max_seq_len, causal)
@@ -354,8 +360,8 @@ def _identity(x: Any) -> Any:
     return x
 
 
-def _conjuncts(sel: L.Selector) -> list[L.Selector]:
-    if type(sel) is L.SelectAnd:
+def _conjuncts(sel: lang.Selector) -> list[lang.Selector]:
+    if type(sel) is lang.SelectAnd:
         return _conjuncts(sel.a) + _conjuncts(sel.b)
     return [sel]
 
@@ -380,16 +386,16 @@ def _absorb(nd: Node) -> tuple[Node, Callable[[Any], Any]]:
     return nd, f
 
 
-def attention_depth(program: L.SOp) -> int:
+def attention_depth(program: lang.SOp) -> int:
     """The attention depth of Weiss et al. 2021: the longest chain of ``Aggregate`` /
     ``SelectorWidth`` operations in the program's dependency graph, a lower bound on the attention
     layers of any compilation that gives each such operation one head."""
     memo: dict[int, int] = {}
 
-    def depth(e: L.RASPExpr) -> int:
+    def depth(e: lang.RASPExpr) -> int:
         if e.id not in memo:
             below = max((depth(c) for c in e.children()), default=0)
-            memo[e.id] = below + isinstance(e, (L.Aggregate, L.SelectorWidth))
+            memo[e.id] = below + isinstance(e, (lang.Aggregate, lang.SelectorWidth))
         return memo[e.id]
 
     return depth(program)

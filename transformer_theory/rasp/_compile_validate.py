@@ -10,20 +10,20 @@ import itertools
 
 import numpy as np
 
-from transformer_theory.rasp import _language as L
+from transformer_theory.rasp import _language as lang
 from transformer_theory.rasp._compile_graph import Node
 
 __all__ = ["validate"]
 
 
-def validate(nodes: list[Node], program: L.SOp, vocab: list, N: int, causal: bool | str) -> None:
+def validate(nodes: list[Node], program: lang.SOp, vocab: list, N: int, causal: bool | str) -> None:
     """Raise ValueError naming the node for a program this compiler must refuse."""
     if causal is True:
         _refuse_noncausal(nodes, program, vocab, N)
     _refuse_undefined(nodes, program, vocab, N)
 
 
-def _refuse_undefined(nodes: list[Node], program: L.SOp, vocab: list, N: int) -> None:
+def _refuse_undefined(nodes: list[Node], program: lang.SOp, vocab: list, N: int) -> None:
     """Refuse, at compile time, a program the interpreter gives no value on some input (a
     categorical aggregate whose selected keys carry different values, tracr's validator's
     "width > 1 that requires aggregation"; a user's function raising): every input while there
@@ -45,7 +45,7 @@ def _refuse_undefined(nodes: list[Node], program: L.SOp, vocab: list, N: int) ->
             continue
         for xs in inputs:
             try:
-                L.evaluate_all(program, xs)
+                lang.evaluate_all(program, xs)
             except ValueError as err:
                 if "categorical aggregate over different values" not in str(err):
                     return  # a predicate raising on a value: the head's table names its node
@@ -54,7 +54,7 @@ def _refuse_undefined(nodes: list[Node], program: L.SOp, vocab: list, N: int) ->
                 ) from None
 
 
-def _refuse_noncausal(nodes: list[Node], program: L.SOp, vocab: list, N: int) -> None:
+def _refuse_noncausal(nodes: list[Node], program: lang.SOp, vocab: list, N: int) -> None:
     """Refuse a program whose selectors pick a later key on some input (every input while there
     are at most 2000 of a length, 64 random ones of each longer length, seeded)."""
     rng = np.random.default_rng(0)
@@ -65,7 +65,7 @@ def _refuse_noncausal(nodes: list[Node], program: L.SOp, vocab: list, N: int) ->
         else:
             inputs = [[vocab[i] for i in rng.integers(len(vocab), size=n)] for _ in range(64)]
         for xs in inputs:
-            trace = L.evaluate_all(program, xs)
+            trace = lang.evaluate_all(program, xs)
             for h in heads:
                 vals = [(k.expect(trace), q.expect(trace), p) for k, q, p in h.terms]
                 for i in range(n):

@@ -108,7 +108,7 @@ import math
 from collections.abc import Hashable, Sequence
 
 from transformer_theory import budget
-from transformer_theory.rasp import _language as L
+from transformer_theory.rasp import _language as lang
 from transformer_theory.rasp._compile_assemble import CompiledProgram, assemble
 from transformer_theory.rasp._compile_craft import (
     _min_gap,  # noqa: F401 (read by _check)
@@ -136,7 +136,7 @@ __all__ = [
 
 
 def compile(
-    program: L.SOp,
+    program: lang.SOp,
     vocab: Sequence[Hashable],
     max_seq_len: int,
     causal: bool = False,
@@ -163,7 +163,7 @@ def compile(
     Returns:
       A :class:`CompiledProgram`.
     """
-    if not isinstance(program, L.SOp):
+    if not isinstance(program, lang.SOp):
         raise ValueError(f"program: expected a RASP SOp, got {type(program).__name__}")
     try:
         vocab = list(vocab)
@@ -188,7 +188,7 @@ def compile(
         raise ValueError(f"causal: expected False, True or 'prefix', got {causal!r}")
     meaning = "prefix" if causal == "prefix" else "full"
     if meaning == "prefix":  # the program whose meaning is the causal one (every selector masked)
-        program = L.prefix_program(program)
+        program = lang.prefix_program(program)
     N = max_seq_len
     nodes, out = build_graph(program, vocab, N, bool(causal))  # children before parents
     validate(nodes, program, vocab, N, causal)

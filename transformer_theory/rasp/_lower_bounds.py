@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from transformer_theory.rasp import _language as L
+from transformer_theory.rasp import _language as lang
 
 __all__ = ["one_layer_certificates", "FAMILIES"]
 
@@ -30,7 +30,7 @@ FAMILIES = ("relu_any_heads", "softmax_one_head")
 
 
 def one_layer_certificates(
-    program: L.SOp,
+    program: lang.SOp,
     vocab: Sequence[Hashable],
     lengths: Sequence[int],
     *,
@@ -47,7 +47,7 @@ def one_layer_certificates(
     from transformer_theory import _validate
     from transformer_theory.theory.certificates import certify_dataset
 
-    if not isinstance(program, L.SOp):
+    if not isinstance(program, lang.SOp):
         raise ValueError(f"program: expected a RASP SOp, got {type(program).__name__}")
     vocab = list(vocab) if isinstance(vocab, (str, Sequence)) else vocab
     if not isinstance(vocab, list) or not vocab:
@@ -63,7 +63,7 @@ def one_layer_certificates(
         if len(vocab) > 1 and n > max_inputs or len(vocab) ** n > max_inputs:  # 2**n > n
             continue
         inputs = [list(t) for t in itertools.product(vocab, repeat=n)]
-        last = [repr(L.evaluate(program, xs)[-1]) for xs in inputs]
+        last = [repr(lang.evaluate(program, xs)[-1]) for xs in inputs]
         classes = sorted(set(last))
         index = {c: i for i, c in enumerate(classes)}
         tokens = np.array([[vocab.index(v) for v in xs] for xs in inputs], np.int64)

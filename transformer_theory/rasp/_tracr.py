@@ -38,8 +38,8 @@ from typing import Any
 import numpy as np
 
 from transformer_theory.rasp import _check
-from transformer_theory.rasp import _compiler as C
-from transformer_theory.rasp import _language as L
+from transformer_theory.rasp import _compiler as compiler
+from transformer_theory.rasp import _language as lang
 
 __all__ = [
     "INSTALL",
@@ -103,7 +103,7 @@ class TracrComparison:
     ``ValueError`` (tracr's ``Comparison.__call__``), where this library's comparison says
     False (order) or compares with ``==``."""
 
-    def __init__(self, comparison: L.Comparison):
+    def __init__(self, comparison: lang.Comparison):
         self.comparison = comparison
 
     def __call__(self, key: Any, query: Any) -> bool:
@@ -119,7 +119,7 @@ def _identity(x: Any) -> Any:
     return x
 
 
-def from_tracr(program: Any, nodes: dict[int, L.RASPExpr] | None = None) -> L.SOp:
+def from_tracr(program: Any, nodes: dict[int, lang.RASPExpr] | None = None) -> lang.SOp:
     """This library's RASP program for a tracr RASP program (see the module docstring), from
     tracr's own classes or this library's tracr-compatible ones
     (:mod:`transformer_theory.rasp.tracr`), with tracr's meaning of None
@@ -142,20 +142,20 @@ def from_tracr(program: Any, nodes: dict[int, L.RASPExpr] | None = None) -> L.SO
     def label(e) -> str | None:
         return None if e.name in defaults else e.name
 
-    def sel(e) -> L.Selector:
+    def sel(e) -> lang.Selector:
         if id(e) in memo:
             return memo[id(e)][1]
         if isinstance(e, tr.Select):
             pred = e.predicate
             if isinstance(pred, tr.Comparison):
-                pred = TracrComparison(L.Comparison[pred.name])
-            out = L.Select(sop(e.keys), sop(e.queries), pred, label=label(e))
+                pred = TracrComparison(lang.Comparison[pred.name])
+            out = lang.Select(sop(e.keys), sop(e.queries), pred, label=label(e))
         elif isinstance(e, tr.SelectorAnd):
-            out = L.SelectAnd(sel(e.fst), sel(e.snd), label=label(e))
+            out = lang.SelectAnd(sel(e.fst), sel(e.snd), label=label(e))
         elif isinstance(e, tr.SelectorOr):
-            out = L.SelectOr(sel(e.fst), sel(e.snd), label=label(e))
+            out = lang.SelectOr(sel(e.fst), sel(e.snd), label=label(e))
         elif isinstance(e, tr.SelectorNot):
-            out = L.SelectNot(sel(e.inner), label=label(e))
+            out = lang.SelectNot(sel(e.inner), label=label(e))
         else:
             raise ValueError(f"program: no counterpart for tracr's {type(e).__name__} {e.label}")
         memo[id(e)] = (e, out)
@@ -185,42 +185,44 @@ def from_tracr(program: Any, nodes: dict[int, L.RASPExpr] | None = None) -> L.SO
         if not same:
             return None
         f, g, p, q = a.sop.f, b.sop.f, e.fst_fac, e.snd_fac
-        step = L.Map(
+        step = lang.Map(
             lambda x: p * f(x) + q * g(x),
             sop(a.sop.inner),
             numerical=True,
             label=f"{label(e) or 'linear_sequence_map'}.step",
             semantics="tracr",
         )
-        return L.Aggregate(sel(sa), step, default=0, label=label(e), semantics="tracr")
+        return lang.Aggregate(sel(sa), step, default=0, label=label(e), semantics="tracr")
 
-    def sop(e) -> L.SOp:
+    def sop(e) -> lang.SOp:
         if id(e) in memo:
             return memo[id(e)][1]
         if isinstance(e, (tr.TokensType, tr.IndicesType)):
-            out = L.tokens if isinstance(e, tr.TokensType) else L.indices
+            out = lang.tokens if isinstance(e, tr.TokensType) else lang.indices
             if numerical(e):  # tracr's validator refuses it; the meaning is the same numbers
-                out = L.Map(_identity, out, numerical=True, label=f"numerical({out.label})")
+                out = lang.Map(_identity, out, numerical=True, label=f"numerical({out.label})")
         elif isinstance(e, tr.LengthType):
-            out = L.SelectorWidth(L.Select(L.tokens, L.tokens, L.Comparison.TRUE), label="length")
+            out = lang.SelectorWidth(
+                lang.Select(lang.tokens, lang.tokens, lang.Comparison.TRUE), label="length"
+            )
         elif isinstance(e, tr.Full):
-            out = L.Full(e.fill, numerical=numerical(e), label=label(e))
+            out = lang.Full(e.fill, numerical=numerical(e), label=label(e))
         elif isinstance(e, tr.ConstantSOp):
-            out = L.ConstantSOp(
+            out = lang.ConstantSOp(
                 e.value, numerical=numerical(e), check_length=e.check_length, label=label(e)
             )
         elif isinstance(e, tr.Map):
-            out = L.Map(
+            out = lang.Map(
                 e.f, sop(e.inner), numerical=numerical(e), label=label(e), semantics="tracr"
             )
         elif isinstance(e, tr.LinearSequenceMap) and numerical(e) and linear_mean(e) is not None:
             out = linear_mean(e)
         elif isinstance(e, tr.LinearSequenceMap) and numerical(e):
-            out = L.LinearSequenceMap(
+            out = lang.LinearSequenceMap(
                 sop(e.fst), sop(e.snd), e.fst_fac, e.snd_fac, label=label(e), semantics="tracr"
             )
         elif isinstance(e, tr.SequenceMap):
-            out = L.SequenceMap(
+            out = lang.SequenceMap(
                 e.f,
                 sop(e.fst),
                 sop(e.snd),
@@ -235,18 +237,18 @@ def from_tracr(program: Any, nodes: dict[int, L.RASPExpr] | None = None) -> L.SO
             inner = sop(e.sop)
             if numerical(e) != inner.numerical:
                 encoding = "numerical" if numerical(e) else "categorical"
-                inner = L.Map(
+                inner = lang.Map(
                     _identity,
                     inner,
                     numerical=numerical(e),
                     label=f"{encoding}({inner.label})",
                     semantics="tracr",
                 )
-            out = L.Aggregate(
+            out = lang.Aggregate(
                 sel(e.selector), inner, default=e.default, label=label(e), semantics="tracr"
             )
         elif isinstance(e, tr.SelectorWidth):
-            out = L.SelectorWidth(sel(e.selector), numerical=numerical(e), label=label(e))
+            out = lang.SelectorWidth(sel(e.selector), numerical=numerical(e), label=label(e))
         else:
             raise ValueError(f"program: no counterpart for tracr's {type(e).__name__} {e.label}")
         memo[id(e)] = (e, out)
@@ -382,7 +384,7 @@ def compare(
 
     ours = from_tracr(program)
     model = compile_tracr(program, vocab, max_seq_len, causal)
-    compiled = C.compile(ours, vocab, max_seq_len, causal)
+    compiled = compiler.compile(ours, vocab, max_seq_len, causal)
     inputs = _all_inputs(vocab, max_seq_len)
     numerical = compiled.output.numerical
     near = _nearest(compiled.output.values) if numerical else (lambda v: v)
@@ -408,7 +410,7 @@ def compare(
             want_t = tr.evaluate(program, xs)
             if causal:  # tracr's interpreter is non-causal: its causal meaning is the prefix's
                 want_t = [tr.evaluate(program, xs[: i + 1])[i] for i in range(len(xs))]
-            want_o = L.evaluate(ours, xs)
+            want_o = lang.evaluate(ours, xs)
             for i in range(len(xs)):
                 t, o = near(want_t[i]), near(want_o[i])
                 rec["interpreter_none_positions"] += o is None
@@ -472,7 +474,7 @@ def failure_length(
         inputs = [[vocab[i] for i in rng.integers(len(vocab), size=n)] for _ in range(samples)]
         got, raw = run_tracr(model, inputs, dtype)
         if raw is not None and values is None:
-            values = C._Builder(vocab, max_seq_len).node(ours).values
+            values = compiler._Builder(vocab, max_seq_len).node(ours).values
         near = _nearest(values) if raw is not None else (lambda v: v)
         wrong, err = 0, 0.0
         for k, xs in enumerate(inputs):
@@ -565,7 +567,7 @@ def study(
 def _ours_on_samples(program, vocab, max_seq_len, lengths, samples) -> dict[str, Any]:
     """This compiler's model of the translated ``program`` in float32 on ``samples`` seeded
     inputs of each length (:func:`rasp.check`'s draws), every node at every position."""
-    compiled = C.compile(from_tracr(program), vocab, max_seq_len)
+    compiled = compiler.compile(from_tracr(program), vocab, max_seq_len)
     rec = _check.check(
         compiled,
         dtype="float32",

@@ -36,7 +36,7 @@ import numpy as np
 
 from transformer_theory import exact, precision
 from transformer_theory.ledger import RESULTS_DIR, Checked, Tally
-from transformer_theory.papers.chen_zou2024 import _domains as D
+from transformer_theory.papers.chen_zou2024 import _domains as domains
 
 __all__ = [
     "aggregate_cells",
@@ -136,7 +136,7 @@ def _family_margins(
     )
 
 
-def _upto(family: D.TaskFamily, upto: int) -> list[tuple[str, Any]]:
+def _upto(family: domains.TaskFamily, upto: int) -> list[tuple[str, Any]]:
     """Every valid task of ``family`` with ``s <= upto`` (:meth:`._domains.TaskFamily.tasks`)."""
     return [t for s in range(family.family.start, upto + 1) for t in family.tasks(s)]
 
@@ -172,8 +172,8 @@ def theorem1(upto: int) -> Checked:
     sequence, exact; each dataset recorded."""
     from transformer_theory import constructions
 
-    tally = Tally(D.THEOREM1.upto(upto))
-    families = [p for s in range(D.SC_DATASETS.start, upto + 1) for p in D.sc_sizes(s)]
+    tally = Tally(domains.THEOREM1.upto(upto))
+    families = [p for s in range(domains.SC_DATASETS.start, upto + 1) for p in domains.sc_sizes(s)]
     tasks = theorem1_tasks(families)
     v = _family_margins(lambda t: constructions.theorem1(t), tasks, tally, per_task=True)
     return Checked("exact", tally, {**v, "datasets": len(tasks)})
@@ -184,8 +184,8 @@ def theorem3(upto: int) -> Checked:
     ``n_q + n_a + k <= upto`` (with at least two answers)."""
     from transformer_theory import constructions
 
-    tally = Tally(D.THEOREM3.upto(upto))
-    v = _family_margins(lambda t: constructions.theorem3(t), _upto(D.ICQA, upto), tally)
+    tally = Tally(domains.THEOREM3.upto(upto))
+    v = _family_margins(lambda t: constructions.theorem3(t), _upto(domains.ICQA, upto), tally)
     return Checked("exact", tally, v)
 
 
@@ -194,9 +194,9 @@ def theorem5(version: str, upto: int) -> Checked:
     template-matching size with ``symbols + l <= upto`` (all templates of each length)."""
     from transformer_theory import constructions
 
-    tally = Tally(D.THEOREM5.upto(upto))
+    tally = Tally(domains.THEOREM5.upto(upto))
     v = _family_margins(
-        lambda t: constructions.theorem5(t, version=version), _upto(D.TM, upto), tally
+        lambda t: constructions.theorem5(t, version=version), _upto(domains.TM, upto), tally
     )
     return Checked("exact", tally, v)
 
@@ -207,8 +207,8 @@ def theorem6(upto: int) -> Checked:
     margin (>= 1 means every size reaches margin ``1/l``)."""
     from transformer_theory import constructions
 
-    tally = Tally(D.THEOREM6.upto(upto))
-    v = _family_margins(lambda t: constructions.theorem6(t), _upto(D.ICTM, upto), tally)
+    tally = Tally(domains.THEOREM6.upto(upto))
+    v = _family_margins(lambda t: constructions.theorem6(t), _upto(domains.ICTM, upto), tally)
     scaled = min(
         Fraction(p["min_margin"]) * int(p["size"].split("l=")[1].split()[0]) for p in v["per_size"]
     )
@@ -260,7 +260,7 @@ def lemma1(vocab: int, max_len: int, max_entry: int) -> Checked:
     sequence over ``vocab`` tokens."""
     from transformer_theory.constructions import instructive_attention
 
-    tally = Tally(D.lemma1_points(max_len, max_entry))
+    tally = Tally(domains.lemma1_points(max_len, max_entry))
     alphas = inputs = bad = 0
     witness = None
     for n in range(1, max_len + 1):
@@ -296,7 +296,7 @@ def lemma2(vocab: int, max_len: int, bases: int, seed: int = 1) -> Checked:
     from transformer_theory.constructions import constrained_attention, masking_magnitude
 
     rng = np.random.default_rng(seed)
-    tally = Tally(D.lemma2_cases(max_len, bases, seed))
+    tally = Tally(domains.lemma2_cases(max_len, bases, seed))
     cases = leaks = changed = accepted = 0
     witness = None
     for n in range(1, max_len + 1):
@@ -367,7 +367,7 @@ def lemma3(dim: int, max_n: int) -> Checked:
     float64 ``W`` is taken at its exact rational value and every margin is a rational."""
     from transformer_theory.constructions import lemma3_classifier
 
-    tally = Tally(D.lemma3_points(dim, max_n))
+    tally = Tally(domains.lemma3_points(dim, max_n))
     count, worst = 0, None
     for x in lemma3_datasets(dim, max_n):
         labels = np.arange(len(x))
@@ -436,10 +436,10 @@ def lemma4_printed(upto: int) -> Checked:
         refused = False
     except ValueError:
         refused = True
-    tally = Tally(D.LEMMA4.upto(upto))
+    tally = Tally(domains.LEMMA4.upto(upto))
     failing = []
-    for s in range(D.LEMMA4.start, upto + 1):
-        for dd, nn in D.LEMMA4.member(s).elements():
+    for s in range(domains.LEMMA4.start, upto + 1):
+        for dd, nn in domains.LEMMA4.member(s).elements():
             if not _lemma4_stream_ok(dd, nn):
                 failing.append(f"d={dd} n={nn}")
             tally.record((dd, nn))
@@ -603,11 +603,11 @@ def theorem5_base3(automaton_l: int, direct_l: int, first_collision: bool = Fals
     from transformer_theory.constructions import base3, template_code
     from transformer_theory.tasks import all_templates
 
-    tally = Tally(D.BASE3_PAIRS.upto(automaton_l))
+    tally = Tally(domains.BASE3_PAIRS.upto(automaton_l))
     collisions = base3.block_collisions(automaton_l)
     # the automaton runs over every subset of {0..L-1}: every pair of templates of each l <= L
-    for l in range(D.BASE3_PAIRS.start, automaton_l + 1):
-        tally.record_count(D.BASE3_PAIRS.member(l).size)
+    for l in range(domains.BASE3_PAIRS.start, automaton_l + 1):
+        tally.record_count(domains.BASE3_PAIRS.member(l).size)
     templates = all_templates(direct_l)
     codes = {template_code(t) for t in templates}
     values = dict(
@@ -657,7 +657,7 @@ def constructions_paper_sizes(
     # the examples planned: every example of a small dataset, else `samples` uniform draws
     planned = sum(min(int(p.task.size), samples) for p in plans)
     tally = Tally(
-        D.ANY_SIZE.of.sample(
+        domains.ANY_SIZE.of.sample(
             planned,
             seed,
             lambda seed, i: ("uniform example", seed, i),
@@ -703,7 +703,7 @@ def constructions_paper_sizes_record() -> Checked:
     if not PAPER_SIZES_JSON.exists():
         return Checked(
             "none",
-            D.PAPER_SIZES_RECORD,
+            domains.PAPER_SIZES_RECORD,
             _undecided("min_accuracy", "examples", "min_relative_margin"),
         )
     record = read_json(str(PAPER_SIZES_JSON))
@@ -720,7 +720,7 @@ def constructions_paper_sizes_record() -> Checked:
     ]
     return Checked(
         "record",
-        D.PAPER_SIZES_RECORD,
+        domains.PAPER_SIZES_RECORD,
         dict(
             provenance=record.get("provenance"),
             rows=rows,
@@ -791,7 +791,7 @@ def fig2(task: str) -> Checked:
         ok, text = _agrees(task, by)
         return dict(held_out_accuracy_by_depth=by, agrees_with_paper=ok, reading=text)
 
-    return _record(FIG2_CSV, values, D.FIG2_RECORD, ("agrees_with_paper", "reading"))
+    return _record(FIG2_CSV, values, domains.FIG2_RECORD, ("agrees_with_paper", "reading"))
 
 
 def aggregate_cells(path: pathlib.Path) -> list[dict[str, Any]]:
@@ -832,7 +832,7 @@ def fig2_quick() -> Checked:
         )
 
     return _record(
-        FIG2_QUICK_CSV, values, D.FIG2_QUICK_RECORD, ("all_agree", "agree_on", "differ_on")
+        FIG2_QUICK_CSV, values, domains.FIG2_QUICK_RECORD, ("all_agree", "agree_on", "differ_on")
     )
 
 
@@ -855,7 +855,7 @@ def fig4_7() -> Checked:
         )
         return dict(cells=cells, agrees_with_paper=agrees, all_agree=all(agrees.values()))
 
-    return _record(HEADS_CSV, values, D.HEADS_RECORD, ("all_agree", "agrees_with_paper"))
+    return _record(HEADS_CSV, values, domains.HEADS_RECORD, ("all_agree", "agrees_with_paper"))
 
 
 def fig3() -> Checked:
@@ -882,6 +882,6 @@ def fig3() -> Checked:
     return _record(
         FIG3_JSON,
         values,
-        D.FIG3_RECORD,
+        domains.FIG3_RECORD,
         ("answers_correct", "copy_share", "match_share", "constructed_match_share"),
     )

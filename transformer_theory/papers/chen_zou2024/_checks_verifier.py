@@ -32,7 +32,7 @@ import numpy as np
 
 from transformer_theory import exact, precision
 from transformer_theory.ledger import Checked, Tally, Witness
-from transformer_theory.papers.chen_zou2024 import _domains as D
+from transformer_theory.papers.chen_zou2024 import _domains as domains
 
 __all__ = [
     "CERTIFY_BOUND",
@@ -180,7 +180,7 @@ def proposition(prop: str, datasets: Any, models: int, families: Any) -> Checked
     fams = _prop_families(prop, families)
     # one draw = one random model of one family on one dataset, with every dependent set
     tally = Tally(
-        D.PROPOSITIONS[prop].sample(
+        domains.PROPOSITIONS[prop].sample(
             len(fams) * len(names) * int(models),
             0,
             lambda seed, i: ("verify's random model", seed, i),
@@ -308,7 +308,7 @@ def scope_controls(datasets: Any, models: int, families: Any) -> Checked:
     verdicts = _verdicts(names, int(models), _fams(families))
     controls = [v for v in verdicts if not v.expected]
     tally = _relation_tally(
-        D.CONTROLS.of,
+        domains.CONTROLS.of,
         _relations(names, families, controls=True),
         controls,
         f"of control relations ({models} random models each, verify's seeds)",
@@ -335,7 +335,7 @@ def affine_form(datasets: Any, models: int, families: Any) -> Checked:
     verdicts = _verdicts(names, int(models), _fams(families))
     affine = [v for v in verdicts if v.proposition == "affine" and v.expected]
     tally = _relation_tally(
-        D.AFFINE,
+        domains.AFFINE,
         _relations(names, families, controls=False),
         affine,
         f"of in-scope affine fits ({models} random models each, verify's seeds)",
@@ -371,7 +371,7 @@ def definition2() -> Checked:
     from transformer_theory.theory import dependence as dep
 
     s = dep.paper_example()
-    tally = Tally(D.DEFINITION2)
+    tally = Tally(domains.DEFINITION2)
     sides: list[list[dict[int, int]]] = [[], []]
     for j in range(s.tokens_BxN.shape[1]):
         for side, sign in enumerate((1, -1)):
@@ -428,10 +428,10 @@ def definition3(upto: int) -> Checked:
 
     from transformer_theory.theory import dependence as dep
 
-    tally = Tally(D.SEQUENCE_GROUPS.upto(upto))
+    tally = Tally(domains.SEQUENCE_GROUPS.upto(upto))
     groups, bad, counterexample = {}, [], None
-    for s in range(D.SEQUENCE_GROUPS.start, upto + 1):
-        for v, n, last in D.SEQUENCE_GROUPS.member(s).elements():
+    for s in range(domains.SEQUENCE_GROUPS.start, upto + 1):
+        for v, n, last in domains.SEQUENCE_GROUPS.member(s).elements():
             group = _group(v, n, last)
             basis = dep.dependence_basis(group, v)
             C = dep.position_counts(group, v)
@@ -468,7 +468,7 @@ def _usable(a: int, l: int) -> list[tuple[int, ...]]:
 
 def _alphabet_lengths(upto: int) -> list[tuple[int, int]]:
     """``(A, l)`` with ``l >= 2``, ``A >= 1`` and ``A + l <= upto``, along the diagonal."""
-    return [(s - l, l) for s in range(D.TEMPLATE_PAIRS.start, upto + 1) for l in range(2, s)]
+    return [(s - l, l) for s in range(domains.TEMPLATE_PAIRS.start, upto + 1) for l in range(2, s)]
 
 
 def template_pairs(upto: int) -> list[tuple[int, int, tuple, tuple]]:
@@ -492,7 +492,7 @@ def lemma6(upto: int) -> Checked:
 
     from transformer_theory.theory import dependence as dep
 
-    tally = Tally(D.LEMMA6.upto(upto))
+    tally = Tally(domains.LEMMA6.upto(upto))
     ok, failures = 0, []
     for a, l in _alphabet_lengths(upto):
         temps = _usable(a, l)
@@ -530,9 +530,9 @@ def _certify(tokens, labels, vocab, tally: Tally, element: Any) -> dict[str, boo
     ``(family, box)``)."""
     from transformer_theory.theory import certificates
 
-    box = D.ONE_LAYER_WEIGHTS.enclosure(D.CERTIFICATE_BOX).box
+    box = domains.ONE_LAYER_WEIGHTS.enclosure(domains.CERTIFICATE_BOX).box
     found = {}
-    for fam in D.CERT_FAMILIES.items:
+    for fam in domains.CERT_FAMILIES.items:
         rec = certificates.certify_dataset(tokens, labels, vocab, family=fam)
         found[fam] = rec.verdict == "impossible" and bool(rec.verified_exactly)
         tally.record((fam, box) if element is None else (element, fam, box))
@@ -543,7 +543,7 @@ def _whole(first: Any = None) -> Tally:
     """A tally of both families x every weight (whole, by the certificate), after ``first``."""
     from transformer_theory.domains import Product
 
-    parts = (D.CERT_FAMILIES, D.ONE_LAYER_WEIGHTS.enclosure(D.CERTIFICATE_BOX))
+    parts = (domains.CERT_FAMILIES, domains.ONE_LAYER_WEIGHTS.enclosure(domains.CERTIFICATE_BOX))
     return Tally(Product(*parts) if first is None else Product(first, *parts))
 
 
@@ -555,7 +555,9 @@ def theorem2_toy() -> Checked:
 
     s = dependence.paper_example()
     labels = np.array([0, 0, 1, 1])
-    instance = D.ICQA.family.instance("the 4 sequences (a,b,r), (b,a,r), (a,a,r), (b,b,r) of §13.1")
+    instance = domains.ICQA.family.instance(
+        "the 4 sequences (a,b,r), (b,a,r), (a,a,r), (b,b,r) of §13.1"
+    )
     tally = _whole(instance)
     found = _certify(s.tokens_BxN, labels, 3, tally, instance.what)
     values = {"families": found, "impossible": all(found.values())}
@@ -621,7 +623,7 @@ def theorem4_templates(upto: int) -> Checked:
     the pair covers it."""
     from transformer_theory.tasks import TemplateMatching
 
-    tally = _whole(D.TEMPLATE_PAIRS.upto(upto))
+    tally = _whole(domains.TEMPLATE_PAIRS.upto(upto))
     failing = []
     pairs = template_pairs(upto)
     for a, l, t, u in pairs:
@@ -696,7 +698,7 @@ def section16_multihead(heads: Any, steps: int, restarts: int) -> Checked:
             entry["enclosed_min_margin_lower"] = m["min_margin"]
             if m["min_margin"] > 0 and witness_name is None:
                 witness_name = name
-                tally = Tally(D.SECTION16.of)
+                tally = Tally(domains.SECTION16.of)
                 tally.record_all(tuple(int(t) for t in x) for x in np.asarray(tok))
                 w = int(m["worst"])
                 value = _float_margin(rec.params, tok[w], lab[w])
@@ -721,7 +723,7 @@ def section16_multihead(heads: Any, steps: int, restarts: int) -> Checked:
         "min_margin_lower": low,
     }
     if tally is None:
-        return Checked("none", D.SECTION16, values)
+        return Checked("none", domains.SECTION16, values)
     return Checked("enclosed", tally, values, witnesses=inside)
 
 
@@ -731,7 +733,7 @@ def witness_scope(indices: Any, steps: int, restarts: int) -> Checked:
     example of the toy set (each recorded once a search has run on it). Values: ``tight`` (every
     out-of-scope family found, no in-scope one)."""
     found = {}
-    tally = Tally(D.WITNESS_SCOPE.of)
+    tally = Tally(domains.WITNESS_SCOPE.of)
     for i in indices if isinstance(indices, (list, tuple)) else [indices]:
         name, rec, tok, _ = _search(int(i), int(steps), int(restarts))
         found[name] = {

@@ -20,7 +20,7 @@ import functools
 from transformer_theory.claims import judges
 from transformer_theory.ledger import Row, open_claim
 from transformer_theory.papers.chen_zou2024 import _checks_construction as checks
-from transformer_theory.papers.chen_zou2024 import _domains as D
+from transformer_theory.papers.chen_zou2024 import _domains as domains
 
 __all__ = ["CLAIMS"]
 
@@ -156,7 +156,7 @@ CLAIMS: list[Row] = [
         statement="instructive_attention(alpha) gives the library's ReLU layer the attention map "
         "alpha exactly, on every input sequence, for every integer alpha with entries in "
         "[0, max_entry] and every n <= max_len",
-        domain=D.LEMMA1,
+        domain=domains.LEMMA1,
         check=checks.lemma1,
         judge=judges.exactly(
             "wrong_maps",
@@ -181,7 +181,7 @@ CLAIMS: list[Row] = [
         "M = bound + 1 makes every masked weight exactly 0 and leaves every unmasked weight "
         "as without the mask, on every input, for every mask of n <= max_len positions and "
         "drawn integer W_QK; a magnitude below the bound is refused",
-        domain=D.LEMMA2,
+        domain=domains.LEMMA2,
         check=checks.lemma2,
         judge=judges.exactly(
             "failures",
@@ -204,7 +204,7 @@ CLAIMS: list[Row] = [
         statement="lemma3_classifier's W (float64, taken at its exact rational value) classifies "
         "every labelled set of 2 <= N <= max_n pairwise independent vectors of {-1, 0, 1}^dim "
         "with a positive exact margin",
-        domain=D.LEMMA3,
+        domain=domains.LEMMA3,
         check=checks.lemma3,
         judge=judges.all_right(
             "min_margin",
@@ -224,7 +224,7 @@ CLAIMS: list[Row] = [
         "k = 1 (d = 3, n = 2: 4 < 5) and lemma4_layer refuses it; with max{kd, d + n} the layer's "
         "last stream is exactly [x_0; ...; x_{k-1}; 0] on every input of every d, n >= 2 with "
         "d + n up to a bound (exact dyadic pass)",
-        domain=D.LEMMA4_EXISTS,
+        domain=domains.LEMMA4_EXISTS,
         check=checks.lemma4_printed,
         judge=judges.printed_fails_corrected_holds(
             figure="printed width {printed_width} < d + n = {embedding_width} (refused: "
@@ -245,7 +245,7 @@ CLAIMS: list[Row] = [
         statement="theorem1 classifies every sequence of every dataset of N >= 2 distinct "
         "sequences with distinct labels over every (symbols, length) with symbols + length up "
         "to a bound (every set, every labelling), exact margins (dyadic pass) all positive",
-        domain=D.THEOREM1,
+        domain=domains.THEOREM1,
         check=checks.theorem1,
         judge=judges.all_right(
             "min_margin",
@@ -267,7 +267,7 @@ CLAIMS: list[Row] = [
         statement="theorem3 (two layers, one head, d' = d + n) answers every in-context QA input "
         "of every size with n_q + n_a + k up to a bound with exact margin exactly 3 (integer "
         "weights and streams)",
-        domain=D.THEOREM3,
+        domain=domains.THEOREM3,
         check=checks.theorem3,
         judge=judges.exactly(
             "min_margin",
@@ -290,7 +290,7 @@ CLAIMS: list[Row] = [
         "validate_params rejects it, and the printed example is answered a_0, not a_1; with "
         "trailing width d' - (d1+d2+1) it equals the library's W_O (token order mapped) and the "
         "model answers every input (theorem3_reasoning's check)",
-        domain=D.ICQA.family,
+        domain=domains.ICQA.family,
         check=checks.theorem3_printed,
         judge=_CORRECT,
         sizes={"quick": {"upto": 6}, "full": {"upto": 8}},
@@ -306,7 +306,7 @@ CLAIMS: list[Row] = [
         statement="the repaired single-head construction in the paper's base 3 classifies every "
         "sequence of every template (all templates of the length) of every size with "
         "symbols + l up to a bound, exact margins positive",
-        domain=D.THEOREM5,
+        domain=domains.THEOREM5,
         check=functools.partial(checks.theorem5, "single"),
         judge=judges.all_right(
             "min_margin",
@@ -325,7 +325,7 @@ CLAIMS: list[Row] = [
         statement="theorem5(version='multi') (Lemma 4 on the parsed sequence) classifies every "
         "sequence of every template of every size with symbols + l up to a bound, exact "
         "margins positive",
-        domain=D.THEOREM5_N_HEADS,
+        domain=domains.THEOREM5_N_HEADS,
         check=functools.partial(checks.theorem5, "multi"),
         judge=judges.all_right(
             "min_margin",
@@ -344,7 +344,7 @@ CLAIMS: list[Row] = [
         statement="theorem5_as_printed on templates over 4 symbols, l = 3: as printed, and with "
         "only one of the two repairs, some input fails (exact margin <= 0, or Lemma 3 cannot be "
         "fit); with both repairs the model is theorem5's and classifies every input",
-        domain=D.TM.family,
+        domain=domains.TM.family,
         check=checks.theorem5_printed,
         judge=_CORRECT,
         sizes={"quick": {"upto": 5}, "full": {"upto": 7}},
@@ -362,7 +362,7 @@ CLAIMS: list[Row] = [
         "carry automaton of experiments/theorem5_base3_certify.py), so base 3 gives distinct "
         "templates distinct vectors for every l <= L; template_code is distinct on every "
         "template of length direct_l",
-        domain=D.BASE3_PAIRS,
+        domain=domains.BASE3_PAIRS,
         check=checks.theorem5_base3,
         judge=judges.true(
             "injective",
@@ -389,7 +389,7 @@ CLAIMS: list[Row] = [
         "`python experiments/reasoning_paper_adam.py` re-runs the Adam comparison in about 2 "
         "minutes, which the ledger does not train",
         command="transformer-theory train --config experiments/reasoning_paper_adam.py",
-        domain=D.README_RUNS,
+        domain=domains.README_RUNS,
     ),
     open_claim(
         "chen_zou2024.contextual_depth3_recipes",
@@ -401,7 +401,7 @@ CLAIMS: list[Row] = [
         "training search whose records are not committed; it shows what these recipes reach, not "
         "what three layers can represent (Theorem 6's construction is proved)",
         command="python experiments/contextual_depth3_recipes.py VARIANT --seed 0",
-        domain=D.RECIPE_RUNS,
+        domain=domains.RECIPE_RUNS,
     ),
     open_claim(
         "chen_zou2024.theorem5_base3_beyond_33",
@@ -415,14 +415,14 @@ CLAIMS: list[Row] = [
         "of length l >= 34 distinct (non-parallel) vectors; the paper's sentence "
         "(theorem5_base3_codes) is checked for l <= 33 only.",
         command="python experiments/theorem5_base3_certify.py",
-        domain=D.BASE3_BEYOND_33,
+        domain=domains.BASE3_BEYOND_33,
     ),
     _row(
         "theorem6_contextual",
         place="§15, Theorem 6",
         statement="the corrected theorem6 answers every in-context template-matching input with "
         "exact margin >= 1/l, every size with symbols + n_a + l + k up to a bound",
-        domain=D.THEOREM6,
+        domain=domains.THEOREM6,
         check=checks.theorem6,
         judge=judges.all_of(
             judges.all_right("min_margin"),
@@ -446,7 +446,7 @@ CLAIMS: list[Row] = [
         "wrongly (exact margin <= 0); dropping any one of the three repairs leaves a failing "
         "input (W_QK^(1) on 4 symbols, 2 answers); with all three the model is theorem6's and "
         "answers every input",
-        domain=D.ICTM.family,
+        domain=domains.ICTM.family,
         check=checks.theorem6_printed,
         judge=_CORRECT,
         sizes={"quick": {"upto": 7}, "full": {"upto": 8}},
@@ -463,7 +463,7 @@ CLAIMS: list[Row] = [
         statement="the library's constructions, built now at §9.1's sizes (sizes.paper_sizes; "
         "quick: its smoke sizes), classify uniformly sampled examples with positive exact "
         "margins (dyadic exact pass)",
-        domain=D.ANY_SIZE,
+        domain=domains.ANY_SIZE,
         check=checks.constructions_paper_sizes,
         judge=judges.all_right(
             "min_margin",
@@ -485,7 +485,7 @@ CLAIMS: list[Row] = [
         place="§9.1 sizes; Theorems 1, 3, 5, 6",
         statement="the committed float64 paper-size run (10^5 sampled examples per theorem, "
         "every one of N = 500 for Theorem 1): accuracy 1.0 on every row",
-        domain=D.PAPER_SIZES_RECORD,
+        domain=domains.PAPER_SIZES_RECORD,
         check=checks.constructions_paper_sizes_record,
         judge=judges.against_rule(
             "min_accuracy",
@@ -507,7 +507,7 @@ CLAIMS: list[Row] = [
             place=f"§9.2, Figure 2 ({task})",
             statement=f"{what} (held-out accuracy by depth at §9.1's sizes, 3 seeds, read from "
             "experiments/results/fig2_paper_summary.csv)",
-            domain=D.FIG2_RECORD,
+            domain=domains.FIG2_RECORD,
             check=functools.partial(checks.fig2, task),
             judge=judges.true("agrees_with_paper", figure="{reading}"),
             sizes={"quick": {}},
@@ -537,7 +537,7 @@ CLAIMS: list[Row] = [
         place="§9.2, Figure 2 (README's quick sizes)",
         statement="held-out accuracy by task and depth at README's quick sizes over 3 seeds "
         "(experiments/results/fig2_quick_aggregate.csv), judged by the fig2_* rules",
-        domain=D.FIG2_QUICK_RECORD,
+        domain=domains.FIG2_QUICK_RECORD,
         check=checks.fig2_quick,
         judge=judges.true(
             "all_agree",
@@ -556,7 +556,7 @@ CLAIMS: list[Row] = [
         statement="the trained two-layer model's predictions on A=1B=2A= and A=1B=2B= and the "
         "share of its attention on the construction's copy (layer 1) and matching (layer 2) "
         "positions (experiments/results/fig3_attention_quick.json)",
-        domain=D.FIG3_RECORD,
+        domain=domains.FIG3_RECORD,
         check=checks.fig3,
         judge=judges.true(
             "answers_correct",
@@ -579,7 +579,7 @@ CLAIMS: list[Row] = [
         "reasoning and generalization; two layers' mean >= 0.9 on reasoning and >= 0.85 on "
         "generalization; three layers' mean >= 0.9 on contextual generalization "
         "(experiments/results/fig4_7_heads_quick_aggregate.csv, quick sizes, 2 seeds)",
-        domain=D.HEADS_RECORD,
+        domain=domains.HEADS_RECORD,
         check=checks.fig4_7,
         judge=judges.true("all_agree", figure="{agrees_with_paper}"),
         sizes={"quick": {}},

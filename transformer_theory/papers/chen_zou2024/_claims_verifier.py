@@ -15,7 +15,7 @@ import functools
 from transformer_theory.claims import judges
 from transformer_theory.ledger import Row, open_claim
 from transformer_theory.papers.chen_zou2024 import _checks_verifier as vc
-from transformer_theory.papers.chen_zou2024 import _domains as D
+from transformer_theory.papers.chen_zou2024 import _domains as domains
 
 __all__ = ["CLAIMS"]
 
@@ -99,7 +99,7 @@ def _prop_row(prop: str) -> Row:
             "exact.evaluate in 256-bit arb balls: the residual sum_i lambda_i t_i"
             f"{weight} contains 0 and lies within {vc.CERTIFY_BOUND:g} in every coordinate"
         ),
-        domain=D.PROPOSITIONS[prop],
+        domain=domains.PROPOSITIONS[prop],
         check=functools.partial(vc.proposition, prop),
         judge=judges.true(
             "supported",
@@ -127,7 +127,7 @@ CLAIMS: list[Row] = [
             "(1, 1, -1, -1)) are equal (python integers), is_dependence agrees, and lambda = "
             "(1, -1, 1, -1) is rejected"
         ),
-        domain=D.DEFINITION2,
+        domain=domains.DEFINITION2,
         check=vc.definition2,
         judge=judges.true(
             "holds",
@@ -153,7 +153,7 @@ CLAIMS: list[Row] = [
             "integers) and has sum lambda = 0, and the basis has B - rank(C) rows (exact rank), "
             "so every dependence there has sum lambda = 0"
         ),
-        domain=D.SEQUENCE_GROUPS,
+        domain=domains.SEQUENCE_GROUPS,
         check=vc.definition3,
         judge=judges.true(
             "holds",
@@ -178,7 +178,7 @@ CLAIMS: list[Row] = [
             "bound: each set (the substitutions of t weighted n^(t'), those of t' weighted "
             "-n^(t): the proof's lambda, lambda' > 0) is a dependence, checked in integers"
         ),
-        domain=D.LEMMA6,
+        domain=domains.LEMMA6,
         check=vc.lemma6,
         judge=judges.true(
             "holds", figure="{dependent} of {pair_sets} template-pair sets dependent"
@@ -210,7 +210,7 @@ CLAIMS: list[Row] = [
             "softmax heads, as the families chosen allow): every control's max relative residual "
             "exceeds its tolerance"
         ),
-        domain=D.CONTROLS,
+        domain=domains.CONTROLS,
         check=vc.scope_controls,
         judge=(
             judges.true(
@@ -236,7 +236,7 @@ CLAIMS: list[Row] = [
             "whole dataset (exact integer Gram counts, rational solve), relative residual within "
             "the heuristic tolerance"
         ),
-        domain=D.AFFINE,
+        domain=domains.AFFINE,
         check=vc.affine_form,
         judge=(
             judges.true(
@@ -259,7 +259,7 @@ CLAIMS: list[Row] = [
             "one-layer ReLU model (any heads) and no one-layer single-head softmax model is right "
             "on all four: Farkas certificates of the linear relaxation re-verified in rationals"
         ),
-        domain=D.THEOREM2,
+        domain=domains.THEOREM2,
         check=vc.theorem2_toy,
         judge=judges.true("impossible", figure="exact certificates (impossible): {families}"),
         sizes={"quick": {}},
@@ -278,7 +278,7 @@ CLAIMS: list[Row] = [
             "certificates), and at most 3 of its 4 examples are right "
             "(accuracy_upper_bound(method='exact'))"
         ),
-        domain=D.ONE_LAYER,
+        domain=domains.ONE_LAYER,
         check=vc.theorem2_accuracy,
         judge=(
             judges.all_of(
@@ -301,7 +301,7 @@ CLAIMS: list[Row] = [
             "contains such a pair): no one-layer ReLU model (any heads) and no single-head "
             "softmax model classifies it (Farkas certificates re-verified in rationals)"
         ),
-        domain=D.THEOREM4,
+        domain=domains.THEOREM4,
         check=vc.theorem4_templates,
         judge=judges.true(
             "impossible",
@@ -322,7 +322,7 @@ CLAIMS: list[Row] = [
             "certificates) and at most 54 of 72 right (accuracy_upper_bound with the method "
             "given)"
         ),
-        domain=D.ONE_LAYER,
+        domain=domains.ONE_LAYER,
         check=vc.icqa_whole,
         judge=(
             judges.all_of(
@@ -347,7 +347,7 @@ CLAIMS: list[Row] = [
             "witness.search_witness (verify's key) finds a model, and its margin on each example, "
             "enclosed by exact.margins in 256-bit balls, lies above 0"
         ),
-        domain=D.SECTION16,
+        domain=domains.SECTION16,
         check=vc.section16_multihead,
         judge=judges.true(
             "witness_found", figure="witness: {witness}, every margin >= {min_margin_lower} (balls)"
@@ -374,7 +374,7 @@ CLAIMS: list[Row] = [
             "(one ReLU layer + MLP; full: also two ReLU layers), and none for one softmax head "
             "(full tier, in scope); float64 margins above 1e-8 max(1, |o|)"
         ),
-        domain=D.WITNESS_SCOPE,
+        domain=domains.WITNESS_SCOPE,
         check=vc.witness_scope,
         judge=(
             judges.true(
@@ -409,7 +409,7 @@ CLAIMS: list[Row] = [
         command=(
             "python experiments/verify_10m.py --n-q 8 --n-a 8 --k 4 --models 2 --family relu-3h"
         ),
-        domain=D.AFFINE,
+        domain=domains.AFFINE,
     ),
     open_claim(
         id="chen_zou2024.section16_open_question",
@@ -428,6 +428,6 @@ CLAIMS: list[Row] = [
             "in-context QA task for several heads"
         ),
         command="transformer-theory verify",
-        domain=D.SECTION16_OPEN,
+        domain=domains.SECTION16_OPEN,
     ),
 ]

@@ -565,14 +565,14 @@ def _float(v: Any) -> Any:
 def evaluate(expr: RASPExpr, xs: Sequence[Any], causal: bool = False) -> Any:
     """``expr`` on ``xs``: a SOp's value per position, a selector's matrix ``[query][key]``
     (``causal``: every selector masked to keys ``j <= i``, tracr's ``causal_eval``)."""
-    from transformer_theory.rasp import _language as L
+    from transformer_theory.rasp import _language as lang
     from transformer_theory.rasp import _tracr
 
     if isinstance(expr, Selector):
         probe = Aggregate(expr, tokens)  # translated with the selector, never evaluated
         sel = _tracr.from_tracr(probe).selector
-        trace = L.evaluate_all([s for lf in sel.leaves() for s in (lf.keys, lf.queries)], xs)
-        return L.selection(sel, trace, len(xs), causal)
+        trace = lang.evaluate_all([s for lf in sel.leaves() for s in (lf.keys, lf.queries)], xs)
+        return lang.selection(sel, trace, len(xs), causal)
     if not isinstance(expr, SOp):
         raise ValueError(f"expr: expected a RASP expression, got {type(expr).__name__}")
-    return [_float(v) for v in L.evaluate(_tracr.from_tracr(expr), list(xs), causal)]
+    return [_float(v) for v in lang.evaluate(_tracr.from_tracr(expr), list(xs), causal)]
