@@ -241,11 +241,7 @@ for s, y, kind, acc in zip(sd_strings, sd_labels, sd_kinds, fl.recognize(sd_para
     print(f"{''.join(brackets[x] for x in s)}  {kind:>6}: member {y}, accepted {acc}")
 # The outputs along the "dip" string (one type below zero, the total depth never negative):
 # the row of position i says which symbols may follow, in units of 1/(2(i + 1)).
-from transformer_theory.papers.formal_languages._constructions_counters import (  # noqa: E402
-    next_symbol_margins,  # the recognizer's raw outputs (behind fl.recognize)
-)
-
-margins = next_symbol_margins(sd_params, sd_strings[1:2])[0]
+margins = fl.next_symbol_margins(sd_params, sd_strings[1:2])[0]
 scale = 2 * np.arange(1, margins.shape[0] + 1)[:, None]
 print("   " + "  ".join(f"{c:>4}" for c in [*brackets, "end"]))
 print(np.round(margins * scale, 2))
@@ -300,9 +296,6 @@ plt.show()
 
 # %%
 from transformer_theory.core import forward_trace  # noqa: E402
-from transformer_theory.papers.formal_languages._constructions_dyck_k import (  # noqa: E402
-    dyck_k_embed,  # the recognizer's input code
-)
 
 k, D = 2, 2
 glyph = "([)]"
@@ -320,7 +313,7 @@ for s, kind in zip(dyck_strings, dyck_kinds):
 # %%
 params = fl.dyck_k_recognizer(k, D)
 example = np.array([0, 1, 3, 2, 1, 0, 2, 3])
-trace = forward_trace(params, dyck_k_embed(params, example[None])[0])
+trace = forward_trace(params, fl.dyck_k_embed(params, example[None])[0])
 depths = np.concatenate([[0], np.cumsum(np.where(example < k, 1, -1))])
 for i, x in enumerate(example, start=1):
     if x >= k:  # a closing bracket at level d_{i-1}: the level layer of that depth matches it

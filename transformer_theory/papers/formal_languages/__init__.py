@@ -11,8 +11,7 @@ Role modules (private; this package's names below are the public face):
   ``counter_sample``), the counter machines and the true continuation sets.
 - ``_constructions``, ``_constructions_dyck_k``, ``_constructions_counters``: the recognizers'
   weights (MAJORITY, PARITY, Dyck-1; Dyck-(k, D) and its input embedding ``dyck_k_embed``; the
-  one-layer counter recognizer and its raw outputs ``next_symbol_margins``: those two not on
-  this face).
+  one-layer counter recognizer).
 - ``_models``: hard-attention transformers trained with a straight-through estimator
   (``straight_through_weights``: hard forward, softmax gradient).
 - ``_theory``, ``_theory_dyck_k``, ``_theory_counters``, ``_theory_table``: the derived margins
@@ -37,9 +36,13 @@ from transformer_theory.papers.formal_languages._constructions import (
 )
 from transformer_theory.papers.formal_languages._constructions_counters import (
     counter_recognizer,
+    next_symbol_margins,
     recognize,
 )
-from transformer_theory.papers.formal_languages._constructions_dyck_k import dyck_k_recognizer
+from transformer_theory.papers.formal_languages._constructions_dyck_k import (
+    dyck_k_embed,
+    dyck_k_recognizer,
+)
 from transformer_theory.papers.formal_languages._models import (
     straight_through_weights,
     train_hard_attention,
@@ -54,12 +57,14 @@ __all__ = [
     "counter_sample",
     "decision_margins",
     "dyck1",
+    "dyck_k_embed",
     "dyck_k_recognizer",
     "dyck_k_sample",
     "exact_check",
     "is_member",
     "machine",
     "majority",
+    "next_symbol_margins",
     "parity",
     "recognize",
     "sample",
