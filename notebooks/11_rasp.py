@@ -76,7 +76,6 @@ jax.config.update("jax_enable_x64", True)
 
 from transformer_theory import plotting, rasp  # noqa: E402
 from transformer_theory.core import forward_trace  # noqa: E402
-from transformer_theory.rasp import _outputs  # noqa: E402
 
 plotting.use_style()  # the library's figure style: readable sizes, a colour and marker per line
 SMOKE = os.environ.get("TT_NOTEBOOK_SMOKE") == "1"
@@ -188,7 +187,7 @@ for slope in (100.0, None):
 # %%
 for name in ("parity", "dyck1", "majority"):
     spec = rasp.PROGRAMS[name]
-    _, rec = _outputs.study(spec.make(spec.vocab), spec.vocab, 4)  # compile, check, lower bounds
+    _, rec = rasp.study(spec.make(spec.vocab), spec.vocab, 4)  # compile, check, lower bounds
     lb = rec.lower_bounds
     print(
         f"{name:>8}: attention depth {lb.attention_depth}, compiled layers "

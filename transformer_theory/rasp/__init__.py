@@ -14,13 +14,13 @@ program's task), ``_outputs`` (one program end to end, as the ``rasp`` command r
 :mod:`.claims` registers compiled programs as rows of the claims ledger (certified in arb balls
 on every input up to a size).
 
-The face (15 names: what a RASP program is written with and called through): the language
+The face (16 names: what a RASP program is written with and called through): the language
 (``tokens``, ``indices``, ``Map``, ``SequenceMap``, ``Select`` -- combined with ``&``, ``|``,
 ``~`` --, ``Comparison``, ``Aggregate``, ``SelectorWidth``, ``evaluate``), ``compile``, the
-model run and checked (``run``, ``check``, ``precision_limits``, ``certified_length``) and the
-library (``PROGRAMS``: ``PROGRAMS[name].make(PROGRAMS[name].vocab)``). The compiled model's type
-is :class:`._compiler.CompiledProgram`; one program end to end, as the ``rasp`` command runs it
-(its record holds the laws' predictions and the lower bounds), is :func:`._outputs.study`.
+model run and checked (``run``, ``check``, ``precision_limits``, ``certified_length``), the
+library (``PROGRAMS``: ``PROGRAMS[name].make(PROGRAMS[name].vocab)``) and one program end to end
+as the ``rasp`` command runs it (``study``, whose record holds the laws' predictions and the
+lower bounds). The compiled model's type is :class:`._compiler.CompiledProgram`.
 tracr's whole language under tracr's names (``Full``, ``ConstantSOp``, ``LinearSequenceMap``,
 numerical encodings, ``.named()``) is :mod:`transformer_theory.rasp.tracr`.
 
@@ -47,6 +47,7 @@ from transformer_theory.rasp._language import (
     tokens,
 )
 from transformer_theory.rasp._library import PROGRAMS
+from transformer_theory.rasp._outputs import study
 
 __all__ = [
     "PROGRAMS",
@@ -63,5 +64,6 @@ __all__ = [
     "indices",
     "precision_limits",
     "run",
+    "study",
     "tokens",
 ]
