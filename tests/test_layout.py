@@ -267,18 +267,8 @@ def test_every_paper_has_the_same_role_files(paper):
         for q in (paper / "experiments").glob("[!_]*.py"):
             tree = ast.parse(q.read_text())
             defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
-            # its study's run: defined there, or imported from the paper's _study_* module
-            defined |= {
-                a.asname or a.name
-                for n in tree.body
-                if isinstance(n, ast.ImportFrom)
-                and (
-                    (n.module or "").split(".")[-1].startswith("_study")
-                    or n.module == "transformer_theory.sweeps.directory"  # Chen & Zou's figures
-                )
-                for a in n.names
-            }
-            assert {"get_config", "run"} <= defined, f"{q}: an experiment has get_config and run"
+            # its study is found by papers.study_of, never defined or imported there
+            assert "get_config" in defined and "run" not in defined, f"{q}: get_config, no run"
 
 
 @pytest.mark.parametrize("paper", PAPERS, ids=[p.name for p in PAPERS])

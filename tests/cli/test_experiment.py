@@ -7,6 +7,7 @@ import pytest
 
 from transformer_theory.cli import main
 from transformer_theory.cli.experiment import discover
+from transformer_theory.papers import study_of
 
 FOUND = discover()
 
@@ -27,7 +28,8 @@ def test_every_experiment_follows_the_convention():
                 setattr(config, dataclasses.fields(config)[0].name, None)
         with pytest.raises(ValueError, match="size"):
             module.get_config("no-such-size")
-        params = inspect.signature(module.run).parameters
+        assert not hasattr(module, "run"), f"{name}: a config holds no study"
+        params = inspect.signature(study_of(module).run).parameters
         assert list(params)[:2] == ["config", "out_dir"], f"{name}: run(config, out_dir, ...)"
 
 

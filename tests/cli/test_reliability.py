@@ -157,6 +157,7 @@ def test_time_budget_refuses_a_long_experiment_before_it_starts(tmp_path, capsys
         SIZES=("smoke", "default"), get_config=lambda size: size, run=lambda *a, **k: ran.append(a)
     )  # composition_one_pass's sizes, without importing its training code
     monkeypatch.setattr(experiment, "discover", lambda: {"composition_one_pass": ("p", module)})
+    monkeypatch.setattr(experiment, "study_of", lambda config_module: config_module)
     monkeypatch.setenv("TT_TIME_BUDGET", "60")  # above smoke's 10 s, below the default's
     argv = ["experiment", "composition_one_pass", "--size", "default", "--out", tmp_path / "o"]
     last = _one_line_exit_2(*_run(argv, capsys), "--size")

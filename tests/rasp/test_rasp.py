@@ -295,7 +295,7 @@ def test_the_face_is_small_and_renames_nothing():
         if callable(obj) and hasattr(obj, "__name__"):
             assert obj.__name__ == name, (name, obj.__name__)
     # what left the face is still where the private modules keep it, and the study has it
-    left = {"get_program", "attention_depth", "certify", "SelectAnd", "study", "CompiledProgram"}
+    left = {"get_program", "attention_depth", "certify", "SelectAnd", "CompiledProgram"}
     assert left.isdisjoint(face.__all__)
     from transformer_theory.rasp import _outputs
 

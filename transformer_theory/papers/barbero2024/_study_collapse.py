@@ -21,6 +21,8 @@ from transformer_theory.papers.barbero2024._models import GridModel, largest_per
 from transformer_theory.papers.barbero2024._records import (
     CollapseModel,
     CollapseRecord,
+    Interrupted,
+    SettingsDiffer,
     StudyResult,
     measure_grid,
     models_to_keep,
@@ -29,7 +31,7 @@ from transformer_theory.papers.barbero2024._records import (
 from transformer_theory.papers.barbero2024._study_grid import Guard, grid_of
 from transformer_theory.papers.barbero2024._tasks import length_grid, pattern_tokens
 
-__all__ = ["DEFAULT_POINTS", "grid_of", "run", "settings_record"]
+__all__ = ["DEFAULT_POINTS", "Interrupted", "SettingsDiffer", "grid_of", "run", "settings_record"]
 
 #: Lengths measured when ``points`` is not given (fewer when ``max_len`` has fewer).
 DEFAULT_POINTS = 16

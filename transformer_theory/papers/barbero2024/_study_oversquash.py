@@ -19,8 +19,10 @@ from transformer_theory.papers.barbero2024 import _plots
 from transformer_theory.papers.barbero2024 import _theory_oversquash as oversquash
 from transformer_theory.papers.barbero2024._models import GridModel, largest_per_code, random_model
 from transformer_theory.papers.barbero2024._records import (
+    Interrupted,
     OversquashModel,
     OversquashRecord,
+    SettingsDiffer,
     StudyResult,
     measure_grid,
     models_to_keep,
@@ -29,7 +31,7 @@ from transformer_theory.papers.barbero2024._records import (
 from transformer_theory.papers.barbero2024._study_grid import Guard, grid_of
 from transformer_theory.papers.barbero2024._tasks import pattern_tokens
 
-__all__ = ["grid_of", "run", "settings_record"]
+__all__ = ["Interrupted", "SettingsDiffer", "grid_of", "run", "settings_record"]
 
 
 def settings_record(config: Any) -> dict:
