@@ -90,12 +90,12 @@ def test_attention_unit_with_m_equal_n_expresses_qsa():
     for module, w in ((net.query, wq), (net.key, wk), (net.value, wv)):
         module.kernel = nnx.Param(jnp.asarray(w))
     z, members = ts.qsa_sample(3, 50, n, q, dim)
-    out = np.asarray(net(jnp.asarray(sep.qsa_features(z, members), jnp.float64)))
+    out = np.asarray(net(jnp.asarray(ts.qsa_features(z, members), jnp.float64)))
     err = np.linalg.norm(out - ts.qsa_target(z, members), axis=-1).max()
     assert err <= 2 * n * np.exp(-alpha) + 1e-6
     wq[dim : dim + n] = 0.0  # no query: uniform attention, far from qSA
     net.query.kernel = nnx.Param(jnp.asarray(wq))
-    out = np.asarray(net(jnp.asarray(sep.qsa_features(z, members), jnp.float64)))
+    out = np.asarray(net(jnp.asarray(ts.qsa_features(z, members), jnp.float64)))
     assert np.linalg.norm(out - ts.qsa_target(z, members), axis=-1).max() > 0.1
 
 
@@ -126,7 +126,7 @@ def test_recurrent_answers_position_i_in_the_second_pass():
 
 def test_qsa_features_and_thresholds():
     z, members = ts.qsa_sample(0, 2, 4, 2, 3)
-    x = sep.qsa_features(z, members)
+    x = ts.qsa_features(z, members)
     assert x.shape == (2, 4, 3 + 8)
     assert_close(x[..., :3], z, dtype="float32")
     assert (x[..., 3:7] == members).all() and (x[..., 7:] == np.eye(4)).all()

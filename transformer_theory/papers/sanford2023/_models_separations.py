@@ -32,7 +32,6 @@ __all__ = [
     "QSA_MODELS",
     "build_qsa_model",
     "qsa_bit_threshold",
-    "qsa_features",
     "qsa_threshold",
     "qsa_trained_record",
     "run_and_save",
@@ -40,18 +39,6 @@ __all__ = [
 ]
 
 QSA_MODELS = ("attention", "fnn", "rnn")
-
-
-def qsa_features(z_BxNxZ: np.ndarray, members_BxNxK: np.ndarray) -> np.ndarray:
-    """``x_i = (z_i, 1[y_i], e_i)``: shape ``(B, N, d' + 2N)``, float32."""
-    z = np.asarray(z_BxNxZ, np.float32)
-    members = np.asarray(members_BxNxK, np.float32)
-    if z.ndim != 3 or members.shape != z.shape[:2] + (z.shape[1],):
-        raise ValueError(
-            f"members_BxNxK: expected shape {z.shape[:2] + (z.shape[1],)}, got {members.shape}"
-        )
-    eye = np.broadcast_to(np.eye(z.shape[1], dtype=np.float32), members.shape)
-    return np.concatenate([z, members, eye], axis=-1)
 
 
 def qsa_threshold(model: str, seq_len: int, q: int, dim: int) -> float | None:
@@ -140,9 +127,8 @@ def _apply(model: nnx.Module, inputs: jnp.ndarray) -> jnp.ndarray:
 
 
 def _qsa_batch(seed: int, num: int, seq_len: int, q: int, dim: int):
-    z, members = ts.qsa_sample(seed, num, seq_len, q, dim)
-    target = jnp.asarray(ts.qsa_target(z, members), jnp.float32)
-    return jnp.asarray(qsa_features(z, members)), target
+    inputs, target = ts.qsa_batch(seed, num, seq_len, q, dim)
+    return jnp.asarray(inputs), jnp.asarray(target, jnp.float32)
 
 
 def _qsa_loss(model, inputs, target_BxNxZ):

@@ -36,6 +36,8 @@ __all__ = [
     "match3_local",
     "match_labels",
     "match_sample",
+    "qsa_batch",
+    "qsa_features",
     "qsa_sample",
     "qsa_target",
 ]
@@ -113,6 +115,27 @@ def qsa_sample(
     members = np.zeros((num, seq_len, seq_len), bool)
     np.put_along_axis(members, order, True, axis=-1)
     return z, members
+
+
+def qsa_features(z_BxNxZ: np.ndarray, members_BxNxK: np.ndarray) -> np.ndarray:
+    """``x_i = (z_i, 1[y_i], e_i)``: shape ``(B, N, d' + 2N)``, float32 (the encoding every
+    trained network of :mod:`._models_separations` reads)."""
+    z = np.asarray(z_BxNxZ, np.float32)
+    members = np.asarray(members_BxNxK, np.float32)
+    if z.ndim != 3 or members.shape != z.shape[:2] + (z.shape[1],):
+        raise ValueError(
+            f"members_BxNxK: expected shape {z.shape[:2] + (z.shape[1],)}, got {members.shape}"
+        )
+    eye = np.broadcast_to(np.eye(z.shape[1], dtype=np.float32), members.shape)
+    return np.concatenate([z, members, eye], axis=-1)
+
+
+def qsa_batch(seed: int, num: int, seq_len: int, q: int, dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """``num`` drawn qSA inputs (:func:`qsa_sample`) as the trained networks read them:
+    ``(qsa_features(z, members), qsa_target(z, members))``."""
+    z, members = qsa_sample(seed, num, seq_len, q, dim)
+    target = qsa_target(z, members)
+    return qsa_features(z, members), target
 
 
 ALL_SUBSETS_LIMIT = 2_000_000
