@@ -126,18 +126,11 @@ class GeneralizationResult:
 
 
 @dataclasses.dataclass(frozen=True)
-class DyckKEntry:
-    """One length of a Dyck-(k, D) record (``by_length``): the strings checked there, how many are
-    members, whether they are every string of the length (else samples), the accuracy, the
-    smallest signed margin, the members' largest distance from ``1/(4n)``, the non-members'
-    largest excess over ``-3/(4n)``, the float error allowed and whether both are within it."""
+class DyckKEntry(LengthEntry):
+    """One length of a Dyck-(k, D) record (``by_length``): a :class:`LengthEntry` and the
+    members' largest distance from ``1/(4n)``, the non-members' largest excess over
+    ``-3/(4n)``, the float error allowed and whether both are within it."""
 
-    length: int
-    strings: int
-    members: int
-    exhaustive: bool
-    accuracy: float
-    min_margin: float
     member_margin_error: float
     nonmember_excess: float
     tolerance: float
