@@ -406,14 +406,26 @@ def _jl() -> tuple:
 
 
 def _dyck_k() -> tuple:
+    from transformer_theory.papers.formal_languages._records import DyckKMarginRow
+
     recs = [
-        dict(attention=a, dtype=d, n=n, min_margin=0.25 / n, min_margin_times_n=0.25, accuracy=acc)
+        DyckKMarginRow(
+            k=2,
+            depth=3,
+            n=n,
+            dtype=d,
+            attention=a,
+            strings=4,
+            accuracy=acc,
+            min_margin=0.25 / n,
+            min_margin_times_n=0.25,
+            member_margin_error=0.0,
+            tolerance=1e-12,
+        )
         for a in ("softmax", "hard")
         for d in ("float32", "float64")
         for n, acc in ((4, 1.0), (16, 0.5))
     ]
-    for r in recs:
-        r.update(k=2, depth=3)
     return (recs,)
 
 

@@ -15,7 +15,6 @@ from transformer_theory.papers.formal_languages import (
     _constructions_dyck_k,
     _study_dyck_k,
     _tasks_dyck_k,
-    _theory_dyck_k,
 )
 
 jax.config.update("jax_enable_x64", True)
@@ -158,7 +157,7 @@ def test_recognizer_k2_every_string_leftmost_prefixes_and_perturbations(monkeypa
     assert _checks_dyck_k.dyck_k_margins("hard").values["failures"] == 0
     for bad in (far, no_overflow):
         monkeypatch.setattr(
-            _theory_dyck_k, "dyck_k_recognizer", lambda *args, bad=bad, **kwargs: bad
+            _constructions_dyck_k, "dyck_k_recognizer", lambda *args, bad=bad, **kwargs: bad
         )
         assert _checks_dyck_k.dyck_k_margins("hard").values["failures"] > 0
 
@@ -198,7 +197,7 @@ def test_experiment_smoke_size_runs(tmp_path):
     config = experiments_dyck_k.get_config("smoke")
     result = _study_dyck_k.run(config, str(tmp_path))
     written = read_json(tmp_path / "dyck_k.json")
-    assert not result["failed"] and len(written["records"]) == 1
+    assert not result.failed and len(written["records"]) == 1
     assert written["records"][0]["strings_checked"] == sum(4**n for n in range(5))
     assert [r["dtype"] for r in written["precision"]] == ["float64"]
     assert (tmp_path / "dyck_k_margin.png").stat().st_size > 0

@@ -14,8 +14,10 @@ from transformer_theory.papers.formal_languages import (
     _checks,
     _constructions,
     _constructions_counters,
+    _constructions_dyck_k,
+    _study_dyck_k,
     _tasks_counters,
-    _theory_dyck_k,
+    _tasks_dyck_k,
 )
 from transformer_theory.papers.formal_languages import _tasks as tasks
 from transformer_theory.papers.formal_languages._tasks import BOS
@@ -178,7 +180,7 @@ def test_layernorm_eps_zero_keeps_the_margin(monkeypatch):
 @mutant("formal_languages.dyck_k", "formal_languages.dyck_k_softmax")
 @pytest.mark.parametrize("attention", ["hard", "softmax"])
 def test_dyck_k_with_its_readout_negated(monkeypatch, attention):
-    _scaled_readout(monkeypatch, _theory_dyck_k, "dyck_k_recognizer", -1.0)
+    _scaled_readout(monkeypatch, _constructions_dyck_k, "dyck_k_recognizer", -1.0)
     row = "formal_languages.dyck_k" + ("_softmax" if attention == "softmax" else "")
     # an existence statement: the library's candidate failing refutes nothing
     assert status_of(row, exhaustive={2: 2}, depths=(1,)) == "failed"
@@ -186,7 +188,7 @@ def test_dyck_k_with_its_readout_negated(monkeypatch, attention):
 
 @mutant("formal_languages.dyck_k_float32")
 def test_dyck_k_float32_with_a_halved_readout(monkeypatch):
-    _scaled_readout(monkeypatch, _theory_dyck_k, "dyck_k_recognizer", 0.5)
+    _scaled_readout(monkeypatch, _constructions_dyck_k, "dyck_k_recognizer", 0.5)
     assert status_of("formal_languages.dyck_k_float32", lengths=(8,), samples=2) == ("unreproduced")
 
 
@@ -265,8 +267,8 @@ def test_anbncn_continuations_right_with_a_guard_on_a_minus_b(monkeypatch):
 @mutant("formal_languages.dyck_k", "formal_languages.dyck_k_softmax")
 @pytest.mark.parametrize("row", ["dyck_k", "dyck_k_softmax"])
 def test_dyck_k_strings_that_skip_a_first_symbol_are_an_incomplete_check(monkeypatch, row):
-    every = _theory_dyck_k.all_strings
-    monkeypatch.setattr(_theory_dyck_k, "all_strings", lambda n, k, **kw: every(n, k, **kw)[1:])
+    every = _tasks_dyck_k.all_strings
+    monkeypatch.setattr(_tasks_dyck_k, "all_strings", lambda n, k, **kw: every(n, k, **kw)[1:])
     record = _reason_of(f"formal_languages.{row}", exhaustive={2: 2}, depths=(1,))
     assert record.status == "failed" and "incomplete" in record.figure, record.figure
 
@@ -276,14 +278,14 @@ def test_dyck_k_strings_that_skip_a_first_symbol_are_an_incomplete_check(monkeyp
 def test_dyck_k_records_of_odd_lengths_only_are_an_incomplete_check(monkeypatch, row):
     # the enumeration is whole, but the check's record keeps only the odd lengths: the count
     # must come from what was evaluated, not from the enumeration beside it
-    real = _theory_dyck_k.check_record
+    real = _study_dyck_k.check_record
 
     def odd_only(*args, **kwargs):
         r = real(*args, **kwargs)
-        keep = [e for e in r["by_length"] if e["length"] % 2 or not e["exhaustive"]]
-        return {**r, "by_length": keep}
+        keep = [e for e in r.by_length if e.length % 2 or not e.exhaustive]
+        return dataclasses.replace(r, by_length=tuple(keep))
 
-    monkeypatch.setattr(_theory_dyck_k, "check_record", odd_only)
+    monkeypatch.setattr(_study_dyck_k, "check_record", odd_only)
     record = _reason_of(f"formal_languages.{row}", exhaustive={2: 3}, depths=(1,))
     assert record.status == "failed" and "incomplete" in record.figure, record.figure
 

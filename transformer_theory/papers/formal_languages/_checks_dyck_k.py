@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 
@@ -11,8 +12,9 @@ import numpy as np
 
 from transformer_theory import precision
 from transformer_theory.ledger import Checked, Tally
-from transformer_theory.papers.formal_languages import _theory_dyck_k
+from transformer_theory.papers.formal_languages import _study_dyck_k, _tasks_dyck_k, _theory_dyck_k
 from transformer_theory.papers.formal_languages._domains import DYCK_K_STRINGS, Languages
+from transformer_theory.papers.formal_languages._records import DyckKEntry
 
 #: The hard Dyck-(2, 4) recognizer's inputs (the float32 row).
 DYCK_2_4_STRINGS = Languages(
@@ -27,7 +29,7 @@ def dyck_k_margins(
     sampled: Sequence[int] = (),
     samples: int = 0,
 ) -> Checked:
-    """:func:`._theory_dyck_k.check_record` of the ``attention`` recognizer in float64 for each
+    """:func:`._study_dyck_k.check_record` of the ``attention`` recognizer in float64 for each
     ``k`` of ``exhaustive`` (every string of length ``<= exhaustive[k]``) and each depth ``D``, with
     ``samples`` drawn strings per length of ``sampled``: every string classified as the stack
     says, the margins the derived ones within :func:`._theory_dyck_k.tolerance` and (hard)
@@ -47,7 +49,7 @@ def dyck_k_margins(
     failures, first, pairs, low = 0, None, 0, math.inf
     for k, e in exhaustive.items():
         for depth in depths:
-            r = _theory_dyck_k.check_record(
+            r = _study_dyck_k.check_record(
                 k,
                 depth,
                 attention=attention,
@@ -56,12 +58,12 @@ def dyck_k_margins(
                 samples=max(samples, 1),
                 leftmost=True,
             )
-            pairs += r["strings_checked"]
-            tally.record_count(_prefixes_evaluated(k, e, r["by_length"]))
-            low = min(low, r["min_margin_times_n"])
-            bad = [e for e in r["by_length"] if e["accuracy"] < 1.0 or not e["derived"]]
-            diff = r["leftmost_max_difference"]
-            longest = max(x["length"] for x in r["by_length"]) + 1
+            pairs += r.strings_checked
+            tally.record_count(_prefixes_evaluated(k, e, r.by_length))
+            low = min(low, r.min_margin_times_n)
+            bad = [dataclasses.asdict(e) for e in r.by_length if e.accuracy < 1.0 or not e.derived]
+            diff = r.leftmost_max_difference
+            longest = max(x.length for x in r.by_length) + 1
             if diff is not None and diff > _theory_dyck_k.tolerance(longest, "float64"):
                 bad.append({"leftmost_max_difference": diff})
             failures += len(bad)
@@ -81,15 +83,15 @@ def dyck_k_margins(
     )
 
 
-def _prefixes_evaluated(k: int, e: int, by_length: Sequence[Mapping]) -> int:
+def _prefixes_evaluated(k: int, e: int, by_length: Sequence[DyckKEntry]) -> int:
     """The strings of lengths ``0..e`` the record evaluated: per length, the record's own entry
     (a length the record has no exhaustive entry for was not evaluated), at most the distinct
-    prefixes of that length among the strings :func:`._theory_dyck_k.check_record` enumerates
+    prefixes of that length among the strings :func:`._study_dyck_k.check_record` enumerates
     (``all_strings(e, k)``, each prefix read at its own position)."""
-    strings = np.asarray(_theory_dyck_k.all_strings(e, k))
+    strings = np.asarray(_tasks_dyck_k.all_strings(e, k))
     if len(strings) == 0:
         return 0
-    counted = {x["length"]: int(x["strings"]) for x in by_length if x["exhaustive"]}
+    counted = {x.length: int(x.strings) for x in by_length if x.exhaustive}
     total = 0
     for n in range(e + 1):
         distinct = 1 if n == 0 else len(np.unique(strings[:, :n], axis=0))
@@ -98,12 +100,12 @@ def _prefixes_evaluated(k: int, e: int, by_length: Sequence[Mapping]) -> int:
 
 
 def dyck_k_float32(lengths: Sequence[int] = (16,), samples: int = 16) -> Checked:
-    """:func:`._theory_dyck_k.margin_records` of the hard Dyck-(2, 4) recognizer in float32,
+    """:func:`._study_dyck_k.margin_records` of the hard Dyck-(2, 4) recognizer in float32,
     ``samples`` strings per even length: the members' margin error against
     :func:`._theory_dyck_k.tolerance` (``within``) and the first ``n`` with a misclassified
     string."""
     precision.require_x64("dyck_k_float32")
-    records = _theory_dyck_k.margin_records(2, 4, lengths, dtypes=("float32",), samples=samples)
+    records = _study_dyck_k.margin_records(2, 4, lengths, dtypes=("float32",), samples=samples)
     asked = sorted(set(lengths))
     where = ", ".join(str(n + 1) for n in asked)
     tally = Tally(
@@ -115,16 +117,16 @@ def dyck_k_float32(lengths: Sequence[int] = (16,), samples: int = 16) -> Checked
         )
     )
     # one batch per length: counted, not told apart
-    tally.record_count(sum(r["strings"] for r in records))
-    first_wrong = next((r["n"] for r in records if r["accuracy"] < 1.0), None)
-    worst = max(r["member_margin_error"] / r["tolerance"] for r in records)
+    tally.record_count(sum(r.strings for r in records))
+    first_wrong = next((r.n for r in records if r.accuracy < 1.0), None)
+    worst = max(r.member_margin_error / r.tolerance for r in records)
     return Checked(
         "float",
         tally,
         {
             "members_error_over_tolerance": worst,
             "first_misclassified_n": first_wrong,
-            "smallest_margin_times_n": min(r["min_margin_times_n"] for r in records),
+            "smallest_margin_times_n": min(r.min_margin_times_n for r in records),
         },
         tolerance="16 n u (u = 2^-24)",
     )

@@ -11,8 +11,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
+from transformer_theory.papers.formal_languages._records import DyckKMarginRow
 from transformer_theory.plotting import (
     figure_legend,
     legend_outside,
@@ -87,29 +90,27 @@ def generalization(records: list[dict], path: str) -> str:
     return save_figure(fig, path)
 
 
-def dyck_k_margins(records: list[dict], path: str) -> str:
+def dyck_k_margins(records: Sequence[DyckKMarginRow], path: str) -> str:
     """Dyck-(k, D): ``|smallest margin|`` against ``n`` (log-log, left) and the margin times
     ``n`` (right; the derived value is ``1/4``), one line per (recognizer, float format), from
-    :func:`._theory_dyck_k.margin_records`; a misclassifying length is marked ``x``. Returns
-    ``path``."""
+    :func:`._study_dyck_k.margin_records` (:class:`._records.DyckKMarginRow`); a misclassifying
+    length is marked ``x``. Returns ``path``."""
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-    for attention in sorted({r["attention"] for r in records}):
-        for dtype in sorted({r["dtype"] for r in records}):
-            rows = [r for r in records if r["attention"] == attention and r["dtype"] == dtype]
+    for attention in sorted({r.attention for r in records}):
+        for dtype in sorted({r.dtype for r in records}):
+            rows = [r for r in records if r.attention == attention and r.dtype == dtype]
             if not rows:
                 continue
-            xs = [r["n"] for r in rows]
+            xs = [r.n for r in rows]
             style = dict(
                 marker="o", ls=PRECISION_STYLE.get(dtype, "-"), label=f"{attention}, {dtype}"
             )
-            axes[0].plot(xs, [abs(r["min_margin"]) for r in rows], **style)
-            axes[1].plot(xs, [r["min_margin_times_n"] for r in rows], **style)
-            wrong = [r for r in rows if r["accuracy"] < 1.0]
-            axes[1].plot(
-                [r["n"] for r in wrong], [r["min_margin_times_n"] for r in wrong], "kx", ms=9
-            )
-    k, depth = records[0]["k"], records[0]["depth"]
+            axes[0].plot(xs, [abs(r.min_margin) for r in rows], **style)
+            axes[1].plot(xs, [r.min_margin_times_n for r in rows], **style)
+            wrong = [r for r in rows if r.accuracy < 1.0]
+            axes[1].plot([r.n for r in wrong], [r.min_margin_times_n for r in wrong], "kx", ms=9)
+    k, depth = records[0].k, records[0].depth
     axes[0].set(xscale="log", yscale="log", xlabel="n = L + 1", ylabel="smallest |margin|")
     axes[0].set_title(f"Dyck-({k}, {depth}) after Yao et al. 2021: margin 1/(4n)")
     axes[1].axhline(0.25, color="gray", ls=":", lw=1)

@@ -3,7 +3,9 @@
 length checked), PARITY's precision sweep (``parity_precision.json``:
 :class:`ParityPrecisionRow`), what the table's study returns (:class:`LanguagesResult`), and the
 generalization study's models (``languages_generalization.json``: :class:`GeneralizationResult`,
-one :class:`GeneralizationRecord` per model).
+one :class:`GeneralizationRecord` per model), and the Dyck-(k, D) study's (``dyck_k.json``:
+:class:`DyckKRecord`, one :class:`DyckKEntry` per length; :class:`DyckKMarginRow` per length and
+format of the margin sweep; :class:`DyckKResult`, what it returns).
 """
 
 from __future__ import annotations
@@ -12,6 +14,10 @@ import dataclasses
 from typing import Any
 
 __all__ = [
+    "DyckKEntry",
+    "DyckKMarginRow",
+    "DyckKRecord",
+    "DyckKResult",
     "GeneralizationRecord",
     "GeneralizationResult",
     "LanguageRow",
@@ -117,3 +123,68 @@ class GeneralizationResult:
     records: tuple[GeneralizationRecord, ...]
     seconds: float
     settings: Any
+
+
+@dataclasses.dataclass(frozen=True)
+class DyckKEntry(LengthEntry):
+    """One length of a Dyck-(k, D) record (``by_length``): a :class:`LengthEntry` and the
+    members' largest distance from ``1/(4n)``, the non-members' largest excess over
+    ``-3/(4n)``, the float error allowed and whether both are within it."""
+
+    member_margin_error: float
+    nonmember_excess: float
+    tolerance: float
+    derived: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class DyckKRecord:
+    """One recognizer, ``k`` and depth checked against the stack (``dyck_k.json``'s ``records``,
+    :func:`._theory_dyck_k.dyck_k_record`): totals over its :class:`DyckKEntry` lengths and,
+    for the hard recognizer, the largest difference from leftmost-hard attention (else
+    ``None``)."""
+
+    k: int
+    depth: int
+    attention: str
+    dtype: str
+    layers: int
+    exhaustive_up_to: int
+    sampled_lengths: tuple[int, ...]
+    strings_checked: int
+    accuracy: float
+    min_margin: float
+    min_margin_times_n: float
+    derived: bool
+    leftmost_max_difference: float | None
+    by_length: tuple[DyckKEntry, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class DyckKMarginRow:
+    """One length and float format of the Dyck-(k, D) margin sweep (``dyck_k.json``'s
+    ``precision``, :func:`._theory_dyck_k.margin_row`)."""
+
+    k: int
+    depth: int
+    n: int
+    dtype: str
+    attention: str
+    strings: int
+    accuracy: float
+    min_margin: float
+    min_margin_times_n: float
+    member_margin_error: float
+    tolerance: float
+
+
+@dataclasses.dataclass(frozen=True)
+class DyckKResult:
+    """What the Dyck-(k, D) study (:func:`._study_dyck_k.run`) returns: one table row per record,
+    the records, the margin sweep, and whether a recognizer misclassified a string or left its
+    derived margin."""
+
+    rows: tuple[dict[str, Any], ...]
+    records: tuple[DyckKRecord, ...]
+    precision: tuple[DyckKMarginRow, ...]
+    failed: bool

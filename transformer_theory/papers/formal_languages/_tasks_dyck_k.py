@@ -199,3 +199,14 @@ def dyck_k_sample(
         kinds.append(kind)
     out = np.stack(strings).astype(np.int32)
     return out, members(out, k, depth), kinds
+
+
+def padded_samples(
+    k: int, depth: int, lengths: Sequence[int], count: int, seed: int = 0
+) -> np.ndarray:
+    """:func:`dyck_k_sample`'s ``count`` strings of each even length of ``lengths`` (seed
+    ``seed + length``), in that order, right-padded with symbol 0 to the longest: one
+    ``(len(lengths) * count, max(lengths))`` array, each string to be read at its own length."""
+    width = max(lengths)
+    rows = [dyck_k_sample(k, depth, n, count, seed=seed + n)[0] for n in lengths]
+    return np.stack([np.pad(r, (0, width - len(r))) for g in rows for r in g])
