@@ -2,6 +2,7 @@
 registry of constructions (whose is each), and the figures."""
 
 import dataclasses
+import functools
 import json
 
 import jax
@@ -121,7 +122,8 @@ def test_soft_study_kl_falls_with_beta():
     float64 rounding) and stays a divergence (>= 0)."""
     jax.config.update("jax_enable_x64", True)
     lm = tasks.NGramLM.random(5, 2, 2)
-    (row,) = soft_study(lm, ["3.3-slots"], 1, [], 1e-3)
+    build = functools.partial(cn.build, lm, "3.3-slots", attention="softmax")
+    (row,) = soft_study(lm, {"3.3-slots": build}, 1, [], 1e-3)
     kls = np.array([c.kl for c in row.kl_by_beta])
     assert np.all(kls >= -1e-14) and np.all(np.diff(kls) <= 1e-14) and kls[-1] < 1e-12
     assert row.beta_needed == () and row.target_kl == 1e-3

@@ -10,6 +10,7 @@ experiment and no option: an error names a field); its record is typed (:mod:`._
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 from transformer_theory.jsonio import ABSENT, to_jsonable, write_json
 from transformer_theory.papers.svete_cotterell2024 import _theory_cost as cost
 from transformer_theory.papers.svete_cotterell2024._records import ModelRecord, NGramResult
-from transformer_theory.precision import require_x64
+from transformer_theory.precision import dtype_of, require_x64
 
 __all__ = ["OUTPUTS", "check_budget", "estimate", "run", "soft_table_rows", "table_rows"]
 
@@ -114,6 +115,7 @@ def run(config: Any, out_dir: str | None = None, *, progress: bool = False) -> N
       the :class:`~._records.NGramResult` written last (``complete`` True; ``soft`` None without
       softmax).
     """
+    from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
     from transformer_theory.papers.svete_cotterell2024 import _plots as plots
     from transformer_theory.papers.svete_cotterell2024._tasks import NGramLM
     from transformer_theory.papers.svete_cotterell2024._theory_ngram import (
@@ -135,27 +137,50 @@ def run(config: Any, out_dir: str | None = None, *, progress: bool = False) -> N
     lm = NGramLM.random(
         config.seed, config.alphabet, config.order, zero_fraction=config.zero_fraction
     )
+    softmax = config.attention == "softmax"
     jobs = [(c, p) for c in config.constructions for p in config.precisions]
     for construction, precision in tqdm(
         jobs, desc="ngram", unit="model", disable=not progress or None
     ):
+        dtype = dtype_of(precision)
+        if construction == "3.3":  # the paper's 3.3: hard attention only
+            params = cn.build_paper33(lm, dtype=dtype)
+        else:
+            params = cn.build(
+                lm,
+                construction,
+                attention=config.attention,
+                beta=config.beta,
+                max_len=config.max_len,
+                dtype=dtype,
+            )
+        kl_params = None
+        if softmax:  # the KL reads max_len + 1 symbols, in float64
+            kl_params = cn.build(
+                lm, construction, attention="softmax", beta=config.beta, max_len=config.max_len + 1
+            )
         record = model_record(
             lm,
             construction,
             precision,
+            params,
             attention=config.attention,
             beta=config.beta,
             max_len=config.max_len,
             scan_limit=config.scan_limit,
             seed=config.seed,
+            kl_params=kl_params,
         )
         records.append(record)
         _save(path, settings, records, None, complete=False)
-    soft = None
-    if config.attention == "softmax":
-        soft = soft_study(
+    soft_rows = None
+    if softmax:
+        builds = {
+            c: functools.partial(cn.build, lm, c, attention="softmax") for c in config.constructions
+        }
+        soft_rows = soft_study(
             lm,
-            config.constructions,
+            builds,
             config.max_len,
             config.soft_lengths,
             config.target_kl,
@@ -163,9 +188,9 @@ def run(config: Any, out_dir: str | None = None, *, progress: bool = False) -> N
         )
     if out_dir is not None:
         plots.precision_figure(records, os.path.join(out_dir, "ngram_precision.png"))
-        if soft:
-            plots.soft_figure(soft, os.path.join(out_dir, "ngram_soft.png"))
-    return _save(path, settings, records, soft, complete=True)
+        if soft_rows:
+            plots.soft_figure(soft_rows, os.path.join(out_dir, "ngram_soft.png"))
+    return _save(path, settings, records, soft_rows, complete=True)
 
 
 def table_rows(result: NGramResult) -> list[dict]:

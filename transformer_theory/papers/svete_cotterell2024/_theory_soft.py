@@ -9,7 +9,9 @@ hard or sparse attention; with a softmax of ``beta`` times the scores they are e
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -19,7 +21,15 @@ from transformer_theory.papers.svete_cotterell2024._tasks import NGramLM
 from transformer_theory.papers.svete_cotterell2024._theory_equivalence import transformer_log_probs
 from transformer_theory.params import ModelParams
 
-__all__ = ["SOFT_BETAS", "beta_for_kl", "kl_first_outcomes", "soft_kl"]
+__all__ = [
+    "SOFT_BETAS",
+    "beta_for_kl",
+    "beta_reaching",
+    "check_soft_table",
+    "kl_first_outcomes",
+    "soft_kl",
+    "softmax_model",
+]
 
 #: The betas of the softmax KL curve (the study's ``kl_by_beta``).
 SOFT_BETAS: tuple[float, ...] = tuple(10.0**k for k in range(0, 7))
@@ -50,16 +60,26 @@ def kl_first_outcomes(lm: NGramLM, params: ModelParams, max_len: int) -> float:
     return total
 
 
-def soft_kl(lm: NGramLM, construction: str, beta: float, max_len: int) -> float:
-    """:func:`kl_first_outcomes` of the construction with softmax attention at score scale
-    ``beta`` (float64)."""
+def check_soft_table(lm: NGramLM) -> None:
+    """Refuse (ValueError naming ``lm``) a table with exact zeros: the soft study needs none."""
     if np.isneginf(lm.log_probs_AxC).any():
         raise ValueError(
             "lm: the soft study needs a table without exact zeros (a softmax spreads weight, "
             "and a -inf entry of W_O read by a partly active unit makes q(y) = 0 where p(y) > 0)"
         )
-    params = cn.build(lm, construction, attention="softmax", beta=beta, max_len=max_len + 1)
-    return kl_first_outcomes(lm, params, max_len)
+
+
+def softmax_model(lm: NGramLM, construction: str, beta: float, max_len: int) -> ModelParams:
+    """The construction with softmax attention at score scale ``beta`` (float64), laid out for
+    the ``max_len + 1`` symbols that :func:`kl_first_outcomes` at ``max_len`` reads."""
+    return cn.build(lm, construction, attention="softmax", beta=beta, max_len=max_len + 1)
+
+
+def soft_kl(lm: NGramLM, construction: str, beta: float, max_len: int) -> float:
+    """:func:`kl_first_outcomes` of the construction with softmax attention at score scale
+    ``beta`` (float64, :func:`softmax_model`)."""
+    check_soft_table(lm)
+    return kl_first_outcomes(lm, softmax_model(lm, construction, beta, max_len), max_len)
 
 
 def beta_for_kl(
@@ -67,10 +87,35 @@ def beta_for_kl(
 ) -> float | None:
     """The smallest ``beta`` (to 1%, bisection on ``log beta``) with :func:`soft_kl` ``<=
     target``; None if even ``hi`` does not reach it."""
-    if soft_kl(lm, construction, hi, max_len) > target:
+    check_soft_table(lm)
+    return beta_reaching(
+        lm,
+        functools.partial(cn.build, lm, construction, attention="softmax"),
+        target,
+        max_len,
+        hi=hi,
+    )
+
+
+def beta_reaching(
+    lm: NGramLM,
+    build: Callable[..., ModelParams],
+    target: float,
+    max_len: int,
+    *,
+    hi: float = 2.0**20,
+) -> float | None:
+    """:func:`beta_for_kl` of a construction already looked up: ``build(beta=, max_len=)`` gives
+    it with softmax attention at a score scale, laid out for ``max_len + 1`` symbols here (the
+    table already checked, :func:`check_soft_table`)."""
+
+    def kl(beta: float) -> float:
+        return kl_first_outcomes(lm, build(beta=beta, max_len=max_len + 1), max_len)
+
+    if kl(hi) > target:
         return None
     lo = 1e-3
     while hi / lo > 1.01:
         mid = math.sqrt(lo * hi)
-        lo, hi = (lo, mid) if soft_kl(lm, construction, mid, max_len) <= target else (mid, hi)
+        lo, hi = (lo, mid) if kl(mid) <= target else (mid, hi)
     return hi
