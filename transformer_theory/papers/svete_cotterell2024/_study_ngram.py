@@ -114,6 +114,11 @@ def run(config: Any, out_dir: str | None = None, *, progress: bool = False) -> N
     Returns:
       the :class:`~._records.NGramResult` written last (``complete`` True; ``soft`` None without
       softmax).
+
+    Raises:
+      BudgetError: before any work, when :func:`check_budget`'s estimate exceeds the memory or
+        time budget (so ``experiment ngram`` and Python callers are refused as the ``ngram``
+        command is).
     """
     from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
     from transformer_theory.papers.svete_cotterell2024 import _plots as plots
@@ -125,6 +130,7 @@ def run(config: Any, out_dir: str | None = None, *, progress: bool = False) -> N
     from transformer_theory.progress import tqdm
 
     require_x64("config")
+    check_budget(config)
     path = None
     if out_dir is not None:
         for name in OUTPUTS:

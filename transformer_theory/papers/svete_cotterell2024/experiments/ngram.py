@@ -7,9 +7,10 @@ per option of the command). The study that builds, checks, records and plots is
     transformer-theory experiment ngram --size smoke --out /tmp/ngram
 
 ``default`` is the command's defaults (a trigram LM over 3 symbols, every construction and float
-format: tens of minutes on 2 CPU cores); ``smoke`` (the paper's 3.1 and 3.3, a bigram LM, float64)
-runs in seconds. The runs README quotes are the ``ngram_exactness`` experiment. Writes
-``ngram.json``, ``ngram_precision.png`` (and ``ngram_soft.png`` with softmax attention).
+format: 15 records, 5 min 10 s on 2 CPU cores shared with a CI run, 2026-12-03); ``smoke``
+(the paper's 3.1 and 3.3, a bigram LM, float64) runs in seconds. The runs README quotes are the
+``ngram_exactness`` experiment. Writes ``ngram.json``, ``ngram_precision.png`` (and
+``ngram_soft.png`` with softmax attention).
 """
 
 from __future__ import annotations
