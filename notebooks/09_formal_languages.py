@@ -341,9 +341,9 @@ check = dyck_k.DyckKSettings(  # the experiment's settings: one (k, D), both rec
     precision_lengths=(8,),
     precision_samples=2,
 )
-for attention, rec in zip(check.attentions, study_of(dyck_k).run(check, progress=False)["records"]):
+for attention, rec in zip(check.attentions, study_of(dyck_k).run(check, progress=False).records):
     print(
-        f"{attention:>8}: {rec['strings_checked']:,} strings, accuracy {rec['accuracy']}, "
-        f"smallest margin x n {rec['min_margin_times_n']:.4f}, derived {rec['derived']}, "
-        f"leftmost = average: {rec['leftmost_max_difference'] in (None, 0.0)}"
+        f"{attention:>8}: {rec.strings_checked:,} strings, accuracy {rec.accuracy}, "
+        f"smallest margin x n {rec.min_margin_times_n:.4f}, derived {rec.derived}, "
+        f"leftmost = average: {rec.leftmost_max_difference in (None, 0.0)}"
     )
