@@ -69,9 +69,9 @@ class SpaceChoice:
     """Which study runs.
 
     Attributes:
-      space: instead of the study: build every construction at each n of --orders and |Sigma|
-        of --alphabets and print its sizes (width, heads, parameters, non-zeros, bits per
-        weight) beside the closed forms (ngram_space.json, ngram_space.png).
+      space: instead of the study: build every construction at each order of --orders and
+        alphabet size of --alphabets and print its sizes (width, heads, parameters, non-zeros,
+        bits per weight) beside the closed forms (ngram_space.json, ngram_space.png).
     """
 
     space: bool = setting(False)
