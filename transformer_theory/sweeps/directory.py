@@ -43,7 +43,6 @@ __all__ = [
     "read_record",
     "run_experiment",
     "source_of",
-    "write_record",
 ]
 
 EXPERIMENT_FILE = "experiment.json"
@@ -116,11 +115,6 @@ def check_out_dir(config: ExperimentSettings, out: str, source: str | None = Non
                 setting=setting,
             )
     return requested
-
-
-def write_record(config: ExperimentSettings, source: str, out: str) -> None:
-    """``out/experiment.json``: enough to rebuild ``config`` (see the module docstring)."""
-    write_json(os.path.join(out, EXPERIMENT_FILE), _record(config, source))
 
 
 def read_record(out: str) -> tuple[ExperimentSettings, dict]:
