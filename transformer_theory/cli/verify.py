@@ -56,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
     # Every check of the user's input comes before any computation; the cost from the settings
     # alone, before anything is built (README, "Exit status").
     s = settings.from_args(VerifySettings, args).resolved()
-    est = suite.check_budget(s)
+    with settings.naming_options(VerifySettings):  # the suite names fields: show the options
+        est = suite.check_budget(s)
     out = _common.prepare_out_dir(args.out)
     print(
         f"estimate: peak memory ~{_size(est.bytes)}, ~{_time(est.seconds)} of checks "
