@@ -343,6 +343,17 @@ MATHS = sorted(
     if q.name != "__init__.py"
     and any(q.stem == f"_{r}" or q.stem.startswith(f"_{r}_") for r in MATHS_ROLES)
 ) + sorted((PKG / "rasp").glob("_*.py"))  # the RASP compiler's stages and checks too
+#: The spine's maths and studies, held to the same rule: every module outside the command line
+#: (``cli/``), the ledger's rows and runner (``claims/``, ``ledger.py``, ``*/claims.py``: a row
+#: prints the command that reproduces it), the papers (above) and the option layer itself
+#: (``settings.py``).
+SPINE_MATHS = sorted(
+    p
+    for p in MODULES
+    if p.relative_to(PKG).parts[0] not in ("cli", "claims", "papers")
+    and p.name not in ("settings.py", "ledger.py", "claims.py", "__main__.py")
+    and p not in MATHS
+)
 #: What the option layer offers a command; maths never asks for it (``setting``, a field's
 #: bound beside its default, is data and allowed).
 OPTION_LAYER = {"flag_of", "OptionError", "from_args", "as_options", "naming_options"}
@@ -408,8 +419,13 @@ def test_the_maths_import_guard_can_fail():
     assert study in MATHS  # the studies are held to it too
 
 
+#: Keyword arguments whose text is the command line's own (a field's flag, help, metavar).
+COMMAND_TEXT = {"flag", "help", "metavar"}
+
+
 def _code_strings(path: pathlib.Path) -> list[tuple[int, str]]:
-    """The string constants of ``path`` that are not docstrings."""
+    """The string constants of ``path`` that are not docstrings or a field's command text
+    (:data:`COMMAND_TEXT`)."""
     tree = ast.parse(path.read_text())
     docs = set()
     for node in ast.walk(tree):
@@ -417,6 +433,8 @@ def _code_strings(path: pathlib.Path) -> list[tuple[int, str]]:
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
                 docs.add(id(body[0].value))
+        if isinstance(node, ast.keyword) and node.arg in COMMAND_TEXT:
+            docs.update(id(c) for c in ast.walk(node.value))
     return [
         (n.lineno, n.value)
         for n in ast.walk(tree)
@@ -424,7 +442,13 @@ def _code_strings(path: pathlib.Path) -> list[tuple[int, str]]:
     ]
 
 
-@pytest.mark.parametrize("path", MATHS, ids=[_dotted(p) for p in MATHS])
+@pytest.mark.parametrize("path", SPINE_MATHS, ids=[_dotted(p) for p in SPINE_MATHS])
+def test_the_spine_never_imports_the_command_line(path):
+    bad = _maths_import_faults(_all_imports(path), _dotted(path))
+    assert not bad, f"{_dotted(path)} imports {bad}: the spine takes plain arguments"
+
+
+@pytest.mark.parametrize("path", MATHS + SPINE_MATHS, ids=[_dotted(p) for p in MATHS + SPINE_MATHS])
 def test_maths_never_names_an_option(path):
     found = [
         f"line {line}: {m.group(0)}"
@@ -440,6 +464,7 @@ def test_the_option_guard_can_fail(tmp_path):
     bad.write_text(
         '"""--doc is fine."""\nfrom transformer_theory.settings import flag_of\n'
         'def f():\n    raise ValueError("--max-len: too long")\n'
+        'n: int = setting(1, flag="--n", help="with --quick")\n'  # command text: allowed
     )
     assert [t for _, t in _code_strings(bad) if OPTION_NAME.search(t)] == ["--max-len: too long"]
     tree = ast.parse(bad.read_text())

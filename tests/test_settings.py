@@ -237,6 +237,19 @@ def test_as_options_renames_the_head_and_what_to_lower():
     assert as_options(Grid, other) is other
 
 
+def test_as_options_writes_a_fields_assignment_as_its_option():
+    from transformer_theory.settings import as_options
+
+    err = ValueError(
+        "max_len: bound=True needs max_len=8 or less; ns=4 and q=3 stay; drop bound=True"
+    )
+    assert str(as_options(Grid, err)) == (
+        "--max-len: --bound needs --max-len 8 or less; --n 4 and q=3 stay; drop --bound"
+    )  # q is no field of Grid: left as it is
+    err = ValueError("max_len: bound=False cannot go with max_len 8")
+    assert str(as_options(Grid, err)) == "--max-len: --no-bound cannot go with max_len 8"
+
+
 def test_naming_options_reraises_only_what_names_a_field():
     from transformer_theory.settings import naming_options
 

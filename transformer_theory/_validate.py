@@ -157,7 +157,7 @@ def check_file_name(name: str, value: object) -> str:
     if not (isinstance(value, str) and _FILE_NAME.fullmatch(value)):
         raise ValueError(
             f"{name}: expected letters, digits, '_', '.', '+' or '-' (it names files and "
-            f"directories under --out), got {value!r:.80}"
+            f"directories under the output directory), got {value!r:.80}"
         )
     return value
 

@@ -260,15 +260,36 @@ def _flags_in(cls: type, text: str, names: set[str]) -> str:
     return _WORD.sub(flag, text)
 
 
+_ASSIGNMENT = re.compile(r"\b([a-z_][a-z0-9_]*)=(True|False|[^\s,;)]+)")
+
+
+def _assignments_as_options(cls: type, text: str, names: set[str]) -> str:
+    """``text`` with each ``field=value`` of a field of ``cls`` as its option: ``quick=True`` as
+    ``--quick``, ``quick=False`` as ``--no-quick``, ``samples=N`` as ``--samples N``."""
+
+    def option(m: re.Match) -> str:
+        name, value = m.group(1), m.group(2)
+        if name not in names:
+            return m.group(0)
+        flag = flag_of(cls, name)
+        if value in ("True", "False"):
+            return flag if value == "True" else "--no-" + flag[2:]
+        return f"{flag} {value}"
+
+    return _ASSIGNMENT.sub(option, text)
+
+
 def as_options(cls: type, err: ValueError) -> ValueError:
     """``err`` with the fields of ``cls`` it names written as their options.
 
     The library names what was wrong by field (argument) at the head of its message and, in a
     refusal of a size, after its last ``lower``: ``"ns/qs: N = 64, q = 10 has ...; lower ns or
     qs"``. Each word there that is a field becomes its option (``--n/--q: ...; lower --n or
-    --q``). A :class:`~transformer_theory.budget.BudgetError` stays one (its ``option`` renamed);
-    another error becomes an :class:`OptionError`; an error whose head names no field of ``cls``
-    is returned as it is.
+    --q``), and so does a field's assignment anywhere in the message (``quick=True`` ->
+    ``--quick``, ``samples=N`` -> ``--samples N``). A
+    :class:`~transformer_theory.budget.BudgetError` stays one (its ``option`` renamed); another
+    error becomes an :class:`OptionError`; an error whose head names no field of ``cls`` is
+    returned as it is.
     """
     from transformer_theory import budget
 
@@ -279,6 +300,7 @@ def as_options(cls: type, err: ValueError) -> ValueError:
     if not sep or first is None or first.group(0) not in names:
         return err
     option = _flags_in(cls, head.strip(), names)
+    rest = _assignments_as_options(cls, rest, names)
     at = rest.rfind("lower ")
     if at >= 0:
         rest = rest[:at] + _flags_in(cls, rest[at:], names)

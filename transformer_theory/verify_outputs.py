@@ -1,6 +1,8 @@
 """Reports of ``transformer-theory verify`` and ``certify``: the suite and the certifiers return
 records, this module formats and writes them.
 
+- :func:`run_verify`: verify's study: the suite (:func:`.theory.suite.run_suite`) run on built
+  datasets, its witnesses saved and its reports written, in that order, into a cleared directory;
 - :func:`format_table`: the verdict table printed by the command;
 - :func:`clear_outputs`: remove the files a previous run left in ``--out`` (before computing);
 - :func:`suite_lines`: the certificate and bound lines printed by the command;
@@ -228,3 +230,60 @@ def write_outputs(
     write_csv(pc, [v.to_dict() for v in verdicts], CSV_COLUMNS, extrasaction="ignore")
     plotting.residuals_by_family(verdicts, pp)
     return [pj, pc, pp]
+
+
+@dataclasses.dataclass(frozen=True)
+class VerifyRun:
+    """What :func:`run_verify` computed and wrote.
+
+    Attributes:
+      verdicts: one :class:`~transformer_theory.theory.checks.Verdict` per (dataset, family,
+        proposition).
+      suite_records: the certificate and bound records (:func:`suite_lines` prints them).
+      witnesses: the witness searches' records, ``params_path`` set where a model was saved.
+      files: ``verify.json``, ``verify.csv``, ``verify.png``.
+    """
+
+    verdicts: tuple[checks.Verdict, ...]
+    suite_records: tuple[dict, ...]
+    witnesses: tuple[Any, ...]
+    files: tuple[str, ...]
+
+    @property
+    def failed(self) -> list[checks.Verdict]:
+        """The in-scope verdicts that failed (a bug or a discovery)."""
+        return [v for v in self.verdicts if v.failed]
+
+    @property
+    def witness_failed(self) -> bool:
+        """Whether a witness was found inside a theorem's scope."""
+        return any(w.found and w.in_scope for w in self.witnesses)
+
+
+def run_verify(
+    settings: Any,
+    datasets: Sequence[Any],
+    out_dir: str,
+    *,
+    on_step: Any = None,
+) -> VerifyRun:
+    """The verification suite for resolved ``settings`` (a
+    :class:`~transformer_theory.theory.suite.VerifySettings`) on the built ``datasets``
+    (:func:`~transformer_theory.theory.suite.build_datasets`), written to ``out_dir``: the files
+    an earlier run left there removed first (:func:`clear_outputs`), the models sharded over the
+    local devices when ``settings.shard`` and there are several, the witnesses saved
+    (:func:`save_witnesses`), then ``verify.json/csv/png`` (:func:`write_outputs`).
+    ``on_step(label)`` is called after each job of the suite."""
+    import jax
+
+    from transformer_theory import parallel
+    from transformer_theory.theory import suite
+
+    clear_outputs(out_dir)
+    mesh = None
+    if settings.shard and jax.local_device_count() > 1:
+        mesh = parallel.make_mesh(settings.models)
+    verdicts, extra, found = suite.run_suite(settings, datasets, mesh=mesh, on_step=on_step)
+    witnesses = save_witnesses(out_dir, found) if settings.witnesses else []
+    files = write_outputs(out_dir, verdicts, extra + [w.to_dict() for w in witnesses])
+    return VerifyRun(tuple(verdicts), tuple(extra), tuple(witnesses), tuple(files))

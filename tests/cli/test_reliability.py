@@ -167,6 +167,63 @@ def test_time_budget_refuses_a_long_experiment_before_it_starts(tmp_path, capsys
     assert _run(argv, capsys)[0] == 0 and len(ran) == 1
 
 
+def _verify_budget():
+    from transformer_theory.theory import suite
+    from transformer_theory.theory._verify_settings import VerifySettings
+
+    suite.check_budget(VerifySettings(models=10**8).resolved())
+
+
+def _construct_budget():
+    from transformer_theory.constructions import study
+    from transformer_theory.constructions.sizes import ConstructSettings
+
+    study.check_budget(ConstructSettings(theorem=(6,), n_a=200, k=60))
+
+
+@pytest.mark.parametrize(
+    "argv, library, fields, options",
+    [  # the library's refusal names the fields; the command shows their options
+        (
+            ["verify", "--models", "100000000"],
+            _verify_budget,
+            "templates/chunk_size/models",
+            "--templates/--chunk-size/--models",
+        ),
+        (
+            ["construct", "--theorem", "6", "--n-a", "200", "-k", "60"],
+            _construct_budget,
+            "alphabet, n_a, ictm_template_length, k",
+            "--alphabet, --n-a, --ictm-template-length, -k",
+        ),
+    ],
+)
+def test_a_size_the_library_refuses_names_fields_and_the_command_options(
+    argv, library, fields, options, tmp_path, capsys
+):
+    with pytest.raises(budget.BudgetError) as err:
+        library()
+    assert str(err.value).startswith(fields + ":") and "--" not in str(err.value)
+    assert str(err.value).endswith("lower " + fields)
+    last = _one_line_exit_2(*_run([*argv, "--out", str(tmp_path / "o")], capsys), options)
+    assert last.endswith("lower " + options), last
+
+
+def test_time_budget_refusing_a_training_sweep_names_steps(tmp_path, capsys, monkeypatch):
+    from transformer_theory import budget
+    from transformer_theory.papers.chen_zou2024.experiments import named_config
+    from transformer_theory.sweeps import run_experiment
+
+    monkeypatch.setenv("TT_TIME_BUDGET", "1")
+    config = named_config("fig2_depth")
+    with pytest.raises(budget.BudgetError, match="^steps: .*; lower steps$"):
+        run_experiment(config, str(tmp_path / "lib"), progress=False)  # refused before training
+    assert not (tmp_path / "lib" / "summary.json").exists()
+    argv = ["train", "--experiment", "fig2_depth", "--out", str(tmp_path / "o")]
+    last = _one_line_exit_2(*_run(argv, capsys), "--steps")
+    assert last.endswith("lower --steps"), last
+
+
 def test_time_budget_refuses_the_full_claims_tier_before_it_starts(tmp_path, capsys, monkeypatch):
     from transformer_theory.claims import all_claims
 

@@ -1,6 +1,7 @@
 """Smoke test of ``transformer-theory verify`` (the default command) in its quick mode."""
 
 import csv
+import dataclasses
 import itertools
 import json
 import os
@@ -45,6 +46,27 @@ def test_exit_status_nonzero_when_an_in_scope_relation_fails(tmp_path, monkeypat
     )
     assert code == 1
     assert "FAILURE" in capsys.readouterr().err
+
+
+def test_the_study_runs_without_the_command(tmp_path, monkeypatch):
+    """``verify_outputs.run_verify``: what the command prints comes from its typed result."""
+    from transformer_theory import verify_outputs
+    from transformer_theory.theory import suite
+
+    s = suite.VerifySettings(quick=True, families=("relu-1h", "relu-mlp")).resolved()
+    s = dataclasses.replace(s, certificates=False)
+    datasets = suite.build_datasets(s.datasets, num_random=s.random_sets, seed=s.seed)
+    (tmp_path / "witness_old.npz").write_bytes(b"an earlier run's")
+    run = verify_outputs.run_verify(s, datasets, str(tmp_path))
+    assert not (tmp_path / "witness_old.npz").exists()  # the directory cleared first
+    assert [os.path.basename(f) for f in run.files] == ["verify.json", "verify.csv", "verify.png"]
+    assert {v.family for v in run.verdicts} == {"relu-1h", "relu-mlp"}
+    assert run.failed == [] and not run.witness_failed and run.suite_records == ()
+    assert len(read_json(str(tmp_path / "verify.json"))) == len(run.verdicts)
+    # the control declared in scope: its relation fails and the result says so
+    monkeypatch.setattr(checks.Family, "in_scope", lambda self, prop: True)
+    failed = verify_outputs.run_verify(s, datasets, str(tmp_path)).failed
+    assert failed and {v.family for v in failed} == {"relu-mlp"}
 
 
 def test_bad_family_is_a_usage_error(tmp_path, capsys):

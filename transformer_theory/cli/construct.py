@@ -63,16 +63,13 @@ def run(args: argparse.Namespace) -> int:
     # Everything the user gave is checked before anything is built: the output directory, then
     # the memory each construction needs (from its sizes alone), then the tasks themselves.
     out = _common.prepare_out_dir(args.out)
-    try:
-        planned, seconds = study.check_budget(s)
-    except budget.BudgetError:
+    try:  # the study names fields; the command shows their options
+        with settings.naming_options(ConstructSettings):
+            planned, seconds = study.check_budget(s)
+    except (budget.BudgetError, settings.OptionError):
         raise
-    except ValueError as err:  # a task refused its sizes: name the option
-        field, sep, rest = str(err).partition(":")
-        if not sep or field.strip() not in {f.name for f in dataclasses.fields(s)}:
-            raise _common.UsageError(str(err)) from None
-        flag = settings.flag_of(ConstructSettings, field.strip())
-        raise settings.OptionError(flag, rest.strip()) from None
+    except ValueError as err:  # a task refused its sizes, naming no field
+        raise _common.UsageError(str(err)) from None
     print(f"estimate: ~{budget.format_seconds(seconds)} of checks", file=sys.stderr, flush=True)
     rows = study.check_plan(
         planned,

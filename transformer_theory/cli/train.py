@@ -20,6 +20,7 @@ import dataclasses
 import os
 import sys
 
+from transformer_theory.budget import BudgetError
 from transformer_theory.cli._common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -34,15 +35,13 @@ from transformer_theory.papers.chen_zou2024.experiments import (
     named_config,
     shipped_defaults,
 )
-from transformer_theory.settings import flag_of, from_args, setting
+from transformer_theory.settings import as_options, flag_of, from_args, setting
 from transformer_theory.sweeps import (
     ExperimentError,
     ExperimentSettings,
-    check_out_dir,
     config_from_file,
     run_experiment,
 )
-from transformer_theory.sweeps.cost import check_seconds
 from transformer_theory.sweeps.directory import OVERRIDABLE
 from transformer_theory.sweeps.tables import initial_loss_note, result_line
 from transformer_theory.train import RunDirectoryError, TrainingInterrupted
@@ -119,21 +118,18 @@ def run(args: argparse.Namespace) -> int:
     default = os.path.join("results", f"{config.name}_{config.size}")
     out = prepare_out_dir(default if args.out is None else args.out)
     runs = config.run_specs
-    try:  # before anything is trained or written: the directory's records, then the time
-        check_out_dir(config, out, source)
-        check_seconds(runs, out)
-    except RunDirectoryError as err:
-        raise UsageError(f"{_REFUSED.get(err.setting, '--out')}: {err}") from None
 
     def report(i, spec, row):
         print(f"[{i + 1}/{len(runs)}] {spec.name}: {result_line(row)}", flush=True)
 
-    try:
+    try:  # the directory's records, then the time, are checked before anything is trained
         rows, figures = run_experiment(
             config, out, source=source, progress=args.progress, on_result=report
         )
-    except RunDirectoryError as err:  # a run's directory unreadable on resume (files damaged)
-        raise UsageError(f"--out: {err}") from None
+    except RunDirectoryError as err:  # also a run's directory unreadable on resume (damaged)
+        raise UsageError(f"{_REFUSED.get(err.setting, '--out')}: {err}") from None
+    except BudgetError as err:  # the time refused, naming the field: show its option
+        raise as_options(ExperimentSettings, err) from None
     except TrainingInterrupted as err:
         run_name = os.path.basename(err.out_dir) if err.out_dir else "the current run"
         print(f"transformer-theory train: {run_name}: {err.message()}", file=sys.stderr)

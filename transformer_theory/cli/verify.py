@@ -49,14 +49,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import jax
 
-    from transformer_theory import parallel, verify_outputs
+    from transformer_theory import verify_outputs
     from transformer_theory.progress import tqdm
     from transformer_theory.theory import suite
 
     # Every check of the user's input comes before any computation; the cost from the settings
     # alone, before anything is built (README, "Exit status").
     s = settings.from_args(VerifySettings, args).resolved()
-    est = suite.check_budget(s)
+    with settings.naming_options(VerifySettings):  # the suite names fields: show the options
+        est = suite.check_budget(s)
     out = _common.prepare_out_dir(args.out)
     print(
         f"estimate: peak memory ~{_size(est.bytes)}, ~{_time(est.seconds)} of checks "
@@ -71,10 +72,6 @@ def run(args: argparse.Namespace) -> int:
         )
     except ValueError as e:
         raise _common.UsageError(str(e)) from None
-    verify_outputs.clear_outputs(out)
-    mesh = None
-    if s.shard and jax.local_device_count() > 1:
-        mesh = parallel.make_mesh(s.models)
     t0 = time.perf_counter()
     total = len(datasets) * len(s.families) + 3 * s.certificates + s.witnesses
     bar = tqdm(total=total, desc="verify", unit="job", disable=None)
@@ -83,17 +80,14 @@ def run(args: argparse.Namespace) -> int:
         bar.set_postfix_str(label[:40])
         bar.update(1)
 
-    verdicts, extra, found = suite.run_suite(s, datasets, mesh=mesh, on_step=step)
-    witnesses = verify_outputs.save_witnesses(out, found) if s.witnesses else []
-    witness_fail = any(w.found and w.in_scope for w in witnesses)
+    result = verify_outputs.run_verify(s, datasets, out, on_step=step)
     bar.close()
 
-    print(verify_outputs.format_table(verdicts))
-    lines = verify_outputs.suite_lines(extra)
-    for line in lines + [verify_outputs.witness_line(w.to_dict()) for w in witnesses]:
+    print(verify_outputs.format_table(result.verdicts))
+    lines = verify_outputs.suite_lines(result.suite_records)
+    for line in lines + [verify_outputs.witness_line(w.to_dict()) for w in result.witnesses]:
         print(line)
-    paths = verify_outputs.write_outputs(out, verdicts, extra + [w.to_dict() for w in witnesses])
-    failed = [v for v in verdicts if v.failed]
+    verdicts, failed, paths = result.verdicts, result.failed, result.files
     n_in = sum(v.expected for v in verdicts)
     print(
         f"{len(verdicts)} verdicts ({n_in} in scope, {len(verdicts) - n_in} controls), "
@@ -101,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         f"devices {jax.local_device_count()}; {time.perf_counter() - t0:.1f}s; "
         f"wrote {', '.join(paths)}"
     )
-    if failed or witness_fail:
+    if failed or result.witness_failed:
         print(
             "FAILURE: an in-scope relation does not hold (or a witness exists inside a "
             "theorem's scope): a bug or a discovery",

@@ -23,7 +23,6 @@ from transformer_theory.constructions.reasoning import theorem3
 from transformer_theory.constructions.sizes import SIZE_FIELDS, THEOREMS, ConstructSettings, Sizes
 from transformer_theory.constructions.templates import theorem5
 from transformer_theory.params import ModelParams
-from transformer_theory.settings import flag_of
 from transformer_theory.tables import Column
 from transformer_theory.tasks import (
     InContextQA,
@@ -36,10 +35,6 @@ from transformer_theory.tasks import (
 
 # A task's own field, where its name differs from the Sizes field that sets it.
 _TASK_FIELD = {"alphabet_size": "alphabet"}
-
-
-def _size_options(theorem: int) -> list[str]:
-    return [flag_of(Sizes, f) for f in SIZE_FIELDS[theorem]]
 
 
 def check_budget(s: ConstructSettings) -> tuple[list[Planned], float]:
@@ -58,7 +53,7 @@ def check_budget(s: ConstructSettings) -> tuple[list[Planned], float]:
                 need["total"],
                 what=f"theorem {shape.label} at these sizes (mostly {part}: "
                 f"{budget.format_bytes(need[part])}; d' = {shape.width})",
-                option=", ".join(_size_options(theorem)),
+                option=", ".join(SIZE_FIELDS[theorem]),
                 available=available,
             )
     try:
@@ -72,11 +67,11 @@ def check_budget(s: ConstructSettings) -> tuple[list[Planned], float]:
         shape = next(sh for sh in shapes(p.theorem, s) if sh.label == p.label)
         n, d = shape.seq_len, shape.width
         total += SECONDS_PER_WORK * float(count) * n * d * (n + d) * sum(shape.heads)
-        options.update(_size_options(p.theorem))
+        options.update(SIZE_FIELDS[p.theorem])
     budget.check_seconds(
         total,
         what="checking every example of these constructions",
-        option="--samples or " + "/".join(sorted(options)),
+        option="samples or " + "/".join(sorted(options)),
     )
     return planned, total
 
@@ -187,7 +182,9 @@ def check_plan(
         if log is not None:
             what = f"all {count:,} examples" if exhaustive else f"{count:,} sampled examples"
             hint = (
-                " (a long run: --samples N checks a uniform sample)" if count >= LONG_CHECK else ""
+                " (a long run: a number of samples checks a uniform sample)"
+                if count >= LONG_CHECK
+                else ""
             )
             log(f"theorem {p.label}, {p.sizes}: building, then checking {what}{hint}")
         params = p.build(p.task)

@@ -77,6 +77,6 @@ def check_seconds(runs: Sequence[RunSpec], out: str) -> float:
     budget.check_seconds(
         total,
         what=f"training {len(runs)} run(s), at least {steps:.3g} steps in all (a lower bound)",
-        option="--steps",
+        option="steps",
     )
     return total

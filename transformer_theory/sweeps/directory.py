@@ -31,6 +31,7 @@ from collections.abc import Callable
 
 from transformer_theory.jsonio import read_json, write_json
 from transformer_theory.sweeps.config import ExperimentError, ExperimentSettings, resolve
+from transformer_theory.sweeps.cost import check_seconds
 from transformer_theory.sweeps.plots import analyse
 from transformer_theory.sweeps.runs import RunSpec, RunSummary, sweep
 from transformer_theory.train.rundir import RunDirectoryError, check_run_dir
@@ -163,7 +164,8 @@ def run_experiment(
     progress: bool = True,
     on_result: Callable[[int, RunSpec, RunSummary], None] | None = None,
 ) -> tuple[list[RunSummary], list[str]]:
-    """Check ``out``, record the experiment, train its runs, draw its analysis.
+    """Check ``out`` and the time (:func:`.cost.check_seconds`), record the experiment, train
+    its runs, draw its analysis.
 
     Args:
       config: the experiment.
@@ -177,9 +179,11 @@ def run_experiment(
 
     Raises:
       RunDirectoryError: a run directory holds another run, or ``out`` another experiment
-        (before anything is trained).
+        (before anything is trained; ``setting`` names the setting that differs).
+      BudgetError: the runs would exceed the time budget (before anything is trained).
     """
     record = check_out_dir(config, out, source)
+    check_seconds(config.run_specs, out)
     os.makedirs(out, exist_ok=True)
     write_json(os.path.join(out, EXPERIMENT_FILE), record)
     rows = sweep(config.run_specs, out, progress=progress, on_result=on_result)

@@ -131,15 +131,16 @@ class VerifySettings:
         if self.random_sets < 0:
             raise ValueError(f"random_sets: expected >= 0, got {self.random_sets}")
         _validate.check_seed("seed", self.seed)
-        if self.quick:  # --quick fixes these: a value asked beside it would be silently dropped
+        if self.quick:  # quick fixes these: a value asked beside it would be silently dropped
             if self.random_sets != 8:
                 raise ValueError(
-                    f"random_sets: --quick runs 4 random sets, not the {self.random_sets} asked; "
-                    "drop --quick to choose the count"
+                    f"random_sets: quick=True runs 4 random sets, not the {self.random_sets} "
+                    "asked; drop quick=True to choose the count"
                 )
             if tuple(self.datasets) not in (DATASETS, ("toy",)):
                 raise ValueError(
-                    "datasets: --quick runs the toy dataset only; drop --quick to choose datasets"
+                    "datasets: quick=True runs the toy dataset only; drop quick=True to choose "
+                    "datasets"
                 )
         for name in ("models", "chunk_size", "witness_steps", "witness_restarts"):
             value = getattr(self, name)
@@ -281,17 +282,17 @@ def check_budget(settings: VerifySettings) -> Estimate:
         random_sets=s.random_sets,
     )
     templated = "templates" in s.datasets
-    option = "--templates/--chunk-size/--models" if templated else "--chunk-size/--models"
+    option = "templates/chunk_size/models" if templated else "chunk_size/models"
     budget.check_memory(est.bytes, what="this verification run", option=option)
-    # The witness options are checked even where --quick or --no-witnesses skips the searches: a
+    # The witness fields are checked even where quick or no witnesses skips the searches: a
     # value no run could afford is a mistake either way.
-    witness_option = "--witness-steps/--witness-restarts"
+    witness_option = "witness_steps/witness_restarts"
     witness_s = budget.check_seconds(
         witness_seconds(s.witness_steps, s.witness_restarts),
         what="the witness searches",
         option=witness_option,
     )
-    seconds_option = option.replace("--chunk-size/", "") if templated else "--models"
+    seconds_option = option.replace("chunk_size/", "") if templated else "models"
     if s.witnesses:
         if witness_s > est.seconds:
             seconds_option += "/" + witness_option

@@ -280,9 +280,9 @@ def untrained_translation_run(root):
 
     config = encdec_translation.get_config("smoke")
     name, cfg = next(iter(config.models.items()))
-    data = translation._split(config.task, 0, config.holdout)
+    data = translation.data_split(config.task, 0, config.holdout)
     tc = config.train.replace(seed=0)
-    model = translation._initial_model(cfg, 0)
+    model = translation.initial_model(cfg, 0)
     from flax import nnx
 
     _, state = nnx.split(model)

@@ -1,6 +1,7 @@
 """The trained encoder-decoder of Conti 2024's translation experiment (§1.1-1.2, §3.1): its runs'
-names and data split, greedy / beam / eos-beam decoding scored against the grammar, its heads
-classified (:mod:`._theory_heads`), and a finished run read back from its directory.
+names, data split and initial model, greedy / beam / eos-beam decoding scored against the
+grammar, its attention maps (which :mod:`._theory_heads` classifies), and a finished run read back
+from its directory.
 
 The experiment that trains these models is :mod:`.experiments.encdec_translation` (its study:
 :mod:`._study_encdec_translation`).
@@ -21,8 +22,13 @@ from flax import nnx
 from transformer_theory.core import beam, encdec
 from transformer_theory.nn import activations
 from transformer_theory.nn.encdec import EncoderDecoder, Seq2SeqConfig
-from transformer_theory.papers.conti2024 import _theory_heads as heads
-from transformer_theory.papers.conti2024._tasks import BOS, EOS, Translation, token_accuracy
+from transformer_theory.papers.conti2024._tasks import (
+    BOS,
+    EOS,
+    Translation,
+    eos_exact_match,
+    token_accuracy,
+)
 from transformer_theory.train import TrainSettings, rundir
 from transformer_theory.train import seq2seq as s2s
 
@@ -48,11 +54,14 @@ def split_translation(task: Translation, key: jax.Array, holdout: float = 0.2) -
     return s2s.split_pairs(task, key, holdout, bos=BOS)
 
 
-def _split(task: Translation, seed: int, holdout: float) -> s2s.Seq2SeqData:
+def data_split(task: Translation, seed: int, holdout: float) -> s2s.Seq2SeqData:
+    """The split a run trained with ``seed`` uses (:func:`split_translation` under the seed's
+    data key)."""
     return split_translation(task, jax.random.fold_in(jax.random.key(seed), 2), holdout)
 
 
-def _initial_model(cfg: Seq2SeqConfig, seed: int) -> EncoderDecoder:
+def initial_model(cfg: Seq2SeqConfig, seed: int) -> EncoderDecoder:
+    """The untrained model a run with ``seed`` starts from (the seed's model key)."""
     return EncoderDecoder(cfg, rngs=nnx.Rngs(jax.random.fold_in(jax.random.key(seed), 0)))
 
 
@@ -67,45 +76,45 @@ def evaluate(
 ) -> dict:
     """Greedy decoding of every held-out sentence, and beams of each of ``beam_sizes`` on the
     first ``beam_examples`` of them (plain, and stopping at ``<eos>`` with length penalty
-    ``eos_alpha``)."""
+    ``eos_alpha``): every sentence decoded first, then scored against the grammar
+    (:func:`._tasks.token_accuracy`, :func:`._tasks.eos_exact_match`)."""
     length = data.task.target_len
     t0 = time.perf_counter()
     # Beam 1 is greedy decoding (tests/core/test_beam.py checks it against core.greedy_decode).
     greedy, greedy_lps = s2s.decode_all(params, data.src_eval_BxN, length, norm=cfg.norm, bos=BOS)
+    greedy_seconds = round(time.perf_counter() - t0, 2)
+    sub = slice(0, min(beam_examples, data.src_eval_BxN.shape[0]))
+    src, ref = data.src_eval_BxN[sub], data.tgt_eval_BxT[sub]
+    beams = {}
+    for k in beam_sizes:
+        if k == 1:
+            beams[k] = greedy[sub], greedy_lps[sub]
+        else:
+            beams[k] = s2s.decode_all(params, src, length, beam_size=k, norm=cfg.norm, bos=BOS)
+    eos = {
+        k: _decode_eos(params, jnp.asarray(src), length, k, eos_alpha, cfg.norm) for k in beam_sizes
+    }
+    # scored against the grammar, in the order summary.json lists the measures
     scores = token_accuracy(greedy, data.tgt_eval_BxT)
     out = dict(
         greedy_exact_match=scores["exact_match"],
         greedy_token_accuracy=scores["token_accuracy"],
         heldout=scores["examples"],
-        greedy_seconds=round(time.perf_counter() - t0, 2),
+        greedy_seconds=greedy_seconds,
     )
-    sub = slice(0, min(beam_examples, data.src_eval_BxN.shape[0]))
-    src, ref = data.src_eval_BxN[sub], data.tgt_eval_BxT[sub]
     previous = None
-    for k in beam_sizes:
-        if k == 1:
-            toks, lps = greedy[sub], greedy_lps[sub]
-        else:
-            toks, lps = s2s.decode_all(params, src, length, beam_size=k, norm=cfg.norm, bos=BOS)
-        sc = token_accuracy(toks, ref)
-        out[f"beam{k}_exact_match"] = sc["exact_match"]
+    for k, (toks, lps) in beams.items():
+        out[f"beam{k}_exact_match"] = token_accuracy(toks, ref)["exact_match"]
         out[f"beam{k}_mean_logprob"] = float(lps.mean())
         if previous is not None:
             # A larger beam may end on a less likely sequence (core.beam): count how often.
             out[f"beam{k}_below_smaller_beam"] = float((lps < previous - 1e-5).mean())
         previous = lps
-    for k in beam_sizes:
-        hyp = _decode_eos(params, jnp.asarray(src), length, k, eos_alpha, cfg.norm)
-        toks, lengths = np.asarray(hyp.tokens_KxL), np.asarray(hyp.lengths_K)
-        ended = np.asarray(hyp.finished_K)
-        # exact: ends in <eos> where the reference does, with the same words before it
-        ref_len = (np.asarray(ref) == EOS).argmax(axis=1) + 1
-        same = [
-            bool(ended[b] and lengths[b] == ref_len[b] and (toks[b] == ref[b])[: ref_len[b]].all())
-            for b in range(toks.shape[0])
-        ]
-        out[f"beam{k}_eos_exact_match"] = float(np.mean(same))
-        out[f"beam{k}_eos_mean_length"] = float(lengths.mean())
+    for k, hyp in eos.items():
+        out[f"beam{k}_eos_exact_match"] = eos_exact_match(
+            hyp.tokens_KxL, hyp.lengths_K, hyp.finished_K, ref
+        )
+        out[f"beam{k}_eos_mean_length"] = float(np.asarray(hyp.lengths_K).mean())
     out["beam_examples"] = int(src.shape[0])
     out["eos_alpha"] = eos_alpha
     return out
@@ -122,31 +131,15 @@ def _decode_eos(params, src_BxN, length: int, beam_size: int, alpha: float, norm
     return jax.vmap(one)(src_BxN)
 
 
-def head_records(
-    params: encdec.Seq2SeqParams,
-    cfg: Seq2SeqConfig,
-    data: s2s.Seq2SeqData,
-    *,
-    map_examples: int,
-    options: heads.HeadClassifySettings,
-) -> tuple[list[dict], list]:
-    """``(records, maps)`` on the first ``map_examples`` held-out sentences, the heads classified
-    with ``options``: one record per head (kind and score, plus, for cross-attention, the
-    share of each head's attention on the source word being translated) and the maps used."""
+def attention_maps(
+    params: encdec.Seq2SeqParams, cfg: Seq2SeqConfig, data: s2s.Seq2SeqData, *, map_examples: int
+) -> tuple[np.ndarray, list]:
+    """``(src_BxN, maps)``: the first ``map_examples`` held-out source sentences and every
+    attention map of the model on them, teacher-forced (``core.activations.seq2seq_maps``'s
+    ``(attention, layer, BxHxQxK)`` triples)."""
     n = min(map_examples, data.src_eval_BxN.shape[0])
     src, tgt = data.src_eval_BxN[:n], data.tgt_eval_BxT[:n]
-    maps = activations.seq2seq_maps(params, src, s2s.decoder_inputs(tgt, BOS), norm=cfg.norm)
-    records = heads.classify_model(maps, options)
-    align = data.task.alignment(src)  # (B, T): source position of each target token
-    cross = {layer: m for att, layer, m in maps if att == "cross"}
-    for rec in records:
-        if rec["attention"] != "cross":
-            continue
-        m = cross[rec["layer"]][:, rec["head"]]  # (B, T, N)
-        rows = align >= 0
-        on = np.take_along_axis(m, np.maximum(align, 0)[..., None], axis=-1)[..., 0]
-        rec["share_on_aligned_word"] = float(on[rows].mean())
-    return records, maps
+    return src, activations.seq2seq_maps(params, src, s2s.decoder_inputs(tgt, BOS), norm=cfg.norm)
 
 
 # --- reading a run directory back -------------------------------------------------------------
@@ -183,13 +176,13 @@ def load_run(run_dir: str) -> tuple[encdec.Seq2SeqParams, Seq2SeqConfig, s2s.Seq
             if f"train.{f.name}" in s
         }
         tc = TrainSettings(**train_fields)
-        data = _split(task, int(s["seed"]), float(s["data.holdout"]))
+        data = data_split(task, int(s["seed"]), float(s["data.holdout"]))
     except (KeyError, TypeError, ValueError) as err:
         raise rundir.RunDirectoryError(
             f"{run_dir}/{rundir.RUN_FILE}: cannot rebuild the run ({type(err).__name__}: {err})"
         ) from None
     try:
-        params = s2s.restore_seq2seq(run_dir, _initial_model(cfg, int(s["seed"])), tc)
+        params = s2s.restore_seq2seq(run_dir, initial_model(cfg, int(s["seed"])), tc)
     except rundir.RunDirectoryError:
         raise
     except Exception as err:  # noqa: BLE001 -- Orbax/TensorStore: ValueError, FileNotFoundError...
@@ -203,8 +196,10 @@ def load_run(run_dir: str) -> tuple[encdec.Seq2SeqParams, Seq2SeqConfig, s2s.Seq
 
 __all__ = [
     "KIND",
+    "attention_maps",
+    "data_split",
     "evaluate",
-    "head_records",
+    "initial_model",
     "is_translation_run",
     "load_run",
     "run_meta",

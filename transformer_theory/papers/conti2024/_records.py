@@ -116,7 +116,7 @@ _FIXED = (
 class TranslationRun:
     """One trained (model, seed) of the encoder-decoder experiment: its training, its decoding
     scored against the grammar (:func:`._models_translation.evaluate`) and its heads counted by
-    kind (:func:`._models_translation.head_records`). :meth:`row` is its flat ``summary.json``
+    kind (:func:`._theory_heads.classify_model`). :meth:`row` is its flat ``summary.json``
     row, :meth:`from_row` reads one back.
 
     Attributes:

@@ -62,11 +62,11 @@ def run(
     for model_name, cfg in config.models.items():
         for seed in config.seeds:
             name = translation.run_name(model_name, seed)
-            data = translation._split(config.task, seed, config.holdout)
+            data = translation.data_split(config.task, seed, config.holdout)
             tc = config.train.replace(seed=seed)
             t0 = time.perf_counter()
             params, metrics = s2s.train_seq2seq(
-                translation._initial_model(cfg, seed),
+                translation.initial_model(cfg, seed),
                 data,
                 tc,
                 os.path.join(out_dir, name),
@@ -86,6 +86,9 @@ def run(
                 teacher_forced_eval_acc=metrics[-1]["eval_acc"],
                 eval_loss=metrics[-1]["eval_loss"],
             )
+            src, maps = translation.attention_maps(
+                params, cfg, data, map_examples=config.map_examples
+            )
             row.update(
                 translation.evaluate(
                     params,
@@ -96,8 +99,9 @@ def run(
                     eos_alpha=config.eos_alpha,
                 )
             )
-            records, maps = translation.head_records(
-                params, cfg, data, map_examples=config.map_examples, options=config.head_options
+            align = data.task.alignment(src)  # (B, T): source position of each target token
+            records = heads.with_aligned_shares(
+                heads.classify_model(maps, config.head_options), maps, align
             )
             words = config.task.words()  # the maps' tick labels
             for rec in records:

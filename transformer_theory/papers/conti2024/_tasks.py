@@ -40,7 +40,16 @@ from numpy.typing import ArrayLike
 
 from transformer_theory import _validate
 
-__all__ = ["BOS", "EOS", "PAD", "SOURCE_LEN", "TARGET_LEN", "Translation", "token_accuracy"]
+__all__ = [
+    "BOS",
+    "EOS",
+    "PAD",
+    "SOURCE_LEN",
+    "TARGET_LEN",
+    "Translation",
+    "eos_exact_match",
+    "token_accuracy",
+]
 
 PAD, BOS, EOS = 0, 1, 2
 SOURCE_LEN = 8  # 7 words + <eos>
@@ -337,3 +346,19 @@ def token_accuracy(predicted_BxT: ArrayLike, reference_BxT: ArrayLike) -> dict[s
         token_accuracy=float(right.mean()),
         examples=int(p.shape[0]),
     )
+
+
+def eos_exact_match(
+    tokens_BxL: ArrayLike, lengths_B: ArrayLike, finished_B: ArrayLike, reference_BxT: ArrayLike
+) -> float:
+    """The share of decoded sentences that end in ``<eos>`` where the reference does, with the
+    same words before it (a decoder that stops at ``<eos>``: its hypotheses' ``lengths_B`` count
+    the ``<eos>``, ``finished_B`` says whether it was reached)."""
+    toks, lengths = np.asarray(tokens_BxL), np.asarray(lengths_B)
+    ended, ref = np.asarray(finished_B), np.asarray(reference_BxT)
+    ref_len = (ref == EOS).argmax(axis=1) + 1
+    same = [
+        bool(ended[b] and lengths[b] == ref_len[b] and (toks[b] == ref[b])[: ref_len[b]].all())
+        for b in range(toks.shape[0])
+    ]
+    return float(np.mean(same))

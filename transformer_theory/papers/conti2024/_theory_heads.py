@@ -106,6 +106,7 @@ __all__ = [
     "synthetic_head",
     "syntactic_support",
     "uniform_like",
+    "with_aligned_shares",
 ]
 
 FAMILIES = ("positional", "rare_token", "syntactic")
@@ -504,3 +505,22 @@ def classify_model(
             rec.update(classify_head(arr[:, h], options))
             records.append(rec)
     return records
+
+
+def with_aligned_shares(
+    records: list[dict], maps: list[tuple[str, int, np.ndarray]], align_BxT: ArrayLike
+) -> list[dict]:
+    """``records`` (of :func:`classify_model` on ``maps``), each cross-attention head's with
+    ``share_on_aligned_word``: the mean weight its queries put on the source position
+    ``align_BxT`` names for their target token (positions without one, ``-1``, left out)."""
+    align = np.asarray(align_BxT)
+    cross = {layer: m for att, layer, m in maps if att == "cross"}
+    rows = align >= 0
+    out = []
+    for rec in records:
+        if rec["attention"] == "cross":
+            m = np.asarray(cross[rec["layer"]])[:, rec["head"]]  # (B, T, N)
+            on = np.take_along_axis(m, np.maximum(align, 0)[..., None], axis=-1)[..., 0]
+            rec = dict(rec, share_on_aligned_word=float(on[rows].mean()))
+        out.append(rec)
+    return out
