@@ -29,7 +29,7 @@ fake quantization, the 64-bit switch for entry points), :mod:`~transformer_theor
 :mod:`~transformer_theory.tables` (the one table writer, text and Markdown),
 :mod:`~transformer_theory.plotting` (the matplotlib backend, saving, panels),
 :mod:`~transformer_theory.saveload` (datasets and models on disk),
-:mod:`~transformer_theory.verify_outputs` (``verify``'s study, ``run_verify``, and what
+:mod:`~transformer_theory.verify_outputs` (the studies of ``verify`` and ``certify``, and what
 ``verify`` and ``certify`` print and write),
 :mod:`~transformer_theory.budget` (memory and time estimates checked before long work),
 :mod:`~transformer_theory.parallel`

@@ -1,6 +1,8 @@
 """Reports of ``transformer-theory verify`` and ``certify``: the suite and the certifiers return
 records, this module formats and writes them.
 
+- :func:`run_certify`: certify's study: a loaded dataset's contradictions, each family's
+  certificate and the accuracy bound, then ``certify.json``;
 - :func:`run_verify`: verify's study: the suite (:func:`.theory.suite.run_suite`) run on built
   datasets, its witnesses saved and its reports written, in that order, into a cleared directory;
 - :func:`format_table`: the verdict table printed by the command;
@@ -287,3 +289,81 @@ def run_verify(
     witnesses = save_witnesses(out_dir, found) if settings.witnesses else []
     files = write_outputs(out_dir, verdicts, extra + [w.to_dict() for w in witnesses])
     return VerifyRun(tuple(verdicts), tuple(extra), tuple(witnesses), tuple(files))
+
+
+@dataclasses.dataclass(frozen=True)
+class FamilyCertificate:
+    """One family's part of :func:`run_certify`, as it finishes: the certificate record
+    (:class:`~transformer_theory.theory.certificates.CertificateRecord`), the accuracy bound
+    (a ``BoundRecord``, shared by the families; ``None`` when none was asked for) and the entry
+    ``certify.json`` holds for it."""
+
+    family: str
+    certificate: Any
+    bound: Any
+    entry: CertifyEntry
+
+
+def run_certify(
+    data: Any,
+    out_dir: str,
+    *,
+    file: str,
+    families: Sequence[str],
+    bound: str = "exact",
+    minimize: bool = True,
+    deadline: float | None = None,
+    on_contradictions: Any = None,
+    on_family: Any = None,
+) -> CertifyRecord:
+    """``transformer-theory certify``'s study on a loaded dataset ``data``
+    (:func:`~transformer_theory.saveload.load_dataset` of ``file``): the groups of rows holding
+    one sequence under different labels (``on_contradictions(groups)``), then per family of
+    ``families`` its certificate (:func:`~transformer_theory.theory.certificates.certify_dataset`)
+    and, unless ``bound == "none"``, the accuracy bound by ``bound`` (computed once: the families
+    share one relaxation), each family passed to ``on_family`` (a :class:`FamilyCertificate`) as
+    it finishes; then ``out_dir/certify.json`` (the :class:`CertifyRecord` returned).
+    ``deadline``: a ``time.perf_counter()`` time after which groups are left undecided."""
+    from transformer_theory.theory import certificates
+
+    tokens, labels = data.tokens_BxN, data.labels_B
+    contradictions = certificates.contradictory_rows(tokens, labels)
+    if on_contradictions is not None:
+        on_contradictions(contradictions)
+    results, shared = [], None
+    for fam in families:
+        rec = certificates.certify_dataset(
+            tokens,
+            labels,
+            data.vocab_size,
+            data.num_classes,
+            fam,
+            minimize=minimize,
+            deadline=deadline,
+        )
+        family_bound = None
+        if bound != "none":
+            if shared is None:
+                shared = certificates.accuracy_upper_bound(
+                    tokens,
+                    labels,
+                    data.vocab_size,
+                    data.num_classes,
+                    fam,
+                    method=bound,
+                    minimize=minimize,
+                    deadline=deadline,
+                )
+            family_bound = dict(shared.to_dict(), family=fam)
+        entry = CertifyEntry(rec.to_dict(), family_bound)
+        results.append(entry)
+        if on_family is not None:
+            on_family(FamilyCertificate(fam, rec, shared if bound != "none" else None, entry))
+    record = CertifyRecord(
+        dataset=data.summary(),
+        file=os.path.abspath(file),
+        contradictions=tuple(tuple(rows) for rows in contradictions),
+        results=tuple(results),
+    )
+    write_json(os.path.join(out_dir, "certify.json"), record)
+    return record

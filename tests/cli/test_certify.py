@@ -156,3 +156,29 @@ def test_certify_json_is_the_typed_record(tmp_path, capsys):
     assert [r.bound for r in rec.results] == [None, None]  # --bound none: no key "bound"
     assert to_jsonable(rec)[0] == read_json(str(path))
     assert all("bound" not in r for r in read_json(str(path))["results"])
+
+
+def test_the_study_runs_without_the_command(tmp_path):
+    """``verify_outputs.run_certify``: the contradictions first, each family as it finishes, one
+    shared bound, ``certify.json`` the record it returns."""
+    from transformer_theory import verify_outputs
+    from transformer_theory.saveload import load_dataset
+
+    path = tmp_path / "d.json"
+    tokens = [[0, 1, 2], [0, 1, 2], [1, 0, 2], [2, 2, 1], [1, 1, 1], [0, 2, 1]]
+    path.write_text(json.dumps(dict(tokens=tokens, labels=[0, 1, 1, 0, 1, 0], vocab_size=3)))
+    events = []
+    record = verify_outputs.run_certify(
+        load_dataset(str(path)),
+        str(tmp_path),
+        file=str(path),
+        families=("relu_any_heads", "softmax_one_head"),
+        on_contradictions=lambda groups: events.append(("groups", [list(g) for g in groups])),
+        on_family=lambda done: events.append(("family", done.family, done.bound)),
+    )
+    assert events[0] == ("groups", [[0, 1]])  # rows 0 and 1: one sequence, two labels
+    assert [e[1] for e in events[1:]] == ["relu_any_heads", "softmax_one_head"]
+    assert events[1][2] is events[2][2]  # one relaxation, one bound for both families
+    assert record.contradictions == ((0, 1),)
+    assert [r.certificate["verdict"] for r in record.results] == ["impossible", "impossible"]
+    assert read_json(str(tmp_path / "certify.json"))["contradictions"] == [[0, 1]]

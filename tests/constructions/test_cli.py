@@ -6,6 +6,36 @@ import json
 from transformer_theory.cli import main
 
 
+def test_the_study_runs_without_the_command(tmp_path, monkeypatch):
+    """``constructions.study.run``: the budget checked, every row built and checked, the record
+    written and returned; a broken construction shows in the record."""
+    import dataclasses
+
+    import pytest
+
+    from transformer_theory import budget
+    from transformer_theory.constructions import reasoning, study
+    from transformer_theory.constructions.sizes import ConstructSettings
+    from transformer_theory.jsonio import read_json
+
+    s = ConstructSettings(theorem=(3,), n_q=2, n_a=2, k=1)
+    record = study.run(s, str(tmp_path))
+    assert [r.theorem for r in record.rows] == ["3"] and record.rows[0].exact
+    written = read_json(str(tmp_path / "construct.json"))
+    assert written["rows"][0]["examples"] == record.rows[0].examples == 4
+    built = reasoning.theorem3
+
+    def broken(task, **kw):  # the answer read from the wrong place: the check must fail
+        params = built(task, **kw)
+        return dataclasses.replace(params, w_o=params.w_o[::-1])
+
+    monkeypatch.setattr(study, "theorem3", broken)  # what plan() builds with
+    assert not study.run(s, str(tmp_path / "broken")).rows[0].exact
+    with pytest.raises(budget.BudgetError, match="^alphabet, n_a, ictm_template_length, k:"):
+        study.run(ConstructSettings(theorem=(6,), n_a=200, k=60), str(tmp_path / "big"))
+    assert not (tmp_path / "big").exists()  # refused before anything is written
+
+
 def test_construct_cli_writes_table(tmp_path, capsys):
     rc = main(
         [

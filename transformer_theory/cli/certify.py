@@ -21,7 +21,6 @@ from typing import Literal
 from transformer_theory.cli import _common
 from transformer_theory.cli._common import add_output
 from transformer_theory.cli._options import add_settings
-from transformer_theory.jsonio import write_json
 from transformer_theory.settings import check_minimums, from_args, setting
 
 _FAMILIES = ("relu_any_heads", "softmax_one_head")
@@ -72,7 +71,6 @@ def _print_certificate(cert, tokens) -> None:
 def run(args: argparse.Namespace) -> int:
     from transformer_theory import verify_outputs
     from transformer_theory.saveload import load_dataset
-    from transformer_theory.theory import certificates
 
     # The time limit covers the whole command, loading and counting included.
     settings = from_args(CertifySettings, args)
@@ -94,54 +92,37 @@ def run(args: argparse.Namespace) -> int:
         f"vocabulary {s.vocab_size}{' (inferred)' if s.vocab_size_inferred else ''}, "
         f"{s.num_classes} classes, last tokens {list(s.last_tokens)}"
     )
-    contradictions = certificates.contradictory_rows(data.tokens_BxN, data.labels_B)
-    for rows in contradictions[:5]:
-        labels = sorted({int(data.labels_B[r]) for r in rows})
-        print(
-            f"[any model, any depth] IMPOSSIBLE: rows {list(rows)} hold the same sequence "
-            f"under labels {labels}"
-        )
-    if len(contradictions) > 5:
-        print(f"    ... {len(contradictions)} such groups in all (see certify.json)")
-    families = _FAMILIES if settings.family == "all" else (settings.family,)
-    results, bound = [], None
-    for fam in families:
-        rec = certificates.certify_dataset(
-            data.tokens_BxN,
-            data.labels_B,
-            data.vocab_size,
-            data.num_classes,
-            fam,
-            minimize=settings.minimize,
-            deadline=deadline,
-        )
-        print(f"[{fam}] {verify_outputs.certificate_line(rec.to_dict())} ({rec.seconds:.2f} s)")
+
+    def contradictions(groups):
+        for rows in groups[:5]:
+            labels = sorted({int(data.labels_B[r]) for r in rows})
+            print(
+                f"[any model, any depth] IMPOSSIBLE: rows {list(rows)} hold the same sequence "
+                f"under labels {labels}"
+            )
+        if len(groups) > 5:
+            print(f"    ... {len(groups)} such groups in all (see certify.json)")
+
+    def family(done):
+        rec = done.certificate
+        line = verify_outputs.certificate_line(done.entry.certificate)
+        print(f"[{done.family}] {line} ({rec.seconds:.2f} s)")
         if rec.certificate is not None:
             _print_certificate(rec.certificate, data.tokens_BxN)
-        family_bound = None
-        if settings.bound != "none":
-            # Both families share one relaxation: the bound is computed once and holds for both.
-            if bound is None:
-                bound = certificates.accuracy_upper_bound(
-                    data.tokens_BxN,
-                    data.labels_B,
-                    data.vocab_size,
-                    data.num_classes,
-                    fam,
-                    method=settings.bound,
-                    minimize=settings.minimize,
-                    deadline=deadline,
-                )
-            family_bound = dict(bound.to_dict(), family=fam)
-            print(f"[{fam}] {verify_outputs.bound_line(family_bound)} ({bound.seconds:.2f} s)")
-        results.append(verify_outputs.CertifyEntry(rec.to_dict(), family_bound))
-    out = verify_outputs.CertifyRecord(
-        dataset=s,
-        file=os.path.abspath(settings.file),
-        contradictions=tuple(tuple(rows) for rows in contradictions),
-        results=tuple(results),
+        if done.bound is not None:
+            line = verify_outputs.bound_line(done.entry.bound)
+            print(f"[{done.family}] {line} ({done.bound.seconds:.2f} s)")
+
+    verify_outputs.run_certify(
+        data,
+        out_dir,
+        file=settings.file,
+        families=_FAMILIES if settings.family == "all" else (settings.family,),
+        bound=settings.bound,
+        minimize=settings.minimize,
+        deadline=deadline,
+        on_contradictions=contradictions,
+        on_family=family,
     )
-    path = os.path.join(out_dir, "certify.json")
-    write_json(path, out)
-    print(f"wrote {path}")
+    print(f"wrote {os.path.join(out_dir, 'certify.json')}")
     return 0

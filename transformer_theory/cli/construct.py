@@ -24,7 +24,6 @@ from transformer_theory.cli import _common
 from transformer_theory.cli._common import add_output
 from transformer_theory.cli._options import add_settings
 from transformer_theory.constructions.sizes import THEOREMS, ConstructSettings
-from transformer_theory.jsonio import write_json
 from transformer_theory.settings import setting
 
 __all__ = ["X64", "add_arguments", "run"]
@@ -71,17 +70,13 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as err:  # a task refused its sizes, naming no field
         raise _common.UsageError(str(err)) from None
     print(f"estimate: ~{budget.format_seconds(seconds)} of checks", file=sys.stderr, flush=True)
-    rows = study.check_plan(
-        planned,
-        samples=s.samples,
-        seed=s.seed,
-        chunk_size=s.chunk_size,
+    record = study.run(
+        s,
+        out,
+        planned=planned,
         progress=sys.stderr.isatty(),
         log=lambda line: print(line, file=sys.stderr, flush=True),
     )
-    print(table(rows, study.TABLE_COLUMNS))
-    path = os.path.join(out, "construct.json")
-    record = study.ConstructRecord(dataclasses.asdict(s.sizes), s.samples, s.seed, tuple(rows))
-    write_json(path, record, indent=2)
-    print(f"wrote {path}")
-    return 0 if all(r.exact for r in rows) else 1
+    print(table(record.rows, study.TABLE_COLUMNS))
+    print(f"wrote {os.path.join(out, 'construct.json')}")
+    return 0 if all(r.exact for r in record.rows) else 1

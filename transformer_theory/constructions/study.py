@@ -259,3 +259,40 @@ TABLE_COLUMNS = (
     Column("min_margin", "min margin", fmt=".6g"),
     Column("min_relative_margin", "relative", fmt=".3g"),
 )
+
+
+def run(
+    settings: Any,
+    out_dir: str,
+    *,
+    planned: Sequence[Planned] | None = None,
+    progress: bool = False,
+    log: Callable[[str], None] | None = None,
+) -> ConstructRecord:
+    """``transformer-theory construct``'s study: every planned row of ``settings`` (a
+    :class:`~.sizes.ConstructSettings`) built and checked (:func:`check_plan`), then
+    ``out_dir/construct.json`` written (:class:`ConstructRecord`, returned).
+
+    ``planned``: :func:`check_budget` ``(settings)``'s rows when the caller has checked them
+    already (the command does, before any work); else checked here.
+    """
+    import os
+
+    from transformer_theory.jsonio import write_json
+
+    if planned is None:
+        planned, _ = check_budget(settings)
+    rows = check_plan(
+        planned,
+        samples=settings.samples,
+        seed=settings.seed,
+        chunk_size=settings.chunk_size,
+        progress=progress,
+        log=log,
+    )
+    record = ConstructRecord(
+        dataclasses.asdict(settings.sizes), settings.samples, settings.seed, tuple(rows)
+    )
+    os.makedirs(out_dir, exist_ok=True)
+    write_json(os.path.join(out_dir, "construct.json"), record, indent=2)
+    return record
