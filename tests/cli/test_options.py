@@ -118,6 +118,22 @@ def test_a_command_refuses_a_bad_value_in_one_line_before_any_work(tmp_path, cap
     assert not out.exists()  # refused before the output directory is made
 
 
+@pytest.mark.parametrize(
+    "argv, abbreviated",
+    [
+        (["construct", "--theorem", "5", "--temp", "4"], "--temp"),  # --template-length
+        (["construct", "--theorem", "5", "--l", "40"], "--l"),  # --length, not the template's l
+        (["sanford", "--n", "4", "--ta", "qsa"], "--ta"),  # --task, without its list spelling
+    ],
+)
+def test_an_abbreviated_option_is_refused_not_guessed(argv, abbreviated, tmp_path, capsys):
+    out = tmp_path / "o"
+    code, _, err = _run([*argv, "--out", str(out)], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert f"unrecognized arguments: {abbreviated}" in err, err
+    assert not out.exists()
+
+
 def test_print_config_round_trips_through_config(tmp_path, capsys):
     argv = ["sanford", "--task", "qsa,match2", "--n", "4,8", "--q", "1", "--samples", "50"]
     with pytest.raises(SystemExit) as info:

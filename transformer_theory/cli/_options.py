@@ -188,10 +188,15 @@ def _quoted(item: Any) -> bool:
 
 class CommandParser(jsonargparse.ArgumentParser):
     """A ``jsonargparse.ArgumentParser`` that reads this project's spelling (see the module
-    docstring) and raises its errors (``exit_on_error=False``) for :func:`one_line`."""
+    docstring) and raises its errors (``exit_on_error=False``) for :func:`one_line`.
+
+    An option is written whole (``allow_abbrev=False``): argparse would take ``--temp 4`` for
+    ``--template-length 4`` and ``--l 40`` for ``--length`` (not ``l``, the template length), a
+    silent guess, and an abbreviated list option (``--ta qsa``) would miss its spelling."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("exit_on_error", False)
+        kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
         self.spellings: dict[str, _Spelling] = {}
         self.flags: dict[str, str] = {}  # dest -> the option that sets it
@@ -486,7 +491,7 @@ def top_parser(version: str, **kwargs: Any) -> argparse.ArgumentParser:
     parser, so that ``transformer-theory --help`` imports no command and no jsonargparse, with
     argparse's ``--version`` (``version``; jsonargparse 4.53 has no version option of its own:
     its ``ArgumentParser`` takes no ``version`` argument)."""
-    parser = argparse.ArgumentParser(**kwargs)
+    parser = argparse.ArgumentParser(allow_abbrev=False, **kwargs)
     parser.add_argument("--version", action="version", version=f"%(prog)s {version}")
     return parser
 
