@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -36,6 +36,8 @@ __all__ = [
     "match3_local",
     "match_labels",
     "match_sample",
+    "match_training_data",
+    "MatchTrainingData",
     "qsa_batch",
     "qsa_features",
     "qsa_sample",
@@ -316,3 +318,28 @@ def match_sample(
     perm = np.argsort(rng.uniform(size=(num, seq_len)), axis=-1)
     spec.plant(rng, x, perm, modulus, window)
     return x, match_labels(task, x, modulus, window)
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchTrainingData:
+    """What one trained Match model reads (:func:`match_training_data`): the held-out
+    sequences and labels, and ``batch(t)``, the fresh balanced batch ``(x_BxN, labels_BxN)`` of
+    step ``t``."""
+
+    held_out_x: np.ndarray
+    held_out_y: np.ndarray
+    batch: Callable[[int], tuple[np.ndarray, np.ndarray]]
+
+
+def match_training_data(
+    task: str, seed: int, batch: int, seq_len: int, modulus: int, *, held_out: int = 2000
+) -> MatchTrainingData:
+    """The data of one trained ``task`` model: ``held_out`` sequences drawn first (seed ``10^9 +
+    seed``), then step ``t``'s ``batch`` fresh sequences (seed ``100,000 seed + t``), each by
+    :func:`match_sample`."""
+    x, y = match_sample(task, 10**9 + seed, held_out, seq_len, modulus)
+
+    def step(t: int) -> tuple[np.ndarray, np.ndarray]:
+        return match_sample(task, seed * 100_000 + t, batch, seq_len, modulus)
+
+    return MatchTrainingData(x, y, step)
