@@ -21,10 +21,14 @@ from collections.abc import Callable
 from typing import Any
 
 from transformer_theory import jsonio, precision
+from transformer_theory.papers.sanford2023 import _constructions_qsa as qsa_unit
+from transformer_theory.papers.sanford2023 import _constructions_records as checked
 from transformer_theory.papers.sanford2023 import _constructions_registry as registry
-from transformer_theory.papers.sanford2023 import _plots, _theory_costs
+from transformer_theory.papers.sanford2023 import _plots
+from transformer_theory.papers.sanford2023 import _tasks as ts
+from transformer_theory.papers.sanford2023 import _theory_costs as costs
 from transformer_theory.papers.sanford2023 import _theory_disjointness as disjointness
-from transformer_theory.papers.sanford2023._constructions_records import match_record, qsa_record
+from transformer_theory.papers.sanford2023 import _theory_rip as rip
 from transformer_theory.papers.sanford2023._records import (
     DisjRecord,
     MatchRecord,
@@ -55,7 +59,7 @@ def check_sizes(settings: Any) -> None:
     defaults of ``dim``, ``modulus_power`` and ``samples`` as their ordinary values): the error
     names the fields to change."""
     ordinary = {f.name: f.default for f in dataclasses.fields(settings) if f.name in _ORDINARY}
-    _theory_costs.check_sizes(
+    costs.check_sizes(
         settings.units,
         settings.ns,
         settings.qs,
@@ -143,18 +147,46 @@ def run(
     check_sizes(config)
     records = []
     for c in configs:
-        if isinstance(c, QSASettings):  # the check of its kind (the unit looked up already)
-            record = qsa_record(
-                c.N, c.q, c.eps, dim=config.dim, samples=config.samples, seed=config.seed
+        is_qsa = isinstance(c, QSASettings)
+        unit = None if is_qsa else (c.unit if c.unit is not None else registry.UNITS[c.task])
+        # what the Match check costs: every input or a sample, in chunks (qSA's are fixed)
+        plan = None if is_qsa else costs.match_plan(unit, c.N, c.M, config.window, config.samples)
+        # the inputs and their exact targets (qSA's samples drawn lazily, chunk by chunk)
+        if is_qsa:
+            subsets = ts.all_subsets(c.N, c.q)  # listed once: the search, the bits and w read them
+            chunks = ts.qsa_sample_chunks(
+                config.seed + 1, config.samples, c.N, c.q, config.dim, chunk=costs.QSA_SAMPLE_CHUNK
             )
         else:
-            record = match_record(
-                c.task if c.unit is None else c.unit,
+            x, labels = ts.match_inputs(
+                unit.task,
+                c.N,
+                c.M,
+                config.window,
+                samples=config.samples,
+                seed=config.seed,
+                exhaustive=plan.exhaustive,
+            )
+        # the unit built and evaluated, then recorded
+        if is_qsa:
+            search = qsa_unit.qsa_smallest(c.N, c.q, config.dim, c.eps, subsets, seed=config.seed)
+            unit_qsa = search.construction
+            sampled = None if unit_qsa is None else qsa_unit.qsa_sampled_error(unit_qsa, chunks)
+            found = unit_qsa is not None and c.q < c.N
+            report = rip.rip_constants(unit_qsa.u_ExK, c.q) if found else None
+            record = checked.qsa_record_of(
+                c.N, c.q, config.dim, c.eps, search, config.samples, sampled, report
+            )
+        else:
+            record = checked.match_check(
+                unit,
+                x,
+                labels,
                 c.N,
                 c.M,
                 window=config.window,
-                samples=config.samples,
-                seed=config.seed,
+                exhaustive=plan.exhaustive,
+                chunk=plan.chunk,
             )
         records.append(record)
         jsonio.write_json(os.path.join(out_dir, c.file_name), record)

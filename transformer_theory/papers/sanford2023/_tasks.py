@@ -40,7 +40,9 @@ __all__ = [
     "MatchTrainingData",
     "qsa_batch",
     "qsa_features",
+    "match_inputs",
     "qsa_sample",
+    "qsa_sample_chunks",
     "qsa_target",
 ]
 
@@ -117,6 +119,17 @@ def qsa_sample(
     members = np.zeros((num, seq_len, seq_len), bool)
     np.put_along_axis(members, order, True, axis=-1)
     return z, members
+
+
+def qsa_sample_chunks(
+    seed: int, num: int, seq_len: int, q: int, dim: int, *, chunk: int
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """``num`` random qSA inputs drawn ``chunk`` at a time (the chunk at ``start`` by
+    :func:`qsa_sample` from seed ``seed + start``), each chunk with its exact target: yields
+    ``(z_BxNxZ, members_BxNxK, target_BxNxZ)`` lazily, so one chunk is in memory at a time."""
+    for start in range(0, num, chunk):
+        z, members = qsa_sample(seed + start, min(chunk, num - start), seq_len, q, dim)
+        yield z, members, qsa_target(z, members)
 
 
 def qsa_features(z_BxNxZ: np.ndarray, members_BxNxK: np.ndarray) -> np.ndarray:
@@ -343,3 +356,22 @@ def match_training_data(
         return match_sample(task, seed * 100_000 + t, batch, seq_len, modulus)
 
     return MatchTrainingData(x, y, step)
+
+
+def match_inputs(
+    task: str,
+    seq_len: int,
+    modulus: int,
+    window: int = 1,
+    *,
+    samples: int,
+    seed: int,
+    exhaustive: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The inputs of one Match check and their labels: every sequence of ``[M]^N`` in
+    lexicographic order when ``exhaustive`` (:func:`match_labels`), else ``samples`` balanced
+    ones (:func:`match_sample` at ``seed``). Returns ``(x_BxN, labels_BxN)``."""
+    if exhaustive:
+        x = np.array(list(itertools.product(range(modulus), repeat=seq_len)))
+        return x, match_labels(task, x, modulus, window)
+    return match_sample(task, seed, samples, seq_len, modulus, window)

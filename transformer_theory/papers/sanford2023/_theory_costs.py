@@ -7,6 +7,7 @@ the command turns them into its options.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 
@@ -23,6 +24,28 @@ def match_bytes_per_sequence(unit: Unit, seq_len: int, modulus: int, window: int
     k = unit.window_of(window)
     cols = max(unit.hidden(seq_len, modulus, k), unit.width, seq_len + 2 * k + 1)
     return 4 * 8 * (seq_len + 2 * k + 1) * cols
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchPlan:
+    """How one Match check runs (:func:`match_plan`): the bytes of one sequence, whether every
+    input of ``[M]^N`` is checked, and the inputs run at once."""
+
+    bytes_per_sequence: int
+    exhaustive: bool
+    chunk: int
+
+
+def match_plan(unit: Unit, seq_len: int, modulus: int, window: int, samples: int) -> MatchPlan:
+    """The plan of :func:`match_record`'s check: every sequence when there are at most
+    ``samples`` (:func:`match_input_count`), run in chunks sized to a quarter of the memory budget
+    (:func:`match_bytes_per_sequence` each, at most 2,000);
+    :class:`~transformer_theory.budget.BudgetError` if not even one sequence fits."""
+    per_seq = match_bytes_per_sequence(unit, seq_len, modulus, window)
+    _, exhaustive = match_input_count(seq_len, modulus, samples)
+    budget.check_memory(per_seq, what="one sequence of the Match check", option="seq_len/modulus")
+    chunk = int(max(1, min(2000, budget.available_memory() // 4 // per_seq)))
+    return MatchPlan(per_seq, exhaustive, chunk)
 
 
 def qsa_bytes(seq_len: int, q: int, dim: int = 2) -> int:
