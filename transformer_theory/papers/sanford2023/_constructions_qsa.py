@@ -37,6 +37,7 @@ __all__ = [
     "qsa_apply",
     "qsa_construction",
     "qsa_embed",
+    "qsa_queries",
     "qsa_sampled_error",
     "qsa_smallest",
     "qsa_worst_error",
@@ -223,6 +224,13 @@ def qsa_embed(
     u_rows = np.broadcast_to(c.u_ExK.T[None], (b, n, c.rows))
     stream = np.concatenate([z, w.reshape(b, n, c.rows), u_rows, np.zeros_like(z)], axis=-1)
     return stream, ok.reshape(b, n)
+
+
+def qsa_queries(c: QSAConstruction, stream_BxNxD: np.ndarray, position: int) -> np.ndarray:
+    """The unit's query ``Q(x_position)`` of each embedded input: its ``w_q`` applied to row
+    ``position`` of :func:`qsa_embed`'s stream, ``(B, m)`` float64."""
+    w_q = np.asarray(c.params.layers[0].attn.w_q[0], np.float64)
+    return np.asarray(stream_BxNxD)[:, position] @ w_q.T
 
 
 def qsa_apply(

@@ -29,6 +29,7 @@ from transformer_theory.papers.sanford2023 import _tasks as ts
 from transformer_theory.papers.sanford2023 import _theory_costs as costs
 from transformer_theory.papers.sanford2023 import _theory_disjointness as disjointness
 from transformer_theory.papers.sanford2023 import _theory_rip as rip
+from transformer_theory.papers.sanford2023._constructions import run_streams
 from transformer_theory.papers.sanford2023._records import (
     DisjRecord,
     MatchRecord,
@@ -197,11 +198,47 @@ def run(
         _plots.study_figures(records, out_dir)
     disj = None
     if "disj" in config.tasks:
+        reduction = [disjointness.reduction_record(q) for q in config.qs]
+        protocol = []
+        for q in config.qs:
+            # the reduction's instances (plain arrays), then the units that embed them: the
+            # fewest rows reaching 1/(2q) (UNIT_ROWS at seed 0) and, while m p < q is possible
+            # at p >= 2, one row (where no protocol can decide: the witnesses)
+            inst = disjointness.protocol_instances(q)
+            fewest = disjointness.UNIT_ROWS.get(q) if config.seed == 0 else None
+            units = [
+                disjointness.reduction_unit(q, m, seed=config.seed)
+                for m in ((fewest, 1) if q > 2 else (fewest,))
+            ]
+            position = disjointness.query_position(q)
+            embedded = []
+            for unit_disj, _ in units:
+                stream, _ = qsa_unit.qsa_embed(unit_disj, inst.z_BxNxZ, inst.members_BxNxK)
+                alice, _ = qsa_unit.qsa_embed(
+                    unit_disj, inst.alice_z_AxNxZ, inst.alice_members_AxNxK
+                )
+                embedded.append((stream, qsa_unit.qsa_queries(unit_disj, alice, position)))
+            # the fewest-row unit unquantized, then its message at p = 2, 3, ... up to the first
+            # p at which Bob decides every pair (at most 16 bits); the one-row unit at p = 2, ...,
+            # q - 1 (m p < q: none decides)
+            schedule = [((None, *range(2, 17)), True), (tuple(range(2, q)), False)]
+            for (unit_disj, worst), (stream, queries), (bits_list, until_decided) in zip(
+                units, embedded, schedule[: len(units)], strict=True
+            ):
+                for bits in bits_list:
+                    message = disjointness.protocol_message(
+                        inst, queries, stream, bits, unit_disj.params.w_o.dtype
+                    )
+                    out, _ = run_streams(unit_disj.params, message.stream_BxNxD)
+                    row = disjointness.protocol_row(inst, unit_disj.rows, worst, message, out)
+                    protocol.append(row)
+                    if until_decided and bits is not None and row["decides_all"]:
+                        break
         disj = jsonio.as_record(
             DisjRecord,
             {
-                "reduction": [disjointness.reduction_record(q) for q in config.qs],
-                "protocol": disjointness.protocol_table(tuple(config.qs), seed=config.seed),
+                "reduction": reduction,
+                "protocol": protocol,
                 "match3_bound": disjointness.match3_bound_table(config.match3_trained),
             },
         )
