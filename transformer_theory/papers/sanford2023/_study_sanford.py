@@ -5,12 +5,17 @@ fields: this module imports no experiment and no option); the maths it calls tak
 arguments.
 
 :func:`configurations` lists one :class:`QSASettings` (``N, q, eps``) or :class:`MatchSettings`
-(``N, M, K``) per configuration; :func:`run` checks each
-(:func:`._constructions_records.qsa_record` searches the smallest ``m`` and bits at which the qSA
-unit reaches ``eps``, :func:`._constructions_records.match_record` measures a Match unit per float
-format); ``disj`` runs the qSA lower bound's reduction from set disjointness
-(:mod:`._theory_disjointness`). :func:`run` writes the records, :func:`summary_tables` and
-:func:`protocol_summary` are the command's tables, :func:`failed` its verdict.
+(``N, M, K``) per configuration; :func:`run` checks each by its stages, each maths module entered
+once, each taking plain arguments and returning what the next reads: the Match check's plan
+(:func:`._theory_costs.match_plan`), the inputs and exact targets (:mod:`._tasks`: the qSA
+subsets and the samples, drawn lazily in chunks; the Match inputs and labels), the qSA unit
+(:func:`._constructions_qsa.qsa_smallest`: the smallest ``m`` and bits reaching ``eps``, then its
+sampled error), its RIP constants (:mod:`._theory_rip`), then the record
+(:mod:`._constructions_records`, which runs a Match unit per float format). ``disj`` runs the qSA
+lower bound's reduction from set disjointness (:mod:`._theory_disjointness`): the exact
+reduction, then the one-way protocol by its stages (the instances, the units embedding them,
+Alice's message, Bob's run, the record). :func:`run` writes the records, :func:`summary_tables`
+and :func:`protocol_summary` are the command's tables, :func:`failed` its verdict.
 """
 
 from __future__ import annotations
@@ -136,13 +141,16 @@ def run(
     on_record: Callable[[dict], None] | None = None,
     plot: bool = True,
 ) -> SanfordResult:
-    """Check every configuration of ``config`` (:func:`qsa_record`, or :func:`match_record` with the
-    unit :func:`configurations` looked up), writing each record to ``out_dir/<file_name>`` and all
-    of them to ``out_dir/sanford.json`` after every one (an interrupted run keeps what it finished;
-    ``on_record(record)`` after each), then the figures; then ``disj`` if asked
-    (``out_dir/disj.json``). Refuses sizes first (``_theory_costs.check_sizes``). Returns a
-    :class:`~._records.SanfordResult` (the rows typed, ``disj`` a :class:`~._records.DisjRecord` or
-    None). Needs JAX's 64-bit mode."""
+    """Check every configuration of ``config`` by the stages of
+    :func:`.._constructions_records.qsa_record` or :func:`.._constructions_records.match_record`
+    (the same results; the Match unit the one :func:`configurations` looked up), writing each
+    record to ``out_dir/<file_name>`` and all of them to ``out_dir/sanford.json`` after every one
+    (an interrupted run keeps what it finished; ``on_record(record)`` after each), then the
+    figures; then ``disj`` if asked (``out_dir/disj.json``: the rows of
+    :func:`.._theory_disjointness.protocol_table`, by the stages of its ``protocol_record``).
+    Refuses sizes first (``_theory_costs.check_sizes``). Returns a
+    :class:`~._records.SanfordResult` (the rows typed, ``disj`` a :class:`~._records.DisjRecord`
+    or None). Needs JAX's 64-bit mode."""
     precision.require_x64("config")
     configs = configurations(config)  # no work: the sizes are refused next, before any
     check_sizes(config)
@@ -219,9 +227,10 @@ def run(
                 )
                 embedded.append((stream, qsa_unit.qsa_queries(unit_disj, alice, position)))
             # the fewest-row unit unquantized, then its message at p = 2, 3, ... up to the first
-            # p at which Bob decides every pair (at most 16 bits); the one-row unit at p = 2, ...,
-            # q - 1 (m p < q: none decides)
-            schedule = [((None, *range(2, 17)), True), (tuple(range(2, q)), False)]
+            # p at which Bob decides every pair (at most MAX_BITS); the one-row unit at p = 2,
+            # ..., q - 1 (m p < q: none decides)
+            quantized = range(2, disjointness.MAX_BITS + 1)
+            schedule = [((None, *quantized), True), (tuple(range(2, q)), False)]
             for (unit_disj, worst), (stream, queries), (bits_list, until_decided) in zip(
                 units, embedded, schedule[: len(units)], strict=True
             ):

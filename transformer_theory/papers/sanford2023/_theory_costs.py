@@ -64,7 +64,7 @@ def qsa_bytes(seq_len: int, q: int, dim: int = 2) -> int:
 # and float format: measured 6e-7 (match2, N = 16) to 6e-5 s (match3local1). Ten times below the
 # fastest measurement, so a run refused on it would take longer still.
 SECONDS_PER_ELEMENT = 5e-8
-QSA_SAMPLE_CHUNK = 5000  # qsa_record draws and runs its samples in chunks of this many
+QSA_SAMPLE_CHUNK = 5000  # the qSA check (qsa_record, the study) draws and runs samples in chunks
 
 
 def qsa_samples_bytes(seq_len: int, q: int, dim: int, samples: int) -> int:

@@ -54,6 +54,7 @@ from fractions import Fraction
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import DTypeLike
 
 from transformer_theory import _validate, budget, precision
 from transformer_theory.papers.sanford2023 import _constructions_qsa as qsa
@@ -62,6 +63,7 @@ from transformer_theory.papers.sanford2023._constructions import run_streams
 __all__ = [
     "UNIT_ROWS",
     "INPUTS_LIMIT",
+    "MAX_BITS",
     "PAIRS_LIMIT",
     "ProtocolInstances",
     "ProtocolMessage",
@@ -457,7 +459,7 @@ def protocol_message(
     queries_AxE: np.ndarray,
     stream_BxNxD: np.ndarray,
     bits: int | None,
-    dtype,
+    dtype: DTypeLike,
 ) -> ProtocolMessage:
     """Alice's message at ``bits`` from her queries ``queries_AxE`` (the unit's ``Q(x_{2q+1})``
     of each ``a``, :func:`.._constructions_qsa.qsa_queries`): quantized with the fixed scale
@@ -567,7 +569,11 @@ def protocol_record(q: int, rows: int | None, bits: int | None, *, seed: int = 0
     return protocol_row(inst, c.rows, worst, message, out)
 
 
-def protocol_table(qs: tuple[int, ...], *, seed: int = 0, max_bits: int = 16) -> list[dict]:
+#: The most message bits ``p`` per query entry :func:`protocol_table` tries.
+MAX_BITS = 16
+
+
+def protocol_table(qs: tuple[int, ...], *, seed: int = 0, max_bits: int = MAX_BITS) -> list[dict]:
     """For each ``q``: the unquantized unit (:data:`UNIT_ROWS` rows at seed 0, else the
     search of :func:`reduction_unit`), then its message at ``p = 2, 3, ...`` up to the
     first ``p`` at which Bob decides every pair (at most ``max_bits``), then ``m = 1`` at
