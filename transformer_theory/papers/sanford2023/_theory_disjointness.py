@@ -379,6 +379,18 @@ def unpack_message(message: str, bits: int) -> np.ndarray:
     )
 
 
+def _receive(
+    stream_BxNxD: np.ndarray, codes_BxE: np.ndarray, bits: int, scale: float, row: int, block: slice
+) -> None:
+    """Bob's streams, in place: the query ``block`` at ``row`` of each pair becomes Alice's
+    message as he receives it (packed to ``m p`` bits, unpacked) times the step
+    ``scale / (2^{p-1} - 1)``."""
+    step = scale / (2 ** (bits - 1) - 1)
+    for k, codes in enumerate(codes_BxE):
+        received = unpack_message(pack_message(codes, bits), bits)
+        stream_BxNxD[k, row, block] = received * step
+
+
 def construction_rows(
     c: qsa.QSAConstruction,
     a_BxQ: np.ndarray,
@@ -397,10 +409,8 @@ def construction_rows(
         bits = _validate.check_int_arg("bits", bits, 2)
         if scale is None:
             raise ValueError("scale: the quantized message needs its fixed scale")
-        step = scale / (2 ** (bits - 1) - 1)
-        for k, codes in enumerate(message_codes(c, np.asarray(a_BxQ), bits, scale)):
-            received = unpack_message(pack_message(codes, bits), bits)
-            stream[k, row, _query_block(c)] = received * step
+        codes = message_codes(c, np.asarray(a_BxQ), bits, scale)
+        _receive(stream, codes, bits, scale, row, _query_block(c))
     out, _ = run_streams(c.params, jnp.asarray(stream, c.params.w_o.dtype))
     return np.asarray(out, np.float64)[:, row, -c.dim :], stream
 
@@ -474,11 +484,8 @@ def protocol_message(
     rows = np.shape(queries_AxE)[1]
     scale = float(np.max(np.abs(queries_AxE)))
     codes = _levels(queries_AxE, bits, scale)
-    step = scale / (2 ** (bits - 1) - 1)
-    row, block = query_position(inst.q), slice(inst.dim, inst.dim + rows)
-    for k, pair_codes in enumerate(codes[_index(inst.a_BxQ)]):
-        received = unpack_message(pack_message(pair_codes, bits), bits)
-        stream[k, row, block] = received * step
+    block = slice(inst.dim, inst.dim + rows)  # phi's alpha w~ block, what w_q reads
+    _receive(stream, codes[_index(inst.a_BxQ)], bits, scale, query_position(inst.q), block)
     return ProtocolMessage(bits, scale, codes, jnp.asarray(stream, dtype))
 
 
