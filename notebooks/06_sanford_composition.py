@@ -132,7 +132,7 @@ for q_disj in (1, 2, 3, 4):
 table = analysis.protocol_table((1, 2) if SMOKE else (1, 2, 3, 4))
 for r in table:
     print(study_of(study).protocol_summary(r))
-for r in study.match3_bound_table()[:3]:
+for r in analysis.match3_bound_table(study.match3_trained())[:3]:
     print({k: r[k] for k in ("source", "N", "m", "p", "H", "c_needed")})
 
 # %% [markdown]

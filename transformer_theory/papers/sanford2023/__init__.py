@@ -43,6 +43,7 @@ from transformer_theory.papers.sanford2023._constructions_registry import UNITS
 from transformer_theory.papers.sanford2023._models_separations import qsa_trained_record
 from transformer_theory.papers.sanford2023._tasks import match_labels, qsa_sample
 from transformer_theory.papers.sanford2023._theory_disjointness import (
+    match3_bound_table,
     protocol_table,
     reduction_record,
 )
@@ -51,6 +52,7 @@ from transformer_theory.papers.sanford2023._theory_rip import rip_constants
 __all__ = [
     "UNITS",
     "match2_construction",
+    "match3_bound_table",
     "match3bigram_construction",
     "match3local_construction",
     "match_labels",

@@ -702,9 +702,10 @@ def check_match3local_single(
 def check_match3_one_layer() -> Checked:
     """Where ``m <= c N / (p H log log N)`` binds: the constant ``c`` above which it says
     anything at the sizes trained (nothing is decided: ``c`` is unspecified)."""
-    from transformer_theory.papers.sanford2023.experiments import sanford as dj  # the study's
+    from transformer_theory.papers.sanford2023 import _theory_disjointness as dj
+    from transformer_theory.papers.sanford2023.experiments import sanford  # the trained sizes
 
-    rows = dj.match3_bound_table()
+    rows = dj.match3_bound_table(sanford.match3_trained())
     trained = [r["c_needed"] for r in rows if r["source"].startswith("match_width ")]
     at8 = dj.match3_bound_row(8, 1, 32, 2)["c_needed"]
     reason = (

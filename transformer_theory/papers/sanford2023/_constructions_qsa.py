@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterable
 
 import jax.numpy as jnp
 import numpy as np
@@ -30,11 +31,15 @@ from transformer_theory.params import AttentionParams, LayerParams, ModelConfig,
 
 __all__ = [
     "QSAConstruction",
+    "QSASearch",
     "alpha_scale",
     "bits_needed",
     "qsa_apply",
     "qsa_construction",
     "qsa_embed",
+    "qsa_queries",
+    "qsa_sampled_error",
+    "qsa_smallest",
     "qsa_worst_error",
     "rademacher",
     "round_bits",
@@ -221,6 +226,13 @@ def qsa_embed(
     return stream, ok.reshape(b, n)
 
 
+def qsa_queries(c: QSAConstruction, stream_BxNxD: np.ndarray, position: int) -> np.ndarray:
+    """The unit's query ``Q(x_position)`` of each embedded input: its ``w_q`` applied to row
+    ``position`` of :func:`qsa_embed`'s stream, ``(B, m)`` float64."""
+    w_q = np.asarray(c.params.layers[0].attn.w_q[0], np.float64)
+    return np.asarray(stream_BxNxD)[:, position] @ w_q.T
+
+
 def qsa_apply(
     c: QSAConstruction, z_BxNxZ: np.ndarray, members_BxNxK: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -254,3 +266,78 @@ def qsa_worst_error(c: QSAConstruction, members_BxK: np.ndarray | None = None) -
         "subsets": int(len(subsets)),
         "valid_w": bool(ok.all()),
     }
+
+
+@dataclasses.dataclass(frozen=True)
+class QSASearch:
+    """What :func:`qsa_smallest` found: ``alpha`` (:func:`alpha_scale`) and, when some ``m`` is
+    within ``eps`` (else ``construction`` and the rest are ``None``), the unrounded unit of the
+    smallest ``m``, its worst-case error over the subsets searched and their count, the fewest
+    fraction bits of ``w`` that keep it within ``eps`` (``bits_min``), the proof's
+    (``bits_proof``, :func:`bits_needed`) and the largest ``||w_y||``."""
+
+    alpha: int
+    construction: QSAConstruction | None = None
+    max_error: float | None = None
+    subsets: int | None = None
+    bits_min: int | None = None
+    bits_proof: int | None = None
+    w_norm_max: float | None = None
+
+
+def qsa_smallest(
+    seq_len: int,
+    q: int,
+    dim: int,
+    epsilon: float,
+    subsets: np.ndarray,
+    *,
+    seed: int = 0,
+    max_rows: int = 4096,
+) -> QSASearch:
+    """Search the smallest ``m`` (steps of ``x 1.25`` from ``max(1, q)``) whose drawn unit has
+    worst-case error ``<= eps`` over every subset of ``subsets`` (:func:`qsa_worst_error`), then
+    the fewest fraction bits of ``w`` that keep it and ``w``'s largest norm (see
+    :class:`QSASearch`; no ``m <= max_rows`` works: ``construction`` is ``None``)."""
+    alpha = alpha_scale(seq_len, epsilon)
+    rows = max(1, q)
+    while rows <= max_rows:
+        c = qsa_construction(seq_len, q, dim, epsilon, rows, seed=seed)
+        worst = qsa_worst_error(c, subsets)
+        if worst["valid_w"] and worst["max_error"] <= epsilon:
+            break
+        rows = max(rows + 1, math.ceil(rows * 1.25))
+    else:
+        return QSASearch(alpha)
+    proof_bits = bits_needed(c.rows, c.alpha, epsilon)
+    bits = next(
+        p
+        for p in range(proof_bits + 1)
+        if qsa_worst_error(
+            qsa_construction(seq_len, q, dim, epsilon, c.rows, seed=seed, bits=p), subsets
+        )["max_error"]
+        <= epsilon
+    )
+    w, _ = subset_weights(c.u_ExK, subsets)
+    return QSASearch(
+        alpha,
+        c,
+        worst["max_error"],
+        worst["subsets"],
+        bits,
+        proof_bits,
+        float(np.linalg.norm(w, axis=-1).max()),
+    )
+
+
+def qsa_sampled_error(
+    c: QSAConstruction, chunks: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]]
+) -> float:
+    """The largest ``||f(X)_i - qSA(X)_i||`` of the unit run (:func:`qsa_apply`) on the drawn
+    inputs, chunk by chunk: ``chunks`` yields ``(z_BxNxZ, members_BxNxK, target_BxNxZ)``
+    (:func:`.._tasks.qsa_sample_chunks`)."""
+    sampled = 0.0
+    for z, members, target in chunks:
+        out, _ = qsa_apply(c, z, members)
+        sampled = max(sampled, float(np.linalg.norm(out - target, axis=-1).max()))
+    return sampled

@@ -1,13 +1,15 @@
-"""One configuration of Sanford et al. 2023's constructions built and checked: :func:`qsa_record`
-(the smallest qSA unit within ``eps`` over every input, its bits, its RIP constants and a sampled
-error) and :func:`match_record` (a Match unit's accuracy in each float format, on every sequence or
-a balanced sample). Plain arguments in, a record out; the study
-(:mod:`.experiments.sanford`) runs them over its settings' grid and ``_checks`` over the claims'.
+"""One configuration of Sanford et al. 2023's constructions checked and recorded, in stages that
+take plain arguments: :func:`qsa_record_of` records a qSA search
+(:func:`._constructions_qsa.qsa_smallest`: the smallest unit within ``eps`` over every input, its
+bits), its sampled error and RIP constants; :func:`match_check` runs a Match unit in each float
+format on given inputs and records its accuracy. :func:`qsa_record` and :func:`match_record` are
+the whole of one configuration (its inputs, unit, evaluation, record) for one call; the study
+(:mod:`._study_sanford`) sequences the same stages itself over its settings' grid, and
+``_checks`` calls these over the claims'.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
@@ -19,7 +21,7 @@ from transformer_theory.papers.sanford2023 import _tasks as ts
 from transformer_theory.papers.sanford2023 import _theory_costs as costs
 from transformer_theory.papers.sanford2023 import _theory_rip as rip
 
-__all__ = ["match_record", "qsa_record"]
+__all__ = ["match_check", "match_record", "qsa_record", "qsa_record_of"]
 
 
 def qsa_record(
@@ -33,9 +35,10 @@ def qsa_record(
     max_rows: int = 4096,
 ) -> dict:
     """Search the smallest ``m`` (steps of ``x 1.25``) whose drawn unit has worst-case error
-    ``<= eps`` over ALL inputs (``_constructions_qsa.qsa_worst_error``),
-    then the fewest fraction bits of ``w`` that keep it, the RIP constants of that ``U`` and the
-    error on ``samples`` random inputs run through the model. ``m_min = None`` if no ``m <=
+    ``<= eps`` over ALL inputs (``_constructions_qsa.qsa_smallest``), then the fewest fraction
+    bits of ``w`` that keep it, the RIP constants of that ``U`` and the error on ``samples``
+    random inputs (drawn from seed ``seed + 1`` in chunks of ``costs.QSA_SAMPLE_CHUNK``) run
+    through the model; :func:`qsa_record_of` records them. ``m_min = None`` if no ``m <=
     max_rows`` works. Refuses (``ValueError`` naming ``q``) beyond
     :data:`~transformer_theory.papers.sanford2023._tasks.ALL_SUBSETS_LIMIT` subsets."""
     seq_len = _validate.check_int_arg("seq_len", seq_len, 1)
@@ -44,57 +47,50 @@ def qsa_record(
     _validate.check_seed("seed", seed)
     budget.check_count("q", math.comb(int(seq_len), int(q)), ts.ALL_SUBSETS_LIMIT, unit="subsets")
     subsets = ts.all_subsets(seq_len, q)  # listed once: the search, the bits and w read them
-    alpha = qsa_unit.alpha_scale(seq_len, epsilon)
-    rows, found = max(1, q), None
-    while rows <= max_rows:
-        c = qsa_unit.qsa_construction(seq_len, q, dim, epsilon, rows, seed=seed)
-        worst = qsa_unit.qsa_worst_error(c, subsets)
-        if worst["valid_w"] and worst["max_error"] <= epsilon:
-            found = (c, worst)
-            break
-        rows = max(rows + 1, math.ceil(rows * 1.25))
+    chunks = ts.qsa_sample_chunks(seed + 1, samples, seq_len, q, dim, chunk=costs.QSA_SAMPLE_CHUNK)
+    search = qsa_unit.qsa_smallest(seq_len, q, dim, epsilon, subsets, seed=seed, max_rows=max_rows)
+    c = search.construction
+    sampled = None if c is None else qsa_unit.qsa_sampled_error(c, chunks)
+    report = rip.rip_constants(c.u_ExK, q) if c is not None and q < seq_len else None
+    return qsa_record_of(seq_len, q, dim, epsilon, search, samples, sampled, report)
+
+
+def qsa_record_of(
+    seq_len: int,
+    q: int,
+    dim: int,
+    epsilon: float,
+    search: qsa_unit.QSASearch,
+    samples: int,
+    sampled_max_error: float | None,
+    report: rip.RIPReport | None,
+) -> dict:
+    """The record of one qSA configuration: its sizes and ``alpha``, then (when ``search`` found
+    a unit, :class:`~._constructions_qsa.QSASearch`) its ``m_min``, exhaustive error, bits, ``w``
+    norms against the proof's ``2 sqrt(q)``, the sampled error on ``samples`` inputs and the RIP
+    constants of ``report`` (``None`` at ``q = N``); ``m_min = None`` otherwise."""
     record = {
         "task": "qsa",
         "N": seq_len,
         "q": q,
         "d_prime": dim,
         "epsilon": epsilon,
-        "alpha": alpha,
+        "alpha": search.alpha,
         "q_log_N": q * math.log(seq_len),
         "m_min": None,
     }
-    if found is None:
+    if search.construction is None:
         return record
-    c, worst = found
-    proof_bits = qsa_unit.bits_needed(c.rows, c.alpha, epsilon)
-    bits = next(
-        p
-        for p in range(proof_bits + 1)
-        if qsa_unit.qsa_worst_error(
-            qsa_unit.qsa_construction(seq_len, q, dim, epsilon, c.rows, seed=seed, bits=p),
-            subsets,
-        )["max_error"]
-        <= epsilon
-    )
-    w, _ = qsa_unit.subset_weights(c.u_ExK, subsets)
-    sampled = 0.0
-    for start in range(0, samples, costs.QSA_SAMPLE_CHUNK):
-        num = min(costs.QSA_SAMPLE_CHUNK, samples - start)
-        z, members = ts.qsa_sample(seed + 1 + start, num, seq_len, q, dim)
-        target = ts.qsa_target(z, members)
-        out, _ = qsa_unit.qsa_apply(c, z, members)
-        sampled = max(sampled, float(np.linalg.norm(out - target, axis=-1).max()))
-    report = rip.rip_constants(c.u_ExK, q) if q < seq_len else None
     record.update(
-        m_min=c.rows,
-        max_error=worst["max_error"],
+        m_min=search.construction.rows,
+        max_error=search.max_error,
         exhaustive=True,
-        subsets=worst["subsets"],
+        subsets=search.subsets,
         examples=samples,
-        sampled_max_error=sampled,
-        bits_min=bits,
-        bits_proof=proof_bits,
-        w_norm_max=float(np.linalg.norm(w, axis=-1).max()),
+        sampled_max_error=sampled_max_error,
+        bits_min=search.bits_min,
+        bits_proof=search.bits_proof,
+        w_norm_max=search.w_norm_max,
         w_norm_bound=2 * math.sqrt(q),
         rip_isometry=None if report is None else report.isometry,
         rip_orthogonality=None if report is None else report.orthogonality,
@@ -116,23 +112,48 @@ def match_record(
     """Accuracy of the ``task`` construction (a :class:`~._constructions_registry.Unit`, or its
     name: match2 / match3bigram / match3local, or match3local1: Match3Local by the single-head
     unit) on all of
-    ``[M]^N`` when that has at most ``samples`` sequences, else on ``samples`` balanced samples,
-    run in each float format of ``dtypes``; ``smallest_exact`` is the narrowest format that is
-    100% correct (``None`` if none). ``scale_log2`` is ``exact_scale`` and ``within_exact_range``
-    says per format whether it is at most the format's significand bits: a miss outside that range
-    is the format's precision, not the construction. Inputs run in chunks sized to a quarter of
-    the memory budget (``costs.match_bytes_per_sequence``);
-    :class:`~transformer_theory.budget.BudgetError` if not even one sequence fits."""
+    ``[M]^N`` when that has at most ``samples`` sequences, else on ``samples`` balanced samples
+    (:func:`.._tasks.match_inputs`), run in each float format of ``dtypes``
+    (:func:`match_check`). Inputs run in chunks sized to a quarter of the memory budget
+    (:func:`.._theory_costs.match_plan`); :class:`~transformer_theory.budget.BudgetError` if
+    not even one sequence fits."""
     unit = registry.unit(task) if isinstance(task, str) else task
-    per_seq = costs.match_bytes_per_sequence(unit, seq_len, modulus, window)
-    _, exhaustive = costs.match_input_count(seq_len, modulus, samples)
-    budget.check_memory(per_seq, what="one sequence of the Match check", option="seq_len/modulus")
-    chunk = int(max(1, min(2000, budget.available_memory() // 4 // per_seq)))
-    if exhaustive:
-        x = np.array(list(itertools.product(range(modulus), repeat=seq_len)))
-        labels = ts.match_labels(unit.task, x, modulus, window)
-    else:
-        x, labels = ts.match_sample(unit.task, seed, samples, seq_len, modulus, window)
+    plan = costs.match_plan(unit, seq_len, modulus, window, samples)
+    x, labels = ts.match_inputs(
+        unit.task, seq_len, modulus, window, samples=samples, seed=seed, exhaustive=plan.exhaustive
+    )
+    return match_check(
+        unit,
+        x,
+        labels,
+        seq_len,
+        modulus,
+        window=window,
+        exhaustive=plan.exhaustive,
+        chunk=plan.chunk,
+        dtypes=dtypes,
+    )
+
+
+def match_check(
+    unit: registry.Unit,
+    x_BxN: np.ndarray,
+    labels_BxN: np.ndarray,
+    seq_len: int,
+    modulus: int,
+    *,
+    window: int,
+    exhaustive: bool,
+    chunk: int,
+    dtypes: tuple[str, ...] = precision.FORMATS,
+) -> dict:
+    """The record of ``unit`` built in each float format of ``dtypes`` and run on ``x_BxN``
+    (``chunk`` sequences at a time) against ``labels_BxN``: ``accuracy_by_dtype``;
+    ``smallest_exact`` is the narrowest format that is 100% correct (``None`` if none).
+    ``scale_log2`` is ``exact_scale`` and ``within_exact_range`` says per format whether it is at
+    most the format's significand bits: a miss outside that range is the format's precision, not
+    the construction. ``exhaustive`` says ``x_BxN`` is all of ``[M]^N``."""
+    x, labels = x_BxN, labels_BxN
     scale = unit.scale_log2(seq_len, modulus, window)  # exact_scale of the unit
     accuracy = {}
     for name in dtypes:

@@ -5,7 +5,7 @@ sanford_match_width.py``; the config's docstring says why and what was measured)
 Models are the library's ONE parameter format (``init_params``; one-hot tokens, no positions, as
 the tasks are permutation-invariant, an MLP after attention) read out at EVERY position through
 ``w_o`` applied to the last residual stream; Adam (:func:`transformer_theory.train.fit.fit`) on
-fresh balanced samples each step (:func:`~.tasks.match_sample`).
+fresh balanced samples each step (:func:`~._tasks.match_training_data`, drawn by the caller).
 """
 
 from __future__ import annotations
@@ -43,13 +43,14 @@ def train_match_model(
     qk_dim: int,
     heads: int,
     steps: int,
-    batch: int,
     seed: int,
+    data: ts.MatchTrainingData,
 ) -> dict:
     """Train one model (``depth`` layers of ``heads`` softmax heads of query/key width
     ``qk_dim``, residual width ``M + 16``, MLP 64) on ``task`` with Adam (3e-3) for ``steps``
-    batches; the held-out per-position and per-sequence accuracy on 2,000 new sequences beside
-    the majority baseline."""
+    batches of ``data`` (:func:`.._tasks.match_training_data`); the
+    held-out per-position and per-sequence accuracy on ``data``'s held-out sequences beside the
+    majority baseline."""
     cfg = ModelConfig(
         vocab_size=modulus,
         seq_len=seq_len,
@@ -69,10 +70,10 @@ def train_match_model(
         return optax.softmax_cross_entropy_with_integer_labels(logits, y_BxN).mean()
 
     def sample(t):
-        x, y = ts.match_sample(task, seed * 100_000 + t, batch, seq_len, modulus)
+        x, y = data.batch(t)
         return jnp.asarray(x), jnp.asarray(y, jnp.int32)
 
-    x, y = ts.match_sample(task, 10**9 + seed, 2000, seq_len, modulus)  # held out, drawn first
+    x, y = data.held_out_x, data.held_out_y
     result = fit(params, loss_fn, sample, optimizer=optax.adam(3e-3), steps=steps, log_every=steps)
     params = result.params
     logits = jax.jit(jax.vmap(lambda t: per_position_logits(params, t)))(jnp.asarray(x))

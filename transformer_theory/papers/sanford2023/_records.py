@@ -114,7 +114,8 @@ class ProtocolRow:
 
 @frozen
 class Match3BoundRow:
-    """Where Match3's one-layer bound binds at one size (:func:`.sanford.match3_bound_table`)."""
+    """Where Match3's one-layer bound binds at one size
+    (:func:`._theory_disjointness.match3_bound_table`)."""
 
     source: str
     M: int

@@ -14,12 +14,14 @@ from transformer_theory.papers.sanford2023 import _plots
 from transformer_theory.papers.sanford2023._models_match import DEPTHS, train_match_model
 from transformer_theory.papers.sanford2023._models_separations import run_and_save
 from transformer_theory.papers.sanford2023._records import MatchTrainedRecord
+from transformer_theory.papers.sanford2023._tasks import match_training_data
 
 __all__ = ["run"]
 
 
 def run(config: Any, out_dir: str, *, progress: bool = True) -> list[MatchTrainedRecord]:
-    """Train every (task, heads, width) of ``config`` (:func:`train_match_model`), writing
+    """Train every (task, heads, width) of ``config`` (:func:`train_match_model` on the data of
+    :func:`.._tasks.match_training_data`), writing
     ``out_dir/records.json`` after each run and the figure ``out_dir/match_width.png``. Returns
     the records typed (:class:`~._records.MatchTrainedRecord`)."""
     runs = [(t, DEPTHS[t], h, w) for t in config.tasks for h in config.heads for w in config.widths]
@@ -33,8 +35,10 @@ def run(config: Any, out_dir: str, *, progress: bool = True) -> list[MatchTraine
             width,
             h,
             config.steps,
-            config.batch,
             seed=config.seed,
+            data=match_training_data(
+                task, config.seed, config.batch, config.seq_len, config.modulus
+            ),
         ),
         out_dir,
         desc="Match models",

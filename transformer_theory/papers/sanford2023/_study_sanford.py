@@ -5,12 +5,17 @@ fields: this module imports no experiment and no option); the maths it calls tak
 arguments.
 
 :func:`configurations` lists one :class:`QSASettings` (``N, q, eps``) or :class:`MatchSettings`
-(``N, M, K``) per configuration; :func:`run` checks each
-(:func:`._constructions_records.qsa_record` searches the smallest ``m`` and bits at which the qSA
-unit reaches ``eps``, :func:`._constructions_records.match_record` measures a Match unit per float
-format); ``disj`` runs the qSA lower bound's reduction from set disjointness
-(:mod:`._theory_disjointness`). :func:`run` writes the records, :func:`summary_tables` and
-:func:`protocol_summary` are the command's tables, :func:`failed` its verdict.
+(``N, M, K``) per configuration; :func:`run` checks each by its stages, each maths module entered
+once, each taking plain arguments and returning what the next reads: the Match check's plan
+(:func:`._theory_costs.match_plan`), the inputs and exact targets (:mod:`._tasks`: the qSA
+subsets and the samples, drawn lazily in chunks; the Match inputs and labels), the qSA unit
+(:func:`._constructions_qsa.qsa_smallest`: the smallest ``m`` and bits reaching ``eps``, then its
+sampled error), its RIP constants (:mod:`._theory_rip`), then the record
+(:mod:`._constructions_records`, which runs a Match unit per float format). ``disj`` runs the qSA
+lower bound's reduction from set disjointness (:mod:`._theory_disjointness`): the exact
+reduction, then the one-way protocol by its stages (the instances, the units embedding them,
+Alice's message, Bob's run, the record). :func:`run` writes the records, :func:`summary_tables`
+and :func:`protocol_summary` are the command's tables, :func:`failed` its verdict.
 """
 
 from __future__ import annotations
@@ -21,10 +26,15 @@ from collections.abc import Callable
 from typing import Any
 
 from transformer_theory import jsonio, precision
+from transformer_theory.papers.sanford2023 import _constructions_qsa as qsa_unit
+from transformer_theory.papers.sanford2023 import _constructions_records as checked
 from transformer_theory.papers.sanford2023 import _constructions_registry as registry
-from transformer_theory.papers.sanford2023 import _plots, _theory_costs
+from transformer_theory.papers.sanford2023 import _plots
+from transformer_theory.papers.sanford2023 import _tasks as ts
+from transformer_theory.papers.sanford2023 import _theory_costs as costs
 from transformer_theory.papers.sanford2023 import _theory_disjointness as disjointness
-from transformer_theory.papers.sanford2023._constructions_records import match_record, qsa_record
+from transformer_theory.papers.sanford2023 import _theory_rip as rip
+from transformer_theory.papers.sanford2023._constructions import run_streams
 from transformer_theory.papers.sanford2023._records import (
     DisjRecord,
     MatchRecord,
@@ -55,7 +65,7 @@ def check_sizes(settings: Any) -> None:
     defaults of ``dim``, ``modulus_power`` and ``samples`` as their ordinary values): the error
     names the fields to change."""
     ordinary = {f.name: f.default for f in dataclasses.fields(settings) if f.name in _ORDINARY}
-    _theory_costs.check_sizes(
+    costs.check_sizes(
         settings.units,
         settings.ns,
         settings.qs,
@@ -131,30 +141,61 @@ def run(
     on_record: Callable[[dict], None] | None = None,
     plot: bool = True,
 ) -> SanfordResult:
-    """Check every configuration of ``config`` (:func:`qsa_record`, or :func:`match_record` with the
-    unit :func:`configurations` looked up), writing each record to ``out_dir/<file_name>`` and all
-    of them to ``out_dir/sanford.json`` after every one (an interrupted run keeps what it finished;
-    ``on_record(record)`` after each), then the figures; then ``disj`` if asked
-    (``out_dir/disj.json``). Refuses sizes first (``_theory_costs.check_sizes``). Returns a
-    :class:`~._records.SanfordResult` (the rows typed, ``disj`` a :class:`~._records.DisjRecord` or
-    None). Needs JAX's 64-bit mode."""
+    """Check every configuration of ``config`` by the stages of
+    :func:`.._constructions_records.qsa_record` or :func:`.._constructions_records.match_record`
+    (the same results; the Match unit the one :func:`configurations` looked up), writing each
+    record to ``out_dir/<file_name>`` and all of them to ``out_dir/sanford.json`` after every one
+    (an interrupted run keeps what it finished; ``on_record(record)`` after each), then the
+    figures; then ``disj`` if asked (``out_dir/disj.json``: the rows of
+    :func:`.._theory_disjointness.protocol_table`, by the stages of its ``protocol_record``).
+    Refuses sizes first (``_theory_costs.check_sizes``). Returns a
+    :class:`~._records.SanfordResult` (the rows typed, ``disj`` a :class:`~._records.DisjRecord`
+    or None). Needs JAX's 64-bit mode."""
     precision.require_x64("config")
     configs = configurations(config)  # no work: the sizes are refused next, before any
     check_sizes(config)
     records = []
     for c in configs:
-        if isinstance(c, QSASettings):  # the check of its kind (the unit looked up already)
-            record = qsa_record(
-                c.N, c.q, c.eps, dim=config.dim, samples=config.samples, seed=config.seed
+        is_qsa = isinstance(c, QSASettings)
+        unit = None if is_qsa else (c.unit if c.unit is not None else registry.UNITS[c.task])
+        # what the Match check costs: every input or a sample, in chunks (qSA's are fixed)
+        plan = None if is_qsa else costs.match_plan(unit, c.N, c.M, config.window, config.samples)
+        # the inputs and their exact targets (qSA's samples drawn lazily, chunk by chunk)
+        if is_qsa:
+            subsets = ts.all_subsets(c.N, c.q)  # listed once: the search, the bits and w read them
+            chunks = ts.qsa_sample_chunks(
+                config.seed + 1, config.samples, c.N, c.q, config.dim, chunk=costs.QSA_SAMPLE_CHUNK
             )
         else:
-            record = match_record(
-                c.task if c.unit is None else c.unit,
+            x, labels = ts.match_inputs(
+                unit.task,
+                c.N,
+                c.M,
+                config.window,
+                samples=config.samples,
+                seed=config.seed,
+                exhaustive=plan.exhaustive,
+            )
+        # the unit built and evaluated, then recorded
+        if is_qsa:
+            search = qsa_unit.qsa_smallest(c.N, c.q, config.dim, c.eps, subsets, seed=config.seed)
+            unit_qsa = search.construction
+            sampled = None if unit_qsa is None else qsa_unit.qsa_sampled_error(unit_qsa, chunks)
+            found = unit_qsa is not None and c.q < c.N
+            report = rip.rip_constants(unit_qsa.u_ExK, c.q) if found else None
+            record = checked.qsa_record_of(
+                c.N, c.q, config.dim, c.eps, search, config.samples, sampled, report
+            )
+        else:
+            record = checked.match_check(
+                unit,
+                x,
+                labels,
                 c.N,
                 c.M,
                 window=config.window,
-                samples=config.samples,
-                seed=config.seed,
+                exhaustive=plan.exhaustive,
+                chunk=plan.chunk,
             )
         records.append(record)
         jsonio.write_json(os.path.join(out_dir, c.file_name), record)
@@ -165,11 +206,48 @@ def run(
         _plots.study_figures(records, out_dir)
     disj = None
     if "disj" in config.tasks:
+        reduction = [disjointness.reduction_record(q) for q in config.qs]
+        protocol = []
+        for q in config.qs:
+            # the reduction's instances (plain arrays), then the units that embed them: the
+            # fewest rows reaching 1/(2q) (UNIT_ROWS at seed 0) and, while m p < q is possible
+            # at p >= 2, one row (where no protocol can decide: the witnesses)
+            inst = disjointness.protocol_instances(q)
+            fewest = disjointness.UNIT_ROWS.get(q) if config.seed == 0 else None
+            units = [
+                disjointness.reduction_unit(q, m, seed=config.seed)
+                for m in ((fewest, 1) if q > 2 else (fewest,))
+            ]
+            position = disjointness.query_position(q)
+            embedded = []
+            for unit_disj, _ in units:
+                stream, _ = qsa_unit.qsa_embed(unit_disj, inst.z_BxNxZ, inst.members_BxNxK)
+                alice, _ = qsa_unit.qsa_embed(
+                    unit_disj, inst.alice_z_AxNxZ, inst.alice_members_AxNxK
+                )
+                embedded.append((stream, qsa_unit.qsa_queries(unit_disj, alice, position)))
+            # the fewest-row unit unquantized, then its message at p = 2, 3, ... up to the first
+            # p at which Bob decides every pair (at most MAX_BITS); the one-row unit at p = 2,
+            # ..., q - 1 (m p < q: none decides)
+            quantized = range(2, disjointness.MAX_BITS + 1)
+            schedule = [((None, *quantized), True), (tuple(range(2, q)), False)]
+            for (unit_disj, worst), (stream, queries), (bits_list, until_decided) in zip(
+                units, embedded, schedule[: len(units)], strict=True
+            ):
+                for bits in bits_list:
+                    message = disjointness.protocol_message(
+                        inst, queries, stream, bits, unit_disj.params.w_o.dtype
+                    )
+                    out, _ = run_streams(unit_disj.params, message.stream_BxNxD)
+                    row = disjointness.protocol_row(inst, unit_disj.rows, worst, message, out)
+                    protocol.append(row)
+                    if until_decided and bits is not None and row["decides_all"]:
+                        break
         disj = jsonio.as_record(
             DisjRecord,
             {
-                "reduction": [disjointness.reduction_record(q) for q in config.qs],
-                "protocol": disjointness.protocol_table(tuple(config.qs), seed=config.seed),
+                "reduction": reduction,
+                "protocol": protocol,
                 "match3_bound": disjointness.match3_bound_table(config.match3_trained),
             },
         )

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -36,9 +36,13 @@ __all__ = [
     "match3_local",
     "match_labels",
     "match_sample",
+    "match_training_data",
+    "MatchTrainingData",
     "qsa_batch",
     "qsa_features",
+    "match_inputs",
     "qsa_sample",
+    "qsa_sample_chunks",
     "qsa_target",
 ]
 
@@ -115,6 +119,17 @@ def qsa_sample(
     members = np.zeros((num, seq_len, seq_len), bool)
     np.put_along_axis(members, order, True, axis=-1)
     return z, members
+
+
+def qsa_sample_chunks(
+    seed: int, num: int, seq_len: int, q: int, dim: int, *, chunk: int
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """``num`` random qSA inputs drawn ``chunk`` at a time (the chunk at ``start`` by
+    :func:`qsa_sample` from seed ``seed + start``), each chunk with its exact target: yields
+    ``(z_BxNxZ, members_BxNxK, target_BxNxZ)`` lazily, so one chunk is in memory at a time."""
+    for start in range(0, num, chunk):
+        z, members = qsa_sample(seed + start, min(chunk, num - start), seq_len, q, dim)
+        yield z, members, qsa_target(z, members)
 
 
 def qsa_features(z_BxNxZ: np.ndarray, members_BxNxK: np.ndarray) -> np.ndarray:
@@ -316,3 +331,47 @@ def match_sample(
     perm = np.argsort(rng.uniform(size=(num, seq_len)), axis=-1)
     spec.plant(rng, x, perm, modulus, window)
     return x, match_labels(task, x, modulus, window)
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchTrainingData:
+    """What one trained Match model reads (:func:`match_training_data`): the held-out
+    sequences and labels, and ``batch(t)``, the fresh balanced batch ``(x_BxN, labels_BxN)`` of
+    step ``t``."""
+
+    held_out_x: np.ndarray
+    held_out_y: np.ndarray
+    batch: Callable[[int], tuple[np.ndarray, np.ndarray]]
+
+
+def match_training_data(
+    task: str, seed: int, batch: int, seq_len: int, modulus: int, *, held_out: int = 2000
+) -> MatchTrainingData:
+    """The data of one trained ``task`` model: ``held_out`` sequences drawn first (seed ``10^9 +
+    seed``), then step ``t``'s ``batch`` fresh sequences (seed ``100,000 seed + t``), each by
+    :func:`match_sample`."""
+    x, y = match_sample(task, 10**9 + seed, held_out, seq_len, modulus)
+
+    def step(t: int) -> tuple[np.ndarray, np.ndarray]:
+        return match_sample(task, seed * 100_000 + t, batch, seq_len, modulus)
+
+    return MatchTrainingData(x, y, step)
+
+
+def match_inputs(
+    task: str,
+    seq_len: int,
+    modulus: int,
+    window: int = 1,
+    *,
+    samples: int,
+    seed: int,
+    exhaustive: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The inputs of one Match check and their labels: every sequence of ``[M]^N`` in
+    lexicographic order when ``exhaustive`` (:func:`match_labels`), else ``samples`` balanced
+    ones (:func:`match_sample` at ``seed``). Returns ``(x_BxN, labels_BxN)``."""
+    if exhaustive:
+        x = np.array(list(itertools.product(range(modulus), repeat=seq_len)))
+        return x, match_labels(task, x, modulus, window)
+    return match_sample(task, seed, samples, seq_len, modulus, window)

@@ -7,6 +7,7 @@ the command turns them into its options.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 
@@ -25,6 +26,28 @@ def match_bytes_per_sequence(unit: Unit, seq_len: int, modulus: int, window: int
     return 4 * 8 * (seq_len + 2 * k + 1) * cols
 
 
+@dataclasses.dataclass(frozen=True)
+class MatchPlan:
+    """How one Match check runs (:func:`match_plan`): the bytes of one sequence, whether every
+    input of ``[M]^N`` is checked, and the inputs run at once."""
+
+    bytes_per_sequence: int
+    exhaustive: bool
+    chunk: int
+
+
+def match_plan(unit: Unit, seq_len: int, modulus: int, window: int, samples: int) -> MatchPlan:
+    """The plan of :func:`match_record`'s check: every sequence when there are at most
+    ``samples`` (:func:`match_input_count`), run in chunks sized to a quarter of the memory budget
+    (:func:`match_bytes_per_sequence` each, at most 2,000);
+    :class:`~transformer_theory.budget.BudgetError` if not even one sequence fits."""
+    per_seq = match_bytes_per_sequence(unit, seq_len, modulus, window)
+    _, exhaustive = match_input_count(seq_len, modulus, samples)
+    budget.check_memory(per_seq, what="one sequence of the Match check", option="seq_len/modulus")
+    chunk = int(max(1, min(2000, budget.available_memory() // 4 // per_seq)))
+    return MatchPlan(per_seq, exhaustive, chunk)
+
+
 def qsa_bytes(seq_len: int, q: int, dim: int = 2) -> int:
     """A LOWER bound on the peak bytes of :func:`qsa_record`'s exhaustive check: the ``C(N, q)``
     subsets through the model at the smallest ``m = q`` (stream ``2 d' + 2 m`` floats, the
@@ -41,7 +64,7 @@ def qsa_bytes(seq_len: int, q: int, dim: int = 2) -> int:
 # and float format: measured 6e-7 (match2, N = 16) to 6e-5 s (match3local1). Ten times below the
 # fastest measurement, so a run refused on it would take longer still.
 SECONDS_PER_ELEMENT = 5e-8
-QSA_SAMPLE_CHUNK = 5000  # qsa_record draws and runs its samples in chunks of this many
+QSA_SAMPLE_CHUNK = 5000  # the qSA check (qsa_record, the study) draws and runs samples in chunks
 
 
 def qsa_samples_bytes(seq_len: int, q: int, dim: int, samples: int) -> int:

@@ -44,6 +44,7 @@ at ``q = 3, 4`` with two ``a`` colliding, as it must.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import math
@@ -53,6 +54,7 @@ from fractions import Fraction
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import DTypeLike
 
 from transformer_theory import _validate, budget, precision
 from transformer_theory.papers.sanford2023 import _constructions_qsa as qsa
@@ -61,7 +63,10 @@ from transformer_theory.papers.sanford2023._constructions import run_streams
 __all__ = [
     "UNIT_ROWS",
     "INPUTS_LIMIT",
+    "MAX_BITS",
     "PAIRS_LIMIT",
+    "ProtocolInstances",
+    "ProtocolMessage",
     "all_inputs",
     "construction_rows",
     "decide",
@@ -72,7 +77,10 @@ __all__ = [
     "message_codes",
     "message_scale",
     "pack_message",
+    "protocol_instances",
+    "protocol_message",
     "protocol_record",
+    "protocol_row",
     "protocol_table",
     "qsa_row_exact",
     "query_position",
@@ -318,8 +326,7 @@ def _alice_queries(c: qsa.QSAConstruction) -> np.ndarray:
     if key not in _QUERIES:
         inputs = all_inputs(c.q)
         stream = _streams(c, inputs, np.zeros_like(inputs))
-        w_q = np.asarray(c.params.layers[0].attn.w_q[0], np.float64)
-        _QUERIES[key] = stream[:, query_position(c.q)] @ w_q.T
+        _QUERIES[key] = qsa.qsa_queries(c, stream, query_position(c.q))
     return _QUERIES[key]
 
 
@@ -339,11 +346,15 @@ def message_codes(c: qsa.QSAConstruction, a_BxQ: np.ndarray, bits: int, scale: f
         raise ValueError(f"a_BxQ: expected a 0/1 array of shape (B, {c.q}), got {a.shape}")
     if isinstance(bits, bool) or int(bits) < 2:
         raise ValueError(f"bits: expected p >= 2, got {bits!r}")
+    return _levels(_alice_queries(c), int(bits), scale)[_index(a)]
+
+
+def _levels(queries_AxE: np.ndarray, bits: int, scale: float) -> np.ndarray:
+    """Every ``a``'s query rounded at ``bits`` with the fixed ``scale``, as integer levels."""
     levels = 2 ** (int(bits) - 1) - 1
     # every a at once, one compiled call: one shape whatever the batch
-    rounded = _quantize(jnp.asarray(_alice_queries(c)), int(bits), scale=float(scale))
-    codes = np.rint(np.asarray(rounded, np.float64) / (scale / levels)).astype(np.int64)
-    return codes[_index(a)]
+    rounded = _quantize(jnp.asarray(queries_AxE), int(bits), scale=float(scale))
+    return np.rint(np.asarray(rounded, np.float64) / (scale / levels)).astype(np.int64)
 
 
 def pack_message(codes: np.ndarray, bits: int) -> str:
@@ -368,6 +379,18 @@ def unpack_message(message: str, bits: int) -> np.ndarray:
     )
 
 
+def _receive(
+    stream_BxNxD: np.ndarray, codes_BxE: np.ndarray, bits: int, scale: float, row: int, block: slice
+) -> None:
+    """Bob's streams, in place: the query ``block`` at ``row`` of each pair becomes Alice's
+    message as he receives it (packed to ``m p`` bits, unpacked) times the step
+    ``scale / (2^{p-1} - 1)``."""
+    step = scale / (2 ** (bits - 1) - 1)
+    for k, codes in enumerate(codes_BxE):
+        received = unpack_message(pack_message(codes, bits), bits)
+        stream_BxNxD[k, row, block] = received * step
+
+
 def construction_rows(
     c: qsa.QSAConstruction,
     a_BxQ: np.ndarray,
@@ -386,36 +409,102 @@ def construction_rows(
         bits = _validate.check_int_arg("bits", bits, 2)
         if scale is None:
             raise ValueError("scale: the quantized message needs its fixed scale")
-        step = scale / (2 ** (bits - 1) - 1)
-        for k, codes in enumerate(message_codes(c, np.asarray(a_BxQ), bits, scale)):
-            received = unpack_message(pack_message(codes, bits), bits)
-            stream[k, row, _query_block(c)] = received * step
+        codes = message_codes(c, np.asarray(a_BxQ), bits, scale)
+        _receive(stream, codes, bits, scale, row, _query_block(c))
     out, _ = run_streams(c.params, jnp.asarray(stream, c.params.w_o.dtype))
     return np.asarray(out, np.float64)[:, row, -c.dim :], stream
 
 
-def protocol_record(q: int, rows: int | None, bits: int | None, *, seed: int = 0) -> dict:
-    """The protocol at ``(q, m, p)`` on every pair ``(a, b)``: the message bits ``m p``, the
-    distinct messages over the ``2^q`` inputs of Alice, whether Bob decides DISJ on every pair
-    (:func:`decide` on his float64 output), the smallest float64 margin ``| ||f + e_1|| - 1/q |``,
-    the first pair he gets wrong and, if two ``a`` send one message, that collision with the
-    separating ``b = e_i`` (the pigeonhole witness). ``bits=None``: the unquantized float64 unit.
-    ``rows=None``: the fewest rows reaching ``1/(2q)`` (:func:`reduction_unit`); ``bits`` is
-    ``None`` or ``p >= 2`` (one bit has no non-zero level)."""
+@dataclasses.dataclass(frozen=True)
+class ProtocolInstances:
+    """The reduction's instances of the protocol at ``q`` (:func:`protocol_instances`): every
+    pair ``(a, b)`` (``a`` major, both in :func:`all_inputs` order) and ``DISJ`` on it, the qSA
+    instance of each pair (:func:`encode` at ``N = 2q + 1``, ``d' = dim = 1``) and Alice's own
+    (each ``a`` of :func:`all_inputs` with ``b = 0``: what her query is computed from)."""
+
+    q: int
+    dim: int
+    a_BxQ: np.ndarray
+    b_BxQ: np.ndarray
+    truth_B: np.ndarray
+    z_BxNxZ: np.ndarray
+    members_BxNxK: np.ndarray
+    alice_z_AxNxZ: np.ndarray
+    alice_members_AxNxK: np.ndarray
+
+
+def _encode_all(a_BxQ: np.ndarray, b_BxQ: np.ndarray, seq_len: int, dim: int):
+    enc = [encode(a, b, seq_len, dim) for a, b in zip(a_BxQ, b_BxQ, strict=True)]
+    return np.stack([e[0] for e in enc]), np.stack([e[1] for e in enc])
+
+
+def protocol_instances(q: int, dim: int = 1) -> ProtocolInstances:
+    """The pairs, ``DISJ`` on them and their encoded instances (see :class:`ProtocolInstances`),
+    plain arrays for the unit of :func:`reduction_unit` to embed and run."""
     q = _check_q(q)
-    if rows is not None:
-        rows = _validate.check_int_arg("rows", rows, 1)
-    if bits is not None:
-        bits = _validate.check_int_arg("bits", bits, 2)
-    # the pairs and DISJ on them first, then the unit, its message and Bob's run
     a, b = _pairs(q)
-    truth = np.max(a * b, axis=1)
-    c, worst = reduction_unit(q, rows, seed=seed)
-    grid = None if bits is None else precision.grid_bits(c.rows, bits)
-    scale = message_scale(c) if bits is not None else None
-    out, _ = construction_rows(c, a, b, bits=bits, scale=scale)
+    inputs = all_inputs(q)
+    z, members = _encode_all(a, b, 2 * q + 1, dim)
+    alice_z, alice_members = _encode_all(inputs, np.zeros_like(inputs), 2 * q + 1, dim)
+    return ProtocolInstances(
+        q, dim, a, b, np.max(a * b, axis=1), z, members, alice_z, alice_members
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class ProtocolMessage:
+    """Alice's message at ``bits`` (:func:`protocol_message`; ``bits=None``: none, the
+    unquantized unit): the fixed ``scale``, the levels ``codes_AxE`` of every ``a`` of
+    :func:`all_inputs`, and Bob's streams ``stream_BxNxD`` of every pair, his query at
+    ``x_{2q+1}`` the message as received (a JAX array in the unit's dtype, ready to run)."""
+
+    bits: int | None
+    scale: float | None
+    codes_AxE: np.ndarray | None
+    stream_BxNxD: jax.Array
+
+
+def protocol_message(
+    inst: ProtocolInstances,
+    queries_AxE: np.ndarray,
+    stream_BxNxD: np.ndarray,
+    bits: int | None,
+    dtype: DTypeLike,
+) -> ProtocolMessage:
+    """Alice's message at ``bits`` from her queries ``queries_AxE`` (the unit's ``Q(x_{2q+1})``
+    of each ``a``, :func:`.._constructions_qsa.qsa_queries`): quantized with the fixed scale
+    (the largest ``|Q|`` coordinate, :func:`message_scale`) to integer levels, packed to ``m p``
+    bits (:func:`pack_message`) and unpacked by Bob, whose query block of each pair's embedded
+    ``stream_BxNxD`` (not modified) becomes the received levels times the step ``scale /
+    (2^{p-1} - 1)``. ``bits=None``: the streams as they are."""
+    stream = np.array(stream_BxNxD)
+    if bits is None:
+        return ProtocolMessage(None, None, None, jnp.asarray(stream, dtype))
+    bits = _validate.check_int_arg("bits", bits, 2)
+    rows = np.shape(queries_AxE)[1]
+    scale = float(np.max(np.abs(queries_AxE)))
+    codes = _levels(queries_AxE, bits, scale)
+    block = slice(inst.dim, inst.dim + rows)  # phi's alpha w~ block, what w_q reads
+    _receive(stream, codes[_index(inst.a_BxQ)], bits, scale, query_position(inst.q), block)
+    return ProtocolMessage(bits, scale, codes, jnp.asarray(stream, dtype))
+
+
+def protocol_row(
+    inst: ProtocolInstances,
+    rows: int,
+    worst: dict,
+    message: ProtocolMessage,
+    out_BxNxD: np.ndarray,
+) -> dict:
+    """The record of :func:`protocol_record` from Bob's run: ``out_BxNxD`` is the last stream of
+    the unit (``rows`` query/key rows, worst-case error ``worst``, :func:`reduction_unit`) on
+    ``message``'s streams of ``inst``'s pairs, read at ``x_{2q+1}``'s output block."""
+    q, bits = inst.q, message.bits
+    a, b, truth = inst.a_BxQ, inst.b_BxQ, inst.truth_B
+    out = np.asarray(out_BxNxD, np.float64)[:, query_position(q), -inst.dim :]
+    grid = None if bits is None else precision.grid_bits(rows, bits)
     got = np.array([decide(r, q) for r in out])
-    dist = np.linalg.norm(out - np.eye(c.dim)[0] * -1.0, axis=1)
+    dist = np.linalg.norm(out - np.eye(inst.dim)[0] * -1.0, axis=1)
     margin = np.abs(dist - 1.0 / q)
     # the reported wrong pair: the one decided wrong by the widest float64 margin
     wrong = np.flatnonzero(got != truth)
@@ -425,7 +514,7 @@ def protocol_record(q: int, rows: int | None, bits: int | None, *, seed: int = 0
     if bits is not None:
         messages: dict[str, np.ndarray] = {}
         inputs = all_inputs(q)
-        for alice, codes in zip(inputs, message_codes(c, inputs, bits, scale), strict=True):
+        for alice, codes in zip(inputs, message.codes_AxE, strict=True):
             msg = pack_message(codes, bits)
             if msg in messages and collision is None:
                 other = messages[msg]
@@ -441,9 +530,9 @@ def protocol_record(q: int, rows: int | None, bits: int | None, *, seed: int = 0
     return {
         "q": q,
         "N": 2 * q + 1,
-        "m": c.rows,
+        "m": rows,
         "p": bits,
-        "message_bits": None if bits is None else c.rows * int(bits),
+        "message_bits": None if bits is None else rows * int(bits),
         "grid_bits": grid,
         "disj_bits": q,
         "unit_error": worst["max_error"],
@@ -461,7 +550,37 @@ def protocol_record(q: int, rows: int | None, bits: int | None, *, seed: int = 0
     }
 
 
-def protocol_table(qs: tuple[int, ...], *, seed: int = 0, max_bits: int = 16) -> list[dict]:
+def protocol_record(q: int, rows: int | None, bits: int | None, *, seed: int = 0) -> dict:
+    """The protocol at ``(q, m, p)`` on every pair ``(a, b)``: the message bits ``m p``, the
+    distinct messages over the ``2^q`` inputs of Alice, whether Bob decides DISJ on every pair
+    (:func:`decide` on his float64 output), the smallest float64 margin ``| ||f + e_1|| - 1/q |``,
+    the first pair he gets wrong and, if two ``a`` send one message, that collision with the
+    separating ``b = e_i`` (the pigeonhole witness). ``bits=None``: the unquantized float64 unit.
+    ``rows=None``: the fewest rows reaching ``1/(2q)`` (:func:`reduction_unit`); ``bits`` is
+    ``None`` or ``p >= 2`` (one bit has no non-zero level). The stages, in order: the instances
+    (:func:`protocol_instances`), the unit and its embedding of them, Alice's queries, her
+    message (:func:`protocol_message`), Bob's run, the record (:func:`protocol_row`)."""
+    q = _check_q(q)
+    if rows is not None:
+        rows = _validate.check_int_arg("rows", rows, 1)
+    if bits is not None:
+        bits = _validate.check_int_arg("bits", bits, 2)
+    # the pairs and DISJ on them first, then the unit, its message and Bob's run
+    inst = protocol_instances(q)
+    c, worst = reduction_unit(q, rows, seed=seed)
+    stream, _ = qsa.qsa_embed(c, inst.z_BxNxZ, inst.members_BxNxK)
+    alice, _ = qsa.qsa_embed(c, inst.alice_z_AxNxZ, inst.alice_members_AxNxK)
+    queries = qsa.qsa_queries(c, alice, query_position(q))
+    message = protocol_message(inst, queries, stream, bits, c.params.w_o.dtype)
+    out, _ = run_streams(c.params, message.stream_BxNxD)
+    return protocol_row(inst, c.rows, worst, message, out)
+
+
+#: The most message bits ``p`` per query entry :func:`protocol_table` tries.
+MAX_BITS = 16
+
+
+def protocol_table(qs: tuple[int, ...], *, seed: int = 0, max_bits: int = MAX_BITS) -> list[dict]:
     """For each ``q``: the unquantized unit (:data:`UNIT_ROWS` rows at seed 0, else the
     search of :func:`reduction_unit`), then its message at ``p = 2, 3, ...`` up to the
     first ``p`` at which Bob decides every pair (at most ``max_bits``), then ``m = 1`` at

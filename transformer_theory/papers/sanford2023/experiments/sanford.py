@@ -22,8 +22,6 @@ import dataclasses
 
 from transformer_theory import _validate
 from transformer_theory.papers.sanford2023 import _constructions_registry as registry
-from transformer_theory.papers.sanford2023 import _theory_disjointness as disjointness
-from transformer_theory.papers.sanford2023._theory_disjointness import match3_bound_row
 from transformer_theory.settings import setting
 
 __all__ = [
@@ -31,8 +29,6 @@ __all__ = [
     "SIZES",
     "SanfordSettings",
     "get_config",
-    "match3_bound_row",
-    "match3_bound_table",
     "match3_trained",
 ]
 
@@ -143,12 +139,6 @@ class SanfordSettings:
     def units(self) -> tuple[str, ...]:
         """The checked units of :attr:`tasks` (every task but ``disj``)."""
         return tuple(t for t in self.tasks if t != "disj")
-
-
-def match3_bound_table() -> list[dict]:
-    """:func:`.._theory_disjointness.match3_bound_table` at the sizes the library uses
-    (:func:`match3_trained`, then the Match3Local units)."""
-    return disjointness.match3_bound_table(match3_trained())
 
 
 def get_config(size: str = "default") -> SanfordSettings:
