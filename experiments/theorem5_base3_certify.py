@@ -1,123 +1,40 @@
 """Certify Theorem 5's single-head construction in the paper's base 3 (Chen & Zou 2024, §14.2):
 distinct templates get distinct layer-2 vectors, for every template length ``l`` up to a bound.
 
-No proof is known for base 3 (``transformer_theory.constructions.templates`` proves base
-``B >= l + 4``). Coordinate ``r < l`` of the layer-2 last stream is
-
-    v_r = 3^(l-1-r) + f(C(r)),   f(C) = (2 + |C|) S_C,   S_C = sum_{j in C} 3^(l-1-j),
-
-``C(r)`` the positions that share ``r``'s wildcard (:func:`template_code`; the tests compare it
-with the model's streams). Three certificates, all in exact integer arithmetic:
-
-1. ``blocks``: ``f`` is injective on the non-empty subsets of ``{0, ..., L-1}``. That implies
-   distinct vectors for every ``l <= L`` (two templates with the same vector would need
-   ``f(C(r)) = f(C'(r))`` with ``C(r) != C'(r)`` for some ``r``). With exponent sets ``E``, ``E'``
-   (``S = sum_{e in E} 3^e``) of sizes ``m < m'`` a collision is ``(2+m) S_E = (2+m') S_E'``;
-   a carry automaton reads the base-3 digits of both sides from the lowest (``a_e = [e in E]``,
-   ``b_e = [e in E']``): the carry ``c`` must satisfy ``c + (2+m) a_e - (2+m') b_e = 0 mod 3`` and
-   become ``(c + ...) / 3``; a collision exists iff the state ``(carry 0, m ones, m' ones)`` is
-   reachable after ``L`` digits. ``|carry| <= max(2+m, 2+m')`` throughout, so the state space is
-   finite: ``O(L^6)`` work for all pairs ``(m, m')`` instead of ``2^L`` subsets.
-2. ``sort``: the same statement by brute force (all ``2^L - 1`` values of ``f``, sorted), to
-   cross-check the automaton where both reach.
-3. ``direct``: every template of length ``l`` (all Bell(l) restricted growth strings), its vector
-   ``v`` computed exactly (int64, no overflow below ``l = 36``), all distinct; and for small ``l``
-   the library's own :func:`template_code` and the built model's float64 streams agree with it.
-
-Command (2 CPU cores, idle)::
+The experiment (its settings, ``get_config(size)``, the four certificates, how long they take
+and what they found) is
+:mod:`transformer_theory.papers.chen_zou2024.experiments.theorem5_base3_certify`, the same as
+``transformer-theory experiment theorem5_base3_certify``; this script reads its config: the
+settings' fields are its options (``--blocks 20``), ``--size smoke`` (``--smoke``) its tiny
+bounds::
 
     python experiments/theorem5_base3_certify.py --out results/theorem5_base3
 
-Result (2 x86-64 cores shared with other jobs, load ~1): ``blocks`` certifies every ``L <= 33``
-and finds the first collision at ``L = 34``: ``E`` (18 exponents) and ``E'`` (24 exponents) with
-``20 S_E = 26 S_E'`` (both sides 152,359,720,173,206,000), so the block certificate covers
-``l <= 33`` and no longer holds from ``l = 34`` (1.6 s); ``sort`` agrees with the automaton for
-every ``L <= 24`` (7.1 s); ``direct`` finds all vectors distinct for every ``l <= 12``
-(4,213,597 templates at ``l = 12``; 8.5 s); the model's streams equal the formula for every
-``l <= 8`` (4.6 s). Total 22 s wall. Whether two whole templates of length ``>= 34`` collide is
-open (the collisions of ``f`` would have to line up over every block of both templates); float64
-stops holding the vectors exactly beyond ``l = 30`` anyway.
-
-``--smoke`` (``--size smoke``) runs tiny bounds in a second (used by the tests); the options are
-the fields of :class:`Base3CertifySettings`, read as an experiment's (``get_config(size)``).
+Prints one line per certificate, writes ``theorem5_base3_certify.json``; exit 1 when a
+certificate fails.
 """
 
-import dataclasses
-import os
 import sys
 
+from transformer_theory.cli._common import script_settings
+from transformer_theory.papers import study_of
+from transformer_theory.papers.chen_zou2024.experiments import theorem5_base3_certify as experiment
 from transformer_theory.precision import enable_x64
-from transformer_theory.settings import check_minimums, setting
-
-SIZES = ("smoke", "default")
-
-
-@dataclasses.dataclass(frozen=True)
-class Base3CertifySettings:
-    """The bounds each of the four checks runs to, and where the record goes.
-
-    Attributes:
-      blocks: certify f on the subsets of {0..L-1}.
-      sort: brute-force cross-check up to this L.
-      direct: enumerate all templates up to this l.
-      model: compare with the model up to this l.
-      out: output directory (theorem5_base3_certify.json).
-    """
-
-    blocks: int = setting(33, positive=True)
-    sort: int = setting(24, positive=True)
-    direct: int = setting(12, positive=True)
-    model: int = setting(8, positive=True)
-    out: str = os.path.join("results", "theorem5_base3")
-
-    def __post_init__(self):
-        check_minimums(self)
-
-
-def get_config(size: str = "default") -> Base3CertifySettings:
-    """``"default"``: the bounds measured above; ``"smoke"``: tiny bounds (a test runs it)."""
-    if size == "smoke":
-        return Base3CertifySettings(blocks=12, sort=10, direct=7, model=4)
-    return Base3CertifySettings()
 
 
 def main(argv=None) -> int:
-    from transformer_theory.cli._common import script_settings
-
-    args = script_settings(argv, get_config, SIZES, description=__doc__.split("\n\n")[0])
+    config, output = script_settings(
+        argv,
+        experiment.get_config,
+        experiment.SIZES,
+        description=__doc__.split("\n\n")[0],
+        out="results/theorem5_base3",
+    )
     enable_x64()  # an entry point: the model's streams are compared in float64
-    from transformer_theory.constructions.base3 import certify
-    from transformer_theory.jsonio import write_json
-
-    os.makedirs(args.out, exist_ok=True)
-    cert = certify(args.blocks, args.sort, args.direct, args.model)
-    blocks, nxt, witness = cert.blocks, cert.blocks.next_L_collisions, cert.blocks.next_L_witness
-    print(
-        f"blocks: f injective on the subsets of {{0..{args.blocks - 1}}}: {blocks.injective}"
-        + (f" (collisions {blocks.collisions})" if blocks.collisions else "")
-        + f"; at L = {args.blocks + 1}: "
-        + (f"collides for sizes {nxt}, e.g. E = {witness[0]}, E' = {witness[1]}" if nxt else "none")
-        + f"  [{blocks.seconds} s]"
-    )
-    print(
-        f"sort: brute force over 2^L subsets, L <= {args.sort}: "
-        f"collisions at {cert.sort.collides_at or 'none'}; "
-        f"agrees with the automaton: {cert.sort.agrees}  [{cert.sort.seconds} s]"
-    )
-    lengths = cert.direct.lengths
-    print(
-        f"direct: every template of length l <= {args.direct} "
-        f"({lengths[args.direct].templates:,} at l = {args.direct}) gets its own vector: "
-        f"{all(c.distinct for c in lengths.values())}  [{cert.direct.seconds} s]"
-    )
-    print(
-        f"model: template_code and the float64 streams of theorem5 equal the formula for every "
-        f"l <= {args.model}: {all(cert.model.lengths.values())}  [{cert.model.seconds} s]"
-    )
-    path = os.path.join(args.out, "theorem5_base3_certify.json")
-    write_json(path, cert, default_str=True)
-    print(f"wrote {path}")
-    return 0 if cert.holds else 1
+    study = study_of(experiment)
+    result = study.run(config, output.out)
+    print("\n".join(study.summary_lines(result)))
+    return 0 if result.certificate.holds else 1
 
 
 if __name__ == "__main__":

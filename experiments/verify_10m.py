@@ -1,132 +1,38 @@
 """The affine-form check (Props. 8/10, all dependences at once) streamed over 10^7+ sequences.
 
-Command (the whole dataset is never materialized):
+The experiment (its settings, ``get_config(size)``, the measured run and its result) is
+:mod:`transformer_theory.papers.chen_zou2024.experiments.verify_10m`, the same as
+``transformer-theory experiment verify_10m``; this script reads its config (the settings'
+fields are its options, ``--size smoke`` / ``--smoke`` a few thousand sequences)::
 
     python experiments/verify_10m.py --n-q 8 --n-a 8 --k 4 --models 2 --family relu-3h
 
-``InContextQA(8, 8, 4)`` has A(8,4)^2 * 4 = 11,289,600 sequences (N = 14, V = 17). Measured on
-2026-11-23 (2 CPU cores, otherwise idle, seed 0), default ``--method normal`` (exact integer Gram
-counts in a worker thread beside the models' device calls, exact rational solve, a residual pass;
-first layer by table lookups; the next chunk generated while the current one is evaluated): rank
-64, 11,289,536 independent dependences tested at once, max residual 2.855e-13 (tolerance
-1.57e-11, in scope), 25.6 s and 28.3 s in two runs (27.5 / 30.3 s for the whole process, 43-47 s
-CPU), peak RSS 0.35 GB -- memory is independent of the dataset size (formula in
-``theory.checks``). The same code with the counts on the main thread: 36.6 s; before the
-lookups and the exact counts (``--method qr``, dense TSQR, general first layer): 281 s, residual
-1.349e-13. The control family (``--family relu-mlp --limit 1000000``) gives 2.41e-2.
-``--limit`` runs a prefix for a quick look; ``--smoke`` (``--size smoke``) a few thousand
-sequences (a test runs it). The options are the fields of :class:`Verify10MSettings`, read as
-an experiment's (``get_config(size)``, generated options, one-line errors, exit 2 before any
-work).
+Prints what it tested and the verdict, writes ``verify_10m.json`` under ``--out``; exit 1 when an
+in-scope family's residual exceeds the tolerance.
 """
 
-from __future__ import annotations
+import sys
 
-import dataclasses
-import resource
-import time
-from typing import Literal
-
+from transformer_theory.cli._common import script_settings
+from transformer_theory.papers import study_of
+from transformer_theory.papers.chen_zou2024.experiments import verify_10m as experiment
 from transformer_theory.precision import enable_x64
-from transformer_theory.settings import check_minimums, setting
-from transformer_theory.tasks import InContextQA
-from transformer_theory.theory import checks
 
 
-class Prefix:
-    """The first ``limit`` examples of a task (same ``chunks`` interface)."""
-
-    def __init__(self, task, limit):
-        self.task, self.limit = task, limit
-
-    def chunks(self, chunk_size):
-        return self.task.chunks(chunk_size, 0, min(self.limit, self.task.size))
-
-
-SIZES = ("smoke", "default")
-
-
-@dataclasses.dataclass(frozen=True)
-class Verify10MSettings:
-    """The streamed affine-form check of one task and one model family.
-
-    Attributes:
-      n_q: InContextQA's questions.
-      n_a: InContextQA's answers.
-      k: InContextQA's pairs per sequence.
-      models: random models of the family, checked at once.
-      family: the model family (a name of theory.checks.FAMILIES).
-      chunk_size: sequences per streamed chunk.
-      limit: only the first LIMIT sequences (none: every sequence).
-      seed: seed of the random models.
-      method: normal (exact integer Gram counts, exact rational solve) or qr (dense TSQR).
-    """
-
-    n_q: int = setting(8, positive=True)
-    n_a: int = setting(8, positive=True)
-    k: int = setting(4, positive=True)
-    models: int = setting(2, positive=True)
-    family: str = "relu-3h"
-    chunk_size: int = setting(8192, positive=True)
-    limit: int | None = setting(None, positive=True)
-    seed: int = setting(0, minimum=0)
-    method: Literal["normal", "qr"] = "normal"
-
-    def __post_init__(self):
-        check_minimums(self)
-        if self.family not in checks.FAMILIES:
-            raise ValueError(
-                f"family: expected one of {', '.join(checks.FAMILIES)}, got {self.family!r}"
-            )
-
-
-def get_config(size: str = "default") -> Verify10MSettings:
-    """``"default"``: InContextQA(8, 8, 4), 11,289,600 sequences (the measured run above);
-    ``"smoke"``: InContextQA(3, 3, 2) in chunks of 32, seconds (a test runs it)."""
-    if size == "smoke":
-        return Verify10MSettings(n_q=3, n_a=3, k=2, chunk_size=32)
-    return Verify10MSettings()
-
-
-def main(argv=None):
-    from transformer_theory.cli._common import script_settings
-
-    args = script_settings(argv, get_config, SIZES, description=__doc__.split("\n\n")[0])
+def main(argv=None) -> int:
+    config, output = script_settings(
+        argv,
+        experiment.get_config,
+        experiment.SIZES,
+        description=__doc__.split("\n\n")[0],
+        out="results/verify_10m",
+    )
     enable_x64()  # an entry point: the verification runs in float64
-    task = InContextQA(args.n_q, args.n_a, args.k)
-    data = task if args.limit is None else Prefix(task, args.limit)
-    fam = checks.FAMILIES[args.family]
-    params = checks.random_models(
-        fam, task.vocab_size, task.seq_len, task.num_classes, args.seed, args.models
-    )
-    t0 = time.perf_counter()
-    res = checks.affine_residuals(
-        params,
-        data,
-        weighted=fam.weighted("affine"),
-        chunk_size=args.chunk_size,
-        progress=True,
-        method=args.method,
-    )
-    dt = time.perf_counter() - t0
-    tol = checks.affine_tolerance(params.w_o.dtype, params.config, res.rank, res.num_chunks)
-    rss_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-    print(
-        f"{args.family} on InContextQA{(args.n_q, args.n_a, args.k)}: "
-        f"{res.num_sequences:,} sequences, "
-        f"rank {res.rank}, {res.relations:,} independent dependences tested at once"
-    )
-    print(
-        f"max residual {res.residual_M.max():.3e} (tolerance {tol:.2e}, in scope: "
-        f"{fam.in_scope('affine')})"
-    )
-    print(
-        f"{dt:.1f}s ({args.models * res.num_sequences / dt:,.0f} model*sequence evals/s "
-        f"incl. pass 1); peak RSS {rss_gb:.2f} GB"
-    )
-    if fam.in_scope("affine") and not res.residual_M.max() <= tol:
-        raise SystemExit(1)  # an in-scope proposition failed
+    study = study_of(experiment)
+    record = study.run(config, output.out, progress=output.progress)
+    print("\n".join(study.summary_lines(record)))
+    return 1 if record.failed else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -46,12 +46,24 @@ def test_normal_equations_match_qr_and_lstsq():
             assert_close(qr.residual_M[m], ref, rtol=1e-9)
 
 
-def test_verify_10m_smoke(monkeypatch, capsys):
+def test_verify_10m_smoke(monkeypatch, capsys, tmp_path):
+    """The script reads the experiment's config and prints its study's verdict; a control
+    family declared in scope fails it (exit 1)."""
+    import importlib.util
     import pathlib
-    import runpy
-    import sys
+
+    from transformer_theory.jsonio import read_json
 
     script = pathlib.Path(__file__).parents[2] / "experiments" / "verify_10m.py"
-    monkeypatch.setattr(sys, "argv", [str(script), "--smoke"])
-    runpy.run_path(str(script), run_name="__main__")
+    spec = importlib.util.spec_from_file_location("verify_10m_script", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--smoke", "--out", str(tmp_path)]) == 0
     assert "72 sequences" in capsys.readouterr().out
+    record = read_json(str(tmp_path / "verify_10m.json"))
+    assert record["sequences"] == 72 and record["holds"] and record["in_scope"]
+    argv = ["--smoke", "--family", "relu-mlp", "--out", str(tmp_path / "control")]
+    assert module.main(argv) == 0  # a control: its residual is large, and expected so
+    assert not read_json(str(tmp_path / "control" / "verify_10m.json"))["holds"]
+    monkeypatch.setattr(checks.Family, "in_scope", lambda self, prop: True)
+    assert module.main(argv) == 1

@@ -408,6 +408,7 @@ def script_settings(
     sizes: Sequence[str],
     *,
     description: str,
+    out: str | None = None,
 ) -> Any:
     """The settings of an ``experiments/*.py`` script that must stay a script, read as an
     experiment's are: ``--size`` (``--smoke`` is ``--size smoke``; :func:`size_settings`) picks
@@ -416,7 +417,11 @@ def script_settings(
     size's values their defaults) and validated by its ``__post_init__``. The one parser reads
     the command line twice: first (without ``--help``) for the size, then with that size's
     values as the defaults. A refused value is one line naming its option on stderr and
-    ``SystemExit(2)``, before any work; ``--help`` lists every field."""
+    ``SystemExit(2)``, before any work; ``--help`` lists every field.
+
+    ``out``: the script also takes ``--out`` (this default) and ``--progress/--no-progress``
+    (:class:`OutputSettings`) and returns ``(settings, OutputSettings)``; without it, the
+    settings alone."""
     import sys
 
     from transformer_theory.cli._main import HelpFormatter
@@ -427,6 +432,8 @@ def script_settings(
     sized = size_settings(sizes)
     parser = CommandParser(description=description, formatter_class=HelpFormatter)
     add_settings(parser, sized)
+    if out is not None:
+        add_settings(parser, OutputSettings, defaults={"out": out}, skip=("fresh",))
     shipped = get_config(sized().size)
     cls = type(shipped)
     options = [f.name for f in _option_fields(cls)]
@@ -442,7 +449,10 @@ def script_settings(
             for f in dataclasses.fields(cls)
             if f.init and f.name not in options
         }
-        return from_args(cls, args, **fixed)
+        settings = from_args(cls, args, **fixed)
+        if out is None:
+            return settings
+        return settings, from_args(OutputSettings, args, fresh=False)
     except OptionError as err:
         print(f"{parser.prog}: error: {err}", file=sys.stderr)
         raise SystemExit(EXIT_USAGE) from None

@@ -6,7 +6,12 @@ whose docstring is the command's help), ``get_config(size)`` returning it, ``run
 - :mod:`.fig2_depth`: Figure 2, depth 1-4 on the four tasks (quick sizes);
 - :mod:`.fig2_paper`: Figure 2 at §9.1's sizes, Adam, early stopping;
 - :mod:`.fig3_attention_maps`: Figure 3, a trained two-layer model's attention beside Theorem 3's;
-- :mod:`.fig4_7_heads`: Figures 4-7, heads per layer.
+- :mod:`.fig4_7_heads`: Figures 4-7, heads per layer;
+
+and, run by ``transformer-theory experiment NAME`` (each with its study ``_study_<name>.py``):
+
+- :mod:`.theorem5_base3_certify`: Theorem 5's construction in base 3, certified exactly;
+- :mod:`.verify_10m`: the affine-form check streamed over 10^7+ sequences.
 
 ``transformer-theory train --experiment NAME`` runs one (:data:`NAMED`, the modules found on disk;
 the fields a command line may change, size, seeds, tasks, depths, steps, optimizer and learning
@@ -26,15 +31,27 @@ from transformer_theory.sweeps import ExperimentError, ExperimentSettings
 
 __all__ = ["NAMED", "module_name", "named_config", "shipped_defaults"]
 
-#: The shipped experiments: every module of this package, found on disk (a new ``<name>.py`` with
-#: ``get_config(size)`` is a new named experiment).
-NAMED = tuple(
-    sorted(
-        m.name
-        for m in pkgutil.iter_modules([os.path.dirname(os.path.abspath(__file__))])
-        if not m.name.startswith("_")
+#: The study of the training sweeps (Chen & Zou's figures); a module naming it is a sweep.
+SWEEP_STUDY = "transformer_theory.sweeps.directory"
+
+
+def _sweeps() -> tuple[str, ...]:
+    here = os.path.dirname(os.path.abspath(__file__))
+    names = (m.name for m in pkgutil.iter_modules([here]) if not m.name.startswith("_"))
+    return tuple(
+        sorted(
+            name
+            for name in names
+            if getattr(importlib.import_module(f"{__name__}.{name}"), "STUDY", None) == SWEEP_STUDY
+        )
     )
-)
+
+
+#: The shipped training sweeps: every module of this package whose ``STUDY`` is the sweep's
+#: (:data:`SWEEP_STUDY`), found on disk (a new ``<name>.py`` of that form is a new named sweep).
+#: The package's other experiments (the exact certificates and streamed checks of the proofs)
+#: run with ``transformer-theory experiment NAME`` only.
+NAMED = _sweeps()
 
 
 def module_name(name: str) -> str:
