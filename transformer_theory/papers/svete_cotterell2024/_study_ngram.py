@@ -80,8 +80,8 @@ def check_budget(settings: Any) -> tuple[float, float]:
     }
     blame = [
         "/".join(
-            [f for f in above if f in named and fits[f][which]]
-            or [f for f in above if f in named]
+            [f for f in named if f in above and fits[f][which]]
+            or [f for f in named if f in above]
             or list(named)
         )
         for which, named in enumerate((_MEMORY_FIELDS, _TIME_FIELDS))
