@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+from collections.abc import Callable
 
 import numpy as np
 
@@ -32,6 +33,7 @@ __all__ = [
     "histories",
     "history_ids",
     "lm_batch",
+    "lm_batches",
     "num_histories",
     "reference",
     "sampled_strings",
@@ -395,3 +397,17 @@ def sampled_strings(
         )
         for length in range(max_length + 1)
     )
+
+
+def lm_batches(
+    lm: NGramLM, seed: int, batch: int, max_len: int
+) -> Callable[[int], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The training data of a causal LM on ``lm``: ``batch_at(step)``, the :func:`lm_batch` arrays
+    of ``batch`` fresh samples (:meth:`NGramLM.sample`, seed ``seed * 100003 + step``) cut at
+    ``max_len`` symbols, read like the constructions (``BOS^{n-1} y``)."""
+
+    def batch_at(step: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        strings, lengths = lm.sample(seed * 100_003 + step, batch, max_len)
+        return lm_batch(strings, lengths, lm.order - 1, lm.bos, lm.eos)
+
+    return batch_at
