@@ -64,9 +64,11 @@ def run(config: Any, out_dir: str | None, *, progress: bool = True) -> Learnabil
         )
         uni_lm = models.unigram_of(lm, ref, ids)
         # the constructions (the unigram fit's at the default length), every model's log q
-        lms = {"unigram": (uni_lm, {}), "construction": (lm, {"max_len": max_len})}
-        built = {name: cn.build(source, "3.1", **kw) for name, (source, kw) in lms.items()}
-        compared = {"trained": params, **built}
+        compared = {
+            "trained": params,
+            "unigram": cn.build(uni_lm, "3.1"),
+            "construction": cn.build(lm, "3.1", max_len=max_len),
+        }
         strings = ref.strings[: config.eval_len + 2]
         log_q = {
             name: [cn.transformer_log_probs(p, s) for s in strings] for name, p in compared.items()
