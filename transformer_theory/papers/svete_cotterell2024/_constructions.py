@@ -67,6 +67,11 @@ gap shrinks like ``1/(8 t^3)``, so a sparse 3.1/3.2 model is weakly equivalent t
 only on the strings up to the ``max_len`` it was built for (about two symbols more before the
 lead drops below 1), NOT on all of ``Sigma*``; 3.3-slots' gap does not shrink; ``"softmax"``
 multiplies the scores by a given ``beta`` (the soft-attention study: exact only as ``beta -> inf``).
+
+Run as LMs (the models' answers the checks compare): :func:`transformer_log_probs` /
+:func:`transformer_log_prob` (``log q`` in float64 of a :class:`ModelParams` or a
+:class:`Paper33`), :func:`paper33_decoded` (the histories the paper's 3.3 decodes) and
+:func:`softmax_log_probs` (a softmax construction at one ``beta``, built and run).
 """
 
 from __future__ import annotations
