@@ -347,7 +347,7 @@ def test_interrupted_ngram_run_leaves_no_earlier_complete_result(tmp_path, monke
     def interrupt(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(equivalence, "equivalence_record", interrupt)
+    monkeypatch.setattr(equivalence, "equivalence_of", interrupt)
     assert main([*base, "--order", "3"]) == 130
     result = json.loads((tmp_path / "ngram.json").read_text())
     assert result["complete"] is False and result["settings"]["order"] == 3

@@ -16,13 +16,14 @@ from transformer_theory.papers.svete_cotterell2024 import _study_ngram as study
 from transformer_theory.papers.svete_cotterell2024 import _tasks as tasks
 from transformer_theory.papers.svete_cotterell2024 import _theory_cost as cost
 from transformer_theory.papers.svete_cotterell2024 import _theory_equivalence as equivalence
+from transformer_theory.papers.svete_cotterell2024 import _theory_soft as soft
 from transformer_theory.papers.svete_cotterell2024._records import (
     BetaNeeded,
     KLPoint,
     ModelRecord,
     SoftRow,
 )
-from transformer_theory.papers.svete_cotterell2024._theory_ngram import float64_failures, soft_study
+from transformer_theory.papers.svete_cotterell2024._theory_ngram import float64_failures
 from transformer_theory.papers.svete_cotterell2024.experiments.ngram import NGramSettings
 
 
@@ -122,8 +123,9 @@ def test_soft_study_kl_falls_with_beta():
     float64 rounding) and stays a divergence (>= 0)."""
     jax.config.update("jax_enable_x64", True)
     lm = tasks.NGramLM.random(5, 2, 2)
-    build = functools.partial(cn.build, lm, "3.3-slots", attention="softmax")
-    (row,) = soft_study(lm, {"3.3-slots": build}, 1, [], 1e-3)
+    ref = tasks.reference(lm, 2, exhaustive_limit=None)
+    answers = functools.partial(cn.softmax_log_probs, lm, "3.3-slots", ref.strings)
+    (row,) = soft.soft_study(lm, ref, {"3.3-slots": answers}, 1, [], 1e-3)
     kls = np.array([c.kl for c in row.kl_by_beta])
     assert np.all(kls >= -1e-14) and np.all(np.diff(kls) <= 1e-14) and kls[-1] < 1e-12
     assert row.beta_needed == () and row.target_kl == 1e-3

@@ -67,6 +67,11 @@ gap shrinks like ``1/(8 t^3)``, so a sparse 3.1/3.2 model is weakly equivalent t
 only on the strings up to the ``max_len`` it was built for (about two symbols more before the
 lead drops below 1), NOT on all of ``Sigma*``; 3.3-slots' gap does not shrink; ``"softmax"``
 multiplies the scores by a given ``beta`` (the soft-attention study: exact only as ``beta -> inf``).
+
+Run as LMs (the models' answers the checks compare): :func:`transformer_log_probs` /
+:func:`transformer_log_prob` (``log q`` in float64 of a :class:`ModelParams` or a
+:class:`Paper33`), :func:`paper33_decoded` (the histories the paper's 3.3 decodes) and
+:func:`softmax_log_probs` (a softmax construction at one ``beta``, built and run).
 """
 
 from __future__ import annotations
@@ -74,6 +79,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import jax
@@ -83,6 +89,7 @@ import numpy as np
 from transformer_theory import _validate
 from transformer_theory.constructions._common import check_dtype
 from transformer_theory.core import positional
+from transformer_theory.core.forward import lm_log_probs
 from transformer_theory.papers.svete_cotterell2024._constructions_layout import (
     Construction,
     Layout,
@@ -110,10 +117,15 @@ __all__ = [
     "build_paper33",
     "check_built_as",
     "head_offsets",
+    "paper33_decoded",
     "paper33_log_probs",
     "paper33_states",
+    "param_dtype",
     "score_gap",
+    "softmax_log_probs",
     "sparse_beta",
+    "transformer_log_prob",
+    "transformer_log_probs",
 ]
 
 #: Every construction :func:`build` makes: the paper's 3.1 and 3.2, and this library's variants.
@@ -474,3 +486,68 @@ def paper33_log_probs(model: Paper33, string_N: jax.Array) -> jax.Array:
     log_q = model.log_probs_CxA.T[jnp.argmax(states, axis=1)]
     targets = jnp.concatenate([string_N, jnp.full((1,), bos, jnp.result_type(string_N))])
     return jnp.take_along_axis(log_q, targets[:, None], axis=-1)[:, 0].reshape(L + 1)
+
+
+@jax.jit
+def paper33_decoded(model: Paper33, strings_BxN: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """The history id each position of each string decodes under :class:`Paper33` (the authors'
+    argmax over the AND layer, :func:`paper33_states`), ``(B, N + 1)``, and each string's largest
+    distance of the decoded one-hot from exact 0/1, ``(B,)``: what
+    :func:`._theory_precision.paper33_scan` compares with the histories the strings have."""
+    w = model.order - 1
+    bos = jnp.full((strings_BxN.shape[0], w), model.alphabet_size, strings_BxN.dtype)
+    tokens = jnp.concatenate([bos, strings_BxN], axis=1)
+    states = jax.vmap(lambda x: paper33_states(model, x))(tokens)[:, w - 1 :]
+    return jnp.argmax(states, axis=-1), jnp.max(jnp.abs(states - jnp.round(states)), axis=(1, 2))
+
+
+# ----------------------------------------------------------------------------- run as an LM
+@jax.jit
+def _string_log_probs(params, strings_BxN):
+    if isinstance(params, Paper33):
+        return jax.vmap(lambda s: paper33_log_probs(params, s).astype(jnp.float64))(strings_BxN)
+    return jax.vmap(lambda s: lm_log_probs(params, s).astype(jnp.float64))(strings_BxN)
+
+
+def param_dtype(params: ModelParams | Paper33) -> jnp.dtype:
+    """The float dtype of a construction (:class:`ModelParams` or the paper's 3.3)."""
+    return params.dtype if isinstance(params, Paper33) else params.w_o.dtype
+
+
+def transformer_log_prob(
+    params: ModelParams | Paper33, strings_BxN: np.ndarray, batch: int = 4096
+) -> np.ndarray:
+    """``log q(y)`` (EOS included) of every string of one length under a causal LM, float64."""
+    return transformer_log_probs(params, strings_BxN, batch).sum(axis=1)
+
+
+def transformer_log_probs(
+    params: ModelParams | Paper33, strings_BxN: np.ndarray, batch: int = 4096
+) -> np.ndarray:
+    """``log q(y_t | y_<t)`` for every symbol, then ``log q(EOS | y)``: ``(B, N + 1)``, float64.
+
+    ``params``: a causal-LM :class:`ModelParams` (run by
+    :func:`transformer_theory.core.lm_log_probs`) or the paper's 3.3 (:class:`Paper33`, run by
+    :func:`paper33_log_probs`)."""
+    strings = np.asarray(strings_BxN, np.int64)
+    out = [
+        np.asarray(_string_log_probs(params, jnp.asarray(strings[i : i + batch])))
+        for i in range(0, len(strings), batch)
+    ]
+    return np.concatenate(out) if out else np.zeros((0, strings.shape[1] + 1))
+
+
+def softmax_log_probs(
+    lm: NGramLM,
+    construction: str,
+    strings_by_length: Sequence[np.ndarray],
+    *,
+    beta: float,
+    max_len: int,
+) -> list[np.ndarray]:
+    """:func:`transformer_log_probs` of ``strings_by_length[0 .. max_len + 1]`` (one batch per
+    length) under ``construction`` built for ``lm`` with softmax attention at score scale
+    ``beta``, float64, laid out for the ``max_len + 1`` symbols read
+    (:func:`._theory_soft.soft_study`'s answers at one ``beta``)."""
+    params = build(lm, construction, attention="softmax", beta=beta, max_len=max_len + 1)
+    return [transformer_log_probs(params, s) for s in strings_by_length[: max_len + 2]]

@@ -5,17 +5,20 @@ Cotterell positional code and an MLP (Flax NNX), trained with Optax Adam through
 the unigram fit (what a model that ignores the history reaches). The experiment that trains them
 is :mod:`.experiments.ngram_learnability`.
 
-- :func:`model_config`, :func:`train`, :func:`unigram_fit`: one model, one fit, one baseline.
+- :func:`model_config`, :func:`train`, :func:`unigram_fit`: one model, one fit, one baseline
+  (:func:`unigram_of`: the baseline from the n-gram's answers, already computed).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import numpy as np
 
-from transformer_theory.papers.svete_cotterell2024._tasks import NGramLM
+from transformer_theory.papers.svete_cotterell2024._tasks import NGramLM, Reference, reference
 from transformer_theory.params import ModelConfig, ModelParams
 
-__all__ = ["model_config", "train", "unigram_fit"]
+__all__ = ["model_config", "train", "unigram_fit", "unigram_of"]
 
 
 def model_config(
@@ -43,20 +46,18 @@ def model_config(
 
 
 def train(
-    lm: NGramLM,
-    max_len: int,
+    config: ModelConfig,
+    batch_at: Callable[[int], tuple[np.ndarray, np.ndarray, np.ndarray]],
     steps: int,
-    batch: int,
     seed: int,
-    hidden: int,
     *,
     learning_rate: float = 3e-3,
-    width_extra: int = 16,
     progress: str | None = None,
 ) -> tuple[ModelParams, float]:
-    """Adam on the cross-entropy of ``batch`` fresh samples of ``lm`` per step (sample seed
-    ``seed * 100003 + step``), strings cut at ``max_len``; returns the trained parameters and the
-    last step's loss (before its update)."""
+    """Adam on the cross-entropy of ``batch_at(step)`` (``(inputs, targets, weights)`` per step,
+    e.g. :func:`._tasks.lm_batches`: fresh samples of an n-gram LM) for ``steps`` steps, from the
+    model of ``config`` (:func:`model_config`) initialized with ``seed``; returns the trained
+    parameters and the last step's loss (before its update)."""
     import jax
     import jax.numpy as jnp
     import optax
@@ -64,21 +65,15 @@ def train(
 
     from transformer_theory.core.forward import forward_all
     from transformer_theory.nn.transformer import Transformer, to_params
-    from transformer_theory.papers.svete_cotterell2024._tasks import lm_batch
     from transformer_theory.train.fit import fit
 
-    cfg = model_config(lm.alphabet_size, lm.order, max_len, width_extra, hidden)
-    model = Transformer(cfg, rngs=nnx.Rngs(seed))
+    model = Transformer(config, rngs=nnx.Rngs(seed))
 
     def loss_fn(module, inputs, targets, weights):
         params = to_params(module)
         logits = jax.vmap(lambda x: forward_all(params, x))(inputs)
         ce = optax.softmax_cross_entropy_with_integer_labels(logits, targets)
         return jnp.sum(ce * weights) / jnp.sum(weights)
-
-    def batch_at(step):
-        strings, lengths = lm.sample(seed * 100_003 + step, batch, max_len)
-        return lm_batch(strings, lengths, cfg.bos_pad, lm.bos, lm.eos)
 
     result = fit(
         model,
@@ -94,13 +89,20 @@ def train(
 
 def unigram_fit(lm: NGramLM, max_len: int) -> NGramLM:
     """The best history-free model of ``lm``'s symbols (its expected next-symbol distribution
-    under the LM's own history frequencies, up to ``max_len``), as an n-gram table."""
+    under the LM's own history frequencies, up to ``max_len``), as an n-gram table
+    (:func:`unigram_of` every string up to ``max_len``)."""
+    ref = reference(lm, max_len, exhaustive_limit=None)
+    return unigram_of(lm, ref, [lm.string_history_ids(s) for s in ref.strings])
+
+
+def unigram_of(lm: NGramLM, ref: Reference, ids_by_length: Sequence[np.ndarray]) -> NGramLM:
+    """:func:`unigram_fit` from every string of each length up to ``max_len`` with ``lm``'s
+    log-probabilities (``ref``, :func:`._tasks.reference` enumerated) and their histories
+    (``ids_by_length``, :meth:`._tasks.NGramLM.string_history_ids`)."""
     probs = np.exp(lm.log_probs_AxC)
     counts = np.zeros(lm.alphabet_size + 1)
-    for length in range(max_len + 1):
-        strings = lm.strings_of_length(length)
-        weight = np.exp(lm.log_prob(strings))
-        ids = lm.string_history_ids(strings)
+    for log_probs, ids in zip(ref.log_probs, ids_by_length, strict=True):
+        weight = np.exp(log_probs.sum(axis=1))
         counts += (weight[:, None, None] * probs[ids]).sum(axis=(0, 1))
     row = counts / counts.sum()
     table = np.tile(np.log(row), (len(probs), 1))

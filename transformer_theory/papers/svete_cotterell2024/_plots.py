@@ -68,7 +68,7 @@ def precision_figure(records: Sequence[ModelRecord], path: str) -> str | None:
 
 
 def soft_figure(soft: Sequence[SoftRow], path: str) -> str:
-    """Two panels from :func:`._theory_ngram.soft_study`'s rows: the KL against
+    """Two panels from :func:`._theory_soft.soft_study`'s rows: the KL against
     ``beta`` (log-log, KL floored at 1e-18), and the ``beta`` the target KL needs against the
     string length."""
     plt = pyplot()

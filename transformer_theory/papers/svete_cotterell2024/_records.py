@@ -53,9 +53,9 @@ class LearnabilityResult:
 
 @dataclasses.dataclass(frozen=True)
 class ModelRecord:
-    """One built model of the ``ngram`` study (:func:`._theory_ngram.model_record`): the settings
-    it was built with, its shape (the paper's 3.3: one head, no width), the equivalence check
-    (:func:`._theory_equivalence.equivalence_record`'s keys) and then -- hard/sparse -- ``scan``
+    """One built model of the ``ngram`` study (:func:`._study_ngram.run`): the settings it was
+    built with, its shape (the paper's 3.3: one head, no width), the equivalence check
+    (:func:`._theory_equivalence.equivalence_of`'s keys) and then -- hard/sparse -- ``scan``
     with ``predicted_exact_length`` (None where no bound is derived), or -- softmax -- ``kl``;
     the keys a run does not make are absent from the file."""
 
@@ -102,7 +102,7 @@ class BetaNeeded:
 
 @dataclasses.dataclass(frozen=True)
 class SoftRow:
-    """One construction of the softmax study (:func:`._theory_ngram.soft_study`)."""
+    """One construction of the softmax study (:func:`._theory_soft.soft_study`)."""
 
     construction: str
     max_len: int

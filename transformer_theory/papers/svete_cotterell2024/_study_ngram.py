@@ -1,7 +1,8 @@
 """The study of ``transformer-theory ngram`` (Svete & Cotterell 2024, Theorems 3.1-3.3 and this
 library's variants at every float format): refuse what does not fit (:func:`check_budget`), then
-build, check and record every construction and precision (:func:`._theory_ngram.model_record`),
-the softmax study (:func:`._theory_ngram.soft_study`) and the figures, in that order. Its settings
+build, check and record every construction and precision (:func:`run`: the n-gram's answers, the
+model's, the checks on both, the record), the softmax study (:func:`._theory_soft.soft_study`)
+and the figures, in that order. Its settings
 are :class:`.experiments.ngram.NGramSettings`, read by their fields (this module imports no
 experiment and no option: an error names a field); its record is typed (:mod:`._records`).
 :func:`table_rows` and :func:`soft_table_rows` are the command's tables.
@@ -26,47 +27,67 @@ __all__ = ["OUTPUTS", "check_budget", "estimate", "run", "soft_table_rows", "tab
 OUTPUTS: tuple[str, ...] = ("ngram.json", "ngram_precision.png", "ngram_soft.png")
 
 
-def estimate(settings: Any) -> tuple[float, float]:
-    """:func:`._theory_cost.estimate` of ``settings``' fields: ``(bytes, seconds)``."""
+def _estimate_args(settings: Any) -> tuple[tuple, dict]:
+    # the arguments of _theory_cost.estimate that settings' fields give
     softmax = settings.attention == "softmax"
     models = len(settings.constructions) * (1 if softmax else len(settings.precisions))
-    return cost.estimate(
-        settings.alphabet,
-        settings.order,
-        settings.max_len,
-        models=models,
-        scan_limit=None if softmax else settings.scan_limit,
-        soft_lengths=settings.soft_lengths if softmax else None,
-    )
+    return (settings.alphabet, settings.order, settings.max_len), {
+        "models": models,
+        "scan_limit": None if softmax else settings.scan_limit,
+        "soft_lengths": settings.soft_lengths if softmax else None,
+    }
 
 
-def _blame(settings: Any, fields: list[str], fits) -> str:
-    """The fields to name for a run over budget, ``/``-joined: those of ``fields`` above their
-    default (out of their ordinary range) whose default alone makes ``fits(settings)`` true; else
-    all those above their default; else all of ``fields`` (the defaults themselves do not fit)."""
-    default = {f.name: f.default for f in dataclasses.fields(settings)}
-    above = [f for f in fields if getattr(settings, f) > default[f]]
-    alone = [f for f in above if fits(dataclasses.replace(settings, **{f: default[f]}))]
-    return "/".join(alone or above or fields)
+def estimate(settings: Any) -> tuple[float, float]:
+    """:func:`._theory_cost.estimate` of ``settings``' fields: ``(bytes, seconds)``."""
+    args, kwargs = _estimate_args(settings)
+    return cost.estimate(*args, **kwargs)
+
+
+#: The random strings per length the paper's 3.3 is scanned on, besides the all-0 one
+#: (:func:`._theory_precision.paper33_scan`'s default).
+_SCAN_SAMPLES = 32
+
+#: The fields named for a run over the memory budget, then over the time budget, in this order.
+_MEMORY_FIELDS = ("order", "alphabet", "max_len")
+_TIME_FIELDS = ("max_len", "scan_limit", "order", "alphabet")
 
 
 def check_budget(settings: Any) -> tuple[float, float]:
     """Refuse (``BudgetError``) settings whose :func:`estimate` exceeds the memory or time budget,
     naming the fields out of their ordinary range (``/``-joined, in the message and as
-    ``option``); returns the estimate ``(bytes, seconds)``. Called before any work."""
+    ``option``); returns the estimate ``(bytes, seconds)``. Called before any work.
+
+    The fields named: those above their default whose default alone would fit the budget; else
+    all those above their default; else all of them (the defaults themselves do not fit). The
+    settings with one field set back to its default are read first, then every estimate is made
+    (:mod:`._theory_cost`), then the budget decides."""
     from transformer_theory import budget
 
-    memory, seconds = estimate(settings)
-
-    def fits(s, which):
-        est = estimate(s)[which]
-        limit = 0.8 * budget.available_memory() if which == 0 else budget.time_budget()
-        return math.isfinite(est) and est <= limit
-
-    if not fits(settings, 0):
-        field = _blame(settings, ["order", "alphabet", "max_len"], lambda s: fits(s, 0))
-        S, n = settings.alphabet, settings.order
-        table = cost.table_bytes(S, n)
+    default = {f.name: f.default for f in dataclasses.fields(settings)}
+    fields = dict.fromkeys((*_MEMORY_FIELDS, *_TIME_FIELDS))
+    above = [f for f in fields if getattr(settings, f) > default[f]]
+    calls = {None: _estimate_args(settings)}
+    calls |= {f: _estimate_args(dataclasses.replace(settings, **{f: default[f]})) for f in above}
+    S, n = settings.alphabet, settings.order
+    estimates = {f: cost.estimate(*args, **kwargs) for f, (args, kwargs) in calls.items()}
+    table = cost.table_bytes(S, n)
+    memory, seconds = estimates[None]
+    limits = (0.8 * budget.available_memory(), budget.time_budget())
+    fits = {
+        f: [math.isfinite(est[which]) and est[which] <= limits[which] for which in (0, 1)]
+        for f, est in estimates.items()
+    }
+    blame = [
+        "/".join(
+            [f for f in named if f in above and fits[f][which]]
+            or [f for f in named if f in above]
+            or list(named)
+        )
+        for which, named in enumerate((_MEMORY_FIELDS, _TIME_FIELDS))
+    ]
+    if not fits[None][0]:
+        field = blame[0]
         if not math.isfinite(table):  # beyond float range: say how far, in powers of two
             log2_table = n * math.log2(S) + math.log2(8 * (S + 1) / (S - 1))
             raise budget.BudgetError(
@@ -83,28 +104,22 @@ def check_budget(settings: Any) -> tuple[float, float]:
             "and a batch"
         )
         budget.check_memory(memory, what=what, option=field)
-    if not fits(settings, 1):
-        fields = ["max_len", "scan_limit", "order", "alphabet"]
+    if not fits[None][1]:
         budget.check_seconds(
-            seconds,
-            what="checking every string and scanning every length",
-            option=_blame(settings, fields, lambda s: fits(s, 1)),
+            seconds, what="checking every string and scanning every length", option=blame[1]
         )
     return memory, seconds
 
 
-def _save(path: str | None, settings: dict, records, soft, complete: bool) -> NGramResult:
-    result = NGramResult(complete=complete, settings=settings, records=tuple(records), soft=soft)
-    if path:
-        write_json(path, result)
-    return result
-
-
 def run(config: Any, out_dir: str | None = None, *, progress: bool = False) -> NGramResult:
-    """Build -> check -> record -> plot for every construction and precision of ``config``
-    (:func:`._theory_ngram.model_record`), then :func:`._theory_ngram.soft_study` with softmax
-    attention. Needs JAX's 64-bit mode (float64 is one of the formats compared and the
-    reference).
+    """Build -> check -> record -> plot, every stage once per construction and precision of
+    ``config``, in that order: the n-gram LM and its answers on the strings checked
+    (:mod:`._tasks`); the model (:mod:`._constructions`) and its answers on the same strings;
+    the weak-equivalence check (:mod:`._theory_equivalence`), the precision scan and the derived
+    exact length (:mod:`._theory_precision`, hard/sparse) or the KL (:mod:`._theory_soft`,
+    softmax); the record. Then, with softmax attention, :func:`._theory_soft.soft_study`, and the
+    figures (:mod:`._plots`). Needs JAX's 64-bit mode (float64 is one of the formats compared
+    and the reference).
 
     With ``out_dir``: an earlier run's :data:`OUTPUTS` there are removed first, ``ngram.json`` is
     written at the start and after every record with ``complete: false`` (so an interrupted run
@@ -120,13 +135,14 @@ def run(config: Any, out_dir: str | None = None, *, progress: bool = False) -> N
         time budget (so ``experiment ngram`` and Python callers are refused as the ``ngram``
         command is).
     """
+    import jax.numpy as jnp
+
     from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
     from transformer_theory.papers.svete_cotterell2024 import _plots as plots
-    from transformer_theory.papers.svete_cotterell2024._tasks import NGramLM
-    from transformer_theory.papers.svete_cotterell2024._theory_ngram import (
-        model_record,
-        soft_study,
-    )
+    from transformer_theory.papers.svete_cotterell2024 import _tasks as tasks
+    from transformer_theory.papers.svete_cotterell2024 import _theory_equivalence as equivalence
+    from transformer_theory.papers.svete_cotterell2024 import _theory_precision as precision_scan
+    from transformer_theory.papers.svete_cotterell2024 import _theory_soft as soft
     from transformer_theory.progress import tqdm
 
     require_x64("config")
@@ -139,18 +155,38 @@ def run(config: Any, out_dir: str | None = None, *, progress: bool = False) -> N
         path = os.path.join(out_dir, "ngram.json")
     records: list[ModelRecord] = []
     settings = to_jsonable(dataclasses.asdict(config))[0]  # as the file holds them
-    _save(path, settings, records, None, complete=False)
-    lm = NGramLM.random(
-        config.seed, config.alphabet, config.order, zero_fraction=config.zero_fraction
-    )
+    if path:
+        write_json(path, NGramResult(complete=False, settings=settings, records=(), soft=None))
     softmax = config.attention == "softmax"
     jobs = [(c, p) for c in config.constructions for p in config.precisions]
+    # the n-gram LM and its answers: every string checked for equivalence (sampled with the
+    # seed where a length has too many), every string up to the KL's lengths (softmax), the
+    # histories of the strings the paper's 3.3 decodes (the scan)
+    lm = tasks.NGramLM.random(
+        config.seed, config.alphabet, config.order, zero_fraction=config.zero_fraction
+    )
+    ref = tasks.reference(lm, config.max_len, seed=config.seed)
+    kl_ref = None
+    if softmax:
+        longest = max([*config.soft_lengths, config.max_len]) + 1
+        kl_ref = tasks.reference(lm, longest, exhaustive_limit=None)
+    scan_strings, scan_want = (), []
+    if "3.3" in config.constructions:
+        scan_strings = tasks.sampled_strings(
+            config.alphabet, config.scan_limit, samples=_SCAN_SAMPLES
+        )
+        scan_want = [lm.string_history_ids(s) for s in scan_strings]
     for construction, precision in tqdm(
         jobs, desc="ngram", unit="model", disable=not progress or None
     ):
         dtype = dtype_of(precision)
+        # the model, and its answers on the same strings
+        offsets = decoded = kl_log_q = None
         if construction == "3.3":  # the paper's 3.3: hard attention only
             params = cn.build_paper33(lm, dtype=dtype)
+            heads, width, mlp_hidden = (1,), None, None
+            # the scan reads these in order and stops at the first failing length
+            decoded = (cn.paper33_decoded(params, jnp.asarray(s)) for s in scan_strings)
         else:
             params = cn.build(
                 lm,
@@ -160,33 +196,69 @@ def run(config: Any, out_dir: str | None = None, *, progress: bool = False) -> N
                 max_len=config.max_len,
                 dtype=dtype,
             )
-        kl_params = None
+            heads = tuple(params.config.heads)
+            width, mlp_hidden = params.config.width, params.config.mlp_hidden
+            cn.check_built_as(params, construction, "params")
+            offsets = cn.head_offsets(construction, lm.order)
+        log_q = [cn.transformer_log_probs(params, s) for s in ref.strings]
         if softmax:  # the KL reads max_len + 1 symbols, in float64
-            kl_params = cn.build(
-                lm, construction, attention="softmax", beta=config.beta, max_len=config.max_len + 1
+            kl_log_q = cn.softmax_log_probs(
+                lm, construction, kl_ref.strings, beta=config.beta, max_len=config.max_len
             )
-        record = model_record(
-            lm,
-            construction,
-            precision,
-            params,
-            attention=config.attention,
-            beta=config.beta,
-            max_len=config.max_len,
-            scan_limit=config.scan_limit,
-            seed=config.seed,
-            kl_params=kl_params,
+        # the checks
+        checked = equivalence.equivalence_of(lm, ref, log_q, cn.param_dtype(params))
+        extra: dict[str, Any] = {}
+        if construction == "3.3":
+            extra["scan"] = precision_scan.decoding_scan(
+                decoded, scan_want, order=lm.order, samples=_SCAN_SAMPLES
+            )
+            extra["predicted_exact_length"] = None  # no derived bound (see the README)
+        elif not softmax:
+            extra["scan"] = precision_scan.attention_scan(
+                params, offsets, max_length=config.scan_limit
+            )
+            extra["predicted_exact_length"] = precision_scan.predicted_exact_length(
+                construction,
+                lm.order,
+                dtype,
+                attention=config.attention,
+                max_len=config.max_len,
+            )
+        else:
+            soft.check_soft_table(lm)
+            extra["kl"] = soft.kl_of(kl_ref.log_probs, kl_log_q, config.max_len)
+        # the record
+        records.append(
+            ModelRecord(
+                construction=construction,
+                attention=config.attention,
+                precision=precision,
+                order=lm.order,
+                alphabet=lm.alphabet_size,
+                max_len=config.max_len,
+                beta=config.beta if softmax else None,
+                heads=heads,
+                width=width,
+                mlp_hidden=mlp_hidden,
+                **checked,
+                **extra,
+            )
         )
-        records.append(record)
-        _save(path, settings, records, None, complete=False)
+        if path:
+            write_json(
+                path,
+                NGramResult(complete=False, settings=settings, records=tuple(records), soft=None),
+            )
     soft_rows = None
     if softmax:
-        builds = {
-            c: functools.partial(cn.build, lm, c, attention="softmax") for c in config.constructions
+        answers = {
+            c: functools.partial(cn.softmax_log_probs, lm, c, kl_ref.strings)
+            for c in config.constructions
         }
-        soft_rows = soft_study(
+        soft_rows = soft.soft_study(
             lm,
-            builds,
+            kl_ref,
+            answers,
             config.max_len,
             config.soft_lengths,
             config.target_kl,
@@ -196,7 +268,10 @@ def run(config: Any, out_dir: str | None = None, *, progress: bool = False) -> N
         plots.precision_figure(records, os.path.join(out_dir, "ngram_precision.png"))
         if soft_rows:
             plots.soft_figure(soft_rows, os.path.join(out_dir, "ngram_soft.png"))
-    return _save(path, settings, records, soft_rows, complete=True)
+    result = NGramResult(complete=True, settings=settings, records=tuple(records), soft=soft_rows)
+    if path:
+        write_json(path, result)
+    return result
 
 
 def table_rows(result: NGramResult) -> list[dict]:

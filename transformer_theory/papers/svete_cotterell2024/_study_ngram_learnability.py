@@ -23,19 +23,22 @@ __all__ = ["run"]
 
 
 def run(config: Any, out_dir: str | None, *, progress: bool = True) -> LearnabilityResult:
-    """Every cell of ``config.grid``: train, then the KL per symbol of the trained model, the
-    unigram fit and the 3.1 construction. With ``out_dir``, ``ngram_learnability.json`` (``rows``,
-    ``seconds``, ``config``) is rewritten after every cell. Needs JAX's 64-bit mode (the KL sums
-    run in float64; the trained model stays float32).
+    """Every cell of ``config.grid``, a stage at a time: the n-gram LM, its training samples and
+    its answers on every string up to ``eval_len + 2`` (:mod:`._tasks`); the trained model and
+    the unigram fit (:mod:`._models`); the Theorem 3.1 construction of the LM and of the unigram
+    fit, and every model's log-probabilities (:mod:`._constructions`); the KL per symbol of
+    each (:func:`._theory_soft.kl_of`); the row. With ``out_dir``, ``ngram_learnability.json``
+    (``rows``, ``seconds``, ``config``) is rewritten after every cell. Needs JAX's 64-bit mode
+    (the KL sums run in float64; the trained model stays float32).
 
     Returns:
       a :class:`~._records.LearnabilityResult`: a :class:`~._records.LearnabilityRow` per cell.
     """
     from transformer_theory.jsonio import write_json
     from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
-    from transformer_theory.papers.svete_cotterell2024._models import train, unigram_fit
-    from transformer_theory.papers.svete_cotterell2024._tasks import NGramLM
-    from transformer_theory.papers.svete_cotterell2024._theory_soft import kl_first_outcomes
+    from transformer_theory.papers.svete_cotterell2024 import _models as models
+    from transformer_theory.papers.svete_cotterell2024 import _tasks as tasks
+    from transformer_theory.papers.svete_cotterell2024._theory_soft import kl_of
 
     require_x64("config")
     max_len = config.eval_len + 2
@@ -43,23 +46,34 @@ def run(config: Any, out_dir: str | None, *, progress: bool = True) -> Learnabil
     t0 = time.time()
     result = LearnabilityResult((), 0.0, dataclasses.asdict(config))
     for order, alphabet, rank in config.grid:
-        lm = NGramLM.random(config.seed, alphabet, order, rank=rank, scale=config.scale)
+        # the LM, its samples, its answers (every string up to max_len)
+        lm = tasks.NGramLM.random(config.seed, alphabet, order, rank=rank, scale=config.scale)
+        batches = tasks.lm_batches(lm, config.seed, config.batch, max_len)
+        ref = tasks.reference(lm, max_len, exhaustive_limit=None)
+        ids = [lm.string_history_ids(s) for s in ref.strings]
+        # the trained model and the unigram fit
         hidden = config.hidden_per_history * (alphabet + 1) ** (order - 1)
-        params, loss = train(
-            lm,
-            max_len,
+        model_config = models.model_config(alphabet, order, max_len, config.width_extra, hidden)
+        params, loss = models.train(
+            model_config,
+            batches,
             config.steps,
-            config.batch,
             config.seed,
-            hidden,
             learning_rate=config.learning_rate,
-            width_extra=config.width_extra,
             progress=f"n={order} |Sigma|={alphabet}" if progress else None,
         )
-        kl = kl_first_outcomes(lm, params, config.eval_len)
-        uni_lm = cn.build(unigram_fit(lm, max_len), "3.1")
-        uni = kl_first_outcomes(lm, uni_lm, config.eval_len)
-        exact = kl_first_outcomes(lm, cn.build(lm, "3.1", max_len=max_len), config.eval_len)
+        uni_lm = models.unigram_of(lm, ref, ids)
+        # the constructions (the unigram fit's at the default length), every model's log q
+        compared = {
+            "trained": params,
+            "unigram": cn.build(uni_lm, "3.1"),
+            "construction": cn.build(lm, "3.1", max_len=max_len),
+        }
+        strings = ref.strings[: config.eval_len + 2]
+        log_q = {
+            name: [cn.transformer_log_probs(p, s) for s in strings] for name, p in compared.items()
+        }
+        kl = {name: kl_of(ref.log_probs, got, config.eval_len) for name, got in log_q.items()}
         n_sym = config.eval_len + 1
         rows.append(
             LearnabilityRow(
@@ -68,9 +82,9 @@ def run(config: Any, out_dir: str | None, *, progress: bool = True) -> Learnabil
                 rank=rank or "full",
                 steps=config.steps,
                 final_loss=float(loss),
-                kl_per_symbol_trained=float(kl / n_sym),
-                kl_per_symbol_unigram=float(uni / n_sym),
-                kl_per_symbol_construction=float(exact / n_sym),
+                kl_per_symbol_trained=float(kl["trained"] / n_sym),
+                kl_per_symbol_unigram=float(kl["unigram"] / n_sym),
+                kl_per_symbol_construction=float(kl["construction"] / n_sym),
             )
         )
         result = LearnabilityResult(tuple(rows), time.time() - t0, result.config)

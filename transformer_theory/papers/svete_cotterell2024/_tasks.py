@@ -21,12 +21,24 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+from collections.abc import Callable
 
 import numpy as np
 
 from transformer_theory import _validate, budget
 
-__all__ = ["NGramLM", "histories", "history_ids", "lm_batch", "num_histories"]
+__all__ = [
+    "NGramLM",
+    "Reference",
+    "histories",
+    "history_ids",
+    "lm_batch",
+    "lm_batches",
+    "num_histories",
+    "reference",
+    "sampled_strings",
+    "string_history_ids",
+]
 
 
 def num_histories(alphabet_size: int, order: int) -> int:
@@ -74,6 +86,17 @@ def history_ids(alphabet_size: int, order: int, windows_BxN: np.ndarray) -> np.n
     weights = alphabet_size ** np.arange(m - 1, -1, -1)
     value = np.where(is_bos, 0, windows) @ weights if m else np.zeros(len(windows), np.int64)
     return offset[real] + value
+
+
+def string_history_ids(alphabet_size: int, order: int, strings_BxN: np.ndarray) -> np.ndarray:
+    """``ids_BxN1``: the :func:`history_ids` row before every symbol of each string and before
+    its EOS (``N + 1`` columns), the history BOS-padded at the start."""
+    strings = np.asarray(strings_BxN, np.int64)
+    B, L = strings.shape
+    m = order - 1
+    padded = np.concatenate([np.full((B, m), alphabet_size, np.int64), strings], axis=1)
+    windows = np.stack([padded[:, t : t + m] for t in range(L + 1)], axis=1)
+    return history_ids(alphabet_size, order, windows.reshape(B * (L + 1), m)).reshape(B, L + 1)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -184,15 +207,9 @@ class NGramLM:
         return histories(self.alphabet_size, self.order)
 
     def string_history_ids(self, strings_BxN: np.ndarray) -> np.ndarray:
-        """``ids_BxN1``: the history row before every symbol and before EOS (``N + 1`` columns)."""
-        strings = self._check_strings(strings_BxN)
-        B, L = strings.shape
-        m = self.order - 1
-        padded = np.concatenate([np.full((B, m), self.bos, np.int64), strings], axis=1)
-        windows = np.stack([padded[:, t : t + m] for t in range(L + 1)], axis=1)
-        return history_ids(self.alphabet_size, self.order, windows.reshape(B * (L + 1), m)).reshape(
-            B, L + 1
-        )
+        """``ids_BxN1``: the history row before every symbol and before EOS (``N + 1`` columns,
+        :func:`string_history_ids`)."""
+        return string_history_ids(self.alphabet_size, self.order, self._check_strings(strings_BxN))
 
     def _check_strings(self, strings_BxN) -> np.ndarray:
         strings = np.asarray(strings_BxN)
@@ -313,3 +330,84 @@ def lm_batch(
         targets.reshape(B, L + bos_pad),
         weights.astype(np.float32).reshape(B, L + bos_pad),
     )
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Reference:
+    """The n-gram LM's answers on the strings a check runs, one entry per length ``0..max_len``
+    (:func:`reference`): what a construction's ``log q`` is compared with.
+
+    Attributes:
+      strings: ``strings_BxL`` per length ``L``.
+      enumerated: per length, whether ``strings`` are all ``|Sigma|^L`` strings (else sampled).
+      log_probs: ``(B, L + 1)`` per length: :meth:`NGramLM.log_probs` of ``strings``.
+      mass: ``sum_{|y| <= max_len} p(y)`` (:meth:`NGramLM.mass_up_to`).
+    """
+
+    strings: tuple[np.ndarray, ...]
+    enumerated: tuple[bool, ...]
+    log_probs: tuple[np.ndarray, ...]
+    mass: float
+
+
+def reference(
+    lm: NGramLM,
+    max_len: int,
+    *,
+    exhaustive_limit: int | None = 50_000,
+    samples: int = 2_000,
+    seed: int = 0,
+) -> Reference:
+    """The strings of every length ``0..max_len`` with the n-gram's log-probabilities: a length
+    with at most ``exhaustive_limit`` strings (None: any number) is enumerated
+    (:meth:`NGramLM.strings_of_length`), a longer one is ``samples`` uniformly random strings drawn
+    from one ``seed``-ed generator in length order (so impossible strings are checked too)."""
+    _validate.check_positive("max_len", max_len, allow_zero=True)
+    rng = np.random.default_rng(seed)
+    strings, enumerated = [], []
+    for length in range(max_len + 1):
+        if exhaustive_limit is None or lm.alphabet_size**length <= exhaustive_limit:
+            strings.append(lm.strings_of_length(length))
+            enumerated.append(True)
+        else:
+            strings.append(rng.integers(0, lm.alphabet_size, size=(samples, length)))
+            enumerated.append(False)
+    return Reference(
+        strings=tuple(strings),
+        enumerated=tuple(enumerated),
+        log_probs=tuple(lm.log_probs(batch) for batch in strings),
+        mass=lm.mass_up_to(max_len),
+    )
+
+
+def sampled_strings(
+    alphabet_size: int, max_length: int, *, samples: int, seed: int = 0
+) -> tuple[np.ndarray, ...]:
+    """Per length ``0..max_length``: the all-0 string and ``samples`` uniformly random strings,
+    ``(samples + 1, L)``, drawn from one ``seed``-ed generator in length order."""
+    _validate.check_positive("max_length", max_length, allow_zero=True)
+    _validate.check_positive("samples", samples)
+    rng = np.random.default_rng(seed)
+    return tuple(
+        np.concatenate(
+            [
+                np.zeros((1, length), np.int64),
+                rng.integers(0, alphabet_size, size=(samples, length)),
+            ]
+        )
+        for length in range(max_length + 1)
+    )
+
+
+def lm_batches(
+    lm: NGramLM, seed: int, batch: int, max_len: int
+) -> Callable[[int], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The training data of a causal LM on ``lm``: ``batch_at(step)``, the :func:`lm_batch` arrays
+    of ``batch`` fresh samples (:meth:`NGramLM.sample`, seed ``seed * 100003 + step``) cut at
+    ``max_len`` symbols, read like the constructions (``BOS^{n-1} y``)."""
+
+    def batch_at(step: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        strings, lengths = lm.sample(seed * 100_003 + step, batch, max_len)
+        return lm_batch(strings, lengths, lm.order - 1, lm.bos, lm.eos)
+
+    return batch_at

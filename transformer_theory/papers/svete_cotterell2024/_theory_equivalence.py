@@ -3,71 +3,42 @@ q(y)`` of the constructed transformer against ``log p(y)`` of the n-gram LM on E
 a length (or sampled strings when there are too many), EOS included, and the probability mass both
 give to those strings.
 
-- :func:`transformer_log_probs` / :func:`transformer_log_prob`: a construction's ``log q``,
-  per symbol and per string, in float64 (a :class:`~transformer_theory.params.ModelParams` or
-  the paper's 3.3, :class:`._constructions.Paper33`).
+- :func:`equivalence_of`: the check on arrays: the n-gram's answers (:func:`._tasks.reference`)
+  beside the construction's ``log q`` per symbol at each length, as a JSON-ready record.
+- :func:`equivalence_record`: the same from the LM and the model (both computed here).
 - :func:`logprob_tolerance`: how far rounding alone may move ``log q(y)``.
-- :func:`equivalence_record`: the check, as a JSON-ready record.
+- :func:`transformer_log_probs` / :func:`transformer_log_prob`: a construction's ``log q``, per
+  symbol and per string, in float64 (run by :mod:`._constructions`, whose forward it is; named
+  here too).
 
 Shapes use the letters of :mod:`transformer_theory.glossary`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 
-from transformer_theory import _validate
-from transformer_theory.core.forward import lm_log_probs
 from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
-from transformer_theory.papers.svete_cotterell2024._tasks import NGramLM
+from transformer_theory.papers.svete_cotterell2024._constructions import (
+    param_dtype,
+    transformer_log_prob,
+    transformer_log_probs,
+)
+from transformer_theory.papers.svete_cotterell2024._tasks import NGramLM, Reference, reference
 from transformer_theory.params import ModelParams
 from transformer_theory.precision import significand_bits
 
 __all__ = [
+    "equivalence_of",
     "equivalence_record",
     "logprob_tolerance",
     "param_dtype",
     "transformer_log_prob",
     "transformer_log_probs",
 ]
-
-
-@jax.jit
-def _string_log_probs(params, strings_BxN):
-    if isinstance(params, cn.Paper33):
-        return jax.vmap(lambda s: cn.paper33_log_probs(params, s).astype(jnp.float64))(strings_BxN)
-    return jax.vmap(lambda s: lm_log_probs(params, s).astype(jnp.float64))(strings_BxN)
-
-
-def param_dtype(params: ModelParams | cn.Paper33) -> jnp.dtype:
-    """The float dtype of a construction (:class:`ModelParams` or the paper's 3.3)."""
-    return params.dtype if isinstance(params, cn.Paper33) else params.w_o.dtype
-
-
-def transformer_log_prob(
-    params: ModelParams | cn.Paper33, strings_BxN: np.ndarray, batch: int = 4096
-) -> np.ndarray:
-    """``log q(y)`` (EOS included) of every string of one length under a causal LM, float64."""
-    return transformer_log_probs(params, strings_BxN, batch).sum(axis=1)
-
-
-def transformer_log_probs(
-    params: ModelParams | cn.Paper33, strings_BxN: np.ndarray, batch: int = 4096
-) -> np.ndarray:
-    """``log q(y_t | y_<t)`` for every symbol, then ``log q(EOS | y)``: ``(B, N + 1)``, float64.
-
-    ``params``: a causal-LM :class:`ModelParams` or the paper's 3.3 (:class:`~transformer_theory.
-    constructions.ngram.Paper33`)."""
-    strings = np.asarray(strings_BxN, np.int64)
-    out = [
-        np.asarray(_string_log_probs(params, jnp.asarray(strings[i : i + batch])))
-        for i in range(0, len(strings), batch)
-    ]
-    return np.concatenate(out) if out else np.zeros((0, strings.shape[1] + 1))
 
 
 def logprob_tolerance(lm: NGramLM, length: int, dtype: Any) -> float:
@@ -84,11 +55,47 @@ def logprob_tolerance(lm: NGramLM, length: int, dtype: Any) -> float:
     return float((length + 1) * 4 * u * (np.abs(table).max() + 2.0))
 
 
-def _strings(lm: NGramLM, length: int, exhaustive_limit: int, samples: int, rng):
-    count = lm.alphabet_size**length
-    if count <= exhaustive_limit:
-        return lm.strings_of_length(length), True
-    return rng.integers(0, lm.alphabet_size, size=(samples, length)), False
+def equivalence_of(
+    lm: NGramLM, ref: Reference, log_q_by_length: Sequence[np.ndarray], dtype: Any
+) -> dict:
+    """Compare ``log q(y)`` with ``log p(y)`` on the strings of ``ref`` (one entry per length
+    ``0..max_len``, :func:`._tasks.reference`), ``log_q_by_length`` the construction's per-symbol
+    ``log q`` of the same strings (:func:`transformer_log_probs`) in a model of ``dtype``.
+
+    ``equivalent`` means: the same strings have probability 0 (``-inf``) under both, no NaN, and
+    every other difference is within :func:`logprob_tolerance` (of ``lm``'s table).
+    ``mass_transformer`` (only when every length was enumerated) is ``sum_{|y| <= max_len} q(y)``,
+    to set beside ``mass_ngram`` = ``ref.mass``, the n-gram's own mass up to ``max_len`` (a
+    forward recursion, not an enumeration).
+    """
+    worst, worst_ratio, strings, mismatches, nans = 0.0, 0.0, 0, 0, 0
+    exhaustive, mass_q = True, 0.0
+    for length, (enumerated, ref_lp, got_lp) in enumerate(
+        zip(ref.enumerated, ref.log_probs, log_q_by_length, strict=True)
+    ):
+        exhaustive &= enumerated
+        want, got = ref_lp.sum(axis=1), np.asarray(got_lp).sum(axis=1)
+        nans += int(np.isnan(got).sum())
+        mismatches += int((np.isfinite(want) != np.isfinite(got)).sum())
+        both = np.isfinite(want) & np.isfinite(got)
+        if both.any():
+            diff = float(np.abs(got[both] - want[both]).max())
+            worst = max(worst, diff)
+            worst_ratio = max(worst_ratio, diff / logprob_tolerance(lm, length, dtype))
+        if enumerated:
+            mass_q += float(np.exp(got[np.isfinite(got)]).sum())
+        strings += len(want)
+    return {
+        "strings": strings,
+        "exhaustive": bool(exhaustive),
+        "max_abs_logprob_diff": worst,
+        "tolerance_used": worst_ratio,
+        "support_mismatches": mismatches,
+        "nan": nans,
+        "equivalent": bool(mismatches == 0 and nans == 0 and worst_ratio <= 1.0),
+        "mass_transformer": mass_q if exhaustive else None,
+        "mass_ngram": ref.mass,
+    }
 
 
 def equivalence_record(
@@ -100,43 +107,10 @@ def equivalence_record(
     samples: int = 2_000,
     seed: int = 0,
 ) -> dict:
-    """Compare ``log q(y)`` with ``log p(y)`` on the strings of every length ``0..max_len``.
-
-    Lengths with at most ``exhaustive_limit`` strings are enumerated; longer ones use ``samples``
-    uniformly random strings (so impossible strings are checked too). ``equivalent`` means: the
-    same strings have probability 0 (``-inf``) under both, no NaN, and every other difference is
-    within :func:`logprob_tolerance`. ``mass_transformer`` (only when every length was enumerated)
-    is ``sum_{|y| <= max_len} q(y)``, to set beside ``mass_ngram`` = the n-gram's own mass up to
-    ``max_len`` (:meth:`NGramLM.mass_up_to`, a forward recursion, not an enumeration).
-    """
-    _validate.check_positive("max_len", max_len, allow_zero=True)
-    dtype = param_dtype(params)
-    rng = np.random.default_rng(seed)
-    worst, worst_ratio, strings, mismatches, nans = 0.0, 0.0, 0, 0, 0
-    exhaustive, mass_q = True, 0.0
-    for length in range(max_len + 1):
-        batch, enumerated = _strings(lm, length, exhaustive_limit, samples, rng)
-        exhaustive &= enumerated
-        ref = lm.log_prob(batch)
-        got = transformer_log_prob(params, batch)
-        nans += int(np.isnan(got).sum())
-        mismatches += int((np.isfinite(ref) != np.isfinite(got)).sum())
-        both = np.isfinite(ref) & np.isfinite(got)
-        if both.any():
-            diff = float(np.abs(got[both] - ref[both]).max())
-            worst = max(worst, diff)
-            worst_ratio = max(worst_ratio, diff / logprob_tolerance(lm, length, dtype))
-        if enumerated:
-            mass_q += float(np.exp(got[np.isfinite(got)]).sum())
-        strings += len(batch)
-    return {
-        "strings": strings,
-        "exhaustive": bool(exhaustive),
-        "max_abs_logprob_diff": worst,
-        "tolerance_used": worst_ratio,
-        "support_mismatches": mismatches,
-        "nan": nans,
-        "equivalent": bool(mismatches == 0 and nans == 0 and worst_ratio <= 1.0),
-        "mass_transformer": mass_q if exhaustive else None,
-        "mass_ngram": lm.mass_up_to(max_len),
-    }
+    """:func:`equivalence_of` on the strings of every length ``0..max_len``
+    (:func:`._tasks.reference`: lengths with at most ``exhaustive_limit`` strings enumerated,
+    longer ones ``samples`` uniformly random strings from ``seed``) and ``params``' ``log q`` of
+    them."""
+    ref = reference(lm, max_len, exhaustive_limit=exhaustive_limit, samples=samples, seed=seed)
+    log_q = [transformer_log_probs(params, batch) for batch in ref.strings]
+    return equivalence_of(lm, ref, log_q, param_dtype(params))

@@ -4,10 +4,10 @@ Theorems 3.1-3.3): measured by running the model, and derived from the score's g
 - :func:`selection_scan`: the longest string length ``L`` such that the model's attention is the
   proof's (3.1/3.2: the one key ``t - h``; 3.3-slots: the ``n - 1`` window keys uniformly) at every
   query of every length up to ``L``, in the parameters' dtype; the model is run at every length,
-  since its rounding depends on the length (:func:`intended_attention`,
-  :func:`first_wrong_query`).
+  since its rounding depends on the length (:func:`attention_scan` given the heads' offsets,
+  :func:`intended_attention`, :func:`first_wrong_query`).
 - :func:`paper33_scan`: the same for the paper's 3.3, on sampled strings (its decoding reads the
-  symbols).
+  symbols; :func:`decoding_scan` given the decoded histories and the histories the strings have).
 - :func:`predicted_exact_length`: the limit derived from the score's gap and the dtype's rounding
   (a sufficient condition, so the measured limit is at least this); :func:`window_budget`:
   3.3-slots' largest intermediate.
@@ -18,6 +18,7 @@ letters of :mod:`transformer_theory.glossary`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import jax
@@ -28,11 +29,16 @@ from transformer_theory import _validate
 from transformer_theory.core.forward import forward_trace, lm_inputs
 from transformer_theory.core.positional import window_score_polynomial
 from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
-from transformer_theory.papers.svete_cotterell2024._tasks import history_ids
+from transformer_theory.papers.svete_cotterell2024._tasks import (
+    sampled_strings,
+    string_history_ids,
+)
 from transformer_theory.params import ModelParams
 from transformer_theory.precision import significand_bits
 
 __all__ = [
+    "attention_scan",
+    "decoding_scan",
     "first_wrong_query",
     "intended_attention",
     "paper33_scan",
@@ -67,12 +73,18 @@ def first_wrong_query(
     ``(H, N, N)`` array per layer, as :func:`~transformer_theory.core.forward_trace` returns) is
     not the proof's: a different support, or a weight more than 8 ulps of the dtype from the
     prescribed one (sparsemax's ``z - tau`` may round a 1 to ``1 - ulp``). None if every query is
-    the proof's."""
+    the proof's. The heads' offsets are :func:`._constructions.head_offsets` of ``construction``."""
+    offsets = cn.head_offsets(construction, params.config.bos_pad + 1)
+    return _first_wrong(params, offsets, maps, first_query)
+
+
+def _first_wrong(params: ModelParams, offsets, maps: Any, first_query: int) -> int | None:
+    # first_wrong_query with the heads' (layer, head, offset) given
     cfg = params.config
     dtype = params.w_o.dtype
     tol = 8 * float(jnp.finfo(dtype).eps)
     bad = None
-    for layer, head, offset in cn.head_offsets(construction, cfg.bos_pad + 1):
+    for layer, head, offset in offsets:
         got = np.asarray(maps[layer][head], np.float64)
         want = intended_attention(offset, cfg.bos_pad, got.shape[0])
         wrong = np.any(((got > 0) != (want > 0)) | (np.abs(got - want) > tol), axis=1)
@@ -116,6 +128,16 @@ def selection_scan(params: ModelParams, construction: str, *, max_length: int = 
       ``method``.
     """
     cn.check_built_as(params, construction, "params")
+    offsets = cn.head_offsets(construction, params.config.bos_pad + 1)
+    return attention_scan(params, offsets, max_length=max_length)
+
+
+def attention_scan(
+    params: ModelParams, offsets: Sequence[tuple[int, int, int]], *, max_length: int = 32
+) -> dict:
+    """:func:`selection_scan` of a model whose heads attend as ``offsets`` says (``(layer, head,
+    offset)`` per head, :func:`._constructions.head_offsets` of the construction it was built
+    as): the same record."""
     _validate.check_positive("max_length", max_length, allow_zero=True)
     cfg = params.config
     if cfg.attention == "softmax":
@@ -130,9 +152,7 @@ def selection_scan(params: ModelParams, construction: str, *, max_length: int = 
     }
     for length in range(max_length + 1):
         tokens = lm_inputs(cfg, jnp.zeros((length,), jnp.int32))
-        bad = first_wrong_query(
-            params, construction, _attention_maps(params, tokens), first_query=w - 1
-        )
+        bad = _first_wrong(params, offsets, _attention_maps(params, tokens), w - 1)
         if bad is not None:
             record.update(
                 longest_exact_length=length - 1,
@@ -143,22 +163,14 @@ def selection_scan(params: ModelParams, construction: str, *, max_length: int = 
     return record
 
 
-@jax.jit
-def _paper33_decoded(model, strings_BxN):
-    w = model.order - 1
-    bos = jnp.full((strings_BxN.shape[0], w), model.alphabet_size, strings_BxN.dtype)
-    tokens = jnp.concatenate([bos, strings_BxN], axis=1)
-    states = jax.vmap(lambda x: cn.paper33_states(model, x))(tokens)[:, w - 1 :]
-    return jnp.argmax(states, axis=-1), jnp.max(jnp.abs(states - jnp.round(states)), axis=(1, 2))
-
-
 def paper33_scan(
     model: cn.Paper33, *, max_length: int = 48, samples: int = 32, seed: int = 0
 ) -> dict:
     """Where the paper's 3.3 (:class:`~._constructions.Paper33`) stops
     decoding the right history, in its dtype: the longest string length ``L`` such that at every
-    length ``0..L`` every position of ``samples`` seeded random strings (and the all-0 string)
-    decodes, by the authors' argmax, the history it has.
+    length ``0..L`` every position of ``samples`` seeded random strings (and the all-0 string,
+    :func:`._tasks.sampled_strings`) decodes, by the authors' argmax
+    (:func:`._constructions.paper33_decoded`), the history it has (:func:`decoding_scan`).
 
     Unlike 3.1/3.2/3.3-slots the decoding reads the symbols, so this is a check on sampled inputs,
     not on every input; it is run at every length (one compilation each) for the reason
@@ -171,8 +183,29 @@ def paper33_scan(
         raise ValueError(f"model: expected the paper's 3.3 (Paper33), got {type(model).__name__}")
     _validate.check_positive("max_length", max_length, allow_zero=True)
     _validate.check_positive("samples", samples)
-    rng = np.random.default_rng(seed)
-    S, n = model.alphabet_size, model.order
+    strings = sampled_strings(model.alphabet_size, max_length, samples=samples, seed=seed)
+    want = [string_history_ids(model.alphabet_size, model.order, s) for s in strings]
+    decoded = (cn.paper33_decoded(model, jnp.asarray(s)) for s in strings)
+    return decoding_scan(decoded, want, order=model.order, samples=samples)
+
+
+def decoding_scan(
+    decoded_by_length: Iterable[tuple[Any, Any]],
+    want_by_length: Sequence[np.ndarray],
+    *,
+    order: int,
+    samples: int,
+) -> dict:
+    """:func:`paper33_scan`'s record, from the answers of the paper's 3.3 for an ``order``-gram
+    LM and the histories its strings have, at each length ``0..max_length``.
+
+    ``decoded_by_length``: per length, ``(decoded ids (B, L + 1), largest one-hot error per string
+    (B,))`` (:func:`._constructions.paper33_decoded`), read in order and no further than the first
+    failing length (so an iterator runs the model only that far). ``want_by_length``: the
+    histories of the same strings (:func:`._tasks.string_history_ids`); ``max_length`` is its
+    length - 1. ``samples``: the random strings per length besides the all-0 one (the record's
+    ``method`` says so)."""
+    max_length = len(want_by_length) - 1
     record = {
         "longest_exact_length": None,
         "first_failing_length": None,
@@ -182,21 +215,13 @@ def paper33_scan(
         "method": f"the model run at every string length 0..max_length on {samples} random "
         "strings and the all-0 string, every position's decoded history checked",
     }
-    for length in range(max_length + 1):
-        strings = np.concatenate(
-            [np.zeros((1, length), np.int64), rng.integers(0, S, size=(samples, length))]
-        )
-        decoded, err = _paper33_decoded(model, jnp.asarray(strings))
-        decoded = np.asarray(decoded)
-        padded = np.concatenate([np.full((len(strings), n - 1), S), strings], axis=1)
-        windows = np.stack([padded[:, t : t + n - 1] for t in range(length + 1)], axis=1)
-        want = history_ids(S, n, windows.reshape(-1, n - 1)).reshape(len(strings), length + 1)
-        wrong = np.flatnonzero(np.any(decoded != want, axis=0))
+    for length, ((decoded, err), want) in enumerate(zip(decoded_by_length, want_by_length)):
+        wrong = np.flatnonzero(np.any(np.asarray(decoded) != want, axis=0))
         if wrong.size:
             record.update(
                 longest_exact_length=length - 1,
                 first_failing_length=length,
-                first_failing_position=int(wrong[0]) + n - 2,  # 0-based input position
+                first_failing_position=int(wrong[0]) + order - 2,  # 0-based input position
             )
             break
         record["max_onehot_error"] = max(record["max_onehot_error"], float(np.max(err)))

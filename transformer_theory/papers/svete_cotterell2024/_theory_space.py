@@ -55,11 +55,13 @@ __all__ = [
     "PRINTED_SHAPE",
     "SIZE_KEYS",
     "SPACE_CONSTRUCTIONS",
+    "FORMATS",
     "count",
     "exponent_bits_needed",
     "formula",
     "printed_shape",
     "significand_bits_needed",
+    "space_record",
     "space_table",
 ]
 
@@ -74,7 +76,8 @@ PRINTED_SHAPE: dict[str, str] = {
     "3.3": "1 head, 1 layer",
 }
 _THEOREM = {"3.1": "3.1", "3.2": "3.2", "3.2-direct": "3.2", "3.3": "3.3", "3.3-slots": "3.3"}
-_FORMATS = ("float64", "float32", "bfloat16")
+#: The float formats of a record's ``exact_to``.
+FORMATS: tuple[str, ...] = ("float64", "float32", "bfloat16")
 
 
 def printed_shape(construction: str, order: int) -> tuple[int, int]:
@@ -117,16 +120,15 @@ def exponent_bits_needed(values: Any) -> int:
     return e
 
 
-def _leaves(model: ModelParams | cn.Paper33) -> tuple[list[np.ndarray], np.ndarray]:
-    """(structural arrays, the n-gram table) of a built model, as float64."""
+def _leaves(model: ModelParams | cn.Paper33, A: int) -> tuple[list[np.ndarray], np.ndarray]:
+    """(structural arrays, the n-gram table) of a built model for an LM of ``A`` histories, as
+    float64."""
     if isinstance(model, cn.Paper33):
         table = model.log_probs_CxA
         rest = [model.digit_w, model.digit_b, model.digit_out, model.and_w, model.and_b]
     else:
-        cfg = model.config
-        A = num_histories(cfg.vocab_size - 1, cfg.bos_pad + 1)  # W_O's last A columns
         w_o = np.asarray(model.w_o, np.float64)
-        table = w_o[:, w_o.shape[1] - A :]
+        table = w_o[:, w_o.shape[1] - A :]  # W_O's last A columns
         rest = [leaf for layer in model.layers for leaf in jax.tree_util.tree_leaves(layer)]
         rest.append(w_o[:, : w_o.shape[1] - A])
     return [np.asarray(a, np.float64) for a in rest], np.asarray(table, np.float64)
@@ -145,7 +147,16 @@ def count(model: ModelParams | cn.Paper33) -> dict:
       need (:func:`significand_bits_needed`, :func:`exponent_bits_needed`); ``table_bits``: the
       table's significand bits (the LM's own log-probabilities: 53 for a random LM).
     """
-    rest, table = _leaves(model)
+    if isinstance(model, cn.Paper33):
+        A = model.log_probs_CxA.shape[1]
+    else:
+        A = num_histories(model.config.vocab_size - 1, model.config.bos_pad + 1)
+    return _count(model, A)
+
+
+def _count(model: ModelParams | cn.Paper33, A: int) -> dict:
+    # count of a model built for an LM of A histories
+    rest, table = _leaves(model, A)
     if isinstance(model, cn.Paper33):
         width = max(model.digit_w.shape[1], model.and_w.shape[0])
         layers, heads = 1, 1
@@ -195,7 +206,8 @@ def formula(construction: str, order: int, alphabet_size: int) -> dict:
     if not isinstance(order, int) or order < 2:
         raise ValueError(f"order: expected an integer >= 2, got {order!r}")
     n, S = order, alphabet_size
-    V, w, A = S + 1, n - 1, num_histories(S, n)
+    # A in closed form, as the formulas are (not _tasks' enumeration, which they are checked with)
+    V, w, A = S + 1, n - 1, sum(S**k for k in range(n))
     bias = A if w > 1 else 0
     table = V * A
 
@@ -253,6 +265,40 @@ def _build(lm: NGramLM, construction: str) -> ModelParams | cn.Paper33:
     return cn.build(lm, construction, max_len=8)
 
 
+def space_record(
+    lm: NGramLM,
+    construction: str,
+    model: ModelParams | cn.Paper33,
+    exact_to: dict[str, int | None],
+) -> dict:
+    """The record of ``model``, ``construction`` built (float64, hard attention) for ``lm``:
+    ``lm``'s size, the counts (:func:`count`) beside :func:`formula` (``formula``, ``matches``:
+    every key of :data:`SIZE_KEYS` equal) and the printed shape (``printed_layers``,
+    ``printed_heads`` in all, ``within_printed``: no more layers and heads than printed), and
+    ``exact_to``, the string length the derivation guarantees exact per float format of
+    :data:`FORMATS` (:func:`._theory_precision.predicted_exact_length`, given; None for the
+    paper's 3.3)."""
+    c, n, S = construction, lm.order, lm.alphabet_size
+    counted = _count(model, len(lm.log_probs_AxC))  # the table: one row per history
+    want = formula(c, n, S)
+    p_layers, p_heads = printed_shape(c, n)
+    return {
+        "construction": c,
+        "paper": c in ("3.1", "3.2", "3.3"),
+        "order": n,
+        "alphabet": S,
+        "histories": len(lm.log_probs_AxC),
+        **counted,
+        "formula": want,
+        "matches": all(counted[k] == want[k] for k in SIZE_KEYS),
+        "printed_layers": p_layers,
+        "printed_heads": p_layers * p_heads,
+        "within_printed": counted["layers"] <= p_layers and counted["heads"] <= p_layers * p_heads,
+        "log2_params": math.log2(counted["params"]),
+        "exact_to": exact_to,
+    }
+
+
 def space_table(
     orders: tuple[int, ...] | list[int],
     alphabet_sizes: tuple[int, ...] | list[int],
@@ -260,14 +306,10 @@ def space_table(
     constructions: tuple[str, ...] | list[str] = SPACE_CONSTRUCTIONS,
     seed: int = 0,
 ) -> list[dict]:
-    """One record per construction and ``(n, S)``: each model built (float64, hard attention) for
-    ``NGramLM.random(seed, S, n)`` and counted (:func:`count`), beside :func:`formula`
-    (``formula``, ``matches``: every key of :data:`SIZE_KEYS` equal) and the printed shape
-    (``printed_layers``, ``printed_heads`` in all, ``within_printed``: no more layers and heads
-    than printed), and ``exact_to``: the string length the derivation guarantees exact
-    (:func:`._theory_precision.predicted_exact_length`, up to ``10^7``) per float format (None for
-    the
-    paper's 3.3, which has no derived bound; its digits need ``10^-t``: see
+    """One record per construction and ``(n, S)`` (:func:`space_record`): each model built
+    (float64, hard attention) for ``NGramLM.random(seed, S, n)``, with ``exact_to`` from
+    :func:`._theory_precision.predicted_exact_length` (up to ``10^7``) per float format (None
+    for the paper's 3.3, which has no derived bound; its digits need ``10^-t``: see
     :func:`._constructions.build_paper33`).
 
     Needs JAX's 64-bit mode (the models are built in float64). ``n >= 2``; sizes grow like
@@ -291,31 +333,11 @@ def space_table(
         for S in alphabet_sizes:
             lm = NGramLM.random(seed, S, n)
             for c in constructions:
-                counted = count(_build(lm, c))
-                want = formula(c, n, S)
-                p_layers, p_heads = printed_shape(c, n)
                 exact = {
                     f: None
                     if c == "3.3"
                     else precision_scan.predicted_exact_length(c, n, dtype_of(f))
-                    for f in _FORMATS
+                    for f in FORMATS
                 }
-                records.append(
-                    {
-                        "construction": c,
-                        "paper": c in ("3.1", "3.2", "3.3"),
-                        "order": n,
-                        "alphabet": S,
-                        "histories": num_histories(S, n),
-                        **counted,
-                        "formula": want,
-                        "matches": all(counted[k] == want[k] for k in SIZE_KEYS),
-                        "printed_layers": p_layers,
-                        "printed_heads": p_layers * p_heads,
-                        "within_printed": counted["layers"] <= p_layers
-                        and counted["heads"] <= p_layers * p_heads,
-                        "log2_params": math.log2(counted["params"]),
-                        "exact_to": exact,
-                    }
-                )
+                records.append(space_record(lm, c, _build(lm, c), exact))
     return records
