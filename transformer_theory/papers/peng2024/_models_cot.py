@@ -17,7 +17,8 @@ on the growing prompt; the last token written is the answer. ``s = 1`` is full C
 model is trained with teacher forcing (the true chain as input, the cross entropy at all ``S``
 positions, causal attention) and evaluated autoregressively on its own tokens (:func:`generate`).
 The number of steps a recipe needs for a target accuracy is the smallest ``S`` whose model reaches
-it (:func:`steps_needed`); it is an upper bound, for that recipe, on the steps the theorem counts.
+it (:func:`._theory.steps_needed`); it is an upper bound, for that recipe, on the steps the
+theorem counts.
 
 Shape letters: :mod:`transformer_theory.glossary` (``N``: a prompt's positions, ``T``: the
 target tokens, one per composed function or CoT step).
