@@ -218,6 +218,28 @@ def test_dyck2_sample_labels_are_the_stacks_and_balanced():
         _models.sample("dyck3", 4, 2, seed=0)
 
 
+def test_has_both_classes_is_the_samplers_rule_and_the_sampler_is_sample():
+    # _models.has_both_classes restates _tasks.has_both_classes (PARITY, Dyck-1) and the even
+    # lengths of dyck_k_sample (Dyck-2); the resolved sampler draws what sample draws.
+    for length in range(0, 12):
+        for language in ("parity", "dyck1"):
+            assert _models.has_both_classes(language, length) == tasks.has_both_classes(
+                language, length
+            )
+        assert _models.has_both_classes("dyck2", length) == (length >= 2 and length % 2 == 0)
+    for language in _models.LANGUAGES:
+        draw = _models.sampler(language)
+        a, b = draw(4, 6, 3), _models.sample(language, 4, 6, seed=3)
+        np.testing.assert_array_equal(a[0], b[0])
+        np.testing.assert_array_equal(a[1], b[1])
+        model = _models.deployed(
+            init_params(jax.random.key(0), _models.model_config(language, small=True)), "softmax"
+        )
+        assert _models.accuracy_on(model, language, *a) == _models.accuracy(
+            model, language, 4, 6, 3
+        )
+
+
 def test_annealed_hard_phase_is_the_core_leftmost_model():
     # hard = 1: the curriculum's forward value is the leftmost-hard model's (Dyck-2's causal
     # model with its positional code), whatever the temperature; hard = 0: softmax at 1 is the

@@ -86,12 +86,11 @@ def _cot_records():
 
 def test_theorem2_recomputes_the_committed_summary(monkeypatch, tmp_path):
     from transformer_theory import jsonio
-    from transformer_theory.papers.peng2024 import _models_cot as cot
 
     records = _cot_records()
     path = str(tmp_path / "cot.json")
     monkeypatch.setattr(checks, "COT_RESULTS", path)
-    summary = cot.steps_needed(records, 0.9)
+    summary = theory.steps_needed(records, 0.9)
     assert summary[0]["steps_needed"] == 2
     jsonio.write_json(path, {"records": records, "summary": summary, "target": 0.9})
     assert _run("theorem2")[2] == "measured"
@@ -103,6 +102,6 @@ def test_theorem2_recomputes_the_committed_summary(monkeypatch, tmp_path):
     # so is a record whose sqrt(n / (H d p)) was computed with the wrong formula
     records[1]["cot_bound"] = (4 / (8 * 8)) ** 0.5 * 2
     jsonio.write_json(
-        path, {"records": records, "summary": cot.steps_needed(records, 0.9), "target": 0.9}
+        path, {"records": records, "summary": theory.steps_needed(records, 0.9), "target": 0.9}
     )
     assert _run("theorem2")[2] == "open"

@@ -14,6 +14,7 @@ import pytest
 from flax import nnx
 
 from transformer_theory.papers.peng2024 import _models_cot as cot
+from transformer_theory.papers.peng2024 import _theory as theory
 from transformer_theory.papers.peng2024._models import CompositionTransformer
 from transformer_theory.papers.peng2024.experiments.composition_cot import CoTSettings
 
@@ -134,10 +135,10 @@ def test_cot_bound_and_steps_needed():
         }
         for s in (1, 2)
     ]
-    got = {r["n"]: r["steps_needed"] for r in cot.steps_needed(rows, 0.9)}
+    got = {r["n"]: r["steps_needed"] for r in theory.steps_needed(rows, 0.9)}
     assert got == {4: 2, 8: None}
     with pytest.raises(ValueError, match="target"):
-        cot.steps_needed(rows, 0.0)
+        theory.steps_needed(rows, 0.0)
 
 
 @pytest.mark.parametrize(

@@ -323,3 +323,57 @@ def decision_margins(
         out.append(np.asarray(m)[:rows])
     margins = np.concatenate(out) if out else np.zeros((0, n))
     return margins if prefixes else margins[:, -1]
+
+
+@dataclasses.dataclass(frozen=True)
+class PrefixDecisions:
+    """A recognizer's decisions at every prefix (:func:`prefix_decisions`): ``margins_BxN`` on
+    the exhaustive strings, ``padded_margins_BxN`` on the drawn ones (``None`` when none);
+    ``leftmost_BxN`` / ``padded_leftmost_BxN`` the same with leftmost-hard layers 2.. (the hard
+    recognizer with ``leftmost`` only, else ``None``)."""
+
+    margins_BxN: np.ndarray
+    padded_margins_BxN: np.ndarray | None
+    leftmost_BxN: np.ndarray | None
+    padded_leftmost_BxN: np.ndarray | None
+
+
+def prefix_decisions(
+    k: int,
+    depth: int,
+    attention: str,
+    strings_BxL: ArrayLike,
+    padded_BxL: ArrayLike | None = None,
+    *,
+    max_len: int,
+    dtype: jnp.dtype | type,
+    leftmost: bool = True,
+) -> PrefixDecisions:
+    """The recognizer :func:`dyck_k_recognizer` ``(k, depth, attention, max_len=max_len,
+    dtype=dtype)``, built once, and its :func:`decision_margins` at every prefix of
+    ``strings_BxL`` and of ``padded_BxL`` (if given); with ``leftmost`` and the hard recognizer,
+    also with leftmost-hard attention in layers 2.. (:func:`leftmost_tail`)."""
+    params = dyck_k_recognizer(k, depth, attention, max_len=max_len, dtype=dtype)
+    margins = decision_margins(params, strings_BxL, prefixes=True)
+    padded = None if padded_BxL is None else decision_margins(params, padded_BxL, prefixes=True)
+    left, padded_left = None, None
+    if leftmost and attention == "hard":
+        left = decision_margins(params, strings_BxL, prefixes=True, leftmost=True)
+        if padded_BxL is not None:
+            padded_left = decision_margins(params, padded_BxL, prefixes=True, leftmost=True)
+    return PrefixDecisions(margins, padded, left, padded_left)
+
+
+def recognizer_margins(
+    k: int,
+    depth: int,
+    attention: str,
+    strings: tuple[ArrayLike, ...],
+    *,
+    max_len: int,
+    dtype: jnp.dtype | type,
+) -> list[np.ndarray]:
+    """The recognizer :func:`dyck_k_recognizer` ``(k, depth, attention, max_len=max_len,
+    dtype=dtype)``, built once, and its :func:`decision_margins` on each array of ``strings``."""
+    params = dyck_k_recognizer(k, depth, attention, max_len=max_len, dtype=dtype)
+    return [decision_margins(params, s) for s in strings]

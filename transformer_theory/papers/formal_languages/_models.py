@@ -40,7 +40,8 @@ width).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import partial
 
 import jax
 import jax.numpy as jnp
@@ -63,11 +64,13 @@ __all__ = [
     "SCHEDULES",
     "TRAINING_MODES",
     "accuracy",
+    "accuracy_on",
     "bos",
     "deployed",
     "has_both_classes",
     "model_config",
     "sample",
+    "sampler",
     "straight_through_forward",
     "straight_through_weights",
     "train_hard_attention",
@@ -193,25 +196,39 @@ def has_both_classes(language: str, length: int) -> bool:
     """Whether a balanced sample of ``language`` exists at ``length`` (Dyck: even ``length >= 2``,
     PARITY: ``length >= 1``)."""
     _validate.check_choice("language", language, LANGUAGES)
-    if language == "dyck2":
-        return length >= 2 and length % 2 == 0
-    return tasks.has_both_classes(language, length)
+    # The rule of :func:`._tasks.has_both_classes` (Dyck-1, PARITY) and of
+    # :func:`._tasks_dyck_k.dyck_k_sample` (Dyck-(2, D): even lengths); a test checks they agree.
+    if language == "parity":
+        return length >= 1
+    return length >= 2 and length % 2 == 0
 
 
-def sample(language: str, length: int, count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """``count`` balanced strings of ``length`` and their membership (``count // 2`` non-members).
+Sampler = Callable[[int, int, int], tuple[np.ndarray, np.ndarray]]
+
+
+def _dyck2_sample(length: int, count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    strings, labels, _ = _tasks_dyck_k.dyck_k_sample(2, DYCK2_DEPTH, length, count, seed=seed)
+    return strings, labels
+
+
+def sampler(language: str) -> Sampler:
+    """The sampler of ``language``, resolved once: ``draw(length, count, seed)`` gives ``count``
+    balanced strings of ``length`` and their membership (``count // 2`` non-members).
 
     PARITY and Dyck-1: :func:`._tasks.sample`. Dyck-2: :func:`._tasks_dyck_k.dyck_k_sample` of
-    Dyck-(2,
-    :data:`DYCK2_DEPTH`): members uniform over the bounded-depth shapes, non-members the hard kinds
-    ``swap``, ``overflow``, ``dip`` in turn; labels from the stack of
+    Dyck-(2, :data:`DYCK2_DEPTH`): members uniform over the bounded-depth shapes, non-members the
+    hard kinds ``swap``, ``overflow``, ``dip`` in turn; labels from the stack of
     :func:`._tasks_dyck_k.is_dyck_k_member`.
     """
     _validate.check_choice("language", language, LANGUAGES)
     if language == "dyck2":
-        strings, labels, _ = _tasks_dyck_k.dyck_k_sample(2, DYCK2_DEPTH, length, count, seed=seed)
-        return strings, labels
-    return tasks.sample(language, length, count, seed=seed)
+        return _dyck2_sample
+    return partial(tasks.sample, language)
+
+
+def sample(language: str, length: int, count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` balanced strings of ``length`` and their membership: :func:`sampler`'s draw."""
+    return sampler(language)(length, count, seed)
 
 
 def _inputs(language: str, strings_BxL: np.ndarray) -> jax.Array:
@@ -287,16 +304,25 @@ def _logits(params, inputs_BxN):
     return jax.vmap(lambda t: forward(params, t))(inputs_BxN)
 
 
-def accuracy(params: ModelParams, language: str, length: int, samples: int, seed: int) -> float:
-    """Accuracy of ``params`` (evaluated by :func:`transformer_theory.core.forward`) on ``samples``
-    balanced strings of ``length`` (:func:`sample`, labels from the membership reference)."""
-    strings, labels = sample(language, length, samples, seed=seed)
-    inputs = _inputs(language, strings)
+def accuracy_on(
+    params: ModelParams, language: str, strings_BxL: np.ndarray, labels_B: np.ndarray
+) -> float:
+    """Accuracy of ``params`` (evaluated by :func:`transformer_theory.core.forward`, each string
+    after :func:`bos`) on ``strings_BxL`` against ``labels_B``."""
+    inputs = _inputs(language, strings_BxL)
+    length, samples = strings_BxL.shape[1], len(strings_BxL)
     chunk = max(1, 2**21 // (length + 1) ** 2)
     preds = np.concatenate(
         [np.argmax(_logits(params, inputs[i : i + chunk]), -1) for i in range(0, samples, chunk)]
     )
-    return float(np.mean(preds == labels))
+    return float(np.mean(preds == labels_B))
+
+
+def accuracy(params: ModelParams, language: str, length: int, samples: int, seed: int) -> float:
+    """Accuracy of ``params`` on ``samples`` balanced strings of ``length`` (:func:`sample`,
+    labels from the membership reference): :func:`accuracy_on`."""
+    strings, labels = sample(language, length, samples, seed=seed)
+    return accuracy_on(params, language, strings, labels)
 
 
 def train_hard_attention(
@@ -315,10 +341,11 @@ def train_hard_attention(
     layers: int = 2,
     positional: str | None = None,
     small: bool = False,
+    draw: Sampler | None = None,
 ) -> tuple[ModelParams, list[float]]:
     """Adam on the cross-entropy of :func:`straight_through_forward` in ``mode``, through
     :func:`transformer_theory.train.fit.fit`; each step draws one length of ``lengths`` and a
-    fresh balanced batch (:func:`sample`).
+    fresh balanced batch (``draw``, by default :func:`sampler` of ``language``).
 
     ``"annealed_leftmost"`` is a curriculum: for the first ``steps - H`` steps (``H = round(
     hard_fraction * steps)``) softmax of ``scores / T`` with ``T`` lowered geometrically from 1 to
@@ -338,6 +365,8 @@ def train_hard_attention(
         hard_fraction: in ``[0, 1]``, the annealed mode's straight-through share (0 for other
         modes); width, layers, positional: :func:`model_config`'s; small: its one-head model (the
         smoke tests').
+      draw: the sampler of ``language`` (:func:`sampler`'s, which a caller that resolved it
+        passes; ``None``: resolved here).
 
     Returns:
       ``(params, losses)``: the parameters with ``config.attention = "softmax"`` (pass them through
@@ -365,6 +394,7 @@ def train_hard_attention(
     for n in lengths:
         if not has_both_classes(language, n):
             raise ValueError(f"lengths: {language} has no balanced sample at length {n}")
+    draw = sampler(language) if draw is None else draw
     config = model_config(language, small=small, width=width, layers=layers, positional=positional)
     params = init_params(jax.random.key(seed), config)
     rng = np.random.default_rng(seed)
@@ -375,7 +405,7 @@ def train_hard_attention(
         # Called once per step, in order (fit's contract): the lengths drawn from ``rng`` are the
         # same sequence as the loop's that this replaced.
         length = int(rng.choice(lengths))
-        strings, labels = sample(language, length, int(batch), seed=seed * 100_003 + k)
+        strings, labels = draw(length, int(batch), seed * 100_003 + k)
         temperature = float(final_temperature) ** (min(k, max(anneal - 1, 0)) / max(anneal - 1, 1))
         hard = 1.0 if k >= anneal else 0.0
         return (

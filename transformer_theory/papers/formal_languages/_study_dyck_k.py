@@ -1,7 +1,9 @@
 """The study of the ``dyck_k`` experiment (Dyck-(k, D) after Yao et al. 2021): every recognizer of
 its settings (:class:`.experiments.dyck_k.DyckKSettings`, read by their fields: this module
-imports no experiment and no option) built and checked against the stack, then the margin sweep
-per float format, recorded to ``dyck_k.json`` as it goes, then drawn.
+imports no experiment and no option) checked against the stack, then the margin sweep per float
+format, in stages: every string and the stack's answers, every recognizer and its decisions, then
+the records (written to ``dyck_k.json`` one by one), then the figure. :func:`check_record` and
+:func:`margin_records` are one check and one sweep, for the claims' checks.
 """
 
 from __future__ import annotations
@@ -34,9 +36,11 @@ __all__ = ["check_record", "margin_records", "run"]
 
 def run(config: Any, out_dir: str | None = None, *, progress: bool = True) -> DyckKResult:
     """Every recognizer of ``config`` checked against the stack (float64), then the margin sweep
-    (float32 and float64); with ``out_dir``, ``dyck_k.json`` (``records``, ``precision``,
-    ``settings``) rewritten after each record and the figure ``dyck_k_margin.png`` at the end.
-    Needs JAX's 64-bit mode (float64 is one of the formats compared).
+    (float32 and float64), in three stages: the strings and the stack's answers
+    (:mod:`._tasks_dyck_k`), the recognizers and their decisions (:mod:`._constructions_dyck_k`),
+    the records (:mod:`._theory_dyck_k`); with ``out_dir``, ``dyck_k.json`` (``records``,
+    ``precision``, ``settings``) rewritten after each record and the figure ``dyck_k_margin.png``
+    at the end. Needs JAX's 64-bit mode (float64 is one of the formats compared).
 
     Returns:
       :class:`._records.DyckKResult`: one table row per record, the records, the sweep, and
@@ -54,30 +58,54 @@ def run(config: Any, out_dir: str | None = None, *, progress: bool = True) -> Dy
     jobs = [
         (a, k, e, d) for a in config.attentions for k, e in config.exhaustive for d in config.depths
     ]
-    # build and check: each recognizer against the stack, every short string and samples
-    for attention, k, e, depth in _bar(jobs, "Dyck-(k, D)", progress):
-        records.append(
-            check_record(
-                k,
-                depth,
-                attention=attention,
-                exhaustive_up_to=e,
-                sampled_lengths=config.sampled_lengths,
-                samples=config.samples,
-                seed=config.seed,
-            )
+    bar = _bar(jobs, "Dyck-(k, D)", progress)
+    # the strings and the stack's answers: each check's, then the sweep's (drawn once for every
+    # recognizer and format that decides them)
+    checked = [
+        _tasks_dyck_k.check_strings(k, d, e, config.sampled_lengths, config.samples, config.seed)
+        for _, k, e, d in jobs
+    ]
+    swept = _tasks_dyck_k.margin_strings(
+        config.precision_k,
+        config.precision_depth,
+        config.precision_lengths,
+        config.precision_samples,
+        config.seed,
+    )
+    # the recognizers and their decisions: float64 at every prefix for the checks, then the sweep
+    # recognizer (built for the longest length) in each format
+    decided = [
+        _constructions_dyck_k.prefix_decisions(
+            k,
+            d,
+            a,
+            s.strings_BxL,
+            s.padded_BxL,
+            max_len=s.max_len,
+            dtype=precision.dtype_of("float64"),
         )
-        record()
-    # the margin against n, per float format
-    for attention in config.attentions:
-        sweep += margin_records(
+        for (a, k, _, d), s in zip(bar, checked)
+    ]
+    swept_margins = {
+        (a, name): _constructions_dyck_k.recognizer_margins(
             config.precision_k,
             config.precision_depth,
-            config.precision_lengths,
-            dtypes=config.dtypes,
-            attention=attention,
-            samples=config.precision_samples,
-            seed=config.seed,
+            a,
+            swept.strings,
+            max_len=max(swept.lengths),
+            dtype=precision.dtype_of(name),
+        )
+        for a in config.attentions
+        for name in config.dtypes
+    }
+    # the records: each check against the stack, then the margin against n per float format
+    for (a, k, _, d), s, m in zip(jobs, checked, decided):
+        records.append(_theory_dyck_k.checked_record(k, d, a, "float64", s, m))
+        record()
+    for a in config.attentions:
+        by_format = [(name, swept_margins[a, name]) for name in config.dtypes]
+        sweep += _theory_dyck_k.margin_rows(
+            config.precision_k, config.precision_depth, a, swept, by_format
         )
         record()
     if out_dir is not None:
@@ -86,10 +114,6 @@ def run(config: Any, out_dir: str | None = None, *, progress: bool = True) -> Dy
     return DyckKResult(
         rows=tuple(_rows(records)), records=tuple(records), precision=tuple(sweep), failed=failed
     )
-
-
-def _int(name: str, value: object, minimum: int) -> int:
-    return _validate.check_int_arg(name, value, minimum=minimum)
 
 
 def check_record(
@@ -113,54 +137,29 @@ def check_record(
     :func:`._tasks_dyck_k.dyck_k_sample`'s ``samples`` strings of each even length of
     ``sampled_lengths`` above it (seed ``seed + length``; evaluated in one batch, right-padded to
     the longest, each read at its own length). With ``leftmost`` (hard recognizer) the largest
-    difference between the average-hard and leftmost-hard margins. Built here once, in order:
-    the strings and their truth, the recognizer and its decisions, then the record
-    (:func:`._theory_dyck_k.dyck_k_record`).
+    difference between the average-hard and leftmost-hard margins. One check of :func:`run`'s
+    three stages, in order: the strings and their truth
+    (:func:`._tasks_dyck_k.check_strings`), the recognizer and its decisions
+    (:func:`._constructions_dyck_k.prefix_decisions`), then the record
+    (:func:`._theory_dyck_k.checked_record`).
 
     ``dtype`` is ``"float32"`` or ``"float64"`` (float64 needs ``jax_enable_x64``).
     """
     _validate.check_choice("dtype", dtype, _theory_dyck_k.DTYPES)
-    exhaustive_up_to = _int("exhaustive_up_to", exhaustive_up_to, 0)
-    lengths = sorted({_int("sampled_lengths", n, 2) for n in sampled_lengths})
-    drawn = [n for n in lengths if n > exhaustive_up_to and n % 2 == 0]
-    use_leftmost = leftmost and attention == "hard"
-    # the strings and the stack's answers
-    strings = _tasks_dyck_k.all_strings(exhaustive_up_to, k)
-    truth = _tasks_dyck_k.prefix_members(strings, k, depth)
-    padded = _tasks_dyck_k.padded_samples(k, depth, drawn, samples, seed) if drawn else None
-    padded_truth = _tasks_dyck_k.prefix_members(padded, k, depth) if drawn else None
-    # the recognizer and its decisions at every prefix
-    params = _constructions_dyck_k.dyck_k_recognizer(
+    strings = _tasks_dyck_k.check_strings(
+        k, depth, exhaustive_up_to, sampled_lengths, samples, seed
+    )
+    decisions = _constructions_dyck_k.prefix_decisions(
         k,
         depth,
         attention,
-        max_len=max([exhaustive_up_to, *lengths]) if max_len is None else max_len,
+        strings.strings_BxL,
+        strings.padded_BxL,
+        max_len=strings.max_len if max_len is None else max_len,
         dtype=precision.dtype_of(dtype),
+        leftmost=leftmost,
     )
-    margins = _constructions_dyck_k.decision_margins(params, strings, prefixes=True)
-    padded_margins = (
-        _constructions_dyck_k.decision_margins(params, padded, prefixes=True) if drawn else None
-    )
-    left, padded_left = None, None
-    if use_leftmost:
-        left = _constructions_dyck_k.decision_margins(params, strings, prefixes=True, leftmost=True)
-        if drawn:
-            padded_left = _constructions_dyck_k.decision_margins(
-                params, padded, prefixes=True, leftmost=True
-            )
-    return _theory_dyck_k.dyck_k_record(
-        k,
-        depth,
-        attention,
-        dtype,
-        margins,
-        truth,
-        drawn=drawn,
-        drawn_margins_BxN=padded_margins,
-        drawn_truth_BxN=padded_truth,
-        leftmost_BxN=left,
-        drawn_leftmost_BxN=padded_left,
-    )
+    return _theory_dyck_k.checked_record(k, depth, attention, dtype, strings, decisions)
 
 
 def margin_records(
@@ -176,24 +175,27 @@ def margin_records(
     """The smallest margin against ``n`` per float format: :func:`._tasks_dyck_k.dyck_k_sample`'s
     ``samples`` strings of each even length (seed ``seed + length``), one
     :class:`._records.DyckKMarginRow` per (format, length); the softmax recognizer is built for
-    the longest length. The strings are drawn once, then each format's recognizer decides
-    them."""
-    lengths = sorted({_int("lengths", n, 2) for n in lengths})
+    the longest length. The strings are drawn once (:func:`._tasks_dyck_k.margin_strings`), then
+    each format's recognizer decides them (:func:`._constructions_dyck_k.recognizer_margins`):
+    :func:`run`'s sweep for one ``attention``."""
     for name in dtypes:
         _validate.check_choice("dtypes", name, _theory_dyck_k.DTYPES)
-    even = [n for n in lengths if n % 2 == 0]
-    drawn = [_tasks_dyck_k.dyck_k_sample(k, depth, n, samples, seed=seed + n)[:2] for n in even]
-    decided = {}
-    for name in dtypes:
-        params = _constructions_dyck_k.dyck_k_recognizer(
-            k, depth, attention, max_len=max(lengths), dtype=precision.dtype_of(name)
+    swept = _tasks_dyck_k.margin_strings(k, depth, lengths, samples, seed)
+    margins = [
+        (
+            name,
+            _constructions_dyck_k.recognizer_margins(
+                k,
+                depth,
+                attention,
+                swept.strings,
+                max_len=max(swept.lengths),
+                dtype=precision.dtype_of(name),
+            ),
         )
-        decided[name] = [_constructions_dyck_k.decision_margins(params, s) for s, _ in drawn]
-    return [
-        _theory_dyck_k.margin_row(k, depth, n, name, attention, m, y)
         for name in dtypes
-        for n, m, (_, y) in zip(even, decided[name], drawn)
     ]
+    return _theory_dyck_k.margin_rows(k, depth, attention, swept, margins)
 
 
 def _bar(items: list, desc: str, progress: bool) -> list:

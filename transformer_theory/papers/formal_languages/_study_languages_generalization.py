@@ -16,7 +16,6 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from transformer_theory import _validate
 from transformer_theory.jsonio import to_jsonable, write_json
 from transformer_theory.papers.formal_languages import (
     _constructions,
@@ -29,7 +28,7 @@ from transformer_theory.papers.formal_languages._records import (
     GeneralizationResult,
 )
 
-__all__ = ["LABELS", "SOFT_THEN_HARD", "constructed", "run", "table"]
+__all__ = ["LABELS", "SOFT_THEN_HARD", "run", "table"]
 
 LABELS = {
     "softmax": "softmax (trained)",
@@ -38,37 +37,6 @@ LABELS = {
     "annealed_leftmost": "leftmost-hard (trained, annealed softmax then straight-through)",
 }
 SOFT_THEN_HARD = "softmax weights read with leftmost-hard (soft-then-hard, not trained)"
-
-
-def _accuracies(model, language: str, config: Any, built: bool = False) -> list[float]:
-    # Seed 1000 + n: the same evaluation strings for every model and seed.
-    if built and language == "dyck2":  # the Dyck-(2, D) recognizer reads dyck_k_embed's code
-        out = []
-        for n in config.eval_lengths:
-            strings, labels = _models.sample(language, n, config.samples, 1000 + n)
-            out.append(
-                float(
-                    np.mean((_constructions_dyck_k.decision_margins(model, strings) > 0) == labels)
-                )
-            )
-        return out
-    return [
-        _models.accuracy(model, language, n, config.samples, 1000 + n) for n in config.eval_lengths
-    ]
-
-
-def constructed(language: str) -> object:
-    """The construction beside the trained models: PARITY Chiang & Cholak 2022 (softmax, float32),
-    Dyck-1 average-hard after Yao et al. 2021 (float32), Dyck-2 the Dyck-(2,
-    :data:`.._models.DYCK2_DEPTH`) recognizer of :func:`.._constructions_dyck_k.dyck_k_recognizer`
-    (average-hard layer 1, then layers where leftmost-hard gives the same output); all float32
-    (the experiment runs without JAX's 64-bit mode)."""
-    _validate.check_choice("language", language, _models.LANGUAGES)
-    if language == "dyck2":
-        return _constructions_dyck_k.dyck_k_recognizer(
-            2, _models.DYCK2_DEPTH, "hard", dtype=jnp.float32
-        )
-    return _constructions.build(language, dtype=jnp.float32)
 
 
 def run(config: Any, out_dir: str, *, progress: bool = True) -> GeneralizationResult:
@@ -91,14 +59,14 @@ def run(config: Any, out_dir: str, *, progress: bool = True) -> GeneralizationRe
     records: list[GeneralizationRecord] = []
     start = time.time()
 
-    def add(language: str, name: str, model, seed: int | None, losses: list | None) -> None:
+    def add(language: str, name: str, accuracy, seed: int | None, losses: list | None) -> None:
         rec = GeneralizationRecord(
             language=language,
             model=name,
             seed=seed,
             train_lengths=tuple(config.train_lengths),
             eval_lengths=tuple(config.eval_lengths),
-            accuracy=tuple(_accuracies(model, language, config, built=name == "constructed")),
+            accuracy=tuple(accuracy),
             final_loss=None if losses is None else float(np.mean(losses[-20:])),
             steps=None if losses is None else len(losses),
         )
@@ -109,6 +77,10 @@ def run(config: Any, out_dir: str, *, progress: bool = True) -> GeneralizationRe
             print(f"{language} | {name} | seed {seed}: accuracy {accs}", flush=True)
 
     for language, modes in config.modes:
+        # The task, resolved once: its sampler draws every training batch, and (seed 1000 + n)
+        # the same evaluation strings for every model and seed.
+        draw = _models.sampler(language)
+        evals = [draw(n, config.samples, 1000 + n) for n in config.eval_lengths]
         for seed in config.seeds:
             for mode in modes:
                 params, losses = _models.train_hard_attention(
@@ -126,12 +98,30 @@ def run(config: Any, out_dir: str, *, progress: bool = True) -> GeneralizationRe
                     layers=config.layers,
                     positional=dict(config.positional).get(language),
                     small=config.small,
+                    draw=draw,
                 )
-                add(language, LABELS[mode], _models.deployed(params, mode), seed, losses)
+                model = _models.deployed(params, mode)
+                accuracy = [_models.accuracy_on(model, language, x, y) for x, y in evals]
+                add(language, LABELS[mode], accuracy, seed, losses)
                 if mode == "softmax":
                     hard = _models.deployed(params, "straight_through_leftmost")
-                    add(language, SOFT_THEN_HARD, hard, seed, None)
-        add(language, "constructed", constructed(language), None, None)
+                    accuracy = [_models.accuracy_on(hard, language, x, y) for x, y in evals]
+                    add(language, SOFT_THEN_HARD, accuracy, seed, None)
+        # The construction beside the trained models, float32 (the experiment runs without JAX's
+        # 64-bit mode), scored by the sign of its decision margin on the same strings: Dyck-2 the
+        # Dyck-(2, DYCK2_DEPTH) recognizer (average-hard layer 1, then layers where leftmost-hard
+        # gives the same output; it reads dyck_k_embed's code), PARITY Chiang & Cholak 2022
+        # (softmax), Dyck-1 average-hard after Yao et al. 2021 (o_1 - o_0 after BOS).
+        if language == "dyck2":
+            built = _constructions_dyck_k.dyck_k_recognizer(
+                2, _models.DYCK2_DEPTH, "hard", dtype=jnp.float32
+            )
+            margins = [_constructions_dyck_k.decision_margins(built, x) for x, _ in evals]
+        else:
+            built = _constructions.build(language, dtype=jnp.float32)
+            margins = [_constructions.decision_margins(built, x) for x, _ in evals]
+        accuracy = [float(np.mean((m > 0) == y)) for m, (_, y) in zip(margins, evals)]
+        add(language, "constructed", accuracy, None, None)
     result = GeneralizationResult(tuple(records), time.time() - start, config)
     write_json(path, result)
     drawn = to_jsonable(result.records)[0]  # the figure reads records as the file holds them

@@ -22,6 +22,7 @@ Shape letters: ``B`` strings, ``L`` string length.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
@@ -210,3 +211,85 @@ def padded_samples(
     width = max(lengths)
     rows = [dyck_k_sample(k, depth, n, count, seed=seed + n)[0] for n in lengths]
     return np.stack([np.pad(r, (0, width - len(r))) for g in rows for r in g])
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckStrings:
+    """What a Dyck-(``k``, ``depth``) recognizer is checked on (:func:`check_strings`): every
+    string of length ``exhaustive_up_to`` (whose prefixes are every shorter string) and the drawn
+    strings of each length of ``drawn``, with the stack's answer at every prefix.
+
+    Attributes:
+      lengths: the sampled lengths asked for, sorted, each at least 2; ``drawn``: those above
+        ``exhaustive_up_to`` and even (the ones drawn).
+      max_len: the longest length checked, ``max(exhaustive_up_to, *lengths)``.
+      strings_BxL, truth_BxN: :func:`all_strings` of ``exhaustive_up_to`` and their
+        :func:`prefix_members`.
+      padded_BxL, padded_truth_BxN: :func:`padded_samples` of ``drawn`` and their
+        :func:`prefix_members`; ``None`` when nothing is drawn.
+    """
+
+    exhaustive_up_to: int
+    lengths: tuple[int, ...]
+    drawn: tuple[int, ...]
+    max_len: int
+    strings_BxL: np.ndarray
+    truth_BxN: np.ndarray
+    padded_BxL: np.ndarray | None
+    padded_truth_BxN: np.ndarray | None
+
+
+def check_strings(
+    k: int,
+    depth: int,
+    exhaustive_up_to: int,
+    sampled_lengths: Sequence[int],
+    samples: int,
+    seed: int,
+) -> CheckStrings:
+    """Every string of lengths ``0 .. exhaustive_up_to`` over ``2k`` symbols (as the prefixes of
+    every string of the longest) and :func:`dyck_k_sample`'s ``samples`` strings of each even
+    length of ``sampled_lengths`` above it (seed ``seed + length``, right-padded to the longest,
+    each to be read at its own length), with the stack's answers at every prefix."""
+    exhaustive_up_to = _int("exhaustive_up_to", exhaustive_up_to, 0)
+    lengths = tuple(sorted({_int("sampled_lengths", n, 2) for n in sampled_lengths}))
+    drawn = tuple(n for n in lengths if n > exhaustive_up_to and n % 2 == 0)
+    strings = all_strings(exhaustive_up_to, k)
+    padded = padded_samples(k, depth, drawn, samples, seed) if drawn else None
+    return CheckStrings(
+        exhaustive_up_to=exhaustive_up_to,
+        lengths=lengths,
+        drawn=drawn,
+        max_len=max([exhaustive_up_to, *lengths]),
+        strings_BxL=strings,
+        truth_BxN=prefix_members(strings, k, depth),
+        padded_BxL=padded,
+        padded_truth_BxN=prefix_members(padded, k, depth) if drawn else None,
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class MarginStrings:
+    """The strings of a margin sweep (:func:`margin_strings`): ``lengths`` sorted (each at least
+    2), ``even`` the even ones, and per even length its drawn ``strings`` and ``labels``."""
+
+    lengths: tuple[int, ...]
+    even: tuple[int, ...]
+    strings: tuple[np.ndarray, ...]
+    labels: tuple[np.ndarray, ...]
+
+
+def margin_strings(
+    k: int, depth: int, lengths: Sequence[int], samples: int, seed: int
+) -> MarginStrings:
+    """:func:`dyck_k_sample`'s ``samples`` strings of each even length of ``lengths`` (seed
+    ``seed + length``) and their membership, drawn once for every recognizer that decides them."""
+    lengths = tuple(sorted({_int("lengths", n, 2) for n in lengths}))
+    even = tuple(n for n in lengths if n % 2 == 0)
+    drawn = [dyck_k_sample(k, depth, n, samples, seed=seed + n)[:2] for n in even]
+    return MarginStrings(
+        lengths=lengths,
+        even=even,
+        strings=tuple(s for s, _ in drawn),
+        labels=tuple(y for _, y in drawn),
+    )

@@ -1,14 +1,16 @@
 """The Dyck-(k, D) recognizer measured against its language, from decisions already computed: the
 float error allowed on a margin (:func:`tolerance`), one recognizer's margins on every short
-string and on sampled strings against the stack's truth (:func:`dyck_k_record`), and one length
-and format of the margin sweep (:func:`margin_row`). Typed records (:mod:`._records`), no files;
-:mod:`._study_dyck_k` builds the strings, the recognizers and their decisions.
+string and on sampled strings against the stack's truth (:func:`dyck_k_record`; from the typed
+results of the earlier stages, :func:`checked_record`), and one length and format of the margin
+sweep (:func:`margin_row`; a sweep's rows, :func:`margin_rows`). Typed records (:mod:`._records`),
+no files; :mod:`._study_dyck_k` builds the strings, the recognizers and their decisions.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -160,3 +162,41 @@ def margin_row(
         member_margin_error=float(np.max(np.abs(m[y] - 1 / (4 * n)), initial=0.0)),
         tolerance=tolerance(n, dtype),
     )
+
+
+def checked_record(
+    k: int, depth: int, attention: str, dtype: str, strings: Any, decisions: Any
+) -> DyckKRecord:
+    """:func:`dyck_k_record` of one check: ``strings`` a
+    :class:`._tasks_dyck_k.CheckStrings` (the strings and the stack's answers), ``decisions`` the
+    recognizer's :class:`._constructions_dyck_k.PrefixDecisions` on them."""
+    return dyck_k_record(
+        k,
+        depth,
+        attention,
+        dtype,
+        decisions.margins_BxN,
+        strings.truth_BxN,
+        drawn=strings.drawn,
+        drawn_margins_BxN=decisions.padded_margins_BxN,
+        drawn_truth_BxN=strings.padded_truth_BxN,
+        leftmost_BxN=decisions.leftmost_BxN,
+        drawn_leftmost_BxN=decisions.padded_leftmost_BxN,
+    )
+
+
+def margin_rows(
+    k: int,
+    depth: int,
+    attention: str,
+    swept: Any,
+    margins: Sequence[tuple[str, Sequence[np.ndarray]]],
+) -> list[DyckKMarginRow]:
+    """One :func:`margin_row` per (format, length) of a sweep: ``swept`` a
+    :class:`._tasks_dyck_k.MarginStrings`, ``margins`` ``(dtype, per_length)`` pairs, the
+    ``attention`` recognizer's decisions in that format on each of its even lengths."""
+    return [
+        margin_row(k, depth, n, name, attention, m, y)
+        for name, per_length in margins
+        for n, m, y in zip(swept.even, per_length, swept.labels)
+    ]

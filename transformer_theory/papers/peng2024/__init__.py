@@ -3,13 +3,15 @@ composition, the one-layer error bound of Theorem 1 and chain of thought (Theore
 
 Modules (private, by role; the names below are the public face):
 
-- ``_tasks``: function-composition prompts with exact answers.
-- ``_theory``: Theorem 1's error bound.
+- ``_tasks``: function-composition prompts with exact answers (and the sizes of the CoT
+  prompts' model: ``cot_vocab``, ``cot_length``).
+- ``_theory``: Theorem 1's error bound, and trained records set beside the bounds
+  (``bound_records``, ``steps_needed``).
 - ``_models``: the transformer with a true embedding, fake-quantized to ``p`` bits;
   ``_models_training``: training it on composition (and the library's one-layer format);
   ``_models_cot``: iterated composition with chain of thought (prompts, teacher forcing, the
-  autoregressive loop, the steps it needs); ``_models_one_pass``: the one-pass recipe that learns
-  on pair-token prompts.
+  autoregressive loop, training and evaluating a built model); ``_models_one_pass``: the
+  one-pass recipe that learns on pair-token prompts.
 - ``_constructions``: one-pass composition by one layer, built by hand (ours): pair-token prompts,
   the exact two-head model, checked on every prompt (``all_prompts``, ``errors``), and the bits
   it needs beside Theorem 1's ``n log n``.

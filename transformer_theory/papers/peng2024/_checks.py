@@ -239,10 +239,11 @@ def theorem1_one_pass(path: str | None = None) -> Checked:
 
 def theorem2_cot(path: str | None = None) -> Checked:
     """The CoT runs (the committed record, else the smoke config now): the fewest CoT steps
-    reaching the target per cell, recomputed from the records (``cot.steps_needed``), beside
+    reaching the target per cell, recomputed from the records (``_theory.steps_needed``), beside
     ``sqrt(n / (H d p))`` (recomputed). ``consistent``: the committed summary and every
     record's ``sqrt`` agree with the recomputation (``None`` otherwise)."""
     from transformer_theory.papers.peng2024 import _models_cot as cot
+    from transformer_theory.papers.peng2024 import _theory as cot_theory
     from transformer_theory.papers.peng2024.experiments import composition_cot
 
     config = composition_cot.get_config("smoke")
@@ -250,7 +251,7 @@ def theorem2_cot(path: str | None = None) -> Checked:
         path or COT_RESULTS, lambda out: study_of(composition_cot).run(config, out, progress=False)
     )
     target = config.target if saved is None else saved["target"]
-    summary = cot.steps_needed(records, target)
+    summary = cot_theory.steps_needed(records, target)
     bad_scale = [
         r
         for r in records

@@ -17,7 +17,8 @@ on the growing prompt; the last token written is the answer. ``s = 1`` is full C
 model is trained with teacher forcing (the true chain as input, the cross entropy at all ``S``
 positions, causal attention) and evaluated autoregressively on its own tokens (:func:`generate`).
 The number of steps a recipe needs for a target accuracy is the smallest ``S`` whose model reaches
-it (:func:`steps_needed`); it is an upper bound, for that recipe, on the steps the theorem counts.
+it (:func:`._theory.steps_needed`); it is an upper bound, for that recipe, on the steps the
+theorem counts.
 
 Shape letters: :mod:`transformer_theory.glossary` (``N``: a prompt's positions, ``T``: the
 target tokens, one per composed function or CoT step).
@@ -35,25 +36,19 @@ import optax
 from flax import nnx
 
 from transformer_theory._validate import check_int_arg, check_seed
-from transformer_theory.papers.peng2024 import _theory as theory
 from transformer_theory.papers.peng2024._models import CompositionTransformer, param_count
+from transformer_theory.papers.peng2024._tasks import cot_length, cot_vocab
 from transformer_theory.train.fit import fit
 
 __all__ = [
     "cot_bound",
+    "cot_model_record",
     "cot_record",
     "cot_sample",
     "cot_vocab",
     "generate",
-    "bound_records",
-    "steps_needed",
     "teacher_forcing",
 ]
-
-
-def cot_vocab(n: int, functions: int) -> int:
-    """Token count of :func:`cot_sample` prompts: ``K + 1`` domains of ``n``."""
-    return (check_int_arg("functions", functions, 1) + 1) * check_int_arg("n", n, 1)
 
 
 def cot_sample(seed: int, num: int, n: int, functions: int) -> tuple[np.ndarray, np.ndarray]:
@@ -144,15 +139,65 @@ def cot_record(
     ``width``, weights and activations fake-quantized to ``bits``, ``None`` = float32) with
     teacher forcing at ``stride`` (Adam, cosine decay to 5%, fresh prompts each step) and evaluate
     it autoregressively (:func:`generate`) on ``held_out`` new prompts: the answer's accuracy, the
-    accuracy of every written token, and :func:`cot_bound`."""
+    accuracy of every written token, and :func:`cot_bound`. The model is built here (sized by
+    :func:`._tasks.cot_vocab` and :func:`._tasks.cot_length`, seeded ``seed``), then
+    :func:`cot_model_record`; a study builds it itself and calls that."""
+    stride = _check_stride(check_int_arg("functions", functions, 1), stride)
+    check_int_arg("steps", steps, 1)
+    vocab = cot_vocab(n, functions)
+    net = CompositionTransformer(
+        vocab,
+        cot_length(n, functions, stride),
+        width,
+        heads,
+        1,
+        vocab,
+        bits=bits,
+        causal=True,
+        rngs=nnx.Rngs(seed),
+    )
+    return cot_model_record(
+        net,
+        n,
+        functions,
+        stride,
+        heads,
+        width,
+        bits,
+        size=param_count(net),
+        steps=steps,
+        batch=batch,
+        learning_rate=learning_rate,
+        seed=seed,
+        held_out=held_out,
+    )
+
+
+def cot_model_record(
+    net: nnx.Module,
+    n: int,
+    functions: int,
+    stride: int,
+    heads: int,
+    width: int,
+    bits: int | None,
+    *,
+    size: int,
+    steps: int = 1500,
+    batch: int = 128,
+    learning_rate: float = 1e-2,
+    seed: int = 0,
+    held_out: int = 1000,
+) -> dict:
+    """:func:`cot_record` of a model already built: ``net`` a one-layer causal
+    :class:`~.networks.CompositionTransformer` reading :func:`._tasks.cot_vocab` tokens at
+    :func:`._tasks.cot_length` positions (``heads``, ``width``, ``bits`` as it was built with,
+    ``size`` its :func:`~._models.param_count`), trained from its initial weights with teacher
+    forcing at ``stride`` and evaluated autoregressively on ``held_out`` new prompts; the
+    training and held-out prompts are seeded from ``seed``."""
     stride = _check_stride(check_int_arg("functions", functions, 1), stride)
     check_int_arg("steps", steps, 1)
     cot_steps = functions // stride
-    vocab = cot_vocab(n, functions)
-    seq_len = functions * n + cot_steps
-    net = CompositionTransformer(
-        vocab, seq_len, width, heads, 1, vocab, bits=bits, causal=True, rngs=nnx.Rngs(seed)
-    )
 
     def sample(t):
         prompt, chain = cot_sample(seed * 1_000_003 + t + 1, batch, n, functions)
@@ -181,7 +226,7 @@ def cot_record(
         "d": width,
         "p": p,
         "quantized": bits is not None,
-        "params": param_count(net),
+        "params": size,
         "steps": steps,
         "examples": held_out,
         "final_loss": result.final_loss,
@@ -190,51 +235,3 @@ def cot_record(
         "chance_accuracy": 1 / n,
         "cot_bound": cot_bound(n, heads, width, p),
     }
-
-
-def steps_needed(records: list[dict], target: float) -> list[dict]:
-    """Per ``(n, functions, H, d, p)``: the fewest CoT steps whose model's answer accuracy is at
-    least ``target`` (``None`` when no stride reached it), beside :func:`cot_bound`."""
-    if not 0 < target <= 1:
-        raise ValueError(f"target: expected an accuracy in (0, 1], got {target}")
-    keys = ("n", "functions", "heads", "d", "p")
-    groups: dict[tuple, list[dict]] = {}
-    for r in records:
-        groups.setdefault(tuple(r[k] for k in keys), []).append(r)
-    rows = []
-    for key, rs in groups.items():
-        ok = [r["cot_steps"] for r in rs if r["accuracy"] >= target]
-        rows.append(
-            dict(zip(keys, key))
-            | {
-                "steps_needed": min(ok) if ok else None,
-                "steps_tried": sorted(r["cot_steps"] for r in rs),
-                "cot_bound": rs[0]["cot_bound"],
-                "target": target,
-            }
-        )
-    return rows
-
-
-def bound_records(records: list[dict]) -> list[dict]:
-    """The records of one-step models (``cot_steps == 1``: the answer in one pass, with ``K = 2``
-    Theorem 1's ``g(f(x))``) with ``error = 1 - accuracy``, Peng et al.'s bound
-    :func:`~.theory.peng_error_bound` at ``(n, H, d, p)``, ``R = n log2 n - H (d + 1) p``, the
-    chance error and ``layers = 1`` (for :func:`~.plots.composition_depth`)."""
-
-    rows = []
-    for r in records:
-        if r["cot_steps"] != 1:
-            continue
-        nlogn = r["n"] * math.log2(r["n"])
-        rows.append(
-            r
-            | {
-                "layers": 1,
-                "error": 1 - r["accuracy"],
-                "bound": theory.peng_error_bound(r["n"], r["heads"], r["d"], r["p"]),
-                "R": nlogn - r["heads"] * (r["d"] + 1) * r["p"],
-                "chance_error": 1 - 1 / r["n"],
-            }
-        )
-    return rows

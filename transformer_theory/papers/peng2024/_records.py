@@ -56,7 +56,7 @@ class CoTRecord(_CoTModel):
 
 @frozen
 class BoundRecord(_CoTModel):
-    """One one-pass model of ``composition_bound`` (:func:`.._models_cot.bound_records`): a
+    """One one-pass model of ``composition_bound`` (:func:`.._theory.bound_records`): a
     chain-of-thought model of one CoT step with its ``error = 1 - accuracy`` beside Peng et al.'s
     ``bound`` and ``R = n log2 n - H (d + 1) p``."""
 

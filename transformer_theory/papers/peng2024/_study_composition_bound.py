@@ -9,11 +9,16 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from flax import nnx
+
 from transformer_theory import jsonio
 from transformer_theory.papers.peng2024 import _plots as plots
-from transformer_theory.papers.peng2024._models_cot import bound_records, cot_record
+from transformer_theory.papers.peng2024 import _tasks as tasks
+from transformer_theory.papers.peng2024._models import CompositionTransformer, param_count
+from transformer_theory.papers.peng2024._models_cot import cot_model_record
 from transformer_theory.papers.peng2024._models_training import _sweep
 from transformer_theory.papers.peng2024._records import BoundRecord
+from transformer_theory.papers.peng2024._theory import bound_records
 
 __all__ = ["run"]
 
@@ -21,21 +26,39 @@ __all__ = ["run"]
 def run(config: Any, out_dir: str, *, progress: bool = True) -> list[BoundRecord]:
     """Theorem 1 in table form: every ``ns x cells`` model answers the ``K``-fold composition in ONE
     pass (stride ``K``; ``config.strides`` is ignored), trained and evaluated like
-    :func:`._study_composition_cot.run`; the records (:func:`bound_records`: error beside the bound)
-    go to ``out_dir/records.json`` after each run, the figure to ``out_dir/composition_bound.png``.
-    Returns the records typed (:class:`~._records.BoundRecord`)."""
+    :func:`._study_composition_cot.run` (the model built here, then
+    :func:`._models_cot.cot_model_record`); the records (:func:`._theory.bound_records`: error
+    beside the bound) go to ``out_dir/records.json`` after each run, the figure to
+    ``out_dir/composition_bound.png``. Returns the records typed
+    (:class:`~._records.BoundRecord`)."""
     runs = [(n, c) for n in config.ns for c in config.cells]
     k = config.functions  # stride K: the answer in one pass
 
     def train(n, cell):
         heads, width, bits = cell
-        record = cot_record(
+        bits = None if bits == 32 else bits
+        vocab, length = tasks.cot_vocab(n, k), tasks.cot_length(n, k, k)
+        net = CompositionTransformer(
+            vocab,
+            length,
+            width,
+            heads,
+            1,
+            vocab,
+            bits=bits,
+            causal=True,
+            rngs=nnx.Rngs(config.seed),
+        )
+        size = param_count(net)
+        record = cot_model_record(
+            net,
             n,
             k,
             k,
             heads,
             width,
-            None if bits == 32 else bits,
+            bits,
+            size=size,
             steps=config.steps,
             batch=config.batch,
             learning_rate=config.learning_rate,

@@ -6,6 +6,10 @@ A prompt lists ``f: A -> B`` and ``g: B -> C`` (and ``h: C -> D`` for three func
 ``g(f(a))`` (``h(g(f(a)))``). Domains have ``n`` elements each and disjoint token ranges:
 ``A = [0, n)``, ``B = [n, 2n)``, ``C = [2n, 3n)``, ``D = [3n, 4n)``, separator ``4n``; the answer
 is a token of the last domain. Shape letters: :mod:`transformer_theory.glossary`.
+
+The chain-of-thought prompts (``K`` function tables, then the query:
+:func:`._models_cot.cot_sample`) have :func:`cot_vocab` tokens and, teacher-forced at stride
+``s``, :func:`cot_length` positions: the sizes of the model that reads them.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import numpy as np
 
 from transformer_theory._validate import check_int_arg, check_seed
 
-__all__ = ["composition_sample", "composition_vocab"]
+__all__ = ["composition_sample", "composition_vocab", "cot_length", "cot_vocab"]
 
 
 def composition_vocab(n: int) -> int:
@@ -49,3 +53,20 @@ def composition_sample(
     sep = np.full((num, 1), 4 * n)
     tokens = np.concatenate(blocks + [query[:, None], sep], axis=1)
     return tokens, value + depth * n
+
+
+def cot_vocab(n: int, functions: int) -> int:
+    """Token count of :func:`._models_cot.cot_sample` prompts: ``K + 1`` domains of ``n``."""
+    return (check_int_arg("functions", functions, 1) + 1) * check_int_arg("n", n, 1)
+
+
+def cot_length(n: int, functions: int, stride: int) -> int:
+    """Positions of the teacher-forced inputs at ``stride`` (:func:`._models_cot.teacher_forcing`):
+    the ``K`` tables of ``n``, the query and ``S - 1`` CoT tokens, ``K n + S`` with ``S = K / s``
+    (``stride`` a divisor of ``K = functions``)."""
+    functions = check_int_arg("functions", functions, 1)
+    n = check_int_arg("n", n, 1)
+    stride = check_int_arg("stride", stride, 1)
+    if functions % stride:
+        raise ValueError(f"stride: expected a divisor of functions = {functions}, got {stride}")
+    return functions * n + functions // stride

@@ -1,12 +1,15 @@
 """Peng, Narayanan & Papadimitriou 2024's bound, as a formula: Theorem 1's lower bound on the error
-of a one-layer transformer on function composition (:func:`peng_error_bound`).
+of a one-layer transformer on function composition (:func:`peng_error_bound`); and trained models'
+records set beside the bounds: the one-pass models' error beside Theorem 1's
+(:func:`bound_records`), the CoT steps a recipe needed beside Theorem 2's scale
+(:func:`steps_needed`).
 """
 
 from __future__ import annotations
 
 import math
 
-__all__ = ["peng_error_bound"]
+__all__ = ["bound_records", "peng_error_bound", "steps_needed"]
 
 
 def peng_error_bound(n: int, heads: int, width: int, bits: int) -> float:
@@ -22,3 +25,51 @@ def peng_error_bound(n: int, heads: int, width: int, bits: int) -> float:
         return 0.0
     nlogn = n * math.log2(n)
     return max(0.0, (nlogn - heads * (width + 1) * bits) / (3 * nlogn))
+
+
+def steps_needed(records: list[dict], target: float) -> list[dict]:
+    """Per ``(n, functions, H, d, p)``: the fewest CoT steps whose model's answer accuracy is at
+    least ``target`` (``None`` when no stride reached it), beside :func:`._models_cot.cot_bound`."""
+    if not 0 < target <= 1:
+        raise ValueError(f"target: expected an accuracy in (0, 1], got {target}")
+    keys = ("n", "functions", "heads", "d", "p")
+    groups: dict[tuple, list[dict]] = {}
+    for r in records:
+        groups.setdefault(tuple(r[k] for k in keys), []).append(r)
+    rows = []
+    for key, rs in groups.items():
+        ok = [r["cot_steps"] for r in rs if r["accuracy"] >= target]
+        rows.append(
+            dict(zip(keys, key))
+            | {
+                "steps_needed": min(ok) if ok else None,
+                "steps_tried": sorted(r["cot_steps"] for r in rs),
+                "cot_bound": rs[0]["cot_bound"],
+                "target": target,
+            }
+        )
+    return rows
+
+
+def bound_records(records: list[dict]) -> list[dict]:
+    """The records of one-step models (``cot_steps == 1``: the answer in one pass, with ``K = 2``
+    Theorem 1's ``g(f(x))``) with ``error = 1 - accuracy``, Peng et al.'s bound
+    :func:`peng_error_bound` at ``(n, H, d, p)``, ``R = n log2 n - H (d + 1) p``, the
+    chance error and ``layers = 1`` (for :func:`._plots.composition_depth`)."""
+
+    rows = []
+    for r in records:
+        if r["cot_steps"] != 1:
+            continue
+        nlogn = r["n"] * math.log2(r["n"])
+        rows.append(
+            r
+            | {
+                "layers": 1,
+                "error": 1 - r["accuracy"],
+                "bound": peng_error_bound(r["n"], r["heads"], r["d"], r["p"]),
+                "R": nlogn - r["heads"] * (r["d"] + 1) * r["p"],
+                "chance_error": 1 - 1 / r["n"],
+            }
+        )
+    return rows
