@@ -1,156 +1,49 @@
 """The Chen & Zou 2024 constructions (Theorems 1, 3, 5, 6) checked at the paper's §9.1 sizes.
 
-§9.1: memorization d1 = 500 symbols, length 6; reasoning 100 questions, 100 answers;
-generalization 210 symbols; contextual generalization 100 symbols, 100 answers, templates of
-length l = 5. §9.1 leaves ``N``, ``k`` and Theorem 5's ``l`` open; we take N = 1000 sequences,
-k = 5 pairs (Theorem 3), all Bell(5) = 52 templates of length 5 (Theorems 5 and 6) and k = 3
-context blocks (Theorem 6). Every dataset except Theorem 1's is astronomically large, so
-``--samples`` examples (default 10^5) are drawn uniformly with ``--seed``; Theorem 1's dataset
-is its N sequences, all checked (its ``W_O`` is ``N x 3507``, so 10^5 sequences would need 2.8 GB
-of classifier alone). The "grid" part checks EVERY example of sizes beyond the unit tests' grid.
-
-Command (CPU, float64)::
+The experiment (its settings, ``get_config(size)``, the sizes, how long it takes and the table it
+gave) is :mod:`transformer_theory.papers.chen_zou2024.experiments.constructions_paper_sizes`, the
+same as ``transformer-theory experiment constructions_paper_sizes``; this script reads its config
+(the settings' fields are its options: ``--part``, ``--samples``, ``--seed``, ``--chunk-size``;
+``--size smoke`` / ``--smoke`` its tiny sizes)::
 
     python experiments/constructions_paper_sizes.py --out results/constructions_paper_sizes
 
-``--part paper`` / ``--part grid`` run one half; results go to ``construct_<part>.json``;
-``--smoke``
-(``--size smoke``) runs tiny sizes in seconds (used by the tests); the options are the fields of
-:class:`PaperSizesSettings`, read as an experiment's (``get_config(size)``). Measured on 2 CPU
-cores, seed 0: the paper part 6.4 minutes idle (16 under load, Theorem 6 the bulk), the grid
-15 s idle (2 minutes under load).
-Re-run 2026-11-25 (``--part paper``, 6 min 37 s of CPU, 32 min wall at load average 10-20): the
-same rows except Theorem 5's single head, now built in the paper's base 3, whose margin is
-0.0237284 (relative 5.6e-4); that record is committed as
-``experiments/results/constructions_paper_sizes.json`` (the claims ledger's
-``chen_zou2024.constructions_paper_sizes`` reads it). The earlier run's table:
-
-    theorem      task                       sizes                                     L  heads   d'
-    examples  mode        accuracy  min margin
-    3            InContextQA                n_q=100 n_a=100 k=5                       2  1/1     218
-    100,000   sampled     1.000000  3
-    5 (1 head)   TemplateMatching           symbols=210 l=5 templates=52              2  1/1     217
-    100,000   sampled     1.000000  0.272551
-    5 (n heads)  TemplateMatching           symbols=210 l=5 templates=52              2  1/6     217
-    100,000   sampled     1.000000  0.223338
-    6            InContextTemplateMatching  symbols=100 n_a=100 l=5 templates=52 k=3  3  1/1/10  235
-    100,000   sampled     1.000000  0.2
-    1            SequenceClassification     symbols=500 length=6 N=500                1  7
-    3507  500       exhaustive  1.000000  0.75
-    3            InContextQA                n_q=6 n_a=6 k=3                           2  1/1     24
-    43,200    exhaustive  1.000000  3
-    3            InContextQA                n_q=5 n_a=6 k=3                           2  1/1     23
-    21,600    exhaustive  1.000000  3
-    5 (1 head)   TemplateMatching           symbols=5 l=5 templates=52                2  1/1     12
-    3,125     exhaustive  1.000000  0.24027
-    5 (n heads)  TemplateMatching           symbols=5 l=5 templates=52                2  1/6     36
-    3,125     exhaustive  1.000000  0.223338
-    5 (1 head)   TemplateMatching           symbols=6 l=6 templates=203               2  1/1     14
-    46,656    exhaustive  1.000000  0.116966
-    5 (n heads)  TemplateMatching           symbols=6 l=6 templates=203               2  1/7     49
-    46,656    exhaustive  1.000000  0.0948419
-    6            InContextTemplateMatching  symbols=3 n_a=3 l=3 templates=5 k=2       3  1/1/6   26
-    38,880    exhaustive  1.000000  0.333333
-    6            InContextTemplateMatching  symbols=5 n_a=3 l=2 templates=2 k=2       3  1/1/4   24
-    30,000    exhaustive  1.000000  0.5
-
-Expected: accuracy 1.000000 on every row; the margins are exact properties of the constructions:
-3 for Theorem 3 (``o = 3 e_answer``), ``1/l`` for Theorem 6 (a context block whose template
-differs from the query's in one pair of positions keeps ``1 - 1/l`` of its answer), and the
-Lemma 3 margins of Theorems 1 and 5. Theorem 5's margin is a function of the template alone
-(layer 1's output is token-invariant); uniform sampling over sequences almost never draws
-templates with few wildcards (``ααααα`` has 210 of the 4.1e11 sequences), so the sampled minimum
-is over the templates drawn; the exhaustive grid rows cover every template.
+Prints each theorem's rows as they finish and the whole table, writes ``construct_<part>.json``;
+exit 1 when a row is not exact.
 """
 
-import dataclasses
-import os
 import sys
-from typing import Literal
 
+from transformer_theory.cli._common import script_settings
+from transformer_theory.constructions.study import TABLE_COLUMNS
+from transformer_theory.papers import study_of
+from transformer_theory.papers.chen_zou2024.experiments import (
+    constructions_paper_sizes as experiment,
+)
 from transformer_theory.precision import enable_x64
-from transformer_theory.settings import check_minimums, setting
-
-SIZES = ("smoke", "default")
-
-
-@dataclasses.dataclass(frozen=True)
-class PaperSizesSettings:
-    """What one run checks: which half, how many samples, where it writes.
-
-    Attributes:
-      part: paper: §9.1 sizes, sampled; grid: larger small sizes, exhaustive; all: both.
-      samples: sampled examples per paper-size construction.
-      seed: seed of the samples.
-      chunk_size: examples per evaluated chunk.
-      out: output directory (construct_<part>.json).
-      tiny: the smoke sizes (seconds), not the paper's (set by --size, not an option).
-    """
-
-    part: Literal["paper", "grid", "all"] = "all"
-    samples: int = setting(100_000, positive=True)
-    seed: int = setting(0, minimum=0)
-    chunk_size: int = setting(2048, positive=True)
-    out: str = os.path.join("results", "constructions_paper_sizes")
-    tiny: bool = setting(False, option=False)
-
-    def __post_init__(self):
-        check_minimums(self)
-
-
-def get_config(size: str = "default") -> PaperSizesSettings:
-    """``"default"``: §9.1's sizes and the grid (minutes); ``"smoke"``: tiny sizes, 300 samples
-    (seconds, a test runs it)."""
-    if size == "smoke":
-        return PaperSizesSettings(samples=300, tiny=True)
-    return PaperSizesSettings()
+from transformer_theory.tables import table
 
 
 def main(argv=None) -> int:
-    from transformer_theory.cli._common import script_settings
-
-    args = script_settings(argv, get_config, SIZES, description=__doc__.split("\n\n")[0])
+    config, output = script_settings(
+        argv,
+        experiment.get_config,
+        experiment.SIZES,
+        description=__doc__.split("\n\n")[0],
+        out="results/constructions_paper_sizes",
+    )
     enable_x64()  # an entry point: the constructions are built in float64
-    from transformer_theory.constructions.sizes import exhaustive_grid, paper_sizes
-    from transformer_theory.constructions.study import TABLE_COLUMNS, construction_rows
-    from transformer_theory.jsonio import write_json
-    from transformer_theory.tables import table
 
-    samples = args.samples
-    plan = []
-    if args.part in ("paper", "all"):
-        plan += [(t, s, samples) for t, s in paper_sizes(args.tiny)]
-    if args.part in ("grid", "all"):
-        plan += [(t, s, None) for t, s in exhaustive_grid(args.tiny)]
-    os.makedirs(args.out, exist_ok=True)
-    path = os.path.join(args.out, f"construct_{args.part}.json")
-    rows = []
-    for theorem, sizes, n_samples in plan:
-        new = construction_rows(
-            [theorem],
-            sizes,
-            samples=n_samples,
-            seed=args.seed,
-            chunk_size=args.chunk_size,
-            progress=sys.stderr.isatty(),
-        )
-        rows += new
+    def rows(new):
         print("\n".join(table(new, TABLE_COLUMNS).splitlines()[2:]), flush=True)
-        # rewritten (atomically) after each theorem: partial results survive an interruption
-        write_json(
-            path,
-            dict(
-                samples=samples,
-                seed=args.seed,
-                rows=rows,
-                sizes=[dict(theorem=t, **dataclasses.asdict(s)) for t, s, _ in plan],
-            ),
-            indent=2,
-        )
+
+    result = study_of(experiment).run(
+        config, output.out, progress=output.progress and sys.stderr.isatty(), on_rows=rows
+    )
     print()
-    print(table(rows, TABLE_COLUMNS))
-    print(f"wrote {path}")
-    return 0 if all(r.exact for r in rows) else 1
+    print(table(result.rows, TABLE_COLUMNS))
+    print(f"wrote {result.path}")
+    return 0 if result.exact else 1
 
 
 if __name__ == "__main__":
