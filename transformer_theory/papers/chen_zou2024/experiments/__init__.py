@@ -11,6 +11,7 @@ whose docstring is the command's help), ``get_config(size)`` returning it, ``run
 and, run by ``transformer-theory experiment NAME`` (each with its study ``_study_<name>.py``):
 
 - :mod:`.constructions_paper_sizes`: Theorems 1, 3, 5, 6's constructions at §9.1's sizes;
+- :mod:`.contextual_depth3_recipes`: training variants of the 3-layer contextual model;
 - :mod:`.theorem5_base3_certify`: Theorem 5's construction in base 3, certified exactly;
 - :mod:`.verify_10m`: the affine-form check streamed over 10^7+ sequences.
 
