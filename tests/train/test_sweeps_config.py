@@ -12,11 +12,22 @@ from transformer_theory.papers.chen_zou2024 import experiments
 def test_named_experiments_are_the_modules_on_disk():
     folder = pathlib.Path(experiments.__file__).parent
     on_disk = sorted(p.stem for p in folder.glob("*.py") if not p.stem.startswith("_"))
+    sweeps_on_disk = [  # the training sweeps; the package's other experiments are no sweep
+        n
+        for n in on_disk
+        if 'STUDY = "transformer_theory.sweeps.directory"' in (folder / f"{n}.py").read_text()
+    ]
     assert (
         list(experiments.NAMED)
-        == on_disk
+        == sweeps_on_disk
         == ["fig2_depth", "fig2_paper", "fig3_attention_maps", "fig4_7_heads"]
     )
+    assert set(on_disk) - set(sweeps_on_disk) == {
+        "constructions_paper_sizes",
+        "contextual_depth3_recipes",
+        "theorem5_base3_certify",
+        "verify_10m",
+    }
     for name in experiments.NAMED:
         config = experiments.named_config(name)
         assert config.name == name and isinstance(config, sweeps.ExperimentSettings)
