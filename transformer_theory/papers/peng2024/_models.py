@@ -14,7 +14,7 @@ from flax import nnx
 
 from transformer_theory.precision import fake_quantize
 
-__all__ = ["CompositionTransformer", "param_count"]
+__all__ = ["CompositionTransformer", "causal_one_layer", "param_count"]
 
 
 def param_count(module: nnx.Module) -> int:
@@ -136,3 +136,14 @@ class CompositionTransformer(nnx.Module):
         """Logits at the last position, ``(B, classes)``."""
         h = self.stream(tokens_BxN)[:, -1]
         return h @ self._w(self.readout.kernel) + self._w(self.readout.bias)[None]
+
+
+def causal_one_layer(
+    vocab: int, length: int, width: int, heads: int, bits: int | None, seed: int
+) -> CompositionTransformer:
+    """The one causal layer the chain-of-thought studies train: ``vocab`` tokens in and out,
+    ``length`` positions, ``heads`` heads of ``width``, ``bits`` of arithmetic (None: float32),
+    initialized from ``seed``."""
+    return CompositionTransformer(
+        vocab, length, width, heads, 1, vocab, bits=bits, causal=True, rngs=nnx.Rngs(seed)
+    )

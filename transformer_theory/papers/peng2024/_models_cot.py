@@ -36,7 +36,7 @@ import optax
 from flax import nnx
 
 from transformer_theory._validate import check_int_arg, check_seed
-from transformer_theory.papers.peng2024._models import CompositionTransformer, param_count
+from transformer_theory.papers.peng2024._models import causal_one_layer, param_count
 from transformer_theory.papers.peng2024._tasks import cot_length, cot_vocab
 from transformer_theory.train.fit import fit
 
@@ -145,17 +145,7 @@ def cot_record(
     stride = _check_stride(check_int_arg("functions", functions, 1), stride)
     check_int_arg("steps", steps, 1)
     vocab = cot_vocab(n, functions)
-    net = CompositionTransformer(
-        vocab,
-        cot_length(n, functions, stride),
-        width,
-        heads,
-        1,
-        vocab,
-        bits=bits,
-        causal=True,
-        rngs=nnx.Rngs(seed),
-    )
+    net = causal_one_layer(vocab, cot_length(n, functions, stride), width, heads, bits, seed)
     return cot_model_record(
         net,
         n,

@@ -9,12 +9,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from flax import nnx
-
 from transformer_theory import jsonio
 from transformer_theory.papers.peng2024 import _plots as plots
 from transformer_theory.papers.peng2024 import _tasks as tasks
-from transformer_theory.papers.peng2024._models import CompositionTransformer, param_count
+from transformer_theory.papers.peng2024._models import causal_one_layer, param_count
 from transformer_theory.papers.peng2024._models_cot import cot_model_record
 from transformer_theory.papers.peng2024._models_training import _sweep
 from transformer_theory.papers.peng2024._records import CoTRecord
@@ -38,17 +36,7 @@ def run(config: Any, out_dir: str, *, progress: bool = True) -> list[CoTRecord]:
         bits = None if bits == 32 else bits
         vocab = tasks.cot_vocab(n, config.functions)
         length = tasks.cot_length(n, config.functions, stride)
-        net = CompositionTransformer(
-            vocab,
-            length,
-            width,
-            heads,
-            1,
-            vocab,
-            bits=bits,
-            causal=True,
-            rngs=nnx.Rngs(config.seed),
-        )
+        net = causal_one_layer(vocab, length, width, heads, bits, config.seed)
         size = param_count(net)
         return [
             cot_model_record(
