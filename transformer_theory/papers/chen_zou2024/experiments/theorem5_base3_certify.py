@@ -2,12 +2,13 @@
 distinct templates get distinct layer-2 vectors, for every template length ``l`` up to a bound.
 
 No proof is known for base 3 (``transformer_theory.constructions.templates`` proves base
-``B >= l + 4``). Coordinate ``r < l`` of the layer-2 last stream is
+``B >= l + 4``). Coordinate ``r < l`` of the layer-2 last stream is::
 
     v_r = 3^(l-1-r) + f(C(r)),   f(C) = (2 + |C|) S_C,   S_C = sum_{j in C} 3^(l-1-j),
 
-``C(r)`` the positions that share ``r``'s wildcard (:func:`template_code`; the tests compare it
-with the model's streams). Three certificates, all in exact integer arithmetic:
+``C(r)`` the positions that share ``r``'s wildcard
+(:func:`~transformer_theory.constructions.templates.template_code`; the tests compare it with the
+model's streams). Three certificates, all in exact integer arithmetic:
 
 1. ``blocks``: ``f`` is injective on the non-empty subsets of ``{0, ..., L-1}``. That implies
    distinct vectors for every ``l <= L`` (two templates with the same vector would need
@@ -22,7 +23,8 @@ with the model's streams). Three certificates, all in exact integer arithmetic:
    cross-check the automaton where both reach.
 3. ``direct``: every template of length ``l`` (all Bell(l) restricted growth strings), its vector
    ``v`` computed exactly (int64, no overflow below ``l = 36``), all distinct; and for small ``l``
-   the library's own :func:`template_code` and the built model's float64 streams agree with it.
+   the library's own :func:`~transformer_theory.constructions.templates.template_code` and the
+   built model's float64 streams agree with it.
 
 Command (2 CPU cores, idle)::
 
