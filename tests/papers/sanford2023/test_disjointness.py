@@ -10,6 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from transformer_theory.papers.sanford2023 import _tasks as ts
 from transformer_theory.papers.sanford2023 import _theory_disjointness as dj
 
 
@@ -67,9 +68,9 @@ def test_a_broken_encoding_is_caught(monkeypatch):
         != (_ref_disj(a, b) == 0)
     ]
     assert bad, "the 2i + 1 reading should fail somewhere"
-    # Alice's odd/even swapped: reduction_record must see it
+    # Alice's odd/even swapped: reduction_record must see it (encode, in _tasks, reads it there)
     monkeypatch.setattr(
-        dj,
+        ts,
         "query_subset",
         lambda a, n=None, **k: np.isin(np.arange(n), [2 * i + int(a[i]) for i in range(len(a))]),
     )

@@ -5,7 +5,7 @@ separations against fully connected and recurrent networks.
 Modules (private, by role; the names below are the public face):
 
 - ``_tasks``: qSA, Match2 and Match3 inputs with exact targets (``qsa_target``); the Match task
-  registry.
+  registry; DISJ's pairs encoded as qSA instances.
 - ``_constructions``: the softmax+MLP layer and the forward pass the units share;
   ``_constructions_qsa``: the qSA unit (Theorem 2; run by ``qsa_apply``);
   ``_constructions_match2``: the Match2 unit (Theorem 6); ``_constructions_match3``: the
@@ -17,8 +17,9 @@ Modules (private, by role; the names below are the public face):
   them on qSA; ``_models_match``: one trained softmax layer on Match2 / Match3.
 - ``_theory_rip``: the Rademacher matrix ``U`` and its restricted isometry / orthogonality
   constants; ``_theory_disjointness``: the qSA lower bound's reduction from set disjointness, the
-  one-way protocol and where Match3's bound binds (``match3_bound_table``); ``_theory_costs``:
-  what each check costs, and the refusal of sizes beyond the budget.
+  one-way protocol and where Match3's bound binds (``match3_bound_table``; the pairs' instances
+  are ``_tasks``', the unit ``_constructions_qsa``'s); ``_theory_message``: Alice's ``m p``-bit
+  message; ``_theory_costs``: what each check costs, and the refusal of sizes beyond the budget.
 - ``_checks``: the checks behind the claims (:class:`transformer_theory.ledger.Checked`).
 - ``_plots``: the figures of the study and of the trained experiments.
 - :mod:`.experiments`: ``sanford`` (the study of ``transformer-theory sanford``),

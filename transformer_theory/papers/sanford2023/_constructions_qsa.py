@@ -7,7 +7,9 @@ w~_{y_i}; u_i; 0)`` built by :func:`qsa_embed`, ``Q, K`` are the factored ``w_q,
 ``qk_dim = m`` (the paper's embedding dimension), ``V`` is ``w_v`` writing into a zero block of the
 residual stream. The per-position outputs are read from the last residual stream; nothing in
 :class:`~transformer_theory.params.ModelParams` had to be extended. The vectors ``w_y`` are
-computed (:func:`subset_weights`) for the drawn ``U`` (:mod:`.rip`).
+computed (:func:`subset_weights`) for the drawn ``U`` (:mod:`.rip`). :func:`reduction_unit` is the
+unit at ``N = 2q + 1``, ``eps = 1/(2q)`` that the qSA lower bound's reduction from set
+disjointness runs (:mod:`._theory_disjointness`).
 
 Shape letters: :mod:`transformer_theory.glossary` (``E`` = the query/key width ``m``, ``K`` key
 positions, ``Z`` the width ``d'`` of the averaged vectors).
@@ -16,6 +18,7 @@ positions, ``Z`` the width ``d'`` of the averaged vectors).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Iterable
 
@@ -32,6 +35,7 @@ from transformer_theory.params import AttentionParams, LayerParams, ModelConfig,
 __all__ = [
     "QSAConstruction",
     "QSASearch",
+    "UNIT_ROWS",
     "alpha_scale",
     "bits_needed",
     "qsa_apply",
@@ -42,6 +46,8 @@ __all__ = [
     "qsa_smallest",
     "qsa_worst_error",
     "rademacher",
+    "reduction_unit",
+    "reduction_unit_of",
     "round_bits",
     "subset_weights",
 ]
@@ -335,9 +341,50 @@ def qsa_sampled_error(
 ) -> float:
     """The largest ``||f(X)_i - qSA(X)_i||`` of the unit run (:func:`qsa_apply`) on the drawn
     inputs, chunk by chunk: ``chunks`` yields ``(z_BxNxZ, members_BxNxK, target_BxNxZ)``
-    (:func:`.._tasks.qsa_sample_chunks`)."""
+    (:func:`._tasks.qsa_sample_chunks`)."""
     sampled = 0.0
     for z, members, target in chunks:
         out, _ = qsa_apply(c, z, members)
         sampled = max(sampled, float(np.linalg.norm(out - target, axis=-1).max()))
     return sampled
+
+
+# ---------------------------------------------------------------------------------------------
+# the unit of the reduction from set disjointness (:mod:`._theory_disjointness`)
+
+
+#: The fewest rows ``m`` (seed 0) at which :func:`reduction_unit`'s search reaches ``1/(2q)`` on
+#: every input, found by ``reduction_unit(q)`` (2026-11-25): ``q -> m``.
+UNIT_ROWS = {1: 9, 2: 6, 3: 7, 4: 11}
+
+
+def reduction_unit_of(
+    q: int, rows: int | None, subsets: np.ndarray, *, seed: int = 0, max_rows: int = 64
+) -> tuple[QSAConstruction, dict]:
+    """The qSA unit of :func:`qsa_construction` at ``N = 2q + 1``, ``d' = 1``, ``eps = 1/(2q)``
+    with ``m = rows`` query/key rows, or (``rows=None``) the fewest ``m <= max_rows`` whose error
+    over every subset of ``subsets`` (all ``C(N, q)`` of them: every input,
+    :func:`.._tasks.all_subsets`) is ``<= 1/(2q)`` (:func:`qsa_worst_error`). Returns
+    ``(construction, worst_error)``."""
+    q = _validate.check_int_arg("q", q, 1)  # an int: 2.5 was read as 2
+    n, eps = 2 * q + 1, 1.0 / (2 * q)
+    candidates = range(1, max_rows + 1) if rows is None else [int(rows)]
+    if rows is not None and int(rows) < 1:
+        raise ValueError(f"rows: expected m >= 1, got {rows}")
+    for m in candidates:
+        c = qsa_construction(n, q, 1, eps, m, seed=seed)
+        worst = qsa_worst_error(c, subsets)
+        if rows is not None or (worst["valid_w"] and worst["max_error"] <= eps):
+            return c, worst
+    raise ValueError(f"max_rows: no m <= {max_rows} reaches eps = 1/(2q) at q = {q}")
+
+
+@functools.lru_cache(maxsize=32)
+def reduction_unit(
+    q: int, rows: int | None = None, *, seed: int = 0, max_rows: int = 64
+) -> tuple[QSAConstruction, dict]:
+    """:func:`reduction_unit_of` over every input (all ``C(2q + 1, q)`` subsets). Cached: the
+    construction is frozen; do not modify the returned record."""
+    q = _validate.check_int_arg("q", q, 1)
+    subsets = tasks_sanford.all_subsets(2 * q + 1, q)
+    return reduction_unit_of(q, rows, subsets, seed=seed, max_rows=max_rows)

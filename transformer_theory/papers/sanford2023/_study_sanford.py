@@ -4,18 +4,20 @@ in that order. Its settings are :class:`.experiments.sanford.SanfordSettings` (r
 fields: this module imports no experiment and no option); the maths it calls take plain
 arguments.
 
-:func:`configurations` lists one :class:`QSASettings` (``N, q, eps``) or :class:`MatchSettings`
-(``N, M, K``) per configuration; :func:`run` checks each by its stages, each maths module entered
-once, each taking plain arguments and returning what the next reads: the Match check's plan
-(:func:`._theory_costs.match_plan`), the inputs and exact targets (:mod:`._tasks`: the qSA
-subsets and the samples, drawn lazily in chunks; the Match inputs and labels), the qSA unit
-(:func:`._constructions_qsa.qsa_smallest`: the smallest ``m`` and bits reaching ``eps``, then its
-sampled error), its RIP constants (:mod:`._theory_rip`), then the record
-(:mod:`._constructions_records`, which runs a Match unit per float format). ``disj`` runs the qSA
-lower bound's reduction from set disjointness (:mod:`._theory_disjointness`): the exact
-reduction, then the one-way protocol by its stages (the instances, the units embedding them,
-Alice's message, Bob's run, the record). :func:`run` writes the records, :func:`summary_tables`
-and :func:`protocol_summary` are the command's tables, :func:`failed` its verdict.
+:func:`configurations` lists one :class:`QSASettings` (``N, q, eps``), :class:`MatchSettings`
+(``N, M, K``) or :class:`DisjSettings` (``q``) per configuration; :func:`run` checks each by its
+stages in one loop, each maths module entered once, in stage order, each taking plain arguments
+and returning what the next reads: the Match check's plan (:func:`._theory_costs.match_plan`),
+the inputs and exact targets (:mod:`._tasks`: the qSA subsets and the samples, drawn lazily in
+chunks; the Match inputs and labels; DISJ's pairs encoded as qSA instances), the units
+(:mod:`._constructions_qsa`: :func:`._constructions_qsa.qsa_smallest`, the smallest ``m`` and
+bits reaching ``eps``, then its sampled error; the reduction's units and their queries), the RIP
+constants (:mod:`._theory_rip`), then the record (:mod:`._constructions_records`, which runs a
+Match unit per float format). ``disj`` then goes on with the qSA lower bound's one-way protocol:
+Alice's message (:mod:`._theory_message`), Bob's run (:func:`._constructions.run_streams`), its
+record and the exact reduction (:mod:`._theory_disjointness`). :func:`run` writes the records,
+:func:`summary_tables` and :func:`protocol_summary` are the command's tables, :func:`failed` its
+verdict.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from transformer_theory.papers.sanford2023 import _plots
 from transformer_theory.papers.sanford2023 import _tasks as ts
 from transformer_theory.papers.sanford2023 import _theory_costs as costs
 from transformer_theory.papers.sanford2023 import _theory_disjointness as disjointness
+from transformer_theory.papers.sanford2023 import _theory_message as alice_message
 from transformer_theory.papers.sanford2023 import _theory_rip as rip
 from transformer_theory.papers.sanford2023._constructions import run_streams
 from transformer_theory.papers.sanford2023._records import (
@@ -44,6 +47,7 @@ from transformer_theory.papers.sanford2023._records import (
 )
 
 __all__ = [
+    "DisjSettings",
     "MatchSettings",
     "QSASettings",
     "check_sizes",
@@ -109,15 +113,24 @@ class MatchSettings:
         return f"{self.task}_N{self.N}_M{self.M}.json"
 
 
+@dataclasses.dataclass(frozen=True)
+class DisjSettings:
+    """One ``disj`` configuration: the reduction and the protocol at ``q`` bits (``N = 2q + 1``);
+    its rows go to ``disj.json``, not to a file of its own."""
+
+    q: int
+    task: str = "disj"
+
+
 def modulus(seq_len: int, power: int) -> int:
     """``M = max(N^power, 4)``."""
     return max(seq_len**power, 4)
 
 
-def configurations(settings: Any) -> list[QSASettings | MatchSettings]:
+def configurations(settings: Any) -> list[QSASettings | MatchSettings | DisjSettings]:
     """Every configuration of ``settings`` (a ``SanfordSettings``), qSA first (``N x q x eps``),
-    then each Match unit over ``N`` (``disj`` has none: it is checked at every ``q``)."""
-    configs: list[QSASettings | MatchSettings] = []
+    then each Match unit over ``N``, then ``disj`` at every ``q`` (when asked)."""
+    configs: list[QSASettings | MatchSettings | DisjSettings] = []
     if "qsa" in settings.tasks:
         configs += [
             QSASettings(n, q, e) for n in settings.ns for q in settings.qs for e in settings.epss
@@ -130,6 +143,8 @@ def configurations(settings: Any) -> list[QSASettings | MatchSettings]:
         configs += [
             MatchSettings(name, n, modulus(n, settings.modulus_power), k, unit) for n in settings.ns
         ]
+    if "disj" in settings.tasks:
+        configs += [DisjSettings(q) for q in settings.qs]
     return configs
 
 
@@ -145,28 +160,40 @@ def run(
     :func:`.._constructions_records.qsa_record` or :func:`.._constructions_records.match_record`
     (the same results; the Match unit the one :func:`configurations` looked up), writing each
     record to ``out_dir/<file_name>`` and all of them to ``out_dir/sanford.json`` after every one
-    (an interrupted run keeps what it finished; ``on_record(record)`` after each), then the
-    figures; then ``disj`` if asked (``out_dir/disj.json``: the rows of
-    :func:`.._theory_disjointness.protocol_table`, by the stages of its ``protocol_record``).
-    Refuses sizes first (``_theory_costs.check_sizes``). Returns a
-    :class:`~._records.SanfordResult` (the rows typed, ``disj`` a :class:`~._records.DisjRecord`
-    or None). Needs JAX's 64-bit mode."""
+    (an interrupted run keeps what it finished; ``on_record(record)`` after each); ``disj``'s at
+    each ``q`` by the stages of :func:`.._theory_disjointness.protocol_record` (the rows of
+    :func:`.._theory_disjointness.protocol_table`) beside the exact reduction, written to
+    ``out_dir/disj.json`` once all are done; then the figures. Refuses sizes first
+    (``_theory_costs.check_sizes``). Returns a :class:`~._records.SanfordResult` (the rows typed,
+    ``disj`` a :class:`~._records.DisjRecord` or None). Needs JAX's 64-bit mode.
+
+    One loop, each stage's maths entered once per configuration and in stage order, whatever
+    the task: the plan (:mod:`._theory_costs`), the inputs and their exact targets
+    (:mod:`._tasks`), the units built, embedded and run on them (:mod:`._constructions_qsa`),
+    their RIP constants (:mod:`._theory_rip`), the record (:mod:`._constructions_records`); for
+    ``disj`` Alice's message (:mod:`._theory_message`), Bob's run
+    (:func:`._constructions.run_streams`) and its record and the exact reduction
+    (:mod:`._theory_disjointness`)."""
     precision.require_x64("config")
     configs = configurations(config)  # no work: the sizes are refused next, before any
     check_sizes(config)
-    records = []
+    records, reduction, protocol = [], [], []
     for c in configs:
-        is_qsa = isinstance(c, QSASettings)
-        unit = None if is_qsa else (c.unit if c.unit is not None else registry.UNITS[c.task])
+        is_qsa, is_disj = isinstance(c, QSASettings), isinstance(c, DisjSettings)
+        is_match = not (is_qsa or is_disj)
+        unit = c.unit if is_match and c.unit is not None else None
+        if is_match and unit is None:
+            unit = registry.UNITS[c.task]
         # what the Match check costs: every input or a sample, in chunks (qSA's are fixed)
-        plan = None if is_qsa else costs.match_plan(unit, c.N, c.M, config.window, config.samples)
-        # the inputs and their exact targets (qSA's samples drawn lazily, chunk by chunk)
+        plan = costs.match_plan(unit, c.N, c.M, config.window, config.samples) if is_match else None
+        # the inputs and their exact targets (qSA's samples drawn lazily, chunk by chunk; DISJ's
+        # every pair, encoded as qSA instances, and Alice's own)
         if is_qsa:
             subsets = ts.all_subsets(c.N, c.q)  # listed once: the search, the bits and w read them
             chunks = ts.qsa_sample_chunks(
                 config.seed + 1, config.samples, c.N, c.q, config.dim, chunk=costs.QSA_SAMPLE_CHUNK
             )
-        else:
+        elif is_match:
             x, labels = ts.match_inputs(
                 unit.task,
                 c.N,
@@ -176,17 +203,38 @@ def run(
                 seed=config.seed,
                 exhaustive=plan.exhaustive,
             )
-        # the unit built and evaluated, then recorded
+        else:
+            inst = ts.protocol_instances(c.q)
+            subsets = ts.all_subsets(2 * c.q + 1, c.q)  # every input of the unit's search
+        # the units built and evaluated on them
         if is_qsa:
             search = qsa_unit.qsa_smallest(c.N, c.q, config.dim, c.eps, subsets, seed=config.seed)
             unit_qsa = search.construction
             sampled = None if unit_qsa is None else qsa_unit.qsa_sampled_error(unit_qsa, chunks)
+        elif is_disj:
+            # the fewest rows reaching 1/(2q) (UNIT_ROWS at seed 0) and, while m p < q is
+            # possible at p >= 2, one row (where no protocol can decide: the witnesses), each
+            # with the pairs' embedded streams and Alice's queries
+            fewest = qsa_unit.UNIT_ROWS.get(c.q) if config.seed == 0 else None
+            units = [
+                qsa_unit.reduction_unit_of(c.q, m, subsets, seed=config.seed)
+                for m in ((fewest, 1) if c.q > 2 else (fewest,))
+            ]
+            embedded = []
+            for unit_disj, _ in units:
+                stream, _ = qsa_unit.qsa_embed(unit_disj, inst.z_BxNxZ, inst.members_BxNxK)
+                alice, _ = qsa_unit.qsa_embed(
+                    unit_disj, inst.alice_z_AxNxZ, inst.alice_members_AxNxK
+                )
+                embedded.append((stream, qsa_unit.qsa_queries(unit_disj, alice, inst.position)))
+        # their RIP constants, then the record
+        if is_qsa:
             found = unit_qsa is not None and c.q < c.N
             report = rip.rip_constants(unit_qsa.u_ExK, c.q) if found else None
             record = checked.qsa_record_of(
                 c.N, c.q, config.dim, c.eps, search, config.samples, sampled, report
             )
-        else:
+        elif is_match:
             record = checked.match_check(
                 unit,
                 x,
@@ -197,52 +245,38 @@ def run(
                 exhaustive=plan.exhaustive,
                 chunk=plan.chunk,
             )
-        records.append(record)
-        jsonio.write_json(os.path.join(out_dir, c.file_name), record)
-        jsonio.write_json(os.path.join(out_dir, "sanford.json"), records)
-        if on_record is not None:
-            on_record(record)
-    if plot and records:
-        _plots.study_figures(records, out_dir)
+        if not is_disj:
+            records.append(record)
+            jsonio.write_json(os.path.join(out_dir, c.file_name), record)
+            jsonio.write_json(os.path.join(out_dir, "sanford.json"), records)
+            if on_record is not None:
+                on_record(record)
+            continue
+        # DISJ: the fewest-row unit unquantized, then its message at p = 2, 3, ... up to the
+        # first p at which Bob decides every pair (at most MAX_BITS); the one-row unit at p = 2,
+        # ..., q - 1 (m p < q: none decides). Alice's message, Bob's run, its record
+        quantized = range(2, disjointness.MAX_BITS + 1)
+        schedule = [((None, *quantized), True), (tuple(range(2, c.q)), False)]
+        for (unit_disj, worst), (stream, queries), (bits_list, until_decided) in zip(
+            units, embedded, schedule[: len(units)], strict=True
+        ):
+            for bits in bits_list:
+                message = alice_message.protocol_message(
+                    inst, queries, stream, bits, unit_disj.params.w_o.dtype
+                )
+                out, _ = run_streams(unit_disj.params, message.stream_BxNxD)
+                row = disjointness.protocol_row(inst, unit_disj.rows, worst, message, out)
+                protocol.append(row)
+                if until_decided and bits is not None and row["decides_all"]:
+                    break
+        # the reduction itself, exactly, on the same instances
+        reduction.append(
+            disjointness.reduction_check(
+                c.q, inst.truth_B, inst.z_BxNxZ, inst.members_BxNxK, inst.position
+            )
+        )
     disj = None
     if "disj" in config.tasks:
-        reduction = [disjointness.reduction_record(q) for q in config.qs]
-        protocol = []
-        for q in config.qs:
-            # the reduction's instances (plain arrays), then the units that embed them: the
-            # fewest rows reaching 1/(2q) (UNIT_ROWS at seed 0) and, while m p < q is possible
-            # at p >= 2, one row (where no protocol can decide: the witnesses)
-            inst = disjointness.protocol_instances(q)
-            fewest = disjointness.UNIT_ROWS.get(q) if config.seed == 0 else None
-            units = [
-                disjointness.reduction_unit(q, m, seed=config.seed)
-                for m in ((fewest, 1) if q > 2 else (fewest,))
-            ]
-            position = disjointness.query_position(q)
-            embedded = []
-            for unit_disj, _ in units:
-                stream, _ = qsa_unit.qsa_embed(unit_disj, inst.z_BxNxZ, inst.members_BxNxK)
-                alice, _ = qsa_unit.qsa_embed(
-                    unit_disj, inst.alice_z_AxNxZ, inst.alice_members_AxNxK
-                )
-                embedded.append((stream, qsa_unit.qsa_queries(unit_disj, alice, position)))
-            # the fewest-row unit unquantized, then its message at p = 2, 3, ... up to the first
-            # p at which Bob decides every pair (at most MAX_BITS); the one-row unit at p = 2,
-            # ..., q - 1 (m p < q: none decides)
-            quantized = range(2, disjointness.MAX_BITS + 1)
-            schedule = [((None, *quantized), True), (tuple(range(2, q)), False)]
-            for (unit_disj, worst), (stream, queries), (bits_list, until_decided) in zip(
-                units, embedded, schedule[: len(units)], strict=True
-            ):
-                for bits in bits_list:
-                    message = disjointness.protocol_message(
-                        inst, queries, stream, bits, unit_disj.params.w_o.dtype
-                    )
-                    out, _ = run_streams(unit_disj.params, message.stream_BxNxD)
-                    row = disjointness.protocol_row(inst, unit_disj.rows, worst, message, out)
-                    protocol.append(row)
-                    if until_decided and bits is not None and row["decides_all"]:
-                        break
         disj = jsonio.as_record(
             DisjRecord,
             {
@@ -252,6 +286,8 @@ def run(
             },
         )
         jsonio.write_json(os.path.join(out_dir, "disj.json"), disj)
+    if plot and records:
+        _plots.study_figures(records, out_dir)
     rows = tuple(jsonio.as_record(QSARecord | MatchRecord, r) for r in records)  # type: ignore[arg-type]
     return SanfordResult(rows, disj)
 

@@ -1,5 +1,7 @@
 """The tasks of Sanford, Hsu & Telgarsky 2023 ("Representational strengths and limitations of
-transformers"): q-sparse averaging (qSA), Match2, Match3 and the two tractable Match3 variants.
+transformers"): q-sparse averaging (qSA), Match2, Match3 and the two tractable Match3 variants;
+and the pairs ``(a, b)`` of set disjointness encoded as qSA instances, ``DISJ`` their exact target
+(the reduction behind the qSA lower bound, :mod:`._theory_disjointness`).
 
 Every function here is a specification: plain float64 / integer NumPy, one batch at a time, with
 seeded generators (``numpy.random.default_rng(seed)``; no global state). Shape letters: see
@@ -22,14 +24,19 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from transformer_theory import budget
+from transformer_theory import _validate, budget
 
 __all__ = [
     "ALL_SUBSETS_LIMIT",
+    "INPUTS_LIMIT",
     "MATCH_TASKS",
     "MatchTask",
+    "ProtocolInstances",
     "TASKS",
+    "all_inputs",
     "all_subsets",
+    "disj",
+    "encode",
     "match2",
     "match3",
     "match3_bigram",
@@ -38,12 +45,16 @@ __all__ = [
     "match_sample",
     "match_training_data",
     "MatchTrainingData",
+    "protocol_instances",
     "qsa_batch",
     "qsa_features",
     "match_inputs",
     "qsa_sample",
     "qsa_sample_chunks",
     "qsa_target",
+    "query_position",
+    "query_subset",
+    "reduction_length",
 ]
 
 TASKS = ("qsa", "match2", "match3", "match3bigram", "match3local")
@@ -375,3 +386,166 @@ def match_inputs(
         x = np.array(list(itertools.product(range(modulus), repeat=seq_len)))
         return x, match_labels(task, x, modulus, window)
     return match_sample(task, seed, samples, seq_len, modulus, window)
+
+
+# ---------------------------------------------------------------------------------------------
+# DISJ's pairs and their qSA instances (the reduction of :mod:`._theory_disjointness`)
+
+
+def _bits_vector(v, name: str) -> np.ndarray:
+    arr = np.asarray(v)
+    if arr.ndim != 1 or arr.size < 1 or not np.all((arr == 0) | (arr == 1)):
+        raise ValueError(f"{name}: expected a non-empty 0/1 vector, got {v!r}")
+    return arr.astype(np.int64)
+
+
+def _check_q(q: int) -> int:
+    return _validate.check_int_arg("q", q, 1)  # an int: 2.5 was read as 2
+
+
+def disj(a: np.ndarray, b: np.ndarray) -> int:
+    """``DISJ(a, b) = max_i a_i b_i`` (Yao 1979 as the slides write it): 1 iff the sets meet."""
+    a, b = _bits_vector(a, "a"), _bits_vector(b, "b")
+    if a.shape != b.shape:
+        raise ValueError(f"b: expected length {a.size} like a, got {b.size}")
+    return int(np.max(a * b))
+
+
+#: The most inputs :func:`all_inputs` lists by default.
+INPUTS_LIMIT = 2**16
+
+
+def all_inputs(q: int, *, limit: int | None = INPUTS_LIMIT) -> np.ndarray:
+    """Every ``a in {0,1}^q``, ``(2^q, q)`` int64, in lexicographic order; more than ``limit``
+    inputs is refused with the count (``None``: no limit)."""
+    q = _check_q(q)
+    budget.check_count("q", 2**q, limit, unit="inputs a in {0,1}^q")
+    return np.array(list(itertools.product((0, 1), repeat=q)), np.int64)
+
+
+def query_position(q: int) -> int:
+    """The 0-based position of ``x_{2q+1}``, the row that decides DISJ: ``2q``."""
+    return 2 * _check_q(q)
+
+
+def reduction_length(q: int, seq_len: int | None = None) -> int:
+    """The reduction's ``N``: ``seq_len`` (default ``2q + 1``), refused below ``2q + 1``."""
+    n = 2 * q + 1 if seq_len is None else int(seq_len)
+    if n < 2 * q + 1:
+        raise ValueError(f"seq_len: expected N >= 2q + 1 = {2 * q + 1}, got {seq_len}")
+    return n
+
+
+def query_subset(
+    a: np.ndarray, seq_len: int | None = None, *, literal_plus: bool = False
+) -> np.ndarray:
+    """Alice's ``y_{2q+1}`` as a boolean indicator ``(N,)``: 1-based ``2i - 1`` if ``a_i = 1``,
+    else ``2i`` (0-based ``2i`` / ``2i + 1`` for ``i = 0..q-1``).
+
+    ``literal_plus=True`` reads the garbled "2i 1" as ``2i + 1`` (1-based), the reading that does
+    NOT give the slides' equivalence (kept to show it fails; ``2q + 1`` then may be the query's
+    own position, and ``N`` must be ``>= 2q + 2`` for ``i = q``)."""
+    a = _bits_vector(a, "a")
+    q = a.size
+    n = reduction_length(q, seq_len)
+    one_based = [
+        2 * i + 1 if (literal_plus and a[i - 1]) else 2 * i - (a[i - 1] == 1)
+        for i in range(1, q + 1)
+    ]
+    if max(one_based) > n:
+        raise ValueError(f"seq_len: N = {n} is too short for position {max(one_based)}")
+    members = np.zeros(n, bool)
+    members[np.array(one_based) - 1] = True
+    return members
+
+
+def encode(
+    a: np.ndarray,
+    b: np.ndarray,
+    seq_len: int | None = None,
+    dim: int = 1,
+    *,
+    literal_plus: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The qSA instance ``X`` of the reduction: ``(z_NxZ, members_NxK)``.
+
+    ``z_j = e_1`` if 1-based ``j`` is odd and ``b_{(j+1)/2} = 1``, else ``-e_1`` (``j > 2q``
+    included); ``y_{2q+1}`` is :func:`query_subset`; every other ``y_i`` is the fixed subset
+    ``{1, ..., q}`` (any subset that does not depend on ``a`` serves: Bob knows it).
+
+    Args:
+      a: Alice's bits ``(q,)``.
+      b: Bob's bits ``(q,)``.
+      seq_len: ``N >= 2q + 1`` (default ``2q + 1``).
+      dim: ``d' >= 1``, the width of the ``z_j``.
+      literal_plus: Alice's ``2i + 1`` reading (:func:`query_subset`).
+    """
+    a, b = _bits_vector(a, "a"), _bits_vector(b, "b")
+    if a.shape != b.shape:
+        raise ValueError(f"b: expected length {a.size} like a, got {b.size}")
+    if isinstance(dim, bool) or int(dim) < 1:
+        raise ValueError(f"dim: expected d' >= 1, got {dim!r}")
+    q = a.size
+    n = reduction_length(q, seq_len)
+    if literal_plus and n < 2 * q + 2:
+        n = 2 * q + 2
+    sign = -np.ones(n)
+    for j in range(1, 2 * q + 1, 2):  # 1-based odd j <= 2q - 1
+        if b[(j + 1) // 2 - 1] == 1:
+            sign[j - 1] = 1.0
+    z = np.zeros((n, int(dim)))
+    z[:, 0] = sign
+    members = np.zeros((n, n), bool)
+    members[:, :q] = True
+    members[query_position(q)] = query_subset(a, n, literal_plus=literal_plus)
+    return z, members
+
+
+@dataclasses.dataclass(frozen=True)
+class ProtocolInstances:
+    """The reduction's instances of the protocol at ``q`` (:func:`protocol_instances`): every
+    pair ``(a, b)`` (``a`` major, both in :func:`all_inputs` order) and ``DISJ`` on it, the qSA
+    instance of each pair (:func:`encode` at ``N = 2q + 1``, ``d' = dim = 1``) and Alice's own
+    (each ``a`` of :func:`all_inputs`, ``alice_a_AxQ``, with ``b = 0``: what her query is
+    computed from); ``position`` is the query's row ``x_{2q+1}`` (:func:`query_position`)."""
+
+    q: int
+    dim: int
+    a_BxQ: np.ndarray
+    b_BxQ: np.ndarray
+    truth_B: np.ndarray
+    z_BxNxZ: np.ndarray
+    members_BxNxK: np.ndarray
+    alice_z_AxNxZ: np.ndarray
+    alice_members_AxNxK: np.ndarray
+    alice_a_AxQ: np.ndarray
+    position: int
+
+
+def _encode_all(a_BxQ: np.ndarray, b_BxQ: np.ndarray, seq_len: int, dim: int):
+    enc = [encode(a, b, seq_len, dim) for a, b in zip(a_BxQ, b_BxQ, strict=True)]
+    return np.stack([e[0] for e in enc]), np.stack([e[1] for e in enc])
+
+
+def protocol_instances(q: int, dim: int = 1) -> ProtocolInstances:
+    """The pairs, ``DISJ`` on them and their encoded instances (see :class:`ProtocolInstances`),
+    plain arrays for the unit of :func:`._constructions_qsa.reduction_unit` to embed and run."""
+    q = _check_q(q)
+    inputs = all_inputs(q)
+    a = np.repeat(inputs, len(inputs), axis=0)
+    b = np.tile(inputs, (len(inputs), 1))
+    z, members = _encode_all(a, b, 2 * q + 1, dim)
+    alice_z, alice_members = _encode_all(inputs, np.zeros_like(inputs), 2 * q + 1, dim)
+    return ProtocolInstances(
+        q,
+        dim,
+        a,
+        b,
+        np.max(a * b, axis=1),
+        z,
+        members,
+        alice_z,
+        alice_members,
+        inputs,
+        query_position(q),
+    )

@@ -8,7 +8,7 @@ unit that ``1/(2q)``-approximates qSA at ``N >= 2q + 1``:
 - Alice holds ``a in {0,1}^q`` and encodes it in ``y_{2q+1}``: ``2i - 1 in y_{2q+1}`` if
   ``a_i = 1``, else ``2i`` (1-based; the converted text prints "2i 1", whose minus sign was lost:
   ``2i - 1`` is the reading for which the stated equivalence holds, and the reading ``2i + 1``
-  fails, :func:`query_subset` with ``literal_plus=True`` and the tests);
+  fails, :func:`._tasks.query_subset` with ``literal_plus=True`` and the tests);
 - Bob holds ``b`` and encodes it in the ``z_j``: ``z_j = e_1`` if ``j`` is odd and
   ``b_{(j+1)/2} = 1``, ``z_j = -e_1`` otherwise;
 - then ``qSA(X)_{2q+1} = (1/q) sum_i (2 a_i b_i - 1) e_1 = (-1 + 2 |a & b| / q) e_1``, so
@@ -24,14 +24,22 @@ construction of :mod:`.qsa`, ``phi(x_i) = (z_i; alpha w~_{y_i}; u_i)`` with the 
 (position only) and the value ``z_i`` (Bob's), so Alice's message is the query alone: ``m``
 numbers. Quantized with a FIXED public scale
 (:func:`transformer_theory.precision.fake_quantize`), each is one of ``2^p - 1`` levels, written
-in exactly ``p`` bits (:func:`pack_message`): the message is ``m p`` bits. A one-way protocol that
-decides DISJ on every pair must give distinct ``a`` distinct messages (two ``a != a'`` with one
-message differ at some ``i``, say ``a_i = 1 > a'_i``, and ``b = e_i`` separates them while Bob
-sees the same thing), so it needs ``m p >= q``; :func:`protocol_record` checks this on every pair
-and, where it fails, reports the pair Bob gets wrong and, when two ``a`` collide, that
-pigeonhole witness.
+in exactly ``p`` bits (:func:`._theory_message.pack_message`): the message is ``m p`` bits. A
+one-way protocol that decides DISJ on every pair must give distinct ``a`` distinct messages
+(two ``a != a'`` with one message differ at some ``i``, say ``a_i = 1 > a'_i``, and
+``b = e_i`` separates them while Bob sees the same thing), so it needs ``m p >= q``;
+:func:`protocol_record` checks this on every pair and, where it fails, reports the pair Bob gets
+wrong and, when two ``a`` collide, that pigeonhole witness.
 
-Indices in code are 0-based: ``x_{2q+1}`` is position ``2q`` (:func:`query_position`).
+Indices in code are 0-based: ``x_{2q+1}`` is position ``2q`` (:func:`._tasks.query_position`).
+
+The pieces live by role, each taking plain arguments (and re-exported here under their old
+names): the pairs and their qSA instances are the task's (:func:`._tasks.encode`,
+:func:`._tasks.protocol_instances`), the unit is the qSA construction's
+(:func:`._constructions_qsa.reduction_unit`), Alice's message is
+:mod:`._theory_message`'s; this module checks the reduction (:func:`reduction_check`), records
+Bob's run (:func:`protocol_row`) and composes the whole protocol in one call
+(:func:`protocol_record`, :func:`protocol_table`).
 
 Result (``transformer-theory sanford --task disj --q 1,2,3,4 --out DIR``, 2026-11-25, 38 s on 2
 shared CPU cores): the equivalence and the gap ``2/q`` hold on all 340 pairs; the unit
@@ -44,21 +52,37 @@ at ``q = 3, 4`` with two ``a`` colliding, as it must.
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-import itertools
 import math
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 
-import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.typing import DTypeLike
 
 from transformer_theory import _validate, budget, precision
 from transformer_theory.papers.sanford2023 import _constructions_qsa as qsa
 from transformer_theory.papers.sanford2023._constructions import run_streams
+from transformer_theory.papers.sanford2023._constructions_qsa import UNIT_ROWS, reduction_unit
+from transformer_theory.papers.sanford2023._tasks import (
+    INPUTS_LIMIT,
+    ProtocolInstances,
+    all_inputs,
+    disj,
+    encode,
+    protocol_instances,
+    query_position,
+    query_subset,
+    reduction_length,
+)
+from transformer_theory.papers.sanford2023._theory_message import (
+    ProtocolMessage,
+    input_index,
+    pack_message,
+    protocol_message,
+    quantized_levels,
+    receive,
+    unpack_message,
+)
 
 __all__ = [
     "UNIT_ROWS",
@@ -85,119 +109,11 @@ __all__ = [
     "qsa_row_exact",
     "query_position",
     "query_subset",
+    "reduction_check",
     "reduction_record",
     "reduction_unit",
     "unpack_message",
 ]
-
-
-def _bits_vector(v, name: str) -> np.ndarray:
-    arr = np.asarray(v)
-    if arr.ndim != 1 or arr.size < 1 or not np.all((arr == 0) | (arr == 1)):
-        raise ValueError(f"{name}: expected a non-empty 0/1 vector, got {v!r}")
-    return arr.astype(np.int64)
-
-
-def _check_q(q: int) -> int:
-    return _validate.check_int_arg("q", q, 1)  # an int: 2.5 was read as 2
-
-
-def disj(a: np.ndarray, b: np.ndarray) -> int:
-    """``DISJ(a, b) = max_i a_i b_i`` (Yao 1979 as the slides write it): 1 iff the sets meet."""
-    a, b = _bits_vector(a, "a"), _bits_vector(b, "b")
-    if a.shape != b.shape:
-        raise ValueError(f"b: expected length {a.size} like a, got {b.size}")
-    return int(np.max(a * b))
-
-
-#: The most inputs :func:`all_inputs` lists, and pairs :func:`reduction_record` checks, by default.
-INPUTS_LIMIT = 2**16
-PAIRS_LIMIT = 4**6
-
-
-def all_inputs(q: int, *, limit: int | None = INPUTS_LIMIT) -> np.ndarray:
-    """Every ``a in {0,1}^q``, ``(2^q, q)`` int64, in lexicographic order; more than ``limit``
-    inputs is refused with the count (``None``: no limit)."""
-    q = _check_q(q)
-    budget.check_count("q", 2**q, limit, unit="inputs a in {0,1}^q")
-    return np.array(list(itertools.product((0, 1), repeat=q)), np.int64)
-
-
-def query_position(q: int) -> int:
-    """The 0-based position of ``x_{2q+1}``, the row that decides DISJ: ``2q``."""
-    return 2 * _check_q(q)
-
-
-def _seq_len(q: int, seq_len: int | None) -> int:
-    n = 2 * q + 1 if seq_len is None else int(seq_len)
-    if n < 2 * q + 1:
-        raise ValueError(f"seq_len: expected N >= 2q + 1 = {2 * q + 1}, got {seq_len}")
-    return n
-
-
-def query_subset(
-    a: np.ndarray, seq_len: int | None = None, *, literal_plus: bool = False
-) -> np.ndarray:
-    """Alice's ``y_{2q+1}`` as a boolean indicator ``(N,)``: 1-based ``2i - 1`` if ``a_i = 1``,
-    else ``2i`` (0-based ``2i`` / ``2i + 1`` for ``i = 0..q-1``).
-
-    ``literal_plus=True`` reads the garbled "2i 1" as ``2i + 1`` (1-based), the reading that does
-    NOT give the slides' equivalence (kept to show it fails; ``2q + 1`` then may be the query's
-    own position, and ``N`` must be ``>= 2q + 2`` for ``i = q``)."""
-    a = _bits_vector(a, "a")
-    q = a.size
-    n = _seq_len(q, seq_len)
-    one_based = [
-        2 * i + 1 if (literal_plus and a[i - 1]) else 2 * i - (a[i - 1] == 1)
-        for i in range(1, q + 1)
-    ]
-    if max(one_based) > n:
-        raise ValueError(f"seq_len: N = {n} is too short for position {max(one_based)}")
-    members = np.zeros(n, bool)
-    members[np.array(one_based) - 1] = True
-    return members
-
-
-def encode(
-    a: np.ndarray,
-    b: np.ndarray,
-    seq_len: int | None = None,
-    dim: int = 1,
-    *,
-    literal_plus: bool = False,
-) -> tuple[np.ndarray, np.ndarray]:
-    """The qSA instance ``X`` of the reduction: ``(z_NxZ, members_NxK)``.
-
-    ``z_j = e_1`` if 1-based ``j`` is odd and ``b_{(j+1)/2} = 1``, else ``-e_1`` (``j > 2q``
-    included); ``y_{2q+1}`` is :func:`query_subset`; every other ``y_i`` is the fixed subset
-    ``{1, ..., q}`` (any subset that does not depend on ``a`` serves: Bob knows it).
-
-    Args:
-      a: Alice's bits ``(q,)``.
-      b: Bob's bits ``(q,)``.
-      seq_len: ``N >= 2q + 1`` (default ``2q + 1``).
-      dim: ``d' >= 1``, the width of the ``z_j``.
-      literal_plus: Alice's ``2i + 1`` reading (:func:`query_subset`).
-    """
-    a, b = _bits_vector(a, "a"), _bits_vector(b, "b")
-    if a.shape != b.shape:
-        raise ValueError(f"b: expected length {a.size} like a, got {b.size}")
-    if isinstance(dim, bool) or int(dim) < 1:
-        raise ValueError(f"dim: expected d' >= 1, got {dim!r}")
-    q = a.size
-    n = _seq_len(q, seq_len)
-    if literal_plus and n < 2 * q + 2:
-        n = 2 * q + 2
-    sign = -np.ones(n)
-    for j in range(1, 2 * q + 1, 2):  # 1-based odd j <= 2q - 1
-        if b[(j + 1) // 2 - 1] == 1:
-            sign[j - 1] = 1.0
-    z = np.zeros((n, int(dim)))
-    z[:, 0] = sign
-    members = np.zeros((n, n), bool)
-    members[:, :q] = True
-    members[query_position(q)] = query_subset(a, n, literal_plus=literal_plus)
-    return z, members
 
 
 def qsa_row_exact(z_NxZ: np.ndarray, members_NxK: np.ndarray, row: int) -> list[Fraction]:
@@ -222,33 +138,47 @@ def decide(row_Z: Sequence[float] | Sequence[Fraction] | np.ndarray, q: int) -> 
     return 0 if dist2 * q * q < 1 else 1
 
 
-def reduction_record(
-    q: int, seq_len: int | None = None, dim: int = 1, *, limit: int | None = PAIRS_LIMIT
+#: The most pairs :func:`reduction_check` and :func:`reduction_record` check, by default.
+PAIRS_LIMIT = 4**6
+
+
+def _check_q(q: int) -> int:
+    return _validate.check_int_arg("q", q, 1)  # an int: 2.5 was read as 2
+
+
+def reduction_check(
+    q: int,
+    truth_B: np.ndarray,
+    z_BxNxZ: np.ndarray,
+    members_BxNxK: np.ndarray,
+    row: int,
+    *,
+    seq_len: int | None = None,
+    limit: int | None = PAIRS_LIMIT,
 ) -> dict:
-    """Every pair ``(a, b)`` in exact rationals: DISJ against ``qSA(X)_{2q+1} = -e_1`` and
-    against :func:`decide`; the smallest distance from ``-e_1`` over intersecting pairs (the
-    slides' gap, ``2/q``). More than ``limit`` pairs (``4^q``) is refused with the count before
-    any is checked (``None``: no limit)."""
+    """The reduction checked on given instances, in exact rationals: each pair's ``DISJ``
+    (``truth_B``) against ``qSA(X)_{2q+1} = -e_1`` of its instance (``z_BxNxZ``,
+    ``members_BxNxK``; :func:`._tasks.encode`), read at ``row`` (``x_{2q+1}``'s,
+    :func:`._tasks.query_position`), and against :func:`decide`; the smallest distance
+    from ``-e_1`` over intersecting pairs (the slides' gap, ``2/q``). ``seq_len`` is the ``N``
+    recorded (default: the instances' length). More than ``limit`` pairs is refused with the
+    count before any is checked (``None``: no limit)."""
     q = _check_q(q)
-    budget.check_count("q", 4**q, limit, unit="pairs (a, b) in exact rationals")
-    dim = _validate.check_int_arg("dim", dim, 1)
-    inputs = all_inputs(q, limit=None)
-    row = query_position(q)
+    budget.check_count("q", len(truth_B), limit, unit="pairs (a, b) in exact rationals")
+    dim = np.shape(z_BxNxZ)[2]
     equal, decided, gap = 0, 0, None
     minus_e1 = [Fraction(-1)] + [Fraction(0)] * (int(dim) - 1)
-    for a in inputs:
-        for b in inputs:
-            out = qsa_row_exact(*encode(a, b, seq_len, dim), row)
-            d = disj(a, b)
-            equal += (out == minus_e1) == (d == 0)
-            decided += decide(out, q) == d
-            if d == 1:
-                dist = out[0] + 1  # the other coordinates are 0
-                gap = dist if gap is None else min(gap, dist)
-    pairs = len(inputs) ** 2
+    for z, members, d in zip(z_BxNxZ, members_BxNxK, map(int, truth_B), strict=True):
+        out = qsa_row_exact(z, members, row)
+        equal += (out == minus_e1) == (d == 0)
+        decided += decide(out, q) == d
+        if d == 1:
+            dist = out[0] + 1  # the other coordinates are 0
+            gap = dist if gap is None else min(gap, dist)
+    pairs = len(truth_B)
     return {
         "q": q,
-        "N": _seq_len(q, seq_len),
+        "N": np.shape(z_BxNxZ)[1] if seq_len is None else int(seq_len),
         "pairs": pairs,
         "equivalence_holds": equal == pairs,
         "decided": decided == pairs,
@@ -257,42 +187,28 @@ def reduction_record(
     }
 
 
-# ---------------------------------------------------------------------------------------------
-# the construction and its message
-
-
-#: The fewest rows ``m`` (seed 0) at which :func:`reduction_unit`'s search reaches ``1/(2q)`` on
-#: every input, found by ``reduction_unit(q)`` (2026-11-25): ``q -> m``.
-UNIT_ROWS = {1: 9, 2: 6, 3: 7, 4: 11}
-
-
-@functools.lru_cache(maxsize=32)
-def reduction_unit(
-    q: int, rows: int | None = None, *, seed: int = 0, max_rows: int = 64
-) -> tuple[qsa.QSAConstruction, dict]:
-    """The qSA unit of :func:`.qsa.qsa_construction` at ``N = 2q + 1``, ``d' = 1``, ``eps =
-    1/(2q)`` with ``m = rows`` query/key rows, or (``rows=None``) the fewest ``m <= max_rows``
-    whose error over EVERY input is ``<= 1/(2q)`` (:func:`.qsa.qsa_worst_error`; all ``C(N, q)``
-    subsets). Returns ``(construction, worst_error)`` (cached: the construction is frozen; do not
-    modify the returned record)."""
+def reduction_record(
+    q: int, seq_len: int | None = None, dim: int = 1, *, limit: int | None = PAIRS_LIMIT
+) -> dict:
+    """Every pair ``(a, b)`` encoded (:func:`._tasks.encode` at ``seq_len``, ``dim``) and
+    checked by :func:`reduction_check`: DISJ against ``qSA(X)_{2q+1} = -e_1`` and against
+    :func:`decide`, and the gap. More than ``limit`` pairs (``4^q``) is refused with the count
+    before any is encoded (``None``: no limit)."""
     q = _check_q(q)
-    n, eps = 2 * q + 1, 1.0 / (2 * q)
-    candidates = range(1, max_rows + 1) if rows is None else [int(rows)]
-    if rows is not None and int(rows) < 1:
-        raise ValueError(f"rows: expected m >= 1, got {rows}")
-    for m in candidates:
-        c = qsa.qsa_construction(n, q, 1, eps, m, seed=seed)
-        worst = qsa.qsa_worst_error(c)
-        if rows is not None or (worst["valid_w"] and worst["max_error"] <= eps):
-            return c, worst
-    raise ValueError(f"max_rows: no m <= {max_rows} reaches eps = 1/(2q) at q = {q}")
-
-
-def _pairs(q: int) -> tuple[np.ndarray, np.ndarray]:
-    inputs = all_inputs(q)
+    budget.check_count("q", 4**q, limit, unit="pairs (a, b) in exact rationals")
+    dim = _validate.check_int_arg("dim", dim, 1)
+    n = reduction_length(q, seq_len)
+    inputs = all_inputs(q, limit=None)
     a = np.repeat(inputs, len(inputs), axis=0)
     b = np.tile(inputs, (len(inputs), 1))
-    return a, b
+    enc = [encode(x, y, seq_len, dim) for x, y in zip(a, b, strict=True)]
+    z, members = np.stack([e[0] for e in enc]), np.stack([e[1] for e in enc])
+    truth = np.array([disj(x, y) for x, y in zip(a, b, strict=True)])
+    return reduction_check(q, truth, z, members, query_position(q), seq_len=n, limit=None)
+
+
+# ---------------------------------------------------------------------------------------------
+# the construction and its message
 
 
 def _streams(c: qsa.QSAConstruction, a_BxQ: np.ndarray, b_BxQ: np.ndarray) -> np.ndarray:
@@ -307,21 +223,13 @@ def _query_block(c: qsa.QSAConstruction) -> slice:
     return slice(c.dim, c.dim + c.rows)  # phi's alpha w~ block, what w_q reads
 
 
-def _index(a_BxQ: np.ndarray) -> np.ndarray:
-    """Row of each ``a`` in :func:`all_inputs` (lexicographic: ``a`` read as a binary number)."""
-    a = np.asarray(a_BxQ, np.int64)
-    return a @ (2 ** np.arange(a.shape[1] - 1, -1, -1))
-
-
 _QUERIES: dict[tuple, np.ndarray] = {}
-# the quantizer as one compiled call (its eager ops would compile one by one)
-_quantize = jax.jit(precision.fake_quantize, static_argnames=("bits", "per_example", "scale"))
 
 
 def _alice_queries(c: qsa.QSAConstruction) -> np.ndarray:
-    """``Q(x_{2q+1})`` for every ``a`` of :func:`all_inputs` ``(2^q, m)``: the unit's ``w_q``
-    applied to Alice's embedded row (computed once per unit: the subset weights may need an LP
-    each)."""
+    """``Q(x_{2q+1})`` for every ``a`` of :func:`._tasks.all_inputs` ``(2^q, m)``: the unit's
+    ``w_q`` applied to Alice's embedded row (computed once per unit: the subset weights may need
+    an LP each)."""
     key = (c.q, c.dim, c.epsilon, c.alpha, c.bits, c.u_ExK.tobytes(), c.u_ExK.shape)
     if key not in _QUERIES:
         inputs = all_inputs(c.q)
@@ -346,49 +254,7 @@ def message_codes(c: qsa.QSAConstruction, a_BxQ: np.ndarray, bits: int, scale: f
         raise ValueError(f"a_BxQ: expected a 0/1 array of shape (B, {c.q}), got {a.shape}")
     if isinstance(bits, bool) or int(bits) < 2:
         raise ValueError(f"bits: expected p >= 2, got {bits!r}")
-    return _levels(_alice_queries(c), int(bits), scale)[_index(a)]
-
-
-def _levels(queries_AxE: np.ndarray, bits: int, scale: float) -> np.ndarray:
-    """Every ``a``'s query rounded at ``bits`` with the fixed ``scale``, as integer levels."""
-    levels = 2 ** (int(bits) - 1) - 1
-    # every a at once, one compiled call: one shape whatever the batch
-    rounded = _quantize(jnp.asarray(queries_AxE), int(bits), scale=float(scale))
-    return np.rint(np.asarray(rounded, np.float64) / (scale / levels)).astype(np.int64)
-
-
-def pack_message(codes: np.ndarray, bits: int) -> str:
-    """The message as a string of ``len(codes) * bits`` characters ``0``/``1``: each level
-    offset by ``2^{p-1} - 1`` into ``[0, 2^p - 2]``, written in ``p`` binary digits."""
-    bits = _validate.check_int_arg("bits", bits, 1)
-    levels = 2 ** (bits - 1) - 1
-    codes = np.asarray(codes, np.int64)
-    if np.any(np.abs(codes) > levels):
-        raise ValueError(f"codes: expected levels within +-{levels} at {bits} bits")
-    return "".join(format(int(v) + levels, f"0{int(bits)}b") for v in codes)
-
-
-def unpack_message(message: str, bits: int) -> np.ndarray:
-    """Bob's reading of :func:`pack_message`: the integer levels back."""
-    bits = _validate.check_int_arg("bits", bits, 1)
-    if len(message) % bits or set(message) - {"0", "1"}:
-        raise ValueError(f"message: expected a 0/1 string of a multiple of {bits} characters")
-    levels = 2 ** (bits - 1) - 1
-    return np.array(
-        [int(message[k : k + bits], 2) - levels for k in range(0, len(message), bits)], np.int64
-    )
-
-
-def _receive(
-    stream_BxNxD: np.ndarray, codes_BxE: np.ndarray, bits: int, scale: float, row: int, block: slice
-) -> None:
-    """Bob's streams, in place: the query ``block`` at ``row`` of each pair becomes Alice's
-    message as he receives it (packed to ``m p`` bits, unpacked) times the step
-    ``scale / (2^{p-1} - 1)``."""
-    step = scale / (2 ** (bits - 1) - 1)
-    for k, codes in enumerate(codes_BxE):
-        received = unpack_message(pack_message(codes, bits), bits)
-        stream_BxNxD[k, row, block] = received * step
+    return quantized_levels(_alice_queries(c), int(bits), scale)[input_index(a)]
 
 
 def construction_rows(
@@ -410,83 +276,9 @@ def construction_rows(
         if scale is None:
             raise ValueError("scale: the quantized message needs its fixed scale")
         codes = message_codes(c, np.asarray(a_BxQ), bits, scale)
-        _receive(stream, codes, bits, scale, row, _query_block(c))
+        receive(stream, codes, bits, scale, row, _query_block(c))
     out, _ = run_streams(c.params, jnp.asarray(stream, c.params.w_o.dtype))
     return np.asarray(out, np.float64)[:, row, -c.dim :], stream
-
-
-@dataclasses.dataclass(frozen=True)
-class ProtocolInstances:
-    """The reduction's instances of the protocol at ``q`` (:func:`protocol_instances`): every
-    pair ``(a, b)`` (``a`` major, both in :func:`all_inputs` order) and ``DISJ`` on it, the qSA
-    instance of each pair (:func:`encode` at ``N = 2q + 1``, ``d' = dim = 1``) and Alice's own
-    (each ``a`` of :func:`all_inputs` with ``b = 0``: what her query is computed from)."""
-
-    q: int
-    dim: int
-    a_BxQ: np.ndarray
-    b_BxQ: np.ndarray
-    truth_B: np.ndarray
-    z_BxNxZ: np.ndarray
-    members_BxNxK: np.ndarray
-    alice_z_AxNxZ: np.ndarray
-    alice_members_AxNxK: np.ndarray
-
-
-def _encode_all(a_BxQ: np.ndarray, b_BxQ: np.ndarray, seq_len: int, dim: int):
-    enc = [encode(a, b, seq_len, dim) for a, b in zip(a_BxQ, b_BxQ, strict=True)]
-    return np.stack([e[0] for e in enc]), np.stack([e[1] for e in enc])
-
-
-def protocol_instances(q: int, dim: int = 1) -> ProtocolInstances:
-    """The pairs, ``DISJ`` on them and their encoded instances (see :class:`ProtocolInstances`),
-    plain arrays for the unit of :func:`reduction_unit` to embed and run."""
-    q = _check_q(q)
-    a, b = _pairs(q)
-    inputs = all_inputs(q)
-    z, members = _encode_all(a, b, 2 * q + 1, dim)
-    alice_z, alice_members = _encode_all(inputs, np.zeros_like(inputs), 2 * q + 1, dim)
-    return ProtocolInstances(
-        q, dim, a, b, np.max(a * b, axis=1), z, members, alice_z, alice_members
-    )
-
-
-@dataclasses.dataclass(frozen=True)
-class ProtocolMessage:
-    """Alice's message at ``bits`` (:func:`protocol_message`; ``bits=None``: none, the
-    unquantized unit): the fixed ``scale``, the levels ``codes_AxE`` of every ``a`` of
-    :func:`all_inputs`, and Bob's streams ``stream_BxNxD`` of every pair, his query at
-    ``x_{2q+1}`` the message as received (a JAX array in the unit's dtype, ready to run)."""
-
-    bits: int | None
-    scale: float | None
-    codes_AxE: np.ndarray | None
-    stream_BxNxD: jax.Array
-
-
-def protocol_message(
-    inst: ProtocolInstances,
-    queries_AxE: np.ndarray,
-    stream_BxNxD: np.ndarray,
-    bits: int | None,
-    dtype: DTypeLike,
-) -> ProtocolMessage:
-    """Alice's message at ``bits`` from her queries ``queries_AxE`` (the unit's ``Q(x_{2q+1})``
-    of each ``a``, :func:`.._constructions_qsa.qsa_queries`): quantized with the fixed scale
-    (the largest ``|Q|`` coordinate, :func:`message_scale`) to integer levels, packed to ``m p``
-    bits (:func:`pack_message`) and unpacked by Bob, whose query block of each pair's embedded
-    ``stream_BxNxD`` (not modified) becomes the received levels times the step ``scale /
-    (2^{p-1} - 1)``. ``bits=None``: the streams as they are."""
-    stream = np.array(stream_BxNxD)
-    if bits is None:
-        return ProtocolMessage(None, None, None, jnp.asarray(stream, dtype))
-    bits = _validate.check_int_arg("bits", bits, 2)
-    rows = np.shape(queries_AxE)[1]
-    scale = float(np.max(np.abs(queries_AxE)))
-    codes = _levels(queries_AxE, bits, scale)
-    block = slice(inst.dim, inst.dim + rows)  # phi's alpha w~ block, what w_q reads
-    _receive(stream, codes[_index(inst.a_BxQ)], bits, scale, query_position(inst.q), block)
-    return ProtocolMessage(bits, scale, codes, jnp.asarray(stream, dtype))
 
 
 def protocol_row(
@@ -497,11 +289,14 @@ def protocol_row(
     out_BxNxD: np.ndarray,
 ) -> dict:
     """The record of :func:`protocol_record` from Bob's run: ``out_BxNxD`` is the last stream of
-    the unit (``rows`` query/key rows, worst-case error ``worst``, :func:`reduction_unit`) on
-    ``message``'s streams of ``inst``'s pairs, read at ``x_{2q+1}``'s output block."""
+    the unit (``rows`` query/key rows, worst-case error ``worst``,
+    :func:`._constructions_qsa.reduction_unit`) on ``message``'s streams of ``inst``'s pairs,
+    read at ``x_{2q+1}``'s output block; Bob answers by :func:`decide`, and Alice's messages
+    (``message.messages_A``) are counted and, when two ``a`` share one, the pair is the
+    witness."""
     q, bits = inst.q, message.bits
     a, b, truth = inst.a_BxQ, inst.b_BxQ, inst.truth_B
-    out = np.asarray(out_BxNxD, np.float64)[:, query_position(q), -inst.dim :]
+    out = np.asarray(out_BxNxD, np.float64)[:, inst.position, -inst.dim :]
     grid = None if bits is None else precision.grid_bits(rows, bits)
     got = np.array([decide(r, q) for r in out])
     dist = np.linalg.norm(out - np.eye(inst.dim)[0] * -1.0, axis=1)
@@ -513,9 +308,7 @@ def protocol_row(
     distinct = 2**q
     if bits is not None:
         messages: dict[str, np.ndarray] = {}
-        inputs = all_inputs(q)
-        for alice, codes in zip(inputs, message.codes_AxE, strict=True):
-            msg = pack_message(codes, bits)
+        for alice, msg in zip(inst.alice_a_AxQ, message.messages_A, strict=True):
             if msg in messages and collision is None:
                 other = messages[msg]
                 i = int(np.flatnonzero(other != alice)[0])
@@ -556,10 +349,11 @@ def protocol_record(q: int, rows: int | None, bits: int | None, *, seed: int = 0
     (:func:`decide` on his float64 output), the smallest float64 margin ``| ||f + e_1|| - 1/q |``,
     the first pair he gets wrong and, if two ``a`` send one message, that collision with the
     separating ``b = e_i`` (the pigeonhole witness). ``bits=None``: the unquantized float64 unit.
-    ``rows=None``: the fewest rows reaching ``1/(2q)`` (:func:`reduction_unit`); ``bits`` is
-    ``None`` or ``p >= 2`` (one bit has no non-zero level). The stages, in order: the instances
-    (:func:`protocol_instances`), the unit and its embedding of them, Alice's queries, her
-    message (:func:`protocol_message`), Bob's run, the record (:func:`protocol_row`)."""
+    ``rows=None``: the fewest rows reaching ``1/(2q)``
+    (:func:`._constructions_qsa.reduction_unit`); ``bits`` is ``None`` or ``p >= 2`` (one bit has
+    no non-zero level). The stages, in order: the instances (:func:`._tasks.protocol_instances`),
+    the unit and its embedding of them, Alice's queries, her message
+    (:func:`._theory_message.protocol_message`), Bob's run, the record (:func:`protocol_row`)."""
     q = _check_q(q)
     if rows is not None:
         rows = _validate.check_int_arg("rows", rows, 1)
@@ -581,10 +375,11 @@ MAX_BITS = 16
 
 
 def protocol_table(qs: tuple[int, ...], *, seed: int = 0, max_bits: int = MAX_BITS) -> list[dict]:
-    """For each ``q``: the unquantized unit (:data:`UNIT_ROWS` rows at seed 0, else the
-    search of :func:`reduction_unit`), then its message at ``p = 2, 3, ...`` up to the
-    first ``p`` at which Bob decides every pair (at most ``max_bits``), then ``m = 1`` at
-    ``p = 2, ...`` while ``m p < q`` (where no protocol can decide: the witnesses)."""
+    """For each ``q``: the unquantized unit (:data:`._constructions_qsa.UNIT_ROWS` rows at seed
+    0, else the search of :func:`._constructions_qsa.reduction_unit`), then its message at
+    ``p = 2, 3, ...`` up to the first ``p`` at which Bob decides every pair (at most
+    ``max_bits``), then ``m = 1`` at ``p = 2, ...`` while ``m p < q`` (where no protocol can
+    decide: the witnesses)."""
     records = []
     for q in qs:
         rows = UNIT_ROWS.get(q) if seed == 0 else None
