@@ -472,7 +472,9 @@ def test_the_option_guard_can_fail(tmp_path):
     assert names & OPTION_LAYER == {"flag_of"}
 
 
-EXPERIMENT_MODULES = sorted(q for paper in PAPERS for q in (paper / "experiments").glob("[!_]*.py"))
+EXPERIMENT_MODULES = sorted(
+    q for d in [*PAPERS, PKG / "rasp"] for q in (d / "experiments").glob("[!_]*.py")
+)
 SETTINGS_CLASS = re.compile(r"Settings$")
 #: Experiment modules that still hold more (or fewer) than one settings class, or JAX maths, as
 #: the study contract found them; this list may only shrink (a module leaving it fails the test

@@ -50,14 +50,11 @@ def test_readme_quotes_the_differential_record():
 TABLE = ROOT / "experiments" / "results" / "rasp_table.json"
 
 
-def _table_script():
-    import importlib.util
+def _table():
+    from transformer_theory import jsonio
+    from transformer_theory.rasp._records import TracrTable
 
-    path = ROOT / "experiments" / "rasp_table.py"
-    spec = importlib.util.spec_from_file_location("rasp_table", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return jsonio.read_record(str(TABLE), TracrTable)
 
 
 def test_readme_quotes_the_table_run_at_both_tracr_constants():
@@ -78,7 +75,9 @@ def test_readme_quotes_the_table_run_at_both_tracr_constants():
 def test_docs_show_the_table_as_the_record_has_it():
     record = json.loads(TABLE.read_text())
     page = (ROOT / "docs" / "rasp.md").read_text()
-    assert _table_script().markdown(record) in page
+    from transformer_theory.rasp import _study_tracr_table
+
+    assert _study_tracr_table.markdown(_table()) in page
     # the run's conditions stated beside it
     assert record["produced_by"] in page and all(c in page for c in record["commits"])
     for name in record["missing"]:
@@ -88,37 +87,68 @@ def test_docs_show_the_table_as_the_record_has_it():
 def test_the_table_run_resumes_and_writes_each_row_as_it_finishes(tmp_path, monkeypatch):
     # a run stopped after two programs leaves a valid record naming the rest as missing; the next
     # run measures only those (tracr replaced by stand-ins: the bookkeeping is what is tested)
-    import argparse
+    import dataclasses
 
     from transformer_theory import jsonio
+    from transformer_theory.rasp import _study_tracr_table as study
     from transformer_theory.rasp import _tracr
+    from transformer_theory.rasp._records import TableRow
+    from transformer_theory.rasp.experiments import tracr_table
 
-    script = _table_script()
     names = ["p1", "p2", "p3", "p4"]
+    monkeypatch.setattr(_tracr, "TRACR_PROGRAMS", tuple(names))
     monkeypatch.setattr(_tracr, "tracr_programs", lambda n: {k: (k, ["a"], False) for k in names})
     measured, stop = [], ["p3"]
 
-    def measure(name, tprog, vocab, causal, args):
+    def measure(name, tprog, vocab, causal, config):
         if name in stop:
             stop.clear()
             raise RuntimeError("stopped")  # the first run dies here
         measured.append(name)
-        return {"program": name, "compiled": False, "refused": "stand-in"}
+        return TableRow(name, ("'a'",), False, compiled=False, refused="stand-in")
 
-    monkeypatch.setattr(script, "measure", measure)
+    monkeypatch.setattr(study, "measure", measure)
     out = str(tmp_path / "t.json")
-    args = argparse.Namespace(
-        out=out, size=5, enumerate=5, certify=32, tracr_len=16, samples=8, only=None
-    )
+    config = tracr_table.get_config("default")
     with pytest.raises(RuntimeError, match="stopped"):
-        script.study(args, None, progress=lambda s: None)
-    rec = jsonio.read_json(out)
+        study.run(config, str(tmp_path), record_name="t.json")
+    rec = jsonio.read_json(out)  # valid JSON after each row
     assert [r["program"] for r in rec["programs"]] == ["p1", "p2"]
     assert rec["missing"] == ["p3", "p4"]
-    rec = script.study(args, rec, progress=lambda s: None)
+    rec = study.run(config, str(tmp_path), record_name="t.json")
     assert measured == ["p1", "p2", "p3", "p4"]  # p1, p2 not measured again
-    assert jsonio.read_json(out)["missing"] == [] and len(rec["programs"]) == 4
+    assert jsonio.read_json(out)["missing"] == [] and len(rec.programs) == 4
+    assert all(r.commit and r.date for r in rec.programs)
+    # only: those programs measured again, the rest kept
+    study.run(dataclasses.replace(config, only=("p2",)), str(tmp_path), record_name="t.json")
+    assert measured[4:] == ["p2"]
+    # restart: nothing kept
+    study.run(config, str(tmp_path), record_name="t.json", restart=True)
+    assert measured[5:] == names
     # other settings: nothing is kept
-    args.samples = 4
-    script.study(args, rec, progress=lambda s: None)
-    assert measured[4:] == names
+    study.run(dataclasses.replace(config, samples=4), str(tmp_path), record_name="t.json")
+    assert measured[9:] == names
+    # an unknown program is refused before any work, naming the field
+    with pytest.raises(ValueError, match="^only: unknown programs"):
+        study.run(dataclasses.replace(config, only=("nope",)), str(tmp_path))
+    assert measured[13:] == []
+
+
+def test_the_table_script_reads_the_experiment_config(tmp_path, capsys):
+    # the script's options are the experiment's fields; a refused value or an unknown program
+    # is one line naming its option, exit 2, before any work (no tracr needed to refuse)
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "rasp_table", ROOT / "experiments" / "rasp_table.py"
+    )
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    with pytest.raises(SystemExit) as exc:
+        script.main(["--samples", "0", "--out", str(tmp_path / "t.json")])
+    assert exc.value.code == 2 and "--samples" in capsys.readouterr().err
+    assert script.main(["--only", "nope", "--out", str(tmp_path / "t.json")]) == 2
+    assert capsys.readouterr().err.startswith("rasp_table.py: error: --only: unknown programs")
+    assert not (tmp_path / "t.json").exists()
+    assert script.main(["--print", str(TABLE)]) == 0
+    assert capsys.readouterr().out.startswith("| program | layers ours / tracr (N = 5) |")

@@ -10,7 +10,9 @@ semantics), ``_compiler`` (the compiler and its stated laws for the constants), 
 proved from the value sets without enumerating inputs), ``_library``
 (the programs), ``_lower_bounds`` (the library's one-layer impossibility certificates for a
 program's task), ``_outputs`` (one program end to end, as the ``rasp`` command runs it) and
-``_tracr`` (differential testing against tracr, imported only where tracr is installed);
+``_tracr`` (differential testing against tracr, imported only where tracr is installed); the
+experiments beside tracr are :mod:`.experiments` (settings as data, their studies
+``_study_tracr_table`` and ``_study_tracr_differential``);
 :mod:`.claims` registers compiled programs as rows of the claims ledger (certified in arb balls
 on every input up to a size).
 

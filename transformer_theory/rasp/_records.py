@@ -1,6 +1,8 @@
-"""The typed record of one program's study (:func:`~transformer_theory.rasp._outputs.study`): what
-``rasp.json`` holds, field for field (:func:`transformer_theory.jsonio.write_json` writes it,
-:func:`transformer_theory.jsonio.read_record` reads it back)."""
+"""The typed records of the RASP studies: one program's (:func:`~transformer_theory.rasp._outputs.
+study`), what ``rasp.json`` holds, field for field, and the table beside tracr
+(:class:`TracrTable`, ``experiments/results/rasp_table.json``)
+(:func:`transformer_theory.jsonio.write_json` writes them,
+:func:`transformer_theory.jsonio.read_record` reads them back)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,13 @@ __all__ = [
     "PrecisionRow",
     "RaspRecord",
     "Sizes",
+    "TableCertified",
+    "TableEnumerated",
+    "TableRow",
+    "TableSizes",
+    "TracrExactLength",
+    "TracrSizes",
+    "TracrTable",
 ]
 
 frozen = dataclasses.dataclass(frozen=True)
@@ -166,3 +175,87 @@ class RaspRecord:
             for row in self.precision_limits or ()
         ]
         return lines
+
+
+@frozen
+class TableSizes:
+    """This compiler's model in a row of the table beside tracr."""
+
+    layers: int
+    residual_width: int
+    parameters: int
+
+
+@frozen
+class TracrSizes:
+    """tracr's model in a row of the table (its layers, residual labels and parameters)."""
+
+    layers: int
+    width: int
+    parameters: int
+
+
+@frozen
+class TableEnumerated:
+    """This compiler's model on every input up to ``max_seq_len`` (float32)."""
+
+    max_seq_len: int
+    inputs: int
+    exact: bool
+    sampled_lengths: tuple[int, ...]
+
+
+@frozen
+class TableCertified:
+    """This compiler's certified length in float32 (:func:`~transformer_theory.rasp.
+    certified_length`) and what limits the last length tried."""
+
+    certified_length: int | None
+    first_failure: int | None
+    largest_tried: int | None
+    limited_by: str | None
+
+
+@frozen
+class TracrExactLength:
+    """tracr's model compiled for ``max_seq_len`` against its own interpreter on seeded inputs of
+    each length: the last length before the first wrong position, and that position."""
+
+    exact_through: int
+    max_seq_len: int
+    first_wrong: dict[str, Any] | None
+
+
+@frozen
+class TableRow:
+    """One tracr program's row of the table (:mod:`transformer_theory.rasp.experiments.
+    tracr_table`); a program this compiler refuses has ``compiled`` false and ``refused``."""
+
+    program: str
+    vocab: tuple[str, ...]
+    causal: bool
+    compiled: bool
+    refused: str | None = optional()
+    ours: TableSizes | None = optional()
+    tracr: TracrSizes | None = optional()
+    enumerated: TableEnumerated | None = optional()
+    certified: TableCertified | None = optional()
+    tracr_default: TracrExactLength | None = optional()
+    tracr_1000: TracrExactLength | None = optional()
+    seconds: float | None = optional()
+    commit: str | None = optional()
+    date: str | None = optional()
+
+
+@frozen
+class TracrTable:
+    """``rasp_table.json``: the rows measured (in tracr's program order), the programs not yet
+    measured, the settings every row was measured with, and what produced them."""
+
+    programs: tuple[TableRow, ...]
+    missing: tuple[str, ...]
+    settings: dict[str, int]
+    tracr_commit: str
+    produced_by: str
+    environment: str
+    commits: tuple[str, ...]

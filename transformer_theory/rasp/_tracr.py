@@ -3,8 +3,8 @@ compilers and run on every input, every position compared, beside both interpret
 
 tracr is never a dependency of this library (it is not on PyPI, is unmaintained and needs
 dm-haiku): it is imported inside these functions only, and :data:`INSTALL` says how to install it
-beside the library. ``tests/rasp/test_tracr_differential.py`` skips without it;
-``experiments/rasp_tracr.py`` writes ``experiments/results/rasp_tracr_differential.json``.
+beside the library. ``tests/rasp/test_tracr_differential.py`` skips without it; the studies
+beside tracr (:mod:`transformer_theory.rasp.experiments`) are built of these functions.
 
 :func:`from_tracr` translates a tracr RASP program (tracr's own, or one written against this
 library's tracr-compatible :mod:`transformer_theory.rasp.tracr`, which needs no tracr) into this
@@ -40,6 +40,7 @@ import numpy as np
 from transformer_theory.rasp import _check
 from transformer_theory.rasp import _compiler as compiler
 from transformer_theory.rasp import _language as lang
+from transformer_theory.rasp._records import TracrExactLength, TracrSizes
 
 __all__ = [
     "INSTALL",
@@ -49,7 +50,12 @@ __all__ = [
     "from_tracr",
     "tracr_programs",
     "compare",
+    "compile_tracr",
+    "exact_through",
+    "failure_length",
+    "ours_on_samples",
     "run_tracr",
+    "tracr_sizes",
 ]
 
 TRACR_COMMIT = "9ce2b8c82b6ba10e62e86cf6f390e7536d4fd2cd"
@@ -291,15 +297,76 @@ def tracr_programs(max_seq_len: int) -> dict[str, tuple[Any, list, bool]]:
     return programs
 
 
-def compile_tracr(program: Any, vocab: Sequence[Hashable], max_seq_len: int, causal: bool) -> Any:
+def compile_tracr(
+    program: Any,
+    vocab: Sequence[Hashable],
+    max_seq_len: int,
+    causal: bool,
+    mlp_exactness: int = 100,
+) -> Any:
     """tracr's compiled model (its default constants: ``mlp_exactness = 100``)."""
     import jax
     from tracr.compiler import compiling
 
     with jax.numpy_rank_promotion("allow"):
         return compiling.compile_rasp_to_model(
-            program, set(vocab), max_seq_len, causal=causal, compiler_bos="BOS"
+            program,
+            set(vocab),
+            max_seq_len,
+            causal=causal,
+            compiler_bos="BOS",
+            mlp_exactness=mlp_exactness,
         )
+
+
+def tracr_sizes(model: Any) -> TracrSizes:
+    """tracr's compiled model's layers, residual width (its residual labels) and parameters."""
+    import jax
+
+    leaves = jax.tree.leaves(model.params)
+    return TracrSizes(
+        layers=int(model.model_config.num_layers),
+        width=len(model.residual_labels),
+        parameters=int(sum(np.asarray(x).size for x in leaves)),
+    )
+
+
+def exact_through(
+    program: Any,
+    vocab: Sequence[Hashable],
+    max_seq_len: int,
+    causal: bool,
+    mlp_exactness: int,
+    samples: int,
+    seed: int = 0,
+) -> TracrExactLength:
+    """tracr's model compiled for ``max_seq_len`` at ``mlp_exactness`` on ``samples`` seeded
+    inputs of each length ``1..max_seq_len`` against tracr's interpreter (a causal program's
+    meaning at a position is its prefix's; numbers decoded to the nearest value of the value set
+    this compiler enumerates): the last length before the first wrong position, and that
+    position. Positions where tracr's interpreter says None are skipped, as tracr's own tests
+    skip them."""
+    from tracr.rasp import rasp as tr
+
+    model = compile_tracr(program, vocab, max_seq_len, causal, mlp_exactness)
+    rng = np.random.default_rng(seed)
+    ours = from_tracr(program)
+    values = None
+    for length in range(1, max_seq_len + 1):
+        inputs = [[vocab[i] for i in rng.integers(len(vocab), size=length)] for _ in range(samples)]
+        got, raw = run_tracr(model, inputs, "float32")
+        if raw is not None and values is None:
+            values = compiler._Builder(vocab, max_seq_len).node(ours).values
+        near = _nearest(values) if raw is not None else (lambda v: v)
+        for k, xs in enumerate(inputs):
+            want = tr.evaluate(program, xs)
+            if causal:
+                want = [tr.evaluate(program, xs[: i + 1])[i] for i in range(len(xs))]
+            for i, (g, w) in enumerate(zip(got[k], want)):
+                if w is not None and near(g) != near(w):
+                    first = {"input": xs, "position": i, "want": repr(w), "got": repr(g)}
+                    return TracrExactLength(length - 1, max_seq_len, first)
+    return TracrExactLength(max_seq_len, max_seq_len, None)
 
 
 def run_tracr(
@@ -496,75 +563,13 @@ def failure_length(
     }
 
 
-# per program: the longest input compared exhaustively (every input up to it)
-STUDY_LENGTHS = {"frac_prevs": 8, "frac_prevs_causal": 8, "pair_balance": 8, "shuffle_dyck1": 8}
-STUDY_DEFAULT_LENGTH = 5
-
-
-def study(
-    *,
-    lengths: dict[str, int] | None = None,
-    default_length: int = STUDY_DEFAULT_LENGTH,
-    failure_samples: int = 4,
-    frac_prevs_lengths: Sequence[int] = (16, 32, 48, 64, 72, 80, 88, 96, 128, 256),
-    progress: Callable[[str], None] | None = None,
+def ours_on_samples(
+    program: Any,
+    vocab: Sequence[Hashable],
+    max_seq_len: int,
+    lengths: Sequence[int],
+    samples: int,
 ) -> dict[str, Any]:
-    """The record ``experiments/rasp_tracr.py`` writes: :func:`compare` for every program of
-    :func:`tracr_programs` (every input up to its length), and tracr's failure lengths with its
-    default constants: ``length`` and ``reverse`` compiled for 16 on seeded inputs of every
-    length 1..16 (float32 and float64), ``frac_prevs`` compiled for each of
-    ``frac_prevs_lengths`` on seeded inputs of that length, beside this compiler's model of the
-    same program on as many seeded inputs of the same lengths."""
-    import jax
-
-    lengths = {**STUDY_LENGTHS, **(lengths or {})}
-    say = progress or (lambda s: None)
-    rec: dict[str, Any] = {"tracr_commit": TRACR_COMMIT, "programs": [], "failure_lengths": {}}
-    for name in TRACR_PROGRAMS:
-        n = lengths.get(name, default_length)
-        program, vocab, causal = tracr_programs(n)[name]
-        rec["programs"].append(compare(name, program, vocab, n, causal))
-        last = rec["programs"][-1]
-        say(f"{name}: {last['inputs']} inputs, layers {last['layers']}")
-    progs = tracr_programs(16)
-    for name in ("length", "reverse"):
-        program, vocab, _ = progs[name]
-        rows = {}
-        for dtype in ("float32", "float64"):
-            if dtype == "float64" and not jax.config.jax_enable_x64:
-                continue
-            rows[dtype] = failure_length(
-                program, vocab, 16, range(1, 17), samples=failure_samples, dtype=dtype
-            )
-        ours = _ours_on_samples(program, vocab, 16, range(1, 17), failure_samples)
-        rec["failure_lengths"][name] = {"tracr": rows, "ours_float32": ours}
-        say(f"{name}: tracr first failure {rows['float32']['first_failure']}")
-    program, vocab, _ = progs["frac_prevs"]
-    rows = []
-    for n in frac_prevs_lengths:
-        t = failure_length(program, vocab, n, [n], samples=failure_samples)
-        ours = _ours_on_samples(program, vocab, n, [n], failure_samples)
-        rows.append(
-            {
-                "compiled_for": n,
-                "tracr_wrong_inputs": t["rows"][0]["wrong_inputs"],
-                "tracr_max_abs_error": t["rows"][0]["max_abs_error"],
-                "ours_wrong_positions": ours["wrong_positions"],
-                "ours_min_margin": ours["min_margin"],
-            }
-        )
-        say(f"frac_prevs at {n}: {rows[-1]}")
-    rec["failure_lengths"]["frac_prevs"] = {
-        "inputs": f"{failure_samples} seeded inputs of the compiled length, float32",
-        "tracr_first_failure": next(
-            (r["compiled_for"] for r in rows if r["tracr_wrong_inputs"]), None
-        ),
-        "rows": rows,
-    }
-    return rec
-
-
-def _ours_on_samples(program, vocab, max_seq_len, lengths, samples) -> dict[str, Any]:
     """This compiler's model of the translated ``program`` in float32 on ``samples`` seeded
     inputs of each length (:func:`rasp.check`'s draws), every node at every position."""
     compiled = compiler.compile(from_tracr(program), vocab, max_seq_len)
