@@ -403,6 +403,43 @@ def test_maths_never_imports_a_study_or_the_command_line(path):
     assert not bad, f"{_dotted(path)} imports {bad}: maths takes plain arguments"
 
 
+#: The modules of a paper's maths a command may not import: it reaches them only through the
+#: study (``_study_*``), which hands it the typed record it prints (issue 46, criterion 2).
+COMMAND_FORBIDDEN_MATHS = re.compile(
+    r"transformer_theory\.papers\.\w+\._(?:theory|models|constructions|tasks)(?:_\w+)?"
+)
+
+
+def _command_maths_imports(imports: list[tuple[str, str | None]]) -> list[str]:
+    """What of ``imports`` (:func:`_all_imports`) is a paper's private maths module
+    (:data:`COMMAND_FORBIDDEN_MATHS`), named as imported."""
+    bad = []
+    for m, n in imports:
+        full = [m] + ([f"{m}.{n}"] if n else [])
+        if any(COMMAND_FORBIDDEN_MATHS.fullmatch(t) for t in full):
+            bad.append(f"{m}:{n}")
+    return bad
+
+
+@pytest.mark.parametrize("path", CLI, ids=[p.name for p in CLI])
+def test_commands_reach_the_maths_only_through_a_study(path):
+    bad = _command_maths_imports(_all_imports(path))
+    assert not bad, f"cli/{path.name} imports {bad}: a command calls the study, prints its record"
+
+
+def test_the_command_maths_guard_can_fail():
+    imports = [
+        ("transformer_theory.papers.svete_cotterell2024._theory_ngram", "float64_failures"),
+        ("transformer_theory.papers.conti2024._models_trained", "unfinished_notes"),
+        ("transformer_theory.papers.svete_cotterell2024", "_constructions"),
+        ("transformer_theory.papers.barbero2024", "_tasks"),
+        ("transformer_theory.papers.conti2024", "_study_heads"),  # allowed: the study
+        ("transformer_theory.papers.barbero2024", "_records"),  # allowed: its typed records
+        ("transformer_theory.papers.svete_cotterell2024.experiments.ngram", "NGramSettings"),
+    ]
+    assert len(_command_maths_imports(imports)) == 4
+
+
 def test_the_maths_import_guard_can_fail():
     # a study that imports its settings module, the command line and the option layer back
     dotted = "transformer_theory.papers.sanford2023._study_sanford"

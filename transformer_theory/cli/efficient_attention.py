@@ -40,7 +40,6 @@ import sys
 from transformer_theory.cli._common import add_output, prepare_out_dir
 from transformer_theory.cli._options import add_settings
 from transformer_theory.papers.conti2024 import _study_efficient_attention as study
-from transformer_theory.papers.conti2024._models_trained import unfinished_notes
 from transformer_theory.papers.conti2024.experiments.efficient_attention import EfficientSettings
 from transformer_theory.settings import from_args, naming_options
 from transformer_theory.tables import table
@@ -84,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     with naming_options(EfficientSettings):  # the study names fields; here they are options
         checked = None if settings.jl else study.check_budgets(settings)
         runs = study.read_runs(settings)
-    for note in unfinished_notes(runs):
+    for note in study.unfinished_notes(runs):
         print(note, file=sys.stderr)
     out = prepare_out_dir(args.out)
     show = args.progress and sys.stderr.isatty()

@@ -24,7 +24,6 @@ import sys
 from transformer_theory.cli._common import add_output, prepare_out_dir
 from transformer_theory.cli._options import add_settings
 from transformer_theory.papers.conti2024 import _study_heads as study
-from transformer_theory.papers.conti2024._models_trained import unfinished_notes
 from transformer_theory.papers.conti2024.experiments.heads import HeadsSettings
 from transformer_theory.settings import from_args, naming_options
 from transformer_theory.tables import table
@@ -45,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     out = prepare_out_dir(args.out)
     with naming_options(HeadsSettings):  # the study names fields; here they are options
         runs = study.read_runs(settings)
-        for note in unfinished_notes(runs):
+        for note in study.unfinished_notes(runs):
             print(note, file=sys.stderr)
         result = study.run(settings, out, runs=runs)
     for name, read in result.short.items():

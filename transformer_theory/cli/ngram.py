@@ -54,7 +54,6 @@ from transformer_theory.cli._common import (
 )
 from transformer_theory.cli._options import add_settings
 from transformer_theory.papers.svete_cotterell2024 import _study_ngram, _study_ngram_space
-from transformer_theory.papers.svete_cotterell2024._theory_ngram import float64_failures
 from transformer_theory.papers.svete_cotterell2024.experiments.ngram import NGramSettings
 from transformer_theory.papers.svete_cotterell2024.experiments.ngram_space import SpaceSettings
 from transformer_theory.settings import flag_of, from_args, setting
@@ -140,4 +139,4 @@ def run(args: argparse.Namespace) -> int:
     if result.soft:
         print(table(_study_ngram.soft_table_rows(result)))
     print(f"wrote {out}/ngram.json")
-    return EXIT_FAILED if float64_failures(result.records) else EXIT_OK
+    return EXIT_FAILED if result.float64_failures else EXIT_OK

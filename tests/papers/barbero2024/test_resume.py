@@ -22,7 +22,8 @@ from transformer_theory.papers.barbero2024 import (
     _study_oversquash,
     _theory_collapse,
 )
-from transformer_theory.papers.barbero2024._records import Interrupted, SettingsDiffer
+from transformer_theory.papers.barbero2024._records import SettingsDiffer
+from transformer_theory.papers.barbero2024._records_grid import Interrupted
 from transformer_theory.papers.barbero2024.experiments import collapse, oversquash
 
 SETTINGS = dict(depths=(1, 2), positionals=("none", "rope"), max_len=8, points=2)

@@ -26,7 +26,7 @@ from transformer_theory.papers.barbero2024 import (
     _tasks,
 )
 from transformer_theory.papers.barbero2024._models import random_model
-from transformer_theory.papers.barbero2024._records import Interrupted
+from transformer_theory.papers.barbero2024._records_grid import Interrupted
 from transformer_theory.papers.barbero2024.experiments import collapse, oversquash
 from transformer_theory.papers.barbero2024.experiments import collapse_tasks as configs
 

@@ -11,6 +11,7 @@ import pytest
 
 from transformer_theory import jsonio
 from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
+from transformer_theory.papers.svete_cotterell2024 import _constructions_run as running
 from transformer_theory.papers.svete_cotterell2024 import _constructions_variants as variants
 from transformer_theory.papers.svete_cotterell2024 import _study_ngram as study
 from transformer_theory.papers.svete_cotterell2024 import _tasks as tasks
@@ -124,7 +125,7 @@ def test_soft_study_kl_falls_with_beta():
     jax.config.update("jax_enable_x64", True)
     lm = tasks.NGramLM.random(5, 2, 2)
     ref = tasks.reference(lm, 2, exhaustive_limit=None)
-    answers = functools.partial(cn.softmax_log_probs, lm, "3.3-slots", ref.strings)
+    answers = functools.partial(running.softmax_log_probs, lm, "3.3-slots", ref.strings)
     (row,) = soft.soft_study(lm, ref, {"3.3-slots": answers}, 1, [], 1e-3)
     kls = np.array([c.kl for c in row.kl_by_beta])
     assert np.all(kls >= -1e-14) and np.all(np.diff(kls) <= 1e-14) and kls[-1] < 1e-12

@@ -20,7 +20,8 @@ Modules (private; the names below are the public face):
   experiment, with ``get_config(size)`` (the study of each: ``papers.study_of``).
 - ``_study_collapse``, ``_study_oversquash``, ``_study_collapse_tasks``: the studies (build,
   check, record, plot), reading the settings by their fields; ``_records``: the typed records
-  they write and return, and the resume bookkeeping of the two grid studies.
+  they write and return, and the resume bookkeeping of the two grid studies; ``_records_grid``:
+  the grid studies' record written as each model is measured.
 """
 
 from transformer_theory.papers.barbero2024._models import (

@@ -2,8 +2,9 @@
 (``collapse.json``, ``oversquash.json``: :class:`CollapseRecord`, :class:`OversquashRecord`) and
 the trained tasks' (``<name>.json``: :class:`TasksRecord`).
 
-A grid study's record is rewritten after each model (valid JSON at every moment), resumed from
-the finished models by a run with the same settings, refused to a run with other settings
+A grid study's record is rewritten after each model (valid JSON at every moment:
+:func:`._records_grid.record_grid`), resumed from the finished models by a run with the same
+settings (:func:`models_to_keep`, here), refused to a run with other settings
 (:class:`SettingsDiffer`) unless it starts fresh.
 
 The record's ``settings`` block is the settings' fields by name (``depths``, ``max_len``, ...),
@@ -17,12 +18,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-import time
-from collections.abc import Callable, Sequence
-from typing import Any
 
 from transformer_theory import jsonio
-from transformer_theory.papers.barbero2024._models import GridModel
 from transformer_theory.settings import split_list
 
 __all__ = [
@@ -33,7 +30,6 @@ __all__ = [
     "CollapseModel",
     "CollapseRecord",
     "Fit",
-    "Interrupted",
     "OversquashModel",
     "OversquashRecord",
     "Provenance",
@@ -48,7 +44,6 @@ __all__ = [
     "TrainingRow",
     "check_resumable",
     "finished_models",
-    "measure_grid",
     "models_to_keep",
     "recorded_settings",
     "settings_block",
@@ -328,14 +323,6 @@ class TasksRecord:
     tasks: tuple[TaskRun, ...]
 
 
-class Interrupted(KeyboardInterrupt):
-    """Ctrl-C during a run, after ``finished`` of ``total`` models were written to ``path``."""
-
-    def __init__(self, finished: int, total: int, path: str) -> None:
-        super().__init__(f"{finished} of {total} model(s) finished and saved in {path}")
-        self.finished, self.total, self.path = finished, total, path
-
-
 class SettingsDiffer(ValueError):
     """``path`` holds a run with other settings than the one asked: ``setting`` (a field of the
     settings, e.g. ``max_len``, or what they derive, e.g. ``lengths``) is the first that differs,
@@ -439,42 +426,3 @@ def models_to_keep(path: str, block: dict, study: str, *, fresh: bool) -> dict[s
         return {}
     check_resumable(path, block)
     return finished_models(path, block, study)
-
-
-def measure_grid(
-    grid: Sequence[GridModel],
-    measure: Callable[[GridModel], dict],
-    path: str,
-    block: dict,
-    *,
-    done: dict[str, dict],
-    on_model: Callable[[Any], None] | None,
-    kind: type,
-) -> dict:
-    """``measure`` every model of ``grid`` not in ``done`` (finished models, by name, kept as
-    they are), rewriting ``path`` after each and then calling ``on_model`` with the model as the
-    typed record ``kind`` (:class:`CollapseModel`, :class:`OversquashModel`); ``seconds`` counts
-    the finished models' own. A Ctrl-C raises :class:`Interrupted` with the models written so
-    far."""
-    t0 = time.perf_counter()
-    earlier = sum(m.get("seconds", 0.0) for m in done.values())
-    models: list[dict] = []
-
-    def save(complete: bool) -> dict:
-        elapsed = round(earlier + time.perf_counter() - t0, 1)
-        record = dict(settings=block, complete=complete, seconds=elapsed, models=models)
-        jsonio.write_json(path, record)
-        return record
-
-    try:
-        for model in grid:
-            if model.name in done:
-                models.append(done[model.name])
-                continue
-            models.append(measure(model))
-            save(complete=False)
-            if on_model is not None:
-                on_model(jsonio.as_record(kind, models[-1]))
-        return save(complete=True)
-    except KeyboardInterrupt:
-        raise Interrupted(len(models), len(grid), path) from None

@@ -21,13 +21,12 @@ from transformer_theory.papers.barbero2024._models import GridModel, largest_per
 from transformer_theory.papers.barbero2024._records import (
     CollapseModel,
     CollapseRecord,
-    Interrupted,
     SettingsDiffer,
     StudyResult,
-    measure_grid,
     models_to_keep,
     settings_block,
 )
+from transformer_theory.papers.barbero2024._records_grid import Interrupted, record_grid
 from transformer_theory.papers.barbero2024._study_grid import Guard, grid_of
 from transformer_theory.papers.barbero2024._tasks import length_grid, pattern_tokens
 
@@ -63,7 +62,7 @@ def run(
     input (:func:`~._tasks.pattern_tokens`), the lengths (:func:`~._tasks.length_grid`)
     and the settings block, the resume check, the memory check
     (:func:`~._theory_collapse.check_measurement_memory`), then each model measured
-    (:func:`~._theory_collapse.model_record`) and written (:func:`~._records.measure_grid`) and
+    (:func:`~._theory_collapse.model_record`) and written (:func:`~._records_grid.record_grid`) and
     the figure drawn.
 
     Args:
@@ -117,8 +116,10 @@ def run(
         )
         return dict(model.labels, **rec, seconds=round(time.perf_counter() - t1, 1))
 
-    record = measure_grid(
-        grid, measure, path, block, done=done, on_model=on_model, kind=CollapseModel
+    # the models not finished before, measured one at a time as the record takes them
+    measured = (measure(model) for model in grid if model.name not in done)
+    record = record_grid(
+        grid, measured, path, block, done=done, on_model=on_model, kind=CollapseModel
     )
     figure = _plots.plot_collapse(record, os.path.join(out_dir, "collapse.png"))
     return StudyResult(jsonio.as_record(CollapseRecord, record), path, figure)

@@ -19,15 +19,14 @@ from transformer_theory.papers.barbero2024 import _plots
 from transformer_theory.papers.barbero2024 import _theory_oversquash as oversquash
 from transformer_theory.papers.barbero2024._models import GridModel, largest_per_code, random_model
 from transformer_theory.papers.barbero2024._records import (
-    Interrupted,
     OversquashModel,
     OversquashRecord,
     SettingsDiffer,
     StudyResult,
-    measure_grid,
     models_to_keep,
     settings_block,
 )
+from transformer_theory.papers.barbero2024._records_grid import Interrupted, record_grid
 from transformer_theory.papers.barbero2024._study_grid import Guard, grid_of
 from transformer_theory.papers.barbero2024._tasks import pattern_tokens
 
@@ -93,8 +92,10 @@ def run(
             rec = oversquash.oversquash_record(params, emb, bound=config.bound)
         return dict(model.labels, name=model.name, **rec)
 
-    record = measure_grid(
-        grid, measure, path, block, done=done, on_model=on_model, kind=OversquashModel
+    # the models not finished before, measured one at a time as the record takes them
+    measured = (measure(model) for model in grid if model.name not in done)
+    record = record_grid(
+        grid, measured, path, block, done=done, on_model=on_model, kind=OversquashModel
     )
     figure = _plots.plot_oversquash(record, os.path.join(out_dir, "oversquash.png"))
     return StudyResult(jsonio.as_record(OversquashRecord, record), path, figure)

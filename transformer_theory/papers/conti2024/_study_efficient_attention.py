@@ -5,7 +5,8 @@ before any measurement (naming the field to lower) -> the error of each approxim
 exact attention -> the cost of every variant against the sequence length -> the records -> the
 figures; with ``jl``, Linformer's random projection as the thesis writes it (:func:`run_jl`).
 :func:`run` calls each maths module once, in that order, with plain values (the command checks
-the budgets and reads the runs itself first, :func:`check_budgets`, :func:`read_runs`).
+the budgets and reads the runs itself first, :func:`check_budgets`, :func:`read_runs`, and prints
+their notes, ``unfinished_notes``: :func:`._models_trained.unfinished_notes`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,11 @@ from transformer_theory.papers.conti2024 import _models_efficient as efficient
 from transformer_theory.papers.conti2024 import _plots as plots
 from transformer_theory.papers.conti2024 import _theory_cost as estimates
 from transformer_theory.papers.conti2024._models_efficient import Machine
-from transformer_theory.papers.conti2024._models_trained import LoadedRun, trained_inputs
+from transformer_theory.papers.conti2024._models_trained import (
+    LoadedRun,
+    trained_inputs,
+    unfinished_notes,
+)
 from transformer_theory.papers.conti2024._records import CostRow, ErrorAtBudget
 
 __all__ = [
@@ -32,6 +37,7 @@ __all__ = [
     "run",
     "run_jl",
     "summary_rows",
+    "unfinished_notes",
 ]
 
 MIN_SLOPE_POINTS = 3  # a slope through two points has no check on the power law

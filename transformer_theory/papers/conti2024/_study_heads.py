@@ -3,6 +3,9 @@
 experiment and no option) -> every trained run read -> the options checked against each run's
 maps (a field whose family covers a whole map is refused before any head is fitted) -> every head
 classified plainly and up to a permutation -> ``heads.json``, ``heads.csv`` -> each run's figure.
+The runs read (:func:`read_runs`) come with their notes (``unfinished_notes``,
+:func:`._models_trained.unfinished_notes`: a line per run whose training was cut short), for the
+command to print.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import numpy as np
 from transformer_theory import jsonio
 from transformer_theory.papers.conti2024 import _plots as plots
 from transformer_theory.papers.conti2024 import _theory_heads as heads
-from transformer_theory.papers.conti2024._models_trained import LoadedRun
+from transformer_theory.papers.conti2024._models_trained import LoadedRun, unfinished_notes
 from transformer_theory.papers.conti2024._records import HeadRecord
 from transformer_theory.papers.conti2024._theory_heads import HeadClassifySettings
 
@@ -30,6 +33,7 @@ __all__ = [
     "read_runs",
     "run",
     "summary_rows",
+    "unfinished_notes",
 ]
 
 _FLAT = ("run", "model", "attention", "layer", "head", "kind", "score", "agreement")

@@ -13,6 +13,8 @@ order:
   ``CONSTRUCTIONS``).
 - :mod:`._constructions_variants`: this library's variants 3.2-direct and 3.3-slots (not the
   paper's).
+- :mod:`._constructions_run`: the built models run as LMs (``log q`` in float64, the paper's
+  3.3's forward and decoded histories), the answers the checks below compare.
 - :mod:`._theory_equivalence`: weak equivalence, ``log q(y)`` (``transformer_log_prob``) against
   ``log p(y)`` on every string.
 - :mod:`._theory_precision`: how long each construction stays exact in a float format

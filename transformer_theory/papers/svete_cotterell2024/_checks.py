@@ -712,12 +712,13 @@ def bfloat16(constructions: tuple[str, ...], alphabet: int, max_len: int) -> Che
 
 def paper33_float32(alphabet: int, lengths: tuple[int, ...]) -> Checked:
     """The paper's 3.3 built in float32, decoded by argmax at the given string lengths (the
-    all-0 string and 8 seeded random ones each, :func:`._constructions.paper33_states`); the
+    all-0 string and 8 seeded random ones each, :func:`._constructions_run.paper33_states`); the
     first failing length, and the first ``t`` with ``10^-t < 2^-126`` in exact rationals."""
     import jax
     import jax.numpy as jnp
 
     from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
+    from transformer_theory.papers.svete_cotterell2024._constructions_run import paper33_states
     from transformer_theory.papers.svete_cotterell2024._tasks import history_ids
 
     require_x64("paper33_float32")
@@ -726,7 +727,7 @@ def paper33_float32(alphabet: int, lengths: tuple[int, ...]) -> Checked:
     n, S = lm.order, lm.alphabet_size
     t_subnormal = next(t for t in range(1, 400) if Fraction(1, 10**t) < Fraction(1, 2**126))
     rng = np.random.default_rng(0)
-    states = jax.jit(jax.vmap(lambda x: cn.paper33_states(model, x)))
+    states = jax.jit(jax.vmap(lambda x: paper33_states(model, x)))
     tally = Tally(
         dom.LENGTHS.sample(
             9 * len(lengths),

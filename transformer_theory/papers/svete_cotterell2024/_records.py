@@ -122,6 +122,14 @@ class NGramResult:
     records: tuple[ModelRecord, ...]
     soft: tuple[SoftRow, ...] | None = optional()
 
+    @property
+    def float64_failures(self) -> list[ModelRecord]:
+        """The records that break a theorem's claim (:func:`._theory_ngram.float64_failures`:
+        hard or sparse, float64, not weakly equivalent); not a field of ``ngram.json``."""
+        from transformer_theory.papers.svete_cotterell2024._theory_ngram import float64_failures
+
+        return float64_failures(self.records)
+
 
 @dataclasses.dataclass(frozen=True)
 class SpaceRecord:

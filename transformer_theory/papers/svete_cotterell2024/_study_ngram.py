@@ -114,7 +114,8 @@ def check_budget(settings: Any) -> tuple[float, float]:
 def run(config: Any, out_dir: str | None = None, *, progress: bool = False) -> NGramResult:
     """Build -> check -> record -> plot, every stage once per construction and precision of
     ``config``, in that order: the n-gram LM and its answers on the strings checked
-    (:mod:`._tasks`); the model (:mod:`._constructions`) and its answers on the same strings;
+    (:mod:`._tasks`); the model (:mod:`._constructions`) and its answers on the same strings
+    (:mod:`._constructions_run`);
     the weak-equivalence check (:mod:`._theory_equivalence`), the precision scan and the derived
     exact length (:mod:`._theory_precision`, hard/sparse) or the KL (:mod:`._theory_soft`,
     softmax); the record. Then, with softmax attention, :func:`._theory_soft.soft_study`, and the
@@ -138,6 +139,7 @@ def run(config: Any, out_dir: str | None = None, *, progress: bool = False) -> N
     import jax.numpy as jnp
 
     from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
+    from transformer_theory.papers.svete_cotterell2024 import _constructions_run as models
     from transformer_theory.papers.svete_cotterell2024 import _plots as plots
     from transformer_theory.papers.svete_cotterell2024 import _tasks as tasks
     from transformer_theory.papers.svete_cotterell2024 import _theory_equivalence as equivalence
@@ -180,33 +182,41 @@ def run(config: Any, out_dir: str | None = None, *, progress: bool = False) -> N
         jobs, desc="ngram", unit="model", disable=not progress or None
     ):
         dtype = dtype_of(precision)
-        # the model, and its answers on the same strings
+        # the model: the one checked, in dtype, and with softmax the one the KL reads (float64,
+        # laid out for the max_len + 1 symbols it reads)
         offsets = decoded = kl_log_q = None
         if construction == "3.3":  # the paper's 3.3: hard attention only
             params = cn.build_paper33(lm, dtype=dtype)
             heads, width, mlp_hidden = (1,), None, None
-            # the scan reads these in order and stops at the first failing length
-            decoded = (cn.paper33_decoded(params, jnp.asarray(s)) for s in scan_strings)
         else:
-            params = cn.build(
-                lm,
-                construction,
-                attention=config.attention,
-                beta=config.beta,
-                max_len=config.max_len,
-                dtype=dtype,
-            )
+            offsets = cn.head_offsets(construction, lm.order)  # the keys its heads attend to
+            layouts = [(config.max_len, dtype)]
+            if softmax:
+                layouts.append((config.max_len + 1, jnp.float64))
+            params, *kl_params = [
+                cn.build(
+                    lm,
+                    construction,
+                    attention=config.attention,
+                    beta=config.beta,
+                    max_len=max_len,
+                    dtype=layout_dtype,
+                )
+                for max_len, layout_dtype in layouts
+            ]
             heads = tuple(params.config.heads)
             width, mlp_hidden = params.config.width, params.config.mlp_hidden
-            cn.check_built_as(params, construction, "params")
-            offsets = cn.head_offsets(construction, lm.order)
-        log_q = [cn.transformer_log_probs(params, s) for s in ref.strings]
-        if softmax:  # the KL reads max_len + 1 symbols, in float64
-            kl_log_q = cn.softmax_log_probs(
-                lm, construction, kl_ref.strings, beta=config.beta, max_len=config.max_len
-            )
+        # its answers on the same strings
+        log_q = [models.transformer_log_probs(params, s) for s in ref.strings]
+        if construction == "3.3":  # the scan reads these in order, up to the first failing length
+            decoded = (models.paper33_decoded(params, jnp.asarray(s)) for s in scan_strings)
+        if softmax:
+            kl_log_q = [
+                models.transformer_log_probs(kl_params[0], s)
+                for s in kl_ref.strings[: config.max_len + 2]
+            ]
         # the checks
-        checked = equivalence.equivalence_of(lm, ref, log_q, cn.param_dtype(params))
+        checked = equivalence.equivalence_of(lm, ref, log_q, models.param_dtype(params))
         extra: dict[str, Any] = {}
         if construction == "3.3":
             extra["scan"] = precision_scan.decoding_scan(
@@ -252,7 +262,7 @@ def run(config: Any, out_dir: str | None = None, *, progress: bool = False) -> N
     soft_rows = None
     if softmax:
         answers = {
-            c: functools.partial(cn.softmax_log_probs, lm, c, kl_ref.strings)
+            c: functools.partial(models.softmax_log_probs, lm, c, kl_ref.strings)
             for c in config.constructions
         }
         soft_rows = soft.soft_study(

@@ -26,7 +26,8 @@ def run(config: Any, out_dir: str | None, *, progress: bool = True) -> Learnabil
     """Every cell of ``config.grid``, a stage at a time: the n-gram LM, its training samples and
     its answers on every string up to ``eval_len + 2`` (:mod:`._tasks`); the trained model and
     the unigram fit (:mod:`._models`); the Theorem 3.1 construction of the LM and of the unigram
-    fit, and every model's log-probabilities (:mod:`._constructions`); the KL per symbol of
+    fit (:mod:`._constructions`), and every model's log-probabilities
+    (:mod:`._constructions_run`); the KL per symbol of
     each (:func:`._theory_soft.kl_of`); the row. With ``out_dir``, ``ngram_learnability.json``
     (``rows``, ``seconds``, ``config``) is rewritten after every cell. Needs JAX's 64-bit mode
     (the KL sums run in float64; the trained model stays float32).
@@ -36,6 +37,7 @@ def run(config: Any, out_dir: str | None, *, progress: bool = True) -> Learnabil
     """
     from transformer_theory.jsonio import write_json
     from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
+    from transformer_theory.papers.svete_cotterell2024 import _constructions_run as running
     from transformer_theory.papers.svete_cotterell2024 import _models as models
     from transformer_theory.papers.svete_cotterell2024 import _tasks as tasks
     from transformer_theory.papers.svete_cotterell2024._theory_soft import kl_of
@@ -71,7 +73,8 @@ def run(config: Any, out_dir: str | None, *, progress: bool = True) -> Learnabil
         }
         strings = ref.strings[: config.eval_len + 2]
         log_q = {
-            name: [cn.transformer_log_probs(p, s) for s in strings] for name, p in compared.items()
+            name: [running.transformer_log_probs(p, s) for s in strings]
+            for name, p in compared.items()
         }
         kl = {name: kl_of(ref.log_probs, got, config.eval_len) for name, got in log_q.items()}
         n_sym = config.eval_len + 1

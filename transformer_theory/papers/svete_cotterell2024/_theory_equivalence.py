@@ -8,8 +8,7 @@ give to those strings.
 - :func:`equivalence_record`: the same from the LM and the model (both computed here).
 - :func:`logprob_tolerance`: how far rounding alone may move ``log q(y)``.
 - :func:`transformer_log_probs` / :func:`transformer_log_prob`: a construction's ``log q``, per
-  symbol and per string, in float64 (run by :mod:`._constructions`, whose forward it is; named
-  here too).
+  symbol and per string, in float64 (run by :mod:`._constructions_run`; named here too).
 
 Shapes use the letters of :mod:`transformer_theory.glossary`.
 """
@@ -22,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
-from transformer_theory.papers.svete_cotterell2024._constructions import (
+from transformer_theory.papers.svete_cotterell2024._constructions_run import (
     param_dtype,
     transformer_log_prob,
     transformer_log_probs,

@@ -29,6 +29,7 @@ from transformer_theory import _validate
 from transformer_theory.core.forward import forward_trace, lm_inputs
 from transformer_theory.core.positional import window_score_polynomial
 from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
+from transformer_theory.papers.svete_cotterell2024._constructions_run import paper33_decoded
 from transformer_theory.papers.svete_cotterell2024._tasks import (
     sampled_strings,
     string_history_ids,
@@ -170,7 +171,7 @@ def paper33_scan(
     decoding the right history, in its dtype: the longest string length ``L`` such that at every
     length ``0..L`` every position of ``samples`` seeded random strings (and the all-0 string,
     :func:`._tasks.sampled_strings`) decodes, by the authors' argmax
-    (:func:`._constructions.paper33_decoded`), the history it has (:func:`decoding_scan`).
+    (:func:`._constructions_run.paper33_decoded`), the history it has (:func:`decoding_scan`).
 
     Unlike 3.1/3.2/3.3-slots the decoding reads the symbols, so this is a check on sampled inputs,
     not on every input; it is run at every length (one compilation each) for the reason
@@ -185,7 +186,7 @@ def paper33_scan(
     _validate.check_positive("samples", samples)
     strings = sampled_strings(model.alphabet_size, max_length, samples=samples, seed=seed)
     want = [string_history_ids(model.alphabet_size, model.order, s) for s in strings]
-    decoded = (cn.paper33_decoded(model, jnp.asarray(s)) for s in strings)
+    decoded = (paper33_decoded(model, jnp.asarray(s)) for s in strings)
     return decoding_scan(decoded, want, order=model.order, samples=samples)
 
 
@@ -200,8 +201,8 @@ def decoding_scan(
     LM and the histories its strings have, at each length ``0..max_length``.
 
     ``decoded_by_length``: per length, ``(decoded ids (B, L + 1), largest one-hot error per string
-    (B,))`` (:func:`._constructions.paper33_decoded`), read in order and no further than the first
-    failing length (so an iterator runs the model only that far). ``want_by_length``: the
+    (B,))`` (:func:`._constructions_run.paper33_decoded`), read in order and no further than the
+    first failing length (so an iterator runs the model only that far). ``want_by_length``: the
     histories of the same strings (:func:`._tasks.string_history_ids`); ``max_length`` is its
     length - 1. ``samples``: the random strings per length besides the all-0 one (the record's
     ``method`` says so)."""

@@ -20,7 +20,7 @@ import numpy as np
 
 from transformer_theory import _validate
 from transformer_theory.papers.svete_cotterell2024 import _constructions as cn
-from transformer_theory.papers.svete_cotterell2024._constructions import transformer_log_probs
+from transformer_theory.papers.svete_cotterell2024._constructions_run import transformer_log_probs
 from transformer_theory.papers.svete_cotterell2024._records import BetaNeeded, KLPoint, SoftRow
 from transformer_theory.papers.svete_cotterell2024._tasks import NGramLM, Reference
 from transformer_theory.params import ModelParams
@@ -158,8 +158,8 @@ def soft_study(
     """Softmax attention against the n-gram, per construction of ``log_q`` (name ->
     ``log_q(beta=, max_len=)``: the per-symbol ``log q`` of ``ref.strings`` of lengths ``0..max_len
     + 1`` under the construction with softmax attention at that score scale, laid out for
-    ``max_len + 1`` symbols, e.g. :func:`._constructions.softmax_log_probs`): ``kl_by_beta`` (the
-    KL over the first ``max_len + 1`` outcomes at ``beta`` in :data:`SOFT_BETAS`) and
+    ``max_len + 1`` symbols, e.g. :func:`._constructions_run.softmax_log_probs`): ``kl_by_beta``
+    (the KL over the first ``max_len + 1`` outcomes at ``beta`` in :data:`SOFT_BETAS`) and
     ``beta_needed`` (the smallest ``beta`` with KL ``<= target_kl`` at each of ``soft_lengths``,
     bisected as :func:`beta_reaching` does; None where even ``2^20`` does not reach it).
 
