@@ -23,7 +23,7 @@ from transformer_theory.papers.formal_languages import (
     _theory,
     _theory_counters,
 )
-from transformer_theory.papers.peng2024 import _constructions as construction
+from transformer_theory.papers.peng2024 import _models as peng_models
 from transformer_theory.papers.peng2024 import _models_cot as cot
 from transformer_theory.papers.peng2024 import _models_training as training
 from transformer_theory.papers.peng2024 import _tasks as peng_tasks
@@ -59,11 +59,11 @@ CASES = [
         "max_length",
     ),
     (
-        lambda: construction.errors(MODEL, np.full((1, 5), 999), np.zeros(1)),
+        lambda: peng_models.errors(MODEL, np.full((1, 5), 999), np.zeros(1)),
         "tokens_BxN",
     ),
     (
-        lambda: construction.errors(MODEL, np.zeros((2, 5), int), np.zeros(3)),
+        lambda: peng_models.errors(MODEL, np.zeros((2, 5), int), np.zeros(3)),
         "answers_B",
     ),
     (lambda: linformer.jl_projection(0, 2.5, 8), "rank"),
@@ -90,8 +90,8 @@ CASES = [
     (lambda: training.one_layer_records(4, 2.5, 4, 1, 1, 1, 0), "depth"),  # TypeError
     (lambda: peng_tasks.composition_sample(-1, 4, 3), "seed"),  # NumPy's message
     (lambda: peng_tasks.composition_sample(0, 2.5, 3), "num"),  # TypeError
-    (lambda: construction.pair_sample(2.5, 4, 3), "seed"),  # TypeError from SeedSequence
-    (lambda: construction.all_prompts(2, seed=-1), "seed"),
+    (lambda: peng_tasks.pair_sample(2.5, 4, 3), "seed"),  # TypeError from SeedSequence
+    (lambda: peng_tasks.all_prompts(2, seed=-1), "seed"),
     (lambda: cot.cot_sample(-1, 4, 3, 2), "seed"),
     (lambda: rip.rademacher(0, 2.5, 4), "rows"),  # TypeError
     (lambda: oversquash.causal_path_counts(2.5, 1), "n"),  # TypeError

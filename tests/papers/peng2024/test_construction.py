@@ -11,7 +11,8 @@ import pytest
 from flax import nnx
 
 from transformer_theory.papers.peng2024 import _constructions as construction
-from transformer_theory.papers.peng2024._models import CompositionTransformer
+from transformer_theory.papers.peng2024 import _tasks as tasks
+from transformer_theory.papers.peng2024._models import CompositionTransformer, errors
 
 
 def _decode(tokens, n):
@@ -29,7 +30,7 @@ def _decode(tokens, n):
 
 @pytest.mark.parametrize("n", [2, 3])
 def test_all_prompts_are_every_f_g_x_once_with_the_right_answer(n):
-    tokens, answers = construction.all_prompts(n, seed=1)
+    tokens, answers = tasks.all_prompts(n, seed=1)
     assert tokens.shape == (n ** (2 * n + 1), 2 * n + 1)
     seen = set()
     for row, a in zip(tokens, answers):
@@ -42,38 +43,39 @@ def test_all_prompts_are_every_f_g_x_once_with_the_right_answer(n):
 
 
 def test_pair_sample_answers_and_auxiliary_queries():
-    tokens, answers = construction.pair_sample(3, 500, 5, aux=0.4)
+    tokens, answers = tasks.pair_sample(3, 500, 5, aux=0.4)
     asks = 0
     for row, a in zip(tokens, answers):
         f, g, x, ask_f = _decode(row, 5)
         asks += ask_f
         assert a == (f[x] if ask_f else g[f[x]])
     assert 120 < asks < 280  # 500 draws at 0.4: mean 200, sd 11
-    assert tokens.max() < construction.pair_vocab(5)
+    assert tokens.max() < tasks.pair_vocab(5)
     with pytest.raises(ValueError, match="aux"):
-        construction.pair_sample(0, 4, 3, aux=1.0)
+        tasks.pair_sample(0, 4, 3, aux=1.0)
     with pytest.raises(ValueError, match="n: every prompt"):
-        construction.all_prompts(4)
+        tasks.all_prompts(4)
 
 
 @pytest.mark.parametrize("n, bits", [(2, None), (2, 3), (3, None), (3, 3)])
 def test_the_built_model_answers_every_prompt(n, bits):
-    tokens, answers = construction.all_prompts(n)
+    tokens, answers = tasks.all_prompts(n)
     model = construction.build(n, bits)
     d = construction.construction_width(n)
     assert model.blocks[0].w_q.shape == (construction.HEADS, d, d)
-    assert construction.errors(model, tokens, answers) == 0
+    assert model.embed.num_embeddings == tasks.pair_vocab(n)  # the construction's own count
+    assert errors(model, tokens, answers) == 0
 
 
 def test_two_bits_are_not_enough_for_the_built_model():
     # the witness that the smallest exact p at n = 3 is above 2
-    tokens, answers = construction.all_prompts(3)
-    assert construction.errors(construction.build(3, 2), tokens, answers) > 0
+    tokens, answers = tasks.all_prompts(3)
+    assert errors(construction.build(3, 2), tokens, answers) > 0
 
 
 def test_the_built_model_on_samples_beyond_enumeration():
-    tokens, answers = construction.pair_sample(7, 500, 5)
-    assert construction.errors(construction.build(5, None), tokens, answers) == 0
+    tokens, answers = tasks.pair_sample(7, 500, 5)
+    assert errors(construction.build(5, None), tokens, answers) == 0
     construction.build(44)  # 4 d = 4 (44 * 6 + 221) = 1940 >= 44^2 units
     with pytest.raises(ValueError, match="n: the MLP"):
         construction.build(45)  # 4 (45 * 6 + 226) = 1984 < 2025

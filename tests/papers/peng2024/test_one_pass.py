@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from transformer_theory.papers.peng2024 import _constructions as construction
 from transformer_theory.papers.peng2024 import _models_one_pass as one_pass
+from transformer_theory.papers.peng2024 import _tasks as tasks
 
 EXPERIMENTS = Path(__file__).resolve().parents[3] / "experiments"
 
@@ -21,7 +21,7 @@ def _g_table(tokens, n):
 
 def test_mode_error_against_a_counter():
     n = 4
-    tokens, answers = construction.pair_sample(11, 300, n)
+    tokens, answers = tasks.pair_sample(11, 300, n)
     wrong = 0
     for row, a in zip(tokens, answers):
         g = _g_table(row, n)

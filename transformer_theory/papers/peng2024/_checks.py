@@ -7,7 +7,7 @@ Theorem 2's ``sqrt(n / (H d p))``. Each ``check(**sizes)`` returns a
 The bound's arithmetic needs no model, so :mod:`transformer_theory.exact` is not involved: its
 values are python ``Fraction``\\ s. The construction is a flax ``CompositionTransformer``, not a
 :class:`~transformer_theory.params.ModelParams`, so it is run by its own float32 / fake-quantized
-forward (:func:`.construction.errors`), a ``float`` check.
+forward (:func:`._models.errors`), a ``float`` check.
 """
 
 from __future__ import annotations
@@ -278,20 +278,24 @@ def theorem2_cot(path: str | None = None) -> Checked:
 
 
 def theorem1_construction(ns: Any, samples: int, max_bits: int = 24) -> Checked:
-    """The library's hand-built one-layer model (:func:`.construction.build`) per ``n`` in
-    ``ns``: every prompt for ``n <= 3`` (:func:`.construction.all_prompts`), ``samples``
+    """The library's hand-built one-layer model (:func:`._constructions.build`) per ``n`` in
+    ``ns``: every prompt for ``n <= 3`` (:func:`._tasks.checking_prompts`), ``samples``
     sampled ones beyond, in float32 and at its fewest exact bits ``p <= max_bits``
-    (:func:`.construction.smallest_exact_bits`), with the errors at ``p - 1``; its message
+    (:func:`._constructions.smallest_exact_bits`), with the errors at ``p - 1``; its message
     bits ``H (d + 1) p`` beside ``n log2 n``. ``holds``: right on every prompt in float32 and at
     some ``p``, and wrong somewhere at ``p - 1`` (when ``p > 2``)."""
     from transformer_theory.papers.peng2024 import _constructions as construction
+    from transformer_theory.papers.peng2024 import _tasks as tasks
 
     ns = [int(v) for v in ((ns,) if isinstance(ns, (int, str)) else ns)]
     # every prompt at n <= 3 (recorded once each has run); larger n sampled, outside the tally
     tally = Tally(PROMPT_SIZES.at([n for n in ns if n <= 3] or [2]))
     rows = []
     for n in ns:
-        found = construction.smallest_exact_bits(n, samples=int(samples), max_bits=int(max_bits))
+        tokens, answers, exhaustive = tasks.checking_prompts(n, int(samples))
+        found = construction.smallest_exact_bits(
+            n, tokens, answers, exhaustive, max_bits=int(max_bits)
+        )
         if n <= 3 and found["exhaustive"]:
             tally.record(n)
         d = construction.construction_width(n)

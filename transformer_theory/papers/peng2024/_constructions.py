@@ -6,11 +6,13 @@ errs with probability at least ``R / (3 n log2 n)``, ``R = n log2 n - H (d + 1) 
 ``H (d + 1) p = n log2 n`` bits it cannot be always right. It says nothing about how many bits a
 one-layer model needs to BE right. :func:`build` is a one-layer
 :class:`~.networks.CompositionTransformer` (two heads, a ReLU MLP, fake quantization to ``p``
-bits included) that answers ``g(f(x))`` in one pass on EVERY prompt of :func:`pair_sample`'s form,
-so its ``H (d + 1) p`` is a budget that suffices; between the two lies what the bound leaves open.
-:func:`budget_table` sets them side by side.
+bits included) that answers ``g(f(x))`` in one pass on EVERY prompt of
+:func:`._tasks.pair_sample`'s form, so its ``H (d + 1) p`` is a budget that suffices; between the
+two lies what the bound leaves open. :func:`budget_table` sets them side by side
+(:func:`budget_row`: one ``n`` on given prompts).
 
-The prompt (our variant of the table form of :mod:`.cot`, :func:`pair_sample`): every table entry
+The prompt (our variant of the table form of :mod:`.cot`; its prompts and answers are
+:mod:`._tasks`', :func:`._tasks.pair_sample`): every table entry
 is ONE token naming the pair ``(argument, value)``, so a single position knows both: ``f``'s
 entries ``j n + f(j)`` (``[0, n^2)``), then ``g``'s ``n^2 + j n + g(j)`` (``[n^2, 2 n^2)``), each
 block in a random order, then the query ``2 n^2 + x``; the answer is ``g(f(x))`` as a class in
@@ -41,94 +43,33 @@ entries; a flag ``G`` on ``g``'s entries; ``O`` the output classes, one-hot):
 off its targets. Per-tensor quantization rounds the tensors with more than one nonzero magnitude
 (``W_out``: 1 and ``n``; the MLP's biases: ``0 .. -b``); the activations' per-example rounding
 (the table's ``1/n`` against a scale of about 1) is what sets the bits needed.
-:func:`smallest_exact_bits` finds them by running the quantized model: no error on every prompt
-for ``n <= 3`` (every ``f``, ``g``, ``x``; pairs in random order) and on sampled prompts beyond.
+:func:`smallest_exact_bits` finds them by running the quantized model (:func:`._models.errors`)
+on the prompts it is given, :func:`._tasks.checking_prompts`: no error on every prompt for
+``n <= 3`` (every ``f``, ``g``, ``x``; pairs in random order) and on sampled prompts beyond.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import jax.numpy as jnp
 import numpy as np
 from flax import nnx
 
-from transformer_theory._validate import check_int_arg, check_ndim, check_seed, check_token_ids
-from transformer_theory.papers.peng2024._models import CompositionTransformer
+from transformer_theory._validate import check_int_arg
+from transformer_theory.papers.peng2024._models import CompositionTransformer, errors
+from transformer_theory.papers.peng2024._tasks import checking_prompts
 
 __all__ = [
     "HEADS",
-    "all_prompts",
+    "budget_row",
     "budget_table",
     "build",
     "construction_width",
-    "errors",
-    "pair_sample",
-    "pair_vocab",
     "smallest_exact_bits",
 ]
 
 HEADS = 2
-
-
-def pair_vocab(n: int) -> int:
-    """Token count of :func:`pair_sample` prompts: ``2 n^2`` pair tokens, ``2 n`` query tokens."""
-    n = check_int_arg("n", n, 1)
-    return 2 * n * n + 2 * n
-
-
-def _prompts(
-    f_BxN: np.ndarray, g_BxN: np.ndarray, x_B: np.ndarray, rng: np.random.Generator | None
-) -> tuple[np.ndarray, np.ndarray]:
-    num, n = f_BxN.shape
-    rows = np.arange(num)[:, None]
-    j_BxN = np.broadcast_to(np.arange(n), (num, n))
-    f_tok = j_BxN * n + f_BxN
-    g_tok = n * n + j_BxN * n + g_BxN
-    if rng is not None:  # each block in its own random order
-        f_tok = f_tok[rows, np.argsort(rng.uniform(size=(num, n)), axis=1)]
-        g_tok = g_tok[rows, np.argsort(rng.uniform(size=(num, n)), axis=1)]
-    tokens = np.concatenate([f_tok, g_tok, 2 * n * n + x_B[:, None]], axis=1)
-    answers = g_BxN[np.arange(num), f_BxN[np.arange(num), x_B]]
-    return tokens.astype(np.int32), answers.astype(np.int32)
-
-
-def pair_sample(seed: int, num: int, n: int, aux: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-    """``num`` pair-token prompts of uniformly random ``f, g: [n] -> [n]`` and query ``x``.
-
-    Returns ``(tokens_BxN, answers_B)``, ``N = 2 n + 1``, answers ``g(f(x))`` in ``[0, n)``. With
-    ``aux > 0`` each prompt asks for ``f(x)`` instead with probability ``aux`` (query token ``2
-    n^2 + n + x``, answer ``f(x)``): the auxiliary queries of the training recipe.
-    """
-    num = check_int_arg("num", num, 1)
-    n = check_int_arg("n", n, 1)
-    check_seed("seed", seed)
-    if not 0.0 <= aux < 1.0:
-        raise ValueError(f"aux: expected a fraction in [0, 1), got {aux}")
-    rng = np.random.default_rng(seed)
-    f_BxN = rng.integers(0, n, size=(num, n))
-    g_BxN = rng.integers(0, n, size=(num, n))
-    x_B = rng.integers(0, n, size=num)
-    tokens, answers = _prompts(f_BxN, g_BxN, x_B, rng)
-    if aux > 0:
-        ask_f = rng.uniform(size=num) < aux
-        tokens[ask_f, -1] += n
-        answers = np.where(ask_f, f_BxN[np.arange(num), x_B], answers).astype(np.int32)
-    return tokens, answers
-
-
-def all_prompts(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Every prompt of domain ``n`` (``n^(2 n + 1)`` of them: every ``f``, ``g`` and ``x``), each
-    block in a random order (``seed``). Refused above ``n = 3`` (``n = 4``: 262,144 prompts)."""
-    n = check_int_arg("n", n, 1)
-    check_seed("seed", seed)
-    if n > 3:
-        raise ValueError(f"n: every prompt is enumerated for n <= 3 only, got {n}")
-    tables = np.array(list(itertools.product(range(n), repeat=n)), dtype=np.int64)
-    t = len(tables)
-    fi, gi, x = np.meshgrid(np.arange(t), np.arange(t), np.arange(n), indexing="ij")
-    return _prompts(tables[fi.ravel()], tables[gi.ravel()], x.ravel(), np.random.default_rng(seed))
 
 
 def _bits_per_value(n: int) -> int:
@@ -154,7 +95,7 @@ def build(n: int, bits: int | None = None) -> CompositionTransformer:
     t0 = 4 * n  # block T (n b)
     g_flag = t0 + n * b  # G
     o0 = g_flag + 1  # block O
-    vocab = pair_vocab(n)
+    vocab = 2 * n * n + 2 * n  # the pair tokens, then the 2 n queries: ._tasks.pair_vocab(n)
     model = CompositionTransformer(vocab, 2 * n + 1, d, HEADS, 1, n, bits=bits, rngs=nnx.Rngs(0))
     code = (np.arange(n)[:, None] >> np.arange(b)[None, :]) & 1  # code[c, k]: bit k of c
     emb = np.zeros((vocab, d))
@@ -203,78 +144,59 @@ def build(n: int, bits: int | None = None) -> CompositionTransformer:
     return model
 
 
-def errors(
-    model: CompositionTransformer, tokens_BxN: np.ndarray, answers_B: np.ndarray, chunk: int = 4096
-) -> int:
-    """Number of prompts ``model`` answers wrongly (argmax of its logits against ``answers``).
-    Run eagerly, op by op: each model here is run once, and compiling it would cost more.
-
-    Raises:
-      ValueError: naming ``tokens_BxN`` (not 2-D integer ids in ``[0, vocab)`` of the model's
-        length) or ``answers_B`` (not one answer per prompt), before the model runs.
-    """
-    tokens_BxN, answers_B = np.asarray(tokens_BxN), np.asarray(answers_B)
-    check_ndim("tokens_BxN", tokens_BxN, 2)
-    check_token_ids("tokens_BxN", tokens_BxN, model.embed.num_embeddings)
-    seq_len = model.position.shape[0]
-    if tokens_BxN.shape[1] > seq_len:
-        raise ValueError(
-            f"tokens_BxN: the model reads at most {seq_len} tokens, got {tokens_BxN.shape}"
-        )
-    if answers_B.shape != tokens_BxN.shape[:1]:
-        raise ValueError(f"answers_B: expected shape {tokens_BxN.shape[:1]}, got {answers_B.shape}")
-    wrong = 0
-    for i in range(0, len(tokens_BxN), chunk):
-        pred = np.asarray(jnp.argmax(model(jnp.asarray(tokens_BxN[i : i + chunk])), axis=-1))
-        wrong += int(np.sum(pred != answers_B[i : i + chunk]))
-    return wrong
-
-
-def smallest_exact_bits(n: int, *, samples: int = 4096, seed: int = 0, max_bits: int = 24) -> dict:
+def smallest_exact_bits(
+    n: int, tokens_BxN: np.ndarray, answers_B: np.ndarray, exhaustive: bool, *, max_bits: int = 24
+) -> dict:
     """The fewest bits ``p`` (2 to ``max_bits``) at which :func:`build` ``(n, p)`` answers every
-    prompt right: every prompt (:func:`all_prompts`) for ``n <= 3``, ``samples`` sampled ones
-    beyond. Returns ``{"n", "bits", "prompts", "exhaustive", "errors_below"}`` (``bits`` None if no
-    ``p <= max_bits`` is exact; ``errors_below``: the errors at ``bits - 1``, a witness that
-    fewer bits fail) and the errors of the float32 model (``"float32_errors"``)."""
+    one of the prompts ``tokens_BxN`` right (``answers_B``; :func:`._tasks.checking_prompts`:
+    every prompt for ``n <= 3``, ``exhaustive``, sampled ones beyond). The float32 model is run
+    first, then ``p = 2, 3, ...`` until one is exact. Returns ``{"n", "bits", "prompts",
+    "exhaustive", "errors_below"}`` (``bits`` None if no ``p <= max_bits`` is exact;
+    ``errors_below``: the errors at ``bits - 1``, a witness that fewer bits fail) and the errors of
+    the float32 model (``"float32_errors"``)."""
     n = check_int_arg("n", n, 2)
-    exhaustive = n <= 3
-    tokens, answers = all_prompts(n, seed) if exhaustive else pair_sample(seed, samples, n)
-    found, below = None, None
-    previous = None
-    for p in range(2, check_int_arg("max_bits", max_bits, 2) + 1):
-        wrong = errors(build(n, p), tokens, answers)
-        if wrong == 0:
+    max_bits = check_int_arg("max_bits", max_bits, 2)
+    found, below, previous, float32_errors = None, None, None, None
+    for p in (None, *range(2, max_bits + 1)):  # float32, then 2, 3, ... bits
+        model = build(n, p)
+        wrong = errors(model, tokens_BxN, answers_B)
+        if p is None:
+            float32_errors = wrong
+        elif wrong == 0:
             found, below = p, previous
             break
-        previous = wrong
+        else:
+            previous = wrong
     return {
         "n": n,
         "bits": found,
-        "prompts": len(tokens),
-        "exhaustive": exhaustive,
+        "prompts": len(tokens_BxN),
+        "exhaustive": bool(exhaustive),
         "errors_below": below,
-        "float32_errors": errors(build(n, None), tokens, answers),
+        "float32_errors": float32_errors,
+    }
+
+
+def budget_row(
+    n: int, tokens_BxN: np.ndarray, answers_B: np.ndarray, exhaustive: bool, *, max_bits: int = 24
+) -> dict:
+    """One ``n`` of :func:`budget_table` on the given prompts (:func:`._tasks.checking_prompts`):
+    Theorem 1's threshold ``n log2 n`` (below it the bound is positive) and the construction's
+    budget ``H (d + 1) p`` at its :func:`smallest_exact_bits` ``p``, in bits, with their ratio."""
+    d = construction_width(n)
+    found = smallest_exact_bits(n, tokens_BxN, answers_B, exhaustive, max_bits=max_bits)
+    nlogn = n * math.log2(n)
+    budget = None if found["bits"] is None else HEADS * (d + 1) * found["bits"]
+    return found | {
+        "heads": HEADS,
+        "d": d,
+        "threshold_bits": nlogn,
+        "construction_bits": budget,
+        "ratio": None if budget is None else budget / nlogn,
     }
 
 
 def budget_table(ns: tuple[int, ...] = (2, 3, 4, 8, 16), samples: int = 4096) -> list[dict]:
-    """Per ``n``: Theorem 1's threshold ``n log2 n`` (below it the bound is positive) and the
-    construction's budget ``H (d + 1) p`` at its :func:`smallest_exact_bits` ``p``, in bits, with
-    their ratio."""
-    rows = []
-    for n in ns:
-        found = smallest_exact_bits(n, samples=samples)
-        d = construction_width(n)
-        nlogn = n * math.log2(n)
-        budget = None if found["bits"] is None else HEADS * (d + 1) * found["bits"]
-        rows.append(
-            found
-            | {
-                "heads": HEADS,
-                "d": d,
-                "threshold_bits": nlogn,
-                "construction_bits": budget,
-                "ratio": None if budget is None else budget / nlogn,
-            }
-        )
-    return rows
+    """:func:`budget_row` per ``n`` in ``ns``, on every prompt for ``n <= 3`` and ``samples``
+    sampled ones beyond (:func:`._tasks.checking_prompts`, seed 0)."""
+    return [budget_row(n, *checking_prompts(n, samples)) for n in ns]

@@ -2,19 +2,21 @@
 Theorem 1): :class:`CompositionTransformer`, an ``L``-layer, ``H``-head transformer with a true
 embedding of width ``d`` whose weights and activations can be fake-quantized to ``p`` bits
 (:func:`transformer_theory.precision.fake_quantize`), as a small Flax NNX module. A baseline for
-training, not the library's attention-only model (Chen & Zou 2024). Shape letters:
-:mod:`transformer_theory.glossary`.
+training, not the library's attention-only model (Chen & Zou 2024). :func:`errors` runs one on
+prompts and counts its wrong answers. Shape letters: :mod:`transformer_theory.glossary`.
 """
 
 from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from flax import nnx
 
+from transformer_theory._validate import check_ndim, check_token_ids
 from transformer_theory.precision import fake_quantize
 
-__all__ = ["CompositionTransformer", "causal_one_layer", "param_count"]
+__all__ = ["CompositionTransformer", "causal_one_layer", "errors", "param_count"]
 
 
 def param_count(module: nnx.Module) -> int:
@@ -136,6 +138,33 @@ class CompositionTransformer(nnx.Module):
         """Logits at the last position, ``(B, classes)``."""
         h = self.stream(tokens_BxN)[:, -1]
         return h @ self._w(self.readout.kernel) + self._w(self.readout.bias)[None]
+
+
+def errors(
+    model: CompositionTransformer, tokens_BxN: np.ndarray, answers_B: np.ndarray, chunk: int = 4096
+) -> int:
+    """Number of prompts ``model`` answers wrongly (argmax of its logits against ``answers``).
+    Run eagerly, op by op: each model here is run once, and compiling it would cost more.
+
+    Raises:
+      ValueError: naming ``tokens_BxN`` (not 2-D integer ids in ``[0, vocab)`` of the model's
+        length) or ``answers_B`` (not one answer per prompt), before the model runs.
+    """
+    tokens_BxN, answers_B = np.asarray(tokens_BxN), np.asarray(answers_B)
+    check_ndim("tokens_BxN", tokens_BxN, 2)
+    check_token_ids("tokens_BxN", tokens_BxN, model.embed.num_embeddings)
+    seq_len = model.position.shape[0]
+    if tokens_BxN.shape[1] > seq_len:
+        raise ValueError(
+            f"tokens_BxN: the model reads at most {seq_len} tokens, got {tokens_BxN.shape}"
+        )
+    if answers_B.shape != tokens_BxN.shape[:1]:
+        raise ValueError(f"answers_B: expected shape {tokens_BxN.shape[:1]}, got {answers_B.shape}")
+    wrong = 0
+    for i in range(0, len(tokens_BxN), chunk):
+        pred = np.asarray(jnp.argmax(model(jnp.asarray(tokens_BxN[i : i + chunk])), axis=-1))
+        wrong += int(np.sum(pred != answers_B[i : i + chunk]))
+    return wrong
 
 
 def causal_one_layer(

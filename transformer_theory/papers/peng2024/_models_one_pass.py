@@ -1,7 +1,7 @@
 """Theorem 1 of Peng, Narayanan & Papadimitriou 2024 with one-layer models that learn: ``g(f(x))``
-in ONE pass on the pair-token prompts of :mod:`.construction`, trained where the bound is void and
-where ``R = n log2 n - H (d + 1) p > 0``, beside the hand-built model that is exact
-(:func:`.construction.build`).
+in ONE pass on the pair-token prompts of :mod:`._tasks` (:func:`._tasks.pair_sample`), trained
+where the bound is void and where ``R = n log2 n - H (d + 1) p > 0``, beside the hand-built model
+that is exact (:func:`._constructions.build`).
 
 The recipe (ours): a one-layer :class:`~.networks.CompositionTransformer` (``H`` heads, width
 ``d``, its head outputs -- the messages the theorem counts -- rounded to ``p`` bits,
@@ -10,7 +10,9 @@ prompts, a fraction ``aux`` of which ask for ``f(x)`` instead of ``g(f(x))`` (a 
 fetch is learned first; without it no run learned past the error of guessing ``g``'s most frequent
 value, 2026-11-25). Only ``g(f(x))`` queries are evaluated. Each record says whether the run
 converged (its logged training loss over the last tenth of the steps within 5% of the tenth
-before, or below 0.01): a run that stopped while still improving decides nothing.
+before, or below 0.01): a run that stopped while still improving decides nothing. Each run goes
+task, model, theory: its prompts (:mod:`._tasks`), the model trained and run on them
+(:mod:`._models`), its error beside the bound (:mod:`._theory`).
 
 Per prompt the error of the best answer that ignores ``f`` (``g``'s most frequent value) is
 recorded as ``mode_error``: a one-layer model that never fetches ``f(x)`` can reach it, so a model
@@ -27,9 +29,9 @@ import optax
 from flax import nnx
 
 from transformer_theory._validate import check_int_arg
-from transformer_theory.papers.peng2024 import _constructions as construction
+from transformer_theory.papers.peng2024 import _tasks as tasks
 from transformer_theory.papers.peng2024 import _theory as theory
-from transformer_theory.papers.peng2024._models import CompositionTransformer, param_count
+from transformer_theory.papers.peng2024._models import CompositionTransformer, errors, param_count
 from transformer_theory.train.fit import fit
 
 __all__ = ["converged", "mode_error", "one_pass_record"]
@@ -37,7 +39,7 @@ __all__ = ["converged", "mode_error", "one_pass_record"]
 
 def mode_error(tokens_BxN: np.ndarray, answers_B: np.ndarray, n: int) -> float:
     """Error of answering ``g``'s most frequent value (the smallest on ties), read from the ``g``
-    entries of :func:`.construction.pair_sample` prompts."""
+    entries of :func:`._tasks.pair_sample` prompts."""
     g_vals = (tokens_BxN[:, n : 2 * n] - n * n) % n
     counts = np.apply_along_axis(np.bincount, 1, g_vals, minlength=n)
     return float(np.mean(np.argmax(counts, axis=1) != answers_B))
@@ -70,8 +72,15 @@ def one_pass_record(
     prompts: its error beside Peng et al.'s bound, ``R``, chance and :func:`mode_error`."""
     n = check_int_arg("n", n, 2)
     steps = check_int_arg("steps", steps, 1)
+    vocab = tasks.pair_vocab(n)
+    tokens, answers = tasks.pair_sample(10**9 + seed, held_out, n)  # held out: g(f(x)) only
+
+    def sample(t):
+        x, y = tasks.pair_sample(seed * 1_000_003 + t + 1, batch, n, aux=aux)
+        return jnp.asarray(x), jnp.asarray(y)
+
     net = CompositionTransformer(
-        construction.pair_vocab(n),
+        vocab,
         2 * n + 1,
         width,
         heads,
@@ -82,17 +91,12 @@ def one_pass_record(
         rngs=nnx.Rngs(seed),
     )
 
-    def sample(t):
-        x, y = construction.pair_sample(seed * 1_000_003 + t + 1, batch, n, aux=aux)
-        return jnp.asarray(x), jnp.asarray(y)
-
     def loss(model, x_BxN, y_B):
         return optax.softmax_cross_entropy_with_integer_labels(model(x_BxN), y_B).mean()
 
     opt = optax.adam(optax.cosine_decay_schedule(learning_rate, steps, alpha=0.05))
     result = fit(net, loss, sample, optimizer=opt, steps=steps, log_every=max(1, steps // 100))
-    tokens, answers = construction.pair_sample(10**9 + seed, held_out, n)
-    wrong = construction.errors(result.params, tokens, answers)
+    wrong = errors(result.params, tokens, answers)
     p = 32 if bits is None else int(bits)
     nlogn = n * math.log2(n)
     return {

@@ -7,6 +7,14 @@ A prompt lists ``f: A -> B`` and ``g: B -> C`` (and ``h: C -> D`` for three func
 ``A = [0, n)``, ``B = [n, 2n)``, ``C = [2n, 3n)``, ``D = [3n, 4n)``, separator ``4n``; the answer
 is a token of the last domain. Shape letters: :mod:`transformer_theory.glossary`.
 
+The pair-token prompts of the one-pass construction (:mod:`._constructions`) and the one-pass
+recipe (:mod:`._models_one_pass`): every table entry is ONE token naming ``(argument, value)``,
+``f``'s entries ``j n + f(j)`` (``[0, n^2)``), then ``g``'s ``n^2 + j n + g(j)`` (``[n^2, 2
+n^2)``), each block in a random order, then the query ``2 n^2 + x`` (``2 n^2 + n + x`` asks for
+``f(x)`` instead); the answer is a class in ``[0, n)``. :func:`pair_sample` draws them,
+:func:`all_prompts` lists every one of a small ``n``, :func:`checking_prompts` picks between the
+two and :func:`pair_vocab` counts their tokens.
+
 The chain-of-thought prompts (``K`` function tables, then the query:
 :func:`._models_cot.cot_sample`) have :func:`cot_vocab` tokens and, teacher-forced at stride
 ``s``, :func:`cot_length` positions: the sizes of the model that reads them.
@@ -14,11 +22,22 @@ The chain-of-thought prompts (``K`` function tables, then the query:
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from transformer_theory._validate import check_int_arg, check_seed
 
-__all__ = ["composition_sample", "composition_vocab", "cot_length", "cot_vocab"]
+__all__ = [
+    "all_prompts",
+    "checking_prompts",
+    "composition_sample",
+    "composition_vocab",
+    "cot_length",
+    "cot_vocab",
+    "pair_sample",
+    "pair_vocab",
+]
 
 
 def composition_vocab(n: int) -> int:
@@ -70,3 +89,74 @@ def cot_length(n: int, functions: int, stride: int) -> int:
     if functions % stride:
         raise ValueError(f"stride: expected a divisor of functions = {functions}, got {stride}")
     return functions * n + functions // stride
+
+
+def pair_vocab(n: int) -> int:
+    """Token count of :func:`pair_sample` prompts: ``2 n^2`` pair tokens, ``2 n`` query tokens."""
+    n = check_int_arg("n", n, 1)
+    return 2 * n * n + 2 * n
+
+
+def _prompts(
+    f_BxN: np.ndarray, g_BxN: np.ndarray, x_B: np.ndarray, rng: np.random.Generator | None
+) -> tuple[np.ndarray, np.ndarray]:
+    num, n = f_BxN.shape
+    rows = np.arange(num)[:, None]
+    j_BxN = np.broadcast_to(np.arange(n), (num, n))
+    f_tok = j_BxN * n + f_BxN
+    g_tok = n * n + j_BxN * n + g_BxN
+    if rng is not None:  # each block in its own random order
+        f_tok = f_tok[rows, np.argsort(rng.uniform(size=(num, n)), axis=1)]
+        g_tok = g_tok[rows, np.argsort(rng.uniform(size=(num, n)), axis=1)]
+    tokens = np.concatenate([f_tok, g_tok, 2 * n * n + x_B[:, None]], axis=1)
+    answers = g_BxN[np.arange(num), f_BxN[np.arange(num), x_B]]
+    return tokens.astype(np.int32), answers.astype(np.int32)
+
+
+def pair_sample(seed: int, num: int, n: int, aux: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """``num`` pair-token prompts of uniformly random ``f, g: [n] -> [n]`` and query ``x``.
+
+    Returns ``(tokens_BxN, answers_B)``, ``N = 2 n + 1``, answers ``g(f(x))`` in ``[0, n)``. With
+    ``aux > 0`` each prompt asks for ``f(x)`` instead with probability ``aux`` (query token ``2
+    n^2 + n + x``, answer ``f(x)``): the auxiliary queries of the training recipe.
+    """
+    num = check_int_arg("num", num, 1)
+    n = check_int_arg("n", n, 1)
+    check_seed("seed", seed)
+    if not 0.0 <= aux < 1.0:
+        raise ValueError(f"aux: expected a fraction in [0, 1), got {aux}")
+    rng = np.random.default_rng(seed)
+    f_BxN = rng.integers(0, n, size=(num, n))
+    g_BxN = rng.integers(0, n, size=(num, n))
+    x_B = rng.integers(0, n, size=num)
+    tokens, answers = _prompts(f_BxN, g_BxN, x_B, rng)
+    if aux > 0:
+        ask_f = rng.uniform(size=num) < aux
+        tokens[ask_f, -1] += n
+        answers = np.where(ask_f, f_BxN[np.arange(num), x_B], answers).astype(np.int32)
+    return tokens, answers
+
+
+def all_prompts(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Every prompt of domain ``n`` (``n^(2 n + 1)`` of them: every ``f``, ``g`` and ``x``), each
+    block in a random order (``seed``). Refused above ``n = 3`` (``n = 4``: 262,144 prompts)."""
+    n = check_int_arg("n", n, 1)
+    check_seed("seed", seed)
+    if n > 3:
+        raise ValueError(f"n: every prompt is enumerated for n <= 3 only, got {n}")
+    tables = np.array(list(itertools.product(range(n), repeat=n)), dtype=np.int64)
+    t = len(tables)
+    fi, gi, x = np.meshgrid(np.arange(t), np.arange(t), np.arange(n), indexing="ij")
+    return _prompts(tables[fi.ravel()], tables[gi.ravel()], x.ravel(), np.random.default_rng(seed))
+
+
+def checking_prompts(
+    n: int, samples: int = 4096, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The prompts a model of domain ``n`` is checked on: every prompt (:func:`all_prompts`) for
+    ``n <= 3``, ``samples`` sampled ones (:func:`pair_sample`) beyond, both at ``seed``. Returns
+    ``(tokens_BxN, answers_B, exhaustive)``, ``exhaustive`` True where they are every prompt."""
+    n = check_int_arg("n", n, 1)
+    exhaustive = n <= 3
+    tokens, answers = all_prompts(n, seed) if exhaustive else pair_sample(seed, samples, n)
+    return tokens, answers, exhaustive
