@@ -65,7 +65,7 @@ def _refuse(message: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from transformer_theory.cli._common import script_options
+    from transformer_theory.cli.scripts import script_options
 
     (args,) = script_options(argv, ClaimsFullSettings, description=__doc__.split("\n\n")[0])
     import transformer_theory

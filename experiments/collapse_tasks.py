@@ -16,8 +16,7 @@ import dataclasses
 import sys
 from typing import Literal
 
-from transformer_theory.cli._common import EXIT_USAGE, Overrides, script_options
-from transformer_theory.cli._options import override
+from transformer_theory.cli.scripts import EXIT_USAGE, Overrides, override, script_options
 from transformer_theory.papers import study_of
 from transformer_theory.papers.barbero2024.experiments import collapse_tasks
 from transformer_theory.precision import enable_x64

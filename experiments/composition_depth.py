@@ -13,7 +13,7 @@ The experiment (its settings, command, cost and result):
 
 import sys
 
-from transformer_theory.cli._common import script_main
+from transformer_theory.cli.scripts import script_main
 from transformer_theory.papers.peng2024.experiments import composition_depth
 
 main = script_main(composition_depth, "layers d p params final_loss error bound seconds")

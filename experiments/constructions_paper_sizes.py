@@ -14,7 +14,7 @@ exit 1 when a row is not exact.
 
 import sys
 
-from transformer_theory.cli._common import script_settings
+from transformer_theory.cli.scripts import script_settings
 from transformer_theory.constructions.study import TABLE_COLUMNS
 from transformer_theory.papers import study_of
 from transformer_theory.papers.chen_zou2024.experiments import (

@@ -14,7 +14,7 @@ Prints each evaluation as it comes and writes ``<variant>_seed<seed>.jsonl`` und
 import dataclasses
 import sys
 
-from transformer_theory.cli._common import script_settings
+from transformer_theory.cli.scripts import script_settings
 from transformer_theory.papers import study_of
 from transformer_theory.papers.chen_zou2024.experiments import (
     contextual_depth3_recipes as experiment,

@@ -14,8 +14,7 @@ import dataclasses
 import sys
 import time
 
-from transformer_theory.cli._common import EXIT_USAGE, script_run
-from transformer_theory.cli._options import override
+from transformer_theory.cli.scripts import EXIT_USAGE, override, script_run
 from transformer_theory.papers import study_of
 from transformer_theory.papers.conti2024.experiments import encdec_translation as experiment
 from transformer_theory.settings import OptionError, setting

@@ -16,7 +16,7 @@ import dataclasses
 import os
 import sys
 
-from transformer_theory.cli._common import EXIT_USAGE, script_options
+from transformer_theory.cli.scripts import EXIT_USAGE, script_options
 from transformer_theory.settings import setting
 from transformer_theory.sweeps import tables
 

@@ -14,8 +14,7 @@ values.
 import dataclasses
 import sys
 
-from transformer_theory.cli._common import EXIT_USAGE, script_run
-from transformer_theory.cli._options import override
+from transformer_theory.cli.scripts import EXIT_USAGE, override, script_run
 from transformer_theory.papers.formal_languages import _study_languages_generalization as study
 from transformer_theory.papers.formal_languages.experiments import (
     languages_generalization as experiment,

@@ -15,8 +15,7 @@ it), as ``transformer-theory ngram`` does.
 import dataclasses
 import sys
 
-from transformer_theory.cli._common import EXIT_USAGE, script_run
-from transformer_theory.cli._options import override
+from transformer_theory.cli.scripts import EXIT_USAGE, override, script_run
 from transformer_theory.papers import study_of
 from transformer_theory.papers.svete_cotterell2024.experiments import ngram_exactness as exp
 from transformer_theory.precision import enable_x64

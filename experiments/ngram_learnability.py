@@ -11,7 +11,7 @@ is its entry point (``--set field=value`` changes a field of its ``LearnabilityS
 
 import sys
 
-from transformer_theory.cli._common import script_main
+from transformer_theory.cli.scripts import script_main
 from transformer_theory.papers.svete_cotterell2024.experiments import ngram_learnability as exp
 
 main = script_main(exp, report=lambda result: print(f"{result.seconds:.0f} s"))

@@ -17,7 +17,7 @@ import dataclasses
 import os
 import sys
 
-from transformer_theory.cli._common import EXIT_USAGE, script_options
+from transformer_theory.cli.scripts import EXIT_USAGE, script_options
 from transformer_theory.papers import study_of
 from transformer_theory.rasp.experiments import tracr_table as experiment
 from transformer_theory.settings import setting

@@ -19,7 +19,7 @@ interpreter anywhere, the interpreters disagree, or it needs more layers than tr
 import dataclasses
 import os
 
-from transformer_theory.cli._common import script_options
+from transformer_theory.cli.scripts import script_options
 from transformer_theory.papers import study_of
 from transformer_theory.rasp.experiments import tracr_differential as experiment
 

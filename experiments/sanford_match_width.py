@@ -13,7 +13,7 @@ The experiment (its settings, command, cost and result):
 
 import sys
 
-from transformer_theory.cli._common import script_main
+from transformer_theory.cli.scripts import script_main
 from transformer_theory.papers.sanford2023.experiments import match_width
 
 main = script_main(match_width, "task depth heads qk_dim accuracy majority_baseline seconds")

@@ -16,7 +16,7 @@ changes one of their settings::
 
 import sys
 
-from transformer_theory.cli._common import script_main
+from transformer_theory.cli.scripts import script_main
 from transformer_theory.papers.sanford2023.experiments import qsa_bits_attention, qsa_bits_rnn
 
 EXPERIMENTS = {"attention": qsa_bits_attention, "rnn": qsa_bits_rnn}

@@ -12,7 +12,7 @@ The experiment (its settings, command, cost and result):
 
 import sys
 
-from transformer_theory.cli._common import script_main
+from transformer_theory.cli.scripts import script_main
 from transformer_theory.papers.sanford2023.experiments import qsa_separation
 
 main = script_main(

@@ -16,7 +16,7 @@ certificate fails.
 
 import sys
 
-from transformer_theory.cli._common import script_settings
+from transformer_theory.cli.scripts import script_settings
 from transformer_theory.papers import study_of
 from transformer_theory.papers.chen_zou2024.experiments import theorem5_base3_certify as experiment
 from transformer_theory.precision import enable_x64

@@ -13,7 +13,7 @@ in-scope family's residual exceeds the tolerance.
 
 import sys
 
-from transformer_theory.cli._common import script_settings
+from transformer_theory.cli.scripts import script_settings
 from transformer_theory.papers import study_of
 from transformer_theory.papers.chen_zou2024.experiments import verify_10m as experiment
 from transformer_theory.precision import enable_x64

@@ -308,7 +308,20 @@ def test_the_64_bit_switch_is_set_only_at_entry_points():
     assert not found, f"the 64-bit switch flipped in library code: {found}"
 
 
-COMMAND_MODULES = [p for p in CLI if not p.name.startswith("_")]
+def _registered() -> set[str]:
+    from transformer_theory.cli._registry import COMMANDS
+
+    return {module.rsplit(".", 1)[-1] for module, _ in COMMANDS.values()}
+
+
+#: The command modules: those the registry names (``cli/scripts.py``, the scripts' helpers, is
+#: public and no command).
+COMMAND_MODULES = [p for p in CLI if p.stem in _registered()]
+
+
+def test_every_public_cli_module_is_a_command_or_the_scripts_helpers():
+    public = {p.stem for p in CLI if not p.name.startswith("_")}
+    assert public - _registered() == {"scripts"}, public - _registered()
 
 
 @pytest.mark.parametrize("path", COMMAND_MODULES, ids=[p.name for p in COMMAND_MODULES])

@@ -227,7 +227,7 @@ def _script_config(size: str) -> NewStudySettings:
 
 
 def test_a_script_reads_its_settings_as_an_experiment_does(capsys):
-    from transformer_theory.cli._common import script_settings
+    from transformer_theory.cli.scripts import script_settings
 
     def read(argv):
         return script_settings(argv, _script_config, ("smoke", "default"), description="s")

@@ -7,13 +7,16 @@ outputs is :mod:`._registry`; the parser and the dispatch are :mod:`._main`. Wit
 default job runs on its built-in defaults.
 
 Commands (one module each): Chen & Zou 2024's :mod:`.verify` (the main job), :mod:`.certify`,
-:mod:`.construct`, :mod:`.train`, :mod:`.plot`, :mod:`.report` and :mod:`.demo`; Barbero et al.
+:mod:`.construct`, :mod:`.train`, :mod:`.plot` and :mod:`.demo`; Barbero et al.
 2024's :mod:`.collapse` and :mod:`.oversquash`; Conti 2024's :mod:`.heads` and
 :mod:`.efficient_attention`; Svete & Cotterell 2024's :mod:`.ngram`; Sanford et al. 2023 and Peng et
 al. 2024's :mod:`.sanford`; the formal-language table's :mod:`.languages`; the papers' trained
 experiments by name, :mod:`.experiment`; the claims ledger, :mod:`.claims`; RASP programs
 compiled and checked, :mod:`.rasp`. Each parses its options, calls the library (a paper's study
 lives in its package) and prints.
+
+The ``experiments/*.py`` scripts (and a researcher's own) read an experiment's config through
+:mod:`.scripts`: their options generated from the settings as a command's are.
 
 ``transformer-theory COMMAND --help`` shows the command's whole module docstring, every option
 with its default (:class:`HelpFormatter`), examples that run in under a minute (``EXAMPLES``)
