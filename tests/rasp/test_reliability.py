@@ -291,6 +291,11 @@ def test_size_refusals_name_the_argument_and_the_command_its_option():
     with pytest.raises(budget.BudgetError) as err:
         _outputs.check_cost(4000, 1)
     assert str(err.value).startswith("vocab:") and "--" not in str(err.value)
+    # the width is mostly 3 N here (3 tokens, inputs up to 400): the refusal names max_len
+    with pytest.raises(budget.BudgetError) as err:
+        _outputs.check_cost(3, 400)
+    assert str(err.value).startswith("max_len:") and err.value.option == "max_len"
+    assert "lower max_len" in str(err.value)
 
 
 def test_the_command_says_1_layer_and_1_head(tmp_path, capsys):
@@ -307,3 +312,22 @@ def test_the_ledger_rows_say_1_layer_and_2_layers():
 
     length, reverse = runner.run_claims(ids=["rasp.length", "rasp.reverse"])
     assert length.figure.endswith("(1 layer)") and reverse.figure.endswith("(2 layers)")
+
+
+def test_lower_bounds_say_when_no_length_was_small_enough_to_certify():
+    # 46 tokens: already length 2 has 2,116 inputs, over the 2,048 a certificate may read, so no
+    # length is tried; the line says so instead of "not certified impossible of []"
+    from transformer_theory.rasp import _library
+
+    vocab = [chr(ord("a") + i) for i in range(26)] + [chr(ord("A") + i) for i in range(20)]
+    program, vocab = _library.get_program("reverse", vocab)
+    _, record = _outputs.study(program, vocab, 2, max_inputs=10, samples=2)
+    line = next(x for x in record.lines("float64") if x.startswith("lower bounds"))
+    assert record.lower_bounds.one_layer_certificates == ()
+    assert line.endswith("not tried (every length has too many inputs for a certificate)")
+    _, record = _outputs.study(*_library.get_program("reverse", "ab"), 3)
+    line = next(x for x in record.lines("float64") if x.startswith("lower bounds"))
+    assert line.endswith("not certified impossible at lengths [2, 3]")
+    _, record = _outputs.study(*_library.get_program("parity", None), 4)
+    line = next(x for x in record.lines("float64") if x.startswith("lower bounds"))
+    assert line.endswith("certified impossible at lengths [3, 4] of [2, 3, 4]")

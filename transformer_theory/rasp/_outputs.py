@@ -245,10 +245,13 @@ def check_cost(
     width = 2 * vocab_size + 3 * max_len + 8
     flops = 2 * 3 * positions * width**2  # three heads' D x D products per position, at least
     if flops > _MAX_FLOPS:
+        # the argument that makes most of the width (and, for max_len, of the positions too)
+        option = "max_len" if 3 * max_len >= 2 * vocab_size else "vocab"
         raise budget.BudgetError(
-            f"vocab: {vocab_size} tokens make a residual stream about {width} wide; the check "
-            f"would take about {flops:.2g} floating-point operations; lower vocab",
-            option="vocab",
+            f"{option}: {vocab_size} tokens and inputs up to {max_len} make a residual stream "
+            f"about {width} wide; the check would take about {flops:.2g} floating-point "
+            f"operations; lower {option}",
+            option=option,
             estimate=flops,
             available=_MAX_FLOPS,
         )

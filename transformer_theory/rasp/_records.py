@@ -152,6 +152,7 @@ class RaspRecord:
         """What the ``rasp`` command prints below the sizes, for the check in ``precision``: the
         check, the lower bounds, the stated law, each disagreement and each precision limit."""
         rec, lb, law = self.check, self.lower_bounds, self.predicted[precision]
+        tried = sorted({c.length for c in lb.one_layer_certificates})
         impossible, layers = lb.one_layer_certified_impossible_at, lb.compiled_attention_sublayers
         lines = [
             f"checked {rec.inputs_checked} inputs ({rec.positions_compared} positions) in "
@@ -161,11 +162,12 @@ class RaspRecord:
             "+ linear classifier (Chen & Zou 2024 certificates, ReLU any heads and softmax one "
             "head) "
             + (
-                f"certified impossible at lengths {list(impossible)}"
+                f"certified impossible at lengths {list(impossible)} of {tried}"
                 if impossible
-                else "not certified impossible"
-            )
-            + f" of {sorted({c.length for c in lb.one_layer_certificates})}",
+                else f"not certified impossible at lengths {tried}"
+                if tried
+                else "not tried (every length has too many inputs for a certificate)"
+            ),
             f"the stated law in {precision}: "
             + ("exact at this length" if law.exact else "limited by " + "; ".join(law.limited_by)),
         ]
