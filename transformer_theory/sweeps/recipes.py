@@ -26,8 +26,9 @@ import optax
 from flax import nnx
 
 from transformer_theory.nn import from_params
-from transformer_theory.sweeps.runs import RunSpec, build_run
+from transformer_theory.sweeps.runs import build_run
 from transformer_theory.sweeps.setups import PAPER
+from transformer_theory.sweeps.specs import RunSpec
 from transformer_theory.train.loop import make_steps
 
 __all__ = ["EVAL_EVERY", "RecipeEval", "check_variant", "recipe_optimizer", "train_recipe"]
