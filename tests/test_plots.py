@@ -460,8 +460,6 @@ CASES = {
 # Plot functions with a test of their own below (they read files, not records).
 OWN_TESTS = {
     "transformer_theory.sweeps.plots.plot_curves": "test_plot_curves_renders",
-    # the dispatcher to plot_curves or Figure 3's maps, drawn by the train and plot commands
-    "transformer_theory.sweeps.plots.analyse": "test_experiments_cli_train_and_plot_fig3",
 }
 # Functions whose last argument is an output directory, not a file.
 WRITES_DIRECTORY = {SANFORD + "study_figures"}

@@ -11,8 +11,9 @@ draws the figures. One module each:
   tasks, heads per layer, seeds, size, optimizer overrides, which analysis); the library's own are
   the figures of Chen & Zou 2024, ``transformer_theory.papers.chen_zou2024.experiments`` (one
   module each, ``get_config(size)``), a user's own is a file with ``get_config()``;
-- :mod:`.runs`: :class:`RunSpec`, one run, and what it builds (model, data, optimizer);
-  :func:`sweep` trains every run into one directory and writes its summaries;
+- :mod:`.specs`: :class:`RunSpec`, one run described (its name, settings, model config);
+- :mod:`.runs`: what a run builds (model, data, optimizer) and trains; :func:`sweep` trains
+  every run into one directory and writes its summaries;
 - :mod:`.directory`: :func:`run_experiment` (check the output directory, train every run, summarize,
   draw; :func:`.directory.run` is the same as the figure experiments' study, giving the typed
   :class:`SweepResult`) and :func:`plot` (redraw from a directory);
@@ -22,8 +23,8 @@ draws the figures. One module each:
   :func:`aggregate` (the statistics over seeds);
 - :mod:`.recipes`: variants of the paper-size recipe for the 3-layer contextual model, one seed
   at a time (``experiments/contextual_depth3_recipes.py``);
-- :mod:`.plots` (learning curves; :func:`analyse` draws a config's analysis) and
-  :mod:`.attention_maps` (Figure 3), the analyses.
+- :mod:`.plots` (learning curves) and :mod:`.attention_maps` (Figure 3), the analyses;
+  :func:`analyse` (in :mod:`.directory`) draws a config's.
 
 From Python::
 
@@ -46,14 +47,13 @@ from transformer_theory.sweeps.config import (
 )
 from transformer_theory.sweeps.directory import (
     SweepResult,
+    analyse,
     check_out_dir,
     plot,
     read_record,
     run_experiment,
 )
-from transformer_theory.sweeps.plots import analyse
 from transformer_theory.sweeps.runs import (
-    RunSpec,
     build_data,
     build_model,
     build_run,
@@ -70,6 +70,7 @@ from transformer_theory.sweeps.setups import (
     TASK_NAMES,
     TaskSetup,
 )
+from transformer_theory.sweeps.specs import RunSpec
 from transformer_theory.sweeps.tables import aggregate
 
 __all__ = [

@@ -20,16 +20,15 @@ from transformer_theory import tasks as tasklib
 from transformer_theory.constructions.reasoning import theorem3
 from transformer_theory.core.forward import forward_trace
 from transformer_theory.jsonio import write_json
+from transformer_theory.params import ModelParams
 from transformer_theory.plotting import heatmap, layer_name, pyplot, save_figure, suptitle
-from transformer_theory.sweeps.config import ExperimentSettings
-from transformer_theory.sweeps.runs import trained_params
 from transformer_theory.train.init import copy_pattern_alpha
 
 __all__ = [
     "FIGURE",
     "SUMMARY",
-    "analyse",
     "copy_support",
+    "draw",
     "example_inputs",
     "match_support",
     "plot_attention_maps",
@@ -65,24 +64,13 @@ def match_support(tokens: np.ndarray, k: int) -> np.ndarray:
     return s
 
 
-def _spec(config: ExperimentSettings):
-    """The run Figure 3 draws: the first seed's two-layer, one-head reasoning run with k = 2."""
-    specs = [s for s in config.run_specs if s.task == "reasoning" and s.heads == (1, 1)]
-    task = specs[0].setup.task if specs else None
-    if not specs or not isinstance(task, tasklib.InContextQA) or task.k != 2:
-        raise ValueError(
-            "analysis: 'attention_maps' draws a reasoning run with heads (1, 1) on an InContextQA "
-            "task with k = 2; the config has none"
-        )
-    return specs[0]
-
-
-def analyse(config: ExperimentSettings, out: str) -> list[str]:
-    """Draw the figure from the trained run under ``out`` and write the attention-share summary;
-    returns ``[figure, summary]`` paths."""
-    spec = _spec(config)
-    task = spec.setup.task
-    trained = trained_params(spec, out)
+def draw(
+    task: tasklib.InContextQA, trained: ModelParams, out: str, title: str | None = None
+) -> list[str]:
+    """Figure 3 from ``trained`` (the two-layer, one-head reasoning run's parameters) beside
+    Theorem 3's construction for ``task`` (k = 2), drawn to ``out/`` :data:`FIGURE`, and the
+    attention-share summary written to ``out/`` :data:`SUMMARY`; returns ``[figure, summary]``
+    paths."""
     built = theorem3(task, dtype=jnp.float32)
     k = task.k
     inputs = example_inputs(task)
@@ -113,8 +101,7 @@ def analyse(config: ExperimentSettings, out: str) -> list[str]:
                 panels[text].append((who, layer, w, sup))
         summary[text] = info
     title = (
-        config.title
-        or "Chen & Zou 2024, Figure 3: trained two-layer model vs Theorem 3's construction"
+        title or "Chen & Zou 2024, Figure 3: trained two-layer model vs Theorem 3's construction"
     )
     paths = [plot_attention_maps(panels, title, os.path.join(out, FIGURE))]
     paths.append(os.path.join(out, SUMMARY))

@@ -41,7 +41,7 @@ from transformer_theory.settings import setting
 from transformer_theory.sweeps.setups import SETUPS, TaskSetup
 
 if TYPE_CHECKING:
-    from transformer_theory.sweeps.runs import RunSpec
+    from transformer_theory.sweeps.specs import RunSpec
 
 __all__ = [
     "ANALYSES",
@@ -239,7 +239,7 @@ class ExperimentSettings:
     def run_specs(self) -> tuple[RunSpec, ...]:
         """Every run, as :class:`~.runs.RunSpec`: tasks, then heads configurations, then seeds
         (computed once per config: a config is frozen)."""
-        from transformer_theory.sweeps.runs import RunSpec
+        from transformer_theory.sweeps.specs import RunSpec
 
         return tuple(
             RunSpec(
@@ -262,6 +262,15 @@ class ExperimentSettings:
     def runs(self) -> list[RunSpec]:
         """:attr:`run_specs` as a list."""
         return list(self.run_specs)
+
+    @property
+    def drawn_run(self) -> RunSpec | None:
+        """The run the analysis draws by itself: for ``"attention_maps"`` (Figure 3) the first
+        seed's reasoning run with heads ``(1, 1)`` (``__post_init__`` has checked there is one);
+        None for ``"curves"``, which draws every run."""
+        if self.analysis != "attention_maps":
+            return None
+        return next(s for s in self.run_specs if s.task == "reasoning" and s.heads == (1, 1))
 
 
 def config_from_module(name: str) -> ExperimentSettings:

@@ -8,7 +8,7 @@ import os
 from collections.abc import Sequence
 
 from transformer_theory import budget
-from transformer_theory.sweeps.runs import RunSpec
+from transformer_theory.sweeps.specs import RunSpec
 
 __all__ = ["check_seconds"]
 

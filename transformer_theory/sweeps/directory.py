@@ -30,10 +30,12 @@ import os
 from collections.abc import Callable
 
 from transformer_theory.jsonio import read_json, write_json
+from transformer_theory.sweeps import attention_maps
 from transformer_theory.sweeps.config import ExperimentError, ExperimentSettings, resolve
 from transformer_theory.sweeps.cost import check_seconds
-from transformer_theory.sweeps.plots import analyse
-from transformer_theory.sweeps.runs import RunSpec, RunSummary, sweep
+from transformer_theory.sweeps.plots import plot_curves
+from transformer_theory.sweeps.runs import RunSummary, sweep, trained_params
+from transformer_theory.sweeps.specs import RunSpec
 from transformer_theory.train.rundir import RunDirectoryError, check_run_dir
 
 __all__ = [
@@ -188,6 +190,18 @@ def run_experiment(
     write_json(os.path.join(out, EXPERIMENT_FILE), record)
     rows = sweep(config.run_specs, out, progress=progress, on_result=on_result)
     return rows, analyse(config, out)
+
+
+def analyse(config: ExperimentSettings, out: str) -> list[str]:
+    """Draw ``config``'s analysis from the run directories under ``out``; returns the files:
+    Figure 3 (``"attention_maps"``: its run, :attr:`~.config.ExperimentSettings.drawn_run`,
+    restored from its checkpoint, beside Theorem 3's construction, :func:`.attention_maps.draw`)
+    or the learning curves of every run (``"curves"``, :func:`.plots.plot_curves`)."""
+    spec = config.drawn_run
+    if spec is not None:
+        trained = trained_params(spec, out)
+        return attention_maps.draw(spec.setup.task, trained, out, title=config.title)
+    return [plot_curves(config, out)]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -13,7 +13,6 @@ from transformer_theory.train import RunDirectoryError, read_metrics
 from transformer_theory.train.rundir import METRICS_FILE
 
 __all__ = [
-    "analyse",
     "load_metrics",
     "plot_curves",
 ]
@@ -83,12 +82,3 @@ def plot_curves(config: ExperimentSettings, out: str) -> str:
     figure_legend(fig, list(axes[0]), ncol=4)
     suptitle(fig, config.title or config.name)
     return save_figure(fig, os.path.join(out, f"{config.name}.png"))
-
-
-def analyse(config: ExperimentSettings, out: str) -> list[str]:
-    """Draw ``config``'s analysis from the run directories under ``out``; returns the files."""
-    if config.analysis == "attention_maps":
-        from transformer_theory.sweeps import attention_maps
-
-        return attention_maps.analyse(config, out)
-    return [plot_curves(config, out)]

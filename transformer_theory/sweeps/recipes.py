@@ -26,8 +26,9 @@ import optax
 from flax import nnx
 
 from transformer_theory.nn import from_params
-from transformer_theory.sweeps.runs import RunSpec, build_run
+from transformer_theory.sweeps.runs import build_run
 from transformer_theory.sweeps.setups import PAPER
+from transformer_theory.sweeps.specs import RunSpec
 from transformer_theory.train.loop import make_steps
 
 __all__ = ["EVAL_EVERY", "RecipeEval", "check_variant", "recipe_optimizer", "train_recipe"]
@@ -89,8 +90,8 @@ def train_recipe(
         setup = dataclasses.replace(setup, extra_width=setup.extra_width + int(variant[4:]))
     if variant == "literal":
         setup = dataclasses.replace(setup, later_qk_scale=1.0)
+    tx = recipe_optimizer(variant, steps)  # the variant's optimizer, then the sweep's run
     params, data, tc, _ = build_run(RunSpec("contextual", (1, 1, 1), seed, "paper", setup=setup))
-    tx = recipe_optimizer(variant, steps)
     graphdef, state = nnx.split(from_params(params))
     opt_state = tx.init(state)
     train_step, eval_step = make_steps(graphdef, tx)
