@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import importlib.metadata
 import os
 import platform
 from collections.abc import Callable, Sequence
@@ -124,10 +123,9 @@ def run(
     :class:`DifferentialRun`."""
     path = os.path.join(out_dir, record_name)
     rec = record(failure_samples=config.samples, progress=progress)
-    versions = {p: importlib.metadata.version(p) for p in ("jax", "dm-haiku", "numpy")}
     rec["produced_by"] = (
         f"{produced_by} (tracr {_tracr.TRACR_COMMIT[:7]}, "
-        + ", ".join(f"{k} {v}" for k, v in versions.items())
+        + _tracr.versions()
         + f", {platform.machine()} CPU, {datetime.date.today().isoformat()})"
     )
     os.makedirs(out_dir, exist_ok=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import importlib.metadata
 import os
 import platform
 import time
@@ -105,13 +104,6 @@ def measure(
     )
 
 
-def _version(package: str) -> str:
-    try:
-        return importlib.metadata.version(package)
-    except importlib.metadata.PackageNotFoundError:
-        return "not installed"
-
-
 def check_config(config: Any) -> None:
     """Refuse, before any work, what the settings' own checks cannot see: a program in
     ``config.only`` that tracr's library does not have (``ValueError`` naming ``only``)."""
@@ -156,8 +148,7 @@ def run(
     programs = _tracr.tracr_programs(config.tracr_len)
     order = list(programs)
     todo = [n for n in order if (n in config.only if config.only else n not in kept)]
-    versions = {p: _version(p) for p in ("jax", "dm-haiku", "numpy")}
-    environment = f"{platform.machine()}, " + ", ".join(f"{k} {v}" for k, v in versions.items())
+    environment = f"{platform.machine()}, {_tracr.versions()}"
 
     def record() -> TracrTable:
         rows = tuple(kept[n] for n in order if n in kept)

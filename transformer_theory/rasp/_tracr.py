@@ -56,6 +56,7 @@ __all__ = [
     "ours_on_samples",
     "run_tracr",
     "tracr_sizes",
+    "versions",
 ]
 
 TRACR_COMMIT = "9ce2b8c82b6ba10e62e86cf6f390e7536d4fd2cd"
@@ -350,14 +351,10 @@ def exact_through(
 
     model = compile_tracr(program, vocab, max_seq_len, causal, mlp_exactness)
     rng = np.random.default_rng(seed)
-    ours = from_tracr(program)
-    values = None
+    near = _decoder(model, program, vocab, max_seq_len)
     for length in range(1, max_seq_len + 1):
-        inputs = [[vocab[i] for i in rng.integers(len(vocab), size=length)] for _ in range(samples)]
-        got, raw = run_tracr(model, inputs, "float32")
-        if raw is not None and values is None:
-            values = compiler._Builder(vocab, max_seq_len).node(ours).values
-        near = _nearest(values) if raw is not None else (lambda v: v)
+        inputs = _seeded_inputs(rng, vocab, length, samples)
+        got, _ = run_tracr(model, inputs, "float32")
         for k, xs in enumerate(inputs):
             want = tr.evaluate(program, xs)
             if causal:
@@ -412,6 +409,37 @@ def run_tracr(
 
 def _all_inputs(vocab: Sequence, max_len: int) -> list[list]:
     return [list(t) for n in range(1, max_len + 1) for t in itertools.product(vocab, repeat=n)]
+
+
+def versions() -> str:
+    """The packages a comparison with tracr ran on, as a record says them:
+    ``"jax 0.10.2, dm-haiku 0.0.17, numpy 2.4.6"`` (``not installed`` for a missing one)."""
+    import importlib.metadata
+
+    def version(package: str) -> str:
+        try:
+            return importlib.metadata.version(package)
+        except importlib.metadata.PackageNotFoundError:
+            return "not installed"
+
+    return ", ".join(f"{p} {version(p)}" for p in ("jax", "dm-haiku", "numpy"))
+
+
+def _seeded_inputs(
+    rng: np.random.Generator, vocab: Sequence[Hashable], length: int, samples: int
+) -> list[list]:
+    """``samples`` inputs of ``length`` tokens drawn uniformly from ``vocab`` by ``rng``."""
+    return [[vocab[i] for i in rng.integers(len(vocab), size=length)] for _ in range(samples)]
+
+
+def _decoder(
+    model: Any, program: Any, vocab: Sequence[Hashable], max_seq_len: int
+) -> Callable[[Any], Any]:
+    """How an answer of tracr's ``model`` of ``program`` is read: a numerical output as the
+    nearest value of the value set this compiler enumerates for it, a categorical one as it is."""
+    if hasattr(model.output_encoder, "encoding_map"):  # categorical (run_tracr decodes it)
+        return lambda v: v
+    return _nearest(compiler._Builder(vocab, max_seq_len).node(from_tracr(program)).values)
 
 
 def _nearest(values: list) -> Callable[[Any], Any]:
@@ -533,16 +561,12 @@ def failure_length(
     from tracr.rasp import rasp as tr
 
     model = compile_tracr(program, vocab, max_seq_len, False)
-    ours = from_tracr(program)
-    values = None
+    near = _decoder(model, program, vocab, max_seq_len)
     rng = np.random.default_rng(seed)
     rows = []
     for n in lengths:
-        inputs = [[vocab[i] for i in rng.integers(len(vocab), size=n)] for _ in range(samples)]
+        inputs = _seeded_inputs(rng, vocab, n, samples)
         got, raw = run_tracr(model, inputs, dtype)
-        if raw is not None and values is None:
-            values = compiler._Builder(vocab, max_seq_len).node(ours).values
-        near = _nearest(values) if raw is not None else (lambda v: v)
         wrong, err = 0, 0.0
         for k, xs in enumerate(inputs):
             want = tr.evaluate(program, xs)

@@ -58,7 +58,7 @@ from flax import nnx
 
 from transformer_theory._validate import check_int_arg
 from transformer_theory.papers.peng2024._models import CompositionTransformer, errors
-from transformer_theory.papers.peng2024._tasks import checking_prompts
+from transformer_theory.papers.peng2024._tasks import checking_prompts, pair_vocab
 
 __all__ = [
     "HEADS",
@@ -95,7 +95,7 @@ def build(n: int, bits: int | None = None) -> CompositionTransformer:
     t0 = 4 * n  # block T (n b)
     g_flag = t0 + n * b  # G
     o0 = g_flag + 1  # block O
-    vocab = 2 * n * n + 2 * n  # the pair tokens, then the 2 n queries: ._tasks.pair_vocab(n)
+    vocab = pair_vocab(n)
     model = CompositionTransformer(vocab, 2 * n + 1, d, HEADS, 1, n, bits=bits, rngs=nnx.Rngs(0))
     code = (np.arange(n)[:, None] >> np.arange(b)[None, :]) & 1  # code[c, k]: bit k of c
     emb = np.zeros((vocab, d))

@@ -181,9 +181,9 @@ def run(
     for c in configs:
         is_qsa, is_disj = isinstance(c, QSASettings), isinstance(c, DisjSettings)
         is_match = not (is_qsa or is_disj)
-        unit = c.unit if is_match and c.unit is not None else None
-        if is_match and unit is None:
-            unit = registry.UNITS[c.task]
+        unit = None
+        if is_match:
+            unit = c.unit if c.unit is not None else registry.UNITS[c.task]
         # what the Match check costs: every input or a sample, in chunks (qSA's are fixed)
         plan = costs.match_plan(unit, c.N, c.M, config.window, config.samples) if is_match else None
         # the inputs and their exact targets (qSA's samples drawn lazily, chunk by chunk; DISJ's

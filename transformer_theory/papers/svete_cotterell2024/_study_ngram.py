@@ -182,39 +182,31 @@ def run(config: Any, out_dir: str | None = None, *, progress: bool = False) -> N
         jobs, desc="ngram", unit="model", disable=not progress or None
     ):
         dtype = dtype_of(precision)
-        # the model: the one checked, in dtype, and with softmax the one the KL reads (float64,
-        # laid out for the max_len + 1 symbols it reads)
+        # the model, laid out for max_len in dtype
         offsets = decoded = kl_log_q = None
         if construction == "3.3":  # the paper's 3.3: hard attention only
             params = cn.build_paper33(lm, dtype=dtype)
             heads, width, mlp_hidden = (1,), None, None
         else:
             offsets = cn.head_offsets(construction, lm.order)  # the keys its heads attend to
-            layouts = [(config.max_len, dtype)]
-            if softmax:
-                layouts.append((config.max_len + 1, jnp.float64))
-            params, *kl_params = [
-                cn.build(
-                    lm,
-                    construction,
-                    attention=config.attention,
-                    beta=config.beta,
-                    max_len=max_len,
-                    dtype=layout_dtype,
-                )
-                for max_len, layout_dtype in layouts
-            ]
+            params = cn.build(
+                lm,
+                construction,
+                attention=config.attention,
+                beta=config.beta,
+                max_len=config.max_len,
+                dtype=dtype,
+            )
             heads = tuple(params.config.heads)
             width, mlp_hidden = params.config.width, params.config.mlp_hidden
         # its answers on the same strings
         log_q = [models.transformer_log_probs(params, s) for s in ref.strings]
         if construction == "3.3":  # the scan reads these in order, up to the first failing length
             decoded = (models.paper33_decoded(params, jnp.asarray(s)) for s in scan_strings)
-        if softmax:
-            kl_log_q = [
-                models.transformer_log_probs(kl_params[0], s)
-                for s in kl_ref.strings[: config.max_len + 2]
-            ]
+        if softmax:  # the KL reads max_len + 1 symbols: its own model, float64, laid out for them
+            kl_log_q = models.softmax_log_probs(
+                lm, construction, kl_ref.strings, beta=config.beta, max_len=config.max_len
+            )
         # the checks
         checked = equivalence.equivalence_of(lm, ref, log_q, models.param_dtype(params))
         extra: dict[str, Any] = {}
