@@ -33,6 +33,7 @@ from transformer_theory.papers.sanford2023 import _constructions_qsa as qsa
 from transformer_theory.papers.sanford2023 import _tasks as tasks
 from transformer_theory.papers.sanford2023 import _theory_costs as sf_costs
 from transformer_theory.papers.sanford2023 import _theory_disjointness as dj
+from transformer_theory.papers.sanford2023 import _theory_message as message
 from transformer_theory.papers.sanford2023 import _theory_rip as rip
 
 P4 = np.full((4, 4), 0.25)
@@ -44,12 +45,12 @@ CASES = [
     (lambda: tasks.qsa_target(np.ones((1, 2, 1)), np.zeros((1, 2, 2), bool)), "members_BxNxK"),
     (lambda: _constructions_dyck_k.dyck_k_recognizer(1, 1, dtype=jnp.int32), "dtype"),
     (lambda: _constructions_dyck_k.dyck_k_recognizer(1, 1, dtype="nonsense"), "dtype"),
-    (lambda: dj.unpack_message("0101", 0), "bits"),
-    (lambda: dj.pack_message(np.zeros(2, int), 0), "bits"),
+    (lambda: message.unpack_message("0101", 0), "bits"),
+    (lambda: message.pack_message(np.zeros(2, int), 0), "bits"),
     (lambda: dj.protocol_record(1, None, 1), "bits"),
     (lambda: dj.protocol_record(1, 0, None), "rows"),
-    (lambda: dj.all_inputs(2.5), "q"),
-    (lambda: dj.all_inputs(40), "q"),
+    (lambda: tasks.all_inputs(2.5), "q"),
+    (lambda: tasks.all_inputs(40), "q"),
     (lambda: dj.reduction_record(25), "q"),
     (lambda: dj.reduction_record(2, dim=0), "dim"),
     (
@@ -132,7 +133,7 @@ def test_boolexp_membership_is_iterative_and_agrees_with_the_recursive_definitio
 
 
 def test_limits_can_be_raised_and_check_finite_is_one_line():
-    assert dj.all_inputs(3, limit=None).shape == (8, 3)
+    assert tasks.all_inputs(3, limit=None).shape == (8, 3)
     with pytest.raises(ValueError, match="1 non-finite of 10000"):
         _validate.check_finite("x", np.r_[np.zeros(9999), np.inf])
     assert linformer.attention_probs(np.eye(3), np.eye(3)).shape == (3, 3)

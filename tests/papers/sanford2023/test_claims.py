@@ -57,14 +57,12 @@ def test_the_disj_reduction_figure_says_what_failed_when_it_fails(monkeypatch):
     import functools
 
     from transformer_theory.claims import runner
-    from transformer_theory.papers.sanford2023 import _theory_disjointness as disjointness
+    from transformer_theory.papers.sanford2023 import _tasks
 
     (row,) = [c for c in runner.all_claims() if c.id == "sanford2023.disj_reduction"]
     held = row.evaluate("quick")
     assert held.status == "bounded" and "hold on every pair" in held.verdict.figure
-    monkeypatch.setattr(
-        disjointness, "encode", functools.partial(disjointness.encode, literal_plus=True)
-    )
+    monkeypatch.setattr(_tasks, "encode", functools.partial(_tasks.encode, literal_plus=True))
     failed = row.evaluate("quick")
     assert failed.status == "refuted"
     assert "hold on every pair" not in failed.verdict.figure

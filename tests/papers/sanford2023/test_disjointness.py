@@ -10,8 +10,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from transformer_theory.papers.sanford2023 import _constructions_qsa as qsa
 from transformer_theory.papers.sanford2023 import _tasks as ts
 from transformer_theory.papers.sanford2023 import _theory_disjointness as dj
+from transformer_theory.papers.sanford2023 import _theory_message as message
 
 
 def _pairs(q):
@@ -37,15 +39,15 @@ def _ref_row(a, b):
 
 @pytest.mark.parametrize("q", [1, 2, 3, 4, 5])
 def test_the_encoding_and_qsa_row_match_the_slides_on_every_pair(q):
-    row = dj.query_position(q)
+    row = ts.query_position(q)
     for a, b in _pairs(q):
         y, first = _ref_row(a, b)
-        z, members = dj.encode(np.array(a), np.array(b), dim=2)
+        z, members = ts.encode(np.array(a), np.array(b), dim=2)
         assert z.shape == (2 * q + 1, 2) and members.shape == (2 * q + 1, 2 * q + 1)
         assert sorted(np.flatnonzero(members[row]) + 1) == sorted(y)
         assert np.all(members.sum(-1) == q) and not members[row, row]
         assert dj.qsa_row_exact(z, members, row) == [first, Fraction(0)]
-        assert dj.disj(np.array(a), np.array(b)) == _ref_disj(a, b)
+        assert ts.disj(np.array(a), np.array(b)) == _ref_disj(a, b)
         # the slides' equivalence, and the gap: an intersecting pair lies >= 2/q from -e_1
         assert (first == -1) == (_ref_disj(a, b) == 0)
         assert first == -1 or first + 1 >= Fraction(2, q)
@@ -62,7 +64,7 @@ def test_a_broken_encoding_is_caught(monkeypatch):
         (a, b)
         for a, b in _pairs(q)
         if (
-            dj.qsa_row_exact(*dj.encode(np.array(a), np.array(b), literal_plus=True), 2 * q)[0]
+            dj.qsa_row_exact(*ts.encode(np.array(a), np.array(b), literal_plus=True), 2 * q)[0]
             == -1
         )
         != (_ref_disj(a, b) == 0)
@@ -96,18 +98,18 @@ def test_message_packing_is_exactly_m_p_bits():
     for bits in (2, 3):
         levels = 2 ** (bits - 1) - 1
         for codes in itertools.product(range(-levels, levels + 1), repeat=3):
-            msg = dj.pack_message(np.array(codes), bits)
+            msg = message.pack_message(np.array(codes), bits)
             assert len(msg) == 3 * bits and set(msg) <= {"0", "1"}
-            assert dj.unpack_message(msg, bits).tolist() == list(codes)
+            assert message.unpack_message(msg, bits).tolist() == list(codes)
     with pytest.raises(ValueError, match="codes"):
-        dj.pack_message(np.array([2]), 2)
+        message.pack_message(np.array([2]), 2)
     with pytest.raises(ValueError, match="message"):
-        dj.unpack_message("101", 2)
+        message.unpack_message("101", 2)
 
 
 def test_the_unit_and_its_quantized_query_decide_disj_on_every_pair():
-    q, m = 2, dj.UNIT_ROWS[2]
-    c, worst = dj.reduction_unit(q, m)
+    q, m = 2, qsa.UNIT_ROWS[2]
+    c, worst = qsa.reduction_unit(q, m)
     assert worst["valid_w"] and worst["max_error"] <= 1 / (2 * q)
     pairs = _pairs(q)
     a = np.array([p[0] for p in pairs])
@@ -153,13 +155,13 @@ def test_match3_bound_row_against_hand_arithmetic():
 
 def test_bad_inputs_name_the_argument():
     with pytest.raises(ValueError, match="b"):
-        dj.disj(np.array([1, 0]), np.array([1]))
+        ts.disj(np.array([1, 0]), np.array([1]))
     with pytest.raises(ValueError, match="a"):
-        dj.encode(np.array([2]), np.array([1]))
+        ts.encode(np.array([2]), np.array([1]))
     with pytest.raises(ValueError, match="seq_len"):
-        dj.encode(np.array([1, 0]), np.array([1, 0]), seq_len=4)
+        ts.encode(np.array([1, 0]), np.array([1, 0]), seq_len=4)
     with pytest.raises(ValueError, match="dim"):
-        dj.encode(np.array([1]), np.array([1]), dim=0)
+        ts.encode(np.array([1]), np.array([1]), dim=0)
 
 
 def test_the_disj_command_writes_the_tables(tmp_path, capsys):

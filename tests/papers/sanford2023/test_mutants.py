@@ -19,6 +19,7 @@ from transformer_theory.papers.sanford2023 import _checks as checks
 from transformer_theory.papers.sanford2023 import _constructions_match2 as match2
 from transformer_theory.papers.sanford2023 import _constructions_qsa as qsa
 from transformer_theory.papers.sanford2023 import _constructions_registry as registry
+from transformer_theory.papers.sanford2023 import _tasks as tasks
 from transformer_theory.papers.sanford2023 import _theory_disjointness as disjointness
 from transformer_theory.papers.sanford2023 import _theory_rip as rip
 
@@ -240,20 +241,18 @@ def test_match3_units_that_skip_a_size_are_incomplete(monkeypatch):
 @mutant("sanford2023.disj_reduction")
 def test_disj_reduction_with_the_plus_reading_is_refuted(monkeypatch):
     # Alice's encoding read as 2i + 1 (the garbled '2i 1' taken the wrong way)
-    monkeypatch.setattr(
-        disjointness, "encode", functools.partial(disjointness.encode, literal_plus=True)
-    )
+    monkeypatch.setattr(tasks, "encode", functools.partial(tasks.encode, literal_plus=True))
     assert status_of("sanford2023.disj_reduction", q_max=2) == "refuted"
 
 
 def _unit_value_map_zeroed(monkeypatch):
-    real = disjointness.reduction_unit
+    real = qsa.reduction_unit
 
     def broken(*args, **kwargs):
         c, worst = real(*args, **kwargs)
         return dataclasses.replace(c, params=_with_attn(c.params, w_v=0.0)), worst
 
-    monkeypatch.setattr(disjointness, "reduction_unit", broken)
+    monkeypatch.setattr(qsa, "reduction_unit", broken)
 
 
 @mutant("sanford2023.disj_unit")

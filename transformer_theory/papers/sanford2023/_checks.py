@@ -23,6 +23,7 @@ from transformer_theory.papers import study_of
 from transformer_theory.papers.sanford2023 import _constructions_qsa as qsa_unit
 from transformer_theory.papers.sanford2023 import _domains as dom
 from transformer_theory.papers.sanford2023 import _tasks as ts
+from transformer_theory.papers.sanford2023 import _theory_message
 from transformer_theory.papers.sanford2023 import _theory_rip as rip
 from transformer_theory.papers.sanford2023._constructions_records import match_record
 
@@ -762,9 +763,9 @@ def check_disj_reduction(q_max: int = 4) -> Checked:
         rows.append(dj.reduction_record(q))
         tally.record_count(rows[-1]["pairs"])  # reduction_record runs every pair, in rationals
     witness = None
-    for a, b in itertools.product(dj.all_inputs(3), repeat=2):
-        z, members = dj.encode(a, b, literal_plus=True)
-        if (dj.qsa_row_exact(z, members, 6)[0] == -1) != (dj.disj(a, b) == 0):
+    for a, b in itertools.product(ts.all_inputs(3), repeat=2):
+        z, members = ts.encode(a, b, literal_plus=True)
+        if (dj.qsa_row_exact(z, members, 6)[0] == -1) != (ts.disj(a, b) == 0):
             witness = {"a": a.tolist(), "b": b.tolist()}
             break
     holds = all(r["equivalence_holds"] and r["decided"] and r["gap_is_2_over_q"] for r in rows)
@@ -828,7 +829,7 @@ def _disj_certify(c, a, b, bits: int | None, scale: float | None) -> dict:
     from transformer_theory.papers.sanford2023 import _theory_disjointness as dj
 
     rows_float, stream = dj.construction_rows(c, a, b, bits=bits, scale=scale)
-    row, q = dj.query_position(c.q), c.q
+    row, q = ts.query_position(c.q), c.q
     right, undecided, wrong, witness = 0, 0, None, None
     with flint.ctx.workprec(_PREC):
         for k in range(len(a)):
@@ -863,23 +864,19 @@ def _disj_certify(c, a, b, bits: int | None, scale: float | None) -> dict:
 
 
 def _all_pairs(q: int):
-    from transformer_theory.papers.sanford2023 import _theory_disjointness as dj
-
-    a = np.repeat(dj.all_inputs(q), 2**q, axis=0)
-    b = np.tile(dj.all_inputs(q), (2**q, 1))
+    a = np.repeat(ts.all_inputs(q), 2**q, axis=0)
+    b = np.tile(ts.all_inputs(q), (2**q, 1))
     return a, b
 
 
 def check_disj_unit(qs: Sequence[Any] = (2,)) -> Checked:
-    """The library's unit (N = 2q + 1, d' = 1, seed 0, m = disjointness.UNIT_ROWS) on every
-    encoded pair: Bob's decision by the distance to -e_1 against 1/q, enclosed."""
-    from transformer_theory.papers.sanford2023 import _theory_disjointness as dj
-
+    """The library's unit (N = 2q + 1, d' = 1, seed 0, m = ``_constructions_qsa.UNIT_ROWS``)
+    on every encoded pair: Bob's decision by the distance to -e_1 against 1/q, enclosed."""
     precision.require_x64("the constructions (built and run in float64)")
     tally = Tally(dom.DISJ_PAIRS.at(int(q) for q in qs))
     rows, witnesses = [], []
     for q in qs:
-        c, worst = dj.reduction_unit(q, dj.UNIT_ROWS[q])
+        c, worst = qsa_unit.reduction_unit(q, qsa_unit.UNIT_ROWS[q])
         cert = _disj_certify(c, *_all_pairs(q), None, None)
         tally.record_count(cert["pairs"])
         witnesses.append(cert.pop("witness"))
@@ -912,11 +909,11 @@ def check_disj_message(qs: Sequence[Any] = (3,)) -> Checked:
     for r in table:
         if r["p"] is None:
             continue
-        c, _ = dj.reduction_unit(r["q"], r["m"], seed=0)
+        c, _ = qsa_unit.reduction_unit(r["q"], r["m"], seed=0)
         scale = dj.message_scale(c)
         first = first or (c, r["p"], scale)
-        codes = dj.message_codes(c, dj.all_inputs(r["q"]), r["p"], scale)
-        exact_bits = len(dj.pack_message(codes[-1], r["p"])) == r["m"] * r["p"]
+        codes = dj.message_codes(c, ts.all_inputs(r["q"]), r["p"], scale)
+        exact_bits = len(_theory_message.pack_message(codes[-1], r["p"])) == r["m"] * r["p"]
         row = {k: r[k] for k in ("q", "m", "p", "message_bits", "distinct_messages")}
         row |= {"decides_all": r["decides_all"], "exact_bits": exact_bits}
         if r["decides_all"]:

@@ -33,10 +33,9 @@ wrong and, when two ``a`` collide, that pigeonhole witness.
 
 Indices in code are 0-based: ``x_{2q+1}`` is position ``2q`` (:func:`._tasks.query_position`).
 
-The pieces live by role, each taking plain arguments (and re-exported here under their old
-names): the pairs and their qSA instances are the task's (:func:`._tasks.encode`,
-:func:`._tasks.protocol_instances`), the unit is the qSA construction's
-(:func:`._constructions_qsa.reduction_unit`), Alice's message is
+The pieces live by role, each taking plain arguments: the pairs and their qSA instances are
+the task's (:func:`._tasks.encode`, :func:`._tasks.protocol_instances`), the unit is the qSA
+construction's (:func:`._constructions_qsa.reduction_unit`), Alice's message is
 :mod:`._theory_message`'s; this module checks the reduction (:func:`reduction_check`), records
 Bob's run (:func:`protocol_row`) and composes the whole protocol in one call
 (:func:`protocol_record`, :func:`protocol_table`).
@@ -61,58 +60,25 @@ import numpy as np
 
 from transformer_theory import _validate, budget, precision
 from transformer_theory.papers.sanford2023 import _constructions_qsa as qsa
+from transformer_theory.papers.sanford2023 import _tasks as tasks
+from transformer_theory.papers.sanford2023 import _theory_message
 from transformer_theory.papers.sanford2023._constructions import run_streams
-from transformer_theory.papers.sanford2023._constructions_qsa import UNIT_ROWS, reduction_unit
-from transformer_theory.papers.sanford2023._tasks import (
-    INPUTS_LIMIT,
-    ProtocolInstances,
-    all_inputs,
-    disj,
-    encode,
-    protocol_instances,
-    query_position,
-    query_subset,
-    reduction_length,
-)
-from transformer_theory.papers.sanford2023._theory_message import (
-    ProtocolMessage,
-    input_index,
-    pack_message,
-    protocol_message,
-    quantized_levels,
-    receive,
-    unpack_message,
-)
 
 __all__ = [
-    "UNIT_ROWS",
-    "INPUTS_LIMIT",
     "MAX_BITS",
     "PAIRS_LIMIT",
-    "ProtocolInstances",
-    "ProtocolMessage",
-    "all_inputs",
     "construction_rows",
     "decide",
-    "disj",
-    "encode",
     "match3_bound_row",
     "match3_bound_table",
     "message_codes",
     "message_scale",
-    "pack_message",
-    "protocol_instances",
-    "protocol_message",
     "protocol_record",
     "protocol_row",
     "protocol_table",
     "qsa_row_exact",
-    "query_position",
-    "query_subset",
     "reduction_check",
     "reduction_record",
-    "reduction_unit",
-    "unpack_message",
 ]
 
 
@@ -197,14 +163,14 @@ def reduction_record(
     q = _check_q(q)
     budget.check_count("q", 4**q, limit, unit="pairs (a, b) in exact rationals")
     dim = _validate.check_int_arg("dim", dim, 1)
-    n = reduction_length(q, seq_len)
-    inputs = all_inputs(q, limit=None)
+    n = tasks.reduction_length(q, seq_len)
+    inputs = tasks.all_inputs(q, limit=None)
     a = np.repeat(inputs, len(inputs), axis=0)
     b = np.tile(inputs, (len(inputs), 1))
-    enc = [encode(x, y, seq_len, dim) for x, y in zip(a, b, strict=True)]
+    enc = [tasks.encode(x, y, seq_len, dim) for x, y in zip(a, b, strict=True)]
     z, members = np.stack([e[0] for e in enc]), np.stack([e[1] for e in enc])
-    truth = np.array([disj(x, y) for x, y in zip(a, b, strict=True)])
-    return reduction_check(q, truth, z, members, query_position(q), seq_len=n, limit=None)
+    truth = np.array([tasks.disj(x, y) for x, y in zip(a, b, strict=True)])
+    return reduction_check(q, truth, z, members, tasks.query_position(q), seq_len=n, limit=None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -212,7 +178,7 @@ def reduction_record(
 
 
 def _streams(c: qsa.QSAConstruction, a_BxQ: np.ndarray, b_BxQ: np.ndarray) -> np.ndarray:
-    enc = [encode(a, b, c.u_ExK.shape[1], c.dim) for a, b in zip(a_BxQ, b_BxQ, strict=True)]
+    enc = [tasks.encode(a, b, c.u_ExK.shape[1], c.dim) for a, b in zip(a_BxQ, b_BxQ, strict=True)]
     z = np.stack([e[0] for e in enc])
     members = np.stack([e[1] for e in enc])
     stream, _ = qsa.qsa_embed(c, z, members)
@@ -232,9 +198,9 @@ def _alice_queries(c: qsa.QSAConstruction) -> np.ndarray:
     an LP each)."""
     key = (c.q, c.dim, c.epsilon, c.alpha, c.bits, c.u_ExK.tobytes(), c.u_ExK.shape)
     if key not in _QUERIES:
-        inputs = all_inputs(c.q)
+        inputs = tasks.all_inputs(c.q)
         stream = _streams(c, inputs, np.zeros_like(inputs))
-        _QUERIES[key] = qsa.qsa_queries(c, stream, query_position(c.q))
+        _QUERIES[key] = qsa.qsa_queries(c, stream, tasks.query_position(c.q))
     return _QUERIES[key]
 
 
@@ -254,7 +220,9 @@ def message_codes(c: qsa.QSAConstruction, a_BxQ: np.ndarray, bits: int, scale: f
         raise ValueError(f"a_BxQ: expected a 0/1 array of shape (B, {c.q}), got {a.shape}")
     if isinstance(bits, bool) or int(bits) < 2:
         raise ValueError(f"bits: expected p >= 2, got {bits!r}")
-    return quantized_levels(_alice_queries(c), int(bits), scale)[input_index(a)]
+    return _theory_message.quantized_levels(_alice_queries(c), int(bits), scale)[
+        _theory_message.input_index(a)
+    ]
 
 
 def construction_rows(
@@ -270,22 +238,22 @@ def construction_rows(
     (packed to ``m p`` bits, unpacked, times the step ``scale / (2^{p-1} - 1)``) and every other
     entry his own. Returns ``(rows_BxZ, streams_BxNxD)`` (the streams as run)."""
     stream = _streams(c, np.asarray(a_BxQ), np.asarray(b_BxQ))
-    row = query_position(c.q)
+    row = tasks.query_position(c.q)
     if bits is not None:
         bits = _validate.check_int_arg("bits", bits, 2)
         if scale is None:
             raise ValueError("scale: the quantized message needs its fixed scale")
         codes = message_codes(c, np.asarray(a_BxQ), bits, scale)
-        receive(stream, codes, bits, scale, row, _query_block(c))
+        _theory_message.receive(stream, codes, bits, scale, row, _query_block(c))
     out, _ = run_streams(c.params, jnp.asarray(stream, c.params.w_o.dtype))
     return np.asarray(out, np.float64)[:, row, -c.dim :], stream
 
 
 def protocol_row(
-    inst: ProtocolInstances,
+    inst: tasks.ProtocolInstances,
     rows: int,
     worst: dict,
-    message: ProtocolMessage,
+    message: _theory_message.ProtocolMessage,
     out_BxNxD: np.ndarray,
 ) -> dict:
     """The record of :func:`protocol_record` from Bob's run: ``out_BxNxD`` is the last stream of
@@ -360,12 +328,12 @@ def protocol_record(q: int, rows: int | None, bits: int | None, *, seed: int = 0
     if bits is not None:
         bits = _validate.check_int_arg("bits", bits, 2)
     # the pairs and DISJ on them first, then the unit, its message and Bob's run
-    inst = protocol_instances(q)
-    c, worst = reduction_unit(q, rows, seed=seed)
+    inst = tasks.protocol_instances(q)
+    c, worst = qsa.reduction_unit(q, rows, seed=seed)
     stream, _ = qsa.qsa_embed(c, inst.z_BxNxZ, inst.members_BxNxK)
     alice, _ = qsa.qsa_embed(c, inst.alice_z_AxNxZ, inst.alice_members_AxNxK)
-    queries = qsa.qsa_queries(c, alice, query_position(q))
-    message = protocol_message(inst, queries, stream, bits, c.params.w_o.dtype)
+    queries = qsa.qsa_queries(c, alice, tasks.query_position(q))
+    message = _theory_message.protocol_message(inst, queries, stream, bits, c.params.w_o.dtype)
     out, _ = run_streams(c.params, message.stream_BxNxD)
     return protocol_row(inst, c.rows, worst, message, out)
 
@@ -382,7 +350,7 @@ def protocol_table(qs: tuple[int, ...], *, seed: int = 0, max_bits: int = MAX_BI
     decide: the witnesses)."""
     records = []
     for q in qs:
-        rows = UNIT_ROWS.get(q) if seed == 0 else None
+        rows = qsa.UNIT_ROWS.get(q) if seed == 0 else None
         records.append(protocol_record(q, rows, None, seed=seed))
         m = records[-1]["m"]
         for p in range(2, max_bits + 1):

@@ -500,8 +500,8 @@ CLAIMS: list[Row] = [
         printed=("(ii) Bob computes  $f(X)_{2q+1}$  and returns 0 iff  $f(X)_{2q+1} = -e_1$ ."),
         statement=(
             "the library's qSA unit (N = 2q + 1, d' = 1, eps = 1/(2q), seed 0, m = "
-            "disjointness.UNIT_ROWS) decides DISJ on every encoded pair by Bob's rule read as "
-            "||f(X)_(2q+1) + e_1|| < 1/q, enclosed through exact.evaluate"
+            "_constructions_qsa.UNIT_ROWS) decides DISJ on every encoded pair by Bob's rule read "
+            "as ||f(X)_(2q+1) + e_1|| < 1/q, enclosed through exact.evaluate"
         ),
         domain=dom.DISJ_PAIRS,
         check=checks.check_disj_unit,
