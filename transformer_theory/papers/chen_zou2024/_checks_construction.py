@@ -540,20 +540,7 @@ def theorem5_printed(upto: int) -> Checked:
             failures[name] = _first_failure(theorem5_as_printed(task, repair=repair), task)
         except ValueError as err:  # Lemma 3 cannot be fit: two representatives are parallel
             failures[name] = {"lemma3_refuses": str(err)}
-    inner = theorem5("single", upto)
-    return Checked(
-        "exact",
-        inner.covered,
-        dict(
-            failures=failures,
-            printed_holds=failures["printed"] is None,
-            each_repair_needed=all(v is not None for v in failures.values()),
-            corrected_min_margin=inner.values["min_margin"],
-            corrected_holds=all(v is not None for v in failures.values())
-            and Fraction(inner.values["min_margin"]) > 0,
-        ),
-        subject="printed",
-    )
+    return _printed_against_corrected(failures, theorem5("single", upto))
 
 
 def theorem6_printed(upto: int) -> Checked:
@@ -578,20 +565,7 @@ def theorem6_printed(upto: int) -> Checked:
         failures[f"without {missing}"] = _first_failure(
             theorem6_as_printed(task, repair=rest), task
         )
-    inner = theorem6(upto)
-    return Checked(
-        "exact",
-        inner.covered,
-        dict(
-            failures=failures,
-            printed_holds=failures["printed"] is None,
-            each_repair_needed=all(v is not None for v in failures.values()),
-            corrected_min_margin=inner.values["min_margin"],
-            corrected_holds=all(v is not None for v in failures.values())
-            and Fraction(inner.values["min_margin"]) > 0,
-        ),
-        subject="printed",
-    )
+    return _printed_against_corrected(failures, theorem6(upto))
 
 
 def theorem5_base3(automaton_l: int, direct_l: int, first_collision: bool = False) -> Checked:
@@ -884,4 +858,23 @@ def fig3() -> Checked:
         values,
         domains.FIG3_RECORD,
         ("answers_correct", "copy_share", "match_share", "constructed_match_share"),
+    )
+
+
+def _printed_against_corrected(failures: dict, inner: Checked) -> Checked:
+    """The printed construction's check: ``failures`` (the first failure of the construction as
+    printed, ``"printed"``, and of each repair left out) beside the corrected one's ``inner``
+    check (exact), whose inputs it covers."""
+    return Checked(
+        "exact",
+        inner.covered,
+        dict(
+            failures=failures,
+            printed_holds=failures["printed"] is None,
+            each_repair_needed=all(v is not None for v in failures.values()),
+            corrected_min_margin=inner.values["min_margin"],
+            corrected_holds=all(v is not None for v in failures.values())
+            and Fraction(inner.values["min_margin"]) > 0,
+        ),
+        subject="printed",
     )
