@@ -1,6 +1,7 @@
 """Smoke tests: every shipped experiment config takes a training step and writes its outputs; the
 train and plot commands work end to end; a user's config file runs by path."""
 
+import dataclasses
 import json
 import os
 import sys
@@ -204,3 +205,23 @@ def test_experiments_user_config_file_and_seed_lists(tmp_path, monkeypatch, caps
     assert cli_main(["plot", str(out)]) == 0
     assert (out / "tiny_sweep.png").exists()
     assert sweeps.read_record(str(out))[0].size == "tiny"
+
+
+def test_the_sweep_keeps_the_parameters_its_last_checkpoint_holds(tmp_path):
+    # run_experiment draws Figure 3 from what the sweep kept; plot redraws from the checkpoint
+    import jax
+    import numpy as np
+
+    from transformer_theory.sweeps.runs import sweep, trained_params
+
+    config = named_config("fig3_attention_maps").replace(seeds=(0,), steps=2)
+    spec = config.drawn_run
+    rows, kept = sweep(config.run_specs, str(tmp_path), progress=False, keep=spec)
+    assert [r["steps"] for r in rows] == [2] * len(rows)
+    restored = trained_params(spec, str(tmp_path))
+    for a, b in zip(jax.tree.leaves(kept), jax.tree.leaves(restored), strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))  # bit for bit: a copy
+    assert sweep(config.run_specs, str(tmp_path), progress=False)[1] is None
+    other = dataclasses.replace(spec, seed=99)
+    with pytest.raises(ValueError, match="keep"):
+        sweep(config.run_specs, str(tmp_path), progress=False, keep=other)

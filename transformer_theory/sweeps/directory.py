@@ -167,7 +167,7 @@ def run_experiment(
     on_result: Callable[[int, RunSpec, RunSummary], None] | None = None,
 ) -> tuple[list[RunSummary], list[str]]:
     """Check ``out`` and the time (:func:`.cost.check_seconds`), record the experiment, train
-    its runs, draw its analysis.
+    its runs, draw its analysis (what :func:`analyse` draws again from ``out``).
 
     Args:
       config: the experiment.
@@ -188,15 +188,20 @@ def run_experiment(
     check_seconds(config.run_specs, out)
     os.makedirs(out, exist_ok=True)
     write_json(os.path.join(out, EXPERIMENT_FILE), record)
-    rows = sweep(config.run_specs, out, progress=progress, on_result=on_result)
-    return rows, analyse(config, out)
+    spec = config.drawn_run  # Figure 3's run: its final parameters kept by the sweep
+    rows, trained = sweep(config.run_specs, out, progress=progress, on_result=on_result, keep=spec)
+    if spec is not None:
+        return rows, attention_maps.draw(spec.setup.task, trained, out, title=config.title)
+    return rows, [plot_curves(config, out)]
 
 
 def analyse(config: ExperimentSettings, out: str) -> list[str]:
-    """Draw ``config``'s analysis from the run directories under ``out``; returns the files:
-    Figure 3 (``"attention_maps"``: its run, :attr:`~.config.ExperimentSettings.drawn_run`,
-    restored from its checkpoint, beside Theorem 3's construction, :func:`.attention_maps.draw`)
-    or the learning curves of every run (``"curves"``, :func:`.plots.plot_curves`)."""
+    """Draw ``config``'s analysis again from the run directories under ``out``, as
+    :func:`run_experiment` drew it; returns the files: Figure 3 (``"attention_maps"``: its run,
+    :attr:`~.config.ExperimentSettings.drawn_run`, restored from its last checkpoint -- the
+    parameters the training ended with --, beside Theorem 3's construction,
+    :func:`.attention_maps.draw`) or the learning curves of every run (``"curves"``,
+    :func:`.plots.plot_curves`)."""
     spec = config.drawn_run
     if spec is not None:
         trained = trained_params(spec, out)

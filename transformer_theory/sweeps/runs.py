@@ -117,6 +117,15 @@ def execute(spec: RunSpec, out_root: str | None, progress: bool = True) -> RunSu
     The row's ``status`` is ``"ok"`` or ``"diverged"``; a diverged run's ``final_eval_acc`` and
     ``final_eval_loss`` are None and ``diverged_step`` names the update that was not finite.
     """
+    return _train_one(spec, out_root, progress)[0]
+
+
+def _train_one(
+    spec: RunSpec, out_root: str | None, progress: bool
+) -> tuple[RunSummary, ModelParams]:
+    """:func:`execute`'s row and the run's final parameters (those its last checkpoint holds:
+    :func:`~transformer_theory.train.train` checkpoints at the end, and before a diverging
+    update)."""
     params, data, tc, meta = build_run(spec)
     out_dir = None if out_root is None else os.path.join(out_root, spec.name)
     t0 = time.perf_counter()
@@ -125,7 +134,7 @@ def execute(spec: RunSpec, out_root: str | None, progress: bool = True) -> RunSu
     )
     last = res.metrics[-1]
     diverged = res.diverged_step is not None
-    return RunSummary(
+    row = RunSummary(
         run=spec.name,
         task=spec.task,
         heads="-".join(map(str, spec.heads)),
@@ -150,6 +159,7 @@ def execute(spec: RunSpec, out_root: str | None, progress: bool = True) -> RunSu
             last["seconds"] if last.get("seconds") is not None else time.perf_counter() - t0, 2
         ),
     )
+    return row, res.params
 
 
 def trained_params(spec: RunSpec, out_root: str) -> ModelParams:
@@ -162,13 +172,21 @@ def sweep(
     out: str,
     progress: bool = True,
     on_result: Callable[[int, RunSpec, RunSummary], None] | None = None,
-) -> list[RunSummary]:
+    keep: RunSpec | None = None,
+) -> tuple[list[RunSummary], ModelParams | None]:
     """Train every spec (resuming or continuing its directory), write ``summary.*`` and
-    ``aggregate.csv``; ``on_result(i, spec, row)`` is called after each run."""
+    ``aggregate.csv``; ``on_result(i, spec, row)`` is called after each run. Returns the rows
+    and the final parameters of the run ``keep`` names (``None`` without one): what its last
+    checkpoint holds, so the caller draws it without reading it back (:func:`trained_params`
+    reads it from a directory)."""
+    if keep is not None and keep.name not in {spec.name for spec in specs}:
+        raise ValueError(f"keep: {keep.name!r} is not one of the runs")
     os.makedirs(out, exist_ok=True)
-    rows = []
+    rows, kept = [], None
     for i, spec in enumerate(specs):
-        row = execute(spec, out, progress=progress)
+        row, params = _train_one(spec, out, progress)
+        if keep is not None and spec.name == keep.name:
+            kept = params
         rows.append(row)
         if on_result is not None:
             on_result(i, spec, row)
@@ -176,4 +194,4 @@ def sweep(
     if rows:
         write_csv(os.path.join(out, "summary.csv"), rows, list(rows[0]))
         write_csv(os.path.join(out, "aggregate.csv"), aggregate(rows))
-    return rows
+    return rows, kept
