@@ -43,21 +43,27 @@ entries; a flag ``G`` on ``g``'s entries; ``O`` the output classes, one-hot):
 off its targets. Per-tensor quantization rounds the tensors with more than one nonzero magnitude
 (``W_out``: 1 and ``n``; the MLP's biases: ``0 .. -b``); the activations' per-example rounding
 (the table's ``1/n`` against a scale of about 1) is what sets the bits needed.
-:func:`smallest_exact_bits` finds them by running the quantized model (:func:`._models.errors`)
-on the prompts it is given, :func:`._tasks.checking_prompts`: no error on every prompt for
+:func:`weights` gives the model's weights as plain arrays, :func:`build` the model
+(:func:`._models.from_weights`). :func:`smallest_exact_bits` finds the bits by running the
+quantized model (:func:`._models.fewest_exact_bits`, :func:`._models.errors`) on the prompts it is
+given, :func:`._tasks.checking_prompts`: no error on every prompt for
 ``n <= 3`` (every ``f``, ``g``, ``x``; pairs in random order) and on sampled prompts beyond.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 
-import jax.numpy as jnp
 import numpy as np
-from flax import nnx
 
 from transformer_theory._validate import check_int_arg
-from transformer_theory.papers.peng2024._models import CompositionTransformer, errors
+from transformer_theory.papers.peng2024 import _theory as theory
+from transformer_theory.papers.peng2024._models import (
+    CompositionTransformer,
+    fewest_exact_bits,
+    from_weights,
+)
 from transformer_theory.papers.peng2024._tasks import checking_prompts, pair_vocab
 
 __all__ = [
@@ -67,6 +73,7 @@ __all__ = [
     "build",
     "construction_width",
     "smallest_exact_bits",
+    "weights",
 ]
 
 HEADS = 2
@@ -82,10 +89,12 @@ def construction_width(n: int) -> int:
     return n * _bits_per_value(n) + 5 * n + 1
 
 
-def build(n: int, bits: int | None = None) -> CompositionTransformer:
-    """The one-layer, two-head model described in the module docstring, for domain ``n``, its
-    weights and activations fake-quantized to ``bits`` (``None``: float32). Its MLP (``4 d``
-    units) holds the ``n^2`` units only for ``n <= 44``; larger ``n`` is refused."""
+def weights(n: int) -> dict[str, np.ndarray]:
+    """The weights of the one-layer, two-head model described in the module docstring, for
+    domain ``n``, as plain float64 arrays (the :data:`._models.WEIGHTS` that
+    :func:`._models.from_weights` reads; the embedding has a row per token of
+    :func:`._tasks.pair_vocab`). Its MLP (``4 d`` units) holds the ``n^2`` units only for ``n <=
+    44``; larger ``n`` is refused."""
     n = check_int_arg("n", n, 2)
     d = construction_width(n)
     if n * n > 4 * d:
@@ -96,7 +105,6 @@ def build(n: int, bits: int | None = None) -> CompositionTransformer:
     g_flag = t0 + n * b  # G
     o0 = g_flag + 1  # block O
     vocab = pair_vocab(n)
-    model = CompositionTransformer(vocab, 2 * n + 1, d, HEADS, 1, n, bits=bits, rngs=nnx.Rngs(0))
     code = (np.arange(n)[:, None] >> np.arange(b)[None, :]) & 1  # code[c, k]: bit k of c
     emb = np.zeros((vocab, d))
     for j in range(n):
@@ -129,19 +137,26 @@ def build(n: int, bits: int | None = None) -> CompositionTransformer:
             mlp_out[u, o0 + c] = 1.0
     readout = np.zeros((d, n))
     readout[o0 : o0 + n] = np.eye(n)
-    blk = model.blocks[0]
-    f32 = jnp.float32
-    model.embed.embedding[...] = jnp.asarray(emb, f32)
-    model.position[...] = jnp.zeros((2 * n + 1, d), f32)
-    for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v), ("w_out", w_out)):
-        getattr(blk, name)[...] = jnp.asarray(w, f32)
-    blk.mlp_in.kernel[...] = jnp.asarray(mlp_in, f32)
-    blk.mlp_in.bias[...] = jnp.asarray(mlp_bias, f32)
-    blk.mlp_out.kernel[...] = jnp.asarray(mlp_out, f32)
-    blk.mlp_out.bias[...] = jnp.zeros(d, f32)
-    model.readout.kernel[...] = jnp.asarray(readout, f32)
-    model.readout.bias[...] = jnp.zeros(n, f32)
-    return model
+    return {
+        "embed": emb,
+        "position": np.zeros((2 * n + 1, d)),
+        "w_q": w_q,
+        "w_k": w_k,
+        "w_v": w_v,
+        "w_out": w_out,
+        "mlp_in": mlp_in,
+        "mlp_bias": mlp_bias,
+        "mlp_out": mlp_out,
+        "readout": readout,
+    }
+
+
+def build(n: int, bits: int | None = None) -> CompositionTransformer:
+    """The one-layer, two-head model described in the module docstring, for domain ``n``
+    (:func:`weights`, made a model by :func:`._models.from_weights`), its weights and activations
+    fake-quantized to ``bits`` (``None``: float32). Its MLP (``4 d`` units) holds the ``n^2``
+    units only for ``n <= 44``; larger ``n`` is refused."""
+    return from_weights(weights(n), bits)
 
 
 def smallest_exact_bits(
@@ -149,32 +164,15 @@ def smallest_exact_bits(
 ) -> dict:
     """The fewest bits ``p`` (2 to ``max_bits``) at which :func:`build` ``(n, p)`` answers every
     one of the prompts ``tokens_BxN`` right (``answers_B``; :func:`._tasks.checking_prompts`:
-    every prompt for ``n <= 3``, ``exhaustive``, sampled ones beyond). The float32 model is run
-    first, then ``p = 2, 3, ...`` until one is exact. Returns ``{"n", "bits", "prompts",
-    "exhaustive", "errors_below"}`` (``bits`` None if no ``p <= max_bits`` is exact;
-    ``errors_below``: the errors at ``bits - 1``, a witness that fewer bits fail) and the errors of
-    the float32 model (``"float32_errors"``)."""
+    every prompt for ``n <= 3``, ``exhaustive``, sampled ones beyond), by
+    :func:`._models.fewest_exact_bits`: the float32 model is run first, then ``p = 2, 3, ...``
+    until one is exact. Returns ``{"n", "bits", "prompts", "exhaustive", "errors_below"}``
+    (``bits`` None if no ``p <= max_bits`` is exact; ``errors_below``: the errors at ``bits -
+    1``, a witness that fewer bits fail) and the errors of the float32 model
+    (``"float32_errors"``)."""
     n = check_int_arg("n", n, 2)
-    max_bits = check_int_arg("max_bits", max_bits, 2)
-    found, below, previous, float32_errors = None, None, None, None
-    for p in (None, *range(2, max_bits + 1)):  # float32, then 2, 3, ... bits
-        model = build(n, p)
-        wrong = errors(model, tokens_BxN, answers_B)
-        if p is None:
-            float32_errors = wrong
-        elif wrong == 0:
-            found, below = p, previous
-            break
-        else:
-            previous = wrong
-    return {
-        "n": n,
-        "bits": found,
-        "prompts": len(tokens_BxN),
-        "exhaustive": bool(exhaustive),
-        "errors_below": below,
-        "float32_errors": float32_errors,
-    }
+    model_at = functools.partial(build, n)
+    return fewest_exact_bits(n, model_at, tokens_BxN, answers_B, exhaustive, max_bits=max_bits)
 
 
 def budget_row(
@@ -182,18 +180,11 @@ def budget_row(
 ) -> dict:
     """One ``n`` of :func:`budget_table` on the given prompts (:func:`._tasks.checking_prompts`):
     Theorem 1's threshold ``n log2 n`` (below it the bound is positive) and the construction's
-    budget ``H (d + 1) p`` at its :func:`smallest_exact_bits` ``p``, in bits, with their ratio."""
+    budget ``H (d + 1) p`` at its :func:`smallest_exact_bits` ``p``, in bits, with their ratio
+    (:func:`._theory.budget_row`)."""
     d = construction_width(n)
     found = smallest_exact_bits(n, tokens_BxN, answers_B, exhaustive, max_bits=max_bits)
-    nlogn = n * math.log2(n)
-    budget = None if found["bits"] is None else HEADS * (d + 1) * found["bits"]
-    return found | {
-        "heads": HEADS,
-        "d": d,
-        "threshold_bits": nlogn,
-        "construction_bits": budget,
-        "ratio": None if budget is None else budget / nlogn,
-    }
+    return theory.budget_row(found, HEADS, d)
 
 
 def budget_table(ns: tuple[int, ...] = (2, 3, 4, 8, 16), samples: int = 4096) -> list[dict]:

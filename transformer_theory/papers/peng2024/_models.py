@@ -3,20 +3,49 @@ Theorem 1): :class:`CompositionTransformer`, an ``L``-layer, ``H``-head transfor
 embedding of width ``d`` whose weights and activations can be fake-quantized to ``p`` bits
 (:func:`transformer_theory.precision.fake_quantize`), as a small Flax NNX module. A baseline for
 training, not the library's attention-only model (Chen & Zou 2024). :func:`errors` runs one on
-prompts and counts its wrong answers. Shape letters: :mod:`transformer_theory.glossary`.
+prompts and counts its wrong answers; :func:`from_weights` makes a one-layer one from given weights
+(a hand-built model's, :func:`._constructions.weights`), and :func:`fewest_exact_bits` finds the
+fewest bits at which a model made per ``p`` answers every given prompt. Shape letters:
+:mod:`transformer_theory.glossary`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Mapping
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from flax import nnx
 
-from transformer_theory._validate import check_ndim, check_token_ids
+from transformer_theory._validate import check_int_arg, check_ndim, check_token_ids
 from transformer_theory.precision import fake_quantize
 
-__all__ = ["CompositionTransformer", "causal_one_layer", "errors", "param_count"]
+__all__ = [
+    "WEIGHTS",
+    "CompositionTransformer",
+    "causal_one_layer",
+    "errors",
+    "fewest_exact_bits",
+    "from_weights",
+    "param_count",
+]
+
+#: The arrays :func:`from_weights` reads: ``embed (vocab, d)``, ``position (N, d)``, ``w_q``,
+#: ``w_k``, ``w_v``, ``w_out`` ``(H, d, d)``, ``mlp_in (d, 4 d)``, ``mlp_bias (4 d,)``, ``mlp_out
+#: (4 d, d)``, ``readout (d, C)``.
+WEIGHTS = (
+    "embed",
+    "position",
+    "w_q",
+    "w_k",
+    "w_v",
+    "w_out",
+    "mlp_in",
+    "mlp_bias",
+    "mlp_out",
+    "readout",
+)
 
 
 def param_count(module: nnx.Module) -> int:
@@ -165,6 +194,72 @@ def errors(
         pred = np.asarray(jnp.argmax(model(jnp.asarray(tokens_BxN[i : i + chunk])), axis=-1))
         wrong += int(np.sum(pred != answers_B[i : i + chunk]))
     return wrong
+
+
+def from_weights(
+    weights: Mapping[str, np.ndarray], bits: int | None = None
+) -> CompositionTransformer:
+    """A one-layer :class:`CompositionTransformer` holding ``weights`` (the arrays of
+    :data:`WEIGHTS`; its sizes read from their shapes, the MLP's output bias and the readout's bias
+    zero), fake-quantized to ``bits`` (``None``: float32)."""
+    missing = [k for k in WEIGHTS if k not in weights]
+    if missing:
+        raise ValueError(f"weights: expected the arrays {list(WEIGHTS)}, missing {missing}")
+    vocab, d = weights["embed"].shape
+    heads, classes = weights["w_q"].shape[0], weights["readout"].shape[1]
+    seq_len = weights["position"].shape[0]
+    rngs = nnx.Rngs(0)  # every parameter is overwritten below
+    model = CompositionTransformer(vocab, seq_len, d, heads, 1, classes, bits=bits, rngs=rngs)
+    blk = model.blocks[0]
+    f32 = jnp.float32
+    model.embed.embedding[...] = jnp.asarray(weights["embed"], f32)
+    model.position[...] = jnp.asarray(weights["position"], f32)
+    for name in ("w_q", "w_k", "w_v", "w_out"):
+        getattr(blk, name)[...] = jnp.asarray(weights[name], f32)
+    blk.mlp_in.kernel[...] = jnp.asarray(weights["mlp_in"], f32)
+    blk.mlp_in.bias[...] = jnp.asarray(weights["mlp_bias"], f32)
+    blk.mlp_out.kernel[...] = jnp.asarray(weights["mlp_out"], f32)
+    blk.mlp_out.bias[...] = jnp.zeros(d, f32)
+    model.readout.kernel[...] = jnp.asarray(weights["readout"], f32)
+    model.readout.bias[...] = jnp.zeros(classes, f32)
+    return model
+
+
+def fewest_exact_bits(
+    n: int,
+    model_at: Callable[[int | None], CompositionTransformer],
+    tokens_BxN: np.ndarray,
+    answers_B: np.ndarray,
+    exhaustive: bool,
+    *,
+    max_bits: int = 24,
+) -> dict:
+    """The fewest bits ``p`` (2 to ``max_bits``) at which ``model_at(p)`` answers every one of the
+    prompts ``tokens_BxN`` right (``answers_B``; ``exhaustive``: whether they are every prompt of
+    domain ``n``, recorded). ``model_at(None)`` (float32) is run first, then ``p = 2, 3, ...``
+    until one is exact. Returns ``{"n", "bits", "prompts", "exhaustive", "errors_below",
+    "float32_errors"}`` (``bits`` None if no ``p <= max_bits`` is exact; ``errors_below``: the
+    errors at ``bits - 1``, a witness that fewer bits fail; ``float32_errors``: the float32
+    model's)."""
+    max_bits = check_int_arg("max_bits", max_bits, 2)
+    found, below, previous, float32_errors = None, None, None, None
+    for p in (None, *range(2, max_bits + 1)):  # float32, then 2, 3, ... bits
+        wrong = errors(model_at(p), tokens_BxN, answers_B)
+        if p is None:
+            float32_errors = wrong
+        elif wrong == 0:
+            found, below = p, previous
+            break
+        else:
+            previous = wrong
+    return {
+        "n": n,
+        "bits": found,
+        "prompts": len(tokens_BxN),
+        "exhaustive": bool(exhaustive),
+        "errors_below": below,
+        "float32_errors": float32_errors,
+    }
 
 
 def causal_one_layer(

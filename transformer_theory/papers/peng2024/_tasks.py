@@ -13,7 +13,8 @@ recipe (:mod:`._models_one_pass`): every table entry is ONE token naming ``(argu
 n^2)``), each block in a random order, then the query ``2 n^2 + x`` (``2 n^2 + n + x`` asks for
 ``f(x)`` instead); the answer is a class in ``[0, n)``. :func:`pair_sample` draws them,
 :func:`all_prompts` lists every one of a small ``n``, :func:`checking_prompts` picks between the
-two and :func:`pair_vocab` counts their tokens.
+two and :func:`pair_vocab` counts their tokens; :func:`one_pass_data` gives one training run of
+the recipe its vocabulary, held-out prompts and training batches.
 
 The chain-of-thought prompts (``K`` function tables, then the query:
 :func:`._models_cot.cot_sample`) have :func:`cot_vocab` tokens and, teacher-forced at stride
@@ -23,6 +24,7 @@ The chain-of-thought prompts (``K`` function tables, then the query:
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 import numpy as np
 
@@ -35,6 +37,7 @@ __all__ = [
     "composition_vocab",
     "cot_length",
     "cot_vocab",
+    "one_pass_data",
     "pair_sample",
     "pair_vocab",
 ]
@@ -160,3 +163,20 @@ def checking_prompts(
     exhaustive = n <= 3
     tokens, answers = all_prompts(n, seed) if exhaustive else pair_sample(seed, samples, n)
     return tokens, answers, exhaustive
+
+
+def one_pass_data(
+    n: int, *, batch: int, aux: float, seed: int, held_out: int
+) -> tuple[int, np.ndarray, np.ndarray, Callable[[int], tuple[np.ndarray, np.ndarray]]]:
+    """The prompts of one run of the one-pass recipe (:mod:`._models_one_pass`) at domain ``n``:
+    ``(vocab, tokens_BxN, answers_B, sample)``, the :func:`pair_vocab`, ``held_out`` new
+    ``g(f(x))`` prompts (:func:`pair_sample` at seed ``10^9 + seed``) and ``sample(t)``, the
+    ``batch`` training prompts of step ``t`` (seed ``seed * 1_000_003 + t + 1``, a fraction
+    ``aux`` asking for ``f(x)``)."""
+    vocab = pair_vocab(n)
+    tokens, answers = pair_sample(10**9 + seed, held_out, n)  # held out: g(f(x)) only
+
+    def sample(t: int) -> tuple[np.ndarray, np.ndarray]:
+        return pair_sample(seed * 1_000_003 + t + 1, batch, n, aux=aux)
+
+    return vocab, tokens, answers, sample

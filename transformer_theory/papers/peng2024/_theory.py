@@ -1,15 +1,22 @@
 """Peng, Narayanan & Papadimitriou 2024's bound, as a formula: Theorem 1's lower bound on the error
-of a one-layer transformer on function composition (:func:`peng_error_bound`); and trained models'
-records set beside the bounds: the one-pass models' error beside Theorem 1's
-(:func:`bound_records`), the CoT steps a recipe needed beside Theorem 2's scale
-(:func:`steps_needed`).
+of a one-layer transformer on function composition (:func:`peng_error_bound`; with ``R`` and the
+chance error at one ``(n, H, d, p)``: :func:`one_pass_bounds`), and the hand-built model's budget
+beside its threshold (:func:`budget_row`); and trained models' records set beside the bounds: the
+one-pass models' error beside Theorem 1's (:func:`bound_records`), the CoT steps a recipe needed
+beside Theorem 2's scale (:func:`steps_needed`).
 """
 
 from __future__ import annotations
 
 import math
 
-__all__ = ["bound_records", "peng_error_bound", "steps_needed"]
+__all__ = [
+    "bound_records",
+    "budget_row",
+    "one_pass_bounds",
+    "peng_error_bound",
+    "steps_needed",
+]
 
 
 def peng_error_bound(n: int, heads: int, width: int, bits: int) -> float:
@@ -25,6 +32,32 @@ def peng_error_bound(n: int, heads: int, width: int, bits: int) -> float:
         return 0.0
     nlogn = n * math.log2(n)
     return max(0.0, (nlogn - heads * (width + 1) * bits) / (3 * nlogn))
+
+
+def one_pass_bounds(n: int, heads: int, width: int, bits: int) -> dict:
+    """Theorem 1 at ``(n, H, d, p)``: ``{"bound", "R", "chance_error"}``, the bound
+    (:func:`peng_error_bound`), ``R = n log2 n - H (d + 1) p`` and the error of a uniform guess,
+    ``1 - 1 / n``."""
+    bound = peng_error_bound(n, heads, width, bits)
+    nlogn = n * math.log2(n)
+    return {"bound": bound, "R": nlogn - heads * (width + 1) * bits, "chance_error": 1 - 1 / n}
+
+
+def budget_row(found: dict, heads: int, width: int) -> dict:
+    """The hand-built model's fewest exact bits ``found`` (:func:`._models.fewest_exact_bits`:
+    ``n``, ``bits``, ...) beside Theorem 1's threshold ``n log2 n`` (below it the bound is
+    positive): ``found`` with ``heads``, ``d = width``, ``threshold_bits``, its budget
+    ``construction_bits = H (d + 1) p`` in bits (None where no ``p`` was exact) and their
+    ``ratio``."""
+    nlogn = found["n"] * math.log2(found["n"])
+    budget = None if found["bits"] is None else heads * (width + 1) * found["bits"]
+    return found | {
+        "heads": heads,
+        "d": width,
+        "threshold_bits": nlogn,
+        "construction_bits": budget,
+        "ratio": None if budget is None else budget / nlogn,
+    }
 
 
 def steps_needed(records: list[dict], target: float) -> list[dict]:

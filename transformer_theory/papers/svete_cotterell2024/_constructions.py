@@ -26,7 +26,8 @@ heads.py``, ``layers.py``, ``single.py``); this library's two variants of them (
 3.3-slots) are in :mod:`._constructions_variants`, and the stream they all share in
 :mod:`._constructions_layout`.
 :func:`build` builds any of the four :data:`REGISTRY` entries by name (``REGISTRY[name].paper``
-says whose it is); the paper's 3.3 is its own small model (:func:`build_paper33`).
+says whose it is; :func:`softmax_model`: one with softmax attention, laid out for the KL); the
+paper's 3.3 is its own small model (:func:`build_paper33`).
 
 - **3.1, ``n - 1`` heads, one layer** (:class:`Theorem31`). Head ``h`` scores key ``j`` by
   ``<u(t), u(j + h)>`` with ``u(s) = (sqrt(1/s), sqrt(1 - 1/s))``, a cosine that is 1 exactly at
@@ -113,6 +114,7 @@ __all__ = [
     "check_built_as",
     "head_offsets",
     "score_gap",
+    "softmax_model",
     "sparse_beta",
 ]
 
@@ -285,6 +287,14 @@ def build(
         mlp = MLPParams(w1=arr(w1), b1=arr(b1), w2=arr(w2), b2=arr(zero)) if last else None
         layers.append(LayerParams(attn=AttentionParams(w_v=arr(v), w_qk=arr(qk)), mlp=mlp))
     return ModelParams(layers=tuple(layers), w_o=arr(w_o), config=config)
+
+
+def softmax_model(lm: NGramLM, construction: str, *, beta: float, max_len: int) -> ModelParams:
+    """``construction`` (:func:`build`) for ``lm`` with softmax attention at score scale ``beta``,
+    float64, laid out for the ``max_len + 1`` symbols that the KL over the first ``max_len + 1``
+    outcomes reads (:func:`._theory_soft.kl_first_outcomes`, :func:`._theory_soft.kl_of` at
+    ``max_len``): the model of the softmax study's KL."""
+    return build(lm, construction, attention="softmax", beta=beta, max_len=max_len + 1)
 
 
 def head_offsets(construction: str, order: int) -> list[tuple[int, int, int]]:

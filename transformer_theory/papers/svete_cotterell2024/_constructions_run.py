@@ -10,7 +10,9 @@ compare with the n-gram's (:mod:`._theory_equivalence`, :mod:`._theory_precision
 - :func:`paper33_states`, :func:`paper33_log_probs`, :func:`paper33_decoded`: the forward of the
   paper's 3.3 as the authors' ``TransfomerLM`` reads it (the ReLU inside its score is more than the
   library's bilinear ``W_QK`` expresses, so it has its own).
-- :func:`softmax_log_probs`: a softmax construction built at one ``beta`` and run (the answers
+- :func:`log_probs_by_length`: :func:`transformer_log_probs` of the strings of every length the
+  KL at ``max_len`` reads; :func:`softmax_log_probs`: those of the softmax construction built at
+  one ``beta`` (:func:`._constructions.softmax_model`; the answers
   :func:`._theory_soft.soft_study` bisects ``beta`` over).
 
 Shapes use the letters of :mod:`transformer_theory.glossary`.
@@ -25,11 +27,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from transformer_theory.core.forward import lm_log_probs
-from transformer_theory.papers.svete_cotterell2024._constructions import Paper33, build
+from transformer_theory.papers.svete_cotterell2024._constructions import Paper33, softmax_model
 from transformer_theory.papers.svete_cotterell2024._tasks import NGramLM
 from transformer_theory.params import ModelParams
 
 __all__ = [
+    "log_probs_by_length",
     "paper33_decoded",
     "paper33_log_probs",
     "paper33_states",
@@ -136,6 +139,15 @@ def transformer_log_probs(
     return np.concatenate(out) if out else np.zeros((0, strings.shape[1] + 1))
 
 
+def log_probs_by_length(
+    params: ModelParams | Paper33, strings_by_length: Sequence[np.ndarray], max_len: int
+) -> list[np.ndarray]:
+    """:func:`transformer_log_probs` of ``strings_by_length[0 .. max_len + 1]`` (one batch per
+    length): the answers the KL over the first ``max_len + 1`` outcomes reads
+    (:func:`._theory_soft.kl_of`)."""
+    return [transformer_log_probs(params, s) for s in strings_by_length[: max_len + 2]]
+
+
 def softmax_log_probs(
     lm: NGramLM,
     construction: str,
@@ -144,9 +156,9 @@ def softmax_log_probs(
     beta: float,
     max_len: int,
 ) -> list[np.ndarray]:
-    """:func:`transformer_log_probs` of ``strings_by_length[0 .. max_len + 1]`` (one batch per
-    length) under ``construction`` built for ``lm`` with softmax attention at score scale
-    ``beta``, float64, laid out for the ``max_len + 1`` symbols read
-    (:func:`._theory_soft.soft_study`'s answers at one ``beta``)."""
-    params = build(lm, construction, attention="softmax", beta=beta, max_len=max_len + 1)
-    return [transformer_log_probs(params, s) for s in strings_by_length[: max_len + 2]]
+    """:func:`log_probs_by_length` under ``construction`` built for ``lm`` with softmax attention
+    at score scale ``beta``, float64, laid out for the ``max_len + 1`` symbols read
+    (:func:`._constructions.softmax_model`; :func:`._theory_soft.soft_study`'s answers at one
+    ``beta``)."""
+    params = softmax_model(lm, construction, beta=beta, max_len=max_len)
+    return log_probs_by_length(params, strings_by_length, max_len)

@@ -114,7 +114,8 @@ def check_budget(settings: Any) -> tuple[float, float]:
 def run(config: Any, out_dir: str | None = None, *, progress: bool = False) -> NGramResult:
     """Build -> check -> record -> plot, every stage once per construction and precision of
     ``config``, in that order: the n-gram LM and its answers on the strings checked
-    (:mod:`._tasks`); the model (:mod:`._constructions`) and its answers on the same strings
+    (:mod:`._tasks`); the model (:mod:`._constructions`; with softmax attention also the KL's own,
+    :func:`._constructions.softmax_model`) and its answers on the same strings
     (:mod:`._constructions_run`);
     the weak-equivalence check (:mod:`._theory_equivalence`), the precision scan and the derived
     exact length (:mod:`._theory_precision`, hard/sparse) or the KL (:mod:`._theory_soft`,
@@ -183,7 +184,7 @@ def run(config: Any, out_dir: str | None = None, *, progress: bool = False) -> N
     ):
         dtype = dtype_of(precision)
         # the model, laid out for max_len in dtype
-        offsets = decoded = kl_log_q = None
+        offsets = decoded = kl_params = kl_log_q = None
         if construction == "3.3":  # the paper's 3.3: hard attention only
             params = cn.build_paper33(lm, dtype=dtype)
             heads, width, mlp_hidden = (1,), None, None
@@ -199,14 +200,14 @@ def run(config: Any, out_dir: str | None = None, *, progress: bool = False) -> N
             )
             heads = tuple(params.config.heads)
             width, mlp_hidden = params.config.width, params.config.mlp_hidden
+        if softmax:  # the KL reads max_len + 1 symbols: its own model, float64, laid out for them
+            kl_params = cn.softmax_model(lm, construction, beta=config.beta, max_len=config.max_len)
         # its answers on the same strings
         log_q = [models.transformer_log_probs(params, s) for s in ref.strings]
         if construction == "3.3":  # the scan reads these in order, up to the first failing length
             decoded = (models.paper33_decoded(params, jnp.asarray(s)) for s in scan_strings)
-        if softmax:  # the KL reads max_len + 1 symbols: its own model, float64, laid out for them
-            kl_log_q = models.softmax_log_probs(
-                lm, construction, kl_ref.strings, beta=config.beta, max_len=config.max_len
-            )
+        if softmax:  # the KL model's answers on every string the KL reads
+            kl_log_q = models.log_probs_by_length(kl_params, kl_ref.strings, config.max_len)
         # the checks
         checked = equivalence.equivalence_of(lm, ref, log_q, models.param_dtype(params))
         extra: dict[str, Any] = {}

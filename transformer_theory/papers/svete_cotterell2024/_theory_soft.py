@@ -34,7 +34,6 @@ __all__ = [
     "kl_of",
     "soft_kl",
     "soft_study",
-    "softmax_model",
 ]
 
 #: The betas of the softmax KL curve (the study's ``kl_by_beta``).
@@ -88,17 +87,13 @@ def check_soft_table(lm: NGramLM) -> None:
         )
 
 
-def softmax_model(lm: NGramLM, construction: str, beta: float, max_len: int) -> ModelParams:
-    """The construction with softmax attention at score scale ``beta`` (float64), laid out for
-    the ``max_len + 1`` symbols that :func:`kl_first_outcomes` at ``max_len`` reads."""
-    return cn.build(lm, construction, attention="softmax", beta=beta, max_len=max_len + 1)
-
-
 def soft_kl(lm: NGramLM, construction: str, beta: float, max_len: int) -> float:
     """:func:`kl_first_outcomes` of the construction with softmax attention at score scale
-    ``beta`` (float64, :func:`softmax_model`)."""
+    ``beta`` (float64, laid out for the ``max_len + 1`` symbols read:
+    :func:`._constructions.softmax_model`)."""
     check_soft_table(lm)
-    return kl_first_outcomes(lm, softmax_model(lm, construction, beta, max_len), max_len)
+    params = cn.softmax_model(lm, construction, beta=beta, max_len=max_len)
+    return kl_first_outcomes(lm, params, max_len)
 
 
 def beta_for_kl(
@@ -109,7 +104,7 @@ def beta_for_kl(
     check_soft_table(lm)
     return beta_reaching(
         lm,
-        functools.partial(cn.build, lm, construction, attention="softmax"),
+        functools.partial(cn.softmax_model, lm, construction),
         target,
         max_len,
         hi=hi,
@@ -125,11 +120,12 @@ def beta_reaching(
     hi: float = 2.0**20,
 ) -> float | None:
     """:func:`beta_for_kl` of a construction already looked up: ``build(beta=, max_len=)`` gives
-    it with softmax attention at a score scale, laid out for ``max_len + 1`` symbols here (the
-    table already checked, :func:`check_soft_table`)."""
+    it with softmax attention at a score scale, laid out for the KL at ``max_len``
+    (:func:`._constructions.softmax_model`; the table already checked,
+    :func:`check_soft_table`)."""
 
     def kl(beta: float) -> float:
-        return kl_first_outcomes(lm, build(beta=beta, max_len=max_len + 1), max_len)
+        return kl_first_outcomes(lm, build(beta=beta, max_len=max_len), max_len)
 
     return _bisect_beta(kl, target, hi)
 
