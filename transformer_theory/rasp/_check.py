@@ -41,6 +41,7 @@ from transformer_theory import _validate, budget, precision
 from transformer_theory.core import forward_trace
 from transformer_theory.rasp import _compiler as compiler
 from transformer_theory.rasp import _language as lang
+from transformer_theory.rasp._compile_ir import min_gap
 
 __all__ = ["check", "ledger_check", "run", "precision_limits", "predicted_exact", "DTYPES"]
 
@@ -411,7 +412,7 @@ def predicted_exact(compiled: compiler.CompiledProgram, dtype: str) -> dict[str,
             worst = max(worst, float(total.max(initial=0.0)))
         if u * worst > 0.25:
             limits.append(f"{nd.label}: {dtype} rounding of its ramps ({u * worst:.2g} > 1/4)")
-        if slope is not None and compiler._min_gap(x.values) < 1 / slope:
+        if slope is not None and min_gap(x.values) < 1 / slope:
             limits.append(f"{nd.label}: ramp slope {slope} < 1/gap")
     return {"exact": not limits, "limited_by": limits}
 
