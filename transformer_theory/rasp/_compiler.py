@@ -187,10 +187,12 @@ def compile(
         program = lang.prefix_program(program)
     N = max_seq_len
     nodes, out = build_graph(program, vocab, N, bool(causal))  # children before parents
+    lower = attention_depth(program)
     validate(nodes, program, vocab, N, causal)
     depth = allocate_layers(nodes, out)
     labels = residual_layout(nodes, vocab, N)
     choose_constants(nodes, N, softmax_scale)
+    constants = constants_record(nodes, softmax_scale, mlp_slope)
     blocks = craft_blocks(nodes, len(labels), len(vocab), depth, mlp_slope)
     params, w_o, out_values = assemble(blocks, out, len(labels), len(vocab), N, bool(causal))
     return CompiledProgram(
@@ -204,7 +206,7 @@ def compile(
         out_values,
         w_o,
         nodes,
-        attention_depth(program),
-        constants_record(nodes, softmax_scale, mlp_slope),
+        lower,
+        constants,
         meaning,
     )
