@@ -10,8 +10,9 @@ and MLP's blocks, handed on as plain arrays) and ``_compile_assemble`` (those bl
 the parameters, and :class:`CompiledProgram`). The stages are one-way: none imports another.
 What they share is the language, as the papers share :mod:`transformer_theory.params`:
 ``_language`` (the SOps and their interpreter) and ``_compile_ir`` (the intermediate
-representation, as tracr's ``nodes.py``: the graph's :class:`~transformer_theory.rasp.
-_compile_ir.Node`, which each stage reads and annotates, and craft's ``LayerBlocks``). This
+representation, as tracr's ``nodes.py``: the graph's
+:class:`~transformer_theory.rasp._compile_ir.Node`, which each stage reads and annotates, and
+craft's ``LayerBlocks``). This
 docstring states the laws they implement.
 
 The input is ``BOS x_0 .. x_{n-1}``: token ids ``0..|V|-1`` for the vocabulary, ``|V|`` for BOS
@@ -104,7 +105,7 @@ attention depth 3 and compiles to 4 layers, all 4 with attention
 
 The format does not enter the constants (no constant buys back a roundoff); it enters the
 predicted limit (:func:`~transformer_theory.rasp._check.predicted_exact`, in the record of
-:func:`transformer_theory.rasp._outputs.study`).
+:func:`transformer_theory.rasp._study_program.study`).
 """
 
 from __future__ import annotations
