@@ -80,6 +80,11 @@ _HUGE = 2**70
         (lambda: _study_program.study(_PROG, "ab", 3, certificate_inputs=0), "certificate_inputs"),
         (lambda: _study_program.study(_PROG, "ab", 3, precision_lengths=[0]), "precision_lengths"),
         (lambda: _study_program.study(_PROG, "ab", _HUGE), "max_seq_len"),
+        # a precision length too large to compile named as study's argument (it said lengths)
+        (
+            lambda: _study_program.study(_PROG, "ab", 3, precision_lengths=[2**40]),
+            "precision_lengths",
+        ),
         (lambda: _lower_bounds.lower_bounds(_small(), -1), "certificate_inputs"),
         (lambda: rasp.compile(_PROG, 5, 3), "vocab"),
         (lambda: rasp.compile(_PROG, [[1], [2]], 3), "vocab"),
@@ -338,3 +343,15 @@ def test_lower_bounds_say_when_no_length_was_small_enough_to_certify():
     _, record = _study_program.study(*_library.get_program("parity", None), 4)
     line = next(x for x in record.lines("float64") if x.startswith("lower bounds"))
     assert line.endswith("certified impossible at lengths [3, 4] of [2, 3, 4]")
+
+
+def test_the_study_measures_the_precision_limits_as_precision_limits_does():
+    # the study compiles max_len's model once and reuses it for that precision length
+    from transformer_theory import jsonio
+    from transformer_theory.rasp._records import PrecisionLimit
+
+    prog, vocab = _library.get_program("frac_prevs", None)
+    _, record = _study_program.study(prog, vocab, 3, precision_lengths=[4, 3, 3])
+    direct = rasp.precision_limits(prog, vocab, lengths=[4, 3, 3], samples=16, dtypes=_check.DTYPES)
+    assert record.precision_limits == tuple(jsonio.as_record(PrecisionLimit, r) for r in direct)
+    assert [r.length for r in record.precision_limits[0].rows] == [3, 3, 4]
