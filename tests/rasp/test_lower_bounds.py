@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from transformer_theory import rasp
-from transformer_theory.rasp import _compiler, _library, _lower_bounds, _outputs
+from transformer_theory.rasp import _compiler, _library, _lower_bounds
 
 # The longest chain of Aggregate / SelectorWidth, counted by hand from the definitions:
 # length = width(all); reverse = aggregate(.. length ..); sort(_unique) = aggregate(.. width ..);
@@ -58,7 +58,7 @@ def test_parity_is_certified_impossible_for_one_attention_layer_yet_compiles_to_
         assert by[(3, family)]["verdict"] == "impossible" and by[(3, family)]["verified_exactly"]
         assert by[(3, family)]["inputs"] == 8 and by[(3, family)]["certificate_size"] >= 2
         assert by[(2, family)]["verdict"] == "no certificate"  # x_0 XOR x_1 given x_1: linear
-    lb = _outputs.lower_bounds(rasp.compile(program, vocab, 4))
+    lb = _lower_bounds.lower_bounds(rasp.compile(program, vocab, 4))
     assert lb["one_layer_certified_impossible_at"] == [3, 4]
     assert lb["compiled_layers"] == lb["attention_depth"] == 1
 
@@ -71,6 +71,6 @@ def test_certified_lengths(name, impossible):
     # one class, nothing to certify); MAJORITY is a threshold of counts, linear: no certificate;
     # sort_unique's last position (the largest token, None where it repeats) is certified at 3
     program, vocab = _library.get_program(name)
-    lb = _outputs.lower_bounds(rasp.compile(program, vocab, max(impossible, default=4)))
+    lb = _lower_bounds.lower_bounds(rasp.compile(program, vocab, max(impossible, default=4)))
     assert lb["one_layer_certified_impossible_at"] == impossible
     assert lb["compiled_attention_sublayers"] == lb["attention_depth"]

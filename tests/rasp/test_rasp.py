@@ -297,10 +297,10 @@ def test_the_face_is_small_and_renames_nothing():
     # what left the face is still where the private modules keep it, and the study has it
     left = {"get_program", "attention_depth", "certify", "SelectAnd", "CompiledProgram"}
     assert left.isdisjoint(face.__all__)
-    from transformer_theory.rasp import _outputs
+    from transformer_theory.rasp import _study_program
 
     program = face.PROGRAMS["length"].make("ab")
-    compiled, record = _outputs.study(program, "ab", 2)
+    compiled, record = _study_program.study(program, "ab", 2)
     assert isinstance(compiled, _compiler.CompiledProgram)
     assert record.lower_bounds.attention_depth == compiled.attention_depth == 1
     assert set(record.predicted) >= {"float32", "float64"}

@@ -12,7 +12,14 @@ import pytest
 
 from transformer_theory import rasp
 from transformer_theory.cli import main
-from transformer_theory.rasp import _check, _library, _lower_bounds, _outputs
+from transformer_theory.rasp import (
+    _check,
+    _library,
+    _loader,
+    _lower_bounds,
+    _outputs,
+    _study_program,
+)
 
 
 def _compiled(name="length", vocab="ab", n=3):
@@ -26,7 +33,7 @@ def test_a_check_over_no_input_is_refused_not_agreement():
         rasp.check(c, max_inputs=0, samples_per_length=0)
     prog, v = _library.get_program("length", "ab")
     with pytest.raises(ValueError, match="0 inputs"):
-        _outputs.study(prog, v, 3, samples=0, max_inputs=0)
+        _study_program.study(prog, v, 3, samples=0, max_inputs=0)
     with pytest.raises(ValueError, match="samples_per_length"):
         rasp.check(c, samples_per_length=-1)
     # sampling only (max_inputs 0) still checks, and says so
@@ -68,12 +75,17 @@ _HUGE = 2**70
         (lambda: rasp.run(_small(), [["z"]]), "inputs"),
         (lambda: rasp.evaluate(_PROG, 5), "xs"),
         # study's own names (it said samples_per_length, dtype, max_inputs, lengths)
-        (lambda: _outputs.study(_PROG, "ab", 3, samples=-1), "samples"),
-        (lambda: _outputs.study(_PROG, "ab", 3, precision="float8"), "precision"),
-        (lambda: _outputs.study(_PROG, "ab", 3, certificate_inputs=0), "certificate_inputs"),
-        (lambda: _outputs.study(_PROG, "ab", 3, precision_lengths=[0]), "precision_lengths"),
-        (lambda: _outputs.study(_PROG, "ab", _HUGE), "max_seq_len"),
-        (lambda: _outputs.lower_bounds(_small(), -1), "certificate_inputs"),
+        (lambda: _study_program.study(_PROG, "ab", 3, samples=-1), "samples"),
+        (lambda: _study_program.study(_PROG, "ab", 3, precision="float8"), "precision"),
+        (lambda: _study_program.study(_PROG, "ab", 3, certificate_inputs=0), "certificate_inputs"),
+        (lambda: _study_program.study(_PROG, "ab", 3, precision_lengths=[0]), "precision_lengths"),
+        (lambda: _study_program.study(_PROG, "ab", _HUGE), "max_seq_len"),
+        # a precision length too large to compile named as study's argument (it said lengths)
+        (
+            lambda: _study_program.study(_PROG, "ab", 3, precision_lengths=[2**40]),
+            "precision_lengths",
+        ),
+        (lambda: _lower_bounds.lower_bounds(_small(), -1), "certificate_inputs"),
         (lambda: rasp.compile(_PROG, 5, 3), "vocab"),
         (lambda: rasp.compile(_PROG, [[1], [2]], 3), "vocab"),
         (lambda: rasp.precision_limits(_PROG, "ab", samples=-1), "samples"),
@@ -82,9 +94,9 @@ _HUGE = 2**70
         (lambda: rasp.precision_limits(_PROG, "ab", lengths=[2**40]), "lengths"),
         (lambda: rasp.certified_length(_PROG, "ab", softmax_scale=float("nan")), "softmax_scale"),
         (lambda: rasp.certified_length(_PROG, "ab", lengths=[1.5]), "lengths"),
-        (lambda: _outputs.check_cost(0, 3), "vocab_size"),
-        (lambda: _outputs.check_cost(2, 3, samples=-1), "samples"),
-        (lambda: _outputs.load_program(5), "spec"),
+        (lambda: _check.check_cost(0, 3), "vocab_size"),
+        (lambda: _check.check_cost(2, 3, samples=-1), "samples"),
+        (lambda: _loader.load_program(5), "spec"),
         # the task at length 0 failed inside the interpreter (IndexError)
         (lambda: _certs(_PROG, "ab", [0]), "lengths"),
         (lambda: _certs(_PROG, "ab", []), "lengths"),
@@ -285,15 +297,15 @@ def test_size_refusals_name_the_argument_and_the_command_its_option():
     from transformer_theory import budget
 
     with pytest.raises(budget.BudgetError) as err:
-        _outputs.check_cost(3, 3, max_inputs=1, samples=10**12)
+        _check.check_cost(3, 3, max_inputs=1, samples=10**12)
     assert str(err.value).startswith("samples:") and err.value.option == "samples"
     assert "--" not in str(err.value) and "lower samples" in str(err.value)
     with pytest.raises(budget.BudgetError) as err:
-        _outputs.check_cost(4000, 1)
+        _check.check_cost(4000, 1)
     assert str(err.value).startswith("vocab:") and "--" not in str(err.value)
     # the width is mostly 3 N here (3 tokens, inputs up to 400): the refusal names max_len
     with pytest.raises(budget.BudgetError) as err:
-        _outputs.check_cost(3, 400)
+        _check.check_cost(3, 400)
     assert str(err.value).startswith("max_len:") and err.value.option == "max_len"
     assert "lower max_len" in str(err.value)
 
@@ -321,13 +333,25 @@ def test_lower_bounds_say_when_no_length_was_small_enough_to_certify():
 
     vocab = [chr(ord("a") + i) for i in range(26)] + [chr(ord("A") + i) for i in range(20)]
     program, vocab = _library.get_program("reverse", vocab)
-    _, record = _outputs.study(program, vocab, 2, max_inputs=10, samples=2)
+    _, record = _study_program.study(program, vocab, 2, max_inputs=10, samples=2)
     line = next(x for x in record.lines("float64") if x.startswith("lower bounds"))
     assert record.lower_bounds.one_layer_certificates == ()
     assert line.endswith("not tried (every length has too many inputs for a certificate)")
-    _, record = _outputs.study(*_library.get_program("reverse", "ab"), 3)
+    _, record = _study_program.study(*_library.get_program("reverse", "ab"), 3)
     line = next(x for x in record.lines("float64") if x.startswith("lower bounds"))
     assert line.endswith("not certified impossible at lengths [2, 3]")
-    _, record = _outputs.study(*_library.get_program("parity", None), 4)
+    _, record = _study_program.study(*_library.get_program("parity", None), 4)
     line = next(x for x in record.lines("float64") if x.startswith("lower bounds"))
     assert line.endswith("certified impossible at lengths [3, 4] of [2, 3, 4]")
+
+
+def test_the_study_measures_the_precision_limits_as_precision_limits_does():
+    # the study compiles max_len's model once and reuses it for that precision length
+    from transformer_theory import jsonio
+    from transformer_theory.rasp._records import PrecisionLimit
+
+    prog, vocab = _library.get_program("frac_prevs", None)
+    _, record = _study_program.study(prog, vocab, 3, precision_lengths=[4, 3, 3])
+    direct = rasp.precision_limits(prog, vocab, lengths=[4, 3, 3], samples=16, dtypes=_check.DTYPES)
+    assert record.precision_limits == tuple(jsonio.as_record(PrecisionLimit, r) for r in direct)
+    assert [r.length for r in record.precision_limits[0].rows] == [3, 3, 4]

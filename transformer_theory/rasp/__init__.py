@@ -8,9 +8,10 @@ semantics), ``_compiler`` (the compiler and its stated laws for the constants), 
 (compiled model against the interpreter on every input, margins, precision laws),
 ``_certificate`` (certificates by length: exact on every input up to ``N`` in a float format,
 proved from the value sets without enumerating inputs), ``_library``
-(the programs), ``_lower_bounds`` (the library's one-layer impossibility certificates for a
-program's task), ``_outputs`` (one program end to end, as the ``rasp`` command runs it) and
-``_tracr`` (differential testing against tracr, imported only where tracr is installed); the
+(the programs), ``_loader`` (a program by name or from a ``.py`` file), ``_lower_bounds`` (the
+library's one-layer impossibility certificates for a program's task), ``_study_program`` (one
+program end to end, as the ``rasp`` command runs it: ``study``), ``_outputs`` (what it writes)
+and ``_tracr`` (differential testing against tracr, imported only where tracr is installed); the
 experiments beside tracr are :mod:`.experiments` (settings as data, their studies
 ``_study_tracr_table`` and ``_study_tracr_differential``);
 :mod:`.claims` registers compiled programs as rows of the claims ledger (certified in arb balls
@@ -49,7 +50,7 @@ from transformer_theory.rasp._language import (
     tokens,
 )
 from transformer_theory.rasp._library import PROGRAMS
-from transformer_theory.rasp._outputs import study
+from transformer_theory.rasp._study_program import study
 
 __all__ = [
     "PROGRAMS",

@@ -101,7 +101,7 @@ from flint import arb, ctx
 from transformer_theory import precision
 from transformer_theory.rasp import _compiler as compiler
 from transformer_theory.rasp import _language as lang
-from transformer_theory.rasp._compile_craft import _evaluate_fused
+from transformer_theory.rasp._compile_ir import evaluate_fused
 
 __all__ = ["EXP_ULPS", "FORMATS", "certify", "certified_length", "DEFAULT_LENGTHS"]
 
@@ -758,7 +758,7 @@ def _mlp(nd, lw, owners: _Owners, st: _State, fmt: _Format):
             if key not in targets_cache:
                 assign = {id(f): f.values[j] for f, j in zip(frontier, key)}
                 try:
-                    y = _evaluate_fused(nd, assign)
+                    y = evaluate_fused(nd, assign)
                 except Exception as err:
                     raise _Fail(f"{nd.label}: its function raised {err!r}") from None
                 targets_cache[key] = y

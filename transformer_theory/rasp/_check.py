@@ -22,7 +22,10 @@ exact length beside it.
 ``n + 1`` rows unpadded) instead, and every margin above becomes its certified LOWER end, computed
 in rationals from the balls' endpoints: ``lower(x[v]) - max_u upper(x[u])`` and
 ``1 - max(|lower(x) - t|, |upper(x) - t|) / h``; a decision counts only when that is positive.
-:func:`ledger_check` is the ledger rows' check (``rasp/claims.py``).
+:func:`ledger_check` is the ledger rows' check (``rasp/claims.py``). What a check costs is
+stated here too: :func:`count_inputs` (the inputs it draws per length) and :func:`check_cost`
+(its positions, operations and model memory), which the ``rasp`` study refuses by before any
+work.
 """
 
 from __future__ import annotations
@@ -41,10 +44,105 @@ from transformer_theory import _validate, budget, precision
 from transformer_theory.core import forward_trace
 from transformer_theory.rasp import _compiler as compiler
 from transformer_theory.rasp import _language as lang
+from transformer_theory.rasp._compile_ir import min_gap
 
-__all__ = ["check", "ledger_check", "run", "precision_limits", "predicted_exact", "DTYPES"]
+__all__ = [
+    "DTYPES",
+    "check",
+    "check_cost",
+    "count_inputs",
+    "ledger_check",
+    "precision_limits",
+    "precision_rows",
+    "precision_summary",
+    "predicted_exact",
+    "run",
+]
 
 DTYPES = precision.PRECISIONS
+
+
+# A compiled model's parameters grow like N^2 (positions one-hot, MLP tables over them): 6.9e6
+# float64 parameters for reverse at N = 64, the largest library program measured; its residual
+# width is about 2 |V| + 3 N, and every head holds two D x D matrices.
+_PARAMETERS_AT_64 = 6.9e6
+# The most input positions (inputs times their length) one check compares: about 10^5 a second.
+_MAX_POSITIONS = 2 * 10**7
+# The most floating-point operations one check's forward passes may take (minutes on a core;
+# reverse at max_len 64 needs about 2.4e11).
+_MAX_FLOPS = 5 * 10**11
+
+
+def check_cost(
+    vocab_size: int,
+    max_len: int,
+    precision_lengths: Sequence[int] = (),
+    *,
+    max_inputs: int = 100_000,
+    samples: int = 64,
+) -> None:
+    """Refuse (:class:`~transformer_theory.budget.BudgetError` naming the argument to lower:
+    ``max_len``, ``max_inputs``, ``samples``, ``vocab`` -- the vocabulary, ``vocab_size`` tokens
+    -- or ``precision_lengths``, as :func:`~transformer_theory.rasp._study_program.study` names
+    them; the command turns each into its option), before anything is compiled, a check whose
+    work or model is too large, counting every argument that multiplies it: the positions
+    compared (every input enumerated while they number at most ``max_inputs`` -- ``vocab_size``
+    to the power of the length -- then ``samples`` per longer length, times the length), and the
+    memory of the model compiled for ``max_len`` or the longest of ``precision_lengths``
+    (positions and vocabulary: width about ``2 |V| + 3 N``)."""
+    _validate.check_int_arg("vocab_size", vocab_size)
+    _validate.check_int_arg("max_len", max_len)
+    _validate.check_int_arg("max_inputs", max_inputs, 0)
+    _validate.check_int_arg("samples", samples, 0)
+    if any(n < 1 for n in _lengths("precision_lengths", precision_lengths)):
+        raise ValueError(f"precision_lengths: expected lengths >= 1, got {precision_lengths}")
+    total = positions = 0
+    n = 1  # every input of the lengths enumerated, in closed form for the sampled rest
+    while n <= max_len and positions <= _MAX_POSITIONS:
+        count = vocab_size**n
+        if total + count > max_inputs:
+            break
+        total += count
+        positions += count * n
+        n += 1
+    if n <= max_len:  # lengths n..max_len: samples each, times the length
+        positions += samples * (max_len * (max_len + 1) // 2 - (n - 1) * n // 2)
+    if positions > _MAX_POSITIONS:
+        option = "samples" if samples * max_len > _MAX_POSITIONS // 2 else "max_inputs"
+        if max_inputs * max_len <= _MAX_POSITIONS and samples * max_len <= _MAX_POSITIONS:
+            option = "max_len"
+        raise budget.BudgetError(
+            f"{option}: the check would compare {positions:.3g} positions (max_len "
+            f"{max_len}, {vocab_size} tokens, max_inputs {max_inputs}, samples {samples}); "
+            f"lower {option}",
+            option=option,
+            estimate=positions,
+            available=_MAX_POSITIONS,
+        )
+    width = 2 * vocab_size + 3 * max_len + 8
+    flops = 2 * 3 * positions * width**2  # three heads' D x D products per position, at least
+    if flops > _MAX_FLOPS:
+        # the argument that makes most of the width (and, for max_len, of the positions too)
+        option = "max_len" if 3 * max_len >= 2 * vocab_size else "vocab"
+        raise budget.BudgetError(
+            f"{option}: {vocab_size} tokens and inputs up to {max_len} make a residual stream "
+            f"about {width} wide; the check would take about {flops:.2g} floating-point "
+            f"operations; lower {option}",
+            option=option,
+            estimate=flops,
+            available=_MAX_FLOPS,
+        )
+    for option, n in (
+        ("max_len", max_len),
+        ("precision_lengths", max(precision_lengths, default=0)),
+    ):
+        width = 2 * vocab_size + 3 * n + 8
+        heads_bytes = 8 * 2 * 3 * width**2  # three heads' w_qk and w_v at least
+        budget.check_memory(
+            max(8 * _PARAMETERS_AT_64 * (n / 64) ** 2, heads_bytes),
+            what=f"a compiled model for length {n} over {vocab_size} tokens",
+            option=option if n else "vocab",
+        )
 
 
 def count_inputs(
@@ -411,7 +509,7 @@ def predicted_exact(compiled: compiler.CompiledProgram, dtype: str) -> dict[str,
             worst = max(worst, float(total.max(initial=0.0)))
         if u * worst > 0.25:
             limits.append(f"{nd.label}: {dtype} rounding of its ramps ({u * worst:.2g} > 1/4)")
-        if slope is not None and compiler._min_gap(x.values) < 1 / slope:
+        if slope is not None and min_gap(x.values) < 1 / slope:
             limits.append(f"{nd.label}: ramp slope {slope} < 1/gap")
     return {"exact": not limits, "limited_by": limits}
 
@@ -432,21 +530,17 @@ def precision_limits(
     that length ``n`` (constants chosen by the law, or the overrides) is exact on ``samples``
     seeded inputs of each of the lengths ``1, n/4, n/2, n - 1, n`` (short inputs reach the values
     a full-length one never does: a width of 1 in a model for 64), beside the longest the law
-    (:func:`predicted_exact`) guarantees.
+    (:func:`predicted_exact`) guarantees: each length compiled, then measured
+    (:func:`precision_rows`), the rows summed up by :func:`precision_summary`.
 
     Returns one record per dtype: ``longest_exact``, ``first_failure`` (length, or None),
     ``predicted_longest``, ``predicted_first_failure`` and the per-length rows.
     """
-    if isinstance(dtypes, str) or not dtypes:
-        raise ValueError(f"dtypes: expected a non-empty list of names, got {dtypes!r}")
-    for d in dtypes:
-        if d not in DTYPES:
-            raise ValueError(f"dtypes: expected names among {sorted(DTYPES)}, got {d!r}")
+    _precision_args(dtypes, samples)
     lengths = _lengths("lengths", lengths)
     if not lengths or any(n < 1 for n in lengths):
         raise ValueError(f"lengths: expected positive lengths, got {list(lengths)}")
-    _validate.check_int_arg("samples", samples)
-    rows: dict[str, list] = {d: [] for d in dtypes}
+    rows = []
     for n in sorted(lengths):
         try:
             compiled = compiler.compile(
@@ -454,30 +548,73 @@ def precision_limits(
             )
         except budget.BudgetError as err:  # the length the caller gave, not the compiler's name
             raise ValueError(f"lengths: {str(err).partition(': ')[2]}") from None
-        for d in dtypes:
-            rec = check(
-                compiled,
-                dtype=d,
-                lengths=sorted({1, max(1, n // 4), max(1, n // 2), max(1, n - 1), n}),
-                max_inputs=samples,
-                samples_per_length=samples,
-                seed=seed,
-                max_reported=1,
-            )
-            law = predicted_exact(compiled, d)
-            rows[d].append(
-                {
-                    "length": n,
-                    "exact": rec["exact"],
-                    "agree": rec["agree"],
-                    "min_margin": rec["min_margin"],
-                    "predicted_exact": law["exact"],
-                    "limited_by": law["limited_by"],
-                }
-            )
+        rows.append(precision_rows(compiled, dtypes, samples=samples, seed=seed))
+    return precision_summary(rows, dtypes, softmax_scale=softmax_scale, mlp_slope=mlp_slope)
+
+
+def _precision_args(dtypes: Sequence[str], samples: int) -> None:
+    """Refuse ``dtypes`` that are not a non-empty list of :data:`DTYPES` and a ``samples``
+    below 1 (ValueError naming the argument)."""
+    if isinstance(dtypes, str) or not dtypes:
+        raise ValueError(f"dtypes: expected a non-empty list of names, got {dtypes!r}")
+    for d in dtypes:
+        if d not in DTYPES:
+            raise ValueError(f"dtypes: expected names among {sorted(DTYPES)}, got {d!r}")
+    _validate.check_int_arg("samples", samples)
+
+
+def precision_rows(
+    compiled: compiler.CompiledProgram,
+    dtypes: Sequence[str],
+    *,
+    samples: int = 32,
+    seed: int = 0,
+) -> dict[str, dict[str, Any]]:
+    """The precision measurement of one model compiled for its length ``n``
+    (``compiled.max_seq_len``), per float format of ``dtypes``: :func:`check` on ``samples``
+    seeded inputs of each of the lengths ``1, n/4, n/2, n - 1, n`` beside the law
+    (:func:`predicted_exact`). Returns ``{dtype: row}``, a row's keys ``length``, ``exact``,
+    ``agree``, ``min_margin``, ``predicted_exact``, ``limited_by``."""
+    if not isinstance(compiled, compiler.CompiledProgram):
+        raise ValueError(f"compiled: expected a CompiledProgram, got {type(compiled).__name__}")
+    _precision_args(dtypes, samples)
+    n = compiled.max_seq_len
+    out = {}
+    for d in dtypes:
+        rec = check(
+            compiled,
+            dtype=d,
+            lengths=sorted({1, max(1, n // 4), max(1, n // 2), max(1, n - 1), n}),
+            max_inputs=samples,
+            samples_per_length=samples,
+            seed=seed,
+            max_reported=1,
+        )
+        law = predicted_exact(compiled, d)
+        out[d] = {
+            "length": n,
+            "exact": rec["exact"],
+            "agree": rec["agree"],
+            "min_margin": rec["min_margin"],
+            "predicted_exact": law["exact"],
+            "limited_by": law["limited_by"],
+        }
+    return out
+
+
+def precision_summary(
+    rows: Sequence[dict[str, dict[str, Any]]],
+    dtypes: Sequence[str],
+    *,
+    softmax_scale: float | None = None,
+    mlp_slope: float | None = None,
+) -> list[dict[str, Any]]:
+    """The precision limits from :func:`precision_rows` of the models compiled for increasing
+    lengths (``rows``, one entry per model, shortest first) and the overrides they were compiled
+    with: one record per format of ``dtypes`` (see :func:`precision_limits`)."""
     out = []
     for d in dtypes:
-        r = rows[d]
+        r = [per_model[d] for per_model in rows]
         first = next((x["length"] for x in r if not x["exact"]), None)
         pfirst = next((x["length"] for x in r if not x["predicted_exact"]), None)
         out.append(

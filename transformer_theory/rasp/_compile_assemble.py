@@ -1,6 +1,6 @@
-"""Compiler stage 5, the parameters: the blocks laid into every layer of
-:class:`~transformer_theory.params.ModelParams` (BOS's stream tracked exactly, every MLP unit
-switched off at BOS), the unembedding, the config, and :class:`CompiledProgram`.
+"""Compiler stage 5, the parameters: craft's blocks (plain arrays) laid into every layer of
+:class:`~transformer_theory.params.ModelParams`, the unembedding, the config, and
+:class:`CompiledProgram`.
 """
 
 from __future__ import annotations
@@ -20,64 +20,26 @@ from transformer_theory.params import (
     ModelParams,
 )
 from transformer_theory.rasp import _language as lang
-from transformer_theory.rasp._compile_craft import head_weights, mlp_units
-from transformer_theory.rasp._compile_graph import Node
+from transformer_theory.rasp._compile_ir import LayerBlocks, Node
 
 __all__ = ["CompiledProgram", "assemble"]
 
 
 def assemble(
-    nodes: list[Node],
-    out: Node,
-    labels: list[str],
-    depth: int,
-    V: int,
-    N: int,
-    causal: bool,
-    mlp_slope: float | None,
+    blocks: list[LayerBlocks], out: Node, D: int, V: int, N: int, causal: bool
 ) -> tuple[ModelParams, np.ndarray, tuple | None]:
-    """``(params, w_o, output_values)`` from the laid-out graph (NumPy float64 leaves: exact
-    whatever ``jax_enable_x64`` says)."""
-    D = len(labels)
-    bos, real = V, list(range(V))
-    x_bos = np.zeros(D)
-    x_bos[bos] = 1
-    x_bos[V + 1] = 1
-    layers, hidden = [], []
-    for layer in range(depth):
-        heads = [n for n in nodes if n.op in ("mean", "width") and n.layer == layer]
-        wqk, wv = [], []
-        for nd in heads:
-            q, v = head_weights(nd, D, bos, real, x_bos)
-            wqk.append(q)
-            wv.append(v)
-        for nd in heads:
-            x_bos[nd.dims] = 0
-            if nd.op == "width":
-                x_bos[nd.dims] = 1
-            elif not nd.numerical:
-                x_bos[nd.dim(nd.default)] = 1
-            else:
-                x_bos[nd.dims.start] = float(nd.default)
-        if not heads:
-            wqk, wv = [np.zeros((D, D))], [np.zeros((D, D))]
-        units = []
-        for nd in nodes:
-            if nd.op == "mlp" and nd.materialized and nd.layer == layer:
-                units += mlp_units(nd, D, real, mlp_slope)
-        hidden.append(units)
-        layers.append((np.stack(wqk), np.stack(wv)))
-    F = max(1, max(len(u) for u in hidden))
+    """``(params, w_o, output_values)``: craft's blocks laid into every layer (the MLPs padded
+    to the widest hidden layer), the unembedding reading ``out``, and the config (NumPy float64
+    leaves: exact whatever ``jax_enable_x64`` says)."""
+    F = max(1, max(len(b.units) for b in blocks))
     param_layers = []
-    for (wqk, wv), units in zip(layers, hidden):
+    for b in blocks:
         w1, b1, w2 = np.zeros((F, D)), np.zeros(F), np.zeros((D, F))
-        for k, (w, c, o) in enumerate(units):
+        for k, (w, c, o) in enumerate(b.units):
             w1[k], b1[k], w2[:, k] = w, c, o
-            pre = w @ x_bos + c
-            w1[k, bos] -= max(pre, 0.0) + 1.0  # off at BOS: BOS's stream stays known
         param_layers.append(
             LayerParams(
-                attn=AttentionParams(w_v=wv, w_qk=wqk),
+                attn=AttentionParams(w_v=b.w_v, w_qk=b.w_qk),
                 mlp=MLPParams(w1=w1, b1=b1, w2=w2, b2=np.zeros(D)),
             )
         )
@@ -94,10 +56,7 @@ def assemble(
         seq_len=N + 1,
         width=D,
         num_classes=w_o.shape[0],
-        heads=tuple(
-            max(1, sum(1 for n in nodes if n.op in ("mean", "width") and n.layer == li))
-            for li in range(depth)
-        ),
+        heads=tuple(b.w_qk.shape[0] for b in blocks),
         attention="softmax",
         causal=bool(causal),
         head_mean=False,

@@ -1,6 +1,9 @@
 """Compiler stage 4, the blocks: each head's ``beta`` and tolerance by the stated law, its
-``w_qk`` and ``w_v``, and each MLP table's hidden units (clipped ramps), as NumPy float64 arrays.
-The laws are in :mod:`transformer_theory.rasp._compiler`.
+``w_qk`` and ``w_v``, and each MLP table's hidden units (clipped ramps, switched off at BOS), as
+NumPy float64 arrays, handed to the assembly layer by layer
+(:class:`~transformer_theory.rasp._compile_ir.LayerBlocks`, plain data).
+BOS's stream is tracked exactly here, layer by layer, as the heads write it. The laws are in
+:mod:`transformer_theory.rasp._compiler`.
 """
 
 from __future__ import annotations
@@ -12,9 +15,15 @@ from typing import Any
 
 import numpy as np
 
-from transformer_theory.rasp._compile_graph import Node
+from transformer_theory.rasp._compile_ir import LayerBlocks, Node, evaluate_fused, min_gap
 
-__all__ = ["CATEGORICAL_TOLERANCE", "choose_constants", "head_weights", "mlp_units"]
+__all__ = [
+    "CATEGORICAL_TOLERANCE",
+    "choose_constants",
+    "craft_blocks",
+    "head_weights",
+    "mlp_units",
+]
 
 CATEGORICAL_TOLERANCE = Fraction(1, 12)
 
@@ -36,12 +45,12 @@ def choose_constants(nodes: list[Node], N: int, softmax_scale: float | None) -> 
 
     for nd in nodes:
         if nd.linear:
-            require(nd, _min_gap(nd.values))
+            require(nd, min_gap(nd.values))
     for nd in nodes:
         if nd.op == "mean":
             if nd.numerical:
                 vmax = float(max(abs(v) for v in [*nd.value.values, nd.default])) or 1.0
-                tau = min(_min_gap(nd.values), need.get(id(nd), math.inf)) / (4 * m)
+                tau = min(min_gap(nd.values), need.get(id(nd), math.inf)) / (4 * m)
             else:
                 vmax, tau = 1.0, float(CATEGORICAL_TOLERANCE)
             nd.tolerance = tau
@@ -70,11 +79,6 @@ def constants_record(nodes: list[Node], softmax_scale: Any, mlp_slope: Any) -> d
             if n.op in ("mean", "width")
         ],
     }
-
-
-def _min_gap(values: list) -> float:
-    gaps = [float(b - a) for a, b in zip(values, values[1:])]
-    return min(gaps, default=1.0)
 
 
 def head_weights(
@@ -122,6 +126,53 @@ def head_weights(
     return wqk, wv
 
 
+def craft_blocks(
+    nodes: list[Node], D: int, V: int, depth: int, mlp_slope: float | None
+) -> list[LayerBlocks]:
+    """Every layer's heads (:func:`head_weights`) and MLP units (:func:`mlp_units`), BOS's
+    stream tracked through the heads' writes (its token and position-0 dimensions, then each
+    head's value at BOS); every unit then gets a weight on the ``bos`` dimension that keeps it
+    off at BOS's final stream, so BOS stays what the bookkeeping says."""
+    bos, real = V, list(range(V))
+    x_bos = np.zeros(D)
+    x_bos[bos] = 1
+    x_bos[V + 1] = 1
+    heads_of, hidden = [], []
+    for layer in range(depth):
+        heads = [n for n in nodes if n.op in ("mean", "width") and n.layer == layer]
+        wqk, wv = [], []
+        for nd in heads:
+            q, v = head_weights(nd, D, bos, real, x_bos)
+            wqk.append(q)
+            wv.append(v)
+        for nd in heads:
+            x_bos[nd.dims] = 0
+            if nd.op == "width":
+                x_bos[nd.dims] = 1
+            elif not nd.numerical:
+                x_bos[nd.dim(nd.default)] = 1
+            else:
+                x_bos[nd.dims.start] = float(nd.default)
+        if not heads:
+            wqk, wv = [np.zeros((D, D))], [np.zeros((D, D))]
+        units = []
+        for nd in nodes:
+            if nd.op == "mlp" and nd.materialized and nd.layer == layer:
+                units += mlp_units(nd, D, real, mlp_slope)
+        hidden.append(units)
+        heads_of.append((np.stack(wqk), np.stack(wv)))
+    blocks = []
+    for (wqk, wv), units in zip(heads_of, hidden):
+        off = []
+        for w, c, o in units:
+            pre = w @ x_bos + c
+            w = w.copy()
+            w[bos] -= max(pre, 0.0) + 1.0  # off at BOS: BOS's stream stays known
+            off.append((w, c, o))
+        blocks.append(LayerBlocks(wqk, wv, off))
+    return blocks
+
+
 def _step(w: np.ndarray, c: float, lo: float, hi: float, out: np.ndarray):
     """Units of ``out * step(w.x + c; lo, hi)``: two ReLUs, exactly 0 below lo, 1 above hi."""
     s = 1.0 / (hi - lo)
@@ -158,13 +209,13 @@ def mlp_units(nd: Node, D: int, real: list[int], slope: float | None) -> list:
             match[f.dim(v)] += 1
         assign = {id(f): v for f, v in zip(cats, combo)}
         if not nums:
-            o = _encode(nd, _evaluate_fused(nd, assign), D)
+            o = _encode(nd, evaluate_fused(nd, assign), D)
             if np.any(o):
                 units += _step(match, 0.0, k - 0.75, k - 0.25, o)
             continue
         (x,) = nums
         s = x.values
-        ys = [_evaluate_fused(nd, {**assign, id(x): v}) for v in s]
+        ys = [evaluate_fused(nd, {**assign, id(x): v}) for v in s]
         low, high = float(s[0]), float(s[-1])
         base = _encode(nd, ys[0], D)
         steps = []
@@ -200,9 +251,3 @@ def mlp_units(nd: Node, D: int, real: list[int], slope: float | None) -> list:
             ramps.append((sign, lo, hi))
         nd.ramps.append(ramps)
     return units
-
-
-def _evaluate_fused(node: Node, assignment: dict[int, Any]) -> Any:
-    if id(node) in assignment:
-        return assignment[id(node)]
-    return node.fn(*(_evaluate_fused(i, assignment) for i in node.inputs))

@@ -1,14 +1,14 @@
 """Compiler stage 1, the graph and its value sets: every RASP node of the program becomes a
-:class:`Node` (a base input, an MLP table or an attention head) with the finite set of values it
-takes on inputs up to ``max_seq_len`` (enumerated from its inputs' sets, means of multisets for a
-numerical aggregate), selectors become AND-ed score terms, single-input Maps of exact categorical
-nodes are absorbed into the tables that read them, numbers a table or a selector cannot read
-directly get categorical copies. The laws are in :mod:`transformer_theory.rasp._compiler`.
+:class:`~transformer_theory.rasp._compile_ir.Node` (a base input, an MLP table or an attention
+head) with the finite set of values it takes on inputs up to ``max_seq_len`` (enumerated from its
+inputs' sets, means of multisets for a numerical aggregate), selectors become AND-ed score terms,
+single-input Maps of exact categorical nodes are absorbed into the tables that read them, numbers
+a table or a selector cannot read directly get categorical copies. The laws are in
+:mod:`transformer_theory.rasp._compiler`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import itertools
 from collections.abc import Callable, Hashable, Sequence
@@ -16,8 +16,9 @@ from fractions import Fraction
 from typing import Any
 
 from transformer_theory.rasp import _language as lang
+from transformer_theory.rasp._compile_ir import Node
 
-__all__ = ["MAX_VALUE_SET", "Node", "attention_depth", "build_graph"]
+__all__ = ["MAX_VALUE_SET", "attention_depth", "build_graph"]
 
 MAX_VALUE_SET = 200_000
 """Largest value set the compiler enumerates (numerical means of long inputs grow like ``N^2``)."""
@@ -28,47 +29,6 @@ def _sorted(values: set) -> list:
         return sorted(values)
     except TypeError:
         return sorted(values, key=repr)
-
-
-@dataclasses.dataclass(eq=False)
-class Node:
-    """One node of the compiled graph: a base input, an MLP (table) or an attention head."""
-
-    label: str
-    op: str  # "tokens" | "indices" | "mlp" | "mean" | "width"
-    numerical: bool
-    values: list
-    expect: Callable[[dict], list]  # the node's values from the interpreter's trace
-    inputs: list[Node] = dataclasses.field(default_factory=list)
-    fn: Callable[..., Any] | None = None
-    terms: list[tuple[Node, Node, Callable[[Any, Any], bool]]] | None = None
-    value: Node | None = None
-    value_base: Node | None = None
-    value_fn: Callable[[Any], Any] | None = None
-    default: Any = None
-    source: lang.RASPExpr | None = None
-    layer: int = -1
-    frontier: list[Node] | None = None
-    materialized: bool = False
-    dims: slice | None = None
-    beta: float | None = None
-    tolerance: float | None = None
-    ramps: list | None = None
-    linear: tuple | None = None  # (p, q) of an exact linear MLP over two numerical inputs
-
-    def __repr__(self) -> str:
-        kind = "numerical" if self.numerical else "categorical"
-        n = len(self.values)
-        return f"Node({self.label!r}, {self.op}, {kind}, {n} values, layer {self.layer})"
-
-    def dim(self, v: Any) -> int:
-        """The residual dimension of value ``v`` (categorical) or of the number (numerical)."""
-        if self.numerical:
-            return self.dims.start
-        return self.dims.start + self._index[v]
-
-    def finish(self) -> None:
-        self._index = {v: i for i, v in enumerate(self.values)}
 
 
 def _numeric(values: set, label: str) -> list:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import math
 
-from transformer_theory.rasp._compile_graph import Node
+from transformer_theory.rasp._compile_ir import Node
 
 __all__ = ["MAX_TABLE", "allocate_layers", "residual_layout"]
 

@@ -11,7 +11,7 @@ import itertools
 import numpy as np
 
 from transformer_theory.rasp import _language as lang
-from transformer_theory.rasp._compile_graph import Node
+from transformer_theory.rasp._compile_ir import Node
 
 __all__ = ["validate"]
 

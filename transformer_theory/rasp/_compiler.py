@@ -6,7 +6,13 @@
 ``compiler/compiling.py`` calls its stages): ``_compile_graph`` (the graph and its value sets),
 ``_compile_validate`` (refusals at compile time, naming the node), ``_compile_layout`` (layers,
 fusion and the residual layout), ``_compile_craft`` (the constants by the laws below, each head's
-and MLP's blocks) and ``_compile_assemble`` (the parameters and :class:`CompiledProgram`). This
+and MLP's blocks, handed on as plain arrays) and ``_compile_assemble`` (those blocks laid into
+the parameters, and :class:`CompiledProgram`). The stages are one-way: none imports another.
+What they share is the language, as the papers share :mod:`transformer_theory.params`:
+``_language`` (the SOps and their interpreter) and ``_compile_ir`` (the intermediate
+representation, as tracr's ``nodes.py``: the graph's
+:class:`~transformer_theory.rasp._compile_ir.Node`, which each stage reads and annotates, and
+craft's ``LayerBlocks``). This
 docstring states the laws they implement.
 
 The input is ``BOS x_0 .. x_{n-1}``: token ids ``0..|V|-1`` for the vocabulary, ``|V|`` for BOS
@@ -99,7 +105,7 @@ attention depth 3 and compiles to 4 layers, all 4 with attention
 
 The format does not enter the constants (no constant buys back a roundoff); it enters the
 predicted limit (:func:`~transformer_theory.rasp._check.predicted_exact`, in the record of
-:func:`transformer_theory.rasp._outputs.study`).
+:func:`transformer_theory.rasp._study_program.study`).
 """
 
 from __future__ import annotations
@@ -110,18 +116,9 @@ from collections.abc import Hashable, Sequence
 from transformer_theory import budget
 from transformer_theory.rasp import _language as lang
 from transformer_theory.rasp._compile_assemble import CompiledProgram, assemble
-from transformer_theory.rasp._compile_craft import (
-    _min_gap,  # noqa: F401 (read by _check)
-    choose_constants,
-    constants_record,
-)
-from transformer_theory.rasp._compile_graph import (
-    MAX_VALUE_SET,
-    Node,
-    _Builder,  # noqa: F401 (read by _tracr)
-    attention_depth,
-    build_graph,
-)
+from transformer_theory.rasp._compile_craft import choose_constants, constants_record, craft_blocks
+from transformer_theory.rasp._compile_graph import MAX_VALUE_SET, attention_depth, build_graph
+from transformer_theory.rasp._compile_ir import Node
 from transformer_theory.rasp._compile_layout import MAX_TABLE, allocate_layers, residual_layout
 from transformer_theory.rasp._compile_validate import validate
 
@@ -191,13 +188,14 @@ def compile(
         program = lang.prefix_program(program)
     N = max_seq_len
     nodes, out = build_graph(program, vocab, N, bool(causal))  # children before parents
+    lower = attention_depth(program)
     validate(nodes, program, vocab, N, causal)
     depth = allocate_layers(nodes, out)
     labels = residual_layout(nodes, vocab, N)
     choose_constants(nodes, N, softmax_scale)
-    params, w_o, out_values = assemble(
-        nodes, out, labels, depth, len(vocab), N, bool(causal), mlp_slope
-    )
+    constants = constants_record(nodes, softmax_scale, mlp_slope)
+    blocks = craft_blocks(nodes, len(labels), len(vocab), depth, mlp_slope)
+    params, w_o, out_values = assemble(blocks, out, len(labels), len(vocab), N, bool(causal))
     return CompiledProgram(
         program,
         tuple(vocab),
@@ -209,7 +207,7 @@ def compile(
         out_values,
         w_o,
         nodes,
-        attention_depth(program),
-        constants_record(nodes, softmax_scale, mlp_slope),
+        lower,
+        constants,
         meaning,
     )

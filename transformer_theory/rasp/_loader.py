@@ -1,6 +1,7 @@
-"""The one loader of user program files (``transformer-theory rasp FILE.py``): every failure of
-the user's code -- on import, in ``program()``, in its ``VOCAB``, and later inside its Maps and
-predicates while the program is compiled and checked -- becomes one ``ValueError`` naming the
+"""The one loader of the ``rasp`` command's programs (:func:`load_program`: a library name, or
+a user program file, ``transformer-theory rasp FILE.py``): every failure of the user's code -- on
+import, in ``program()``, in its ``VOCAB``, and later inside its Maps and predicates while the
+program is compiled and checked (:func:`user_code`) -- becomes one ``ValueError`` naming the
 file and the failure, which the command prints as one line (exit 2)."""
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ import importlib.util
 import os
 from collections.abc import Hashable, Iterator, Sequence
 
-from transformer_theory.rasp import _language
+from transformer_theory.rasp import _language, _library
 
-__all__ = ["load_file", "user_code"]
+__all__ = ["load_file", "load_program", "user_code"]
 
 
 def _failure(path: str, what: str, err: BaseException) -> ValueError:
@@ -75,3 +76,21 @@ def load_file(
         raise ValueError(f"PROGRAM: {path}: program() returned {type(prog).__name__}, not a SOp")
     v = list(vocab) if vocab is not None else _vocab(path, getattr(module, "VOCAB", "abc"))
     return prog, v, os.path.splitext(os.path.basename(path))[0]
+
+
+def load_program(
+    spec: str, vocab: Sequence[Hashable] | None = None
+) -> tuple[_language.SOp, list, str]:
+    """``(program, vocab, name)`` from a library name or a ``.py`` file defining ``program()``
+    (and optionally ``VOCAB``). ValueError naming ``spec`` or ``vocab`` otherwise."""
+    if not isinstance(spec, str):
+        raise ValueError(f"spec: expected a program name or a .py file, got {spec!r:.80}")
+    if spec.endswith(".py"):
+        return load_file(spec, vocab)
+    if spec not in _library.PROGRAMS:
+        raise ValueError(
+            f"PROGRAM: {spec!r} is neither a .py file nor a library program "
+            f"({', '.join(sorted(_library.PROGRAMS))})"
+        )
+    prog, v = _library.get_program(spec, vocab)
+    return prog, v, spec

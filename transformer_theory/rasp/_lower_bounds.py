@@ -18,13 +18,16 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Hashable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from transformer_theory.rasp import _language as lang
 
-__all__ = ["one_layer_certificates", "FAMILIES"]
+if TYPE_CHECKING:
+    from transformer_theory.rasp._compiler import CompiledProgram
+
+__all__ = ["one_layer_certificates", "lower_bounds", "FAMILIES"]
 
 FAMILIES = ("relu_any_heads", "softmax_one_head")
 
@@ -83,3 +86,31 @@ def one_layer_certificates(
                 }
             )
     return out
+
+
+def lower_bounds(compiled: CompiledProgram, certificate_inputs: int = 2048) -> dict:
+    """The compiled depth beside the attention depth and the one-layer certificates (lengths
+    ``2..max_seq_len`` with at most ``certificate_inputs`` inputs each)."""
+    from transformer_theory import _validate
+    from transformer_theory.theory import certificates
+
+    _validate.check_int_arg("certificate_inputs", certificate_inputs)
+    sizes = compiled.sizes()
+    certs = one_layer_certificates(
+        compiled.program,
+        compiled.vocab,
+        range(2, compiled.max_seq_len + 1),
+        max_inputs=certificate_inputs,
+    )
+    impossible = sorted(
+        {c["length"] for c in certs if c["verdict"] == "impossible" and c["verified_exactly"]}
+    )
+    return {
+        "attention_depth": compiled.attention_depth,
+        "compiled_layers": sizes["layers"],
+        "compiled_attention_sublayers": sizes["attention_sublayers"],
+        "one_layer_certified_impossible_at": impossible,
+        "one_layer_certificates": certs,
+        "one_layer_families": {f: certificates.FAMILIES[f] for f in FAMILIES},
+        "task": "the program's value at the last position, every input of the length",
+    }

@@ -1,6 +1,6 @@
-"""The typed records of the RASP studies: one program's (:func:`~transformer_theory.rasp._outputs.
-study`), what ``rasp.json`` holds, field for field, and the table beside tracr
-(:class:`TracrTable`, ``experiments/results/rasp_table.json``)
+"""The typed records of the RASP studies: one program's
+(:func:`~transformer_theory.rasp._study_program.study`), what ``rasp.json`` holds, field for
+field, and the table beside tracr (:class:`TracrTable`, ``experiments/results/rasp_table.json``)
 (:func:`transformer_theory.jsonio.write_json` writes them,
 :func:`transformer_theory.jsonio.read_record` reads them back)."""
 

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from transformer_theory.rasp import _check
+from transformer_theory.rasp import _check, _compile_graph
 from transformer_theory.rasp import _compiler as compiler
 from transformer_theory.rasp import _language as lang
 from transformer_theory.rasp._records import TracrExactLength, TracrSizes
@@ -439,7 +439,7 @@ def _decoder(
     nearest value of the value set this compiler enumerates for it, a categorical one as it is."""
     if hasattr(model.output_encoder, "encoding_map"):  # categorical (run_tracr decodes it)
         return lambda v: v
-    return _nearest(compiler._Builder(vocab, max_seq_len).node(from_tracr(program)).values)
+    return _nearest(_compile_graph._Builder(vocab, max_seq_len).node(from_tracr(program)).values)
 
 
 def _nearest(values: list) -> Callable[[Any], Any]:
