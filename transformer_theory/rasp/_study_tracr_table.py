@@ -50,9 +50,10 @@ COLUMNS = (
 def measure(
     name: str, tprog: Any, vocab: Sequence[Hashable], causal: bool, config: Any
 ) -> TableRow:
-    """The table's row for one tracr program at ``config``'s lengths: built by both compilers,
-    checked, recorded (see :mod:`transformer_theory.rasp.experiments.tracr_table`); a program
-    this compiler refuses is a row saying so."""
+    """The table's row for one tracr program at ``config``'s lengths: translated, built and
+    checked by this compiler, then by tracr, recorded (see
+    :mod:`transformer_theory.rasp.experiments.tracr_table`); a program this compiler refuses is
+    a row saying so (tracr's side is then not measured)."""
     from transformer_theory import rasp
     from transformer_theory.rasp import _tracr
     from transformer_theory.rasp._certificate import DEFAULT_LENGTHS
@@ -64,7 +65,6 @@ def measure(
         ours = rasp.compile(prog, vocab, config.size, causal)
     except ValueError as err:
         return TableRow(**head, compiled=False, refused=str(err))
-    tracr = _tracr.compile_tracr(tprog, vocab, config.size, causal)
     model = rasp.compile(prog, vocab, config.enumerate, causal)
     checked = rasp.check(model, dtype="float32", max_inputs=10**6)
     cert = rasp.certified_length(
@@ -74,13 +74,15 @@ def measure(
         lengths=[n for n in DEFAULT_LENGTHS if n <= config.certify],
         causal=causal,
     )
+    s = ours.sizes()
+    # tracr's side, after ours: its model at the table's size, then its exactness per setting
+    tracr = _tracr.compile_tracr(tprog, vocab, config.size, causal)
     exact = {
         exactness: _tracr.exact_through(
             tprog, vocab, config.tracr_len, causal, exactness, config.samples
         )
         for exactness in (100, 1000)
     }
-    s = ours.sizes()
     return TableRow(
         **head,
         compiled=True,
